@@ -1,0 +1,38 @@
+import type { SecretRegistry } from '../util/redact.js';
+
+/** A writable stream as commands see it: text only, already redacted. */
+export interface Output {
+  write(text: string): void;
+  /** Whether this is a terminal (colour, progress, prompts). */
+  readonly isTTY: boolean;
+  /** Columns of the terminal, when it is one. */
+  readonly columns: number | undefined;
+}
+
+/**
+ * Everything a command may touch of the outside world. Commands never use `process` directly:
+ * tests build a context with fake streams, and `main.ts` builds the real one.
+ */
+export interface CommandContext {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: Output;
+  stderr: Output;
+  /** Standard input, for `voxform chat` and prompts. */
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Colour on stdout/stderr (TTY and no NO_COLOR / --no-color). */
+  color: boolean;
+  /** Secrets met during this run; every write to stdout/stderr is scrubbed of them. */
+  secrets: SecretRegistry;
+  /** Asks a yes/no question on the terminal; undefined when there is no terminal to ask on. */
+  confirm: ((question: string) => Promise<boolean>) | undefined;
+  /** Called with cleanup work (close the embedded emulator, release a lock) when the run ends or is interrupted. */
+  onExit(cleanup: () => Promise<void> | void): void;
+}
+
+/** Options every command that talks to the service accepts (DESIGN.md, CLI contract). */
+export interface ConnectionOptions {
+  baseUrl?: string;
+  region?: string;
+  local?: boolean;
+}

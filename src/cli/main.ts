@@ -1,0 +1,256 @@
+/**
+ * The only module that touches the process: parses arguments, builds the command context, runs one
+ * command (loaded lazily, so `voxform --version` stays fast) and maps its outcome to an exit code.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { SecretRegistry } from '../util/redact.js';
+import { isVoxformError } from '../errors.js';
+import type { CommandContext, Output } from './context.js';
+
+type CommandModule = { run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> };
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new CommanderError(1, 'voxform.invalidArgument', `${name} must be a whole number of at least 1, not "${value}".`);
+    return n;
+  };
+}
+
+function withConnection(cmd: Command): Command {
+  return cmd
+    .option('--base-url <url>', 'the service base URL (default: the region gateway; env VOXFORM_BASE_URL)')
+    .addOption(new Option('--region <region>', 'the regional gateway (env VOXFORM_REGION)').choices(['us', 'eu']))
+    .option('--local', 'use the embedded emulator (data in .voxform/local.json)');
+}
+
+function withManifest(cmd: Command): Command {
+  return cmd
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .option('--env <name>', 'apply the named environment overlay');
+}
+
+export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>): Command {
+  const program = new Command('voxform')
+    .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
+    .version(packageJson.version, '-v, --version')
+    .option('--no-color', 'no colour in output (also NO_COLOR=1)')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ sortSubcommands: false });
+
+  const action = (name: string) => async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const positional = cmd.args;
+    await run(name, { ...program.opts(), ...cmd.opts(), args: positional });
+  };
+
+  withManifest(program.command('validate').description('check manifests and report every problem with file:line:col'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('validate'));
+
+  withConnection(withManifest(program.command('plan').description('show what apply would change on the service')))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--out <file>', 'save the plan for `voxform apply PLAN`')
+    .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does, 1 on error')
+    .option('--target <address>', 'only this resource and what it needs (repeatable), e.g. agent.front-desk', collect)
+    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .action(action('plan'));
+
+  withConnection(withManifest(program.command('apply').description('make the service match the manifests (or a saved plan)')))
+    .argument('[plan]', 'a plan file saved by `voxform plan --out`')
+    .option('--auto-approve', 'apply without asking')
+    .option('--target <address>', 'only this resource and what it needs (repeatable)', collect)
+    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
+    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
+    .action(action('apply'));
+
+  withConnection(program.command('export').description('write live agents as a manifest with prompts/*.md'))
+    .option('--agent <id>', 'an agent id to export (repeatable)', collect)
+    .option('--from-phones', 'export every agent bound to a phone number')
+    .option('--out <dir>', 'where to write', '.')
+    .option('--force', 'overwrite existing files')
+    .action(action('export'));
+
+  program
+    .command('init')
+    .description('start a project from a template')
+    .argument('[dir]', 'the folder to write into', '.')
+    .option('--template <name>', 'the template (see `voxform templates`)')
+    .option('--var <key=value>', 'a template variable (repeatable)', collect)
+    .option('--force', 'overwrite existing files')
+    .action(action('init'));
+
+  program.command('templates').description('list the agent templates').action(action('templates'));
+
+  program
+    .command('fmt')
+    .description('rewrite manifests in the canonical layout')
+    .argument('[paths...]', 'files or folders (default: the manifests of this folder)')
+    .option('--check', 'change nothing; exit 1 listing the files that are not formatted')
+    .action(action('fmt'));
+
+  program
+    .command('emulator')
+    .description('run the local voice-agent service')
+    .option('--port <n>', 'port to listen on', '4010')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data <file>', 'persist the account to this JSON file')
+    .option('--seed <file>', 'load an account from this YAML or JSON file')
+    .option('--latency <ms>', 'add this much latency to every request (ms, or MIN-MAX for jitter)')
+    .option('--fail-rate <p>', 'answer this fraction of requests with 503 (0 to 1)')
+    .action(action('emulator'));
+
+  withConnection(program.command('logs').description('list call logs'))
+    .option('--agent <id>', 'only this agent')
+    .option('--status <status>', 'only this call status')
+    .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 24h)')
+    .option('--until <time>', 'up to this time')
+    .option('--phone <number>', 'only calls from or to this number')
+    .option('--campaign <id>', 'only this campaign')
+    .option('--limit <n>', 'at most this many records', positiveInt('--limit'))
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'ndjson']).default('table'))
+    .option('--stats', 'print counts, durations and credits instead of records')
+    .action(action('logs'));
+
+  const keys = program.command('keys').description('manage API keys');
+  withConnection(keys.command('create').description('create an API key and print it once'))
+    .addOption(new Option('--type <type>', 'the key type').choices(['private', 'public']).makeOptionMandatory())
+    .option('--name <name>', 'a name for the key')
+    .action(action('keys-create'));
+
+  withConnection(program.command('chat').description('talk to an agent in text'))
+    .requiredOption('--agent <id>', 'the agent id')
+    .action(action('chat'));
+
+  program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
+
+  return program;
+}
+
+const loaders: Record<string, () => Promise<CommandModule>> = {
+  validate: () => import('./commands/validate.js'),
+  plan: () => import('./commands/plan.js'),
+  apply: () => import('./commands/apply.js'),
+  export: () => import('./commands/export.js'),
+  init: () => import('./commands/init.js'),
+  templates: () => import('./commands/templates.js'),
+  fmt: () => import('./commands/fmt.js'),
+  emulator: () => import('./commands/emulator.js'),
+  logs: () => import('./commands/logs.js'),
+  'keys-create': () => import('./commands/keys.js'),
+  chat: () => import('./commands/chat.js'),
+  schema: () => import('./commands/schema.js'),
+};
+
+function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {
+  return {
+    write: (text: string) => void stream.write(secrets.redact(text)),
+    isTTY: Boolean(stream.isTTY),
+    columns: stream.isTTY ? stream.columns : undefined,
+  };
+}
+
+async function confirmOnTerminal(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${question} (only "yes" is accepted) `);
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+/** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const secrets = new SecretRegistry();
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let exitCode = 0;
+  let format: unknown;
+  const debug = process.env.VOXFORM_DEBUG === '1';
+  const stderr = makeOutput(process.stderr, secrets);
+  const stdout = makeOutput(process.stdout, secrets);
+
+  const runCleanups = async () => {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  };
+  const onSignal = () => {
+    void runCleanups().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  const program = buildProgram(async (name, options) => {
+    format = options.format;
+    const color = options.color !== false && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+    const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+    const ctx: CommandContext = {
+      cwd: process.cwd(),
+      env: process.env,
+      stdout,
+      stderr,
+      stdin: process.stdin,
+      color,
+      secrets,
+      confirm: interactive ? confirmOnTerminal : undefined,
+      onExit: (cleanup) => void cleanups.push(cleanup),
+    };
+    const loader = loaders[name];
+    if (!loader) throw new Error(`no command module for ${name}`);
+    const mod = await loader();
+    exitCode = await mod.run(options, ctx);
+  });
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (text) => stdout.write(text),
+    writeErr: (text) => stderr.write(text),
+  });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
+  } finally {
+    await runCleanups().catch((error: unknown) => {
+      if (debug) stderr.write(`cleanup failed: ${String(error)}\n`);
+    });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return exitCode;
+}
+
+function reportError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
+  if (error instanceof CommanderError) {
+    // Help and --version arrive here as "errors" with exit code 0; usage mistakes are exit 1.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+    if (error.code === 'voxform.invalidArgument') out.stderr.write(`error: ${error.message}\n`);
+    return 1;
+  }
+  if (isVoxformError(error)) {
+    if (out.json) {
+      const body = { error: { code: error.code, message: error.message, hint: error.hint, location: error.location, details: error.details } };
+      out.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    } else {
+      const where = error.location ? `${error.location.file}:${error.location.line}:${error.location.col}: ` : '';
+      out.stderr.write(`error: ${where}${error.message}\n`);
+      if (error.hint) out.stderr.write(`  hint: ${error.hint}\n`);
+    }
+    if (out.debug && error.stack) out.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${message}\n`);
+  if (out.debug) out.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
+  else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
+  return 1;
+}

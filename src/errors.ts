@@ -1,0 +1,38 @@
+/** Where in a manifest file a problem is (1-based line and column). */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/**
+ * An error a user can cause and fix: a stable snake_case `code` (`manifest_invalid`,
+ * `reference_missing`, `api_unauthorized`, `plan_stale`, …) and one sentence saying what went wrong
+ * and how to fix it. The CLI prints these without a stack trace and exits 1; anything else that
+ * escapes a command is a bug.
+ */
+export class VoxformError extends Error {
+  readonly code: string;
+  readonly location: SourceLocation | undefined;
+  /** A further sentence on how to fix it, printed on its own line. */
+  readonly hint: string | undefined;
+  /** Structured detail for `--format json` (never holds a secret). */
+  readonly details: unknown;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { location?: SourceLocation; hint?: string; details?: unknown; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'VoxformError';
+    this.code = code;
+    this.location = options.location;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+}
+
+export function isVoxformError(error: unknown): error is VoxformError {
+  return error instanceof VoxformError;
+}

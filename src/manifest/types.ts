@@ -1,0 +1,142 @@
+/**
+ * The normalized desired state the planner works from: what the manifests say after defaults,
+ * environments, templates, `${env:…}`, `{file: …}` includes and references are resolved.
+ * The manifest as the user wrote it is the generated `Manifest` type; this is the checked form.
+ */
+import type { SourceLocation } from '../errors.js';
+
+/** A problem found in the manifests. Collected, not thrown, so one run reports every mistake. */
+export interface Diagnostic {
+  severity: 'error' | 'warning';
+  /** Stable snake_case code: `yaml_syntax`, `unknown_field`, `type_mismatch`, `read_only_field`,
+   * `env_missing`, `file_missing`, `duplicate_resource`, `reference_missing`, `template_unknown`, … */
+  code: string;
+  /** One sentence: what is wrong and how to fix it. Never holds a secret value. */
+  message: string;
+  file: string;
+  line: number;
+  col: number;
+  /** The source lines around the problem with a caret under it, ready to print. */
+  frame?: string;
+}
+
+/** A resource address as the CLI shows it: `agent.front-desk`, `phone.+15551230001`, … */
+export type Address = string;
+
+interface DesiredResource {
+  address: Address;
+  /** Where the resource is defined (its key in the manifest). */
+  source: SourceLocation;
+}
+
+export interface DesiredAgent extends DesiredResource {
+  kind: 'agent';
+  localName: string;
+  /** The live agent's id. */
+  id: string;
+  /** Display name (PUT body `name`); undefined when the manifest leaves it to the service. */
+  name: string | undefined;
+  /**
+   * The AgentConfig in the update shape, only the paths the manifest sets (defaults merged in,
+   * prompt files read, env values substituted). An explicit `null` means "clear this field".
+   */
+  config: Record<string, unknown>;
+  /** Local names of knowledge files to attach, or undefined when the manifest does not manage them. */
+  knowledge: string[] | undefined;
+  /** Dotted paths (`name`, `config.voice.settings`) never diffed and never sent. */
+  ignore: string[];
+  /** Dotted paths under `config` whose values are secret (schema `x-sensitive` or from `${env:…}`). */
+  sensitivePaths: string[];
+  /** Where each config path (dotted) was written, for diagnostics that point into templates or defaults. */
+  configSources: Map<string, SourceLocation>;
+}
+
+export interface PhoneImport {
+  provider: string;
+  country: string;
+  region: string;
+  /** Secret. */
+  api_key: string;
+  /** Secret. */
+  api_secret: string;
+  app_id?: string | null;
+}
+
+export interface DesiredPhone extends DesiredResource {
+  kind: 'phone';
+  /** E.164 number; also the phone's id on the service. */
+  number: string;
+  /** The agent to bind: its id, and the local name when it is an agent of the manifest. */
+  agent: { id: string; localName: string | undefined } | undefined;
+  import: PhoneImport | undefined;
+}
+
+export interface DesiredCampaign extends DesiredResource {
+  kind: 'campaign';
+  localName: string;
+  id: string;
+  name: string | undefined;
+  include_metadata_in_prompt: boolean | undefined;
+  /** E.164 number of a phone of the manifest. */
+  caller: string | undefined;
+}
+
+export interface DesiredKnowledgeFile extends DesiredResource {
+  kind: 'knowledge';
+  localName: string;
+  /** Absolute path of the file on disk. */
+  path: string;
+  /** Name on the service (default: the file's base name). */
+  name: string;
+  description: string | undefined;
+  /** `sha256:<hex>` of the content: an upload happens only when this changes. */
+  contentHash: string;
+  size: number;
+  /** MIME type from the file's extension. */
+  mimeType: string;
+}
+
+export interface DesiredCredential extends DesiredResource {
+  kind: 'credential';
+  provider: string;
+  /** Secret. */
+  apiKey: string;
+  /** `sha256:<hex>` of provider and key: what the state file keeps instead of the key. */
+  fingerprint: string;
+}
+
+export interface DesiredState {
+  /** The manifest files read, absolute, in load order. */
+  files: string[];
+  /** `sha256:<hex>` over the files' content and every included file: bound into saved plans. */
+  manifestHash: string;
+  /** The `--env` overlay applied, if any. */
+  environment: string | undefined;
+  region: 'us' | 'eu' | undefined;
+  baseUrl: string | undefined;
+  /** Keyed by local name (agents, campaigns, knowledge), number (phones) or provider (credentials). */
+  agents: Map<string, DesiredAgent>;
+  phones: Map<string, DesiredPhone>;
+  campaigns: Map<string, DesiredCampaign>;
+  knowledge: Map<string, DesiredKnowledgeFile>;
+  credentials: Map<string, DesiredCredential>;
+  /** Every secret value met while loading (env values, headers, keys), for output redaction. */
+  secrets: string[];
+}
+
+export interface LoadOptions {
+  /** Files or folders; empty means `voxform.yaml`, else `agents.yaml`, in `cwd`. */
+  paths: string[];
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The `--env` overlay to apply. */
+  environment?: string | undefined;
+  /** Folder of agent templates (default: the package's `templates/`). */
+  templatesDir?: string;
+}
+
+export interface LoadResult {
+  /** Present only when there are no error diagnostics. */
+  state: DesiredState | undefined;
+  diagnostics: Diagnostic[];
+}

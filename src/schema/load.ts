@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The folder holding the JSON Schemas; the same relative place from src/ (tests) and dist/ (the package). */
+export const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+export const SERVICE_SCHEMA_ID = 'https://voxform.dev/schemas/service.schema.json';
+export const MANIFEST_SCHEMA_ID = 'https://voxform.dev/schemas/manifest.schema.json';
+
+export type JsonSchema = { [keyword: string]: unknown };
+
+let cache: { service: JsonSchema; manifest: JsonSchema } | undefined;
+
+/** Reads both schema files once per process. */
+export function loadSchemas(): { service: JsonSchema; manifest: JsonSchema } {
+  cache ??= {
+    service: JSON.parse(readFileSync(`${schemasDir}service.schema.json`, 'utf8')) as JsonSchema,
+    manifest: JSON.parse(readFileSync(`${schemasDir}manifest.schema.json`, 'utf8')) as JsonSchema,
+  };
+  return cache;
+}
+
+/**
+ * The manifest schema as one self-contained document (the service's definitions it uses copied in),
+ * for editors that cannot follow a relative reference: what `voxform schema` prints.
+ */
+export function bundleManifestSchema(): JsonSchema {
+  const { service, manifest } = loadSchemas();
+  const localized = JSON.parse(
+    JSON.stringify(manifest).replaceAll('"service.schema.json#/$defs/', '"#/$defs/'),
+  ) as JsonSchema & { $defs: JsonSchema };
+  return { ...localized, $defs: { ...(service.$defs as JsonSchema), ...localized.$defs } };
+}
