@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const binPath = path.join(repoRoot, 'bin/voxform.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real, built CLI (`bin/voxform.js` over `dist/`) as a child process. `npm test` builds
+ * first (the `pretest` script). The environment is minimal and explicit: no inherited API key.
+ */
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' };
+    for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
+    const child = spawn(process.execPath, [binPath, ...args], { cwd: options.cwd ?? repoRoot, env, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A temporary folder filled from an object literal: `{ 'voxform.yaml': '…', 'prompts/a.md': '…' }`. */
+export async function makeTree(files: Record<string, string | Uint8Array>): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-test-'));
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
