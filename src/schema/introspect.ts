@@ -139,7 +139,7 @@ export function pathMatchesPattern(path: ReadonlyArray<string | number>, pattern
     const actual = path[i];
     if (part === '[]') return typeof actual === 'number';
     if (part === '*') return typeof actual === 'string';
-    return actual === part;
+    return String(actual) === part;
   });
 }
 

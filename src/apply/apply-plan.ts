@@ -1,0 +1,220 @@
+/**
+ * Executes a plan: changes in dependency order, independent ones in parallel (bounded), the state
+ * file updated after each success, dependents of a failure skipped while everything else goes on.
+ */
+import type { Agent } from '../schema/types.gen.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import type { StateStore } from '../state/state-file.js';
+import { buildAgentUpdate } from '../plan/update-body.js';
+import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type LiveState } from '../plan/diff.js';
+import { redactValue } from '../plan/redact.js';
+import { getAtPath, splitPath } from '../plan/paths.js';
+import type { Plan, ResourceChange } from '../plan/types.js';
+import { canonicalJson, hashValue } from '../util/hash.js';
+import type { ApplyClient } from './client.js';
+
+export type ProgressEvent =
+  | { type: 'start'; change: ResourceChange }
+  | { type: 'done'; change: ResourceChange; ms: number }
+  | { type: 'failed'; change: ResourceChange; error: unknown }
+  | { type: 'skipped'; change: ResourceChange; because: string };
+
+export interface ApplyResult {
+  applied: string[];
+  failed: Array<{ address: string; error: unknown }>;
+  skipped: Array<{ address: string; because: string }>;
+  /** Fields the service dropped or changed on read-back, and other things worth a look. */
+  warnings: string[];
+}
+
+export interface ApplyOptions {
+  plan: Plan;
+  desired: DesiredState;
+  live: LiveState;
+  client: ApplyClient;
+  store: StateStore;
+  parallelism: number;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/** A tiny promise pool: at most `limit` tasks at once, each started as soon as a slot frees. */
+function createLimiter(limit: number) {
+  let active = 0;
+  const queue: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    active += 1;
+    try {
+      return await task();
+    } finally {
+      active -= 1;
+      queue.shift()?.();
+    }
+  };
+}
+
+export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
+  const { plan, desired, client, store } = options;
+  const result: ApplyResult = { applied: [], failed: [], skipped: [], warnings: [] };
+  const limit = createLimiter(Math.max(1, options.parallelism));
+  const uploadedFileIds = new Map<string, string>(); // knowledge local name → new file id
+  const outcome = new Map<string, Promise<boolean>>();
+  const byAddress = new Map(plan.changes.map((c) => [c.address, c]));
+  const emit = options.onProgress ?? (() => undefined);
+
+  const run = (change: ResourceChange): Promise<boolean> => {
+    const existing = outcome.get(change.address);
+    if (existing) return existing;
+    const promise = (async () => {
+      const deps = change.dependsOn.map((address) => byAddress.get(address)).filter((c): c is ResourceChange => c !== undefined);
+      const depResults = await Promise.all(deps.map(run));
+      const failedDep = deps.find((_, i) => !depResults[i]);
+      if (failedDep) {
+        const because = `${failedDep.address} did not apply`;
+        result.skipped.push({ address: change.address, because });
+        emit({ type: 'skipped', change, because });
+        return false;
+      }
+      if (change.action === 'no-op') {
+        await recordUnchanged(change);
+        return true;
+      }
+      return limit(async () => {
+        const started = Date.now();
+        emit({ type: 'start', change });
+        try {
+          await execute(change);
+          result.applied.push(change.address);
+          emit({ type: 'done', change, ms: Date.now() - started });
+          return true;
+        } catch (error) {
+          result.failed.push({ address: change.address, error });
+          emit({ type: 'failed', change, error });
+          return false;
+        }
+      });
+    })();
+    outcome.set(change.address, promise);
+    return promise;
+  };
+
+  /** Remember what is applied even when nothing had to change, so later drift can be told apart. */
+  const recordUnchanged = async (change: ResourceChange) => {
+    if (change.kind === 'agent') {
+      const agent = findAgent(desired, change.address);
+      const live = agent ? options.live.agents.get(agent.id) : undefined;
+      if (agent && live) await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied: appliedHashes(agent) }));
+    } else if (change.kind === 'phone') {
+      const phone = [...desired.phones.values()].find((p) => p.address === change.address);
+      if (phone?.agent) {
+        const previous = store.workspace.phones[change.address];
+        await store.update((ws) => (ws.phones[change.address] = { agentId: phone.agent?.id, imported: previous?.imported ?? false }));
+      }
+    }
+  };
+
+  const execute = async (change: ResourceChange): Promise<void> => {
+    switch (change.kind) {
+      case 'credential': {
+        const credential = [...desired.credentials.values()].find((c) => c.address === change.address)!;
+        await client.setCredential({ provider: credential.provider, api_key: credential.apiKey });
+        await store.update((ws) => (ws.credentials[change.address] = { fingerprint: credential.fingerprint }));
+        return;
+      }
+      case 'knowledge': {
+        const file = [...desired.knowledge.values()].find((k) => k.address === change.address)!;
+        const fileId = await client.uploadKnowledgeFile(file.path, { name: file.name, description: file.description });
+        uploadedFileIds.set(file.localName, fileId);
+        await store.update(
+          (ws) => (ws.knowledge[change.address] = { fileId, contentHash: file.contentHash, name: file.name, description: file.description }),
+        );
+        return;
+      }
+      case 'agent':
+        return applyAgent(change);
+      case 'phone': {
+        const phone = [...desired.phones.values()].find((p) => p.address === change.address)!;
+        if (change.action === 'create' && phone.import) {
+          await client.importPhone({ phone: phone.number, ...phone.import });
+          await store.update((ws) => (ws.phones[change.address] = { agentId: undefined, imported: true }));
+        }
+        if (phone.agent) {
+          await client.setPhoneAgent(phone.number, phone.agent.id);
+          await store.update((ws) => (ws.phones[change.address] = { agentId: phone.agent?.id, imported: ws.phones[change.address]?.imported ?? false }));
+        }
+        return;
+      }
+      case 'campaign': {
+        const campaign = [...desired.campaigns.values()].find((c) => c.address === change.address)!;
+        const changed = new Set(change.fieldChanges.map((f) => f.path));
+        if (changed.has('name') || changed.has('include_metadata_in_prompt')) {
+          const body: { name?: string; include_metadata_in_prompt?: boolean } = {};
+          if (campaign.name !== undefined) body.name = campaign.name;
+          if (campaign.include_metadata_in_prompt !== undefined) body.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
+          await client.editCampaignInfo(campaign.id, body);
+        }
+        if (changed.has('caller') && campaign.caller !== undefined) await client.setCampaignCaller(campaign.id, campaign.caller);
+        await store.update((ws) => (ws.campaigns[change.address] = { id: campaign.id, applied: { ...(change.after ?? {}) } }));
+        return;
+      }
+    }
+  };
+
+  const applyAgent = async (change: ResourceChange): Promise<void> => {
+    const agent = findAgent(desired, change.address)!;
+    let live = options.live.agents.get(agent.id)!;
+    const body = buildAgentUpdate(agent, live);
+    if (body) {
+      await client.updateAgent(agent.id, body);
+      live = await client.getAgent(agent.id);
+      result.warnings.push(...readBackDifferences(agent, live));
+    }
+    let knowledgeIds: string[] | undefined;
+    if (agent.knowledge !== undefined && change.fieldChanges.some((f) => f.path === 'knowledge')) {
+      knowledgeIds = agent.knowledge.map((localName) => {
+        const uploaded = uploadedFileIds.get(localName);
+        const known = store.workspace.knowledge[`knowledge.${localName}`]?.fileId;
+        return (uploaded ?? known) as string;
+      });
+      const messages = getAtPath(live.config, ['knowledge_base', 'messages']);
+      await client.setAgentFiles({ agent_id: agent.id, files: knowledgeIds, ...(Array.isArray(messages) ? { messages: messages as string[] } : {}) });
+    }
+    await store.update((ws) => {
+      const applied = appliedHashes(agent);
+      if (knowledgeIds) applied.knowledge = hashValue(knowledgeIds);
+      else if (ws.agents[change.address]?.applied.knowledge) applied.knowledge = ws.agents[change.address]!.applied.knowledge!;
+      ws.agents[change.address] = { id: agent.id, applied };
+    });
+  };
+
+  await Promise.all(plan.changes.map(run));
+  return result;
+}
+
+function findAgent(desired: DesiredState, address: string): DesiredAgent | undefined {
+  return [...desired.agents.values()].find((a) => a.address === address);
+}
+
+/** Hashes of the desired managed values: what "voxform last applied" means for drift detection. */
+function appliedHashes(agent: DesiredAgent): Record<string, string> {
+  const applied: Record<string, string> = {};
+  for (const [path, value] of desiredAgentFields(agent)) applied[path] = hashValue(value);
+  return applied;
+}
+
+/** Managed fields whose read-back value is not what was sent: the service dropped or rewrote them. */
+export function readBackDifferences(agent: DesiredAgent, live: Agent): string[] {
+  const comparable = comparableLiveAgent(live);
+  const warnings: string[] = [];
+  for (const [path, value] of desiredAgentFields(agent)) {
+    const actual = getAtPath(comparable, splitPath(path));
+    const same = value === null ? actual === undefined || actual === null : canonicalJson(value) === canonicalJson(actual);
+    if (same) continue;
+    const patterns = agentSensitivePatterns(agent);
+    const sent = JSON.stringify(redactValue(value, path, patterns));
+    const kept = actual === undefined ? 'nothing' : JSON.stringify(redactValue(actual, path, patterns));
+    const shown = sent === kept ? '' : `: sent ${sent}, the service has ${kept}`;
+    warnings.push(`${agent.address}: the service did not keep ${path} as applied${shown}.`);
+  }
+  return warnings;
+}

@@ -1,0 +1,21 @@
+import type {
+  EditCampaignInfoRequest,
+  ImportPhoneRequest,
+  SetAgentFilesRequest,
+  SetCredentialRequest,
+  UpdateAgentRequest,
+} from '../schema/types.gen.js';
+import type { LiveReader } from '../plan/read-live.js';
+
+/** The part of the API client that applying a plan needs (the real one is `src/api`'s `ApiClient`). */
+export interface ApplyClient extends LiveReader {
+  updateAgent(agentId: string, body: UpdateAgentRequest): Promise<unknown>;
+  setAgentFiles(body: SetAgentFilesRequest): Promise<unknown>;
+  importPhone(body: ImportPhoneRequest): Promise<unknown>;
+  setPhoneAgent(phone: string, agentId: string): Promise<unknown>;
+  editCampaignInfo(campaignId: string, body: EditCampaignInfoRequest): Promise<unknown>;
+  setCampaignCaller(campaignId: string, caller: string): Promise<unknown>;
+  setCredential(body: SetCredentialRequest): Promise<unknown>;
+  /** Presigned upload, then create_file; resolves to the new file's id. */
+  uploadKnowledgeFile(path: string, options: { name: string; description?: string | undefined }): Promise<string>;
+}

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { createPlan } from '../../plan/create-plan.js';
+import { savePlanFile } from '../../plan/plan-file.js';
+import { renderPlanJson } from '../../plan/render-json.js';
+import { renderPlanMarkdown } from '../../plan/render-markdown.js';
+import { renderPlanText } from '../../plan/render-text.js';
+import { readStateFile } from '../../state/state-file.js';
+import { emptyWorkspace } from '../../state/types.js';
+import type { CommandContext } from '../context.js';
+import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
+
+interface PlanOptions extends ProjectOptions {
+  format?: 'text' | 'json' | 'markdown';
+  out?: string;
+  detailedExitcode?: boolean;
+  target?: string[];
+}
+
+/** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
+export async function run(options: PlanOptions, ctx: CommandContext): Promise<number> {
+  const project = await connectProject(options, ctx);
+  const state = await readStateFile(project.stateFile);
+  const { plan } = await createPlan({
+    desired: project.desired,
+    client: project.connection.client,
+    workspace: state.workspaces[project.workspaceKey] ?? emptyWorkspace(),
+    baseUrl: project.serviceId,
+    files: displayFiles(project.desired, ctx.cwd),
+    targets: options.target ?? [],
+  });
+  const format = options.format ?? 'text';
+  ctx.stdout.write(
+    format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: ctx.color }),
+  );
+  if (options.out) {
+    const file = path.resolve(ctx.cwd, options.out);
+    await savePlanFile(file, plan, project.desired);
+    ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
+  }
+  const hasChanges = plan.summary.create + plan.summary.update > 0;
+  return options.detailedExitcode && hasChanges ? 2 : 0;
+}

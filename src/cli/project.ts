@@ -1,0 +1,59 @@
+/**
+ * What `plan` and `apply` share before they differ: the manifests loaded (diagnostics printed, every
+ * secret registered for redaction), the service connected, and the state file's workspace named.
+ */
+import path from 'node:path';
+import { VoxformError } from '../errors.js';
+import { loadManifests } from '../manifest/index.js';
+import type { DesiredState } from '../manifest/types.js';
+import { workspaceKey } from '../state/types.js';
+import { formatDiagnostics } from './diagnostics.js';
+import type { CommandContext } from './context.js';
+import { resolveConnection } from './connection.js';
+
+export interface ProjectOptions {
+  file?: string[];
+  env?: string;
+  baseUrl?: string;
+  region?: string;
+  local?: boolean;
+  state?: string;
+}
+
+export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext): Promise<DesiredState> {
+  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
+  result.state?.secrets.forEach((secret) => ctx.secrets.add(secret));
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
+  if (errors.length > 0 || !result.state) {
+    throw new VoxformError('manifest_invalid', `The manifests have ${errors.length} error${errors.length === 1 ? '' : 's'} (listed above); nothing was planned.`, {
+      hint: 'Fix them and run again (`voxform validate` checks without contacting the service).',
+    });
+  }
+  return result.state;
+}
+
+export interface ConnectedProject {
+  desired: DesiredState;
+  connection: Awaited<ReturnType<typeof resolveConnection>>;
+  /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
+  serviceId: string;
+  stateFile: string;
+  workspaceKey: string;
+}
+
+export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
+  const desired = await loadDesiredState(options, ctx);
+  const connection = await resolveConnection(
+    { baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local },
+    ctx,
+  );
+  const serviceId = connection.local ? 'local' : connection.baseUrl;
+  const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
+  return { desired, connection, serviceId, stateFile, workspaceKey: workspaceKey(desired.environment, serviceId) };
+}
+
+/** Manifest files as the user would name them (relative to the working directory). */
+export function displayFiles(desired: DesiredState, cwd: string): string[] {
+  return desired.files.map((file) => path.relative(cwd, file) || file);
+}

@@ -1,0 +1,80 @@
+import type { DesiredState } from '../manifest/types.js';
+import type { WorkspaceState } from '../state/types.js';
+import { VoxformError } from '../errors.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import { diffStates, selectTargets, summarize, type LiveState } from './diff.js';
+import { readLiveState, type LiveReader } from './read-live.js';
+import type { Plan } from './types.js';
+
+export interface CreatePlanOptions {
+  desired: DesiredState;
+  client: LiveReader;
+  workspace: WorkspaceState;
+  /** How the service is shown and bound into saved plans (`https://…`, or `local` for the embedded emulator). */
+  baseUrl: string;
+  files: string[];
+  targets?: string[];
+  /** Clock, injectable for tests. */
+  now?: () => Date;
+}
+
+/**
+ * Reads live state and diffs it against the manifests: the I/O shell around the pure differ.
+ * Resources the plan cannot be made for (an agent id the service does not know, a phone that is
+ * not on the account and has no import block) stop it with one error listing each, at its place.
+ */
+export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Plan; live: LiveState }> {
+  const { desired } = options;
+  const targets = options.targets ?? [];
+  checkTargets(desired, targets);
+  const live = await readLiveState(options.client, desired);
+  const { changes, problems, warnings } = diffStates({
+    desired,
+    live,
+    state: options.workspace,
+    baseUrl: options.baseUrl,
+    files: options.files,
+    targets,
+  });
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    const rest = problems.slice(1).map((p) => `\n  ${p.file}:${p.line}:${p.col}: ${p.message}`).join('');
+    throw new VoxformError('plan_failed', `${first.message}${rest}`, {
+      location: { file: first.file, line: first.line, col: first.col },
+      details: problems,
+    });
+  }
+  const selected = selectTargets(changes, targets);
+  return {
+    live,
+    plan: {
+      formatVersion: 1,
+      createdAt: (options.now ?? (() => new Date()))().toISOString(),
+      manifestHash: desired.manifestHash,
+      files: options.files,
+      environment: desired.environment,
+      baseUrl: options.baseUrl,
+      targets,
+      changes: selected,
+      summary: summarize(selected),
+      warnings,
+    },
+  };
+}
+
+function allAddresses(desired: DesiredState): string[] {
+  return [desired.agents, desired.phones, desired.campaigns, desired.knowledge, desired.credentials].flatMap((map) =>
+    [...map.values()].map((resource) => resource.address),
+  );
+}
+
+function checkTargets(desired: DesiredState, targets: readonly string[]): void {
+  const known = allAddresses(desired);
+  for (const target of targets) {
+    if (known.includes(target)) continue;
+    const suggestion = didYouMean(target, known);
+    throw new VoxformError('target_unknown', `--target ${target} names no resource of the manifests${suggestion ? `; did you mean ${suggestion}?` : '.'}`, {
+      hint: 'Addresses look like agent.front-desk, phone.+15551230001, campaign.NAME, knowledge.NAME, credential.PROVIDER.',
+    });
+  }
+}

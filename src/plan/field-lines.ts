@@ -1,0 +1,105 @@
+/**
+ * How one field change reads, independent of the output format: a one-line `before → after` for
+ * short values, or a unified line diff (a little context, via `diff`) for long strings such as
+ * prompts and for structured values such as tool lists. Values arrive already redacted.
+ */
+import { structuredPatch } from 'diff';
+import { REDACTED } from '../util/redact.js';
+import { canonicalJson } from '../util/hash.js';
+import { redactValue } from './redact.js';
+import { UNKNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from './types.js';
+
+export type FieldMarker = '+' | '-' | '~';
+
+export interface DiffLine {
+  /** ' ' context, '-' removed, '+' added, '@' hunk header. */
+  kind: ' ' | '-' | '+' | '@';
+  text: string;
+}
+
+export interface FieldView {
+  path: string;
+  /** '+' the field is newly set, '-' it is cleared, '~' it changes. */
+  marker: FieldMarker;
+  drift: boolean;
+  /** One line: `"old" → "new"`, `(sensitive value changed)`; absent when `diff` says it. */
+  summary: string | undefined;
+  /** Line diff for multi-line and structured values. */
+  diff: DiffLine[] | undefined;
+}
+
+const INLINE_LIMIT = 80;
+
+export function formatScalar(value: unknown): string {
+  if (value === undefined) return '(unset)';
+  if (value === null) return 'null';
+  if (value === REDACTED || (typeof value === 'string' && value.startsWith(UNKNOWN_AFTER_APPLY))) return String(value);
+  return JSON.stringify(value);
+}
+
+/** Multi-line text of a value for a line diff: strings as they are, structures as indented JSON. */
+function diffText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value.endsWith('\n') ? value : `${value}\n`;
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function needsLineDiff(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'string') return value.includes('\n') || value.length > INLINE_LIMIT;
+  return typeof value === 'object' && JSON.stringify(value).length > INLINE_LIMIT;
+}
+
+export function lineDiff(before: unknown, after: unknown, context = 2): DiffLine[] {
+  const patch = structuredPatch('before', 'after', diffText(before), diffText(after), undefined, undefined, { context });
+  const lines: DiffLine[] = [];
+  for (const hunk of patch.hunks) {
+    lines.push({ kind: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
+    for (const line of hunk.lines) {
+      if (line.startsWith('\\')) continue; // "\ No newline at end of file"
+      const kind = line[0] as DiffLine['kind'];
+      lines.push({ kind, text: line.slice(1) });
+    }
+  }
+  return lines;
+}
+
+/** The view of one field change, with secrets redacted by the resource's sensitive paths. */
+export function viewField(field: FieldChange, resource: ResourceChange): FieldView {
+  const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
+  const base = { path: field.path, marker, drift: field.drift };
+  if (field.sensitive) return { ...base, summary: marker === '-' ? '(sensitive value cleared)' : '(sensitive value changed)', diff: undefined };
+  const before = redactValue(field.before, field.path, resource.sensitivePaths);
+  const after = redactValue(field.after, field.path, resource.sensitivePaths);
+  if (canonicalJson(before) === canonicalJson(after)) {
+    // The only difference is inside a redacted part (a tool's header token, say).
+    return { ...base, summary: '(sensitive value changed)', diff: undefined };
+  }
+  if (marker === '-') return { ...base, summary: `${formatScalar(before)} → null (cleared)`, diff: undefined };
+  if (needsLineDiff(before) || needsLineDiff(after)) return { ...base, summary: undefined, diff: lineDiff(before, after) };
+  return { ...base, summary: marker === '+' ? formatScalar(after) : `${formatScalar(before)} → ${formatScalar(after)}`, diff: undefined };
+}
+
+/** A sentence for what will happen to a resource, for headers in text and Markdown. */
+export function describeAction(change: ResourceChange): string {
+  if (change.action === 'no-op') return 'unchanged';
+  switch (change.kind) {
+    case 'phone':
+      return change.action === 'create'
+        ? change.after?.agent_id ? `will be imported, then bound to agent ${String(change.after.agent_id)}` : 'will be imported'
+        : 'will be bound to another agent';
+    case 'knowledge':
+      return change.action === 'create' ? 'will be uploaded' : change.reason === 'content_changed' ? 'will be uploaded again (content changed)' : 'will be uploaded again';
+    case 'credential':
+      return change.reason === 'live_unknown' ? 'will be set (live state unknown: credentials cannot be read back)' : 'will be set';
+    case 'campaign':
+      return change.reason === 'live_unknown' ? 'will be updated (live state unknown: campaigns cannot be read back, so voxform applies every field)' : 'will be updated';
+    default:
+      return 'will be updated in place';
+  }
+}
+
+export function summaryLine(summary: { create: number; update: number; unchanged: number; drifted: number }): string {
+  const drift = summary.drifted > 0 ? ` (${summary.drifted} drifted)` : '';
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.unchanged} unchanged${drift}`;
+}

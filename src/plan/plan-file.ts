@@ -1,0 +1,82 @@
+import { readFile } from 'node:fs/promises';
+import { VoxformError } from '../errors.js';
+import type { DesiredState } from '../manifest/types.js';
+import { hashValue } from '../util/hash.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
+import type { Plan } from './types.js';
+
+/**
+ * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) plus what binds it to
+ * the moment it was made — the manifests' hash, the environment, the service, each resource's live
+ * fingerprint, and a salted digest of the secret values (so a changed `${env:…}` value is noticed
+ * without the file holding any secret). Secrets are read from the environment again at apply.
+ */
+export interface SavedPlan {
+  format_version: string;
+  kind: 'voxform-plan';
+  manifest_hash: string;
+  files: string[];
+  environment: string | null;
+  base_url: string;
+  targets: string[];
+  secrets_digest: string;
+  resource_changes: Array<{ address: string; action: string; live_fingerprint: string }>;
+}
+
+/** Salted with the manifest hash so equal secrets in two projects do not hash alike. */
+export function secretsDigest(desired: DesiredState): string {
+  return hashValue([desired.manifestHash, [...desired.secrets].sort()]);
+}
+
+export async function savePlanFile(file: string, plan: Plan, desired: DesiredState): Promise<void> {
+  const body = { kind: 'voxform-plan', ...planToJson(plan), secrets_digest: secretsDigest(desired) };
+  await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);
+}
+
+export async function readPlanFile(file: string): Promise<SavedPlan> {
+  let parsed: Partial<SavedPlan>;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<SavedPlan>;
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : 'it is not a JSON plan file';
+    throw new VoxformError('plan_unreadable', `Cannot read the plan ${file}: ${reason}.`, { hint: 'Make one with `voxform plan --out FILE`.' });
+  }
+  if (parsed.kind !== 'voxform-plan' || !Array.isArray(parsed.resource_changes) || typeof parsed.manifest_hash !== 'string') {
+    throw new VoxformError('plan_unreadable', `${file} is not a voxform plan file.`, { hint: 'Make one with `voxform plan --out FILE`.' });
+  }
+  if (parsed.format_version !== PLAN_JSON_FORMAT_VERSION) {
+    throw new VoxformError('plan_unreadable', `${file} has plan format ${String(parsed.format_version)}; this voxform reads ${PLAN_JSON_FORMAT_VERSION}.`, {
+      hint: 'Make the plan again with this version of voxform.',
+    });
+  }
+  return parsed as SavedPlan;
+}
+
+/**
+ * Refuses a saved plan that no longer describes what apply would do: the manifests, environment,
+ * service or secret values changed, or any resource's live state moved since the plan was made.
+ * Nothing has been written when this throws.
+ */
+export function assertPlanFresh(saved: SavedPlan, fresh: Plan, desired: DesiredState, serviceId: string): void {
+  const reasons: string[] = [];
+  if (saved.manifest_hash !== fresh.manifestHash) reasons.push('the manifests (or files they include) changed');
+  if ((saved.environment ?? undefined) !== fresh.environment) reasons.push('the environment differs');
+  if (saved.base_url !== serviceId) reasons.push(`it was made for ${saved.base_url}, not ${serviceId}`);
+  if (saved.secrets_digest !== secretsDigest(desired)) reasons.push('the value of a ${env:…} secret changed');
+  const freshByAddress = new Map(fresh.changes.map((c) => [c.address, c]));
+  const moved: string[] = [];
+  for (const change of saved.resource_changes) {
+    const now = freshByAddress.get(change.address);
+    if (!now || now.liveFingerprint !== change.live_fingerprint || now.action !== change.action) moved.push(change.address);
+  }
+  const savedAddresses = new Set(saved.resource_changes.map((c) => c.address));
+  for (const change of fresh.changes) if (!savedAddresses.has(change.address)) moved.push(change.address);
+  if (moved.length > 0) reasons.push(`live state changed for ${moved.join(', ')}`);
+  if (reasons.length > 0) {
+    throw new VoxformError('plan_stale', `The saved plan is stale: ${reasons.join('; ')}. Nothing was applied.`, {
+      hint: 'Run `voxform plan --out FILE` again, review it, and apply the new plan.',
+      details: { reasons, resources: moved },
+    });
+  }
+}

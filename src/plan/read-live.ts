@@ -1,0 +1,39 @@
+import type { Agent, Phone } from '../schema/types.gen.js';
+import type { DesiredState } from '../manifest/types.js';
+import type { LiveState } from './diff.js';
+
+/** The part of the API client that reading live state needs. */
+export interface LiveReader {
+  getAgent(id: string): Promise<Agent>;
+  listPhones(): Promise<Phone[]>;
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'api_not_found';
+}
+
+/**
+ * Reads what the plan compares against: every desired agent (concurrently; the client bounds how
+ * many requests are in flight) and the phone list once. An agent the service does not know is
+ * left out, for the differ to report with its manifest location; any other failure stops the plan.
+ * Phones are read only when the manifest manages some.
+ */
+export async function readLiveState(client: LiveReader, desired: DesiredState): Promise<LiveState> {
+  const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
+  const [agents, phones] = await Promise.all([
+    Promise.all(
+      ids.map(async (id) => {
+        try {
+          return await client.getAgent(id);
+        } catch (error) {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        }
+      }),
+    ),
+    desired.phones.size > 0 ? client.listPhones() : Promise.resolve([] as Phone[]),
+  ]);
+  const byId = new Map<string, Agent>();
+  for (const agent of agents) if (agent) byId.set(agent.id, agent);
+  return { agents: byId, phones };
+}

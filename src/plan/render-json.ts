@@ -1,0 +1,58 @@
+import { redactValue } from './redact.js';
+import type { FieldChange, Plan, ResourceChange } from './types.js';
+
+/** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
+export const PLAN_JSON_FORMAT_VERSION = '1.0';
+
+function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
+  if (value === null) return null;
+  const keys = Object.keys(value).sort();
+  return Object.fromEntries(keys.map((key) => [key, redactValue(value[key], key, change.sensitivePaths) ?? null]));
+}
+
+function jsonField(field: FieldChange, change: ResourceChange) {
+  const redact = (v: unknown) => (field.sensitive && v !== undefined && v !== null ? '(sensitive)' : redactValue(v, field.path, change.sensitivePaths));
+  return {
+    path: field.path,
+    before: redact(field.before) ?? null,
+    after: redact(field.after) ?? null,
+    before_unset: field.before === undefined,
+    sensitive: field.sensitive,
+    drift: field.drift,
+  };
+}
+
+/**
+ * The plan as JSON data for machines: versioned, secrets redacted (their paths listed in
+ * `sensitive_paths`), keys and resources in a stable order so two runs diff cleanly.
+ */
+export function planToJson(plan: Plan): Record<string, unknown> {
+  return {
+    format_version: PLAN_JSON_FORMAT_VERSION,
+    created_at: plan.createdAt,
+    manifest_hash: plan.manifestHash,
+    files: plan.files,
+    environment: plan.environment ?? null,
+    base_url: plan.baseUrl,
+    targets: plan.targets,
+    summary: plan.summary,
+    warnings: plan.warnings,
+    resource_changes: plan.changes.map((change) => ({
+      address: change.address,
+      kind: change.kind,
+      action: change.action,
+      id: change.id ?? null,
+      reason: change.reason ?? null,
+      depends_on: change.dependsOn,
+      live_fingerprint: change.liveFingerprint,
+      sensitive_paths: change.sensitivePaths,
+      before: sortedObject(change.before, change),
+      after: sortedObject(change.after, change),
+      field_changes: change.fieldChanges.map((f) => jsonField(f, change)),
+    })),
+  };
+}
+
+export function renderPlanJson(plan: Plan): string {
+  return `${JSON.stringify(planToJson(plan), null, 2)}\n`;
+}

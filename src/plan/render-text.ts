@@ -1,0 +1,54 @@
+import picocolors from 'picocolors';
+import { describeAction, summaryLine, viewField, type DiffLine, type FieldView } from './field-lines.js';
+import type { Plan, ResourceChange } from './types.js';
+
+type Colors = ReturnType<typeof picocolors.createColors>;
+
+const MARKER = { create: '+', update: '~', 'no-op': ' ' } as const;
+
+function paintMarker(c: Colors, marker: string): string {
+  return marker === '+' ? c.green(marker) : marker === '-' ? c.red(marker) : c.yellow(marker);
+}
+
+function paintDiffLine(c: Colors, line: DiffLine): string {
+  if (line.kind === '@') return c.cyan(line.text);
+  if (line.kind === '+') return c.green(`+${line.text}`);
+  if (line.kind === '-') return c.red(`-${line.text}`);
+  return c.dim(` ${line.text}`);
+}
+
+function renderField(c: Colors, view: FieldView): string[] {
+  const drift = view.drift ? c.magenta('  # drift: changed on the service, not in the manifest') : '';
+  const head = `      ${paintMarker(c, view.marker)} ${view.path}`;
+  if (view.summary !== undefined) return [`${head}: ${view.summary}${drift}`];
+  return [`${head}:${drift}`, ...(view.diff ?? []).map((line) => `          ${paintDiffLine(c, line)}`)];
+}
+
+function renderChange(c: Colors, change: ResourceChange): string[] {
+  const marker = MARKER[change.action];
+  const id = change.id && !change.address.endsWith(change.id) ? c.dim(` (${change.id})`) : '';
+  const drift = change.reason === 'drift' ? c.magenta(' [drifted: changed on the service since the last apply]') : '';
+  const lines = [`  ${paintMarker(c, marker)} ${c.bold(change.address)}${id} ${describeAction(change)}${drift}`];
+  for (const field of change.fieldChanges) lines.push(...renderField(c, viewField(field, change)));
+  return lines;
+}
+
+/** Terraform-like text: one block per changed resource, full dotted paths, line diffs for prompts. */
+export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean }): string {
+  const c = picocolors.createColors(options.color);
+  const out: string[] = [];
+  const changed = plan.changes.filter((ch) => ch.action !== 'no-op');
+  const where = `${plan.baseUrl}${plan.environment ? `, environment ${plan.environment}` : ''}`;
+  if (changed.length === 0) {
+    out.push(`No changes. The service (${where}) matches the manifests.`);
+  } else {
+    out.push(`voxform will make these changes on ${where}:`, '');
+    for (const change of changed) out.push(...renderChange(c, change), '');
+  }
+  if (options.verbose) {
+    for (const change of plan.changes.filter((ch) => ch.action === 'no-op')) out.push(`    ${change.address} ${c.dim('unchanged')}`);
+  }
+  for (const warning of plan.warnings) out.push(c.yellow(`warning: ${warning}`));
+  out.push(c.bold(summaryLine(plan.summary)));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,49 @@
+import type { Agent, UpdateAgentRequest } from '../schema/types.gen.js';
+import type { DesiredAgent } from '../manifest/types.js';
+import { comparableLiveAgent, desiredAgentFields } from './diff.js';
+import { deepClone, getAtPath, isPlainObject, setAtPath, splitPath, type JsonObject } from './paths.js';
+import { canonicalJson } from '../util/hash.js';
+
+/**
+ * The body of `PUT /agents/{id}` that brings `live` to what `agent` declares (DESIGN.md, Update body).
+ *
+ * For each top-level config key with a managed change, the body carries the whole live subtree in
+ * the update shape (read-only extras stripped) with every desired leaf merged in, so the result is
+ * right whether the service merges or replaces top-level keys: nothing the manifest does not manage
+ * (an ignored path, a dashboard-owned setting next to a managed one) is lost. A top-level key the
+ * manifest sets to null is sent as null (the service removes it); a nested null is left out of the
+ * subtree. `name` is always sent (the operation requires it): the desired one, else the live one.
+ * Returns undefined when nothing under `name` or `config` changes.
+ */
+export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentRequest | undefined {
+  const comparable = comparableLiveAgent(live);
+  const fields = desiredAgentFields(agent);
+  const changedTopKeys = new Set<string>();
+  let nameChanged = false;
+  for (const [path, value] of fields) {
+    const parts = splitPath(path);
+    const liveValue = getAtPath(comparable, parts);
+    const same = value === null ? liveValue === undefined || liveValue === null : canonicalJson(value) === canonicalJson(liveValue);
+    if (same) continue;
+    if (path === 'name') nameChanged = true;
+    else changedTopKeys.add(parts[1] as string);
+  }
+  if (!nameChanged && changedTopKeys.size === 0) return undefined;
+
+  const config: JsonObject = {};
+  for (const top of changedTopKeys) {
+    const topPath = `config.${top}`;
+    if (fields.has(topPath)) {
+      config[top] = fields.get(topPath);
+      continue;
+    }
+    const liveSubtree = comparable.config[top];
+    const subtree: JsonObject = isPlainObject(liveSubtree) ? deepClone(liveSubtree) : {};
+    for (const [path, value] of fields) {
+      if (!path.startsWith(`${topPath}.`)) continue;
+      setAtPath(subtree, splitPath(path).slice(2), value === null ? undefined : deepClone(value));
+    }
+    config[top] = subtree;
+  }
+  return { name: agent.name ?? live.name, config };
+}

@@ -1,0 +1,59 @@
+/**
+ * The state file (`.voxform/state.json` by default) keeps only what the service cannot tell us:
+ * knowledge file ids and content hashes, campaigns' last-applied values, credential fingerprints,
+ * and hashes of what voxform last applied to agents and phones (for drift). It never holds a secret:
+ * agent values are kept as hashes, credentials as fingerprints.
+ */
+export interface StateFile {
+  version: 1;
+  /** Increases on every write: a reader can tell two states apart at a glance. */
+  serial: number;
+  /** One workspace per environment and service: `default@https://api-west.millis.ai`. */
+  workspaces: Record<string, WorkspaceState>;
+}
+
+export interface WorkspaceState {
+  agents: Record<string, AgentState>;
+  phones: Record<string, PhoneState>;
+  campaigns: Record<string, CampaignState>;
+  knowledge: Record<string, KnowledgeState>;
+  credentials: Record<string, CredentialState>;
+}
+
+export interface AgentState {
+  id: string;
+  /** Field path (`name`, `config.prompt`, …) → `sha256:` of the value voxform last applied there. */
+  applied: Record<string, string>;
+}
+
+export interface PhoneState {
+  /** The agent id voxform last bound the number to. */
+  agentId: string | undefined;
+  imported: boolean;
+}
+
+export interface CampaignState {
+  id: string;
+  /** The values voxform last applied (campaigns cannot be read back). None is secret. */
+  applied: { name?: string; include_metadata_in_prompt?: boolean; caller?: string };
+}
+
+export interface KnowledgeState {
+  fileId: string;
+  contentHash: string;
+  name: string;
+  description: string | undefined;
+}
+
+export interface CredentialState {
+  /** `sha256:` of provider and key; never the key. */
+  fingerprint: string;
+}
+
+export function emptyWorkspace(): WorkspaceState {
+  return { agents: {}, phones: {}, campaigns: {}, knowledge: {}, credentials: {} };
+}
+
+export function workspaceKey(environment: string | undefined, baseUrl: string): string {
+  return `${environment ?? 'default'}@${baseUrl}`;
+}

@@ -1,0 +1,62 @@
+import type { DesiredAgent, DesiredCampaign, DesiredPhone, DesiredState } from '../../src/manifest/types.js';
+
+const here = { file: 'voxform.yaml', line: 1, col: 1 };
+
+export function desiredAgent(localName: string, partial: Partial<DesiredAgent> = {}): DesiredAgent {
+  return {
+    kind: 'agent',
+    address: `agent.${localName}`,
+    source: here,
+    localName,
+    id: partial.id ?? `-OK${localName}`,
+    name: undefined,
+    config: {},
+    knowledge: undefined,
+    ignore: [],
+    sensitivePaths: [],
+    configSources: new Map(),
+    ...partial,
+  };
+}
+
+export function desiredPhone(number: string, partial: Partial<DesiredPhone> = {}): DesiredPhone {
+  return { kind: 'phone', address: `phone.${number}`, source: here, number, agent: undefined, import: undefined, ...partial };
+}
+
+export function desiredCampaign(localName: string, partial: Partial<DesiredCampaign> = {}): DesiredCampaign {
+  return {
+    kind: 'campaign',
+    address: `campaign.${localName}`,
+    source: here,
+    localName,
+    id: `cmp_${localName}`,
+    name: undefined,
+    include_metadata_in_prompt: undefined,
+    caller: undefined,
+    ...partial,
+  };
+}
+
+/** A desired state from lists of resources; everything else empty. */
+export function desiredState(resources: {
+  agents?: DesiredAgent[];
+  phones?: DesiredPhone[];
+  campaigns?: DesiredCampaign[];
+  knowledge?: DesiredState['knowledge'] extends Map<string, infer K> ? K[] : never;
+  credentials?: DesiredState['credentials'] extends Map<string, infer C> ? C[] : never;
+  secrets?: string[];
+}): DesiredState {
+  return {
+    files: ['/tmp/voxform.yaml'],
+    manifestHash: 'sha256:manifest',
+    environment: undefined,
+    region: undefined,
+    baseUrl: undefined,
+    agents: new Map((resources.agents ?? []).map((a) => [a.localName, a])),
+    phones: new Map((resources.phones ?? []).map((p) => [p.number, p])),
+    campaigns: new Map((resources.campaigns ?? []).map((c) => [c.localName, c])),
+    knowledge: new Map((resources.knowledge ?? []).map((k) => [k.localName, k])),
+    credentials: new Map((resources.credentials ?? []).map((c) => [c.provider, c])),
+    secrets: resources.secrets ?? [],
+  };
+}

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { diffStates, selectTargets, summarize } from '../../src/plan/diff.js';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+import { hashValue } from '../../src/util/hash.js';
+import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
+
+const liveAgent = (id: string, config: Agent['config'], name = 'Front desk'): Agent => ({ id, name, config, created_at: 1 });
+
+function diffOne(agentConfig: Record<string, unknown>, live: Agent['config'], extra: Partial<Parameters<typeof desiredAgent>[1]> = {}) {
+  const agent = desiredAgent('front', { id: 'a1', config: agentConfig, ...extra });
+  const { changes, problems } = diffStates({
+    desired: desiredState({ agents: [agent] }),
+    live: { agents: new Map([['a1', liveAgent('a1', live)]]), phones: [] },
+    state: emptyWorkspace(),
+    baseUrl: 'local',
+    files: [],
+  });
+  expect(problems).toEqual([]);
+  return changes[0]!;
+}
+
+describe('agent diff', () => {
+  it.each([
+    {
+      name: 'equal values: no-op',
+      desired: { prompt: 'Hi', flow: { response_delay: 300 } },
+      live: { prompt: 'Hi', flow: { response_delay: 300, user_start_first: true } },
+      expected: [],
+    },
+    {
+      name: 'a changed leaf, unmanaged siblings ignored',
+      desired: { flow: { response_delay: 100 } },
+      live: { flow: { response_delay: 300, user_start_first: true } },
+      expected: [{ path: 'config.flow.response_delay', before: 300, after: 100 }],
+    },
+    {
+      name: 'a new leaf',
+      desired: { first_message: 'Hello' },
+      live: {},
+      expected: [{ path: 'config.first_message', before: undefined, after: 'Hello' }],
+    },
+    {
+      name: 'null clears a set field',
+      desired: { first_message: null },
+      live: { first_message: 'Hello' },
+      expected: [{ path: 'config.first_message', before: 'Hello', after: null }],
+    },
+    {
+      name: 'null on an unset field is no change',
+      desired: { first_message: null },
+      live: {},
+      expected: [],
+    },
+    {
+      name: 'arrays are one value',
+      desired: { switch_language: { languages: ['en', 'es'] } },
+      live: { switch_language: { languages: ['es', 'en'] } },
+      expected: [{ path: 'config.switch_language.languages', before: ['es', 'en'], after: ['en', 'es'] }],
+    },
+    {
+      name: 'read-only extras of the live config never show',
+      desired: { voice: { voice_id: 'v1' }, tools: [{ name: 't', webhook: 'https://x' }] },
+      live: { voice: { voice_id: 'v1', provider: 'elevenlabs' }, tools: [{ name: 't', webhook: 'https://x', response_mode: 'strict' }] },
+      expected: [],
+    },
+  ])('$name', ({ desired, live, expected }) => {
+    const change = diffOne(desired, live as Agent['config']);
+    expect(change.fieldChanges.map(({ path, before, after }) => ({ path, before, after }))).toEqual(expected);
+    expect(change.action).toBe(expected.length === 0 ? 'no-op' : 'update');
+  });
+
+  it('ignores paths listed in ignore', () => {
+    const change = diffOne({ voice: { voice_id: 'v2', settings: { speed: 1 } } }, { voice: { voice_id: 'v1', settings: { speed: 2 } } }, {
+      ignore: ['config.voice.settings'],
+    });
+    expect(change.fieldChanges.map((f) => f.path)).toEqual(['config.voice.voice_id']);
+  });
+
+  it('compares the display name when the manifest sets it', () => {
+    const change = diffOne({}, {}, { name: 'Reception' });
+    expect(change.fieldChanges).toMatchObject([{ path: 'name', before: 'Front desk', after: 'Reception' }]);
+  });
+
+  it('marks drift when live moved away from what was last applied and the manifest did not change', () => {
+    const agent = desiredAgent('front', { id: 'a1', config: { first_message: 'Hello' } });
+    const state = emptyWorkspace();
+    state.agents['agent.front'] = { id: 'a1', applied: { 'config.first_message': hashValue('Hello') } };
+    const { changes } = diffStates({
+      desired: desiredState({ agents: [agent] }),
+      live: { agents: new Map([['a1', liveAgent('a1', { first_message: 'Changed in the dashboard' })]]), phones: [] },
+      state,
+      baseUrl: 'local',
+      files: [],
+    });
+    expect(changes[0]).toMatchObject({ action: 'update', reason: 'drift', fieldChanges: [{ path: 'config.first_message', drift: true }] });
+    expect(summarize(changes).drifted).toBe(1);
+  });
+
+  it('does not call a manifest edit drift', () => {
+    const agent = desiredAgent('front', { id: 'a1', config: { first_message: 'New text' } });
+    const state = emptyWorkspace();
+    state.agents['agent.front'] = { id: 'a1', applied: { 'config.first_message': hashValue('Hello') } };
+    const { changes } = diffStates({
+      desired: desiredState({ agents: [agent] }),
+      live: { agents: new Map([['a1', liveAgent('a1', { first_message: 'Hello' })]]), phones: [] },
+      state,
+      baseUrl: 'local',
+      files: [],
+    });
+    expect(changes[0]).toMatchObject({ reason: undefined, fieldChanges: [{ drift: false }] });
+  });
+
+  it('reports an agent id the service does not know, at its place', () => {
+    const agent = desiredAgent('front', { id: 'missing', source: { file: 'a.yaml', line: 4, col: 3 } });
+    const { problems } = diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map(), phones: [] }, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    expect(problems).toMatchObject([{ address: 'agent.front', file: 'a.yaml', line: 4, col: 3 }]);
+    expect(problems[0]!.message).toContain('"missing"');
+  });
+
+  it('marks header values and env-filled paths as sensitive', () => {
+    const change = diffOne(
+      { session_data_webhook: { url: 'https://h', headers: { 'x-token': 'new-secret' } }, first_message: 'from env' },
+      { session_data_webhook: { url: 'https://h', headers: { 'x-token': 'old-secret' } } },
+      { sensitivePaths: ['first_message'] },
+    );
+    expect(change.fieldChanges.map((f) => [f.path, f.sensitive])).toEqual([
+      ['config.first_message', true],
+      ['config.session_data_webhook.headers.x-token', true],
+    ]);
+  });
+});
+
+describe('phones, campaigns, targets', () => {
+  const agent = desiredAgent('front', { id: 'a1', config: { first_message: 'Hi' } });
+  const live = { agents: new Map([['a1', liveAgent('a1', { first_message: 'Old' })]]), phones: [{ id: '+15550000001', agent_id: 'other' }] };
+
+  it('binds, imports, or reports a phone that cannot be had', () => {
+    const phones = [
+      desiredPhone('+15550000001', { agent: { id: 'a1', localName: 'front' } }),
+      desiredPhone('+15550000002', { agent: { id: 'a1', localName: 'front' }, import: { provider: 'twilio', country: 'US', region: 'us-west', api_key: 'k', api_secret: 's' } }),
+      desiredPhone('+15550000003', { agent: { id: 'a1', localName: 'front' } }),
+    ];
+    const { changes, problems } = diffStates({ desired: desiredState({ agents: [agent], phones }), live, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    const byAddress = Object.fromEntries(changes.map((c) => [c.address, c]));
+    expect(byAddress['phone.+15550000001']).toMatchObject({ action: 'update', dependsOn: ['agent.front'], fieldChanges: [{ path: 'agent_id', before: 'other', after: 'a1' }] });
+    expect(byAddress['phone.+15550000002']).toMatchObject({ action: 'create', dependsOn: ['agent.front'] });
+    expect(problems.map((p) => p.address)).toEqual(['phone.+15550000003']);
+  });
+
+  it('says plainly that a campaign without state is unknown, and diffs against state otherwise', () => {
+    const campaign = desiredCampaign('spring', { name: 'Spring', include_metadata_in_prompt: false });
+    const unknown = diffStates({ desired: desiredState({ campaigns: [campaign] }), live, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    expect(unknown.changes[0]).toMatchObject({ action: 'update', reason: 'live_unknown', before: null });
+    const state = emptyWorkspace();
+    state.campaigns['campaign.spring'] = { id: 'cmp_spring', applied: { name: 'Spring', include_metadata_in_prompt: false } };
+    const known = diffStates({ desired: desiredState({ campaigns: [campaign] }), live, state, baseUrl: 'local', files: [] });
+    expect(known.changes[0]).toMatchObject({ action: 'no-op', reason: undefined });
+  });
+
+  it('--target keeps the target and what it depends on', () => {
+    const phones = [desiredPhone('+15550000001', { agent: { id: 'a1', localName: 'front' } })];
+    const campaign = desiredCampaign('spring', { name: 'S' });
+    const { changes } = diffStates({ desired: desiredState({ agents: [agent], phones, campaigns: [campaign] }), live, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    expect(selectTargets(changes, ['phone.+15550000001']).map((c) => c.address)).toEqual(['agent.front', 'phone.+15550000001']);
+  });
+});

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { diffStates, summarize } from '../../src/plan/diff.js';
+import { renderPlanJson } from '../../src/plan/render-json.js';
+import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
+import { renderPlanText } from '../../src/plan/render-text.js';
+import type { Plan } from '../../src/plan/types.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+import { desiredAgent, desiredCampaign, desiredState } from '../helpers/desired.js';
+
+const SECRET = 'tok-4f9a8b7c6d5e';
+
+function makePlan(): Plan {
+  const agent = desiredAgent('front-desk', {
+    id: 'a1',
+    config: {
+      prompt: 'You are Ava.\nBe brief.\nConfirm numbers.\nNever guess prices.\n',
+      first_message: 'Hi there',
+      session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-token': SECRET } },
+      tools: [{ name: 'find_slots', header: { authorization: SECRET }, description: 'New description' }],
+    },
+  });
+  const live = {
+    id: 'a1',
+    name: 'Front desk',
+    config: {
+      prompt: 'You are Ava.\nBe brief.\nRead numbers back.\nNever guess prices.\n',
+      first_message: 'Hello',
+      session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-token': 'old-token-value' } },
+      tools: [{ name: 'find_slots', header: { authorization: 'old-token-value' }, description: 'Old description' }],
+    },
+  };
+  const campaign = desiredCampaign('spring', { name: 'Spring' });
+  const { changes } = diffStates({
+    desired: desiredState({ agents: [agent], campaigns: [campaign] }),
+    live: { agents: new Map([['a1', live]]), phones: [] },
+    state: emptyWorkspace(),
+    baseUrl: 'local',
+    files: [],
+  });
+  return {
+    formatVersion: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    manifestHash: 'sha256:m',
+    files: ['voxform.yaml'],
+    environment: undefined,
+    baseUrl: 'local',
+    targets: [],
+    changes,
+    summary: summarize(changes),
+    warnings: [],
+  };
+}
+
+describe('text renderer', () => {
+  it('shows markers, full paths, a line diff for the prompt, and redacts secrets', () => {
+    expect(renderPlanText(makePlan(), { color: false })).toBe(
+      [
+        'voxform will make these changes on local:',
+        '',
+        '  ~ agent.front-desk (a1) will be updated in place',
+        '      ~ config.first_message: "Hello" → "Hi there"',
+        '      ~ config.prompt:',
+        '          @@ -1,4 +1,4 @@',
+        '           You are Ava.',
+        '           Be brief.',
+        '          -Read numbers back.',
+        '          +Confirm numbers.',
+        '           Never guess prices.',
+        '      ~ config.session_data_webhook.headers.x-token: (sensitive value changed)',
+        '      ~ config.tools: [{"name":"find_slots","header":"(sensitive)","description":"Old description"}] → [{"name":"find_slots","header":"(sensitive)","description":"New description"}]',
+        '',
+        '  ~ campaign.spring (cmp_spring) will be updated (live state unknown: campaigns cannot be read back, so voxform applies every field)',
+        '      + name: "Spring"',
+        '',
+        'Plan: 0 to create, 2 to update, 0 unchanged',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says so when nothing changes', () => {
+    const plan = { ...makePlan(), changes: [], summary: { create: 0, update: 0, unchanged: 3, drifted: 0 } };
+    expect(renderPlanText(plan, { color: false })).toBe('No changes. The service (local) matches the manifests.\nPlan: 0 to create, 0 to update, 3 unchanged\n');
+  });
+});
+
+describe('JSON renderer', () => {
+  it('is versioned, stable and holds no secret', () => {
+    const text = renderPlanJson(makePlan());
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('old-token-value');
+    const json = JSON.parse(text);
+    expect(json.format_version).toBe('1.0');
+    const agent = json.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
+    expect(agent.sensitive_paths).toContain('config.session_data_webhook.headers');
+    expect(agent.after['config.session_data_webhook.headers.x-token']).toBe('(sensitive)');
+    expect(agent.field_changes.map((f: { path: string }) => f.path)).toEqual([
+      'config.first_message',
+      'config.prompt',
+      'config.session_data_webhook.headers.x-token',
+      'config.tools',
+    ]);
+    expect(renderPlanJson(makePlan())).toBe(text);
+  });
+});
+
+describe('Markdown renderer', () => {
+  it('has a summary table and one collapsible diff per resource, without secrets', () => {
+    const md = renderPlanMarkdown(makePlan());
+    expect(md).not.toContain(SECRET);
+    expect(md.split('\n').slice(0, 6)).toEqual([
+      '### voxform plan: 0 to create, 2 to update, 0 unchanged',
+      '',
+      '| Resource | Action | Fields |',
+      '|---|---|---|',
+      '| `agent.front-desk` | 🔄 update | `config.first_message`, `config.prompt`, `config.session_data_webhook.headers.x-token`, `config.tools` |',
+      '| `campaign.spring` | 🔄 update | `name` |',
+    ]);
+    expect(md).toContain('<details><summary><code>agent.front-desk</code> will be updated in place</summary>');
+    expect(md).toContain('```diff\n! config.first_message: "Hello" → "Hi there"\n@@ config.prompt @@\n You are Ava.');
+    expect(md).toContain('-Read numbers back.\n+Confirm numbers.');
+  });
+
+  it('is one line when nothing changes', () => {
+    const plan = { ...makePlan(), changes: [], summary: { create: 0, update: 0, unchanged: 4, drifted: 0 } };
+    expect(renderPlanMarkdown(plan)).toBe('**voxform plan:** no changes — the service matches the manifests (4 resources checked).\n');
+  });
+
+  it('fences a prompt that itself contains a code fence', () => {
+    const plan = makePlan();
+    const prompt = plan.changes[0]!.fieldChanges.find((f) => f.path === 'config.prompt')!;
+    prompt.after = 'Use ```json blocks```\n';
+    expect(renderPlanMarkdown(plan)).toContain('````diff');
+  });
+});
