@@ -1,0 +1,219 @@
+import type { Readable } from 'node:stream';
+import type { ChatCompletionChunk, ChatCompletionRequest, ChatMessage } from '../schema/types.gen.js';
+import { ApiError } from './errors.js';
+import type { HttpStreamResponse } from './http.js';
+import { readSse } from './sse.js';
+
+/** Opens the HTTP stream of one chat completion request (the client supplies it). */
+export type OpenChatStream = (request: ChatCompletionRequest) => Promise<HttpStreamResponse>;
+
+/**
+ * One reply of an agent, as an async iterable of text deltas in arrival order. The request is sent
+ * when iteration starts, and a stream can be iterated once. Breaking out of the loop closes the
+ * connection. After the loop, `text` holds the whole reply and `sessionId` / `finishReason` what
+ * the service said, when it said it.
+ *
+ * Accepted answers: server-sent events in the OpenAI chunk format (`data: {choices:[{delta:{content}}]}`
+ * lines, ended by `data: [DONE]` or the end of the body), and, tolerated, a plain JSON completion
+ * (`{choices:[{message:{content}}]}`) delivered as one delta.
+ */
+export class ChatCompletionStream implements AsyncIterable<string> {
+  private started = false;
+  private parts: string[] = [];
+  #sessionId: string | undefined;
+  #finishReason: string | null | undefined;
+
+  constructor(
+    private readonly request: ChatCompletionRequest,
+    private readonly open: OpenChatStream,
+  ) {}
+
+  get text(): string {
+    return this.parts.join('');
+  }
+
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  get finishReason(): string | null | undefined {
+    return this.#finishReason;
+  }
+
+  /** Reads the whole reply and returns its text. */
+  async collect(): Promise<string> {
+    for await (const _delta of this) {
+      // deltas accumulate in `text`
+    }
+    return this.text;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<string> {
+    if (this.started) throw new Error('a chat completion stream can be read only once');
+    this.started = true;
+    const response = await this.open(this.request);
+    const body = response.body;
+    try {
+      const contentType = String(response.headers['content-type'] ?? '');
+      if (contentType.includes('application/json')) {
+        yield* this.fromJson(await readText(body));
+        return;
+      }
+      for await (const event of readSse(body as AsyncIterable<Uint8Array>)) {
+        const data = event.data.trim();
+        if (data === '[DONE]') return;
+        if (event.event === 'error') throw streamError(data);
+        yield* this.fromChunk(data);
+      }
+    } finally {
+      if (!body.destroyed) body.destroy();
+    }
+  }
+
+  private *fromChunk(data: string): Generator<string> {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      // Not JSON: a server that streams bare text. Keep it rather than lose the reply.
+      this.parts.push(data);
+      yield data;
+      return;
+    }
+    if (chunk && typeof chunk === 'object' && 'error' in chunk) throw streamError(JSON.stringify((chunk as { error: unknown }).error));
+    const typed = chunk as Partial<ChatCompletionChunk>;
+    if (typeof typed.session_id === 'string') this.#sessionId = typed.session_id;
+    for (const choice of Array.isArray(typed.choices) ? typed.choices : []) {
+      if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.#finishReason = choice.finish_reason;
+      const content = choice.delta?.content;
+      if (typeof content === 'string' && content !== '') {
+        this.parts.push(content);
+        yield content;
+      }
+    }
+  }
+
+  private *fromJson(text: string): Generator<string> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw streamError(`an unreadable answer: ${text.slice(0, 120)}`);
+    }
+    const record = parsed as { session_id?: unknown; choices?: Array<{ message?: { content?: unknown }; delta?: { content?: unknown }; finish_reason?: string | null }> };
+    if (typeof record.session_id === 'string') this.#sessionId = record.session_id;
+    for (const choice of record.choices ?? []) {
+      const content = choice.message?.content ?? choice.delta?.content;
+      if (choice.finish_reason !== undefined) this.#finishReason = choice.finish_reason;
+      if (typeof content === 'string' && content !== '') {
+        this.parts.push(content);
+        yield content;
+      }
+    }
+  }
+}
+
+function streamError(detail: string): ApiError {
+  return new ApiError({
+    code: 'api_error',
+    message: `POST /chat/completions failed: the service reported an error in the reply stream (${detail.slice(0, 200)}).`,
+    hint: 'Try the message again; check the agent id if it persists.',
+    status: 200,
+    method: 'POST',
+    path: '/chat/completions',
+    detail,
+    attempts: 1,
+  });
+}
+
+async function readText(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What a chat session is started with: the agent, and optionally a config and metadata for the session. */
+export interface ChatSessionOptions {
+  agentId: string;
+  agentConfig?: ChatCompletionRequest['agent']['agent_config'];
+  metadata?: Record<string, unknown>;
+  includeMetadataInPrompt?: boolean;
+  /** Earlier messages to continue from (e.g. a transcript saved from another session). */
+  history?: ChatMessage[];
+}
+
+/**
+ * A text conversation with an agent. The service keeps no conversation state between requests
+ * that the interface exposes, so the session is continued the way the chat format intends: each
+ * `send` posts the whole transcript so far plus the new user message, and the reply is appended as
+ * an `assistant` message once it has arrived in full. `end` posts `end_of_session: true`, which ends
+ * the session on the service (the end-of-call webhook fires with `call_status: chat_completion`).
+ *
+ * Turns are sequential: `send` refuses to start while the previous reply is still streaming.
+ */
+export class ChatSession {
+  private readonly history: ChatMessage[];
+  private busy = false;
+  private ended = false;
+  #sessionId: string | undefined;
+
+  constructor(
+    private readonly options: ChatSessionOptions,
+    private readonly complete: (request: ChatCompletionRequest) => ChatCompletionStream,
+  ) {
+    this.history = [...(options.history ?? [])];
+  }
+
+  /** The transcript so far (user and assistant messages). */
+  get messages(): readonly ChatMessage[] {
+    return this.history;
+  }
+
+  /** The service's session id, once a reply carried one. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Sends one user message; iterate the result for the reply's deltas. */
+  send(content: string): AsyncIterable<string> {
+    if (this.ended) throw new Error('this chat session has ended');
+    if (this.busy) throw new Error('the previous reply is still streaming');
+    const stream = this.complete(this.request([...this.history, { role: 'user', content }], false));
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        self.busy = true;
+        let complete = false;
+        try {
+          yield* stream;
+          complete = true;
+        } finally {
+          self.busy = false;
+          if (stream.sessionId) self.#sessionId = stream.sessionId;
+          // A reply cut short stays out of the transcript, and so does its question: the next turn
+          // starts from the last exchange the agent actually finished.
+          if (complete) self.history.push({ role: 'user', content }, { role: 'assistant', content: stream.text });
+        }
+      },
+    };
+  }
+
+  /** Ends the session on the service; safe to call more than once. */
+  async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.complete(this.request([...this.history], true)).collect();
+  }
+
+  private request(messages: ChatMessage[], endOfSession: boolean): ChatCompletionRequest {
+    const agent: ChatCompletionRequest['agent'] = { agent_id: this.options.agentId };
+    if (this.options.agentConfig !== undefined) agent.agent_config = this.options.agentConfig;
+    if (this.options.metadata !== undefined) agent.metadata = this.options.metadata;
+    if (this.options.includeMetadataInPrompt !== undefined) agent.include_metadata_in_prompt = this.options.includeMetadataInPrompt;
+    return { agent, messages, end_of_session: endOfSession };
+  }
+}

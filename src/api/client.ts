@@ -1,0 +1,542 @@
+import { validateAgainst } from '../schema/validate.js';
+import { VoxformError } from '../errors.js';
+import type {
+  Agent,
+  CallHistoriesQuery,
+  CallHistoriesResponse,
+  CallLogsQuery,
+  CallLogsResponse,
+  Campaign,
+  ChatCompletionRequest,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  CreateSipRequest,
+  CreateSipResponse,
+  EditCampaignInfoRequest,
+  GlobalCallHistoryRecord,
+  ImportPhoneRequest,
+  KnowledgeFileRecord,
+  Phone,
+  PresignedUrlRequest,
+  PresignedUrlResponse,
+  RegisterCallRequest,
+  RegisterCallResponse,
+  RegisterSipCallRequest,
+  RegisterSipCallResponse,
+  SetAgentFilesRequest,
+  SetCallerRequest,
+  SetCredentialRequest,
+  SetPhoneAgentRequest,
+  UpdateAgentRequest,
+} from '../schema/types.gen.js';
+import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './chat.js';
+import { errorFromBadAnswer, type FailureContext } from './errors.js';
+import { HttpTransport, type HttpResponse } from './http.js';
+import { resolveBaseUrl } from './regions.js';
+import { Requester, realSleep, requestInvalid, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
+import type { BackoffOptions, RetryMode } from './retry.js';
+import { inspectUploadFile, MAX_KNOWLEDGE_FILE_BYTES, multipartBody, storageFailure } from './upload.js';
+
+export interface ClientOptions {
+  /** The service's base URL; overrides `region`. May carry a path prefix. */
+  baseUrl?: string;
+  /** `us` (default) or `eu`: the regional gateway, when no `baseUrl` is given. */
+  region?: 'us' | 'eu';
+  /** The private key, sent raw in the `authorization` header and nowhere else. */
+  apiKey: string;
+  /** Requests on the wire at once across every origin (default 16); more calls wait their turn. */
+  maxInFlight?: number;
+  /** Deadline of one attempt, ms (default 30,000): until the whole answer is read, or until the headers of a stream. */
+  timeoutMs?: number;
+  /** Further attempts after a failure that may be retried (default 4, so at most 5 attempts). */
+  retries?: number;
+  /** Backoff tunables: base and maximum ceiling of the full-jitter backoff, cap on Retry-After. */
+  backoff?: BackoffOptions;
+  /** Sent as `user-agent` (default `voxform/<version>`). */
+  userAgent?: string;
+  /** Receives one line per attempt, answer and retry, `authorization` redacted (`VOXFORM_DEBUG=1`). */
+  debug?: (line: string) => void;
+  /** Called as each attempt is sent (progress, tracing). */
+  onRequest?: (event: RequestEvent) => void;
+  /** Called as each attempt ends, with its status or its transport failure. */
+  onResponse?: (event: ResponseEvent) => void;
+  /** Called before each retry, with the reason and the wait. */
+  onRetry?: (event: RetryEvent) => void;
+  /** Waits between attempts (default: a real timer). Tests pass an instant one. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The random source of the jitter (default `Math.random`). */
+  random?: () => number;
+  /** Largest knowledge file `uploadKnowledgeFile` accepts, bytes (default 50 MiB). */
+  maxUploadBytes?: number;
+}
+
+/** Filters of the call log (the page size and cursor are the iterator's business). */
+export type CallLogFilters = Omit<CallLogsQuery, 'limit' | 'start_after_ts'>;
+
+export interface IterateCallLogsOptions {
+  /** Records per request, 1–100 (default 100, the service's maximum). */
+  pageSize?: number;
+  /** Stop after this many records. */
+  max?: number;
+  /** Called after each page with the running total (progress displays). */
+  onPage?: (info: { page: number; records: number }) => void;
+}
+
+/** How an import ended: the service's answer, or — after a lost answer — the phone list showing the number. */
+export interface ImportPhoneResult {
+  phone: string;
+  confirmedBy: 'response' | 'phone_list';
+  /** The service's answer when there was one (its shape is not documented). */
+  response: unknown;
+}
+
+/** What `uploadKnowledgeFile` describes the file with. */
+export interface KnowledgeUploadOptions {
+  /** The file's display name in the knowledge base (default: the file's base name). */
+  name?: string;
+  description?: string;
+}
+
+/**
+ * The typed client of the voice-agent service: one method per operation of the spec, and the
+ * only code in voxform that talks to the service.
+ *
+ * Invariants:
+ * - **Bodies are checked before sending.** Every request body is validated against its schema;
+ *   a body the service would refuse with a 422 throws `api_request_invalid` and is never sent.
+ * - **Bounded concurrency.** Any number of calls may be pending; at most `maxInFlight` are on the
+ *   wire, over one keep-alive `undici.Pool` per origin. The rest wait in arrival order.
+ * - **Retries only where repeating is safe.** GET, PUT and the idempotent POSTs (`setCredential`,
+ *   `setCampaignCaller`, `setPhoneAgent`, `setAgentFiles`, `generatePresignedUrl`, and the
+ *   storage upload) are retried on 429, 502, 503, 504, connection errors and time-outs, with
+ *   full-jitter exponential backoff, honouring `Retry-After`. POSTs that create something
+ *   (`createApiKey`, `registerCall`, `registerSipCall`, `createSip`, `chatCompletions`,
+ *   `createKnowledgeFile`) are retried only when the service certainly did not act on them: a 429,
+ *   or a connection that was refused before anything was sent. `importPhone` re-reads the phone
+ *   list before each retry and stops when the number is there, so a number is never imported twice.
+ * - **Errors are `ApiError`s** with a stable code, the status, method, path, the service's detail
+ *   and 422 `loc`s, and one sentence saying what failed. The API key never appears in an error,
+ *   a debug line or a hook event.
+ * - **Tolerant parsing.** Action endpoints succeed on any 2xx (`{success: true}`, `"ok"`, or
+ *   nothing) unless the body says `success: false`; `createKnowledgeFile` takes a string id or an
+ *   object with `id`.
+ * - Ids are percent-encoded into paths (agent ids may start with `-`, phone ids carry `+`).
+ */
+export interface ApiClient {
+  /** The base URL requests go to (region preset or override, no trailing slash). */
+  readonly baseUrl: string;
+
+  /** POST /api_keys — creates a key; the answer holds `key` (shown once). Not retried unless refused (429). */
+  createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey>;
+  /** POST /user/credentials — stores (replaces) a provider credential. Idempotent, retried. */
+  setCredential(body: SetCredentialRequest): Promise<void>;
+  /** PUT /campaigns/{id}/info — sets a campaign's name and metadata flag; answers the campaign. */
+  editCampaignInfo(campaignId: string, body: EditCampaignInfoRequest): Promise<Campaign>;
+  /** POST /campaigns/{id}/set_caller — sets the caller number. Idempotent, retried. */
+  setCampaignCaller(campaignId: string, body: SetCallerRequest): Promise<void>;
+  /** POST /phones/{phone}/set_agent — binds an agent to a number. Idempotent, retried. */
+  setPhoneAgent(phone: string, body: SetPhoneAgentRequest): Promise<void>;
+  /** GET /phones — every phone number of the account. */
+  listPhones(): Promise<Phone[]>;
+  /** POST /phones/import — imports a number; before a retry, checks GET /phones so it is never imported twice. */
+  importPhone(body: ImportPhoneRequest): Promise<ImportPhoneResult>;
+  /** GET /agents/{id}. */
+  getAgent(agentId: string): Promise<Agent>;
+  /**
+   * PUT /agents/{id} — a top-level `config` key set to `null` asks the service to remove it; such
+   * keys are sent as they are (validation looks at the others).
+   */
+  updateAgent(agentId: string, body: UpdateAgentRequest): Promise<void>;
+  /** GET /agents/{id}/call-histories — one page (`start_at`, `limit`). */
+  listAgentCallHistories(agentId: string, query?: CallHistoriesQuery): Promise<CallHistoriesResponse>;
+  /** GET /call-logs — one page of the account's call log, newest first. */
+  listCallLogs(query?: CallLogsQuery): Promise<CallLogsResponse>;
+  /**
+   * Every record of the call log matching `filters`, newest first, walking the cursor page after
+   * page; no record is yielded twice and none is skipped, even when several share a timestamp
+   * across a page boundary (see docs/client.md). Pages are fetched as the loop asks for them.
+   */
+  iterateCallLogs(filters?: CallLogFilters, options?: IterateCallLogsOptions): AsyncIterable<GlobalCallHistoryRecord>;
+  /** POST /register_call — starts a call session. Not retried unless refused. */
+  registerCall(body: RegisterCallRequest): Promise<RegisterCallResponse>;
+  /** POST /register_sip_call. Not retried unless refused. */
+  registerSipCall(body: RegisterSipCallRequest): Promise<RegisterSipCallResponse>;
+  /** POST /sip — creates a SIP session. Not retried unless refused. */
+  createSip(body: CreateSipRequest): Promise<CreateSipResponse>;
+  /** POST /chat/completions — the reply as text deltas, as they stream in. Not retried unless refused. */
+  chatCompletions(body: ChatCompletionRequest): ChatCompletionStream;
+  /** A conversation: the transcript is carried from turn to turn; `end()` sends `end_of_session`. */
+  chatSession(options: ChatSessionOptions): ChatSession;
+  /** POST /knowledge/generate_presigned_url — an upload target (`url`, `fields`). Retried (it changes nothing). */
+  generatePresignedUrl(body: PresignedUrlRequest): Promise<PresignedUrlResponse>;
+  /** POST /knowledge/create_file — records an uploaded file; resolves to its id. Not retried unless refused. */
+  createKnowledgeFile(body: KnowledgeFileRecord): Promise<string>;
+  /** POST /knowledge/set_agent_files — replaces an agent's knowledge files. Idempotent, retried. */
+  setAgentFiles(body: SetAgentFilesRequest): Promise<void>;
+  /**
+   * presign → multipart POST of the file (every field, then the file, streamed from disk, MIME
+   * type from the extension) → create_file. Refuses a file over the size limit (50 MiB by default)
+   * before anything is sent. Resolves to the new file id.
+   */
+  uploadKnowledgeFile(filePath: string, options?: KnowledgeUploadOptions): Promise<string>;
+  /** Closes the connection pools once the requests already sent have finished. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_USER_AGENT = 'voxform/0.1.0';
+
+/** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region. */
+export function createClient(options: ClientOptions): ApiClient {
+  if (typeof options.apiKey !== 'string' || options.apiKey === '') {
+    throw new VoxformError('api_key_missing', 'No API key: set VOXFORM_API_KEY to your private key, or use --local for the embedded emulator.');
+  }
+  const baseUrl = resolveBaseUrl({ baseUrl: options.baseUrl, region: options.region });
+  const maxInFlight = options.maxInFlight ?? 16;
+  const transport = new HttpTransport({ maxInFlight });
+  const requester = new Requester({
+    transport,
+    baseUrl,
+    apiKey: options.apiKey,
+    timeoutMs: positive('timeoutMs', options.timeoutMs ?? 30_000),
+    retries: nonNegative('retries', options.retries ?? 4),
+    backoff: options.backoff ?? {},
+    userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+    debug: options.debug,
+    onRequest: options.onRequest,
+    onResponse: options.onResponse,
+    onRetry: options.onRetry,
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+  });
+  return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES);
+}
+
+class ServiceClient implements ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly requester: Requester,
+    private readonly apiKey: string,
+    private readonly maxUploadBytes: number,
+  ) {}
+
+  async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
+    check('POST /api_keys', 'CreateApiKeyRequest', body);
+    return this.json<CreatedApiKey>({ method: 'POST', path: '/api_keys', json: body, retry: 'refused-only' }, isObjectWith('key'));
+  }
+
+  async setCredential(body: SetCredentialRequest): Promise<void> {
+    check('POST /user/credentials', 'SetCredentialRequest', body);
+    await this.action({ method: 'POST', path: '/user/credentials', json: body, retry: 'safe' });
+  }
+
+  async editCampaignInfo(campaignId: string, body: EditCampaignInfoRequest): Promise<Campaign> {
+    const path = `/campaigns/${segment('campaign id', campaignId)}/info`;
+    check(`PUT ${path}`, 'EditCampaignInfoRequest', body);
+    const answer = await this.json<unknown>({ method: 'PUT', path, json: body, retry: 'safe', notFoundHint: 'Check the campaign id in your manifest.' }, () => true);
+    // The spec answers the campaign; tolerate an action-style answer by echoing what was set.
+    if (answer !== null && typeof answer === 'object' && 'id' in answer) return answer as Campaign;
+    return { id: campaignId, ...body };
+  }
+
+  async setCampaignCaller(campaignId: string, body: SetCallerRequest): Promise<void> {
+    const path = `/campaigns/${segment('campaign id', campaignId)}/set_caller`;
+    check(`POST ${path}`, 'SetCallerRequest', body);
+    await this.action({ method: 'POST', path, json: body, retry: 'safe', notFoundHint: 'Check the campaign id in your manifest.' });
+  }
+
+  async setPhoneAgent(phone: string, body: SetPhoneAgentRequest): Promise<void> {
+    const path = `/phones/${segment('phone number', phone)}/set_agent`;
+    check(`POST ${path}`, 'SetPhoneAgentRequest', body);
+    await this.action({ method: 'POST', path, json: body, retry: 'safe', notFoundHint: 'Check the phone number and the agent id in your manifest (import the number first if the account lacks it).' });
+  }
+
+  async listPhones(): Promise<Phone[]> {
+    const answer = await this.json<unknown>({ method: 'GET', path: '/phones', retry: 'safe' }, () => true);
+    // The spec answers an array; a wrapped list (`{phones: […]}` / `{items: […]}`) is tolerated.
+    if (Array.isArray(answer)) return answer as Phone[];
+    if (answer && typeof answer === 'object') {
+      for (const key of ['phones', 'items', 'data']) {
+        const list = (answer as Record<string, unknown>)[key];
+        if (Array.isArray(list)) return list as Phone[];
+      }
+    }
+    throw this.unexpected('GET', '/phones', 'a list of phones');
+  }
+
+  async importPhone(body: ImportPhoneRequest): Promise<ImportPhoneResult> {
+    check('POST /phones/import', 'ImportPhoneRequest', body);
+    const wanted = phoneDigits(body.phone);
+    const response = await this.requester.send({
+      method: 'POST',
+      path: '/phones/import',
+      json: body,
+      retry: 'safe',
+      // The import is not idempotent, so a retry is only sent once the phone list shows that no
+      // earlier attempt got through.
+      alreadyDone: async () => (await this.listPhones()).some((phone) => phoneDigits(phone.id) === wanted),
+    });
+    if (!response) return { phone: body.phone, confirmedBy: 'phone_list', response: undefined };
+    return { phone: body.phone, confirmedBy: 'response', response: this.checkAction(response, 'POST', '/phones/import') };
+  }
+
+  async getAgent(agentId: string): Promise<Agent> {
+    const path = `/agents/${segment('agent id', agentId)}`;
+    return this.json<Agent>({ method: 'GET', path, retry: 'safe', notFoundHint: 'Check the agent id in your manifest.' }, isObjectWith('config'));
+  }
+
+  async updateAgent(agentId: string, body: UpdateAgentRequest): Promise<void> {
+    const path = `/agents/${segment('agent id', agentId)}`;
+    // A top-level null asks the service to drop that key: not a value the schema describes.
+    const config = body.config && typeof body.config === 'object' ? Object.fromEntries(Object.entries(body.config).filter(([, value]) => value !== null)) : body.config;
+    check(`PUT ${path}`, 'UpdateAgentRequest', { ...body, config });
+    await this.action({ method: 'PUT', path, json: body, retry: 'safe', notFoundHint: 'Check the agent id in your manifest.' });
+  }
+
+  async listAgentCallHistories(agentId: string, query: CallHistoriesQuery = {}): Promise<CallHistoriesResponse> {
+    const path = `/agents/${segment('agent id', agentId)}/call-histories`;
+    check(`GET ${path}`, 'CallHistoriesQuery', query);
+    const answer = await this.json<CallHistoriesResponse | GlobalCallHistoryRecord[]>(
+      { method: 'GET', path, query: { ...query }, retry: 'safe', notFoundHint: 'Check the agent id.' },
+      (value) => Array.isArray(value) || isObjectWith('items')(value),
+    );
+    return Array.isArray(answer) ? { items: answer } : answer;
+  }
+
+  async listCallLogs(query: CallLogsQuery = {}): Promise<CallLogsResponse> {
+    check('GET /call-logs', 'CallLogsQuery', query);
+    return this.json<CallLogsResponse>({ method: 'GET', path: '/call-logs', query: { ...query }, retry: 'safe' }, isObjectWith('histories'));
+  }
+
+  iterateCallLogs(filters: CallLogFilters = {}, options: IterateCallLogsOptions = {}): AsyncIterable<GlobalCallHistoryRecord> {
+    return walkCallLogs((query) => this.listCallLogs(query), filters, options);
+  }
+
+  async registerCall(body: RegisterCallRequest): Promise<RegisterCallResponse> {
+    check('POST /register_call', 'RegisterCallRequest', body);
+    return this.json<RegisterCallResponse>({ method: 'POST', path: '/register_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.' }, isObjectWith('call_id'));
+  }
+
+  async registerSipCall(body: RegisterSipCallRequest): Promise<RegisterSipCallResponse> {
+    check('POST /register_sip_call', 'RegisterSipCallRequest', body);
+    return this.json<RegisterSipCallResponse>({ method: 'POST', path: '/register_sip_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.' }, isObjectWith('call_id'));
+  }
+
+  async createSip(body: CreateSipRequest): Promise<CreateSipResponse> {
+    check('POST /sip', 'CreateSipRequest', body);
+    return this.json<CreateSipResponse>({ method: 'POST', path: '/sip', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.' }, isObjectWith('sip'));
+  }
+
+  chatCompletions(body: ChatCompletionRequest): ChatCompletionStream {
+    check('POST /chat/completions', 'ChatCompletionRequest', body);
+    return new ChatCompletionStream(body, (request) =>
+      this.requester.stream({
+        method: 'POST',
+        path: '/chat/completions',
+        json: request,
+        retry: 'refused-only',
+        accept: 'text/event-stream',
+        notFoundHint: 'Check the agent id.',
+      }),
+    );
+  }
+
+  chatSession(options: ChatSessionOptions): ChatSession {
+    segment('agent id', options.agentId);
+    return new ChatSession(options, (request) => this.chatCompletions(request));
+  }
+
+  async generatePresignedUrl(body: PresignedUrlRequest): Promise<PresignedUrlResponse> {
+    check('POST /knowledge/generate_presigned_url', 'PresignedUrlRequest', body);
+    return this.json<PresignedUrlResponse>({ method: 'POST', path: '/knowledge/generate_presigned_url', json: body, retry: 'safe' }, (value) => isObjectWith('url')(value) && isObjectWith('fields')(value));
+  }
+
+  async createKnowledgeFile(body: KnowledgeFileRecord): Promise<string> {
+    check('POST /knowledge/create_file', 'KnowledgeFileRecord', body);
+    const answer = await this.json<unknown>({ method: 'POST', path: '/knowledge/create_file', json: body, retry: 'refused-only' }, () => true);
+    const id = fileIdOf(answer);
+    if (id === undefined) throw this.unexpected('POST', '/knowledge/create_file', 'a file id (a string, or an object with `id`)');
+    return id;
+  }
+
+  async setAgentFiles(body: SetAgentFilesRequest): Promise<void> {
+    check('POST /knowledge/set_agent_files', 'SetAgentFilesRequest', body);
+    await this.action({ method: 'POST', path: '/knowledge/set_agent_files', json: body, retry: 'safe', notFoundHint: 'Check the agent id and the knowledge file ids.' });
+  }
+
+  async uploadKnowledgeFile(filePath: string, options: KnowledgeUploadOptions = {}): Promise<string> {
+    const file = await inspectUploadFile(filePath, this.maxUploadBytes);
+    const target = await this.generatePresignedUrl({ filename: file.fileName });
+    let url: URL;
+    try {
+      url = new URL(target.url, this.baseUrl);
+    } catch {
+      throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'an upload URL');
+    }
+    const objectKey = target.fields.key;
+    if (typeof objectKey !== 'string' || objectKey === '') throw this.unexpected('POST', '/knowledge/generate_presigned_url', 'upload fields with a `key`');
+    await this.requester.send({
+      method: 'POST',
+      path: url.pathname,
+      absoluteUrl: url,
+      body: () => multipartBody(target.fields, file),
+      retry: 'safe', // the same key overwritten with the same bytes
+      describeFailure: (status, text, attempts) => storageFailure(url, status, text, attempts),
+    });
+    const record: KnowledgeFileRecord = { object_key: objectKey, name: options.name ?? file.fileName, file_type: file.contentType, size: file.size };
+    if (options.description !== undefined) record.description = options.description;
+    return this.createKnowledgeFile(record);
+  }
+
+  close(): Promise<void> {
+    return this.requester.transport.close();
+  }
+
+  /** Sends and parses a JSON answer, checking it looks like what the operation promises. */
+  private async json<T>(exchange: Exchange, looksRight: (value: unknown) => boolean): Promise<T> {
+    const response = await this.requester.send(exchange);
+    if (!response) throw new Error(`${exchange.method} ${exchange.path} was settled without an answer`);
+    const value = parseBody(response.body);
+    if (!looksRight(value)) throw this.unexpected(exchange.method, exchange.path, 'the documented answer', response.status);
+    return value as T;
+  }
+
+  /** Sends an action and checks its answer (`{success: true}`, `"ok"`, anything 2xx but `success: false`). */
+  private async action(exchange: Exchange): Promise<unknown> {
+    const response = await this.requester.send(exchange);
+    if (!response) return undefined;
+    return this.checkAction(response, exchange.method, exchange.path);
+  }
+
+  private checkAction(response: HttpResponse, method: string, path: string): unknown {
+    const value = parseBody(response.body);
+    if (value !== null && typeof value === 'object' && (value as { success?: unknown }).success === false) {
+      const detail = (value as { detail?: unknown; message?: unknown }).detail ?? (value as { message?: unknown }).message;
+      throw errorFromBadAnswer(response.status, '`success: false`', this.context(method, path), typeof detail === 'string' ? detail : undefined);
+    }
+    return value;
+  }
+
+  private unexpected(method: string, path: string, what: string, status = 200): VoxformError {
+    return errorFromBadAnswer(status, `something other than ${what}`, this.context(method, path));
+  }
+
+  private context(method: string, path: string): FailureContext {
+    return { method, path, attempts: 1, secret: this.apiKey };
+  }
+}
+
+/**
+ * Walks the call log newest first. The cursor is a timestamp (`next_cursor` = the `ts` of the
+ * page's last record), so records sharing the boundary timestamp could be skipped by a service that
+ * reads `start_after_ts` as "strictly older". Each later page is therefore asked from just above
+ * the cursor (the next representable number), which brings the boundary records again; the ones
+ * already yielded are recognised by id and dropped, as is anything newer than the cursor.
+ */
+async function* walkCallLogs(
+  fetchPage: (query: CallLogsQuery) => Promise<CallLogsResponse>,
+  filters: CallLogFilters,
+  options: IterateCallLogsOptions,
+): AsyncGenerator<GlobalCallHistoryRecord> {
+  const pageSize = options.pageSize ?? 100;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw new RangeError(`pageSize must be 1–100, not ${pageSize}`);
+  const max = options.max ?? Infinity;
+  let cursor: number | undefined;
+  /** Keys of the records yielded whose `ts` equals the cursor. */
+  let atCursor = new Set<string>();
+  let total = 0;
+  for (let page = 1; total < max; page++) {
+    const limit = Math.min(pageSize, max - total);
+    const answer = await fetchPage({ ...filters, limit, ...(cursor === undefined ? {} : { start_after_ts: nextUp(cursor) }) });
+    const records = Array.isArray(answer.histories) ? answer.histories : [];
+    let fresh = 0;
+    for (const record of records) {
+      if (cursor !== undefined && typeof record.ts === 'number') {
+        if (record.ts > cursor) continue;
+        if (record.ts === cursor && atCursor.has(recordKey(record))) continue;
+      }
+      yield record;
+      fresh++;
+      total++;
+      if (total >= max) break;
+    }
+    options.onPage?.({ page, records: total });
+    const next = answer.next_cursor;
+    if (!next || records.length === 0) return;
+    if (fresh === 0 && cursor !== undefined && next >= cursor) return; // no progress: the service repeats itself
+    if (next !== cursor) atCursor = new Set();
+    for (const record of records) if (record.ts === next) atCursor.add(recordKey(record));
+    cursor = next;
+  }
+}
+
+function recordKey(record: GlobalCallHistoryRecord): string {
+  return record.call_id ?? record.session_id ?? `${record.ts}|${record.agent_id}|${record.duration}`;
+}
+
+/** The smallest double greater than `x` (x ≥ 0). */
+export function nextUp(x: number): number {
+  if (!Number.isFinite(x) || x < 0) return x;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  view.setBigUint64(0, view.getBigUint64(0) + 1n);
+  return view.getFloat64(0);
+}
+
+/** Validates a body against its schema definition; our own mistake never reaches the service. */
+function check(operation: string, definition: string, body: unknown): void {
+  const issues = validateAgainst(definition, body);
+  if (issues.length > 0) throw requestInvalid(operation, issues);
+}
+
+/** An id as one path segment. Empty ids would address a different resource, so they are refused. */
+function segment(what: string, value: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new VoxformError('api_request_invalid', `voxform needs a non-empty ${what} to build this request.`, {
+      hint: `Check the ${what} in your manifest or on the command line.`,
+    });
+  }
+  return encodeURIComponent(value);
+}
+
+/** JSON when it parses (a JSON string `"ok"` included), else the raw text (a bare `ok`); empty → null. */
+function parseBody(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return trimmed;
+  }
+}
+
+function isObjectWith(key: string): (value: unknown) => boolean {
+  return (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && key in value;
+}
+
+function fileIdOf(answer: unknown): string | undefined {
+  if (typeof answer === 'string' && answer.trim() !== '') return answer.trim();
+  if (answer && typeof answer === 'object') {
+    for (const key of ['id', 'file_id']) {
+      const value = (answer as Record<string, unknown>)[key];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+  }
+  return undefined;
+}
+
+/** A number's digits with its leading `+`: `+1 (555) 123-0001` and `+15551230001` compare equal. */
+function phoneDigits(phone: string): string {
+  return `${phone.trim().startsWith('+') ? '+' : ''}${phone.replace(/\D/g, '')}`;
+}
+
+export type { RetryMode, RequestEvent, ResponseEvent, RetryEvent };
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, not ${value}`);
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number of at least 0, not ${value}`);
+  return value;
+}

@@ -1,0 +1,264 @@
+import { STATUS_CODES } from 'node:http';
+import { VoxformError } from '../errors.js';
+import { REDACTED } from '../util/redact.js';
+
+/**
+ * Stable codes of the errors the client throws. `api_rate_limited`, `api_unavailable` and
+ * `api_timeout` are only thrown once the retries the operation allows are used up.
+ */
+export type ApiErrorCode =
+  | 'api_unauthorized'
+  | 'api_not_found'
+  | 'api_validation'
+  | 'api_rate_limited'
+  | 'api_unavailable'
+  | 'api_timeout'
+  | 'api_error';
+
+/** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
+export interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+/**
+ * A request the service refused or could not answer. `message` is one sentence naming the method,
+ * the path and what the service said; `hint` says what to do about it. The API key never appears
+ * in either: whatever the service echoes back is scrubbed before the error is built.
+ */
+export class ApiError extends VoxformError {
+  declare readonly code: ApiErrorCode;
+  /** The HTTP status, or undefined when no answer arrived (connection error, time-out). */
+  readonly status: number | undefined;
+  readonly method: string;
+  /** The path as sent (ids percent-encoded), without the base URL and without the query. */
+  readonly path: string;
+  /** The service's `detail` as one string (422 issues joined as `loc: msg`), when it gave one. */
+  readonly detail: string | undefined;
+  /** The `loc` list of each 422 issue (e.g. `["body", "config", "voice"]`); empty otherwise. */
+  readonly loc: Array<Array<string | number>>;
+  /** The 422 issues as the service sent them; empty otherwise. */
+  readonly issues: ValidationIssue[];
+  /** How many times the request was sent (1 when it was not retried). */
+  readonly attempts: number;
+
+  constructor(init: {
+    code: ApiErrorCode;
+    message: string;
+    hint?: string | undefined;
+    status?: number | undefined;
+    method: string;
+    path: string;
+    detail?: string | undefined;
+    issues?: ValidationIssue[];
+    attempts: number;
+    cause?: unknown;
+  }) {
+    const issues = init.issues ?? [];
+    super(init.code, init.message, {
+      ...(init.hint === undefined ? {} : { hint: init.hint }),
+      details: { status: init.status, method: init.method, path: init.path, detail: init.detail, issues, attempts: init.attempts },
+      ...(init.cause === undefined ? {} : { cause: init.cause }),
+    });
+    this.name = 'ApiError';
+    this.status = init.status;
+    this.method = init.method;
+    this.path = init.path;
+    this.detail = init.detail;
+    this.issues = issues;
+    this.loc = issues.map((issue) => issue.loc);
+    this.attempts = init.attempts;
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+/** What the caller knows about a request when it fails, for the sentence and the hint. */
+export interface FailureContext {
+  method: string;
+  path: string;
+  attempts: number;
+  /** The private key, scrubbed from anything the service echoes back. */
+  secret: string;
+  /** What to check when the service answers 404 (e.g. "Check the agent id in your manifest."). */
+  notFoundHint?: string | undefined;
+}
+
+/** Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. */
+export function errorFromResponse(status: number, body: string, ctx: FailureContext): ApiError {
+  const parsed = parseErrorBody(scrub(body, ctx.secret));
+  const code = codeForStatus(status);
+  const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
+  const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
+  const message = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason)}${retried}.`;
+  return new ApiError({
+    code,
+    message,
+    hint: hintFor(code, ctx, parsed.issues),
+    status,
+    method: ctx.method,
+    path: ctx.path,
+    detail: parsed.detail,
+    issues: parsed.issues,
+    attempts: ctx.attempts,
+  });
+}
+
+/** A 2xx answer whose body says `success: false` (or is not what the operation promises). */
+export function errorFromBadAnswer(status: number, what: string, ctx: FailureContext, detail?: string): ApiError {
+  const scrubbed = detail === undefined ? undefined : scrub(detail, ctx.secret);
+  return new ApiError({
+    code: 'api_error',
+    message: `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} with ${what}${scrubbed ? ` (${clip(scrubbed)})` : ''}.`,
+    hint: 'The service did not apply the change; run again, and report it if it persists.',
+    status,
+    method: ctx.method,
+    path: ctx.path,
+    detail: scrubbed,
+    attempts: ctx.attempts,
+  });
+}
+
+/** No answer: the connection failed or the time-out passed. */
+export function errorFromTransport(kind: 'timeout' | 'connection', ctx: FailureContext & { origin: string; timeoutMs: number; cause: unknown }): ApiError {
+  const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
+  const where = `${ctx.method} ${displayPath(ctx.path)} failed`;
+  if (kind === 'timeout') {
+    return new ApiError({
+      code: 'api_timeout',
+      message: `${where}: the service at ${ctx.origin} did not answer within ${formatSeconds(ctx.timeoutMs)}${retried}.`,
+      hint: 'The service is slow or unreachable; try again later, or raise the time-out.',
+      method: ctx.method,
+      path: ctx.path,
+      attempts: ctx.attempts,
+      cause: ctx.cause,
+    });
+  }
+  const reason = transportReason(ctx.cause);
+  return new ApiError({
+    code: 'api_unavailable',
+    message: `${where}: could not reach the service at ${ctx.origin} (${reason})${retried}.`,
+    hint: 'Check the network and the base URL (--base-url, --region), or try again later.',
+    method: ctx.method,
+    path: ctx.path,
+    attempts: ctx.attempts,
+    cause: ctx.cause,
+  });
+}
+
+export function codeForStatus(status: number): ApiErrorCode {
+  if (status === 401 || status === 403) return 'api_unauthorized';
+  if (status === 404) return 'api_not_found';
+  if (status === 422) return 'api_validation';
+  if (status === 429) return 'api_rate_limited';
+  if (status >= 500) return 'api_unavailable';
+  return 'api_error';
+}
+
+function hintFor(code: ApiErrorCode, ctx: FailureContext, issues: ValidationIssue[]): string | undefined {
+  switch (code) {
+    case 'api_unauthorized':
+      return 'Check VOXFORM_API_KEY: it must be a private key of this account, for this region.';
+    case 'api_not_found':
+      return ctx.notFoundHint ?? 'Check the id in your manifest or on the command line.';
+    case 'api_validation':
+      if (issues.some((issue) => issue.loc[0] === 'header' && issue.loc[1] === 'authorization')) {
+        return 'Set VOXFORM_API_KEY to your private key.';
+      }
+      return 'The service rejected the values named above; check them in your manifest.';
+    case 'api_rate_limited':
+      return 'The service is limiting the request rate; lower --parallelism or try again in a minute.';
+    case 'api_unavailable':
+      return 'The service is unavailable right now; try again later.';
+    default:
+      return undefined;
+  }
+}
+
+/** `{detail: "…"}`, `{detail: [{loc, msg, type}]}`, `{message: "…"}` or plain text (HTML is dropped). */
+export function parseErrorBody(body: string): { detail: string | undefined; issues: ValidationIssue[] } {
+  const text = body.trim();
+  if (text === '') return { detail: undefined, issues: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    if (text.startsWith('<')) return { detail: undefined, issues: [] };
+    return { detail: text, issues: [] };
+  }
+  if (typeof json === 'string') return { detail: json, issues: [] };
+  if (json === null || typeof json !== 'object') return { detail: text, issues: [] };
+  const record = json as Record<string, unknown>;
+  const detail = record.detail;
+  if (typeof detail === 'string') return { detail, issues: [] };
+  if (Array.isArray(detail)) {
+    const issues = detail.filter(isIssueLike).map((item) => ({
+      loc: Array.isArray(item.loc) ? item.loc.filter((part): part is string | number => typeof part === 'string' || typeof part === 'number') : [],
+      msg: typeof item.msg === 'string' ? item.msg : 'is invalid',
+      type: typeof item.type === 'string' ? item.type : 'invalid',
+    }));
+    const joined = issues.map((issue) => (issue.loc.length > 0 ? `${issue.loc.join('.')}: ${issue.msg}` : issue.msg)).join('; ');
+    return { detail: joined === '' ? undefined : joined, issues };
+  }
+  if (typeof record.message === 'string') return { detail: record.message, issues: [] };
+  if (typeof record.error === 'string') return { detail: record.error, issues: [] };
+  return { detail: undefined, issues: [] };
+}
+
+function isIssueLike(value: unknown): value is { loc?: unknown[]; msg?: unknown; type?: unknown } {
+  return value !== null && typeof value === 'object';
+}
+
+/** Replaces every occurrence of the key; a key shorter than 4 characters is left to the CLI's registry. */
+export function scrub(text: string, secret: string): string {
+  if (secret.length < 4) return text;
+  return text.split(secret).join(REDACTED);
+}
+
+/** The path as a person reads it: `%2B` back to `+`, but the string stays one token. */
+export function displayPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 300 ? `${oneLine.slice(0, 299)}…` : oneLine;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A short reason for a connection failure: the system or undici code when there is one. */
+export function transportReason(error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'the connection was dropped';
+  if (code === 'ENOTFOUND') return 'host not found';
+  if (code !== undefined) return code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The `code` of an error or of the first error in its `cause` chain that has one. */
+export function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    // AggregateError (happy-eyeballs connect) carries the real errors in `errors`.
+    const errors = (current as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.length > 0) {
+      current = errors[0];
+      continue;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

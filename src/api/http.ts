@@ -1,0 +1,228 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
+import { errorCode } from './errors.js';
+
+/** A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`the in-flight limit must be a whole number of at least 1, not ${limit}`);
+  }
+
+  /** Requests currently holding a slot. */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** Requests waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the slot straight to the next waiter, so a freed slot is never raced for. */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+/** One HTTP exchange, as the transport sends it. */
+export interface HttpRequest {
+  /** `https://host:port` (no path). */
+  origin: string;
+  /** Path and query, starting with `/`. */
+  path: string;
+  method: 'GET' | 'PUT' | 'POST';
+  headers: Record<string, string>;
+  /** A body that is sent once; a stream cannot be replayed, so retries must build a new one. */
+  body?: string | Uint8Array | Readable | undefined;
+  /** The deadline of this attempt: until the whole answer is read, or until the headers when streaming. */
+  timeoutMs: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A response whose body is still arriving; its slot is held until the body ends or is destroyed. */
+export interface HttpStreamResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
+
+/** The attempt's own deadline passed (or undici's header/body inactivity timer fired). */
+export class TransportTimeoutError extends Error {
+  readonly code = 'VOXFORM_TIMEOUT';
+  constructor(timeoutMs: number, cause?: unknown) {
+    super(`no answer within ${timeoutMs} ms`, cause === undefined ? undefined : { cause });
+    this.name = 'TransportTimeoutError';
+  }
+}
+
+export function isTimeout(error: unknown): boolean {
+  if (error instanceof TransportTimeoutError) return true;
+  const code = errorCode(error);
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+}
+
+export interface HttpTransportOptions {
+  /** Requests on the wire at once, across every origin; also the socket count of each pool. */
+  maxInFlight: number;
+  /** Connect time-out per socket (ms). */
+  connectTimeoutMs?: number;
+  /** How long an idle keep-alive socket is kept (ms). */
+  keepAliveTimeoutMs?: number;
+}
+
+/**
+ * The wire: one undici `Pool` per origin (keep-alive sockets, reused across requests), a semaphore
+ * that bounds the requests in flight across all origins (1,000 concurrent calls queue here instead
+ * of opening 1,000 sockets), and a deadline per attempt. It sends one attempt; retrying is the
+ * caller's business.
+ */
+export class HttpTransport {
+  private readonly pools = new Map<string, Pool>();
+  private readonly slots: Semaphore;
+  private closed = false;
+
+  constructor(private readonly options: HttpTransportOptions) {
+    this.slots = new Semaphore(options.maxInFlight);
+  }
+
+  /** Requests holding a slot / waiting for one (for progress displays and tests). */
+  get load(): { inFlight: number; queued: number } {
+    return { inFlight: this.slots.inFlight, queued: this.slots.queued };
+  }
+
+  /** Sends the request and reads the whole body as text. */
+  async send(request: HttpRequest): Promise<HttpResponse> {
+    await this.slots.acquire();
+    const deadline = new Deadline(request.timeoutMs);
+    try {
+      const response = await this.pool(request.origin).request({
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        body: request.body ?? null,
+        signal: deadline.signal,
+        headersTimeout: request.timeoutMs,
+        bodyTimeout: request.timeoutMs,
+      });
+      const body = await response.body.text();
+      return { status: response.statusCode, headers: response.headers, body };
+    } catch (error) {
+      throw deadline.explain(error, request.timeoutMs);
+    } finally {
+      deadline.clear();
+      this.slots.release();
+    }
+  }
+
+  /**
+   * Sends the request and hands back the body as a stream (server-sent events). The deadline covers
+   * the wait for the headers; after that, the body may take as long as it likes provided no gap
+   * between chunks exceeds `timeoutMs`. The slot is released when the body ends or is destroyed.
+   */
+  async stream(request: HttpRequest): Promise<HttpStreamResponse> {
+    await this.slots.acquire();
+    const deadline = new Deadline(request.timeoutMs);
+    let handedOver = false;
+    try {
+      const response = await this.pool(request.origin).request({
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        body: request.body ?? null,
+        signal: deadline.signal,
+        headersTimeout: request.timeoutMs,
+        bodyTimeout: request.timeoutMs,
+      });
+      deadline.clear();
+      const body = response.body as unknown as Readable;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.slots.release();
+      };
+      body.once('close', release);
+      body.once('end', release);
+      body.once('error', release);
+      handedOver = true;
+      return { status: response.statusCode, headers: response.headers, body };
+    } catch (error) {
+      throw deadline.explain(error, request.timeoutMs);
+    } finally {
+      deadline.clear();
+      if (!handedOver) this.slots.release();
+    }
+  }
+
+  /** Closes every pool, letting requests already sent finish. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+
+  private pool(origin: string): Pool {
+    if (this.closed) throw new Error('the API client is closed');
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: this.options.maxInFlight,
+        pipelining: 1,
+        keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 10_000,
+        connect: { timeout: this.options.connectTimeoutMs ?? 10_000 },
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+}
+
+/** A per-attempt timer that aborts the request, and remembers that it did. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private fired = false;
+
+  constructor(ms: number) {
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort(new TransportTimeoutError(ms));
+    }, ms);
+    this.timer.unref?.();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  /** Our own abort becomes a `TransportTimeoutError`; anything else passes through. */
+  explain(error: unknown, ms: number): unknown {
+    if (this.fired && !(error instanceof TransportTimeoutError)) return new TransportTimeoutError(ms, error);
+    return error;
+  }
+}

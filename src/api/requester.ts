@@ -1,0 +1,258 @@
+import { STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+import { VoxformError } from '../errors.js';
+import { REDACTED } from '../util/redact.js';
+import { ApiError, errorCode, errorFromResponse, errorFromTransport, scrub, transportReason } from './errors.js';
+import { HttpTransport, isTimeout, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
+import { DEFAULT_BACKOFF, isConnectionError, parseRetryAfter, retryDelay, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
+
+/** An attempt is about to be sent (for progress displays and debugging). */
+export interface RequestEvent {
+  method: string;
+  /** Path as sent, without the base URL or the query. */
+  path: string;
+  /** 1 for the first try. */
+  attempt: number;
+}
+
+/** An attempt finished: with a status, or with a transport error (`status` undefined). */
+export interface ResponseEvent extends RequestEvent {
+  status: number | undefined;
+  durationMs: number;
+  /** Set when no answer arrived: `timeout` or the connection error's code. */
+  failure?: string;
+}
+
+/** An attempt failed and another follows after `delayMs`. */
+export interface RetryEvent extends RequestEvent {
+  /** Why: `503 Service Unavailable`, `429 Too Many Requests`, `ECONNRESET`, `timeout`, … */
+  reason: string;
+  status: number | undefined;
+  /** The wait before the next attempt: the service's Retry-After when it sent one, else the backoff. */
+  delayMs: number;
+  /** The service's Retry-After, in ms, when it sent one (already capped). */
+  retryAfterMs: number | undefined;
+}
+
+export interface RequesterOptions {
+  transport: HttpTransport;
+  /** Validated base URL, no trailing slash; may carry a path prefix. */
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  retries: number;
+  backoff: BackoffOptions;
+  userAgent: string;
+  debug: ((line: string) => void) | undefined;
+  onRequest: ((event: RequestEvent) => void) | undefined;
+  onResponse: ((event: ResponseEvent) => void) | undefined;
+  onRetry: ((event: RetryEvent) => void) | undefined;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+}
+
+/** One logical request: the attempts it may take and how its body and failures are built. */
+export interface Exchange {
+  method: HttpRequest['method'];
+  /** Path below the base URL, ids already encoded. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  /** A JSON body (serialized once, resent as is on a retry). */
+  json?: unknown;
+  /** A body built afresh for every attempt (streams cannot be replayed), with its own headers. */
+  body?: () => { body: string | Uint8Array | Readable; headers: Record<string, string> };
+  retry: RetryMode;
+  /** An absolute URL instead of base URL + path (the presigned upload target); no `authorization` is sent there. */
+  absoluteUrl?: URL;
+  accept?: string;
+  notFoundHint?: string;
+  /** Builds the error for a non-2xx answer instead of the service-style one (the storage upload). */
+  describeFailure?: (status: number, body: string, attempts: number) => ApiError;
+  /**
+   * Runs before each retry; answering `true` stops and counts the request as done (the phone
+   * import re-reads the phone list: a number that is there now was imported by an attempt whose
+   * answer was lost).
+   */
+  alreadyDone?: () => Promise<boolean>;
+}
+
+/** What `send` returns: the answer, or `undefined` when `alreadyDone` settled it. */
+export type ExchangeResult = HttpResponse | undefined;
+
+/**
+ * The attempt loop shared by every operation: builds the URL and headers, writes the debug lines,
+ * calls the hooks, and retries what the exchange's `RetryMode` allows, waiting `Retry-After` or a
+ * jittered backoff. It never puts the API key anywhere but the `authorization` header.
+ */
+export class Requester {
+  private readonly origin: string;
+  private readonly prefix: string;
+
+  constructor(private readonly options: RequesterOptions) {
+    const url = new URL(options.baseUrl);
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/+$/, '');
+  }
+
+  get transport(): HttpTransport {
+    return this.options.transport;
+  }
+
+  /** Sends with retries; resolves to a 2xx answer (body read whole), or throws an `ApiError`. */
+  async send(exchange: Exchange): Promise<ExchangeResult> {
+    return (await this.attempts(exchange, false)) as HttpResponse | undefined;
+  }
+
+  /**
+   * Like `send`, but a 2xx answer comes back with its body still open (server-sent events); the
+   * deadline then covers only the wait for the headers. The caller must consume or destroy the body.
+   */
+  async stream(exchange: Exchange): Promise<HttpStreamResponse> {
+    const response = (await this.attempts(exchange, true)) as HttpStreamResponse | undefined;
+    if (!response) throw new Error('a streamed exchange cannot be settled by alreadyDone');
+    return response;
+  }
+
+  private async attempts(exchange: Exchange, streaming: boolean): Promise<HttpResponse | HttpStreamResponse | undefined> {
+    const target = this.target(exchange);
+    const json = exchange.json === undefined ? undefined : JSON.stringify(exchange.json);
+    const maxAttempts = exchange.retry === 'never' ? 1 : this.options.retries + 1;
+    const transport = this.options.transport;
+    for (let attempt = 1; ; attempt++) {
+      const request = this.buildRequest(exchange, target, json);
+      const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
+      this.options.onRequest?.(event);
+      this.log(`→ ${exchange.method} ${target.logUrl} (attempt ${attempt}${streaming ? ', streaming' : ''}) ${this.describeHeaders(request.headers)}`);
+      const started = performance.now();
+      let response: HttpResponse | HttpStreamResponse | undefined;
+      let failure: unknown;
+      try {
+        response = streaming ? await transport.stream(request) : await transport.send(request);
+      } catch (error) {
+        failure = error;
+      }
+      const durationMs = Math.round(performance.now() - started);
+
+      if (response) {
+        this.options.onResponse?.({ ...event, status: response.status, durationMs });
+        const size = typeof response.body === 'string' ? ` (${Buffer.byteLength(response.body)} bytes)` : '';
+        this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
+        if (response.status >= 200 && response.status < 300) return response;
+        const body = typeof response.body === 'string' ? response.body : await readAll(response.body);
+        if (attempt < maxAttempts && shouldRetry(exchange.retry, { status: response.status })) {
+          const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.options.backoff.maxRetryAfterMs ?? DEFAULT_BACKOFF.maxRetryAfterMs);
+          if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs)) return undefined;
+          continue;
+        }
+        throw exchange.describeFailure
+          ? exchange.describeFailure(response.status, body, attempt)
+          : errorFromResponse(response.status, body, this.failureContext(exchange, target, attempt));
+      }
+
+      const timedOut = isTimeout(failure);
+      const code = timedOut ? 'timeout' : (errorCode(failure) ?? 'error');
+      this.options.onResponse?.({ ...event, status: undefined, durationMs, failure: code });
+      this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${timedOut ? 'timeout' : transportReason(failure)}`);
+      if (!timedOut && !isTransportError(failure)) throw failure; // a bug or a local problem (a file read), not the network
+      if (attempt < maxAttempts && shouldRetry(exchange.retry, { error: failure, timedOut })) {
+        if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
+        continue;
+      }
+      throw errorFromTransport(timedOut ? 'timeout' : 'connection', {
+        ...this.failureContext(exchange, target, attempt),
+        origin: target.origin,
+        timeoutMs: this.options.timeoutMs,
+        cause: failure,
+      });
+    }
+  }
+
+  /** Writes a debug line, scrubbed of the key whatever it holds. */
+  log(line: string): void {
+    if (this.options.debug) this.options.debug(`[voxform api] ${scrub(line, this.options.apiKey)}`);
+  }
+
+  private async pause(exchange: Exchange, event: RequestEvent, reason: string, status: number | undefined, retryAfterMs: number | undefined): Promise<boolean> {
+    const delayMs = retryDelay(event.attempt, retryAfterMs, this.options.backoff, this.options.random);
+    this.options.onRetry?.({ ...event, reason, status, delayMs, retryAfterMs });
+    this.log(`↻ ${event.method} ${event.path}: ${reason}; attempt ${event.attempt + 1} in ${delayMs} ms${retryAfterMs === undefined ? '' : ' (Retry-After)'}`);
+    await this.options.sleep(delayMs);
+    if (exchange.alreadyDone && (await exchange.alreadyDone())) {
+      this.log(`✓ ${event.method} ${event.path}: already done, not sent again`);
+      return true;
+    }
+    return false;
+  }
+
+  private target(exchange: Exchange): { origin: string; path: string; displayPath: string; logUrl: string } {
+    if (exchange.absoluteUrl) {
+      const url = exchange.absoluteUrl;
+      // A presigned target's query is its signature: keep it on the wire, out of the logs.
+      return { origin: url.origin, path: `${url.pathname}${url.search}`, displayPath: url.pathname, logUrl: `${url.origin}${url.pathname}` };
+    }
+    const query = buildQuery(exchange.query);
+    const path = `${this.prefix}${exchange.path}${query}`;
+    return { origin: this.origin, path, displayPath: exchange.path, logUrl: `${this.origin}${path}` };
+  }
+
+  private buildRequest(exchange: Exchange, target: { origin: string; path: string }, json: string | undefined): HttpRequest {
+    const headers: Record<string, string> = { 'user-agent': this.options.userAgent, accept: exchange.accept ?? 'application/json' };
+    if (!exchange.absoluteUrl) headers.authorization = this.options.apiKey;
+    let body: HttpRequest['body'];
+    if (json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = json;
+    } else if (exchange.body) {
+      const built = exchange.body();
+      Object.assign(headers, built.headers);
+      body = built.body;
+    }
+    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: this.options.timeoutMs };
+  }
+
+  private describeHeaders(headers: Record<string, string>): string {
+    const shown = Object.entries(headers).map(([name, value]) => `${name}: ${name === 'authorization' ? REDACTED : value}`);
+    return `{${shown.join(', ')}}`;
+  }
+
+  private failureContext(exchange: Exchange, target: { displayPath: string }, attempts: number) {
+    return { method: exchange.method, path: target.displayPath, attempts, secret: this.options.apiKey, notFoundHint: exchange.notFoundHint };
+  }
+}
+
+/** Builds the default sleep: a real timer (tests inject an instant one). */
+export const realSleep = (ms: number): Promise<void> => (ms <= 0 ? Promise.resolve() : delay(ms));
+
+function buildQuery(query: Exchange['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.append(key, String(value));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** Errors that mean the exchange failed on the way (the network, the socket, the HTTP framing). */
+function isTransportError(error: unknown): boolean {
+  if (isConnectionError(error)) return true;
+  const code = errorCode(error);
+  return code !== undefined && (code.startsWith('UND_ERR_') || code.startsWith('HPE_') || code === 'ENOTFOUND');
+}
+
+async function readAll(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Thrown when our own code built a body the schema rejects: a bug, caught before the service sees it. */
+export function requestInvalid(operation: string, issues: Array<{ path: Array<string | number>; message: string }>): VoxformError {
+  const listed = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'} ${issue.message}`)
+    .join('; ');
+  return new VoxformError('api_request_invalid', `voxform built an invalid request for ${operation}: ${listed}${issues.length > 5 ? `; and ${issues.length - 5} more` : ''}.`, {
+    hint: 'The request was not sent. If the values come from your manifest, run `voxform validate`; otherwise this is a bug in voxform: please report it.',
+    details: { operation, issues: issues.map((issue) => ({ path: issue.path, message: issue.message })) },
+  });
+}

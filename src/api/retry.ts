@@ -1,0 +1,103 @@
+import { errorCode } from './errors.js';
+
+/**
+ * When a request is repeated.
+ *
+ * - `safe`: GET, PUT and the POSTs whose effect does not depend on how often they run. Retried on
+ *   429, 502, 503, 504, connection errors and time-outs.
+ * - `refused-only`: POSTs that create something (an API key, a call, a SIP session, a file record, a
+ *   chat turn). Retried only when the service certainly did not act: a 429 (the service refused the
+ *   request) or a connection that was never established (ECONNREFUSED). A 5xx, a dropped connection
+ *   or a time-out leaves the outcome unknown, so the error goes to the caller.
+ * - `never`: not retried at all (the phone import runs its own check-then-retry loop on top).
+ */
+export type RetryMode = 'safe' | 'refused-only' | 'never';
+
+/** Tunables of the backoff; the defaults suit the hosted service. */
+export interface BackoffOptions {
+  /** First backoff ceiling (ms); the n-th retry waits a random time in [0, min(maxMs, baseMs·2ⁿ⁻¹)]. Default 250. */
+  baseMs?: number;
+  /** Largest backoff ceiling (ms). Default 8,000. */
+  maxMs?: number;
+  /** Longest `Retry-After` honoured (ms); a longer one is waited this long. Default 60,000. */
+  maxRetryAfterMs?: number;
+}
+
+export const DEFAULT_BACKOFF: Required<BackoffOptions> = { baseMs: 250, maxMs: 8_000, maxRetryAfterMs: 60_000 };
+
+/** Statuses worth another attempt: the service is busy or a gateway in front of it is. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/** Connection failures after which the request may not have reached the service. */
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Failures where the request certainly never left this machine. */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN']);
+
+export function isConnectionError(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && CONNECTION_CODES.has(code);
+}
+
+/** Whether another attempt may follow a failed one, given how the operation may be repeated. */
+export function shouldRetry(mode: RetryMode, failure: { status?: number; error?: unknown; timedOut?: boolean }): boolean {
+  if (mode === 'never') return false;
+  if (failure.status !== undefined) {
+    if (mode === 'refused-only') return failure.status === 429;
+    return RETRYABLE_STATUSES.has(failure.status);
+  }
+  if (mode === 'refused-only') {
+    const code = errorCode(failure.error);
+    return !failure.timedOut && code !== undefined && NOT_SENT_CODES.has(code);
+  }
+  return failure.timedOut === true || isConnectionError(failure.error);
+}
+
+/**
+ * The wait before retry number `retry` (1-based): full jitter, a uniform random time between 0 and
+ * the exponential ceiling, which spreads a crowd of clients that failed together.
+ */
+export function backoffDelay(retry: number, options: BackoffOptions = {}, random: () => number = Math.random): number {
+  const base = options.baseMs ?? DEFAULT_BACKOFF.baseMs;
+  const max = options.maxMs ?? DEFAULT_BACKOFF.maxMs;
+  const ceiling = Math.min(max, base * 2 ** Math.max(0, retry - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * `Retry-After` in milliseconds: delta-seconds (`"2"`, `"1.5"`) or an HTTP date, capped at
+ * `maxMs`. Undefined when the header is absent or unreadable (the backoff applies then).
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now(), maxMs: number = DEFAULT_BACKOFF.maxRetryAfterMs): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (text === '') return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    ms = Number(text) * 1000;
+  } else {
+    const date = Date.parse(text);
+    if (Number.isNaN(date)) return undefined;
+    ms = date - now;
+  }
+  return Math.min(maxMs, Math.max(0, Math.ceil(ms)));
+}
+
+/** The wait before the next attempt: the service's `Retry-After` when it sent one, else the jittered backoff. */
+export function retryDelay(retry: number, retryAfterMs: number | undefined, options: BackoffOptions = {}, random?: () => number): number {
+  return retryAfterMs ?? backoffDelay(retry, options, random);
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { VoxformError } from '../errors.js';
+import { ApiError, codeForStatus } from './errors.js';
+import { mimeTypeFor } from './mime.js';
+
+/**
+ * The largest knowledge file voxform uploads: 50 MiB. The service documents no limit; presigned
+ * POST policies usually carry one, and a knowledge base is meant for documents, not media. Checking
+ * before the upload turns a late, cryptic refusal from the storage into one clear sentence.
+ */
+export const MAX_KNOWLEDGE_FILE_BYTES = 50 * 1024 * 1024;
+
+/** A file on disk ready to be sent: its size is fixed at inspection and checked again while streaming. */
+export interface UploadFile {
+  path: string;
+  /** The name sent in the multipart part and to generate_presigned_url (the base name). */
+  fileName: string;
+  contentType: string;
+  size: number;
+}
+
+/** Checks that the file exists, is a regular file and is within the limit. */
+export async function inspectUploadFile(filePath: string, maxBytes: number = MAX_KNOWLEDGE_FILE_BYTES): Promise<UploadFile> {
+  let info;
+  try {
+    info = await stat(filePath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new VoxformError('knowledge_file_unreadable', `Cannot read the knowledge file ${filePath}: ${code === 'ENOENT' ? 'it does not exist' : (code ?? String(error))}.`, {
+      hint: 'Check the `file:` path of the knowledge entry (it is relative to the manifest).',
+      cause: error,
+    });
+  }
+  if (!info.isFile()) {
+    throw new VoxformError('knowledge_file_unreadable', `The knowledge file ${filePath} is not a regular file.`, {
+      hint: 'Point the knowledge entry at a single file (pdf, txt, md, docx, …).',
+    });
+  }
+  if (info.size > maxBytes) {
+    throw new VoxformError('knowledge_file_too_large', `The knowledge file ${filePath} is ${formatBytes(info.size)}; voxform uploads knowledge files of at most ${formatBytes(maxBytes)}.`, {
+      hint: 'Split the document into smaller files, or trim it.',
+      details: { path: filePath, size: info.size, limit: maxBytes },
+    });
+  }
+  const fileName = path.basename(filePath);
+  return { path: filePath, fileName, contentType: mimeTypeFor(fileName), size: info.size };
+}
+
+/**
+ * A `multipart/form-data` body for a presigned POST: every field in the order given, then the file
+ * part last (storage services ignore fields after the file). The length is computed up front (the
+ * storage wants a Content-Length, not chunked encoding) and the file is streamed from disk, so a
+ * 50 MiB file never sits in memory. Call it once per attempt: a stream cannot be replayed.
+ */
+export function multipartBody(fields: Readonly<Record<string, string | undefined>>, file: UploadFile): { body: Readable; headers: Record<string, string> } {
+  const boundary = `----voxform${randomBytes(12).toString('hex')}`;
+  const head: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeQuoted(name)}"\r\n\r\n${value}\r\n`, 'utf8'));
+  }
+  head.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escapeQuoted(file.fileName)}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+      'utf8',
+    ),
+  );
+  const preamble = Buffer.concat(head);
+  const trailer = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+  const length = preamble.length + file.size + trailer.length;
+
+  async function* parts(): AsyncGenerator<Buffer> {
+    yield preamble;
+    let sent = 0;
+    if (file.size > 0) {
+      for await (const chunk of createReadStream(file.path, { start: 0, end: file.size - 1 })) {
+        sent += (chunk as Buffer).length;
+        yield chunk as Buffer;
+      }
+    }
+    if (sent !== file.size) {
+      throw new VoxformError('knowledge_file_changed', `The knowledge file ${file.path} changed while it was being uploaded (${sent} of ${file.size} bytes read).`, {
+        hint: 'Run again once nothing else is writing the file.',
+      });
+    }
+    yield trailer;
+  }
+
+  return {
+    body: Readable.from(parts(), { objectMode: false }),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(length) },
+  };
+}
+
+/** The error for a refused upload: S3-style XML (`<Code>`, `<Message>`) or whatever text came back. */
+export function storageFailure(url: URL, status: number, body: string, attempts: number): ApiError {
+  const code = /<Code>([^<]*)<\/Code>/.exec(body)?.[1];
+  const text = /<Message>([^<]*)<\/Message>/.exec(body)?.[1];
+  let detail = [code, text].filter(Boolean).join(': ');
+  if (detail === '' && !body.trimStart().startsWith('<')) detail = body.trim().slice(0, 200);
+  if (detail === '') detail = 'no reason given';
+  const target = `${url.origin}${url.pathname}`;
+  return new ApiError({
+    code: codeForStatus(status),
+    message: `POST ${target} (knowledge upload) failed: the storage answered ${status} ${detail}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}.`,
+    hint:
+      status === 400 && /EntityTooLarge/i.test(body)
+        ? 'The file is larger than the upload target accepts; split it into smaller files.'
+        : 'The presigned upload target refused the file (it may have expired); run again.',
+    status,
+    method: 'POST',
+    path: url.pathname,
+    detail,
+    attempts,
+  });
+}
+
+/** Quotes in a Content-Disposition parameter, as browsers encode them. */
+function escapeQuoted(value: string): string {
+  return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
