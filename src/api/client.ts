@@ -132,10 +132,10 @@ export interface ApiClient {
   setCredential(body: SetCredentialRequest): Promise<void>;
   /** PUT /campaigns/{id}/info — sets a campaign's name and metadata flag; answers the campaign. */
   editCampaignInfo(campaignId: string, body: EditCampaignInfoRequest): Promise<Campaign>;
-  /** POST /campaigns/{id}/set_caller — sets the caller number. Idempotent, retried. */
-  setCampaignCaller(campaignId: string, body: SetCallerRequest): Promise<void>;
-  /** POST /phones/{phone}/set_agent — binds an agent to a number. Idempotent, retried. */
-  setPhoneAgent(phone: string, body: SetPhoneAgentRequest): Promise<void>;
+  /** POST /campaigns/{id}/set_caller `{caller}` — sets the caller number. Idempotent, retried. */
+  setCampaignCaller(campaignId: string, caller: string): Promise<void>;
+  /** POST /phones/{phone}/set_agent `{agent_id}` — binds an agent to a number. Idempotent, retried. */
+  setPhoneAgent(phone: string, agentId: string): Promise<void>;
   /** GET /phones — every phone number of the account. */
   listPhones(): Promise<Phone[]>;
   /** POST /phones/import — imports a number; before a retry, checks GET /phones so it is never imported twice. */
@@ -238,13 +238,15 @@ class ServiceClient implements ApiClient {
     return { id: campaignId, ...body };
   }
 
-  async setCampaignCaller(campaignId: string, body: SetCallerRequest): Promise<void> {
+  async setCampaignCaller(campaignId: string, caller: string): Promise<void> {
+    const body: SetCallerRequest = { caller };
     const path = `/campaigns/${segment('campaign id', campaignId)}/set_caller`;
     check(`POST ${path}`, 'SetCallerRequest', body);
     await this.action({ method: 'POST', path, json: body, retry: 'safe', notFoundHint: 'Check the campaign id in your manifest.' });
   }
 
-  async setPhoneAgent(phone: string, body: SetPhoneAgentRequest): Promise<void> {
+  async setPhoneAgent(phone: string, agentId: string): Promise<void> {
+    const body: SetPhoneAgentRequest = { agent_id: agentId };
     const path = `/phones/${segment('phone number', phone)}/set_agent`;
     check(`POST ${path}`, 'SetPhoneAgentRequest', body);
     await this.action({ method: 'POST', path, json: body, retry: 'safe', notFoundHint: 'Check the phone number and the agent id in your manifest (import the number first if the account lacks it).' });

@@ -90,6 +90,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   if (/^\d+(\.\d+)?$/.test(text)) {
     ms = Number(text) * 1000;
   } else {
+    // An HTTP date always names its month (`Fri, 31 Jan 2025 09:00:05 GMT`); `-1` is not one.
+    if (!/[a-z]{3}/i.test(text)) return undefined;
     const date = Date.parse(text);
     if (Number.isNaN(date)) return undefined;
     ms = date - now;

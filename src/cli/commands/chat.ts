@@ -1,0 +1,66 @@
+import { createInterface } from 'node:readline';
+import pc from 'picocolors';
+import { isApiError } from '../../api/index.js';
+import { resolveConnection } from '../connection.js';
+import type { CommandContext, ConnectionOptions } from '../context.js';
+
+export interface ChatOptions extends ConnectionOptions {
+  agent: string;
+}
+
+const EXIT_COMMANDS = new Set(['/exit', '/quit', '/bye']);
+
+/**
+ * `voxform chat --agent ID`: a text conversation with an agent, each reply streamed to stdout as it
+ * arrives. On a terminal it prompts (`you>` on stderr) and `/exit` or Ctrl-D ends it; otherwise
+ * every line of stdin is one message. The transcript carries over from message to message, and the
+ * session is ended on the service (`end_of_session`) at the end of input, on `/exit`, or when
+ * the run is interrupted.
+ */
+export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  const options = rawOptions as unknown as ChatOptions;
+  const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
+  const { client } = await resolveConnection(options, ctx);
+
+  // Fail before the first message when the agent does not exist, and name it on a terminal.
+  const agent = await client.getAgent(options.agent);
+  const session = client.chatSession({ agentId: options.agent });
+  ctx.onExit(() => session.end().catch(() => undefined));
+
+  const paint = (text: string, style: (s: string) => string) => (ctx.color ? style(text) : text);
+  const prompt = () => {
+    if (interactive) ctx.stderr.write(paint('you> ', pc.bold));
+  };
+  if (interactive) {
+    ctx.stderr.write(`Chatting with ${agent.name || options.agent} (${options.agent}). Type /exit or press Ctrl-D to end.\n`);
+  }
+
+  const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });
+  prompt();
+  try {
+    for await (const raw of lines) {
+      const message = raw.trim();
+      if (message === '') {
+        prompt();
+        continue;
+      }
+      if (interactive && EXIT_COMMANDS.has(message)) break;
+      if (interactive) ctx.stdout.write(paint(`${agent.name || 'agent'}> `, pc.cyan));
+      try {
+        for await (const delta of session.send(message)) ctx.stdout.write(delta);
+        ctx.stdout.write('\n');
+      } catch (error) {
+        // On a terminal a failed turn is reported and the conversation goes on; a script stops.
+        if (!interactive || !isApiError(error)) throw error;
+        ctx.stdout.write('\n');
+        ctx.stderr.write(`error: ${error.message}\n`);
+      }
+      prompt();
+    }
+  } finally {
+    lines.close();
+  }
+  if (interactive) ctx.stderr.write('\n');
+  await session.end();
+  return 0;
+}

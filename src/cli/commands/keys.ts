@@ -1,0 +1,26 @@
+import type { CreateApiKeyRequest } from '../../schema/types.gen.js';
+import { resolveConnection } from '../connection.js';
+import type { CommandContext, ConnectionOptions } from '../context.js';
+
+export interface KeysCreateOptions extends ConnectionOptions {
+  type: 'private' | 'public';
+  name?: string;
+}
+
+/**
+ * `voxform keys create`: creates an API key and prints it once. The key alone goes to stdout (so
+ * `voxform keys create --type private > key.txt` captures exactly the key); its id and prefix go to
+ * stderr. The key is never registered as a secret of this run, which would redact it from stdout.
+ */
+export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  const options = rawOptions as unknown as KeysCreateOptions;
+  const { client } = await resolveConnection(options, ctx);
+  const body: CreateApiKeyRequest = { type: options.type };
+  if (options.name !== undefined) body.name = options.name;
+  const created = await client.createApiKey(body);
+  ctx.stdout.write(`${created.key}\n`);
+  const named = created.name ? ` "${created.name}"` : '';
+  ctx.stderr.write(`Created ${created.type} key${named}: id ${created.id}, prefix ${created.prefix}.\n`);
+  ctx.stderr.write('It is shown only this once: store it now (e.g. as VOXFORM_API_KEY in your CI secrets).\n');
+  return 0;
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, errorFromResponse, parseErrorBody } from '../../src/api/errors.js';
+import { VoxformError } from '../../src/errors.js';
+import { normalizeBaseUrl, resolveBaseUrl } from '../../src/api/regions.js';
+import { mimeTypeFor } from '../../src/api/mime.js';
+import { nextUp } from '../../src/api/client.js';
+
+const KEY = 'sk9ZqT4mW2xV7bN1cR5yH8jL3pF6dG0a';
+const ctx = { method: 'GET', path: '/agents/-OKdqbqetEcM4ak369ym', attempts: 1, secret: KEY, notFoundHint: 'Check the agent id in your manifest.' };
+
+describe('errorFromResponse', () => {
+  it('404: code, sentence and hint', () => {
+    const error = errorFromResponse(404, '{"detail":"Not found"}', ctx);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toBeInstanceOf(VoxformError);
+    expect(error.code).toBe('api_not_found');
+    expect(error.message).toBe('GET /agents/-OKdqbqetEcM4ak369ym failed: the service answered 404 Not found.');
+    expect(error.hint).toBe('Check the agent id in your manifest.');
+    expect(error).toMatchObject({ status: 404, method: 'GET', path: '/agents/-OKdqbqetEcM4ak369ym', detail: 'Not found', loc: [] });
+  });
+
+  it('422: the issues, their loc lists and a hint about the header', () => {
+    const body = JSON.stringify({ detail: [{ type: 'missing', loc: ['header', 'authorization'], msg: 'Field required' }, { type: 'string_type', loc: ['body', 'config', 'tools', 0, 'name'], msg: 'Input should be a valid string' }] });
+    const error = errorFromResponse(422, body, { ...ctx, method: 'PUT' });
+    expect(error.code).toBe('api_validation');
+    expect(error.loc).toEqual([['header', 'authorization'], ['body', 'config', 'tools', 0, 'name']]);
+    expect(error.detail).toBe('header.authorization: Field required; body.config.tools.0.name: Input should be a valid string');
+    expect(error.message).toContain('PUT /agents/-OKdqbqetEcM4ak369ym failed: the service answered 422 header.authorization: Field required;');
+    expect(error.hint).toBe('Set VOXFORM_API_KEY to your private key.');
+  });
+
+  it.each([
+    [401, 'api_unauthorized'],
+    [403, 'api_unauthorized'],
+    [409, 'api_error'],
+    [429, 'api_rate_limited'],
+    [500, 'api_unavailable'],
+    [503, 'api_unavailable'],
+  ])('%d → %s', (status, code) => {
+    expect(errorFromResponse(status, '', ctx).code).toBe(code);
+  });
+
+  it('scrubs the key when the service echoes it back', () => {
+    const error = errorFromResponse(401, JSON.stringify({ detail: `Invalid key ${KEY}` }), ctx);
+    expect(error.message).not.toContain(KEY);
+    expect(error.detail).not.toContain(KEY);
+    expect(JSON.stringify(error.details)).not.toContain(KEY);
+    expect(error.message).toContain('Invalid key (sensitive)');
+  });
+
+  it('counts the attempts and shows the number in the path readably', () => {
+    const error = errorFromResponse(503, '<html>busy</html>', { ...ctx, method: 'POST', path: '/phones/%2B15551230001/set_agent', attempts: 5 });
+    expect(error.message).toBe('POST /phones/+15551230001/set_agent failed: the service answered 503 Service Unavailable (after 5 attempts).');
+    expect(error.path).toBe('/phones/%2B15551230001/set_agent');
+  });
+});
+
+describe('parseErrorBody', () => {
+  it.each([
+    ['', undefined],
+    ['"nope"', 'nope'],
+    ['{"message":"quota exceeded"}', 'quota exceeded'],
+    ['{"error":"bad"}', 'bad'],
+    ['plain words', 'plain words'],
+    ['<html><body>502</body></html>', undefined],
+  ])('%j → %j', (body, detail) => {
+    expect(parseErrorBody(body).detail).toBe(detail);
+  });
+});
+
+describe('regions and base URLs', () => {
+  it('maps the presets and lets a base URL win', () => {
+    expect(resolveBaseUrl({})).toBe('https://api-west.millis.ai');
+    expect(resolveBaseUrl({ region: 'us' })).toBe('https://api-west.millis.ai');
+    expect(resolveBaseUrl({ region: 'eu' })).toBe('https://api-eu-west.millis.ai');
+    expect(resolveBaseUrl({ region: 'eu', baseUrl: 'http://127.0.0.1:4010/' })).toBe('http://127.0.0.1:4010');
+    expect(normalizeBaseUrl('https://proxy.example.com/voice/')).toBe('https://proxy.example.com/voice');
+  });
+
+  it.each([['api.example.com'], ['ftp://example.com'], ['https://example.com/?x=1'], ['https://user:pw@example.com']])('refuses %j with a clear error', (raw) => {
+    expect(() => normalizeBaseUrl(raw)).toThrowError(expect.objectContaining({ code: 'base_url_invalid' }) as Error);
+  });
+
+  it('refuses an unknown region', () => {
+    expect(() => resolveBaseUrl({ region: 'ap' })).toThrowError(/Unknown region "ap": use us or eu\./);
+  });
+});
+
+describe('mimeTypeFor', () => {
+  it.each([
+    ['faq.pdf', 'application/pdf'],
+    ['NOTES.MD', 'text/markdown'],
+    ['prices.csv', 'text/csv'],
+    ['deck.pptx', 'application/vnd.openxmlformats-officedocument.presentationml.presentation'],
+    ['blob', 'application/octet-stream'],
+    ['archive.xyz', 'application/octet-stream'],
+  ])('%s → %s', (name, type) => {
+    expect(mimeTypeFor(name)).toBe(type);
+  });
+});
+
+describe('nextUp', () => {
+  it('is the next representable number above a timestamp', () => {
+    for (const ts of [1, 1738314000, 1738314000.123, 1e12]) {
+      const up = nextUp(ts);
+      expect(up).toBeGreaterThan(ts);
+      expect((ts + up) / 2 === ts || (ts + up) / 2 === up).toBe(true);
+      expect(Number(String(up))).toBe(up); // survives the query string
+    }
+  });
+});
