@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { findManifestFiles } from '../../format/find-manifests.js';
+import { formatFiles } from '../../format/format-files.js';
+import type { CommandContext } from '../context.js';
+
+/**
+ * `voxform fmt [--check] [PATH]...`: rewrites manifests in the canonical layout and lists the files
+ * it changed (stdout, one per line). With `--check` it writes nothing and lists the files that
+ * would change, exiting 1 when there are any (for CI). A file that does not parse is reported with
+ * file:line:col and left untouched; the exit code is then 1.
+ */
+export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  const paths = (options.args as string[] | undefined) ?? [];
+  const check = options.check === true;
+  const display = (file: string) => path.relative(ctx.cwd, file) || file;
+  const files = findManifestFiles(paths, ctx.cwd);
+  const results = await formatFiles(files, { write: !check, displayName: display });
+
+  for (const result of results) {
+    if (result.status === 'changed') ctx.stdout.write(`${display(result.file)}\n`);
+  }
+  for (const { error } of results) {
+    if (!error) continue;
+    const where = error.location ? `${error.location.file}:${error.location.line}:${error.location.col}: ` : '';
+    ctx.stderr.write(`error: ${where}${error.message}\n`);
+    if (error.hint) ctx.stderr.write(`  hint: ${error.hint}\n`);
+  }
+
+  const changed = results.filter((r) => r.status === 'changed').length;
+  const failed = results.filter((r) => r.status === 'error').length;
+  if (check && changed > 0) {
+    ctx.stderr.write(`${plural(changed, 'file')} not in the canonical layout; run \`voxform fmt\` to fix ${changed === 1 ? 'it' : 'them'}.\n`);
+  } else if (files.length === 0) {
+    ctx.stderr.write('No manifests found to format.\n');
+  } else if (failed === 0 && changed === 0) {
+    ctx.stderr.write(`${plural(files.length, 'file')} already formatted.\n`);
+  }
+  return failed > 0 || (check && changed > 0) ? 1 : 0;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

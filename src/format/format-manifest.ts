@@ -1,0 +1,208 @@
+/**
+ * The canonical layout of a manifest (`voxform fmt`): keys in the order the manifest schema
+ * declares them, multi-line strings as block scalars, 2-space indentation, comments kept. Works on
+ * yaml's Document so that comments travel with the keys they sit on; a pure function of the text.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import {
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  Scalar,
+  visit,
+  type Document,
+  type Node,
+  type Pair,
+  type ToStringOptions,
+  type YAMLMap,
+} from 'yaml';
+import { VoxformError } from '../errors.js';
+import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+
+/** How every manifest is printed: also what `init` and `export` write. */
+export const TO_STRING_OPTIONS: ToStringOptions = {
+  indent: 2,
+  indentSeq: true,
+  // Never fold long lines: a prompt sentence or a URL stays on the line it was written on.
+  lineWidth: 0,
+  minContentWidth: 0,
+  flowCollectionPadding: true,
+};
+
+export interface FormatResult {
+  text: string;
+  /** Whether `text` differs from the source. */
+  changed: boolean;
+}
+
+/**
+ * Formats a manifest's text. `file` names it in errors. A YAML syntax error is a `yaml_syntax`
+ * error with its line and column; the result always means the same as the source (checked).
+ */
+export function formatManifest(source: string, file: string): FormatResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter, prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const { line, col } = lineCounter.linePos(syntax.pos[0]);
+    throw new VoxformError('yaml_syntax', `YAML syntax error: ${sentence(syntax.message)}`, {
+      location: { file, line, col },
+      hint: 'Fix the YAML first; voxform fmt leaves the file untouched until it parses.',
+    });
+  }
+  if (doc.contents === null) return { text: source, changed: false };
+  formatDocument(doc, source);
+  let text: string;
+  try {
+    text = doc.toString(TO_STRING_OPTIONS);
+  } catch {
+    // yaml refuses to print an alias that sorting moved above its anchor.
+    throw unsafe(file);
+  }
+  assertSameMeaning(source, text, file);
+  return { text, changed: text !== source };
+}
+
+/**
+ * Puts a parsed manifest into the canonical layout, in place. With the source text, a comment
+ * written on a key's own line (`import:   # …`) stays on that line.
+ */
+export function formatDocument(doc: Document, source?: string): void {
+  const root = doc.contents;
+  if (isMap(root)) keepHeaderOnTop(doc, root, manifestNode());
+  orderNode(root, manifestNode(), source);
+  if (isMap(root)) separateSections(root);
+  useBlockScalars(doc);
+}
+
+let rootNode: SchemaNode | undefined;
+function manifestNode(): SchemaNode {
+  rootNode ??= schemaNode('Manifest', 'manifest');
+  return rootNode;
+}
+
+function keyName(pair: Pair): string | undefined {
+  const key = pair.key;
+  if (isScalar(key) && (typeof key.value === 'string' || typeof key.value === 'number')) return String(key.value);
+  return undefined;
+}
+
+/**
+ * Sorts a map's pairs by the schema's property order (keys the schema does not know keep their
+ * order, after the known ones; maps keyed by name, such as `agents`, keep the author's order) and
+ * recurses with the schema node of each value.
+ */
+function orderNode(node: unknown, schema: SchemaNode | undefined, source: string | undefined): void {
+  if (isMap(node)) {
+    if (schema) {
+      const rank = rankBy(schema);
+      node.items.sort((a, b) => rank(a) - rank(b));
+    }
+    node.items.forEach((pair, index) => {
+      if (index === 0 && isNodeWithSpace(pair.key)) pair.key.spaceBefore = false;
+      if (source !== undefined && !node.flow) keepKeyLineComment(pair, source);
+      const name = keyName(pair);
+      orderNode(pair.value, schema && name !== undefined ? propertyNode(schema, name) : undefined, source);
+    });
+    return;
+  }
+  if (isSeq(node)) {
+    node.items.forEach((item, index) => {
+      if (index === 0 && isNodeWithSpace(item)) item.spaceBefore = false;
+      orderNode(item, schema?.items, source);
+    });
+  }
+}
+
+/** A pair's place in the schema's property order; keys the schema does not know all rank last. */
+function rankBy(schema: SchemaNode): (pair: Pair) => number {
+  const order = knownProperties(schema);
+  return (pair) => {
+    const index = order.indexOf(keyName(pair) ?? '');
+    return index < 0 ? order.length : index;
+  };
+}
+
+function isNodeWithSpace(value: unknown): value is Node {
+  return isScalar(value) || isCollection(value);
+}
+
+/**
+ * yaml hangs the comments above the first key on that key. When sorting moves another key to the
+ * top, the file's header (the modeline above all) must stay at the top, not travel down with it:
+ * the part up to the last blank line, or the whole comment when there is no blank line.
+ */
+function keepHeaderOnTop(doc: Document, root: YAMLMap, schema: SchemaNode): void {
+  const first = root.items[0];
+  const key = first?.key;
+  if (!first || !isNodeWithSpace(key) || !key.commentBefore) return;
+  const rank = rankBy(schema);
+  const staysFirst = root.items.every((pair) => rank(first) <= rank(pair));
+  if (staysFirst) return;
+  const lines = key.commentBefore.split('\n');
+  const lastBlank = lines.lastIndexOf('');
+  const header = lastBlank < 0 ? lines : lines.slice(0, lastBlank);
+  const rest = lastBlank < 0 ? [] : lines.slice(lastBlank + 1);
+  doc.commentBefore = [doc.commentBefore, header.join('\n')].filter((part) => part).join('\n\n');
+  key.commentBefore = rest.length > 0 ? rest.join('\n') : undefined;
+}
+
+/**
+ * A comment on the key's own line above a nested block (`import:   # why`) is parsed as the
+ * comment before the nested block; put it back on the key, or it would drop to the next line.
+ */
+function keepKeyLineComment(pair: Pair, source: string): void {
+  const key = pair.key;
+  const value = pair.value;
+  if (!isNodeWithSpace(key) || !isCollection(value) || value.flow || !value.commentBefore || key.comment) return;
+  const end = key.range?.[1];
+  if (end === undefined) return;
+  const lineEnd = source.indexOf('\n', end);
+  const restOfLine = source.slice(end, lineEnd < 0 ? source.length : lineEnd);
+  if (!/^[ \t]*:[ \t]*#/.test(restOfLine)) return;
+  const [onKeyLine, ...below] = value.commentBefore.split('\n');
+  key.comment = onKeyLine;
+  value.commentBefore = below.length > 0 ? below.join('\n') : undefined;
+}
+
+/** Top-level sections holding a block of their own are set apart by one blank line. */
+function separateSections(root: YAMLMap): void {
+  root.items.forEach((pair, index) => {
+    if (index === 0 || !isNodeWithSpace(pair.key)) return;
+    if (isCollection(pair.value) && !pair.value.flow) pair.key.spaceBefore = true;
+  });
+}
+
+/** Multi-line strings as literal block scalars (`|`), unless already a block scalar (`>` kept). */
+function useBlockScalars(doc: Document): void {
+  visit(doc, {
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('\n')) return;
+      if (node.type === Scalar.BLOCK_FOLDED || node.type === Scalar.BLOCK_LITERAL) return;
+      // yaml falls back to a quoted string where a block scalar cannot go (inside a flow collection).
+      node.type = Scalar.BLOCK_LITERAL;
+    },
+  });
+}
+
+/** A formatter that changed what a manifest means would be a silent disaster: refuse instead. */
+function assertSameMeaning(source: string, formatted: string, file: string): void {
+  const before = parseDocument(source).toJS({ maxAliasCount: -1 }) as unknown;
+  const reparsed = parseDocument(formatted);
+  const after = reparsed.errors.length === 0 ? (reparsed.toJS({ maxAliasCount: -1 }) as unknown) : Symbol('unparsable');
+  if (!isDeepStrictEqual(before, after)) throw unsafe(file);
+}
+
+function unsafe(file: string): VoxformError {
+  return new VoxformError('fmt_unsafe', `${file} cannot be put in the canonical layout without changing its meaning, so it was left as it is.`, {
+    hint: 'This happens with anchors and aliases (&name, *name) that sorting would reorder; replace them with plain values, or report the file as a bug.',
+  });
+}
+
+function sentence(message: string): string {
+  const line = (message.split('\n')[0] ?? message).trim().replace(/ at line \d+, column \d+:?$/, '');
+  return /[.!?]$/.test(line) ? line : `${line}.`;
+}

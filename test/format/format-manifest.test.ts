@@ -1,0 +1,201 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { formatManifest } from '../../src/format/format-manifest.js';
+import { isVoxformError, type VoxformError } from '../../src/errors.js';
+import { repoRoot } from '../helpers/cli.js';
+
+const fmt = (source: string) => formatManifest(source, 'voxform.yaml').text;
+
+/** Table of source → exact canonical text. */
+const cases: Array<{ name: string; source: string; expected: string }> = [
+  {
+    name: 'top-level keys follow the schema, sections set apart by a blank line',
+    source: 'agents:\n  a:\n    id: x\nversion: 1\nregion: eu\n',
+    expected: 'version: 1\nregion: eu\n\nagents:\n  a:\n    id: x\n',
+  },
+  {
+    name: 'agent keys: id, name, template, vars, config, knowledge, ignore',
+    source: [
+      'version: 1',
+      'agents:',
+      '  a:',
+      '    ignore: [config.voice]',
+      '    config: { first_message: hi }',
+      '    knowledge: [faq]',
+      '    vars: { business: Acme }',
+      '    template: receptionist',
+      '    name: Front desk',
+      '    id: ag_1',
+      '',
+    ].join('\n'),
+    expected: [
+      'version: 1',
+      '',
+      'agents:',
+      '  a:',
+      '    id: ag_1',
+      '    name: Front desk',
+      '    template: receptionist',
+      '    vars: { business: Acme }',
+      '    config: { first_message: hi }',
+      '    knowledge: [ faq ]',
+      '    ignore: [ config.voice ]',
+      '',
+    ].join('\n'),
+  },
+  {
+    name: 'config keys follow the AgentConfig order of the schema, recursively (tools, params)',
+    source: [
+      'agents:',
+      '  a:',
+      '    config:',
+      '      language: en-US',
+      '      tools:',
+      '        - method: GET',
+      '          webhook: https://x.test/slots',
+      '          name: find_slots',
+      '          params:',
+      '            - { description: Day, type: string, name: date, required: true }',
+      '      llm: { temperature: 0.3 }',
+      '      prompt: Hello',
+      '',
+    ].join('\n'),
+    expected: [
+      'agents:',
+      '  a:',
+      '    config:',
+      '      prompt: Hello',
+      '      llm: { temperature: 0.3 }',
+      '      tools:',
+      '        - name: find_slots',
+      '          params:',
+      '            - { name: date, required: true, type: string, description: Day }',
+      '          webhook: https://x.test/slots',
+      '          method: GET',
+      '      language: en-US',
+      '',
+    ].join('\n'),
+  },
+  {
+    name: 'names of agents and phones keep the author order; unknown keys go last, in their order',
+    source: 'agents:\n  zed: { id: z }\n  alpha: { id: a }\nphones:\n  "+15551230002": { agent: zed }\n  "+15551230001": { agent: alpha }\n',
+    expected: 'agents:\n  zed: { id: z }\n  alpha: { id: a }\n\nphones:\n  "+15551230002": { agent: zed }\n  "+15551230001": { agent: alpha }\n',
+  },
+  {
+    name: 'multi-line strings become literal block scalars; folded ones stay folded',
+    source: 'agents:\n  a:\n    config:\n      prompt: "You are Ava.\\nBe brief.\\n"\n      first_message: >\n        Hello there\n',
+    expected: 'agents:\n  a:\n    config:\n      prompt: |\n        You are Ava.\n        Be brief.\n      first_message: >\n        Hello there\n',
+  },
+  {
+    name: 'comments travel with their keys',
+    source: [
+      'agents:',
+      '  a:',
+      '    name: A   # display name',
+      '    # the live agent',
+      '    id: x',
+      '',
+    ].join('\n'),
+    expected: ['agents:', '  a:', '    # the live agent', '    id: x', '    name: A # display name', ''].join('\n'),
+  },
+  {
+    name: 'the file header (modeline) stays on top when the first key moves',
+    source: '# yaml-language-server: $schema=./schemas/manifest.schema.json\nagents: {}\nversion: 1\n',
+    expected: '# yaml-language-server: $schema=./schemas/manifest.schema.json\n\nversion: 1\nagents: {}\n',
+  },
+  {
+    name: 'a header separated by a blank line stays; the comment on the key moves with it',
+    source: '# header\n\n# about agents\nagents: {}\nversion: 1\n',
+    expected: '# header\n\nversion: 1\n# about agents\nagents: {}\n',
+  },
+  {
+    name: 'a comment on the line of a key above a nested block stays on that line',
+    source: 'phones:\n  "+15551230002":\n    import:   # imported on first apply\n      country: US\n      provider: twilio\n',
+    expected: 'phones:\n  "+15551230002":\n    import: # imported on first apply\n      provider: twilio\n      country: US\n',
+  },
+  {
+    name: 'indentation becomes 2 spaces, sequences indented under their key',
+    source: 'credentials:\n- provider: openai\n  api_key: x\nagents:\n    a:\n        id: x\n',
+    expected: 'agents:\n  a:\n    id: x\n\ncredentials:\n  - provider: openai\n    api_key: x\n',
+  },
+  {
+    name: 'long lines are never folded',
+    source: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
+    expected: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
+  },
+  {
+    name: 'environments are formatted like the top level',
+    source: 'environments:\n  staging:\n    agents:\n      a: { name: A, id: x }\n    region: eu\n',
+    expected: 'environments:\n  staging:\n    region: eu\n    agents:\n      a: { id: x, name: A }\n',
+  },
+];
+
+describe('formatManifest', () => {
+  test.each(cases)('$name', ({ source, expected }) => {
+    expect(fmt(source)).toBe(expected);
+  });
+
+  test.each(cases)('is idempotent: $name', ({ source }) => {
+    const once = fmt(source);
+    expect(formatManifest(once, 'x.yaml')).toEqual({ text: once, changed: false });
+  });
+
+  test.each(cases)('keeps the meaning: $name', ({ source }) => {
+    expect(parse(fmt(source))).toEqual(parse(source));
+  });
+
+  test('reports whether the text changed', () => {
+    expect(formatManifest('version: 1\n', 'x.yaml')).toEqual({ text: 'version: 1\n', changed: false });
+    expect(formatManifest('agents: {}\nversion: 1\n', 'x.yaml').changed).toBe(true);
+  });
+
+  test('keeps every comment of agents.example.yaml and its meaning, and is idempotent on it', () => {
+    const source = readFileSync(path.join(repoRoot, 'agents.example.yaml'), 'utf8');
+    const once = fmt(source);
+    expect(parse(once)).toEqual(parse(source));
+    expect(fmt(once)).toBe(once);
+    const comments = (text: string) => text.split('\n').flatMap((line) => /#\s(.*)$/.exec(line)?.[1]?.trim() ?? []);
+    expect(comments(once).sort()).toEqual(comments(source).sort());
+    expect(once.startsWith('# yaml-language-server: $schema=')).toBe(true);
+  });
+
+  test('a YAML syntax error names the file, line and column', () => {
+    let caught: unknown;
+    try {
+      formatManifest('version: 1\nagents:\n  a: [unclosed\n', 'manifests/voxform.yaml');
+    } catch (error) {
+      caught = error;
+    }
+    expect(isVoxformError(caught)).toBe(true);
+    const error = caught as VoxformError;
+    expect(error.code).toBe('yaml_syntax');
+    expect(error.location?.file).toBe('manifests/voxform.yaml');
+    expect(error.location?.line).toBeGreaterThanOrEqual(3);
+    expect(error.location?.col).toBeGreaterThan(0);
+  });
+
+  test('a duplicate key is a syntax error too, never a silent merge', () => {
+    expect(() => formatManifest('version: 1\nversion: 1\n', 'x.yaml')).toThrow(/YAML syntax error/);
+  });
+
+  test('refuses rather than reordering an alias before its anchor', () => {
+    const source = 'knowledge: &k\n  faq: { file: faq.md }\nagents:\n  a:\n    id: x\n    config: { knowledge_base: { files: [faq] } }\nenvironments:\n  e:\n    knowledge: *k\n';
+    // Sorting keeps knowledge before environments here, so this one formats; the check below flips it.
+    expect(parse(fmt(source))).toEqual(parse(source));
+    const flipped = 'environments:\n  e:\n    knowledge: &k\n      faq: { file: faq.md }\nknowledge: *k\n';
+    let caught: unknown;
+    try {
+      fmt(flipped);
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as VoxformError).code).toBe('fmt_unsafe');
+  });
+
+  test('an empty file or a file of comments only is left alone', () => {
+    expect(formatManifest('', 'x.yaml')).toEqual({ text: '', changed: false });
+    expect(formatManifest('# nothing yet\n', 'x.yaml')).toEqual({ text: '# nothing yet\n', changed: false });
+  });
+});
