@@ -1,0 +1,112 @@
+/**
+ * Turns a template and its variable values into an agent: every `{{name}}` in the fragment's keys
+ * and values and in the prompt replaced, the result checked against the manifest's AgentSpec.
+ * Works on a copy of the template's YAML nodes, so the template's comments and styles carry over
+ * into what `voxform init` writes.
+ */
+import { isMap, isNode, isScalar, Scalar, visit, type Node, type YAMLMap } from 'yaml';
+import { VoxformError, type SourceLocation } from '../errors.js';
+import { validateAgainstManifestDef } from '../schema/validate.js';
+import type { Template, TemplateVariable, VariableValue } from './catalog.js';
+import { substituteText, substituteValue, type TemplateVars } from './substitute.js';
+
+export interface ResolvedVariables {
+  /** A value for every declared variable that has one (given, else its default). */
+  values: Record<string, VariableValue>;
+  /** Required variables without a value, in declaration order. */
+  missing: TemplateVariable[];
+  /** Given names the template does not declare, in the order given. */
+  unknown: string[];
+}
+
+/**
+ * Matches given values to a template's variables. A string given for a variable whose default is
+ * a number or a boolean (as `--var` values always are) takes that type when it reads as one. An
+ * empty string does not count as a value for a required variable.
+ */
+export function resolveVariables(template: Template, given: Readonly<Record<string, VariableValue>>): ResolvedVariables {
+  const declared = new Map(template.variables.map((v) => [v.name, v]));
+  const unknown = Object.keys(given).filter((name) => !declared.has(name));
+  const values: Record<string, VariableValue> = {};
+  const missing: TemplateVariable[] = [];
+  for (const variable of template.variables) {
+    const value = Object.hasOwn(given, variable.name) ? given[variable.name] : undefined;
+    if (value !== undefined && !(variable.required && value === '')) values[variable.name] = coerce(value, variable.default);
+    else if (variable.default !== undefined) values[variable.name] = variable.default;
+    else missing.push(variable);
+  }
+  return { values, missing, unknown };
+}
+
+function coerce(value: VariableValue, like: VariableValue | undefined): VariableValue {
+  if (typeof value !== 'string') return value;
+  if (typeof like === 'number' && /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value.trim())) return Number(value);
+  if (typeof like === 'boolean' && /^(true|false)$/.test(value.trim())) return value.trim() === 'true';
+  return value;
+}
+
+export interface ExpandedTemplate {
+  /** The agent as YAML nodes (a copy; the template's comments and styles kept). */
+  node: YAMLMap;
+  /** The same agent as plain data. */
+  agent: Record<string, unknown>;
+  /** The included prompt file's text with its variables replaced, when the agent includes one. */
+  prompt: { text: string; source: string } | undefined;
+}
+
+/**
+ * Expands a template with values for all its variables (see `resolveVariables`). The agent keeps
+ * `config.prompt: { file }` as the template wrote it; the caller decides where the prompt goes.
+ */
+export function expandTemplate(template: Template, values: TemplateVars): ExpandedTemplate {
+  const lacking = template.variables.filter((v) => !Object.hasOwn(values, v.name)).map((v) => v.name);
+  if (lacking.length > 0) {
+    throw new VoxformError('template_vars_missing', `Template ${template.name} needs values for ${lacking.join(', ')}.`);
+  }
+  const original = template.document.get('agent', true) as YAMLMap;
+  const node = original.clone() as YAMLMap;
+  visit(node, {
+    Scalar(key, scalar) {
+      if (typeof scalar.value !== 'string') return;
+      if (key === 'key') {
+        scalar.value = substituteText(scalar.value, values).text;
+        return;
+      }
+      const { value } = substituteValue(scalar.value, values);
+      scalar.value = value;
+      // A whole-value placeholder of a number or boolean must print as one, not as a quoted string.
+      if (typeof value !== 'string') scalar.type = Scalar.PLAIN;
+    },
+  });
+  const agent = node.toJSON() as Record<string, unknown>;
+  const issues = validateAgainstManifestDef('AgentSpec', agent);
+  const issue = issues[0];
+  if (issue) {
+    const where = issue.path.length > 0 ? `agent.${issue.path.join('.')} ` : 'the agent ';
+    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${where}${issue.message}.`, {
+      location: locateIn(template, ['agent', ...issue.path], issue.keyword === 'unknown_property' ? 'key' : 'value'),
+      hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',
+    });
+  }
+  const prompt = template.prompt ? { text: substituteText(template.prompt.text, values).text, source: template.prompt.file } : undefined;
+  return { node, agent, prompt };
+}
+
+/**
+ * The location in template.yaml of the deepest node that exists along a path: the value there, or
+ * with `at: 'key'` the key naming it (an unknown field is the key's fault, not its value's).
+ */
+export function locateIn(template: Template, path: ReadonlyArray<string | number>, at: 'key' | 'value' = 'value'): SourceLocation {
+  let found: Node | undefined;
+  if (at === 'key' && path.length > 0) {
+    const parent = template.document.getIn(path.slice(0, -1), true);
+    const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]) : undefined;
+    if (pair && isNode(pair.key)) found = pair.key;
+  }
+  for (let depth = path.length; depth >= 0 && !found; depth--) {
+    const candidate = template.document.getIn(path.slice(0, depth), true);
+    if (isNode(candidate)) found = candidate;
+  }
+  const { line, col } = template.lineCounter.linePos(found?.range?.[0] ?? 0);
+  return { file: template.file, line, col };
+}

@@ -1,0 +1,28 @@
+/**
+ * The `.gitignore` entries of a voxform project: the files under `.voxform/` that belong to one
+ * machine. The state file (`.voxform/state.json`) is deliberately not among them: it holds no
+ * secret (hashes and fingerprints only) and the next plan needs it, so teams commit it or keep it
+ * in their CI cache. Neither is the editor schema (`.voxform/manifest.schema.json`), so a fresh
+ * clone has completion at once.
+ */
+export const GITIGNORE_HEADER = '# voxform: local-only files (the embedded emulator\'s data, the state lock, temporary files)';
+
+export const GITIGNORE_ENTRIES: readonly string[] = ['.voxform/local.json', '.voxform/*.lock', '.voxform/*.tmp'];
+
+/** Lines that already ignore the whole `.voxform/` folder: then nothing needs adding. */
+const WHOLE_FOLDER = new Set(['.voxform', '.voxform/', '/.voxform', '/.voxform/', '.voxform/*', '/.voxform/*']);
+
+/**
+ * The `.gitignore` text with the entries it lacks appended (under the header, after a blank line),
+ * or `undefined` when it already has them all. Existing lines are never touched or reordered.
+ */
+export function mergeGitignore(existing: string | undefined, entries: readonly string[] = GITIGNORE_ENTRIES): string | undefined {
+  const present = new Set((existing ?? '').split(/\r?\n/).map((line) => line.trim()));
+  if ([...present].some((line) => WHOLE_FOLDER.has(line))) return undefined;
+  const missing = entries.filter((entry) => !present.has(entry) && !present.has(`/${entry}`));
+  if (missing.length === 0) return undefined;
+  const block = [...(present.has(GITIGNORE_HEADER) ? [] : [GITIGNORE_HEADER]), ...missing].join('\n');
+  if (!existing || existing.trim() === '') return `${block}\n`;
+  const base = existing.endsWith('\n') ? existing : `${existing}\n`;
+  return `${base}\n${block}\n`;
+}

@@ -1,0 +1,197 @@
+/**
+ * What `voxform init` writes: a manifest holding the expanded agent, its prompt as Markdown, the
+ * editor schema and the `.gitignore` entries. Planned in memory first (pure), then written only
+ * when no file would be overwritten without `force`: a refused init leaves nothing behind.
+ */
+import { readFile, mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
+import { VoxformError } from '../errors.js';
+import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
+import { bundleManifestSchema } from '../schema/load.js';
+import { validateAgainst } from '../schema/validate.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import type { Template, VariableValue } from './catalog.js';
+import { expandTemplate } from './expand.js';
+import { GITIGNORE_ENTRIES, mergeGitignore } from './gitignore.js';
+
+export const MANIFEST_FILE = 'voxform.yaml';
+/** Where the editor schema goes, relative to the project; the manifest's modeline points at it. */
+export const SCHEMA_FILE = '.voxform/manifest.schema.json';
+export const SCHEMA_MODELINE = `yaml-language-server: $schema=${SCHEMA_FILE}`;
+
+/**
+ * One file of a scaffold. `create`: refused when it exists, unless forced. `refresh`: a generated
+ * file, written when missing and left alone when present (replaced only when forced). `merge`:
+ * `.gitignore`, whose missing entries are appended and whose lines are never removed.
+ */
+export interface ScaffoldFile {
+  /** Relative to the project folder, with `/`. */
+  path: string;
+  mode: 'create' | 'refresh' | 'merge';
+  /** The content; for `merge`, the lines to make sure of. */
+  content: string;
+}
+
+export interface Scaffold {
+  /** The agent's local name in the manifest (the template's folder name). */
+  localName: string;
+  files: ScaffoldFile[];
+  /** `${env:NAME}` references without a default in the manifest: needed before plan and apply. */
+  envVars: string[];
+}
+
+/** The local name and the files a template scaffolds, known before any variable has a value. */
+export function scaffoldTargets(template: Template): { localName: string; paths: Array<{ path: string; mode: ScaffoldFile['mode'] }> } {
+  const localName = localNameOf(template);
+  const paths: Array<{ path: string; mode: ScaffoldFile['mode'] }> = [{ path: MANIFEST_FILE, mode: 'create' }];
+  if (template.prompt) paths.push({ path: promptPath(localName), mode: 'create' });
+  paths.push({ path: SCHEMA_FILE, mode: 'refresh' }, { path: '.gitignore', mode: 'merge' });
+  return { localName, paths };
+}
+
+/**
+ * Plans the files for a template, its variable values (all of them; see `resolveVariables`) and the
+ * live agent's id. Pure: nothing is read from or written to the project.
+ */
+export function planScaffold(input: { template: Template; values: Readonly<Record<string, VariableValue>>; agentId: string }): Scaffold {
+  const { template, values, agentId } = input;
+  const localName = localNameOf(template);
+  const expanded = expandTemplate(template, values);
+
+  const agent = new YAMLMap();
+  agent.items.push(new Pair(new Scalar('id'), new Scalar(agentId)));
+  agent.items.push(...(expanded.node.items as Pair[]));
+  if (expanded.prompt) {
+    const config = agent.get('config', true);
+    const prompt = isMap(config) ? config.get('prompt', true) : undefined;
+    if (isMap(prompt)) prompt.set('file', promptPath(localName));
+  }
+
+  const doc = new Document();
+  const agents = new YAMLMap();
+  agents.items.push(new Pair(new Scalar(localName), agent));
+  const root = new YAMLMap();
+  root.items.push(new Pair(new Scalar('version'), new Scalar(1)), new Pair(new Scalar('agents'), agents));
+  doc.contents = root;
+  doc.commentBefore = header(template, localName, agentId);
+  formatDocument(doc);
+  const manifest = doc.toString(TO_STRING_OPTIONS);
+
+  const issue = validateAgainst('Manifest', doc.toJS())[0];
+  if (issue) {
+    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid manifest: ${issue.path.join('.')} ${issue.message}.`, {
+      location: { file: template.file, line: 1, col: 1 },
+    });
+  }
+
+  const files: ScaffoldFile[] = [{ path: MANIFEST_FILE, mode: 'create', content: manifest }];
+  if (expanded.prompt) files.push({ path: promptPath(localName), mode: 'create', content: ensureNewline(expanded.prompt.text) });
+  files.push(
+    { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
+    { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
+  );
+  return { localName, files, envVars: envReferences(manifest) };
+}
+
+export interface WriteResult {
+  created: string[];
+  overwritten: string[];
+  /** `.gitignore` when entries were appended. */
+  updated: string[];
+  /** Generated files left as they were (already present). */
+  kept: string[];
+}
+
+/**
+ * The files of a scaffold that would overwrite something without `force`, relative to `dir`.
+ * A folder where a file should go is always a conflict.
+ */
+export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>, force: boolean): Promise<string[]> {
+  const conflicts: string[] = [];
+  for (const target of paths) {
+    const info = await stat(path.join(dir, target.path)).catch(() => undefined);
+    if (!info) continue;
+    if (info.isDirectory()) {
+      throw new VoxformError('init_path_is_folder', `${path.join(dir, target.path)} is a folder, where voxform init would write a file.`, {
+        hint: 'Move it away, or init into another folder.',
+      });
+    }
+    if (target.mode === 'create' && !force) conflicts.push(target.path);
+  }
+  return conflicts;
+}
+
+/** Writes a scaffold into `dir` (created if needed), after checking every target first. */
+export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: { force: boolean }): Promise<WriteResult> {
+  const conflicts = await findConflicts(dir, files, options.force);
+  if (conflicts.length > 0) throw existingFilesError(dir, conflicts);
+  const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
+  for (const file of files) {
+    const target = path.join(dir, file.path);
+    const existing = await readFile(target, 'utf8').catch(() => undefined);
+    let content = file.content;
+    if (file.mode === 'merge') {
+      const merged = mergeGitignore(existing, file.content.split('\n'));
+      if (merged === undefined) continue;
+      content = merged;
+    } else if (existing !== undefined && file.mode === 'refresh' && !options.force) {
+      result.kept.push(file.path);
+      continue;
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFileAtomic(target, content);
+    if (file.mode === 'merge') (existing === undefined ? result.created : result.updated).push(file.path);
+    else if (existing === undefined) result.created.push(file.path);
+    else if (existing !== content) result.overwritten.push(file.path);
+    else result.kept.push(file.path);
+  }
+  return result;
+}
+
+export function existingFilesError(dir: string, conflicts: readonly string[]): VoxformError {
+  const list = conflicts.join(' and ');
+  return new VoxformError(
+    'init_would_overwrite',
+    `voxform init would overwrite ${list} in ${dir}, which ${conflicts.length === 1 ? 'exists' : 'exist'} already; nothing was written.`,
+    { hint: 'Pass --force to overwrite, or init into another folder: voxform init --template NAME DIR.' },
+  );
+}
+
+function localNameOf(template: Template): string {
+  return path.basename(template.dir);
+}
+
+function promptPath(localName: string): string {
+  return `prompts/${localName}.md`;
+}
+
+function header(template: Template, localName: string, agentId: string): string {
+  const spare = /^-OKspareAgent\d+$/.test(agentId);
+  const lines = [
+    ` ${SCHEMA_MODELINE}`,
+    ' ',
+    ` ${template.description}`,
+    ` Created with \`voxform init --template ${template.name}\`.${template.prompt ? ` The prompt is in ${promptPath(localName)}.` : ''}`,
+    ' Check it, see what would change on the service, then make it so:',
+    '   voxform validate',
+    '   voxform plan',
+    '   voxform apply',
+  ];
+  if (spare) lines.push(` ${agentId} is a spare agent of the embedded emulator: add --local to plan and apply to try it offline.`);
+  return lines.join('\n');
+}
+
+/** `${env:NAME}` references that have no `:-default`, in order of first use. */
+export function envReferences(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g)) {
+    const name = match[1] as string;
+    if (match[2] === undefined && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+function ensureNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
+}

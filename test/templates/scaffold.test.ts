@@ -1,0 +1,131 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { formatManifest } from '../../src/format/format-manifest.js';
+import { validateAgainst } from '../../src/schema/validate.js';
+import { listTemplates, readTemplate } from '../../src/templates/catalog.js';
+import { resolveVariables } from '../../src/templates/expand.js';
+import { envReferences, planScaffold, scaffoldTargets, writeScaffold, type ScaffoldFile } from '../../src/templates/scaffold.js';
+import { isVoxformError } from '../../src/errors.js';
+import { makeTree } from '../helpers/cli.js';
+import { SAMPLE_VALUES } from './fixtures.js';
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+function scaffoldOf(name: string) {
+  const template = readTemplate(name);
+  const values = resolveVariables(template, SAMPLE_VALUES[name] ?? {}).values;
+  return planScaffold({ template, values, agentId: '-OKspareAgent0000001' });
+}
+
+function fileOf(files: ScaffoldFile[], name: string): string {
+  const file = files.find((f) => f.path === name);
+  if (!file) throw new Error(`no ${name}`);
+  return file.content;
+}
+
+describe('planScaffold, for every shipped template', () => {
+  test.each(listTemplates().map((t) => t.name))('%s: a valid, formatted manifest and a filled-in prompt', (name) => {
+    const template = readTemplate(name);
+    expect(resolveVariables(template, SAMPLE_VALUES[name] ?? {}).missing).toEqual([]);
+    const scaffold = scaffoldOf(name);
+    expect(scaffold.files.map((f) => f.path)).toEqual(['voxform.yaml', `prompts/${name}.md`, '.voxform/manifest.schema.json', '.gitignore']);
+
+    const manifestText = fileOf(scaffold.files, 'voxform.yaml');
+    expect(manifestText.split('\n')[0]).toBe('# yaml-language-server: $schema=.voxform/manifest.schema.json');
+    expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
+    expect(manifestText).not.toMatch(/\{\{/);
+
+    const manifest = parse(manifestText) as { version: number; agents: Record<string, { id: string; name: string; config: Record<string, unknown> }> };
+    expect(validateAgainst('Manifest', manifest)).toEqual([]);
+    expect(manifest.version).toBe(1);
+    const agent = manifest.agents[name];
+    expect(agent?.id).toBe('-OKspareAgent0000001');
+    expect(agent?.name).toContain(SAMPLE_VALUES[name]?.business);
+    expect(agent?.config.prompt).toEqual({ file: `prompts/${name}.md` });
+
+    const prompt = fileOf(scaffold.files, `prompts/${name}.md`);
+    expect(prompt).not.toMatch(/\{\{/);
+    expect(prompt).toContain(SAMPLE_VALUES[name]?.business);
+    expect(prompt.endsWith('\n')).toBe(true);
+
+    expect(JSON.parse(fileOf(scaffold.files, '.voxform/manifest.schema.json'))).toMatchObject({ title: 'Manifest' });
+  });
+
+  test('the template comments carry over into the manifest', () => {
+    const manifestText = fileOf(scaffoldOf('receptionist').files, 'voxform.yaml');
+    expect(manifestText).toContain('first_messsage: false # the service spells it with three s');
+  });
+
+  test('lists the environment variables the manifest needs', () => {
+    expect(scaffoldOf('appointment-booking').envVars).toEqual(['CALENDAR_TOKEN']);
+    expect(scaffoldOf('receptionist').envVars).toEqual([]);
+  });
+
+  test('the targets are known before any value', () => {
+    expect(scaffoldTargets(readTemplate('receptionist')).paths.map((p) => [p.path, p.mode])).toEqual([
+      ['voxform.yaml', 'create'],
+      ['prompts/receptionist.md', 'create'],
+      ['.voxform/manifest.schema.json', 'refresh'],
+      ['.gitignore', 'merge'],
+    ]);
+  });
+});
+
+describe('envReferences', () => {
+  test('finds ${env:NAME} without a default, once each, in order', () => {
+    expect(envReferences('a: ${env:B}\nb: ${env:A:-x}\nc: "Bearer ${env:B}" ${env:C}')).toEqual(['B', 'C']);
+  });
+});
+
+describe('writeScaffold', () => {
+  const files: ScaffoldFile[] = [
+    { path: 'voxform.yaml', mode: 'create', content: 'version: 1\n' },
+    { path: 'prompts/a.md', mode: 'create', content: '# Role\n' },
+    { path: '.voxform/manifest.schema.json', mode: 'refresh', content: '{}\n' },
+    { path: '.gitignore', mode: 'merge', content: '.voxform/local.json' },
+  ];
+
+  test('writes everything into a new folder', async () => {
+    const tree = await makeTree({});
+    cleanup = tree.cleanup;
+    const dir = path.join(tree.dir, 'new/project');
+    const result = await writeScaffold(dir, files, { force: false });
+    expect(result).toEqual({ created: ['voxform.yaml', 'prompts/a.md', '.voxform/manifest.schema.json', '.gitignore'], overwritten: [], updated: [], kept: [] });
+    expect(await readFile(path.join(dir, 'prompts/a.md'), 'utf8')).toBe('# Role\n');
+  });
+
+  test('writes nothing when any file would be overwritten, and names them all', async () => {
+    const tree = await makeTree({ 'voxform.yaml': 'mine\n', 'prompts/a.md': 'mine too\n' });
+    cleanup = tree.cleanup;
+    let caught: unknown;
+    await writeScaffold(tree.dir, files, { force: false }).catch((error: unknown) => (caught = error));
+    expect(isVoxformError(caught) && caught.code).toBe('init_would_overwrite');
+    expect((caught as Error).message).toContain('voxform.yaml and prompts/a.md');
+    await expect(readFile(path.join(tree.dir, '.gitignore'), 'utf8')).rejects.toThrow();
+    await expect(readFile(path.join(tree.dir, '.voxform/manifest.schema.json'), 'utf8')).rejects.toThrow();
+    expect(await readFile(path.join(tree.dir, 'voxform.yaml'), 'utf8')).toBe('mine\n');
+  });
+
+  test('with force: overwrites, refreshes the schema, merges .gitignore', async () => {
+    const tree = await makeTree({ 'voxform.yaml': 'mine\n', '.voxform/manifest.schema.json': 'old\n', '.gitignore': 'dist/\n' });
+    cleanup = tree.cleanup;
+    const result = await writeScaffold(tree.dir, files, { force: true });
+    expect(result).toEqual({ created: ['prompts/a.md'], overwritten: ['voxform.yaml', '.voxform/manifest.schema.json'], updated: ['.gitignore'], kept: [] });
+    expect(await readFile(path.join(tree.dir, '.gitignore'), 'utf8')).toContain('dist/\n\n# voxform');
+  });
+
+  test('without force, an existing schema copy is kept, not a conflict', async () => {
+    const tree = await makeTree({ '.voxform/manifest.schema.json': 'old\n', '.gitignore': '.voxform/\n' });
+    cleanup = tree.cleanup;
+    const result = await writeScaffold(tree.dir, files, { force: false });
+    expect(result.kept).toEqual(['.voxform/manifest.schema.json']);
+    expect(result.updated).toEqual([]);
+    expect(await readFile(path.join(tree.dir, '.voxform/manifest.schema.json'), 'utf8')).toBe('old\n');
+  });
+});
