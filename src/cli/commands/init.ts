@@ -1,0 +1,200 @@
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { VoxformError } from '../../errors.js';
+import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable } from '../../templates/catalog.js';
+import { resolveVariables } from '../../templates/expand.js';
+import { existingFilesError, findConflicts, planScaffold, scaffoldTargets, writeScaffold } from '../../templates/scaffold.js';
+import { didYouMean } from '../../util/did-you-mean.js';
+import type { CommandContext } from '../context.js';
+
+/** The built-in variable every init asks for (RESERVED_VARIABLES). */
+const AGENT_ID: TemplateVariable = {
+  name: 'agent_id',
+  description: 'The id of the live agent this manifest manages (agents are adopted, not created)',
+  required: true,
+  default: undefined,
+};
+const SPARE_AGENT = '-OKspareAgent0000001';
+
+/**
+ * `voxform init [--template NAME] [--var K=V]... [--force] [DIR]`: scaffolds a project from a
+ * template. Missing values are asked for on a terminal; elsewhere the run fails naming every one.
+ */
+export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  const args = (options.args as string[] | undefined) ?? [];
+  const dir = path.resolve(ctx.cwd, args[0] ?? '.');
+  const force = options.force === true;
+  const given = parseVars((options.var as string[] | undefined) ?? []);
+  const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
+  const ask = interactive ? lineReader(ctx) : undefined;
+  try {
+    const template = typeof options.template === 'string' ? readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
+
+    const { agent_id: givenAgentId, ...templateVars } = given;
+    const resolved = resolveVariables(template, templateVars);
+    if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown);
+
+    // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
+    const targets = scaffoldTargets(template);
+    const conflicts = await findConflicts(dir, targets.paths, force);
+    if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
+
+    const missing = [...resolved.missing];
+    let agentId = givenAgentId?.trim() ?? '';
+    if (agentId === '') missing.push(AGENT_ID);
+    if (missing.length > 0) {
+      if (!ask) throw missingVarsError(template, missing);
+      ctx.stderr.write(`Template ${template.name} needs ${missing.length === 1 ? 'one value' : `${missing.length} values`}.\n`);
+      for (const variable of missing) {
+        const answer = await askValue(ctx, ask, variable);
+        if (variable === AGENT_ID) agentId = answer;
+        else resolved.values[variable.name] = answer;
+      }
+    }
+
+    const scaffold = planScaffold({ template, values: resolved.values, agentId });
+    const written = await writeScaffold(dir, scaffold.files, { force });
+    report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
+    return 0;
+  } finally {
+    ask?.close();
+  }
+}
+
+/** `--var K=V` values; the last of a repeated name wins (as with Terraform's -var). */
+function parseVars(raw: readonly string[]): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const item of raw) {
+    const eq = item.indexOf('=');
+    const name = eq < 0 ? '' : item.slice(0, eq).trim();
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new VoxformError('init_var_invalid', `--var "${item}" is not NAME=VALUE.`, {
+        hint: 'Write each variable as --var NAME=VALUE, quoting values with spaces: --var business="Acme Dental".',
+      });
+    }
+    vars[name] = item.slice(eq + 1);
+  }
+  return vars;
+}
+
+function unknownVarsError(template: Template, unknown: readonly string[]): VoxformError {
+  const names = [...template.variables.map((v) => v.name), ...RESERVED_VARIABLES];
+  const described = unknown.map((name) => {
+    const suggestion = didYouMean(name, names);
+    return suggestion ? `"${name}" (did you mean "${suggestion}"?)` : `"${name}"`;
+  });
+  return new VoxformError(
+    'init_var_unknown',
+    `Template ${template.name} has no variable${unknown.length === 1 ? '' : 's'} ${described.join(', ')}.`,
+    { hint: `Its variables are: ${names.join(', ')} (see \`voxform templates\`).` },
+  );
+}
+
+function missingVarsError(template: Template, missing: readonly TemplateVariable[]): VoxformError {
+  const names = missing.map((v) => v.name);
+  const flags = missing.map((v) => `--var ${v.name}=${v === AGENT_ID ? SPARE_AGENT : '...'}`);
+  const width = Math.max(...flags.map((f) => f.length));
+  const lines = missing.map((v, i) => `    ${flags[i]!.padEnd(width)}  ${v.description}`);
+  if (missing.includes(AGENT_ID)) lines.push(`  (${SPARE_AGENT} to -OKspareAgent0000005 are spare agents of the embedded emulator, for trying things with --local.)`);
+  return new VoxformError(
+    'init_vars_missing',
+    `Template ${template.name} needs ${missing.length === 1 ? 'a value' : `values`} for ${names.join(', ')}; nothing was written.`,
+    { hint: `Pass ${missing.length === 1 ? 'it' : 'each'} with --var NAME=VALUE (or run voxform init in a terminal to be asked):\n${lines.join('\n')}`, details: { missing: names } },
+  );
+}
+
+interface LineReader {
+  question(prompt: string): Promise<string | undefined>;
+  close(): void;
+}
+
+/**
+ * Reads answers line by line from the context's stdin (no raw mode: the terminal echoes typing).
+ * Lines that arrive before a question is asked are queued, so piped answers are not lost.
+ */
+function lineReader(ctx: CommandContext): LineReader {
+  const rl = createInterface({ input: ctx.stdin, terminal: false });
+  const lines: string[] = [];
+  const waiting: Array<(line: string | undefined) => void> = [];
+  let ended = false;
+  rl.on('line', (line) => {
+    const next = waiting.shift();
+    if (next) next(line);
+    else lines.push(line);
+  });
+  rl.on('close', () => {
+    ended = true;
+    while (waiting.length > 0) waiting.shift()?.(undefined);
+  });
+  return {
+    question(prompt) {
+      ctx.stderr.write(prompt);
+      if (lines.length > 0) return Promise.resolve(lines.shift());
+      if (ended) return Promise.resolve(undefined);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    close: () => rl.close(),
+  };
+}
+
+async function askValue(ctx: CommandContext, ask: LineReader, variable: TemplateVariable): Promise<string> {
+  const hint = variable === AGENT_ID ? ` (try ${SPARE_AGENT} with --local)` : '';
+  for (;;) {
+    const answer = await ask.question(`  ${variable.name} — ${variable.description}${hint}: `);
+    if (answer === undefined) {
+      throw new VoxformError('init_aborted', `No value for ${variable.name}: the input ended; nothing was written.`);
+    }
+    if (answer.trim() !== '') return answer.trim();
+    ctx.stderr.write(`  ${variable.name} is required.\n`);
+  }
+}
+
+async function chooseTemplate(ctx: CommandContext, ask: LineReader | undefined): Promise<Template> {
+  const templates = listTemplates();
+  const names = templates.map((t) => t.name);
+  if (!ask) {
+    throw new VoxformError('init_template_required', `Choose a template with --template NAME: ${names.join(', ')}.`, {
+      hint: '`voxform templates` describes each one and its variables.',
+    });
+  }
+  const width = Math.max(...names.map((n) => n.length));
+  ctx.stderr.write('Templates:\n');
+  templates.forEach((t, i) => ctx.stderr.write(`  ${String(i + 1).padStart(2)}. ${t.name.padEnd(width)}  ${t.description}\n`));
+  for (;;) {
+    const answer = (await ask.question('Template (number or name): '))?.trim();
+    if (answer === undefined) throw new VoxformError('init_aborted', 'No template chosen: the input ended; nothing was written.');
+    const byNumber = /^[0-9]+$/.test(answer) ? templates[Number(answer) - 1] : undefined;
+    const chosen = byNumber ?? templates.find((t) => t.name === answer);
+    if (chosen) return chosen;
+    const suggestion = didYouMean(answer, names);
+    ctx.stderr.write(`  There is no template "${answer}"${suggestion ? `; did you mean "${suggestion}"?` : '.'}\n`);
+  }
+}
+
+function report(
+  ctx: CommandContext,
+  input: { dir: string; template: Template; written: Awaited<ReturnType<typeof writeScaffold>>; envVars: string[]; localName: string; agentId: string },
+): void {
+  const { written } = input;
+  const out = ctx.stdout;
+  const where = displayDir(ctx, input.dir);
+  out.write(`Created agent ${input.localName} from template ${input.template.name} in ${where}:\n`);
+  for (const file of written.created) out.write(`  created      ${file}\n`);
+  for (const file of written.overwritten) out.write(`  overwritten  ${file}\n`);
+  for (const file of written.updated) out.write(`  updated      ${file}\n`);
+  for (const file of written.kept) out.write(`  kept         ${file}\n`);
+  out.write('\nNext:\n');
+  if (where !== '.') out.write(`  cd ${where}\n`);
+  if (input.template.prompt) out.write(`  edit prompts/${input.localName}.md: add the facts callers ask about\n`);
+  if (input.envVars.length > 0) out.write(`  export ${input.envVars.map((name) => `${name}=...`).join(' ')}   # the manifest reads them with \${env:…}\n`);
+  out.write('  voxform validate\n');
+  out.write(input.agentId.startsWith('-OKspareAgent') ? '  voxform plan --local      # against the embedded emulator\n' : '  voxform plan\n');
+}
+
+function displayDir(ctx: CommandContext, dir: string): string {
+  return path.relative(ctx.cwd, dir) || '.';
+}
+
+function lowerFirst(text: string): string {
+  return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+}
