@@ -428,13 +428,16 @@ class ServiceClient implements ApiClient {
 }
 
 /**
- * Walks the call log newest first. The cursor is a timestamp (`next_cursor` = the `ts` of the
- * page's last record), so records sharing the boundary timestamp could be skipped by a service that
- * reads `start_after_ts` as "strictly older". Each later page is therefore asked from just above
- * the cursor (the next representable number), which brings the boundary records again; the ones
- * already yielded are recognised by id and dropped, as is anything newer than the cursor.
+ * Walks the call log newest first. The cursor is a bare timestamp (`next_cursor` = the `ts` of the
+ * page's last record) and the service reads `start_after_ts` as "strictly older", so records that
+ * share the boundary timestamp would be skipped when a page ends among them. Each later page is
+ * therefore asked from just above the cursor (the next representable number): the boundary records
+ * come again, the ones already yielded are recognised by call id and dropped, and so is anything
+ * newer than the cursor. One duplicate per page is the price (1 %). Should a group of equal
+ * timestamps fill a whole page, no progress is possible that way: the walk then steps past the
+ * group with the exact cursor (the service's own pagination, the best that can be done).
  */
-async function* walkCallLogs(
+export async function* walkCallLogs(
   fetchPage: (query: CallLogsQuery) => Promise<CallLogsResponse>,
   filters: CallLogFilters,
   options: IterateCallLogsOptions,
@@ -445,10 +448,17 @@ async function* walkCallLogs(
   let cursor: number | undefined;
   /** Keys of the records yielded whose `ts` equals the cursor. */
   let atCursor = new Set<string>();
+  /** Whether to ask from just above the cursor (normally) or from the cursor itself (to step past a tie group). */
+  let overlap = true;
   let total = 0;
   for (let page = 1; total < max; page++) {
-    const limit = Math.min(pageSize, max - total);
-    const answer = await fetchPage({ ...filters, limit, ...(cursor === undefined ? {} : { start_after_ts: nextUp(cursor) }) });
+    let query: CallLogsQuery = { ...filters, limit: Math.min(pageSize, max - total) };
+    if (cursor !== undefined) {
+      // Room for the records that come again, so a page still brings `limit` new ones.
+      const repeats = overlap ? atCursor.size : 0;
+      query = { ...query, limit: Math.min(100, (query.limit as number) + repeats), start_after_ts: overlap ? nextUp(cursor) : cursor };
+    }
+    const answer = await fetchPage(query);
     const records = Array.isArray(answer.histories) ? answer.histories : [];
     let fresh = 0;
     for (const record of records) {
@@ -464,7 +474,12 @@ async function* walkCallLogs(
     options.onPage?.({ page, records: total });
     const next = answer.next_cursor;
     if (!next || records.length === 0) return;
-    if (fresh === 0 && cursor !== undefined && next >= cursor) return; // no progress: the service repeats itself
+    if (fresh === 0 && cursor !== undefined && next >= cursor) {
+      if (!overlap) return; // the service repeats itself: stop rather than loop
+      overlap = false; // a tie group fills the page: step past it
+      continue;
+    }
+    overlap = true;
     if (next !== cursor) atCursor = new Set();
     for (const record of records) if (record.ts === next) atCursor.add(recordKey(record));
     cursor = next;

@@ -1,0 +1,235 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/api/index.js';
+import { emulatorWithClient, fakeServer, logged, testClient } from './helpers.js';
+
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+const AGENT_PATH = `/agents/${FRONT_DESK}`;
+
+let env: Awaited<ReturnType<typeof emulatorWithClient>>;
+
+beforeAll(async () => {
+  env = await emulatorWithClient();
+});
+afterAll(async () => {
+  await env.close();
+});
+beforeEach(async () => {
+  await env.emulator.control.reset();
+  env.retries.length = 0;
+  env.waits.length = 0;
+});
+
+describe('retries under the emulator’s faults', () => {
+  it('20 % 503 (fixed fault seed): every read succeeds, and attempts = requests + retries', async () => {
+    env.emulator.control.setFaults([{ path: '/agents/*', method: 'GET', errorRate: 0.2, errorStatus: 503 }], { seed: 20 });
+    for (let i = 0; i < 100; i++) expect((await env.client.getAgent(FRONT_DESK)).id).toBe(FRONT_DESK);
+    const log = logged(env.emulator, AGENT_PATH, 'GET');
+    const failed = log.filter((entry) => entry.status === 503);
+    expect(failed.length).toBeGreaterThan(5); // the faults really happened
+    expect(env.retries).toHaveLength(failed.length); // each 503 was retried once, nothing more
+    expect(log).toHaveLength(100 + env.retries.length);
+    expect(env.retries.every((r) => r.status === 503 && r.reason === '503 Service Unavailable' && r.retryAfterMs === undefined)).toBe(true);
+    // Full jitter: each wait within its exponential ceiling (250 ms · 2^(n-1)).
+    for (const retry of env.retries) expect(retry.delayMs).toBeLessThan(250 * 2 ** (retry.attempt - 1));
+  });
+
+  it('the same seed gives the same faults and the same attempts', async () => {
+    const run = async () => {
+      await env.emulator.control.reset();
+      env.emulator.control.setFaults([{ path: '/agents/*', errorRate: 0.2, errorStatus: 503 }], { seed: 'same' });
+      env.retries.length = 0;
+      for (let i = 0; i < 50; i++) await env.client.getAgent(FRONT_DESK);
+      return env.retries.map((r) => r.attempt);
+    };
+    expect(await run()).toEqual(await run());
+  });
+
+  it('a 503 that lasts is api_unavailable after 1 + retries attempts', async () => {
+    env.emulator.control.setFaults([{ path: '/phones', errorRate: 1, errorStatus: 503 }]);
+    const error = (await env.client.listPhones().catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api_unavailable');
+    expect(error.attempts).toBe(5);
+    expect(error.message).toBe('GET /phones failed: the service answered 503 Service Unavailable (after 5 attempts).');
+    expect(logged(env.emulator, '/phones')).toHaveLength(5);
+    expect(env.retries.map((r) => r.attempt)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('a 500 is not retried', async () => {
+    env.emulator.control.setFaults([{ path: '/phones', errorRate: 1, errorStatus: 500 }]);
+    await expect(env.client.listPhones()).rejects.toMatchObject({ code: 'api_unavailable', status: 500, attempts: 1 });
+    expect(logged(env.emulator, '/phones')).toHaveLength(1);
+  });
+
+  it('429 bursts: Retry-After is honoured, then the request goes through', async () => {
+    env.emulator.control.setFaults([{ path: '/agents/*', rateLimit: { burst: 3, retryAfterSeconds: 2, limited: 2 } }]);
+    for (let i = 0; i < 8; i++) await env.client.getAgent(FRONT_DESK);
+    // Three pass, two are refused, and so on: calls 4 and 7 each met two 429s, then went through.
+    const statuses = logged(env.emulator, AGENT_PATH).map((entry) => entry.status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 200, 200, 200, 429, 429, 200, 200]);
+    expect(env.retries.map((r) => [r.status, r.retryAfterMs, r.delayMs])).toEqual([
+      [429, 2000, 2000],
+      [429, 2000, 2000],
+      [429, 2000, 2000],
+      [429, 2000, 2000],
+    ]);
+    expect(env.waits).toEqual([2000, 2000, 2000, 2000]);
+  });
+
+  it('429 that outlasts the retries is api_rate_limited', async () => {
+    env.emulator.control.setFaults([{ path: '/phones', rateLimit: { burst: 0, retryAfterSeconds: 1, limited: 10 } }]);
+    const error = (await env.client.listPhones().catch((e: unknown) => e)) as ApiError;
+    expect(error).toMatchObject({ code: 'api_rate_limited', status: 429, attempts: 5 });
+    expect(error.hint).toContain('--parallelism');
+  });
+
+  it('dropped connections are retried for a GET', async () => {
+    env.emulator.control.setFaults([{ path: '/agents/*', dropRate: 0.3 }], { seed: 1 });
+    for (let i = 0; i < 40; i++) expect((await env.client.getAgent(FRONT_DESK)).id).toBe(FRONT_DESK);
+    const dropped = logged(env.emulator, AGENT_PATH).filter((entry) => entry.status === 0);
+    expect(dropped.length).toBeGreaterThan(3);
+    expect(env.retries).toHaveLength(dropped.length);
+    expect(env.retries.every((r) => r.status === undefined && r.reason !== 'timeout')).toBe(true);
+  });
+
+  it('a connection that always drops is api_unavailable naming the dropped connection', async () => {
+    env.emulator.control.setFaults([{ path: '/phones', dropRate: 1 }]);
+    const error = (await env.client.listPhones().catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api_unavailable');
+    expect(error.status).toBeUndefined();
+    expect(error.attempts).toBe(5);
+    expect(error.message).toMatch(/^GET \/phones failed: could not reach the service at http:\/\/127\.0\.0\.1:\d+ \(.+\) \(after 5 attempts\)\.$/);
+  });
+
+  it('idempotent POSTs and PUTs are retried on 503', async () => {
+    env.emulator.control.setFaults([{ path: '**', method: ['POST', 'PUT'], errorRate: 0.3, errorStatus: 503 }], { seed: 3 });
+    for (let i = 0; i < 10; i++) {
+      await env.client.setPhoneAgent('+15551230001', FRONT_DESK);
+      await env.client.setCampaignCaller('cmp_recall_2026', '+15551230001');
+      await env.client.setCredential({ provider: 'openai', api_key: 'sk-test' });
+      await env.client.updateAgent(FRONT_DESK, { name: 'Front desk', config: { prompt: `x${i}` } });
+      await env.client.editCampaignInfo('cmp_recall_2026', { name: `Recall ${i}` });
+      await env.client.generatePresignedUrl({ filename: 'a.pdf' });
+      await env.client.setAgentFiles({ agent_id: FRONT_DESK, files: [] });
+    }
+    const log = env.emulator.control.requestLog().filter((e) => e.method !== 'GET');
+    const failed = log.filter((e) => e.status === 503);
+    expect(failed.length).toBeGreaterThan(5);
+    expect(env.retries).toHaveLength(failed.length);
+    expect(log).toHaveLength(70 + failed.length);
+    expect(new Set(env.retries.map((r) => r.path)).size).toBeGreaterThan(3);
+  });
+});
+
+describe('no blind retry of a POST that is not safe to repeat', () => {
+  const creators = [
+    ['/register_call', () => env.client.registerCall({ agent_id: FRONT_DESK })],
+    ['/register_sip_call', () => env.client.registerSipCall({ agent_id: FRONT_DESK })],
+    ['/sip', () => env.client.createSip({ init_agent: { agent_id: FRONT_DESK } })],
+    ['/api_keys', () => env.client.createApiKey({ type: 'public' })],
+    ['/knowledge/create_file', () => env.client.createKnowledgeFile({ object_key: 'k', name: 'n' })],
+    ['/chat/completions', () => env.client.chatCompletions({ agent: { agent_id: FRONT_DESK }, messages: [{ role: 'user', content: 'hi' }] }).collect()],
+  ] as const;
+
+  for (const [path, call] of creators) {
+    it(`${path}: a 503 is not retried`, async () => {
+      env.emulator.control.setFaults([{ path, errorRate: 1, errorStatus: 503 }]);
+      await expect(call()).rejects.toMatchObject({ code: 'api_unavailable', status: 503, attempts: 1 });
+      expect(logged(env.emulator, path)).toHaveLength(1);
+      expect(env.retries).toHaveLength(0);
+    });
+
+    it(`${path}: a dropped connection is not retried`, async () => {
+      env.emulator.control.setFaults([{ path, dropRate: 1, dropPhase: 'after' }]);
+      await expect(call()).rejects.toMatchObject({ code: 'api_unavailable', attempts: 1 });
+      expect(logged(env.emulator, path)).toHaveLength(1);
+    });
+  }
+
+  it('a 429 (the service refused it) is retried even for register_call', async () => {
+    env.emulator.control.setFaults([{ path: '/register_call', rateLimit: { burst: 1, retryAfterSeconds: 1, limited: 1 } }]);
+    await env.client.registerCall({ agent_id: FRONT_DESK }); // passes; the next attempt is refused
+    const call = await env.client.registerCall({ agent_id: FRONT_DESK });
+    expect(call.call_id).toBeTruthy();
+    expect(logged(env.emulator, '/register_call').map((e) => e.status)).toEqual([200, 429, 200]);
+    expect(env.emulator.control.state().sessions.filter((s) => s.kind === 'call')).toHaveLength(2);
+  });
+
+  it('a refused connection (nothing sent) is retried for a creating POST', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    const test = testClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k'.repeat(32), retries: 2 });
+    try {
+      const error = (await test.client.createApiKey({ type: 'private' }).catch((e: unknown) => e)) as ApiError;
+      expect(error).toMatchObject({ code: 'api_unavailable', attempts: 3 });
+      expect(error.message).toContain('connection refused');
+      expect(test.retries.map((r) => r.reason)).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+    } finally {
+      await test.client.close();
+    }
+  });
+
+  it('the phone import checks the phone list before a retry: a lost answer never imports twice', async () => {
+    env.emulator.control.setFaults([{ path: '/phones/import', dropRate: 1, dropPhase: 'after' }]);
+    const result = await env.client.importPhone({ phone: '+15551230002', country: 'US', region: 'us-west', api_key: 'AC1', api_secret: 'shh' });
+    expect(result).toMatchObject({ phone: '+15551230002', confirmedBy: 'phone_list' });
+    expect(logged(env.emulator, '/phones/import')).toHaveLength(1); // sent once, never again
+    expect(logged(env.emulator, '/phones', 'GET')).toHaveLength(1); // the check
+    expect(env.emulator.control.state().phones.filter((p) => p.id === '+15551230002')).toHaveLength(1);
+  });
+
+  it('the phone import retries when the phone list shows the number is still missing', async () => {
+    // One import passes, the next two are refused, and so on: the first import primes the cycle.
+    env.emulator.control.setFaults([{ path: '/phones/import', rateLimit: { burst: 1, retryAfterSeconds: 0, limited: 2 } }]);
+    await env.client.importPhone({ phone: '+15551230009', country: 'US', region: 'us-west', api_key: 'AC1', api_secret: 'shh' });
+    const result = await env.client.importPhone({ phone: '+15551230002', country: 'US', region: 'us-west', api_key: 'AC1', api_secret: 'shh' });
+    expect(result.confirmedBy).toBe('response');
+    expect(logged(env.emulator, '/phones/import').map((e) => e.status)).toEqual([200, 429, 429, 200]);
+    expect(logged(env.emulator, '/phones', 'GET')).toHaveLength(2);
+  });
+});
+
+describe('time-outs and concurrency', () => {
+  it('an attempt that outlives timeoutMs is api_timeout, retried for a GET', async () => {
+    const slow = testClient({ baseUrl: env.emulator.url, apiKey: env.emulator.apiKey, timeoutMs: 100, retries: 1 });
+    env.emulator.control.setFaults([{ path: '/phones', latencyMs: 1500 }]);
+    try {
+      const error = (await slow.client.listPhones().catch((e: unknown) => e)) as ApiError;
+      expect(error.code).toBe('api_timeout');
+      expect(error.attempts).toBe(2);
+      expect(error.message).toMatch(/^GET \/phones failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.1 s \(after 2 attempts\)\.$/);
+      expect(slow.retries.map((r) => r.reason)).toEqual(['timeout']);
+    } finally {
+      await slow.client.close();
+    }
+  });
+
+  it('1,000 concurrent calls keep at most maxInFlight requests and sockets open', async () => {
+    let active = 0;
+    let peak = 0;
+    let sockets = 0;
+    const fake = await fakeServer((_req, res) => {
+      active++;
+      peak = Math.max(peak, active);
+      setTimeout(() => {
+        active--;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"a","name":"A","config":{}}');
+      }, 2);
+    });
+    fake.server.on('connection', () => sockets++);
+    const test = testClient({ baseUrl: fake.url, apiKey: 'k'.repeat(32), maxInFlight: 8 });
+    try {
+      const agents = await Promise.all(Array.from({ length: 1000 }, () => test.client.getAgent('a')));
+      expect(agents).toHaveLength(1000);
+      expect(peak).toBeLessThanOrEqual(8);
+      expect(peak).toBeGreaterThan(1);
+      expect(sockets).toBeLessThanOrEqual(8);
+    } finally {
+      await test.client.close();
+      await fake.close();
+    }
+  });
+});
