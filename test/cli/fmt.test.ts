@@ -1,0 +1,93 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { makeTree, runCli } from '../helpers/cli.js';
+
+const MESSY = 'agents:\n  a:\n    name: A   # shown in the dashboard\n    id: x\nversion: 1\n';
+const TIDY = 'version: 1\n\nagents:\n  a:\n    id: x\n    name: A # shown in the dashboard\n';
+
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.map((c) => c()));
+  cleanups = [];
+});
+async function tree(files: Record<string, string>): Promise<string> {
+  const made = await makeTree(files);
+  cleanups.push(made.cleanup);
+  return made.dir;
+}
+const read = (dir: string, file: string) => readFile(path.join(dir, file), 'utf8');
+
+describe('voxform fmt', () => {
+  test('--check exits 1 listing the files that would change, and writes nothing', async () => {
+    const dir = await tree({ 'voxform.yaml': MESSY });
+    const before = await stat(path.join(dir, 'voxform.yaml'));
+    const result = await runCli(['fmt', '--check'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('voxform.yaml\n');
+    expect(result.stderr).toContain('1 file not in the canonical layout; run `voxform fmt` to fix it.');
+    expect(await read(dir, 'voxform.yaml')).toBe(MESSY);
+    expect((await stat(path.join(dir, 'voxform.yaml'))).mtimeMs).toBe(before.mtimeMs);
+  });
+
+  test('rewrites the file, lists it, and then --check passes', async () => {
+    const dir = await tree({ 'voxform.yaml': MESSY });
+    const result = await runCli(['fmt'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('voxform.yaml\n');
+    expect(await read(dir, 'voxform.yaml')).toBe(TIDY);
+    const check = await runCli(['fmt', '--check'], { cwd: dir });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toBe('');
+    expect(check.stderr).toBe('1 file already formatted.\n');
+  });
+
+  test('falls back to agents.yaml, like the loader', async () => {
+    const dir = await tree({ 'agents.yaml': MESSY });
+    const result = await runCli(['fmt'], { cwd: dir });
+    expect(result.stdout).toBe('agents.yaml\n');
+    expect(await read(dir, 'agents.yaml')).toBe(TIDY);
+  });
+
+  test('a folder: every manifest under it, skipping YAML that is not a manifest', async () => {
+    const compose = 'services:\n    web: { image: nginx }\n';
+    const dir = await tree({
+      'manifests/a.yaml': MESSY,
+      'manifests/team/b.yml': MESSY,
+      'manifests/ok.yaml': TIDY,
+      'manifests/docker-compose.yaml': compose,
+      'manifests/.hidden/c.yaml': MESSY,
+      'manifests/node_modules/d.yaml': MESSY,
+    });
+    const result = await runCli(['fmt', 'manifests'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('manifests/a.yaml\nmanifests/team/b.yml\n');
+    expect(await read(dir, 'manifests/team/b.yml')).toBe(TIDY);
+    expect(await read(dir, 'manifests/docker-compose.yaml')).toBe(compose);
+    expect(await read(dir, 'manifests/.hidden/c.yaml')).toBe(MESSY);
+  });
+
+  test('a syntax error: file:line:col, exit 1, that file untouched, the others still formatted', async () => {
+    const broken = 'version: 1\nagents:\n  a: [oops\n';
+    const dir = await tree({ 'broken.yaml': broken, 'good.yaml': MESSY });
+    const result = await runCli(['fmt', 'broken.yaml', 'good.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: broken\.yaml:\d+:\d+: YAML syntax error: /m);
+    expect(result.stderr).not.toContain('    at ');
+    expect(result.stdout).toBe('good.yaml\n');
+    expect(await read(dir, 'broken.yaml')).toBe(broken);
+    expect(await read(dir, 'good.yaml')).toBe(TIDY);
+  });
+
+  test('no manifest here: a clear error', async () => {
+    const result = await runCli(['fmt'], { cwd: await tree({ 'notes.txt': 'x' }) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: There is no voxform.yaml or agents.yaml in');
+  });
+
+  test('a path that does not exist: a clear error', async () => {
+    const result = await runCli(['fmt', 'nope.yaml'], { cwd: await tree({}) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: nope.yaml does not exist.');
+  });
+});

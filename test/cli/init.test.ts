@@ -1,0 +1,211 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { run as runInit } from '../../src/cli/commands/init.js';
+import type { CommandContext, Output } from '../../src/cli/context.js';
+import { isVoxformError } from '../../src/errors.js';
+import { validateAgainst } from '../../src/schema/validate.js';
+import { templateNames } from '../../src/templates/catalog.js';
+import { SecretRegistry } from '../../src/util/redact.js';
+import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
+import { SAMPLE_VALUES } from '../templates/fixtures.js';
+
+const AGENT = '-OKspareAgent0000001';
+const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli/commands/validate.js'));
+
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.map((c) => c()));
+  cleanups = [];
+});
+async function tempDir(files: Record<string, string> = {}): Promise<string> {
+  const tree = await makeTree(files);
+  cleanups.push(tree.cleanup);
+  return tree.dir;
+}
+
+function varsFor(name: string): string[] {
+  return Object.entries(SAMPLE_VALUES[name] ?? {}).flatMap(([k, v]) => ['--var', `${k}=${v}`]);
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort();
+}
+
+describe('voxform init, for every template', () => {
+  test.each(templateNames())('%s inits, and the manifest is valid', async (name) => {
+    const dir = await tempDir();
+    const result = await runCli(['init', '--template', name, ...varsFor(name), '--var', `agent_id=${AGENT}`, 'project'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Created agent ${name} from template ${name} in project:`);
+    const project = path.join(dir, 'project');
+    expect(await listFiles(project)).toEqual(['.gitignore', '.voxform/manifest.schema.json', `prompts/${name}.md`, 'voxform.yaml']);
+    const manifest = parse(await readFile(path.join(project, 'voxform.yaml'), 'utf8')) as { agents: Record<string, { id: string }> };
+    expect(validateAgainst('Manifest', manifest)).toEqual([]);
+    expect(manifest.agents[name]?.id).toBe(AGENT);
+
+    // The project is already in the canonical layout.
+    const fmt = await runCli(['fmt', '--check'], { cwd: project });
+    expect(fmt.code).toBe(0);
+
+    if (validateBuilt) {
+      const env = { CALENDAR_TOKEN: 't', CRM_WEBHOOK_TOKEN: 't', HELPDESK_TOKEN: 't', SURVEY_WEBHOOK_TOKEN: 't' };
+      const validate = await runCli(['validate'], { cwd: project, env });
+      expect(validate.stderr + validate.stdout).not.toMatch(/error/i);
+      expect(validate.code).toBe(0);
+    }
+  });
+});
+
+describe('voxform init, refusals', () => {
+  test('lists every missing variable, agent_id included, and writes nothing', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['init', '--template', 'receptionist', '--var', 'business=Acme Dental'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('error: Template receptionist needs values for business_description, opening_hours, transfer_number, agent_id; nothing was written.');
+    for (const name of ['business_description', 'opening_hours', 'transfer_number']) expect(result.stderr).toContain(`--var ${name}=...`);
+    expect(result.stderr).toContain(`--var agent_id=${AGENT}`);
+    expect(result.stderr).toContain('spare agents of the embedded emulator');
+    expect(result.stderr).not.toContain('    at ');
+    expect(await listFiles(dir)).toEqual([]);
+  });
+
+  test('an empty value does not count for a required variable', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['init', '--template', 'post-call-survey', '--var', 'business=', '--var', 'results_webhook_url=https://x.test', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('needs a value for business;');
+  });
+
+  test('an unknown --var is an error with a suggestion', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['init', '--template', 'receptionist', '--var', 'buisness=Acme', '--var', 'colour=blue'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: Template receptionist has no variables "buisness" (did you mean "business"?), "colour".');
+    expect(result.stderr).toContain('hint: Its variables are: business, business_description');
+    expect(await listFiles(dir)).toEqual([]);
+  });
+
+  test('a --var without = is an error', async () => {
+    const result = await runCli(['init', '--template', 'receptionist', '--var', 'business'], { cwd: await tempDir() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: --var "business" is not NAME=VALUE.');
+  });
+
+  test('an unknown template suggests the closest one', async () => {
+    const result = await runCli(['init', '--template', 'receptionst'], { cwd: await tempDir() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: There is no template "receptionst"; did you mean "receptionist"?');
+  });
+
+  test('without --template and without a terminal, lists the templates', async () => {
+    const result = await runCli(['init'], { cwd: await tempDir() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: Choose a template with --template NAME: ${templateNames().join(', ')}.`);
+  });
+
+  test('refuses to overwrite, naming the files, before asking anything and without writing', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
+    // No values given at all: the conflict is reported first, so nobody types answers in vain.
+    const result = await runCli(['init', '--template', 'receptionist'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: voxform init would overwrite voxform.yaml in ., which exists already; nothing was written.');
+    expect(result.stderr).toContain('--force');
+    expect(await listFiles(dir)).toEqual(['voxform.yaml']);
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
+  });
+
+  test('--force overwrites, and .gitignore gains only the lines it lacks', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n', 'prompts/receptionist.md': 'old\n', '.gitignore': 'node_modules/\n.voxform/local.json\n' });
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, '--force'];
+    const result = await runCli(args, { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('overwritten  voxform.yaml');
+    expect(result.stdout).toContain('overwritten  prompts/receptionist.md');
+    expect(result.stdout).toContain('updated      .gitignore');
+    expect(await readFile(path.join(dir, 'prompts/receptionist.md'), 'utf8')).toContain('You are Ava, the receptionist of Acme Dental');
+    const gitignore = await readFile(path.join(dir, '.gitignore'), 'utf8');
+    expect(gitignore.split('\n').filter((l) => l === '.voxform/local.json')).toHaveLength(1);
+    expect(gitignore).toContain('.voxform/*.lock');
+    expect(gitignore).not.toContain('state.json');
+
+    // Again: nothing more to add to .gitignore; the schema copy is the same.
+    const again = await runCli(args, { cwd: dir });
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toContain('.gitignore');
+    expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe(gitignore);
+  });
+
+  test('names the environment variables the manifest reads', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['init', '--template', 'appointment-booking', ...varsFor('appointment-booking'), '--var', 'agent_id=ag_live_1'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('export CALENDAR_TOKEN=...');
+    expect(result.stdout).toContain('  voxform plan\n');
+  });
+
+  test('a template folder given by path works like a shipped one', async () => {
+    const dir = await tempDir({
+      'my-templates/concierge/template.yaml': 'description: A concierge.\nvariables:\n  hotel: { description: The hotel, required: true }\nagent:\n  name: "{{hotel}} concierge"\n  config: { first_message: "Welcome to {{hotel}}!" }\n',
+    });
+    const result = await runCli(['init', '--template', './my-templates/concierge', '--var', 'hotel=The Grand', '--var', 'agent_id=ag_1'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    const manifest = parse(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toEqual({ version: 1, agents: { concierge: { id: 'ag_1', name: 'The Grand concierge', config: { first_message: 'Welcome to The Grand!' } } } });
+  });
+});
+
+/** A context whose stdin is a terminal fed with `answers`. */
+function terminalContext(cwd: string, answers: string): { ctx: CommandContext; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const output = (append: (text: string) => void): Output => ({ write: append, isTTY: true, columns: 80 });
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  stdin.end(answers);
+  const ctx: CommandContext = {
+    cwd,
+    env: {},
+    stdout: output((t) => (out += t)),
+    stderr: output((t) => (err += t)),
+    stdin,
+    color: false,
+    secrets: new SecretRegistry(),
+    confirm: async () => true,
+    onExit: () => undefined,
+  };
+  return { ctx, out: () => out, err: () => err };
+}
+
+describe('voxform init on a terminal', () => {
+  test('offers the templates, then asks for each missing value, re-asking when empty', async () => {
+    const dir = await tempDir();
+    const index = templateNames().indexOf('post-call-survey') + 1;
+    const answers = [String(index), 'Acme Dental', '', 'https://hooks.acme.example/survey', AGENT, ''].join('\n');
+    const term = terminalContext(dir, answers);
+    const code = await runInit({ args: [], var: [] }, term.ctx);
+    expect(code).toBe(0);
+    expect(term.err()).toContain('Templates:');
+    expect(term.err()).toContain('Template (number or name): ');
+    expect(term.err()).toContain('  business — The business name');
+    expect(term.err()).toContain('  results_webhook_url is required.');
+    expect(term.err()).toContain(`agent_id — The id of the live agent this manifest manages (agents are adopted, not created) (try ${AGENT} with --local): `);
+    const manifest = parse(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')) as { agents: Record<string, { id: string; name: string }> };
+    expect(manifest.agents['post-call-survey']).toMatchObject({ id: AGENT, name: 'Acme Dental post-call survey' });
+    expect(term.out()).toContain('Created agent post-call-survey');
+  });
+
+  test('input that ends before every answer aborts without writing', async () => {
+    const dir = await tempDir();
+    const term = terminalContext(dir, 'Acme Dental\n');
+    let caught: unknown;
+    await runInit({ args: [], template: 'post-call-survey' }, term.ctx).catch((error: unknown) => (caught = error));
+    expect(isVoxformError(caught) && caught.code).toBe('init_aborted');
+    expect(await listFiles(dir)).toEqual([]);
+  });
+});
