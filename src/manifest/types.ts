@@ -45,7 +45,10 @@ export interface DesiredAgent extends DesiredResource {
   knowledge: string[] | undefined;
   /** Dotted paths (`name`, `config.voice.settings`) never diffed and never sent. */
   ignore: string[];
-  /** Dotted paths under `config` whose values are secret (schema `x-sensitive` or from `${env:…}`). */
+  /**
+   * Dotted paths under `config` whose values are secret (schema `x-sensitive` or from `${env:…}`),
+   * concrete: array elements by index (`tools.0.header`, `session_data_webhook.headers.x-token`).
+   */
   sensitivePaths: string[];
   /** Where each config path (dotted) was written, for diagnostics that point into templates or defaults. */
   configSources: Map<string, SourceLocation>;
@@ -138,5 +141,13 @@ export interface LoadOptions {
 export interface LoadResult {
   /** Present only when there are no error diagnostics. */
   state: DesiredState | undefined;
+  /** Errors and warnings, sorted by file (load order) and position; each problem once. */
   diagnostics: Diagnostic[];
+  /** The manifest files read, absolute, in load order (also when there are errors). */
+  files: string[];
+  /**
+   * Every secret value met while loading, also when there are errors (a diagnostic never holds
+   * one, but a caller printing anything else must still redact them).
+   */
+  secrets: string[];
 }

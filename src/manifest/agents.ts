@@ -1,0 +1,239 @@
+/**
+ * One agent, from its manifest entry to a checked draft: template expanded, defaults merged under
+ * its config, `${env:…}` resolved, checked against the schema, and its prompt include and
+ * knowledge references noted for the steps that read files and resolve references.
+ */
+import { flaggedPaths, knownProperties, pathMatchesPattern, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import type { TemplateVars } from '../templates/substitute.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import type { DiagnosticList } from './diagnostics.js';
+import { resolveFrom, type PromptRequest } from './includes.js';
+import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { deepMerge } from './merge.js';
+import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
+import { checkAgainstSchema } from './schema-issues.js';
+import type { SourceText, Span } from './source.js';
+import { expandTemplate, type TemplateStore } from './templates.js';
+
+export interface Reference {
+  name: string;
+  span: Span;
+}
+
+export interface AgentDraft {
+  localName: string;
+  /** The agent's key in the manifest. */
+  keySpan: Span;
+  id: string | undefined;
+  idSpan: Span | undefined;
+  name: string | undefined;
+  /** The config as resolved (spans attached); `prompt` may still be a file include. */
+  config: Record<string, unknown>;
+  knowledge: Reference[] | undefined;
+  ignore: string[];
+  prompt: PromptRequest | undefined;
+  /** Config paths (dotted) whose values came from `${env:…}`. */
+  envPaths: Set<string>;
+}
+
+export interface AgentContext {
+  diagnostics: DiagnosticList;
+  interpolation: InterpolationContext;
+  templates: TemplateStore;
+  /** `defaults.config` (with the environment's applied), if any. */
+  defaultsConfig: unknown;
+  onSecret(value: string): void;
+}
+
+export function resolveAgent(localName: string, entry: unknown, keySpan: Span, ctx: AgentContext): AgentDraft | undefined {
+  const at: PathPart[] = ['agents', localName];
+  if (!isPlainObject(entry)) {
+    checkAgainstSchema({ definition: 'AgentSpec', value: entry, at, fallback: keySpan }, ctx.diagnostics);
+    return undefined;
+  }
+
+  let spec = entry;
+  let template: TemplateUse | undefined;
+  if (typeof entry.template === 'string') {
+    const found = ctx.templates.get(entry.template);
+    const templateSpan = spanAt(entry, ['template']) ?? keySpan;
+    if (found === 'missing') {
+      const suggestion = didYouMean(entry.template, ctx.templates.names());
+      const known = ctx.templates.names();
+      ctx.diagnostics.error(
+        'template_unknown',
+        `there is no template "${entry.template}"${suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (the templates are: ${known.join(', ')})` : ''}`,
+        templateSpan,
+      );
+    } else if (found !== 'invalid') {
+      const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
+      spec = expansion.spec;
+      template = { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source };
+    }
+  } else if (entry.vars !== undefined && entry.template === undefined) {
+    ctx.diagnostics.warning('vars_without_template', `vars has no effect without template; add template: NAME or remove vars`, spanAt(entry, ['vars'], 'key') ?? keySpan);
+  }
+
+  spec = withDefaults(spec, ctx.defaultsConfig);
+
+  const envPaths = new Set<string>();
+  const envKeys = new Set<string>();
+  const resolved = interpolateTree(spec, ctx.interpolation, (path) => {
+    envKeys.add(path.join('\u0000'));
+    if (path[0] === 'config') envPaths.add(dottedConfigPath(path.slice(1)));
+  }) as Record<string, unknown>;
+
+  checkAgainstSchema(
+    { definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => envKeys.has(path.join('\u0000')) },
+    ctx.diagnostics,
+  );
+
+  if (resolved.id === undefined || resolved.id === null) {
+    ctx.diagnostics.error(
+      'missing_id',
+      `agent "${localName}" has no id: agents are adopted, not created; set id to the live agent's id`,
+      keySpan,
+    );
+  }
+
+  const config = isPlainObject(resolved.config) ? resolved.config : {};
+  collectSchemaSecrets(config, ctx.onSecret);
+  checkIgnorePaths(resolved, ctx.diagnostics);
+
+  return {
+    localName,
+    keySpan,
+    id: typeof resolved.id === 'string' ? resolved.id : undefined,
+    idSpan: spanAt(resolved, ['id']),
+    name: typeof resolved.name === 'string' ? resolved.name : undefined,
+    config,
+    knowledge: Array.isArray(resolved.knowledge)
+      ? resolved.knowledge.flatMap((name, index) => (typeof name === 'string' ? [{ name, span: spanAt(resolved, ['knowledge', index]) ?? keySpan }] : []))
+      : undefined,
+    ignore: Array.isArray(resolved.ignore) ? resolved.ignore.filter((p): p is string => typeof p === 'string') : [],
+    prompt: promptRequest(config, template),
+    envPaths,
+  };
+}
+
+/** The spec with `defaults.config` deep-merged under its config (an explicit `config: null` counts as none). */
+function withDefaults(spec: Record<string, unknown>, defaultsConfig: unknown): Record<string, unknown> {
+  const hasDefaults = defaultsConfig !== undefined && defaultsConfig !== null;
+  if (!hasDefaults && spec.config !== null) return spec;
+  const own = spec.config === null ? undefined : spec.config;
+  const config = hasDefaults ? deepMerge(defaultsConfig, own) : undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(spec)) if (key !== 'config') setOwn(out, key, spec[key]);
+  const spans = spansOf(spec);
+  const entries = new Map(spans?.entries ?? []);
+  if (config === undefined) {
+    entries.delete('config');
+  } else {
+    out.config = config;
+    const configSpans = spansOf(config);
+    if (!entries.has('config') && configSpans) entries.set('config', { key: configSpans.self, value: configSpans.self });
+  }
+  if (spans) attachSpans(out, { self: spans.self, entries });
+  return out;
+}
+
+interface TemplateUse {
+  name: string;
+  vars: TemplateVars;
+  declared: string[];
+  source: SourceText;
+}
+
+function promptRequest(config: Record<string, unknown>, template: TemplateUse | undefined): PromptRequest | undefined {
+  const prompt = config.prompt;
+  if (!isPlainObject(prompt) || typeof prompt.file !== 'string' || prompt.file === '') return undefined;
+  const span = spanAt(config, ['prompt', 'file']);
+  if (!span) return undefined;
+  // Only a file the template itself names gets the template's variables; the user's own files are used as written.
+  const fromTemplate = template !== undefined && span.source === template.source;
+  return {
+    file: resolveFrom(span, prompt.file),
+    written: prompt.file,
+    span,
+    ...(fromTemplate ? { template: { name: template.name, vars: template.vars, declared: template.declared } } : {}),
+  };
+}
+
+/** `tools.0.header`: config paths as the planner reads them (dotted, array indexes as numbers). */
+export function dottedConfigPath(path: ReadonlyArray<PathPart>): string {
+  return path.map(String).join('.');
+}
+
+let configSecretPatterns: string[] | undefined;
+/** Schema-marked secrets inside an agent config (`tools[].header`, webhook headers, app credentials). */
+export function configSecretPatternList(): string[] {
+  configSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive');
+  return configSecretPatterns;
+}
+
+/** Concrete config paths (dotted) holding schema-marked secrets, e.g. `session_data_webhook.headers`. */
+export function sensitiveConfigPaths(config: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  for (const pattern of configSecretPatternList()) {
+    const parts = pattern.match(/[^.[\]]+|\[\]/g) ?? [];
+    const expand = (value: unknown, index: number, path: PathPart[]): void => {
+      if (value === undefined) return;
+      if (index === parts.length) {
+        if (pathMatchesPattern(path, pattern)) found.push(dottedConfigPath(path));
+        return;
+      }
+      const part = parts[index] as string;
+      if (part === '[]') {
+        if (Array.isArray(value)) value.forEach((item, i) => expand(item, index + 1, [...path, i]));
+      } else if (part === '*') {
+        if (isPlainObject(value)) for (const key of Object.keys(value)) expand(value[key], index + 1, [...path, key]);
+      } else if (isPlainObject(value) && Object.hasOwn(value, part)) {
+        expand(value[part], index + 1, [...path, part]);
+      }
+    };
+    expand(config, 0, []);
+  }
+  return found;
+}
+
+/** Every string under a schema-marked secret is registered for redaction. */
+function collectSchemaSecrets(config: Record<string, unknown>, onSecret: (value: string) => void): void {
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') onSecret(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (isPlainObject(value)) Object.values(value).forEach(visit);
+  };
+  for (const path of sensitiveConfigPaths(config)) visit(valueAt(config, path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))));
+}
+
+let configNode: SchemaNode | undefined;
+
+/**
+ * `ignore` entries must name fields that exist: an ignore with a typo silently ignores nothing,
+ * and the dashboard's value is overwritten on the next apply.
+ */
+function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
+  if (!Array.isArray(spec.ignore)) return;
+  configNode ??= schemaNode('AgentConfigSpec', 'manifest');
+  spec.ignore.forEach((entry, index) => {
+    if (typeof entry !== 'string' || !/^(name|config(\.[A-Za-z0-9_]+)*)$/.test(entry)) return; // the schema reports these
+    const parts = entry.split('.').slice(1);
+    let node: SchemaNode | undefined = configNode;
+    for (const [depth, part] of parts.entries()) {
+      if (!node || node.additional === 'any' || (node.properties.size === 0 && node.additional === undefined)) return; // free-form below here
+      const next = propertyNode(node, part);
+      if (!next) {
+        const suggestion = didYouMean(part, knownProperties(node));
+        const parent = ['config', ...parts.slice(0, depth)].join('.');
+        diagnostics.error(
+          'unknown_field',
+          `ignore: ${entry} is not a field of the agent: ${parent} has no "${part}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          spanAt(spec, ['ignore', index]) as Span,
+        );
+        return;
+      }
+      node = next;
+    }
+  });
+}
+

@@ -1,0 +1,78 @@
+/**
+ * A code frame: the lines around a position with a line-number gutter and a caret under the
+ * column, as compilers print them. Plain text; the CLI adds colour.
+ *
+ *     11 |       flow:
+ *   > 12 |         response_delay: fast
+ *        |                         ^
+ *     13 |       llm:
+ */
+
+export interface CodeFrameOptions {
+  /** Lines shown before and after the one at fault. */
+  context?: number;
+  /** Longer lines are cut to a window around the column. */
+  maxWidth?: number;
+}
+
+const TAB = '  ';
+
+export function codeFrame(text: string, line: number, col: number, options: CodeFrameOptions = {}): string {
+  const context = options.context ?? 2;
+  const maxWidth = options.maxWidth ?? 120;
+  const lines = linesAround(text, line, context);
+  if (lines.length === 0) return '';
+  const gutterWidth = String(lines[lines.length - 1]?.number ?? line).length;
+  const out: string[] = [];
+  for (const { number, content } of lines) {
+    const marker = number === line ? '>' : ' ';
+    const gutter = `${marker} ${String(number).padStart(gutterWidth)} |`;
+    if (number !== line) {
+      out.push(trimEnd(`${gutter} ${fitWidth(expandTabs(content), 0, maxWidth).text}`));
+      continue;
+    }
+    const caretAt = expandTabs(content.slice(0, Math.max(0, col - 1))).length;
+    const fitted = fitWidth(expandTabs(content), caretAt, maxWidth);
+    out.push(trimEnd(`${gutter} ${fitted.text}`));
+    out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
+  }
+  return out.join('\n');
+}
+
+function linesAround(text: string, line: number, context: number): Array<{ number: number; content: string }> {
+  const first = Math.max(1, line - context);
+  const last = line + context;
+  const found: Array<{ number: number; content: string }> = [];
+  let number = 1;
+  let start = 0;
+  while (number <= last && start <= text.length) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    if (number >= first) found.push({ number, content: text.slice(start, end).replace(/\r$/, '') });
+    if (newline === -1) break;
+    start = newline + 1;
+    number++;
+  }
+  // A position just past a final newline is on a line of its own, empty.
+  if (found.every((l) => l.number !== line) && number + 1 === line) found.push({ number: line, content: '' });
+  return found;
+}
+
+function expandTabs(text: string): string {
+  return text.replaceAll('\t', TAB);
+}
+
+/** Cuts a long line to `maxWidth` around the caret, marking what was left out with "…". */
+function fitWidth(text: string, caret: number, maxWidth: number): { text: string; caret: number } {
+  if (text.length <= maxWidth) return { text, caret };
+  const half = Math.floor(maxWidth / 2);
+  const start = Math.max(0, Math.min(caret - half, text.length - maxWidth));
+  const end = Math.min(text.length, start + maxWidth);
+  const prefix = start > 0 ? '…' : '';
+  const suffix = end < text.length ? '…' : '';
+  return { text: `${prefix}${text.slice(start, end)}${suffix}`, caret: caret - start + prefix.length };
+}
+
+function trimEnd(text: string): string {
+  return text.replace(/\s+$/, '');
+}

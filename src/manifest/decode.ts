@@ -1,0 +1,58 @@
+/**
+ * Manifests, templates and prompts must be UTF-8. A file that is not gets a diagnostic at its first
+ * bad byte instead of silently turning into U+FFFD replacement characters in a live prompt.
+ */
+import { isUtf8 } from 'node:buffer';
+
+export interface DecodedText {
+  /** The text (a leading byte-order mark removed); lenient (U+FFFD) where the bytes are invalid. */
+  text: string;
+  /** Offset in `text` of the first invalid byte, when there is one. */
+  invalidAt: number | undefined;
+}
+
+const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
+
+export function decodeUtf8(bytes: Uint8Array): DecodedText {
+  const text = lenient.decode(bytes);
+  if (isUtf8(bytes)) return { text, invalidAt: undefined };
+  const badByte = firstInvalidByte(bytes);
+  // The valid prefix decodes to exactly the characters before the bad byte.
+  const prefix = lenient.decode(bytes.subarray(0, badByte));
+  return { text, invalidAt: prefix.length };
+}
+
+/** Byte offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */
+export function firstInvalidByte(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i] as number;
+    let length: number;
+    let min: number;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    } else if (lead >= 0xc2 && lead <= 0xdf) {
+      length = 2;
+      min = 0x80;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      min = 0x800;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      min = 0x10000;
+    } else {
+      return i;
+    }
+    if (i + length > bytes.length) return i;
+    let codePoint = lead & (0xff >> (length + 1));
+    for (let k = 1; k < length; k++) {
+      const next = bytes[i + k] as number;
+      if ((next & 0xc0) !== 0x80) return i;
+      codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    if (codePoint < min || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) return i;
+    i += length;
+  }
+  return -1;
+}

@@ -1,0 +1,112 @@
+/**
+ * How diagnostics name places and values. Paths inside an agent's config read as the config path
+ * (`flow.interruption`), since that is what users write and what the service documents; other
+ * places name their resource (`agent "front-desk"`, `phone "+15551230001"`).
+ */
+import type { PathPart, ValuePath } from './positions.js';
+
+/** `tools[0].header.x-token` */
+export function dottedPath(parts: ValuePath): string {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? part : `.${part}`;
+  }
+  return out;
+}
+
+const RESOURCE_KINDS: Record<string, string> = {
+  agents: 'agent',
+  phones: 'phone',
+  campaigns: 'campaign',
+  knowledge: 'knowledge file',
+};
+
+/** The path of a value inside an agent config, when `fullPath` (from the manifest root) is in one. */
+export function configPathOf(fullPath: ValuePath): PathPart[] | undefined {
+  const path = withoutEnvironment(fullPath);
+  if (path[0] === 'agents' && path.length >= 3 && path[2] === 'config') return path.slice(3);
+  if (path[0] === 'defaults' && path[1] === 'config') return path.slice(2);
+  return undefined;
+}
+
+function withoutEnvironment(fullPath: ValuePath): PathPart[] {
+  return fullPath[0] === 'environments' && fullPath.length > 2 ? fullPath.slice(2) : [...fullPath];
+}
+
+/** A place in the manifest, for messages: "flow.response_delay", "agent "front-desk"", "id of campaign "spring"". */
+export function describePlace(fullPath: ValuePath): string {
+  const config = configPathOf(fullPath);
+  if (config) return config.length === 0 ? 'config' : dottedPath(config);
+  if (fullPath[0] === 'environments' && fullPath.length === 2) return `environment "${String(fullPath[1])}"`;
+  const path = withoutEnvironment(fullPath);
+  const section = path[0];
+  if (typeof section === 'string' && RESOURCE_KINDS[section] && path.length >= 2) {
+    const resource = `${RESOURCE_KINDS[section]} "${String(path[1])}"`;
+    return path.length === 2 ? resource : `${dottedPath(path.slice(2))} of ${resource}`;
+  }
+  if (section === 'credentials' && path.length >= 2) {
+    const resource = `credential ${Number(path[1]) + 1}`;
+    return path.length === 2 ? resource : `${dottedPath(path.slice(2))} of ${resource}`;
+  }
+  return path.length === 0 ? 'the manifest' : dottedPath(path);
+}
+
+/** "in flow.interruption", "in agent "front-desk"", "at the top level". */
+export function describeContainer(fullPath: ValuePath): string {
+  return fullPath.length === 0 ? 'at the top level' : `in ${describePlace(fullPath)}`;
+}
+
+const TYPE_PHRASES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'a boolean (true or false)',
+  object: 'an object (key: value pairs)',
+  array: 'a list',
+  null: 'null',
+};
+
+/** "a string", "a string or an object (key: value pairs)". */
+export function describeExpected(types: readonly string[]): string {
+  const phrases = [...new Set(types.map((t) => TYPE_PHRASES[t] ?? (t.startsWith('an object with') ? TYPE_PHRASES.object : t)))];
+  if (phrases.length <= 1) return phrases[0] ?? 'something else';
+  return `${phrases.slice(0, -1).join(', ')} or ${phrases[phrases.length - 1]}`;
+}
+
+export function typeOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/**
+ * "a string ("fast")", "a number (3)", "a list". A secret value is never shown: only its kind.
+ */
+export function describeFound(value: unknown, secret: boolean): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
+    case 'string':
+      return secret ? 'a string' : `a string (${quote(value)})`;
+    case 'number':
+      return secret ? 'a number' : `a number (${value})`;
+    case 'boolean':
+      return secret ? 'a boolean' : `a boolean (${value})`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+/** A value quoted for a message, long values shortened. */
+export function quote(value: string, max = 40): string {
+  const short = value.length > max ? `${value.slice(0, max - 1)}…` : value;
+  return JSON.stringify(short);
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

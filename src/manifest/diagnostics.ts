@@ -1,0 +1,56 @@
+/**
+ * Collects the problems of one load. Every problem is kept (one run reports every mistake), each
+ * at most once per place (defaults merged into a thousand agents report their mistake once), and
+ * they come out sorted by file and position, each with its code frame.
+ */
+import type { Diagnostic } from './types.js';
+import { codeFrame } from './code-frame.js';
+import { positionOf, type Span } from './source.js';
+
+interface Pending {
+  severity: Diagnostic['severity'];
+  code: string;
+  message: string;
+  span: Span;
+}
+
+export class DiagnosticList {
+  private readonly pending: Pending[] = [];
+  private readonly seen = new Set<string>();
+  private errorCount = 0;
+
+  error(code: string, message: string, span: Span): void {
+    this.add({ severity: 'error', code, message, span });
+  }
+
+  warning(code: string, message: string, span: Span): void {
+    this.add({ severity: 'warning', code, message, span });
+  }
+
+  get hasErrors(): boolean {
+    return this.errorCount > 0;
+  }
+
+  /** How many errors so far: lets a step tell whether it added any. */
+  get errors(): number {
+    return this.errorCount;
+  }
+
+  private add(item: Pending): void {
+    const key = `${item.span.source.path}\0${item.span.start}\0${item.code}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    if (item.severity === 'error') this.errorCount++;
+    this.pending.push(item);
+  }
+
+  /** The diagnostics in file order, then by position, with code frames. */
+  toList(): Diagnostic[] {
+    return [...this.pending]
+      .sort((a, b) => a.span.source.order - b.span.source.order || a.span.start - b.span.start)
+      .map(({ severity, code, message, span }) => {
+        const { line, col } = positionOf(span.source, span.start);
+        return { severity, code, message, file: span.source.display, line, col, frame: codeFrame(span.source.text, line, col) };
+      });
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * `--env NAME`: the overlay `environments.NAME` deep-merged over everything else. An overlay
+ * changes resources the manifest defines; naming one it does not define is a mistake (most often a
+ * typo that would otherwise silently create a half-defined resource). Credentials merge by provider.
+ */
+import { didYouMean } from '../util/did-you-mean.js';
+import type { DiagnosticList } from './diagnostics.js';
+import { deepMerge } from './merge.js';
+import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { RESOURCE_SECTIONS, type CombinedManifest, type Layer } from './fragments.js';
+import type { Span } from './source.js';
+
+const SECTION_NOUN = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' } as const;
+
+/** The layer to resolve: the manifest itself, or with the named environment's overlay applied. */
+export function selectEnvironment(combined: CombinedManifest, name: string | undefined, diagnostics: DiagnosticList): Layer {
+  if (name === undefined) return combined;
+  const environment = combined.environments.get(name);
+  if (!environment) {
+    const known = [...combined.environments.keys()];
+    const suggestion = didYouMean(name, known);
+    const detail = suggestion
+      ? `; did you mean "${suggestion}"?`
+      : known.length > 0
+        ? `; the manifests define ${known.map((k) => `"${k}"`).join(', ')}`
+        : '; the manifests define no environments';
+    diagnostics.error('environment_unknown', `unknown environment "${name}" (--env)${detail}`, combined.environmentsSpan ?? combined.firstSpan);
+    return combined;
+  }
+  return applyOverlay(combined, environment.layer, name, diagnostics);
+}
+
+function applyOverlay(base: Layer, overlay: Layer, environment: string, diagnostics: DiagnosticList): Layer {
+  const settings = { ...base.settings };
+  for (const [key, setting] of Object.entries(overlay.settings)) {
+    const name = key as keyof Layer['settings'];
+    const under = settings[name];
+    settings[name] = under && name === 'defaults' ? { value: deepMerge(under.value, setting.value), keySpan: setting.keySpan } : setting;
+  }
+  const sections = { ...base.sections };
+  for (const section of RESOURCE_SECTIONS) {
+    const changes = overlay.sections[section];
+    if (Object.keys(changes).length === 0) continue;
+    const merged = copySection(base.sections[section]);
+    for (const key of Object.keys(changes)) {
+      if (!Object.hasOwn(merged, key)) {
+        const known = Object.keys(merged);
+        const suggestion = didYouMean(key, known);
+        diagnostics.error(
+          'environment_unknown_resource',
+          `environment "${environment}" changes ${SECTION_NOUN[section]} "${key}", which the manifest does not define${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          spanAt(changes, [key], 'key') as Span,
+        );
+        continue;
+      }
+      // The resource stays defined where it was (its entry's spans); changed values carry their own places.
+      setOwn(merged, key, deepMerge(merged[key], changes[key]));
+    }
+    sections[section] = merged;
+  }
+  return { settings, sections, credentials: mergeCredentials(base.credentials, overlay.credentials) };
+}
+
+function copySection(section: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(section)) setOwn(out, key, section[key]);
+  const spans = spansOf(section);
+  if (spans) attachSpans(out, { self: spans.self, entries: new Map(spans.entries) });
+  return out;
+}
+
+/** An overlay credential replaces (deep-merges over) the base one of the same provider, or is added. */
+function mergeCredentials(base: unknown[], overlay: unknown[]): unknown[] {
+  if (overlay.length === 0) return base;
+  const out = [...base];
+  const baseSpans = spansOf(base);
+  const overlaySpans = spansOf(overlay);
+  const entries = new Map<PathPart, EntrySpans>(baseSpans?.entries ?? []);
+  overlay.forEach((credential, index) => {
+    const provider = isPlainObject(credential) ? credential.provider : undefined;
+    const at = out.findIndex((item) => isPlainObject(item) && provider !== undefined && item.provider === provider);
+    const entry = overlaySpans?.entries.get(index);
+    if (at >= 0) {
+      out[at] = deepMerge(out[at], credential);
+    } else {
+      if (entry) entries.set(out.length, entry);
+      out.push(credential);
+    }
+  });
+  const self = baseSpans?.self ?? overlaySpans?.self;
+  if (self) attachSpans(out, { self, entries });
+  return out;
+}

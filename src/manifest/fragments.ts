@@ -1,0 +1,223 @@
+/**
+ * Many files, many YAML documents, one manifest. Each document is a fragment; resources from all
+ * fragments are gathered by kind, and a resource (or setting) defined twice is an error naming both
+ * places. Each fragment's own shape (top-level keys, section types, resource names) is checked
+ * here; the resources themselves are checked after defaults, templates and environments apply.
+ */
+import type { SchemaIssue } from '../schema/validate.js';
+import type { DiagnosticList } from './diagnostics.js';
+import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { checkAgainstSchema } from './schema-issues.js';
+import { locationOf, type Span } from './source.js';
+
+export const RESOURCE_SECTIONS = ['agents', 'phones', 'campaigns', 'knowledge'] as const;
+export type ResourceSection = (typeof RESOURCE_SECTIONS)[number];
+const SETTINGS = ['region', 'base_url', 'defaults'] as const;
+type SettingName = (typeof SETTINGS)[number];
+
+const LOCAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const PHONE_NUMBER = /^\+[1-9][0-9]{6,14}$/;
+const SECTION_NOUN: Record<ResourceSection, string> = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' };
+
+export interface Fragment {
+  value: Record<string, unknown>;
+  /** The document, for problems without a more precise place. */
+  span: Span;
+}
+
+export interface Setting {
+  value: unknown;
+  /** The key (`region:`), for "defined twice" messages. */
+  keySpan: Span;
+}
+
+/** What a manifest or an environment overlay sets. Sections are located objects (see positions.ts). */
+export interface Layer {
+  settings: Partial<Record<SettingName, Setting>>;
+  sections: Record<ResourceSection, Record<string, unknown>>;
+  /** Located list. */
+  credentials: unknown[];
+}
+
+export interface CombinedManifest extends Layer {
+  environments: Map<string, { layer: Layer; keySpan: Span }>;
+  /** The first `environments:` key, where "unknown environment" points. */
+  environmentsSpan: Span | undefined;
+  /** The first document: where problems of the manifest as a whole point. */
+  firstSpan: Span;
+}
+
+export function emptyLayer(span: Span): Layer {
+  const section = (): Record<string, unknown> => {
+    const value: Record<string, unknown> = {};
+    attachSpans(value, { self: span, entries: new Map() });
+    return value;
+  };
+  const credentials: unknown[] = [];
+  attachSpans(credentials, { self: span, entries: new Map() });
+  return {
+    settings: {},
+    sections: { agents: section(), phones: section(), campaigns: section(), knowledge: section() },
+    credentials,
+  };
+}
+
+export function combineFragments(fragments: readonly Fragment[], fallback: Span, diagnostics: DiagnosticList): CombinedManifest {
+  const combined: CombinedManifest = { ...emptyLayer(fragments[0]?.span ?? fallback), environments: new Map(), environmentsSpan: undefined, firstSpan: fragments[0]?.span ?? fallback };
+  for (const fragment of fragments) {
+    checkFragmentShape(fragment, diagnostics);
+    addLayer(combined, fragment.value, [], diagnostics);
+    const environments = fragment.value.environments;
+    if (!isPlainObject(environments)) continue;
+    combined.environmentsSpan ??= spanAt(fragment.value, ['environments'], 'key');
+    for (const name of Object.keys(environments)) {
+      const keySpan = spanAt(fragment.value, ['environments', name], 'key') ?? fragment.span;
+      if (!checkName(name, LOCAL_NAME, keySpan, 'environment', diagnostics)) continue;
+      const overlay = environments[name];
+      if (!isPlainObject(overlay)) continue; // reported by the shape check
+      let entry = combined.environments.get(name);
+      if (!entry) {
+        entry = { layer: emptyLayer(spanAt(fragment.value, ['environments', name]) ?? keySpan), keySpan };
+        combined.environments.set(name, entry);
+      }
+      addLayer(entry.layer, overlay, ['environments', name], diagnostics);
+    }
+  }
+  return combined;
+}
+
+/** Adds one fragment's (or one environment overlay's) settings and resources to a layer. */
+function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], diagnostics: DiagnosticList): void {
+  const where = at.length === 0 ? '' : ` in environment "${String(at[1])}"`;
+  for (const name of SETTINGS) {
+    if (!Object.hasOwn(value, name) || value[name] === null) continue;
+    const keySpan = spanAt(value, [name], 'key') as Span;
+    const earlier = layer.settings[name];
+    if (earlier) {
+      diagnostics.error('duplicate_setting', `${name}${where} is set twice: here and at ${formatLocation(earlier.keySpan)}; keep one`, keySpan);
+      continue;
+    }
+    layer.settings[name] = { value: value[name], keySpan };
+  }
+  for (const section of RESOURCE_SECTIONS) {
+    const resources = value[section];
+    if (!isPlainObject(resources)) continue;
+    const target = layer.sections[section];
+    const targetEntries = spansOf(target)?.entries as Map<PathPart, EntrySpans>;
+    const sourceEntries = spansOf(resources)?.entries;
+    for (const name of Object.keys(resources)) {
+      const entry = sourceEntries?.get(name);
+      const keySpan = entry?.key ?? entry?.value ?? (spanAt(value, [section]) as Span);
+      const valid = section === 'phones' ? checkPhoneNumber(name, keySpan, diagnostics) : checkName(name, LOCAL_NAME, keySpan, SECTION_NOUN[section], diagnostics);
+      if (!valid) continue;
+      const earlier = targetEntries.get(name);
+      if (earlier) {
+        diagnostics.error(
+          'duplicate_resource',
+          `${SECTION_NOUN[section]} "${name}"${where} is defined twice: here and at ${formatLocation(earlier.key ?? earlier.value)}`,
+          keySpan,
+        );
+        continue;
+      }
+      setOwn(target, name, resources[name]);
+      if (entry) targetEntries.set(name, entry);
+    }
+  }
+  const credentials = value.credentials;
+  if (Array.isArray(credentials)) {
+    const targetEntries = spansOf(layer.credentials)?.entries as Map<PathPart, EntrySpans>;
+    const sourceEntries = spansOf(credentials)?.entries;
+    credentials.forEach((credential, index) => {
+      const entry = sourceEntries?.get(index);
+      if (entry) targetEntries.set(layer.credentials.length, entry);
+      layer.credentials.push(credential);
+    });
+  }
+}
+
+function checkName(name: string, pattern: RegExp, span: Span, noun: string, diagnostics: DiagnosticList): boolean {
+  if (pattern.test(name) && name.length <= 100) return true;
+  const why = name.length > 100 ? 'is longer than 100 characters' : 'is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit';
+  diagnostics.error('invalid_name', `${noun} name "${name}" ${why}`, span);
+  return false;
+}
+
+function checkPhoneNumber(number: string, span: Span, diagnostics: DiagnosticList): boolean {
+  if (PHONE_NUMBER.test(number)) return true;
+  const digits = number.replace(/[\s().-]/g, '');
+  const suggestion = /^\+?[1-9][0-9]{6,14}$/.test(digits) ? `+${digits.replace(/^\+/, '')}` : undefined;
+  diagnostics.error(
+    'invalid_name',
+    `phone "${number}" is not an E.164 number such as "+15551230001"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+    span,
+  );
+  return false;
+}
+
+export function formatLocation(span: Span): string {
+  const { file, line, col } = locationOf(span);
+  return `${file}:${line}:${col}`;
+}
+
+/**
+ * Checks a fragment against the manifest schema with each resource replaced by `{}`: top-level
+ * keys, section types, settings, defaults and environment settings. Resources are checked whole,
+ * later, after everything that merges into them has been merged.
+ */
+function checkFragmentShape(fragment: Fragment, diagnostics: DiagnosticList): void {
+  const skeleton = skeletonOf(fragment.value, false);
+  checkAgainstSchema(
+    {
+      definition: 'Manifest',
+      value: skeleton,
+      at: [],
+      fallback: fragment.span,
+      // Key patterns are checked by name above; defaults and overlays may leave required fields to what they merge with.
+      skip: (issue: SchemaIssue) =>
+        (issue.keyword === 'pattern' && isSectionPath(issue.path)) ||
+        (issue.keyword === 'missing_property' && (issue.path[0] === 'defaults' || issue.path[0] === 'environments')),
+    },
+    diagnostics,
+  );
+}
+
+function isSectionPath(path: ReadonlyArray<PathPart>): boolean {
+  const inEnvironment = path[0] === 'environments';
+  const rest = inEnvironment ? path.slice(2) : path;
+  if (inEnvironment && rest.length === 0) return path.length === 1;
+  return rest.length === 1 && (RESOURCE_SECTIONS as readonly PathPart[]).includes(rest[0] as PathPart);
+}
+
+/** A located copy with each resource replaced by `{}` (non-objects kept, so their type is reported). */
+function skeletonOf(value: Record<string, unknown>, inEnvironment: boolean): Record<string, unknown> {
+  const out = locatedCopy(value);
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if ((RESOURCE_SECTIONS as readonly string[]).includes(key) && isPlainObject(child)) {
+      const section = locatedCopy(child);
+      for (const name of Object.keys(child)) if (isPlainObject(child[name])) setOwn(section, name, {});
+      setOwn(out, key, section);
+    } else if (key === 'credentials' && Array.isArray(child)) {
+      setOwn(out, key, []);
+    } else if (key === 'environments' && !inEnvironment && isPlainObject(child)) {
+      const environments = locatedCopy(child);
+      for (const name of Object.keys(child)) {
+        const overlay = child[name];
+        if (isPlainObject(overlay)) setOwn(environments, name, skeletonOf(overlay, true));
+      }
+      setOwn(out, key, environments);
+    } else if (child === null && ((RESOURCE_SECTIONS as readonly string[]).includes(key) || key === 'credentials' || key === 'environments' || key === 'defaults')) {
+      // An empty section (`agents:` with nothing under it) is allowed: it defines nothing.
+      delete out[key];
+    }
+  }
+  return out;
+}
+
+function locatedCopy(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, value[key]);
+  const spans = spansOf(value);
+  if (spans) attachSpans(out, spans);
+  return out;
+}

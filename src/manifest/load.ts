@@ -1,0 +1,331 @@
+/**
+ * `loadManifests`: manifest files → the checked `DesiredState`, or every problem found.
+ *
+ *   find files → read + parse (positions kept) → combine fragments → apply --env overlay →
+ *   per resource: template, defaults, ${env:…}, schema → cross-resource rules →
+ *   read prompt includes and hash knowledge files → DesiredState
+ *
+ * Problems are collected as diagnostics; only "there is nothing to load" throws.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { VoxformError } from '../errors.js';
+import { resolveAgent, sensitiveConfigPaths, type AgentDraft } from './agents.js';
+import { decodeUtf8 } from './decode.js';
+import { describeFound } from './describe.js';
+import { DiagnosticList } from './diagnostics.js';
+import { selectEnvironment } from './environments.js';
+import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
+import { hashKnowledgeFiles, readPrompts } from './includes.js';
+import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { FileCache, findManifestFiles } from './load-files.js';
+import { mimeTypeOf, UNKNOWN_MIME_TYPE } from './mime-types.js';
+import { parseYaml } from './parse-yaml.js';
+import { isPlainObject, setOwn, spansOf, type PathPart } from './positions.js';
+import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
+import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type CampaignDraft, type CredentialDraft, type KnowledgeDraft, type PhoneDraft, type ResourceContext } from './resources.js';
+import { checkAgainstSchema } from './schema-issues.js';
+import { locationOf, SourceRegistry, type Span } from './source.js';
+import { defaultTemplatesDir, TemplateStore } from './templates.js';
+import type { SourceLocation } from '../errors.js';
+import type {
+  DesiredAgent,
+  DesiredCampaign,
+  DesiredCredential,
+  DesiredKnowledgeFile,
+  DesiredPhone,
+  DesiredState,
+  LoadOptions,
+  LoadResult,
+} from './types.js';
+
+const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
+/** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
+const REFERENCE_RULES = new Set<unknown>([checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]);
+
+function sha256(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
+  const cwd = path.resolve(options.cwd);
+  const files = await findManifestFiles(options.paths, cwd);
+  const diagnostics = new DiagnosticList();
+  const sources = new SourceRegistry(cwd);
+  const cache = new FileCache();
+  const secrets = new Set<string>();
+  const onSecret = (value: string): void => {
+    // A reference left unresolved (its variable is missing) is not a secret: it is the manifest's own text.
+    if (value !== '' && !value.includes('${env:')) secrets.add(value);
+  };
+  // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
+  const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
+
+  // Read and parse every manifest file.
+  const outcomes = await cache.readAll(files);
+  const fragments: Fragment[] = [];
+  let unparsed = false;
+  let firstSpan: Span | undefined;
+  for (const file of files) {
+    const outcome = outcomes.get(file);
+    if (!outcome?.ok) {
+      throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`);
+    }
+    digests.manifests.push(sha256(outcome.bytes));
+    const { text, invalidAt } = decodeUtf8(outcome.bytes);
+    if (invalidAt !== undefined) {
+      const source = sources.forText(file, text);
+      firstSpan ??= { source, start: 0, end: 0 };
+      diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
+      unparsed = true;
+      continue;
+    }
+    const source = sources.forYaml(file, text);
+    const fileStart: Span = { source, start: 0, end: 0 };
+    firstSpan ??= fileStart;
+    const parsed = parseYaml(source, diagnostics);
+    unparsed ||= parsed.syntaxErrors;
+    const documents = parsed.documents.filter((doc) => doc.value !== null);
+    if (documents.length === 0 && !parsed.syntaxErrors) {
+      diagnostics.warning('empty_file', `${source.display} is empty: it defines nothing`, fileStart);
+      continue;
+    }
+    for (const doc of documents) {
+      if (!isPlainObject(doc.value)) {
+        diagnostics.error('not_a_mapping', `a manifest document must be a mapping of sections (version, agents, phones, …), found ${describeFound(doc.value, false)}`, doc.span);
+        continue;
+      }
+      fragments.push({ value: doc.value, span: doc.span });
+    }
+  }
+  const fallbackSpan = firstSpan as Span;
+
+  const combined = combineFragments(fragments, fallbackSpan, diagnostics);
+  checkEnvironmentOverlays(combined, diagnostics);
+  const layer = selectEnvironment(combined, options.environment, diagnostics);
+
+  // Templates named by agents, read once each.
+  const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256(bytes)));
+  const templateNames = Object.values(layer.sections.agents).flatMap((entry) => (isPlainObject(entry) && typeof entry.template === 'string' ? [entry.template] : []));
+  if (templateNames.length > 0) await templates.load(templateNames);
+
+  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret };
+  const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret };
+  const defaults = layer.settings.defaults?.value;
+  const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
+
+  const drafts: Drafts & { knowledge: Map<string, KnowledgeDraft> } = {
+    agents: new Map(),
+    phones: new Map(),
+    campaigns: new Map(),
+    knowledge: new Map(),
+    knowledgeNames: new Set(Object.keys(layer.sections.knowledge)),
+    agentNames: new Set(Object.keys(layer.sections.agents)),
+    phoneNumbers: new Set(Object.keys(layer.sections.phones)),
+    credentials: [],
+  };
+  forEachResource(layer, 'agents', fallbackSpan, (name, entry, keySpan) => {
+    const draft = resolveAgent(name, entry, keySpan, agentContext);
+    if (draft) drafts.agents.set(name, draft);
+  });
+  forEachResource(layer, 'phones', fallbackSpan, (number, entry, keySpan) => {
+    const draft = resolvePhone(number, entry, keySpan, resourceContext);
+    if (draft) drafts.phones.set(number, draft);
+  });
+  forEachResource(layer, 'campaigns', fallbackSpan, (name, entry, keySpan) => {
+    const draft = resolveCampaign(name, entry, keySpan, resourceContext);
+    if (draft) drafts.campaigns.set(name, draft);
+  });
+  forEachResource(layer, 'knowledge', fallbackSpan, (name, entry, keySpan) => {
+    const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
+    if (draft) drafts.knowledge.set(name, draft);
+  });
+  layer.credentials.forEach((entry, index) => {
+    const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
+    const draft = resolveCredential(index, entry, span, resourceContext);
+    if (draft) drafts.credentials.push(draft);
+  });
+  const baseUrl = resolveSetting(layer, 'base_url', interpolation);
+  const region = layer.settings.region?.value;
+
+  for (const rule of CROSS_RESOURCE_RULES) {
+    if (unparsed && REFERENCE_RULES.has(rule)) continue;
+    rule(drafts, diagnostics);
+  }
+
+  // Files the manifests point at, read concurrently.
+  const agentList = [...drafts.agents.values()];
+  const promptRequests = agentList.flatMap((agent) => (agent.prompt ? [agent.prompt] : []));
+  const knowledgeList = [...drafts.knowledge.values()];
+  const includeContext = { files: cache, sources, diagnostics };
+  const [promptTexts, knowledgeContents] = await Promise.all([
+    readPrompts(promptRequests, { ...includeContext, onDigest: (digest) => digests.prompts.push(digest) }),
+    hashKnowledgeFiles(
+      knowledgeList.map((k) => k.request),
+      { ...includeContext, onDigest: (digest) => digests.knowledge.push(digest) },
+    ),
+  ]);
+  knowledgeList.forEach((draft, index) => checkKnowledgeContent(draft, knowledgeContents[index], diagnostics));
+
+  const secretList = [...secrets];
+  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), files, secrets: secretList };
+
+  const promptTextOf = new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string]));
+  const state: DesiredState = {
+    files,
+    manifestHash: `sha256:${sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n'))}`,
+    environment: options.environment,
+    region: region === 'us' || region === 'eu' ? region : undefined,
+    baseUrl,
+    agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined)])),
+    phones: new Map([...drafts.phones.values()].map((draft) => [draft.number, desiredPhone(draft, drafts.agents)])),
+    campaigns: new Map([...drafts.campaigns.values()].map((draft) => [draft.localName, desiredCampaign(draft)])),
+    knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as { contentHash: string; size: number })])),
+    credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
+    secrets: secretList,
+  };
+  return { state, diagnostics: diagnostics.toList(), files, secrets: secretList };
+}
+
+function forEachResource(
+  layer: Layer,
+  section: (typeof RESOURCE_SECTIONS)[number],
+  fallback: Span,
+  visit: (name: string, entry: unknown, keySpan: Span) => void,
+): void {
+  const resources = layer.sections[section];
+  const entries = spansOf(resources)?.entries;
+  for (const name of Object.keys(resources)) {
+    const entry = entries?.get(name);
+    visit(name, resources[name], entry?.key ?? entry?.value ?? fallback);
+  }
+}
+
+function resolveSetting(layer: Layer, name: 'base_url', interpolation: InterpolationContext): string | undefined {
+  const setting = layer.settings[name];
+  if (!setting) return undefined;
+  const value = interpolateTree(setting.value, interpolation, () => undefined, setting.keySpan);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Each environment overlay checked on its own, whether or not it is selected, so a mistake in the
+ * production overlay shows up while validating for staging. Required fields may come from the base.
+ */
+function checkEnvironmentOverlays(combined: CombinedManifest, diagnostics: DiagnosticList): void {
+  for (const [environment, { layer, keySpan }] of combined.environments) {
+    for (const section of RESOURCE_SECTIONS) {
+      const resources = layer.sections[section];
+      const entries = spansOf(resources)?.entries;
+      for (const name of Object.keys(resources)) {
+        const at: PathPart[] = ['environments', environment, section, name];
+        const fallback = entries?.get(name)?.key ?? keySpan;
+        checkAgainstSchema({ definition: SECTION_DEFINITION[section], value: resources[name], at, partial: true, fallback }, diagnostics);
+      }
+    }
+    layer.credentials.forEach((credential, index) => {
+      const fallback = spansOf(layer.credentials)?.entries.get(index)?.value ?? keySpan;
+      checkAgainstSchema({ definition: 'CredentialSpec', value: credential, at: ['environments', environment, 'credentials', index], partial: true, fallback }, diagnostics);
+    });
+  }
+}
+
+function checkKnowledgeContent(draft: KnowledgeDraft, content: { size: number } | undefined, diagnostics: DiagnosticList): void {
+  if (!content) return;
+  const span = draft.request.span;
+  if (content.size === 0) diagnostics.warning('empty_file', `knowledge file "${draft.request.written}" is empty`, span);
+  if (mimeTypeOf(draft.request.file) === UNKNOWN_MIME_TYPE) {
+    diagnostics.warning(
+      'knowledge_type_unknown',
+      `knowledge file "${draft.request.written}" has a type voxform does not know by its extension; it will be uploaded as ${UNKNOWN_MIME_TYPE}`,
+      span,
+    );
+  }
+}
+
+function desiredAgent(draft: AgentDraft, promptText: string | undefined): DesiredAgent {
+  let config = draft.config;
+  if (promptText !== undefined) {
+    const withPrompt: Record<string, unknown> = {};
+    for (const key of Object.keys(config)) setOwn(withPrompt, key, key === 'prompt' ? promptText : config[key]);
+    config = withPrompt;
+  }
+  const sensitivePaths = [...new Set([...sensitiveConfigPaths(config), ...draft.envPaths])];
+  return {
+    kind: 'agent',
+    address: `agent.${draft.localName}`,
+    source: locationOf(draft.keySpan),
+    localName: draft.localName,
+    id: draft.id as string,
+    name: draft.name,
+    config,
+    knowledge: draft.knowledge?.map((reference) => reference.name),
+    ignore: draft.ignore,
+    sensitivePaths,
+    configSources: configSources(draft.config),
+  };
+}
+
+/** Where each config path was written (keys of objects; lists are one value). */
+function configSources(config: Record<string, unknown>): Map<string, SourceLocation> {
+  const out = new Map<string, SourceLocation>();
+  const walk = (value: unknown, prefix: string): void => {
+    if (!isPlainObject(value)) return;
+    const entries = spansOf(value)?.entries;
+    for (const key of Object.keys(value)) {
+      const pathText = prefix ? `${prefix}.${key}` : key;
+      const entry = entries?.get(key);
+      if (entry) out.set(pathText, locationOf(entry.key ?? entry.value));
+      walk(value[key], pathText);
+    }
+  };
+  walk(config, '');
+  return out;
+}
+
+function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {
+  let agent: DesiredPhone['agent'];
+  if (draft.agent && 'localName' in draft.agent) agent = { id: agents.get(draft.agent.localName)?.id as string, localName: draft.agent.localName };
+  else if (draft.agent) agent = { id: draft.agent.id, localName: undefined };
+  return { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import };
+}
+
+function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
+  return {
+    kind: 'campaign',
+    address: `campaign.${draft.localName}`,
+    source: locationOf(draft.keySpan),
+    localName: draft.localName,
+    id: draft.id as string,
+    name: draft.name,
+    include_metadata_in_prompt: draft.include_metadata_in_prompt,
+    caller: draft.caller?.number,
+  };
+}
+
+function desiredKnowledge(draft: KnowledgeDraft, content: { contentHash: string; size: number }): DesiredKnowledgeFile {
+  return {
+    kind: 'knowledge',
+    address: `knowledge.${draft.localName}`,
+    source: locationOf(draft.keySpan),
+    localName: draft.localName,
+    path: draft.request.file,
+    name: draft.name,
+    description: draft.description,
+    contentHash: content.contentHash,
+    size: content.size,
+    mimeType: mimeTypeOf(draft.request.file),
+  };
+}
+
+function desiredCredential(draft: CredentialDraft): DesiredCredential {
+  return {
+    kind: 'credential',
+    address: `credential.${draft.provider}`,
+    source: locationOf(draft.span),
+    provider: draft.provider,
+    apiKey: draft.apiKey,
+    fingerprint: `sha256:${sha256(`${draft.provider}\0${draft.apiKey}`)}`,
+  };
+}
+

@@ -1,0 +1,111 @@
+/**
+ * Source positions that travel with plain values. The loader works on ordinary objects and arrays
+ * (so merging, interpolation and schema validation stay simple), and each object or array carries,
+ * in a side table, where it and each of its entries were written. Every step that builds a new
+ * object (merge, substitution, interpolation) copies the spans of the entries it keeps, so a
+ * problem found after defaults, templates and environments were merged still points at the file
+ * and line that wrote the offending value.
+ */
+import type { Span } from './source.js';
+
+export type PathPart = string | number;
+export type ValuePath = ReadonlyArray<PathPart>;
+
+export interface EntrySpans {
+  /** The key as written (`flow:`); undefined for array elements. */
+  key: Span | undefined;
+  /** The value as written (for `key:` with nothing after it, the key). */
+  value: Span;
+}
+
+export interface NodeSpans {
+  /** The object or array itself. */
+  self: Span;
+  entries: Map<PathPart, EntrySpans>;
+}
+
+const table = new WeakMap<object, NodeSpans>();
+
+export function attachSpans(node: object, spans: NodeSpans): void {
+  table.set(node, spans);
+}
+
+export function spansOf(node: unknown): NodeSpans | undefined {
+  return node !== null && typeof node === 'object' ? table.get(node) : undefined;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Sets an own property, also for the key `__proto__` (which plain assignment would treat as the prototype). */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** The child of an object or array, or undefined when the path leaves the value. */
+export function childOf(value: unknown, part: PathPart): unknown {
+  if (Array.isArray(value)) return typeof part === 'number' ? value[part] : undefined;
+  if (isPlainObject(value)) return Object.hasOwn(value, part) ? value[String(part)] : undefined;
+  return undefined;
+}
+
+/** The value at a path, or undefined. */
+export function valueAt(root: unknown, path: ValuePath): unknown {
+  let current = root;
+  for (const part of path) current = childOf(current, part);
+  return current;
+}
+
+/**
+ * Where the value at `path` was written (or, with `which: 'key'`, its key). When the path runs past
+ * what was written, the deepest place that exists answers: better a nearby line than none.
+ */
+export function spanAt(root: unknown, path: ValuePath, which: 'key' | 'value' = 'value'): Span | undefined {
+  let current: unknown = root;
+  let best = spansOf(root)?.self;
+  for (let i = 0; i < path.length; i++) {
+    const part = path[i] as PathPart;
+    const entry = spansOf(current)?.entries.get(part);
+    if (!entry) return best;
+    const last = i === path.length - 1;
+    best = last && which === 'key' ? (entry.key ?? entry.value) : entry.value;
+    current = childOf(current, part);
+  }
+  return best;
+}
+
+/** A new object with the same entries and spans, for steps that replace some values. */
+export function copyObject(source: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) setOwn(out, key, source[key]);
+  const spans = spansOf(source);
+  if (spans) attachSpans(out, { self: spans.self, entries: new Map(spans.entries) });
+  return out;
+}
+
+/**
+ * Builds a new object or array from `source`, mapping each child through `mapChild` and keeping the
+ * spans. `mapChild` returns `undefined` to drop an entry (objects only).
+ */
+export function mapChildren(source: unknown, mapChild: (value: unknown, part: PathPart) => unknown): unknown {
+  const spans = spansOf(source);
+  if (Array.isArray(source)) {
+    const out = source.map((item, index) => mapChild(item, index));
+    if (spans) attachSpans(out, { self: spans.self, entries: spans.entries });
+    return out;
+  }
+  if (!isPlainObject(source)) return source;
+  const out: Record<string, unknown> = {};
+  const entries = new Map<PathPart, EntrySpans>();
+  for (const key of Object.keys(source)) {
+    const mapped = mapChild(source[key], key);
+    if (mapped === undefined) continue;
+    setOwn(out, key, mapped);
+    const entry = spans?.entries.get(key);
+    if (entry) entries.set(key, entry);
+  }
+  if (spans) attachSpans(out, { self: spans.self, entries });
+  return out;
+}

@@ -1,0 +1,107 @@
+/**
+ * Rules across resources, each a small function: references resolve (phone → agent, campaign →
+ * caller, agent → knowledge), and no live resource is claimed twice (two agents with one id would
+ * overwrite each other on every apply).
+ */
+import { didYouMean } from '../util/did-you-mean.js';
+import type { AgentDraft } from './agents.js';
+import type { DiagnosticList } from './diagnostics.js';
+import { formatLocation } from './fragments.js';
+import type { CampaignDraft, CredentialDraft, PhoneDraft } from './resources.js';
+
+export interface Drafts {
+  agents: Map<string, AgentDraft>;
+  phones: Map<string, PhoneDraft>;
+  campaigns: Map<string, CampaignDraft>;
+  /** Local names of knowledge files (including ones whose entry had errors: they exist). */
+  knowledgeNames: ReadonlySet<string>;
+  /** Local names of agents (including ones whose entry had errors). */
+  agentNames: ReadonlySet<string>;
+  phoneNumbers: ReadonlySet<string>;
+  credentials: CredentialDraft[];
+}
+
+function suggestion(name: string, candidates: Iterable<string>): string {
+  const near = didYouMean(name, candidates);
+  return near ? `; did you mean "${near}"?` : '';
+}
+
+export function checkPhoneAgents(drafts: Drafts, diagnostics: DiagnosticList): void {
+  for (const phone of drafts.phones.values()) {
+    const agent = phone.agent;
+    if (!agent || !('localName' in agent) || drafts.agentNames.has(agent.localName)) continue;
+    const near = suggestion(agent.localName, drafts.agentNames);
+    diagnostics.error(
+      'reference_missing',
+      `phone "${phone.number}" is answered by agent "${agent.localName}", which the manifest does not define${near || '; for an agent outside the manifest write agent: { id: … }'}`,
+      agent.span,
+    );
+  }
+}
+
+export function checkCampaignCallers(drafts: Drafts, diagnostics: DiagnosticList): void {
+  for (const campaign of drafts.campaigns.values()) {
+    const caller = campaign.caller;
+    if (!caller || drafts.phoneNumbers.has(caller.number)) continue;
+    diagnostics.error(
+      'reference_missing',
+      `campaign "${campaign.localName}" calls from "${caller.number}", which is not a phone of the manifest${suggestion(caller.number, drafts.phoneNumbers) || '; add it under phones'}`,
+      caller.span,
+    );
+  }
+}
+
+export function checkAgentKnowledge(drafts: Drafts, diagnostics: DiagnosticList): void {
+  for (const agent of drafts.agents.values()) {
+    for (const reference of agent.knowledge ?? []) {
+      if (drafts.knowledgeNames.has(reference.name)) continue;
+      diagnostics.error(
+        'reference_missing',
+        `agent "${agent.localName}" attaches knowledge file "${reference.name}", which the manifest does not define${suggestion(reference.name, drafts.knowledgeNames) || '; add it under knowledge'}`,
+        reference.span,
+      );
+    }
+  }
+}
+
+/** Two local names adopting one live agent (or campaign) would undo each other on every apply. */
+export function checkUniqueIds(drafts: Drafts, diagnostics: DiagnosticList): void {
+  const check = (kind: string, items: Iterable<{ localName: string; id: string | undefined; idSpan: AgentDraft['idSpan']; keySpan: AgentDraft['keySpan'] }>): void => {
+    const seen = new Map<string, { localName: string; span: AgentDraft['keySpan'] }>();
+    for (const item of items) {
+      if (item.id === undefined) continue;
+      const span = item.idSpan ?? item.keySpan;
+      const first = seen.get(item.id);
+      if (first) {
+        diagnostics.error(
+          'duplicate_id',
+          `${kind} "${item.localName}" has the same id as ${kind} "${first.localName}" (${formatLocation(first.span)}); each live ${kind} can be managed by one entry`,
+          span,
+        );
+      } else {
+        seen.set(item.id, { localName: item.localName, span });
+      }
+    }
+  };
+  check('agent', drafts.agents.values());
+  check('campaign', drafts.campaigns.values());
+}
+
+/** One credential per provider: the service stores one key per provider. */
+export function checkUniqueProviders(drafts: Drafts, diagnostics: DiagnosticList): void {
+  const seen = new Map<string, CredentialDraft>();
+  for (const credential of drafts.credentials) {
+    const first = seen.get(credential.provider);
+    if (first) {
+      diagnostics.error(
+        'duplicate_resource',
+        `credential "${credential.provider}" is defined twice: here and at ${formatLocation(first.providerSpan)}`,
+        credential.providerSpan,
+      );
+    } else {
+      seen.set(credential.provider, credential);
+    }
+  }
+}
+
+export const CROSS_RESOURCE_RULES = [checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge, checkUniqueIds, checkUniqueProviders];

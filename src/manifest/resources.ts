@@ -1,0 +1,148 @@
+/**
+ * Phones, campaigns, knowledge files and credentials, from manifest entries to checked drafts:
+ * `${env:…}` resolved and every entry checked against its schema definition.
+ */
+import path from 'node:path';
+import type { DiagnosticList } from './diagnostics.js';
+import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { isPlainObject, spanAt, type PathPart } from './positions.js';
+import { checkAgainstSchema } from './schema-issues.js';
+import type { Span } from './source.js';
+import { resolveFrom, type KnowledgeRequest } from './includes.js';
+import type { PhoneImport } from './types.js';
+
+export interface ResourceContext {
+  diagnostics: DiagnosticList;
+  interpolation: InterpolationContext;
+  onSecret(value: string): void;
+}
+
+/** Interpolates an entry and checks it; undefined when it is not even an object. */
+function resolveEntry(
+  definition: string,
+  entry: unknown,
+  at: PathPart[],
+  keySpan: Span,
+  ctx: ResourceContext,
+): Record<string, unknown> | undefined {
+  const envKeys = new Set<string>();
+  const resolved = interpolateTree(entry, ctx.interpolation, (p) => envKeys.add(p.join('\u0000')));
+  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envKeys.has(p.join('\u0000')) }, ctx.diagnostics);
+  return isPlainObject(resolved) ? resolved : undefined;
+}
+
+/**
+ * A secret written as a literal in the manifest ends up in version control: warn, and suggest
+ * `${env:…}`. (Values that came from the environment, defaults included, are fine.)
+ */
+function warnLiteralSecret(original: unknown, field: PathPart[], span: Span | undefined, what: string, ctx: ResourceContext): void {
+  let value: unknown = original;
+  for (const part of field) value = isPlainObject(value) ? value[String(part)] : undefined;
+  if (typeof value !== 'string' || value.includes('${env:') || !span) return;
+  ctx.diagnostics.warning('secret_in_manifest', `${what} is written in the manifest; use \${env:NAME} so the secret stays out of version control`, span);
+}
+
+export interface PhoneDraft {
+  number: string;
+  keySpan: Span;
+  /** A local agent name, or an agent outside the manifest by id. */
+  agent: { localName: string; span: Span } | { id: string } | undefined;
+  import: PhoneImport | undefined;
+}
+
+export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx: ResourceContext): PhoneDraft | undefined {
+  const resolved = resolveEntry('PhoneSpec', entry, ['phones', number], keySpan, ctx);
+  if (!resolved) return undefined;
+  let agent: PhoneDraft['agent'];
+  if (typeof resolved.agent === 'string') agent = { localName: resolved.agent, span: spanAt(resolved, ['agent']) ?? keySpan };
+  else if (isPlainObject(resolved.agent) && typeof resolved.agent.id === 'string') agent = { id: resolved.agent.id };
+  let phoneImport: PhoneImport | undefined;
+  const spec = resolved.import;
+  if (isPlainObject(spec)) {
+    for (const field of ['api_key', 'api_secret'] as const) {
+      if (typeof spec[field] === 'string') ctx.onSecret(spec[field]);
+      warnLiteralSecret(entry, ['import', field], spanAt(resolved, ['import', field]), `import.${field} of phone "${number}"`, ctx);
+    }
+    phoneImport = {
+      provider: typeof spec.provider === 'string' ? spec.provider : 'twilio',
+      country: String(spec.country ?? ''),
+      region: String(spec.region ?? ''),
+      api_key: String(spec.api_key ?? ''),
+      api_secret: String(spec.api_secret ?? ''),
+      ...(spec.app_id !== undefined ? { app_id: spec.app_id as string | null } : {}),
+    };
+  }
+  return { number, keySpan, agent, import: phoneImport };
+}
+
+export interface CampaignDraft {
+  localName: string;
+  keySpan: Span;
+  id: string | undefined;
+  idSpan: Span | undefined;
+  name: string | undefined;
+  include_metadata_in_prompt: boolean | undefined;
+  caller: { number: string; span: Span } | undefined;
+}
+
+export function resolveCampaign(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): CampaignDraft | undefined {
+  const resolved = resolveEntry('CampaignSpec', entry, ['campaigns', localName], keySpan, ctx);
+  if (!resolved) return undefined;
+  if (resolved.id === undefined) {
+    ctx.diagnostics.error(
+      'missing_id',
+      `campaign "${localName}" has no id: campaigns are adopted, not created; set id to the live campaign's id`,
+      keySpan,
+    );
+  }
+  return {
+    localName,
+    keySpan,
+    id: typeof resolved.id === 'string' ? resolved.id : undefined,
+    idSpan: spanAt(resolved, ['id']),
+    name: typeof resolved.name === 'string' ? resolved.name : undefined,
+    include_metadata_in_prompt: typeof resolved.include_metadata_in_prompt === 'boolean' ? resolved.include_metadata_in_prompt : undefined,
+    caller: typeof resolved.caller === 'string' ? { number: resolved.caller, span: spanAt(resolved, ['caller']) ?? keySpan } : undefined,
+  };
+}
+
+export interface KnowledgeDraft {
+  localName: string;
+  keySpan: Span;
+  request: KnowledgeRequest;
+  name: string;
+  description: string | undefined;
+}
+
+export function resolveKnowledge(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): KnowledgeDraft | undefined {
+  const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx);
+  if (!resolved) return undefined;
+  if (typeof resolved.file !== 'string') {
+    if (resolved.file === undefined) ctx.diagnostics.error('missing_field', `knowledge file "${localName}" needs "file": the path of the document to upload`, keySpan);
+    return undefined;
+  }
+  const span = spanAt(resolved, ['file']) ?? keySpan;
+  const file = resolveFrom(span, resolved.file);
+  return {
+    localName,
+    keySpan,
+    request: { file, written: resolved.file, span },
+    name: typeof resolved.name === 'string' && resolved.name !== '' ? resolved.name : path.basename(file),
+    description: typeof resolved.description === 'string' ? resolved.description : undefined,
+  };
+}
+
+export interface CredentialDraft {
+  provider: string;
+  apiKey: string;
+  span: Span;
+  providerSpan: Span;
+}
+
+export function resolveCredential(index: number, entry: unknown, span: Span, ctx: ResourceContext): CredentialDraft | undefined {
+  const resolved = resolveEntry('CredentialSpec', entry, ['credentials', index], span, ctx);
+  if (!resolved || typeof resolved.provider !== 'string' || typeof resolved.api_key !== 'string') return undefined;
+  ctx.onSecret(resolved.api_key);
+  warnLiteralSecret(entry, ['api_key'], spanAt(resolved, ['api_key']), `api_key of credential "${resolved.provider}"`, ctx);
+  return { provider: resolved.provider, apiKey: resolved.api_key, span, providerSpan: spanAt(resolved, ['provider']) ?? span };
+}

@@ -1,0 +1,272 @@
+/**
+ * Schema issues (from Ajv, via src/schema/validate.ts) → diagnostics a person can act on: at the
+ * key for an unknown field, at the value for a wrong one; with "did you mean", the expected and
+ * found types, and for fields only the service sets, the reason they cannot be written.
+ */
+import { flaggedPaths, knownProperties, nodeAt, pathMatchesPattern, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { validateAgainst, validateAgainstManifestDef, type SchemaIssue } from '../schema/validate.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import {
+  configPathOf,
+  describeContainer,
+  describeExpected,
+  describeFound,
+  describePlace,
+  dottedPath,
+  quote,
+  typeOfValue,
+} from './describe.js';
+import type { DiagnosticList } from './diagnostics.js';
+import { isPlainObject, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { spanText, type Span } from './source.js';
+
+export interface SchemaCheck {
+  /** A manifest definition (`AgentSpec`, `PhoneSpec`, …) or `Manifest`. */
+  definition: string;
+  /** The value to check as written (nulls and all), spans attached. */
+  value: unknown;
+  /** Where the value sits in the manifest: `['agents', 'front-desk']`. */
+  at: PathPart[];
+  /** A fragment checked on its own (an environment overlay, defaults): required fields may come from elsewhere. */
+  partial?: boolean;
+  /** Whether the value at a path (relative to `value`) is a secret that must not be echoed. */
+  isSecret?: (path: ValuePath) => boolean;
+  /** Issues the caller handles itself (e.g. key patterns it reports with its own words). */
+  skip?: (issue: SchemaIssue) => boolean;
+  /** Where to point when the value has no spans of its own. */
+  fallback: Span;
+}
+
+let readOnlyPatterns: string[] | undefined;
+let sensitivePatterns: string[] | undefined;
+
+/** Config paths only the service sets (`voice.provider`, `tools[].response_mode`, …). */
+export function readOnlyConfigPatterns(): string[] {
+  readOnlyPatterns ??= flaggedPaths('AgentConfigRead', 'readOnly');
+  return readOnlyPatterns;
+}
+
+/** Manifest paths the schema marks `x-sensitive` (`agents.*.config.tools[].header`, `credentials[].api_key`, …). */
+export function sensitiveManifestPatterns(): string[] {
+  sensitivePatterns ??= flaggedPaths('Manifest', 'sensitive', 'manifest');
+  return sensitivePatterns;
+}
+
+export function isSensitiveManifestPath(fullPath: ValuePath): boolean {
+  return sensitiveManifestPatterns().some((pattern) => pathMatchesPattern(fullPath, pattern));
+}
+
+const nodes = new Map<string, SchemaNode>();
+function nodeOf(definition: string): SchemaNode {
+  let node = nodes.get(definition);
+  if (!node) {
+    node = schemaNode(definition, 'manifest');
+    nodes.set(definition, node);
+  }
+  return node;
+}
+
+/** Validates `check.value` (nulls inside agent configs removed first) and reports what is wrong. */
+export function checkAgainstSchema(check: SchemaCheck, diagnostics: DiagnosticList): void {
+  const candidate = withoutConfigNulls(check.value, check.at);
+  const issues =
+    check.definition === 'Manifest' ? validateAgainst('Manifest', candidate) : validateAgainstManifestDef(check.definition, candidate);
+  for (const issue of issues) {
+    if (check.skip?.(issue)) continue;
+    if (check.partial && issue.keyword === 'missing_property') continue;
+    reportIssue(issue, check, diagnostics);
+  }
+}
+
+function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: DiagnosticList): void {
+  const path = issue.path;
+  const full = [...check.at, ...path];
+  const value = valueAt(check.value, path);
+  const secret = (check.isSecret?.(path) ?? false) || isSensitiveManifestPath(full);
+  const valueSpan = spanAt(check.value, path) ?? check.fallback;
+  const found = describeFound(value, secret);
+  const place = describePlace(full);
+
+  switch (issue.keyword) {
+    case 'unknown_property': {
+      const parent = path.slice(0, -1);
+      const key = String(path[path.length - 1]);
+      const keySpan = spanAt(check.value, path, 'key') ?? check.fallback;
+      const configPath = configPathOf(full);
+      if (configPath && readOnlyConfigPatterns().some((pattern) => matchesExactly(configPath, pattern))) {
+        diagnostics.error(
+          'read_only_field',
+          `${dottedPath(configPath)} is set by the service and cannot be changed by the update operation; remove it`,
+          keySpan,
+        );
+        return;
+      }
+      const node = nodeAt(nodeOf(check.definition), parent);
+      const known = node ? knownProperties(node) : [];
+      const suggestion = didYouMean(key, known);
+      const configField = suggestion ? undefined : configFieldNamed(full, key);
+      const hint = suggestion
+        ? `; did you mean "${suggestion}"?`
+        : configField
+          ? configField === key
+            ? `; ${key} is a config field: put it under config`
+            : `; did you mean "${configField}" (a config field, which goes under config)?`
+          : known.length > 0 && known.length <= 8
+            ? ` (known fields: ${known.join(', ')})`
+            : '';
+      diagnostics.error('unknown_field', `unknown field "${key}" ${describeContainer([...check.at, ...parent])}${hint}`, keySpan);
+      return;
+    }
+    case 'missing_property': {
+      const parent = path.slice(0, -1);
+      const name = String(path[path.length - 1]);
+      const span = (parent.length > 0 ? spanAt(check.value, parent, 'key') : spansOfRoot(check)) ?? check.fallback;
+      diagnostics.error('missing_field', `${describePlace([...check.at, ...parent])} needs "${name}"`, span);
+      return;
+    }
+    case 'type': {
+      const expected = ([] as string[]).concat(issue.params.type as string | string[]);
+      diagnostics.error('type_mismatch', `${place}: expected ${describeExpected(expected)}, found ${found}${quoteHint(expected, value, valueSpan, secret)}`, valueSpan);
+      return;
+    }
+    case 'anyOf': {
+      reportAnyOf(issue, check, { value, found, place, valueSpan, path }, diagnostics);
+      return;
+    }
+    case 'enum': {
+      const allowed = (issue.params.allowedValues as unknown[]) ?? [];
+      const suggestion = typeof value === 'string' && !secret ? didYouMean(value, allowed.map(String)) : undefined;
+      diagnostics.error(
+        'invalid_value',
+        `${place}: expected one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}, found ${found}${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+        valueSpan,
+      );
+      return;
+    }
+    case 'const': {
+      diagnostics.error('invalid_value', `${place}: expected ${JSON.stringify(issue.params.allowedValue)}, found ${found}`, valueSpan);
+      return;
+    }
+    case 'pattern': {
+      const shown = typeof value === 'string' && !secret ? `${quote(value)} ` : '';
+      diagnostics.error('invalid_value', `${place}: ${shown}is not ${describePattern(String(issue.params.pattern))}`, valueSpan);
+      return;
+    }
+    case 'minLength': {
+      const limit = Number(issue.params.limit);
+      diagnostics.error('invalid_value', limit <= 1 ? `${place} must not be empty` : `${place} must be at least ${limit} characters long`, valueSpan);
+      return;
+    }
+    case 'maxLength': {
+      diagnostics.error('invalid_value', `${place} is too long: at most ${Number(issue.params.limit)} characters`, valueSpan);
+      return;
+    }
+    case 'uniqueItems': {
+      const later = Math.max(Number(issue.params.i), Number(issue.params.j));
+      const item = valueAt(check.value, [...path, later]);
+      const shown = typeof item === 'string' && !secret ? quote(item) : 'the same value';
+      diagnostics.error('duplicate_item', `${place} lists ${shown} twice`, spanAt(check.value, [...path, later]) ?? valueSpan);
+      return;
+    }
+    default:
+      diagnostics.error('invalid_value', `${place} ${issue.message}`, valueSpan);
+  }
+}
+
+/**
+ * `anyOf` failures (a prompt that is a string or a file include, a webhook that is a URL or an
+ * object): when the value is an object, the object branch is what was meant, so name its unknown
+ * keys or its missing field; otherwise say which kinds would have been accepted.
+ */
+function reportAnyOf(
+  issue: SchemaIssue,
+  check: SchemaCheck,
+  at: { value: unknown; found: string; place: string; valueSpan: Span; path: ValuePath },
+  diagnostics: DiagnosticList,
+): void {
+  const expected = ((issue.params.expected as string[] | undefined) ?? []).map(String);
+  if (isPlainObject(at.value)) {
+    const node = nodeAt(nodeOf(check.definition), at.path);
+    const known = node ? knownProperties(node) : [];
+    const unknown = Object.keys(at.value).filter((key) => known.length > 0 && !known.includes(key));
+    for (const key of unknown) {
+      const suggestion = didYouMean(key, known);
+      diagnostics.error(
+        'unknown_field',
+        `unknown field "${key}" in ${at.place}${suggestion ? `; did you mean "${suggestion}"?` : ` (known fields: ${known.join(', ')})`}`,
+        spanAt(check.value, [...at.path, key], 'key') ?? at.valueSpan,
+      );
+    }
+    if (unknown.length > 0) return;
+    const needed = expected.map((e) => /^an object with (.+)$/.exec(e)?.[1]).filter((name): name is string => Boolean(name));
+    if (needed.length > 0 && !check.partial) {
+      const span = spanAt(check.value, at.path, 'key') ?? at.valueSpan;
+      diagnostics.error('missing_field', `${at.place} needs "${needed[0]}"`, span);
+      return;
+    }
+    if (needed.length > 0) return;
+  }
+  diagnostics.error('type_mismatch', `${at.place}: expected ${describeExpected(expected)}, found ${at.found}`, at.valueSpan);
+}
+
+/** The config field an unknown agent-level key names (`prompt:` beside `id:`, a slip of indentation). */
+function configFieldNamed(full: ValuePath, key: string): string | undefined {
+  const path = full[0] === 'environments' ? full.slice(2) : full;
+  if (path.length !== 3 || path[0] !== 'agents') return undefined;
+  const fields = knownProperties(nodeOf('AgentConfigSpec'));
+  return fields.includes(key) ? key : didYouMean(key, fields);
+}
+
+function spansOfRoot(check: SchemaCheck): Span | undefined {
+  return spanAt(check.value, []);
+}
+
+/** A number or boolean where text was expected: YAML read it unquoted; show the quoted form. */
+function quoteHint(expected: string[], value: unknown, span: Span, secret: boolean): string {
+  if (secret || !expected.includes('string') || (typeof value !== 'number' && typeof value !== 'boolean')) return '';
+  const written = spanText(span).trim();
+  return written ? `; write it in quotes if you meant text: "${written.replaceAll('"', '\\"')}"` : '';
+}
+
+function matchesExactly(path: ValuePath, pattern: string): boolean {
+  const length = (pattern.match(/[^.[\]]+|\[\]/g) ?? []).length;
+  return path.length === length && pathMatchesPattern(path, pattern);
+}
+
+const PATTERN_WORDS: Record<string, string> = {
+  '^[A-Za-z0-9][A-Za-z0-9_.-]*$': 'a valid name (letters, digits, "-", "_" and ".", starting with a letter or digit)',
+  '^\\+[1-9][0-9]{6,14}$': 'an E.164 phone number such as "+15551230001"',
+  '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
+};
+
+function describePattern(pattern: string): string {
+  return PATTERN_WORDS[pattern] ?? `in the expected form (${pattern})`;
+}
+
+/**
+ * A copy without the `null`s inside agent configs: there `null` means "clear this field", which
+ * the schema (describing values) does not know. Paths stay the same, so issues map back unchanged.
+ */
+function withoutConfigNulls(value: unknown, at: PathPart[]): unknown {
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strip);
+    if (!isPlainObject(node)) return node;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) if (node[key] !== null) out[key] = strip(node[key]);
+    return out;
+  };
+  const walk = (node: unknown, path: PathPart[]): unknown => {
+    if (!isPlainObject(node)) return node;
+    if (path.length > 0 && path[path.length - 1] === 'config' && configPathOf(path)?.length === 0) return strip(node);
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (child === null && key === 'config' && configPathOf([...path, key])?.length === 0) continue;
+      out[key] = walk(child, [...path, key]);
+    }
+    return out;
+  };
+  return walk(value, at);
+}
+
+export { typeOfValue };
