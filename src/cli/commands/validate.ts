@@ -1,0 +1,98 @@
+/**
+ * `voxform validate`: load the manifests and report every problem (file:line:col, message, code
+ * frame), or confirm what they define. Exit 0 when valid (warnings allowed), 1 otherwise. Checks
+ * the manifests, the files they include and the templates they use; never contacts the service.
+ */
+import path from 'node:path';
+import picocolors from 'picocolors';
+import { loadManifests } from '../../manifest/index.js';
+import type { DesiredState, Diagnostic } from '../../manifest/types.js';
+import type { CommandContext } from '../context.js';
+import { countProblems, formatDiagnostics } from '../diagnostics.js';
+
+export interface ValidateOptions {
+  file?: string[];
+  env?: string;
+  format?: 'text' | 'json';
+}
+
+export interface ValidateReport {
+  valid: boolean;
+  diagnostics: Diagnostic[];
+  summary: {
+    errors: number;
+    warnings: number;
+    /** Manifest files read, relative to the working directory. */
+    files: string[];
+    environment: string | null;
+    /** What the manifests define; null when they are not valid. */
+    resources: { agents: number; phones: number; campaigns: number; knowledge: number; credentials: number } | null;
+  };
+}
+
+export async function run(options: ValidateOptions, ctx: CommandContext): Promise<number> {
+  const report = await validate(options, ctx);
+  if (options.format === 'json') {
+    ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    if (report.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(report.diagnostics, { color: ctx.color }));
+    const line = summaryLine(report, ctx.color);
+    if (report.valid) ctx.stdout.write(`${line}\n`);
+    else ctx.stderr.write(`${line}\n`);
+  }
+  return report.valid ? 0 : 1;
+}
+
+/** Loads the manifests and builds the report; secrets met are registered for redaction first. */
+export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
+  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
+  for (const secret of result.secrets) ctx.secrets.add(secret);
+  const { errors, warnings } = countProblems(result.diagnostics);
+  return {
+    valid: errors === 0 && result.state !== undefined,
+    diagnostics: result.diagnostics,
+    summary: {
+      errors,
+      warnings,
+      files: result.files.map((file) => (path.relative(ctx.cwd, file) || path.basename(file)).split(path.sep).join('/')),
+      environment: options.env ?? null,
+      resources: result.state ? countResources(result.state) : null,
+    },
+  };
+}
+
+function countResources(state: DesiredState): NonNullable<ValidateReport['summary']['resources']> {
+  return {
+    agents: state.agents.size,
+    phones: state.phones.size,
+    campaigns: state.campaigns.size,
+    knowledge: state.knowledge.size,
+    credentials: state.credentials.size,
+  };
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function summaryLine(report: ValidateReport, color = false): string {
+  const c = picocolors.createColors(color);
+  const { summary } = report;
+  const problems = countProblems(report.diagnostics);
+  if (!report.valid) {
+    const files = new Set(report.diagnostics.map((d) => d.file)).size;
+    return `${problems.text} in ${plural(files, 'file')}`;
+  }
+  const what = summary.files.length === 1 ? `${summary.files[0]} is valid` : `${summary.files.length} files are valid`;
+  const environment = summary.environment ? ` (environment ${summary.environment})` : '';
+  const warned = summary.warnings > 0 ? `, with ${plural(summary.warnings, 'warning')}` : '';
+  const r = summary.resources as NonNullable<ValidateReport['summary']['resources']>;
+  const counts = [
+    plural(r.agents, 'agent'),
+    plural(r.phones, 'phone'),
+    plural(r.campaigns, 'campaign'),
+    plural(r.knowledge, 'knowledge file'),
+    plural(r.credentials, 'credential'),
+  ].join(', ');
+  return `${c.green('✓')} ${what}${environment}${warned}: ${counts}`;
+}
