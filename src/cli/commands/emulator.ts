@@ -1,0 +1,99 @@
+/**
+ * `voxform emulator`: runs the local voice-agent service until Ctrl-C (or SIGTERM), printing its
+ * base URL, its private key and how to point voxform at it; request lines go to stderr.
+ */
+import path from 'node:path';
+import { VoxformError } from '../../errors.js';
+import { startEmulator, type EmulatorOptions } from '../../emulator/index.js';
+import type { CommandContext } from '../context.js';
+
+function invalid(flag: string, message: string): VoxformError {
+  return new VoxformError('invalid_option', `${flag} ${message}`, { hint: 'See `voxform emulator --help`.' });
+}
+
+/** Turns the command's flags into emulator options; throws a VoxformError naming the bad flag. */
+export function parseEmulatorFlags(options: Record<string, unknown>, cwd: string): EmulatorOptions {
+  const result: EmulatorOptions = {};
+  const port = options.port ?? '4010';
+  const portNumber = typeof port === 'number' ? port : /^\d+$/.test(String(port)) ? Number(port) : Number.NaN;
+  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw invalid('--port', `must be a whole number from 0 to 65535 (0 picks a free port), not "${String(port)}".`);
+  result.port = portNumber;
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host.trim() === '') throw invalid('--host', 'must be an address such as 127.0.0.1.');
+  result.host = host;
+  if (options.data !== undefined) result.dataFile = path.resolve(cwd, String(options.data));
+  if (options.seed !== undefined) result.seed = path.resolve(cwd, String(options.seed));
+  if (options.latency !== undefined) {
+    const text = String(options.latency).trim();
+    const range = /^(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)$/.exec(text);
+    if (range) {
+      const min = Number(range[1]);
+      const max = Number(range[2]);
+      if (max < min) throw invalid('--latency', `range must be MIN-MAX with MIN ≤ MAX, not "${text}".`);
+      result.latencyMs = [min, max];
+    } else if (/^\d+(?:\.\d+)?$/.test(text)) {
+      result.latencyMs = Number(text);
+    } else {
+      throw invalid('--latency', `must be milliseconds (e.g. 20) or a range MIN-MAX (e.g. 10-50), not "${text}".`);
+    }
+  }
+  if (options.failRate !== undefined) {
+    const text = String(options.failRate).trim();
+    const rate = /^\d*(?:\.\d+)?$/.test(text) && text !== '' ? Number(text) : Number.NaN;
+    if (!(rate >= 0 && rate <= 1)) throw invalid('--fail-rate', `must be a fraction from 0 to 1 (e.g. 0.1 for 10 %), not "${text}".`);
+    result.failRate = rate;
+  }
+  return result;
+}
+
+/**
+ * Runs the emulator until `stop` resolves, then shuts it down (answers in flight finish, the data
+ * file is flushed). Split from `run` so tests can stop it without sending the process a signal.
+ */
+export async function runEmulator(options: Record<string, unknown>, ctx: CommandContext, stop: Promise<unknown>): Promise<number> {
+  const emulatorOptions = parseEmulatorFlags(options, ctx.cwd);
+  const emulator = await startEmulator({ ...emulatorOptions, quiet: false, log: (line) => ctx.stderr.write(`${line}\n`) });
+  const shutdown = emulator.close.bind(emulator);
+  ctx.onExit(shutdown);
+
+  const data = emulatorOptions.dataFile ? `${emulatorOptions.dataFile} (kept between runs)` : 'in memory (use --data FILE to keep it)';
+  const seed = typeof emulatorOptions.seed === 'string' ? emulatorOptions.seed : 'built-in default (the account of agents.example.yaml)';
+  ctx.stdout.write(
+    [
+      `voxform emulator listening on ${emulator.url}`,
+      `  private key  ${emulator.apiKey || '(none: the data file or seed holds no raw private key)'}   (a local key, only the emulator accepts it)`,
+      `  data         ${data}`,
+      `  seed         ${seed}`,
+      '',
+      'Point voxform at it:',
+      `  export VOXFORM_BASE_URL=${emulator.url}`,
+      ...(emulator.apiKey ? [`  export VOXFORM_API_KEY=${emulator.apiKey}`] : []),
+      '',
+      `Controls: ${emulator.url}/_emulator (see docs/emulator.md). Press Ctrl-C to stop.`,
+      '',
+    ].join('\n'),
+  );
+
+  await stop;
+  ctx.stderr.write('voxform emulator: shutting down\n');
+  await shutdown();
+  return 0;
+}
+
+/** `voxform emulator`: stops on SIGINT or SIGTERM. */
+export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  let onSignal: (() => void) | undefined;
+  const stop = new Promise<void>((resolve) => {
+    onSignal = resolve;
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  try {
+    return await runEmulator(options, ctx, stop);
+  } finally {
+    if (onSignal) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
+}

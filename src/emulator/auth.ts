@@ -1,0 +1,50 @@
+/**
+ * API keys: who may call what. The spec shows the `authorization` header on some operations and is
+ * silent on the others; the emulator authenticates every spec operation (docs/emulator.md, "Auth").
+ */
+import { sha256Hex } from './ids.js';
+import type { EmulatorStore } from './store.js';
+import type { StoredKey } from './types.js';
+
+/**
+ * How an operation declares the header, which decides what a missing header gets:
+ * - `required`: the spec shows the header (as required, or without saying): a 422 "missing header";
+ * - `optional`: the spec shows it as optional (`string or null`): a 401, as the handler finds no key;
+ * - `unshown`: the spec does not show it: a 401 too.
+ */
+export type HeaderDeclaration = 'required' | 'optional' | 'unshown';
+
+export type AuthOutcome = { ok: true; key: StoredKey } | { ok: false; status: 401 | 403; detail: string };
+
+/**
+ * sha256 of recently seen header values: a client sends the same key on every request, and
+ * hashing it each time is measurable at thousands of requests a second. Bounded, so a flood of
+ * random keys cannot grow it.
+ */
+const recentHashes = new Map<string, string>();
+const RECENT_LIMIT = 64;
+
+function hashOf(header: string): string {
+  let hash = recentHashes.get(header);
+  if (hash === undefined) {
+    hash = sha256Hex(header);
+    if (recentHashes.size >= RECENT_LIMIT) recentHashes.clear();
+    recentHashes.set(header, hash);
+  }
+  return hash;
+}
+
+/** Checks the raw key of the `authorization` header. Public keys pass only where `allowPublic`. */
+export function authenticate(store: EmulatorStore, header: string | undefined, allowPublic: boolean): AuthOutcome {
+  if (header === undefined || header === '') return { ok: false, status: 401, detail: 'Not authenticated' };
+  const key = store.keys.get(hashOf(header));
+  if (!key || key.revoked_at !== null) {
+    // The service wants the raw key; say so when a client sends the common Bearer form.
+    const hint = /^bearer\s/i.test(header) ? ' (send the raw key, without "Bearer ")' : '';
+    return { ok: false, status: 401, detail: `Invalid API key${hint}` };
+  }
+  if (key.type === 'public' && !allowPublic) {
+    return { ok: false, status: 403, detail: 'A public key cannot be used for this operation; use a private key' };
+  }
+  return { ok: true, key };
+}

@@ -1,0 +1,172 @@
+/**
+ * The control surface: test-only operations under /_emulator/ (never on the spec's paths), and the
+ * same operations in-process as `EmulatorControl`. No key is needed: the emulator is a local tool.
+ */
+import { parse as parseYaml } from 'yaml';
+import type { ChatMessage } from '../schema/types.gen.js';
+import type { EmulatorCore } from './core.js';
+import { checkFaultSettings, FaultConfigError } from './faults.js';
+import { detail, HttpError, json, NOT_FOUND } from './http.js';
+import type { Route } from './router.js';
+import { checkSeed } from './seed.js';
+import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode } from './types.js';
+
+/** What the control surface needs from the running emulator. */
+export interface ControlHost {
+  core: EmulatorCore;
+  /** The base URL, for URLs made outside a request (recordings of calls ended in-process). */
+  url(): string;
+  reset(): Promise<void>;
+  loadSeed(seed: EmulatorSeed): Promise<void>;
+}
+
+function checkPutMode(mode: unknown): PutMode {
+  if (mode !== 'merge' && mode !== 'replace') throw new HttpError(400, 'mode must be "merge" or "replace"');
+  return mode;
+}
+
+function checkEndOptions(body: Record<string, unknown>): { status: EndCallStatus; options: EndCallOptions } {
+  const { status, error_message, duration, messages, ...rest } = body;
+  if (Object.keys(rest).length > 0) throw new HttpError(400, `unknown field ${Object.keys(rest)[0]} (expected status, error_message, duration, messages)`);
+  if (!END_CALL_STATUSES.includes(status as EndCallStatus)) throw new HttpError(400, `status must be one of ${END_CALL_STATUSES.join(', ')}`);
+  if (error_message !== undefined && error_message !== null && typeof error_message !== 'string') throw new HttpError(400, 'error_message must be a string or null');
+  if (duration !== undefined && (!Number.isInteger(duration) || (duration as number) < 0)) throw new HttpError(400, 'duration must be a whole number of seconds, 0 or more');
+  if (messages !== undefined && !(Array.isArray(messages) && messages.every((m) => m && typeof m.role === 'string' && typeof m.content === 'string'))) {
+    throw new HttpError(400, 'messages must be a list of {role, content}');
+  }
+  const options: EndCallOptions = {};
+  if (error_message !== undefined) options.error_message = error_message as string | null;
+  if (duration !== undefined) options.duration = duration as number;
+  if (messages !== undefined) options.messages = messages as ChatMessage[];
+  return { status: status as EndCallStatus, options };
+}
+
+/** The in-process control object. */
+export function createControl(host: ControlHost): EmulatorControl {
+  const { core } = host;
+  return {
+    reset: () => host.reset(),
+    seed: async (seed) => {
+      checkSeed(seed, 'object');
+      await host.loadSeed(seed);
+    },
+    setPutMode: (mode) => {
+      core.putMode = checkPutMode(mode);
+    },
+    getPutMode: () => core.putMode,
+    setFaults: (rules: FaultRule[], options = {}) => core.faults.set({ rules, ...(options.seed === undefined ? {} : { seed: options.seed }) }),
+    clearFaults: () => core.faults.clear(),
+    getFaults: () => core.faults.get(),
+    requestLog: () => core.requestLog.list(),
+    clearRequestLog: () => core.requestLog.clear(),
+    webhookDeliveries: () => core.requestLog.deliveries(),
+    endCall: async (callId, status, options = {}) => {
+      const session = core.store.sessions.get(callId);
+      if (!session) throw new HttpError(404, `No call ${callId}`);
+      const { status: checked, options: checkedOptions } = checkEndOptions({ status, ...options });
+      const { record, delivery } = core.sessions.end(session, checked, checkedOptions, undefined, host.url());
+      await core.store.commit();
+      return { record: structuredClone(record), webhook: await delivery };
+    },
+    state: () => core.store.snapshot(),
+    flush: () => core.store.flush(),
+  };
+}
+
+const asObject = (body: unknown): Record<string, unknown> => {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the body must be a JSON object');
+  return body as Record<string, unknown>;
+};
+
+/** The HTTP control routes (all `control: true`: no faults, not logged). */
+export function controlRoutes(host: ControlHost, control: EmulatorControl): Route[] {
+  const { core } = host;
+  const route = (method: Route['method'], path: string, operation: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({
+    method,
+    path,
+    operation,
+    header: 'none',
+    control: true,
+    handler,
+    ...extra,
+  });
+  return [
+    route('GET', '/_emulator', 'control: info', () =>
+      json(200, {
+        emulator: 'voxform',
+        put_mode: core.putMode,
+        faults: core.faults.get(),
+        data_file: core.store.dataFile ?? null,
+        counts: {
+          agents: core.store.agents.size,
+          phones: core.store.phones.size,
+          campaigns: core.store.campaigns.size,
+          call_logs: core.store.callLog.size,
+          keys: core.store.keys.size,
+        },
+      }),
+    ),
+    route('POST', '/_emulator/reset', 'control: reset', async () => {
+      await control.reset();
+      return json(200, { success: true });
+    }),
+    route(
+      'POST',
+      '/_emulator/seed',
+      'control: seed',
+      async ({ rawBody, req }) => {
+        const text = rawBody.toString('utf8');
+        let seed: unknown;
+        try {
+          seed = /yaml/i.test(req.headers['content-type'] ?? '') ? parseYaml(text) : JSON.parse(text);
+        } catch (error) {
+          throw new HttpError(400, `the seed is not valid ${/yaml/i.test(req.headers['content-type'] ?? '') ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+        }
+        try {
+          checkSeed(seed, 'in the request body');
+        } catch (error) {
+          throw new HttpError(400, (error as Error).message);
+        }
+        await host.loadSeed(seed);
+        return json(200, { success: true });
+      },
+      { rawBody: true, bodyLimit: 64 * 1024 * 1024 },
+    ),
+    route('GET', '/_emulator/state', 'control: state', () => json(200, control.state())),
+    route('GET', '/_emulator/requests', 'control: request log', ({ query }) => {
+      const since = Number(query.since ?? 0);
+      return json(200, { requests: core.requestLog.list(Number.isFinite(since) ? since : 0), webhooks: core.requestLog.deliveries() });
+    }),
+    route('DELETE', '/_emulator/requests', 'control: clear request log', () => {
+      control.clearRequestLog();
+      return json(200, { success: true });
+    }),
+    route('GET', '/_emulator/webhooks', 'control: webhook deliveries', () => json(200, { deliveries: control.webhookDeliveries() })),
+    route('POST', '/_emulator/calls/{call_id}/end', 'control: end call', async ({ params, body }) => {
+      const session = core.store.sessions.get(params.call_id as string);
+      if (!session) return NOT_FOUND();
+      const { status, options } = checkEndOptions(asObject(body));
+      const result = await control.endCall(session.call_id, status, options);
+      return json(200, result);
+    }),
+    route('GET', '/_emulator/put-mode', 'control: PUT semantics', () => json(200, { mode: core.putMode })),
+    route('PUT', '/_emulator/put-mode', 'control: PUT semantics', ({ body }) => {
+      control.setPutMode(checkPutMode(asObject(body).mode));
+      return json(200, { mode: core.putMode });
+    }),
+    route('GET', '/_emulator/faults', 'control: faults', () => json(200, core.faults.get())),
+    route('PUT', '/_emulator/faults', 'control: faults', ({ body }) => {
+      try {
+        core.faults.set(checkFaultSettings(body));
+      } catch (error) {
+        if (error instanceof FaultConfigError) return detail(400, `Invalid fault settings: ${error.message}`);
+        throw error;
+      }
+      return json(200, core.faults.get());
+    }),
+    route('DELETE', '/_emulator/faults', 'control: faults', () => {
+      control.clearFaults();
+      return json(200, { rules: [] });
+    }),
+  ];
+}

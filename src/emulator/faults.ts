@@ -1,0 +1,186 @@
+/**
+ * Fault injection: latency, 500/503 errors, 429 with Retry-After and dropped connections, per path
+ * pattern. Every random draw comes from a seeded generator, one stream per rule and per kind of
+ * fault, so the same seed and the same order of requests always give the same faults (and adding,
+ * say, a drop rate to a rule does not change which requests its error rate hits).
+ */
+import type { FaultRule, FaultSettings } from './types.js';
+
+/** What to do to one request. */
+export interface FaultDecision {
+  delayMs: number;
+  /** Destroy the connection before handling, or after handling instead of answering. */
+  drop?: 'before' | 'after';
+  /** Answer with this status instead of handling (500, 503 or 429). */
+  status?: number;
+  retryAfterSeconds?: number;
+  /** What acted, for the request log: `latency`, `error`, `rate_limited`, `dropped`. */
+  labels: string[];
+}
+
+export class FaultConfigError extends Error {}
+
+/** mulberry32: tiny, fast and good enough for fault draws. */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a, to turn a seed given as text (or a number) into 32 bits. */
+function hashSeed(seed: number | string): number {
+  let h = 0x811c9dc5;
+  for (const ch of String(seed)) {
+    h ^= ch.codePointAt(0) as number;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Compiles a rule's path: a glob, or a regular expression when written `^…` or `re:…`. */
+export function compilePathPattern(pattern: string): RegExp {
+  try {
+    if (pattern.startsWith('re:')) return new RegExp(pattern.slice(3));
+    if (pattern.startsWith('^')) return new RegExp(pattern);
+  } catch (error) {
+    throw new FaultConfigError(`path ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}`);
+  }
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i] as string;
+    if (ch === '*' && pattern[i + 1] === '*') {
+      source += '.*';
+      i++;
+    } else if (ch === '*') source += '[^/]*';
+    else if (ch === '?') source += '[^/]';
+    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`);
+}
+
+interface ActiveRule {
+  rule: FaultRule;
+  path: RegExp;
+  methods: Set<string> | undefined;
+  latency: () => number;
+  error: () => number;
+  drop: () => number;
+  /** Matched requests so far, for the rate limit's cycle. */
+  count: number;
+}
+
+const isRate = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
+const isNonNegative = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/** Checks fault settings from outside (the control surface, flags); throws FaultConfigError naming the problem. */
+export function checkFaultSettings(value: unknown): FaultSettings {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FaultConfigError('expected {"rules": [...], "seed"?: ...}');
+  const { rules, seed, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new FaultConfigError(`unknown field ${Object.keys(rest)[0]} (expected rules and seed)`);
+  if (seed !== undefined && typeof seed !== 'number' && typeof seed !== 'string') throw new FaultConfigError('seed must be a number or a string');
+  if (!Array.isArray(rules)) throw new FaultConfigError('rules must be a list');
+  const known = ['path', 'method', 'latencyMs', 'jitterMs', 'errorRate', 'errorStatus', 'rateLimit', 'dropRate', 'dropPhase'];
+  rules.forEach((rule: unknown, i) => {
+    const at = `rules[${i}]`;
+    if (rule === null || typeof rule !== 'object' || Array.isArray(rule)) throw new FaultConfigError(`${at} must be an object`);
+    const r = rule as Record<string, unknown>;
+    for (const key of Object.keys(r)) if (!known.includes(key)) throw new FaultConfigError(`${at}.${key} is not a known field (expected ${known.join(', ')})`);
+    if (typeof r.path !== 'string' || r.path === '') throw new FaultConfigError(`${at}.path must be a glob or a regular expression`);
+    compilePathPattern(r.path);
+    if (r.method !== undefined && typeof r.method !== 'string' && !(Array.isArray(r.method) && r.method.every((m) => typeof m === 'string'))) {
+      throw new FaultConfigError(`${at}.method must be a method or a list of methods`);
+    }
+    for (const key of ['latencyMs', 'jitterMs'] as const) if (r[key] !== undefined && !isNonNegative(r[key])) throw new FaultConfigError(`${at}.${key} must be a number of milliseconds, 0 or more`);
+    for (const key of ['errorRate', 'dropRate'] as const) if (r[key] !== undefined && !isRate(r[key])) throw new FaultConfigError(`${at}.${key} must be a fraction between 0 and 1`);
+    if (r.errorStatus !== undefined && r.errorStatus !== 500 && r.errorStatus !== 503) throw new FaultConfigError(`${at}.errorStatus must be 500 or 503`);
+    if (r.dropPhase !== undefined && r.dropPhase !== 'before' && r.dropPhase !== 'after') throw new FaultConfigError(`${at}.dropPhase must be "before" or "after"`);
+    if (r.rateLimit !== undefined) {
+      const limit = r.rateLimit as Record<string, unknown> | null;
+      if (!limit || typeof limit !== 'object') throw new FaultConfigError(`${at}.rateLimit must be {burst, retryAfterSeconds, limited?}`);
+      if (!Number.isInteger(limit.burst) || (limit.burst as number) < 0) throw new FaultConfigError(`${at}.rateLimit.burst must be a whole number, 0 or more`);
+      if (!isNonNegative(limit.retryAfterSeconds)) throw new FaultConfigError(`${at}.rateLimit.retryAfterSeconds must be a number of seconds, 0 or more`);
+      if (limit.limited !== undefined && (!Number.isInteger(limit.limited) || (limit.limited as number) < 1)) throw new FaultConfigError(`${at}.rateLimit.limited must be a whole number, 1 or more`);
+    }
+  });
+  return { rules: rules as FaultRule[], ...(seed === undefined ? {} : { seed: seed as number | string }) };
+}
+
+export class FaultInjector {
+  private settings: FaultSettings = { rules: [] };
+  private active: ActiveRule[] = [];
+
+  /** `defaultSeed`: used when the settings carry none (random per process unless given). */
+  constructor(private readonly defaultSeed: number | string = Math.floor(Math.random() * 2 ** 32)) {}
+
+  /** Replaces every rule (the rules are checked first). */
+  set(settings: FaultSettings): void {
+    const checked = checkFaultSettings(settings);
+    const base = hashSeed(checked.seed ?? this.defaultSeed);
+    this.settings = structuredClone(checked);
+    this.active = checked.rules.map((rule, index) => ({
+      rule,
+      path: compilePathPattern(rule.path),
+      methods: rule.method === undefined ? undefined : new Set((Array.isArray(rule.method) ? rule.method : [rule.method]).map((m) => m.toUpperCase())),
+      latency: generator(base ^ hashSeed(`${index}:latency`)),
+      error: generator(base ^ hashSeed(`${index}:error`)),
+      drop: generator(base ^ hashSeed(`${index}:drop`)),
+      count: 0,
+    }));
+  }
+
+  clear(): void {
+    this.settings = { rules: [] };
+    this.active = [];
+  }
+
+  get(): FaultSettings {
+    return structuredClone(this.settings);
+  }
+
+  get enabled(): boolean {
+    return this.active.length > 0;
+  }
+
+  /** The faults for one request: the first matching rule decides; undefined when none matches. */
+  decide(method: string, path: string): FaultDecision | undefined {
+    const active = this.active.find((a) => a.path.test(path) && (!a.methods || a.methods.has(method)));
+    if (!active) return undefined;
+    const { rule } = active;
+    const decision: FaultDecision = { delayMs: 0, labels: [] };
+    active.count++;
+    // Every stream advances once per matched request, whatever happens, so each kind of fault hits
+    // the same requests whether or not the others are configured.
+    const latencyDraw = active.latency();
+    const dropDraw = active.drop();
+    const errorDraw = active.error();
+    if (rule.latencyMs || rule.jitterMs) {
+      decision.delayMs = (rule.latencyMs ?? 0) + (rule.jitterMs ? latencyDraw * rule.jitterMs : 0);
+      decision.labels.push('latency');
+    }
+    if (rule.dropRate && dropDraw < rule.dropRate) {
+      decision.drop = rule.dropPhase ?? 'before';
+      decision.labels.push('dropped');
+      return decision;
+    }
+    if (rule.rateLimit) {
+      const { burst, retryAfterSeconds, limited = 1 } = rule.rateLimit;
+      const position = (active.count - 1) % (burst + limited);
+      if (position >= burst) {
+        decision.status = 429;
+        decision.retryAfterSeconds = retryAfterSeconds;
+        decision.labels.push('rate_limited');
+        return decision;
+      }
+    }
+    if (rule.errorRate && errorDraw < rule.errorRate) {
+      decision.status = rule.errorStatus ?? 503;
+      decision.labels.push('error');
+    }
+    return decision;
+  }
+}

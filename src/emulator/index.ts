@@ -1,0 +1,29 @@
+/**
+ * The emulator: a faithful local stand-in for the voice-agent service (docs/emulator.md).
+ *
+ *   const emulator = await startEmulator();           // port 0, the default seed, in memory
+ *   // … point a client at emulator.url with emulator.apiKey …
+ *   emulator.control.setFaults([{ path: '/agents/*', errorRate: 0.2 }], { seed: 1 });
+ *   await emulator.close();
+ */
+export { startEmulator } from './server.js';
+export { defaultSeed, readSeedFile, checkSeed } from './seed.js';
+export { DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_KEY } from './default-seed.js';
+export type {
+  EmulatorOptions,
+  RunningEmulator,
+  EmulatorControl,
+  EmulatorSeed,
+  EmulatorStateSnapshot,
+  SeedKey,
+  SeedPhone,
+  PutMode,
+  FaultRule,
+  FaultSettings,
+  RequestLogEntry,
+  WebhookDelivery,
+  EndCallStatus,
+  EndCallOptions,
+  EndCallResult,
+  CallRecord,
+} from './types.js';

@@ -1,0 +1,58 @@
+/**
+ * A small multipart/form-data reader for the presigned upload target: enough of RFC 7578 for what
+ * S3 presigned POSTs receive (text fields, then one file), with the part order kept, because S3
+ * requires the file to come last.
+ */
+
+export interface FormPart {
+  name: string;
+  filename: string | undefined;
+  contentType: string | undefined;
+  data: Buffer;
+}
+
+export class MultipartError extends Error {}
+
+/** The boundary of a multipart/form-data content-type, or undefined when it is not one. */
+export function multipartBoundary(contentType: string | undefined): string | undefined {
+  if (!contentType || !/^multipart\/form-data\b/i.test(contentType)) return undefined;
+  const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  return match?.[1] ?? match?.[2];
+}
+
+function parseDisposition(value: string): { name?: string; filename?: string } {
+  const out: { name?: string; filename?: string } = {};
+  for (const match of value.matchAll(/;\s*(name|filename)="((?:[^"\\]|\\.)*)"/gi)) {
+    const key = (match[1] as string).toLowerCase() as 'name' | 'filename';
+    out[key] = (match[2] as string).replace(/\\(.)/g, '$1');
+  }
+  return out;
+}
+
+/** Splits a body into its parts, in order. Throws MultipartError when the body is not well formed. */
+export function parseMultipart(body: Buffer, boundary: string): FormPart[] {
+  const delimiter = Buffer.from(`--${boundary}`);
+  const parts: FormPart[] = [];
+  let position = body.indexOf(delimiter);
+  if (position < 0) throw new MultipartError('no boundary found');
+  for (;;) {
+    position += delimiter.length;
+    // `--` after a delimiter closes the body.
+    if (body[position] === 0x2d && body[position + 1] === 0x2d) return parts;
+    if (body[position] !== 0x0d || body[position + 1] !== 0x0a) throw new MultipartError('a boundary is not followed by a line break');
+    position += 2;
+    const headerEnd = body.indexOf('\r\n\r\n', position);
+    if (headerEnd < 0) throw new MultipartError('a part has no end of headers');
+    const headers = new Map<string, string>();
+    for (const line of body.subarray(position, headerEnd).toString('utf8').split('\r\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+    const next = body.indexOf(Buffer.concat([Buffer.from('\r\n'), delimiter]), headerEnd + 4);
+    if (next < 0) throw new MultipartError('the last part is not closed by a boundary');
+    const disposition = parseDisposition(headers.get('content-disposition') ?? '');
+    if (!disposition.name) throw new MultipartError('a part has no name');
+    parts.push({ name: disposition.name, filename: disposition.filename, contentType: headers.get('content-type'), data: body.subarray(headerEnd + 4, next) });
+    position = next + 2;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The request log behind GET /_emulator/requests: the last N requests (a ring, so a benchmark of
+ * millions of requests keeps memory flat), with the webhooks each one caused.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { RequestLogEntry, WebhookDelivery } from './types.js';
+
+export const REDACTED_HEADER = '(redacted)';
+
+const RAW = Symbol('raw');
+
+/** An entry as kept: what it shows, plus the raw request data it is formatted from. */
+type PendingEntry = RequestLogEntry & { [RAW]: { rawHeaders: string[]; time: number } };
+
+function format(entry: PendingEntry): RequestLogEntry {
+  const { [RAW]: raw, ...shown } = entry;
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
+    const name = (raw.rawHeaders[i] as string).toLowerCase();
+    // The key never reaches the log; its presence does (a test may assert a client sent one).
+    const value = name === 'authorization' ? REDACTED_HEADER : (raw.rawHeaders[i + 1] as string);
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  return structuredClone({ ...shown, at: new Date(raw.time).toISOString(), headers });
+}
+
+export class RequestLog {
+  private entries: PendingEntry[] = [];
+  /** Every webhook delivery, including those no logged request caused (a call ended in-process). */
+  private webhooks: WebhookDelivery[] = [];
+  private seq = 0;
+
+  constructor(
+    private readonly limit: number,
+    /** Told of every delivery as it completes (the CLI prints failures). */
+    private readonly onDelivery?: (delivery: WebhookDelivery) => void,
+  ) {}
+
+  /** Starts an entry for a request; it is filled in when the answer goes out. */
+  begin(req: IncomingMessage, path: string, query: string): RequestLogEntry {
+    // The hot path only keeps references; headers and the time are formatted when the log is read.
+    const entry: PendingEntry = {
+      seq: ++this.seq,
+      at: '',
+      method: req.method ?? 'GET',
+      path,
+      query,
+      status: 0,
+      duration_ms: 0,
+      headers: {},
+      faults: [],
+      webhooks: [],
+      [RAW]: { rawHeaders: req.rawHeaders, time: Date.now() },
+    };
+    this.entries.push(entry);
+    if (this.entries.length > this.limit * 2) this.entries = this.entries.slice(-this.limit);
+    return entry;
+  }
+
+  /** Entries oldest first, optionally only those after sequence number `since`. */
+  list(since = 0): RequestLogEntry[] {
+    const kept = this.entries.slice(-this.limit);
+    return (since > 0 ? kept.filter((e) => e.seq > since) : kept).map(format);
+  }
+
+  /** Records a webhook delivery, on the request that caused it when there is one. */
+  recordDelivery(delivery: WebhookDelivery, entry: RequestLogEntry | undefined): void {
+    entry?.webhooks.push(delivery);
+    this.webhooks.push(delivery);
+    this.onDelivery?.(delivery);
+    if (this.webhooks.length > this.limit) this.webhooks.splice(0, this.webhooks.length - this.limit);
+  }
+
+  /** Webhook deliveries, oldest first. */
+  deliveries(): WebhookDelivery[] {
+    return structuredClone(this.webhooks);
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.webhooks = [];
+  }
+}

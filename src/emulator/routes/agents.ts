@@ -1,0 +1,45 @@
+/** GET and PUT /agents/{agent_id}. */
+import type { UpdateAgentRequest } from '../../schema/types.gen.js';
+import { json, NOT_FOUND } from '../http.js';
+import { applyConfigUpdate, splitNulls } from '../merge.js';
+import type { Route } from '../router.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A top-level config key set to null means "remove it": validate the body without those keys. */
+function withoutTopLevelNulls(body: unknown): unknown {
+  if (!isObject(body) || !isObject(body.config)) return body;
+  return { ...body, config: splitNulls(body.config).rest };
+}
+
+export const agentRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/agents/{agent_id}',
+    operation: 'read agent',
+    header: 'unshown',
+    handler: ({ core, params }) => {
+      const agent = core.store.agents.get(params.agent_id as string);
+      return agent ? { status: 200, jsonText: core.store.agentJson(agent) } : NOT_FOUND();
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/agents/{agent_id}',
+    operation: 'update agent',
+    header: 'optional',
+    body: 'UpdateAgentRequest',
+    prepareBody: withoutTopLevelNulls,
+    handler: async ({ core, params, body, parsed }) => {
+      const agent = core.store.agents.get(params.agent_id as string);
+      if (!agent) return NOT_FOUND();
+      const update = body as UpdateAgentRequest;
+      const { removed } = splitNulls((parsed as { config: Record<string, unknown> }).config);
+      applyConfigUpdate(agent.config, update.config as Record<string, unknown>, removed, core.putMode);
+      agent.name = update.name;
+      core.store.touchAgent(agent);
+      await core.store.commit();
+      return json(200, { success: true });
+    },
+  },
+];

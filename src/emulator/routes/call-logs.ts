@@ -1,0 +1,80 @@
+/** GET /call-logs (the global log) and GET /agents/{agent_id}/call-histories (one agent's). */
+import type { CallHistoryRecord } from '../../schema/types.gen.js';
+import { json, NOT_FOUND } from '../http.js';
+import { takePage } from '../pagination.js';
+import type { Route } from '../router.js';
+import type { CallRecord } from '../types.js';
+
+const DEFAULT_LIMIT = 20;
+
+/** Digits only (and a leading +), so `(555) 123-0001` and `+15551230001` can be compared. */
+const normalizeNumber = (value: string) => value.replace(/[^\d+]/g, '');
+
+/** Whether a phone filter matches the call's `voip` from or to: the filter's digits inside either number. */
+function voipMatches(record: CallRecord, filter: string): boolean {
+  const wanted = normalizeNumber(filter).replace(/^\+/, '');
+  if (wanted === '') return false;
+  const voip = record.voip ?? {};
+  return [voip.from, voip.to].some((n) => typeof n === 'string' && normalizeNumber(n).includes(wanted));
+}
+
+interface CallLogsFilter {
+  start_time?: number;
+  end_time?: number;
+  agent_id?: string;
+  call_status?: string;
+  phone_number?: string;
+  campaign_id?: string;
+}
+
+function matcher(filter: CallLogsFilter): (record: CallRecord) => boolean {
+  const status = filter.call_status?.toLowerCase();
+  return (record) =>
+    (filter.start_time === undefined || record.ts >= filter.start_time) &&
+    (filter.end_time === undefined || record.ts <= filter.end_time) &&
+    (filter.agent_id === undefined || record.agent_id === filter.agent_id) &&
+    (status === undefined || (record.call_status ?? '').toLowerCase() === status) &&
+    (filter.campaign_id === undefined || record.campaign_id === filter.campaign_id) &&
+    (filter.phone_number === undefined || voipMatches(record, filter.phone_number));
+}
+
+/** The agent-level shape: without the fields only the global log carries. */
+function agentLevel(record: CallRecord): CallHistoryRecord {
+  const { campaign_id: _c, error_message: _e, call_metrics: _m, carrier_call_log: _l, ...rest } = record;
+  return rest;
+}
+
+export const callLogRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/call-logs',
+    operation: 'list call histories',
+    header: 'required',
+    query: 'CallLogsQuery',
+    handler: ({ core, query }) => {
+      const q = query as CallLogsFilter & { limit?: number; start_after_ts?: number };
+      const page = takePage(core.store.callLog.olderThan(q.start_after_ts || undefined), matcher(q), q.limit ?? DEFAULT_LIMIT);
+      const last = page.records[page.records.length - 1];
+      const histories = page.records.map((r) => core.store.callLog.json(r)).join(',');
+      return { status: 200, jsonText: `{"histories":[${histories}],"next_cursor":${page.more && last ? last.ts : 0}}` };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/agents/{agent_id}/call-histories',
+    operation: 'list agent call histories',
+    header: 'unshown',
+    query: 'CallHistoriesQuery',
+    handler: ({ core, params, query }) => {
+      const agentId = params.agent_id as string;
+      if (!core.store.agents.has(agentId)) return NOT_FOUND();
+      const q = query as { start_at?: number; limit?: number };
+      const page = takePage(core.store.callLog.olderThan(q.start_at || undefined), (r) => r.agent_id === agentId, q.limit ?? DEFAULT_LIMIT);
+      const last = page.records[page.records.length - 1];
+      return json(200, {
+        items: page.records.map(agentLevel),
+        pagination: { success: true, ...(page.more && last ? { next_cursor: last.ts } : {}) },
+      });
+    },
+  },
+];

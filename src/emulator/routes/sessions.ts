@@ -1,0 +1,102 @@
+/** POST /register_call, /register_sip_call, /sip and /chat/completions. */
+import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRequest } from '../../schema/types.gen.js';
+import { json, type Reply } from '../http.js';
+import type { Route, RouteContext } from '../router.js';
+import { replyEvents } from '../sse.js';
+import type { SessionKind } from '../types.js';
+import { bodyValueError } from '../validation.js';
+
+/** The host part of SIP URIs: the host the client reached the emulator on. */
+function sipHost(origin: string): string {
+  return new URL(origin).hostname;
+}
+
+async function startCall(ctx: RouteContext, kind: SessionKind, request: RegisterCallRequest | InitAgent, loc: string[]) {
+  if (!ctx.core.store.agents.has(request.agent_id)) throw bodyValueError([...loc, 'agent_id'], 'no agent with this id');
+  const session = await ctx.core.sessions.start({
+    kind,
+    agentId: request.agent_id,
+    override: request.agent_config as Record<string, unknown> | undefined,
+    metadata: request.metadata,
+    includeMetadataInPrompt: request.include_metadata_in_prompt,
+    from: request.from_phone,
+    to: request.to_phone,
+    continuation: request.session_continuation,
+    continuationLoc: [...loc, 'session_continuation'],
+    entry: ctx.entry,
+  });
+  await ctx.core.store.commit();
+  return session;
+}
+
+async function chat(ctx: RouteContext): Promise<Reply> {
+  const request = ctx.body as ChatCompletionRequest;
+  const { core } = ctx;
+  if (!core.store.agents.has(request.agent.agent_id)) throw bodyValueError(['agent', 'agent_id'], 'no agent with this id');
+  const { session, reply } = await core.sessions.chatTurn({
+    agentId: request.agent.agent_id,
+    override: request.agent.agent_config as Record<string, unknown> | undefined,
+    metadata: request.agent.metadata,
+    includeMetadataInPrompt: request.agent.include_metadata_in_prompt,
+    messages: request.messages,
+    entry: ctx.entry,
+  });
+  if (request.end_of_session) {
+    // The record is final before the answer; the webhook goes out on its own and never holds the stream.
+    void core.sessions.end(session, 'chat_completion', {}, ctx.entry, ctx.origin).delivery;
+  }
+  await core.store.commit();
+  const events = replyEvents(reply, {
+    callId: session.call_id,
+    sessionId: session.session_id,
+    model: session.config.llm?.model ?? 'emulator',
+    created: Math.floor(Date.now() / 1000),
+  });
+  return { status: 200, sse: events };
+}
+
+export const sessionRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/register_call',
+    operation: 'register call',
+    header: 'required',
+    body: 'RegisterCallRequest',
+    handler: async (ctx) => {
+      const session = await startCall(ctx, 'call', ctx.body as RegisterCallRequest, []);
+      return json(200, { call_id: session.call_id, session_id: session.session_id });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/register_sip_call',
+    operation: 'register SIP call',
+    header: 'required',
+    body: 'RegisterSipCallRequest',
+    handler: async (ctx) => {
+      const session = await startCall(ctx, 'sip', ctx.body as InitAgent, []);
+      return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${sipHost(ctx.origin)}` });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sip',
+    operation: 'create SIP',
+    header: 'unshown',
+    allowPublic: true,
+    body: 'CreateSipRequest',
+    handler: async (ctx) => {
+      const session = await startCall(ctx, 'sip', (ctx.body as CreateSipRequest).init_agent, ['init_agent']);
+      return json(200, { sip: `sip:${session.call_id}@${sipHost(ctx.origin)}` });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/chat/completions',
+    operation: 'chat completions',
+    header: 'unshown',
+    allowPublic: true,
+    body: 'ChatCompletionRequest',
+    handler: chat,
+  },
+];

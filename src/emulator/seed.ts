@@ -1,0 +1,156 @@
+/**
+ * Seeds: reading a seed file (YAML or JSON), checking it against the service schemas with every
+ * problem reported at once, and loading it into the store.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { VoxformError } from '../errors.js';
+import { validateAgainst } from '../schema/validate.js';
+import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
+import { buildDefaultSeed } from './default-seed.js';
+import { newId, sha256Hex } from './ids.js';
+import type { EmulatorStore } from './store.js';
+import type { CallRecord, EmulatorSeed, SeedKey, StoredPhone } from './types.js';
+
+const SEED_KEYS = ['keys', 'agents', 'phones', 'campaigns', 'call_logs'] as const;
+
+/** The built-in default seed (a fresh copy each time). */
+export function defaultSeed(): EmulatorSeed {
+  return buildDefaultSeed();
+}
+
+/** Reads a seed file; `.json` is JSON, anything else YAML (a superset of JSON). */
+export async function readSeedFile(file: string): Promise<EmulatorSeed> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new VoxformError('emulator_seed_unreadable', `Cannot read the seed file ${file}: ${(error as Error).message}.`);
+  }
+  let value: unknown;
+  try {
+    value = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new VoxformError('emulator_seed_invalid', `The seed file ${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+  }
+  checkSeed(value, file);
+  return value;
+}
+
+function formatPath(path: ReadonlyArray<string | number>): string {
+  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
+}
+
+/** Every problem of a seed, as `path: message` lines. */
+export function seedProblems(value: unknown): string[] {
+  const problems: string[] = [];
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return ['the seed must be a mapping with keys, agents, phones, campaigns and call_logs'];
+  const seed = value as Record<string, unknown>;
+  for (const key of Object.keys(seed)) {
+    if (!(SEED_KEYS as readonly string[]).includes(key)) problems.push(`${key}: is not a known field (expected ${SEED_KEYS.join(', ')})`);
+  }
+  const list = (key: (typeof SEED_KEYS)[number], check: (item: unknown, at: string) => void): void => {
+    const items = seed[key];
+    if (items === undefined || items === null) return;
+    if (!Array.isArray(items)) {
+      problems.push(`${key}: must be a list`);
+      return;
+    }
+    items.forEach((item, index) => check(item, `${key}[${index}]`));
+  };
+  const bySchema = (name: string) => (item: unknown, at: string) => {
+    for (const issue of validateAgainst(name, item)) problems.push(`${[at, formatPath(issue.path)].filter(Boolean).join('.')}: ${issue.message}`);
+  };
+  const unique = (key: (typeof SEED_KEYS)[number], field: string): void => {
+    const items = seed[key];
+    if (!Array.isArray(items)) return;
+    const seen = new Map<unknown, number>();
+    items.forEach((item, index) => {
+      const id = (item as Record<string, unknown> | null)?.[field];
+      if (id === undefined) return;
+      const first = seen.get(id);
+      if (first !== undefined) problems.push(`${key}[${index}].${field}: ${JSON.stringify(id)} is already used by ${key}[${first}]`);
+      else seen.set(id, index);
+    });
+  };
+
+  list('keys', (item, at) => {
+    const key = item as Partial<SeedKey> | null;
+    if (!key || typeof key !== 'object') return void problems.push(`${at}: must be a mapping`);
+    if (key.type !== 'private' && key.type !== 'public') problems.push(`${at}.type: must be "private" or "public"`);
+    const hasKey = typeof key.key === 'string' && key.key.length > 0;
+    const hasHash = typeof key.hash === 'string' && /^[0-9a-f]{64}$/.test(key.hash);
+    if (!hasKey && !hasHash) problems.push(`${at}: needs the raw \`key\` or its sha256 \`hash\` (64 hex digits)`);
+    for (const field of Object.keys(key)) {
+      if (!['type', 'key', 'hash', 'id', 'name', 'created_at', 'is_default', 'legacy'].includes(field)) problems.push(`${at}.${field}: is not a known field`);
+    }
+  });
+  list('agents', bySchema('Agent'));
+  list('phones', bySchema('Phone'));
+  list('campaigns', bySchema('Campaign'));
+  list('call_logs', (item, at) => {
+    bySchema('GlobalCallHistoryRecord')(item, at);
+    const record = item as Record<string, unknown> | null;
+    if (!record || typeof record !== 'object') return;
+    for (const field of ['call_id', 'agent_id'] as const) {
+      if (typeof record[field] !== 'string') problems.push(`${at}.${field}: is required (a string)`);
+    }
+    if (typeof record.ts !== 'number') problems.push(`${at}.ts: is required (Unix seconds)`);
+  });
+  unique('agents', 'id');
+  unique('phones', 'id');
+  unique('campaigns', 'id');
+  unique('call_logs', 'call_id');
+  return problems;
+}
+
+/** Throws a VoxformError naming every problem when `value` is not a valid seed. */
+export function checkSeed(value: unknown, label: string): asserts value is EmulatorSeed {
+  const problems = seedProblems(value);
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, 20).map((p) => `  ${p}`).join('\n');
+  const more = problems.length > 20 ? `\n  … and ${problems.length - 20} more` : '';
+  throw new VoxformError('emulator_seed_invalid', `The seed ${label} is invalid:\n${shown}${more}`, {
+    hint: 'Agents need full read-shape configs; see docs/emulator.md, "Seeds".',
+    details: { problems },
+  });
+}
+
+/**
+ * Replaces the store's account with a (checked) seed. Returns nothing; the store remembers the
+ * first raw private key so the emulator can print it.
+ */
+export function loadSeedIntoStore(store: EmulatorStore, seed: EmulatorSeed): void {
+  const copy = structuredClone(seed);
+  store.clear();
+  for (const key of copy.keys ?? []) {
+    const hash = key.hash ?? sha256Hex(key.key as string);
+    store.keys.set(hash, {
+      id: key.id ?? newId('key'),
+      type: key.type,
+      name: key.name ?? null,
+      created_at: key.created_at ?? 0,
+      revoked_at: null,
+      prefix: key.key ? key.key.slice(0, 8) : '',
+      legacy: key.legacy ?? false,
+      is_default: key.is_default ?? false,
+      hash,
+    });
+    if (key.type === 'private' && key.key && store.seedPrivateKey === null) store.seedPrivateKey = key.key;
+  }
+  for (const agent of copy.agents ?? []) store.agents.set(agent.id, agent as Agent & { config: AgentConfigRead });
+  for (const phone of copy.phones ?? []) {
+    const stored: StoredPhone = { ...phone, provider: phone.provider ?? 'twilio' };
+    store.phones.set(phone.id, stored);
+  }
+  for (const campaign of copy.campaigns ?? []) store.campaigns.set(campaign.id, campaign);
+  for (const record of copy.call_logs ?? []) store.callLog.insert(record as CallRecord);
+}
+
+/** Resolves the `seed` option: a file path, an object (checked), or the default. */
+export async function resolveSeed(seed: string | EmulatorSeed | undefined): Promise<EmulatorSeed> {
+  if (seed === undefined) return defaultSeed();
+  if (typeof seed === 'string') return readSeedFile(seed);
+  checkSeed(seed, 'object');
+  return structuredClone(seed);
+}

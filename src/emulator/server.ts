@@ -1,0 +1,350 @@
+/**
+ * The HTTP server and the request pipeline:
+ *   route → (control routes: straight to the handler) → request log → faults → body, query and
+ *   header validation (one 422 listing everything, FastAPI style) → key → handler → answer.
+ * Handlers return a `Reply`; only this module writes to sockets.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { VoxformError } from '../errors.js';
+import { authenticate } from './auth.js';
+import { controlRoutes, createControl, type ControlHost } from './control.js';
+import type { EmulatorCore } from './core.js';
+import { FaultConfigError, FaultInjector } from './faults.js';
+import { BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
+import { RequestLog } from './request-log.js';
+import { Router, type Route, type RouteContext } from './router.js';
+import { accountRoutes } from './routes/account.js';
+import { agentRoutes } from './routes/agents.js';
+import { callLogRoutes } from './routes/call-logs.js';
+import { campaignRoutes } from './routes/campaigns.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
+import { phoneRoutes } from './routes/phones.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { uploadRoutes } from './routes/uploads.js';
+import { loadSeedIntoStore, resolveSeed } from './seed.js';
+import { SessionManager } from './sessions.js';
+import { EmulatorStore } from './store.js';
+import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, RequestLogEntry, RunningEmulator, WebhookDelivery } from './types.js';
+import { checkBody, missingHeader, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
+import { WebhookSender } from './webhooks.js';
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** How long close() lets requests in flight finish before cutting their connections. */
+const CLOSE_GRACE_MS = 2000;
+
+/** The spec's operations, in the spec's order. */
+export const specRoutes: Route[] = [
+  ...accountRoutes,
+  ...campaignRoutes,
+  ...phoneRoutes,
+  ...agentRoutes,
+  ...callLogRoutes,
+  ...sessionRoutes,
+  ...knowledgeRoutes,
+];
+
+function jsonErrorPosition(error: unknown): number {
+  const match = /position (\d+)/.exec((error as Error).message ?? '');
+  return match ? Number(match[1]) : 0;
+}
+
+function decodePath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The initial fault rule from the `latencyMs`/`failRate` options (the CLI's --latency and --fail-rate). */
+function optionFaultRules(options: EmulatorOptions): FaultRule[] {
+  const rule: FaultRule = { path: '**' };
+  const { latencyMs, failRate } = options;
+  if (Array.isArray(latencyMs)) {
+    const [min, max] = latencyMs;
+    if (!(min >= 0 && max >= min)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX).`);
+    rule.latencyMs = min;
+    if (max > min) rule.jitterMs = max - min;
+  } else if (latencyMs !== undefined) {
+    if (!(latencyMs >= 0)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds, 0 or more.`);
+    if (latencyMs > 0) rule.latencyMs = latencyMs;
+  }
+  if (failRate !== undefined) {
+    if (!(failRate >= 0 && failRate <= 1)) throw new VoxformError('emulator_options_invalid', `Fail rate ${failRate} is not a fraction between 0 and 1.`);
+    if (failRate > 0) {
+      rule.errorRate = failRate;
+      rule.errorStatus = 503;
+    }
+  }
+  return Object.keys(rule).length > 1 ? [rule] : [];
+}
+
+class Emulator implements ControlHost {
+  readonly core: EmulatorCore;
+  readonly router: Router;
+  readonly control: EmulatorControl;
+  private readonly server: http.Server;
+  private baseUrl = '';
+  private readonly inFlight = new Set<Promise<void>>();
+  private closing: Promise<void> | undefined;
+  private readonly initialFaults: FaultRule[];
+  private readonly log: ((line: string) => void) | undefined;
+
+  constructor(
+    private readonly options: EmulatorOptions,
+    private readonly initialSeed: EmulatorSeed,
+    store: EmulatorStore,
+  ) {
+    this.log = options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
+    const requestLog = new RequestLog(options.requestLogLimit ?? 2000, this.log ? (d) => this.logDelivery(d) : undefined);
+    const webhooks = new WebhookSender(options.webhookTimeoutMs ?? 2000, options.webhooks ?? 'all');
+    const faults = new FaultInjector(options.faultSeed);
+    this.initialFaults = optionFaultRules(options);
+    if (this.initialFaults.length > 0) faults.set({ rules: this.initialFaults });
+    this.core = {
+      store,
+      sessions: new SessionManager(store, webhooks, requestLog),
+      webhooks,
+      faults,
+      requestLog,
+      putMode: options.putMode ?? 'merge',
+      uploadSecret: randomBytes(32).toString('hex'),
+    };
+    this.core.sessions.reindex();
+    this.control = createControl(this);
+    this.router = new Router([...specRoutes, ...uploadRoutes, ...controlRoutes(this, this.control)]);
+    this.server = http.createServer((req, res) => {
+      const done = this.handle(req, res).catch((error: unknown) => this.crashed(res, error));
+      this.inFlight.add(done);
+      void done.finally(() => this.inFlight.delete(done));
+    });
+  }
+
+  url(): string {
+    return this.baseUrl;
+  }
+
+  async listen(port: number, host: string): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        this.server.off('listening', onListening);
+        if (error.code === 'EADDRINUSE') {
+          reject(new VoxformError('emulator_port_in_use', `Port ${port} on ${host} is already in use.`, { hint: 'Stop what is using it, or pick another port with --port (0 picks a free one).' }));
+        } else reject(new VoxformError('emulator_listen_failed', `The emulator cannot listen on ${host}:${port}: ${error.message}.`));
+      };
+      const onListening = () => {
+        this.server.off('error', onError);
+        resolve();
+      };
+      this.server.once('error', onError);
+      this.server.once('listening', onListening);
+      this.server.listen(port, host);
+    });
+    const address = this.server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.baseUrl = `http://${shownHost}:${address.port}`;
+  }
+
+  async reset(): Promise<void> {
+    await this.loadSeed(this.initialSeed);
+    this.core.requestLog.clear();
+    this.core.faults.clear();
+    if (this.initialFaults.length > 0) this.core.faults.set({ rules: this.initialFaults });
+    this.core.putMode = this.options.putMode ?? 'merge';
+  }
+
+  async loadSeed(seed: EmulatorSeed): Promise<void> {
+    loadSeedIntoStore(this.core.store, seed);
+    this.core.sessions.reindex();
+    await this.core.store.commit();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      this.server.closeIdleConnections();
+      // Let answers in flight go out (and their changes reach the disk), but not forever.
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
+      await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
+      this.core.webhooks.abortAll();
+      this.server.closeAllConnections();
+      await closed;
+      await this.core.store.flush();
+    })();
+    return this.closing;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    const raw = req.url ?? '/';
+    const mark = raw.indexOf('?');
+    const rawPath = mark < 0 ? raw : raw.slice(0, mark);
+    const search = mark < 0 ? '' : raw.slice(mark + 1);
+    const match = this.router.match(method, rawPath.split('/').slice(1));
+
+    if (match.kind === 'found' && match.route.control) {
+      const reply = await this.run(match.route, match.params, req, search, undefined);
+      writeReply(res, reply);
+      return;
+    }
+
+    const path = decodePath(rawPath);
+    const entry = this.core.requestLog.begin(req, path, search);
+    const finish = (status: number) => {
+      entry.status = status;
+      entry.duration_ms = Math.round((performance.now() - started) * 100) / 100;
+      if (this.log) this.logRequest(entry);
+    };
+
+    const fault = this.core.faults.enabled ? this.core.faults.decide(method, path) : undefined;
+    if (fault) {
+      entry.faults.push(...fault.labels);
+      if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (fault.drop === 'before') {
+        req.socket.destroy();
+        finish(0);
+        return;
+      }
+      if (fault.status !== undefined) {
+        req.resume();
+        const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
+        const message = fault.status === 429 ? 'Too Many Requests' : fault.status === 500 ? 'Internal Server Error' : 'Service Unavailable';
+        writeReply(res, json(fault.status, { detail: message }, headers));
+        finish(fault.status);
+        return;
+      }
+    }
+
+    let reply: Reply;
+    if (match.kind === 'not_found') {
+      req.resume();
+      reply = detail(404, 'Not Found');
+    } else if (match.kind === 'method_not_allowed') {
+      req.resume();
+      reply = json(405, { detail: 'Method Not Allowed' }, { allow: match.allowed.join(', ') });
+    } else {
+      reply = await this.run(match.route, match.params, req, search, entry);
+    }
+    if (reply.status >= 500 && reply.json && typeof reply.json === 'object') entry.error = String((reply.json as { detail?: unknown }).detail);
+    if (fault?.drop === 'after') {
+      // The request took effect; its answer is lost with the connection.
+      req.socket.destroy();
+      finish(0);
+      return;
+    }
+    writeReply(res, reply);
+    finish(reply.status);
+  }
+
+  /** Reads, validates and authorizes a request for a route, then runs its handler; every outcome is a Reply. */
+  private async run(route: Route, params: Record<string, string>, req: IncomingMessage, search: string, entry: RequestLogEntry | undefined): Promise<Reply> {
+    try {
+      let rawBody: Buffer;
+      try {
+        rawBody = await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT);
+      } catch (error) {
+        if (error instanceof BodyTooLarge) return detail(413, `Request body too large (at most ${route.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes)`);
+        throw error;
+      }
+
+      const problems: ValidationDetail[] = [];
+      const authorization = req.headers.authorization;
+      if (route.header === 'required' && authorization === undefined) problems.push(missingHeader('authorization'));
+
+      let query: Record<string, unknown> = {};
+      if (route.query) {
+        const read = readQuery(route.query, new URLSearchParams(search));
+        query = read.value;
+        problems.push(...read.detail);
+      } else if (route.control) {
+        query = Object.fromEntries(new URLSearchParams(search));
+      }
+
+      let parsed: unknown;
+      let body: unknown;
+      if (!route.rawBody && rawBody.length > 0) {
+        try {
+          parsed = JSON.parse(rawBody.toString('utf8'));
+        } catch (error) {
+          if (route.control) throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
+          problems.push({ type: 'json_invalid', loc: ['body', jsonErrorPosition(error)], msg: 'JSON decode error' });
+        }
+      }
+      if (route.body && parsed === undefined && !problems.some((p) => p.type === 'json_invalid')) {
+        problems.push({ type: 'missing', loc: ['body'], msg: 'Field required' });
+      } else if (route.body && parsed !== undefined) {
+        body = route.prepareBody ? route.prepareBody(parsed) : parsed;
+        problems.push(...checkBody(route.body, body));
+      } else {
+        body = parsed;
+      }
+      if (problems.length > 0) return json(422, { detail: problems });
+
+      let key;
+      if (route.header !== 'none') {
+        const outcome = authenticate(this.core.store, authorization, route.allowPublic ?? false);
+        if (!outcome.ok) return detail(outcome.status, outcome.detail);
+        key = outcome.key;
+      }
+
+      const ctx: RouteContext = {
+        core: this.core,
+        params,
+        query,
+        body,
+        parsed,
+        rawBody,
+        key,
+        req,
+        entry,
+        origin: `http://${req.headers.host ?? this.baseUrl.slice('http://'.length)}`,
+      };
+      return await route.handler(ctx);
+    } catch (error) {
+      if (error instanceof ValidationFailure) return json(422, { detail: error.detail });
+      if (error instanceof HttpError) return json(error.status, { detail: error.message }, error.headers);
+      if (error instanceof FaultConfigError) return detail(400, error.message);
+      if (error instanceof VoxformError) return detail(400, error.message);
+      const message = error instanceof Error ? error.message : String(error);
+      this.log?.(`emulator: ${route.method} ${route.path} failed: ${error instanceof Error ? error.stack : message}`);
+      return detail(500, `Internal Server Error: ${message}`);
+    }
+  }
+
+  private crashed(res: ServerResponse, error: unknown): void {
+    this.log?.(`emulator: a request failed: ${error instanceof Error ? error.stack : String(error)}`);
+    if (!res.headersSent) writeReply(res, detail(500, 'Internal Server Error'));
+    else res.destroy();
+  }
+
+  private logRequest(entry: RequestLogEntry): void {
+    const faults = entry.faults.length > 0 ? `  [${entry.faults.join(', ')}]` : '';
+    const status = entry.status === 0 ? 'dropped' : String(entry.status);
+    this.log?.(`${entry.method} ${entry.path}${entry.query ? `?${entry.query}` : ''} → ${status} (${entry.duration_ms} ms)${faults}`);
+  }
+
+  private logDelivery(delivery: WebhookDelivery): void {
+    const outcome = delivery.ok ? `${delivery.status}` : `failed: ${delivery.error}`;
+    this.log?.(`  webhook ${delivery.hook} ${delivery.method} ${delivery.url} → ${outcome} (${delivery.duration_ms} ms)`);
+  }
+}
+
+/** Starts an emulator; resolves once it listens. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const initialSeed = await resolveSeed(options.seed);
+  const store = new EmulatorStore(options.dataFile);
+  const loaded = await store.loadDataFile();
+  if (!loaded) loadSeedIntoStore(store, initialSeed);
+  const emulator = new Emulator(options, initialSeed, store);
+  await emulator.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  if (!loaded && options.dataFile) await store.commit();
+  return {
+    url: emulator.url(),
+    apiKey: store.seedPrivateKey ?? '',
+    close: () => emulator.close(),
+    control: emulator.control,
+  };
+}

@@ -1,0 +1,311 @@
+/**
+ * Sessions: register_call, register_sip_call, sip and chat conversations. A session starts with the
+ * prefetch webhook (its metadata merged, its extra_prompt appended to the prompt), appears in the
+ * call log at once, and when it ends its record is completed and the end-of-call webhook fires.
+ */
+import type { AgentConfigRead, ChatMessage, SessionContinuation, WebhookTarget } from '../schema/types.gen.js';
+import { validateAgainst } from '../schema/validate.js';
+import { HttpError } from './http.js';
+import { newId, nowSeconds, sha256Hex } from './ids.js';
+import { overlayConfig } from './merge.js';
+import { composeReply } from './sse.js';
+import type { RequestLog } from './request-log.js';
+import type { EmulatorStore } from './store.js';
+import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Session, SessionKind, WebhookDelivery } from './types.js';
+import { bodyValueError } from './validation.js';
+import type { WebhookSender } from './webhooks.js';
+
+export interface StartSessionInput {
+  kind: SessionKind;
+  agentId: string;
+  /** The request's agent_config: applied over the stored config by top-level key. */
+  override?: Record<string, unknown> | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  includeMetadataInPrompt?: boolean | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  continuation?: SessionContinuation | undefined;
+  /** Where `session_continuation` sits in the body, for a 422 on an unknown session id. */
+  continuationLoc?: Array<string | number>;
+  transcript?: ChatMessage[];
+  entry: RequestLogEntry | undefined;
+}
+
+export interface ChatTurnInput {
+  agentId: string;
+  override?: Record<string, unknown> | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  includeMetadataInPrompt?: boolean | undefined;
+  messages: ChatMessage[];
+  entry: RequestLogEntry | undefined;
+}
+
+const round4 = (n: number) => Math.round(n * 10000) / 10000;
+
+/** Metadata as query text: strings as they are, other values as JSON. */
+function flatten(metadata: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value === undefined) continue;
+    out[key] = typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value);
+  }
+  return out;
+}
+
+function charsOf(transcript: readonly ChatMessage[]): number {
+  return transcript.reduce((sum, m) => sum + (typeof m.content === 'string' ? m.content.length : 0), 0);
+}
+
+/** Hash of a conversation so far, per agent: how a chat request finds the session it continues. */
+function transcriptKeys(agentId: string, messages: readonly ChatMessage[]): string[] {
+  const keys: string[] = [];
+  let hash = sha256Hex(agentId);
+  for (const message of messages) {
+    hash = sha256Hex(`${hash}\u0000${message.role}\u0000${message.content}`);
+    keys.push(hash);
+  }
+  return keys;
+}
+
+export class SessionManager {
+  /** Open chat sessions by the hash of their transcript. */
+  private readonly chats = new Map<string, Session[]>();
+
+  constructor(
+    private readonly store: EmulatorStore,
+    private readonly webhooks: WebhookSender,
+    private readonly requestLog: RequestLog,
+  ) {}
+
+  /** Rebuilds the chat index after the store was replaced (seed, reset, data file). */
+  reindex(): void {
+    this.chats.clear();
+    for (const session of this.store.sessions.values()) if (session.kind === 'chat' && !session.ended) this.indexChat(session);
+  }
+
+  async start(input: StartSessionInput): Promise<Session> {
+    const agent = this.store.agents.get(input.agentId);
+    if (!agent) throw new Error(`start(): unknown agent ${input.agentId}`); // routes check first
+    let sessionId = newId('ses');
+    let transcript = [...(input.transcript ?? [])];
+    let metadata: Record<string, unknown> = {};
+    const continuation = input.continuation;
+    if (continuation?.session_id !== undefined) {
+      const previous = this.store.sessionsById.get(continuation.session_id);
+      if (!previous) throw bodyValueError([...(input.continuationLoc ?? ['session_continuation']), 'session_id'], 'no session with this id');
+      // The same session goes on in a new call: its history and metadata carry over.
+      sessionId = previous.session_id;
+      transcript = [...previous.transcript, ...transcript];
+      metadata = { ...previous.metadata };
+    }
+    transcript.push(...(continuation?.messages ?? []));
+    Object.assign(metadata, input.metadata ?? {});
+
+    const config = overlayConfig(agent.config, input.override);
+    const session: Session = {
+      call_id: newId('call'),
+      session_id: sessionId,
+      agent_id: agent.id,
+      kind: input.kind,
+      ts: this.store.nextSessionTs(),
+      config,
+      metadata,
+      from: input.from ?? '',
+      to: input.to ?? '',
+      provider: this.voipProvider(input.kind, input.from, input.to),
+      transcript,
+      ended: false,
+    };
+
+    const target = config.extra_prompt_webhook;
+    if (target) await this.prefetch(session, target, input.entry);
+    if (input.includeMetadataInPrompt && Object.keys(session.metadata).length > 0) {
+      const lines = Object.entries(flatten(session.metadata)).map(([k, v]) => `- ${k}: ${v}`);
+      session.config.prompt = `${session.config.prompt ?? ''}\n\nSession metadata:\n${lines.join('\n')}`.trimStart();
+    }
+
+    this.store.addSession(session);
+    this.store.callLog.insert(this.newRecord(session));
+    if (session.kind === 'chat') this.indexChat(session);
+    return session;
+  }
+
+  /** The prefetch GET; its answer updates the session, its failure is only recorded. */
+  private async prefetch(session: Session, target: WebhookTarget, entry: RequestLogEntry | undefined): Promise<void> {
+    const query: Record<string, string> = {};
+    // Metadata first, then the spec's own parameters, which win over metadata keys of the same name.
+    for (const [key, value] of Object.entries(flatten(session.metadata))) query[key] = value;
+    query.session_id = session.session_id;
+    query.agent_id = session.agent_id;
+    if (session.from) query.from = session.from;
+    else delete query.from;
+    if (session.to) query.to = session.to;
+    else delete query.to;
+    const outcome = await this.webhooks.send({ hook: 'prefetch', target, call_id: session.call_id, session_id: session.session_id, query });
+    this.requestLog.recordDelivery(outcome.delivery, entry);
+    if (!outcome.delivery.ok || outcome.answer === undefined) return;
+    const issues = validateAgainst('PrefetchWebhookResponse', outcome.answer);
+    if (issues.length > 0 || outcome.answer === null || typeof outcome.answer !== 'object') {
+      outcome.delivery.ok = false;
+      outcome.delivery.error = `answer ignored: ${issues[0] ? `${issues[0].path.join('.') || '(answer)'} ${issues[0].message}` : 'not an object'}`;
+      return;
+    }
+    const answer = outcome.answer as { metadata?: Record<string, unknown>; extra_prompt?: string };
+    if (answer.metadata) Object.assign(session.metadata, answer.metadata);
+    if (answer.extra_prompt) {
+      session.config.prompt = session.config.prompt ? `${session.config.prompt}\n\n${answer.extra_prompt}` : answer.extra_prompt;
+    }
+  }
+
+  private voipProvider(kind: SessionKind, from: string | undefined, to: string | undefined): string {
+    if (kind === 'chat') return 'web';
+    if (kind === 'sip') return 'sip';
+    const phone = (from && this.store.phones.get(from)) || (to && this.store.phones.get(to)) || undefined;
+    return phone?.provider ?? 'twilio';
+  }
+
+  private newRecord(session: Session): CallRecord {
+    return {
+      agent_id: session.agent_id,
+      agent_config: session.config as Record<string, unknown>,
+      duration: 0,
+      ts: session.ts,
+      chat: JSON.stringify(session.transcript),
+      chars_used: charsOf(session.transcript),
+      session_id: session.session_id,
+      call_id: session.call_id,
+      cost_breakdown: [],
+      voip: { provider: session.provider, from: session.from, to: session.to },
+      recording: { recording_url: '' },
+      metadata: session.metadata,
+      function_calls: [],
+      call_status: session.kind === 'chat' ? 'in-progress' : 'registered',
+      campaign_id: null,
+      error_message: null,
+      call_metrics: {},
+      carrier_call_log: {},
+    };
+  }
+
+  private indexChat(session: Session): void {
+    const key = transcriptKeys(session.agent_id, session.transcript).pop();
+    if (!key) return;
+    const list = this.chats.get(key) ?? [];
+    list.push(session);
+    this.chats.set(key, list);
+  }
+
+  private unindexChat(session: Session): void {
+    const key = transcriptKeys(session.agent_id, session.transcript).pop();
+    if (!key) return;
+    const list = (this.chats.get(key) ?? []).filter((s) => s !== session);
+    if (list.length > 0) this.chats.set(key, list);
+    else this.chats.delete(key);
+  }
+
+  /**
+   * One chat request. The request carries the whole conversation (OpenAI style); it continues the
+   * open chat session of the agent whose transcript is the longest prefix of `messages`, or starts
+   * a new session. When identical conversations are open, the most recently active one continues.
+   */
+  async chatTurn(input: ChatTurnInput): Promise<{ session: Session; reply: string }> {
+    const keys = transcriptKeys(input.agentId, input.messages);
+    let session: Session | undefined;
+    for (let i = keys.length - 1; i >= 0 && !session; i--) {
+      const open = this.chats.get(keys[i] as string)?.filter((s) => !s.ended);
+      session = open?.[open.length - 1];
+    }
+    if (session) {
+      this.unindexChat(session);
+      Object.assign(session.metadata, input.metadata ?? {});
+    } else {
+      session = await this.start({
+        kind: 'chat',
+        agentId: input.agentId,
+        override: input.override,
+        metadata: input.metadata,
+        includeMetadataInPrompt: input.includeMetadataInPrompt,
+        entry: input.entry,
+      });
+      this.unindexChat(session);
+    }
+    const agentName = this.store.agents.get(input.agentId)?.name ?? input.agentId;
+    const reply = composeReply(agentName, session.config, input.messages);
+    session.transcript = [...input.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant', content: reply }];
+    this.indexChat(session);
+    const record = this.store.callLog.get(session.call_id);
+    if (record) {
+      record.chat = JSON.stringify(session.transcript);
+      record.chars_used = charsOf(session.transcript);
+      this.store.callLog.touch(record);
+    }
+    return { session, reply };
+  }
+
+  /**
+   * Ends a session: completes its call record, then sends the end-of-call webhook. The record is
+   * final before the webhook goes out; the returned promise settles with the delivery.
+   */
+  end(session: Session, status: EndCallStatus, options: EndCallOptions, entry: RequestLogEntry | undefined, origin: string): { record: CallRecord; delivery: Promise<WebhookDelivery | null> } {
+    if (session.ended) throw new HttpError(409, `Call ${session.call_id} has already ended`);
+    session.ended = true;
+    if (session.kind === 'chat') this.unindexChat(session);
+    if (options.messages) session.transcript = options.messages.map((m) => ({ role: m.role, content: m.content }));
+    const duration = options.duration ?? Math.max(0, Math.round(nowSeconds() - session.ts));
+    const chars = charsOf(session.transcript);
+    const record = this.store.callLog.get(session.call_id) ?? this.newRecord(session);
+    Object.assign(record, {
+      duration,
+      chat: JSON.stringify(session.transcript),
+      chars_used: chars,
+      cost_breakdown: this.costs(session, duration, chars),
+      recording: { recording_url: session.config.call_settings?.enable_recording ? `${origin}/_emulator/recordings/${session.call_id}.wav` : '' },
+      metadata: session.metadata,
+      call_status: status,
+      error_message: options.error_message ?? null,
+    });
+    this.store.callLog.insert(record);
+
+    const target = session.config.session_data_webhook;
+    if (!target) return { record, delivery: Promise.resolve(null) };
+    const payload = {
+      chat: record.chat,
+      function_calls: record.function_calls ?? [],
+      ts: record.ts,
+      duration,
+      agent_config: record.agent_config,
+      agent_id: record.agent_id,
+      call_id: record.call_id,
+      chars_used: chars,
+      session_id: record.session_id,
+      cost_breakdown: record.cost_breakdown,
+      voip: { provider: session.provider, from: session.from, to: session.to },
+      recording: record.recording,
+      metadata: record.metadata,
+      call_status: status,
+      error_message: record.error_message ?? null,
+    };
+    const delivery = this.webhooks
+      .send({ hook: 'end_of_call', target, call_id: session.call_id, session_id: session.session_id, body: payload })
+      .then((outcome) => {
+        this.requestLog.recordDelivery(outcome.delivery, entry);
+        return outcome.delivery;
+      });
+    return { record, delivery };
+  }
+
+  /**
+   * A deterministic cost breakdown (credits): speech-to-text 0.0043 per second, text-to-speech
+   * 0.0003 per character, the language model 0.0001 per character; a chat has only the model.
+   */
+  private costs(session: Session, duration: number, chars: number): Array<{ type: string; provider: string; credit: number }> {
+    const config: AgentConfigRead = session.config;
+    const llm = { type: 'llm', provider: config.llm?.model ?? 'gpt-4o-mini', credit: round4(chars * 0.0001) };
+    if (session.kind === 'chat') return [llm];
+    return [
+      { type: 'stt', provider: config.speech_to_text?.provider ?? 'deepgram', credit: round4(duration * 0.0043) },
+      { type: 'tts', provider: config.voice?.provider ?? 'elevenlabs', credit: round4(chars * 0.0003) },
+      llm,
+    ];
+  }
+}

@@ -1,0 +1,339 @@
+/**
+ * The account the emulator serves, in memory, and its optional data file.
+ *
+ * Persistence is a group commit: a request that changed something awaits `commit()` before it is
+ * answered, so a 2xx means the change is on disk. Writes never overlap and are coalesced: while one
+ * write is in flight, every change made meanwhile waits for the single next write, so 500
+ * concurrent PUTs cost a handful of fsyncs, not 500. Each write goes through `writeFileAtomic`, so a
+ * crash mid-write leaves the previous file intact.
+ */
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { VoxformError } from '../errors.js';
+import type { Agent, Campaign } from '../schema/types.gen.js';
+import { nowSeconds } from './ids.js';
+import type {
+  CallRecord,
+  EmulatorStateSnapshot,
+  KnowledgeFile,
+  PendingUpload,
+  Session,
+  StoredCredential,
+  StoredKey,
+  StoredPhone,
+  UploadedObject,
+} from './types.js';
+
+const DATA_FORMAT = 'voxform-emulator-data';
+const DATA_VERSION = 1;
+
+/** What the data file holds. */
+export interface PersistedData extends EmulatorStateSnapshot {
+  format: typeof DATA_FORMAT;
+  version: number;
+  saved_at: string;
+  /**
+   * The raw private key of the seed, so a restarted emulator can print it again. It is the
+   * documented local key (or the one a seed file already holds in the clear); keys made with
+   * POST /api_keys are only ever stored as hashes.
+   */
+  seed_private_key: string | null;
+}
+
+interface Waiter {
+  version: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class EmulatorStore {
+  /** API keys by sha256 of the key. */
+  keys = new Map<string, StoredKey>();
+  agents = new Map<string, Agent>();
+  phones = new Map<string, StoredPhone>();
+  campaigns = new Map<string, Campaign>();
+  credentials = new Map<string, StoredCredential>();
+  pendingUploads = new Map<string, PendingUpload>();
+  objects = new Map<string, UploadedObject>();
+  files = new Map<string, KnowledgeFile>();
+  /** Sessions by call_id. */
+  sessions = new Map<string, Session>();
+  /** The latest call of each session id (a continued session has several calls). */
+  sessionsById = new Map<string, Session>();
+  readonly callLog = new CallLog();
+  seedPrivateKey: string | null = null;
+  /** Agents as JSON text, kept until the agent changes: reads far outnumber writes. */
+  private readonly agentText = new WeakMap<Agent, string>();
+
+  private dirtyVersion = 0;
+  private flushedVersion = 0;
+  private waiters: Waiter[] = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(readonly dataFile: string | undefined) {}
+
+  /** Empties the account (before a seed or a reset). */
+  clear(): void {
+    this.keys.clear();
+    this.agents.clear();
+    this.phones.clear();
+    this.campaigns.clear();
+    this.credentials.clear();
+    this.pendingUploads.clear();
+    this.objects.clear();
+    this.files.clear();
+    this.sessions.clear();
+    this.sessionsById.clear();
+    this.callLog.clear();
+    this.seedPrivateKey = null;
+  }
+
+  /** The agent as JSON text (GET /agents/{id}). */
+  agentJson(agent: Agent): string {
+    let text = this.agentText.get(agent);
+    if (text === undefined) {
+      text = JSON.stringify(agent);
+      this.agentText.set(agent, text);
+    }
+    return text;
+  }
+
+  /** Must follow every change to a stored agent (its cached JSON is dropped). */
+  touchAgent(agent: Agent): void {
+    this.agentText.delete(agent);
+  }
+
+  addSession(session: Session): void {
+    this.sessions.set(session.call_id, session);
+    this.sessionsById.set(session.session_id, session);
+  }
+
+  /** A copy of everything (deep, so callers can neither see later changes nor cause them). */
+  snapshot(): EmulatorStateSnapshot {
+    return structuredClone({
+      keys: [...this.keys.values()],
+      agents: [...this.agents.values()],
+      phones: [...this.phones.values()],
+      campaigns: [...this.campaigns.values()],
+      call_logs: this.callLog.newestFirst(),
+      credentials: [...this.credentials.values()],
+      knowledge: {
+        pending_uploads: [...this.pendingUploads.values()],
+        objects: [...this.objects.values()],
+        files: [...this.files.values()],
+      },
+      sessions: [...this.sessions.values()],
+    });
+  }
+
+  /** Replaces everything with a snapshot (from the data file). */
+  restore(data: EmulatorStateSnapshot, seedPrivateKey: string | null): void {
+    this.clear();
+    for (const key of data.keys) this.keys.set(key.hash, key);
+    for (const agent of data.agents) this.agents.set(agent.id, agent);
+    for (const phone of data.phones) this.phones.set(phone.id, phone);
+    for (const campaign of data.campaigns) this.campaigns.set(campaign.id, campaign);
+    for (const record of data.call_logs) this.callLog.insert(record);
+    for (const credential of data.credentials) this.credentials.set(credential.provider, credential);
+    for (const upload of data.knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
+    for (const object of data.knowledge.objects) this.objects.set(object.key, object);
+    for (const file of data.knowledge.files) this.files.set(file.id, file);
+    for (const session of [...data.sessions].sort((a, b) => a.ts - b.ts)) this.addSession(session);
+    this.seedPrivateKey = seedPrivateKey;
+  }
+
+  /** Reads the data file; undefined when it does not exist yet. */
+  async loadDataFile(): Promise<boolean> {
+    if (!this.dataFile) return false;
+    let text: string;
+    try {
+      text = await readFile(this.dataFile, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw new VoxformError('emulator_data_unreadable', `Cannot read the emulator data file ${this.dataFile}: ${(error as Error).message}.`);
+    }
+    let data: PersistedData;
+    try {
+      data = JSON.parse(text) as PersistedData;
+    } catch (error) {
+      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} is not valid JSON: ${(error as Error).message}.`, {
+        hint: 'Delete it to start again from the seed.',
+      });
+    }
+    if (data?.format !== DATA_FORMAT || data.version !== DATA_VERSION || !Array.isArray(data.agents) || !Array.isArray(data.call_logs)) {
+      throw new VoxformError('emulator_data_invalid', `${this.dataFile} is not a voxform emulator data file (version ${DATA_VERSION}).`, {
+        hint: 'Point --data at a new file, or delete this one to start again from the seed.',
+      });
+    }
+    this.restore(
+      {
+        keys: data.keys ?? [],
+        agents: data.agents,
+        phones: data.phones ?? [],
+        campaigns: data.campaigns ?? [],
+        call_logs: data.call_logs,
+        credentials: data.credentials ?? [],
+        knowledge: data.knowledge ?? { pending_uploads: [], objects: [], files: [] },
+        sessions: data.sessions ?? [],
+      },
+      data.seed_private_key ?? null,
+    );
+    return true;
+  }
+
+  /**
+   * Call after a change: resolves once the change is on disk (at once without a data file). A
+   * failed write rejects, and the request that made the change answers 500.
+   */
+  commit(): Promise<void> {
+    if (!this.dataFile) return Promise.resolve();
+    const version = ++this.dirtyVersion;
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ version, resolve, reject }));
+    this.writing ??= this.writeLoop().finally(() => {
+      this.writing = undefined;
+    });
+    return done;
+  }
+
+  /** Resolves when every change made so far is on disk. */
+  async flush(): Promise<void> {
+    if (!this.dataFile) return;
+    while (this.writing) await this.writing.catch(() => undefined);
+    if (this.flushedVersion < this.dirtyVersion) await this.commit();
+  }
+
+  private async writeLoop(): Promise<void> {
+    // Let the requests that arrived in this same turn of the event loop join the first write.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.flushedVersion < this.dirtyVersion) {
+      const version = this.dirtyVersion;
+      const text = this.serialize();
+      let failure: unknown;
+      try {
+        await writeFileAtomic(this.dataFile as string, text);
+      } catch (error) {
+        failure = error;
+      }
+      this.flushedVersion = version;
+      const settled = this.waiters.filter((w) => w.version <= version);
+      this.waiters = this.waiters.filter((w) => w.version > version);
+      for (const waiter of settled) {
+        if (failure === undefined) waiter.resolve();
+        else waiter.reject(failure);
+      }
+    }
+  }
+
+  private serialize(): string {
+    const data: PersistedData = {
+      format: DATA_FORMAT,
+      version: DATA_VERSION,
+      saved_at: new Date().toISOString(),
+      seed_private_key: this.seedPrivateKey,
+      // No deep copy needed: the object is turned into text at once.
+      keys: [...this.keys.values()],
+      agents: [...this.agents.values()],
+      phones: [...this.phones.values()],
+      campaigns: [...this.campaigns.values()],
+      call_logs: this.callLog.newestFirst(),
+      credentials: [...this.credentials.values()],
+      knowledge: {
+        pending_uploads: [...this.pendingUploads.values()],
+        objects: [...this.objects.values()],
+        files: [...this.files.values()],
+      },
+      sessions: [...this.sessions.values()],
+    };
+    return `${JSON.stringify(data, null, 1)}\n`;
+  }
+
+  /** A start time for a new session: now, but strictly after every session so far, so no two share a ts. */
+  nextSessionTs(): number {
+    const now = nowSeconds();
+    const latest = this.callLog.latestTs();
+    return latest !== undefined && now <= latest ? Math.round((latest + 0.001) * 1000) / 1000 : now;
+  }
+}
+
+/**
+ * The call log: records by call_id, and in ts order for newest-first cursor pages. Records are
+ * kept oldest-first in an array (new calls are nearly always the newest, so inserting is an append)
+ * and walked backwards.
+ */
+export class CallLog {
+  private ascending: CallRecord[] = [];
+  private byCallId = new Map<string, CallRecord>();
+  private readonly text = new WeakMap<CallRecord, string>();
+
+  /** The record as JSON text (pages of GET /call-logs are joined from these). */
+  json(record: CallRecord): string {
+    let text = this.text.get(record);
+    if (text === undefined) {
+      text = JSON.stringify(record);
+      this.text.set(record, text);
+    }
+    return text;
+  }
+
+  /** Must follow every change to a stored record (its cached JSON is dropped). */
+  touch(record: CallRecord): void {
+    this.text.delete(record);
+  }
+
+  clear(): void {
+    this.ascending = [];
+    this.byCallId.clear();
+  }
+
+  get size(): number {
+    return this.ascending.length;
+  }
+
+  get(callId: string): CallRecord | undefined {
+    return this.byCallId.get(callId);
+  }
+
+  latestTs(): number | undefined {
+    return this.ascending[this.ascending.length - 1]?.ts;
+  }
+
+  insert(record: CallRecord): void {
+    this.text.delete(record);
+    const existing = this.byCallId.get(record.call_id);
+    if (existing) this.ascending.splice(this.ascending.indexOf(existing), 1);
+    this.byCallId.set(record.call_id, record);
+    // First index whose ts is greater: equal ts keep their insertion order.
+    let lo = 0;
+    let hi = this.ascending.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ascending[mid] as CallRecord).ts <= record.ts) lo = mid + 1;
+      else hi = mid;
+    }
+    this.ascending.splice(lo, 0, record);
+  }
+
+  newestFirst(): CallRecord[] {
+    return [...this.ascending].reverse();
+  }
+
+  /**
+   * Records strictly older than `before` (all when undefined), newest first, lazily: pages stop
+   * walking as soon as they are full.
+   */
+  *olderThan(before: number | undefined): Generator<CallRecord> {
+    let index = this.ascending.length - 1;
+    if (before !== undefined) {
+      // Last index whose ts is below the cursor.
+      let lo = 0;
+      let hi = this.ascending.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((this.ascending[mid] as CallRecord).ts < before) lo = mid + 1;
+        else hi = mid;
+      }
+      index = lo - 1;
+    }
+    for (; index >= 0; index--) yield this.ascending[index] as CallRecord;
+  }
+}

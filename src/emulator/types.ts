@@ -1,0 +1,303 @@
+/**
+ * The emulator's data model: what a seed holds, what the store keeps, and the public option and
+ * control types. Resource shapes come from the generated schema types so the emulator answers
+ * exactly what the schemas describe.
+ */
+import type {
+  Agent,
+  AgentConfigRead,
+  Campaign,
+  ChatMessage,
+  EndOfCallPayload,
+  GlobalCallHistoryRecord,
+  Phone,
+} from '../schema/types.gen.js';
+
+/** How PUT /agents/{id} applies a top-level config key (docs/emulator.md, "PUT semantics"). */
+export type PutMode = 'merge' | 'replace';
+
+/** The call statuses the end-of-call payload allows. */
+export type EndCallStatus = EndOfCallPayload['call_status'];
+
+export const END_CALL_STATUSES: readonly EndCallStatus[] = [
+  'user-ended',
+  'api-ended',
+  'voicemail-message',
+  'voicemail-hangup',
+  'agent-ended',
+  'timeout',
+  'error',
+  'chat_completion',
+];
+
+// ---------------------------------------------------------------------------------------------
+// Seed: an account as a YAML or JSON document.
+
+/** An API key in a seed: the raw `key` (hashed on load) or only its sha256 `hash`. */
+export interface SeedKey {
+  type: 'private' | 'public';
+  key?: string;
+  hash?: string;
+  id?: string;
+  name?: string | null;
+  created_at?: number;
+  is_default?: boolean;
+  legacy?: boolean;
+}
+
+/** A phone in a seed: the service's Phone plus the telephony provider it was imported from. */
+export interface SeedPhone extends Phone {
+  provider?: string;
+  country?: string;
+  region?: string;
+}
+
+/** A whole account. Every list is optional; an empty seed is an empty account (no key: nothing authorizes). */
+export interface EmulatorSeed {
+  keys?: SeedKey[];
+  /** Agents with full read-shape configs (provider extras included). */
+  agents?: Agent[];
+  phones?: SeedPhone[];
+  campaigns?: Campaign[];
+  /** Call records as GET /call-logs returns them; `call_id`, `agent_id` and `ts` are required. */
+  call_logs?: GlobalCallHistoryRecord[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored state.
+
+/** An API key as stored: never the key itself, only its sha256. */
+export interface StoredKey {
+  id: string;
+  type: 'private' | 'public';
+  name: string | null;
+  created_at: number;
+  revoked_at: number | null;
+  prefix: string;
+  legacy: boolean;
+  is_default: boolean;
+  /** sha256 of the key, hex. */
+  hash: string;
+}
+
+export interface StoredPhone extends Phone {
+  id: string;
+  provider: string;
+  country?: string;
+  region?: string;
+  app_id?: string | null;
+}
+
+/** A provider credential: only a fingerprint of the key, so nothing secret is ever stored or served. */
+export interface StoredCredential {
+  provider: string;
+  /** sha256 of the key, hex. */
+  fingerprint: string;
+  updated_at: number;
+}
+
+/** An upload target handed out by generate_presigned_url and not yet expired. */
+export interface PendingUpload {
+  key: string;
+  filename: string;
+  /** The exact fields the client must send back. */
+  fields: Record<string, string>;
+  expires_at: number;
+}
+
+/** An object that arrived at the upload target. Only its size and digest are kept, not its bytes. */
+export interface UploadedObject {
+  key: string;
+  size: number;
+  sha256: string;
+  content_type: string | null;
+  uploaded_at: number;
+}
+
+/** A knowledge file record made by create_file. */
+export interface KnowledgeFile {
+  id: string;
+  object_key: string;
+  name: string;
+  description?: string;
+  file_type?: string;
+  size?: number;
+  created_at: number;
+}
+
+export type SessionKind = 'call' | 'sip' | 'chat';
+
+/** A conversation the emulator is running (or ran): one call record in the logs. */
+export interface Session {
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  kind: SessionKind;
+  /** Start time, Unix seconds (unique across the call log). */
+  ts: number;
+  /** The effective config: the agent's, the request's override, extra_prompt appended to the prompt. */
+  config: AgentConfigRead;
+  metadata: Record<string, unknown>;
+  from: string;
+  to: string;
+  /** The voip provider recorded for the call (the phone's provider, `sip` or `web`). */
+  provider: string;
+  transcript: ChatMessage[];
+  ended: boolean;
+}
+
+/** A record of the call log, as GET /call-logs returns it (the global shape). */
+export type CallRecord = GlobalCallHistoryRecord & { call_id: string; agent_id: string; ts: number };
+
+// ---------------------------------------------------------------------------------------------
+// Faults, the request log and the control surface.
+
+/** One fault-injection rule. The first rule whose `path` (and `method`) match a request decides its faults. */
+export interface FaultRule {
+  /** A glob over the request path (`*` within a segment, `**` across segments), or a regular expression written `^…` or `re:…`. */
+  path: string;
+  /** Only these methods (default: every method). */
+  method?: string | string[];
+  /** Added latency before the request is handled, ms. */
+  latencyMs?: number;
+  /** Extra latency, uniformly drawn from [0, jitterMs), ms. */
+  jitterMs?: number;
+  /** Fraction of matched requests answered with `errorStatus` instead of being handled. */
+  errorRate?: number;
+  /** 500 or 503 (default). */
+  errorStatus?: 500 | 503;
+  /** `burst` matched requests pass, then `limited` (default 1) are answered 429 with Retry-After, and so on. */
+  rateLimit?: { burst: number; retryAfterSeconds: number; limited?: number };
+  /** Fraction of matched requests whose connection is destroyed without an answer. */
+  dropRate?: number;
+  /** Drop `before` the request is handled (default), or `after` (its effect happened, the answer is lost). */
+  dropPhase?: 'before' | 'after';
+}
+
+export interface FaultSettings {
+  /** Makes every random draw repeatable: the same seed and the same order of requests give the same faults. */
+  seed?: number | string;
+  rules: FaultRule[];
+}
+
+/** One webhook call the emulator made, as shown in the request log. */
+export interface WebhookDelivery {
+  hook: 'prefetch' | 'end_of_call';
+  method: 'GET' | 'POST';
+  url: string;
+  call_id: string;
+  session_id: string;
+  ok: boolean;
+  status?: number;
+  /** Why it failed (time-out, refused connection, non-2xx, unreadable answer), when it did. */
+  error?: string;
+  duration_ms: number;
+  at: string;
+}
+
+/** One request the emulator answered (control requests under /_emulator/ are not logged). */
+export interface RequestLogEntry {
+  seq: number;
+  at: string;
+  method: string;
+  path: string;
+  query: string;
+  /** The status answered; 0 when the connection was dropped. */
+  status: number;
+  duration_ms: number;
+  /** Request headers, with `authorization` redacted. */
+  headers: Record<string, string>;
+  /** `latency`, `error`, `rate_limited`, `dropped` when a fault rule acted on this request. */
+  faults: string[];
+  /** Webhooks this request caused; end-of-call deliveries may be appended after the answer was sent. */
+  webhooks: WebhookDelivery[];
+  /** For a 500: what went wrong. */
+  error?: string;
+}
+
+export interface EndCallOptions {
+  error_message?: string | null;
+  /** Duration in seconds to record (default: the time since the call started, rounded). */
+  duration?: number;
+  /** Replace the call's transcript (e.g. to simulate a conversation). */
+  messages?: ChatMessage[];
+}
+
+export interface EndCallResult {
+  record: CallRecord;
+  /** The end-of-call delivery, or null when the agent has no `session_data_webhook`. */
+  webhook: WebhookDelivery | null;
+}
+
+/** In-process access to the same controls as the HTTP control surface under /_emulator/. */
+export interface EmulatorControl {
+  /** Back to the seed the emulator started with (clears the request log and faults too). */
+  reset(): Promise<void>;
+  /** Replace the whole account with this seed. */
+  seed(seed: EmulatorSeed): Promise<void>;
+  setPutMode(mode: PutMode): void;
+  getPutMode(): PutMode;
+  setFaults(rules: FaultRule[], options?: { seed?: number | string }): void;
+  clearFaults(): void;
+  getFaults(): FaultSettings;
+  requestLog(): RequestLogEntry[];
+  clearRequestLog(): void;
+  /** Every webhook delivery of the request log, oldest first. */
+  webhookDeliveries(): WebhookDelivery[];
+  /** End a registered call or a chat session, as the caller hanging up would; fires the end-of-call webhook. */
+  endCall(callId: string, status: EndCallStatus, options?: EndCallOptions): Promise<EndCallResult>;
+  /** A copy of the stored account (keys as hashes), for assertions. */
+  state(): EmulatorStateSnapshot;
+  /** Resolves when every change so far is on disk (immediately without a data file). */
+  flush(): Promise<void>;
+}
+
+/** The stored account as `state()` and the data file show it. */
+export interface EmulatorStateSnapshot {
+  keys: StoredKey[];
+  agents: Agent[];
+  phones: StoredPhone[];
+  campaigns: Campaign[];
+  call_logs: CallRecord[];
+  credentials: StoredCredential[];
+  knowledge: { pending_uploads: PendingUpload[]; objects: UploadedObject[]; files: KnowledgeFile[] };
+  sessions: Session[];
+}
+
+export interface EmulatorOptions {
+  /** Default 0 (an ephemeral port) for the library; the CLI defaults to 4010. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Persist to this JSON file (atomic writes); loaded if it exists, else created from the seed. */
+  dataFile?: string;
+  /** A YAML/JSON file path or an object; default: the built-in default seed. */
+  seed?: string | EmulatorSeed;
+  /** Latency added to every request: fixed ms, or [min, max] for jitter. */
+  latencyMs?: number | [number, number];
+  /** Fraction of requests answered with 503. */
+  failRate?: number;
+  /** Seed of the random draws of `latencyMs`/`failRate` (and of later fault rules without their own seed). */
+  faultSeed?: number | string;
+  putMode?: PutMode;
+  /** No request lines on stderr. Default true for the library; the CLI prints them. */
+  quiet?: boolean;
+  /** Where request lines go when not quiet (default: process.stderr). */
+  log?: (line: string) => void;
+  /** How long a webhook may take before it counts as failed, ms (default 2000). */
+  webhookTimeoutMs?: number;
+  /** `all` (default), `loopback` (only 127.0.0.0/8, ::1 and localhost; others are logged as skipped), or `none`. */
+  webhooks?: 'all' | 'loopback' | 'none';
+  /** How many entries the request log keeps (default 2000; the oldest go first). */
+  requestLogLimit?: number;
+}
+
+export interface RunningEmulator {
+  /** e.g. http://127.0.0.1:54321 */
+  url: string;
+  /** The seeded private key. */
+  apiKey: string;
+  close(): Promise<void>;
+  /** In-process access to the same controls as /_emulator/ (for tests). */
+  control: EmulatorControl;
+}

@@ -1,0 +1,139 @@
+/**
+ * Calling the agent's webhooks for real (prefetch GET, end-of-call POST) with a time-out. A
+ * webhook that is slow, refuses, answers non-2xx or answers nonsense is recorded as a failed
+ * delivery and never breaks the session that called it.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import type { WebhookTarget } from '../schema/types.gen.js';
+import type { WebhookDelivery } from './types.js';
+
+export type WebhookPolicy = 'all' | 'loopback' | 'none';
+
+export interface WebhookRequest {
+  hook: WebhookDelivery['hook'];
+  target: WebhookTarget;
+  call_id: string;
+  session_id: string;
+  /** Query parameters added to the URL (the prefetch GET). */
+  query?: Record<string, string>;
+  /** A JSON body (the end-of-call POST). */
+  body?: unknown;
+}
+
+export interface WebhookOutcome {
+  delivery: WebhookDelivery;
+  /** The parsed JSON answer, when there was one. */
+  answer?: unknown;
+}
+
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+export class WebhookSender {
+  /** Deliveries in flight, so close() can cut them short. */
+  private readonly inFlight = new Set<http.ClientRequest>();
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly policy: WebhookPolicy,
+  ) {}
+
+  async send(request: WebhookRequest): Promise<WebhookOutcome> {
+    const target = typeof request.target === 'string' ? { url: request.target, headers: {} } : { url: request.target.url, headers: request.target.headers ?? {} };
+    const method = request.body === undefined ? 'GET' : 'POST';
+    const started = performance.now();
+    const delivery: WebhookDelivery = {
+      hook: request.hook,
+      method,
+      url: target.url,
+      call_id: request.call_id,
+      session_id: request.session_id,
+      ok: false,
+      duration_ms: 0,
+      at: new Date().toISOString(),
+    };
+    const fail = (error: string): WebhookOutcome => {
+      delivery.error = error;
+      delivery.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+      return { delivery };
+    };
+
+    let url: URL;
+    try {
+      url = new URL(target.url);
+    } catch {
+      return fail('not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail(`unsupported scheme ${url.protocol}`);
+    if (this.policy === 'none') return fail('skipped: webhooks are turned off');
+    if (this.policy === 'loopback' && !isLoopback(url.hostname)) return fail('skipped: only loopback webhooks are allowed');
+    for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.append(name, value);
+
+    const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const headers: Record<string, string> = { 'user-agent': 'voxform-emulator', accept: 'application/json', ...target.headers };
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
+
+    return new Promise<WebhookOutcome>((resolve) => {
+      const transport = url.protocol === 'https:' ? https : http;
+      // A fresh connection per delivery (no agent): nothing lingers to hold the process or a test server open.
+      const req = transport.request(url, { method, headers, agent: false });
+      this.inFlight.add(req);
+      let settled = false;
+      const finish = (outcome: WebhookOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.inFlight.delete(req);
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => {
+        finish(fail(`timed out after ${this.timeoutMs} ms`));
+        req.destroy();
+      }, this.timeoutMs);
+      req.on('error', (error: NodeJS.ErrnoException) => finish(fail(error.code ? `${error.code}: ${error.message}` : error.message)));
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
+        });
+        res.on('error', (error) => finish(fail(error.message)));
+        res.on('end', () => {
+          delivery.status = res.statusCode ?? 0;
+          const status = delivery.status;
+          if (status < 200 || status >= 300) return finish(fail(`answered ${status}`));
+          const text = Buffer.concat(chunks).toString('utf8');
+          let answer: unknown;
+          if (text.trim() !== '') {
+            try {
+              answer = JSON.parse(text);
+            } catch {
+              if (request.hook === 'prefetch') return finish(fail('answered something that is not JSON'));
+            }
+          }
+          delivery.ok = true;
+          delivery.duration_ms = Math.round((performance.now() - started) * 10) / 10;
+          finish({ delivery, answer });
+        });
+      });
+      req.end(payload);
+    });
+  }
+
+  /** Cuts every delivery in flight short (they are recorded as failed). */
+  abortAll(): void {
+    for (const req of this.inFlight) req.destroy(new Error('the emulator is shutting down'));
+  }
+}
