@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { codeFrame } from '../../src/manifest/code-frame.js';
+
+const text = ['version: 1', 'agents:', '  a:', '    id: 5', '    name: A', 'phones: {}'].join('\n');
+
+describe('codeFrame', () => {
+  it.each([
+    {
+      name: 'two lines of context each side, caret under the column',
+      line: 4,
+      col: 9,
+      expected: ['  2 | agents:', '  3 |   a:', '> 4 |     id: 5', '    |         ^', '  5 |     name: A', '  6 | phones: {}'],
+    },
+    {
+      name: 'the first line has no lines before it',
+      line: 1,
+      col: 1,
+      expected: ['> 1 | version: 1', '    | ^', '  2 | agents:', '  3 |   a:'],
+    },
+    {
+      name: 'the last line has no lines after it',
+      line: 6,
+      col: 9,
+      expected: ['  4 |     id: 5', '  5 |     name: A', '> 6 | phones: {}', '    |         ^'],
+    },
+  ])('$name', ({ line, col, expected }) => {
+    expect(codeFrame(text, line, col).split('\n')).toEqual(expected);
+  });
+
+  it('widens the gutter for two-digit line numbers', () => {
+    const long = Array.from({ length: 12 }, (_, i) => `k${i + 1}: v`).join('\n');
+    expect(codeFrame(long, 10, 1).split('\n')).toEqual([
+      '   8 | k8: v',
+      '   9 | k9: v',
+      '> 10 | k10: v',
+      '     | ^',
+      '  11 | k11: v',
+      '  12 | k12: v',
+    ]);
+  });
+
+  it('shows tabs as two spaces and keeps the caret under the character', () => {
+    expect(codeFrame('a:\n\tb: 1', 2, 2, { context: 0 }).split('\n')).toEqual(['> 2 |   b: 1', '    |   ^']);
+  });
+
+  it('cuts a very long line to a window around the column', () => {
+    const line = `prompt: ${'x'.repeat(500)}HERE${'y'.repeat(500)}`;
+    const frame = codeFrame(line, 1, line.indexOf('HERE') + 1, { context: 0, maxWidth: 40 }).split('\n');
+    expect(frame[0]).toMatch(/^> 1 \| …x+HEREy+…$/);
+    const caretColumn = (frame[1] as string).indexOf('^');
+    expect((frame[0] as string).slice(caretColumn, caretColumn + 4)).toBe('HERE');
+  });
+
+  it('ignores CR of CRLF line ends', () => {
+    expect(codeFrame('a: 1\r\nb: x\r\n', 2, 4, { context: 0 })).toBe('> 2 | b: x\n    |    ^');
+  });
+});

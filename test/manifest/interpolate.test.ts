@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { DiagnosticList } from '../../src/manifest/diagnostics.js';
+import { interpolateString, interpolateTree } from '../../src/manifest/interpolate.js';
+import { SourceRegistry, type Span } from '../../src/manifest/source.js';
+
+function run(text: string, env: Record<string, string | undefined>) {
+  const diagnostics = new DiagnosticList();
+  const secrets: string[] = [];
+  const source = new SourceRegistry('/').forText('/m.yaml', `key: ${text}`);
+  const span: Span = { source, start: 5, end: 5 + text.length };
+  const result = interpolateString(text, span, { env, diagnostics, onSecret: (value) => secrets.push(value) });
+  return { ...result, secrets, diagnostics: diagnostics.toList().map((d) => `${d.col} ${d.code} ${d.message}`) };
+}
+
+describe('interpolateString', () => {
+  it.each([
+    { text: 'plain text', env: {}, value: 'plain text', fromEnv: false, secrets: [] },
+    { text: '${env:TOKEN}', env: { TOKEN: 's3cret' }, value: 's3cret', fromEnv: true, secrets: ['s3cret'] },
+    { text: 'Bearer ${env:TOKEN}', env: { TOKEN: 's3cret' }, value: 'Bearer s3cret', fromEnv: true, secrets: ['s3cret'] },
+    { text: '${env:A}-${env:B}', env: { A: 'one', B: 'two' }, value: 'one-two', fromEnv: true, secrets: ['one', 'two'] },
+    { text: '${env:TOKEN:-dev-token}', env: {}, value: 'dev-token', fromEnv: true, secrets: ['dev-token'] },
+    { text: '${env:TOKEN:-dev-token}', env: { TOKEN: '' }, value: 'dev-token', fromEnv: true, secrets: ['dev-token'] },
+    { text: '${env:TOKEN:-dev-token}', env: { TOKEN: 'real' }, value: 'real', fromEnv: true, secrets: ['real'] },
+    { text: '${env:TOKEN:-}', env: {}, value: '', fromEnv: true, secrets: [''] },
+    { text: '${env:URL:-http://localhost:8080/x}', env: {}, value: 'http://localhost:8080/x', fromEnv: true, secrets: ['http://localhost:8080/x'] },
+    { text: '${env:EMPTY}', env: { EMPTY: '' }, value: '', fromEnv: true, secrets: [''] },
+    { text: '$${env:TOKEN}', env: { TOKEN: 'x' }, value: '${env:TOKEN}', fromEnv: false, secrets: [] },
+    { text: '${TOKEN} stays', env: { TOKEN: 'x' }, value: '${TOKEN} stays', fromEnv: false, secrets: [] },
+  ])('$text with $env → $value', ({ text, env, value, fromEnv, secrets }) => {
+    const result = run(text, env);
+    expect(result.value).toBe(value);
+    expect(result.fromEnv).toBe(fromEnv);
+    expect(result.secrets).toEqual(secrets);
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('reports a missing variable at the reference itself', () => {
+    const result = run('Bearer ${env:HOOK_TOKEN}', {});
+    expect(result.value).toBe('Bearer ${env:HOOK_TOKEN}');
+    expect(result.diagnostics).toEqual([
+      '13 env_missing environment variable HOOK_TOKEN is not set; set it, or give a default with ${env:HOOK_TOKEN:-default}',
+    ]);
+  });
+
+  it('reports a malformed reference', () => {
+    expect(run('${env:1BAD}', {}).diagnostics).toEqual([
+      '6 env_syntax "${env:1BAD}" is not a valid reference; write ${env:NAME} or ${env:NAME:-default}',
+    ]);
+  });
+});
+
+describe('interpolateTree', () => {
+  it('interpolates strings at any depth, reports their paths and leaves other values alone', () => {
+    const paths: string[] = [];
+    const value = interpolateTree(
+      { a: { b: ['x', '${env:V}'], n: 3, t: true, z: null }, c: '${env:V}' },
+      { env: { V: 'val' }, diagnostics: new DiagnosticList(), onSecret: () => undefined },
+      (path) => paths.push(path.join('.')),
+    );
+    expect(value).toEqual({ a: { b: ['x', 'val'], n: 3, t: true, z: null }, c: 'val' });
+    expect(paths).toEqual(['a.b.1', 'c']);
+  });
+});

@@ -1,0 +1,475 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifest/index.js';
+import { makeTree } from '../helpers/cli.js';
+import { AGENT, loadTree, summarize } from './helpers.js';
+
+describe('loadManifests: finding files', () => {
+  it('reads voxform.yaml by default, else agents.yaml', async () => {
+    const both = await loadTree({ 'voxform.yaml': AGENT, 'agents.yaml': 'agents: {other: {id: x}}' });
+    expect([...both.state!.agents.keys()]).toEqual(['front-desk']);
+    expect(both.files).toEqual([path.join(both.dir, 'voxform.yaml')]);
+    const fallback = await loadTree({ 'agents.yaml': AGENT });
+    expect(fallback.files).toEqual([path.join(fallback.dir, 'agents.yaml')]);
+  });
+
+  it('throws manifest_not_found when there is no manifest', async () => {
+    const tree = await makeTree({ 'notes.txt': 'x' });
+    try {
+      await expect(loadManifests({ paths: [], cwd: tree.dir, env: {} })).rejects.toMatchObject({
+        code: 'manifest_not_found',
+        message: expect.stringContaining('neither voxform.yaml nor agents.yaml exists'),
+      });
+      await expect(loadManifests({ paths: ['agnets.yaml'], cwd: tree.dir, env: {} })).rejects.toMatchObject({ code: 'manifest_not_found' });
+      await expect(loadManifests({ paths: ['.'], cwd: tree.dir, env: {} })).rejects.toMatchObject({
+        code: 'manifest_not_found',
+        message: 'The folder . holds no .yaml or .yml files.',
+      });
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('reads every *.yaml and *.yml of a folder, recursively and sorted, skipping hidden folders', async () => {
+    const result = await loadTree(
+      {
+        'm/b.yml': 'phones: {"+15551230002": {agent: {id: ag_9}}}',
+        'm/a.yaml': AGENT,
+        'm/sub/c.yaml': 'campaigns: {spring: {id: cmp_1}}',
+        'm/.hidden/x.yaml': 'this: is not loaded',
+        'm/readme.md': 'not yaml',
+      },
+      { paths: ['m'] },
+    );
+    expect(summarize(result)).toEqual([]);
+    expect(result.files.map((f) => path.relative(result.dir, f))).toEqual(['m/a.yaml', 'm/b.yml', 'm/sub/c.yaml']);
+    expect(result.state?.campaigns.get('spring')?.id).toBe('cmp_1');
+  });
+});
+
+describe('loadManifests: YAML', () => {
+  it('warns about an empty file and still loads the others', async () => {
+    const result = await loadTree({ 'a.yaml': '', 'b.yaml': AGENT }, { paths: ['a.yaml', 'b.yaml'] });
+    expect(summarize(result)).toEqual(['a.yaml:1:1 empty_file a.yaml is empty: it defines nothing']);
+    expect(result.diagnostics[0]?.severity).toBe('warning');
+    expect(result.state?.agents.size).toBe(1);
+  });
+
+  it('treats a file of comments only as empty', async () => {
+    const result = await loadTree({ 'voxform.yaml': '# nothing yet\n' });
+    expect(summarize(result)).toEqual(['voxform.yaml:1:1 empty_file voxform.yaml is empty: it defines nothing']);
+  });
+
+  it('reports a syntax error at its position, with a code frame', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'agents:\n  front-desk: {id: ag_1\n  other: 2\n' });
+    expect(result.state).toBeUndefined();
+    expect(result.diagnostics[0]).toMatchObject({ code: 'yaml_syntax', file: 'voxform.yaml', line: 3, col: 3 });
+    expect(result.diagnostics[0]?.frame).toContain('> 3 |   other: 2');
+  });
+
+  it('says plainly that tabs cannot indent YAML', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'agents:\n  front-desk:\n\tid: ag_1\n' });
+    expect(summarize(result)).toEqual(['voxform.yaml:3:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces']);
+  });
+
+  it('refuses a key written twice in one mapping', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    name: Again\n` });
+    expect(summarize(result)).toEqual(['voxform.yaml:5:5 duplicate_key this key appears twice in the same mapping; YAML keys must be unique']);
+  });
+
+  it('reads each document of a multi-document file as a fragment', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}---\nphones:\n  "+15551230001": { agent: front-desk }\n---\n# an empty document at the end\n`,
+    });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.phones.get('+15551230001')?.agent).toEqual({ id: 'ag_1', localName: 'front-desk' });
+  });
+
+  it('refuses a document that is not a mapping', async () => {
+    const result = await loadTree({ 'voxform.yaml': '- agents\n- phones\n' });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:1:1 not_a_mapping a manifest document must be a mapping of sections (version, agents, phones, …), found a list',
+    ]);
+  });
+
+  it('keeps unquoted phone numbers as written (YAML would read them as numbers)', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}phones:\n  +15551230001: { agent: front-desk }\n` });
+    expect(summarize(result)).toEqual([]);
+    expect([...result.state!.phones.keys()]).toEqual(['+15551230001']);
+  });
+
+  it('supports anchors, aliases and merge keys', async () => {
+    const result = await loadTree({
+      'voxform.yaml': [
+        'agents:',
+        '  a:',
+        '    id: ag_a',
+        '    config: &shared',
+        '      language: de-DE',
+        '      llm: { temperature: 0.2 }',
+        '  b:',
+        '    id: ag_b',
+        '    config:',
+        '      <<: *shared',
+        '      language: fr-FR',
+      ].join('\n'),
+    });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.agents.get('b')?.config).toEqual({ language: 'fr-FR', llm: { temperature: 0.2 } });
+  });
+
+  it('reports invalid UTF-8 in a manifest at the bad byte', async () => {
+    const bytes = Buffer.concat([Buffer.from('agents:\n  a:\n    name: caf'), Buffer.from([0xe9]), Buffer.from('\n')]);
+    const result = await loadTree({ 'voxform.yaml': bytes });
+    expect(summarize(result)).toEqual(['voxform.yaml:3:14 file_not_utf8 voxform.yaml is not valid UTF-8 text; save it as UTF-8']);
+    expect(result.state).toBeUndefined();
+  });
+});
+
+describe('loadManifests: schema checks', () => {
+  it('suggests first_messsage for first_message under flow.interruption', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      flow:\n        interruption:\n          first_message: false\n`,
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:8:11 unknown_field unknown field "first_message" in flow.interruption; did you mean "first_messsage"?',
+    ]);
+  });
+
+  it.each([
+    { yaml: '    config:\n      flow: { response_delay: fast }', at: '6:31', message: 'flow.response_delay: expected a number, found a string ("fast")' },
+    { yaml: '    config:\n      language: 42', at: '6:17', message: 'language: expected a string, found a number (42); write it in quotes if you meant text: "42"' },
+    { yaml: '    config:\n      tools: { name: x }', at: '6:14', message: 'tools: expected a list, found an object' },
+    { yaml: '    config:\n      privacy_settings: { opt_out_data_collection: "no" }', at: '6:52', message: 'privacy_settings.opt_out_data_collection: expected a boolean (true or false), found a string ("no")' },
+    { yaml: '    config:\n      prompt: 12', at: '6:15', message: 'prompt: expected a string or an object (key: value pairs), found a number (12)' },
+    { yaml: '    knowledge: faq', at: '5:16', message: 'knowledge of agent "front-desk": expected a list, found a string ("faq")' },
+  ])('names what was expected and found: $message', async ({ yaml, at, message }) => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}${yaml}\n` });
+    expect(summarize(result)).toEqual([`voxform.yaml:${at} type_mismatch ${message}`]);
+  });
+
+  it.each([
+    { yaml: '    config:\n      promt: x', at: '6:7', message: 'unknown field "promt" in config; did you mean "prompt"?' },
+    { yaml: '    nmae: x', at: '5:5', message: 'unknown field "nmae" in agent "front-desk"; did you mean "name"?' },
+    { yaml: '    prompt: x', at: '5:5', message: 'unknown field "prompt" in agent "front-desk"; prompt is a config field: put it under config' },
+    { yaml: '    config:\n      prompt: { fil: a.md }', at: '6:17', message: 'unknown field "fil" in prompt; did you mean "file"?' },
+    { yaml: '    config:\n      voice: { voice_idd: x }', at: '6:16', message: 'unknown field "voice_idd" in voice; did you mean "voice_id"?' },
+  ])('reports an unknown key at the key: $message', async ({ yaml, at, message }) => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}${yaml}\n` });
+    expect(summarize(result)).toEqual([`voxform.yaml:${at} unknown_field ${message}`]);
+  });
+
+  it('reports unknown top-level keys with a suggestion', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}phone:\n  "+15551230001": {}\n` });
+    expect(summarize(result)).toEqual(['voxform.yaml:5:1 unknown_field unknown field "phone" at the top level; did you mean "phones"?']);
+  });
+
+  it.each([
+    ['voice.provider', '    config:\n      voice: { provider: elevenlabs }'],
+    ['flow.voicemail.action', '    config:\n      flow:\n        voicemail: { action: hangup }'],
+    ['llm.model', '    config:\n      llm: { model: gpt-4o }'],
+    ['speech_to_text.provider', '    config:\n      speech_to_text: { provider: deepgram }'],
+    ['tools.0.response_mode', '    config:\n      tools:\n        - { name: t, response_mode: strict }'],
+    ['platform_functions.0.response_mode', '    config:\n      platform_functions:\n        - { name: p, response_mode: strict }'],
+  ])('refuses the read-only field %s with the reason', async (field, yaml) => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}${yaml}\n` });
+    const shown = field.replace(/\.(\d+)\./, '[$1].');
+    expect(result.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+      `read_only_field ${shown} is set by the service and cannot be changed by the update operation; remove it`,
+    ]);
+  });
+
+  it('allows null anywhere in a config (it clears the field) and keeps it', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `defaults:\n  config:\n    voice: { voice_id: ava }\n${AGENT}    config:\n      voice: null\n      flow: { call_transfer: null }\n`,
+    });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.agents.get('front-desk')?.config).toEqual({ voice: null, flow: { call_transfer: null } });
+  });
+
+  it('requires an id on every agent after merging', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'agents:\n  front-desk:\n    name: Front desk\n' });
+    expect(summarize(result)).toEqual([
+      "voxform.yaml:2:3 missing_id agent \"front-desk\" has no id: agents are adopted, not created; set id to the live agent's id",
+    ]);
+  });
+
+  it('refuses a name that is not a valid local name, and a phone key that is not E.164', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'agents:\n  front desk: { id: a }\nphones:\n  "5551230001": {}\n' });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:2:3 invalid_name agent name "front desk" is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit',
+      'voxform.yaml:4:3 invalid_name phone "5551230001" is not an E.164 number such as "+15551230001"; did you mean "+5551230001"?',
+    ]);
+  });
+
+  it('reports every mistake of every file in one run, in file order', async () => {
+    const result = await loadTree(
+      {
+        'a.yaml': 'agents:\n  a: { id: 1 }\n',
+        'b.yaml': 'agents:\n  b: { id: b, config: { vad_threshold: high } }\n',
+      },
+      { paths: ['b.yaml', 'a.yaml'] },
+    );
+    expect(result.diagnostics.map((d) => `${d.file}:${d.line}`)).toEqual(['b.yaml:2', 'a.yaml:2']);
+  });
+
+  it('reports a mistake in defaults once, at defaults, not once per agent', async () => {
+    const agents = Array.from({ length: 5 }, (_, i) => `  a${i}: { id: ag_${i} }`).join('\n');
+    const result = await loadTree({ 'voxform.yaml': `defaults:\n  config:\n    languag: en-US\nagents:\n${agents}\n` });
+    expect(summarize(result)).toEqual(['voxform.yaml:3:5 unknown_field unknown field "languag" in config; did you mean "language"?']);
+  });
+
+  it('checks ignore paths against the config schema', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    ignore: [config.voice.setings, config.voice.settings.any.depth, name]\n` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:5:14 unknown_field ignore: config.voice.setings is not a field of the agent: config.voice has no "setings"; did you mean "settings"?',
+    ]);
+  });
+});
+
+describe('loadManifests: ${env:…}', () => {
+  const webhook = `${AGENT}    config:\n      session_data_webhook:\n        url: https://hooks.example.com/end\n        headers: { x-token: "\${env:HOOK_TOKEN}" }\n`;
+
+  it('substitutes a variable, marks the path sensitive and records the value as a secret', async () => {
+    const result = await loadTree({ 'voxform.yaml': webhook }, { env: { HOOK_TOKEN: 'tok-123456' } });
+    expect(summarize(result)).toEqual([]);
+    const agent = result.state!.agents.get('front-desk')!;
+    expect(agent.config.session_data_webhook).toEqual({ url: 'https://hooks.example.com/end', headers: { 'x-token': 'tok-123456' } });
+    expect(agent.sensitivePaths).toEqual(expect.arrayContaining(['session_data_webhook.headers', 'session_data_webhook.headers.x-token']));
+    expect(result.state!.secrets).toContain('tok-123456');
+  });
+
+  it('reports a missing variable at its location', async () => {
+    const result = await loadTree({ 'voxform.yaml': webhook });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:8:30 env_missing environment variable HOOK_TOKEN is not set; set it, or give a default with ${env:HOOK_TOKEN:-default}',
+    ]);
+  });
+
+  it('uses the default when the variable is unset or empty', async () => {
+    const yaml = `${AGENT}    config:\n      language: "\${env:LANG_TAG:-en-GB}"\n`;
+    for (const env of [{}, { LANG_TAG: '' }]) {
+      const result = await loadTree({ 'voxform.yaml': yaml }, { env });
+      expect(result.state?.agents.get('front-desk')?.config.language).toBe('en-GB');
+      expect(result.state?.agents.get('front-desk')?.sensitivePaths).toEqual(['language']);
+    }
+  });
+
+  it('never echoes a value that came from the environment in a type error', async () => {
+    const yaml = `${AGENT}    config:\n      vad_threshold: \${env:VAD}\n`;
+    const result = await loadTree({ 'voxform.yaml': yaml }, { env: { VAD: 'hunter2-secret' } });
+    expect(summarize(result)).toEqual(['voxform.yaml:6:22 type_mismatch vad_threshold: expected a number, found a string']);
+    expect(JSON.stringify(result.diagnostics)).not.toContain('hunter2');
+    expect(result.secrets).toContain('hunter2-secret');
+  });
+
+  it('records phone import keys and credential keys as secrets, and warns about literal ones', async () => {
+    const result = await loadTree(
+      {
+        'voxform.yaml': [
+          AGENT.trimEnd(),
+          'phones:',
+          '  "+15551230001":',
+          '    agent: front-desk',
+          '    import: { country: US, region: us-west, api_key: "${env:TW_KEY}", api_secret: literal-secret }',
+          'credentials:',
+          '  - { provider: openai, api_key: "${env:OPENAI_KEY}" }',
+        ].join('\n'),
+      },
+      { env: { TW_KEY: 'tw-key-1', OPENAI_KEY: 'sk-openai-1' } },
+    );
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:8:83 secret_in_manifest import.api_secret of phone "+15551230001" is written in the manifest; use ${env:NAME} so the secret stays out of version control',
+    ]);
+    expect(result.state?.secrets).toEqual(expect.arrayContaining(['tw-key-1', 'literal-secret', 'sk-openai-1']));
+    expect(result.state?.phones.get('+15551230001')?.import).toEqual({
+      provider: 'twilio',
+      country: 'US',
+      region: 'us-west',
+      api_key: 'tw-key-1',
+      api_secret: 'literal-secret',
+    });
+    const credential = result.state?.credentials.get('openai');
+    const expected = createHash('sha256').update('openai\0sk-openai-1').digest('hex');
+    expect(credential).toMatchObject({ address: 'credential.openai', apiKey: 'sk-openai-1', fingerprint: `sha256:${expected}` });
+  });
+});
+
+describe('loadManifests: prompt includes and knowledge files', () => {
+  it('reads a prompt file relative to the manifest that names it', async () => {
+    const result = await loadTree(
+      {
+        'config/agents.yaml': `${AGENT}    config:\n      prompt: { file: ../prompts/front.md }\n`,
+        'prompts/front.md': 'You are the front desk.\r\nBe brief.\n',
+      },
+      { paths: ['config/agents.yaml'] },
+    );
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.agents.get('front-desk')?.config.prompt).toBe('You are the front desk.\nBe brief.');
+  });
+
+  it('reports a missing prompt file at the file: value, with a suggestion', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts/frontdesk.md }\n`,
+      'prompts/front-desk.md': 'x',
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:23 file_missing prompt file "prompts/frontdesk.md" does not exist (looked for prompts/frontdesk.md: paths are relative to the file that names them); did you mean "prompts/front-desk.md"?',
+    ]);
+  });
+
+  it('reports a prompt that is not UTF-8 at the bad byte in the prompt file', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: p.md }\n`,
+      'p.md': Buffer.concat([Buffer.from('Line one\nna'), Buffer.from([0xef, 0xbb]), Buffer.from('ve\n')]),
+    });
+    expect(summarize(result)).toEqual(['p.md:2:3 file_not_utf8 p.md is not valid UTF-8 text; save it as UTF-8']);
+  });
+
+  it('loads a 1 MB prompt', async () => {
+    const prompt = `${'You are a helpful receptionist. '.repeat(32_768)}`;
+    expect(prompt.length).toBe(1_048_576);
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}    config:\n      prompt: { file: big.md }\n`, 'big.md': prompt });
+    expect(summarize(result)).toEqual([]);
+    expect((result.state?.agents.get('front-desk')?.config.prompt as string).length).toBe(1_048_576);
+  });
+
+  it('hashes, sizes and types knowledge files; the name defaults to the base name', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    knowledge: [faq, prices]\nknowledge:\n  faq: { file: kb/faq.md, description: FAQ }\n  prices: { file: kb/prices.pdf, name: Price list.pdf }\n`,
+      'kb/faq.md': '# FAQ\n',
+      'kb/prices.pdf': '%PDF-1.4',
+    });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.knowledge.get('faq')).toMatchObject({
+      address: 'knowledge.faq',
+      path: path.join(result.dir, 'kb/faq.md'),
+      name: 'faq.md',
+      description: 'FAQ',
+      size: 6,
+      mimeType: 'text/markdown',
+      contentHash: `sha256:${createHash('sha256').update('# FAQ\n').digest('hex')}`,
+    });
+    expect(result.state?.knowledge.get('prices')).toMatchObject({ name: 'Price list.pdf', mimeType: 'application/pdf', size: 8 });
+    expect(result.state?.agents.get('front-desk')?.knowledge).toEqual(['faq', 'prices']);
+  });
+
+  it('changes the manifest hash when an included file changes, and only then', async () => {
+    const files = { 'voxform.yaml': `${AGENT}    config:\n      prompt: { file: p.md }\n`, 'p.md': 'one' };
+    const first = await loadTree(files);
+    const again = await loadTree(files);
+    const changed = await loadTree({ ...files, 'p.md': 'two' });
+    expect(first.state?.manifestHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(again.state?.manifestHash).toBe(first.state?.manifestHash);
+    expect(changed.state?.manifestHash).not.toBe(first.state?.manifestHash);
+  });
+});
+
+describe('loadManifests: resources across files', () => {
+  it('refuses a resource defined twice in one file (two documents), naming both places', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}---\n${AGENT}` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:7:3 duplicate_resource agent "front-desk" is defined twice: here and at voxform.yaml:2:3',
+    ]);
+  });
+
+  it('refuses a resource defined in two files, naming both places', async () => {
+    const result = await loadTree({ 'a.yaml': AGENT, 'b.yaml': `# b\n${AGENT}` }, { paths: ['a.yaml', 'b.yaml'] });
+    expect(summarize(result)).toEqual(['b.yaml:3:3 duplicate_resource agent "front-desk" is defined twice: here and at a.yaml:2:3']);
+  });
+
+  it('refuses two entries adopting the same live agent', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}  copy:\n    id: ag_1\n` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:9 duplicate_id agent "copy" has the same id as agent "front-desk" (voxform.yaml:3:9); each live agent can be managed by one entry',
+    ]);
+  });
+
+  it.each([
+    {
+      name: 'phone → agent',
+      yaml: `${AGENT}phones:\n  "+15551230001": { agent: front-dsk }\n`,
+      expected: 'voxform.yaml:6:28 reference_missing phone "+15551230001" is answered by agent "front-dsk", which the manifest does not define; did you mean "front-desk"?',
+    },
+    {
+      name: 'campaign → caller',
+      yaml: `${AGENT}phones:\n  "+15551230001": { agent: front-desk }\ncampaigns:\n  spring: { id: c1, caller: "+15551230010" }\n`,
+      expected: 'voxform.yaml:8:29 reference_missing campaign "spring" calls from "+15551230010", which is not a phone of the manifest; did you mean "+15551230001"?',
+    },
+    {
+      name: 'agent → knowledge',
+      yaml: `${AGENT}    knowledge: [fqa]\nknowledge:\n  faq: { file: faq.md }\n`,
+      expected: 'voxform.yaml:5:17 reference_missing agent "front-desk" attaches knowledge file "fqa", which the manifest does not define; did you mean "faq"?',
+    },
+  ])('resolves references: $name', async ({ yaml, expected }) => {
+    const result = await loadTree({ 'voxform.yaml': yaml, 'faq.md': 'x' });
+    expect(summarize(result)).toEqual([expected]);
+  });
+
+  it('binds a phone to an agent outside the manifest by id', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'phones:\n  "+15551230001": { agent: { id: -OKdqbqetEcM4ak369ym } }\n' });
+    expect(result.state?.phones.get('+15551230001')?.agent).toEqual({ id: '-OKdqbqetEcM4ak369ym', localName: undefined });
+  });
+});
+
+describe('loadManifests: defaults and environments', () => {
+  const manifest = [
+    'region: us',
+    'defaults:',
+    '  config: { language: en-US, timezone: America/New_York, llm: { temperature: 0.5 } }',
+    AGENT.trimEnd(),
+    '    config:',
+    '      llm: { temperature: 0.2 }',
+    'environments:',
+    '  staging:',
+    '    region: eu',
+    '    defaults: { config: { timezone: Europe/Berlin } }',
+    '    agents:',
+    '      front-desk: { id: ag_staging, config: { language: de-DE } }',
+    '  production: {}',
+  ].join('\n');
+
+  it('merges defaults under each agent config', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.region).toBe('us');
+    expect(result.state?.agents.get('front-desk')).toMatchObject({
+      id: 'ag_1',
+      config: { language: 'en-US', timezone: 'America/New_York', llm: { temperature: 0.2 } },
+    });
+  });
+
+  it('applies the --env overlay over everything', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'staging' });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.environment).toBe('staging');
+    expect(result.state?.region).toBe('eu');
+    expect(result.state?.agents.get('front-desk')).toMatchObject({
+      id: 'ag_staging',
+      config: { language: 'de-DE', timezone: 'Europe/Berlin', llm: { temperature: 0.2 } },
+    });
+    const sources = result.state?.agents.get('front-desk')?.configSources;
+    expect(sources?.get('language')).toEqual({ file: 'voxform.yaml', line: 15, col: 47 });
+    expect(sources?.get('llm.temperature')).toEqual({ file: 'voxform.yaml', line: 9, col: 14 });
+  });
+
+  it('answers an unknown environment with a suggestion', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'stagign' });
+    expect(summarize(result)).toEqual(['voxform.yaml:10:1 environment_unknown unknown environment "stagign" (--env); did you mean "staging"?']);
+  });
+
+  it('refuses an overlay of a resource the manifest does not define', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest.replace('      front-desk: {', '      front-dsk: {') }, { environment: 'staging' });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:15:7 environment_unknown_resource environment "staging" changes agent "front-dsk", which the manifest does not define; did you mean "front-desk"?',
+    ]);
+  });
+
+  it('checks every environment overlay, also when another is selected', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest.replace('  production: {}', '  production:\n    agents: { front-desk: { confg: {} } }') });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:17:29 unknown_field unknown field "confg" in agent "front-desk"; did you mean "config"?',
+    ]);
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { loadTree, summarize } from './helpers.js';
+
+const receptionist = {
+  'templates/receptionist/template.yaml': [
+    'description: A front desk that answers questions and takes messages.',
+    'variables:',
+    '  business: { description: The business name, required: true }',
+    '  agent_name: { description: What the agent calls itself, default: Ava }',
+    '  delay: { description: Response delay in ms, default: 300 }',
+    'agent:',
+    '  name: "{{business}} front desk"',
+    '  config:',
+    '    prompt: { file: prompt.md }',
+    '    first_message: "Thanks for calling {{business}}, this is {{agent_name}}!"',
+    '    flow: { response_delay: "{{delay}}" }',
+    '    language: en-US',
+  ].join('\n'),
+  'templates/receptionist/prompt.md': 'You are {{agent_name}}, the receptionist of {{business}}.\n',
+};
+
+function manifest(agent: string): string {
+  return `agents:\n  front-desk:\n    id: ag_1\n${agent}`;
+}
+
+describe('templates', () => {
+  it('expands a template: variables substituted, the entry merged over it', async () => {
+    const local = await loadWith(
+      manifest('    template: receptionist\n    vars: { business: Acme Dental }\n    config:\n      language: de-DE\n      voice: { voice_id: "{{agent_name}}-warm" }\n'),
+    );
+    expect(summarize(local)).toEqual([]);
+    const agent = local.state!.agents.get('front-desk')!;
+    expect(agent.name).toBe('Acme Dental front desk');
+    expect(agent.config).toEqual({
+      prompt: 'You are Ava, the receptionist of Acme Dental.',
+      first_message: 'Thanks for calling Acme Dental, this is Ava!',
+      flow: { response_delay: 300 },
+      language: 'de-DE',
+      voice: { voice_id: 'Ava-warm' },
+    });
+  });
+
+  it('reports a missing required variable at template: in the manifest', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n'));
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:4:15 template_var_missing template "receptionist" needs variable "business" (The business name); add it under vars of agent "front-desk"',
+    ]);
+  });
+
+  it('reports a variable the template does not declare at its key in vars', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme, agentname: Bo }\n'));
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:5:29 template_var_unknown template "receptionist" has no variable "agentname"; did you mean "agent_name"?',
+    ]);
+  });
+
+  it('reports an undeclared {{name}} in the template file where it is written', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
+      'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace('{{agent_name}}!', '{{agentname}}!'),
+    });
+    expect(summarize(result)).toEqual([
+      'templates/receptionist/template.yaml:10:62 template_var_undeclared {{agentname}} is not a variable of template "receptionist"; did you mean {{agent_name}}?',
+    ]);
+  });
+
+  it('reports an undeclared {{name}} in the prompt file the template includes', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
+      'templates/receptionist/prompt.md': 'You are {{agent_name}}.\nYou work for {{bussiness}}.\n',
+    });
+    expect(summarize(result)).toEqual([
+      'templates/receptionist/prompt.md:2:14 template_var_undeclared {{bussiness}} is not a variable of template "receptionist"; did you mean {{business}}?',
+    ]);
+  });
+
+  it('reports an undeclared {{name}} in the manifest entry where it is written', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n    config: { first_message: "Hi, {{agent}} here" }\n'));
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:6:35 template_var_undeclared {{agent}} is not a variable of template "receptionist"',
+    ]);
+  });
+
+  it('answers an unknown template with a suggestion', async () => {
+    const result = await loadWith(manifest('    template: receptionst\n    vars: { business: Acme }\n'));
+    expect(summarize(result)).toEqual(['voxform.yaml:4:15 template_unknown there is no template "receptionst"; did you mean "receptionist"?']);
+  });
+
+  it('reports mistakes in a template file in that file', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
+      'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace('agent:\n', 'agent:\n  id: ag_x\n'),
+    });
+    expect(summarize(result)).toEqual([
+      'templates/receptionist/template.yaml:7:3 template_invalid a template must not set id: each manifest adopts its own live agent',
+    ]);
+  });
+
+  it('reports a schema mistake that comes from the template in the template file', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
+      'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace('language: en-US', 'languag: en-US'),
+    });
+    expect(summarize(result)).toEqual([
+      'templates/receptionist/template.yaml:12:5 unknown_field unknown field "languag" in config; did you mean "language"?',
+    ]);
+  });
+
+  it('warns about vars without a template', async () => {
+    const result = await loadWith(manifest('    vars: { business: Acme }\n'));
+    expect(summarize(result)).toEqual(['voxform.yaml:4:5 vars_without_template vars has no effect without template; add template: NAME or remove vars']);
+  });
+
+  it('binds the template files into the manifest hash', async () => {
+    const entry = manifest('    template: receptionist\n    vars: { business: Acme }\n');
+    const first = await loadWith(entry);
+    const changed = await loadWith(entry, { 'templates/receptionist/prompt.md': 'Changed {{business}}.' });
+    expect(changed.state?.manifestHash).not.toBe(first.state?.manifestHash);
+  });
+});
+
+/** Loads a manifest beside the fixture templates (not the package's own, which another module owns). */
+function loadWith(agentManifest: string, overrides: Record<string, string> = {}) {
+  return loadTree({ ...receptionist, ...overrides, 'voxform.yaml': agentManifest }, { templatesDir: 'templates' });
+}
