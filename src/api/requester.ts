@@ -123,7 +123,8 @@ export class Requester {
       const request = this.buildRequest(exchange, target, json);
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
       this.options.onRequest?.(event);
-      this.log(`→ ${exchange.method} ${target.logUrl} (attempt ${attempt}${streaming ? ', streaming' : ''}) ${this.describeHeaders(request.headers)}`);
+      // Debug lines are built only when someone reads them: this loop is the hot path of 500-agent plans.
+      if (this.options.debug) this.log(`→ ${exchange.method} ${target.logUrl} (attempt ${attempt}${streaming ? ', streaming' : ''}) ${this.describeHeaders(request.headers)}`);
       const started = performance.now();
       let response: HttpResponse | HttpStreamResponse | undefined;
       let failure: unknown;
@@ -136,8 +137,10 @@ export class Requester {
 
       if (response) {
         this.options.onResponse?.({ ...event, status: response.status, durationMs });
-        const size = typeof response.body === 'string' ? ` (${Buffer.byteLength(response.body)} bytes)` : '';
-        this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
+        if (this.options.debug) {
+          const size = typeof response.body === 'string' ? ` (${Buffer.byteLength(response.body)} bytes)` : '';
+          this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
+        }
         if (response.status >= 200 && response.status < 300) return response;
         const body = typeof response.body === 'string' ? response.body : await readAll(response.body);
         if (attempt < maxAttempts && shouldRetry(exchange.retry, { status: response.status })) {
@@ -153,7 +156,7 @@ export class Requester {
       const timedOut = isTimeout(failure);
       const code = timedOut ? 'timeout' : (errorCode(failure) ?? 'error');
       this.options.onResponse?.({ ...event, status: undefined, durationMs, failure: code });
-      this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${timedOut ? 'timeout' : transportReason(failure)}`);
+      if (this.options.debug) this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${timedOut ? 'timeout' : transportReason(failure)}`);
       if (!timedOut && !isTransportError(failure)) throw failure; // a bug or a local problem (a file read), not the network
       if (attempt < maxAttempts && shouldRetry(exchange.retry, { error: failure, timedOut })) {
         if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
@@ -168,7 +171,7 @@ export class Requester {
     }
   }
 
-  /** Writes a debug line, scrubbed of the key whatever it holds. */
+  /** Writes a debug line, scrubbed of the key whatever it holds (callers check `debug` first on hot paths). */
   log(line: string): void {
     if (this.options.debug) this.options.debug(`[voxform api] ${scrub(line, this.options.apiKey)}`);
   }
