@@ -122,10 +122,17 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: st
   return conflicts;
 }
 
-/** Writes a scaffold into `dir` (created if needed), after checking every target first. */
-export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: { force: boolean }): Promise<WriteResult> {
+/**
+ * Writes a scaffold into `dir` (created if needed), after checking every target first. `command`
+ * names the command in the refusal (`voxform init`, `voxform export`).
+ */
+export async function writeScaffold(
+  dir: string,
+  files: readonly ScaffoldFile[],
+  options: { force: boolean; command?: string; displayDir?: string },
+): Promise<WriteResult> {
   const conflicts = await findConflicts(dir, files, options.force);
-  if (conflicts.length > 0) throw existingFilesError(dir, conflicts);
+  if (conflicts.length > 0) throw existingFilesError(options.displayDir ?? dir, conflicts, options.command);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   for (const file of files) {
     const target = path.join(dir, file.path);
@@ -149,12 +156,13 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
   return result;
 }
 
-export function existingFilesError(dir: string, conflicts: readonly string[]): VoxformError {
-  const list = conflicts.join(' and ');
+export function existingFilesError(dir: string, conflicts: readonly string[], command = 'voxform init'): VoxformError {
+  const list = conflicts.length <= 2 ? conflicts.join(' and ') : `${conflicts.slice(0, -1).join(', ')} and ${conflicts[conflicts.length - 1]}`;
+  const elsewhere = command === 'voxform init' ? 'init into another folder: voxform init --template NAME DIR' : 'choose another folder with --out DIR';
   return new VoxformError(
-    'init_would_overwrite',
-    `voxform init would overwrite ${list} in ${dir}, which ${conflicts.length === 1 ? 'exists' : 'exist'} already; nothing was written.`,
-    { hint: 'Pass --force to overwrite, or init into another folder: voxform init --template NAME DIR.' },
+    'would_overwrite',
+    `${command} would overwrite ${list} in ${dir}, which ${conflicts.length === 1 ? 'exists' : 'exist'} already; nothing was written.`,
+    { hint: `Pass --force to overwrite, or ${elsewhere}.` },
   );
 }
 

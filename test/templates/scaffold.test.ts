@@ -105,7 +105,7 @@ describe('writeScaffold', () => {
     cleanup = tree.cleanup;
     let caught: unknown;
     await writeScaffold(tree.dir, files, { force: false }).catch((error: unknown) => (caught = error));
-    expect(isVoxformError(caught) && caught.code).toBe('init_would_overwrite');
+    expect(isVoxformError(caught) && caught.code).toBe('would_overwrite');
     expect((caught as Error).message).toContain('voxform.yaml and prompts/a.md');
     await expect(readFile(path.join(tree.dir, '.gitignore'), 'utf8')).rejects.toThrow();
     await expect(readFile(path.join(tree.dir, '.voxform/manifest.schema.json'), 'utf8')).rejects.toThrow();

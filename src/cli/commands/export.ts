@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { REGION_BASE_URLS } from '../../api/regions.js';
+import { buildExport } from '../../export/build-manifest.js';
+import { readLiveAgents } from '../../export/read-live.js';
+import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
+import { MANIFEST_FILE, SCHEMA_FILE, writeScaffold, type ScaffoldFile } from '../../templates/scaffold.js';
+import { bundleManifestSchema } from '../../schema/load.js';
+import { resolveConnection } from '../connection.js';
+import type { CommandContext } from '../context.js';
+
+/**
+ * `voxform export --agent ID... | --from-phones [--out DIR] [--force]`: writes the live agents as a
+ * manifest (update shape), their prompts as prompts/<name>.md and the phone bindings, refusing to
+ * overwrite anything without --force.
+ */
+export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  const agentIds = ((options.agent as string[] | undefined) ?? []).map((id) => id.trim()).filter((id) => id !== '');
+  const fromPhones = options.fromPhones === true;
+  const out = path.resolve(ctx.cwd, typeof options.out === 'string' ? options.out : '.');
+  const force = options.force === true;
+
+  const connection = await resolveConnection(
+    { baseUrl: options.baseUrl as string | undefined, region: options.region as string | undefined, local: options.local === true },
+    ctx,
+  );
+  const live = await readLiveAgents(connection.client, { agentIds, fromPhones });
+  const result = buildExport({
+    agents: live.agents,
+    phones: live.phones,
+    region: connection.baseUrl === REGION_BASE_URLS.eu ? 'eu' : undefined,
+    command: commandLine(agentIds, fromPhones),
+  });
+
+  const files: ScaffoldFile[] = [
+    { path: MANIFEST_FILE, mode: 'create', content: result.manifest },
+    ...result.prompts.map((prompt) => ({ path: prompt.path, mode: 'create' as const, content: prompt.content })),
+    { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
+    { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
+  ];
+  const where = path.relative(ctx.cwd, out) || '.';
+  const written = await writeScaffold(out, files, { force, command: 'voxform export', displayDir: where });
+
+  const agents = result.localNames.size;
+  ctx.stdout.write(
+    `Exported ${agents} agent${agents === 1 ? '' : 's'}${result.phones.length > 0 ? ` and ${result.phones.length} phone binding${result.phones.length === 1 ? '' : 's'}` : ''} to ${where}:\n`,
+  );
+  for (const file of written.created) ctx.stdout.write(`  created      ${file}\n`);
+  for (const file of written.overwritten) ctx.stdout.write(`  overwritten  ${file}\n`);
+  for (const file of written.updated) ctx.stdout.write(`  updated      ${file}\n`);
+  for (const file of written.kept) ctx.stdout.write(`  kept         ${file}\n`);
+  if (result.secrets.length > 0) {
+    ctx.stdout.write('\nSecrets are not exported; set these environment variables to their live values before plan and apply:\n');
+    const width = Math.max(...result.secrets.map((s) => s.name.length));
+    for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
+  }
+  for (const phone of result.skippedPhones) {
+    ctx.stderr.write(`warning: phone ${phone} is not an E.164 number, so its binding was left out of the manifest.\n`);
+  }
+  ctx.stdout.write(`\nNext:${where === '.' ? '' : ` cd ${where} &&`} voxform plan${connection.local ? ' --local' : ''}   # shows no changes\n`);
+  return 0;
+}
+
+function commandLine(agentIds: readonly string[], fromPhones: boolean): string {
+  return ['voxform export', ...agentIds.map((id) => `--agent ${id}`), ...(fromPhones ? ['--from-phones'] : [])].join(' ');
+}

@@ -1,0 +1,224 @@
+/**
+ * Live agents → a manifest that plans to no changes: each agent's config in the update shape, its
+ * prompt as Markdown beside it, the phone bindings. Pure: the caller reads the service and writes
+ * the files.
+ *
+ * Three things need care. Read-only fields (voice.provider, llm.model, …) cannot be managed, so
+ * they are left out and their live values noted in a comment above the agent. Secrets (webhook and
+ * tool headers, app credentials) never go into a file meant for git: each becomes a
+ * `${env:NAME}` reference, and the names are listed so the user can set them. And text that looks
+ * like a reference (`${env:…}` in a prompt sentence) is escaped, so it loads back as written.
+ */
+import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
+import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
+import { propertyNode, schemaNode, stripToShape, type SchemaNode } from '../schema/introspect.js';
+import type { Agent, Phone } from '../schema/types.gen.js';
+import { SCHEMA_MODELINE } from '../templates/scaffold.js';
+
+export interface ExportInput {
+  /** In the order they should appear. */
+  agents: readonly Agent[];
+  /** The account's phones; bindings to exported agents are kept. */
+  phones: readonly Phone[];
+  /** Written as `region:` when the export came from a region's gateway other than the default. */
+  region?: 'us' | 'eu' | undefined;
+  /** The command line, for the header comment. */
+  command: string;
+}
+
+export interface ExportedSecret {
+  /** The environment variable the manifest reads. */
+  name: string;
+  /** Where the value goes, e.g. `agents.booking.config.tools[0].header.authorization`. */
+  path: string;
+}
+
+export interface ExportResult {
+  /** The manifest's text (voxform.yaml). */
+  manifest: string;
+  /** Prompt files, relative to the manifest's folder. */
+  prompts: Array<{ path: string; content: string }>;
+  /** Local name of each exported agent, by id. */
+  localNames: Map<string, string>;
+  /** Phone numbers bound to an exported agent. */
+  phones: string[];
+  /** Phones bound to an exported agent that the manifest cannot hold (not E.164). */
+  skippedPhones: string[];
+  secrets: ExportedSecret[];
+  /** Read-only fields left out, by local name (`voice.provider=elevenlabs`). */
+  readOnly: Map<string, string[]>;
+}
+
+const PHONE_NUMBER = /^\+[1-9][0-9]{6,14}$/;
+
+export function buildExport(input: ExportInput): ExportResult {
+  const updateShape = schemaNode('AgentConfigUpdate');
+  const localNames = new Map<string, string>();
+  const taken = new Set<string>();
+  const secrets: ExportedSecret[] = [];
+  const secretNames = new Set<string>();
+  const readOnly = new Map<string, string[]>();
+  const prompts: Array<{ path: string; content: string }> = [];
+
+  const agentsMap = new YAMLMap();
+  for (const agent of input.agents) {
+    const local = uniqueName(slugify(agent.name), taken);
+    localNames.set(agent.id, local);
+
+    const live = (agent.config ?? {}) as Record<string, unknown>;
+    const config = stripToShape(updateShape, live) as Record<string, unknown>;
+    const dropped = droppedFields(live, config);
+    readOnly.set(local, dropped);
+
+    const protectedConfig = protectValues(updateShape, config, [], {
+      secret: (named, path) => {
+        const name = uniqueName(envName([local, ...named]), secretNames, '_');
+        secrets.push({ name, path: `agents.${local}.config${renderPath(path)}` });
+        return `\${env:${name}}`;
+      },
+    }) as Record<string, unknown>;
+
+    // The loader drops one final newline from a prompt file, so writing one more keeps the prompt
+    // exact. A prompt with carriage returns stays inline: the loader turns CRLF into LF in files.
+    const prompt = live.prompt;
+    if (typeof prompt === 'string' && prompt !== '' && !prompt.includes('\r')) {
+      const file = `prompts/${local}.md`;
+      prompts.push({ path: file, content: `${prompt}\n` });
+      protectedConfig.prompt = { file };
+    }
+
+    const doc = new Document();
+    const entry = new YAMLMap();
+    entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
+    if (typeof agent.name === 'string') entry.items.push(new Pair(new Scalar('name'), new Scalar(escapeEnv(agent.name))));
+    entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
+    const promptNode = entry.getIn(['config', 'prompt'], true);
+    if (isMap(promptNode)) promptNode.flow = true;
+    const key = new Scalar(local);
+    if (dropped.length > 0) key.commentBefore = ` read-only on the service, not managed here: ${dropped.join(', ')}`;
+    agentsMap.items.push(new Pair(key, entry));
+  }
+
+  const phonesMap = new YAMLMap();
+  const phones: string[] = [];
+  const skippedPhones: string[] = [];
+  for (const phone of input.phones) {
+    const local = phone.agent_id === undefined ? undefined : localNames.get(phone.agent_id);
+    if (local === undefined) continue;
+    if (!PHONE_NUMBER.test(phone.id) || phones.includes(phone.id)) {
+      if (!PHONE_NUMBER.test(phone.id)) skippedPhones.push(phone.id);
+      continue;
+    }
+    phones.push(phone.id);
+    const binding = new YAMLMap();
+    binding.flow = true;
+    binding.items.push(new Pair(new Scalar('agent'), new Scalar(local)));
+    phonesMap.items.push(new Pair(new Scalar(phone.id), binding));
+  }
+
+  const root = new YAMLMap();
+  root.items.push(new Pair(new Scalar('version'), new Scalar(1)));
+  if (input.region && input.region !== 'us') root.items.push(new Pair(new Scalar('region'), new Scalar(input.region)));
+  root.items.push(new Pair(new Scalar('agents'), agentsMap));
+  if (phonesMap.items.length > 0) root.items.push(new Pair(new Scalar('phones'), phonesMap));
+
+  const doc = new Document();
+  doc.contents = root;
+  doc.commentBefore = header(input.command, secrets);
+  formatDocument(doc);
+  for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
+  return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, readOnly };
+}
+
+/** `Front desk (staging)` → `front-desk-staging`: a local name of the manifest. */
+export function slugify(name: string | undefined): string {
+  const slug = (name ?? '')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return slug === '' ? 'agent' : slug;
+}
+
+function uniqueName(base: string, taken: Set<string>, separator = '-'): string {
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}${separator}${n}`;
+  taken.add(name);
+  return name;
+}
+
+/** `['front-desk', 'session_data_webhook', 'headers', 'x-hook-token']` → `FRONT_DESK_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN`. */
+function envName(parts: ReadonlyArray<string | number>): string {
+  const words = parts.filter((part) => part !== 'header' && part !== 'headers' && part !== 'credentials').map(String);
+  const name = words.join('_').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return /^[0-9]/.test(name) ? `AGENT_${name}` : name;
+}
+
+function renderPath(path: ReadonlyArray<string | number>): string {
+  return path.map((part) => (typeof part === 'number' ? `[${part}]` : /^[A-Za-z0-9_]+$/.test(part) ? `.${part}` : `["${part}"]`)).join('');
+}
+
+/**
+ * A copy of `value` where every string under a schema node marked `x-sensitive` is replaced by
+ * what `secret` returns for its path (array elements named by their `name` when they have one),
+ * and every other string has `${env:` escaped.
+ */
+function protectValues(node: SchemaNode | undefined, value: unknown, path: Array<string | number>, hooks: { secret: (namedPath: Array<string | number>, path: Array<string | number>) => string }, named: Array<string | number> = path, sensitive = false): unknown {
+  const isSecret = sensitive || node?.sensitive === true;
+  if (typeof value === 'string') return isSecret && value !== '' ? hooks.secret(named, path) : escapeEnv(value);
+  if (Array.isArray(value)) {
+    return value.map((item, index) => {
+      const label = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? (item as { name: string }).name : index;
+      return protectValues(node?.items, item, [...path, index], hooks, [...named, label], isSecret);
+    });
+  }
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      out[key] = protectValues(node ? propertyNode(node, key) : undefined, child, [...path, key], hooks, [...named, key], isSecret);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** The loader reads `${env:X}` in any string; `$${env:X}` is the literal text. */
+function escapeEnv(text: string): string {
+  // A function, because in a replacement string `$$` means one `$`.
+  return text.replaceAll('${env:', () => '$${env:');
+}
+
+/** `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. */
+function droppedFields(live: unknown, kept: unknown, path = ''): string[] {
+  if (Array.isArray(live)) {
+    const keptList = Array.isArray(kept) ? kept : [];
+    return live.flatMap((item, index) => droppedFields(item, keptList[index], `${path}[${index}]`));
+  }
+  if (!live || typeof live !== 'object') return [];
+  const keptObject = kept && typeof kept === 'object' ? (kept as Record<string, unknown>) : {};
+  const found: string[] = [];
+  for (const [key, value] of Object.entries(live as Record<string, unknown>)) {
+    const at = path ? `${path}.${key}` : key;
+    if (Object.hasOwn(keptObject, key)) found.push(...droppedFields(value, keptObject[key], at));
+    else found.push(`${at}=${describeValue(value)}`);
+  }
+  return found;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return /^[\w.:/@+-]{1,60}$/.test(value) ? value : JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? '[…]' : '{…}';
+}
+
+function header(command: string, secrets: readonly ExportedSecret[]): string {
+  const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ' `voxform plan` on it shows no changes; edit it, review the plan, apply.'];
+  if (secrets.length > 0) {
+    lines.push(' Secrets are not exported: the manifest reads them from these environment variables:');
+    for (const secret of secrets) lines.push(`   ${secret.name}  (${secret.path})`);
+  }
+  return lines.join('\n');
+}

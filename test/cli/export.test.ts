@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { createClient } from '../../src/api/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { validateAgainst } from '../../src/schema/validate.js';
+import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
+
+const BOOKING = '-OKdqbqetEcM4ak369yn';
+const SPARE = '-OKspareAgent0000002';
+const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli/commands/validate.js'));
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+  // Text that must come back exactly: a reference-looking sentence, a prompt ending in a newline.
+  const client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  await client.updateAgent(SPARE, {
+    name: 'Spare agent 2',
+    config: { prompt: 'You are a helper.\n\nSay "${env:HOME}" literally.\n', first_message: 'Costs: $${env:X} and ${env:Y}' },
+  });
+  await client.close();
+});
+afterAll(() => emulator.close());
+
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.map((c) => c()));
+  cleanups = [];
+});
+async function tempDir(files: Record<string, string> = {}): Promise<string> {
+  const tree = await makeTree(files);
+  cleanups.push(tree.cleanup);
+  return tree.dir;
+}
+
+const connection = () => ({ args: ['--base-url', emulator.url], env: { VOXFORM_API_KEY: emulator.apiKey } });
+/** The live values of the secrets the export turned into ${env:…} (the seed's). */
+const SECRET_ENV = { APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION: 'seeded-calendar-token' };
+
+describe('voxform export', () => {
+  test('--from-phones → a valid manifest that plans to no changes', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCli(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Exported \d+ agents and \d+ phone bindings to live:/);
+    expect(result.stdout).toContain('APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION');
+    expect(result.stdout).not.toContain('seeded-calendar-token');
+
+    const out = path.join(dir, 'live');
+    const text = await readFile(path.join(out, 'voxform.yaml'), 'utf8');
+    expect(text).not.toContain('seeded-calendar-token');
+    const manifest = parse(text) as { agents: Record<string, { id: string; config: Record<string, unknown> }>; phones: Record<string, { agent: string }> };
+    expect(validateAgainst('Manifest', manifest)).toEqual([]);
+    expect(Object.values(manifest.agents).map((a) => a.id)).toContain(BOOKING);
+    for (const binding of Object.values(manifest.phones)) expect(Object.keys(manifest.agents)).toContain(binding.agent);
+    for (const agent of Object.values(manifest.agents)) {
+      const prompt = agent.config.prompt as { file: string };
+      expect(existsSync(path.join(out, prompt.file))).toBe(true);
+    }
+
+    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: out, env: { ...env, ...SECRET_ENV } });
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain('No changes');
+    expect(plan.code).toBe(0);
+
+    if (validateBuilt) {
+      const validate = await runCli(['validate'], { cwd: out, env: SECRET_ENV });
+      expect(validate.code).toBe(0);
+    }
+  });
+
+  test('--agent: exact prompts and reference-looking text round-trip', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.code).toBe(0);
+    expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('You are a helper.\n\nSay "${env:HOME}" literally.\n\n');
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    expect(manifest).toContain('read-only on the service, not managed here: voice.provider=openai');
+    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env });
+    expect(plan.stdout).toContain('No changes');
+    expect(plan.code).toBe(0);
+  });
+
+  test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
+    const dir = await tempDir({ 'prompts/spare-agent-2.md': 'mine\n' });
+    const { args, env } = connection();
+    const refused = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: voxform export would overwrite prompts/spare-agent-2.md in ., which exists already; nothing was written.');
+    expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
+    expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('mine\n');
+
+    const forced = await runCli(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
+  });
+
+  test('nothing selected, or an unknown agent: a clear error', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const nothing = await runCli(['export', ...args], { cwd: dir, env });
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain('error: Say which agents to export: --agent ID (repeatable), or --from-phones');
+    const unknown = await runCli(['export', '--agent', 'ag_does_not_exist', ...args], { cwd: dir, env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: .*ag_does_not_exist/m);
+    expect(unknown.stderr).not.toContain('    at ');
+    expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { buildExport, slugify } from '../../src/export/build-manifest.js';
+import { formatManifest } from '../../src/format/format-manifest.js';
+import { validateAgainst } from '../../src/schema/validate.js';
+import type { Agent, Phone } from '../../src/schema/types.gen.js';
+
+function agent(id: string, name: string, config: Record<string, unknown>): Agent {
+  return { id, name, config, created_at: 1 } as Agent;
+}
+
+describe('slugify', () => {
+  test.each([
+    ['Front desk', 'front-desk'],
+    ['Appointment booking (staging)', 'appointment-booking-staging'],
+    ['  Café  Réception!! ', 'cafe-reception'],
+    ['24/7 Support', '24-7-support'],
+    ['???', 'agent'],
+    [undefined, 'agent'],
+  ])('%s → %s', (name, slug) => {
+    expect(slugify(name)).toBe(slug);
+  });
+});
+
+describe('buildExport', () => {
+  const frontDesk = agent('ag_1', 'Front desk', {
+    prompt: 'You are Ava.\nBe brief.',
+    first_message: 'Hello, costs are ${env:NOT_A_REF} today',
+    voice: { provider: 'elevenlabs', voice_id: 'rachel' },
+    llm: { model: 'gpt-4o', temperature: 0.4 },
+    session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-hook-token': 'live-secret-1' } },
+    tools: [{ name: 'find_slots', webhook: 'https://x.test', header: { authorization: 'live-secret-2' }, response_mode: 'strict' }],
+    mystery_field: 1,
+  });
+  const twin = agent('ag_2', 'Front desk', { prompt: 'Line one\r\nLine two', language: 'en-US' });
+  const phones: Phone[] = [
+    { id: '+15551230001', agent_id: 'ag_1' },
+    { id: '+15551230002', agent_id: 'ag_other' },
+    { id: 'sip:desk@example.com', agent_id: 'ag_2' },
+    { id: '+15551230003' },
+  ];
+  const result = buildExport({ agents: [frontDesk, twin], phones, command: 'voxform export --agent ag_1 --agent ag_2' });
+  const manifest = parse(result.manifest) as {
+    agents: Record<string, { id: string; name: string; config: Record<string, unknown> }>;
+    phones: Record<string, unknown>;
+    region?: string;
+  };
+
+  test('the manifest is valid, formatted, and names agents by slug, made unique', () => {
+    expect(validateAgainst('Manifest', manifest)).toEqual([]);
+    expect(formatManifest(result.manifest, 'voxform.yaml').changed).toBe(false);
+    expect(Object.keys(manifest.agents)).toEqual(['front-desk', 'front-desk-2']);
+    expect(result.localNames).toEqual(new Map([['ag_1', 'front-desk'], ['ag_2', 'front-desk-2']]));
+    expect(manifest.region).toBeUndefined();
+  });
+
+  test('read-only and unknown fields are left out and noted in a comment above the agent', () => {
+    const config = manifest.agents['front-desk']?.config ?? {};
+    expect(config.voice).toEqual({ voice_id: 'rachel' });
+    expect(config.llm).toEqual({ temperature: 0.4 });
+    expect((config.tools as Array<Record<string, unknown>>)[0]).not.toHaveProperty('response_mode');
+    expect(config).not.toHaveProperty('mystery_field');
+    expect(result.manifest).toContain(
+      '  # read-only on the service, not managed here: voice.provider=elevenlabs, llm.model=gpt-4o, tools[0].response_mode=strict, mystery_field=1\n  front-desk:\n',
+    );
+    expect(result.readOnly.get('front-desk-2')).toEqual([]);
+  });
+
+  test('secrets become ${env:…} references, named after where they go, and are never written', () => {
+    expect(result.manifest).not.toContain('live-secret');
+    expect(result.secrets).toEqual([
+      { name: 'FRONT_DESK_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN', path: 'agents.front-desk.config.session_data_webhook.headers["x-hook-token"]' },
+      { name: 'FRONT_DESK_TOOLS_FIND_SLOTS_AUTHORIZATION', path: 'agents.front-desk.config.tools[0].header.authorization' },
+    ]);
+    const config = manifest.agents['front-desk']?.config ?? {};
+    expect(config.session_data_webhook).toEqual({ url: 'https://hooks.example.com/end', headers: { 'x-hook-token': '${env:FRONT_DESK_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN}' } });
+    expect(result.manifest).toContain('#   FRONT_DESK_TOOLS_FIND_SLOTS_AUTHORIZATION  (agents.front-desk.config.tools[0].header.authorization)');
+  });
+
+  test('text that looks like a reference is escaped, so it loads back as written', () => {
+    expect(manifest.agents['front-desk']?.config.first_message).toBe('Hello, costs are $${env:NOT_A_REF} today');
+  });
+
+  test('prompts go to prompts/<name>.md with one final newline (the loader drops it); CRLF prompts stay inline', () => {
+    expect(result.prompts).toEqual([{ path: 'prompts/front-desk.md', content: 'You are Ava.\nBe brief.\n' }]);
+    expect(manifest.agents['front-desk']?.config.prompt).toEqual({ file: 'prompts/front-desk.md' });
+    expect(result.manifest).toContain('prompt: { file: prompts/front-desk.md }');
+    expect(manifest.agents['front-desk-2']?.config.prompt).toBe('Line one\r\nLine two');
+  });
+
+  test('phone bindings of exported agents, by local name; others left out; non-E.164 reported', () => {
+    expect(manifest.phones).toEqual({ '+15551230001': { agent: 'front-desk' } });
+    expect(result.phones).toEqual(['+15551230001']);
+    expect(result.skippedPhones).toEqual(['sip:desk@example.com']);
+  });
+
+  test('an EU export says so', () => {
+    const eu = buildExport({ agents: [twin], phones: [], region: 'eu', command: 'voxform export' });
+    expect(parse(eu.manifest)).toMatchObject({ version: 1, region: 'eu' });
+    expect(eu.manifest).not.toContain('phones:');
+  });
+});
