@@ -10,7 +10,8 @@ import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type L
 import { redactValue } from '../plan/redact.js';
 import { getAtPath, splitPath } from '../plan/paths.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import { canonicalJson, hashValue } from '../util/hash.js';
+import { canonicalJson } from '../util/hash.js';
+import { hashApplied } from '../state/types.js';
 import type { ApplyClient } from './client.js';
 
 export type ProgressEvent =
@@ -103,7 +104,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     if (change.kind === 'agent') {
       const agent = findAgent(desired, change.address);
       const live = agent ? options.live.agents.get(agent.id) : undefined;
-      if (agent && live) await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied: appliedHashes(agent) }));
+      if (agent && live) await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied: appliedHashes(agent, store.salt) }));
     } else if (change.kind === 'phone') {
       const phone = [...desired.phones.values()].find((p) => p.address === change.address);
       if (phone?.agent) {
@@ -180,8 +181,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       await client.setAgentFiles({ agent_id: agent.id, files: knowledgeIds, ...(Array.isArray(messages) ? { messages: messages as string[] } : {}) });
     }
     await store.update((ws) => {
-      const applied = appliedHashes(agent);
-      if (knowledgeIds) applied.knowledge = hashValue(knowledgeIds);
+      const applied = appliedHashes(agent, store.salt);
+      if (knowledgeIds) applied.knowledge = hashApplied(store.salt, knowledgeIds);
       else if (ws.agents[change.address]?.applied.knowledge) applied.knowledge = ws.agents[change.address]!.applied.knowledge!;
       ws.agents[change.address] = { id: agent.id, applied };
     });
@@ -196,9 +197,9 @@ function findAgent(desired: DesiredState, address: string): DesiredAgent | undef
 }
 
 /** Hashes of the desired managed values: what "voxform last applied" means for drift detection. */
-function appliedHashes(agent: DesiredAgent): Record<string, string> {
+function appliedHashes(agent: DesiredAgent, salt: string): Record<string, string> {
   const applied: Record<string, string> = {};
-  for (const [path, value] of desiredAgentFields(agent)) applied[path] = hashValue(value);
+  for (const [path, value] of desiredAgentFields(agent)) applied[path] = hashApplied(salt, value);
   return applied;
 }
 

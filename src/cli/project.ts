@@ -18,6 +18,7 @@ export interface ProjectOptions {
   region?: string;
   local?: boolean;
   state?: string;
+  parallelism?: number;
 }
 
 export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext): Promise<DesiredState> {
@@ -47,6 +48,8 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   const connection = await resolveConnection(
     { baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local },
     ctx,
+    // Requests in flight follow --parallelism, so plan and apply load the service as the user asked.
+    { maxInFlight: options.parallelism ?? 8 },
   );
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');

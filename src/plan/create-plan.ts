@@ -10,6 +10,8 @@ export interface CreatePlanOptions {
   desired: DesiredState;
   client: LiveReader;
   workspace: WorkspaceState;
+  /** The state file's salt (hashes of applied values are salted). */
+  salt: string;
   /** How the service is shown and bound into saved plans (`https://…`, or `local` for the embedded emulator). */
   baseUrl: string;
   files: string[];
@@ -32,6 +34,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
     desired,
     live,
     state: options.workspace,
+    salt: options.salt,
     baseUrl: options.baseUrl,
     files: options.files,
     targets,

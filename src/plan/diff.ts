@@ -12,7 +12,7 @@ import type {
   DesiredPhone,
   DesiredState,
 } from '../manifest/types.js';
-import type { WorkspaceState } from '../state/types.js';
+import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { canonicalJson, hashValue } from '../util/hash.js';
 import { flattenLeaves, getAtPath, isAtOrUnder, splitPath } from './paths.js';
 import {
@@ -43,6 +43,8 @@ export interface DiffInput {
   desired: DesiredState;
   live: LiveState;
   state: WorkspaceState;
+  /** The state file's salt, for comparing with the hashes of applied values. */
+  salt: string;
   baseUrl: string;
   /** Manifest files as shown to the user (relative). */
   files: string[];
@@ -61,6 +63,15 @@ function agentSchemaSecrets(): string[] {
 /** Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}`. */
 export function agentSensitivePatterns(agent: DesiredAgent): string[] {
   return [...agentSchemaSecrets(), ...agent.sensitivePaths.map((p) => `config.${p}`)];
+}
+
+/**
+ * The live fingerprint of a resource. Salted with the manifests' hash: live values can hold secrets
+ * (webhook headers), and a saved plan must not carry a hash of a short secret that a precomputed
+ * table could reverse.
+ */
+function fingerprint(input: DiffInput, live: unknown): string {
+  return hashValue([input.desired.manifestHash, live]);
 }
 
 function equal(a: unknown, b: unknown): boolean {
@@ -135,7 +146,7 @@ function diffAgent(
       before: liveValue,
       after: desiredValue,
       sensitive: isSensitiveLeaf(path, sensitivePaths),
-      drift: applied[path] !== undefined && applied[path] === hashValue(desiredValue),
+      drift: applied[path] !== undefined && applied[path] === hashApplied(input.salt, desiredValue),
     });
   }
 
@@ -160,7 +171,7 @@ function diffAgent(
         before: liveFiles,
         after: desiredFiles,
         sensitive: false,
-        drift: dependsOn.length === 0 && lastApplied !== undefined && lastApplied === hashValue(desiredFiles),
+        drift: dependsOn.length === 0 && lastApplied !== undefined && lastApplied === hashApplied(input.salt, desiredFiles),
       });
     }
   }
@@ -174,7 +185,7 @@ function diffAgent(
     fieldChanges,
     sensitivePaths,
     dependsOn,
-    liveFingerprint: hashValue(before),
+    liveFingerprint: fingerprint(input, before),
   });
 }
 
@@ -218,7 +229,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
     create: !live,
     sensitivePaths: [],
     dependsOn,
-    liveFingerprint: hashValue(before),
+    liveFingerprint: fingerprint(input, before),
   });
 }
 
@@ -249,7 +260,7 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
     reason: before ? undefined : 'live_unknown',
     sensitivePaths: [],
     dependsOn,
-    liveFingerprint: hashValue(stateEntry ?? null),
+    liveFingerprint: fingerprint(input, stateEntry ?? null),
   });
 }
 
@@ -276,7 +287,7 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput): ResourceCh
     reason: contentChanged ? 'content_changed' : undefined,
     sensitivePaths: [],
     dependsOn: [],
-    liveFingerprint: hashValue(stateEntry ?? null),
+    liveFingerprint: fingerprint(input, stateEntry ?? null),
   });
 }
 
@@ -299,7 +310,7 @@ function diffCredential(credential: DesiredCredential, input: DiffInput): Resour
     reason: stateEntry ? undefined : 'live_unknown',
     sensitivePaths: ['api_key'],
     dependsOn: [],
-    liveFingerprint: hashValue(stateEntry ?? null),
+    liveFingerprint: fingerprint(input, stateEntry ?? null),
   });
 }
 

@@ -68,7 +68,10 @@ export function lineDiff(before: unknown, after: unknown, context = 2): DiffLine
 export function viewField(field: FieldChange, resource: ResourceChange): FieldView {
   const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
   const base = { path: field.path, marker, drift: field.drift };
-  if (field.sensitive) return { ...base, summary: marker === '-' ? '(sensitive value cleared)' : '(sensitive value changed)', diff: undefined };
+  if (field.sensitive) {
+    const summary = marker === '-' ? '(sensitive value cleared)' : marker === '+' ? '(sensitive value)' : '(sensitive value changed)';
+    return { ...base, summary, diff: undefined };
+  }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
   if (canonicalJson(before) === canonicalJson(after)) {

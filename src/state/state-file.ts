@@ -1,5 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { VoxformError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
@@ -10,7 +11,7 @@ export async function readStateFile(file: string): Promise<StateFile> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, serial: 0, workspaces: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, serial: 0, salt: newSalt(), workspaces: {} };
     throw new VoxformError('state_unreadable', `Cannot read the state file ${file}: ${(error as Error).message}.`);
   }
   let parsed: unknown;
@@ -30,7 +31,16 @@ export async function readStateFile(file: string): Promise<StateFile> {
   for (const ws of Object.values(state.workspaces)) {
     for (const key of Object.keys(emptyWorkspace()) as Array<keyof WorkspaceState>) ws[key] ??= {};
   }
-  return { version: 1, serial: typeof state.serial === 'number' ? state.serial : 0, workspaces: state.workspaces };
+  return {
+    version: 1,
+    serial: typeof state.serial === 'number' ? state.serial : 0,
+    salt: typeof state.salt === 'string' && state.salt !== '' ? state.salt : newSalt(),
+    workspaces: state.workspaces,
+  };
+}
+
+function newSalt(): string {
+  return randomBytes(16).toString('hex');
 }
 
 /**
@@ -53,6 +63,10 @@ export class StateStore {
 
   static async open(file: string, workspaceKey: string): Promise<StateStore> {
     return new StateStore(file, await readStateFile(file), workspaceKey);
+  }
+
+  get salt(): string {
+    return this.state.salt;
   }
 
   get workspace(): WorkspaceState {

@@ -1,3 +1,5 @@
+import { hashValue } from '../util/hash.js';
+
 /**
  * The state file (`.voxform/state.json` by default) keeps only what the service cannot tell us:
  * knowledge file ids and content hashes, campaigns' last-applied values, credential fingerprints,
@@ -8,6 +10,11 @@ export interface StateFile {
   version: 1;
   /** Increases on every write: a reader can tell two states apart at a glance. */
   serial: number;
+  /**
+   * Random, made with the file: mixed into every hash of an applied value, so the hash of a short
+   * secret (a webhook token) cannot be looked up in a precomputed table.
+   */
+  salt: string;
   /** One workspace per environment and service: `default@https://api-west.millis.ai`. */
   workspaces: Record<string, WorkspaceState>;
 }
@@ -48,6 +55,11 @@ export interface KnowledgeState {
 export interface CredentialState {
   /** `sha256:` of provider and key; never the key. */
   fingerprint: string;
+}
+
+/** The hash kept for a value voxform applied: salted with the state file's salt (see `StateFile.salt`). */
+export function hashApplied(salt: string, value: unknown): string {
+  return hashValue([salt, value]);
 }
 
 export function emptyWorkspace(): WorkspaceState {

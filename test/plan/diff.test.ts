@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffStates, selectTargets, summarize } from '../../src/plan/diff.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
-import { hashValue } from '../../src/util/hash.js';
+import { hashApplied } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
 
 const liveAgent = (id: string, config: Agent['config'], name = 'Front desk'): Agent => ({ id, name, config, created_at: 1 });
@@ -13,7 +13,7 @@ function diffOne(agentConfig: Record<string, unknown>, live: Agent['config'], ex
     desired: desiredState({ agents: [agent] }),
     live: { agents: new Map([['a1', liveAgent('a1', live)]]), phones: [] },
     state: emptyWorkspace(),
-    baseUrl: 'local',
+    salt: 'salt', baseUrl: 'local',
     files: [],
   });
   expect(problems).toEqual([]);
@@ -85,12 +85,12 @@ describe('agent diff', () => {
   it('marks drift when live moved away from what was last applied and the manifest did not change', () => {
     const agent = desiredAgent('front', { id: 'a1', config: { first_message: 'Hello' } });
     const state = emptyWorkspace();
-    state.agents['agent.front'] = { id: 'a1', applied: { 'config.first_message': hashValue('Hello') } };
+    state.agents['agent.front'] = { id: 'a1', applied: { 'config.first_message': hashApplied('salt', 'Hello') } };
     const { changes } = diffStates({
       desired: desiredState({ agents: [agent] }),
       live: { agents: new Map([['a1', liveAgent('a1', { first_message: 'Changed in the dashboard' })]]), phones: [] },
       state,
-      baseUrl: 'local',
+      salt: 'salt', baseUrl: 'local',
       files: [],
     });
     expect(changes[0]).toMatchObject({ action: 'update', reason: 'drift', fieldChanges: [{ path: 'config.first_message', drift: true }] });
@@ -100,12 +100,12 @@ describe('agent diff', () => {
   it('does not call a manifest edit drift', () => {
     const agent = desiredAgent('front', { id: 'a1', config: { first_message: 'New text' } });
     const state = emptyWorkspace();
-    state.agents['agent.front'] = { id: 'a1', applied: { 'config.first_message': hashValue('Hello') } };
+    state.agents['agent.front'] = { id: 'a1', applied: { 'config.first_message': hashApplied('salt', 'Hello') } };
     const { changes } = diffStates({
       desired: desiredState({ agents: [agent] }),
       live: { agents: new Map([['a1', liveAgent('a1', { first_message: 'Hello' })]]), phones: [] },
       state,
-      baseUrl: 'local',
+      salt: 'salt', baseUrl: 'local',
       files: [],
     });
     expect(changes[0]).toMatchObject({ reason: undefined, fieldChanges: [{ drift: false }] });
@@ -113,7 +113,7 @@ describe('agent diff', () => {
 
   it('reports an agent id the service does not know, at its place', () => {
     const agent = desiredAgent('front', { id: 'missing', source: { file: 'a.yaml', line: 4, col: 3 } });
-    const { problems } = diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map(), phones: [] }, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    const { problems } = diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map(), phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
     expect(problems).toMatchObject([{ address: 'agent.front', file: 'a.yaml', line: 4, col: 3 }]);
     expect(problems[0]!.message).toContain('"missing"');
   });
@@ -141,7 +141,7 @@ describe('phones, campaigns, targets', () => {
       desiredPhone('+15550000002', { agent: { id: 'a1', localName: 'front' }, import: { provider: 'twilio', country: 'US', region: 'us-west', api_key: 'k', api_secret: 's' } }),
       desiredPhone('+15550000003', { agent: { id: 'a1', localName: 'front' } }),
     ];
-    const { changes, problems } = diffStates({ desired: desiredState({ agents: [agent], phones }), live, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    const { changes, problems } = diffStates({ desired: desiredState({ agents: [agent], phones }), live, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
     const byAddress = Object.fromEntries(changes.map((c) => [c.address, c]));
     expect(byAddress['phone.+15550000001']).toMatchObject({ action: 'update', dependsOn: ['agent.front'], fieldChanges: [{ path: 'agent_id', before: 'other', after: 'a1' }] });
     expect(byAddress['phone.+15550000002']).toMatchObject({ action: 'create', dependsOn: ['agent.front'] });
@@ -150,18 +150,18 @@ describe('phones, campaigns, targets', () => {
 
   it('says plainly that a campaign without state is unknown, and diffs against state otherwise', () => {
     const campaign = desiredCampaign('spring', { name: 'Spring', include_metadata_in_prompt: false });
-    const unknown = diffStates({ desired: desiredState({ campaigns: [campaign] }), live, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    const unknown = diffStates({ desired: desiredState({ campaigns: [campaign] }), live, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
     expect(unknown.changes[0]).toMatchObject({ action: 'update', reason: 'live_unknown', before: null });
     const state = emptyWorkspace();
     state.campaigns['campaign.spring'] = { id: 'cmp_spring', applied: { name: 'Spring', include_metadata_in_prompt: false } };
-    const known = diffStates({ desired: desiredState({ campaigns: [campaign] }), live, state, baseUrl: 'local', files: [] });
+    const known = diffStates({ desired: desiredState({ campaigns: [campaign] }), live, state, salt: 'salt', baseUrl: 'local', files: [] });
     expect(known.changes[0]).toMatchObject({ action: 'no-op', reason: undefined });
   });
 
   it('--target keeps the target and what it depends on', () => {
     const phones = [desiredPhone('+15550000001', { agent: { id: 'a1', localName: 'front' } })];
     const campaign = desiredCampaign('spring', { name: 'S' });
-    const { changes } = diffStates({ desired: desiredState({ agents: [agent], phones, campaigns: [campaign] }), live, state: emptyWorkspace(), baseUrl: 'local', files: [] });
+    const { changes } = diffStates({ desired: desiredState({ agents: [agent], phones, campaigns: [campaign] }), live, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
     expect(selectTargets(changes, ['phone.+15550000001']).map((c) => c.address)).toEqual(['agent.front', 'phone.+15550000001']);
   });
 });

@@ -34,6 +34,7 @@ function makePlan(): Plan {
     desired: desiredState({ agents: [agent], campaigns: [campaign] }),
     live: { agents: new Map([['a1', live]]), phones: [] },
     state: emptyWorkspace(),
+    salt: 'salt',
     baseUrl: 'local',
     files: [],
   });

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe('state file', () => {
   it('reads a missing file as an empty state', async () => {
-    expect(await readStateFile(path.join(dir, 'none.json'))).toEqual({ version: 1, serial: 0, workspaces: {} });
+    expect(await readStateFile(path.join(dir, 'none.json'))).toMatchObject({ version: 1, serial: 0, workspaces: {}, salt: expect.stringMatching(/^[0-9a-f]{32}$/) });
   });
 
   it('refuses a damaged file with a clear error', async () => {

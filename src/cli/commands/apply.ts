@@ -61,6 +61,7 @@ export async function run(options: ApplyOptions, ctx: CommandContext): Promise<n
       desired: project.desired,
       client: project.connection.client,
       workspace: store.workspace,
+      salt: store.salt,
       baseUrl: project.serviceId,
       files: displayFiles(project.desired, ctx.cwd),
       targets,

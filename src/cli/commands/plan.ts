@@ -24,6 +24,7 @@ export async function run(options: PlanOptions, ctx: CommandContext): Promise<nu
     desired: project.desired,
     client: project.connection.client,
     workspace: state.workspaces[project.workspaceKey] ?? emptyWorkspace(),
+    salt: state.salt,
     baseUrl: project.serviceId,
     files: displayFiles(project.desired, ctx.cwd),
     targets: options.target ?? [],
