@@ -53,12 +53,19 @@ describe('voxform init, for every template', () => {
     const fmt = await runCli(['fmt', '--check'], { cwd: project });
     expect(fmt.code).toBe(0);
 
+    const env = { CALENDAR_TOKEN: 't', CRM_WEBHOOK_TOKEN: 't', HELPDESK_TOKEN: 't', SURVEY_WEBHOOK_TOKEN: 't' };
     if (validateBuilt) {
-      const env = { CALENDAR_TOKEN: 't', CRM_WEBHOOK_TOKEN: 't', HELPDESK_TOKEN: 't', SURVEY_WEBHOOK_TOKEN: 't' };
       const validate = await runCli(['validate'], { cwd: project, env });
       expect(validate.stderr + validate.stdout).not.toMatch(/error/i);
       expect(validate.code).toBe(0);
     }
+
+    // On the embedded emulator: apply makes the spare agent the template's agent; a second plan is empty.
+    const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env });
+    expect(apply.code).toBe(0);
+    const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: project, env });
+    expect(plan.stdout).toContain('No changes');
+    expect(plan.code).toBe(0);
   });
 });
 
