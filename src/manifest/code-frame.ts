@@ -53,8 +53,9 @@ function linesAround(text: string, line: number, context: number): Array<{ numbe
     start = newline + 1;
     number++;
   }
-  // A position just past a final newline is on a line of its own, empty.
-  if (found.every((l) => l.number !== line) && number + 1 === line) found.push({ number: line, content: '' });
+  // The empty "line" after a final newline is shown only when the position is on it.
+  const final = found[found.length - 1];
+  if (final && final.number !== line && final.content === '' && text.endsWith('\n') && start === text.length) found.pop();
   return found;
 }
 

@@ -55,3 +55,17 @@ describe('codeFrame', () => {
     expect(codeFrame('a: 1\r\nb: x\r\n', 2, 4, { context: 0 })).toBe('> 2 | b: x\n    |    ^');
   });
 });
+
+describe('codeFrame at the end of a file', () => {
+  it('does not show the empty line after a final newline', () => {
+    expect(codeFrame('a: 1\nb: 2\n', 2, 1)).toBe('  1 | a: 1\n> 2 | b: 2\n    | ^');
+  });
+
+  it('shows it when the position is on it', () => {
+    expect(codeFrame('a: 1\n', 2, 1)).toBe('  1 | a: 1\n> 2 |\n    | ^');
+  });
+
+  it('frames an empty file', () => {
+    expect(codeFrame('', 1, 1)).toBe('> 1 |\n    | ^');
+  });
+});

@@ -1,0 +1,162 @@
+import { afterEach, describe, expect, it } from 'vitest';
+
+// These run the built CLI (dist/): `npm test` builds first (pretest).
+import { makeTree, runCli, repoRoot } from '../helpers/cli.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const made = await makeTree(files);
+  cleanups.push(made.cleanup);
+  return made.dir;
+}
+
+describe('voxform validate', () => {
+  it('accepts agents.example.yaml', async () => {
+    const result = await runCli(['validate', '-f', 'agents.example.yaml'], { cwd: repoRoot });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('✓ agents.example.yaml is valid: 2 agents, 2 phones, 1 campaign, 1 knowledge file, 1 credential\n');
+    expect(result.code).toBe(0);
+  });
+
+  it('accepts agents.example.yaml with its staging environment', async () => {
+    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--env', 'staging'], { cwd: repoRoot });
+    expect(result.stdout).toContain('is valid (environment staging)');
+    expect(result.code).toBe(0);
+  });
+
+  it('prints each problem as file:line:col  message with a code frame, a summary, and exits 1', async () => {
+    const cwd = await tree({
+      'voxform.yaml': [
+        'agents:',
+        '  front-desk:',
+        '    id: ag_1',
+        '    config:',
+        '      flow:',
+        '        response_delay: fast',
+        '        interruption: { first_message: true }',
+        'phones:',
+        '  "+15551230001": { agent: front-dsk }',
+      ].join('\n'),
+    });
+    const result = await runCli(['validate'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      [
+        'voxform.yaml:6:25  flow.response_delay: expected a number, found a string ("fast")',
+        '  4 |     config:',
+        '  5 |       flow:',
+        '> 6 |         response_delay: fast',
+        '    |                         ^',
+        '  7 |         interruption: { first_message: true }',
+        '  8 | phones:',
+        '',
+        'voxform.yaml:7:25  unknown field "first_message" in flow.interruption; did you mean "first_messsage"?',
+        '  5 |       flow:',
+        '  6 |         response_delay: fast',
+        '> 7 |         interruption: { first_message: true }',
+        '    |                         ^',
+        '  8 | phones:',
+        '  9 |   "+15551230001": { agent: front-dsk }',
+        '',
+        'voxform.yaml:9:28  phone "+15551230001" is answered by agent "front-dsk", which the manifest does not define; did you mean "front-desk"?',
+        '  7 |         interruption: { first_message: true }',
+        '  8 | phones:',
+        '> 9 |   "+15551230001": { agent: front-dsk }',
+        '    |                            ^',
+        '',
+        '3 errors in 1 file',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('gives the same diagnostics as data with --format json', async () => {
+    const cwd = await tree({ 'voxform.yaml': 'agents:\n  a: { id: ag_1, nmae: A }\n', 'empty.yaml': '' });
+    const result = await runCli(['validate', '-f', 'voxform.yaml', '-f', 'empty.yaml', '--format', 'json'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
+      valid: false,
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'unknown_field',
+          message: 'unknown field "nmae" in agent "a"; did you mean "name"?',
+          file: 'voxform.yaml',
+          line: 2,
+          col: 18,
+          frame: '  1 | agents:\n> 2 |   a: { id: ag_1, nmae: A }\n    |                  ^',
+        },
+        {
+          severity: 'warning',
+          code: 'empty_file',
+          message: 'empty.yaml is empty: it defines nothing',
+          file: 'empty.yaml',
+          line: 1,
+          col: 1,
+          frame: '> 1 |\n    | ^',
+        },
+      ],
+      summary: { errors: 1, warnings: 1, files: ['voxform.yaml', 'empty.yaml'], environment: null, resources: null },
+    });
+  });
+
+  it('reports a valid manifest as JSON with what it defines', async () => {
+    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--format', 'json'], { cwd: repoRoot });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      valid: true,
+      diagnostics: [],
+      summary: { errors: 0, warnings: 0, files: ['agents.example.yaml'], resources: { agents: 2, phones: 2, campaigns: 1, knowledge: 1, credentials: 1 } },
+    });
+  });
+
+  it('never prints a secret from the environment, even beside a mistake', async () => {
+    const cwd = await tree({
+      'voxform.yaml': [
+        'agents:',
+        '  a:',
+        '    id: ag_1',
+        '    config:',
+        '      vad_threshold: ${env:VAD_SECRET}',
+        '      session_data_webhook:',
+        '        url: https://hooks.example.com/end',
+        '        headers: { x-token: "${env:HOOK_TOKEN}", x-other: 12 }',
+        'credentials:',
+        '  - { provider: openai, api_key: "${env:OPENAI_KEY}" }',
+        '  - { provider: openai, api_key: "${env:OPENAI_KEY}" }',
+      ].join('\n'),
+    });
+    const env = { VAD_SECRET: 'vad-secret-4711', HOOK_TOKEN: 'hook-secret-0815', OPENAI_KEY: 'sk-secret-openai-42' };
+    for (const format of ['text', 'json']) {
+      const result = await runCli(['validate', '--format', format], { cwd, env });
+      expect(result.code).toBe(1);
+      const output = result.stdout + result.stderr;
+      expect(output).toContain('vad_threshold: expected a number, found a string');
+      expect(output).toContain('is defined twice');
+      // Header values are secrets by the schema: even a literal is not echoed.
+      expect(output).toContain('session_data_webhook.headers.x-other: expected a string, found a number');
+      expect(output).not.toContain('found a number (12)');
+      for (const secret of Object.values(env)) expect(output).not.toContain(secret);
+    }
+  });
+
+  it('says clearly when there is no manifest, without a stack trace', async () => {
+    const cwd = await tree({ 'README.md': 'nothing here' });
+    const result = await runCli(['validate'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: No manifest found: neither voxform\.yaml nor agents\.yaml exists in .+\.\n {2}hint: /);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('answers an unknown --env with a suggestion', async () => {
+    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--env', 'stagin'], { cwd: repoRoot });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('unknown environment "stagin" (--env); did you mean "staging"?');
+  });
+});
