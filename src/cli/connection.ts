@@ -48,7 +48,7 @@ export async function resolveConnection(options: ConnectionOptions, ctx: Command
   if (apiKey === '') {
     throw new VoxformError(
       'api_key_missing',
-      'No API key: set VOXFORM_API_KEY to your private key (create one in the dashboard, or with `voxform keys create --type private`), or use --local for the embedded emulator.',
+      'No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
     );
   }
   ctx.secrets.add(apiKey);

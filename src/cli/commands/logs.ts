@@ -112,7 +112,7 @@ export function parseTimeArgument(flag: string, raw: string, now: number): numbe
 export interface CallStats {
   calls: number;
   by_status: Record<string, number>;
-  /** Nearest-rank percentiles over the calls that have a duration, in seconds. */
+  /** Nearest-rank percentiles over the calls with a duration above 0, in seconds. */
   duration_seconds: { calls: number; p50: number | null; p95: number | null };
   credits: { by_type: Record<string, number>; total: number };
 }
@@ -125,7 +125,8 @@ export function summarizeCalls(records: readonly GlobalCallHistoryRecord[]): Cal
   for (const record of records) {
     const status = record.call_status ?? '(none)';
     byStatus[status] = (byStatus[status] ?? 0) + 1;
-    if (typeof record.duration === 'number' && Number.isFinite(record.duration)) durations.push(record.duration);
+    // A call that never connected (registered, queued) has no duration worth averaging.
+    if (typeof record.duration === 'number' && Number.isFinite(record.duration) && record.duration > 0) durations.push(record.duration);
     for (const item of record.cost_breakdown ?? []) {
       if (typeof item.credit !== 'number' || !Number.isFinite(item.credit)) continue;
       const type = item.type ?? '(other)';
@@ -163,7 +164,11 @@ export function renderStats(stats: CallStats): string {
   lines.push(...alignPairs(Object.entries(stats.by_status).map(([status, count]) => [status, String(count)])));
   lines.push('');
   const d = stats.duration_seconds;
-  lines.push(d.calls === 0 ? 'Duration: no call has a duration' : `Duration (${d.calls} calls): p50 ${formatDuration(d.p50 ?? 0)}, p95 ${formatDuration(d.p95 ?? 0)}`);
+  lines.push(
+    d.calls === 0
+      ? 'Duration: no call has a duration'
+      : `Duration (over the ${d.calls} call${d.calls === 1 ? '' : 's'} with one): p50 ${formatDuration(d.p50 ?? 0)}, p95 ${formatDuration(d.p95 ?? 0)}`,
+  );
   lines.push('');
   lines.push('Credits by cost type:');
   const credits = Object.entries(stats.credits.by_type).map(([type, credit]): [string, string] => [type, formatCredits(credit)]);
@@ -212,7 +217,8 @@ export function renderTable(records: readonly GlobalCallHistoryRecord[], columns
     while (total > columns) {
       let widest = -1;
       COLUMNS.forEach((column, i) => {
-        if (column.shrinkable && (widths[i] as number) > MIN_SHRUNK && (widest === -1 || (widths[i] as number) > (widths[widest] as number))) widest = i;
+        const floor = Math.max(MIN_SHRUNK, column.title.length); // a header is never cut
+        if (column.shrinkable && (widths[i] as number) > floor && (widest === -1 || (widths[i] as number) > (widths[widest] as number))) widest = i;
       });
       if (widest === -1) break; // as narrow as it gets; the terminal wraps the rest
       widths[widest] = (widths[widest] as number) - 1;
@@ -252,6 +258,7 @@ export function formatDuration(seconds: number): string {
   return `${s}s`;
 }
 
+/** Three decimals always, so a column of credits lines up on the point. */
 function formatCredits(value: number): string {
-  return value === 0 ? '0' : value.toFixed(value >= 100 ? 1 : 3).replace(/\.?0+$/, '');
+  return value.toFixed(3);
 }

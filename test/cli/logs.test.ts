@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFilters, formatDuration, parseTimeArgument, percentile, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
+import { makeTree, runCli } from '../helpers/cli.js';
+
+const NOW = Date.parse('2026-01-10T12:00:00Z');
+
+describe('parseTimeArgument', () => {
+  it.each([
+    ['2026-01-01', 1_767_225_600],
+    ['2026-01-01T09:30:00Z', 1_767_225_600 + 9.5 * 3600],
+    ['2026-01-01T09:30:00+02:00', 1_767_225_600 + 7.5 * 3600],
+    ['1767225600', 1_767_225_600],
+    ['1767225600.5', 1_767_225_600.5],
+    ['1767225600000', 1_767_225_600], // milliseconds, recognised by their 13 digits
+    ['90s', NOW / 1000 - 90],
+    ['30m', NOW / 1000 - 1800],
+    ['24h', NOW / 1000 - 86_400],
+    ['7d', NOW / 1000 - 7 * 86_400],
+    ['2w', NOW / 1000 - 14 * 86_400],
+    ['1.5h', NOW / 1000 - 5400],
+  ])('%s → %d', (raw, expected) => {
+    expect(parseTimeArgument('--since', raw, NOW)).toBe(expected);
+  });
+
+  it.each([['yesterday'], ['7 days'], ['2026-13-45'], ['-5m'], ['']])('refuses %j with one sentence', (raw) => {
+    expect(() => parseTimeArgument('--since', raw, NOW)).toThrowError(
+      `--since "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
+    );
+  });
+
+  it('refuses a window that ends before it starts', () => {
+    expect(() => buildFilters({ since: '1d', until: '2d' }, NOW)).toThrowError('--since (1d) is later than --until (2d).');
+  });
+
+  it('maps every option to the service’s filter', () => {
+    expect(buildFilters({ agent: '-OKa', status: 'FAILED', phone: '+1555', campaign: 'c', since: '2026-01-01', until: '1767312000' }, NOW)).toEqual({
+      agent_id: '-OKa',
+      call_status: 'FAILED',
+      phone_number: '+1555',
+      campaign_id: 'c',
+      start_time: 1_767_225_600,
+      end_time: 1_767_312_000,
+    });
+  });
+});
+
+describe('stats and table', () => {
+  const records: GlobalCallHistoryRecord[] = [
+    { call_id: 'c1', agent_id: 'a', ts: 1_767_225_600, duration: 10, call_status: 'COMPLETED', cost_breakdown: [{ type: 'stt', credit: 0.5 }, { type: 'tts', credit: 0.25 }], voip: { from: '+15550000001', to: '+15551230001' } },
+    { call_id: 'c2', agent_id: 'a', ts: 1_767_225_500, duration: 30, call_status: 'COMPLETED', cost_breakdown: [{ type: 'stt', credit: 1 }] },
+    { call_id: 'c3', agent_id: 'b', ts: 1_767_225_400, duration: 200, call_status: 'FAILED', cost_breakdown: [] },
+    { call_id: 'c4', agent_id: 'b', ts: 1_767_225_300, duration: 0, call_status: 'registered' },
+  ];
+
+  it('percentile is nearest-rank', () => {
+    expect(percentile([], 50)).toBeNull();
+    expect(percentile([5], 95)).toBe(5);
+    const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(hundred, 50)).toBe(50);
+    expect(percentile(hundred, 95)).toBe(95);
+    expect(percentile([1, 2, 3], 50)).toBe(2);
+  });
+
+  it('summarizeCalls counts, takes percentiles over calls that connected, and sums credits', () => {
+    expect(summarizeCalls(records)).toEqual({
+      calls: 4,
+      by_status: { COMPLETED: 2, FAILED: 1, registered: 1 },
+      duration_seconds: { calls: 3, p50: 30, p95: 200 },
+      credits: { by_type: { stt: 1.5, tts: 0.25 }, total: 1.75 },
+    });
+  });
+
+  it('renderStats', () => {
+    expect(renderStats(summarizeCalls(records))).toBe(
+      [
+        'Calls: 4',
+        '',
+        'By status:',
+        '  COMPLETED   2',
+        '  FAILED      1',
+        '  registered  1',
+        '',
+        'Duration (over the 3 calls with one): p50 30s, p95 3m20s',
+        '',
+        'Credits by cost type:',
+        '  stt    1.500',
+        '  tts    0.250',
+        '  total  1.750',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('renderTable aligns columns, and cuts the wide ones to fit a terminal', () => {
+    const wide = renderTable(records, undefined).split('\n');
+    expect(wide).toEqual([
+      'TIME (UTC)           STATUS      DURATION  AGENT  FROM          TO            CREDITS  CALL ID',
+      '2026-01-01 00:00:00  COMPLETED        10s  a      +15550000001  +15551230001    0.750  c1',
+      '2025-12-31 23:58:20  COMPLETED        30s  a                                    1.000  c2',
+      '2025-12-31 23:56:40  FAILED         3m20s  b                                    0.000  c3',
+      '2025-12-31 23:55:00  registered        0s  b                                    0.000  c4',
+      '',
+    ]);
+    const long = records.map((r, i) => ({ ...r, agent_id: `-OKdqbqetEcM4ak369y${i}`, call_id: `call_7d1c0a5e2b9f4c3d8e6a${i}` }));
+    const fitted = renderTable(long, 100).split('\n').filter(Boolean);
+    expect(fitted[0]).toContain('CALL ID');
+    for (const line of fitted) expect(line.length).toBeLessThanOrEqual(100);
+    expect(fitted[1]).toMatch(/-OKdqbq\S*…/);
+    expect(fitted[1]).toContain('call_7d1c0a5e…'.slice(0, 8));
+  });
+
+  it('formatDuration', () => {
+    expect([0, 42, 65, 3600, 3723].map(formatDuration)).toEqual(['0s', '42s', '1m05s', '1h00m00s', '1h02m03s']);
+  });
+});
+
+describe('voxform logs (the built CLI against the emulator)', () => {
+  const KEY = 'cliLogsPrivateKey000000000000001';
+  const AGENT = '-OKdqbqetEcM4ak369ym';
+  const OTHER = '-OKdqbqetEcM4ak369yn';
+  let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const calls: GlobalCallHistoryRecord[] = Array.from({ length: 1000 }, (_, i) => ({
+      call_id: `call_${String(i).padStart(4, '0')}`,
+      agent_id: i % 4 === 0 ? OTHER : AGENT,
+      ts: 1_767_225_600 - i * 60 - (i % 3 === 0 ? 0 : 0.5),
+      duration: 10 + (i % 100),
+      call_status: i % 10 === 0 ? 'FAILED' : 'COMPLETED',
+      voip: { provider: 'twilio', from: `+1555010${String(i % 100).padStart(4, '0')}`, to: '+15551230001' },
+      cost_breakdown: [{ type: 'stt', provider: 'deepgram', credit: 0.002 }, { type: 'llm', provider: 'x', credit: 0.001 }],
+      campaign_id: i % 5 === 0 ? 'cmp_1' : null,
+    }));
+    emulator = await startEmulator({ port: 0, seed: { keys: [{ type: 'private', key: KEY }], call_logs: calls } });
+    env = { VOXFORM_API_KEY: KEY, VOXFORM_BASE_URL: emulator.url };
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it('--format ndjson walks every page: 1,000 records, none twice', async () => {
+    const result = await runCli(['logs', '--format', 'ndjson'], { env });
+    expect(result.code).toBe(0);
+    const ids = result.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { call_id: string }).call_id);
+    expect(ids).toHaveLength(1000);
+    expect(new Set(ids).size).toBe(1000);
+    expect(result.stderr).toBe(''); // no progress off a terminal
+  });
+
+  it('filters: an agent id starting with "-", a status, a window, a phone, a campaign, a limit', async () => {
+    const result = await runCli(
+      ['logs', '--agent', OTHER, '--status', 'FAILED', '--since', '2025-12-31T00:00:00Z', '--until', '1767225600', '--phone', '+15550100020', '--campaign', 'cmp_1', '--limit', '3', '--format', 'json'],
+      { env },
+    );
+    expect(result.code).toBe(0);
+    const records = JSON.parse(result.stdout) as GlobalCallHistoryRecord[];
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.length).toBeLessThanOrEqual(3);
+    for (const r of records) {
+      expect(r).toMatchObject({ agent_id: OTHER, call_status: 'FAILED', campaign_id: 'cmp_1' });
+      expect(r.voip?.from).toBe('+15550100020');
+      expect(r.ts).toBeGreaterThanOrEqual(1_767_139_200);
+    }
+  });
+
+  it('prints an aligned table by default', async () => {
+    const result = await runCli(['logs', '--limit', '3'], { env });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^TIME \(UTC\) +STATUS +DURATION +AGENT +FROM +TO +CREDITS +CALL ID$/);
+    expect(lines[1]).toMatch(/^2026-01-01 00:00:00 +COMPLETED|FAILED/);
+    expect(lines[1]?.indexOf('call_0000')).toBe(lines[0]?.indexOf('CALL ID'));
+  });
+
+  it('--stats counts by status, duration percentiles and credits by cost type', async () => {
+    const result = await runCli(['logs', '--stats', '--format', 'json'], { env });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      calls: 1000,
+      by_status: { COMPLETED: 900, FAILED: 100 },
+      duration_seconds: { calls: 1000, p50: 59, p95: 104 },
+      credits: { by_type: { stt: 2, llm: 1 }, total: 3 },
+    });
+    const text = await runCli(['logs', '--stats'], { env });
+    expect(text.stdout).toContain('Calls: 1000');
+    expect(text.stdout).toContain('  COMPLETED  900');
+  });
+
+  it('a missing key is one clear sentence and exit 1', async () => {
+    const result = await runCli(['logs'], { env: { VOXFORM_BASE_URL: emulator.url } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('error: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+  });
+
+  it('a bad --since is one clear sentence and exit 1', async () => {
+    const result = await runCli(['logs', '--since', 'last tuesday'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: --since "last tuesday" is not a time: .+\.\n$/);
+  });
+
+  it('a bad base URL and a wrong key are clear errors', async () => {
+    const badUrl = await runCli(['logs', '--base-url', 'not a url'], { env });
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toContain('error: The base URL "not a url" is not usable: it is not an absolute URL.');
+    const wrong = await runCli(['logs'], { env: { ...env, VOXFORM_API_KEY: 'wrongwrongwrongwrongwrongwrong01' } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^error: GET \/call-logs failed: the service answered 401 .+\.\n {2}hint: Check VOXFORM_API_KEY/);
+    expect(wrong.stderr).not.toContain('wrongwrongwrongwrongwrongwrong01');
+    expect(wrong.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('VOXFORM_DEBUG=1 logs each request with the key redacted', async () => {
+    const result = await runCli(['logs', '--limit', '150', '--format', 'ndjson'], { env: { ...env, VOXFORM_DEBUG: '1' } });
+    expect(result.code).toBe(0);
+    const debug = result.stderr.split('\n').filter((line) => line.startsWith('[voxform api]'));
+    expect(debug.filter((line) => line.includes('→ GET'))).toHaveLength(2);
+    expect(debug.some((line) => line.includes('authorization: (sensitive)'))).toBe(true);
+    expect(result.stderr).not.toContain(KEY);
+    expect(result.stdout).not.toContain(KEY);
+  });
+
+  it('--local uses the embedded emulator, with its data in .voxform/local.json', async () => {
+    const tree = await makeTree({});
+    try {
+      const result = await runCli(['logs', '--local', '--format', 'json', '--limit', '5'], { cwd: tree.dir });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toHaveLength(5);
+      const { existsSync } = await import('node:fs');
+      expect(existsSync(`${tree.dir}/.voxform/local.json`)).toBe(true);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+});
