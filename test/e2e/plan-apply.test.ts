@@ -1,0 +1,270 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { validateAgainst } from '../../src/schema/validate.js';
+import { repoRoot } from '../helpers/cli.js';
+import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+async function applied(options: Parameters<typeof startExampleProject>[0] = {}): Promise<ExampleProject> {
+  project = await startExampleProject(options);
+  const result = await project.cli(['apply', '--auto-approve']);
+  expect(result.stderr).not.toMatch(/error/i);
+  expect(result.code).toBe(0);
+  return project;
+}
+
+function getAgent(p: ExampleProject, id = FRONT_DESK): Promise<Agent> {
+  return callService(p, 'GET', `/agents/${encodeURIComponent(id)}`) as Promise<Agent>;
+}
+
+function expectNoSecret(text: string): void {
+  for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+}
+
+describe('apply, then plan', () => {
+  it('converges: a second plan shows no changes (exit 0 with --detailed-exitcode)', async () => {
+    const p = await applied();
+    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.stdout).toContain('Plan: 0 to create, 0 to update, 7 unchanged');
+    expect(plan.code).toBe(0);
+  });
+
+  it('shows an edited prompt line as a diff and exits 2', async () => {
+    const p = await applied();
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    const prompt = await readFile(promptFile, 'utf8');
+    await writeFile(promptFile, prompt.replace('- Never give medical advice.', '- Never give medical or legal advice.'));
+    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('~ agent.front-desk');
+    expect(plan.stdout).toContain('~ config.prompt:');
+    expect(plan.stdout).toMatch(/^ +-- Never give medical advice\.$/m);
+    expect(plan.stdout).toMatch(/^ +\+- Never give medical or legal advice\.$/m);
+    expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 6 unchanged');
+  });
+
+  it('marks a managed field changed on the service as drift', async () => {
+    const p = await applied();
+    const live = await getAgent(p);
+    await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config: { first_message: 'Changed in the dashboard' } });
+    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('config.first_message: "Changed in the dashboard" → "Thanks for calling Acme Dental');
+    expect(plan.stdout).toContain('# drift');
+    expect(plan.stdout).toContain('(1 drifted)');
+    const json = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout);
+    expect(json.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk').reason).toBe('drift');
+  });
+
+  it('does not show unmanaged fields, and keeps them through an apply on a replacing service', async () => {
+    const p = await applied();
+    const live = await getAgent(p);
+    // Unmanaged (vad_threshold, flow.dtmf_dial) and ignored (voice.settings) fields changed in the dashboard.
+    const voice = { ...live.config.voice, settings: { stability: 0.11 } };
+    const flow = { ...live.config.flow, dtmf_dial: { enabled: true, instruction: 'Press 1 for sales' } };
+    delete (voice as Record<string, unknown>).provider;
+    delete (flow.voicemail as Record<string, unknown> | undefined)?.action;
+    await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config: { vad_threshold: 0.77, voice, flow } });
+    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+
+    p.emulator.control.setPutMode('replace');
+    const manifest = await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8');
+    await writeFile(path.join(p.dir, 'voxform.yaml'), manifest.replace('voice_id: ava-warm', 'voice_id: ava-bright').replace('response_delay: 300', 'response_delay: 250'));
+    const apply = await p.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(0);
+    const after = await getAgent(p);
+    expect(after.config.voice?.voice_id).toBe('ava-bright');
+    expect(after.config.voice?.settings).toEqual({ stability: 0.11 });
+    expect(after.config.flow?.response_delay).toBe(250);
+    expect(after.config.flow?.dtmf_dial).toEqual({ enabled: true, instruction: 'Press 1 for sales' });
+    expect(after.config.vad_threshold).toBe(0.77);
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('never sends a read-only field: every agent update is a valid update-shape body', async () => {
+    const p = await applied();
+    const puts = p.requests.filter((r) => r.method === 'PUT' && r.path.startsWith('/agents/'));
+    expect(puts.length).toBeGreaterThanOrEqual(2);
+    for (const put of puts) {
+      const body = JSON.parse(put.body);
+      expect(validateAgainst('UpdateAgentRequest', body)).toEqual([]);
+      expect(put.body).not.toMatch(/"provider"|"response_mode"|"model":"gpt|"action"/);
+    }
+  });
+
+  it('keeps secrets out of every output, the plan file and the state file', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const outputs: string[] = [];
+    for (const args of [['validate'], ['plan'], ['plan', '--format', 'json'], ['plan', '--format', 'markdown', '--out', 'plan.json'], ['apply', 'plan.json']]) {
+      const result = await p.cli(args, { VOXFORM_DEBUG: '1' });
+      outputs.push(result.stdout, result.stderr);
+    }
+    // A change of a secret only, after the apply: still no value shown.
+    const changed = await p.cli(['plan'], { HOOK_TOKEN: 'hook-secret-rotated-000111' });
+    outputs.push(changed.stdout, changed.stderr);
+    expect(changed.stdout).toContain('config.session_data_webhook.headers.x-hook-token: (sensitive value changed)');
+    expect(changed.stdout).not.toContain('hook-secret-rotated-000111');
+    outputs.push(await readFile(path.join(p.dir, 'plan.json'), 'utf8'), await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8'));
+    for (const text of outputs) {
+      expectNoSecret(text);
+      expect(text).not.toContain(p.emulator.apiKey);
+    }
+  });
+});
+
+describe('saved plans', () => {
+  it('applies a saved plan without --auto-approve, then refuses it once stale', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const apply = await p.cli(['apply', 'plan.json']);
+    expect(apply.stdout).toContain('Apply complete: 7 applied, 0 failed, 0 skipped.');
+    expect(apply.code).toBe(0);
+
+    // Plan a change, then let the service move before applying it.
+    const manifest = await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8');
+    await writeFile(path.join(p.dir, 'voxform.yaml'), manifest.replace('temperature: 0.4', 'temperature: 0.5'));
+    expect((await p.cli(['plan', '--out', 'second.json', '--detailed-exitcode'])).code).toBe(2);
+    const live = await getAgent(p);
+    await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config: { first_message: 'Moved meanwhile' } });
+    const before = p.requests.length;
+    const stale = await p.cli(['apply', 'second.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('The saved plan is stale: live state changed for agent.front-desk');
+    expect(p.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect((await getAgent(p)).config.llm?.temperature).toBe(0.4);
+  });
+
+  it('refuses a saved plan after the manifest changed', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await p.cli(['plan', '--out', 'plan.json']);
+    await writeFile(path.join(p.dir, 'voxform.yaml'), `${await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8')}\n# edited\n`);
+    const stale = await p.cli(['apply', 'plan.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('the manifests (or files they include) changed');
+  });
+});
+
+describe('approval and locking', () => {
+  it('refuses to apply without a terminal unless --auto-approve or a plan file', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['apply']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Refusing to apply without approval');
+    expect(project.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('refuses a second apply while the first holds the lock', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 150 }]);
+    const first = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve'], {
+      cwd: p.dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
+      stdio: 'ignore',
+    });
+    const firstDone = new Promise<number>((resolve) => first.on('close', (code) => resolve(code ?? -1)));
+    const lockFile = path.join(p.dir, '.voxform/state.json.lock');
+    for (let i = 0; i < 200 && !existsSync(lockFile); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(existsSync(lockFile)).toBe(true);
+    const second = await p.cli(['apply', '--auto-approve']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/is locked by .*pid \d+, "voxform apply"/);
+    expect(await firstDone).toBe(0);
+    expect(existsSync(lockFile)).toBe(false);
+  });
+});
+
+describe('under faults', () => {
+  it('converges through 503s, 429 bursts and dropped connections, and the next plan is empty', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults(
+      [
+        { path: '/phones/**', dropRate: 0.3, dropPhase: 'after' },
+        { path: '/agents/**', method: 'PUT', rateLimit: { burst: 1, retryAfterSeconds: 1 } },
+        { path: '**', errorRate: 0.15, errorStatus: 503 },
+      ],
+      { seed: 7 },
+    );
+    const apply = await p.cli(['apply', '--auto-approve']);
+    expect(apply.stdout).toContain('Apply complete: 7 applied, 0 failed, 0 skipped.');
+    expect(apply.code).toBe(0);
+    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+    const log = p.emulator.control.requestLog();
+    expect(log.some((entry) => entry.status === 503)).toBe(true);
+    expect(log.some((entry) => entry.status === 429)).toBe(true);
+    // The number was imported exactly once although connections to /phones were dropped.
+    const imports = log.filter((entry) => entry.method === 'POST' && entry.path === '/phones/import' && entry.status === 200);
+    expect(imports.length).toBeLessThanOrEqual(1);
+    expect(p.emulator.control.state().phones.filter((phone) => phone.id === '+15551230002')).toHaveLength(1);
+  });
+
+  it('leaves a valid state file when killed midway, and the next apply converges', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 200 }]);
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve', '--parallelism', '1'], {
+      cwd: p.dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
+      stdio: 'ignore',
+    });
+    const stateFile = path.join(p.dir, '.voxform/state.json');
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    // Wait until some but not all changes are recorded, then kill without warning.
+    for (let i = 0; i < 400; i++) {
+      if (existsSync(stateFile) && JSON.parse(await readFile(stateFile, 'utf8')).serial >= 2) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGKILL');
+    await closed;
+    const state = JSON.parse(await readFile(stateFile, 'utf8'));
+    expect(state.version).toBe(1);
+    p.emulator.control.clearFaults();
+    const again = await p.cli(['apply', '--auto-approve']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('no longer runs');
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+});
+
+describe('targets and formats', () => {
+  it('--target applies only the target and what it depends on', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['apply', '--auto-approve', '--target', 'phone.+15551230002']);
+    expect(result.stdout).toContain('Apply complete: 2 applied');
+    const plan = await project.cli(['plan']);
+    expect(plan.stdout).toContain('Plan: 2 to create, 3 to update, 2 unchanged');
+    const unknown = await project.cli(['plan', '--target', 'agent.frontdesk']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('did you mean agent.front-desk?');
+  });
+
+  it('prints a Markdown comment and versioned JSON', async () => {
+    project = await startExampleProject();
+    const md = await project.cli(['plan', '--format', 'markdown']);
+    expect(md.stdout).toMatch(/^### voxform plan: 3 to create, 4 to update, 0 unchanged/);
+    expect(md.stdout).toContain('<details><summary><code>agent.front-desk</code>');
+    const json = JSON.parse((await project.cli(['plan', '--format', 'json'])).stdout);
+    expect(json.format_version).toBe('1.0');
+    expect(json.summary).toEqual({ create: 3, update: 4, unchanged: 0, drifted: 0 });
+  });
+});

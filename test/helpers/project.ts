@@ -1,0 +1,96 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { repoRoot, runCli, type CliResult } from './cli.js';
+
+/** Secret values the example manifest reads through `${env:…}`: none may ever be printed or stored. */
+export const SECRETS = {
+  HOOK_TOKEN: 'hook-secret-9f8e7d6c5b4a',
+  CALENDAR_TOKEN: 'calendar-secret-1a2b3c4d5e',
+  TWILIO_API_KEY: 'twilio-key-secret-0f1e2d3c',
+  TWILIO_API_SECRET: 'twilio-secret-secret-4b5a6978',
+  OPENAI_API_KEY: 'sk-openai-secret-77aa88bb99cc',
+};
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: string;
+}
+
+/**
+ * A copy of `agents.example.yaml` and `example/` in a temp folder, an emulator on loopback, and a
+ * recording proxy in front of it (so tests can see the exact bodies voxform sent).
+ */
+export interface ExampleProject {
+  dir: string;
+  emulator: RunningEmulator;
+  /** The proxy's URL: what the CLI talks to. */
+  url: string;
+  requests: RecordedRequest[];
+  env: Record<string, string>;
+  cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+function startRecordingProxy(target: string, requests: RecordedRequest[]): Promise<Server> {
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      requests.push({ method: req.method ?? '', path: req.url ?? '', body: body.toString('utf8') });
+      const forward = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (upstreamRes) => {
+          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+          upstreamRes.pipe(res);
+        },
+      );
+      // The emulator may drop a connection on purpose (fault injection): pass that on as a drop.
+      forward.on('error', () => res.destroy());
+      forward.end(body);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+export async function startExampleProject(options: EmulatorOptions = {}): Promise<ExampleProject> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-e2e-'));
+  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'voxform.yaml'));
+  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+  const emulator = await startEmulator({ port: 0, quiet: true, ...options });
+  const requests: RecordedRequest[] = [];
+  const proxy = await startRecordingProxy(emulator.url, requests);
+  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const env = { ...SECRETS, VOXFORM_BASE_URL: url, VOXFORM_API_KEY: emulator.apiKey };
+  return {
+    dir,
+    emulator,
+    url,
+    requests,
+    env,
+    cli: (args, extraEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    close: async () => {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      proxy.closeAllConnections();
+      await emulator.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Calls the emulator directly (as someone using the dashboard would), bypassing voxform. */
+export async function callService(project: ExampleProject, method: string, pathname: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${project.emulator.url}${pathname}`, {
+    method,
+    headers: { authorization: project.emulator.apiKey, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
