@@ -46,7 +46,7 @@ export interface ClientOptions {
   apiKey: string;
   /** Requests on the wire at once across every origin (default 16); more calls wait their turn. */
   maxInFlight?: number;
-  /** Deadline of one attempt, ms (default 30,000): until the whole answer is read, or until the headers of a stream. */
+  /** Time-out of one attempt, ms (default 30,000): for the answer's headers to arrive once the request is sent, and for each gap in its body. */
   timeoutMs?: number;
   /** Further attempts after a failure that may be retried (default 4, so at most 5 attempts). */
   retries?: number;

@@ -22,11 +22,15 @@ export class Semaphore {
     return this.waiting.length;
   }
 
+  /** Takes a slot if one is free, without waiting. */
+  tryAcquire(): boolean {
+    if (this.active >= this.limit || this.waiting.length > 0) return false;
+    this.active++;
+    return true;
+  }
+
   acquire(): Promise<void> {
-    if (this.active < this.limit) {
-      this.active++;
-      return Promise.resolve();
-    }
+    if (this.tryAcquire()) return Promise.resolve();
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
@@ -48,7 +52,7 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** A body that is sent once; a stream cannot be replayed, so retries must build a new one. */
   body?: string | Uint8Array | Readable | undefined;
-  /** The deadline of this attempt: until the whole answer is read, or until the headers when streaming. */
+  /** Time-out of this attempt: for the headers, and for each gap in the body. */
   timeoutMs: number;
 }
 
@@ -65,17 +69,8 @@ export interface HttpStreamResponse {
   body: Readable;
 }
 
-/** The attempt's own deadline passed (or undici's header/body inactivity timer fired). */
-export class TransportTimeoutError extends Error {
-  readonly code = 'VOXFORM_TIMEOUT';
-  constructor(timeoutMs: number, cause?: unknown) {
-    super(`no answer within ${timeoutMs} ms`, cause === undefined ? undefined : { cause });
-    this.name = 'TransportTimeoutError';
-  }
-}
-
+/** undici's header or body timer fired: no answer within the time-out. */
 export function isTimeout(error: unknown): boolean {
-  if (error instanceof TransportTimeoutError) return true;
   const code = errorCode(error);
   return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
 }
@@ -111,48 +106,25 @@ export class HttpTransport {
 
   /** Sends the request and reads the whole body as text. */
   async send(request: HttpRequest): Promise<HttpResponse> {
-    await this.slots.acquire();
-    const deadline = new Deadline(request.timeoutMs);
+    if (!this.slots.tryAcquire()) await this.slots.acquire();
     try {
-      const response = await this.pool(request.origin).request({
-        path: request.path,
-        method: request.method,
-        headers: request.headers,
-        body: request.body ?? null,
-        signal: deadline.signal,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
-      });
+      const response = await this.dispatch(request);
       const body = await response.body.text();
       return { status: response.statusCode, headers: response.headers, body };
-    } catch (error) {
-      throw deadline.explain(error, request.timeoutMs);
     } finally {
-      deadline.clear();
       this.slots.release();
     }
   }
 
   /**
-   * Sends the request and hands back the body as a stream (server-sent events). The deadline covers
-   * the wait for the headers; after that, the body may take as long as it likes provided no gap
-   * between chunks exceeds `timeoutMs`. The slot is released when the body ends or is destroyed.
+   * Sends the request and hands back the body as a stream (server-sent events). The slot is
+   * released when the body ends or is destroyed; the caller must consume or destroy it.
    */
   async stream(request: HttpRequest): Promise<HttpStreamResponse> {
-    await this.slots.acquire();
-    const deadline = new Deadline(request.timeoutMs);
+    if (!this.slots.tryAcquire()) await this.slots.acquire();
     let handedOver = false;
     try {
-      const response = await this.pool(request.origin).request({
-        path: request.path,
-        method: request.method,
-        headers: request.headers,
-        body: request.body ?? null,
-        signal: deadline.signal,
-        headersTimeout: request.timeoutMs,
-        bodyTimeout: request.timeoutMs,
-      });
-      deadline.clear();
+      const response = await this.dispatch(request);
       const body = response.body as unknown as Readable;
       let released = false;
       const release = () => {
@@ -165,12 +137,26 @@ export class HttpTransport {
       body.once('error', release);
       handedOver = true;
       return { status: response.statusCode, headers: response.headers, body };
-    } catch (error) {
-      throw deadline.explain(error, request.timeoutMs);
     } finally {
-      deadline.clear();
       if (!handedOver) this.slots.release();
     }
+  }
+
+  /**
+   * The time-out rides on undici's own timers (one shared clock, no timer or AbortController per
+   * request — this is the hot path of a 500-agent plan): the headers must arrive within
+   * `timeoutMs` of the request being written, and no gap between two chunks of the body may
+   * exceed it. Time spent waiting for a slot does not count.
+   */
+  private dispatch(request: HttpRequest) {
+    return this.pool(request.origin).request({
+      path: request.path,
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+      headersTimeout: request.timeoutMs,
+      bodyTimeout: request.timeoutMs,
+    });
   }
 
   /** Closes every pool, letting requests already sent finish. */
@@ -195,34 +181,5 @@ export class HttpTransport {
       this.pools.set(origin, pool);
     }
     return pool;
-  }
-}
-
-/** A per-attempt timer that aborts the request, and remembers that it did. */
-class Deadline {
-  private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private fired = false;
-
-  constructor(ms: number) {
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(new TransportTimeoutError(ms));
-    }, ms);
-    this.timer.unref?.();
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  clear(): void {
-    clearTimeout(this.timer);
-  }
-
-  /** Our own abort becomes a `TransportTimeoutError`; anything else passes through. */
-  explain(error: unknown, ms: number): unknown {
-    if (this.fired && !(error instanceof TransportTimeoutError)) return new TransportTimeoutError(ms, error);
-    return error;
   }
 }
