@@ -60,7 +60,10 @@ export class WebhookSender {
       duration_ms: 0,
       at: new Date().toISOString(),
     };
+    let settled = false;
     const fail = (error: string): WebhookOutcome => {
+      // Once settled, a late event (the error that destroying a timed-out request raises) changes nothing.
+      if (settled) return { delivery };
       delivery.error = error;
       delivery.duration_ms = Math.round((performance.now() - started) * 10) / 10;
       return { delivery };
@@ -89,7 +92,6 @@ export class WebhookSender {
       // A fresh connection per delivery (no agent): nothing lingers to hold the process or a test server open.
       const req = transport.request(url, { method, headers, agent: false });
       this.inFlight.add(req);
-      let settled = false;
       const finish = (outcome: WebhookOutcome) => {
         if (settled) return;
         settled = true;

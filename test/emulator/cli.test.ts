@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseEmulatorFlags, runEmulator } from '../../src/cli/commands/emulator.js';
+import type { CommandContext } from '../../src/cli/context.js';
+import { VoxformError } from '../../src/errors.js';
+import { SecretRegistry } from '../../src/util/redact.js';
+import { repoRoot } from '../helpers/cli.js';
+import { clientFor, FRONT_DESK } from './helpers.js';
+
+function fakeContext(cwd: string) {
+  const out = { stdout: '', stderr: '' };
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const ctx: CommandContext = {
+    cwd,
+    env: {},
+    stdout: { write: (t) => void (out.stdout += t), isTTY: false, columns: undefined },
+    stderr: { write: (t) => void (out.stderr += t), isTTY: false, columns: undefined },
+    stdin: process.stdin,
+    color: false,
+    secrets: new SecretRegistry(),
+    confirm: undefined,
+    onExit: (c) => void cleanups.push(c),
+  };
+  return { ctx, out, cleanups };
+}
+
+describe('voxform emulator flags', () => {
+  it.each([
+    [{ port: 'abc' }, /--port must be a whole number/],
+    [{ port: '70000' }, /--port/],
+    [{ latency: 'fast' }, /--latency must be milliseconds/],
+    [{ latency: '50-10' }, /--latency range must be MIN-MAX/],
+    [{ failRate: '1.5' }, /--fail-rate must be a fraction/],
+    [{ failRate: 'half' }, /--fail-rate/],
+  ])('%j is refused', (flags, message) => {
+    let error: unknown;
+    try {
+      parseEmulatorFlags(flags, '/tmp');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(VoxformError);
+    expect((error as VoxformError).message).toMatch(message);
+  });
+
+  it('reads ports, ranges, rates and paths relative to the working folder', () => {
+    expect(parseEmulatorFlags({ port: '0', host: '127.0.0.1', data: 'local.json', seed: 'seed.yaml', latency: '10-50', failRate: '0.2' }, '/work/x')).toEqual({
+      port: 0,
+      host: '127.0.0.1',
+      dataFile: '/work/x/local.json',
+      seed: '/work/x/seed.yaml',
+      latencyMs: [10, 50],
+      failRate: 0.2,
+    });
+    expect(parseEmulatorFlags({}, '/').port).toBe(4010);
+    expect(parseEmulatorFlags({ latency: '25' }, '/').latencyMs).toBe(25);
+  });
+});
+
+describe('voxform emulator', () => {
+  it('prints the URL, the key and how to use them, serves until stopped, then shuts down cleanly', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));
+    const { ctx, out, cleanups } = fakeContext(dir);
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const running = runEmulator({ port: '0', data: 'local.json' }, ctx, stopped);
+    try {
+      const url = await (async () => {
+        for (let i = 0; i < 200 && !/listening on (\S+)/.test(out.stdout); i++) await new Promise((r) => setTimeout(r, 10));
+        return /listening on (\S+)/.exec(out.stdout)?.[1] as string;
+      })();
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(out.stdout).toContain('vxlocalDefaultPrivateKey00000001');
+      expect(out.stdout).toContain(`export VOXFORM_BASE_URL=${url}`);
+      expect(out.stdout).toContain('export VOXFORM_API_KEY=vxlocalDefaultPrivateKey00000001');
+      expect(cleanups).toHaveLength(1);
+      const client = clientFor({ url, apiKey: 'vxlocalDefaultPrivateKey00000001', close: async () => undefined, control: undefined as never });
+      expect((await client.put(`/agents/${FRONT_DESK}`, { name: 'From the CLI', config: {} })).status).toBe(200);
+      expect(out.stderr).toMatch(/PUT \/agents\/-OKdqbqetEcM4ak369ym → 200/);
+    } finally {
+      stop();
+    }
+    expect(await running).toBe(0);
+    const data = JSON.parse(await readFile(path.join(dir, 'local.json'), 'utf8'));
+    expect(data.agents.find((a: { id: string }) => a.id === FRONT_DESK).name).toBe('From the CLI');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reports a port in use as one clear error', async () => {
+    const { ctx } = fakeContext('/tmp');
+    const first = await (await import('../../src/emulator/index.js')).startEmulator();
+    try {
+      const port = new URL(first.url).port;
+      await expect(runEmulator({ port }, ctx, new Promise(() => undefined))).rejects.toMatchObject({ code: 'emulator_port_in_use' });
+    } finally {
+      await first.close();
+    }
+  });
+
+  const built = existsSync(path.join(repoRoot, 'dist/cli/commands/emulator.js'));
+  it.skipIf(!built)('the built CLI stops on SIGTERM after flushing its data file', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'emulator', '--port', '0', '--data', 'data.json'], { cwd: dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 500 && !/listening on (\S+)/.test(stdout); i++) await new Promise((r) => setTimeout(r, 10));
+      const url = /listening on (\S+)/.exec(stdout)?.[1];
+      expect(url, stdout).toBeTruthy();
+      const client = clientFor({ url: url as string, apiKey: 'vxlocalDefaultPrivateKey00000001', close: async () => undefined, control: undefined as never });
+      expect((await client.put(`/agents/${FRONT_DESK}`, { name: 'Before SIGTERM', config: {} })).status).toBe(200);
+      child.kill('SIGTERM');
+      const code = await exited;
+      // main.ts ends an interrupted run with 130 once every cleanup (ours: close + flush) is done.
+      expect([0, 130]).toContain(code);
+      const data = JSON.parse(await readFile(path.join(dir, 'data.json'), 'utf8'));
+      expect(data.agents.find((a: { id: string }) => a.id === FRONT_DESK).name).toBe('Before SIGTERM');
+    } finally {
+      child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
