@@ -30,10 +30,10 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './chat.js';
-import { errorFromBadAnswer, type FailureContext } from './errors.js';
+import { ApiError, errorFromBadAnswer, isApiError, requestInvalid, type FailureContext } from './errors.js';
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
-import { Requester, realSleep, requestInvalid, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
+import { Requester, realSleep, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
 import type { BackoffOptions, RetryMode } from './retry.js';
 import { inspectUploadFile, MAX_KNOWLEDGE_FILE_BYTES, multipartBody, storageFailure } from './upload.js';
 
@@ -275,7 +275,23 @@ class ServiceClient implements ApiClient {
       retry: 'safe',
       // The import is not idempotent, so a retry is only sent once the phone list shows that no
       // earlier attempt got through.
-      alreadyDone: async () => (await this.listPhones()).some((phone) => phoneDigits(phone.id) === wanted),
+      alreadyDone: async () => {
+        let phones: Phone[];
+        try {
+          phones = await this.listPhones();
+        } catch (error) {
+          throw new ApiError({
+            code: isApiError(error) && error.code === 'api_unauthorized' ? 'api_unauthorized' : 'api_unavailable',
+            message: `POST /phones/import of ${body.phone} failed, and the phone list could not be read to check whether an attempt got through (${(error instanceof Error ? error.message : String(error)).replace(/\.$/, '')}).`,
+            hint: 'Run `voxform plan` once the service answers: it shows whether the number is in the account.',
+            method: 'POST',
+            path: '/phones/import',
+            attempts: 1,
+            cause: error,
+          });
+        }
+        return phones.some((phone) => phoneDigits(phone.id) === wanted);
+      },
     });
     if (!response) return { phone: body.phone, confirmedBy: 'phone_list', response: undefined };
     return { phone: body.phone, confirmedBy: 'response', response: this.checkAction(response, 'POST', '/phones/import') };
@@ -472,7 +488,8 @@ export async function* walkCallLogs(
       if (total >= max) break;
     }
     options.onPage?.({ page, records: total });
-    const next = answer.next_cursor;
+    // A cursor sent as a numeric string is taken as the number it spells.
+    const next = typeof answer.next_cursor === 'string' ? Number(answer.next_cursor) : answer.next_cursor;
     if (!next || records.length === 0) return;
     if (fresh === 0 && cursor !== undefined && next >= cursor) {
       if (!overlap) return; // the service repeats itself: stop rather than loop

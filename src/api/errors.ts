@@ -262,3 +262,15 @@ export function errorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Thrown when our own code built a body the schema rejects: a bug, caught before the service sees it. */
+export function requestInvalid(operation: string, issues: Array<{ path: Array<string | number>; message: string }>): VoxformError {
+  const listed = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'} ${issue.message}`)
+    .join('; ');
+  return new VoxformError('api_request_invalid', `voxform built an invalid request for ${operation}: ${listed}${issues.length > 5 ? `; and ${issues.length - 5} more` : ''}.`, {
+    hint: 'The request was not sent. If the values come from your manifest, run `voxform validate`; otherwise this is a bug in voxform: please report it.',
+    details: { operation, issues: issues.map((issue) => ({ path: issue.path, message: issue.message })) },
+  });
+}

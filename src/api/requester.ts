@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { VoxformError } from '../errors.js';
 import { REDACTED } from '../util/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, scrub, transportReason } from './errors.js';
 import { HttpTransport, isTimeout, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
@@ -105,8 +104,8 @@ export class Requester {
   }
 
   /**
-   * Like `send`, but a 2xx answer comes back with its body still open (server-sent events); the
-   * deadline then covers only the wait for the headers. The caller must consume or destroy the body.
+   * Like `send`, but a 2xx answer comes back with its body still open (server-sent events). The
+   * caller must consume or destroy the body.
    */
   async stream(exchange: Exchange): Promise<HttpStreamResponse> {
     const response = (await this.attempts(exchange, true)) as HttpStreamResponse | undefined;
@@ -117,7 +116,7 @@ export class Requester {
   private async attempts(exchange: Exchange, streaming: boolean): Promise<HttpResponse | HttpStreamResponse | undefined> {
     const target = this.target(exchange);
     const json = exchange.json === undefined ? undefined : JSON.stringify(exchange.json);
-    const maxAttempts = exchange.retry === 'never' ? 1 : this.options.retries + 1;
+    const maxAttempts = this.options.retries + 1;
     const transport = this.options.transport;
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json);
@@ -246,16 +245,4 @@ async function readAll(body: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Thrown when our own code built a body the schema rejects: a bug, caught before the service sees it. */
-export function requestInvalid(operation: string, issues: Array<{ path: Array<string | number>; message: string }>): VoxformError {
-  const listed = issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'} ${issue.message}`)
-    .join('; ');
-  return new VoxformError('api_request_invalid', `voxform built an invalid request for ${operation}: ${listed}${issues.length > 5 ? `; and ${issues.length - 5} more` : ''}.`, {
-    hint: 'The request was not sent. If the values come from your manifest, run `voxform validate`; otherwise this is a bug in voxform: please report it.',
-    details: { operation, issues: issues.map((issue) => ({ path: issue.path, message: issue.message })) },
-  });
 }

@@ -9,9 +9,11 @@ import { errorCode } from './errors.js';
  *   chat turn). Retried only when the service certainly did not act: a 429 (the service refused the
  *   request) or a connection that was never established (ECONNREFUSED). A 5xx, a dropped connection
  *   or a time-out leaves the outcome unknown, so the error goes to the caller.
- * - `never`: not retried at all (the phone import runs its own check-then-retry loop on top).
+ *
+ * The phone import is not idempotent but can be checked: it runs as `safe`, with a look at the
+ * phone list before each retry (see `Exchange.alreadyDone`).
  */
-export type RetryMode = 'safe' | 'refused-only' | 'never';
+export type RetryMode = 'safe' | 'refused-only';
 
 /** Tunables of the backoff; the defaults suit the hosted service. */
 export interface BackoffOptions {
@@ -54,7 +56,6 @@ export function isConnectionError(error: unknown): boolean {
 
 /** Whether another attempt may follow a failed one, given how the operation may be repeated. */
 export function shouldRetry(mode: RetryMode, failure: { status?: number; error?: unknown; timedOut?: boolean }): boolean {
-  if (mode === 'never') return false;
   if (failure.status !== undefined) {
     if (mode === 'refused-only') return failure.status === 429;
     return RETRYABLE_STATUSES.has(failure.status);

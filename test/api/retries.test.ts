@@ -181,6 +181,19 @@ describe('no blind retry of a POST that is not safe to repeat', () => {
     expect(env.emulator.control.state().phones.filter((p) => p.id === '+15551230002')).toHaveLength(1);
   });
 
+  it('the phone import stops with a clear error when the phone list cannot be read to check', async () => {
+    env.emulator.control.setFaults([
+      { path: '/phones/import', dropRate: 1, dropPhase: 'after' },
+      { path: '/phones', method: 'GET', errorRate: 1, errorStatus: 503 },
+    ]);
+    const error = (await env.client.importPhone({ phone: '+15551230002', country: 'US', region: 'us-west', api_key: 'AC1', api_secret: 'shh' }).catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('api_unavailable');
+    expect(error.message).toBe(
+      'POST /phones/import of +15551230002 failed, and the phone list could not be read to check whether an attempt got through (GET /phones failed: the service answered 503 Service Unavailable (after 5 attempts)).',
+    );
+    expect(logged(env.emulator, '/phones/import')).toHaveLength(1); // never sent blind
+  });
+
   it('the phone import retries when the phone list shows the number is still missing', async () => {
     // One import passes, the next two are refused, and so on: the first import primes the cycle.
     env.emulator.control.setFaults([{ path: '/phones/import', rateLimit: { burst: 1, retryAfterSeconds: 0, limited: 2 } }]);

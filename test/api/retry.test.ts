@@ -58,8 +58,6 @@ describe('shouldRetry', () => {
     ['refused-only', { error: connection('ECONNRESET') }, false],
     ['refused-only', { error: connection('UND_ERR_SOCKET') }, false],
     ['refused-only', { error: new Error('x'), timedOut: true }, false],
-    ['never', { status: 429 }, false],
-    ['never', { error: connection('ECONNREFUSED') }, false],
   ] as const)('%s %o → %s', (mode, failure, expected) => {
     expect(shouldRetry(mode, failure)).toBe(expected);
   });
