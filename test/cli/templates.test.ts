@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { stringify } from 'yaml';
 import { listTemplates } from '../../src/templates/catalog.js';
-import { runCli } from '../helpers/cli.js';
+import { makeTree, runCli } from '../helpers/cli.js';
+import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 describe('voxform templates', () => {
   test('lists every template with its description and variables', async () => {
@@ -16,5 +18,29 @@ describe('voxform templates', () => {
     expect(result.stdout).toContain('  optional  The name the agent introduces itself with (default: Ava)');
     expect(result.stdout).toContain('Every template also needs agent_id');
     expect(result.stdout).toContain('voxform init --template receptionist');
+  });
+});
+
+describe('template: + vars: in a manifest', () => {
+  test('every template loads, validates, applies to the embedded emulator and then plans to no changes', async () => {
+    const agents = listTemplates().map((template, index) => ({
+      [template.name]: { id: `-OKspareAgent000000${index + 1}`, template: template.name, vars: SAMPLE_VALUES[template.name] },
+    }));
+    expect(agents.length).toBeLessThanOrEqual(5); // one spare agent of the seed each
+    const manifest = stringify({ version: 1, agents: Object.assign({}, ...agents) });
+    const { dir, cleanup } = await makeTree({ 'voxform.yaml': manifest });
+    try {
+      const env = { CALENDAR_TOKEN: 'a', CRM_WEBHOOK_TOKEN: 'b', HELPDESK_TOKEN: 'c', SURVEY_WEBHOOK_TOKEN: 'd' };
+      const validate = await runCli(['validate'], { cwd: dir, env });
+      expect(validate.stderr).toBe('');
+      expect(validate.code).toBe(0);
+      const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+      expect(apply.code).toBe(0);
+      const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: dir, env });
+      expect(plan.stdout).toContain('No changes');
+      expect(plan.code).toBe(0);
+    } finally {
+      await cleanup();
+    }
   });
 });
