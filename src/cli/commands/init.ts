@@ -194,7 +194,3 @@ function report(
 function displayDir(ctx: CommandContext, dir: string): string {
   return path.relative(ctx.cwd, dir) || '.';
 }
-
-function lowerFirst(text: string): string {
-  return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
-}
