@@ -9,7 +9,7 @@ import { checkFaultSettings, FaultConfigError } from './faults.js';
 import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import type { Route } from './router.js';
 import { checkSeed } from './seed.js';
-import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode } from './types.js';
+import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
 
 /** What the control surface needs from the running emulator. */
 export interface ControlHost {
@@ -23,6 +23,16 @@ export interface ControlHost {
 function checkPutMode(mode: unknown): PutMode {
   if (mode !== 'merge' && mode !== 'replace') throw new HttpError(400, 'mode must be "merge" or "replace"');
   return mode;
+}
+
+/** A complete response style from a partial one; throws HttpError 400 on unknown values. */
+export function checkResponseStyle(style: unknown): Required<ResponseStyle> {
+  if (style === null || typeof style !== 'object' || Array.isArray(style)) throw new HttpError(400, 'the response style must be {actions?, createFile?}');
+  const { actions = 'success', createFile = 'string', ...rest } = style as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new HttpError(400, `unknown field ${Object.keys(rest)[0]} (expected actions, createFile)`);
+  if (actions !== 'success' && actions !== 'ok') throw new HttpError(400, 'actions must be "success" or "ok"');
+  if (createFile !== 'string' && createFile !== 'object') throw new HttpError(400, 'createFile must be "string" or "object"');
+  return { actions, createFile };
 }
 
 function checkEndOptions(body: Record<string, unknown>): { status: EndCallStatus; options: EndCallOptions } {
@@ -54,6 +64,10 @@ export function createControl(host: ControlHost): EmulatorControl {
       core.putMode = checkPutMode(mode);
     },
     getPutMode: () => core.putMode,
+    setResponseStyle: (style) => {
+      core.responseStyle = checkResponseStyle(style);
+    },
+    getResponseStyle: () => ({ ...core.responseStyle }),
     setFaults: (rules: FaultRule[], options = {}) => core.faults.set({ rules, ...(options.seed === undefined ? {} : { seed: options.seed }) }),
     clearFaults: () => core.faults.clear(),
     getFaults: () => core.faults.get(),
@@ -153,6 +167,11 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
     route('PUT', '/_emulator/put-mode', 'control: PUT semantics', ({ body }) => {
       control.setPutMode(checkPutMode(asObject(body).mode));
       return json(200, { mode: core.putMode });
+    }),
+    route('GET', '/_emulator/response-style', 'control: response style', () => json(200, core.responseStyle)),
+    route('PUT', '/_emulator/response-style', 'control: response style', ({ body }) => {
+      control.setResponseStyle(asObject(body) as ResponseStyle);
+      return json(200, core.responseStyle);
     }),
     route('GET', '/_emulator/faults', 'control: faults', () => json(200, core.faults.get())),
     route('PUT', '/_emulator/faults', 'control: faults', ({ body }) => {

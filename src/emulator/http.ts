@@ -88,3 +88,8 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
   res.writeHead(reply.status, headers);
   res.end(body);
 }
+
+/** What an action endpoint answers: the spec's `{success: true}`, or `"ok"` when the emulator is told to answer like some deployments do. */
+export function actionDone(style: { actions: 'success' | 'ok' }): Reply {
+  return json(200, style.actions === 'ok' ? 'ok' : { success: true });
+}

@@ -18,6 +18,7 @@ export type {
   SeedKey,
   SeedPhone,
   PutMode,
+  ResponseStyle,
   FaultRule,
   FaultSettings,
   RequestLogEntry,

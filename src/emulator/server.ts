@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { VoxformError } from '../errors.js';
 import { authenticate } from './auth.js';
-import { controlRoutes, createControl, type ControlHost } from './control.js';
+import { checkResponseStyle, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
 import { FaultConfigError, FaultInjector } from './faults.js';
 import { BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
@@ -110,6 +110,7 @@ class Emulator implements ControlHost {
       faults,
       requestLog,
       putMode: options.putMode ?? 'merge',
+      responseStyle: checkResponseStyle(options.responseStyle ?? {}),
       uploadSecret: randomBytes(32).toString('hex'),
     };
     this.core.sessions.reindex();
@@ -153,6 +154,7 @@ class Emulator implements ControlHost {
     this.core.faults.clear();
     if (this.initialFaults.length > 0) this.core.faults.set({ rules: this.initialFaults });
     this.core.putMode = this.options.putMode ?? 'merge';
+    this.core.responseStyle = checkResponseStyle(this.options.responseStyle ?? {});
   }
 
   async loadSeed(seed: EmulatorSeed): Promise<void> {

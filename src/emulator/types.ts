@@ -16,6 +16,18 @@ import type {
 /** How PUT /agents/{id} applies a top-level config key (docs/emulator.md, "PUT semantics"). */
 export type PutMode = 'merge' | 'replace';
 
+/**
+ * Answers seen in the wild besides the spec's (service-notes.md): action endpoints (set_agent,
+ * set_caller, set_agent_files, agent PUT, phone import) answering the bare string `ok`, and
+ * create_file answering `{id}` instead of a bare string. For testing a client's tolerance.
+ */
+export interface ResponseStyle {
+  /** `success` (default): `{"success": true}`; `ok`: the JSON string `"ok"`. */
+  actions?: 'success' | 'ok';
+  /** `string` (default): `"kf_…"`; `object`: `{"id": "kf_…"}`. */
+  createFile?: 'string' | 'object';
+}
+
 /** The call statuses the end-of-call payload allows. */
 export type EndCallStatus = EndOfCallPayload['call_status'];
 
@@ -237,6 +249,8 @@ export interface EmulatorControl {
   seed(seed: EmulatorSeed): Promise<void>;
   setPutMode(mode: PutMode): void;
   getPutMode(): PutMode;
+  setResponseStyle(style: ResponseStyle): void;
+  getResponseStyle(): Required<ResponseStyle>;
   setFaults(rules: FaultRule[], options?: { seed?: number | string }): void;
   clearFaults(): void;
   getFaults(): FaultSettings;
@@ -280,6 +294,8 @@ export interface EmulatorOptions {
   /** Seed of the random draws of `latencyMs`/`failRate` (and of later fault rules without their own seed). */
   faultSeed?: number | string;
   putMode?: PutMode;
+  /** Answers seen in the wild instead of the spec's (default: the spec's). */
+  responseStyle?: ResponseStyle;
   /** No request lines on stderr. Default true for the library; the CLI prints them. */
   quiet?: boolean;
   /** Where request lines go when not quiet (default: process.stderr). */

@@ -90,3 +90,24 @@ describe('the control surface', () => {
     expect(res.status).toBe(413);
   });
 });
+
+describe('response styles seen in the wild', () => {
+  it('answers "ok" from action endpoints and {id} from create_file when told to', async () => {
+    const style = await client.put('/_emulator/response-style', { actions: 'ok', createFile: 'object' });
+    expect(style.body).toEqual({ actions: 'ok', createFile: 'object' });
+    const put = await client.put(`/agents/${FRONT_DESK}`, { name: 'Front desk', config: {} });
+    expect(put.status).toBe(200);
+    expect(put.body).toBe('ok');
+    expect((await client.post('/phones/%2B15551230001/set_agent', { agent_id: FRONT_DESK })).body).toBe('ok');
+    const presigned = (await client.post('/knowledge/generate_presigned_url', { filename: 'a.txt' })).body;
+    const form = new FormData();
+    for (const [name, value] of Object.entries(presigned.fields as Record<string, string>)) form.append(name, value);
+    form.append('file', new Blob(['hello']), 'a.txt');
+    expect((await fetch(presigned.url, { method: 'POST', body: form })).status).toBe(204);
+    const created = await client.post('/knowledge/create_file', { object_key: presigned.fields.key, name: 'a' });
+    expect(created.body).toEqual({ id: expect.stringMatching(/^kf_/) });
+    expect((await client.put('/_emulator/response-style', { actions: 'maybe' })).status).toBe(400);
+    emulator.control.setResponseStyle({});
+    expect(emulator.control.getResponseStyle()).toEqual({ actions: 'success', createFile: 'string' });
+  });
+});

@@ -1,6 +1,6 @@
 /** GET and PUT /agents/{agent_id}. */
 import type { UpdateAgentRequest } from '../../schema/types.gen.js';
-import { json, NOT_FOUND } from '../http.js';
+import { NOT_FOUND, actionDone, json } from '../http.js';
 import { applyConfigUpdate, splitNulls } from '../merge.js';
 import type { Route } from '../router.js';
 
@@ -39,7 +39,7 @@ export const agentRoutes: Route[] = [
       agent.name = update.name;
       core.store.touchAgent(agent);
       await core.store.commit();
-      return json(200, { success: true });
+      return actionDone(core.responseStyle);
     },
   },
 ];

@@ -1,6 +1,6 @@
 /** PUT /campaigns/{campaign_id}/info and POST /campaigns/{campaign_id}/set_caller. */
 import type { EditCampaignInfoRequest, SetCallerRequest } from '../../schema/types.gen.js';
-import { json, NOT_FOUND } from '../http.js';
+import { NOT_FOUND, actionDone, json } from '../http.js';
 import type { Route } from '../router.js';
 import { bodyValueError } from '../validation.js';
 
@@ -35,7 +35,7 @@ export const campaignRoutes: Route[] = [
       if (!core.store.phones.has(caller)) throw bodyValueError(['caller'], 'the caller must be a phone number of this account');
       campaign.caller = caller;
       await core.store.commit();
-      return json(200, { success: true });
+      return actionDone(core.responseStyle);
     },
   },
 ];

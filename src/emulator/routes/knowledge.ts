@@ -4,7 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { KnowledgeFileRecord, PresignedUrlRequest, SetAgentFilesRequest } from '../../schema/types.gen.js';
-import { json } from '../http.js';
+import { actionDone, json } from '../http.js';
 import { newId, nowSeconds } from '../ids.js';
 import type { Route } from '../router.js';
 import { bodyValueError, ValidationFailure } from '../validation.js';
@@ -72,8 +72,8 @@ export const knowledgeRoutes: Route[] = [
       const id = newId('kf');
       core.store.files.set(id, { id, ...record, created_at: nowSeconds() });
       await core.store.commit();
-      // The service answers the new file's id as a bare JSON string.
-      return json(200, id);
+      // The service answers the new file's id as a bare JSON string (some deployments: {id}).
+      return json(200, core.responseStyle.createFile === 'object' ? { id } : id);
     },
   },
   {
@@ -94,7 +94,7 @@ export const knowledgeRoutes: Route[] = [
       agent.config.knowledge_base = { files: [...request.files], messages: request.messages ? [...request.messages] : (current.messages ?? []) };
       core.store.touchAgent(agent);
       await core.store.commit();
-      return json(200, { success: true });
+      return actionDone(core.responseStyle);
     },
   },
 ];

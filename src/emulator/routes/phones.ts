@@ -1,6 +1,6 @@
 /** GET /phones, POST /phones/import, POST /phones/{phone}/set_agent. */
 import type { ImportPhoneRequest, Phone, SetPhoneAgentRequest } from '../../schema/types.gen.js';
-import { detail, json, NOT_FOUND } from '../http.js';
+import { NOT_FOUND, actionDone, detail, json } from '../http.js';
 import { nowSeconds } from '../ids.js';
 import type { Route } from '../router.js';
 import type { StoredPhone } from '../types.js';
@@ -51,7 +51,7 @@ export const phoneRoutes: Route[] = [
         app_id: request.app_id ?? null,
       });
       await core.store.commit();
-      return json(200, { success: true });
+      return actionDone(core.responseStyle);
     },
   },
   {
@@ -67,7 +67,7 @@ export const phoneRoutes: Route[] = [
       if (!core.store.agents.has(agent_id)) throw bodyValueError(['agent_id'], 'no agent with this id');
       phone.agent_id = agent_id;
       await core.store.commit();
-      return json(200, { success: true });
+      return actionDone(core.responseStyle);
     },
   },
 ];
