@@ -189,9 +189,7 @@ export class EmulatorStore {
     if (!this.dataFile) return Promise.resolve();
     const version = ++this.dirtyVersion;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ version, resolve, reject }));
-    this.writing ??= this.writeLoop().finally(() => {
-      this.writing = undefined;
-    });
+    this.writing ??= this.writeLoop();
     return done;
   }
 
@@ -203,24 +201,33 @@ export class EmulatorStore {
   }
 
   private async writeLoop(): Promise<void> {
-    // Let the requests that arrived in this same turn of the event loop join the first write.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.flushedVersion < this.dirtyVersion) {
-      const version = this.dirtyVersion;
-      const text = this.serialize();
-      let failure: unknown;
-      try {
-        await writeFileAtomic(this.dataFile as string, text);
-      } catch (error) {
-        failure = error;
-      }
-      this.flushedVersion = version;
-      const settled = this.waiters.filter((w) => w.version <= version);
-      this.waiters = this.waiters.filter((w) => w.version > version);
-      for (const waiter of settled) {
-        if (failure === undefined) waiter.resolve();
-        else waiter.reject(failure);
-      }
+    try {
+      // Let the requests that arrived in this same turn of the event loop join the first write.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (this.flushedVersion < this.dirtyVersion) await this.writeOnce();
+    } finally {
+      // Cleared in the same synchronous step as the last check for pending changes (no await in
+      // between), so a commit() made just after starts a new loop instead of waiting on this one.
+      this.writing = undefined;
+    }
+  }
+
+  /** Writes the current state; settles the waiters of every change it holds. */
+  private async writeOnce(): Promise<void> {
+    const version = this.dirtyVersion;
+    const text = this.serialize();
+    let failure: unknown;
+    try {
+      await writeFileAtomic(this.dataFile as string, text);
+    } catch (error) {
+      failure = error;
+    }
+    this.flushedVersion = version;
+    const settled = this.waiters.filter((w) => w.version <= version);
+    this.waiters = this.waiters.filter((w) => w.version > version);
+    for (const waiter of settled) {
+      if (failure === undefined) waiter.resolve();
+      else waiter.reject(failure);
     }
   }
 

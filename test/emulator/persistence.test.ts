@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
+import { EmulatorStore } from '../../src/emulator/store.js';
 import { clientFor, FRONT_DESK } from './helpers.js';
 
 let dir: string;
@@ -55,6 +56,19 @@ describe('the data file', () => {
     const live = (await c.get(`/agents/${FRONT_DESK}`)).body;
     expect(onDisk.agents.find((a: { id: string }) => a.id === FRONT_DESK).config.custom_vocabulary).toEqual(live.config.custom_vocabulary);
     await emulator.close();
+  });
+
+  it('a change committed right as a write finishes is written too (no lost wake-up)', async () => {
+    const store = new EmulatorStore(path.join(dir, 'store.json'));
+    for (let i = 0; i < 30; i++) {
+      // A commit made from the continuation of a settled one, and one from a later microtask.
+      await store.commit().then(() => store.commit());
+      await Promise.all([store.commit(), Promise.resolve().then(() => store.commit())]);
+    }
+    store.agents.set('ag_last', { id: 'ag_last', name: 'Last', config: {} });
+    await store.commit();
+    const onDisk = JSON.parse(await readFile(path.join(dir, 'store.json'), 'utf8'));
+    expect(onDisk.agents.map((a: { id: string }) => a.id)).toEqual(['ag_last']);
   });
 
   it('refuses a data file that is not one, with a clear error', async () => {
