@@ -243,7 +243,7 @@ export interface EndCallResult {
 
 /** In-process access to the same controls as the HTTP control surface under /_emulator/. */
 export interface EmulatorControl {
-  /** Back to the seed the emulator started with (clears the request log and faults too). */
+  /** Back to the seed the emulator started with; clears the request log; faults, put mode and response style back to the start-up options. */
   reset(): Promise<void>;
   /** Replace the whole account with this seed. */
   seed(seed: EmulatorSeed): Promise<void>;
