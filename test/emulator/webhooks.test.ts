@@ -126,7 +126,9 @@ describe('the prefetch webhook (extra_prompt_webhook)', () => {
   });
 
   it('an unreachable webhook is a failed delivery, not a failed session', async () => {
-    await configure({ extra_prompt_webhook: 'http://127.0.0.1:1/nothing-listens-here' });
+    const gone = await startReceiver();
+    await gone.close(); // its port now refuses connections
+    await configure({ extra_prompt_webhook: `${gone.url}/nothing-listens-here` });
     const res = await client.post('/register_call', { agent_id: FRONT_DESK });
     expect(res.status).toBe(200);
     expect(emulator.control.webhookDeliveries()[0]).toMatchObject({ ok: false, error: expect.stringContaining('ECONNREFUSED') });
