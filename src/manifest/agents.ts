@@ -3,14 +3,14 @@
  * its config, `${env:…}` resolved, checked against the schema, and its prompt include and
  * knowledge references noted for the steps that read files and resolve references.
  */
-import { flaggedPaths, knownProperties, pathMatchesPattern, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { flaggedPaths, knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
+import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
@@ -32,8 +32,8 @@ export interface AgentDraft {
   knowledge: Reference[] | undefined;
   ignore: string[];
   prompt: PromptRequest | undefined;
-  /** Config paths (dotted) whose values came from `${env:…}`. */
-  envPaths: Set<string>;
+  /** Config paths (dotted) holding secrets: marked so by the schema, or filled from `${env:…}`. */
+  sensitivePaths: string[];
 }
 
 export interface AgentContext {
@@ -97,7 +97,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   }
 
   const config = isPlainObject(resolved.config) ? resolved.config : {};
-  collectSchemaSecrets(config, ctx.onSecret);
+  const schemaSecretPaths = sensitiveConfigPaths(config, ctx.onSecret);
   checkIgnorePaths(resolved, ctx.diagnostics);
 
   return {
@@ -112,7 +112,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
       : undefined,
     ignore: Array.isArray(resolved.ignore) ? resolved.ignore.filter((p): p is string => typeof p === 'string') : [],
     prompt: promptRequest(config, template),
-    envPaths,
+    sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
   };
 }
 
@@ -164,22 +164,30 @@ export function dottedConfigPath(path: ReadonlyArray<PathPart>): string {
   return path.map(String).join('.');
 }
 
-let configSecretPatterns: string[] | undefined;
-/** Schema-marked secrets inside an agent config (`tools[].header`, webhook headers, app credentials). */
-export function configSecretPatternList(): string[] {
-  configSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive');
+let configSecretPatterns: Array<{ pattern: string; parts: string[] }> | undefined;
+/** Schema-marked secrets inside an agent config (`tools[].header`, webhook headers, app credentials), split once. */
+function configSecretPatternList(): Array<{ pattern: string; parts: string[] }> {
+  configSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive').map((pattern) => ({ pattern, parts: pattern.match(/[^.[\]]+|\[\]/g) ?? [] }));
   return configSecretPatterns;
 }
 
-/** Concrete config paths (dotted) holding schema-marked secrets, e.g. `session_data_webhook.headers`. */
-export function sensitiveConfigPaths(config: Record<string, unknown>): string[] {
+/**
+ * Concrete config paths (dotted) holding schema-marked secrets, e.g. `session_data_webhook.headers`
+ * or `tools.0.header`; `onSecret` hears every string found under them.
+ */
+export function sensitiveConfigPaths(config: Record<string, unknown>, onSecret: (value: string) => void = () => undefined): string[] {
   const found: string[] = [];
-  for (const pattern of configSecretPatternList()) {
-    const parts = pattern.match(/[^.[\]]+|\[\]/g) ?? [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') onSecret(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (isPlainObject(value)) Object.values(value).forEach(collect);
+  };
+  for (const { parts } of configSecretPatternList()) {
     const expand = (value: unknown, index: number, path: PathPart[]): void => {
       if (value === undefined) return;
       if (index === parts.length) {
-        if (pathMatchesPattern(path, pattern)) found.push(dottedConfigPath(path));
+        found.push(dottedConfigPath(path));
+        collect(value);
         return;
       }
       const part = parts[index] as string;
@@ -194,16 +202,6 @@ export function sensitiveConfigPaths(config: Record<string, unknown>): string[] 
     expand(config, 0, []);
   }
   return found;
-}
-
-/** Every string under a schema-marked secret is registered for redaction. */
-function collectSchemaSecrets(config: Record<string, unknown>, onSecret: (value: string) => void): void {
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') onSecret(value);
-    else if (Array.isArray(value)) value.forEach(visit);
-    else if (isPlainObject(value)) Object.values(value).forEach(visit);
-  };
-  for (const path of sensitiveConfigPaths(config)) visit(valueAt(config, path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))));
 }
 
 let configNode: SchemaNode | undefined;

@@ -59,8 +59,9 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
 }
 
 /**
- * A copy of `value` with every string interpolated, spans kept. `onEnvPath` hears the path (below
- * `value`) of every string that took a value from the environment.
+ * `value` with every string interpolated, spans kept. Copy-on-write: an object or list is copied
+ * only when something inside it changed, so the common case (no references) allocates nothing.
+ * `onEnvPath` hears the path (below `value`) of every string that took a value from the environment.
  */
 export function interpolateTree(
   value: unknown,
@@ -68,17 +69,30 @@ export function interpolateTree(
   onEnvPath: (path: PathPart[]) => void = () => undefined,
   span?: Span,
 ): unknown {
-  const walk = (node: unknown, nodeSpan: Span | undefined, path: PathPart[]): unknown => {
+  const path: PathPart[] = [];
+  const walk = (node: unknown, nodeSpan: Span | undefined): unknown => {
     if (typeof node === 'string') {
+      if (!node.includes('{env:')) return node;
       const result = interpolateString(node, nodeSpan, ctx);
-      if (result.fromEnv) onEnvPath(path);
+      if (result.fromEnv) onEnvPath([...path]);
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
     const entries = spansOf(node)?.entries;
-    return mapChildren(node, (child, part) => walk(child, entries?.get(part)?.value, [...path, part]));
+    let changed: Map<PathPart, unknown> | undefined;
+    const visit = (child: unknown, part: PathPart): void => {
+      path.push(part);
+      const next = walk(child, entries?.get(part)?.value);
+      path.pop();
+      if (next !== child) (changed ??= new Map()).set(part, next);
+    };
+    if (Array.isArray(node)) node.forEach(visit);
+    else for (const key of Object.keys(node)) visit((node as Record<string, unknown>)[key], key);
+    if (!changed) return node;
+    const replacements = changed;
+    return mapChildren(node, (child, part) => (replacements.has(part) ? replacements.get(part) : child));
   };
-  return walk(value, span, []);
+  return walk(value, span);
 }
 
 /** The reference's own place inside the written value (searched in the source), else the value's start. */

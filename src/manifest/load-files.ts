@@ -3,7 +3,8 @@
  * them, recursively, sorted), or by default `voxform.yaml`, else `agents.yaml`, in the working
  * directory. Reads run concurrently, bounded so a thousand prompt files do not exhaust descriptors.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -77,16 +78,23 @@ function compareNames(a: string, b: string): number {
 
 export type ReadOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: 'missing' | 'folder' | 'unreadable'; message: string };
 
-/** Reads one file, answering why it could not be read instead of throwing. */
-export async function readBytes(file: string): Promise<ReadOutcome> {
-  try {
-    return { ok: true, bytes: await readFile(file) };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, reason: 'missing', message: 'does not exist' };
-    if (code === 'EISDIR') return { ok: false, reason: 'folder', message: 'is a folder, not a file' };
-    return { ok: false, reason: 'unreadable', message: `cannot be read (${code ?? (error as Error).message})` };
-  }
+/**
+ * Reads one file, answering why it could not be read instead of throwing. (The callback API: for
+ * a thousand small files it costs a fraction of what `fs/promises` readFile does.)
+ */
+export function readBytes(file: string): Promise<ReadOutcome> {
+  return new Promise((resolve) => {
+    readFile(file, (error, bytes) => {
+      if (!error) {
+        resolve({ ok: true, bytes });
+        return;
+      }
+      const code = error.code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') resolve({ ok: false, reason: 'missing', message: 'does not exist' });
+      else if (code === 'EISDIR') resolve({ ok: false, reason: 'folder', message: 'is a folder, not a file' });
+      else resolve({ ok: false, reason: 'unreadable', message: `cannot be read (${code ?? error.message})` });
+    });
+  });
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */

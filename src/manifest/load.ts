@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { resolveAgent, sensitiveConfigPaths, type AgentDraft } from './agents.js';
+import { resolveAgent, type AgentDraft } from './agents.js';
 import { decodeUtf8 } from './decode.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
@@ -25,6 +25,7 @@ import { isPlainObject, setOwn, spansOf, type PathPart } from './positions.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type CampaignDraft, type CredentialDraft, type KnowledgeDraft, type PhoneDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
+import { LazyMap } from './lazy-map.js';
 import { locationOf, SourceRegistry, type Span } from './source.js';
 import { defaultTemplatesDir, TemplateStore } from './templates.js';
 import type { SourceLocation } from '../errors.js';
@@ -83,7 +84,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     const source = sources.forYaml(file, text);
     const fileStart: Span = { source, start: 0, end: 0 };
     firstSpan ??= fileStart;
-    const parsed = parseYaml(source, diagnostics);
+    const parsed = await parseYaml(source, diagnostics);
     unparsed ||= parsed.syntaxErrors;
     const documents = parsed.documents.filter((doc) => doc.value !== null);
     if (documents.length === 0 && !parsed.syntaxErrors) {
@@ -250,7 +251,6 @@ function desiredAgent(draft: AgentDraft, promptText: string | undefined): Desire
     for (const key of Object.keys(config)) setOwn(withPrompt, key, key === 'prompt' ? promptText : config[key]);
     config = withPrompt;
   }
-  const sensitivePaths = [...new Set([...sensitiveConfigPaths(config), ...draft.envPaths])];
   return {
     kind: 'agent',
     address: `agent.${draft.localName}`,
@@ -261,12 +261,19 @@ function desiredAgent(draft: AgentDraft, promptText: string | undefined): Desire
     config,
     knowledge: draft.knowledge?.map((reference) => reference.name),
     ignore: draft.ignore,
-    sensitivePaths,
-    configSources: configSources(draft.config),
+    sensitivePaths: draft.sensitivePaths,
+    configSources: lazyConfigSources(draft.config),
   };
 }
 
-/** Where each config path was written (keys of objects; lists are one value). */
+/**
+ * Where each config path was written (keys of objects; lists are one value). Filled on first use:
+ * only a diagnostic of the planner needs it, and a thousand agents' worth costs real time.
+ */
+function lazyConfigSources(config: Record<string, unknown>): Map<string, SourceLocation> {
+  return new LazyMap(() => configSources(config));
+}
+
 function configSources(config: Record<string, unknown>): Map<string, SourceLocation> {
   const out = new Map<string, SourceLocation>();
   const walk = (value: unknown, prefix: string): void => {

@@ -3,10 +3,11 @@
  * value. Syntax errors become diagnostics at their position; a document with errors yields no
  * value, because what follows a syntax error is guesswork.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type Node, type YAMLError } from 'yaml';
+import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
-import { positionOf, type SourceText, type Span } from './source.js';
+import { parseYamlSubset } from './parse-yaml-subset.js';
+import { countLines, positionOf, type SourceText, type Span } from './source.js';
 
 export interface ParsedDocument {
   value: unknown;
@@ -23,10 +24,23 @@ export interface ParseOutcome {
 /** Aliases expanded per document at most: a guard against "billion laughs" documents. */
 const MAX_ALIAS_EXPANSIONS = 10_000;
 
-export function parseYaml(source: SourceText, diagnostics: DiagnosticList): ParseOutcome {
+/**
+ * Parses a YAML source. Plain block-style YAML (nearly every manifest) takes the fast subset reader;
+ * anything else, errors included, the general parser. `subset: false` forces the general parser.
+ */
+export async function parseYaml(source: SourceText, diagnostics: DiagnosticList, options: { subset?: boolean } = {}): Promise<ParseOutcome> {
+  if (options.subset !== false) {
+    const fast = parseYamlSubset(source);
+    if (fast) {
+      countLines(source.lines, source.text);
+      return { documents: fast, syntaxErrors: false };
+    }
+  }
+  // The general parser is loaded only when needed: most runs never pay for it.
+  const yaml = await import('yaml');
   const documents: ParsedDocument[] = [];
   let syntaxErrors = false;
-  const parsed = parseAllDocuments(source.text, { lineCounter: source.lines, prettyErrors: false, merge: true, uniqueKeys: true });
+  const parsed = yaml.parseAllDocuments(source.text, { lineCounter: source.lines, prettyErrors: false, merge: true, uniqueKeys: true });
   for (const doc of parsed) {
     if (doc.errors.length > 0) {
       syntaxErrors = true;
@@ -36,7 +50,7 @@ export function parseYaml(source: SourceText, diagnostics: DiagnosticList): Pars
     for (const warning of doc.warnings) {
       diagnostics.warning('yaml_warning', sentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
     }
-    const converter = new Converter(source, doc, diagnostics);
+    const converter = new Converter(yaml, source, doc, diagnostics);
     const value = converter.convert(doc.contents);
     if (converter.failed) {
       syntaxErrors = true;
@@ -69,11 +83,14 @@ function reportYamlErrors(errors: readonly YAMLError[], source: SourceText, diag
   }
 }
 
+type YamlModule = typeof import('yaml');
+
 class Converter {
   failed = false;
   private aliasExpansions = 0;
 
   constructor(
+    private readonly yaml: YamlModule,
     private readonly source: SourceText,
     private readonly doc: Document.Parsed,
     private readonly diagnostics: DiagnosticList,
@@ -81,8 +98,8 @@ class Converter {
 
   convert(node: unknown): unknown {
     if (node === null || node === undefined) return null;
-    if (isScalar(node)) return this.scalar(node.value);
-    if (isAlias(node)) {
+    if (this.yaml.isScalar(node)) return this.scalar(node.value);
+    if (this.yaml.isAlias(node)) {
       if (++this.aliasExpansions > MAX_ALIAS_EXPANSIONS) {
         this.fail('yaml_alias_limit', `more than ${MAX_ALIAS_EXPANSIONS} alias expansions in one document`, node);
         return null;
@@ -90,7 +107,7 @@ class Converter {
       // An alias is a copy of its anchor's value; positions point at the anchor's definition.
       return this.convert(node.resolve(this.doc));
     }
-    if (isSeq(node)) {
+    if (this.yaml.isSeq(node)) {
       const out: unknown[] = [];
       const entries = new Map<PathPart, EntrySpans>();
       for (const item of node.items) {
@@ -100,14 +117,14 @@ class Converter {
       attachSpans(out, { self: this.spanOfNode(node), entries });
       return out;
     }
-    if (isMap(node)) {
+    if (this.yaml.isMap(node)) {
       const out: Record<string, unknown> = {};
       const entries = new Map<PathPart, EntrySpans>();
       const merged: unknown[] = [];
       for (const pair of node.items) {
-        if (!isPair(pair)) continue;
+        if (!this.yaml.isPair(pair)) continue;
         const keyNode = pair.key as Node | null;
-        if (isScalar(keyNode) && typeof keyNode.value === 'symbol') {
+        if (this.yaml.isScalar(keyNode) && typeof keyNode.value === 'symbol') {
           merged.push(pair.value); // `<<: *anchor`, applied after the explicit keys (which win)
           continue;
         }
@@ -136,7 +153,7 @@ class Converter {
    */
   private keyText(keyNode: Node | null): string | undefined {
     if (keyNode === null) return '';
-    if (isScalar(keyNode)) {
+    if (this.yaml.isScalar(keyNode)) {
       if (typeof keyNode.value === 'string') return keyNode.value;
       if (keyNode.value === null) return keyNode.source ?? '';
       return keyNode.source ?? String(keyNode.value);
@@ -146,7 +163,7 @@ class Converter {
   }
 
   private mergeInto(out: Record<string, unknown>, entries: Map<PathPart, EntrySpans>, source: unknown): void {
-    const targets = isSeq(source) ? source.items : [source];
+    const targets = this.yaml.isSeq(source) ? source.items : [source];
     for (const target of targets) {
       const value = this.convert(target);
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {

@@ -14,10 +14,9 @@ import {
   describePlace,
   dottedPath,
   quote,
-  typeOfValue,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { isPlainObject, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { isPlainObject, setOwn, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
 import { spanText, type Span } from './source.js';
 
 export interface SchemaCheck {
@@ -248,11 +247,19 @@ function describePattern(pattern: string): string {
  * the schema (describing values) does not know. Paths stay the same, so issues map back unchanged.
  */
 function withoutConfigNulls(value: unknown, at: PathPart[]): unknown {
+  // Copy-on-write: a config without nulls (the common case) is validated as it is.
+  const hasNull = (node: unknown): boolean => {
+    if (node === null) return true;
+    if (Array.isArray(node)) return node.some((item) => item !== null && hasNull(item));
+    if (isPlainObject(node)) for (const key in node) if (hasNull(node[key])) return true;
+    return false;
+  };
   const strip = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(strip);
+    if (!hasNull(node)) return node;
+    if (Array.isArray(node)) return node.map((item) => (item === null ? item : strip(item)));
     if (!isPlainObject(node)) return node;
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(node)) if (node[key] !== null) out[key] = strip(node[key]);
+    for (const key of Object.keys(node)) if (node[key] !== null) setOwn(out, key, strip(node[key]));
     return out;
   };
   const walk = (node: unknown, path: PathPart[]): unknown => {
@@ -262,11 +269,10 @@ function withoutConfigNulls(value: unknown, at: PathPart[]): unknown {
     for (const key of Object.keys(node)) {
       const child = node[key];
       if (child === null && key === 'config' && configPathOf([...path, key])?.length === 0) continue;
-      out[key] = walk(child, [...path, key]);
+      setOwn(out, key, walk(child, [...path, key]));
     }
     return out;
   };
   return walk(value, at);
 }
 
-export { typeOfValue };

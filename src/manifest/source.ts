@@ -3,8 +3,31 @@
  * position can become `file:line:col` and a code frame, and a span type pointing into it.
  */
 import path from 'node:path';
-import { LineCounter } from 'yaml';
 import type { SourceLocation } from '../errors.js';
+
+/**
+ * Line starts of a text, for offset → line and column. The same interface as yaml's LineCounter,
+ * which the YAML parser fills while it reads (it is passed as its `lineCounter`); defined here so
+ * that the common path does not load the YAML library at all.
+ */
+export class LineCounter {
+  lineStarts: number[] = [];
+
+  addNewLine = (offset: number): number => this.lineStarts.push(offset);
+
+  /** 1-based line and column; line 0 when no line was recorded before `offset`. */
+  linePos = (offset: number): { line: number; col: number } => {
+    let low = 0;
+    let high = this.lineStarts.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (offset < (this.lineStarts[middle] as number)) high = middle;
+      else low = middle + 1;
+    }
+    if (low === 0) return { line: 0, col: offset };
+    return { line: low, col: offset - (this.lineStarts[low - 1] as number) + 1 };
+  };
+}
 
 export interface SourceText {
   /** Absolute path. */
@@ -49,7 +72,8 @@ export class SourceRegistry {
   }
 }
 
-function countLines(lines: LineCounter, text: string): void {
+/** Records the line starts of `text` (for texts the YAML parser did not read). */
+export function countLines(lines: LineCounter, text: string): void {
   lines.addNewLine(0);
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines.addNewLine(at + 1);
 }

@@ -72,7 +72,7 @@ export class TemplateStore {
         continue;
       }
       this.onRead(outcome.bytes);
-      this.templates.set(name, this.parse(name, outcome.bytes));
+      this.templates.set(name, await this.parse(name, outcome.bytes));
     }
     if ([...this.templates.values()].includes('missing')) {
       const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
@@ -90,7 +90,7 @@ export class TemplateStore {
     return this.available ?? [];
   }
 
-  private parse(name: string, bytes: Uint8Array): AgentTemplate | 'invalid' {
+  private async parse(name: string, bytes: Uint8Array): Promise<AgentTemplate | 'invalid'> {
     const file = path.join(this.dir, name, TEMPLATE_FILE);
     const decoded = decodeUtf8(bytes);
     const errorsBefore = this.diagnostics.errors;
@@ -100,7 +100,7 @@ export class TemplateStore {
       return 'invalid';
     }
     const source = this.sources.forYaml(file, decoded.text);
-    const parsed = parseYaml(source, this.diagnostics);
+    const parsed = await parseYaml(source, this.diagnostics);
     if (parsed.syntaxErrors) return 'invalid';
     const whole: Span = { source, start: 0, end: 0 };
     const root = parsed.documents[0]?.value;

@@ -19,11 +19,11 @@ describe('deepMerge', () => {
     expect(JSON.stringify(base)).toBe(before);
   });
 
-  it('keeps the position of each value where it was written', () => {
+  it('keeps the position of each value where it was written', async () => {
     const sources = new SourceRegistry('/p');
     const diagnostics = new DiagnosticList();
-    const base = parseYaml(sources.forYaml('/p/base.yaml', 'flow:\n  a: 1\n  b: 2\n'), diagnostics).documents[0]?.value;
-    const overlay = parseYaml(sources.forYaml('/p/over.yaml', 'x: 0\nflow:\n  b: 3\n'), diagnostics).documents[0]?.value;
+    const base = (await parseYaml(sources.forYaml('/p/base.yaml', 'flow:\n  a: 1\n  b: 2\n'), diagnostics)).documents[0]?.value;
+    const overlay = (await parseYaml(sources.forYaml('/p/over.yaml', 'x: 0\nflow:\n  b: 3\n'), diagnostics)).documents[0]?.value;
     const merged = deepMerge(base, overlay);
     expect(locationOf(spanAt(merged, ['flow', 'a'])!)).toEqual({ file: 'base.yaml', line: 2, col: 6 });
     expect(locationOf(spanAt(merged, ['flow', 'b'])!)).toEqual({ file: 'over.yaml', line: 3, col: 6 });
