@@ -79,11 +79,13 @@ describe('voxform export', () => {
     const dir = await tempDir();
     const { args, env } = connection();
     const result = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('You are a helper.\n\nSay "${env:HOME}" literally.\n\n');
     const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
     expect(manifest).toContain('read-only on the service, not managed here: voice.provider=openai');
     const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env });
+    expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);
   });

@@ -51,6 +51,7 @@ describe('voxform init, for every template', () => {
 
     // The project is already in the canonical layout.
     const fmt = await runCli(['fmt', '--check'], { cwd: project });
+    expect(fmt.stdout).toBe('');
     expect(fmt.code).toBe(0);
 
     const env = { CALENDAR_TOKEN: 't', CRM_WEBHOOK_TOKEN: 't', HELPDESK_TOKEN: 't', SURVEY_WEBHOOK_TOKEN: 't' };
@@ -62,8 +63,10 @@ describe('voxform init, for every template', () => {
 
     // On the embedded emulator: apply makes the spare agent the template's agent; a second plan is empty.
     const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env });
+    expect(apply.stderr).not.toMatch(/error/i);
     expect(apply.code).toBe(0);
     const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: project, env });
+    expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);
   });

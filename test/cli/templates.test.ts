@@ -35,8 +35,10 @@ describe('template: + vars: in a manifest', () => {
       expect(validate.stderr).toBe('');
       expect(validate.code).toBe(0);
       const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+      expect(apply.stderr).not.toMatch(/error/i);
       expect(apply.code).toBe(0);
       const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: dir, env });
+      expect(plan.stderr).toBe('');
       expect(plan.stdout).toContain('No changes');
       expect(plan.code).toBe(0);
     } finally {
