@@ -63,7 +63,8 @@ export async function startExampleProject(options: EmulatorOptions = {}): Promis
   const dir = await mkdtemp(path.join(tmpdir(), 'voxform-e2e-'));
   await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'voxform.yaml'));
   await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
-  const emulator = await startEmulator({ port: 0, quiet: true, ...options });
+  // Webhooks only to loopback: the example's webhook URLs are not ours to call from a test.
+  const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'loopback', ...options });
   const requests: RecordedRequest[] = [];
   const proxy = await startRecordingProxy(emulator.url, requests);
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
