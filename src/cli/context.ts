@@ -28,6 +28,12 @@ export interface CommandContext {
   confirm: ((question: string) => Promise<boolean>) | undefined;
   /** Called with cleanup work (close the embedded emulator, release a lock) when the run ends or is interrupted. */
   onExit(cleanup: () => Promise<void> | void): void;
+  /**
+   * Resolves on Ctrl-C (SIGINT) or SIGTERM, for a command that stops gracefully by itself (the
+   * emulator). A command that awaits it is trusted to return; otherwise the run's cleanups are run
+   * and the process exits with 130. A second signal always ends the process at once.
+   */
+  interrupted(): Promise<void>;
 }
 
 /** Options every command that talks to the service accepts (DESIGN.md, CLI contract). */

@@ -183,11 +183,20 @@ export async function main(argv: string[]): Promise<number> {
   const runCleanups = async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
+  let signalled = false;
+  let stopsGracefully = false;
+  let notifyInterrupted: () => void = () => undefined;
+  const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
   const onSignal = () => {
-    void runCleanups().finally(() => process.exit(130));
+    if (signalled || !stopsGracefully) {
+      void runCleanups().finally(() => process.exit(130));
+      return;
+    }
+    signalled = true;
+    notifyInterrupted();
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   const program = buildProgram(async (name, options) => {
     format = options.format;
@@ -203,6 +212,10 @@ export async function main(argv: string[]): Promise<number> {
       secrets,
       confirm: interactive ? confirmOnTerminal : undefined,
       onExit: (cleanup) => void cleanups.push(cleanup),
+      interrupted: () => {
+        stopsGracefully = true;
+        return interruptedPromise;
+      },
     };
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);

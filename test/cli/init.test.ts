@@ -188,6 +188,7 @@ function terminalContext(cwd: string, answers: string): { ctx: CommandContext; o
     secrets: new SecretRegistry(),
     confirm: async () => true,
     onExit: () => undefined,
+    interrupted: () => new Promise<void>(() => undefined),
   };
   return { ctx, out: () => out, err: () => err };
 }

@@ -80,20 +80,7 @@ export async function runEmulator(options: Record<string, unknown>, ctx: Command
   return 0;
 }
 
-/** `voxform emulator`: stops on SIGINT or SIGTERM. */
+/** `voxform emulator`: runs until Ctrl-C or SIGTERM, then shuts down cleanly and exits 0. */
 export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  let onSignal: (() => void) | undefined;
-  const stop = new Promise<void>((resolve) => {
-    onSignal = resolve;
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  try {
-    return await runEmulator(options, ctx, stop);
-  } finally {
-    if (onSignal) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
-  }
+  return runEmulator(options, ctx, ctx.interrupted());
 }
