@@ -5,7 +5,7 @@
  * caller hears of the paths that received one (to mark them sensitive) and the values (to redact).
  */
 import type { DiagnosticList } from './diagnostics.js';
-import { mapChildren, spansOf, type PathPart } from './positions.js';
+import { mapChildren, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import type { Span } from './source.js';
 
 export interface InterpolationContext {
@@ -70,10 +70,11 @@ export function interpolateTree(
   span?: Span,
 ): unknown {
   const path: PathPart[] = [];
-  const walk = (node: unknown, nodeSpan: Span | undefined): unknown => {
+  // The entry is passed rather than its span: a span is looked up only for a string that needs it.
+  const walk = (node: unknown, entry: EntrySpans | undefined): unknown => {
     if (typeof node === 'string') {
       if (!node.includes('{env:')) return node;
-      const result = interpolateString(node, nodeSpan, ctx);
+      const result = interpolateString(node, entry ? entry.value : span, ctx);
       if (result.fromEnv) onEnvPath([...path]);
       return result.value;
     }
@@ -82,7 +83,7 @@ export function interpolateTree(
     let changed: Map<PathPart, unknown> | undefined;
     const visit = (child: unknown, part: PathPart): void => {
       path.push(part);
-      const next = walk(child, entries?.get(part)?.value);
+      const next = walk(child, entries?.get(part));
       path.pop();
       if (next !== child) (changed ??= new Map()).set(part, next);
     };
@@ -92,7 +93,7 @@ export function interpolateTree(
     const replacements = changed;
     return mapChildren(node, (child, part) => (replacements.has(part) ? replacements.get(part) : child));
   };
-  return walk(value, span);
+  return walk(value, undefined);
 }
 
 /** The reference's own place inside the written value (searched in the source), else the value's start. */

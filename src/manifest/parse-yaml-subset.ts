@@ -13,22 +13,43 @@
  * test/manifest/parse-yaml-subset.test.ts checks it gives the same values and positions as the
  * general parser.
  */
-import { attachSpans, setOwn, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, PackedEntry, PackedNode, setOwn, type EntrySpans, type PathPart } from './positions.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { SourceText, Span } from './source.js';
 
 /** Thrown inside the reader to give up; never escapes it. */
 const GIVE_UP = Symbol('outside the subset');
 
-interface Line {
-  start: number;
-  /** Offset of the line end (the `\n`, or the text's end). */
-  end: number;
-  indent: number;
-  /** Offset of the first non-space character (== end for a blank line). */
-  content: number;
-  /** Blank or a comment only. */
-  insignificant: boolean;
+/**
+ * The lines of the text, as parallel arrays (a manifest has tens of thousands of lines; one object
+ * each would be garbage to collect): where each starts and ends (the `\n`, or the text's end), its
+ * first non-space character (== end for a blank line), and whether it is blank or a comment only.
+ */
+interface Lines {
+  count: number;
+  start: Int32Array;
+  end: Int32Array;
+  content: Int32Array;
+  insignificant: Uint8Array;
+}
+
+function splitLines(text: string): Lines {
+  let count = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  const lines: Lines = { count, start: new Int32Array(count), end: new Int32Array(count), content: new Int32Array(count), insignificant: new Uint8Array(count) };
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    let content = start;
+    while (content < end && text.charCodeAt(content) === 32) content++;
+    lines.start[i] = start;
+    lines.end[i] = end;
+    lines.content[i] = content;
+    lines.insignificant[i] = content === end || text.charCodeAt(content) === 35 /* # */ ? 1 : 0;
+    start = end + 1;
+  }
+  return lines;
 }
 
 interface Node {
@@ -61,7 +82,7 @@ function giveUp(): never {
 }
 
 class SubsetReader {
-  private readonly lines: Line[] = [];
+  private readonly lines: Lines;
   /** One past the last line of the document being read. */
   private documentEnd = 0;
 
@@ -69,66 +90,63 @@ class SubsetReader {
     private readonly text: string,
     private readonly source: SourceText,
   ) {
-    let start = 0;
-    while (start <= text.length) {
-      let end = text.indexOf('\n', start);
-      if (end === -1) end = text.length;
-      let content = start;
-      while (content < end && text.charCodeAt(content) === 32) content++;
-      this.lines.push({ start, end, indent: content - start, content, insignificant: content === end || text[content] === '#' });
-      if (end === text.length) break;
-      start = end + 1;
-    }
+    this.lines = splitLines(text);
   }
 
   documents(): ParsedDocument[] {
     const documents: ParsedDocument[] = [];
+    const count = this.lines.count;
     let first = 0;
-    for (let i = 0; i <= this.lines.length; i++) {
-      const line = this.lines[i];
-      const marker = line ? this.documentMarker(line) : false;
-      if (i < this.lines.length && !marker) continue;
+    for (let i = 0; i <= count; i++) {
+      const marker = i < count && this.documentMarker(i);
+      if (i < count && !marker) continue;
       // Lines [first, i) are one document; a marker on the first line only opens the first document.
-      if (!(marker && i === 0)) documents.push(...this.document(first, i));
+      if (!(marker && i === 0)) documents.push(this.document(first, i));
       first = i + 1;
     }
     return documents;
   }
 
-  private documentMarker(line: Line): boolean {
+  private documentMarker(index: number): boolean {
     const text = this.text;
-    if (line.indent !== 0) return false;
-    if (text.startsWith('---', line.start)) {
-      const rest = text.slice(line.start + 3, line.end);
+    const start = this.lines.start[index] as number;
+    if (this.lines.content[index] !== start) return false;
+    if (text.startsWith('---', start)) {
+      const rest = text.slice(start + 3, this.lines.end[index]);
       if (rest.trim() === '' || /^ +#/.test(rest)) return true;
       giveUp(); // content after a marker, or a key starting with ---
     }
-    if (text.startsWith('...', line.start) || text[line.start] === '%') giveUp();
+    if (text.startsWith('...', start) || text[start] === '%') giveUp();
     return false;
   }
 
-  private document(first: number, end: number): ParsedDocument[] {
+  private document(first: number, end: number): ParsedDocument {
     this.documentEnd = end;
     const start = this.nextSignificant(first);
-    if (start >= end) return [{ value: null, span: this.span(this.lines[first]?.start ?? this.text.length, this.lines[first]?.start ?? this.text.length) }];
-    const line = this.lines[start] as Line;
-    if (line.indent !== 0) giveUp();
-    if (this.isSequenceItem(line)) giveUp(); // a manifest document is a mapping; let the general parser explain
-    const node = this.mapping(start, 0, line.content);
+    if (start >= end) {
+      const at = first < this.lines.count ? (this.lines.start[first] as number) : this.text.length;
+      return { value: null, span: this.span(at, at) };
+    }
+    if (this.indent(start) !== 0) giveUp();
+    if (this.isSequenceItem(start)) giveUp(); // a manifest document is a mapping; let the general parser explain
+    const node = this.mapping(start, 0, this.lines.content[start] as number);
     if (this.nextSignificant(node.next) < end) giveUp();
-    const last = this.lines[end - 1] as Line;
-    return [{ value: node.value, span: this.span(node.start, Math.max(node.end, last.end)) }];
+    return { value: node.value, span: this.span(node.start, Math.max(node.end, this.lines.end[end - 1] as number)) };
+  }
+
+  private indent(index: number): number {
+    return (this.lines.content[index] as number) - (this.lines.start[index] as number);
   }
 
   private nextSignificant(index: number): number {
     let i = index;
-    while (i < this.documentEnd && (this.lines[i] as Line).insignificant) i++;
+    while (i < this.documentEnd && this.lines.insignificant[i] === 1) i++;
     return i;
   }
 
-  private isSequenceItem(line: Line): boolean {
-    const text = this.text;
-    return text[line.content] === '-' && (line.content + 1 === line.end || text[line.content + 1] === ' ');
+  private isSequenceItem(index: number): boolean {
+    const content = this.lines.content[index] as number;
+    return this.text.charCodeAt(content) === 45 /* - */ && (content + 1 === this.lines.end[index] || this.text.charCodeAt(content + 1) === 32);
   }
 
   private span(start: number, end: number): Span {
@@ -138,9 +156,9 @@ class SubsetReader {
   // ── block collections ──
 
   private blockNode(index: number, parentIndent: number): BlockNode {
-    const line = this.lines[index] as Line;
-    if (line.indent <= parentIndent) giveUp();
-    return this.isSequenceItem(line) ? this.sequence(index, line.indent) : this.mapping(index, line.indent, line.content);
+    const indent = this.indent(index);
+    if (indent <= parentIndent) giveUp();
+    return this.isSequenceItem(index) ? this.sequence(index, indent) : this.mapping(index, indent, this.lines.content[index] as number);
   }
 
   /** A block mapping whose keys sit at column `indent`; its first key starts at `firstKey` on line `index`. */
@@ -151,42 +169,37 @@ class SubsetReader {
     let keyStart = firstKey;
     let end = firstKey;
     for (;;) {
-      const line = this.lines[lineIndex] as Line;
-      const key = this.key(keyStart, line.end);
-      if (key.text === '<<' || Object.hasOwn(out, key.text)) giveUp();
-      const value = this.entryValue(lineIndex, key.afterColon, indent);
-      setOwn(out, key.text, value.value);
-      entries.set(key.text, { key: this.span(keyStart, key.end), value: this.span(value.start, value.end) });
+      this.readKey(keyStart, this.lines.end[lineIndex] as number);
+      const key = this.keyText;
+      if (key === '<<' || Object.hasOwn(out, key)) giveUp();
+      const keyEnd = this.keyEnd;
+      const value = this.entryValue(lineIndex, this.afterColon, indent);
+      setOwn(out, key, value.value);
+      entries.set(key, new PackedEntry(this.source, keyStart, keyEnd, value.start, value.end));
       end = value.end;
       const next = this.nextSignificant(value.next);
-      if (next >= this.documentEnd) {
-        lineIndex = next;
-        break;
-      }
-      const nextLine = this.lines[next] as Line;
-      if (nextLine.indent < indent) {
-        lineIndex = next;
-        break;
-      }
-      if (nextLine.indent > indent || this.isSequenceItem(nextLine)) giveUp();
       lineIndex = next;
-      keyStart = nextLine.content;
+      if (next >= this.documentEnd) break;
+      const nextIndent = this.indent(next);
+      if (nextIndent < indent) break;
+      if (nextIndent > indent || this.isSequenceItem(next)) giveUp();
+      keyStart = this.lines.content[next] as number;
     }
-    attachSpans(out, { self: this.span(firstKey, end), entries });
+    attachSpans(out, new PackedNode(this.source, firstKey, end, entries));
     return { value: out, start: firstKey, end, next: lineIndex };
   }
 
   /** The value after `key:` on line `index`: on the same line, or a block on the lines below. */
   private entryValue(index: number, afterColon: number, indent: number): BlockNode {
-    const line = this.lines[index] as Line;
-    const at = this.skipSpaces(afterColon, line.end);
-    if (at < line.end && this.text[at] !== '#') return this.inlineValue(index, at, indent);
+    const lineEnd = this.lines.end[index] as number;
+    const at = this.skipSpaces(afterColon, lineEnd);
+    if (at < lineEnd && this.text.charCodeAt(at) !== 35 /* # */) return this.inlineValue(index, at, indent);
     const next = this.nextSignificant(index + 1);
     if (next < this.documentEnd) {
-      const nextLine = this.lines[next] as Line;
-      if (nextLine.indent > indent) return this.blockNode(next, indent);
+      const nextIndent = this.indent(next);
+      if (nextIndent > indent) return this.blockNode(next, indent);
       // A sequence may sit at the same indentation as its key.
-      if (nextLine.indent === indent && this.isSequenceItem(nextLine)) return this.sequence(next, indent);
+      if (nextIndent === indent && this.isSequenceItem(next)) return this.sequence(next, indent);
     }
     return { value: null, start: at, end: at, next: index + 1 };
   }
@@ -194,68 +207,72 @@ class SubsetReader {
   private sequence(index: number, indent: number): BlockNode {
     const out: unknown[] = [];
     const entries = new Map<PathPart, EntrySpans>();
-    const start = (this.lines[index] as Line).content;
+    const start = this.lines.content[index] as number;
     let end = start;
     let lineIndex = index;
     for (;;) {
-      const line = this.lines[lineIndex] as Line;
-      const dash = line.content;
-      const at = this.skipSpaces(dash + 1, line.end);
+      const lineEnd = this.lines.end[lineIndex] as number;
+      const at = this.skipSpaces((this.lines.content[lineIndex] as number) + 1, lineEnd);
       let item: BlockNode;
-      if (at >= line.end || this.text[at] === '#') {
+      if (at >= lineEnd || this.text[at] === '#') {
         const next = this.nextSignificant(lineIndex + 1);
-        if (next < this.documentEnd && (this.lines[next] as Line).indent > indent) item = this.blockNode(next, indent);
+        if (next < this.documentEnd && this.indent(next) > indent) item = this.blockNode(next, indent);
         else giveUp(); // an empty item
-      } else if (this.text[at] === '-' && (at + 1 === line.end || this.text[at + 1] === ' ')) {
+      } else if (this.text[at] === '-' && (at + 1 === lineEnd || this.text[at + 1] === ' ')) {
         giveUp(); // a sequence directly inside a sequence item
-      } else if (this.startsKey(at, line.end)) {
-        item = this.mapping(lineIndex, at - line.start, at);
+      } else if (this.startsKey(at, lineEnd)) {
+        item = this.mapping(lineIndex, at - (this.lines.start[lineIndex] as number), at);
       } else {
         item = this.inlineValue(lineIndex, at, indent);
       }
-      entries.set(out.length, { key: undefined, value: this.span(item.start, item.end) });
+      entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
       out.push(item.value);
       end = item.end;
       const next = this.nextSignificant(item.next);
-      if (next >= this.documentEnd) {
-        lineIndex = next;
-        break;
-      }
-      const nextLine = this.lines[next] as Line;
-      if (nextLine.indent < indent || (nextLine.indent === indent && !this.isSequenceItem(nextLine))) {
-        lineIndex = next;
-        break;
-      }
-      if (nextLine.indent > indent) giveUp();
       lineIndex = next;
+      if (next >= this.documentEnd) break;
+      const nextIndent = this.indent(next);
+      if (nextIndent < indent || (nextIndent === indent && !this.isSequenceItem(next))) break;
+      if (nextIndent > indent) giveUp();
     }
-    attachSpans(out, { self: this.span(start, end), entries });
+    attachSpans(out, new PackedNode(this.source, start, end, entries));
     return { value: out, start, end, next: lineIndex };
   }
 
   // ── keys and inline values ──
 
-  private key(start: number, lineEnd: number): { text: string; end: number; afterColon: number } {
+  /** Set by readKey: the key's text, where it ends, and the offset just after its colon. */
+  private keyText = '';
+  private keyEnd = 0;
+  private afterColon = 0;
+
+  private readKey(start: number, lineEnd: number): void {
     const text = this.text;
-    const first = text[start] as string;
+    const first = text[start];
     if (first === '"' || first === "'") {
       const quoted = this.quoted(start, lineEnd);
       const colon = this.skipSpaces(quoted.end, lineEnd);
       if (text[colon] !== ':' || !(colon + 1 === lineEnd || text[colon + 1] === ' ')) giveUp();
-      return { text: quoted.value as string, end: quoted.end, afterColon: colon + 1 };
+      this.keyText = quoted.value as string;
+      this.keyEnd = quoted.end;
+      this.afterColon = colon + 1;
+      return;
     }
     if (!this.plainMayStartAt(start, lineEnd, false)) giveUp();
     for (let i = start; i < lineEnd; i++) {
-      const c = text[i];
-      if (c === '#' && text[i - 1] === ' ') giveUp();
-      if (c === ':' && (i + 1 === lineEnd || text[i + 1] === ' ')) {
+      const c = text.charCodeAt(i);
+      if (c === 35 /* # */ && text.charCodeAt(i - 1) === 32) giveUp();
+      if (c === 58 /* : */ && (i + 1 === lineEnd || text.charCodeAt(i + 1) === 32)) {
         let end = i;
-        while (end > start && text[end - 1] === ' ') end--;
+        while (end > start && text.charCodeAt(end - 1) === 32) end--;
         if (end - start > MAX_KEY_LENGTH) giveUp();
-        return { text: text.slice(start, end), end, afterColon: i + 1 };
+        this.keyText = text.slice(start, end);
+        this.keyEnd = end;
+        this.afterColon = i + 1;
+        return;
       }
     }
-    return giveUp();
+    giveUp();
   }
 
   /** Whether a sequence item's content is a `key: value` (a mapping inside the item). */
@@ -269,9 +286,9 @@ class SubsetReader {
     }
     if (first === '[' || first === '{' || first === '|') return false;
     for (let i = start; i < lineEnd; i++) {
-      const c = text[i];
-      if (c === '#' && text[i - 1] === ' ') return false;
-      if (c === ':' && (i + 1 === lineEnd || text[i + 1] === ' ')) return true;
+      const c = text.charCodeAt(i);
+      if (c === 35 /* # */ && text.charCodeAt(i - 1) === 32) return false;
+      if (c === 58 /* : */ && (i + 1 === lineEnd || text.charCodeAt(i + 1) === 32)) return true;
     }
     return false;
   }
@@ -281,15 +298,14 @@ class SubsetReader {
    * after it (a block scalar: its content on the lines below).
    */
   private inlineValue(index: number, at: number, indent: number): BlockNode {
-    const line = this.lines[index] as Line;
-    const text = this.text;
-    const first = text[at];
+    const lineEnd = this.lines.end[index] as number;
+    const first = this.text[at];
     let node: Node;
     if (first === '|') return this.blockScalar(index, at, indent);
-    if (first === '[' || first === '{') node = this.flowNode(at, line.end);
-    else if (first === '"' || first === "'") node = this.quoted(at, line.end);
-    else node = this.plainBlockScalar(at, line.end);
-    this.expectLineEnd(node.end, line.end);
+    if (first === '[' || first === '{') node = this.flowNode(at, lineEnd);
+    else if (first === '"' || first === "'") node = this.quoted(at, lineEnd);
+    else node = this.plainBlockScalar(at, lineEnd);
+    this.expectLineEnd(node.end, lineEnd);
     return { value: node.value, start: node.start, end: node.end, next: index + 1 };
   }
 
@@ -303,14 +319,14 @@ class SubsetReader {
     const text = this.text;
     let end = lineEnd;
     for (let i = start; i < lineEnd; i++) {
-      const c = text[i];
-      if (c === '#' && text[i - 1] === ' ') {
+      const c = text.charCodeAt(i);
+      if (c === 35 /* # */ && text.charCodeAt(i - 1) === 32) {
         end = i;
         break;
       }
-      if (c === ':' && (i + 1 === lineEnd || text[i + 1] === ' ')) giveUp(); // a mapping where a scalar must be
+      if (c === 58 /* : */ && (i + 1 === lineEnd || text.charCodeAt(i + 1) === 32)) giveUp(); // a mapping where a scalar must be
     }
-    while (end > start && text[end - 1] === ' ') end--;
+    while (end > start && text.charCodeAt(end - 1) === 32) end--;
     return { value: resolvePlain(text.slice(start, end)), start, end };
   }
 
@@ -331,7 +347,6 @@ class SubsetReader {
 
   /** `|` or `|-` at `at` on line `index`; content on the lines below, indented more than `indent`. */
   private blockScalar(index: number, at: number, indent: number): BlockNode {
-    const line = this.lines[index] as Line;
     const text = this.text;
     let cursor = at + 1;
     let strip = false;
@@ -339,29 +354,29 @@ class SubsetReader {
       strip = true;
       cursor++;
     }
-    this.expectLineEnd(cursor, line.end);
+    this.expectLineEnd(cursor, this.lines.end[index] as number);
     const contentLines: string[] = [];
     let contentIndent = -1;
     let pendingEmpty = 0;
     let lastContentEnd = -1;
     let i = index + 1;
     for (; i < this.documentEnd; i++) {
-      const current = this.lines[i] as Line;
-      const blank = current.content === current.end;
-      if (blank) {
-        if (contentIndent >= 0 && current.indent > contentIndent) giveUp(); // spaces that would be content
-        if (contentIndent < 0 && current.indent > 0) giveUp();
+      const lineStart = this.lines.start[i] as number;
+      const lineIndent = this.indent(i);
+      if (this.lines.content[i] === this.lines.end[i]) {
+        if (contentIndent >= 0 && lineIndent > contentIndent) giveUp(); // spaces that would be content
+        if (contentIndent < 0 && lineIndent > 0) giveUp();
         pendingEmpty++;
         continue;
       }
       if (contentIndent < 0) {
-        if (current.indent <= indent) break;
-        contentIndent = current.indent;
+        if (lineIndent <= indent) break;
+        contentIndent = lineIndent;
       }
-      if (current.indent < contentIndent) break;
+      if (lineIndent < contentIndent) break;
       for (; pendingEmpty > 0; pendingEmpty--) contentLines.push('');
-      contentLines.push(text.slice(current.start + contentIndent, current.end));
-      lastContentEnd = current.end;
+      contentLines.push(text.slice(lineStart + contentIndent, this.lines.end[i]));
+      lastContentEnd = this.lines.end[i] as number;
     }
     if (contentIndent < 0) giveUp(); // empty block scalar
     const body = contentLines.join('\n');
@@ -388,7 +403,7 @@ class SubsetReader {
     if (text[at] !== ']') {
       for (;;) {
         const item = this.flowNode(at, lineEnd);
-        entries.set(out.length, { key: undefined, value: this.span(item.start, item.end) });
+        entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
         out.push(item.value);
         at = this.skipSpaces(item.end, lineEnd);
         if (text[at] === ',') {
@@ -400,7 +415,7 @@ class SubsetReader {
         giveUp();
       }
     }
-    attachSpans(out, { self: this.span(open, at + 1), entries });
+    attachSpans(out, new PackedNode(this.source, open, at + 1, entries));
     return { value: out, start: open, end: at + 1 };
   }
 
@@ -429,7 +444,7 @@ class SubsetReader {
         if (valueAt >= lineEnd || ',}'.includes(text[valueAt] as string)) giveUp(); // an empty value
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
-        entries.set(name, { key: this.span(key.start, key.end), value: this.span(value.start, value.end) });
+        entries.set(name, new PackedEntry(this.source, key.start, key.end, value.start, value.end));
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {
           at = this.skipSpaces(at + 1, lineEnd);
@@ -440,7 +455,7 @@ class SubsetReader {
         giveUp();
       }
     }
-    attachSpans(out, { self: this.span(open, at + 1), entries });
+    attachSpans(out, new PackedNode(this.source, open, at + 1, entries));
     return { value: out, start: open, end: at + 1 };
   }
 

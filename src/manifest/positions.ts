@@ -6,22 +6,59 @@
  * problem found after defaults, templates and environments were merged still points at the file
  * and line that wrote the offending value.
  */
-import type { Span } from './source.js';
+import type { SourceText, Span } from './source.js';
 
 export type PathPart = string | number;
 export type ValuePath = ReadonlyArray<PathPart>;
 
 export interface EntrySpans {
   /** The key as written (`flow:`); undefined for array elements. */
-  key: Span | undefined;
+  readonly key: Span | undefined;
   /** The value as written (for `key:` with nothing after it, the key). */
-  value: Span;
+  readonly value: Span;
 }
 
 export interface NodeSpans {
   /** The object or array itself. */
-  self: Span;
-  entries: Map<PathPart, EntrySpans>;
+  readonly self: Span;
+  readonly entries: Map<PathPart, EntrySpans>;
+}
+
+/**
+ * An entry's positions kept as numbers, its Span objects made only when asked for: a manifest of
+ * a thousand agents has tens of thousands of entries, and few are ever pointed at.
+ */
+export class PackedEntry implements EntrySpans {
+  constructor(
+    private readonly source: SourceText,
+    /** -1 for an array element (no key). */
+    private readonly keyStart: number,
+    private readonly keyEnd: number,
+    private readonly valueStart: number,
+    private readonly valueEnd: number,
+  ) {}
+
+  get key(): Span | undefined {
+    return this.keyStart < 0 ? undefined : { source: this.source, start: this.keyStart, end: this.keyEnd };
+  }
+
+  get value(): Span {
+    return { source: this.source, start: this.valueStart, end: this.valueEnd };
+  }
+}
+
+/** A node's own positions as numbers (see PackedEntry). */
+export class PackedNode implements NodeSpans {
+  constructor(
+    private readonly source: SourceText,
+    private readonly start: number,
+    private readonly end: number,
+    readonly entries: Map<PathPart, EntrySpans>,
+  ) {}
+
+  get self(): Span {
+    return { source: this.source, start: this.start, end: this.end };
+  }
 }
 
 const table = new WeakMap<object, NodeSpans>();

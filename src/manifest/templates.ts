@@ -256,16 +256,18 @@ export function substituteTree(
   onUnknown: (name: string, span: Span) => void,
   skipKeys: ReadonlySet<string> = new Set(),
 ): unknown {
-  const walk = (node: unknown, span: Span | undefined, top: boolean): unknown => {
+  // The entry is passed rather than its span: a span is looked up only where a placeholder is.
+  const walk = (node: unknown, entry: EntrySpans | undefined, top: boolean): unknown => {
     if (typeof node === 'string') {
       if (!node.includes('{{')) return node;
       const result = substituteValue(node, vars);
+      const span = entry ? entry.value : spansOf(value)?.self;
       for (const unknown of result.unknown) if (span) onUnknown(unknown.name, placeholderSpan(span, unknown.name));
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
     const spans = spansOf(node);
-    if (Array.isArray(node)) return mapChildren(node, (child, part) => walk(child, spans?.entries.get(part)?.value, false));
+    if (Array.isArray(node)) return mapChildren(node, (child, part) => walk(child, spans?.entries.get(part), false));
     const record = node as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     const entries = new Map<PathPart, EntrySpans>();
@@ -274,16 +276,17 @@ export function substituteTree(
       let newKey = key;
       if (!(top && skipKeys.has(key)) && key.includes('{{')) {
         const result = substituteText(key, vars);
-        for (const unknown of result.unknown) if (entry?.key) onUnknown(unknown.name, placeholderSpan(entry.key, unknown.name));
+        const keySpan = entry?.key;
+        for (const unknown of result.unknown) if (keySpan) onUnknown(unknown.name, placeholderSpan(keySpan, unknown.name));
         newKey = result.text;
       }
-      setOwn(out, newKey, top && skipKeys.has(key) ? record[key] : walk(record[key], entry?.value, false));
+      setOwn(out, newKey, top && skipKeys.has(key) ? record[key] : walk(record[key], entry, false));
       if (entry) entries.set(newKey, entry);
     }
     if (spans) attachSpans(out, { self: spans.self, entries });
     return out;
   };
-  return walk(value, spansOf(value)?.self, true);
+  return walk(value, undefined, true);
 }
 
 /** The placeholder's own place in the written text, else the whole value. */
