@@ -7,9 +7,51 @@ import type { Diagnostic } from './types.js';
 import { codeFrame } from './code-frame.js';
 import { positionOf, type Span } from './source.js';
 
+/** Every code a manifest diagnostic can have (docs/manifest.md explains each; a test keeps both in step). */
+export const DIAGNOSTIC_CODES = [
+  'yaml_syntax',
+  'yaml_tab_indent',
+  'yaml_warning',
+  'yaml_complex_key',
+  'yaml_merge',
+  'yaml_alias_limit',
+  'duplicate_key',
+  'file_not_utf8',
+  'empty_file',
+  'not_a_mapping',
+  'unknown_field',
+  'missing_field',
+  'type_mismatch',
+  'invalid_value',
+  'duplicate_item',
+  'read_only_field',
+  'invalid_name',
+  'duplicate_resource',
+  'duplicate_setting',
+  'duplicate_id',
+  'missing_id',
+  'reference_missing',
+  'env_missing',
+  'env_syntax',
+  'environment_unknown',
+  'environment_unknown_resource',
+  'file_missing',
+  'file_unreadable',
+  'knowledge_type_unknown',
+  'secret_in_manifest',
+  'template_unknown',
+  'template_invalid',
+  'template_var_missing',
+  'template_var_unknown',
+  'template_var_undeclared',
+  'vars_without_template',
+] as const;
+
+export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+
 interface Pending {
   severity: Diagnostic['severity'];
-  code: string;
+  code: DiagnosticCode;
   message: string;
   span: Span;
 }
@@ -19,11 +61,11 @@ export class DiagnosticList {
   private readonly seen = new Set<string>();
   private errorCount = 0;
 
-  error(code: string, message: string, span: Span): void {
+  error(code: DiagnosticCode, message: string, span: Span): void {
     this.add({ severity: 'error', code, message, span });
   }
 
-  warning(code: string, message: string, span: Span): void {
+  warning(code: DiagnosticCode, message: string, span: Span): void {
     this.add({ severity: 'warning', code, message, span });
   }
 

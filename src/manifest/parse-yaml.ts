@@ -4,7 +4,7 @@
  * value, because what follows a syntax error is guesswork.
  */
 import type { Document, Node, YAMLError } from 'yaml';
-import type { DiagnosticList } from './diagnostics.js';
+import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { parseYamlSubset } from './parse-yaml-subset.js';
 import { countLines, positionOf, type SourceText, type Span } from './source.js';
@@ -181,7 +181,7 @@ class Converter {
     }
   }
 
-  private fail(code: string, message: string, node: unknown): void {
+  private fail(code: DiagnosticCode, message: string, node: unknown): void {
     this.failed = true;
     this.diagnostics.error(code, message, this.spanOfNode(node as Node | null));
   }

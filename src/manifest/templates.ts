@@ -96,7 +96,7 @@ export class TemplateStore {
     const errorsBefore = this.diagnostics.errors;
     if (decoded.invalidAt !== undefined) {
       const source = this.sources.forText(file, decoded.text);
-      this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8; save it as UTF-8`, { source, start: decoded.invalidAt, end: decoded.invalidAt + 1 });
+      this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: decoded.invalidAt, end: decoded.invalidAt + 1 });
       return 'invalid';
     }
     const source = this.sources.forYaml(file, decoded.text);
