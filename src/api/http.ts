@@ -3,10 +3,15 @@ import type { Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 import { errorCode } from './errors.js';
 
-/** A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
+/**
+ * A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order. The
+ * queue is an array with a moving head (not `shift()`, which is linear: 5,000 waiters would cost
+ * 12 million moves).
+ */
 export class Semaphore {
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private waiting: Array<() => void> = [];
+  private head = 0;
 
   constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`the in-flight limit must be a whole number of at least 1, not ${limit}`);
@@ -19,12 +24,12 @@ export class Semaphore {
 
   /** Requests waiting for a slot. */
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.length - this.head;
   }
 
   /** Takes a slot if one is free, without waiting. */
   tryAcquire(): boolean {
-    if (this.active >= this.limit || this.waiting.length > 0) return false;
+    if (this.active >= this.limit || this.queued > 0) return false;
     this.active++;
     return true;
   }
@@ -36,9 +41,17 @@ export class Semaphore {
 
   /** Hands the slot straight to the next waiter, so a freed slot is never raced for. */
   release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active--;
+    if (this.head < this.waiting.length) {
+      const next = this.waiting[this.head] as () => void;
+      this.waiting[this.head++] = undefined as unknown as () => void;
+      if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+        this.waiting = this.waiting.slice(this.head);
+        this.head = 0;
+      }
+      next();
+    } else {
+      this.active--;
+    }
   }
 }
 
