@@ -1,7 +1,6 @@
-import type { Readable } from 'node:stream';
 import type { ChatCompletionChunk, ChatCompletionRequest, ChatMessage } from '../schema/types.gen.js';
 import { ApiError } from './errors.js';
-import type { HttpStreamResponse } from './http.js';
+import { readBodyText, type HttpStreamResponse } from './http.js';
 import { readSse } from './sse.js';
 
 /** Opens the HTTP stream of one chat completion request (the client supplies it). */
@@ -56,7 +55,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
     try {
       const contentType = String(response.headers['content-type'] ?? '');
       if (contentType.includes('application/json')) {
-        yield* this.fromJson(await readText(body));
+        yield* this.fromJson(await readBodyText(body));
         return;
       }
       for await (const event of readSse(body as AsyncIterable<Uint8Array>)) {
@@ -126,11 +125,6 @@ function streamError(detail: string): ApiError {
   });
 }
 
-async function readText(body: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** What a chat session is started with: the agent, and optionally a config and metadata for the session. */
 export interface ChatSessionOptions {

@@ -217,3 +217,10 @@ export class HttpTransport {
     return pool;
   }
 }
+
+/** Reads a response body stream to the end, as UTF-8 text. */
+export async function readBodyText(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { REDACTED } from '../util/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, scrub, transportReason } from './errors.js';
-import { HttpTransport, isTimeout, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
+import { HttpTransport, isTimeout, readBodyText, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
 import { DEFAULT_BACKOFF, isConnectionError, parseRetryAfter, retryDelay, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
 
 /** An attempt is about to be sent (for progress displays and debugging). */
@@ -141,7 +141,7 @@ export class Requester {
           this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
         }
         if (response.status >= 200 && response.status < 300) return response;
-        const body = typeof response.body === 'string' ? response.body : await readAll(response.body);
+        const body = typeof response.body === 'string' ? response.body : await readBodyText(response.body);
         if (attempt < maxAttempts && shouldRetry(exchange.retry, { status: response.status })) {
           const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.options.backoff.maxRetryAfterMs ?? DEFAULT_BACKOFF.maxRetryAfterMs);
           if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs)) return undefined;
@@ -241,8 +241,3 @@ function isTransportError(error: unknown): boolean {
   return code !== undefined && (code.startsWith('UND_ERR_') || code.startsWith('HPE_') || code === 'ENOTFOUND');
 }
 
-async function readAll(body: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks).toString('utf8');
-}

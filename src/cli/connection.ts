@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createClient, type ApiClient, type ClientOptions } from '../api/index.js';
-import { isRegionName, normalizeBaseUrl, REGION_BASE_URLS, DEFAULT_REGION } from '../api/regions.js';
+import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 
@@ -59,15 +58,10 @@ export async function resolveConnection(options: ConnectionOptions, ctx: Command
 
 /** `--base-url` / `VOXFORM_BASE_URL`, else the gateway of `--region` / `VOXFORM_REGION` (default us). */
 export function chooseBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string {
-  const explicit = nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL);
-  if (explicit !== undefined) return normalizeBaseUrl(explicit);
-  const region = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase() ?? DEFAULT_REGION;
-  if (!isRegionName(region)) {
-    throw new VoxformError('region_invalid', `Unknown region "${region}": use us or eu.`, {
-      hint: 'Set --region (or VOXFORM_REGION) to us or eu, or give --base-url.',
-    });
-  }
-  return REGION_BASE_URLS[region];
+  return resolveBaseUrl({
+    baseUrl: nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL),
+    region: nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase(),
+  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
