@@ -100,7 +100,7 @@ export interface HttpTransportOptions {
 /**
  * The wire: one undici `Pool` per origin (keep-alive sockets, reused across requests), a semaphore
  * that bounds the requests in flight across all origins (1,000 concurrent calls queue here instead
- * of opening 1,000 sockets), and a deadline per attempt. It sends one attempt; retrying is the
+ * of opening 1,000 sockets), and a time-out per attempt. It sends one attempt; retrying is the
  * caller's business.
  */
 export class HttpTransport {
@@ -119,8 +119,8 @@ export class HttpTransport {
 
   /**
    * Sends the request and reads the whole body as text. It talks to undici's dispatcher directly,
-   * gathering the body's chunks, rather than through a readable stream per response: a third less
-   * CPU per request, which is what a 500-agent plan spends its time on besides waiting.
+   * gathering the body's chunks, rather than building a readable stream per response only to
+   * drain it.
    */
   async send(request: HttpRequest): Promise<HttpResponse> {
     if (!this.slots.tryAcquire()) await this.slots.acquire();
