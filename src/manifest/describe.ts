@@ -74,13 +74,6 @@ export function describeExpected(types: readonly string[]): string {
   return `${phrases.slice(0, -1).join(', ')} or ${phrases[phrases.length - 1]}`;
 }
 
-export function typeOfValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
 /**
  * "a string ("fast")", "a number (3)", "a list". A secret value is never shown: only its kind.
  */
@@ -105,8 +98,4 @@ export function describeFound(value: unknown, secret: boolean): string {
 export function quote(value: string, max = 40): string {
   const short = value.length > max ? `${value.slice(0, max - 1)}…` : value;
   return JSON.stringify(short);
-}
-
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
 }

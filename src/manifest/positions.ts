@@ -113,15 +113,6 @@ export function spanAt(root: unknown, path: ValuePath, which: 'key' | 'value' = 
   return best;
 }
 
-/** A new object with the same entries and spans, for steps that replace some values. */
-export function copyObject(source: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(source)) setOwn(out, key, source[key]);
-  const spans = spansOf(source);
-  if (spans) attachSpans(out, { self: spans.self, entries: new Map(spans.entries) });
-  return out;
-}
-
 /**
  * Builds a new object or array from `source`, mapping each child through `mapChild` and keeping the
  * spans. `mapChild` returns `undefined` to drop an entry (objects only).

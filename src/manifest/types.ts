@@ -39,6 +39,7 @@ export interface DesiredAgent extends DesiredResource {
   /**
    * The AgentConfig in the update shape, only the paths the manifest sets (defaults merged in,
    * prompt files read, env values substituted). An explicit `null` means "clear this field".
+   * Read-only: parts that come from `defaults` are shared between agents; clone before changing.
    */
   config: Record<string, unknown>;
   /** Local names of knowledge files to attach, or undefined when the manifest does not manage them. */

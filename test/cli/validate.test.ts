@@ -146,6 +146,19 @@ describe('voxform validate', () => {
     }
   });
 
+  it('passes with warnings, printing them, and reads every file of a folder', async () => {
+    const cwd = await tree({
+      'manifests/agents.yaml': 'agents:\n  a: { id: ag_1, vars: { x: 1 } }\n',
+      'manifests/phones.yml': 'phones:\n  "+15551230001": { agent: a }\n',
+      'manifests/empty.yaml': '# nothing yet\n',
+    });
+    const result = await runCli(['validate', '-f', 'manifests'], { cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('✓ 3 files are valid, with 2 warnings: 1 agent, 1 phone, 0 campaigns, 0 knowledge files, 0 credentials\n');
+    expect(result.stderr).toContain('manifests/agents.yaml:2:18  warning: vars has no effect without template');
+    expect(result.stderr).toContain('manifests/empty.yaml:1:1  warning: manifests/empty.yaml is empty: it defines nothing');
+  });
+
   it('says clearly when there is no manifest, without a stack trace', async () => {
     const cwd = await tree({ 'README.md': 'nothing here' });
     const result = await runCli(['validate'], { cwd });
