@@ -120,14 +120,19 @@ try {
   // A failing validate would time the error path: check the generated project first (and warm the disk cache).
   execFileSync(process.execPath, [bin, 'validate'], { cwd: dir, stdio: 'pipe' });
 
-  const validate = median(Array.from({ length: VALIDATE_RUNS }, () => timeRun(['validate'], dir)));
-  const version = median(Array.from({ length: VERSION_RUNS }, () => timeRun(['--version'], dir)));
+  const validateRuns = Array.from({ length: VALIDATE_RUNS }, () => timeRun(['validate'], dir));
+  const versionRuns = Array.from({ length: VERSION_RUNS }, () => timeRun(['--version'], dir));
+  const validate = median(validateRuns);
+  const version = median(versionRuns);
 
-  const report = (label, seconds, goal) =>
-    console.log(`${label.padEnd(28)} ${seconds.toFixed(3)} s   goal ≤ ${goal.toFixed(2)} s   ratio ${(seconds / goal).toFixed(2)} ${seconds <= goal ? 'ok' : 'OVER GOAL'}`);
+  // The minimum is printed beside the median: on a shared machine it shows what the code costs.
+  const report = (label, seconds, runs, goal) =>
+    console.log(
+      `${label.padEnd(28)} ${seconds.toFixed(3)} s (min ${Math.min(...runs).toFixed(3)} s)   goal ≤ ${goal.toFixed(2)} s   ratio ${(seconds / goal).toFixed(2)} ${seconds <= goal ? 'ok' : 'OVER GOAL'}`,
+    );
   console.log(`project: ${AGENTS} agents with ${PROMPT_BYTES}-byte prompt files, ${AGENTS} phones, 50 campaigns, 20 knowledge files`);
-  report(`validate (median of ${VALIDATE_RUNS})`, validate, GOALS.validate);
-  report(`--version (median of ${VERSION_RUNS})`, version, GOALS.version);
+  report(`validate (median of ${VALIDATE_RUNS})`, validate, validateRuns, GOALS.validate);
+  report(`--version (median of ${VERSION_RUNS})`, version, versionRuns, GOALS.version);
   process.exitCode = validate <= GOALS.validate && version <= GOALS.version ? 0 : 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -81,14 +81,14 @@ export function interpolateTree(
     if (node === null || typeof node !== 'object') return node;
     const entries = spansOf(node)?.entries;
     let changed: Map<PathPart, unknown> | undefined;
-    const visit = (child: unknown, part: PathPart): void => {
+    const parts: PathPart[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
+    for (const part of parts) {
+      const child = (node as Record<PathPart, unknown>)[part];
       path.push(part);
       const next = walk(child, entries?.get(part));
       path.pop();
       if (next !== child) (changed ??= new Map()).set(part, next);
-    };
-    if (Array.isArray(node)) node.forEach(visit);
-    else for (const key of Object.keys(node)) visit((node as Record<string, unknown>)[key], key);
+    }
     if (!changed) return node;
     const replacements = changed;
     return mapChildren(node, (child, part) => (replacements.has(part) ? replacements.get(part) : child));

@@ -16,12 +16,12 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
-import { hashKnowledgeFiles, readPrompts } from './includes.js';
+import { hashKnowledgeFiles, readPrompts, resolveFrom } from './includes.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { FileCache, findManifestFiles } from './load-files.js';
 import { mimeTypeOf, UNKNOWN_MIME_TYPE } from './mime-types.js';
 import { parseYaml } from './parse-yaml.js';
-import { isPlainObject, setOwn, spansOf, type PathPart } from './positions.js';
+import { isPlainObject, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type CampaignDraft, type CredentialDraft, type KnowledgeDraft, type PhoneDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -101,6 +101,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   }
   const fallbackSpan = firstSpan as Span;
 
+  prefetchPromptFiles(fragments, cache);
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
@@ -186,6 +187,27 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     secrets: secretList,
   };
   return { state, diagnostics: diagnostics.toList(), files, secrets: secretList };
+}
+
+/**
+ * Starts reading the prompt files that agents name plainly (`prompt: { file: … }` in the entry),
+ * so the reads proceed on the I/O threads while the schemas compile and the agents are checked.
+ * Only a head start: what is read and hashed is decided later, from the resolved agents.
+ */
+function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): void {
+  for (const fragment of fragments) {
+    const agents = fragment.value.agents;
+    if (!isPlainObject(agents)) continue;
+    for (const name of Object.keys(agents)) {
+      const entry = agents[name];
+      const config = isPlainObject(entry) ? entry.config : undefined;
+      const prompt = isPlainObject(config) ? config.prompt : undefined;
+      const file = isPlainObject(prompt) ? prompt.file : undefined;
+      if (typeof file !== 'string' || file.includes('${') || file.includes('{{')) continue;
+      const span = spanAt(prompt, ['file']);
+      if (span) void cache.read(resolveFrom(span, file));
+    }
+  }
 }
 
 function forEachResource(
