@@ -52,27 +52,9 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     return undefined;
   }
 
-  let spec = entry;
-  let template: TemplateUse | undefined;
-  if (typeof entry.template === 'string') {
-    const found = ctx.templates.get(entry.template);
-    const templateSpan = spanAt(entry, ['template']) ?? keySpan;
-    if (found === 'missing') {
-      const suggestion = didYouMean(entry.template, ctx.templates.names());
-      const known = ctx.templates.names();
-      ctx.diagnostics.error(
-        'template_unknown',
-        `there is no template "${entry.template}"${suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (the templates are: ${known.join(', ')})` : ''}`,
-        templateSpan,
-      );
-    } else if (found !== 'invalid') {
-      const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
-      spec = expansion.spec;
-      template = { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source };
-    }
-  } else if (entry.vars !== undefined && entry.template === undefined) {
-    ctx.diagnostics.warning('vars_without_template', `vars has no effect without template; add template: NAME or remove vars`, spanAt(entry, ['vars'], 'key') ?? keySpan);
-  }
+  const expanded = applyTemplate(localName, entry, keySpan, ctx);
+  let spec = expanded.spec;
+  const template = expanded.template;
 
   spec = withDefaults(spec, ctx.defaultsConfig);
 
@@ -113,6 +95,38 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     ignore: Array.isArray(resolved.ignore) ? resolved.ignore.filter((p): p is string => typeof p === 'string') : [],
     prompt: promptRequest(config, template),
     sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
+  };
+}
+
+/** The entry with its template (if any) expanded under it; an unknown template is reported here. */
+function applyTemplate(
+  localName: string,
+  entry: Record<string, unknown>,
+  keySpan: Span,
+  ctx: AgentContext,
+): { spec: Record<string, unknown>; template: TemplateUse | undefined } {
+  if (typeof entry.template !== 'string') {
+    if (entry.vars !== undefined && entry.template === undefined) {
+      ctx.diagnostics.warning('vars_without_template', 'vars has no effect without template; add template: NAME or remove vars', spanAt(entry, ['vars'], 'key') ?? keySpan);
+    }
+    return { spec: entry, template: undefined };
+  }
+  const found = ctx.templates.get(entry.template);
+  if (found === 'invalid') return { spec: entry, template: undefined }; // its file's mistakes are reported already
+  if (found === 'missing') {
+    const known = ctx.templates.names();
+    const suggestion = didYouMean(entry.template, known);
+    ctx.diagnostics.error(
+      'template_unknown',
+      `there is no template "${entry.template}"${suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (the templates are: ${known.join(', ')})` : ''}`,
+      spanAt(entry, ['template']) ?? keySpan,
+    );
+    return { spec: entry, template: undefined };
+  }
+  const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
+  return {
+    spec: expansion.spec,
+    template: { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source },
   };
 }
 

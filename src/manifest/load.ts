@@ -10,35 +10,25 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { resolveAgent, type AgentDraft } from './agents.js';
+import { resolveAgent } from './agents.js';
+import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, desiredPhone } from './desired-state.js';
 import { decodeUtf8 } from './decode.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
-import { hashKnowledgeFiles, readPrompts, resolveFrom } from './includes.js';
+import { hashKnowledgeFiles, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { FileCache, findManifestFiles } from './load-files.js';
 import { mimeTypeOf, UNKNOWN_MIME_TYPE } from './mime-types.js';
 import { parseYaml } from './parse-yaml.js';
-import { isPlainObject, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
+import { isPlainObject, spanAt, spansOf, type PathPart } from './positions.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
-import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type CampaignDraft, type CredentialDraft, type KnowledgeDraft, type PhoneDraft, type ResourceContext } from './resources.js';
+import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
-import { LazyMap } from './lazy-map.js';
-import { locationOf, SourceRegistry, type Span } from './source.js';
+import { SourceRegistry, type Span } from './source.js';
 import { defaultTemplatesDir, TemplateStore } from './templates.js';
-import type { SourceLocation } from '../errors.js';
-import type {
-  DesiredAgent,
-  DesiredCampaign,
-  DesiredCredential,
-  DesiredKnowledgeFile,
-  DesiredPhone,
-  DesiredState,
-  LoadOptions,
-  LoadResult,
-} from './types.js';
+import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 
 const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 /** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
@@ -62,44 +52,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
-  // Read and parse every manifest file.
-  const outcomes = await cache.readAll(files);
-  const fragments: Fragment[] = [];
-  let unparsed = false;
-  let firstSpan: Span | undefined;
-  for (const file of files) {
-    const outcome = outcomes.get(file);
-    if (!outcome?.ok) {
-      throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`);
-    }
-    digests.manifests.push(sha256(outcome.bytes));
-    const { text, invalidAt } = decodeUtf8(outcome.bytes);
-    if (invalidAt !== undefined) {
-      const source = sources.forText(file, text);
-      firstSpan ??= { source, start: 0, end: 0 };
-      diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
-      unparsed = true;
-      continue;
-    }
-    const source = sources.forYaml(file, text);
-    const fileStart: Span = { source, start: 0, end: 0 };
-    firstSpan ??= fileStart;
-    const parsed = await parseYaml(source, diagnostics);
-    unparsed ||= parsed.syntaxErrors;
-    const documents = parsed.documents.filter((doc) => doc.value !== null);
-    if (documents.length === 0 && !parsed.syntaxErrors) {
-      diagnostics.warning('empty_file', `${source.display} is empty: it defines nothing`, fileStart);
-      continue;
-    }
-    for (const doc of documents) {
-      if (!isPlainObject(doc.value)) {
-        diagnostics.error('not_a_mapping', `a manifest document must be a mapping of sections (version, agents, phones, …), found ${describeFound(doc.value, false)}`, doc.span);
-        continue;
-      }
-      fragments.push({ value: doc.value, span: doc.span });
-    }
-  }
-  const fallbackSpan = firstSpan as Span;
+  const { fragments, unparsed, fallbackSpan } = await readManifests(files, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
   prefetchPromptFiles(fragments, cache);
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
@@ -182,7 +135,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined)])),
     phones: new Map([...drafts.phones.values()].map((draft) => [draft.number, desiredPhone(draft, drafts.agents)])),
     campaigns: new Map([...drafts.campaigns.values()].map((draft) => [draft.localName, desiredCampaign(draft)])),
-    knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as { contentHash: string; size: number })])),
+    knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as KnowledgeContent)])),
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
     secrets: secretList,
   };
@@ -208,6 +161,55 @@ function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): 
       if (span) void cache.read(resolveFrom(span, file));
     }
   }
+}
+
+/**
+ * Reads and parses every manifest file: each YAML document becomes a fragment. `unparsed` tells
+ * whether a file could not be read as YAML (then cross-resource checks would only add noise).
+ */
+async function readManifests(
+  files: readonly string[],
+  ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void },
+): Promise<{ fragments: Fragment[]; unparsed: boolean; fallbackSpan: Span }> {
+  const { sources, diagnostics } = ctx;
+  const outcomes = await ctx.cache.readAll(files);
+  const fragments: Fragment[] = [];
+  let unparsed = false;
+  let firstSpan: Span | undefined;
+  for (const file of files) {
+    const outcome = outcomes.get(file);
+    if (!outcome?.ok) {
+      throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`);
+    }
+    ctx.onDigest(sha256(outcome.bytes));
+    const { text, invalidAt } = decodeUtf8(outcome.bytes);
+    if (invalidAt !== undefined) {
+      const source = sources.forText(file, text);
+      firstSpan ??= { source, start: 0, end: 0 };
+      diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
+      unparsed = true;
+      continue;
+    }
+    const source = sources.forYaml(file, text);
+    const fileStart: Span = { source, start: 0, end: 0 };
+    firstSpan ??= fileStart;
+    const parsed = await parseYaml(source, diagnostics);
+    unparsed ||= parsed.syntaxErrors;
+    const documents = parsed.documents.filter((doc) => doc.value !== null);
+    if (documents.length === 0 && !parsed.syntaxErrors) {
+      diagnostics.warning('empty_file', `${source.display} is empty: it defines nothing`, fileStart);
+      continue;
+    }
+    for (const doc of documents) {
+      if (!isPlainObject(doc.value)) {
+        diagnostics.error('not_a_mapping', `a manifest document must be a mapping of sections (version, agents, phones, …), found ${describeFound(doc.value, false)}`, doc.span);
+        continue;
+      }
+      fragments.push({ value: doc.value, span: doc.span });
+    }
+  }
+  // findManifestFiles never answers an empty list, so there is a first file to point at.
+  return { fragments, unparsed, fallbackSpan: firstSpan as Span };
 }
 
 function forEachResource(
@@ -265,96 +267,3 @@ function checkKnowledgeContent(draft: KnowledgeDraft, content: { size: number } 
     );
   }
 }
-
-function desiredAgent(draft: AgentDraft, promptText: string | undefined): DesiredAgent {
-  let config = draft.config;
-  if (promptText !== undefined) {
-    const withPrompt: Record<string, unknown> = {};
-    for (const key of Object.keys(config)) setOwn(withPrompt, key, key === 'prompt' ? promptText : config[key]);
-    config = withPrompt;
-  }
-  return {
-    kind: 'agent',
-    address: `agent.${draft.localName}`,
-    source: locationOf(draft.keySpan),
-    localName: draft.localName,
-    id: draft.id as string,
-    name: draft.name,
-    config,
-    knowledge: draft.knowledge?.map((reference) => reference.name),
-    ignore: draft.ignore,
-    sensitivePaths: draft.sensitivePaths,
-    configSources: lazyConfigSources(draft.config),
-  };
-}
-
-/**
- * Where each config path was written (keys of objects; lists are one value). Filled on first use:
- * only a diagnostic of the planner needs it, and a thousand agents' worth costs real time.
- */
-function lazyConfigSources(config: Record<string, unknown>): Map<string, SourceLocation> {
-  return new LazyMap(() => configSources(config));
-}
-
-function configSources(config: Record<string, unknown>): Map<string, SourceLocation> {
-  const out = new Map<string, SourceLocation>();
-  const walk = (value: unknown, prefix: string): void => {
-    if (!isPlainObject(value)) return;
-    const entries = spansOf(value)?.entries;
-    for (const key of Object.keys(value)) {
-      const pathText = prefix ? `${prefix}.${key}` : key;
-      const entry = entries?.get(key);
-      if (entry) out.set(pathText, locationOf(entry.key ?? entry.value));
-      walk(value[key], pathText);
-    }
-  };
-  walk(config, '');
-  return out;
-}
-
-function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {
-  let agent: DesiredPhone['agent'];
-  if (draft.agent && 'localName' in draft.agent) agent = { id: agents.get(draft.agent.localName)?.id as string, localName: draft.agent.localName };
-  else if (draft.agent) agent = { id: draft.agent.id, localName: undefined };
-  return { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import };
-}
-
-function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
-  return {
-    kind: 'campaign',
-    address: `campaign.${draft.localName}`,
-    source: locationOf(draft.keySpan),
-    localName: draft.localName,
-    id: draft.id as string,
-    name: draft.name,
-    include_metadata_in_prompt: draft.include_metadata_in_prompt,
-    caller: draft.caller?.number,
-  };
-}
-
-function desiredKnowledge(draft: KnowledgeDraft, content: { contentHash: string; size: number }): DesiredKnowledgeFile {
-  return {
-    kind: 'knowledge',
-    address: `knowledge.${draft.localName}`,
-    source: locationOf(draft.keySpan),
-    localName: draft.localName,
-    path: draft.request.file,
-    name: draft.name,
-    description: draft.description,
-    contentHash: content.contentHash,
-    size: content.size,
-    mimeType: mimeTypeOf(draft.request.file),
-  };
-}
-
-function desiredCredential(draft: CredentialDraft): DesiredCredential {
-  return {
-    kind: 'credential',
-    address: `credential.${draft.provider}`,
-    source: locationOf(draft.span),
-    provider: draft.provider,
-    apiKey: draft.apiKey,
-    fingerprint: `sha256:${sha256(`${draft.provider}\0${draft.apiKey}`)}`,
-  };
-}
-

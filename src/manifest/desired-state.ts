@@ -1,0 +1,107 @@
+/**
+ * The checked drafts of a load → the `DesiredState` records the planner works from. Runs only
+ * when the load found no errors, so every required value is there.
+ */
+import { createHash } from 'node:crypto';
+import type { SourceLocation } from '../errors.js';
+import type { AgentDraft } from './agents.js';
+import type { KnowledgeContent } from './includes.js';
+import { LazyMap } from './lazy-map.js';
+import { mimeTypeOf } from './mime-types.js';
+import { isPlainObject, setOwn, spansOf } from './positions.js';
+import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
+import { locationOf } from './source.js';
+import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from './types.js';
+
+export function desiredAgent(draft: AgentDraft, promptText: string | undefined): DesiredAgent {
+  let config = draft.config;
+  if (promptText !== undefined) {
+    const withPrompt: Record<string, unknown> = {};
+    for (const key of Object.keys(config)) setOwn(withPrompt, key, key === 'prompt' ? promptText : config[key]);
+    config = withPrompt;
+  }
+  return {
+    kind: 'agent',
+    address: `agent.${draft.localName}`,
+    source: locationOf(draft.keySpan),
+    localName: draft.localName,
+    id: draft.id as string,
+    name: draft.name,
+    config,
+    knowledge: draft.knowledge?.map((reference) => reference.name),
+    ignore: draft.ignore,
+    sensitivePaths: draft.sensitivePaths,
+    configSources: lazyConfigSources(draft.config),
+  };
+}
+
+/**
+ * Where each config path was written (keys of objects; lists are one value). Filled on first use:
+ * only a diagnostic of the planner needs it, and a thousand agents' worth costs real time.
+ */
+function lazyConfigSources(config: Record<string, unknown>): Map<string, SourceLocation> {
+  return new LazyMap(() => configSources(config));
+}
+
+function configSources(config: Record<string, unknown>): Map<string, SourceLocation> {
+  const out = new Map<string, SourceLocation>();
+  const walk = (value: unknown, prefix: string): void => {
+    if (!isPlainObject(value)) return;
+    const entries = spansOf(value)?.entries;
+    for (const key of Object.keys(value)) {
+      const pathText = prefix ? `${prefix}.${key}` : key;
+      const entry = entries?.get(key);
+      if (entry) out.set(pathText, locationOf(entry.key ?? entry.value));
+      walk(value[key], pathText);
+    }
+  };
+  walk(config, '');
+  return out;
+}
+
+export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {
+  let agent: DesiredPhone['agent'];
+  if (draft.agent && 'localName' in draft.agent) agent = { id: agents.get(draft.agent.localName)?.id as string, localName: draft.agent.localName };
+  else if (draft.agent) agent = { id: draft.agent.id, localName: undefined };
+  return { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import };
+}
+
+export function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
+  return {
+    kind: 'campaign',
+    address: `campaign.${draft.localName}`,
+    source: locationOf(draft.keySpan),
+    localName: draft.localName,
+    id: draft.id as string,
+    name: draft.name,
+    include_metadata_in_prompt: draft.include_metadata_in_prompt,
+    caller: draft.caller?.number,
+  };
+}
+
+export function desiredKnowledge(draft: KnowledgeDraft, content: KnowledgeContent): DesiredKnowledgeFile {
+  return {
+    kind: 'knowledge',
+    address: `knowledge.${draft.localName}`,
+    source: locationOf(draft.keySpan),
+    localName: draft.localName,
+    path: draft.request.file,
+    name: draft.name,
+    description: draft.description,
+    contentHash: content.contentHash,
+    size: content.size,
+    mimeType: mimeTypeOf(draft.request.file),
+  };
+}
+
+export function desiredCredential(draft: CredentialDraft): DesiredCredential {
+  return {
+    kind: 'credential',
+    address: `credential.${draft.provider}`,
+    source: locationOf(draft.span),
+    provider: draft.provider,
+    apiKey: draft.apiKey,
+    fingerprint: `sha256:${createHash('sha256').update(`${draft.provider}\0${draft.apiKey}`).digest('hex')}`,
+  };
+}
+
