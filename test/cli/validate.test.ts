@@ -173,3 +173,40 @@ describe('voxform validate', () => {
     expect(result.stderr).toContain('unknown environment "stagin" (--env); did you mean "staging"?');
   });
 });
+
+describe('voxform validate, in process', () => {
+  async function runInProcess(cwd: string, color: boolean) {
+    const { run } = await import('../../src/cli/commands/validate.js');
+    const { SecretRegistry } = await import('../../src/util/redact.js');
+    const secrets = new SecretRegistry();
+    let stdout = '';
+    let stderr = '';
+    const output = (write: (text: string) => void) => ({ write: (text: string) => write(secrets.redact(text)), isTTY: color, columns: 100 });
+    const code = await run(
+      { format: 'text' },
+      {
+        cwd,
+        env: {},
+        stdout: output((text) => (stdout += text)),
+        stderr: output((text) => (stderr += text)),
+        stdin: process.stdin,
+        color,
+        secrets,
+        confirm: undefined,
+        onExit: () => undefined,
+      },
+    );
+    return { code, stdout, stderr };
+  }
+
+  it('colours the location, message, caret and summary only when asked to', async () => {
+    const cwd = await tree({ 'voxform.yaml': 'agents:\n  a: { id: 5 }\n' });
+    const plain = await runInProcess(cwd, false);
+    const coloured = await runInProcess(cwd, true);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).not.toMatch(/\u001b\[/);
+    expect(coloured.stderr).toMatch(/\u001b\[/);
+    // eslint-disable-next-line no-control-regex
+    expect(coloured.stderr.replace(/\u001b\[[0-9;]*m/g, '')).toBe(plain.stderr);
+  });
+});
