@@ -194,6 +194,7 @@ describe('voxform validate, in process', () => {
         secrets,
         confirm: undefined,
         onExit: () => undefined,
+        interrupted: () => new Promise<void>(() => undefined),
       },
     );
     return { code, stdout, stderr };
