@@ -35,9 +35,22 @@ export interface IncludeContext {
   onDigest(digest: string): void;
 }
 
+/** Per source file, the paths resolved against its folder (a thousand agents name prompts alike). */
+const resolvedBySource = new WeakMap<SourceText, Map<string, string>>();
+
 /** Resolves a path written in a file against that file's folder. */
 export function resolveFrom(span: Span, written: string): string {
-  return path.resolve(path.dirname(span.source.path), written);
+  let resolved = resolvedBySource.get(span.source);
+  if (!resolved) {
+    resolved = new Map();
+    resolvedBySource.set(span.source, resolved);
+  }
+  let absolute = resolved.get(written);
+  if (absolute === undefined) {
+    absolute = path.resolve(path.dirname(span.source.path), written);
+    resolved.set(written, absolute);
+  }
+  return absolute;
 }
 
 /**
