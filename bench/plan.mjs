@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { startEmulator } from '../dist/emulator/index.js';
+import { startEmulatorProcess } from './lib/emulator-process.mjs';
 
 const AGENTS = 500;
 const CAMPAIGNS = 50;
@@ -85,7 +85,7 @@ function runCli(dir, args, env) {
 }
 
 const dir = await mkdtemp(path.join(tmpdir(), 'voxform-bench-plan-'));
-const emulator = await startEmulator({ port: 0, seed, latencyMs: LATENCY_MS, quiet: true });
+const emulator = await startEmulatorProcess({ seed, seedFile: path.join(dir, 'seed.json'), latencyMs: LATENCY_MS });
 try {
   await writeProject(dir);
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: 'benchPrivateKey00000000000000001' };
@@ -95,10 +95,10 @@ try {
     ['apply', ['apply', '--auto-approve', '--parallelism', String(PARALLELISM)]],
     ['plan (after)', ['plan', '--detailed-exitcode', '--parallelism', String(PARALLELISM)]],
   ]) {
-    emulator.control.clearRequestLog();
+    const before = await emulator.lastRequestSeq();
     const result = await runCli(dir, args, env);
     if (result.code !== 0) throw new Error(`${label} exited ${result.code}: ${result.stderr.slice(-2000)}`);
-    const requests = emulator.control.requestLog().length;
+    const requests = (await emulator.lastRequestSeq()) - before;
     const limitMs = (requests * LATENCY_MS) / PARALLELISM;
     rows.push({ label, requests, wallMs: result.wallMs, limitMs, ratio: result.wallMs / limitMs, rssMb: result.rss / 2 ** 20 });
   }

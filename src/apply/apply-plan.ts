@@ -5,6 +5,7 @@
 import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { StateStore } from '../state/state-file.js';
+import type { WorkspaceState } from '../state/types.js';
 import { buildAgentUpdate } from '../plan/update-body.js';
 import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type LiveState } from '../plan/diff.js';
 import { redactValue } from '../plan/redact.js';
@@ -13,6 +14,9 @@ import type { Plan, ResourceChange } from '../plan/types.js';
 import { canonicalJson } from '../util/hash.js';
 import { hashApplied } from '../state/types.js';
 import type { ApplyClient } from './client.js';
+
+/** Notes a change of the state file's workspace, to be written once the change's requests are done. */
+type RecordState = (mutate: (workspace: WorkspaceState) => void) => void;
 
 export type ProgressEvent =
   | { type: 'start'; change: ResourceChange }
@@ -80,20 +84,26 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         await recordUnchanged(change);
         return true;
       }
-      return limit(async () => {
-        const started = Date.now();
-        emit({ type: 'start', change });
-        try {
-          await execute(change);
-          result.applied.push(change.address);
-          emit({ type: 'done', change, ms: Date.now() - started });
-          return true;
-        } catch (error) {
-          result.failed.push({ address: change.address, error });
-          emit({ type: 'failed', change, error });
-          return false;
-        }
-      });
+      // The slot is held for the requests only: the state write that records the change happens
+      // outside it, so a slow disk never holds back the service calls of other changes. The
+      // change counts as applied once its state is on disk.
+      const started = Date.now();
+      const writes: Array<Promise<void>> = [];
+      try {
+        await limit(async () => {
+          emit({ type: 'start', change });
+          await execute(change, (mutate) => writes.push(store.update(mutate)));
+        });
+        await Promise.all(writes);
+      } catch (error) {
+        await Promise.allSettled(writes);
+        result.failed.push({ address: change.address, error });
+        emit({ type: 'failed', change, error });
+        return false;
+      }
+      result.applied.push(change.address);
+      emit({ type: 'done', change, ms: Date.now() - started });
+      return true;
     })();
     outcome.set(change.address, promise);
     return promise;
@@ -114,34 +124,35 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     }
   };
 
-  const execute = async (change: ResourceChange): Promise<void> => {
+  /** Makes one change on the service; `record` notes what to keep in the state file (written outside the slot). */
+  const execute = async (change: ResourceChange, record: RecordState): Promise<void> => {
     switch (change.kind) {
       case 'credential': {
         const credential = [...desired.credentials.values()].find((c) => c.address === change.address)!;
         await client.setCredential({ provider: credential.provider, api_key: credential.apiKey });
-        await store.update((ws) => (ws.credentials[change.address] = { fingerprint: credential.fingerprint }));
+        record((ws) => (ws.credentials[change.address] = { fingerprint: credential.fingerprint }));
         return;
       }
       case 'knowledge': {
         const file = [...desired.knowledge.values()].find((k) => k.address === change.address)!;
         const fileId = await client.uploadKnowledgeFile(file.path, { name: file.name, description: file.description });
         uploadedFileIds.set(file.localName, fileId);
-        await store.update(
+        record(
           (ws) => (ws.knowledge[change.address] = { fileId, contentHash: file.contentHash, name: file.name, description: file.description }),
         );
         return;
       }
       case 'agent':
-        return applyAgent(change);
+        return applyAgent(change, record);
       case 'phone': {
         const phone = [...desired.phones.values()].find((p) => p.address === change.address)!;
         if (change.action === 'create' && phone.import) {
           await client.importPhone({ phone: phone.number, ...phone.import });
-          await store.update((ws) => (ws.phones[change.address] = { agentId: undefined, imported: true }));
+          record((ws) => (ws.phones[change.address] = { agentId: undefined, imported: true }));
         }
         if (phone.agent) {
           await client.setPhoneAgent(phone.number, phone.agent.id);
-          await store.update((ws) => (ws.phones[change.address] = { agentId: phone.agent?.id, imported: ws.phones[change.address]?.imported ?? false }));
+          record((ws) => (ws.phones[change.address] = { agentId: phone.agent?.id, imported: ws.phones[change.address]?.imported ?? false }));
         }
         return;
       }
@@ -155,13 +166,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
           await client.editCampaignInfo(campaign.id, body);
         }
         if (changed.has('caller') && campaign.caller !== undefined) await client.setCampaignCaller(campaign.id, campaign.caller);
-        await store.update((ws) => (ws.campaigns[change.address] = { id: campaign.id, applied: { ...(change.after ?? {}) } }));
+        record((ws) => (ws.campaigns[change.address] = { id: campaign.id, applied: { ...(change.after ?? {}) } }));
         return;
       }
     }
   };
 
-  const applyAgent = async (change: ResourceChange): Promise<void> => {
+  const applyAgent = async (change: ResourceChange, record: RecordState): Promise<void> => {
     const agent = findAgent(desired, change.address)!;
     let live = options.live.agents.get(agent.id)!;
     const body = buildAgentUpdate(agent, live);
@@ -180,7 +191,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       const messages = getAtPath(live.config, ['knowledge_base', 'messages']);
       await client.setAgentFiles({ agent_id: agent.id, files: knowledgeIds, ...(Array.isArray(messages) ? { messages: messages as string[] } : {}) });
     }
-    await store.update((ws) => {
+    record((ws) => {
       const applied = appliedHashes(agent, store.salt);
       if (knowledgeIds) applied.knowledge = hashApplied(store.salt, knowledgeIds);
       else if (ws.agents[change.address]?.applied.knowledge) applied.knowledge = ws.agents[change.address]!.applied.knowledge!;

@@ -204,7 +204,12 @@ class Emulator implements ControlHost {
     const fault = this.core.faults.enabled ? this.core.faults.decide(method, path) : undefined;
     if (fault) {
       entry.faults.push(...fault.labels);
-      if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (fault.delayMs > 0) {
+        // Latency counts from the request's arrival, so timer granularity and time already spent
+        // reading the request are not added on top: 20 ms of latency answers after 20 ms, not 21–22.
+        const remaining = Math.round(started + fault.delayMs - performance.now());
+        if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
+      }
       if (fault.drop === 'before') {
         req.socket.destroy();
         finish(0);
