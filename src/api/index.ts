@@ -12,4 +12,4 @@ export { DEFAULT_REGION, REGION_BASE_URLS, resolveBaseUrl } from './regions.js';
 export { readSse, SseParser } from './sse.js';
 export type { SseEvent } from './sse.js';
 export { MAX_KNOWLEDGE_FILE_BYTES } from './upload.js';
-export { mimeTypeFor } from './mime.js';
+export { mimeTypeFor } from '../util/mime.js';

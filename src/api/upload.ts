@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { VoxformError } from '../errors.js';
 import { ApiError, codeForStatus } from './errors.js';
-import { mimeTypeFor } from './mime.js';
+import { mimeTypeFor } from '../util/mime.js';
 
 /**
  * The largest knowledge file voxform uploads: 50 MiB. The service documents no limit; presigned

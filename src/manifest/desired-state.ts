@@ -7,7 +7,7 @@ import type { SourceLocation } from '../errors.js';
 import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
 import { LazyMap } from './lazy-map.js';
-import { mimeTypeOf } from './mime-types.js';
+import { mimeTypeFor } from '../util/mime.js';
 import { isPlainObject, setOwn, spansOf } from './positions.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 import { locationOf } from './source.js';
@@ -90,7 +90,7 @@ export function desiredKnowledge(draft: KnowledgeDraft, content: KnowledgeConten
     description: draft.description,
     contentHash: content.contentHash,
     size: content.size,
-    mimeType: mimeTypeOf(draft.request.file),
+    mimeType: mimeTypeFor(draft.request.file),
   };
 }
 

@@ -20,7 +20,7 @@ import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragme
 import { hashKnowledgeFiles, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { FileCache, findManifestFiles } from './load-files.js';
-import { mimeTypeOf, UNKNOWN_MIME_TYPE } from './mime-types.js';
+import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
 import { isPlainObject, spanAt, spansOf, type PathPart } from './positions.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
@@ -259,10 +259,10 @@ function checkKnowledgeContent(draft: KnowledgeDraft, content: { size: number } 
   if (!content) return;
   const span = draft.request.span;
   if (content.size === 0) diagnostics.warning('empty_file', `knowledge file "${draft.request.written}" is empty`, span);
-  if (mimeTypeOf(draft.request.file) === UNKNOWN_MIME_TYPE) {
+  if (mimeTypeFor(draft.request.file) === FALLBACK_MIME_TYPE) {
     diagnostics.warning(
       'knowledge_type_unknown',
-      `knowledge file "${draft.request.written}" has a type voxform does not know by its extension; it will be uploaded as ${UNKNOWN_MIME_TYPE}`,
+      `knowledge file "${draft.request.written}" has a type voxform does not know by its extension; it will be uploaded as ${FALLBACK_MIME_TYPE}`,
       span,
     );
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, errorFromResponse, parseErrorBody } from '../../src/api/errors.js';
 import { VoxformError } from '../../src/errors.js';
 import { normalizeBaseUrl, resolveBaseUrl } from '../../src/api/regions.js';
-import { mimeTypeFor } from '../../src/api/mime.js';
+import { mimeTypeFor } from '../../src/util/mime.js';
 import { nextUp } from '../../src/api/client.js';
 
 const KEY = 'sk9ZqT4mW2xV7bN1cR5yH8jL3pF6dG0a';

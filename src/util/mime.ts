@@ -1,7 +1,7 @@
 import path from 'node:path';
 
 /**
- * MIME types of the files a knowledge base takes, by extension. The service stores `file_type` as
+ * MIME types of the files a knowledge base takes, by extension (the manifest loader and the upload both use it). The service stores `file_type` as
  * given, so an exact type matters more than a long list; anything else is sent as
  * `application/octet-stream`.
  */
