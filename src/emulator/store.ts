@@ -27,6 +27,28 @@ import type {
 const DATA_FORMAT = 'voxform-emulator-data';
 const DATA_VERSION = 1;
 
+/**
+ * The JSON text of stored objects, made once per object and kept until the object changes: the hot
+ * read paths (GET /agents/{id}, call-log pages) answer with it without serializing again.
+ */
+class JsonTextCache<T extends object> {
+  private readonly text = new WeakMap<T, string>();
+
+  get(value: T): string {
+    let text = this.text.get(value);
+    if (text === undefined) {
+      text = JSON.stringify(value);
+      this.text.set(value, text);
+    }
+    return text;
+  }
+
+  /** Must follow every change to a cached object. */
+  forget(value: T): void {
+    this.text.delete(value);
+  }
+}
+
 /** What the data file holds. */
 export interface PersistedData extends EmulatorStateSnapshot {
   format: typeof DATA_FORMAT;
@@ -63,7 +85,7 @@ export class EmulatorStore {
   readonly callLog = new CallLog();
   seedPrivateKey: string | null = null;
   /** Agents as JSON text, kept until the agent changes: reads far outnumber writes. */
-  private readonly agentText = new WeakMap<Agent, string>();
+  private readonly agentText = new JsonTextCache<Agent>();
 
   private dirtyVersion = 0;
   private flushedVersion = 0;
@@ -90,17 +112,12 @@ export class EmulatorStore {
 
   /** The agent as JSON text (GET /agents/{id}). */
   agentJson(agent: Agent): string {
-    let text = this.agentText.get(agent);
-    if (text === undefined) {
-      text = JSON.stringify(agent);
-      this.agentText.set(agent, text);
-    }
-    return text;
+    return this.agentText.get(agent);
   }
 
   /** Must follow every change to a stored agent (its cached JSON is dropped). */
   touchAgent(agent: Agent): void {
-    this.agentText.delete(agent);
+    this.agentText.forget(agent);
   }
 
   addSession(session: Session): void {
@@ -270,21 +287,16 @@ export class EmulatorStore {
 export class CallLog {
   private ascending: CallRecord[] = [];
   private byCallId = new Map<string, CallRecord>();
-  private readonly text = new WeakMap<CallRecord, string>();
+  private readonly text = new JsonTextCache<CallRecord>();
 
   /** The record as JSON text (pages of GET /call-logs are joined from these). */
   json(record: CallRecord): string {
-    let text = this.text.get(record);
-    if (text === undefined) {
-      text = JSON.stringify(record);
-      this.text.set(record, text);
-    }
-    return text;
+    return this.text.get(record);
   }
 
   /** Must follow every change to a stored record (its cached JSON is dropped). */
   touch(record: CallRecord): void {
-    this.text.delete(record);
+    this.text.forget(record);
   }
 
   clear(): void {
@@ -305,7 +317,7 @@ export class CallLog {
   }
 
   insert(record: CallRecord): void {
-    this.text.delete(record);
+    this.text.forget(record);
     const existing = this.byCallId.get(record.call_id);
     if (existing) this.ascending.splice(this.ascending.indexOf(existing), 1);
     this.byCallId.set(record.call_id, record);
