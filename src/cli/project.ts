@@ -23,7 +23,8 @@ export interface ProjectOptions {
 
 export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext): Promise<DesiredState> {
   const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
-  result.state?.secrets.forEach((secret) => ctx.secrets.add(secret));
+  // Registered before anything is printed, also when loading failed: a diagnostic must not show a secret.
+  result.secrets.forEach((secret) => ctx.secrets.add(secret));
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
   if (errors.length > 0 || !result.state) {
