@@ -165,3 +165,62 @@ describe('phones, campaigns, targets', () => {
     expect(selectTargets(changes, ['phone.+15550000001']).map((c) => c.address)).toEqual(['agent.front', 'phone.+15550000001']);
   });
 });
+
+describe('knowledge files and credentials', () => {
+  const file = {
+    kind: 'knowledge' as const,
+    address: 'knowledge.faq',
+    source: { file: 'voxform.yaml', line: 1, col: 1 },
+    localName: 'faq',
+    path: '/tmp/faq.md',
+    name: 'faq.md',
+    description: 'FAQ',
+    contentHash: 'sha256:new',
+    size: 10,
+    mimeType: 'text/markdown',
+  };
+  const credential = {
+    kind: 'credential' as const,
+    address: 'credential.openai',
+    source: { file: 'voxform.yaml', line: 1, col: 1 },
+    provider: 'openai',
+    apiKey: 'sk-secret',
+    fingerprint: 'sha256:fp-new',
+  };
+  const agent = desiredAgent('front', { id: 'a1', knowledge: ['faq'] });
+  const live = { agents: new Map([['a1', liveAgent('a1', { knowledge_base: { files: ['file_1'] } })]]), phones: [] };
+
+  function plan(state = emptyWorkspace()) {
+    const { changes } = diffStates({ desired: desiredState({ agents: [agent], knowledge: [file], credentials: [credential] }), live, state, salt: 'salt', baseUrl: 'local', files: [] });
+    return Object.fromEntries(changes.map((c) => [c.address, c]));
+  }
+
+  it('uploads a file never applied, and the agent waits for its new id', () => {
+    const changes = plan();
+    expect(changes['knowledge.faq']).toMatchObject({ action: 'create' });
+    expect(changes['agent.front']).toMatchObject({ action: 'update', dependsOn: ['knowledge.faq'] });
+    expect(changes['credential.openai']).toMatchObject({ action: 'create', reason: 'live_unknown' });
+  });
+
+  it('does nothing when content and fingerprint are as last applied', () => {
+    const state = emptyWorkspace();
+    state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
+    state.credentials['credential.openai'] = { fingerprint: 'sha256:fp-new' };
+    const changes = plan(state);
+    expect(Object.values(changes).map((c) => [c.address, c.action])).toEqual([
+      ['credential.openai', 'no-op'],
+      ['knowledge.faq', 'no-op'],
+      ['agent.front', 'no-op'],
+    ]);
+  });
+
+  it('uploads again when the content changed, and rebinds the agent', () => {
+    const state = emptyWorkspace();
+    state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:old', name: 'faq.md', description: 'FAQ' };
+    state.credentials['credential.openai'] = { fingerprint: 'sha256:fp-old' };
+    const changes = plan(state);
+    expect(changes['knowledge.faq']).toMatchObject({ action: 'update', reason: 'content_changed', fieldChanges: [{ path: 'content_hash' }] });
+    expect(changes['agent.front']).toMatchObject({ action: 'update', dependsOn: ['knowledge.faq'], fieldChanges: [{ path: 'knowledge' }] });
+    expect(changes['credential.openai']).toMatchObject({ action: 'update', fieldChanges: [{ path: 'api_key', sensitive: true }] });
+  });
+});
