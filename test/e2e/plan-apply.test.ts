@@ -246,6 +246,27 @@ describe('under faults', () => {
   });
 });
 
+describe('partial failure', () => {
+  it('goes on with independent changes, skips dependents, lists all three, exits 1, and a later apply finishes', async () => {
+    project = await startExampleProject();
+    const p = project;
+    // The front desk's update fails for good (a 500 is not retried); the phone bound to it depends on it.
+    p.emulator.control.setFaults([{ path: `/agents/${encodeURIComponent(FRONT_DESK)}`, method: 'PUT', errorRate: 1, errorStatus: 500 }]);
+    const failed = await p.cli(['apply', '--auto-approve']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('Apply finished with errors: 5 applied, 1 failed, 1 skipped.');
+    expect(failed.stdout).toMatch(/failed: agent\.front-desk: PUT \/agents\/.* 500/);
+    expect(failed.stdout).toContain('skipped: phone.+15551230001 (agent.front-desk did not apply)');
+    expect(failed.stderr).toContain('✗ agent.front-desk');
+    expect((await getAgent(p, '-OKdqbqetEcM4ak369yn')).config.first_message).toBe('Hi! I can help you book, move or cancel an appointment.');
+
+    p.emulator.control.clearFaults();
+    const finished = await p.cli(['apply', '--auto-approve']);
+    expect(finished.stdout).toContain('Apply complete: 2 applied, 0 failed, 0 skipped.');
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+});
+
 describe('targets and formats', () => {
   it('--target applies only the target and what it depends on', async () => {
     project = await startExampleProject();
