@@ -14,6 +14,7 @@ import type { Plan, ResourceChange } from '../plan/types.js';
 import { canonicalJson } from '../util/hash.js';
 import { hashApplied } from '../state/types.js';
 import type { ApplyClient } from './client.js';
+import { Semaphore } from '../util/semaphore.js';
 
 /** Notes a change of the state file's workspace, to be written once the change's requests are done. */
 type RecordState = (mutate: (workspace: WorkspaceState) => void) => void;
@@ -42,26 +43,10 @@ export interface ApplyOptions {
   onProgress?: (event: ProgressEvent) => void;
 }
 
-/** A tiny promise pool: at most `limit` tasks at once, each started as soon as a slot frees. */
-function createLimiter(limit: number) {
-  let active = 0;
-  const queue: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
-    active += 1;
-    try {
-      return await task();
-    } finally {
-      active -= 1;
-      queue.shift()?.();
-    }
-  };
-}
-
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const { plan, desired, client, store } = options;
   const result: ApplyResult = { applied: [], failed: [], skipped: [], warnings: [] };
-  const limit = createLimiter(Math.max(1, options.parallelism));
+  const slots = new Semaphore(Math.max(1, options.parallelism));
   const uploadedFileIds = new Map<string, string>(); // knowledge local name → new file id
   const outcome = new Map<string, Promise<boolean>>();
   const byAddress = new Map(plan.changes.map((c) => [c.address, c]));
@@ -90,7 +75,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       const started = Date.now();
       const writes: Array<Promise<void>> = [];
       try {
-        await limit(async () => {
+        await slots.run(async () => {
           emit({ type: 'start', change });
           await execute(change, (mutate) => writes.push(store.update(mutate)));
         });
