@@ -3,7 +3,7 @@
  * file updated after each success, dependents of a failure skipped while everything else goes on.
  */
 import type { Agent } from '../schema/types.gen.js';
-import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
 import type { StateStore } from '../state/state-file.js';
 import type { WorkspaceState } from '../state/types.js';
 import { buildAgentUpdate } from '../plan/update-body.js';
@@ -51,6 +51,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const outcome = new Map<string, Promise<boolean>>();
   const byAddress = new Map(plan.changes.map((c) => [c.address, c]));
   const emit = options.onProgress ?? (() => undefined);
+  const desiredByAddress = indexByAddress(desired);
+  /** The desired resource a change is about (every change of a plan comes from these manifests). */
+  const resource = <K extends keyof DesiredByKind>(change: ResourceChange, kind: K): DesiredByKind[K] => {
+    const found = desiredByAddress.get(change.address);
+    if (!found || found.kind !== kind) throw new Error(`the plan names ${change.address}, which the manifests do not define`);
+    return found as DesiredByKind[K];
+  };
 
   const run = (change: ResourceChange): Promise<boolean> => {
     const existing = outcome.get(change.address);
@@ -97,12 +104,12 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   /** Remember what is applied even when nothing had to change, so later drift can be told apart. */
   const recordUnchanged = async (change: ResourceChange) => {
     if (change.kind === 'agent') {
-      const agent = findAgent(desired, change.address);
-      const live = agent ? options.live.agents.get(agent.id) : undefined;
-      if (agent && live) await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied: appliedHashes(agent, store.salt) }));
+      const agent = resource(change, 'agent');
+      const live = options.live.agents.get(agent.id);
+      if (live) await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied: appliedHashes(agent, store.salt) }));
     } else if (change.kind === 'phone') {
-      const phone = [...desired.phones.values()].find((p) => p.address === change.address);
-      if (phone?.agent) {
+      const phone = resource(change, 'phone');
+      if (phone.agent) {
         const previous = store.workspace.phones[change.address];
         await store.update((ws) => (ws.phones[change.address] = { agentId: phone.agent?.id, imported: previous?.imported ?? false }));
       }
@@ -113,13 +120,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const execute = async (change: ResourceChange, record: RecordState): Promise<void> => {
     switch (change.kind) {
       case 'credential': {
-        const credential = [...desired.credentials.values()].find((c) => c.address === change.address)!;
+        const credential = resource(change, 'credential');
         await client.setCredential({ provider: credential.provider, api_key: credential.apiKey });
         record((ws) => (ws.credentials[change.address] = { fingerprint: credential.fingerprint }));
         return;
       }
       case 'knowledge': {
-        const file = [...desired.knowledge.values()].find((k) => k.address === change.address)!;
+        const file = resource(change, 'knowledge');
         const fileId = await client.uploadKnowledgeFile(file.path, { name: file.name, description: file.description });
         uploadedFileIds.set(file.localName, fileId);
         record(
@@ -130,7 +137,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       case 'agent':
         return applyAgent(change, record);
       case 'phone': {
-        const phone = [...desired.phones.values()].find((p) => p.address === change.address)!;
+        const phone = resource(change, 'phone');
         if (change.action === 'create' && phone.import) {
           await client.importPhone({ phone: phone.number, ...phone.import });
           record((ws) => (ws.phones[change.address] = { agentId: undefined, imported: true }));
@@ -142,7 +149,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
         return;
       }
       case 'campaign': {
-        const campaign = [...desired.campaigns.values()].find((c) => c.address === change.address)!;
+        const campaign = resource(change, 'campaign');
         const changed = new Set(change.fieldChanges.map((f) => f.path));
         if (changed.has('name') || changed.has('include_metadata_in_prompt')) {
           const body: { name?: string; include_metadata_in_prompt?: boolean } = {};
@@ -158,7 +165,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   };
 
   const applyAgent = async (change: ResourceChange, record: RecordState): Promise<void> => {
-    const agent = findAgent(desired, change.address)!;
+    const agent = resource(change, 'agent');
     let live = options.live.agents.get(agent.id)!;
     const body = buildAgentUpdate(agent, live);
     if (body) {
@@ -188,8 +195,18 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   return result;
 }
 
-function findAgent(desired: DesiredState, address: string): DesiredAgent | undefined {
-  return [...desired.agents.values()].find((a) => a.address === address);
+
+type DesiredByKind = {
+  agent: DesiredAgent;
+  phone: DesiredPhone;
+  campaign: DesiredCampaign;
+  knowledge: DesiredKnowledgeFile;
+  credential: DesiredCredential;
+};
+
+function indexByAddress(desired: DesiredState): Map<string, DesiredByKind[keyof DesiredByKind]> {
+  const all = [desired.agents, desired.phones, desired.campaigns, desired.knowledge, desired.credentials].flatMap((map) => [...map.values()]);
+  return new Map(all.map((r) => [r.address, r]));
 }
 
 /** Hashes of the desired managed values: what "voxform last applied" means for drift detection. */
