@@ -1,6 +1,6 @@
 /** GET and PUT /agents/{agent_id}. */
 import type { UpdateAgentRequest } from '../../schema/types.gen.js';
-import { NOT_FOUND, actionDone, json } from '../http.js';
+import { NOT_FOUND, actionDone } from '../http.js';
 import { applyConfigUpdate, splitNulls } from '../merge.js';
 import type { Route } from '../router.js';
 
