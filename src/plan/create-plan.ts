@@ -16,6 +16,8 @@ export interface CreatePlanOptions {
   baseUrl: string;
   files: string[];
   targets?: string[];
+  /** Called as each agent is read from the service (for a progress display). */
+  onReadProgress?: (agentsRead: number, agents: number) => void;
   /** Clock, injectable for tests. */
   now?: () => Date;
 }
@@ -29,7 +31,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const { desired } = options;
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
-  const live = await readLiveState(options.client, desired);
+  const live = await readLiveState(options.client, desired, options.onReadProgress);
   const { changes, problems, warnings } = diffStates({
     desired,
     live,

@@ -18,8 +18,13 @@ function isNotFound(error: unknown): boolean {
  * left out, for the differ to report with its manifest location; any other failure stops the plan.
  * Phones are read only when the manifest manages some.
  */
-export async function readLiveState(client: LiveReader, desired: DesiredState): Promise<LiveState> {
+export async function readLiveState(
+  client: LiveReader,
+  desired: DesiredState,
+  onProgress?: (agentsRead: number, agents: number) => void,
+): Promise<LiveState> {
   const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
+  let read = 0;
   const [agents, phones] = await Promise.all([
     Promise.all(
       ids.map(async (id) => {
@@ -28,6 +33,8 @@ export async function readLiveState(client: LiveReader, desired: DesiredState): 
         } catch (error) {
           if (isNotFound(error)) return undefined;
           throw error;
+        } finally {
+          onProgress?.(++read, ids.length);
         }
       }),
     ),

@@ -8,6 +8,7 @@ import { renderPlanText } from '../../plan/render-text.js';
 import { acquireStateLock } from '../../state/lock.js';
 import { StateStore } from '../../state/state-file.js';
 import type { CommandContext } from '../context.js';
+import { progressLine } from '../progress.js';
 import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
 
 interface ApplyOptions extends ProjectOptions {
@@ -57,6 +58,7 @@ export async function run(options: ApplyOptions, ctx: CommandContext): Promise<n
   ctx.onExit(() => lock.release());
   try {
     const store = await StateStore.open(project.stateFile, project.workspaceKey);
+    const status = progressLine(ctx.stderr);
     const { plan, live } = await createPlan({
       desired: project.desired,
       client: project.connection.client,
@@ -65,7 +67,8 @@ export async function run(options: ApplyOptions, ctx: CommandContext): Promise<n
       baseUrl: project.serviceId,
       files: displayFiles(project.desired, ctx.cwd),
       targets,
-    });
+      onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+    }).finally(() => status.done());
     if (saved) assertPlanFresh(saved, plan, project.desired, project.serviceId);
 
     ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));

@@ -3,6 +3,7 @@ import { VoxformError } from '../../errors.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { progressLine } from '../progress.js';
 
 export interface LogsOptions extends ConnectionOptions {
   agent?: string;
@@ -27,14 +28,13 @@ export async function run(rawOptions: Record<string, unknown>, ctx: CommandConte
   const filters = buildFilters(options, Date.now());
   const { client } = await resolveConnection(options, ctx);
 
-  const progress = ctx.stderr.isTTY ? (records: number) => ctx.stderr.write(`\rReading call logs… ${records} record${records === 1 ? '' : 's'}`) : undefined;
+  // Progress on stderr, on a terminal only (progressLine prints nothing elsewhere).
+  const status = progressLine(ctx.stderr);
   const records = client.iterateCallLogs(filters, {
     ...(options.limit === undefined ? {} : { max: options.limit }),
-    ...(progress ? { onPage: ({ records: count }: { records: number }) => progress(count) } : {}),
+    onPage: ({ records: count }: { records: number }) => status.update(`Reading call logs… ${count} record${count === 1 ? '' : 's'}`),
   });
-  const clearProgress = () => {
-    if (progress) ctx.stderr.write('\r\x1b[K');
-  };
+  const clearProgress = () => status.done();
 
   if (options.stats) {
     const all: GlobalCallHistoryRecord[] = [];

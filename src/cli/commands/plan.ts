@@ -7,6 +7,7 @@ import { renderPlanText } from '../../plan/render-text.js';
 import { readStateFile } from '../../state/state-file.js';
 import { emptyWorkspace } from '../../state/types.js';
 import type { CommandContext } from '../context.js';
+import { progressLine } from '../progress.js';
 import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
 
 interface PlanOptions extends ProjectOptions {
@@ -20,6 +21,7 @@ interface PlanOptions extends ProjectOptions {
 export async function run(options: PlanOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
   const state = await readStateFile(project.stateFile);
+  const status = progressLine(ctx.stderr);
   const { plan } = await createPlan({
     desired: project.desired,
     client: project.connection.client,
@@ -28,7 +30,8 @@ export async function run(options: PlanOptions, ctx: CommandContext): Promise<nu
     baseUrl: project.serviceId,
     files: displayFiles(project.desired, ctx.cwd),
     targets: options.target ?? [],
-  });
+    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+  }).finally(() => status.done());
   const format = options.format ?? 'text';
   ctx.stdout.write(
     format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: ctx.color }),

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { progressLine } from '../../src/cli/progress.js';
+
+function stream(isTTY: boolean) {
+  const written: string[] = [];
+  return { written, out: { write: (t: string) => void written.push(t), isTTY, columns: isTTY ? 80 : undefined } };
+}
+
+describe('progressLine', () => {
+  it('overwrites one line on a terminal and clears it at the end', () => {
+    const { written, out } = stream(true);
+    const line = progressLine(out);
+    line.update('Reading live state… 1/2 agents');
+    line.update('Reading live state… 2/2 agents'); // within 100 ms: skipped
+    line.done();
+    expect(written).toEqual(['\r\x1b[KReading live state… 1/2 agents', '\r\x1b[K']);
+  });
+
+  it('prints nothing when the stream is not a terminal', () => {
+    const { written, out } = stream(false);
+    const line = progressLine(out);
+    line.update('Reading…');
+    line.done();
+    expect(written).toEqual([]);
+  });
+});
