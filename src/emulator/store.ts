@@ -127,7 +127,12 @@ export class EmulatorStore {
 
   /** A copy of everything (deep, so callers can neither see later changes nor cause them). */
   snapshot(): EmulatorStateSnapshot {
-    return structuredClone({
+    return structuredClone(this.contents());
+  }
+
+  /** Everything stored, as lists (shared, not copied: callers copy or serialize at once). */
+  private contents(): EmulatorStateSnapshot {
+    return {
       keys: [...this.keys.values()],
       agents: [...this.agents.values()],
       phones: [...this.phones.values()],
@@ -140,7 +145,7 @@ export class EmulatorStore {
         files: [...this.files.values()],
       },
       sessions: [...this.sessions.values()],
-    });
+    };
   }
 
   /** Replaces everything with a snapshot (from the data file). */
@@ -255,18 +260,7 @@ export class EmulatorStore {
       saved_at: new Date().toISOString(),
       seed_private_key: this.seedPrivateKey,
       // No deep copy needed: the object is turned into text at once.
-      keys: [...this.keys.values()],
-      agents: [...this.agents.values()],
-      phones: [...this.phones.values()],
-      campaigns: [...this.campaigns.values()],
-      call_logs: this.callLog.newestFirst(),
-      credentials: [...this.credentials.values()],
-      knowledge: {
-        pending_uploads: [...this.pendingUploads.values()],
-        objects: [...this.objects.values()],
-        files: [...this.files.values()],
-      },
-      sessions: [...this.sessions.values()],
+      ...this.contents(),
     };
     return `${JSON.stringify(data, null, 1)}\n`;
   }
