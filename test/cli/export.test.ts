@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { createClient } from '../../src/api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateAgainst } from '../../src/schema/validate.js';
-import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
@@ -26,16 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-  cleanups = [];
-});
-async function tempDir(files: Record<string, string> = {}): Promise<string> {
-  const tree = await makeTree(files);
-  cleanups.push(tree.cleanup);
-  return tree.dir;
-}
+const tempDir = useTempDirs();
 
 const connection = () => ({ args: ['--base-url', emulator.url], env: { VOXFORM_API_KEY: emulator.apiKey } });
 /** The live values of the secrets the export turned into ${env:…} (the seed's). */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { run as runInit } from '../../src/cli/commands/init.js';
 import type { CommandContext, Output } from '../../src/cli/context.js';
@@ -10,22 +10,13 @@ import { isVoxformError } from '../../src/errors.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { templateNames } from '../../src/templates/catalog.js';
 import { SecretRegistry } from '../../src/util/redact.js';
-import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 const AGENT = '-OKspareAgent0000001';
 const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli/commands/validate.js'));
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-  cleanups = [];
-});
-async function tempDir(files: Record<string, string> = {}): Promise<string> {
-  const tree = await makeTree(files);
-  cleanups.push(tree.cleanup);
-  return tree.dir;
-}
+const tempDir = useTempDirs();
 
 function varsFor(name: string): string[] {
   return Object.entries(SAMPLE_VALUES[name] ?? {}).flatMap(([k, v]) => ['--var', `${k}=${v}`]);

@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const binPath = path.join(repoRoot, 'bin/voxform.js');
@@ -48,4 +49,20 @@ export async function makeTree(files: Record<string, string | Uint8Array>): Prom
     await writeFile(file, content);
   }
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Temporary folders for the tests of one file, each removed after its test. Call it once at the
+ * top level of a test file; the function it returns makes a folder from an object literal.
+ */
+export function useTempDirs(): (files?: Record<string, string | Uint8Array>) => Promise<string> {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  });
+  return async (files = {}) => {
+    const tree = await makeTree(files);
+    cleanups.push(tree.cleanup);
+    return tree.dir;
+  };
 }

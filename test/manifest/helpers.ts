@@ -1,24 +1,19 @@
 import path from 'node:path';
-import { afterEach } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
 import type { LoadOptions, LoadResult } from '../../src/manifest/types.js';
-import { makeTree } from '../helpers/cli.js';
+import { useTempDirs } from '../helpers/cli.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
+const tempDir = useTempDirs();
 
 /** Loads manifests from a temporary tree (removed after the test); a relative templatesDir is inside the tree. */
 export async function loadTree(
   files: Record<string, string | Uint8Array>,
   options: Partial<Omit<LoadOptions, 'cwd'>> = {},
 ): Promise<LoadResult & { dir: string }> {
-  const tree = await makeTree(files);
-  cleanups.push(tree.cleanup);
-  const templatesDir = options.templatesDir === undefined ? undefined : path.resolve(tree.dir, options.templatesDir);
-  const result = await loadManifests({ paths: [], env: {}, ...options, templatesDir, cwd: tree.dir });
-  return { ...result, dir: tree.dir };
+  const dir = await tempDir(files);
+  const templatesDir = options.templatesDir === undefined ? undefined : path.resolve(dir, options.templatesDir);
+  const result = await loadManifests({ paths: [], env: {}, ...options, templatesDir, cwd: dir });
+  return { ...result, dir };
 }
 
 /** The diagnostics as `file:line:col code message` lines: compact, exact expectations. */
