@@ -1,9 +1,13 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { loadSchemas, MANIFEST_SCHEMA_ID, SERVICE_SCHEMA_ID } from './load.js';
+import type { ErrorObject } from 'ajv';
+import * as validators from './validators.gen.js';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext resolution.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+/** An Ajv validate function, as generated ahead of time into validators.gen.ts. */
+interface ValidateFunction {
+  (value: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+const generated = validators as unknown as Record<string, ValidateFunction | undefined>;
 
 /** One problem found by a schema, with the instance path as a list (FastAPI's `loc` style). */
 export interface SchemaIssue {
@@ -17,59 +21,24 @@ export interface SchemaIssue {
   params: Record<string, unknown>;
 }
 
-let ajv: Ajv2020 | undefined;
-
-function getAjv(): Ajv2020 {
-  if (ajv) return ajv;
-  const { service, manifest } = loadSchemas();
-  // code.optimize off: compiling the agent schemas takes about half the time (they are compiled
-  // on every CLI run), and validating stays fast enough for thousands of agents.
-  const instance = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: false, code: { optimize: false } });
-  addFormats(instance);
-  // Our own annotation: values that must never be printed, logged or stored.
-  instance.addKeyword({ keyword: 'x-sensitive', schemaType: 'boolean' });
-  instance.addSchema(service);
-  instance.addSchema(manifest);
-  ajv = instance;
-  return instance;
-}
-
-const compiled = new Map<string, ValidateFunction>();
-
 /** Names of the service schema's definitions (`UpdateAgentRequest`, `AgentConfigRead`, …) and `Manifest`. */
 export type SchemaName = string;
 
-function getValidator(name: SchemaName): ValidateFunction {
-  let fn = compiled.get(name);
-  if (!fn) {
-    const ref = name === 'Manifest' ? MANIFEST_SCHEMA_ID : `${SERVICE_SCHEMA_ID}#/$defs/${name}`;
-    const found = getAjv().getSchema(ref);
-    if (!found) throw new Error(`unknown schema definition: ${name}`);
-    fn = found;
-    compiled.set(name, fn);
-  }
-  return fn;
-}
-
-/** Validates `value` against a definition; compiles each definition once, on first use. */
-export function validateAgainst(name: SchemaName, value: unknown): SchemaIssue[] {
-  const fn = getValidator(name);
+function run(exportName: string, what: string, value: unknown): SchemaIssue[] {
+  const fn = generated[exportName];
+  if (!fn) throw new Error(`unknown ${what}: ${exportName} (run \`npm run gen\` after editing schemas/)`);
   if (fn(value)) return [];
   return normalizeErrors(fn.errors ?? []);
+}
+
+/** Validates `value` against a definition of the service schema, or against `Manifest`. */
+export function validateAgainst(name: SchemaName, value: unknown): SchemaIssue[] {
+  return run(name, 'schema definition', value);
 }
 
 /** Validates a value against a definition of the manifest schema (`AgentSpec`, `AgentConfigSpec`, …). */
 export function validateAgainstManifestDef(name: string, value: unknown): SchemaIssue[] {
-  const key = `manifest:${name}`;
-  let fn = compiled.get(key);
-  if (!fn) {
-    const found = getAjv().getSchema(`${MANIFEST_SCHEMA_ID}#/$defs/${name}`);
-    if (!found) throw new Error(`unknown manifest schema definition: ${name}`);
-    fn = found;
-    compiled.set(key, fn);
-  }
-  if (fn(value)) return [];
-  return normalizeErrors(fn.errors ?? []);
+  return run(`manifest_${name}`, 'manifest schema definition', value);
 }
 
 function pointerToPath(pointer: string): Array<string | number> {

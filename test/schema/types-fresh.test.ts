@@ -2,10 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without type declarations
 import { generateTypes } from '../../scripts/gen-types.mjs';
+// @ts-expect-error: a plain .mjs build script without type declarations
+import { generateValidators } from '../../scripts/gen-validators.mjs';
 
-describe('src/schema/types.gen.ts', () => {
-  it('is what `npm run gen` makes from schemas/ (run it after editing a schema)', async () => {
-    const onDisk = await readFile(new URL('../../src/schema/types.gen.ts', import.meta.url), 'utf8');
-    expect(onDisk).toBe(await (generateTypes as () => Promise<string>)());
+async function onDisk(file: string): Promise<string> {
+  return readFile(new URL(`../../src/schema/${file}`, import.meta.url), 'utf8');
+}
+
+describe('generated from schemas/ (run `npm run gen` after editing a schema)', () => {
+  it('src/schema/types.gen.ts is up to date', async () => {
+    expect(await onDisk('types.gen.ts')).toBe(await (generateTypes as () => Promise<string>)());
+  });
+
+  it('src/schema/validators.gen.ts is up to date', async () => {
+    expect(await onDisk('validators.gen.ts')).toBe(await (generateValidators as () => Promise<string>)());
   });
 });
