@@ -106,7 +106,11 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     if (change.kind === 'agent') {
       const agent = resource(change, 'agent');
       const live = options.live.agents.get(agent.id);
-      if (live) await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied: appliedHashes(agent, store.salt) }));
+      if (!live) return;
+      const applied = appliedHashes(agent, store.salt);
+      // Unchanged, so the attached files are the desired ones: remember them for drift too.
+      if (agent.knowledge !== undefined) applied.knowledge = hashApplied(store.salt, getAtPath(live.config, ['knowledge_base', 'files']) ?? []);
+      await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied }));
     } else if (change.kind === 'phone') {
       const phone = resource(change, 'phone');
       if (phone.agent) {

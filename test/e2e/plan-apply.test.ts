@@ -68,6 +68,17 @@ describe('apply, then plan', () => {
     expect(json.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk').reason).toBe('drift');
   });
 
+  it('marks attached knowledge files removed on the service as drift, also after an apply with nothing to do', async () => {
+    const p = await applied();
+    expect((await p.cli(['apply', '--auto-approve'])).stdout).toContain('Nothing to apply.');
+    await callService(p, 'POST', '/knowledge/set_agent_files', { agent_id: FRONT_DESK, files: [] });
+    const plan = await p.cli(['plan', '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toMatch(/~ knowledge: \[\] → \["[^"]+"\]  # drift/);
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await getAgent(p)).config.knowledge_base?.files).toHaveLength(1);
+  });
+
   it('does not show unmanaged fields, and keeps them through an apply on a replacing service', async () => {
     const p = await applied();
     const live = await getAgent(p);
