@@ -1,5 +1,5 @@
 /** GET /call-logs (the global log) and GET /agents/{agent_id}/call-histories (one agent's). */
-import type { CallHistoryRecord } from '../../schema/types.gen.js';
+import type { CallHistoryRecord, CallLogsQuery } from '../../schema/types.gen.js';
 import { json, NOT_FOUND } from '../http.js';
 import { takePage } from '../pagination.js';
 import type { Route } from '../router.js';
@@ -18,14 +18,8 @@ function voipMatches(record: CallRecord, filter: string): boolean {
   return [voip.from, voip.to].some((n) => typeof n === 'string' && normalizeNumber(n).includes(wanted));
 }
 
-interface CallLogsFilter {
-  start_time?: number;
-  end_time?: number;
-  agent_id?: string;
-  call_status?: string;
-  phone_number?: string;
-  campaign_id?: string;
-}
+/** The filters of GET /call-logs: its query without the paging parameters. */
+type CallLogsFilter = Omit<CallLogsQuery, 'limit' | 'start_after_ts'>;
 
 function matcher(filter: CallLogsFilter): (record: CallRecord) => boolean {
   const status = filter.call_status?.toLowerCase();
@@ -52,7 +46,7 @@ export const callLogRoutes: Route[] = [
     header: 'required',
     query: 'CallLogsQuery',
     handler: ({ core, query }) => {
-      const q = query as CallLogsFilter & { limit?: number; start_after_ts?: number };
+      const q = query as CallLogsQuery;
       const page = takePage(core.store.callLog.olderThan(q.start_after_ts || undefined), matcher(q), q.limit ?? DEFAULT_LIMIT);
       const last = page.records[page.records.length - 1];
       const histories = page.records.map((r) => core.store.callLog.json(r)).join(',');
