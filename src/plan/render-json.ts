@@ -1,3 +1,4 @@
+import { REDACTED } from '../util/redact.js';
 import { redactValue } from './redact.js';
 import type { FieldChange, Plan, ResourceChange } from './types.js';
 
@@ -11,7 +12,7 @@ function sortedObject(value: Record<string, unknown> | null, change: ResourceCha
 }
 
 function jsonField(field: FieldChange, change: ResourceChange) {
-  const redact = (v: unknown) => (field.sensitive && v !== undefined && v !== null ? '(sensitive)' : redactValue(v, field.path, change.sensitivePaths));
+  const redact = (v: unknown) => (field.sensitive && v !== undefined && v !== null ? REDACTED : redactValue(v, field.path, change.sensitivePaths));
   return {
     path: field.path,
     before: redact(field.before) ?? null,
