@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk, ChatCompletionRequest, ChatMessage } from '../schema/types.gen.js';
 import { ApiError } from './errors.js';
 import { readBodyText, type HttpStreamResponse } from './http.js';
-import { readSse } from './sse.js';
+import { readSse, SseStreamTooLargeError } from './sse.js';
 
 /** Opens the HTTP stream of one chat completion request (the client supplies it). */
 export type OpenChatStream = (request: ChatCompletionRequest) => Promise<HttpStreamResponse>;
@@ -64,6 +64,9 @@ export class ChatCompletionStream implements AsyncIterable<string> {
         if (event.event === 'error') throw streamError(data);
         yield* this.fromChunk(data);
       }
+    } catch (error) {
+      if (error instanceof SseStreamTooLargeError) throw streamError(error.message);
+      throw error;
     } finally {
       if (!body.destroyed) body.destroy();
     }

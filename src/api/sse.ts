@@ -1,8 +1,11 @@
 /**
- * Server-sent events (the WHATWG `text/event-stream` format), parsed incrementally: chunks may split
- * anywhere — inside a multi-byte UTF-8 character, between the CR and LF of a line ending, inside a
- * field name — and the events come out the same.
+ * Server-sent events (the WHATWG `text/event-stream` format), parsed incrementally by
+ * `eventsource-parser`: chunks may split anywhere — inside a multi-byte UTF-8 character, between the
+ * CR and LF of a line ending, inside a field name — and the events come out the same. This module
+ * adds what the library leaves to its caller: bytes to text, the default event type, the last event
+ * id carried forward, and a bound on what one unfinished event may buffer.
  */
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 /** One dispatched event. `data` holds the `data:` lines joined with `\n`. */
 export interface SseEvent {
@@ -15,21 +18,50 @@ export interface SseEvent {
   retry: number | undefined;
 }
 
+/**
+ * The most text one unfinished line or event may hold. A chat reply's chunk is a few hundred
+ * bytes; a stream that never ends its event would otherwise grow without bound.
+ */
+export const SSE_MAX_BUFFERED_CHARS = 1024 * 1024;
+
+export class SseStreamTooLargeError extends Error {
+  constructor() {
+    super(`an event of the stream grew past ${SSE_MAX_BUFFERED_CHARS} characters without ending`);
+    this.name = 'SseStreamTooLargeError';
+  }
+}
+
 export class SseParser {
   private readonly decoder = new TextDecoder('utf-8');
-  /** Text after the last line ending. */
-  private partial = '';
-  /** The previous chunk ended with CR: an LF at the start of the next one belongs to it. */
-  private afterCR = false;
-  private data: string[] = [];
-  private eventType = '';
+  private readonly parser: EventSourceParser;
+  private completed: SseEvent[] = [];
   private lastId: string | undefined;
   private retry: number | undefined;
+  private overflowed = false;
+
+  constructor() {
+    this.parser = createParser({
+      maxBufferSize: SSE_MAX_BUFFERED_CHARS,
+      onRetry: (retry) => {
+        this.retry = retry;
+      },
+      onEvent: (message) => {
+        if (message.id !== undefined) this.lastId = message.id;
+        this.completed.push({ event: message.event ?? 'message', data: message.data, id: this.lastId, retry: this.retry });
+        this.retry = undefined;
+      },
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') this.overflowed = true;
+        // Other parse errors (an unknown field, a malformed retry) are ignored, as the format says.
+      },
+    });
+  }
 
   /** Feeds a chunk; returns the events it completed, in order. */
   push(chunk: Uint8Array | string): SseEvent[] {
     const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
-    return this.consume(text);
+    if (text !== '') this.feed(text);
+    return this.take();
   }
 
   /**
@@ -38,77 +70,21 @@ export class SseParser {
    * would be worse than keeping it.
    */
   end(): SseEvent[] {
-    const events = this.consume(this.decoder.decode());
-    if (this.partial !== '') {
-      this.line(this.partial);
-      this.partial = '';
-    }
-    const last = this.dispatch();
-    if (last) events.push(last);
+    const rest = this.decoder.decode();
+    if (rest !== '') this.feed(rest);
+    this.feed('\n\n');
+    return this.take();
+  }
+
+  private feed(text: string): void {
+    if (!this.overflowed) this.parser.feed(text);
+    if (this.overflowed) throw new SseStreamTooLargeError();
+  }
+
+  private take(): SseEvent[] {
+    const events = this.completed;
+    this.completed = [];
     return events;
-  }
-
-  private consume(text: string): SseEvent[] {
-    const events: SseEvent[] = [];
-    if (text === '') return events; // e.g. half a UTF-8 character: keep the CR state for the next chunk
-    let start = 0;
-    if (this.afterCR && text.startsWith('\n')) start = 1;
-    this.afterCR = false;
-    for (let i = start; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      if (ch !== 10 && ch !== 13) continue;
-      const line = this.partial + text.slice(start, i);
-      this.partial = '';
-      if (ch === 13) {
-        if (i + 1 < text.length) {
-          if (text.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.afterCR = true;
-        }
-      }
-      start = i + 1;
-      if (line === '') {
-        const event = this.dispatch();
-        if (event) events.push(event);
-      } else {
-        this.line(line);
-      }
-    }
-    this.partial += text.slice(start);
-    return events;
-  }
-
-  private line(line: string): void {
-    if (line.startsWith(':')) return; // a comment (keep-alive)
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    switch (field) {
-      case 'data':
-        this.data.push(value);
-        break;
-      case 'event':
-        this.eventType = value;
-        break;
-      case 'id':
-        if (!value.includes('\0')) this.lastId = value;
-        break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.retry = Number(value);
-        break;
-      default:
-        break; // unknown fields are ignored
-    }
-  }
-
-  private dispatch(): SseEvent | undefined {
-    const hasData = this.data.length > 0;
-    const event: SseEvent = { event: this.eventType || 'message', data: this.data.join('\n'), id: this.lastId, retry: this.retry };
-    this.data = [];
-    this.eventType = '';
-    this.retry = undefined;
-    return hasData ? event : undefined;
   }
 }
 

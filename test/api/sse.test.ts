@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSse, SseParser, type SseEvent } from '../../src/api/sse.js';
+import { readSse, SseParser, SseStreamTooLargeError, type SseEvent } from '../../src/api/sse.js';
 
 /** A stream exercising every line ending, multi-byte characters, comments, multi-line data and fields. */
 const STREAM = [
@@ -89,5 +89,15 @@ describe('SseParser', () => {
     const events: SseEvent[] = [];
     for await (const event of readSse(source())) events.push(event);
     expect(events).toEqual(EXPECTED);
+  });
+});
+
+describe('SseParser bounds', () => {
+  it('refuses an event that grows without ever ending, instead of buffering it', () => {
+    const parser = new SseParser();
+    const line = `data: ${'x'.repeat(64 * 1024)}\n`;
+    expect(() => {
+      for (let i = 0; i < 64; i++) parser.push(line);
+    }).toThrow(SseStreamTooLargeError);
   });
 });
