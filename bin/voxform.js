@@ -1,4 +1,12 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
-
-process.exitCode = await main(process.argv.slice(2));
+// The CLI runs from the compiled `dist/`. In a clone, `npm run build` makes it (the published
+// package ships it built).
+let cli;
+try {
+  cli = await import('../dist/cli/main.js');
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;
+  process.stderr.write('error: voxform is not built yet (dist/ is missing).\n  hint: run `npm run build` in the voxform folder, then try again.\n');
+  process.exit(1);
+}
+process.exitCode = await cli.main(process.argv.slice(2));

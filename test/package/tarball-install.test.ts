@@ -1,0 +1,89 @@
+/**
+ * The published package, as a user gets it: `npm pack`, installed from the tarball into an empty
+ * folder, then the first steps of the README (init, apply on the embedded emulator, plan). Nothing is
+ * downloaded: npm installs the dependencies from its cache, which `npm ci` filled.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false' }, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** Warnings about the package, leaving out npm's complaints about the machine's own npm configuration. */
+function packageWarnings(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => /warn/i.test(line))
+    .filter((line) => !/Unknown (user|global|project|env) config/.test(line));
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+describe('the packed tarball', () => {
+  it('installs into an empty folder without warnings, and init, apply --local and plan work from it', async () => {
+    const packDir = await tempDir();
+    const packed = await run('npm', ['pack', '--silent', '--pack-destination', packDir], repoRoot);
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = path.join(packDir, packed.stdout.trim().split('\n').pop() ?? '');
+
+    const project = await tempDir({ 'package.json': JSON.stringify({ name: 'user-project', version: '1.0.0', private: true }) });
+    const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+    expect(install.code, install.stderr).toBe(0);
+    expect(packageWarnings(install.stdout + install.stderr)).toEqual([]);
+
+    const voxform = (...args: string[]) => run(path.join(project, 'node_modules/.bin/voxform'), args, project);
+    const init = await voxform('init', '--template', 'receptionist', '--var', 'agent_id=-OKspareAgent0000001', '--var', 'business=Acme Dental',
+      '--var', 'business_description=a family dental practice', '--var', 'opening_hours=Monday to Friday 8am to 6pm', '--var', 'transfer_number=+15551230000');
+    expect(init.code, init.stderr).toBe(0);
+    const apply = await voxform('apply', '--local', '--auto-approve');
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('Apply complete: 1 applied, 0 failed');
+    const plan = await voxform('plan', '--local');
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+    for (const step of [init, apply, plan]) expect(packageWarnings(step.stderr)).toEqual([]);
+
+    const installed = path.join(project, 'node_modules/voxform');
+    const files = await filesUnder(installed);
+    expect(files.map((file) => path.relative(installed, file))).toContain('LICENSE');
+    // No source map, and no compiled file pointing at one: the TypeScript sources are not shipped.
+    expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+    for (const file of files.filter((name) => name.endsWith('.js'))) expect(await readFile(file, 'utf8'), file).not.toContain('sourceMappingURL');
+
+    // `exports` lets users reach the package's own metadata and its schemas.
+    const probe = path.join(project, 'probe.mjs');
+    await writeFile(probe, [
+      "import { createRequire } from 'node:module';",
+      'const require = createRequire(import.meta.url);',
+      "console.log(require('voxform/package.json').name);",
+      "console.log(require.resolve('voxform/schemas/manifest.schema.json'));",
+    ].join('\n'));
+    const resolved = await run(process.execPath, [probe], project);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect(resolved.stdout).toContain('voxform\n');
+    expect(resolved.stdout).toContain(path.join('node_modules', 'voxform', 'schemas', 'manifest.schema.json'));
+  }, 120_000);
+});
