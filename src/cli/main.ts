@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { SecretRegistry } from '../util/redact.js';
 import { isVoxformError } from '../errors.js';
 import type { CommandContext, Output } from './context.js';
+import { addCommandHelp } from './help.js';
 
 type CommandModule = { run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> };
 
@@ -133,6 +134,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
 
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
 
+  addCommandHelp(program);
   return program;
 }
 

@@ -1,0 +1,137 @@
+/**
+ * The part of each command's `--help` that commander cannot derive from its options: the environment
+ * variables it reads, its exit codes, and a few examples. One table, so that every command answers
+ * the same three questions in the same words.
+ */
+import type { Command } from 'commander';
+
+/** Every environment variable voxform reads, with what it means. Only the operator sets these. */
+const ENVIRONMENT = {
+  VOXFORM_API_KEY: 'the private API key, sent as `authorization` (only to the gateway or an origin you named)',
+  VOXFORM_REGION: 'the regional gateway, `us` or `eu` (beats the manifest; `--region` beats it)',
+  VOXFORM_BASE_URL: 'the service base URL (beats the manifest; `--base-url` beats it)',
+  VOXFORM_TRUSTED_ORIGINS: 'comma-separated origins a manifest `base_url` may name',
+  VOXFORM_ENV_ALLOW: 'comma-separated names and `PREFIX_*` patterns that `${env:…}` may read',
+  VOXFORM_TIMEOUT: 'how long one request may take, e.g. `30s` or `2m` (`--timeout` beats it)',
+  VOXFORM_DEBUG: '`1`: the request log (key redacted) and stack traces',
+  NO_COLOR: 'any value: no colour in output',
+} as const;
+
+type EnvironmentName = keyof typeof ENVIRONMENT;
+
+/** What talks to the service reads: the key, where to send it, and how long to wait. */
+const SERVICE_ENV: EnvironmentName[] = ['VOXFORM_API_KEY', 'VOXFORM_REGION', 'VOXFORM_BASE_URL', 'VOXFORM_TIMEOUT'];
+/** What reads manifests reads besides. */
+const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS'];
+const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR'];
+
+const OK_OR_ERROR = ['0  success', '1  an error (one sentence on stderr, with file:line:col where a file is at fault)'];
+const INTERRUPTED = '130  interrupted (Ctrl-C); nothing half-done';
+
+export interface CommandHelp {
+  environment: EnvironmentName[];
+  exitCodes: string[];
+  examples: string[];
+}
+
+/** Keyed by the command's full name as the user types it (`keys create`). */
+export const COMMAND_HELP: Record<string, CommandHelp> = {
+  validate: {
+    environment: [...MANIFEST_ENV],
+    exitCodes: ['0  the manifests are valid', '1  problems (each with file:line:col)'],
+    examples: ['voxform validate', 'voxform validate -f agents/ --env staging', 'voxform validate --format json'],
+  },
+  plan: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: [...OK_OR_ERROR, '2  changes present (with --detailed-exitcode; 0 then means none)', INTERRUPTED],
+    examples: ['voxform plan', 'voxform plan --format markdown --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
+  },
+  apply: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', INTERRUPTED],
+    examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
+  },
+  export: {
+    environment: [...SERVICE_ENV],
+    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    examples: ['voxform export --agent -OKdqbqetEcM4ak369ym --out exported', 'voxform export --from-phones --local --out exported'],
+  },
+  init: {
+    environment: [],
+    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    examples: ['voxform init', 'voxform init --template receptionist --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" acme'],
+  },
+  templates: {
+    environment: [],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform templates'],
+  },
+  fmt: {
+    environment: [],
+    exitCodes: ['0  formatted (with --check: already formatted)', '1  an error (with --check: files to format, listed)'],
+    examples: ['voxform fmt', 'voxform fmt --check', 'voxform fmt agents/'],
+  },
+  emulator: {
+    environment: [],
+    exitCodes: ['0  stopped with Ctrl-C', '1  could not start (the port is taken, a bad seed file)'],
+    examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05'],
+  },
+  logs: {
+    environment: [...SERVICE_ENV],
+    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status completed --format ndjson'],
+  },
+  'keys create': {
+    environment: [...SERVICE_ENV],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform keys create --type public --name website', 'voxform keys create --type private --local'],
+  },
+  chat: {
+    environment: [...SERVICE_ENV],
+    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    examples: ['voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
+  },
+  schema: {
+    environment: [],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform schema > .voxform/manifest.schema.json'],
+  },
+};
+
+function fullName(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current?.parent; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
+}
+
+export function renderCommandHelp(help: CommandHelp): string {
+  const environment = [...help.environment, ...ALWAYS_ENV];
+  const width = Math.max(...environment.map((name) => name.length));
+  return [
+    '',
+    'Environment:',
+    ...environment.map((name) => `  ${name.padEnd(width)}  ${ENVIRONMENT[name]}`),
+    '',
+    'Exit codes:',
+    ...help.exitCodes.map((line) => `  ${line}`),
+    '',
+    'Examples:',
+    ...help.examples.map((line) => `  $ ${line}`),
+    '',
+  ].join('\n');
+}
+
+/**
+ * Adds the table's section to the help of every command that has an action. A command missing
+ * from the table is a programming error, caught by the help test rather than shipped silent.
+ */
+export function addCommandHelp(program: Command): void {
+  const visit = (command: Command) => {
+    for (const sub of command.commands) {
+      const help = COMMAND_HELP[fullName(sub)];
+      if (help) sub.addHelpText('after', renderCommandHelp(help));
+      visit(sub);
+    }
+  };
+  visit(program);
+}

@@ -1,0 +1,86 @@
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { COMMAND_HELP } from '../../src/cli/help.js';
+import { buildProgram } from '../../src/cli/main.js';
+
+/** Every command the user can run: those with an action, by their full name (`keys create`). */
+function runnableCommands(program: Command): Array<{ name: string; command: Command }> {
+  const found: Array<{ name: string; command: Command }> = [];
+  const visit = (command: Command, prefix: string[]) => {
+    for (const sub of command.commands) {
+      const name = [...prefix, sub.name()];
+      if (sub.commands.length === 0) found.push({ name: name.join(' '), command: sub });
+      visit(sub, name);
+    }
+  };
+  visit(program, []);
+  return found;
+}
+
+function helpOf(command: Command): string {
+  let text = '';
+  command.configureOutput({ writeOut: (chunk) => (text += chunk), writeErr: (chunk) => (text += chunk) });
+  command.outputHelp();
+  return text;
+}
+
+/** Splits an example the way a POSIX shell would for these simple lines (double quotes only). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quoted = false;
+  for (const ch of line) {
+    if (ch === '"') {
+      quoted = !quoted;
+      word ??= '';
+    } else if (/\s/.test(ch) && !quoted) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else {
+      word = (word ?? '') + ch;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+describe('command help', () => {
+  const program = buildProgram(async () => undefined);
+  const commands = runnableCommands(program);
+
+  it('covers every command, and only commands that exist', () => {
+    expect(commands.map((c) => c.name).sort()).toEqual(Object.keys(COMMAND_HELP).sort());
+  });
+
+  for (const { name, command } of commands) {
+    it(`${name}: lists its environment variables, exit codes and examples`, () => {
+      const help = helpOf(command);
+      expect(help).toMatch(/\nEnvironment:\n {2}\S/);
+      expect(help).toMatch(/\nExit codes:\n {2}0 /);
+      expect(help).toMatch(/\nExamples:\n {2}\$ voxform /);
+      for (const variable of COMMAND_HELP[name]?.environment ?? []) expect(help).toContain(variable);
+    });
+  }
+
+  it('gives examples that the parser accepts as written', async () => {
+    for (const [name, help] of Object.entries(COMMAND_HELP)) {
+      for (const example of help.examples) {
+        const ran: string[] = [];
+        const parser = buildProgram(async (command) => void ran.push(command));
+        const quiet = (command: Command) => {
+          command.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+          command.commands.forEach(quiet);
+        };
+        quiet(parser);
+        const words = shellWords(example).filter((word) => word !== '>' && !word.startsWith('.voxform/') && !word.endsWith('.md'));
+        await expect(parser.parseAsync(words.slice(1), { from: 'user' }), example).resolves.toBeDefined();
+        expect(ran, example).toEqual([name.replace(' ', '-')]);
+      }
+    }
+  });
+
+  it('advertises --parallelism only where it is used', () => {
+    const withParallelism = commands.filter(({ command }) => command.options.some((option) => option.long === '--parallelism')).map((c) => c.name);
+    expect(withParallelism.sort()).toEqual(['apply', 'plan']);
+  });
+});
