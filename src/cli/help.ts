@@ -104,6 +104,12 @@ function fullName(command: Command): string {
   return names.join(' ');
 }
 
+/** `130  interrupted` and `0  success` line up: the code padded to three columns. */
+function alignExitCode(line: string): string {
+  const [code = '', ...rest] = line.split('  ');
+  return `  ${code.padEnd(3)}  ${rest.join('  ')}`;
+}
+
 export function renderCommandHelp(help: CommandHelp): string {
   const environment = [...help.environment, ...ALWAYS_ENV];
   const width = Math.max(...environment.map((name) => name.length));
@@ -113,7 +119,7 @@ export function renderCommandHelp(help: CommandHelp): string {
     ...environment.map((name) => `  ${name.padEnd(width)}  ${ENVIRONMENT[name]}`),
     '',
     'Exit codes:',
-    ...help.exitCodes.map((line) => `  ${line}`),
+    ...help.exitCodes.map(alignExitCode),
     '',
     'Examples:',
     ...help.examples.map((line) => `  $ ${line}`),
