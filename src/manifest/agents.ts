@@ -8,6 +8,7 @@ import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
+import { forbiddenEnvPlaces } from './env-policy.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
@@ -60,7 +61,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
 
   const envPaths = new Set<string>();
   const envKeys = new Set<string>();
-  const resolved = interpolateTree(spec, ctx.interpolation, (path) => {
+  const resolved = interpolateTree(spec, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces('AgentSpec') }, (path) => {
     envKeys.add(path.join('\u0000'));
     if (path[0] === 'config') envPaths.add(dottedConfigPath(path.slice(1)));
   }) as Record<string, unknown>;

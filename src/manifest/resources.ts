@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
+import { forbiddenEnvPlaces } from './env-policy.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { isPlainObject, spanAt, type PathPart } from './positions.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -26,7 +27,7 @@ function resolveEntry(
   ctx: ResourceContext,
 ): Record<string, unknown> | undefined {
   const envKeys = new Set<string>();
-  const resolved = interpolateTree(entry, ctx.interpolation, (p) => envKeys.add(p.join('\u0000')));
+  const resolved = interpolateTree(entry, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces(definition) }, (p) => envKeys.add(p.join('\u0000')));
   checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envKeys.has(p.join('\u0000')) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }

@@ -1,6 +1,6 @@
 import picocolors from 'picocolors';
 import { describeAction, summaryLine, viewField, type DiffLine, type FieldView } from './field-lines.js';
-import type { Plan, ResourceChange } from './types.js';
+import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
 
@@ -33,6 +33,19 @@ function renderChange(c: Colors, change: ResourceChange): string[] {
   return lines;
 }
 
+/** The variables the manifests read, by name; new ones (not read at the last apply) marked `+`. */
+function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables | undefined): string[] {
+  if (!variables || variables.names.length === 0) return [];
+  const fresh = new Set(variables.new);
+  const why = variables.recorded ? 'new: not read at the last apply' : 'new: no apply has recorded the variables it read';
+  const width = Math.max(...variables.names.map((name) => name.length));
+  return [
+    'Environment variables the manifests read (names only):',
+    ...variables.names.map((name) => (fresh.has(name) ? `  ${c.green('+')} ${name.padEnd(width)}  ${c.yellow(why)}` : `    ${name}`)),
+    '',
+  ];
+}
+
 /** Terraform-like text: one block per changed resource, full dotted paths, line diffs for prompts. */
 export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean }): string {
   const c = picocolors.createColors(options.color);
@@ -48,6 +61,7 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   if (options.verbose) {
     for (const change of plan.changes.filter((ch) => ch.action === 'no-op')) out.push(`    ${change.address} ${c.dim('unchanged')}`);
   }
+  out.push(...renderEnvironmentVariables(c, plan.environmentVariables));
   for (const warning of plan.warnings) out.push(c.yellow(`warning: ${warning}`));
   out.push(c.bold(summaryLine(plan.summary)));
   return `${out.join('\n')}\n`;
