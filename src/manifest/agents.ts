@@ -9,7 +9,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
-import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -161,7 +161,8 @@ interface TemplateUse {
 
 function promptRequest(config: Record<string, unknown>, template: TemplateUse | undefined): PromptRequest | undefined {
   const prompt = config.prompt;
-  if (!isPlainObject(prompt) || typeof prompt.file !== 'string' || prompt.file === '') return undefined;
+  // A path still holding a reference was refused (env_forbidden): there is nothing to read.
+  if (!isPlainObject(prompt) || typeof prompt.file !== 'string' || prompt.file === '' || hasEnvReference(prompt.file)) return undefined;
   const span = spanAt(config, ['prompt', 'file']);
   if (!span) return undefined;
   // Only a file the template itself names gets the template's variables; the user's own files are used as written.

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
-import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { isPlainObject, spanAt, type PathPart } from './positions.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { Span } from './source.js';
@@ -118,7 +118,8 @@ export interface KnowledgeDraft {
 export function resolveKnowledge(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): KnowledgeDraft | undefined {
   const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx);
   if (!resolved) return undefined;
-  if (typeof resolved.file !== 'string') {
+  // A path still holding a reference was refused (env_forbidden): there is nothing to read.
+  if (typeof resolved.file !== 'string' || hasEnvReference(resolved.file)) {
     if (resolved.file === undefined) ctx.diagnostics.error('missing_field', `knowledge file "${localName}" needs "file": the path of the document to upload`, keySpan);
     return undefined;
   }
