@@ -46,7 +46,9 @@ export function parseTrustedOrigins(raw: string | undefined): string[] {
       url.search === '' &&
       url.hash === '';
     if (!url || !isOrigin) {
-      throw new VoxformError('trusted_origins_invalid', `${TRUSTED_ORIGINS_VARIABLE} holds "${written}", which is not an origin.`, {
+      // Never quote an entry with credentials in it: an error message is printed.
+      const shown = url && (url.username !== '' || url.password !== '') ? 'an entry with credentials' : `"${written}"`;
+      throw new VoxformError('trusted_origins_invalid', `${TRUSTED_ORIGINS_VARIABLE} holds ${shown}, which is not an origin.`, {
         hint: `Write origins only, comma-separated, such as ${TRUSTED_ORIGINS_VARIABLE}=https://proxy.example.com,http://127.0.0.1:4010 (scheme, host and port; no path).`,
       });
     }
