@@ -37,11 +37,10 @@ function renderChange(c: Colors, change: ResourceChange): string[] {
 function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables | undefined): string[] {
   if (!variables || variables.names.length === 0) return [];
   const fresh = new Set(variables.new);
-  const why = variables.recorded ? 'new: not read at the last apply' : 'new: no apply has recorded the variables it read';
-  const width = Math.max(...variables.names.map((name) => name.length));
+  const legend = variables.recorded ? '+ not read at the last apply' : 'no apply has recorded the variables it read, so each counts as new';
   return [
-    'Environment variables the manifests read (names only):',
-    ...variables.names.map((name) => (fresh.has(name) ? `  ${c.green('+')} ${name.padEnd(width)}  ${c.yellow(why)}` : `    ${name}`)),
+    `Environment variables the manifests read (names only; ${legend}):`,
+    ...variables.names.map((name) => (fresh.has(name) ? `  ${c.green('+')} ${c.bold(name)}` : `    ${name}`)),
     '',
   ];
 }
@@ -61,7 +60,10 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   if (options.verbose) {
     for (const change of plan.changes.filter((ch) => ch.action === 'no-op')) out.push(`    ${change.address} ${c.dim('unchanged')}`);
   }
-  out.push(...renderEnvironmentVariables(c, plan.environmentVariables));
+  const variables = renderEnvironmentVariables(c, plan.environmentVariables);
+  // Changed resources end with a blank line already; the one-line "No changes" does not.
+  if (variables.length > 0 && changed.length === 0) out.push('');
+  out.push(...variables);
   for (const warning of plan.warnings) out.push(c.yellow(`warning: ${warning}`));
   out.push(c.bold(summaryLine(plan.summary)));
   return `${out.join('\n')}\n`;

@@ -65,8 +65,8 @@ describe('the renderers list the names and mark the new ones', () => {
   it('text', () => {
     expect(renderPlanText(plan(AFTER_APPLY), { color: false })).toContain(
       [
-        'Environment variables the manifests read (names only):',
-        '  + AWS_SECRET_ACCESS_KEY  new: not read at the last apply',
+        'Environment variables the manifests read (names only; + not read at the last apply):',
+        '  + AWS_SECRET_ACCESS_KEY',
         '    HOOK_TOKEN',
         '',
         'Plan: 0 to create, 1 to update, 1 unchanged',
@@ -75,8 +75,9 @@ describe('the renderers list the names and mark the new ones', () => {
     expect(renderPlanText(plan(NO_RECORD, []), { color: false })).toBe(
       [
         'No changes. The service (local) matches the manifests.',
-        'Environment variables the manifests read (names only):',
-        '  + HOOK_TOKEN  new: no apply has recorded the variables it read',
+        '',
+        'Environment variables the manifests read (names only; no apply has recorded the variables it read, so each counts as new):',
+        '  + HOOK_TOKEN',
         '',
         'Plan: 0 to create, 0 to update, 2 unchanged',
         '',
@@ -127,7 +128,8 @@ describe('end to end: apply records the names, the next plan marks a new one', (
     const planted = { DEPLOY_TOKEN: 'deploy-planted-6a5b4c' };
     const text = await project.cli(['plan'], planted);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('  + DEPLOY_TOKEN       new: not read at the last apply\n');
+    expect(text.stdout).toContain('(names only; + not read at the last apply):\n');
+    expect(text.stdout).toContain('\n  + DEPLOY_TOKEN\n');
     expect(text.stdout).toContain('\n    CALENDAR_TOKEN\n');
     expect(text.stdout).not.toContain('HOOK_TOKEN');
     const json = JSON.parse((await project.cli(['plan', '--format', 'json'], planted)).stdout) as { environment_variables: unknown };
