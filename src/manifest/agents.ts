@@ -11,7 +11,7 @@ import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
+import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
@@ -94,7 +94,8 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
       ? resolved.knowledge.flatMap((name, index) => (typeof name === 'string' ? [{ name, span: spanAt(resolved, ['knowledge', index]) ?? keySpan }] : []))
       : undefined,
     ignore: Array.isArray(resolved.ignore) ? resolved.ignore.filter((p): p is string => typeof p === 'string') : [],
-    prompt: promptRequest(config, template),
+    // A path written with a reference was refused (env_forbidden): there is nothing to read.
+    prompt: hasEnvReference(valueAt(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
     sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
   };
 }
@@ -161,8 +162,7 @@ interface TemplateUse {
 
 function promptRequest(config: Record<string, unknown>, template: TemplateUse | undefined): PromptRequest | undefined {
   const prompt = config.prompt;
-  // A path still holding a reference was refused (env_forbidden): there is nothing to read.
-  if (!isPlainObject(prompt) || typeof prompt.file !== 'string' || prompt.file === '' || hasEnvReference(prompt.file)) return undefined;
+  if (!isPlainObject(prompt) || typeof prompt.file !== 'string' || prompt.file === '') return undefined;
   const span = spanAt(config, ['prompt', 'file']);
   if (!span) return undefined;
   // Only a file the template itself names gets the template's variables; the user's own files are used as written.

@@ -77,10 +77,18 @@ const FORBIDDEN_PLACES: Record<string, Record<string, string>> = {
   KnowledgeSpec: { file: 'a file path' },
 };
 
+type PlaceLookup = (path: readonly PathPart[]) => string | undefined;
+const lookups = new Map<string, PlaceLookup>();
+
 /** Where `${env:…}` is refused inside an entry of `definition`: the place's name, or undefined where it is allowed. */
-export function forbiddenEnvPlaces(definition: string): (path: readonly PathPart[]) => string | undefined {
-  const places = Object.entries(FORBIDDEN_PLACES[definition] ?? {}).map(([pattern, what]) => ({ parts: pattern.split('.'), what }));
-  return (path) => places.find(({ parts }) => parts.length === path.length && parts.every((part, i) => part === '*' || part === String(path[i])))?.what;
+export function forbiddenEnvPlaces(definition: string): PlaceLookup {
+  let lookup = lookups.get(definition);
+  if (!lookup) {
+    const places = Object.entries(FORBIDDEN_PLACES[definition] ?? {}).map(([pattern, what]) => ({ parts: pattern.split('.'), what }));
+    lookup = (path) => places.find(({ parts }) => parts.length === path.length && parts.every((part, i) => part === '*' || part === String(path[i])))?.what;
+    lookups.set(definition, lookup);
+  }
+  return lookup;
 }
 
 /** The fix for a reference in a forbidden place. */

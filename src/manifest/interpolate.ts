@@ -44,8 +44,9 @@ function policyOf(ctx: InterpolationContext): EnvPolicy {
   return policy;
 }
 
-/** Whether `text` holds a reference (not only escaped `$${env:…}` text). */
-export function hasEnvReference(text: string): boolean {
+/** Whether `text` is a string holding a reference (not only escaped `$${env:…}` text). */
+export function hasEnvReference(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
   for (const match of text.matchAll(REFERENCE)) if (!match[1]) return true;
   return false;
 }

@@ -118,8 +118,8 @@ export interface KnowledgeDraft {
 export function resolveKnowledge(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): KnowledgeDraft | undefined {
   const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx);
   if (!resolved) return undefined;
-  // A path still holding a reference was refused (env_forbidden): there is nothing to read.
-  if (typeof resolved.file !== 'string' || hasEnvReference(resolved.file)) {
+  // A path written with a reference was refused (env_forbidden): there is nothing to read.
+  if (typeof resolved.file !== 'string' || hasEnvReference(isPlainObject(entry) ? entry.file : undefined)) {
     if (resolved.file === undefined) ctx.diagnostics.error('missing_field', `knowledge file "${localName}" needs "file": the path of the document to upload`, keySpan);
     return undefined;
   }

@@ -79,3 +79,11 @@ environments:
     expect(result.state?.environmentVariables).toEqual(['GREETING']);
   });
 });
+
+describe('an escaped reference in a file path', () => {
+  it('is a literal file name, read as written', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'knowledge:\n  k: { file: "$${env:X}.md" }\n', '${env:X}.md': 'Opening hours' });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.knowledge.get('k')?.size).toBe(13);
+  });
+});
