@@ -1,6 +1,6 @@
 import { VoxformError } from '../errors.js';
 
-/** The service's two regional gateways (service-notes.md). Both serve the same paths. */
+/** The service's two regional gateways (docs/service-api.md). Both serve the same paths. */
 export const REGION_BASE_URLS = {
   us: 'https://api-west.millis.ai',
   eu: 'https://api-eu-west.millis.ai',
@@ -32,16 +32,26 @@ export function resolveBaseUrl(options: { baseUrl?: string | undefined; region?:
 
 /** Checks that `raw` is an absolute http(s) URL without query or credentials, and drops a trailing slash. */
 export function normalizeBaseUrl(raw: string): string {
+  const problem = baseUrlProblem(raw);
+  if (problem !== undefined) throw invalid(problem === CREDENTIALS ? '(a URL with credentials)' : raw, problem);
+  const url = new URL(raw);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+const CREDENTIALS = 'credentials do not belong in the URL; set VOXFORM_API_KEY';
+
+/** Why `raw` cannot be a base URL (never quoting it: it may hold credentials), or undefined when it can. */
+export function baseUrlProblem(raw: string): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw invalid(raw, 'it is not an absolute URL');
+    return 'it is not an absolute URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(raw, 'it must start with http:// or https://');
-  if (url.username !== '' || url.password !== '') throw invalid('(a URL with credentials)', 'credentials do not belong in the URL; set VOXFORM_API_KEY');
-  if (url.search !== '' || url.hash !== '') throw invalid(raw, 'it must not carry a query or a fragment');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'it must start with http:// or https://';
+  if (url.username !== '' || url.password !== '') return CREDENTIALS;
+  if (url.search !== '' || url.hash !== '') return 'it must not carry a query or a fragment';
+  return undefined;
 }
 
 function invalid(raw: string, why: string): VoxformError {

@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
+import { normalizeBaseUrl } from '../api/regions.js';
+import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import { VoxformError } from '../errors.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 
@@ -14,6 +16,12 @@ export interface Connection {
   local: boolean;
 }
 
+/** What the manifests ask for: used only when the operator named neither a base URL nor a region. */
+export interface ManifestService {
+  baseUrl?: string | undefined;
+  region?: string | undefined;
+}
+
 /** Client settings a command may add (e.g. `--parallelism` as `maxInFlight`). */
 export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
 
@@ -23,11 +31,18 @@ export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' |
  *    `.voxform/local.json` (seeded with the default account on first use), closed when the run ends;
  *    its own key is used.
  * 2. `--base-url`, else `VOXFORM_BASE_URL`.
- * 3. `--region`, else `VOXFORM_REGION`, else `us`.
+ * 3. `--region`, else `VOXFORM_REGION`.
+ * 4. The manifest's `base_url` (only on an origin the operator trusts), else its `region`, else `us`.
+ * The operator's settings (flags, environment) always beat the manifest's: a manifest is written by
+ * whoever opened the pull request, and the key follows the base URL.
  * The key comes from `VOXFORM_API_KEY`. `VOXFORM_DEBUG=1` writes one line per request to stderr,
  * with the key redacted.
  */
-export async function resolveConnection(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning = {}): Promise<Connection> {
+export async function resolveConnection(
+  options: ConnectionOptions & { manifest?: ManifestService },
+  ctx: CommandContext,
+  tuning: ConnectionTuning = {},
+): Promise<Connection> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
 
   if (options.local) {
@@ -42,7 +57,7 @@ export async function resolveConnection(options: ConnectionOptions, ctx: Command
     return { client, baseUrl: client.baseUrl, apiKey: emulator.apiKey, local: true };
   }
 
-  const baseUrl = chooseBaseUrl(options, ctx.env);
+  const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
   const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
   if (apiKey === '') {
     throw new VoxformError(
@@ -56,15 +71,24 @@ export async function resolveConnection(options: ConnectionOptions, ctx: Command
   return { client, baseUrl, apiKey, local: false };
 }
 
-/** `--base-url` / `VOXFORM_BASE_URL`, else the gateway of `--region` / `VOXFORM_REGION` (default us). */
-export function chooseBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string {
-  return resolveBaseUrl({
-    baseUrl: nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL),
-    region: nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase(),
-  });
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+/**
+ * The base URL requests (and the key) go to, by the precedence above. The manifest's `base_url` was
+ * checked when it was loaded; it is checked again here, so a desired state built some other way
+ * cannot send the key to an origin the operator did not name either.
+ */
+export function chooseBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>, manifest: ManifestService = {}): string {
+  const operatorBaseUrl = nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL);
+  if (operatorBaseUrl !== undefined) return normalizeBaseUrl(operatorBaseUrl);
+  const operatorRegion = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase();
+  if (operatorRegion !== undefined) return resolveBaseUrl({ region: operatorRegion });
+  const manifestBaseUrl = nonEmpty(manifest.baseUrl);
+  if (manifestBaseUrl !== undefined) {
+    const origin = originOf(manifestBaseUrl);
+    if (!trustedOrigins({ env }).has(origin)) {
+      const { message, hint } = untrustedBaseUrlMessage(origin);
+      throw new VoxformError('base_url_untrusted', `The manifest's ${message}; nothing was sent.`, { hint: `${hint.charAt(0).toUpperCase()}${hint.slice(1)}.` });
+    }
+    return normalizeBaseUrl(manifestBaseUrl);
+  }
+  return resolveBaseUrl({ region: nonEmpty(manifest.region) });
 }

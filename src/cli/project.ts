@@ -22,7 +22,7 @@ export interface ProjectOptions {
 }
 
 export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext): Promise<DesiredState> {
-  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
+  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl });
   // Registered before anything is printed, also when loading failed: a diagnostic must not show a secret.
   result.secrets.forEach((secret) => ctx.secrets.add(secret));
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -47,7 +47,8 @@ export interface ConnectedProject {
 export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
   const desired = await loadDesiredState(options, ctx);
   const connection = await resolveConnection(
-    { baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local },
+    // The manifest's base_url and region count only where the operator set neither (connection.ts).
+    { baseUrl: options.baseUrl, region: options.region, local: options.local, manifest: { baseUrl: desired.baseUrl, region: desired.region } },
     ctx,
     // Requests in flight follow --parallelism, so plan and apply load the service as the user asked.
     { maxInFlight: options.parallelism ?? 8 },

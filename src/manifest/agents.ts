@@ -8,9 +8,10 @@ import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
-import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { forbiddenEnvPlaces } from './env-policy.js';
+import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
+import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
@@ -60,7 +61,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
 
   const envPaths = new Set<string>();
   const envKeys = new Set<string>();
-  const resolved = interpolateTree(spec, ctx.interpolation, (path) => {
+  const resolved = interpolateTree(spec, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces('AgentSpec') }, (path) => {
     envKeys.add(path.join('\u0000'));
     if (path[0] === 'config') envPaths.add(dottedConfigPath(path.slice(1)));
   }) as Record<string, unknown>;
@@ -93,7 +94,8 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
       ? resolved.knowledge.flatMap((name, index) => (typeof name === 'string' ? [{ name, span: spanAt(resolved, ['knowledge', index]) ?? keySpan }] : []))
       : undefined,
     ignore: Array.isArray(resolved.ignore) ? resolved.ignore.filter((p): p is string => typeof p === 'string') : [],
-    prompt: promptRequest(config, template),
+    // A path written with a reference was refused (env_forbidden): there is nothing to read.
+    prompt: hasEnvReference(valueAt(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
     sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
   };
 }

@@ -5,12 +5,16 @@
  */
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
+import { forbiddenEnvPlaces } from './env-policy.js';
+import { reportForbiddenReferences } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { RESOURCE_SECTIONS, type CombinedManifest, type Layer } from './fragments.js';
+import { refuseSettingReferences } from './service-settings.js';
 import type { Span } from './source.js';
 
 const SECTION_NOUN = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' } as const;
+const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 
 /** The layer to resolve: the manifest itself, or with the named environment's overlay applied. */
 export function selectEnvironment(combined: CombinedManifest, name: string | undefined, diagnostics: DiagnosticList): Layer {
@@ -90,4 +94,23 @@ function mergeCredentials(base: unknown[], overlay: unknown[]): unknown[] {
   const self = baseSpans?.self ?? overlaySpans?.self;
   if (self) attachSpans(out, { self, entries });
   return out;
+}
+
+/**
+ * `${env:…}` where it is never allowed (ids, references, file paths, `base_url`, `region`), in the
+ * manifest's own settings and in every overlay, used or not: the values in use are refused again as
+ * they are resolved, but a mistake in production's overlay should show up while working on staging.
+ * Nothing is read.
+ */
+export function checkOverlayReferences(combined: CombinedManifest, diagnostics: DiagnosticList): void {
+  refuseSettingReferences(combined, diagnostics);
+  for (const { layer, keySpan } of combined.environments.values()) {
+    refuseSettingReferences(layer, diagnostics);
+    for (const section of RESOURCE_SECTIONS) {
+      const resources = layer.sections[section];
+      const forbidden = forbiddenEnvPlaces(SECTION_DEFINITION[section]);
+      const entries = spansOf(resources)?.entries;
+      for (const name of Object.keys(resources)) reportForbiddenReferences(resources[name], forbidden, diagnostics, entries?.get(name)?.value ?? keySpan);
+    }
+  }
 }

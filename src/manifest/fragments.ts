@@ -29,6 +29,8 @@ export interface Setting {
   value: unknown;
   /** The key (`region:`), for "defined twice" messages. */
   keySpan: Span;
+  /** The value as written, where problems with it point. */
+  valueSpan?: Span | undefined;
 }
 
 /** What a manifest or an environment overlay sets. Sections are located objects (see positions.ts). */
@@ -97,7 +99,7 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
       diagnostics.error('duplicate_setting', `${name}${where} is set twice: here and at ${formatLocation(earlier.keySpan)}; keep one`, keySpan);
       continue;
     }
-    layer.settings[name] = { value: value[name], keySpan };
+    layer.settings[name] = { value: value[name], keySpan, valueSpan: spanAt(value, [name]) };
   }
   for (const section of RESOURCE_SECTIONS) {
     const resources = value[section];

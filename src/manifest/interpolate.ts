@@ -3,20 +3,53 @@
  * is unset or empty (as in the shell); `$${env:NAME}` is a literal `${env:NAME}`. A missing
  * variable is a diagnostic at the place it is used. Every substituted value is a secret: the
  * caller hears of the paths that received one (to mark them sensitive) and the values (to redact).
+ *
+ * Every read goes through the operator's policy (env-policy.ts): a refused variable, or a reference
+ * where none may be (an id, a file path), is a diagnostic at the reference, and its value is never
+ * read. The names of the variables read are reported too, so a plan can list them.
  */
 import type { DiagnosticList } from './diagnostics.js';
+import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from './env-policy.js';
 import { mapChildren, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import type { Span } from './source.js';
 
+type Env = Readonly<Record<string, string | undefined>>;
+
 export interface InterpolationContext {
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   diagnostics: DiagnosticList;
   /** Receives every value that came from the environment (or from a `:-` default). */
   onSecret(value: string): void;
+  /** Receives the name of every variable a reference reads (once per reference). */
+  onEnvName?(name: string): void;
+  /** Which variables may be read; by default the policy `env` itself sets (`VOXFORM_ENV_ALLOW`). */
+  policy?: EnvPolicy;
+  /** Where, inside the tree being interpolated, references are refused: the place's name (see env-policy.ts). */
+  forbidden?: (path: readonly PathPart[]) => string | undefined;
 }
 
 const REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
 const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+
+/** One policy per environment object: parsed once, however many strings are interpolated. */
+const policies = new WeakMap<Env, EnvPolicy>();
+
+function policyOf(ctx: InterpolationContext): EnvPolicy {
+  if (ctx.policy) return ctx.policy;
+  let policy = policies.get(ctx.env);
+  if (!policy) {
+    policy = envPolicyOf(ctx.env);
+    policies.set(ctx.env, policy);
+  }
+  return policy;
+}
+
+/** Whether `text` is a string holding a reference (not only escaped `$${env:…}` text). */
+export function hasEnvReference(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  for (const match of text.matchAll(REFERENCE)) if (!match[1]) return true;
+  return false;
+}
 
 export interface StringInterpolation {
   value: string;
@@ -24,18 +57,31 @@ export interface StringInterpolation {
   fromEnv: boolean;
 }
 
-/** Interpolates one string; `span` is where it was written (for diagnostics). */
-export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext): StringInterpolation {
+/**
+ * Interpolates one string; `span` is where it was written (for diagnostics). With `forbiddenPlace`
+ * (what the place is called: "an agent's id") every reference is refused there, and nothing is read.
+ */
+export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string): StringInterpolation {
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
   const value = text.replace(REFERENCE, (whole: string, escape: string, body: string) => {
     if (escape) return whole.slice(1);
+    if (forbiddenPlace !== undefined) {
+      if (span) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(span, whole));
+      return whole;
+    }
     const parsed = BODY.exec(body);
     if (!parsed) {
       if (span) ctx.diagnostics.error('env_syntax', `"${whole}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(span, whole));
       return whole;
     }
     const name = parsed[1] as string;
+    const verdict = policyOf(ctx).check(name);
+    if (verdict !== 'allowed') {
+      if (span) ctx.diagnostics.error('env_not_allowed', refusalMessage(name, verdict), locate(span, whole));
+      return whole;
+    }
+    ctx.onEnvName?.(name);
     const fallback = parsed[2];
     const set = ctx.env[name];
     let resolved: string | undefined;
@@ -62,6 +108,8 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
  * `value` with every string interpolated, spans kept. Copy-on-write: an object or list is copied
  * only when something inside it changed, so the common case (no references) allocates nothing.
  * `onEnvPath` hears the path (below `value`) of every string that took a value from the environment.
+ * A string without a place of its own is reported at the nearest enclosing object, else at `span`,
+ * so that no refusal goes unreported.
  */
 export function interpolateTree(
   value: unknown,
@@ -70,11 +118,19 @@ export function interpolateTree(
   span?: Span,
 ): unknown {
   const path: PathPart[] = [];
+  const ancestors: object[] = [];
+  const enclosingSpan = (): Span | undefined => {
+    for (let i = ancestors.length - 1; i >= 0; i--) {
+      const self = spansOf(ancestors[i] as object)?.self;
+      if (self) return self;
+    }
+    return span;
+  };
   // The entry is passed rather than its span: a span is looked up only for a string that needs it.
   const walk = (node: unknown, entry: EntrySpans | undefined): unknown => {
     if (typeof node === 'string') {
       if (!node.includes('{env:')) return node;
-      const result = interpolateString(node, entry ? entry.value : span, ctx);
+      const result = interpolateString(node, entry ? entry.value : enclosingSpan(), ctx, ctx.forbidden?.(path));
       if (result.fromEnv) onEnvPath([...path]);
       return result.value;
     }
@@ -82,6 +138,7 @@ export function interpolateTree(
     const entries = spansOf(node)?.entries;
     let changed: Map<PathPart, unknown> | undefined;
     const parts: PathPart[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
+    ancestors.push(node);
     for (const part of parts) {
       const child = (node as Record<PathPart, unknown>)[part];
       path.push(part);
@@ -89,11 +146,37 @@ export function interpolateTree(
       path.pop();
       if (next !== child) (changed ??= new Map()).set(part, next);
     }
+    ancestors.pop();
     if (!changed) return node;
     const replacements = changed;
     return mapChildren(node, (child, part) => (replacements.has(part) ? replacements.get(part) : child));
   };
   return walk(value, undefined);
+}
+
+/**
+ * Reports every reference in a forbidden place of `value` (see `InterpolationContext.forbidden`),
+ * reading nothing and resolving nothing: for the environment overlays not in use.
+ */
+export function reportForbiddenReferences(
+  value: unknown,
+  forbidden: (path: readonly PathPart[]) => string | undefined,
+  diagnostics: DiagnosticList,
+  span: Span,
+): void {
+  const ctx: InterpolationContext = { env: {}, diagnostics, onSecret: () => undefined };
+  const walk = (node: unknown, path: PathPart[], at: Span): void => {
+    if (typeof node === 'string') {
+      const place = forbidden(path);
+      if (place !== undefined && hasEnvReference(node)) interpolateString(node, at, ctx, place);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const entries = spansOf(node)?.entries;
+    const parts: PathPart[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
+    for (const part of parts) walk((node as Record<PathPart, unknown>)[part], [...path, part], entries?.get(part)?.value ?? at);
+  };
+  walk(value, [], spansOf(value)?.self ?? span);
 }
 
 /** The reference's own place inside the written value (searched in the source), else the value's start. */

@@ -15,10 +15,11 @@ import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, des
 import { decodeUtf8 } from './decode.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
-import { selectEnvironment } from './environments.js';
+import { envPolicyOf } from './env-policy.js';
+import { checkOverlayReferences, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { hashKnowledgeFiles, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
-import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import type { InterpolationContext } from './interpolate.js';
 import { FileCache, findManifestFiles } from './load-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
@@ -26,6 +27,7 @@ import { isPlainObject, spanAt, spansOf, type PathPart } from './positions.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
+import { resolveServiceSettings } from './service-settings.js';
 import { SourceRegistry, type Span } from './source.js';
 import { defaultTemplatesDir, TemplateStore } from './templates.js';
 import type { DesiredState, LoadOptions, LoadResult } from './types.js';
@@ -40,11 +42,14 @@ function sha256(bytes: Uint8Array | string): string {
 
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const cwd = path.resolve(options.cwd);
+  // The operator's allow-list is checked before anything is read: a malformed one stops the run.
+  const policy = envPolicyOf(options.env);
   const files = await findManifestFiles(options.paths, cwd);
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
   const cache = new FileCache();
   const secrets = new Set<string>();
+  const environmentVariables = new Set<string>();
   const onSecret = (value: string): void => {
     // A reference left unresolved (its variable is missing) is not a secret: it is the manifest's own text.
     if (value !== '' && !value.includes('${env:')) secrets.add(value);
@@ -57,6 +62,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   prefetchPromptFiles(fragments, cache);
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
+  checkOverlayReferences(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
 
   // Templates named by agents, read once each.
@@ -64,7 +70,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const templateNames = Object.values(layer.sections.agents).flatMap((entry) => (isPlainObject(entry) && typeof entry.template === 'string' ? [entry.template] : []));
   if (templateNames.length > 0) await templates.load(templateNames);
 
-  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret };
+  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName: (name) => environmentVariables.add(name) };
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
@@ -100,8 +106,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     const draft = resolveCredential(index, entry, span, resourceContext);
     if (draft) drafts.credentials.push(draft);
   });
-  const baseUrl = resolveSetting(layer, 'base_url', interpolation);
-  const region = layer.settings.region?.value;
+  const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
   for (const rule of CROSS_RESOURCE_RULES) {
     if (unparsed && REFERENCE_RULES.has(rule)) continue;
@@ -130,7 +135,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     files,
     manifestHash: `sha256:${sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n'))}`,
     environment: options.environment,
-    region: region === 'us' || region === 'eu' ? region : undefined,
+    region,
     baseUrl,
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined)])),
     phones: new Map([...drafts.phones.values()].map((draft) => [draft.number, desiredPhone(draft, drafts.agents)])),
@@ -138,6 +143,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as KnowledgeContent)])),
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
     secrets: secretList,
+    environmentVariables: [...environmentVariables].sort(),
   };
   return { state, diagnostics: diagnostics.toList(), files, secrets: secretList };
 }
@@ -224,13 +230,6 @@ function forEachResource(
     const entry = entries?.get(name);
     visit(name, resources[name], entry?.key ?? entry?.value ?? fallback);
   }
-}
-
-function resolveSetting(layer: Layer, name: 'base_url', interpolation: InterpolationContext): string | undefined {
-  const setting = layer.settings[name];
-  if (!setting) return undefined;
-  const value = interpolateTree(setting.value, interpolation, () => undefined, setting.keySpan);
-  return typeof value === 'string' ? value : undefined;
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
-import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { forbiddenEnvPlaces } from './env-policy.js';
+import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { isPlainObject, spanAt, type PathPart } from './positions.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { Span } from './source.js';
@@ -26,7 +27,7 @@ function resolveEntry(
   ctx: ResourceContext,
 ): Record<string, unknown> | undefined {
   const envKeys = new Set<string>();
-  const resolved = interpolateTree(entry, ctx.interpolation, (p) => envKeys.add(p.join('\u0000')));
+  const resolved = interpolateTree(entry, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces(definition) }, (p) => envKeys.add(p.join('\u0000')));
   checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envKeys.has(p.join('\u0000')) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
@@ -117,7 +118,8 @@ export interface KnowledgeDraft {
 export function resolveKnowledge(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): KnowledgeDraft | undefined {
   const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx);
   if (!resolved) return undefined;
-  if (typeof resolved.file !== 'string') {
+  // A path written with a reference was refused (env_forbidden): there is nothing to read.
+  if (typeof resolved.file !== 'string' || hasEnvReference(isPlainObject(entry) ? entry.file : undefined)) {
     if (resolved.file === undefined) ctx.diagnostics.error('missing_field', `knowledge file "${localName}" needs "file": the path of the document to upload`, keySpan);
     return undefined;
   }

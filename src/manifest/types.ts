@@ -126,6 +126,8 @@ export interface DesiredState {
   credentials: Map<string, DesiredCredential>;
   /** Every secret value met while loading (env values, headers, keys), for output redaction. */
   secrets: string[];
+  /** Names of the environment variables the manifests read through `${env:…}` (never their values), sorted. */
+  environmentVariables: string[];
 }
 
 export interface LoadOptions {
@@ -137,6 +139,11 @@ export interface LoadOptions {
   environment?: string | undefined;
   /** Folder of agent templates (default: the package's `templates/`). */
   templatesDir?: string;
+  /**
+   * The base URL the operator gave as a flag (`--base-url`), if any: its origin is trusted for the
+   * manifest's `base_url`, like `VOXFORM_BASE_URL` and `VOXFORM_TRUSTED_ORIGINS` read from `env`.
+   */
+  operatorBaseUrl?: string | undefined;
 }
 
 export interface LoadResult {

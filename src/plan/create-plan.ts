@@ -3,6 +3,7 @@ import type { WorkspaceState } from '../state/types.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { diffStates, selectTargets, summarize, type LiveState } from './diff.js';
+import { environmentVariablesOf } from './environment-variables.js';
 import { readLiveState, type LiveReader } from './read-live.js';
 import type { Plan } from './types.js';
 
@@ -63,6 +64,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
       changes: selected,
       summary: summarize(selected),
       warnings,
+      environmentVariables: environmentVariablesOf(desired.environmentVariables, options.workspace),
     },
   };
 }

@@ -38,6 +38,10 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     targets: plan.targets,
     summary: plan.summary,
     warnings: plan.warnings,
+    // Names only: a value read from the environment is never part of a plan.
+    environment_variables: plan.environmentVariables
+      ? { names: plan.environmentVariables.names, new: plan.environmentVariables.new, recorded: plan.environmentVariables.recorded }
+      : null,
     resource_changes: plan.changes.map((change) => ({
       address: change.address,
       kind: change.kind,

@@ -1,5 +1,5 @@
 import { describeAction, summaryLine, viewField } from './field-lines.js';
-import type { Plan, ResourceChange } from './types.js';
+import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
@@ -31,13 +31,29 @@ function diffBlock(change: ResourceChange): string {
 }
 
 /**
+ * The variables the manifests read, by name, new ones in bold. A plan with no changes sends nothing,
+ * so there the list stays out of the one-line comment unless a variable is new since the last apply.
+ */
+function environmentVariablesLines(variables: EnvironmentVariables | undefined): string[] {
+  if (!variables || variables.names.length === 0) return [];
+  const fresh = new Set(variables.new);
+  const names = variables.names.map((name) => (fresh.has(name) ? `**\`${name}\` (new)**` : `\`${name}\``)).join(', ');
+  const note = variables.recorded ? '' : ' No apply has recorded the variables it read, so each counts as new.';
+  return [`**Environment variables read** (names only): ${names}.${note}`, ''];
+}
+
+/**
  * A pull-request comment: a heading with the summary, a table of changed resources, and one
  * collapsible section per resource holding a ```diff block. No changes: one line.
  */
 export function renderPlanMarkdown(plan: Plan): string {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (\`${plan.environment}\`)` : '';
-  if (changed.length === 0) return `**voxform plan${env}:** no changes — the service matches the manifests (${plan.summary.unchanged} resources checked).\n`;
+  if (changed.length === 0) {
+    const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plan.summary.unchanged} resources checked).`;
+    const fresh = plan.environmentVariables?.recorded ? plan.environmentVariables.new : [];
+    return fresh.length === 0 ? `${line}\n` : `${line} New environment variables read: ${fresh.map((name) => `**\`${name}\`**`).join(', ')}.\n`;
+  }
   const out: string[] = [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''];
   out.push('| Resource | Action | Fields |', '|---|---|---|');
   for (const change of changed) {
@@ -49,6 +65,7 @@ export function renderPlanMarkdown(plan: Plan): string {
   for (const change of changed) {
     out.push(`<details><summary><code>${change.address}</code> ${describeAction(change)}</summary>`, '', diffBlock(change), '', '</details>', '');
   }
+  out.push(...environmentVariablesLines(plan.environmentVariables));
   for (const warning of plan.warnings) out.push(`> ⚠️ ${warning}`, '');
   return `${out.join('\n').trimEnd()}\n`;
 }

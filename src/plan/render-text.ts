@@ -1,6 +1,6 @@
 import picocolors from 'picocolors';
 import { describeAction, summaryLine, viewField, type DiffLine, type FieldView } from './field-lines.js';
-import type { Plan, ResourceChange } from './types.js';
+import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
 
@@ -33,6 +33,18 @@ function renderChange(c: Colors, change: ResourceChange): string[] {
   return lines;
 }
 
+/** The variables the manifests read, by name; new ones (not read at the last apply) marked `+`. */
+function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables | undefined): string[] {
+  if (!variables || variables.names.length === 0) return [];
+  const fresh = new Set(variables.new);
+  const legend = variables.recorded ? '+ not read at the last apply' : 'no apply has recorded the variables it read, so each counts as new';
+  return [
+    `Environment variables the manifests read (names only; ${legend}):`,
+    ...variables.names.map((name) => (fresh.has(name) ? `  ${c.green('+')} ${c.bold(name)}` : `    ${name}`)),
+    '',
+  ];
+}
+
 /** Terraform-like text: one block per changed resource, full dotted paths, line diffs for prompts. */
 export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean }): string {
   const c = picocolors.createColors(options.color);
@@ -48,6 +60,10 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   if (options.verbose) {
     for (const change of plan.changes.filter((ch) => ch.action === 'no-op')) out.push(`    ${change.address} ${c.dim('unchanged')}`);
   }
+  const variables = renderEnvironmentVariables(c, plan.environmentVariables);
+  // Changed resources end with a blank line already; the one-line "No changes" does not.
+  if (variables.length > 0 && changed.length === 0) out.push('');
+  out.push(...variables);
   for (const warning of plan.warnings) out.push(c.yellow(`warning: ${warning}`));
   out.push(c.bold(summaryLine(plan.summary)));
   return `${out.join('\n')}\n`;

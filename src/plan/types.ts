@@ -96,4 +96,27 @@ export interface Plan {
   summary: PlanSummary;
   /** Things the user should know that do not stop the plan (a phone with no import block, …). */
   warnings: string[];
+  /**
+   * The environment variables the manifests read, by name, and which of them are new since the
+   * last apply. Absent only in plans made by code that does not fill it.
+   */
+  environmentVariables?: EnvironmentVariables;
+}
+
+/**
+ * Which environment variables the manifests read through `${env:…}`: names only, never values. A
+ * name the last apply did not read is what a reviewer should question: a pull request that starts
+ * reading `AWS_SECRET_ACCESS_KEY` into a webhook header shows it here.
+ */
+export interface EnvironmentVariables {
+  /** Every name read, sorted. */
+  names: string[];
+  /** The names among them that the last apply of this workspace did not read, sorted. */
+  new: string[];
+  /**
+   * Whether an apply of this workspace recorded the names it read. Without a record (nothing
+   * applied yet, or a state file from a voxform that did not record them) there is nothing to
+   * compare with, and every name counts as new.
+   */
+  recorded: boolean;
 }

@@ -29,7 +29,9 @@ export async function readStateFile(file: string): Promise<StateFile> {
     });
   }
   for (const ws of Object.values(state.workspaces)) {
-    for (const key of Object.keys(emptyWorkspace()) as Array<keyof WorkspaceState>) ws[key] ??= {};
+    for (const key of Object.keys(emptyWorkspace()) as Array<Exclude<keyof WorkspaceState, 'environmentVariables'>>) ws[key] ??= {};
+    // Anything but a list of names is no record at all: the next plan then marks every variable as new.
+    if (!isNameList(ws.environmentVariables)) delete ws.environmentVariables;
   }
   return {
     version: 1,
@@ -37,6 +39,10 @@ export async function readStateFile(file: string): Promise<StateFile> {
     salt: typeof state.salt === 'string' && state.salt !== '' ? state.salt : newSalt(),
     workspaces: state.workspaces,
   };
+}
+
+function isNameList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 function newSalt(): string {
@@ -77,6 +83,13 @@ export class StateStore {
   async update(change: (workspace: WorkspaceState) => void): Promise<void> {
     change(this.workspace);
     await this.save();
+  }
+
+  /** Records the names of the environment variables this apply's manifests read (see `WorkspaceState.environmentVariables`). */
+  recordEnvironmentVariables(names: readonly string[]): Promise<void> {
+    return this.update((workspace) => {
+      workspace.environmentVariables = [...new Set(names)].sort();
+    });
   }
 
   save(): Promise<void> {

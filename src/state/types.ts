@@ -25,6 +25,11 @@ export interface WorkspaceState {
   campaigns: Record<string, CampaignState>;
   knowledge: Record<string, KnowledgeState>;
   credentials: Record<string, CredentialState>;
+  /**
+   * Names (never values) of the environment variables the manifests read at the last apply, so the
+   * next plan can mark the ones that are new. Absent until an apply records it.
+   */
+  environmentVariables?: string[];
 }
 
 export interface AgentState {

@@ -15,10 +15,10 @@ function voxformCommands(node: unknown, out: string[] = []): string[] {
   return out;
 }
 
-function sh(command: string, project: ExampleProject): Promise<{ code: number; output: string }> {
+function sh(command: string, project: ExampleProject, recipeEnv: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   const real = command.replaceAll('npx voxform', `"${process.execPath}" "${path.join(repoRoot, 'bin/voxform.js')}"`);
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', real], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...project.env } });
+    const child = spawn('bash', ['-c', real], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...project.env, ...recipeEnv } });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -42,15 +42,19 @@ describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
       'npx voxform apply plan.json',
       'npx voxform plan --detailed-exitcode',
     ]);
+    // The recipe restricts what manifests may read from the job's environment; its commands run under that list.
+    const allow: unknown = recipe.env?.VOXFORM_ENV_ALLOW ?? recipe.variables?.VOXFORM_ENV_ALLOW;
+    expect(allow, 'the recipe sets VOXFORM_ENV_ALLOW').toEqual(expect.stringMatching(/\S/));
+    const recipeEnv = { VOXFORM_ENV_ALLOW: allow as string };
     project = await startExampleProject();
     for (const command of commands) {
-      const result = await sh(command, project);
+      const result = await sh(command, project, recipeEnv);
       expect({ command, code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ command, code: 0, output: '' });
     }
     expect(await readFile(path.join(project.dir, 'plan.md'), 'utf8')).toMatch(/^### voxform plan: 3 to create, 4 to update/);
 
     // The nightly check notices a change made in the dashboard.
     await callService(project, 'PUT', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369yn')}`, { name: 'Booking', config: { first_message: 'Changed by hand' } });
-    expect((await sh(commands[3]!, project)).code).toBe(2);
+    expect((await sh(commands[3]!, project, recipeEnv)).code).toBe(2);
   });
 });

@@ -45,6 +45,7 @@ export function desiredState(resources: {
   knowledge?: DesiredState['knowledge'] extends Map<string, infer K> ? K[] : never;
   credentials?: DesiredState['credentials'] extends Map<string, infer C> ? C[] : never;
   secrets?: string[];
+  environmentVariables?: string[];
 }): DesiredState {
   return {
     files: ['/tmp/voxform.yaml'],
@@ -58,5 +59,6 @@ export function desiredState(resources: {
     knowledge: new Map((resources.knowledge ?? []).map((k) => [k.localName, k])),
     credentials: new Map((resources.credentials ?? []).map((c) => [c.provider, c])),
     secrets: resources.secrets ?? [],
+    environmentVariables: resources.environmentVariables ?? [],
   };
 }

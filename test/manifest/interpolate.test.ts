@@ -61,3 +61,25 @@ describe('interpolateTree', () => {
     expect(paths).toEqual(['a.b.1', 'c']);
   });
 });
+
+describe('the operator policy and forbidden places', () => {
+  function check(text: string, env: Record<string, string | undefined>, forbiddenPlace?: string) {
+    const diagnostics = new DiagnosticList();
+    const names: string[] = [];
+    const source = new SourceRegistry('/').forText('/m.yaml', `key: ${text}`);
+    const span: Span = { source, start: 5, end: 5 + text.length };
+    const result = interpolateString(text, span, { env, diagnostics, onSecret: () => undefined, onEnvName: (name) => names.push(name) }, forbiddenPlace);
+    return { value: result.value, names, codes: diagnostics.toList().map((d) => `${d.col} ${d.code}`) };
+  }
+
+  it.each([
+    { text: '${env:A}-${env:B:-x}', env: { A: '1' }, place: undefined, value: '1-x', names: ['A', 'B'], codes: [] },
+    { text: '${env:VOXFORM_API_KEY}', env: { VOXFORM_API_KEY: 'k' }, place: undefined, value: '${env:VOXFORM_API_KEY}', names: [], codes: ['6 env_not_allowed'] },
+    { text: 'x ${env:B}', env: { B: 'b', VOXFORM_ENV_ALLOW: 'A' }, place: undefined, value: 'x ${env:B}', names: [], codes: ['8 env_not_allowed'] },
+    { text: '${env:A}', env: { A: 'a', VOXFORM_ENV_ALLOW: 'A' }, place: undefined, value: 'a', names: ['A'], codes: [] },
+    { text: 'ag_${env:A}', env: { A: 'a' }, place: "an agent's id", value: 'ag_${env:A}', names: [], codes: ['9 env_forbidden'] },
+    { text: '$${env:A}', env: { A: 'a' }, place: "an agent's id", value: '${env:A}', names: [], codes: [] },
+  ])('$text in $place with $env', ({ text, env, place, value, names, codes }) => {
+    expect(check(text, env, place)).toEqual({ value, names, codes });
+  });
+});

@@ -94,6 +94,8 @@ export async function run(options: ApplyOptions, ctx: CommandContext): Promise<n
       parallelism: options.parallelism ?? 8,
       onProgress: hasChanges ? progressPrinter(ctx) : undefined,
     });
+    // The next plan marks variables this apply did not read as new.
+    await store.recordEnvironmentVariables(project.desired.environmentVariables);
     return reportResult(result, hasChanges, ctx, path.relative(ctx.cwd, project.stateFile));
   } finally {
     await lock.release();

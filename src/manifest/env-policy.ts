@@ -1,0 +1,96 @@
+/**
+ * What a manifest may read from the environment, and where it may use what it read. Manifests are
+ * written by whoever opens a pull request, while the environment is the operator's (CI secrets,
+ * cloud keys), so:
+ * - `VOXFORM_*` variables are never readable: they are voxform's own settings, among them the
+ *   service key (`VOXFORM_API_KEY`), the judge's key and the state backend's URL;
+ * - when the operator sets `VOXFORM_ENV_ALLOW` (names and `PREFIX_*` patterns, comma-separated),
+ *   only those variables are readable; set but empty allows none;
+ * - ids, references and file paths never come from the environment (nor do `base_url` and
+ *   `region`, checked with the service settings): the manifest alone shows where requests go and
+ *   which files are read.
+ */
+import { VoxformError } from '../errors.js';
+import type { PathPart } from './positions.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export const ENV_ALLOW_VARIABLE = 'VOXFORM_ENV_ALLOW';
+/** Variables of this prefix are voxform's own configuration: a manifest never reads them. */
+const RESERVED_PREFIX = 'VOXFORM_';
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `allowed`, or why not: `reserved` (a `VOXFORM_*` variable) or `not_allowed` (outside `VOXFORM_ENV_ALLOW`). */
+export type EnvVerdict = 'allowed' | 'reserved' | 'not_allowed';
+
+export interface EnvPolicy {
+  check(name: string): EnvVerdict;
+}
+
+/** The policy an environment sets (through `VOXFORM_ENV_ALLOW`); throws `env_allow_invalid` on a malformed list. */
+export function envPolicyOf(env: Env): EnvPolicy {
+  const allowList = env[ENV_ALLOW_VARIABLE];
+  const allow = allowList === undefined ? undefined : parseAllowList(allowList);
+  return {
+    check(name) {
+      if (name.startsWith(RESERVED_PREFIX)) return 'reserved';
+      if (!allow) return 'allowed';
+      return allow.names.has(name) || allow.prefixes.some((prefix) => name.startsWith(prefix)) ? 'allowed' : 'not_allowed';
+    },
+  };
+}
+
+function parseAllowList(raw: string): { names: Set<string>; prefixes: string[] } {
+  const names = new Set<string>();
+  const prefixes: string[] = [];
+  for (const entry of raw.split(',')) {
+    const written = entry.trim();
+    if (written === '') continue;
+    const prefix = written.endsWith('*') ? written.slice(0, -1) : undefined;
+    if (prefix !== undefined && NAME.test(prefix)) prefixes.push(prefix);
+    else if (prefix === undefined && NAME.test(written)) names.add(written);
+    else {
+      throw new VoxformError('env_allow_invalid', `${ENV_ALLOW_VARIABLE} holds "${written}", which is neither a variable name nor a PREFIX_* pattern.`, {
+        hint: `Write names and patterns, comma-separated, such as ${ENV_ALLOW_VARIABLE}=HOOK_TOKEN,TWILIO_*; to allow every variable, unset ${ENV_ALLOW_VARIABLE}.`,
+      });
+    }
+  }
+  return { names, prefixes };
+}
+
+/** The sentence for a reference the policy refuses; names the variable, never a value. */
+export function refusalMessage(name: string, verdict: Exclude<EnvVerdict, 'allowed'>): string {
+  if (verdict === 'reserved') {
+    return `\${env:${name}} is refused: ${RESERVED_PREFIX}* variables are voxform's own settings (the service key among them) and a manifest never reads them; remove the reference`;
+  }
+  return `\${env:${name}} is refused: ${name} is not in ${ENV_ALLOW_VARIABLE}, so the manifest may not read it; remove the reference, or (as the operator) add ${name} to ${ENV_ALLOW_VARIABLE}`;
+}
+
+/**
+ * Places inside a resource where `${env:…}` is refused, by the resource's schema definition:
+ * dotted paths from the entry (`*` is any key or list index) → what the place is called.
+ */
+const FORBIDDEN_PLACES: Record<string, Record<string, string>> = {
+  AgentSpec: { id: "an agent's id", 'knowledge.*': 'a reference to a knowledge file', 'config.prompt.file': 'a file path' },
+  PhoneSpec: { agent: 'a reference to an agent', 'agent.id': "an agent's id" },
+  CampaignSpec: { id: "a campaign's id", caller: 'a reference to a phone' },
+  KnowledgeSpec: { file: 'a file path' },
+};
+
+type PlaceLookup = (path: readonly PathPart[]) => string | undefined;
+const lookups = new Map<string, PlaceLookup>();
+
+/** Where `${env:…}` is refused inside an entry of `definition`: the place's name, or undefined where it is allowed. */
+export function forbiddenEnvPlaces(definition: string): PlaceLookup {
+  let lookup = lookups.get(definition);
+  if (!lookup) {
+    const places = Object.entries(FORBIDDEN_PLACES[definition] ?? {}).map(([pattern, what]) => ({ parts: pattern.split('.'), what }));
+    lookup = (path) => places.find(({ parts }) => parts.length === path.length && parts.every((part, i) => part === '*' || part === String(path[i])))?.what;
+    lookups.set(definition, lookup);
+  }
+  return lookup;
+}
+
+/** The fix for a reference in a forbidden place. */
+export const FORBIDDEN_PLACE_FIX =
+  'write the value itself (per-environment values belong in environments:), so that the manifest alone shows where requests go and which files are read';

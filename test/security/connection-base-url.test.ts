@@ -1,0 +1,176 @@
+/**
+ * The API key goes only where the operator says: an official gateway, or an origin named by
+ * --base-url, VOXFORM_BASE_URL or VOXFORM_TRUSTED_ORIGINS. A manifest (written by whoever opened the
+ * pull request) cannot redirect it: its base_url is refused unless the operator trusts that origin,
+ * and the operator's base URL and region always beat the manifest's.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { chooseBaseUrl } from '../../src/cli/connection.js';
+import { isVoxformError } from '../../src/errors.js';
+import { loadTree, summarize } from '../manifest/helpers.js';
+import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+/** A loopback server standing for an attacker's host: it records every request it receives. */
+interface Attacker {
+  url: string;
+  received: Array<{ method: string; path: string; authorization: string | undefined }>;
+  close(): Promise<void>;
+}
+
+async function startAttacker(): Promise<Attacker> {
+  const received: Attacker['received'] = [];
+  const server: Server = createServer((req, res) => {
+    received.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization });
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let project: ExampleProject | undefined;
+let attacker: Attacker | undefined;
+afterEach(async () => {
+  await project?.close();
+  await attacker?.close();
+  project = undefined;
+  attacker = undefined;
+});
+
+/** The example project with `base_url` (and nothing else) added at the top of its manifest. */
+async function projectWithBaseUrl(baseUrl: string): Promise<ExampleProject> {
+  project = await startExampleProject();
+  const manifest = path.join(project.dir, 'voxform.yaml');
+  await writeFile(manifest, `base_url: ${baseUrl}\n${await readFile(manifest, 'utf8')}`);
+  return project;
+}
+
+describe('exfiltration: a manifest base_url naming another host', () => {
+  it('sends nothing to it when VOXFORM_BASE_URL names the service: plan and apply stop with base_url_untrusted', async () => {
+    attacker = await startAttacker();
+    const p = await projectWithBaseUrl(attacker.url);
+    for (const args of [['plan'], ['apply', '--auto-approve'], ['validate']]) {
+      const result = await p.cli(args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toMatch(/^voxform\.yaml:1:11 +base_url names http:\/\/127\.0\.0\.1:\d+, an origin the operator has not trusted with the API key/m);
+      expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS');
+    }
+    expect(attacker.received).toEqual([]);
+    expect(p.requests).toEqual([]);
+  });
+
+  it('sends nothing to it even once trusted, while the operator names another service: the environment beats the manifest', async () => {
+    attacker = await startAttacker();
+    const p = await projectWithBaseUrl(attacker.url);
+    const result = await p.cli(['plan'], { VOXFORM_TRUSTED_ORIGINS: attacker.url });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(attacker.received).toEqual([]);
+    expect(p.requests.some((request) => request.path.startsWith('/agents/'))).toBe(true);
+  });
+
+  it('is used only when the operator trusts its origin and names no service of its own', async () => {
+    const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
+    const withoutBaseUrl = { VOXFORM_BASE_URL: '' };
+
+    const refused = await p.cli(['plan'], withoutBaseUrl);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('base_url names');
+    expect(p.requests).toEqual([]);
+
+    const trusted = await p.cli(['plan'], { ...withoutBaseUrl, VOXFORM_TRUSTED_ORIGINS: `https://proxy.example.com, ${p.url}/` });
+    expect(trusted.stderr).toBe('');
+    expect(trusted.code).toBe(0);
+    expect(p.requests.some((request) => request.path.startsWith('/agents/'))).toBe(true);
+  });
+
+  it('a malformed VOXFORM_TRUSTED_ORIGINS stops the run with a clear error', async () => {
+    const p = await projectWithBaseUrl('https://api-west.millis.ai');
+    const result = await p.cli(['validate'], { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com/voice' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS holds "https://proxy.example.com/voice", which is not an origin.');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('chooseBaseUrl: the operator beats the manifest', () => {
+  const manifestProxy = 'https://proxy.example.com/voice';
+  it.each([
+    { name: '--base-url first', flags: { baseUrl: 'http://127.0.0.1:4010/' }, env: { VOXFORM_BASE_URL: 'http://127.0.0.1:4020', VOXFORM_REGION: 'eu' }, manifest: { baseUrl: manifestProxy }, expected: 'http://127.0.0.1:4010' },
+    { name: 'VOXFORM_BASE_URL beats the manifest', flags: {}, env: { VOXFORM_BASE_URL: 'http://127.0.0.1:4020' }, manifest: { baseUrl: manifestProxy, region: 'eu' }, expected: 'http://127.0.0.1:4020' },
+    { name: '--region beats the manifest base_url', flags: { region: 'eu' }, env: {}, manifest: { baseUrl: manifestProxy }, expected: 'https://api-eu-west.millis.ai' },
+    { name: 'VOXFORM_REGION beats the manifest base_url', flags: {}, env: { VOXFORM_REGION: 'US' }, manifest: { baseUrl: manifestProxy, region: 'eu' }, expected: 'https://api-west.millis.ai' },
+    { name: 'the manifest base_url on a trusted origin', flags: {}, env: { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com' }, manifest: { baseUrl: manifestProxy }, expected: manifestProxy },
+    { name: 'the manifest base_url on a gateway', flags: {}, env: {}, manifest: { baseUrl: 'https://api-eu-west.millis.ai/' }, expected: 'https://api-eu-west.millis.ai' },
+    { name: 'the manifest region', flags: {}, env: {}, manifest: { region: 'eu' }, expected: 'https://api-eu-west.millis.ai' },
+    { name: 'us by default', flags: {}, env: {}, manifest: {}, expected: 'https://api-west.millis.ai' },
+  ])('$name', ({ flags, env, manifest, expected }) => {
+    expect(chooseBaseUrl(flags, env, manifest)).toBe(expected);
+  });
+
+  it.each([
+    ['another host', 'https://evil.example.com'],
+    ['a gateway over plain http', 'http://api-west.millis.ai'],
+    ['a gateway on another port', 'https://api-west.millis.ai:8443'],
+  ])('refuses a manifest base_url on %s, even when the loader was bypassed', (_, baseUrl) => {
+    let error: unknown;
+    try {
+      chooseBaseUrl({}, { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com' }, { baseUrl });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isVoxformError(error) && error.code).toBe('base_url_untrusted');
+  });
+});
+
+describe('loadManifests: base_url is checked against the operator trust', () => {
+  const AGENT = 'agents:\n  a: { id: ag_1 }\n';
+
+  it.each([
+    { name: 'a gateway', env: {}, operatorBaseUrl: undefined, baseUrl: 'https://api-west.millis.ai/', expected: 'https://api-west.millis.ai' },
+    { name: 'the origin of VOXFORM_BASE_URL', env: { VOXFORM_BASE_URL: 'http://127.0.0.1:4010/x' }, operatorBaseUrl: undefined, baseUrl: 'http://127.0.0.1:4010/voice/', expected: 'http://127.0.0.1:4010/voice' },
+    { name: 'the origin of --base-url', env: {}, operatorBaseUrl: 'https://proxy.example.com', baseUrl: 'https://proxy.example.com:443/v', expected: 'https://proxy.example.com/v' },
+    { name: 'an origin of VOXFORM_TRUSTED_ORIGINS', env: { VOXFORM_TRUSTED_ORIGINS: 'https://a.example.com,https://proxy.example.com' }, operatorBaseUrl: undefined, baseUrl: 'https://proxy.example.com', expected: 'https://proxy.example.com' },
+  ])('accepts $name', async ({ env, operatorBaseUrl, baseUrl, expected }) => {
+    const result = await loadTree({ 'voxform.yaml': `base_url: ${baseUrl}\n${AGENT}` }, { env, operatorBaseUrl });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.baseUrl).toBe(expected);
+  });
+
+  it('refuses any other origin at the value, with the fix', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}base_url: "https://evil.example.com/x"\n` }, { env: { VOXFORM_BASE_URL: 'http://127.0.0.1:4010' } });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:3:11 base_url_untrusted base_url names https://evil.example.com, an origin the operator has not trusted with the API key: ' +
+        'the key goes only to the official gateways or to an origin named by --base-url, VOXFORM_BASE_URL or VOXFORM_TRUSTED_ORIGINS; ' +
+        'remove base_url (and set --region or VOXFORM_REGION), or, as the operator, add https://evil.example.com to VOXFORM_TRUSTED_ORIGINS',
+    ]);
+    expect(result.state).toBeUndefined();
+  });
+
+  it('checks the base_url of the overlay in use, and leaves other overlays to their own pipelines', async () => {
+    const files = { 'voxform.yaml': `${AGENT}environments:\n  staging:\n    base_url: https://staging-proxy.example.com\n` };
+    expect(summarize(await loadTree(files))).toEqual([]);
+    expect(summarize(await loadTree(files, { environment: 'staging' }))[0]).toMatch(/^voxform\.yaml:5:15 base_url_untrusted /);
+    const trusted = await loadTree(files, { environment: 'staging', env: { VOXFORM_TRUSTED_ORIGINS: 'https://staging-proxy.example.com' } });
+    expect(trusted.state?.baseUrl).toBe('https://staging-proxy.example.com');
+  });
+
+  it('refuses a malformed base_url without repeating credentials written in it', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${AGENT}base_url: https://user:hunter2@api-west.millis.ai\n` });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:3:11 base_url_invalid base_url is not usable: credentials do not belong in the URL; set VOXFORM_API_KEY; write an absolute URL such as https://api-west.millis.ai, or remove it',
+    ]);
+  });
+});
