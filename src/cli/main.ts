@@ -197,6 +197,14 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // An error thrown outside the awaited chain (a timer, a stream callback) would otherwise reach
+  // Node's default handler, which prints its message and stack unredacted.
+  const onStrayError = (error: unknown) => {
+    exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
+    void runCleanups().finally(() => process.exit(exitCode));
+  };
+  process.on('uncaughtException', onStrayError);
+  process.on('unhandledRejection', onStrayError);
 
   const program = buildProgram(async (name, options) => {
     format = options.format;
@@ -242,7 +250,21 @@ export async function main(argv: string[]): Promise<number> {
   return exitCode;
 }
 
+/**
+ * Prints what went wrong and returns the exit code. Everything goes through the redacting streams,
+ * the unexpected error's message and stack included, and this never throws: an error whose
+ * message, stack or details cannot be read is still reported, as a bug.
+ */
 function reportError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
+  try {
+    return describeError(error, out);
+  } catch {
+    out.stderr.write('error: voxform hit an unexpected problem (this is a bug; please report it), and could not describe it.\n');
+    return 1;
+  }
+}
+
+function describeError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
   if (error instanceof CommanderError) {
     // Help and --version arrive here as "errors" with exit code 0; usage mistakes are exit 1.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
