@@ -109,14 +109,15 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .option('--fail-rate <p>', 'answer this fraction of requests with 503 (0 to 1)')
     .action(action('emulator'));
 
-  withConnection(program.command('logs').description('list call logs'))
-    .option('--agent <id>', 'only this agent')
-    .option('--status <status>', 'only this call status')
+  withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
+    .option('--agent <name|id>', 'only this agent: a name from the manifests, or an agent id')
+    .option('--status <status>', 'only this call status (e.g. COMPLETED, FAILED, registered)')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 24h)')
     .option('--until <time>', 'up to this time')
     .option('--phone <number>', 'only calls from or to this number')
     .option('--campaign <id>', 'only this campaign')
-    .option('--limit <n>', 'at most this many records', positiveInt('--limit'))
+    .option('--limit <n>', 'at most this many records (default 50)', positiveInt('--limit'))
+    .option('--all', 'every record, however many')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'ndjson']).default('table'))
     .option('--stats', 'print counts, durations and credits instead of records')
     .action(action('logs'));
