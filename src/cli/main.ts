@@ -8,6 +8,9 @@ import { SecretRegistry } from '../util/redact.js';
 import { isVoxformError } from '../errors.js';
 import type { CommandContext, Output } from './context.js';
 
+/** How long cleanups may take after an error thrown outside the command's awaited chain. */
+const STRAY_ERROR_CLEANUP_MS = 2000;
+
 type CommandModule = { run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> };
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -202,7 +205,9 @@ export async function main(argv: string[]): Promise<number> {
   // Node's default handler, which prints its message and stack unredacted.
   const onStrayError = (error: unknown) => {
     exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
-    void runCleanups().finally(() => process.exit(exitCode));
+    // Cleanups may wait on the very thing that broke (a request never answered): not for long.
+    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
+    void Promise.race([runCleanups(), giveUp]).finally(() => process.exit(exitCode));
   };
   process.on('uncaughtException', onStrayError);
   process.on('unhandledRejection', onStrayError);
@@ -247,6 +252,8 @@ export async function main(argv: string[]): Promise<number> {
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('uncaughtException', onStrayError);
+    process.off('unhandledRejection', onStrayError);
   }
   return exitCode;
 }

@@ -67,7 +67,9 @@ export async function run(rawOptions: Record<string, unknown>, ctx: CommandConte
   const format = options.format ?? 'table';
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
-  const agentNames = options.agent === undefined ? new Map<string, string>() : await manifestAgentIds(options, ctx);
+  // Read also without --agent: a call record's agent_config holds the values the manifests' ${env:…}
+  // references filled in, and registering them keeps them out of the output.
+  const agentNames = await manifestAgentIds(options, ctx);
   if (options.agent !== undefined) filters.agent_id = agentNames.get(options.agent) ?? options.agent;
   const { client } = await resolveConnection(options, ctx);
 
@@ -152,8 +154,8 @@ export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHis
 
 /**
  * Local agent name → id, from the manifests (`-f`, else the default files), so `--agent` takes a
- * name as well as an id. No manifest, or one that does not load, means no names (the value is then
- * taken as an id); the secrets met while loading are registered all the same.
+ * name as well as an id; the secrets met while loading are registered for redaction. No manifest,
+ * or one that does not load, means no names (an `--agent` value is then taken as an id).
  */
 async function manifestAgentIds(options: LogsOptions, ctx: CommandContext): Promise<Map<string, string>> {
   try {
