@@ -6,8 +6,8 @@
  * saved plans, exported files) searched for each value in every form it could be echoed in.
  *
  * Most runs call the CLI's real entry point (`main`) in-process, for speed; a few spawn the built
- * binary, for the paths only a process shows (an oversized value, an error thrown outside the
- * awaited chain). To scan a new command, add rows to `RUNS`.
+ * binary: commands that read stdin (`chat`), and the paths only a process shows (an oversized
+ * value, an error thrown outside the awaited chain). To scan a new command, add rows to `RUNS`.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -68,6 +68,8 @@ interface ScanRun {
   debug?: boolean;
   /** How the service answers: through the emulator, or a proxy that refuses with a 422 echoing the key (`get`) or the request body (`write`). */
   service?: 'emulator' | 'echo-get' | 'echo-write';
+  /** Run the built binary in a process of its own, with this on stdin (for commands that read it). */
+  stdin?: string;
   /** Run outside the project (no manifest: only the service's answers and structural redaction). */
   outside?: boolean;
   /** Exit codes the run may end with (a scan of a run that did not do its job would prove little). */
@@ -95,6 +97,8 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], outside: true, codes: [0] },
   { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], outside: true, codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
+  { scenario: 'success', command: 'chat', format: 'text', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', outside: true, codes: [0] },
+  { scenario: 'service 422', command: 'chat', format: 'text', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'plan', format: 'text', args: ['plan'], service: 'echo-get', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], service: 'echo-get', codes: [1] },
@@ -239,7 +243,7 @@ afterAll(async () => {
   await rm(outside, { recursive: true, force: true });
   const commands = new Set(RUNS.map((run) => run.command));
   // The figure of the scan, for the record.
-  console.info(`secret scan: ${SLOTS.length} slots × ${commands.size} commands × ${scanned.size} command formats (${RUNS.length} runs in 4 situations, and ${SPAWNED} real processes), leaks found: ${leaks.length}`);
+  console.info(`secret scan: ${SLOTS.length} slots × ${commands.size} commands × ${scanned.size} command formats (${RUNS.length} runs in 4 situations; ${SPAWNED} as real processes), leaks found: ${leaks.length}`);
 });
 
 /** Runs one row and adds what leaked to `leaks`. */
@@ -251,7 +255,9 @@ async function scan(run: ScanRun): Promise<{ code: number; stdout: string; stder
   crash.enabled = run.scenario === 'crash';
   try {
     const env = { ...MANIFEST_ENV, VOXFORM_API_KEY: PLANTED['api key'], VOXFORM_BASE_URL: baseUrl, ...(run.debug ? { VOXFORM_DEBUG: '1' } : {}) };
-    const result = await runInProcess(run.args, run.outside ? outside : project.dir, env);
+    const cwd = run.outside ? outside : project.dir;
+    const result = run.stdin === undefined ? await runInProcess(run.args, cwd, env) : await runCli(run.args, { cwd, env, input: run.stdin });
+    if (run.stdin !== undefined) SPAWNED++;
     leaks.push(...findLeaks(result.stdout, label, 'stdout', run.outside), ...findLeaks(result.stderr, label, 'stderr', run.outside));
     for (const dir of [project.dir, outside]) {
       for (const file of await filesUnder(dir)) leaks.push(...findLeaks(await readFile(file, 'utf8'), label, path.relative(project.dir, file)));
