@@ -3,7 +3,8 @@
  *
  *   const { state } = await loadManifests({ paths: ['voxform.yaml'], cwd, env: process.env });
  *   const client = createClient({ region: 'us', apiKey });
- *   const { plan, live } = await createPlan({ desired: state, client, workspace, salt, baseUrl, files });
+ *   const store = await StateStore.open('.voxform/state.json', workspaceKey(undefined, baseUrl), fingerprintKey(apiKey));
+ *   const { plan, live } = await createPlan({ desired: state, client, workspace: store.workspace, salt: store.fingerprintKey, baseUrl, files });
  *   await applyPlan({ plan, desired: state, live, client, store, parallelism: 8 });
  */
 export { loadManifests } from './manifest/index.js';
@@ -24,6 +25,7 @@ export type { ApplyOptions, ApplyResult, ProgressEvent } from './apply/apply-pla
 export { StateStore, readStateFile } from './state/state-file.js';
 export { acquireStateLock } from './state/lock.js';
 export { emptyWorkspace, workspaceKey } from './state/types.js';
+export { fingerprintKey } from './util/hash.js';
 export type { StateFile, WorkspaceState } from './state/types.js';
 
 export { createClient, ApiError, isApiError } from './api/index.js';

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { VoxformError } from '../errors.js';
-import { REDACTED } from '../util/redact.js';
+import { echoedForms, redactNeedles } from '../util/redact.js';
 
 /**
  * Stable codes of the errors the client throws. `api_rate_limited`, `api_unavailable` and
@@ -212,10 +212,12 @@ function isIssueLike(value: unknown): value is { loc?: unknown[]; msg?: unknown;
   return value !== null && typeof value === 'object';
 }
 
-/** Replaces every occurrence of the key; a key shorter than 4 characters is left to the CLI's registry. */
+/**
+ * Replaces every occurrence of the key, however short, also in the JSON-escaped and URL-encoded
+ * forms a service echoes a value back in (see `echoedForms`).
+ */
 export function scrub(text: string, secret: string): string {
-  if (secret.length < 4) return text;
-  return text.split(secret).join(REDACTED);
+  return secret === '' ? text : redactNeedles(text, echoedForms(secret));
 }
 
 /** The path as a person reads it: `%2B` back to `+`, but the string stays one token. */

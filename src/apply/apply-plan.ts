@@ -107,9 +107,9 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       const agent = resource(change, 'agent');
       const live = options.live.agents.get(agent.id);
       if (!live) return;
-      const applied = appliedHashes(agent, store.salt);
+      const applied = appliedHashes(agent, store.fingerprintKey);
       // Unchanged, so the attached files are the desired ones: remember them for drift too.
-      if (agent.knowledge !== undefined) applied.knowledge = hashApplied(store.salt, getAtPath(live.config, ['knowledge_base', 'files']) ?? []);
+      if (agent.knowledge !== undefined) applied.knowledge = hashApplied(store.fingerprintKey, getAtPath(live.config, ['knowledge_base', 'files']) ?? []);
       await store.update((ws) => (ws.agents[change.address] = { id: agent.id, applied }));
     } else if (change.kind === 'phone') {
       const phone = resource(change, 'phone');
@@ -126,7 +126,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       case 'credential': {
         const credential = resource(change, 'credential');
         await client.setCredential({ provider: credential.provider, api_key: credential.apiKey });
-        record((ws) => (ws.credentials[change.address] = { fingerprint: credential.fingerprint }));
+        record((ws) => (ws.credentials[change.address] = { fingerprint: hashApplied(store.fingerprintKey, credential.fingerprint) }));
         return;
       }
       case 'knowledge': {
@@ -188,8 +188,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       await client.setAgentFiles({ agent_id: agent.id, files: knowledgeIds, ...(Array.isArray(messages) ? { messages: messages as string[] } : {}) });
     }
     record((ws) => {
-      const applied = appliedHashes(agent, store.salt);
-      if (knowledgeIds) applied.knowledge = hashApplied(store.salt, knowledgeIds);
+      const applied = appliedHashes(agent, store.fingerprintKey);
+      if (knowledgeIds) applied.knowledge = hashApplied(store.fingerprintKey, knowledgeIds);
       else if (ws.agents[change.address]?.applied.knowledge) applied.knowledge = ws.agents[change.address]!.applied.knowledge!;
       ws.agents[change.address] = { id: agent.id, applied };
     });

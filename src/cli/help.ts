@@ -79,7 +79,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   logs: {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
-    examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status completed --format ndjson'],
+    examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status completed --format ndjson --all'],
   },
   'keys create': {
     environment: [...SERVICE_ENV],

@@ -9,6 +9,9 @@ import { isVoxformError } from '../errors.js';
 import type { CommandContext, Output } from './context.js';
 import { addCommandHelp } from './help.js';
 
+/** How long cleanups may take after an error thrown outside the command's awaited chain. */
+const STRAY_ERROR_CLEANUP_MS = 2000;
+
 type CommandModule = { run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> };
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -110,14 +113,15 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .option('--fail-rate <p>', 'answer this fraction of requests with 503 (0 to 1)')
     .action(action('emulator'));
 
-  withConnection(program.command('logs').description('list call logs'))
-    .option('--agent <id>', 'only this agent')
-    .option('--status <status>', 'only this call status')
+  withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
+    .option('--agent <name|id>', 'only this agent: a name from the manifests, or an agent id')
+    .option('--status <status>', 'only this call status (e.g. COMPLETED, FAILED, registered)')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 24h)')
     .option('--until <time>', 'up to this time')
     .option('--phone <number>', 'only calls from or to this number')
     .option('--campaign <id>', 'only this campaign')
-    .option('--limit <n>', 'at most this many records', positiveInt('--limit'))
+    .option('--limit <n>', 'at most this many records (default 50)', positiveInt('--limit'))
+    .option('--all', 'every record, however many')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'ndjson']).default('table'))
     .option('--stats', 'print counts, durations and credits instead of records')
     .action(action('logs'));
@@ -199,6 +203,16 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // An error thrown outside the awaited chain (a timer, a stream callback) would otherwise reach
+  // Node's default handler, which prints its message and stack unredacted.
+  const onStrayError = (error: unknown) => {
+    exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
+    // Cleanups may wait on the very thing that broke (a request never answered): not for long.
+    const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
+    void Promise.race([runCleanups(), giveUp]).finally(() => process.exit(exitCode));
+  };
+  process.on('uncaughtException', onStrayError);
+  process.on('unhandledRejection', onStrayError);
 
   const program = buildProgram(async (name, options) => {
     format = options.format;
@@ -240,11 +254,27 @@ export async function main(argv: string[]): Promise<number> {
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('uncaughtException', onStrayError);
+    process.off('unhandledRejection', onStrayError);
   }
   return exitCode;
 }
 
+/**
+ * Prints what went wrong and returns the exit code. Everything goes through the redacting streams,
+ * the unexpected error's message and stack included, and this never throws: an error whose
+ * message, stack or details cannot be read is still reported, as a bug.
+ */
 function reportError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
+  try {
+    return describeError(error, out);
+  } catch {
+    out.stderr.write('error: voxform hit an unexpected problem (this is a bug; please report it), and could not describe it.\n');
+    return 1;
+  }
+}
+
+function describeError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
   if (error instanceof CommanderError) {
     // Help and --version arrive here as "errors" with exit code 0; usage mistakes are exit 1.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;

@@ -5,9 +5,10 @@
  *
  * Three things need care. Read-only fields (voice.provider, llm.model, …) cannot be managed, so
  * they are left out and their live values noted in a comment above the agent. Secrets (webhook and
- * tool headers, app credentials) never go into a file meant for git: each becomes a
- * `${env:NAME}` reference, and the names are listed so the user can set them. And text that looks
- * like a reference (`${env:…}` in a prompt sentence) is escaped, so it loads back as written.
+ * tool headers, app credentials, and the query values and user info of URLs, where tokens ride)
+ * never go into a file meant for git: each becomes a `${env:NAME}` reference, and the names are
+ * listed so the user can set them. And text that looks like a reference (`${env:…}` in a prompt
+ * sentence) is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
@@ -71,9 +72,9 @@ export function buildExport(input: ExportInput): ExportResult {
     readOnly.set(local, dropped);
 
     const protectedConfig = protectValues(updateShape, config, [], {
-      secret: (named, path) => {
-        const name = uniqueName(envName([local, ...named]), secretNames, '_');
-        secrets.push({ name, path: `agents.${local}.config${renderPath(path)}` });
+      secret: (named, path, part) => {
+        const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), secretNames, '_');
+        secrets.push({ name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` });
         return `\${env:${name}}`;
       },
     }) as Record<string, unknown>;
@@ -166,9 +167,17 @@ function renderPath(path: ReadonlyArray<string | number>): string {
  * what `secret` returns for its path (array elements named by their `name` when they have one),
  * and every other string has `${env:` escaped.
  */
-function protectValues(node: SchemaNode | undefined, value: unknown, path: Array<string | number>, hooks: { secret: (namedPath: Array<string | number>, path: Array<string | number>) => string }, named: Array<string | number> = path, sensitive = false): unknown {
+interface ProtectHooks {
+  /** The `${env:…}` reference for the secret at `path`; `part` names the part of a URL (`token`, `password`). */
+  secret: (namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
+}
+
+function protectValues(node: SchemaNode | undefined, value: unknown, path: Array<string | number>, hooks: ProtectHooks, named: Array<string | number> = path, sensitive = false): unknown {
   const isSecret = sensitive || node?.sensitive === true;
-  if (typeof value === 'string') return isSecret && value !== '' ? hooks.secret(named, path) : escapeEnv(value);
+  if (typeof value === 'string') {
+    if (isSecret) return value !== '' ? hooks.secret(named, path) : value;
+    return protectUrl(value, (part) => hooks.secret(named, path, part)) ?? escapeEnv(value);
+  }
   if (Array.isArray(value)) {
     return value.map((item, index) => {
       const label = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? (item as { name: string }).name : index;
@@ -183,6 +192,46 @@ function protectValues(node: SchemaNode | undefined, value: unknown, path: Array
     return out;
   }
   return value;
+}
+
+/** An absolute URL, split where secrets ride: scheme, user info, host and path, query, fragment. */
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/?#]*)@)?([^?#]*)(?:\?([^#]*))?(#[\s\S]*)?$/i;
+
+/**
+ * A URL whose user info or query values may be tokens (`https://h/hook?token=abc`,
+ * `https://user:pass@h/`), with each such value replaced by a reference (`reference(part)` names
+ * it after the query parameter, or `user` / `password`); undefined for any other text. The values
+ * are replaced as written (still percent-encoded), so the variable set to that text round-trips.
+ */
+function protectUrl(text: string, reference: (part: string) => string): string | undefined {
+  const match = URL_PARTS.exec(text);
+  if (!match) return undefined;
+  const [, scheme, userInfo, rest, query, fragment] = match as unknown as [string, string, string | undefined, string, string | undefined, string | undefined];
+  if (userInfo === undefined && !query?.includes('=')) return undefined;
+  let out = escapeEnv(scheme);
+  if (userInfo !== undefined) {
+    const colon = userInfo.indexOf(':');
+    out += colon === -1 ? `${reference('user')}@` : `${escapeEnv(userInfo.slice(0, colon))}:${reference('password')}@`;
+  }
+  out += escapeEnv(rest);
+  if (query !== undefined) {
+    const params = query.split('&').map((param) => {
+      const equals = param.indexOf('=');
+      if (equals === -1 || equals === param.length - 1) return escapeEnv(param);
+      const name = param.slice(0, equals);
+      return `${escapeEnv(name)}=${reference(safeDecode(name) || 'query')}`;
+    });
+    out += `?${params.join('&')}`;
+  }
+  return out + escapeEnv(fragment ?? '');
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
 }
 
 /** The loader reads `${env:X}` in any string; `$${env:X}` is the literal text. */
@@ -217,7 +266,8 @@ function describeValue(value: unknown): string {
 function header(command: string, secrets: readonly ExportedSecret[]): string {
   const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ' `voxform plan` on it shows no changes; edit it, review the plan, apply.'];
   if (secrets.length > 0) {
-    lines.push(' Secrets are not exported: the manifest reads them from these environment variables:');
+    lines.push(' Secrets (headers, credentials, URL query values and user info) are not exported: the manifest');
+    lines.push(' reads them from these environment variables; set each to its live value:');
     for (const secret of secrets) lines.push(`   ${secret.name}  (${secret.path})`);
   }
   return lines.join('\n');

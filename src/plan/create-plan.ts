@@ -11,7 +11,7 @@ export interface CreatePlanOptions {
   desired: DesiredState;
   client: LiveReader;
   workspace: WorkspaceState;
-  /** The state file's salt (hashes of applied values are salted). */
+  /** The fingerprint key (`fingerprintKey` of src/util/hash.ts, from the API key): hashes of applied values and live fingerprints are keyed with it. */
   salt: string;
   /** How the service is shown and bound into saved plans (`https://…`, or `local` for the embedded emulator). */
   baseUrl: string;

@@ -13,7 +13,7 @@ import type {
   DesiredState,
 } from '../manifest/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
-import { canonicalJson, hashValue } from '../util/hash.js';
+import { canonicalJson } from '../util/hash.js';
 import { flattenLeaves, getAtPath, isAtOrUnder, splitPath } from './paths.js';
 import {
   UNKNOWN_AFTER_APPLY,
@@ -43,7 +43,7 @@ export interface DiffInput {
   desired: DesiredState;
   live: LiveState;
   state: WorkspaceState;
-  /** The state file's salt, for comparing with the hashes of applied values. */
+  /** The fingerprint key (`fingerprintKey` of src/util/hash.ts; a secret): the key of the state's hashes and of live fingerprints. */
   salt: string;
   baseUrl: string;
   /** Manifest files as shown to the user (relative). */
@@ -66,12 +66,12 @@ export function agentSensitivePatterns(agent: DesiredAgent): string[] {
 }
 
 /**
- * The live fingerprint of a resource. Salted with the manifests' hash: live values can hold secrets
- * (webhook headers), and a saved plan must not carry a hash of a short secret that a precomputed
- * table could reverse.
+ * The live fingerprint of a resource. Keyed with the fingerprint key: live values can hold secrets
+ * (webhook headers), and a saved plan must not carry a hash of a short secret that could be tested
+ * against guesses offline.
  */
 function fingerprint(input: DiffInput, live: unknown): string {
-  return hashValue([input.desired.manifestHash, live]);
+  return hashApplied(input.salt, [input.desired.manifestHash, live]);
 }
 
 function equal(a: unknown, b: unknown): boolean {
@@ -294,11 +294,11 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput): ResourceCh
 function diffCredential(credential: DesiredCredential, input: DiffInput): ResourceChange {
   const stateEntry = input.state.credentials[credential.address];
   const before = stateEntry ? { api_key: stateEntry.fingerprint } : null;
-  const after = { api_key: credential.fingerprint };
+  // Keyed like the state's entry, so the plan never carries a hash of the key that could be tested offline.
+  const keyed = hashApplied(input.salt, credential.fingerprint);
+  const after = { api_key: keyed };
   const fieldChanges: FieldChange[] =
-    stateEntry?.fingerprint === credential.fingerprint
-      ? []
-      : [{ path: 'api_key', before: before?.api_key, after: credential.fingerprint, sensitive: true, drift: false }];
+    stateEntry?.fingerprint === keyed ? [] : [{ path: 'api_key', before: before?.api_key, after: keyed, sensitive: true, drift: false }];
   return change({
     address: credential.address,
     kind: 'credential',

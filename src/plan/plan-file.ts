@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
-import { hashValue } from '../util/hash.js';
+import { keyedHash } from '../util/hash.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
 import type { Plan } from './types.js';
@@ -9,8 +9,11 @@ import type { Plan } from './types.js';
 /**
  * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) plus what binds it to
  * the moment it was made — the manifests' hash, the environment, the service, each resource's live
- * fingerprint, and a salted digest of the secret values (so a changed `${env:…}` value is noticed
- * without the file holding any secret). Secrets are read from the environment again at apply.
+ * fingerprint, and a digest of the secret values (so a changed `${env:…}` value is noticed without
+ * the file holding any secret). The digest and the fingerprints are keyed with the fingerprint key
+ * (from the API key; never in the file), so they cannot be tested against guesses offline; the
+ * file names the key only by `fingerprint_key_id`, to tell "made with another API key" apart from
+ * "changed". Secrets are read from the environment again at apply.
  */
 export interface SavedPlan {
   format_version: string;
@@ -21,16 +24,27 @@ export interface SavedPlan {
   base_url: string;
   targets: string[];
   secrets_digest: string;
+  fingerprint_key_id: string;
   resource_changes: Array<{ address: string; action: string; live_fingerprint: string }>;
 }
 
-/** Salted with the manifest hash so equal secrets in two projects do not hash alike. */
-export function secretsDigest(desired: DesiredState): string {
-  return hashValue([desired.manifestHash, [...desired.secrets].sort()]);
+/** The secret values of the manifests, keyed (see `fingerprintKey`). */
+export function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
+  return keyedHash(fingerprintKey, [desired.manifestHash, [...desired.secrets].sort()]);
 }
 
-export async function savePlanFile(file: string, plan: Plan, desired: DesiredState): Promise<void> {
-  const body = { kind: 'voxform-plan', ...planToJson(plan), secrets_digest: secretsDigest(desired) };
+/** Names the fingerprint key without revealing it (an HMAC of a constant under it). */
+export function fingerprintKeyId(fingerprintKey: string): string {
+  return keyedHash(fingerprintKey, 'voxform fingerprint key id');
+}
+
+export async function savePlanFile(file: string, plan: Plan, desired: DesiredState, fingerprintKey: string): Promise<void> {
+  const body = {
+    kind: 'voxform-plan',
+    ...planToJson(plan),
+    secrets_digest: secretsDigest(desired, fingerprintKey),
+    fingerprint_key_id: fingerprintKeyId(fingerprintKey),
+  };
   await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);
 }
 
@@ -58,12 +72,19 @@ export async function readPlanFile(file: string): Promise<SavedPlan> {
  * service or secret values changed, or any resource's live state moved since the plan was made.
  * Nothing has been written when this throws.
  */
-export function assertPlanFresh(saved: SavedPlan, fresh: Plan, desired: DesiredState, serviceId: string): void {
+export function assertPlanFresh(saved: SavedPlan, fresh: Plan, desired: DesiredState, serviceId: string, fingerprintKey: string): void {
+  if (saved.fingerprint_key_id !== fingerprintKeyId(fingerprintKey)) {
+    // Every keyed digest differs under another key: comparing them would only blame the wrong thing.
+    throw new VoxformError('plan_stale', 'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.', {
+      hint: 'Run `voxform plan --out FILE` again with this VOXFORM_API_KEY, review it, and apply the new plan.',
+      details: { reasons: ['made with another API key'], resources: [] },
+    });
+  }
   const reasons: string[] = [];
   if (saved.manifest_hash !== fresh.manifestHash) reasons.push('the manifests (or files they include) changed');
   if ((saved.environment ?? undefined) !== fresh.environment) reasons.push('the environment differs');
   if (saved.base_url !== serviceId) reasons.push(`it was made for ${saved.base_url}, not ${serviceId}`);
-  if (saved.secrets_digest !== secretsDigest(desired)) reasons.push('the value of a ${env:…} secret changed');
+  if (saved.secrets_digest !== secretsDigest(desired, fingerprintKey)) reasons.push('the value of a ${env:…} secret changed');
   const freshByAddress = new Map(fresh.changes.map((c) => [c.address, c]));
   const moved: string[] = [];
   for (const change of saved.resource_changes) {

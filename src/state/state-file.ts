@@ -1,6 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { VoxformError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
@@ -11,7 +10,7 @@ export async function readStateFile(file: string): Promise<StateFile> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, serial: 0, salt: newSalt(), workspaces: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, serial: 0, workspaces: {} };
     throw new VoxformError('state_unreadable', `Cannot read the state file ${file}: ${(error as Error).message}.`);
   }
   let parsed: unknown;
@@ -33,20 +32,13 @@ export async function readStateFile(file: string): Promise<StateFile> {
     // Anything but a list of names is no record at all: the next plan then marks every variable as new.
     if (!isNameList(ws.environmentVariables)) delete ws.environmentVariables;
   }
-  return {
-    version: 1,
-    serial: typeof state.serial === 'number' ? state.serial : 0,
-    salt: typeof state.salt === 'string' && state.salt !== '' ? state.salt : newSalt(),
-    workspaces: state.workspaces,
-  };
+  // A `salt` of older versions is dropped: hashes are keyed now (see `hashApplied`), and the next
+  // write leaves it out.
+  return { version: 1, serial: typeof state.serial === 'number' ? state.serial : 0, workspaces: state.workspaces };
 }
 
 function isNameList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-function newSalt(): string {
-  return randomBytes(16).toString('hex');
 }
 
 /**
@@ -59,20 +51,21 @@ export class StateStore {
   private writing: Promise<void> | undefined;
   private pending: Promise<void> | undefined;
 
+  /**
+   * `fingerprintKey` is the key of the hashes of applied values (`hashApplied`): derived from the
+   * API key, kept in memory only.
+   */
   constructor(
     readonly file: string,
     private readonly state: StateFile,
     readonly workspaceKey: string,
+    readonly fingerprintKey: string,
   ) {
     state.workspaces[workspaceKey] ??= emptyWorkspace();
   }
 
-  static async open(file: string, workspaceKey: string): Promise<StateStore> {
-    return new StateStore(file, await readStateFile(file), workspaceKey);
-  }
-
-  get salt(): string {
-    return this.state.salt;
+  static async open(file: string, workspaceKey: string, fingerprintKey: string): Promise<StateStore> {
+    return new StateStore(file, await readStateFile(file), workspaceKey, fingerprintKey);
   }
 
   get workspace(): WorkspaceState {

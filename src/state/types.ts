@@ -1,20 +1,16 @@
-import { hashValue } from '../util/hash.js';
+import { keyedHash } from '../util/hash.js';
 
 /**
  * The state file (`.voxform/state.json` by default) keeps only what the service cannot tell us:
  * knowledge file ids and content hashes, campaigns' last-applied values, credential fingerprints,
  * and hashes of what voxform last applied to agents and phones (for drift). It never holds a secret:
- * agent values are kept as hashes, credentials as fingerprints.
+ * agent values are kept as hashes, credentials as fingerprints, both keyed (`hashApplied`) with a
+ * key the file does not hold, so they cannot be tested against guesses offline.
  */
 export interface StateFile {
   version: 1;
   /** Increases on every write: a reader can tell two states apart at a glance. */
   serial: number;
-  /**
-   * Random, made with the file: mixed into every hash of an applied value, so the hash of a short
-   * secret (a webhook token) cannot be looked up in a precomputed table.
-   */
-  salt: string;
   /** One workspace per environment and service: `default@https://api-west.millis.ai`. */
   workspaces: Record<string, WorkspaceState>;
 }
@@ -58,13 +54,16 @@ export interface KnowledgeState {
 }
 
 export interface CredentialState {
-  /** `sha256:` of provider and key; never the key. */
+  /** `hashApplied` of the provider and key; never the key. */
   fingerprint: string;
 }
 
-/** The hash kept for a value voxform applied: salted with the state file's salt (see `StateFile.salt`). */
-export function hashApplied(salt: string, value: unknown): string {
-  return hashValue([salt, value]);
+/**
+ * The hash kept for a value voxform applied: an HMAC under the fingerprint key (`fingerprintKey`
+ * of src/util/hash.ts, derived from the API key), which is never written beside it.
+ */
+export function hashApplied(key: string, value: unknown): string {
+  return keyedHash(key, value);
 }
 
 export function emptyWorkspace(): WorkspaceState {

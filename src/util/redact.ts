@@ -4,17 +4,22 @@ export const REDACTED = '(sensitive)';
 /**
  * The secret values known to this run (`${env:…}` values, headers, keys). Every line the CLI prints
  * passes through `redact`, so a secret that slipped past the schema-based redaction of the plan
- * still never reaches the terminal. Values shorter than 4 characters are not scrubbed from free
- * text (they would mangle ordinary words); structured redaction covers them.
+ * still never reaches the terminal.
+ *
+ * Redaction cannot fail: it searches plain strings (no regular expression is built from a secret),
+ * so a value of any length and any characters is scrubbed in linear time. Every value is scrubbed,
+ * however short: a one-letter secret makes the output ugly, but never shows the secret. Besides the
+ * value as written, the forms a service or a renderer echoes it in are scrubbed too (see
+ * `echoedForms`).
  */
 export class SecretRegistry {
   private readonly values = new Set<string>();
-  private pattern: RegExp | undefined;
+  private needles: string[] | undefined;
 
   add(value: string | undefined | null): void {
-    if (!value || value.length < 4 || this.values.has(value)) return;
+    if (typeof value !== 'string' || value === '' || this.values.has(value)) return;
     this.values.add(value);
-    this.pattern = undefined;
+    this.needles = undefined;
   }
 
   get size(): number {
@@ -23,13 +28,70 @@ export class SecretRegistry {
 
   redact(text: string): string {
     if (this.values.size === 0) return text;
-    this.pattern ??= new RegExp(
-      [...this.values]
-        .sort((a, b) => b.length - a.length)
-        .map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('|'),
-      'g',
-    );
-    return text.replace(this.pattern, REDACTED);
+    this.needles ??= [...new Set([...this.values].flatMap(echoedForms))];
+    return redactNeedles(String(text), this.needles);
   }
+}
+
+/**
+ * A secret as it may appear in text: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
+ * with `/` as `\/`, and escaped twice, as in a JSON body quoted inside a JSON error message); and
+ * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`).
+ */
+export function echoedForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const jsonAscii = json.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const component = safeEncode(encodeURIComponent, secret);
+  const forms = [
+    secret,
+    json,
+    jsonAscii,
+    jsonAscii.replace(/\\u([0-9a-f]{4})/g, (_m, hex: string) => `\\u${hex.toUpperCase()}`),
+    json.replace(/\//g, '\\/'),
+    JSON.stringify(json).slice(1, -1),
+    component,
+    component?.replace(/%20/g, '+'),
+    component?.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    safeEncode(encodeURI, secret),
+    new URLSearchParams([['', secret]]).toString().slice(1),
+  ];
+  return [...new Set(forms.filter((form): form is string => typeof form === 'string' && form !== ''))];
+}
+
+/** `encodeURIComponent` and `encodeURI` throw on a lone surrogate; such a value has no URL form. */
+function safeEncode(encode: (text: string) => string, text: string): string | undefined {
+  try {
+    return encode(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Replaces every occurrence of every needle with `REDACTED`. Occurrences are found with `indexOf`
+ * on the original text (never on text already redacted), then overlapping and touching ones are
+ * merged, so overlapping secrets are scrubbed as one span and the marker itself is never re-scanned.
+ */
+export function redactNeedles(text: string, needles: readonly string[]): string {
+  const spans: Array<[number, number]> = [];
+  for (const needle of needles) {
+    if (needle === '' || needle.length > text.length) continue;
+    // Continue after the whole match: linear time even for a long, repetitive secret.
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) spans.push([at, at + needle.length]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [from, to] of spans) {
+    const last = merged[merged.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  let out = '';
+  let cursor = 0;
+  for (const [from, to] of merged) {
+    out += `${text.slice(cursor, from)}${REDACTED}`;
+    cursor = to;
+  }
+  return out + text.slice(cursor);
 }

@@ -11,6 +11,7 @@ import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
+const URL_TOKEN = 'spare-url-token-9c41';
 const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli/commands/validate.js'));
 
 let emulator: RunningEmulator;
@@ -20,7 +21,12 @@ beforeAll(async () => {
   const client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
   await client.updateAgent(SPARE, {
     name: 'Spare agent 2',
-    config: { prompt: 'You are a helper.\n\nSay "${env:HOME}" literally.\n', first_message: 'Costs: $${env:X} and ${env:Y}' },
+    config: {
+      prompt: 'You are a helper.\n\nSay "${env:HOME}" literally.\n',
+      first_message: 'Costs: $${env:X} and ${env:Y}',
+      // A token in a URL's query must not be written into the manifest either.
+      session_data_webhook: { url: `https://hooks.example.com/end?token=${URL_TOKEN}` },
+    },
   });
   await client.close();
 });
@@ -75,7 +81,11 @@ describe('voxform export', () => {
     expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('You are a helper.\n\nSay "${env:HOME}" literally.\n\n');
     const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
     expect(manifest).toContain('read-only on the service, not managed here: voice.provider=openai');
-    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env });
+    expect(manifest).toContain('url: https://hooks.example.com/end?token=${env:SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN}');
+    expect(manifest).not.toContain(URL_TOKEN);
+    expect(result.stdout).toContain('SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN  agents.spare-agent-2.config.session_data_webhook.url (token in the URL)');
+    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: URL_TOKEN } });
+    expect(plan.stdout).not.toContain(URL_TOKEN);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFilters, formatDuration, parseTimeArgument, percentile, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
+import { buildFilters, checkStatus, formatDuration, parseTimeArgument, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
 import { makeTree, runCli } from '../helpers/cli.js';
@@ -42,6 +42,51 @@ describe('parseTimeArgument', () => {
       campaign_id: 'c',
       start_time: 1_767_225_600,
       end_time: 1_767_312_000,
+    });
+  });
+});
+
+describe('limit, status and redaction', () => {
+  it('reads the latest 50 by default, every record with --all, and refuses both --all and --limit', () => {
+    expect(recordLimit({})).toBe(50);
+    expect(recordLimit({ limit: 7 })).toBe(7);
+    expect(recordLimit({ all: true })).toBeUndefined();
+    expect(() => recordLimit({ all: true, limit: 3 })).toThrowError('--all and --limit contradict each other.');
+  });
+
+  it('accepts a known status in any case, and suggests the closest for a typo', () => {
+    expect(checkStatus('failed')).toBe('failed');
+    expect(checkStatus('in-progress')).toBe('in-progress');
+    expect(() => checkStatus('COMPLETD')).toThrowError('--status "COMPLETD" is not a call status.');
+    try {
+      checkStatus('COMPLETD');
+    } catch (error) {
+      expect((error as { hint: string }).hint).toMatch(/^Did you mean COMPLETED\? Known statuses: registered, /);
+    }
+  });
+
+  it('redacts webhook and tool headers, credentials and keys anywhere in a record, and nothing else', () => {
+    const record = {
+      call_id: 'c1',
+      agent_config: {
+        prompt: 'hello',
+        tools: [{ name: 't', header: { 'x-token': 'tool-secret' } }],
+        session_data_webhook: { url: 'https://h/x', headers: { authorization: 'hook-secret' } },
+        app_functions: [{ name: 'crm', credentials: { key: 'app-secret' } }],
+      },
+      function_calls: [{ name: 'lookup', request: { Authorization: 'Bearer fn-secret', body: 'ok' } }],
+      carrier_call_log: { api_key: 'carrier-secret', empty: null },
+    } as unknown as GlobalCallHistoryRecord;
+    expect(redactCallRecord(record)).toEqual({
+      call_id: 'c1',
+      agent_config: {
+        prompt: 'hello',
+        tools: [{ name: 't', header: '(sensitive)' }],
+        session_data_webhook: { url: 'https://h/x', headers: '(sensitive)' },
+        app_functions: [{ name: 'crm', credentials: '(sensitive)' }],
+      },
+      function_calls: [{ name: 'lookup', request: { Authorization: '(sensitive)', body: 'ok' } }],
+      carrier_call_log: { api_key: '(sensitive)', empty: null },
     });
   });
 });
@@ -120,6 +165,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   const KEY = 'cliLogsPrivateKey000000000000001';
   const AGENT = '-OKdqbqetEcM4ak369ym';
   const OTHER = '-OKdqbqetEcM4ak369yn';
+  const HEADER_SECRETS = { tool: 'toolHeaderPlanted7731', webhook: 'Bearer webhookHeaderPlanted4410' };
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   let env: Record<string, string>;
 
@@ -134,6 +180,10 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       cost_breakdown: [{ type: 'stt', provider: 'deepgram', credit: 0.002 }, { type: 'llm', provider: 'x', credit: 0.001 }],
       campaign_id: i % 5 === 0 ? 'cmp_1' : null,
     }));
+    calls[0]!.agent_config = {
+      tools: [{ name: 'lookup', header: { 'x-tool-token': HEADER_SECRETS.tool } }],
+      session_data_webhook: { url: 'https://hooks.example.com/end', headers: { authorization: HEADER_SECRETS.webhook } },
+    };
     emulator = await startEmulator({ port: 0, seed: { keys: [{ type: 'private', key: KEY }], call_logs: calls } });
     env = { VOXFORM_API_KEY: KEY, VOXFORM_BASE_URL: emulator.url };
   });
@@ -142,7 +192,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('--format ndjson walks every page: 1,000 records, none twice', async () => {
-    const result = await runCli(['logs', '--format', 'ndjson'], { env });
+    const result = await runCli(['logs', '--all', '--format', 'ndjson'], { env });
     expect(result.code).toBe(0);
     const ids = result.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { call_id: string }).call_id);
     expect(ids).toHaveLength(1000);
@@ -177,7 +227,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('--stats counts by status, duration percentiles and credits by cost type', async () => {
-    const result = await runCli(['logs', '--stats', '--format', 'json'], { env });
+    const result = await runCli(['logs', '--all', '--stats', '--format', 'json'], { env });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       calls: 1000,
@@ -185,7 +235,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       duration_seconds: { calls: 1000, p50: 59, p95: 104 },
       credits: { by_type: { stt: 2, llm: 1 }, total: 3 },
     });
-    const text = await runCli(['logs', '--stats'], { env });
+    const text = await runCli(['logs', '--all', '--stats'], { env });
     expect(text.stdout).toContain('Calls: 1000');
     expect(text.stdout).toContain('  COMPLETED  900');
   });
@@ -232,6 +282,45 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       expect(JSON.parse(result.stdout)).toHaveLength(5);
       const { existsSync } = await import('node:fs');
       expect(existsSync(`${tree.dir}/.voxform/local.json`)).toBe(true);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('reads the latest 50 calls by default and says so on stderr', async () => {
+    const result = await runCli(['logs', '--format', 'ndjson'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(50);
+    expect(result.stderr).toBe('Showing the latest 50 calls; --limit N reads more, --all reads every one.\n');
+  });
+
+  it.each([['table'], ['json'], ['ndjson']])('redacts webhook and tool header values (--format %s)', async (format) => {
+    const result = await runCli(['logs', '--limit', '2', '--format', format], { env });
+    expect(result.code).toBe(0);
+    for (const secret of Object.values(HEADER_SECRETS)) {
+      expect(result.stdout).not.toContain(secret);
+      expect(result.stderr).not.toContain(secret);
+    }
+    if (format !== 'table') expect(result.stdout).toMatch(/"headers": ?"\(sensitive\)"/);
+  });
+
+  it('a misspelled --status is refused with a suggestion', async () => {
+    const result = await runCli(['logs', '--status', 'FAILD'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: --status "FAILD" is not a call status\.\n {2}hint: Did you mean FAILED\? /);
+  });
+
+  it('--agent takes a manifest name; a name that is neither a manifest agent nor an id is an error with a suggestion', async () => {
+    const tree = await makeTree({ 'voxform.yaml': `agents:\n  sales-line:\n    id: "${OTHER}"\n    config:\n      prompt: hi\n` });
+    try {
+      const byName = await runCli(['logs', '--agent', 'sales-line', '--limit', '5', '--format', 'json'], { cwd: tree.dir, env });
+      expect(byName.code).toBe(0);
+      const records = JSON.parse(byName.stdout) as GlobalCallHistoryRecord[];
+      expect(records).toHaveLength(5);
+      for (const r of records) expect(r.agent_id).toBe(OTHER);
+      const typo = await runCli(['logs', '--agent', 'sales-lien'], { cwd: tree.dir, env });
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toBe('error: --agent "sales-lien" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
     } finally {
       await tree.cleanup();
     }

@@ -30,7 +30,8 @@ describe('template: + vars: in a manifest', () => {
     const manifest = stringify({ version: 1, agents: Object.assign({}, ...agents) });
     const { dir, cleanup } = await makeTree({ 'voxform.yaml': manifest });
     try {
-      const env = { CALENDAR_TOKEN: 'a', CRM_WEBHOOK_TOKEN: 'b', HELPDESK_TOKEN: 'c', SURVEY_WEBHOOK_TOKEN: 'd' };
+      // Distinct, realistic tokens: every secret is scrubbed from the output however short, so one-letter values would mangle it.
+      const env = { CALENDAR_TOKEN: 'calendar-token-1', CRM_WEBHOOK_TOKEN: 'crm-token-2', HELPDESK_TOKEN: 'helpdesk-token-3', SURVEY_WEBHOOK_TOKEN: 'survey-token-4' };
       const validate = await runCli(['validate'], { cwd: dir, env });
       expect(validate.stderr).toBe('');
       expect(validate.code).toBe(0);

@@ -77,6 +77,30 @@ describe('buildExport', () => {
     expect(result.manifest).toContain('#   FRONT_DESK_TOOLS_FIND_SLOTS_AUTHORIZATION  (agents.front-desk.config.tools[0].header.authorization)');
   });
 
+  test('query values and user info of URLs become ${env:…} references too, as written (still encoded)', () => {
+    const withUrls = agent('ag_3', 'Hooks', {
+      session_data_webhook: { url: 'https://hooks.example.com/end?token=q%2Bsecret-1&mode=full&flag', headers: {} },
+      extra_prompt_webhook: { url: 'https://bot:p%40ss-secret-2@hooks.example.com/pre' },
+      tools: [{ name: 'lookup', webhook: 'https://tok-secret-3@api.example.com/find#frag' }],
+      first_message: 'See https://example.com/?a=b for more',
+    });
+    const out = buildExport({ agents: [withUrls], phones: [], command: 'voxform export --agent ag_3' });
+    for (const secret of ['q%2Bsecret-1', 'p%40ss-secret-2', 'tok-secret-3', 'full']) expect(out.manifest).not.toContain(secret);
+    const config = (parse(out.manifest) as { agents: Record<string, { config: Record<string, { url?: string; webhook?: string }> }> }).agents.hooks?.config ?? {};
+    expect(config.session_data_webhook?.url).toBe('https://hooks.example.com/end?token=${env:HOOKS_SESSION_DATA_WEBHOOK_URL_TOKEN}&mode=${env:HOOKS_SESSION_DATA_WEBHOOK_URL_MODE}&flag');
+    expect(config.extra_prompt_webhook?.url).toBe('https://bot:${env:HOOKS_EXTRA_PROMPT_WEBHOOK_URL_PASSWORD}@hooks.example.com/pre');
+    expect(out.secrets.map((s) => s.name)).toEqual([
+      'HOOKS_SESSION_DATA_WEBHOOK_URL_TOKEN',
+      'HOOKS_SESSION_DATA_WEBHOOK_URL_MODE',
+      'HOOKS_EXTRA_PROMPT_WEBHOOK_URL_PASSWORD',
+      'HOOKS_TOOLS_LOOKUP_WEBHOOK_USER',
+    ]);
+    expect(out.secrets[0]?.path).toBe('agents.hooks.config.session_data_webhook.url (token in the URL)');
+    expect(out.manifest).toContain('#   HOOKS_SESSION_DATA_WEBHOOK_URL_TOKEN  (agents.hooks.config.session_data_webhook.url (token in the URL))');
+    // A sentence with a URL in it is text, not a URL.
+    expect(out.manifest).toContain('See https://example.com/?a=b for more');
+  });
+
   test('text that looks like a reference is escaped, so it loads back as written', () => {
     expect(manifest.agents['front-desk']?.config.first_message).toBe('Hello, costs are $${env:NOT_A_REF} today');
   });

@@ -205,7 +205,8 @@ describe('knowledge files and credentials', () => {
   it('does nothing when content and fingerprint are as last applied', () => {
     const state = emptyWorkspace();
     state.knowledge['knowledge.faq'] = { fileId: 'file_1', contentHash: 'sha256:new', name: 'faq.md', description: 'FAQ' };
-    state.credentials['credential.openai'] = { fingerprint: 'sha256:fp-new' };
+    // The state keeps the credential's fingerprint keyed, as apply records it.
+    state.credentials['credential.openai'] = { fingerprint: hashApplied('salt', 'sha256:fp-new') };
     const changes = plan(state);
     expect(Object.values(changes).map((c) => [c.address, c.action])).toEqual([
       ['credential.openai', 'no-op'],

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe('state file', () => {
   it('reads a missing file as an empty state', async () => {
-    expect(await readStateFile(path.join(dir, 'none.json'))).toMatchObject({ version: 1, serial: 0, workspaces: {}, salt: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(await readStateFile(path.join(dir, 'none.json'))).toEqual({ version: 1, serial: 0, workspaces: {} });
   });
 
   it('refuses a damaged file with a clear error', async () => {
@@ -28,7 +28,7 @@ describe('state file', () => {
 
   it('coalesces concurrent updates and keeps every one of them', async () => {
     const file = path.join(dir, 'nested', 'state.json');
-    const store = await StateStore.open(file, 'default@local');
+    const store = await StateStore.open(file, 'default@local', 'test-fingerprint-key');
     await Promise.all(
       Array.from({ length: 50 }, (_, i) => store.update((ws) => (ws.credentials[`credential.p${i}`] = { fingerprint: `sha256:${i}` }))),
     );
@@ -41,9 +41,9 @@ describe('state file', () => {
 
   it('keeps workspaces of other environments and services apart', async () => {
     const file = path.join(dir, 'state.json');
-    const prod = await StateStore.open(file, 'default@https://api-west.millis.ai');
+    const prod = await StateStore.open(file, 'default@https://api-west.millis.ai', 'test-fingerprint-key');
     await prod.update((ws) => (ws.credentials['credential.openai'] = { fingerprint: 'sha256:a' }));
-    const staging = await StateStore.open(file, 'staging@https://api-west.millis.ai');
+    const staging = await StateStore.open(file, 'staging@https://api-west.millis.ai', 'test-fingerprint-key');
     await staging.update((ws) => (ws.credentials['credential.openai'] = { fingerprint: 'sha256:b' }));
     const onDisk = await readStateFile(file);
     expect(Object.keys(onDisk.workspaces).sort()).toEqual(['default@https://api-west.millis.ai', 'staging@https://api-west.millis.ai']);

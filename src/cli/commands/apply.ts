@@ -7,6 +7,7 @@ import { assertPlanFresh, readPlanFile, type SavedPlan } from '../../plan/plan-f
 import { renderPlanText } from '../../plan/render-text.js';
 import { acquireStateLock } from '../../state/lock.js';
 import { StateStore } from '../../state/state-file.js';
+import { fingerprintKey } from '../../util/hash.js';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
 import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
@@ -57,19 +58,19 @@ export async function run(options: ApplyOptions, ctx: CommandContext): Promise<n
   });
   ctx.onExit(() => lock.release());
   try {
-    const store = await StateStore.open(project.stateFile, project.workspaceKey);
+    const store = await StateStore.open(project.stateFile, project.workspaceKey, fingerprintKey(project.connection.apiKey));
     const status = progressLine(ctx.stderr);
     const { plan, live } = await createPlan({
       desired: project.desired,
       client: project.connection.client,
       workspace: store.workspace,
-      salt: store.salt,
+      salt: store.fingerprintKey,
       baseUrl: project.serviceId,
       files: displayFiles(project.desired, ctx.cwd),
       targets,
       onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
     }).finally(() => status.done());
-    if (saved) assertPlanFresh(saved, plan, project.desired, project.serviceId);
+    if (saved) assertPlanFresh(saved, plan, project.desired, project.serviceId, store.fingerprintKey);
 
     ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));
     const hasChanges = plan.summary.create + plan.summary.update > 0;

@@ -1,11 +1,17 @@
-import type { CallLogFilters } from '../../api/index.js';
-import { VoxformError } from '../../errors.js';
+import { isApiError, type ApiClient, type CallLogFilters } from '../../api/index.js';
+import { VoxformError, isVoxformError } from '../../errors.js';
+import { loadManifests } from '../../manifest/index.js';
+import { isPlainObject } from '../../plan/paths.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
+import { didYouMean } from '../../util/did-you-mean.js';
+import { REDACTED } from '../../util/redact.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { progressLine } from '../progress.js';
 
 export interface LogsOptions extends ConnectionOptions {
+  file?: string[];
+  env?: string;
   agent?: string;
   status?: string;
   since?: string;
@@ -13,64 +19,181 @@ export interface LogsOptions extends ConnectionOptions {
   phone?: string;
   campaign?: string;
   limit?: number;
+  all?: boolean;
   format?: 'table' | 'json' | 'ndjson';
   stats?: boolean;
 }
 
+/** Records read when neither `--limit` nor `--all` is given: an account's whole history can be huge. */
+export const DEFAULT_LOG_LIMIT = 50;
+
 /**
- * `voxform logs`: the account's call log, newest first, across as many pages as it takes.
- * Records go to stdout (an aligned table, a JSON array, or one JSON object per line as they
- * arrive); progress goes to stderr, and only on a terminal. `--stats` prints a summary instead.
+ * The call statuses the service's logs use (compared without regard to case): the states of a
+ * call in progress, the end-of-call reasons, and the `COMPLETED` / `FAILED` of its filter examples.
+ */
+export const CALL_STATUSES = [
+  'registered',
+  'queued',
+  'initiated',
+  'ringing',
+  'in-progress',
+  'user-ended',
+  'api-ended',
+  'agent-ended',
+  'voicemail-message',
+  'voicemail-hangup',
+  'timeout',
+  'error',
+  'chat_completion',
+  'COMPLETED',
+  'FAILED',
+] as const;
+
+/**
+ * Keys whose values are secrets wherever they appear in a call record: the webhook and tool headers
+ * and app-function credentials of the `agent_config` snapshot (the `x-sensitive` fields of an agent's
+ * config), and the authorization and provider keys a function call or carrier log may carry.
+ */
+const SECRET_KEYS = new Set(['header', 'headers', 'credentials', 'authorization', 'api_key', 'api_secret']);
+
+/**
+ * `voxform logs`: the account's call log, newest first, across as many pages as it takes, up to
+ * `--limit` records (default `DEFAULT_LOG_LIMIT`; `--all` for every one). Records go to stdout (an
+ * aligned table, a JSON array, or one JSON object per line as they arrive) with their secret values
+ * redacted; progress goes to stderr, and only on a terminal. `--stats` prints a summary instead.
  */
 export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
   const options = rawOptions as LogsOptions;
   const format = options.format ?? 'table';
+  const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
+  // Read also without --agent: a call record's agent_config holds the values the manifests' ${env:…}
+  // references filled in, and registering them keeps them out of the output.
+  const agentNames = await manifestAgentIds(options, ctx);
+  if (options.agent !== undefined) filters.agent_id = agentNames.get(options.agent) ?? options.agent;
   const { client } = await resolveConnection(options, ctx);
 
   // Progress on stderr, on a terminal only (progressLine prints nothing elsewhere).
   const status = progressLine(ctx.stderr);
-  const records = client.iterateCallLogs(filters, {
-    ...(options.limit === undefined ? {} : { max: options.limit }),
-    onPage: ({ records: count }: { records: number }) => status.update(`Reading call logs… ${count} record${count === 1 ? '' : 's'}`),
-  });
-  const clearProgress = () => status.done();
-
-  if (options.stats) {
-    const all: GlobalCallHistoryRecord[] = [];
-    for await (const record of records) all.push(record);
-    clearProgress();
-    const stats = summarizeCalls(all);
-    ctx.stdout.write(format === 'table' ? renderStats(stats) : `${JSON.stringify(stats, null, format === 'json' ? 2 : undefined)}\n`);
-    return 0;
+  let more = false;
+  const records = upTo(
+    client.iterateCallLogs(filters, {
+      // One record past the limit tells whether there were more.
+      ...(limit === undefined ? {} : { max: limit + 1 }),
+      onPage: ({ records: count }: { records: number }) => status.update(`Reading call logs… ${count} record${count === 1 ? '' : 's'}`),
+    }),
+    limit,
+    () => (more = true),
+  );
+  const shown = await printRecords(records, format, options.stats === true, ctx);
+  status.done();
+  if (more && options.limit === undefined) {
+    ctx.stderr.write(`Showing the latest ${limit} calls; --limit N reads more, --all reads every one.\n`);
   }
+  if (shown === 0 && options.agent !== undefined) await assertAgentKnown(options.agent, agentNames, client);
+  if (shown === 0 && format === 'table' && !options.stats) ctx.stderr.write('No call records match.\n');
+  return 0;
+}
 
-  if (format === 'ndjson') {
-    for await (const record of records) ctx.stdout.write(`${JSON.stringify(record)}\n`);
-    clearProgress();
-    return 0;
+/** Prints the records (or their summary) in `format`; resolves to how many there were. */
+async function printRecords(records: AsyncIterable<GlobalCallHistoryRecord>, format: string, stats: boolean, ctx: CommandContext): Promise<number> {
+  if (format === 'ndjson' && !stats) {
+    let count = 0;
+    for await (const record of records) {
+      ctx.stdout.write(`${JSON.stringify(record)}\n`);
+      count++;
+    }
+    return count;
   }
-
   const all: GlobalCallHistoryRecord[] = [];
   for await (const record of records) all.push(record);
-  clearProgress();
-  if (format === 'json') {
+  if (stats) {
+    const summary = summarizeCalls(all);
+    ctx.stdout.write(format === 'table' ? renderStats(summary) : `${JSON.stringify(summary, null, format === 'json' ? 2 : undefined)}\n`);
+  } else if (format === 'json') {
     ctx.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
-    return 0;
+  } else if (all.length > 0) {
+    ctx.stdout.write(renderTable(all, ctx.stdout.isTTY ? ctx.stdout.columns : undefined));
   }
-  if (all.length === 0) {
-    ctx.stderr.write('No call records match.\n');
-    return 0;
+  return all.length;
+}
+
+/** `--limit N`, nothing for `--all`, else the default; both at once is a mistake. */
+export function recordLimit(options: Pick<LogsOptions, 'limit' | 'all'>): number | undefined {
+  if (options.all && options.limit !== undefined) {
+    throw new VoxformError('invalid_argument', '--all and --limit contradict each other.', { hint: 'Pass --limit N for the latest N calls, or --all for every one.' });
   }
-  ctx.stdout.write(renderTable(all, ctx.stdout.isTTY ? ctx.stdout.columns : undefined));
-  return 0;
+  if (options.all) return undefined;
+  return options.limit ?? DEFAULT_LOG_LIMIT;
+}
+
+/** The records, redacted, stopping at `limit`; `onMore` is called when another record was there. */
+async function* upTo(records: AsyncIterable<GlobalCallHistoryRecord>, limit: number | undefined, onMore: () => void): AsyncIterable<GlobalCallHistoryRecord> {
+  let count = 0;
+  for await (const record of records) {
+    if (limit !== undefined && count >= limit) {
+      onMore();
+      return;
+    }
+    count++;
+    yield redactCallRecord(record);
+  }
+}
+
+/** A copy of a call record with every value under a secret key (`SECRET_KEYS`) replaced by the marker. */
+export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHistoryRecord {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (!isPlainObject(value)) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, SECRET_KEYS.has(key.toLowerCase()) && inner !== null && inner !== undefined ? REDACTED : walk(inner)]),
+    );
+  };
+  return walk(record) as GlobalCallHistoryRecord;
+}
+
+/**
+ * Local agent name → id, from the manifests (`-f`, else the default files), so `--agent` takes a
+ * name as well as an id; the secrets met while loading are registered for redaction. No manifest,
+ * or one that does not load, means no names (an `--agent` value is then taken as an id).
+ */
+async function manifestAgentIds(options: LogsOptions, ctx: CommandContext): Promise<Map<string, string>> {
+  try {
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
+    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    return new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'manifest_not_found') return new Map();
+    throw error;
+  }
+}
+
+/**
+ * After an empty result: an `--agent` that is neither a manifest name nor an agent the service
+ * knows is a mistake, not "no calls" (a deleted agent's calls still show while there are any).
+ */
+async function assertAgentKnown(agent: string, names: Map<string, string>, client: ApiClient): Promise<void> {
+  if (names.has(agent) || [...names.values()].includes(agent)) return;
+  try {
+    await client.getAgent(agent);
+  } catch (error) {
+    if (!isApiError(error) || error.status !== 404) throw error;
+    const suggestion = didYouMean(agent, names.keys());
+    throw new VoxformError('agent_unknown', `--agent "${agent}" is neither an agent of the manifests nor an agent id on the service.`, {
+      hint: suggestion
+        ? `Did you mean ${suggestion}?`
+        : names.size > 0
+          ? `Agents of the manifests: ${[...names.keys()].join(', ')}.`
+          : 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).',
+    });
+  }
 }
 
 /** The service's filters from the command-line options; times become Unix seconds. */
 export function buildFilters(options: LogsOptions, now: number): CallLogFilters {
   const filters: CallLogFilters = {};
   if (options.agent !== undefined) filters.agent_id = options.agent;
-  if (options.status !== undefined) filters.call_status = options.status;
+  if (options.status !== undefined) filters.call_status = checkStatus(options.status);
   if (options.phone !== undefined) filters.phone_number = options.phone;
   if (options.campaign !== undefined) filters.campaign_id = options.campaign;
   if (options.since !== undefined) filters.start_time = parseTimeArgument('--since', options.since, now);
@@ -81,6 +204,15 @@ export function buildFilters(options: LogsOptions, now: number): CallLogFilters 
     });
   }
   return filters;
+}
+
+/** A known call status (any case), passed on as given; anything else is a mistake, with a suggestion. */
+export function checkStatus(status: string): string {
+  if (CALL_STATUSES.some((known) => known.toLowerCase() === status.toLowerCase())) return status;
+  const suggestion = didYouMean(status, CALL_STATUSES);
+  throw new VoxformError('invalid_argument', `--status "${status}" is not a call status.`, {
+    hint: `${suggestion ? `Did you mean ${suggestion}? ` : ''}Known statuses: ${CALL_STATUSES.join(', ')}.`,
+  });
 }
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };

@@ -6,6 +6,7 @@ import { renderPlanMarkdown } from '../../plan/render-markdown.js';
 import { renderPlanText } from '../../plan/render-text.js';
 import { readStateFile } from '../../state/state-file.js';
 import { emptyWorkspace } from '../../state/types.js';
+import { fingerprintKey } from '../../util/hash.js';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
 import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
@@ -21,12 +22,13 @@ interface PlanOptions extends ProjectOptions {
 export async function run(options: PlanOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
   const state = await readStateFile(project.stateFile);
+  const key = fingerprintKey(project.connection.apiKey);
   const status = progressLine(ctx.stderr);
   const { plan } = await createPlan({
     desired: project.desired,
     client: project.connection.client,
     workspace: state.workspaces[project.workspaceKey] ?? emptyWorkspace(),
-    salt: state.salt,
+    salt: key,
     baseUrl: project.serviceId,
     files: displayFiles(project.desired, ctx.cwd),
     targets: options.target ?? [],
@@ -38,7 +40,7 @@ export async function run(options: PlanOptions, ctx: CommandContext): Promise<nu
   );
   if (options.out) {
     const file = path.resolve(ctx.cwd, options.out);
-    await savePlanFile(file, plan, project.desired);
+    await savePlanFile(file, plan, project.desired, key);
     ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
   }
   const hasChanges = plan.summary.create + plan.summary.update > 0;

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { scrub } from '../../src/api/errors.js';
+import { echoedForms, REDACTED, redactNeedles, SecretRegistry } from '../../src/util/redact.js';
+
+function registryOf(...values: string[]): SecretRegistry {
+  const registry = new SecretRegistry();
+  for (const value of values) registry.add(value);
+  return registry;
+}
+
+describe('SecretRegistry.redact', () => {
+  it('scrubs a value of 64 KB, and one made of regular-expression syntax, without throwing', () => {
+    const long = 'x'.repeat(64 * 1024);
+    const syntax = 'a(b[c{2,}\\d+?|^$'.repeat(3000);
+    const registry = registryOf(long, syntax);
+    expect(registry.redact(`one ${long} two ${syntax} three`)).toBe(`one ${REDACTED} two ${REDACTED} three`);
+  });
+
+  it.each([
+    ['one character', 'q', 'a q b', `a ${REDACTED} b`],
+    ['two characters', 'k9', 'k9k9 k', `${REDACTED} k`],
+    ['three characters', 'xyz', 'token=xyz;', `token=${REDACTED};`],
+  ])('scrubs a short secret (%s)', (_name, secret, text, expected) => {
+    expect(registryOf(secret).redact(text)).toBe(expected);
+  });
+
+  it.each([
+    ['JSON-escaped', 'pa"ss\\word', '{"detail":"bad value pa\\"ss\\\\word"}'],
+    ['JSON with non-ASCII escaped (lower-case hex)', 'café-sécret', '{"input":"caf\\u00e9-s\\u00e9cret"}'],
+    ['JSON with non-ASCII escaped (upper-case hex)', 'café-sécret', '{"input":"caf\\u00E9-s\\u00E9cret"}'],
+    ['JSON with the slash escaped', 'a/b/c-token', '{"input":"a\\/b\\/c-token"}'],
+    ['JSON escaped twice', 'q"uote-secret', '{"detail":"body was {\\"h\\":\\"q\\\\\\"uote-secret\\"}"}'],
+    ['URL-encoded', 'p&ss=w rd/+', 'GET /x?token=p%26ss%3Dw%20rd%2F%2B'],
+    ['URL-encoded, space as +', 'p&ss w', 'token=p%26ss+w'],
+    ['URL-encoded, lower-case hex', 'p&ss=w', 'token=p%26ss%3dw'],
+    ['URL-encoded as a path', 'p ss/x', 'https://h/p%20ss/x'],
+  ])('scrubs the %s form', (_name, secret, text) => {
+    const out = registryOf(secret).redact(text);
+    expect(out).toContain(REDACTED);
+    for (const form of echoedForms(secret)) expect(out).not.toContain(form);
+  });
+
+  it('scrubs overlapping secrets as one span and never re-scans the marker', () => {
+    expect(registryOf('abcd', 'cdef').redact('xxabcdefyy')).toBe(`xx${REDACTED}yy`);
+    // A secret that occurs in the marker itself does not loop or grow the output.
+    expect(registryOf('sensitive').redact('a sensitive b')).toBe(`a ${REDACTED} b`);
+  });
+
+  it('leaves text alone when no secret is registered, and ignores empty values', () => {
+    const registry = registryOf('');
+    expect(registry.size).toBe(0);
+    expect(registry.redact('plain')).toBe('plain');
+  });
+
+  it('a lone surrogate has no URL form, and is still scrubbed as written', () => {
+    const odd = `x\ud800y-secret`;
+    expect(registryOf(odd).redact(`a ${odd} b`)).toBe(`a ${REDACTED} b`);
+  });
+
+  it('stays linear on a long repetitive secret in long repetitive text', () => {
+    const secret = 'a'.repeat(32 * 1024);
+    const text = 'a'.repeat(2 * 1024 * 1024);
+    const out = redactNeedles(text, [secret]);
+    // Back-to-back occurrences touch, so they merge into one marker.
+    expect(out).toBe(REDACTED);
+  });
+});
+
+describe('scrub (the client’s own key scrubbing)', () => {
+  it('scrubs a key of any length and its echoed forms', () => {
+    expect(scrub('key=ab', 'ab')).toBe(`key=${REDACTED}`);
+    expect(scrub('{"k":"k\\"ey"}', 'k"ey')).toBe(`{"k":"${REDACTED}"}`);
+    expect(scrub('text', '')).toBe('text');
+  });
+});

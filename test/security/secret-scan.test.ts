@@ -1,0 +1,344 @@
+/**
+ * The secret scan: distinct values planted in every secret slot (the API key, a webhook header, a
+ * tool header, phone import keys, a credential key, a plain `${env:…}` value), then every command in
+ * every format, in four situations — success, a manifest error, a 422 from the service that echoes
+ * what it was sent, and a crash — with stdout, stderr and every file of the project (`.voxform/`,
+ * saved plans, exported files) searched for each value in every form it could be echoed in.
+ *
+ * Most runs call the CLI's real entry point (`main`) in-process, for speed; a few spawn the built
+ * binary: commands that read stdin (`chat`), and the paths only a process shows (an oversized
+ * value, an error thrown outside the awaited chain). To scan a new command, add rows to `RUNS`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { defaultSeed } from '../../src/emulator/index.js';
+import { echoedForms } from '../../src/util/redact.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
+import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+const crash = vi.hoisted(() => ({ enabled: false }));
+
+// A bug in the engine, simulated: the error it throws carries every secret of the run in its message.
+vi.mock('../../src/plan/create-plan.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/plan/create-plan.js')>();
+  return {
+    ...original,
+    createPlan: async (options: Parameters<typeof original.createPlan>[0]) => {
+      if (crash.enabled) throw new Error(`simulated engine bug holding ${JSON.stringify(options.desired.secrets)}`);
+      return original.createPlan(options);
+    },
+  };
+});
+
+/** One distinct value per secret slot; special characters, so escaped and encoded echoes are tested too. */
+const PLANTED = {
+  'api key': 'planted-api-key-3b8e51d07c',
+  'webhook header': 'planted/hook=tok+en&x y-51a0',
+  'tool header': 'planted "cal\\endar" tøken-8c2f',
+  'phone import key': 'planted-twilio-key-6d93',
+  'phone import secret (short)': 'q7Z',
+  'credential key': 'sk-planted-openai-0e4b',
+  '${env:} value': 'planted greeting café & "quoted" </b>-77f1',
+} as const;
+type Slot = keyof typeof PLANTED;
+const SLOTS = Object.keys(PLANTED) as Slot[];
+
+const MANIFEST_ENV = {
+  HOOK_TOKEN: PLANTED['webhook header'],
+  CALENDAR_TOKEN: PLANTED['tool header'],
+  TWILIO_API_KEY: PLANTED['phone import key'],
+  TWILIO_API_SECRET: PLANTED['phone import secret (short)'],
+  OPENAI_API_KEY: PLANTED['credential key'],
+  GREETING: PLANTED['${env:} value'],
+};
+
+type Scenario = 'success' | 'manifest error' | 'service 422' | 'crash';
+
+interface ScanRun {
+  scenario: Scenario;
+  command: string;
+  format: string;
+  args: string[];
+  debug?: boolean;
+  /** How the service answers: through the emulator, or a proxy that refuses with a 422 echoing the key (`get`) or the request body (`write`). */
+  service?: 'emulator' | 'echo-get' | 'echo-write';
+  /** Run the built binary in a process of its own, with this on stdin (for commands that read it). */
+  stdin?: string;
+  /** Run outside the project (no manifest: only the service's answers and structural redaction). */
+  outside?: boolean;
+  /** Exit codes the run may end with (a scan of a run that did not do its job would prove little). */
+  codes: number[];
+}
+
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+const BOOKING = '-OKdqbqetEcM4ak369yn';
+
+const RUNS: ScanRun[] = [
+  { scenario: 'success', command: 'validate', format: 'text', args: ['validate'], codes: [0] },
+  { scenario: 'success', command: 'validate', format: 'json', args: ['validate', '--format', 'json'], codes: [0] },
+  { scenario: 'success', command: 'plan', format: 'text', args: ['plan'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], codes: [0] },
+  { scenario: 'success', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown', '--out', 'plan.json'], codes: [0] },
+  { scenario: 'success', command: 'apply', format: 'text', args: ['apply', 'plan.json'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], codes: [0] },
+  { scenario: 'success', command: 'plan', format: 'json', args: ['plan', '--format', 'json', '--out', 'after.json'], codes: [0] },
+  { scenario: 'success', command: 'export', format: 'text', args: ['export', '--agent', FRONT_DESK, '--agent', BOOKING, '--out', 'exported'], codes: [0] },
+  { scenario: 'success', command: 'logs', format: 'table', args: ['logs', '--agent', 'front-desk'], codes: [0] },
+  { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--agent', FRONT_DESK, '--format', 'json'], codes: [0] },
+  { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--all', '--format', 'ndjson'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'logs', format: 'stats', args: ['logs', '--stats', '--format', 'json'], codes: [0] },
+  { scenario: 'success', command: 'logs', format: 'table', args: ['logs'], outside: true, codes: [0] },
+  { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], outside: true, codes: [0] },
+  { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], outside: true, codes: [0] },
+  { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
+  { scenario: 'success', command: 'chat', format: 'text', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', outside: true, codes: [0] },
+  { scenario: 'service 422', command: 'chat', format: 'text', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'plan', format: 'text', args: ['plan'], service: 'echo-get', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], service: 'echo-write', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'export', format: 'text', args: ['export', '--agent', FRONT_DESK, '--out', 'exported-422'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'logs', format: 'table', args: ['logs'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], service: 'echo-write', codes: [1] },
+  { scenario: 'crash', command: 'plan', format: 'text', args: ['plan'], codes: [1] },
+  { scenario: 'crash', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], debug: true, codes: [1] },
+  { scenario: 'crash', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], debug: true, codes: [1] },
+  { scenario: 'crash', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], debug: true, codes: [1] },
+  // Last: it breaks the manifest for good.
+  { scenario: 'manifest error', command: 'validate', format: 'text', args: ['validate'], codes: [1] },
+  { scenario: 'manifest error', command: 'validate', format: 'json', args: ['validate', '--format', 'json'], debug: true, codes: [1] },
+  { scenario: 'manifest error', command: 'plan', format: 'text', args: ['plan'], codes: [1] },
+  { scenario: 'manifest error', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], codes: [1] },
+  { scenario: 'manifest error', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], codes: [1] },
+  { scenario: 'manifest error', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], debug: true, codes: [1] },
+  { scenario: 'manifest error', command: 'logs', format: 'json', args: ['logs', '--agent', 'front-desk', '--format', 'json'], codes: [0, 1] },
+];
+
+interface Leak {
+  run: string;
+  where: string;
+  slot: Slot;
+  form: string;
+}
+
+/**
+ * The one planted value allowed somewhere: the `${env:}` value sits in a field that is not secret
+ * (the first message), so on the service it is plain data. Where voxform shows the service's data
+ * without the manifests that put it there — the files `export` writes, `logs` run outside the
+ * project — nothing can tell it came from the environment. Secret fields are never exempt.
+ */
+function isExempt(slot: Slot, where: string, outsideProject: boolean): boolean {
+  return slot === '${env:} value' && (where.startsWith('exported') || outsideProject);
+}
+
+/** Every place a planted value (in any echoed form) occurs in `text`. */
+function findLeaks(text: string, run: string, where: string, outsideProject = false): Leak[] {
+  const leaks: Leak[] = [];
+  for (const slot of SLOTS) {
+    if (isExempt(slot, where, outsideProject)) continue;
+    for (const form of echoedForms(PLANTED[slot])) if (text.includes(form)) leaks.push({ run, where, slot, form });
+  }
+  return leaks;
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** Runs the CLI's entry point in this process: `cwd` and `env` swapped in, stdout and stderr captured. */
+async function runInProcess(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const captured = { stdout: '', stderr: '' };
+  const savedEnv = { ...process.env };
+  const savedCwd = process.cwd();
+  for (const key of Object.keys(process.env)) if (key.startsWith('VOXFORM_') || key in MANIFEST_ENV) delete process.env[key];
+  Object.assign(process.env, { NO_COLOR: '1' }, env);
+  const capture = (key: 'stdout' | 'stderr') =>
+    vi.spyOn(process[key], 'write').mockImplementation(((chunk: string | Uint8Array) => {
+      captured[key] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      return true;
+    }) as typeof process.stdout.write);
+  const spies = [capture('stdout'), capture('stderr')];
+  process.chdir(cwd);
+  try {
+    const code = await main(args);
+    return { code, ...captured };
+  } finally {
+    process.chdir(savedCwd);
+    for (const spy of spies) spy.mockRestore();
+    for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
+    Object.assign(process.env, savedEnv);
+  }
+}
+
+/**
+ * A stand-in for a service that echoes what it was sent in its 422s, as FastAPI services do (the
+ * `input` of each issue, and messages quoting the value): `get` mode refuses reads quoting the
+ * authorization header, `write` mode refuses writes quoting the body, JSON-escaped and URL-encoded.
+ */
+function startEchoProxy(target: string, mode: { current: 'get' | 'write' }): Promise<Server> {
+  const upstream = new URL(target);
+  const refuse = (res: ServerResponse, echoed: string) => {
+    const body = {
+      detail: [
+        { loc: ['body'], msg: `Value error, cannot accept ${echoed}`, type: 'value_error', input: echoed },
+        { loc: ['query', 'q'], msg: `Invalid value ${encodeURIComponent(echoed)}`, type: 'value_error' },
+      ],
+    };
+    res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const isRead = req.method === 'GET';
+      if (mode.current === 'get' && isRead) return refuse(res, `key ${String(req.headers.authorization)} for ${req.url ?? ''}`);
+      if (mode.current === 'write' && !isRead) return refuse(res, body);
+      const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      forward.end(Buffer.concat(chunks));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+let project: ExampleProject;
+/** An empty folder beside the project, for runs without a manifest. */
+let outside: string;
+/** The manifest with the planted `${env:GREETING}`, before the manifest-error runs break it. */
+let validManifest: string;
+let echo: Server;
+const echoMode: { current: 'get' | 'write' } = { current: 'get' };
+const leaks: Leak[] = [];
+const scanned = new Set<string>();
+
+beforeAll(async () => {
+  const seed = defaultSeed();
+  seed.keys = [...(seed.keys ?? []).filter((key) => key.type !== 'private'), { type: 'private', key: PLANTED['api key'], name: 'planted' }];
+  project = await startExampleProject({ seed });
+  const manifestFile = path.join(project.dir, 'voxform.yaml');
+  const manifest = await readFile(manifestFile, 'utf8');
+  validManifest = manifest.replace(/first_message: Thanks for calling[^\n]*/, 'first_message: "${env:GREETING}"');
+  await writeFile(manifestFile, validManifest);
+  echo = await startEchoProxy(project.emulator.url, echoMode);
+  outside = await mkdtemp(path.join(tmpdir(), 'voxform-scan-outside-'));
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => echo.close(() => resolve()));
+  echo.closeAllConnections();
+  await project.close();
+  await rm(outside, { recursive: true, force: true });
+  const commands = new Set(RUNS.map((run) => run.command));
+  // The figure of the scan, for the record.
+  console.info(`secret scan: ${SLOTS.length} slots × ${commands.size} commands × ${scanned.size} command formats (${RUNS.length} runs in 4 situations; ${SPAWNED} as real processes), leaks found: ${leaks.length}`);
+});
+
+/** Runs one row and adds what leaked to `leaks`. */
+async function scan(run: ScanRun): Promise<{ code: number; stdout: string; stderr: string }> {
+  const label = `${run.scenario}: voxform ${run.args.join(' ')}`;
+  const baseUrl = run.service === undefined || run.service === 'emulator' ? project.url : `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
+  if (run.service === 'echo-get') echoMode.current = 'get';
+  if (run.service === 'echo-write') echoMode.current = 'write';
+  crash.enabled = run.scenario === 'crash';
+  try {
+    const env = { ...MANIFEST_ENV, VOXFORM_API_KEY: PLANTED['api key'], VOXFORM_BASE_URL: baseUrl, ...(run.debug ? { VOXFORM_DEBUG: '1' } : {}) };
+    const cwd = run.outside ? outside : project.dir;
+    const result = run.stdin === undefined ? await runInProcess(run.args, cwd, env) : await runCli(run.args, { cwd, env, input: run.stdin });
+    if (run.stdin !== undefined) SPAWNED++;
+    leaks.push(...findLeaks(result.stdout, label, 'stdout', run.outside), ...findLeaks(result.stderr, label, 'stderr', run.outside));
+    for (const dir of [project.dir, outside]) {
+      for (const file of await filesUnder(dir)) leaks.push(...findLeaks(await readFile(file, 'utf8'), label, path.relative(project.dir, file)));
+    }
+    scanned.add(`${run.command} ${run.format}`);
+    return result;
+  } finally {
+    crash.enabled = false;
+  }
+}
+
+let SPAWNED = 0;
+
+describe('the secret scan', () => {
+  it('every command in every format, in success, manifest error, service 422 and crash: no planted value anywhere', async () => {
+    for (const run of RUNS) {
+      if (run.scenario === 'success' && run.command === 'logs' && run.args.includes('front-desk')) {
+        // A call on record whose agent_config snapshot holds the planted headers.
+        await callService(project, 'POST', '/register_call', { agent_id: FRONT_DESK, metadata: { note: 'scan' } });
+      }
+      if (run.scenario === 'manifest error' && run.command === 'validate' && run.format === 'text') {
+        // Secrets where the schema refuses them (a diagnostic must not quote them), and a broken reference.
+        const manifestFile = path.join(project.dir, 'voxform.yaml');
+        const text = await readFile(manifestFile, 'utf8');
+        await writeFile(manifestFile, text.replace('response_delay: 300', 'response_delay: ${env:GREETING}').replace('temperature: 0.4', 'temperature: "${env:OPENAI_API_KEY}"'));
+      }
+      const result = await scan(run);
+      expect(run.codes, `${run.scenario}: voxform ${run.args.join(' ')} exited ${result.code}\n${result.stderr}`).toContain(result.code);
+      if (run.scenario === 'crash') expect(result.stderr).toContain('unexpected problem');
+      if (run.scenario === 'service 422') expect(`${result.stdout}${result.stderr}`).toContain('422');
+      if (!run.debug) expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(leaks).toEqual([]);
+    expect(scanned.size).toBe(new Set(RUNS.map((run) => `${run.command} ${run.format}`)).size);
+  });
+
+  it('the real binary: a 40 KB ${env:} value of regular-expression syntax neither crashes nor leaks (validate, plan)', async () => {
+    const big = `(${'a+b*c?[d]{e}|f\\g'.repeat(2600)})-planted-big`;
+    const echoForms = [big, big.slice(1000, 1100)];
+    await writeFile(path.join(project.dir, 'voxform.yaml'), validManifest);
+    for (const args of [['validate', '--format', 'json'], ['plan']]) {
+      const result = await runCli(args, { cwd: project.dir, env: { ...MANIFEST_ENV, HOOK_TOKEN: big, GREETING: 'fine', VOXFORM_API_KEY: PLANTED['api key'], VOXFORM_BASE_URL: project.url } });
+      SPAWNED++;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      for (const form of echoForms) expect(`${result.stdout}${result.stderr}`).not.toContain(form);
+      expect([...findLeaks(result.stdout, args.join(' '), 'stdout'), ...findLeaks(result.stderr, args.join(' '), 'stderr')]).toEqual([]);
+    }
+  });
+
+  it('the real binary: an error thrown outside the awaited chain is reported redacted, with exit 1', async () => {
+    const script = path.join(project.dir, 'stray.mjs');
+    await writeFile(path.join(project.dir, 'voxform.yaml'), validManifest);
+    await writeFile(
+      script,
+      [
+        `import { createServer } from 'node:http';`,
+        `import { main } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/main.js'))};`,
+        // A service that, on the first request (the secrets are known to voxform by then), makes a
+        // stray callback throw with secrets in its message, and never answers.
+        `const service = createServer(() => setImmediate(() => { throw new Error('stray callback holding ' + process.env.HOOK_TOKEN + ' and ' + process.env.VOXFORM_API_KEY); }));`,
+        `await new Promise((resolve) => service.listen(0, '127.0.0.1', resolve));`,
+        `process.env.VOXFORM_BASE_URL = 'http://127.0.0.1:' + service.address().port;`,
+        `process.exitCode = await main(['plan', '--format', 'json']);`,
+        `service.close();`,
+      ].join('\n'),
+    );
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...MANIFEST_ENV, VOXFORM_API_KEY: PLANTED['api key'], VOXFORM_DEBUG: '1' };
+      const child = spawn(process.execPath, [script], { cwd: project.dir, env, stdio: 'pipe' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    SPAWNED++;
+    await rm(script);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('unexpected problem (this is a bug; please report it): stray callback holding (sensitive) and (sensitive)');
+    expect([...findLeaks(result.stdout, 'stray', 'stdout'), ...findLeaks(result.stderr, 'stray', 'stderr')]).toEqual([]);
+  });
+});
