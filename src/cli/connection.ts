@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
+import { resolveTimeoutMs } from './timeout.js';
 
 /** A client ready to use, and where it points. */
 export interface Connection {
@@ -24,11 +25,13 @@ export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' |
  *    its own key is used.
  * 2. `--base-url`, else `VOXFORM_BASE_URL`.
  * 3. `--region`, else `VOXFORM_REGION`, else `us`.
- * The key comes from `VOXFORM_API_KEY`. `VOXFORM_DEBUG=1` writes one line per request to stderr,
- * with the key redacted.
+ * The key comes from `VOXFORM_API_KEY`; the time-out from `--timeout`, else `VOXFORM_TIMEOUT`.
+ * `VOXFORM_DEBUG=1` writes one line per request to stderr, with the key redacted. When the run
+ * ends — or is interrupted — requests still in flight are stopped, not waited for.
  */
 export async function resolveConnection(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning = {}): Promise<Connection> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
+  tuning = { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning };
 
   if (options.local) {
     const { startEmulator } = await import('../emulator/index.js');
@@ -38,7 +41,7 @@ export async function resolveConnection(options: ConnectionOptions, ctx: Command
     ctx.onExit(() => emulator.close());
     ctx.secrets.add(emulator.apiKey);
     const client = createClient({ ...tuning, baseUrl: emulator.url, apiKey: emulator.apiKey, ...(debug ? { debug } : {}) });
-    ctx.onExit(() => client.close());
+    ctx.onExit(() => client.close({ abort: true }));
     return { client, baseUrl: client.baseUrl, apiKey: emulator.apiKey, local: true };
   }
 
@@ -52,7 +55,7 @@ export async function resolveConnection(options: ConnectionOptions, ctx: Command
   }
   ctx.secrets.add(apiKey);
   const client = createClient({ ...tuning, baseUrl, apiKey, ...(debug ? { debug } : {}) });
-  ctx.onExit(() => client.close());
+  ctx.onExit(() => client.close({ abort: true }));
   return { client, baseUrl, apiKey, local: false };
 }
 

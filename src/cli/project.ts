@@ -17,6 +17,7 @@ export interface ProjectOptions {
   baseUrl?: string;
   region?: string;
   local?: boolean;
+  timeout?: string;
   state?: string;
   parallelism?: number;
 }
@@ -47,7 +48,7 @@ export interface ConnectedProject {
 export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
   const desired = await loadDesiredState(options, ctx);
   const connection = await resolveConnection(
-    { baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local },
+    { baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local, timeout: options.timeout },
     ctx,
     // Requests in flight follow --parallelism, so plan and apply load the service as the user asked.
     { maxInFlight: options.parallelism ?? 8 },
