@@ -3,9 +3,11 @@
  * talks to the service, a service that never answers ends in one clear error naming the flag, and
  * a TLS failure is reported as such — never as a bug in voxform.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_MS, parseTimeout, resolveTimeoutMs } from '../../src/cli/timeout.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 import { fakeServer } from './helpers.js';
 
 const KEY = 'vx-test-key-0123456789abcdef';
@@ -77,5 +79,25 @@ describe('TLS failures on the command line', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: GET \/call-logs failed: the secure \(TLS\) connection to https:\/\/127\.0\.0\.1:\d+ failed: the server did not answer in TLS/);
     expect(result.stderr).not.toContain('unexpected problem');
+  });
+});
+
+describe('a signal while a request is in flight', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s stops it at once: exit 130, without waiting for the service', async (signal) => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const fake = await fakeServer(() => arrived()); // takes the request, never answers
+    cleanups.push(() => fake.close());
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'logs', '--base-url', fake.url, '--timeout', '1h'], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_API_KEY: KEY },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await requestArrived;
+    child.kill(signal);
+    expect(await exited).toBe(130);
+    expect(stderr).not.toContain('unexpected problem');
   });
 });
