@@ -117,8 +117,9 @@ export class HttpTransport {
         // The caller hears of the time-out at once, even while the socket is still connecting
         // (undici hands out the abort handle only once the request is written); the attempt is
         // aborted as soon as it can be.
-        const expired = attemptTimeoutError(request.timeoutMs);
+        let expired: Error | undefined;
         const timer = setTimeout(() => {
+          expired = attemptTimeoutError(request.timeoutMs);
           abortAttempt?.(expired);
           settle(() => reject(expired));
         }, request.timeoutMs);
@@ -126,7 +127,7 @@ export class HttpTransport {
         pool.dispatch(this.dispatchOptions(request), {
           onRequestStart: (controller) => {
             abortAttempt = (error) => controller.abort(error);
-            if (settled) controller.abort(expired);
+            if (expired) controller.abort(expired);
           },
           onResponseStart: (_controller, statusCode, responseHeaders) => {
             status = statusCode;
@@ -154,8 +155,7 @@ export class HttpTransport {
     if (!this.slots.tryAcquire()) await this.slots.acquire();
     let handedOver = false;
     const abort = new AbortController();
-    const expired = attemptTimeoutError(request.timeoutMs);
-    const timer = setTimeout(() => abort.abort(expired), request.timeoutMs);
+    const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
     try {
       const pool = this.pool(request.origin);
       request.onDispatch?.();
