@@ -10,11 +10,14 @@
  * that did not work would make the test hang and fail.
  */
 import type { ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTlsError, tlsReason } from '../../src/api/errors.js';
 import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
 import type { ApiError } from '../../src/api/index.js';
 import { fakeServer, testClient } from './helpers.js';
+import { selfSignedCertificate } from './self-signed.js';
 
 const KEY = 'k'.repeat(32);
 const cleanups: Array<() => Promise<void>> = [];
@@ -125,6 +128,26 @@ describe('TLS', () => {
     );
     expect(error.hint).toContain('--base-url');
     expect(error.attempts).toBe(1);
+    expect(requests).toBe(0);
+  });
+
+  it('a certificate this machine does not trust (self-signed) is api_tls naming the cause, not retried', async () => {
+    let requests = 0;
+    const server = createHttpsServer(selfSignedCertificate(), (_req, res) => {
+      requests++;
+      res.end('[]');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const test = client(`https://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const error = (await test.client.listPhones().catch((e: unknown) => e)) as ApiError;
+    expect(error).toMatchObject({
+      code: 'api_tls',
+      attempts: 1,
+      message: expect.stringMatching(
+        /^GET \/phones failed: the secure \(TLS\) connection to https:\/\/127\.0\.0\.1:\d+ failed: its certificate is self-signed, and this machine does not trust it \(DEPTH_ZERO_SELF_SIGNED_CERT\)\.$/,
+      ),
+    });
     expect(requests).toBe(0);
   });
 
