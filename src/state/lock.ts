@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile }
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
 export interface LockOwner {
@@ -54,6 +54,19 @@ export interface AcquireLockOptions {
  */
 export async function acquireStateLock(stateFile: string, options: AcquireLockOptions): Promise<StateLock> {
   const lockDir = lockPathOf(stateFile);
+  try {
+    return await takeLock(stateFile, lockDir, options);
+  } catch (error) {
+    if (isVoxformError(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new VoxformError('state_lock_failed', `Could not take the state lock ${lockDir} (${code}).`, {
+      hint: 'Check that the folder of the state file exists and is writable (--state names the state file).',
+      cause: error,
+    });
+  }
+}
+
+async function takeLock(stateFile: string, lockDir: string, options: AcquireLockOptions): Promise<StateLock> {
   await mkdir(path.dirname(lockDir), { recursive: true });
   const owner: LockOwner = { pid: process.pid, host: hostname(), user: safeUser(), command: options.command, since: new Date().toISOString() };
   const nonce = randomBytes(8).toString('hex');
@@ -107,9 +120,10 @@ async function moveInto(staging: string, lockDir: string): Promise<boolean> {
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    // ENOTEMPTY/EEXIST: a holder's directory; ENOTDIR: a lock file of an older voxform; EPERM:
-    // Windows refuses to rename onto any existing directory.
-    if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EPERM') return false;
+    // ENOTEMPTY/EEXIST: a holder's directory; ENOTDIR: a lock file of an older voxform.
+    if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') return false;
+    // EPERM: Windows refuses to rename onto any existing directory; elsewhere it is a real refusal.
+    if (code === 'EPERM' && (await lstat(lockDir).then(() => true, () => false))) return false;
     throw error;
   }
 }

@@ -94,3 +94,14 @@ describe('state lock', () => {
     await second.release();
   });
 });
+
+describe('state lock failures', () => {
+  it('a state folder that cannot be written is a clear error, not a crash', async () => {
+    // A file where the state file's folder should be.
+    await writeFile(path.join(dir, 'not-a-folder'), '');
+    await expect(acquireStateLock(path.join(dir, 'not-a-folder', 'state.json'), { command: 'a', timeoutSeconds: 0, warn })).rejects.toMatchObject({
+      code: 'state_lock_failed',
+      message: expect.stringMatching(/^Could not take the state lock .*not-a-folder\/state\.json\.lock \((ENOTDIR|EEXIST)\)\.$/),
+    });
+  });
+});
