@@ -46,8 +46,14 @@ export interface ClientOptions {
   apiKey: string;
   /** Requests on the wire at once across every origin (default 16); more calls wait their turn. */
   maxInFlight?: number;
-  /** Time-out of one attempt, ms (default 30,000): for the answer's headers to arrive once the request is sent, and for each gap in its body. */
+  /**
+   * Time-out of one request, ms (default 30,000): how long the service has to answer it in full,
+   * headers and body, across its retries (the waits between attempts and for a free slot do not
+   * count). A service that never answers fails with `api_timeout` once, after this long.
+   */
   timeoutMs?: number;
+  /** Largest answer body read, bytes (default 64 MiB); a larger one is `api_response_too_large`. */
+  maxResponseBytes?: number;
   /** Further attempts after a failure that may be retried (default 4, so at most 5 attempts). */
   retries?: number;
   /** Backoff tunables: base and maximum ceiling of the full-jitter backoff, cap on Retry-After. */
@@ -179,8 +185,11 @@ export interface ApiClient {
    * before anything is sent. Resolves to the new file id.
    */
   uploadKnowledgeFile(filePath: string, options?: KnowledgeUploadOptions): Promise<string>;
-  /** Closes the connection pools once the requests already sent have finished. */
-  close(): Promise<void>;
+  /**
+   * Closes the connection pools once the requests already sent have finished; with `abort`, at
+   * once: requests in flight or waiting fail with `api_interrupted` (a run stopped by a signal).
+   */
+  close(options?: { abort?: boolean }): Promise<void>;
 }
 
 const DEFAULT_USER_AGENT = 'voxform/0.1.0';
@@ -192,12 +201,18 @@ export function createClient(options: ClientOptions): ApiClient {
   }
   const baseUrl = resolveBaseUrl({ baseUrl: options.baseUrl, region: options.region });
   const maxInFlight = options.maxInFlight ?? 16;
-  const transport = new HttpTransport({ maxInFlight });
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
+  const transport = new HttpTransport({
+    maxInFlight,
+    // A connection that cannot be opened within the request's time-out is of no use.
+    connectTimeoutMs: Math.min(10_000, timeoutMs),
+    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes) }),
+  });
   const requester = new Requester({
     transport,
     baseUrl,
     apiKey: options.apiKey,
-    timeoutMs: positive('timeoutMs', options.timeoutMs ?? 30_000),
+    timeoutMs,
     retries: nonNegative('retries', options.retries ?? 4),
     backoff: options.backoff ?? {},
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
@@ -405,8 +420,8 @@ class ServiceClient implements ApiClient {
     return this.createKnowledgeFile(record);
   }
 
-  close(): Promise<void> {
-    return this.requester.transport.close();
+  close(options: { abort?: boolean } = {}): Promise<void> {
+    return options.abort ? this.requester.transport.destroy() : this.requester.transport.close();
   }
 
   /** Sends and parses a JSON answer, checking it looks like what the operation promises. */

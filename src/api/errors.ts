@@ -4,7 +4,10 @@ import { echoedForms, redactNeedles } from '../util/redact.js';
 
 /**
  * Stable codes of the errors the client throws. `api_rate_limited`, `api_unavailable` and
- * `api_timeout` are only thrown once the retries the operation allows are used up.
+ * `api_timeout` are only thrown once the retries the operation allows (and the time-out) are used
+ * up. `api_tls`, `api_response_too_large` and `api_interrupted` are network failures too, never
+ * retried: a certificate or an oversized answer does not change on a second try, and an
+ * interrupted run is stopping.
  */
 export type ApiErrorCode =
   | 'api_unauthorized'
@@ -13,6 +16,9 @@ export type ApiErrorCode =
   | 'api_rate_limited'
   | 'api_unavailable'
   | 'api_timeout'
+  | 'api_tls'
+  | 'api_response_too_large'
+  | 'api_interrupted'
   | 'api_error';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
@@ -122,31 +128,90 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
   });
 }
 
-/** No answer: the connection failed or the time-out passed. */
-export function errorFromTransport(kind: 'timeout' | 'connection', ctx: FailureContext & { origin: string; timeoutMs: number; cause: unknown }): ApiError {
+/** How an attempt failed on the way, when no usable answer arrived. */
+export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'interrupted';
+
+/** What the caller knows about a request that failed on the way. */
+export interface TransportFailureContext extends FailureContext {
+  origin: string;
+  /** The request's time-out (ms). */
+  timeoutMs: number;
+  /** The largest answer read (bytes). */
+  maxResponseBytes: number;
+  cause: unknown;
+}
+
+/** No usable answer: the time-out passed, the connection or its TLS failed, the answer was too large, or the run was interrupted. */
+export function errorFromTransport(kind: TransportFailure, ctx: TransportFailureContext): ApiError {
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const where = `${ctx.method} ${displayPath(ctx.path)} failed`;
-  if (kind === 'timeout') {
-    return new ApiError({
-      code: 'api_timeout',
-      message: `${where}: the service at ${ctx.origin} did not answer within ${formatSeconds(ctx.timeoutMs)}${retried}.`,
-      hint: 'The service is slow or unreachable; try again later, or raise the time-out.',
-      method: ctx.method,
-      path: ctx.path,
-      attempts: ctx.attempts,
-      cause: ctx.cause,
-    });
+  const base = { method: ctx.method, path: ctx.path, attempts: ctx.attempts, cause: ctx.cause };
+  switch (kind) {
+    case 'timeout':
+      return new ApiError({
+        ...base,
+        code: 'api_timeout',
+        message: `${where}: the service at ${ctx.origin} did not answer within ${formatSeconds(ctx.timeoutMs)}${retried}.`,
+        hint: `The service is slow or unreachable: try again later, or give it longer with --timeout (or VOXFORM_TIMEOUT), e.g. --timeout ${suggestLonger(ctx.timeoutMs)}.`,
+      });
+    case 'tls':
+      return new ApiError({
+        ...base,
+        code: 'api_tls',
+        message: `${where}: the secure (TLS) connection to ${ctx.origin} failed: ${tlsReason(ctx.cause)}${retried}.`,
+        hint: 'Check the base URL (--base-url, VOXFORM_BASE_URL): an https:// address needs a service speaking TLS with a certificate this machine trusts (NODE_EXTRA_CA_CERTS adds a private CA).',
+      });
+    case 'too_large':
+      return new ApiError({
+        ...base,
+        code: 'api_response_too_large',
+        message: `${where}: the answer from ${ctx.origin} was larger than ${formatBytes(ctx.maxResponseBytes)}, the most voxform reads.`,
+        hint: 'No answer of the service is this large; check that the base URL (--base-url, VOXFORM_BASE_URL) points at the service.',
+      });
+    case 'interrupted':
+      return new ApiError({ ...base, code: 'api_interrupted', message: `${where}: stopped because voxform was interrupted.` });
+    case 'connection':
+      return new ApiError({
+        ...base,
+        code: 'api_unavailable',
+        message: `${where}: could not reach the service at ${ctx.origin} (${transportReason(ctx.cause)})${retried}.`,
+        hint: 'Check the network and the base URL (--base-url, --region), or try again later.',
+      });
   }
-  const reason = transportReason(ctx.cause);
-  return new ApiError({
-    code: 'api_unavailable',
-    message: `${where}: could not reach the service at ${ctx.origin} (${reason})${retried}.`,
-    hint: 'Check the network and the base URL (--base-url, --region), or try again later.',
-    method: ctx.method,
-    path: ctx.path,
-    attempts: ctx.attempts,
-    cause: ctx.cause,
-  });
+}
+
+/**
+ * TLS failures: OpenSSL's `ERR_SSL_*` (a handshake that went wrong, a plain-HTTP server behind an
+ * https:// URL), Node's `ERR_TLS_*` (a certificate for another host name), the certificate
+ * verification codes (`CERT_HAS_EXPIRED`, `DEPTH_ZERO_SELF_SIGNED_CERT`, …) and `EPROTO`.
+ */
+export function isTlsError(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code === undefined) return false;
+  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO' || Object.hasOwn(CERTIFICATE_PROBLEMS, code) || /CERT/.test(code);
+}
+
+const CERTIFICATE_PROBLEMS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed, and this machine does not trust it',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate this machine does not trust',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate is signed by an authority this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT: 'its certificate is signed by an authority this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate is signed by an authority this machine does not trust',
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server did not answer in TLS (is it a plain http:// service?)',
+};
+
+/** The TLS failure in words, with its code: `its certificate has expired (CERT_HAS_EXPIRED)`. */
+export function tlsReason(error: unknown): string {
+  const code = errorCode(error) ?? 'TLS';
+  const known = CERTIFICATE_PROBLEMS[code];
+  if (known) return `${known} (${code})`;
+  // OpenSSL messages look like `80CC…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/…`.
+  const message = error instanceof Error ? error.message : String(error);
+  const openssl = /:SSL routines:[^:]*:([^:]+)/.exec(message);
+  return `${openssl ? openssl[1] : clip(message)} (${code})`;
 }
 
 export function codeForStatus(status: number): ApiErrorCode {
@@ -236,6 +301,18 @@ function clip(text: string): string {
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Twice the time-out, in the `--timeout` syntax: `60s`, `2m`. */
+function suggestLonger(ms: number): string {
+  const seconds = Math.max(1, Math.ceil((ms * 2) / 1000));
+  return seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 /** A short reason for a connection failure: the system or undici code when there is one. */

@@ -14,8 +14,13 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** A body that is sent once; a stream cannot be replayed, so retries must build a new one. */
   body?: string | Uint8Array | Readable | undefined;
-  /** Time-out of this attempt: for the headers, and for each gap in the body. */
+  /**
+   * The longest this attempt may take once it holds a slot: connecting, sending, the headers and the
+   * whole body of the answer (a body that keeps dripping is cut off too).
+   */
   timeoutMs: number;
+  /** Called when the attempt leaves the queue and is handed to the socket pool (its clock starts). */
+  onDispatch?: () => void;
 }
 
 export interface HttpResponse {
@@ -31,10 +36,24 @@ export interface HttpStreamResponse {
   body: Readable;
 }
 
-/** undici's header or body timer fired: no answer within the time-out. */
+/** The `code` of the error an attempt fails with when its whole time-out has passed. */
+export const ATTEMPT_TIMEOUT_CODE = 'ERR_VOXFORM_ATTEMPT_TIMEOUT';
+/** The `code` of the error requests fail with when the client is destroyed under them (Ctrl-C, SIGTERM). */
+export const CLIENT_DESTROYED_CODE = 'ERR_VOXFORM_CLIENT_DESTROYED';
+/** undici's code when an answer outgrows `maxResponseBytes`. */
+export const RESPONSE_TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+
+/** Largest answer read by default (64 MiB): a list of 500 agents with long prompts is a few MiB. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** No answer within the time-out: undici's header or body timer fired, or the attempt's own deadline passed. */
 export function isTimeout(error: unknown): boolean {
   const code = errorCode(error);
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === ATTEMPT_TIMEOUT_CODE;
+}
+
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }
 
 export interface HttpTransportOptions {
@@ -44,21 +63,29 @@ export interface HttpTransportOptions {
   connectTimeoutMs?: number;
   /** How long an idle keep-alive socket is kept (ms). */
   keepAliveTimeoutMs?: number;
+  /** Largest answer body read (bytes); a larger one fails with `UND_ERR_RES_EXCEEDED_MAX_SIZE`. Default `MAX_RESPONSE_BYTES`. */
+  maxResponseBytes?: number;
 }
 
 /**
  * The wire: one undici `Pool` per origin (keep-alive sockets, reused across requests), a semaphore
  * that bounds the requests in flight across all origins (1,000 concurrent calls queue here instead
- * of opening 1,000 sockets), and a time-out per attempt. It sends one attempt; retrying is the
- * caller's business.
+ * of opening 1,000 sockets), a time-out per attempt and a cap on the size of an answer. It sends
+ * one attempt; retrying is the caller's business.
  */
 export class HttpTransport {
   private readonly pools = new Map<string, Pool>();
   private readonly slots: Semaphore;
   private closed = false;
+  private destroyed = false;
 
   constructor(private readonly options: HttpTransportOptions) {
     this.slots = new Semaphore(options.maxInFlight);
+  }
+
+  /** The largest answer body this transport reads (bytes). */
+  get maxResponseBytes(): number {
+    return this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
   /** Requests holding a slot / waiting for one (for progress displays and tests). */
@@ -74,13 +101,34 @@ export class HttpTransport {
   async send(request: HttpRequest): Promise<HttpResponse> {
     if (!this.slots.tryAcquire()) await this.slots.acquire();
     try {
+      const pool = this.pool(request.origin);
       return await new Promise<HttpResponse>((resolve, reject) => {
         let status = 0;
         let headers: IncomingHttpHeaders = {};
         const chunks: Buffer[] = [];
-        this.pool(request.origin).dispatch(this.dispatchOptions(request), {
-          // Its presence tells undici this handler speaks the controller API (headers as an object).
-          onRequestStart: () => undefined,
+        let settled = false;
+        let abortAttempt: ((error: Error) => void) | undefined;
+        const settle = (finish: () => void) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          finish();
+        };
+        // The caller hears of the time-out at once, even while the socket is still connecting
+        // (undici hands out the abort handle only once the request is written); the attempt is
+        // aborted as soon as it can be.
+        let expired: Error | undefined;
+        const timer = setTimeout(() => {
+          expired = attemptTimeoutError(request.timeoutMs);
+          abortAttempt?.(expired);
+          settle(() => reject(expired));
+        }, request.timeoutMs);
+        request.onDispatch?.();
+        pool.dispatch(this.dispatchOptions(request), {
+          onRequestStart: (controller) => {
+            abortAttempt = (error) => controller.abort(error);
+            if (expired) controller.abort(expired);
+          },
           onResponseStart: (_controller, statusCode, responseHeaders) => {
             status = statusCode;
             headers = responseHeaders;
@@ -88,10 +136,9 @@ export class HttpTransport {
           onResponseData: (_controller, chunk) => {
             chunks.push(chunk);
           },
-          onResponseEnd: () => {
-            resolve({ status, headers, body: chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8') });
-          },
-          onResponseError: (_controller, error) => reject(error),
+          onResponseEnd: () =>
+            settle(() => resolve({ status, headers, body: chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8') })),
+          onResponseError: (_controller, error) => settle(() => reject(error)),
         });
       });
     } finally {
@@ -101,18 +148,27 @@ export class HttpTransport {
 
   /**
    * Sends the request and hands back the body as a stream (server-sent events). The slot is
-   * released when the body ends or is destroyed; the caller must consume or destroy it.
+   * released when the body ends or is destroyed; the caller must consume or destroy it. The
+   * attempt's time-out covers the body too: when it passes, the body fails with the time-out.
    */
   async stream(request: HttpRequest): Promise<HttpStreamResponse> {
     if (!this.slots.tryAcquire()) await this.slots.acquire();
     let handedOver = false;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
     try {
-      const response = await this.pool(request.origin).request(this.dispatchOptions(request));
+      const pool = this.pool(request.origin);
+      request.onDispatch?.();
+      const pending = pool.request({ ...this.dispatchOptions(request), signal: abort.signal });
+      // Once the time-out has passed, the request still rejects when undici gets to abort it.
+      pending.catch(() => undefined);
+      const response = await Promise.race([pending, rejectWhenAborted(abort.signal)]);
       const body = response.body as unknown as Readable;
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        clearTimeout(timer);
         this.slots.release();
       };
       body.once('close', release);
@@ -121,15 +177,17 @@ export class HttpTransport {
       handedOver = true;
       return { status: response.statusCode, headers: response.headers, body };
     } finally {
-      if (!handedOver) this.slots.release();
+      if (!handedOver) {
+        clearTimeout(timer);
+        this.slots.release();
+      }
     }
   }
 
   /**
-   * The time-out rides on undici's own timers (one shared clock, no timer or AbortController per
-   * request — this is the hot path of a 500-agent plan): the headers must arrive within
-   * `timeoutMs` of the request being written, and no gap between two chunks of the body may
-   * exceed it. Time spent waiting for a slot does not count.
+   * undici's own timers give the precise failure when the headers are late or the body stalls; the
+   * attempt's own timer (one per attempt) bounds the whole exchange, a body that drips a byte now
+   * and then included. Time spent waiting for a slot does not count.
    */
   private dispatchOptions(request: HttpRequest): Dispatcher.DispatchOptions {
     return {
@@ -151,7 +209,20 @@ export class HttpTransport {
     await Promise.all(pools.map((pool) => pool.close()));
   }
 
+  /**
+   * Stops at once: requests on the wire and the ones queued for a slot fail with
+   * `CLIENT_DESTROYED_CODE` (a run interrupted by Ctrl-C or SIGTERM must not wait for them).
+   */
+  async destroy(): Promise<void> {
+    this.closed = true;
+    this.destroyed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.destroy(codedError(CLIENT_DESTROYED_CODE, 'the request was stopped: voxform is shutting down'))));
+  }
+
   private pool(origin: string): Pool {
+    if (this.destroyed) throw codedError(CLIENT_DESTROYED_CODE, 'the request was stopped: voxform is shutting down');
     if (this.closed) throw new Error('the API client is closed');
     let pool = this.pools.get(origin);
     if (!pool) {
@@ -160,11 +231,20 @@ export class HttpTransport {
         pipelining: 1,
         keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 10_000,
         connect: { timeout: this.options.connectTimeoutMs ?? 10_000 },
+        maxResponseSize: this.maxResponseBytes,
       });
       this.pools.set(origin, pool);
     }
     return pool;
   }
+}
+
+function attemptTimeoutError(timeoutMs: number): Error {
+  return codedError(ATTEMPT_TIMEOUT_CODE, `no complete answer within ${timeoutMs} ms`);
+}
+
+function rejectWhenAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
 }
 
 /** Reads a response body stream to the end, as UTF-8 text. */

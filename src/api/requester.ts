@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { REDACTED } from '../util/redact.js';
-import { ApiError, errorCode, errorFromResponse, errorFromTransport, scrub, transportReason } from './errors.js';
-import { HttpTransport, isTimeout, readBodyText, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
+import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
+import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
 import { DEFAULT_BACKOFF, isConnectionError, parseRetryAfter, retryDelay, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
 
 /** An attempt is about to be sent (for progress displays and debugging). */
@@ -110,16 +110,48 @@ export class Requester {
   async stream(exchange: Exchange): Promise<HttpStreamResponse> {
     const response = (await this.attempts(exchange, true)) as HttpStreamResponse | undefined;
     if (!response) throw new Error('a streamed exchange cannot be settled by alreadyDone');
-    return response;
+    return { ...response, body: Readable.from(this.translateBodyFailures(exchange, response.body), { objectMode: false }) };
   }
 
+  /**
+   * The body of a streamed answer, with a failure on the way (the time-out passing, a dropped
+   * connection, an oversized answer) turned into the same `ApiError` a failed request gets.
+   */
+  private async *translateBodyFailures(exchange: Exchange, body: Readable): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of body) yield chunk as Buffer;
+    } catch (error) {
+      const kind = failureKind(error);
+      if (kind === undefined) throw error;
+      const target = this.target(exchange);
+      throw errorFromTransport(kind, {
+        ...this.failureContext(exchange, target, 1),
+        origin: target.origin,
+        timeoutMs: this.options.timeoutMs,
+        maxResponseBytes: this.options.transport.maxResponseBytes,
+        cause: error,
+      });
+    } finally {
+      if (!body.destroyed) body.destroy();
+    }
+  }
+
+  /**
+   * The time-out (`timeoutMs`) is the service's time for the whole request: each attempt's time on
+   * the wire counts against it, the waits for a free slot and between attempts do not. So a service
+   * that never answers costs one time-out, not one per attempt, and an attempt after a quick failure
+   * gets what is left.
+   */
   private async attempts(exchange: Exchange, streaming: boolean): Promise<HttpResponse | HttpStreamResponse | undefined> {
     const target = this.target(exchange);
     const json = exchange.json === undefined ? undefined : JSON.stringify(exchange.json);
     const maxAttempts = this.options.retries + 1;
     const transport = this.options.transport;
+    let timeLeftMs = this.options.timeoutMs;
     for (let attempt = 1; ; attempt++) {
-      const request = this.buildRequest(exchange, target, json);
+      const request = this.buildRequest(exchange, target, json, timeLeftMs);
+      let sentAt: number | undefined;
+      request.onDispatch = () => (sentAt = performance.now());
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
       this.options.onRequest?.(event);
       // Debug lines are built only when someone reads them: this loop is the hot path of 500-agent plans.
@@ -132,7 +164,10 @@ export class Requester {
       } catch (error) {
         failure = error;
       }
-      const durationMs = Math.round(performance.now() - started);
+      const ended = performance.now();
+      const durationMs = Math.round(ended - started);
+      if (sentAt !== undefined) timeLeftMs -= ended - sentAt;
+      const mayRetry = attempt < maxAttempts && timeLeftMs >= 1;
 
       if (response) {
         this.options.onResponse?.({ ...event, status: response.status, durationMs });
@@ -142,7 +177,7 @@ export class Requester {
         }
         if (response.status >= 200 && response.status < 300) return response;
         const body = typeof response.body === 'string' ? response.body : await readBodyText(response.body);
-        if (attempt < maxAttempts && shouldRetry(exchange.retry, { status: response.status })) {
+        if (mayRetry && shouldRetry(exchange.retry, { status: response.status })) {
           const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.options.backoff.maxRetryAfterMs ?? DEFAULT_BACKOFF.maxRetryAfterMs);
           if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs)) return undefined;
           continue;
@@ -152,19 +187,22 @@ export class Requester {
           : errorFromResponse(response.status, body, this.failureContext(exchange, target, attempt));
       }
 
-      const timedOut = isTimeout(failure);
-      const code = timedOut ? 'timeout' : (errorCode(failure) ?? 'error');
+      const kind = failureKind(failure);
+      const code = kind === 'timeout' ? 'timeout' : (errorCode(failure) ?? 'error');
       this.options.onResponse?.({ ...event, status: undefined, durationMs, failure: code });
-      if (this.options.debug) this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${timedOut ? 'timeout' : transportReason(failure)}`);
-      if (!timedOut && !isTransportError(failure)) throw failure; // a bug or a local problem (a file read), not the network
-      if (attempt < maxAttempts && shouldRetry(exchange.retry, { error: failure, timedOut })) {
+      if (this.options.debug) this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${kind === 'timeout' ? 'timeout' : transportReason(failure)}`);
+      if (kind === undefined) throw failure; // a bug or a local problem (a file read), not the network
+      // A time-out is not retried: the attempt was given all the time that was left (the timer may
+      // fire a little before the clock here says it should, so the sum alone would not tell).
+      if (mayRetry && kind === 'connection' && shouldRetry(exchange.retry, { error: failure })) {
         if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
         continue;
       }
-      throw errorFromTransport(timedOut ? 'timeout' : 'connection', {
+      throw errorFromTransport(kind, {
         ...this.failureContext(exchange, target, attempt),
         origin: target.origin,
         timeoutMs: this.options.timeoutMs,
+        maxResponseBytes: transport.maxResponseBytes,
         cause: failure,
       });
     }
@@ -198,7 +236,7 @@ export class Requester {
     return { origin: this.origin, path, displayPath: exchange.path, logUrl: `${this.origin}${path}` };
   }
 
-  private buildRequest(exchange: Exchange, target: { origin: string; path: string }, json: string | undefined): HttpRequest {
+  private buildRequest(exchange: Exchange, target: { origin: string; path: string }, json: string | undefined, timeLeftMs: number): HttpRequest {
     const headers: Record<string, string> = { 'user-agent': this.options.userAgent, accept: exchange.accept ?? 'application/json' };
     if (!exchange.absoluteUrl) headers.authorization = this.options.apiKey;
     let body: HttpRequest['body'];
@@ -210,7 +248,8 @@ export class Requester {
       Object.assign(headers, built.headers);
       body = built.body;
     }
-    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: this.options.timeoutMs };
+    // undici reads a time-out of 0 as "none".
+    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)) };
   }
 
   private describeHeaders(headers: Record<string, string>): string {
@@ -234,10 +273,17 @@ function buildQuery(query: Exchange['query']): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/** Errors that mean the exchange failed on the way (the network, the socket, the HTTP framing). */
-function isTransportError(error: unknown): boolean {
-  if (isConnectionError(error)) return true;
+/**
+ * What kind of network failure ended an attempt, or undefined when it was not the network (a bug,
+ * or a local problem such as a file that cannot be read).
+ */
+function failureKind(error: unknown): TransportFailure | undefined {
+  if (isTimeout(error)) return 'timeout';
   const code = errorCode(error);
-  return code !== undefined && (code.startsWith('UND_ERR_') || code.startsWith('HPE_') || code === 'ENOTFOUND');
+  if (code === CLIENT_DESTROYED_CODE) return 'interrupted';
+  if (code === RESPONSE_TOO_LARGE_CODE) return 'too_large';
+  if (isTlsError(error)) return 'tls';
+  if (isConnectionError(error)) return 'connection';
+  if (code !== undefined && (code.startsWith('UND_ERR_') || code.startsWith('HPE_') || code === 'ENOTFOUND')) return 'connection';
+  return undefined;
 }
-

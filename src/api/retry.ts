@@ -4,7 +4,8 @@ import { errorCode } from './errors.js';
  * When a request is repeated.
  *
  * - `safe`: GET, PUT and the POSTs whose effect does not depend on how often they run. Retried on
- *   429, 502, 503, 504, connection errors and time-outs.
+ *   429, 502, 503, 504 and connection errors. (A time-out is not retried by the client: it bounds
+ *   the whole request, so an attempt that times out has used up the time there was.)
  * - `refused-only`: POSTs that create something (an API key, a call, a SIP session, a file record, a
  *   chat turn). Retried only when the service certainly did not act: a 429 (the service refused the
  *   request) or a connection that was never established (ECONNREFUSED). A 5xx, a dropped connection

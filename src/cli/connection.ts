@@ -5,6 +5,7 @@ import { normalizeBaseUrl } from '../api/regions.js';
 import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import { VoxformError } from '../errors.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
+import { resolveTimeoutMs } from './timeout.js';
 
 /** A client ready to use, and where it points. */
 export interface Connection {
@@ -35,8 +36,9 @@ export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' |
  * 4. The manifest's `base_url` (only on an origin the operator trusts), else its `region`, else `us`.
  * The operator's settings (flags, environment) always beat the manifest's: a manifest is written by
  * whoever opened the pull request, and the key follows the base URL.
- * The key comes from `VOXFORM_API_KEY`. `VOXFORM_DEBUG=1` writes one line per request to stderr,
- * with the key redacted.
+ * The key comes from `VOXFORM_API_KEY`; the time-out from `--timeout`, else `VOXFORM_TIMEOUT`.
+ * `VOXFORM_DEBUG=1` writes one line per request to stderr, with the key redacted. When the run
+ * ends — or is interrupted — requests still in flight are stopped, not waited for.
  */
 export async function resolveConnection(
   options: ConnectionOptions & { manifest?: ManifestService },
@@ -44,6 +46,7 @@ export async function resolveConnection(
   tuning: ConnectionTuning = {},
 ): Promise<Connection> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
+  tuning = { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning };
 
   if (options.local) {
     const { startEmulator } = await import('../emulator/index.js');
@@ -53,7 +56,7 @@ export async function resolveConnection(
     ctx.onExit(() => emulator.close());
     ctx.secrets.add(emulator.apiKey);
     const client = createClient({ ...tuning, baseUrl: emulator.url, apiKey: emulator.apiKey, ...(debug ? { debug } : {}) });
-    ctx.onExit(() => client.close());
+    ctx.onExit(() => client.close({ abort: true }));
     return { client, baseUrl: client.baseUrl, apiKey: emulator.apiKey, local: true };
   }
 
@@ -67,7 +70,7 @@ export async function resolveConnection(
   }
   ctx.secrets.add(apiKey);
   const client = createClient({ ...tuning, baseUrl, apiKey, ...(debug ? { debug } : {}) });
-  ctx.onExit(() => client.close());
+  ctx.onExit(() => client.close({ abort: true }));
   return { client, baseUrl, apiKey, local: false };
 }
 

@@ -41,4 +41,6 @@ export interface ConnectionOptions {
   baseUrl?: string;
   region?: string;
   local?: boolean;
+  /** `--timeout`: how long the service has to answer a request (`30s`, `2m`; env VOXFORM_TIMEOUT). */
+  timeout?: string;
 }

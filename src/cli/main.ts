@@ -8,6 +8,7 @@ import { SecretRegistry } from '../util/redact.js';
 import { isVoxformError } from '../errors.js';
 import type { CommandContext, Output } from './context.js';
 import { addCommandHelp } from './help.js';
+import { clearProgressLines } from './progress.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
@@ -32,7 +33,8 @@ function withConnection(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'the service base URL (default: the region gateway; env VOXFORM_BASE_URL)')
     .addOption(new Option('--region <region>', 'the regional gateway (env VOXFORM_REGION)').choices(['us', 'eu']))
-    .option('--local', 'use the embedded emulator (data in .voxform/local.json)');
+    .option('--local', 'use the embedded emulator (data in .voxform/local.json)')
+    .option('--timeout <time>', 'how long the service has to answer a request, e.g. 30s, 2m (default 30s; env VOXFORM_TIMEOUT)');
 }
 
 function withManifest(cmd: Command): Command {
@@ -194,6 +196,7 @@ export async function main(argv: string[]): Promise<number> {
   let notifyInterrupted: () => void = () => undefined;
   const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
   const onSignal = () => {
+    clearProgressLines();
     if (signalled || !stopsGracefully) {
       void runCleanups().finally(() => process.exit(130));
       return;
@@ -247,6 +250,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
+    clearProgressLines();
     exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
   } finally {
     await runCleanups().catch((error: unknown) => {

@@ -9,25 +9,34 @@ export interface ProgressLine {
 
 const NO_PROGRESS: ProgressLine = { update: () => undefined, done: () => undefined };
 
+/** Lines on screen now, so that an exit the command never sees (a signal) can clear them too. */
+const visible = new Set<ProgressLine>();
+
 /**
  * One self-overwriting status line on a terminal, for long waits (reading 500 agents from a slow
  * service). On anything that is not a terminal it prints nothing: logs and CI output stay clean.
+ * Commands clear it with `done()` however they end; `clearProgressLines()` clears whatever is left
+ * when the process is stopped from outside.
  */
 export function progressLine(stream: Output): ProgressLine {
   if (!stream.isTTY) return NO_PROGRESS;
   let last = 0;
-  let shown = false;
-  return {
+  const line: ProgressLine = {
     update(text) {
       const now = Date.now();
       if (now - last < 100) return;
       last = now;
-      shown = true;
+      visible.add(line);
       stream.write(`\r\x1b[K${text}`);
     },
     done() {
-      if (shown) stream.write('\r\x1b[K');
-      shown = false;
+      if (visible.delete(line)) stream.write('\r\x1b[K');
     },
   };
+  return line;
+}
+
+/** Clears every progress line still on screen (an interrupted run, an error on its way out). */
+export function clearProgressLines(): void {
+  for (const line of [...visible]) line.done();
 }

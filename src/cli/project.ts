@@ -17,6 +17,7 @@ export interface ProjectOptions {
   baseUrl?: string;
   region?: string;
   local?: boolean;
+  timeout?: string;
   state?: string;
   parallelism?: number;
 }
@@ -48,7 +49,7 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   const desired = await loadDesiredState(options, ctx);
   const connection = await resolveConnection(
     // The manifest's base_url and region count only where the operator set neither (connection.ts).
-    { baseUrl: options.baseUrl, region: options.region, local: options.local, manifest: { baseUrl: desired.baseUrl, region: desired.region } },
+    { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: desired.baseUrl, region: desired.region } },
     ctx,
     // Requests in flight follow --parallelism, so plan and apply load the service as the user asked.
     { maxInFlight: options.parallelism ?? 8 },

@@ -8,6 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { mapBounded } from '../util/semaphore.js';
 
 export const DEFAULT_MANIFESTS = ['voxform.yaml', 'agents.yaml'] as const;
 
@@ -97,19 +98,7 @@ export function readBytes(file: string): Promise<ReadOutcome> {
   });
 }
 
-/** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
+export { mapBounded };
 
 /** Reads many files once each (the same prompt file named by a hundred agents is read once). */
 export class FileCache {

@@ -1,9 +1,11 @@
-import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
-import { VoxformError } from '../errors.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { isVoxformError, VoxformError } from '../errors.js';
 
-/** Who holds a state lock: written into the lock file so a refused run can name its owner. */
+/** Who holds a state lock: written into the lock so a refused run can name its owner. */
 export interface LockOwner {
   pid: number;
   host: string;
@@ -15,82 +17,200 @@ export interface LockOwner {
 
 export interface StateLock {
   owner: LockOwner;
+  /** Gives the lock up; safe to call twice, and never removes a lock someone else took since. */
   release(): Promise<void>;
 }
 
-function describe(owner: LockOwner): string {
-  return `${owner.user}@${owner.host} (pid ${owner.pid}, "${owner.command}", since ${owner.since})`;
+export interface AcquireLockOptions {
+  /** What the holder is doing, shown to a run that is refused (`voxform apply plan.json`). */
+  command: string;
+  /** How long to wait for a holder to finish before refusing (0: refuse at once). */
+  timeoutSeconds: number;
+  /** Receives the warning printed when a dead holder's lock is taken over. */
+  warn: (message: string) => void;
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * The lock beside a state file is the directory `state.json.lock` holding exactly one file,
+ * `holder-<nonce>.json`, that names its owner. Every step that changes who holds it is a single
+ * atomic file-system operation, so of any number of runs started together exactly one holds it:
+ *
+ * - **Taking it**: the owner file is written into a private staging directory first, which is then
+ *   renamed to `state.json.lock`. `rename` of a directory succeeds only where the target is absent
+ *   or empty, and the lock directory is never empty while held — so at most one rename wins, and
+ *   the lock never exists without its owner's name inside.
+ * - **Taking over a dead holder's lock** (a run of this host killed with SIGKILL): remove *that
+ *   holder's* file, by its unique name, then `rmdir` the directory, which fails if it is not
+ *   empty. Two runs that both found the same dead holder cannot remove anything but that dead
+ *   holder's file; a lock a faster run has just taken (under another name) survives both steps,
+ *   and then the rename race above decides. This is why voxform does not use `proper-lockfile`:
+ *   its stale takeover is a `stat`, then an `rmdir`, then a `mkdir`, and a run that judged the old
+ *   lock stale can remove the lock another run has just created (both then hold it).
+ * - **Releasing**: remove the own file, then `rmdir` (which fails harmlessly if a new holder has
+ *   already moved in).
+ *
+ * A holder is judged dead only on its own host (by pid); a lock from another host is never taken
+ * over automatically. The state file itself is always whole, because every write of it is atomic.
+ */
+export async function acquireStateLock(stateFile: string, options: AcquireLockOptions): Promise<StateLock> {
+  const lockDir = lockPathOf(stateFile);
   try {
-    process.kill(pid, 0);
-    return true;
+    return await takeLock(stateFile, lockDir, options);
   } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (isVoxformError(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new VoxformError('state_lock_failed', `Could not take the state lock ${lockDir} (${code}).`, {
+      hint: 'Check that the folder of the state file exists and is writable (--state names the state file).',
+      cause: error,
+    });
   }
 }
 
-async function readOwner(lockFile: string): Promise<LockOwner | undefined> {
+async function takeLock(stateFile: string, lockDir: string, options: AcquireLockOptions): Promise<StateLock> {
+  await mkdir(path.dirname(lockDir), { recursive: true });
+  const owner: LockOwner = { pid: process.pid, host: hostname(), user: safeUser(), command: options.command, since: new Date().toISOString() };
+  const nonce = randomBytes(8).toString('hex');
+  const ownerFile = `holder-${nonce}.json`;
+  const staging = `${lockDir}.${nonce}.tmp`;
+  await mkdir(staging);
+  let held = false;
   try {
-    return JSON.parse(await readFile(lockFile, 'utf8')) as LockOwner;
+    await writeFile(path.join(staging, ownerFile), `${JSON.stringify(owner)}\n`);
+    const deadline = Date.now() + options.timeoutSeconds * 1000;
+    for (;;) {
+      if (await moveInto(staging, lockDir)) {
+        held = true;
+        return heldLock(owner, lockDir, ownerFile);
+      }
+      const holder = await readHolder(lockDir);
+      if (holder === 'gone') continue;
+      if (holder !== 'unknown' && isDead(holder.owner)) {
+        options.warn(`Taking over the state lock left by ${describeLockOwner(holder.owner)}, which no longer runs.`);
+        await removeDeadHolder(lockDir, holder);
+        continue;
+      }
+      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder === 'unknown' ? undefined : holder.owner);
+      await delay(Math.min(500, Math.max(50, deadline - Date.now())));
+    }
+  } finally {
+    if (!held) await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Who holds the lock of `stateFile` now, if anyone (for `status` displays and error messages). */
+export async function readStateLock(stateFile: string): Promise<LockOwner | undefined> {
+  const holder = await readHolder(lockPathOf(stateFile));
+  return holder === 'gone' || holder === 'unknown' ? undefined : holder.owner;
+}
+
+/** `ana@ci-runner-7 (pid 4242, "voxform apply", since 2026-01-31T09:00:00.000Z)`. */
+export function describeLockOwner(owner: LockOwner): string {
+  return `${owner.user}@${owner.host} (pid ${owner.pid}, "${owner.command}", since ${owner.since})`;
+}
+
+/** The lock's path: `state.json.lock` beside the state file. */
+export function lockPathOf(stateFile: string): string {
+  return `${stateFile}.lock`;
+}
+
+/** Renames the staging directory to the lock; false when the lock is already there (held). */
+async function moveInto(staging: string, lockDir: string): Promise<boolean> {
+  try {
+    await rename(staging, lockDir);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOTEMPTY/EEXIST: a holder's directory; ENOTDIR: a lock file of an older voxform.
+    if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') return false;
+    // EPERM: Windows refuses to rename onto any existing directory; elsewhere it is a real refusal.
+    if (code === 'EPERM' && (await lstat(lockDir).then(() => true, () => false))) return false;
+    throw error;
+  }
+}
+
+/** The current holder: its owner and the path that names it, `gone` when there is none, `unknown` when unreadable. */
+type Holder = { owner: LockOwner; file: string } | 'gone' | 'unknown';
+
+async function readHolder(lockDir: string): Promise<Holder> {
+  try {
+    const info = await lstat(lockDir);
+    if (info.isFile()) return parseHolder(lockDir, await readFile(lockDir, 'utf8'));
+    if (!info.isDirectory()) return 'unknown';
+    const names = (await readdir(lockDir)).filter((name) => name.startsWith('holder-') && name.endsWith('.json'));
+    if (names.length === 0) {
+      // Empty: a holder between removing its file and the directory. Removing an empty directory
+      // cannot remove anyone's lock (rmdir fails once a holder has moved in).
+      await rmdir(lockDir).catch(() => undefined);
+      return 'gone';
+    }
+    const file = path.join(lockDir, names[0] as string);
+    return parseHolder(file, await readFile(file, 'utf8'));
+  } catch (error) {
+    // ENOENT: released meanwhile; EISDIR/ENOTDIR: an older lock file replaced by a directory (or the
+    // reverse) between the look and the read. Either way: look again.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return 'gone';
+    throw error;
+  }
+}
+
+function parseHolder(file: string, text: string): Holder {
+  try {
+    const owner = JSON.parse(text) as Partial<LockOwner>;
+    if (typeof owner.pid !== 'number' || typeof owner.host !== 'string') return 'unknown';
+    return { file, owner: { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) } };
   } catch {
-    return undefined;
+    return 'unknown';
   }
 }
 
 /**
- * Takes the lock beside the state file (`state.json.lock`), created exclusively so two applies can
- * never both hold it. Waits up to `timeoutSeconds` for a holder to finish. A lock left behind by a
- * process of this host that no longer runs (an apply killed with SIGKILL) is taken over, with a
- * warning: the state file itself is always whole, because every write of it is atomic.
+ * Removes a dead holder's file by its own name, then the directory if it is empty. `unlink` cannot
+ * remove a directory, so a lock file of an older voxform that another run has just replaced by a
+ * directory survives too.
  */
-export async function acquireStateLock(
-  stateFile: string,
-  options: { command: string; timeoutSeconds: number; warn: (message: string) => void },
-): Promise<StateLock> {
-  const lockFile = `${stateFile}.lock`;
-  await mkdir(path.dirname(lockFile), { recursive: true });
-  const owner: LockOwner = {
-    pid: process.pid,
-    host: hostname(),
-    user: safeUser(),
-    command: options.command,
-    since: new Date().toISOString(),
+async function removeDeadHolder(lockDir: string, holder: { file: string }): Promise<void> {
+  await unlink(holder.file).catch(ignoreCodes('ENOENT', 'EISDIR', 'EPERM'));
+  if (holder.file !== lockDir) await rmdir(lockDir).catch(ignoreCodes('ENOENT', 'ENOTEMPTY', 'EEXIST'));
+}
+
+function heldLock(owner: LockOwner, lockDir: string, ownerFile: string): StateLock {
+  let released = false;
+  return {
+    owner,
+    release: async () => {
+      if (released) return;
+      released = true;
+      await unlink(path.join(lockDir, ownerFile)).catch(ignoreCodes('ENOENT'));
+      await rmdir(lockDir).catch(ignoreCodes('ENOENT', 'ENOTEMPTY', 'EEXIST'));
+    },
   };
-  const deadline = Date.now() + options.timeoutSeconds * 1000;
-  for (;;) {
-    try {
-      const handle = await open(lockFile, 'wx');
-      await handle.writeFile(`${JSON.stringify(owner)}\n`);
-      await handle.close();
-      let released = false;
-      return {
-        owner,
-        release: async () => {
-          if (released) return;
-          released = true;
-          await unlink(lockFile).catch(() => undefined);
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = await readOwner(lockFile);
-    if (holder && holder.host === owner.host && !isAlive(holder.pid)) {
-      options.warn(`Taking over the state lock left by ${describe(holder)}, which no longer runs.`);
-      await unlink(lockFile).catch(() => undefined);
-      continue;
-    }
-    if (Date.now() >= deadline) {
-      const who = holder ? describe(holder) : 'another voxform run';
-      throw new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {
-        hint: `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If no such run exists any more, delete ${lockFile}.`,
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(500, Math.max(50, deadline - Date.now()))));
+}
+
+function lockedError(stateFile: string, lockDir: string, owner: LockOwner | undefined): VoxformError {
+  const who = owner ? describeLockOwner(owner) : 'another voxform run';
+  return new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {
+    hint: `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If no such run exists any more, remove ${lockDir}.`,
+    ...(owner ? { details: { holder: owner } } : {}),
+  });
+}
+
+function isDead(owner: LockOwner): boolean {
+  if (owner.host !== hostname()) return false;
+  if (owner.pid === process.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code !== 'EPERM';
   }
+}
+
+function ignoreCodes(...codes: string[]): (error: unknown) => void {
+  return (error) => {
+    if (!codes.includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  };
 }
 
 function safeUser(): string {

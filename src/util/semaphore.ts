@@ -59,3 +59,12 @@ export class Semaphore {
     }
   }
 }
+
+/**
+ * Runs `work` over `items` with at most `limit` in flight; results keep the items' order. The one
+ * bounded-concurrency helper besides the semaphore itself, built on it.
+ */
+export function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const slots = new Semaphore(Math.max(1, Math.floor(limit)));
+  return Promise.all(items.map((item) => slots.run(() => work(item))));
+}

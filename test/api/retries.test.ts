@@ -206,17 +206,38 @@ describe('no blind retry of a POST that is not safe to repeat', () => {
 });
 
 describe('time-outs and concurrency', () => {
-  it('an attempt that outlives timeoutMs is api_timeout, retried for a GET', async () => {
-    const slow = testClient({ baseUrl: env.emulator.url, apiKey: env.emulator.apiKey, timeoutMs: 100, retries: 1 });
+  it('a service that does not answer within timeoutMs is one api_timeout, not one per attempt', async () => {
+    const slow = testClient({ baseUrl: env.emulator.url, apiKey: env.emulator.apiKey, timeoutMs: 100, retries: 4 });
     env.emulator.control.setFaults([{ path: '/phones', latencyMs: 1500 }]);
     try {
       const error = (await slow.client.listPhones().catch((e: unknown) => e)) as ApiError;
       expect(error.code).toBe('api_timeout');
-      expect(error.attempts).toBe(2);
-      expect(error.message).toMatch(/^GET \/phones failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.1 s \(after 2 attempts\)\.$/);
-      expect(slow.retries.map((r) => r.reason)).toEqual(['timeout']);
+      expect(error.attempts).toBe(1);
+      expect(error.message).toMatch(/^GET \/phones failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 0\.1 s\.$/);
+      expect(error.hint).toBe('The service is slow or unreachable: try again later, or give it longer with --timeout (or VOXFORM_TIMEOUT), e.g. --timeout 1s.');
+      expect(slow.retries).toEqual([]);
     } finally {
       await slow.client.close();
+    }
+  });
+
+  it('an attempt after a quick failure gets the time that is left, and the time-out names every attempt', async () => {
+    let requests = 0;
+    const fake = await fakeServer((req) => {
+      // The first connection is dropped at once; the second request is never answered.
+      if (++requests === 1) req.socket.destroy();
+    });
+    const test = testClient({ baseUrl: fake.url, apiKey: 'k'.repeat(32), timeoutMs: 300, retries: 4 });
+    try {
+      const error = (await test.client.listPhones().catch((e: unknown) => e)) as ApiError;
+      expect(error.code).toBe('api_timeout');
+      expect(error.attempts).toBe(2);
+      expect(error.message).toMatch(/did not answer within 0\.3 s \(after 2 attempts\)\.$/);
+      expect(test.retries.map((r) => r.reason)).not.toContain('timeout');
+      expect(requests).toBe(2);
+    } finally {
+      await test.client.close();
+      await fake.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressLine } from '../../src/cli/progress.js';
+import { clearProgressLines, progressLine } from '../../src/cli/progress.js';
 
 function stream(isTTY: boolean) {
   const written: string[] = [];
@@ -22,5 +22,15 @@ describe('progressLine', () => {
     line.update('Reading…');
     line.done();
     expect(written).toEqual([]);
+  });
+
+  it('clearProgressLines() clears a line its command never cleared (a run stopped by a signal), once', () => {
+    const { written, out } = stream(true);
+    const line = progressLine(out);
+    line.update('Reading live state… 1/500 agents');
+    clearProgressLines();
+    line.done();
+    clearProgressLines();
+    expect(written).toEqual(['\r\x1b[KReading live state… 1/500 agents', '\r\x1b[K']);
   });
 });

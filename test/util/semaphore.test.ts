@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Semaphore } from '../../src/util/semaphore.js';
+import { mapBounded, Semaphore } from '../../src/util/semaphore.js';
 
 describe('Semaphore', () => {
   it('lets `limit` holders in, queues the rest in arrival order, and hands each freed slot on', async () => {
@@ -40,5 +40,26 @@ describe('Semaphore.run', () => {
     release();
     await Promise.all([first, second]);
     expect(order).toEqual(['first', 'second']);
+  });
+});
+
+describe('mapBounded', () => {
+  it('keeps the order of the items and never runs more than the limit at once', async () => {
+    let active = 0;
+    let peak = 0;
+    const results = await mapBounded([5, 1, 4, 2, 3, 0], 2, async (n) => {
+      active++;
+      peak = Math.max(peak, active);
+      for (let i = 0; i < n; i++) await Promise.resolve();
+      active--;
+      return n * 10;
+    });
+    expect(results).toEqual([50, 10, 40, 20, 30, 0]);
+    expect(peak).toBe(2);
+  });
+
+  it('handles no items and a limit below 1', async () => {
+    expect(await mapBounded([], 0, async () => 1)).toEqual([]);
+    expect(await mapBounded([1, 2], 0, async (n) => n)).toEqual([1, 2]);
   });
 });

@@ -20,7 +20,7 @@ export async function run(options: Record<string, unknown>, ctx: CommandContext)
   const force = options.force === true;
 
   const connection = await resolveConnection(
-    { baseUrl: options.baseUrl as string | undefined, region: options.region as string | undefined, local: options.local === true },
+    { baseUrl: options.baseUrl as string | undefined, region: options.region as string | undefined, local: options.local === true, timeout: options.timeout as string | undefined },
     ctx,
   );
   const live = await readLiveAgents(connection.client, { agentIds, fromPhones });

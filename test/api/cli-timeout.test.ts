@@ -1,0 +1,103 @@
+/**
+ * The operator's time-out: `--timeout` / `VOXFORM_TIMEOUT` reach the client of every command that
+ * talks to the service, a service that never answers ends in one clear error naming the flag, and
+ * a TLS failure is reported as such — never as a bug in voxform.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_TIMEOUT_MS, parseTimeout, resolveTimeoutMs } from '../../src/cli/timeout.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { fakeServer } from './helpers.js';
+
+const KEY = 'vx-test-key-0123456789abcdef';
+const tempDir = useTempDirs();
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A service that takes every request and never answers. */
+async function silentService(): Promise<string> {
+  const fake = await fakeServer(() => undefined);
+  cleanups.push(() => fake.close());
+  return fake.url;
+}
+
+describe('--timeout and VOXFORM_TIMEOUT', () => {
+  it.each([
+    ['45', 45_000],
+    ['2.5s', 2_500],
+    ['500ms', 500],
+    ['2m', 120_000],
+    ['1h', 3_600_000],
+    [' 30s ', 30_000],
+  ])('reads %j as %i ms', (text, ms) => {
+    expect(parseTimeout(text, '--timeout')).toBe(ms);
+  });
+
+  it.each(['0', '0s', '-5', 'soon', '5 min', '25h', ''])('refuses %j with a sentence saying how to write it', (text) => {
+    expect(() => parseTimeout(text, '--timeout')).toThrow(
+      `--timeout must be a time such as 30s, 2m or 500ms (a bare number is seconds), between 1 ms and 24 h, not "${text}".`,
+    );
+  });
+
+  it('the flag beats the environment, which beats the default', () => {
+    expect(resolveTimeoutMs('10s', { VOXFORM_TIMEOUT: '1m' })).toBe(10_000);
+    expect(resolveTimeoutMs(undefined, { VOXFORM_TIMEOUT: '1m' })).toBe(60_000);
+    expect(resolveTimeoutMs(undefined, { VOXFORM_TIMEOUT: '  ' })).toBe(DEFAULT_TIMEOUT_MS);
+    expect(() => resolveTimeoutMs(undefined, { VOXFORM_TIMEOUT: 'never' })).toThrow(/^VOXFORM_TIMEOUT must be a time/);
+  });
+
+  it('a service that never answers: one clear error naming the flag, after --timeout', async () => {
+    const url = await silentService();
+    const result = await runCli(['logs', '--base-url', url, '--timeout', '1s'], { env: { VOXFORM_API_KEY: KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: GET \/call-logs failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 1 s\.\n {2}hint: .*give it longer with --timeout \(or VOXFORM_TIMEOUT\), e\.g\. --timeout 2s\.\n$/);
+  });
+
+  it('VOXFORM_TIMEOUT sets it when the flag is absent (plan, through the project connection)', async () => {
+    const url = await silentService();
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n' });
+    const result = await runCli(['plan', '--base-url', url], { cwd: dir, env: { VOXFORM_API_KEY: KEY, VOXFORM_TIMEOUT: '500ms' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('did not answer within 0.5 s.');
+  });
+
+  it('an unusable --timeout stops before anything is sent', async () => {
+    const result = await runCli(['logs', '--base-url', 'http://127.0.0.1:9', '--timeout', 'forever'], { env: { VOXFORM_API_KEY: KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('error: --timeout must be a time such as 30s, 2m or 500ms (a bare number is seconds), between 1 ms and 24 h, not "forever".\n');
+  });
+});
+
+describe('TLS failures on the command line', () => {
+  it('are a network error naming the cause, not "an unexpected problem"', async () => {
+    const fake = await fakeServer((_req, res) => void res.end('[]'));
+    cleanups.push(() => fake.close());
+    const result = await runCli(['logs', '--base-url', fake.url.replace('http://', 'https://')], { env: { VOXFORM_API_KEY: KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: GET \/call-logs failed: the secure \(TLS\) connection to https:\/\/127\.0\.0\.1:\d+ failed: the server did not answer in TLS/);
+    expect(result.stderr).not.toContain('unexpected problem');
+  });
+});
+
+describe('a signal while a request is in flight', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s stops it at once: exit 130, without waiting for the service', async (signal) => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const fake = await fakeServer(() => arrived()); // takes the request, never answers
+    cleanups.push(() => fake.close());
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'logs', '--base-url', fake.url, '--timeout', '1h'], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_API_KEY: KEY },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await requestArrived;
+    child.kill(signal);
+    expect(await exited).toBe(130);
+    expect(stderr).not.toContain('unexpected problem');
+  });
+});

@@ -1,0 +1,107 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireStateLock, readStateLock } from '../../src/state/lock.js';
+
+/** A pid above Linux's largest (2²²): no process can have it. */
+const DEAD_PID = 2 ** 22 + 12345;
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'voxform-lock-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const warn = () => undefined;
+
+describe('state lock', () => {
+  it('refuses a second holder, naming the first, and can be taken again once released', async () => {
+    const file = path.join(dir, 'state.json');
+    const first = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
+    await expect(acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn })).rejects.toMatchObject({
+      code: 'state_locked',
+      message: expect.stringMatching(new RegExp(`locked by .*@${hostname()} \\(pid ${process.pid}, "voxform apply", since `)),
+      hint: expect.stringContaining('--lock-timeout'),
+    });
+    expect(await readStateLock(file)).toMatchObject({ pid: process.pid, command: 'voxform apply' });
+    await first.release();
+    expect(await readStateLock(file)).toBeUndefined();
+    const second = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
+    await second.release();
+  });
+
+  it('waits for the holder within --lock-timeout', async () => {
+    const file = path.join(dir, 'state.json');
+    const first = await acquireStateLock(file, { command: 'a', timeoutSeconds: 0, warn });
+    const waiting = acquireStateLock(file, { command: 'b', timeoutSeconds: 30, warn });
+    await first.release();
+    const second = await waiting;
+    expect(second.owner.command).toBe('b');
+    await second.release();
+  });
+
+  it('takes over a lock whose process is gone, with a warning naming it', async () => {
+    const file = path.join(dir, 'state.json');
+    await mkdir(`${file}.lock`);
+    await writeFile(`${file}.lock/holder-0123456789abcdef.json`, JSON.stringify({ pid: DEAD_PID, host: hostname(), user: 'x', command: 'voxform apply', since: 'then' }));
+    const warnings: string[] = [];
+    const lock = await acquireStateLock(file, { command: 'c', timeoutSeconds: 0, warn: (m) => warnings.push(m) });
+    expect(warnings).toEqual([`Taking over the state lock left by x@${hostname()} (pid ${DEAD_PID}, "voxform apply", since then), which no longer runs.`]);
+    expect(await readStateLock(file)).toMatchObject({ pid: process.pid, command: 'c' });
+    await lock.release();
+  });
+
+  it('takes over the lock file an older voxform left behind', async () => {
+    const file = path.join(dir, 'state.json');
+    await writeFile(`${file}.lock`, JSON.stringify({ pid: DEAD_PID, host: hostname(), user: 'x', command: 'voxform apply', since: 'then' }));
+    const warnings: string[] = [];
+    const lock = await acquireStateLock(file, { command: 'd', timeoutSeconds: 0, warn: (m) => warnings.push(m) });
+    expect(warnings).toHaveLength(1);
+    expect(await readStateLock(file)).toMatchObject({ pid: process.pid, command: 'd' });
+    await lock.release();
+  });
+
+  it('never takes over a lock held on another host, or one it cannot read', async () => {
+    const file = path.join(dir, 'state.json');
+    await mkdir(`${file}.lock`);
+    await writeFile(`${file}.lock/holder-aa.json`, JSON.stringify({ pid: DEAD_PID, host: 'another-host.invalid', user: 'x', command: 'voxform apply', since: 'then' }));
+    await expect(acquireStateLock(file, { command: 'e', timeoutSeconds: 0, warn })).rejects.toMatchObject({ message: expect.stringContaining('x@another-host.invalid') });
+    await writeFile(`${file}.lock/holder-aa.json`, '{not json');
+    await expect(acquireStateLock(file, { command: 'e', timeoutSeconds: 0, warn })).rejects.toMatchObject({ message: expect.stringContaining('locked by another voxform run') });
+  });
+
+  it('leaves nothing behind: no staging folder after a refusal, no lock after a release', async () => {
+    const file = path.join(dir, 'state.json');
+    const first = await acquireStateLock(file, { command: 'a', timeoutSeconds: 0, warn });
+    await acquireStateLock(file, { command: 'b', timeoutSeconds: 0, warn }).catch(() => undefined);
+    expect(await readdir(dir)).toEqual(['state.json.lock']);
+    await first.release();
+    await first.release();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a release never removes a lock another run has taken since', async () => {
+    const file = path.join(dir, 'state.json');
+    const first = await acquireStateLock(file, { command: 'a', timeoutSeconds: 0, warn });
+    // The first holder's lock is removed behind its back (an operator deleting it), and a second run takes it.
+    await rm(`${file}.lock`, { recursive: true });
+    const second = await acquireStateLock(file, { command: 'b', timeoutSeconds: 0, warn });
+    await first.release();
+    expect(await readStateLock(file)).toMatchObject({ command: 'b' });
+    await second.release();
+  });
+});
+
+describe('state lock failures', () => {
+  it('a state folder that cannot be written is a clear error, not a crash', async () => {
+    // A file where the state file's folder should be.
+    await writeFile(path.join(dir, 'not-a-folder'), '');
+    await expect(acquireStateLock(path.join(dir, 'not-a-folder', 'state.json'), { command: 'a', timeoutSeconds: 0, warn })).rejects.toMatchObject({
+      code: 'state_lock_failed',
+      message: expect.stringMatching(/^Could not take the state lock .*not-a-folder\/state\.json\.lock \((ENOTDIR|EEXIST)\)\.$/),
+    });
+  });
+});
