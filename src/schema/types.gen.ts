@@ -152,7 +152,7 @@ export type AgentConfigUpdate = AgentConfigUpdateParts & AgentConfigUpdate1;
  */
 export type AgentConfigRead = AgentConfigCommon & AgentConfigRead1;
 /**
- * What action endpoints answer: the spec's {success} or, as seen in the wild, the bare string "ok".
+ * What action endpoints answer: {success} as documented or, as some deployments do, the bare string "ok" (docs/service-api.md, Errors).
  *
  * This interface was referenced by `Manifest`'s JSON-Schema
  * via the `definition` "ActionResponse".
