@@ -332,7 +332,13 @@ export interface AgentConfigSpec {
   flow?: ConfigFlow | Clear;
   llm?: ConfigLlm | Clear;
   speech_to_text?: ConfigSpeechToText | Clear;
+  /**
+   * Webhook tools the agent may call during a conversation; the list replaces the agent's list.
+   */
   tools?: ConfigTool[] | Clear;
+  /**
+   * Built-in functions of the platform the agent may use; the list replaces the agent's list.
+   */
   platform_functions?: ConfigPlatformFunction[] | Clear;
   /**
    * What the agent says first.
@@ -1596,7 +1602,13 @@ export interface AgentConfigUpdateParts1 {
   flow?: FlowUpdate;
   llm?: LlmUpdate;
   speech_to_text?: SpeechToTextUpdate;
+  /**
+   * Webhook tools the agent may call during a conversation; the list replaces the agent's list.
+   */
   tools?: ToolUpdate[];
+  /**
+   * Built-in functions of the platform the agent may use; the list replaces the agent's list.
+   */
   platform_functions?: PlatformFunctionUpdate[];
 }
 export interface AgentConfigUpdate1 {
@@ -1614,7 +1626,13 @@ export interface AgentConfigRead1 {
   flow?: FlowRead;
   llm?: LlmRead;
   speech_to_text?: SpeechToTextRead;
+  /**
+   * Webhook tools the agent may call during a conversation; the list replaces the agent's list.
+   */
   tools?: ToolRead[];
+  /**
+   * Built-in functions of the platform the agent may use; the list replaces the agent's list.
+   */
   platform_functions?: PlatformFunctionRead[];
 }
 /**
@@ -2243,7 +2261,7 @@ export interface CallHistoryRecord {
     [k: string]: unknown | undefined;
   };
   /**
-   * Seconds.
+   * How long the call lasted, in seconds.
    */
   duration?: number;
   /**
@@ -2512,7 +2530,7 @@ export interface EndOfCallPayload {
    */
   ts: number;
   /**
-   * Seconds.
+   * How long the session lasted, in whole seconds.
    */
   duration: number;
   /**
