@@ -2,6 +2,7 @@
  * Editors show a schema's descriptions on hover and in completion: every property of both schemas,
  * and every value of every enum, says what it means.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { loadSchemas, type JsonSchema } from '../../src/schema/load.js';
 
@@ -30,6 +31,8 @@ function isDescribed(schema: JsonSchema, root: Root): boolean {
 interface Finding {
   undescribed: string[];
   enums: string[];
+  /** JSON pointers (from the schema's root) of subschemas with `examples`. */
+  examples: Array<{ root: Root; pointer: string; values: unknown[] }>;
 }
 
 /** Walks every subschema, noting properties without a description and enums without value descriptions. */
@@ -37,6 +40,7 @@ function walk(schema: unknown, root: Root, at: string, found: Finding): void {
   if (Array.isArray(schema)) return schema.forEach((item, i) => walk(item, root, `${at}/${i}`, found));
   if (schema === null || typeof schema !== 'object') return;
   const node = schema as JsonSchema;
+  if (Array.isArray(node.examples)) found.examples.push({ root, pointer: at.slice(1), values: node.examples });
   if (Array.isArray(node.enum)) {
     const texts = node.enumDescriptions;
     const ok = Array.isArray(texts) && texts.length === node.enum.length && texts.every((t) => typeof t === 'string' && t.trim() !== '');
@@ -55,7 +59,7 @@ function walk(schema: unknown, root: Root, at: string, found: Finding): void {
 }
 
 describe('schema descriptions', () => {
-  const found: Finding = { undescribed: [], enums: [] };
+  const found: Finding = { undescribed: [], enums: [], examples: [] };
   let properties = 0;
   for (const root of ['service', 'manifest'] as const) {
     walk(loadSchemas()[root], root, '#', found);
@@ -72,5 +76,20 @@ describe('schema descriptions', () => {
 
   it('every enum describes each of its values (enumDescriptions, as editors read it)', () => {
     expect(found.enums).toEqual([]);
+  });
+
+  it('every example is a value its schema accepts', () => {
+    const schemas = loadSchemas();
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema(schemas.service);
+    ajv.addSchema(schemas.manifest);
+    expect(found.examples.length).toBeGreaterThan(10);
+    const refused: string[] = [];
+    for (const { root, pointer, values } of found.examples) {
+      const validate = ajv.getSchema(`${String(schemas[root].$id)}#${pointer}`);
+      if (!validate) throw new Error(`no subschema at ${root}:${pointer}`);
+      for (const value of values) if (!validate(value)) refused.push(`${root}:${pointer}: ${JSON.stringify(value)}`);
+    }
+    expect(refused).toEqual([]);
   });
 });
