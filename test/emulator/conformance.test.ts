@@ -27,6 +27,7 @@ interface DocumentedOperation {
   stream: boolean;
   header: 'required' | 'optional' | 'unshown';
   public: boolean;
+  repeatable: boolean;
   client: string;
 }
 
@@ -39,7 +40,7 @@ function readOperationTable(text: string): DocumentedOperation[] {
   if (!lines[0]?.startsWith('| Method |') || rows.length === 0) throw new Error(`${DOC}: the operations table is missing or empty`);
   return rows.map((line) => {
     const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
-    const [method, route, body, query, answer, header, publicKey, , client] = cells;
+    const [method, route, body, query, answer, header, publicKey, repeatable, client] = cells;
     const name = (cell: string | undefined) => (cell === undefined || cell === '—' ? undefined : /^`(\w+)`$/.exec(cell)?.[1] ?? `(unreadable: ${cell})`);
     const answerMatch = /^(\d{3}) `(\w+)`( stream)?$/.exec(answer ?? '');
     if (!method || !route || !answerMatch || !client) throw new Error(`${DOC}: unreadable operation row: ${line}`);
@@ -53,6 +54,7 @@ function readOperationTable(text: string): DocumentedOperation[] {
       stream: answerMatch[3] !== undefined,
       header: header === 'not shown' ? 'unshown' : (header as 'required' | 'optional'),
       public: publicKey === 'yes',
+      repeatable: repeatable === 'yes',
       client: client.replaceAll('`', ''),
     };
   });
@@ -77,6 +79,14 @@ function matchesTemplate(template: string, decodedPath: string): boolean {
 let emulator: RunningEmulator;
 let raw: Client;
 let api: ApiClient;
+/** A client that retries once, at once: for what it repeats after a 503. */
+let retrying: ApiClient;
+
+/**
+ * Operations that are not repeatable but that the client still retries, because it first checks
+ * that the earlier attempt did not get through (docs/client.md): the request it checks with.
+ */
+const checkedBeforeRetry: Record<string, string> = { importPhone: 'GET /phones' };
 
 /** Prepares an uploaded object as the presigned POST of the interface does; answers its key. */
 async function uploadedObjectKey(): Promise<string> {
@@ -111,6 +121,9 @@ const rawRequests: Record<string, () => Promise<{ path?: string; body?: unknown 
   'POST /knowledge/set_agent_files': async () => ({ body: { agent_id: FRONT_DESK, files: [] } }),
 };
 
+/** Numbers the client imports are new each time (the account refuses a number twice). */
+let importedNumbers = 0;
+
 /** The same operation through the API client. */
 const clientCalls: Record<string, (client: ApiClient) => Promise<unknown>> = {
   createApiKey: (c) => c.createApiKey({ type: 'private', name: 'conformance client' }),
@@ -119,7 +132,7 @@ const clientCalls: Record<string, (client: ApiClient) => Promise<unknown>> = {
   setCampaignCaller: (c) => c.setCampaignCaller('cmp_recall_2026', '+15551230001'),
   setPhoneAgent: (c) => c.setPhoneAgent('+15551230001', BOOKING),
   listPhones: (c) => c.listPhones(),
-  importPhone: (c) => c.importPhone({ country: 'US', phone: '+15551230008', region: 'us-west', api_key: 'k', api_secret: 's' }),
+  importPhone: (c) => c.importPhone({ country: 'US', phone: `+1555124${String(1000 + importedNumbers++)}`, region: 'us-west', api_key: 'k', api_secret: 's' }),
   getAgent: (c) => c.getAgent(FRONT_DESK),
   updateAgent: (c) => c.updateAgent(FRONT_DESK, { name: 'Front desk', config: { first_message: 'Hello again' } }),
   listAgentCallHistories: (c) => c.listAgentCallHistories(FRONT_DESK, { limit: 5 }),
@@ -148,9 +161,11 @@ function serviceRequestsSince(seq: number) {
 beforeAll(async () => {
   ({ emulator, client: raw } = await startTestEmulator());
   api = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.url, retries: 0 });
+  retrying = createClient({ apiKey: emulator.apiKey, baseUrl: emulator.url, retries: 1, sleep: async () => {} });
 });
 afterAll(async () => {
   await api.close();
+  await retrying.close();
   await emulator.close();
 });
 
@@ -220,6 +235,29 @@ describe.each(operations.map((op) => [nameOf(op), op] as const))('%s', (name, op
     await (call as (client: ApiClient) => Promise<unknown>)(api);
     const sent = serviceRequestsSince(before).filter((entry) => entry.method === op.method && matchesTemplate(op.path, entry.path));
     expect(sent.length, `${op.client} sent no ${name}`).toBeGreaterThan(0);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+describe.each(operations.map((op) => [nameOf(op), op] as const))('%s after a 503', (name, op) => {
+  it(op.repeatable ? 'is repeated by the client' : 'is not repeated blindly by the client', async () => {
+    const route = `re:^${escapeRegExp(op.path).replace(/\\\{\w+\\\}/g, '[^/]+')}$`;
+    emulator.control.setFaults([{ path: route, method: op.method, errorRate: 1, errorStatus: 503 }], { seed: 1 });
+    const before = emulator.control.requestLog().at(-1)?.seq ?? 0;
+    try {
+      await expect((clientCalls[op.client] as (client: ApiClient) => Promise<unknown>)(retrying)).rejects.toMatchObject({ status: 503 });
+    } finally {
+      emulator.control.clearFaults();
+    }
+    const sent = serviceRequestsSince(before).map((entry) => `${entry.method} ${matchesTemplate(op.path, entry.path) ? op.path : entry.path}`);
+    const attempts = sent.filter((request) => request === name).length;
+    const check = checkedBeforeRetry[op.client];
+    if (op.repeatable) expect(attempts, sent.join(', ')).toBe(2);
+    else if (check) expect(sent.filter((request) => request === name || request === check)).toEqual([name, check, name]);
+    else expect(attempts, sent.join(', ')).toBe(1);
   });
 });
 
