@@ -21,7 +21,7 @@ import { bundleManifestSchema, loadSchemas } from '../../src/schema/load.js';
 import { listTemplates, readTemplate } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/templates/expand.js';
 import { planScaffold } from '../../src/templates/scaffold.js';
-import { repoRoot, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 /** Diagnostics a single-document schema cannot give: cross-resource, files, environment, merging, templates. */
@@ -174,6 +174,15 @@ describe('the published manifest schema and voxform agree', () => {
     expect({ voxform: voxform.valid ? 'valid' : voxform.schemaErrors.length > 0 ? 'schema' : 'other', errors: voxform.errors }).toMatchObject({ voxform: c.voxform });
     expect(editor.valid, `editor: ${editor.errors.join('; ')}`).toBe(c.voxform !== 'schema');
     expectAgreement(c.name, editor, voxform);
+  });
+
+  it('`voxform validate` itself gives the verdicts its library entry gives (two cases through the CLI)', async () => {
+    for (const c of [cases[0], cases.find((k) => k.voxform === 'schema')] as Case[]) {
+      const dir = await tempDir({ 'voxform.yaml': c.yaml });
+      const cli = await runCli(['validate', '--format', 'json'], { cwd: dir, env: c.env });
+      const library = await voxformVerdict(dir, 'voxform.yaml', c.env);
+      expect({ name: c.name, code: cli.code, valid: (JSON.parse(cli.stdout) as { valid: boolean }).valid }).toEqual({ name: c.name, code: library.valid ? 0 : 1, valid: library.valid });
+    }
   });
 
   it('agents.example.yaml: both accept it', async () => {
