@@ -1,6 +1,6 @@
 import { VoxformError } from '../errors.js';
 
-/** The service's two regional gateways (docs/service-api.md, Transport). Both serve the same paths. */
+/** The service's two regional gateways (docs/service-api.md). Both serve the same paths. */
 export const REGION_BASE_URLS = {
   us: 'https://api-west.millis.ai',
   eu: 'https://api-eu-west.millis.ai',
