@@ -7,8 +7,8 @@
  *
  * A schema judges one document: it cannot know whether a referenced agent exists, whether a file
  * or an env variable is there, or whether defaults, a template or the base of an overlay fill in a
- * required field. Those verdicts are voxform's alone (OTHER_CODES). For every other problem the
- * two verdicts must agree, in both directions.
+ * required field. Those verdicts are voxform's alone. For the problems a schema can see
+ * (SCHEMA_CODES) the two verdicts must agree, in both directions.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -24,27 +24,13 @@ import { planScaffold } from '../../src/templates/scaffold.js';
 import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
-/** Diagnostics a single-document schema cannot give: cross-resource, files, environment, merging, templates. */
-const OTHER_CODES = new Set([
-  'reference_missing',
-  'env_missing',
-  'env_syntax',
-  'file_missing',
-  'file_unreadable',
-  'file_not_utf8',
-  'missing_field',
-  'missing_id',
-  'duplicate_id',
-  'duplicate_resource',
-  'duplicate_setting',
-  'environment_unknown',
-  'environment_unknown_resource',
-  'template_unknown',
-  'template_invalid',
-  'template_var_missing',
-  'template_var_unknown',
-  'template_var_undeclared',
-]);
+/**
+ * Diagnostics a schema gives too: a field it does not know, a value of the wrong type or form, a
+ * repeated item, a field only the service sets, a malformed key. Every other code (references,
+ * files, the environment, fields merged in, templates, duplicates across files, the operator's
+ * policies) is voxform's alone.
+ */
+const SCHEMA_CODES = new Set(['unknown_field', 'type_mismatch', 'invalid_value', 'duplicate_item', 'read_only_field', 'invalid_name', 'not_a_mapping']);
 
 const tempDir = useTempDirs();
 
@@ -81,7 +67,7 @@ async function voxformVerdict(dir: string, file: string, env: Record<string, str
   const errors = result.diagnostics.filter((d) => d.severity === 'error');
   return {
     valid: errors.length === 0,
-    schemaErrors: errors.filter((d) => !OTHER_CODES.has(d.code)).map((d) => `${d.code} ${d.message}`),
+    schemaErrors: errors.filter((d) => SCHEMA_CODES.has(d.code)).map((d) => `${d.code} ${d.message}`),
     errors: errors.map((d) => `${d.code} ${d.message}`),
   };
 }
