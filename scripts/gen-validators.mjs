@@ -8,6 +8,7 @@ import path from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
+import { internalManifestSchema } from './gen-manifest-schema.mjs';
 
 // CommonJS modules: their exports arrive under `default`.
 const Ajv2020 = Ajv2020Module.default;
@@ -27,13 +28,17 @@ const HEADER = `// @ts-nocheck
 
 export async function generateValidators() {
   const service = JSON.parse(await readFile(path.join(schemaDir, 'service.schema.json'), 'utf8'));
-  const manifest = JSON.parse(await readFile(path.join(schemaDir, 'manifest.schema.json'), 'utf8'));
+  // voxform checks manifests once nulls are taken out and env references, templates and defaults
+  // are resolved: the strict view of the published schema (see gen-manifest-schema.mjs).
+  const manifest = internalManifestSchema(JSON.parse(await readFile(path.join(schemaDir, 'manifest.schema.json'), 'utf8')));
   // allErrors: a manifest's every mistake is reported in one run. optimize off: smaller code, and
   // validation stays far faster than anything else a command does.
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true, optimize: false } });
   addFormats(ajv);
   // Our own annotation: values that must never be printed, logged or stored.
   ajv.addKeyword({ keyword: 'x-sensitive', schemaType: 'boolean' });
+  // Editors' annotation (VS Code, the YAML language server): one description per value of an enum.
+  ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
   ajv.addSchema(service);
   ajv.addSchema(manifest);
   const refs = { Manifest: manifest.$id };

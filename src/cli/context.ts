@@ -36,7 +36,7 @@ export interface CommandContext {
   interrupted(): Promise<void>;
 }
 
-/** Options every command that talks to the service accepts (DESIGN.md, CLI contract). */
+/** Options every command that talks to the service accepts (README.md, Commands). */
 export interface ConnectionOptions {
   baseUrl?: string;
   region?: string;

@@ -17,7 +17,7 @@ import type {
 export type PutMode = 'merge' | 'replace';
 
 /**
- * Answers seen in the wild besides the spec's (service-notes.md): action endpoints (set_agent,
+ * Answers seen in the wild besides the documented ones (docs/service-api.md, Errors): action endpoints (set_agent,
  * set_caller, set_agent_files, agent PUT, phone import) answering the bare string `ok`, and
  * create_file answering `{id}` instead of a bare string. For testing a client's tolerance.
  */

@@ -234,7 +234,7 @@ function matchesExactly(path: ValuePath, pattern: string): boolean {
 
 const PATTERN_WORDS: Record<string, string> = {
   '^[A-Za-z0-9][A-Za-z0-9_.-]*$': 'a valid name (letters, digits, "-", "_" and ".", starting with a letter or digit)',
-  '^\\+[1-9][0-9]{6,14}$': 'an E.164 phone number such as "+15551230001"',
+  '^\\+[1-9][0-9]{6,14}$': 'an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001")',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
 };
 

@@ -5,7 +5,7 @@ import { deepClone, getAtPath, isPlainObject, setAtPath, splitPath, type JsonObj
 import { canonicalJson } from '../util/hash.js';
 
 /**
- * The body of `PUT /agents/{id}` that brings `live` to what `agent` declares (DESIGN.md, Update body).
+ * The body of `PUT /agents/{id}` that brings `live` to what `agent` declares (docs/plan.md, The update body).
  *
  * For each top-level config key with a managed change, the body carries the whole live subtree in
  * the update shape (read-only extras stripped) with every desired leaf merged in, so the result is

@@ -145,7 +145,7 @@ describe('request and response bodies', () => {
     ['ActionResponse', 'ok'],
     ['CallHistoriesResponse', { items: [{ agent_id: 'a', duration: 12, ts: 1, chat: '[]', call_status: 'user-ended' }], pagination: { success: true } }],
     ['CallLogsResponse', { histories: [{ agent_id: 'a', campaign_id: 'c', error_message: null, call_metrics: {}, carrier_call_log: {} }], next_cursor: 0 }],
-    ['RegisterCallRequest', { agent_id: 'a', agent_config: fullReadConfig, metadata: { k: 'v' }, include_metadata_in_prompt: true, from_phone: '+1', to_phone: '+2', session_continuation: { session_id: 's', messages: [{ role: 'user', content: 'hi' }], identifier_variable: 'phone' } }],
+    ['RegisterCallRequest', { agent_id: 'a', agent_config: fullReadConfig, metadata: { k: 'v' }, include_metadata_in_prompt: true, from_phone: '+15557654321', to_phone: '+15551230001', session_continuation: { session_id: 's', messages: [{ role: 'user', content: 'hi' }], identifier_variable: 'phone' } }],
     ['RegisterCallResponse', { call_id: 'c', session_id: 's' }],
     ['RegisterSipCallRequest', { agent_id: 'a', agent_config: withoutReadOnly(fullReadConfig) }],
     ['RegisterSipCallResponse', { call_id: 'c', sip_uri: 'sip:c@host' }],
