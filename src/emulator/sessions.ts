@@ -8,6 +8,7 @@ import { validateAgainst } from '../schema/validate.js';
 import { HttpError } from './http.js';
 import { newId, nowSeconds, sha256Hex } from './ids.js';
 import { overlayConfig } from './merge.js';
+import type { AgentPlayer } from './llm-agent.js';
 import { composeReply } from './sse.js';
 import type { RequestLog } from './request-log.js';
 import type { EmulatorStore } from './store.js';
@@ -75,6 +76,8 @@ export class SessionManager {
     private readonly store: EmulatorStore,
     private readonly webhooks: WebhookSender,
     private readonly requestLog: RequestLog,
+    /** Plays the agent (`--llm`); without it, the deterministic reply of sse.ts. */
+    private readonly agentPlayer?: AgentPlayer,
   ) {}
 
   /** Rebuilds the chat index after the store was replaced (seed, reset, data file). */
@@ -230,11 +233,15 @@ export class SessionManager {
       this.unindexChat(session);
     }
     const agentName = this.store.agents.get(input.agentId)?.name ?? input.agentId;
-    const reply = composeReply(agentName, session.config, input.messages);
-    session.transcript = [...input.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant', content: reply }];
+    const turn = this.agentPlayer
+      ? await this.agentPlayer.reply({ config: session.config, messages: input.messages, sessionId: session.session_id, metadata: session.metadata })
+      : { reply: composeReply(agentName, session.config, input.messages), functionCalls: [] };
+    const reply = turn.reply;
+    session.transcript = [...input.messages.map((m) => ({ role: m.role, content: m.content })), ...(reply === '' ? [] : [{ role: 'assistant', content: reply }])];
     this.indexChat(session);
     const record = this.store.callLog.get(session.call_id);
     if (record) {
+      if (turn.functionCalls.length > 0) record.function_calls = [...(record.function_calls ?? []), ...turn.functionCalls];
       record.chat = JSON.stringify(session.transcript);
       record.chars_used = charsOf(session.transcript);
       this.store.callLog.touch(record);

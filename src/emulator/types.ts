@@ -306,6 +306,8 @@ export interface EmulatorOptions {
   webhooks?: 'all' | 'loopback' | 'none';
   /** How many entries the request log keeps (default 2000; the oldest go first). */
   requestLogLimit?: number;
+  /** Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply (docs/emulator.md). */
+  llm?: { url: string; model?: string | undefined; apiKey?: string | undefined };
 }
 
 export interface RunningEmulator {
