@@ -120,7 +120,10 @@ async function matchArgs(expected: Record<string, ArgExpectation>, params: unkno
     const value = actual[arg];
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (expectation.kind === 'exact') {
-      if (canonicalJson(value) !== canonicalJson(expectation.value)) return { status: 'failed', detail: `${arg} is ${short(text)}, expected ${short(JSON.stringify(expectation.value))}` };
+      if (canonicalJson(value) !== canonicalJson(expectation.value)) {
+        const wanted = JSON.stringify(expectation.value) ?? 'null';
+        return { status: 'failed', detail: `${arg} is ${short(text)}, expected ${wanted.length > 60 ? `${wanted.slice(0, 59)}…` : wanted}` };
+      }
     } else if (expectation.kind === 'regex') {
       const outcome = regexResult(arg, undefined, expectation.pattern, text, `${arg} (${short(text)})`);
       if (outcome.status !== 'passed') return { status: 'failed', detail: outcome.detail };

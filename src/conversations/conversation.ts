@@ -78,7 +78,9 @@ async function send(input: ConversationInput, exchange: Exchange, user: string |
   if (input.file.includeMetadataInPrompt !== undefined) agent.include_metadata_in_prompt = input.file.includeMetadataInPrompt;
   const stream = input.client.chatCompletions({ agent, messages, end_of_session: endOfSession });
   const reply = await stream.collect();
-  exchange.sessionId ??= stream.sessionId;
+  // The latest answer's session: the chat interface carries no session id, so the service matches a
+  // request to a session by its conversation, and identical conversations in parallel may swap sessions.
+  exchange.sessionId = stream.sessionId ?? exchange.sessionId;
   exchange.transcript = [...messages, { role: 'assistant', content: reply }];
   const reason = stream.finishReason;
   return { reply, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };

@@ -80,14 +80,15 @@ function checkTestFile(value: unknown, span: Span, agents: ReadonlySet<string>, 
     return undefined;
   }
   const before = diagnostics.errors;
-  for (const issue of validateAgainst('TestFile', value)) reportTestSchemaIssue(issue, value, span, diagnostics);
-  if (diagnostics.errors > before) return undefined;
-  const written = value as unknown as WrittenFile;
-  if (!agents.has(written.agent)) {
-    const suggestion = didYouMean(written.agent, agents);
+  if (typeof value.agent === 'string' && !agents.has(value.agent)) {
+    const suggestion = didYouMean(value.agent, agents);
     const known = [...agents].join(', ') || 'none';
-    diagnostics.error('reference_missing', `agent "${written.agent}" is not an agent of the manifest${suggestion ? `; did you mean "${suggestion}"?` : ` (agents: ${known})`}`, spanAt(value, ['agent']) ?? span);
+    diagnostics.error('reference_missing', `agent "${value.agent}" is not an agent of the manifest${suggestion ? `; did you mean "${suggestion}"?` : ` (agents: ${known})`}`, spanAt(value, ['agent']) ?? span);
   }
+  const schemaErrors = diagnostics.errors;
+  for (const issue of validateAgainst('TestFile', value)) reportTestSchemaIssue(issue, value, span, diagnostics);
+  if (diagnostics.errors > schemaErrors) return undefined;
+  const written = value as unknown as WrittenFile;
   const names = new Set<string>();
   const tests: ConversationTest[] = [];
   written.tests.forEach((test, index) => {
