@@ -48,7 +48,9 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   const action = (name: string) => async (...args: unknown[]) => {
     const cmd = args[args.length - 1] as Command;
     const positional = cmd.args;
-    await run(name, { ...program.opts(), ...cmd.opts(), args: positional });
+    // A subcommand's options may be parsed by its parent command (`test capture ID --out F`): merge them.
+    const parent = cmd.parent && cmd.parent !== program ? cmd.parent.opts() : {};
+    await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
   };
 
   withManifest(program.command('validate').description('check manifests and report every problem with file:line:col'))

@@ -15,12 +15,13 @@ const REFERENCE_LIMIT = 600;
  * Each pattern is linear-time (no nested quantifiers): these run over untrusted call text.
  * Order matters: e-mail addresses before phone numbers (digits inside addresses), cards before phones.
  */
-const PERSONAL_DATA: Array<{ placeholder: string; pattern: RegExp }> = [
+const PERSONAL_DATA: Array<{ placeholder: string; pattern: RegExp; keep?: RegExp }> = [
   { placeholder: '<email>', pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}/g },
   { placeholder: '<iban>', pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g },
   { placeholder: '<card-number>', pattern: /\b\d{4}(?:[ -]?\d{4}){2}[ -]?\d{1,7}\b/g },
   { placeholder: '<ssn>', pattern: /\b\d{3}-\d{2}-\d{4}\b/g },
-  { placeholder: '<phone>', pattern: /(?:\+|\b)\d(?:[ .()-]{0,2}\d){6,14}\b/g },
+  // Dates are not phone numbers: 2026-03-03 stays.
+  { placeholder: '<phone>', pattern: /(?:\+|\b)\d(?:[ .()-]{0,2}\d){6,14}\b/g, keep: /^\d{4}-\d{2}-\d{2}$/ },
 ];
 
 export interface CaptureInput {
@@ -37,7 +38,7 @@ export function scrubPersonalData(text: string, metadata: Record<string, unknown
     .map(([key, value]) => [key, String(value)] as const)
     .sort((a, b) => b[1].length - a[1].length);
   for (const [key, value] of values) out = out.split(value).join(`<${key}>`);
-  for (const { placeholder, pattern } of PERSONAL_DATA) out = out.replace(pattern, placeholder);
+  for (const { placeholder, pattern, keep } of PERSONAL_DATA) out = out.replace(pattern, (found) => (keep?.test(found) ? found : placeholder));
   return out;
 }
 

@@ -2,6 +2,7 @@
  * `voxform test`: conversation tests against the configuration under review (desired), the live
  * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
  */
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { captureTestFile } from '../../conversations/capture.js';
@@ -91,7 +92,9 @@ async function emit(text: string, out: string | undefined, ctx: CommandContext):
     ctx.stdout.write(text);
     return;
   }
-  await writeFileAtomic(path.resolve(ctx.cwd, out), ctx.secrets.redact(text));
+  const file = path.resolve(ctx.cwd, out);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, ctx.secrets.redact(text));
   ctx.stderr.write(`Wrote the report to ${out}.\n`);
 }
 
