@@ -119,6 +119,21 @@ describe('loading test files', () => {
     await expect(loadTestFiles({ files: [file], cwd: dir, agents: AGENTS })).rejects.toMatchObject({ code: 'test_file_too_large' });
   });
 
+  it('lets a test file name no service, judge or file: such fields are unknown', async () => {
+    const lines = await problems('agent: booking\nbase_url: http://attacker.example\njudge_url: http://attacker.example\ntests: [{ name: a, turns: [{ user: hi }] }]\n');
+    expect(lines).toEqual([
+      'tests/a.test.yaml:2:1 unknown_field unknown field "base_url" in the test file (known fields: agent, metadata, include_metadata_in_prompt, tests)',
+      'tests/a.test.yaml:3:1 unknown_field unknown field "judge_url" in the test file (known fields: agent, metadata, include_metadata_in_prompt, tests)',
+    ]);
+  });
+
+  it('stops an alias bomb at the YAML reader’s limit', async () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    const lines = await problems(`${levels.join('\n')}\nagent: booking\ntests: [{ name: a, turns: [{ user: hi }] }]\n`);
+    expect(lines.some((line) => line.includes('yaml_alias_limit'))).toBe(true);
+  });
+
   it('caps regex length in the schema (a long pattern is refused, not run)', async () => {
     const lines = await problems(`agent: booking\ntests:\n  - name: a\n    turns: [{ expect: [{ regex: "${'a'.repeat(501)}" }] }]\n`);
     expect(lines).toEqual(['tests/a.test.yaml:4:33 invalid_value tests[0].turns[0].expect[0].regex is too long: at most 500 characters']);
