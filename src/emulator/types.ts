@@ -156,6 +156,8 @@ export interface Session {
   provider: string;
   transcript: ChatMessage[];
   ended: boolean;
+  /** Hash of the request's agent_config a chat session started with: a chat request continues only a session with the same one. */
+  config_key?: string;
 }
 
 /** A record of the call log, as GET /call-logs returns it (the global shape). */
