@@ -4,6 +4,7 @@
  * behaviour diff: the tests whose verdict changes from live to desired.
  */
 import type { ApiClient } from '../api/index.js';
+import { VoxformError } from '../errors.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import { Semaphore } from '../util/semaphore.js';
 import { runConversation } from './conversation.js';
@@ -30,6 +31,8 @@ export interface RunTestsOptions {
   /** `--grep`: only tests whose name contains this (case-insensitive). */
   grep?: string | undefined;
   onProgress?: (done: number, total: number) => void;
+  /** Aborted (Ctrl-C): no further conversation starts; those under way finish. */
+  signal?: AbortSignal | undefined;
 }
 
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
@@ -63,20 +66,22 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
       }
     }
   }
-  await runBounded(jobs, options.parallelism, options.onProgress);
+  await runBounded(jobs, options.parallelism, options.onProgress, options.signal);
+  if (options.signal?.aborted) throw new VoxformError('interrupted', 'Interrupted: the conversations under way were finished, no other was started, and no report was written.');
   for (const report of reports) for (const verdict of Object.values(report.verdicts)) foldVerdict(verdict);
   const summary: TestRun['summary'] = {};
   for (const target of options.targets) summary[target] = summarize(reports, target);
   return { against: [...options.targets], reports, changes: behaviourChanges(reports), summary, durationMs: Math.round(performance.now() - started) };
 }
 
-async function runBounded(jobs: Array<() => Promise<void>>, parallelism: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+async function runBounded(jobs: Array<() => Promise<void>>, parallelism: number, onProgress?: (done: number, total: number) => void, signal?: AbortSignal): Promise<void> {
   const slots = new Semaphore(parallelism);
   let done = 0;
   await Promise.all(
     jobs.map(async (job) => {
       await slots.acquire();
       try {
+        if (signal?.aborted) return;
         await job();
       } finally {
         slots.release();

@@ -48,6 +48,9 @@ export async function run(rawOptions: Record<string, unknown>, ctx: CommandConte
   );
   const agents = await resolveAgentsUnderTest(files, desired, client, parallelism);
   const status = progressLine(ctx.stderr);
+  // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
+  const interrupt = new AbortController();
+  void ctx.interrupted().then(() => interrupt.abort());
   const testRun = await runTests({
     files,
     targets: TARGETS[options.against ?? 'desired'],
@@ -58,7 +61,17 @@ export async function run(rawOptions: Record<string, unknown>, ctx: CommandConte
     repeat: options.repeat,
     grep: options.grep,
     onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} conversations`),
-  }).finally(() => status.done());
+    signal: interrupt.signal,
+  })
+    .catch((error: unknown) => {
+      if (!interrupt.signal.aborted) throw error;
+      return undefined;
+    })
+    .finally(() => status.done());
+  if (!testRun) {
+    ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
+    return 130;
+  }
   if (testRun.reports.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
   }
