@@ -1,9 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
 import { callService, startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 
@@ -80,6 +82,28 @@ describe('the emulator playing agents with a model (--llm), and simulated caller
     const result = await project.cli(['test', 'example/tests/prompt.test.yaml', '--against', 'both']);
     expect(result.stdout).toContain('Behaviour changes (live → desired):\n  newly failing  example/tests/prompt.test.yaml › keeps its persona\n');
     expect(result.code).toBe(1);
+  });
+});
+
+describe('--local with VOXFORM_EMULATOR_LLM', () => {
+  it('plays the embedded emulator’s agents with the model', async () => {
+    fake = await startFakeModel();
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-local-llm-'));
+    try {
+      await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
+      await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+      const result = await runCli(['test', 'example/tests/front-desk.test.yaml', '-f', 'agents.example.yaml', '--local'], {
+        cwd: dir,
+        env: { VOXFORM_EMULATOR_LLM: fake.url, VOXFORM_EMULATOR_LLM_MODEL: 'local-agent' },
+      });
+      expect(result.stdout).toContain('desired: 3 passed, 0 failed\n');
+      expect(result.code).toBe(0);
+      // The greeting is first_message; the caller's turns were answered by the model.
+      expect(fake.requests.map((r) => r.model)).toEqual(['local-agent', 'local-agent']);
+      expect(fake.requests.map((r) => r.messages.at(-1)?.content).sort()).toEqual(["That's all, thanks.", 'When are you open on Saturday?']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
