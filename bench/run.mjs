@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const benches = ['validate', 'emulator', 'client', 'plan'].filter((name) => only.length === 0 || only.includes(name));
+const benches = ['validate', 'emulator', 'client', 'plan', 'test-conversations'].filter((name) => only.length === 0 || only.includes(name));
 
 let failed = false;
 for (const name of benches) {

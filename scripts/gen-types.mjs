@@ -22,7 +22,9 @@ async function loadCombinedSchema() {
     JSON.stringify(manifest).replaceAll('"service.schema.json#/$defs/', '"#/$defs/'),
   );
   const { $defs: manifestDefs, ...manifestRoot } = localized;
-  return { ...manifestRoot, $defs: { ...service.$defs, ...manifestDefs } };
+  // The conversation test format: its root becomes the TestFile definition beside its own $defs.
+  const { $defs: testDefs, $schema: _schema, $id: _id, ...testRoot } = JSON.parse(await readFile(path.join(schemaDir, 'tests.schema.json'), 'utf8'));
+  return { ...manifestRoot, $defs: { ...service.$defs, ...manifestDefs, ...testDefs, TestFile: testRoot } };
 }
 
 export async function generateTypes() {

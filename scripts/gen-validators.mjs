@@ -23,7 +23,7 @@ const HEADER = `// @ts-nocheck
 /* eslint-disable */
 // DO NOT EDIT: generated from schemas/*.schema.json by \`npm run gen\` (scripts/gen-validators.mjs).
 // Exports one Ajv validate function per definition: service definitions by name, manifest
-// definitions as \`manifest_<Name>\`, and \`Manifest\`. test/schema/types-fresh.test.ts fails when stale.
+// definitions as \`manifest_<Name>\`, \`Manifest\`, test-file definitions as \`tests_<Name>\` and \`TestFile\`. test/schema/types-fresh.test.ts fails when stale.
 `;
 
 export async function generateValidators() {
@@ -31,6 +31,7 @@ export async function generateValidators() {
   // voxform checks manifests once nulls are taken out and env references, templates and defaults
   // are resolved: the strict view of the published schema (see gen-manifest-schema.mjs).
   const manifest = internalManifestSchema(JSON.parse(await readFile(path.join(schemaDir, 'manifest.schema.json'), 'utf8')));
+  const tests = JSON.parse(await readFile(path.join(schemaDir, 'tests.schema.json'), 'utf8'));
   // allErrors: a manifest's every mistake is reported in one run. optimize off: smaller code, and
   // validation stays far faster than anything else a command does.
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true, optimize: false } });
@@ -41,9 +42,11 @@ export async function generateValidators() {
   ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
   ajv.addSchema(service);
   ajv.addSchema(manifest);
-  const refs = { Manifest: manifest.$id };
+  ajv.addSchema(tests);
+  const refs = { Manifest: manifest.$id, TestFile: tests.$id };
   for (const name of Object.keys(service.$defs)) refs[name] = `${service.$id}#/$defs/${name}`;
   for (const name of Object.keys(manifest.$defs)) refs[`manifest_${name}`] = `${manifest.$id}#/$defs/${name}`;
+  for (const name of Object.keys(tests.$defs)) refs[`tests_${name}`] = `${tests.$id}#/$defs/${name}`;
   let code = standaloneCode(ajv, refs).replace(/^"use strict";/, '');
   // Ajv's ESM output still `require`s its small runtime helpers: import them instead, as ESM needs.
   const imports = [];

@@ -31,6 +31,19 @@ export type { StateFile, WorkspaceState } from './state/types.js';
 export { createClient, ApiError, isApiError } from './api/index.js';
 export type { ApiClient, ClientOptions } from './api/index.js';
 
+export {
+  findTestFiles,
+  loadTestFiles,
+  runTests,
+  runSucceeded,
+  renderTestText,
+  renderTestJson,
+  renderTestJunit,
+  renderTestMarkdown,
+  captureTestFile,
+} from './conversations/index.js';
+export type { TestFile, TestRun, TestReport, RunTestsOptions } from './conversations/index.js';
+
 export { startEmulator, defaultSeed } from './emulator/index.js';
 export type { EmulatorOptions, RunningEmulator, EmulatorSeed } from './emulator/index.js';
 

@@ -52,7 +52,10 @@ export async function resolveConnection(
     const { startEmulator } = await import('../emulator/index.js');
     const dir = path.join(ctx.cwd, '.voxform');
     await mkdir(dir, { recursive: true });
-    const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile: path.join(dir, 'local.json') });
+    const { emulatorLlmFromEnv } = await import('./commands/emulator.js');
+    const llm = emulatorLlmFromEnv({}, ctx.env);
+    ctx.secrets.add(llm?.apiKey);
+    const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile: path.join(dir, 'local.json'), ...(llm ? { llm } : {}) });
     ctx.onExit(() => emulator.close());
     ctx.secrets.add(emulator.apiKey);
     const client = createClient({ ...tuning, baseUrl: emulator.url, apiKey: emulator.apiKey, ...(debug ? { debug } : {}) });

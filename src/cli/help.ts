@@ -14,6 +14,10 @@ const ENVIRONMENT = {
   VOXFORM_ENV_ALLOW: 'comma-separated names and `PREFIX_*` patterns that `${env:…}` may read',
   VOXFORM_TIMEOUT: 'how long one request may take, e.g. `30s` or `2m` (`--timeout` beats it)',
   VOXFORM_DEBUG: '`1`: the request log (key redacted) and stack traces',
+  VOXFORM_JUDGE_URL: 'an OpenAI-compatible endpoint for `judge:` checks and simulated callers',
+  VOXFORM_JUDGE_MODEL: 'the judge endpoint\'s model',
+  VOXFORM_JUDGE_API_KEY: 'the judge endpoint\'s key (never printed)',
+  VOXFORM_EMULATOR_LLM: 'an OpenAI-compatible model that plays the agents of `--local` and `voxform emulator`',
   NO_COLOR: 'any value: no colour in output',
 } as const;
 
@@ -72,7 +76,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform fmt', 'voxform fmt --check', 'voxform fmt agents/'],
   },
   emulator: {
-    environment: [],
+    environment: ['VOXFORM_EMULATOR_LLM'],
     exitCodes: ['0  stopped with Ctrl-C', '1  could not start (the port is taken, a bad seed file)'],
     examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05'],
   },
@@ -90,6 +94,16 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
     examples: ['voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
+  },
+  test: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM'],
+    exitCodes: ['0  every test met its pass rate', '1  a test failed, or an error', INTERRUPTED],
+    examples: ['voxform test example/tests -f agents.example.yaml --local', 'voxform test --against both --format markdown --out tests.md', 'voxform test --skip-judge --grep greets'],
+  },
+  'test capture': {
+    environment: [...SERVICE_ENV],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml'],
   },
   schema: {
     environment: [],

@@ -54,7 +54,9 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   const action = (name: string) => async (...args: unknown[]) => {
     const cmd = args[args.length - 1] as Command;
     const positional = cmd.args;
-    await run(name, { ...program.opts(), ...cmd.opts(), args: positional });
+    // A subcommand's options may be parsed by its parent command (`test capture ID --out F`): merge them.
+    const parent = cmd.parent && cmd.parent !== program ? cmd.parent.opts() : {};
+    await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
   };
 
   withManifest(program.command('validate').description('check manifests and report every problem with file:line:col'))
@@ -113,6 +115,8 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .option('--seed <file>', 'load an account from this YAML or JSON file')
     .option('--latency <ms>', 'add this much latency to every request (ms, or MIN-MAX for jitter)')
     .option('--fail-rate <p>', 'answer this fraction of requests with 503 (0 to 1)')
+    .option('--llm <url>', 'play agents with this OpenAI-compatible model (env VOXFORM_EMULATOR_LLM)')
+    .option('--llm-model <name>', 'the model name for --llm (env VOXFORM_EMULATOR_LLM_MODEL)')
     .action(action('emulator'));
 
   withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
@@ -140,6 +144,22 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
 
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
 
+  const test = withConnection(withManifest(program.command('test').description('run conversation tests against the configuration under review')))
+    .argument('[paths...]', 'test files or folders (default: tests/ beside the manifest)')
+    .addOption(new Option('--against <target>', 'talk to the desired config (what apply would send), the live agent, or both').choices(['desired', 'live', 'both']).default('desired'))
+    .option('--agent <name>', 'only the tests of this manifest agent (repeatable)', collect)
+    .option('--grep <text>', 'only tests whose name contains this text')
+    .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat'))
+    .option('--parallelism <n>', 'conversations at once', positiveInt('--parallelism'), 8)
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'junit', 'markdown']).default('text'))
+    .option('--out <file>', 'write the report to this file instead of stdout')
+    .option('--skip-judge', 'use no judge model: judge checks and simulated callers are reported as skipped')
+    .action(action('test'));
+  withConnection(withManifest(test.command('capture').description('turn a logged call into a test file (personal data replaced)')))
+    .argument('<call-id>', 'the call id (see `voxform logs`)')
+    .option('--out <file>', 'write the test file here instead of stdout')
+    .action(action('test-capture'));
+
   addCommandHelp(program);
   return program;
 }
@@ -157,6 +177,8 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'keys-create': () => import('./commands/keys.js'),
   chat: () => import('./commands/chat.js'),
   schema: () => import('./commands/schema.js'),
+  test: () => import('./commands/test.js'),
+  'test-capture': async () => ({ run: (await import('./commands/test.js')).capture }),
 };
 
 function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {

@@ -24,6 +24,7 @@ import { phoneRoutes } from './routes/phones.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { uploadRoutes } from './routes/uploads.js';
 import { loadSeedIntoStore, resolveSeed } from './seed.js';
+import { LlmAgent } from './llm-agent.js';
 import { SessionManager } from './sessions.js';
 import { EmulatorStore } from './store.js';
 import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, RequestLogEntry, RunningEmulator, WebhookDelivery } from './types.js';
@@ -105,7 +106,7 @@ class Emulator implements ControlHost {
     if (this.initialFaults.length > 0) faults.set({ rules: this.initialFaults });
     this.core = {
       store,
-      sessions: new SessionManager(store, webhooks, requestLog),
+      sessions: new SessionManager(store, webhooks, requestLog, options.llm ? new LlmAgent(options.llm, options.webhooks ?? 'all') : undefined),
       webhooks,
       faults,
       requestLog,

@@ -8,7 +8,9 @@ import { validateAgainst } from '../schema/validate.js';
 import { HttpError } from './http.js';
 import { newId, nowSeconds, sha256Hex } from './ids.js';
 import { overlayConfig } from './merge.js';
+import type { AgentPlayer } from './llm-agent.js';
 import { composeReply } from './sse.js';
+import { canonicalJson } from '../util/hash.js';
 import type { RequestLog } from './request-log.js';
 import type { EmulatorStore } from './store.js';
 import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Session, SessionKind, WebhookDelivery } from './types.js';
@@ -56,10 +58,19 @@ function charsOf(transcript: readonly ChatMessage[]): number {
   return transcript.reduce((sum, m) => sum + (typeof m.content === 'string' ? m.content.length : 0), 0);
 }
 
-/** Hash of a conversation so far, per agent: how a chat request finds the session it continues. */
-function transcriptKeys(agentId: string, messages: readonly ChatMessage[]): string[] {
+/** Identifies the configuration a chat request brings (its agent_config, or none). */
+function configKey(override: Record<string, unknown> | undefined): string {
+  return sha256Hex(canonicalJson(override ?? null));
+}
+
+/**
+ * Hash of a conversation so far, per agent and configuration: how a chat request finds the session
+ * it continues. The same conversation under another agent_config (the live agent and a proposed
+ * change, talked to side by side) is another session.
+ */
+function transcriptKeys(agentId: string, config: string, messages: readonly ChatMessage[]): string[] {
   const keys: string[] = [];
-  let hash = sha256Hex(agentId);
+  let hash = sha256Hex(`${agentId}\u0000${config}`);
   for (const message of messages) {
     hash = sha256Hex(`${hash}\u0000${message.role}\u0000${message.content}`);
     keys.push(hash);
@@ -75,6 +86,8 @@ export class SessionManager {
     private readonly store: EmulatorStore,
     private readonly webhooks: WebhookSender,
     private readonly requestLog: RequestLog,
+    /** Plays the agent (`--llm`); without it, the deterministic reply of sse.ts. */
+    private readonly agentPlayer?: AgentPlayer,
   ) {}
 
   /** Rebuilds the chat index after the store was replaced (seed, reset, data file). */
@@ -115,6 +128,7 @@ export class SessionManager {
       provider: this.voipProvider(input.kind, input.from, input.to),
       transcript,
       ended: false,
+      config_key: configKey(input.override),
     };
 
     const target = config.extra_prompt_webhook;
@@ -188,7 +202,7 @@ export class SessionManager {
   }
 
   private indexChat(session: Session): void {
-    const key = transcriptKeys(session.agent_id, session.transcript).pop();
+    const key = transcriptKeys(session.agent_id, session.config_key ?? configKey(undefined), session.transcript).pop();
     if (!key) return;
     const list = this.chats.get(key) ?? [];
     list.push(session);
@@ -196,7 +210,7 @@ export class SessionManager {
   }
 
   private unindexChat(session: Session): void {
-    const key = transcriptKeys(session.agent_id, session.transcript).pop();
+    const key = transcriptKeys(session.agent_id, session.config_key ?? configKey(undefined), session.transcript).pop();
     if (!key) return;
     const list = (this.chats.get(key) ?? []).filter((s) => s !== session);
     if (list.length > 0) this.chats.set(key, list);
@@ -205,11 +219,11 @@ export class SessionManager {
 
   /**
    * One chat request. The request carries the whole conversation (OpenAI style); it continues the
-   * open chat session of the agent whose transcript is the longest prefix of `messages`, or starts
-   * a new session. When identical conversations are open, the most recently active one continues.
+   * open chat session of the agent, started with the same agent_config, whose transcript is the
+   * longest prefix of `messages`, or starts a new session. When identical conversations are open, the most recently active one continues.
    */
   async chatTurn(input: ChatTurnInput): Promise<{ session: Session; reply: string }> {
-    const keys = transcriptKeys(input.agentId, input.messages);
+    const keys = transcriptKeys(input.agentId, configKey(input.override), input.messages);
     let session: Session | undefined;
     for (let i = keys.length - 1; i >= 0 && !session; i--) {
       const open = this.chats.get(keys[i] as string)?.filter((s) => !s.ended);
@@ -230,11 +244,15 @@ export class SessionManager {
       this.unindexChat(session);
     }
     const agentName = this.store.agents.get(input.agentId)?.name ?? input.agentId;
-    const reply = composeReply(agentName, session.config, input.messages);
-    session.transcript = [...input.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant', content: reply }];
+    const turn = this.agentPlayer
+      ? await this.agentPlayer.reply({ config: session.config, messages: input.messages, sessionId: session.session_id, metadata: session.metadata })
+      : { reply: composeReply(agentName, session.config, input.messages), functionCalls: [] };
+    const reply = turn.reply;
+    session.transcript = [...input.messages.map((m) => ({ role: m.role, content: m.content })), ...(reply === '' ? [] : [{ role: 'assistant', content: reply }])];
     this.indexChat(session);
     const record = this.store.callLog.get(session.call_id);
     if (record) {
+      if (turn.functionCalls.length > 0) record.function_calls = [...(record.function_calls ?? []), ...turn.functionCalls];
       record.chat = JSON.stringify(session.transcript);
       record.chars_used = charsOf(session.transcript);
       this.store.callLog.touch(record);

@@ -156,6 +156,8 @@ export interface Session {
   provider: string;
   transcript: ChatMessage[];
   ended: boolean;
+  /** Hash of the request's agent_config a chat session started with: a chat request continues only a session with the same one. */
+  config_key?: string;
 }
 
 /** A record of the call log, as GET /call-logs returns it (the global shape). */
@@ -306,6 +308,8 @@ export interface EmulatorOptions {
   webhooks?: 'all' | 'loopback' | 'none';
   /** How many entries the request log keeps (default 2000; the oldest go first). */
   requestLogLimit?: number;
+  /** Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply (docs/emulator.md). */
+  llm?: { url: string; model?: string | undefined; apiKey?: string | undefined };
 }
 
 export interface RunningEmulator {

@@ -245,6 +245,20 @@ export type LocalName = string;
  * via the `definition` "PhoneNumber".
  */
 export type PhoneNumber = string;
+/**
+ * A JavaScript regular expression the text must match (anywhere; anchor with ^ and $). Case-sensitive (JavaScript has no inline (?i): use a character class such as [Aa], or contains). Limited to 500 characters, and a match that runs longer than its time budget fails the check instead of hanging voxform.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "Regex".
+ */
+export type Regex = string;
+/**
+ * What a language model (the judge: VOXFORM_JUDGE_URL, VOXFORM_JUDGE_MODEL, VOXFORM_JUDGE_API_KEY) must find true of the text. Its verdict and reason are recorded. Without a judge, `--skip-judge` reports the check as skipped.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "Rubric".
+ */
+export type Rubric = string;
 
 /**
  * A voxform manifest (version 1): voice agents, phone numbers, campaigns, knowledge files and provider credentials as code. See docs/manifest.md.
@@ -2644,4 +2658,163 @@ export interface ErrorMessageBody {
    * What went wrong, in words.
    */
   detail: string;
+}
+/**
+ * One conversation: exactly one of scripted `turns` or a `simulate`d caller, optionally with checks on the call record (`expect`).
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "ConversationTest".
+ */
+export interface ConversationTest {
+  /**
+   * What the test shows, as it appears in reports (unique within the file); `--grep` matches it.
+   */
+  name: string;
+  /**
+   * A scripted conversation: each turn sends its `user` message (or none, for the agent's greeting) and checks the agent's reply.
+   *
+   * @minItems 1
+   * @maxItems 100
+   */
+  turns?: [Turn, ...Turn[]];
+  simulate?: SimulatedCaller;
+  /**
+   * Checks on the call record once the session has ended (`end_of_session: true`): tools called or not, the call status, a judgement of the whole transcript.
+   *
+   * @maxItems 50
+   */
+  expect?: CallCheck[];
+  /**
+   * How many times to run the conversation (default 1): language models vary, so a test may be judged on its pass rate. `--repeat` overrides it.
+   */
+  repeat?: number;
+  /**
+   * The fraction of runs that must pass (default 1.0: every run). With repeat: 5 and pass_rate: 0.8, four passing runs of five are enough.
+   */
+  pass_rate?: number;
+}
+/**
+ * One exchange: the caller's message (none for the greeting) and the checks on the agent's reply.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "Turn".
+ */
+export interface Turn {
+  /**
+   * What the caller says. Leave it out for the first turn to check the agent's greeting (first_message).
+   */
+  user?: string;
+  /**
+   * Checks on the agent's reply to this turn; every one must hold.
+   *
+   * @maxItems 50
+   */
+  expect?: ReplyCheck[];
+}
+/**
+ * One check on a reply: exactly one of contains, not_contains, equals, regex, judge.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "ReplyCheck".
+ */
+export interface ReplyCheck {
+  /**
+   * The reply contains this text, ignoring case ("acme" matches "Acme").
+   */
+  contains?: string;
+  /**
+   * The reply does not contain this text, ignoring case.
+   */
+  not_contains?: string;
+  /**
+   * The reply is exactly this text (case and spacing included; leading and trailing white space ignored).
+   */
+  equals?: string;
+  regex?: Regex;
+  judge?: Rubric;
+}
+/**
+ * A language model plays the caller until the goal is reached, the agent ends the session, or max_turns replies have been exchanged.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "SimulatedCaller".
+ */
+export interface SimulatedCaller {
+  /**
+   * Who the caller is and how they talk, e.g. "A patient who wants a cleaning next Tuesday morning."
+   */
+  persona: string;
+  /**
+   * What the caller wants; the caller model says when it is reached, e.g. "A slot is booked."
+   */
+  goal: string;
+  /**
+   * At most this many caller messages (default 10).
+   */
+  max_turns?: number;
+}
+/**
+ * A check on the call record after the session ended: tool_called (with optional args), tool_not_called, call_status or judge.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "CallCheck".
+ */
+export interface CallCheck {
+  /**
+   * The agent called this tool (by its name in the agent's tools) at least once; with `args`, at least one call matches them.
+   */
+  tool_called?: string;
+  /**
+   * With tool_called: the arguments a call must have. Each value is an exact value, `{regex: …}` or `{judge: …}`; arguments not listed are not checked.
+   */
+  args?: {
+    [k: string]: ArgMatcher | undefined;
+  };
+  /**
+   * The agent never called this tool.
+   */
+  tool_not_called?: string;
+  /**
+   * The call record's call_status, e.g. chat_completion (a chat session ended by voxform) or agent-ended.
+   */
+  call_status?: string;
+  judge?: Rubric;
+}
+/**
+ * An argument's expected value: an exact value (any JSON value, compared as JSON), or an object whose only key is `regex` (a Regex matched against the value as text) or `judge` (a Rubric the judge applies to the value).
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "ArgMatcher".
+ */
+export interface ArgMatcher {
+  [k: string]: unknown | undefined;
+}
+/**
+ * A voxform conversation test file (tests/** /*.test.yaml): conversations with one agent of the manifest and what its replies must satisfy. `voxform test` runs them against the configuration under review (desired), the live agent, or both. See docs/testing.md.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "TestFile".
+ */
+export interface TestFile {
+  /**
+   * The agent under test, by its local name in the manifest (the key under `agents:`), e.g. front-desk.
+   */
+  agent: string;
+  /**
+   * Session metadata sent with every request as `agent.metadata` (the same keys a call would carry, e.g. the caller's tier). Values are shown in reports: put no secret here.
+   */
+  metadata?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * Sent as `agent.include_metadata_in_prompt`: whether the service appends the metadata to the agent's prompt. Default: left to the service (off).
+   */
+  include_metadata_in_prompt?: boolean;
+  /**
+   * The tests of this file, run in parallel (up to --parallelism at once).
+   *
+   * @minItems 1
+   * @maxItems 1000
+   */
+  tests: [ConversationTest, ...ConversationTest[]];
 }

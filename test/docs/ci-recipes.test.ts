@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -33,12 +33,15 @@ afterEach(async () => {
 });
 
 describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
-  it('runs its voxform commands in order: validate, plan for review, apply the saved plan, drift check', async () => {
+  it('runs its voxform commands in order: validate, plan for review, conversation tests, apply the saved plan, drift check', async () => {
     const recipe = parse(await readFile(path.join(repoRoot, 'docs/ci', file), 'utf8'));
     const commands = voxformCommands(recipe);
     expect(commands).toEqual([
       'npx voxform validate',
       'npx voxform plan --format markdown --out plan.json > plan.md',
+      file === 'github-actions.yml'
+        ? 'npx voxform test --against both --format markdown --out tests.md'
+        : 'npx voxform test --against both --format junit --out voxform-tests.xml',
       'npx voxform apply plan.json',
       'npx voxform plan --detailed-exitcode',
     ]);
@@ -47,6 +50,8 @@ describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
     expect(allow, 'the recipe sets VOXFORM_ENV_ALLOW').toEqual(expect.stringMatching(/\S/));
     const recipeEnv = { VOXFORM_ENV_ALLOW: allow as string };
     project = await startExampleProject();
+    // The example's conversation tests where the recipes expect them: tests/ beside the manifest.
+    await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
     for (const command of commands) {
       const result = await sh(command, project, recipeEnv);
       expect({ command, code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ command, code: 0, output: '' });
@@ -55,6 +60,7 @@ describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
 
     // The nightly check notices a change made in the dashboard.
     await callService(project, 'PUT', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369yn')}`, { name: 'Booking', config: { first_message: 'Changed by hand' } });
-    expect((await sh(commands[3]!, project, recipeEnv)).code).toBe(2);
+    const drift = await sh(commands[commands.length - 1]!, project, recipeEnv);
+    expect({ code: drift.code, output: drift.code === 2 ? '' : drift.output }).toEqual({ code: 2, output: '' });
   });
 });

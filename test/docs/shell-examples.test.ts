@@ -4,6 +4,8 @@
  * starts a server that runs until Ctrl-C, or is a usage synopsis) says so in the line before its
  * fence — `<!-- not runnable: REASON -->` — and the reason must be given.
  *
+ * The folder holds agents.example.yaml with example/, and the same manifest as voxform.yaml with
+ * the example's conversation tests in tests/, as a user's project would.
  * Installing is already done in the test (npm is a stand-in that accepts `npm ci`, `npm install`
  * and `npm run build`); `voxform` and `npx voxform` run the built CLI of this checkout.
  */
@@ -121,6 +123,9 @@ describe('shell examples in README.md and docs/', () => {
       const dir = await tempDir();
       await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
       await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+      // The same project as a user keeps it: voxform.yaml, with its conversation tests in tests/.
+      await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'voxform.yaml'));
+      await cp(path.join(repoRoot, 'example/tests'), path.join(dir, 'tests'), { recursive: true });
       await mkdir(path.join(dir, 'home'));
       const env = {
         ...SECRETS,

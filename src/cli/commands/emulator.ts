@@ -47,11 +47,31 @@ export function parseEmulatorFlags(options: Record<string, unknown>, cwd: string
 }
 
 /**
+ * The model the emulator plays agents with: `--llm URL` (else VOXFORM_EMULATOR_LLM), `--llm-model`
+ * (else VOXFORM_EMULATOR_LLM_MODEL), the key from VOXFORM_EMULATOR_LLM_API_KEY only.
+ */
+export function emulatorLlmFromEnv(
+  flags: { llm?: unknown; llmModel?: unknown },
+  env: Readonly<Record<string, string | undefined>>,
+): EmulatorOptions['llm'] {
+  const url = (typeof flags.llm === 'string' ? flags.llm : env.VOXFORM_EMULATOR_LLM)?.trim();
+  if (!url) return undefined;
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw invalid('--llm', `must be the http(s) base URL of an OpenAI-compatible API, not "${url}".`);
+  const model = (typeof flags.llmModel === 'string' ? flags.llmModel : env.VOXFORM_EMULATOR_LLM_MODEL)?.trim() || undefined;
+  return { url, model, apiKey: env.VOXFORM_EMULATOR_LLM_API_KEY?.trim() || undefined };
+}
+
+/**
  * Runs the emulator until `stop` resolves, then shuts it down (answers in flight finish, the data
  * file is flushed). Split from `run` so tests can stop it without sending the process a signal.
  */
 export async function runEmulator(options: Record<string, unknown>, ctx: CommandContext, stop: Promise<unknown>): Promise<number> {
   const emulatorOptions = parseEmulatorFlags(options, ctx.cwd);
+  const llm = emulatorLlmFromEnv(options, ctx.env);
+  if (llm) {
+    ctx.secrets.add(llm.apiKey);
+    emulatorOptions.llm = llm;
+  }
   const emulator = await startEmulator({ ...emulatorOptions, quiet: false, log: (line) => ctx.stderr.write(`${line}\n`) });
   const shutdown = emulator.close.bind(emulator);
   ctx.onExit(shutdown);
@@ -64,6 +84,7 @@ export async function runEmulator(options: Record<string, unknown>, ctx: Command
       `  private key  ${emulator.apiKey || '(none: the data file or seed holds no raw private key)'}   (a local key, only the emulator accepts it)`,
       `  data         ${data}`,
       `  seed         ${seed}`,
+      `  agents       ${llm ? `played by the model at ${llm.url}${llm.model ? ` (${llm.model})` : ''}` : 'deterministic replies (use --llm URL for a model)'}`,
       '',
       'Point voxform at it:',
       `  export VOXFORM_BASE_URL=${emulator.url}`,

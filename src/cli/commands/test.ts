@@ -1,0 +1,147 @@
+/**
+ * `voxform test`: conversation tests against the configuration under review (desired), the live
+ * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { VoxformError } from '../../errors.js';
+import { captureTestFile } from '../../conversations/capture.js';
+import { findTestFiles } from '../../conversations/find-test-files.js';
+import { loadTestFiles } from '../../conversations/load-tests.js';
+import { chooseJudge, resolveAgentsUnderTest, selectAgents } from '../../conversations/prepare.js';
+import { renderTestJson } from '../../conversations/render-json.js';
+import { renderTestJunit } from '../../conversations/render-junit.js';
+import { renderTestMarkdown } from '../../conversations/render-markdown.js';
+import { renderTestText } from '../../conversations/render-text.js';
+import { runSucceeded, runTests } from '../../conversations/runner.js';
+import type { Target, TestFile, TestRun } from '../../conversations/types.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { resolveConnection } from '../connection.js';
+import type { CommandContext } from '../context.js';
+import { formatDiagnostics } from '../diagnostics.js';
+import { progressLine } from '../progress.js';
+import { loadDesiredState, type ProjectOptions } from '../project.js';
+
+interface TestOptions extends ProjectOptions {
+  args?: string[];
+  against?: 'desired' | 'live' | 'both';
+  agent?: string[];
+  grep?: string;
+  repeat?: number;
+  format?: 'text' | 'json' | 'junit' | 'markdown';
+  out?: string;
+  skipJudge?: boolean;
+}
+
+const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
+
+export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  const options = rawOptions as TestOptions;
+  const desired = await loadDesiredState(options, ctx);
+  const files = selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys()));
+  const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value) });
+  const parallelism = options.parallelism ?? 8;
+  const { client } = await resolveConnection(
+    { baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local },
+    ctx,
+    { maxInFlight: parallelism },
+  );
+  const agents = await resolveAgentsUnderTest(files, desired, client, parallelism);
+  const status = progressLine(ctx.stderr);
+  // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
+  const interrupt = new AbortController();
+  void ctx.interrupted().then(() => interrupt.abort());
+  const testRun = await runTests({
+    files,
+    targets: TARGETS[options.against ?? 'desired'],
+    client,
+    agents,
+    model,
+    parallelism,
+    repeat: options.repeat,
+    grep: options.grep,
+    onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} conversations`),
+    signal: interrupt.signal,
+  })
+    .catch((error: unknown) => {
+      if (!interrupt.signal.aborted) throw error;
+      return undefined;
+    })
+    .finally(() => status.done());
+  if (!testRun) {
+    ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
+    return 130;
+  }
+  if (testRun.reports.length === 0) {
+    throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
+  }
+  await emit(render(testRun, options.format ?? 'text', ctx.color), options.out, ctx);
+  return runSucceeded(testRun) ? 0 : 1;
+}
+
+async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awaited<ReturnType<typeof loadDesiredState>>): Promise<TestFile[]> {
+  const paths = await findTestFiles(options.args ?? [], ctx.cwd, desired.files);
+  const result = await loadTestFiles({ files: paths, cwd: ctx.cwd, agents: new Set(desired.agents.keys()) });
+  if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
+  if (!result.files) {
+    const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+    throw new VoxformError('tests_invalid', `The test files have ${errors} error${errors === 1 ? '' : 's'} (listed above); no test was run.`, {
+      hint: 'Fix them and run again; schemas/tests.schema.json describes the format (docs/testing.md).',
+    });
+  }
+  return result.files;
+}
+
+function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, color: boolean): string {
+  if (format === 'json') return renderTestJson(testRun);
+  if (format === 'junit') return renderTestJunit(testRun);
+  if (format === 'markdown') return renderTestMarkdown(testRun);
+  return renderTestText(testRun, { color });
+}
+
+/** To stdout, or to `--out` (redacted like stdout: a report file is output too). */
+async function emit(text: string, out: string | undefined, ctx: CommandContext): Promise<void> {
+  if (!out) {
+    ctx.stdout.write(text);
+    return;
+  }
+  const file = path.resolve(ctx.cwd, out);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, ctx.secrets.redact(text));
+  ctx.stderr.write(`Wrote the report to ${out}.\n`);
+}
+
+interface CaptureOptions extends ProjectOptions {
+  args?: string[];
+  out?: string;
+}
+
+/** Call records searched for the call id, newest first. */
+const CAPTURE_SEARCH_DEPTH = 10_000;
+
+/** `voxform test capture CALL_ID [--out FILE]`. */
+export async function capture(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+  const options = rawOptions as CaptureOptions;
+  const callId = options.args?.[0] ?? '';
+  const desired = await loadDesiredState(options, ctx);
+  const { client } = await resolveConnection({ baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local }, ctx);
+  let record;
+  for await (const candidate of client.iterateCallLogs({}, { max: CAPTURE_SEARCH_DEPTH })) {
+    if (candidate.call_id === callId) {
+      record = candidate;
+      break;
+    }
+  }
+  if (!record) {
+    throw new VoxformError('call_not_found', `No call ${callId} in the ${CAPTURE_SEARCH_DEPTH.toLocaleString('en-US')} most recent call records.`, { hint: 'List calls with `voxform logs`.' });
+  }
+  const agent = [...desired.agents.values()].find((candidate) => candidate.id === record.agent_id);
+  if (!agent) {
+    throw new VoxformError('agent_unknown', `Call ${callId} was made with agent ${record.agent_id ?? '(none)'}, which no agent of the manifests has as its id.`, {
+      hint: 'A test names its agent by manifest name: add the agent to the manifest, or point -f at the manifest that has it.',
+    });
+  }
+  const text = captureTestFile({ record, agentName: agent.localName });
+  await emit(text, options.out, ctx);
+  return 0;
+}

@@ -1,0 +1,88 @@
+/**
+ * `voxform test capture`: a logged call → a test file. The caller's turns become the script, the
+ * agent's replies become `judge:` references ("answers like: …"), and personal data — phone
+ * numbers, e-mail addresses, card and account numbers, and the values of the call's metadata —
+ * is replaced by placeholders, in the script and the references alike.
+ */
+import { stringify } from 'yaml';
+import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
+import { parseChat } from './call-record.js';
+
+/** Longest agent reply quoted in a reference (longer ones are shortened). */
+const REFERENCE_LIMIT = 600;
+
+/**
+ * Each pattern is linear-time (no nested quantifiers): these run over untrusted call text.
+ * Order matters: e-mail addresses before phone numbers (digits inside addresses), cards before phones.
+ */
+const PERSONAL_DATA: Array<{ placeholder: string; pattern: RegExp; keep?: RegExp }> = [
+  { placeholder: '<email>', pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}/g },
+  { placeholder: '<iban>', pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g },
+  { placeholder: '<card-number>', pattern: /\b\d{4}(?:[ -]?\d{4}){2}[ -]?\d{1,7}\b/g },
+  { placeholder: '<ssn>', pattern: /\b\d{3}-\d{2}-\d{4}\b/g },
+  // Dates are not phone numbers: 2026-03-03 stays.
+  { placeholder: '<phone>', pattern: /(?:\+|\b)\d(?:[ .()-]{0,2}\d){6,14}\b/g, keep: /^\d{4}-\d{2}-\d{2}$/ },
+];
+
+export interface CaptureInput {
+  record: GlobalCallHistoryRecord;
+  /** The manifest name of the call's agent. */
+  agentName: string;
+}
+
+/** Replaces personal data in free text: metadata values first (exact strings), then the patterns. */
+export function scrubPersonalData(text: string, metadata: Record<string, unknown>): string {
+  let out = text;
+  const values = Object.entries(metadata)
+    .filter((entry): entry is [string, string | number] => (typeof entry[1] === 'string' && entry[1].trim().length >= 3) || typeof entry[1] === 'number')
+    .map(([key, value]) => [key, String(value)] as const)
+    .sort((a, b) => b[1].length - a[1].length);
+  for (const [key, value] of values) out = out.split(value).join(`<${key}>`);
+  for (const { placeholder, pattern, keep } of PERSONAL_DATA) out = out.replace(pattern, (found) => (keep?.test(found) ? found : placeholder));
+  return out;
+}
+
+function metadataOf(record: GlobalCallHistoryRecord): Record<string, unknown> {
+  const metadata = (record as { metadata?: unknown }).metadata;
+  return metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {};
+}
+
+function reference(reply: string): string {
+  const short = reply.length > REFERENCE_LIMIT ? `${reply.slice(0, REFERENCE_LIMIT - 1)}…` : reply;
+  return `Answers like: "${short}" (the same substance; wording may differ).`;
+}
+
+/** The test file's YAML text, with the schema modeline and where it came from. */
+export function captureTestFile(input: CaptureInput): string {
+  const metadata = metadataOf(input.record);
+  const scrub = (text: string) => scrubPersonalData(text, metadata);
+  const transcript = parseChat(input.record.chat);
+  const turns: Array<{ user?: string; expect?: Array<{ judge: string }> }> = [];
+  let pending: { user?: string } | undefined;
+  for (const message of transcript) {
+    if (message.role === 'user') {
+      // Two caller messages in a row: the first had no answer; keep it as a turn of its own.
+      if (pending) turns.push(pending);
+      pending = { user: scrub(message.content) };
+      continue;
+    }
+    const turn: { user?: string; expect?: Array<{ judge: string }> } = pending ?? {};
+    turn.expect = [{ judge: reference(scrub(message.content)) }];
+    turns.push(turn);
+    pending = undefined;
+  }
+  if (pending) turns.push(pending);
+  if (turns.length === 0) turns.push({ expect: [{ judge: 'Greets the caller.' }] });
+  // The id goes into a comment and a name: only the characters ids are made of.
+  const callId = String(input.record.call_id ?? 'unknown').replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 100) || 'unknown';
+  const document = {
+    agent: input.agentName,
+    tests: [{ name: `replays call ${callId}`, turns }],
+  };
+  const header = [
+    '# yaml-language-server: $schema=../node_modules/voxform/schemas/tests.schema.json',
+    `# Captured from call ${callId} by \`voxform test capture\`. Personal data is replaced by <placeholders>:`,
+    '# review the script and the judge references before committing.',
+  ].join('\n');
+  return `${header}\n${stringify(document, { lineWidth: 0 })}`;
+}

@@ -1,0 +1,137 @@
+/**
+ * Evaluating checks: on a reply (contains, not_contains, equals, regex, judge) and on the call
+ * record (tool_called with args, tool_not_called, call_status, judge). A judge check without a
+ * judge (`--skip-judge`) is `skipped`, never `passed`; a judge that fails to answer is `error`.
+ */
+import { isVoxformError } from '../errors.js';
+import { canonicalJson } from '../util/hash.js';
+import { judge } from './judge.js';
+import type { ChatModel } from './model.js';
+import { matchWithBudget, REGEX_TIME_BUDGET_MS } from './safe-regex.js';
+import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
+
+/** A tool call as the call record lists it (`function_calls`: name and params). */
+export interface ToolCall {
+  name: string;
+  params: unknown;
+}
+
+export interface CallRecordView {
+  callStatus: string | undefined;
+  toolCalls: ToolCall[];
+  transcript: TranscriptMessage[];
+}
+
+const short = (text: string, max = 60): string => JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export function describeReplyCheck(check: ReplyCheck): string {
+  if (check.kind === 'regex') return `regex ${short(check.pattern.source)}`;
+  if (check.kind === 'judge') return `judge: ${check.rubric}`;
+  return `${check.kind} ${short(check.text)}`;
+}
+
+export function describeCallCheck(check: CallCheck): string {
+  if (check.kind === 'tool_called') return `tool_called ${check.tool}${check.args ? ` with ${Object.keys(check.args).join(', ')}` : ''}`;
+  if (check.kind === 'tool_not_called') return `tool_not_called ${check.tool}`;
+  if (check.kind === 'call_status') return `call_status ${check.status}`;
+  return `judge (transcript): ${check.rubric}`;
+}
+
+function result(check: string, turn: number | undefined, status: CheckStatus, detail?: string): CheckResult {
+  return { check, turn, status, detail };
+}
+
+export async function checkReply(check: ReplyCheck, reply: string, turn: number, model: ChatModel | undefined): Promise<CheckResult> {
+  const name = describeReplyCheck(check);
+  switch (check.kind) {
+    case 'contains':
+      return reply.toLowerCase().includes(check.text.toLowerCase()) ? result(name, turn, 'passed') : result(name, turn, 'failed', `the reply does not contain ${short(check.text)}`);
+    case 'not_contains':
+      return reply.toLowerCase().includes(check.text.toLowerCase()) ? result(name, turn, 'failed', `the reply contains ${short(check.text)}`) : result(name, turn, 'passed');
+    case 'equals':
+      return reply.trim() === check.text.trim() ? result(name, turn, 'passed') : result(name, turn, 'failed', `the reply is ${short(reply)}`);
+    case 'regex':
+      return regexResult(name, turn, check.pattern, reply, 'the reply');
+    case 'judge':
+      return judgeResult(name, turn, model, check.rubric, reply, 'reply of the agent');
+  }
+}
+
+function regexResult(name: string, turn: number | undefined, pattern: RegExp, subject: string, what: string): CheckResult {
+  const outcome = matchWithBudget(pattern, subject);
+  if ('timedOut' in outcome) return result(name, turn, 'failed', `the regular expression ran longer than ${REGEX_TIME_BUDGET_MS} ms and was stopped; simplify it (nested quantifiers such as (a+)+ take exponential time)`);
+  if (outcome.matched) return result(name, turn, 'passed');
+  return result(name, turn, 'failed', `${what} does not match${outcome.truncated ? ' (only its first 20,000 characters were searched)' : ''}`);
+}
+
+async function judgeResult(name: string, turn: number | undefined, model: ChatModel | undefined, rubric: string, subject: string, what: string): Promise<CheckResult> {
+  if (!model) return result(name, turn, 'skipped', 'no judge (--skip-judge)');
+  try {
+    const verdict = await judge(model, rubric, subject, what);
+    return result(name, turn, verdict.pass ? 'passed' : 'failed', `judge: ${verdict.reason}`);
+  } catch (error) {
+    if (!isVoxformError(error)) throw error;
+    return result(name, turn, 'error', error.message);
+  }
+}
+
+export async function checkCall(check: CallCheck, record: CallRecordView, model: ChatModel | undefined): Promise<CheckResult> {
+  const name = describeCallCheck(check);
+  switch (check.kind) {
+    case 'tool_not_called': {
+      const count = record.toolCalls.filter((call) => call.name === check.tool).length;
+      return count === 0 ? result(name, undefined, 'passed') : result(name, undefined, 'failed', `${check.tool} was called ${count} time${count === 1 ? '' : 's'}`);
+    }
+    case 'call_status':
+      return record.callStatus === check.status ? result(name, undefined, 'passed') : result(name, undefined, 'failed', `the call status is ${record.callStatus ?? '(none)'}`);
+    case 'judge': {
+      const text = record.transcript.map((line) => `${line.role === 'user' ? 'Caller' : 'Agent'}: ${line.content}`).join('\n');
+      return judgeResult(name, undefined, model, check.rubric, text, 'transcript of the call');
+    }
+    case 'tool_called':
+      return toolCalledResult(name, check, record.toolCalls, model);
+  }
+}
+
+async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 'tool_called' }>, toolCalls: ToolCall[], model: ChatModel | undefined): Promise<CheckResult> {
+  const calls = toolCalls.filter((call) => call.name === check.tool);
+  if (calls.length === 0) {
+    const others = [...new Set(toolCalls.map((call) => call.name))];
+    return result(name, undefined, 'failed', `${check.tool} was not called${others.length > 0 ? ` (called: ${others.join(', ')})` : ' (no tool was called)'}`);
+  }
+  if (!check.args) return result(name, undefined, 'passed');
+  let lastProblem = '';
+  let skipped = false;
+  for (const call of calls) {
+    const outcome = await matchArgs(check.args, call.params, model);
+    if (outcome.status === 'passed') return result(name, undefined, 'passed', outcome.detail);
+    if (outcome.status === 'skipped') skipped = true;
+    lastProblem = outcome.detail ?? lastProblem;
+  }
+  if (skipped) return result(name, undefined, 'skipped', 'an argument is checked by the judge (--skip-judge)');
+  return result(name, undefined, 'failed', `no call of ${check.tool} matches: ${lastProblem}`);
+}
+
+async function matchArgs(expected: Record<string, ArgExpectation>, params: unknown, model: ChatModel | undefined): Promise<{ status: CheckStatus; detail?: string }> {
+  const actual = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  let status: CheckStatus = 'passed';
+  for (const [arg, expectation] of Object.entries(expected)) {
+    if (!Object.hasOwn(actual, arg)) return { status: 'failed', detail: `argument ${arg} is missing` };
+    const value = actual[arg];
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    if (expectation.kind === 'exact') {
+      if (canonicalJson(value) !== canonicalJson(expectation.value)) {
+        const wanted = JSON.stringify(expectation.value) ?? 'null';
+        return { status: 'failed', detail: `${arg} is ${short(text)}, expected ${wanted.length > 60 ? `${wanted.slice(0, 59)}…` : wanted}` };
+      }
+    } else if (expectation.kind === 'regex') {
+      const outcome = regexResult(arg, undefined, expectation.pattern, text, `${arg} (${short(text)})`);
+      if (outcome.status !== 'passed') return { status: 'failed', detail: outcome.detail };
+    } else {
+      const outcome = await judgeResult(arg, undefined, model, expectation.rubric, text, `value of the argument ${arg}`);
+      if (outcome.status === 'failed' || outcome.status === 'error') return { status: outcome.status, detail: `${arg}: ${outcome.detail}` };
+      if (outcome.status === 'skipped') status = 'skipped';
+    }
+  }
+  return { status };
+}

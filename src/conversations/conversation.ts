@@ -1,0 +1,133 @@
+/**
+ * One run of one test: the conversation with the agent (scripted turns, or a simulated caller),
+ * the checks on each reply, then — once the session has ended — the checks on its call record.
+ *
+ * Requests: a scripted test of N turns sends N chat requests, the last one with
+ * `end_of_session: true` (its reply still comes back); a simulated one ends with its own request.
+ * Each request carries the whole conversation so far, as the chat interface intends.
+ */
+import type { ApiClient } from '../api/index.js';
+import { isVoxformError } from '../errors.js';
+import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
+import { findCallRecord, viewOfRecord } from './call-record.js';
+import { checkCall, checkReply } from './checks.js';
+import { nextCallerMove } from './judge.js';
+import type { ChatModel } from './model.js';
+import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
+
+/** Finish reasons of an ordinary reply; any other means the agent ended the session. */
+const ORDINARY_FINISH = new Set(['stop', 'length', 'tool_calls']);
+
+export interface ConversationInput {
+  client: ApiClient;
+  file: TestFile;
+  test: ConversationTest;
+  agentId: string;
+  /** The config to send (`--against desired`); undefined talks to the live agent as it is. */
+  agentConfig: AgentConfigUpdate | undefined;
+  /** Undefined with `--skip-judge`. */
+  model: ChatModel | undefined;
+}
+
+interface Exchange {
+  transcript: TranscriptMessage[];
+  sessionId: string | undefined;
+  checks: CheckResult[];
+}
+
+export async function runConversation(input: ConversationInput): Promise<RunResult> {
+  const started = performance.now();
+  const exchange: Exchange = { transcript: [], sessionId: undefined, checks: [] };
+  const finish = (status: CheckStatus, extra: Partial<RunResult> = {}): RunResult => ({
+    status,
+    transcript: exchange.transcript,
+    checks: exchange.checks,
+    toolCalls: undefined,
+    error: undefined,
+    durationMs: Math.round(performance.now() - started),
+    ...extra,
+  });
+  if (input.test.simulate && !input.model) {
+    return finish('skipped', { checks: [{ check: 'simulate', turn: undefined, status: 'skipped', detail: 'a simulated caller needs the judge model (--skip-judge)' }] });
+  }
+  try {
+    if (input.test.turns) await runScripted(input, exchange);
+    else await runSimulated(input, exchange);
+    const toolCalls = input.test.expect.length > 0 ? await checkRecord(input, exchange) : undefined;
+    return finish(overallStatus(exchange.checks), { toolCalls });
+  } catch (error) {
+    if (!isVoxformError(error)) throw error;
+    return finish('error', { error: error.message });
+  }
+}
+
+/** Failed or errored beats skipped, skipped beats passed: a skipped check never makes a pass. */
+export function overallStatus(checks: readonly CheckResult[]): CheckStatus {
+  if (checks.some((check) => check.status === 'error')) return 'error';
+  if (checks.some((check) => check.status === 'failed')) return 'failed';
+  if (checks.some((check) => check.status === 'skipped')) return 'skipped';
+  return 'passed';
+}
+
+async function send(input: ConversationInput, exchange: Exchange, user: string | undefined, endOfSession: boolean): Promise<{ reply: string; ended: boolean }> {
+  const messages = [...exchange.transcript];
+  if (user !== undefined) messages.push({ role: 'user', content: user });
+  const agent: ChatCompletionRequest['agent'] = { agent_id: input.agentId };
+  if (input.agentConfig) agent.agent_config = input.agentConfig;
+  if (input.file.metadata) agent.metadata = input.file.metadata;
+  if (input.file.includeMetadataInPrompt !== undefined) agent.include_metadata_in_prompt = input.file.includeMetadataInPrompt;
+  const stream = input.client.chatCompletions({ agent, messages, end_of_session: endOfSession });
+  const reply = await stream.collect();
+  // The latest answer's session: the chat interface carries no session id, so the service matches a
+  // request to a session by its conversation, and identical conversations in parallel may swap sessions.
+  exchange.sessionId = stream.sessionId ?? exchange.sessionId;
+  exchange.transcript = [...messages, { role: 'assistant', content: reply }];
+  const reason = stream.finishReason;
+  return { reply, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };
+}
+
+async function runScripted(input: ConversationInput, exchange: Exchange): Promise<void> {
+  const turns = input.test.turns ?? [];
+  for (const [index, turn] of turns.entries()) {
+    const last = index === turns.length - 1;
+    const { reply, ended } = await send(input, exchange, turn.user, last);
+    for (const check of turn.checks) exchange.checks.push(await checkReply(check, reply, index + 1, input.model));
+    if (ended && !last) {
+      exchange.checks.push({ check: `turn ${index + 2}`, turn: index + 2, status: 'failed', detail: 'the agent ended the session before this turn' });
+      return;
+    }
+  }
+}
+
+async function runSimulated(input: ConversationInput, exchange: Exchange): Promise<void> {
+  const caller = input.test.simulate;
+  const model = input.model;
+  if (!caller || !model) return;
+  // The agent speaks first (its greeting), as on a call; then the caller answers.
+  let { ended } = await send(input, exchange, undefined, false);
+  for (let turn = 0; turn < caller.maxTurns && !ended; turn++) {
+    const move = await nextCallerMove(model, caller, exchange.transcript);
+    if (move.message !== undefined) ({ ended } = await send(input, exchange, move.message, false));
+    if (move.goalReached) break;
+  }
+  if (!ended) await endSession(input, exchange);
+}
+
+/** Ends the session with the conversation as it stands (the reply to this request is not part of it). */
+async function endSession(input: ConversationInput, exchange: Exchange): Promise<void> {
+  const transcript = exchange.transcript;
+  await send(input, exchange, undefined, true);
+  exchange.transcript = transcript;
+}
+
+async function checkRecord(input: ConversationInput, exchange: Exchange): Promise<RunResult['toolCalls']> {
+  const record = await findCallRecord({ client: input.client, agentId: input.agentId, sessionId: exchange.sessionId, transcript: exchange.transcript });
+  if (!record) {
+    exchange.checks.push({ check: 'call record', turn: undefined, status: 'error', detail: 'the call record of this session was not found in the call log' });
+    return undefined;
+  }
+  // The transcript judged is the conversation as the test held it; the record's tool calls and status are the service's.
+  const view = { ...viewOfRecord(record), transcript: exchange.transcript };
+  for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input.model));
+  return view.toolCalls;
+}

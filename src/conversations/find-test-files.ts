@@ -1,0 +1,56 @@
+/**
+ * Which test files a run reads: the paths given (files, or folders searched for `*.test.yaml` and
+ * `*.test.yml`), else the `tests/` folder beside the first manifest. Symbolic links, hidden folders
+ * and node_modules are not entered, so a search stays inside the folder it was given.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { VoxformError } from '../errors.js';
+
+const TEST_FILE = /\.test\.ya?ml$/i;
+const SKIPPED_FOLDERS = new Set(['node_modules']);
+
+export async function findTestFiles(paths: readonly string[], cwd: string, manifestFiles: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) {
+    const folder = path.join(path.dirname(manifestFiles[0] ?? path.join(cwd, 'voxform.yaml')), 'tests');
+    const found = (await isFolder(folder)) ? await searchFolder(folder) : [];
+    if (found.length === 0) {
+      throw new VoxformError('tests_not_found', `No test files: ${path.relative(cwd, folder) || folder} holds no *.test.yaml files.`, {
+        hint: 'Write tests as tests/NAME.test.yaml beside the manifest (see docs/testing.md), or name files or folders: voxform test PATH…',
+      });
+    }
+    return found;
+  }
+  const files: string[] = [];
+  for (const given of paths) {
+    const absolute = path.resolve(cwd, given);
+    const info = await stat(absolute).catch(() => undefined);
+    if (!info) throw new VoxformError('tests_not_found', `${given} does not exist.`, { hint: 'Name a test file or a folder of *.test.yaml files.' });
+    if (!info.isDirectory()) {
+      files.push(absolute);
+      continue;
+    }
+    const found = await searchFolder(absolute);
+    if (found.length === 0) throw new VoxformError('tests_not_found', `The folder ${given} holds no *.test.yaml files.`, { hint: 'Test files end in .test.yaml (or .test.yml).' });
+    files.push(...found);
+  }
+  return [...new Set(files)];
+}
+
+async function isFolder(folder: string): Promise<boolean> {
+  return (await stat(folder).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+async function searchFolder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true });
+  const found: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('.') && !SKIPPED_FOLDERS.has(entry.name)) found.push(...(await searchFolder(full)));
+    } else if (entry.isFile() && TEST_FILE.test(entry.name)) {
+      found.push(full);
+    }
+  }
+  return found;
+}

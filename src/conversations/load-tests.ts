@@ -1,0 +1,202 @@
+/**
+ * Test files → checked `TestFile`s, or every problem with file:line:col. The same machinery as
+ * manifests: the YAML reader with positions, the diagnostics list with code frames, the schema
+ * (schemas/tests.schema.json) compiled ahead of time. Test files are untrusted input: they are
+ * size-capped, name nothing on disk, and their regular expressions are compiled here (syntax) and
+ * run later under a time budget (safe-regex.ts).
+ */
+import { stat } from 'node:fs/promises';
+import { VoxformError } from '../errors.js';
+import { decodeUtf8 } from '../manifest/decode.js';
+import { DiagnosticList } from '../manifest/diagnostics.js';
+import { readBytes } from '../manifest/load-files.js';
+import { parseYaml } from '../manifest/parse-yaml.js';
+import { isPlainObject, spanAt } from '../manifest/positions.js';
+import { locationOf, SourceRegistry, type Span } from '../manifest/source.js';
+import type { Diagnostic } from '../manifest/types.js';
+import type { ConversationTest as WrittenTest, TestFile as WrittenFile } from '../schema/types.gen.js';
+import { validateAgainst } from '../schema/validate.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import { compileRegex } from './safe-regex.js';
+import { reportTestSchemaIssue } from './schema-issues.js';
+import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, TestFile } from './types.js';
+
+/** Largest test file read: a bigger one is refused before it is read into memory. */
+export const MAX_TEST_FILE_BYTES = 1024 * 1024;
+/** Caller messages a simulated conversation has when `max_turns` is not given. */
+export const DEFAULT_MAX_TURNS = 10;
+
+export interface LoadTestsOptions {
+  files: readonly string[];
+  cwd: string;
+  /** Local names of the manifest's agents: a test file must name one of them. */
+  agents: ReadonlySet<string>;
+}
+
+export interface LoadTestsResult {
+  /** Present only when there are no errors. */
+  files: TestFile[] | undefined;
+  diagnostics: Diagnostic[];
+}
+
+export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTestsResult> {
+  const diagnostics = new DiagnosticList();
+  const sources = new SourceRegistry(options.cwd);
+  const loaded: TestFile[] = [];
+  for (const file of options.files) {
+    const info = await stat(file).catch(() => undefined);
+    if (info && info.size > MAX_TEST_FILE_BYTES) {
+      throw new VoxformError('test_file_too_large', `${sources.display(file)} is ${info.size} bytes; test files are limited to ${MAX_TEST_FILE_BYTES} bytes.`, {
+        hint: 'Split it into several *.test.yaml files.',
+      });
+    }
+    const outcome = await readBytes(file);
+    if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`);
+    const { text, invalidAt } = decodeUtf8(outcome.bytes);
+    if (invalidAt !== undefined) {
+      const source = sources.forText(file, text);
+      diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
+      continue;
+    }
+    const source = sources.forYaml(file, text);
+    const fileStart: Span = { source, start: 0, end: 0 };
+    const parsed = await parseYaml(source, diagnostics);
+    const documents = parsed.documents.filter((doc) => doc.value !== null);
+    if (parsed.syntaxErrors) continue;
+    if (documents.length !== 1) {
+      diagnostics.error(documents.length === 0 ? 'empty_file' : 'invalid_value', `${source.display} must hold exactly one YAML document (agent, tests)`, documents[1]?.span ?? fileStart);
+      continue;
+    }
+    const value = (documents[0] as { value: unknown }).value;
+    const checked = checkTestFile(value, documents[0]?.span ?? fileStart, options.agents, diagnostics);
+    if (checked) loaded.push({ ...checked, path: file, display: source.display });
+  }
+  return { files: diagnostics.hasErrors ? undefined : loaded, diagnostics: diagnostics.toList() };
+}
+
+function checkTestFile(value: unknown, span: Span, agents: ReadonlySet<string>, diagnostics: DiagnosticList): Omit<TestFile, 'path' | 'display'> | undefined {
+  if (!isPlainObject(value)) {
+    diagnostics.error('not_a_mapping', 'a test file is a mapping with agent and tests', span);
+    return undefined;
+  }
+  const before = diagnostics.errors;
+  if (typeof value.agent === 'string' && !agents.has(value.agent)) {
+    const suggestion = didYouMean(value.agent, agents);
+    const known = [...agents].join(', ') || 'none';
+    diagnostics.error('reference_missing', `agent "${value.agent}" is not an agent of the manifest${suggestion ? `; did you mean "${suggestion}"?` : ` (agents: ${known})`}`, spanAt(value, ['agent']) ?? span);
+  }
+  const schemaErrors = diagnostics.errors;
+  for (const issue of validateAgainst('TestFile', value)) reportTestSchemaIssue(issue, value, span, diagnostics);
+  if (diagnostics.errors > schemaErrors) return undefined;
+  const written = value as unknown as WrittenFile;
+  const names = new Set<string>();
+  const tests: ConversationTest[] = [];
+  written.tests.forEach((test, index) => {
+    const at = ['tests', index];
+    if (names.has(test.name)) diagnostics.error('duplicate_item', `two tests are named "${test.name}"; names must be unique within a file`, spanAt(value, [...at, 'name']) ?? span);
+    names.add(test.name);
+    const checked = checkTest(test, { root: value, at, fallback: span, diagnostics });
+    if (checked) tests.push(checked);
+  });
+  if (diagnostics.errors > before) return undefined;
+  return { agent: written.agent, metadata: written.metadata, includeMetadataInPrompt: written.include_metadata_in_prompt, tests };
+}
+
+interface Place {
+  root: unknown;
+  at: Array<string | number>;
+  fallback: Span;
+  diagnostics: DiagnosticList;
+}
+
+const spanOf = (place: Place, path: Array<string | number> = []): Span => spanAt(place.root, [...place.at, ...path]) ?? place.fallback;
+
+function checkTest(test: WrittenTest, place: Place): ConversationTest | undefined {
+  const { diagnostics } = place;
+  if ((test.turns === undefined) === (test.simulate === undefined)) {
+    diagnostics.error('invalid_value', `test "${test.name}" needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)`, spanOf(place, ['name']));
+    return undefined;
+  }
+  const turns = test.turns?.map((turn, t) => ({
+    user: turn.user,
+    checks: (turn.expect ?? []).flatMap((check, c) => replyCheck(check as Record<string, string | undefined>, { ...place, at: [...place.at, 'turns', t, 'expect', c] }) ?? []),
+  }));
+  const expect = (test.expect ?? []).flatMap((check, c) => callCheck(check as Record<string, unknown>, { ...place, at: [...place.at, 'expect', c] }) ?? []);
+  const needsModel =
+    test.simulate !== undefined ||
+    (turns ?? []).some((turn) => turn.checks.some((check) => check.kind === 'judge')) ||
+    expect.some((check) => check.kind === 'judge' || (check.kind === 'tool_called' && Object.values(check.args ?? {}).some((arg) => arg.kind === 'judge')));
+  const location = locationOf(spanOf(place, ['name']));
+  return {
+    name: test.name,
+    location,
+    turns,
+    simulate: test.simulate && { persona: test.simulate.persona, goal: test.simulate.goal, maxTurns: test.simulate.max_turns ?? DEFAULT_MAX_TURNS },
+    expect,
+    repeat: test.repeat ?? 1,
+    passRate: test.pass_rate ?? 1,
+    needsModel,
+  };
+}
+
+function regexAt(source: string, place: Place, path: Array<string | number>): RegExp | undefined {
+  const compiled = compileRegex(source);
+  if (typeof compiled !== 'string') return compiled;
+  place.diagnostics.error('invalid_value', `not a valid regular expression: ${compiled}`, spanOf(place, path));
+  return undefined;
+}
+
+function replyCheck(check: Record<string, string | undefined>, place: Place): ReplyCheck | undefined {
+  const [kind, text] = Object.entries(check)[0] as [string, string];
+  if (kind === 'regex') {
+    const pattern = regexAt(text, place, ['regex']);
+    return pattern && { kind, pattern };
+  }
+  if (kind === 'judge') return { kind, rubric: text };
+  return { kind: kind as 'contains' | 'not_contains' | 'equals', text };
+}
+
+const CALL_CHECK_KINDS = ['tool_called', 'tool_not_called', 'call_status', 'judge'] as const;
+
+function callCheck(check: Record<string, unknown>, place: Place): CallCheck | undefined {
+  const kinds = CALL_CHECK_KINDS.filter((kind) => check[kind] !== undefined);
+  if (kinds.length !== 1) {
+    place.diagnostics.error('invalid_value', `${describeCheck(place)} must have exactly one of ${CALL_CHECK_KINDS.join(', ')}${kinds.length > 1 ? ` (found ${kinds.join(' and ')})` : ''}`, spanOf(place));
+    return undefined;
+  }
+  const kind = kinds[0] as (typeof CALL_CHECK_KINDS)[number];
+  if (check.args !== undefined && kind !== 'tool_called') {
+    place.diagnostics.error('invalid_value', 'args belongs with tool_called: it says which arguments the call must have', spanAt(place.root, [...place.at, 'args'], 'key') ?? spanOf(place));
+    return undefined;
+  }
+  const value = check[kind] as string;
+  if (kind === 'tool_called') return { kind, tool: value, args: argExpectations(check.args as Record<string, unknown> | undefined, place) };
+  if (kind === 'tool_not_called') return { kind, tool: value };
+  if (kind === 'call_status') return { kind, status: value };
+  return { kind, rubric: value };
+}
+
+function describeCheck(place: Place): string {
+  return place.at.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').replace(/^\./, '');
+}
+
+/** `{regex: …}` or `{judge: …}` alone is a matcher; any other value is expected exactly. */
+function argExpectations(args: Record<string, unknown> | undefined, place: Place): Record<string, ArgExpectation> | undefined {
+  if (args === undefined) return undefined;
+  const out: Record<string, ArgExpectation> = {};
+  for (const [name, expected] of Object.entries(args)) {
+    const keys = isPlainObject(expected) ? Object.keys(expected) : [];
+    const matcher = keys.length === 1 && (keys[0] === 'regex' || keys[0] === 'judge') ? (keys[0] as 'regex' | 'judge') : undefined;
+    const inner = matcher ? (expected as Record<string, unknown>)[matcher] : undefined;
+    if (matcher && (typeof inner !== 'string' || inner === '' || inner.length > (matcher === 'regex' ? 500 : 4000))) {
+      place.diagnostics.error('invalid_value', `args.${name}.${matcher} must be a non-empty string of at most ${matcher === 'regex' ? 500 : 4000} characters`, spanOf(place, ['args', name, matcher]));
+      continue;
+    }
+    if (matcher === 'regex') {
+      const pattern = regexAt(inner as string, place, ['args', name, 'regex']);
+      if (pattern) out[name] = { kind: 'regex', pattern };
+    } else if (matcher === 'judge') out[name] = { kind: 'judge', rubric: inner as string };
+    else out[name] = { kind: 'exact', value: expected };
+  }
+  return out;
+}

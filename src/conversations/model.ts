@@ -1,0 +1,98 @@
+/**
+ * An OpenAI-compatible chat model (any server speaking `POST /chat/completions`: a hosted model,
+ * a local one, the test suite's fake). Used by the judge, the simulated caller and the emulator's
+ * `--llm` mode. Where it is and its key come from the operator (flags, environment), never from a
+ * test file or a manifest.
+ */
+import OpenAI from 'openai';
+import { VoxformError } from '../errors.js';
+
+export interface ModelSettings {
+  /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
+  url: string;
+  model: string;
+  /** Secret; some local servers need none. */
+  apiKey: string | undefined;
+  /** Per request (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** Longest answer text kept from a model (a reason, a caller's message, an agent's reply). */
+export const MODEL_TEXT_LIMIT = 4000;
+
+export type ChatTurn = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type ToolDefinition = OpenAI.Chat.Completions.ChatCompletionTool;
+export type ModelAnswer = OpenAI.Chat.Completions.ChatCompletionMessage;
+
+/** The judge and simulated caller settings: VOXFORM_JUDGE_URL, VOXFORM_JUDGE_MODEL, VOXFORM_JUDGE_API_KEY. */
+export function judgeSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): ModelSettings | undefined {
+  const url = env.VOXFORM_JUDGE_URL?.trim();
+  if (!url) return undefined;
+  return { url, model: env.VOXFORM_JUDGE_MODEL?.trim() || 'gpt-4o-mini', apiKey: env.VOXFORM_JUDGE_API_KEY?.trim() || undefined };
+}
+
+export class ChatModel {
+  private readonly client: OpenAI;
+
+  constructor(readonly settings: ModelSettings) {
+    let base: URL;
+    try {
+      base = new URL(settings.url);
+    } catch {
+      throw new VoxformError('model_url_invalid', `The model URL "${settings.url}" is not a URL.`, { hint: 'Give the base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1.' });
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new VoxformError('model_url_invalid', `The model URL must be http or https, not ${base.protocol}`);
+    }
+    // Every option explicit: the client would otherwise read OPENAI_* variables the operator did not mean for voxform.
+    this.client = new OpenAI({
+      baseURL: settings.url,
+      apiKey: settings.apiKey ?? 'none',
+      organization: null,
+      project: null,
+      timeout: settings.timeoutMs ?? 60_000,
+      maxRetries: 2,
+    });
+  }
+
+  /** One completion (not streamed). With `json`, the model is asked for a JSON object. */
+  async complete(messages: ChatTurn[], options: { json?: boolean; tools?: ToolDefinition[]; model?: string } = {}): Promise<ModelAnswer> {
+    try {
+      const completion = await this.client.chat.completions.create({
+        model: options.model ?? this.settings.model,
+        messages,
+        temperature: 0,
+        ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
+        ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
+      });
+      const message = completion.choices?.[0]?.message;
+      if (!message) throw new Error('the answer has no choices');
+      return message;
+    } catch (error) {
+      throw new VoxformError('model_failed', `The model at ${this.settings.url} failed: ${describeModelError(error)}.`, {
+        hint: 'Check the URL, model name and key, and that the server speaks the OpenAI chat completions API.',
+      });
+    }
+  }
+}
+
+function describeModelError(error: unknown): string {
+  if (error instanceof OpenAI.APIError) return error.status ? `status ${error.status}` : error.message.slice(0, 200);
+  return error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200);
+}
+
+/** Parses a model's JSON answer; undefined when it is not a JSON object. */
+export function parseJsonObject(text: string | null | undefined): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  try {
+    const value = JSON.parse(trimmed) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function clip(text: string, limit = MODEL_TEXT_LIMIT): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}

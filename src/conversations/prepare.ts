@@ -1,0 +1,55 @@
+/**
+ * Before a run: which agents the selected tests talk to (read live, their desired config built),
+ * and whether the judge model is there when tests need it.
+ */
+import type { ApiClient } from '../api/index.js';
+import { VoxformError } from '../errors.js';
+import type { DesiredState } from '../manifest/types.js';
+import { mapBounded } from '../manifest/load-files.js';
+import { desiredAgentConfig } from './agent-config.js';
+import { ChatModel, judgeSettingsFromEnv } from './model.js';
+import type { AgentUnderTest } from './runner.js';
+import type { TestFile } from './types.js';
+
+export async function resolveAgentsUnderTest(files: readonly TestFile[], desired: DesiredState, client: ApiClient, parallelism: number): Promise<Map<string, AgentUnderTest>> {
+  const names = [...new Set(files.map((file) => file.agent))];
+  const agents = await mapBounded(names, parallelism, async (name) => {
+    const agent = desired.agents.get(name);
+    if (!agent) throw new Error(`resolveAgentsUnderTest(): ${name} is not in the desired state`); // the loader checked
+    const live = await client.getAgent(agent.id);
+    return [name, { id: agent.id, desiredConfig: desiredAgentConfig(agent, live) }] as const;
+  });
+  return new Map(agents);
+}
+
+/**
+ * The judge for tests that need one (`judge:` checks, simulated callers): from VOXFORM_JUDGE_URL,
+ * VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY only. Missing while needed is an error unless the
+ * operator chose `--skip-judge`; the key is handed to `onSecret` before anything is printed.
+ */
+export function chooseJudge(
+  files: readonly TestFile[],
+  env: Readonly<Record<string, string | undefined>>,
+  options: { skipJudge: boolean; onSecret: (value: string) => void },
+): ChatModel | undefined {
+  if (options.skipJudge) return undefined;
+  const needing = files.flatMap((file) => file.tests.filter((test) => test.needsModel).map((test) => `${file.display} › ${test.name}`));
+  if (needing.length === 0) return undefined;
+  const settings = judgeSettingsFromEnv(env);
+  if (!settings) {
+    throw new VoxformError('judge_missing', `${needing.length} test${needing.length === 1 ? ' needs' : 's need'} a judge model (judge: checks or a simulated caller), and none is configured; first: ${needing[0]}.`, {
+      hint: 'Set VOXFORM_JUDGE_URL (an OpenAI-compatible API), VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY, or run with --skip-judge to report those checks as skipped.',
+    });
+  }
+  if (settings.apiKey) options.onSecret(settings.apiKey);
+  return new ChatModel(settings);
+}
+
+/** Only the tests of the named agents (`--agent`), files without any left out. */
+export function selectAgents(files: readonly TestFile[], agents: readonly string[] | undefined, known: ReadonlySet<string>): TestFile[] {
+  if (!agents || agents.length === 0) return [...files];
+  for (const name of agents) {
+    if (!known.has(name)) throw new VoxformError('agent_unknown', `--agent ${name}: the manifest has no agent of that name.`, { hint: `Agents: ${[...known].join(', ')}.` });
+  }
+  return files.filter((file) => agents.includes(file.agent));
+}

@@ -1,0 +1,72 @@
+/**
+ * JUnit XML (`--format junit`), as GitHub and GitLab test reports read it: one <testsuite> per test
+ * file, one <testcase> per test and target (the target in brackets when both run), <failure>,
+ * <error> or <skipped> with the failed checks, and the transcript in <system-out>.
+ */
+import { describeCheckResult, describeVerdict, problemChecks, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import type { TestReport, TestRun } from './types.js';
+
+/** Characters XML 1.0 does not allow at all (control characters other than tab, newline, return). */
+const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+export function escapeXml(text: string): string {
+  return text
+    .replace(INVALID_XML, '\uFFFD')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;');
+}
+
+function testcase(report: TestReport, both: boolean): string[] {
+  const out: string[] = [];
+  for (const target of targetsOf(report)) {
+    const verdict = report.verdicts[target];
+    if (!verdict) continue;
+    const seconds = verdict.results.reduce((sum, run) => sum + run.durationMs, 0) / 1000;
+    const name = both ? `${report.name} [${target}]` : report.name;
+    const attrs = `name="${escapeXml(name)}" classname="${escapeXml(report.file.replace(/\.test\.ya?ml$/i, '').replaceAll('/', '.'))}" file="${escapeXml(report.file)}" line="${report.location.line}" time="${seconds.toFixed(3)}"`;
+    if (verdict.status === 'passed') {
+      out.push(`    <testcase ${attrs}/>`);
+      continue;
+    }
+    out.push(`    <testcase ${attrs}>`);
+    if (verdict.status === 'skipped') out.push('      <skipped message="needs the judge model (--skip-judge)"/>');
+    const shown = runToShow(verdict);
+    if (shown) {
+      const problems = problemChecks(shown.run).map(describeCheckResult);
+      if (shown.run.error) problems.unshift(shown.run.error);
+      const element = verdict.status === 'error' ? 'error' : 'failure';
+      const message = `${describeVerdict(verdict)} runs passed; ${problems[0] ?? 'failed'}`;
+      out.push(`      <${element} message="${escapeXml(message)}" type="${verdict.status}">${escapeXml(problems.join('\n'))}</${element}>`);
+      out.push(`      <system-out>${escapeXml(transcriptLines(shown.run.transcript).join('\n'))}</system-out>`);
+    }
+    out.push('    </testcase>');
+  }
+  return out;
+}
+
+export function renderTestJunit(run: TestRun): string {
+  const both = run.against.length === 2;
+  const files = [...new Set(run.reports.map((report) => report.file))];
+  const counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
+  const suites: string[] = [];
+  for (const file of files) {
+    const reports = run.reports.filter((report) => report.file === file);
+    const verdicts = reports.flatMap((report) => Object.values(report.verdicts));
+    const suite = {
+      tests: verdicts.length,
+      failures: verdicts.filter((v) => v.status === 'failed').length,
+      errors: verdicts.filter((v) => v.status === 'error').length,
+      skipped: verdicts.filter((v) => v.status === 'skipped').length,
+    };
+    const seconds = verdicts.flatMap((v) => v.results).reduce((sum, r) => sum + r.durationMs, 0) / 1000;
+    for (const key of Object.keys(counts) as Array<keyof typeof counts>) counts[key] += suite[key];
+    suites.push(`  <testsuite name="${escapeXml(file)}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${seconds.toFixed(3)}">`);
+    for (const report of reports) suites.push(...testcase(report, both));
+    suites.push('  </testsuite>');
+  }
+  const head = `<testsuites name="voxform test" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${(run.durationMs / 1000).toFixed(3)}">`;
+  return ['<?xml version="1.0" encoding="UTF-8"?>', head, ...suites, '</testsuites>', ''].join('\n');
+}

@@ -1,0 +1,39 @@
+/** What the renderers share: how a verdict, a target and a transcript read. */
+import type { CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
+
+export const STATUS_WORD: Record<CheckStatus, string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', error: 'ERROR' };
+
+export function targetsOf(report: TestReport): Target[] {
+  return (['live', 'desired'] as const).filter((target) => report.verdicts[target] !== undefined);
+}
+
+/** "3/5 (needs 80%)" or "1/1"; "skipped" when no run counted. */
+export function describeVerdict(verdict: TestVerdict): string {
+  if (verdict.runs === 0) return 'skipped';
+  const rate = verdict.passRate < 1 ? ` (needs ${Math.round(verdict.passRate * 100)}%)` : '';
+  return `${verdict.passes}/${verdict.runs}${rate}`;
+}
+
+/** The run to show for a verdict that did not pass: the first that failed or errored. */
+export function runToShow(verdict: TestVerdict): { run: RunResult; index: number } | undefined {
+  const index = verdict.results.findIndex((run) => run.status === 'failed' || run.status === 'error');
+  return index === -1 ? undefined : { run: verdict.results[index] as RunResult, index };
+}
+
+export function problemChecks(run: RunResult): CheckResult[] {
+  return run.checks.filter((check) => check.status === 'failed' || check.status === 'error');
+}
+
+/** "turn 2: contains "9": the reply does not contain "9"". */
+export function describeCheckResult(check: CheckResult): string {
+  const where = check.turn !== undefined ? `turn ${check.turn}: ` : '';
+  return `${where}${check.check}${check.detail ? ` — ${check.detail}` : ''}`;
+}
+
+export function transcriptLines(transcript: readonly TranscriptMessage[]): string[] {
+  return transcript.map((line) => `${line.role === 'user' ? 'caller' : 'agent '}: ${line.content.replace(/\r?\n/g, ' ')}`);
+}
+
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,146 @@
+/**
+ * `runTests`: every selected test × target × repeat, at most `parallelism` conversations at once,
+ * folded into verdicts (passes / runs against the pass rate) and, with both targets, the
+ * behaviour diff: the tests whose verdict changes from live to desired.
+ */
+import type { ApiClient } from '../api/index.js';
+import { VoxformError } from '../errors.js';
+import type { AgentConfigUpdate } from '../schema/types.gen.js';
+import { Semaphore } from '../util/semaphore.js';
+import { runConversation } from './conversation.js';
+import type { ChatModel } from './model.js';
+import type { BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
+
+export interface AgentUnderTest {
+  id: string;
+  /** What `--against desired` sends (see agent-config.ts). */
+  desiredConfig: AgentConfigUpdate;
+}
+
+export interface RunTestsOptions {
+  files: readonly TestFile[];
+  targets: readonly Target[];
+  client: ApiClient;
+  /** By local name: every agent the files name. */
+  agents: ReadonlyMap<string, AgentUnderTest>;
+  /** The judge and simulated caller; undefined with `--skip-judge`. */
+  model: ChatModel | undefined;
+  parallelism: number;
+  /** `--repeat`: replaces each test's own `repeat`. */
+  repeat?: number | undefined;
+  /** `--grep`: only tests whose name contains this (case-insensitive). */
+  grep?: string | undefined;
+  onProgress?: (done: number, total: number) => void;
+  /** Aborted (Ctrl-C): no further conversation starts; those under way finish. */
+  signal?: AbortSignal | undefined;
+}
+
+export async function runTests(options: RunTestsOptions): Promise<TestRun> {
+  const started = performance.now();
+  const reports: TestReport[] = [];
+  const jobs: Array<() => Promise<void>> = [];
+  const needle = options.grep?.toLowerCase();
+  for (const file of options.files) {
+    const agent = options.agents.get(file.agent);
+    if (!agent) throw new Error(`runTests(): no agent ${file.agent}`); // the caller resolved every agent
+    for (const test of file.tests) {
+      if (needle !== undefined && !test.name.toLowerCase().includes(needle)) continue;
+      const report: TestReport = { file: file.display, agent: file.agent, name: test.name, location: test.location, verdicts: {} };
+      reports.push(report);
+      const runs = options.repeat ?? test.repeat;
+      for (const target of options.targets) {
+        const results: RunResult[] = new Array(runs);
+        report.verdicts[target] = { status: 'passed', passes: 0, runs: 0, passRate: test.passRate, results };
+        for (let i = 0; i < runs; i++) {
+          jobs.push(async () => {
+            results[i] = await runConversation({
+              client: options.client,
+              file,
+              test,
+              agentId: agent.id,
+              agentConfig: target === 'desired' ? agent.desiredConfig : undefined,
+              model: options.model,
+            });
+          });
+        }
+      }
+    }
+  }
+  await runBounded(jobs, options.parallelism, options.onProgress, options.signal);
+  if (options.signal?.aborted) throw new VoxformError('interrupted', 'Interrupted: the conversations under way were finished, no other was started, and no report was written.');
+  for (const report of reports) for (const verdict of Object.values(report.verdicts)) foldVerdict(verdict);
+  const summary: TestRun['summary'] = {};
+  for (const target of options.targets) summary[target] = summarize(reports, target);
+  return { against: [...options.targets], reports, changes: behaviourChanges(reports), summary, durationMs: Math.round(performance.now() - started) };
+}
+
+async function runBounded(jobs: Array<() => Promise<void>>, parallelism: number, onProgress?: (done: number, total: number) => void, signal?: AbortSignal): Promise<void> {
+  const slots = new Semaphore(parallelism);
+  let done = 0;
+  await Promise.all(
+    jobs.map(async (job) => {
+      await slots.acquire();
+      try {
+        if (signal?.aborted) return;
+        await job();
+      } finally {
+        slots.release();
+        onProgress?.(++done, jobs.length);
+      }
+    }),
+  );
+}
+
+/**
+ * A verdict over the runs: skipped runs do not count; an errored run counts as a run that did not
+ * pass. The test passes when passes / runs reaches its pass rate; all runs skipped is `skipped`;
+ * a miss with any errored run is `error` (the failure may not be the agent's).
+ */
+export function foldVerdict(verdict: TestVerdict): void {
+  const counted = verdict.results.filter((run) => run.status !== 'skipped');
+  verdict.runs = counted.length;
+  verdict.passes = counted.filter((run) => run.status === 'passed').length;
+  if (counted.length === 0) verdict.status = 'skipped';
+  else if (verdict.passes / counted.length >= verdict.passRate - 1e-9) verdict.status = 'passed';
+  else verdict.status = counted.some((run) => run.status === 'error') ? 'error' : 'failed';
+}
+
+function summarize(reports: readonly TestReport[], target: Target): TestRunSummary {
+  const summary: TestRunSummary = { passed: 0, failed: 0, skipped: 0, errors: 0 };
+  for (const report of reports) {
+    const status = report.verdicts[target]?.status;
+    if (status === 'passed') summary.passed++;
+    else if (status === 'failed') summary.failed++;
+    else if (status === 'skipped') summary.skipped++;
+    else if (status === 'error') summary.errors++;
+  }
+  return summary;
+}
+
+/** live → desired: passing → not passing is newly failing; not passing → passing is newly passing. */
+export function behaviourChange(report: TestReport): BehaviourChange {
+  const live = report.verdicts.live?.status;
+  const desired = report.verdicts.desired?.status;
+  if (!live || !desired || live === 'skipped' || desired === 'skipped') return 'unchanged';
+  if (live === 'passed' && desired !== 'passed') return 'newly_failing';
+  if (live !== 'passed' && desired === 'passed') return 'newly_passing';
+  return 'unchanged';
+}
+
+function behaviourChanges(reports: readonly TestReport[]): TestRun['changes'] {
+  const changes: TestRun['changes'] = [];
+  for (const change of ['newly_failing', 'newly_passing'] as const) {
+    for (const report of reports) if (behaviourChange(report) === change) changes.push({ report, change });
+  }
+  return changes;
+}
+
+/**
+ * Whether the run succeeded: every test met its pass rate (skipped tests do not fail it). With both
+ * targets only the desired verdicts decide: the gate is on what the change would deploy, and a test
+ * the live agent fails today is the change's news, not its fault.
+ */
+export function runSucceeded(run: TestRun): boolean {
+  const gating = run.summary.desired ? [run.summary.desired] : Object.values(run.summary);
+  return gating.every((summary) => summary.failed === 0 && summary.errors === 0);
+}

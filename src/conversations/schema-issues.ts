@@ -1,0 +1,83 @@
+/**
+ * Schema issues of a test file → diagnostics at the offending key or value, with "did you mean"
+ * for misspelt fields (the manifest's own reporter is tied to the manifest format; this one reads
+ * schemas/tests.schema.json for the field names).
+ */
+import { readFileSync } from 'node:fs';
+import { schemasDir, type JsonSchema } from '../schema/load.js';
+import type { SchemaIssue } from '../schema/validate.js';
+import { describeExpected, describeFound, dottedPath } from '../manifest/describe.js';
+import type { DiagnosticList } from '../manifest/diagnostics.js';
+import { spanAt, valueAt } from '../manifest/positions.js';
+import type { Span } from '../manifest/source.js';
+import { didYouMean } from '../util/did-you-mean.js';
+
+let schema: JsonSchema | undefined;
+function testsSchema(): JsonSchema {
+  schema ??= JSON.parse(readFileSync(`${schemasDir}tests.schema.json`, 'utf8')) as JsonSchema;
+  return schema;
+}
+
+function resolve(node: JsonSchema | undefined): JsonSchema | undefined {
+  const ref = node?.$ref;
+  if (typeof ref !== 'string') return node;
+  const defs = testsSchema().$defs as Record<string, JsonSchema>;
+  return defs[ref.slice(ref.lastIndexOf('/') + 1)];
+}
+
+/** The field names the schema allows at a path of a test file. */
+export function knownFields(path: ReadonlyArray<string | number>): string[] {
+  let node = resolve(testsSchema());
+  for (const part of path) {
+    if (!node) return [];
+    if (typeof part === 'number') node = resolve(node.items as JsonSchema | undefined);
+    else node = resolve(((node.properties as Record<string, JsonSchema> | undefined) ?? {})[part]);
+  }
+  return Object.keys((node?.properties as Record<string, unknown> | undefined) ?? {});
+}
+
+/** "tests[2].turns[0]", or "the test file" at the root. */
+export function describeTestPlace(path: ReadonlyArray<string | number>): string {
+  return path.length === 0 ? 'the test file' : dottedPath(path);
+}
+
+export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallback: Span, diagnostics: DiagnosticList): void {
+  const path = issue.path;
+  const place = describeTestPlace(path);
+  const span = spanAt(root, path) ?? fallback;
+  const value = valueAt(root, path);
+  switch (issue.keyword) {
+    case 'unknown_property': {
+      const key = String(path[path.length - 1]);
+      const known = knownFields(path.slice(0, -1));
+      const suggestion = didYouMean(key, known);
+      const hint = suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (known fields: ${known.join(', ')})` : '';
+      diagnostics.error('unknown_field', `unknown field "${key}" in ${describeTestPlace(path.slice(0, -1))}${hint}`, spanAt(root, path, 'key') ?? span);
+      return;
+    }
+    case 'missing_property': {
+      const parent = path.slice(0, -1);
+      diagnostics.error('missing_field', `${describeTestPlace(parent)} needs "${String(path[path.length - 1])}"`, spanAt(root, parent, 'key') ?? fallback);
+      return;
+    }
+    case 'type': {
+      const expected = ([] as string[]).concat(issue.params.type as string | string[]);
+      diagnostics.error('type_mismatch', `${place}: expected ${describeExpected(expected)}, found ${describeFound(value, false)}`, span);
+      return;
+    }
+    case 'minProperties':
+    case 'maxProperties': {
+      const fields = knownFields(path);
+      diagnostics.error('invalid_value', `${place} must have exactly one of ${fields.join(', ')}`, span);
+      return;
+    }
+    case 'minLength':
+      diagnostics.error('invalid_value', `${place} must not be empty`, span);
+      return;
+    case 'maxLength':
+      diagnostics.error('invalid_value', `${place} is too long: at most ${Number(issue.params.limit)} characters`, span);
+      return;
+    default:
+      diagnostics.error('invalid_value', `${place} ${issue.message}`, span);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Conversation tests, checked: what the loader makes of a test file (`tests/**\/*.test.yaml`) and
+ * what the runner reports. The file as written is the generated `TestFile` type; these are the
+ * normalized forms (defaults filled in, regular expressions compiled, positions kept).
+ */
+import type { SourceLocation } from '../errors.js';
+
+/** A check on one reply of the agent. `contains` and `not_contains` ignore case. */
+export type ReplyCheck =
+  | { kind: 'contains' | 'not_contains' | 'equals'; text: string }
+  | { kind: 'regex'; pattern: RegExp }
+  | { kind: 'judge'; rubric: string };
+
+/** What one argument of a tool call must be. */
+export type ArgExpectation = { kind: 'exact'; value: unknown } | { kind: 'regex'; pattern: RegExp } | { kind: 'judge'; rubric: string };
+
+/** A check on the call record once the session ended. */
+export type CallCheck =
+  | { kind: 'tool_called'; tool: string; args: Record<string, ArgExpectation> | undefined }
+  | { kind: 'tool_not_called'; tool: string }
+  | { kind: 'call_status'; status: string }
+  | { kind: 'judge'; rubric: string };
+
+export interface ScriptedTurn {
+  /** Undefined: no message (the agent's greeting). */
+  user: string | undefined;
+  checks: ReplyCheck[];
+}
+
+export interface SimulatedCaller {
+  persona: string;
+  goal: string;
+  maxTurns: number;
+}
+
+export interface ConversationTest {
+  name: string;
+  /** Where the test is written (its `name:`), for reports and JUnit. */
+  location: SourceLocation;
+  /** Exactly one of `turns` and `simulate` is set. */
+  turns: ScriptedTurn[] | undefined;
+  simulate: SimulatedCaller | undefined;
+  expect: CallCheck[];
+  repeat: number;
+  passRate: number;
+  /** Whether anything in the test needs the judge model (a `judge:` check or a simulated caller). */
+  needsModel: boolean;
+}
+
+export interface TestFile {
+  /** Absolute path. */
+  path: string;
+  /** As reports show it: relative to the working directory, with `/`. */
+  display: string;
+  /** The agent's local name in the manifest. */
+  agent: string;
+  metadata: Record<string, unknown> | undefined;
+  includeMetadataInPrompt: boolean | undefined;
+  tests: ConversationTest[];
+}
+
+/** Which configuration a run talks to: the one under review (what apply would send) or the live one. */
+export type Target = 'desired' | 'live';
+
+export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'error';
+
+/** The outcome of one check in one run. */
+export interface CheckResult {
+  /** `contains "9"`, `judge: Gives Saturday's hours`, `tool_called find_slots`. */
+  check: string;
+  /** The turn (1-based) a reply check belongs to; undefined for checks on the call record. */
+  turn: number | undefined;
+  status: CheckStatus;
+  /** Why it failed, was skipped or errored; for a judge, its reason (also when passed). */
+  detail: string | undefined;
+}
+
+export interface TranscriptMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** One run of a test against one target. */
+export interface RunResult {
+  status: CheckStatus;
+  transcript: TranscriptMessage[];
+  checks: CheckResult[];
+  /** Tool calls recorded on the call record, when it was read. */
+  toolCalls: Array<{ name: string; params: unknown }> | undefined;
+  /** What went wrong when the run could not complete (status `error`). */
+  error: string | undefined;
+  durationMs: number;
+}
+
+/** A test's verdict against one target, over its runs. */
+export interface TestVerdict {
+  status: CheckStatus;
+  passes: number;
+  /** Runs that counted (skipped runs excluded). */
+  runs: number;
+  passRate: number;
+  results: RunResult[];
+}
+
+export interface TestReport {
+  file: string;
+  agent: string;
+  name: string;
+  location: SourceLocation;
+  verdicts: Partial<Record<Target, TestVerdict>>;
+}
+
+/** How a test's verdict changed from live to desired (only with `--against both`). */
+export type BehaviourChange = 'newly_failing' | 'newly_passing' | 'unchanged';
+
+export interface TestRunSummary {
+  /** Per target: tests that met their pass rate, that did not, that were skipped, that errored. */
+  passed: number;
+  failed: number;
+  skipped: number;
+  errors: number;
+}
+
+/** Everything a `voxform test` run found; renderers turn it into text, JSON, JUnit or Markdown. */
+export interface TestRun {
+  against: Target[];
+  reports: TestReport[];
+  /** With both targets: each test whose verdict changed, newly failing first. */
+  changes: Array<{ report: TestReport; change: Exclude<BehaviourChange, 'unchanged'> }>;
+  summary: Partial<Record<Target, TestRunSummary>>;
+  durationMs: number;
+}

@@ -1,0 +1,108 @@
+/**
+ * The emulator's `--llm` mode: the agent is played by an OpenAI-compatible model instead of the
+ * deterministic reply. The model gets the agent's prompt (metadata and the prefetch webhook's
+ * extra prompt already in it, as the session built it) as the system message, the conversation,
+ * and the agent's tools as functions. A tool call is executed by calling the tool's webhook
+ * (llm-tools.ts), recorded for the call record's `function_calls`, and the model goes on.
+ */
+import { ChatModel, clip, type ChatTurn, type ToolDefinition } from '../conversations/model.js';
+import type { AgentConfigRead, ChatMessage, ToolCommon } from '../schema/types.gen.js';
+import { HttpError } from './http.js';
+import { callToolWebhook, type ToolPolicy } from './llm-tools.js';
+
+/** Model rounds per reply: a model that keeps calling tools is stopped here. */
+const MAX_TOOL_ROUNDS = 5;
+
+export interface AgentModelSettings {
+  /** Base URL of the OpenAI-compatible API. */
+  url: string;
+  /** Default: the agent's llm.model, else gpt-4o-mini. */
+  model?: string | undefined;
+  apiKey?: string | undefined;
+}
+
+export interface AgentTurnInput {
+  config: AgentConfigRead;
+  messages: readonly ChatMessage[];
+  sessionId: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface AgentTurn {
+  reply: string;
+  functionCalls: Array<{ name: string; params: Record<string, unknown> }>;
+}
+
+/** What the session manager asks for a reply; the deterministic reply is used when there is none. */
+export interface AgentPlayer {
+  reply(input: AgentTurnInput): Promise<AgentTurn>;
+}
+
+export class LlmAgent implements AgentPlayer {
+  private readonly model: ChatModel;
+
+  constructor(
+    private readonly settings: AgentModelSettings,
+    private readonly toolPolicy: ToolPolicy,
+  ) {
+    this.model = new ChatModel({ url: settings.url, model: settings.model ?? 'gpt-4o-mini', apiKey: settings.apiKey });
+  }
+
+  async reply(input: AgentTurnInput): Promise<AgentTurn> {
+    const last = input.messages[input.messages.length - 1];
+    // The greeting is the agent's first_message, as on a call; after the agent's own line there is nothing to add.
+    if (!input.messages.some((m) => m.role === 'user') && input.config.first_message) return { reply: input.config.first_message, functionCalls: [] };
+    if (last?.role === 'assistant') return { reply: '', functionCalls: [] };
+    const tools = (input.config.tools ?? []) as ToolCommon[];
+    const conversation: ChatTurn[] = [{ role: 'system', content: input.config.prompt ?? '' }];
+    for (const message of input.messages) if (message.role === 'user' || message.role === 'assistant') conversation.push({ role: message.role, content: message.content });
+    const functionCalls: AgentTurn['functionCalls'] = [];
+    for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+      const answer = await this.complete(conversation, tools.map(asFunction), input.config);
+      const calls = answer.tool_calls?.filter((call) => call.type === 'function') ?? [];
+      if (calls.length === 0) return { reply: clip(answer.content ?? '', 8000), functionCalls };
+      conversation.push({ role: 'assistant', content: answer.content ?? null, tool_calls: calls });
+      for (const call of calls) {
+        const args = parseArguments(call.function.arguments);
+        functionCalls.push({ name: call.function.name, params: args });
+        const tool = tools.find((candidate) => candidate.name === call.function.name);
+        const result = tool
+          ? await callToolWebhook({ tool, args, sessionId: input.sessionId, metadata: input.metadata, policy: this.toolPolicy })
+          : `error: the agent has no tool named ${call.function.name}`;
+        conversation.push({ role: 'tool', tool_call_id: call.id, content: result });
+      }
+    }
+    return { reply: 'Sorry, I could not finish that.', functionCalls };
+  }
+
+  private async complete(conversation: ChatTurn[], tools: ToolDefinition[], config: AgentConfigRead) {
+    try {
+      return await this.model.complete(conversation, { tools, model: this.settings.model ?? config.llm?.model ?? 'gpt-4o-mini' });
+    } catch (error) {
+      throw new HttpError(502, `The agent model failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+function asFunction(tool: ToolCommon): ToolDefinition {
+  const properties: Record<string, { type: string; description?: string }> = {};
+  const required: string[] = [];
+  for (const param of tool.params ?? []) {
+    if (!param.name) continue;
+    properties[param.name] = { type: param.type ?? 'string', ...(param.description ? { description: param.description } : {}) };
+    if (param.required) required.push(param.name);
+  }
+  return {
+    type: 'function',
+    function: { name: tool.name ?? 'tool', description: tool.description ?? '', parameters: { type: 'object', properties, required } },
+  };
+}
+
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Calling an agent's tool webhook on behalf of the `--llm` agent, as the service would: GET with
+ * the arguments as query parameters, any other method with them as a JSON body; the tool's
+ * `header` sent; `session_id` added unless `exclude_session_id`, the session metadata when
+ * `include_metadata`. The answer (text, capped) goes back to the model; a failure is told to the
+ * model as the tool's result and never breaks the session. The docs do not show the service's
+ * request format for tools; this is the emulator's (docs/emulator.md).
+ */
+import { request } from 'undici';
+import type { ToolCommon } from '../schema/types.gen.js';
+
+export type ToolPolicy = 'all' | 'loopback' | 'none';
+
+/** Most of a tool's answer handed to the model. */
+const MAX_TOOL_ANSWER = 16 * 1024;
+const DEFAULT_TOOL_TIMEOUT_MS = 5000;
+
+export interface ToolCallInput {
+  tool: ToolCommon;
+  args: Record<string, unknown>;
+  sessionId: string;
+  metadata: Record<string, unknown>;
+  policy: ToolPolicy;
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '::1';
+}
+
+/** Calls the tool; resolves to the text the model is given as the tool's result. */
+export async function callToolWebhook(input: ToolCallInput): Promise<string> {
+  const { tool } = input;
+  if (!tool.webhook) return 'error: this tool has no webhook';
+  let url: URL;
+  try {
+    url = new URL(tool.webhook);
+  } catch {
+    return 'error: the tool webhook is not a valid URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `error: unsupported scheme ${url.protocol}`;
+  if (input.policy === 'none') return 'error: the emulator does not call webhooks (webhooks: none)';
+  if (input.policy === 'loopback' && !isLoopback(url.hostname)) return 'error: the emulator only calls loopback webhooks';
+
+  const payload: Record<string, unknown> = { ...input.args };
+  if (!tool.exclude_session_id) payload.session_id = input.sessionId;
+  if (tool.include_metadata) payload.metadata = input.metadata;
+  const method = (tool.method ?? 'POST').toUpperCase();
+  const headers: Record<string, string> = { 'user-agent': 'voxform-emulator', accept: 'application/json', ...(tool.header ?? {}) } as Record<string, string>;
+  let body: string | undefined;
+  if (method === 'GET') {
+    for (const [key, value] of Object.entries(payload)) url.searchParams.append(key, typeof value === 'string' ? value : JSON.stringify(value));
+  } else {
+    body = JSON.stringify(payload);
+    headers['content-type'] = 'application/json';
+  }
+  const timeout = tool.timeout && tool.timeout > 0 ? tool.timeout : DEFAULT_TOOL_TIMEOUT_MS;
+  try {
+    const answer = await request(url, { method: method as 'GET', headers, body, headersTimeout: timeout, bodyTimeout: timeout });
+    const text = await readCapped(answer.body);
+    if (answer.statusCode < 200 || answer.statusCode >= 300) return `error: the tool answered ${answer.statusCode}: ${text.slice(0, 500)}`;
+    return text === '' ? 'ok' : text;
+  } catch (error) {
+    return `error: the tool could not be reached (${(error as Error).message})`;
+  }
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > MAX_TOOL_ANSWER) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_TOOL_ANSWER);
+}

@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkCall, checkReply } from '../../src/conversations/checks.js';
+import { judge, nextCallerMove } from '../../src/conversations/judge.js';
+import { ChatModel } from '../../src/conversations/model.js';
+import { matchWithBudget } from '../../src/conversations/safe-regex.js';
+import type { CallCheck, ReplyCheck } from '../../src/conversations/types.js';
+import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
+
+let fake: FakeModel | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const REPLY = 'Thanks for calling Acme Dental! We are open 9 to 5.';
+
+describe('reply checks', () => {
+  it.each<[string, ReplyCheck, string, string | undefined]>([
+    ['contains ignores case', { kind: 'contains', text: 'acme DENTAL' }, 'passed', undefined],
+    ['contains misses', { kind: 'contains', text: 'Saturday' }, 'failed', 'the reply does not contain "Saturday"'],
+    ['not_contains ignores case', { kind: 'not_contains', text: 'OPEN' }, 'failed', 'the reply contains "OPEN"'],
+    ['not_contains holds', { kind: 'not_contains', text: 'closed' }, 'passed', undefined],
+    ['equals is exact (trimmed)', { kind: 'equals', text: ` ${REPLY} ` }, 'passed', undefined],
+    ['equals keeps case', { kind: 'equals', text: REPLY.toLowerCase() }, 'failed', `the reply is "${REPLY}"`],
+    ['regex matches', { kind: 'regex', pattern: /open \d+ to \d+\.$/ }, 'passed', undefined],
+    ['regex misses', { kind: 'regex', pattern: /^Hello/ }, 'failed', 'the reply does not match'],
+    ['judge without a judge is skipped, never passed', { kind: 'judge', rubric: 'Gives the hours.' }, 'skipped', 'no judge (--skip-judge)'],
+  ])('%s', async (_name, check, status, detail) => {
+    expect(await checkReply(check, REPLY, 1, undefined)).toMatchObject({ status, detail, turn: 1 });
+  });
+
+  it('stops a catastrophic regex at its time budget instead of hanging, and says why', async () => {
+    const result = await checkReply({ kind: 'regex', pattern: /^(a+)+$/ }, `${'a'.repeat(40)}b`, 2, undefined);
+    expect(result.status).toBe('failed');
+    expect(result.detail).toMatch(/ran longer than 250 ms and was stopped; simplify it/);
+  });
+
+  it('matches long texts on their first 20,000 characters', () => {
+    expect(matchWithBudget(/b/, `${'a'.repeat(30_000)}b`)).toEqual({ matched: false, truncated: true });
+    expect(matchWithBudget(/^a/, 'a')).toEqual({ matched: true, truncated: false });
+  });
+});
+
+describe('call record checks', () => {
+  const record = {
+    callStatus: 'chat_completion',
+    toolCalls: [
+      { name: 'find_slots', params: { date: '2026-03-03', treatment: 'cleaning' } },
+      { name: 'find_slots', params: { date: '2025-01-01' } },
+    ],
+    transcript: [
+      { role: 'user' as const, content: 'A cleaning on Tuesday?' },
+      { role: 'assistant' as const, content: 'Booked for Tuesday 9am.' },
+    ],
+  };
+  it.each<[string, CallCheck, string, string | undefined]>([
+    ['tool_called', { kind: 'tool_called', tool: 'find_slots', args: undefined }, 'passed', undefined],
+    ['tool_called names what was called', { kind: 'tool_called', tool: 'transfer_call', args: undefined }, 'failed', 'transfer_call was not called (called: find_slots)'],
+    ['args: exact and regex, any matching call', { kind: 'tool_called', tool: 'find_slots', args: { date: { kind: 'regex', pattern: /^2026-/ }, treatment: { kind: 'exact', value: 'cleaning' } } }, 'passed', undefined],
+    ['args: no call matches', { kind: 'tool_called', tool: 'find_slots', args: { date: { kind: 'exact', value: '2027-01-01' } } }, 'failed', 'no call of find_slots matches: date is "2025-01-01", expected "2027-01-01"'],
+    ['args: a missing argument', { kind: 'tool_called', tool: 'find_slots', args: { room: { kind: 'exact', value: 1 } } }, 'failed', 'no call of find_slots matches: argument room is missing'],
+    ['args judged without a judge are skipped', { kind: 'tool_called', tool: 'find_slots', args: { date: { kind: 'judge', rubric: 'a Tuesday' } } }, 'skipped', 'an argument is checked by the judge (--skip-judge)'],
+    ['tool_not_called', { kind: 'tool_not_called', tool: 'find_slots' }, 'failed', 'find_slots was called 2 times'],
+    ['call_status', { kind: 'call_status', status: 'agent-ended' }, 'failed', 'the call status is chat_completion'],
+  ])('%s', async (_name, check, status, detail) => {
+    expect(await checkCall(check, record, undefined)).toMatchObject({ status, detail, turn: undefined });
+  });
+
+  it('judges the transcript with the judge model and records its reason', async () => {
+    fake = await startFakeModel();
+    const model = new ChatModel({ url: fake.url, model: 'fake-judge', apiKey: 'judge-key-123456' });
+    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Tuesday 9am".' }, record, model)).toMatchObject({ status: 'passed', detail: 'judge: the text meets the rubric' });
+    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Wednesday".' }, record, model)).toMatchObject({ status: 'failed', detail: 'judge: the text does not mention "Wednesday"' });
+    expect(fake.requests[0]?.messages.at(-1)?.content).toContain('Caller: A cleaning on Tuesday?\nAgent: Booked for Tuesday 9am.');
+    expect(fake.requests[0]?.response_format).toEqual({ type: 'json_object' });
+    expect(fake.authorizations[0]).toBe('Bearer judge-key-123456');
+  });
+});
+
+describe('the judge and the caller validate the model’s answers', () => {
+  it('asks once more after a malformed verdict, then reports an error (never a pass)', async () => {
+    const answers = ['not json', '{"verdict":"pass","reason":"fine"}'];
+    fake = await startFakeModel(() => ({ content: answers.shift() ?? '{"verdict": "maybe"}' }));
+    const model = new ChatModel({ url: fake.url, model: 'm', apiKey: undefined });
+    expect(await judge(model, 'r', 's', 'reply')).toEqual({ pass: true, reason: 'fine' });
+    await expect(judge(model, 'r', 's', 'reply')).rejects.toMatchObject({ code: 'model_answer_invalid' });
+    expect(await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, model)).toMatchObject({ status: 'error' });
+  });
+
+  it('turns a failing model into a clear error', async () => {
+    const model = new ChatModel({ url: 'http://127.0.0.1:9/v1', model: 'm', apiKey: undefined, timeoutMs: 2000 });
+    await expect(judge(model, 'r', 's', 'reply')).rejects.toMatchObject({ code: 'model_failed', message: expect.stringMatching(/^The model at http:\/\/127\.0\.0\.1:9\/v1 failed: /) });
+  });
+
+  it('the caller speaks in role and says when its goal is reached', async () => {
+    fake = await startFakeModel();
+    const model = new ChatModel({ url: fake.url, model: 'm', apiKey: undefined });
+    const caller = { persona: 'A patient who wants a cleaning.', goal: 'A slot is booked.', maxTurns: 5 };
+    expect(await nextCallerMove(model, caller, [{ role: 'assistant', content: 'Hello!' }])).toEqual({ message: 'A patient who wants a cleaning.', goalReached: false });
+    // The agent's lines reach the caller model as `user`, its own as `assistant`.
+    expect(fake.requests[0]?.messages.slice(1)).toEqual([{ role: 'user', content: 'Hello!' }]);
+  });
+});

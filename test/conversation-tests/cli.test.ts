@@ -1,0 +1,134 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
+import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
+
+let project: ExampleProject | undefined;
+let fake: FakeModel | undefined;
+afterEach(async () => {
+  await project?.close();
+  await fake?.close();
+  project = undefined;
+  fake = undefined;
+});
+
+const chatBodies = (p: ExampleProject) => p.requests.filter((r) => r.path === '/chat/completions').map((r) => JSON.parse(r.body));
+
+/** A minimal well-formedness check: every tag closed in order, attributes quoted, no raw & or <. */
+function assertWellFormedXml(xml: string): void {
+  const body = xml.replace(/^<\?xml[^>]*\?>\n/, '');
+  const stack: string[] = [];
+  for (const token of body.match(/<[^>]*>|[^<]+/g) ?? []) {
+    if (!token.startsWith('<')) {
+      expect(token).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
+      continue;
+    }
+    const tag = /^<(\/?)([A-Za-z-]+)((?:\s+[a-z-]+="[^"<]*")*)\s*(\/?)>$/.exec(token);
+    expect(tag, token).not.toBeNull();
+    const [, closing, name, , selfClosing] = tag as RegExpExecArray;
+    if (closing) expect(stack.pop()).toBe(name);
+    else if (!selfClosing) stack.push(name as string);
+  }
+  expect(stack).toEqual([]);
+}
+
+describe('voxform test on the example project', () => {
+  it('passes the example tests against the desired config, which it sends, and ends every session', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['test', 'example/tests']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^example\/tests\/booking\.test\.yaml \(agent booking\)\n {2}PASS {2}offers to book {2}\[desired 2\/2\]\n/);
+    expect(result.stdout).toContain('desired: 4 passed, 0 failed\n');
+    expect(result.code).toBe(0);
+
+    const bodies = chatBodies(project);
+    // 2 + 2 (booking, repeated) + 2 + 1 + 2 turns: one request per turn, the last ending the session.
+    expect(bodies).toHaveLength(9);
+    expect(bodies.filter((b) => b.end_of_session)).toHaveLength(5);
+    const frontDesk = bodies.find((b) => b.agent.agent_id === '-OKdqbqetEcM4ak369ym');
+    expect(frontDesk.agent.agent_config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
+    expect(frontDesk.agent.agent_config.session_data_webhook.headers['x-hook-token']).toBe(SECRETS.HOOK_TOKEN);
+    expect(frontDesk.agent.metadata).toEqual({ caller_tier: 'gold' });
+  });
+
+  it('shows a change that breaks a test as newly failing under --against both, before apply', async () => {
+    project = await startExampleProject();
+    await project.cli(['apply', '--auto-approve']);
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    const text = await readFile(manifest, 'utf8');
+    await writeFile(manifest, text.replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: Hi, this is Ava. What can I do for you?'));
+
+    const result = await project.cli(['test', 'example/tests', '--against', 'both', '--format', 'markdown']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^### voxform test: 1 newly failing, 0 newly passing · live: 4 passed, 0 failed · desired: 3 passed, 1 failed\n/);
+    expect(result.stdout).toContain(
+      "| 🔴 newly failing | greets with the practice's name (`example/tests/front-desk.test.yaml`) | ✅ 1/1 | ❌ 0/1 |",
+    );
+    expect(result.stdout).toContain('<details><summary>❌ greets with the practice\'s name (desired, 0/1): turn 1: contains "acme dental" — the reply does not contain "acme dental"</summary>');
+    expect(result.stdout).toContain('agent : Hi, this is Ava. What can I do for you?');
+
+    const json = JSON.parse((await project.cli(['test', 'example/tests', '--against', 'both', '--format', 'json'])).stdout);
+    expect(json.format_version).toBe(1);
+    expect(json.changes).toEqual([{ change: 'newly_failing', file: 'example/tests/front-desk.test.yaml', test: "greets with the practice's name" }]);
+
+    const junit = await project.cli(['test', 'example/tests', '--against', 'both', '--format', 'junit', '--out', 'report.xml']);
+    expect(junit.stderr).toBe('Wrote the report to report.xml.\n');
+    const xml = await readFile(path.join(project.dir, 'report.xml'), 'utf8');
+    assertWellFormedXml(xml);
+    expect(xml).toContain('<testsuites name="voxform test" tests="8" failures="1" errors="0" skipped="0"');
+    expect(xml).toContain('<testsuite name="example/tests/front-desk.test.yaml" tests="6" failures="1" errors="0" skipped="0"');
+    expect(xml).toContain('<failure message="0/1 runs passed; turn 1: contains &quot;acme dental&quot; — the reply does not contain &quot;acme dental&quot;" type="failed">');
+  });
+
+  it('needs a judge for judge checks, naming the variables; --skip-judge reports them as skipped', async () => {
+    project = await startExampleProject();
+    await writeFile(
+      path.join(project.dir, 'example/tests/judged.test.yaml'),
+      'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ contains: hi }, { judge: Is friendly. }] }]\n  - name: simulated\n    simulate: { persona: p, goal: g }\n',
+    );
+    const refused = await project.cli(['test', 'example/tests/judged.test.yaml']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error: 2 tests need a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/judged.test.yaml › judged.\n' +
+        '  hint: Set VOXFORM_JUDGE_URL (an OpenAI-compatible API), VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY, or run with --skip-judge to report those checks as skipped.\n',
+    );
+    const skipped = await project.cli(['test', 'example/tests/judged.test.yaml', '--skip-judge']);
+    expect(skipped.code).toBe(0);
+    expect(skipped.stdout).toContain('  SKIP  judged  [desired skipped]\n  SKIP  simulated  [desired skipped]\n');
+    expect(skipped.stdout).toContain('desired: 0 passed, 0 failed, 2 skipped\n');
+  });
+
+  it('reports test file mistakes with file:line:col and runs nothing', async () => {
+    project = await startExampleProject();
+    await writeFile(path.join(project.dir, 'example/tests/bad.test.yaml'), 'agent: front-desk\ntests:\n  - name: x\n    turns: [{ user: hi, expect: [{ contians: a }] }]\n');
+    const result = await project.cli(['test', 'example/tests/bad.test.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('example/tests/bad.test.yaml:4:36  unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?');
+    expect(result.stderr).toContain('error: The test files have 1 error (listed above); no test was run.');
+    expect(chatBodies(project)).toEqual([]);
+  });
+
+  it('never prints a secret: not in text, JSON, Markdown, JUnit or a report file, nor the judge key', async () => {
+    project = await startExampleProject();
+    fake = await startFakeModel();
+    const judgeKey = 'judge-secret-key-5e6f7a8b';
+    // An agent that repeats a secret (here: the emulator echoing a message that holds one).
+    await writeFile(
+      path.join(project.dir, 'example/tests/leak.test.yaml'),
+      `agent: front-desk\ntests:\n  - name: leaks\n    turns: [{ user: "the token is ${SECRETS.HOOK_TOKEN}", expect: [{ judge: 'Mentions "nothing"' }] }]\n`,
+    );
+    const env = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_API_KEY: judgeKey };
+    for (const format of ['text', 'json', 'markdown', 'junit']) {
+      const result = await project.cli(['test', 'example/tests/leak.test.yaml', '--format', format], env);
+      expect(result.code).toBe(1);
+      for (const secret of [...Object.values(SECRETS), judgeKey]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+      expect(result.stdout).toContain('(sensitive)');
+      await project.cli(['test', 'example/tests/leak.test.yaml', '--format', format, '--out', `report.${format}`], env);
+      const file = await readFile(path.join(project.dir, `report.${format}`), 'utf8');
+      for (const secret of [...Object.values(SECRETS), judgeKey]) expect(file).not.toContain(secret);
+    }
+    // The key went to the judge, as the operator asked, and nowhere else.
+    expect(fake.authorizations.every((a) => a === `Bearer ${judgeKey}`)).toBe(true);
+  });
+});

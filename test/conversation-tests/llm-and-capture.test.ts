@@ -1,0 +1,180 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
+import { callService, startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
+import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
+
+let project: ExampleProject | undefined;
+let fake: FakeModel | undefined;
+let toolServer: Server | undefined;
+afterEach(async () => {
+  await project?.close();
+  await fake?.close();
+  if (toolServer) await new Promise<void>((resolve) => toolServer?.close(() => resolve()));
+  project = undefined;
+  fake = undefined;
+  toolServer = undefined;
+});
+
+/** A calendar webhook on loopback that records what the emulator's agent sent it. */
+async function startToolServer(seen: Array<{ url: string; authorization: string | undefined }>): Promise<string> {
+  toolServer = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"slots":["09:00","11:30"]}');
+  });
+  await new Promise<void>((resolve) => toolServer?.listen(0, '127.0.0.1', () => resolve()));
+  return `http://127.0.0.1:${(toolServer.address() as AddressInfo).port}/slots`;
+}
+
+describe('the emulator playing agents with a model (--llm), and simulated callers', () => {
+  it('runs a simulated booking: the tool is called through its webhook, recorded, and checked', async () => {
+    fake = await startFakeModel();
+    const seen: Array<{ url: string; authorization: string | undefined }> = [];
+    const slotsUrl = await startToolServer(seen);
+    project = await startExampleProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('https://api.example.com/calendar/slots', slotsUrl));
+    await writeFile(
+      path.join(project.dir, 'example/tests/simulated.test.yaml'),
+      [
+        'agent: booking',
+        'tests:',
+        '  - name: books a cleaning',
+        '    simulate: { persona: I want a cleaning on 2026-03-03., goal: A slot is booked., max_turns: 4 }',
+        '    expect:',
+        '      - tool_called: find_slots',
+        '        args: { date: { regex: "^2026-" } }',
+        '      - tool_not_called: transfer_call',
+        '      - judge: The agent says "Done" with the slots.',
+        '      - call_status: chat_completion',
+      ].join('\n'),
+    );
+    const result = await project.cli(['test', 'example/tests/simulated.test.yaml'], { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    expect(result.stdout).toContain('  PASS  books a cleaning  [desired 1/1]\n');
+    expect(result.code).toBe(0);
+    // The emulator called the webhook as the service would: GET, the arguments and the session as query, the tool's header.
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.url).toMatch(/^\/slots\?date=2026-03-03&session_id=ses_/);
+    expect(seen[0]?.authorization).toBe(SECRETS.CALENDAR_TOKEN);
+    // The record carries the call, as function_calls.
+    const logs = (await callService(project, 'GET', '/call-logs?agent_id=-OKdqbqetEcM4ak369yn&limit=1')) as { histories: Array<{ function_calls: unknown[] }> };
+    expect(logs.histories[0]?.function_calls).toEqual([{ name: 'find_slots', params: { date: '2026-03-03' } }]);
+    // The agent model saw the desired prompt and the tool as a function; the judge and caller used their own model name.
+    const agentRequests = fake.requests.filter((r) => r.model === 'fake-agent');
+    expect(agentRequests[0]?.messages[0]?.content).toMatch(/^# /);
+    expect(agentRequests[0]?.tools?.map((t) => t.function.name)).toEqual(['find_slots']);
+    expect(fake.requests.filter((r) => r.model === 'fake-judge').length).toBeGreaterThan(0);
+  });
+
+  it('shows a prompt edit that changes the model’s replies as newly failing', async () => {
+    fake = await startFakeModel();
+    project = await startExampleProject({ llm: { url: fake.url } });
+    await project.cli(['apply', '--auto-approve']);
+    const promptFile = path.join(project.dir, 'example/prompts/front-desk.md');
+    const prompt = await readFile(promptFile, 'utf8');
+    await writeFile(path.join(project.dir, 'example/tests/prompt.test.yaml'), `agent: front-desk\ntests:\n  - name: keeps its persona\n    turns: [{ user: hello, expect: [{ contains: "${prompt.split('\n')[0]?.replace(/"/g, '\\"')}" }] }]\n`);
+    await writeFile(promptFile, `You are a pirate.\n${prompt}`);
+    const result = await project.cli(['test', 'example/tests/prompt.test.yaml', '--against', 'both']);
+    expect(result.stdout).toContain('Behaviour changes (live → desired):\n  newly failing  example/tests/prompt.test.yaml › keeps its persona\n');
+    expect(result.code).toBe(1);
+  });
+});
+
+describe('--local with VOXFORM_EMULATOR_LLM', () => {
+  it('plays the embedded emulator’s agents with the model', async () => {
+    fake = await startFakeModel();
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-local-llm-'));
+    try {
+      await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
+      await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+      const result = await runCli(['test', 'example/tests/front-desk.test.yaml', '-f', 'agents.example.yaml', '--local'], {
+        cwd: dir,
+        env: { VOXFORM_EMULATOR_LLM: fake.url, VOXFORM_EMULATOR_LLM_MODEL: 'local-agent' },
+      });
+      expect(result.stdout).toContain('desired: 3 passed, 0 failed\n');
+      expect(result.code).toBe(0);
+      // The greeting is first_message; the caller's turns were answered by the model.
+      expect(fake.requests.map((r) => r.model)).toEqual(['local-agent', 'local-agent']);
+      expect(fake.requests.map((r) => r.messages.at(-1)?.content).sort()).toEqual(["That's all, thanks.", 'When are you open on Saturday?']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('voxform test capture', () => {
+  it('replaces personal data by placeholders, metadata values by their key', () => {
+    const metadata = { patient_name: 'Jane Roe', tier: 'gold' };
+    expect(scrubPersonalData('I am Jane Roe, call +1 (555) 123-4567 or 555.987.6543, mail jane.roe@example.com, card 4111 1111 1111 1111, SSN 123-45-6789, IBAN DE89 3704 0044 0532 0130 00; a gold tier', metadata)).toBe(
+      'I am <patient_name>, call <phone> or <phone>, mail <email>, card <card-number>, SSN <ssn>, IBAN <iban>; a <tier> tier',
+    );
+    expect(scrubPersonalData('at 9:30 on 2026-03-03, room 12', {})).toBe('at 9:30 on 2026-03-03, room 12');
+  });
+
+  it('round-trips a call made on the emulator: capture, then the captured test passes', async () => {
+    fake = await startFakeModel();
+    project = await startExampleProject();
+    const agent = { agent_id: '-OKdqbqetEcM4ak369ym', metadata: { patient_name: 'Jane Roe' } };
+    const say = (messages: Array<{ role: string; content: string }>, end = false) =>
+      fetch(`${project?.emulator.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: project?.emulator.apiKey ?? '' }, body: JSON.stringify({ agent, messages, end_of_session: end }) }).then((r) => r.text());
+    // The emulator's chunk ids carry the call id: chatcmpl-<call id>.
+    const callId = /"id":"chatcmpl-([^"]+)"/.exec(await say([]))?.[1] as string;
+    const greeting = 'Hello, Acme Dental. How can I help you?';
+    const user = 'This is Jane Roe, my number is +1 555 123 4567 and my mail is jane@example.com.';
+    await say([{ role: 'assistant', content: greeting }, { role: 'user', content: user }], true);
+
+    const captured = await project.cli(['test', 'capture', callId, '--out', 'tests/captured.test.yaml']);
+    expect(captured.stderr).toBe('Wrote the report to tests/captured.test.yaml.\n');
+    expect(captured.code).toBe(0);
+    const text = await readFile(path.join(project.dir, 'tests/captured.test.yaml'), 'utf8');
+    expect(text).not.toMatch(/Jane|555 123|jane@/);
+    expect(text).toContain(`name: replays call ${callId}`);
+    expect(text).toContain('user: This is <patient_name>, my number is <phone> and my mail is <email>.');
+    expect(text).toContain(`judge: 'Answers like: "${greeting}"`);
+
+    // The default tests/ folder beside the manifest, judged by the fake (a quoted reference must appear in the reply).
+    // Against the live agent, the one that made the call (the desired greeting differs, so desired would fail).
+    const rerun = await project.cli(['test', '--against', 'live'], { VOXFORM_JUDGE_URL: fake.url });
+    expect(rerun.stdout).toContain(`  PASS  replays call ${callId}  [live 1/1]\n`);
+    expect(rerun.code).toBe(0);
+  });
+
+  it('names the call it could not find', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['test', 'capture', 'call_nope']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('error: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');
+  });
+
+  it('captures agent replies as judge references and lone caller turns as turns', () => {
+    const record = {
+      call_id: 'call_1\n# injected',
+      chat: JSON.stringify([
+        { role: 'user', content: 'Hi' },
+        { role: 'user', content: 'Anyone?' },
+        { role: 'assistant', content: 'Yes, hello!' },
+      ]),
+    };
+    expect(captureTestFile({ record: record as never, agentName: 'front-desk' })).toBe(
+      [
+        '# yaml-language-server: $schema=../node_modules/voxform/schemas/tests.schema.json',
+        '# Captured from call call_1injected by `voxform test capture`. Personal data is replaced by <placeholders>:',
+        '# review the script and the judge references before committing.',
+        'agent: front-desk',
+        'tests:',
+        '  - name: replays call call_1injected',
+        '    turns:',
+        '      - user: Hi',
+        '      - user: Anyone?',
+        '        expect:',
+        '          - judge: \'Answers like: "Yes, hello!" (the same substance; wording may differ).\'',
+        '',
+      ].join('\n'),
+    );
+  });
+});

@@ -1,0 +1,166 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findTestFiles } from '../../src/conversations/find-test-files.js';
+import { loadTestFiles, MAX_TEST_FILE_BYTES } from '../../src/conversations/load-tests.js';
+import { useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const AGENTS = new Set(['front-desk', 'booking']);
+
+async function load(text: string) {
+  const dir = await tempDir({ 'tests/a.test.yaml': text });
+  return loadTestFiles({ files: [path.join(dir, 'tests/a.test.yaml')], cwd: dir, agents: AGENTS });
+}
+
+/** `file:line:col code message`, one line per diagnostic. */
+async function problems(text: string): Promise<string[]> {
+  const result = await load(text);
+  return result.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`);
+}
+
+describe('loading test files', () => {
+  it('normalizes a valid file: defaults filled in, regexes compiled, positions kept', async () => {
+    const result = await load(
+      [
+        'agent: front-desk',
+        'metadata: { tier: gold }',
+        'tests:',
+        '  - name: greets',
+        '    turns:',
+        '      - expect: [{ contains: Acme }, { regex: "^Hel+o" }]',
+        '      - user: Hi',
+        '  - name: books',
+        '    simulate: { persona: P, goal: G }',
+        '    expect:',
+        '      - tool_called: find_slots',
+        '        args: { day: { regex: "^2026-" }, treatment: cleaning, when: { judge: "a morning" } }',
+        '    repeat: 5',
+        '    pass_rate: 0.8',
+      ].join('\n'),
+    );
+    expect(result.diagnostics).toEqual([]);
+    const [file] = result.files ?? [];
+    expect(file).toMatchObject({ display: 'tests/a.test.yaml', agent: 'front-desk', metadata: { tier: gold() } });
+    const [greets, books] = file?.tests ?? [];
+    expect(greets).toMatchObject({ name: 'greets', location: { file: 'tests/a.test.yaml', line: 4, col: 11 }, repeat: 1, passRate: 1, needsModel: false, simulate: undefined });
+    expect(greets?.turns?.[0]?.checks.map((c) => c.kind)).toEqual(['contains', 'regex']);
+    expect(greets?.turns?.[1]).toEqual({ user: 'Hi', checks: [] });
+    expect(books).toMatchObject({ simulate: { persona: 'P', goal: 'G', maxTurns: 10 }, repeat: 5, passRate: 0.8, needsModel: true });
+    const check = books?.expect[0];
+    expect(check?.kind === 'tool_called' && Object.fromEntries(Object.entries(check.args ?? {}).map(([k, v]) => [k, v.kind]))).toEqual({ day: 'regex', treatment: 'exact', when: 'judge' });
+  });
+
+  it('reports every mistake with file:line:col', async () => {
+    expect(
+      await problems(
+        [
+          'agent: front-dsk',
+          'tests:',
+          '  - name: one',
+          '    turns:',
+          '      - usr: hello',
+          '        expect: [{ contains: a, equals: b }]',
+          '  - name: one',
+          '    turns: [{ expect: [{ regex: "(unclosed" }] }]',
+          '    simulate: { persona: p, goal: g }',
+          '  - name: three',
+          '    turns: [{ user: hi }]',
+          '    expect:',
+          '      - { tool_not_called: a, call_status: x }',
+          '      - { call_status: chat_completion, args: { a: 1 } }',
+          '    repeat: 0',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      'tests/a.test.yaml:1:8 reference_missing agent "front-dsk" is not an agent of the manifest; did you mean "front-desk"?',
+      'tests/a.test.yaml:5:9 unknown_field unknown field "usr" in tests[0].turns[0]; did you mean "user"?',
+      'tests/a.test.yaml:6:18 invalid_value tests[0].turns[0].expect[0] must have exactly one of contains, not_contains, equals, regex, judge',
+      'tests/a.test.yaml:15:13 invalid_value tests[2].repeat must be >= 1',
+    ]);
+    // Cross-field rules run once the schema is satisfied.
+    expect(
+      await problems(
+        [
+          'agent: booking',
+          'tests:',
+          '  - name: one',
+          '    turns: [{ expect: [{ regex: "(unclosed" }] }]',
+          '  - name: one',
+          '    turns: [{ user: hi }]',
+          '    simulate: { persona: p, goal: g }',
+          '  - name: three',
+          '    turns: [{ user: hi }]',
+          '    expect:',
+          '      - { tool_not_called: a, call_status: x }',
+          '      - { call_status: chat_completion, args: { a: 1 } }',
+          '      - { tool_called: a, args: { a: { regex: "[" } } }',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      'tests/a.test.yaml:4:33 invalid_value not a valid regular expression: /(unclosed/: Unterminated group',
+      'tests/a.test.yaml:5:11 duplicate_item two tests are named "one"; names must be unique within a file',
+      'tests/a.test.yaml:5:11 invalid_value test "one" needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)',
+      'tests/a.test.yaml:11:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_not_called, call_status, judge (found tool_not_called and call_status)',
+      'tests/a.test.yaml:12:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
+      'tests/a.test.yaml:13:47 invalid_value not a valid regular expression: /[/: Unterminated character class',
+    ]);
+  });
+
+  it('reports YAML syntax errors and non-mappings at their place', async () => {
+    expect(await problems('agent: booking\ntests:\n  - name: "open\n')).toEqual(['tests/a.test.yaml:4:1 yaml_syntax YAML syntax error: missing closing "quote']);
+    expect(await problems('- just a list\n')).toEqual(['tests/a.test.yaml:1:1 not_a_mapping a test file is a mapping with agent and tests']);
+  });
+
+  it('refuses a file over the size limit before reading it', async () => {
+    const dir = await tempDir({});
+    const file = path.join(dir, 'big.test.yaml');
+    await writeFile(file, `agent: booking\n#${'x'.repeat(MAX_TEST_FILE_BYTES)}\n`);
+    await expect(loadTestFiles({ files: [file], cwd: dir, agents: AGENTS })).rejects.toMatchObject({ code: 'test_file_too_large' });
+  });
+
+  it('lets a test file name no service, judge or file: such fields are unknown', async () => {
+    const lines = await problems('agent: booking\nbase_url: http://attacker.example\njudge_url: http://attacker.example\ntests: [{ name: a, turns: [{ user: hi }] }]\n');
+    expect(lines).toEqual([
+      'tests/a.test.yaml:2:1 unknown_field unknown field "base_url" in the test file (known fields: agent, metadata, include_metadata_in_prompt, tests)',
+      'tests/a.test.yaml:3:1 unknown_field unknown field "judge_url" in the test file (known fields: agent, metadata, include_metadata_in_prompt, tests)',
+    ]);
+  });
+
+  it('stops an alias bomb at the YAML reader’s limit', async () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i++) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    const lines = await problems(`${levels.join('\n')}\nagent: booking\ntests: [{ name: a, turns: [{ user: hi }] }]\n`);
+    expect(lines.some((line) => line.includes('yaml_alias_limit'))).toBe(true);
+  });
+
+  it('caps regex length in the schema (a long pattern is refused, not run)', async () => {
+    const lines = await problems(`agent: booking\ntests:\n  - name: a\n    turns: [{ expect: [{ regex: "${'a'.repeat(501)}" }] }]\n`);
+    expect(lines).toEqual(['tests/a.test.yaml:4:33 invalid_value tests[0].turns[0].expect[0].regex is too long: at most 500 characters']);
+  });
+});
+
+describe('finding test files', () => {
+  it('defaults to tests/ beside the first manifest: *.test.yaml and *.test.yml, sorted, hidden folders and other YAML skipped', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': 'version: 1\n',
+      'tests/b.test.yaml': '',
+      'tests/a/c.test.yml': '',
+      'tests/notes.yaml': '',
+      'tests/.hidden/d.test.yaml': '',
+      'tests/node_modules/e.test.yaml': '',
+    });
+    const found = await findTestFiles([], dir, [path.join(dir, 'voxform.yaml')]);
+    expect(found.map((f) => path.relative(dir, f))).toEqual(['tests/a/c.test.yml', 'tests/b.test.yaml']);
+  });
+
+  it('says where it looked when there are none', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
+    await expect(findTestFiles([], dir, [path.join(dir, 'voxform.yaml')])).rejects.toMatchObject({ code: 'tests_not_found', message: 'No test files: tests holds no *.test.yaml files.' });
+    await expect(findTestFiles(['nope'], dir, [])).rejects.toMatchObject({ code: 'tests_not_found', message: 'nope does not exist.' });
+  });
+});
+
+function gold(): string {
+  return 'gold';
+}

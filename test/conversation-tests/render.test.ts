@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { renderTestJunit } from '../../src/conversations/render-junit.js';
+import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
+import { renderTestText } from '../../src/conversations/render-text.js';
+import type { RunResult, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
+
+function failedRun(reply: string): RunResult {
+  return {
+    status: 'failed',
+    transcript: [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: reply },
+    ],
+    checks: [{ check: 'contains "hours"', turn: 1, status: 'failed', detail: 'the reply does not contain "hours"' }],
+    toolCalls: undefined,
+    error: undefined,
+    durationMs: 200,
+  };
+}
+
+const verdict = (results: RunResult[], status: TestVerdict['status'], passes: number): TestVerdict => ({ status, passes, runs: results.length, passRate: 1, results });
+
+function report(name: string, reply: string): TestReport {
+  return { file: 'tests/a.test.yaml', agent: 'front-desk', name, location: { file: 'tests/a.test.yaml', line: 3, col: 11 }, verdicts: { desired: verdict([failedRun(reply)], 'failed', 0) } };
+}
+
+function run(reports: TestReport[]): TestRun {
+  return { against: ['desired'], reports, changes: [], summary: { desired: { passed: 0, failed: reports.length, skipped: 0, errors: 0 } }, durationMs: 1500 };
+}
+
+describe('renderers', () => {
+  it('text: a line per test, the failed checks and the transcript', () => {
+    expect(renderTestText(run([report('gives hours', 'We open at 9.')]), { color: false })).toBe(
+      [
+        'tests/a.test.yaml (agent front-desk)',
+        '  FAIL  gives hours  [desired 0/1]',
+        '        desired, run 1 of 1:',
+        '        ✗ turn 1: contains "hours" — the reply does not contain "hours"',
+        '          caller: Hi',
+        '          agent : We open at 9.',
+        '',
+        'desired: 0 passed, 1 failed',
+        '(1 test in 1.5 s)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('JUnit: escapes markup and drops characters XML forbids', () => {
+    const xml = renderTestJunit(run([report('a <b> & "c"', 'bad \u0001 byte </system-out>')]));
+    expect(xml).toContain('<testcase name="a &lt;b&gt; &amp; &quot;c&quot;" classname="tests.a" file="tests/a.test.yaml" line="3" time="0.200">');
+    expect(xml).toContain('<system-out>caller: Hi\nagent : bad \uFFFD byte &lt;/system-out&gt;</system-out>');
+    expect(xml).not.toContain('\u0001');
+  });
+
+  it('Markdown: transcripts cannot break out of their block, and the comment is size-capped', () => {
+    const fenced = renderTestMarkdown(run([report('x', 'a ```` fence')]));
+    expect(fenced).toContain('`````text\ncaller: Hi\nagent : a ```` fence\n`````');
+
+    const many = Array.from({ length: 300 }, (_, i) => report(`test ${i}`, 'x'.repeat(400)));
+    const capped = renderTestMarkdown(run(many), 20_000);
+    expect(capped.length).toBeLessThanOrEqual(20_000);
+    expect(capped).toMatch(/_\d+ more failures not shown \(the comment is size-capped\); the job log and `--format json` have them all\._\n$/);
+  });
+});
