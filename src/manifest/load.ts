@@ -17,9 +17,10 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
-import { hashKnowledgeFiles, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
+import { hashKnowledgeFiles, isAbsoluteWritten, promptPolicy, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
-import { FileCache, findManifestFiles } from './load-files.js';
+import { FileCache, findManifestFiles, type ManifestFile } from './load-files.js';
+import { MAX_MANIFEST_BYTES } from './limits.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
 import { isPlainObject, spanAt, spansOf, type PathPart } from './positions.js';
@@ -40,7 +41,8 @@ function sha256(bytes: Uint8Array | string): string {
 
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const cwd = path.resolve(options.cwd);
-  const files = await findManifestFiles(options.paths, cwd);
+  const manifestFiles = await findManifestFiles(options.paths, cwd, options.projectRoot);
+  const files = manifestFiles.map((entry) => entry.file);
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
   const cache = new FileCache();
@@ -52,7 +54,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
-  const { fragments, unparsed, fallbackSpan } = await readManifests(files, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
+  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
   prefetchPromptFiles(fragments, cache);
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
@@ -123,7 +125,8 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   knowledgeList.forEach((draft, index) => checkKnowledgeContent(draft, knowledgeContents[index], diagnostics));
 
   const secretList = [...secrets];
-  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), files, secrets: secretList };
+  const omitted = { ...diagnostics.omitted };
+  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 
   const promptTextOf = new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string]));
   const state: DesiredState = {
@@ -139,7 +142,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
     secrets: secretList,
   };
-  return { state, diagnostics: diagnostics.toList(), files, secrets: secretList };
+  return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 }
 
 /**
@@ -156,9 +159,9 @@ function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): 
       const config = isPlainObject(entry) ? entry.config : undefined;
       const prompt = isPlainObject(config) ? config.prompt : undefined;
       const file = isPlainObject(prompt) ? prompt.file : undefined;
-      if (typeof file !== 'string' || file.includes('${') || file.includes('{{')) continue;
+      if (typeof file !== 'string' || file.includes('${') || file.includes('{{') || isAbsoluteWritten(file)) continue;
       const span = spanAt(prompt, ['file']);
-      if (span) void cache.read(resolveFrom(span, file));
+      if (span) void cache.read(resolveFrom(span, file), promptPolicy(span.source));
     }
   }
 }
@@ -168,29 +171,38 @@ function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): 
  * whether a file could not be read as YAML (then cross-resource checks would only add noise).
  */
 async function readManifests(
-  files: readonly string[],
+  files: readonly ManifestFile[],
   ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void },
 ): Promise<{ fragments: Fragment[]; unparsed: boolean; fallbackSpan: Span }> {
   const { sources, diagnostics } = ctx;
-  const outcomes = await ctx.cache.readAll(files);
+  const outcomes = await ctx.cache.readAll(files.map(({ file, root }) => ({ file, policy: { root, maxBytes: MAX_MANIFEST_BYTES } })));
   const fragments: Fragment[] = [];
   let unparsed = false;
   let firstSpan: Span | undefined;
-  for (const file of files) {
+  for (const { file, root } of files) {
     const outcome = outcomes.get(file);
+    if (!outcome?.ok && (outcome?.reason === 'outside' || outcome?.reason === 'not_regular' || outcome?.reason === 'too_large')) {
+      // Found in the project (a folder, or the default name) but refused by the guards: never opened, so no text to show.
+      const source = sources.forText(file, '', root);
+      firstSpan ??= { source, start: 0, end: 0 };
+      const code = outcome.reason === 'outside' ? 'file_outside_project' : outcome.reason === 'not_regular' ? 'file_not_regular' : 'file_too_large';
+      diagnostics.error(code, `manifest ${source.display} ${outcome.message}`, { source, start: 0, end: 0 });
+      unparsed = true;
+      continue;
+    }
     if (!outcome?.ok) {
       throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`);
     }
     ctx.onDigest(sha256(outcome.bytes));
     const { text, invalidAt } = decodeUtf8(outcome.bytes);
     if (invalidAt !== undefined) {
-      const source = sources.forText(file, text);
+      const source = sources.forText(file, text, root);
       firstSpan ??= { source, start: 0, end: 0 };
       diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
       unparsed = true;
       continue;
     }
-    const source = sources.forYaml(file, text);
+    const source = sources.forYaml(file, text, root);
     const fileStart: Span = { source, start: 0, end: 0 };
     firstSpan ??= fileStart;
     const parsed = await parseYaml(source, diagnostics);

@@ -137,13 +137,20 @@ export interface LoadOptions {
   environment?: string | undefined;
   /** Folder of agent templates (default: the package's `templates/`). */
   templatesDir?: string;
+  /**
+   * The folder every file a manifest names must be inside (default: the git work tree holding the
+   * manifest the operator named, else its folder; see docs/manifest.md, "Files a manifest names").
+   */
+  projectRoot?: string;
 }
 
 export interface LoadResult {
   /** Present only when there are no error diagnostics. */
   state: DesiredState | undefined;
-  /** Errors and warnings, sorted by file (load order) and position; each problem once. */
+  /** Errors and warnings, sorted by file (load order) and position; each problem once; at most MAX_DIAGNOSTICS_KEPT. */
   diagnostics: Diagnostic[];
+  /** Problems found past MAX_DIAGNOSTICS_KEPT: counted, not listed. */
+  omitted: { errors: number; warnings: number };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];
   /**
