@@ -220,18 +220,21 @@ export function expandTemplate(
     );
   }
   const vars: Record<string, VariableValue> = {};
+  const missing: string[] = [];
   for (const [name, variable] of template.variables) {
     const value = given[name];
     const usable = ['string', 'number', 'boolean'].includes(typeof value) && !(variable.required && value === '');
     if (usable) vars[name] = value as VariableValue;
     else if (variable.default !== undefined) vars[name] = variable.default;
-    else if (variable.required) {
-      diagnostics.error(
-        'template_var_missing',
-        `template "${template.name}" needs variable "${name}"${variable.description ? ` (${variable.description})` : ''}; add it under vars of agent "${agentName}"`,
-        templateSpan,
-      );
-    }
+    else if (variable.required) missing.push(`"${name}"${variable.description ? ` (${variable.description})` : ''}`);
+  }
+  if (missing.length > 0) {
+    // One diagnostic naming every missing variable: they all belong at `template:`, and fixing them one run at a time is tedious.
+    diagnostics.error(
+      'template_var_missing',
+      `template "${template.name}" needs ${missing.length === 1 ? 'variable' : 'variables'} ${missing.join(', ')}; add ${missing.length === 1 ? 'it' : 'them'} under vars of agent "${agentName}"`,
+      templateSpan,
+    );
   }
   // Undeclared names given in vars are already reported; substituting them too avoids a second report.
   for (const [name, value] of Object.entries(given)) {
