@@ -9,7 +9,7 @@ import type { Diagnostic } from '../manifest/types.js';
 export interface DiagnosticFormat {
   color: boolean;
   /** Problems the loader counted but did not keep (LoadResult.omitted). */
-  omitted?: { errors: number; warnings: number };
+  omitted?: { errors: number; warnings: number; stopped?: boolean };
 }
 
 /**
@@ -22,7 +22,8 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: Di
   const text = shown.map((d) => `${formatDiagnostic(d, format)}\n\n`).join('');
   const hidden = diagnostics.length - shown.length + (format.omitted?.errors ?? 0) + (format.omitted?.warnings ?? 0);
   if (hidden === 0) return text;
-  return `${text}…and ${hidden.toLocaleString('en-US')} more (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)\n\n`;
+  const stopped = format.omitted?.stopped ? ', and checking stopped there' : '';
+  return `${text}…and ${hidden.toLocaleString('en-US')} more${stopped} (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)\n\n`;
 }
 
 export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFormat): string {

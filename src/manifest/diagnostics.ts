@@ -32,6 +32,7 @@ export const DIAGNOSTIC_CODES = [
   'read_only_field',
   'invalid_name',
   'duplicate_resource',
+  'too_many_resources',
   'duplicate_setting',
   'duplicate_id',
   'missing_id',
@@ -68,8 +69,11 @@ export class DiagnosticList {
   private readonly pending: Pending[] = [];
   private readonly seen = new Set<string>();
   private errorCount = 0;
-  /** Problems found past MAX_DIAGNOSTICS_KEPT: counted, not kept (a hostile manifest can make millions). */
-  readonly omitted = { errors: 0, warnings: 0 };
+  /**
+   * Problems found past MAX_DIAGNOSTICS_KEPT: counted, not kept (a hostile manifest can make
+   * millions); `stopped` once the loader stopped looking for more (see `full`).
+   */
+  readonly omitted = { errors: 0, warnings: 0, stopped: false };
 
   error(code: DiagnosticCode, message: string, span: Span): void {
     this.add({ severity: 'error', code, message, span });
@@ -81,6 +85,11 @@ export class DiagnosticList {
 
   get hasErrors(): boolean {
     return this.errorCount > 0;
+  }
+
+  /** Whether MAX_DIAGNOSTICS_KEPT problems were kept: further checking would only be counted, so the loader stops. */
+  get full(): boolean {
+    return this.pending.length >= MAX_DIAGNOSTICS_KEPT;
   }
 
   /** How many errors so far: lets a step tell whether it added any. */

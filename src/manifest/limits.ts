@@ -23,12 +23,15 @@ export const MAX_KNOWLEDGE_FILE_BYTES = UPLOAD_LIMIT;
 export const MAX_NESTING_DEPTH = 64;
 
 /**
- * Tokens a YAML document may have when it needs the general parser (anchors, aliases, tags,
- * multi-line flow, or a syntax error), `yaml_too_large`. That parser keeps a full document model:
- * about 400 bytes of memory per token, 100 MB at this limit. Plain block YAML, which the fast reader
- * takes, is bounded by MAX_MANIFEST_BYTES alone.
+ * Tokens (keys, values, punctuation) a YAML file may have, `yaml_too_large`. The general parser
+ * (anchors, aliases, tags, multi-line flow, errors) keeps a full document model: about 400 bytes
+ * of memory per token, 200 MB at this limit; the fast reader stops at as many values. The
+ * thousand-agent manifest of bench/validate.mjs (1.5 MB) has 388,000 tokens.
  */
-export const MAX_YAML_TOKENS = 250_000;
+export const MAX_YAML_TOKENS = 500_000;
+
+/** Resources of one kind (agents, phones, campaigns, knowledge files) in a manifest (`too_many_resources`). */
+export const MAX_RESOURCES_PER_KIND = 10_000;
 
 /**
  * Aliases (`*name`) expanded per document (`yaml_alias_limit`), as the yaml library's own

@@ -81,23 +81,24 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     phoneNumbers: new Set(Object.keys(layer.sections.phones)),
     credentials: [],
   };
-  forEachResource(layer, 'agents', fallbackSpan, (name, entry, keySpan) => {
+  forEachResource(layer, 'agents', fallbackSpan, diagnostics, (name, entry, keySpan) => {
     const draft = resolveAgent(name, entry, keySpan, agentContext);
     if (draft) drafts.agents.set(name, draft);
   });
-  forEachResource(layer, 'phones', fallbackSpan, (number, entry, keySpan) => {
+  forEachResource(layer, 'phones', fallbackSpan, diagnostics, (number, entry, keySpan) => {
     const draft = resolvePhone(number, entry, keySpan, resourceContext);
     if (draft) drafts.phones.set(number, draft);
   });
-  forEachResource(layer, 'campaigns', fallbackSpan, (name, entry, keySpan) => {
+  forEachResource(layer, 'campaigns', fallbackSpan, diagnostics, (name, entry, keySpan) => {
     const draft = resolveCampaign(name, entry, keySpan, resourceContext);
     if (draft) drafts.campaigns.set(name, draft);
   });
-  forEachResource(layer, 'knowledge', fallbackSpan, (name, entry, keySpan) => {
+  forEachResource(layer, 'knowledge', fallbackSpan, diagnostics, (name, entry, keySpan) => {
     const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
     if (draft) drafts.knowledge.set(name, draft);
   });
   layer.credentials.forEach((entry, index) => {
+    if (diagnostics.full) return;
     const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
     const draft = resolveCredential(index, entry, span, resourceContext);
     if (draft) drafts.credentials.push(draft);
@@ -105,6 +106,11 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const baseUrl = resolveSetting(layer, 'base_url', interpolation);
   const region = layer.settings.region?.value;
 
+  if (diagnostics.full) {
+    // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
+    diagnostics.omitted.stopped = true;
+    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files, secrets: [...secrets] };
+  }
   for (const rule of CROSS_RESOURCE_RULES) {
     if (unparsed && REFERENCE_RULES.has(rule)) continue;
     rule(drafts, diagnostics);
@@ -228,11 +234,13 @@ function forEachResource(
   layer: Layer,
   section: (typeof RESOURCE_SECTIONS)[number],
   fallback: Span,
+  diagnostics: DiagnosticList,
   visit: (name: string, entry: unknown, keySpan: Span) => void,
 ): void {
   const resources = layer.sections[section];
   const entries = spansOf(resources)?.entries;
   for (const name of Object.keys(resources)) {
+    if (diagnostics.full) return;
     const entry = entries?.get(name);
     visit(name, resources[name], entry?.key ?? entry?.value ?? fallback);
   }

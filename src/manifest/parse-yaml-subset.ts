@@ -14,7 +14,7 @@
  * general parser.
  */
 import { attachSpans, PackedEntry, PackedNode, setOwn, type EntrySpans, type PathPart } from './positions.js';
-import { MAX_NESTING_DEPTH } from './limits.js';
+import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from './limits.js';
 import type { ParsedDocument, SourceText, Span } from './source.js';
 
 /**
@@ -109,6 +109,8 @@ class SubsetReader {
   private depth = 0;
   /** Set when the reader gave up on a wrongly indented line. */
   misindented: Misindentation | undefined;
+  /** Values read so far: past MAX_YAML_TOKENS the general path reports the file as too large. */
+  private values = 0;
 
   constructor(
     private readonly text: string,
@@ -200,6 +202,7 @@ class SubsetReader {
       const keyEnd = this.keyEnd;
       const value = this.entryValue(lineIndex, this.afterColon, indent);
       setOwn(out, key, value.value);
+      this.count();
       entries.set(key, new PackedEntry(this.source, keyStart, keyEnd, value.start, value.end));
       end = value.end;
       const next = this.nextSignificant(value.next);
@@ -255,6 +258,7 @@ class SubsetReader {
       }
       entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
       out.push(item.value);
+      this.count();
       end = item.end;
       const next = this.nextSignificant(item.next);
       lineIndex = next;
@@ -270,6 +274,11 @@ class SubsetReader {
 
   private enter(): void {
     if (++this.depth > MAX_NESTING_DEPTH) giveUp();
+  }
+
+  /** Counts a value read. */
+  private count(): void {
+    if (++this.values > MAX_YAML_TOKENS) giveUp();
   }
 
   /** Gives up on line `index`, indented more than `expected` though nothing before it opens a block. */
@@ -447,6 +456,7 @@ class SubsetReader {
         const item = this.flowNode(at, lineEnd);
         entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
         out.push(item.value);
+        this.count();
         at = this.skipSpaces(item.end, lineEnd);
         if (text[at] === ',') {
           at = this.skipSpaces(at + 1, lineEnd);
@@ -488,6 +498,7 @@ class SubsetReader {
         if (valueAt >= lineEnd || ',}'.includes(text[valueAt] as string)) giveUp(); // an empty value
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
+        this.count();
         entries.set(name, new PackedEntry(this.source, key.start, key.end, value.start, value.end));
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {

@@ -35,11 +35,21 @@ export async function parseYaml(source: SourceText, diagnostics: DiagnosticList,
   }
   // The general parser is loaded only when needed: most runs never pay for it.
   const yaml = await import('yaml');
-  const { parsed, tooLargeAt } = parseDocuments(yaml, source);
+  // Each YAMLError captures a stack trace nobody reads; a broken file of ten thousand lines makes as
+  // many errors, and the traces were most of the time spent on it.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let outcome: ReturnType<typeof parseDocuments>;
+  try {
+    outcome = parseDocuments(yaml, source);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+  const { parsed, tooLargeAt } = outcome;
   if (tooLargeAt !== undefined) {
     diagnostics.error(
       'yaml_too_large',
-      `this YAML needs the general parser (it uses anchors, tags or multi-line flow collections, or has a syntax error) and has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} tokens; split it into several files or write it as plain block YAML`,
+      `this file has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens (keys, values and punctuation; a thousand-agent manifest has about 400,000); split it into several files`,
       spanOf(source, tooLargeAt, tooLargeAt),
     );
     return { documents: [], syntaxErrors: true };

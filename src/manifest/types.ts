@@ -149,8 +149,11 @@ export interface LoadResult {
   state: DesiredState | undefined;
   /** Errors and warnings, sorted by file (load order) and position; each problem once; at most MAX_DIAGNOSTICS_KEPT. */
   diagnostics: Diagnostic[];
-  /** Problems found past MAX_DIAGNOSTICS_KEPT: counted, not listed. */
-  omitted: { errors: number; warnings: number };
+  /**
+   * Problems found past MAX_DIAGNOSTICS_KEPT: counted, not listed. `stopped`: the load stopped
+   * checking once that many were found, so there may be more than counted.
+   */
+  omitted: { errors: number; warnings: number; stopped: boolean };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];
   /**

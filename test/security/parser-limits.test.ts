@@ -67,11 +67,19 @@ describe('parser limits', () => {
     expect(result.diagnostics.map((d) => `${d.line} ${d.code}`)).toEqual(['2 yaml_too_large']);
   });
 
+  it('stops checking resources once the kept diagnostics are full', async () => {
+    const agents = Array.from({ length: 5_000 }, (_, i) => `  a${i}: { id: ag_${i}, config: { llm: { temperature: warm } } }`).join('\n');
+    const result = await loadTree({ 'voxform.yaml': `agents:\n${agents}\n` });
+    expect(result.diagnostics).toHaveLength(MAX_DIAGNOSTICS_KEPT);
+    expect(result.omitted).toEqual({ errors: 0, warnings: 0, stopped: true });
+  });
+
   it('keeps a bounded number of diagnostics and counts the rest', async () => {
     const names = Array.from({ length: 3_000 }, (_, i) => `  "bad name ${i}": { id: ag_${i} }`).join('\n');
     const result = await loadTree({ 'voxform.yaml': `agents:\n${names}\n` });
     expect(result.diagnostics).toHaveLength(MAX_DIAGNOSTICS_KEPT);
-    expect(result.omitted).toEqual({ errors: 3_000 - MAX_DIAGNOSTICS_KEPT, warnings: 0 });
+    // Every name is checked (counted), but once 1,000 problems are kept the per-resource checks stop.
+    expect(result.omitted).toEqual({ errors: 3_000 - MAX_DIAGNOSTICS_KEPT, warnings: 0, stopped: true });
     expect(result.diagnostics[0]).toMatchObject({ code: 'invalid_name', line: 2, col: 3 });
   });
 
@@ -81,7 +89,7 @@ describe('parser limits', () => {
     const result = await runCli(['validate'], { cwd });
     expect(result.code).toBe(1);
     expect(result.stderr.match(/^voxform\.yaml:\d+:\d+ {2}/gm)).toHaveLength(MAX_DIAGNOSTICS_SHOWN);
-    expect(result.stderr).toContain(`…and 4,950 more (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)`);
+    expect(result.stderr).toContain(`…and 4,950 more, and checking stopped there (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)`);
     expect(result.stderr).toContain('5000 errors in 1 file');
     const json = await runCli(['validate', '--format', 'json'], { cwd });
     expect(JSON.parse(json.stdout).summary).toMatchObject({ errors: 5_000, omitted: 5_000 - MAX_DIAGNOSTICS_KEPT });

@@ -25,6 +25,8 @@ export interface ValidateReport {
     warnings: number;
     /** Problems counted but not listed in `diagnostics` (a load keeps at most 1,000). */
     omitted: number;
+    /** Whether checking stopped at 1,000 problems (then there may be more than counted). */
+    stopped: boolean;
     /** Manifest files read, relative to the working directory. */
     files: string[];
     environment: string | null;
@@ -38,7 +40,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
   if (options.format === 'json') {
     ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
-    const omitted = { errors: report.summary.errors, warnings: report.summary.warnings };
+    const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
     for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;
     if (report.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(report.diagnostics, { color: ctx.color, omitted }));
     const line = summaryLine(report, ctx.color);
@@ -60,6 +62,7 @@ export async function validate(options: ValidateOptions, ctx: CommandContext): P
       errors,
       warnings,
       omitted: result.omitted.errors + result.omitted.warnings,
+      stopped: result.omitted.stopped,
       files: result.files.map((file) => (path.relative(ctx.cwd, file) || path.basename(file)).split(path.sep).join('/')),
       environment: options.env ?? null,
       resources: result.state ? countResources(result.state) : null,
