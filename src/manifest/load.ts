@@ -71,38 +71,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
 
-  const drafts: Drafts & { knowledge: Map<string, KnowledgeDraft> } = {
-    agents: new Map(),
-    phones: new Map(),
-    campaigns: new Map(),
-    knowledge: new Map(),
-    knowledgeNames: new Set(Object.keys(layer.sections.knowledge)),
-    agentNames: new Set(Object.keys(layer.sections.agents)),
-    phoneNumbers: new Set(Object.keys(layer.sections.phones)),
-    credentials: [],
-  };
-  forEachResource(layer, 'agents', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveAgent(name, entry, keySpan, agentContext);
-    if (draft) drafts.agents.set(name, draft);
-  });
-  forEachResource(layer, 'phones', fallbackSpan, diagnostics, (number, entry, keySpan) => {
-    const draft = resolvePhone(number, entry, keySpan, resourceContext);
-    if (draft) drafts.phones.set(number, draft);
-  });
-  forEachResource(layer, 'campaigns', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveCampaign(name, entry, keySpan, resourceContext);
-    if (draft) drafts.campaigns.set(name, draft);
-  });
-  forEachResource(layer, 'knowledge', fallbackSpan, diagnostics, (name, entry, keySpan) => {
-    const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
-    if (draft) drafts.knowledge.set(name, draft);
-  });
-  layer.credentials.forEach((entry, index) => {
-    if (diagnostics.full) return;
-    const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
-    const draft = resolveCredential(index, entry, span, resourceContext);
-    if (draft) drafts.credentials.push(draft);
-  });
+  const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
   const baseUrl = resolveSetting(layer, 'base_url', interpolation);
   const region = layer.settings.region?.value;
 
@@ -228,6 +197,48 @@ async function readManifests(
   }
   // findManifestFiles never answers an empty list, so there is a first file to point at.
   return { fragments, unparsed, fallbackSpan: firstSpan as Span };
+}
+
+/** Each resource of the selected layer resolved and checked on its own; stops once the diagnostics are full. */
+function resolveResources(
+  layer: Layer,
+  fallbackSpan: Span,
+  diagnostics: DiagnosticList,
+  { agentContext, resourceContext }: { agentContext: Parameters<typeof resolveAgent>[3]; resourceContext: ResourceContext },
+): Drafts & { knowledge: Map<string, KnowledgeDraft> } {
+  const drafts: Drafts & { knowledge: Map<string, KnowledgeDraft> } = {
+    agents: new Map(),
+    phones: new Map(),
+    campaigns: new Map(),
+    knowledge: new Map(),
+    knowledgeNames: new Set(Object.keys(layer.sections.knowledge)),
+    agentNames: new Set(Object.keys(layer.sections.agents)),
+    phoneNumbers: new Set(Object.keys(layer.sections.phones)),
+    credentials: [],
+  };
+  forEachResource(layer, 'agents', fallbackSpan, diagnostics, (name, entry, keySpan) => {
+    const draft = resolveAgent(name, entry, keySpan, agentContext);
+    if (draft) drafts.agents.set(name, draft);
+  });
+  forEachResource(layer, 'phones', fallbackSpan, diagnostics, (number, entry, keySpan) => {
+    const draft = resolvePhone(number, entry, keySpan, resourceContext);
+    if (draft) drafts.phones.set(number, draft);
+  });
+  forEachResource(layer, 'campaigns', fallbackSpan, diagnostics, (name, entry, keySpan) => {
+    const draft = resolveCampaign(name, entry, keySpan, resourceContext);
+    if (draft) drafts.campaigns.set(name, draft);
+  });
+  forEachResource(layer, 'knowledge', fallbackSpan, diagnostics, (name, entry, keySpan) => {
+    const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
+    if (draft) drafts.knowledge.set(name, draft);
+  });
+  layer.credentials.forEach((entry, index) => {
+    if (diagnostics.full) return;
+    const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
+    const draft = resolveCredential(index, entry, span, resourceContext);
+    if (draft) drafts.credentials.push(draft);
+  });
+  return drafts;
 }
 
 function forEachResource(
