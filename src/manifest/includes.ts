@@ -12,7 +12,7 @@ import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { decodeUtf8 } from './decode.js';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
-import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_FILE_BYTES } from './limits.js';
+import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from './limits.js';
 import { mapBounded, type FileCache, type ReadOutcome } from './load-files.js';
 import { failureOf, formatSize, inspect, type ReadFailure, type ReadPolicy } from './project-files.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
@@ -35,11 +35,18 @@ export interface IncludeContext {
   diagnostics: DiagnosticList;
   /** Hears the sha256 (hex) of every file read, in request order (for the manifest hash). */
   onDigest(digest: string): void;
+  /** Shared by every prompt file of the load (promptBudget). */
+  promptBudget: ReadPolicy['budget'];
+}
+
+/** The budget all prompt files of one load share (MAX_PROMPT_BYTES_TOTAL). */
+export function promptBudget(): NonNullable<ReadPolicy['budget']> {
+  return { remaining: MAX_PROMPT_BYTES_TOTAL, limit: MAX_PROMPT_BYTES_TOTAL, noun: 'prompt files' };
 }
 
 /** How a prompt file named in `source` may be read. */
-export function promptPolicy(source: SourceText): ReadPolicy {
-  return { root: source.root, maxBytes: MAX_PROMPT_FILE_BYTES };
+export function promptPolicy(source: SourceText, budget: ReadPolicy['budget']): ReadPolicy {
+  return { root: source.root, maxBytes: MAX_PROMPT_FILE_BYTES, budget };
 }
 
 /**
@@ -76,7 +83,7 @@ export function resolveFrom(span: Span, written: string): string {
 export async function readPrompts(requests: readonly PromptRequest[], ctx: IncludeContext): Promise<Array<string | undefined>> {
   // Read per request, not per file: the same file may be named from a manifest and from a template, under different roots.
   const outcomes = await mapBounded(requests, 64, (request) =>
-    isAbsoluteWritten(request.written) ? Promise.resolve(ABSOLUTE) : ctx.files.read(request.file, promptPolicy(request.span.source)),
+    isAbsoluteWritten(request.written) ? Promise.resolve(ABSOLUTE) : ctx.files.read(request.file, promptPolicy(request.span.source, ctx.promptBudget)),
   );
   const decoded = new Map<Buffer, { text: string; source: () => SourceText } | undefined>();
   requests.forEach((request, index) => {

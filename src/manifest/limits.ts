@@ -13,6 +13,12 @@ export const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 /** A prompt file, bytes (`file_too_large`). A prompt is read into memory and sent in every agent update. */
 export const MAX_PROMPT_FILE_BYTES = 2 * 1024 * 1024;
 
+/**
+ * All prompt files of one load together, bytes (`file_too_large`): they are held in memory until the
+ * plan is made. A thousand agents with a 20 KB prompt each use 20 MB.
+ */
+export const MAX_PROMPT_BYTES_TOTAL = 32 * 1024 * 1024;
+
 /** A knowledge file, bytes (`file_too_large`): the same limit the upload enforces, so plan fails where apply would. */
 export const MAX_KNOWLEDGE_FILE_BYTES = UPLOAD_LIMIT;
 

@@ -17,7 +17,7 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
-import { hashKnowledgeFiles, isAbsoluteWritten, promptPolicy, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
+import { hashKnowledgeFiles, isAbsoluteWritten, promptBudget, promptPolicy, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
 import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { FileCache, findManifestFiles, type ManifestFile } from './load-files.js';
 import { MAX_MANIFEST_BYTES } from './limits.js';
@@ -56,7 +56,8 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
-  prefetchPromptFiles(fragments, cache);
+  const prompts = promptBudget();
+  prefetchPromptFiles(fragments, cache, prompts);
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
@@ -89,7 +90,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const agentList = [...drafts.agents.values()];
   const promptRequests = agentList.flatMap((agent) => (agent.prompt ? [agent.prompt] : []));
   const knowledgeList = [...drafts.knowledge.values()];
-  const includeContext = { files: cache, sources, diagnostics };
+  const includeContext = { files: cache, sources, diagnostics, promptBudget: prompts };
   const [promptTexts, knowledgeContents] = await Promise.all([
     readPrompts(promptRequests, { ...includeContext, onDigest: (digest) => digests.prompts.push(digest) }),
     hashKnowledgeFiles(
@@ -125,7 +126,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
  * so the reads proceed on the I/O threads while the schemas compile and the agents are checked.
  * Only a head start: what is read and hashed is decided later, from the resolved agents.
  */
-function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): void {
+function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache, budget: ReturnType<typeof promptBudget>): void {
   for (const fragment of fragments) {
     const agents = fragment.value.agents;
     if (!isPlainObject(agents)) continue;
@@ -136,7 +137,7 @@ function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): 
       const file = isPlainObject(prompt) ? prompt.file : undefined;
       if (typeof file !== 'string' || file.includes('${') || file.includes('{{') || isAbsoluteWritten(file)) continue;
       const span = spanAt(prompt, ['file']);
-      if (span) void cache.read(resolveFrom(span, file), promptPolicy(span.source));
+      if (span) void cache.read(resolveFrom(span, file), promptPolicy(span.source, budget));
     }
   }
 }

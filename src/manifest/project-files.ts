@@ -36,6 +36,8 @@ export interface ReadPolicy {
   /** The folder the file must be inside, as a real path (see findProjectRoot, realFolder). */
   root: string;
   maxBytes: number;
+  /** Bytes left for all the files read under this budget (shared, charged before each read). */
+  budget?: { remaining: number; limit: number; noun: string };
 }
 
 /**
@@ -67,6 +69,13 @@ export function isInside(root: string, file: string): boolean {
 export async function readGuarded(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
   const checked = await inspect(file, policy);
   if (!checked.ok) return checked;
+  const budget = policy.budget;
+  if (budget) {
+    if (checked.info.size > budget.remaining) {
+      return { ok: false, reason: 'too_large', message: `would take the ${budget.noun} of this manifest past ${formatSize(budget.limit)} together; that is the limit` };
+    }
+    budget.remaining -= checked.info.size;
+  }
   return readOpened(checked.real, checked.info, policy.maxBytes);
 }
 

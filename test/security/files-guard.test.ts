@@ -8,7 +8,7 @@ import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
-import { MAX_KNOWLEDGE_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../../src/manifest/limits.js';
+import { MAX_KNOWLEDGE_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../../src/manifest/limits.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 import { summarize } from '../manifest/helpers.js';
 
@@ -106,6 +106,20 @@ describe('files a manifest names must stay inside the project', () => {
     const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('big.md') });
     await writeFile(path.join(project, 'big.md'), 'x'.repeat(MAX_PROMPT_FILE_BYTES + 1));
     expect(summarize(await load(project))).toEqual(['voxform.yaml:5:23 file_too_large prompt file "big.md" is 2.0 MiB; the limit is 2 MiB']);
+  });
+
+  it('refuses prompt files that together pass the budget of one load', async () => {
+    const count = MAX_PROMPT_BYTES_TOTAL / MAX_PROMPT_FILE_BYTES + 1;
+    const agents = Array.from({ length: count }, (_, i) => `  a${i}:\n    id: ag_${i}\n    config:\n      prompt: { file: p${i}.md }\n`).join('');
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': `agents:\n${agents}` });
+    for (let i = 0; i < count; i++) {
+      // Sparse: each as large as the per-file cap allows, without writing it.
+      await writeFile(path.join(project, `p${i}.md`), '');
+      await truncate(path.join(project, `p${i}.md`), MAX_PROMPT_FILE_BYTES);
+    }
+    const result = await load(project);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['file_too_large']);
+    expect(result.diagnostics[0]?.message).toMatch(/^prompt file "p\d+\.md" would take the prompt files of this manifest past 32 MiB together; that is the limit$/);
   });
 
   it('applies the same rules to knowledge files, with the upload limit as the size cap', async () => {
