@@ -3,15 +3,27 @@
  * `validate`, `plan` and `apply` so every command shows a manifest mistake the same way.
  */
 import picocolors from 'picocolors';
+import { MAX_DIAGNOSTICS_SHOWN } from '../manifest/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
 
 export interface DiagnosticFormat {
   color: boolean;
+  /** Problems the loader counted but did not keep (LoadResult.omitted). */
+  omitted?: { errors: number; warnings: number; stopped?: boolean };
 }
 
-/** Every diagnostic, each followed by a blank line. */
+/**
+ * The first MAX_DIAGNOSTICS_SHOWN diagnostics, each followed by a blank line, then one line for the
+ * rest ("…and 4,950 more"): a manifest with thousands of mistakes needs its first few fixed, and a
+ * terminal or CI log of ten thousand code frames helps no one.
+ */
 export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: DiagnosticFormat): string {
-  return diagnostics.map((d) => `${formatDiagnostic(d, format)}\n\n`).join('');
+  const shown = diagnostics.slice(0, MAX_DIAGNOSTICS_SHOWN);
+  const text = shown.map((d) => `${formatDiagnostic(d, format)}\n\n`).join('');
+  const hidden = diagnostics.length - shown.length + (format.omitted?.errors ?? 0) + (format.omitted?.warnings ?? 0);
+  if (hidden === 0) return text;
+  const stopped = format.omitted?.stopped ? ', and checking stopped there' : '';
+  return `${text}…and ${hidden.toLocaleString('en-US')} more${stopped} (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)\n\n`;
 }
 
 export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFormat): string {
@@ -41,10 +53,10 @@ function colorFrame(frame: string, c: ReturnType<typeof picocolors.createColors>
     .join('\n');
 }
 
-/** "2 errors, 1 warning" */
-export function countProblems(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number; text: string } {
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  const warnings = diagnostics.length - errors;
+/** "2 errors, 1 warning" (`omitted`: problems counted but not kept, see LoadResult). */
+export function countProblems(diagnostics: readonly Diagnostic[], omitted = { errors: 0, warnings: 0 }): { errors: number; warnings: number; text: string } {
+  const errors = diagnostics.filter((d) => d.severity === 'error').length + omitted.errors;
+  const warnings = diagnostics.length + omitted.errors + omitted.warnings - errors;
   const parts = [];
   if (errors > 0 || warnings === 0) parts.push(`${errors} error${errors === 1 ? '' : 's'}`);
   if (warnings > 0) parts.push(`${warnings} warning${warnings === 1 ? '' : 's'}`);

@@ -45,15 +45,22 @@ export interface ConnectedProject {
   workspaceKey: string;
 }
 
-export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
-  const desired = await loadDesiredState(options, ctx);
-  const connection = await resolveConnection(
-    // The manifest's base_url and region count only where the operator set neither (connection.ts).
+/**
+ * The service the manifests' project talks to. The manifest's base_url and region count only where
+ * the operator set neither (connection.ts): every command that loads manifests connects through here.
+ */
+export function connectService(options: ProjectOptions, desired: DesiredState, ctx: CommandContext): ReturnType<typeof resolveConnection> {
+  return resolveConnection(
     { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: desired.baseUrl, region: desired.region } },
     ctx,
-    // Requests in flight follow --parallelism, so plan and apply load the service as the user asked.
+    // Requests in flight follow --parallelism, so commands load the service as the user asked.
     { maxInFlight: options.parallelism ?? 8 },
   );
+}
+
+export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
+  const desired = await loadDesiredState(options, ctx);
+  const connection = await connectService(options, desired, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
   return { desired, connection, serviceId, stateFile, workspaceKey: workspaceKey(desired.environment, serviceId) };

@@ -2,14 +2,13 @@
  * Test files → checked `TestFile`s, or every problem with file:line:col. The same machinery as
  * manifests: the YAML reader with positions, the diagnostics list with code frames, the schema
  * (schemas/tests.schema.json) compiled ahead of time. Test files are untrusted input: they are
- * size-capped, name nothing on disk, and their regular expressions are compiled here (syntax) and
+ * inside the project, size-capped, name nothing on disk, and their regular expressions are compiled here (syntax) and
  * run later under a time budget (safe-regex.ts).
  */
-import { stat } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../manifest/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { readBytes } from '../manifest/load-files.js';
+import { findProjectRoot, readGuarded } from '../manifest/project-files.js';
 import { parseYaml } from '../manifest/parse-yaml.js';
 import { isPlainObject, spanAt } from '../manifest/positions.js';
 import { locationOf, SourceRegistry, type Span } from '../manifest/source.js';
@@ -43,14 +42,15 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(options.cwd);
   const loaded: TestFile[] = [];
+  // Test files are the pull request author's, like manifests: inside the project, regular files, capped.
+  const root = await findProjectRoot(options.cwd, options.cwd);
   for (const file of options.files) {
-    const info = await stat(file).catch(() => undefined);
-    if (info && info.size > MAX_TEST_FILE_BYTES) {
-      throw new VoxformError('test_file_too_large', `${sources.display(file)} is ${info.size} bytes; test files are limited to ${MAX_TEST_FILE_BYTES} bytes.`, {
+    const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES });
+    if (!outcome.ok && outcome.reason === 'too_large') {
+      throw new VoxformError('test_file_too_large', `${sources.display(file)} ${outcome.message}; test files are limited to ${MAX_TEST_FILE_BYTES} bytes.`, {
         hint: 'Split it into several *.test.yaml files.',
       });
     }
-    const outcome = await readBytes(file);
     if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`);
     const { text, invalidAt } = decodeUtf8(outcome.bytes);
     if (invalidAt !== undefined) {

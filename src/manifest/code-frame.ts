@@ -13,6 +13,8 @@ export interface CodeFrameOptions {
   context?: number;
   /** Longer lines are cut to a window around the column. */
   maxWidth?: number;
+  /** Offsets where lines start (index 0: line 1), when known: the frame then starts there instead of scanning from the top. */
+  lineStarts?: readonly number[];
 }
 
 const TAB = '  ';
@@ -20,7 +22,7 @@ const TAB = '  ';
 export function codeFrame(text: string, line: number, col: number, options: CodeFrameOptions = {}): string {
   const context = options.context ?? 2;
   const maxWidth = options.maxWidth ?? 120;
-  const lines = linesAround(text, line, context);
+  const lines = linesAround(text, line, context, options.lineStarts);
   if (lines.length === 0) return '';
   const gutterWidth = String(lines[lines.length - 1]?.number ?? line).length;
   const out: string[] = [];
@@ -39,12 +41,13 @@ export function codeFrame(text: string, line: number, col: number, options: Code
   return out.join('\n');
 }
 
-function linesAround(text: string, line: number, context: number): Array<{ number: number; content: string }> {
+function linesAround(text: string, line: number, context: number, lineStarts?: readonly number[]): Array<{ number: number; content: string }> {
   const first = Math.max(1, line - context);
   const last = line + context;
   const found: Array<{ number: number; content: string }> = [];
-  let number = 1;
-  let start = 0;
+  const known = lineStarts?.[first - 1];
+  let number = known === undefined ? 1 : first;
+  let start = known ?? 0;
   while (number <= last && start <= text.length) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline;

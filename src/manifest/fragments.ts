@@ -7,6 +7,7 @@
 import type { SchemaIssue } from '../schema/validate.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { MAX_RESOURCES_PER_KIND } from './limits.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
 
@@ -110,6 +111,14 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
     for (const name of Object.keys(resources)) {
       const entry = sourceEntries?.get(name);
       const keySpan = entry?.key ?? entry?.value ?? (spanAt(value, [section]) as Span);
+      if (targetEntries.size >= MAX_RESOURCES_PER_KIND) {
+        diagnostics.error(
+          'too_many_resources',
+          `more than ${MAX_RESOURCES_PER_KIND.toLocaleString('en-US')} ${section}${where}: voxform manages at most that many of one kind per run; split the manifest by environment or team`,
+          keySpan,
+        );
+        break;
+      }
       const valid = section === 'phones' ? checkPhoneNumber(name, keySpan, diagnostics) : checkName(name, LOCAL_NAME, keySpan, SECTION_NOUN[section], diagnostics);
       if (!valid) continue;
       const earlier = targetEntries.get(name);

@@ -5,14 +5,16 @@
  * order afterwards, so output is the same from run to run.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { decodeUtf8 } from './decode.js';
-import type { DiagnosticList } from './diagnostics.js';
+import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
+import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from './limits.js';
 import { mapBounded, type FileCache, type ReadOutcome } from './load-files.js';
+import { failureOf, formatSize, inspect, type ReadFailure, type ReadPolicy } from './project-files.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 import { substituteIncludedText } from './templates.js';
 
@@ -33,6 +35,26 @@ export interface IncludeContext {
   diagnostics: DiagnosticList;
   /** Hears the sha256 (hex) of every file read, in request order (for the manifest hash). */
   onDigest(digest: string): void;
+  /** Shared by every prompt file of the load (promptBudget). */
+  promptBudget: ReadPolicy['budget'];
+}
+
+/** The budget all prompt files of one load share (MAX_PROMPT_BYTES_TOTAL). */
+export function promptBudget(): NonNullable<ReadPolicy['budget']> {
+  return { remaining: MAX_PROMPT_BYTES_TOTAL, limit: MAX_PROMPT_BYTES_TOTAL, noun: 'prompt files' };
+}
+
+/** How a prompt file named in `source` may be read. */
+export function promptPolicy(source: SourceText, budget: ReadPolicy['budget']): ReadPolicy {
+  return { root: source.root, maxBytes: MAX_PROMPT_FILE_BYTES, budget };
+}
+
+/**
+ * Whether a path is written absolute (`/proc/self/environ`, `C:\\…`, `\\\\server\\share`): refused
+ * whatever it names, so a manifest reads the same on every machine and names nothing of the machine's own.
+ */
+export function isAbsoluteWritten(written: string): boolean {
+  return path.posix.isAbsolute(written) || path.win32.isAbsolute(written);
 }
 
 /** Per source file, the paths resolved against its folder (a thousand agents name prompts alike). */
@@ -59,32 +81,26 @@ export function resolveFrom(span: Span, written: string): string {
  * (editors add it; the live prompt does not have it).
  */
 export async function readPrompts(requests: readonly PromptRequest[], ctx: IncludeContext): Promise<Array<string | undefined>> {
-  const outcomes = await ctx.files.readAll(requests.map((r) => r.file));
-  const decoded = new Map<string, { text: string; source: () => SourceText } | undefined>();
-  for (const file of new Set(requests.map((r) => r.file))) {
-    const outcome = outcomes.get(file) as ReadOutcome;
-    if (!outcome.ok) {
-      decoded.set(file, undefined);
-      continue;
-    }
-    ctx.onDigest(createHash('sha256').update(outcome.bytes).digest('hex'));
-    const { text, invalidAt } = decodeUtf8(outcome.bytes);
-    let source: SourceText | undefined;
-    const sourceOf = (): SourceText => (source ??= ctx.sources.forText(file, text));
-    if (invalidAt !== undefined) {
-      const at = sourceOf();
-      ctx.diagnostics.error('file_not_utf8', `${at.display} is not valid UTF-8 text; save it as UTF-8`, { source: at, start: invalidAt, end: invalidAt + 1 });
-      decoded.set(file, undefined);
-      continue;
-    }
-    decoded.set(file, { text, source: sourceOf });
-  }
+  // Read per request, not per file: the same file may be named from a manifest and from a template, under different roots.
+  const outcomes = await mapBounded(requests, 64, (request) =>
+    isAbsoluteWritten(request.written) ? Promise.resolve(ABSOLUTE) : ctx.files.read(request.file, promptPolicy(request.span.source, ctx.promptBudget)),
+  );
+  const decoded = new Map<Buffer, { text: string; source: () => SourceText } | undefined>();
+  requests.forEach((request, index) => {
+    const outcome = outcomes[index] as ReadOutcome;
+    if (!outcome.ok || decoded.has(outcome.bytes)) return;
+    decoded.set(outcome.bytes, decodePrompt(request.file, outcome.bytes, ctx));
+  });
   const results: Array<string | undefined> = [];
-  for (const request of requests) {
-    const entry = decoded.get(request.file);
+  for (const [index, request] of requests.entries()) {
+    const outcome = outcomes[index] as ReadOutcome;
+    if (!outcome.ok) {
+      await reportUnreadable(request, outcome, 'prompt file', ctx);
+      results.push(undefined);
+      continue;
+    }
+    const entry = decoded.get(outcome.bytes);
     if (!entry) {
-      const outcome = outcomes.get(request.file) as ReadOutcome;
-      if (!outcome.ok) await reportUnreadable(request, outcome, 'prompt file', ctx);
       results.push(undefined);
       continue;
     }
@@ -95,6 +111,27 @@ export async function readPrompts(requests: readonly PromptRequest[], ctx: Inclu
     results.push(normalizePrompt(text));
   }
   return results;
+}
+
+/** An absolute path, refused before anything is looked up. */
+const ABSOLUTE: Extract<ReadOutcome, { ok: false }> = {
+  ok: false,
+  reason: 'outside',
+  message: 'is an absolute path; write it relative to the file that names it, inside the project',
+};
+
+/** A prompt file's text (hashed for the manifest hash), or undefined when it is not UTF-8 (reported in the file). */
+function decodePrompt(file: string, bytes: Buffer, ctx: IncludeContext): { text: string; source: () => SourceText } | undefined {
+  ctx.onDigest(createHash('sha256').update(bytes).digest('hex'));
+  const { text, invalidAt } = decodeUtf8(bytes);
+  let source: SourceText | undefined;
+  const sourceOf = (): SourceText => (source ??= ctx.sources.forText(file, text));
+  if (invalidAt !== undefined) {
+    const at = sourceOf();
+    ctx.diagnostics.error('file_not_utf8', `${at.display} is not valid UTF-8 text; save it as UTF-8`, { source: at, start: invalidAt, end: invalidAt + 1 });
+    return undefined;
+  }
+  return { text, source: sourceOf };
 }
 
 export function normalizePrompt(text: string): string {
@@ -114,12 +151,17 @@ export interface KnowledgeContent {
   size: number;
 }
 
-/** Hashes knowledge files by streaming them (they may be large); undefined for one that could not be read. */
+/**
+ * Hashes knowledge files by streaming them (they may be large), under the same guards as every file
+ * a manifest names; undefined for one that could not be read.
+ */
 export async function hashKnowledgeFiles(
   requests: readonly KnowledgeRequest[],
   ctx: Pick<IncludeContext, 'diagnostics' | 'sources' | 'onDigest'>,
 ): Promise<Array<KnowledgeContent | undefined>> {
-  const hashed = await mapBounded(requests, 8, (request) => hashFile(request.file));
+  const hashed = await mapBounded(requests, 8, (request) =>
+    isAbsoluteWritten(request.written) ? Promise.resolve(ABSOLUTE) : hashFile(request.file, { root: request.span.source.root, maxBytes: MAX_KNOWLEDGE_FILE_BYTES }),
+  );
   const results: Array<KnowledgeContent | undefined> = [];
   for (const [index, request] of requests.entries()) {
     const outcome = hashed[index] as HashOutcome;
@@ -136,25 +178,45 @@ export async function hashKnowledgeFiles(
 
 type HashOutcome = { ok: true; digest: string; size: number } | Extract<ReadOutcome, { ok: false }>;
 
-async function hashFile(file: string): Promise<HashOutcome> {
-  const info = await stat(file).catch((error: NodeJS.ErrnoException) => error);
-  if (info instanceof Error) {
-    const missing = info.code === 'ENOENT' || info.code === 'ENOTDIR';
-    return { ok: false, reason: missing ? 'missing' : 'unreadable', message: missing ? 'does not exist' : `cannot be read (${info.code ?? info.message})` };
-  }
-  if (info.isDirectory()) return { ok: false, reason: 'folder', message: 'is a folder, not a file' };
+async function hashFile(file: string, policy: ReadPolicy): Promise<HashOutcome> {
+  const checked = await inspect(file, policy);
+  if (!checked.ok) return checked;
+  let handle;
   try {
+    handle = await open(checked.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return failureOf(error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.ino !== checked.info.ino || info.dev !== checked.info.dev) {
+      return { ok: false, reason: 'unreadable', message: 'changed while it was being read' };
+    }
     const hash = createHash('sha256');
     let size = 0;
-    for await (const chunk of createReadStream(file)) {
-      hash.update(chunk as Buffer);
+    for await (const chunk of handle.createReadStream({ autoClose: false })) {
       size += (chunk as Buffer).length;
+      // Counted while reading: a size taken before the read may be stale, or 0 (files in /proc).
+      if (size > policy.maxBytes) return { ok: false, reason: 'too_large', message: `is more than ${formatSize(policy.maxBytes)}; the limit is ${formatSize(policy.maxBytes)}` };
+      hash.update(chunk as Buffer);
     }
     return { ok: true, digest: hash.digest('hex'), size };
   } catch (error) {
-    return { ok: false, reason: 'unreadable', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return failureOf(error);
+  } finally {
+    await handle.close();
   }
 }
+
+/** The diagnostic code for each reason a named file was not read. */
+const CODE_FOR: Record<ReadFailure, DiagnosticCode> = {
+  missing: 'file_missing',
+  folder: 'file_unreadable',
+  unreadable: 'file_unreadable',
+  outside: 'file_outside_project',
+  not_regular: 'file_not_regular',
+  too_large: 'file_too_large',
+};
 
 async function reportUnreadable(
   request: { file: string; written: string; span: Span },
@@ -169,9 +231,6 @@ async function reportUnreadable(
     if (near) suggestion = `; did you mean "${path.posix.join(path.posix.dirname(request.written.replaceAll('\\', '/')), near)}"?`;
   }
   const looked = outcome.reason === 'missing' ? ` (looked for ${ctx.sources.display(request.file)}: paths are relative to the file that names them)` : '';
-  ctx.diagnostics.error(
-    outcome.reason === 'missing' ? 'file_missing' : 'file_unreadable',
-    `${noun} "${request.written}" ${outcome.message}${looked}${suggestion}`,
-    request.span,
-  );
+  const inside = outcome.reason === 'outside' ? `: files a manifest names must be inside ${ctx.sources.display(request.span.source.root)}/` : '';
+  ctx.diagnostics.error(CODE_FOR[outcome.reason], `${noun} "${request.written}" ${outcome.message}${looked}${inside}${suggestion}`, request.span);
 }

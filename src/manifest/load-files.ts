@@ -1,14 +1,17 @@
 /**
  * Which files a load reads, and reading them: explicit files, folders (every *.yaml / *.yml in
  * them, recursively, sorted), or by default `voxform.yaml`, else `agents.yaml`, in the working
- * directory. Reads run concurrently, bounded so a thousand prompt files do not exhaust descriptors.
+ * directory. Reads run concurrently, bounded so a thousand prompt files do not exhaust descriptors,
+ * each under the guards of project-files.ts.
  */
-import { readFile } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { mapBounded } from '../util/semaphore.js';
+import { findProjectRoot, readGuarded, realFolder, type ReadOutcome, type ReadPolicy } from './project-files.js';
+
+export type { ReadOutcome, ReadPolicy } from './project-files.js';
 
 export const DEFAULT_MANIFESTS = ['voxform.yaml', 'agents.yaml'] as const;
 
@@ -16,10 +19,21 @@ const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
 /** Folders a recursive search never enters: tool state, dependencies, version control. */
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
-/** The manifest files to load, absolute, in load order (each at most once). */
-export async function findManifestFiles(paths: readonly string[], cwd: string): Promise<string[]> {
-  if (paths.length === 0) return [await findDefaultManifest(cwd)];
-  const files: string[] = [];
+/** A manifest file to load, absolute, with the project root its references must stay inside (a real path). */
+export interface ManifestFile {
+  file: string;
+  root: string;
+}
+
+/**
+ * The manifest files to load, in load order (each at most once), each with its project root (see
+ * findProjectRoot: the git work tree holding the file or folder the operator named, else the working
+ * directory or that folder; `projectRoot`, when given, for all).
+ */
+export async function findManifestFiles(paths: readonly string[], cwd: string, projectRoot?: string): Promise<ManifestFile[]> {
+  const rootFor = async (folder: string): Promise<string> => (projectRoot === undefined ? findProjectRoot(folder, cwd) : realFolder(path.resolve(cwd, projectRoot)));
+  if (paths.length === 0) return [{ file: await findDefaultManifest(cwd), root: await rootFor(cwd) }];
+  const files = new Map<string, string>();
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const info = await stat(absolute).catch(() => undefined);
@@ -31,12 +45,13 @@ export async function findManifestFiles(paths: readonly string[], cwd: string): 
           hint: 'Point -f at a manifest file or at a folder of manifests.',
         });
       }
-      files.push(...found);
-    } else {
-      files.push(absolute);
+      const root = await rootFor(absolute);
+      for (const file of found) if (!files.has(file)) files.set(file, root);
+    } else if (!files.has(absolute)) {
+      files.set(absolute, await rootFor(path.dirname(absolute)));
     }
   }
-  return [...new Set(files)];
+  return [...files].map(([file, root]) => ({ file, root }));
 }
 
 async function findDefaultManifest(cwd: string): Promise<string> {
@@ -77,45 +92,30 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export type ReadOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: 'missing' | 'folder' | 'unreadable'; message: string };
-
-/**
- * Reads one file, answering why it could not be read instead of throwing. (The callback API: for
- * a thousand small files it costs a fraction of what `fs/promises` readFile does.)
- */
-export function readBytes(file: string): Promise<ReadOutcome> {
-  return new Promise((resolve) => {
-    readFile(file, (error, bytes) => {
-      if (!error) {
-        resolve({ ok: true, bytes });
-        return;
-      }
-      const code = error.code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') resolve({ ok: false, reason: 'missing', message: 'does not exist' });
-      else if (code === 'EISDIR') resolve({ ok: false, reason: 'folder', message: 'is a folder, not a file' });
-      else resolve({ ok: false, reason: 'unreadable', message: `cannot be read (${code ?? error.message})` });
-    });
-  });
-}
-
 export { mapBounded };
 
-/** Reads many files once each (the same prompt file named by a hundred agents is read once). */
+/**
+ * Reads many files once each (the same prompt file named by a hundred agents is read once), under
+ * the guards of project-files.ts: a file is read for one policy (root and size cap) at a time.
+ */
 export class FileCache {
   private readonly pending = new Map<string, Promise<ReadOutcome>>();
 
-  read(file: string): Promise<ReadOutcome> {
-    let outcome = this.pending.get(file);
+  read(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
+    const key = `${policy.root}\0${policy.maxBytes}\0${file}`;
+    let outcome = this.pending.get(key);
     if (!outcome) {
-      outcome = readBytes(file);
-      this.pending.set(file, outcome);
+      outcome = readGuarded(file, policy);
+      this.pending.set(key, outcome);
     }
     return outcome;
   }
 
-  async readAll(files: readonly string[], limit = 64): Promise<Map<string, ReadOutcome>> {
-    const unique = [...new Set(files)];
-    const outcomes = await mapBounded(unique, limit, (file) => this.read(file));
-    return new Map(unique.map((file, i) => [file, outcomes[i] as ReadOutcome]));
+  /** Reads each file under its policy; outcomes by file. */
+  async readAll(requests: ReadonlyArray<{ file: string; policy: ReadPolicy }>, limit = 64): Promise<Map<string, ReadOutcome>> {
+    const unique = new Map(requests.map((request) => [request.file, request.policy]));
+    const files = [...unique.keys()];
+    const outcomes = await mapBounded(files, limit, (file) => this.read(file, unique.get(file) as ReadPolicy));
+    return new Map(files.map((file, i) => [file, outcomes[i] as ReadOutcome]));
   }
 }

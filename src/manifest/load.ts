@@ -18,9 +18,10 @@ import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from './env-policy.js';
 import { checkOverlayReferences, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
-import { hashKnowledgeFiles, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
+import { hashKnowledgeFiles, isAbsoluteWritten, promptBudget, promptPolicy, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
-import { FileCache, findManifestFiles } from './load-files.js';
+import { FileCache, findManifestFiles, type ManifestFile } from './load-files.js';
+import { MAX_MANIFEST_BYTES } from './limits.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
 import { isPlainObject, spanAt, spansOf, type PathPart } from './positions.js';
@@ -44,7 +45,8 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const cwd = path.resolve(options.cwd);
   // The operator's allow-list is checked before anything is read: a malformed one stops the run.
   const policy = envPolicyOf(options.env);
-  const files = await findManifestFiles(options.paths, cwd);
+  const manifestFiles = await findManifestFiles(options.paths, cwd, options.projectRoot);
+  const files = manifestFiles.map((entry) => entry.file);
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
   const cache = new FileCache();
@@ -57,9 +59,10 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
-  const { fragments, unparsed, fallbackSpan } = await readManifests(files, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
+  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
-  prefetchPromptFiles(fragments, cache);
+  const prompts = promptBudget();
+  prefetchPromptFiles(fragments, cache, prompts);
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
   checkOverlayReferences(combined, diagnostics);
@@ -75,39 +78,14 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
 
-  const drafts: Drafts & { knowledge: Map<string, KnowledgeDraft> } = {
-    agents: new Map(),
-    phones: new Map(),
-    campaigns: new Map(),
-    knowledge: new Map(),
-    knowledgeNames: new Set(Object.keys(layer.sections.knowledge)),
-    agentNames: new Set(Object.keys(layer.sections.agents)),
-    phoneNumbers: new Set(Object.keys(layer.sections.phones)),
-    credentials: [],
-  };
-  forEachResource(layer, 'agents', fallbackSpan, (name, entry, keySpan) => {
-    const draft = resolveAgent(name, entry, keySpan, agentContext);
-    if (draft) drafts.agents.set(name, draft);
-  });
-  forEachResource(layer, 'phones', fallbackSpan, (number, entry, keySpan) => {
-    const draft = resolvePhone(number, entry, keySpan, resourceContext);
-    if (draft) drafts.phones.set(number, draft);
-  });
-  forEachResource(layer, 'campaigns', fallbackSpan, (name, entry, keySpan) => {
-    const draft = resolveCampaign(name, entry, keySpan, resourceContext);
-    if (draft) drafts.campaigns.set(name, draft);
-  });
-  forEachResource(layer, 'knowledge', fallbackSpan, (name, entry, keySpan) => {
-    const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
-    if (draft) drafts.knowledge.set(name, draft);
-  });
-  layer.credentials.forEach((entry, index) => {
-    const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
-    const draft = resolveCredential(index, entry, span, resourceContext);
-    if (draft) drafts.credentials.push(draft);
-  });
+  const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
+  if (diagnostics.full) {
+    // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
+    diagnostics.omitted.stopped = true;
+    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files, secrets: [...secrets] };
+  }
   for (const rule of CROSS_RESOURCE_RULES) {
     if (unparsed && REFERENCE_RULES.has(rule)) continue;
     rule(drafts, diagnostics);
@@ -117,7 +95,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const agentList = [...drafts.agents.values()];
   const promptRequests = agentList.flatMap((agent) => (agent.prompt ? [agent.prompt] : []));
   const knowledgeList = [...drafts.knowledge.values()];
-  const includeContext = { files: cache, sources, diagnostics };
+  const includeContext = { files: cache, sources, diagnostics, promptBudget: prompts };
   const [promptTexts, knowledgeContents] = await Promise.all([
     readPrompts(promptRequests, { ...includeContext, onDigest: (digest) => digests.prompts.push(digest) }),
     hashKnowledgeFiles(
@@ -128,7 +106,8 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   knowledgeList.forEach((draft, index) => checkKnowledgeContent(draft, knowledgeContents[index], diagnostics));
 
   const secretList = [...secrets];
-  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), files, secrets: secretList };
+  const omitted = { ...diagnostics.omitted };
+  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 
   const promptTextOf = new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string]));
   const state: DesiredState = {
@@ -145,7 +124,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     secrets: secretList,
     environmentVariables: [...environmentVariables].sort(),
   };
-  return { state, diagnostics: diagnostics.toList(), files, secrets: secretList };
+  return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 }
 
 /**
@@ -153,7 +132,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
  * so the reads proceed on the I/O threads while the schemas compile and the agents are checked.
  * Only a head start: what is read and hashed is decided later, from the resolved agents.
  */
-function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): void {
+function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache, budget: ReturnType<typeof promptBudget>): void {
   for (const fragment of fragments) {
     const agents = fragment.value.agents;
     if (!isPlainObject(agents)) continue;
@@ -162,9 +141,9 @@ function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): 
       const config = isPlainObject(entry) ? entry.config : undefined;
       const prompt = isPlainObject(config) ? config.prompt : undefined;
       const file = isPlainObject(prompt) ? prompt.file : undefined;
-      if (typeof file !== 'string' || file.includes('${') || file.includes('{{')) continue;
+      if (typeof file !== 'string' || file.includes('${') || file.includes('{{') || isAbsoluteWritten(file)) continue;
       const span = spanAt(prompt, ['file']);
-      if (span) void cache.read(resolveFrom(span, file));
+      if (span) void cache.read(resolveFrom(span, file), promptPolicy(span.source, budget));
     }
   }
 }
@@ -174,29 +153,38 @@ function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache): 
  * whether a file could not be read as YAML (then cross-resource checks would only add noise).
  */
 async function readManifests(
-  files: readonly string[],
+  files: readonly ManifestFile[],
   ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void },
 ): Promise<{ fragments: Fragment[]; unparsed: boolean; fallbackSpan: Span }> {
   const { sources, diagnostics } = ctx;
-  const outcomes = await ctx.cache.readAll(files);
+  const outcomes = await ctx.cache.readAll(files.map(({ file, root }) => ({ file, policy: { root, maxBytes: MAX_MANIFEST_BYTES } })));
   const fragments: Fragment[] = [];
   let unparsed = false;
   let firstSpan: Span | undefined;
-  for (const file of files) {
+  for (const { file, root } of files) {
     const outcome = outcomes.get(file);
+    if (!outcome?.ok && (outcome?.reason === 'outside' || outcome?.reason === 'not_regular' || outcome?.reason === 'too_large')) {
+      // Found in the project (a folder, or the default name) but refused by the guards: never opened, so no text to show.
+      const source = sources.forText(file, '', root);
+      firstSpan ??= { source, start: 0, end: 0 };
+      const code = outcome.reason === 'outside' ? 'file_outside_project' : outcome.reason === 'not_regular' ? 'file_not_regular' : 'file_too_large';
+      diagnostics.error(code, `manifest ${source.display} ${outcome.message}`, { source, start: 0, end: 0 });
+      unparsed = true;
+      continue;
+    }
     if (!outcome?.ok) {
       throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`);
     }
     ctx.onDigest(sha256(outcome.bytes));
     const { text, invalidAt } = decodeUtf8(outcome.bytes);
     if (invalidAt !== undefined) {
-      const source = sources.forText(file, text);
+      const source = sources.forText(file, text, root);
       firstSpan ??= { source, start: 0, end: 0 };
       diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: invalidAt, end: invalidAt + 1 });
       unparsed = true;
       continue;
     }
-    const source = sources.forYaml(file, text);
+    const source = sources.forYaml(file, text, root);
     const fileStart: Span = { source, start: 0, end: 0 };
     firstSpan ??= fileStart;
     const parsed = await parseYaml(source, diagnostics);
@@ -218,15 +206,59 @@ async function readManifests(
   return { fragments, unparsed, fallbackSpan: firstSpan as Span };
 }
 
+/** Each resource of the selected layer resolved and checked on its own; stops once the diagnostics are full. */
+function resolveResources(
+  layer: Layer,
+  fallbackSpan: Span,
+  diagnostics: DiagnosticList,
+  { agentContext, resourceContext }: { agentContext: Parameters<typeof resolveAgent>[3]; resourceContext: ResourceContext },
+): Drafts & { knowledge: Map<string, KnowledgeDraft> } {
+  const drafts: Drafts & { knowledge: Map<string, KnowledgeDraft> } = {
+    agents: new Map(),
+    phones: new Map(),
+    campaigns: new Map(),
+    knowledge: new Map(),
+    knowledgeNames: new Set(Object.keys(layer.sections.knowledge)),
+    agentNames: new Set(Object.keys(layer.sections.agents)),
+    phoneNumbers: new Set(Object.keys(layer.sections.phones)),
+    credentials: [],
+  };
+  forEachResource(layer, 'agents', fallbackSpan, diagnostics, (name, entry, keySpan) => {
+    const draft = resolveAgent(name, entry, keySpan, agentContext);
+    if (draft) drafts.agents.set(name, draft);
+  });
+  forEachResource(layer, 'phones', fallbackSpan, diagnostics, (number, entry, keySpan) => {
+    const draft = resolvePhone(number, entry, keySpan, resourceContext);
+    if (draft) drafts.phones.set(number, draft);
+  });
+  forEachResource(layer, 'campaigns', fallbackSpan, diagnostics, (name, entry, keySpan) => {
+    const draft = resolveCampaign(name, entry, keySpan, resourceContext);
+    if (draft) drafts.campaigns.set(name, draft);
+  });
+  forEachResource(layer, 'knowledge', fallbackSpan, diagnostics, (name, entry, keySpan) => {
+    const draft = resolveKnowledge(name, entry, keySpan, resourceContext);
+    if (draft) drafts.knowledge.set(name, draft);
+  });
+  layer.credentials.forEach((entry, index) => {
+    if (diagnostics.full) return;
+    const span = spansOf(layer.credentials)?.entries.get(index)?.value ?? fallbackSpan;
+    const draft = resolveCredential(index, entry, span, resourceContext);
+    if (draft) drafts.credentials.push(draft);
+  });
+  return drafts;
+}
+
 function forEachResource(
   layer: Layer,
   section: (typeof RESOURCE_SECTIONS)[number],
   fallback: Span,
+  diagnostics: DiagnosticList,
   visit: (name: string, entry: unknown, keySpan: Span) => void,
 ): void {
   const resources = layer.sections[section];
   const entries = spansOf(resources)?.entries;
   for (const name of Object.keys(resources)) {
+    if (diagnostics.full) return;
     const entry = entries?.get(name);
     visit(name, resources[name], entry?.key ?? entry?.value ?? fallback);
   }

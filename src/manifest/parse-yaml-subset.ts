@@ -14,8 +14,23 @@
  * general parser.
  */
 import { attachSpans, PackedEntry, PackedNode, setOwn, type EntrySpans, type PathPart } from './positions.js';
-import type { ParsedDocument } from './parse-yaml.js';
-import type { SourceText, Span } from './source.js';
+import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from './limits.js';
+import type { ParsedDocument, SourceText, Span } from './source.js';
+
+/**
+ * A line indented so that it fits no block around it: more than the keys of the mapping it
+ * continues, or between two levels. Found while reading; the caller uses it to point a syntax error
+ * at the line that is wrong rather than where the general parser noticed.
+ */
+export interface Misindentation {
+  /** Offset of the line's first character that is not a space. */
+  at: number;
+  /** Its indentation. */
+  found: number;
+  /** The indentation of the block it continues, and the offset of that block's line before it. */
+  expected: number;
+  previousLine: number;
+}
 
 /** Thrown inside the reader to give up; never escapes it. */
 const GIVE_UP = Symbol('outside the subset');
@@ -65,15 +80,20 @@ interface BlockNode extends Node {
 
 const MAX_KEY_LENGTH = 1000;
 
-/** The documents of `source`, or undefined when the text is outside the subset. */
-export function parseYamlSubset(source: SourceText): ParsedDocument[] | undefined {
+/**
+ * The documents of `source`, or undefined when the text is outside the subset (then `onGiveUp`
+ * hears why, when the reason is a wrongly indented line).
+ */
+export function parseYamlSubset(source: SourceText, onGiveUp?: (misindented: Misindentation | undefined) => void): ParsedDocument[] | undefined {
   const text = source.text;
   if (text.includes('\t') || text.includes('\r')) return undefined;
+  const reader = new SubsetReader(text, source);
   try {
-    return new SubsetReader(text, source).documents();
+    return reader.documents();
   } catch (error) {
-    if (error === GIVE_UP) return undefined;
-    throw error;
+    if (error !== GIVE_UP) throw error;
+    onGiveUp?.(reader.misindented);
+    return undefined;
   }
 }
 
@@ -85,6 +105,12 @@ class SubsetReader {
   private readonly lines: Lines;
   /** One past the last line of the document being read. */
   private documentEnd = 0;
+  /** Collections open around the one being read: deeper than MAX_NESTING_DEPTH is left to the general path, which reports it. */
+  private depth = 0;
+  /** Set when the reader gave up on a wrongly indented line. */
+  misindented: Misindentation | undefined;
+  /** Values read so far: past MAX_YAML_TOKENS the general path reports the file as too large. */
+  private values = 0;
 
   constructor(
     private readonly text: string,
@@ -163,6 +189,7 @@ class SubsetReader {
 
   /** A block mapping whose keys sit at column `indent`; its first key starts at `firstKey` on line `index`. */
   private mapping(index: number, indent: number, firstKey: number): BlockNode {
+    this.enter();
     const out: Record<string, unknown> = {};
     const entries = new Map<PathPart, EntrySpans>();
     let lineIndex = index;
@@ -175,6 +202,7 @@ class SubsetReader {
       const keyEnd = this.keyEnd;
       const value = this.entryValue(lineIndex, this.afterColon, indent);
       setOwn(out, key, value.value);
+      this.count();
       entries.set(key, new PackedEntry(this.source, keyStart, keyEnd, value.start, value.end));
       end = value.end;
       const next = this.nextSignificant(value.next);
@@ -182,10 +210,12 @@ class SubsetReader {
       if (next >= this.documentEnd) break;
       const nextIndent = this.indent(next);
       if (nextIndent < indent) break;
-      if (nextIndent > indent || this.isSequenceItem(next)) giveUp();
+      if (nextIndent > indent) this.misindentedAt(next, indent, value.next - 1);
+      if (this.isSequenceItem(next)) giveUp();
       keyStart = this.lines.content[next] as number;
     }
     attachSpans(out, new PackedNode(this.source, firstKey, end, entries));
+    this.depth--;
     return { value: out, start: firstKey, end, next: lineIndex };
   }
 
@@ -205,6 +235,7 @@ class SubsetReader {
   }
 
   private sequence(index: number, indent: number): BlockNode {
+    this.enter();
     const out: unknown[] = [];
     const entries = new Map<PathPart, EntrySpans>();
     const start = this.lines.content[index] as number;
@@ -227,16 +258,35 @@ class SubsetReader {
       }
       entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
       out.push(item.value);
+      this.count();
       end = item.end;
       const next = this.nextSignificant(item.next);
       lineIndex = next;
       if (next >= this.documentEnd) break;
       const nextIndent = this.indent(next);
       if (nextIndent < indent || (nextIndent === indent && !this.isSequenceItem(next))) break;
-      if (nextIndent > indent) giveUp();
+      if (nextIndent > indent) this.misindentedAt(next, indent, item.next - 1);
     }
     attachSpans(out, new PackedNode(this.source, start, end, entries));
+    this.depth--;
     return { value: out, start, end, next: lineIndex };
+  }
+
+  private enter(): void {
+    if (++this.depth > MAX_NESTING_DEPTH) giveUp();
+  }
+
+  /** Counts a value read. */
+  private count(): void {
+    if (++this.values > MAX_YAML_TOKENS) giveUp();
+  }
+
+  /** Gives up on line `index`, indented more than `expected` though nothing before it opens a block. */
+  private misindentedAt(index: number, expected: number, previous: number): never {
+    let before = previous;
+    while (before > 0 && this.lines.insignificant[before] === 1) before--;
+    this.misindented = { at: this.lines.content[index] as number, found: this.indent(index), expected, previousLine: this.lines.start[before] as number };
+    return giveUp();
   }
 
   // ── keys and inline values ──
@@ -396,6 +446,7 @@ class SubsetReader {
   }
 
   private flowSequence(open: number, lineEnd: number): Node {
+    this.enter();
     const text = this.text;
     const out: unknown[] = [];
     const entries = new Map<PathPart, EntrySpans>();
@@ -405,6 +456,7 @@ class SubsetReader {
         const item = this.flowNode(at, lineEnd);
         entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
         out.push(item.value);
+        this.count();
         at = this.skipSpaces(item.end, lineEnd);
         if (text[at] === ',') {
           at = this.skipSpaces(at + 1, lineEnd);
@@ -416,10 +468,12 @@ class SubsetReader {
       }
     }
     attachSpans(out, new PackedNode(this.source, open, at + 1, entries));
+    this.depth--;
     return { value: out, start: open, end: at + 1 };
   }
 
   private flowMapping(open: number, lineEnd: number): Node {
+    this.enter();
     const text = this.text;
     const out: Record<string, unknown> = {};
     const entries = new Map<PathPart, EntrySpans>();
@@ -444,6 +498,7 @@ class SubsetReader {
         if (valueAt >= lineEnd || ',}'.includes(text[valueAt] as string)) giveUp(); // an empty value
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
+        this.count();
         entries.set(name, new PackedEntry(this.source, key.start, key.end, value.start, value.end));
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {
@@ -456,6 +511,7 @@ class SubsetReader {
       }
     }
     attachSpans(out, new PackedNode(this.source, open, at + 1, entries));
+    this.depth--;
     return { value: out, start: open, end: at + 1 };
   }
 

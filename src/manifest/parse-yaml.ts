@@ -5,32 +5,29 @@
  */
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from './limits.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
-import { parseYamlSubset } from './parse-yaml-subset.js';
-import { countLines, positionOf, type SourceText, type Span } from './source.js';
+import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
+import { countLines, LineCounter, positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
 
-export interface ParsedDocument {
-  value: unknown;
-  /** The whole document (for "this document must be a mapping"). */
-  span: Span;
-}
+export type { ParsedDocument } from './source.js';
 
 export interface ParseOutcome {
   documents: ParsedDocument[];
-  /** Whether any document had a syntax error. */
+  /** Whether any document had a syntax error (or broke a limit). */
   syntaxErrors: boolean;
 }
-
-/** Aliases expanded per document at most: a guard against "billion laughs" documents. */
-const MAX_ALIAS_EXPANSIONS = 10_000;
 
 /**
  * Parses a YAML source. Plain block-style YAML (nearly every manifest) takes the fast subset reader;
  * anything else, errors included, the general parser. `subset: false` forces the general parser.
+ * (The subset reader reads a thousand-agent manifest about ten times faster; docs/manifest.md,
+ * "Limits", has the figures.)
  */
 export async function parseYaml(source: SourceText, diagnostics: DiagnosticList, options: { subset?: boolean } = {}): Promise<ParseOutcome> {
+  let misindented: Misindentation | undefined;
   if (options.subset !== false) {
-    const fast = parseYamlSubset(source);
+    const fast = parseYamlSubset(source, (reason) => (misindented = reason));
     if (fast) {
       countLines(source.lines, source.text);
       return { documents: fast, syntaxErrors: false };
@@ -38,20 +35,38 @@ export async function parseYaml(source: SourceText, diagnostics: DiagnosticList,
   }
   // The general parser is loaded only when needed: most runs never pay for it.
   const yaml = await import('yaml');
+  // Each YAMLError captures a stack trace nobody reads; a broken file of ten thousand lines makes as
+  // many errors, and the traces were most of the time spent on it.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let outcome: ReturnType<typeof parseDocuments>;
+  try {
+    outcome = parseDocuments(yaml, source);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+  const { parsed, tooLargeAt } = outcome;
+  if (tooLargeAt !== undefined) {
+    diagnostics.error(
+      'yaml_too_large',
+      `this file has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens (keys, values and punctuation; a thousand-agent manifest has about 400,000); split it into several files`,
+      spanOf(source, tooLargeAt, tooLargeAt),
+    );
+    return { documents: [], syntaxErrors: true };
+  }
   const documents: ParsedDocument[] = [];
   let syntaxErrors = false;
-  const parsed = yaml.parseAllDocuments(source.text, { lineCounter: source.lines, prettyErrors: false, merge: true, uniqueKeys: true });
   for (const doc of parsed) {
     if (doc.errors.length > 0) {
       syntaxErrors = true;
-      reportYamlErrors(doc.errors, source, diagnostics);
+      reportYamlErrors(doc, source, diagnostics, misindented);
       continue;
     }
     for (const warning of doc.warnings) {
       diagnostics.warning('yaml_warning', sentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
     }
     const converter = new Converter(yaml, source, doc, diagnostics);
-    const value = converter.convert(doc.contents);
+    const value = converter.convert(doc.contents, 0);
     if (converter.failed) {
       syntaxErrors = true;
       continue;
@@ -62,7 +77,49 @@ export async function parseYaml(source: SourceText, diagnostics: DiagnosticList,
   return { documents, syntaxErrors };
 }
 
-function reportYamlErrors(errors: readonly YAMLError[], source: SourceText, diagnostics: DiagnosticList): void {
+type YamlModule = typeof import('yaml');
+
+/**
+ * yaml's parseAllDocuments, token by token, stopping past MAX_YAML_TOKENS (`tooLargeAt`: where).
+ * Duplicate keys are found by the Converter: the library's own check compares every key with every
+ * earlier one, which a mapping of many keys turns into minutes.
+ */
+function parseDocuments(yaml: YamlModule, source: SourceText): { parsed: Document.Parsed[]; tooLargeAt?: number } {
+  const parser = new yaml.Parser(source.lines.addNewLine);
+  const composer = new yaml.Composer({ prettyErrors: false, merge: true, uniqueKeys: false });
+  const parsed: Document.Parsed[] = [];
+  const take = (tokens: Iterable<Parameters<typeof composer.next>[0]>): void => {
+    for (const token of tokens) for (const doc of composer.next(token)) parsed.push(doc);
+  };
+  source.lines.addNewLine(0);
+  let tokens = 0;
+  for (const lexeme of new yaml.Lexer().lex(source.text)) {
+    if (++tokens > MAX_YAML_TOKENS) {
+      // The parser recorded line starts only up to here: count them all, so positions stay right.
+      source.lines = new LineCounter();
+      countLines(source.lines, source.text);
+      return { parsed: [], tooLargeAt: Math.min(parser.offset, source.text.length) };
+    }
+    take(parser.next(lexeme));
+  }
+  take(parser.end());
+  for (const doc of composer.end(false, source.text.length)) parsed.push(doc);
+  return { parsed };
+}
+
+function reportYamlErrors(doc: Document.Parsed, source: SourceText, diagnostics: DiagnosticList, misindented: Misindentation | undefined): void {
+  let errors: readonly YAMLError[] = doc.errors;
+  const range = doc.range;
+  if (misindented && misindented.at >= range[0] && misindented.at <= range[2]) {
+    // The general parser notices a wrong indentation where the structure breaks, often a line or two
+    // away, and then reports the lines after it too. Point at the line that is wrong instead, and
+    // keep only the errors after it (those may be mistakes of their own).
+    const lineEnd = lineEndAt(source.text, misindented.at);
+    if (errors.some((error) => error.pos[0] <= lineEnd)) {
+      reportMisindentation(misindented, source, diagnostics);
+      errors = errors.filter((error) => error.pos[0] > lineEnd);
+    }
+  }
   // One error per line: the parser's follow-on errors after the first mistake on a line are noise.
   const lines = new Set<number>();
   for (const error of errors) {
@@ -74,20 +131,62 @@ function reportYamlErrors(errors: readonly YAMLError[], source: SourceText, diag
       case 'TAB_AS_INDENT':
         diagnostics.error('yaml_tab_indent', 'tabs are not allowed in YAML indentation; indent with spaces', span);
         break;
-      case 'DUPLICATE_KEY':
-        diagnostics.error('duplicate_key', 'this key appears twice in the same mapping; YAML keys must be unique', span);
+      case 'BAD_INDENT':
+        if (/must start at the same column/.test(error.message)) {
+          // The parser points at the line's start: the key that is out of line is what to show.
+          const at = firstNonSpace(source.text, error.pos[0]);
+          diagnostics.error('yaml_indentation', `wrong indentation: ${sentence(error.message)}`, spanOf(source, at, Math.max(at, error.pos[1])));
+          break;
+        }
+        diagnostics.error('yaml_syntax', `YAML syntax error: ${sentence(error.message)}`, span);
         break;
       default:
+        if (/call stack/i.test(error.message)) {
+          // The general parser recurses per block level and reports running out of stack as an error of its own.
+          diagnostics.error('yaml_too_deep', `this YAML is nested too deeply to read (more than ${MAX_NESTING_DEPTH} levels are refused)`, span);
+          break;
+        }
         diagnostics.error('yaml_syntax', `YAML syntax error: ${sentence(error.message)}`, span);
     }
   }
 }
 
-type YamlModule = typeof import('yaml');
+function reportMisindentation(misindented: Misindentation, source: SourceText, diagnostics: DiagnosticList): void {
+  const { found, expected, previousLine } = misindented;
+  const previousIndent = firstNonSpace(source.text, previousLine) - previousLine;
+  const previousNumber = positionOf(source, previousLine).line;
+  const message =
+    previousIndent === expected
+      ? `wrong indentation: this line is indented ${found} spaces, but the block it continues is indented ${expected} (as on line ${previousNumber}); line it up with it`
+      : `wrong indentation: this line is indented ${found} spaces, which lines up with no block above it: line ${previousNumber} is indented ${previousIndent} and the block around it ${expected}; line it up with one of them`;
+  diagnostics.error('yaml_indentation', message, spanOf(source, misindented.at, lineEndAt(source.text, misindented.at)));
+}
 
+function lineEndAt(text: string, offset: number): number {
+  const end = text.indexOf('\n', offset);
+  return end === -1 ? text.length : end;
+}
+
+function firstNonSpace(text: string, offset: number): number {
+  let at = offset;
+  while (text.charCodeAt(at) === 32) at++;
+  return at;
+}
+
+/**
+ * yaml nodes → plain values with spans. Aliases are expanded here (a copy of the anchor's value),
+ * so this is where the limits on expansion and nesting are kept: past one, the document is
+ * abandoned with one diagnostic (its value would be guesswork, and the rest of it adds nothing).
+ */
 class Converter {
   failed = false;
+  /** Set when a limit was hit: nothing more is converted or reported. */
+  private stopped = false;
   private aliasExpansions = 0;
+  /** Values produced inside alias expansions. */
+  private expandedValues = 0;
+  /** Anchored nodes being expanded now: an alias to one of them refers to itself. */
+  private readonly expanding = new Set<unknown>();
 
   constructor(
     private readonly yaml: YamlModule,
@@ -96,49 +195,77 @@ class Converter {
     private readonly diagnostics: DiagnosticList,
   ) {}
 
-  convert(node: unknown): unknown {
-    if (node === null || node === undefined) return null;
+  /** `depth`: collections around `node` (aliases expanded). */
+  convert(node: unknown, depth: number): unknown {
+    if (node === null || node === undefined || this.stopped) return null;
+    if (this.expanding.size > 0 && ++this.expandedValues > MAX_ALIAS_EXPANDED_VALUES) {
+      return this.stop('yaml_alias_limit', `aliases here expand to more than ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values in one document; write the repeated part out, or use defaults`, node);
+    }
     if (this.yaml.isScalar(node)) return this.scalar(node.value);
-    if (this.yaml.isAlias(node)) {
-      if (++this.aliasExpansions > MAX_ALIAS_EXPANSIONS) {
-        this.fail('yaml_alias_limit', `more than ${MAX_ALIAS_EXPANSIONS} alias expansions in one document`, node);
-        return null;
-      }
-      // An alias is a copy of its anchor's value; positions point at the anchor's definition.
-      return this.convert(node.resolve(this.doc));
+    if (this.yaml.isAlias(node)) return this.expandAlias(node, depth);
+    if (depth >= MAX_NESTING_DEPTH) {
+      return this.stop('yaml_too_deep', `this value is nested more than ${MAX_NESTING_DEPTH} levels deep (counting what aliases expand to); a manifest needs a dozen at most`, node);
     }
     if (this.yaml.isSeq(node)) {
       const out: unknown[] = [];
       const entries = new Map<PathPart, EntrySpans>();
       for (const item of node.items) {
         entries.set(out.length, { key: undefined, value: this.spanOfNode(item as Node | null, node) });
-        out.push(this.convert(item));
+        out.push(this.convert(item, depth + 1));
       }
       attachSpans(out, { self: this.spanOfNode(node), entries });
       return out;
     }
-    if (this.yaml.isMap(node)) {
-      const out: Record<string, unknown> = {};
-      const entries = new Map<PathPart, EntrySpans>();
-      const merged: unknown[] = [];
-      for (const pair of node.items) {
-        if (!this.yaml.isPair(pair)) continue;
-        const keyNode = pair.key as Node | null;
-        if (this.yaml.isScalar(keyNode) && typeof keyNode.value === 'symbol') {
-          merged.push(pair.value); // `<<: *anchor`, applied after the explicit keys (which win)
-          continue;
-        }
-        const key = this.keyText(keyNode);
-        if (key === undefined) continue;
-        const keySpan = this.spanOfNode(keyNode, node);
-        const valueNode = pair.value as Node | null;
-        entries.set(key, { key: keySpan, value: valueNode ? this.spanOfNode(valueNode) : keySpan });
-        setOwn(out, key, this.convert(valueNode));
-      }
-      for (const source of merged) this.mergeInto(out, entries, source);
-      attachSpans(out, { self: this.spanOfNode(node), entries });
-      return out;
+    if (this.yaml.isMap(node)) return this.mapping(node, depth);
+    return null;
+  }
+
+  private expandAlias(node: import('yaml').Alias, depth: number): unknown {
+    if (++this.aliasExpansions > MAX_ALIAS_EXPANSIONS) {
+      return this.stop('yaml_alias_limit', `more than ${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions in one document`, node);
     }
+    const target = node.resolve(this.doc);
+    if (target !== undefined && this.expanding.has(target)) {
+      return this.stop('yaml_alias_cycle', `the alias *${node.source} is inside the anchor &${node.source} it refers to, so it would repeat forever`, node);
+    }
+    // An alias is a copy of its anchor's value; positions point at the anchor's definition.
+    this.expanding.add(target);
+    const value = this.convert(target, depth);
+    this.expanding.delete(target);
+    return value;
+  }
+
+  private mapping(node: import('yaml').YAMLMap, depth: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const entries = new Map<PathPart, EntrySpans>();
+    const merged: unknown[] = [];
+    for (const pair of node.items) {
+      if (!this.yaml.isPair(pair)) continue;
+      const keyNode = pair.key as Node | null;
+      if (this.yaml.isScalar(keyNode) && typeof keyNode.value === 'symbol') {
+        merged.push(pair.value); // `<<: *anchor`, applied after the explicit keys (which win)
+        continue;
+      }
+      const key = this.keyText(keyNode);
+      if (key === undefined) continue;
+      const keySpan = this.spanOfNode(keyNode, node);
+      if (Object.hasOwn(out, key)) {
+        this.failed = true;
+        this.diagnostics.error('duplicate_key', 'this key appears twice in the same mapping; YAML keys must be unique', keySpan);
+        continue;
+      }
+      const valueNode = pair.value as Node | null;
+      entries.set(key, { key: keySpan, value: valueNode ? this.spanOfNode(valueNode) : keySpan });
+      setOwn(out, key, this.convert(valueNode, depth + 1));
+    }
+    for (const source of merged) this.mergeInto(out, entries, source, depth);
+    attachSpans(out, { self: this.spanOfNode(node), entries });
+    return out;
+  }
+
+  private stop(code: DiagnosticCode, message: string, node: unknown): null {
+    this.fail(code, message, node);
+    this.stopped = true;
     return null;
   }
 
@@ -162,10 +289,11 @@ class Converter {
     return undefined;
   }
 
-  private mergeInto(out: Record<string, unknown>, entries: Map<PathPart, EntrySpans>, source: unknown): void {
+  private mergeInto(out: Record<string, unknown>, entries: Map<PathPart, EntrySpans>, source: unknown, depth: number): void {
     const targets = this.yaml.isSeq(source) ? source.items : [source];
     for (const target of targets) {
-      const value = this.convert(target);
+      const value = this.convert(target, depth);
+      if (this.stopped) return;
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         this.fail('yaml_merge', 'a merge key (<<) takes a mapping or a list of mappings', target as Node);
         continue;

@@ -39,6 +39,18 @@ export interface SourceText {
   lines: LineCounter;
   /** Load order, so diagnostics sort by file the way the files were read. */
   order: number;
+  /**
+   * The folder every file this source names must be inside, as a real path: the project root for
+   * a manifest, the template's own folder for a template.
+   */
+  root: string;
+}
+
+/** One YAML document of a source: its value (spans attached, see positions.ts) and where it is. */
+export interface ParsedDocument {
+  value: unknown;
+  /** The whole document (for "this document must be a mapping"). */
+  span: Span;
 }
 
 /** A place in a source text: offsets in UTF-16 code units, `end` exclusive. */
@@ -54,14 +66,14 @@ export class SourceRegistry {
 
   constructor(private readonly cwd: string) {}
 
-  /** A source whose line starts the YAML parser will record (pass `lines` to it). */
-  forYaml(absolutePath: string, text: string): SourceText {
-    return { path: absolutePath, display: this.display(absolutePath), text, lines: new LineCounter(), order: this.next++ };
+  /** A source whose line starts the YAML parser will record (pass `lines` to it); `root` defaults to its folder. */
+  forYaml(absolutePath: string, text: string, root = path.dirname(absolutePath)): SourceText {
+    return { path: absolutePath, display: this.display(absolutePath), text, lines: new LineCounter(), order: this.next++, root };
   }
 
   /** A source for a plain text file: line starts computed here. */
-  forText(absolutePath: string, text: string): SourceText {
-    const source = this.forYaml(absolutePath, text);
+  forText(absolutePath: string, text: string, root?: string): SourceText {
+    const source = this.forYaml(absolutePath, text, root);
     countLines(source.lines, text);
     return source;
   }

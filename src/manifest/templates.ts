@@ -14,7 +14,9 @@ import { decodeUtf8 } from './decode.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { FileCache } from './load-files.js';
 import { deepMerge } from './merge.js';
+import { MAX_MANIFEST_BYTES } from './limits.js';
 import { parseYaml } from './parse-yaml.js';
+import { realFolder } from './project-files.js';
 import { attachSpans, isPlainObject, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { describeFound } from './describe.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
@@ -64,15 +66,18 @@ export class TemplateStore {
   /** Reads the named templates concurrently; sources are registered in name order (stable diagnostics). */
   async load(names: Iterable<string>): Promise<void> {
     const wanted = [...new Set(names)].filter((name) => TEMPLATE_NAME.test(name)).sort();
-    const outcomes = await this.files.readAll(wanted.map((name) => path.join(this.dir, name, TEMPLATE_FILE)));
-    for (const name of wanted) {
+    // A template's files stay inside its own folder: its template.yaml, and the prompt it includes.
+    const roots = await Promise.all(wanted.map((name) => realFolder(path.join(this.dir, name))));
+    const requests = wanted.map((name, i) => ({ file: path.join(this.dir, name, TEMPLATE_FILE), policy: { root: roots[i] as string, maxBytes: MAX_MANIFEST_BYTES } }));
+    const outcomes = await this.files.readAll(requests);
+    for (const [i, name] of wanted.entries()) {
       const outcome = outcomes.get(path.join(this.dir, name, TEMPLATE_FILE));
       if (!outcome?.ok) {
         this.templates.set(name, 'missing');
         continue;
       }
       this.onRead(outcome.bytes);
-      this.templates.set(name, await this.parse(name, outcome.bytes));
+      this.templates.set(name, await this.parse(name, outcome.bytes, roots[i] as string));
     }
     if ([...this.templates.values()].includes('missing')) {
       const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
@@ -90,16 +95,16 @@ export class TemplateStore {
     return this.available ?? [];
   }
 
-  private async parse(name: string, bytes: Uint8Array): Promise<AgentTemplate | 'invalid'> {
+  private async parse(name: string, bytes: Uint8Array, folder: string): Promise<AgentTemplate | 'invalid'> {
     const file = path.join(this.dir, name, TEMPLATE_FILE);
     const decoded = decodeUtf8(bytes);
     const errorsBefore = this.diagnostics.errors;
     if (decoded.invalidAt !== undefined) {
-      const source = this.sources.forText(file, decoded.text);
+      const source = this.sources.forText(file, decoded.text, folder);
       this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: decoded.invalidAt, end: decoded.invalidAt + 1 });
       return 'invalid';
     }
-    const source = this.sources.forYaml(file, decoded.text);
+    const source = this.sources.forYaml(file, decoded.text, folder);
     const parsed = await parseYaml(source, this.diagnostics);
     if (parsed.syntaxErrors) return 'invalid';
     const whole: Span = { source, start: 0, end: 0 };
@@ -215,18 +220,21 @@ export function expandTemplate(
     );
   }
   const vars: Record<string, VariableValue> = {};
+  const missing: string[] = [];
   for (const [name, variable] of template.variables) {
     const value = given[name];
     const usable = ['string', 'number', 'boolean'].includes(typeof value) && !(variable.required && value === '');
     if (usable) vars[name] = value as VariableValue;
     else if (variable.default !== undefined) vars[name] = variable.default;
-    else if (variable.required) {
-      diagnostics.error(
-        'template_var_missing',
-        `template "${template.name}" needs variable "${name}"${variable.description ? ` (${variable.description})` : ''}; add it under vars of agent "${agentName}"`,
-        templateSpan,
-      );
-    }
+    else if (variable.required) missing.push(`"${name}"${variable.description ? ` (${variable.description})` : ''}`);
+  }
+  if (missing.length > 0) {
+    // One diagnostic naming every missing variable: they all belong at `template:`, and fixing them one run at a time is tedious.
+    diagnostics.error(
+      'template_var_missing',
+      `template "${template.name}" needs ${missing.length === 1 ? 'variable' : 'variables'} ${missing.join(', ')}; add ${missing.length === 1 ? 'it' : 'them'} under vars of agent "${agentName}"`,
+      templateSpan,
+    );
   }
   // Undeclared names given in vars are already reported; substituting them too avoids a second report.
   for (const [name, value] of Object.entries(given)) {

@@ -144,13 +144,23 @@ export interface LoadOptions {
    * manifest's `base_url`, like `VOXFORM_BASE_URL` and `VOXFORM_TRUSTED_ORIGINS` read from `env`.
    */
   operatorBaseUrl?: string | undefined;
+  /**
+   * The folder every file a manifest names must be inside (default: the git work tree holding the
+   * manifest the operator named, else its folder; see docs/manifest.md, "Files a manifest names").
+   */
+  projectRoot?: string;
 }
 
 export interface LoadResult {
   /** Present only when there are no error diagnostics. */
   state: DesiredState | undefined;
-  /** Errors and warnings, sorted by file (load order) and position; each problem once. */
+  /** Errors and warnings, sorted by file (load order) and position; each problem once; at most MAX_DIAGNOSTICS_KEPT. */
   diagnostics: Diagnostic[];
+  /**
+   * Problems found past MAX_DIAGNOSTICS_KEPT: counted, not listed. `stopped`: the load stopped
+   * checking once that many were found, so there may be more than counted.
+   */
+  omitted: { errors: number; warnings: number; stopped: boolean };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];
   /**

@@ -88,7 +88,10 @@ describe('voxform init, refusals', () => {
     const dir = await tempDir();
     const result = await runCli(['init', '--template', 'receptionist', '--var', 'buisness=Acme', '--var', 'colour=blue'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: Template receptionist has no variables "buisness" (did you mean "business"?), "colour".');
+    // The required variables still missing are named in the same run, not one run later.
+    expect(result.stderr).toContain(
+      'error: Template receptionist has no variables "buisness" (did you mean "business"?), "colour"; it also needs values for business, business_description, opening_hours, transfer_number, agent_id; nothing was written.',
+    );
     expect(result.stderr).toContain('hint: Its variables are: business, business_description');
     expect(await listFiles(dir)).toEqual([]);
   });

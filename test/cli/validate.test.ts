@@ -102,7 +102,7 @@ describe('voxform validate', () => {
           frame: '> 1 |\n    | ^',
         },
       ],
-      summary: { errors: 1, warnings: 1, files: ['voxform.yaml', 'empty.yaml'], environment: null, resources: null },
+      summary: { errors: 1, warnings: 1, omitted: 0, stopped: false, files: ['voxform.yaml', 'empty.yaml'], environment: null, resources: null },
     });
   });
 

@@ -47,6 +47,18 @@ describe('templates', () => {
     ]);
   });
 
+  it('names every missing required variable in one diagnostic, not one per run', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n'), {
+      'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace(
+        '  agent_name: { description: What the agent calls itself, default: Ava }',
+        '  agent_name: { description: What the agent calls itself, required: true }',
+      ),
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:4:15 template_var_missing template "receptionist" needs variables "business" (The business name), "agent_name" (What the agent calls itself); add them under vars of agent "front-desk"',
+    ]);
+  });
+
   it('reports a variable the template does not declare at its key in vars', async () => {
     const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme, agentname: Bo }\n'));
     expect(summarize(result)).toEqual([

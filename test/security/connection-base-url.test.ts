@@ -79,6 +79,14 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     expect(p.requests.some((request) => request.path.startsWith('/agents/'))).toBe(true);
   });
 
+  it('sends nothing to it from any command that reads the manifests, once trusted, while the operator names another service', async () => {
+    attacker = await startAttacker();
+    const p = await projectWithBaseUrl(attacker.url);
+    const commands = [['plan'], ['test', 'example/tests', '--skip-judge'], ['test', 'capture', 'call_unknown'], ['logs'], ['export', '--agent', '-OKdqbqetEcM4ak369ym', '--out', 'exported']];
+    for (const args of commands) await p.cli(args, { VOXFORM_TRUSTED_ORIGINS: attacker.url });
+    expect(attacker.received).toEqual([]);
+  });
+
   it('is used only when the operator trusts its origin and names no service of its own', async () => {
     const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
     const manifest = path.join(p.dir, 'voxform.yaml');

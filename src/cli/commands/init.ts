@@ -32,7 +32,9 @@ export async function run(options: Record<string, unknown>, ctx: CommandContext)
 
     const { agent_id: givenAgentId, ...templateVars } = given;
     const resolved = resolveVariables(template, templateVars);
-    if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown);
+    // Unknown and missing variables are named together: one run tells everything to fix.
+    const lacking = [...resolved.missing, ...((givenAgentId?.trim() ?? '') === '' ? [AGENT_ID] : [])];
+    if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : lacking);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
     const targets = scaffoldTargets(template);
@@ -77,16 +79,18 @@ function parseVars(raw: readonly string[]): Record<string, string> {
   return vars;
 }
 
-function unknownVarsError(template: Template, unknown: readonly string[]): VoxformError {
+/** `missing`: required variables without a value, named in the same error (nothing asks for them). */
+function unknownVarsError(template: Template, unknown: readonly string[], missing: readonly TemplateVariable[]): VoxformError {
   const names = [...template.variables.map((v) => v.name), ...RESERVED_VARIABLES];
   const described = unknown.map((name) => {
     const suggestion = didYouMean(name, names);
     return suggestion ? `"${name}" (did you mean "${suggestion}"?)` : `"${name}"`;
   });
+  const alsoMissing = missing.length > 0 ? `; it also needs ${missing.length === 1 ? 'a value' : 'values'} for ${missing.map((v) => v.name).join(', ')}` : '';
   return new VoxformError(
     'init_var_unknown',
-    `Template ${template.name} has no variable${unknown.length === 1 ? '' : 's'} ${described.join(', ')}.`,
-    { hint: `Its variables are: ${names.join(', ')} (see \`voxform templates\`).` },
+    `Template ${template.name} has no variable${unknown.length === 1 ? '' : 's'} ${described.join(', ')}${alsoMissing}; nothing was written.`,
+    { hint: `Its variables are: ${names.join(', ')} (see \`voxform templates\`).`, details: { unknown: [...unknown], missing: missing.map((v) => v.name) } },
   );
 }
 

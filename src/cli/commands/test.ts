@@ -16,11 +16,10 @@ import { renderTestText } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { resolveConnection } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { progressLine } from '../progress.js';
-import { loadDesiredState, type ProjectOptions } from '../project.js';
+import { connectService, loadDesiredState, type ProjectOptions } from '../project.js';
 
 interface TestOptions extends ProjectOptions {
   args?: string[];
@@ -41,11 +40,7 @@ export async function run(rawOptions: Record<string, unknown>, ctx: CommandConte
   const files = selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys()));
   const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value) });
   const parallelism = options.parallelism ?? 8;
-  const { client } = await resolveConnection(
-    { baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local },
-    ctx,
-    { maxInFlight: parallelism },
-  );
+  const { client } = await connectService({ ...options, parallelism }, desired, ctx);
   const agents = await resolveAgentsUnderTest(files, desired, client, parallelism);
   const status = progressLine(ctx.stderr);
   // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
@@ -124,7 +119,7 @@ export async function capture(rawOptions: Record<string, unknown>, ctx: CommandC
   const options = rawOptions as CaptureOptions;
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx);
-  const { client } = await resolveConnection({ baseUrl: options.baseUrl ?? desired.baseUrl, region: options.region ?? desired.region, local: options.local }, ctx);
+  const { client } = await connectService(options, desired, ctx);
   let record;
   for await (const candidate of client.iterateCallLogs({}, { max: CAPTURE_SEARCH_DEPTH })) {
     if (candidate.call_id === callId) {

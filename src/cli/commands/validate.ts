@@ -20,8 +20,13 @@ export interface ValidateReport {
   valid: boolean;
   diagnostics: Diagnostic[];
   summary: {
+    /** Every problem found, also those past the listed ones (`omitted`). */
     errors: number;
     warnings: number;
+    /** Problems counted but not listed in `diagnostics` (a load keeps at most 1,000). */
+    omitted: number;
+    /** Whether checking stopped at 1,000 problems (then there may be more than counted). */
+    stopped: boolean;
     /** Manifest files read, relative to the working directory. */
     files: string[];
     environment: string | null;
@@ -35,7 +40,9 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
   if (options.format === 'json') {
     ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
-    if (report.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(report.diagnostics, { color: ctx.color }));
+    const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
+    for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;
+    if (report.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(report.diagnostics, { color: ctx.color, omitted }));
     const line = summaryLine(report, ctx.color);
     if (report.valid) ctx.stdout.write(`${line}\n`);
     else ctx.stderr.write(`${line}\n`);
@@ -47,13 +54,15 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
   const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
   for (const secret of result.secrets) ctx.secrets.add(secret);
-  const { errors, warnings } = countProblems(result.diagnostics);
+  const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
   return {
     valid: errors === 0 && result.state !== undefined,
     diagnostics: result.diagnostics,
     summary: {
       errors,
       warnings,
+      omitted: result.omitted.errors + result.omitted.warnings,
+      stopped: result.omitted.stopped,
       files: result.files.map((file) => (path.relative(ctx.cwd, file) || path.basename(file)).split(path.sep).join('/')),
       environment: options.env ?? null,
       resources: result.state ? countResources(result.state) : null,
@@ -78,7 +87,7 @@ function plural(count: number, one: string, many = `${one}s`): string {
 function summaryLine(report: ValidateReport, color = false): string {
   const c = picocolors.createColors(color);
   const { summary } = report;
-  const problems = countProblems(report.diagnostics);
+  const problems = countProblems([], { errors: summary.errors, warnings: summary.warnings });
   if (!report.valid) {
     const files = new Set(report.diagnostics.map((d) => d.file)).size;
     return `${problems.text} in ${plural(files, 'file')}`;

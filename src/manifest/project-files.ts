@@ -1,0 +1,205 @@
+/**
+ * Reading a file a manifest names, without trusting the manifest. Everything in the repository is
+ * written by whoever opened the pull request, so a path written in a manifest must not reach the
+ * CI machine's own files (`/proc/self/environ`, `../../.ssh/…`, a symbolic link to either), block
+ * on a FIFO, or stream `/dev/zero` forever. Before a file is opened:
+ *
+ *   - its real path (symbolic links followed) must lie inside the project root;
+ *   - it must be a regular file (not a folder, FIFO, socket or device);
+ *   - its size must be within the cap for its role.
+ *
+ * It is then opened without following a last symbolic link and without blocking, checked again
+ * on the open descriptor (the same file, still regular), and read up to the cap only (a file in
+ * `/proc` reports size 0 and has content).
+ *
+ * The project root is the git work tree holding the manifest the operator named (see
+ * findProjectRoot), so `../prompts/a.md` from a manifest in a subfolder works while nothing outside
+ * the repository can be named.
+ */
+import { constants, fstat, open, close, read, realpath, stat, type Stats } from 'node:fs';
+import path from 'node:path';
+
+export type ReadFailure =
+  | 'missing'
+  | 'folder'
+  | 'unreadable'
+  /** Its real path is outside the project root. */
+  | 'outside'
+  /** A FIFO, socket or device. */
+  | 'not_regular'
+  | 'too_large';
+
+export type ReadOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: ReadFailure; message: string };
+
+/** Where a file may be and how large it may be. */
+export interface ReadPolicy {
+  /** The folder the file must be inside, as a real path (see findProjectRoot, realFolder). */
+  root: string;
+  maxBytes: number;
+  /** Bytes left for all the files read under this budget (shared, charged before each read). */
+  budget?: { remaining: number; limit: number; noun: string };
+}
+
+/**
+ * The project root for a manifest found from `start` (a folder): the git work tree holding it;
+ * else the working directory when `start` is inside it (the operator chose where to run); else
+ * `start`. A real path.
+ */
+export async function findProjectRoot(start: string, cwd: string): Promise<string> {
+  const real = await realFolder(start);
+  for (let dir = real; ; dir = path.dirname(dir)) {
+    // `.git` is a folder in a clone and a file in a worktree or submodule: either marks the work tree.
+    if (await exists(path.join(dir, '.git'))) return dir;
+    if (path.dirname(dir) === dir) break;
+  }
+  const workingDirectory = await realFolder(cwd);
+  return isInside(workingDirectory, real) ? workingDirectory : real;
+}
+
+/** Whether `file` (a real path) is `root` or inside it. */
+export function isInside(root: string, file: string): boolean {
+  const relative = path.relative(root, file);
+  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
+}
+
+/**
+ * Reads a file under a policy (see the module comment), answering why not instead of throwing.
+ * A file refused for where it is or what it is is never opened.
+ */
+export async function readGuarded(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
+  const checked = await inspect(file, policy);
+  if (!checked.ok) return checked;
+  const budget = policy.budget;
+  if (budget) {
+    if (checked.info.size > budget.remaining) {
+      return { ok: false, reason: 'too_large', message: `would take the ${budget.noun} of this manifest past ${formatSize(budget.limit)} together; that is the limit` };
+    }
+    budget.remaining -= checked.info.size;
+  }
+  return readOpened(checked.real, checked.info, policy.maxBytes);
+}
+
+const OUTSIDE: Extract<ReadOutcome, { ok: false }> = { ok: false, reason: 'outside', message: 'is outside the project' };
+
+/** The real path of the deepest folder above `file` that exists. */
+async function existingAncestor(file: string): Promise<string> {
+  for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
+    const real = await realpathOf(dir).catch(() => undefined);
+    if (real !== undefined || path.dirname(dir) === dir) return real ?? dir;
+  }
+}
+
+type Inspection = { ok: true; real: string; info: Stats } | Extract<ReadOutcome, { ok: false }>;
+
+/** The real path and its stat, once the path has passed every check that needs no open. */
+export async function inspect(file: string, policy: ReadPolicy): Promise<Inspection> {
+  let real: string;
+  try {
+    real = await realpathOf(file);
+  } catch (error) {
+    // A missing file outside the project is "outside", not "missing": its folder is not listed for suggestions.
+    const failure = failureOf(error);
+    if (failure.reason === 'missing' && !isInside(policy.root, await existingAncestor(file))) return OUTSIDE;
+    return failure;
+  }
+  if (!isInside(policy.root, real)) {
+    const linked = isInside(policy.root, path.resolve(file));
+    return linked ? { ok: false, reason: 'outside', message: 'is a symbolic link leading outside the project' } : OUTSIDE;
+  }
+  let info: Stats;
+  try {
+    info = await statOf(real);
+  } catch (error) {
+    return failureOf(error);
+  }
+  if (info.isDirectory()) return { ok: false, reason: 'folder', message: 'is a folder, not a file' };
+  if (!info.isFile()) return { ok: false, reason: 'not_regular', message: `is ${kindOf(info)}, not a regular file` };
+  if (info.size > policy.maxBytes) return tooLarge(info.size, policy.maxBytes);
+  return { ok: true, real, info };
+}
+
+/** Opens the inspected file without following a link or blocking, checks it is still that file, reads at most `maxBytes`. */
+function readOpened(real: string, expected: Stats, maxBytes: number): Promise<ReadOutcome> {
+  return new Promise((resolve) => {
+    open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK, (openError, fd) => {
+      if (openError) {
+        resolve(failureOf(openError));
+        return;
+      }
+      const finish = (outcome: ReadOutcome): void => close(fd, () => resolve(outcome));
+      fstat(fd, (statError, info) => {
+        if (statError) return finish(failureOf(statError));
+        if (!info.isFile() || info.ino !== expected.ino || info.dev !== expected.dev) {
+          return finish({ ok: false, reason: 'unreadable', message: 'changed while it was being read' });
+        }
+        if (info.size > maxBytes) return finish(tooLarge(info.size, maxBytes));
+        readUpTo(fd, maxBytes, finish);
+      });
+    });
+  });
+}
+
+/** Reads from `fd` until its end or one byte past `maxBytes` (then: too large). */
+function readUpTo(fd: number, maxBytes: number, done: (outcome: ReadOutcome) => void): void {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const step = (): void => {
+    const buffer = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - total));
+    read(fd, buffer, 0, buffer.length, null, (error, count) => {
+      if (error) return done(failureOf(error));
+      if (count === 0) return done({ ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) });
+      chunks.push(count === buffer.length ? buffer : buffer.subarray(0, count));
+      total += count;
+      if (total > maxBytes) return done(tooLarge(total, maxBytes, true));
+      step();
+    });
+  };
+  step();
+}
+
+function tooLarge(size: number, maxBytes: number, atLeast = false): Extract<ReadOutcome, { ok: false }> {
+  return { ok: false, reason: 'too_large', message: `is ${atLeast ? 'more than ' : ''}${formatSize(atLeast ? maxBytes : size)}; the limit is ${formatSize(maxBytes)}` };
+}
+
+/** "2 MiB", "512 KiB", "300 bytes". */
+export function formatSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${trim(bytes / (1024 * 1024))} MiB`;
+  if (bytes >= 1024) return `${trim(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
+}
+
+function trim(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
+export function failureOf(error: unknown): Extract<ReadOutcome, { ok: false }> {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, reason: 'missing', message: 'does not exist' };
+  if (code === 'EISDIR') return { ok: false, reason: 'folder', message: 'is a folder, not a file' };
+  if (code === 'ELOOP') return { ok: false, reason: 'unreadable', message: 'is a loop of symbolic links' };
+  return { ok: false, reason: 'unreadable', message: `cannot be read (${code ?? (error as Error).message})` };
+}
+
+/** The real path of a folder (itself when it cannot be resolved: then nothing inside it resolves either). */
+export function realFolder(folder: string): Promise<string> {
+  return realpathOf(folder).catch(() => path.resolve(folder));
+}
+
+function realpathOf(file: string): Promise<string> {
+  return new Promise((resolve, reject) => realpath.native(file, (error, resolved) => (error ? reject(error) : resolve(resolved))));
+}
+
+function statOf(file: string): Promise<Stats> {
+  return new Promise((resolve, reject) => stat(file, (error, info) => (error ? reject(error) : resolve(info))));
+}
+
+function exists(file: string): Promise<boolean> {
+  return new Promise((resolve) => stat(file, (error) => resolve(!error)));
+}

@@ -1,0 +1,29 @@
+// Types of manifest-fuzzer.mjs (plain JavaScript, so scripts/fuzz.mjs runs it without a compiler).
+import type { LoadOptions, LoadResult } from '../../src/manifest/types.js';
+
+export interface Random {
+  next(): number;
+  int(max: number): number;
+  pick<T>(items: readonly T[]): T;
+  chance(p: number): boolean;
+}
+
+export interface FuzzCase {
+  name: string;
+  kind: string;
+  manifest: Buffer;
+  environment: string | undefined;
+  random: Random;
+}
+
+export interface Verdict {
+  clean: boolean;
+  why: string;
+  ms: number;
+}
+
+export const PLANTED: string;
+export function createRandom(seed: number): Random;
+export function generateCase(seed: number, index: number): FuzzCase;
+export function writeCase(testCase: FuzzCase): Promise<{ project: string; cleanup: () => Promise<void> }>;
+export function runCase(testCase: FuzzCase, loadManifests: (options: LoadOptions) => Promise<LoadResult>): Promise<Verdict>;

@@ -1,0 +1,183 @@
+/**
+ * Files a manifest names stay inside the project: no absolute path, no `..` or symbolic link out
+ * of it, regular files only, within a size cap. Each refusal is a diagnostic at the `file:` value,
+ * and the refused file is never read: a planted value in it never shows up anywhere.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadManifests } from '../../src/manifest/index.js';
+import { MAX_KNOWLEDGE_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../../src/manifest/limits.js';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+import { summarize } from '../manifest/helpers.js';
+
+const tempDir = useTempDirs();
+const PLANTED = 'planted-secret-7d1c9e0b5a';
+
+function manifestWithPrompt(file: string): string {
+  return `agents:\n  front-desk:\n    id: ag_1\n    config:\n      prompt: { file: ${JSON.stringify(file)} }\n`;
+}
+
+/** A project folder and, beside it (outside the project), a folder holding a planted secret. */
+async function projectWithOutsideSecret(files: Record<string, string>): Promise<{ project: string; outside: string }> {
+  const base = await tempDir({ 'outside/secret.md': `token=${PLANTED}\n` });
+  const project = path.join(base, 'project');
+  await mkdir(project);
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(project, name)), { recursive: true });
+    await writeFile(path.join(project, name), content);
+  }
+  return { project, outside: path.join(base, 'outside') };
+}
+
+async function load(cwd: string, paths: string[] = []) {
+  const result = await loadManifests({ paths, cwd, env: {} });
+  expect(JSON.stringify(result), 'a refused file must never be read').not.toContain(PLANTED);
+  return result;
+}
+
+describe('files a manifest names must stay inside the project', () => {
+  it('refuses an absolute path such as /proc/self/environ, at the file: value', async () => {
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('/proc/self/environ') });
+    expect(summarize(await load(project))).toEqual([
+      'voxform.yaml:5:23 file_outside_project prompt file "/proc/self/environ" is an absolute path; write it relative to the file that names it, inside the project: files a manifest names must be inside voxform.yaml/'.replace(
+        'inside voxform.yaml/',
+        `inside ${path.basename(project)}/`,
+      ),
+    ]);
+  });
+
+  it('refuses a ../ path that leaves the project, without listing the folder it points into', async () => {
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('../outside/secret.md') });
+    const result = await load(project);
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.col])).toEqual([['file_outside_project', 5, 23]]);
+    expect(result.diagnostics[0]?.message).toContain('is outside the project');
+    // A missing file outside is "outside" too: no "did you mean" built from a listing of someone else's folder.
+    const missing = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('../outside/secre.md') });
+    expect((await load(missing.project)).diagnostics.map((d) => d.code)).toEqual(['file_outside_project']);
+  });
+
+  it('refuses a symbolic link that leads outside the project', async () => {
+    const { project, outside } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompts/front.md') });
+    await mkdir(path.join(project, 'prompts'));
+    await symlink(path.join(outside, 'secret.md'), path.join(project, 'prompts/front.md'));
+    const result = await load(project);
+    expect(summarize(result)).toEqual([
+      `voxform.yaml:5:23 file_outside_project prompt file "prompts/front.md" is a symbolic link leading outside the project: files a manifest names must be inside ${path.basename(project)}/`,
+    ]);
+  });
+
+  it('follows a symbolic link that stays inside the project', async () => {
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompts/front.md'), 'shared/front.md': 'Be kind.\n' });
+    await mkdir(path.join(project, 'prompts'));
+    await symlink('../shared/front.md', path.join(project, 'prompts/front.md'));
+    const result = await load(project);
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.agents.get('front-desk')?.config.prompt).toBe('Be kind.');
+  });
+
+  it('takes the git work tree as the root, so a manifest in a subfolder may name ../prompts', async () => {
+    const { project } = await projectWithOutsideSecret({ 'config/agents.yaml': manifestWithPrompt('../prompts/front.md'), 'prompts/front.md': 'Hello.\n' });
+    await mkdir(path.join(project, '.git'));
+    const result = await load(path.join(project, 'config'), ['agents.yaml']);
+    expect(summarize(result)).toEqual([]);
+    // Without a work tree and run from the subfolder, the root is that folder: ../prompts is outside.
+    const bare = await projectWithOutsideSecret({ 'config/agents.yaml': manifestWithPrompt('../prompts/front.md'), 'prompts/front.md': 'Hello.\n' });
+    expect((await load(path.join(bare.project, 'config'), ['agents.yaml'])).diagnostics.map((d) => d.code)).toEqual(['file_outside_project']);
+  });
+
+  it('refuses a FIFO without opening it (opening one would hang)', async () => {
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompts/pipe.md') });
+    await mkdir(path.join(project, 'prompts'));
+    execFileSync('mkfifo', [path.join(project, 'prompts/pipe.md')]);
+    expect(summarize(await load(project))).toEqual(['voxform.yaml:5:23 file_not_regular prompt file "prompts/pipe.md" is a FIFO (named pipe), not a regular file']);
+  });
+
+  it('refuses /dev/zero however it is named', async () => {
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('zero.md') });
+    await symlink('/dev/zero', path.join(project, 'zero.md'));
+    expect((await load(project)).diagnostics.map((d) => d.code)).toEqual(['file_outside_project']);
+    await writeFile(path.join(project, 'voxform.yaml'), manifestWithPrompt('/dev/zero'));
+    expect((await load(project)).diagnostics.map((d) => d.code)).toEqual(['file_outside_project']);
+  });
+
+  it('refuses a prompt file over its size limit', async () => {
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('big.md') });
+    await writeFile(path.join(project, 'big.md'), 'x'.repeat(MAX_PROMPT_FILE_BYTES + 1));
+    expect(summarize(await load(project))).toEqual(['voxform.yaml:5:23 file_too_large prompt file "big.md" is 2.0 MiB; the limit is 2 MiB']);
+  });
+
+  it('refuses prompt files that together pass the budget of one load', async () => {
+    const count = MAX_PROMPT_BYTES_TOTAL / MAX_PROMPT_FILE_BYTES + 1;
+    const agents = Array.from({ length: count }, (_, i) => `  a${i}:\n    id: ag_${i}\n    config:\n      prompt: { file: p${i}.md }\n`).join('');
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': `agents:\n${agents}` });
+    for (let i = 0; i < count; i++) {
+      // Sparse: each as large as the per-file cap allows, without writing it.
+      await writeFile(path.join(project, `p${i}.md`), '');
+      await truncate(path.join(project, `p${i}.md`), MAX_PROMPT_FILE_BYTES);
+    }
+    const result = await load(project);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['file_too_large']);
+    expect(result.diagnostics[0]?.message).toMatch(/^prompt file "p\d+\.md" would take the prompt files of this manifest past 32 MiB together; that is the limit$/);
+  });
+
+  it('applies the same rules to knowledge files, with the upload limit as the size cap', async () => {
+    const { project, outside } = await projectWithOutsideSecret({
+      'voxform.yaml': 'knowledge:\n  faq: { file: docs/faq.md }\n  big: { file: docs/big.pdf }\n  abs: { file: /etc/hostname }\n',
+    });
+    await mkdir(path.join(project, 'docs'));
+    await symlink(path.join(outside, 'secret.md'), path.join(project, 'docs/faq.md'));
+    // Sparse: as large as the cap says, without writing 50 MiB.
+    await writeFile(path.join(project, 'docs/big.pdf'), '');
+    await truncate(path.join(project, 'docs/big.pdf'), MAX_KNOWLEDGE_FILE_BYTES + 1);
+    const result = await load(project);
+    expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['2:16 file_outside_project', '3:16 file_too_large', '4:16 file_outside_project']);
+  });
+
+  it('keeps a template to its own folder', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': 'agents:\n  front-desk:\n    id: ag_1\n    template: sneaky\n',
+      'templates/sneaky/template.yaml': 'description: Reads a file beside it.\nagent:\n  config:\n    prompt: { file: ../../secret.md }\n',
+      'secret.md': `token=${PLANTED}\n`,
+    });
+    const result = await loadManifests({ paths: [], cwd: dir, env: {}, templatesDir: path.join(dir, 'templates') });
+    expect(JSON.stringify(result)).not.toContain(PLANTED);
+    expect(summarize(result)).toEqual([
+      'templates/sneaky/template.yaml:4:21 file_outside_project prompt file "../../secret.md" is outside the project: files a manifest names must be inside templates/sneaky/',
+    ]);
+  });
+
+  it('refuses a manifest that is a link out of the project, at its first line', async () => {
+    const { project, outside } = await projectWithOutsideSecret({});
+    await symlink(path.join(outside, 'secret.md'), path.join(project, 'voxform.yaml'));
+    expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_outside_project manifest voxform.yaml is a symbolic link leading outside the project']);
+  });
+
+  it('refuses a manifest over the document size limit', async () => {
+    const { project } = await projectWithOutsideSecret({});
+    await writeFile(path.join(project, 'voxform.yaml'), `# ${'x'.repeat(MAX_MANIFEST_BYTES)}\n`);
+    expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_too_large manifest voxform.yaml is 8.0 MiB; the limit is 8 MiB']);
+  });
+});
+
+describe('the pull-request comment cannot carry a file from outside the project', () => {
+  it('plan --format markdown with prompt: { file: /proc/self/environ } prints a diagnostic, not the environment', async () => {
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('/proc/self/environ') });
+    const result = await runCli(['plan', '--format', 'markdown', '--local'], { cwd: project, env: { CI_SECRET: PLANTED } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('voxform.yaml:5:23');
+    expect(result.stderr).toContain('is an absolute path');
+    expect(result.stdout + result.stderr).not.toContain(PLANTED);
+    expect(result.stderr).not.toContain('unexpected problem');
+  });
+
+  it('plan --format markdown with a prompt linked to a file outside prints a diagnostic, not the file', async () => {
+    const { project, outside } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompt.md') });
+    await symlink(path.join(outside, 'secret.md'), path.join(project, 'prompt.md'));
+    const result = await runCli(['plan', '--format', 'markdown', '--local'], { cwd: project });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('voxform.yaml:5:23');
+    expect(result.stdout + result.stderr).not.toContain(PLANTED);
+  });
+});

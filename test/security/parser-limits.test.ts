@@ -1,0 +1,97 @@
+/**
+ * Hostile YAML ends in one clear diagnostic at file:line:col, never a stack overflow, a hang or a
+ * memory blow-up: nesting depth, alias count, expanded size, token count and the number of
+ * diagnostics are capped, each with a code of its own (src/manifest/limits.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/manifest/limits.js';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+import { loadTree } from '../manifest/helpers.js';
+
+const tempDir = useTempDirs();
+
+function codes(result: { diagnostics: Array<{ code: string; line: number; col: number }> }): string[] {
+  return result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code}`);
+}
+
+const AGENT_WITH = (value: string): string => `agents:\n  front-desk:\n    id: ag_1\n    config:\n      llm: ${value}\n`;
+
+describe('parser limits', () => {
+  it('refuses flow collections nested past the depth limit (10,000 deep would overflow the stack)', async () => {
+    const result = await loadTree({ 'voxform.yaml': AGENT_WITH(`${'['.repeat(10_000)}${']'.repeat(10_000)}`) });
+    expect(codes(result)).toHaveLength(1);
+    expect(result.diagnostics[0]).toMatchObject({ code: 'yaml_too_deep', line: 5 });
+    expect(result.diagnostics[0]?.message).toContain(`more than ${MAX_NESTING_DEPTH} levels`);
+  });
+
+  it('refuses block mappings nested past the depth limit', async () => {
+    const deep = Array.from({ length: MAX_NESTING_DEPTH + 10 }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n');
+    const result = await loadTree({ 'voxform.yaml': `${deep} 1\n` });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['yaml_too_deep']);
+    // And nesting that blows the general parser's own stack is the same diagnostic, not a syntax error.
+    const deeper = Array.from({ length: 1_000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
+    expect((await loadTree({ 'voxform.yaml': `${deeper} 1\n` })).diagnostics.map((d) => d.code)).toEqual(['yaml_too_deep']);
+  });
+
+  it('refuses nesting that only aliases make deep', async () => {
+    const levels = [`l0: &l0 [1]`];
+    for (let i = 1; i <= MAX_NESTING_DEPTH + 2; i++) levels.push(`l${i}: &l${i} [*l${i - 1}]`);
+    const result = await loadTree({ 'voxform.yaml': `${levels.join('\n')}\n` });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['yaml_too_deep']);
+  });
+
+  it('reports a self-referencing alias instead of recursing forever', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'defaults: &loop\n  config: { extra: *loop }\n' });
+    expect(codes(result)).toEqual(['2:20 yaml_alias_cycle']);
+    expect(result.diagnostics[0]?.message).toBe('the alias *loop is inside the anchor &loop it refers to, so it would repeat forever');
+  });
+
+  it('stops a billion-laughs document at the alias limit, with one diagnostic', async () => {
+    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(', ')}]`);
+    const result = await loadTree({ 'voxform.yaml': `${lines.join('\n')}\n` });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['yaml_alias_limit']);
+  });
+
+  it('stops a few aliases of a large anchor at the expanded-size limit', async () => {
+    const items = Array.from({ length: 5_000 }, (_, i) => i).join(', ');
+    const aliases = Array.from({ length: Math.ceil(MAX_ALIAS_EXPANDED_VALUES / 5_000) + 1 }, () => '*big').join(', ');
+    const result = await loadTree({ 'voxform.yaml': `big: &big [${items}]\ncopies: [${aliases}]\n` });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['yaml_alias_limit']);
+    expect(result.diagnostics[0]?.message).toContain('expand to more than 100,000 values');
+  });
+
+  it('refuses a document too large for the general parser, where the limit is passed', async () => {
+    const items = Array.from({ length: MAX_YAML_TOKENS / 2 + 1 }, () => '1').join(',');
+    const result = await loadTree({ 'voxform.yaml': `anchor: &a 1\nlist: [${items}]\n` });
+    expect(result.diagnostics.map((d) => `${d.line} ${d.code}`)).toEqual(['2 yaml_too_large']);
+  });
+
+  it('stops checking resources once the kept diagnostics are full', async () => {
+    const agents = Array.from({ length: 5_000 }, (_, i) => `  a${i}: { id: ag_${i}, config: { llm: { temperature: warm } } }`).join('\n');
+    const result = await loadTree({ 'voxform.yaml': `agents:\n${agents}\n` });
+    expect(result.diagnostics).toHaveLength(MAX_DIAGNOSTICS_KEPT);
+    expect(result.omitted).toEqual({ errors: 0, warnings: 0, stopped: true });
+  });
+
+  it('keeps a bounded number of diagnostics and counts the rest', async () => {
+    const names = Array.from({ length: 3_000 }, (_, i) => `  "bad name ${i}": { id: ag_${i} }`).join('\n');
+    const result = await loadTree({ 'voxform.yaml': `agents:\n${names}\n` });
+    expect(result.diagnostics).toHaveLength(MAX_DIAGNOSTICS_KEPT);
+    // Every name is checked (counted), but once 1,000 problems are kept the per-resource checks stop.
+    expect(result.omitted).toEqual({ errors: 3_000 - MAX_DIAGNOSTICS_KEPT, warnings: 0, stopped: true });
+    expect(result.diagnostics[0]).toMatchObject({ code: 'invalid_name', line: 2, col: 3 });
+  });
+
+  it('shows the first diagnostics and sums up the rest in one line', async () => {
+    const names = Array.from({ length: 5_000 }, (_, i) => `  "bad name ${i}": { id: ag_${i} }`).join('\n');
+    const cwd = await tempDir({ 'voxform.yaml': `agents:\n${names}\n` });
+    const result = await runCli(['validate'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr.match(/^voxform\.yaml:\d+:\d+ {2}/gm)).toHaveLength(MAX_DIAGNOSTICS_SHOWN);
+    expect(result.stderr).toContain(`…and 4,950 more, and checking stopped there (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)`);
+    expect(result.stderr).toContain('5000 errors in 1 file');
+    const json = await runCli(['validate', '--format', 'json'], { cwd });
+    expect(JSON.parse(json.stdout).summary).toMatchObject({ errors: 5_000, omitted: 5_000 - MAX_DIAGNOSTICS_KEPT });
+  });
+});
