@@ -26,10 +26,10 @@ export async function loadDesiredState(options: ProjectOptions, ctx: CommandCont
   const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl });
   // Registered before anything is printed, also when loading failed: a diagnostic must not show a secret.
   result.secrets.forEach((secret) => ctx.secrets.add(secret));
-  const errors = result.diagnostics.filter((d) => d.severity === 'error');
-  if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
-  if (errors.length > 0 || !result.state) {
-    throw new VoxformError('manifest_invalid', `The manifests have ${errors.length} error${errors.length === 1 ? '' : 's'} (listed above); nothing was planned.`, {
+  const errors = result.diagnostics.filter((d) => d.severity === 'error').length + result.omitted.errors;
+  if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
+  if (errors > 0 || !result.state) {
+    throw new VoxformError('manifest_invalid', `The manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (listed above); nothing was planned.`, {
       hint: 'Fix them and run again (`voxform validate` checks without contacting the service).',
     });
   }
