@@ -1,34 +1,56 @@
 /**
- * voxform as a library: the same pipeline the CLI runs.
+ * voxform as a library: the same pipeline the CLI runs (see README, "As a library").
  *
  *   const { state } = await loadManifests({ paths: ['voxform.yaml'], cwd, env: process.env });
  *   const client = createClient({ region: 'us', apiKey });
- *   const store = await StateStore.open('.voxform/state.json', workspaceKey(undefined, baseUrl), fingerprintKey(apiKey));
- *   const { plan, live } = await createPlan({ desired: state, client, workspace: store.workspace, salt: store.fingerprintKey, baseUrl, files });
- *   await applyPlan({ plan, desired: state, live, client, store, parallelism: 8 });
+ *   const outcome = await apply({ desired: state, client, stateFile, serviceId: client.baseUrl, fingerprintKey: fingerprintKey(apiKey), confirm });
  */
 export { loadManifests } from './manifest/index.js';
 export type { DesiredState, Diagnostic, LoadOptions, LoadResult } from './manifest/index.js';
 
+export { plan } from './plan/plan.js';
+export type { PlanOptions } from './plan/plan.js';
 export { createPlan } from './plan/create-plan.js';
 export type { CreatePlanOptions } from './plan/create-plan.js';
 export { diffStates } from './plan/diff.js';
 export type { LiveState, PlanProblem } from './plan/diff.js';
-export type { Action, ChangeReason, FieldChange, Plan, PlanSummary, ResourceChange, ResourceKind } from './plan/types.js';
+export type {
+  Action,
+  ChangeReason,
+  FieldChange,
+  FillSource,
+  Plan,
+  PlannedRequest,
+  PlanSummary,
+  RequestOperation,
+  ResourceChange,
+  ResourceKind,
+  ValueFill,
+} from './plan/types.js';
+export { readLiveState } from './plan/read-live.js';
+export type { LiveReader } from './plan/read-live.js';
+export { readPlanFile, savePlanFile, assertPlanFresh } from './plan/plan-file.js';
+export type { SavedPlan } from './plan/plan-file.js';
+export { planFromJson } from './plan/saved-plan.js';
+export { liveFingerprints } from './plan/fingerprint.js';
 export { renderPlanText } from './plan/render-text.js';
 export { planToJson, renderPlanJson } from './plan/render-json.js';
 export { renderPlanMarkdown } from './plan/render-markdown.js';
 
-export { applyPlan } from './apply/apply-plan.js';
-export type { ApplyOptions, ApplyResult, ProgressEvent } from './apply/apply-plan.js';
+export { apply } from './apply/apply.js';
+export type { ApplyEvent, ApplyOptions, ApplyOutcome } from './apply/apply.js';
+export { executePlan, STOP_GRACE_MS } from './apply/execute-plan.js';
+export type { ExecuteOptions, ExecuteResult, ProgressEvent } from './apply/execute-plan.js';
+export type { ApplyClient } from './apply/client.js';
 
 export { StateStore, readStateFile } from './state/state-file.js';
 export { acquireStateLock } from './state/lock.js';
 export { emptyWorkspace, workspaceKey } from './state/types.js';
 export { fingerprintKey } from './util/hash.js';
 export type { StateFile, WorkspaceState } from './state/types.js';
+export type { StateLock } from './state/lock.js';
 
-export { createClient, ApiError, isApiError } from './api/index.js';
+export { createClient, ApiError, isApiError, REGION_BASE_URLS } from './api/index.js';
 export type { ApiClient, ClientOptions } from './api/index.js';
 
 export {

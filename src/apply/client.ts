@@ -17,5 +17,5 @@ export interface ApplyClient extends LiveReader {
   setCampaignCaller(campaignId: string, caller: string): Promise<unknown>;
   setCredential(body: SetCredentialRequest): Promise<unknown>;
   /** Presigned upload, then create_file; resolves to the new file's id. */
-  uploadKnowledgeFile(path: string, options: { name: string; description?: string | undefined }): Promise<string>;
+  uploadKnowledgeFile(path: string, options: { name: string; description?: string }): Promise<string>;
 }

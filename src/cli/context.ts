@@ -24,8 +24,11 @@ export interface CommandContext {
   color: boolean;
   /** Secrets met during this run; every write to stdout/stderr is scrubbed of them. */
   secrets: SecretRegistry;
-  /** Asks a yes/no question on the terminal; undefined when there is no terminal to ask on. */
-  confirm: ((question: string) => Promise<boolean>) | undefined;
+  /**
+   * Asks a yes/no question on the terminal; undefined when there is no terminal to ask on. Ctrl-C,
+   * Ctrl-D or `signal` reject it with a `VoxformError` coded `interrupted`.
+   */
+  confirm: ((question: string, options?: { signal?: AbortSignal | undefined }) => Promise<boolean>) | undefined;
   /** Called with cleanup work (close the embedded emulator, release a lock) when the run ends or is interrupted. */
   onExit(cleanup: () => Promise<void> | void): void;
   /**

@@ -9,6 +9,7 @@ import { isVoxformError } from '../errors.js';
 import type { CommandContext, Output } from './context.js';
 import { addCommandHelp } from './help.js';
 import { clearProgressLines } from './progress.js';
+import { askYesNo } from './confirm.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
@@ -189,15 +190,8 @@ function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output
   };
 }
 
-async function confirmOnTerminal(question: string): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`${question} (only "yes" is accepted) `);
-    return answer.trim() === 'yes';
-  } finally {
-    rl.close();
-  }
+function confirmOnTerminal(question: string, options: { signal?: AbortSignal | undefined } = {}): Promise<boolean> {
+  return askYesNo(question, { input: process.stdin, output: process.stderr, terminal: true, signal: options.signal });
 }
 
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */

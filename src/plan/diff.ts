@@ -3,7 +3,6 @@
  * clock (the caller stamps the plan), so it is tested table-driven with exact expectations.
  */
 import type { Agent, Phone } from '../schema/types.gen.js';
-import { flaggedPaths, schemaNode, stripToShape } from '../schema/introspect.js';
 import type {
   DesiredAgent,
   DesiredCampaign,
@@ -13,22 +12,33 @@ import type {
   DesiredState,
 } from '../manifest/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
-import { canonicalJson } from '../util/hash.js';
-import { flattenLeaves, getAtPath, isAtOrUnder, splitPath } from './paths.js';
+import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
+import { isUnchanged } from './compare.js';
+import { agentFingerprint, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
+import { getAtPath, isAtOrUnder, splitPath } from './paths.js';
+import type { LiveState } from './read-live.js';
+import {
+  agentFilesRequest,
+  campaignRequests,
+  credentialRequests,
+  knowledgeRequests,
+  phoneRequests,
+  RequestList,
+  withSecretFills,
+} from './requests.js';
+import { agentUpdateBody } from './update-body.js';
 import {
   UNKNOWN_AFTER_APPLY,
   type ChangeReason,
   type FieldChange,
   type Plan,
+  type PlannedRequest,
   type ResourceChange,
   type ResourceKind,
 } from './types.js';
 
-/** What the service said when it was read: agents by id (or why one could not be read), and the phones. */
-export interface LiveState {
-  agents: Map<string, Agent>;
-  phones: Phone[];
-}
+export type { LiveState } from './read-live.js';
+export { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from './agent-fields.js';
 
 /** A resource the plan cannot be made for (an agent id the service does not know, …). */
 export interface PlanProblem {
@@ -53,46 +63,29 @@ export interface DiffInput {
 
 const KIND_ORDER: ResourceKind[] = ['credential', 'knowledge', 'agent', 'phone', 'campaign'];
 
-let schemaSecretPatterns: string[] | undefined;
-/** Schema-marked secrets of an agent (`config.tools[].header`, webhook headers, app credentials). */
-function agentSchemaSecrets(): string[] {
-  schemaSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive').map((p) => `config.${p}`);
-  return schemaSecretPatterns;
-}
-
-/** Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}`. */
-export function agentSensitivePatterns(agent: DesiredAgent): string[] {
-  return [...agentSchemaSecrets(), ...agent.sensitivePaths.map((p) => `config.${p}`)];
-}
-
-/**
- * The live fingerprint of a resource. Keyed with the fingerprint key: live values can hold secrets
- * (webhook headers), and a saved plan must not carry a hash of a short secret that could be tested
- * against guesses offline.
- */
-function fingerprint(input: DiffInput, live: unknown): string {
-  return hashApplied(input.salt, [input.desired.manifestHash, live]);
-}
-
-function equal(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
-}
-
-/** A desired value against the live one; `null` (clear) matches a field that is unset. */
-function sameValue(desired: unknown, live: unknown): boolean {
-  if (desired === null) return live === undefined || live === null;
-  return equal(desired, live);
+/** The addresses of the changes that own the requests `requests` wait for, outside their own change. */
+function dependedOnAddresses(requests: readonly PlannedRequest[], owners: ReadonlyMap<string, string>, self: string): string[] {
+  const addresses = new Set<string>();
+  for (const request of requests) for (const id of request.dependsOn) {
+    const owner = owners.get(id);
+    if (owner !== undefined && owner !== self) addresses.add(owner);
+  }
+  return [...addresses];
 }
 
 function change(
-  base: Pick<ResourceChange, 'address' | 'kind' | 'id' | 'before' | 'after' | 'sensitivePaths' | 'dependsOn' | 'liveFingerprint'> & {
+  base: Pick<ResourceChange, 'address' | 'kind' | 'id' | 'before' | 'after' | 'sensitivePaths' | 'liveFingerprint'> & {
     fieldChanges: FieldChange[];
+    requests: PlannedRequest[];
+    owners: Map<string, string>;
     create?: boolean;
     reason?: ChangeReason | undefined;
   },
 ): ResourceChange {
   const action = base.create ? 'create' : base.fieldChanges.length > 0 ? 'update' : 'no-op';
   const reason = action === 'no-op' ? undefined : (base.reason ?? (base.fieldChanges.some((f) => f.drift) ? 'drift' : undefined));
+  const requests = action === 'no-op' ? [] : base.requests;
+  for (const request of requests) base.owners.set(request.id, base.address);
   return {
     address: base.address,
     kind: base.kind,
@@ -103,44 +96,24 @@ function change(
     fieldChanges: base.fieldChanges.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
     sensitivePaths: base.sensitivePaths,
     reason,
-    dependsOn: base.dependsOn,
+    dependsOn: dependedOnAddresses(requests, base.owners, base.address),
+    requests,
     liveFingerprint: base.liveFingerprint,
   };
 }
 
-/** The managed field values of an agent: `name` and every leaf the manifest sets under `config`. */
-export function desiredAgentFields(agent: DesiredAgent): Map<string, unknown> {
-  const fields = new Map<string, unknown>();
-  if (agent.name !== undefined) fields.set('name', agent.name);
-  for (const [path, value] of flattenLeaves(agent.config, 'config')) fields.set(path, value);
-  for (const ignored of agent.ignore) for (const path of [...fields.keys()]) if (isAtOrUnder(path, ignored)) fields.delete(path);
-  return fields;
-}
-
-/** The live agent as comparable to the manifest: read-only extras stripped (they are never managed). */
-export function comparableLiveAgent(agent: Agent): { name: string; config: Record<string, unknown> } {
-  const config = stripToShape(schemaNode('AgentConfigUpdate'), agent.config ?? {}) as Record<string, unknown>;
-  return { name: agent.name, config };
-}
-
-function diffAgent(
-  agent: DesiredAgent,
-  live: Agent,
-  input: DiffInput,
-  knowledgeChanges: Map<string, ResourceChange>,
-): ResourceChange {
-  const comparable = comparableLiveAgent(live);
+/** The managed fields of an agent that differ from the live agent. */
+function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, input: DiffInput, sensitivePaths: string[]) {
   const applied = input.state.agents[agent.address]?.applied ?? {};
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};
   const fieldChanges: FieldChange[] = [];
-  const sensitivePaths = agentSensitivePatterns(agent);
-
-  for (const [path, desiredValue] of desiredAgentFields(agent)) {
+  const fields = desiredAgentFields(agent);
+  for (const [path, desiredValue] of fields) {
     const liveValue = getAtPath(comparable, splitPath(path));
     before[path] = liveValue;
     after[path] = desiredValue;
-    if (sameValue(desiredValue, liveValue)) continue;
+    if (isUnchanged(desiredValue, liveValue)) continue;
     fieldChanges.push({
       path,
       before: liveValue,
@@ -149,33 +122,61 @@ function diffAgent(
       drift: applied[path] !== undefined && applied[path] === hashApplied(input.salt, desiredValue),
     });
   }
+  return { before, after, fieldChanges, fields };
+}
 
-  const dependsOn: string[] = [];
+/** The files an agent will have: known ids, or the id an upload of this plan returns. */
+function desiredAgentFiles(agent: DesiredAgent & { knowledge: string[] }, knowledgeChanges: Map<string, ResourceChange>) {
+  const shown: string[] = [];
+  const sent: Array<string | { resultOf: string }> = [];
+  const uploads: string[] = [];
+  for (const localName of agent.knowledge) {
+    const fileChange = knowledgeChanges.get(localName);
+    const upload = fileChange?.requests[0];
+    if (fileChange && upload) {
+      uploads.push(fileChange.address);
+      shown.push(`${UNKNOWN_AFTER_APPLY}: ${fileChange.address}`);
+      sent.push({ resultOf: upload.id });
+    } else {
+      shown.push(fileChange?.id ?? UNKNOWN_AFTER_APPLY);
+      sent.push(fileChange?.id ?? UNKNOWN_AFTER_APPLY);
+    }
+  }
+  return { shown, sent, uploads };
+}
+
+function diffAgent(agent: DesiredAgent, live: Agent, input: DiffInput, knowledgeChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+  const comparable = comparableLiveAgent(live);
+  const sensitivePaths = agentSensitivePatterns(agent);
+  const { before, after, fieldChanges, fields } = agentFieldChanges(agent, comparable, input, sensitivePaths);
+  const requests = new RequestList(agent.address);
+  const body = agentUpdateBody(agent, comparable, fieldChanges.map((f) => f.path), fields);
+  if (body) {
+    const filled = withSecretFills(body as unknown as Record<string, unknown>, { address: agent.address, patterns: sensitivePaths, managed: [...fields.keys()] });
+    requests.add({ operation: 'update_agent', method: 'PUT', path: `/agents/${encodeURIComponent(agent.id)}`, body: filled.body, fills: filled.fills });
+    // Read back what the service kept, to warn about fields it dropped or rewrote.
+    requests.add({ operation: 'read_agent', method: 'GET', path: `/agents/${encodeURIComponent(agent.id)}` });
+  }
+  const liveFiles = liveKnowledgeFiles(live.config);
   if (agent.knowledge !== undefined) {
-    const liveFiles = (getAtPath(live.config, ['knowledge_base', 'files']) as string[] | undefined) ?? [];
-    const desiredFiles = agent.knowledge.map((localName) => {
-      const fileChange = knowledgeChanges.get(localName);
-      if (!fileChange) return UNKNOWN_AFTER_APPLY;
-      if (fileChange.action !== 'no-op') {
-        dependsOn.push(fileChange.address);
-        return `${UNKNOWN_AFTER_APPLY}: ${fileChange.address}`;
-      }
-      return fileChange.id ?? UNKNOWN_AFTER_APPLY;
-    });
+    const files = desiredAgentFiles(agent as DesiredAgent & { knowledge: string[] }, knowledgeChanges);
     before.knowledge = liveFiles;
-    after.knowledge = desiredFiles;
-    if (!equal(liveFiles, desiredFiles)) {
-      const lastApplied = applied.knowledge;
+    after.knowledge = files.shown;
+    if (!isUnchanged(files.shown, liveFiles)) {
+      const lastApplied = input.state.agents[agent.address]?.applied.knowledge;
       fieldChanges.push({
         path: 'knowledge',
         before: liveFiles,
-        after: desiredFiles,
+        after: files.shown,
         sensitive: false,
-        drift: dependsOn.length === 0 && lastApplied !== undefined && lastApplied === hashApplied(input.salt, desiredFiles),
+        drift: files.uploads.length === 0 && lastApplied !== undefined && lastApplied === hashApplied(input.salt, files.shown),
       });
+      // The messages the agent will have: the manifest's when it manages them, else the service's.
+      const messagesPath = 'config.knowledge_base.messages';
+      const messages = fields.has(messagesPath) ? fields.get(messagesPath) : getAtPath(comparable, splitPath(messagesPath));
+      agentFilesRequest(requests, agent.id, files.sent, messages);
     }
   }
-
   return change({
     address: agent.address,
     kind: 'agent',
@@ -184,8 +185,9 @@ function diffAgent(
     after,
     fieldChanges,
     sensitivePaths,
-    dependsOn,
-    liveFingerprint: fingerprint(input, before),
+    requests: requests.requests,
+    owners,
+    liveFingerprint: agentFingerprint(input.salt, input.desired.manifestHash, agent, comparable, liveFiles),
   });
 }
 
@@ -194,7 +196,13 @@ function isSensitiveLeaf(path: string, patterns: string[]): boolean {
   return patterns.some((pattern) => !pattern.includes('[]') && isAtOrUnder(path, pattern));
 }
 
-function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInput, agentChanges: Map<string, ResourceChange>): ResourceChange {
+/** The ids of a change's requests that change something (a read-back is not waited for). */
+function writeRequestIds(change: ResourceChange | undefined): string[] {
+  if (!change) return [];
+  return change.requests.filter((r) => r.method !== 'GET').map((r) => r.id);
+}
+
+function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInput, agentChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const before: Record<string, unknown> | null = live ? { agent_id: live.agent_id } : null;
   const after: Record<string, unknown> = {};
   if (phone.agent) after.agent_id = phone.agent.id;
@@ -216,9 +224,9 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
       drift: lastBound !== undefined && lastBound === phone.agent.id,
     });
   }
-  const dependsOn: string[] = [];
+  // The binding waits for the agent's changes: a number never answers with a half-updated agent.
   const agentChange = phone.agent?.localName ? agentChanges.get(phone.agent.localName) : undefined;
-  if (agentChange && agentChange.action !== 'no-op' && fieldChanges.length > 0) dependsOn.push(agentChange.address);
+  const requests = phoneRequests(phone, { create: !live, bind: fieldChanges.length > 0, after: writeRequestIds(agentChange) });
   return change({
     address: phone.address,
     kind: 'phone',
@@ -228,12 +236,13 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
     fieldChanges,
     create: !live,
     sensitivePaths: [],
-    dependsOn,
-    liveFingerprint: fingerprint(input, before),
+    requests,
+    owners,
+    liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, before),
   });
 }
 
-function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges: Map<string, ResourceChange>): ResourceChange {
+function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.campaigns[campaign.address];
   const lastApplied = stateEntry && stateEntry.id === campaign.id ? stateEntry.applied : undefined;
   const after: Record<string, unknown> = {};
@@ -244,12 +253,11 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
   const fieldChanges: FieldChange[] = [];
   for (const [path, value] of Object.entries(after)) {
     const previous = before ? (before as Record<string, unknown>)[path] : undefined;
-    if (before && equal(previous, value)) continue;
+    if (before && isUnchanged(value, previous)) continue;
     fieldChanges.push({ path, before: previous, after: value, sensitive: false, drift: false });
   }
-  const dependsOn: string[] = [];
   const callerChange = campaign.caller ? phoneChanges.get(campaign.caller) : undefined;
-  if (callerChange && callerChange.action !== 'no-op' && fieldChanges.some((f) => f.path === 'caller')) dependsOn.push(callerChange.address);
+  const changed = new Set(fieldChanges.map((f) => f.path));
   return change({
     address: campaign.address,
     kind: 'campaign',
@@ -259,19 +267,20 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
     fieldChanges,
     reason: before ? undefined : 'live_unknown',
     sensitivePaths: [],
-    dependsOn,
-    liveFingerprint: fingerprint(input, stateEntry ?? null),
+    requests: campaignRequests(campaign, changed, writeRequestIds(callerChange)),
+    owners,
+    liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),
   });
 }
 
-function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput): ResourceChange {
+function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.knowledge[file.address];
   const after = { name: file.name, description: file.description, content_hash: file.contentHash, size: file.size };
   const before = stateEntry ? { name: stateEntry.name, description: stateEntry.description, content_hash: stateEntry.contentHash } : null;
   const fieldChanges: FieldChange[] = [];
   for (const path of ['name', 'description', 'content_hash'] as const) {
     const previous = before ? before[path] : undefined;
-    if (before && equal(previous, after[path])) continue;
+    if (before && isUnchanged(after[path], previous)) continue;
     if (!before && after[path] === undefined) continue;
     fieldChanges.push({ path, before: previous, after: after[path], sensitive: false, drift: false });
   }
@@ -286,12 +295,13 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput): ResourceCh
     create: !before,
     reason: contentChanged ? 'content_changed' : undefined,
     sensitivePaths: [],
-    dependsOn: [],
-    liveFingerprint: fingerprint(input, stateEntry ?? null),
+    requests: knowledgeRequests(file),
+    owners,
+    liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),
   });
 }
 
-function diffCredential(credential: DesiredCredential, input: DiffInput): ResourceChange {
+function diffCredential(credential: DesiredCredential, input: DiffInput, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.credentials[credential.address];
   const before = stateEntry ? { api_key: stateEntry.fingerprint } : null;
   // Keyed like the state's entry, so the plan never carries a hash of the key that could be tested offline.
@@ -309,8 +319,9 @@ function diffCredential(credential: DesiredCredential, input: DiffInput): Resour
     create: !stateEntry,
     reason: stateEntry ? undefined : 'live_unknown',
     sensitivePaths: ['api_key'],
-    dependsOn: [],
-    liveFingerprint: fingerprint(input, stateEntry ?? null),
+    requests: credentialRequests(credential),
+    owners,
+    liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),
   });
 }
 
@@ -320,12 +331,14 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
   const problems: PlanProblem[] = [];
   const warnings: string[] = [];
   const changes: ResourceChange[] = [];
+  // Request id → address of its change, for each change's `dependsOn`.
+  const owners = new Map<string, string>();
 
-  for (const credential of desired.credentials.values()) changes.push(diffCredential(credential, input));
+  for (const credential of desired.credentials.values()) changes.push(diffCredential(credential, input, owners));
 
   const knowledgeChanges = new Map<string, ResourceChange>();
   for (const file of desired.knowledge.values()) {
-    const c = diffKnowledge(file, input);
+    const c = diffKnowledge(file, input, owners);
     knowledgeChanges.set(file.localName, c);
     changes.push(c);
   }
@@ -341,7 +354,7 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
       });
       continue;
     }
-    const c = diffAgent(agent, liveAgent, input, knowledgeChanges);
+    const c = diffAgent(agent, liveAgent, input, knowledgeChanges, owners);
     agentChanges.set(agent.localName, c);
     changes.push(c);
   }
@@ -358,12 +371,12 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
       });
       continue;
     }
-    const c = diffPhone(phone, livePhone, input, agentChanges);
+    const c = diffPhone(phone, livePhone, input, agentChanges, owners);
     phoneChanges.set(phone.number, c);
     changes.push(c);
   }
 
-  for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, input, phoneChanges));
+  for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, input, phoneChanges, owners));
 
   return { changes: orderChanges(changes), problems, warnings };
 }

@@ -7,13 +7,15 @@ import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
 import type { Plan } from './types.js';
 
 /**
- * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) plus what binds it to
- * the moment it was made — the manifests' hash, the environment, the service, each resource's live
- * fingerprint, and a digest of the secret values (so a changed `${env:…}` value is noticed without
- * the file holding any secret). The digest and the fingerprints are keyed with the fingerprint key
- * (from the API key; never in the file), so they cannot be tested against guesses offline; the
- * file names the key only by `fingerprint_key_id`, to tell "made with another API key" apart from
- * "changed". Secrets are read from the environment again at apply.
+ * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) with the requests each
+ * change sends, plus what binds it to the moment it was made — the manifests' hash, the
+ * environment, the service, each resource's live fingerprint, and a digest of the secret values
+ * (so a changed `${env:…}` value is noticed without the file holding any secret). The digest and
+ * the fingerprints are keyed with the fingerprint key (from the API key; never in the file), so
+ * they cannot be tested against guesses offline; the file names the key only by
+ * `fingerprint_key_id`, to tell "made with another API key" apart from "changed". `apply PLAN`
+ * checks these (`assertPlanFresh`) and then runs the saved requests (`planFromJson`); secrets are
+ * read from the manifests and the environment again when it fills them in.
  */
 export interface SavedPlan {
   format_version: string;
@@ -26,6 +28,7 @@ export interface SavedPlan {
   secrets_digest: string;
   fingerprint_key_id: string;
   resource_changes: Array<{ address: string; action: string; live_fingerprint: string }>;
+  [key: string]: unknown;
 }
 
 /** The secret values of the manifests, keyed (see `fingerprintKey`). */
@@ -69,10 +72,17 @@ export async function readPlanFile(file: string): Promise<SavedPlan> {
 
 /**
  * Refuses a saved plan that no longer describes what apply would do: the manifests, environment,
- * service or secret values changed, or any resource's live state moved since the plan was made.
+ * service or secret values changed, or any resource's live state moved since the plan was made
+ * (`fingerprints`: each resource's live fingerprint now, from `liveFingerprints`). It plans nothing.
  * Nothing has been written when this throws.
  */
-export function assertPlanFresh(saved: SavedPlan, fresh: Plan, desired: DesiredState, serviceId: string, fingerprintKey: string): void {
+export function assertPlanFresh(
+  saved: SavedPlan,
+  fingerprints: ReadonlyMap<string, string>,
+  desired: DesiredState,
+  serviceId: string,
+  fingerprintKey: string,
+): void {
   if (saved.fingerprint_key_id !== fingerprintKeyId(fingerprintKey)) {
     // Every keyed digest differs under another key: comparing them would only blame the wrong thing.
     throw new VoxformError('plan_stale', 'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.', {
@@ -81,18 +91,12 @@ export function assertPlanFresh(saved: SavedPlan, fresh: Plan, desired: DesiredS
     });
   }
   const reasons: string[] = [];
-  if (saved.manifest_hash !== fresh.manifestHash) reasons.push('the manifests (or files they include) changed');
-  if ((saved.environment ?? undefined) !== fresh.environment) reasons.push('the environment differs');
+  if (saved.manifest_hash !== desired.manifestHash) reasons.push('the manifests (or files they include) changed');
+  if ((saved.environment ?? undefined) !== desired.environment) reasons.push('the environment differs');
   if (saved.base_url !== serviceId) reasons.push(`it was made for ${saved.base_url}, not ${serviceId}`);
   if (saved.secrets_digest !== secretsDigest(desired, fingerprintKey)) reasons.push('the value of a ${env:…} secret changed');
-  const freshByAddress = new Map(fresh.changes.map((c) => [c.address, c]));
   const moved: string[] = [];
-  for (const change of saved.resource_changes) {
-    const now = freshByAddress.get(change.address);
-    if (!now || now.liveFingerprint !== change.live_fingerprint || now.action !== change.action) moved.push(change.address);
-  }
-  const savedAddresses = new Set(saved.resource_changes.map((c) => c.address));
-  for (const change of fresh.changes) if (!savedAddresses.has(change.address)) moved.push(change.address);
+  for (const change of saved.resource_changes) if (fingerprints.get(change.address) !== change.live_fingerprint) moved.push(change.address);
   if (moved.length > 0) reasons.push(`live state changed for ${moved.join(', ')}`);
   if (reasons.length > 0) {
     throw new VoxformError('plan_stale', `The saved plan is stale: ${reasons.join('; ')}. Nothing was applied.`, {

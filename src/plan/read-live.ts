@@ -1,6 +1,11 @@
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type { DesiredState } from '../manifest/types.js';
-import type { LiveState } from './diff.js';
+
+/** What the service said when it was read: agents by id (those it knows), and the phones. */
+export interface LiveState {
+  agents: Map<string, Agent>;
+  phones: Phone[];
+}
 
 /** The part of the API client that reading live state needs. */
 export interface LiveReader {

@@ -1,9 +1,9 @@
 import { REDACTED } from '../util/redact.js';
 import { redactValue } from './redact.js';
-import type { FieldChange, Plan, ResourceChange } from './types.js';
+import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
 
 /** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
-export const PLAN_JSON_FORMAT_VERSION = '1.0';
+export const PLAN_JSON_FORMAT_VERSION = '1.1';
 
 function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
   if (value === null) return null;
@@ -24,8 +24,27 @@ function jsonField(field: FieldChange, change: ResourceChange) {
 }
 
 /**
+ * A planned request as JSON: its body is already free of secrets (placeholders where apply fills
+ * them in), so it is shown as is; each fill says where its value comes from.
+ */
+export function requestToJson(request: PlannedRequest): Record<string, unknown> {
+  return {
+    id: request.id,
+    operation: request.operation,
+    method: request.method,
+    path: request.path,
+    body: request.body ?? null,
+    fills: request.fills.map((fill) =>
+      'secret' in fill.value ? { at: fill.at, secret: fill.value.secret } : { at: fill.at, result_of: fill.value.resultOf },
+    ),
+    depends_on: request.dependsOn,
+  };
+}
+
+/**
  * The plan as JSON data for machines: versioned, secrets redacted (their paths listed in
- * `sensitive_paths`), keys and resources in a stable order so two runs diff cleanly.
+ * `sensitive_paths`), keys and resources in a stable order so two runs diff cleanly, and for each
+ * change the exact requests apply will send (`requests`).
  */
 export function planToJson(plan: Plan): Record<string, unknown> {
   return {
@@ -54,6 +73,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       before: sortedObject(change.before, change),
       after: sortedObject(change.after, change),
       field_changes: change.fieldChanges.map((f) => jsonField(f, change)),
+      requests: change.requests.map(requestToJson),
     })),
   };
 }

@@ -1,7 +1,9 @@
 /**
- * The plan: what `voxform apply` would do, as data. Renderers (text, JSON, Markdown) and apply read
- * it; nothing in it is a secret in clear — sensitive values are listed by path and redacted when
- * rendered or saved.
+ * The plan: what `voxform apply` will do, as data. The plan is the program: each change carries the
+ * exact requests apply sends, in order, with their dependencies; apply runs those requests and
+ * decides nothing of its own. Renderers (text, JSON, Markdown) show it; the request bodies never
+ * hold a secret (secrets are filled in by apply, see `ValueFill`), and the `before`/`after` values
+ * that may are listed by path and redacted when rendered or saved.
  */
 
 /** The kinds of resource a manifest manages, as they appear in addresses (`agent.front-desk`). */
@@ -42,6 +44,55 @@ export interface FieldChange {
 /** Stands for a value only known once apply has run (a knowledge file id from an upload). */
 export const UNKNOWN_AFTER_APPLY = '(known after apply)';
 
+/** What a planned request does: the client operation that sends it. */
+export type RequestOperation =
+  | 'set_credential'
+  | 'upload_knowledge_file'
+  | 'update_agent'
+  | 'read_agent'
+  | 'set_agent_files'
+  | 'import_phone'
+  | 'set_phone_agent'
+  | 'edit_campaign_info'
+  | 'set_campaign_caller';
+
+/**
+ * Where apply takes a value it puts into a request body when it runs:
+ * - `secret`: a secret of the manifests (`from: 'manifest'`: a `${env:…}` value, a header, an import
+ *   or credential key, read again from the manifests and the environment at apply) or one the
+ *   service holds and the body sends back unchanged (`from: 'live'`: read from the service at
+ *   apply). `path` is the value's place in the resource (`['config', 'tools', 0, 'header']`).
+ * - `resultOf`: the id returned by an earlier request of the plan (a new knowledge file's id).
+ */
+export type FillSource = { secret: { address: string; from: 'manifest' | 'live'; path: Array<string | number> } } | { resultOf: string };
+
+/** One value apply puts into a body before sending it; the planned body holds a placeholder there. */
+export interface ValueFill {
+  /** The place in the body (keys and array indices). */
+  at: Array<string | number>;
+  value: FillSource;
+}
+
+/** A request apply will send, exactly: nothing about it is decided at apply but the fills. */
+export interface PlannedRequest {
+  /** Unique in the plan: the change's address and the request's position (`agent.front-desk/1`). */
+  id: string;
+  operation: RequestOperation;
+  method: 'GET' | 'PUT' | 'POST';
+  /** The service path as sent, ids percent-encoded. */
+  path: string;
+  /**
+   * The JSON body as sent, except at `fills`, where it holds `(sensitive)` or
+   * `(known after apply)`. For `upload_knowledge_file` (presign, upload of the file, create_file:
+   * one step, as the upload target is known only once presigned) it is the create_file record
+   * with the file it uploads. Undefined for a read.
+   */
+  body: Record<string, unknown> | undefined;
+  fills: ValueFill[];
+  /** Ids of the requests that must succeed before this one is sent (the one before it in its change first). */
+  dependsOn: string[];
+}
+
 export interface ResourceChange {
   /** `agent.front-desk`, `phone.+15551230001`, `campaign.spring`, `knowledge.faq`, `credential.openai`. */
   address: string;
@@ -62,11 +113,14 @@ export interface ResourceChange {
   /** Field paths of `before`/`after` whose values are secret. */
   sensitivePaths: string[];
   reason: ChangeReason | undefined;
-  /** Addresses of changes that must succeed before this one runs (apply order). */
+  /** Addresses of the changes whose requests this change's requests depend on (from `requests`). */
   dependsOn: string[];
+  /** The requests apply sends for this change, in order. Empty for `no-op`. */
+  requests: PlannedRequest[];
   /**
-   * `sha256:` of the live values this change was computed from. `apply PLAN` recomputes it and
-   * refuses the plan (`plan_stale`) when any resource's fingerprint moved.
+   * `sha256:` of the live values this change was computed from (for an agent, the managed
+   * top-level config keys whole, as its update body carries them). `apply PLAN` computes it again
+   * from the service and refuses the plan (`plan_stale`) when any resource's fingerprint moved.
    */
   liveFingerprint: string;
 }

@@ -1,11 +1,14 @@
 import type { Agent, UpdateAgentRequest } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
-import { comparableLiveAgent, desiredAgentFields } from './diff.js';
+import { isUnchanged } from './compare.js';
 import { deepClone, getAtPath, isPlainObject, setAtPath, splitPath, type JsonObject } from './paths.js';
-import { canonicalJson } from '../util/hash.js';
+import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
+
 
 /**
- * The body of `PUT /agents/{id}` that brings `live` to what `agent` declares (docs/plan.md, The update body).
+ * The body of `PUT /agents/{id}` that brings the live agent to what `agent` declares,  given the
+ * managed field paths that differ (`name`, `config.…`, as the differ found them; docs/plan.md,
+ * The update body).
  *
  * For each top-level config key with a managed change, the body carries the whole live subtree in
  * the update shape (read-only extras stripped) with every desired leaf merged in, so the result is
@@ -15,18 +18,17 @@ import { canonicalJson } from '../util/hash.js';
  * subtree. `name` is always sent (the operation requires it): the desired one, else the live one.
  * Returns undefined when nothing under `name` or `config` changes.
  */
-export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentRequest | undefined {
-  const comparable = comparableLiveAgent(live);
-  const fields = desiredAgentFields(agent);
+export function agentUpdateBody(
+  agent: DesiredAgent,
+  comparable: ComparableAgent,
+  changedPaths: Iterable<string>,
+  fields: Map<string, unknown> = desiredAgentFields(agent),
+): UpdateAgentRequest | undefined {
   const changedTopKeys = new Set<string>();
   let nameChanged = false;
-  for (const [path, value] of fields) {
-    const parts = splitPath(path);
-    const liveValue = getAtPath(comparable, parts);
-    const same = value === null ? liveValue === undefined || liveValue === null : canonicalJson(value) === canonicalJson(liveValue);
-    if (same) continue;
+  for (const path of changedPaths) {
     if (path === 'name') nameChanged = true;
-    else changedTopKeys.add(parts[1] as string);
+    else if (path.startsWith('config.')) changedTopKeys.add(splitPath(path)[1] as string);
   }
   if (!nameChanged && changedTopKeys.size === 0) return undefined;
 
@@ -34,7 +36,7 @@ export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentR
   for (const top of changedTopKeys) {
     const topPath = `config.${top}`;
     if (fields.has(topPath)) {
-      config[top] = fields.get(topPath);
+      config[top] = deepClone(fields.get(topPath));
       continue;
     }
     const liveSubtree = comparable.config[top];
@@ -45,5 +47,13 @@ export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentR
     }
     config[top] = subtree;
   }
-  return { name: agent.name ?? live.name, config };
+  return { name: agent.name ?? comparable.name, config };
+}
+
+/** The update body for `agent` against a live agent, finding the changed fields itself. */
+export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentRequest | undefined {
+  const comparable = comparableLiveAgent(live);
+  const fields = desiredAgentFields(agent);
+  const changed = [...fields].filter(([path, value]) => !isUnchanged(value, getAtPath(comparable, splitPath(path)))).map(([path]) => path);
+  return agentUpdateBody(agent, comparable, changed, fields);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBackDifferences } from '../../src/apply/apply-plan.js';
+import { readBackDifferences } from '../../src/apply/read-back.js';
 import { desiredAgent } from '../helpers/desired.js';
 
 describe('read-back after an update', () => {

@@ -21,7 +21,7 @@ describe('voxform apply on a terminal', () => {
     }
     expect(questions).toEqual(['\nApply these changes?']);
     expect(captured.stdout).toContain('Plan: 3 to create, 4 to update, 0 unchanged');
-    expect(captured.stderr).toContain('Apply cancelled; nothing was changed.');
+    expect(captured.stderr).toContain('Apply cancelled; nothing changed.');
     expect(project.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 

@@ -91,7 +91,7 @@ describe('JSON renderer', () => {
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain('old-token-value');
     const json = JSON.parse(text);
-    expect(json.format_version).toBe('1.0');
+    expect(json.format_version).toBe('1.1');
     const agent = json.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
     expect(agent.sensitive_paths).toContain('config.session_data_webhook.headers');
     expect(agent.after['config.session_data_webhook.headers.x-token']).toBe('(sensitive)');
@@ -102,6 +102,26 @@ describe('JSON renderer', () => {
       'config.tools',
     ]);
     expect(renderPlanJson(makePlan())).toBe(text);
+  });
+
+  it('shows the exact requests apply sends, secrets as placeholders with where apply reads them', () => {
+    const json = JSON.parse(renderPlanJson(makePlan()));
+    const agent = json.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
+    expect(agent.requests.map((r: { id: string; method: string; path: string; depends_on: string[] }) => [r.id, r.method, r.path, r.depends_on])).toEqual([
+      ['agent.front-desk/1', 'PUT', '/agents/a1', []],
+      ['agent.front-desk/2', 'GET', '/agents/a1', ['agent.front-desk/1']],
+    ]);
+    const put = agent.requests[0];
+    expect(put.body.config.session_data_webhook).toEqual({ url: 'https://hooks.example.com/end', headers: { 'x-token': '(sensitive)' } });
+    expect(put.body.config.tools).toEqual([{ name: 'find_slots', header: { authorization: '(sensitive)' }, description: 'New description' }]);
+    expect(put.fills).toEqual([
+      { at: ['config', 'session_data_webhook', 'headers', 'x-token'], secret: { address: 'agent.front-desk', from: 'manifest', path: ['config', 'session_data_webhook', 'headers', 'x-token'] } },
+      { at: ['config', 'tools', 0, 'header', 'authorization'], secret: { address: 'agent.front-desk', from: 'manifest', path: ['config', 'tools', 0, 'header', 'authorization'] } },
+    ]);
+    const campaign = json.resource_changes.find((c: { address: string }) => c.address === 'campaign.spring');
+    expect(campaign.requests).toEqual([
+      { id: 'campaign.spring/1', operation: 'edit_campaign_info', method: 'PUT', path: '/campaigns/cmp_spring/info', body: { name: 'Spring' }, fills: [], depends_on: [] },
+    ]);
   });
 });
 

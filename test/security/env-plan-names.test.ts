@@ -26,6 +26,7 @@ const CHANGE: ResourceChange = {
   sensitivePaths: [],
   reason: undefined,
   dependsOn: [],
+  requests: [],
   liveFingerprint: 'sha256:f',
 };
 

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assertPlanFresh, fingerprintKeyId, type SavedPlan } from '../../src/plan/plan-file.js';
 import type { DesiredState } from '../../src/manifest/types.js';
-import type { Plan } from '../../src/plan/types.js';
 import { canonicalJson, fingerprintKey, hashValue, keyedHash, sha256 } from '../../src/util/hash.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -79,7 +78,7 @@ describe('fingerprints in the state file and saved plans', () => {
 
   it('a saved plan made with another API key is refused as stale, saying so', () => {
     const saved = { fingerprint_key_id: fingerprintKeyId(fingerprintKey('old-api-key')) } as SavedPlan;
-    expect(() => assertPlanFresh(saved, {} as Plan, {} as DesiredState, 'local', fingerprintKey('new-api-key'))).toThrowError(
+    expect(() => assertPlanFresh(saved, new Map(), {} as DesiredState, 'local', fingerprintKey('new-api-key'))).toThrowError(
       'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.',
     );
   });

@@ -1,18 +1,16 @@
 import path from 'node:path';
 import picocolors from 'picocolors';
-import { applyPlan, type ApplyResult, type ProgressEvent } from '../../apply/apply-plan.js';
+import { apply, type ApplyEvent, type ApplyOutcome } from '../../apply/apply.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
-import { createPlan } from '../../plan/create-plan.js';
-import { assertPlanFresh, readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
+import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import { renderPlanText } from '../../plan/render-text.js';
-import { acquireStateLock } from '../../state/lock.js';
-import { StateStore } from '../../state/state-file.js';
 import { fingerprintKey } from '../../util/hash.js';
 import type { CommandContext } from '../context.js';
-import { progressLine } from '../progress.js';
+import { progressLine, type ProgressLine } from '../progress.js';
 import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
 
-interface ApplyOptions extends ProjectOptions {
+export interface ApplyCommandOptions extends ProjectOptions {
+  /** `[PLAN]`: a plan file saved by `voxform plan --out`. */
   args?: string[];
   autoApprove?: boolean;
   target?: string[];
@@ -28,87 +26,83 @@ function lockTimeoutSeconds(value: string | undefined): number {
   return seconds;
 }
 
-/**
- * `voxform apply [PLAN]`: plans afresh under the state lock, refuses a stale saved plan, asks (or
- * requires --auto-approve / a plan file), then applies with progress and a summary.
- */
-export async function run(options: ApplyOptions, ctx: CommandContext): Promise<number> {
-  const planFile = options.args?.[0];
-  let saved: SavedPlan | undefined;
-  const projectOptions: ProjectOptions = { ...options };
-  let targets = options.target ?? [];
-  if (planFile) {
-    saved = await readPlanFile(path.resolve(ctx.cwd, planFile));
-    if (options.file?.length || options.env || options.target?.length) {
-      throw new VoxformError('invalid_option', 'A saved plan already names its manifests, environment and targets: pass only the plan file.', {
-        hint: `Run \`voxform apply ${planFile}\` alone, or plan again with the options you want.`,
-      });
-    }
-    projectOptions.file = saved.files.map((f) => path.resolve(ctx.cwd, f));
-    if (saved.environment) projectOptions.env = saved.environment;
-    targets = saved.targets;
-  }
-  const timeout = lockTimeoutSeconds(options.lockTimeout);
-
-  const project = await connectProject(projectOptions, ctx);
-  const lock = await acquireStateLock(project.stateFile, {
-    command: `voxform apply${planFile ? ` ${planFile}` : ''}`,
-    timeoutSeconds: timeout,
-    warn: (message) => ctx.stderr.write(`warning: ${message}\n`),
-  });
-  ctx.onExit(() => lock.release());
-  try {
-    const store = await StateStore.open(project.stateFile, project.workspaceKey, fingerprintKey(project.connection.apiKey));
-    const status = progressLine(ctx.stderr);
-    const { plan, live } = await createPlan({
-      desired: project.desired,
-      client: project.connection.client,
-      workspace: store.workspace,
-      salt: store.fingerprintKey,
-      baseUrl: project.serviceId,
-      files: displayFiles(project.desired, ctx.cwd),
-      targets,
-      onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
-    }).finally(() => status.done());
-    if (saved) assertPlanFresh(saved, plan, project.desired, project.serviceId, store.fingerprintKey);
-
-    ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));
-    const hasChanges = plan.summary.create + plan.summary.update > 0;
-    if (hasChanges && !options.autoApprove && !saved) {
-      if (!ctx.confirm) {
-        throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', {
-          hint: 'Pass --auto-approve, or save a reviewed plan with `voxform plan --out plan.json` and run `voxform apply plan.json`.',
-        });
-      }
-      if (!(await ctx.confirm('\nApply these changes?'))) {
-        ctx.stderr.write('Apply cancelled; nothing was changed.\n');
-        return 1;
-      }
-    }
-
-    const result = await applyPlan({
-      plan,
-      desired: project.desired,
-      live,
-      client: project.connection.client,
-      store,
-      parallelism: options.parallelism ?? 8,
-      onProgress: hasChanges ? progressPrinter(ctx) : undefined,
+/** The project a saved plan names: its manifests and environment, and no other selection. */
+function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFile: string, ctx: CommandContext): ProjectOptions {
+  if (options.file?.length || options.env || options.target?.length) {
+    throw new VoxformError('invalid_option', 'A saved plan already names its manifests, environment and targets: pass only the plan file.', {
+      hint: `Run \`voxform apply ${planFile}\` alone, or plan again with the options you want.`,
     });
-    // The next plan marks variables this apply did not read as new.
-    await store.recordEnvironmentVariables(project.desired.environmentVariables);
-    return reportResult(result, hasChanges, ctx, path.relative(ctx.cwd, project.stateFile));
-  } finally {
-    await lock.release();
+  }
+  const project: ProjectOptions = { ...options, file: saved.files.map((f) => path.resolve(ctx.cwd, f)) };
+  if (saved.environment) project.env = saved.environment;
+  return project;
+}
+
+/**
+ * `voxform apply [PLAN]`: wires the library's `apply` to the terminal — the plan printed, the
+ * question asked, progress shown, Ctrl-C/SIGTERM turned into a graceful stop — and reports.
+ */
+export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
+  const planFile = options.args?.[0];
+  const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
+  const timeout = lockTimeoutSeconds(options.lockTimeout);
+  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx);
+  const stop = new AbortController();
+  void ctx.interrupted().then(() => stop.abort());
+  const status = progressLine(ctx.stderr);
+  const outcome = await apply({
+    desired: project.desired,
+    client: project.connection.client,
+    stateFile: project.stateFile,
+    serviceId: project.serviceId,
+    fingerprintKey: fingerprintKey(project.connection.apiKey),
+    files: displayFiles(project.desired, ctx.cwd),
+    savedPlan: saved,
+    targets: options.target ?? [],
+    autoApprove: options.autoApprove,
+    confirm: () => confirmOnTerminal(ctx, stop),
+    onEvent: eventPrinter(ctx, status),
+    signal: stop.signal,
+    parallelism: options.parallelism,
+    lockTimeoutSeconds: timeout,
+    command: `voxform apply${planFile ? ` ${planFile}` : ''}`,
+    onLocked: (lock) => ctx.onExit(() => lock.release()),
+  }).finally(() => status.done());
+  return report(outcome, ctx);
+}
+
+async function confirmOnTerminal(ctx: CommandContext, stop: AbortController): Promise<boolean> {
+  if (!ctx.confirm) {
+    throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', {
+      hint: 'Pass --auto-approve, or save a reviewed plan with `voxform plan --out plan.json` and run `voxform apply plan.json`.',
+    });
+  }
+  try {
+    return await ctx.confirm('\nApply these changes?', { signal: stop.signal });
+  } catch (error) {
+    // Ctrl-C or Ctrl-D at the question: the same as a signal before anything ran.
+    if (isVoxformError(error) && error.code === 'interrupted') {
+      stop.abort();
+      return false;
+    }
+    throw error;
   }
 }
 
-function progressPrinter(ctx: CommandContext): (event: ProgressEvent) => void {
+function eventPrinter(ctx: CommandContext, status: ProgressLine): (event: ApplyEvent) => void {
   const c = picocolors.createColors(ctx.color);
+  const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
+    if (event.type === 'reading') return status.update(`Reading live state… ${event.agentsRead}/${event.agents} agents`);
+    if (event.type === 'planned') {
+      status.done();
+      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color }));
+    }
+    if (event.type === 'warning') return ctx.stderr.write(`warning: ${event.message}\n`);
+    if (event.type === 'stopping') return ctx.stderr.write(`Stopping: no new request is sent; waiting for ${event.inFlight} in flight…\n`);
     const address = event.change.address;
-    if (event.type === 'start') ctx.stderr.write(`${address}: ${event.change.action === 'create' ? 'creating' : 'updating'}…\n`);
-    else if (event.type === 'done') ctx.stderr.write(`${c.green('✓')} ${address}: ${event.change.action === 'create' ? 'created' : 'updated'} (${event.ms} ms)\n`);
+    if (event.type === 'start') ctx.stderr.write(`${address}: ${verb(event, 'creating', 'updating')}…\n`);
+    else if (event.type === 'done') ctx.stderr.write(`${c.green('✓')} ${address}: ${verb(event, 'created', 'updated')} (${event.ms} ms)\n`);
     else if (event.type === 'failed') ctx.stderr.write(`${c.red('✗')} ${address}: ${errorSentence(event.error)}\n`);
     else ctx.stderr.write(`${c.yellow('-')} ${address}: skipped, because ${event.because}\n`);
   };
@@ -119,19 +113,30 @@ function errorSentence(error: unknown): string {
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-function reportResult(result: ApplyResult, hadChanges: boolean, ctx: CommandContext, stateFile: string): number {
-  for (const warning of result.warnings) ctx.stderr.write(`warning: ${warning}\n`);
-  if (!hadChanges) {
+const EXIT_INTERRUPTED = 130;
+
+function report(outcome: ApplyOutcome, ctx: CommandContext): number {
+  for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
+  const stateFile = path.relative(ctx.cwd, outcome.stateFile);
+  if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
     return 0;
   }
-  const line = `Apply ${result.failed.length > 0 ? 'finished with errors' : 'complete'}: ${result.applied.length} applied, ${result.failed.length} failed, ${result.skipped.length} skipped.`;
-  ctx.stdout.write(`\n${line}\n`);
-  if (result.failed.length > 0) {
-    for (const failure of result.failed) ctx.stdout.write(`  failed: ${failure.address}: ${errorSentence(failure.error)}\n`);
-    for (const skip of result.skipped) ctx.stdout.write(`  skipped: ${skip.address} (${skip.because})\n`);
-    ctx.stdout.write(`State saved to ${stateFile}; run \`voxform apply\` again to finish.\n`);
-    return 1;
+  if (outcome.status === 'cancelled' || (outcome.status === 'interrupted' && !outcome.interrupted)) {
+    ctx.stderr.write('Apply cancelled; nothing changed.\n');
+    return outcome.status === 'cancelled' ? 1 : EXIT_INTERRUPTED;
   }
-  return 0;
+  const counts = `${outcome.applied.length} applied, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
+  if (outcome.status === 'interrupted') {
+    ctx.stdout.write(`\nApply interrupted: ${counts}, ${outcome.stopped.length} not applied.\n`);
+    for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
+  } else {
+    ctx.stdout.write(`\nApply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}.\n`);
+  }
+  for (const failure of outcome.failed) ctx.stdout.write(`  failed: ${failure.address}: ${errorSentence(failure.error)}\n`);
+  for (const skip of outcome.skipped) ctx.stdout.write(`  skipped: ${skip.address} (${skip.because})\n`);
+  for (const address of outcome.stopped) ctx.stdout.write(`  not applied: ${address}\n`);
+  if (outcome.status === 'applied') return 0;
+  ctx.stdout.write(`State saved to ${stateFile}; run \`voxform apply\` again to finish.\n`);
+  return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }

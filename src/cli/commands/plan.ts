@@ -1,17 +1,15 @@
 import path from 'node:path';
-import { createPlan } from '../../plan/create-plan.js';
+import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { renderPlanJson } from '../../plan/render-json.js';
 import { renderPlanMarkdown } from '../../plan/render-markdown.js';
 import { renderPlanText } from '../../plan/render-text.js';
-import { readStateFile } from '../../state/state-file.js';
-import { emptyWorkspace } from '../../state/types.js';
 import { fingerprintKey } from '../../util/hash.js';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
 import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
 
-interface PlanOptions extends ProjectOptions {
+export interface PlanCommandOptions extends ProjectOptions {
   format?: 'text' | 'json' | 'markdown';
   out?: string;
   detailedExitcode?: boolean;
@@ -19,17 +17,16 @@ interface PlanOptions extends ProjectOptions {
 }
 
 /** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
-export async function run(options: PlanOptions, ctx: CommandContext): Promise<number> {
+export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
-  const state = await readStateFile(project.stateFile);
   const key = fingerprintKey(project.connection.apiKey);
   const status = progressLine(ctx.stderr);
-  const { plan } = await createPlan({
+  const plan = await makePlan({
     desired: project.desired,
     client: project.connection.client,
-    workspace: state.workspaces[project.workspaceKey] ?? emptyWorkspace(),
-    salt: key,
-    baseUrl: project.serviceId,
+    stateFile: project.stateFile,
+    serviceId: project.serviceId,
+    fingerprintKey: key,
     files: displayFiles(project.desired, ctx.cwd),
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),

@@ -1,0 +1,170 @@
+/**
+ * The apply workflow as a library function: take the state lock, make a fresh plan (or check a
+ * saved one for staleness, without planning again), ask for approval through a callback, run the
+ * plan's requests with progress events, and stop gracefully on an abort signal. The CLI only wires
+ * prompts, renderers and process signals to it.
+ */
+import { VoxformError } from '../errors.js';
+import type { DesiredState } from '../manifest/types.js';
+import { createPlan } from '../plan/create-plan.js';
+import { liveFingerprints } from '../plan/fingerprint.js';
+import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
+import { readLiveState, type LiveState } from '../plan/read-live.js';
+import { planFromJson } from '../plan/saved-plan.js';
+import type { Plan } from '../plan/types.js';
+import { acquireStateLock, type StateLock } from '../state/lock.js';
+import { StateStore } from '../state/state-file.js';
+import { workspaceKey } from '../state/types.js';
+import type { ApplyClient } from './client.js';
+import { executePlan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
+
+export type ApplyEvent =
+  /** Reading live state: agents read so far, of how many. */
+  | { type: 'reading'; agentsRead: number; agents: number }
+  /** The plan that will run (fresh, or the saved one once found current). */
+  | { type: 'planned'; plan: Plan; saved: boolean }
+  /** Something to tell the user that does not stop the run (a stale lock taken over). */
+  | { type: 'warning'; message: string }
+  | ProgressEvent;
+
+export interface ApplyOptions {
+  /** The manifests, loaded (with the environment: secrets are read from them when requests are sent). */
+  desired: DesiredState;
+  client: ApplyClient;
+  /** The state file (`.voxform/state.json`); its lock is `STATE.lock`. */
+  stateFile: string;
+  /** How the service is named in state and plans: its base URL, or `local` for the embedded emulator. */
+  serviceId: string;
+  /** `fingerprintKey(apiKey)`: the key of the hashes in the state file and saved plans (never stored). */
+  fingerprintKey: string;
+  /** Manifest files as shown in the plan (relative to the working directory). */
+  files?: string[] | undefined;
+  /** A saved plan (`readPlanFile`): checked for staleness, then run as saved. Counts as approval. */
+  savedPlan?: SavedPlan | undefined;
+  /** `--target` addresses for a fresh plan. */
+  targets?: string[] | undefined;
+  /** Apply without asking. */
+  autoApprove?: boolean | undefined;
+  /** Asked when a fresh plan has changes (unless `autoApprove`); resolve true to apply. */
+  confirm?: ((plan: Plan) => Promise<boolean>) | undefined;
+  onEvent?: ((event: ApplyEvent) => void) | undefined;
+  /** Stops the run: before the plan runs nothing is applied; during it, no new request is started. */
+  signal?: AbortSignal | undefined;
+  /** Requests in flight at once (default 8). */
+  parallelism?: number | undefined;
+  /** Wait this long for another apply to release the state lock (default 0). */
+  lockTimeoutSeconds?: number | undefined;
+  /** How the lock names this run to a refused one (default `voxform apply`). */
+  command?: string | undefined;
+  /** After a stop, how long to wait for the requests in flight (default 10 s). */
+  stopGraceMs?: number | undefined;
+  /** Told of the lock once it is held, for a caller that may have to release it on an abrupt exit. */
+  onLocked?: ((lock: StateLock) => void) | undefined;
+}
+
+export interface ApplyOutcome extends ExecuteResult {
+  /**
+   * - `nothing_to_do`: the plan had no changes (state records refreshed);
+   * - `applied`: every change applied;
+   * - `failed`: some failed or were skipped (see `failed`, `skipped`);
+   * - `cancelled`: `confirm` said no; nothing was applied;
+   * - `interrupted`: the signal stopped the run (see `applied` and `stopped`).
+   */
+  status: 'nothing_to_do' | 'applied' | 'failed' | 'cancelled' | 'interrupted';
+  /** The plan that ran; undefined when interrupted before it was made. */
+  plan: Plan | undefined;
+  stateFile: string;
+}
+
+const NOTHING_RAN: ExecuteResult = { applied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
+
+/** Settles like `promise`, or with undefined as soon as `signal` aborts. */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.some((change) => change.action !== 'no-op');
+}
+
+/** The plan to run and the live state it was checked against: a fresh plan, or the saved one if current. */
+async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ plan: Plan; live: LiveState }> {
+  const { desired, client, savedPlan } = options;
+  const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
+  if (!savedPlan) {
+    return createPlan({
+      desired,
+      client,
+      workspace: store.workspace,
+      salt: store.fingerprintKey,
+      baseUrl: options.serviceId,
+      files: options.files ?? [],
+      targets: options.targets ?? [],
+      onReadProgress,
+    });
+  }
+  const plan = planFromJson(savedPlan, 'the saved plan');
+  const live = await readLiveState(client, desired, onReadProgress);
+  const key = store.fingerprintKey;
+  assertPlanFresh(savedPlan, liveFingerprints(desired, live, store.workspace, key), desired, options.serviceId, key);
+  return { plan, live };
+}
+
+/** Whether to go on: a saved plan or `autoApprove` approve; otherwise `confirm` decides. */
+async function approve(options: ApplyOptions, plan: Plan): Promise<boolean> {
+  if (options.savedPlan || options.autoApprove || !hasChanges(plan)) return true;
+  if (!options.confirm) {
+    throw new VoxformError('approval_required', 'Refusing to apply without approval: pass autoApprove, a confirm callback, or a saved plan.');
+  }
+  return options.confirm(plan);
+}
+
+export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
+  const { signal } = options;
+  const emit = options.onEvent ?? (() => undefined);
+  const lock = await acquireStateLock(options.stateFile, {
+    command: options.command ?? 'voxform apply',
+    timeoutSeconds: options.lockTimeoutSeconds ?? 0,
+    warn: (message) => emit({ type: 'warning', message }),
+  });
+  options.onLocked?.(lock);
+  const outcome = (status: ApplyOutcome['status'], plan: Plan | undefined, result = NOTHING_RAN): ApplyOutcome => ({
+    ...result,
+    status,
+    plan,
+    stateFile: options.stateFile,
+  });
+  try {
+    const store = await StateStore.open(options.stateFile, workspaceKey(options.desired.environment, options.serviceId), options.fingerprintKey);
+    const prepared = await unlessAborted(preparePlan(options, store), signal);
+    if (!prepared || signal?.aborted) return outcome('interrupted', prepared?.plan);
+    const { plan, live } = prepared;
+    emit({ type: 'planned', plan, saved: options.savedPlan !== undefined });
+    const approved = await unlessAborted(approve(options, plan), signal);
+    if (signal?.aborted) return outcome('interrupted', plan);
+    if (!approved) return outcome('cancelled', plan);
+    const result = await executePlan({
+      plan,
+      desired: options.desired,
+      live,
+      client: options.client,
+      store,
+      parallelism: options.parallelism ?? 8,
+      signal,
+      stopGraceMs: options.stopGraceMs,
+      onProgress: emit,
+    });
+    // The next plan marks the variables this apply did not read as new.
+    if (!result.interrupted) await store.recordEnvironmentVariables(options.desired.environmentVariables);
+    const status = result.interrupted ? 'interrupted' : result.failed.length + result.skipped.length > 0 ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
+    return outcome(status, plan, result);
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Runs a plan's requests: each as soon as the requests it depends on have succeeded, at most
+ * `parallelism` at once; the state file updated after each success; dependents of a failure
+ * skipped while everything else goes on. On the abort signal no request is started any more, those
+ * in flight are waited for (at most `stopGraceMs`), and what was applied stays recorded.
+ */
+import type { DesiredState } from '../manifest/types.js';
+import type { LiveState } from '../plan/read-live.js';
+import type { Plan, PlannedRequest, ResourceChange } from '../plan/types.js';
+import type { StateStore } from '../state/state-file.js';
+import { Semaphore } from '../util/semaphore.js';
+import type { ApplyClient } from './client.js';
+import { filledBody } from './fills.js';
+import { readBackDifferences } from './read-back.js';
+import { stateAfterRequest, stateWhenUnchanged } from './record-state.js';
+import { DesiredIndex } from './resources.js';
+import { sendRequest } from './send-request.js';
+
+/** How long a stop waits for the requests in flight by default. */
+export const STOP_GRACE_MS = 10_000;
+
+export type ProgressEvent =
+  | { type: 'start'; change: ResourceChange }
+  | { type: 'done'; change: ResourceChange; ms: number }
+  | { type: 'failed'; change: ResourceChange; error: unknown }
+  | { type: 'skipped'; change: ResourceChange; because: string }
+  | { type: 'stopping'; inFlight: number };
+
+export interface ExecuteResult {
+  /** Changes whose every request succeeded. */
+  applied: string[];
+  failed: Array<{ address: string; error: unknown }>;
+  /** Changes not run because a change they depend on did not apply. */
+  skipped: Array<{ address: string; because: string }>;
+  /** After a stop: changes not started, or not finished (their requests in flight past the wait). */
+  stopped: string[];
+  /** Whether the run was stopped by the signal. */
+  interrupted: boolean;
+  /** Fields the service dropped or changed on read-back, and other things worth a look. */
+  warnings: string[];
+}
+
+export interface ExecuteOptions {
+  plan: Plan;
+  /** The manifests as loaded now: where secrets and files are read from, and what state records. */
+  desired: DesiredState;
+  /** The service as read for the plan (or its staleness check): where `live` fills come from. */
+  live: LiveState;
+  client: ApplyClient;
+  store: StateStore;
+  parallelism: number;
+  signal?: AbortSignal | undefined;
+  stopGraceMs?: number | undefined;
+  onProgress?: ((event: ProgressEvent) => void) | undefined;
+}
+
+type RequestOutcome =
+  | { status: 'done' }
+  | { status: 'failed'; error: unknown }
+  /** `cause`: the change that did not apply. */
+  | { status: 'skipped'; cause: string }
+  | { status: 'not_started' };
+
+export async function executePlan(options: ExecuteOptions): Promise<ExecuteResult> {
+  const run = new PlanRun(options);
+  const changes = Promise.all(options.plan.changes.map((change) => run.change(change)));
+  const stopped = options.signal ? stopWait(options.signal, options.stopGraceMs ?? STOP_GRACE_MS, run) : undefined;
+  await Promise.race([changes, stopped?.promise].filter(Boolean));
+  stopped?.cancel();
+  return run.finish();
+}
+
+/** Resolves `stopGraceMs` after the signal fires (the bound on waiting for requests in flight). */
+function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise: Promise<void>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => {
+    onAbort = () => {
+      run.emit({ type: 'stopping', inFlight: run.inFlight });
+      timer = setTimeout(resolve, graceMs);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, cancel: () => (clearTimeout(timer), signal.removeEventListener('abort', onAbort)) };
+}
+
+class PlanRun {
+  private readonly result: ExecuteResult = { applied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
+  private readonly slots: Semaphore;
+  private readonly resources: DesiredIndex;
+  private readonly requests = new Map<string, { request: PlannedRequest; change: ResourceChange }>();
+  private readonly outcomes = new Map<string, Promise<RequestOutcome>>();
+  private readonly results = new Map<string, string>();
+  private readonly settled = new Set<string>();
+  private readonly started = new Map<string, number>();
+  /** State writes of each change's successful requests, by change address. */
+  private readonly writes = new Map<string, Array<Promise<void>>>();
+  /** Once the run has reported, late answers change nothing (the lock may be someone else's by then). */
+  private closed = false;
+  inFlight = 0;
+
+  constructor(private readonly options: ExecuteOptions) {
+    this.slots = new Semaphore(Math.max(1, options.parallelism));
+    this.resources = new DesiredIndex(options.desired);
+    for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
+  }
+
+  emit(event: ProgressEvent): void {
+    if (!this.closed) this.options.onProgress?.(event);
+  }
+
+  private get stopping(): boolean {
+    return this.options.signal?.aborted === true;
+  }
+
+  async change(change: ResourceChange): Promise<void> {
+    const { store } = this.options;
+    if (change.action === 'no-op') {
+      const record = stateWhenUnchanged(change, { resources: this.resources, key: store.fingerprintKey });
+      if (record) await store.update(record);
+      this.settled.add(change.address);
+      return;
+    }
+    const outcomes = await Promise.all(change.requests.map((request) => this.request(request, change)));
+    const written = await Promise.allSettled(this.writes.get(change.address) ?? []);
+    if (this.closed) return;
+    this.settled.add(change.address);
+    const writeFailure = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+    const failed = outcomes.find((o) => o.status === 'failed') ?? (writeFailure && { status: 'failed' as const, error: writeFailure.reason });
+    const skipped = outcomes.find((o) => o.status === 'skipped');
+    if (failed) {
+      this.result.failed.push({ address: change.address, error: failed.error });
+      this.emit({ type: 'failed', change, error: failed.error });
+    } else if (skipped) {
+      const because = `${skipped.cause} did not apply`;
+      this.result.skipped.push({ address: change.address, because });
+      this.emit({ type: 'skipped', change, because });
+    } else if (outcomes.some((o) => o.status === 'not_started')) {
+      this.result.stopped.push(change.address);
+    } else {
+      this.result.applied.push(change.address);
+      this.emit({ type: 'done', change, ms: Date.now() - (this.started.get(change.address) ?? Date.now()) });
+    }
+  }
+
+  private request(request: PlannedRequest, change: ResourceChange): Promise<RequestOutcome> {
+    let outcome = this.outcomes.get(request.id);
+    if (!outcome) {
+      outcome = this.send(request, change);
+      this.outcomes.set(request.id, outcome);
+    }
+    return outcome;
+  }
+
+  private async send(request: PlannedRequest, change: ResourceChange): Promise<RequestOutcome> {
+    for (const id of request.dependsOn) {
+      const dependency = this.requests.get(id);
+      const outcome = dependency ? await this.request(dependency.request, dependency.change) : ({ status: 'done' } as const);
+      if (outcome.status === 'failed') return { status: 'skipped', cause: dependency?.change.address ?? id };
+      if (outcome.status !== 'done') return outcome;
+    }
+    if (this.stopping) return { status: 'not_started' };
+    await this.slots.acquire();
+    try {
+      // No new request once a stop is asked for, however long this one waited for its slot.
+      if (this.stopping || this.closed) return { status: 'not_started' };
+      if (!this.started.has(change.address)) {
+        this.started.set(change.address, Date.now());
+        this.emit({ type: 'start', change });
+      }
+      this.inFlight++;
+      try {
+        return this.succeeded(request, change, await this.sendFilled(request, change));
+      } finally {
+        this.inFlight--;
+      }
+    } catch (error) {
+      return { status: 'failed', error };
+    } finally {
+      this.slots.release();
+    }
+  }
+
+  private async sendFilled(request: PlannedRequest, change: ResourceChange) {
+    const context = { resources: this.resources, live: this.options.live, results: this.results };
+    const body = filledBody(request, context);
+    return { body, result: await sendRequest(request, change, body, { client: this.options.client, resources: this.resources }) };
+  }
+
+  private succeeded(
+    request: PlannedRequest,
+    change: ResourceChange,
+    sent: Awaited<ReturnType<PlanRun['sendFilled']>>,
+  ): RequestOutcome {
+    if (this.closed) return { status: 'not_started' };
+    const { result } = sent;
+    if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
+    if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
+    const { store } = this.options;
+    const record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: store.fingerprintKey });
+    // The write happens outside the slot, so a slow disk never holds back other requests; the
+    // change counts as applied once it is on disk.
+    if (record) {
+      const writes = this.writes.get(change.address) ?? [];
+      writes.push(store.update(record));
+      this.writes.set(change.address, writes);
+    }
+    return { status: 'done' };
+  }
+
+  finish(): ExecuteResult {
+    this.closed = true;
+    this.result.interrupted = this.stopping;
+    for (const change of this.options.plan.changes) if (!this.settled.has(change.address)) this.result.stopped.push(change.address);
+    return this.result;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Fills a planned body in just before it is sent: secrets from the manifests (read again with the
+ * environment at apply) or from the service (read at apply), and ids earlier requests returned.
+ * Nothing else about a request is decided here.
+ */
+import { VoxformError } from '../errors.js';
+import { comparableLiveAgent } from '../plan/agent-fields.js';
+import type { LiveState } from '../plan/read-live.js';
+import type { FillSource, PlannedRequest } from '../plan/types.js';
+import type { DesiredIndex, DesiredResource } from './resources.js';
+
+export interface FillContext {
+  resources: DesiredIndex;
+  live: LiveState;
+  /** Request id → the id it returned (an uploaded knowledge file's id). */
+  results: ReadonlyMap<string, string>;
+}
+
+type Container = Record<string | number, unknown>;
+
+function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown {
+  let current = value;
+  for (const part of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = Object.hasOwn(current, part) ? (current as Container)[part] : undefined;
+  }
+  return current;
+}
+
+function setValueAt(target: unknown, path: ReadonlyArray<string | number>, value: unknown): boolean {
+  const parent = valueAt(target, path.slice(0, -1));
+  if (parent === null || typeof parent !== 'object' || path.length === 0) return false;
+  (parent as Container)[path[path.length - 1] as string | number] = value;
+  return true;
+}
+
+/** A resource's values as a manifest sets them, in the shape fills address them. */
+function manifestValues(resource: DesiredResource | undefined): unknown {
+  if (resource?.kind === 'agent') return { name: resource.name, config: resource.config };
+  if (resource?.kind === 'phone') return { import: resource.import };
+  if (resource?.kind === 'credential') return { api_key: resource.apiKey };
+  return undefined;
+}
+
+function resolve(source: FillSource, request: PlannedRequest, context: FillContext): unknown {
+  if ('resultOf' in source) {
+    const result = context.results.get(source.resultOf);
+    if (result === undefined) throw new VoxformError('apply_failed', `${request.id}: ${source.resultOf} returned no id to send.`);
+    return result;
+  }
+  const { address, from, path } = source.secret;
+  const resource = context.resources.get(address);
+  let values: unknown;
+  if (from === 'manifest') values = manifestValues(resource);
+  else if (resource?.kind === 'agent') {
+    const live = context.live.agents.get(resource.id);
+    values = live && comparableLiveAgent(live);
+  }
+  const value = valueAt(values, path);
+  if (value === undefined) {
+    // Only the place is named: the value is a secret.
+    throw new VoxformError('plan_stale', `${request.id}: the secret value at ${path.join('.')} of ${address} is no longer ${from === 'manifest' ? 'in the manifests' : 'on the service'}; nothing of this request was sent.`, {
+      hint: 'Plan again.',
+    });
+  }
+  return value;
+}
+
+/** The body to send: the planned one with every fill put in (a copy; the plan is not changed). */
+export function filledBody(request: PlannedRequest, context: FillContext): Record<string, unknown> | undefined {
+  if (!request.body || request.fills.length === 0) return request.body;
+  const body = structuredClone(request.body);
+  for (const fill of request.fills) {
+    if (!setValueAt(body, fill.at, resolve(fill.value, request, context))) {
+      throw new VoxformError('plan_unreadable', `${request.id}: the plan fills ${fill.at.join('.')}, which its body does not have.`);
+    }
+  }
+  return body;
+}

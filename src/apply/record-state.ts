@@ -1,0 +1,96 @@
+/**
+ * What the state file keeps once a request has succeeded (or a change had nothing to do): the few
+ * facts the service cannot return, and hashes of what voxform applied, for drift. Never a secret.
+ */
+import type { DesiredAgent } from '../manifest/types.js';
+import { desiredAgentFields } from '../plan/agent-fields.js';
+import type { PlannedRequest, ResourceChange } from '../plan/types.js';
+import { hashApplied, type CampaignState, type WorkspaceState } from '../state/types.js';
+import type { DesiredIndex } from './resources.js';
+import type { RequestResult } from './send-request.js';
+
+export type StateChange = (workspace: WorkspaceState) => void;
+
+/** Hashes of the desired managed values: what "voxform last applied" means for drift detection. */
+function appliedHashes(agent: DesiredAgent, key: string): Record<string, string> {
+  const applied: Record<string, string> = {};
+  for (const [path, value] of desiredAgentFields(agent)) applied[path] = hashApplied(key, value);
+  return applied;
+}
+
+function campaignValues(body: Record<string, unknown>): CampaignState['applied'] {
+  const applied: CampaignState['applied'] = {};
+  if (typeof body.name === 'string') applied.name = body.name;
+  if (typeof body.include_metadata_in_prompt === 'boolean') applied.include_metadata_in_prompt = body.include_metadata_in_prompt;
+  if (typeof body.caller === 'string') applied.caller = body.caller;
+  return applied;
+}
+
+/** The state change a successful request makes (undefined for a read). `body` is the body as sent. */
+export function stateAfterRequest(
+  request: PlannedRequest,
+  change: ResourceChange,
+  body: Record<string, unknown>,
+  result: RequestResult,
+  context: { resources: DesiredIndex; key: string },
+): StateChange | undefined {
+  const address = change.address;
+  const { resources, key: salt } = context;
+  switch (request.operation) {
+    case 'set_credential': {
+      const credential = resources.of(address, 'credential');
+      const fingerprint = hashApplied(salt, credential.fingerprint);
+      return (ws) => (ws.credentials[address] = { fingerprint });
+    }
+    case 'upload_knowledge_file': {
+      const file = resources.of(address, 'knowledge');
+      const fileId = result && 'fileId' in result ? result.fileId : '';
+      return (ws) => (ws.knowledge[address] = { fileId, contentHash: file.contentHash, name: file.name, description: file.description });
+    }
+    case 'update_agent': {
+      const agent = resources.of(address, 'agent');
+      return (ws) => {
+        const knowledge = ws.agents[address]?.applied.knowledge;
+        ws.agents[address] = { id: agent.id, applied: { ...appliedHashes(agent, salt), ...(knowledge ? { knowledge } : {}) } };
+      };
+    }
+    case 'set_agent_files': {
+      // Sent only once the agent's update (if any) succeeded: its fields are the desired ones.
+      const agent = resources.of(address, 'agent');
+      return (ws) => (ws.agents[address] = { id: agent.id, applied: { ...appliedHashes(agent, salt), knowledge: hashApplied(salt, body.files) } });
+    }
+    case 'import_phone':
+      return (ws) => (ws.phones[address] = { agentId: undefined, imported: true });
+    case 'set_phone_agent':
+      return (ws) => (ws.phones[address] = { agentId: body.agent_id as string, imported: ws.phones[address]?.imported ?? false });
+    case 'edit_campaign_info':
+    case 'set_campaign_caller': {
+      const id = change.id ?? '';
+      return (ws) => {
+        const previous = ws.campaigns[address];
+        ws.campaigns[address] = { id, applied: { ...(previous?.id === id ? previous.applied : {}), ...campaignValues(body) } };
+      };
+    }
+    case 'read_agent':
+      return undefined;
+  }
+}
+
+/** Remember what is applied even when nothing had to change, so later drift can be told apart. */
+export function stateWhenUnchanged(change: ResourceChange, context: { resources: DesiredIndex; key: string }): StateChange | undefined {
+  const address = change.address;
+  if (change.kind === 'agent') {
+    const agent = context.resources.of(address, 'agent');
+    const applied = appliedHashes(agent, context.key);
+    // Unchanged, so the attached files are the desired ones: remember them for drift too.
+    if (agent.knowledge !== undefined) applied.knowledge = hashApplied(context.key, change.before?.knowledge ?? []);
+    return (ws) => (ws.agents[address] = { id: agent.id, applied });
+  }
+  if (change.kind === 'phone') {
+    const phone = context.resources.of(address, 'phone');
+    if (!phone.agent) return undefined;
+    const agentId = phone.agent.id;
+    return (ws) => (ws.phones[address] = { agentId, imported: ws.phones[address]?.imported ?? false });
+  }
+  return undefined;
+}

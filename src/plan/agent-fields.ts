@@ -1,0 +1,37 @@
+/** An agent's managed fields, as the differ, the update body, apply's state records and the read-back see them. */
+import type { Agent } from '../schema/types.gen.js';
+import type { DesiredAgent } from '../manifest/types.js';
+import { flaggedPaths, schemaNode, stripToShape } from '../schema/introspect.js';
+import { flattenLeaves, isAtOrUnder } from './paths.js';
+
+/** A live agent as comparable to a manifest: read-only extras stripped (they are never managed). */
+export interface ComparableAgent {
+  name: string;
+  config: Record<string, unknown>;
+}
+
+let schemaSecretPatterns: string[] | undefined;
+/** Schema-marked secrets of an agent (`config.tools[].header`, webhook headers, app credentials). */
+function agentSchemaSecrets(): string[] {
+  schemaSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive').map((p) => `config.${p}`);
+  return schemaSecretPatterns;
+}
+
+/** Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}`. */
+export function agentSensitivePatterns(agent: DesiredAgent): string[] {
+  return [...agentSchemaSecrets(), ...agent.sensitivePaths.map((p) => `config.${p}`)];
+}
+
+/** The managed field values of an agent: `name` and every leaf the manifest sets under `config`. */
+export function desiredAgentFields(agent: DesiredAgent): Map<string, unknown> {
+  const fields = new Map<string, unknown>();
+  if (agent.name !== undefined) fields.set('name', agent.name);
+  for (const [path, value] of flattenLeaves(agent.config, 'config')) fields.set(path, value);
+  for (const ignored of agent.ignore) for (const path of [...fields.keys()]) if (isAtOrUnder(path, ignored)) fields.delete(path);
+  return fields;
+}
+
+export function comparableLiveAgent(agent: Agent): ComparableAgent {
+  const config = stripToShape(schemaNode('AgentConfigUpdate'), agent.config ?? {}) as Record<string, unknown>;
+  return { name: agent.name, config };
+}

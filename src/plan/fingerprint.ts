@@ -1,0 +1,62 @@
+/**
+ * Live fingerprints: what a change was computed from, hashed, so a saved plan can be checked for
+ * staleness without planning again. The differ stamps each change with one; `apply PLAN` computes
+ * them from the service and the state file as they are now and compares.
+ */
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import type { WorkspaceState } from '../state/types.js';
+import { hashApplied } from '../state/types.js';
+import { comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
+import { getAtPath } from './paths.js';
+import type { LiveState } from './read-live.js';
+
+/**
+ * Keyed with the fingerprint key (`fingerprintKey` of src/util/hash.ts, from the API key): live
+ * values can hold secrets (webhook headers), and a saved plan must not carry a hash of a short
+ * secret that could be tested against guesses offline.
+ */
+export function fingerprint(key: string, manifestHash: string, live: unknown): string {
+  return hashApplied(key, [manifestHash, live]);
+}
+
+/**
+ * An agent's fingerprint covers every top-level config key the manifest sets, whole: its update body
+ * sends those subtrees back as they are live, so a change next to a managed field makes the plan
+ * stale instead of being overwritten with what the service had at plan time.
+ */
+export function agentFingerprint(
+  key: string,
+  manifestHash: string,
+  agent: DesiredAgent,
+  comparable: ComparableAgent | undefined,
+  liveFiles: unknown,
+): string {
+  if (!comparable) return fingerprint(key, manifestHash, null);
+  const config: Record<string, unknown> = {};
+  for (const key of Object.keys(agent.config)) config[key] = comparable.config[key];
+  return fingerprint(key, manifestHash, { name: comparable.name, config, ...(agent.knowledge !== undefined ? { knowledge: liveFiles } : {}) });
+}
+
+/** The live files of an agent (`knowledge_base.files`), as the differ compares them. */
+export function liveKnowledgeFiles(config: unknown): string[] {
+  return (getAtPath(config, ['knowledge_base', 'files']) as string[] | undefined) ?? [];
+}
+
+/** Every resource's fingerprint from the service and the state file as they are now (`key`: the fingerprint key). */
+export function liveFingerprints(desired: DesiredState, live: LiveState, state: WorkspaceState, key: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const hash = (value: unknown) => fingerprint(key, desired.manifestHash, value);
+  for (const agent of desired.agents.values()) {
+    const liveAgent = live.agents.get(agent.id);
+    out.set(agent.address, agentFingerprint(key, desired.manifestHash, agent, liveAgent && comparableLiveAgent(liveAgent), liveKnowledgeFiles(liveAgent?.config)));
+  }
+  const phones = new Map(live.phones.map((p) => [p.id, p]));
+  for (const phone of desired.phones.values()) {
+    const livePhone = phones.get(phone.number);
+    out.set(phone.address, hash(livePhone ? { agent_id: livePhone.agent_id } : null));
+  }
+  for (const campaign of desired.campaigns.values()) out.set(campaign.address, hash(state.campaigns[campaign.address] ?? null));
+  for (const file of desired.knowledge.values()) out.set(file.address, hash(state.knowledge[file.address] ?? null));
+  for (const credential of desired.credentials.values()) out.set(credential.address, hash(state.credentials[credential.address] ?? null));
+  return out;
+}

@@ -1,0 +1,156 @@
+/**
+ * The requests of each change, exactly as apply will send them. Secrets never enter a planned body:
+ * at each sensitive place the body holds the redaction marker and the request lists a fill saying
+ * where apply reads the value when it runs (see `ValueFill`).
+ */
+import path from 'node:path';
+import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
+import { pathMatchesPattern } from '../schema/introspect.js';
+import { REDACTED } from '../util/redact.js';
+import { isAtOrUnder, isPlainObject } from './paths.js';
+import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
+
+/** The requests of one change, in order: each depends on the one before it, plus what it names. */
+export class RequestList {
+  readonly requests: PlannedRequest[] = [];
+
+  constructor(private readonly address: string) {}
+
+  add(request: {
+    operation: RequestOperation;
+    method: PlannedRequest['method'];
+    path: string;
+    body?: Record<string, unknown>;
+    fills?: ValueFill[];
+    after?: readonly string[];
+  }): string {
+    const id = `${this.address}/${this.requests.length + 1}`;
+    const previous = this.requests[this.requests.length - 1];
+    this.requests.push({
+      id,
+      operation: request.operation,
+      method: request.method,
+      path: request.path,
+      body: request.body,
+      fills: request.fills ?? [],
+      dependsOn: [...(previous ? [previous.id] : []), ...(request.after ?? [])],
+    });
+    return id;
+  }
+}
+
+function segment(value: string): string {
+  return encodeURIComponent(value);
+}
+
+/**
+ * A copy of a body with every value at or under a sensitive pattern replaced by the redaction
+ * marker, and the fills that put the values back at apply. Objects under a pattern are walked into
+ * (a reviewer sees the header names, not their values); anything else there is one value. A value
+ * at or under a path the manifest manages comes from the manifests, the rest (siblings the body
+ * sends back as the service has them) from the service.
+ */
+export function withSecretFills(
+  body: Record<string, unknown>,
+  options: { address: string; patterns: readonly string[]; managed: readonly string[] },
+): { body: Record<string, unknown>; fills: ValueFill[] } {
+  const fills: ValueFill[] = [];
+  const walk = (value: unknown, at: Array<string | number>): unknown => {
+    const sensitive = at.length > 0 && options.patterns.some((pattern) => pathMatchesPattern(at, pattern));
+    if (Array.isArray(value) && !sensitive) return value.map((item, i) => walk(item, [...at, i]));
+    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key])]));
+    if (!sensitive || value === null || value === undefined) return value;
+    const dotted = at.join('.');
+    const from = options.managed.some((managed) => isAtOrUnder(dotted, managed)) ? 'manifest' : 'live';
+    fills.push({ at, value: { secret: { address: options.address, from, path: at } } });
+    return REDACTED;
+  };
+  return { body: walk(body, []) as Record<string, unknown>, fills };
+}
+
+/** `POST /knowledge/set_agent_files`: file ids known now, or the id an upload of this plan returns. */
+export function agentFilesRequest(
+  list: RequestList,
+  agentId: string,
+  files: Array<string | { resultOf: string }>,
+  messages: unknown,
+): void {
+  const fills: ValueFill[] = [];
+  const ids = files.map((file, i) => {
+    if (typeof file === 'string') return file;
+    fills.push({ at: ['files', i], value: { resultOf: file.resultOf } });
+    return UNKNOWN_AFTER_APPLY;
+  });
+  const body: Record<string, unknown> = { agent_id: agentId, files: ids };
+  if (Array.isArray(messages)) body.messages = messages;
+  list.add({ operation: 'set_agent_files', method: 'POST', path: '/knowledge/set_agent_files', body, fills, after: fills.map((f) => (f.value as { resultOf: string }).resultOf) });
+}
+
+/** Import (when the number is not on the account), then the binding when it must change. */
+export function phoneRequests(phone: DesiredPhone, options: { create: boolean; bind: boolean; after: readonly string[] }): PlannedRequest[] {
+  const list = new RequestList(phone.address);
+  if (options.create && phone.import) {
+    const { api_key: _key, api_secret: _secret, ...plain } = phone.import;
+    const body = { phone: phone.number, ...plain, api_key: REDACTED, api_secret: REDACTED };
+    const secret = (field: string): ValueFill => ({ at: [field], value: { secret: { address: phone.address, from: 'manifest', path: ['import', field] } } });
+    list.add({ operation: 'import_phone', method: 'POST', path: '/phones/import', body, fills: [secret('api_key'), secret('api_secret')] });
+  }
+  if (options.bind && phone.agent) {
+    list.add({
+      operation: 'set_phone_agent',
+      method: 'POST',
+      path: `/phones/${segment(phone.number)}/set_agent`,
+      body: { agent_id: phone.agent.id },
+      after: options.after,
+    });
+  }
+  return list.requests;
+}
+
+/** `info` when the name or the metadata flag changes, `set_caller` when the caller does. */
+export function campaignRequests(campaign: DesiredCampaign, changed: ReadonlySet<string>, callerAfter: readonly string[]): PlannedRequest[] {
+  const list = new RequestList(campaign.address);
+  if (changed.has('name') || changed.has('include_metadata_in_prompt')) {
+    const body: Record<string, unknown> = {};
+    if (campaign.name !== undefined) body.name = campaign.name;
+    if (campaign.include_metadata_in_prompt !== undefined) body.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
+    list.add({ operation: 'edit_campaign_info', method: 'PUT', path: `/campaigns/${segment(campaign.id)}/info`, body });
+  }
+  if (changed.has('caller') && campaign.caller !== undefined) {
+    list.add({
+      operation: 'set_campaign_caller',
+      method: 'POST',
+      path: `/campaigns/${segment(campaign.id)}/set_caller`,
+      body: { caller: campaign.caller },
+      after: callerAfter,
+    });
+  }
+  return list.requests;
+}
+
+/** One upload step: presign, the file to the upload target, then create_file with this record. */
+export function knowledgeRequests(file: DesiredKnowledgeFile): PlannedRequest[] {
+  const list = new RequestList(file.address);
+  const body: Record<string, unknown> = {
+    filename: path.basename(file.path),
+    content_hash: file.contentHash,
+    name: file.name,
+    file_type: file.mimeType,
+    size: file.size,
+  };
+  if (file.description !== undefined) body.description = file.description;
+  list.add({ operation: 'upload_knowledge_file', method: 'POST', path: '/knowledge/create_file', body });
+  return list.requests;
+}
+
+export function credentialRequests(credential: DesiredCredential): PlannedRequest[] {
+  const list = new RequestList(credential.address);
+  list.add({
+    operation: 'set_credential',
+    method: 'POST',
+    path: '/user/credentials',
+    body: { provider: credential.provider, api_key: REDACTED },
+    fills: [{ at: ['api_key'], value: { secret: { address: credential.address, from: 'manifest', path: ['api_key'] } } }],
+  });
+  return list.requests;
+}

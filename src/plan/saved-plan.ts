@@ -1,0 +1,171 @@
+/**
+ * A saved plan read back into a `Plan`, so `apply PLAN` shows and runs exactly what was reviewed.
+ * The file is checked for shape (a damaged or hand-edited file is refused with `plan_unreadable`,
+ * never half-run); its values are the redacted ones that were saved, which is all apply needs:
+ * request bodies never held a secret, and fills are read again when apply runs.
+ */
+import { VoxformError } from '../errors.js';
+import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
+
+const KINDS: readonly ResourceKind[] = ['agent', 'phone', 'campaign', 'knowledge', 'credential'];
+const ACTIONS: readonly Action[] = ['create', 'update', 'no-op'];
+const REASONS: readonly ChangeReason[] = ['drift', 'live_unknown', 'content_changed'];
+const METHODS: readonly PlannedRequest['method'][] = ['GET', 'PUT', 'POST'];
+const OPERATIONS: readonly RequestOperation[] = [
+  'set_credential',
+  'upload_knowledge_file',
+  'update_agent',
+  'read_agent',
+  'set_agent_files',
+  'import_phone',
+  'set_phone_agent',
+  'edit_campaign_info',
+  'set_campaign_caller',
+];
+
+type Json = Record<string, unknown>;
+
+class Malformed extends Error {}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function field<T>(object: Json, key: string, check: (value: unknown) => value is T, what: string): T {
+  const value = object[key];
+  if (!check(value)) throw new Malformed(`${what}: \`${key}\` is missing or malformed`);
+  return value;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (v: unknown): v is T =>
+    typeof v === 'string' && (values as readonly string[]).includes(v);
+const isPathPart = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
+const isPath = (v: unknown): v is Array<string | number> => Array.isArray(v) && v.every(isPathPart);
+
+function readFill(value: unknown, where: string): ValueFill {
+  if (!isObject(value)) throw new Malformed(`${where}: a fill is not an object`);
+  const at = field(value, 'at', isPath, where);
+  let source: FillSource;
+  if (isString(value.result_of)) source = { resultOf: value.result_of };
+  else if (isObject(value.secret)) {
+    const secret = value.secret;
+    source = {
+      secret: {
+        address: field(secret, 'address', isString, where),
+        from: field(secret, 'from', oneOf(['manifest', 'live'] as const), where),
+        path: field(secret, 'path', isPath, where),
+      },
+    };
+  } else throw new Malformed(`${where}: a fill has neither \`secret\` nor \`result_of\``);
+  return { at, value: source };
+}
+
+function readRequest(value: unknown, where: string): PlannedRequest {
+  if (!isObject(value)) throw new Malformed(`${where}: a request is not an object`);
+  const id = field(value, 'id', isString, where);
+  const body = value.body;
+  if (body !== null && !isObject(body)) throw new Malformed(`${where} ${id}: \`body\` is malformed`);
+  const fills = field(value, 'fills', Array.isArray, `${where} ${id}`) as unknown[];
+  return {
+    id,
+    operation: field(value, 'operation', oneOf(OPERATIONS), `${where} ${id}`),
+    method: field(value, 'method', oneOf(METHODS), `${where} ${id}`),
+    path: field(value, 'path', isString, `${where} ${id}`),
+    body: body === null ? undefined : body,
+    fills: fills.map((fill) => readFill(fill, `${where} ${id}`)),
+    dependsOn: field(value, 'depends_on', isStrings, `${where} ${id}`),
+  };
+}
+
+function readFieldChange(value: unknown, where: string): FieldChange {
+  if (!isObject(value)) throw new Malformed(`${where}: a field change is not an object`);
+  return {
+    path: field(value, 'path', isString, where),
+    before: value.before_unset === true ? undefined : value.before,
+    after: value.after,
+    sensitive: value.sensitive === true,
+    drift: value.drift === true,
+  };
+}
+
+function readChange(value: unknown): ResourceChange {
+  if (!isObject(value)) throw new Malformed('a resource change is not an object');
+  const address = field(value, 'address', isString, 'a resource change');
+  const values = (key: string) => (isObject(value[key]) ? (value[key] as Json) : null);
+  const reason = value.reason;
+  return {
+    address,
+    kind: field(value, 'kind', oneOf(KINDS), address),
+    action: field(value, 'action', oneOf(ACTIONS), address),
+    id: isString(value.id) ? value.id : undefined,
+    before: values('before'),
+    after: values('after'),
+    fieldChanges: (field(value, 'field_changes', Array.isArray, address) as unknown[]).map((f) => readFieldChange(f, address)),
+    sensitivePaths: field(value, 'sensitive_paths', isStrings, address),
+    reason: oneOf(REASONS)(reason) ? reason : undefined,
+    dependsOn: field(value, 'depends_on', isStrings, address),
+    requests: (field(value, 'requests', Array.isArray, address) as unknown[]).map((r) => readRequest(r, address)),
+    liveFingerprint: field(value, 'live_fingerprint', isString, address),
+  };
+}
+
+/** Every dependency names a request of the plan, and none leads back to itself (apply would wait forever). */
+function checkDependencies(requests: readonly PlannedRequest[]): void {
+  const byId = new Map(requests.map((r) => [r.id, r]));
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const visit = (request: PlannedRequest): void => {
+    if (done.has(request.id)) return;
+    if (visiting.has(request.id)) throw new Malformed(`request ${request.id} depends on itself through its dependencies`);
+    visiting.add(request.id);
+    for (const id of request.dependsOn) {
+      const dependency = byId.get(id);
+      if (!dependency) throw new Malformed(`request ${request.id} depends on ${id}, which the plan does not hold`);
+      visit(dependency);
+    }
+    visiting.delete(request.id);
+    done.add(request.id);
+  };
+  requests.forEach(visit);
+}
+
+/** The names of the variables the plan's manifests read, as the plan showed them (names only). */
+function environmentVariablesOf(value: unknown): Pick<Plan, 'environmentVariables'> {
+  if (!isObject(value) || !isStrings(value.names) || !isStrings(value.new) || typeof value.recorded !== 'boolean') return {};
+  return { environmentVariables: { names: value.names, new: value.new, recorded: value.recorded } };
+}
+
+/** The plan a saved plan file holds; `plan_unreadable` when any part of it is malformed. */
+export function planFromJson(saved: Json, file: string): Plan {
+  try {
+    const changes = (field(saved, 'resource_changes', Array.isArray, 'the plan') as unknown[]).map(readChange);
+    const ids = new Set<string>();
+    for (const request of changes.flatMap((c) => c.requests)) {
+      if (ids.has(request.id)) throw new Malformed(`request ${request.id} appears twice`);
+      ids.add(request.id);
+    }
+    checkDependencies(changes.flatMap((c) => c.requests));
+    const summary = isObject(saved.summary) ? saved.summary : {};
+    const count = (key: string) => (typeof summary[key] === 'number' ? (summary[key] as number) : 0);
+    return {
+      formatVersion: 1,
+      createdAt: field(saved, 'created_at', isString, 'the plan'),
+      manifestHash: field(saved, 'manifest_hash', isString, 'the plan'),
+      files: field(saved, 'files', isStrings, 'the plan'),
+      environment: isString(saved.environment) ? saved.environment : undefined,
+      baseUrl: field(saved, 'base_url', isString, 'the plan'),
+      targets: field(saved, 'targets', isStrings, 'the plan'),
+      changes,
+      summary: { create: count('create'), update: count('update'), unchanged: count('unchanged'), drifted: count('drifted') },
+      warnings: isStrings(saved.warnings) ? saved.warnings : [],
+      ...environmentVariablesOf(saved.environment_variables),
+    };
+  } catch (error) {
+    if (!(error instanceof Malformed)) throw error;
+    throw new VoxformError('plan_unreadable', `${file} is not a valid voxform plan: ${error.message}.`, { hint: 'Make it again with `voxform plan --out FILE`.' });
+  }
+}
