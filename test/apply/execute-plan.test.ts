@@ -1,0 +1,119 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ApplyClient } from '../../src/apply/client.js';
+import { executePlan } from '../../src/apply/execute-plan.js';
+import { diffStates, summarize } from '../../src/plan/diff.js';
+import type { LiveState } from '../../src/plan/read-live.js';
+import type { Plan } from '../../src/plan/types.js';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { StateStore } from '../../src/state/state-file.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+import { useTempDirs } from '../helpers/cli.js';
+import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
+
+const tempDir = useTempDirs();
+
+/** A client that records each call; `fail` names operations that throw. */
+function fakeClient(live: Agent, fail: string[] = []) {
+  const calls: Array<[string, ...unknown[]]> = [];
+  const call = (name: string, ...args: unknown[]) => {
+    calls.push([name, ...args]);
+    if (fail.includes(name)) return Promise.reject(new Error(`${name} failed`));
+    return Promise.resolve(undefined);
+  };
+  const client: ApplyClient = {
+    getAgent: async () => (calls.push(['getAgent']), live),
+    listPhones: async () => [],
+    updateAgent: (id, body) => call('updateAgent', id, body),
+    setAgentFiles: (body) => call('setAgentFiles', body),
+    importPhone: (body) => call('importPhone', body),
+    setPhoneAgent: (phone, agentId) => call('setPhoneAgent', phone, agentId),
+    editCampaignInfo: (id, body) => call('editCampaignInfo', id, body),
+    setCampaignCaller: (id, caller) => call('setCampaignCaller', id, caller),
+    setCredential: (body) => call('setCredential', body),
+    uploadKnowledgeFile: async () => (calls.push(['uploadKnowledgeFile']), 'file_new'),
+  };
+  return { client, calls };
+}
+
+async function setup() {
+  const agent = desiredAgent('front', {
+    id: 'a1',
+    config: { session_data_webhook: { url: 'https://new.example.com/hook' }, tools: [{ name: 't', header: { authorization: 'manifest-secret-1' } }] },
+  });
+  const phone = desiredPhone('+15550000001', { agent: { id: 'a1', localName: 'front' } });
+  const live: Agent = {
+    id: 'a1',
+    name: 'Front desk',
+    created_at: 1,
+    config: { session_data_webhook: { url: 'https://old.example.com/hook', headers: { 'x-token': 'live-secret-2' } } },
+  };
+  const desired = desiredState({ agents: [agent], phones: [phone] });
+  const liveState: LiveState = { agents: new Map([['a1', live]]), phones: [{ id: '+15550000001', agent_id: 'other' } as LiveState['phones'][number]] };
+  const { changes } = diffStates({ desired, live: liveState, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+  const plan: Plan = {
+    formatVersion: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    manifestHash: desired.manifestHash,
+    files: [],
+    environment: undefined,
+    baseUrl: 'local',
+    targets: [],
+    changes,
+    summary: summarize(changes),
+    warnings: [],
+  };
+  const store = await StateStore.open(path.join(await tempDir(), 'state.json'), 'default@local');
+  return { desired, live, liveState, plan, store };
+}
+
+describe('executePlan', () => {
+  it('sends the planned body with secrets filled in from the manifests and from the service', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client, calls } = fakeClient(live);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
+    expect(result).toMatchObject({ applied: ['agent.front', 'phone.+15550000001'], failed: [], skipped: [], stopped: [], interrupted: false });
+    expect(calls.find((c) => c[0] === 'updateAgent')).toEqual([
+      'updateAgent',
+      'a1',
+      {
+        name: 'Front desk',
+        config: {
+          session_data_webhook: { url: 'https://new.example.com/hook', headers: { 'x-token': 'live-secret-2' } },
+          tools: [{ name: 't', header: { authorization: 'manifest-secret-1' } }],
+        },
+      },
+    ]);
+    // The plan itself still holds placeholders only.
+    expect(JSON.stringify(plan.changes.flatMap((c) => c.requests))).not.toMatch(/secret-1|secret-2/);
+    expect(store.workspace.phones['phone.+15550000001']).toEqual({ agentId: 'a1', imported: false });
+  });
+
+  it('skips what depends on a failed request and goes on with the rest', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client, calls } = fakeClient(live, ['updateAgent']);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
+    expect(result.failed.map((f) => f.address)).toEqual(['agent.front']);
+    expect(result.skipped).toEqual([{ address: 'phone.+15550000001', because: 'agent.front did not apply' }]);
+    expect(calls.map((c) => c[0])).toEqual(['updateAgent']);
+  });
+
+  it('starts nothing once the signal has fired, and says so', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client, calls } = fakeClient(live);
+    const stop = new AbortController();
+    stop.abort();
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal });
+    expect(result).toMatchObject({ applied: [], interrupted: true, stopped: ['agent.front', 'phone.+15550000001'] });
+    expect(calls).toEqual([]);
+  });
+
+  it('refuses a request whose path is not the one its operation sends to, sending nothing', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    plan.changes[0]!.requests[0]!.path = '/agents/someone-else';
+    const { client, calls } = fakeClient(live);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
+    expect(result.failed[0]).toMatchObject({ address: 'agent.front', error: { code: 'plan_unreadable' } });
+    expect(calls).toEqual([]);
+  });
+});

@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { repoRoot } from '../helpers/cli.js';
+import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+interface SavedRequest {
+  id: string;
+  operation: string;
+  method: string;
+  path: string;
+  body: Record<string, unknown> | null;
+  fills: Array<{ at: Array<string | number>; secret?: unknown; result_of?: string }>;
+  depends_on: string[];
+}
+
+async function savedRequests(p: ExampleProject, file: string): Promise<SavedRequest[]> {
+  const saved = JSON.parse(await readFile(path.join(p.dir, file), 'utf8'));
+  return saved.resource_changes.flatMap((change: { requests: SavedRequest[] }) => change.requests);
+}
+
+/** What the service receives for a planned request: an upload is presign, the file, then create_file. */
+function wireRequests(request: SavedRequest): string[] {
+  if (request.operation === 'upload_knowledge_file') return ['POST /knowledge/generate_presigned_url', 'POST /knowledge/create_file'];
+  return [`${request.method} ${decodeURIComponent(request.path)}`];
+}
+
+function valueAt(value: unknown, at: Array<string | number>): unknown {
+  return at.reduce<unknown>((current, key) => (current as Record<string | number, unknown> | undefined)?.[key], value);
+}
+
+describe('apply PLAN runs the saved plan', () => {
+  it('sends exactly the saved requests, in dependency order, with the secrets filled in', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const planText = await readFile(path.join(p.dir, 'plan.json'), 'utf8');
+    for (const secret of Object.values(SECRETS)) expect(planText).not.toContain(secret);
+    const planned = await savedRequests(p, 'plan.json');
+    expect(planned.map((r) => r.operation).sort()).toEqual(
+      ['update_agent', 'read_agent', 'update_agent', 'read_agent', 'set_agent_files', 'upload_knowledge_file', 'set_credential', 'import_phone', 'set_phone_agent', 'set_phone_agent', 'edit_campaign_info', 'set_campaign_caller'].sort(),
+    );
+
+    p.emulator.control.clearRequestLog();
+    const proxied = p.requests.length;
+    const apply = await p.cli(['apply', 'plan.json']);
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('Apply complete: 7 applied, 0 failed, 0 skipped.');
+
+    // The staleness check reads the two agents and the phone list; everything else is the plan.
+    const log = p.emulator.control.requestLog().filter((entry) => !entry.path.startsWith('/_emulator/'));
+    const sent = log.map((entry) => `${entry.method} ${entry.path}`);
+    const checks = ['GET /agents/-OKdqbqetEcM4ak369ym', 'GET /agents/-OKdqbqetEcM4ak369yn', 'GET /phones'];
+    expect(sent.slice(0, 3).sort()).toEqual(checks.sort());
+    expect(sent.slice(3).sort()).toEqual(planned.flatMap(wireRequests).sort());
+
+    // Each request was sent only after those it depends on had been answered.
+    const position = new Map<string, number>();
+    for (const request of planned) {
+      const wire = wireRequests(request);
+      position.set(request.id, sent.lastIndexOf(wire[wire.length - 1]!));
+    }
+    for (const request of planned) {
+      for (const dependency of request.depends_on) expect(position.get(request.id)!).toBeGreaterThan(position.get(dependency)!);
+    }
+
+    // Bodies are the planned ones; at each fill a real value (a secret, or a new file id) took the placeholder's place.
+    const bodies = p.requests.slice(proxied);
+    for (const request of planned.filter((r) => r.body && r.operation !== 'upload_knowledge_file')) {
+      const match = bodies.find((b) => b.method === request.method && b.path === request.path);
+      expect(match, request.id).toBeDefined();
+      const body = JSON.parse(match!.body);
+      for (const fill of request.fills) {
+        const value = valueAt(body, fill.at);
+        if (fill.secret) expect(Object.values(SECRETS)).toContain(value);
+        else expect(value).toMatch(/^\S+$/);
+        expect(value).not.toBe(valueAt(request.body, fill.at));
+        // Put the placeholder back: the rest must be exactly what the plan showed.
+        const parent = valueAt(body, fill.at.slice(0, -1)) as Record<string | number, unknown>;
+        parent[fill.at[fill.at.length - 1]!] = valueAt(request.body, fill.at);
+      }
+      expect(body, request.id).toEqual(request.body);
+    }
+  });
+
+  it('refuses a saved plan when a field next to a managed one changed on the service, since its update body would send it back', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const manifest = await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8');
+    await import('node:fs/promises').then((fs) => fs.writeFile(path.join(p.dir, 'voxform.yaml'), manifest.replace('response_delay: 300', 'response_delay: 250')));
+    expect((await p.cli(['plan', '--out', 'plan.json', '--detailed-exitcode'])).code).toBe(2);
+    // Unmanaged, but inside `flow`, which the planned update body carries whole.
+    const live = (await callService(p, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as Agent;
+    const flow = { ...live.config.flow, dtmf_dial: { enabled: true, instruction: 'Press 1 for sales' } };
+    delete (flow.voicemail as Record<string, unknown> | undefined)?.action;
+    await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config: { flow } });
+    const before = p.requests.length;
+    const stale = await p.cli(['apply', 'plan.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('The saved plan is stale: live state changed for agent.front-desk');
+    expect(p.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    const after = (await callService(p, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as Agent;
+    expect(after.config.flow?.dtmf_dial).toEqual({ enabled: true, instruction: 'Press 1 for sales' });
+  });
+
+  it('refuses a saved plan whose requests were edited into something apply cannot run', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await p.cli(['plan', '--out', 'plan.json']);
+    const saved = JSON.parse(await readFile(path.join(p.dir, 'plan.json'), 'utf8'));
+    const agent = saved.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
+    agent.requests[0].depends_on = [agent.requests[1].id];
+    await import('node:fs/promises').then((fs) => fs.writeFile(path.join(p.dir, 'plan.json'), JSON.stringify(saved)));
+    const refused = await p.cli(['apply', 'plan.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is not a valid voxform plan: request agent.front-desk/1 depends on itself');
+    expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('interrupting apply', () => {
+  it('on SIGINT starts no new request, saves the state, lists what was applied, exits 130; the next plan shows only the rest', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 150 }]);
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve', '--parallelism', '1'], {
+      cwd: p.dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+    // Signal once the first change is reported applied: some work done, more to come.
+    await new Promise<void>((resolve) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        if (/^✓ /m.test(stderr) && !child.killed) {
+          child.kill('SIGINT');
+          resolve();
+        }
+      });
+    });
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('Stopping: no new request is sent');
+    const summary = /Apply interrupted: (\d+) applied, 0 failed, 0 skipped, (\d+) not applied\./.exec(stdout);
+    expect(summary, stdout).not.toBeNull();
+    const applied = [...stdout.matchAll(/^ {2}applied: (\S+)$/gm)].map((m) => m[1]!);
+    const notApplied = [...stdout.matchAll(/^ {2}not applied: (\S+)$/gm)].map((m) => m[1]!);
+    expect(applied.length).toBe(Number(summary![1]));
+    expect(applied.length).toBeGreaterThan(0);
+    expect(notApplied.length).toBe(Number(summary![2]));
+    expect(notApplied.length).toBeGreaterThan(0);
+    expect(stdout).toContain('run `voxform apply` again to finish');
+
+    p.emulator.control.clearFaults();
+    const state = JSON.parse(await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8'));
+    expect(state.version).toBe(1);
+    const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; action: string }> };
+    const pending = next.resource_changes.filter((c) => c.action !== 'no-op').map((c) => c.address);
+    for (const address of applied) expect(pending).not.toContain(address);
+    expect(pending.sort()).toEqual(notApplied.sort());
+    const finish = await p.cli(['apply', '--auto-approve']);
+    expect(finish.code).toBe(0);
+    expect(finish.stdout).toContain(`Apply complete: ${notApplied.length} applied`);
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+});

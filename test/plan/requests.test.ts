@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { diffStates } from '../../src/plan/diff.js';
+import { renderPlanJson } from '../../src/plan/render-json.js';
+import type { ResourceChange } from '../../src/plan/types.js';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
+
+const here = { file: 'voxform.yaml', line: 1, col: 1 };
+const liveAgent = (id: string, config: Agent['config']): Agent => ({ id, name: 'Front desk', config, created_at: 1 });
+
+function byAddress(changes: ResourceChange[]): Record<string, ResourceChange> {
+  return Object.fromEntries(changes.map((c) => [c.address, c]));
+}
+
+describe('planned requests', () => {
+  it('fills a secret the update body sends back as the service has it from the service, never holding it', () => {
+    const agent = desiredAgent('front', { id: 'a1', config: { session_data_webhook: { url: 'https://new.example.com/hook' } } });
+    const live = liveAgent('a1', { session_data_webhook: { url: 'https://old.example.com/hook', headers: { 'x-token': 'live-secret-7788' } } });
+    const { changes } = diffStates({
+      desired: desiredState({ agents: [agent] }),
+      live: { agents: new Map([['a1', live]]), phones: [] },
+      state: emptyWorkspace(),
+      salt: 'salt',
+      baseUrl: 'local',
+      files: [],
+    });
+    const [put, readBack] = changes[0]!.requests;
+    expect(put).toEqual({
+      id: 'agent.front/1',
+      operation: 'update_agent',
+      method: 'PUT',
+      path: '/agents/a1',
+      body: { name: 'Front desk', config: { session_data_webhook: { url: 'https://new.example.com/hook', headers: { 'x-token': '(sensitive)' } } } },
+      fills: [
+        {
+          at: ['config', 'session_data_webhook', 'headers', 'x-token'],
+          value: { secret: { address: 'agent.front', from: 'live', path: ['config', 'session_data_webhook', 'headers', 'x-token'] } },
+        },
+      ],
+      dependsOn: [],
+    });
+    expect(readBack).toMatchObject({ operation: 'read_agent', method: 'GET', path: '/agents/a1', body: undefined, dependsOn: ['agent.front/1'] });
+    expect(JSON.stringify(changes[0]!.requests)).not.toContain('live-secret-7788');
+  });
+
+  it('chains knowledge upload → set_agent_files, agent update → phone import and binding → campaign caller', () => {
+    const file = {
+      kind: 'knowledge' as const,
+      address: 'knowledge.faq',
+      source: here,
+      localName: 'faq',
+      path: '/project/docs/faq.md',
+      name: 'FAQ',
+      description: undefined,
+      contentHash: 'sha256:c0ffee',
+      size: 12,
+      mimeType: 'text/markdown',
+    };
+    const agent = desiredAgent('front', { id: 'a 1', config: { first_message: 'Hi' }, knowledge: ['faq'] });
+    const phone = desiredPhone('+15550000001', {
+      agent: { id: 'a 1', localName: 'front' },
+      import: { provider: 'twilio', country: 'US', region: 'us-west', api_key: 'key-secret-1', api_secret: 'secret-secret-2' },
+    });
+    const campaign = desiredCampaign('spring', { name: 'Spring', caller: '+15550000001' });
+    const { changes } = diffStates({
+      desired: desiredState({ agents: [agent], phones: [phone], campaigns: [campaign], knowledge: [file] }),
+      live: { agents: new Map([['a 1', liveAgent('a 1', { first_message: 'Hello', knowledge_base: { files: [], messages: ['One moment.'] } })]]), phones: [] },
+      state: emptyWorkspace(),
+      salt: 'salt',
+      baseUrl: 'local',
+      files: [],
+    });
+    const c = byAddress(changes);
+    const ids = (address: string) => c[address]!.requests.map((r) => [r.id, r.operation, r.path, r.dependsOn]);
+    expect(ids('knowledge.faq')).toEqual([['knowledge.faq/1', 'upload_knowledge_file', '/knowledge/create_file', []]]);
+    expect(c['knowledge.faq']!.requests[0]!.body).toEqual({ filename: 'faq.md', content_hash: 'sha256:c0ffee', name: 'FAQ', file_type: 'text/markdown', size: 12 });
+    expect(ids('agent.front')).toEqual([
+      ['agent.front/1', 'update_agent', '/agents/a%201', []],
+      ['agent.front/2', 'read_agent', '/agents/a%201', ['agent.front/1']],
+      ['agent.front/3', 'set_agent_files', '/knowledge/set_agent_files', ['agent.front/2', 'knowledge.faq/1']],
+    ]);
+    expect(c['agent.front']!.requests[2]).toMatchObject({
+      body: { agent_id: 'a 1', files: ['(known after apply)'], messages: ['One moment.'] },
+      fills: [{ at: ['files', 0], value: { resultOf: 'knowledge.faq/1' } }],
+    });
+    expect(c['agent.front']!.dependsOn).toEqual(['knowledge.faq']);
+    expect(ids('phone.+15550000001')).toEqual([
+      ['phone.+15550000001/1', 'import_phone', '/phones/import', []],
+      ['phone.+15550000001/2', 'set_phone_agent', '/phones/%2B15550000001/set_agent', ['phone.+15550000001/1', 'agent.front/1', 'agent.front/3']],
+    ]);
+    expect(c['phone.+15550000001']!.requests[0]).toMatchObject({
+      body: { phone: '+15550000001', provider: 'twilio', country: 'US', region: 'us-west', api_key: '(sensitive)', api_secret: '(sensitive)' },
+      fills: [
+        { at: ['api_key'], value: { secret: { address: 'phone.+15550000001', from: 'manifest', path: ['import', 'api_key'] } } },
+        { at: ['api_secret'], value: { secret: { address: 'phone.+15550000001', from: 'manifest', path: ['import', 'api_secret'] } } },
+      ],
+    });
+    expect(ids('campaign.spring')).toEqual([
+      ['campaign.spring/1', 'edit_campaign_info', '/campaigns/cmp_spring/info', []],
+      ['campaign.spring/2', 'set_campaign_caller', '/campaigns/cmp_spring/set_caller', ['campaign.spring/1', 'phone.+15550000001/1', 'phone.+15550000001/2']],
+    ]);
+    const json = renderPlanJson({
+      formatVersion: 1,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      manifestHash: 'sha256:m',
+      files: [],
+      environment: undefined,
+      baseUrl: 'local',
+      targets: [],
+      changes,
+      summary: { create: 0, update: 0, unchanged: 0, drifted: 0 },
+      warnings: [],
+    });
+    expect(json).not.toMatch(/key-secret-1|secret-secret-2/);
+  });
+
+  it('plans no request for a change with nothing to do', () => {
+    const agent = desiredAgent('front', { id: 'a1', config: { first_message: 'Hi' } });
+    const { changes } = diffStates({
+      desired: desiredState({ agents: [agent] }),
+      live: { agents: new Map([['a1', liveAgent('a1', { first_message: 'Hi' })]]), phones: [] },
+      state: emptyWorkspace(),
+      salt: 'salt',
+      baseUrl: 'local',
+      files: [],
+    });
+    expect(changes[0]).toMatchObject({ action: 'no-op', requests: [], dependsOn: [] });
+  });
+});
