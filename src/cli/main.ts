@@ -14,7 +14,12 @@ import { askYesNo } from './confirm.js';
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
 
-type CommandModule = { run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> };
+/**
+ * A command: `run` takes the options commander parsed for it, as the typed interface the command
+ * declares (commander's choices, defaults and mandatory options guarantee the shape).
+ */
+type CommandModule = { run(options: never, ctx: CommandContext): Promise<number> };
+type ParsedOptions = Record<string, unknown>;
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -255,7 +260,7 @@ export async function main(argv: string[]): Promise<number> {
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);
     const mod = await loader();
-    exitCode = await mod.run(options, ctx);
+    exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
   });
   program.exitOverride();
   program.configureOutput({

@@ -17,8 +17,7 @@ const EXIT_COMMANDS = new Set(['/exit', '/quit', '/bye']);
  * session is ended on the service (`end_of_session`) at the end of input, on `/exit`, or when
  * the run is interrupted.
  */
-export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const options = rawOptions as unknown as ChatOptions;
+export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
   const { client } = await resolveConnection(options, ctx);
 

@@ -12,7 +12,19 @@ function invalid(flag: string, message: string): VoxformError {
 }
 
 /** Turns the command's flags into emulator options; throws a VoxformError naming the bad flag. */
-export function parseEmulatorFlags(options: Record<string, unknown>, cwd: string): EmulatorOptions {
+export interface EmulatorCommandOptions {
+  port?: string | number;
+  host?: string;
+  data?: string;
+  seed?: string;
+  latency?: string;
+  failRate?: string;
+  /** `--llm URL` / `--llm-model NAME`: an OpenAI-compatible model to play agents with. */
+  llm?: string;
+  llmModel?: string;
+}
+
+export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string): EmulatorOptions {
   const result: EmulatorOptions = {};
   const port = options.port ?? '4010';
   const portNumber = typeof port === 'number' ? port : /^\d+$/.test(String(port)) ? Number(port) : Number.NaN;
@@ -65,7 +77,7 @@ export function emulatorLlmFromEnv(
  * Runs the emulator until `stop` resolves, then shuts it down (answers in flight finish, the data
  * file is flushed). Split from `run` so tests can stop it without sending the process a signal.
  */
-export async function runEmulator(options: Record<string, unknown>, ctx: CommandContext, stop: Promise<unknown>): Promise<number> {
+export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandContext, stop: Promise<unknown>): Promise<number> {
   const emulatorOptions = parseEmulatorFlags(options, ctx.cwd);
   const llm = emulatorLlmFromEnv(options, ctx.env);
   if (llm) {
@@ -102,6 +114,6 @@ export async function runEmulator(options: Record<string, unknown>, ctx: Command
 }
 
 /** `voxform emulator`: runs until Ctrl-C or SIGTERM, then shuts down cleanly and exits 0. */
-export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+export async function run(options: EmulatorCommandOptions, ctx: CommandContext): Promise<number> {
   return runEmulator(options, ctx, ctx.interrupted());
 }

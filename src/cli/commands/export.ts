@@ -6,21 +6,28 @@ import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { MANIFEST_FILE, SCHEMA_FILE, writeScaffold, type ScaffoldFile } from '../../templates/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext, ConnectionOptions } from '../context.js';
 
 /**
  * `voxform export --agent ID... | --from-phones [--out DIR] [--force]`: writes the live agents as a
  * manifest (update shape), their prompts as prompts/<name>.md and the phone bindings, refusing to
  * overwrite anything without --force.
  */
-export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const agentIds = ((options.agent as string[] | undefined) ?? []).map((id) => id.trim()).filter((id) => id !== '');
+export interface ExportOptions extends ConnectionOptions {
+  agent?: string[];
+  fromPhones?: boolean;
+  out?: string;
+  force?: boolean;
+}
+
+export async function run(options: ExportOptions, ctx: CommandContext): Promise<number> {
+  const agentIds = (options.agent ?? []).map((id) => id.trim()).filter((id) => id !== '');
   const fromPhones = options.fromPhones === true;
   const out = path.resolve(ctx.cwd, typeof options.out === 'string' ? options.out : '.');
   const force = options.force === true;
 
   const connection = await resolveConnection(
-    { baseUrl: options.baseUrl as string | undefined, region: options.region as string | undefined, local: options.local === true, timeout: options.timeout as string | undefined },
+    { baseUrl: options.baseUrl, region: options.region, local: options.local === true, timeout: options.timeout },
     ctx,
   );
   const live = await readLiveAgents(connection.client, { agentIds, fromPhones });

@@ -9,8 +9,14 @@ import type { CommandContext } from '../context.js';
  * would change, exiting 1 when there are any (for CI). A file that does not parse is reported with
  * file:line:col and left untouched; the exit code is then 1.
  */
-export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const paths = (options.args as string[] | undefined) ?? [];
+export interface FmtOptions {
+  /** `[paths...]`: files or folders. */
+  args?: string[];
+  check?: boolean;
+}
+
+export async function run(options: FmtOptions, ctx: CommandContext): Promise<number> {
+  const paths = options.args ?? [];
   const check = options.check === true;
   const display = (file: string) => path.relative(ctx.cwd, file) || file;
   const files = findManifestFiles(paths, ctx.cwd);

@@ -20,11 +20,19 @@ const SPARE_AGENT = '-OKspareAgent0000001';
  * `voxform init [--template NAME] [--var K=V]... [--force] [DIR]`: scaffolds a project from a
  * template. Missing values are asked for on a terminal; elsewhere the run fails naming every one.
  */
-export async function run(options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const args = (options.args as string[] | undefined) ?? [];
+export interface InitOptions {
+  /** `[dir]`: the folder to write into. */
+  args?: string[];
+  template?: string;
+  var?: string[];
+  force?: boolean;
+}
+
+export async function run(options: InitOptions, ctx: CommandContext): Promise<number> {
+  const args = options.args ?? [];
   const dir = path.resolve(ctx.cwd, args[0] ?? '.');
   const force = options.force === true;
-  const given = parseVars((options.var as string[] | undefined) ?? []);
+  const given = parseVars(options.var ?? []);
   const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
   const ask = interactive ? lineReader(ctx) : undefined;
   try {

@@ -12,8 +12,7 @@ export interface KeysCreateOptions extends ConnectionOptions {
  * `voxform keys create --type private > key.txt` captures exactly the key); its id and prefix go to
  * stderr. The key is never registered as a secret of this run, which would redact it from stdout.
  */
-export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const options = rawOptions as unknown as KeysCreateOptions;
+export async function run(options: KeysCreateOptions, ctx: CommandContext): Promise<number> {
   const { client } = await resolveConnection(options, ctx);
   const body: CreateApiKeyRequest = { type: options.type };
   if (options.name !== undefined) body.name = options.name;

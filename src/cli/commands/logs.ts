@@ -62,8 +62,7 @@ const SECRET_KEYS = new Set(['header', 'headers', 'credentials', 'authorization'
  * aligned table, a JSON array, or one JSON object per line as they arrive) with their secret values
  * redacted; progress goes to stderr, and only on a terminal. `--stats` prints a summary instead.
  */
-export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const options = rawOptions as LogsOptions;
+export async function run(options: LogsOptions, ctx: CommandContext): Promise<number> {
   const format = options.format ?? 'table';
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());

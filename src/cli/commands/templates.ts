@@ -2,7 +2,10 @@ import { listTemplates, type Template, type TemplateVariable } from '../../templ
 import type { CommandContext } from '../context.js';
 
 /** `voxform templates`: each template with its description and variables, then how to use one. */
-export async function run(_options: Record<string, unknown>, ctx: CommandContext): Promise<number> {
+/** `voxform templates` takes no options of its own. */
+export type TemplatesCommandOptions = Record<string, never>;
+
+export async function run(_options: TemplatesCommandOptions, ctx: CommandContext): Promise<number> {
   const templates = listTemplates();
   ctx.stdout.write(renderTemplates(templates));
   return 0;
