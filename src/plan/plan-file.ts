@@ -4,6 +4,7 @@ import type { DesiredState } from '../manifest/types.js';
 import { keyedHash } from '../util/hash.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
+import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 
 /**
@@ -67,6 +68,8 @@ export async function readPlanFile(file: string): Promise<SavedPlan> {
       hint: 'Make the plan again with this version of voxform.',
     });
   }
+  // Refused whole at reading, naming the file, rather than halfway through an apply.
+  planFromJson(parsed as Record<string, unknown>, file);
   return parsed as SavedPlan;
 }
 
