@@ -63,7 +63,7 @@ async function setup() {
     summary: summarize(changes),
     warnings: [],
   };
-  const store = await StateStore.open(path.join(await tempDir(), 'state.json'), 'default@local');
+  const store = await StateStore.open(path.join(await tempDir(), 'state.json'), 'default@local', 'fingerprint-key');
   return { desired, live, liveState, plan, store };
 }
 
