@@ -34,8 +34,7 @@ interface TestOptions extends ProjectOptions {
 
 const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
 
-export async function run(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const options = rawOptions as TestOptions;
+export async function run(options: TestOptions, ctx: CommandContext): Promise<number> {
   const desired = await loadDesiredState(options, ctx);
   const files = selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys()));
   const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value) });
@@ -115,8 +114,7 @@ interface CaptureOptions extends ProjectOptions {
 const CAPTURE_SEARCH_DEPTH = 10_000;
 
 /** `voxform test capture CALL_ID [--out FILE]`. */
-export async function capture(rawOptions: Record<string, unknown>, ctx: CommandContext): Promise<number> {
-  const options = rawOptions as CaptureOptions;
+export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx);
   const { client } = await connectService(options, desired, ctx);
