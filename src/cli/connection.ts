@@ -21,7 +21,8 @@ export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' |
  * Where a command talks to, in order of precedence:
  * 1. `--local`: the embedded emulator, started in-process on a loopback port with its data in
  *    `.voxform/local.json` (seeded with the default account on first use), closed when the run ends;
- *    its own key is used.
+ *    its own key is used. Every command of the folder shares that file safely (docs/emulator.md,
+ *    "One project database").
  * 2. `--base-url`, else `VOXFORM_BASE_URL`.
  * 3. `--region`, else `VOXFORM_REGION`, else `us`.
  * The key comes from `VOXFORM_API_KEY`. `VOXFORM_DEBUG=1` writes one line per request to stderr,
@@ -34,8 +35,15 @@ export async function resolveConnection(options: ConnectionOptions, ctx: Command
     const { startEmulator } = await import('../emulator/index.js');
     const dir = path.join(ctx.cwd, '.voxform');
     await mkdir(dir, { recursive: true });
-    const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile: path.join(dir, 'local.json') });
+    const dataFile = path.join(dir, 'local.json');
+    // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
+    const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true });
     ctx.onExit(() => emulator.close());
+    if (emulator.apiKey === '') {
+      throw new VoxformError('emulator_data_invalid', `${path.relative(ctx.cwd, dataFile)} holds no private key the embedded emulator accepts.`, {
+        hint: 'Delete it to start again from the default account.',
+      });
+    }
     ctx.secrets.add(emulator.apiKey);
     const client = createClient({ ...tuning, baseUrl: emulator.url, apiKey: emulator.apiKey, ...(debug ? { debug } : {}) });
     ctx.onExit(() => client.close());

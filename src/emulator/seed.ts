@@ -9,6 +9,7 @@ import { validateAgainst } from '../schema/validate.js';
 import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
 import { buildDefaultSeed } from './default-seed.js';
 import { newId, sha256Hex } from './ids.js';
+import { MAX_JSON_DEPTH, valueTooDeep } from './json-limits.js';
 import type { EmulatorStore } from './store.js';
 import type { CallRecord, EmulatorSeed, SeedKey, StoredPhone } from './types.js';
 
@@ -45,6 +46,8 @@ function formatPath(path: ReadonlyArray<string | number>): string {
 export function seedProblems(value: unknown): string[] {
   const problems: string[] = [];
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return ['the seed must be a mapping with keys, agents, phones, campaigns and call_logs'];
+  // Before anything recurses over it: a stored value nested too deeply could not be served again.
+  if (valueTooDeep(value)) return [`the seed nests deeper than ${MAX_JSON_DEPTH} levels`];
   const seed = value as Record<string, unknown>;
   for (const key of Object.keys(seed)) {
     if (!(SEED_KEYS as readonly string[]).includes(key)) problems.push(`${key}: is not a known field (expected ${SEED_KEYS.join(', ')})`);
