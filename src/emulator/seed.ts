@@ -77,6 +77,9 @@ export function seedProblems(value: unknown): string[] {
     });
   };
 
+  // A key listed twice (say once as private, once as public) would leave one type in the account
+  // while the other is printed as the key to use.
+  const keyAt = new Map<string, string>();
   list('keys', (item, at) => {
     const key = item as Partial<SeedKey> | null;
     if (!key || typeof key !== 'object') return void problems.push(`${at}: must be a mapping`);
@@ -84,6 +87,13 @@ export function seedProblems(value: unknown): string[] {
     const hasKey = typeof key.key === 'string' && key.key.length > 0;
     const hasHash = typeof key.hash === 'string' && /^[0-9a-f]{64}$/.test(key.hash);
     if (!hasKey && !hasHash) problems.push(`${at}: needs the raw \`key\` or its sha256 \`hash\` (64 hex digits)`);
+    if (hasKey && hasHash && sha256Hex(key.key as string) !== key.hash) problems.push(`${at}.hash: is not the sha256 of \`key\` (give one of them)`);
+    const hash = hasKey ? sha256Hex(key.key as string) : hasHash ? (key.hash as string) : undefined;
+    if (hash !== undefined) {
+      const first = keyAt.get(hash);
+      if (first !== undefined) problems.push(`${at}: is the same key as ${first}`);
+      else keyAt.set(hash, at);
+    }
     for (const field of Object.keys(key)) {
       if (!['type', 'key', 'hash', 'id', 'name', 'created_at', 'is_default', 'legacy'].includes(field)) problems.push(`${at}.${field}: is not a known field`);
     }
