@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { DEFAULT_PUBLIC_KEY, startEmulator } from '../../src/emulator/index.js';
 import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -107,6 +108,24 @@ describe('--local: one project database shared by every command of a folder', ()
       ]);
     } finally {
       chat.kill('SIGKILL');
+      await cleanup();
+    }
+  });
+
+  it('a project database that holds no usable private key is one clear sentence, exit 1', async () => {
+    const { dir, cleanup } = await makeTree({});
+    try {
+      const dataFile = path.join(dir, '.voxform', 'local.json');
+      await mkdir(path.dirname(dataFile));
+      const first = await startEmulator({ dataFile });
+      await first.close();
+      const data = JSON.parse(await readFile(dataFile, 'utf8'));
+      data.seed_private_key = DEFAULT_PUBLIC_KEY;
+      await writeFile(dataFile, JSON.stringify(data));
+      const result = await runCli(['chat', '--local', '--agent', FRONT_DESK], { cwd: dir, input: 'Hello\n' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`error: ${path.join('.voxform', 'local.json')} holds no private key the embedded emulator accepts.\n  hint: Delete it to start again from the default account.\n`);
+    } finally {
       await cleanup();
     }
   });
