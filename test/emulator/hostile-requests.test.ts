@@ -204,3 +204,36 @@ describe('seeded fuzzing of every write operation', () => {
     await expectStillServing();
   });
 });
+
+describe('what a request stores cannot break later requests', () => {
+  it('a webhook with headers no HTTP request can carry is a failed delivery, not a 500 on every session of the agent', async () => {
+    for (const headers of [{ 'bad name': 'v' }, { 'x-token': 'line\nbreak' }]) {
+      const hook = { url: 'http://127.0.0.1:9/hook', headers };
+      expect((await client.put(`/agents/${FRONT_DESK}`, { name: 'Front desk', config: { extra_prompt_webhook: hook, session_data_webhook: hook } })).status).toBe(200);
+      const call = await client.post('/register_call', { agent_id: FRONT_DESK });
+      expect(call.status).toBe(200);
+      const chat = await client.post('/chat/completions', { agent: { agent_id: FRONT_DESK }, messages: [{ role: 'user', content: 'hi' }], end_of_session: true });
+      expect(chat.status).toBe(200);
+      const ended = await client.post(`/_emulator/calls/${call.body.call_id}/end`, { status: 'user-ended' });
+      expect(ended.status).toBe(200);
+      expect(ended.body.webhook).toMatchObject({ ok: false, error: expect.stringMatching(/^cannot be sent: /) });
+    }
+    expect(emulator.control.requestLog().filter((e) => e.status >= 500)).toEqual([]);
+  });
+
+  it('a prefetch answer nested too deeply is ignored (its metadata would be served in the call log)', async () => {
+    const { startReceiver } = await import('./helpers.js');
+    const receiver = await startReceiver((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"metadata":${nested(5000)}}`);
+    });
+    try {
+      await client.put(`/agents/${FRONT_DESK}`, { name: 'Front desk', config: { extra_prompt_webhook: `${receiver.url}/prefetch` } });
+      expect((await client.post('/register_call', { agent_id: FRONT_DESK })).status).toBe(200);
+      expect(emulator.control.webhookDeliveries().at(-1)).toMatchObject({ ok: false, error: `answered JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+      await expectStillServing();
+    } finally {
+      await receiver.close();
+    }
+  });
+});
