@@ -398,8 +398,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
 /**
  * The seed's raw private key, if the account accepts it as a private key — never a public key or a
- * key the account does not hold (a seed can list a key raw and give another hash, or the same key
- * twice with both types): printing one of those as "the key to use" would lead to a 401 or 403.
+ * key the account does not hold (seeds are checked for that, but a data file may say anything):
+ * printing one of those as "the key to use" would lead to a 401 or 403.
  */
 function usablePrivateKey(store: EmulatorStore): string {
   const key = store.seedPrivateKey;
