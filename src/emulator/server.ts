@@ -380,11 +380,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   const emulator = new Emulator(options, initialSeed, store);
   if (store.shared) {
-    // Under the lock, so that two commands started at once in a fresh folder seed it only once.
-    await store.access(true, async () => {
-      if (store.shared?.exists) return;
-      await emulator.loadSeed(initialSeed);
-    });
+    await store.access(false, () => undefined); // loads the file, without waiting for the lock
+    // A new file is seeded under the lock, so two commands started at once seed it only once.
+    if (!store.shared.exists) {
+      await store.access(true, async () => {
+        if (!store.shared?.exists) await emulator.loadSeed(initialSeed);
+      });
+    }
   }
   await emulator.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   if (created && options.dataFile) await store.commit();

@@ -91,4 +91,20 @@ describe('a data file shared by several emulators (--local)', () => {
     await emulator.control.reset();
     expect((await clientFor(other).get(`/agents/${FRONT_DESK}`)).body.name).toBe('Front desk');
   });
+
+  it('reads do not wait for the lock: a command that only reads starts and answers while another holds it', async () => {
+    const writer = await embedded();
+    await clientFor(writer).put(`/agents/${FRONT_DESK}`, { name: 'Before the lock', config: {} });
+    // Another process holds the lock and keeps it fresh, as proper-lockfile does, so it is never taken over.
+    const lockDir = `${dataFile}.lock`;
+    await mkdir(lockDir);
+    const holder = setInterval(() => void utimes(lockDir, new Date(), new Date()).catch(() => undefined), 1000);
+    try {
+      const reader = await embedded();
+      expect((await clientFor(reader).get(`/agents/${FRONT_DESK}`)).body.name).toBe('Before the lock');
+      expect((await clientFor(reader).get('/call-logs?limit=1')).status).toBe(200);
+    } finally {
+      clearInterval(holder);
+    }
+  });
 });
