@@ -3,10 +3,11 @@
  * Emulator benchmark: 20,000 mixed requests at concurrency 64 over loopback, with undici.
  * Goals: ≥ 5,000 req/s and p99 ≤ 20 ms, so the emulator never limits the plan/apply benchmarks.
  *
- *   npm run build && node bench/emulator.mjs [--requests N] [--concurrency N] [--data FILE] [--in-process]
+ *   npm run build && node bench/emulator.mjs [--requests N] [--concurrency N] [--data FILE [--shared]] [--in-process]
  *
  * The emulator runs from dist/ in a child process (so the load generator does not share its event
- * loop) unless --in-process is given. With --data it persists to that file (group commit).
+ * loop) unless --in-process is given. With --data it persists to that file (group commit); with
+ * --shared too, as `--local` does (batches under a cross-process lock, `sharedDataFile`).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,13 +31,19 @@ const CONCURRENCY = Number(flag('--concurrency', 64));
 const WARMUP = Math.min(2000, Math.floor(TOTAL / 10));
 const DATA = flag('--data', undefined);
 const IN_PROCESS = args.includes('--in-process');
+const SHARED = args.includes('--shared');
+if (SHARED && !DATA) {
+  console.error('bench/emulator: --shared needs --data FILE.');
+  process.exit(1);
+}
+const dataOptions = DATA ? { dataFile: DATA, sharedDataFile: SHARED } : {};
 const GOAL_RPS = 5000;
 const GOAL_P99_MS = 20;
 
 async function startChild() {
   const script = `
     const { startEmulator } = await import(${JSON.stringify(entry.href)});
-    const e = await startEmulator({ port: 0, quiet: true${DATA ? `, dataFile: ${JSON.stringify(DATA)}` : ''} });
+    const e = await startEmulator({ port: 0, quiet: true, ...${JSON.stringify(dataOptions)} });
     process.stdout.write(JSON.stringify({ url: e.url, apiKey: e.apiKey }) + '\\n');
     process.stdin.on('end', () => e.close().then(() => process.exit(0)));
     process.stdin.resume();
@@ -55,7 +62,7 @@ async function startChild() {
 
 async function startInProcess() {
   const { startEmulator } = await import(entry.href);
-  const e = await startEmulator({ port: 0, quiet: true, ...(DATA ? { dataFile: DATA } : {}) });
+  const e = await startEmulator({ port: 0, quiet: true, ...dataOptions });
   return { url: e.url, apiKey: e.apiKey, stop: () => e.close() };
 }
 
@@ -120,7 +127,7 @@ try {
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
 
-  console.log(`emulator bench: ${TOTAL.toLocaleString('en-US')} mixed requests, concurrency ${CONCURRENCY}, loopback, undici; emulator ${IN_PROCESS ? 'in this process' : 'in a child process'}${DATA ? `, data file ${DATA}` : ', in memory'}`);
+  console.log(`emulator bench: ${TOTAL.toLocaleString('en-US')} mixed requests, concurrency ${CONCURRENCY}, loopback, undici; emulator ${IN_PROCESS ? 'in this process' : 'in a child process'}${DATA ? `, data file ${DATA}${SHARED ? ' (shared, as --local)' : ''}` : ', in memory'}`);
   console.log(`  wall        ${fmt(wall, 2)} s`);
   console.log(`  throughput  ${fmt(rps, 0)} req/s    goal ≥ ${GOAL_RPS.toLocaleString('en-US')}   ratio ${fmt(rps / GOAL_RPS, 2)}× the goal ${rps >= GOAL_RPS ? '(met)' : '(NOT met)'}`);
   console.log(`  latency     p50 ${fmt(p50, 2)} ms, p99 ${fmt(p99, 2)} ms, max ${fmt(latencies[latencies.length - 1], 2)} ms    p99 goal ≤ ${GOAL_P99_MS} ms   ratio ${fmt(p99 / GOAL_P99_MS, 2)} of the limit ${p99 <= GOAL_P99_MS ? '(met)' : '(NOT met)'}`);

@@ -30,7 +30,8 @@ export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' |
  * Where a command talks to, in order of precedence:
  * 1. `--local`: the embedded emulator, started in-process on a loopback port with its data in
  *    `.voxform/local.json` (seeded with the default account on first use), closed when the run ends;
- *    its own key is used.
+ *    its own key is used. Every command of the folder shares that file safely (docs/emulator.md,
+ *    "One project database").
  * 2. `--base-url`, else `VOXFORM_BASE_URL`.
  * 3. `--region`, else `VOXFORM_REGION`.
  * 4. The manifest's `base_url` (only on an origin the operator trusts), else its `region`, else `us`.
@@ -55,8 +56,15 @@ export async function resolveConnection(
     const { emulatorLlmFromEnv } = await import('./commands/emulator.js');
     const llm = emulatorLlmFromEnv({}, ctx.env);
     ctx.secrets.add(llm?.apiKey);
-    const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile: path.join(dir, 'local.json'), ...(llm ? { llm } : {}) });
+    const dataFile = path.join(dir, 'local.json');
+    // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
+    const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, ...(llm ? { llm } : {}) });
     ctx.onExit(() => emulator.close());
+    if (emulator.apiKey === '') {
+      throw new VoxformError('emulator_data_invalid', `${path.relative(ctx.cwd, dataFile)} holds no private key the embedded emulator accepts.`, {
+        hint: 'Delete it to start again from the default account.',
+      });
+    }
     ctx.secrets.add(emulator.apiKey);
     const client = createClient({ ...tuning, baseUrl: emulator.url, apiKey: emulator.apiKey, ...(debug ? { debug } : {}) });
     ctx.onExit(() => client.close({ abort: true }));

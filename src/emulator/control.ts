@@ -55,10 +55,12 @@ function checkEndOptions(body: Record<string, unknown>): { status: EndCallStatus
 export function createControl(host: ControlHost): EmulatorControl {
   const { core } = host;
   return {
-    reset: () => host.reset(),
+    // Changes to the account go through the store, which serializes them with other processes'
+    // when the data file is shared.
+    reset: () => core.store.access(true, () => host.reset()),
     seed: async (seed) => {
       checkSeed(seed, 'object');
-      await host.loadSeed(seed);
+      await core.store.access(true, () => host.loadSeed(seed));
     },
     setPutMode: (mode) => {
       core.putMode = checkPutMode(mode);
@@ -75,12 +77,15 @@ export function createControl(host: ControlHost): EmulatorControl {
     clearRequestLog: () => core.requestLog.clear(),
     webhookDeliveries: () => core.requestLog.deliveries(),
     endCall: async (callId, status, options = {}) => {
-      const session = core.store.sessions.get(callId);
-      if (!session) throw new HttpError(404, `No call ${callId}`);
-      const { status: checked, options: checkedOptions } = checkEndOptions({ status, ...options });
-      const { record, delivery } = core.sessions.end(session, checked, checkedOptions, undefined, host.url());
-      await core.store.commit();
-      return { record: structuredClone(record), webhook: await delivery };
+      const { record, delivery } = await core.store.access(true, async () => {
+        const session = core.store.sessions.get(callId);
+        if (!session) throw new HttpError(404, `No call ${callId}`);
+        const { status: checked, options: checkedOptions } = checkEndOptions({ status, ...options });
+        const ended = core.sessions.end(session, checked, checkedOptions, undefined, host.url());
+        await core.store.commit();
+        return { record: structuredClone(ended.record), delivery: ended.delivery };
+      });
+      return { record, webhook: await delivery };
     },
     state: () => core.store.snapshot(),
     flush: () => core.store.flush(),

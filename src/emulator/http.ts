@@ -37,6 +37,9 @@ export class HttpError extends Error {
 
 export class BodyTooLarge extends Error {}
 
+/** The client closed the connection before its whole body arrived. */
+export class BodyCutShort extends Error {}
+
 const EMPTY = Buffer.alloc(0);
 
 /** Reads the whole body, refusing more than `limit` bytes. */
@@ -66,7 +69,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    req.on('error', reject);
+    // A body cut short ends the stream with an error (or only a close): either way, settle.
+    req.on('error', () => reject(new BodyCutShort()));
+    req.on('close', () => {
+      if (!req.complete) reject(new BodyCutShort());
+    });
   });
 }
 

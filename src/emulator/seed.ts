@@ -9,6 +9,7 @@ import { validateAgainst } from '../schema/validate.js';
 import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
 import { buildDefaultSeed } from './default-seed.js';
 import { newId, sha256Hex } from './ids.js';
+import { MAX_JSON_DEPTH, valueTooDeep } from './json-limits.js';
 import type { EmulatorStore } from './store.js';
 import type { CallRecord, EmulatorSeed, SeedKey, StoredPhone } from './types.js';
 
@@ -45,6 +46,8 @@ function formatPath(path: ReadonlyArray<string | number>): string {
 export function seedProblems(value: unknown): string[] {
   const problems: string[] = [];
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return ['the seed must be a mapping with keys, agents, phones, campaigns and call_logs'];
+  // Before anything recurses over it: a stored value nested too deeply could not be served again.
+  if (valueTooDeep(value)) return [`the seed nests deeper than ${MAX_JSON_DEPTH} levels`];
   const seed = value as Record<string, unknown>;
   for (const key of Object.keys(seed)) {
     if (!(SEED_KEYS as readonly string[]).includes(key)) problems.push(`${key}: is not a known field (expected ${SEED_KEYS.join(', ')})`);
@@ -74,6 +77,9 @@ export function seedProblems(value: unknown): string[] {
     });
   };
 
+  // A key listed twice (say once as private, once as public) would leave one type in the account
+  // while the other is printed as the key to use.
+  const keyAt = new Map<string, string>();
   list('keys', (item, at) => {
     const key = item as Partial<SeedKey> | null;
     if (!key || typeof key !== 'object') return void problems.push(`${at}: must be a mapping`);
@@ -81,6 +87,13 @@ export function seedProblems(value: unknown): string[] {
     const hasKey = typeof key.key === 'string' && key.key.length > 0;
     const hasHash = typeof key.hash === 'string' && /^[0-9a-f]{64}$/.test(key.hash);
     if (!hasKey && !hasHash) problems.push(`${at}: needs the raw \`key\` or its sha256 \`hash\` (64 hex digits)`);
+    if (hasKey && hasHash && sha256Hex(key.key as string) !== key.hash) problems.push(`${at}.hash: is not the sha256 of \`key\` (give one of them)`);
+    const hash = hasKey ? sha256Hex(key.key as string) : hasHash ? (key.hash as string) : undefined;
+    if (hash !== undefined) {
+      const first = keyAt.get(hash);
+      if (first !== undefined) problems.push(`${at}: is the same key as ${first}`);
+      else keyAt.set(hash, at);
+    }
     for (const field of Object.keys(key)) {
       if (!['type', 'key', 'hash', 'id', 'name', 'created_at', 'is_default', 'legacy'].includes(field)) problems.push(`${at}.${field}: is not a known field`);
     }

@@ -12,7 +12,8 @@ import { authenticate } from './auth.js';
 import { checkResponseStyle, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
 import { FaultConfigError, FaultInjector } from './faults.js';
-import { BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
+import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import { RequestLog } from './request-log.js';
 import { Router, type Route, type RouteContext } from './router.js';
 import { accountRoutes } from './routes/account.js';
@@ -49,6 +50,28 @@ export const specRoutes: Route[] = [
 function jsonErrorPosition(error: unknown): number {
   const match = /position (\d+)/.exec((error as Error).message ?? '');
   return match ? Number(match[1]) : 0;
+}
+
+/**
+ * The JSON body, or undefined with its problem added: a 422 `json_invalid` on a spec route (also
+ * for nesting deeper than MAX_JSON_DEPTH, refused before anything recurses over it), a 400 on a
+ * control route.
+ */
+function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail[]): unknown {
+  const text = rawBody.toString('utf8');
+  const tooDeep = jsonTooDeepAt(text);
+  if (tooDeep !== undefined) {
+    if (route.control) throw new HttpError(400, `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    problems.push({ type: 'json_invalid', loc: ['body', tooDeep], msg: `JSON decode error: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (route.control) throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
+    problems.push({ type: 'json_invalid', loc: ['body', jsonErrorPosition(error)], msg: 'JSON decode error' });
+    return undefined;
+  }
 }
 
 function decodePath(path: string): string {
@@ -115,6 +138,7 @@ class Emulator implements ControlHost {
       uploadSecret: randomBytes(32).toString('hex'),
     };
     this.core.sessions.reindex();
+    store.onReload = () => this.core.sessions.reindex();
     this.control = createControl(this);
     this.router = new Router([...specRoutes, ...uploadRoutes, ...controlRoutes(this, this.control)]);
     this.server = http.createServer((req, res) => {
@@ -250,76 +274,75 @@ class Emulator implements ControlHost {
   /** Reads, validates and authorizes a request for a route, then runs its handler; every outcome is a Reply. */
   private async run(route: Route, params: Record<string, string>, req: IncomingMessage, search: string, entry: RequestLogEntry | undefined): Promise<Reply> {
     try {
+      const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
       let rawBody: Buffer;
       try {
-        rawBody = await readBody(req, route.bodyLimit ?? DEFAULT_BODY_LIMIT);
+        rawBody = await readBody(req, limit);
       } catch (error) {
-        if (error instanceof BodyTooLarge) return detail(413, `Request body too large (at most ${route.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes)`);
+        if (error instanceof BodyTooLarge) return detail(413, `Request body too large (at most ${limit} bytes)`);
+        if (error instanceof BodyCutShort) return detail(400, 'The request body was cut short');
         throw error;
       }
-
-      const problems: ValidationDetail[] = [];
-      const authorization = req.headers.authorization;
-      if (route.header === 'required' && authorization === undefined) problems.push(missingHeader('authorization'));
-
-      let query: Record<string, unknown> = {};
-      if (route.query) {
-        const read = readQuery(route.query, new URLSearchParams(search));
-        query = read.value;
-        problems.push(...read.detail);
-      } else if (route.control) {
-        query = Object.fromEntries(new URLSearchParams(search));
-      }
-
-      let parsed: unknown;
-      let body: unknown;
-      if (!route.rawBody && rawBody.length > 0) {
-        try {
-          parsed = JSON.parse(rawBody.toString('utf8'));
-        } catch (error) {
-          if (route.control) throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
-          problems.push({ type: 'json_invalid', loc: ['body', jsonErrorPosition(error)], msg: 'JSON decode error' });
+      const request = this.checkRequest(route, req, search, rawBody);
+      if (request.problems.length > 0) return json(422, { detail: request.problems });
+      const ctx: RouteContext = { core: this.core, params, query: request.query, body: request.body, parsed: request.parsed, rawBody, key: undefined, req, entry, origin: this.originOf(req) };
+      // Only GETs leave the account as it is; every other request may change it.
+      return await this.core.store.access(route.method !== 'GET', async () => {
+        if (route.header !== 'none') {
+          const outcome = authenticate(this.core.store, req.headers.authorization, route.allowPublic ?? false);
+          if (!outcome.ok) return detail(outcome.status, outcome.detail);
+          ctx.key = outcome.key;
         }
-      }
-      if (route.body && parsed === undefined && !problems.some((p) => p.type === 'json_invalid')) {
-        problems.push({ type: 'missing', loc: ['body'], msg: 'Field required' });
-      } else if (route.body && parsed !== undefined) {
-        body = route.prepareBody ? route.prepareBody(parsed) : parsed;
-        problems.push(...checkBody(route.body, body));
-      } else {
-        body = parsed;
-      }
-      if (problems.length > 0) return json(422, { detail: problems });
-
-      let key;
-      if (route.header !== 'none') {
-        const outcome = authenticate(this.core.store, authorization, route.allowPublic ?? false);
-        if (!outcome.ok) return detail(outcome.status, outcome.detail);
-        key = outcome.key;
-      }
-
-      const ctx: RouteContext = {
-        core: this.core,
-        params,
-        query,
-        body,
-        parsed,
-        rawBody,
-        key,
-        req,
-        entry,
-        origin: `http://${req.headers.host ?? this.baseUrl.slice('http://'.length)}`,
-      };
-      return await route.handler(ctx);
+        return route.handler(ctx);
+      });
     } catch (error) {
-      if (error instanceof ValidationFailure) return json(422, { detail: error.detail });
-      if (error instanceof HttpError) return json(error.status, { detail: error.message }, error.headers);
-      if (error instanceof FaultConfigError) return detail(400, error.message);
-      if (error instanceof VoxformError) return detail(400, error.message);
-      const message = error instanceof Error ? error.message : String(error);
-      this.log?.(`emulator: ${route.method} ${route.path} failed: ${error instanceof Error ? error.stack : message}`);
-      return detail(500, `Internal Server Error: ${message}`);
+      return this.failure(route, error);
     }
+  }
+
+  /** Header, query and body checked together, FastAPI style: every problem in one list. */
+  private checkRequest(route: Route, req: IncomingMessage, search: string, rawBody: Buffer): { problems: ValidationDetail[]; query: Record<string, unknown>; parsed: unknown; body: unknown } {
+    const problems: ValidationDetail[] = [];
+    if (route.header === 'required' && req.headers.authorization === undefined) problems.push(missingHeader('authorization'));
+
+    let query: Record<string, unknown> = {};
+    if (route.query) {
+      const read = readQuery(route.query, new URLSearchParams(search));
+      query = read.value;
+      problems.push(...read.detail);
+    } else if (route.control) {
+      query = Object.fromEntries(new URLSearchParams(search));
+    }
+
+    const parsed = route.rawBody || rawBody.length === 0 ? undefined : parseJsonBody(route, rawBody, problems);
+    let body: unknown = parsed;
+    if (route.body && parsed === undefined && !problems.some((p) => p.type === 'json_invalid')) {
+      problems.push({ type: 'missing', loc: ['body'], msg: 'Field required' });
+    } else if (route.body && parsed !== undefined) {
+      body = route.prepareBody ? route.prepareBody(parsed) : parsed;
+      problems.push(...checkBody(route.body, body));
+    }
+    return { problems, query, parsed, body };
+  }
+
+  /**
+   * Scheme, host and port the client used, for URLs handed back to it; this emulator's own address
+   * when the Host header is not one a URL can be made of.
+   */
+  private originOf(req: IncomingMessage): string {
+    const host = req.headers.host;
+    if (host && /^[A-Za-z0-9.\-_~:[\]%]+$/.test(host) && URL.canParse(`http://${host}`)) return `http://${host}`;
+    return this.baseUrl;
+  }
+
+  private failure(route: Route, error: unknown): Reply {
+    if (error instanceof ValidationFailure) return json(422, { detail: error.detail });
+    if (error instanceof HttpError) return json(error.status, { detail: error.message }, error.headers);
+    if (error instanceof FaultConfigError) return detail(400, error.message);
+    if (error instanceof VoxformError) return detail(400, error.message);
+    const message = error instanceof Error ? error.message : String(error);
+    this.log?.(`emulator: ${route.method} ${route.path} failed: ${error instanceof Error ? error.stack : message}`);
+    return detail(500, `Internal Server Error: ${message}`);
   }
 
   private crashed(res: ServerResponse, error: unknown): void {
@@ -343,16 +366,46 @@ class Emulator implements ControlHost {
 /** Starts an emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const initialSeed = await resolveSeed(options.seed);
-  const store = new EmulatorStore(options.dataFile);
-  const loaded = await store.loadDataFile();
-  if (!loaded) loadSeedIntoStore(store, initialSeed);
+  const store = new EmulatorStore(options.dataFile, {
+    shared: options.sharedDataFile === true,
+    // The lock could not be kept fresh (the process stalled for seconds): another process may have
+    // taken it over. Say so; the next batch locks again.
+    onLockLost: (error) => {
+      if (options.quiet === false) (options.log ?? ((line) => void process.stderr.write(`${line}\n`)))(`emulator: lost the data file lock: ${error.message}`);
+    },
+  });
+  let created = false;
+  if (!store.shared) {
+    created = !(await store.loadDataFile());
+    if (created) loadSeedIntoStore(store, initialSeed);
+  }
   const emulator = new Emulator(options, initialSeed, store);
+  if (store.shared) {
+    await store.access(false, () => undefined); // loads the file, without waiting for the lock
+    // A new file is seeded under the lock, so two commands started at once seed it only once.
+    if (!store.shared.exists) {
+      await store.access(true, async () => {
+        if (!store.shared?.exists) await emulator.loadSeed(initialSeed);
+      });
+    }
+  }
   await emulator.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  if (!loaded && options.dataFile) await store.commit();
+  if (created && options.dataFile) await store.commit();
   return {
     url: emulator.url(),
-    apiKey: store.seedPrivateKey ?? '',
+    apiKey: usablePrivateKey(store),
     close: () => emulator.close(),
     control: emulator.control,
   };
+}
+
+/**
+ * The seed's raw private key, if the account accepts it as a private key — never a public key or a
+ * key the account does not hold (seeds are checked for that, but a data file may say anything):
+ * printing one of those as "the key to use" would lead to a 401 or 403.
+ */
+function usablePrivateKey(store: EmulatorStore): string {
+  const key = store.seedPrivateKey;
+  if (!key) return '';
+  return authenticate(store, key, false).ok ? key : '';
 }

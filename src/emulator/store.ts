@@ -6,12 +6,18 @@
  * write is in flight, every change made meanwhile waits for the single next write, so 500
  * concurrent PUTs cost a handful of fsyncs, not 500. Each write goes through `writeFileAtomic`, so a
  * crash mid-write leaves the previous file intact.
+ *
+ * A data file shared with other processes (`shared`, for `--local`) is written differently: every
+ * request runs in a batch of `SharedDataFile` (shared-file.ts), which reloads the file when another
+ * process changed it and writes once at the end of the batch, under a cross-process lock.
  */
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { VoxformError } from '../errors.js';
 import type { Agent, Campaign } from '../schema/types.gen.js';
 import { nowSeconds } from './ids.js';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
+import { SharedDataFile } from './shared-file.js';
 import type {
   CallRecord,
   EmulatorStateSnapshot,
@@ -92,7 +98,41 @@ export class EmulatorStore {
   private waiters: Waiter[] = [];
   private writing: Promise<void> | undefined;
 
-  constructor(readonly dataFile: string | undefined) {}
+  /** Set when other processes use the same data file. */
+  readonly shared: SharedDataFile | undefined;
+  /** Called after the account was replaced by the data file's content (indexes over it are stale). */
+  onReload: () => void = () => undefined;
+
+  constructor(
+    readonly dataFile: string | undefined,
+    options: { shared?: boolean; onLockLost?: (error: Error) => void } = {},
+  ) {
+    if (dataFile && options.shared) {
+      this.shared = new SharedDataFile(
+        dataFile,
+        {
+          reload: async () => {
+            const loaded = await this.loadDataFile();
+            if (loaded) this.onReload();
+            return loaded;
+          },
+          dirty: () => this.flushedVersion < this.dirtyVersion,
+          write: () => this.writeShared(),
+        },
+        options.onLockLost ?? (() => undefined),
+      );
+    }
+  }
+
+  /**
+   * Runs a request's work on the account. A lone store runs it at once; a shared one runs it in a
+   * batch (after reloading what other processes wrote; when `write`, under the file lock and
+   * answered only once its changes are on disk).
+   */
+  access<T>(write: boolean, work: () => T | Promise<T>): Promise<T> {
+    if (this.shared) return this.shared.run(write, work);
+    return Promise.resolve(work());
+  }
 
   /** Empties the account (before a seed or a reset). */
   clear(): void {
@@ -174,6 +214,11 @@ export class EmulatorStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw new VoxformError('emulator_data_unreadable', `Cannot read the emulator data file ${this.dataFile}: ${(error as Error).message}.`);
     }
+    if (jsonTooDeepAt(text) !== undefined) {
+      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} nests deeper than ${MAX_JSON_DEPTH} levels.`, {
+        hint: 'Delete it to start again from the seed.',
+      });
+    }
     let data: PersistedData;
     try {
       data = JSON.parse(text) as PersistedData;
@@ -187,6 +232,17 @@ export class EmulatorStore {
         hint: 'Point --data at a new file, or delete this one to start again from the seed.',
       });
     }
+    try {
+      this.restoreFrom(data);
+    } catch (error) {
+      throw new VoxformError('emulator_data_invalid', `${this.dataFile} is not a readable voxform emulator data file: ${(error as Error).message}.`, {
+        hint: 'Delete it to start again from the seed.',
+      });
+    }
+    return true;
+  }
+
+  private restoreFrom(data: PersistedData): void {
     this.restore(
       {
         keys: data.keys ?? [],
@@ -200,7 +256,6 @@ export class EmulatorStore {
       },
       data.seed_private_key ?? null,
     );
-    return true;
   }
 
   /**
@@ -209,6 +264,12 @@ export class EmulatorStore {
    */
   commit(): Promise<void> {
     if (!this.dataFile) return Promise.resolve();
+    if (this.shared) {
+      // The batch this change belongs to writes it (and the request is answered after that write).
+      if (!this.shared.inBatch) return Promise.reject(new Error('a change to a shared data file was made outside a batch'));
+      this.dirtyVersion++;
+      return Promise.resolve();
+    }
     const version = ++this.dirtyVersion;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ version, resolve, reject }));
     this.writing ??= this.writeLoop();
@@ -217,7 +278,7 @@ export class EmulatorStore {
 
   /** Resolves when every change made so far is on disk. */
   async flush(): Promise<void> {
-    if (!this.dataFile) return;
+    if (!this.dataFile || this.shared) return; // a shared file's batches write before they answer
     while (this.writing) await this.writing.catch(() => undefined);
     if (this.flushedVersion < this.dirtyVersion) await this.commit();
   }
@@ -251,6 +312,13 @@ export class EmulatorStore {
       if (failure === undefined) waiter.resolve();
       else waiter.reject(failure);
     }
+  }
+
+  /** The write at the end of a shared batch (the batch holds the lock, so writes never overlap). */
+  private async writeShared(): Promise<void> {
+    const version = this.dirtyVersion;
+    await writeFileAtomic(this.dataFile as string, this.serialize());
+    this.flushedVersion = version;
   }
 
   private serialize(): string {

@@ -287,6 +287,12 @@ export interface EmulatorOptions {
   host?: string;
   /** Persist to this JSON file (atomic writes); loaded if it exists, else created from the seed. */
   dataFile?: string;
+  /**
+   * Other processes use `dataFile` at the same time (every `--local` command of a folder): each
+   * change is made under a cross-process lock on a freshly reloaded account, and reads reload what
+   * the others wrote. Default false (the emulator owns the file).
+   */
+  sharedDataFile?: boolean;
   /** A YAML/JSON file path or an object; default: the built-in default seed. */
   seed?: string | EmulatorSeed;
   /** Latency added to every request: fixed ms, or [min, max] for jitter. */

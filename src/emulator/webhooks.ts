@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { WebhookTarget } from '../schema/types.gen.js';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import type { WebhookDelivery } from './types.js';
 
 export type WebhookPolicy = 'all' | 'loopback' | 'none';
@@ -89,8 +90,16 @@ export class WebhookSender {
 
     return new Promise<WebhookOutcome>((resolve) => {
       const transport = url.protocol === 'https:' ? https : http;
-      // A fresh connection per delivery (no agent): nothing lingers to hold the process or a test server open.
-      const req = transport.request(url, { method, headers, agent: false });
+      let req: http.ClientRequest;
+      try {
+        // A fresh connection per delivery (no agent): nothing lingers to hold the process or a test server open.
+        req = transport.request(url, { method, headers, agent: false });
+      } catch (error) {
+        // Headers no HTTP request can carry (a name with a space, a value with a line break): the
+        // config was accepted, so every session of the agent would fail here — record it instead.
+        resolve(fail(`cannot be sent: ${(error as Error).message}`));
+        return;
+      }
       this.inFlight.add(req);
       const finish = (outcome: WebhookOutcome) => {
         if (settled) return;
@@ -119,6 +128,8 @@ export class WebhookSender {
           const text = Buffer.concat(chunks).toString('utf8');
           let answer: unknown;
           if (text.trim() !== '') {
+            // Merged into the session and served in the call log: held to the request bodies' depth.
+            if (jsonTooDeepAt(text) !== undefined) return finish(fail(`answered JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
             try {
               answer = JSON.parse(text);
             } catch {

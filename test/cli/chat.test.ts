@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { DEFAULT_PUBLIC_KEY, startEmulator } from '../../src/emulator/index.js';
+import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+const BOOKING = '-OKdqbqetEcM4ak369yn';
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
 let env: Record<string, string>;
 
@@ -47,5 +51,82 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_BASE_URL: emulator.url }, input: 'Hello\n' });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+  });
+});
+
+describe('--local: one project database shared by every command of a folder', () => {
+  it('a chat and an apply run at once keep each other’s writes', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  front-desk:',
+      `    id: "${FRONT_DESK}"`,
+      '    name: Front desk',
+      '    config:',
+      '      prompt: Applied while a chat was open.',
+      '',
+    ].join('\n');
+    const { dir, cleanup } = await makeTree({ 'voxform.yaml': manifest });
+    const chat = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'chat', '--local', '--agent', BOOKING], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' },
+      stdio: 'pipe',
+    });
+    try {
+      let stdout = '';
+      let stderr = '';
+      chat.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      chat.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => chat.on('close', resolve));
+
+      // The chat has loaded the project database and written its session…
+      chat.stdin.write('Hello\n');
+      await expect.poll(() => stdout, { timeout: 30_000 }).toContain('You said: Hello\n');
+      // …then an apply changes an agent in another process…
+      const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+      expect(apply.stderr).not.toMatch(/error/i);
+      expect(apply.code).toBe(0);
+      // …then the chat writes again: it must not put back the agent it loaded before the apply.
+      chat.stdin.end('Goodbye\n');
+      expect(await exited).toBe(0);
+      expect(stderr).toBe('');
+      expect(stdout).toBe('[Appointment booking] You said: Hello\n[Appointment booking] You said: Goodbye\n');
+
+      const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: dir });
+      expect(plan.stdout).toContain('No changes');
+      expect(plan.code).toBe(0);
+      const logs = await runCli(['logs', '--local', '--agent', BOOKING, '--format', 'json', '--limit', '1'], { cwd: dir });
+      expect(logs.code).toBe(0);
+      const [record] = JSON.parse(logs.stdout) as Array<{ call_status: string; chat: string }>;
+      expect(record?.call_status).toBe('chat_completion');
+      // (The end-of-session request that follows gets a reply of its own, after these.)
+      expect(JSON.parse(record?.chat ?? '[]').map((m: { content: string }) => m.content).slice(0, 4)).toEqual([
+        'Hello',
+        '[Appointment booking] You said: Hello',
+        'Goodbye',
+        '[Appointment booking] You said: Goodbye',
+      ]);
+    } finally {
+      chat.kill('SIGKILL');
+      await cleanup();
+    }
+  });
+
+  it('a project database that holds no usable private key is one clear sentence, exit 1', async () => {
+    const { dir, cleanup } = await makeTree({});
+    try {
+      const dataFile = path.join(dir, '.voxform', 'local.json');
+      await mkdir(path.dirname(dataFile));
+      const first = await startEmulator({ dataFile });
+      await first.close();
+      const data = JSON.parse(await readFile(dataFile, 'utf8'));
+      data.seed_private_key = DEFAULT_PUBLIC_KEY;
+      await writeFile(dataFile, JSON.stringify(data));
+      const result = await runCli(['chat', '--local', '--agent', FRONT_DESK], { cwd: dir, input: 'Hello\n' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`error: ${path.join('.voxform', 'local.json')} holds no private key the embedded emulator accepts.\n  hint: Delete it to start again from the default account.\n`);
+    } finally {
+      await cleanup();
+    }
   });
 });

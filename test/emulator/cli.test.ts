@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseEmulatorFlags, runEmulator } from '../../src/cli/commands/emulator.js';
 import type { CommandContext } from '../../src/cli/context.js';
+import { checkSeed, DEFAULT_PUBLIC_KEY, startEmulator } from '../../src/emulator/index.js';
 import { VoxformError } from '../../src/errors.js';
 import { SecretRegistry } from '../../src/util/redact.js';
 import { repoRoot } from '../helpers/cli.js';
@@ -125,5 +126,49 @@ describe('voxform emulator', () => {
       child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the banner never suggests a key that will be refused', () => {
+  it('shows no key and no VOXFORM_API_KEY line when the data file names a public key as its private key', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));
+    try {
+      // A data file as an emulator wrote it, then edited: the key it would print is a public key.
+      const first = await startEmulator({ dataFile: path.join(dir, 'data.json') });
+      await first.close();
+      const data = JSON.parse(await readFile(path.join(dir, 'data.json'), 'utf8'));
+      data.seed_private_key = DEFAULT_PUBLIC_KEY;
+      await writeFile(path.join(dir, 'data.json'), JSON.stringify(data));
+
+      const { ctx, out } = fakeContext(dir);
+      let stop!: () => void;
+      const running = runEmulator({ port: '0', data: 'data.json' }, ctx, new Promise<void>((resolve) => (stop = resolve)));
+      for (let i = 0; i < 200 && !/Ctrl-C/.test(out.stdout); i++) await new Promise((r) => setTimeout(r, 10));
+      stop();
+      expect(await running).toBe(0);
+      expect(out.stdout).toContain('listening on');
+      expect(out.stdout).not.toContain(DEFAULT_PUBLIC_KEY);
+      expect(out.stdout).not.toContain('VOXFORM_API_KEY');
+      expect(out.stdout).toContain('private key  (none to show');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the key it prints is accepted where only a private key is', async () => {
+    const emulator = await startEmulator();
+    try {
+      expect(emulator.apiKey).not.toBe('');
+      expect((await clientFor(emulator).get('/phones')).status).toBe(200);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it('a seed that lists one key twice, or a hash that is not its key, is refused with the place named', () => {
+    const twice = { keys: [{ type: 'private', key: 'sameKey000000000000000000000001' }, { type: 'public', key: 'sameKey000000000000000000000001' }] };
+    expect(() => checkSeed(twice, 'twice.yaml')).toThrow(/keys\[1\]: is the same key as keys\[0\]/);
+    const mismatch = { keys: [{ type: 'private', key: 'someKey000000000000000000000001', hash: 'a'.repeat(64) }] };
+    expect(() => checkSeed(mismatch, 'mismatch.yaml')).toThrow(/keys\[0\]\.hash: is not the sha256 of `key`/);
   });
 });

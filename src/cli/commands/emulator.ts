@@ -93,7 +93,10 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   ctx.stdout.write(
     [
       `voxform emulator listening on ${emulator.url}`,
-      `  private key  ${emulator.apiKey || '(none: the data file or seed holds no raw private key)'}   (a local key, only the emulator accepts it)`,
+      // `apiKey` is only ever a key this account accepts as a private key, never a public one.
+      emulator.apiKey
+        ? `  private key  ${emulator.apiKey}   (a local key, only the emulator accepts it)`
+        : '  private key  (none to show: the seed or data file holds no raw private key this account accepts; seed one, or use a new --data file)',
       `  data         ${data}`,
       `  seed         ${seed}`,
       `  agents       ${llm ? `played by the model at ${llm.url}${llm.model ? ` (${llm.model})` : ''}` : 'deterministic replies (use --llm URL for a model)'}`,

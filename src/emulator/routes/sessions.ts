@@ -1,10 +1,26 @@
 /** POST /register_call, /register_sip_call, /sip and /chat/completions. */
 import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRequest } from '../../schema/types.gen.js';
+import { loadSchemas } from '../../schema/load.js';
 import { json, type Reply } from '../http.js';
 import type { Route, RouteContext } from '../router.js';
 import { replyEvents } from '../sse.js';
 import type { SessionKind } from '../types.js';
 import { bodyValueError } from '../validation.js';
+
+/**
+ * The body's top-level fields the service reads. The interface marks only `POST /api_keys` as
+ * refusing unknown fields; everywhere else a FastAPI service ignores them, and OpenAI clients send
+ * theirs (`model`, `stream`, `temperature`, …) on every call. So a chat request keeps only these,
+ * then is validated as strictly as before (docs/emulator.md, "Chat completions").
+ */
+let chatFields: Set<string> | undefined;
+
+function withoutUnknownChatFields(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  chatFields ??= new Set(Object.keys((loadSchemas().service.$defs as Record<string, { properties: object }>).ChatCompletionRequest?.properties ?? {}));
+  const known = chatFields;
+  return Object.fromEntries(Object.entries(body).filter(([name]) => known.has(name)));
+}
 
 /** The host part of SIP URIs: the host the client reached the emulator on. */
 function sipHost(origin: string): string {
@@ -97,6 +113,7 @@ export const sessionRoutes: Route[] = [
     header: 'unshown',
     allowPublic: true,
     body: 'ChatCompletionRequest',
+    prepareBody: withoutUnknownChatFields,
     handler: chat,
   },
 ];

@@ -1,0 +1,166 @@
+/**
+ * A data file that several processes use at once (`--local`: every voxform command run in a folder
+ * starts its own embedded emulator on `.voxform/local.json`).
+ *
+ * Each process keeps the account in memory, as a lone emulator does, but never writes a stale copy
+ * over another process's changes:
+ * - work is done in batches, one batch at a time in a process: the requests queued meanwhile;
+ * - a batch that may change the account holds a cross-process lock on the file (proper-lockfile: a
+ *   lock directory beside it, taken over when its holder died), reloads the file if another process
+ *   wrote it since this one last read or wrote it, runs its requests, writes once, then unlocks;
+ * - a batch of reads takes no lock; it only reloads the file if it changed, so `logs` sees the calls
+ *   a `chat` made.
+ * "The file changed" is its identity on disk (inode, size, modification and change times, in
+ * nanoseconds): every write replaces it by a rename, so each write gives a new one.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { stat } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
+import { HttpError } from './http.js';
+
+/** How long a process waits for another one's batch before answering 503 (about a minute). */
+const LOCK_RETRIES = { retries: 600, minTimeout: 20, maxTimeout: 100, factor: 1.2 };
+/** A lock not refreshed for this long belongs to a dead process and is taken over. */
+const LOCK_STALE_MS = 10_000;
+
+/** What the gate needs from the store. */
+export interface SharedFileHost {
+  /** Replaces the in-memory account with the file's content; false when the file does not exist. */
+  reload(): Promise<boolean>;
+  /** Whether the account changed since the last write. */
+  dirty(): boolean;
+  /** Writes the account to the file. */
+  write(): Promise<void>;
+}
+
+interface Task {
+  write: boolean;
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+async function identityOf(file: string): Promise<string> {
+  try {
+    const s = await stat(file, { bigint: true });
+    return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw error;
+  }
+}
+
+export class SharedDataFile {
+  private readonly queue: Task[] = [];
+  private draining = false;
+  private readonly context = new AsyncLocalStorage<{ locked: boolean }>();
+  /** The file's identity when this process last read or wrote it; undefined before the first batch. */
+  private known: string | undefined;
+  /** Whether the file existed at the last check. */
+  private present = false;
+
+  constructor(
+    readonly file: string,
+    private readonly host: SharedFileHost,
+    private readonly onLockLost: (error: Error) => void,
+  ) {}
+
+  /** Whether the caller runs inside a batch (its changes will be written by the batch). */
+  get inBatch(): boolean {
+    return this.context.getStore() !== undefined;
+  }
+
+  /** Whether the file existed when the current batch started. */
+  get exists(): boolean {
+    return this.present;
+  }
+
+  /**
+   * Runs `fn` in a batch: after every batch queued before it, with the account reloaded when the
+   * file changed, and — when `write` — under the file lock, resolving once its changes are on disk.
+   * Called from inside a batch, `fn` runs at once as part of it.
+   */
+  run<T>(write: boolean, fn: () => T | Promise<T>): Promise<T> {
+    const current = this.context.getStore();
+    if (current) {
+      if (write && !current.locked) return Promise.reject(new Error('a change was attempted inside a read-only batch of the shared data file'));
+      return Promise.resolve().then(fn);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ write, fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) await this.runBatch(this.queue.splice(0, this.queue.length));
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async runBatch(batch: Task[]): Promise<void> {
+    const locked = batch.some((task) => task.write);
+    let release: (() => Promise<void>) | undefined;
+    try {
+      if (locked) release = await this.lock();
+      await this.refresh();
+    } catch (error) {
+      await release?.().catch(() => undefined);
+      for (const task of batch) task.reject(error);
+      return;
+    }
+    const outcomes: Outcome[] = [];
+    for (const task of batch) {
+      try {
+        outcomes.push({ ok: true, value: await this.context.run({ locked }, task.fn) });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+      }
+    }
+    let writeError: unknown;
+    if (locked && this.host.dirty()) {
+      try {
+        await this.host.write();
+        this.known = await identityOf(this.file);
+        this.present = true;
+      } catch (error) {
+        writeError = error;
+      }
+    }
+    await release?.().catch(() => undefined);
+    batch.forEach((task, i) => {
+      const outcome = outcomes[i] as Outcome;
+      if (!outcome.ok) task.reject(outcome.error);
+      else if (task.write && writeError !== undefined) task.reject(writeError);
+      else task.resolve(outcome.value);
+    });
+  }
+
+  /** Reloads the account when another process wrote the file since this one last saw it. */
+  private async refresh(): Promise<void> {
+    const identity = await identityOf(this.file);
+    if (identity === this.known) return;
+    this.present = identity !== 'missing';
+    // A file deleted under a running process: keep the account in memory; the next write recreates it.
+    if (this.present) await this.host.reload();
+    this.known = identity;
+  }
+
+  private async lock(): Promise<() => Promise<void>> {
+    try {
+      return await lockfile.lock(this.file, {
+        realpath: false,
+        stale: LOCK_STALE_MS,
+        retries: LOCK_RETRIES,
+        onCompromised: this.onLockLost,
+      });
+    } catch (error) {
+      throw new HttpError(503, `The emulator data file ${this.file} stayed locked by another voxform process: ${(error as Error).message}`, { 'retry-after': '1' });
+    }
+  }
+}
