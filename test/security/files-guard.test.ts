@@ -69,9 +69,9 @@ describe('files a manifest names must stay inside the project', () => {
   });
 
   it('follows a symbolic link that stays inside the project', async () => {
-    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompts/front.md'), 'shared/front.md': 'Be kind.\n' });
+    const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompts/front.md'), 'common/front.md': 'Be kind.\n' });
     await mkdir(path.join(project, 'prompts'));
-    await symlink('../shared/front.md', path.join(project, 'prompts/front.md'));
+    await symlink('../common/front.md', path.join(project, 'prompts/front.md'));
     const result = await load(project);
     expect(summarize(result)).toEqual([]);
     expect(result.state?.agents.get('front-desk')?.config.prompt).toBe('Be kind.');
