@@ -41,6 +41,7 @@ export const DIAGNOSTIC_CODES = [
   'env_syntax',
   'env_not_allowed',
   'env_forbidden',
+  'env_value_short',
   'base_url_invalid',
   'base_url_untrusted',
   'environment_unknown',

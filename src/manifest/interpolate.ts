@@ -99,10 +99,23 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     }
     fromEnv = true;
     ctx.onSecret(resolved);
+    if (span && resolved.length > 0 && resolved.length < SHORT_SECRET_LENGTH) {
+      ctx.diagnostics.warning(
+        'env_value_short',
+        `the value of ${name} is only ${resolved.length} character${resolved.length === 1 ? '' : 's'}: voxform treats every \${env:…} value as a secret and hides each occurrence of it in its output, which garbles ordinary text; read only secrets through \${env:…}, and put other per-environment values under environments:`,
+        locate(span, whole),
+      );
+    }
     return resolved;
   });
   return { value, fromEnv };
 }
+
+/**
+ * Below this length a secret value also occurs inside ordinary words, and hiding every occurrence
+ * (the last scrub of all output cannot know which are the secret) garbles the output: worth a warning.
+ */
+export const SHORT_SECRET_LENGTH = 4;
 
 /**
  * `value` with every string interpolated, spans kept. Copy-on-write: an object or list is copied

@@ -142,3 +142,13 @@ describe('exfiltration through a webhook header, end to end', () => {
     }
   });
 });
+
+describe('short ${env:} values', () => {
+  it('warn at the reference that every occurrence will be hidden, and still count as secrets', async () => {
+    const files = { 'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config: { first_message: "Code ${env:CODE}" }\n' };
+    const short = await loadTree(files, { env: { CODE: 'eu' } });
+    expect(short.diagnostics.map((d) => `${d.line}:${d.col} ${d.severity} ${d.code}`)).toEqual(['4:36 warning env_value_short']);
+    expect(short.secrets).toContain('eu');
+    expect(summarize(await loadTree(files, { env: { CODE: 'long-enough' } }))).toEqual([]);
+  });
+});
