@@ -17,7 +17,7 @@ describe('interpolateString', () => {
     { text: 'plain text', env: {}, value: 'plain text', fromEnv: false, secrets: [] },
     { text: '${env:TOKEN}', env: { TOKEN: 's3cret' }, value: 's3cret', fromEnv: true, secrets: ['s3cret'] },
     { text: 'Bearer ${env:TOKEN}', env: { TOKEN: 's3cret' }, value: 'Bearer s3cret', fromEnv: true, secrets: ['s3cret'] },
-    { text: '${env:A}-${env:B}', env: { A: 'one', B: 'two' }, value: 'one-two', fromEnv: true, secrets: ['one', 'two'] },
+    { text: '${env:A}-${env:B}', env: { A: 'first', B: 'second' }, value: 'first-second', fromEnv: true, secrets: ['first', 'second'] },
     { text: '${env:TOKEN:-dev-token}', env: {}, value: 'dev-token', fromEnv: true, secrets: ['dev-token'] },
     { text: '${env:TOKEN:-dev-token}', env: { TOKEN: '' }, value: 'dev-token', fromEnv: true, secrets: ['dev-token'] },
     { text: '${env:TOKEN:-dev-token}', env: { TOKEN: 'real' }, value: 'real', fromEnv: true, secrets: ['real'] },
@@ -73,10 +73,10 @@ describe('the operator policy and forbidden places', () => {
   }
 
   it.each([
-    { text: '${env:A}-${env:B:-x}', env: { A: '1' }, place: undefined, value: '1-x', names: ['A', 'B'], codes: [] },
+    { text: '${env:A}-${env:B:-none}', env: { A: '1234' }, place: undefined, value: '1234-none', names: ['A', 'B'], codes: [] },
     { text: '${env:VOXFORM_API_KEY}', env: { VOXFORM_API_KEY: 'k' }, place: undefined, value: '${env:VOXFORM_API_KEY}', names: [], codes: ['6 env_not_allowed'] },
     { text: 'x ${env:B}', env: { B: 'b', VOXFORM_ENV_ALLOW: 'A' }, place: undefined, value: 'x ${env:B}', names: [], codes: ['8 env_not_allowed'] },
-    { text: '${env:A}', env: { A: 'a', VOXFORM_ENV_ALLOW: 'A' }, place: undefined, value: 'a', names: ['A'], codes: [] },
+    { text: '${env:A}', env: { A: 'allowed', VOXFORM_ENV_ALLOW: 'A' }, place: undefined, value: 'allowed', names: ['A'], codes: [] },
     { text: 'ag_${env:A}', env: { A: 'a' }, place: "an agent's id", value: 'ag_${env:A}', names: [], codes: ['9 env_forbidden'] },
     { text: '$${env:A}', env: { A: 'a' }, place: "an agent's id", value: '${env:A}', names: [], codes: [] },
   ])('$text in $place with $env', ({ text, env, place, value, names, codes }) => {
