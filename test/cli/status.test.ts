@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
@@ -104,6 +105,23 @@ describe('voxform status (against the emulator)', () => {
       expect(result.code).toBe(1);
     }
     expect(project.requests).toEqual([]);
+  });
+
+  it('a service that does not answer: the key is left unchecked, with the reason, exit 1', async () => {
+    project = await startExampleProject();
+    // A port that was just free: nothing listens there.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const result = await project.cli(['status', '--format', 'json'], { VOXFORM_BASE_URL: `http://127.0.0.1:${closed}` });
+    withoutSecrets(result, project.emulator.apiKey);
+    const report = JSON.parse(result.stdout);
+    expect(report.key.type).toBe('unchecked');
+    expect(report.key.problem).toMatch(/GET \/phones/);
+    expect(result.code).toBe(1);
   });
 
   it('reports manifests that do not load instead of failing, and a regional gateway by name', async () => {
