@@ -76,7 +76,7 @@ export function regionOf(baseUrl: string): 'us' | 'eu' | null {
 
 /**
  * Sends one read that needs a private key and tells the key's type from the answer: 200 private,
- * 403 public, 401 (or a 422 on the header) invalid. Any other failure leaves it unchecked, with the
+ * 403 public, 401 (or a 422 on the `authorization` header) invalid. Any other failure leaves it unchecked, with the
  * client's sentence (already scrubbed of the key) as the problem.
  */
 export async function probeKey(client: ApiClient): Promise<StatusReport['key']> {
@@ -85,7 +85,8 @@ export async function probeKey(client: ApiClient): Promise<StatusReport['key']> 
     return { type: 'private' };
   } catch (error) {
     if (isApiError(error) && error.status === 403) return { type: 'public', problem: 'a public key only starts sessions; plan and apply need a private key' };
-    if (isApiError(error) && (error.status === 401 || error.status === 422)) return { type: 'invalid', problem: 'the service does not know this key (wrong, revoked, or of another region)' };
+    const refusedHeader = isApiError(error) && error.status === 422 && error.issues.some((issue) => issue.loc[0] === 'header');
+    if (refusedHeader || (isApiError(error) && error.status === 401)) return { type: 'invalid', problem: 'the service does not know this key (wrong, revoked, or of another region)' };
     if (isVoxformError(error)) return { type: 'unchecked', problem: error.message };
     throw error;
   }
