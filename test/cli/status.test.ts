@@ -46,7 +46,7 @@ describe('voxform status (against the emulator)', () => {
     const text = await project.cli(['status']);
     withoutSecrets(text, project.emulator.apiKey);
     expect(text.stdout).toMatch(/^State: +\.voxform\/state\.json \(serial \d+, workspace default@http:\/\/127\.0\.0\.1:\d+\)$/m);
-    expect(text.stdout).toMatch(/^Last apply: +\d{4}-\d\d-\d\dT[\d:.]+Z by .+@.+, "voxform apply": 7 applied, 0 failed, 0 skipped$/m);
+    expect(text.stdout).toMatch(/^Last apply: +\d{4}-\d\d-\d\dT[\d:.]+Z by .+@.+, "voxform apply", complete: 7 applied, 0 failed, 0 skipped$/m);
 
     const json = await project.cli(['status', '--format', 'json']);
     withoutSecrets(json, project.emulator.apiKey);
@@ -57,7 +57,7 @@ describe('voxform status (against the emulator)', () => {
       key: { type: 'private' },
       state: { file: '.voxform/state.json', exists: true },
       lock: { held: false },
-      last_apply: { command: 'voxform apply', applied: 7, failed: 0, skipped: 0 },
+      last_apply: { command: 'voxform apply', outcome: 'applied', applied: 7, failed: 0, skipped: 0 },
     });
     expect(report.state.serial).toBeGreaterThan(0);
   });
