@@ -140,6 +140,9 @@ describe('docs/ci/github-actions.yml', () => {
     const steps = recipe.jobs.apply.steps as Node[];
     const readState = steps.find((step) => String(step.name).startsWith('read the latest state'))?.run as string;
     const keepState = steps.find((step) => String(step.name).startsWith('keep the state file in git'))?.run as string;
+    const keepStep = steps.find((step) => step.run === keepState) as Node;
+    expect(keepStep.if, 'the state is kept after a failed or cancelled apply too').toBe("always() && steps.apply.outcome != 'skipped'");
+    expect(steps.find((step) => step.id === 'apply')?.run).toBe('npx voxform apply plan.json');
     expect(steps.findIndex((step) => step.run === readState)).toBeLessThan(steps.findIndex((step) => String(step.run).includes('voxform apply')));
     const dir = await mkdtemp(path.join(tmpdir(), 'voxform-ci-git-'));
     try {
