@@ -163,6 +163,8 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     // The next plan marks the variables this apply did not read as new.
     if (!result.interrupted) await store.recordEnvironmentVariables(options.desired.environmentVariables);
     const status = result.interrupted ? 'interrupted' : result.failed.length + result.skipped.length > 0 ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
+    // For `voxform status`: how the last apply to this workspace ended.
+    await store.recordLastApply({ command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length });
     return outcome(status, plan, result);
   } finally {
     await lock.release();

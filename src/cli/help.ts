@@ -105,6 +105,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: OK_OR_ERROR,
     examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml'],
   },
+  status: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: ['0  the key is a private key the service accepted', '1  the key is missing, public or refused, the service did not answer, or an error (the report is printed)'],
+    examples: ['voxform status', 'voxform status --local', 'voxform status --env production --format json'],
+  },
   schema: {
     environment: [],
     exitCodes: OK_OR_ERROR,

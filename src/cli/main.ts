@@ -150,6 +150,11 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
 
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
 
+  withConnection(withManifest(program.command('status').description('show the service, the key type, the state file, its lock and the last apply')))
+    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('status'));
+
   const test = withConnection(withManifest(program.command('test').description('run conversation tests against the configuration under review')))
     .argument('[paths...]', 'test files or folders (default: tests/ beside the manifest)')
     .addOption(new Option('--against <target>', 'talk to the desired config (what apply would send), the live agent, or both').choices(['desired', 'live', 'both']).default('desired'))
@@ -183,6 +188,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'keys-create': () => import('./commands/keys.js'),
   chat: () => import('./commands/chat.js'),
   schema: () => import('./commands/schema.js'),
+  status: () => import('./commands/status.js'),
   test: () => import('./commands/test.js'),
   'test-capture': async () => ({ run: (await import('./commands/test.js')).capture }),
 };

@@ -1,8 +1,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
+import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
+import { emptyWorkspace, type LastApply, type StateFile, type WorkspaceState } from './types.js';
 
 /** Reads the state file; a missing file is an empty state, a damaged one a clear error. */
 export async function readStateFile(file: string): Promise<StateFile> {
@@ -28,13 +29,34 @@ export async function readStateFile(file: string): Promise<StateFile> {
     });
   }
   for (const ws of Object.values(state.workspaces)) {
-    for (const key of Object.keys(emptyWorkspace()) as Array<Exclude<keyof WorkspaceState, 'environmentVariables'>>) ws[key] ??= {};
+    for (const key of Object.keys(emptyWorkspace()) as Array<Exclude<keyof WorkspaceState, 'environmentVariables' | 'lastApply'>>) ws[key] ??= {};
     // Anything but a list of names is no record at all: the next plan then marks every variable as new.
     if (!isNameList(ws.environmentVariables)) delete ws.environmentVariables;
+    if (ws.lastApply !== undefined && !isLastApply(ws.lastApply)) delete ws.lastApply;
   }
   // A `salt` of older versions is dropped: hashes are keyed now (see `hashApplied`), and the next
   // write leaves it out.
   return { version: 1, serial: typeof state.serial === 'number' ? state.serial : 0, workspaces: state.workspaces };
+}
+
+/** `user@host` of this run, as a state lock names its owner. */
+function runBy(): string {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the host alone still says where it ran.
+  }
+  return `${user}@${hostname()}`;
+}
+
+function isLastApply(value: unknown): value is LastApply {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    ['at', 'by', 'command', 'outcome'].every((key) => typeof record[key] === 'string') &&
+    ['applied', 'failed', 'skipped'].every((key) => Number.isInteger(record[key]))
+  );
 }
 
 function isNameList(value: unknown): value is string[] {
@@ -82,6 +104,16 @@ export class StateStore {
   recordEnvironmentVariables(names: readonly string[]): Promise<void> {
     return this.update((workspace) => {
       workspace.environmentVariables = [...new Set(names)].sort();
+    });
+  }
+
+  /**
+   * Records how an apply ended (`voxform status` shows it). The command is the operator's, as
+   * typed; counts only, never a value.
+   */
+  recordLastApply(record: Omit<LastApply, 'at' | 'by'>): Promise<void> {
+    return this.update((workspace) => {
+      workspace.lastApply = { at: new Date().toISOString(), by: runBy(), ...record };
     });
   }
 

@@ -26,6 +26,23 @@ export interface WorkspaceState {
    * next plan can mark the ones that are new. Absent until an apply records it.
    */
   environmentVariables?: string[];
+  /** What the last apply to this workspace did, for `voxform status`. Absent until an apply records it. */
+  lastApply?: LastApply;
+}
+
+/** The record of an apply, written when it ends (also when some changes failed). */
+export interface LastApply {
+  /** ISO 8601: when the apply ended. */
+  at: string;
+  /** `user@host` of the run. */
+  by: string;
+  /** The command as typed, without secrets (`voxform apply plan.json`). */
+  command: string;
+  /** `applied`, `failed` (some changes failed or were skipped), `interrupted` or `nothing_to_do`. */
+  outcome: string;
+  applied: number;
+  failed: number;
+  skipped: number;
 }
 
 export interface AgentState {

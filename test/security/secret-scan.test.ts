@@ -97,6 +97,10 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], outside: true, codes: [0] },
   { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], outside: true, codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
+  { scenario: 'success', command: 'status', format: 'text', args: ['status'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'status', format: 'json', args: ['status', '--format', 'json'], codes: [0] },
+  { scenario: 'service 422', command: 'status', format: 'text', args: ['status'], service: 'echo-get', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'status', format: 'json', args: ['status', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'success', command: 'chat', format: 'text', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', outside: true, codes: [0] },
   { scenario: 'service 422', command: 'chat', format: 'text', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'plan', format: 'text', args: ['plan'], service: 'echo-get', debug: true, codes: [1] },
@@ -119,6 +123,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'manifest error', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], codes: [1] },
   { scenario: 'manifest error', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], codes: [1] },
   { scenario: 'manifest error', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], debug: true, codes: [1] },
+  { scenario: 'manifest error', command: 'status', format: 'json', args: ['status', '--format', 'json'], codes: [0] },
   { scenario: 'manifest error', command: 'logs', format: 'json', args: ['logs', '--agent', 'front-desk', '--format', 'json'], codes: [0, 1] },
 ];
 

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { isVoxformError } from '../../errors.js';
+import { loadManifests } from '../../manifest/index.js';
+import { workspaceKey } from '../../state/types.js';
+import { renderStatusJson, renderStatusText } from '../../status/render.js';
+import { isReady, probeKey, readStateStatus, regionOf, serviceSourceOf, STATUS_FORMAT_VERSION, type StatusReport } from '../../status/status.js';
+import { chooseBaseUrl, resolveConnection, type ManifestService } from '../connection.js';
+import type { CommandContext } from '../context.js';
+import type { ProjectOptions } from '../project.js';
+
+export interface StatusOptions extends ProjectOptions {
+  format?: 'text' | 'json';
+}
+
+/**
+ * `voxform status`: the service, the key's type, the state file, its lock and the last apply. Exit 0
+ * when plan and apply could run (a private key the service accepted), 1 otherwise — the report is
+ * printed either way, so a CI job can run it first and stop before anything else runs.
+ */
+export async function run(options: StatusOptions, ctx: CommandContext): Promise<number> {
+  const manifest = await readManifestService(options, ctx);
+  const source = serviceSourceOf(options, ctx.env, manifest.service);
+  const { serviceId, baseUrl, key } = await connectAndProbe(options, ctx, manifest.service);
+  const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
+  const workspace = workspaceKey(options.env, serviceId);
+  const fromState = await readStateStatus(stateFile, workspace);
+  const report: StatusReport = {
+    format_version: STATUS_FORMAT_VERSION,
+    service: { id: serviceId, base_url: baseUrl, region: serviceId === 'local' ? null : regionOf(baseUrl), source },
+    key,
+    manifest: { environment: options.env ?? null, ...(manifest.problem ? { problem: manifest.problem } : {}) },
+    state: { file: path.relative(ctx.cwd, stateFile) || stateFile, workspace, ...fromState.state },
+    lock: fromState.lock,
+    last_apply: fromState.last_apply,
+  };
+  ctx.stdout.write(options.format === 'json' ? renderStatusJson(report) : renderStatusText(report));
+  return isReady(report) ? 0 : 1;
+}
+
+/**
+ * The manifests' `base_url` and `region`, which count only where the operator set neither. A folder
+ * without manifests, or with broken ones, still gets a status: the problem is reported, not thrown.
+ */
+async function readManifestService(options: StatusOptions, ctx: CommandContext): Promise<{ service: ManifestService; problem?: string }> {
+  try {
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl });
+    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    if (!result.state) {
+      const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+      return { service: {}, problem: `${errors} error${errors === 1 ? '' : 's'}; run \`voxform validate\`` };
+    }
+    return { service: { baseUrl: result.state.baseUrl, region: result.state.region } };
+  } catch (error) {
+    if (isVoxformError(error)) return { service: {}, problem: error.message };
+    throw error;
+  }
+}
+
+async function connectAndProbe(
+  options: StatusOptions,
+  ctx: CommandContext,
+  manifest: ManifestService,
+): Promise<{ serviceId: string; baseUrl: string; key: StatusReport['key'] }> {
+  const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
+  if (!options.local && apiKey === '') {
+    // Nothing is sent without a key; the base URL is still worth showing.
+    const baseUrl = chooseBaseUrl(options, ctx.env, manifest);
+    return { serviceId: baseUrl, baseUrl, key: { type: 'missing' } };
+  }
+  const connection = await resolveConnection({ ...options, manifest }, ctx, { retries: 0 });
+  return { serviceId: connection.local ? 'local' : connection.baseUrl, baseUrl: connection.baseUrl, key: await probeKey(connection.client) };
+}

@@ -1,0 +1,50 @@
+import type { KeyType, StatusReport } from './status.js';
+
+const KEY_WORDS: Record<KeyType, string> = {
+  private: 'private (accepted for plan and apply)',
+  public: 'public (refused for plan and apply)',
+  invalid: 'invalid (refused by the service)',
+  missing: 'missing (VOXFORM_API_KEY is not set; nothing was sent)',
+  unchecked: 'not checked',
+};
+
+const OUTCOME_WORDS: Record<string, string> = {
+  applied: 'complete',
+  failed: 'finished with errors',
+  interrupted: 'interrupted',
+  nothing_to_do: 'nothing to do',
+};
+
+/** The report as aligned `Label: value` lines. Holds no secret: the report has none to hold. */
+export function renderStatusText(report: StatusReport): string {
+  const { service, key, manifest, state, lock } = report;
+  const lines: Array<[string, string]> = [
+    ['Service', `${service.id === 'local' ? 'local (the embedded emulator)' : service.base_url} (from ${service.source})`],
+    ['Region', service.region ?? '— (not a regional gateway)'],
+    ['API key', `${KEY_WORDS[key.type]}${key.problem ? `: ${key.problem}` : ''}`],
+    ['Environment', `${manifest.environment ?? 'default'}${manifest.problem ? ` (manifests not read: ${manifest.problem})` : ''}`],
+    ['State', stateLine(state)],
+    ['Lock', lock.held ? `held by ${lock.user}@${lock.host} (pid ${lock.pid}, "${lock.command}", since ${lock.since})` : 'not held'],
+    ['Last apply', lastApplyLine(report)],
+  ];
+  const width = Math.max(...lines.map(([label]) => label.length)) + 1;
+  return lines.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}\n`).join('');
+}
+
+/** The report as versioned JSON (`format_version`). */
+export function renderStatusJson(report: StatusReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+function stateLine(state: StatusReport['state']): string {
+  if (state.problem) return `${state.file} (unreadable: ${state.problem})`;
+  if (!state.exists) return `${state.file} (not there yet; the first apply writes it)`;
+  return `${state.file} (serial ${state.serial}, workspace ${state.workspace})`;
+}
+
+function lastApplyLine(report: StatusReport): string {
+  const last = report.last_apply;
+  if (!last) return `none recorded for workspace ${report.state.workspace}`;
+  const ended = OUTCOME_WORDS[last.outcome] ?? last.outcome;
+  return `${last.at} by ${last.by}, "${last.command}", ${ended}: ${last.applied} applied, ${last.failed} failed, ${last.skipped} skipped`;
+}

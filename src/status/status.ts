@@ -1,0 +1,115 @@
+/**
+ * `voxform status`: where voxform would talk to, whether the key would be accepted there, and what
+ * the state file says (who holds its lock, what the last apply did). Nothing here changes anything:
+ * the key is checked with one read the service answers cheaply (`GET /phones`).
+ */
+import { access } from 'node:fs/promises';
+import { isApiError, type ApiClient } from '../api/index.js';
+import { REGION_BASE_URLS } from '../api/regions.js';
+import { nonEmpty } from '../api/trusted-origins.js';
+import { isVoxformError } from '../errors.js';
+import { readStateLock, type LockOwner } from '../state/lock.js';
+import { readStateFile } from '../state/state-file.js';
+import type { LastApply } from '../state/types.js';
+
+/** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
+export const STATUS_FORMAT_VERSION = 1;
+
+/** Where the service choice came from, in the order the choice is made (README.md, "Connection"). */
+export type ServiceSource = '--local' | '--base-url' | 'VOXFORM_BASE_URL' | '--region' | 'VOXFORM_REGION' | 'manifest base_url' | 'manifest region' | 'default';
+
+/**
+ * - `private`: accepted for management (plan, apply, export).
+ * - `public`: known to the service but refused for management (it only starts sessions).
+ * - `invalid`: refused as unknown, wrong or revoked.
+ * - `missing`: `VOXFORM_API_KEY` is unset or empty; nothing was sent.
+ * - `unchecked`: the service did not answer (`problem` says why).
+ */
+export type KeyType = 'private' | 'public' | 'invalid' | 'missing' | 'unchecked';
+
+export interface StatusReport {
+  format_version: typeof STATUS_FORMAT_VERSION;
+  service: {
+    /** The base URL, or `local` for the embedded emulator. */
+    id: string;
+    base_url: string;
+    /** The regional gateway the base URL is, or null for any other URL (a proxy, an emulator). */
+    region: 'us' | 'eu' | null;
+    source: ServiceSource;
+  };
+  key: { type: KeyType; problem?: string };
+  manifest: { environment: string | null; problem?: string };
+  state: {
+    file: string;
+    exists: boolean;
+    serial: number;
+    /** The workspace this folder's plans and applies use: `ENV@SERVICE`. */
+    workspace: string;
+    /** Why the state file could not be read, when it could not. */
+    problem?: string;
+  };
+  lock: { held: false } | ({ held: true } & LockOwner);
+  last_apply: LastApply | null;
+}
+
+/** Which service a run would use, and why (mirrors `chooseBaseUrl` of src/cli/connection.ts). */
+export function serviceSourceOf(
+  options: { local?: boolean | undefined; baseUrl?: string | undefined; region?: string | undefined },
+  env: Readonly<Record<string, string | undefined>>,
+  manifest: { baseUrl?: string | undefined; region?: string | undefined },
+): ServiceSource {
+  if (options.local) return '--local';
+  if (nonEmpty(options.baseUrl) !== undefined) return '--base-url';
+  if (nonEmpty(env.VOXFORM_BASE_URL) !== undefined) return 'VOXFORM_BASE_URL';
+  if (nonEmpty(options.region) !== undefined) return '--region';
+  if (nonEmpty(env.VOXFORM_REGION) !== undefined) return 'VOXFORM_REGION';
+  if (nonEmpty(manifest.baseUrl) !== undefined) return 'manifest base_url';
+  if (nonEmpty(manifest.region) !== undefined) return 'manifest region';
+  return 'default';
+}
+
+/** The region whose gateway `baseUrl` is, or null. */
+export function regionOf(baseUrl: string): 'us' | 'eu' | null {
+  for (const [region, url] of Object.entries(REGION_BASE_URLS)) if (url === baseUrl) return region as 'us' | 'eu';
+  return null;
+}
+
+/**
+ * Sends one read that needs a private key and tells the key's type from the answer: 200 private,
+ * 403 public, 401 (or a 422 on the `authorization` header) invalid. Any other failure leaves it unchecked, with the
+ * client's sentence (already scrubbed of the key) as the problem.
+ */
+export async function probeKey(client: ApiClient): Promise<StatusReport['key']> {
+  try {
+    await client.listPhones();
+    return { type: 'private' };
+  } catch (error) {
+    if (isApiError(error) && error.status === 403) return { type: 'public', problem: 'a public key only starts sessions; plan and apply need a private key' };
+    const refusedHeader = isApiError(error) && error.status === 422 && error.issues.some((issue) => issue.loc[0] === 'header');
+    if (refusedHeader || (isApiError(error) && error.status === 401)) return { type: 'invalid', problem: 'the service does not know this key (wrong, revoked, or of another region)' };
+    if (isVoxformError(error)) return { type: 'unchecked', problem: error.message };
+    throw error;
+  }
+}
+
+/** The state file's part of the report: serial, the workspace's last apply, and the lock holder. */
+export async function readStateStatus(
+  stateFile: string,
+  workspace: string,
+): Promise<Pick<StatusReport, 'lock' | 'last_apply'> & { state: Omit<StatusReport['state'], 'file' | 'workspace'> }> {
+  const owner = await readStateLock(stateFile).catch(() => undefined);
+  const lock: StatusReport['lock'] = owner ? { held: true, ...owner } : { held: false };
+  try {
+    const exists = await access(stateFile).then(() => true, () => false);
+    const state = await readStateFile(stateFile);
+    return { lock, state: { exists, serial: state.serial }, last_apply: state.workspaces[workspace]?.lastApply ?? null };
+  } catch (error) {
+    if (!isVoxformError(error)) throw error;
+    return { lock, state: { exists: true, serial: 0, problem: error.message }, last_apply: null };
+  }
+}
+
+/** Whether plan and apply could run as things stand: the key is a private one the service accepted. */
+export function isReady(report: StatusReport): boolean {
+  return report.key.type === 'private';
+}

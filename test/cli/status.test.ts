@@ -1,0 +1,135 @@
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acquireStateLock } from '../../src/state/lock.js';
+import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** The run's whole output, checked for every secret the project knows, then returned. */
+function withoutSecrets(result: { stdout: string; stderr: string }, ...keys: string[]): string {
+  const all = `${result.stdout}${result.stderr}`;
+  for (const secret of [...Object.values(SECRETS), ...keys]) expect(all).not.toContain(secret);
+  return all;
+}
+
+describe('voxform status (against the emulator)', () => {
+  it('before any apply: the service, a private key, no state file, no lock, no last apply', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['status']);
+    withoutSecrets(result, project.emulator.apiKey);
+    expect(result.stdout).toBe(
+      [
+        `Service:     ${project.url} (from VOXFORM_BASE_URL)`,
+        'Region:      — (not a regional gateway)',
+        'API key:     private (accepted for plan and apply)',
+        'Environment: default',
+        'State:       .voxform/state.json (not there yet; the first apply writes it)',
+        'Lock:        not held',
+        `Last apply:  none recorded for workspace default@${project.url}`,
+        '',
+      ].join('\n'),
+    );
+    expect(result.code).toBe(0);
+    // One cheap read, and nothing that changes anything.
+    expect(project.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /phones']);
+  });
+
+  it('after an apply: the serial and what the last apply did, in text and in versioned JSON', async () => {
+    project = await startExampleProject();
+    const apply = await project.cli(['apply', '--auto-approve']);
+    expect(apply.code, apply.stderr).toBe(0);
+    const text = await project.cli(['status']);
+    withoutSecrets(text, project.emulator.apiKey);
+    expect(text.stdout).toMatch(/^State: +\.voxform\/state\.json \(serial \d+, workspace default@http:\/\/127\.0\.0\.1:\d+\)$/m);
+    expect(text.stdout).toMatch(/^Last apply: +\d{4}-\d\d-\d\dT[\d:.]+Z by .+@.+, "voxform apply", complete: 7 applied, 0 failed, 0 skipped$/m);
+
+    const json = await project.cli(['status', '--format', 'json']);
+    withoutSecrets(json, project.emulator.apiKey);
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({
+      format_version: 1,
+      service: { base_url: project.url, region: null, source: 'VOXFORM_BASE_URL' },
+      key: { type: 'private' },
+      state: { file: '.voxform/state.json', exists: true },
+      lock: { held: false },
+      last_apply: { command: 'voxform apply', outcome: 'applied', applied: 7, failed: 0, skipped: 0 },
+    });
+    expect(report.state.serial).toBeGreaterThan(0);
+  });
+
+  it('names the holder of the state lock while an apply holds it', async () => {
+    project = await startExampleProject();
+    const lock = await acquireStateLock(path.join(project.dir, '.voxform/state.json'), { command: 'voxform apply plan.json', timeoutSeconds: 0, warn: () => undefined });
+    try {
+      const result = await project.cli(['status', '--format', 'json']);
+      expect(JSON.parse(result.stdout).lock).toEqual({ held: true, ...lock.owner });
+      const text = await project.cli(['status']);
+      expect(text.stdout).toContain(`Lock:        held by ${lock.owner.user}@${lock.owner.host} (pid ${process.pid}, "voxform apply plan.json", since ${lock.owner.since})`);
+    } finally {
+      await lock.release();
+    }
+    expect((await project.cli(['status'])).stdout).toContain('Lock:        not held');
+  });
+
+  it('a public key: reported as refused for management, exit 1, the key never printed', async () => {
+    project = await startExampleProject();
+    const created = await project.cli(['keys', 'create', '--type', 'public']);
+    const publicKey = created.stdout.trim();
+    expect(publicKey).toMatch(/^\w{32}$/);
+    const result = await project.cli(['status'], { VOXFORM_API_KEY: publicKey });
+    withoutSecrets(result, publicKey, project.emulator.apiKey);
+    expect(result.stdout).toContain('API key:     public (refused for plan and apply): a public key only starts sessions; plan and apply need a private key\n');
+    expect(result.code).toBe(1);
+  });
+
+  it('an unknown key: invalid, exit 1, never printed', async () => {
+    project = await startExampleProject();
+    const wrongKey = 'Wr0ngKeyWr0ngKeyWr0ngKeyWr0ngKey';
+    const result = await project.cli(['status', '--format', 'json'], { VOXFORM_API_KEY: wrongKey });
+    withoutSecrets(result, wrongKey);
+    expect(JSON.parse(result.stdout).key.type).toBe('invalid');
+    expect(result.code).toBe(1);
+  });
+
+  it('a missing or empty key: reported, exit 1, and nothing is sent', async () => {
+    project = await startExampleProject();
+    for (const value of ['', '   ']) {
+      const result = await project.cli(['status'], { VOXFORM_API_KEY: value });
+      withoutSecrets(result, project.emulator.apiKey);
+      expect(result.stdout).toContain('API key:     missing (VOXFORM_API_KEY is not set; nothing was sent)\n');
+      expect(result.code).toBe(1);
+    }
+    expect(project.requests).toEqual([]);
+  });
+
+  it('a service that does not answer: the key is left unchecked, with the reason, exit 1', async () => {
+    project = await startExampleProject();
+    // A port that was just free: nothing listens there.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const result = await project.cli(['status', '--format', 'json'], { VOXFORM_BASE_URL: `http://127.0.0.1:${closed}` });
+    withoutSecrets(result, project.emulator.apiKey);
+    const report = JSON.parse(result.stdout);
+    expect(report.key.type).toBe('unchecked');
+    expect(report.key.problem).toMatch(/GET \/phones/);
+    expect(result.code).toBe(1);
+  });
+
+  it('reports manifests that do not load instead of failing, and a regional gateway by name', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['status', '-f', 'nowhere.yaml', '--region', 'eu', '--format', 'json'], { VOXFORM_BASE_URL: '', VOXFORM_API_KEY: '' });
+    const report = JSON.parse(result.stdout);
+    expect(report.manifest).toEqual({ environment: null, problem: 'nowhere.yaml does not exist.' });
+    expect(report.service).toEqual({ id: 'https://api-eu-west.millis.ai', base_url: 'https://api-eu-west.millis.ai', region: 'eu', source: '--region' });
+    expect(report.key).toEqual({ type: 'missing' });
+  });
+});
