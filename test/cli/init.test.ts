@@ -45,7 +45,7 @@ describe('voxform init, for every template', () => {
     expect(fmt.stdout).toBe('');
     expect(fmt.code).toBe(0);
 
-    const env = { CALENDAR_TOKEN: 't', CRM_WEBHOOK_TOKEN: 't', HELPDESK_TOKEN: 't', SURVEY_WEBHOOK_TOKEN: 't' };
+    const env = { CALENDAR_TOKEN: 'calendar-token', CRM_WEBHOOK_TOKEN: 'crm-token', HELPDESK_TOKEN: 'helpdesk-token', SURVEY_WEBHOOK_TOKEN: 'survey-token' };
     if (validateBuilt) {
       const validate = await runCli(['validate'], { cwd: project, env });
       expect(validate.stderr + validate.stdout).not.toMatch(/error/i);
