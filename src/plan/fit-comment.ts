@@ -24,6 +24,9 @@ export const COMMENT_SIZE_LIMIT = 60_000;
 /** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
 const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)', '(sensitive value)', REDACTED, UNKNOWN_AFTER_APPLY];
 
+/** A line is cut in two only to show at least this many of its characters (a long prompt paragraph). */
+const MIN_PARTIAL_LINE = 40;
+
 /** One resource's collapsible section: a heading (HTML, inside `<summary>`) and its diff lines. */
 export interface CommentSection {
   summary: string;
@@ -65,8 +68,12 @@ export function wholeSection(section: CommentSection): string[] {
   return [`<details><summary>${section.summary}</summary>`, '', `${fence}diff`, ...section.diff, fence, '', '</details>', ''];
 }
 
+function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
+}
+
 function cutMarker(shown: number, total: number): string {
-  return `⋯ the rest of this diff is not shown, to keep the comment within its size limit (${shown} of ${total} lines shown whole)`;
+  return `⋯ cut to fit the comment: ${shown} of ${total} ${plural(total, 'line')} shown whole`;
 }
 
 function cutSection(section: CommentSection, kept: string[], shown: number): string[] {
@@ -101,7 +108,7 @@ function safeCutIndex(line: string, index: number): number {
   return cut;
 }
 
-/** The longest safe start of `line` (past its one-character diff prefix) within `bytes`, ending in `⋯`; undefined if none. */
+/** The longest safe start of `line` within `bytes`, ending in `⋯`; undefined when too little of it would show. */
 function cutLine(line: string, bytes: number): string | undefined {
   const room = bytes - byteLength(' ⋯');
   let index = 0;
@@ -113,7 +120,7 @@ function cutLine(line: string, bytes: number): string | undefined {
     index += char.length;
   }
   const cut = safeCutIndex(line, index);
-  return cut > 1 ? `${line.slice(0, cut)} ⋯` : undefined;
+  return cut > MIN_PARTIAL_LINE ? `${line.slice(0, cut)} ⋯` : undefined;
 }
 
 /** The section cut to at most `budget` bytes (never below its cut-to-nothing size). */
@@ -156,10 +163,14 @@ function fitItems(items: readonly string[][], budget: number, more: (omitted: nu
  * where the room left allows; then the first one still cut given what room is left.
  */
 function fitSections(sections: readonly CommentSection[], budget: number): string[] {
-  const minimal = sections.map((section) => cutSection(section, [], 0));
+  // A short diff costs less whole than its cut marker does.
+  const minimal = sections.map((section) => {
+    const [whole, cut] = [wholeSection(section), cutSection(section, [], 0)];
+    return cost(whole) <= cost(cut) ? whole : cut;
+  });
   const minimalCost = cost(minimal.flat());
   if (minimalCost > budget) {
-    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed resources are not shown here._`, '']);
+    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed ${plural(omitted, 'resource')} not shown here._`, '']);
   }
   let room = budget - minimalCost;
   const chosen = [...minimal];
@@ -183,12 +194,12 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
  */
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
   let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
-  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more notes (environment variables read, warnings) are not shown here._`, '']);
+  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${plural(omitted, 'note')} (environment variables read, warnings) not shown here._`, '']);
   room -= cost(tail);
   const rows = fitItems(
     parts.rows.map((row) => [row]),
     Math.floor(room / 2),
-    (omitted) => [`| ⋯ ${omitted} more changed resources, not listed here | | |`],
+    (omitted) => [`| ⋯ ${omitted} more changed ${plural(omitted, 'resource')}, not listed here | | |`],
   );
   room -= cost(rows);
   const sections = fitSections(parts.sections, room);
