@@ -50,6 +50,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: [...OK_OR_ERROR, '2  changes present (with --detailed-exitcode; 0 then means none)', INTERRUPTED],
     examples: ['voxform plan', 'voxform plan --format markdown --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
   },
+  'plan show': {
+    environment: [],
+    exitCodes: ['0  the plan was printed', '1  the file is missing, damaged, or not a voxform plan'],
+    examples: ['voxform plan show plan.json', 'voxform plan show plan.json --format markdown > comment.md', 'voxform plan show plan.json --format json'],
+  },
   apply: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV],
     exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', INTERRUPTED],

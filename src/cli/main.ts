@@ -35,6 +35,19 @@ function positiveInt(name: string) {
   };
 }
 
+/**
+ * An option the parent command parsed from the command line that the subcommand does not take
+ * (`plan show PLAN -f x.yaml`) would otherwise be accepted and ignored without a word.
+ */
+function refuseParentOnlyOptions(cmd: Command, parent: Command): void {
+  const own = new Set(cmd.options.map((option) => option.attributeName()));
+  for (const option of parent.options) {
+    if (own.has(option.attributeName()) || parent.getOptionValueSource(option.attributeName()) !== 'cli') continue;
+    const name = `${parent.name()} ${cmd.name()}`;
+    throw new CommanderError(1, 'voxform.invalidArgument', `\`${name}\` does not take ${option.long ?? option.flags}; see \`voxform ${name} --help\`.`);
+  }
+}
+
 function withConnection(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'the service base URL (default: the region gateway; env VOXFORM_BASE_URL)')
@@ -62,6 +75,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     const positional = cmd.args;
     // A subcommand's options may be parsed by its parent command (`test capture ID --out F`): merge them.
     const parent = cmd.parent && cmd.parent !== program ? cmd.parent.opts() : {};
+    if (cmd.parent && cmd.parent !== program) refuseParentOnlyOptions(cmd, cmd.parent);
     await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
   };
 
@@ -69,7 +83,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('validate'));
 
-  withConnection(withManifest(program.command('plan').description('show what apply would change on the service')))
+  const plan = withConnection(withManifest(program.command('plan').description('show what apply would change on the service')))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--out <file>', 'save the plan for `voxform apply PLAN`')
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does, 1 on error')
@@ -77,6 +91,13 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .option('--state <file>', 'the state file', '.voxform/state.json')
     .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
     .action(action('plan'));
+  // `plan` parses `--format` before `show` sees it (see `action`): no default here, `plan`'s applies.
+  plan
+    .command('show')
+    .description('print a saved plan as `plan` printed it (no service contacted, no API key needed)')
+    .argument('<plan>', 'a plan file saved by `voxform plan --out`')
+    .addOption(new Option('--format <format>', 'output format (default: text)').choices(['text', 'json', 'markdown']))
+    .action(action('plan-show'));
 
   withConnection(withManifest(program.command('apply').description('make the service match the manifests (or a saved plan)')))
     .argument('[plan]', 'a plan file saved by `voxform plan --out`')
@@ -178,6 +199,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
 const loaders: Record<string, () => Promise<CommandModule>> = {
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
+  'plan-show': () => import('./commands/plan-show.js'),
   apply: () => import('./commands/apply.js'),
   export: () => import('./commands/export.js'),
   init: () => import('./commands/init.js'),

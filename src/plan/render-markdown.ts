@@ -1,33 +1,52 @@
 import { describeAction, summaryLine, viewField } from './field-lines.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
-/** A code fence longer than any run of backticks in the content, so a prompt cannot close it early. */
-function fenceFor(content: string): string {
-  const longest = Math.max(2, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-  return '`'.repeat(longest + 1);
+export interface MarkdownPlanOptions {
+  /**
+   * The saved plan file (`plan --out FILE`, or the file `plan show` reads), as the user named it:
+   * a comment cut to its size limit ends by saying how to see the whole plan from it.
+   */
+  savedPlan?: string | undefined;
+  /** The largest comment, in UTF-8 bytes (default `COMMENT_SIZE_LIMIT`). */
+  limit?: number | undefined;
 }
 
 function escapeCell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 }
 
-function diffBlock(change: ResourceChange): string {
+/** An address inside the `<summary>` HTML: a name cannot open a tag there. */
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+/**
+ * The lines of a resource's ```diff block. A line diff keeps each hunk's `@@ -a,b +c,d @@` header,
+ * followed by the field's path (as git follows it with the function), so two hunks of one prompt
+ * never run together.
+ */
+function diffLines(change: ResourceChange): string[] {
   const lines: string[] = [];
   for (const field of change.fieldChanges) {
     const view = viewField(field, change);
-    const drift = view.drift ? '   # drift: changed on the service, not in the manifest' : '';
+    let drift = view.drift ? '   # drift: changed on the service, not in the manifest' : '';
     if (view.summary !== undefined) {
       lines.push(`${view.marker === '~' ? '!' : view.marker} ${view.path}: ${view.summary}${drift}`);
       continue;
     }
-    lines.push(`@@ ${view.path} @@${drift}`);
-    for (const line of view.diff ?? []) if (line.kind !== '@') lines.push(`${line.kind}${line.text}`);
+    for (const line of view.diff ?? []) {
+      if (line.kind !== '@') {
+        lines.push(`${line.kind}${line.text}`);
+        continue;
+      }
+      lines.push(`${line.text} ${view.path}${drift}`);
+      drift = '';
+    }
   }
-  const body = lines.join('\n');
-  const fence = fenceFor(body);
-  return `${fence}diff\n${body}\n${fence}`;
+  return lines;
 }
 
 /**
@@ -42,30 +61,54 @@ function environmentVariablesLines(variables: EnvironmentVariables | undefined):
   return [`**Environment variables read** (names only): ${names}.${note}`, ''];
 }
 
-/**
- * A pull-request comment: a heading with the summary, a table of changed resources, and one
- * collapsible section per resource holding a ```diff block. No changes: one line.
- */
-export function renderPlanMarkdown(plan: Plan): string {
-  const changed = plan.changes.filter((c) => c.action !== 'no-op');
-  const env = plan.environment ? ` (\`${plan.environment}\`)` : '';
-  if (changed.length === 0) {
-    const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plan.summary.unchanged} resources checked).`;
-    const fresh = plan.environmentVariables?.recorded ? plan.environmentVariables.new : [];
-    return fresh.length === 0 ? `${line}\n` : `${line} New environment variables read: ${fresh.map((name) => `**\`${name}\`**`).join(', ')}.\n`;
-  }
-  const out: string[] = [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''];
-  out.push('| Resource | Action | Fields |', '|---|---|---|');
-  for (const change of changed) {
+function noChangesLine(plan: Plan, env: string): string {
+  const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plan.summary.unchanged} resources checked).`;
+  const fresh = plan.environmentVariables?.recorded ? plan.environmentVariables.new : [];
+  return fresh.length === 0 ? `${line}\n` : `${line} New environment variables read: ${fresh.map((name) => `**\`${name}\`**`).join(', ')}.\n`;
+}
+
+function commentParts(plan: Plan, changed: ResourceChange[], env: string): CommentParts {
+  const rows = changed.map((change) => {
     const fields = change.fieldChanges.map((f) => `\`${f.path}\``).join(', ');
     const drift = change.reason === 'drift' ? ' (drift)' : '';
-    out.push(`| \`${escapeCell(change.address)}\` | ${ACTION_LABEL[change.action]}${drift} | ${escapeCell(fields)} |`);
-  }
-  out.push('');
-  for (const change of changed) {
-    out.push(`<details><summary><code>${change.address}</code> ${describeAction(change)}</summary>`, '', diffBlock(change), '', '</details>', '');
-  }
-  out.push(...environmentVariablesLines(plan.environmentVariables));
-  for (const warning of plan.warnings) out.push(`> ⚠️ ${warning}`, '');
-  return `${out.join('\n').trimEnd()}\n`;
+    return `| \`${escapeCell(change.address)}\` | ${ACTION_LABEL[change.action]}${drift} | ${escapeCell(fields)} |`;
+  });
+  const sections: CommentSection[] = changed.map((change) => ({
+    summary: `<code>${escapeHtml(change.address)}</code> ${describeAction(change)}`,
+    diff: diffLines(change),
+  }));
+  const tail = [environmentVariablesLines(plan.environmentVariables), ...plan.warnings.map((warning) => [`> ⚠️ ${warning}`, ''])].filter((lines) => lines.length > 0);
+  return {
+    head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
+    tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],
+    rows,
+    sections,
+    tail,
+  };
+}
+
+/** The last line of a cut comment: where the whole plan is, and the command that shows it. */
+function cutFooter(savedPlan: string | undefined): string {
+  const how = savedPlan
+    ? `download the saved plan \`${savedPlan}\` (this job's artifact) and run \`voxform plan show ${savedPlan}\``
+    : 'save the plan with `voxform plan --out plan.json` (keep it as a CI artifact) and run `voxform plan show plan.json`';
+  return `_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, ${how}._`;
+}
+
+/**
+ * A pull-request comment: a heading with the summary, a table of changed resources, and one
+ * collapsible section per resource holding a ```diff block. No changes: one line. Over the size
+ * limit, it is cut resource by resource (see `fitComment`) and its last line says how to see the
+ * whole plan.
+ */
+export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
+  const changed = plan.changes.filter((c) => c.action !== 'no-op');
+  const env = plan.environment ? ` (\`${plan.environment}\`)` : '';
+  if (changed.length === 0) return noChangesLine(plan, env);
+  const parts = commentParts(plan, changed, env);
+  const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat()];
+  const text = `${whole.join('\n').trimEnd()}\n`;
+  const limit = options.limit ?? COMMENT_SIZE_LIMIT;
+  if (byteLength(text) <= limit) return text;
+  return `${fitComment(parts, cutFooter(options.savedPlan), limit).join('\n')}\n`;
 }

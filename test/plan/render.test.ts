@@ -138,7 +138,7 @@ describe('Markdown renderer', () => {
       '| `campaign.spring` | 🔄 update | `name` |',
     ]);
     expect(md).toContain('<details><summary><code>agent.front-desk</code> will be updated in place</summary>');
-    expect(md).toContain('```diff\n! config.first_message: "Hello" → "Hi there"\n@@ config.prompt @@\n You are Ava.');
+    expect(md).toContain('```diff\n! config.first_message: "Hello" → "Hi there"\n@@ -1,4 +1,4 @@ config.prompt\n You are Ava.');
     expect(md).toContain('-Read numbers back.\n+Confirm numbers.');
   });
 

@@ -4,16 +4,30 @@ import { savePlanFile } from '../../plan/plan-file.js';
 import { renderPlanJson } from '../../plan/render-json.js';
 import { renderPlanMarkdown } from '../../plan/render-markdown.js';
 import { renderPlanText } from '../../plan/render-text.js';
+import type { Plan } from '../../plan/types.js';
 import { fingerprintKey } from '../../util/hash.js';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
 import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
 
+export type PlanFormat = 'text' | 'json' | 'markdown';
+
 export interface PlanCommandOptions extends ProjectOptions {
-  format?: 'text' | 'json' | 'markdown';
+  format?: PlanFormat;
   out?: string;
   detailedExitcode?: boolean;
   target?: string[];
+}
+
+/**
+ * The plan as `voxform plan` prints it; `voxform plan show` prints a saved plan through this too,
+ * so the two cannot differ. `savedPlan` is the plan file as the user named it (the Markdown
+ * comment, when cut to its size limit, says to look at it with `plan show`).
+ */
+export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined }): string {
+  if (format === 'json') return renderPlanJson(plan);
+  if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan });
+  return renderPlanText(plan, { color: options.color });
 }
 
 /** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
@@ -31,10 +45,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
   }).finally(() => status.done());
-  const format = options.format ?? 'text';
-  ctx.stdout.write(
-    format === 'json' ? renderPlanJson(plan) : format === 'markdown' ? renderPlanMarkdown(plan) : renderPlanText(plan, { color: ctx.color }),
-  );
+  ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: options.out }));
   if (options.out) {
     const file = path.resolve(ctx.cwd, options.out);
     await savePlanFile(file, plan, project.desired, key);

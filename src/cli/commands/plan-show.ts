@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { readPlanFile } from '../../plan/plan-file.js';
+import { planFromJson } from '../../plan/saved-plan.js';
+import type { CommandContext } from '../context.js';
+import { renderPlanAs, type PlanFormat } from './plan.js';
+
+export interface PlanShowCommandOptions {
+  /** `PLAN`: a plan file saved by `voxform plan --out`. */
+  args?: string[];
+  format?: PlanFormat;
+}
+
+/**
+ * `voxform plan show PLAN`: a saved plan, printed as `voxform plan` printed it when it was made —
+ * the same renderers over the plan the file holds. Nothing is planned again and no service is
+ * contacted, so no API key is needed; the file holds no secret, and the renderers redact by the
+ * sensitive paths it lists all the same.
+ */
+export async function run(options: PlanShowCommandOptions, ctx: CommandContext): Promise<number> {
+  const file = options.args?.[0] ?? '';
+  const saved = await readPlanFile(path.resolve(ctx.cwd, file));
+  const plan = planFromJson(saved, file);
+  ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: file }));
+  return 0;
+}

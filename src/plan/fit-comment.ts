@@ -1,0 +1,207 @@
+/**
+ * Cuts a Markdown plan down to what a pull-request comment may hold. The host refuses a comment
+ * over its limit outright (GitHub: 65,536 characters; GitLab: 1,000,000), and a refused comment is
+ * a review with no plan at all, so the comment keeps, in this order of priority: its heading and a
+ * last line saying how to see the whole plan; the environment variables and warnings; the table of
+ * changed resources; then every resource's section — as many whole as fit, the first one that
+ * does not fit cut inside its diff with a marker, the rest reduced to their heading.
+ *
+ * Sizes are counted in UTF-8 bytes, which is never less than the characters a host counts
+ * (code points or UTF-16 units), so the cap holds whatever the host counts. A cut never falls
+ * inside a code fence (every fence opened is closed), inside a secret marker such as
+ * `(sensitive)`, or inside a character.
+ */
+import { REDACTED } from '../util/redact.js';
+import { UNKNOWN_AFTER_APPLY } from './types.js';
+
+/**
+ * The largest comment voxform writes, in UTF-8 bytes: below GitHub's 65,536 characters (the
+ * smallest limit of the common hosts), leaving 5,536 for what a CI recipe wraps around it (a
+ * marker to find and update its own comment, a link to the job).
+ */
+export const COMMENT_SIZE_LIMIT = 60_000;
+
+/** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
+const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)', '(sensitive value)', REDACTED, UNKNOWN_AFTER_APPLY];
+
+/** A line is cut in two only to show at least this many of its characters (a long prompt paragraph). */
+const MIN_PARTIAL_LINE = 40;
+
+/** One resource's collapsible section: a heading (HTML, inside `<summary>`) and its diff lines. */
+export interface CommentSection {
+  summary: string;
+  diff: string[];
+}
+
+/** A Markdown plan in parts, as `renderPlanMarkdown` assembles it. */
+export interface CommentParts {
+  /** The heading and the blank line after it. */
+  head: string[];
+  /** The table's two header lines; `rows` one line per changed resource. */
+  tableHeader: string[];
+  rows: string[];
+  sections: CommentSection[];
+  /** Environment variables and warnings: groups of lines, each kept or left out whole. */
+  tail: string[][];
+}
+
+export function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The size of lines joined with newlines, with a newline at the end. */
+function cost(lines: readonly string[]): number {
+  let total = 0;
+  for (const line of lines) total += byteLength(line) + 1;
+  return total;
+}
+
+/** A code fence longer than any run of backticks in the content, so a prompt cannot close it early. */
+export function fenceFor(lines: readonly string[]): string {
+  let longest = 2;
+  for (const line of lines) for (const run of line.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+  return '`'.repeat(longest + 1);
+}
+
+export function wholeSection(section: CommentSection): string[] {
+  const fence = fenceFor(section.diff);
+  return [`<details><summary>${section.summary}</summary>`, '', `${fence}diff`, ...section.diff, fence, '', '</details>', ''];
+}
+
+function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
+}
+
+function cutMarker(shown: number, total: number): string {
+  return `⋯ cut to fit the comment: ${shown} of ${total} ${plural(total, 'line')} shown whole`;
+}
+
+function cutSection(section: CommentSection, kept: string[], shown: number): string[] {
+  const fence = fenceFor(section.diff);
+  return [
+    `<details><summary>${section.summary} (cut)</summary>`,
+    '',
+    `${fence}diff`,
+    ...kept,
+    cutMarker(shown, section.diff.length),
+    fence,
+    '',
+    '</details>',
+    '',
+  ];
+}
+
+/** Where `line` may be cut at or before `index` (a character boundary): not inside a secret marker. */
+function safeCutIndex(line: string, index: number): number {
+  let cut = index;
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const marker of SECRET_MARKERS) {
+      for (let at = line.indexOf(marker); at !== -1 && at < cut; at = line.indexOf(marker, at + 1)) {
+        if (cut < at + marker.length) {
+          cut = at;
+          moved = true;
+        }
+      }
+    }
+  }
+  return cut;
+}
+
+/** The longest safe start of `line` within `bytes`, ending in `⋯`; undefined when too little of it would show. */
+function cutLine(line: string, bytes: number): string | undefined {
+  const room = bytes - byteLength(' ⋯');
+  let index = 0;
+  let used = 0;
+  for (const char of line) {
+    const size = byteLength(char);
+    if (used + size > room) break;
+    used += size;
+    index += char.length;
+  }
+  const cut = safeCutIndex(line, index);
+  return cut > MIN_PARTIAL_LINE ? `${line.slice(0, cut)} ⋯` : undefined;
+}
+
+/** The section cut to at most `budget` bytes (never below its cut-to-nothing size). */
+function sectionWithin(section: CommentSection, budget: number): string[] {
+  const kept: string[] = [];
+  // Counts in the marker take at most as many digits as the total.
+  let left = budget - cost(cutSection(section, [], section.diff.length));
+  for (const line of section.diff) {
+    if (byteLength(line) + 1 > left) {
+      const partial = cutLine(line, left - 1);
+      const shown = kept.length;
+      if (partial !== undefined) kept.push(partial);
+      return cutSection(section, kept, shown);
+    }
+    kept.push(line);
+    left -= byteLength(line) + 1;
+  }
+  return cutSection(section, kept, kept.length);
+}
+
+/** Whole items in order while they fit, then `more(left out)` when any are left out. */
+function fitItems(items: readonly string[][], budget: number, more: (omitted: number) => string[]): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const [index, item] of items.entries()) {
+    const rest = items.length - index - 1;
+    const reserve = rest > 0 ? cost(more(items.length)) : 0;
+    if (used + cost(item) + reserve > budget) {
+      const note = more(items.length - index);
+      return cost(note) + used <= budget ? [...out, ...note] : out;
+    }
+    out.push(...item);
+    used += cost(item);
+  }
+  return out;
+}
+
+/**
+ * Every section within `budget`: each first reduced to its heading; then, in order, made whole
+ * where the room left allows; then the first one still cut given what room is left.
+ */
+function fitSections(sections: readonly CommentSection[], budget: number): string[] {
+  // A short diff costs less whole than its cut marker does.
+  const minimal = sections.map((section) => {
+    const [whole, cut] = [wholeSection(section), cutSection(section, [], 0)];
+    return cost(whole) <= cost(cut) ? whole : cut;
+  });
+  const minimalCost = cost(minimal.flat());
+  if (minimalCost > budget) {
+    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed ${plural(omitted, 'resource')} not shown here._`, '']);
+  }
+  let room = budget - minimalCost;
+  const chosen = [...minimal];
+  const whole = new Set<number>();
+  sections.forEach((section, index) => {
+    const extra = cost(wholeSection(section)) - cost(minimal[index]!);
+    if (extra <= room) {
+      chosen[index] = wholeSection(section);
+      whole.add(index);
+      room -= extra;
+    }
+  });
+  const first = sections.findIndex((_, index) => !whole.has(index));
+  if (first !== -1) chosen[first] = sectionWithin(sections[first]!, cost(minimal[first]!) + room);
+  return chosen.flat();
+}
+
+/**
+ * The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). Only
+ * called for a plan whose whole comment is over the limit.
+ */
+export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
+  let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
+  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${plural(omitted, 'note')} (environment variables read, warnings) not shown here._`, '']);
+  room -= cost(tail);
+  const rows = fitItems(
+    parts.rows.map((row) => [row]),
+    Math.floor(room / 2),
+    (omitted) => [`| ⋯ ${omitted} more changed ${plural(omitted, 'resource')}, not listed here | | |`],
+  );
+  room -= cost(rows);
+  const sections = fitSections(parts.sections, room);
+  return [...parts.head, ...parts.tableHeader, ...rows, '', ...sections, ...tail, footer];
+}

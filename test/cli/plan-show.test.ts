@@ -1,0 +1,105 @@
+/**
+ * `voxform plan show PLAN`: a saved plan printed exactly as `voxform plan` printed it, in each
+ * format, without planning again, contacting the service or needing an API key; a file that is not
+ * a voxform plan is a clear error.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** `plan show` with nothing but PATH and HOME in its environment: no key, no service named. */
+function showPlan(p: ExampleProject, args: string[]) {
+  return runCli(['plan', 'show', ...args], { cwd: p.dir });
+}
+
+function expectNoSecret(text: string): void {
+  for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+}
+
+describe('voxform plan show', () => {
+  it('prints a saved plan byte for byte as plan printed it, in text, JSON and Markdown, with no service and no key', async () => {
+    project = await startExampleProject();
+    const p = project;
+    for (const format of ['text', 'json', 'markdown']) {
+      const planned = await p.cli(['plan', '--format', format, '--out', `plan-${format}.json`]);
+      expect(planned.code, planned.stderr).toBe(0);
+      const requestsBefore = p.requests.length;
+      const shown = await showPlan(p, [`plan-${format}.json`, '--format', format]);
+      expect(shown.stderr).toBe('');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout, format).toBe(planned.stdout);
+      expect(p.requests.length, 'no request reached the service').toBe(requestsBefore);
+      // The plan has secrets to show: their placeholders, never their values.
+      expect(shown.stdout).toContain('(sensitive');
+      expectNoSecret(shown.stdout);
+      expectNoSecret(await readFile(path.join(p.dir, `plan-${format}.json`), 'utf8'));
+    }
+    // Text is the default, as for `plan`.
+    expect((await showPlan(p, ['plan-text.json'])).stdout).toBe((await showPlan(p, ['plan-text.json', '--format', 'text'])).stdout);
+  });
+
+  it('shows the whole plan that a pull-request comment had to cut, and the comment says how', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const rules = Array.from({ length: 3000 }, (_, i) => `- Rule ${i + 1}: confirm the caller's details before booking anything.`).join('\n');
+    await writeFile(path.join(p.dir, 'example/prompts/front-desk.md'), `# Role\nYou are the front desk.\n${rules}\n`);
+    const comment = await p.cli(['plan', '--format', 'markdown', '--out', 'plan.json']);
+    expect(comment.code, comment.stderr).toBe(0);
+    expect(Buffer.byteLength(comment.stdout)).toBeLessThanOrEqual(60_000);
+    const last = comment.stdout.trimEnd().split('\n');
+    expect(last.at(-1)).toBe(
+      "_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, download the saved plan `plan.json` (this job's artifact) and run `voxform plan show plan.json`._",
+    );
+    expect(comment.stdout).not.toContain('Rule 3000:');
+    expect((await showPlan(p, ['plan.json', '--format', 'markdown'])).stdout).toBe(comment.stdout);
+    const whole = await showPlan(p, ['plan.json']);
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toContain("+- Rule 3000: confirm the caller's details before booking anything.");
+  });
+
+  it('refuses a file that is not a voxform plan of this format, naming it, with exit 1 and no stack', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await p.cli(['plan', '--out', 'plan.json']);
+    const saved = JSON.parse(await readFile(path.join(p.dir, 'plan.json'), 'utf8'));
+    const files: Record<string, string> = {
+      'not-json.json': 'this is not JSON',
+      'terraform.json': JSON.stringify({ format_version: '1.2', terraform_version: '1.9.0', resource_changes: [] }),
+      'old.json': JSON.stringify({ ...saved, format_version: '1.0' }),
+      'damaged.json': JSON.stringify({ ...saved, resource_changes: [{ ...saved.resource_changes[0], requests: 'none' }] }),
+    };
+    for (const [name, content] of Object.entries(files)) await writeFile(path.join(p.dir, name), content);
+    const expected: Record<string, RegExp> = {
+      'missing.json': /^error: Cannot read the plan .*missing\.json: it does not exist\.\n  hint: Make one with `voxform plan --out FILE`\.\n$/,
+      'not-json.json': /^error: Cannot read the plan .*not-json\.json: it is not a JSON plan file\.\n/,
+      'terraform.json': /^error: .*terraform\.json is not a voxform plan file\.\n/,
+      'old.json': /^error: .*old\.json has plan format 1\.0; this voxform reads 1\.1\.\n  hint: Make the plan again with this version of voxform\.\n$/,
+      'damaged.json': /^error: .*damaged\.json is not a valid voxform plan: credential\.openai: `requests` is missing or malformed\.\n/,
+    };
+    for (const [name, message] of Object.entries(expected)) {
+      const result = await showPlan(p, [name]);
+      expect(result.code, name).toBe(1);
+      expect(result.stdout, name).toBe('');
+      expect(result.stderr, name).toMatch(message);
+      expect(result.stderr, name).not.toMatch(/^\s+at /m);
+    }
+  });
+
+  it('refuses an option of plan that it does not take, rather than ignoring it', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await p.cli(['plan', '--out', 'plan.json']);
+    const result = await showPlan(p, ['plan.json', '-f', 'voxform.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('error: `plan show` does not take --file; see `voxform plan show --help`.\n');
+    expect(result.stdout).toBe('');
+  });
+});

@@ -1,0 +1,235 @@
+import { describe, expect, it } from 'vitest';
+import { COMMENT_SIZE_LIMIT } from '../../src/plan/fit-comment.js';
+import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
+import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
+
+function field(path: string, before: unknown, after: unknown, extra: Partial<FieldChange> = {}): FieldChange {
+  return { path, before, after, sensitive: false, drift: false, ...extra };
+}
+
+function agentChange(name: string, fieldChanges: FieldChange[], sensitivePaths: string[] = []): ResourceChange {
+  return {
+    address: `agent.${name}`,
+    kind: 'agent',
+    action: 'update',
+    id: `-OK${name}`,
+    before: null,
+    after: null,
+    fieldChanges,
+    sensitivePaths,
+    reason: undefined,
+    dependsOn: [],
+    requests: [],
+    liveFingerprint: 'hmac-sha256:0',
+  };
+}
+
+function planOf(changes: ResourceChange[], extra: Partial<Plan> = {}): Plan {
+  return {
+    formatVersion: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    manifestHash: 'sha256:m',
+    files: ['voxform.yaml'],
+    environment: undefined,
+    baseUrl: 'local',
+    targets: [],
+    changes,
+    summary: { create: 0, update: changes.length, unchanged: 0, drifted: 0 },
+    warnings: [],
+    ...extra,
+  };
+}
+
+/** `count` numbered lines: `line 1` … `line N`, each with a newline. */
+function numberedLines(count: number, change: (n: number) => string = (n) => `line ${n}`): string {
+  return Array.from({ length: count }, (_, i) => `${change(i + 1)}\n`).join('');
+}
+
+function bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+describe('Markdown plan: prompt hunks', () => {
+  it('keeps each hunk header, with the field path after it, so two hunks of one prompt never run together', () => {
+    const before = numberedLines(12);
+    const after = numberedLines(12, (n) => (n === 2 ? 'line two' : n === 11 ? 'line eleven' : `line ${n}`));
+    const plan = planOf([agentChange('front-desk', [field('config.first_message', 'Hello', 'Hi'), field('config.prompt', before, after, { drift: true })])]);
+    expect(renderPlanMarkdown(plan)).toBe(
+      [
+        '### voxform plan: 0 to create, 1 to update, 0 unchanged',
+        '',
+        '| Resource | Action | Fields |',
+        '|---|---|---|',
+        '| `agent.front-desk` | 🔄 update | `config.first_message`, `config.prompt` |',
+        '',
+        '<details><summary><code>agent.front-desk</code> will be updated in place</summary>',
+        '',
+        '```diff',
+        '! config.first_message: "Hello" → "Hi"',
+        '@@ -1,4 +1,4 @@ config.prompt   # drift: changed on the service, not in the manifest',
+        ' line 1',
+        '-line 2',
+        '+line two',
+        ' line 3',
+        ' line 4',
+        '@@ -9,4 +9,4 @@ config.prompt',
+        ' line 9',
+        ' line 10',
+        '-line 11',
+        '+line eleven',
+        ' line 12',
+        '```',
+        '',
+        '</details>',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('Markdown plan: the size limit of a pull-request comment', () => {
+  it('is 60,000 bytes, below GitHub\'s 65,536 characters with room for a wrapper', () => {
+    expect(COMMENT_SIZE_LIMIT).toBe(60_000);
+    const prompt = numberedLines(4000, (n) => `Rule ${n}: be brief and kind to every caller.`);
+    const md = renderPlanMarkdown(planOf([agentChange('big', [field('config.prompt', '', prompt)])]), { savedPlan: 'plan.json' });
+    expect(bytes(md)).toBeLessThanOrEqual(60_000);
+    expect(bytes(md)).toBeGreaterThan(59_000);
+  });
+
+  it('shows the resources that fit whole, cuts the over-long one with a marker, and ends saying how to see the whole plan', () => {
+    const plan = planOf([
+      agentChange('a', [field('config.first_message', 'Hello', 'Hi')]),
+      agentChange('big', [field('config.prompt', 'line 1\n', numberedLines(40))]),
+      agentChange('c', [field('config.timezone', 'UTC', 'Europe/Paris')]),
+    ]);
+    expect(renderPlanMarkdown(plan, { savedPlan: 'plan.json', limit: 1000 })).toBe(
+      [
+        '### voxform plan: 0 to create, 3 to update, 0 unchanged',
+        '',
+        '| Resource | Action | Fields |',
+        '|---|---|---|',
+        '| `agent.a` | 🔄 update | `config.first_message` |',
+        '| `agent.big` | 🔄 update | `config.prompt` |',
+        '| `agent.c` | 🔄 update | `config.timezone` |',
+        '',
+        '<details><summary><code>agent.a</code> will be updated in place</summary>',
+        '',
+        '```diff',
+        '! config.first_message: "Hello" → "Hi"',
+        '```',
+        '',
+        '</details>',
+        '',
+        '<details><summary><code>agent.big</code> will be updated in place (cut)</summary>',
+        '',
+        '```diff',
+        '@@ -1,1 +1,40 @@ config.prompt',
+        ' line 1',
+        '+line 2',
+        '+line 3',
+        '+line 4',
+        '+line 5',
+        '+line 6',
+        '+line 7',
+        '+line 8',
+        '+line 9',
+        '⋯ cut to fit the comment: 10 of 41 lines shown whole',
+        '```',
+        '',
+        '</details>',
+        '',
+        '<details><summary><code>agent.c</code> will be updated in place</summary>',
+        '',
+        '```diff',
+        '! config.timezone: "UTC" → "Europe/Paris"',
+        '```',
+        '',
+        '</details>',
+        '',
+        "_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, download the saved plan `plan.json` (this job's artifact) and run `voxform plan show plan.json`._",
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('without a saved plan, ends saying how to save one and look at it', () => {
+    const plan = planOf([agentChange('big', [field('config.prompt', 'line 1\n', numberedLines(400))])]);
+    const lines = renderPlanMarkdown(plan, { limit: 2000 }).trimEnd().split('\n');
+    expect(lines.at(-1)).toBe(
+      '_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, save the plan with `voxform plan --out plan.json` (keep it as a CI artifact) and run `voxform plan show plan.json`._',
+    );
+  });
+
+  it('is not cut, and has no such last line, when it fits', () => {
+    const plan = planOf([agentChange('big', [field('config.prompt', 'line 1\n', numberedLines(400))])]);
+    const md = renderPlanMarkdown(plan, { savedPlan: 'plan.json' });
+    expect(md).toContain('+line 400\n');
+    expect(md).not.toContain('cut to fit');
+  });
+
+  it('lists at most what fits of a plan with thousands of resources, saying how many it leaves out', () => {
+    const changes = Array.from({ length: 3000 }, (_, i) => agentChange(`agent-number-${i}`, [field('config.timezone', 'UTC', 'Europe/Paris')]));
+    const md = renderPlanMarkdown(planOf(changes, { warnings: Array.from({ length: 2000 }, (_, i) => `phone +1555000${i} has no import block`) }));
+    expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+    expect(md).toMatch(/\| ⋯ \d+ more changed resources, not listed here \| \| \|\n/);
+    expect(md).toMatch(/_\d+ more changed resources not shown here\._\n/);
+    expect(md).toMatch(/_\d+ more notes \(environment variables read, warnings\) not shown here\._\n/);
+  });
+});
+
+const SECRET = 'tok-planted-4f9a8b7c6d5e';
+
+/** A plan meant to be cut everywhere: long one-line prompts full of markers, backticks, emoji, and a secret. */
+function awkwardPlan(): Plan {
+  const paragraph = 'Say `(sensitive)` never; 🎉 🎉 read back (known after apply) ``` fences ``` and (sensitive value changed) '.repeat(40);
+  return planOf(
+    [
+      agentChange('one', [field('config.prompt', `${paragraph}\nshort\n`, `${paragraph}!\nshort\n`), field('config.first_message', 'a', 'b')]),
+      agentChange('two', [field('config.session_data_webhook.headers.x-token', 'old-secret-value', SECRET, { sensitive: true })], ['config.session_data_webhook.headers']),
+      agentChange('three', [
+        field('config.tools', [{ name: 'find', header: { authorization: SECRET } }], [{ name: 'find', header: { authorization: SECRET }, description: paragraph }]),
+      ], ['config.tools[].header']),
+    ],
+    { environmentVariables: { names: ['HOOK_TOKEN'], new: ['HOOK_TOKEN'], recorded: true } },
+  );
+}
+
+const MARKERS = ['(sensitive value changed)', '(sensitive)', '(known after apply)'];
+
+/** Whether `text`, a start of some line, stops inside one of the markers. */
+function endsInsideMarker(text: string, whole: string): boolean {
+  return MARKERS.some((marker) => {
+    for (let at = whole.indexOf(marker); at !== -1; at = whole.indexOf(marker, at + 1)) if (at < text.length && text.length < at + marker.length) return true;
+    return false;
+  });
+}
+
+describe('Markdown plan: where a cut may fall', () => {
+  const plan = awkwardPlan();
+  const whole = renderPlanMarkdown(plan, { limit: Number.MAX_SAFE_INTEGER }).split('\n');
+
+  it('stays within every limit, closes every fence it opens, never splits a marker or a character, never shows a secret', () => {
+    for (let limit = 700; limit < bytes(whole.join('\n')); limit += 97) {
+      const md = renderPlanMarkdown(plan, { savedPlan: 'plan.json', limit });
+      expect(bytes(md), `limit ${limit}`).toBeLessThanOrEqual(limit);
+      expect(md).not.toContain(SECRET);
+      expect(md).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+      const lines = md.trimEnd().split('\n');
+      expect(lines.at(-1)).toContain('run `voxform plan show plan.json`');
+      let open: string | undefined;
+      for (const line of lines) {
+        const fence = /^(`{3,})diff$/.exec(line);
+        if (open === undefined && fence) open = fence[1];
+        else if (open !== undefined && line === open) open = undefined;
+        else if (open === undefined) expect(line, `limit ${limit}: outside a fence`).not.toMatch(/^[+-]/);
+        if (line.endsWith(' ⋯')) {
+          const start = line.slice(0, -2);
+          const original = whole.find((candidate) => candidate.startsWith(start) && candidate !== start);
+          expect(original, `limit ${limit}: a cut line is the start of a line of the plan`).toBeDefined();
+          expect(endsInsideMarker(start, original!), `limit ${limit}: ${start.slice(-30)}`).toBe(false);
+        }
+      }
+      expect(open, `limit ${limit}: a fence left open`).toBeUndefined();
+    }
+  });
+});
