@@ -5,14 +5,17 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_JSON_FORMAT_VERSION } from '../../src/plan/render-json.js';
 import { repoRoot } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 type Json = Record<string, unknown>;
+
+// ajv-formats is CommonJS: its function is the default export's `default` under NodeNext.
+const addFormats = addFormatsModule.default;
 
 function compileSchema() {
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
