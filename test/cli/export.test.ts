@@ -118,3 +118,24 @@ describe('voxform export', () => {
     expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
   });
 });
+
+describe('export --local', () => {
+  const tempDir = useTempDirs();
+
+  test('suggests a next step that works as printed: the plan of the exported manifest shows no changes', async () => {
+    const { SECRETS } = await import('../helpers/project.js');
+    const dir = await tempDir();
+    const applied = await runCli(['apply', '-f', path.join(repoRoot, 'agents.example.yaml'), '--local', '--auto-approve'], { cwd: dir, env: SECRETS });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCli(['export', '--from-phones', '--local', '--out', 'out'], { cwd: dir });
+    expect(exported.code, exported.stderr).toBe(0);
+    const next = /^Next: voxform (.*?) {3}#/m.exec(exported.stdout)?.[1];
+    expect(next).toBe('plan --local -f out/voxform.yaml');
+    // The live values of the secrets export left out, under the names it printed.
+    const env = { FRONT_DESK_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN: SECRETS.HOOK_TOKEN, APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION: SECRETS.CALENDAR_TOKEN };
+    for (const name of Object.keys(env)) expect(exported.stdout).toContain(name);
+    const plan = await runCli((next ?? '').split(' '), { cwd: dir, env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+});

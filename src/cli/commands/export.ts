@@ -63,8 +63,17 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   for (const phone of result.skippedPhones) {
     ctx.stderr.write(`warning: phone ${phone} is not an E.164 number, so its binding was left out of the manifest.\n`);
   }
-  ctx.stdout.write(`\nNext:${where === '.' ? '' : ` cd ${where} &&`} voxform plan${connection.local ? ' --local' : ''}   # shows no changes\n`);
+  ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
+}
+
+/**
+ * The command that shows the export matches the service. The embedded emulator's data belongs to
+ * the folder it runs in, so with `--local` the plan runs from here, naming the exported manifest.
+ */
+function nextStep(where: string, local: boolean): string {
+  if (local) return where === '.' ? 'voxform plan --local' : `voxform plan --local -f ${path.join(where, 'voxform.yaml')}`;
+  return where === '.' ? 'voxform plan' : `cd ${where} && voxform plan`;
 }
 
 function commandLine(agentIds: readonly string[], fromPhones: boolean): string {
