@@ -5,6 +5,7 @@
  * say, a drop rate to a rule does not change which requests its error rate hits).
  */
 import type { FaultRule, FaultSettings } from './types.js';
+import { seededRandom } from '../util/seeded-random.js';
 
 /** What to do to one request. */
 export interface FaultDecision {
@@ -19,18 +20,6 @@ export interface FaultDecision {
 }
 
 export class FaultConfigError extends Error {}
-
-/** mulberry32: tiny, fast and good enough for fault draws. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** FNV-1a, to turn a seed given as text (or a number) into 32 bits. */
 function hashSeed(seed: number | string): number {
@@ -126,9 +115,9 @@ export class FaultInjector {
       rule,
       path: compilePathPattern(rule.path),
       methods: rule.method === undefined ? undefined : new Set((Array.isArray(rule.method) ? rule.method : [rule.method]).map((m) => m.toUpperCase())),
-      latency: generator(base ^ hashSeed(`${index}:latency`)),
-      error: generator(base ^ hashSeed(`${index}:error`)),
-      drop: generator(base ^ hashSeed(`${index}:drop`)),
+      latency: seededRandom(base ^ hashSeed(`${index}:latency`)),
+      error: seededRandom(base ^ hashSeed(`${index}:error`)),
+      drop: seededRandom(base ^ hashSeed(`${index}:drop`)),
       count: 0,
     }));
   }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/emulator/json-limits.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { FRONT_DESK, startTestEmulator, streamedText, type Client } from './helpers.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
 
 let emulator: RunningEmulator;
 let client: Client;
@@ -133,18 +134,6 @@ describe('other malformed requests', () => {
   });
 });
 
-/** mulberry32: a small seeded generator, so a failing case can be replayed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomValue(next: () => number, depth: number): unknown {
   const pick = Math.floor(next() * (depth > 90 ? 5 : 8));
   const strings = ['', FRONT_DESK, '+15551230001', '__proto__', 'constructor', '\u0000', 'ñ', 'x'.repeat(300)];
@@ -171,7 +160,7 @@ function randomValue(next: () => number, depth: number): unknown {
 
 describe('seeded fuzzing of every write operation', () => {
   it('valid bodies with one field made random never get a 5xx, and the emulator serves normally afterwards', async () => {
-    const next = generator(20260110);
+    const next = seededRandom(20260110);
     const agent = { agent_id: FRONT_DESK, metadata: { a: 1 } };
     const targets: Array<[string, string, Record<string, unknown>]> = [
       ['PUT', `/agents/${FRONT_DESK}`, { name: 'n', config: { prompt: 'p', flow: { response_delay: 1 } } }],

@@ -7,16 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+// The built module: this file also runs under plain node (npm run fuzz builds first, as npm test does).
+import { seededRandom } from '../../dist/util/seeded-random.js';
 
-/** mulberry32: small, fast and deterministic; a run is reproduced from its seed alone. */
+/** Seeded (mulberry32, src/util/seeded-random.ts): a run is reproduced from its seed alone. */
 export function createRandom(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return {
     next,
     int: (max) => Math.floor(next() * max),

@@ -11,6 +11,7 @@ import { parseYamlSubset } from '../../src/manifest/parse-yaml-subset.js';
 import { spansOf } from '../../src/manifest/positions.js';
 import { SourceRegistry, type SourceText } from '../../src/manifest/source.js';
 import { repoRoot } from '../helpers/cli.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
 
 function source(text: string): SourceText {
   return new SourceRegistry('/').forYaml('/m.yaml', text);
@@ -136,22 +137,11 @@ describe('parseYamlSubset gives up outside the subset', () => {
   });
 });
 
-/** A small deterministic generator (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const PIECES = [' ', '  ', '\n', '\n  ', ':', ': ', '- ', '-', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '|', '|-', 'a', 'key', '1', '0.5', '~', 'true', '+1', '---', '\\', '\\n', '\n\n'];
 
 describe('parseYamlSubset under mutation', () => {
   it('either gives up or agrees with the general parser (and the general parser finds no error)', async () => {
-    const next = random(20251122);
+    const next = seededRandom(20251122);
     const bases = [...Object.values(agreeing), readFileSync(path.join(repoRoot, 'agents.example.yaml'), 'utf8')];
     let accepted = 0;
     for (let round = 0; round < 4000; round++) {

@@ -9,16 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
 import { repoRoot } from '../helpers/cli.js';
-
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../src/util/seeded-random.js';
 
 const PIECES = [' ', '\n', '  ', ':', '- ', '"', '{', '}', '[', ']', 'null', '~', '${env:X}', '{{v}}', '12', 'agents', 'id', 'config', '\t', '&a ', '*a', '<<: ', '---\n'];
 
@@ -29,7 +20,7 @@ describe('loadManifests on mutated manifests', () => {
     try {
       await mkdir(path.join(dir, 'example'));
       await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
-      const next = random(7);
+      const next = seededRandom(7);
       for (let round = 0; round < 300; round++) {
         let text = example;
         for (let e = 0; e < 1 + Math.floor(next() * 4); e++) {
