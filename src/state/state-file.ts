@@ -1,6 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { VoxformError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
