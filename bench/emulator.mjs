@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { loadAverage, verdict } from './lib/report.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const entry = new URL('../dist/emulator/index.js', import.meta.url);
@@ -129,14 +130,15 @@ try {
 
   console.log(`emulator bench: ${TOTAL.toLocaleString('en-US')} mixed requests, concurrency ${CONCURRENCY}, loopback, undici; emulator ${IN_PROCESS ? 'in this process' : 'in a child process'}${DATA ? `, data file ${DATA}${SHARED ? ' (shared, as --local)' : ''}` : ', in memory'}`);
   console.log(`  wall        ${fmt(wall, 2)} s`);
-  console.log(`  throughput  ${fmt(rps, 0)} req/s    goal ≥ ${GOAL_RPS.toLocaleString('en-US')}   ratio ${fmt(rps / GOAL_RPS, 2)}× the goal ${rps >= GOAL_RPS ? '(met)' : '(NOT met)'}`);
-  console.log(`  latency     p50 ${fmt(p50, 2)} ms, p99 ${fmt(p99, 2)} ms, max ${fmt(latencies[latencies.length - 1], 2)} ms    p99 goal ≤ ${GOAL_P99_MS} ms   ratio ${fmt(p99 / GOAL_P99_MS, 2)} of the limit ${p99 <= GOAL_P99_MS ? '(met)' : '(NOT met)'}`);
+  console.log(`  throughput  ${fmt(rps, 0)} req/s    goal ≥ ${GOAL_RPS.toLocaleString('en-US')}   ratio ${fmt(rps / GOAL_RPS, 2)}× the goal ${verdict(rps >= GOAL_RPS)}`);
+  console.log(`  latency     p50 ${fmt(p50, 2)} ms, p99 ${fmt(p99, 2)} ms, max ${fmt(latencies[latencies.length - 1], 2)} ms    p99 goal ≤ ${GOAL_P99_MS} ms   ratio ${fmt(p99 / GOAL_P99_MS, 2)} of the limit ${verdict(p99 <= GOAL_P99_MS)}`);
+  console.log(`  machine     ${loadAverage()} (a shared machine: figures include its load)`);
   for (const [op, list] of [...byOp].sort()) {
     list.sort((a, b) => a - b);
     console.log(`    ${op.padEnd(18)} ${String(list.length).padStart(6)} requests   p50 ${fmt(percentile(list, 50), 2)} ms   p99 ${fmt(percentile(list, 99), 2)} ms`);
   }
   console.log(`  statuses    ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')}`);
-  if ([...statuses.keys()].some((s) => s !== 200)) process.exitCode = 1;
+  if ([...statuses.keys()].some((s) => s !== 200) || rps < GOAL_RPS || p99 > GOAL_P99_MS) process.exitCode = 1;
 } finally {
   await pool.close();
   await emulator.stop();

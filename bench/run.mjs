@@ -1,20 +1,40 @@
-// `npm run bench`: every benchmark in turn (after the build). Each prints its figures and the ratio
-// to its goal. Benchmarks are not tests: they are run by hand on a quiet machine, never in CI.
+// `npm run bench`: every benchmark in turn (after the build). Each prints its figures, its floor or
+// goal, the ratio to the goal, PASS or MISS, and the machine's load average. Benchmarks are not
+// tests: they are run by hand, never in CI; on a busy machine their figures include its load.
+//
+//   npm run bench                      every benchmark but the scale point (a few minutes)
+//   npm run bench -- --scale           the scale point too (5,000 agents + 5,000 phones)
+//   npm run bench -- plan plan-scale   only the benchmarks named
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
-const benches = ['validate', 'emulator', 'client', 'plan', 'test-conversations'].filter((name) => only.length === 0 || only.includes(name));
+const BENCHES = [
+  { name: 'validate', script: 'validate.mjs', args: [] },
+  { name: 'emulator', script: 'emulator.mjs', args: [] },
+  { name: 'client', script: 'client.mjs', args: [] },
+  { name: 'plan', script: 'plan.mjs', args: [] },
+  { name: 'plan-scale', script: 'plan.mjs', args: ['--scale'], onRequest: true },
+  { name: 'test-conversations', script: 'test-conversations.mjs', args: [] },
+];
+
+const argv = process.argv.slice(2);
+const named = argv.filter((arg) => !arg.startsWith('--'));
+const unknown = named.filter((name) => !BENCHES.some((bench) => bench.name === name));
+if (unknown.length > 0) {
+  console.error(`bench: no benchmark named ${unknown.join(', ')} (there are ${BENCHES.map((bench) => bench.name).join(', ')})`);
+  process.exit(1);
+}
+const chosen = BENCHES.filter((bench) => (named.length > 0 ? named.includes(bench.name) : !bench.onRequest || argv.includes('--scale')));
 
 let failed = false;
-for (const name of benches) {
-  console.log(`\n== bench/${name}.mjs`);
-  const result = spawnSync(process.execPath, [path.join(here, `${name}.mjs`)], { stdio: 'inherit' });
+for (const bench of chosen) {
+  console.log(`\n== ${bench.name}: bench/${[bench.script, ...bench.args].join(' ')}`);
+  const result = spawnSync(process.execPath, [path.join(here, bench.script), ...bench.args], { stdio: 'inherit' });
   if (result.status !== 0) {
     failed = true;
-    console.log(`bench/${name}.mjs exited ${result.status}`);
+    console.log(`bench/${bench.script} exited ${result.status}`);
   }
 }
 process.exitCode = failed ? 1 : 0;

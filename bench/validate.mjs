@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { loadAverage, median, verdict } from './lib/report.mjs';
 
 const AGENTS = 1_000;
 const PROMPT_BYTES = 2_048;
@@ -108,12 +109,6 @@ function timeRun(args, cwd) {
   return (performance.now() - started) / 1000;
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 const dir = mkdtempSync(path.join(tmpdir(), 'voxform-bench-'));
 try {
   writeProject(dir);
@@ -128,8 +123,9 @@ try {
   // The minimum is printed beside the median: on a shared machine it shows what the code costs.
   const report = (label, seconds, runs, goal) =>
     console.log(
-      `${label.padEnd(28)} ${seconds.toFixed(3)} s (min ${Math.min(...runs).toFixed(3)} s)   goal ≤ ${goal.toFixed(2)} s   ratio ${(seconds / goal).toFixed(2)} ${seconds <= goal ? 'ok' : 'OVER GOAL'}`,
+      `${label.padEnd(28)} ${seconds.toFixed(3)} s (min ${Math.min(...runs).toFixed(3)} s)   goal ≤ ${goal.toFixed(2)} s   ratio to goal ${(seconds / goal).toFixed(2)} ${verdict(seconds <= goal)}`,
     );
+  console.log(`${loadAverage()} (a shared machine: figures include its load)`);
   console.log(`project: ${AGENTS} agents with ${PROMPT_BYTES}-byte prompt files, ${AGENTS} phones, 50 campaigns, 20 knowledge files`);
   report(`validate (median of ${VALIDATE_RUNS})`, validate, validateRuns, GOALS.validate);
   report(`--version (median of ${VERSION_RUNS})`, version, versionRuns, GOALS.version);
