@@ -51,16 +51,16 @@ console.log(`peak memory (RSS) of this process, over all cases: ${peak.toFixed(0
 for (const { index } of heaviest) {
   const testCase = generateCase(seed, index);
   const { project, cleanup } = await writeCase(testCase);
-  const rssFile = path.join(tmpdir(), `voxform-fuzz-rss-${process.pid}`);
+  const probeFile = path.join(tmpdir(), `voxform-fuzz-probe-${process.pid}`);
   const begun = Date.now();
-  const run = spawnSync(process.execPath, ['--import', path.join(root, 'bench/report-rss.mjs'), path.join(root, 'bin/voxform.js'), 'validate'], {
+  const run = spawnSync(process.execPath, ['--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), 'validate'], {
     cwd: project,
-    env: { PATH: process.env.PATH, NO_COLOR: '1', BENCH_RSS_FILE: rssFile },
+    env: { PATH: process.env.PATH, NO_COLOR: '1', BENCH_PROBE_FILE: probeFile },
     encoding: 'utf8',
     timeout: 60_000,
   });
-  const rss = Number(readFileSync(rssFile, 'utf8')) / 1024 / 1024;
-  rmSync(rssFile, { force: true });
+  const rss = JSON.parse(readFileSync(probeFile, 'utf8')).maxRssBytes / 1024 / 1024;
+  rmSync(probeFile, { force: true });
   const crashed = /unexpected problem|\n\s+at /.test(run.stderr) || ![0, 1].includes(run.status);
   if (crashed) failures.push(`${testCase.name} through the CLI: exit ${run.status}`);
   console.log(`  through the CLI: ${testCase.name}: exit ${run.status}, ${((Date.now() - begun) / 1000).toFixed(2)} s, peak ${rss.toFixed(0)} MB`);
