@@ -329,10 +329,9 @@ function diffCredential(credential: DesiredCredential, input: DiffInput, owners:
 }
 
 /** Every resource of `desired` compared with the service; problems (unknown agent ids, phones without import) collected. */
-export function diffStates(input: DiffInput): { changes: ResourceChange[]; problems: PlanProblem[]; warnings: string[] } {
+export function diffStates(input: DiffInput): { changes: ResourceChange[]; problems: PlanProblem[] } {
   const { desired, live } = input;
   const problems: PlanProblem[] = [];
-  const warnings: string[] = [];
   const changes: ResourceChange[] = [];
   // Request id → address of its change, for each change's `dependsOn`.
   const owners = new Map<string, string>();
@@ -383,7 +382,7 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
 
   for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, input, phoneChanges, owners));
 
-  return { changes: orderChanges(changes), problems, warnings };
+  return { changes: orderChanges(changes), problems };
 }
 
 export function orderChanges(changes: ResourceChange[]): ResourceChange[] {

@@ -66,6 +66,5 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push(`<details><summary><code>${change.address}</code> ${describeAction(change)}</summary>`, '', diffBlock(change), '', '</details>', '');
   }
   out.push(...environmentVariablesLines(plan.environmentVariables));
-  for (const warning of plan.warnings) out.push(`> ⚠️ ${warning}`, '');
   return `${out.join('\n').trimEnd()}\n`;
 }

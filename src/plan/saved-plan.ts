@@ -161,7 +161,6 @@ export function planFromJson(saved: Json, file: string): Plan {
       targets: field(saved, 'targets', isStrings, 'the plan'),
       changes,
       summary: { create: count('create'), update: count('update'), unchanged: count('unchanged'), drifted: count('drifted') },
-      warnings: isStrings(saved.warnings) ? saved.warnings : [],
       ...environmentVariablesOf(saved.environment_variables),
     };
   } catch (error) {
