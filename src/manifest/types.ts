@@ -51,8 +51,6 @@ export interface DesiredAgent extends DesiredResource {
    * concrete: array elements by index (`tools.0.header`, `session_data_webhook.headers.x-token`).
    */
   sensitivePaths: string[];
-  /** Where each config path (dotted) was written, for diagnostics that point into templates or defaults. */
-  configSources: Map<string, SourceLocation>;
 }
 
 export interface PhoneImport {

@@ -18,9 +18,3 @@ export function redactValue(value: unknown, path: string, patterns: readonly str
   };
   return walk(value, path === '' ? [] : path.split('.'));
 }
-
-/** Whether the value at `path` is itself secret (not merely holding a secret somewhere inside). */
-export function isSensitivePath(path: string, patterns: readonly string[]): boolean {
-  const parts = path.split('.');
-  return patterns.some((pattern) => pathMatchesPattern(parts, pattern));
-}
