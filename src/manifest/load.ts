@@ -24,7 +24,8 @@ import { FileCache, findManifestFiles, type ManifestFile } from './load-files.js
 import { MAX_MANIFEST_BYTES } from './limits.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
-import { isPlainObject, spanAt, spansOf, type PathPart } from './positions.js';
+import { spanAt, spansOf, type PathPart } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';

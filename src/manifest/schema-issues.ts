@@ -16,7 +16,8 @@ import {
   quote,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { isPlainObject, setOwn, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { setOwn, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 
 export interface SchemaCheck {

@@ -17,7 +17,8 @@ import { deepMerge } from './merge.js';
 import { MAX_MANIFEST_BYTES } from './limits.js';
 import { parseYaml } from './parse-yaml.js';
 import { realFolder } from './project-files.js';
-import { attachSpans, isPlainObject, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { describeFound } from './describe.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 

@@ -1,6 +1,6 @@
 import { pathMatchesPattern } from '../schema/introspect.js';
 import { REDACTED } from '../util/redact.js';
-import { isPlainObject } from './paths.js';
+import { isPlainObject } from '../util/json-object.js';
 
 /**
  * A copy of `value` (found at dotted `path` of a resource) with every part that lies at or under

@@ -1,7 +1,7 @@
 import { isApiError, type ApiClient, type CallLogFilters } from '../../api/index.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { loadManifests } from '../../manifest/index.js';
-import { isPlainObject } from '../../plan/paths.js';
+import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
