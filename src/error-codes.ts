@@ -45,7 +45,6 @@ export const COMMAND_ERROR_CODES = [
   'model_answer_invalid',
   'model_failed',
   'model_url_invalid',
-  'path_not_found',
   'plan_failed',
   'plan_stale',
   'plan_unreadable',

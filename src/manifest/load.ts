@@ -46,7 +46,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const cwd = path.resolve(options.cwd);
   // The operator's allow-list is checked before anything is read: a malformed one stops the run.
   const policy = envPolicyOf(options.env);
-  const manifestFiles = await findManifestFiles(options.paths, cwd, options.projectRoot);
+  const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
   const files = manifestFiles.map((entry) => entry.file);
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
