@@ -3,7 +3,8 @@
  * its config, `${env:…}` resolved, checked against the schema, and its prompt include and
  * knowledge references noted for the steps that read files and resolve references.
  */
-import { flaggedPaths, knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { sensitiveConfigPatterns } from '../schema/sensitive.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -184,7 +185,7 @@ export function dottedConfigPath(path: ReadonlyArray<PathPart>): string {
 let configSecretPatterns: Array<{ pattern: string; parts: string[] }> | undefined;
 /** Schema-marked secrets inside an agent config (`tools[].header`, webhook headers, app credentials), split once. */
 function configSecretPatternList(): Array<{ pattern: string; parts: string[] }> {
-  configSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive').map((pattern) => ({ pattern, parts: pattern.match(/[^.[\]]+|\[\]/g) ?? [] }));
+  configSecretPatterns ??= sensitiveConfigPatterns().map((pattern) => ({ pattern, parts: pattern.match(/[^.[\]]+|\[\]/g) ?? [] }));
   return configSecretPatterns;
 }
 

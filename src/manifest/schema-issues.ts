@@ -5,6 +5,7 @@
  */
 import { flaggedPaths, knownProperties, nodeAt, pathMatchesPattern, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { validateAgainst, validateAgainstManifestDef, type SchemaIssue } from '../schema/validate.js';
+import { sensitiveManifestPatterns } from '../schema/sensitive.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import {
   configPathOf,
@@ -38,18 +39,11 @@ export interface SchemaCheck {
 }
 
 let readOnlyPatterns: string[] | undefined;
-let sensitivePatterns: string[] | undefined;
 
 /** Config paths only the service sets (`voice.provider`, `tools[].response_mode`, …). */
 export function readOnlyConfigPatterns(): string[] {
   readOnlyPatterns ??= flaggedPaths('AgentConfigRead', 'readOnly');
   return readOnlyPatterns;
-}
-
-/** Manifest paths the schema marks `x-sensitive` (`agents.*.config.tools[].header`, `credentials[].api_key`, …). */
-export function sensitiveManifestPatterns(): string[] {
-  sensitivePatterns ??= flaggedPaths('Manifest', 'sensitive', 'manifest');
-  return sensitivePatterns;
 }
 
 export function isSensitiveManifestPath(fullPath: ValuePath): boolean {
