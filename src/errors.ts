@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes.js';
+
 /** Where in a manifest file a problem is (1-based line and column). */
 export interface SourceLocation {
   file: string;
@@ -12,7 +14,8 @@ export interface SourceLocation {
  * escapes a command is a bug.
  */
 export class VoxformError extends Error {
-  readonly code: string;
+  /** One of the codes in src/error-codes.ts (docs/errors.md explains each). */
+  readonly code: ErrorCode;
   readonly location: SourceLocation | undefined;
   /** A further sentence on how to fix it, printed on its own line. */
   readonly hint: string | undefined;
@@ -20,7 +23,7 @@ export class VoxformError extends Error {
   readonly details: unknown;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     options: { location?: SourceLocation; hint?: string; details?: unknown; cause?: unknown } = {},
   ) {

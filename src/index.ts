@@ -71,3 +71,5 @@ export type { EmulatorOptions, RunningEmulator, EmulatorSeed } from './emulator/
 
 export { VoxformError, isVoxformError } from './errors.js';
 export type { SourceLocation } from './errors.js';
+export { API_ERROR_CODES, COMMAND_ERROR_CODES, DIAGNOSTIC_CODES, PLAN_PROBLEM_CODES } from './error-codes.js';
+export type { ApiErrorCode, CommandErrorCode, DiagnosticCode, ErrorCode, PlanProblemCode } from './error-codes.js';

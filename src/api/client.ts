@@ -36,6 +36,7 @@ import { resolveBaseUrl } from './regions.js';
 import { Requester, realSleep, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
 import type { BackoffOptions, RetryMode } from './retry.js';
 import { inspectUploadFile, MAX_KNOWLEDGE_FILE_BYTES, multipartBody, storageFailure } from './upload.js';
+import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -320,7 +321,7 @@ class ServiceClient implements ApiClient {
   async updateAgent(agentId: string, body: UpdateAgentRequest): Promise<void> {
     const path = `/agents/${segment('agent id', agentId)}`;
     // A top-level null asks the service to drop that key: not a value the schema describes.
-    const config = body.config && typeof body.config === 'object' ? Object.fromEntries(Object.entries(body.config).filter(([, value]) => value !== null)) : body.config;
+    const config = isPlainObject(body.config) ? splitTopLevelNulls(body.config).rest : body.config;
     check(`PUT ${path}`, 'UpdateAgentRequest', { ...body, config });
     await this.action({ method: 'PUT', path, json: body, retry: 'safe', notFoundHint: 'Check the agent id in your manifest.' });
   }
@@ -559,7 +560,7 @@ function parseBody(text: string): unknown {
 }
 
 function isObjectWith(key: string): (value: unknown) => boolean {
-  return (value) => value !== null && typeof value === 'object' && !Array.isArray(value) && key in value;
+  return (value) => isPlainObject(value) && key in value;
 }
 
 function fileIdOf(answer: unknown): string | undefined {

@@ -1,25 +1,10 @@
 import { STATUS_CODES } from 'node:http';
+import type { ApiErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { echoedForms, redactNeedles } from '../util/redact.js';
 
-/**
- * Stable codes of the errors the client throws. `api_rate_limited`, `api_unavailable` and
- * `api_timeout` are only thrown once the retries the operation allows (and the time-out) are used
- * up. `api_tls`, `api_response_too_large` and `api_interrupted` are network failures too, never
- * retried: a certificate or an oversized answer does not change on a second try, and an
- * interrupted run is stopping.
- */
-export type ApiErrorCode =
-  | 'api_unauthorized'
-  | 'api_not_found'
-  | 'api_validation'
-  | 'api_rate_limited'
-  | 'api_unavailable'
-  | 'api_timeout'
-  | 'api_tls'
-  | 'api_response_too_large'
-  | 'api_interrupted'
-  | 'api_error';
+/** Stable codes of the errors the client throws; the list and what each means: src/error-codes.ts. */
+export type { ApiErrorCode } from '../error-codes.js';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
 export interface ValidationIssue {

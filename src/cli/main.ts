@@ -83,6 +83,19 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('validate'));
 
+  addChangeCommands(program, action);
+  addProjectCommands(program, action);
+  addServiceCommands(program, action);
+
+  addCommandHelp(program);
+  return program;
+}
+
+/** Runs the named command with the options commander parsed for it. */
+type CommandAction = (name: string) => (...args: unknown[]) => Promise<void>;
+
+/** plan, apply and export: the commands that read the service and change it. */
+function addChangeCommands(program: Command, action: CommandAction): void {
   const plan = withConnection(withManifest(program.command('plan').description('show what apply would change on the service')))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--out <file>', 'save the plan for `voxform apply PLAN`')
@@ -114,7 +127,10 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .option('--out <dir>', 'where to write', '.')
     .option('--force', 'overwrite existing files')
     .action(action('export'));
+}
 
+/** init, templates, fmt and the emulator: the commands that work on the project or run locally. */
+function addProjectCommands(program: Command, action: CommandAction): void {
   program
     .command('init')
     .description('start a project from a template')
@@ -145,7 +161,10 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .option('--llm <url>', 'play agents with this OpenAI-compatible model (env VOXFORM_EMULATOR_LLM)')
     .option('--llm-model <name>', 'the model name for --llm (env VOXFORM_EMULATOR_LLM_MODEL)')
     .action(action('emulator'));
+}
 
+/** logs, keys, chat, schema and test: the commands that use the service without changing the manifests' resources. */
+function addServiceCommands(program: Command, action: CommandAction): void {
   withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
     .option('--agent <name|id>', 'only this agent: a name from the manifests, or an agent id')
     .option('--status <status>', 'only this call status (e.g. COMPLETED, FAILED, registered)')
@@ -191,9 +210,6 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .argument('<call-id>', 'the call id (see `voxform logs`)')
     .option('--out <file>', 'write the test file here instead of stdout')
     .action(action('test-capture'));
-
-  addCommandHelp(program);
-  return program;
 }
 
 const loaders: Record<string, () => Promise<CommandModule>> = {
@@ -227,19 +243,11 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
   return askYesNo(question, { input: process.stdin, output: process.stderr, terminal: true, signal: options.signal });
 }
 
-/** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const secrets = new SecretRegistry();
-  const cleanups: Array<() => Promise<void> | void> = [];
-  let exitCode = 0;
-  let format: unknown;
-  const debug = process.env.VOXFORM_DEBUG === '1';
-  const stderr = makeOutput(process.stderr, secrets);
-  const stdout = makeOutput(process.stdout, secrets);
-
-  const runCleanups = async () => {
-    while (cleanups.length > 0) await cleanups.pop()?.();
-  };
+/**
+ * Ctrl-C and SIGTERM. The first stops a command that stops gracefully (it asked for
+ * `ctx.interrupted()`); otherwise, or on a second signal, the cleanups run and the process exits 130.
+ */
+function trapSignals(runCleanups: () => Promise<void>): { interrupted(): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
   let notifyInterrupted: () => void = () => undefined;
@@ -255,6 +263,32 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  return {
+    interrupted: () => {
+      stopsGracefully = true;
+      return interruptedPromise;
+    },
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const secrets = new SecretRegistry();
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let exitCode = 0;
+  let format: unknown;
+  const debug = process.env.VOXFORM_DEBUG === '1';
+  const stderr = makeOutput(process.stderr, secrets);
+  const stdout = makeOutput(process.stdout, secrets);
+
+  const runCleanups = async () => {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  };
+  const signals = trapSignals(runCleanups);
   // An error thrown outside the awaited chain (a timer, a stream callback) would otherwise reach
   // Node's default handler, which prints its message and stack unredacted.
   const onStrayError = (error: unknown) => {
@@ -280,10 +314,7 @@ export async function main(argv: string[]): Promise<number> {
       secrets,
       confirm: interactive ? confirmOnTerminal : undefined,
       onExit: (cleanup) => void cleanups.push(cleanup),
-      interrupted: () => {
-        stopsGracefully = true;
-        return interruptedPromise;
-      },
+      interrupted: signals.interrupted,
     };
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);
@@ -305,8 +336,7 @@ export async function main(argv: string[]): Promise<number> {
     await runCleanups().catch((error: unknown) => {
       if (debug) stderr.write(`cleanup failed: ${String(error)}\n`);
     });
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    signals.release();
     process.off('uncaughtException', onStrayError);
     process.off('unhandledRejection', onStrayError);
   }

@@ -10,14 +10,14 @@ import type { Agent, AgentConfigUpdate } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { comparableLiveAgent } from '../plan/diff.js';
 import { buildAgentUpdate } from '../plan/update-body.js';
+import { splitTopLevelNulls } from '../util/json-object.js';
 
 export function desiredAgentConfig(agent: DesiredAgent, live: Agent): AgentConfigUpdate {
   const config: Record<string, unknown> = { ...comparableLiveAgent(live).config };
   const update = buildAgentUpdate(agent, live);
-  for (const [key, value] of Object.entries(update?.config ?? {})) {
-    // A top-level null is apply clearing the key: the agent will not have it.
-    if (value === null) delete config[key];
-    else config[key] = value;
-  }
+  // A top-level null is apply clearing the key: the agent will not have it.
+  const { rest, removed } = splitTopLevelNulls(update?.config ?? {});
+  for (const key of removed) delete config[key];
+  Object.assign(config, rest);
   return config as AgentConfigUpdate;
 }

@@ -7,6 +7,7 @@
 import { stringify } from 'yaml';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { parseChat } from './call-record.js';
+import { isPlainObject } from '../util/json-object.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;
@@ -44,7 +45,7 @@ export function scrubPersonalData(text: string, metadata: Record<string, unknown
 
 function metadataOf(record: GlobalCallHistoryRecord): Record<string, unknown> {
   const metadata = (record as { metadata?: unknown }).metadata;
-  return metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {};
+  return isPlainObject(metadata) ? metadata : {};
 }
 
 function reference(reply: string): string {

@@ -9,6 +9,7 @@ import { judge } from './judge.js';
 import type { ChatModel } from './model.js';
 import { matchWithBudget, REGEX_TIME_BUDGET_MS } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
+import { isPlainObject } from '../util/json-object.js';
 
 /** A tool call as the call record lists it (`function_calls`: name and params). */
 export interface ToolCall {
@@ -113,7 +114,7 @@ async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 
 }
 
 async function matchArgs(expected: Record<string, ArgExpectation>, params: unknown, model: ChatModel | undefined): Promise<{ status: CheckStatus; detail?: string }> {
-  const actual = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  const actual = isPlainObject(params) ? params : {};
   let status: CheckStatus = 'passed';
   for (const [arg, expectation] of Object.entries(expected)) {
     if (!Object.hasOwn(actual, arg)) return { status: 'failed', detail: `argument ${arg} is missing` };

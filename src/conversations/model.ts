@@ -6,6 +6,7 @@
  */
 import OpenAI from 'openai';
 import { VoxformError } from '../errors.js';
+import { isPlainObject } from '../util/json-object.js';
 
 export interface ModelSettings {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
@@ -87,7 +88,7 @@ export function parseJsonObject(text: string | null | undefined): Record<string,
   const trimmed = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   try {
     const value = JSON.parse(trimmed) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isPlainObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

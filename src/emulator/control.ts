@@ -8,6 +8,7 @@ import type { EmulatorCore } from './core.js';
 import { checkFaultSettings, FaultConfigError } from './faults.js';
 import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import type { Route } from './router.js';
+import { isPlainObject } from '../util/json-object.js';
 import { checkSeed } from './seed.js';
 import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
 
@@ -93,9 +94,47 @@ export function createControl(host: ControlHost): EmulatorControl {
 }
 
 const asObject = (body: unknown): Record<string, unknown> => {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the body must be a JSON object');
-  return body as Record<string, unknown>;
+  if (!isPlainObject(body)) throw new HttpError(400, 'the body must be a JSON object');
+  return body;
 };
+
+/** GET /_emulator: what runs here and how much the account holds. */
+function describeEmulator(core: EmulatorCore): Record<string, unknown> {
+  return {
+    emulator: 'voxform',
+    put_mode: core.putMode,
+    faults: core.faults.get(),
+    data_file: core.store.dataFile ?? null,
+    counts: {
+      agents: core.store.agents.size,
+      phones: core.store.phones.size,
+      campaigns: core.store.campaigns.size,
+      call_logs: core.store.callLog.size,
+      keys: core.store.keys.size,
+    },
+  };
+}
+
+/** POST /_emulator/seed: a seed in YAML (by its content type) or JSON, checked, then loaded. */
+function seedHandler(host: ControlHost): Route['handler'] {
+  return async ({ rawBody, req }) => {
+    const text = rawBody.toString('utf8');
+    const isYaml = /yaml/i.test(req.headers['content-type'] ?? '');
+    let seed: unknown;
+    try {
+      seed = isYaml ? parseYaml(text) : JSON.parse(text);
+    } catch (error) {
+      throw new HttpError(400, `the seed is not valid ${isYaml ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+    }
+    try {
+      checkSeed(seed, 'in the request body');
+    } catch (error) {
+      throw new HttpError(400, (error as Error).message);
+    }
+    await host.loadSeed(seed);
+    return json(200, { success: true });
+  };
+}
 
 /** The HTTP control routes (all `control: true`: no faults, not logged). */
 export function controlRoutes(host: ControlHost, control: EmulatorControl): Route[] {
@@ -110,47 +149,12 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
     ...extra,
   });
   return [
-    route('GET', '/_emulator', 'control: info', () =>
-      json(200, {
-        emulator: 'voxform',
-        put_mode: core.putMode,
-        faults: core.faults.get(),
-        data_file: core.store.dataFile ?? null,
-        counts: {
-          agents: core.store.agents.size,
-          phones: core.store.phones.size,
-          campaigns: core.store.campaigns.size,
-          call_logs: core.store.callLog.size,
-          keys: core.store.keys.size,
-        },
-      }),
-    ),
+    route('GET', '/_emulator', 'control: info', () => json(200, describeEmulator(core))),
     route('POST', '/_emulator/reset', 'control: reset', async () => {
       await control.reset();
       return json(200, { success: true });
     }),
-    route(
-      'POST',
-      '/_emulator/seed',
-      'control: seed',
-      async ({ rawBody, req }) => {
-        const text = rawBody.toString('utf8');
-        let seed: unknown;
-        try {
-          seed = /yaml/i.test(req.headers['content-type'] ?? '') ? parseYaml(text) : JSON.parse(text);
-        } catch (error) {
-          throw new HttpError(400, `the seed is not valid ${/yaml/i.test(req.headers['content-type'] ?? '') ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
-        }
-        try {
-          checkSeed(seed, 'in the request body');
-        } catch (error) {
-          throw new HttpError(400, (error as Error).message);
-        }
-        await host.loadSeed(seed);
-        return json(200, { success: true });
-      },
-      { rawBody: true, bodyLimit: 64 * 1024 * 1024 },
-    ),
+    route('POST', '/_emulator/seed', 'control: seed', seedHandler(host), { rawBody: true, bodyLimit: 64 * 1024 * 1024 }),
     route('GET', '/_emulator/state', 'control: state', () => json(200, control.state())),
     route('GET', '/_emulator/requests', 'control: request log', ({ query }) => {
       const since = Number(query.since ?? 0);

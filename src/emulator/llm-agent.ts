@@ -9,6 +9,7 @@ import { ChatModel, clip, type ChatTurn, type ToolDefinition } from '../conversa
 import type { AgentConfigRead, ChatMessage, ToolCommon } from '../schema/types.gen.js';
 import { HttpError } from './http.js';
 import { callToolWebhook, type ToolPolicy } from './llm-tools.js';
+import { isPlainObject } from '../util/json-object.js';
 
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;
@@ -101,7 +102,7 @@ function asFunction(tool: ToolCommon): ToolDefinition {
 function parseArguments(text: string): Record<string, unknown> {
   try {
     const value = JSON.parse(text) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    return isPlainObject(value) ? value : {};
   } catch {
     return {};
   }

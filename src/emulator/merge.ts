@@ -11,9 +11,7 @@ import { propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.
 import type { AgentConfigRead } from '../schema/types.gen.js';
 import type { PutMode } from './types.js';
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+import { isPlainObject, type JsonObject } from '../util/json-object.js';
 
 let readShape: SchemaNode | undefined;
 function configNode(): SchemaNode {
@@ -23,13 +21,13 @@ function configNode(): SchemaNode {
 
 /** Only the read-only values inside `stored` (with the objects that hold them); undefined when there are none. */
 function readOnlyPart(node: SchemaNode, stored: unknown): unknown {
-  if (!isObject(stored)) return undefined;
-  const out: Json = {};
+  if (!isPlainObject(stored)) return undefined;
+  const out: JsonObject = {};
   for (const key of node.properties.keys()) {
     const child = propertyNode(node, key);
     if (!child || stored[key] === undefined) continue;
     if (child.readOnly) out[key] = stored[key];
-    else if (isObject(stored[key])) {
+    else if (isPlainObject(stored[key])) {
       const part = readOnlyPart(child, stored[key]);
       if (part !== undefined) out[key] = part;
     }
@@ -45,15 +43,15 @@ export function keepReadOnlyExtras(node: SchemaNode, stored: unknown, incoming: 
   if (Array.isArray(incoming) && Array.isArray(stored) && node.items) {
     const items = node.items;
     const byName = new Map<string, unknown>();
-    for (const element of stored) if (isObject(element) && typeof element.name === 'string' && !byName.has(element.name)) byName.set(element.name, element);
+    for (const element of stored) if (isPlainObject(element) && typeof element.name === 'string' && !byName.has(element.name)) byName.set(element.name, element);
     return incoming.map((element, index) => {
-      const name = isObject(element) && typeof element.name === 'string' ? element.name : undefined;
+      const name = isPlainObject(element) && typeof element.name === 'string' ? element.name : undefined;
       const counterpart = name !== undefined ? byName.get(name) : stored[index];
       return counterpart === undefined ? element : keepReadOnlyExtras(items, counterpart, element);
     });
   }
-  if (!isObject(incoming) || !isObject(stored) || node.properties.size === 0) return incoming;
-  const out: Json = { ...incoming };
+  if (!isPlainObject(incoming) || !isPlainObject(stored) || node.properties.size === 0) return incoming;
+  const out: JsonObject = { ...incoming };
   for (const key of node.properties.keys()) {
     const child = propertyNode(node, key);
     if (!child || stored[key] === undefined) continue;
@@ -73,8 +71,8 @@ export function keepReadOnlyExtras(node: SchemaNode, stored: unknown, incoming: 
  * Applies an update body's config to a stored read-shape config, in place. `removed` are the
  * top-level keys the body set to null (removed in both modes).
  */
-export function applyConfigUpdate(stored: AgentConfigRead, update: Json, removed: readonly string[], mode: PutMode): void {
-  const target = stored as Json;
+export function applyConfigUpdate(stored: AgentConfigRead, update: JsonObject, removed: readonly string[], mode: PutMode): void {
+  const target = stored as JsonObject;
   for (const key of removed) delete target[key];
   const root = configNode();
   // The update comes from a freshly parsed request body, so it is stored as is, without a copy.
@@ -88,19 +86,8 @@ export function applyConfigUpdate(stored: AgentConfigRead, update: Json, removed
  * A session's config: the agent's stored config with an override (register_call's agent_config,
  * chat's agent.agent_config) applied by top-level key, read-only extras kept.
  */
-export function overlayConfig(stored: AgentConfigRead, override: Json | undefined): AgentConfigRead {
+export function overlayConfig(stored: AgentConfigRead, override: JsonObject | undefined): AgentConfigRead {
   const config = structuredClone(stored);
   if (override) applyConfigUpdate(config, override, [], 'merge');
   return config;
-}
-
-/** Splits a PUT body's config into its top-level null keys (removals) and the rest. */
-export function splitNulls(config: Json): { rest: Json; removed: string[] } {
-  const rest: Json = {};
-  const removed: string[] = [];
-  for (const [key, value] of Object.entries(config)) {
-    if (value === null) removed.push(key);
-    else rest[key] = value;
-  }
-  return { rest, removed };
 }

@@ -4,6 +4,7 @@
  */
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { loadSchemas } from '../schema/load.js';
+import { isPlainObject } from '../util/json-object.js';
 
 export interface ValidationDetail {
   type: string;
@@ -107,7 +108,7 @@ export function issuesToDetail(issues: readonly SchemaIssue[], source: Source, v
     const at = valueAt(value, issue.path);
     // A union such as WebhookTarget (a URL or {url, headers}): when the value is an object, the
     // object branch is what was meant, and its one missing property is the precise complaint.
-    if (issue.keyword === 'anyOf' && at !== null && typeof at === 'object' && !Array.isArray(at)) {
+    if (issue.keyword === 'anyOf' && isPlainObject(at)) {
       const wanted = ((issue.params.expected as string[]) ?? []).map((e) => /^an object with (\S+)$/.exec(e)?.[1]).find(Boolean);
       if (wanted) {
         details.push({ type: 'missing', loc: [source, ...issue.path, wanted], msg: 'Field required' });

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { WebhookTarget } from '../schema/types.gen.js';
+import type { SecretHeaders, WebhookTarget } from '../schema/types.gen.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import type { WebhookDelivery } from './types.js';
 
@@ -38,6 +38,37 @@ function isLoopback(hostname: string): boolean {
   return host === '::1';
 }
 
+/** The headers of a delivery: the target's own over ours, and the JSON body's when there is one. */
+function requestHeaders(targetHeaders: SecretHeaders, payload: string | undefined): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = { 'user-agent': 'voxform-emulator', accept: 'application/json', ...targetHeaders };
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
+  return headers;
+}
+
+/**
+ * What a complete answer means: a failure (non-2xx, JSON nested too deep, or a prefetch answer
+ * that is not JSON), or success with the parsed JSON when there is one.
+ */
+function judgeAnswer(status: number, text: string, hook: WebhookDelivery['hook']): { error: string } | { answer: unknown } {
+  if (status < 200 || status >= 300) return { error: `answered ${status}` };
+  if (text.trim() === '') return { answer: undefined };
+  // Merged into the session and served in the call log: held to the request bodies' depth.
+  if (jsonTooDeepAt(text) !== undefined) return { error: `answered JSON nested deeper than ${MAX_JSON_DEPTH} levels` };
+  try {
+    return { answer: JSON.parse(text) as unknown };
+  } catch {
+    return hook === 'prefetch' ? { error: 'answered something that is not JSON' } : { answer: undefined };
+  }
+}
+
+/** The record of one delivery as it starts: not (yet) ok. */
+function newDelivery(request: WebhookRequest, method: WebhookDelivery['method'], url: string): WebhookDelivery {
+  return { hook: request.hook, method, url, call_id: request.call_id, session_id: request.session_id, ok: false, duration_ms: 0, at: new Date().toISOString() };
+}
+
 export class WebhookSender {
   /** Deliveries in flight, so close() can cut them short. */
   private readonly inFlight = new Set<http.ClientRequest>();
@@ -51,16 +82,7 @@ export class WebhookSender {
     const target = typeof request.target === 'string' ? { url: request.target, headers: {} } : { url: request.target.url, headers: request.target.headers ?? {} };
     const method = request.body === undefined ? 'GET' : 'POST';
     const started = performance.now();
-    const delivery: WebhookDelivery = {
-      hook: request.hook,
-      method,
-      url: target.url,
-      call_id: request.call_id,
-      session_id: request.session_id,
-      ok: false,
-      duration_ms: 0,
-      at: new Date().toISOString(),
-    };
+    const delivery = newDelivery(request, method, target.url);
     let settled = false;
     const fail = (error: string): WebhookOutcome => {
       // Once settled, a late event (the error that destroying a timed-out request raises) changes nothing.
@@ -82,11 +104,7 @@ export class WebhookSender {
     for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.append(name, value);
 
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
-    const headers: Record<string, string> = { 'user-agent': 'voxform-emulator', accept: 'application/json', ...target.headers };
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(payload));
-    }
+    const headers = requestHeaders(target.headers, payload);
 
     return new Promise<WebhookOutcome>((resolve) => {
       const transport = url.protocol === 'https:' ? https : http;
@@ -123,22 +141,11 @@ export class WebhookSender {
         res.on('error', (error) => finish(fail(error.message)));
         res.on('end', () => {
           delivery.status = res.statusCode ?? 0;
-          const status = delivery.status;
-          if (status < 200 || status >= 300) return finish(fail(`answered ${status}`));
-          const text = Buffer.concat(chunks).toString('utf8');
-          let answer: unknown;
-          if (text.trim() !== '') {
-            // Merged into the session and served in the call log: held to the request bodies' depth.
-            if (jsonTooDeepAt(text) !== undefined) return finish(fail(`answered JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
-            try {
-              answer = JSON.parse(text);
-            } catch {
-              if (request.hook === 'prefetch') return finish(fail('answered something that is not JSON'));
-            }
-          }
+          const judged = judgeAnswer(delivery.status, Buffer.concat(chunks).toString('utf8'), request.hook);
+          if ('error' in judged) return finish(fail(judged.error));
           delivery.ok = true;
           delivery.duration_ms = Math.round((performance.now() - started) * 10) / 10;
-          finish({ delivery, answer });
+          finish({ delivery, answer: judged.answer });
         });
       });
       req.end(payload);

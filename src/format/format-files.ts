@@ -1,5 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { isMap, isScalar, parseAllDocuments } from 'yaml';
 import { isVoxformError, VoxformError } from '../errors.js';
+import { decodeUtf8 } from '../manifest/decode.js';
+import { MAX_MANIFEST_BYTES } from '../manifest/limits.js';
+import type { ManifestFile } from '../manifest/load-files.js';
+import { readGuarded } from '../manifest/project-files.js';
+import { knownProperties, schemaNode } from '../schema/introspect.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { formatManifest } from './format-manifest.js';
 
@@ -13,17 +18,18 @@ export interface FormattedFile {
 
 /**
  * Formats files one by one, each on its own: a file with a syntax error is reported and left
- * untouched while the others are still formatted. With `write`, a changed file is replaced
- * atomically (readers never see half of it); without, nothing is written (`--check`).
+ * untouched while the others are still formatted. Each is read under the loader's guards (inside
+ * its project, a regular file, at most MAX_MANIFEST_BYTES), and a YAML file found by searching a
+ * folder is skipped when it is no manifest (see `looksLikeManifest`). With `write`, a changed file
+ * is replaced atomically (readers never see half of it); without, nothing is written (`--check`).
  */
-export async function formatFiles(files: readonly string[], options: { write: boolean; displayName?: (file: string) => string }): Promise<FormattedFile[]> {
+export async function formatFiles(files: readonly ManifestFile[], options: { write: boolean; displayName?: (file: string) => string }): Promise<FormattedFile[]> {
   const results: FormattedFile[] = [];
   const name = options.displayName ?? ((file: string) => file);
-  for (const file of files) {
+  for (const { file, root, fromFolder } of files) {
     try {
-      const source = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new VoxformError('file_unreadable', `Cannot read ${name(file)}: ${error.message}.`);
-      });
+      const source = await readManifestText(file, root, name(file));
+      if (fromFolder && !looksLikeManifest(source)) continue;
       const { text, changed } = formatManifest(source, name(file));
       if (changed && options.write) await writeFileAtomic(file, text);
       results.push({ file, status: changed ? 'changed' : 'unchanged' });
@@ -33,4 +39,26 @@ export async function formatFiles(files: readonly string[], options: { write: bo
     }
   }
   return results;
+}
+
+async function readManifestText(file: string, root: string, shown: string): Promise<string> {
+  const outcome = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
+  if (!outcome.ok) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${outcome.message}.`);
+  const { text, invalidAt } = decodeUtf8(outcome.bytes);
+  if (invalidAt !== undefined) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it is not UTF-8 text.`, { hint: 'Save it as UTF-8.' });
+  return text;
+}
+
+/**
+ * A manifest's documents are mappings whose keys are all manifest keys (the schema allows no
+ * others). A file that does not parse is taken too: formatting it reports the syntax error, which
+ * is what its author needs to hear.
+ */
+export function looksLikeManifest(text: string): boolean {
+  const docs = parseAllDocuments(text);
+  if (docs.some((doc) => doc.errors.length > 0)) return true;
+  const known = new Set(knownProperties(schemaNode('Manifest', 'manifest')));
+  const roots = docs.map((doc) => doc.contents).filter((root) => root !== null);
+  if (roots.length === 0) return false;
+  return roots.every((root) => isMap(root) && root.items.length > 0 && root.items.every((pair) => isScalar(pair.key) && known.has(String(pair.key.value))));
 }

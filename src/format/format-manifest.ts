@@ -10,7 +10,7 @@ import {
   isScalar,
   isSeq,
   LineCounter,
-  parseDocument,
+  parseAllDocuments,
   Scalar,
   visit,
   type Document,
@@ -39,13 +39,14 @@ export interface FormatResult {
 }
 
 /**
- * Formats a manifest's text. `file` names it in errors. A YAML syntax error is a `yaml_syntax`
- * error with its line and column; the result always means the same as the source (checked).
+ * Formats a manifest's text, each of its YAML documents (`---`) on its own. `file` names it in
+ * errors. A YAML syntax error is a `yaml_syntax` error with its line and column; the result always
+ * means the same as the source (checked).
  */
 export function formatManifest(source: string, file: string): FormatResult {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(source, { lineCounter, prettyErrors: false });
-  const syntax = doc.errors[0];
+  const docs = [...parseAllDocuments(source, { lineCounter, prettyErrors: false })];
+  const syntax = docs.flatMap((doc) => doc.errors)[0];
   if (syntax) {
     const { line, col } = lineCounter.linePos(syntax.pos[0]);
     throw new VoxformError('yaml_syntax', `YAML syntax error: ${sentence(syntax.message)}`, {
@@ -53,11 +54,11 @@ export function formatManifest(source: string, file: string): FormatResult {
       hint: 'Fix the YAML first; voxform fmt leaves the file untouched until it parses.',
     });
   }
-  if (doc.contents === null) return { text: source, changed: false };
-  formatDocument(doc, source);
+  if (docs.every((doc) => doc.contents === null)) return { text: source, changed: false };
+  for (const doc of docs) if (doc.contents !== null) formatDocument(doc, source);
   let text: string;
   try {
-    text = doc.toString(TO_STRING_OPTIONS);
+    text = docs.map((doc) => doc.toString(TO_STRING_OPTIONS)).join('');
   } catch {
     // yaml refuses to print an alias that sorting moved above its anchor.
     throw unsafe(file);
@@ -190,9 +191,12 @@ function useBlockScalars(doc: Document): void {
 
 /** A formatter that changed what a manifest means would be a silent disaster: refuse instead. */
 function assertSameMeaning(source: string, formatted: string, file: string): void {
-  const before = parseDocument(source).toJS({ maxAliasCount: -1 }) as unknown;
-  const reparsed = parseDocument(formatted);
-  const after = reparsed.errors.length === 0 ? (reparsed.toJS({ maxAliasCount: -1 }) as unknown) : Symbol('unparsable');
+  const valuesOf = (text: string): unknown => {
+    const docs = [...parseAllDocuments(text)];
+    return docs.some((doc) => doc.errors.length > 0) ? Symbol('unparsable') : docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
+  };
+  const before = valuesOf(source);
+  const after = valuesOf(formatted);
   if (!isDeepStrictEqual(before, after)) throw unsafe(file);
 }
 

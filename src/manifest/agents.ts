@@ -3,7 +3,8 @@
  * its config, `${env:…}` resolved, checked against the schema, and its prompt include and
  * knowledge references noted for the steps that read files and resolve references.
  */
-import { flaggedPaths, knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { sensitiveConfigPatterns } from '../schema/sensitive.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -11,7 +12,8 @@ import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
+import { attachSpans, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
@@ -183,7 +185,7 @@ export function dottedConfigPath(path: ReadonlyArray<PathPart>): string {
 let configSecretPatterns: Array<{ pattern: string; parts: string[] }> | undefined;
 /** Schema-marked secrets inside an agent config (`tools[].header`, webhook headers, app credentials), split once. */
 function configSecretPatternList(): Array<{ pattern: string; parts: string[] }> {
-  configSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive').map((pattern) => ({ pattern, parts: pattern.match(/[^.[\]]+|\[\]/g) ?? [] }));
+  configSecretPatterns ??= sensitiveConfigPatterns().map((pattern) => ({ pattern, parts: pattern.match(/[^.[\]]+|\[\]/g) ?? [] }));
   return configSecretPatterns;
 }
 

@@ -3,12 +3,10 @@
  * when the load found no errors, so every required value is there.
  */
 import { createHash } from 'node:crypto';
-import type { SourceLocation } from '../errors.js';
 import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
-import { LazyMap } from './lazy-map.js';
 import { mimeTypeFor } from '../util/mime.js';
-import { isPlainObject, setOwn, spansOf } from './positions.js';
+import { setOwn } from './positions.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 import { locationOf } from './source.js';
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from './types.js';
@@ -31,32 +29,7 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined):
     knowledge: draft.knowledge?.map((reference) => reference.name),
     ignore: draft.ignore,
     sensitivePaths: draft.sensitivePaths,
-    configSources: lazyConfigSources(draft.config),
   };
-}
-
-/**
- * Where each config path was written (keys of objects; lists are one value). Filled on first use:
- * only a diagnostic of the planner needs it, and a thousand agents' worth costs real time.
- */
-function lazyConfigSources(config: Record<string, unknown>): Map<string, SourceLocation> {
-  return new LazyMap(() => configSources(config));
-}
-
-function configSources(config: Record<string, unknown>): Map<string, SourceLocation> {
-  const out = new Map<string, SourceLocation>();
-  const walk = (value: unknown, prefix: string): void => {
-    if (!isPlainObject(value)) return;
-    const entries = spansOf(value)?.entries;
-    for (const key of Object.keys(value)) {
-      const pathText = prefix ? `${prefix}.${key}` : key;
-      const entry = entries?.get(key);
-      if (entry) out.set(pathText, locationOf(entry.key ?? entry.value));
-      walk(value[key], pathText);
-    }
-  };
-  walk(config, '');
-  return out;
 }
 
 export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {

@@ -4,64 +4,13 @@
  * they come out sorted by file and position, each with its code frame.
  */
 import type { Diagnostic } from './types.js';
+import type { DiagnosticCode } from '../error-codes.js';
 import { codeFrame } from './code-frame.js';
 import { MAX_DIAGNOSTICS_KEPT } from './limits.js';
 import { positionOf, type Span } from './source.js';
 
-/** Every code a manifest diagnostic can have (docs/manifest.md explains each; a test keeps both in step). */
-export const DIAGNOSTIC_CODES = [
-  'yaml_syntax',
-  'yaml_tab_indent',
-  'yaml_warning',
-  'yaml_complex_key',
-  'yaml_merge',
-  'yaml_alias_limit',
-  'yaml_alias_cycle',
-  'yaml_too_deep',
-  'yaml_too_large',
-  'yaml_indentation',
-  'duplicate_key',
-  'file_not_utf8',
-  'empty_file',
-  'not_a_mapping',
-  'unknown_field',
-  'missing_field',
-  'type_mismatch',
-  'invalid_value',
-  'duplicate_item',
-  'read_only_field',
-  'invalid_name',
-  'duplicate_resource',
-  'too_many_resources',
-  'duplicate_setting',
-  'duplicate_id',
-  'missing_id',
-  'reference_missing',
-  'env_missing',
-  'env_syntax',
-  'env_not_allowed',
-  'env_forbidden',
-  'env_value_short',
-  'base_url_invalid',
-  'base_url_untrusted',
-  'environment_unknown',
-  'environment_unknown_resource',
-  'file_missing',
-  'file_unreadable',
-  'file_outside_project',
-  'file_not_regular',
-  'file_too_large',
-  'knowledge_type_unknown',
-  'secret_in_manifest',
-  'template_unknown',
-  'template_invalid',
-  'template_var_missing',
-  'template_var_unknown',
-  'template_var_undeclared',
-  'vars_without_template',
-] as const;
-
-export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+/** Re-exported where the loader's callers have always found them; the list itself lives in src/error-codes.ts. */
+export { DIAGNOSTIC_CODES, type DiagnosticCode } from '../error-codes.js';
 
 interface Pending {
   severity: Diagnostic['severity'];

@@ -6,7 +6,8 @@
  */
 import type { SchemaIssue } from '../schema/validate.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { attachSpans, isPlainObject, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { MAX_RESOURCES_PER_KIND } from './limits.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';

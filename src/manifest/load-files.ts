@@ -23,6 +23,15 @@ const SKIPPED_FOLDERS = new Set(['node_modules']);
 export interface ManifestFile {
   file: string;
   root: string;
+  /** Found by searching a folder (not named, nor the default): `fmt` skips such YAML when it is no manifest. */
+  fromFolder: boolean;
+}
+
+export interface FindManifestOptions {
+  /** The project root of every file (else found per file, see findProjectRoot). */
+  projectRoot?: string | undefined;
+  /** How the command is told which manifests to use, for the hints: `-f` (the default), `voxform fmt`. */
+  namedWith?: string;
 }
 
 /**
@@ -30,10 +39,12 @@ export interface ManifestFile {
  * findProjectRoot: the git work tree holding the file or folder the operator named, else the working
  * directory or that folder; `projectRoot`, when given, for all).
  */
-export async function findManifestFiles(paths: readonly string[], cwd: string, projectRoot?: string): Promise<ManifestFile[]> {
+export async function findManifestFiles(paths: readonly string[], cwd: string, options: FindManifestOptions = {}): Promise<ManifestFile[]> {
+  const { projectRoot } = options;
+  const namedWith = options.namedWith ?? '-f';
   const rootFor = async (folder: string): Promise<string> => (projectRoot === undefined ? findProjectRoot(folder, cwd) : realFolder(path.resolve(cwd, projectRoot)));
-  if (paths.length === 0) return [{ file: await findDefaultManifest(cwd), root: await rootFor(cwd) }];
-  const files = new Map<string, string>();
+  if (paths.length === 0) return [{ file: await findDefaultManifest(cwd, namedWith), root: await rootFor(cwd), fromFolder: false }];
+  const files = new Map<string, { root: string; fromFolder: boolean }>();
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const info = await stat(absolute).catch(() => undefined);
@@ -42,26 +53,26 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, p
       const found = await findYamlFiles(absolute);
       if (found.length === 0) {
         throw new VoxformError('manifest_not_found', `The folder ${given} holds no .yaml or .yml files.`, {
-          hint: 'Point -f at a manifest file or at a folder of manifests.',
+          hint: `Point ${namedWith} at a manifest file or at a folder of manifests.`,
         });
       }
       const root = await rootFor(absolute);
-      for (const file of found) if (!files.has(file)) files.set(file, root);
+      for (const file of found) if (!files.has(file)) files.set(file, { root, fromFolder: true });
     } else if (!files.has(absolute)) {
-      files.set(absolute, await rootFor(path.dirname(absolute)));
+      files.set(absolute, { root: await rootFor(path.dirname(absolute)), fromFolder: false });
     }
   }
-  return [...files].map(([file, root]) => ({ file, root }));
+  return [...files].map(([file, where]) => ({ file, ...where }));
 }
 
-async function findDefaultManifest(cwd: string): Promise<string> {
+async function findDefaultManifest(cwd: string, namedWith: string): Promise<string> {
   for (const name of DEFAULT_MANIFESTS) {
     const candidate = path.join(cwd, name);
     const info = await stat(candidate).catch(() => undefined);
     if (info?.isFile()) return candidate;
   }
   throw new VoxformError('manifest_not_found', `No manifest found: neither ${DEFAULT_MANIFESTS.join(' nor ')} exists in ${cwd}.`, {
-    hint: 'Name a manifest with -f PATH (a file or a folder), or start one with `voxform init`.',
+    hint: `Name a manifest with ${namedWith} PATH (a file or a folder), or start one with \`voxform init\`.`,
   });
 }
 

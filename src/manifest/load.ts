@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { resolveAgent } from './agents.js';
+import { resolveAgent, type AgentDraft } from './agents.js';
 import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, desiredPhone } from './desired-state.js';
 import { decodeUtf8 } from './decode.js';
 import { describeFound } from './describe.js';
@@ -18,19 +18,21 @@ import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from './env-policy.js';
 import { checkOverlayReferences, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
-import { hashKnowledgeFiles, isAbsoluteWritten, promptBudget, promptPolicy, readPrompts, resolveFrom, type KnowledgeContent } from './includes.js';
+import { hashKnowledgeFiles, isAbsoluteWritten, promptBudget, promptPolicy, readPrompts, resolveFrom, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
 import { FileCache, findManifestFiles, type ManifestFile } from './load-files.js';
 import { MAX_MANIFEST_BYTES } from './limits.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
-import { isPlainObject, spanAt, spansOf, type PathPart } from './positions.js';
+import { spanAt, spansOf, type PathPart } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { resolveServiceSettings } from './service-settings.js';
 import { SourceRegistry, type Span } from './source.js';
-import { defaultTemplatesDir, TemplateStore } from './templates.js';
+import { TemplateStore } from './templates.js';
+import { defaultTemplatesDir } from '../templates/catalog.js';
 import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 
 const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
@@ -45,7 +47,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const cwd = path.resolve(options.cwd);
   // The operator's allow-list is checked before anything is read: a malformed one stops the run.
   const policy = envPolicyOf(options.env);
-  const manifestFiles = await findManifestFiles(options.paths, cwd, options.projectRoot);
+  const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
   const files = manifestFiles.map((entry) => entry.file);
   const diagnostics = new DiagnosticList();
   const sources = new SourceRegistry(cwd);
@@ -91,25 +93,14 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     rule(drafts, diagnostics);
   }
 
-  // Files the manifests point at, read concurrently.
   const agentList = [...drafts.agents.values()];
-  const promptRequests = agentList.flatMap((agent) => (agent.prompt ? [agent.prompt] : []));
   const knowledgeList = [...drafts.knowledge.values()];
-  const includeContext = { files: cache, sources, diagnostics, promptBudget: prompts };
-  const [promptTexts, knowledgeContents] = await Promise.all([
-    readPrompts(promptRequests, { ...includeContext, onDigest: (digest) => digests.prompts.push(digest) }),
-    hashKnowledgeFiles(
-      knowledgeList.map((k) => k.request),
-      { ...includeContext, onDigest: (digest) => digests.knowledge.push(digest) },
-    ),
-  ]);
-  knowledgeList.forEach((draft, index) => checkKnowledgeContent(draft, knowledgeContents[index], diagnostics));
+  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: prompts }, digests);
 
   const secretList = [...secrets];
   const omitted = { ...diagnostics.omitted };
   if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 
-  const promptTextOf = new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string]));
   const state: DesiredState = {
     files,
     manifestHash: `sha256:${sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n'))}`,
@@ -125,6 +116,28 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     environmentVariables: [...environmentVariables].sort(),
   };
   return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
+}
+
+/**
+ * The files the resolved resources point at, read concurrently: each agent's prompt (by its
+ * request) and each knowledge file's size and hash (checked here); digests recorded by role.
+ */
+async function readNamedFiles(
+  agents: readonly AgentDraft[],
+  knowledge: readonly KnowledgeDraft[],
+  context: Omit<IncludeContext, 'onDigest'>,
+  digests: { prompts: string[]; knowledge: string[] },
+): Promise<{ promptTextOf: Map<PromptRequest, string>; knowledgeContents: Array<KnowledgeContent | undefined> }> {
+  const promptRequests = agents.flatMap((agent) => (agent.prompt ? [agent.prompt] : []));
+  const [promptTexts, knowledgeContents] = await Promise.all([
+    readPrompts(promptRequests, { ...context, onDigest: (digest) => digests.prompts.push(digest) }),
+    hashKnowledgeFiles(
+      knowledge.map((k) => k.request),
+      { ...context, onDigest: (digest) => digests.knowledge.push(digest) },
+    ),
+  ]);
+  knowledge.forEach((draft, index) => checkKnowledgeContent(draft, knowledgeContents[index], context.diagnostics));
+  return { promptTextOf: new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string])), knowledgeContents };
 }
 
 /**

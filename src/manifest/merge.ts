@@ -7,7 +7,8 @@
  * Spans follow the values: a key set by the overlay points at the overlay's file, a key only the
  * base has points at the base's. Inputs are never modified; unchanged subtrees are shared.
  */
-import { attachSpans, isPlainObject, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 
 export function deepMerge(base: unknown, overlay: unknown): unknown {
   if (overlay === undefined) return base;

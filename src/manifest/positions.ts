@@ -7,6 +7,7 @@
  * and line that wrote the offending value.
  */
 import type { SourceText, Span } from './source.js';
+import { isPlainObject } from '../util/json-object.js';
 
 export type PathPart = string | number;
 export type ValuePath = ReadonlyArray<PathPart>;
@@ -74,10 +75,6 @@ export function attachSpans(node: object, spans: NodeSpans): void {
 
 export function spansOf(node: unknown): NodeSpans | undefined {
   return node !== null && typeof node === 'object' ? (node as { [SPANS]?: NodeSpans })[SPANS] : undefined;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Sets an own property, also for the key `__proto__` (which plain assignment would treat as the prototype). */

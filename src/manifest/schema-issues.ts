@@ -5,6 +5,7 @@
  */
 import { flaggedPaths, knownProperties, nodeAt, pathMatchesPattern, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { validateAgainst, validateAgainstManifestDef, type SchemaIssue } from '../schema/validate.js';
+import { sensitiveManifestPatterns } from '../schema/sensitive.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import {
   configPathOf,
@@ -16,7 +17,8 @@ import {
   quote,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { isPlainObject, setOwn, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { setOwn, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 
 export interface SchemaCheck {
@@ -37,18 +39,11 @@ export interface SchemaCheck {
 }
 
 let readOnlyPatterns: string[] | undefined;
-let sensitivePatterns: string[] | undefined;
 
 /** Config paths only the service sets (`voice.provider`, `tools[].response_mode`, …). */
 export function readOnlyConfigPatterns(): string[] {
   readOnlyPatterns ??= flaggedPaths('AgentConfigRead', 'readOnly');
   return readOnlyPatterns;
-}
-
-/** Manifest paths the schema marks `x-sensitive` (`agents.*.config.tools[].header`, `credentials[].api_key`, …). */
-export function sensitiveManifestPatterns(): string[] {
-  sensitivePatterns ??= flaggedPaths('Manifest', 'sensitive', 'manifest');
-  return sensitivePatterns;
 }
 
 export function isSensitiveManifestPath(fullPath: ValuePath): boolean {
@@ -87,35 +82,9 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: Diagno
   const place = describePlace(full);
 
   switch (issue.keyword) {
-    case 'unknown_property': {
-      const parent = path.slice(0, -1);
-      const key = String(path[path.length - 1]);
-      const keySpan = spanAt(check.value, path, 'key') ?? check.fallback;
-      const configPath = configPathOf(full);
-      if (configPath && readOnlyConfigPatterns().some((pattern) => matchesExactly(configPath, pattern))) {
-        diagnostics.error(
-          'read_only_field',
-          `${dottedPath(configPath)} is set by the service and cannot be changed by the update operation; remove it`,
-          keySpan,
-        );
-        return;
-      }
-      const node = nodeAt(nodeOf(check.definition), parent);
-      const known = node ? knownProperties(node) : [];
-      const suggestion = didYouMean(key, known);
-      const configField = suggestion ? undefined : configFieldNamed(full, key);
-      const hint = suggestion
-        ? `; did you mean "${suggestion}"?`
-        : configField
-          ? configField === key
-            ? `; ${key} is a config field: put it under config`
-            : `; did you mean "${configField}" (a config field, which goes under config)?`
-          : known.length > 0 && known.length <= 8
-            ? ` (known fields: ${known.join(', ')})`
-            : '';
-      diagnostics.error('unknown_field', `unknown field "${key}" ${describeContainer([...check.at, ...parent])}${hint}`, keySpan);
+    case 'unknown_property':
+      reportUnknownProperty(path, check, diagnostics);
       return;
-    }
     case 'missing_property': {
       const parent = path.slice(0, -1);
       const name = String(path[path.length - 1]);
@@ -170,6 +139,37 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: Diagno
     default:
       diagnostics.error('invalid_value', `${place} ${issue.message}`, valueSpan);
   }
+}
+
+/** A field the schema does not know: read-only fields, suggestions, and config fields written outside `config`. */
+function reportUnknownProperty(path: readonly PathPart[], check: SchemaCheck, diagnostics: DiagnosticList): void {
+  const full = [...check.at, ...path];
+  const parent = path.slice(0, -1);
+  const key = String(path[path.length - 1]);
+  const keySpan = spanAt(check.value, path, 'key') ?? check.fallback;
+  const configPath = configPathOf(full);
+  if (configPath && readOnlyConfigPatterns().some((pattern) => matchesExactly(configPath, pattern))) {
+    diagnostics.error(
+      'read_only_field',
+      `${dottedPath(configPath)} is set by the service and cannot be changed by the update operation; remove it`,
+      keySpan,
+    );
+    return;
+  }
+  const node = nodeAt(nodeOf(check.definition), parent);
+  const known = node ? knownProperties(node) : [];
+  const suggestion = didYouMean(key, known);
+  const configField = suggestion ? undefined : configFieldNamed(full, key);
+  const hint = suggestion
+    ? `; did you mean "${suggestion}"?`
+    : configField
+      ? configField === key
+        ? `; ${key} is a config field: put it under config`
+        : `; did you mean "${configField}" (a config field, which goes under config)?`
+      : known.length > 0 && known.length <= 8
+        ? ` (known fields: ${known.join(', ')})`
+        : '';
+  diagnostics.error('unknown_field', `unknown field "${key}" ${describeContainer([...check.at, ...parent])}${hint}`, keySpan);
 }
 
 /**

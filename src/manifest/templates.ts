@@ -6,8 +6,8 @@
  * them: the template's (an undeclared `{{name}}`) or the manifest's (a missing or unknown var).
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readdir } from 'node:fs/promises';
+import { TEMPLATE_FILE, type VariableValue } from '../templates/catalog.js';
 import { substituteText, substituteValue, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { decodeUtf8 } from './decode.js';
@@ -17,22 +17,17 @@ import { deepMerge } from './merge.js';
 import { MAX_MANIFEST_BYTES } from './limits.js';
 import { parseYaml } from './parse-yaml.js';
 import { realFolder } from './project-files.js';
-import { attachSpans, isPlainObject, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { isPlainObject } from '../util/json-object.js';
 import { describeFound } from './describe.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 
-/** The package's own templates: the same relative place from src/ (tests) and dist/ (the package). */
-export const defaultTemplatesDir = fileURLToPath(new URL('../../templates/', import.meta.url));
-
-export const TEMPLATE_FILE = 'template.yaml';
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const TOP_KEYS = ['description', 'variables', 'agent'];
 const VARIABLE_KEYS = ['description', 'required', 'default'];
 /** What a template may set of an agent: `id`, `template` and `vars` belong to the manifest. */
 const AGENT_KEYS = ['name', 'config', 'knowledge', 'ignore'];
-
-export type VariableValue = string | number | boolean;
 
 export interface TemplateVariable {
   required: boolean;

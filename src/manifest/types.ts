@@ -3,14 +3,14 @@
  * environments, templates, `${env:…}`, `{file: …}` includes and references are resolved.
  * The manifest as the user wrote it is the generated `Manifest` type; this is the checked form.
  */
+import type { DiagnosticCode } from '../error-codes.js';
 import type { SourceLocation } from '../errors.js';
 
 /** A problem found in the manifests. Collected, not thrown, so one run reports every mistake. */
 export interface Diagnostic {
   severity: 'error' | 'warning';
-  /** Stable snake_case code: `yaml_syntax`, `unknown_field`, `type_mismatch`, `read_only_field`,
-   * `env_missing`, `file_missing`, `duplicate_resource`, `reference_missing`, `template_unknown`, … */
-  code: string;
+  /** Stable snake_case code: `yaml_syntax`, `unknown_field`, `type_mismatch`, … (every one: DIAGNOSTIC_CODES). */
+  code: DiagnosticCode;
   /** One sentence: what is wrong and how to fix it. Never holds a secret value. */
   message: string;
   file: string;
@@ -51,8 +51,6 @@ export interface DesiredAgent extends DesiredResource {
    * concrete: array elements by index (`tools.0.header`, `session_data_webhook.headers.x-token`).
    */
   sensitivePaths: string[];
-  /** Where each config path (dotted) was written, for diagnostics that point into templates or defaults. */
-  configSources: Map<string, SourceLocation>;
 }
 
 export interface PhoneImport {

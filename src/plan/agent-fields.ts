@@ -1,7 +1,8 @@
 /** An agent's managed fields, as the differ, the update body, apply's state records and the read-back see them. */
 import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
-import { flaggedPaths, schemaNode, stripToShape } from '../schema/introspect.js';
+import { schemaNode, stripToShape } from '../schema/introspect.js';
+import { sensitiveConfigPatterns } from '../schema/sensitive.js';
 import { flattenLeaves, isAtOrUnder } from './paths.js';
 
 /** A live agent as comparable to a manifest: read-only extras stripped (they are never managed). */
@@ -13,7 +14,7 @@ export interface ComparableAgent {
 let schemaSecretPatterns: string[] | undefined;
 /** Schema-marked secrets of an agent (`config.tools[].header`, webhook headers, app credentials). */
 function agentSchemaSecrets(): string[] {
-  schemaSecretPatterns ??= flaggedPaths('AgentConfigUpdate', 'sensitive').map((p) => `config.${p}`);
+  schemaSecretPatterns ??= sensitiveConfigPatterns().map((p) => `config.${p}`);
   return schemaSecretPatterns;
 }
 

@@ -33,7 +33,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
   const live = await readLiveState(options.client, desired, options.onReadProgress);
-  const { changes, problems, warnings } = diffStates({
+  const { changes, problems } = diffStates({
     desired,
     live,
     state: options.workspace,
@@ -63,7 +63,6 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
       targets,
       changes: selected,
       summary: summarize(selected),
-      warnings,
       environmentVariables: environmentVariablesOf(desired.environmentVariables, options.workspace),
     },
   };

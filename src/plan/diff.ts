@@ -2,6 +2,7 @@
  * The differ: desired state + live state + what voxform last applied → a Plan. Pure: no I/O, no
  * clock (the caller stamps the plan), so it is tested table-driven with exact expectations.
  */
+import type { PlanProblemCode } from '../error-codes.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type {
   DesiredAgent,
@@ -41,7 +42,9 @@ export type { LiveState } from './read-live.js';
 export { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from './agent-fields.js';
 
 /** A resource the plan cannot be made for (an agent id the service does not know, …). */
+/** A resource the plan cannot be made for, at its place in the manifests. */
 export interface PlanProblem {
+  code: PlanProblemCode;
   address: string;
   message: string;
   file: string;
@@ -326,10 +329,9 @@ function diffCredential(credential: DesiredCredential, input: DiffInput, owners:
 }
 
 /** Every resource of `desired` compared with the service; problems (unknown agent ids, phones without import) collected. */
-export function diffStates(input: DiffInput): { changes: ResourceChange[]; problems: PlanProblem[]; warnings: string[] } {
+export function diffStates(input: DiffInput): { changes: ResourceChange[]; problems: PlanProblem[] } {
   const { desired, live } = input;
   const problems: PlanProblem[] = [];
-  const warnings: string[] = [];
   const changes: ResourceChange[] = [];
   // Request id → address of its change, for each change's `dependsOn`.
   const owners = new Map<string, string>();
@@ -348,6 +350,7 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
     const liveAgent = live.agents.get(agent.id);
     if (!liveAgent) {
       problems.push({
+        code: 'agent_not_on_service',
         address: agent.address,
         message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
         ...agent.source,
@@ -365,6 +368,7 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
     const livePhone = livePhones.get(phone.number);
     if (!livePhone && !phone.import) {
       problems.push({
+        code: 'phone_not_on_account',
         address: phone.address,
         message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
         ...phone.source,
@@ -378,7 +382,7 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
 
   for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, input, phoneChanges, owners));
 
-  return { changes: orderChanges(changes), problems, warnings };
+  return { changes: orderChanges(changes), problems };
 }
 
 export function orderChanges(changes: ResourceChange[]): ResourceChange[] {

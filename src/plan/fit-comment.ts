@@ -2,7 +2,7 @@
  * Cuts a Markdown plan down to what a pull-request comment may hold. The host refuses a comment
  * over its limit outright (GitHub: 65,536 characters; GitLab: 1,000,000), and a refused comment is
  * a review with no plan at all, so the comment keeps, in this order of priority: its heading and a
- * last line saying how to see the whole plan; the environment variables and warnings; the table of
+ * last line saying how to see the whole plan; the environment variables read; the table of
  * changed resources; then every resource's section — as many whole as fit, the first one that
  * does not fit cut inside its diff with a marker, the rest reduced to their heading.
  *
@@ -41,7 +41,7 @@ export interface CommentParts {
   tableHeader: string[];
   rows: string[];
   sections: CommentSection[];
-  /** Environment variables and warnings: groups of lines, each kept or left out whole. */
+  /** The environment variables read: groups of lines, each kept or left out whole. */
   tail: string[][];
 }
 
@@ -194,7 +194,7 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
  */
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
   let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
-  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${plural(omitted, 'note')} (environment variables read, warnings) not shown here._`, '']);
+  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${plural(omitted, 'note')} (the environment variables read) not shown here._`, '']);
   room -= cost(tail);
   const rows = fitItems(
     parts.rows.map((row) => [row]),

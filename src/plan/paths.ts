@@ -1,10 +1,6 @@
 /** Small helpers for dotted field paths (`config.flow.response_delay`) over plain JSON values. */
 
-export type JsonObject = Record<string, unknown>;
-
-export function isPlainObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isPlainObject, type JsonObject } from '../util/json-object.js';
 
 export function splitPath(path: string): string[] {
   return path === '' ? [] : path.split('.');

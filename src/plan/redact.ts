@@ -1,6 +1,6 @@
 import { pathMatchesPattern } from '../schema/introspect.js';
 import { REDACTED } from '../util/redact.js';
-import { isPlainObject } from './paths.js';
+import { isPlainObject } from '../util/json-object.js';
 
 /**
  * A copy of `value` (found at dotted `path` of a resource) with every part that lies at or under
@@ -17,10 +17,4 @@ export function redactValue(value: unknown, path: string, patterns: readonly str
     return current;
   };
   return walk(value, path === '' ? [] : path.split('.'));
-}
-
-/** Whether the value at `path` is itself secret (not merely holding a secret somewhere inside). */
-export function isSensitivePath(path: string, patterns: readonly string[]): boolean {
-  const parts = path.split('.');
-  return patterns.some((pattern) => pathMatchesPattern(parts, pattern));
 }

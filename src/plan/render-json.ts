@@ -56,7 +56,6 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     base_url: plan.baseUrl,
     targets: plan.targets,
     summary: plan.summary,
-    warnings: plan.warnings,
     // Names only: a value read from the environment is never part of a plan.
     environment_variables: plan.environmentVariables
       ? { names: plan.environmentVariables.names, new: plan.environmentVariables.new, recorded: plan.environmentVariables.recorded }

@@ -77,7 +77,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
     summary: `<code>${escapeHtml(change.address)}</code> ${describeAction(change)}`,
     diff: diffLines(change),
   }));
-  const tail = [environmentVariablesLines(plan.environmentVariables), ...plan.warnings.map((warning) => [`> ⚠️ ${warning}`, ''])].filter((lines) => lines.length > 0);
+  const tail = [environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],

@@ -64,7 +64,6 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   // Changed resources end with a blank line already; the one-line "No changes" does not.
   if (variables.length > 0 && changed.length === 0) out.push('');
   out.push(...variables);
-  for (const warning of plan.warnings) out.push(c.yellow(`warning: ${warning}`));
   out.push(c.bold(summaryLine(plan.summary)));
   return `${out.join('\n')}\n`;
 }

@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
 import { pathMatchesPattern } from '../schema/introspect.js';
 import { REDACTED } from '../util/redact.js';
-import { isAtOrUnder, isPlainObject } from './paths.js';
+import { isAtOrUnder } from './paths.js';
+import { isPlainObject } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
 
 /** The requests of one change, in order: each depends on the one before it, plus what it names. */

@@ -6,6 +6,7 @@
  */
 import { VoxformError } from '../errors.js';
 import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
+import { isPlainObject } from '../util/json-object.js';
 
 const KINDS: readonly ResourceKind[] = ['agent', 'phone', 'campaign', 'knowledge', 'credential'];
 const ACTIONS: readonly Action[] = ['create', 'update', 'no-op'];
@@ -27,10 +28,6 @@ type Json = Record<string, unknown>;
 
 class Malformed extends Error {}
 
-function isObject(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function field<T>(object: Json, key: string, check: (value: unknown) => value is T, what: string): T {
   const value = object[key];
   if (!check(value)) throw new Malformed(`${what}: \`${key}\` is missing or malformed`);
@@ -47,11 +44,11 @@ const isPathPart = (v: unknown): v is string | number => typeof v === 'string' |
 const isPath = (v: unknown): v is Array<string | number> => Array.isArray(v) && v.every(isPathPart);
 
 function readFill(value: unknown, where: string): ValueFill {
-  if (!isObject(value)) throw new Malformed(`${where}: a fill is not an object`);
+  if (!isPlainObject(value)) throw new Malformed(`${where}: a fill is not an object`);
   const at = field(value, 'at', isPath, where);
   let source: FillSource;
   if (isString(value.result_of)) source = { resultOf: value.result_of };
-  else if (isObject(value.secret)) {
+  else if (isPlainObject(value.secret)) {
     const secret = value.secret;
     source = {
       secret: {
@@ -65,10 +62,10 @@ function readFill(value: unknown, where: string): ValueFill {
 }
 
 function readRequest(value: unknown, where: string): PlannedRequest {
-  if (!isObject(value)) throw new Malformed(`${where}: a request is not an object`);
+  if (!isPlainObject(value)) throw new Malformed(`${where}: a request is not an object`);
   const id = field(value, 'id', isString, where);
   const body = value.body;
-  if (body !== null && !isObject(body)) throw new Malformed(`${where} ${id}: \`body\` is malformed`);
+  if (body !== null && !isPlainObject(body)) throw new Malformed(`${where} ${id}: \`body\` is malformed`);
   const fills = field(value, 'fills', Array.isArray, `${where} ${id}`) as unknown[];
   return {
     id,
@@ -82,7 +79,7 @@ function readRequest(value: unknown, where: string): PlannedRequest {
 }
 
 function readFieldChange(value: unknown, where: string): FieldChange {
-  if (!isObject(value)) throw new Malformed(`${where}: a field change is not an object`);
+  if (!isPlainObject(value)) throw new Malformed(`${where}: a field change is not an object`);
   return {
     path: field(value, 'path', isString, where),
     before: value.before_unset === true ? undefined : value.before,
@@ -93,9 +90,9 @@ function readFieldChange(value: unknown, where: string): FieldChange {
 }
 
 function readChange(value: unknown): ResourceChange {
-  if (!isObject(value)) throw new Malformed('a resource change is not an object');
+  if (!isPlainObject(value)) throw new Malformed('a resource change is not an object');
   const address = field(value, 'address', isString, 'a resource change');
-  const values = (key: string) => (isObject(value[key]) ? (value[key] as Json) : null);
+  const values = (key: string) => (isPlainObject(value[key]) ? (value[key] as Json) : null);
   const reason = value.reason;
   return {
     address,
@@ -135,7 +132,7 @@ function checkDependencies(requests: readonly PlannedRequest[]): void {
 
 /** The names of the variables the plan's manifests read, as the plan showed them (names only). */
 function environmentVariablesOf(value: unknown): Pick<Plan, 'environmentVariables'> {
-  if (!isObject(value) || !isStrings(value.names) || !isStrings(value.new) || typeof value.recorded !== 'boolean') return {};
+  if (!isPlainObject(value) || !isStrings(value.names) || !isStrings(value.new) || typeof value.recorded !== 'boolean') return {};
   return { environmentVariables: { names: value.names, new: value.new, recorded: value.recorded } };
 }
 
@@ -149,7 +146,7 @@ export function planFromJson(saved: Json, file: string): Plan {
       ids.add(request.id);
     }
     checkDependencies(changes.flatMap((c) => c.requests));
-    const summary = isObject(saved.summary) ? saved.summary : {};
+    const summary = isPlainObject(saved.summary) ? saved.summary : {};
     const count = (key: string) => (typeof summary[key] === 'number' ? (summary[key] as number) : 0);
     return {
       formatVersion: 1,
@@ -161,7 +158,6 @@ export function planFromJson(saved: Json, file: string): Plan {
       targets: field(saved, 'targets', isStrings, 'the plan'),
       changes,
       summary: { create: count('create'), update: count('update'), unchanged: count('unchanged'), drifted: count('drifted') },
-      warnings: isStrings(saved.warnings) ? saved.warnings : [],
       ...environmentVariablesOf(saved.environment_variables),
     };
   } catch (error) {

@@ -148,8 +148,6 @@ export interface Plan {
   /** Every resource of the manifest, changed or not, in apply order then address order. */
   changes: ResourceChange[];
   summary: PlanSummary;
-  /** Things the user should know that do not stop the plan (a phone with no import block, …). */
-  warnings: string[];
   /**
    * The environment variables the manifests read, by name, and which of them are new since the
    * last apply. Absent only in plans made by code that does not fill it.

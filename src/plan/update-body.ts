@@ -1,7 +1,8 @@
 import type { Agent, UpdateAgentRequest } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { isUnchanged } from './compare.js';
-import { deepClone, getAtPath, isPlainObject, setAtPath, splitPath, type JsonObject } from './paths.js';
+import { deepClone, getAtPath, setAtPath, splitPath } from './paths.js';
+import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
 
 

@@ -4,9 +4,6 @@ import { fileURLToPath } from 'node:url';
 /** The folder holding the JSON Schemas; the same relative place from src/ (tests) and dist/ (the package). */
 export const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
-export const SERVICE_SCHEMA_ID = 'https://voxform.dev/schemas/service.schema.json';
-export const MANIFEST_SCHEMA_ID = 'https://voxform.dev/schemas/manifest.schema.json';
-
 export type JsonSchema = { [keyword: string]: unknown };
 
 let cache: { service: JsonSchema; manifest: JsonSchema } | undefined;

@@ -1,10 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
+import { isPlainObject } from './json-object.js';
 
 /** JSON with object keys sorted at every level, so equal values always serialize alike. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (isPlainObject(v)) {
+      return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     }
     return v;
   }) ?? 'undefined';

@@ -61,7 +61,6 @@ async function setup() {
     targets: [],
     changes,
     summary: summarize(changes),
-    warnings: [],
   };
   const store = await StateStore.open(path.join(await tempDir(), 'state.json'), 'default@local', 'fingerprint-key');
   return { desired, live, liveState, plan, store };

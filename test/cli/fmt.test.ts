@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { makeTree, runCli } from '../helpers/cli.js';
@@ -82,7 +82,32 @@ describe('voxform fmt', () => {
   test('no manifest here: a clear error', async () => {
     const result = await runCli(['fmt'], { cwd: await tree({ 'notes.txt': 'x' }) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: There is no voxform.yaml or agents.yaml in');
+    expect(result.stderr).toContain('error: No manifest found: neither voxform.yaml nor agents.yaml exists in');
+    expect(result.stderr).toContain('hint: Name a manifest with `voxform fmt` PATH (a file or a folder)');
+  });
+
+  test('a multi-document manifest: every document formatted, the separators kept', async () => {
+    const dir = await tree({ 'voxform.yaml': `${MESSY}---\n${MESSY.replace('a:', 'b:')}` });
+    const result = await runCli(['fmt'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('voxform.yaml\n');
+    expect(await read(dir, 'voxform.yaml')).toBe(`${TIDY}---\n${TIDY.replace('a:', 'b:')}`);
+  });
+
+  test('a folder: a multi-document manifest is recognised as one', async () => {
+    const dir = await tree({ 'manifests/two.yaml': `${MESSY}---\n${MESSY.replace('a:', 'b:')}` });
+    const result = await runCli(['fmt', 'manifests'], { cwd: dir });
+    expect(result.stdout).toBe('manifests/two.yaml\n');
+  });
+
+  test("the loader's guards: a symbolic link leading out of the project is refused, never read or written", async () => {
+    const outside = await tree({ 'victim.yaml': MESSY });
+    const dir = await tree({ 'manifests/ok.yaml': TIDY });
+    await symlink(path.join(outside, 'victim.yaml'), path.join(dir, 'manifests/link.yaml'));
+    const result = await runCli(['fmt', 'manifests/link.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: Cannot read manifests/link.yaml: it is a symbolic link leading outside the project.');
+    expect(await read(outside, 'victim.yaml')).toBe(MESSY);
   });
 
   test('a path that does not exist: a clear error', async () => {

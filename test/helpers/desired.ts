@@ -14,7 +14,6 @@ export function desiredAgent(localName: string, partial: Partial<DesiredAgent> =
     knowledge: undefined,
     ignore: [],
     sensitivePaths: [],
-    configSources: new Map(),
     ...partial,
   };
 }

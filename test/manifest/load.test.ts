@@ -449,9 +449,6 @@ describe('loadManifests: defaults and environments', () => {
       id: 'ag_staging',
       config: { language: 'de-DE', timezone: 'Europe/Berlin', llm: { temperature: 0.2 } },
     });
-    const sources = result.state?.agents.get('front-desk')?.configSources;
-    expect(sources?.get('language')).toEqual({ file: 'voxform.yaml', line: 15, col: 47 });
-    expect(sources?.get('llm.temperature')).toEqual({ file: 'voxform.yaml', line: 9, col: 14 });
   });
 
   it('answers an unknown environment with a suggestion', async () => {

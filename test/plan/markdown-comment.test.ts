@@ -35,7 +35,6 @@ function planOf(changes: ResourceChange[], extra: Partial<Plan> = {}): Plan {
     targets: [],
     changes,
     summary: { create: 0, update: changes.length, unchanged: 0, drifted: 0 },
-    warnings: [],
     ...extra,
   };
 }
@@ -169,11 +168,11 @@ describe('Markdown plan: the size limit of a pull-request comment', () => {
 
   it('lists at most what fits of a plan with thousands of resources, saying how many it leaves out', () => {
     const changes = Array.from({ length: 3000 }, (_, i) => agentChange(`agent-number-${i}`, [field('config.timezone', 'UTC', 'Europe/Paris')]));
-    const md = renderPlanMarkdown(planOf(changes, { warnings: Array.from({ length: 2000 }, (_, i) => `phone +1555000${i} has no import block`) }));
+    const md = renderPlanMarkdown(planOf(changes, { environmentVariables: { names: Array.from({ length: 5000 }, (_, i) => `DEPLOY_TOKEN_NUMBER_${i}`), new: [], recorded: true } }));
     expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
     expect(md).toMatch(/\| ⋯ \d+ more changed resources, not listed here \| \| \|\n/);
     expect(md).toMatch(/_\d+ more changed resources not shown here\._\n/);
-    expect(md).toMatch(/_\d+ more notes \(environment variables read, warnings\) not shown here\._\n/);
+    expect(md).toMatch(/_1 more note \(the environment variables read\) not shown here\._\n/);
   });
 });
 

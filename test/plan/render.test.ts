@@ -48,7 +48,6 @@ function makePlan(): Plan {
     targets: [],
     changes,
     summary: summarize(changes),
-    warnings: [],
   };
 }
 

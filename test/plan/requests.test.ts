@@ -110,7 +110,6 @@ describe('planned requests', () => {
       targets: [],
       changes,
       summary: { create: 0, update: 0, unchanged: 0, drifted: 0 },
-      warnings: [],
     });
     expect(json).not.toMatch(/key-secret-1|secret-secret-2/);
   });

@@ -42,7 +42,6 @@ function plan(environmentVariables: EnvironmentVariables | undefined, changes: R
     targets: [],
     changes,
     summary: { create: 0, update, unchanged: 2 - update, drifted: 0 },
-    warnings: [],
     environmentVariables,
   };
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { findManifestFiles } from '../../format/find-manifests.js';
 import { formatFiles } from '../../format/format-files.js';
+import { findManifestFiles } from '../../manifest/load-files.js';
 import type { CommandContext } from '../context.js';
 
 /**
@@ -19,7 +19,8 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
   const paths = options.args ?? [];
   const check = options.check === true;
   const display = (file: string) => path.relative(ctx.cwd, file) || file;
-  const files = findManifestFiles(paths, ctx.cwd);
+  // The loader's finder: the same files, defaults and project roots as validate, plan and apply.
+  const files = await findManifestFiles(paths, ctx.cwd, { namedWith: '`voxform fmt`' });
   const results = await formatFiles(files, { write: !check, displayName: display });
 
   for (const result of results) {
@@ -36,10 +37,10 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
   const failed = results.filter((r) => r.status === 'error').length;
   if (check && changed > 0) {
     ctx.stderr.write(`${plural(changed, 'file')} not in the canonical layout; run \`voxform fmt\` to fix ${changed === 1 ? 'it' : 'them'}.\n`);
-  } else if (files.length === 0) {
+  } else if (results.length === 0) {
     ctx.stderr.write('No manifests found to format.\n');
   } else if (failed === 0 && changed === 0) {
-    ctx.stderr.write(`${plural(files.length, 'file')} already formatted.\n`);
+    ctx.stderr.write(`${plural(results.length, 'file')} already formatted.\n`);
   }
   return failed > 0 || (check && changed > 0) ? 1 : 0;
 }

@@ -1,8 +1,9 @@
 import { isApiError, type ApiClient, type CallLogFilters } from '../../api/index.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { loadManifests } from '../../manifest/index.js';
-import { isPlainObject } from '../../plan/paths.js';
+import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
+import { sensitiveFieldNames } from '../../schema/sensitive.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
 import { resolveConnection } from '../connection.js';
@@ -52,9 +53,10 @@ export const CALL_STATUSES = [
 /**
  * Keys whose values are secrets wherever they appear in a call record: the webhook and tool headers
  * and app-function credentials of the `agent_config` snapshot (the `x-sensitive` fields of an agent's
- * config), and the authorization and provider keys a function call or carrier log may carry.
+ * config), the provider keys of a phone import or credential (`api_key`, `api_secret`: all the
+ * fields the manifest schema marks secret, by name), and the authorization a function call may carry.
  */
-const SECRET_KEYS = new Set(['header', 'headers', 'credentials', 'authorization', 'api_key', 'api_secret']);
+const SECRET_KEYS = new Set([...sensitiveFieldNames(), 'authorization']);
 
 /**
  * `voxform logs`: the account's call log, newest first, across as many pages as it takes, up to

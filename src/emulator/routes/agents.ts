@@ -1,15 +1,14 @@
 /** GET and PUT /agents/{agent_id}. */
 import type { UpdateAgentRequest } from '../../schema/types.gen.js';
 import { NOT_FOUND, actionDone } from '../http.js';
-import { applyConfigUpdate, splitNulls } from '../merge.js';
+import { isPlainObject, splitTopLevelNulls } from '../../util/json-object.js';
+import { applyConfigUpdate } from '../merge.js';
 import type { Route } from '../router.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A top-level config key set to null means "remove it": validate the body without those keys. */
 function withoutTopLevelNulls(body: unknown): unknown {
-  if (!isObject(body) || !isObject(body.config)) return body;
-  return { ...body, config: splitNulls(body.config).rest };
+  if (!isPlainObject(body) || !isPlainObject(body.config)) return body;
+  return { ...body, config: splitTopLevelNulls(body.config).rest };
 }
 
 export const agentRoutes: Route[] = [
@@ -34,7 +33,7 @@ export const agentRoutes: Route[] = [
       const agent = core.store.agents.get(params.agent_id as string);
       if (!agent) return NOT_FOUND();
       const update = body as UpdateAgentRequest;
-      const { removed } = splitNulls((parsed as { config: Record<string, unknown> }).config);
+      const { removed } = splitTopLevelNulls((parsed as { config: Record<string, unknown> }).config);
       applyConfigUpdate(agent.config, update.config as Record<string, unknown>, removed, core.putMode);
       agent.name = update.name;
       core.store.touchAgent(agent);

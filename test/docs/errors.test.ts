@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { API_ERROR_CODES, COMMAND_ERROR_CODES, DIAGNOSTIC_CODES, PLAN_PROBLEM_CODES, THROWN_ERROR_CODES } from '../../src/error-codes.js';
+import { VoxformError } from '../../src/errors.js';
+
+const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+
+/** The codes in the first column of the table after `<!-- marker -->`. */
+function codesInTable(text: string, marker: string): string[] {
+  const lines = text.split('\n');
+  const at = lines.findIndex((line) => line.trim() === `<!-- ${marker} -->`);
+  if (at < 0) throw new Error(`no <!-- ${marker} --> table`);
+  const rows: string[] = [];
+  for (const line of lines.slice(at + 1)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line);
+  }
+  return rows.slice(2).map((row) => {
+    const cells = row.split('|').slice(1, -1).map((cell) => cell.trim());
+    const code = /^`([a-z_]+)`$/.exec(cells[0] ?? '')?.[1];
+    if (!code || cells.length !== 3 || cells.some((cell) => cell === '')) throw new Error(`a row of the ${marker} table is not | \`code\` | when | what to do |: ${row}`);
+    return code;
+  });
+}
+
+const srcDir = new URL('../../src/', import.meta.url).pathname;
+
+/** The text of every source file except the list of codes itself. */
+function sourceTexts(): string {
+  const files = readdirSync(srcDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && file !== 'error-codes.ts');
+  return files.map((file) => readFileSync(path.join(srcDir, file), 'utf8')).join('\n');
+}
+
+describe('docs/errors.md', () => {
+  it('has one row for each code an error can carry, and no row for a code that does not exist', () => {
+    const documented = codesInTable(doc, 'error-codes');
+    expect(new Set(documented).size, 'a code is listed twice').toBe(documented.length);
+    expect([...documented].sort()).toEqual([...new Set(THROWN_ERROR_CODES)].sort());
+  });
+
+  it('leaves no code out of the union: thrown, client, plan-problem and diagnostic codes', () => {
+    const thrown = new Set<string>(THROWN_ERROR_CODES);
+    for (const code of [...COMMAND_ERROR_CODES, ...API_ERROR_CODES, ...PLAN_PROBLEM_CODES]) expect(thrown.has(code)).toBe(true);
+    const sources = sourceTexts();
+    const unused = [...COMMAND_ERROR_CODES, ...PLAN_PROBLEM_CODES].filter((code) => !sources.includes(`'${code}'`));
+    expect(unused, 'codes no source file uses').toEqual([]);
+    // Diagnostic codes are explained in docs/manifest.md (test/manifest/docs-manifest.test.ts).
+    expect(DIAGNOSTIC_CODES.length).toBeGreaterThan(0);
+  });
+
+  it('writes every code in snake_case, once per list', () => {
+    for (const list of [COMMAND_ERROR_CODES, API_ERROR_CODES, PLAN_PROBLEM_CODES, DIAGNOSTIC_CODES]) {
+      expect(new Set<string>(list).size).toBe(list.length);
+      for (const code of list) expect(code).toMatch(/^[a-z]+(_[a-z0-9]+)*$/);
+    }
+  });
+
+  it('accepts only codes of the union (a misspelled code fails `npm run typecheck`)', () => {
+    // @ts-expect-error — not a code of src/error-codes.ts
+    const misspelled = new VoxformError('manifest_invalidd', 'x');
+    expect(misspelled.code).toBe('manifest_invalidd');
+  });
+});
