@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMENT_SIZE_LIMIT } from '../../src/plan/fit-comment.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
+import { planOf } from '../helpers/plan.js';
 
 function field(path: string, before: unknown, after: unknown, extra: Partial<FieldChange> = {}): FieldChange {
   return { path, before, after, sensitive: false, drift: false, ...extra };
@@ -21,21 +22,6 @@ function agentChange(name: string, fieldChanges: FieldChange[], sensitivePaths: 
     dependsOn: [],
     requests: [],
     liveFingerprint: 'hmac-sha256:0',
-  };
-}
-
-function planOf(changes: ResourceChange[], extra: Partial<Plan> = {}): Plan {
-  return {
-    formatVersion: 1,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    manifestHash: 'sha256:m',
-    files: ['voxform.yaml'],
-    environment: undefined,
-    baseUrl: 'local',
-    targets: [],
-    changes,
-    summary: { create: 0, update: changes.length, unchanged: 0, drifted: 0 },
-    ...extra,
   };
 }
 

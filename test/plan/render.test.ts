@@ -6,6 +6,7 @@ import { renderPlanText } from '../../src/plan/render-text.js';
 import type { Plan } from '../../src/plan/types.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredState } from '../helpers/desired.js';
+import { planOf } from '../helpers/plan.js';
 
 const SECRET = 'tok-4f9a8b7c6d5e';
 
@@ -38,17 +39,7 @@ function makePlan(): Plan {
     baseUrl: 'local',
     files: [],
   });
-  return {
-    formatVersion: 1,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    manifestHash: 'sha256:m',
-    files: ['voxform.yaml'],
-    environment: undefined,
-    baseUrl: 'local',
-    targets: [],
-    changes,
-    summary: summarize(changes),
-  };
+  return planOf(changes, { summary: summarize(changes) });
 }
 
 describe('text renderer', () => {

@@ -14,6 +14,7 @@ import type { EnvironmentVariables, Plan, ResourceChange } from '../../src/plan/
 import { readStateFile } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { planOf } from '../helpers/plan.js';
 
 const CHANGE: ResourceChange = {
   address: 'agent.front-desk',
@@ -32,18 +33,7 @@ const CHANGE: ResourceChange = {
 
 function plan(environmentVariables: EnvironmentVariables | undefined, changes: ResourceChange[] = [CHANGE]): Plan {
   const update = changes.length;
-  return {
-    formatVersion: 1,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    manifestHash: 'sha256:m',
-    files: ['voxform.yaml'],
-    environment: undefined,
-    baseUrl: 'local',
-    targets: [],
-    changes,
-    summary: { create: 0, update, unchanged: 2 - update, drifted: 0 },
-    environmentVariables,
-  };
+  return planOf(changes, { summary: { create: 0, update, unchanged: 2 - update, drifted: 0 }, environmentVariables });
 }
 
 const AFTER_APPLY: EnvironmentVariables = { names: ['AWS_SECRET_ACCESS_KEY', 'HOOK_TOKEN'], new: ['AWS_SECRET_ACCESS_KEY'], recorded: true };
