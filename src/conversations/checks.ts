@@ -6,7 +6,7 @@
 import { isVoxformError } from '../errors.js';
 import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
-import type { ChatModel } from './model.js';
+import type { ChatModel } from '../model/chat-model.js';
 import { matchWithBudget, REGEX_TIME_BUDGET_MS } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';

@@ -12,7 +12,7 @@ import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.g
 import { findCallRecord, viewOfRecord } from './call-record.js';
 import { checkCall, checkReply } from './checks.js';
 import { nextCallerMove } from './judge.js';
-import type { ChatModel } from './model.js';
+import type { ChatModel } from '../model/chat-model.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */

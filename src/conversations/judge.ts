@@ -5,7 +5,7 @@
  * error of the check (never as a pass).
  */
 import { VoxformError } from '../errors.js';
-import { clip, parseJsonObject, type ChatModel, type ChatTurn } from './model.js';
+import { clip, parseJsonObject, type ChatModel, type ChatTurn } from '../model/chat-model.js';
 import type { SimulatedCaller, TranscriptMessage } from './types.js';
 
 export interface Verdict {

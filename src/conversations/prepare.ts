@@ -7,7 +7,7 @@ import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { mapBounded } from '../manifest/load-files.js';
 import { desiredAgentConfig } from './agent-config.js';
-import { ChatModel, judgeSettingsFromEnv } from './model.js';
+import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './runner.js';
 import type { TestFile } from './types.js';
 

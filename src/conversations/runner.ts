@@ -8,7 +8,7 @@ import { VoxformError } from '../errors.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import { Semaphore } from '../util/semaphore.js';
 import { runConversation } from './conversation.js';
-import type { ChatModel } from './model.js';
+import type { ChatModel } from '../model/chat-model.js';
 import type { BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
 export interface AgentUnderTest {

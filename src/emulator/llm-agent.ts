@@ -5,7 +5,7 @@
  * and the agent's tools as functions. A tool call is executed by calling the tool's webhook
  * (llm-tools.ts), recorded for the call record's `function_calls`, and the model goes on.
  */
-import { ChatModel, clip, type ChatTurn, type ToolDefinition } from '../conversations/model.js';
+import { ChatModel, clip, type ChatTurn, type ToolDefinition } from '../model/chat-model.js';
 import type { AgentConfigRead, ChatMessage, ToolCommon } from '../schema/types.gen.js';
 import { HttpError } from './http.js';
 import { callToolWebhook, type ToolPolicy } from './llm-tools.js';
