@@ -7,6 +7,7 @@ import { VoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
 import type { DesiredState } from '../manifest/types.js';
 import { workspaceKey } from '../state/types.js';
+import { fingerprintKey } from '../util/hash.js';
 import { formatDiagnostics } from './diagnostics.js';
 import type { CommandContext } from './context.js';
 import { resolveConnection } from './connection.js';
@@ -67,6 +68,18 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
 }
 
 /** Manifest files as the user would name them (relative to the working directory). */
-export function displayFiles(desired: DesiredState, cwd: string): string[] {
+function displayFiles(desired: DesiredState, cwd: string): string[] {
   return desired.files.map((file) => path.relative(cwd, file) || file);
+}
+
+/** What the library's `plan` and `apply` both take about the project: one place builds it for both commands. */
+export function planInputs(project: ConnectedProject, ctx: CommandContext) {
+  return {
+    desired: project.desired,
+    client: project.connection.client,
+    stateFile: project.stateFile,
+    serviceId: project.serviceId,
+    fingerprintKey: fingerprintKey(project.connection.apiKey),
+    files: displayFiles(project.desired, ctx.cwd),
+  };
 }

@@ -4,10 +4,9 @@ import { apply, type ApplyEvent, type ApplyOutcome } from '../../apply/apply.js'
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import { renderPlanText } from '../../plan/render-text.js';
-import { fingerprintKey } from '../../util/hash.js';
 import type { CommandContext } from '../context.js';
 import { progressLine, type ProgressLine } from '../progress.js';
-import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
+import { connectProject, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
   /** `[PLAN]`: a plan file saved by `voxform plan --out`. */
@@ -51,12 +50,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   void ctx.interrupted().then(() => stop.abort());
   const status = progressLine(ctx.stderr);
   const outcome = await apply({
-    desired: project.desired,
-    client: project.connection.client,
-    stateFile: project.stateFile,
-    serviceId: project.serviceId,
-    fingerprintKey: fingerprintKey(project.connection.apiKey),
-    files: displayFiles(project.desired, ctx.cwd),
+    ...planInputs(project, ctx),
     savedPlan: saved,
     targets: options.target ?? [],
     autoApprove: options.autoApprove,

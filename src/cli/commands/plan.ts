@@ -5,10 +5,9 @@ import { renderPlanJson } from '../../plan/render-json.js';
 import { renderPlanMarkdown } from '../../plan/render-markdown.js';
 import { renderPlanText } from '../../plan/render-text.js';
 import type { Plan } from '../../plan/types.js';
-import { fingerprintKey } from '../../util/hash.js';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
-import { connectProject, displayFiles, type ProjectOptions } from '../project.js';
+import { connectProject, planInputs, type ProjectOptions } from '../project.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
@@ -33,22 +32,17 @@ export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: b
 /** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
-  const key = fingerprintKey(project.connection.apiKey);
+  const inputs = planInputs(project, ctx);
   const status = progressLine(ctx.stderr);
   const plan = await makePlan({
-    desired: project.desired,
-    client: project.connection.client,
-    stateFile: project.stateFile,
-    serviceId: project.serviceId,
-    fingerprintKey: key,
-    files: displayFiles(project.desired, ctx.cwd),
+    ...inputs,
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
   }).finally(() => status.done());
   ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: options.out }));
   if (options.out) {
     const file = path.resolve(ctx.cwd, options.out);
-    await savePlanFile(file, plan, project.desired, key);
+    await savePlanFile(file, plan, project.desired, inputs.fingerprintKey);
     ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
   }
   const hasChanges = plan.summary.create + plan.summary.update > 0;
