@@ -27,3 +27,15 @@ export const AGENT = `agents:
     id: ag_1
     name: Front desk
 `;
+
+/** An environment that records the name of every variable looked up in it: a refused value must never be read. */
+export function watchedEnv(values: Record<string, string>): { env: Record<string, string | undefined>; looked: Set<string> } {
+  const looked = new Set<string>();
+  const env = new Proxy(values, {
+    get(target, key) {
+      if (typeof key === 'string') looked.add(key);
+      return Reflect.get(target, key);
+    },
+  });
+  return { env, looked };
+}

@@ -9,20 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envPolicyOf } from '../../src/manifest/env-policy.js';
 import { isVoxformError } from '../../src/errors.js';
-import { loadTree, summarize } from '../manifest/helpers.js';
+import { loadTree, summarize, watchedEnv } from '../manifest/helpers.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
-
-/** An environment that records the name of every variable looked up in it. */
-function watchedEnv(values: Record<string, string>): { env: Record<string, string | undefined>; looked: Set<string> } {
-  const looked = new Set<string>();
-  const env = new Proxy(values, {
-    get(target, key) {
-      if (typeof key === 'string') looked.add(key);
-      return Reflect.get(target, key);
-    },
-  });
-  return { env, looked };
-}
 
 const PLANTED = { VOXFORM_API_KEY: 'vx-key-planted-5c1d', AWS_SECRET_ACCESS_KEY: 'aws-planted-8e7f', HOOK_TOKEN: 'hook-planted-1a2b' };
 

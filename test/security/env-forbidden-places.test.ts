@@ -4,18 +4,7 @@
  * and in templates, and nothing is read from the environment for it.
  */
 import { describe, expect, it } from 'vitest';
-import { loadTree, summarize } from '../manifest/helpers.js';
-
-function watchedEnv(values: Record<string, string>): { env: Record<string, string | undefined>; looked: Set<string> } {
-  const looked = new Set<string>();
-  const env = new Proxy(values, {
-    get(target, key) {
-      if (typeof key === 'string') looked.add(key);
-      return Reflect.get(target, key);
-    },
-  });
-  return { env, looked };
-}
+import { loadTree, summarize, watchedEnv } from '../manifest/helpers.js';
 
 const PLANTED = { PLANTED: 'https://evil.example.com' };
 const FIX = 'write the value itself (per-environment values belong in environments:), so that the manifest alone shows where requests go and which files are read';
