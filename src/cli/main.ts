@@ -247,7 +247,7 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
  * Ctrl-C and SIGTERM. The first stops a command that stops gracefully (it asked for
  * `ctx.interrupted()`); otherwise, or on a second signal, the cleanups run and the process exits 130.
  */
-function trapSignals(runCleanups: () => Promise<void>): { interrupted(): Promise<void>; release(): void } {
+function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interrupted(): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
   let notifyInterrupted: () => void = () => undefined;
@@ -255,6 +255,7 @@ function trapSignals(runCleanups: () => Promise<void>): { interrupted(): Promise
   const onSignal = () => {
     clearProgressLines();
     if (signalled || !stopsGracefully) {
+      stderr.write('Interrupted: voxform stopped at your request (exit 130).\n');
       void runCleanups().finally(() => process.exit(130));
       return;
     }
@@ -288,7 +289,7 @@ export async function main(argv: string[]): Promise<number> {
   const runCleanups = async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
-  const signals = trapSignals(runCleanups);
+  const signals = trapSignals(runCleanups, stderr);
   // An error thrown outside the awaited chain (a timer, a stream callback) would otherwise reach
   // Node's default handler, which prints its message and stack unredacted.
   const onStrayError = (error: unknown) => {

@@ -98,6 +98,7 @@ describe('a signal while a request is in flight', () => {
     await requestArrived;
     child.kill(signal);
     expect(await exited).toBe(130);
+    expect(stderr).toContain('Interrupted: voxform stopped at your request (exit 130).');
     expect(stderr).not.toContain('unexpected problem');
   });
 });
