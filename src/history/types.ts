@@ -1,0 +1,73 @@
+/**
+ * The deploy ledger: one record per apply, kept by the state backend (the file backend under
+ * `.voxform/history/`, PostgreSQL in a table). It answers "who deployed what, from which commit",
+ * gives `voxform rollback` the configurations to return to, and gives the call report each
+ * configuration's commit (through `AgentVersion.configHash`, see src/history/config-hash.ts).
+ * A record never holds a secret: values filled from `${env:…}` are kept as their references.
+ */
+import type { PlanSummary } from '../plan/types.js';
+
+/** Where the change came from, as far as the CI environment or `git` tells. */
+export interface DeploySource {
+  /** The full commit id of the work tree (or the CI's commit). */
+  commit?: string | undefined;
+  branch?: string | undefined;
+  /** The pull/merge request number, when the CI names it. */
+  pullRequest?: number | undefined;
+  /** A link to the CI job that ran the apply, when known. */
+  ciJobUrl?: string | undefined;
+  /** Set on a rollback: the id of the history record whose configuration was restored. */
+  rollbackOf?: string | undefined;
+}
+
+/** One agent as an apply left it. */
+export interface AgentVersion {
+  /** The live agent's id. */
+  id: string;
+  /** The display name voxform manages, when it does. */
+  name?: string | undefined;
+  /**
+   * The fields the manifest owns, as applied (the update shape, prompt text inline), with every
+   * value filled from `${env:NAME}` written back as `${env:NAME}`. What rollback applies again.
+   */
+  config: Record<string, unknown>;
+  /** Knowledge files attached, by local name, when the manifest manages them. */
+  knowledge?: string[] | undefined;
+  /** `configurationHash` of the agent's whole live configuration after the apply (env paths masked). */
+  configHash: string;
+  /** The `maskPaths` the hash was taken with (config paths filled from `${env:…}`). */
+  maskedPaths: string[];
+  /**
+   * Characters of the live prompt after apply. A prefetch webhook's `extra_prompt` is appended to
+   * a call's prompt; the report cuts the call's prompt back to this length before hashing.
+   */
+  promptLength?: number | undefined;
+}
+
+export interface HistoryRecord {
+  /** Unique and sortable by time: `20261123T120501Z-3f9a2c`. */
+  id: string;
+  /** The workspace (`ENV@SERVICE`) the apply ran against. */
+  workspace: string;
+  /** ISO 8601: when the apply ended. */
+  at: string;
+  /** `user@host` of the run. */
+  by: string;
+  /** The command as typed, without secrets. */
+  command: string;
+  /** How the apply ended: `applied`, `failed` (some changes failed or were skipped), `interrupted`, `nothing_to_do`. */
+  outcome: string;
+  source: DeploySource;
+  /** The plan's summary (`PlanSummary`), and how many changes applied, failed, were skipped. */
+  summary: PlanSummary & { applied: number; failed: number; skipped: number };
+  /** Every agent of the workspace's manifests, by local name, as the apply left it. */
+  agents: Record<string, AgentVersion>;
+}
+
+/** Where history records are kept: implemented by each state backend. */
+export interface HistoryStore {
+  /** Appends a record; its id is assigned here. Resolves once the record is stored. */
+  append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
+  /** Records of a workspace, newest first; with `agent`, only records that hold that agent. */
+  list(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]>;
+}
