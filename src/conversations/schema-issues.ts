@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { schemasDir, type JsonSchema } from '../schema/load.js';
 import type { SchemaIssue } from '../schema/validate.js';
-import { describeExpected, describeFound, dottedPath } from '../manifest/describe.js';
+import { describeExpected, describeFound } from '../manifest/describe.js';
+import { formatIndexed } from '../util/field-path.js';
 import type { DiagnosticList } from '../manifest/diagnostics.js';
 import { spanAt, valueAt } from '../manifest/positions.js';
 import type { Span } from '../manifest/source.js';
@@ -38,7 +39,7 @@ export function knownFields(path: ReadonlyArray<string | number>): string[] {
 
 /** "tests[2].turns[0]", or "the test file" at the root. */
 export function describeTestPlace(path: ReadonlyArray<string | number>): string {
-  return path.length === 0 ? 'the test file' : dottedPath(path);
+  return path.length === 0 ? 'the test file' : formatIndexed(path);
 }
 
 export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallback: Span, diagnostics: DiagnosticList): void {

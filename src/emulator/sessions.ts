@@ -11,6 +11,7 @@ import { overlayConfig } from './merge.js';
 import type { AgentPlayer } from './llm-agent.js';
 import { composeReply } from './sse.js';
 import { canonicalJson } from '../util/hash.js';
+import { formatDotted } from '../util/field-path.js';
 import type { RequestLog } from './request-log.js';
 import type { EmulatorStore } from './store.js';
 import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Session, SessionKind, WebhookDelivery } from './types.js';
@@ -161,7 +162,7 @@ export class SessionManager {
     const issues = validateAgainst('PrefetchWebhookResponse', outcome.answer);
     if (issues.length > 0 || outcome.answer === null || typeof outcome.answer !== 'object') {
       outcome.delivery.ok = false;
-      outcome.delivery.error = `answer ignored: ${issues[0] ? `${issues[0].path.join('.') || '(answer)'} ${issues[0].message}` : 'not an object'}`;
+      outcome.delivery.error = `answer ignored: ${issues[0] ? `${formatDotted(issues[0].path) || '(answer)'} ${issues[0].message}` : 'not an object'}`;
       return;
     }
     const answer = outcome.answer as { metadata?: Record<string, unknown>; extra_prompt?: string };

@@ -5,6 +5,7 @@
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { loadSchemas } from '../schema/load.js';
 import { isPlainObject } from '../util/json-object.js';
+import { formatDotted } from '../util/field-path.js';
 
 export interface ValidationDetail {
   type: string;
@@ -19,7 +20,7 @@ export const missingHeader = (name: string): ValidationDetail => ({ type: 'missi
 /** A 422 to answer: thrown by handlers for checks the schemas cannot express (an unknown referenced id). */
 export class ValidationFailure extends Error {
   constructor(readonly detail: ValidationDetail[]) {
-    super(detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+    super(detail.map((d) => `${formatDotted(d.loc)}: ${d.msg}`).join('; '));
   }
 }
 

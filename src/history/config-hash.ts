@@ -8,8 +8,9 @@
  * taken over a secret: values the schema marks secret, and values a manifest fills from
  * `${env:…}` (passed as `maskPaths`), are replaced by a marker before hashing.
  */
-import { pathMatchesPattern, schemaNode, stripToShape } from '../schema/introspect.js';
-import { sensitiveConfigPatterns } from '../schema/sensitive.js';
+import { schemaNode, stripToShape } from '../schema/introspect.js';
+import { configSecretSet } from '../schema/sensitive.js';
+import type { PatternCursor } from '../util/field-path.js';
 import { hashValue } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 
@@ -31,20 +32,17 @@ export interface ConfigurationHashOptions {
  */
 export function normalizeAgentConfig(config: Record<string, unknown>, options: ConfigurationHashOptions = {}): Record<string, unknown> {
   const shaped = stripToShape(schemaNode('AgentConfigUpdate'), config) as Record<string, unknown>;
-  const masks = [...sensitiveConfigPatterns(), ...(options.maskPaths ?? [])];
-  return withoutNullsMasked(shaped, [], masks) as Record<string, unknown>;
+  return withoutNullsMasked(shaped, configSecretSet(options.maskPaths ?? []).start(), true) as Record<string, unknown>;
 }
 
-function withoutNullsMasked(value: unknown, at: Array<string | number>, masks: readonly string[]): unknown {
-  if (at.length > 0 && masks.some((pattern) => pathMatchesPattern(at, pattern))) {
-    return MASKED;
-  }
-  if (Array.isArray(value)) return value.map((item, index) => withoutNullsMasked(item, [...at, index], masks));
+function withoutNullsMasked(value: unknown, at: PatternCursor, root: boolean): unknown {
+  if (!root && at.covered) return MASKED;
+  if (Array.isArray(value)) return value.map((item, index) => withoutNullsMasked(item, at.step(index), false));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     if (child === null || child === undefined) continue;
-    out[key] = withoutNullsMasked(child, [...at, key], masks);
+    out[key] = withoutNullsMasked(child, at.step(key), false);
   }
   return out;
 }

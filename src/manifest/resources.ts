@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
+import { credentialSecretFields, phoneSecretFields } from '../schema/sensitive.js';
+import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -38,8 +40,7 @@ function resolveEntry(
  * `${env:…}`. (Values that came from the environment, defaults included, are fine.)
  */
 function warnLiteralSecret(original: unknown, field: PathPart[], span: Span | undefined, what: string, ctx: ResourceContext): void {
-  let value: unknown = original;
-  for (const part of field) value = isPlainObject(value) ? value[String(part)] : undefined;
+  const value = valueAtPath(original, field);
   if (typeof value !== 'string' || value.includes('${env:') || !span) return;
   ctx.diagnostics.warning('secret_in_manifest', `${what} is written in the manifest; use \${env:NAME} so the secret stays out of version control`, span);
 }
@@ -61,9 +62,11 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
   let phoneImport: PhoneImport | undefined;
   const spec = resolved.import;
   if (isPlainObject(spec)) {
-    for (const field of ['api_key', 'api_secret'] as const) {
-      if (typeof spec[field] === 'string') ctx.onSecret(spec[field]);
-      warnLiteralSecret(entry, ['import', field], spanAt(resolved, ['import', field]), `import.${field} of phone "${number}"`, ctx);
+    for (const field of phoneSecretFields()) {
+      const at = parseDotted(field);
+      const value = valueAtPath(resolved, at);
+      if (typeof value === 'string') ctx.onSecret(value);
+      warnLiteralSecret(entry, at, spanAt(resolved, at), `${field} of phone "${number}"`, ctx);
     }
     phoneImport = {
       provider: typeof spec.provider === 'string' ? spec.provider : 'twilio',
@@ -145,7 +148,11 @@ export interface CredentialDraft {
 export function resolveCredential(index: number, entry: unknown, span: Span, ctx: ResourceContext): CredentialDraft | undefined {
   const resolved = resolveEntry('CredentialSpec', entry, ['credentials', index], span, ctx);
   if (!resolved || typeof resolved.provider !== 'string' || typeof resolved.api_key !== 'string') return undefined;
-  ctx.onSecret(resolved.api_key);
-  warnLiteralSecret(entry, ['api_key'], spanAt(resolved, ['api_key']), `api_key of credential "${resolved.provider}"`, ctx);
+  for (const field of credentialSecretFields()) {
+    const at = parseDotted(field);
+    const value = valueAtPath(resolved, at);
+    if (typeof value === 'string') ctx.onSecret(value);
+    warnLiteralSecret(entry, at, spanAt(resolved, at), `${field} of credential "${resolved.provider}"`, ctx);
+  }
   return { provider: resolved.provider, apiKey: resolved.api_key, span, providerSpan: spanAt(resolved, ['provider']) ?? span };
 }

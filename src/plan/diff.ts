@@ -16,7 +16,8 @@ import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
 import { isUnchanged } from './compare.js';
 import { agentFingerprint, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
-import { getAtPath, isAtOrUnder, splitPath } from './paths.js';
+import { parseDotted, valueAtPath } from '../util/field-path.js';
+import { credentialSecretFields, secretPatternSet } from '../schema/sensitive.js';
 import type { LiveState } from './read-live.js';
 import {
   agentFilesRequest,
@@ -113,7 +114,7 @@ function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, inp
   const fieldChanges: FieldChange[] = [];
   const fields = desiredAgentFields(agent);
   for (const [path, desiredValue] of fields) {
-    const liveValue = getAtPath(comparable, splitPath(path));
+    const liveValue = valueAtPath(comparable, parseDotted(path));
     before[path] = liveValue;
     after[path] = desiredValue;
     if (isUnchanged(desiredValue, liveValue)) continue;
@@ -176,7 +177,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffInput, knowledge
       });
       // The messages the agent will have: the manifest's when it manages them, else the service's.
       const messagesPath = 'config.knowledge_base.messages';
-      const messages = fields.has(messagesPath) ? fields.get(messagesPath) : getAtPath(comparable, splitPath(messagesPath));
+      const messages = fields.has(messagesPath) ? fields.get(messagesPath) : valueAtPath(comparable, parseDotted(messagesPath));
       agentFilesRequest(requests, agent.id, files.sent, messages);
     }
   }
@@ -194,9 +195,12 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffInput, knowledge
   });
 }
 
-/** A field is reported as secret when a sensitive pattern covers the whole field (not just a part inside it). */
+/**
+ * A field is reported as secret when a sensitive pattern covers the whole field (not just a part
+ * inside it): a field's path never enters a list, so `config.tools[].header` covers no field.
+ */
 function isSensitiveLeaf(path: string, patterns: string[]): boolean {
-  return patterns.some((pattern) => !pattern.includes('[]') && isAtOrUnder(path, pattern));
+  return secretPatternSet(patterns).covers(parseDotted(path));
 }
 
 /** The ids of a change's requests that change something (a read-back is not waited for). */
@@ -321,7 +325,7 @@ function diffCredential(credential: DesiredCredential, input: DiffInput, owners:
     fieldChanges,
     create: !stateEntry,
     reason: stateEntry ? undefined : 'live_unknown',
-    sensitivePaths: ['api_key'],
+    sensitivePaths: [...credentialSecretFields()],
     requests: credentialRequests(credential),
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
-import { pathMatchesPattern } from '../schema/introspect.js';
 import { REDACTED } from '../util/redact.js';
-import { isAtOrUnder } from './paths.js';
+import { isDottedAtOrUnder, formatDotted, type PatternCursor } from '../util/field-path.js';
+import { credentialSecretFields, phoneSecretFields, secretPatternSet } from '../schema/sensitive.js';
 import { isPlainObject } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
 
@@ -56,17 +56,17 @@ export function withSecretFills(
   options: { address: string; patterns: readonly string[]; managed: readonly string[] },
 ): { body: Record<string, unknown>; fills: ValueFill[] } {
   const fills: ValueFill[] = [];
-  const walk = (value: unknown, at: Array<string | number>): unknown => {
-    const sensitive = at.length > 0 && options.patterns.some((pattern) => pathMatchesPattern(at, pattern));
-    if (Array.isArray(value) && !sensitive) return value.map((item, i) => walk(item, [...at, i]));
-    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key])]));
+  const walk = (value: unknown, at: Array<string | number>, cursor: PatternCursor): unknown => {
+    const sensitive = at.length > 0 && cursor.covered;
+    if (Array.isArray(value) && !sensitive) return value.map((item, i) => walk(item, [...at, i], cursor.step(i)));
+    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key], cursor.step(key))]));
     if (!sensitive || value === null || value === undefined) return value;
-    const dotted = at.join('.');
-    const from = options.managed.some((managed) => isAtOrUnder(dotted, managed)) ? 'manifest' : 'live';
+    const dotted = formatDotted(at);
+    const from = options.managed.some((managed) => isDottedAtOrUnder(dotted, managed)) ? 'manifest' : 'live';
     fills.push({ at, value: { secret: { address: options.address, from, path: at } } });
     return REDACTED;
   };
-  return { body: walk(body, []) as Record<string, unknown>, fills };
+  return { body: walk(body, [], secretPatternSet(options.patterns).start()) as Record<string, unknown>, fills };
 }
 
 /** `POST /knowledge/set_agent_files`: file ids known now, or the id an upload of this plan returns. */
@@ -91,10 +91,8 @@ export function agentFilesRequest(
 export function phoneRequests(phone: DesiredPhone, options: { create: boolean; bind: boolean; after: readonly string[] }): PlannedRequest[] {
   const list = new RequestList(phone.address);
   if (options.create && phone.import) {
-    const { api_key: _key, api_secret: _secret, ...plain } = phone.import;
-    const body = { phone: phone.number, ...plain, api_key: REDACTED, api_secret: REDACTED };
-    const secret = (field: string): ValueFill => ({ at: [field], value: { secret: { address: phone.address, from: 'manifest', path: ['import', field] } } });
-    list.add({ operation: 'import_phone', method: 'POST', path: '/phones/import', body, fills: [secret('api_key'), secret('api_secret')] });
+    const { body, fills } = withManifestSecrets({ ...phone.import }, phoneImportSecrets(), phone.address, ['import']);
+    list.add({ operation: 'import_phone', method: 'POST', path: '/phones/import', body: { phone: phone.number, ...body }, fills });
   }
   if (options.bind && phone.agent) {
     list.add({
@@ -146,12 +144,30 @@ export function knowledgeRequests(file: DesiredKnowledgeFile): PlannedRequest[] 
 
 export function credentialRequests(credential: DesiredCredential): PlannedRequest[] {
   const list = new RequestList(credential.address);
-  list.add({
-    operation: 'set_credential',
-    method: 'POST',
-    path: '/user/credentials',
-    body: { provider: credential.provider, api_key: REDACTED },
-    fills: [{ at: ['api_key'], value: { secret: { address: credential.address, from: 'manifest', path: ['api_key'] } } }],
-  });
+  const { body, fills } = withManifestSecrets({ provider: credential.provider, api_key: credential.apiKey }, credentialSecretFields(), credential.address, []);
+  list.add({ operation: 'set_credential', method: 'POST', path: '/user/credentials', body, fills });
   return list.requests;
+}
+
+/** The schema's secret fields of a phone's `import:` block (`api_key`, `api_secret`), relative to the block. */
+function phoneImportSecrets(): string[] {
+  return phoneSecretFields().flatMap((field) => (field.startsWith('import.') ? [field.slice('import.'.length)] : []));
+}
+
+/**
+ * A flat body from a manifest entry with each secret field moved to the end as the redaction
+ * marker, and the fills that put the values back at apply (read from the entry at `from`).
+ */
+function withManifestSecrets(
+  values: Record<string, unknown>,
+  secretFields: readonly string[],
+  address: string,
+  from: readonly string[],
+): { body: Record<string, unknown>; fills: ValueFill[] } {
+  const body = Object.fromEntries(Object.entries(values).filter(([key]) => !secretFields.includes(key)));
+  const fills = secretFields.map((field): ValueFill => {
+    body[field] = REDACTED;
+    return { at: [field], value: { secret: { address, from: 'manifest', path: [...from, field] } } };
+  });
+  return { body, fills };
 }

@@ -106,8 +106,8 @@ export function knownProperties(node: SchemaNode): string[] {
 }
 
 /**
- * Paths (dotted, `[]` for any array element, `*` for any map key) of every value marked
- * `x-sensitive` (or `readOnly`, with `flag: 'readOnly'`) under a definition.
+ * Field patterns (src/util/field-path.ts: dotted, `[]` for any array element, `*` for any map key)
+ * of every value marked `x-sensitive` (or `readOnly`, with `flag: 'readOnly'`) under a definition.
  */
 export function flaggedPaths(name: string, flag: 'sensitive' | 'readOnly', root: Root = 'service'): string[] {
   const found: string[] = [];
@@ -129,18 +129,6 @@ export function flaggedPaths(name: string, flag: 'sensitive' | 'readOnly', root:
   };
   walk(schemaNode(name, root), '');
   return found;
-}
-
-/** Whether a concrete path (e.g. ['tools', 0, 'header', 'x-token']) lies at or under a flagged pattern. */
-export function pathMatchesPattern(path: ReadonlyArray<string | number>, pattern: string): boolean {
-  const parts = pattern.match(/[^.[\]]+|\[\]/g) ?? [];
-  if (parts.length > path.length) return false;
-  return parts.every((part, i) => {
-    const actual = path[i];
-    if (part === '[]') return typeof actual === 'number';
-    if (part === '*') return typeof actual === 'string';
-    return String(actual) === part;
-  });
 }
 
 /**

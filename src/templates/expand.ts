@@ -7,6 +7,7 @@
 import { isMap, isNode, isScalar, Scalar, visit, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { validateAgainstManifestDef } from '../schema/validate.js';
+import { formatDotted } from '../util/field-path.js';
 import type { Template, TemplateVariable, VariableValue } from './catalog.js';
 import { substituteText, substituteValue, type TemplateVars } from './substitute.js';
 
@@ -82,7 +83,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   const issues = validateAgainstManifestDef('AgentSpec', agent);
   const issue = issues[0];
   if (issue) {
-    const where = issue.path.length > 0 ? `agent.${issue.path.join('.')} ` : 'the agent ';
+    const where = issue.path.length > 0 ? `agent.${formatDotted(issue.path)} ` : 'the agent ';
     throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${where}${issue.message}.`, {
       location: locateIn(template, ['agent', ...issue.path], issue.keyword === 'unknown_property' ? 'key' : 'value'),
       hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',
