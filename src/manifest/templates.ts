@@ -6,28 +6,20 @@
  * them: the template's (an undeclared `{{name}}`) or the manifest's (a missing or unknown var).
  */
 import path from 'node:path';
-import { readdir } from 'node:fs/promises';
-import { TEMPLATE_FILE, type VariableValue } from '../templates/catalog.js';
+import type { VariableValue } from '../templates/catalog.js';
+import { readTemplateFile, TEMPLATE_FILE, TEMPLATE_KEYS, TEMPLATE_NAME, templateNamesIn, templateRoot, VARIABLE_NAME, type TemplateFileOutcome } from '../templates/template-files.js';
+import { mapBounded } from '../util/semaphore.js';
 import { substituteText, substituteValue, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { decodeUtf8 } from './decode.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { FileCache } from './load-files.js';
 import { deepMerge } from './merge.js';
-import { MAX_MANIFEST_BYTES } from './limits.js';
 import { parseYaml } from './parse-yaml.js';
-import { realFolder } from './project-files.js';
 import { attachSpans, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { describeFound } from './describe.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 
-const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const TOP_KEYS = ['description', 'variables', 'agent'];
-const VARIABLE_KEYS = ['description', 'required', 'default'];
-/** What a template may set of an agent: `id`, `template` and `vars` belong to the manifest. */
-const AGENT_KEYS = ['name', 'config', 'knowledge', 'ignore'];
 
 export interface TemplateVariable {
   required: boolean;
@@ -58,26 +50,29 @@ export class TemplateStore {
     private readonly onRead: (bytes: Uint8Array) => void,
   ) {}
 
-  /** Reads the named templates concurrently; sources are registered in name order (stable diagnostics). */
+  /**
+   * Reads the named templates concurrently (through template-files.ts, the reader `voxform init`
+   * uses too); sources are registered in name order (stable diagnostics).
+   */
   async load(names: Iterable<string>): Promise<void> {
     const wanted = [...new Set(names)].filter((name) => TEMPLATE_NAME.test(name)).sort();
+    const read = (file: string, policy: Parameters<FileCache['read']>[1]) => this.files.read(file, policy);
     // A template's files stay inside its own folder: its template.yaml, and the prompt it includes.
-    const roots = await Promise.all(wanted.map((name) => realFolder(path.join(this.dir, name))));
-    const requests = wanted.map((name, i) => ({ file: path.join(this.dir, name, TEMPLATE_FILE), policy: { root: roots[i] as string, maxBytes: MAX_MANIFEST_BYTES } }));
-    const outcomes = await this.files.readAll(requests);
+    const outcomes = await mapBounded(wanted, 64, async (name) => {
+      const folder = path.join(this.dir, name);
+      const root = await templateRoot(folder);
+      return { root, outcome: await readTemplateFile(folder, root, read) };
+    });
     for (const [i, name] of wanted.entries()) {
-      const outcome = outcomes.get(path.join(this.dir, name, TEMPLATE_FILE));
-      if (!outcome?.ok) {
+      const { root, outcome } = outcomes[i] as { root: string; outcome: TemplateFileOutcome };
+      if (!outcome.ok) {
         this.templates.set(name, 'missing');
         continue;
       }
       this.onRead(outcome.bytes);
-      this.templates.set(name, await this.parse(name, outcome.bytes, roots[i] as string));
+      this.templates.set(name, await this.parse(name, outcome, root));
     }
-    if ([...this.templates.values()].includes('missing')) {
-      const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
-      this.available = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
-    }
+    if ([...this.templates.values()].includes('missing')) this.available = templateNamesIn(this.dir);
   }
 
   /** The template, `missing` when there is none by that name, `invalid` when its file has errors (already reported). */
@@ -90,16 +85,15 @@ export class TemplateStore {
     return this.available ?? [];
   }
 
-  private async parse(name: string, bytes: Uint8Array, folder: string): Promise<AgentTemplate | 'invalid'> {
-    const file = path.join(this.dir, name, TEMPLATE_FILE);
-    const decoded = decodeUtf8(bytes);
+  private async parse(name: string, read: Extract<TemplateFileOutcome, { ok: true }>, folder: string): Promise<AgentTemplate | 'invalid'> {
+    const file = read.file;
     const errorsBefore = this.diagnostics.errors;
-    if (decoded.invalidAt !== undefined) {
-      const source = this.sources.forText(file, decoded.text, folder);
-      this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: decoded.invalidAt, end: decoded.invalidAt + 1 });
+    if (read.invalidUtf8At !== undefined) {
+      const source = this.sources.forText(file, read.text, folder);
+      this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: read.invalidUtf8At, end: read.invalidUtf8At + 1 });
       return 'invalid';
     }
-    const source = this.sources.forYaml(file, decoded.text, folder);
+    const source = this.sources.forYaml(file, read.text, folder);
     const parsed = await parseYaml(source, this.diagnostics);
     if (parsed.syntaxErrors) return 'invalid';
     const whole: Span = { source, start: 0, end: 0 };
@@ -108,7 +102,7 @@ export class TemplateStore {
       this.diagnostics.error('template_invalid', `${TEMPLATE_FILE} must be a mapping with description, variables and agent`, parsed.documents[0]?.span ?? whole);
       return 'invalid';
     }
-    this.checkKeys(root, TOP_KEYS, 'at the top of the template', whole);
+    this.checkKeys(root, TEMPLATE_KEYS.top, 'at the top of the template', whole);
     const variables = this.readVariables(root, whole);
     const agent = root.agent;
     if (!isPlainObject(agent)) {
@@ -120,7 +114,7 @@ export class TemplateStore {
       if (key === 'id') this.diagnostics.error('template_invalid', 'a template must not set id: each manifest adopts its own live agent', keySpan);
       else if (key === 'template' || key === 'vars') this.diagnostics.error('template_invalid', `a template must not set ${key}: templates do not nest`, keySpan);
     }
-    this.checkKeys(agent, AGENT_KEYS, 'in the template agent', whole, ['id', 'template', 'vars']);
+    this.checkKeys(agent, TEMPLATE_KEYS.agent, 'in the template agent', whole, ['id', 'template', 'vars']);
     if (this.diagnostics.errors > errorsBefore) return 'invalid';
     return { name, source, variables, agent };
   }
@@ -144,7 +138,7 @@ export class TemplateStore {
         this.diagnostics.error('template_invalid', `variable ${name} must be a mapping with a description and required: true or a default`, spanAt(root, at) ?? keySpan);
         continue;
       }
-      this.checkKeys(spec, VARIABLE_KEYS, `in variable ${name}`, whole);
+      this.checkKeys(spec, TEMPLATE_KEYS.variable, `in variable ${name}`, whole);
       const description = spec.description;
       if (typeof description !== 'string' || description.trim() === '') {
         this.diagnostics.error('template_invalid', `variable ${name} needs a description`, spanAt(root, [...at, 'description']) ?? keySpan);
@@ -172,7 +166,7 @@ export class TemplateStore {
     return variables;
   }
 
-  private checkKeys(value: Record<string, unknown>, allowed: string[], where: string, whole: Span, alreadyReported: string[] = []): void {
+  private checkKeys(value: Record<string, unknown>, allowed: readonly string[], where: string, whole: Span, alreadyReported: string[] = []): void {
     for (const key of Object.keys(value)) {
       if (allowed.includes(key) || alreadyReported.includes(key)) continue;
       const suggestion = didYouMean(key, allowed);

@@ -1,20 +1,23 @@
 /**
  * The agent templates: `templates/<name>/template.yaml` (description, variables, an AgentSpec
  * fragment) beside the Markdown prompt it includes. Reading a template checks its whole shape, so a
- * broken template fails here, with `file:line:col`, and never halfway through `voxform init`.
+ * broken template fails here, with `file:line:col`, and never halfway through `voxform init`. The
+ * files are read by template-files.ts, the reader a manifest's `template:` uses too (same guards,
+ * same limits).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { variablesIn } from './substitute.js';
+import { readTemplateFile, readTemplateInclude, TEMPLATE_FILE, TEMPLATE_KEYS, templateNamesIn, templateRoot, VARIABLE_NAME, type TemplateFileOutcome } from './template-files.js';
+
+export { TEMPLATE_FILE } from './template-files.js';
 
 /** The package's own templates; the same relative place from src/ (tests) and dist/ (the package). */
 export const defaultTemplatesDir = fileURLToPath(new URL('../../templates/', import.meta.url));
-
-export const TEMPLATE_FILE = 'template.yaml';
 
 /**
  * Variables every scaffold has without a template declaring them: `voxform init` asks for the id of
@@ -53,11 +56,6 @@ export interface Template {
   prompt: { file: string; text: string } | undefined;
 }
 
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const TOP_KEYS = ['description', 'variables', 'agent'];
-const VARIABLE_KEYS = ['description', 'required', 'default'];
-/** What of an AgentSpec a template may set: `id`, `template` and `vars` belong to the manifest. */
-const AGENT_KEYS = ['name', 'config', 'knowledge', 'ignore'];
 
 /** Whether a `--template` value names a folder rather than a template of the catalog. */
 export function isTemplatePath(name: string): boolean {
@@ -66,25 +64,26 @@ export function isTemplatePath(name: string): boolean {
 
 /** Names of the templates in a folder (sub-folders holding a template.yaml), sorted. */
 export function templateNames(dir: string = defaultTemplatesDir): string[] {
-  let entries: string[];
   try {
-    entries = readdirSync(dir);
+    readdirSync(dir);
   } catch (error) {
     throw new VoxformError('template_dir_unreadable', `Cannot read the templates folder ${dir}: ${(error as Error).message}.`);
   }
-  return entries.filter((entry) => existsSync(path.join(dir, entry, TEMPLATE_FILE))).sort();
+  return templateNamesIn(dir);
 }
 
 /** Every template of a folder, read and checked. */
-export function listTemplates(dir: string = defaultTemplatesDir): Template[] {
-  return templateNames(dir).map((name) => readTemplateAt(path.join(dir, name), name));
+export async function listTemplates(dir: string = defaultTemplatesDir): Promise<Template[]> {
+  const templates: Template[] = [];
+  for (const name of templateNames(dir)) templates.push(await readTemplateAt(path.join(dir, name), name));
+  return templates;
 }
 
 /**
  * A template by name (from `dir`, the package's templates by default) or by path (`./my/template`,
  * relative to `cwd`). An unknown name is an error listing the templates, with a suggestion.
  */
-export function readTemplate(name: string, options: { dir?: string; cwd?: string } = {}): Template {
+export async function readTemplate(name: string, options: { dir?: string; cwd?: string } = {}): Promise<Template> {
   if (isTemplatePath(name)) {
     const folder = path.resolve(options.cwd ?? process.cwd(), name);
     if (!existsSync(path.join(folder, TEMPLATE_FILE))) {
@@ -108,14 +107,11 @@ export function readTemplate(name: string, options: { dir?: string; cwd?: string
 }
 
 /** Reads and checks one template folder. */
-export function readTemplateAt(dir: string, name: string = path.basename(dir)): Template {
-  const file = path.join(dir, TEMPLATE_FILE);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new VoxformError('template_invalid', `Cannot read ${file}: ${(error as Error).message}.`);
-  }
+export async function readTemplateAt(dir: string, name: string = path.basename(dir)): Promise<Template> {
+  const folderRoot = await templateRoot(dir);
+  const read = await readTemplateFile(dir, folderRoot);
+  const text = readText(read, name);
+  const file = read.file;
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   const where = (node: Node | null | undefined): SourceLocation => locate(file, lineCounter, node?.range?.[0] ?? 0);
@@ -131,7 +127,7 @@ export function readTemplateAt(dir: string, name: string = path.basename(dir)): 
   }
   const root = document.contents;
   if (!isMap(root)) return fail(root, `${TEMPLATE_FILE} must be a mapping with description, variables and agent.`);
-  checkKeys(root, TOP_KEYS, 'at the top of template.yaml', fail);
+  checkKeys(root, TEMPLATE_KEYS.top, 'at the top of template.yaml', fail);
 
   const descriptionNode = root.get('description', true);
   const description: unknown = isScalar(descriptionNode) ? descriptionNode.value : undefined;
@@ -147,12 +143,12 @@ export function readTemplateAt(dir: string, name: string = path.basename(dir)): 
     if (key === 'id') fail(pair.key as Node, 'a template must not set id: each manifest adopts its own live agent.');
     if (key === 'template' || key === 'vars') fail(pair.key as Node, `a template must not set ${key}: templates do not nest.`);
   }
-  checkKeys(agent, AGENT_KEYS, 'in agent', fail);
+  checkKeys(agent, TEMPLATE_KEYS.agent, 'in agent', fail);
 
   const declared = new Set(variables.map((v) => v.name));
   checkPlaceholders(agent, declared, { text, file, lineCounter }, name);
 
-  const prompt = readPromptInclude(agent, dir, fail);
+  const prompt = await readPromptInclude(agent, { dir, root: folderRoot }, fail);
   if (prompt) {
     for (const [index, line] of prompt.text.split('\n').entries()) {
       for (const used of variablesIn(line)) {
@@ -180,7 +176,7 @@ function readVariables(node: unknown, fail: Fail): TemplateVariable[] {
     if (RESERVED_VARIABLES.includes(varName)) fail(keyNode, `${varName} is built in (every \`voxform init\` asks for it); remove it from variables.`);
     const spec = pair.value;
     if (!isMap(spec)) return fail((spec as Node | null) ?? keyNode, `variable ${varName} must be a mapping with a description and required: true or a default.`);
-    checkKeys(spec, VARIABLE_KEYS, `in variable ${varName}`, fail);
+    checkKeys(spec, TEMPLATE_KEYS.variable, `in variable ${varName}`, fail);
     const descNode = spec.get('description', true);
     const description = isScalar(descNode) ? descNode.value : undefined;
     if (typeof description !== 'string' || description.trim() === '') fail(descNode ?? keyNode, `variable ${varName} needs a description.`);
@@ -242,8 +238,24 @@ function unknownVariable(template: string, variable: string, declared: string[],
   );
 }
 
-/** The prompt file of `config.prompt: { file }`, resolved inside the template's folder and read. */
-function readPromptInclude(agent: YAMLMap, dir: string, fail: Fail): { file: string; text: string } | undefined {
+/** The text of a template file read, or the error for why not. */
+function readText(read: TemplateFileOutcome, name: string): string {
+  if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`);
+  if (read.invalidUtf8At !== undefined) {
+    const { line, col } = lineColumn(read.text, read.invalidUtf8At);
+    throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} is not valid UTF-8 text; save it as UTF-8.`, { location: { file: read.file, line, col } });
+  }
+  return read.text;
+}
+
+function lineColumn(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { line: before.split('\n').length, col: offset - lineStart + 1 };
+}
+
+/** The prompt file of `config.prompt: { file }`, read inside the template's folder (template-files.ts). */
+async function readPromptInclude(agent: YAMLMap, folder: { dir: string; root: string }, fail: Fail): Promise<{ file: string; text: string } | undefined> {
   const config = agent.get('config', true);
   if (!isMap(config)) return undefined;
   const prompt = config.get('prompt', true);
@@ -251,11 +263,13 @@ function readPromptInclude(agent: YAMLMap, dir: string, fail: Fail): { file: str
   const fileNode = prompt.get('file', true);
   const relative = isScalar(fileNode) ? fileNode.value : undefined;
   if (typeof relative !== 'string' || relative === '') return fail(fileNode ?? prompt, 'config.prompt.file must be a path relative to the template folder.');
-  const file = path.resolve(dir, relative);
-  const inside = path.relative(dir, file);
-  if (inside.startsWith('..') || path.isAbsolute(inside)) return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
-  if (!existsSync(file) || !statSync(file).isFile()) return fail(fileNode, `the prompt file ${relative} does not exist.`);
-  return { file, text: readFileSync(file, 'utf8') };
+  if (path.isAbsolute(relative)) return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
+  const read = await readTemplateInclude(folder.dir, folder.root, relative);
+  if (read.ok && read.invalidUtf8At === undefined) return { file: read.file, text: read.text };
+  if (read.ok) return fail(fileNode, `the prompt file ${relative} is not valid UTF-8 text; save it as UTF-8.`);
+  if (read.reason === 'outside') return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
+  if (read.reason === 'missing') return fail(fileNode, `the prompt file ${relative} does not exist.`);
+  return fail(fileNode, `the prompt file ${relative} ${read.message}.`);
 }
 
 function keyName(key: unknown): string | undefined {
