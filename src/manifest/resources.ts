@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
-import { credentialSecretFields, phoneSecretFields } from '../schema/sensitive.js';
-import { parseDotted, valueAtPath } from '../util/field-path.js';
+import { credentialSecretFields, phoneSecretFields, phoneSecretPaths } from '../schema/sensitive.js';
+import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -21,16 +21,24 @@ export interface ResourceContext {
   onSecret(value: string): void;
 }
 
-/** Interpolates an entry and checks it; undefined when it is not even an object. */
+/**
+ * Interpolates an entry and checks it; undefined when it is not even an object. `envPaths` hears the
+ * dotted path (from the entry) of every value that came from `${env:…}`.
+ */
 function resolveEntry(
   definition: string,
   entry: unknown,
   at: PathPart[],
   keySpan: Span,
   ctx: ResourceContext,
+  envPaths: string[] = [],
 ): Record<string, unknown> | undefined {
   const envKeys = new Set<string>();
-  const resolved = interpolateTree(entry, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces(definition) }, (p) => envKeys.add(p.join('\u0000')));
+  const onEnvPath = (p: PathPart[]): void => {
+    envKeys.add(p.join('\u0000'));
+    envPaths.push(formatDotted(p));
+  };
+  const resolved = interpolateTree(entry, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces(definition) }, onEnvPath);
   checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envKeys.has(p.join('\u0000')) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
@@ -51,10 +59,13 @@ export interface PhoneDraft {
   /** A local agent name, or an agent outside the manifest by id. */
   agent: { localName: string; span: Span } | { id: string } | undefined;
   import: PhoneImport | undefined;
+  /** Dotted paths from the entry holding secrets: the schema's fields (`import.api_key`) and values from `${env:…}`. */
+  sensitivePaths: string[];
 }
 
 export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx: ResourceContext): PhoneDraft | undefined {
-  const resolved = resolveEntry('PhoneSpec', entry, ['phones', number], keySpan, ctx);
+  const envPaths: string[] = [];
+  const resolved = resolveEntry('PhoneSpec', entry, ['phones', number], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
   let agent: PhoneDraft['agent'];
   if (typeof resolved.agent === 'string') agent = { localName: resolved.agent, span: spanAt(resolved, ['agent']) ?? keySpan };
@@ -77,7 +88,7 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
       ...(spec.app_id !== undefined ? { app_id: spec.app_id as string | null } : {}),
     };
   }
-  return { number, keySpan, agent, import: phoneImport };
+  return { number, keySpan, agent, import: phoneImport, sensitivePaths: phoneSecretPaths(envPaths) };
 }
 
 export interface CampaignDraft {

@@ -71,6 +71,11 @@ export interface DesiredPhone extends DesiredResource {
   /** The agent to bind: its id, and the local name when it is an agent of the manifest. */
   agent: { id: string; localName: string | undefined } | undefined;
   import: PhoneImport | undefined;
+  /**
+   * Dotted paths from the entry whose values are secret: the schema's fields (`import.api_key`,
+   * `import.api_secret`) and every value from `${env:…}` (`import.region`). Never shown in a plan.
+   */
+  sensitivePaths: string[];
 }
 
 export interface DesiredCampaign extends DesiredResource {

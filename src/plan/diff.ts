@@ -221,7 +221,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
   const fieldChanges: FieldChange[] = [];
   const lastBound = input.state.phones[phone.address]?.agentId;
   if (!live) {
-    for (const [path, value] of Object.entries(after)) fieldChanges.push({ path, before: undefined, after: value, sensitive: false, drift: false });
+    for (const [path, value] of Object.entries(after)) fieldChanges.push({ path, before: undefined, after: value, sensitive: isSensitiveLeaf(path, phone.sensitivePaths), drift: false });
   } else if (phone.agent && live.agent_id !== phone.agent.id) {
     fieldChanges.push({
       path: 'agent_id',
@@ -242,7 +242,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
     after,
     fieldChanges,
     create: !live,
-    sensitivePaths: [],
+    sensitivePaths: phone.sensitivePaths,
     requests,
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, before),

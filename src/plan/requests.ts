@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
 import { REDACTED } from '../util/redact.js';
 import { isDottedAtOrUnder, formatDotted, type PatternCursor } from '../util/field-path.js';
-import { credentialSecretFields, phoneSecretFields, secretPatternSet } from '../schema/sensitive.js';
+import { credentialSecretFields, phoneSecretPaths, secretPatternSet } from '../schema/sensitive.js';
 import { isPlainObject } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
 
@@ -91,7 +91,7 @@ export function agentFilesRequest(
 export function phoneRequests(phone: DesiredPhone, options: { create: boolean; bind: boolean; after: readonly string[] }): PlannedRequest[] {
   const list = new RequestList(phone.address);
   if (options.create && phone.import) {
-    const { body, fills } = withManifestSecrets({ ...phone.import }, phoneImportSecrets(), phone.address, ['import']);
+    const { body, fills } = withManifestSecrets({ ...phone.import }, phoneImportSecrets(phone), phone.address, ['import']);
     list.add({ operation: 'import_phone', method: 'POST', path: '/phones/import', body: { phone: phone.number, ...body }, fills });
   }
   if (options.bind && phone.agent) {
@@ -149,9 +149,9 @@ export function credentialRequests(credential: DesiredCredential): PlannedReques
   return list.requests;
 }
 
-/** The schema's secret fields of a phone's `import:` block (`api_key`, `api_secret`), relative to the block. */
-function phoneImportSecrets(): string[] {
-  return phoneSecretFields().flatMap((field) => (field.startsWith('import.') ? [field.slice('import.'.length)] : []));
+/** The secret fields of a phone's `import:` block (the schema's `api_key`, `api_secret`; any from `${env:…}`), relative to the block. */
+function phoneImportSecrets(phone: DesiredPhone): string[] {
+  return phoneSecretPaths(phone.sensitivePaths).flatMap((field) => (field.startsWith('import.') ? [field.slice('import.'.length)] : []));
 }
 
 /**

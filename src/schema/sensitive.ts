@@ -56,6 +56,11 @@ export function phoneSecretFields(): readonly string[] {
   return phoneFields;
 }
 
+/** The secret places of a phone entry: the schema's fields, then the given `${env:…}` paths (dotted from the entry). */
+export function phoneSecretPaths(envPaths: readonly string[]): string[] {
+  return [...new Set([...phoneSecretFields(), ...envPaths])];
+}
+
 let credentialFields: readonly string[] | undefined;
 /** The secret fields of a credential entry: `api_key`. */
 export function credentialSecretFields(): readonly string[] {

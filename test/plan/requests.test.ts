@@ -5,6 +5,8 @@ import type { ResourceChange } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
+import { planOf } from '../helpers/plan.js';
+import { renderPlanText } from '../../src/plan/render-text.js';
 
 const here = { file: 'voxform.yaml', line: 1, col: 1 };
 const liveAgent = (id: string, config: Agent['config']): Agent => ({ id, name: 'Front desk', config, created_at: 1 });
@@ -14,6 +16,35 @@ function byAddress(changes: ResourceChange[]): Record<string, ResourceChange> {
 }
 
 describe('planned requests', () => {
+  it('holds a phone import field filled from ${env:…} as a reference, like the schema-marked keys', () => {
+    const phone = desiredPhone('+15550000002', {
+      import: { provider: 'twilio', country: 'US', region: 'planted-region-4411', api_key: 'key-secret-3', api_secret: 'secret-secret-4' },
+      sensitivePaths: ['import.api_key', 'import.api_secret', 'import.region'],
+    });
+    const { changes } = diffStates({
+      desired: desiredState({ phones: [phone] }),
+      live: { agents: new Map(), phones: [] },
+      state: emptyWorkspace(),
+      salt: 'salt',
+      baseUrl: 'local',
+      files: [],
+    });
+    const [importRequest] = changes[0]!.requests;
+    expect(importRequest).toMatchObject({
+      body: { phone: '+15550000002', provider: 'twilio', country: 'US', api_key: '(sensitive)', api_secret: '(sensitive)', region: '(sensitive)' },
+      fills: [
+        { at: ['api_key'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'api_key'] } } },
+        { at: ['api_secret'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'api_secret'] } } },
+        { at: ['region'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'region'] } } },
+      ],
+    });
+    const plan = planOf(changes);
+    const shown = renderPlanJson(plan) + renderPlanText(plan, { color: false }) + JSON.stringify(changes[0]!.requests);
+    expect(changes[0]!.fieldChanges.find((f) => f.path === 'import.region')?.sensitive).toBe(true);
+    expect(changes[0]!.sensitivePaths).toContain('import.region');
+    for (const secret of ['planted-region-4411', 'key-secret-3', 'secret-secret-4']) expect(shown).not.toContain(secret);
+  });
+
   it('fills a secret the update body sends back as the service has it from the service, never holding it', () => {
     const agent = desiredAgent('front', { id: 'a1', config: { session_data_webhook: { url: 'https://new.example.com/hook' } } });
     const live = liveAgent('a1', { session_data_webhook: { url: 'https://old.example.com/hook', headers: { 'x-token': 'live-secret-7788' } } });
