@@ -7,7 +7,7 @@
  * Everything that redacts, masks or withholds a value (plan rendering, planned request bodies,
  * diagnostics, `voxform logs`, the configuration hash) asks this module; none decides on its own.
  */
-import { FieldPattern, PatternSet, type FieldPath } from '../util/field-path.js';
+import { FieldPattern, formatDotted, PatternSet, type FieldPath } from '../util/field-path.js';
 import { flaggedPaths } from './introspect.js';
 
 let configPatterns: readonly string[] | undefined;
@@ -106,7 +106,7 @@ export function configSecretPlaces(config: Record<string, unknown>, onSecret: (v
   const found: string[] = [];
   for (const pattern of sensitiveConfigPatterns()) {
     for (const place of FieldPattern.parse(pattern).placesIn(config)) {
-      found.push(place.path.join('.'));
+      found.push(formatDotted(place.path));
       collectStrings(place.value, onSecret);
     }
   }
