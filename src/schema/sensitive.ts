@@ -44,6 +44,18 @@ export function sensitiveFieldNames(): ReadonlySet<string> {
   return fieldNames;
 }
 
+let secretKeys: ReadonlySet<string> | undefined;
+/**
+ * Whether a key names a secret wherever it appears in a record read from the service (a call
+ * record's `agent_config` snapshot, a function call): the names of the fields the manifest schema
+ * marks secret (`header`, `headers`, `credentials`, `api_key`, `api_secret`), and `authorization`.
+ * Case-insensitive.
+ */
+export function isSecretKeyName(key: string): boolean {
+  secretKeys ??= new Set([...sensitiveFieldNames(), 'authorization']);
+  return secretKeys.has(key.toLowerCase());
+}
+
 /** The schema's secret fields of the manifest entries under `prefix` (`phones.*.`, `credentials[].`), relative to the entry. */
 function entrySecretFields(prefix: string): string[] {
   return sensitiveManifestPatterns().filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));

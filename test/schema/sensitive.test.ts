@@ -4,6 +4,7 @@ import {
   configSecretPlaces,
   configSecretSet,
   credentialSecretFields,
+  isSecretKeyName,
   isSecretManifestPath,
   phoneSecretFields,
   secretPatternSet,
@@ -72,5 +73,12 @@ describe('secret places of each kind of resource', () => {
     expect(configSecretSet().covers(['tools', 0, 'header'])).toBe(true);
     expect(configSecretSet().covers(['voice', 'voice_id'])).toBe(false);
     expect(configSecretSet(['voice.voice_id']).covers(['voice', 'voice_id'])).toBe(true);
+  });
+});
+
+describe('secret key names in records read from the service', () => {
+  it('are the schema secret field names and authorization, in any case', () => {
+    for (const key of ['header', 'Headers', 'credentials', 'API_KEY', 'api_secret', 'Authorization']) expect(isSecretKeyName(key)).toBe(true);
+    for (const key of ['name', 'webhook', 'prompt']) expect(isSecretKeyName(key)).toBe(false);
   });
 });
