@@ -1,7 +1,7 @@
 import type { Agent, UpdateAgentRequest } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { isUnchanged } from './compare.js';
-import { parseDotted, setAtPath, valueAtPath } from '../util/field-path.js';
+import { joinDotted, parseDotted, setAtPath, valueAtPath } from '../util/field-path.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
 
@@ -35,7 +35,7 @@ export function agentUpdateBody(
 
   const config: JsonObject = {};
   for (const top of changedTopKeys) {
-    const topPath = `config.${top}`;
+    const topPath = joinDotted('config', top);
     if (fields.has(topPath)) {
       config[top] = deepClone(fields.get(topPath));
       continue;

@@ -4,7 +4,9 @@
  * parser or formatter here:
  *
  *   - the dotted form of plans, state and `ignore:` (`config.flow.response_delay`, `tools.0.header`):
- *     `parseDotted` / `formatDotted`;
+ *     `parseDotted` / `formatDotted`. A property name holding `.`, `\`, `[`, `]` or `*` (a key of a
+ *     free-form map such as `voice.settings`) is written with each of those escaped by `\`
+ *     (`voice.settings.api\.key`), so the dotted form of a path always reads back as that path;
  *   - the indexed form of diagnostics (`tools[0].header.x-token`): `formatIndexed`.
  *
  * A pattern names many paths: `[]` is any array index, `*` any property name, other segments are
@@ -18,23 +20,45 @@ export type PathSegment = string | number;
 /** A place inside a JSON value, outermost segment first. */
 export type FieldPath = readonly PathSegment[];
 
-/**
- * The segments of a dotted path (`''` is the root). Every segment is a string: the dotted form
- * cannot tell an index from a property named with digits, and lookups and patterns treat the two
- * alike (`'0'` matches index 0).
- */
-export function parseDotted(dotted: string): string[] {
-  return dotted === '' ? [] : dotted.split('.');
+const ESCAPED = /[.\\[\]*]/;
+const ESCAPED_ALL = /[.\\[\]*]/g;
+
+/** One segment as the dotted form writes it: an index as digits, a name with its special characters escaped. */
+function formatSegment(segment: PathSegment): string {
+  if (typeof segment === 'number') return String(segment);
+  return ESCAPED.test(segment) ? segment.replace(ESCAPED_ALL, '\\$&') : segment;
 }
 
-/** The dotted form: `config.tools.0.header`. */
+/**
+ * The segments of a dotted path (`''` is the root), `\` escapes undone. Every segment is a string:
+ * the dotted form cannot tell an index from a property named with digits, and lookups and patterns
+ * treat the two alike (`'0'` matches index 0).
+ */
+export function parseDotted(dotted: string): string[] {
+  if (dotted === '') return [];
+  if (!dotted.includes('\\')) return dotted.split('.');
+  const segments: string[] = [];
+  let current = '';
+  for (let i = 0; i < dotted.length; i++) {
+    const ch = dotted[i] as string;
+    if (ch === '\\' && i + 1 < dotted.length) current += dotted[++i];
+    else if (ch === '.') {
+      segments.push(current);
+      current = '';
+    } else current += ch;
+  }
+  segments.push(current);
+  return segments;
+}
+
+/** The dotted form: `config.tools.0.header`, `config.voice.settings.api\.key`. */
 export function formatDotted(path: FieldPath): string {
-  return path.join('.');
+  return path.map(formatSegment).join('.');
 }
 
 /** A path under a dotted prefix, in dotted form: `joinDotted('config', 'voice')` is `config.voice`. */
 export function joinDotted(prefix: string, ...rest: PathSegment[]): string {
-  const tail = rest.join('.');
+  const tail = formatDotted(rest);
   return prefix === '' ? tail : tail === '' ? prefix : `${prefix}.${tail}`;
 }
 
@@ -115,20 +139,33 @@ function segmentMatches(part: PatternSegment, actual: PathSegment | undefined): 
   return String(actual) === part.text;
 }
 
-/** The segments of a written pattern: `tools[].header` → tools, [], header. */
+/**
+ * The segments of a written pattern: `tools[].header` → tools, [], header. As in the dotted form,
+ * `\` makes the next character literal (`\*` is a property named `*`, not any name).
+ */
 function parsePatternSegments(source: string): PatternSegment[] {
   const segments: PatternSegment[] = [];
-  for (const piece of parseDotted(source)) {
-    let name = piece;
-    let indexes = 0;
-    while (name.endsWith('[]')) {
-      name = name.slice(0, -2);
-      indexes++;
-    }
-    if (name === '*') segments.push(ANY_KEY);
-    else if (name !== '') segments.push({ kind: 'literal', text: name });
-    for (let i = 0; i < indexes; i++) segments.push(ANY_INDEX);
+  let name = '';
+  let escaped = false;
+  const endName = (): void => {
+    if (name === '*' && !escaped) segments.push(ANY_KEY);
+    else if (name !== '' || escaped) segments.push({ kind: 'literal', text: name });
+    name = '';
+    escaped = false;
+  };
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i] as string;
+    if (ch === '\\' && i + 1 < source.length) {
+      name += source[++i];
+      escaped = true;
+    } else if (ch === '.') endName();
+    else if (ch === '[' && source[i + 1] === ']') {
+      endName();
+      segments.push(ANY_INDEX);
+      i++;
+    } else name += ch;
   }
+  endName();
   return segments;
 }
 
@@ -136,7 +173,7 @@ function formatPatternSegments(segments: readonly PatternSegment[]): string {
   let out = '';
   for (const segment of segments) {
     if (segment.kind === 'index') out += '[]';
-    else out += `${out === '' ? '' : '.'}${segment.kind === 'key' ? '*' : segment.text}`;
+    else out += `${out === '' ? '' : '.'}${segment.kind === 'key' ? '*' : formatSegment(segment.text)}`;
   }
   return out;
 }

@@ -6,6 +6,7 @@ import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
 import { planOf } from '../helpers/plan.js';
+import { formatDotted } from '../../src/util/field-path.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 
 const here = { file: 'voxform.yaml', line: 1, col: 1 };
@@ -16,6 +17,24 @@ function byAddress(changes: ResourceChange[]): Record<string, ResourceChange> {
 }
 
 describe('planned requests', () => {
+  it('keeps a map key holding a dot one field: compared, sent and kept secret as that key', () => {
+    const desired = (value: string) =>
+      desiredAgent('front', { id: 'a1', config: { voice: { settings: { 'api.key': value } } }, sensitivePaths: [formatDotted(['voice', 'settings', 'api.key'])] });
+    const live = liveAgent('a1', { voice: { settings: { 'api.key': 'planted-old-5151' } } } as Agent['config']);
+    const planFor = (agent: ReturnType<typeof desired>) =>
+      diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map([['a1', live]]), phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    expect(planFor(desired('planted-old-5151')).changes[0]!.action).toBe('no-op');
+    const change = planFor(desired('planted-new-6262')).changes[0]!;
+    expect(change.fieldChanges.map((f) => [f.path, f.sensitive])).toEqual([['config.voice.settings.api\\.key', true]]);
+    expect(change.requests[0]).toMatchObject({
+      body: { name: 'Front desk', config: { voice: { settings: { 'api.key': '(sensitive)' } } } },
+      fills: [{ at: ['config', 'voice', 'settings', 'api.key'], value: { secret: { address: 'agent.front', from: 'manifest', path: ['config', 'voice', 'settings', 'api.key'] } } }],
+    });
+    const plan = planOf([change]);
+    const shown = renderPlanJson(plan) + renderPlanText(plan, { color: false });
+    for (const secret of ['planted-old-5151', 'planted-new-6262']) expect(shown).not.toContain(secret);
+  });
+
   it('holds a phone import field filled from ${env:…} as a reference, like the schema-marked keys', () => {
     const phone = desiredPhone('+15550000002', {
       import: { provider: 'twilio', country: 'US', region: 'planted-region-4411', api_key: 'key-secret-3', api_secret: 'secret-secret-4' },

@@ -139,3 +139,30 @@ describe('pattern sets', () => {
     expect(new PatternSet(['']).covers(['a', 1])).toBe(true);
   });
 });
+
+describe('property names holding the characters of the written forms', () => {
+  it('are escaped in the dotted form and read back as the same segments', () => {
+    const path = ['config', 'voice', 'settings', 'api.key', 'a\\b', '*', 'x[]'];
+    const dotted = formatDotted(path);
+    expect(dotted).toBe('config.voice.settings.api\\.key.a\\\\b.\\*.x\\[\\]');
+    expect(parseDotted(dotted)).toEqual(path);
+    expect(joinDotted('config.voice', 'settings', 'api.key')).toBe('config.voice.settings.api\\.key');
+    expect(formatDotted(['config', 'voice', 'speed'])).toBe('config.voice.speed');
+  });
+
+  it('are literal in patterns written that way', () => {
+    const pattern = FieldPattern.exact(['config', 'voice', 'settings', 'api.key']);
+    expect(pattern.covers(['config', 'voice', 'settings', 'api.key'])).toBe(true);
+    expect(pattern.covers(['config', 'voice', 'settings', 'api', 'key'])).toBe(false);
+    expect(FieldPattern.parse('a.\\*').covers(['a', 'other'])).toBe(false);
+    expect(FieldPattern.parse('a.\\*').covers(['a', '*'])).toBe(true);
+    expect(FieldPattern.exact(['a', 'b.c']).under('x').source).toBe('x.a.b\\.c');
+    expect(new PatternSet([formatDotted(['h', 'x.y'])]).covers(['h', 'x.y', 'deeper'])).toBe(true);
+  });
+
+  it('stay one leaf each when an object is flattened', () => {
+    const leaves = dottedLeaves({ settings: { 'api.key': 'k' } }, 'config.voice');
+    expect([...leaves.keys()]).toEqual(['config.voice.settings.api\\.key']);
+    expect(valueAtPath({ config: { voice: { settings: { 'api.key': 'k' } } } }, parseDotted([...leaves.keys()][0]!))).toBe('k');
+  });
+});
