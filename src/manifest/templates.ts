@@ -6,8 +6,8 @@
  * them: the template's (an undeclared `{{name}}`) or the manifest's (a missing or unknown var).
  */
 import path from 'node:path';
-import type { VariableValue } from '../templates/catalog.js';
-import { readTemplateFile, TEMPLATE_FILE, TEMPLATE_KEYS, TEMPLATE_NAME, templateNamesIn, templateRoot, VARIABLE_NAME, type TemplateFileOutcome } from '../templates/template-files.js';
+import { readTemplateFile, TEMPLATE_NAME, templateNamesIn, templateRoot, type TemplateFileOutcome } from '../templates/template-files.js';
+import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type VariableValue } from '../templates/template-shape.js';
 import { mapBounded } from '../util/semaphore.js';
 import { substituteText, substituteValue, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -15,16 +15,22 @@ import type { DiagnosticList } from './diagnostics.js';
 import type { FileCache } from './load-files.js';
 import { deepMerge } from './merge.js';
 import { parseYaml } from './parse-yaml.js';
-import { attachSpans, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, mapChildren, setOwn, spanAt, spansOf, valueAt, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
-import { describeFound } from './describe.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 
 
-export interface TemplateVariable {
-  required: boolean;
-  default: VariableValue | undefined;
-  description: string;
+export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
+
+/** The span of the first of `places` that the template has (a key, or a value). */
+function placeSpan(root: unknown, places: readonly TemplatePlace[]): Span | undefined {
+  for (const place of places) {
+    const last = place.path[place.path.length - 1];
+    const parent = valueAt(root, place.path.slice(0, -1));
+    const present = last === undefined || (isPlainObject(parent) && Object.hasOwn(parent, last));
+    if (present) return spanAt(root, place.path, place.at);
+  }
+  return undefined;
 }
 
 export interface AgentTemplate {
@@ -98,84 +104,11 @@ export class TemplateStore {
     if (parsed.syntaxErrors) return 'invalid';
     const whole: Span = { source, start: 0, end: 0 };
     const root = parsed.documents[0]?.value;
-    if (!isPlainObject(root)) {
-      this.diagnostics.error('template_invalid', `${TEMPLATE_FILE} must be a mapping with description, variables and agent`, parsed.documents[0]?.span ?? whole);
-      return 'invalid';
-    }
-    this.checkKeys(root, TEMPLATE_KEYS.top, 'at the top of the template', whole);
-    const variables = this.readVariables(root, whole);
-    const agent = root.agent;
-    if (!isPlainObject(agent)) {
-      this.diagnostics.error('template_invalid', 'the template needs an agent: a mapping with name and config (an agent of a manifest, without id)', spanAt(root, ['agent']) ?? whole);
-      return 'invalid';
-    }
-    for (const key of Object.keys(agent)) {
-      const keySpan = spanAt(root, ['agent', key], 'key') ?? whole;
-      if (key === 'id') this.diagnostics.error('template_invalid', 'a template must not set id: each manifest adopts its own live agent', keySpan);
-      else if (key === 'template' || key === 'vars') this.diagnostics.error('template_invalid', `a template must not set ${key}: templates do not nest`, keySpan);
-    }
-    this.checkKeys(agent, TEMPLATE_KEYS.agent, 'in the template agent', whole, ['id', 'template', 'vars']);
-    if (this.diagnostics.errors > errorsBefore) return 'invalid';
-    return { name, source, variables, agent };
-  }
-
-  private readVariables(root: Record<string, unknown>, whole: Span): Map<string, TemplateVariable> {
-    const variables = new Map<string, TemplateVariable>();
-    const section = root.variables;
-    if (section === undefined || section === null) return variables;
-    if (!isPlainObject(section)) {
-      this.diagnostics.error('template_invalid', 'variables must be a mapping of name → { description, required: true | default }', spanAt(root, ['variables']) ?? whole);
-      return variables;
-    }
-    for (const [name, spec] of Object.entries(section)) {
-      const at = ['variables', name];
-      const keySpan = spanAt(root, at, 'key') ?? whole;
-      if (!VARIABLE_NAME.test(name)) {
-        this.diagnostics.error('template_invalid', `the variable name "${name}" must be letters, digits and _, not starting with a digit`, keySpan);
-        continue;
-      }
-      if (!isPlainObject(spec)) {
-        this.diagnostics.error('template_invalid', `variable ${name} must be a mapping with a description and required: true or a default`, spanAt(root, at) ?? keySpan);
-        continue;
-      }
-      this.checkKeys(spec, TEMPLATE_KEYS.variable, `in variable ${name}`, whole);
-      const description = spec.description;
-      if (typeof description !== 'string' || description.trim() === '') {
-        this.diagnostics.error('template_invalid', `variable ${name} needs a description`, spanAt(root, [...at, 'description']) ?? keySpan);
-      }
-      const required = spec.required;
-      if (required !== undefined && typeof required !== 'boolean') {
-        this.diagnostics.error('template_invalid', `required of variable ${name} must be true or false, found ${describeFound(required, false)}`, spanAt(root, [...at, 'required']) ?? keySpan);
-      }
-      const fallback = spec.default;
-      if (fallback !== undefined && !['string', 'number', 'boolean'].includes(typeof fallback)) {
-        this.diagnostics.error('template_invalid', `the default of variable ${name} must be a string, a number or a boolean`, spanAt(root, [...at, 'default']) ?? keySpan);
-      }
-      if (required === true && fallback !== undefined) {
-        this.diagnostics.error('template_invalid', `variable ${name} is required and has a default; keep one of the two`, spanAt(root, [...at, 'required']) ?? keySpan);
-      }
-      if (required !== true && fallback === undefined) {
-        this.diagnostics.error('template_invalid', `variable ${name} needs required: true or a default`, keySpan);
-      }
-      variables.set(name, {
-        required: required === true,
-        default: ['string', 'number', 'boolean'].includes(typeof fallback) ? (fallback as VariableValue) : undefined,
-        description: typeof description === 'string' ? description.trim() : '',
-      });
-    }
-    return variables;
-  }
-
-  private checkKeys(value: Record<string, unknown>, allowed: readonly string[], where: string, whole: Span, alreadyReported: string[] = []): void {
-    for (const key of Object.keys(value)) {
-      if (allowed.includes(key) || alreadyReported.includes(key)) continue;
-      const suggestion = didYouMean(key, allowed);
-      this.diagnostics.error(
-        'unknown_field',
-        `unknown field "${key}" ${where}${suggestion ? `; did you mean "${suggestion}"?` : ` (known fields: ${allowed.join(', ')})`}`,
-        spanAt(value, [key], 'key') ?? whole,
-      );
-    }
+    const shape = checkTemplateShape(root);
+    for (const problem of shape.problems) this.diagnostics.error(problem.code, problem.message, placeSpan(root, problem.places) ?? parsed.documents[0]?.span ?? whole);
+    if (this.diagnostics.errors > errorsBefore || !shape.agent) return 'invalid';
+    const variables = new Map(shape.variables.map(({ name, ...variable }) => [name, variable]));
+    return { name, source, variables, agent: shape.agent };
   }
 }
 

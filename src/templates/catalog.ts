@@ -8,33 +8,20 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { variablesIn } from './substitute.js';
-import { readTemplateFile, readTemplateInclude, TEMPLATE_FILE, TEMPLATE_KEYS, templateNamesIn, templateRoot, VARIABLE_NAME, type TemplateFileOutcome } from './template-files.js';
+import { readTemplateFile, readTemplateInclude, TEMPLATE_FILE, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
+import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type TemplateProblem } from './template-shape.js';
 
 export { TEMPLATE_FILE } from './template-files.js';
+export { RESERVED_VARIABLES, type VariableValue } from './template-shape.js';
 
 /** The package's own templates; the same relative place from src/ (tests) and dist/ (the package). */
 export const defaultTemplatesDir = fileURLToPath(new URL('../../templates/', import.meta.url));
 
-/**
- * Variables every scaffold has without a template declaring them: `voxform init` asks for the id of
- * the live agent the new manifest adopts. A template may not declare or use them, because a
- * manifest's `template:` + `vars:` expansion has no such values.
- */
-export const RESERVED_VARIABLES: readonly string[] = ['agent_id'];
-
-export type VariableValue = string | number | boolean;
-
-export interface TemplateVariable {
-  name: string;
-  description: string;
-  /** True when the template has no default for it: `init` and `vars:` must give a value. */
-  required: boolean;
-  default: VariableValue | undefined;
-}
+export type TemplateVariable = DeclaredVariable;
 
 export interface Template {
   /** The folder's name (`receptionist`), or the path given for a template outside the catalog. */
@@ -125,25 +112,11 @@ export async function readTemplateAt(dir: string, name: string = path.basename(d
       location: locate(file, lineCounter, syntax.pos[0]),
     });
   }
-  const root = document.contents;
-  if (!isMap(root)) return fail(root, `${TEMPLATE_FILE} must be a mapping with description, variables and agent.`);
-  checkKeys(root, TEMPLATE_KEYS.top, 'at the top of template.yaml', fail);
-
-  const descriptionNode = root.get('description', true);
-  const description: unknown = isScalar(descriptionNode) ? descriptionNode.value : undefined;
-  if (typeof description !== 'string' || description.trim() === '') return fail(descriptionNode ?? root, 'needs a one-line description.');
-  if (description.trim().includes('\n')) return fail(descriptionNode, 'the description must be one line.');
-
-  const variables = readVariables(root.get('variables', true), fail);
-
-  const agent = root.get('agent', true);
-  if (!isMap(agent)) return fail(agent ?? root, 'needs an agent: a mapping with name and config (an agent of a manifest, without id).');
-  for (const pair of agent.items) {
-    const key = keyName(pair.key);
-    if (key === 'id') fail(pair.key as Node, 'a template must not set id: each manifest adopts its own live agent.');
-    if (key === 'template' || key === 'vars') fail(pair.key as Node, `a template must not set ${key}: templates do not nest.`);
-  }
-  checkKeys(agent, TEMPLATE_KEYS.agent, 'in agent', fail);
+  const shape = checkTemplateShape(plainValue(document, name, file));
+  const [problem] = shape.problems;
+  if (problem) throw problemError(problem, name, { document, lineCounter, file });
+  const agent = document.get('agent', true) as YAMLMap;
+  const { description, variables } = shape;
 
   const declared = new Set(variables.map((v) => v.name));
   checkPlaceholders(agent, declared, { text, file, lineCounter }, name);
@@ -159,54 +132,39 @@ export async function readTemplateAt(dir: string, name: string = path.basename(d
     }
   }
 
-  return { name, dir, file, description: description.trim(), variables, document, lineCounter, prompt };
+  return { name, dir, file, description, variables, document, lineCounter, prompt };
 }
 
 type Fail = (node: Node | null | undefined, message: string) => never;
 
-function readVariables(node: unknown, fail: Fail): TemplateVariable[] {
-  if (node === undefined || node === null) return [];
-  if (!isMap(node)) return fail(node as Node, 'variables must be a mapping of name → { description, required | default }.');
-  const variables: TemplateVariable[] = [];
-  for (const pair of node.items) {
-    const name = keyName(pair.key);
-    const keyNode = pair.key as Node;
-    if (name === undefined || !VARIABLE_NAME.test(name)) fail(keyNode, `the variable name "${String(name)}" must be letters, digits and _, not starting with a digit.`);
-    const varName = name as string;
-    if (RESERVED_VARIABLES.includes(varName)) fail(keyNode, `${varName} is built in (every \`voxform init\` asks for it); remove it from variables.`);
-    const spec = pair.value;
-    if (!isMap(spec)) return fail((spec as Node | null) ?? keyNode, `variable ${varName} must be a mapping with a description and required: true or a default.`);
-    checkKeys(spec, TEMPLATE_KEYS.variable, `in variable ${varName}`, fail);
-    const descNode = spec.get('description', true);
-    const description = isScalar(descNode) ? descNode.value : undefined;
-    if (typeof description !== 'string' || description.trim() === '') fail(descNode ?? keyNode, `variable ${varName} needs a description.`);
-    const requiredNode = spec.get('required', true);
-    const required = isScalar(requiredNode) ? requiredNode.value : undefined;
-    if (requiredNode !== undefined && typeof required !== 'boolean') fail(requiredNode, `required of variable ${varName} must be true or false.`);
-    const defaultNode = spec.get('default', true);
-    const defaultValue = isScalar(defaultNode) ? defaultNode.value : undefined;
-    if (defaultNode !== undefined && !['string', 'number', 'boolean'].includes(typeof defaultValue)) {
-      fail(defaultNode, `the default of variable ${varName} must be a string, a number or a boolean.`);
-    }
-    if (required === true && defaultNode !== undefined) fail(requiredNode, `variable ${varName} is required and has a default; keep one of the two.`);
-    if (required !== true && defaultNode === undefined) fail(keyNode, `variable ${varName} needs required: true or a default.`);
-    variables.push({
-      name: varName,
-      description: (description as string).trim(),
-      required: required === true,
-      default: defaultValue as VariableValue | undefined,
-    });
+/** The document as plain data for the shape check (its alias limit is the yaml library's). */
+function plainValue(document: Document.Parsed, name: string, file: string): unknown {
+  try {
+    return document.toJS();
+  } catch (error) {
+    throw new VoxformError('template_invalid', `Template ${name}: ${firstLine((error as Error).message)}`, { location: { file, line: 1, col: 1 } });
   }
-  return variables;
 }
 
-function checkKeys(map: YAMLMap, allowed: readonly string[], where: string, fail: Fail): void {
-  for (const pair of map.items) {
-    const key = keyName(pair.key);
-    if (key !== undefined && allowed.includes(key)) continue;
-    const suggestion = key === undefined ? undefined : didYouMean(key, allowed);
-    fail(pair.key as Node, `"${String(key)}" is not known ${where}${suggestion ? `; did you mean "${suggestion}"?` : ` (expected ${allowed.join(', ')}).`}`);
+/** The error for the first problem the shape check found, at its place in the file. */
+function problemError(problem: TemplateProblem, name: string, parsed: { document: Document.Parsed; lineCounter: LineCounter; file: string }): VoxformError {
+  const node = problem.places.map((place) => nodeAt(parsed.document, place)).find((found) => found !== undefined) ?? parsed.document.contents;
+  const sentence = /[.?!]$/.test(problem.message) ? problem.message : `${problem.message}.`;
+  return new VoxformError('template_invalid', `Template ${name}: ${sentence}`, { location: locate(parsed.file, parsed.lineCounter, node?.range?.[0] ?? 0) });
+}
+
+/** The node of a place in the document: the key or the value at its path (a missing value: its key). */
+function nodeAt(document: Document.Parsed, place: TemplatePlace): Node | undefined {
+  let node: unknown = document.contents;
+  for (const [i, segment] of place.path.entries()) {
+    if (!isMap(node)) return undefined;
+    const pair = node.items.find((item) => keyName(item.key) === String(segment));
+    if (!pair) return undefined;
+    const last = i === place.path.length - 1;
+    if (last && (place.at === 'key' || !isNode(pair.value))) return pair.key as Node;
+    node = pair.value;
   }
+  return isNode(node) ? node : undefined;
 }
 
 /** Every `{{name}}` in the agent's keys and values must be a declared variable. */
