@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { schemasDir, type JsonSchema } from '../schema/load.js';
 import type { SchemaIssue } from '../schema/validate.js';
 import { describeExpected, describeFound } from '../manifest/describe.js';
-import { formatIndexed } from '../util/field-path.js';
+import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import type { DiagnosticList } from '../manifest/diagnostics.js';
-import { spanAt, valueAt } from '../manifest/positions.js';
+import { spanAt } from '../manifest/positions.js';
 import type { Span } from '../manifest/source.js';
 import { didYouMean } from '../util/did-you-mean.js';
 
@@ -46,7 +46,7 @@ export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallbac
   const path = issue.path;
   const place = describeTestPlace(path);
   const span = spanAt(root, path) ?? fallback;
-  const value = valueAt(root, path);
+  const value = valueAtPath(root, path);
   switch (issue.keyword) {
     case 'unknown_property': {
       const key = String(path[path.length - 1]);

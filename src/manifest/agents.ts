@@ -5,7 +5,7 @@
  */
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { configSecretPlaces } from '../schema/sensitive.js';
-import { formatDotted, parseDotted } from '../util/field-path.js';
+import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -13,7 +13,7 @@ import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
+import { attachSpans, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
@@ -98,7 +98,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
       : undefined,
     ignore: Array.isArray(resolved.ignore) ? resolved.ignore.filter((p): p is string => typeof p === 'string') : [],
     // A path written with a reference was refused (env_forbidden): there is nothing to read.
-    prompt: hasEnvReference(valueAt(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
+    prompt: hasEnvReference(valueAtPath(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
     sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
   };
 }

@@ -6,7 +6,7 @@
 import { flaggedPaths, knownProperties, nodeAt, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { validateAgainst, validateAgainstManifestDef, type SchemaIssue } from '../schema/validate.js';
 import { isSecretManifestPath } from '../schema/sensitive.js';
-import { formatIndexed, PatternSet } from '../util/field-path.js';
+import { formatIndexed, PatternSet, valueAtPath } from '../util/field-path.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import {
   configPathOf,
@@ -17,7 +17,7 @@ import {
   quote,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { setOwn, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { setOwn, spanAt, type PathPart, type ValuePath } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 
@@ -71,7 +71,7 @@ export function checkAgainstSchema(check: SchemaCheck, diagnostics: DiagnosticLi
 function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: DiagnosticList): void {
   const path = issue.path;
   const full = [...check.at, ...path];
-  const value = valueAt(check.value, path);
+  const value = valueAtPath(check.value, path);
   const secret = (check.isSecret?.(path) ?? false) || isSecretManifestPath(full);
   const valueSpan = spanAt(check.value, path) ?? check.fallback;
   const found = describeFound(value, secret);
@@ -127,7 +127,7 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: Diagno
     }
     case 'uniqueItems': {
       const later = Math.max(Number(issue.params.i), Number(issue.params.j));
-      const item = valueAt(check.value, [...path, later]);
+      const item = valueAtPath(check.value, [...path, later]);
       const shown = typeof item === 'string' && !secret ? quote(item) : 'the same value';
       diagnostics.error('duplicate_item', `${place} lists ${shown} twice`, spanAt(check.value, [...path, later]) ?? valueSpan);
       return;

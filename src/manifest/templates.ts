@@ -15,7 +15,8 @@ import type { DiagnosticList } from './diagnostics.js';
 import type { FileCache } from './load-files.js';
 import { deepMerge } from './merge.js';
 import { parseYaml } from './parse-yaml.js';
-import { attachSpans, mapChildren, setOwn, spanAt, spansOf, valueAt, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 
@@ -26,7 +27,7 @@ export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
 function placeSpan(root: unknown, places: readonly TemplatePlace[]): Span | undefined {
   for (const place of places) {
     const last = place.path[place.path.length - 1];
-    const parent = valueAt(root, place.path.slice(0, -1));
+    const parent = valueAtPath(root, place.path.slice(0, -1));
     const present = last === undefined || (isPlainObject(parent) && Object.hasOwn(parent, last));
     if (present) return spanAt(root, place.path, place.at);
   }

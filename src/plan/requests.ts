@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
 import { REDACTED } from '../util/redact.js';
-import { isDottedAtOrUnder, formatDotted, type PatternCursor } from '../util/field-path.js';
+import { isDottedAtOrUnder, formatDotted, type PathSegment, type PatternCursor } from '../util/field-path.js';
 import { credentialSecretFields, phoneSecretPaths, secretPatternSet } from '../schema/sensitive.js';
 import { isPlainObject } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
@@ -56,7 +56,7 @@ export function withSecretFills(
   options: { address: string; patterns: readonly string[]; managed: readonly string[] },
 ): { body: Record<string, unknown>; fills: ValueFill[] } {
   const fills: ValueFill[] = [];
-  const walk = (value: unknown, at: Array<string | number>, cursor: PatternCursor): unknown => {
+  const walk = (value: unknown, at: PathSegment[], cursor: PatternCursor): unknown => {
     const sensitive = at.length > 0 && cursor.covered;
     if (Array.isArray(value) && !sensitive) return value.map((item, i) => walk(item, [...at, i], cursor.step(i)));
     if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key], cursor.step(key))]));

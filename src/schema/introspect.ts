@@ -1,4 +1,5 @@
 import { loadSchemas, type JsonSchema } from './load.js';
+import type { FieldPath } from '../util/field-path.js';
 
 /**
  * What a schema says about one place in an instance, with `$ref`, `allOf` and `anyOf` folded in.
@@ -91,7 +92,7 @@ export function propertyNode(node: SchemaNode, name: string): SchemaNode | undef
 }
 
 /** The node at a path (property names and array indexes), or undefined past the schema's knowledge. */
-export function nodeAt(node: SchemaNode, path: ReadonlyArray<string | number>): SchemaNode | undefined {
+export function nodeAt(node: SchemaNode, path: FieldPath): SchemaNode | undefined {
   let current: SchemaNode | undefined = node;
   for (const part of path) {
     if (!current) return undefined;

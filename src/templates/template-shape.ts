@@ -7,7 +7,7 @@
  */
 import { didYouMean } from '../util/did-you-mean.js';
 import { isPlainObject } from '../util/json-object.js';
-import type { FieldPath } from '../util/field-path.js';
+import type { FieldPath, PathSegment } from '../util/field-path.js';
 import { TEMPLATE_FILE, TEMPLATE_KEYS, VARIABLE_NAME } from './template-files.js';
 
 /**
@@ -49,8 +49,8 @@ export interface TemplateShape {
   agent: Record<string, unknown> | undefined;
 }
 
-const value = (...path: Array<string | number>): TemplatePlace => ({ path, at: 'value' });
-const key = (...path: Array<string | number>): TemplatePlace => ({ path, at: 'key' });
+const value = (...path: PathSegment[]): TemplatePlace => ({ path, at: 'value' });
+const key = (...path: PathSegment[]): TemplatePlace => ({ path, at: 'key' });
 const SCALAR_TYPES = ['string', 'number', 'boolean'];
 
 /** Every problem of a parsed template.yaml, in file order within each part, with what could be read. */
