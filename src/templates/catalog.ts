@@ -8,12 +8,13 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { variablesIn } from './substitute.js';
 import { readTemplateFile, readTemplateInclude, TEMPLATE_FILE, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
-import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type TemplateProblem } from './template-shape.js';
+import { checkTemplateShape, type DeclaredVariable, type TemplateProblem } from './template-shape.js';
+import { locationOf, nodeAtPlace } from './yaml-place.js';
 
 export { TEMPLATE_FILE } from './template-files.js';
 export { RESERVED_VARIABLES, type VariableValue } from './template-shape.js';
@@ -148,23 +149,9 @@ function plainValue(document: Document.Parsed, name: string, file: string): unkn
 
 /** The error for the first problem the shape check found, at its place in the file. */
 function problemError(problem: TemplateProblem, name: string, parsed: { document: Document.Parsed; lineCounter: LineCounter; file: string }): VoxformError {
-  const node = problem.places.map((place) => nodeAt(parsed.document, place)).find((found) => found !== undefined) ?? parsed.document.contents;
+  const node = problem.places.map((place) => nodeAtPlace(parsed.document, place.path, place.at)).find((found) => found !== undefined) ?? parsed.document.contents;
   const sentence = /[.?!]$/.test(problem.message) ? problem.message : `${problem.message}.`;
-  return new VoxformError('template_invalid', `Template ${name}: ${sentence}`, { location: locate(parsed.file, parsed.lineCounter, node?.range?.[0] ?? 0) });
-}
-
-/** The node of a place in the document: the key or the value at its path (a missing value: its key). */
-function nodeAt(document: Document.Parsed, place: TemplatePlace): Node | undefined {
-  let node: unknown = document.contents;
-  for (const [i, segment] of place.path.entries()) {
-    if (!isMap(node)) return undefined;
-    const pair = node.items.find((item) => keyName(item.key) === String(segment));
-    if (!pair) return undefined;
-    const last = i === place.path.length - 1;
-    if (last && (place.at === 'key' || !isNode(pair.value))) return pair.key as Node;
-    node = pair.value;
-  }
-  return isNode(node) ? node : undefined;
+  return new VoxformError('template_invalid', `Template ${name}: ${sentence}`, { location: locationOf(parsed.file, parsed.lineCounter, node) });
 }
 
 /** Every `{{name}}` in the agent's keys and values must be a declared variable. */
@@ -228,11 +215,6 @@ async function readPromptInclude(agent: YAMLMap, folder: { dir: string; root: st
   if (read.reason === 'outside') return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
   if (read.reason === 'missing') return fail(fileNode, `the prompt file ${relative} does not exist.`);
   return fail(fileNode, `the prompt file ${relative} ${read.message}.`);
-}
-
-function keyName(key: unknown): string | undefined {
-  if (isScalar(key) && (typeof key.value === 'string' || typeof key.value === 'number')) return String(key.value);
-  return undefined;
 }
 
 function locate(file: string, lineCounter: LineCounter, offset: number): SourceLocation {
