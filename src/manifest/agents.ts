@@ -128,6 +128,10 @@ function applyTemplate(
     );
     return { spec: entry, template: undefined };
   }
+  if ('refused' in found) {
+    ctx.diagnostics.error(found.refused.code, `template "${entry.template}": ${found.refused.message}`, spanAt(entry, ['template']) ?? keySpan);
+    return { spec: entry, template: undefined };
+  }
   const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
   return {
     spec: expansion.spec,

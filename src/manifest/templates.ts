@@ -11,7 +11,8 @@ import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type Var
 import { mapBounded } from '../util/semaphore.js';
 import { substituteText, substituteValue, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import type { DiagnosticList } from './diagnostics.js';
+import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
+import { READ_FAILURE_CODES } from './project-files.js';
 import type { FileCache } from './load-files.js';
 import { deepMerge } from './merge.js';
 import { parseYaml } from './parse-yaml.js';
@@ -43,9 +44,14 @@ export interface AgentTemplate {
   agent: Record<string, unknown>;
 }
 
+/** A template whose template.yaml exists but was refused by the file guards: why, as a diagnostic. */
+export interface TemplateRefusal {
+  refused: { code: DiagnosticCode; message: string };
+}
+
 /** Reads each template the manifests name once, and answers for it. */
 export class TemplateStore {
-  private readonly templates = new Map<string, AgentTemplate | 'missing' | 'invalid'>();
+  private readonly templates = new Map<string, AgentTemplate | TemplateRefusal | 'missing' | 'invalid'>();
   private available: string[] | undefined;
 
   constructor(
@@ -73,7 +79,9 @@ export class TemplateStore {
     for (const [i, name] of wanted.entries()) {
       const { root, outcome } = outcomes[i] as { root: string; outcome: TemplateFileOutcome };
       if (!outcome.ok) {
-        this.templates.set(name, 'missing');
+        const absent = outcome.reason === 'missing' || outcome.reason === 'folder';
+        const refusal = { refused: { code: READ_FAILURE_CODES[outcome.reason], message: `${this.sources.display(outcome.file)} ${outcome.message}` } };
+        this.templates.set(name, absent ? 'missing' : refusal);
         continue;
       }
       this.onRead(outcome.bytes);
@@ -82,8 +90,11 @@ export class TemplateStore {
     if ([...this.templates.values()].includes('missing')) this.available = templateNamesIn(this.dir);
   }
 
-  /** The template, `missing` when there is none by that name, `invalid` when its file has errors (already reported). */
-  get(name: string): AgentTemplate | 'missing' | 'invalid' {
+  /**
+   * The template, `missing` when there is none by that name, `invalid` when its file has errors
+   * (already reported), or why its template.yaml was not read (outside its folder, too large, …).
+   */
+  get(name: string): AgentTemplate | TemplateRefusal | 'missing' | 'invalid' {
     return this.templates.get(name) ?? 'missing';
   }
 

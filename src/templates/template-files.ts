@@ -9,6 +9,7 @@
  * The shape a template.yaml must have is named here too, so both readers check the same keys.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeUtf8 } from '../manifest/decode.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../manifest/limits.js';
@@ -69,9 +70,15 @@ export function templateIncludePolicy(root: string): ReadPolicy {
   return { root, maxBytes: MAX_PROMPT_FILE_BYTES };
 }
 
-/** Reads the template.yaml of the template in `folder` (`root`: the folder's real path, see templateRoot). */
-export function readTemplateFile(folder: string, root: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
-  return readText(path.join(folder, TEMPLATE_FILE), templateFilePolicy(root), read);
+/**
+ * Reads the template.yaml of the template in `folder` (`root`: the folder's real path, see
+ * templateRoot). A folder that does not exist holds no template: `missing`.
+ */
+export async function readTemplateFile(folder: string, root: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
+  const file = path.join(folder, TEMPLATE_FILE);
+  const isFolder = await stat(folder).then((info) => info.isDirectory(), () => false);
+  if (!isFolder) return { ok: false, file, reason: 'missing', message: 'does not exist' };
+  return readText(file, templateFilePolicy(root), read);
 }
 
 /** Reads a file the template in `folder` includes, written relative to the folder. */

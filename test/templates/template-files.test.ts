@@ -2,12 +2,13 @@
  * The one reader of template files (src/templates/template-files.ts), used by `voxform init` and
  * by a manifest's `template:` alike: the same guards and limits for both.
  */
-import { symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isVoxformError } from '../../src/errors.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../../src/manifest/limits.js';
 import { readTemplateAt } from '../../src/templates/catalog.js';
+import { loadManifests } from '../../src/manifest/load.js';
 import { readTemplateFile, readTemplateInclude, templateIncludePolicy, templateNamesIn, templateRoot } from '../../src/templates/template-files.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { templateFiles } from './fixtures.js';
@@ -69,6 +70,20 @@ describe('reading a template file', () => {
     const dir = await tempDir({ ...templateFiles(), 'b/template.yaml': 'x', 'notes/readme.md': 'x' });
     expect(templateNamesIn(dir)).toEqual(['b', 'tpl']);
     expect(templateNamesIn(path.join(dir, 'none'))).toEqual([]);
+  });
+});
+
+describe("a manifest's template: reads them with these guards", () => {
+  test('a template.yaml linked out of its folder is refused at the reference, saying why, without its content', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk: { id: ag_1, template: desk }\n', 'elsewhere.yaml': 'description: planted-secret-5e6f\n' });
+    await mkdir(path.join(dir, 'templates', 'desk'), { recursive: true });
+    await symlink(path.join(dir, 'elsewhere.yaml'), path.join(dir, 'templates', 'desk', 'template.yaml'));
+    const result = await loadManifests({ paths: [], cwd: dir, env: {}, templatesDir: path.join(dir, 'templates') });
+    const shown = result.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`);
+    expect(shown).toEqual([
+      'voxform.yaml:3:31 file_outside_project template "desk": templates/desk/template.yaml is a symbolic link leading outside the project',
+    ]);
+    expect(JSON.stringify(result.diagnostics)).not.toContain('planted-secret-5e6f');
   });
 });
 
