@@ -4,7 +4,7 @@
  * knowledge references noted for the steps that read files and resolve references.
  */
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
-import { configSecretPlaces } from '../schema/sensitive.js';
+import { configSecretPlaces, envSecretSet } from '../schema/sensitive.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -63,16 +63,14 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   spec = withDefaults(spec, ctx.defaultsConfig);
 
   const envPaths = new Set<string>();
-  const envKeys = new Set<string>();
+  const envPlaces: PathPart[][] = [];
   const resolved = interpolateTree(spec, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces('AgentSpec') }, (path) => {
-    envKeys.add(path.join('\u0000'));
+    envPlaces.push(path);
     if (path[0] === 'config') envPaths.add(formatDotted(path.slice(1)));
   }) as Record<string, unknown>;
 
-  checkAgainstSchema(
-    { definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => envKeys.has(path.join('\u0000')) },
-    ctx.diagnostics,
-  );
+  const fromEnv = envSecretSet(envPlaces);
+  checkAgainstSchema({ definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => fromEnv.covers(path) }, ctx.diagnostics);
 
   if (resolved.id === undefined || resolved.id === null) {
     ctx.diagnostics.error(

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
-import { credentialSecretFields, phoneSecretFields, phoneSecretPaths } from '../schema/sensitive.js';
+import { credentialSecretFields, envSecretSet, phoneSecretFields, phoneSecretPaths } from '../schema/sensitive.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -33,13 +33,14 @@ function resolveEntry(
   ctx: ResourceContext,
   envPaths: string[] = [],
 ): Record<string, unknown> | undefined {
-  const envKeys = new Set<string>();
+  const envPlaces: PathPart[][] = [];
   const onEnvPath = (p: PathPart[]): void => {
-    envKeys.add(p.join('\u0000'));
+    envPlaces.push(p);
     envPaths.push(formatDotted(p));
   };
   const resolved = interpolateTree(entry, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces(definition) }, onEnvPath);
-  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envKeys.has(p.join('\u0000')) }, ctx.diagnostics);
+  const fromEnv = envSecretSet(envPlaces);
+  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => fromEnv.covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
 

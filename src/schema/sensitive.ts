@@ -44,6 +44,11 @@ export function sensitiveFieldNames(): ReadonlySet<string> {
   return fieldNames;
 }
 
+/** The places (exact paths) that took a value from `${env:…}`, as a set to ask "is this place secret". */
+export function envSecretSet(places: readonly FieldPath[]): PatternSet {
+  return new PatternSet(places.map((place) => FieldPattern.exact(place)));
+}
+
 let secretKeys: ReadonlySet<string> | undefined;
 /**
  * Whether a key names a secret wherever it appears in a record read from the service (a call

@@ -4,6 +4,7 @@ import {
   configSecretPlaces,
   configSecretSet,
   credentialSecretFields,
+  envSecretSet,
   isSecretKeyName,
   isSecretManifestPath,
   phoneSecretFields,
@@ -80,5 +81,17 @@ describe('secret key names in records read from the service', () => {
   it('are the schema secret field names and authorization, in any case', () => {
     for (const key of ['header', 'Headers', 'credentials', 'API_KEY', 'api_secret', 'Authorization']) expect(isSecretKeyName(key)).toBe(true);
     for (const key of ['name', 'webhook', 'prompt']) expect(isSecretKeyName(key)).toBe(false);
+  });
+});
+
+describe('places filled from ${env:}', () => {
+  it('are secret exactly there (and under), keys with special characters included', () => {
+    const set = envSecretSet([['config', 'voice', 'settings', 'api.key'], ['import', 'region'], ['knowledge', 0]]);
+    expect(set.covers(['config', 'voice', 'settings', 'api.key'])).toBe(true);
+    expect(set.covers(['config', 'voice', 'settings', 'api', 'key'])).toBe(false);
+    expect(set.covers(['import', 'region'])).toBe(true);
+    expect(set.covers(['import', 'country'])).toBe(false);
+    expect(set.covers(['knowledge', 0])).toBe(true);
+    expect(set.covers(['knowledge', 1])).toBe(false);
   });
 });
