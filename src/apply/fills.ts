@@ -32,6 +32,8 @@ function manifestValues(resource: DesiredResource | undefined): unknown {
   if (resource?.kind === 'agent') return { name: resource.name, config: resource.config };
   if (resource?.kind === 'phone') return { import: resource.import };
   if (resource?.kind === 'credential') return { api_key: resource.apiKey };
+  if (resource?.kind === 'campaign') return { name: resource.name, include_metadata_in_prompt: resource.include_metadata_in_prompt };
+  if (resource?.kind === 'knowledge') return { name: resource.name, description: resource.description };
   return undefined;
 }
 

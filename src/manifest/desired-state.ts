@@ -49,6 +49,7 @@ export function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
     name: draft.name,
     include_metadata_in_prompt: draft.include_metadata_in_prompt,
     caller: draft.caller?.number,
+    sensitivePaths: draft.sensitivePaths,
   };
 }
 
@@ -64,6 +65,7 @@ export function desiredKnowledge(draft: KnowledgeDraft, content: KnowledgeConten
     contentHash: content.contentHash,
     size: content.size,
     mimeType: mimeTypeFor(draft.request.file),
+    sensitivePaths: draft.sensitivePaths,
   };
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
-import { credentialSecretFields, envSecretSet, phoneSecretFields, phoneSecretPaths } from '../schema/sensitive.js';
+import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../schema/sensitive.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -89,7 +89,7 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
       ...(spec.app_id !== undefined ? { app_id: spec.app_id as string | null } : {}),
     };
   }
-  return { number, keySpan, agent, import: phoneImport, sensitivePaths: phoneSecretPaths(envPaths) };
+  return { number, keySpan, agent, import: phoneImport, sensitivePaths: entrySecretPaths('phone', envPaths) };
 }
 
 export interface CampaignDraft {
@@ -100,10 +100,13 @@ export interface CampaignDraft {
   name: string | undefined;
   include_metadata_in_prompt: boolean | undefined;
   caller: { number: string; span: Span } | undefined;
+  /** Dotted paths from the entry holding secrets (values from `${env:…}`). */
+  sensitivePaths: string[];
 }
 
 export function resolveCampaign(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): CampaignDraft | undefined {
-  const resolved = resolveEntry('CampaignSpec', entry, ['campaigns', localName], keySpan, ctx);
+  const envPaths: string[] = [];
+  const resolved = resolveEntry('CampaignSpec', entry, ['campaigns', localName], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
   if (resolved.id === undefined) {
     ctx.diagnostics.error(
@@ -120,6 +123,7 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
     name: typeof resolved.name === 'string' ? resolved.name : undefined,
     include_metadata_in_prompt: typeof resolved.include_metadata_in_prompt === 'boolean' ? resolved.include_metadata_in_prompt : undefined,
     caller: typeof resolved.caller === 'string' ? { number: resolved.caller, span: spanAt(resolved, ['caller']) ?? keySpan } : undefined,
+    sensitivePaths: entrySecretPaths('campaign', envPaths),
   };
 }
 
@@ -129,10 +133,13 @@ export interface KnowledgeDraft {
   request: KnowledgeRequest;
   name: string;
   description: string | undefined;
+  /** Dotted paths from the entry holding secrets (values from `${env:…}`). */
+  sensitivePaths: string[];
 }
 
 export function resolveKnowledge(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): KnowledgeDraft | undefined {
-  const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx);
+  const envPaths: string[] = [];
+  const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
   // A path written with a reference was refused (env_forbidden): there is nothing to read.
   if (typeof resolved.file !== 'string' || hasEnvReference(isPlainObject(entry) ? entry.file : undefined)) {
@@ -147,6 +154,7 @@ export function resolveKnowledge(localName: string, entry: unknown, keySpan: Spa
     request: { file, written: resolved.file, span },
     name: typeof resolved.name === 'string' && resolved.name !== '' ? resolved.name : path.basename(file),
     description: typeof resolved.description === 'string' ? resolved.description : undefined,
+    sensitivePaths: entrySecretPaths('knowledge', envPaths),
   };
 }
 

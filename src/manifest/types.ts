@@ -86,6 +86,8 @@ export interface DesiredCampaign extends DesiredResource {
   include_metadata_in_prompt: boolean | undefined;
   /** E.164 number of a phone of the manifest. */
   caller: string | undefined;
+  /** Dotted paths from the entry whose values are secret (from `${env:…}`). Never shown in a plan. */
+  sensitivePaths: string[];
 }
 
 export interface DesiredKnowledgeFile extends DesiredResource {
@@ -101,6 +103,8 @@ export interface DesiredKnowledgeFile extends DesiredResource {
   size: number;
   /** MIME type from the file's extension. */
   mimeType: string;
+  /** Dotted paths from the entry whose values are secret (from `${env:…}`). Never shown in a plan. */
+  sensitivePaths: string[];
 }
 
 export interface DesiredCredential extends DesiredResource {

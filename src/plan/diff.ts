@@ -17,7 +17,7 @@ import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type C
 import { isUnchanged } from './compare.js';
 import { agentFingerprint, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
-import { credentialSecretFields, secretPatternSet } from '../schema/sensitive.js';
+import { entrySecretPaths, secretPatternSet } from '../schema/sensitive.js';
 import type { LiveState } from './read-live.js';
 import {
   agentFilesRequest,
@@ -220,8 +220,9 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
   }
   const fieldChanges: FieldChange[] = [];
   const lastBound = input.state.phones[phone.address]?.agentId;
+  const sensitivePaths = entrySecretPaths('phone', phone.sensitivePaths);
   if (!live) {
-    for (const [path, value] of Object.entries(after)) fieldChanges.push({ path, before: undefined, after: value, sensitive: isSensitiveLeaf(path, phone.sensitivePaths), drift: false });
+    for (const [path, value] of Object.entries(after)) fieldChanges.push({ path, before: undefined, after: value, sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
   } else if (phone.agent && live.agent_id !== phone.agent.id) {
     fieldChanges.push({
       path: 'agent_id',
@@ -242,7 +243,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
     after,
     fieldChanges,
     create: !live,
-    sensitivePaths: phone.sensitivePaths,
+    sensitivePaths,
     requests,
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, before),
@@ -258,10 +259,11 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
   if (campaign.caller !== undefined) after.caller = campaign.caller;
   const before = lastApplied ? { ...lastApplied } : null;
   const fieldChanges: FieldChange[] = [];
+  const sensitivePaths = entrySecretPaths('campaign', campaign.sensitivePaths);
   for (const [path, value] of Object.entries(after)) {
     const previous = before ? (before as Record<string, unknown>)[path] : undefined;
     if (before && isUnchanged(value, previous)) continue;
-    fieldChanges.push({ path, before: previous, after: value, sensitive: false, drift: false });
+    fieldChanges.push({ path, before: previous, after: value, sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
   }
   const callerChange = campaign.caller ? phoneChanges.get(campaign.caller) : undefined;
   const changed = new Set(fieldChanges.map((f) => f.path));
@@ -273,7 +275,7 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
     after,
     fieldChanges,
     reason: before ? undefined : 'live_unknown',
-    sensitivePaths: [],
+    sensitivePaths,
     requests: campaignRequests(campaign, changed, writeRequestIds(callerChange)),
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),
@@ -285,11 +287,12 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map
   const after = { name: file.name, description: file.description, content_hash: file.contentHash, size: file.size };
   const before = stateEntry ? { name: stateEntry.name, description: stateEntry.description, content_hash: stateEntry.contentHash } : null;
   const fieldChanges: FieldChange[] = [];
+  const sensitivePaths = entrySecretPaths('knowledge', file.sensitivePaths);
   for (const path of ['name', 'description', 'content_hash'] as const) {
     const previous = before ? before[path] : undefined;
     if (before && isUnchanged(after[path], previous)) continue;
     if (!before && after[path] === undefined) continue;
-    fieldChanges.push({ path, before: previous, after: after[path], sensitive: false, drift: false });
+    fieldChanges.push({ path, before: previous, after: after[path], sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
   }
   const contentChanged = before !== null && before.content_hash !== file.contentHash;
   return change({
@@ -301,7 +304,7 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map
     fieldChanges,
     create: !before,
     reason: contentChanged ? 'content_changed' : undefined,
-    sensitivePaths: [],
+    sensitivePaths,
     requests: knowledgeRequests(file),
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),
@@ -325,7 +328,7 @@ function diffCredential(credential: DesiredCredential, input: DiffInput, owners:
     fieldChanges,
     create: !stateEntry,
     reason: stateEntry ? undefined : 'live_unknown',
-    sensitivePaths: [...credentialSecretFields()],
+    sensitivePaths: entrySecretPaths('credential', []),
     requests: credentialRequests(credential),
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),

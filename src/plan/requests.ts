@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
 import { REDACTED } from '../util/redact.js';
 import { isDottedAtOrUnder, formatDotted, type PathSegment, type PatternCursor } from '../util/field-path.js';
-import { credentialSecretFields, phoneSecretPaths, secretPatternSet } from '../schema/sensitive.js';
+import { entrySecretPaths, secretPatternSet } from '../schema/sensitive.js';
 import { isPlainObject } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
 
@@ -91,7 +91,7 @@ export function agentFilesRequest(
 export function phoneRequests(phone: DesiredPhone, options: { create: boolean; bind: boolean; after: readonly string[] }): PlannedRequest[] {
   const list = new RequestList(phone.address);
   if (options.create && phone.import) {
-    const { body, fills } = withManifestSecrets({ ...phone.import }, phoneImportSecrets(phone), phone.address, ['import']);
+    const { body, fills } = withEntrySecrets({ ...phone.import }, { address: phone.address, secrets: entrySecretPaths('phone', phone.sensitivePaths), under: ['import'] });
     list.add({ operation: 'import_phone', method: 'POST', path: '/phones/import', body: { phone: phone.number, ...body }, fills });
   }
   if (options.bind && phone.agent) {
@@ -110,10 +110,11 @@ export function phoneRequests(phone: DesiredPhone, options: { create: boolean; b
 export function campaignRequests(campaign: DesiredCampaign, changed: ReadonlySet<string>, callerAfter: readonly string[]): PlannedRequest[] {
   const list = new RequestList(campaign.address);
   if (changed.has('name') || changed.has('include_metadata_in_prompt')) {
-    const body: Record<string, unknown> = {};
-    if (campaign.name !== undefined) body.name = campaign.name;
-    if (campaign.include_metadata_in_prompt !== undefined) body.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
-    list.add({ operation: 'edit_campaign_info', method: 'PUT', path: `/campaigns/${segment(campaign.id)}/info`, body });
+    const info: Record<string, unknown> = {};
+    if (campaign.name !== undefined) info.name = campaign.name;
+    if (campaign.include_metadata_in_prompt !== undefined) info.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
+    const { body, fills } = withEntrySecrets(info, { address: campaign.address, secrets: entrySecretPaths('campaign', campaign.sensitivePaths), under: [] });
+    list.add({ operation: 'edit_campaign_info', method: 'PUT', path: `/campaigns/${segment(campaign.id)}/info`, body, fills });
   }
   if (changed.has('caller') && campaign.caller !== undefined) {
     list.add({
@@ -130,44 +131,44 @@ export function campaignRequests(campaign: DesiredCampaign, changed: ReadonlySet
 /** One upload step: presign, the file to the upload target, then create_file with this record. */
 export function knowledgeRequests(file: DesiredKnowledgeFile): PlannedRequest[] {
   const list = new RequestList(file.address);
-  const body: Record<string, unknown> = {
+  const record: Record<string, unknown> = {
     filename: path.basename(file.path),
     content_hash: file.contentHash,
     name: file.name,
     file_type: file.mimeType,
     size: file.size,
   };
-  if (file.description !== undefined) body.description = file.description;
-  list.add({ operation: 'upload_knowledge_file', method: 'POST', path: '/knowledge/create_file', body });
+  if (file.description !== undefined) record.description = file.description;
+  const { body, fills } = withEntrySecrets(record, { address: file.address, secrets: entrySecretPaths('knowledge', file.sensitivePaths), under: [] });
+  list.add({ operation: 'upload_knowledge_file', method: 'POST', path: '/knowledge/create_file', body, fills });
   return list.requests;
 }
 
 export function credentialRequests(credential: DesiredCredential): PlannedRequest[] {
   const list = new RequestList(credential.address);
-  const { body, fills } = withManifestSecrets({ provider: credential.provider, api_key: credential.apiKey }, credentialSecretFields(), credential.address, []);
+  const { body, fills } = withEntrySecrets({ provider: credential.provider, api_key: credential.apiKey }, { address: credential.address, secrets: entrySecretPaths('credential', []), under: [] });
   list.add({ operation: 'set_credential', method: 'POST', path: '/user/credentials', body, fills });
   return list.requests;
 }
 
-/** The secret fields of a phone's `import:` block (the schema's `api_key`, `api_secret`; any from `${env:…}`), relative to the block. */
-function phoneImportSecrets(phone: DesiredPhone): string[] {
-  return phoneSecretPaths(phone.sensitivePaths).flatMap((field) => (field.startsWith('import.') ? [field.slice('import.'.length)] : []));
-}
-
 /**
- * A flat body from a manifest entry with each secret field moved to the end as the redaction
- * marker, and the fills that put the values back at apply (read from the entry at `from`).
+ * A flat body from a manifest entry's values (found `under` a path of the entry: a phone's
+ * `import`) with every value at a secret place of the entry (`secrets`: dotted from the entry, see
+ * src/schema/sensitive.ts) replaced by the redaction marker, and the fills that put the values
+ * back at apply, read from the manifests again.
  */
-function withManifestSecrets(
+function withEntrySecrets(
   values: Record<string, unknown>,
-  secretFields: readonly string[],
-  address: string,
-  from: readonly string[],
+  entry: { address: string; secrets: readonly string[]; under: readonly string[] },
 ): { body: Record<string, unknown>; fills: ValueFill[] } {
-  const body = Object.fromEntries(Object.entries(values).filter(([key]) => !secretFields.includes(key)));
-  const fills = secretFields.map((field): ValueFill => {
-    body[field] = REDACTED;
-    return { at: [field], value: { secret: { address, from: 'manifest', path: [...from, field] } } };
-  });
+  const secret = secretPatternSet(entry.secrets);
+  const fills: ValueFill[] = [];
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const place = [...entry.under, key];
+    const hidden = value !== undefined && value !== null && secret.covers(place);
+    body[key] = hidden ? REDACTED : value;
+    if (hidden) fills.push({ at: [key], value: { secret: { address: entry.address, from: 'manifest', path: place } } });
+  }
   return { body, fills };
 }

@@ -61,28 +61,35 @@ export function isSecretKeyName(key: string): boolean {
   return secretKeys.has(key.toLowerCase());
 }
 
-/** The schema's secret fields of the manifest entries under `prefix` (`phones.*.`, `credentials[].`), relative to the entry. */
-function entrySecretFields(prefix: string): string[] {
-  return sensitiveManifestPatterns().filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+/** Where the entries of each kind of resource (other than agents) sit in a manifest. */
+const ENTRY_PREFIXES = { phone: 'phones.*.', credential: 'credentials[].', campaign: 'campaigns.*.', knowledge: 'knowledge.*.' } as const;
+export type EntryKind = keyof typeof ENTRY_PREFIXES;
+
+const entryFields = new Map<EntryKind, readonly string[]>();
+/** The schema's secret fields of an entry of `kind`, dotted from the entry (`import.api_key` of a phone). */
+export function entrySecretFields(kind: EntryKind): readonly string[] {
+  let fields = entryFields.get(kind);
+  if (!fields) {
+    const prefix = ENTRY_PREFIXES[kind];
+    fields = sensitiveManifestPatterns().filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+    entryFields.set(kind, fields);
+  }
+  return fields;
 }
 
-let phoneFields: readonly string[] | undefined;
+/** The secret places of an entry: the schema's fields, then the given `${env:…}` paths (dotted from the entry). */
+export function entrySecretPaths(kind: EntryKind, envPaths: readonly string[]): string[] {
+  return [...new Set([...entrySecretFields(kind), ...envPaths])];
+}
+
 /** The secret fields of a phone entry, dotted from the entry: `import.api_key`, `import.api_secret`. */
 export function phoneSecretFields(): readonly string[] {
-  phoneFields ??= entrySecretFields('phones.*.');
-  return phoneFields;
+  return entrySecretFields('phone');
 }
 
-/** The secret places of a phone entry: the schema's fields, then the given `${env:…}` paths (dotted from the entry). */
-export function phoneSecretPaths(envPaths: readonly string[]): string[] {
-  return [...new Set([...phoneSecretFields(), ...envPaths])];
-}
-
-let credentialFields: readonly string[] | undefined;
 /** The secret fields of a credential entry: `api_key`. */
 export function credentialSecretFields(): readonly string[] {
-  credentialFields ??= entrySecretFields('credentials[].');
-  return credentialFields;
+  return entrySecretFields('credential');
 }
 
 let agentSchemaPatterns: readonly string[] | undefined;

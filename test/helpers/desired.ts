@@ -25,6 +25,7 @@ export function desiredPhone(number: string, partial: Partial<DesiredPhone> = {}
 export function desiredCampaign(localName: string, partial: Partial<DesiredCampaign> = {}): DesiredCampaign {
   return {
     kind: 'campaign',
+    sensitivePaths: [],
     address: `campaign.${localName}`,
     source: here,
     localName,

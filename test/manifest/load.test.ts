@@ -304,6 +304,13 @@ describe('loadManifests: ${env:…}', () => {
     expect(result.state?.phones.get('+15551230001')?.sensitivePaths.sort()).toEqual(['import.api_key', 'import.api_secret', 'import.region']);
     expect(result.state?.secrets).toContain('planted-region');
   });
+
+  it("marks a campaign's values from the environment secret", async () => {
+    const yaml = `${AGENT}phones:\n  "+15551230001": { agent: front-desk }\ncampaigns:\n  spring: { id: cmp_1, name: "\${env:CAMPAIGN_NAME}", caller: "+15551230001" }\n`;
+    const result = await loadTree({ 'voxform.yaml': yaml }, { env: { CAMPAIGN_NAME: 'planted-campaign' } });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.campaigns.get('spring')?.sensitivePaths).toEqual(['name']);
+  });
 });
 
 describe('loadManifests: prompt includes and knowledge files', () => {

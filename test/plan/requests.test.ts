@@ -6,6 +6,8 @@ import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
 import { planOf } from '../helpers/plan.js';
+import { DesiredIndex } from '../../src/apply/resources.js';
+import { filledBody } from '../../src/apply/fills.js';
 import { formatDotted } from '../../src/util/field-path.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 
@@ -17,6 +19,36 @@ function byAddress(changes: ResourceChange[]): Record<string, ResourceChange> {
 }
 
 describe('planned requests', () => {
+  it("holds a campaign's and a knowledge file's values from ${env:…} as references, filled in from the manifests at apply", () => {
+    const campaign = desiredCampaign('spring', { name: 'planted-campaign-3131', include_metadata_in_prompt: true, sensitivePaths: ['name'] });
+    const file = {
+      kind: 'knowledge' as const,
+      address: 'knowledge.faq',
+      source: here,
+      localName: 'faq',
+      path: '/project/docs/faq.md',
+      name: 'FAQ',
+      description: 'planted-description-4242',
+      contentHash: 'sha256:c0ffee',
+      size: 12,
+      mimeType: 'text/markdown',
+      sensitivePaths: ['description'],
+    };
+    const desired = desiredState({ campaigns: [campaign], knowledge: [file] });
+    const { changes } = diffStates({ desired, live: { agents: new Map(), phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    const c = byAddress(changes);
+    const info = c['campaign.spring']!.requests[0]!;
+    const upload = c['knowledge.faq']!.requests[0]!;
+    expect(info.body).toEqual({ name: '(sensitive)', include_metadata_in_prompt: true });
+    expect(upload.body).toMatchObject({ name: 'FAQ', description: '(sensitive)' });
+    const plan = planOf(changes);
+    const shown = renderPlanJson(plan) + renderPlanText(plan, { color: false }) + JSON.stringify(changes.map((change) => change.requests));
+    for (const secret of ['planted-campaign-3131', 'planted-description-4242']) expect(shown).not.toContain(secret);
+    const context = { resources: new DesiredIndex(desired), live: { agents: new Map(), phones: [] }, results: new Map<string, string>() };
+    expect(filledBody(info, context)).toEqual({ name: 'planted-campaign-3131', include_metadata_in_prompt: true });
+    expect(filledBody(upload, context)).toMatchObject({ description: 'planted-description-4242' });
+  });
+
   it('keeps a map key holding a dot one field: compared, sent and kept secret as that key', () => {
     const desired = (value: string) =>
       desiredAgent('front', { id: 'a1', config: { voice: { settings: { 'api.key': value } } }, sensitivePaths: [formatDotted(['voice', 'settings', 'api.key'])] });
@@ -38,7 +70,7 @@ describe('planned requests', () => {
   it('holds a phone import field filled from ${env:…} as a reference, like the schema-marked keys', () => {
     const phone = desiredPhone('+15550000002', {
       import: { provider: 'twilio', country: 'US', region: 'planted-region-4411', api_key: 'key-secret-3', api_secret: 'secret-secret-4' },
-      sensitivePaths: ['import.api_key', 'import.api_secret', 'import.region'],
+      sensitivePaths: ['import.region'],
     });
     const { changes } = diffStates({
       desired: desiredState({ phones: [phone] }),
@@ -50,11 +82,11 @@ describe('planned requests', () => {
     });
     const [importRequest] = changes[0]!.requests;
     expect(importRequest).toMatchObject({
-      body: { phone: '+15550000002', provider: 'twilio', country: 'US', api_key: '(sensitive)', api_secret: '(sensitive)', region: '(sensitive)' },
+      body: { phone: '+15550000002', provider: 'twilio', country: 'US', region: '(sensitive)', api_key: '(sensitive)', api_secret: '(sensitive)' },
       fills: [
+        { at: ['region'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'region'] } } },
         { at: ['api_key'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'api_key'] } } },
         { at: ['api_secret'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'api_secret'] } } },
-        { at: ['region'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'region'] } } },
       ],
     });
     const plan = planOf(changes);
@@ -106,6 +138,7 @@ describe('planned requests', () => {
       contentHash: 'sha256:c0ffee',
       size: 12,
       mimeType: 'text/markdown',
+      sensitivePaths: [],
     };
     const agent = desiredAgent('front', { id: 'a 1', config: { first_message: 'Hi' }, knowledge: ['faq'] });
     const phone = desiredPhone('+15550000001', {

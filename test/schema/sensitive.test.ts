@@ -4,6 +4,8 @@ import {
   configSecretPlaces,
   configSecretSet,
   credentialSecretFields,
+  entrySecretFields,
+  entrySecretPaths,
   envSecretSet,
   isSecretKeyName,
   isSecretManifestPath,
@@ -36,6 +38,9 @@ describe('secret places of each kind of resource', () => {
   it('gives the secret fields of a phone entry and of a credential from the manifest schema', () => {
     expect([...phoneSecretFields()].sort()).toEqual(['import.api_key', 'import.api_secret']);
     expect(credentialSecretFields()).toEqual(['api_key']);
+    expect(entrySecretFields('campaign')).toEqual([]);
+    expect(entrySecretPaths('phone', ['import.region', 'import.api_key']).sort()).toEqual(['import.api_key', 'import.api_secret', 'import.region']);
+    expect(entrySecretPaths('knowledge', ['description'])).toEqual(['description']);
   });
 
   it("joins an agent's schema secrets and its `${env:}` paths into the patterns its plan change lists", () => {
