@@ -67,7 +67,7 @@ export {
 export type { TestFile, TestRun, TestReport, RunTestsOptions } from './conversations/index.js';
 
 export { startEmulator, defaultSeed } from './emulator/index.js';
-export type { EmulatorOptions, RunningEmulator, EmulatorSeed } from './emulator/index.js';
+export type { EmulatorOptions, RunningEmulator, EmulatorSeed, TrafficOptions, TrafficSummary } from './emulator/index.js';
 
 export { VoxformError, isVoxformError } from './errors.js';
 export type { SourceLocation } from './errors.js';

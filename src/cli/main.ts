@@ -149,7 +149,7 @@ function addProjectCommands(program: Command, action: CommandAction): void {
     .option('--check', 'change nothing; exit 1 listing the files that are not formatted')
     .action(action('fmt'));
 
-  program
+  const emulator = program
     .command('emulator')
     .description('run the local voice-agent service')
     .option('--port <n>', 'port to listen on', '4010')
@@ -160,7 +160,27 @@ function addProjectCommands(program: Command, action: CommandAction): void {
     .option('--fail-rate <p>', 'answer this fraction of requests with 503 (0 to 1)')
     .option('--llm <url>', 'play agents with this OpenAI-compatible model (env VOXFORM_EMULATOR_LLM)')
     .option('--llm-model <name>', 'the model name for --llm (env VOXFORM_EMULATOR_LLM_MODEL)')
+    .option('--traffic <profile>', 'add synthetic calls at start: a built-in profile (steady, light, volatile) or a YAML/JSON profile file')
+    .option('--traffic-calls <n>', 'calls per agent for --traffic (default: the profile\'s)', positiveInt('--traffic-calls'))
+    .option('--traffic-seed <seed>', 'the random seed of --traffic (default 1)')
     .action(action('emulator'));
+  addEmulatorTrafficCommand(emulator, action);
+}
+
+/** `voxform emulator traffic`: synthetic calls for the folder's `--local` account or a running emulator. */
+function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): void {
+  emulator
+    .command('traffic')
+    .description('add seeded synthetic calls to an emulator\'s call log (docs/traffic.md)')
+    .option('--local', 'the folder\'s embedded emulator (.voxform/local.json)')
+    .option('--url <url>', 'a running `voxform emulator`, e.g. http://127.0.0.1:4010')
+    .option('--profile <profile>', 'a built-in profile (steady, light, volatile) or a YAML/JSON profile file', 'steady')
+    .option('--calls <n>', 'calls per agent (default: the profile\'s)', positiveInt('--calls'))
+    .option('--seed <seed>', 'the random seed (default 1): the same seed and configurations give the same calls')
+    .option('--agent <id|name>', 'only this agent (repeatable; default every agent of the account)', collect)
+    .option('--until <time>', 'the end of the window (ISO 8601, Unix seconds, or a duration back from now); default now')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('emulator-traffic'));
 }
 
 /** logs, keys, chat, schema and test: the commands that use the service without changing the manifests' resources. */
@@ -222,6 +242,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   templates: () => import('./commands/templates.js'),
   fmt: () => import('./commands/fmt.js'),
   emulator: () => import('./commands/emulator.js'),
+  'emulator-traffic': () => import('./commands/emulator-traffic.js'),
   logs: () => import('./commands/logs.js'),
   'keys-create': () => import('./commands/keys.js'),
   chat: () => import('./commands/chat.js'),
