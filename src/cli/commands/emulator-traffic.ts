@@ -3,6 +3,7 @@
  * `--local` account, or a running `voxform emulator` (`--url`) — and the profile argument shared
  * with `voxform emulator --traffic` (docs/traffic.md).
  */
+import { request } from 'undici';
 import { VoxformError } from '../../errors.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
@@ -37,7 +38,7 @@ export function renderTrafficSummary(summary: TrafficSummary, where: string): st
 }
 
 /** Sends the request to a running emulator's control surface. */
-async function trafficAt(url: string, request: TrafficOptions): Promise<TrafficSummary> {
+async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<TrafficSummary> {
   let base: URL;
   try {
     base = new URL(url);
@@ -45,17 +46,19 @@ async function trafficAt(url: string, request: TrafficOptions): Promise<TrafficS
   } catch {
     throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`, not "${url}".`, { hint: 'For example --url http://127.0.0.1:4010.' });
   }
-  let response: Response;
+  let status: number;
+  let body: { detail?: unknown } | undefined;
   try {
-    response = await fetch(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    const response = await request(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trafficOptions) });
+    status = response.statusCode;
+    body = (await response.body.json().catch(() => undefined)) as { detail?: unknown } | undefined;
   } catch (error) {
-    const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new VoxformError('emulator_unreachable', `No emulator answered at ${base.origin} (${reason}).`, { hint: 'Start one with `voxform emulator`, or use --local for the folder\'s embedded emulator.' });
   }
-  const body = (await response.json().catch(() => undefined)) as { detail?: unknown } | undefined;
-  if (response.status === 400) throw invalidProfile('request', [String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, '')]);
-  if (!response.ok || !body) {
-    throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered ${response.status}).`, {
+  if (status === 400) throw invalidProfile('request', [String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, '')]);
+  if (status !== 200 || !body) {
+    throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered ${status}).`, {
       hint: 'Point --url at a `voxform emulator` of this version.',
     });
   }
