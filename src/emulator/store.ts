@@ -465,13 +465,21 @@ export class CallLog {
    * call_id is already stored replaces the stored one.
    */
   insertMany(records: readonly CallRecord[]): void {
-    const added = new Map<string, CallRecord>();
+    let replaces = false;
     for (const record of records) {
-      added.delete(record.call_id); // the last one given wins, as with insert
-      added.set(record.call_id, record);
+      if (this.byCallId.has(record.call_id)) replaces = true;
+      this.byCallId.set(record.call_id, record); // the last one given wins, as with insert
+      this.touch(record);
     }
-    const incoming = [...added.values()].sort((a, b) => a.ts - b.ts);
-    const kept = this.ascending.filter((record) => !added.has(record.call_id));
+    const current = (record: CallRecord) => this.byCallId.get(record.call_id) === record;
+    const incoming = records.filter(current);
+    // Synthetic traffic comes sorted already: check in one pass before paying for a sort.
+    if (incoming.some((record, index) => index > 0 && record.ts < (incoming[index - 1] as CallRecord).ts)) incoming.sort((a, b) => a.ts - b.ts);
+    let kept = this.ascending;
+    if (replaces) {
+      const given = new Set(records.map((record) => record.call_id));
+      kept = kept.filter((record) => !given.has(record.call_id));
+    }
     const merged: CallRecord[] = new Array(kept.length + incoming.length);
     let i = 0;
     let j = 0;
@@ -480,10 +488,6 @@ export class CallLog {
       merged[k] = takeKept ? (kept[i++] as CallRecord) : (incoming[j++] as CallRecord);
     }
     this.ascending = merged;
-    for (const record of incoming) {
-      this.byCallId.set(record.call_id, record);
-      this.touch(record);
-    }
   }
 
   newestFirst(): CallRecord[] {

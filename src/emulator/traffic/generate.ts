@@ -34,6 +34,7 @@ export interface TrafficRequest {
 /** Shared by every synthetic record: nothing ever changes them (frozen, so a change would throw). */
 const NO_RECORDING = Object.freeze({ recording_url: '' });
 const EMPTY = Object.freeze({}) as Record<string, unknown>;
+const NO_CALLS = Object.freeze([]) as unknown as Array<Record<string, unknown>>;
 
 const CALLER_LINES = [
   'Hi, I would like to book an appointment.',
@@ -78,16 +79,27 @@ function functionCalls(config: AgentConfigRead, model: VersionModel, outcome: Ca
   return { calls, failures, transferred };
 }
 
-function transcript(config: AgentConfigRead, outcome: CallOutcome, random: RandomStream): string {
+/**
+ * The transcripts a version's calls can have, made once per version (as JSON text, as records hold
+ * them): a voicemail message, nothing for a hang-up, else a greeting, one caller line and an answer.
+ */
+function transcriptsOf(config: AgentConfigRead): { voicemail: string; conversations: string[] } {
+  return {
+    voicemail: JSON.stringify([{ role: 'assistant', content: config.flow?.voicemail?.message || 'Please call us back.' }]),
+    conversations: CALLER_LINES.map((caller) =>
+      JSON.stringify([
+        { role: 'assistant', content: config.first_message || 'Hello! How can I help?' },
+        { role: 'user', content: caller },
+        { role: 'assistant', content: 'Let me help you with that.' },
+      ]),
+    ),
+  };
+}
+
+function transcript(transcripts: ReturnType<typeof transcriptsOf>, outcome: CallOutcome, random: RandomStream): string {
   if (outcome === 'voicemail-hangup') return '[]';
-  if (outcome === 'voicemail-message') return JSON.stringify([{ role: 'assistant', content: config.flow?.voicemail?.message || 'Please call us back.' }]);
-  const caller = CALLER_LINES[random.below(CALLER_LINES.length)] as string;
-  const messages = [
-    { role: 'assistant', content: config.first_message || 'Hello! How can I help?' },
-    { role: 'user', content: caller },
-    { role: 'assistant', content: 'Let me help you with that.' },
-  ];
-  return JSON.stringify(messages);
+  if (outcome === 'voicemail-message') return transcripts.voicemail;
+  return transcripts.conversations[random.below(transcripts.conversations.length)] as string;
 }
 
 /** The window of an agent's calls in whole milliseconds: after its config was set, up to `until`. */
@@ -110,11 +122,16 @@ function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from
   const random = new RandomStream('traffic-calls', request.seed, agent.id, configHash, window.to);
   // One copy of the configuration for every call of this version: later changes to the agent never reach these records.
   const config = structuredClone(agent.config);
+  const transcripts = transcriptsOf(config);
   const summary: AgentTrafficSummary = {
     agent_id: agent.id, name: agent.name, config_hash: configHash, calls: count, from: window.from / 1000, until: window.to / 1000,
     outcomes: {}, transfers: 0, tool_calls: 0, tool_failures: 0, rules: model.rulesApplied,
   };
   const records: CallRecord[] = new Array(count);
+  // The stamps first, sorted (a typed array sorts numbers natively): the records come out oldest first.
+  const stamps = new Float64Array(count);
+  for (let i = 0; i < count; i++) stamps[i] = window.from + random.below(window.to - window.from + 1);
+  stamps.sort();
   for (let i = 0; i < count; i++) {
     const outcome = CALL_OUTCOMES[random.weighted(model.outcomeWeights, model.outcomeTotal)] as CallOutcome;
     const duration = Math.max(1, Math.round(random.logNormal(model.medianSeconds[outcome], model.durationSpread)));
@@ -125,8 +142,8 @@ function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from
       agent_id: agent.id,
       agent_config: config as Record<string, unknown>,
       duration,
-      ts: (window.from + random.below(window.to - window.from + 1)) / 1000,
-      chat: transcript(config, outcome, random),
+      ts: (stamps[i] as number) / 1000,
+      chat: transcript(transcripts, outcome, random),
       chars_used: chars,
       session_id: `ses_${random.hex(20)}`,
       call_id: `call_${random.hex(20)}`,
@@ -134,7 +151,7 @@ function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from
       voip: agent.phone ? { provider: agent.phone.provider, from: caller, to: agent.phone.number } : { provider: 'sip', from: caller, to: '' },
       recording: NO_RECORDING,
       metadata: EMPTY,
-      function_calls: calls.calls,
+      function_calls: calls.calls.length > 0 ? calls.calls : NO_CALLS,
       call_status: outcome,
       campaign_id: null,
       error_message: outcome === 'error' ? (ERROR_MESSAGES[random.below(ERROR_MESSAGES.length)] as string) : null,
@@ -149,7 +166,22 @@ function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from
   return { records, summary };
 }
 
-/** Every agent's synthetic calls (records in no particular order), and what was made. */
+/** Lists each sorted by ts, merged into one sorted list (stable: on equal ts, the earlier list first). */
+function mergeByTs(lists: CallRecord[][]): CallRecord[] {
+  const merged: CallRecord[] = new Array(lists.reduce((sum, list) => sum + list.length, 0));
+  const heads = lists.map(() => 0);
+  for (let k = 0; k < merged.length; k++) {
+    let best = -1;
+    for (let l = 0; l < lists.length; l++) {
+      const candidate = (lists[l] as CallRecord[])[heads[l] as number];
+      if (candidate && (best < 0 || candidate.ts < ((lists[best] as CallRecord[])[heads[best] as number] as CallRecord).ts)) best = l;
+    }
+    merged[k] = (lists[best] as CallRecord[])[(heads[best] as number)++] as CallRecord;
+  }
+  return merged;
+}
+
+/** Every agent's synthetic calls, oldest first, and what was made. */
 export function generateTraffic(request: TrafficRequest): { records: CallRecord[]; summary: TrafficSummary } {
   const summary: TrafficSummary = { profile: request.profile.name, seed: request.seed, until: request.until, calls: 0, agents: [], skipped: [] };
   const batches: CallRecord[][] = [];
@@ -170,5 +202,5 @@ export function generateTraffic(request: TrafficRequest): { records: CallRecord[
     summary.agents.push(batch.summary);
     summary.calls += batch.records.length;
   }
-  return { records: batches.flat(), summary };
+  return { records: mergeByTs(batches), summary };
 }
