@@ -174,6 +174,13 @@ describe('synthetic calls', () => {
     expect(early).toMatchObject({ calls: 0, skipped: [{ agent_id: FRONT_DESK, reason: 'its configuration was set after the end of the window' }] });
   });
 
+  it('cost what a session of the same length and characters costs (one rule for both)', async () => {
+    const registered = await client.post('/register_call', { agent_id: BOOKING });
+    const messages = [{ role: 'assistant', content: 'Hi! I can help you book.' }, { role: 'user', content: 'Tomorrow at nine, please.' }];
+    const { record } = await emulator.control.endCall(registered.body.call_id, 'user-ended', { duration: 42, messages });
+    expect(record.cost_breakdown).toEqual(sessionCosts(record.agent_config as AgentConfigRead, 'voice', 42, record.chars_used as number));
+  });
+
   it('refuses a bad request over HTTP with every problem', async () => {
     const res = await clientFor(emulator).post('/_emulator/traffic', { profile: { window: 0 }, calls: 0, agents: ['nobody'], colour: 1 }, { auth: null });
     expect(res.status).toBe(400);
