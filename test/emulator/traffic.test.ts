@@ -3,7 +3,7 @@
  * version, shaped like real sessions' records, stamped after the agent's configuration was set,
  * and cheap to page over when the log is large.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configurationHash } from '../../src/history/config-hash.js';
@@ -262,6 +262,28 @@ describe('a large call log', () => {
       expect(records.find((r) => r.agent_id === BOOKING && r.ts > UNTIL - 3600)?.agent_config).toEqual(defaultSeed().agents?.find((a) => a.id === BOOKING)?.config);
       const page = await clientFor(reopened).get('/call-logs?limit=3');
       expect(page.body.histories[0].agent_config).not.toHaveProperty('$shared_config');
+    } finally {
+      await reopened.close();
+    }
+    // A record naming a shared config the file does not hold: one clear error, as for any damaged file.
+    data.call_logs[0].agent_config = { $shared_config: 99 };
+    await writeFile(dataFile, JSON.stringify(data));
+    await expect(startEmulator({ quiet: true, dataFile })).rejects.toMatchObject({ code: 'emulator_data_invalid', message: expect.stringContaining('names a shared config that is not in the file') });
+  });
+
+  it('still reads a version 1 data file (every config inline, no config times)', async () => {
+    const dataFile = path.join(await tempDir(), 'account.json');
+    const first = await startEmulator({ quiet: true, dataFile });
+    await first.close();
+    const data = JSON.parse(await readFile(dataFile, 'utf8'));
+    data.version = 1;
+    delete data.shared_configs;
+    delete data.agent_config_set_at;
+    await writeFile(dataFile, JSON.stringify(data));
+    const reopened = await startEmulator({ quiet: true, dataFile });
+    try {
+      expect(reopened.control.state().call_logs).toHaveLength(40);
+      expect((await reopened.control.traffic({ profile: 'light', calls: 1, until: UNTIL })).calls).toBe(9);
     } finally {
       await reopened.close();
     }
