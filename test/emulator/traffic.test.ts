@@ -10,6 +10,7 @@ import { configurationHash } from '../../src/history/config-hash.js';
 import { defaultSeed, startEmulator, type CallRecord, type RunningEmulator } from '../../src/emulator/index.js';
 import { sessionCosts } from '../../src/emulator/costs.js';
 import { CallLog } from '../../src/emulator/store.js';
+import { generateTraffic } from '../../src/emulator/traffic/generate.js';
 import { versionModel } from '../../src/emulator/traffic/model.js';
 import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../../src/emulator/traffic/profile.js';
 import type { AgentConfigRead } from '../../src/schema/types.gen.js';
@@ -94,6 +95,24 @@ describe('the model of a configuration version', () => {
     expect(after.rulesApplied).toEqual(['rules[0]']);
     expect(after.outcomeWeights[6]).toBe(0); // error
     expect(after.medianSeconds['user-ended']).toBeCloseTo(2 * before.medianSeconds['user-ended']);
+  });
+
+  it('gives the calls of two versions different outcomes under the same seed', () => {
+    const request = (prompt: string) => ({
+      profile: resolveTrafficProfile('volatile'),
+      seed: 3,
+      until: UNTIL,
+      agents: [{ id: FRONT_DESK, name: 'Front desk', config: { ...config, prompt }, configSetAt: undefined }],
+    });
+    const one = generateTraffic(request(config.prompt as string));
+    const again = generateTraffic(request(config.prompt as string));
+    const two = generateTraffic(request(changed.prompt as string));
+    expect(again.records).toEqual(one.records);
+    const rate = (records: CallRecord[], status: string) => records.filter((r) => r.call_status === status).length / records.length;
+    const spread = Math.max(...['user-ended', 'agent-ended', 'error', 'timeout'].map((status) => Math.abs(rate(one.records, status) - rate(two.records, status))));
+    // 400 calls each: a difference of 0.08 in some outcome's rate is far beyond sampling noise (sd ≈ 0.03).
+    expect(spread).toBeGreaterThan(0.08);
+    expect(two.summary.agents[0]!.config_hash).not.toBe(one.summary.agents[0]!.config_hash);
   });
 });
 
