@@ -86,9 +86,9 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05', 'voxform emulator --traffic steady --traffic-seed 7'],
   },
   'emulator traffic': {
-    environment: [],
+    environment: [...MANIFEST_ENV],
     exitCodes: ['0  the calls were added', '1  a bad profile or flag, or no emulator at --url (nothing was added)', INTERRUPTED],
-    examples: ['voxform emulator traffic --local', 'voxform emulator traffic --local --profile volatile --calls 500 --seed 7', 'voxform emulator traffic --url http://127.0.0.1:4010 --profile traffic.yaml --agent "Front desk"'],
+    examples: ['voxform emulator traffic --local', 'voxform emulator traffic --local --profile volatile --calls 500 --seed 7', 'voxform emulator traffic --url http://127.0.0.1:4010 --profile traffic.yaml --agent front-desk'],
   },
   logs: {
     environment: [...SERVICE_ENV],

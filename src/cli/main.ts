@@ -169,15 +169,14 @@ function addProjectCommands(program: Command, action: CommandAction): void {
 
 /** `voxform emulator traffic`: synthetic calls for the folder's `--local` account or a running emulator. */
 function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): void {
-  emulator
-    .command('traffic')
+  withManifest(emulator.command('traffic'))
     .description('add seeded synthetic calls to an emulator\'s call log (docs/traffic.md)')
     .option('--local', 'the folder\'s embedded emulator (.voxform/local.json)')
     .option('--url <url>', 'a running `voxform emulator`, e.g. http://127.0.0.1:4010')
     .option('--profile <profile>', 'a built-in profile (steady, light, volatile) or a YAML/JSON profile file', 'steady')
     .option('--calls <n>', 'calls per agent (default: the profile\'s)', positiveInt('--calls'))
     .option('--seed <seed>', 'the random seed (default 1): the same seed and configurations give the same calls')
-    .option('--agent <id|name>', 'only this agent (repeatable; default every agent of the account)', collect)
+    .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent\'s name on the service, or an id (repeatable; default every agent)', collect)
     .option('--until <time>', 'the end of the window (ISO 8601, Unix seconds, or a duration back from now); default now')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('emulator-traffic'));

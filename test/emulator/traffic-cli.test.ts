@@ -35,7 +35,8 @@ describe('voxform emulator traffic --local', () => {
     const dir = await exampleProject();
     const cli = (args: string[]) => runCli(args, { cwd: dir, env: { ...SECRETS } });
     expect((await cli(['apply', '--local', '--auto-approve'])).code).toBe(0);
-    const first = await cli(['emulator', 'traffic', '--local', '--profile', 'light', '--agent', 'Front desk', '--format', 'json']);
+    // The manifest's local name, as `voxform logs --agent` takes it.
+    const first = await cli(['emulator', 'traffic', '--local', '--profile', 'light', '--agent', 'front-desk', '--format', 'json']);
     expect(first.code, first.stderr).toBe(0);
     const one = JSON.parse(first.stdout) as TrafficSummary;
 

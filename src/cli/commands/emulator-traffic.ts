@@ -10,13 +10,16 @@ import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
-import { parseTimeArgument } from './logs.js';
+import { manifestAgentIds, parseTimeArgument } from './logs.js';
 
 export interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
   url?: string;
   /** The end of the window (ISO 8601, Unix seconds, or a duration back from now); default now. */
   until?: string;
+  /** Manifests whose local agent names `--agent` may use (`-f`, `--env`). */
+  file?: string[];
+  env?: string;
   format?: 'text' | 'json';
 }
 
@@ -74,6 +77,11 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   }
   const request = await trafficRequest(options, ctx.cwd);
   if (options.until !== undefined) request.until = parseTimeArgument('--until', options.until, Date.now());
+  if (request.agents) {
+    // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
+    const names = await manifestAgentIds(options, ctx);
+    request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
+  }
   let summary: TrafficSummary;
   if (options.local) {
     const emulator = await startLocalEmulator(ctx);
