@@ -64,6 +64,13 @@ export const COMMAND_ERROR_CODES = [
   'tests_not_found',
   'tests_unreadable',
   'trusted_origins_invalid',
+  'webhook_call_not_ended',
+  'webhook_listen_failed',
+  'webhook_not_configured',
+  'webhook_payload_invalid',
+  'webhook_response_invalid',
+  'webhook_target_missing',
+  'webhook_url_invalid',
   'would_overwrite',
   'yaml_syntax',
 ] as const;
