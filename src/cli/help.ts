@@ -121,7 +121,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   'webhook serve': {
     environment: [...MANIFEST_ENV],
-    exitCodes: ['1  could not start (the port is taken, a bad --prefetch-response file)', '130  stopped with Ctrl-C'],
+    exitCodes: ['0  never: the receiver runs until it is stopped', '1  could not start (the port is taken, a bad --prefetch-response file)', '130  stopped with Ctrl-C or SIGTERM (it says so)'],
     examples: ['voxform webhook serve', 'voxform webhook serve --port 4020 --agent front-desk --prefetch-response prefetch.json'],
   },
   status: {
