@@ -184,6 +184,15 @@ describe('voxform webhook send → voxform webhook serve on loopback', () => {
   });
 });
 
+describe('webhook serve beyond loopback', () => {
+  it('warns that others can reach it, and that no header is checked without --agent', async () => {
+    const serve = await startServe(['--host', '0.0.0.0'], await tempDir({}));
+    const result = await serve.stop();
+    expect(result.stderr).toContain('warning: listening on 0.0.0.0, not loopback: whoever can reach this machine can send it requests, and without --agent no header is checked.\n');
+    expect(result.code).toBe(130);
+  });
+});
+
 describe('voxform webhook send checks the answer', () => {
   it.each([
     ['a PrefetchWebhookResponse', answerWith(200, '{"metadata": {"tier": "gold", "visits": 3}}'), 0, 'with a PrefetchWebhookResponse: metadata keys tier, visits; extra_prompt none'],

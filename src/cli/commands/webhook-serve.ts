@@ -90,6 +90,10 @@ export function createReceiver(settings: ReceiverSettings): http.Server {
   return http.createServer((req, res) => handleRequest(req, res, settings));
 }
 
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 function parsePort(raw: string): number {
   const port = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(port) || port > 65535) {
@@ -169,6 +173,9 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
       '',
     ].join('\n'),
   );
+  if (!isLoopbackHost(host)) {
+    ctx.stderr.write(`warning: listening on ${host}, not loopback: whoever can reach this machine can send it requests${agent ? '' : ', and without --agent no header is checked'}.\n`);
+  }
   await ctx.interrupted();
   await closeServer(server);
   ctx.stderr.write('Interrupted: voxform webhook serve stopped at your request (exit 130).\n');
