@@ -67,6 +67,13 @@ export const COMMAND_ERROR_CODES = [
   'traffic_profile_invalid',
   'traffic_profile_unreadable',
   'trusted_origins_invalid',
+  'webhook_call_not_ended',
+  'webhook_listen_failed',
+  'webhook_not_configured',
+  'webhook_payload_invalid',
+  'webhook_response_invalid',
+  'webhook_target_missing',
+  'webhook_url_invalid',
   'would_overwrite',
   'yaml_syntax',
 ] as const;

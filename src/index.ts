@@ -69,6 +69,20 @@ export type { TestFile, TestRun, TestReport, RunTestsOptions } from './conversat
 export { startEmulator, defaultSeed } from './emulator/index.js';
 export type { EmulatorOptions, RunningEmulator, EmulatorSeed, TrafficOptions, TrafficSummary } from './emulator/index.js';
 
+export { parseEndOfCallWebhook, parsePrefetchRequest, prefetchResponse, prefetchAnswerProblem, checkWebhookHeaders } from './webhooks/receive.js';
+export type {
+  EndOfCallPayload,
+  IncomingHeaders,
+  PrefetchRequest,
+  PrefetchWebhookQuery,
+  PrefetchWebhookResponse,
+  WebhookCheckOptions,
+  WebhookParseResult,
+  WebhookRejection,
+} from './webhooks/receive.js';
+export { endOfCallPayload, prefetchQuery } from './webhooks/payload.js';
+export { WEBHOOK_BUDGET_MS } from './webhooks/budget.js';
+
 export { VoxformError, isVoxformError } from './errors.js';
 export type { SourceLocation } from './errors.js';
 export { API_ERROR_CODES, COMMAND_ERROR_CODES, DIAGNOSTIC_CODES, PLAN_PROBLEM_CODES } from './error-codes.js';

@@ -115,6 +115,20 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: OK_OR_ERROR,
     examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml'],
   },
+  'webhook send': {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: ['0  the receiver answered as the service expects, within its 2 s budget', '1  the receiver failed the check (the result says why), or an error', INTERRUPTED],
+    examples: [
+      'voxform webhook send --to http://127.0.0.1:4020/hook --event end-of-call',
+      'voxform webhook send --to http://127.0.0.1:4020/hook --event prefetch --agent front-desk',
+      'voxform webhook send --to-configured --agent front-desk --event end-of-call --call CALL_ID --local',
+    ],
+  },
+  'webhook serve': {
+    environment: [...MANIFEST_ENV],
+    exitCodes: ['0  never: the receiver runs until it is stopped', '1  could not start (the port is taken, a bad --prefetch-response file)', '130  stopped with Ctrl-C or SIGTERM (it says so)'],
+    examples: ['voxform webhook serve', 'voxform webhook serve --port 4020 --agent front-desk --prefetch-response prefetch.json'],
+  },
   status: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV],
     exitCodes: ['0  the key is a private key the service accepted', '1  the key is missing, public or refused, the service did not answer, or an error (the report is printed)'],

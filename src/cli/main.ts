@@ -86,6 +86,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   addChangeCommands(program, action);
   addProjectCommands(program, action);
   addServiceCommands(program, action);
+  addWebhookCommands(program, action);
 
   addCommandHelp(program);
   return program;
@@ -231,6 +232,24 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .action(action('test-capture'));
 }
 
+/** webhook send and serve: exercising the receivers of the agents' webhooks without a call. */
+function addWebhookCommands(program: Command, action: CommandAction): void {
+  const webhook = program.command('webhook').description('send a webhook to a receiver, or run a receiver (docs/webhooks.md)');
+  withConnection(withManifest(webhook.command('send').description('send one end-of-call or prefetch webhook and check the answer')))
+    .option('--to <url>', 'the receiver to send to (yours: the operator chooses it)')
+    .option('--to-configured', 'send to the URL the --agent configures (only for manifests you have reviewed)')
+    .addOption(new Option('--event <event>', 'which webhook').choices(['end-of-call', 'prefetch']).makeOptionMandatory())
+    .option('--call <call-id>', 'send the payload of this logged call instead of a sample (see `voxform logs`)')
+    .option('--agent <name>', 'a manifest agent: send its configured headers')
+    .action(action('webhook-send'));
+  withManifest(webhook.command('serve').description('run a local receiver that checks every webhook it gets'))
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '4020')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--prefetch-response <file>', 'a JSON PrefetchWebhookResponse to answer prefetch with (default {})')
+    .option('--agent <name>', 'a manifest agent: require the headers it configures')
+    .action(action('webhook-serve'));
+}
+
 const loaders: Record<string, () => Promise<CommandModule>> = {
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
@@ -249,6 +268,8 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   status: () => import('./commands/status.js'),
   test: () => import('./commands/test.js'),
   'test-capture': async () => ({ run: (await import('./commands/test.js')).capture }),
+  'webhook-send': () => import('./commands/webhook-send.js'),
+  'webhook-serve': () => import('./commands/webhook-serve.js'),
 };
 
 function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {
