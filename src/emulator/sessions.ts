@@ -3,9 +3,10 @@
  * prefetch webhook (its metadata merged, its extra_prompt appended to the prompt), appears in the
  * call log at once, and when it ends its record is completed and the end-of-call webhook fires.
  */
-import type { AgentConfigRead, ChatMessage, SessionContinuation, WebhookTarget } from '../schema/types.gen.js';
+import type { ChatMessage, SessionContinuation, WebhookTarget } from '../schema/types.gen.js';
 import { endOfCallPayload, flattenMetadata, prefetchQuery } from '../webhooks/payload.js';
 import { prefetchAnswerProblem } from '../webhooks/receive.js';
+import { sessionCosts } from './costs.js';
 import { HttpError } from './http.js';
 import { newId, nowSeconds, sha256Hex } from './ids.js';
 import { overlayConfig } from './merge.js';
@@ -42,8 +43,6 @@ export interface ChatTurnInput {
   messages: ChatMessage[];
   entry: RequestLogEntry | undefined;
 }
-
-const round4 = (n: number) => Math.round(n * 10000) / 10000;
 
 function charsOf(transcript: readonly ChatMessage[]): number {
   return transcript.reduce((sum, m) => sum + (typeof m.content === 'string' ? m.content.length : 0), 0);
@@ -259,7 +258,7 @@ export class SessionManager {
       duration,
       chat: JSON.stringify(session.transcript),
       chars_used: chars,
-      cost_breakdown: this.costs(session, duration, chars),
+      cost_breakdown: sessionCosts(session.config, session.kind === 'chat' ? 'chat' : 'voice', duration, chars),
       recording: { recording_url: session.config.call_settings?.enable_recording ? `${origin}/_emulator/recordings/${session.call_id}.wav` : '' },
       metadata: session.metadata,
       call_status: status,
@@ -278,20 +277,5 @@ export class SessionManager {
         return outcome.delivery;
       });
     return { record, delivery };
-  }
-
-  /**
-   * A deterministic cost breakdown (credits): speech-to-text 0.0043 per second, text-to-speech
-   * 0.0003 per character, the language model 0.0001 per character; a chat has only the model.
-   */
-  private costs(session: Session, duration: number, chars: number): Array<{ type: string; provider: string; credit: number }> {
-    const config: AgentConfigRead = session.config;
-    const llm = { type: 'llm', provider: config.llm?.model ?? 'gpt-4o-mini', credit: round4(chars * 0.0001) };
-    if (session.kind === 'chat') return [llm];
-    return [
-      { type: 'stt', provider: config.speech_to_text?.provider ?? 'deepgram', credit: round4(duration * 0.0043) },
-      { type: 'tts', provider: config.voice?.provider ?? 'elevenlabs', credit: round4(chars * 0.0003) },
-      llm,
-    ];
   }
 }

@@ -14,6 +14,7 @@ import { generateTraffic } from '../../src/emulator/traffic/generate.js';
 import { versionModel } from '../../src/emulator/traffic/model.js';
 import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../../src/emulator/traffic/profile.js';
 import type { AgentConfigRead } from '../../src/schema/types.gen.js';
+import { endOfCallPayload } from '../../src/webhooks/payload.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { BOOKING, clientFor, expectSchema, FRONT_DESK, startTestEmulator, type Client } from './helpers.js';
 
@@ -147,7 +148,11 @@ describe('synthetic calls', () => {
 
   it('are records of the call-log schema, as GET /call-logs serves them, sharing one config per version', async () => {
     const records = synthetic(emulator);
-    for (const record of records.slice(0, 60)) expectSchema('GlobalCallHistoryRecord', record);
+    for (const record of records.slice(0, 60)) {
+      expectSchema('GlobalCallHistoryRecord', record);
+      // What `voxform webhook send --call` would send for it is a valid end-of-call payload.
+      expectSchema('EndOfCallPayload', endOfCallPayload(record as Parameters<typeof endOfCallPayload>[0]));
+    }
     const page = await client.get(`/call-logs?limit=100&agent_id=${BOOKING}&start_time=${UNTIL - 86_400}&end_time=${UNTIL}`);
     expectSchema('CallLogsResponse', page.body);
     const served = page.body.histories as CallRecord[];

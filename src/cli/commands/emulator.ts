@@ -80,10 +80,6 @@ export function emulatorLlmFromEnv(
   return { url, model, apiKey: env.VOXFORM_EMULATOR_LLM_API_KEY?.trim() || undefined };
 }
 
-/**
- * Runs the emulator until `stop` resolves, then shuts it down (answers in flight finish, the data
- * file is flushed). Split from `run` so tests can stop it without sending the process a signal.
- */
 /** The traffic the flags ask for at start, checked before anything starts; undefined without --traffic. */
 async function startupTraffic(options: EmulatorCommandOptions, cwd: string): Promise<TrafficOptions | undefined> {
   if (options.traffic === undefined) {
@@ -93,6 +89,10 @@ async function startupTraffic(options: EmulatorCommandOptions, cwd: string): Pro
   return trafficRequest({ profile: options.traffic, calls: options.trafficCalls, seed: options.trafficSeed }, cwd);
 }
 
+/**
+ * Runs the emulator until `stop` resolves, then shuts it down (answers in flight finish, the data
+ * file is flushed). Split from `run` so tests can stop it without sending the process a signal.
+ */
 export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandContext, stop: Promise<unknown>): Promise<number> {
   const emulatorOptions = parseEmulatorFlags(options, ctx.cwd);
   const traffic = await startupTraffic(options, ctx.cwd);
