@@ -20,7 +20,8 @@ type PathPart = string | number;
 
 /** Text that is not a reference stays that text when read again as a manifest value. */
 export function escapeReferences(text: string): string {
-  return text.replaceAll('${env:', '$${env:');
+  // A function, not a replacement string: in one, `$$` would mean a single `$`.
+  return text.replaceAll('${env:', () => '$${env:');
 }
 
 /** Config paths (dotted, from the config) whose values came from `${env:…}`: the hash's `maskPaths`. */

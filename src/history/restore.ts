@@ -119,6 +119,8 @@ export function desiredFromRecord(record: HistoryRecord, options: RestoreOptions
     knowledge: new Map(),
     credentials: new Map(),
     secrets: [...secrets],
-    environmentVariables: [...names].sort(),
+    // What the state records as read by the last apply: the manifests' names stay, so the next plan
+    // of the manifests does not flag them as new.
+    environmentVariables: [...new Set([...options.current.environmentVariables, ...names])].sort(),
   };
 }
