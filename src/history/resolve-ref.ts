@@ -4,7 +4,8 @@
  * applied completely and differs from the current one (see `previousRecord`).
  */
 import { VoxformError } from '../errors.js';
-import type { HistoryRecord } from './types.js';
+import { hashValue } from '../util/hash.js';
+import type { AgentVersion, HistoryRecord } from './types.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
 const COMPLETE = new Set(['applied', 'nothing_to_do']);
@@ -30,18 +31,33 @@ function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string)
 }
 
 /**
+ * What tells two versions of an agent apart: the live hash (which masks secrets), and the recorded
+ * configuration (which holds a secret's reference: a change of `${env:…}` alone is a new version).
+ */
+function versionKey(version: AgentVersion): string {
+  return `${version.configHash} ${hashValue({ name: version.name ?? null, config: version.config })}`;
+}
+
+/**
  * `previous`, from `records` (newest first): the current configuration is each agent's hash in the
  * newest record holding it; the answer is the newest complete record after the newest one, holding
- * the agents asked for, in which some of them has another hash. Applies with nothing to do repeat
+ * the agents asked for, in which some of them is another version (`versionKey`). Applies with nothing to do repeat
  * the current configuration and are passed over, so `previous` is never a no-op.
  */
 export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = []): HistoryRecord {
+  const known = new Set(records.flatMap((record) => Object.keys(record.agents)));
+  const unknown = agents.find((name) => !known.has(name));
+  if (unknown !== undefined) {
+    throw new VoxformError('rollback_agent_not_recorded', `No history record of this workspace holds agent "${unknown}".`, {
+      hint: known.size > 0 ? `The recorded agents are: ${[...known].sort().join(', ')}.` : 'Nothing is recorded yet: every `voxform apply` adds a record.',
+    });
+  }
   const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => name in record.agents)));
   const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.keys(record.agents)))];
   const current = new Map<string, string>();
-  for (const record of relevant) for (const name of names) if (!current.has(name) && record.agents[name]) current.set(name, record.agents[name].configHash);
+  for (const record of relevant) for (const name of names) if (!current.has(name) && record.agents[name]) current.set(name, versionKey(record.agents[name]));
   const found = relevant.slice(1).find(
-    (record) => COMPLETE.has(record.outcome) && holdsAgents(record, agents) && names.some((name) => record.agents[name] !== undefined && record.agents[name].configHash !== current.get(name)),
+    (record) => COMPLETE.has(record.outcome) && holdsAgents(record, agents) && names.some((name) => record.agents[name] !== undefined && versionKey(record.agents[name]) !== current.get(name)),
   );
   if (!found) {
     const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';

@@ -57,9 +57,21 @@ describe('previous', () => {
     expect(previousRecord([v3, ...records], ['desk'])).toBe(v1);
   });
 
+  it('counts a changed ${env:} reference as a new version, though the live hash masks the secret', () => {
+    const withReference = (id: string, reference: string) => {
+      const r = record(id, C1, { desk: 'same-hash' });
+      (r.agents.desk as AgentVersion).config = { session_data_webhook: { headers: { 'x-token': reference } } };
+      return r;
+    };
+    const older = withReference('20260101T100000000Z-111111', '${env:OLD_TOKEN}');
+    const newer = withReference('20260102T100000000Z-222222', '${env:NEW_TOKEN}');
+    expect(previousRecord([newer, older])).toBe(older);
+  });
+
   it('fails clearly when there is nothing earlier', () => {
     expect(codeOf(() => previousRecord([v2]))).toBe('history_ref_unknown');
     expect(codeOf(() => previousRecord([]))).toBe('history_ref_unknown');
+    expect(codeOf(() => previousRecord(records, ['reception']))).toBe('rollback_agent_not_recorded');
   });
 });
 
