@@ -20,6 +20,14 @@ export function agentsChanged(record: HistoryRecord, older: readonly HistoryReco
     .sort();
 }
 
+/**
+ * Text from a record, safe to print: a history file is data like any other in the repository's
+ * folder, so a control character (a terminal escape sequence) in it is shown as `?`, never sent.
+ */
+function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+}
+
 function sourceLine(record: HistoryRecord): string {
   const { source } = record;
   const parts: string[] = [];
@@ -27,7 +35,7 @@ function sourceLine(record: HistoryRecord): string {
   if (source.branch) parts.push(`on ${source.branch}`);
   if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
   if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
-  return parts.length > 0 ? parts.join(' ') : 'no commit known';
+  return parts.length > 0 ? printable(parts.join(' ')) : 'no commit known';
 }
 
 function summaryLine(record: HistoryRecord): string {
@@ -36,17 +44,18 @@ function summaryLine(record: HistoryRecord): string {
 }
 
 /** Records (newest first) as text; `older` continues the list (for each record's "agents changed"). */
-export function renderHistoryText(records: readonly HistoryRecord[], workspace: string, older: readonly HistoryRecord[] = []): string {
+export function renderHistoryText(records: readonly HistoryRecord[], workspace: string, older: readonly HistoryRecord[] = [], agent?: string): string {
+  if (records.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${printable(agent)}".\n`;
   if (records.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n`;
   const all = [...records, ...older];
   const lines = [`History of ${workspace}, newest first:`, ''];
   records.forEach((record, index) => {
     const changed = agentsChanged(record, all.slice(index + 1));
-    lines.push(`${record.id}  ${record.at}  ${record.outcome}`);
-    lines.push(`  by ${record.by}, ${sourceLine(record)}`);
-    if (record.source.ciJobUrl) lines.push(`  job ${record.source.ciJobUrl}`);
-    lines.push(`  ${summaryLine(record)}`);
-    lines.push(`  agents changed: ${changed.length > 0 ? changed.join(', ') : 'none'}`);
+    lines.push(printable(`${record.id}  ${record.at}  ${record.outcome}`));
+    lines.push(`  by ${printable(record.by)}, ${sourceLine(record)}`);
+    if (record.source.ciJobUrl) lines.push(`  job ${printable(record.source.ciJobUrl)}`);
+    lines.push(`  ${printable(summaryLine(record))}`);
+    lines.push(`  agents changed: ${changed.length > 0 ? printable(changed.join(', ')) : 'none'}`);
     lines.push('');
   });
   return `${lines.join('\n')}`;

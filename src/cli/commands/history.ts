@@ -48,6 +48,6 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   const found = await store.list({ workspace, agent: options.agent, limit: limit + 1 });
   const shown = found.slice(0, limit);
   const older = found.slice(limit);
-  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(shown, workspace, older) : renderHistoryText(shown, workspace, older));
+  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(shown, workspace, older) : renderHistoryText(shown, workspace, older, options.agent));
   return 0;
 }
