@@ -2,6 +2,7 @@ import path from 'node:path';
 import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../../apply/apply.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
+import { deployer } from '../../history/source.js';
 import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import { renderPlanText } from '../../plan/render-text.js';
 import type { CommandContext } from '../context.js';
@@ -77,6 +78,7 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
   const status = progressLine(ctx.stderr);
   const outcome = await apply({
     ...options,
+    by: options.by ?? deployer(ctx.env),
     confirm: () => confirmOnTerminal(ctx, stop),
     onEvent: eventPrinter(ctx, status),
     signal: stop.signal,
