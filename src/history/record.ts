@@ -9,11 +9,11 @@
 import type { DesiredAgent } from '../manifest/types.js';
 import { isAtOrUnder } from '../plan/paths.js';
 import type { Plan } from '../plan/types.js';
-import { pathMatchesPattern } from '../schema/introspect.js';
 import { sensitiveConfigPatterns } from '../schema/sensitive.js';
 import { isPlainObject } from '../util/json-object.js';
 import { REDACTED } from '../util/redact.js';
 import { configurationHash } from './config-hash.js';
+import { pathPatternMatcher } from './path-patterns.js';
 import type { AgentVersion, DeploySource, HistoryRecord } from './types.js';
 
 type PathPart = string | number;
@@ -33,8 +33,10 @@ export function envConfigPaths(agent: DesiredAgent): string[] {
     .sort();
 }
 
+let schemaSecretMatcher: ((path: readonly PathPart[]) => boolean) | undefined;
 function isSchemaSecret(at: readonly PathPart[]): boolean {
-  return sensitiveConfigPatterns().some((pattern) => pathMatchesPattern(at, pattern));
+  schemaSecretMatcher ??= pathPatternMatcher(sensitiveConfigPatterns());
+  return schemaSecretMatcher(at);
 }
 
 /**
