@@ -68,6 +68,31 @@ describe('recordedAgentConfig', () => {
     for (const secret of [TOKEN, PREFIX, 'literal-header-secret-777']) expect(text).not.toContain(secret);
   });
 
+  it('finds the references written in defaults and in the chosen environment overlay', async () => {
+    const manifest = `defaults:
+  config:
+    session_data_webhook:
+      url: https://hooks.example.com/end
+      headers: { x-token: "\${env:HOOK_TOKEN}" }
+agents:
+  desk:
+    id: ag_1
+    config:
+      first_message: Hello
+environments:
+  prod:
+    agents:
+      desk:
+        config:
+          custom_llm_websocket: "wss://llm.example.com/\${env:PATH_PREFIX}"
+`;
+    const result = await loadTree({ 'voxform.yaml': manifest }, { env: { HOOK_TOKEN: TOKEN, PATH_PREFIX: PREFIX }, environment: 'prod' });
+    const agent = (result.state as DesiredState).agents.get('desk') as DesiredAgent;
+    const recorded = recordedAgentConfig(agent).config as Record<string, any>;
+    expect(recorded.session_data_webhook.headers['x-token']).toBe('${env:HOOK_TOKEN}');
+    expect(recorded.custom_llm_websocket).toBe('wss://llm.example.com/${env:PATH_PREFIX}');
+  });
+
   it('lists the env-filled config paths as the hash masks', async () => {
     const { agent } = await loadDesk();
     expect(envConfigPaths(agent)).toEqual(['custom_llm_websocket', 'session_data_webhook.headers.x-token', 'tools.0.header.authorization']);
