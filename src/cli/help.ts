@@ -60,6 +60,16 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', INTERRUPTED],
     examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
   },
+  rollback: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', INTERRUPTED],
+    examples: ['voxform rollback previous', 'voxform rollback 3f9a2c1 --agent front-desk', 'voxform rollback previous --local --auto-approve'],
+  },
+  history: {
+    environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform history', 'voxform history --agent front-desk --limit 5', 'voxform history --local --format json'],
+  },
   export: {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],

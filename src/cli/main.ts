@@ -122,6 +122,22 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
     .action(action('apply'));
 
+  withConnection(withManifest(program.command('rollback').description('return agents to a configuration the history recorded, through plan and apply')))
+    .argument('<ref>', 'a history record id (or a unique prefix), a commit (7+ hex digits), or `previous`')
+    .option('--agent <name>', 'only this agent of the record (repeatable)', collect)
+    .option('--auto-approve', 'apply without asking')
+    .option('--state <file>', 'the state file (its history is beside it)', '.voxform/state.json')
+    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
+    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
+    .action(action('rollback'));
+
+  withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, newest first')))
+    .option('--agent <name>', 'only records that hold this agent')
+    .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--state <file>', 'the state file (its history is beside it)', '.voxform/state.json')
+    .action(action('history'));
+
   withConnection(program.command('export').description('write live agents as a manifest with prompts/*.md'))
     .option('--agent <id>', 'an agent id to export (repeatable)', collect)
     .option('--from-phones', 'export every agent bound to a phone number')
@@ -256,6 +272,8 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'plan-show': () => import('./commands/plan-show.js'),
   apply: () => import('./commands/apply.js'),
   export: () => import('./commands/export.js'),
+  rollback: () => import('./commands/rollback.js'),
+  history: () => import('./commands/history.js'),
   init: () => import('./commands/init.js'),
   templates: () => import('./commands/templates.js'),
   fmt: () => import('./commands/fmt.js'),

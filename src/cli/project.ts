@@ -8,6 +8,9 @@ import { loadManifests } from '../manifest/index.js';
 import type { DesiredState } from '../manifest/types.js';
 import { workspaceKey } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
+import { FileHistoryStore } from '../history/file-store.js';
+import { detectDeploySource } from '../history/source.js';
+import type { DeploySource, HistoryStore } from '../history/types.js';
 import { formatDiagnostics } from './diagnostics.js';
 import type { CommandContext } from './context.js';
 import type { Connection } from './connection.js';
@@ -84,4 +87,15 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
   };
+}
+
+/** The deploy ledger of the project's state: for the file backend, `history/` beside the state file. */
+export function historyStoreOf(stateFile: string): HistoryStore {
+  return new FileHistoryStore(path.join(path.dirname(stateFile), 'history'));
+}
+
+/** Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest. */
+export function deploySourceOf(desired: DesiredState, ctx: CommandContext): Promise<DeploySource> {
+  const first = desired.files[0];
+  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd });
 }
