@@ -49,6 +49,8 @@ export const COMMAND_ERROR_CODES = [
   'plan_stale',
   'plan_unreadable',
   'region_invalid',
+  'report_no_deploy',
+  'report_write_failed',
   'state_invalid',
   'state_lock_failed',
   'state_locked',

@@ -1,0 +1,142 @@
+/**
+ * `voxform report`: did a change help? Reads the call log (streaming, newest first), ties each call
+ * to the configuration version it ran with through the apply history, and prints metrics per agent
+ * and version with each version compared to the one before (docs/report.md). Markdown (default) for
+ * a pull-request comment, JSON (schemas/report.schema.json), or one self-contained HTML file.
+ */
+import path from 'node:path';
+import { VoxformError, isVoxformError } from '../../errors.js';
+import { FileHistoryStore } from '../../history/file-store.js';
+import type { HistoryRecord } from '../../history/types.js';
+import { loadManifests } from '../../manifest/index.js';
+import { buildCallReport } from '../../report/build-report.js';
+import { diffLinkFromEnv } from '../../report/diff-links.js';
+import { renderReportHtml } from '../../report/render-html.js';
+import { renderReportMarkdown } from '../../report/render-markdown.js';
+import { renderReportJson } from '../../report/render-json.js';
+import { deployedVersions } from '../../report/versions.js';
+import { workspaceKey } from '../../state/types.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { resolveConnection } from '../connection.js';
+import type { CommandContext, ConnectionOptions } from '../context.js';
+import { progressLine } from '../progress.js';
+import { parseTimeArgument } from './logs.js';
+
+export interface ReportOptions extends ConnectionOptions {
+  file?: string[];
+  env?: string;
+  agent?: string;
+  since?: string;
+  until?: string;
+  sinceDeploy?: boolean;
+  format?: 'html' | 'json' | 'markdown';
+  out?: string;
+  state?: string;
+}
+
+export async function run(options: ReportOptions, ctx: CommandContext): Promise<number> {
+  const format = options.format ?? 'markdown';
+  if (format === 'html' && options.out === undefined && ctx.stdout.isTTY) {
+    throw new VoxformError('invalid_argument', 'An HTML report is a file to open in a browser, not text for the terminal.', { hint: 'Add --out report.html.' });
+  }
+  const now = new Date();
+  const until = options.until === undefined ? undefined : parseTimeArgument('--until', options.until, now.getTime());
+  let since = options.since === undefined ? undefined : parseTimeArgument('--since', options.since, now.getTime());
+  if (options.sinceDeploy && since !== undefined) {
+    throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy starts the window before the latest deploy by as long as it has been live.' });
+  }
+  if (since !== undefined && until !== undefined && since > until) {
+    throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
+  }
+  const manifestNames = await manifestAgentNames(options, ctx);
+  const { client, baseUrl, local } = await resolveConnection(options, ctx);
+  const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
+  const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
+  const history = await new FileHistoryStore(path.join(path.dirname(stateFile), 'history')).list({ workspace });
+  const agentId = options.agent === undefined ? undefined : agentIdOf(options.agent, manifestNames, history);
+  if (options.sinceDeploy) since = windowAroundLatestDeploy(history, agentId, until ?? now.getTime() / 1000);
+
+  const status = progressLine(ctx.stderr);
+  const calls = client.iterateCallLogs({
+    ...(agentId === undefined ? {} : { agent_id: agentId }),
+    ...(since === undefined ? {} : { start_time: since }),
+    ...(until === undefined ? {} : { end_time: until }),
+  });
+  const report = await buildCallReport({
+    calls,
+    history,
+    workspace,
+    names: new Map([...manifestNames].map(([name, id]) => [id, name])),
+    since,
+    until,
+    now,
+    diffLink: diffLinkFromEnv(ctx.env),
+    onCall: (count) => status.update(`Reading call logs… ${count.toLocaleString('en-US')} call${count === 1 ? '' : 's'}`),
+  });
+  status.done();
+  const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report);
+  if (options.out === undefined) {
+    ctx.stdout.write(text);
+  } else {
+    await writeReport(path.resolve(ctx.cwd, options.out), ctx.secrets.redact(text));
+    ctx.stderr.write(`Wrote ${options.out}: ${report.calls.toLocaleString('en-US')} calls of ${report.agents.length} agent${report.agents.length === 1 ? '' : 's'}.\n`);
+  }
+  if (report.calls === 0) ctx.stderr.write('No call records in the window.\n');
+  return 0;
+}
+
+async function writeReport(file: string, text: string): Promise<void> {
+  try {
+    await writeFileAtomic(file, text);
+  } catch (error) {
+    throw new VoxformError('report_write_failed', `Cannot write the report to ${file}: ${(error as Error).message}.`, { hint: 'Check that the folder exists and is writable, or choose another --out.' });
+  }
+}
+
+/** `--agent`: a manifest name, a name the apply history knows, else taken as an agent id. */
+function agentIdOf(agent: string, manifestNames: ReadonlyMap<string, string>, history: readonly HistoryRecord[]): string {
+  const fromManifest = manifestNames.get(agent);
+  if (fromManifest !== undefined) return fromManifest;
+  for (const record of history) {
+    const id = record.agents[agent]?.id;
+    if (typeof id === 'string') return id;
+  }
+  return agent;
+}
+
+/**
+ * `--since-deploy`: the window that compares the latest deploy (of `--agent`, else of any agent)
+ * with what ran before it, over equal lengths of time: from as long before the deploy as it has
+ * been live since.
+ */
+function windowAroundLatestDeploy(history: readonly HistoryRecord[], agentId: string | undefined, until: number): number {
+  let latest: number | undefined;
+  for (const [id, versions] of deployedVersions(history)) {
+    if (agentId !== undefined && id !== agentId) continue;
+    for (const version of versions) {
+      const at = Date.parse(version.deployed?.at ?? '') / 1000;
+      if (Number.isFinite(at) && at <= until && (latest === undefined || at > latest)) latest = at;
+    }
+  }
+  if (latest === undefined) {
+    throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agentId === undefined ? '' : ` of agent ${agentId}`} in this workspace.`, {
+      hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
+    });
+  }
+  return latest - (until - latest);
+}
+
+/**
+ * Local agent name → id from the manifests, when there are any (their `${env:…}` values are
+ * registered as secrets on the way, so no output can show them). No manifest is no names.
+ */
+async function manifestAgentNames(options: ReportOptions, ctx: CommandContext): Promise<Map<string, string>> {
+  try {
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
+    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    return new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'manifest_not_found') return new Map();
+    throw error;
+  }
+}
