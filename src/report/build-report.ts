@@ -98,8 +98,8 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
       comparison: before ? compareVersions(entry.metrics, before.version.key, before.metrics) : null,
     };
   });
-  const earliestCall = Math.min(...ordered.map((entry) => entry.metrics.firstTs));
-  const from = input.since ?? earliestCall;
+  // Without --since the window starts with the first call, or with the deploy of its version.
+  const from = input.since ?? Math.min(...ordered.map(startOf));
   const deploys = deployed
     .flatMap((version) => (version.deployed ? [version.deployed] : []))
     .filter((deploy) => {

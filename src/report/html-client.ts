@@ -6,10 +6,9 @@
  * goes in with `textContent` and every link is checked to be http(s): the data came from the
  * service and the repository.
  */
-export const HTML_CLIENT_SCRIPT = String.raw`(function () {
-  'use strict';
-  var data = JSON.parse(document.getElementById('report-data').textContent);
-  var COLORS = { calls: '#1f4e8c', completed: '#2e8540', voicemail: '#8a6d3b', timeout: '#b35900', error: '#c0392b', other: '#7f8c8d' };
+
+/** The page's helpers: colours, element building, URL checks, a deploy's popup. */
+const PAGE_HELPERS = String.raw`  var COLORS = { calls: '#1f4e8c', completed: '#2e8540', voicemail: '#8a6d3b', timeout: '#b35900', error: '#c0392b', other: '#7f8c8d' };
   var GROUPS = ['completed', 'voicemail', 'timeout', 'error', 'other'];
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -44,7 +43,10 @@ export const HTML_CLIENT_SCRIPT = String.raw`(function () {
     }
     return box;
   }
-  function drawChart(agent, index) {
+`;
+
+/** One agent's chart: the series, the deploy lines drawn on the canvas, the markers over them. */
+const DRAW_CHART = String.raw`  function drawChart(agent, index) {
     var host = document.getElementById('chart-' + index);
     var xs = agent.series.points.map(function (p) { return Date.parse(p.start) / 1000; });
     var columns = [xs, agent.series.points.map(function (p) { return p.calls; })];
@@ -94,7 +96,12 @@ export const HTML_CLIENT_SCRIPT = String.raw`(function () {
     host.setAttribute('data-deploys', String(agent.deploys.length));
     host.setAttribute('data-rendered', 'true');
   }
-  data.agents.forEach(drawChart);
+`;
+
+export const HTML_CLIENT_SCRIPT = `(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+${PAGE_HELPERS}${DRAW_CHART}  data.agents.forEach(drawChart);
   document.body.setAttribute('data-charts-ready', String(data.agents.length));
 })();
 `;
