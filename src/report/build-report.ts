@@ -10,7 +10,7 @@ import type { DiffLink } from './diff-links.js';
 import { MetricsAccumulator } from './metrics.js';
 import { outcomeGroupOf, statusOf } from './outcomes.js';
 import { MIN_CALLS } from './statistics.js';
-import { TimeSeries } from './time-series.js';
+import { CHART_BINS, TimeSeries } from './time-series.js';
 import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type VersionReport } from './types.js';
 import { deployedVersions, VersionResolver, type ConfigVersion, type DeployInfo } from './versions.js';
 
@@ -107,6 +107,7 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
       return at >= from && (input.until === undefined || at <= input.until);
     })
     .map((deploy) => deployMarker(deploy, input.diffLink));
+  agent.series.fitTo(CHART_BINS);
   const points = agent.series.points();
   return {
     agent_id: agent.agentId,

@@ -102,7 +102,7 @@ function agentSection(agent: AgentReport, index: number, minCalls: number): stri
     const m = version.metrics;
     const cells = [
       `<td>${escapeHtml(versionLabel(version))}</td>`,
-      `<td>${version.deploy ? escapeHtml(version.deploy.at) : '–'}</td>`,
+      `<td>${version.deploy ? escapeHtml(`${version.deploy.at.slice(0, 16).replace('T', ' ')} UTC`) : '–'}</td>`,
       `<td class="num">${m.calls}</td>`,
       `<td>${escapeHtml(Object.entries(m.by_status).map(([status, count]) => `${status} ${count}`).join(', '))}</td>`,
       `<td>${escapeHtml(rateText(m.error_rate))}</td>`,

@@ -8,6 +8,8 @@ import type { OutcomeGroup } from './outcomes.js';
 
 const WIDTHS_SECONDS = [60, 300, 900, 3600, 10_800, 21_600, 43_200, 86_400, 604_800, 2_419_200];
 const MAX_BINS = 400;
+/** Bins a chart shows at most: coarser bins read better than hundreds of mostly empty ones. */
+export const CHART_BINS = 120;
 
 export interface SeriesPoint {
   /** Start of the bin, Unix seconds. */
@@ -59,9 +61,14 @@ export class TimeSeries {
     return out;
   }
 
-  /** Steps up the ladder until the range `low..high` fits, merging bins. */
-  private coarsen(low: number, high: number): void {
-    while (this.widthIndex < WIDTHS_SECONDS.length - 1 && (high - low) / this.binSeconds + 1 > MAX_BINS) {
+  /** Merges bins until the series has at most `maxBins` of them (or the widest width is reached). */
+  fitTo(maxBins: number): void {
+    if (this.bins.size > 0) this.coarsen(this.minStart, this.maxStart, maxBins);
+  }
+
+  /** Steps up the ladder until the range `low..high` fits in `maxBins`, merging bins. */
+  private coarsen(low: number, high: number, maxBins = MAX_BINS): void {
+    while (this.widthIndex < WIDTHS_SECONDS.length - 1 && (high - low) / this.binSeconds + 1 > maxBins) {
       this.widthIndex++;
       low = Math.floor(low / this.binSeconds) * this.binSeconds;
       high = Math.floor(high / this.binSeconds) * this.binSeconds;

@@ -113,3 +113,15 @@ describe('TimeSeries', () => {
     expect(points.reduce((sum, p) => sum + p.outcomes.timeout, 0)).toBe(360);
   });
 });
+
+describe('TimeSeries.fitTo', () => {
+  it('merges bins for the chart until at most that many remain', () => {
+    const series = new TimeSeries();
+    for (let i = 0; i < 96; i++) series.add(1_700_000_000 + i * 1800, 'completed');
+    expect(series.points().length).toBeGreaterThan(120);
+    series.fitTo(120);
+    const points = series.points();
+    expect(points.length).toBeLessThanOrEqual(120);
+    expect(points.reduce((sum, p) => sum + p.calls, 0)).toBe(96);
+  });
+});
