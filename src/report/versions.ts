@@ -82,7 +82,9 @@ export function changedTopLevelFields(before: Record<string, unknown>, after: Re
 }
 
 /** Distinct configs remembered at once; past this the least recently used is forgotten (memory stays bounded). */
-const CACHE_LIMIT = 256;
+const CACHE_LIMIT = 1024;
+/** Configs changed outside voxform told apart per agent; further ones share one version (memory stays bounded). */
+const OUTSIDE_LIMIT = 50;
 
 interface HashGroup {
   maskPaths: string[];
@@ -90,12 +92,14 @@ interface HashGroup {
 }
 
 /**
- * Labels calls with their version. Calls of one version share one `agent_config`, so the hash is
- * computed once per distinct config text (cached, least recently used first out).
+ * Labels calls with their version. Hashing a config is the costly step, so its outcome is cached by
+ * the config's text — with a prefetch webhook's extra prompt (different on every call) already cut
+ * off, so all the calls of one version share one cache entry.
  */
 export class VersionResolver {
-  private readonly cache = new Map<string, string>();
+  private readonly cache = new Map<string, string | null>();
   private readonly groups = new Map<string, HashGroup[]>();
+  private readonly outside = new Map<string, Set<string>>();
 
   constructor(private readonly deployed: ReturnType<typeof deployedVersions>) {
     for (const [agentId, versions] of deployed) {
@@ -112,49 +116,66 @@ export class VersionResolver {
   resolve(agentId: string, config: unknown, ts: number): ConfigVersion {
     const hash = this.matchedHash(agentId, isPlainObject(config) ? config : {});
     const candidates = (this.deployed.get(agentId) ?? []).filter((version) => version.configHash === hash);
-    if (candidates.length === 0) return { key: `outside:${hash.replace(/^sha256:/, '').slice(0, 12)}`, agentId, configHash: hash };
+    if (candidates.length === 0) return this.outsideVersion(agentId, hash);
     // The same configuration deployed again later (a rollback) is a new version: the latest deploy
     // before the call; a call just before its deploy's record was written counts to the earliest.
     const before = candidates.filter((version) => Date.parse(version.deployed?.at ?? '') <= ts * 1000);
     return before[before.length - 1] ?? (candidates[0] as ConfigVersion);
   }
 
-  private matchedHash(agentId: string, config: Record<string, unknown>): string {
-    const cacheKey = `${agentId}\0${JSON.stringify(config)}`;
-    const cached = this.cache.get(cacheKey);
-    if (cached !== undefined) {
-      this.cache.delete(cacheKey);
-      this.cache.set(cacheKey, cached);
-      return cached;
-    }
-    const hash = this.computeHash(agentId, config);
-    this.cache.set(cacheKey, hash);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
-    return hash;
+  private outsideVersion(agentId: string, hash: string): ConfigVersion {
+    const seen = this.outside.get(agentId) ?? new Set<string>();
+    this.outside.set(agentId, seen);
+    if (!seen.has(hash) && seen.size >= OUTSIDE_LIMIT) return { key: 'outside:more', agentId, configHash: hash };
+    seen.add(hash);
+    return { key: `outside:${hash.replace(/^sha256:/, '').slice(0, 12)}`, agentId, configHash: hash };
   }
 
-  private computeHash(agentId: string, config: Record<string, unknown>): string {
+  /** The deployed hash the config matches (extra prompt cut, secrets masked), else its own hash. */
+  private matchedHash(agentId: string, config: Record<string, unknown>): string {
+    const { prompt, ...rest } = config;
+    const restText = JSON.stringify(rest);
+    const groups = this.groups.get(agentId) ?? [];
     const known = new Set((this.deployed.get(agentId) ?? []).map((version) => version.configHash));
-    for (const group of this.groups.get(agentId) ?? []) {
-      for (const candidate of withoutExtraPrompt(config, group.promptLength)) {
-        const hash = configurationHash(candidate, { maskPaths: group.maskPaths });
-        if (known.has(hash)) return hash;
-      }
+    // Every group's cut prompt before any prompt as it ran: a prompt with a per-call extra prompt
+    // is unique, and hashing it (a cache miss each time) is what costs.
+    const attempts = groups.flatMap((group, index) => promptCandidates(prompt, group.promptLength).map((candidate) => ({ group, index, candidate })));
+    attempts.sort((a, b) => Number(a.candidate === prompt) - Number(b.candidate === prompt));
+    for (const { group, index, candidate } of attempts) {
+      const hash = this.cached(`${agentId}\0${index}\0${restText}\0${JSON.stringify(candidate)}`, () => {
+        const value = configurationHash(candidate === undefined ? rest : { ...rest, prompt: candidate }, { maskPaths: group.maskPaths });
+        return known.has(value) ? value : null;
+      });
+      if (hash !== null) return hash;
     }
-    return configurationHash(config);
+    // Not deployed by voxform: named by its hash, with what looks like an extra prompt (the blank
+    // line at a deployed prompt's length) cut off, so per-call extra prompts do not split it.
+    const cut = promptCandidates(prompt, groups.find((group) => group.promptLength !== undefined)?.promptLength)[0];
+    return this.cached(`${agentId}\0outside\0${restText}\0${JSON.stringify(cut)}`, () => configurationHash(cut === undefined ? rest : { ...rest, prompt: cut })) as string;
+  }
+
+  private cached(key: string, compute: () => string | null): string | null {
+    if (this.cache.has(key)) {
+      const value = this.cache.get(key) as string | null;
+      this.cache.delete(key);
+      this.cache.set(key, value);
+      return value;
+    }
+    const value = compute();
+    this.cache.set(key, value);
+    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+    return value;
   }
 }
 
 /**
- * The config as the call ran it, then (when the prompt is longer than the deployed one and the
- * rest starts with the blank line the service puts before it) with a prefetch webhook's
- * `extra_prompt` cut off. A prompt that was empty becomes the extra prompt alone.
+ * The prompts to try, best first: with a prefetch webhook's `extra_prompt` cut off (when the prompt
+ * is longer than the deployed one and the rest starts with the blank line the service puts before
+ * it; a prompt that was empty becomes the extra prompt alone), then as the call ran it.
  */
-export function withoutExtraPrompt(config: Record<string, unknown>, promptLength: number | undefined): Array<Record<string, unknown>> {
-  const out = [config];
-  const prompt = config.prompt;
-  if (promptLength === undefined || typeof prompt !== 'string' || prompt.length <= promptLength) return out;
-  if (promptLength === 0) out.push({ ...config, prompt: '' });
-  else if (prompt.startsWith('\n\n', promptLength)) out.push({ ...config, prompt: prompt.slice(0, promptLength) });
-  return out;
+export function promptCandidates(prompt: unknown, promptLength: number | undefined): unknown[] {
+  if (promptLength === undefined || typeof prompt !== 'string' || prompt.length <= promptLength) return [prompt];
+  if (promptLength === 0) return ['', prompt];
+  if (prompt.startsWith('\n\n', promptLength)) return [prompt.slice(0, promptLength), prompt];
+  return [prompt];
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCallReport } from '../../src/report/build-report.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
-import { VersionResolver, changedTopLevelFields, deployedVersions, withoutExtraPrompt } from '../../src/report/versions.js';
+import { VersionResolver, changedTopLevelFields, deployedVersions, promptCandidates } from '../../src/report/versions.js';
 import { agentConfig, callRecord, historyRecord, newestFirst, PLANTED_HEADER } from './helpers.js';
 
 const AGENT = '-OKagentFrontDesk001';
@@ -26,7 +26,22 @@ describe('VersionResolver', () => {
     expect(resolver.resolve(AGENT, withExtra, T0 + 86_400 + 10).key).toBe(deploy2.id);
     // Without the blank line the service puts before it, it is not an extra prompt but another prompt.
     expect(resolver.resolve(AGENT, { ...v2, prompt: `${v2.prompt as string} More.` }, T0 + 86_400 + 10).key).toMatch(/^outside:[0-9a-f]{12}$/);
-    expect(withoutExtraPrompt({ prompt: 'extra' }, 0)).toEqual([{ prompt: 'extra' }, { prompt: '' }]);
+    expect(promptCandidates('extra', 0)).toEqual(['', 'extra']);
+    expect(promptCandidates('base\n\nextra', 4)).toEqual(['base', 'base\n\nextra']);
+    expect(promptCandidates('base', 4)).toEqual(['base']);
+    expect(promptCandidates(undefined, 4)).toEqual([undefined]);
+  });
+
+  it('keeps one outside version for calls that differ only in their extra prompt, and bounds their number', () => {
+    const edited = agentConfig('You are the receptionist. Edited.');
+    const keys = new Set(
+      Array.from({ length: 10 }, (_, i) => resolver.resolve(AGENT, { ...agentConfig('You are the receptionist.'), first_message: 'Hi', prompt: `You are the receptionist.\n\nCaller ${i}` }, T0 + 10).key),
+    );
+    expect(keys.size).toBe(1);
+    const many = new VersionResolver(deployedVersions([deploy1]));
+    const outside = new Set(Array.from({ length: 60 }, (_, i) => many.resolve(AGENT, { ...edited, first_message: `Hi ${i}` }, T0).key));
+    expect(outside.size).toBe(51);
+    expect(outside.has('outside:more')).toBe(true);
   });
 
   it('names a configuration the history does not hold by its hash, as changed outside voxform', () => {

@@ -136,7 +136,7 @@ describe('the HTML report in headless Chromium', () => {
     const markers = await page.$$('.deploy-marker');
     await markers[1]?.hover();
     const popup = await page.$eval('.deploy-marker:hover .deploy-popup', (box) => ({
-      visible: getComputedStyle(box).display !== 'none',
+      visible: box.ownerDocument.defaultView?.getComputedStyle(box).display !== 'none',
       text: box.textContent ?? '',
       links: [...box.querySelectorAll('a')].map((a) => a.getAttribute('href')),
     }));
@@ -147,7 +147,7 @@ describe('the HTML report in headless Chromium', () => {
     expect(popup.links).toEqual([`https://github.example/acme/agents/compare/${'a'.repeat(40)}...${'b'.repeat(40)}`]);
 
     // Hostile names stayed text: no script of theirs ran, no element of theirs exists.
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.$$('img')).toHaveLength(0);
     expect(await page.$eval('h2', (h) => h.textContent)).toContain('booking"><img');
 
