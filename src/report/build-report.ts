@@ -15,8 +15,8 @@ import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMa
 import { deployedVersions, VersionResolver, type ConfigVersion, type DeployInfo } from './versions.js';
 
 export interface ReportInput {
-  /** The call log, newest first (already filtered by agent and window on the service). */
-  calls: AsyncIterable<GlobalCallHistoryRecord>;
+  /** The call log (already filtered by agent and window on the service), as streams read at once, in any order. */
+  calls: ReadonlyArray<AsyncIterable<GlobalCallHistoryRecord>>;
   /** The workspace's apply history (any order). */
   history: readonly HistoryRecord[];
   workspace: string;
@@ -43,7 +43,7 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
   const resolver = new VersionResolver(deployed);
   const agents = new Map<string, AgentState>();
   let count = 0;
-  for await (const record of input.calls) {
+  const add = (record: GlobalCallHistoryRecord) => {
     const agentId = typeof record.agent_id === 'string' ? record.agent_id : '(unknown agent)';
     const ts = typeof record.ts === 'number' && Number.isFinite(record.ts) ? record.ts : 0;
     let agent = agents.get(agentId);
@@ -62,7 +62,11 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     bucket.metrics.add(record, ts);
     count++;
     input.onCall?.(count);
-  }
+  };
+  // Every counter is indifferent to the order calls arrive in, so the streams are read at once.
+  await Promise.all(input.calls.map(async (stream) => {
+    for await (const record of stream) add(record);
+  }));
   const names = new Map(input.names);
   for (const [agentId, versions] of deployed) {
     const latest = versions[versions.length - 1]?.deployed?.agentName;

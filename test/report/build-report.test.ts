@@ -91,7 +91,7 @@ describe('buildCallReport', () => {
       ...calls(v2, T0 + 86_400 + 60, 60, 2, { credit: 0.25, functionCalls: [{ name: 'transfer_call' }, { name: 'lookup', error: 'HTTP 500' }] }),
     ];
     const report = await buildCallReport({
-      calls: newestFirst(records),
+      calls: [newestFirst(records)],
       history: [deploy2, deploy1],
       workspace: 'default@local',
       names: new Map(),
@@ -124,7 +124,7 @@ describe('buildCallReport', () => {
 
   it('says "not enough calls" below the minimum instead of claiming a difference', async () => {
     const report = await buildCallReport({
-      calls: newestFirst([...calls(v1, T0 + 60, 10, 100), ...calls(v2, T0 + 86_400 + 60, 10, 1)]),
+      calls: [newestFirst([...calls(v1, T0 + 60, 10, 100), ...calls(v2, T0 + 86_400 + 60, 10, 1)])],
       history: [deploy1, deploy2],
       workspace: 'default@local',
       names: new Map([[AGENT, 'desk']]),

@@ -61,7 +61,7 @@ async function reportHtml(): Promise<string> {
     ),
   );
   const report = await buildCallReport({
-    calls: newestFirst(calls),
+    calls: [newestFirst(calls)],
     history,
     workspace: 'default@local',
     names: new Map(),

@@ -11,6 +11,7 @@ import type { HistoryRecord } from '../../history/types.js';
 import { loadManifests } from '../../manifest/index.js';
 import { buildCallReport } from '../../report/build-report.js';
 import { diffLinkFromEnv } from '../../report/diff-links.js';
+import { readCallLog } from '../../report/read-calls.js';
 import { renderReportHtml } from '../../report/render-html.js';
 import { renderReportMarkdown } from '../../report/render-markdown.js';
 import { renderReportJson } from '../../report/render-json.js';
@@ -57,11 +58,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   if (options.sinceDeploy) since = windowAroundLatestDeploy(history, agentId, until ?? now.getTime() / 1000);
 
   const status = progressLine(ctx.stderr);
-  const calls = client.iterateCallLogs({
-    ...(agentId === undefined ? {} : { agent_id: agentId }),
-    ...(since === undefined ? {} : { start_time: since }),
-    ...(until === undefined ? {} : { end_time: until }),
-  });
+  const calls = readCallLog(client, agentId === undefined ? {} : { agent_id: agentId }, { since, until }, now.getTime() / 1000);
   const report = await buildCallReport({
     calls,
     history,
