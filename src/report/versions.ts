@@ -81,7 +81,7 @@ export function changedTopLevelFields(before: Record<string, unknown>, after: Re
   return [...keys].filter((key) => canonicalJson(before[key] ?? null) !== canonicalJson(after[key] ?? null)).sort();
 }
 
-/** Distinct configs remembered at once; past this the least recently used is forgotten (memory stays bounded). */
+/** Hash outcomes remembered at once; when full, the cache starts again empty (memory stays bounded). */
 const CACHE_LIMIT = 1024;
 /** Configs changed outside voxform told apart per agent; further ones share one version (memory stays bounded). */
 const OUTSIDE_LIMIT = 50;
@@ -91,36 +91,55 @@ interface HashGroup {
   promptLength: number | undefined;
 }
 
+interface AgentVersions {
+  groups: HashGroup[];
+  /** Deployed hashes, each with its deploys oldest first (and their times in ms). */
+  byHash: Map<string, Array<{ version: ConfigVersion; atMs: number }>>;
+}
+
+/** What is known of one config text (the config without its prompt): the outcome per group and prompt. */
+interface CacheEntry {
+  byGroup: Array<Map<unknown, string | null>>;
+  outside: Map<unknown, string>;
+}
+
 /**
  * Labels calls with their version. Hashing a config is the costly step, so its outcome is cached by
- * the config's text — with a prefetch webhook's extra prompt (different on every call) already cut
- * off, so all the calls of one version share one cache entry.
+ * the config's text without the prompt, then by the prompt — with a prefetch webhook's extra prompt
+ * (different on every call) already cut off, so all the calls of one version share one entry.
  */
 export class VersionResolver {
-  private readonly cache = new Map<string, string | null>();
-  private readonly groups = new Map<string, HashGroup[]>();
+  private readonly agents = new Map<string, AgentVersions>();
+  private readonly cache = new Map<string, Map<string, CacheEntry>>();
+  private cacheSize = 0;
   private readonly outside = new Map<string, Set<string>>();
 
-  constructor(private readonly deployed: ReturnType<typeof deployedVersions>) {
+  constructor(deployed: ReturnType<typeof deployedVersions>) {
     for (const [agentId, versions] of deployed) {
       const groups = new Map<string, HashGroup>();
+      const byHash = new Map<string, Array<{ version: ConfigVersion; atMs: number }>>();
       for (const version of versions) {
         const groupKey = `${version.promptLength ?? ''}\0${[...version.maskedPaths].sort().join('\0')}`;
         if (!groups.has(groupKey)) groups.set(groupKey, { maskPaths: version.maskedPaths, promptLength: version.promptLength });
+        const list = byHash.get(version.configHash) ?? [];
+        list.push({ version, atMs: Date.parse(version.deployed?.at ?? '') });
+        byHash.set(version.configHash, list);
       }
-      this.groups.set(agentId, [...groups.values()]);
+      this.agents.set(agentId, { groups: [...groups.values()], byHash });
     }
   }
 
   /** The version a call of `agentId` at `ts` (Unix seconds) with this `agent_config` ran with. */
   resolve(agentId: string, config: unknown, ts: number): ConfigVersion {
-    const hash = this.matchedHash(agentId, isPlainObject(config) ? config : {});
-    const candidates = (this.deployed.get(agentId) ?? []).filter((version) => version.configHash === hash);
-    if (candidates.length === 0) return this.outsideVersion(agentId, hash);
+    const agent = this.agents.get(agentId) ?? { groups: [], byHash: new Map() };
+    const hash = this.matchedHash(agentId, agent, isPlainObject(config) ? config : {});
+    const candidates = agent.byHash.get(hash);
+    if (!candidates) return this.outsideVersion(agentId, hash);
     // The same configuration deployed again later (a rollback) is a new version: the latest deploy
     // before the call; a call just before its deploy's record was written counts to the earliest.
-    const before = candidates.filter((version) => Date.parse(version.deployed?.at ?? '') <= ts * 1000);
-    return before[before.length - 1] ?? (candidates[0] as ConfigVersion);
+    let chosen = candidates[0] as { version: ConfigVersion };
+    for (const candidate of candidates) if (candidate.atMs <= ts * 1000) chosen = candidate;
+    return chosen.version;
   }
 
   private outsideVersion(agentId: string, hash: string): ConfigVersion {
@@ -132,39 +151,56 @@ export class VersionResolver {
   }
 
   /** The deployed hash the config matches (extra prompt cut, secrets masked), else its own hash. */
-  private matchedHash(agentId: string, config: Record<string, unknown>): string {
+  private matchedHash(agentId: string, agent: AgentVersions, config: Record<string, unknown>): string {
     const { prompt, ...rest } = config;
-    const restText = JSON.stringify(rest);
-    const groups = this.groups.get(agentId) ?? [];
-    const known = new Set((this.deployed.get(agentId) ?? []).map((version) => version.configHash));
+    const entry = this.entryFor(agentId, JSON.stringify(rest), agent.groups.length);
     // Every group's cut prompt before any prompt as it ran: a prompt with a per-call extra prompt
     // is unique, and hashing it (a cache miss each time) is what costs.
-    const attempts = groups.flatMap((group, index) => promptCandidates(prompt, group.promptLength).map((candidate) => ({ group, index, candidate })));
-    attempts.sort((a, b) => Number(a.candidate === prompt) - Number(b.candidate === prompt));
-    for (const { group, index, candidate } of attempts) {
-      const hash = this.cached(`${agentId}\0${index}\0${restText}\0${JSON.stringify(candidate)}`, () => {
-        const value = configurationHash(candidate === undefined ? rest : { ...rest, prompt: candidate }, { maskPaths: group.maskPaths });
-        return known.has(value) ? value : null;
-      });
-      if (hash !== null) return hash;
+    for (const cutOnly of [true, false]) {
+      for (const [index, group] of agent.groups.entries()) {
+        const candidates = promptCandidates(prompt, group.promptLength);
+        const candidate = cutOnly ? (candidates.length > 1 ? candidates[0] : undefined) : candidates[candidates.length - 1];
+        if (cutOnly && candidates.length === 1) continue;
+        const known = entry.byGroup[index] as Map<unknown, string | null>;
+        let hash = known.get(candidate);
+        if (hash === undefined) {
+          const value = configurationHash(candidate === undefined ? rest : { ...rest, prompt: candidate }, { maskPaths: group.maskPaths });
+          hash = agent.byHash.has(value) ? value : null;
+          this.remember(known, candidate, hash);
+        }
+        if (hash !== null) return hash;
+      }
     }
     // Not deployed by voxform: named by its hash, with what looks like an extra prompt (the blank
     // line at a deployed prompt's length) cut off, so per-call extra prompts do not split it.
-    const cut = promptCandidates(prompt, groups.find((group) => group.promptLength !== undefined)?.promptLength)[0];
-    return this.cached(`${agentId}\0outside\0${restText}\0${JSON.stringify(cut)}`, () => configurationHash(cut === undefined ? rest : { ...rest, prompt: cut })) as string;
+    const cut = promptCandidates(prompt, agent.groups.find((group) => group.promptLength !== undefined)?.promptLength)[0];
+    let hash = entry.outside.get(cut);
+    if (hash === undefined) {
+      hash = configurationHash(cut === undefined ? rest : { ...rest, prompt: cut });
+      this.remember(entry.outside, cut, hash);
+    }
+    return hash;
   }
 
-  private cached(key: string, compute: () => string | null): string | null {
-    if (this.cache.has(key)) {
-      const value = this.cache.get(key) as string | null;
-      this.cache.delete(key);
-      this.cache.set(key, value);
-      return value;
+  private entryFor(agentId: string, restText: string, groups: number): CacheEntry {
+    let byText = this.cache.get(agentId);
+    if (!byText) this.cache.set(agentId, (byText = new Map()));
+    let entry = byText.get(restText);
+    if (!entry) {
+      entry = { byGroup: Array.from({ length: groups }, () => new Map()), outside: new Map() };
+      byText.set(restText, entry);
+      this.cacheSize++;
     }
-    const value = compute();
-    this.cache.set(key, value);
-    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
-    return value;
+    return entry;
+  }
+
+  private remember<T>(map: Map<unknown, T>, key: unknown, value: T): void {
+    if (this.cacheSize >= CACHE_LIMIT) {
+      this.cache.clear();
+      this.cacheSize = 0;
+    }
+    map.set(key, value);
+    this.cacheSize++;
   }
 }
 

@@ -68,7 +68,9 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     until,
     now,
     diffLink: diffLinkFromEnv(ctx.env),
-    onCall: (count) => status.update(`Reading call logs… ${count.toLocaleString('en-US')} call${count === 1 ? '' : 's'}`),
+    onCall: (count) => {
+      if (count % 500 === 0) status.update(`Reading call logs… ${count.toLocaleString('en-US')} calls`);
+    },
   });
   status.done();
   const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report);
