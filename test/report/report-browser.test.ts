@@ -7,7 +7,7 @@
  * reason. The screenshot is kept in test-artifacts/report.png.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -81,6 +81,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('the HTML report in headless Chromium', () => {

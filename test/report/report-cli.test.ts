@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
 import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
@@ -38,6 +38,7 @@ function manifest(prompt: string): string {
 }
 
 let dir: string;
+let cleanup: () => Promise<void>;
 const env = { DESK_TOKEN: TOKEN, VOXFORM_ENV_ALLOW: 'DESK_TOKEN' };
 const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra } });
 const deploys: HistoryRecord[] = [];
@@ -51,7 +52,7 @@ async function applyAndRecord(prompt: string, source: HistoryRecord['source']): 
 }
 
 beforeAll(async () => {
-  ({ dir } = await makeTree({}));
+  ({ dir, cleanup } = await makeTree({}));
   deploys.push(await applyAndRecord('You are the receptionist.', { commit: '1'.repeat(40), pullRequest: 41, branch: 'main' }));
   // 40 calls of the first version: every fourth an error, every tenth transferred.
   await addCalls(dir, FRONT_DESK, deploys[0]?.at as string, 40, (i) => ({
@@ -66,6 +67,8 @@ beforeAll(async () => {
     return { agent_config: { ...config, tools, prompt }, duration: 30 + i, function_calls: [{ name: 'lookup', error: i % 5 === 0 ? 'HTTP 500' : null }] };
   });
 }, 120_000);
+
+afterAll(() => cleanup?.());
 
 describe('voxform report --local', () => {
   let report: CallReport;
@@ -94,6 +97,14 @@ describe('voxform report --local', () => {
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(await readFile(path.join(repoRoot, 'schemas/report.schema.json'), 'utf8')));
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    // The default account's calls: versions changed outside voxform, no history, no window.
+    const fresh = await makeTree({});
+    const outside = await runCli(['report', '--local', '--format', 'json'], { cwd: fresh.dir });
+    await fresh.cleanup();
+    expect(outside.code, outside.stderr).toBe(0);
+    const outsideReport = JSON.parse(outside.stdout) as CallReport;
+    expect(outsideReport.agents.flatMap((agent) => agent.versions.map((version) => version.source))).toContain('outside');
+    expect(validate(outsideReport), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ ...report, format_version: 2 })).toBe(false);
     expect(validate({ ...report, agents: [{ ...report.agents[0], extra: true }] })).toBe(false);
   });
