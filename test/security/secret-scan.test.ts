@@ -99,6 +99,9 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'logs', format: 'table', args: ['logs'], outside: true, codes: [0] },
   { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], outside: true, codes: [0] },
   { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], outside: true, codes: [0] },
+  { scenario: 'success', command: 'report', format: 'markdown', args: ['report'], codes: [0] },
+  { scenario: 'success', command: 'report', format: 'json', args: ['report', '--format', 'json'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'report', format: 'html', args: ['report', '--format', 'html', '--out', 'report.html'], codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
   { scenario: 'success', command: 'status', format: 'text', args: ['status'], debug: true, codes: [0] },
   { scenario: 'success', command: 'status', format: 'json', args: ['status', '--format', 'json'], codes: [0] },
@@ -114,6 +117,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'service 422', command: 'logs', format: 'table', args: ['logs'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'report', format: 'json', args: ['report', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], service: 'echo-write', codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'text', args: ['plan'], codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], debug: true, codes: [1] },
@@ -128,6 +132,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'manifest error', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], debug: true, codes: [1] },
   { scenario: 'manifest error', command: 'status', format: 'json', args: ['status', '--format', 'json'], codes: [0] },
   { scenario: 'manifest error', command: 'logs', format: 'json', args: ['logs', '--agent', 'front-desk', '--format', 'json'], codes: [0, 1] },
+  { scenario: 'manifest error', command: 'report', format: 'markdown', args: ['report', '--agent', 'front-desk'], codes: [0, 1] },
 ];
 
 interface Leak {
