@@ -28,6 +28,14 @@ export function renderReportMarkdown(report: CallReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The three most frequent statuses and how many calls ended otherwise. */
+function outcomesText(byStatus: Record<string, number>): string {
+  const entries = Object.entries(byStatus);
+  const shown = entries.slice(0, 3).map(([status, count]) => `${status} ${count}`);
+  const rest = entries.slice(3).reduce((sum, [, count]) => sum + count, 0);
+  return rest > 0 ? `${shown.join(', ')}, others ${rest}` : shown.join(', ');
+}
+
 function windowText(report: CallReport): string {
   const since = report.window.since ? report.window.since.slice(0, 16).replace('T', ' ') : 'the first call';
   const until = report.window.until ? report.window.until.slice(0, 16).replace('T', ' ') : 'now';
@@ -36,14 +44,15 @@ function windowText(report: CallReport): string {
 
 function agentTable(agent: AgentReport, minCalls: number): string[] {
   const lines = [`### ${escapeMarkdown(agent.name)}`, ''];
-  lines.push('| version | deployed | calls | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
-  lines.push('|---|---|--:|---|---|---|--:|--:|---|');
+  lines.push('| version | deployed | calls | outcomes | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
+  lines.push('|---|---|--:|---|---|---|---|--:|--:|---|');
   for (const version of agent.versions) {
     const m = version.metrics;
     const cells = [
       escapeMarkdown(versionLabel(version)),
       version.deploy ? escapeMarkdown(version.deploy.at.slice(0, 16).replace('T', ' ')) : '–',
       m.calls.toLocaleString('en-US'),
+      escapeMarkdown(outcomesText(m.by_status)),
       rateText(m.error_rate),
       rateText(m.transfer_rate),
       `${secondsText(m.duration_seconds.median)} / ${secondsText(m.duration_seconds.p90)}`,

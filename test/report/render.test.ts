@@ -66,8 +66,8 @@ describe('Markdown', () => {
   it('prints one table row per version with intervals and only the supported verdicts', () => {
     const text = renderReportMarkdown(report(HOSTILE));
     expect(text).toContain('### desk \\| \\[click\\]');
-    expect(text).toContain('| changed outside voxform (cccccccccccc) | – | 40 |');
-    expect(text).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 | 40 | 2.5% (0.4%–12.8%) |');
+    expect(text).toContain('| changed outside voxform (cccccccccccc) | – | 40 | user-ended 39, error 1 |');
+    expect(text).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 | 40 | user-ended 39, error 1 | 2.5% (0.4%–12.8%) |');
     expect(text).toContain('| 61.0s / 121s | 0.100 | 3 (1) | errors ▲ higher (+5.0 pts to +35.0 pts); mean duration ▼ lower (−20.0s to −4.0s) |');
     expect(text).not.toContain('transfers ▲');
     expect(text.split('\n').filter((line) => line.startsWith('| ')).every((line) => line.endsWith('|'))).toBe(true);
