@@ -182,7 +182,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--agent <name|id>', 'only this agent: a name from the manifests or the apply history, or an agent id')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 7d)')
     .option('--until <time>', 'up to this time')
-    .option('--since-deploy', 'the latest deploy and as long a time before it')
+    .option('--since-deploy', 'the latest deploy\'s version and the one before it (from that version\'s deploy)')
     .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html']).default('markdown'))
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--state <file>', 'the state file; the apply history is in the history/ folder beside it', '.voxform/state.json')

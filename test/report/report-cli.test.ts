@@ -109,12 +109,13 @@ describe('voxform report --local', () => {
     expect(validate({ ...report, agents: [{ ...report.agents[0], extra: true }] })).toBe(false);
   });
 
-  it('compares the latest deploy with the time before it (--since-deploy), as a Markdown table', async () => {
+  it('compares the latest deploy’s version with the one before it (--since-deploy), as a Markdown table', async () => {
     const result = await cli(['report', '--local', '--since-deploy', '--agent', 'front-desk'], { GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^## Call report\n/);
-    expect(result.stdout).toContain('| PR #42 · 2222222 |');
-    expect(result.stdout).toContain('| 50 |');
+    expect(result.stdout).toMatch(/\| PR #41 · 1111111 \| [^|]+ \| 40 \|/);
+    expect(result.stdout).toMatch(/\| PR #42 · 2222222 \| [^|]+ \| 50 \|/);
+    expect(result.stdout).toContain('errors ▼ lower');
   });
 
   it('writes one HTML file with the data, the chart library and a CSP that forbids the network', async () => {

@@ -44,7 +44,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const until = options.until === undefined ? undefined : parseTimeArgument('--until', options.until, now.getTime());
   let since = options.since === undefined ? undefined : parseTimeArgument('--since', options.since, now.getTime());
   if (options.sinceDeploy && since !== undefined) {
-    throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy starts the window before the latest deploy by as long as it has been live.' });
+    throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy starts the window at the deploy of the version before the latest.' });
   }
   if (since !== undefined && until !== undefined && since > until) {
     throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
@@ -55,7 +55,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
   const history = await new FileHistoryStore(path.join(path.dirname(stateFile), 'history')).list({ workspace });
   const agentId = options.agent === undefined ? undefined : agentIdOf(options.agent, manifestNames, history);
-  if (options.sinceDeploy) since = windowAroundLatestDeploy(history, agentId, until ?? now.getTime() / 1000);
+  if (options.sinceDeploy) since = sinceDeployStart(history, agentId, until ?? now.getTime() / 1000);
 
   const status = progressLine(ctx.stderr);
   const calls = readCallLog(client, agentId === undefined ? {} : { agent_id: agentId }, { since, until }, now.getTime() / 1000);
@@ -104,25 +104,26 @@ function agentIdOf(agent: string, manifestNames: ReadonlyMap<string, string>, hi
 }
 
 /**
- * `--since-deploy`: the window that compares the latest deploy (of `--agent`, else of any agent)
- * with what ran before it, over equal lengths of time: from as long before the deploy as it has
- * been live since.
+ * `--since-deploy`: the window that holds the latest deploy's version (of `--agent`, else of the
+ * agents the latest deploy changed) and the version before it, whole: it starts at the deploy of
+ * that earlier version. Right after an apply the new version has no calls yet and the table shows
+ * the one it replaced; later runs compare the two.
  */
-function windowAroundLatestDeploy(history: readonly HistoryRecord[], agentId: string | undefined, until: number): number {
-  let latest: number | undefined;
+function sinceDeployStart(history: readonly HistoryRecord[], agentId: string | undefined, until: number): number {
+  const deploys = new Map<string, number[]>();
   for (const [id, versions] of deployedVersions(history)) {
     if (agentId !== undefined && id !== agentId) continue;
-    for (const version of versions) {
-      const at = Date.parse(version.deployed?.at ?? '') / 1000;
-      if (Number.isFinite(at) && at <= until && (latest === undefined || at > latest)) latest = at;
-    }
+    const times = versions.map((version) => Date.parse(version.deployed?.at ?? '') / 1000).filter((at) => Number.isFinite(at) && at <= until);
+    if (times.length > 0) deploys.set(id, times);
   }
-  if (latest === undefined) {
+  const latest = Math.max(...[...deploys.values()].map((times) => times[times.length - 1] as number));
+  if (!Number.isFinite(latest)) {
     throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agentId === undefined ? '' : ` of agent ${agentId}`} in this workspace.`, {
       hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
     });
   }
-  return latest - (until - latest);
+  const starts = [...deploys.values()].filter((times) => times[times.length - 1] === latest).map((times) => times[times.length - 2] ?? latest);
+  return Math.min(...starts);
 }
 
 /**
