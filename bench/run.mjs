@@ -19,6 +19,7 @@ const BENCHES = [
   { name: 'test-conversations', script: 'test-conversations.mjs', args: [] },
   { name: 'webhook-send', script: 'webhook-send.mjs', args: [] },
   { name: 'traffic', script: 'traffic.mjs', args: [] },
+  { name: 'report', script: 'report.mjs', args: [] },
 ];
 
 const argv = process.argv.slice(2);

@@ -55,6 +55,8 @@ export const COMMAND_ERROR_CODES = [
   'rollback_agent_not_recorded',
   'rollback_env_invalid',
   'rollback_secret_unrecorded',
+  'report_no_deploy',
+  'report_write_failed',
   'state_invalid',
   'state_lock_failed',
   'state_locked',
