@@ -8,9 +8,12 @@ import { loadManifests } from '../manifest/index.js';
 import type { DesiredState } from '../manifest/types.js';
 import { workspaceKey } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
+import { FileHistoryStore } from '../history/file-store.js';
+import { detectDeploySource } from '../history/source.js';
+import type { DeploySource, HistoryStore } from '../history/types.js';
 import { formatDiagnostics } from './diagnostics.js';
 import type { CommandContext } from './context.js';
-import { resolveConnection } from './connection.js';
+import type { Connection } from './connection.js';
 
 export interface ProjectOptions {
   file?: string[];
@@ -39,7 +42,7 @@ export async function loadDesiredState(options: ProjectOptions, ctx: CommandCont
 
 export interface ConnectedProject {
   desired: DesiredState;
-  connection: Awaited<ReturnType<typeof resolveConnection>>;
+  connection: Connection;
   /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
   stateFile: string;
@@ -50,7 +53,9 @@ export interface ConnectedProject {
  * The service the manifests' project talks to. The manifest's base_url and region count only where
  * the operator set neither (connection.ts): every command that loads manifests connects through here.
  */
-export function connectService(options: ProjectOptions, desired: DesiredState, ctx: CommandContext): ReturnType<typeof resolveConnection> {
+export async function connectService(options: ProjectOptions, desired: DesiredState, ctx: CommandContext): Promise<Connection> {
+  // Loaded when a command connects: the HTTP client is most of start-up, and loading manifests alone does not need it.
+  const { resolveConnection } = await import('./connection.js');
   return resolveConnection(
     { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: desired.baseUrl, region: desired.region } },
     ctx,
@@ -82,4 +87,15 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
   };
+}
+
+/** The deploy ledger of the project's state: for the file backend, `history/` beside the state file. */
+export function historyStoreOf(stateFile: string): HistoryStore {
+  return new FileHistoryStore(path.join(path.dirname(stateFile), 'history'));
+}
+
+/** Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest. */
+export function deploySourceOf(desired: DesiredState, ctx: CommandContext): Promise<DeploySource> {
+  const first = desired.files[0];
+  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd });
 }
