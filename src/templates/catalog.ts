@@ -7,20 +7,17 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { variablesIn } from './substitute.js';
-import { readTemplateFile, readTemplateInclude, TEMPLATE_FILE, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
+import { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
+import { readTemplateFile, readTemplateInclude, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
 import { checkTemplateShape, type DeclaredVariable, type TemplateProblem } from './template-shape.js';
 import { locationOf, nodeAtPlace } from './yaml-place.js';
 
-export { TEMPLATE_FILE } from './template-files.js';
+export { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
 export { RESERVED_VARIABLES, type VariableValue } from './template-shape.js';
-
-/** The package's own templates; the same relative place from src/ (tests) and dist/ (the package). */
-export const defaultTemplatesDir = fileURLToPath(new URL('../../templates/', import.meta.url));
 
 export type TemplateVariable = DeclaredVariable;
 

@@ -14,8 +14,9 @@ import path from 'node:path';
 import { decodeUtf8 } from '../manifest/decode.js';
 import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../manifest/limits.js';
 import { readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../manifest/project-files.js';
+import { TEMPLATE_FILE } from './location.js';
 
-export const TEMPLATE_FILE = 'template.yaml';
+export { TEMPLATE_FILE } from './location.js';
 
 /** A template's name as a manifest's `template:` may give it: a folder name, never a path. */
 export const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
