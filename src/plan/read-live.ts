@@ -21,12 +21,14 @@ function isNotFound(error: unknown): boolean {
  * Reads what the plan compares against: every desired agent (concurrently; the client bounds how
  * many requests are in flight) and the phone list once. An agent the service does not know is
  * left out, for the differ to report with its manifest location; any other failure stops the plan.
- * Phones are read only when the manifest manages some.
+ * Phones are read only when the manifest manages some. `onAgent` hears of each agent as its answer
+ * arrives (the plan compares it while the other reads are still on the wire).
  */
 export async function readLiveState(
   client: LiveReader,
   desired: DesiredState,
   onProgress?: (agentsRead: number, agents: number) => void,
+  onAgent?: (agent: Agent) => void,
 ): Promise<LiveState> {
   const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
   let read = 0;
@@ -34,7 +36,9 @@ export async function readLiveState(
     Promise.all(
       ids.map(async (id) => {
         try {
-          return await client.getAgent(id);
+          const agent = await client.getAgent(id);
+          onAgent?.(agent);
+          return agent;
         } catch (error) {
           if (isNotFound(error)) return undefined;
           throw error;
