@@ -131,16 +131,24 @@ export function flaggedPaths(name: string, flag: 'sensitive' | 'readOnly', root:
   return found;
 }
 
+/** Patterns split into their parts, once each: the plan asks about every value of every agent. */
+const patternParts = new Map<string, string[]>();
+
 /** Whether a concrete path (e.g. ['tools', 0, 'header', 'x-token']) lies at or under a flagged pattern. */
 export function pathMatchesPattern(path: ReadonlyArray<string | number>, pattern: string): boolean {
-  const parts = pattern.match(/[^.[\]]+|\[\]/g) ?? [];
+  let parts = patternParts.get(pattern);
+  if (!parts) {
+    parts = pattern.match(/[^.[\]]+|\[\]/g) ?? [];
+    if (patternParts.size < 10_000) patternParts.set(pattern, parts);
+  }
   if (parts.length > path.length) return false;
-  return parts.every((part, i) => {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     const actual = path[i];
-    if (part === '[]') return typeof actual === 'number';
-    if (part === '*') return typeof actual === 'string';
-    return String(actual) === part;
-  });
+    const matches = part === '[]' ? typeof actual === 'number' : part === '*' ? typeof actual === 'string' : String(actual) === part;
+    if (!matches) return false;
+  }
+  return true;
 }
 
 /**
