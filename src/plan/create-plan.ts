@@ -4,7 +4,6 @@ import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { IncrementalDiff, selectTargets, summarize, type LiveState } from './diff.js';
 import type { DesiredAgent } from '../manifest/types.js';
-import type { Agent } from '../schema/types.gen.js';
 import { environmentVariablesOf } from './environment-variables.js';
 import { readLiveState, type LiveReader } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
@@ -41,9 +40,14 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
   const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets });
-  const arrivals = compareOnArrival(desired, diff, options.onChange);
-  const live = await readLiveState(options.client, desired, options.onReadProgress, arrivals.onAgent);
-  await arrivals.settled();
+  // Each agent is compared as its answer arrives, while the other reads are on the wire.
+  const byId = agentsById(desired);
+  const live = await readLiveState(options.client, desired, options.onReadProgress, (agent) => {
+    for (const desiredAgent of byId.get(agent.id) ?? []) {
+      const change = diff.agentRead(desiredAgent, agent);
+      options.onChange?.(change);
+    }
+  });
   const { changes, problems } = diff.finish(live);
   if (problems.length > 0) {
     const first = problems[0]!;
@@ -67,36 +71,6 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
       changes: selected,
       summary: summarize(selected),
       environmentVariables: environmentVariablesOf(desired.environmentVariables, options.workspace),
-    },
-  };
-}
-
-/**
- * Compares each agent as its answer arrives, while the other reads are on the wire: in a callback
- * of its own (setImmediate), so the request that takes the freed slot, which undici writes in a
- * setImmediate queued as the answer ended, goes out before the comparing instead of after it.
- * `settled` resolves once every comparison queued so far has run (setImmediate callbacks run in
- * order), and rejects with the first error one threw.
- */
-function compareOnArrival(desired: DesiredState, diff: IncrementalDiff, onChange: CreatePlanOptions['onChange']) {
-  const byId = agentsById(desired);
-  let failure: { error: unknown } | undefined;
-  return {
-    onAgent: (agent: Agent): void => {
-      setImmediate(() => {
-        try {
-          for (const desiredAgent of byId.get(agent.id) ?? []) {
-            const change = diff.agentRead(desiredAgent, agent);
-            onChange?.(change);
-          }
-        } catch (error) {
-          failure ??= { error };
-        }
-      });
-    },
-    settled: async (): Promise<void> => {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (failure) throw failure.error;
     },
   };
 }
