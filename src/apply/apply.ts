@@ -11,7 +11,7 @@ import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { planFromJson } from '../plan/saved-plan.js';
-import type { Plan, ResourceChange } from '../plan/types.js';
+import type { Plan } from '../plan/types.js';
 import { acquireStateLock, type StateLock } from '../state/lock.js';
 import { StateStore } from '../state/state-file.js';
 import { workspaceKey } from '../state/types.js';
@@ -48,8 +48,6 @@ export interface ApplyOptions {
   /** Asked when a fresh plan has changes (unless `autoApprove`); resolve true to apply. */
   confirm?: ((plan: Plan) => Promise<boolean>) | undefined;
   onEvent?: ((event: ApplyEvent) => void) | undefined;
-  /** Called with each agent's change of a fresh plan as soon as it is made (see `CreatePlanOptions.onChange`). */
-  onChange?: ((change: ResourceChange) => void) | undefined;
   /** Stops the run: before the plan runs nothing is applied; during it, no new request is started. */
   signal?: AbortSignal | undefined;
   /** Requests in flight at once (default 8). */
@@ -109,7 +107,6 @@ async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ 
       files: options.files ?? [],
       targets: options.targets ?? [],
       onReadProgress,
-      onChange: options.onChange,
     });
   }
   const plan = planFromJson(savedPlan, 'the saved plan');

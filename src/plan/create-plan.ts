@@ -6,7 +6,7 @@ import { IncrementalDiff, selectTargets, summarize, type LiveState } from './dif
 import type { DesiredAgent } from '../manifest/types.js';
 import { environmentVariablesOf } from './environment-variables.js';
 import { readLiveState, type LiveReader } from './read-live.js';
-import type { Plan, ResourceChange } from './types.js';
+import type { Plan } from './types.js';
 
 export interface CreatePlanOptions {
   desired: DesiredState;
@@ -20,12 +20,6 @@ export interface CreatePlanOptions {
   targets?: string[];
   /** Called as each agent is read from the service (for a progress display). */
   onReadProgress?: (agentsRead: number, agents: number) => void;
-  /**
-   * Called with each agent's change as soon as it is made, while other reads are still on the wire
-   * (a renderer can prepare its text then, instead of after the last answer). A change `targets`
-   * leaves out of the plan may be among them.
-   */
-  onChange?: ((change: ResourceChange) => void) | undefined;
   /** Clock, injectable for tests. */
   now?: () => Date;
 }
@@ -43,10 +37,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   // Each agent is compared as its answer arrives, while the other reads are on the wire.
   const byId = agentsById(desired);
   const live = await readLiveState(options.client, desired, options.onReadProgress, (agent) => {
-    for (const desiredAgent of byId.get(agent.id) ?? []) {
-      const change = diff.agentRead(desiredAgent, agent);
-      options.onChange?.(change);
-    }
+    for (const desiredAgent of byId.get(agent.id) ?? []) diff.agentRead(desiredAgent, agent);
   });
   const { changes, problems } = diff.finish(live);
   if (problems.length > 0) {

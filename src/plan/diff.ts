@@ -362,11 +362,9 @@ export class IncrementalDiff {
     }
   }
 
-  /** Compares one agent of the manifests with the service's, read just now; its change as the plan will hold it. */
-  agentRead(agent: DesiredAgent, live: Agent): ResourceChange {
-    const change = diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
-    this.agentsDone.set(agent.address, { live, change });
-    return change;
+  /** Compares one agent of the manifests with the service's, read just now. */
+  agentRead(agent: DesiredAgent, live: Agent): void {
+    this.agentsDone.set(agent.address, { live, change: diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners) });
   }
 
   /** The diff against `live` (agents compared already reused when read from these very answers). */

@@ -3,7 +3,7 @@ import { readStateFile } from '../state/state-file.js';
 import { emptyWorkspace, workspaceKey } from '../state/types.js';
 import { createPlan } from './create-plan.js';
 import type { LiveReader } from './read-live.js';
-import type { Plan, ResourceChange } from './types.js';
+import type { Plan } from './types.js';
 
 export interface PlanOptions {
   /** The manifests, loaded. */
@@ -21,8 +21,6 @@ export interface PlanOptions {
   targets?: string[] | undefined;
   /** Called as each agent is read from the service. */
   onReadProgress?: ((agentsRead: number, agents: number) => void) | undefined;
-  /** Called with each agent's change as soon as it is made (see `CreatePlanOptions.onChange`). */
-  onChange?: ((change: ResourceChange) => void) | undefined;
 }
 
 /** What `apply` would do now, read-only: the state file's workspace, the service, the manifests. */
@@ -38,7 +36,6 @@ export async function plan(options: PlanOptions): Promise<Plan> {
     files: options.files ?? [],
     targets: options.targets ?? [],
     ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
-    onChange: options.onChange,
   });
   return created.plan;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffStates, summarize } from '../../src/plan/diff.js';
 import { renderPlanJson } from '../../src/plan/render-json.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
-import { prepareChangeText, renderPlanText } from '../../src/plan/render-text.js';
+import { renderPlanText } from '../../src/plan/render-text.js';
 import type { Plan } from '../../src/plan/types.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredState } from '../helpers/desired.js';
@@ -67,17 +67,6 @@ describe('text renderer', () => {
         '',
       ].join('\n'),
     );
-  });
-
-  it('prints the same text when each change was prepared ahead (as plan does while reading)', () => {
-    for (const color of [false, true]) {
-      const expected = renderPlanText(makePlan(), { color });
-      const plan = makePlan();
-      for (const change of plan.changes) prepareChangeText(change, { color: !color });
-      for (const change of plan.changes) prepareChangeText(change, { color });
-      expect(renderPlanText(plan, { color })).toBe(expected);
-      expect(renderPlanText(plan, { color: !color })).toBe(renderPlanText(makePlan(), { color: !color }));
-    }
   });
 
   it('says so when nothing changes', () => {

@@ -3,7 +3,7 @@ import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOutcome } from '../../apply/apply.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
-import { prepareChangeText, renderPlanText } from '../../plan/render-text.js';
+import { renderPlanText } from '../../plan/render-text.js';
 import type { CommandContext } from '../context.js';
 import { progressLine, type ProgressLine } from '../progress.js';
 import { connectProject, planInputs, type ProjectOptions } from '../project.js';
@@ -56,8 +56,6 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     autoApprove: options.autoApprove,
     confirm: () => confirmOnTerminal(ctx, stop),
     onEvent: eventPrinter(ctx, status),
-    // The text of each agent's change is made while the other reads are on the wire.
-    onChange: (change) => prepareChangeText(change, { color: ctx.color }),
     signal: stop.signal,
     parallelism: options.parallelism,
     lockTimeoutSeconds: timeout,

@@ -3,7 +3,7 @@ import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { renderPlanJson } from '../../plan/render-json.js';
 import { renderPlanMarkdown } from '../../plan/render-markdown.js';
-import { prepareChangeText, renderPlanText } from '../../plan/render-text.js';
+import { renderPlanText } from '../../plan/render-text.js';
 import type { Plan } from '../../plan/types.js';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
@@ -34,15 +34,12 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const project = await connectProject(options, ctx);
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx.stderr);
-  const format = options.format ?? 'text';
   const plan = await makePlan({
     ...inputs,
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
-    // The text of each agent's change is made while the other reads are on the wire.
-    onChange: format === 'text' ? (change) => prepareChangeText(change, { color: ctx.color }) : undefined,
   }).finally(() => status.done());
-  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
+  ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: options.out }));
   if (options.out) {
     const file = path.resolve(ctx.cwd, options.out);
     await savePlanFile(file, plan, project.desired, inputs.fingerprintKey);
