@@ -64,9 +64,6 @@ export interface DiffInput {
   targets?: string[];
 }
 
-/** What the comparing of one resource needs besides its live value: the input without the live state. */
-export type DiffContext = Omit<DiffInput, 'live'>;
-
 const KIND_ORDER: ResourceKind[] = ['credential', 'knowledge', 'agent', 'phone', 'campaign'];
 
 /** The addresses of the changes that own the requests `requests` wait for, outside their own change. */
@@ -109,7 +106,7 @@ function change(
 }
 
 /** The managed fields of an agent that differ from the live agent. */
-function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, input: DiffContext, sensitivePaths: string[]) {
+function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, input: DiffInput, sensitivePaths: string[]) {
   const applied = input.state.agents[agent.address]?.applied ?? {};
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};
@@ -151,7 +148,7 @@ function desiredAgentFiles(agent: DesiredAgent & { knowledge: string[] }, knowle
   return { shown, sent, uploads };
 }
 
-function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowledgeChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+function diffAgent(agent: DesiredAgent, live: Agent, input: DiffInput, knowledgeChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const comparable = comparableLiveAgent(live);
   const sensitivePaths = agentSensitivePatterns(agent);
   const { before, after, fieldChanges, fields } = agentFieldChanges(agent, comparable, input, sensitivePaths);
@@ -208,7 +205,7 @@ function writeRequestIds(change: ResourceChange | undefined): string[] {
   return change.requests.filter((r) => r.method !== 'GET').map((r) => r.id);
 }
 
-function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffContext, agentChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInput, agentChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const before: Record<string, unknown> | null = live ? { agent_id: live.agent_id } : null;
   const after: Record<string, unknown> = {};
   if (phone.agent) after.agent_id = phone.agent.id;
@@ -248,7 +245,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffCont
   });
 }
 
-function diffCampaign(campaign: DesiredCampaign, input: DiffContext, phoneChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.campaigns[campaign.address];
   const lastApplied = stateEntry && stateEntry.id === campaign.id ? stateEntry.applied : undefined;
   const after: Record<string, unknown> = {};
@@ -279,7 +276,7 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffContext, phoneChange
   });
 }
 
-function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: Map<string, string>): ResourceChange {
+function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.knowledge[file.address];
   const after = { name: file.name, description: file.description, content_hash: file.contentHash, size: file.size };
   const before = stateEntry ? { name: stateEntry.name, description: stateEntry.description, content_hash: stateEntry.contentHash } : null;
@@ -307,7 +304,7 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: M
   });
 }
 
-function diffCredential(credential: DesiredCredential, input: DiffContext, owners: Map<string, string>): ResourceChange {
+function diffCredential(credential: DesiredCredential, input: DiffInput, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.credentials[credential.address];
   const before = stateEntry ? { api_key: stateEntry.fingerprint } : null;
   // Keyed like the state's entry, so the plan never carries a hash of the key that could be tested offline.
@@ -333,85 +330,59 @@ function diffCredential(credential: DesiredCredential, input: DiffContext, owner
 
 /** Every resource of `desired` compared with the service; problems (unknown agent ids, phones without import) collected. */
 export function diffStates(input: DiffInput): { changes: ResourceChange[]; problems: PlanProblem[] } {
-  return new IncrementalDiff(input).finish(input.live);
-}
+  const { desired, live } = input;
+  const problems: PlanProblem[] = [];
+  const changes: ResourceChange[] = [];
+  // Request id → address of its change, for each change's `dependsOn`.
+  const owners = new Map<string, string>();
 
-/**
- * The same diff as `diffStates`, made while the live state is being read: what needs no live
- * value (credentials, knowledge files) at once, each agent as soon as its read arrives
- * (`agentRead`), phones and campaigns once every read is in (`finish`). The comparing then fills
- * the wait on the network instead of following it: at 5,000 agents, most of a second of CPU.
- * Agents are independent of one another (an agent's requests wait only on its knowledge uploads,
- * known from the start), so the order the reads arrive in changes nothing.
- */
-export class IncrementalDiff {
-  /** Request id → address of its change, for each change's `dependsOn`. */
-  private readonly owners = new Map<string, string>();
-  private readonly knowledgeChanges = new Map<string, ResourceChange>();
-  private readonly changes: ResourceChange[] = [];
-  /** Agent changes made as their reads arrived, by address, with the live agent each was made from. */
-  private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
+  for (const credential of desired.credentials.values()) changes.push(diffCredential(credential, input, owners));
 
-  constructor(private readonly context: DiffContext) {
-    const { desired } = context;
-    for (const credential of desired.credentials.values()) this.changes.push(diffCredential(credential, context, this.owners));
-    for (const file of desired.knowledge.values()) {
-      const c = diffKnowledge(file, context, this.owners);
-      this.knowledgeChanges.set(file.localName, c);
-      this.changes.push(c);
-    }
+  const knowledgeChanges = new Map<string, ResourceChange>();
+  for (const file of desired.knowledge.values()) {
+    const c = diffKnowledge(file, input, owners);
+    knowledgeChanges.set(file.localName, c);
+    changes.push(c);
   }
 
-  /** Compares one agent of the manifests with the service's, read just now. */
-  agentRead(agent: DesiredAgent, live: Agent): void {
-    this.agentsDone.set(agent.address, { live, change: diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners) });
+  const agentChanges = new Map<string, ResourceChange>();
+  for (const agent of desired.agents.values()) {
+    const liveAgent = live.agents.get(agent.id);
+    if (!liveAgent) {
+      problems.push({
+        code: 'agent_not_on_service',
+        address: agent.address,
+        message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
+        ...agent.source,
+      });
+      continue;
+    }
+    const c = diffAgent(agent, liveAgent, input, knowledgeChanges, owners);
+    agentChanges.set(agent.localName, c);
+    changes.push(c);
   }
 
-  /** The diff against `live` (agents compared already reused when read from these very answers). */
-  finish(live: LiveState): { changes: ResourceChange[]; problems: PlanProblem[] } {
-    const { desired } = this.context;
-    const problems: PlanProblem[] = [];
-    const changes = [...this.changes];
-    const agentChanges = new Map<string, ResourceChange>();
-    for (const agent of desired.agents.values()) {
-      const liveAgent = live.agents.get(agent.id);
-      if (!liveAgent) {
-        problems.push({
-          code: 'agent_not_on_service',
-          address: agent.address,
-          message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
-          ...agent.source,
-        });
-        continue;
-      }
-      const done = this.agentsDone.get(agent.address);
-      const c = done?.live === liveAgent ? done.change : diffAgent(agent, liveAgent, this.context, this.knowledgeChanges, this.owners);
-      agentChanges.set(agent.localName, c);
-      changes.push(c);
+  const livePhones = new Map(live.phones.map((p) => [p.id, p]));
+  const phoneChanges = new Map<string, ResourceChange>();
+  for (const phone of desired.phones.values()) {
+    const livePhone = livePhones.get(phone.number);
+    if (!livePhone && !phone.import) {
+      problems.push({
+        code: 'phone_not_on_account',
+        address: phone.address,
+        message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
+        ...phone.source,
+      });
+      continue;
     }
-
-    const livePhones = new Map(live.phones.map((p) => [p.id, p]));
-    const phoneChanges = new Map<string, ResourceChange>();
-    for (const phone of desired.phones.values()) {
-      const livePhone = livePhones.get(phone.number);
-      if (!livePhone && !phone.import) {
-        problems.push({
-          code: 'phone_not_on_account',
-          address: phone.address,
-          message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
-          ...phone.source,
-        });
-        continue;
-      }
-      const c = diffPhone(phone, livePhone, this.context, agentChanges, this.owners);
-      phoneChanges.set(phone.number, c);
-      changes.push(c);
-    }
-
-    for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, this.context, phoneChanges, this.owners));
-
-    return { changes: orderChanges(changes), problems };
+    const c = diffPhone(phone, livePhone, input, agentChanges, owners);
+    phoneChanges.set(phone.number, c);
+    changes.push(c);
   }
+
+  for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, input, phoneChanges, owners));
+
+  return { changes: orderChanges(changes), problems };
 }
 
 export function orderChanges(changes: ResourceChange[]): ResourceChange[] {

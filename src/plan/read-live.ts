@@ -21,14 +21,12 @@ function isNotFound(error: unknown): boolean {
  * Reads what the plan compares against: every desired agent (concurrently; the client bounds how
  * many requests are in flight) and the phone list once. An agent the service does not know is
  * left out, for the differ to report with its manifest location; any other failure stops the plan.
- * Phones are read only when the manifest manages some. `onAgent` hears of each agent as its answer
- * arrives (the plan compares it while the other reads are still on the wire).
+ * Phones are read only when the manifest manages some.
  */
 export async function readLiveState(
   client: LiveReader,
   desired: DesiredState,
   onProgress?: (agentsRead: number, agents: number) => void,
-  onAgent?: (agent: Agent) => void,
 ): Promise<LiveState> {
   const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
   let read = 0;
@@ -36,9 +34,7 @@ export async function readLiveState(
     Promise.all(
       ids.map(async (id) => {
         try {
-          const agent = await client.getAgent(id);
-          onAgent?.(agent);
-          return agent;
+          return await client.getAgent(id);
         } catch (error) {
           if (isNotFound(error)) return undefined;
           throw error;

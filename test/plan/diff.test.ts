@@ -1,6 +1,5 @@
-import { describe, expect, it, vi } from 'vitest';
-import { createPlan } from '../../src/plan/create-plan.js';
-import { diffStates, IncrementalDiff, selectTargets, summarize } from '../../src/plan/diff.js';
+import { describe, expect, it } from 'vitest';
+import { diffStates, selectTargets, summarize } from '../../src/plan/diff.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { hashApplied } from '../../src/state/types.js';
@@ -224,81 +223,5 @@ describe('knowledge files and credentials', () => {
     expect(changes['knowledge.faq']).toMatchObject({ action: 'update', reason: 'content_changed', fieldChanges: [{ path: 'content_hash' }] });
     expect(changes['agent.front']).toMatchObject({ action: 'update', dependsOn: ['knowledge.faq'], fieldChanges: [{ path: 'knowledge' }] });
     expect(changes['credential.openai']).toMatchObject({ action: 'update', fieldChanges: [{ path: 'api_key', sensitive: true }] });
-  });
-});
-
-describe('comparing agents as their reads arrive', () => {
-  const file = {
-    kind: 'knowledge' as const,
-    address: 'knowledge.faq',
-    source: { file: 'voxform.yaml', line: 1, col: 1 },
-    localName: 'faq',
-    path: '/tmp/faq.md',
-    name: 'faq.md',
-    description: 'FAQ',
-    contentHash: 'sha256:new',
-    size: 10,
-    mimeType: 'text/markdown',
-  };
-  const agents = [
-    desiredAgent('front', { id: 'a1', config: { first_message: 'Hi', flow: { response_delay: 100 } }, knowledge: ['faq'] }),
-    desiredAgent('back', { id: 'a2', config: { first_message: 'Same' } }),
-    desiredAgent('side', { id: 'a3', config: { prompt: 'New' } }),
-    desiredAgent('ghost', { id: 'a4', config: { prompt: 'Nobody' } }),
-  ];
-  const phones = [desiredPhone('+15550000001', { agent: { id: 'a1', localName: 'front' } })];
-  const live = {
-    agents: new Map([
-      ['a1', liveAgent('a1', { first_message: 'Old', flow: { response_delay: 300 }, knowledge_base: { files: [] } })],
-      ['a2', liveAgent('a2', { first_message: 'Same' })],
-      ['a3', liveAgent('a3', { prompt: 'Old' })],
-    ]),
-    phones: [{ id: '+15550000001', agent_id: 'other' }],
-  };
-  const context = { desired: desiredState({ agents, phones, knowledge: [file] }), state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] };
-
-  it('makes the diff diffStates makes, whatever order the reads arrive in, reusing what it compared', () => {
-    const whole = diffStates({ ...context, live });
-    for (const order of [['a3', 'a1', 'a2'], ['a2', 'a3'], []]) {
-      const diff = new IncrementalDiff(context);
-      for (const id of order) for (const agent of agents.filter((a) => a.id === id)) diff.agentRead(agent, live.agents.get(id)!);
-      expect(diff.finish(live)).toEqual(whole);
-    }
-    expect(whole.problems.map((p) => p.code)).toEqual(['agent_not_on_service']);
-    expect(whole.changes.find((c) => c.address === 'agent.front')).toMatchObject({ dependsOn: ['knowledge.faq'] });
-    expect(whole.changes.find((c) => c.address === 'phone.+15550000001')).toMatchObject({ dependsOn: ['agent.front'] });
-  });
-
-  it('compares again an agent whose final answer is not the one it compared', () => {
-    const diff = new IncrementalDiff(context);
-    diff.agentRead(agents[2]!, liveAgent('a3', { prompt: 'New' }));
-    const changes = diff.finish(live).changes;
-    expect(changes.find((c) => c.address === 'agent.side')).toMatchObject({ action: 'update', fieldChanges: [{ path: 'config.prompt', before: 'Old', after: 'New' }] });
-  });
-
-  it('createPlan compares each agent as its answer arrives, while other reads are still waited for', async () => {
-    const agentRead = vi.spyOn(IncrementalDiff.prototype, 'agentRead');
-    let releaseA3: () => void = () => undefined;
-    const a3Gate = new Promise<void>((resolve) => (releaseA3 = resolve));
-    const answered: string[] = [];
-    const client = {
-      getAgent: async (id: string) => {
-        if (id === 'a3') await a3Gate;
-        answered.push(id);
-        const agent = live.agents.get(id);
-        if (!agent) throw Object.assign(new Error('no such agent'), { code: 'api_not_found' });
-        return agent;
-      },
-      listPhones: async () => live.phones,
-    };
-    const withoutGhost = desiredState({ agents: agents.slice(0, 3), phones, knowledge: [file] });
-    const planning = createPlan({ desired: withoutGhost, client, workspace: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
-    await vi.waitFor(() => expect(answered).toEqual(['a1', 'a2']));
-    // a3 is still on the wire: the two answers in are compared already.
-    expect(agentRead.mock.calls.map(([agent]) => agent.id)).toEqual(['a1', 'a2']);
-    releaseA3();
-    const { plan } = await planning;
-    agentRead.mockRestore();
-    expect(plan.changes).toEqual(diffStates({ ...context, desired: withoutGhost, live }).changes);
   });
 });
