@@ -67,11 +67,7 @@ function isNameList(value: unknown): value is string[] {
 /**
  * Share of the time the state may hold the event loop serializing and encoding itself (see `write`).
  * Serializing blocks every request in flight: a 5,000-agent state is 5 MB of JSON, 50–100 ms of
- * `JSON.stringify` under load, and written back to back it stalled apply's requests half the time.
- * Built from each entry's kept bytes (serialize.ts) it takes 10–15 ms on a quiet machine, so at
- * this share the state is written about every 0.1 s instead of every second. A smaller share would
- * delay the last writes of an apply by up to 1/share × a write's time, which on a loaded machine
- * (a write of 100 ms) is seconds.
+ * `JSON.stringify`, and written back to back it stalled apply's requests half the time.
  */
 const SERIALIZE_SHARE = 0.1;
 
