@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { errorCode } from './errors.js';
 import { Semaphore } from '../util/semaphore.js';
 
@@ -34,6 +35,25 @@ export interface HttpStreamResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Readable;
+}
+
+/**
+ * undici's `Pool`, loaded alone. `import 'undici'` loads the whole library (fetch, WebSocket,
+ * cookies, mocks, caches): 100 ms of every command's start-up, for one class; its pool module on
+ * its own takes 40 ms. The version is the one package-lock.json pins, and every client test uses
+ * this path. `stream` needs undici's `request` API as well: it loads the whole library then.
+ * The file is not part of undici's public interface: should an update move it, the whole library is
+ * loaded instead (slower to start, same behaviour).
+ */
+const PoolClass = loadPool();
+
+function loadPool(): typeof Pool {
+  const require = createRequire(import.meta.url);
+  try {
+    return require('undici/lib/dispatcher/pool.js') as typeof Pool;
+  } catch {
+    return (require('undici') as { Pool: typeof Pool }).Pool;
+  }
 }
 
 /** The `code` of the error an attempt fails with when its whole time-out has passed. */
@@ -152,6 +172,8 @@ export class HttpTransport {
    * attempt's time-out covers the body too: when it passes, the body fails with the time-out.
    */
   async stream(request: HttpRequest): Promise<HttpStreamResponse> {
+    // The whole library adds its `request` API to every dispatcher, this pool's included.
+    await import('undici');
     if (!this.slots.tryAcquire()) await this.slots.acquire();
     let handedOver = false;
     const abort = new AbortController();
@@ -226,7 +248,7 @@ export class HttpTransport {
     if (this.closed) throw new Error('the API client is closed');
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, {
+      pool = new PoolClass(origin, {
         connections: this.options.maxInFlight,
         pipelining: 1,
         keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 10_000,

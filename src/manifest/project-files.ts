@@ -144,22 +144,37 @@ function readOpened(real: string, expected: Stats, maxBytes: number): Promise<Re
           return finish({ ok: false, reason: 'unreadable', message: 'changed while it was being read' });
         }
         if (info.size > maxBytes) return finish(tooLarge(info.size, maxBytes));
-        readUpTo(fd, maxBytes, finish);
+        readUpTo(fd, maxBytes, finish, info.size);
       });
     });
   });
 }
 
-/** Reads from `fd` until its end or one byte past `maxBytes` (then: too large). */
-function readUpTo(fd: number, maxBytes: number, done: (outcome: ReadOutcome) => void): void {
+/**
+ * Reads from `fd` until its end or one byte past `maxBytes` (then: too large). The first buffer is
+ * the size the file reported plus one byte, so a regular file is read into one buffer of its own
+ * size (its end is the read of 0 bytes into the spare byte); a file that reports no size (`/proc`)
+ * or grows while it is read goes on in 64 KiB buffers. A fixed 64 KiB buffer per file would hold 64 KiB
+ * for each 2 KB prompt: at 5,000 prompts, 320 MB allocated and most of the load's time.
+ */
+function readUpTo(fd: number, maxBytes: number, done: (outcome: ReadOutcome) => void, reportedSize = 0): void {
   const chunks: Buffer[] = [];
   let total = 0;
+  let buffer = Buffer.allocUnsafe(Math.min(reportedSize > 0 ? reportedSize + 1 : 64 * 1024, maxBytes + 1));
+  let filled = 0;
   const step = (): void => {
-    const buffer = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - total));
-    read(fd, buffer, 0, buffer.length, null, (error, count) => {
+    if (filled === buffer.length) {
+      chunks.push(buffer);
+      buffer = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - total));
+      filled = 0;
+    }
+    read(fd, buffer, filled, buffer.length - filled, null, (error, count) => {
       if (error) return done(failureOf(error));
-      if (count === 0) return done({ ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) });
-      chunks.push(count === buffer.length ? buffer : buffer.subarray(0, count));
+      if (count === 0) {
+        const last = filled === 0 ? Buffer.alloc(0) : buffer.subarray(0, filled);
+        return done({ ok: true, bytes: chunks.length === 0 ? last : Buffer.concat([...chunks, last], total) });
+      }
+      filled += count;
       total += count;
       if (total > maxBytes) return done(tooLarge(total, maxBytes, true));
       step();

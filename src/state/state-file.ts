@@ -3,6 +3,7 @@ import { hostname, userInfo } from 'node:os';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { stateFileBytes } from './serialize.js';
 import { emptyWorkspace, type LastApply, type StateFile, type WorkspaceState } from './types.js';
 
 /** Reads the state file; a missing file is an empty state, a damaged one a clear error. */
@@ -156,7 +157,7 @@ export class StateStore {
     await mkdir(path.dirname(this.file), { recursive: true });
     // Serialized and encoded here, at once, so the time the loop is held is measured whole.
     const started = performance.now();
-    const data = Buffer.from(`${JSON.stringify(this.state, null, 2)}\n`);
+    const data = stateFileBytes(this.state);
     const heldMs = performance.now() - started;
     this.nextWriteAt = performance.now() + heldMs * (1 / SERIALIZE_SHARE - 1);
     await writeFileAtomic(this.file, data);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprintKey, hashValue, keyedHash } from '../../src/util/hash.js';
+import { canonicalJson, fingerprintKey, hashValue, keyedHash } from '../../src/util/hash.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
 
 describe('keyed fingerprints', () => {
   it('an HMAC of the canonical JSON: key order does not matter, the key does', () => {
@@ -15,5 +16,51 @@ describe('keyed fingerprints', () => {
     expect(fingerprintKey('private-key-1')).toBe(fingerprintKey('private-key-1'));
     expect(fingerprintKey('private-key-1')).not.toContain('private-key-1');
     expect(fingerprintKey('private-key-1')).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+/** The definition canonicalJson is written out from: JSON.stringify with every non-array object rebuilt with sorted keys. */
+function referenceCanonicalJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : v,
+    ) ?? 'undefined'
+  );
+}
+
+describe('canonicalJson', () => {
+  const KEYS = ['b', 'a', 'B', '10', '2', '0', '01', '-1', '1.5', 'é', 'a"b', '\\n', '4294967295', '4294967294', '', 'z'];
+  const SCALARS: unknown[] = [0, -0, 1.5, -3e21, NaN, Infinity, '', 'text "quoted"\n', '\u2028', true, false, null, undefined, () => 1, Symbol('s')];
+
+  function randomValue(next: () => number, depth: number): unknown {
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+    const roll = next();
+    if (depth > 3 || roll < 0.45) return pick(SCALARS);
+    if (roll < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1));
+    if (roll < 0.65) return new Date(Math.floor(next() * 2e12));
+    if (roll < 0.7) {
+      const inner = randomValue(next, depth + 1);
+      return { toJSON: (key: string) => ({ key, inner }) };
+    }
+    const object: Record<string, unknown> = {};
+    for (let i = Math.floor(next() * 6); i > 0; i--) object[pick(KEYS)] = randomValue(next, depth + 1);
+    return object;
+  }
+
+  it('writes exactly what the sorted-keys JSON.stringify writes, for 5,000 random values', () => {
+    const next = seededRandom(11);
+    for (let i = 0; i < 5_000; i++) {
+      const value = randomValue(next, 0);
+      expect(canonicalJson(value)).toBe(referenceCanonicalJson(value));
+    }
+  });
+
+  it('sorts keys at every level, index-like keys first in numeric order', () => {
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined }, 10: 'x', 2: 'y' })).toBe('{"2":"y","10":"x","a":{"d":[{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson(undefined)).toBe('undefined');
+    expect(canonicalJson([undefined, NaN])).toBe('[null,null]');
+    expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
   });
 });
