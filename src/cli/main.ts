@@ -48,6 +48,9 @@ function refuseParentOnlyOptions(cmd: Command, parent: Command): void {
   }
 }
 
+/** Where state is kept: the operator's choice, never a manifest's (docs/state.md). */
+const STATE_OPTION = 'the state: a file path or a postgres:// URL (env VOXFORM_STATE; default .voxform/state.json)';
+
 function withConnection(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'the service base URL (default: the region gateway; env VOXFORM_BASE_URL)')
@@ -101,7 +104,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--out <file>', 'save the plan for `voxform apply PLAN`')
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does, 1 on error')
     .option('--target <address>', 'only this resource and what it needs (repeatable), e.g. agent.front-desk', collect)
-    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
     .action(action('plan'));
   // `plan` parses `--format` before `show` sees it (see `action`): no default here, `plan`'s applies.
@@ -116,7 +119,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .argument('[plan]', 'a plan file saved by `voxform plan --out`')
     .option('--auto-approve', 'apply without asking')
     .option('--target <address>', 'only this resource and what it needs (repeatable)', collect)
-    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
     .action(action('apply'));
@@ -191,7 +194,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
 
   withConnection(withManifest(program.command('status').description('show the service, the key type, the state file, its lock and the last apply')))
-    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('status'));
 

@@ -1,11 +1,13 @@
 /**
  * What `plan` and `apply` share before they differ: the manifests loaded (diagnostics printed, every
- * secret registered for redaction), the service connected, and the state file's workspace named.
+ * secret registered for redaction), the service connected, and the state backend's workspace named.
  */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
 import type { DesiredState } from '../manifest/types.js';
+import type { StateBackend } from '../state/backend.js';
+import { openStateBackend } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
 import { formatDiagnostics } from './diagnostics.js';
@@ -42,7 +44,8 @@ export interface ConnectedProject {
   connection: Awaited<ReturnType<typeof resolveConnection>>;
   /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
-  stateFile: string;
+  /** Where state, lock and history are kept: closed when the run ends. */
+  backend: StateBackend;
   workspaceKey: string;
 }
 
@@ -63,8 +66,15 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   const desired = await loadDesiredState(options, ctx);
   const connection = await connectService(options, desired, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;
-  const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
-  return { desired, connection, serviceId, stateFile, workspaceKey: workspaceKey(desired.environment, serviceId) };
+  const backend = await openOperatorBackend(options, ctx);
+  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
+}
+
+/** The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit. */
+export async function openOperatorBackend(options: { state?: string | undefined }, ctx: CommandContext): Promise<StateBackend> {
+  const backend = await openStateBackend({ state: options.state, env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
+  ctx.onExit(() => backend.close());
+  return backend;
 }
 
 /** Manifest files as the user would name them (relative to the working directory). */
@@ -77,7 +87,7 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
   return {
     desired: project.desired,
     client: project.connection.client,
-    stateFile: project.stateFile,
+    backend: project.backend,
     serviceId: project.serviceId,
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
