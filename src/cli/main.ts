@@ -90,6 +90,8 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   addProjectCommands(program, action);
   addServiceCommands(program, action);
 
+  addStateCommands(program, action);
+
   addCommandHelp(program);
   return program;
 }
@@ -215,6 +217,27 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .action(action('test-capture'));
 }
 
+/** `voxform state …`: the state backend's workspaces, locks and migration. */
+function addStateCommands(program: Command, action: CommandAction): void {
+  const state = program.command('state').description('list, show, unlock and migrate the state backend (--state or VOXFORM_STATE)');
+  const withState = (cmd: Command) => cmd.option('--state <url|path>', STATE_OPTION);
+  withState(state.command('list').description('list the workspaces, their serials, last applies and lock holders'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('state-list'));
+  withState(state.command('show').description("show one workspace's records (the only one, when there is one)"))
+    .argument('[workspace]', 'the workspace, `ENV@SERVICE` (see `voxform state list`)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('state-show'));
+  withState(state.command('unlock').description('open a lock whose holder hangs or is gone, by its lock id'))
+    .argument('<lock-id>', 'the lock id, as `voxform state list` or the refused run names it')
+    .option('--force', 'required: open a lock another run may hold')
+    .action(action('state-unlock'));
+  withState(state.command('migrate').description('copy state and history to another backend, and check the copy'))
+    .requiredOption('--to <url|path>', 'the target: a postgres:// URL or a file path')
+    .option('--force', 'overwrite workspaces the target already holds')
+    .action(action('state-migrate'));
+}
+
 const loaders: Record<string, () => Promise<CommandModule>> = {
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
@@ -232,6 +255,10 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   status: () => import('./commands/status.js'),
   test: () => import('./commands/test.js'),
   'test-capture': async () => ({ run: (await import('./commands/test.js')).capture }),
+  'state-list': async () => ({ run: (await import('./commands/state.js')).list }),
+  'state-show': async () => ({ run: (await import('./commands/state.js')).show }),
+  'state-unlock': async () => ({ run: (await import('./commands/state.js')).unlock }),
+  'state-migrate': async () => ({ run: (await import('./commands/state.js')).migrate }),
 };
 
 function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {

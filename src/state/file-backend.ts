@@ -16,6 +16,9 @@ import { acquireStateLock, forceUnlockState, readStateLockWithId, type LockOwner
 import { readStateFile } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
+/** A history record id (src/history/file-store.ts `newHistoryId`): also its file name. */
+const HISTORY_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
+
 /** How often a held lock checks that nobody forced it open. */
 const LOCK_CHECK_MS = 2000;
 
@@ -95,7 +98,7 @@ export class FileStateBackend implements StateBackend {
   async exportHistory(): Promise<HistoryRecord[]> {
     const names = await readdir(this.history.directory).catch(() => [] as string[]);
     const records: HistoryRecord[] = [];
-    for (const name of names.filter((n) => /^\d{8}T\d+Z-[0-9a-f]+\.json$/.test(n)).sort()) {
+    for (const name of names.filter((n) => HISTORY_ID.test(n.replace(/\.json$/, ''))).sort()) {
       const parsed: unknown = await readFile(path.join(this.history.directory, name), 'utf8').then(JSON.parse, () => undefined);
       if (isPlainObject(parsed) && typeof parsed.id === 'string' && `${parsed.id}.json` === name) records.push(parsed as unknown as HistoryRecord);
     }
@@ -105,7 +108,7 @@ export class FileStateBackend implements StateBackend {
   async importHistory(records: readonly HistoryRecord[]): Promise<void> {
     await mkdir(this.history.directory, { recursive: true });
     for (const record of records) {
-      if (!/^[0-9TZ-a-f]+$/.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
+      if (!HISTORY_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
       const file = path.join(this.history.directory, `${record.id}.json`);
       if (await stat(file).then(() => true, () => false)) continue;
       await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);

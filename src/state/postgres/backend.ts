@@ -32,7 +32,7 @@ export class PostgresStateBackend implements StateBackend {
 
   constructor(private readonly url: StateUrl) {
     this.display = url.display;
-    this.history = new PostgresHistoryStore(() => this.ready());
+    this.history = new PostgresHistoryStore(() => this.ready(), (step) => this.run(step));
   }
 
   async readWorkspace(key: string): Promise<StoredWorkspace> {

@@ -4,15 +4,23 @@ import { newHistoryId } from '../../history/file-store.js';
 import type { HistoryRecord, HistoryStore } from '../../history/types.js';
 
 export class PostgresHistoryStore implements HistoryStore {
-  constructor(private readonly query: () => Promise<pg.Pool>) {}
+  /** `guard` turns a driver error into a `state_backend_failed` (see the backend's `run`). */
+  constructor(
+    private readonly query: () => Promise<pg.Pool>,
+    private readonly guard: <T>(step: () => Promise<T>) => Promise<T>,
+  ) {}
 
   async append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
-    const stored: HistoryRecord = { id: newHistoryId(new Date(record.at)), ...record };
-    await this.insert([stored]);
+    const stored: HistoryRecord = { ...record, id: newHistoryId(new Date(record.at)) };
+    await this.guard(() => this.insert([stored]));
     return stored;
   }
 
-  async list(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]> {
+  list(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]> {
+    return this.guard(() => this.select(query));
+  }
+
+  private async select(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]> {
     const pool = await this.query();
     const result = await pool.query<{ record: HistoryRecord }>(
       `SELECT record FROM voxform_history WHERE workspace = $1 AND ($2::text IS NULL OR (record -> 'agents') ? $2)
