@@ -63,10 +63,13 @@ export function connectService(options: ProjectOptions, desired: DesiredState, c
 }
 
 export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
+  // Opened first, so a database backend connects while the manifests load.
+  const opening = openOperatorBackend(options, ctx).then((opened) => (opened.prewarm?.(), opened));
+  opening.catch(() => undefined);
   const desired = await loadDesiredState(options, ctx);
   const connection = await connectService(options, desired, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;
-  const backend = await openOperatorBackend(options, ctx);
+  const backend = await opening;
   return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
 }
 

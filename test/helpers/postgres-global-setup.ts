@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startPostgres, type PostgresServer } from './postgres-server.js';
+import { startPostgres, type PostgresServer } from './postgres-server.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -27,7 +27,13 @@ export class PostgresStateBackend implements StateBackend {
   readonly kind = 'postgres';
   readonly display: string;
   readonly history: PostgresHistoryStore;
-  private pool: Promise<pg.Pool> | undefined;
+  /**
+   * The connection for queries outside a lock (plan's read, `state list`), connected and the schema
+   * checked; an apply's lock adopts it as its own, so a whole apply uses one connection.
+   */
+  private session: Promise<pg.Client> | undefined;
+  /** The schema brought up to date, once per backend, on whichever connection comes first. */
+  private schema: Promise<void> | undefined;
   private readonly locks = new Map<string, PgHeldLock>();
 
   constructor(private readonly url: StateUrl) {
@@ -36,11 +42,13 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async readWorkspace(key: string): Promise<StoredWorkspace> {
-    const pool = await this.ready();
-    const result = await this.run(() => pool.query<{ serial: string; state: WorkspaceState }>('SELECT serial, state FROM voxform_workspaces WHERE workspace = $1', [key]));
+    // An apply reads over its lock's connection: one connection for the whole run.
+    const lock = this.locks.get(key);
+    const source = lock?.client ?? (await this.ready());
+    const result = await this.run(() => source.query<{ serial: string; state: string }>('SELECT serial, state FROM voxform_workspaces WHERE workspace = $1', [key]), lock);
     const row = result.rows[0];
     if (!row) return { workspace: emptyWorkspace(), serial: 0, exists: false };
-    return { workspace: { ...emptyWorkspace(), ...row.state }, serial: Number(row.serial), exists: true };
+    return { workspace: { ...emptyWorkspace(), ...parseWorkspace(row.state, key, this.display) }, serial: Number(row.serial), exists: true };
   }
 
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<{ serial: number; heldMs: number }> {
@@ -53,8 +61,8 @@ export class PostgresStateBackend implements StateBackend {
     const fence = lock ? 'EXISTS (SELECT 1 FROM voxform_locks WHERE workspace = $1 AND lock_id = $4)' : '$4::text IS NULL';
     const sql =
       expectedSerial === 0
-        ? `INSERT INTO voxform_workspaces (workspace, serial, state) SELECT $1, 1, $3::jsonb WHERE $2::bigint = 0 AND ${fence} ON CONFLICT (workspace) DO NOTHING RETURNING serial`
-        : `UPDATE voxform_workspaces SET state = $3::jsonb, serial = serial + 1, updated_at = now() WHERE workspace = $1 AND serial = $2 AND ${fence} RETURNING serial`;
+        ? `INSERT INTO voxform_workspaces (workspace, serial, state) SELECT $1, 1, $3 WHERE $2::bigint = 0 AND ${fence} ON CONFLICT (workspace) DO NOTHING RETURNING serial`
+        : `UPDATE voxform_workspaces SET state = $3, serial = serial + 1, updated_at = now() WHERE workspace = $1 AND serial = $2 AND ${fence} RETURNING serial`;
     const result = await this.run(() => target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]), lock);
     const row = result.rows[0];
     if (row) return { serial: Number(row.serial), heldMs };
@@ -66,10 +74,15 @@ export class PostgresStateBackend implements StateBackend {
     throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0));
   }
 
+  /** Starts connecting now, while the caller does other work (loading manifests). */
+  prewarm(): void {
+    void this.ready().catch(() => undefined);
+  }
+
   async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
-    await this.ready();
-    const client = this.newClient();
-    await this.run(() => client.connect());
+    const client = await this.ready();
+    // The session becomes the lock's connection; queries outside the lock open a new one.
+    this.session = undefined;
     const lost = new AbortController();
     const onLost = (error?: Error) => {
       if (!lost.signal.aborted) lost.abort(`the connection to the state database was lost${error ? ` (${error.message})` : ''}; the lock went with it`);
@@ -112,7 +125,7 @@ export class PostgresStateBackend implements StateBackend {
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
     const pool = await this.ready();
     const rows = await this.run(() => pool.query<{ workspace: string; serial: string; last_apply: WorkspaceState['lastApply'] | null }>(
-      "SELECT workspace, serial, state -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
+      "SELECT workspace, serial, state::jsonb -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
     ));
     const holders = await this.run(() => readAllHolders(pool));
     const summaries: WorkspaceSummary[] = rows.rows.map((row) => ({ key: row.workspace, serial: Number(row.serial), lastApply: row.last_apply ?? undefined, lock: holders.get(row.workspace) }));
@@ -131,9 +144,9 @@ export class PostgresStateBackend implements StateBackend {
 
   async close(): Promise<void> {
     for (const [key, held] of [...this.locks]) await this.release(key, held);
-    const pool = this.pool;
-    this.pool = undefined;
-    if (pool) await (await pool.catch(() => undefined))?.end().catch(() => undefined);
+    const session = this.session;
+    this.session = undefined;
+    if (session) await (await session.catch(() => undefined))?.end().catch(() => undefined);
   }
 
   private async release(key: string, held: PgHeldLock): Promise<void> {
@@ -149,25 +162,35 @@ export class PostgresStateBackend implements StateBackend {
     return result.rowCount === 1;
   }
 
-  /** The pool, with the schema brought up to date on first use. */
-  private ready(): Promise<pg.Pool> {
-    this.pool ??= this.run(async () => {
-      const pool = new pg.Pool({ ...this.clientConfig(), max: 2, idleTimeoutMillis: 5000 });
-      // An idle connection that drops is replaced on the next query; it must not crash the run.
-      pool.on('error', () => undefined);
-      const client = await pool.connect();
+  /** The session connection, with the schema brought up to date on first use. */
+  private ready(): Promise<pg.Client> {
+    if (this.session) return this.session;
+    const session = this.run(async () => {
+      const client = new pg.Client(this.clientConfig());
+      // A connection that drops while idle fails the next query; it must not crash the run.
+      client.on('error', () => undefined);
+      client.on('end', () => {
+        if (this.session === session) this.session = undefined;
+      });
+      await client.connect();
       try {
-        await ensureSchema(client);
-      } finally {
-        client.release();
+        await this.ensureSchemaOn(client);
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
       }
-      return pool;
+      return client;
     });
-    return this.pool;
+    this.session = session;
+    return session;
   }
 
-  private newClient(): pg.Client {
-    return new pg.Client(this.clientConfig());
+  private ensureSchemaOn(client: pg.ClientBase): Promise<void> {
+    this.schema ??= ensureSchema(client).catch((error: unknown) => {
+      this.schema = undefined;
+      throw error;
+    });
+    return this.schema;
   }
 
   private clientConfig(): pg.ClientConfig {
@@ -188,6 +211,19 @@ export class PostgresStateBackend implements StateBackend {
       });
     }
   }
+}
+
+/** The stored workspace text, parsed; damaged text is a clear error, not a crash. */
+function parseWorkspace(text: string, key: string, display: string): Partial<WorkspaceState> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Partial<WorkspaceState>;
+  } catch {
+    // Reported below.
+  }
+  throw new VoxformError('state_invalid', `The state of workspace ${key} in ${display} is not a JSON object.`, {
+    hint: 'Restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
+  });
 }
 
 function lockLost(display: string, lock: PgHeldLock): VoxformError {

