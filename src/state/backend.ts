@@ -17,6 +17,12 @@ export interface StoredWorkspace {
   exists: boolean;
 }
 
+export interface WriteResult {
+  serial: number;
+  heldMs: number;
+  pauseMs?: number | undefined;
+}
+
 /** Who holds an apply lock: readable by every run that is refused, and by `voxform state list`. */
 export interface LockHolder {
   /** Names this holding of the lock for `voxform state unlock --force LOCK_ID`. */
@@ -75,9 +81,10 @@ export interface StateBackend {
    * Stores the workspace if its serial is still `expectedSerial` and resolves to the new serial; a
    * writer that read an older serial gets a `state_conflict` error and nothing is written. The
    * workspace is serialized before the first `await`: changes made after the call ride along with
-   * the next write. `heldMs` is how long serializing held the event loop.
+   * the next write. `heldMs` is how long serializing held the event loop; `pauseMs`, how long the
+   * backend asks the next write to wait besides (a database's share of its own time).
    */
-  writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<{ serial: number; heldMs: number }>;
+  writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult>;
   /** Takes the apply lock of a workspace, waiting up to `timeoutSeconds`; `state_locked` names the holder. */
   acquireLock(key: string, options: AcquireOptions): Promise<HeldLock>;
   /** The current holder of a workspace's lock, if anyone holds it. */

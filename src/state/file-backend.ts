@@ -11,7 +11,7 @@ import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { isPlainObject } from '../util/json-object.js';
-import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary } from './backend.js';
+import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type LockOwner, type StateLock } from './lock.js';
 import { readStateFile } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
@@ -42,7 +42,7 @@ export class FileStateBackend implements StateBackend {
     return { workspace: stored ?? emptyWorkspace(), serial: state.serial, exists: stored !== undefined };
   }
 
-  async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<{ serial: number; heldMs: number }> {
+  async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
     await this.assertLocksHeld();
     const state = await this.load();
     if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial);

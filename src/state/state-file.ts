@@ -150,8 +150,8 @@ export class StateStore {
   }
 
   private async write(): Promise<void> {
-    const { serial, heldMs } = await this.backend.writeWorkspace(this.workspaceKey, this.workspace, this.serial);
+    const { serial, heldMs, pauseMs = 0 } = await this.backend.writeWorkspace(this.workspaceKey, this.workspace, this.serial);
     this.serial = serial;
-    this.nextWriteAt = performance.now() + heldMs * (1 / SERIALIZE_SHARE - 1);
+    this.nextWriteAt = performance.now() + heldMs * (1 / SERIALIZE_SHARE - 1) + pauseMs;
   }
 }

@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord } from '../../history/types.js';
-import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary } from '../backend.js';
+import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
@@ -51,7 +51,7 @@ export class PostgresStateBackend implements StateBackend {
     return { workspace: { ...emptyWorkspace(), ...parseWorkspace(row.state, key, this.display) }, serial: Number(row.serial), exists: true };
   }
 
-  async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<{ serial: number; heldMs: number }> {
+  async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
     const started = performance.now();
     const json = JSON.stringify(workspace);
     const heldMs = performance.now() - started;
@@ -63,9 +63,14 @@ export class PostgresStateBackend implements StateBackend {
       expectedSerial === 0
         ? `INSERT INTO voxform_workspaces (workspace, serial, state) SELECT $1, 1, $3 WHERE $2::bigint = 0 AND ${fence} ON CONFLICT (workspace) DO NOTHING RETURNING serial`
         : `UPDATE voxform_workspaces SET state = $3, serial = serial + 1, updated_at = now() WHERE workspace = $1 AND serial = $2 AND ${fence} RETURNING serial`;
-    const result = await this.run(() => target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]), lock);
+    const sent = performance.now();
+    const pending = target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]);
+    // The driver encodes the message before it returns: that time held the loop too.
+    const encodedMs = performance.now() - sent;
+    const result = await this.run(() => pending, lock);
     const row = result.rows[0];
-    if (row) return { serial: Number(row.serial), heldMs };
+    // The next write waits as long as this one took the server: at most half its time goes to us.
+    if (row) return { serial: Number(row.serial), heldMs: heldMs + encodedMs, pauseMs: performance.now() - sent };
     if (lock && !(await this.stillNamed(lock, key))) {
       lock.lost.abort(`the lock ${lock.holder.lockId} was forced open by someone else`);
       throw lockLost(this.display, lock);

@@ -33,8 +33,12 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
   };
   const deadline = Date.now() + options.timeoutSeconds * 1000;
   for (;;) {
-    await client.query('INSERT INTO voxform_locks (workspace) VALUES ($1) ON CONFLICT (workspace) DO NOTHING', [workspace]);
-    const generation = Number((await client.query<{ generation: string }>('SELECT generation FROM voxform_locks WHERE workspace = $1', [workspace])).rows[0]?.generation ?? 0);
+    // The workspace's row, made on its first lock; one round trip either way.
+    const row = await client.query<{ generation: string }>(
+      'INSERT INTO voxform_locks (workspace) VALUES ($1) ON CONFLICT (workspace) DO UPDATE SET generation = voxform_locks.generation RETURNING generation',
+      [workspace],
+    );
+    const generation = Number(row.rows[0]?.generation ?? 0);
     const key = advisoryKey(workspace, generation);
     const taken = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
     if (taken.rows[0]?.ok) {
@@ -58,8 +62,11 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
 
 /** Gives the lock up: the row no longer names the holder, and the advisory lock is released. */
 export async function releaseAdvisoryLock(client: pg.ClientBase, workspace: string, lockId: string, key: string): Promise<void> {
-  await client.query('UPDATE voxform_locks SET lock_id = NULL, holder = NULL, backend_pid = NULL, acquired_at = NULL WHERE workspace = $1 AND lock_id = $2', [workspace, lockId]);
-  await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
+  await client.query(
+    `WITH cleared AS (UPDATE voxform_locks SET lock_id = NULL, holder = NULL, backend_pid = NULL, acquired_at = NULL WHERE workspace = $1 AND lock_id = $2 RETURNING 1)
+     SELECT pg_advisory_unlock($3::bigint), (SELECT count(*) FROM cleared)`,
+    [workspace, lockId, key],
+  );
 }
 
 /**

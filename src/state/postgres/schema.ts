@@ -68,12 +68,16 @@ export async function ensureSchema(client: pg.ClientBase): Promise<void> {
   }
 }
 
-/** The schema version recorded, or undefined before the first migration. */
+/** The schema version recorded, or undefined before the first migration (one round trip either way). */
 async function currentVersion(client: pg.ClientBase): Promise<number | undefined> {
-  const found = await client.query<{ exists: boolean }>("SELECT to_regclass('voxform_schema_version') IS NOT NULL AS exists");
-  if (!found.rows[0]?.exists) return undefined;
-  const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM voxform_schema_version');
-  return result.rows[0]?.version ?? undefined;
+  try {
+    const result = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM voxform_schema_version');
+    return result.rows[0]?.version ?? undefined;
+  } catch (error) {
+    // 42P01 undefined_table: a database voxform has not used yet.
+    if ((error as { code?: string }).code === '42P01') return undefined;
+    throw error;
+  }
 }
 
 function newerSchema(version: number): VoxformError {
