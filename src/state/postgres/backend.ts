@@ -208,6 +208,10 @@ export class PostgresStateBackend implements StateBackend {
       return await step();
     } catch (error) {
       if (isVoxformError(error)) throw error;
+      // The lock's connection died under this query (the events saying so may come a moment later).
+      if (lock && isConnectionLoss(error) && !lock.lost.signal.aborted) {
+        lock.lost.abort(`the connection to the state database was lost (${error instanceof Error ? error.message : String(error)}); the lock went with it`);
+      }
       if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
       const message = error instanceof Error ? error.message : String(error);
       throw new VoxformError('state_backend_failed', `The state database ${this.display} failed: ${message}.`, {
@@ -216,6 +220,12 @@ export class PostgresStateBackend implements StateBackend {
       });
     }
   }
+}
+
+/** A failure of the connection rather than of the statement: no SQLSTATE, class 08 (connection) or 57 (operator intervention), or a socket error (ECONNRESET). */
+function isConnectionLoss(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== 'string' || /^(08|57|E[A-Z])/.test(code);
 }
 
 /** The stored workspace text, parsed; damaged text is a clear error, not a crash. */
