@@ -18,6 +18,8 @@ const BENCHES = [
   { name: 'plan-scale', script: 'plan.mjs', args: ['--scale'], onRequest: true },
   { name: 'test-conversations', script: 'test-conversations.mjs', args: [] },
   { name: 'state-backend', script: 'state-backend.mjs', args: [] },
+  { name: 'webhook-send', script: 'webhook-send.mjs', args: [] },
+  { name: 'traffic', script: 'traffic.mjs', args: [] },
 ];
 
 const argv = process.argv.slice(2);

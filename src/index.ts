@@ -44,6 +44,13 @@ export { executePlan, STOP_GRACE_MS } from './apply/execute-plan.js';
 export type { ExecuteOptions, ExecuteResult, ProgressEvent } from './apply/execute-plan.js';
 export type { ApplyClient } from './apply/client.js';
 
+export { FileHistoryStore } from './history/file-store.js';
+export { configurationHash } from './history/config-hash.js';
+export { detectDeploySource, deployer } from './history/source.js';
+export { resolveHistoryRef } from './history/resolve-ref.js';
+export { desiredFromRecord } from './history/restore.js';
+export type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from './history/types.js';
+
 export { StateStore, readStateFile } from './state/state-file.js';
 export { acquireStateLock } from './state/lock.js';
 export { openStateBackend, openStateSpec, stateSpec, DEFAULT_STATE_FILE } from './state/open.js';
@@ -75,7 +82,21 @@ export {
 export type { TestFile, TestRun, TestReport, RunTestsOptions } from './conversations/index.js';
 
 export { startEmulator, defaultSeed } from './emulator/index.js';
-export type { EmulatorOptions, RunningEmulator, EmulatorSeed } from './emulator/index.js';
+export type { EmulatorOptions, RunningEmulator, EmulatorSeed, TrafficOptions, TrafficSummary } from './emulator/index.js';
+
+export { parseEndOfCallWebhook, parsePrefetchRequest, prefetchResponse, prefetchAnswerProblem, checkWebhookHeaders } from './webhooks/receive.js';
+export type {
+  EndOfCallPayload,
+  IncomingHeaders,
+  PrefetchRequest,
+  PrefetchWebhookQuery,
+  PrefetchWebhookResponse,
+  WebhookCheckOptions,
+  WebhookParseResult,
+  WebhookRejection,
+} from './webhooks/receive.js';
+export { endOfCallPayload, prefetchQuery } from './webhooks/payload.js';
+export { WEBHOOK_BUDGET_MS } from './webhooks/budget.js';
 
 export { VoxformError, isVoxformError } from './errors.js';
 export type { SourceLocation } from './errors.js';

@@ -16,8 +16,11 @@ import { ciJobUrlFrom, type HeldLock, type StateBackend } from '../state/backend
 import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
 import { workspaceKey } from '../state/types.js';
+import { deployer } from '../history/source.js';
+import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
 import type { ApplyClient } from './client.js';
 import { executePlan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
+import { AgentReadBacks, recordHistory } from './record-history.js';
 
 export type ApplyEvent =
   /** Reading live state: agents read so far, of how many. */
@@ -63,6 +66,15 @@ export interface ApplyOptions {
   stopGraceMs?: number | undefined;
   /** Told of the lock once it is held, for a caller that may have to release it on an abrupt exit. */
   onLocked?: ((lock: HeldLock) => void) | undefined;
+  /**
+   * The deploy ledger: every apply that ran its plan (not one cancelled, or stopped before its plan
+   * ran) appends a record here (see docs/history.md). Without it, nothing is recorded.
+   */
+  history?: HistoryStore | undefined;
+  /** Where the change came from, for the record (`detectDeploySource`); a rollback sets `rollbackOf`. */
+  source?: DeploySource | undefined;
+  /** Who runs the apply, for the record (default `deployer(process.env)`: `user@host`). */
+  by?: string | undefined;
 }
 
 export interface ApplyOutcome extends ExecuteResult {
@@ -80,6 +92,8 @@ export interface ApplyOutcome extends ExecuteResult {
   stateLocation: string;
   /** Set when the run stopped because the lock was lost (the database connection dropped): why. */
   lockLost?: string | undefined;
+  /** The deploy ledger's record of this apply, when `history` was given and the plan ran. */
+  record?: HistoryRecord | undefined;
 }
 
 const NOTHING_RAN: ExecuteResult = { applied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
@@ -141,8 +155,8 @@ function backendOf(options: ApplyOptions): StateBackend {
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   const emit = options.onEvent ?? (() => undefined);
   const backend = backendOf(options);
-  const key = workspaceKey(options.desired.environment, options.serviceId);
-  const lock = await backend.acquireLock(key, {
+  const workspace = workspaceKey(options.desired.environment, options.serviceId);
+  const lock = await backend.acquireLock(workspace, {
     command: options.command ?? 'voxform apply',
     timeoutSeconds: options.lockTimeoutSeconds ?? 0,
     warn: (message) => emit({ type: 'warning', message }),
@@ -159,7 +173,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     ...(lock.lost.aborted ? { lockLost: lock.lostReason() } : {}),
   });
   try {
-    const store = await StateStore.open(backend, key, options.fingerprintKey);
+    const store = await StateStore.open(backend, workspace, options.fingerprintKey);
     const prepared = await unlessAborted(preparePlan(options, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);
     const { plan, live } = prepared;
@@ -167,7 +181,9 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     const approved = await unlessAborted(approve(options, plan), signal);
     if (signal.aborted) return outcome('interrupted', plan);
     if (!approved) return outcome('cancelled', plan);
+    const readBacks = new AgentReadBacks();
     const result = await executePlan({
+      onRequestDone: readBacks.onRequestDone,
       plan,
       desired: options.desired,
       live,
@@ -185,8 +201,36 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     const status = result.interrupted ? 'interrupted' : result.failed.length + result.skipped.length > 0 ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
     // For `voxform status`: how the last apply to this workspace ended.
     await store.recordLastApply({ command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length });
-    return outcome(status, plan, result);
+    const record = await appendHistory(options, { plan, live, result, readBacks, status, workspace });
+    return { ...outcome(status, plan, result), record };
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * The apply's record in the ledger. The changes are made by now: a record that cannot be written
+ * is a warning of the outcome, not a failure of the apply.
+ */
+async function appendHistory(
+  options: ApplyOptions,
+  ran: { plan: Plan; live: LiveState; result: ExecuteResult; readBacks: AgentReadBacks; status: ApplyOutcome['status']; workspace: string },
+): Promise<HistoryRecord | undefined> {
+  if (!options.history) return undefined;
+  try {
+    return await recordHistory({
+      ...ran,
+      history: options.history,
+      desired: options.desired,
+      client: options.client,
+      outcome: ran.status,
+      command: options.command ?? 'voxform apply',
+      by: options.by ?? deployer(process.env),
+      source: options.source ?? {},
+      signal: options.signal,
+    });
+  } catch (error) {
+    ran.result.warnings.push(`this apply was not recorded in the history: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
   }
 }

@@ -14,7 +14,7 @@ import { filledBody } from './fills.js';
 import { readBackDifferences } from './read-back.js';
 import { stateAfterRequest, stateWhenUnchanged } from './record-state.js';
 import { DesiredIndex } from './resources.js';
-import { sendRequest } from './send-request.js';
+import { sendRequest, type RequestResult } from './send-request.js';
 
 /** How long a stop waits for the requests in flight by default. */
 export const STOP_GRACE_MS = 10_000;
@@ -52,6 +52,16 @@ export interface ExecuteOptions {
   signal?: AbortSignal | undefined;
   stopGraceMs?: number | undefined;
   onProgress?: ((event: ProgressEvent) => void) | undefined;
+  /** Told of every request that succeeded, with the body as sent and what it returned (the deploy ledger's read-backs). */
+  onRequestDone?: ((done: RequestDone) => void) | undefined;
+}
+
+/** A request that succeeded. `body` is as sent: it may hold secrets, so it is never printed or stored. */
+export interface RequestDone {
+  request: PlannedRequest;
+  change: ResourceChange;
+  body: Record<string, unknown> | undefined;
+  result: RequestResult;
 }
 
 type RequestOutcome =
@@ -195,6 +205,7 @@ class PlanRun {
   ): RequestOutcome {
     if (this.closed) return { status: 'not_started' };
     const { result } = sent;
+    this.options.onRequestDone?.({ request, change, body: sent.body, result });
     if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
     if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
     const { store } = this.options;

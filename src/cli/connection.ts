@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { normalizeBaseUrl } from '../api/regions.js';
 import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
+import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { resolveTimeoutMs } from './timeout.js';
@@ -50,21 +51,7 @@ export async function resolveConnection(
   tuning = { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning };
 
   if (options.local) {
-    const { startEmulator } = await import('../emulator/index.js');
-    const dir = path.join(ctx.cwd, '.voxform');
-    await mkdir(dir, { recursive: true });
-    const { emulatorLlmFromEnv } = await import('./commands/emulator.js');
-    const llm = emulatorLlmFromEnv({}, ctx.env);
-    ctx.secrets.add(llm?.apiKey);
-    const dataFile = path.join(dir, 'local.json');
-    // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
-    const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, ...(llm ? { llm } : {}) });
-    ctx.onExit(() => emulator.close());
-    if (emulator.apiKey === '') {
-      throw new VoxformError('emulator_data_invalid', `${path.relative(ctx.cwd, dataFile)} holds no private key the embedded emulator accepts.`, {
-        hint: 'Delete it to start again from the default account.',
-      });
-    }
+    const emulator = await startLocalEmulator(ctx);
     ctx.secrets.add(emulator.apiKey);
     const client = createClient({ ...tuning, baseUrl: emulator.url, apiKey: emulator.apiKey, ...(debug ? { debug } : {}) });
     ctx.onExit(() => client.close({ abort: true }));
@@ -83,6 +70,33 @@ export async function resolveConnection(
   const client = createClient({ ...tuning, baseUrl, apiKey, ...(debug ? { debug } : {}) });
   ctx.onExit(() => client.close({ abort: true }));
   return { client, baseUrl, apiKey, local: false };
+}
+
+/** Where `--local` keeps the folder's account. */
+export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
+
+/**
+ * The embedded emulator of `--local`: started in-process on a loopback port over the folder's
+ * `.voxform/local.json` (seeded with the default account on first use), shared safely with every
+ * other `--local` command of the folder, closed when the run ends. Refuses a data file without a
+ * usable private key.
+ */
+export async function startLocalEmulator(ctx: CommandContext): Promise<RunningEmulator> {
+  const { startEmulator } = await import('../emulator/index.js');
+  const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
+  await mkdir(path.dirname(dataFile), { recursive: true });
+  const { emulatorLlmFromEnv } = await import('./commands/emulator.js');
+  const llm = emulatorLlmFromEnv({}, ctx.env);
+  ctx.secrets.add(llm?.apiKey);
+  // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, ...(llm ? { llm } : {}) });
+  ctx.onExit(() => emulator.close());
+  if (emulator.apiKey === '') {
+    throw new VoxformError('emulator_data_invalid', `${LOCAL_DATA_FILE} holds no private key the embedded emulator accepts.`, {
+      hint: 'Delete it to start again from the default account.',
+    });
+  }
+  return emulator;
 }
 
 /**

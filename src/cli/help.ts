@@ -64,6 +64,16 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', INTERRUPTED],
     examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
   },
+  rollback: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', INTERRUPTED],
+    examples: ['voxform rollback previous', 'voxform rollback 3f9a2c1 --agent front-desk', 'voxform rollback previous --local --auto-approve'],
+  },
+  history: {
+    environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform history', 'voxform history --agent front-desk --limit 5', 'voxform history --local --format json'],
+  },
   export: {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
@@ -87,7 +97,12 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   emulator: {
     environment: ['VOXFORM_EMULATOR_LLM'],
     exitCodes: ['0  stopped with Ctrl-C', '1  could not start (the port is taken, a bad seed file)'],
-    examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05'],
+    examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05', 'voxform emulator --traffic steady --traffic-seed 7'],
+  },
+  'emulator traffic': {
+    environment: [...MANIFEST_ENV],
+    exitCodes: ['0  the calls were added', '1  a bad profile or flag, or no emulator at --url (nothing was added)', INTERRUPTED],
+    examples: ['voxform emulator traffic --local', 'voxform emulator traffic --local --profile volatile --calls 500 --seed 7', 'voxform emulator traffic --url http://127.0.0.1:4010 --profile traffic.yaml --agent front-desk'],
   },
   logs: {
     environment: [...SERVICE_ENV],
@@ -113,6 +128,20 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     environment: [...SERVICE_ENV],
     exitCodes: OK_OR_ERROR,
     examples: ['voxform test capture CALL_ID --out tests/captured.test.yaml'],
+  },
+  'webhook send': {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: ['0  the receiver answered as the service expects, within its 2 s budget', '1  the receiver failed the check (the result says why), or an error', INTERRUPTED],
+    examples: [
+      'voxform webhook send --to http://127.0.0.1:4020/hook --event end-of-call',
+      'voxform webhook send --to http://127.0.0.1:4020/hook --event prefetch --agent front-desk',
+      'voxform webhook send --to-configured --agent front-desk --event end-of-call --call CALL_ID --local',
+    ],
+  },
+  'webhook serve': {
+    environment: [...MANIFEST_ENV],
+    exitCodes: ['0  never: the receiver runs until it is stopped', '1  could not start (the port is taken, a bad --prefetch-response file)', '130  stopped with Ctrl-C or SIGTERM (it says so)'],
+    examples: ['voxform webhook serve', 'voxform webhook serve --port 4020 --agent front-desk --prefetch-response prefetch.json'],
   },
   status: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],

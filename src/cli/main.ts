@@ -89,6 +89,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   addChangeCommands(program, action);
   addProjectCommands(program, action);
   addServiceCommands(program, action);
+  addWebhookCommands(program, action);
 
   addStateCommands(program, action);
 
@@ -126,6 +127,22 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
     .action(action('apply'));
 
+  withConnection(withManifest(program.command('rollback').description('return agents to a configuration the history recorded, through plan and apply')))
+    .argument('<ref>', 'a history record id (or a unique prefix), a commit (7+ hex digits), or `previous`')
+    .option('--agent <name>', 'only this agent of the record (repeatable)', collect)
+    .option('--auto-approve', 'apply without asking')
+    .option('--state <url|path>', STATE_OPTION)
+    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
+    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
+    .action(action('rollback'));
+
+  withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, newest first')))
+    .option('--agent <name>', 'only records that hold this agent')
+    .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--state <url|path>', STATE_OPTION)
+    .action(action('history'));
+
   withConnection(program.command('export').description('write live agents as a manifest with prompts/*.md'))
     .option('--agent <id>', 'an agent id to export (repeatable)', collect)
     .option('--from-phones', 'export every agent bound to a phone number')
@@ -154,7 +171,7 @@ function addProjectCommands(program: Command, action: CommandAction): void {
     .option('--check', 'change nothing; exit 1 listing the files that are not formatted')
     .action(action('fmt'));
 
-  program
+  const emulator = program
     .command('emulator')
     .description('run the local voice-agent service')
     .option('--port <n>', 'port to listen on', '4010')
@@ -165,7 +182,26 @@ function addProjectCommands(program: Command, action: CommandAction): void {
     .option('--fail-rate <p>', 'answer this fraction of requests with 503 (0 to 1)')
     .option('--llm <url>', 'play agents with this OpenAI-compatible model (env VOXFORM_EMULATOR_LLM)')
     .option('--llm-model <name>', 'the model name for --llm (env VOXFORM_EMULATOR_LLM_MODEL)')
+    .option('--traffic <profile>', 'add synthetic calls at start: a built-in profile (steady, light, volatile) or a YAML/JSON profile file')
+    .option('--traffic-calls <n>', 'calls per agent for --traffic (default: the profile\'s)', positiveInt('--traffic-calls'))
+    .option('--traffic-seed <seed>', 'the random seed of --traffic (default 1)')
     .action(action('emulator'));
+  addEmulatorTrafficCommand(emulator, action);
+}
+
+/** `voxform emulator traffic`: synthetic calls for the folder's `--local` account or a running emulator. */
+function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): void {
+  withManifest(emulator.command('traffic'))
+    .description('add seeded synthetic calls to an emulator\'s call log (docs/traffic.md)')
+    .option('--local', 'the folder\'s embedded emulator (.voxform/local.json)')
+    .option('--url <url>', 'a running `voxform emulator`, e.g. http://127.0.0.1:4010')
+    .option('--profile <profile>', 'a built-in profile (steady, light, volatile) or a YAML/JSON profile file', 'steady')
+    .option('--calls <n>', 'calls per agent (default: the profile\'s)', positiveInt('--calls'))
+    .option('--seed <seed>', 'the random seed (default 1): the same seed and configurations give the same calls')
+    .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent\'s name on the service, or an id (repeatable; default every agent)', collect)
+    .option('--until <time>', 'the end of the window (ISO 8601, Unix seconds, or a duration back from now); default now')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('emulator-traffic'));
 }
 
 /** logs, keys, chat, schema and test: the commands that use the service without changing the manifests' resources. */
@@ -238,16 +274,37 @@ function addStateCommands(program: Command, action: CommandAction): void {
     .action(action('state-migrate'));
 }
 
+/** webhook send and serve: exercising the receivers of the agents' webhooks without a call. */
+function addWebhookCommands(program: Command, action: CommandAction): void {
+  const webhook = program.command('webhook').description('send a webhook to a receiver, or run a receiver (docs/webhooks.md)');
+  withConnection(withManifest(webhook.command('send').description('send one end-of-call or prefetch webhook and check the answer')))
+    .option('--to <url>', 'the receiver to send to (yours: the operator chooses it)')
+    .option('--to-configured', 'send to the URL the --agent configures (only for manifests you have reviewed)')
+    .addOption(new Option('--event <event>', 'which webhook').choices(['end-of-call', 'prefetch']).makeOptionMandatory())
+    .option('--call <call-id>', 'send the payload of this logged call instead of a sample (see `voxform logs`)')
+    .option('--agent <name>', 'a manifest agent: send its configured headers')
+    .action(action('webhook-send'));
+  withManifest(webhook.command('serve').description('run a local receiver that checks every webhook it gets'))
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '4020')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--prefetch-response <file>', 'a JSON PrefetchWebhookResponse to answer prefetch with (default {})')
+    .option('--agent <name>', 'a manifest agent: require the headers it configures')
+    .action(action('webhook-serve'));
+}
+
 const loaders: Record<string, () => Promise<CommandModule>> = {
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
   'plan-show': () => import('./commands/plan-show.js'),
   apply: () => import('./commands/apply.js'),
   export: () => import('./commands/export.js'),
+  rollback: () => import('./commands/rollback.js'),
+  history: () => import('./commands/history.js'),
   init: () => import('./commands/init.js'),
   templates: () => import('./commands/templates.js'),
   fmt: () => import('./commands/fmt.js'),
   emulator: () => import('./commands/emulator.js'),
+  'emulator-traffic': () => import('./commands/emulator-traffic.js'),
   logs: () => import('./commands/logs.js'),
   'keys-create': () => import('./commands/keys.js'),
   chat: () => import('./commands/chat.js'),
@@ -259,6 +316,8 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'state-show': async () => ({ run: (await import('./commands/state.js')).show }),
   'state-unlock': async () => ({ run: (await import('./commands/state.js')).unlock }),
   'state-migrate': async () => ({ run: (await import('./commands/state.js')).migrate }),
+  'webhook-send': () => import('./commands/webhook-send.js'),
+  'webhook-serve': () => import('./commands/webhook-serve.js'),
 };
 
 function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {

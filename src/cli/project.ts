@@ -10,9 +10,11 @@ import type { StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
+import { detectDeploySource } from '../history/source.js';
+import type { DeploySource } from '../history/types.js';
 import { formatDiagnostics } from './diagnostics.js';
 import type { CommandContext } from './context.js';
-import { resolveConnection } from './connection.js';
+import type { Connection } from './connection.js';
 
 export interface ProjectOptions {
   file?: string[];
@@ -41,7 +43,7 @@ export async function loadDesiredState(options: ProjectOptions, ctx: CommandCont
 
 export interface ConnectedProject {
   desired: DesiredState;
-  connection: Awaited<ReturnType<typeof resolveConnection>>;
+  connection: Connection;
   /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
   /** Where state, lock and history are kept: closed when the run ends. */
@@ -53,7 +55,9 @@ export interface ConnectedProject {
  * The service the manifests' project talks to. The manifest's base_url and region count only where
  * the operator set neither (connection.ts): every command that loads manifests connects through here.
  */
-export function connectService(options: ProjectOptions, desired: DesiredState, ctx: CommandContext): ReturnType<typeof resolveConnection> {
+export async function connectService(options: ProjectOptions, desired: DesiredState, ctx: CommandContext): Promise<Connection> {
+  // Loaded when a command connects: the HTTP client is most of start-up, and loading manifests alone does not need it.
+  const { resolveConnection } = await import('./connection.js');
   return resolveConnection(
     { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: desired.baseUrl, region: desired.region } },
     ctx,
@@ -95,4 +99,10 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
   };
+}
+
+/** Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest. */
+export function deploySourceOf(desired: DesiredState, ctx: CommandContext): Promise<DeploySource> {
+  const first = desired.files[0];
+  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd });
 }

@@ -10,6 +10,7 @@ import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import type { Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkSeed } from './seed.js';
+import { addTraffic, checkTrafficOptions, TrafficProfileError } from './traffic/index.js';
 import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
 
 /** What the control surface needs from the running emulator. */
@@ -88,6 +89,14 @@ export function createControl(host: ControlHost): EmulatorControl {
       });
       return { record, webhook: await delivery };
     },
+    // Synthetic calls are added as one change of the account: a shared data file is reloaded first
+    // (so the agents' latest configurations are used) and written once.
+    traffic: (options = {}) =>
+      core.store.access(true, async () => {
+        const summary = addTraffic(core.store, checkTrafficOptions(options));
+        await core.store.commit();
+        return summary;
+      }),
     state: () => core.store.snapshot(),
     flush: () => core.store.flush(),
   };
@@ -171,6 +180,14 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
       const { status, options } = checkEndOptions(asObject(body));
       const result = await control.endCall(session.call_id, status, options);
       return json(200, result);
+    }),
+    route('POST', '/_emulator/traffic', 'control: synthetic traffic', async ({ body }) => {
+      try {
+        return json(200, await control.traffic(body === undefined ? {} : asObject(body)));
+      } catch (error) {
+        if (error instanceof TrafficProfileError) return detail(400, `Invalid traffic request: ${error.problems.join('; ')}`);
+        throw error;
+      }
     }),
     route('GET', '/_emulator/put-mode', 'control: PUT semantics', () => json(200, { mode: core.putMode })),
     route('PUT', '/_emulator/put-mode', 'control: PUT semantics', ({ body }) => {

@@ -27,4 +27,8 @@ export type {
   EndCallOptions,
   EndCallResult,
   CallRecord,
+  TrafficOptions,
+  TrafficSummary,
+  AgentTrafficSummary,
 } from './types.js';
+export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError, type TrafficProfile } from './traffic/index.js';

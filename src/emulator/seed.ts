@@ -157,7 +157,7 @@ export function loadSeedIntoStore(store: EmulatorStore, seed: EmulatorSeed): voi
     store.phones.set(phone.id, stored);
   }
   for (const campaign of copy.campaigns ?? []) store.campaigns.set(campaign.id, campaign);
-  for (const record of copy.call_logs ?? []) store.callLog.insert(record as CallRecord);
+  store.callLog.insertMany((copy.call_logs ?? []) as CallRecord[]);
 }
 
 /** Resolves the `seed` option: a file path, an object (checked), or the default. */

@@ -31,6 +31,7 @@ import { EmulatorStore } from './store.js';
 import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, RequestLogEntry, RunningEmulator, WebhookDelivery } from './types.js';
 import { checkBody, missingHeader, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
 import { WebhookSender } from './webhooks.js';
+import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** How long close() lets requests in flight finish before cutting their connections. */
@@ -123,7 +124,7 @@ class Emulator implements ControlHost {
   ) {
     this.log = options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
     const requestLog = new RequestLog(options.requestLogLimit ?? 2000, this.log ? (d) => this.logDelivery(d) : undefined);
-    const webhooks = new WebhookSender(options.webhookTimeoutMs ?? 2000, options.webhooks ?? 'all');
+    const webhooks = new WebhookSender(options.webhookTimeoutMs ?? WEBHOOK_BUDGET_MS, options.webhooks ?? 'all');
     const faults = new FaultInjector(options.faultSeed);
     this.initialFaults = optionFaultRules(options);
     if (this.initialFaults.length > 0) faults.set({ rules: this.initialFaults });

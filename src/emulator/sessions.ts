@@ -3,8 +3,10 @@
  * prefetch webhook (its metadata merged, its extra_prompt appended to the prompt), appears in the
  * call log at once, and when it ends its record is completed and the end-of-call webhook fires.
  */
-import type { AgentConfigRead, ChatMessage, SessionContinuation, WebhookTarget } from '../schema/types.gen.js';
-import { validateAgainst } from '../schema/validate.js';
+import type { ChatMessage, SessionContinuation, WebhookTarget } from '../schema/types.gen.js';
+import { endOfCallPayload, flattenMetadata, prefetchQuery } from '../webhooks/payload.js';
+import { prefetchAnswerProblem } from '../webhooks/receive.js';
+import { sessionCosts } from './costs.js';
 import { HttpError } from './http.js';
 import { newId, nowSeconds, sha256Hex } from './ids.js';
 import { overlayConfig } from './merge.js';
@@ -40,18 +42,6 @@ export interface ChatTurnInput {
   includeMetadataInPrompt?: boolean | undefined;
   messages: ChatMessage[];
   entry: RequestLogEntry | undefined;
-}
-
-const round4 = (n: number) => Math.round(n * 10000) / 10000;
-
-/** Metadata as query text: strings as they are, other values as JSON. */
-function flatten(metadata: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(metadata)) {
-    if (value === undefined) continue;
-    out[key] = typeof value === 'string' ? value : value === null ? '' : JSON.stringify(value);
-  }
-  return out;
 }
 
 function charsOf(transcript: readonly ChatMessage[]): number {
@@ -134,7 +124,7 @@ export class SessionManager {
     const target = config.extra_prompt_webhook;
     if (target) await this.prefetch(session, target, input.entry);
     if (input.includeMetadataInPrompt && Object.keys(session.metadata).length > 0) {
-      const lines = Object.entries(flatten(session.metadata)).map(([k, v]) => `- ${k}: ${v}`);
+      const lines = Object.entries(flattenMetadata(session.metadata)).map(([k, v]) => `- ${k}: ${v}`);
       session.config.prompt = `${session.config.prompt ?? ''}\n\nSession metadata:\n${lines.join('\n')}`.trimStart();
     }
 
@@ -146,22 +136,14 @@ export class SessionManager {
 
   /** The prefetch GET; its answer updates the session, its failure is only recorded. */
   private async prefetch(session: Session, target: WebhookTarget, entry: RequestLogEntry | undefined): Promise<void> {
-    const query: Record<string, string> = {};
-    // Metadata first, then the spec's own parameters, which win over metadata keys of the same name.
-    for (const [key, value] of Object.entries(flatten(session.metadata))) query[key] = value;
-    query.session_id = session.session_id;
-    query.agent_id = session.agent_id;
-    if (session.from) query.from = session.from;
-    else delete query.from;
-    if (session.to) query.to = session.to;
-    else delete query.to;
+    const query = prefetchQuery({ session_id: session.session_id, agent_id: session.agent_id, from: session.from, to: session.to, metadata: session.metadata });
     const outcome = await this.webhooks.send({ hook: 'prefetch', target, call_id: session.call_id, session_id: session.session_id, query });
     this.requestLog.recordDelivery(outcome.delivery, entry);
     if (!outcome.delivery.ok || outcome.answer === undefined) return;
-    const issues = validateAgainst('PrefetchWebhookResponse', outcome.answer);
-    if (issues.length > 0 || outcome.answer === null || typeof outcome.answer !== 'object') {
+    const problem = prefetchAnswerProblem(outcome.answer);
+    if (problem) {
       outcome.delivery.ok = false;
-      outcome.delivery.error = `answer ignored: ${issues[0] ? `${issues[0].path.join('.') || '(answer)'} ${issues[0].message}` : 'not an object'}`;
+      outcome.delivery.error = `answer ignored: ${problem}`;
       return;
     }
     const answer = outcome.answer as { metadata?: Record<string, unknown>; extra_prompt?: string };
@@ -276,7 +258,7 @@ export class SessionManager {
       duration,
       chat: JSON.stringify(session.transcript),
       chars_used: chars,
-      cost_breakdown: this.costs(session, duration, chars),
+      cost_breakdown: sessionCosts(session.config, session.kind === 'chat' ? 'chat' : 'voice', duration, chars),
       recording: { recording_url: session.config.call_settings?.enable_recording ? `${origin}/_emulator/recordings/${session.call_id}.wav` : '' },
       metadata: session.metadata,
       call_status: status,
@@ -286,23 +268,8 @@ export class SessionManager {
 
     const target = session.config.session_data_webhook;
     if (!target) return { record, delivery: Promise.resolve(null) };
-    const payload = {
-      chat: record.chat,
-      function_calls: record.function_calls ?? [],
-      ts: record.ts,
-      duration,
-      agent_config: record.agent_config,
-      agent_id: record.agent_id,
-      call_id: record.call_id,
-      chars_used: chars,
-      session_id: record.session_id,
-      cost_breakdown: record.cost_breakdown,
-      voip: { provider: session.provider, from: session.from, to: session.to },
-      recording: record.recording,
-      metadata: record.metadata,
-      call_status: status,
-      error_message: record.error_message ?? null,
-    };
+    // The record is final and holds what the payload says (its voip is the session's).
+    const payload = endOfCallPayload(record);
     const delivery = this.webhooks
       .send({ hook: 'end_of_call', target, call_id: session.call_id, session_id: session.session_id, body: payload })
       .then((outcome) => {
@@ -310,20 +277,5 @@ export class SessionManager {
         return outcome.delivery;
       });
     return { record, delivery };
-  }
-
-  /**
-   * A deterministic cost breakdown (credits): speech-to-text 0.0043 per second, text-to-speech
-   * 0.0003 per character, the language model 0.0001 per character; a chat has only the model.
-   */
-  private costs(session: Session, duration: number, chars: number): Array<{ type: string; provider: string; credit: number }> {
-    const config: AgentConfigRead = session.config;
-    const llm = { type: 'llm', provider: config.llm?.model ?? 'gpt-4o-mini', credit: round4(chars * 0.0001) };
-    if (session.kind === 'chat') return [llm];
-    return [
-      { type: 'stt', provider: config.speech_to_text?.provider ?? 'deepgram', credit: round4(duration * 0.0043) },
-      { type: 'tts', provider: config.voice?.provider ?? 'elevenlabs', credit: round4(chars * 0.0003) },
-      llm,
-    ];
   }
 }

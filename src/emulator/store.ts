@@ -31,7 +31,13 @@ import type {
 } from './types.js';
 
 const DATA_FORMAT = 'voxform-emulator-data';
-const DATA_VERSION = 1;
+/**
+ * 2: call records that share one `agent_config` object (synthetic traffic) are written with
+ * `{"$shared_config": i}` in its place, the config once in `shared_configs[i]`. Version 1 files
+ * (every config inline) are still read.
+ */
+const DATA_VERSION = 2;
+const READABLE_VERSIONS = [1, 2];
 
 /**
  * The JSON text of stored objects, made once per object and kept until the object changes: the hot
@@ -66,6 +72,10 @@ export interface PersistedData extends EmulatorStateSnapshot {
    * POST /api_keys are only ever stored as hashes.
    */
   seed_private_key: string | null;
+  /** `EmulatorStore.configSetAt` (absent in version 1 files). */
+  agent_config_set_at?: Record<string, number>;
+  /** Configs shared by several call records (absent in version 1 files). */
+  shared_configs?: Array<Record<string, unknown>>;
 }
 
 interface Waiter {
@@ -89,6 +99,11 @@ export class EmulatorStore {
   /** The latest call of each session id (a continued session has several calls). */
   sessionsById = new Map<string, Session>();
   readonly callLog = new CallLog();
+  /**
+   * When each agent's configuration was last stored (Unix seconds), by agent id: synthetic traffic
+   * is never stamped before it. Agents loaded from a seed have no entry (their time is not known).
+   */
+  configSetAt = new Map<string, number>();
   seedPrivateKey: string | null = null;
   /** Agents as JSON text, kept until the agent changes: reads far outnumber writes. */
   private readonly agentText = new JsonTextCache<Agent>();
@@ -147,7 +162,13 @@ export class EmulatorStore {
     this.sessions.clear();
     this.sessionsById.clear();
     this.callLog.clear();
+    this.configSetAt.clear();
     this.seedPrivateKey = null;
+  }
+
+  /** Must follow every change to an agent's configuration (PUT, knowledge files). */
+  markConfigSet(agentId: string): void {
+    this.configSetAt.set(agentId, nowSeconds());
   }
 
   /** The agent as JSON text (GET /agents/{id}). */
@@ -195,7 +216,7 @@ export class EmulatorStore {
     for (const agent of data.agents) this.agents.set(agent.id, agent);
     for (const phone of data.phones) this.phones.set(phone.id, phone);
     for (const campaign of data.campaigns) this.campaigns.set(campaign.id, campaign);
-    for (const record of data.call_logs) this.callLog.insert(record);
+    this.callLog.insertMany(data.call_logs);
     for (const credential of data.credentials) this.credentials.set(credential.provider, credential);
     for (const upload of data.knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
     for (const object of data.knowledge.objects) this.objects.set(object.key, object);
@@ -227,8 +248,8 @@ export class EmulatorStore {
         hint: 'Delete it to start again from the seed.',
       });
     }
-    if (data?.format !== DATA_FORMAT || data.version !== DATA_VERSION || !Array.isArray(data.agents) || !Array.isArray(data.call_logs)) {
-      throw new VoxformError('emulator_data_invalid', `${this.dataFile} is not a voxform emulator data file (version ${DATA_VERSION}).`, {
+    if (data?.format !== DATA_FORMAT || !READABLE_VERSIONS.includes(data.version) || !Array.isArray(data.agents) || !Array.isArray(data.call_logs)) {
+      throw new VoxformError('emulator_data_invalid', `${this.dataFile} is not a voxform emulator data file (version ${READABLE_VERSIONS.join(' or ')}).`, {
         hint: 'Point --data at a new file, or delete this one to start again from the seed.',
       });
     }
@@ -243,6 +264,14 @@ export class EmulatorStore {
   }
 
   private restoreFrom(data: PersistedData): void {
+    const shared = data.shared_configs ?? [];
+    for (const record of data.version >= 2 ? data.call_logs : []) {
+      const index = (record.agent_config as { $shared_config?: unknown } | undefined)?.$shared_config;
+      if (index === undefined) continue;
+      const config = typeof index === 'number' ? shared[index] : undefined;
+      if (config === null || typeof config !== 'object') throw new Error(`call record ${String(record.call_id)} names a shared config that is not in the file`);
+      record.agent_config = config;
+    }
     this.restore(
       {
         keys: data.keys ?? [],
@@ -256,6 +285,9 @@ export class EmulatorStore {
       },
       data.seed_private_key ?? null,
     );
+    for (const [agentId, at] of Object.entries(data.agent_config_set_at ?? {})) {
+      if (typeof at === 'number' && Number.isFinite(at)) this.configSetAt.set(agentId, at);
+    }
   }
 
   /**
@@ -329,7 +361,11 @@ export class EmulatorStore {
       seed_private_key: this.seedPrivateKey,
       // No deep copy needed: the object is turned into text at once.
       ...this.contents(),
+      agent_config_set_at: Object.fromEntries(this.configSetAt),
     };
+    const { records, configs } = shareConfigs(data.call_logs);
+    data.call_logs = records;
+    data.shared_configs = configs;
     return `${JSON.stringify(data, null, 1)}\n`;
   }
 
@@ -342,23 +378,60 @@ export class EmulatorStore {
 }
 
 /**
+ * Call records for the data file: a config object that several records share is written once (in
+ * `configs`) and each of those records names it by index; a config of one record stays inline.
+ */
+function shareConfigs(records: CallRecord[]): { records: CallRecord[]; configs: Array<Record<string, unknown>> } {
+  const uses = new Map<object, number>();
+  for (const record of records) if (record.agent_config) uses.set(record.agent_config, (uses.get(record.agent_config) ?? 0) + 1);
+  const index = new Map<object, number>();
+  const configs: Array<Record<string, unknown>> = [];
+  const written = records.map((record) => {
+    const config = record.agent_config;
+    if (!config || (uses.get(config) ?? 0) < 2) return record;
+    let at = index.get(config);
+    if (at === undefined) {
+      at = configs.push(config) - 1;
+      index.set(config, at);
+    }
+    return { ...record, agent_config: { $shared_config: at } };
+  });
+  return { records: written, configs };
+}
+
+/**
  * The call log: records by call_id, and in ts order for newest-first cursor pages. Records are
  * kept oldest-first in an array (new calls are nearly always the newest, so inserting is an append)
- * and walked backwards.
+ * and walked backwards from a binary search, so a page costs the same on a log of 40 records and
+ * of 100,000. Many records at once (synthetic traffic) are merged in one pass.
  */
 export class CallLog {
   private ascending: CallRecord[] = [];
   private byCallId = new Map<string, CallRecord>();
-  private readonly text = new JsonTextCache<CallRecord>();
+  /**
+   * The JSON text of each record's `agent_config`, kept until the record changes. Records of one
+   * configuration version may share one config object (synthetic traffic does): its text is then
+   * made once for all of them, and no per-record text is kept, so reading every page of a large
+   * log holds no copy of it.
+   */
+  private readonly configText = new JsonTextCache<object>();
 
-  /** The record as JSON text (pages of GET /call-logs are joined from these). */
+  /** The record as JSON text (pages of GET /call-logs are joined from these); the same text as JSON.stringify(record). */
   json(record: CallRecord): string {
-    return this.text.get(record);
+    const config = record.agent_config;
+    if (config === null || typeof config !== 'object') return JSON.stringify(record);
+    const parts: string[] = [];
+    for (const key of Object.keys(record)) {
+      const value = key === 'agent_config' ? this.configText.get(config) : JSON.stringify((record as unknown as Record<string, unknown>)[key]);
+      // JSON.stringify leaves out keys whose value it cannot write (undefined, functions): so do we.
+      if (value !== undefined) parts.push(`${JSON.stringify(key)}:${value}`);
+    }
+    return `{${parts.join(',')}}`;
   }
 
   /** Must follow every change to a stored record (its cached JSON is dropped). */
   touch(record: CallRecord): void {
-    this.text.forget(record);
+    if (record.agent_config && typeof record.agent_config === 'object') this.configText.forget(record.agent_config);
   }
 
   clear(): void {
@@ -379,42 +452,90 @@ export class CallLog {
   }
 
   insert(record: CallRecord): void {
-    this.text.forget(record);
+    this.touch(record);
     const existing = this.byCallId.get(record.call_id);
     if (existing) this.ascending.splice(this.ascending.indexOf(existing), 1);
     this.byCallId.set(record.call_id, record);
-    // First index whose ts is greater: equal ts keep their insertion order.
-    let lo = 0;
-    let hi = this.ascending.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.ascending[mid] as CallRecord).ts <= record.ts) lo = mid + 1;
-      else hi = mid;
+    this.ascending.splice(this.firstAbove(record.ts), 0, record);
+  }
+
+  /**
+   * Adds many records in one pass (O(n + m log m)), in the order `insert` one by one would give:
+   * equal ts keep the existing records first, then the new ones in the order given. A record whose
+   * call_id is already stored replaces the stored one.
+   */
+  insertMany(records: readonly CallRecord[]): void {
+    let replaces = false;
+    for (const record of records) {
+      if (this.byCallId.has(record.call_id)) replaces = true;
+      this.byCallId.set(record.call_id, record); // the last one given wins, as with insert
+      this.touch(record);
     }
-    this.ascending.splice(lo, 0, record);
+    const current = (record: CallRecord) => this.byCallId.get(record.call_id) === record;
+    const incoming = records.filter(current);
+    // Synthetic traffic comes sorted already: check in one pass before paying for a sort.
+    if (incoming.some((record, index) => index > 0 && record.ts < (incoming[index - 1] as CallRecord).ts)) incoming.sort((a, b) => a.ts - b.ts);
+    let kept = this.ascending;
+    if (replaces) {
+      const given = new Set(records.map((record) => record.call_id));
+      kept = kept.filter((record) => !given.has(record.call_id));
+    }
+    const merged: CallRecord[] = new Array(kept.length + incoming.length);
+    let i = 0;
+    let j = 0;
+    for (let k = 0; k < merged.length; k++) {
+      const takeKept = j >= incoming.length || (i < kept.length && (kept[i] as CallRecord).ts <= (incoming[j] as CallRecord).ts);
+      merged[k] = takeKept ? (kept[i++] as CallRecord) : (incoming[j++] as CallRecord);
+    }
+    this.ascending = merged;
   }
 
   newestFirst(): CallRecord[] {
     return [...this.ascending].reverse();
   }
 
+  /** First index whose ts is greater than `ts` (the array's length when none is). */
+  private firstAbove(ts: number): number {
+    let lo = 0;
+    let hi = this.ascending.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ascending[mid] as CallRecord).ts <= ts) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First index whose ts is `ts` or greater. */
+  private firstAtLeast(ts: number): number {
+    let lo = 0;
+    let hi = this.ascending.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.ascending[mid] as CallRecord).ts < ts) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /**
    * Records strictly older than `before` (all when undefined), newest first, lazily: pages stop
    * walking as soon as they are full.
    */
-  *olderThan(before: number | undefined): Generator<CallRecord> {
-    let index = this.ascending.length - 1;
-    if (before !== undefined) {
-      // Last index whose ts is below the cursor.
-      let lo = 0;
-      let hi = this.ascending.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((this.ascending[mid] as CallRecord).ts < before) lo = mid + 1;
-        else hi = mid;
-      }
-      index = lo - 1;
-    }
-    for (; index >= 0; index--) yield this.ascending[index] as CallRecord;
+  olderThan(before: number | undefined): Generator<CallRecord> {
+    return this.range({ before });
+  }
+
+  /**
+   * Records newest first, lazily, within bounds found by binary search: ts strictly below
+   * `before` (a cursor), at most `atMost` and at least `atLeast` (a time window, both inclusive).
+   * The walk ends at `atLeast`, so a window costs what its records cost, not the whole log.
+   */
+  *range(bounds: { before?: number | undefined; atMost?: number | undefined; atLeast?: number | undefined }): Generator<CallRecord> {
+    let end = this.ascending.length;
+    if (bounds.before !== undefined) end = Math.min(end, this.firstAtLeast(bounds.before));
+    if (bounds.atMost !== undefined) end = Math.min(end, this.firstAbove(bounds.atMost));
+    const start = bounds.atLeast === undefined ? 0 : this.firstAtLeast(bounds.atLeast);
+    for (let index = end - 1; index >= start; index--) yield this.ascending[index] as CallRecord;
   }
 }

@@ -243,6 +243,49 @@ export interface EndCallResult {
   webhook: WebhookDelivery | null;
 }
 
+/** What synthetic traffic to generate (the body of `POST /_emulator/traffic`; docs/traffic.md). */
+export interface TrafficOptions {
+  /** A built-in profile name, or a profile object (docs/traffic.md). Default `steady`. */
+  profile?: string | Record<string, unknown>;
+  /** Calls per agent (default: the profile's `calls_per_agent`). */
+  calls?: number;
+  /** The random seed (default 1): the same seed and the same configurations give the same calls. */
+  seed?: number | string;
+  /** The end of the window, Unix seconds (default: now). */
+  until?: number;
+  /** Only these agents (ids or names); default every agent of the account. */
+  agents?: string[];
+}
+
+/** The calls generated for one agent. */
+export interface AgentTrafficSummary {
+  agent_id: string;
+  name: string;
+  /** `configurationHash` of the configuration the calls ran with. */
+  config_hash: string;
+  calls: number;
+  /** The window the calls were spread over (Unix seconds). */
+  from: number;
+  until: number;
+  outcomes: Partial<Record<EndCallStatus, number>>;
+  transfers: number;
+  tool_calls: number;
+  tool_failures: number;
+  /** The profile's rules that applied to this version (`rules[0]`, …). */
+  rules: string[];
+}
+
+/** What a traffic request generated. */
+export interface TrafficSummary {
+  profile: string;
+  seed: string | number;
+  until: number;
+  calls: number;
+  agents: AgentTrafficSummary[];
+  /** Agents given no calls, and why. */
+  skipped: Array<{ agent_id: string; reason: string }>;
+}
+
 /** In-process access to the same controls as the HTTP control surface under /_emulator/. */
 export interface EmulatorControl {
   /** Back to the seed the emulator started with; clears the request log; faults, put mode and response style back to the start-up options. */
@@ -262,6 +305,11 @@ export interface EmulatorControl {
   webhookDeliveries(): WebhookDelivery[];
   /** End a registered call or a chat session, as the caller hanging up would; fires the end-of-call webhook. */
   endCall(callId: string, status: EndCallStatus, options?: EndCallOptions): Promise<EndCallResult>;
+  /**
+   * Adds seeded synthetic calls of the account's agents to the call log (docs/traffic.md); throws
+   * `TrafficProfileError` naming every problem of a bad request.
+   */
+  traffic(options?: TrafficOptions): Promise<TrafficSummary>;
   /** A copy of the stored account (keys as hashes), for assertions. */
   state(): EmulatorStateSnapshot;
   /** Resolves when every change so far is on disk (immediately without a data file). */

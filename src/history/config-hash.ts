@@ -8,10 +8,11 @@
  * taken over a secret: values the schema marks secret, and values a manifest fills from
  * `${env:…}` (passed as `maskPaths`), are replaced by a marker before hashing.
  */
-import { pathMatchesPattern, schemaNode, stripToShape } from '../schema/introspect.js';
+import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { sensitiveConfigPatterns } from '../schema/sensitive.js';
 import { hashValue } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
+import { pathPatternMatcher } from './path-patterns.js';
 
 /** What a secret value becomes before hashing. */
 const MASKED = '(masked)';
@@ -31,12 +32,12 @@ export interface ConfigurationHashOptions {
  */
 export function normalizeAgentConfig(config: Record<string, unknown>, options: ConfigurationHashOptions = {}): Record<string, unknown> {
   const shaped = stripToShape(schemaNode('AgentConfigUpdate'), config) as Record<string, unknown>;
-  const masks = [...sensitiveConfigPatterns(), ...(options.maskPaths ?? [])];
-  return withoutNullsMasked(shaped, [], masks) as Record<string, unknown>;
+  const masked = pathPatternMatcher([...sensitiveConfigPatterns(), ...(options.maskPaths ?? [])]);
+  return withoutNullsMasked(shaped, [], masked) as Record<string, unknown>;
 }
 
-function withoutNullsMasked(value: unknown, at: Array<string | number>, masks: readonly string[]): unknown {
-  if (at.length > 0 && masks.some((pattern) => pathMatchesPattern(at, pattern))) {
+function withoutNullsMasked(value: unknown, at: Array<string | number>, masks: (path: ReadonlyArray<string | number>) => boolean): unknown {
+  if (at.length > 0 && masks(at)) {
     return MASKED;
   }
   if (Array.isArray(value)) return value.map((item, index) => withoutNullsMasked(item, [...at, index], masks));

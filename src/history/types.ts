@@ -42,6 +42,12 @@ export interface AgentVersion {
    * a call's prompt; the report cuts the call's prompt back to this length before hashing.
    */
   promptLength?: number | undefined;
+  /**
+   * Paths (from the agent entry, `config.tools.0.header.authorization`) of secrets the manifest
+   * wrote literally instead of as `${env:…}`: recorded as `(sensitive)`, so a rollback cannot
+   * restore them and refuses the agent.
+   */
+  unrecordedSecrets?: string[] | undefined;
 }
 
 export interface HistoryRecord {

@@ -37,6 +37,8 @@ export interface AgentDraft {
   prompt: PromptRequest | undefined;
   /** Config paths (dotted) holding secrets: marked so by the schema, or filled from `${env:…}`. */
   sensitivePaths: string[];
+  /** Each value filled from `${env:…}` as written, by dotted path from the entry (`config.tools.0.header.authorization`). */
+  envReferences: Record<string, string>;
 }
 
 export interface AgentContext {
@@ -63,9 +65,13 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
 
   const envPaths = new Set<string>();
   const envKeys = new Set<string>();
+  const envReferences: Record<string, string> = {};
   const resolved = interpolateTree(spec, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces('AgentSpec') }, (path) => {
     envKeys.add(path.join('\u0000'));
     if (path[0] === 'config') envPaths.add(dottedConfigPath(path.slice(1)));
+    // As written, for the deploy ledger, which keeps the reference and never the value.
+    const written = valueAt(spec, path);
+    if (typeof written === 'string') envReferences[dottedConfigPath(path)] = written;
   }) as Record<string, unknown>;
 
   checkAgainstSchema(
@@ -99,6 +105,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     // A path written with a reference was refused (env_forbidden): there is nothing to read.
     prompt: hasEnvReference(valueAt(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
     sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
+    envReferences,
   };
 }
 

@@ -29,6 +29,7 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined):
     knowledge: draft.knowledge?.map((reference) => reference.name),
     ignore: draft.ignore,
     sensitivePaths: draft.sensitivePaths,
+    envReferences: draft.envReferences,
   };
 }
 

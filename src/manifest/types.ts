@@ -51,6 +51,12 @@ export interface DesiredAgent extends DesiredResource {
    * concrete: array elements by index (`tools.0.header`, `session_data_webhook.headers.x-token`).
    */
   sensitivePaths: string[];
+  /**
+   * Each value filled from `${env:…}` as the manifest wrote it (`Bearer ${env:TOKEN}`), by dotted
+   * path from the agent entry (`name`, `config.tools.0.header.authorization`): what the deploy
+   * ledger records instead of the value. Absent when the agent was not loaded from manifests.
+   */
+  envReferences?: Record<string, string> | undefined;
 }
 
 export interface PhoneImport {

@@ -17,7 +17,7 @@ describe('the data file', () => {
     const dataFile = path.join(dir, 'local.json');
     const first = await startEmulator({ dataFile });
     const c1 = clientFor(first);
-    expect(JSON.parse(await readFile(dataFile, 'utf8'))).toMatchObject({ format: 'voxform-emulator-data', version: 1 });
+    expect(JSON.parse(await readFile(dataFile, 'utf8'))).toMatchObject({ format: 'voxform-emulator-data', version: 2 });
     expect((await c1.put(`/agents/${FRONT_DESK}`, { name: 'Persisted', config: { prompt: 'Kept across restarts' } })).status).toBe(200);
     const key = (await c1.post('/api_keys', { type: 'private', name: 'ci' })).body.key as string;
     await c1.post('/phones/import', { country: 'US', phone: '+15551230002', region: 'us-west', api_key: 'k', api_secret: 'secret-of-import' });

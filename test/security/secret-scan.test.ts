@@ -100,6 +100,11 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], outside: true, codes: [0] },
   { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], outside: true, codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
+  // RECEIVER is a webhook receiver of the test's; CALL_ID an ended call whose agent_config holds the planted headers.
+  { scenario: 'success', command: 'webhook send', format: 'text', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--agent', 'front-desk'], codes: [0] },
+  { scenario: 'success', command: 'webhook send', format: 'prefetch', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'prefetch', '--agent', 'front-desk'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'webhook send', format: 'logged call', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--call', 'CALL_ID'], outside: true, debug: true, codes: [0] },
+  { scenario: 'success', command: 'webhook send', format: 'logged call, agent', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'prefetch', '--call', 'CALL_ID', '--agent', 'front-desk'], codes: [0] },
   { scenario: 'success', command: 'status', format: 'text', args: ['status'], debug: true, codes: [0] },
   { scenario: 'success', command: 'status', format: 'json', args: ['status', '--format', 'json'], codes: [0] },
   { scenario: 'service 422', command: 'status', format: 'text', args: ['status'], service: 'echo-get', debug: true, codes: [1] },
@@ -115,6 +120,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'service 422', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], service: 'echo-write', codes: [1] },
+  { scenario: 'service 422', command: 'webhook send', format: 'logged call', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--call', 'CALL_ID'], service: 'echo-get', debug: true, codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'text', args: ['plan'], codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], debug: true, codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], debug: true, codes: [1] },
@@ -128,6 +134,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'manifest error', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], debug: true, codes: [1] },
   { scenario: 'manifest error', command: 'status', format: 'json', args: ['status', '--format', 'json'], codes: [0] },
   { scenario: 'manifest error', command: 'logs', format: 'json', args: ['logs', '--agent', 'front-desk', '--format', 'json'], codes: [0, 1] },
+  { scenario: 'manifest error', command: 'webhook send', format: 'text', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--agent', 'front-desk'], codes: [1] },
 ];
 
 interface Leak {
@@ -228,6 +235,10 @@ let outside: string;
 /** The manifest with the planted `${env:GREETING}`, before the manifest-error runs break it. */
 let validManifest: string;
 let echo: Server;
+/** A webhook receiver that answers every request as a valid prefetch answer (RECEIVER in the rows). */
+let receiver: Server;
+/** An ended call with the planted headers in its agent_config snapshot (CALL_ID in the rows). */
+let loggedCallId = '';
 const echoMode: { current: 'get' | 'write' } = { current: 'get' };
 const leaks: Leak[] = [];
 const scanned = new Set<string>();
@@ -241,12 +252,16 @@ beforeAll(async () => {
   validManifest = manifest.replace(/first_message: Thanks for calling[^\n]*/, 'first_message: "${env:GREETING}"');
   await writeFile(manifestFile, validManifest);
   echo = await startEchoProxy(project.emulator.url, echoMode);
+  receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{}}')));
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   outside = await mkdtemp(path.join(tmpdir(), 'voxform-scan-outside-'));
 });
 
 afterAll(async () => {
   await new Promise<void>((resolve) => echo.close(() => resolve()));
   echo.closeAllConnections();
+  receiver.closeAllConnections();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
   await project.close();
   await rm(outside, { recursive: true, force: true });
   const commands = new Set(RUNS.map((run) => run.command));
@@ -256,6 +271,7 @@ afterAll(async () => {
 
 /** Runs one row and adds what leaked to `leaks`. */
 async function scan(run: ScanRun): Promise<{ code: number; stdout: string; stderr: string }> {
+  run = { ...run, args: run.args.map((arg) => arg.replace('RECEIVER', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`).replace('CALL_ID', loggedCallId)) };
   const label = `${run.scenario}: voxform ${run.args.join(' ')}`;
   const baseUrl = run.service === undefined || run.service === 'emulator' ? project.url : `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
   if (run.service === 'echo-get') echoMode.current = 'get';
@@ -285,6 +301,11 @@ describe('the secret scan', () => {
       if (run.scenario === 'success' && run.command === 'logs' && run.args.includes('front-desk')) {
         // A call on record whose agent_config snapshot holds the planted headers.
         await callService(project, 'POST', '/register_call', { agent_id: FRONT_DESK, metadata: { note: 'scan' } });
+      }
+      if (run.args.includes('CALL_ID') && loggedCallId === '') {
+        const call = (await callService(project, 'POST', '/register_call', { agent_id: FRONT_DESK, metadata: { note: 'webhook' } })) as { call_id: string };
+        await project.emulator.control.endCall(call.call_id, 'user-ended');
+        loggedCallId = call.call_id;
       }
       if (run.scenario === 'manifest error' && run.command === 'validate' && run.format === 'text') {
         // Secrets where the schema refuses them (a diagnostic must not quote them), and a broken reference.

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import picocolors from 'picocolors';
-import { apply, type ApplyEvent, type ApplyOutcome } from '../../apply/apply.js';
+import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../../apply/apply.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
+import { deployer } from '../../history/source.js';
 import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import { renderPlanText } from '../../plan/render-text.js';
 import type { CommandContext } from '../context.js';
 import { progressLine, type ProgressLine } from '../progress.js';
-import { connectProject, planInputs, type ProjectOptions } from '../project.js';
+import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
   /** `[PLAN]`: a plan file saved by `voxform plan --out`. */
@@ -17,7 +18,7 @@ export interface ApplyCommandOptions extends ProjectOptions {
   parallelism?: number;
 }
 
-function lockTimeoutSeconds(value: string | undefined): number {
+export function lockTimeoutSeconds(value: string | undefined): number {
   const seconds = Number(value ?? '0');
   if (!Number.isFinite(seconds) || seconds < 0) {
     throw new VoxformError('invalid_option', `--lock-timeout must be a number of seconds (0 or more), not "${value}".`);
@@ -46,23 +47,44 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx);
+  const source = await deploySourceOf(project.desired, ctx);
+  const { code } = await applyOnTerminal(
+    {
+      ...planInputs(project, ctx),
+      savedPlan: saved,
+      targets: options.target ?? [],
+      autoApprove: options.autoApprove,
+      parallelism: options.parallelism,
+      lockTimeoutSeconds: timeout,
+      command: `voxform apply${planFile ? ` ${planFile}` : ''}`,
+      history: project.backend.history,
+      source,
+    },
+    ctx,
+  );
+  return code;
+}
+
+/** What `applyOnTerminal` adds itself: the question, the progress printer, the stop signal, the lock's release on exit. */
+export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked'>;
+
+/**
+ * Runs the library's `apply` on the terminal, as `voxform apply` does (also for `voxform
+ * rollback`): same question, progress, stop on Ctrl-C, report and exit code.
+ */
+export async function applyOnTerminal(options: TerminalApplyOptions, ctx: CommandContext): Promise<{ code: number; outcome: ApplyOutcome }> {
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   const status = progressLine(ctx.stderr);
   const outcome = await apply({
-    ...planInputs(project, ctx),
-    savedPlan: saved,
-    targets: options.target ?? [],
-    autoApprove: options.autoApprove,
+    ...options,
+    by: options.by ?? deployer(ctx.env),
     confirm: () => confirmOnTerminal(ctx, stop),
     onEvent: eventPrinter(ctx, status),
     signal: stop.signal,
-    parallelism: options.parallelism,
-    lockTimeoutSeconds: timeout,
-    command: `voxform apply${planFile ? ` ${planFile}` : ''}`,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
   }).finally(() => status.done());
-  return report(outcome, ctx);
+  return { code: report(outcome, ctx), outcome };
 }
 
 async function confirmOnTerminal(ctx: CommandContext, stop: AbortController): Promise<boolean> {
@@ -114,6 +136,10 @@ function report(outcome: ApplyOutcome, ctx: CommandContext): number {
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
     return 0;
+  }
+  if (outcome.lockLost && !outcome.interrupted) {
+    ctx.stderr.write(`Apply stopped before anything was applied: ${outcome.lockLost}.\n`);
+    return 1;
   }
   if (outcome.status === 'cancelled' || (outcome.status === 'interrupted' && !outcome.interrupted)) {
     ctx.stderr.write('Apply cancelled; nothing changed.\n');

@@ -6,6 +6,9 @@ import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { startEmulator, type EmulatorOptions } from '../../emulator/index.js';
 import type { CommandContext } from '../context.js';
+import { invalidProfile, trafficRequest } from '../traffic-request.js';
+import { TrafficProfileError } from '../../emulator/traffic/index.js';
+import type { TrafficOptions } from '../../emulator/index.js';
 
 function invalid(flag: string, message: string): VoxformError {
   return new VoxformError('invalid_option', `${flag} ${message}`, { hint: 'See `voxform emulator --help`.' });
@@ -22,6 +25,10 @@ export interface EmulatorCommandOptions {
   /** `--llm URL` / `--llm-model NAME`: an OpenAI-compatible model to play agents with. */
   llm?: string;
   llmModel?: string;
+  /** `--traffic PROFILE` (`--traffic-calls N`, `--traffic-seed S`): synthetic calls added at start (docs/traffic.md). */
+  traffic?: string;
+  trafficCalls?: number;
+  trafficSeed?: string;
 }
 
 export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string): EmulatorOptions {
@@ -73,12 +80,22 @@ export function emulatorLlmFromEnv(
   return { url, model, apiKey: env.VOXFORM_EMULATOR_LLM_API_KEY?.trim() || undefined };
 }
 
+/** The traffic the flags ask for at start, checked before anything starts; undefined without --traffic. */
+async function startupTraffic(options: EmulatorCommandOptions, cwd: string): Promise<TrafficOptions | undefined> {
+  if (options.traffic === undefined) {
+    if (options.trafficCalls !== undefined || options.trafficSeed !== undefined) throw invalid('--traffic-calls and --traffic-seed', 'go with --traffic PROFILE.');
+    return undefined;
+  }
+  return trafficRequest({ profile: options.traffic, calls: options.trafficCalls, seed: options.trafficSeed }, cwd);
+}
+
 /**
  * Runs the emulator until `stop` resolves, then shuts it down (answers in flight finish, the data
  * file is flushed). Split from `run` so tests can stop it without sending the process a signal.
  */
 export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandContext, stop: Promise<unknown>): Promise<number> {
   const emulatorOptions = parseEmulatorFlags(options, ctx.cwd);
+  const traffic = await startupTraffic(options, ctx.cwd);
   const llm = emulatorLlmFromEnv(options, ctx.env);
   if (llm) {
     ctx.secrets.add(llm.apiKey);
@@ -87,6 +104,16 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   const emulator = await startEmulator({ ...emulatorOptions, quiet: false, log: (line) => ctx.stderr.write(`${line}\n`) });
   const shutdown = emulator.close.bind(emulator);
   ctx.onExit(shutdown);
+  let trafficLine: string[] = [];
+  if (traffic) {
+    try {
+      const summary = await emulator.control.traffic(traffic);
+      trafficLine = [`  traffic      ${summary.calls.toLocaleString('en-US')} synthetic calls added (profile ${summary.profile}, seed ${summary.seed}; docs/traffic.md)`];
+    } catch (error) {
+      if (error instanceof TrafficProfileError) throw invalidProfile(options.traffic ?? '', error.problems);
+      throw error;
+    }
+  }
 
   const data = emulatorOptions.dataFile ? `${emulatorOptions.dataFile} (kept between runs)` : 'in memory (use --data FILE to keep it)';
   const seed = typeof emulatorOptions.seed === 'string' ? emulatorOptions.seed : 'built-in default (the account of agents.example.yaml)';
@@ -100,6 +127,7 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
       `  data         ${data}`,
       `  seed         ${seed}`,
       `  agents       ${llm ? `played by the model at ${llm.url}${llm.model ? ` (${llm.model})` : ''}` : 'deterministic replies (use --llm URL for a model)'}`,
+      ...trafficLine,
       '',
       'Point voxform at it:',
       `  export VOXFORM_BASE_URL=${emulator.url}`,

@@ -158,7 +158,7 @@ export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHis
  * name as well as an id; the secrets met while loading are registered for redaction. No manifest,
  * or one that does not load, means no names (an `--agent` value is then taken as an id).
  */
-async function manifestAgentIds(options: LogsOptions, ctx: CommandContext): Promise<Map<string, string>> {
+export async function manifestAgentIds(options: Pick<LogsOptions, 'file' | 'env'>, ctx: CommandContext): Promise<Map<string, string>> {
   try {
     const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
     result.secrets.forEach((secret) => ctx.secrets.add(secret));

@@ -37,6 +37,7 @@ export const agentRoutes: Route[] = [
       applyConfigUpdate(agent.config, update.config as Record<string, unknown>, removed, core.putMode);
       agent.name = update.name;
       core.store.touchAgent(agent);
+      core.store.markConfigSet(agent.id);
       await core.store.commit();
       return actionDone(core.responseStyle);
     },

@@ -47,7 +47,8 @@ export const callLogRoutes: Route[] = [
     query: 'CallLogsQuery',
     handler: ({ core, query }) => {
       const q = query as CallLogsQuery;
-      const page = takePage(core.store.callLog.olderThan(q.start_after_ts || undefined), matcher(q), q.limit ?? DEFAULT_LIMIT);
+      const window = { before: q.start_after_ts || undefined, atMost: q.end_time, atLeast: q.start_time };
+      const page = takePage(core.store.callLog.range(window), matcher(q), q.limit ?? DEFAULT_LIMIT);
       const last = page.records[page.records.length - 1];
       const histories = page.records.map((r) => core.store.callLog.json(r)).join(',');
       return { status: 200, jsonText: `{"histories":[${histories}],"next_cursor":${page.more && last ? last.ts : 0}}` };

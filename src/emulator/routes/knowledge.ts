@@ -93,6 +93,7 @@ export const knowledgeRoutes: Route[] = [
       const current = agent.config.knowledge_base ?? {};
       agent.config.knowledge_base = { files: [...request.files], messages: request.messages ? [...request.messages] : (current.messages ?? []) };
       core.store.touchAgent(agent);
+      core.store.markConfigSet(agent.id);
       await core.store.commit();
       return actionDone(core.responseStyle);
     },

@@ -1,0 +1,98 @@
+/**
+ * `voxform emulator traffic`: adds seeded synthetic calls to an emulator's call log — the folder's
+ * `--local` account, or a running `voxform emulator` (`--url`) — and the profile argument shared
+ * with `voxform emulator --traffic` (docs/traffic.md).
+ */
+import { request } from 'undici';
+import { VoxformError } from '../../errors.js';
+import { TrafficProfileError } from '../../emulator/traffic/index.js';
+import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
+import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
+import type { CommandContext } from '../context.js';
+import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
+import { manifestAgentIds, parseTimeArgument } from './logs.js';
+
+export interface TrafficCommandOptions extends TrafficFlags {
+  local?: boolean;
+  url?: string;
+  /** The end of the window (ISO 8601, Unix seconds, or a duration back from now); default now. */
+  until?: string;
+  /** Manifests whose local agent names `--agent` may use (`-f`, `--env`). */
+  file?: string[];
+  env?: string;
+  format?: 'text' | 'json';
+}
+
+const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The summary as lines: what was added, per agent. */
+export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
+  const lines = [`Added ${summary.calls.toLocaleString('en-US')} synthetic calls (profile ${summary.profile}, seed ${summary.seed}) to ${where}:`];
+  const width = Math.max(0, ...summary.agents.map((agent) => agent.name.length));
+  for (const agent of summary.agents) {
+    const errors = agent.outcomes.error ?? 0;
+    lines.push(
+      `  ${agent.name.padEnd(width)}  ${agent.agent_id}  ${String(agent.calls).padStart(6)} calls  version ${agent.config_hash.slice(0, 19)}  ` +
+        `${when(agent.from)} → ${when(agent.until)}  errors ${errors}, transfers ${agent.transfers}, tool failures ${agent.tool_failures}/${agent.tool_calls}`,
+    );
+  }
+  for (const skipped of summary.skipped) lines.push(`  skipped ${skipped.agent_id}: ${skipped.reason}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Sends the request to a running emulator's control surface. */
+async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<TrafficSummary> {
+  let base: URL;
+  try {
+    base = new URL(url);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`, not "${url}".`, { hint: 'For example --url http://127.0.0.1:4010.' });
+  }
+  let status: number;
+  let body: { detail?: unknown } | undefined;
+  try {
+    const response = await request(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trafficOptions) });
+    status = response.statusCode;
+    body = (await response.body.json().catch(() => undefined)) as { detail?: unknown } | undefined;
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new VoxformError('emulator_unreachable', `No emulator answered at ${base.origin} (${reason}).`, { hint: 'Start one with `voxform emulator`, or use --local for the folder\'s embedded emulator.' });
+  }
+  if (status === 400) throw invalidProfile('request', [String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, '')]);
+  if (status !== 200 || !body) {
+    throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered ${status}).`, {
+      hint: 'Point --url at a `voxform emulator` of this version.',
+    });
+  }
+  return body as unknown as TrafficSummary;
+}
+
+/** `voxform emulator traffic`. */
+export async function run(options: TrafficCommandOptions, ctx: CommandContext): Promise<number> {
+  if (Boolean(options.local) === Boolean(options.url)) {
+    throw new VoxformError('invalid_option', 'Say which emulator gets the calls: --local (this folder\'s) or --url URL (a running `voxform emulator`), one of them.', {
+      hint: 'For example `voxform emulator traffic --local --profile steady`.',
+    });
+  }
+  const request = await trafficRequest(options, ctx.cwd);
+  if (options.until !== undefined) request.until = parseTimeArgument('--until', options.until, Date.now());
+  if (request.agents) {
+    // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
+    const names = await manifestAgentIds(options, ctx);
+    request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
+  }
+  let summary: TrafficSummary;
+  if (options.local) {
+    const emulator = await startLocalEmulator(ctx);
+    try {
+      summary = await emulator.control.traffic(request);
+    } catch (error) {
+      if (error instanceof TrafficProfileError) throw invalidProfile('request', error.problems);
+      throw error;
+    }
+  } else summary = await trafficAt(options.url as string, request);
+  if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  else ctx.stdout.write(renderTrafficSummary(summary, options.local ? `the call log of ${LOCAL_DATA_FILE}` : `the call log of ${options.url}`));
+  return 0;
+}

@@ -1,0 +1,52 @@
+/**
+ * `voxform history`: the deploy ledger of the workspace (`ENV@SERVICE`), newest first. Reads only
+ * the state's history: no API key needed, nothing sent to the service.
+ */
+import { isVoxformError } from '../../errors.js';
+import { renderHistoryJson, renderHistoryText } from '../../history/render.js';
+import { loadManifests } from '../../manifest/index.js';
+import { workspaceKey } from '../../state/types.js';
+import { chooseBaseUrl, type ManifestService } from '../connection.js';
+import type { CommandContext } from '../context.js';
+import { openOperatorBackend, type ProjectOptions } from '../project.js';
+
+export interface HistoryOptions extends ProjectOptions {
+  agent?: string;
+  limit?: number;
+  format?: 'text' | 'json';
+}
+
+const DEFAULT_LIMIT = 20;
+
+/**
+ * The manifests' `base_url` and `region` (they name the service when the operator names none).
+ * Manifests that do not load leave the choice to the operator's settings and the default region.
+ */
+async function manifestService(options: HistoryOptions, ctx: CommandContext): Promise<ManifestService> {
+  try {
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl });
+    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    return result.state ? { baseUrl: result.state.baseUrl, region: result.state.region } : {};
+  } catch (error) {
+    if (isVoxformError(error)) return {};
+    throw error;
+  }
+}
+
+/** The workspace key the state and the history use for this project and service. */
+export async function historyWorkspace(options: HistoryOptions, ctx: CommandContext): Promise<string> {
+  const serviceId = options.local ? 'local' : chooseBaseUrl(options, ctx.env, await manifestService(options, ctx));
+  return workspaceKey(options.env, serviceId);
+}
+
+export async function run(options: HistoryOptions, ctx: CommandContext): Promise<number> {
+  const workspace = await historyWorkspace(options, ctx);
+  const store = (await openOperatorBackend(options, ctx)).history;
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  // One record more than shown: the last one shown needs its predecessor to tell which agents it changed.
+  const found = await store.list({ workspace, agent: options.agent, limit: limit + 1 });
+  const shown = found.slice(0, limit);
+  const older = found.slice(limit);
+  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(shown, workspace, older) : renderHistoryText(shown, workspace, older, options.agent));
+  return 0;
+}

@@ -1,0 +1,78 @@
+/**
+ * `voxform rollback REF [--agent NAME…]`: returns agents to a configuration the deploy ledger
+ * recorded, through the normal plan and apply (same question, lock, output and exit codes). The
+ * manifests in git are unchanged, so the next apply of them undoes the rollback: the output says
+ * so, and names the commits to revert to keep it.
+ */
+import { resolveHistoryRef } from '../../history/resolve-ref.js';
+import { desiredFromRecord } from '../../history/restore.js';
+import type { HistoryRecord } from '../../history/types.js';
+import { VoxformError } from '../../errors.js';
+import type { CommandContext } from '../context.js';
+import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
+import { applyOnTerminal, lockTimeoutSeconds } from './apply.js';
+
+export interface RollbackOptions extends ProjectOptions {
+  /** `REF`. */
+  args?: string[];
+  agent?: string[];
+  autoApprove?: boolean;
+  lockTimeout?: string;
+}
+
+function describeRecord(record: HistoryRecord): string {
+  const { source } = record;
+  const from = [source.commit ? `commit ${source.commit.slice(0, 7)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
+  return `${record.id} (${record.at}${from ? `, ${from}` : ''})`;
+}
+
+/**
+ * The commits deployed after the restored record (newest first, each once, the restored commit
+ * excluded): what `git revert` must undo for the manifests to say what the service now holds.
+ */
+export function commitsAfter(records: readonly HistoryRecord[], restored: HistoryRecord): string[] {
+  const newer = records.slice(0, Math.max(0, records.indexOf(restored)));
+  const commits: string[] = [];
+  for (const record of newer) {
+    const commit = record.source.commit;
+    if (commit && commit !== restored.source.commit && !record.source.rollbackOf && !commits.includes(commit)) commits.push(commit);
+  }
+  return commits;
+}
+
+function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecord): string {
+  const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.'];
+  const commits = commitsAfter(records, restored);
+  if (commits.length > 0) lines.push(`To keep it, revert the commits deployed after it: git revert ${commits.map((c) => c.slice(0, 12)).join(' ')}`);
+  else lines.push('To keep it, change the manifests to match (no later commit is recorded to revert).');
+  return `${lines.join('\n')}\n`;
+}
+
+export async function run(options: RollbackOptions, ctx: CommandContext): Promise<number> {
+  const ref = options.args?.[0];
+  if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).');
+  const timeout = lockTimeoutSeconds(options.lockTimeout);
+  const project = await connectProject(options, ctx);
+  const history = project.backend.history;
+  const agents = options.agent ?? [];
+  const records = await history.list({ workspace: project.workspaceKey });
+  const restored = resolveHistoryRef(records, ref, agents);
+  const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
+  ctx.stdout.write(`Rolling back ${[...desired.agents.keys()].join(', ')} to ${describeRecord(restored)}.\n\n`);
+  const source = { ...(await deploySourceOf(project.desired, ctx)), rollbackOf: restored.id };
+  const { code, outcome } = await applyOnTerminal(
+    {
+      ...planInputs({ ...project, desired }, ctx),
+      files: [],
+      autoApprove: options.autoApprove,
+      parallelism: options.parallelism,
+      lockTimeoutSeconds: timeout,
+      command: `voxform rollback ${ref}${agents.map((name) => ` --agent ${name}`).join('')}`,
+      history,
+      source,
+    },
+    ctx,
+  );
+  if (outcome.status === 'applied' || outcome.status === 'nothing_to_do') ctx.stdout.write(gitWinsNotice(records, restored));
+  return code;
+}

@@ -1,0 +1,172 @@
+import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
+import { sensitiveFieldNames } from '../../schema/sensitive.js';
+import { validateAgainst } from '../../schema/validate.js';
+import { WebhookSender, type WebhookOutcome } from '../../emulator/webhooks.js';
+import { END_CALL_STATUSES } from '../../emulator/types.js';
+import { VoxformError } from '../../errors.js';
+import { isPlainObject } from '../../util/json-object.js';
+import { WEBHOOK_BUDGET_MS } from '../../webhooks/budget.js';
+import { endOfCallPayload, prefetchQuery, type EndedCallRecord } from '../../webhooks/payload.js';
+import { prefetchAnswerProblem } from '../../webhooks/receive.js';
+import { sampleCallRecord } from '../../webhooks/sample.js';
+import type { CommandContext, ConnectionOptions } from '../context.js';
+import { headerNames, loadAgentWebhooks, WEBHOOK_FIELD, type AgentWebhooks, type WebhookEvent } from '../webhook-agent.js';
+
+export interface WebhookSendOptions extends ConnectionOptions {
+  file?: string[];
+  env?: string;
+  to?: string;
+  toConfigured?: boolean;
+  event: WebhookEvent;
+  call?: string;
+  agent?: string;
+}
+
+/** Call records searched for `--call`, newest first (the service has no look-up by call id). */
+const CALL_SEARCH_DEPTH = 10_000;
+
+/** Where the payload goes: the operator's `--to`, or (asked for explicitly) the agent's configured URL. */
+function chooseTarget(options: WebhookSendOptions, agent: AgentWebhooks | undefined): URL {
+  if ((options.to === undefined) === (options.toConfigured !== true)) {
+    throw new VoxformError('webhook_target_missing', options.to === undefined ? 'Say where to send the webhook: --to URL, or --to-configured for the URL the agent configures.' : '--to and --to-configured contradict each other.', {
+      hint: 'Give --to http://127.0.0.1:4020/hook for a receiver you run; --to-configured (with --agent) sends to the manifest\'s URL — only for manifests you have reviewed (docs/webhooks.md).',
+    });
+  }
+  let raw = options.to;
+  if (options.toConfigured) {
+    if (!agent) throw new VoxformError('webhook_target_missing', '--to-configured needs --agent NAME: the URL is the one that agent configures.');
+    raw = agent.hooks[options.event].url;
+    if (raw === undefined) {
+      throw new VoxformError('webhook_not_configured', `Agent ${agent.localName} configures no ${WEBHOOK_FIELD[options.event]}, so there is no URL to send the ${options.event} webhook to.`, {
+        hint: 'Give --to URL instead, or add the webhook to the agent\'s config.',
+      });
+    }
+  }
+  const flag = options.toConfigured ? `${agent?.localName ?? ''}'s ${WEBHOOK_FIELD[options.event]}` : '--to';
+  let url: URL;
+  try {
+    url = new URL(raw ?? '');
+  } catch {
+    throw new VoxformError('webhook_url_invalid', `${flag} is not a URL.`, { hint: 'Give a full http:// or https:// URL, such as http://127.0.0.1:4020/hook.' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new VoxformError('webhook_url_invalid', `${flag} uses ${url.protocol.slice(0, -1)}; webhooks are http:// or https://.`, { hint: 'Give a full http:// or https:// URL.' });
+  }
+  return url;
+}
+
+/** Every string under a secret key of a call record (webhook and tool headers, credentials): registered for redaction. */
+function registerRecordSecrets(record: unknown, ctx: CommandContext): void {
+  const secretKeys = new Set([...sensitiveFieldNames(), 'authorization']);
+  const addAll = (value: unknown): void => {
+    if (typeof value === 'string') ctx.secrets.add(value);
+    else if (Array.isArray(value)) value.forEach(addAll);
+    else if (isPlainObject(value)) Object.values(value).forEach(addAll);
+  };
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isPlainObject(value)) for (const [key, inner] of Object.entries(value)) (secretKeys.has(key.toLowerCase()) ? addAll : walk)(inner);
+  };
+  walk(record);
+}
+
+/** The logged call `--call` names, searched newest first (only the agent's calls with `--agent`). */
+async function findLoggedCall(callId: string, options: WebhookSendOptions, agent: AgentWebhooks | undefined, ctx: CommandContext): Promise<GlobalCallHistoryRecord> {
+  // The HTTP client loads only here: a sample payload needs no service (and starts faster without it).
+  const connection = agent ? await (await import('../project.js')).connectService(options, agent.desired, ctx) : await (await import('../connection.js')).resolveConnection(options, ctx);
+  const filters = agent ? { agent_id: agent.id } : {};
+  for await (const record of connection.client.iterateCallLogs(filters, { max: CALL_SEARCH_DEPTH })) {
+    if (record.call_id !== callId) continue;
+    registerRecordSecrets(record, ctx);
+    return record;
+  }
+  const whose = agent ? ` of agent ${agent.localName}` : '';
+  throw new VoxformError('call_not_found', `No call ${callId}${whose} in the ${CALL_SEARCH_DEPTH.toLocaleString('en-US')} most recent call records.`, {
+    hint: 'List calls with `voxform logs`, or leave out --call to send a sample payload.',
+  });
+}
+
+interface Delivery {
+  method: 'GET' | 'POST';
+  query?: Record<string, string>;
+  body?: unknown;
+  /** What the payload came from, for the result line. */
+  source: string;
+  callId: string;
+  sessionId: string;
+}
+
+function schemaProblem(name: string, value: unknown): string | undefined {
+  const issue = validateAgainst(name, value)[0];
+  return issue ? `${issue.path.join('.') || '(payload)'} ${issue.message}` : undefined;
+}
+
+/** The request to send: a sample call's, or the logged call's, checked against the schema first. */
+function buildDelivery(event: WebhookEvent, record: EndedCallRecord, logged: boolean): Delivery {
+  const source = logged ? `the payload of call ${record.call_id ?? ''}` : 'a sample payload';
+  const callId = record.call_id ?? '';
+  const sessionId = record.session_id ?? '';
+  if (event === 'prefetch') {
+    const voip = record.voip ?? {};
+    const query = prefetchQuery({ session_id: sessionId, agent_id: record.agent_id ?? '', from: voip.from as string | undefined, to: voip.to as string | undefined, metadata: record.metadata });
+    const problem = schemaProblem('PrefetchWebhookQuery', query);
+    if (problem) throw new VoxformError('webhook_payload_invalid', `Call ${callId} does not make a valid prefetch request: ${problem}.`);
+    return { method: 'GET', query, source, callId, sessionId };
+  }
+  if (logged && !END_CALL_STATUSES.includes(record.call_status as (typeof END_CALL_STATUSES)[number])) {
+    throw new VoxformError('webhook_call_not_ended', `Call ${callId} has not ended (its status is ${record.call_status ?? 'unknown'}), so the service has sent no end-of-call webhook for it.`, {
+      hint: 'Pick an ended call (`voxform logs`), or leave out --call to send a sample payload.',
+    });
+  }
+  const body = endOfCallPayload(record);
+  const problem = schemaProblem('EndOfCallPayload', body);
+  if (problem) throw new VoxformError('webhook_payload_invalid', `Call ${callId} does not make a valid end-of-call payload: ${problem}.`);
+  return { method: 'POST', body, source, callId, sessionId };
+}
+
+export interface SendVerdict {
+  ok: boolean;
+  /** One line: what the receiver did and whether that passes. */
+  line: string;
+}
+
+/** Whether the receiver's answer passes: 2xx within the budget, and for prefetch a `PrefetchWebhookResponse`. */
+export function judgeDelivery(event: WebhookEvent, outcome: WebhookOutcome): SendVerdict {
+  const { delivery } = outcome;
+  const timing = `in ${Math.round(delivery.duration_ms)} ms (the service waits ${WEBHOOK_BUDGET_MS.toLocaleString('en-US')} ms)`;
+  if (!delivery.ok) {
+    return { ok: false, line: `FAIL  the receiver ${delivery.error ?? 'failed'}; ${event === 'prefetch' ? 'the service would go on without the extra data' : 'the service expects a 2xx answer'}` };
+  }
+  if (event === 'end-of-call') return { ok: true, line: `PASS  answered ${delivery.status ?? ''} ${timing}` };
+  if (outcome.answer === undefined) return { ok: false, line: `FAIL  answered ${delivery.status ?? ''} ${timing} with no JSON body; a prefetch answer is a PrefetchWebhookResponse such as {"metadata":{},"extra_prompt":"…"}` };
+  const problem = prefetchAnswerProblem(outcome.answer);
+  if (problem) return { ok: false, line: `FAIL  answered ${delivery.status ?? ''} ${timing}, but not with a PrefetchWebhookResponse: ${problem}; the service would ignore it` };
+  const answer = outcome.answer as { metadata?: Record<string, unknown>; extra_prompt?: string };
+  const metadata = Object.keys(answer.metadata ?? {});
+  const parts = [`metadata ${metadata.length > 0 ? `keys ${metadata.join(', ')}` : 'none'}`, `extra_prompt ${answer.extra_prompt === undefined ? 'none' : `of ${answer.extra_prompt.length} characters`}`];
+  return { ok: true, line: `PASS  answered ${delivery.status ?? ''} ${timing} with a PrefetchWebhookResponse: ${parts.join('; ')}` };
+}
+
+/**
+ * `voxform webhook send`: one end-of-call POST or prefetch GET to a receiver, with the agent's
+ * configured headers, and a verdict on the answer. Exit 0 when the receiver passes, 1 when not.
+ */
+export async function run(options: WebhookSendOptions, ctx: CommandContext): Promise<number> {
+  const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx);
+  const url = chooseTarget(options, agent);
+  const record = options.call === undefined ? sampleCallRecord({ agentId: agent?.id, agentConfig: agent?.config, ts: Math.floor(Date.now() / 1000) }) : await findLoggedCall(options.call, options, agent, ctx);
+  const delivery = buildDelivery(options.event, record, options.call !== undefined);
+  const headers = agent?.hooks[options.event].headers ?? {};
+
+  const sender = new WebhookSender(WEBHOOK_BUDGET_MS, 'all');
+  ctx.onExit(() => sender.abortAll());
+  const target = { url: url.href, headers };
+  const hook = options.event === 'prefetch' ? 'prefetch' : 'end_of_call';
+  const sent = `${delivery.method} ${url.origin}${url.pathname}`;
+  const headerText = agent ? `headers of agent ${agent.localName}: ${headerNames(headers)}` : 'no headers (--agent NAME sends the agent\'s)';
+  ctx.stdout.write(`${options.event}  ${sent}  (${delivery.source}; ${headerText})\n`);
+  const outcome = await sender.send({ hook, target, call_id: delivery.callId, session_id: delivery.sessionId, ...(delivery.query ? { query: delivery.query } : {}), ...(delivery.body === undefined ? {} : { body: delivery.body }) });
+  const verdict = judgeDelivery(options.event, outcome);
+  ctx.stdout.write(`${verdict.line}\n`);
+  return verdict.ok ? 0 : 1;
+}

@@ -1,0 +1,183 @@
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { VoxformError } from '../../errors.js';
+import { describeEndOfCall, describePrefetch } from '../../webhooks/describe.js';
+import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } from '../../webhooks/receive.js';
+import type { CommandContext } from '../context.js';
+import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
+
+export interface WebhookServeOptions {
+  file?: string[];
+  env?: string;
+  port?: string;
+  host?: string;
+  prefetchResponse?: string;
+  agent?: string;
+}
+
+/** The largest body read; the service's own limit on JSON bodies (docs/service-api.md, Limits). */
+export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
+
+export interface ReceiverSettings {
+  /** Headers each request must carry with these values (none: nothing is checked). */
+  endOfCallHeaders: Readonly<Record<string, string>>;
+  prefetchHeaders: Readonly<Record<string, string>>;
+  /** The JSON text answered to every valid prefetch GET. */
+  prefetchAnswer: string;
+  /** Where the one line per request goes. */
+  log(line: string): void;
+}
+
+function clock(): string {
+  return new Date().toISOString().slice(11, 19);
+}
+
+/** The body, or undefined once it passes `limit` bytes (the rest is not read). */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > limit) return resolve(undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.pause();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, settings: ReceiverSettings): void {
+  const where = new URL(req.url ?? '/', 'http://receiver.invalid').pathname;
+  const answer = (status: number, body: string, summary: string, close = false) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
+    // A body cut short is not read to its end: drop the connection once the answer is out.
+    res.end(body, () => (close ? req.socket.destroy() : undefined));
+    settings.log(`${clock()}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`);
+  };
+  const refuse = (status: number, message: string, event: string, close = false) => answer(status, JSON.stringify({ detail: message }), `${event}  REFUSED: ${message}`, close);
+
+  if (req.method === 'GET') {
+    req.resume();
+    const parsed = parsePrefetchRequest(req.url ?? '/', req.headers, { expectedHeaders: settings.prefetchHeaders });
+    if (!parsed.ok) return refuse(parsed.status, parsed.message, 'prefetch');
+    return answer(200, settings.prefetchAnswer, `prefetch  ${describePrefetch(parsed.value)}`);
+  }
+  if (req.method !== 'POST') {
+    req.resume();
+    res.setHeader('allow', 'GET, POST');
+    return refuse(405, `${req.method ?? 'this method'} is not a webhook: the service sends GET for prefetch and POST for end-of-call`, 'unknown');
+  }
+  readBody(req, MAX_WEBHOOK_BODY_BYTES).then(
+    (body) => {
+      if (body === undefined) return refuse(413, `the body is over ${MAX_WEBHOOK_BODY_BYTES} bytes`, 'end-of-call', true);
+      const parsed = parseEndOfCallWebhook(body, req.headers, { expectedHeaders: settings.endOfCallHeaders });
+      if (!parsed.ok) return refuse(parsed.status, parsed.message, 'end-of-call');
+      answer(200, '{}', `end-of-call  ${describeEndOfCall(parsed.value)}`);
+    },
+    () => res.destroy(),
+  );
+}
+
+/** A webhook receiver (not yet listening): the handler `voxform webhook serve` runs, for tests too. */
+export function createReceiver(settings: ReceiverSettings): http.Server {
+  return http.createServer((req, res) => handleRequest(req, res, settings));
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function parsePort(raw: string): number {
+  const port = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(port) || port > 65535) {
+    throw new VoxformError('invalid_option', `--port must be a whole number from 0 to 65535 (0 picks a free port), not "${raw}".`);
+  }
+  return port;
+}
+
+/** The `--prefetch-response` file's JSON, checked to be an answer the service would use. */
+async function readPrefetchResponse(file: string, ctx: CommandContext): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path.resolve(ctx.cwd, file), 'utf8');
+  } catch (error) {
+    throw new VoxformError('file_unreadable', `--prefetch-response ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { hint: 'Give a JSON file such as {"metadata": {"tier": "gold"}, "extra_prompt": "…"}.' });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw new VoxformError('webhook_response_invalid', `--prefetch-response ${file} is not JSON.`, { hint: 'Write a PrefetchWebhookResponse: {"metadata": {"tier": "gold"}, "extra_prompt": "…"}.' });
+  }
+  const problem = prefetchAnswerProblem(value);
+  if (problem) {
+    throw new VoxformError('webhook_response_invalid', `--prefetch-response ${file} is not a PrefetchWebhookResponse: ${problem}.`, { hint: 'It may hold `metadata` (an object) and `extra_prompt` (a string), nothing else.' });
+  }
+  return JSON.stringify(value);
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? `port ${port} is taken` : error.code === 'EADDRNOTAVAIL' ? `${host} is not an address of this machine` : error.message;
+      reject(new VoxformError('webhook_listen_failed', `voxform webhook serve cannot listen on ${host}:${port}: ${why}.`, { hint: 'Pick another --port (0 picks a free one) or --host.' }));
+    });
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * `voxform webhook serve`: a local receiver for both webhooks that checks each request like a
+ * careful receiver would (schema, secret headers, size) and prints one line per request. Runs until
+ * Ctrl-C or SIGTERM, then says so and exits 130.
+ */
+export async function run(options: WebhookServeOptions, ctx: CommandContext): Promise<number> {
+  const port = parsePort(options.port ?? '4020');
+  const host = options.host ?? '127.0.0.1';
+  const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx);
+  const prefetchAnswer = options.prefetchResponse === undefined ? '{}' : await readPrefetchResponse(options.prefetchResponse, ctx);
+  const settings: ReceiverSettings = {
+    endOfCallHeaders: agent?.hooks['end-of-call'].headers ?? {},
+    prefetchHeaders: agent?.hooks.prefetch.headers ?? {},
+    prefetchAnswer,
+    log: (line) => ctx.stdout.write(`${line}\n`),
+  };
+  const server = createReceiver(settings);
+  const bound = await listen(server, port, host);
+  ctx.onExit(() => closeServer(server));
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  const checks = agent
+    ? `end-of-call ${headerNames(settings.endOfCallHeaders)}; prefetch ${headerNames(settings.prefetchHeaders)} (agent ${agent.localName})`
+    : 'none (--agent NAME checks the headers the agent configures)';
+  ctx.stdout.write(
+    [
+      `voxform webhook serve listening on ${url}`,
+      '  end-of-call  POST any path, checked against EndOfCallPayload',
+      `  prefetch     GET any path, checked against PrefetchWebhookQuery; answers ${options.prefetchResponse ?? '{}'}`,
+      `  headers      ${checks}`,
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+  if (!isLoopbackHost(host)) {
+    ctx.stderr.write(`warning: listening on ${host}, not loopback: whoever can reach this machine can send it requests${agent ? '' : ', and without --agent no header is checked'}.\n`);
+  }
+  await ctx.interrupted();
+  await closeServer(server);
+  ctx.stderr.write('Interrupted: voxform webhook serve stopped at your request (exit 130).\n');
+  return 130;
+}

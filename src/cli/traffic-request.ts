@@ -1,0 +1,81 @@
+/**
+ * A traffic request from command-line flags (`voxform emulator traffic`, `voxform emulator
+ * --traffic`): the profile a flag names — a built-in name, or the operator's YAML or JSON file,
+ * read and checked here so a mistake is reported with the file's name before anything starts —,
+ * the seed, the number of calls and the agents.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { VoxformError } from '../errors.js';
+import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../emulator/traffic/index.js';
+import type { TrafficOptions } from '../emulator/index.js';
+
+export interface TrafficFlags {
+  profile?: string;
+  calls?: number;
+  seed?: string;
+  agent?: string[];
+}
+
+/** A profile file larger than this is a mistake (a profile is a few dozen lines). */
+const MAX_PROFILE_BYTES = 1024 * 1024;
+const PROFILE_HINT = 'See docs/traffic.md, "Profiles", for the fields and their ranges.';
+
+export function invalidProfile(where: string, problems: string[]): VoxformError {
+  return new VoxformError('traffic_profile_invalid', `The traffic profile ${where} is invalid:\n${problems.map((p) => `  ${p}`).join('\n')}`, {
+    hint: PROFILE_HINT,
+    details: { problems },
+  });
+}
+
+async function readProfileFile(file: string, shown: string): Promise<unknown> {
+  let text: string;
+  try {
+    if ((await stat(file)).size > MAX_PROFILE_BYTES) throw new Error(`it is larger than ${MAX_PROFILE_BYTES} bytes`);
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message;
+    throw new VoxformError('traffic_profile_unreadable', `Cannot read the traffic profile ${shown}: ${reason}.`, {
+      hint: `Give a built-in profile (${Object.keys(BUILT_IN_PROFILES).join(', ')}) or the path of a YAML or JSON profile file.`,
+    });
+  }
+  try {
+    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw invalidProfile(shown, [`not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`]);
+  }
+}
+
+/**
+ * The profile a flag names: a built-in name as it is, else a YAML or JSON file (relative to `cwd`),
+ * read and checked here so a mistake is reported with the file's name before anything starts.
+ */
+export async function profileFromArgument(argument: string, cwd: string): Promise<string | Record<string, unknown>> {
+  if (BUILT_IN_PROFILES[argument] && !/[\\/]|\.(ya?ml|json)$/i.test(argument)) return argument;
+  const value = await readProfileFile(path.resolve(cwd, argument), argument);
+  try {
+    resolveTrafficProfile(value);
+  } catch (error) {
+    if (error instanceof TrafficProfileError) throw invalidProfile(argument, error.problems);
+    throw error;
+  }
+  return value as Record<string, unknown>;
+}
+
+/** A seed as given: digits are a number (so `--seed 7` and `{"seed": 7}` are the same seed), anything else text. */
+export function seedFromArgument(seed: string | undefined): number | string | undefined {
+  if (seed === undefined) return undefined;
+  return /^\d{1,15}$/.test(seed) ? Number(seed) : seed;
+}
+
+/** Builds the request from the flags (checking each), without the destination. */
+export async function trafficRequest(options: TrafficFlags, cwd: string): Promise<TrafficOptions> {
+  const request: TrafficOptions = { profile: await profileFromArgument(options.profile ?? 'steady', cwd) };
+  if (options.calls !== undefined) request.calls = options.calls;
+  const seed = seedFromArgument(options.seed);
+  if (seed !== undefined) request.seed = seed;
+  if (options.agent) request.agents = options.agent;
+  return request;
+}
+

@@ -1,0 +1,78 @@
+/**
+ * The webhooks a manifest agent configures, as `voxform webhook send` and `serve` need them: the
+ * URL and the secret headers of its end-of-call and prefetch webhooks. The manifests are loaded
+ * like every other command loads them (`${env:…}` under the env policy, every secret registered for
+ * redaction), so a header value can be sent or compared but never printed.
+ */
+import { VoxformError } from '../errors.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import { didYouMean } from '../util/did-you-mean.js';
+import { isPlainObject } from '../util/json-object.js';
+import type { CommandContext } from './context.js';
+import type { ProjectOptions } from './project.js';
+
+export type WebhookEvent = 'end-of-call' | 'prefetch';
+
+/** The agent config field of each webhook. */
+export const WEBHOOK_FIELD: Record<WebhookEvent, 'session_data_webhook' | 'extra_prompt_webhook'> = {
+  'end-of-call': 'session_data_webhook',
+  prefetch: 'extra_prompt_webhook',
+};
+
+export interface ConfiguredWebhook {
+  /** The configured URL; undefined when the agent has no such webhook. Written by whoever wrote the manifest. */
+  url: string | undefined;
+  /** The headers sent with it (secret values). */
+  headers: Record<string, string>;
+}
+
+export interface AgentWebhooks {
+  localName: string;
+  id: string;
+  /** The agent's config as apply would send it (secrets included: never print it). */
+  config: Record<string, unknown>;
+  hooks: Record<WebhookEvent, ConfiguredWebhook>;
+  /** The manifests it was loaded from (to connect to their service). */
+  desired: DesiredState;
+}
+
+function configuredWebhook(value: unknown): ConfiguredWebhook {
+  if (typeof value === 'string' && value !== '') return { url: value, headers: {} };
+  if (!isPlainObject(value)) return { url: undefined, headers: {} };
+  const headers: Record<string, string> = {};
+  if (isPlainObject(value.headers)) for (const [name, header] of Object.entries(value.headers)) if (typeof header === 'string') headers[name] = header;
+  return { url: typeof value.url === 'string' && value.url !== '' ? value.url : undefined, headers };
+}
+
+function webhooksOf(agent: DesiredAgent, desired: DesiredState): AgentWebhooks {
+  return {
+    desired,
+    localName: agent.localName,
+    id: agent.id,
+    config: agent.config,
+    hooks: {
+      'end-of-call': configuredWebhook(agent.config[WEBHOOK_FIELD['end-of-call']]),
+      prefetch: configuredWebhook(agent.config[WEBHOOK_FIELD.prefetch]),
+    },
+  };
+}
+
+/** The manifest agent named `name` (`--agent`), with its webhooks; `agent_unknown` when there is none. */
+export async function loadAgentWebhooks(name: string, options: ProjectOptions, ctx: CommandContext): Promise<AgentWebhooks> {
+  // Loaded on use: without --agent, `webhook send` reads no manifest and starts faster.
+  const { loadDesiredState } = await import('./project.js');
+  const desired = await loadDesiredState(options, ctx);
+  const agent = desired.agents.get(name);
+  if (agent) return webhooksOf(agent, desired);
+  const names = [...desired.agents.keys()];
+  const suggestion = didYouMean(name, names);
+  throw new VoxformError('agent_unknown', `--agent "${name}" is not an agent of the manifests.`, {
+    hint: suggestion ? `Did you mean ${suggestion}?` : names.length > 0 ? `Agents of the manifests: ${names.join(', ')}.` : 'Name an agent of voxform.yaml (-f to name the manifests).',
+  });
+}
+
+/** Header names for output: the values are secrets. */
+export function headerNames(headers: Readonly<Record<string, string>>): string {
+  const names = Object.keys(headers);
+  return names.length === 0 ? 'none' : names.join(', ');
+}

@@ -1,0 +1,63 @@
+/**
+ * Synthetic traffic on a running emulator: checks a traffic request, generates the calls of the
+ * account's agents (generate.ts) and adds them to the call log in one pass (docs/traffic.md).
+ */
+import { isPlainObject } from '../../util/json-object.js';
+import { nowSeconds } from '../ids.js';
+import type { EmulatorStore } from '../store.js';
+import type { TrafficOptions, TrafficSummary } from '../types.js';
+import { generateTraffic, type TrafficAgent } from './generate.js';
+import { resolveTrafficProfile, TrafficProfileError } from './profile.js';
+
+export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError, type TrafficProfile } from './profile.js';
+
+const OPTION_FIELDS = ['profile', 'calls', 'seed', 'until', 'agents'];
+/** The most calls one request may add (for every agent together). */
+export const MAX_TRAFFIC_CALLS = 2_000_000;
+
+/** Checks a traffic request; throws TrafficProfileError listing every problem. */
+export function checkTrafficOptions(value: unknown): TrafficOptions {
+  if (!isPlainObject(value)) throw new TrafficProfileError(['the traffic request must be a mapping {profile?, calls?, seed?, until?, agents?}']);
+  const problems: string[] = [];
+  for (const key of Object.keys(value)) if (!OPTION_FIELDS.includes(key)) problems.push(`${key}: is not a known field (expected ${OPTION_FIELDS.join(', ')})`);
+  const { calls, seed, until, agents } = value;
+  if (calls !== undefined && !(Number.isInteger(calls) && (calls as number) >= 1 && (calls as number) <= 1_000_000)) problems.push(`calls: must be a whole number from 1 to 1000000, not ${JSON.stringify(calls)}`);
+  if (seed !== undefined && !(typeof seed === 'string' || (typeof seed === 'number' && Number.isFinite(seed)))) problems.push('seed: must be a number or text');
+  if (until !== undefined && !(typeof until === 'number' && Number.isFinite(until) && until > 0)) problems.push('until: must be Unix seconds');
+  if (agents !== undefined && !(Array.isArray(agents) && agents.every((a) => typeof a === 'string' && a !== ''))) problems.push('agents: must be a list of agent ids or names');
+  if (problems.length > 0) throw new TrafficProfileError(problems);
+  return value as TrafficOptions;
+}
+
+/** The agents to give calls to, with what the generator needs to know of each. */
+function trafficAgents(store: EmulatorStore, wanted: string[] | undefined): TrafficAgent[] {
+  const all = [...store.agents.values()];
+  if (wanted) {
+    const unknown = wanted.filter((w) => !all.some((agent) => agent.id === w || agent.name === w));
+    if (unknown.length > 0) throw new TrafficProfileError(unknown.map((w) => `agents: there is no agent with the id or name ${JSON.stringify(w)}`));
+  }
+  const phones = [...store.phones.values()];
+  return all
+    .filter((agent) => !wanted || wanted.includes(agent.id) || wanted.includes(agent.name))
+    .map((agent) => {
+      const phone = phones.find((p) => p.agent_id === agent.id);
+      return {
+        id: agent.id,
+        name: agent.name,
+        config: agent.config,
+        configSetAt: store.configSetAt.get(agent.id),
+        phone: phone ? { number: phone.id, provider: phone.provider } : undefined,
+      };
+    });
+}
+
+/** Generates the traffic a (checked) request asks for and adds it to the store's call log. */
+export function addTraffic(store: EmulatorStore, options: TrafficOptions): TrafficSummary {
+  const profile = resolveTrafficProfile(options.profile ?? 'steady');
+  const agents = trafficAgents(store, options.agents);
+  const total = agents.length * (options.calls ?? profile.calls_per_agent);
+  if (total > MAX_TRAFFIC_CALLS) throw new TrafficProfileError([`calls: ${total} calls in one request is more than ${MAX_TRAFFIC_CALLS}; ask for fewer per agent, or for fewer agents`]);
+  const { records, summary } = generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? nowSeconds(), agents });
+  store.callLog.insertMany(records);
+  return summary;
+}

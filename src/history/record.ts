@@ -1,0 +1,124 @@
+/**
+ * What the deploy ledger keeps of an agent and of an apply. The configuration is recorded as the
+ * manifests own it, never with a secret in it: a value filled from `${env:…}` is written back as
+ * the reference the manifest wrote (`Bearer ${env:TOKEN}`), so a rollback reads the secret from the
+ * environment again; a secret written literally in a manifest (a warning already) is replaced by
+ * the redaction marker and listed in `unrecordedSecrets`; any other text that looks like a
+ * reference is escaped (`$${env:…}`), so a rollback reads it as the same text.
+ */
+import type { DesiredAgent } from '../manifest/types.js';
+import { isAtOrUnder } from '../plan/paths.js';
+import type { Plan } from '../plan/types.js';
+import { sensitiveConfigPatterns } from '../schema/sensitive.js';
+import { isPlainObject } from '../util/json-object.js';
+import { REDACTED } from '../util/redact.js';
+import { configurationHash } from './config-hash.js';
+import { pathPatternMatcher } from './path-patterns.js';
+import type { AgentVersion, DeploySource, HistoryRecord } from './types.js';
+
+type PathPart = string | number;
+
+/** Text that is not a reference stays that text when read again as a manifest value. */
+export function escapeReferences(text: string): string {
+  // A function, not a replacement string: in one, `$$` would mean a single `$`.
+  return text.replaceAll('${env:', () => '$${env:');
+}
+
+/** Config paths (dotted, from the config) whose values came from `${env:…}`: the hash's `maskPaths`. */
+export function envConfigPaths(agent: DesiredAgent): string[] {
+  if (!agent.envReferences) return [...agent.sensitivePaths];
+  return Object.keys(agent.envReferences)
+    .filter((path) => path.startsWith('config.'))
+    .map((path) => path.slice('config.'.length))
+    .sort();
+}
+
+let schemaSecretMatcher: ((path: readonly PathPart[]) => boolean) | undefined;
+function isSchemaSecret(at: readonly PathPart[]): boolean {
+  schemaSecretMatcher ??= pathPatternMatcher(sensitiveConfigPatterns());
+  return schemaSecretMatcher(at);
+}
+
+/**
+ * The agent's managed config as the ledger records it (see the module comment), with the ignored
+ * paths left out, and the dotted paths (from the entry) of the secrets that could not be recorded.
+ */
+export function recordedAgentConfig(agent: DesiredAgent): { name: string | undefined; config: Record<string, unknown>; unrecordedSecrets: string[] } {
+  const references = agent.envReferences ?? {};
+  const envPaths = new Set(envConfigPaths(agent).map((path) => `config.${path}`));
+  const unrecordedSecrets: string[] = [];
+  const recordLeaf = (value: unknown, dotted: string, secret: boolean): unknown => {
+    const reference = references[dotted];
+    if (reference !== undefined) return reference;
+    if (envPaths.has(dotted) || (secret && value !== null)) {
+      unrecordedSecrets.push(dotted);
+      return REDACTED;
+    }
+    return typeof value === 'string' ? escapeReferences(value) : value;
+  };
+  const walk = (value: unknown, at: PathPart[]): unknown => {
+    const dotted = ['config', ...at].join('.');
+    if (agent.ignore.some((ignored) => isAtOrUnder(dotted, ignored))) return undefined;
+    if (Array.isArray(value)) return value.map((item, index) => walk(item, [...at, index]));
+    if (isPlainObject(value)) {
+      const out: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(value)) {
+        const recorded = walk(child, [...at, key]);
+        if (recorded !== undefined) out[key] = recorded;
+      }
+      return out;
+    }
+    return recordLeaf(value, dotted, isSchemaSecret(at));
+  };
+  const config = walk(agent.config, []) as Record<string, unknown>;
+  const nameIgnored = agent.ignore.includes('name');
+  const name = agent.name === undefined || nameIgnored ? undefined : (recordLeaf(agent.name, 'name', false) as string);
+  return { name, config, unrecordedSecrets };
+}
+
+/**
+ * One agent as an apply left it: its recorded config, and the hash and prompt length of its live
+ * configuration after the apply (`liveConfig`, secrets in memory only: they are masked before hashing).
+ */
+export function agentVersion(agent: DesiredAgent, liveConfig: Record<string, unknown>): AgentVersion {
+  const recorded = recordedAgentConfig(agent);
+  const maskedPaths = envConfigPaths(agent);
+  const prompt = liveConfig.prompt;
+  const version: AgentVersion = {
+    id: agent.id,
+    name: recorded.name,
+    config: recorded.config,
+    knowledge: agent.knowledge === undefined ? undefined : [...agent.knowledge],
+    configHash: configurationHash(liveConfig, { maskPaths: maskedPaths }),
+    maskedPaths,
+    promptLength: typeof prompt === 'string' ? prompt.length : undefined,
+  };
+  if (recorded.unrecordedSecrets.length > 0) version.unrecordedSecrets = recorded.unrecordedSecrets;
+  return version;
+}
+
+export interface RecordInput {
+  workspace: string;
+  at: Date;
+  by: string;
+  command: string;
+  outcome: string;
+  source: DeploySource;
+  plan: Plan;
+  counts: { applied: number; failed: number; skipped: number };
+  agents: Record<string, AgentVersion>;
+}
+
+/** The record of one apply, ready for `HistoryStore.append` (which gives it its id). */
+export function historyRecord(input: RecordInput): Omit<HistoryRecord, 'id'> {
+  return {
+    workspace: input.workspace,
+    at: input.at.toISOString(),
+    by: input.by,
+    command: input.command,
+    outcome: input.outcome,
+    source: input.source,
+    summary: { ...input.plan.summary, ...input.counts },
+    agents: input.agents,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * `voxform history` output: text for people, JSON (schemas/history.schema.json) for scripts. A
+ * record holds no secret, so nothing here needs redacting; the CLI's output scrub still applies.
+ */
+import type { AgentVersion, HistoryRecord } from './types.js';
+
+/** Version of the JSON history format. */
+export const HISTORY_JSON_FORMAT_VERSION = '1';
+
+/**
+ * The agents whose configuration a record changed: those whose hash differs from the next older
+ * record holding them (`older`: the records after it, newest first), or that no older record holds.
+ */
+export function agentsChanged(record: HistoryRecord, older: readonly HistoryRecord[]): string[] {
+  return Object.keys(record.agents)
+    .filter((name) => {
+      const before = older.find((candidate) => candidate.agents[name] !== undefined)?.agents[name];
+      return before === undefined || before.configHash !== record.agents[name]?.configHash;
+    })
+    .sort();
+}
+
+/**
+ * Text from a record, safe to print: a history file is data like any other in the repository's
+ * folder, so a control character (a terminal escape sequence) in it is shown as `?`, never sent.
+ */
+function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+}
+
+function sourceLine(record: HistoryRecord): string {
+  const { source } = record;
+  const parts: string[] = [];
+  if (source.commit) parts.push(`commit ${source.commit.slice(0, 7)}`);
+  if (source.branch) parts.push(`on ${source.branch}`);
+  if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
+  if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
+  return parts.length > 0 ? printable(parts.join(' ')) : 'no commit known';
+}
+
+function summaryLine(record: HistoryRecord): string {
+  const s = record.summary;
+  return `plan ${s.create} to create, ${s.update} to update, ${s.unchanged} unchanged; ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped`;
+}
+
+/** Records (newest first) as text; `older` continues the list (for each record's "agents changed"). */
+export function renderHistoryText(records: readonly HistoryRecord[], workspace: string, older: readonly HistoryRecord[] = [], agent?: string): string {
+  if (records.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${printable(agent)}".\n`;
+  if (records.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n`;
+  const all = [...records, ...older];
+  const lines = [`History of ${workspace}, newest first:`, ''];
+  records.forEach((record, index) => {
+    const changed = agentsChanged(record, all.slice(index + 1));
+    lines.push(printable(`${record.id}  ${record.at}  ${record.outcome}`));
+    lines.push(`  by ${printable(record.by)}, ${sourceLine(record)}`);
+    if (record.source.ciJobUrl) lines.push(`  job ${printable(record.source.ciJobUrl)}`);
+    lines.push(`  ${printable(summaryLine(record))}`);
+    lines.push(`  agents changed: ${changed.length > 0 ? printable(changed.join(', ')) : 'none'}`);
+    lines.push('');
+  });
+  return `${lines.join('\n')}`;
+}
+
+function agentJson(version: AgentVersion): Record<string, unknown> {
+  return {
+    id: version.id,
+    name: version.name ?? null,
+    config: version.config,
+    knowledge: version.knowledge ?? null,
+    config_hash: version.configHash,
+    masked_paths: version.maskedPaths,
+    prompt_length: version.promptLength ?? null,
+    unrecorded_secrets: version.unrecordedSecrets ?? [],
+  };
+}
+
+function recordJson(record: HistoryRecord, changed: string[]): Record<string, unknown> {
+  const { source } = record;
+  return {
+    id: record.id,
+    workspace: record.workspace,
+    at: record.at,
+    by: record.by,
+    command: record.command,
+    outcome: record.outcome,
+    source: {
+      commit: source.commit ?? null,
+      branch: source.branch ?? null,
+      pull_request: source.pullRequest ?? null,
+      ci_job_url: source.ciJobUrl ?? null,
+      rollback_of: source.rollbackOf ?? null,
+    },
+    summary: record.summary,
+    agents_changed: changed,
+    agents: Object.fromEntries(Object.keys(record.agents).sort().map((name) => [name, agentJson(record.agents[name] as AgentVersion)])),
+  };
+}
+
+/** Records (newest first) as the JSON document of schemas/history.schema.json. */
+export function renderHistoryJson(records: readonly HistoryRecord[], workspace: string, older: readonly HistoryRecord[] = []): string {
+  const all = [...records, ...older];
+  const document = {
+    format_version: HISTORY_JSON_FORMAT_VERSION,
+    workspace,
+    records: records.map((record, index) => recordJson(record, agentsChanged(record, all.slice(index + 1)))),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,90 @@
+/**
+ * Which record `voxform rollback REF` returns to. REF is a record id or a unique prefix of one, a
+ * commit (full, or a prefix of at least 7 hex digits), or `previous`: the last configuration that
+ * applied completely and differs from the current one (see `previousRecord`).
+ */
+import { VoxformError } from '../errors.js';
+import { hashValue } from '../util/hash.js';
+import type { AgentVersion, HistoryRecord } from './types.js';
+
+/** Outcomes after which the recorded configuration is what the service held. */
+const COMPLETE = new Set(['applied', 'nothing_to_do']);
+const COMMIT_PREFIX = /^[0-9a-f]{7,64}$/i;
+const LISTED = 5;
+
+const REF_HINT = 'List the records with `voxform history`; REF is a record id (or a unique prefix of one), a commit (7 or more hex digits) or `previous`.';
+
+/** Whether every named agent is in the record (without names: whether it has any agent at all). */
+function holdsAgents(record: HistoryRecord, agents: readonly string[]): boolean {
+  return agents.length === 0 ? Object.keys(record.agents).length > 0 : agents.every((name) => name in record.agents);
+}
+
+function describe(record: HistoryRecord): string {
+  const commit = record.source.commit ? ` (commit ${record.source.commit.slice(0, 7)})` : '';
+  return `${record.id}${commit}`;
+}
+
+function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string): VoxformError {
+  const listed = matches.slice(0, LISTED).map(describe).join(', ');
+  const more = matches.length > LISTED ? `, and ${matches.length - LISTED} more` : '';
+  return new VoxformError('history_ref_ambiguous', `"${ref}" matches ${what}: ${listed}${more}.`, { hint: 'Give more characters of the id or the commit.' });
+}
+
+/**
+ * What tells two versions of an agent apart: the live hash (which masks secrets), and the recorded
+ * configuration (which holds a secret's reference: a change of `${env:…}` alone is a new version).
+ */
+function versionKey(version: AgentVersion): string {
+  return `${version.configHash} ${hashValue({ name: version.name ?? null, config: version.config })}`;
+}
+
+/**
+ * `previous`, from `records` (newest first): the current configuration is each agent's hash in the
+ * newest record holding it; the answer is the newest complete record after the newest one, holding
+ * the agents asked for, in which some of them is another version (`versionKey`). Applies with nothing to do repeat
+ * the current configuration and are passed over, so `previous` is never a no-op.
+ */
+export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = []): HistoryRecord {
+  const known = new Set(records.flatMap((record) => Object.keys(record.agents)));
+  const unknown = agents.find((name) => !known.has(name));
+  if (unknown !== undefined) {
+    throw new VoxformError('rollback_agent_not_recorded', `No history record of this workspace holds agent "${unknown}".`, {
+      hint: known.size > 0 ? `The recorded agents are: ${[...known].sort().join(', ')}.` : 'Nothing is recorded yet: every `voxform apply` adds a record.',
+    });
+  }
+  const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => name in record.agents)));
+  const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.keys(record.agents)))];
+  const current = new Map<string, string>();
+  for (const record of relevant) for (const name of names) if (!current.has(name) && record.agents[name]) current.set(name, versionKey(record.agents[name]));
+  const found = relevant.slice(1).find(
+    (record) => COMPLETE.has(record.outcome) && holdsAgents(record, agents) && names.some((name) => record.agents[name] !== undefined && versionKey(record.agents[name]) !== current.get(name)),
+  );
+  if (!found) {
+    const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';
+    throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${records.length} record${records.length === 1 ? '' : 's'} in this workspace).`, {
+      hint: REF_HINT,
+    });
+  }
+  return found;
+}
+
+/** The record REF names, from `records` of one workspace, newest first. */
+export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string, agents: readonly string[] = []): HistoryRecord {
+  const wanted = ref.trim();
+  if (wanted === 'previous') return previousRecord(records, agents);
+  if (wanted === '') throw new VoxformError('history_ref_unknown', 'The reference is empty.', { hint: REF_HINT });
+  const exact = records.find((record) => record.id === wanted);
+  if (exact) return exact;
+  const byId = records.filter((record) => record.id.startsWith(wanted));
+  const lower = wanted.toLowerCase();
+  const byCommit = COMMIT_PREFIX.test(wanted) ? records.filter((record) => record.source.commit?.startsWith(lower)) : [];
+  if (byId.length > 0 && byCommit.length > 0) throw ambiguous(wanted, [...byId, ...byCommit], 'both record ids and commits');
+  if (byId.length > 1) throw ambiguous(wanted, byId, `${byId.length} records`);
+  if (byId.length === 1) return byId[0] as HistoryRecord;
+  const commits = new Set(byCommit.map((record) => record.source.commit));
+  if (commits.size > 1) throw ambiguous(wanted, byCommit, `${commits.size} commits`);
+  // Several applies of one commit: the newest that applied completely, else the newest.
+  const fromCommit = byCommit.find((record) => COMPLETE.has(record.outcome)) ?? byCommit[0];
+  if (fromCommit) return fromCommit;
+  throw new VoxformError('history_ref_unknown', `No history record of this workspace is "${wanted}" or has a commit starting with it.`, { hint: REF_HINT });
+}

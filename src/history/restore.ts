@@ -1,0 +1,126 @@
+/**
+ * A recorded configuration as a desired state, for `voxform rollback`: each agent's recorded
+ * config (the manifest-owned fields as applied, secrets as `${env:…}` references) read again the
+ * way the loader reads a manifest — the same interpolation, under the same environment policy
+ * (`VOXFORM_ENV_ALLOW`; `VOXFORM_*` never readable) — so the normal plan and apply run it.
+ *
+ * Only agents are restored: their name and config. Knowledge attachments, phones, campaigns and
+ * credentials are left as they are (they are not part of an agent's recorded configuration).
+ */
+import { VoxformError } from '../errors.js';
+import { dottedConfigPath, sensitiveConfigPaths } from '../manifest/agents.js';
+import { DiagnosticList } from '../manifest/diagnostics.js';
+import { envPolicyOf } from '../manifest/env-policy.js';
+import { interpolateTree, type InterpolationContext } from '../manifest/interpolate.js';
+import { valueAt, type PathPart } from '../manifest/positions.js';
+import { LineCounter, type SourceText } from '../manifest/source.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import { hashValue } from '../util/hash.js';
+import type { AgentVersion, HistoryRecord } from './types.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface RestoreOptions {
+  /** Local names of the agents to restore; empty: every agent of the record. */
+  agents: readonly string[];
+  /** The environment the references are read from (and its policy). */
+  env: Env;
+  /** The project's desired state as loaded now: the environment, region and base URL are kept. */
+  current: DesiredState;
+  /** Hears every secret value read, at once (so that even an error printed next is scrubbed of it). */
+  onSecret?: ((value: string) => void) | undefined;
+}
+
+/** The agents to restore, each checked to be in the record. */
+function chosenAgents(record: HistoryRecord, agents: readonly string[]): Array<[string, AgentVersion]> {
+  const recorded = Object.keys(record.agents).sort();
+  if (agents.length === 0) return recorded.map((name) => [name, record.agents[name] as AgentVersion]);
+  return [...new Set(agents)].map((name) => {
+    const version = record.agents[name];
+    if (!version) {
+      throw new VoxformError('rollback_agent_not_recorded', `Record ${record.id} holds no agent "${name}".`, {
+        hint: recorded.length > 0 ? `Its agents are: ${recorded.join(', ')}.` : 'It holds no agent at all: pick another record with `voxform history`.',
+      });
+    }
+    return [name, version];
+  });
+}
+
+/** One recorded agent, its references read from the environment; problems go to `diagnostics`. */
+function restoredAgent(name: string, version: AgentVersion, record: HistoryRecord, context: { interpolation: InterpolationContext; display: string }): DesiredAgent {
+  if (version.unrecordedSecrets?.length) {
+    throw new VoxformError('rollback_secret_unrecorded', `Record ${record.id} cannot restore agent "${name}": its manifest wrote the secret at ${version.unrecordedSecrets.join(', ')} literally, and the history never keeps a secret.`, {
+      hint: 'Write secrets as ${env:NAME} in the manifest, so the history can record the reference; restore this agent by hand, or leave it out with --agent.',
+    });
+  }
+  const written = { name: version.name, config: version.config };
+  const text = JSON.stringify(written, null, 2);
+  const source: SourceText = { path: context.display, display: context.display, text, lines: new LineCounter(), order: 0, root: '' };
+  const envReferences: Record<string, string> = {};
+  const envPaths: string[] = [];
+  const resolved = interpolateTree(
+    written,
+    context.interpolation,
+    (path: PathPart[]) => {
+      const raw = valueAt(written, path);
+      if (typeof raw === 'string') envReferences[dottedConfigPath(path)] = raw;
+      if (path[0] === 'config') envPaths.push(dottedConfigPath(path.slice(1)));
+    },
+    { source, start: 0, end: text.length },
+  ) as { name: string | undefined; config: Record<string, unknown> };
+  return {
+    kind: 'agent',
+    address: `agent.${name}`,
+    source: { file: context.display, line: 1, col: 1 },
+    localName: name,
+    id: version.id,
+    name: resolved.name,
+    config: resolved.config,
+    knowledge: undefined,
+    ignore: [],
+    sensitivePaths: [...new Set([...sensitiveConfigPaths(resolved.config), ...envPaths])],
+    envReferences,
+  };
+}
+
+/** The desired state that returns the chosen agents of `record` to their recorded configuration. */
+export function desiredFromRecord(record: HistoryRecord, options: RestoreOptions): DesiredState {
+  const diagnostics = new DiagnosticList();
+  const secrets = new Set<string>();
+  const names = new Set<string>();
+  const interpolation: InterpolationContext = {
+    env: options.env,
+    diagnostics,
+    policy: envPolicyOf(options.env),
+    onSecret: (value) => {
+      if (value === '' || value.includes('${env:')) return;
+      secrets.add(value);
+      options.onSecret?.(value);
+    },
+    onEnvName: (name) => names.add(name),
+  };
+  const agents = new Map<string, DesiredAgent>();
+  for (const [name, version] of chosenAgents(record, options.agents)) {
+    agents.set(name, restoredAgent(name, version, record, { interpolation, display: `history record ${record.id}, agent ${name}` }));
+  }
+  const problems = diagnostics.toList().filter((diagnostic) => diagnostic.severity === 'error');
+  if (problems.length > 0) {
+    throw new VoxformError('rollback_env_invalid', `Record ${record.id} cannot be restored: ${problems.map((p) => `${p.file}: ${p.message}`).join('; ')}.`, {
+      hint: 'Set the variables the recorded configuration reads (the operator’s VOXFORM_ENV_ALLOW applies, as for manifests), then run the rollback again.',
+    });
+  }
+  return {
+    ...options.current,
+    files: [],
+    manifestHash: hashValue({ rollbackOf: record.id, agents: [...agents.keys()] }),
+    agents,
+    phones: new Map(),
+    campaigns: new Map(),
+    knowledge: new Map(),
+    credentials: new Map(),
+    secrets: [...secrets],
+    // What the state records as read by the last apply: the manifests' names stay, so the next plan
+    // of the manifests does not flag them as new.
+    environmentVariables: [...new Set([...options.current.environmentVariables, ...names])].sort(),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Where an apply came from, for the deploy ledger: the commit, branch, pull request and CI job the
+ * CI environment names (GitHub Actions, GitLab CI), else what `git` says about the project folder,
+ * and who ran it. Every value is the operator's environment or the operator's checkout; each is
+ * checked for shape before it is kept, so a strange value is dropped rather than recorded.
+ *
+ * `git` runs with fixed arguments, without a shell, with a time-out, and with the repository's
+ * fsmonitor turned off (a hook a checkout could name); when `git` or the repository is absent the
+ * source is simply empty.
+ */
+import { execFile } from 'node:child_process';
+import { hostname, userInfo } from 'node:os';
+import type { DeploySource } from './types.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** A branch name as git allows it, printable, not absurdly long. */
+const BRANCH = /^[^\s\x00-\x1f\x7f~^:?*[\\]{1,255}$/;
+const GIT_TIMEOUT_MS = 5000;
+
+function commitOf(value: string | undefined): string | undefined {
+  const trimmed = value?.trim().toLowerCase();
+  return trimmed && COMMIT.test(trimmed) ? trimmed : undefined;
+}
+
+function branchOf(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed && BRANCH.test(trimmed) ? trimmed : undefined;
+}
+
+function numberOf(value: string | undefined): number | undefined {
+  return value && /^[1-9][0-9]{0,9}$/.test(value.trim()) ? Number(value.trim()) : undefined;
+}
+
+function httpUrlOf(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    // No credentials in a recorded link, ever.
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutUndefined(source: DeploySource): DeploySource {
+  return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as DeploySource;
+}
+
+/** GitHub Actions: the commit, the branch (the pull request's head branch on a pull request), its number, the run's link. */
+function gitHubSource(env: Env): DeploySource {
+  const pull = /^refs\/pull\/(\d+)\/merge$/.exec(env.GITHUB_REF ?? '');
+  const server = env.GITHUB_SERVER_URL;
+  const runUrl = server && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID ? `${server.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+  return withoutUndefined({
+    commit: commitOf(env.GITHUB_SHA),
+    branch: branchOf(env.GITHUB_HEAD_REF) ?? branchOf(env.GITHUB_REF_NAME),
+    pullRequest: numberOf(pull?.[1]),
+    ciJobUrl: httpUrlOf(runUrl),
+  });
+}
+
+/** GitLab CI: the commit, the branch (the merge request's source branch in a merge request pipeline), its number, the job's link. */
+function gitLabSource(env: Env): DeploySource {
+  return withoutUndefined({
+    commit: commitOf(env.CI_COMMIT_SHA),
+    branch: branchOf(env.CI_MERGE_REQUEST_SOURCE_BRANCH_NAME) ?? branchOf(env.CI_COMMIT_REF_NAME),
+    pullRequest: numberOf(env.CI_MERGE_REQUEST_IID),
+    ciJobUrl: httpUrlOf(env.CI_JOB_URL),
+  });
+}
+
+/** The CI's view of the change, when the environment is a CI's. */
+export function ciSource(env: Env): DeploySource | undefined {
+  if (env.GITHUB_ACTIONS === 'true') return gitHubSource(env);
+  if (env.GITLAB_CI === 'true') return gitLabSource(env);
+  return undefined;
+}
+
+/** Runs `git ARGS` in `cwd`; resolves to its trimmed output, or undefined on any failure. */
+export function runGit(args: readonly string[], cwd: string, env: Env): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    try {
+      execFile(
+        'git',
+        ['-c', 'core.fsmonitor=false', '--no-optional-locks', ...args],
+        { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' } as NodeJS.ProcessEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: 64 * 1024, shell: false },
+        (error, stdout) => resolve(error ? undefined : String(stdout).trim()),
+      );
+    } catch {
+      resolve(undefined);
+    }
+  });
+}
+
+/** What `git` says about the folder: the commit checked out and the branch (none when detached). */
+export async function gitSource(cwd: string, env: Env): Promise<DeploySource> {
+  const [commit, branch] = await Promise.all([runGit(['rev-parse', '--verify', 'HEAD'], cwd, env), runGit(['branch', '--show-current'], cwd, env)]);
+  return withoutUndefined({ commit: commitOf(commit), branch: branchOf(branch) });
+}
+
+/** The source of an apply run in `cwd` (the project folder): the CI's, else git's. */
+export async function detectDeploySource(options: { env: Env; cwd: string }): Promise<DeploySource> {
+  const fromCi = ciSource(options.env);
+  if (fromCi && fromCi.commit) return fromCi;
+  const fromGit = await gitSource(options.cwd, options.env);
+  return { ...fromGit, ...fromCi };
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** `user@host`: the CI's user who started the run when the CI names one, else the account running voxform. */
+export function deployer(env: Env, host: string = hostname()): string {
+  const ciUser = [env.GITHUB_ACTOR, env.GITLAB_USER_LOGIN].find((value) => value !== undefined && /^[\w.@-]{1,100}$/.test(value));
+  return `${ciUser ?? osUser()}@${host}`;
+}

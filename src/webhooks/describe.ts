@@ -1,0 +1,46 @@
+/**
+ * One line about a webhook request, for `voxform webhook serve`: what a developer needs to see that
+ * the payload arrived and made sense, and nothing secret or personal — no header value, no
+ * agent_config, no transcript text, no metadata values (their keys only).
+ */
+import type { EndOfCallPayload } from '../schema/types.gen.js';
+import type { PrefetchRequest } from './receive.js';
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+function messageCount(chat: string): number | undefined {
+  try {
+    const messages = JSON.parse(chat) as unknown;
+    return Array.isArray(messages) ? messages.length : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function keys(value: Readonly<Record<string, unknown>> | undefined): string {
+  const names = Object.keys(value ?? {});
+  return names.length === 0 ? 'no metadata' : `metadata ${names.join(', ')}`;
+}
+
+export function describeEndOfCall(payload: EndOfCallPayload): string {
+  const messages = messageCount(payload.chat);
+  const credits = (payload.cost_breakdown ?? []).reduce((sum, item) => sum + (typeof item.credit === 'number' ? item.credit : 0), 0);
+  return [
+    `call ${payload.call_id}`,
+    `agent ${payload.agent_id}`,
+    payload.call_status,
+    `${payload.duration} s`,
+    messages === undefined ? 'chat not a JSON list' : plural(messages, 'message'),
+    plural(payload.function_calls?.length ?? 0, 'function call'),
+    `${Math.round(credits * 10000) / 10000} credits`,
+    keys(payload.metadata),
+  ].join(', ');
+}
+
+export function describePrefetch(request: PrefetchRequest): string {
+  const parts = [`session ${request.query.session_id}`, `agent ${request.query.agent_id}`];
+  if (request.query.from) parts.push(`from ${request.query.from}`);
+  if (request.query.to) parts.push(`to ${request.query.to}`);
+  parts.push(keys(request.metadata));
+  return parts.join(', ');
+}

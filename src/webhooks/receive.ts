@@ -1,0 +1,141 @@
+/**
+ * Receiving the service's webhooks in your own server: parse and check an end-of-call POST or a
+ * prefetch GET against the service schema (the same generated validators the emulator and the CLI
+ * use), check the secret headers the agent config gives the webhook, and build a prefetch answer.
+ * No HTTP framework is assumed: pass the raw body, the headers and the request URL.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse } from '../schema/types.gen.js';
+import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
+import { isPlainObject } from '../util/json-object.js';
+
+export type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse };
+
+/** Request headers as Node gives them (`req.headers`), or any name → value map. */
+export type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export interface WebhookCheckOptions {
+  /**
+   * The headers the agent config gives this webhook (`session_data_webhook.headers` or
+   * `extra_prompt_webhook.headers`): each must arrive with exactly this value. Names are compared
+   * without regard to case, values in constant time.
+   */
+  expectedHeaders?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Why a webhook request was refused, with the HTTP status a receiver should answer. */
+export interface WebhookRejection {
+  ok: false;
+  /** 401: a secret header is missing or wrong; 400: the body is not JSON; 422: it does not fit the schema. */
+  status: 401 | 400 | 422;
+  reason: 'headers' | 'json' | 'schema';
+  /** One sentence; never holds a header's value. */
+  message: string;
+  /** The schema's findings (for `schema`), paths FastAPI style. */
+  issues: SchemaIssue[];
+}
+
+export type WebhookParseResult<T> = { ok: true; value: T } | WebhookRejection;
+
+function headerValue(headers: IncomingHeaders, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== wanted || value === undefined) continue;
+    return typeof value === 'string' ? value : value.join(', ');
+  }
+  return undefined;
+}
+
+/** Equal strings, compared in time that does not depend on where they differ. */
+function sameSecret(received: string, expected: string): boolean {
+  const a = Buffer.from(received, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  // timingSafeEqual needs equal lengths; compare `b` with itself so a length mismatch costs the same.
+  return timingSafeEqual(a.length === b.length ? a : b, b) && a.length === b.length;
+}
+
+/**
+ * The names of the expected headers that are missing or wrong (none: all present and equal).
+ * Only names are returned, so the result can be printed.
+ */
+export function checkWebhookHeaders(headers: IncomingHeaders, expected: Readonly<Record<string, string>> = {}): string[] {
+  const failed: string[] = [];
+  for (const [name, value] of Object.entries(expected)) {
+    const received = headerValue(headers, name);
+    if (received === undefined || !sameSecret(received, value)) failed.push(name);
+  }
+  return failed;
+}
+
+function rejectHeaders(headers: IncomingHeaders, options: WebhookCheckOptions): WebhookRejection | undefined {
+  const failed = checkWebhookHeaders(headers, options.expectedHeaders);
+  if (failed.length === 0) return undefined;
+  const names = failed.map((name) => `"${name}"`).join(', ');
+  return { ok: false, status: 401, reason: 'headers', message: `the secret header${failed.length === 1 ? '' : 's'} ${names} ${failed.length === 1 ? 'is' : 'are'} missing or wrong`, issues: [] };
+}
+
+function describeIssue(issue: SchemaIssue, root: string): string {
+  return `${issue.path.length > 0 ? issue.path.join('.') : root} ${issue.message}`;
+}
+
+/**
+ * An end-of-call POST: `body` as received (text, bytes, or JSON your framework already parsed) and
+ * its headers. Resolves to the typed payload, or to why it was refused.
+ */
+export function parseEndOfCallWebhook(body: string | Uint8Array | unknown, headers: IncomingHeaders = {}, options: WebhookCheckOptions = {}): WebhookParseResult<EndOfCallPayload> {
+  const refused = rejectHeaders(headers, options);
+  if (refused) return refused;
+  let value: unknown = body;
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    try {
+      value = JSON.parse(typeof body === 'string' ? body : Buffer.from(body).toString('utf8')) as unknown;
+    } catch {
+      return { ok: false, status: 400, reason: 'json', message: 'the body is not JSON', issues: [] };
+    }
+  }
+  const issues = validateAgainst('EndOfCallPayload', value);
+  if (issues.length > 0) return { ok: false, status: 422, reason: 'schema', message: `not an end-of-call payload: ${describeIssue(issues[0] as SchemaIssue, '(body)')}`, issues };
+  return { ok: true, value: value as EndOfCallPayload };
+}
+
+/** A prefetch GET's query: the spec's parameters, and every other parameter as session metadata. */
+export interface PrefetchRequest {
+  query: PrefetchWebhookQuery;
+  /** The parameters besides session_id, agent_id, from and to: the session's metadata, flattened to text. */
+  metadata: Record<string, string>;
+}
+
+const PREFETCH_PARAMETERS = new Set(['session_id', 'agent_id', 'from', 'to']);
+
+/**
+ * A prefetch GET: its URL (`req.url`, a path with a query, or a full URL) and headers. A parameter
+ * given twice counts once, with its first value.
+ */
+export function parsePrefetchRequest(url: string | URL, headers: IncomingHeaders = {}, options: WebhookCheckOptions = {}): WebhookParseResult<PrefetchRequest> {
+  const refused = rejectHeaders(headers, options);
+  if (refused) return refused;
+  const parsed = typeof url === 'string' ? new URL(url, 'http://receiver.invalid') : url;
+  const query: Record<string, string> = {};
+  for (const [name, value] of parsed.searchParams) if (!(name in query)) query[name] = value;
+  const issues = validateAgainst('PrefetchWebhookQuery', query);
+  if (issues.length > 0) return { ok: false, status: 422, reason: 'schema', message: `not a prefetch request: ${describeIssue(issues[0] as SchemaIssue, '(query)')}`, issues };
+  const metadata = Object.fromEntries(Object.entries(query).filter(([name]) => !PREFETCH_PARAMETERS.has(name)));
+  return { ok: true, value: { query: query as PrefetchWebhookQuery, metadata } };
+}
+
+/**
+ * What is wrong with a prefetch answer (parsed JSON), or undefined when it is a
+ * `PrefetchWebhookResponse` the service uses.
+ */
+export function prefetchAnswerProblem(answer: unknown): string | undefined {
+  if (!isPlainObject(answer)) return 'not a JSON object';
+  const issues = validateAgainst('PrefetchWebhookResponse', answer);
+  return issues[0] ? describeIssue(issues[0], '(answer)') : undefined;
+}
+
+/** The JSON text of a prefetch answer; throws a TypeError when `response` is not a `PrefetchWebhookResponse`. */
+export function prefetchResponse(response: PrefetchWebhookResponse): string {
+  const problem = prefetchAnswerProblem(response);
+  if (problem) throw new TypeError(`not a prefetch answer: ${problem}`);
+  return JSON.stringify(response);
+}

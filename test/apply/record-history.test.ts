@@ -1,0 +1,115 @@
+/**
+ * apply() with a history store: the record's hashes are the hashes of what the service stores,
+ * found with as few reads as is correct — the plan's read for an agent left alone, the read-back
+ * after an update, one more read only after knowledge files were set or a change failed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { apply, type ApplyOptions } from '../../src/apply/apply.js';
+import type { ApplyClient } from '../../src/apply/client.js';
+import { createClient, type ApiClient } from '../../src/api/index.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { configurationHash } from '../../src/history/config-hash.js';
+import { FileHistoryStore } from '../../src/history/file-store.js';
+import type { HistoryRecord } from '../../src/history/types.js';
+import { loadManifests } from '../../src/manifest/index.js';
+import type { DesiredState } from '../../src/manifest/types.js';
+import type { UpdateAgentRequest } from '../../src/schema/types.gen.js';
+import { fingerprintKey } from '../../src/util/hash.js';
+import { repoRoot } from '../helpers/cli.js';
+import { SECRETS } from '../helpers/project.js';
+
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+const BOOKING = '-OKdqbqetEcM4ak369yn';
+
+let emulator: RunningEmulator | undefined;
+let client: ApiClient | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await client?.close();
+  await emulator?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  emulator = client = dir = undefined;
+});
+
+/** The real client, counting agent reads by id, and failing the answer of one agent's update (sent all the same). */
+function countingClient(real: ApiClient, failUpdateOf?: string): { client: ApplyClient; reads: Map<string, number> } {
+  const reads = new Map<string, number>();
+  const wrapped = Object.create(real) as ApplyClient;
+  wrapped.getAgent = async (id: string) => {
+    reads.set(id, (reads.get(id) ?? 0) + 1);
+    return real.getAgent(id);
+  };
+  wrapped.updateAgent = async (id: string, body: UpdateAgentRequest) => {
+    const answer = await real.updateAgent(id, body);
+    if (id === failUpdateOf) throw new Error('the answer was lost');
+    return answer;
+  };
+  return { client: wrapped, reads };
+}
+
+async function setUp(): Promise<{ desired: DesiredState; base: Omit<ApplyOptions, 'client'>; store: FileHistoryStore }> {
+  emulator = await startEmulator({ quiet: true });
+  client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
+  dir = await mkdtemp(path.join(tmpdir(), 'voxform-history-'));
+  const { state } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
+  const desired = state as DesiredState;
+  const store = new FileHistoryStore(path.join(dir, 'history'));
+  const base = { desired, stateFile: path.join(dir, 'state.json'), serviceId: 'local', fingerprintKey: fingerprintKey(emulator.apiKey), autoApprove: true, history: store, source: { commit: 'a'.repeat(40) }, by: 'tester@host' };
+  return { desired, base, store };
+}
+
+async function expectHashesOfService(record: HistoryRecord): Promise<void> {
+  for (const version of Object.values(record.agents)) {
+    const live = await client!.getAgent(version.id);
+    expect(version.configHash).toBe(configurationHash(live.config as Record<string, unknown>, { maskPaths: version.maskedPaths }));
+  }
+}
+
+describe('apply records its history', () => {
+  it('reads an agent again only when its knowledge files were set after the read-back', async () => {
+    const { base, store } = await setUp();
+    const { client: counting, reads } = countingClient(client!);
+    const outcome = await apply({ ...base, client: counting });
+    expect(outcome.status).toBe('applied');
+    // front-desk: the plan's read, the read-back after its update, one more after its files were set.
+    expect(reads.get(FRONT_DESK)).toBe(3);
+    // booking: the plan's read and the read-back after its update, nothing more.
+    expect(reads.get(BOOKING)).toBe(2);
+    const [record] = await store.list({ workspace: 'default@local' });
+    expect(record?.id).toBe(outcome.record?.id);
+    expect(record).toMatchObject({ by: 'tester@host', outcome: 'applied', source: { commit: 'a'.repeat(40) }, summary: { create: 3, update: 4, applied: 7, failed: 0, skipped: 0 } });
+    expect(Object.keys(record!.agents).sort()).toEqual(['booking', 'front-desk']);
+    await expectHashesOfService(record!);
+
+    // Nothing to do: the plan's reads are the live state; no read more.
+    reads.clear();
+    const again = await apply({ ...base, client: counting });
+    expect(again.status).toBe('nothing_to_do');
+    expect([reads.get(FRONT_DESK), reads.get(BOOKING)]).toEqual([1, 1]);
+    expect(again.record?.agents['front-desk']?.configHash).toBe(record!.agents['front-desk']?.configHash);
+    expect(JSON.stringify(await store.list({ workspace: 'default@local' }))).not.toMatch(new RegExp(Object.values(SECRETS).join('|')));
+  });
+
+  it('reads a failed change again, so the record holds what the service kept', async () => {
+    const { base, store } = await setUp();
+    const { client: failing, reads } = countingClient(client!, BOOKING);
+    const outcome = await apply({ ...base, client: failing });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.failed.map((f) => f.address)).toEqual(['agent.booking']);
+    expect(reads.get(BOOKING)).toBe(2);
+    const [record] = await store.list({ workspace: 'default@local' });
+    expect(record).toMatchObject({ outcome: 'failed', summary: { failed: 1 } });
+    await expectHashesOfService(record!);
+  });
+
+  it('records nothing when the apply is cancelled', async () => {
+    const { base, store } = await setUp();
+    const outcome = await apply({ ...base, autoApprove: false, confirm: async () => false, client: client! });
+    expect(outcome.status).toBe('cancelled');
+    expect(outcome.record).toBeUndefined();
+    expect(await store.list({ workspace: 'default@local' })).toEqual([]);
+  });
+});

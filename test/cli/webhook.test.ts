@@ -1,0 +1,345 @@
+/**
+ * `voxform webhook send` and `voxform webhook serve` as a user runs them: the built CLI, on
+ * loopback only, with planted secrets that must never reach the terminal.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { repoRoot, runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
+
+const HOOK_TOKEN = 'hook-token-planted-7c6b5a49';
+const PREFETCH_TOKEN = 'prefetch-token-planted-0d1e2f3a';
+const LOGGED_SECRET = 'logged-header-planted-8899aabb';
+const ENV = { HOOK_TOKEN, PREFETCH_TOKEN };
+const PLANTED = [HOOK_TOKEN, PREFETCH_TOKEN, LOGGED_SECRET];
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+
+function manifest(endOfCallUrl = 'https://hooks.example.com/voice/end-of-call'): string {
+  return `agents:
+  front-desk:
+    id: "${FRONT_DESK}"
+    config:
+      prompt: You answer the phone of a dental practice.
+      session_data_webhook:
+        url: ${endOfCallUrl}
+        headers:
+          x-hook-token: \${env:HOOK_TOKEN}
+      extra_prompt_webhook:
+        url: https://hooks.example.com/voice/prefetch
+        headers:
+          x-prefetch-token: \${env:PREFETCH_TOKEN}
+  booking:
+    id: -OKdqbqetEcM4ak369yn
+    config:
+      prompt: You book appointments.
+`;
+}
+
+const tempDir = useTempDirs();
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+function expectNoSecret(...outputs: string[]): void {
+  for (const output of outputs) for (const secret of PLANTED) expect(output).not.toContain(secret);
+}
+
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > 20_000) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface RunningServe {
+  url: string;
+  stdout(): string;
+  stop(): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** `voxform webhook serve --port 0 …` as a child process, once it listens. */
+async function startServe(args: string[], cwd: string, env: Record<string, string> = ENV): Promise<RunningServe> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'webhook', 'serve', '--port', '0', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  let done = false;
+  void exited.then(() => (done = true));
+  const stop = async () => {
+    if (!done) child.kill('SIGINT');
+    return { code: await exited, stdout, stderr };
+  };
+  cleanups.push(stop);
+  await eventually(() => /listening on http:\/\/\S+/.test(stdout) || done, 'webhook serve to listen');
+  const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+  if (!url) throw new Error(`webhook serve did not start:\n${stdout}\n${stderr}`);
+  return { url, stdout: () => stdout, stop };
+}
+
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver of our own that answers as `respond` says and records what it got. */
+async function startReceiver(respond: (res: ServerResponse) => void): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+      respond(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+}
+
+const answerWith = (status: number, body = '', type = 'application/json') => (res: ServerResponse) => res.writeHead(status, { 'content-type': type }).end(body);
+
+function send(args: string[], cwd: string, env: Record<string, string> = ENV): Promise<CliResult> {
+  return runCli(['webhook', 'send', ...args], { cwd, env });
+}
+
+describe('voxform webhook send → voxform webhook serve on loopback', () => {
+  it('delivers both events with the agent\'s headers; serve checks them and says what arrived; no secret is printed', async () => {
+    const dir = await tempDir({ 'voxform.yaml': manifest(), 'prefetch.json': '{"metadata": {"tier": "gold"}, "extra_prompt": "The caller is a VIP."}' });
+    const serve = await startServe(['--agent', 'front-desk', '--prefetch-response', 'prefetch.json'], dir);
+    expect(serve.stdout()).toContain('headers      end-of-call x-hook-token; prefetch x-prefetch-token (agent front-desk)');
+
+    const endOfCall = await send(['--to', `${serve.url}/hooks/end`, '--event', 'end-of-call', '--agent', 'front-desk'], dir);
+    expect(endOfCall.stdout).toContain(`end-of-call  POST ${serve.url}/hooks/end  (a sample payload; headers of agent front-desk: x-hook-token)`);
+    expect(endOfCall.stdout).toMatch(/^PASS {2}answered 200 in \d+ ms \(the service waits 2,000 ms\)$/m);
+    expect(endOfCall.code).toBe(0);
+
+    const prefetch = await send(['--to', `${serve.url}/hooks/prefetch`, '--event', 'prefetch', '--agent', 'front-desk'], dir);
+    expect(prefetch.stdout).toMatch(/^PASS {2}answered 200 in \d+ ms .* with a PrefetchWebhookResponse: metadata keys tier; extra_prompt of 20 characters$/m);
+    expect(prefetch.code).toBe(0);
+
+    await eventually(() => serve.stdout().split('\n').filter((line) => line.includes(' -> ')).length === 2, 'two request lines');
+    const result = await serve.stop();
+    expect(result.stdout).toMatch(new RegExp(`POST /hooks/end {2}end-of-call {2}call sample-call-0001, agent ${FRONT_DESK}, user-ended, 42 s, 4 messages, 1 function call, [0-9.]+ credits, metadata customer_id, source -> 200`));
+    expect(result.stdout).toMatch(new RegExp(`GET /hooks/prefetch {2}prefetch {2}session sample-session-0001, agent ${FRONT_DESK}, from \\+15551230001, to \\+15559870002, metadata customer_id, source -> 200`));
+    expectNoSecret(endOfCall.stdout, endOfCall.stderr, prefetch.stdout, prefetch.stderr, result.stdout, result.stderr);
+  });
+
+  it('a wrong header fails on both sides: send exits 1, serve refuses with 401 naming the header, not its value', async () => {
+    const dir = await tempDir({ 'voxform.yaml': manifest() });
+    const serve = await startServe(['--agent', 'front-desk'], dir);
+    const wrong = { HOOK_TOKEN: `${HOOK_TOKEN}-old`, PREFETCH_TOKEN };
+    const result = await send(['--to', `${serve.url}/hook`, '--event', 'end-of-call', '--agent', 'front-desk'], dir, wrong);
+    expect(result.stdout).toContain('FAIL  the receiver answered 401; the service expects a 2xx answer');
+    expect(result.code).toBe(1);
+    const unsent = await send(['--to', `${serve.url}/hook`, '--event', 'prefetch'], dir);
+    expect(unsent.stdout).toContain('no headers (--agent NAME sends the agent\'s)');
+    expect(unsent.code).toBe(1);
+    await eventually(() => serve.stdout().split('\n').filter((line) => line.includes(' -> ')).length === 2, 'two request lines');
+    const log = (await serve.stop()).stdout;
+    expect(log).toContain('POST /hook  end-of-call  REFUSED: the secret header "x-hook-token" is missing or wrong -> 401');
+    expect(log).toContain('GET /hook  prefetch  REFUSED: the secret header "x-prefetch-token" is missing or wrong -> 401');
+    expectNoSecret(result.stdout, result.stderr, log);
+    expect(log).not.toContain(wrong.HOOK_TOKEN);
+  });
+
+  it('serve reports a payload that is not JSON, not an end-of-call payload, too large, or not a webhook at all', async () => {
+    const dir = await tempDir({});
+    const serve = await startServe([], dir);
+    const post = (body: string) => fetch(`${serve.url}/hook`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const notJson = await post('{"call_id": ');
+    expect(notJson.status).toBe(400);
+    const wrongShape = await post(JSON.stringify({ call_id: 'c1', agent_id: 'a1', session_id: 's1', chat: '[]', ts: 1, duration: 3, call_status: 'finished' }));
+    expect(wrongShape.status).toBe(422);
+    expect(await wrongShape.json()).toEqual({ detail: 'not an end-of-call payload: call_status must be equal to one of the allowed values' });
+    expect((await post('x'.repeat(1024 * 1024 + 1)).catch(() => ({ status: 413 }))).status).toBe(413);
+    expect((await fetch(`${serve.url}/hook`, { method: 'PUT', body: '{}' })).status).toBe(405);
+    expect((await fetch(`${serve.url}/hook?agent_id=a1`)).status).toBe(422);
+    await eventually(() => serve.stdout().split('\n').filter((line) => line.includes(' -> ')).length === 5, 'five request lines');
+    const log = (await serve.stop()).stdout;
+    expect(log).toContain('end-of-call  REFUSED: the body is not JSON -> 400');
+    expect(log).toContain('end-of-call  REFUSED: not an end-of-call payload: call_status must be equal to one of the allowed values -> 422');
+    expect(log).toContain(`end-of-call  REFUSED: the body is over ${1024 * 1024} bytes -> 413`);
+    expect(log).toContain('PUT /hook  unknown  REFUSED: PUT is not a webhook');
+    expect(log).toContain('GET /hook  prefetch  REFUSED: not a prefetch request: session_id is required -> 422');
+  });
+
+  it('Ctrl-C stops serve cleanly: it says so and exits 130', async () => {
+    const serve = await startServe([], await tempDir({}));
+    const result = await serve.stop();
+    expect(result.code).toBe(130);
+    expect(result.stderr).toBe('Interrupted: voxform webhook serve stopped at your request (exit 130).\n');
+  });
+});
+
+describe('webhook serve beyond loopback', () => {
+  it('warns that others can reach it, and that no header is checked without --agent', async () => {
+    const serve = await startServe(['--host', '0.0.0.0'], await tempDir({}));
+    const result = await serve.stop();
+    expect(result.stderr).toContain('warning: listening on 0.0.0.0, not loopback: whoever can reach this machine can send it requests, and without --agent no header is checked.\n');
+    expect(result.code).toBe(130);
+  });
+});
+
+describe('voxform webhook send checks the answer', () => {
+  it.each([
+    ['a PrefetchWebhookResponse', answerWith(200, '{"metadata": {"tier": "gold", "visits": 3}}'), 0, 'with a PrefetchWebhookResponse: metadata keys tier, visits; extra_prompt none'],
+    ['metadata that is not an object', answerWith(200, '{"metadata": "gold"}'), 1, 'but not with a PrefetchWebhookResponse: metadata must be object; the service would ignore it'],
+    ['a JSON list', answerWith(200, '[]'), 1, 'but not with a PrefetchWebhookResponse: not a JSON object'],
+    ['text', answerWith(200, 'hello', 'text/plain'), 1, 'FAIL  the receiver answered something that is not JSON; the service would go on without the extra data'],
+    ['no body', answerWith(200), 1, 'with no JSON body; a prefetch answer is a PrefetchWebhookResponse'],
+    ['a 500', answerWith(500, '{}'), 1, 'FAIL  the receiver answered 500'],
+  ])('prefetch answered with %s', async (_what, respond, code, expected) => {
+    const receiver = await startReceiver(respond);
+    const result = await send(['--to', `${receiver.url}/p?token=in-the-url`, '--event', 'prefetch'], await tempDir({}));
+    expect(result.stdout).toContain(expected);
+    expect(result.code).toBe(code);
+    expect(receiver.received[0]?.method).toBe('GET');
+    // The operator's query stays on the URL; the spec's parameters are added to it.
+    expect(new URL(receiver.received[0]?.path ?? '', 'http://x').searchParams.get('token')).toBe('in-the-url');
+    expect(result.stdout).not.toContain('in-the-url');
+  });
+
+  it.each([
+    [204, 0, 'PASS  answered 204'],
+    [500, 1, 'FAIL  the receiver answered 500; the service expects a 2xx answer'],
+  ])('end-of-call answered %d', async (status, code, expected) => {
+    const receiver = await startReceiver(answerWith(status));
+    const result = await send(['--to', receiver.url, '--event', 'end-of-call'], await tempDir({}));
+    expect(result.stdout).toContain(expected);
+    expect(result.code).toBe(code);
+    expect(receiver.received[0]?.headers['content-type']).toBe('application/json');
+  });
+
+  it('a receiver that does not answer within the service\'s budget fails, and so does one that is not there', async () => {
+    const silent = await startReceiver(() => undefined);
+    const slow = await send(['--to', silent.url, '--event', 'end-of-call'], await tempDir({}));
+    expect(slow.stdout).toContain('FAIL  the receiver timed out after 2000 ms');
+    expect(slow.code).toBe(1);
+    const closed = await startReceiver(answerWith(200));
+    const port = new URL(closed.url).port;
+    await cleanups.pop()?.();
+    const refused = await send(['--to', `http://127.0.0.1:${port}/`, '--event', 'end-of-call'], await tempDir({}));
+    expect(refused.stdout).toContain('FAIL  the receiver ECONNREFUSED');
+    expect(refused.code).toBe(1);
+  });
+});
+
+describe('where webhook send sends', () => {
+  it('uses the agent\'s configured URL only with --to-configured, and then with its headers', async () => {
+    const receiver = await startReceiver(answerWith(200));
+    const dir = await tempDir({ 'voxform.yaml': manifest(`${receiver.url}/configured`) });
+    const refused = await send(['--event', 'end-of-call', '--agent', 'front-desk'], dir);
+    expect(refused.stderr).toContain('error: Say where to send the webhook: --to URL, or --to-configured for the URL the agent configures.');
+    expect(refused.code).toBe(1);
+    expect(receiver.received).toEqual([]);
+
+    const result = await send(['--to-configured', '--event', 'end-of-call', '--agent', 'front-desk'], dir);
+    expect(result.stdout).toContain(`end-of-call  POST ${receiver.url}/configured  (a sample payload; headers of agent front-desk: x-hook-token)`);
+    expect(result.code).toBe(0);
+    expect(receiver.received[0]).toMatchObject({ method: 'POST', path: '/configured' });
+    expect(receiver.received[0]?.headers['x-hook-token']).toBe(HOOK_TOKEN);
+    expectNoSecret(result.stdout, result.stderr);
+  });
+});
+
+describe('webhook send --call: a logged call\'s payload', () => {
+  let emulator: RunningEmulator;
+
+  async function loggedCall(end: boolean): Promise<string> {
+    emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
+    cleanups.push(() => emulator.close());
+    const call = (route: string, method: string, body: unknown) =>
+      fetch(`${emulator.url}${route}`, { method, headers: { authorization: emulator.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const config = { prompt: 'Hello.', session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-hook-token': LOGGED_SECRET } } };
+    expect((await call(`/agents/${FRONT_DESK}`, 'PUT', { name: 'Front desk', config })).status).toBe(200);
+    const registered = (await (await call('/register_call', 'POST', { agent_id: FRONT_DESK, from_phone: '+15550100001', to_phone: '+15551230001', metadata: { customer: 'c1' } })).json()) as { call_id: string };
+    if (end) await emulator.control.endCall(registered.call_id, 'agent-ended', { duration: 12 });
+    return registered.call_id;
+  }
+
+  const connection = () => ({ VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey });
+
+  it('sends the record as the service would, and keeps its secrets out of the terminal', async () => {
+    const callId = await loggedCall(true);
+    const receiver = await startReceiver(answerWith(200, '{}'));
+    const result = await send(['--to', receiver.url, '--event', 'end-of-call', '--call', callId], await tempDir({}), connection());
+    expect(result.stdout).toContain(`(the payload of call ${callId}; no headers`);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(receiver.received[0]?.body ?? '{}') as Record<string, unknown>;
+    expect(body).toMatchObject({ call_id: callId, agent_id: FRONT_DESK, call_status: 'agent-ended', duration: 12, metadata: { customer: 'c1' } });
+    // The receiver is the one the service would send the config to; the terminal never sees it.
+    expect(JSON.stringify(body.agent_config)).toContain(LOGGED_SECRET);
+    expectNoSecret(result.stdout, result.stderr);
+
+    const prefetch = await send(['--to', receiver.url, '--event', 'prefetch', '--call', callId], await tempDir({}), connection());
+    expect(prefetch.code).toBe(0);
+    expect(Object.fromEntries(new URL(receiver.received[1]?.path ?? '', 'http://x').searchParams)).toMatchObject({ session_id: expect.any(String), agent_id: FRONT_DESK, customer: 'c1', from: '+15550100001' });
+  });
+
+  it('refuses a call that is not logged, or (for end-of-call) has not ended', async () => {
+    const callId = await loggedCall(false);
+    const dir = await tempDir({});
+    const missing = await send(['--to', 'http://127.0.0.1:9/', '--event', 'end-of-call', '--call', 'no-such-call'], dir, connection());
+    expect(missing.stderr).toContain('error: No call no-such-call in the 10,000 most recent call records.');
+    expect(missing.code).toBe(1);
+    const open = await send(['--to', 'http://127.0.0.1:9/', '--event', 'end-of-call', '--call', callId], dir, connection());
+    expect(open.stderr).toContain(`error: Call ${callId} has not ended (its status is registered)`);
+    expect(open.code).toBe(1);
+  });
+});
+
+describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
+  it.each([
+    [['send', '--to', 'not a url', '--event', 'prefetch'], 'error: --to is not a URL.'],
+    [['send', '--to', 'ftp://127.0.0.1/x', '--event', 'prefetch'], 'error: --to uses ftp; webhooks are http:// or https://.'],
+    [['send', '--to', 'http://127.0.0.1:9/', '--to-configured', '--event', 'prefetch'], 'error: --to and --to-configured contradict each other.'],
+    [['send', '--to-configured', '--event', 'prefetch'], 'error: --to-configured needs --agent NAME'],
+    [['send', '--to', 'http://127.0.0.1:9/'], "error: required option '--event <event>' not specified"],
+    [['send', '--to', 'http://127.0.0.1:9/', '--event', 'hangup'], 'Allowed choices are end-of-call, prefetch.'],
+    [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch', '--agent', 'front-dsk'], 'error: --agent "front-dsk" is not an agent of the manifests.\n  hint: Did you mean front-desk?'],
+    [['send', '--to-configured', '--event', 'prefetch', '--agent', 'booking'], 'error: Agent booking configures no extra_prompt_webhook'],
+    [['serve', '--port', 'http'], 'error: --port must be a whole number from 0 to 65535'],
+    [['serve', '--port', '0', '--prefetch-response', 'missing.json'], 'error: --prefetch-response missing.json cannot be read (ENOENT).'],
+    [['serve', '--port', '0', '--prefetch-response', 'bad.json'], 'error: --prefetch-response bad.json is not a PrefetchWebhookResponse: extra_prompt must be string.'],
+    [['serve', '--port', '0', '--prefetch-response', 'voxform.yaml'], 'error: --prefetch-response voxform.yaml is not JSON.'],
+  ])('webhook %j', async (args, expected) => {
+    const dir = await tempDir({ 'voxform.yaml': manifest(), 'bad.json': '{"extra_prompt": 42}' });
+    const result = await runCli(['webhook', ...args], { cwd: dir, env: ENV });
+    expect(result.stderr).toContain(expected);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.code).toBe(1);
+    expectNoSecret(result.stdout, result.stderr);
+  });
+
+  it('serve on a port that is taken', async () => {
+    const receiver = await startReceiver(answerWith(200));
+    const port = new URL(receiver.url).port;
+    const result = await runCli(['webhook', 'serve', '--port', port], { cwd: await tempDir({}) });
+    expect(result.stderr).toContain(`error: voxform webhook serve cannot listen on 127.0.0.1:${port}: port ${port} is taken.`);
+    expect(result.code).toBe(1);
+  });
+});
+
+describe('the configured prefetch answer', () => {
+  it('is answered as written to every valid prefetch', async () => {
+    const dir = await tempDir({ 'answer.json': '{"extra_prompt": "Speak slowly."}' });
+    const serve = await startServe(['--prefetch-response', 'answer.json'], dir);
+    const answer = await fetch(`${serve.url}/p?session_id=s1&agent_id=a1`);
+    expect(await answer.json()).toEqual({ extra_prompt: 'Speak slowly.' });
+    await writeFile(path.join(dir, 'answer.json'), '{}');
+    expect(await (await fetch(`${serve.url}/p?session_id=s1&agent_id=a1`)).json()).toEqual({ extra_prompt: 'Speak slowly.' });
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The deploy ledger end to end, through the built CLI against the emulator on loopback, in a git
+ * repository: apply v1 (commit c1), change the prompt, apply v2 (commit c2), roll back to the
+ * previous configuration, and read the history — with its JSON checked against
+ * schemas/history.schema.json, its hashes against the service's stored agents, and the planted
+ * secrets against every byte of output and of the history folder.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configurationHash } from '../../src/history/config-hash.js';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { repoRoot, type CliResult } from '../helpers/cli.js';
+import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+const addFormats = addFormatsModule.default;
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+function git(dir: string, ...args: string[]): string {
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env }).toString().trim();
+}
+
+async function commitAll(dir: string, message: string): Promise<string> {
+  await writeFile(path.join(dir, '.gitignore'), '.voxform/\n');
+  if (!existsSync(path.join(dir, '.git'))) git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', message);
+  return git(dir, 'rev-parse', 'HEAD');
+}
+
+async function getAgent(p: ExampleProject, id: string): Promise<Agent> {
+  return (await callService(p, 'GET', `/agents/${encodeURIComponent(id)}`)) as Agent;
+}
+
+function expectOk(result: CliResult): CliResult {
+  expect(result.stderr).not.toMatch(/^error/m);
+  expect(result.code).toBe(0);
+  return result;
+}
+
+async function historyFiles(p: ExampleProject): Promise<string> {
+  const dir = path.join(p.dir, '.voxform/history');
+  const names = await readdir(dir);
+  return (await Promise.all(names.map((name) => readFile(path.join(dir, name), 'utf8')))).join('\n');
+}
+
+function expectNoSecret(text: string): void {
+  for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+}
+
+async function compileHistorySchema() {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
+  return ajv.compile(JSON.parse(await readFile(path.join(repoRoot, 'schemas/history.schema.json'), 'utf8')));
+}
+
+type JsonRecord = {
+  id: string;
+  command: string;
+  outcome: string;
+  source: { commit: string | null; branch: string | null; rollback_of: string | null };
+  agents_changed: string[];
+  agents: Record<string, { id: string; config: Record<string, unknown>; config_hash: string; masked_paths: string[]; prompt_length: number | null }>;
+};
+
+/** Every recorded agent's hash is the hash of what the service stores for it now. */
+async function expectHashesMatchService(p: ExampleProject, record: JsonRecord): Promise<void> {
+  for (const version of Object.values(record.agents)) {
+    const live = await getAgent(p, version.id);
+    expect(version.config_hash).toBe(configurationHash(live.config as Record<string, unknown>, { maskPaths: version.masked_paths }));
+    expect(version.prompt_length).toBe(live.config.prompt?.length);
+  }
+}
+
+describe('history and rollback', () => {
+  it('apply v1, apply v2, rollback previous: the agent is v1 again and the history shows three records with their commits', async () => {
+    const p = (project = await startExampleProject());
+    const c1 = await commitAll(p.dir, 'v1');
+    const outputs: string[] = [];
+    const run = async (args: string[]) => {
+      const result = expectOk(await p.cli(args));
+      outputs.push(result.stdout, result.stderr);
+      return result;
+    };
+    await run(['apply', '--auto-approve']);
+    const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
+    const first = JSON.parse((await run(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
+    await expectHashesMatchService(p, first);
+
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Always end politely.\n`);
+    const c2 = await commitAll(p.dir, 'v2');
+    await run(['apply', '--auto-approve']);
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).not.toBe(v1Prompt);
+
+    const rollback = await run(['rollback', 'previous', '--auto-approve']);
+    expect(rollback.stdout).toContain(`to ${first.id}`);
+    expect(rollback.stdout).toContain('~ agent.front-desk');
+    expect(rollback.stdout).toContain('the next `voxform apply` of them undoes this rollback');
+    expect(rollback.stdout).toContain(`git revert ${c2.slice(0, 12)}`);
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
+
+    const printed = (await run(['history', '--format', 'json'])).stdout;
+    const document = JSON.parse(printed) as { format_version: string; workspace: string; records: JsonRecord[] };
+    const validate = await compileHistorySchema();
+    expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+    expect(document.workspace).toMatch(/^default@http:\/\/127\.0\.0\.1:\d+$/);
+    const [third, second, firstAgain] = document.records as [JsonRecord, JsonRecord, JsonRecord];
+    expect(document.records).toHaveLength(3);
+    expect(firstAgain.id).toBe(first.id);
+    expect([firstAgain.source.commit, second.source.commit, third.source.commit]).toEqual([c1, c2, c2]);
+    expect(third.source.rollback_of).toBe(first.id);
+    expect(third.command).toBe('voxform rollback previous');
+    expect(second.agents_changed).toEqual(['front-desk']);
+    expect(third.agents_changed).toEqual(['front-desk']);
+    expect(third.agents['front-desk']?.config_hash).toBe(first.agents['front-desk']?.config_hash);
+    await expectHashesMatchService(p, third);
+    const header = second.agents['front-desk']?.config.session_data_webhook as { headers: Record<string, string> };
+    expect(header.headers['x-hook-token']).toBe('${env:HOOK_TOKEN:-local-dev-token}');
+
+    const text = (await run(['history'])).stdout;
+    expect(text).toContain(`commit ${c2.slice(0, 7)} on`);
+    expect(text).toContain(`rollback to ${first.id}`);
+    expect((await run(['history', '--limit', '1'])).stdout.match(/^\d{8}T/gm)).toHaveLength(1);
+
+    // The manifest in git still wins: the next plan wants v2 back.
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(2);
+    expectNoSecret([...outputs, printed, text, await historyFiles(p)].join('\n'));
+  }, 120_000);
+
+  it('refuses an unknown REF, an agent the record lacks and a variable that is not set: exit 1, nothing applied', async () => {
+    const p = (project = await startExampleProject());
+    const manifestFile = path.join(p.dir, 'voxform.yaml');
+    const manifest = await readFile(manifestFile, 'utf8');
+    await writeFile(manifestFile, manifest.replace('${env:HOOK_TOKEN:-local-dev-token}', '${env:HOOK_TOKEN}'));
+    await commitAll(p.dir, 'v1');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    // v2 reads another variable: v1's is no longer needed by the manifests, only by the record.
+    await writeFile(manifestFile, manifest.replace('${env:HOOK_TOKEN:-local-dev-token}', '${env:NEW_HOOK_TOKEN}'));
+    await commitAll(p.dir, 'v2');
+    const env = { NEW_HOOK_TOKEN: 'new-hook-secret-5e6f7a8b' };
+    expectOk(await p.cli(['apply', '--auto-approve'], env));
+    const before = p.requests.length;
+
+    const unknown = await p.cli(['rollback', 'deadbeef', '--auto-approve'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No history record of this workspace is "deadbeef"');
+    const agent = await p.cli(['rollback', 'previous', '--agent', 'reception', '--auto-approve'], env);
+    expect(agent.code).toBe(1);
+    expect(agent.stderr).toMatch(/agent "reception"[\s\S]*booking, front-desk/);
+    const missing = await p.cli(['rollback', 'previous', '--auto-approve'], { ...env, HOOK_TOKEN: undefined } as unknown as Record<string, string>);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('cannot be restored');
+    expect(missing.stderr).toContain('HOOK_TOKEN');
+    expect(p.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    const restored = await p.cli(['rollback', 'previous', '--auto-approve'], { ...env, HOOK_TOKEN: SECRETS.HOOK_TOKEN });
+    expectOk(restored);
+    const live = await getAgent(p, FRONT_DESK);
+    expect((live.config.session_data_webhook as { headers: Record<string, string> }).headers['x-hook-token']).toBe(SECRETS.HOOK_TOKEN);
+    expectNoSecret([unknown, agent, missing, restored].map((r) => r.stdout + r.stderr).join('\n') + (await historyFiles(p)));
+    expect(await historyFiles(p)).not.toContain('new-hook-secret-5e6f7a8b');
+  }, 120_000);
+});

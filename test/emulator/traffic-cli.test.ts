@@ -1,0 +1,162 @@
+/**
+ * `voxform emulator traffic` and `voxform emulator --traffic`, end to end with the built CLI: the
+ * README's loop on `--local` (apply, traffic, change the prompt, apply, traffic), reproducible
+ * runs, a running emulator by --url, and clear errors for bad profiles and flags.
+ */
+import { spawn } from 'node:child_process';
+import { appendFile, cp, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { SECRETS } from '../helpers/project.js';
+import { FRONT_DESK } from './helpers.js';
+
+const tempDir = useTempDirs();
+const UNTIL = '2026-06-01T00:00:00Z';
+
+async function exampleProject(): Promise<string> {
+  const dir = await tempDir();
+  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'voxform.yaml'));
+  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+  return dir;
+}
+
+type StoredCall = { call_id: string; agent_id: string; ts: number; agent_config: { $shared_config?: number } };
+
+/** The call records of the folder's `--local` data file, shared configs put back in place. */
+async function localCalls(dir: string): Promise<StoredCall[]> {
+  const data = JSON.parse(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')) as { call_logs: StoredCall[]; shared_configs?: unknown[] };
+  return data.call_logs.map((r) => (r.agent_config?.$shared_config === undefined ? r : { ...r, agent_config: data.shared_configs?.[r.agent_config.$shared_config] as StoredCall['agent_config'] }));
+}
+
+describe('voxform emulator traffic --local', () => {
+  it('runs the loop: apply, traffic, change the prompt, apply, traffic — each version its own calls, after its deploy', async () => {
+    const dir = await exampleProject();
+    const cli = (args: string[]) => runCli(args, { cwd: dir, env: { ...SECRETS } });
+    expect((await cli(['apply', '--local', '--auto-approve'])).code).toBe(0);
+    // The manifest's local name, as `voxform logs --agent` takes it.
+    const first = await cli(['emulator', 'traffic', '--local', '--profile', 'light', '--agent', 'front-desk', '--format', 'json']);
+    expect(first.code, first.stderr).toBe(0);
+    const one = JSON.parse(first.stdout) as TrafficSummary;
+
+    await appendFile(path.join(dir, 'example/prompts/front-desk.md'), '\nAlways confirm the caller\'s name before ending the call.\n');
+    const beforeSecondApply = Date.now() / 1000;
+    expect((await cli(['apply', '--local', '--auto-approve'])).code).toBe(0);
+    const second = await cli(['emulator', 'traffic', '--local', '--profile', 'light', '--agent', FRONT_DESK]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^Added 40 synthetic calls \(profile light, seed 1\) to the call log of \.voxform\/local\.json:\n {2}Front desk {2}-OKdqbqetEcM4ak369ym +40 calls {2}version sha256:[0-9a-f]{12} /);
+    for (const secret of Object.values(SECRETS)) expect(first.stdout + second.stdout + second.stderr).not.toContain(secret);
+
+    const records = (await localCalls(dir)).filter((r) => r.agent_id === FRONT_DESK && r.ts > one.agents[0]!.from - 1);
+    expect(records).toHaveLength(80);
+    const laterVersion = records.filter((r) => r.ts > beforeSecondApply);
+    expect(laterVersion).toHaveLength(40);
+    expect(JSON.stringify(laterVersion[0]!.agent_config)).toContain('Always confirm the caller');
+    expect(records.filter((r) => r.ts <= beforeSecondApply).every((r) => !JSON.stringify(r.agent_config).includes('Always confirm the caller'))).toBe(true);
+    expect(second.stdout).not.toContain(one.agents[0]!.config_hash.slice(0, 19));
+  });
+
+  it('gives the same calls for the same seed, window and configurations', async () => {
+    const runs = [];
+    for (let i = 0; i < 2; i++) {
+      const dir = await tempDir();
+      const result = await runCli(['emulator', 'traffic', '--local', '--profile', 'light', '--seed', '42', '--calls', '5', '--until', UNTIL], { cwd: dir });
+      expect(result.code, result.stderr).toBe(0);
+      runs.push({ stdout: result.stdout, calls: await localCalls(dir) });
+    }
+    expect(runs[1]!.stdout).toBe(runs[0]!.stdout);
+    expect(runs[0]!.calls).toHaveLength(40 + 45);
+    expect(runs[1]!.calls).toEqual(runs[0]!.calls);
+  });
+
+  it('reads a profile file, and refuses a bad one with every problem, exit 1 and no stack trace', async () => {
+    const dir = await tempDir({
+      'ok.yaml': 'extends: light\ncalls_per_agent: 3\nrules:\n  - when: { agent: Front desk }\n    scale: { error: 3 }\n',
+      'bad.yaml': 'window: soon\noutcomes: { error: lots }\nrules: [{ scale: { error: 2 } }]\n',
+      'broken.json': '{"window": ',
+    });
+    const ok = await runCli(['emulator', 'traffic', '--local', '--profile', 'ok.yaml', '--format', 'json'], { cwd: dir });
+    expect(ok.code, ok.stderr).toBe(0);
+    const summary = JSON.parse(ok.stdout) as TrafficSummary;
+    expect(summary).toMatchObject({ profile: 'light (custom)', calls: 27 });
+    expect(summary.agents.find((a) => a.agent_id === FRONT_DESK)?.rules).toEqual(['rules[0]']);
+
+    const bad = await runCli(['emulator', 'traffic', '--local', '--profile', 'bad.yaml'], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('error: The traffic profile bad.yaml is invalid:\n  window: must be seconds above 0 or a duration such as 90m, 24h, 7d, not "soon"\n  outcomes.error: must be a number 0 or more, not "lots"\n  rules[0].when: needs prompt_contains or agent');
+    expect(bad.stderr).toContain('hint: See docs/traffic.md, "Profiles"');
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+    const broken = await runCli(['emulator', 'traffic', '--local', '--profile', 'broken.json'], { cwd: dir });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/error: The traffic profile broken\.json is invalid:\n {2}not valid JSON: /);
+    const missing = await runCli(['emulator', 'traffic', '--local', '--profile', 'busy'], { cwd: dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('error: Cannot read the traffic profile busy: it does not exist.\n  hint: Give a built-in profile (steady, light, volatile) or the path of a YAML or JSON profile file.');
+    const agent = await runCli(['emulator', 'traffic', '--local', '--agent', 'nobody'], { cwd: dir });
+    expect(agent.code).toBe(1);
+    expect(agent.stderr).toContain('agents: there is no agent with the id or name "nobody"');
+  });
+
+  it('needs exactly one of --local and --url', async () => {
+    const dir = await tempDir();
+    for (const args of [[], ['--local', '--url', 'http://127.0.0.1:4010']]) {
+      const result = await runCli(['emulator', 'traffic', ...args], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('Say which emulator gets the calls: --local');
+    }
+  });
+});
+
+describe('voxform emulator traffic --url', () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => (emulator = await startEmulator({ quiet: true })));
+  afterAll(() => emulator?.close());
+
+  it('adds the calls to a running emulator, and says when none answers', async () => {
+    const result = await runCli(['emulator', 'traffic', '--url', emulator.url, '--profile', 'light', '--calls', '2', '--seed', 'x']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Added 18 synthetic calls (profile light, seed x) to the call log of ${emulator.url}:`);
+    expect(emulator.control.state().call_logs).toHaveLength(58);
+    const bad = await runCli(['emulator', 'traffic', '--url', emulator.url, '--calls', '2', '--agent', 'nobody']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('error: The traffic profile request is invalid:\n  agents: there is no agent with the id or name "nobody"');
+    const none = await runCli(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/error: No emulator answered at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\.\n {2}hint: Start one with `voxform emulator`/);
+  });
+});
+
+describe('voxform emulator --traffic', () => {
+  it('adds the calls at start and says so in the banner', async () => {
+    const dir = await tempDir({ 'profile.json': JSON.stringify({ extends: 'light', window: '1h' }) });
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'emulator', '--port', '0', '--traffic', 'profile.json', '--traffic-calls', '3', '--traffic-seed', '5'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 1000 && !/Ctrl-C/.test(stdout); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(stdout).toContain('  traffic      27 synthetic calls added (profile light (custom), seed 5; docs/traffic.md)');
+      const url = /listening on (\S+)/.exec(stdout)?.[1] as string;
+      const info = (await (await fetch(`${url}/_emulator`)).json()) as { counts: { call_logs: number } };
+      expect(info.counts.call_logs).toBe(40 + 27);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses --traffic-calls without --traffic, and a bad profile before starting', async () => {
+    const dir = await tempDir({ 'bad.yaml': 'calls_per_agent: -1\n' });
+    const alone = await runCli(['emulator', '--port', '0', '--traffic-calls', '3'], { cwd: dir });
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain('error: --traffic-calls and --traffic-seed go with --traffic PROFILE.');
+    const bad = await runCli(['emulator', '--port', '0', '--traffic', 'bad.yaml'], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('error: The traffic profile bad.yaml is invalid:\n  calls_per_agent: must be a whole number from 1 to 1000000, not -1');
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { agentsChanged, renderHistoryJson, renderHistoryText } from '../../src/history/render.js';
+import type { HistoryRecord } from '../../src/history/types.js';
+
+function record(id: string, agents: Record<string, string>, extra: Partial<HistoryRecord> = {}): HistoryRecord {
+  return {
+    id,
+    workspace: 'default@local',
+    at: '2026-11-23T12:00:00.000Z',
+    by: 'dev@laptop',
+    command: 'voxform apply',
+    outcome: 'applied',
+    source: { commit: 'abcdef0123456789abcdef0123456789abcdef01', branch: 'main', pullRequest: 12, ciJobUrl: 'https://ci.example.com/run/1' },
+    summary: { create: 0, update: 1, unchanged: 1, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents: Object.fromEntries(Object.entries(agents).map(([name, hash]) => [name, { id: `ag-${name}`, config: { prompt: 'hi' }, configHash: hash, maskedPaths: [] }])),
+    ...extra,
+  };
+}
+
+const older = record('20261123T110000000Z-aaaaaa', { desk: 'h1', booking: 'b1' });
+const newer = record('20261123T120000000Z-bbbbbb', { desk: 'h2', booking: 'b1' }, { source: { rollbackOf: older.id } });
+
+describe('history renderers', () => {
+  it('names the agents whose hash differs from the next older record holding them', () => {
+    expect(agentsChanged(newer, [older])).toEqual(['desk']);
+    expect(agentsChanged(older, [])).toEqual(['booking', 'desk']);
+  });
+
+  it('prints each record with who, the short commit, branch and pull request, outcome, summary and agents changed', () => {
+    const text = renderHistoryText([older], 'default@local');
+    expect(text).toContain('20261123T110000000Z-aaaaaa  2026-11-23T12:00:00.000Z  applied');
+    expect(text).toContain('by dev@laptop, commit abcdef0 on main (PR #12)');
+    expect(text).toContain('job https://ci.example.com/run/1');
+    expect(text).toContain('plan 0 to create, 1 to update, 1 unchanged; 1 applied, 0 failed, 0 skipped');
+    expect(text).toContain('agents changed: booking, desk');
+    expect(renderHistoryText([newer], 'default@local', [older])).toContain(`rollback to ${older.id}`);
+  });
+
+  it('never prints a control character from a record', () => {
+    const hostile = record('20261123T130000000Z-cccccc', { desk: 'h3' }, { by: 'x\u001b[31m@y', source: { branch: 'b\u0007' } });
+    const text = renderHistoryText([hostile], 'default@local');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    expect(text).toContain('x?[31m@y');
+  });
+
+  it('says when there is nothing, and when nothing holds the agent asked for', () => {
+    expect(renderHistoryText([], 'default@local')).toContain('No history for default@local yet');
+    expect(renderHistoryText([], 'default@local', [], 'desk')).toContain('No record of default@local holds agent "desk"');
+  });
+
+  it('writes JSON in snake_case with nulls for what is unknown', () => {
+    const document = JSON.parse(renderHistoryJson([newer], 'default@local', [older]));
+    expect(document.format_version).toBe('1');
+    expect(document.records).toHaveLength(1);
+    expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, rollback_of: older.id });
+    expect(document.records[0].agents_changed).toEqual(['desk']);
+    expect(document.records[0].agents.desk).toEqual({ id: 'ag-desk', name: null, config: { prompt: 'hi' }, knowledge: null, config_hash: 'h2', masked_paths: [], prompt_length: null, unrecorded_secrets: [] });
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { isVoxformError } from '../../src/errors.js';
+import { previousRecord, resolveHistoryRef } from '../../src/history/resolve-ref.js';
+import type { AgentVersion, HistoryRecord } from '../../src/history/types.js';
+
+const C1 = '1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const C2 = '2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+const C3 = '2222222ccccccccccccccccccccccccccccccccc';
+
+function version(hash: string): AgentVersion {
+  return { id: 'ag', config: {}, configHash: hash, maskedPaths: [] };
+}
+
+function record(id: string, commit: string | undefined, agents: Record<string, string>, outcome = 'applied'): HistoryRecord {
+  return {
+    id,
+    workspace: 'default@local',
+    at: '',
+    by: '',
+    command: '',
+    outcome,
+    source: commit ? { commit } : {},
+    summary: {} as HistoryRecord['summary'],
+    agents: Object.fromEntries(Object.entries(agents).map(([name, hash]) => [name, version(hash)])),
+  };
+}
+
+function codeOf(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    if (isVoxformError(error)) return error.code;
+    throw error;
+  }
+  return 'no error';
+}
+
+// Newest first, as HistoryStore.list returns them.
+const v1 = record('20260101T100000000Z-aaaaaa', C1, { desk: 'h1', booking: 'b1' });
+const v2 = record('20260102T100000000Z-bbbbbb', C2, { desk: 'h2', booking: 'b1' });
+const v2again = record('20260103T100000000Z-cccccc', C2, { desk: 'h2', booking: 'b1' }, 'nothing_to_do');
+const records = [v2again, v2, v1];
+
+describe('previous', () => {
+  it('is the last complete configuration that differs from the current one, passing over applies with nothing to do', () => {
+    expect(resolveHistoryRef(records, 'previous')).toBe(v1);
+  });
+
+  it('passes over failed and interrupted records', () => {
+    const failed = record('20260101T200000000Z-dddddd', C1, { desk: 'h9', booking: 'b1' }, 'failed');
+    expect(previousRecord([v2, failed, v1])).toBe(v1);
+  });
+
+  it('with --agent, is the version before the current one of that agent', () => {
+    const v3 = record('20260104T100000000Z-eeeeee', C3, { desk: 'h2', booking: 'b3' });
+    expect(previousRecord([v3, ...records], ['booking'])).toBe(v2again);
+    expect(previousRecord([v3, ...records], ['desk'])).toBe(v1);
+  });
+
+  it('counts a changed ${env:} reference as a new version, though the live hash masks the secret', () => {
+    const withReference = (id: string, reference: string) => {
+      const r = record(id, C1, { desk: 'same-hash' });
+      (r.agents.desk as AgentVersion).config = { session_data_webhook: { headers: { 'x-token': reference } } };
+      return r;
+    };
+    const older = withReference('20260101T100000000Z-111111', '${env:OLD_TOKEN}');
+    const newer = withReference('20260102T100000000Z-222222', '${env:NEW_TOKEN}');
+    expect(previousRecord([newer, older])).toBe(older);
+  });
+
+  it('fails clearly when there is nothing earlier', () => {
+    expect(codeOf(() => previousRecord([v2]))).toBe('history_ref_unknown');
+    expect(codeOf(() => previousRecord([]))).toBe('history_ref_unknown');
+    expect(codeOf(() => previousRecord(records, ['reception']))).toBe('rollback_agent_not_recorded');
+  });
+});
+
+describe('ids and commits', () => {
+  it('finds a record by its id or a unique prefix of it', () => {
+    expect(resolveHistoryRef(records, v2.id)).toBe(v2);
+    expect(resolveHistoryRef(records, '20260102T')).toBe(v2);
+    expect(codeOf(() => resolveHistoryRef(records, '202601'))).toBe('history_ref_ambiguous');
+  });
+
+  it('finds a commit by its full id or a prefix of 7 or more, preferring the newest complete record of it', () => {
+    expect(resolveHistoryRef(records, C1)).toBe(v1);
+    expect(resolveHistoryRef(records, C1.slice(0, 7).toUpperCase())).toBe(v1);
+    expect(resolveHistoryRef(records, C2.slice(0, 8))).toBe(v2again);
+    const failedNewest = record('20260105T100000000Z-ffffff', C1, { desk: 'h5' }, 'failed');
+    expect(resolveHistoryRef([failedNewest, ...records], C1.slice(0, 7))).toBe(v1);
+  });
+
+  it('refuses a prefix of two commits, a prefix shorter than 7, an empty and an unknown reference', () => {
+    const withC3 = [record('20260104T100000000Z-eeeeee', C3, { desk: 'h3' }), ...records];
+    expect(codeOf(() => resolveHistoryRef(withC3, '2222222'))).toBe('history_ref_ambiguous');
+    expect(codeOf(() => resolveHistoryRef(records, '111111'))).toBe('history_ref_unknown');
+    expect(codeOf(() => resolveHistoryRef(records, ''))).toBe('history_ref_unknown');
+    expect(codeOf(() => resolveHistoryRef(records, 'deadbeef'))).toBe('history_ref_unknown');
+  });
+
+  it('refuses a reference that is both an id prefix and a commit prefix', () => {
+    const clash = record('20260106T100000000Z-abcdef', '2026010aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', { desk: 'h6' });
+    expect(codeOf(() => resolveHistoryRef([clash, ...records], '2026010'))).toBe('history_ref_ambiguous');
+  });
+});

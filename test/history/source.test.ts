@@ -1,0 +1,84 @@
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ciSource, deployer, detectDeploySource, gitSource } from '../../src/history/source.js';
+import { useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const SHA = '0123456789abcdef0123456789abcdef01234567';
+
+/** A git repository with one commit on `feature/x`; resolves to its folder and the commit id. */
+async function gitRepo(): Promise<{ dir: string; commit: string }> {
+  const dir = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } }).toString().trim();
+  git('init', '-q', '-b', 'feature/x');
+  git('add', '-A');
+  git('-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c1');
+  return { dir, commit: git('rev-parse', 'HEAD') };
+}
+
+describe('ciSource', () => {
+  it('reads GitHub Actions: the pull request head branch, its number and the run link', () => {
+    const env = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SHA: SHA,
+      GITHUB_REF: 'refs/pull/42/merge',
+      GITHUB_REF_NAME: '42/merge',
+      GITHUB_HEAD_REF: 'feature/prompt',
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_REPOSITORY: 'acme/agents',
+      GITHUB_RUN_ID: '987',
+    };
+    expect(ciSource(env)).toEqual({ commit: SHA, branch: 'feature/prompt', pullRequest: 42, ciJobUrl: 'https://github.com/acme/agents/actions/runs/987' });
+  });
+
+  it('reads GitHub Actions on a push: the branch from GITHUB_REF_NAME, no pull request', () => {
+    expect(ciSource({ GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF: 'refs/heads/main', GITHUB_REF_NAME: 'main', GITHUB_HEAD_REF: '' })).toEqual({ commit: SHA, branch: 'main' });
+  });
+
+  it('reads GitLab CI: the merge request and the job link', () => {
+    const env = { GITLAB_CI: 'true', CI_COMMIT_SHA: SHA, CI_COMMIT_REF_NAME: 'feature/a', CI_MERGE_REQUEST_IID: '7', CI_JOB_URL: 'https://gitlab.example.com/acme/agents/-/jobs/55' };
+    expect(ciSource(env)).toEqual({ commit: SHA, branch: 'feature/a', pullRequest: 7, ciJobUrl: 'https://gitlab.example.com/acme/agents/-/jobs/55' });
+  });
+
+  it('drops values of the wrong shape instead of recording them', () => {
+    const env = { GITLAB_CI: 'true', CI_COMMIT_SHA: 'not-a-sha', CI_COMMIT_REF_NAME: 'bad\nbranch', CI_MERGE_REQUEST_IID: '7; rm', CI_JOB_URL: 'https://user:pw@gitlab.example.com/x' };
+    expect(ciSource(env)).toEqual({});
+  });
+
+  it('is undefined outside a CI', () => {
+    expect(ciSource({ GITHUB_SHA: SHA })).toBeUndefined();
+  });
+});
+
+describe('git', () => {
+  it('finds the commit and the branch of the project folder', async () => {
+    const { dir, commit } = await gitRepo();
+    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' })).toEqual({ commit, branch: 'feature/x' });
+  });
+
+  it('gives nothing, without failing, outside a repository and when git is absent', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
+    await writeFile(path.join(dir, 'x'), '');
+    expect(await gitSource(dir, { PATH: process.env.PATH ?? '', GIT_CEILING_DIRECTORIES: path.dirname(dir) })).toEqual({});
+    const { dir: repo } = await gitRepo();
+    expect(await gitSource(repo, { PATH: path.join(dir, 'no-such-bin') })).toEqual({});
+  });
+
+  it('prefers the CI commit, and falls back to git when the CI names none', async () => {
+    const { dir, commit } = await gitRepo();
+    const env = { PATH: process.env.PATH ?? '' };
+    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir })).toEqual({ commit: SHA, branch: 'main' });
+    expect(await detectDeploySource({ env: { ...env, GITLAB_CI: 'true', CI_JOB_URL: 'https://gitlab.example.com/j/1' }, cwd: dir })).toEqual({ commit, branch: 'feature/x', ciJobUrl: 'https://gitlab.example.com/j/1' });
+    expect(await detectDeploySource({ env, cwd: dir })).toEqual({ commit, branch: 'feature/x' });
+  });
+});
+
+describe('deployer', () => {
+  it('is the CI user when the CI names one, else the account, at the host', () => {
+    expect(deployer({ GITHUB_ACTOR: 'octocat' }, 'runner-1')).toBe('octocat@runner-1');
+    expect(deployer({ GITLAB_USER_LOGIN: 'dev.one' }, 'h')).toBe('dev.one@h');
+    expect(deployer({ GITHUB_ACTOR: 'bad name\n' }, 'h')).toMatch(/^[^\n ]+@h$/);
+  });
+});
