@@ -3,14 +3,15 @@
  * database (one server per test run; a fresh database and a role without superuser per test) whose
  * password is planted and must never be printed.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
-import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
 const cleanups: Array<() => Promise<void>> = [];
@@ -147,4 +148,35 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(broken.code).toBe(1);
     expectNoPassword(list, refusedWithoutForce, unlocked, stopped, wrongPassword, broken);
   });
+
+  it('keeps the deploy ledger in the database: apply v1, apply v2, rollback previous, three records', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url } = await freshDatabase();
+    const env = { VOXFORM_STATE: url };
+    const frontDesk = async () => ((await callService(p, 'GET', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369ym')}`)) as { config: { prompt?: string } }).config.prompt;
+    const results: CliResult[] = [];
+    const run = async (args: string[]) => {
+      const result = await p.cli(args, env);
+      results.push(result);
+      expect({ args, code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ args, code: 0, stderr: '' });
+      return result;
+    };
+    await run(['apply', '--auto-approve']);
+    const v1 = await frontDesk();
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Always end politely.\n`);
+    await run(['apply', '--auto-approve']);
+    expect(await frontDesk()).not.toBe(v1);
+    await run(['rollback', 'previous', '--auto-approve']);
+    expect(await frontDesk()).toBe(v1);
+    const history = JSON.parse((await run(['history', '--format', 'json'])).stdout) as { records: Array<{ id: string; command: string; source: { rollback_of: string | null } }> };
+    expect(history.records.map((r) => r.command)).toEqual(['voxform rollback previous', 'voxform apply', 'voxform apply']);
+    expect(history.records[0]?.source.rollback_of).toBe(history.records[2]?.id);
+    // Nothing beside the manifests: state and ledger are in the database.
+    expect(existsSync(path.join(p.dir, '.voxform/history'))).toBe(false);
+    expect(existsSync(path.join(p.dir, '.voxform/state.json'))).toBe(false);
+    expectNoPassword(...results);
+    for (const secret of Object.values(SECRETS)) for (const r of results) expect(r.stdout + r.stderr).not.toContain(secret);
+  }, 120_000);
 });
