@@ -56,7 +56,7 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   ctx.stdout.write(`  Lock: ${lock ? `held by ${describeHolder(lock)}` : 'not held'}\n`);
   const counts = (['agents', 'phones', 'campaigns', 'knowledge', 'credentials'] as const).map((kind) => `${Object.keys(ws[kind]).length} ${kind}`);
   ctx.stdout.write(`  Records: ${counts.join(', ')}\n`);
-  for (const [name, agent] of Object.entries(ws.agents)) ctx.stdout.write(`    agent.${name}: ${agent.id}\n`);
+  for (const [address, agent] of Object.entries(ws.agents)) ctx.stdout.write(`    ${address}: ${agent.id}\n`);
   ctx.stdout.write(`  Last apply: ${ws.lastApply ? `${ws.lastApply.outcome} at ${ws.lastApply.at} by ${ws.lastApply.by} ("${ws.lastApply.command}")` : 'none recorded'}\n`);
   return 0;
 }
