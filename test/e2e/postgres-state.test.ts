@@ -60,7 +60,8 @@ describe('the PostgreSQL state backend, end to end', () => {
     const p = project;
     const { url, database } = await freshDatabase();
     const second = await secondFolder(p);
-    p.emulator.control.setFaults([{ path: '**', latencyMs: 300 }]);
+    // Slow enough that the first apply still holds the lock when the second one starts, on a busy machine too.
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 500 }]);
     const first = p.cli(['apply', '--auto-approve', '--parallelism', '1'], { VOXFORM_STATE: url });
     const holder = await waitForHolder(database);
     const refused = await runCli(['apply', '--auto-approve', '--lock-timeout', '1'], { cwd: second, env: { ...p.env, VOXFORM_STATE: url } });
@@ -79,7 +80,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(list.stdout).toContain(`default@${p.url}  serial`);
     expect(list.stdout).toContain('last apply applied');
     expectNoPassword(refused, done, plan, list);
-  });
+  }, 90_000);
 
   it('a lost database connection during apply stops new requests and reports what was applied', async () => {
     project = await startExampleProject();
@@ -101,7 +102,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     // Nothing is left locked: the next apply finishes the work.
     const again = await p.cli(['apply', '--auto-approve'], { VOXFORM_STATE: url });
     expect(again.code).toBe(0);
-  });
+  }, 90_000);
 
   it('migrates a file state to PostgreSQL, checks the copy, refuses a non-empty target, and plans from the copy', async () => {
     project = await startExampleProject();
@@ -123,13 +124,14 @@ describe('the PostgreSQL state backend, end to end', () => {
     const status = await p.cli(['status', '--format', 'json', '--state', url]);
     expect(JSON.parse(status.stdout).state).toMatchObject({ backend: 'postgres', exists: true, file: expect.stringMatching(/^postgres:\/\/vx_role_\w+@127\.0\.0\.1:\d+\/vx_db_\w+$/) });
     expectNoPassword(migrated, again, plan, show, status);
-  });
+  }, 90_000);
 
   it('opens a hung holder\'s lock with state unlock --force, and never prints the password, not even in errors', async () => {
     project = await startExampleProject();
     const p = project;
     const { url, database } = await freshDatabase();
-    p.emulator.control.setFaults([{ path: '**', latencyMs: 400 }]);
+    // Slow enough that the apply still runs after three more CLI runs; the unlock ends it early.
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 800 }]);
     const running = p.cli(['apply', '--auto-approve', '--parallelism', '1'], { VOXFORM_STATE: url });
     const holder = await waitForHolder(database);
     const list = await p.cli(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url });
@@ -147,7 +149,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     const broken = await p.cli(['state', 'list', '--state', `postgres://someone:${PLANTED_DB_PASSWORD}@[bad/db`]);
     expect(broken.code).toBe(1);
     expectNoPassword(list, refusedWithoutForce, unlocked, stopped, wrongPassword, broken);
-  });
+  }, 90_000);
 
   it('keeps the deploy ledger in the database: apply v1, apply v2, rollback previous, three records', async () => {
     project = await startExampleProject();
