@@ -33,9 +33,14 @@ export async function openStateBackend(options: OpenStateOptions): Promise<State
 /** Opens `spec` (a URL or a path relative to `cwd`); `voxform state migrate --to` opens its target through here. */
 export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'cwd' | 'registerSecret'>): Promise<StateBackend> {
   if (isPostgresUrl(spec)) {
-    // Registered whole first: a URL too broken to parse may still hold its password.
-    options.registerSecret(spec);
-    const url = parseStateUrl(spec);
+    let url: ReturnType<typeof parseStateUrl>;
+    try {
+      url = parseStateUrl(spec);
+    } catch (error) {
+      // A URL too broken to parse may still hold its password: the whole text is a secret then.
+      options.registerSecret(spec);
+      throw error;
+    }
     url.secrets.forEach(options.registerSecret);
     // Loaded only when asked for: a file-backed run never loads the database driver.
     const { PostgresStateBackend } = await import('./postgres/backend.js');

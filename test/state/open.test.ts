@@ -32,6 +32,14 @@ describe('choosing the state backend', () => {
     await backend.close();
   });
 
+  it('shows a URL without a password as given (the password may come from PGPASSWORD or .pgpass)', async () => {
+    const secrets: string[] = [];
+    const backend = await openStateSpec('postgres://ops@db.internal/voxform', { cwd: '/', registerSecret: (value) => secrets.push(value) });
+    expect(backend.display).toBe('postgres://ops@db.internal/voxform');
+    expect(secrets).toEqual([]);
+    await backend.close();
+  });
+
   it('refuses a URL it cannot parse without repeating it (it may hold the password)', () => {
     expect(() => parseStateUrl('postgres://user:hunter2@[broken/db')).toThrow(expect.objectContaining({ code: 'state_url_invalid', message: expect.not.stringContaining('hunter2') }));
     expect(() => parseStateUrl('postgres://user:hunter2@/db')).toThrow(expect.objectContaining({ code: 'state_url_invalid', message: expect.not.stringContaining('hunter2') }));
