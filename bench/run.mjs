@@ -20,6 +20,7 @@ const BENCHES = [
   { name: 'state-backend', script: 'state-backend.mjs', args: [] },
   { name: 'webhook-send', script: 'webhook-send.mjs', args: [] },
   { name: 'traffic', script: 'traffic.mjs', args: [] },
+  { name: 'report', script: 'report.mjs', args: [] },
 ];
 
 const argv = process.argv.slice(2);

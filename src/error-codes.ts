@@ -56,6 +56,8 @@ export const COMMAND_ERROR_CODES = [
   'rollback_agent_not_recorded',
   'rollback_env_invalid',
   'rollback_secret_unrecorded',
+  'report_no_deploy',
+  'report_write_failed',
   'state_backend_failed',
   'state_conflict',
   'state_invalid',

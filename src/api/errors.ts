@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ApiErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { echoedForms, redactNeedles } from '../util/redact.js';
+import { formatDotted } from '../util/field-path.js';
 
 /** Stable codes of the errors the client throws; the list and what each means: src/error-codes.ts. */
 export type { ApiErrorCode } from '../error-codes.js';
@@ -250,7 +251,7 @@ export function parseErrorBody(body: string): { detail: string | undefined; issu
       msg: typeof item.msg === 'string' ? item.msg : 'is invalid',
       type: typeof item.type === 'string' ? item.type : 'invalid',
     }));
-    const joined = issues.map((issue) => (issue.loc.length > 0 ? `${issue.loc.join('.')}: ${issue.msg}` : issue.msg)).join('; ');
+    const joined = issues.map((issue) => (issue.loc.length > 0 ? `${formatDotted(issue.loc)}: ${issue.msg}` : issue.msg)).join('; ');
     return { detail: joined === '' ? undefined : joined, issues };
   }
   if (typeof record.message === 'string') return { detail: record.message, issues: [] };
@@ -331,7 +332,7 @@ export function errorCode(error: unknown): string | undefined {
 export function requestInvalid(operation: string, issues: Array<{ path: Array<string | number>; message: string }>): VoxformError {
   const listed = issues
     .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'} ${issue.message}`)
+    .map((issue) => `${issue.path.length > 0 ? formatDotted(issue.path) : '(body)'} ${issue.message}`)
     .join('; ');
   return new VoxformError('api_request_invalid', `voxform built an invalid request for ${operation}: ${listed}${issues.length > 5 ? `; and ${issues.length - 5} more` : ''}.`, {
     hint: 'The request was not sent. If the values come from your manifest, run `voxform validate`; otherwise this is a bug in voxform: please report it.',

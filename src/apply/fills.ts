@@ -4,6 +4,7 @@
  * Nothing else about a request is decided here.
  */
 import { VoxformError } from '../errors.js';
+import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { comparableLiveAgent } from '../plan/agent-fields.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { FillSource, PlannedRequest } from '../plan/types.js';
@@ -18,17 +19,9 @@ export interface FillContext {
 
 type Container = Record<string | number, unknown>;
 
-function valueAt(value: unknown, path: ReadonlyArray<string | number>): unknown {
-  let current = value;
-  for (const part of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = Object.hasOwn(current, part) ? (current as Container)[part] : undefined;
-  }
-  return current;
-}
-
-function setValueAt(target: unknown, path: ReadonlyArray<string | number>, value: unknown): boolean {
-  const parent = valueAt(target, path.slice(0, -1));
+/** Puts a value in place of an existing one (its parent must be there: a fill replaces, never creates). */
+function setValueAt(target: unknown, path: FieldPath, value: unknown): boolean {
+  const parent = valueAtPath(target, path.slice(0, -1));
   if (parent === null || typeof parent !== 'object' || path.length === 0) return false;
   (parent as Container)[path[path.length - 1] as string | number] = value;
   return true;
@@ -39,6 +32,8 @@ function manifestValues(resource: DesiredResource | undefined): unknown {
   if (resource?.kind === 'agent') return { name: resource.name, config: resource.config };
   if (resource?.kind === 'phone') return { import: resource.import };
   if (resource?.kind === 'credential') return { api_key: resource.apiKey };
+  if (resource?.kind === 'campaign') return { name: resource.name, include_metadata_in_prompt: resource.include_metadata_in_prompt };
+  if (resource?.kind === 'knowledge') return { name: resource.name, description: resource.description };
   return undefined;
 }
 
@@ -56,10 +51,10 @@ function resolve(source: FillSource, request: PlannedRequest, context: FillConte
     const live = context.live.agents.get(resource.id);
     values = live && comparableLiveAgent(live);
   }
-  const value = valueAt(values, path);
+  const value = valueAtPath(values, path);
   if (value === undefined) {
     // Only the place is named: the value is a secret.
-    throw new VoxformError('plan_stale', `${request.id}: the secret value at ${path.join('.')} of ${address} is no longer ${from === 'manifest' ? 'in the manifests' : 'on the service'}; nothing of this request was sent.`, {
+    throw new VoxformError('plan_stale', `${request.id}: the secret value at ${formatDotted(path)} of ${address} is no longer ${from === 'manifest' ? 'in the manifests' : 'on the service'}; nothing of this request was sent.`, {
       hint: 'Plan again.',
     });
   }
@@ -72,7 +67,7 @@ export function filledBody(request: PlannedRequest, context: FillContext): Recor
   const body = structuredClone(request.body);
   for (const fill of request.fills) {
     if (!setValueAt(body, fill.at, resolve(fill.value, request, context))) {
-      throw new VoxformError('plan_unreadable', `${request.id}: the plan fills ${fill.at.join('.')}, which its body does not have.`);
+      throw new VoxformError('plan_unreadable', `${request.id}: the plan fills ${formatDotted(fill.at)}, which its body does not have.`);
     }
   }
   return body;

@@ -2,7 +2,7 @@ import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
 import { isUnchanged } from '../plan/compare.js';
-import { getAtPath, splitPath } from '../plan/paths.js';
+import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { redactValue } from '../plan/redact.js';
 
 /** Managed fields whose read-back value is not what was sent: the service dropped or rewrote them. */
@@ -11,7 +11,7 @@ export function readBackDifferences(agent: DesiredAgent, live: Agent): string[] 
   const patterns = agentSensitivePatterns(agent);
   const warnings: string[] = [];
   for (const [path, value] of desiredAgentFields(agent)) {
-    const actual = getAtPath(comparable, splitPath(path));
+    const actual = valueAtPath(comparable, parseDotted(path));
     if (isUnchanged(value, actual)) continue;
     const sent = JSON.stringify(redactValue(value, path, patterns));
     const kept = actual === undefined ? 'nothing' : JSON.stringify(redactValue(actual, path, patterns));

@@ -20,6 +20,9 @@ const ENVIRONMENT = {
   VOXFORM_JUDGE_MODEL: 'the judge endpoint\'s model',
   VOXFORM_JUDGE_API_KEY: 'the judge endpoint\'s key (never printed)',
   VOXFORM_EMULATOR_LLM: 'an OpenAI-compatible model that plays the agents of `--local` and `voxform emulator`',
+  GITHUB_SERVER_URL: 'set by GitHub Actions: with `GITHUB_REPOSITORY`, where `report` links a deploy\'s diff',
+  GITHUB_REPOSITORY: 'set by GitHub Actions: the repository (`owner/name`)',
+  CI_PROJECT_URL: 'set by GitLab CI: the project, where `report` links a deploy\'s diff',
   NO_COLOR: 'any value: no colour in output',
 } as const;
 
@@ -65,12 +68,12 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
   },
   rollback: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', INTERRUPTED],
     examples: ['voxform rollback previous', 'voxform rollback 3f9a2c1 --agent front-desk', 'voxform rollback previous --local --auto-approve'],
   },
   history: {
-    environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV],
+    environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV, ...STATE_ENV],
     exitCodes: OK_OR_ERROR,
     examples: ['voxform history', 'voxform history --agent front-desk --limit 5', 'voxform history --local --format json'],
   },
@@ -108,6 +111,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
     examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status completed --format ndjson --all'],
+  },
+  report: {
+    environment: [...SERVICE_ENV, ...STATE_ENV, 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'CI_PROJECT_URL'],
+    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    examples: ['voxform report --local', 'voxform report --agent front-desk --since 7d --format html --out report.html', 'voxform report --since-deploy --format markdown > comment.md'],
   },
   'keys create': {
     environment: [...SERVICE_ENV],

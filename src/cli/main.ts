@@ -219,6 +219,16 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--stats', 'print counts, durations and credits instead of records')
     .action(action('logs'));
 
+  withConnection(withManifest(program.command('report').description('calls per agent and configuration version, each version compared with the one before')))
+    .option('--agent <name|id>', 'only this agent: a name from the manifests or the apply history, or an agent id')
+    .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 7d)')
+    .option('--until <time>', 'up to this time')
+    .option('--since-deploy', 'the latest deploy\'s version and the one before it (from that version\'s deploy)')
+    .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html']).default('markdown'))
+    .option('--out <file>', 'write the report to this file instead of stdout')
+    .option('--state <url|path>', STATE_OPTION)
+    .action(action('report'));
+
   const keys = program.command('keys').description('manage API keys');
   withConnection(keys.command('create').description('create an API key and print it once'))
     .addOption(new Option('--type <type>', 'the key type').choices(['private', 'public']).makeOptionMandatory())
@@ -306,6 +316,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   emulator: () => import('./commands/emulator.js'),
   'emulator-traffic': () => import('./commands/emulator-traffic.js'),
   logs: () => import('./commands/logs.js'),
+  report: () => import('./commands/report.js'),
   'keys-create': () => import('./commands/keys.js'),
   chat: () => import('./commands/chat.js'),
   schema: () => import('./commands/schema.js'),

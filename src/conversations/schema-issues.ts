@@ -6,9 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { schemasDir, type JsonSchema } from '../schema/load.js';
 import type { SchemaIssue } from '../schema/validate.js';
-import { describeExpected, describeFound, dottedPath } from '../manifest/describe.js';
+import { describeExpected, describeFound } from '../manifest/describe.js';
+import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import type { DiagnosticList } from '../manifest/diagnostics.js';
-import { spanAt, valueAt } from '../manifest/positions.js';
+import { spanAt } from '../manifest/positions.js';
 import type { Span } from '../manifest/source.js';
 import { didYouMean } from '../util/did-you-mean.js';
 
@@ -38,14 +39,14 @@ export function knownFields(path: ReadonlyArray<string | number>): string[] {
 
 /** "tests[2].turns[0]", or "the test file" at the root. */
 export function describeTestPlace(path: ReadonlyArray<string | number>): string {
-  return path.length === 0 ? 'the test file' : dottedPath(path);
+  return path.length === 0 ? 'the test file' : formatIndexed(path);
 }
 
 export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallback: Span, diagnostics: DiagnosticList): void {
   const path = issue.path;
   const place = describeTestPlace(path);
   const span = spanAt(root, path) ?? fallback;
-  const value = valueAt(root, path);
+  const value = valueAtPath(root, path);
   switch (issue.keyword) {
     case 'unknown_property': {
       const key = String(path[path.length - 1]);

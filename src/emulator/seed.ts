@@ -12,6 +12,7 @@ import { newId, sha256Hex } from './ids.js';
 import { MAX_JSON_DEPTH, valueTooDeep } from './json-limits.js';
 import type { EmulatorStore } from './store.js';
 import type { CallRecord, EmulatorSeed, SeedKey, StoredPhone } from './types.js';
+import { formatIndexed } from '../util/field-path.js';
 
 const SEED_KEYS = ['keys', 'agents', 'phones', 'campaigns', 'call_logs'] as const;
 
@@ -38,10 +39,6 @@ export async function readSeedFile(file: string): Promise<EmulatorSeed> {
   return value;
 }
 
-function formatPath(path: ReadonlyArray<string | number>): string {
-  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
-}
-
 /** Every problem of a seed, as `path: message` lines. */
 export function seedProblems(value: unknown): string[] {
   const problems: string[] = [];
@@ -62,7 +59,7 @@ export function seedProblems(value: unknown): string[] {
     items.forEach((item, index) => check(item, `${key}[${index}]`));
   };
   const bySchema = (name: string) => (item: unknown, at: string) => {
-    for (const issue of validateAgainst(name, item)) problems.push(`${[at, formatPath(issue.path)].filter(Boolean).join('.')}: ${issue.message}`);
+    for (const issue of validateAgainst(name, item)) problems.push(`${[at, formatIndexed(issue.path)].filter(Boolean).join('.')}: ${issue.message}`);
   };
   const unique = (key: (typeof SEED_KEYS)[number], field: string): void => {
     const items = seed[key];

@@ -5,6 +5,7 @@
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { loadSchemas } from '../schema/load.js';
 import { isPlainObject } from '../util/json-object.js';
+import { formatDotted, valueAtPath } from '../util/field-path.js';
 
 export interface ValidationDetail {
   type: string;
@@ -19,22 +20,13 @@ export const missingHeader = (name: string): ValidationDetail => ({ type: 'missi
 /** A 422 to answer: thrown by handlers for checks the schemas cannot express (an unknown referenced id). */
 export class ValidationFailure extends Error {
   constructor(readonly detail: ValidationDetail[]) {
-    super(detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+    super(detail.map((d) => `${formatDotted(d.loc)}: ${d.msg}`).join('; '));
   }
 }
 
 /** A value error at one place of the body, worded like pydantic's custom validators. */
 export function bodyValueError(path: Array<string | number>, message: string): ValidationFailure {
   return new ValidationFailure([{ type: 'value_error', loc: ['body', ...path], msg: `Value error, ${message}` }]);
-}
-
-function valueAt(root: unknown, path: ReadonlyArray<string | number>): unknown {
-  let current = root;
-  for (const part of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string | number, unknown>)[part];
-  }
-  return current;
 }
 
 const TYPE_ERRORS: Record<string, { type: string; msg: string }> = {
@@ -105,7 +97,7 @@ function describe(issue: SchemaIssue, value: unknown, source: Source): Omit<Vali
 export function issuesToDetail(issues: readonly SchemaIssue[], source: Source, value: unknown): ValidationDetail[] {
   const details: ValidationDetail[] = [];
   for (const issue of issues) {
-    const at = valueAt(value, issue.path);
+    const at = valueAtPath(value, issue.path);
     // A union such as WebhookTarget (a URL or {url, headers}): when the value is an object, the
     // object branch is what was meant, and its one missing property is the precise complaint.
     if (issue.keyword === 'anyOf' && isPlainObject(at)) {

@@ -12,7 +12,9 @@
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
-import { propertyNode, schemaNode, stripToShape, type SchemaNode } from '../schema/introspect.js';
+import { schemaNode, stripToShape } from '../schema/introspect.js';
+import { configSecretSet } from '../schema/sensitive.js';
+import type { PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../templates/scaffold.js';
 
@@ -71,7 +73,7 @@ export function buildExport(input: ExportInput): ExportResult {
     const dropped = droppedFields(live, config);
     readOnly.set(local, dropped);
 
-    const protectedConfig = protectValues(updateShape, config, [], {
+    const protectedConfig = protectValues(configSecretSet().start(), config, [], {
       secret: (named, path, part) => {
         const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), secretNames, '_');
         secrets.push({ name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` });
@@ -163,7 +165,7 @@ function renderPath(path: ReadonlyArray<string | number>): string {
 }
 
 /**
- * A copy of `value` where every string under a schema node marked `x-sensitive` is replaced by
+ * A copy of `value` where every string in a secret place (src/schema/sensitive.ts) is replaced by
  * what `secret` returns for its path (array elements named by their `name` when they have one),
  * and every other string has `${env:` escaped.
  */
@@ -172,8 +174,8 @@ interface ProtectHooks {
   secret: (namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
 }
 
-function protectValues(node: SchemaNode | undefined, value: unknown, path: Array<string | number>, hooks: ProtectHooks, named: Array<string | number> = path, sensitive = false): unknown {
-  const isSecret = sensitive || node?.sensitive === true;
+function protectValues(at: PatternCursor, value: unknown, path: Array<string | number>, hooks: ProtectHooks, named: Array<string | number> = path): unknown {
+  const isSecret = path.length > 0 && at.covered;
   if (typeof value === 'string') {
     if (isSecret) return value !== '' ? hooks.secret(named, path) : value;
     return protectUrl(value, (part) => hooks.secret(named, path, part)) ?? escapeEnv(value);
@@ -181,13 +183,13 @@ function protectValues(node: SchemaNode | undefined, value: unknown, path: Array
   if (Array.isArray(value)) {
     return value.map((item, index) => {
       const label = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? (item as { name: string }).name : index;
-      return protectValues(node?.items, item, [...path, index], hooks, [...named, label], isSecret);
+      return protectValues(at.step(index), item, [...path, index], hooks, [...named, label]);
     });
   }
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      out[key] = protectValues(node ? propertyNode(node, key) : undefined, child, [...path, key], hooks, [...named, key], isSecret);
+      out[key] = protectValues(at.step(key), child, [...path, key], hooks, [...named, key]);
     }
     return out;
   }

@@ -9,10 +9,10 @@
  * `${env:…}` (passed as `maskPaths`), are replaced by a marker before hashing.
  */
 import { schemaNode, stripToShape } from '../schema/introspect.js';
-import { sensitiveConfigPatterns } from '../schema/sensitive.js';
+import { configSecretSet } from '../schema/sensitive.js';
+import type { PatternCursor } from '../util/field-path.js';
 import { hashValue } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
-import { pathPatternMatcher } from './path-patterns.js';
 
 /** What a secret value becomes before hashing. */
 const MASKED = '(masked)';
@@ -32,20 +32,17 @@ export interface ConfigurationHashOptions {
  */
 export function normalizeAgentConfig(config: Record<string, unknown>, options: ConfigurationHashOptions = {}): Record<string, unknown> {
   const shaped = stripToShape(schemaNode('AgentConfigUpdate'), config) as Record<string, unknown>;
-  const masked = pathPatternMatcher([...sensitiveConfigPatterns(), ...(options.maskPaths ?? [])]);
-  return withoutNullsMasked(shaped, [], masked) as Record<string, unknown>;
+  return withoutNullsMasked(shaped, configSecretSet(options.maskPaths ?? []).start(), true) as Record<string, unknown>;
 }
 
-function withoutNullsMasked(value: unknown, at: Array<string | number>, masks: (path: ReadonlyArray<string | number>) => boolean): unknown {
-  if (at.length > 0 && masks(at)) {
-    return MASKED;
-  }
-  if (Array.isArray(value)) return value.map((item, index) => withoutNullsMasked(item, [...at, index], masks));
+function withoutNullsMasked(value: unknown, at: PatternCursor, root: boolean): unknown {
+  if (!root && at.covered) return MASKED;
+  if (Array.isArray(value)) return value.map((item, index) => withoutNullsMasked(item, at.step(index), false));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
     if (child === null || child === undefined) continue;
-    out[key] = withoutNullsMasked(child, [...at, key], masks);
+    out[key] = withoutNullsMasked(child, at.step(key), false);
   }
   return out;
 }

@@ -7,16 +7,13 @@
  * reference is escaped (`$${env:…}`), so a rollback reads it as the same text.
  */
 import type { DesiredAgent } from '../manifest/types.js';
-import { isAtOrUnder } from '../plan/paths.js';
 import type { Plan } from '../plan/types.js';
-import { sensitiveConfigPatterns } from '../schema/sensitive.js';
+import { configSecretSet } from '../schema/sensitive.js';
+import { formatDotted, isDottedAtOrUnder, type PathSegment } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { REDACTED } from '../util/redact.js';
 import { configurationHash } from './config-hash.js';
-import { pathPatternMatcher } from './path-patterns.js';
 import type { AgentVersion, DeploySource, HistoryRecord } from './types.js';
-
-type PathPart = string | number;
 
 /** Text that is not a reference stays that text when read again as a manifest value. */
 export function escapeReferences(text: string): string {
@@ -33,10 +30,9 @@ export function envConfigPaths(agent: DesiredAgent): string[] {
     .sort();
 }
 
-let schemaSecretMatcher: ((path: readonly PathPart[]) => boolean) | undefined;
-function isSchemaSecret(at: readonly PathPart[]): boolean {
-  schemaSecretMatcher ??= pathPatternMatcher(sensitiveConfigPatterns());
-  return schemaSecretMatcher(at);
+/** Whether a place in a config holds a secret by the schema (src/schema/sensitive.ts). */
+function isSchemaSecret(at: readonly PathSegment[]): boolean {
+  return configSecretSet().covers(at);
 }
 
 /**
@@ -56,9 +52,9 @@ export function recordedAgentConfig(agent: DesiredAgent): { name: string | undef
     }
     return typeof value === 'string' ? escapeReferences(value) : value;
   };
-  const walk = (value: unknown, at: PathPart[]): unknown => {
-    const dotted = ['config', ...at].join('.');
-    if (agent.ignore.some((ignored) => isAtOrUnder(dotted, ignored))) return undefined;
+  const walk = (value: unknown, at: PathSegment[]): unknown => {
+    const dotted = formatDotted(['config', ...at]);
+    if (agent.ignore.some((ignored) => isDottedAtOrUnder(dotted, ignored))) return undefined;
     if (Array.isArray(value)) return value.map((item, index) => walk(item, [...at, index]));
     if (isPlainObject(value)) {
       const out: Record<string, unknown> = {};

@@ -8,11 +8,12 @@
  * credentials are left as they are (they are not part of an agent's recorded configuration).
  */
 import { VoxformError } from '../errors.js';
-import { dottedConfigPath, sensitiveConfigPaths } from '../manifest/agents.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
 import { envPolicyOf } from '../manifest/env-policy.js';
 import { interpolateTree, type InterpolationContext } from '../manifest/interpolate.js';
-import { valueAt, type PathPart } from '../manifest/positions.js';
+import type { PathPart } from '../manifest/positions.js';
+import { configSecretPlaces } from '../schema/sensitive.js';
+import { formatDotted, valueAtPath } from '../util/field-path.js';
 import { LineCounter, type SourceText } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
@@ -62,9 +63,9 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
     written,
     context.interpolation,
     (path: PathPart[]) => {
-      const raw = valueAt(written, path);
-      if (typeof raw === 'string') envReferences[dottedConfigPath(path)] = raw;
-      if (path[0] === 'config') envPaths.push(dottedConfigPath(path.slice(1)));
+      const raw = valueAtPath(written, path);
+      if (typeof raw === 'string') envReferences[formatDotted(path)] = raw;
+      if (path[0] === 'config') envPaths.push(formatDotted(path.slice(1)));
     },
     { source, start: 0, end: text.length },
   ) as { name: string | undefined; config: Record<string, unknown> };
@@ -78,7 +79,7 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
     config: resolved.config,
     knowledge: undefined,
     ignore: [],
-    sensitivePaths: [...new Set([...sensitiveConfigPaths(resolved.config), ...envPaths])],
+    sensitivePaths: [...new Set([...configSecretPlaces(resolved.config), ...envPaths])],
     envReferences,
   };
 }

@@ -4,7 +4,8 @@
  * knowledge references noted for the steps that read files and resolve references.
  */
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
-import { sensitiveConfigPatterns } from '../schema/sensitive.js';
+import { configSecretPlaces, envSecretSet } from '../schema/sensitive.js';
+import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -12,7 +13,7 @@ import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, setOwn, spanAt, spansOf, valueAt, type PathPart } from './positions.js';
+import { attachSpans, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
@@ -64,20 +65,18 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   spec = withDefaults(spec, ctx.defaultsConfig);
 
   const envPaths = new Set<string>();
-  const envKeys = new Set<string>();
+  const envPlaces: PathPart[][] = [];
   const envReferences: Record<string, string> = {};
   const resolved = interpolateTree(spec, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces('AgentSpec') }, (path) => {
-    envKeys.add(path.join('\u0000'));
-    if (path[0] === 'config') envPaths.add(dottedConfigPath(path.slice(1)));
+    envPlaces.push(path);
+    if (path[0] === 'config') envPaths.add(formatDotted(path.slice(1)));
     // As written, for the deploy ledger, which keeps the reference and never the value.
-    const written = valueAt(spec, path);
-    if (typeof written === 'string') envReferences[dottedConfigPath(path)] = written;
+    const written = valueAtPath(spec, path);
+    if (typeof written === 'string') envReferences[formatDotted(path)] = written;
   }) as Record<string, unknown>;
 
-  checkAgainstSchema(
-    { definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => envKeys.has(path.join('\u0000')) },
-    ctx.diagnostics,
-  );
+  const fromEnv = envSecretSet(envPlaces);
+  checkAgainstSchema({ definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => fromEnv.covers(path) }, ctx.diagnostics);
 
   if (resolved.id === undefined || resolved.id === null) {
     ctx.diagnostics.error(
@@ -88,7 +87,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   }
 
   const config = isPlainObject(resolved.config) ? resolved.config : {};
-  const schemaSecretPaths = sensitiveConfigPaths(config, ctx.onSecret);
+  const schemaSecretPaths = configSecretPlaces(config, ctx.onSecret);
   checkIgnorePaths(resolved, ctx.diagnostics);
 
   return {
@@ -103,7 +102,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
       : undefined,
     ignore: Array.isArray(resolved.ignore) ? resolved.ignore.filter((p): p is string => typeof p === 'string') : [],
     // A path written with a reference was refused (env_forbidden): there is nothing to read.
-    prompt: hasEnvReference(valueAt(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
+    prompt: hasEnvReference(valueAtPath(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
     sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
     envReferences,
   };
@@ -132,6 +131,10 @@ function applyTemplate(
       `there is no template "${entry.template}"${suggestion ? `; did you mean "${suggestion}"?` : known.length > 0 ? ` (the templates are: ${known.join(', ')})` : ''}`,
       spanAt(entry, ['template']) ?? keySpan,
     );
+    return { spec: entry, template: undefined };
+  }
+  if ('refused' in found) {
+    ctx.diagnostics.error(found.refused.code, `template "${entry.template}": ${found.refused.message}`, spanAt(entry, ['template']) ?? keySpan);
     return { spec: entry, template: undefined };
   }
   const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
@@ -184,51 +187,6 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
   };
 }
 
-/** `tools.0.header`: config paths as the planner reads them (dotted, array indexes as numbers). */
-export function dottedConfigPath(path: ReadonlyArray<PathPart>): string {
-  return path.map(String).join('.');
-}
-
-let configSecretPatterns: Array<{ pattern: string; parts: string[] }> | undefined;
-/** Schema-marked secrets inside an agent config (`tools[].header`, webhook headers, app credentials), split once. */
-function configSecretPatternList(): Array<{ pattern: string; parts: string[] }> {
-  configSecretPatterns ??= sensitiveConfigPatterns().map((pattern) => ({ pattern, parts: pattern.match(/[^.[\]]+|\[\]/g) ?? [] }));
-  return configSecretPatterns;
-}
-
-/**
- * Concrete config paths (dotted) holding schema-marked secrets, e.g. `session_data_webhook.headers`
- * or `tools.0.header`; `onSecret` hears every string found under them.
- */
-export function sensitiveConfigPaths(config: Record<string, unknown>, onSecret: (value: string) => void = () => undefined): string[] {
-  const found: string[] = [];
-  const collect = (value: unknown): void => {
-    if (typeof value === 'string') onSecret(value);
-    else if (Array.isArray(value)) value.forEach(collect);
-    else if (isPlainObject(value)) Object.values(value).forEach(collect);
-  };
-  for (const { parts } of configSecretPatternList()) {
-    const expand = (value: unknown, index: number, path: PathPart[]): void => {
-      if (value === undefined) return;
-      if (index === parts.length) {
-        found.push(dottedConfigPath(path));
-        collect(value);
-        return;
-      }
-      const part = parts[index] as string;
-      if (part === '[]') {
-        if (Array.isArray(value)) value.forEach((item, i) => expand(item, index + 1, [...path, i]));
-      } else if (part === '*') {
-        if (isPlainObject(value)) for (const key of Object.keys(value)) expand(value[key], index + 1, [...path, key]);
-      } else if (isPlainObject(value) && Object.hasOwn(value, part)) {
-        expand(value[part], index + 1, [...path, part]);
-      }
-    };
-    expand(config, 0, []);
-  }
-  return found;
-}
-
 let configNode: SchemaNode | undefined;
 
 /**
@@ -240,14 +198,14 @@ function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: Diagnostic
   configNode ??= schemaNode('AgentConfigSpec', 'manifest');
   spec.ignore.forEach((entry, index) => {
     if (typeof entry !== 'string' || !/^(name|config(\.[A-Za-z0-9_]+)*)$/.test(entry)) return; // the schema reports these
-    const parts = entry.split('.').slice(1);
+    const parts = parseDotted(entry).slice(1);
     let node: SchemaNode | undefined = configNode;
     for (const [depth, part] of parts.entries()) {
       if (!node || node.additional === 'any' || (node.properties.size === 0 && node.additional === undefined)) return; // free-form below here
       const next = propertyNode(node, part);
       if (!next) {
         const suggestion = didYouMean(part, knownProperties(node));
-        const parent = ['config', ...parts.slice(0, depth)].join('.');
+        const parent = formatDotted(['config', ...parts.slice(0, depth)]);
         diagnostics.error(
           'unknown_field',
           `ignore: ${entry} is not a field of the agent: ${parent} has no "${part}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,

@@ -3,17 +3,8 @@
  * (`flow.interruption`), since that is what users write and what the service documents; other
  * places name their resource (`agent "front-desk"`, `phone "+15551230001"`).
  */
+import { formatIndexed } from '../util/field-path.js';
 import type { PathPart, ValuePath } from './positions.js';
-
-/** `tools[0].header.x-token` */
-export function dottedPath(parts: ValuePath): string {
-  let out = '';
-  for (const part of parts) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? part : `.${part}`;
-  }
-  return out;
-}
 
 const RESOURCE_KINDS: Record<string, string> = {
   agents: 'agent',
@@ -37,19 +28,19 @@ function withoutEnvironment(fullPath: ValuePath): PathPart[] {
 /** A place in the manifest, for messages: "flow.response_delay", "agent "front-desk"", "id of campaign "spring"". */
 export function describePlace(fullPath: ValuePath): string {
   const config = configPathOf(fullPath);
-  if (config) return config.length === 0 ? 'config' : dottedPath(config);
+  if (config) return config.length === 0 ? 'config' : formatIndexed(config);
   if (fullPath[0] === 'environments' && fullPath.length === 2) return `environment "${String(fullPath[1])}"`;
   const path = withoutEnvironment(fullPath);
   const section = path[0];
   if (typeof section === 'string' && RESOURCE_KINDS[section] && path.length >= 2) {
     const resource = `${RESOURCE_KINDS[section]} "${String(path[1])}"`;
-    return path.length === 2 ? resource : `${dottedPath(path.slice(2))} of ${resource}`;
+    return path.length === 2 ? resource : `${formatIndexed(path.slice(2))} of ${resource}`;
   }
   if (section === 'credentials' && path.length >= 2) {
     const resource = `credential ${Number(path[1]) + 1}`;
-    return path.length === 2 ? resource : `${dottedPath(path.slice(2))} of ${resource}`;
+    return path.length === 2 ? resource : `${formatIndexed(path.slice(2))} of ${resource}`;
   }
-  return path.length === 0 ? 'the manifest' : dottedPath(path);
+  return path.length === 0 ? 'the manifest' : formatIndexed(path);
 }
 
 /** "in flow.interruption", "in agent "front-desk"", "at the top level". */

@@ -37,7 +37,7 @@ export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>)
   let agent: DesiredPhone['agent'];
   if (draft.agent && 'localName' in draft.agent) agent = { id: agents.get(draft.agent.localName)?.id as string, localName: draft.agent.localName };
   else if (draft.agent) agent = { id: draft.agent.id, localName: undefined };
-  return { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import };
+  return { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import, sensitivePaths: draft.sensitivePaths };
 }
 
 export function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
@@ -50,6 +50,7 @@ export function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
     name: draft.name,
     include_metadata_in_prompt: draft.include_metadata_in_prompt,
     caller: draft.caller?.number,
+    sensitivePaths: draft.sensitivePaths,
   };
 }
 
@@ -65,6 +66,7 @@ export function desiredKnowledge(draft: KnowledgeDraft, content: KnowledgeConten
     contentHash: content.contentHash,
     size: content.size,
     mimeType: mimeTypeFor(draft.request.file),
+    sensitivePaths: draft.sensitivePaths,
   };
 }
 

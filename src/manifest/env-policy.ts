@@ -11,6 +11,7 @@
  *   which files are read.
  */
 import { VoxformError } from '../errors.js';
+import { FieldPattern } from '../util/field-path.js';
 import type { PathPart } from './positions.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -68,10 +69,11 @@ export function refusalMessage(name: string, verdict: Exclude<EnvVerdict, 'allow
 
 /**
  * Places inside a resource where `${env:…}` is refused, by the resource's schema definition:
- * dotted paths from the entry (`*` is any key or list index) → what the place is called.
+ * field patterns from the entry (src/util/field-path.ts: `[]` is any list index, `*` any key) →
+ * what the place is called. A list of references is refused as a list or as a mapping alike.
  */
 const FORBIDDEN_PLACES: Record<string, Record<string, string>> = {
-  AgentSpec: { id: "an agent's id", 'knowledge.*': 'a reference to a knowledge file', 'config.prompt.file': 'a file path' },
+  AgentSpec: { id: "an agent's id", 'knowledge[]': 'a reference to a knowledge file', 'knowledge.*': 'a reference to a knowledge file', 'config.prompt.file': 'a file path' },
   PhoneSpec: { agent: 'a reference to an agent', 'agent.id': "an agent's id" },
   CampaignSpec: { id: "a campaign's id", caller: 'a reference to a phone' },
   KnowledgeSpec: { file: 'a file path' },
@@ -84,8 +86,8 @@ const lookups = new Map<string, PlaceLookup>();
 export function forbiddenEnvPlaces(definition: string): PlaceLookup {
   let lookup = lookups.get(definition);
   if (!lookup) {
-    const places = Object.entries(FORBIDDEN_PLACES[definition] ?? {}).map(([pattern, what]) => ({ parts: pattern.split('.'), what }));
-    lookup = (path) => places.find(({ parts }) => parts.length === path.length && parts.every((part, i) => part === '*' || part === String(path[i])))?.what;
+    const places = Object.entries(FORBIDDEN_PLACES[definition] ?? {}).map(([pattern, what]) => ({ pattern: FieldPattern.parse(pattern), what }));
+    lookup = (path) => places.find(({ pattern }) => pattern.matches(path))?.what;
     lookups.set(definition, lookup);
   }
   return lookup;

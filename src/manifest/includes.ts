@@ -11,10 +11,10 @@ import path from 'node:path';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { decodeUtf8 } from './decode.js';
-import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
+import type { DiagnosticList } from './diagnostics.js';
 import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from './limits.js';
 import { mapBounded, type FileCache, type ReadOutcome } from './load-files.js';
-import { failureOf, formatSize, inspect, type ReadFailure, type ReadPolicy } from './project-files.js';
+import { failureOf, formatSize, inspect, READ_FAILURE_CODES, type ReadPolicy } from './project-files.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 import { substituteIncludedText } from './templates.js';
 
@@ -209,15 +209,6 @@ async function hashFile(file: string, policy: ReadPolicy): Promise<HashOutcome> 
 }
 
 /** The diagnostic code for each reason a named file was not read. */
-const CODE_FOR: Record<ReadFailure, DiagnosticCode> = {
-  missing: 'file_missing',
-  folder: 'file_unreadable',
-  unreadable: 'file_unreadable',
-  outside: 'file_outside_project',
-  not_regular: 'file_not_regular',
-  too_large: 'file_too_large',
-};
-
 async function reportUnreadable(
   request: { file: string; written: string; span: Span },
   outcome: Extract<ReadOutcome, { ok: false }>,
@@ -232,5 +223,5 @@ async function reportUnreadable(
   }
   const looked = outcome.reason === 'missing' ? ` (looked for ${ctx.sources.display(request.file)}: paths are relative to the file that names them)` : '';
   const inside = outcome.reason === 'outside' ? `: files a manifest names must be inside ${ctx.sources.display(request.span.source.root)}/` : '';
-  ctx.diagnostics.error(CODE_FOR[outcome.reason], `${noun} "${request.written}" ${outcome.message}${looked}${inside}${suggestion}`, request.span);
+  ctx.diagnostics.error(READ_FAILURE_CODES[outcome.reason], `${noun} "${request.written}" ${outcome.message}${looked}${inside}${suggestion}`, request.span);
 }

@@ -8,9 +8,11 @@
  */
 import type { SourceText, Span } from './source.js';
 import { isPlainObject } from '../util/json-object.js';
+import type { FieldPath, PathSegment } from '../util/field-path.js';
 
-export type PathPart = string | number;
-export type ValuePath = ReadonlyArray<PathPart>;
+/** A segment of a path into a parsed value: the one field-path type of src/util/field-path.ts. */
+export type PathPart = PathSegment;
+export type ValuePath = FieldPath;
 
 export interface EntrySpans {
   /** The key as written (`flow:`); undefined for array elements. */
@@ -88,13 +90,6 @@ export function childOf(value: unknown, part: PathPart): unknown {
   if (Array.isArray(value)) return typeof part === 'number' ? value[part] : undefined;
   if (isPlainObject(value)) return Object.hasOwn(value, part) ? value[String(part)] : undefined;
   return undefined;
-}
-
-/** The value at a path, or undefined. */
-export function valueAt(root: unknown, path: ValuePath): unknown {
-  let current = root;
-  for (const part of path) current = childOf(current, part);
-  return current;
 }
 
 /**

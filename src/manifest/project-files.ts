@@ -18,6 +18,7 @@
  */
 import { constants, fstat, open, close, read, realpath, stat, type Stats } from 'node:fs';
 import path from 'node:path';
+import type { DiagnosticCode } from '../error-codes.js';
 
 export type ReadFailure =
   | 'missing'
@@ -28,6 +29,16 @@ export type ReadFailure =
   /** A FIFO, socket or device. */
   | 'not_regular'
   | 'too_large';
+
+/** The diagnostic for each reason a file was not read. */
+export const READ_FAILURE_CODES: Record<ReadFailure, DiagnosticCode> = {
+  missing: 'file_missing',
+  folder: 'file_unreadable',
+  unreadable: 'file_unreadable',
+  outside: 'file_outside_project',
+  not_regular: 'file_not_regular',
+  too_large: 'file_too_large',
+};
 
 export type ReadOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: ReadFailure; message: string };
 

@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
+import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../schema/sensitive.js';
+import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -19,17 +21,26 @@ export interface ResourceContext {
   onSecret(value: string): void;
 }
 
-/** Interpolates an entry and checks it; undefined when it is not even an object. */
+/**
+ * Interpolates an entry and checks it; undefined when it is not even an object. `envPaths` hears the
+ * dotted path (from the entry) of every value that came from `${env:…}`.
+ */
 function resolveEntry(
   definition: string,
   entry: unknown,
   at: PathPart[],
   keySpan: Span,
   ctx: ResourceContext,
+  envPaths: string[] = [],
 ): Record<string, unknown> | undefined {
-  const envKeys = new Set<string>();
-  const resolved = interpolateTree(entry, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces(definition) }, (p) => envKeys.add(p.join('\u0000')));
-  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envKeys.has(p.join('\u0000')) }, ctx.diagnostics);
+  const envPlaces: PathPart[][] = [];
+  const onEnvPath = (p: PathPart[]): void => {
+    envPlaces.push(p);
+    envPaths.push(formatDotted(p));
+  };
+  const resolved = interpolateTree(entry, { ...ctx.interpolation, forbidden: forbiddenEnvPlaces(definition) }, onEnvPath);
+  const fromEnv = envSecretSet(envPlaces);
+  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => fromEnv.covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
 
@@ -38,8 +49,7 @@ function resolveEntry(
  * `${env:…}`. (Values that came from the environment, defaults included, are fine.)
  */
 function warnLiteralSecret(original: unknown, field: PathPart[], span: Span | undefined, what: string, ctx: ResourceContext): void {
-  let value: unknown = original;
-  for (const part of field) value = isPlainObject(value) ? value[String(part)] : undefined;
+  const value = valueAtPath(original, field);
   if (typeof value !== 'string' || value.includes('${env:') || !span) return;
   ctx.diagnostics.warning('secret_in_manifest', `${what} is written in the manifest; use \${env:NAME} so the secret stays out of version control`, span);
 }
@@ -50,10 +60,13 @@ export interface PhoneDraft {
   /** A local agent name, or an agent outside the manifest by id. */
   agent: { localName: string; span: Span } | { id: string } | undefined;
   import: PhoneImport | undefined;
+  /** Dotted paths from the entry holding secrets: the schema's fields (`import.api_key`) and values from `${env:…}`. */
+  sensitivePaths: string[];
 }
 
 export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx: ResourceContext): PhoneDraft | undefined {
-  const resolved = resolveEntry('PhoneSpec', entry, ['phones', number], keySpan, ctx);
+  const envPaths: string[] = [];
+  const resolved = resolveEntry('PhoneSpec', entry, ['phones', number], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
   let agent: PhoneDraft['agent'];
   if (typeof resolved.agent === 'string') agent = { localName: resolved.agent, span: spanAt(resolved, ['agent']) ?? keySpan };
@@ -61,9 +74,11 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
   let phoneImport: PhoneImport | undefined;
   const spec = resolved.import;
   if (isPlainObject(spec)) {
-    for (const field of ['api_key', 'api_secret'] as const) {
-      if (typeof spec[field] === 'string') ctx.onSecret(spec[field]);
-      warnLiteralSecret(entry, ['import', field], spanAt(resolved, ['import', field]), `import.${field} of phone "${number}"`, ctx);
+    for (const field of phoneSecretFields()) {
+      const at = parseDotted(field);
+      const value = valueAtPath(resolved, at);
+      if (typeof value === 'string') ctx.onSecret(value);
+      warnLiteralSecret(entry, at, spanAt(resolved, at), `${field} of phone "${number}"`, ctx);
     }
     phoneImport = {
       provider: typeof spec.provider === 'string' ? spec.provider : 'twilio',
@@ -74,7 +89,7 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
       ...(spec.app_id !== undefined ? { app_id: spec.app_id as string | null } : {}),
     };
   }
-  return { number, keySpan, agent, import: phoneImport };
+  return { number, keySpan, agent, import: phoneImport, sensitivePaths: entrySecretPaths('phone', envPaths) };
 }
 
 export interface CampaignDraft {
@@ -85,10 +100,13 @@ export interface CampaignDraft {
   name: string | undefined;
   include_metadata_in_prompt: boolean | undefined;
   caller: { number: string; span: Span } | undefined;
+  /** Dotted paths from the entry holding secrets (values from `${env:…}`). */
+  sensitivePaths: string[];
 }
 
 export function resolveCampaign(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): CampaignDraft | undefined {
-  const resolved = resolveEntry('CampaignSpec', entry, ['campaigns', localName], keySpan, ctx);
+  const envPaths: string[] = [];
+  const resolved = resolveEntry('CampaignSpec', entry, ['campaigns', localName], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
   if (resolved.id === undefined) {
     ctx.diagnostics.error(
@@ -105,6 +123,7 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
     name: typeof resolved.name === 'string' ? resolved.name : undefined,
     include_metadata_in_prompt: typeof resolved.include_metadata_in_prompt === 'boolean' ? resolved.include_metadata_in_prompt : undefined,
     caller: typeof resolved.caller === 'string' ? { number: resolved.caller, span: spanAt(resolved, ['caller']) ?? keySpan } : undefined,
+    sensitivePaths: entrySecretPaths('campaign', envPaths),
   };
 }
 
@@ -114,10 +133,13 @@ export interface KnowledgeDraft {
   request: KnowledgeRequest;
   name: string;
   description: string | undefined;
+  /** Dotted paths from the entry holding secrets (values from `${env:…}`). */
+  sensitivePaths: string[];
 }
 
 export function resolveKnowledge(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): KnowledgeDraft | undefined {
-  const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx);
+  const envPaths: string[] = [];
+  const resolved = resolveEntry('KnowledgeSpec', entry, ['knowledge', localName], keySpan, ctx, envPaths);
   if (!resolved) return undefined;
   // A path written with a reference was refused (env_forbidden): there is nothing to read.
   if (typeof resolved.file !== 'string' || hasEnvReference(isPlainObject(entry) ? entry.file : undefined)) {
@@ -132,6 +154,7 @@ export function resolveKnowledge(localName: string, entry: unknown, keySpan: Spa
     request: { file, written: resolved.file, span },
     name: typeof resolved.name === 'string' && resolved.name !== '' ? resolved.name : path.basename(file),
     description: typeof resolved.description === 'string' ? resolved.description : undefined,
+    sensitivePaths: entrySecretPaths('knowledge', envPaths),
   };
 }
 
@@ -145,7 +168,11 @@ export interface CredentialDraft {
 export function resolveCredential(index: number, entry: unknown, span: Span, ctx: ResourceContext): CredentialDraft | undefined {
   const resolved = resolveEntry('CredentialSpec', entry, ['credentials', index], span, ctx);
   if (!resolved || typeof resolved.provider !== 'string' || typeof resolved.api_key !== 'string') return undefined;
-  ctx.onSecret(resolved.api_key);
-  warnLiteralSecret(entry, ['api_key'], spanAt(resolved, ['api_key']), `api_key of credential "${resolved.provider}"`, ctx);
+  for (const field of credentialSecretFields()) {
+    const at = parseDotted(field);
+    const value = valueAtPath(resolved, at);
+    if (typeof value === 'string') ctx.onSecret(value);
+    warnLiteralSecret(entry, at, spanAt(resolved, at), `${field} of credential "${resolved.provider}"`, ctx);
+  }
   return { provider: resolved.provider, apiKey: resolved.api_key, span, providerSpan: spanAt(resolved, ['provider']) ?? span };
 }

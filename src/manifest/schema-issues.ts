@@ -3,9 +3,10 @@
  * key for an unknown field, at the value for a wrong one; with "did you mean", the expected and
  * found types, and for fields only the service sets, the reason they cannot be written.
  */
-import { flaggedPaths, knownProperties, nodeAt, pathMatchesPattern, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { flaggedPaths, knownProperties, nodeAt, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { validateAgainst, validateAgainstManifestDef, type SchemaIssue } from '../schema/validate.js';
-import { sensitiveManifestPatterns } from '../schema/sensitive.js';
+import { isSecretManifestPath } from '../schema/sensitive.js';
+import { formatIndexed, PatternSet, valueAtPath } from '../util/field-path.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import {
   configPathOf,
@@ -13,11 +14,10 @@ import {
   describeExpected,
   describeFound,
   describePlace,
-  dottedPath,
   quote,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { setOwn, spanAt, valueAt, type PathPart, type ValuePath } from './positions.js';
+import { setOwn, spanAt, type PathPart, type ValuePath } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 
@@ -38,16 +38,12 @@ export interface SchemaCheck {
   fallback: Span;
 }
 
-let readOnlyPatterns: string[] | undefined;
+let readOnlyPatterns: PatternSet | undefined;
 
 /** Config paths only the service sets (`voice.provider`, `tools[].response_mode`, …). */
-export function readOnlyConfigPatterns(): string[] {
-  readOnlyPatterns ??= flaggedPaths('AgentConfigRead', 'readOnly');
+function readOnlyConfigPatterns(): PatternSet {
+  readOnlyPatterns ??= new PatternSet(flaggedPaths('AgentConfigRead', 'readOnly'));
   return readOnlyPatterns;
-}
-
-export function isSensitiveManifestPath(fullPath: ValuePath): boolean {
-  return sensitiveManifestPatterns().some((pattern) => pathMatchesPattern(fullPath, pattern));
 }
 
 const nodes = new Map<string, SchemaNode>();
@@ -75,8 +71,8 @@ export function checkAgainstSchema(check: SchemaCheck, diagnostics: DiagnosticLi
 function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: DiagnosticList): void {
   const path = issue.path;
   const full = [...check.at, ...path];
-  const value = valueAt(check.value, path);
-  const secret = (check.isSecret?.(path) ?? false) || isSensitiveManifestPath(full);
+  const value = valueAtPath(check.value, path);
+  const secret = (check.isSecret?.(path) ?? false) || isSecretManifestPath(full);
   const valueSpan = spanAt(check.value, path) ?? check.fallback;
   const found = describeFound(value, secret);
   const place = describePlace(full);
@@ -131,7 +127,7 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: Diagno
     }
     case 'uniqueItems': {
       const later = Math.max(Number(issue.params.i), Number(issue.params.j));
-      const item = valueAt(check.value, [...path, later]);
+      const item = valueAtPath(check.value, [...path, later]);
       const shown = typeof item === 'string' && !secret ? quote(item) : 'the same value';
       diagnostics.error('duplicate_item', `${place} lists ${shown} twice`, spanAt(check.value, [...path, later]) ?? valueSpan);
       return;
@@ -148,10 +144,10 @@ function reportUnknownProperty(path: readonly PathPart[], check: SchemaCheck, di
   const key = String(path[path.length - 1]);
   const keySpan = spanAt(check.value, path, 'key') ?? check.fallback;
   const configPath = configPathOf(full);
-  if (configPath && readOnlyConfigPatterns().some((pattern) => matchesExactly(configPath, pattern))) {
+  if (configPath && readOnlyConfigPatterns().matches(configPath)) {
     diagnostics.error(
       'read_only_field',
-      `${dottedPath(configPath)} is set by the service and cannot be changed by the update operation; remove it`,
+      `${formatIndexed(configPath)} is set by the service and cannot be changed by the update operation; remove it`,
       keySpan,
     );
     return;
@@ -225,11 +221,6 @@ function quoteHint(expected: string[], value: unknown, span: Span, secret: boole
   if (secret || !expected.includes('string') || (typeof value !== 'number' && typeof value !== 'boolean')) return '';
   const written = spanText(span).trim();
   return written ? `; write it in quotes if you meant text: "${written.replaceAll('"', '\\"')}"` : '';
-}
-
-function matchesExactly(path: ValuePath, pattern: string): boolean {
-  const length = (pattern.match(/[^.[\]]+|\[\]/g) ?? []).length;
-  return path.length === length && pathMatchesPattern(path, pattern);
 }
 
 const PATTERN_WORDS: Record<string, string> = {

@@ -6,33 +6,33 @@
  * them: the template's (an undeclared `{{name}}`) or the manifest's (a missing or unknown var).
  */
 import path from 'node:path';
-import { readdir } from 'node:fs/promises';
-import { TEMPLATE_FILE, type VariableValue } from '../templates/catalog.js';
+import { readTemplateFile, TEMPLATE_NAME, templateNamesIn, templateRoot, type TemplateFileOutcome } from '../templates/template-files.js';
+import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type VariableValue } from '../templates/template-shape.js';
+import { mapBounded } from '../util/semaphore.js';
 import { substituteText, substituteValue, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { decodeUtf8 } from './decode.js';
-import type { DiagnosticList } from './diagnostics.js';
+import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
+import { READ_FAILURE_CODES } from './project-files.js';
 import type { FileCache } from './load-files.js';
 import { deepMerge } from './merge.js';
-import { MAX_MANIFEST_BYTES } from './limits.js';
 import { parseYaml } from './parse-yaml.js';
-import { realFolder } from './project-files.js';
 import { attachSpans, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
-import { describeFound } from './describe.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 
-const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const TOP_KEYS = ['description', 'variables', 'agent'];
-const VARIABLE_KEYS = ['description', 'required', 'default'];
-/** What a template may set of an agent: `id`, `template` and `vars` belong to the manifest. */
-const AGENT_KEYS = ['name', 'config', 'knowledge', 'ignore'];
 
-export interface TemplateVariable {
-  required: boolean;
-  default: VariableValue | undefined;
-  description: string;
+export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
+
+/** The span of the first of `places` that the template has (a key, or a value). */
+function placeSpan(root: unknown, places: readonly TemplatePlace[]): Span | undefined {
+  for (const place of places) {
+    const last = place.path[place.path.length - 1];
+    const parent = valueAtPath(root, place.path.slice(0, -1));
+    const present = last === undefined || (isPlainObject(parent) && Object.hasOwn(parent, last));
+    if (present) return spanAt(root, place.path, place.at);
+  }
+  return undefined;
 }
 
 export interface AgentTemplate {
@@ -44,9 +44,14 @@ export interface AgentTemplate {
   agent: Record<string, unknown>;
 }
 
+/** A template whose template.yaml exists but was refused by the file guards: why, as a diagnostic. */
+export interface TemplateRefusal {
+  refused: { code: DiagnosticCode; message: string };
+}
+
 /** Reads each template the manifests name once, and answers for it. */
 export class TemplateStore {
-  private readonly templates = new Map<string, AgentTemplate | 'missing' | 'invalid'>();
+  private readonly templates = new Map<string, AgentTemplate | TemplateRefusal | 'missing' | 'invalid'>();
   private available: string[] | undefined;
 
   constructor(
@@ -58,30 +63,38 @@ export class TemplateStore {
     private readonly onRead: (bytes: Uint8Array) => void,
   ) {}
 
-  /** Reads the named templates concurrently; sources are registered in name order (stable diagnostics). */
+  /**
+   * Reads the named templates concurrently (through template-files.ts, the reader `voxform init`
+   * uses too); sources are registered in name order (stable diagnostics).
+   */
   async load(names: Iterable<string>): Promise<void> {
     const wanted = [...new Set(names)].filter((name) => TEMPLATE_NAME.test(name)).sort();
+    const read = (file: string, policy: Parameters<FileCache['read']>[1]) => this.files.read(file, policy);
     // A template's files stay inside its own folder: its template.yaml, and the prompt it includes.
-    const roots = await Promise.all(wanted.map((name) => realFolder(path.join(this.dir, name))));
-    const requests = wanted.map((name, i) => ({ file: path.join(this.dir, name, TEMPLATE_FILE), policy: { root: roots[i] as string, maxBytes: MAX_MANIFEST_BYTES } }));
-    const outcomes = await this.files.readAll(requests);
+    const outcomes = await mapBounded(wanted, 64, async (name) => {
+      const folder = path.join(this.dir, name);
+      const root = await templateRoot(folder);
+      return { root, outcome: await readTemplateFile(folder, root, read) };
+    });
     for (const [i, name] of wanted.entries()) {
-      const outcome = outcomes.get(path.join(this.dir, name, TEMPLATE_FILE));
-      if (!outcome?.ok) {
-        this.templates.set(name, 'missing');
+      const { root, outcome } = outcomes[i] as { root: string; outcome: TemplateFileOutcome };
+      if (!outcome.ok) {
+        const absent = outcome.reason === 'missing' || outcome.reason === 'folder';
+        const refusal = { refused: { code: READ_FAILURE_CODES[outcome.reason], message: `${this.sources.display(outcome.file)} ${outcome.message}` } };
+        this.templates.set(name, absent ? 'missing' : refusal);
         continue;
       }
       this.onRead(outcome.bytes);
-      this.templates.set(name, await this.parse(name, outcome.bytes, roots[i] as string));
+      this.templates.set(name, await this.parse(name, outcome, root));
     }
-    if ([...this.templates.values()].includes('missing')) {
-      const entries = await readdir(this.dir, { withFileTypes: true }).catch(() => []);
-      this.available = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
-    }
+    if ([...this.templates.values()].includes('missing')) this.available = templateNamesIn(this.dir);
   }
 
-  /** The template, `missing` when there is none by that name, `invalid` when its file has errors (already reported). */
-  get(name: string): AgentTemplate | 'missing' | 'invalid' {
+  /**
+   * The template, `missing` when there is none by that name, `invalid` when its file has errors
+   * (already reported), or why its template.yaml was not read (outside its folder, too large, …).
+   */
+  get(name: string): AgentTemplate | TemplateRefusal | 'missing' | 'invalid' {
     return this.templates.get(name) ?? 'missing';
   }
 
@@ -90,98 +103,24 @@ export class TemplateStore {
     return this.available ?? [];
   }
 
-  private async parse(name: string, bytes: Uint8Array, folder: string): Promise<AgentTemplate | 'invalid'> {
-    const file = path.join(this.dir, name, TEMPLATE_FILE);
-    const decoded = decodeUtf8(bytes);
+  private async parse(name: string, read: Extract<TemplateFileOutcome, { ok: true }>, folder: string): Promise<AgentTemplate | 'invalid'> {
+    const file = read.file;
     const errorsBefore = this.diagnostics.errors;
-    if (decoded.invalidAt !== undefined) {
-      const source = this.sources.forText(file, decoded.text, folder);
-      this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: decoded.invalidAt, end: decoded.invalidAt + 1 });
+    if (read.invalidUtf8At !== undefined) {
+      const source = this.sources.forText(file, read.text, folder);
+      this.diagnostics.error('file_not_utf8', `${source.display} is not valid UTF-8 text; save it as UTF-8`, { source, start: read.invalidUtf8At, end: read.invalidUtf8At + 1 });
       return 'invalid';
     }
-    const source = this.sources.forYaml(file, decoded.text, folder);
+    const source = this.sources.forYaml(file, read.text, folder);
     const parsed = await parseYaml(source, this.diagnostics);
     if (parsed.syntaxErrors) return 'invalid';
     const whole: Span = { source, start: 0, end: 0 };
     const root = parsed.documents[0]?.value;
-    if (!isPlainObject(root)) {
-      this.diagnostics.error('template_invalid', `${TEMPLATE_FILE} must be a mapping with description, variables and agent`, parsed.documents[0]?.span ?? whole);
-      return 'invalid';
-    }
-    this.checkKeys(root, TOP_KEYS, 'at the top of the template', whole);
-    const variables = this.readVariables(root, whole);
-    const agent = root.agent;
-    if (!isPlainObject(agent)) {
-      this.diagnostics.error('template_invalid', 'the template needs an agent: a mapping with name and config (an agent of a manifest, without id)', spanAt(root, ['agent']) ?? whole);
-      return 'invalid';
-    }
-    for (const key of Object.keys(agent)) {
-      const keySpan = spanAt(root, ['agent', key], 'key') ?? whole;
-      if (key === 'id') this.diagnostics.error('template_invalid', 'a template must not set id: each manifest adopts its own live agent', keySpan);
-      else if (key === 'template' || key === 'vars') this.diagnostics.error('template_invalid', `a template must not set ${key}: templates do not nest`, keySpan);
-    }
-    this.checkKeys(agent, AGENT_KEYS, 'in the template agent', whole, ['id', 'template', 'vars']);
-    if (this.diagnostics.errors > errorsBefore) return 'invalid';
-    return { name, source, variables, agent };
-  }
-
-  private readVariables(root: Record<string, unknown>, whole: Span): Map<string, TemplateVariable> {
-    const variables = new Map<string, TemplateVariable>();
-    const section = root.variables;
-    if (section === undefined || section === null) return variables;
-    if (!isPlainObject(section)) {
-      this.diagnostics.error('template_invalid', 'variables must be a mapping of name → { description, required: true | default }', spanAt(root, ['variables']) ?? whole);
-      return variables;
-    }
-    for (const [name, spec] of Object.entries(section)) {
-      const at = ['variables', name];
-      const keySpan = spanAt(root, at, 'key') ?? whole;
-      if (!VARIABLE_NAME.test(name)) {
-        this.diagnostics.error('template_invalid', `the variable name "${name}" must be letters, digits and _, not starting with a digit`, keySpan);
-        continue;
-      }
-      if (!isPlainObject(spec)) {
-        this.diagnostics.error('template_invalid', `variable ${name} must be a mapping with a description and required: true or a default`, spanAt(root, at) ?? keySpan);
-        continue;
-      }
-      this.checkKeys(spec, VARIABLE_KEYS, `in variable ${name}`, whole);
-      const description = spec.description;
-      if (typeof description !== 'string' || description.trim() === '') {
-        this.diagnostics.error('template_invalid', `variable ${name} needs a description`, spanAt(root, [...at, 'description']) ?? keySpan);
-      }
-      const required = spec.required;
-      if (required !== undefined && typeof required !== 'boolean') {
-        this.diagnostics.error('template_invalid', `required of variable ${name} must be true or false, found ${describeFound(required, false)}`, spanAt(root, [...at, 'required']) ?? keySpan);
-      }
-      const fallback = spec.default;
-      if (fallback !== undefined && !['string', 'number', 'boolean'].includes(typeof fallback)) {
-        this.diagnostics.error('template_invalid', `the default of variable ${name} must be a string, a number or a boolean`, spanAt(root, [...at, 'default']) ?? keySpan);
-      }
-      if (required === true && fallback !== undefined) {
-        this.diagnostics.error('template_invalid', `variable ${name} is required and has a default; keep one of the two`, spanAt(root, [...at, 'required']) ?? keySpan);
-      }
-      if (required !== true && fallback === undefined) {
-        this.diagnostics.error('template_invalid', `variable ${name} needs required: true or a default`, keySpan);
-      }
-      variables.set(name, {
-        required: required === true,
-        default: ['string', 'number', 'boolean'].includes(typeof fallback) ? (fallback as VariableValue) : undefined,
-        description: typeof description === 'string' ? description.trim() : '',
-      });
-    }
-    return variables;
-  }
-
-  private checkKeys(value: Record<string, unknown>, allowed: string[], where: string, whole: Span, alreadyReported: string[] = []): void {
-    for (const key of Object.keys(value)) {
-      if (allowed.includes(key) || alreadyReported.includes(key)) continue;
-      const suggestion = didYouMean(key, allowed);
-      this.diagnostics.error(
-        'unknown_field',
-        `unknown field "${key}" ${where}${suggestion ? `; did you mean "${suggestion}"?` : ` (known fields: ${allowed.join(', ')})`}`,
-        spanAt(value, [key], 'key') ?? whole,
-      );
-    }
+    const shape = checkTemplateShape(root);
+    for (const problem of shape.problems) this.diagnostics.error(problem.code, problem.message, placeSpan(root, problem.places) ?? parsed.documents[0]?.span ?? whole);
+    if (this.diagnostics.errors > errorsBefore || !shape.agent) return 'invalid';
+    const variables = new Map(shape.variables.map(({ name, ...variable }) => [name, variable]));
+    return { name, source, variables, agent: shape.agent };
   }
 }
 

@@ -77,6 +77,11 @@ export interface DesiredPhone extends DesiredResource {
   /** The agent to bind: its id, and the local name when it is an agent of the manifest. */
   agent: { id: string; localName: string | undefined } | undefined;
   import: PhoneImport | undefined;
+  /**
+   * Dotted paths from the entry whose values are secret: the schema's fields (`import.api_key`,
+   * `import.api_secret`) and every value from `${env:…}` (`import.region`). Never shown in a plan.
+   */
+  sensitivePaths: string[];
 }
 
 export interface DesiredCampaign extends DesiredResource {
@@ -87,6 +92,8 @@ export interface DesiredCampaign extends DesiredResource {
   include_metadata_in_prompt: boolean | undefined;
   /** E.164 number of a phone of the manifest. */
   caller: string | undefined;
+  /** Dotted paths from the entry whose values are secret (from `${env:…}`). Never shown in a plan. */
+  sensitivePaths: string[];
 }
 
 export interface DesiredKnowledgeFile extends DesiredResource {
@@ -102,6 +109,8 @@ export interface DesiredKnowledgeFile extends DesiredResource {
   size: number;
   /** MIME type from the file's extension. */
   mimeType: string;
+  /** Dotted paths from the entry whose values are secret (from `${env:…}`). Never shown in a plan. */
+  sensitivePaths: string[];
 }
 
 export interface DesiredCredential extends DesiredResource {

@@ -2,8 +2,8 @@
 import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
-import { sensitiveConfigPatterns } from '../schema/sensitive.js';
-import { flattenLeaves, isAtOrUnder } from './paths.js';
+import { agentSecretPatterns } from '../schema/sensitive.js';
+import { dottedLeaves, isDottedAtOrUnder } from '../util/field-path.js';
 
 /** A live agent as comparable to a manifest: read-only extras stripped (they are never managed). */
 export interface ComparableAgent {
@@ -11,24 +11,17 @@ export interface ComparableAgent {
   config: Record<string, unknown>;
 }
 
-let schemaSecretPatterns: string[] | undefined;
-/** Schema-marked secrets of an agent (`config.tools[].header`, webhook headers, app credentials). */
-function agentSchemaSecrets(): string[] {
-  schemaSecretPatterns ??= sensitiveConfigPatterns().map((p) => `config.${p}`);
-  return schemaSecretPatterns;
-}
-
-/** Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}`. */
+/** Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}` (src/schema/sensitive.ts). */
 export function agentSensitivePatterns(agent: DesiredAgent): string[] {
-  return [...agentSchemaSecrets(), ...agent.sensitivePaths.map((p) => `config.${p}`)];
+  return agentSecretPatterns(agent.sensitivePaths);
 }
 
 /** The managed field values of an agent: `name` and every leaf the manifest sets under `config`. */
 export function desiredAgentFields(agent: DesiredAgent): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   if (agent.name !== undefined) fields.set('name', agent.name);
-  for (const [path, value] of flattenLeaves(agent.config, 'config')) fields.set(path, value);
-  for (const ignored of agent.ignore) for (const path of [...fields.keys()]) if (isAtOrUnder(path, ignored)) fields.delete(path);
+  for (const [path, value] of dottedLeaves(agent.config, 'config')) fields.set(path, value);
+  for (const ignored of agent.ignore) for (const path of [...fields.keys()]) if (isDottedAtOrUnder(path, ignored)) fields.delete(path);
   return fields;
 }
 

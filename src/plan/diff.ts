@@ -16,7 +16,8 @@ import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
 import { isUnchanged } from './compare.js';
 import { agentFingerprint, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
-import { getAtPath, isAtOrUnder, splitPath } from './paths.js';
+import { parseDotted, valueAtPath } from '../util/field-path.js';
+import { entrySecretPaths, secretPatternSet } from '../schema/sensitive.js';
 import type { LiveState } from './read-live.js';
 import {
   agentFilesRequest,
@@ -113,7 +114,7 @@ function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, inp
   const fieldChanges: FieldChange[] = [];
   const fields = desiredAgentFields(agent);
   for (const [path, desiredValue] of fields) {
-    const liveValue = getAtPath(comparable, splitPath(path));
+    const liveValue = valueAtPath(comparable, parseDotted(path));
     before[path] = liveValue;
     after[path] = desiredValue;
     if (isUnchanged(desiredValue, liveValue)) continue;
@@ -176,7 +177,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffInput, knowledge
       });
       // The messages the agent will have: the manifest's when it manages them, else the service's.
       const messagesPath = 'config.knowledge_base.messages';
-      const messages = fields.has(messagesPath) ? fields.get(messagesPath) : getAtPath(comparable, splitPath(messagesPath));
+      const messages = fields.has(messagesPath) ? fields.get(messagesPath) : valueAtPath(comparable, parseDotted(messagesPath));
       agentFilesRequest(requests, agent.id, files.sent, messages);
     }
   }
@@ -194,9 +195,12 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffInput, knowledge
   });
 }
 
-/** A field is reported as secret when a sensitive pattern covers the whole field (not just a part inside it). */
+/**
+ * A field is reported as secret when a sensitive pattern covers the whole field (not just a part
+ * inside it): a field's path never enters a list, so `config.tools[].header` covers no field.
+ */
 function isSensitiveLeaf(path: string, patterns: string[]): boolean {
-  return patterns.some((pattern) => !pattern.includes('[]') && isAtOrUnder(path, pattern));
+  return secretPatternSet(patterns).covers(parseDotted(path));
 }
 
 /** The ids of a change's requests that change something (a read-back is not waited for). */
@@ -216,8 +220,9 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
   }
   const fieldChanges: FieldChange[] = [];
   const lastBound = input.state.phones[phone.address]?.agentId;
+  const sensitivePaths = entrySecretPaths('phone', phone.sensitivePaths);
   if (!live) {
-    for (const [path, value] of Object.entries(after)) fieldChanges.push({ path, before: undefined, after: value, sensitive: false, drift: false });
+    for (const [path, value] of Object.entries(after)) fieldChanges.push({ path, before: undefined, after: value, sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
   } else if (phone.agent && live.agent_id !== phone.agent.id) {
     fieldChanges.push({
       path: 'agent_id',
@@ -238,7 +243,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
     after,
     fieldChanges,
     create: !live,
-    sensitivePaths: [],
+    sensitivePaths,
     requests,
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, before),
@@ -254,10 +259,11 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
   if (campaign.caller !== undefined) after.caller = campaign.caller;
   const before = lastApplied ? { ...lastApplied } : null;
   const fieldChanges: FieldChange[] = [];
+  const sensitivePaths = entrySecretPaths('campaign', campaign.sensitivePaths);
   for (const [path, value] of Object.entries(after)) {
     const previous = before ? (before as Record<string, unknown>)[path] : undefined;
     if (before && isUnchanged(value, previous)) continue;
-    fieldChanges.push({ path, before: previous, after: value, sensitive: false, drift: false });
+    fieldChanges.push({ path, before: previous, after: value, sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
   }
   const callerChange = campaign.caller ? phoneChanges.get(campaign.caller) : undefined;
   const changed = new Set(fieldChanges.map((f) => f.path));
@@ -269,7 +275,7 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
     after,
     fieldChanges,
     reason: before ? undefined : 'live_unknown',
-    sensitivePaths: [],
+    sensitivePaths,
     requests: campaignRequests(campaign, changed, writeRequestIds(callerChange)),
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),
@@ -281,11 +287,12 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map
   const after = { name: file.name, description: file.description, content_hash: file.contentHash, size: file.size };
   const before = stateEntry ? { name: stateEntry.name, description: stateEntry.description, content_hash: stateEntry.contentHash } : null;
   const fieldChanges: FieldChange[] = [];
+  const sensitivePaths = entrySecretPaths('knowledge', file.sensitivePaths);
   for (const path of ['name', 'description', 'content_hash'] as const) {
     const previous = before ? before[path] : undefined;
     if (before && isUnchanged(after[path], previous)) continue;
     if (!before && after[path] === undefined) continue;
-    fieldChanges.push({ path, before: previous, after: after[path], sensitive: false, drift: false });
+    fieldChanges.push({ path, before: previous, after: after[path], sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
   }
   const contentChanged = before !== null && before.content_hash !== file.contentHash;
   return change({
@@ -297,7 +304,7 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map
     fieldChanges,
     create: !before,
     reason: contentChanged ? 'content_changed' : undefined,
-    sensitivePaths: [],
+    sensitivePaths,
     requests: knowledgeRequests(file),
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),
@@ -321,7 +328,7 @@ function diffCredential(credential: DesiredCredential, input: DiffInput, owners:
     fieldChanges,
     create: !stateEntry,
     reason: stateEntry ? undefined : 'live_unknown',
-    sensitivePaths: ['api_key'],
+    sensitivePaths: entrySecretPaths('credential', []),
     requests: credentialRequests(credential),
     owners,
     liveFingerprint: fingerprint(input.salt, input.desired.manifestHash, stateEntry ?? null),

@@ -7,7 +7,7 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
 import { hashApplied } from '../state/types.js';
 import { comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
-import { getAtPath } from './paths.js';
+import { valueAtPath } from '../util/field-path.js';
 import type { LiveState } from './read-live.js';
 
 /**
@@ -39,7 +39,7 @@ export function agentFingerprint(
 
 /** The live files of an agent (`knowledge_base.files`), as the differ compares them. */
 export function liveKnowledgeFiles(config: unknown): string[] {
-  return (getAtPath(config, ['knowledge_base', 'files']) as string[] | undefined) ?? [];
+  return (valueAtPath(config, ['knowledge_base', 'files']) as string[] | undefined) ?? [];
 }
 
 /** Every resource's fingerprint from the service and the state file as they are now (`key`: the fingerprint key). */

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
-import { pathMatchesPattern } from '../schema/introspect.js';
 import { REDACTED } from '../util/redact.js';
-import { isAtOrUnder } from './paths.js';
+import { isDottedAtOrUnder, formatDotted, type PathSegment, type PatternCursor } from '../util/field-path.js';
+import { entrySecretPaths, secretPatternSet } from '../schema/sensitive.js';
 import { isPlainObject } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
 
@@ -56,17 +56,17 @@ export function withSecretFills(
   options: { address: string; patterns: readonly string[]; managed: readonly string[] },
 ): { body: Record<string, unknown>; fills: ValueFill[] } {
   const fills: ValueFill[] = [];
-  const walk = (value: unknown, at: Array<string | number>): unknown => {
-    const sensitive = at.length > 0 && options.patterns.some((pattern) => pathMatchesPattern(at, pattern));
-    if (Array.isArray(value) && !sensitive) return value.map((item, i) => walk(item, [...at, i]));
-    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key])]));
+  const walk = (value: unknown, at: PathSegment[], cursor: PatternCursor): unknown => {
+    const sensitive = at.length > 0 && cursor.covered;
+    if (Array.isArray(value) && !sensitive) return value.map((item, i) => walk(item, [...at, i], cursor.step(i)));
+    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key], cursor.step(key))]));
     if (!sensitive || value === null || value === undefined) return value;
-    const dotted = at.join('.');
-    const from = options.managed.some((managed) => isAtOrUnder(dotted, managed)) ? 'manifest' : 'live';
+    const dotted = formatDotted(at);
+    const from = options.managed.some((managed) => isDottedAtOrUnder(dotted, managed)) ? 'manifest' : 'live';
     fills.push({ at, value: { secret: { address: options.address, from, path: at } } });
     return REDACTED;
   };
-  return { body: walk(body, []) as Record<string, unknown>, fills };
+  return { body: walk(body, [], secretPatternSet(options.patterns).start()) as Record<string, unknown>, fills };
 }
 
 /** `POST /knowledge/set_agent_files`: file ids known now, or the id an upload of this plan returns. */
@@ -91,10 +91,8 @@ export function agentFilesRequest(
 export function phoneRequests(phone: DesiredPhone, options: { create: boolean; bind: boolean; after: readonly string[] }): PlannedRequest[] {
   const list = new RequestList(phone.address);
   if (options.create && phone.import) {
-    const { api_key: _key, api_secret: _secret, ...plain } = phone.import;
-    const body = { phone: phone.number, ...plain, api_key: REDACTED, api_secret: REDACTED };
-    const secret = (field: string): ValueFill => ({ at: [field], value: { secret: { address: phone.address, from: 'manifest', path: ['import', field] } } });
-    list.add({ operation: 'import_phone', method: 'POST', path: '/phones/import', body, fills: [secret('api_key'), secret('api_secret')] });
+    const { body, fills } = withEntrySecrets({ ...phone.import }, { address: phone.address, secrets: entrySecretPaths('phone', phone.sensitivePaths), under: ['import'] });
+    list.add({ operation: 'import_phone', method: 'POST', path: '/phones/import', body: { phone: phone.number, ...body }, fills });
   }
   if (options.bind && phone.agent) {
     list.add({
@@ -112,10 +110,11 @@ export function phoneRequests(phone: DesiredPhone, options: { create: boolean; b
 export function campaignRequests(campaign: DesiredCampaign, changed: ReadonlySet<string>, callerAfter: readonly string[]): PlannedRequest[] {
   const list = new RequestList(campaign.address);
   if (changed.has('name') || changed.has('include_metadata_in_prompt')) {
-    const body: Record<string, unknown> = {};
-    if (campaign.name !== undefined) body.name = campaign.name;
-    if (campaign.include_metadata_in_prompt !== undefined) body.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
-    list.add({ operation: 'edit_campaign_info', method: 'PUT', path: `/campaigns/${segment(campaign.id)}/info`, body });
+    const info: Record<string, unknown> = {};
+    if (campaign.name !== undefined) info.name = campaign.name;
+    if (campaign.include_metadata_in_prompt !== undefined) info.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
+    const { body, fills } = withEntrySecrets(info, { address: campaign.address, secrets: entrySecretPaths('campaign', campaign.sensitivePaths), under: [] });
+    list.add({ operation: 'edit_campaign_info', method: 'PUT', path: `/campaigns/${segment(campaign.id)}/info`, body, fills });
   }
   if (changed.has('caller') && campaign.caller !== undefined) {
     list.add({
@@ -132,26 +131,44 @@ export function campaignRequests(campaign: DesiredCampaign, changed: ReadonlySet
 /** One upload step: presign, the file to the upload target, then create_file with this record. */
 export function knowledgeRequests(file: DesiredKnowledgeFile): PlannedRequest[] {
   const list = new RequestList(file.address);
-  const body: Record<string, unknown> = {
+  const record: Record<string, unknown> = {
     filename: path.basename(file.path),
     content_hash: file.contentHash,
     name: file.name,
     file_type: file.mimeType,
     size: file.size,
   };
-  if (file.description !== undefined) body.description = file.description;
-  list.add({ operation: 'upload_knowledge_file', method: 'POST', path: '/knowledge/create_file', body });
+  if (file.description !== undefined) record.description = file.description;
+  const { body, fills } = withEntrySecrets(record, { address: file.address, secrets: entrySecretPaths('knowledge', file.sensitivePaths), under: [] });
+  list.add({ operation: 'upload_knowledge_file', method: 'POST', path: '/knowledge/create_file', body, fills });
   return list.requests;
 }
 
 export function credentialRequests(credential: DesiredCredential): PlannedRequest[] {
   const list = new RequestList(credential.address);
-  list.add({
-    operation: 'set_credential',
-    method: 'POST',
-    path: '/user/credentials',
-    body: { provider: credential.provider, api_key: REDACTED },
-    fills: [{ at: ['api_key'], value: { secret: { address: credential.address, from: 'manifest', path: ['api_key'] } } }],
-  });
+  const { body, fills } = withEntrySecrets({ provider: credential.provider, api_key: credential.apiKey }, { address: credential.address, secrets: entrySecretPaths('credential', []), under: [] });
+  list.add({ operation: 'set_credential', method: 'POST', path: '/user/credentials', body, fills });
   return list.requests;
+}
+
+/**
+ * A flat body from a manifest entry's values (found `under` a path of the entry: a phone's
+ * `import`) with every value at a secret place of the entry (`secrets`: dotted from the entry, see
+ * src/schema/sensitive.ts) replaced by the redaction marker, and the fills that put the values
+ * back at apply, read from the manifests again.
+ */
+function withEntrySecrets(
+  values: Record<string, unknown>,
+  entry: { address: string; secrets: readonly string[]; under: readonly string[] },
+): { body: Record<string, unknown>; fills: ValueFill[] } {
+  const secret = secretPatternSet(entry.secrets);
+  const fills: ValueFill[] = [];
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const place = [...entry.under, key];
+    const hidden = value !== undefined && value !== null && secret.covers(place);
+    body[key] = hidden ? REDACTED : value;
+    if (hidden) fills.push({ at: [key], value: { secret: { address: entry.address, from: 'manifest', path: place } } });
+  }
+  return { body, fills };
 }

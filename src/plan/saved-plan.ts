@@ -7,6 +7,7 @@
 import { VoxformError } from '../errors.js';
 import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
+import type { PathSegment } from '../util/field-path.js';
 
 const KINDS: readonly ResourceKind[] = ['agent', 'phone', 'campaign', 'knowledge', 'credential'];
 const ACTIONS: readonly Action[] = ['create', 'update', 'no-op'];
@@ -40,8 +41,8 @@ const oneOf =
   <T extends string>(values: readonly T[]) =>
   (v: unknown): v is T =>
     typeof v === 'string' && (values as readonly string[]).includes(v);
-const isPathPart = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
-const isPath = (v: unknown): v is Array<string | number> => Array.isArray(v) && v.every(isPathPart);
+const isPathPart = (v: unknown): v is PathSegment => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
+const isPath = (v: unknown): v is PathSegment[] => Array.isArray(v) && v.every(isPathPart);
 
 function readFill(value: unknown, where: string): ValueFill {
   if (!isPlainObject(value)) throw new Malformed(`${where}: a fill is not an object`);

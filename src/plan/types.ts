@@ -6,6 +6,8 @@
  * that may are listed by path and redacted when rendered or saved.
  */
 
+import type { PathSegment } from '../util/field-path.js';
+
 /** The kinds of resource a manifest manages, as they appear in addresses (`agent.front-desk`). */
 export type ResourceKind = 'agent' | 'phone' | 'campaign' | 'knowledge' | 'credential';
 
@@ -64,12 +66,12 @@ export type RequestOperation =
  *   apply). `path` is the value's place in the resource (`['config', 'tools', 0, 'header']`).
  * - `resultOf`: the id returned by an earlier request of the plan (a new knowledge file's id).
  */
-export type FillSource = { secret: { address: string; from: 'manifest' | 'live'; path: Array<string | number> } } | { resultOf: string };
+export type FillSource = { secret: { address: string; from: 'manifest' | 'live'; path: PathSegment[] } } | { resultOf: string };
 
 /** One value apply puts into a body before sending it; the planned body holds a placeholder there. */
 export interface ValueFill {
   /** The place in the body (keys and array indices). */
-  at: Array<string | number>;
+  at: PathSegment[];
   value: FillSource;
 }
 

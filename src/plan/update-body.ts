@@ -1,7 +1,7 @@
 import type { Agent, UpdateAgentRequest } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { isUnchanged } from './compare.js';
-import { deepClone, getAtPath, setAtPath, splitPath } from './paths.js';
+import { joinDotted, parseDotted, setAtPath, valueAtPath } from '../util/field-path.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
 
@@ -29,13 +29,13 @@ export function agentUpdateBody(
   let nameChanged = false;
   for (const path of changedPaths) {
     if (path === 'name') nameChanged = true;
-    else if (path.startsWith('config.')) changedTopKeys.add(splitPath(path)[1] as string);
+    else if (path.startsWith('config.')) changedTopKeys.add(parseDotted(path)[1] as string);
   }
   if (!nameChanged && changedTopKeys.size === 0) return undefined;
 
   const config: JsonObject = {};
   for (const top of changedTopKeys) {
-    const topPath = `config.${top}`;
+    const topPath = joinDotted('config', top);
     if (fields.has(topPath)) {
       config[top] = deepClone(fields.get(topPath));
       continue;
@@ -44,17 +44,21 @@ export function agentUpdateBody(
     const subtree: JsonObject = isPlainObject(liveSubtree) ? deepClone(liveSubtree) : {};
     for (const [path, value] of fields) {
       if (!path.startsWith(`${topPath}.`)) continue;
-      setAtPath(subtree, splitPath(path).slice(2), value === null ? undefined : deepClone(value));
+      setAtPath(subtree, parseDotted(path).slice(2), value === null ? undefined : deepClone(value));
     }
     config[top] = subtree;
   }
   return { name: agent.name ?? comparable.name, config };
 }
 
+function deepClone<T>(value: T): T {
+  return value === undefined ? value : (structuredClone(value) as T);
+}
+
 /** The update body for `agent` against a live agent, finding the changed fields itself. */
 export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentRequest | undefined {
   const comparable = comparableLiveAgent(live);
   const fields = desiredAgentFields(agent);
-  const changed = [...fields].filter(([path, value]) => !isUnchanged(value, getAtPath(comparable, splitPath(path)))).map(([path]) => path);
+  const changed = [...fields].filter(([path, value]) => !isUnchanged(value, valueAtPath(comparable, parseDotted(path)))).map(([path]) => path);
   return agentUpdateBody(agent, comparable, changed, fields);
 }

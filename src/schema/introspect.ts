@@ -1,4 +1,5 @@
 import { loadSchemas, type JsonSchema } from './load.js';
+import type { FieldPath } from '../util/field-path.js';
 
 /**
  * What a schema says about one place in an instance, with `$ref`, `allOf` and `anyOf` folded in.
@@ -91,7 +92,7 @@ export function propertyNode(node: SchemaNode, name: string): SchemaNode | undef
 }
 
 /** The node at a path (property names and array indexes), or undefined past the schema's knowledge. */
-export function nodeAt(node: SchemaNode, path: ReadonlyArray<string | number>): SchemaNode | undefined {
+export function nodeAt(node: SchemaNode, path: FieldPath): SchemaNode | undefined {
   let current: SchemaNode | undefined = node;
   for (const part of path) {
     if (!current) return undefined;
@@ -106,8 +107,8 @@ export function knownProperties(node: SchemaNode): string[] {
 }
 
 /**
- * Paths (dotted, `[]` for any array element, `*` for any map key) of every value marked
- * `x-sensitive` (or `readOnly`, with `flag: 'readOnly'`) under a definition.
+ * Field patterns (src/util/field-path.ts: dotted, `[]` for any array element, `*` for any map key)
+ * of every value marked `x-sensitive` (or `readOnly`, with `flag: 'readOnly'`) under a definition.
  */
 export function flaggedPaths(name: string, flag: 'sensitive' | 'readOnly', root: Root = 'service'): string[] {
   const found: string[] = [];
@@ -129,18 +130,6 @@ export function flaggedPaths(name: string, flag: 'sensitive' | 'readOnly', root:
   };
   walk(schemaNode(name, root), '');
   return found;
-}
-
-/** Whether a concrete path (e.g. ['tools', 0, 'header', 'x-token']) lies at or under a flagged pattern. */
-export function pathMatchesPattern(path: ReadonlyArray<string | number>, pattern: string): boolean {
-  const parts = pattern.match(/[^.[\]]+|\[\]/g) ?? [];
-  if (parts.length > path.length) return false;
-  return parts.every((part, i) => {
-    const actual = path[i];
-    if (part === '[]') return typeof actual === 'number';
-    if (part === '*') return typeof actual === 'string';
-    return String(actual) === part;
-  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import * as validators from './validators.gen.js';
+import type { PathSegment } from '../util/field-path.js';
 
 /** An Ajv validate function, as generated ahead of time into validators.gen.ts. */
 interface ValidateFunction {
@@ -12,7 +13,7 @@ const generated = validators as unknown as Record<string, ValidateFunction | und
 /** One problem found by a schema, with the instance path as a list (FastAPI's `loc` style). */
 export interface SchemaIssue {
   /** Path to the offending value; for an unknown or missing property it ends with that property's name. */
-  path: Array<string | number>;
+  path: PathSegment[];
   /** `unknown_property`, `missing_property`, `type`, `enum`, `const`, `pattern`, `maxLength`, … (Ajv's keyword otherwise). */
   keyword: string;
   /** A short sentence without the path, e.g. "must be string". */
@@ -41,7 +42,7 @@ export function validateAgainstManifestDef(name: string, value: unknown): Schema
   return run(`manifest_${name}`, 'manifest schema definition', value);
 }
 
-function pointerToPath(pointer: string): Array<string | number> {
+function pointerToPath(pointer: string): PathSegment[] {
   if (pointer === '') return [];
   return pointer
     .slice(1)

@@ -1,37 +1,25 @@
 /**
  * The agent templates: `templates/<name>/template.yaml` (description, variables, an AgentSpec
  * fragment) beside the Markdown prompt it includes. Reading a template checks its whole shape, so a
- * broken template fails here, with `file:line:col`, and never halfway through `voxform init`.
+ * broken template fails here, with `file:line:col`, and never halfway through `voxform init`. The
+ * files are read by template-files.ts, the reader a manifest's `template:` uses too (same guards,
+ * same limits).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { variablesIn } from './substitute.js';
+import { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
+import { readTemplateFile, readTemplateInclude, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
+import { checkTemplateShape, type DeclaredVariable, type TemplateProblem } from './template-shape.js';
+import { locationOf, nodeAtPlace } from './yaml-place.js';
 
-/** The package's own templates; the same relative place from src/ (tests) and dist/ (the package). */
-export const defaultTemplatesDir = fileURLToPath(new URL('../../templates/', import.meta.url));
+export { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
+export { RESERVED_VARIABLES, type VariableValue } from './template-shape.js';
 
-export const TEMPLATE_FILE = 'template.yaml';
-
-/**
- * Variables every scaffold has without a template declaring them: `voxform init` asks for the id of
- * the live agent the new manifest adopts. A template may not declare or use them, because a
- * manifest's `template:` + `vars:` expansion has no such values.
- */
-export const RESERVED_VARIABLES: readonly string[] = ['agent_id'];
-
-export type VariableValue = string | number | boolean;
-
-export interface TemplateVariable {
-  name: string;
-  description: string;
-  /** True when the template has no default for it: `init` and `vars:` must give a value. */
-  required: boolean;
-  default: VariableValue | undefined;
-}
+export type TemplateVariable = DeclaredVariable;
 
 export interface Template {
   /** The folder's name (`receptionist`), or the path given for a template outside the catalog. */
@@ -53,11 +41,6 @@ export interface Template {
   prompt: { file: string; text: string } | undefined;
 }
 
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const TOP_KEYS = ['description', 'variables', 'agent'];
-const VARIABLE_KEYS = ['description', 'required', 'default'];
-/** What of an AgentSpec a template may set: `id`, `template` and `vars` belong to the manifest. */
-const AGENT_KEYS = ['name', 'config', 'knowledge', 'ignore'];
 
 /** Whether a `--template` value names a folder rather than a template of the catalog. */
 export function isTemplatePath(name: string): boolean {
@@ -66,25 +49,26 @@ export function isTemplatePath(name: string): boolean {
 
 /** Names of the templates in a folder (sub-folders holding a template.yaml), sorted. */
 export function templateNames(dir: string = defaultTemplatesDir): string[] {
-  let entries: string[];
   try {
-    entries = readdirSync(dir);
+    readdirSync(dir);
   } catch (error) {
     throw new VoxformError('template_dir_unreadable', `Cannot read the templates folder ${dir}: ${(error as Error).message}.`);
   }
-  return entries.filter((entry) => existsSync(path.join(dir, entry, TEMPLATE_FILE))).sort();
+  return templateNamesIn(dir);
 }
 
 /** Every template of a folder, read and checked. */
-export function listTemplates(dir: string = defaultTemplatesDir): Template[] {
-  return templateNames(dir).map((name) => readTemplateAt(path.join(dir, name), name));
+export async function listTemplates(dir: string = defaultTemplatesDir): Promise<Template[]> {
+  const templates: Template[] = [];
+  for (const name of templateNames(dir)) templates.push(await readTemplateAt(path.join(dir, name), name));
+  return templates;
 }
 
 /**
  * A template by name (from `dir`, the package's templates by default) or by path (`./my/template`,
  * relative to `cwd`). An unknown name is an error listing the templates, with a suggestion.
  */
-export function readTemplate(name: string, options: { dir?: string; cwd?: string } = {}): Template {
+export async function readTemplate(name: string, options: { dir?: string; cwd?: string } = {}): Promise<Template> {
   if (isTemplatePath(name)) {
     const folder = path.resolve(options.cwd ?? process.cwd(), name);
     if (!existsSync(path.join(folder, TEMPLATE_FILE))) {
@@ -108,14 +92,11 @@ export function readTemplate(name: string, options: { dir?: string; cwd?: string
 }
 
 /** Reads and checks one template folder. */
-export function readTemplateAt(dir: string, name: string = path.basename(dir)): Template {
-  const file = path.join(dir, TEMPLATE_FILE);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new VoxformError('template_invalid', `Cannot read ${file}: ${(error as Error).message}.`);
-  }
+export async function readTemplateAt(dir: string, name: string = path.basename(dir)): Promise<Template> {
+  const folderRoot = await templateRoot(dir);
+  const read = await readTemplateFile(dir, folderRoot);
+  const text = readText(read, name);
+  const file = read.file;
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   const where = (node: Node | null | undefined): SourceLocation => locate(file, lineCounter, node?.range?.[0] ?? 0);
@@ -129,30 +110,16 @@ export function readTemplateAt(dir: string, name: string = path.basename(dir)): 
       location: locate(file, lineCounter, syntax.pos[0]),
     });
   }
-  const root = document.contents;
-  if (!isMap(root)) return fail(root, `${TEMPLATE_FILE} must be a mapping with description, variables and agent.`);
-  checkKeys(root, TOP_KEYS, 'at the top of template.yaml', fail);
-
-  const descriptionNode = root.get('description', true);
-  const description: unknown = isScalar(descriptionNode) ? descriptionNode.value : undefined;
-  if (typeof description !== 'string' || description.trim() === '') return fail(descriptionNode ?? root, 'needs a one-line description.');
-  if (description.trim().includes('\n')) return fail(descriptionNode, 'the description must be one line.');
-
-  const variables = readVariables(root.get('variables', true), fail);
-
-  const agent = root.get('agent', true);
-  if (!isMap(agent)) return fail(agent ?? root, 'needs an agent: a mapping with name and config (an agent of a manifest, without id).');
-  for (const pair of agent.items) {
-    const key = keyName(pair.key);
-    if (key === 'id') fail(pair.key as Node, 'a template must not set id: each manifest adopts its own live agent.');
-    if (key === 'template' || key === 'vars') fail(pair.key as Node, `a template must not set ${key}: templates do not nest.`);
-  }
-  checkKeys(agent, AGENT_KEYS, 'in agent', fail);
+  const shape = checkTemplateShape(plainValue(document, name, file));
+  const [problem] = shape.problems;
+  if (problem) throw problemError(problem, name, { document, lineCounter, file });
+  const agent = document.get('agent', true) as YAMLMap;
+  const { description, variables } = shape;
 
   const declared = new Set(variables.map((v) => v.name));
   checkPlaceholders(agent, declared, { text, file, lineCounter }, name);
 
-  const prompt = readPromptInclude(agent, dir, fail);
+  const prompt = await readPromptInclude(agent, { dir, root: folderRoot }, fail);
   if (prompt) {
     for (const [index, line] of prompt.text.split('\n').entries()) {
       for (const used of variablesIn(line)) {
@@ -163,54 +130,25 @@ export function readTemplateAt(dir: string, name: string = path.basename(dir)): 
     }
   }
 
-  return { name, dir, file, description: description.trim(), variables, document, lineCounter, prompt };
+  return { name, dir, file, description, variables, document, lineCounter, prompt };
 }
 
 type Fail = (node: Node | null | undefined, message: string) => never;
 
-function readVariables(node: unknown, fail: Fail): TemplateVariable[] {
-  if (node === undefined || node === null) return [];
-  if (!isMap(node)) return fail(node as Node, 'variables must be a mapping of name → { description, required | default }.');
-  const variables: TemplateVariable[] = [];
-  for (const pair of node.items) {
-    const name = keyName(pair.key);
-    const keyNode = pair.key as Node;
-    if (name === undefined || !VARIABLE_NAME.test(name)) fail(keyNode, `the variable name "${String(name)}" must be letters, digits and _, not starting with a digit.`);
-    const varName = name as string;
-    if (RESERVED_VARIABLES.includes(varName)) fail(keyNode, `${varName} is built in (every \`voxform init\` asks for it); remove it from variables.`);
-    const spec = pair.value;
-    if (!isMap(spec)) return fail((spec as Node | null) ?? keyNode, `variable ${varName} must be a mapping with a description and required: true or a default.`);
-    checkKeys(spec, VARIABLE_KEYS, `in variable ${varName}`, fail);
-    const descNode = spec.get('description', true);
-    const description = isScalar(descNode) ? descNode.value : undefined;
-    if (typeof description !== 'string' || description.trim() === '') fail(descNode ?? keyNode, `variable ${varName} needs a description.`);
-    const requiredNode = spec.get('required', true);
-    const required = isScalar(requiredNode) ? requiredNode.value : undefined;
-    if (requiredNode !== undefined && typeof required !== 'boolean') fail(requiredNode, `required of variable ${varName} must be true or false.`);
-    const defaultNode = spec.get('default', true);
-    const defaultValue = isScalar(defaultNode) ? defaultNode.value : undefined;
-    if (defaultNode !== undefined && !['string', 'number', 'boolean'].includes(typeof defaultValue)) {
-      fail(defaultNode, `the default of variable ${varName} must be a string, a number or a boolean.`);
-    }
-    if (required === true && defaultNode !== undefined) fail(requiredNode, `variable ${varName} is required and has a default; keep one of the two.`);
-    if (required !== true && defaultNode === undefined) fail(keyNode, `variable ${varName} needs required: true or a default.`);
-    variables.push({
-      name: varName,
-      description: (description as string).trim(),
-      required: required === true,
-      default: defaultValue as VariableValue | undefined,
-    });
+/** The document as plain data for the shape check (its alias limit is the yaml library's). */
+function plainValue(document: Document.Parsed, name: string, file: string): unknown {
+  try {
+    return document.toJS();
+  } catch (error) {
+    throw new VoxformError('template_invalid', `Template ${name}: ${firstLine((error as Error).message)}`, { location: { file, line: 1, col: 1 } });
   }
-  return variables;
 }
 
-function checkKeys(map: YAMLMap, allowed: readonly string[], where: string, fail: Fail): void {
-  for (const pair of map.items) {
-    const key = keyName(pair.key);
-    if (key !== undefined && allowed.includes(key)) continue;
-    const suggestion = key === undefined ? undefined : didYouMean(key, allowed);
-    fail(pair.key as Node, `"${String(key)}" is not known ${where}${suggestion ? `; did you mean "${suggestion}"?` : ` (expected ${allowed.join(', ')}).`}`);
-  }
+/** The error for the first problem the shape check found, at its place in the file. */
+function problemError(problem: TemplateProblem, name: string, parsed: { document: Document.Parsed; lineCounter: LineCounter; file: string }): VoxformError {
+  const node = problem.places.map((place) => nodeAtPlace(parsed.document, place.path, place.at)).find((found) => found !== undefined) ?? parsed.document.contents;
+  const sentence = /[.?!]$/.test(problem.message) ? problem.message : `${problem.message}.`;
+  return new VoxformError('template_invalid', `Template ${name}: ${sentence}`, { location: locationOf(parsed.file, parsed.lineCounter, node) });
 }
 
 /** Every `{{name}}` in the agent's keys and values must be a declared variable. */
@@ -242,8 +180,24 @@ function unknownVariable(template: string, variable: string, declared: string[],
   );
 }
 
-/** The prompt file of `config.prompt: { file }`, resolved inside the template's folder and read. */
-function readPromptInclude(agent: YAMLMap, dir: string, fail: Fail): { file: string; text: string } | undefined {
+/** The text of a template file read, or the error for why not. */
+function readText(read: TemplateFileOutcome, name: string): string {
+  if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`);
+  if (read.invalidUtf8At !== undefined) {
+    const { line, col } = lineColumn(read.text, read.invalidUtf8At);
+    throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} is not valid UTF-8 text; save it as UTF-8.`, { location: { file: read.file, line, col } });
+  }
+  return read.text;
+}
+
+function lineColumn(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { line: before.split('\n').length, col: offset - lineStart + 1 };
+}
+
+/** The prompt file of `config.prompt: { file }`, read inside the template's folder (template-files.ts). */
+async function readPromptInclude(agent: YAMLMap, folder: { dir: string; root: string }, fail: Fail): Promise<{ file: string; text: string } | undefined> {
   const config = agent.get('config', true);
   if (!isMap(config)) return undefined;
   const prompt = config.get('prompt', true);
@@ -251,16 +205,13 @@ function readPromptInclude(agent: YAMLMap, dir: string, fail: Fail): { file: str
   const fileNode = prompt.get('file', true);
   const relative = isScalar(fileNode) ? fileNode.value : undefined;
   if (typeof relative !== 'string' || relative === '') return fail(fileNode ?? prompt, 'config.prompt.file must be a path relative to the template folder.');
-  const file = path.resolve(dir, relative);
-  const inside = path.relative(dir, file);
-  if (inside.startsWith('..') || path.isAbsolute(inside)) return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
-  if (!existsSync(file) || !statSync(file).isFile()) return fail(fileNode, `the prompt file ${relative} does not exist.`);
-  return { file, text: readFileSync(file, 'utf8') };
-}
-
-function keyName(key: unknown): string | undefined {
-  if (isScalar(key) && (typeof key.value === 'string' || typeof key.value === 'number')) return String(key.value);
-  return undefined;
+  if (path.isAbsolute(relative)) return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
+  const read = await readTemplateInclude(folder.dir, folder.root, relative);
+  if (read.ok && read.invalidUtf8At === undefined) return { file: read.file, text: read.text };
+  if (read.ok) return fail(fileNode, `the prompt file ${relative} is not valid UTF-8 text; save it as UTF-8.`);
+  if (read.reason === 'outside') return fail(fileNode, `the prompt file ${relative} must be inside the template folder.`);
+  if (read.reason === 'missing') return fail(fileNode, `the prompt file ${relative} does not exist.`);
+  return fail(fileNode, `the prompt file ${relative} ${read.message}.`);
 }
 
 function locate(file: string, lineCounter: LineCounter, offset: number): SourceLocation {

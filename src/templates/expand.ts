@@ -4,9 +4,11 @@
  * Works on a copy of the template's YAML nodes, so the template's comments and styles carry over
  * into what `voxform init` writes.
  */
-import { isMap, isNode, isScalar, Scalar, visit, type Node, type YAMLMap } from 'yaml';
+import { Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { validateAgainstManifestDef } from '../schema/validate.js';
+import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { locationOf, nodeAlong } from './yaml-place.js';
 import type { Template, TemplateVariable, VariableValue } from './catalog.js';
 import { substituteText, substituteValue, type TemplateVars } from './substitute.js';
 
@@ -82,7 +84,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   const issues = validateAgainstManifestDef('AgentSpec', agent);
   const issue = issues[0];
   if (issue) {
-    const where = issue.path.length > 0 ? `agent.${issue.path.join('.')} ` : 'the agent ';
+    const where = issue.path.length > 0 ? `agent.${formatDotted(issue.path)} ` : 'the agent ';
     throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${where}${issue.message}.`, {
       location: locateIn(template, ['agent', ...issue.path], issue.keyword === 'unknown_property' ? 'key' : 'value'),
       hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',
@@ -96,17 +98,6 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
  * The location in template.yaml of the deepest node that exists along a path: the value there, or
  * with `at: 'key'` the key naming it (an unknown field is the key's fault, not its value's).
  */
-export function locateIn(template: Template, path: ReadonlyArray<string | number>, at: 'key' | 'value' = 'value'): SourceLocation {
-  let found: Node | undefined;
-  if (at === 'key' && path.length > 0) {
-    const parent = template.document.getIn(path.slice(0, -1), true);
-    const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]) : undefined;
-    if (pair && isNode(pair.key)) found = pair.key;
-  }
-  for (let depth = path.length; depth >= 0 && !found; depth--) {
-    const candidate = template.document.getIn(path.slice(0, depth), true);
-    if (isNode(candidate)) found = candidate;
-  }
-  const { line, col } = template.lineCounter.linePos(found?.range?.[0] ?? 0);
-  return { file: template.file, line, col };
+export function locateIn(template: Template, path: FieldPath, at: 'key' | 'value' = 'value'): SourceLocation {
+  return locationOf(template.file, template.lineCounter, nodeAlong(template.document, path, at));
 }

@@ -11,6 +11,7 @@ import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js'
 import { bundleManifestSchema } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { formatDotted } from '../util/field-path.js';
 import type { Template, VariableValue } from './catalog.js';
 import { expandTemplate } from './expand.js';
 import { GITIGNORE_ENTRIES, mergeGitignore } from './gitignore.js';
@@ -80,7 +81,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
 
   const issue = validateAgainst('Manifest', doc.toJS())[0];
   if (issue) {
-    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid manifest: ${issue.path.join('.')} ${issue.message}.`, {
+    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid manifest: ${formatDotted(issue.path)} ${issue.message}.`, {
       location: { file: template.file, line: 1, col: 1 },
     });
   }

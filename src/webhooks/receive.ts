@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse } from '../schema/types.gen.js';
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { isPlainObject } from '../util/json-object.js';
+import { formatDotted } from '../util/field-path.js';
 
 export type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse };
 
@@ -75,7 +76,7 @@ function rejectHeaders(headers: IncomingHeaders, options: WebhookCheckOptions): 
 }
 
 function describeIssue(issue: SchemaIssue, root: string): string {
-  return `${issue.path.length > 0 ? issue.path.join('.') : root} ${issue.message}`;
+  return `${issue.path.length > 0 ? formatDotted(issue.path) : root} ${issue.message}`;
 }
 
 /**

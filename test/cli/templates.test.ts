@@ -9,7 +9,7 @@ describe('voxform templates', () => {
     const result = await runCli(['templates']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    for (const template of listTemplates()) {
+    for (const template of await listTemplates()) {
       expect(result.stdout).toContain(`${template.name}\n  ${template.description}\n`);
       for (const variable of template.variables) {
         expect(result.stdout).toMatch(new RegExp(`\\n    ${variable.name} +${variable.required ? 'required' : 'optional'}  `));
@@ -23,7 +23,7 @@ describe('voxform templates', () => {
 
 describe('template: + vars: in a manifest', () => {
   test('every template loads, validates, applies to the embedded emulator and then plans to no changes', async () => {
-    const agents = listTemplates().map((template, index) => ({
+    const agents = (await listTemplates()).map((template, index) => ({
       [template.name]: { id: `-OKspareAgent000000${index + 1}`, template: template.name, vars: SAMPLE_VALUES[template.name] },
     }));
     expect(agents.length).toBeLessThanOrEqual(5); // one spare agent of the seed each

@@ -19,12 +19,13 @@ export function desiredAgent(localName: string, partial: Partial<DesiredAgent> =
 }
 
 export function desiredPhone(number: string, partial: Partial<DesiredPhone> = {}): DesiredPhone {
-  return { kind: 'phone', address: `phone.${number}`, source: here, number, agent: undefined, import: undefined, ...partial };
+  return { kind: 'phone', address: `phone.${number}`, source: here, number, agent: undefined, import: undefined, sensitivePaths: [], ...partial };
 }
 
 export function desiredCampaign(localName: string, partial: Partial<DesiredCampaign> = {}): DesiredCampaign {
   return {
     kind: 'campaign',
+    sensitivePaths: [],
     address: `campaign.${localName}`,
     source: here,
     localName,

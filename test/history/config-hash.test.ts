@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configurationHash, normalizeAgentConfig } from '../../src/history/config-hash.js';
-import { pathPatternMatcher } from '../../src/history/path-patterns.js';
+import { PatternSet } from '../../src/util/field-path.js';
 
 describe('configurationHash', () => {
   const config = {
@@ -22,8 +22,9 @@ describe('configurationHash', () => {
     expect(configurationHash(config, { maskPaths: ['tools.0.webhook'] })).not.toBe(configurationHash(config));
   });
 
-  it('matches patterns as pathMatchesPattern does: [] an index, * a key, at or under', () => {
-    const matches = pathPatternMatcher(['tools[].header', 'a.*.b', 'x.0']);
+  it('masks by the one pattern type (src/util/field-path.ts): [] an index, * a key, at or under', () => {
+    const set = new PatternSet(['tools[].header', 'a.*.b', 'x.0']);
+    const matches = (path: Array<string | number>) => set.covers(path);
     expect(matches(['tools', 0, 'header'])).toBe(true);
     expect(matches(['tools', 0, 'header', 'authorization'])).toBe(true);
     expect(matches(['tools', 'k', 'header'])).toBe(false);

@@ -294,6 +294,23 @@ describe('loadManifests: ${env:…}', () => {
     const expected = createHash('sha256').update('openai\0sk-openai-1').digest('hex');
     expect(credential).toMatchObject({ address: 'credential.openai', apiKey: 'sk-openai-1', fingerprint: `sha256:${expected}` });
   });
+
+  it("marks a phone's import fields secret: the schema's keys, and any value from the environment", async () => {
+    const result = await loadTree(
+      { 'voxform.yaml': `phones:\n  "+15551230001":\n    import: { country: US, region: "\${env:TW_REGION}", api_key: "\${env:TW_KEY}", api_secret: "\${env:TW_SECRET}" }\n` },
+      { env: { TW_REGION: 'planted-region', TW_KEY: 'tw-key-2', TW_SECRET: 'tw-secret-2' } },
+    );
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.phones.get('+15551230001')?.sensitivePaths.sort()).toEqual(['import.api_key', 'import.api_secret', 'import.region']);
+    expect(result.state?.secrets).toContain('planted-region');
+  });
+
+  it("marks a campaign's values from the environment secret", async () => {
+    const yaml = `${AGENT}phones:\n  "+15551230001": { agent: front-desk }\ncampaigns:\n  spring: { id: cmp_1, name: "\${env:CAMPAIGN_NAME}", caller: "+15551230001" }\n`;
+    const result = await loadTree({ 'voxform.yaml': yaml }, { env: { CAMPAIGN_NAME: 'planted-campaign' } });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.campaigns.get('spring')?.sensitivePaths).toEqual(['name']);
+  });
 });
 
 describe('loadManifests: prompt includes and knowledge files', () => {

@@ -1,6 +1,7 @@
 /**
  * The published package, as a user gets it: `npm pack`, installed from the tarball into an empty
- * folder, then the first steps of the README (init, apply on the embedded emulator, plan). Nothing is
+ * folder, then the first steps of the README (init, apply on the embedded emulator, plan) and an
+ * HTML call report (its chart library comes from the installed dependencies). Nothing is
  * downloaded: npm installs the dependencies from its cache, which `npm ci` filled.
  */
 import { spawn } from 'node:child_process';
@@ -64,7 +65,11 @@ describe('the packed tarball', () => {
     const plan = await voxform('plan', '--local');
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes.');
-    for (const step of [init, apply, plan]) expect(packageWarnings(step.stderr)).toEqual([]);
+    // The call report's HTML inlines its chart library from the installed dependency.
+    const report = await voxform('report', '--local', '--format', 'html', '--out', 'report.html');
+    expect(report.code, report.stderr).toBe(0);
+    expect(await readFile(path.join(project, 'report.html'), 'utf8')).toContain('uPlot');
+    for (const step of [init, apply, plan, report]) expect(packageWarnings(step.stderr)).toEqual([]);
 
     const installed = path.join(project, 'node_modules/voxform');
     const files = await filesUnder(installed);

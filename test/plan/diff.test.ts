@@ -178,6 +178,7 @@ describe('knowledge files and credentials', () => {
     contentHash: 'sha256:new',
     size: 10,
     mimeType: 'text/markdown',
+    sensitivePaths: [],
   };
   const credential = {
     kind: 'credential' as const,

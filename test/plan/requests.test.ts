@@ -5,6 +5,11 @@ import type { ResourceChange } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
+import { planOf } from '../helpers/plan.js';
+import { DesiredIndex } from '../../src/apply/resources.js';
+import { filledBody } from '../../src/apply/fills.js';
+import { formatDotted } from '../../src/util/field-path.js';
+import { renderPlanText } from '../../src/plan/render-text.js';
 
 const here = { file: 'voxform.yaml', line: 1, col: 1 };
 const liveAgent = (id: string, config: Agent['config']): Agent => ({ id, name: 'Front desk', config, created_at: 1 });
@@ -14,6 +19,83 @@ function byAddress(changes: ResourceChange[]): Record<string, ResourceChange> {
 }
 
 describe('planned requests', () => {
+  it("holds a campaign's and a knowledge file's values from ${env:…} as references, filled in from the manifests at apply", () => {
+    const campaign = desiredCampaign('spring', { name: 'planted-campaign-3131', include_metadata_in_prompt: true, sensitivePaths: ['name'] });
+    const file = {
+      kind: 'knowledge' as const,
+      address: 'knowledge.faq',
+      source: here,
+      localName: 'faq',
+      path: '/project/docs/faq.md',
+      name: 'FAQ',
+      description: 'planted-description-4242',
+      contentHash: 'sha256:c0ffee',
+      size: 12,
+      mimeType: 'text/markdown',
+      sensitivePaths: ['description'],
+    };
+    const desired = desiredState({ campaigns: [campaign], knowledge: [file] });
+    const { changes } = diffStates({ desired, live: { agents: new Map(), phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    const c = byAddress(changes);
+    const info = c['campaign.spring']!.requests[0]!;
+    const upload = c['knowledge.faq']!.requests[0]!;
+    expect(info.body).toEqual({ name: '(sensitive)', include_metadata_in_prompt: true });
+    expect(upload.body).toMatchObject({ name: 'FAQ', description: '(sensitive)' });
+    const plan = planOf(changes);
+    const shown = renderPlanJson(plan) + renderPlanText(plan, { color: false }) + JSON.stringify(changes.map((change) => change.requests));
+    for (const secret of ['planted-campaign-3131', 'planted-description-4242']) expect(shown).not.toContain(secret);
+    const context = { resources: new DesiredIndex(desired), live: { agents: new Map(), phones: [] }, results: new Map<string, string>() };
+    expect(filledBody(info, context)).toEqual({ name: 'planted-campaign-3131', include_metadata_in_prompt: true });
+    expect(filledBody(upload, context)).toMatchObject({ description: 'planted-description-4242' });
+  });
+
+  it('keeps a map key holding a dot one field: compared, sent and kept secret as that key', () => {
+    const desired = (value: string) =>
+      desiredAgent('front', { id: 'a1', config: { voice: { settings: { 'api.key': value } } }, sensitivePaths: [formatDotted(['voice', 'settings', 'api.key'])] });
+    const live = liveAgent('a1', { voice: { settings: { 'api.key': 'planted-old-5151' } } } as Agent['config']);
+    const planFor = (agent: ReturnType<typeof desired>) =>
+      diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map([['a1', live]]), phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    expect(planFor(desired('planted-old-5151')).changes[0]!.action).toBe('no-op');
+    const change = planFor(desired('planted-new-6262')).changes[0]!;
+    expect(change.fieldChanges.map((f) => [f.path, f.sensitive])).toEqual([['config.voice.settings.api\\.key', true]]);
+    expect(change.requests[0]).toMatchObject({
+      body: { name: 'Front desk', config: { voice: { settings: { 'api.key': '(sensitive)' } } } },
+      fills: [{ at: ['config', 'voice', 'settings', 'api.key'], value: { secret: { address: 'agent.front', from: 'manifest', path: ['config', 'voice', 'settings', 'api.key'] } } }],
+    });
+    const plan = planOf([change]);
+    const shown = renderPlanJson(plan) + renderPlanText(plan, { color: false });
+    for (const secret of ['planted-old-5151', 'planted-new-6262']) expect(shown).not.toContain(secret);
+  });
+
+  it('holds a phone import field filled from ${env:…} as a reference, like the schema-marked keys', () => {
+    const phone = desiredPhone('+15550000002', {
+      import: { provider: 'twilio', country: 'US', region: 'planted-region-4411', api_key: 'key-secret-3', api_secret: 'secret-secret-4' },
+      sensitivePaths: ['import.region'],
+    });
+    const { changes } = diffStates({
+      desired: desiredState({ phones: [phone] }),
+      live: { agents: new Map(), phones: [] },
+      state: emptyWorkspace(),
+      salt: 'salt',
+      baseUrl: 'local',
+      files: [],
+    });
+    const [importRequest] = changes[0]!.requests;
+    expect(importRequest).toMatchObject({
+      body: { phone: '+15550000002', provider: 'twilio', country: 'US', region: '(sensitive)', api_key: '(sensitive)', api_secret: '(sensitive)' },
+      fills: [
+        { at: ['region'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'region'] } } },
+        { at: ['api_key'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'api_key'] } } },
+        { at: ['api_secret'], value: { secret: { address: 'phone.+15550000002', from: 'manifest', path: ['import', 'api_secret'] } } },
+      ],
+    });
+    const plan = planOf(changes);
+    const shown = renderPlanJson(plan) + renderPlanText(plan, { color: false }) + JSON.stringify(changes[0]!.requests);
+    expect(changes[0]!.fieldChanges.find((f) => f.path === 'import.region')?.sensitive).toBe(true);
+    expect(changes[0]!.sensitivePaths).toContain('import.region');
+    for (const secret of ['planted-region-4411', 'key-secret-3', 'secret-secret-4']) expect(shown).not.toContain(secret);
+  });
+
   it('fills a secret the update body sends back as the service has it from the service, never holding it', () => {
     const agent = desiredAgent('front', { id: 'a1', config: { session_data_webhook: { url: 'https://new.example.com/hook' } } });
     const live = liveAgent('a1', { session_data_webhook: { url: 'https://old.example.com/hook', headers: { 'x-token': 'live-secret-7788' } } });
@@ -56,6 +138,7 @@ describe('planned requests', () => {
       contentHash: 'sha256:c0ffee',
       size: 12,
       mimeType: 'text/markdown',
+      sensitivePaths: [],
     };
     const agent = desiredAgent('front', { id: 'a 1', config: { first_message: 'Hi' }, knowledge: ['faq'] });
     const phone = desiredPhone('+15550000001', {

@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadManifests } from '../../src/manifest/index.js';
 import { bundleManifestSchema, loadSchemas } from '../../src/schema/load.js';
-import { listTemplates, readTemplate } from '../../src/templates/catalog.js';
+import { readTemplate, templateNames } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/templates/expand.js';
 import { planScaffold } from '../../src/templates/scaffold.js';
 import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
@@ -188,8 +188,8 @@ describe('the published manifest schema and voxform agree', () => {
     expectAgreement(name, editorVerdict(yaml), await voxformVerdict(dir, 'voxform.yaml'));
   });
 
-  it.each(listTemplates().map((t) => t.name))('template %s: its `voxform init` scaffold and a manifest using it', async (name) => {
-    const template = readTemplate(name);
+  it.each(templateNames())('template %s: its `voxform init` scaffold and a manifest using it', async (name) => {
+    const template = await readTemplate(name);
     // The tokens the template's webhooks and tools take from the environment.
     const templateText = readFileSync(path.join(repoRoot, 'templates', name, 'template.yaml'), 'utf8');
     const env = Object.fromEntries([...templateText.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => [m[1] as string, 'token']));

@@ -99,6 +99,9 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'logs', format: 'table', args: ['logs'], outside: true, codes: [0] },
   { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], outside: true, codes: [0] },
   { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], outside: true, codes: [0] },
+  { scenario: 'success', command: 'report', format: 'markdown', args: ['report'], codes: [0] },
+  { scenario: 'success', command: 'report', format: 'json', args: ['report', '--format', 'json'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'report', format: 'html', args: ['report', '--format', 'html', '--out', 'report.html'], codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
   // RECEIVER is a webhook receiver of the test's; CALL_ID an ended call whose agent_config holds the planted headers.
   { scenario: 'success', command: 'webhook send', format: 'text', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--agent', 'front-desk'], codes: [0] },
@@ -119,6 +122,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'service 422', command: 'logs', format: 'table', args: ['logs'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'ndjson', args: ['logs', '--format', 'ndjson'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'report', format: 'json', args: ['report', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], service: 'echo-write', codes: [1] },
   { scenario: 'service 422', command: 'webhook send', format: 'logged call', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--call', 'CALL_ID'], service: 'echo-get', debug: true, codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'text', args: ['plan'], codes: [1] },
@@ -135,6 +139,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'manifest error', command: 'status', format: 'json', args: ['status', '--format', 'json'], codes: [0] },
   { scenario: 'manifest error', command: 'logs', format: 'json', args: ['logs', '--agent', 'front-desk', '--format', 'json'], codes: [0, 1] },
   { scenario: 'manifest error', command: 'webhook send', format: 'text', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--agent', 'front-desk'], codes: [1] },
+  { scenario: 'manifest error', command: 'report', format: 'markdown', args: ['report', '--agent', 'front-desk'], codes: [0, 1] },
 ];
 
 interface Leak {

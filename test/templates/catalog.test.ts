@@ -20,9 +20,9 @@ async function tree(files: Record<string, string>): Promise<string> {
   return made.dir;
 }
 
-function errorOf(fn: () => unknown): VoxformError {
+async function errorOf(fn: () => Promise<unknown>): Promise<VoxformError> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     if (isVoxformError(error)) return error;
     throw error;
@@ -30,8 +30,9 @@ function errorOf(fn: () => unknown): VoxformError {
   throw new Error('expected a VoxformError');
 }
 
+const templates = await listTemplates();
+
 describe('the shipped templates', () => {
-  const templates = listTemplates();
 
   test('include the five a business runs', () => {
     expect(templateNames()).toEqual(expect.arrayContaining(REQUIRED_TEMPLATES));
@@ -57,8 +58,8 @@ describe('the shipped templates', () => {
     for (const variable of template.variables) expect(used, `${variable.name} is declared but unused`).toContain(variable.name);
   });
 
-  test('appointment-booking has calendar tools with typed params and a token from the environment', () => {
-    const booking = readTemplate('appointment-booking');
+  test('appointment-booking has calendar tools with typed params and a token from the environment', async () => {
+    const booking = await readTemplate('appointment-booking');
     const tools = booking.document.getIn(['agent', 'config', 'tools']) as { toJSON(): Array<Record<string, unknown>> };
     const list = tools.toJSON();
     expect(list.map((t) => t.name)).toEqual(expect.arrayContaining(['check_availability', 'book_appointment']));
@@ -72,16 +73,16 @@ describe('the shipped templates', () => {
     }
   });
 
-  test('support-triage transfers to a number variable and lists the queues', () => {
-    const triage = readTemplate('support-triage');
+  test('support-triage transfers to a number variable and lists the queues', async () => {
+    const triage = await readTemplate('support-triage');
     const transfer = (triage.document.getIn(['agent', 'config', 'flow', 'call_transfer']) as { toJSON(): Record<string, unknown> }).toJSON();
     expect(transfer.phone).toBe('{{support_number}}');
     expect((transfer.phones as unknown[]).length).toBeGreaterThanOrEqual(2);
   });
 
-  test('the outbound templates let the callee speak first and handle voicemail', () => {
+  test('the outbound templates let the callee speak first and handle voicemail', async () => {
     for (const name of ['lead-qualification', 'post-call-survey']) {
-      const flow = (readTemplate(name).document.getIn(['agent', 'config', 'flow']) as { toJSON(): Record<string, unknown> }).toJSON();
+      const flow = ((await readTemplate(name)).document.getIn(['agent', 'config', 'flow']) as { toJSON(): Record<string, unknown> }).toJSON();
       expect(flow.user_start_first).toBe(true);
       expect(flow.voicemail).toMatchObject({ message: expect.any(String) });
     }
@@ -89,8 +90,8 @@ describe('the shipped templates', () => {
 });
 
 describe('readTemplate', () => {
-  test('an unknown name suggests the closest template and lists them all', () => {
-    const error = errorOf(() => readTemplate('receptionst'));
+  test('an unknown name suggests the closest template and lists them all', async () => {
+    const error = await errorOf(() => readTemplate('receptionst'));
     expect(error.code).toBe('template_unknown');
     expect(error.message).toContain('did you mean "receptionist"?');
     expect(error.hint).toContain('support-triage');
@@ -98,7 +99,7 @@ describe('readTemplate', () => {
 
   test('reads a template from a folder path', async () => {
     const dir = await tree(templateFiles());
-    const template = readTemplate('./tpl', { cwd: dir });
+    const template = await readTemplate('./tpl', { cwd: dir });
     expect(template.name).toBe('./tpl');
     expect(template.dir).toBe(path.join(dir, 'tpl'));
     expect(template.variables).toEqual([
@@ -110,7 +111,7 @@ describe('readTemplate', () => {
 
   test('a folder without template.yaml is a clear error', async () => {
     const dir = await tree({ 'empty/readme.md': 'x' });
-    expect(errorOf(() => readTemplate('./empty', { cwd: dir })).code).toBe('template_unknown');
+    expect((await errorOf(() => readTemplate('./empty', { cwd: dir }))).code).toBe('template_unknown');
   });
 });
 
@@ -212,7 +213,7 @@ describe('a broken template fails with file:line:col', () => {
 
   test.each(cases)('$name', async ({ files, code, message, file, line, col }) => {
     const dir = await tree(files);
-    const error = errorOf(() => readTemplateAt(path.join(dir, 'tpl')));
+    const error = await errorOf(() => readTemplateAt(path.join(dir, 'tpl')));
     expect(error.code).toBe(code);
     expect(error.message).toMatch(message);
     expect(error.location).toEqual({ file: path.join(dir, file), line, col });

@@ -39,7 +39,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   }));
-  template = readTemplateAt(path.join(dir, 'tpl'));
+  template = await readTemplateAt(path.join(dir, 'tpl'));
 });
 afterAll(() => cleanup());
 
@@ -75,8 +75,8 @@ describe('expandTemplate', () => {
     expect(expandTemplate(template, { business: 'Twice', delay: 2 }).agent.name).toBe('Twice desk');
   });
 
-  test('replaces variables in keys, and numbers and booleans print as such', () => {
-    const keys = readTemplateAt(path.join(dir, 'keys'));
+  test('replaces variables in keys, and numbers and booleans print as such', async () => {
+    const keys = await readTemplateAt(path.join(dir, 'keys'));
     const expanded = expandTemplate(keys, resolveVariables(keys, { word: 'Nimbus', multilingual: 'true' }).values);
     expect(expanded.agent).toEqual({
       config: { custom_vocabulary: { keywords: { Nimbus: 2 } }, llm: { temperature: 0.4 }, speech_to_text: { multilingual: true } },
@@ -87,8 +87,8 @@ describe('expandTemplate', () => {
     expect(doc.toString()).toContain('multilingual: true }');
   });
 
-  test('an agent the schema rejects points into template.yaml', () => {
-    const bad = readTemplateAt(path.join(dir, 'bad'));
+  test('an agent the schema rejects points into template.yaml', async () => {
+    const bad = await readTemplateAt(path.join(dir, 'bad'));
     let caught: unknown;
     try {
       expandTemplate(bad, { delay: 300 });

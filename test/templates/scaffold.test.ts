@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
-import { listTemplates, readTemplate } from '../../src/templates/catalog.js';
+import { listTemplates, type Template } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/templates/expand.js';
 import { envReferences, planScaffold, scaffoldTargets, writeScaffold, type ScaffoldFile } from '../../src/templates/scaffold.js';
 import { isVoxformError } from '../../src/errors.js';
@@ -16,6 +16,15 @@ afterEach(async () => {
   await cleanup?.();
   cleanup = undefined;
 });
+
+const shippedTemplates = await listTemplates();
+
+/** A shipped template, read once above. */
+function readTemplate(name: string): Template {
+  const template = shippedTemplates.find((t) => t.name === name);
+  if (!template) throw new Error(`no template ${name}`);
+  return template;
+}
 
 function scaffoldOf(name: string) {
   const template = readTemplate(name);
@@ -30,7 +39,7 @@ function fileOf(files: ScaffoldFile[], name: string): string {
 }
 
 describe('planScaffold, for every shipped template', () => {
-  test.each(listTemplates().map((t) => t.name))('%s: a valid, formatted manifest and a filled-in prompt', (name) => {
+  test.each(shippedTemplates.map((t) => t.name))('%s: a valid, formatted manifest and a filled-in prompt', (name) => {
     const template = readTemplate(name);
     expect(resolveVariables(template, SAMPLE_VALUES[name] ?? {}).missing).toEqual([]);
     const scaffold = scaffoldOf(name);

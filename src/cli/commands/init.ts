@@ -36,7 +36,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
   const ask = interactive ? lineReader(ctx) : undefined;
   try {
-    const template = typeof options.template === 'string' ? readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
+    const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
 
     const { agent_id: givenAgentId, ...templateVars } = given;
     const resolved = resolveVariables(template, templateVars);
@@ -162,7 +162,7 @@ async function askValue(ctx: CommandContext, ask: LineReader, variable: Template
 }
 
 async function chooseTemplate(ctx: CommandContext, ask: LineReader | undefined): Promise<Template> {
-  const templates = listTemplates();
+  const templates = await listTemplates();
   const names = templates.map((t) => t.name);
   if (!ask) {
     throw new VoxformError('init_template_required', `Choose a template with --template NAME: ${names.join(', ')}.`, {

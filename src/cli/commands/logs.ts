@@ -3,7 +3,7 @@ import { VoxformError, isVoxformError } from '../../errors.js';
 import { loadManifests } from '../../manifest/index.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
-import { sensitiveFieldNames } from '../../schema/sensitive.js';
+import { isSecretKeyName } from '../../schema/sensitive.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
 import { resolveConnection } from '../connection.js';
@@ -49,14 +49,6 @@ export const CALL_STATUSES = [
   'COMPLETED',
   'FAILED',
 ] as const;
-
-/**
- * Keys whose values are secrets wherever they appear in a call record: the webhook and tool headers
- * and app-function credentials of the `agent_config` snapshot (the `x-sensitive` fields of an agent's
- * config), the provider keys of a phone import or credential (`api_key`, `api_secret`: all the
- * fields the manifest schema marks secret, by name), and the authorization a function call may carry.
- */
-const SECRET_KEYS = new Set([...sensitiveFieldNames(), 'authorization']);
 
 /**
  * `voxform logs`: the account's call log, newest first, across as many pages as it takes, up to
@@ -141,13 +133,17 @@ async function* upTo(records: AsyncIterable<GlobalCallHistoryRecord>, limit: num
   }
 }
 
-/** A copy of a call record with every value under a secret key (`SECRET_KEYS`) replaced by the marker. */
+/**
+ * A copy of a call record with every value under a secret key replaced by the marker: the webhook
+ * and tool headers and app-function credentials of the `agent_config` snapshot, provider keys, and
+ * the authorization a function call may carry (`isSecretKeyName`, src/schema/sensitive.ts).
+ */
 export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHistoryRecord {
   const walk = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(walk);
     if (!isPlainObject(value)) return value;
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, SECRET_KEYS.has(key.toLowerCase()) && inner !== null && inner !== undefined ? REDACTED : walk(inner)]),
+      Object.entries(value).map(([key, inner]) => [key, isSecretKeyName(key) && inner !== null && inner !== undefined ? REDACTED : walk(inner)]),
     );
   };
   return walk(record) as GlobalCallHistoryRecord;

@@ -6,7 +6,7 @@ import type { CommandContext } from '../context.js';
 export type TemplatesCommandOptions = Record<string, never>;
 
 export async function run(_options: TemplatesCommandOptions, ctx: CommandContext): Promise<number> {
-  const templates = listTemplates();
+  const templates = await listTemplates();
   ctx.stdout.write(renderTemplates(templates));
   return 0;
 }

@@ -11,6 +11,7 @@ import { prefetchAnswerProblem } from '../../webhooks/receive.js';
 import { sampleCallRecord } from '../../webhooks/sample.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { headerNames, loadAgentWebhooks, WEBHOOK_FIELD, type AgentWebhooks, type WebhookEvent } from '../webhook-agent.js';
+import { formatDotted } from '../../util/field-path.js';
 
 export interface WebhookSendOptions extends ConnectionOptions {
   file?: string[];
@@ -98,7 +99,7 @@ interface Delivery {
 
 function schemaProblem(name: string, value: unknown): string | undefined {
   const issue = validateAgainst(name, value)[0];
-  return issue ? `${issue.path.join('.') || '(payload)'} ${issue.message}` : undefined;
+  return issue ? `${formatDotted(issue.path) || '(payload)'} ${issue.message}` : undefined;
 }
 
 /** The request to send: a sample call's, or the logged call's, checked against the schema first. */

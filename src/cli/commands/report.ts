@@ -1,0 +1,142 @@
+/**
+ * `voxform report`: did a change help? Reads the call log (streaming, newest first), ties each call
+ * to the configuration version it ran with through the apply history, and prints metrics per agent
+ * and version with each version compared to the one before (docs/report.md). Markdown (default) for
+ * a pull-request comment, JSON (schemas/report.schema.json), or one self-contained HTML file.
+ */
+import path from 'node:path';
+import { VoxformError, isVoxformError } from '../../errors.js';
+import type { HistoryRecord } from '../../history/types.js';
+import { loadManifests } from '../../manifest/index.js';
+import { buildCallReport } from '../../report/build-report.js';
+import { diffLinkFromEnv } from '../../report/diff-links.js';
+import { readCallLog } from '../../report/read-calls.js';
+import { renderReportHtml } from '../../report/render-html.js';
+import { renderReportMarkdown } from '../../report/render-markdown.js';
+import { renderReportJson } from '../../report/render-json.js';
+import { deployedVersions } from '../../report/versions.js';
+import { workspaceKey } from '../../state/types.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { resolveConnection } from '../connection.js';
+import type { CommandContext, ConnectionOptions } from '../context.js';
+import { progressLine } from '../progress.js';
+import { openOperatorBackend } from '../project.js';
+import { parseTimeArgument } from './logs.js';
+
+export interface ReportOptions extends ConnectionOptions {
+  file?: string[];
+  env?: string;
+  agent?: string;
+  since?: string;
+  until?: string;
+  sinceDeploy?: boolean;
+  format?: 'html' | 'json' | 'markdown';
+  out?: string;
+  state?: string;
+}
+
+export async function run(options: ReportOptions, ctx: CommandContext): Promise<number> {
+  const format = options.format ?? 'markdown';
+  if (format === 'html' && options.out === undefined && ctx.stdout.isTTY) {
+    throw new VoxformError('invalid_argument', 'An HTML report is a file to open in a browser, not text for the terminal.', { hint: 'Add --out report.html.' });
+  }
+  const now = new Date();
+  const until = options.until === undefined ? undefined : parseTimeArgument('--until', options.until, now.getTime());
+  let since = options.since === undefined ? undefined : parseTimeArgument('--since', options.since, now.getTime());
+  if (options.sinceDeploy && since !== undefined) {
+    throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy starts the window at the deploy of the version before the latest.' });
+  }
+  if (since !== undefined && until !== undefined && since > until) {
+    throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
+  }
+  const manifestNames = await manifestAgentNames(options, ctx);
+  const { client, baseUrl, local } = await resolveConnection(options, ctx);
+  const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
+  // The apply history of the state backend (`--state` or `VOXFORM_STATE`): a folder, or a table.
+  const history = await (await openOperatorBackend(options, ctx)).history.list({ workspace });
+  const agentId = options.agent === undefined ? undefined : agentIdOf(options.agent, manifestNames, history);
+  if (options.sinceDeploy) since = sinceDeployStart(history, agentId, until ?? now.getTime() / 1000);
+
+  const status = progressLine(ctx.stderr);
+  const calls = readCallLog(client, agentId === undefined ? {} : { agent_id: agentId }, { since, until }, now.getTime() / 1000);
+  const report = await buildCallReport({
+    calls,
+    history,
+    workspace,
+    names: new Map([...manifestNames].map(([name, id]) => [id, name])),
+    since,
+    until,
+    now,
+    diffLink: diffLinkFromEnv(ctx.env),
+    onCall: (count) => {
+      if (count % 500 === 0) status.update(`Reading call logs… ${count.toLocaleString('en-US')} calls`);
+    },
+  });
+  status.done();
+  const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report);
+  if (options.out === undefined) {
+    ctx.stdout.write(text);
+  } else {
+    await writeReport(path.resolve(ctx.cwd, options.out), ctx.secrets.redact(text));
+    ctx.stderr.write(`Wrote ${options.out}: ${report.calls.toLocaleString('en-US')} calls of ${report.agents.length} agent${report.agents.length === 1 ? '' : 's'}.\n`);
+  }
+  if (report.calls === 0) ctx.stderr.write('No call records in the window.\n');
+  return 0;
+}
+
+async function writeReport(file: string, text: string): Promise<void> {
+  try {
+    await writeFileAtomic(file, text);
+  } catch (error) {
+    throw new VoxformError('report_write_failed', `Cannot write the report to ${file}: ${(error as Error).message}.`, { hint: 'Check that the folder exists and is writable, or choose another --out.' });
+  }
+}
+
+/** `--agent`: a manifest name, a name the apply history knows, else taken as an agent id. */
+function agentIdOf(agent: string, manifestNames: ReadonlyMap<string, string>, history: readonly HistoryRecord[]): string {
+  const fromManifest = manifestNames.get(agent);
+  if (fromManifest !== undefined) return fromManifest;
+  for (const record of history) {
+    const id = record.agents[agent]?.id;
+    if (typeof id === 'string') return id;
+  }
+  return agent;
+}
+
+/**
+ * `--since-deploy`: the window that holds the latest deploy's version (of `--agent`, else of the
+ * agents the latest deploy changed) and the version before it, whole: it starts at the deploy of
+ * that earlier version. Right after an apply the new version has no calls yet and the table shows
+ * the one it replaced; later runs compare the two.
+ */
+function sinceDeployStart(history: readonly HistoryRecord[], agentId: string | undefined, until: number): number {
+  const deploys = new Map<string, number[]>();
+  for (const [id, versions] of deployedVersions(history)) {
+    if (agentId !== undefined && id !== agentId) continue;
+    const times = versions.map((version) => Date.parse(version.deployed?.at ?? '') / 1000).filter((at) => Number.isFinite(at) && at <= until);
+    if (times.length > 0) deploys.set(id, times);
+  }
+  const latest = Math.max(...[...deploys.values()].map((times) => times[times.length - 1] as number));
+  if (!Number.isFinite(latest)) {
+    throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agentId === undefined ? '' : ` of agent ${agentId}`} in this workspace.`, {
+      hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
+    });
+  }
+  const starts = [...deploys.values()].filter((times) => times[times.length - 1] === latest).map((times) => times[times.length - 2] ?? latest);
+  return Math.min(...starts);
+}
+
+/**
+ * Local agent name → id from the manifests, when there are any (their `${env:…}` values are
+ * registered as secrets on the way, so no output can show them). No manifest is no names.
+ */
+async function manifestAgentNames(options: ReportOptions, ctx: CommandContext): Promise<Map<string, string>> {
+  try {
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
+    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    return new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'manifest_not_found') return new Map();
+    throw error;
+  }
+}

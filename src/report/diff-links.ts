@@ -1,0 +1,39 @@
+/**
+ * Where a deploy's change can be read: the repository's compare view between the commit of the
+ * version before and the deploy's commit (it shows the prompt files' diff), else the commit alone.
+ * The repository's address comes from the CI's own environment (the operator's, never the
+ * repository's files): GitHub Actions' `GITHUB_SERVER_URL` and `GITHUB_REPOSITORY`, or GitLab's
+ * `CI_PROJECT_URL`. Elsewhere there is no link, and the report shows the commit id.
+ */
+import type { DeployInfo } from './versions.js';
+
+const COMMIT = /^[0-9a-f]{7,64}$/i;
+
+export type DiffLink = (deploy: DeployInfo) => string | null;
+
+export function diffLinkFromEnv(env: Readonly<Record<string, string | undefined>>): DiffLink {
+  const github = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? httpUrl(`${env.GITHUB_SERVER_URL.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}`) : undefined;
+  const gitlab = env.CI_PROJECT_URL ? httpUrl(env.CI_PROJECT_URL.replace(/\/+$/, '')) : undefined;
+  const base = github ?? gitlab;
+  if (!base) return () => null;
+  const infix = github ? '' : '/-';
+  return (deploy) => {
+    if (!deploy.commit || !COMMIT.test(deploy.commit)) return null;
+    const commit = encodeURIComponent(deploy.commit);
+    if (deploy.previousCommit && COMMIT.test(deploy.previousCommit) && deploy.previousCommit !== deploy.commit) {
+      return `${base}${infix}/compare/${encodeURIComponent(deploy.previousCommit)}...${commit}`;
+    }
+    return `${base}${infix}/commit/${commit}`;
+  };
+}
+
+/** The URL when it is an http(s) URL without credentials, else undefined. */
+function httpUrl(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return undefined;
+    return text;
+  } catch {
+    return undefined;
+  }
+}

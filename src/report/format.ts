@@ -1,0 +1,77 @@
+/** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
+import type { Difference, Rate, VersionReport } from './types.js';
+
+export function percent(value: number | null, digits = 1): string {
+  return value === null ? '–' : `${(value * 100).toFixed(digits)}%`;
+}
+
+/** `4.0% (2.1–7.3%)`: the rate and its 95% interval. */
+export function rateText(rate: Rate): string {
+  if (rate.value === null) return '–';
+  return `${percent(rate.value)} (${percent(rate.low)}–${percent(rate.high)})`;
+}
+
+export function secondsText(value: number | null): string {
+  if (value === null) return '–';
+  return value >= 100 ? `${Math.round(value)}s` : `${value.toFixed(1)}s`;
+}
+
+export function creditsText(value: number | null): string {
+  return value === null ? '–' : value.toFixed(3);
+}
+
+/** The change against the version before, as a short phrase; `unit` formats the difference. */
+export function differenceText(difference: Difference, unit: (value: number) => string): string {
+  switch (difference.verdict) {
+    case 'not enough calls':
+      return 'not enough calls yet';
+    case 'no clear difference':
+      return 'no clear difference';
+    default: {
+      const arrow = difference.verdict === 'higher' ? '▲ higher' : '▼ lower';
+      const range = difference.low !== null && difference.high !== null ? ` (${unit(difference.low)} to ${unit(difference.high)})` : '';
+      return `${arrow}${range}`;
+    }
+  }
+}
+
+export function signedPoints(value: number): string {
+  const points = value * 100;
+  return `${points >= 0 ? '+' : '−'}${Math.abs(points).toFixed(1)} pts`;
+}
+
+export function signedSeconds(value: number): string {
+  return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(1)}s`;
+}
+
+export function signedCredits(value: number): string {
+  return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
+}
+
+/** A version's name for people: `PR #42 · 3f9a2c1` / the record id, or "changed outside voxform". */
+export function versionLabel(version: VersionReport): string {
+  const deploy = version.deploy;
+  if (!deploy) return `changed outside voxform (${version.config_hash.replace(/^sha256:/, '').slice(0, 12)})`;
+  const parts: string[] = [];
+  if (deploy.pull_request !== null) parts.push(`PR #${deploy.pull_request}`);
+  if (deploy.commit) parts.push(deploy.commit.slice(0, 7));
+  if (parts.length === 0) parts.push(deploy.record_id);
+  return parts.join(' · ');
+}
+
+/** The lines of the comparison: what differs from the version before, where the data say so. */
+export function comparisonSummary(version: VersionReport, minCalls: number): string {
+  const comparison = version.comparison;
+  if (!comparison) return 'first version in the window';
+  if (!comparison.enough_calls) return `not enough calls yet (${minCalls} per version needed)`;
+  const changes: string[] = [];
+  const say = (label: string, difference: Difference, unit: (value: number) => string) => {
+    if (difference.verdict === 'higher' || difference.verdict === 'lower') changes.push(`${label} ${differenceText(difference, unit)}`);
+  };
+  say('errors', comparison.error_rate, signedPoints);
+  say('transfers', comparison.transfer_rate, signedPoints);
+  say('tool failures', comparison.tool_failure_rate, signedPoints);
+  say('mean duration', comparison.mean_duration_seconds, signedSeconds);
+  say('credits per call', comparison.mean_credits_per_call, signedCredits);
+  return changes.length === 0 ? 'no clear difference' : changes.join('; ');
+}

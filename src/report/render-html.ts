@@ -1,0 +1,127 @@
+/**
+ * The report as one self-contained HTML file: no request leaves the page when it is opened. uPlot
+ * (a runtime dependency) is read from node_modules and inlined with its stylesheet; the report data
+ * sits in a JSON block the inlined script reads. A Content-Security-Policy allows exactly those
+ * inline scripts and styles (by hash) and no network at all. Everything from the service or the
+ * repository is escaped (HTML text here, `textContent` in the browser).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { comparisonSummary, creditsText, rateText, secondsText, versionLabel } from './format.js';
+import { HTML_CLIENT_SCRIPT } from './html-client.js';
+import type { AgentReport, CallReport } from './types.js';
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON that cannot end its `<script>` block or start a comment in it. */
+function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function cspHash(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+interface ChartLibrary {
+  script: string;
+  style: string;
+}
+
+let library: ChartLibrary | undefined;
+
+/** uPlot's browser build and stylesheet, from the installed package. */
+export function chartLibrary(): ChartLibrary {
+  if (!library) {
+    const folder = path.join(path.dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
+    const script = readFileSync(path.join(folder, 'uPlot.iife.min.js'), 'utf8');
+    // A script that contained its own end tag would end the block early.
+    if (/<\/script/i.test(script)) throw new Error('the chart library contains "</script" and cannot be inlined');
+    library = { script, style: readFileSync(path.join(folder, 'uPlot.min.css'), 'utf8') };
+  }
+  return library;
+}
+
+const PAGE_STYLE = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #222; }
+h1 { font-size: 20px; } h2 { font-size: 17px; margin-top: 32px; }
+.meta { color: #555; }
+table { border-collapse: collapse; margin: 12px 0; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
+td.num { text-align: right; }
+.chart { position: relative; min-height: 300px; }
+.deploy-marker { position: absolute; top: 0; bottom: 0; width: 12px; margin-left: -6px; cursor: pointer; z-index: 10; }
+.deploy-popup { display: none; position: absolute; top: 8px; left: 10px; min-width: 240px; background: #fff; border: 1px solid #6c3483; padding: 6px 8px; font-size: 12px; z-index: 20; }
+.deploy-marker:hover .deploy-popup, .deploy-marker:focus .deploy-popup, .deploy-marker:focus-within .deploy-popup { display: block; }
+`;
+
+export function renderReportHtml(report: CallReport): string {
+  const { script: chartScript, style: chartStyle } = chartLibrary();
+  const style = `${chartStyle}\n${PAGE_STYLE}`;
+  const csp = [
+    "default-src 'none'",
+    `script-src ${cspHash(chartScript)} ${cspHash(HTML_CLIENT_SCRIPT)}`,
+    `style-src ${cspHash(style)}`,
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; '); // made here only: hashes (base64) and keywords, nothing to escape
+  const body = report.agents.length === 0 ? '<p>No calls in the window.</p>' : report.agents.map((agent, index) => agentSection(agent, index, report.min_calls)).join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="referrer" content="no-referrer">
+<title>voxform call report</title>
+<style>${style}</style>
+</head>
+<body>
+<h1>Call report</h1>
+<p class="meta">${escapeHtml(windowLine(report))}</p>
+${body}
+<script type="application/json" id="report-data">${jsonForScript(report)}</script>
+<script>${chartScript}</script>
+<script>${HTML_CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function windowLine(report: CallReport): string {
+  const since = report.window.since ?? 'the first call';
+  const until = report.window.until ?? 'now';
+  return `Workspace ${report.workspace} · from ${since} to ${until} · ${report.calls} calls · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`;
+}
+
+function agentSection(agent: AgentReport, index: number, minCalls: number): string {
+  const rows = agent.versions.map((version) => {
+    const m = version.metrics;
+    const cells = [
+      `<td>${escapeHtml(versionLabel(version))}</td>`,
+      `<td>${version.deploy ? escapeHtml(`${version.deploy.at.slice(0, 16).replace('T', ' ')} UTC`) : '–'}</td>`,
+      `<td class="num">${m.calls}</td>`,
+      `<td>${escapeHtml(Object.entries(m.by_status).map(([status, count]) => `${status} ${count}`).join(', '))}</td>`,
+      `<td>${escapeHtml(rateText(m.error_rate))}</td>`,
+      `<td>${escapeHtml(rateText(m.transfer_rate))}</td>`,
+      `<td>${escapeHtml(`${secondsText(m.duration_seconds.median)} / ${secondsText(m.duration_seconds.p90)}`)}</td>`,
+      `<td class="num">${escapeHtml(creditsText(m.credits.mean_per_call))}</td>`,
+      `<td class="num">${m.tool_calls.calls} (${m.tool_calls.failed})</td>`,
+      `<td>${escapeHtml(comparisonSummary(version, minCalls))}</td>`,
+    ];
+    return `<tr>${cells.join('')}</tr>`;
+  });
+  return `<section>
+<h2>${escapeHtml(agent.name)} <span class="meta">${escapeHtml(agent.agent_id)} · ${agent.calls} calls</span></h2>
+<div class="chart" id="chart-${index}"></div>
+<table>
+<thead><tr><th>version</th><th>deployed</th><th>calls</th><th>outcomes</th><th>error rate</th><th>transfer rate</th><th>duration median / p90</th><th>credits per call</th><th>tool calls (failed)</th><th>against the version before</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>
+</section>`;
+}

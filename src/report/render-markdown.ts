@@ -1,0 +1,66 @@
+/**
+ * The version comparison as Markdown, for a pull-request or release comment. Every value that comes
+ * from the service or the repository (agent names and ids, commits, branches) is escaped: a name
+ * cannot close the table, start a link or mention someone.
+ */
+import { comparisonSummary, creditsText, rateText, secondsText, versionLabel } from './format.js';
+import type { AgentReport, CallReport } from './types.js';
+
+/**
+ * Escapes what is active inside a table cell or heading: emphasis, code, links (`[` is enough:
+ * without it no `(` starts one), the cell separator, HTML and @-mentions; folds line breaks.
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/[\\`*_{}[\]|~]/g, (c) => `\\${c}`)
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@/g, '&#64;');
+}
+
+export function renderReportMarkdown(report: CallReport): string {
+  const lines = ['## Call report', ''];
+  lines.push(`${windowText(report)} · ${report.calls.toLocaleString('en-US')} call${report.calls === 1 ? '' : 's'} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`);
+  if (report.agents.length === 0) lines.push('', 'No calls in the window.');
+  for (const agent of report.agents) lines.push('', ...agentTable(agent, report.min_calls));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The three most frequent statuses and how many calls ended otherwise. */
+function outcomesText(byStatus: Record<string, number>): string {
+  const entries = Object.entries(byStatus);
+  const shown = entries.slice(0, 3).map(([status, count]) => `${status} ${count}`);
+  const rest = entries.slice(3).reduce((sum, [, count]) => sum + count, 0);
+  return rest > 0 ? `${shown.join(', ')}, others ${rest}` : shown.join(', ');
+}
+
+function windowText(report: CallReport): string {
+  const since = report.window.since ? report.window.since.slice(0, 16).replace('T', ' ') : 'the first call';
+  const until = report.window.until ? report.window.until.slice(0, 16).replace('T', ' ') : 'now';
+  return `From ${since} to ${until} UTC`;
+}
+
+function agentTable(agent: AgentReport, minCalls: number): string[] {
+  const lines = [`### ${escapeMarkdown(agent.name)}`, ''];
+  lines.push('| version | deployed | calls | outcomes | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
+  lines.push('|---|---|--:|---|---|---|---|--:|--:|---|');
+  for (const version of agent.versions) {
+    const m = version.metrics;
+    const cells = [
+      escapeMarkdown(versionLabel(version)),
+      version.deploy ? escapeMarkdown(version.deploy.at.slice(0, 16).replace('T', ' ')) : '–',
+      m.calls.toLocaleString('en-US'),
+      escapeMarkdown(outcomesText(m.by_status)),
+      rateText(m.error_rate),
+      rateText(m.transfer_rate),
+      `${secondsText(m.duration_seconds.median)} / ${secondsText(m.duration_seconds.p90)}`,
+      creditsText(m.credits.mean_per_call),
+      `${m.tool_calls.calls} (${m.tool_calls.failed})`,
+      comparisonSummary(version, minCalls),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines;
+}

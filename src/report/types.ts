@@ -1,0 +1,116 @@
+/**
+ * The report as data: what `voxform report --format json` prints (schemas/report.schema.json
+ * describes it) and what the Markdown and HTML renderers draw. Times are ISO 8601 UTC; rates are
+ * fractions (0..1) with their 95% interval. No value here comes from a secret: agent configs are
+ * reduced to their hash and the names of the fields a deploy changed.
+ */
+import type { OutcomeGroup } from './outcomes.js';
+import type { Verdict } from './statistics.js';
+
+export const REPORT_FORMAT_VERSION = 1;
+
+export interface Rate {
+  /** Calls (or tool calls) counted. */
+  count: number;
+  /** Out of this many. */
+  of: number;
+  /** count / of; null when `of` is 0. */
+  value: number | null;
+  /** Wilson's 95% interval; null when `of` is 0. */
+  low: number | null;
+  high: number | null;
+}
+
+export interface VersionMetrics {
+  calls: number;
+  /** Calls by `call_status` as recorded, most frequent first. */
+  by_status: Record<string, number>;
+  error_rate: Rate;
+  transfer_rate: Rate;
+  duration_seconds: {
+    /** Calls with a duration above 0 (the others never connected). */
+    calls: number;
+    median: number | null;
+    p90: number | null;
+    mean: number | null;
+    /** false when the quantiles come from the bounded histogram (within 0.5%). */
+    exact: boolean;
+  };
+  credits: { total: number; mean_per_call: number | null };
+  tool_calls: { calls: number; failed: number; failure_rate: Rate };
+}
+
+export interface DeployMarker {
+  record_id: string;
+  at: string;
+  by: string;
+  commit: string | null;
+  branch: string | null;
+  pull_request: number | null;
+  ci_job_url: string | null;
+  /** Top-level config fields this deploy changed for the agent (names only). */
+  changed_fields: string[];
+  /** Where to see the change: the commit, or the diff against the version before, on the CI's server; null when unknown. */
+  diff_url: string | null;
+}
+
+export interface Difference {
+  /** after − before (rates as fractions, durations in seconds, credits per call). */
+  difference: number | null;
+  low: number | null;
+  high: number | null;
+  verdict: Verdict;
+}
+
+export interface Comparison {
+  /** The key of the version this one is compared with (the one before it). */
+  against: string;
+  /** Both versions have at least `min_calls` calls. */
+  enough_calls: boolean;
+  error_rate: Difference;
+  transfer_rate: Difference;
+  tool_failure_rate: Difference;
+  mean_duration_seconds: Difference;
+  mean_credits_per_call: Difference;
+}
+
+export interface VersionReport {
+  /** The history record id of the deploy, or `outside:<hash prefix>`. */
+  key: string;
+  source: 'voxform' | 'outside';
+  config_hash: string;
+  deploy: DeployMarker | null;
+  first_call: string;
+  last_call: string;
+  metrics: VersionMetrics;
+  comparison: Comparison | null;
+}
+
+export interface SeriesReport {
+  bin_seconds: number;
+  points: Array<{ start: string; calls: number; outcomes: Record<OutcomeGroup, number> }>;
+}
+
+export interface AgentReport {
+  agent_id: string;
+  /** The manifests' local name, else the id. */
+  name: string;
+  calls: number;
+  series: SeriesReport;
+  /** Deploys of this agent inside the window (also those no call ran with yet), oldest first. */
+  deploys: DeployMarker[];
+  /** Versions that ran calls in the window, oldest first. */
+  versions: VersionReport[];
+}
+
+export interface CallReport {
+  format_version: typeof REPORT_FORMAT_VERSION;
+  generated_at: string;
+  /** `ENV@SERVICE`, as the apply history names it. */
+  workspace: string;
+  window: { since: string | null; until: string | null };
+  /** The minimum calls per version for a comparison. */
+  min_calls: number;
+  calls: number;
+  agents: AgentReport[];
+}

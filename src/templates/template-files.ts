@@ -1,0 +1,88 @@
+/**
+ * The one way a template's files are read, for `voxform init` / `voxform templates` (the catalog)
+ * and for a manifest's `template:` key alike. A template may come from the repository (a manifest's
+ * templates folder, `init --template ./path`), which is untrusted input, so its files are read under
+ * the guards of src/manifest/project-files.ts: each file's real path must lie inside the template's
+ * own folder, be a regular file, and be within the limit for its role (template.yaml as a manifest,
+ * an included prompt as a prompt file), and its bytes must be UTF-8.
+ *
+ * The shape a template.yaml must have is named here too, so both readers check the same keys.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { decodeUtf8 } from '../manifest/decode.js';
+import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../manifest/limits.js';
+import { readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../manifest/project-files.js';
+import { TEMPLATE_FILE } from './location.js';
+
+export { TEMPLATE_FILE } from './location.js';
+
+/** A template's name as a manifest's `template:` may give it: a folder name, never a path. */
+export const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The keys of a template.yaml: at the top, in each variable, and of its agent. */
+export const TEMPLATE_KEYS = {
+  top: ['description', 'variables', 'agent'],
+  variable: ['description', 'required', 'default'],
+  /** What of an AgentSpec a template may set: `id`, `template` and `vars` belong to the manifest. */
+  agent: ['name', 'config', 'knowledge', 'ignore'],
+} as const;
+
+/** How a file is read: the guarded read itself, or a cache of it (the manifest loader's FileCache). */
+export type GuardedRead = (file: string, policy: ReadPolicy) => Promise<ReadOutcome>;
+
+/** A template file read: its text, or why it could not be read (`message` completes "<file> …"). */
+export type TemplateFileOutcome =
+  | { ok: true; file: string; bytes: Buffer; text: string; invalidUtf8At: number | undefined }
+  | { ok: false; file: string; reason: ReadFailure; message: string };
+
+/** The names of the templates in a folder (sub-folders holding a template.yaml), sorted; [] when it cannot be listed. */
+export function templateNamesIn(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries.filter((entry) => TEMPLATE_NAME.test(entry) && existsSync(path.join(dir, entry, TEMPLATE_FILE))).sort();
+}
+
+/** The real path of a template's folder: the root its files must stay inside. */
+export function templateRoot(folder: string): Promise<string> {
+  return realFolder(folder);
+}
+
+async function readText(file: string, policy: ReadPolicy, read: GuardedRead): Promise<TemplateFileOutcome> {
+  const outcome = await read(file, policy);
+  if (!outcome.ok) return { ok: false, file, reason: outcome.reason, message: outcome.message };
+  const decoded = decodeUtf8(outcome.bytes);
+  return { ok: true, file, bytes: outcome.bytes, text: decoded.text, invalidUtf8At: decoded.invalidAt };
+}
+
+/** The policy of a template's template.yaml: inside its folder (`root`, a real path), at most a manifest's size. */
+export function templateFilePolicy(root: string): ReadPolicy {
+  return { root, maxBytes: MAX_MANIFEST_BYTES };
+}
+
+/** The policy of a file a template includes (its prompt): inside its folder, at most a prompt file's size. */
+export function templateIncludePolicy(root: string): ReadPolicy {
+  return { root, maxBytes: MAX_PROMPT_FILE_BYTES };
+}
+
+/**
+ * Reads the template.yaml of the template in `folder` (`root`: the folder's real path, see
+ * templateRoot). A folder that does not exist holds no template: `missing`.
+ */
+export async function readTemplateFile(folder: string, root: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
+  const file = path.join(folder, TEMPLATE_FILE);
+  const isFolder = await stat(folder).then((info) => info.isDirectory(), () => false);
+  if (!isFolder) return { ok: false, file, reason: 'missing', message: 'does not exist' };
+  return readText(file, templateFilePolicy(root), read);
+}
+
+/** Reads a file the template in `folder` includes, written relative to the folder. */
+export function readTemplateInclude(folder: string, root: string, relative: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
+  return readText(path.resolve(folder, relative), templateIncludePolicy(root), read);
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { buildCallReport } from '../../src/report/build-report.js';
+import { diffLinkFromEnv } from '../../src/report/diff-links.js';
+import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
+import { VersionResolver, changedTopLevelFields, deployedVersions, promptCandidates } from '../../src/report/versions.js';
+import { agentConfig, callRecord, historyRecord, newestFirst, PLANTED_HEADER } from './helpers.js';
+
+const AGENT = '-OKagentFrontDesk001';
+const T0 = Date.parse('2026-03-01T00:00:00Z') / 1000;
+const v1 = agentConfig('You are the receptionist.');
+const v2 = agentConfig('You are the receptionist. Offer the earliest slot.');
+const deploy1 = historyRecord('2026-03-01T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } }, { commit: 'a'.repeat(40), pullRequest: 41 });
+const deploy2 = historyRecord('2026-03-02T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v2 } }, { commit: 'b'.repeat(40), pullRequest: 42 });
+
+describe('VersionResolver', () => {
+  const resolver = new VersionResolver(deployedVersions([deploy2, deploy1]));
+
+  it('labels a call with the deploy whose configuration it ran, whatever the secret values were', () => {
+    expect(resolver.resolve(AGENT, v1, T0 + 10).key).toBe(deploy1.id);
+    expect(resolver.resolve(AGENT, agentConfig('You are the receptionist.', 'another-secret-value'), T0 + 10).key).toBe(deploy1.id);
+    expect(resolver.resolve(AGENT, v2, T0 + 86_400 + 10).key).toBe(deploy2.id);
+  });
+
+  it('cuts a prefetch webhook’s extra prompt back to the deployed prompt', () => {
+    const withExtra = { ...v2, prompt: `${v2.prompt as string}\n\nThe caller is a returning patient.` };
+    expect(resolver.resolve(AGENT, withExtra, T0 + 86_400 + 10).key).toBe(deploy2.id);
+    // Without the blank line the service puts before it, it is not an extra prompt but another prompt.
+    expect(resolver.resolve(AGENT, { ...v2, prompt: `${v2.prompt as string} More.` }, T0 + 86_400 + 10).key).toMatch(/^outside:[0-9a-f]{12}$/);
+    expect(promptCandidates('extra', 0)).toEqual(['', 'extra']);
+    expect(promptCandidates('base\n\nextra', 4)).toEqual(['base', 'base\n\nextra']);
+    expect(promptCandidates('base', 4)).toEqual(['base']);
+    expect(promptCandidates(undefined, 4)).toEqual([undefined]);
+  });
+
+  it('keeps one outside version for calls that differ only in their extra prompt, and bounds their number', () => {
+    const edited = agentConfig('You are the receptionist. Edited.');
+    const keys = new Set(
+      Array.from({ length: 10 }, (_, i) => resolver.resolve(AGENT, { ...agentConfig('You are the receptionist.'), first_message: 'Hi', prompt: `You are the receptionist.\n\nCaller ${i}` }, T0 + 10).key),
+    );
+    expect(keys.size).toBe(1);
+    const many = new VersionResolver(deployedVersions([deploy1]));
+    const outside = new Set(Array.from({ length: 60 }, (_, i) => many.resolve(AGENT, { ...edited, first_message: `Hi ${i}` }, T0).key));
+    expect(outside.size).toBe(51);
+    expect(outside.has('outside:more')).toBe(true);
+  });
+
+  it('names a configuration the history does not hold by its hash, as changed outside voxform', () => {
+    const outside = resolver.resolve(AGENT, agentConfig('Edited on the dashboard.'), T0 + 100);
+    expect(outside.key).toMatch(/^outside:/);
+    expect(outside.deployed).toBeUndefined();
+    expect(resolver.resolve('-OKotherAgent', v1, T0).key).toMatch(/^outside:/);
+  });
+
+  it('gives a configuration deployed again (a rollback) to the latest deploy before the call', () => {
+    const rollback = historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } }, { commit: 'c'.repeat(40) });
+    const withRollback = new VersionResolver(deployedVersions([deploy1, deploy2, rollback]));
+    expect(withRollback.resolve(AGENT, v1, T0 + 10).key).toBe(deploy1.id);
+    expect(withRollback.resolve(AGENT, v1, T0 + 2 * 86_400 + 10).key).toBe(rollback.id);
+  });
+
+  it('does not start a version for an apply that left the agent as it was', () => {
+    const other = historyRecord('2026-03-01T12:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 }, '-OKother': { name: 'other', config: v2 } });
+    const versions = deployedVersions([deploy1, other, deploy2]).get(AGENT) ?? [];
+    expect(versions.map((version) => version.key)).toEqual([deploy1.id, deploy2.id]);
+    expect(versions[1]?.deployed?.changedFields).toEqual(['prompt']);
+    expect(changedTopLevelFields({ a: 1, b: [1] }, { b: [2], c: null })).toEqual(['a', 'b']);
+  });
+});
+
+describe('outcomes', () => {
+  it('counts a tool call as failed only when it says so', () => {
+    expect(functionCallFailed({ name: 'x', error: 'timeout' })).toBe(true);
+    expect(functionCallFailed({ name: 'x', success: false })).toBe(true);
+    expect(functionCallFailed({ name: 'x', status: 502 })).toBe(true);
+    expect(functionCallFailed({ name: 'x', status_code: '200', status: 'ok' })).toBe(false);
+    expect(functionCallFailed({ name: 'x', params: {}, error: null })).toBe(false);
+    expect(isTransferCall('transfer_call') && isTransferCall('TransferToHuman') && !isTransferCall('lookup')).toBe(true);
+  });
+});
+
+function calls(config: Record<string, unknown>, start: number, count: number, errorsEvery: number, extra: Partial<Parameters<typeof callRecord>[0]> = {}) {
+  return Array.from({ length: count }, (_, i) =>
+    callRecord({ agentId: AGENT, config, ts: start + i * 60, status: i % errorsEvery === 0 ? 'error' : 'user-ended', duration: 30 + i, ...extra }),
+  );
+}
+
+describe('buildCallReport', () => {
+  it('reports each version’s metrics and compares it with the one before', async () => {
+    const records = [
+      ...calls(v1, T0 + 60, 60, 20, { functionCalls: [{ name: 'lookup' }] }),
+      ...calls(v2, T0 + 86_400 + 60, 60, 2, { credit: 0.25, functionCalls: [{ name: 'transfer_call' }, { name: 'lookup', error: 'HTTP 500' }] }),
+    ];
+    const report = await buildCallReport({
+      calls: [newestFirst(records)],
+      history: [deploy2, deploy1],
+      workspace: 'default@local',
+      names: new Map(),
+      now: new Date('2026-03-03T00:00:00Z'),
+      diffLink: diffLinkFromEnv({ GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents' }),
+    });
+    expect(report.calls).toBe(120);
+    const [agent] = report.agents;
+    expect(agent?.name).toBe('front-desk');
+    expect(agent?.versions.map((v) => [v.key, v.metrics.calls, v.deploy?.commit, v.deploy?.pull_request])).toEqual([
+      [deploy1.id, 60, 'a'.repeat(40), 41],
+      [deploy2.id, 60, 'b'.repeat(40), 42],
+    ]);
+    const [first, second] = agent?.versions ?? [];
+    expect(first?.metrics.error_rate).toMatchObject({ count: 3, of: 60, value: 0.05 });
+    expect(first?.comparison).toBeNull();
+    expect(second?.metrics.transfer_rate).toMatchObject({ count: 60, of: 60, value: 1 });
+    expect(second?.metrics.tool_calls).toMatchObject({ calls: 120, failed: 60 });
+    expect(second?.metrics.credits).toEqual({ total: 15, mean_per_call: 0.25 });
+    expect(second?.metrics.duration_seconds).toMatchObject({ calls: 60, median: 59, p90: 83, exact: true });
+    expect(second?.comparison).toMatchObject({ against: deploy1.id, enough_calls: true });
+    expect(second?.comparison?.error_rate.verdict).toBe('higher');
+    expect(second?.comparison?.transfer_rate.verdict).toBe('higher');
+    expect(second?.comparison?.mean_duration_seconds.verdict).toBe('no clear difference');
+    expect(second?.deploy?.diff_url).toBe(`https://github.example/acme/agents/compare/${'a'.repeat(40)}...${'b'.repeat(40)}`);
+    expect(agent?.deploys.map((d) => d.record_id)).toEqual([deploy1.id, deploy2.id]);
+    expect(agent?.series.points.reduce((sum, p) => sum + p.calls, 0)).toBe(120);
+    expect(JSON.stringify(report)).not.toContain(PLANTED_HEADER);
+  });
+
+  it('says "not enough calls" below the minimum instead of claiming a difference', async () => {
+    const report = await buildCallReport({
+      calls: [newestFirst([...calls(v1, T0 + 60, 10, 100), ...calls(v2, T0 + 86_400 + 60, 10, 1)])],
+      history: [deploy1, deploy2],
+      workspace: 'default@local',
+      names: new Map([[AGENT, 'desk']]),
+      now: new Date(),
+      diffLink: () => null,
+    });
+    const comparison = report.agents[0]?.versions[1]?.comparison;
+    expect(comparison?.enough_calls).toBe(false);
+    expect(comparison?.error_rate.verdict).toBe('not enough calls');
+    expect(report.agents[0]?.name).toBe('desk');
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, renderReportHtml } from '../../src/report/render-html.js';
+import { escapeMarkdown, renderReportMarkdown } from '../../src/report/render-markdown.js';
+import type { CallReport } from '../../src/report/types.js';
+
+const HOSTILE = 'desk | [click](https://evil.example) <b>@team</b> `x` *y*\nnext';
+
+function report(name: string): CallReport {
+  const rate = { count: 1, of: 40, value: 0.025, low: 0.004, high: 0.128 };
+  const metrics = {
+    calls: 40,
+    by_status: { 'user-ended': 39, error: 1 },
+    error_rate: rate,
+    transfer_rate: rate,
+    duration_seconds: { calls: 40, median: 61, p90: 120.5, mean: 70, exact: true },
+    credits: { total: 4, mean_per_call: 0.1 },
+    tool_calls: { calls: 3, failed: 1, failure_rate: { count: 1, of: 3, value: 0.333333, low: 0.06, high: 0.79 } },
+  };
+  const deploy = { record_id: 'r2', at: '2026-03-02T00:00:00.000Z', by: 'dev', commit: `${'b'.repeat(40)}`, branch: HOSTILE, pull_request: 42, ci_job_url: null, changed_fields: ['prompt'], diff_url: null };
+  const difference = { difference: 0.2, low: 0.05, high: 0.35, verdict: 'higher' as const };
+  return {
+    format_version: 1,
+    generated_at: '2026-03-03T00:00:00.000Z',
+    workspace: 'default@local',
+    window: { since: null, until: null },
+    min_calls: 30,
+    calls: 80,
+    agents: [
+      {
+        agent_id: `id-${name}`,
+        name,
+        calls: 80,
+        series: { bin_seconds: 3600, points: [] },
+        deploys: [deploy],
+        versions: [
+          { key: 'outside:abc', source: 'outside', config_hash: `sha256:${'c'.repeat(64)}`, deploy: null, first_call: '2026-03-01T00:00:00.000Z', last_call: '2026-03-01T00:00:00.000Z', metrics, comparison: null },
+          {
+            key: 'r2',
+            source: 'voxform',
+            config_hash: `sha256:${'d'.repeat(64)}`,
+            deploy,
+            first_call: '2026-03-02T00:00:00.000Z',
+            last_call: '2026-03-02T00:00:00.000Z',
+            metrics,
+            comparison: {
+              against: 'outside:abc',
+              enough_calls: true,
+              error_rate: difference,
+              transfer_rate: { ...difference, verdict: 'no clear difference' },
+              tool_failure_rate: { ...difference, verdict: 'not enough calls' },
+              mean_duration_seconds: { difference: -12, low: -20, high: -4, verdict: 'lower' },
+              mean_credits_per_call: { ...difference, verdict: 'no clear difference' },
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+describe('Markdown', () => {
+  it('escapes names so they cannot break the table, link, mention or inject HTML', () => {
+    expect(escapeMarkdown(HOSTILE)).toBe('desk \\| \\[click\\](https://evil.example) &lt;b&gt;&#64;team&lt;/b&gt; \\`x\\` \\*y\\* next');
+  });
+
+  it('prints one table row per version with intervals and only the supported verdicts', () => {
+    const text = renderReportMarkdown(report(HOSTILE));
+    expect(text).toContain('### desk \\| \\[click\\]');
+    expect(text).toContain('| changed outside voxform (cccccccccccc) | – | 40 | user-ended 39, error 1 |');
+    expect(text).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 | 40 | user-ended 39, error 1 | 2.5% (0.4%–12.8%) |');
+    expect(text).toContain('| 61.0s / 121s | 0.100 | 3 (1) | errors ▲ higher (+5.0 pts to +35.0 pts); mean duration ▼ lower (−20.0s to −4.0s) |');
+    expect(text).not.toContain('transfers ▲');
+    expect(text.split('\n').filter((line) => line.startsWith('| ')).every((line) => line.endsWith('|'))).toBe(true);
+  });
+});
+
+describe('HTML', () => {
+  it('escapes every value and allows no network in its policy', () => {
+    expect(escapeHtml(`<script>"'&`)).toBe('&#60;script&#62;&#34;&#39;&#38;');
+    const html = renderReportHtml(report('<script>window.x=1</script>'));
+    expect(html).not.toContain('<script>window.x=1</script>');
+    expect(html).toContain('&#60;script&#62;window.x=1&#60;/script&#62;');
+    // In the JSON block too: no `<` can end it.
+    const data = /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(html)?.[1] ?? '';
+    expect(data).not.toContain('<');
+    expect((JSON.parse(data) as CallReport).agents[0]?.name).toBe('<script>window.x=1</script>');
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+' 'sha256-[^']+'; style-src 'sha256-[^']+';/);
+    expect(html.match(/<script>/g)).toHaveLength(2);
+  });
+});

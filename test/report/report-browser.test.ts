@@ -1,0 +1,161 @@
+/**
+ * The HTML report in a real browser: headless Chromium (the system's when installed, else the one
+ * @sparticuz/chromium ships inside its npm package, so `npm ci` alone provides it) opens the file
+ * from disk. Every chart must have drawn its data and its deploy markers, the popups must show the
+ * deploy, nothing may reach the network, no console error may appear, and hostile names from the
+ * service or the repository must stay text. A browser that cannot start fails the test with the
+ * reason. The screenshot is kept in test-artifacts/report.png.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCallReport } from '../../src/report/build-report.js';
+import { diffLinkFromEnv } from '../../src/report/diff-links.js';
+import { renderReportHtml } from '../../src/report/render-html.js';
+import { repoRoot } from '../helpers/cli.js';
+import { agentConfig, callRecord, historyRecord, newestFirst } from './helpers.js';
+
+const HOSTILE = '"><img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';
+const DESK = '-OKagentFrontDesk001';
+const BOOKING = `-OKbooking${HOSTILE}`;
+const T0 = Date.parse('2026-04-01T08:00:00Z') / 1000;
+const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+async function launchBrowser(userDataDir: string): Promise<Browser> {
+  const system = SYSTEM_CHROMIUM.find((file) => existsSync(file));
+  let executablePath: string;
+  try {
+    executablePath = system ?? (await chromium.executablePath());
+  } catch (error) {
+    throw new Error(`No browser: neither ${SYSTEM_CHROMIUM.join(' nor ')} exists, and @sparticuz/chromium could not unpack its Chromium: ${(error as Error).message}`);
+  }
+  const args = ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--lang=en-US', `--user-data-dir=${userDataDir}`];
+  try {
+    // A C/POSIX locale (CI's) would give the page `en-US@posix`, a language tag Intl refuses.
+    return await puppeteer.launch({ executablePath, headless: true, args, userDataDir, env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' } });
+  } catch (error) {
+    throw new Error(`Chromium (${executablePath}) did not start: ${(error as Error).message}`);
+  }
+}
+
+async function reportHtml(): Promise<string> {
+  const v1 = agentConfig('You are the receptionist.');
+  const v2 = agentConfig('You are the receptionist. Offer the earliest slot.');
+  const history = [
+    historyRecord('2026-04-01T08:00:00.000Z', { [DESK]: { name: 'front-desk', config: v1 }, [BOOKING]: { name: `booking${HOSTILE}`, config: v1 } }, { commit: 'a'.repeat(40), pullRequest: 41 }),
+    historyRecord('2026-04-02T08:00:00.000Z', { [DESK]: { name: 'front-desk', config: v2 }, [BOOKING]: { name: `booking${HOSTILE}`, config: v2 } }, {
+      commit: 'b'.repeat(40),
+      pullRequest: 42,
+      branch: HOSTILE,
+      ciJobUrl: 'javascript:window.__pwned=3',
+    }),
+  ];
+  const calls = [DESK, BOOKING].flatMap((agentId) =>
+    Array.from({ length: 96 }, (_, i) =>
+      callRecord({ agentId, config: i < 48 ? v1 : v2, ts: T0 + 600 + i * 1800, status: i % 7 === 0 ? 'error' : i % 5 === 0 ? 'voicemail-hangup' : 'user-ended', duration: 40 + (i % 30) }),
+    ),
+  );
+  const report = await buildCallReport({
+    calls: [newestFirst(calls)],
+    history,
+    workspace: 'default@local',
+    names: new Map(),
+    now: new Date('2026-04-04T00:00:00Z'),
+    diffLink: diffLinkFromEnv({ GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents' }),
+  });
+  return renderReportHtml(report);
+}
+
+let browser: Browser;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'voxform-report-browser-'));
+  browser = await launchBrowser(path.join(dir, 'profile'));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the HTML report in headless Chromium', () => {
+  it('draws every chart with its data and deploy markers, offline and without errors', async () => {
+    const file = path.join(dir, 'report.html');
+    await writeFile(file, await reportHtml());
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 1400 });
+    const problems: string[] = [];
+    const network: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warn') problems.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
+    page.on('request', (request) => {
+      if (!request.url().startsWith('file:')) network.push(request.url());
+    });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    await page.waitForSelector('body[data-charts-ready="2"]');
+
+    const charts = await page.$$eval('.chart', (hosts) =>
+      hosts.map((host) => {
+        const canvas = host.querySelector('canvas');
+        const context = canvas?.getContext('2d');
+        const pixels = canvas && context ? context.getImageData(0, 0, canvas.width, canvas.height).data : new Uint8ClampedArray();
+        let drawn = 0;
+        let deployLine = 0;
+        for (let i = 0; i < pixels.length; i += 4) {
+          if ((pixels[i + 3] as number) > 0) drawn++;
+          if (pixels[i] === 0x6c && pixels[i + 1] === 0x34 && pixels[i + 2] === 0x83) deployLine++;
+        }
+        return {
+          rendered: host.getAttribute('data-rendered'),
+          points: Number(host.getAttribute('data-points')),
+          deploys: Number(host.getAttribute('data-deploys')),
+          markers: host.querySelectorAll('.deploy-marker').length,
+          drawn,
+          deployLine,
+        };
+      }),
+    );
+    expect(charts).toHaveLength(2);
+    for (const chart of charts) {
+      expect(chart.rendered).toBe('true');
+      expect(chart.points).toBeGreaterThan(10);
+      expect(chart.deploys).toBe(2);
+      expect(chart.markers).toBe(2);
+      expect(chart.drawn).toBeGreaterThan(1000);
+      expect(chart.deployLine).toBeGreaterThan(20);
+    }
+
+    // The second deploy's popup, shown on hover: its pull request, commit and a link to the diff.
+    const markers = await page.$$('.deploy-marker');
+    await markers[1]?.hover();
+    const popup = await page.$eval('.deploy-marker:hover .deploy-popup', (box) => ({
+      visible: box.ownerDocument.defaultView?.getComputedStyle(box).display !== 'none',
+      text: box.textContent ?? '',
+      links: [...box.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+    }));
+    expect(popup.visible).toBe(true);
+    expect(popup.text).toContain('Pull request #42');
+    expect(popup.text).toContain(`Commit ${'b'.repeat(40)}`);
+    expect(popup.text).toContain('Changed: prompt');
+    expect(popup.links).toEqual([`https://github.example/acme/agents/compare/${'a'.repeat(40)}...${'b'.repeat(40)}`]);
+
+    // Hostile names stayed text: no script of theirs ran, no element of theirs exists.
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.$$('img')).toHaveLength(0);
+    expect(await page.$eval('h2', (h) => h.textContent)).toContain('booking"><img');
+
+    await mkdir(path.join(repoRoot, 'test-artifacts'), { recursive: true });
+    await page.screenshot({ path: path.join(repoRoot, 'test-artifacts/report.png'), fullPage: true });
+    expect(network).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
