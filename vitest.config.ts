@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One real PostgreSQL server for the run, started in the background (see the file).
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
   },
 });

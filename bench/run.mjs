@@ -17,6 +17,7 @@ const BENCHES = [
   { name: 'plan', script: 'plan.mjs', args: [] },
   { name: 'plan-scale', script: 'plan.mjs', args: ['--scale'], onRequest: true },
   { name: 'test-conversations', script: 'test-conversations.mjs', args: [] },
+  { name: 'state-backend', script: 'state-backend.mjs', args: [] },
   { name: 'webhook-send', script: 'webhook-send.mjs', args: [] },
   { name: 'traffic', script: 'traffic.mjs', args: [] },
   { name: 'report', script: 'report.mjs', args: [] },

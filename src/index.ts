@@ -3,7 +3,8 @@
  *
  *   const { state } = await loadManifests({ paths: ['voxform.yaml'], cwd, env: process.env });
  *   const client = createClient({ region: 'us', apiKey });
- *   const outcome = await apply({ desired: state, client, stateFile, serviceId: client.baseUrl, fingerprintKey: fingerprintKey(apiKey), confirm });
+ *   const backend = await openStateBackend({ env: process.env, cwd, registerSecret: () => undefined });
+ *   const outcome = await apply({ desired: state, client, backend, serviceId: client.baseUrl, fingerprintKey: fingerprintKey(apiKey), confirm });
  */
 export { loadManifests } from './manifest/index.js';
 export type { DesiredState, Diagnostic, LoadOptions, LoadResult } from './manifest/index.js';
@@ -52,6 +53,13 @@ export type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from './
 
 export { StateStore, readStateFile } from './state/state-file.js';
 export { acquireStateLock } from './state/lock.js';
+export { openStateBackend, openStateSpec, stateSpec, DEFAULT_STATE_FILE } from './state/open.js';
+export type { OpenStateOptions } from './state/open.js';
+export { FileStateBackend } from './state/file-backend.js';
+export { migrateState } from './state/migrate.js';
+export type { MigrateResult } from './state/migrate.js';
+export { describeHolder } from './state/backend.js';
+export type { AcquireOptions, HeldLock, LockHolder, StateBackend, StoredWorkspace, WorkspaceSummary } from './state/backend.js';
 export { emptyWorkspace, workspaceKey } from './state/types.js';
 export { fingerprintKey } from './util/hash.js';
 export type { StateFile, WorkspaceState } from './state/types.js';

@@ -12,7 +12,8 @@ import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
-import { acquireStateLock, type StateLock } from '../state/lock.js';
+import { ciJobUrlFrom, type HeldLock, type StateBackend } from '../state/backend.js';
+import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
 import { workspaceKey } from '../state/types.js';
 import { deployer } from '../history/source.js';
@@ -34,8 +35,10 @@ export interface ApplyOptions {
   /** The manifests, loaded (with the environment: secrets are read from them when requests are sent). */
   desired: DesiredState;
   client: ApplyClient;
-  /** The state file (`.voxform/state.json`); its lock is `STATE.lock`. */
-  stateFile: string;
+  /** Where state, lock and history are kept (`openStateBackend`); the caller closes it. */
+  backend?: StateBackend | undefined;
+  /** Instead of `backend`: a state file (`.voxform/state.json`), opened as the file backend. */
+  stateFile?: string | undefined;
   /** How the service is named in state and plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
   /** `fingerprintKey(apiKey)`: the key of the hashes in the state file and saved plans (never stored). */
@@ -62,7 +65,7 @@ export interface ApplyOptions {
   /** After a stop, how long to wait for the requests in flight (default 10 s). */
   stopGraceMs?: number | undefined;
   /** Told of the lock once it is held, for a caller that may have to release it on an abrupt exit. */
-  onLocked?: ((lock: StateLock) => void) | undefined;
+  onLocked?: ((lock: HeldLock) => void) | undefined;
   /**
    * The deploy ledger: every apply that ran its plan (not one cancelled, or stopped before its plan
    * ran) appends a record here (see docs/history.md). Without it, nothing is recorded.
@@ -85,7 +88,10 @@ export interface ApplyOutcome extends ExecuteResult {
   status: 'nothing_to_do' | 'applied' | 'failed' | 'cancelled' | 'interrupted';
   /** The plan that ran; undefined when interrupted before it was made. */
   plan: Plan | undefined;
-  stateFile: string;
+  /** Where the state was kept: the state file's path, or the database URL without its password. */
+  stateLocation: string;
+  /** Set when the run stopped because the lock was lost (the database connection dropped): why. */
+  lockLost?: string | undefined;
   /** The deploy ledger's record of this apply, when `history` was given and the plan ran. */
   record?: HistoryRecord | undefined;
 }
@@ -139,30 +145,41 @@ async function approve(options: ApplyOptions, plan: Plan): Promise<boolean> {
   return options.confirm(plan);
 }
 
+/** The backend the options name: `backend`, or the file backend of `stateFile`. */
+function backendOf(options: ApplyOptions): StateBackend {
+  if (options.backend) return options.backend;
+  if (options.stateFile) return new FileStateBackend(options.stateFile);
+  throw new VoxformError('invalid_option', 'apply() needs a state backend: pass `backend` (openStateBackend) or `stateFile`.');
+}
+
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
-  const { signal } = options;
   const emit = options.onEvent ?? (() => undefined);
-  const lock = await acquireStateLock(options.stateFile, {
+  const backend = backendOf(options);
+  const workspace = workspaceKey(options.desired.environment, options.serviceId);
+  const lock = await backend.acquireLock(workspace, {
     command: options.command ?? 'voxform apply',
     timeoutSeconds: options.lockTimeoutSeconds ?? 0,
     warn: (message) => emit({ type: 'warning', message }),
+    ciJobUrl: ciJobUrlFrom(process.env),
   });
   options.onLocked?.(lock);
+  // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new request.
+  const signal = options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost;
   const outcome = (status: ApplyOutcome['status'], plan: Plan | undefined, result = NOTHING_RAN): ApplyOutcome => ({
     ...result,
     status,
     plan,
-    stateFile: options.stateFile,
+    stateLocation: backend.display,
+    ...(lock.lost.aborted ? { lockLost: lock.lostReason() } : {}),
   });
   try {
-    const workspace = workspaceKey(options.desired.environment, options.serviceId);
-    const store = await StateStore.open(options.stateFile, workspace, options.fingerprintKey);
+    const store = await StateStore.open(backend, workspace, options.fingerprintKey);
     const prepared = await unlessAborted(preparePlan(options, store), signal);
-    if (!prepared || signal?.aborted) return outcome('interrupted', prepared?.plan);
+    if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);
     const { plan, live } = prepared;
     emit({ type: 'planned', plan, saved: options.savedPlan !== undefined });
     const approved = await unlessAborted(approve(options, plan), signal);
-    if (signal?.aborted) return outcome('interrupted', plan);
+    if (signal.aborted) return outcome('interrupted', plan);
     if (!approved) return outcome('cancelled', plan);
     const readBacks = new AgentReadBacks();
     const result = await executePlan({
@@ -177,6 +194,8 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       stopGraceMs: options.stopGraceMs,
       onProgress: emit,
     });
+    // Without the lock nothing more may be written: the report says what was applied.
+    if (lock.lost.aborted) return outcome('interrupted', plan, { ...result, interrupted: true });
     // The next plan marks the variables this apply did not read as new.
     if (!result.interrupted) await store.recordEnvironmentVariables(options.desired.environmentVariables);
     const status = result.interrupted ? 'interrupted' : result.failed.length + result.skipped.length > 0 ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';

@@ -13,6 +13,8 @@ const ENVIRONMENT = {
   VOXFORM_TRUSTED_ORIGINS: 'comma-separated origins a manifest `base_url` may name',
   VOXFORM_ENV_ALLOW: 'comma-separated names and `PREFIX_*` patterns that `${env:…}` may read',
   VOXFORM_TIMEOUT: 'how long one request may take, e.g. `30s` or `2m` (`--timeout` beats it)',
+  VOXFORM_STATE: 'where state, lock and history are kept: a file path or a `postgres://` URL (`--state` beats it)',
+  VOXFORM_CI_JOB_URL: 'the CI job URL a held lock names (GitHub Actions and GitLab CI are read without it)',
   VOXFORM_DEBUG: '`1`: the request log (key redacted) and stack traces',
   VOXFORM_JUDGE_URL: 'an OpenAI-compatible endpoint for `judge:` checks and simulated callers',
   VOXFORM_JUDGE_MODEL: 'the judge endpoint\'s model',
@@ -31,6 +33,8 @@ const SERVICE_ENV: EnvironmentName[] = ['VOXFORM_API_KEY', 'VOXFORM_REGION', 'VO
 /** What reads manifests reads besides. */
 const MANIFEST_ENV: EnvironmentName[] = ['VOXFORM_ENV_ALLOW', 'VOXFORM_TRUSTED_ORIGINS'];
 const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR'];
+/** What reads or writes state reads besides. */
+const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
 
 const OK_OR_ERROR = ['0  success', '1  an error (one sentence on stderr, with file:line:col where a file is at fault)'];
 const INTERRUPTED = '130  interrupted (Ctrl-C); nothing half-done';
@@ -49,7 +53,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform validate', 'voxform validate -f agents/ --env staging', 'voxform validate --format json'],
   },
   plan: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],
     exitCodes: [...OK_OR_ERROR, '2  changes present (with --detailed-exitcode; 0 then means none)', INTERRUPTED],
     examples: ['voxform plan', 'voxform plan --format markdown --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
   },
@@ -59,17 +63,17 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform plan show plan.json', 'voxform plan show plan.json --format markdown > comment.md', 'voxform plan show plan.json --format json'],
   },
   apply: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', INTERRUPTED],
     examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
   },
   rollback: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', INTERRUPTED],
     examples: ['voxform rollback previous', 'voxform rollback 3f9a2c1 --agent front-desk', 'voxform rollback previous --local --auto-approve'],
   },
   history: {
-    environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV],
+    environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV, ...STATE_ENV],
     exitCodes: OK_OR_ERROR,
     examples: ['voxform history', 'voxform history --agent front-desk --limit 5', 'voxform history --local --format json'],
   },
@@ -109,7 +113,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status completed --format ndjson --all'],
   },
   report: {
-    environment: [...SERVICE_ENV, 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'CI_PROJECT_URL'],
+    environment: [...SERVICE_ENV, ...STATE_ENV, 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'CI_PROJECT_URL'],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
     examples: ['voxform report --local', 'voxform report --agent front-desk --since 7d --format html --out report.html', 'voxform report --since-deploy --format markdown > comment.md'],
   },
@@ -148,9 +152,29 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform webhook serve', 'voxform webhook serve --port 4020 --agent front-desk --prefetch-response prefetch.json'],
   },
   status: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],
     exitCodes: ['0  the key is a private key the service accepted', '1  the key is missing, public or refused, the service did not answer, or an error (the report is printed)'],
     examples: ['voxform status', 'voxform status --local', 'voxform status --env production --format json'],
+  },
+  'state list': {
+    environment: [...STATE_ENV],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform state list', 'voxform state list --state postgres://voxform@db.internal/voxform --format json'],
+  },
+  'state show': {
+    environment: [...STATE_ENV],
+    exitCodes: ['0  the workspace was shown', '1  no such workspace (or several and none named), or an error'],
+    examples: ['voxform state show', 'voxform state show production@https://api-west.millis.ai --format json'],
+  },
+  'state unlock': {
+    environment: [...STATE_ENV],
+    exitCodes: ['0  the lock was opened', '1  no lock of that id is held, --force is missing, or an error'],
+    examples: ['voxform state unlock --force 3f9a2c0d11b84e7a'],
+  },
+  'state migrate': {
+    environment: [...STATE_ENV],
+    exitCodes: ['0  copied and checked', '1  the target is not empty (without --force), the check failed, or an error'],
+    examples: ['voxform state migrate --to "$DATABASE_URL"', 'voxform state migrate --state .voxform/state.json --to postgres://voxform@db.internal/voxform'],
   },
   schema: {
     environment: [],

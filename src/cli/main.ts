@@ -48,6 +48,9 @@ function refuseParentOnlyOptions(cmd: Command, parent: Command): void {
   }
 }
 
+/** Where state is kept: the operator's choice, never a manifest's (docs/state.md). */
+const STATE_OPTION = 'the state: a file path or a postgres:// URL (env VOXFORM_STATE; default .voxform/state.json)';
+
 function withConnection(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'the service base URL (default: the region gateway; env VOXFORM_BASE_URL)')
@@ -88,6 +91,8 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   addServiceCommands(program, action);
   addWebhookCommands(program, action);
 
+  addStateCommands(program, action);
+
   addCommandHelp(program);
   return program;
 }
@@ -102,7 +107,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--out <file>', 'save the plan for `voxform apply PLAN`')
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does, 1 on error')
     .option('--target <address>', 'only this resource and what it needs (repeatable), e.g. agent.front-desk', collect)
-    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
     .action(action('plan'));
   // `plan` parses `--format` before `show` sees it (see `action`): no default here, `plan`'s applies.
@@ -117,7 +122,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .argument('[plan]', 'a plan file saved by `voxform plan --out`')
     .option('--auto-approve', 'apply without asking')
     .option('--target <address>', 'only this resource and what it needs (repeatable)', collect)
-    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
     .action(action('apply'));
@@ -126,7 +131,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .argument('<ref>', 'a history record id (or a unique prefix), a commit (7+ hex digits), or `previous`')
     .option('--agent <name>', 'only this agent of the record (repeatable)', collect)
     .option('--auto-approve', 'apply without asking')
-    .option('--state <file>', 'the state file (its history is beside it)', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
     .action(action('rollback'));
@@ -135,7 +140,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--agent <name>', 'only records that hold this agent')
     .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .option('--state <file>', 'the state file (its history is beside it)', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .action(action('history'));
 
   withConnection(program.command('export').description('write live agents as a manifest with prompts/*.md'))
@@ -221,7 +226,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--since-deploy', 'the latest deploy\'s version and the one before it (from that version\'s deploy)')
     .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html']).default('markdown'))
     .option('--out <file>', 'write the report to this file instead of stdout')
-    .option('--state <file>', 'the state file; the apply history is in the history/ folder beside it', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .action(action('report'));
 
   const keys = program.command('keys').description('manage API keys');
@@ -237,7 +242,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
 
   withConnection(withManifest(program.command('status').description('show the service, the key type, the state file, its lock and the last apply')))
-    .option('--state <file>', 'the state file', '.voxform/state.json')
+    .option('--state <url|path>', STATE_OPTION)
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('status'));
 
@@ -256,6 +261,27 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .argument('<call-id>', 'the call id (see `voxform logs`)')
     .option('--out <file>', 'write the test file here instead of stdout')
     .action(action('test-capture'));
+}
+
+/** `voxform state …`: the state backend's workspaces, locks and migration. */
+function addStateCommands(program: Command, action: CommandAction): void {
+  const state = program.command('state').description('list, show, unlock and migrate the state backend (--state or VOXFORM_STATE)');
+  const withState = (cmd: Command) => cmd.option('--state <url|path>', STATE_OPTION);
+  withState(state.command('list').description('list the workspaces, their serials, last applies and lock holders'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('state-list'));
+  withState(state.command('show').description("show one workspace's records (the only one, when there is one)"))
+    .argument('[workspace]', 'the workspace, `ENV@SERVICE` (see `voxform state list`)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('state-show'));
+  withState(state.command('unlock').description('open a lock whose holder hangs or is gone, by its lock id'))
+    .argument('<lock-id>', 'the lock id, as `voxform state list` or the refused run names it')
+    .option('--force', 'required: open a lock another run may hold')
+    .action(action('state-unlock'));
+  withState(state.command('migrate').description('copy state and history to another backend, and check the copy'))
+    .requiredOption('--to <url|path>', 'the target: a postgres:// URL or a file path')
+    .option('--force', 'overwrite workspaces the target already holds')
+    .action(action('state-migrate'));
 }
 
 /** webhook send and serve: exercising the receivers of the agents' webhooks without a call. */
@@ -297,6 +323,10 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   status: () => import('./commands/status.js'),
   test: () => import('./commands/test.js'),
   'test-capture': async () => ({ run: (await import('./commands/test.js')).capture }),
+  'state-list': async () => ({ run: (await import('./commands/state.js')).list }),
+  'state-show': async () => ({ run: (await import('./commands/state.js')).show }),
+  'state-unlock': async () => ({ run: (await import('./commands/state.js')).unlock }),
+  'state-migrate': async () => ({ run: (await import('./commands/state.js')).migrate }),
   'webhook-send': () => import('./commands/webhook-send.js'),
   'webhook-serve': () => import('./commands/webhook-serve.js'),
 };

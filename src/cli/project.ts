@@ -1,16 +1,17 @@
 /**
  * What `plan` and `apply` share before they differ: the manifests loaded (diagnostics printed, every
- * secret registered for redaction), the service connected, and the state file's workspace named.
+ * secret registered for redaction), the service connected, and the state backend's workspace named.
  */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
 import type { DesiredState } from '../manifest/types.js';
+import type { StateBackend } from '../state/backend.js';
+import { openStateBackend } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
-import { FileHistoryStore } from '../history/file-store.js';
 import { detectDeploySource } from '../history/source.js';
-import type { DeploySource, HistoryStore } from '../history/types.js';
+import type { DeploySource } from '../history/types.js';
 import { formatDiagnostics } from './diagnostics.js';
 import type { CommandContext } from './context.js';
 import type { Connection } from './connection.js';
@@ -45,7 +46,8 @@ export interface ConnectedProject {
   connection: Connection;
   /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
-  stateFile: string;
+  /** Where state, lock and history are kept: closed when the run ends. */
+  backend: StateBackend;
   workspaceKey: string;
 }
 
@@ -65,11 +67,21 @@ export async function connectService(options: ProjectOptions, desired: DesiredSt
 }
 
 export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
+  // Opened first, so a database backend connects while the manifests load.
+  const opening = openOperatorBackend(options, ctx).then((opened) => (opened.prewarm?.(), opened));
+  opening.catch(() => undefined);
   const desired = await loadDesiredState(options, ctx);
   const connection = await connectService(options, desired, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;
-  const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
-  return { desired, connection, serviceId, stateFile, workspaceKey: workspaceKey(desired.environment, serviceId) };
+  const backend = await opening;
+  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
+}
+
+/** The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit. */
+export async function openOperatorBackend(options: { state?: string | undefined }, ctx: CommandContext): Promise<StateBackend> {
+  const backend = await openStateBackend({ state: options.state, env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
+  ctx.onExit(() => backend.close());
+  return backend;
 }
 
 /** Manifest files as the user would name them (relative to the working directory). */
@@ -82,16 +94,11 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
   return {
     desired: project.desired,
     client: project.connection.client,
-    stateFile: project.stateFile,
+    backend: project.backend,
     serviceId: project.serviceId,
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
   };
-}
-
-/** The deploy ledger of the project's state: for the file backend, `history/` beside the state file. */
-export function historyStoreOf(stateFile: string): HistoryStore {
-  return new FileHistoryStore(path.join(path.dirname(stateFile), 'history'));
 }
 
 /** Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest. */

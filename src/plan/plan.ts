@@ -1,6 +1,7 @@
 import type { DesiredState } from '../manifest/types.js';
-import { readStateFile } from '../state/state-file.js';
-import { emptyWorkspace, workspaceKey } from '../state/types.js';
+import type { StateBackend } from '../state/backend.js';
+import { FileStateBackend } from '../state/file-backend.js';
+import { workspaceKey } from '../state/types.js';
 import { createPlan } from './create-plan.js';
 import type { LiveReader } from './read-live.js';
 import type { Plan } from './types.js';
@@ -9,8 +10,10 @@ export interface PlanOptions {
   /** The manifests, loaded. */
   desired: DesiredState;
   client: LiveReader;
-  /** The state file (`.voxform/state.json`); read, never written, and not locked. */
-  stateFile: string;
+  /** Where the state is kept (`openStateBackend`): read, never written, and not locked. */
+  backend?: StateBackend | undefined;
+  /** Instead of `backend`: a state file (`.voxform/state.json`). */
+  stateFile?: string | undefined;
   /** How the service is named in state and plans: its base URL, or `local` for the embedded emulator. */
   serviceId: string;
   /** `fingerprintKey(apiKey)`: the key of the hashes in the state file and saved plans (never stored). */
@@ -23,10 +26,10 @@ export interface PlanOptions {
   onReadProgress?: ((agentsRead: number, agents: number) => void) | undefined;
 }
 
-/** What `apply` would do now, read-only: the state file's workspace, the service, the manifests. */
+/** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
 export async function plan(options: PlanOptions): Promise<Plan> {
-  const state = await readStateFile(options.stateFile);
-  const workspace = state.workspaces[workspaceKey(options.desired.environment, options.serviceId)] ?? emptyWorkspace();
+  const backend = options.backend ?? new FileStateBackend(options.stateFile ?? '.voxform/state.json');
+  const { workspace } = await backend.readWorkspace(workspaceKey(options.desired.environment, options.serviceId));
   const created = await createPlan({
     desired: options.desired,
     client: options.client,

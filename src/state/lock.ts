@@ -13,10 +13,16 @@ export interface LockOwner {
   command: string;
   /** ISO 8601. */
   since: string;
+  /** The CI job running the holder, when known. */
+  ciJobUrl?: string | undefined;
 }
 
 export interface StateLock {
   owner: LockOwner;
+  /** The holder file's nonce: names this holding for `voxform state unlock --force LOCK_ID`. */
+  lockId: string;
+  /** Whether the holder file is still in place (false once someone forced the lock open). */
+  stillHeld(): Promise<boolean>;
   /** Gives the lock up; safe to call twice, and never removes a lock someone else took since. */
   release(): Promise<void>;
 }
@@ -28,6 +34,8 @@ export interface AcquireLockOptions {
   timeoutSeconds: number;
   /** Receives the warning printed when a dead holder's lock is taken over. */
   warn: (message: string) => void;
+  /** The CI job URL to write into the holder, when known. */
+  ciJobUrl?: string | undefined;
 }
 
 /**
@@ -69,6 +77,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireLockOp
 async function takeLock(stateFile: string, lockDir: string, options: AcquireLockOptions): Promise<StateLock> {
   await mkdir(path.dirname(lockDir), { recursive: true });
   const owner: LockOwner = { pid: process.pid, host: hostname(), user: safeUser(), command: options.command, since: new Date().toISOString() };
+  if (options.ciJobUrl) owner.ciJobUrl = options.ciJobUrl;
   const nonce = randomBytes(8).toString('hex');
   const ownerFile = `holder-${nonce}.json`;
   const staging = `${lockDir}.${nonce}.tmp`;
@@ -80,7 +89,7 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireLock
     for (;;) {
       if (await moveInto(staging, lockDir)) {
         held = true;
-        return heldLock(owner, lockDir, ownerFile);
+        return heldLock(owner, lockDir, ownerFile, nonce);
       }
       const holder = await readHolder(lockDir);
       if (holder === 'gone') continue;
@@ -89,7 +98,7 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireLock
         await removeDeadHolder(lockDir, holder);
         continue;
       }
-      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder === 'unknown' ? undefined : holder.owner);
+      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder === 'unknown' ? undefined : holder);
       await delay(Math.min(500, Math.max(50, deadline - Date.now())));
     }
   } finally {
@@ -99,8 +108,31 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireLock
 
 /** Who holds the lock of `stateFile` now, if anyone (for `status` displays and error messages). */
 export async function readStateLock(stateFile: string): Promise<LockOwner | undefined> {
+  return (await readStateLockWithId(stateFile))?.owner;
+}
+
+/** The holder and its lock id (the nonce of its holder file; empty for a lock of an older voxform). */
+export async function readStateLockWithId(stateFile: string): Promise<{ owner: LockOwner; lockId: string } | undefined> {
   const holder = await readHolder(lockPathOf(stateFile));
-  return holder === 'gone' || holder === 'unknown' ? undefined : holder.owner;
+  if (holder === 'gone' || holder === 'unknown') return undefined;
+  return { owner: holder.owner, lockId: HOLDER_FILE.exec(path.basename(holder.file))?.[1] ?? '' };
+}
+
+const HOLDER_FILE = /^holder-([0-9a-f]+)\.json$/;
+
+/**
+ * Opens the lock held under `lockId` (`voxform state unlock --force`): removes that holder's file,
+ * then the folder if empty. A lock someone else holds now (another id) is left alone. Resolves to
+ * the removed holder, or undefined when no lock of that id is held.
+ */
+export async function forceUnlockState(stateFile: string, lockId: string): Promise<LockOwner | undefined> {
+  const lockDir = lockPathOf(stateFile);
+  if (!/^[0-9a-f]+$/.test(lockId)) return undefined;
+  const file = path.join(lockDir, `holder-${lockId}.json`);
+  const holder = await readFile(file, 'utf8').then((text) => parseHolder(file, text), () => 'gone' as const);
+  if (holder === 'gone') return undefined;
+  await removeDeadHolder(lockDir, { file });
+  return holder === 'unknown' ? { pid: 0, host: 'unknown', user: 'unknown', command: 'unknown', since: 'unknown' } : holder.owner;
 }
 
 /** `ana@ci-runner-7 (pid 4242, "voxform apply", since 2026-01-31T09:00:00.000Z)`. */
@@ -158,7 +190,9 @@ function parseHolder(file: string, text: string): Holder {
   try {
     const owner = JSON.parse(text) as Partial<LockOwner>;
     if (typeof owner.pid !== 'number' || typeof owner.host !== 'string') return 'unknown';
-    return { file, owner: { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) } };
+    const parsed: LockOwner = { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) };
+    if (typeof owner.ciJobUrl === 'string') parsed.ciJobUrl = owner.ciJobUrl;
+    return { file, owner: parsed };
   } catch {
     return 'unknown';
   }
@@ -174,10 +208,12 @@ async function removeDeadHolder(lockDir: string, holder: { file: string }): Prom
   if (holder.file !== lockDir) await rmdir(lockDir).catch(ignoreCodes('ENOENT', 'ENOTEMPTY', 'EEXIST'));
 }
 
-function heldLock(owner: LockOwner, lockDir: string, ownerFile: string): StateLock {
+function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: string): StateLock {
   let released = false;
   return {
     owner,
+    lockId,
+    stillHeld: () => lstat(path.join(lockDir, ownerFile)).then(() => true, () => false),
     release: async () => {
       if (released) return;
       released = true;
@@ -187,11 +223,13 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string): StateLo
   };
 }
 
-function lockedError(stateFile: string, lockDir: string, owner: LockOwner | undefined): VoxformError {
-  const who = owner ? describeLockOwner(owner) : 'another voxform run';
+function lockedError(stateFile: string, lockDir: string, holder: { owner: LockOwner; file: string } | undefined): VoxformError {
+  const lockId = holder ? HOLDER_FILE.exec(path.basename(holder.file))?.[1] : undefined;
+  const who = holder ? `${describeLockOwner(holder.owner)}${lockId ? `, lock ${lockId}` : ''}` : 'another voxform run';
+  const unlock = lockId ? `run \`voxform state unlock --force ${lockId}\`` : `remove ${lockDir}`;
   return new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {
-    hint: `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If no such run exists any more, remove ${lockDir}.`,
-    ...(owner ? { details: { holder: owner } } : {}),
+    hint: `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If no such run exists any more, ${unlock}.`,
+    ...(holder ? { details: { holder: { ...holder.owner, ...(lockId ? { lockId } : {}) } } } : {}),
   });
 }
 

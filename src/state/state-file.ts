@@ -1,9 +1,7 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
-import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import { stateFileBytes } from './serialize.js';
+import type { StateBackend } from './backend.js';
 import { emptyWorkspace, type LastApply, type StateFile, type WorkspaceState } from './types.js';
 
 /** Reads the state file; a missing file is an empty state, a damaged one a clear error. */
@@ -72,12 +70,14 @@ function isNameList(value: unknown): value is string[] {
 const SERIALIZE_SHARE = 0.1;
 
 /**
- * Keeps the state of one workspace and writes it after every change. Writes are serialized and
- * coalesced: while one write is in flight, further updates wait for the next write, which carries
- * all of them, so 500 parallel successes cost a handful of fsyncs, and every `save()` resolves only
- * once its update is on disk (atomically: a crash leaves the old or the new file, never a torn one).
- * The next write starts once serializing has taken at most `SERIALIZE_SHARE` of the time since
- * the last one (at once for a small state; within a second for a 5,000-agent one).
+ * Keeps the state of one workspace and writes it through the state backend after every change.
+ * Writes are serialized and coalesced: while one write is in flight, further updates wait for the
+ * next write, which carries all of them, so 500 parallel successes cost a handful of writes, and
+ * every `save()` resolves only once its update is stored (atomically: a crash leaves the old or the
+ * new state, never a torn one). Each write is a compare-and-set on the serial this store last read
+ * or wrote, so a writer that did not hold the lock cannot silently overwrite another's work. The
+ * next write starts once serializing has taken at most `SERIALIZE_SHARE` of the time since the
+ * last one (at once for a small state; within a second for a 5,000-agent one).
  */
 export class StateStore {
   private writing: Promise<void> = Promise.resolve();
@@ -89,26 +89,23 @@ export class StateStore {
 
   /**
    * `fingerprintKey` is the key of the hashes of applied values (`hashApplied`): derived from the
-   * API key, kept in memory only.
+   * API key, kept in memory only. `serial` is the stored serial `workspace` was read at.
    */
   constructor(
-    readonly file: string,
-    private readonly state: StateFile,
+    readonly backend: StateBackend,
     readonly workspaceKey: string,
+    readonly workspace: WorkspaceState,
+    private serial: number,
     readonly fingerprintKey: string,
-  ) {
-    state.workspaces[workspaceKey] ??= emptyWorkspace();
+  ) {}
+
+  /** Reads the workspace from `backend`. */
+  static async open(backend: StateBackend, workspaceKey: string, fingerprintKey: string): Promise<StateStore> {
+    const stored = await backend.readWorkspace(workspaceKey);
+    return new StateStore(backend, workspaceKey, stored.workspace, stored.serial, fingerprintKey);
   }
 
-  static async open(file: string, workspaceKey: string, fingerprintKey: string): Promise<StateStore> {
-    return new StateStore(file, await readStateFile(file), workspaceKey, fingerprintKey);
-  }
-
-  get workspace(): WorkspaceState {
-    return this.state.workspaces[this.workspaceKey] as WorkspaceState;
-  }
-
-  /** Applies `change` to the workspace in memory and resolves once it is on disk. */
+  /** Applies `change` to the workspace in memory and resolves once it is stored. */
   async update(change: (workspace: WorkspaceState) => void): Promise<void> {
     change(this.workspace);
     await this.save();
@@ -153,13 +150,8 @@ export class StateStore {
   }
 
   private async write(): Promise<void> {
-    this.state.serial += 1;
-    await mkdir(path.dirname(this.file), { recursive: true });
-    // Serialized and encoded here, at once, so the time the loop is held is measured whole.
-    const started = performance.now();
-    const data = stateFileBytes(this.state);
-    const heldMs = performance.now() - started;
-    this.nextWriteAt = performance.now() + heldMs * (1 / SERIALIZE_SHARE - 1);
-    await writeFileAtomic(this.file, data);
+    const { serial, heldMs, pauseMs = 0 } = await this.backend.writeWorkspace(this.workspaceKey, this.workspace, this.serial);
+    this.serial = serial;
+    this.nextWriteAt = performance.now() + heldMs * (1 / SERIALIZE_SHARE - 1) + pauseMs;
   }
 }

@@ -1,3 +1,4 @@
+import { describeHolder } from '../state/backend.js';
 import type { KeyType, StatusReport } from './status.js';
 
 const KEY_WORDS: Record<KeyType, string> = {
@@ -24,7 +25,7 @@ export function renderStatusText(report: StatusReport): string {
     ['API key', `${KEY_WORDS[key.type]}${key.problem ? `: ${key.problem}` : ''}`],
     ['Environment', `${manifest.environment ?? 'default'}${manifest.problem ? ` (manifests not read: ${manifest.problem})` : ''}`],
     ['State', stateLine(state)],
-    ['Lock', lock.held ? `held by ${lock.user}@${lock.host} (pid ${lock.pid}, "${lock.command}", since ${lock.since})` : 'not held'],
+    ['Lock', lock.held ? `held by ${describeHolder(lock)}` : 'not held'],
     ['Last apply', lastApplyLine(report)],
   ];
   const width = Math.max(...lines.map(([label]) => label.length)) + 1;

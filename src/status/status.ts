@@ -3,13 +3,11 @@
  * the state file says (who holds its lock, what the last apply did). Nothing here changes anything:
  * the key is checked with one read the service answers cheaply (`GET /phones`).
  */
-import { access } from 'node:fs/promises';
 import { isApiError, type ApiClient } from '../api/index.js';
 import { REGION_BASE_URLS } from '../api/regions.js';
 import { nonEmpty } from '../api/trusted-origins.js';
 import { isVoxformError } from '../errors.js';
-import { readStateLock, type LockOwner } from '../state/lock.js';
-import { readStateFile } from '../state/state-file.js';
+import type { LockHolder, StateBackend } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
 
 /** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
@@ -40,7 +38,9 @@ export interface StatusReport {
   key: { type: KeyType; problem?: string };
   manifest: { environment: string | null; problem?: string };
   state: {
+    /** Where the state is kept: the file's path, or the database URL without its password. */
     file: string;
+    backend: 'file' | 'postgres';
     exists: boolean;
     serial: number;
     /** The workspace this folder's plans and applies use: `ENV@SERVICE`. */
@@ -48,7 +48,7 @@ export interface StatusReport {
     /** Why the state file could not be read, when it could not. */
     problem?: string;
   };
-  lock: { held: false } | ({ held: true } & LockOwner);
+  lock: { held: false } | ({ held: true } & LockHolder);
   last_apply: LastApply | null;
 }
 
@@ -92,17 +92,16 @@ export async function probeKey(client: ApiClient): Promise<StatusReport['key']> 
   }
 }
 
-/** The state file's part of the report: serial, the workspace's last apply, and the lock holder. */
+/** The state backend's part of the report: serial, the workspace's last apply, and the lock holder. */
 export async function readStateStatus(
-  stateFile: string,
+  backend: StateBackend,
   workspace: string,
-): Promise<Pick<StatusReport, 'lock' | 'last_apply'> & { state: Omit<StatusReport['state'], 'file' | 'workspace'> }> {
-  const owner = await readStateLock(stateFile).catch(() => undefined);
-  const lock: StatusReport['lock'] = owner ? { held: true, ...owner } : { held: false };
+): Promise<Pick<StatusReport, 'lock' | 'last_apply'> & { state: Omit<StatusReport['state'], 'file' | 'workspace' | 'backend'> }> {
+  const holder = await backend.readLock(workspace).catch(() => undefined);
+  const lock: StatusReport['lock'] = holder ? { held: true, ...holder } : { held: false };
   try {
-    const exists = await access(stateFile).then(() => true, () => false);
-    const state = await readStateFile(stateFile);
-    return { lock, state: { exists, serial: state.serial }, last_apply: state.workspaces[workspace]?.lastApply ?? null };
+    const stored = await backend.readWorkspace(workspace);
+    return { lock, state: { exists: stored.exists, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
   } catch (error) {
     if (!isVoxformError(error)) throw error;
     return { lock, state: { exists: true, serial: 0, problem: error.message }, last_apply: null };

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { FileStateBackend } from '../../src/state/file-backend.js';
 import { describe, expect, it } from 'vitest';
 import type { ApplyClient } from '../../src/apply/client.js';
 import { executePlan } from '../../src/apply/execute-plan.js';
@@ -62,7 +63,7 @@ async function setup() {
     changes,
     summary: summarize(changes),
   };
-  const store = await StateStore.open(path.join(await tempDir(), 'state.json'), 'default@local', 'fingerprint-key');
+  const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
   return { desired, live, liveState, plan, store };
 }
 

@@ -67,9 +67,9 @@ describe('voxform status (against the emulator)', () => {
     const lock = await acquireStateLock(path.join(project.dir, '.voxform/state.json'), { command: 'voxform apply plan.json', timeoutSeconds: 0, warn: () => undefined });
     try {
       const result = await project.cli(['status', '--format', 'json']);
-      expect(JSON.parse(result.stdout).lock).toEqual({ held: true, ...lock.owner });
+      expect(JSON.parse(result.stdout).lock).toEqual({ held: true, ...lock.owner, lockId: lock.lockId });
       const text = await project.cli(['status']);
-      expect(text.stdout).toContain(`Lock:        held by ${lock.owner.user}@${lock.owner.host} (pid ${process.pid}, "voxform apply plan.json", since ${lock.owner.since})`);
+      expect(text.stdout).toContain(`Lock:        held by ${lock.owner.user}@${lock.owner.host} (pid ${process.pid}, "voxform apply plan.json", since ${lock.owner.since}, lock ${lock.lockId})`);
     } finally {
       await lock.release();
     }

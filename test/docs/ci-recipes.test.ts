@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { lintGitlabCi, lintWorkflow } from '../helpers/ci-lint.js';
 import { repoRoot } from '../helpers/cli.js';
+import { freshDatabase } from '../helpers/postgres.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 /** Every `npx voxform …` line of a CI recipe, in document order. */
@@ -50,7 +50,8 @@ describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
     // The recipe restricts what manifests may read from the job's environment; its commands run under that list.
     const allow: unknown = recipe.env?.VOXFORM_ENV_ALLOW ?? recipe.variables?.VOXFORM_ENV_ALLOW;
     expect(allow, 'the recipe sets VOXFORM_ENV_ALLOW').toEqual(expect.stringMatching(/\S/));
-    const recipeEnv = { VOXFORM_ENV_ALLOW: allow as string };
+    // The state lives where the recipes keep it: a PostgreSQL database every job shares.
+    const recipeEnv = { VOXFORM_ENV_ALLOW: allow as string, VOXFORM_STATE: (await freshDatabase()).url };
     project = await startExampleProject();
     // The example's conversation tests where the recipes expect them: tests/ beside the manifest.
     await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
@@ -59,6 +60,8 @@ describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
       expect({ command, code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ command, code: 0, output: '' });
     }
     expect(await readFile(path.join(project.dir, 'plan.md'), 'utf8')).toMatch(/^### voxform plan: 3 to create, 4 to update/);
+    // Nothing was kept in the job's folder: the state is in the database.
+    await expect(readFile(path.join(project.dir, '.voxform/state.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
 
     // The nightly check notices a change made in the dashboard.
     await callService(project, 'PUT', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369yn')}`, { name: 'Booking', config: { first_message: 'Changed by hand' } });
@@ -127,7 +130,7 @@ describe('docs/ci/github-actions.yml', () => {
     const secrets = Object.entries(recipe.env as Record<string, string>)
       .filter(([, value]) => /\$\{\{\s*secrets\./.test(value))
       .map(([name]) => name);
-    expect(secrets).toEqual(['VOXFORM_API_KEY', 'HOOK_TOKEN']);
+    expect(secrets).toEqual(['VOXFORM_API_KEY', 'VOXFORM_STATE', 'HOOK_TOKEN']);
     for (const [name, job] of Object.entries(recipe.jobs as Node)) {
       const first = job.steps[0];
       expect(first.name, name).toBe('stop when a secret is missing or empty');
@@ -135,36 +138,12 @@ describe('docs/ci/github-actions.yml', () => {
     }
   });
 
-  it('an apply queued behind another reads the state that one pushed, and pushes on top of it', async () => {
-    const { recipe } = await readRecipe('github-actions.yml');
-    const steps = recipe.jobs.apply.steps as Node[];
-    const readState = steps.find((step) => String(step.name).startsWith('read the latest state'))?.run as string;
-    const keepState = steps.find((step) => String(step.name).startsWith('keep the state file in git'))?.run as string;
-    const keepStep = steps.find((step) => step.run === keepState) as Node;
-    expect(keepStep.if, 'the state is kept after a failed or cancelled apply too').toBe("always() && steps.apply.outcome != 'skipped'");
-    expect(steps.find((step) => step.id === 'apply')?.run).toBe('npx voxform apply plan.json');
-    expect(steps.findIndex((step) => step.run === readState)).toBeLessThan(steps.findIndex((step) => String(step.run).includes('voxform apply')));
-    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-ci-git-'));
-    try {
-      const git = (cwd: string, script: string) => runSnippet(`cd "${cwd}" && ${script}`, 'bash', { HOME: dir, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', RUNNER_TEMP: dir });
-      expect((await git(dir, 'git init -q --bare -b main origin.git && git clone -q origin.git seed 2>&1 && cd seed && echo m > voxform.yaml && git add . && git commit -qm first && git push -q origin main')).code).toBe(0);
-      // Two apply jobs check out the same commit; the second waits in the queue until the first is done.
-      for (const run of ['first', 'second']) expect((await git(dir, `git clone -q origin.git ${run}`)).code).toBe(0);
-      for (const run of ['first', 'second']) {
-        const job = path.join(dir, run);
-        expect((await git(job, readState)).code).toBe(0);
-        // What `voxform apply` does to the state, standing in: it appends this run's record to what it read.
-        await mkdir(path.join(job, '.voxform'), { recursive: true });
-        const before = await readFile(path.join(job, '.voxform/state.json'), 'utf8').catch(() => '');
-        await writeFile(path.join(job, '.voxform/state.json'), `${before}${run}\n`);
-        const kept = await git(job, keepState);
-        expect(kept.code, kept.output).toBe(0);
-      }
-      const final = await git(dir, 'git clone -q origin.git check && cat check/.voxform/state.json');
-      expect(final.output).toBe('first\nsecond\n');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  it('keeps the state in the database every job shares, not in git or a cache', async () => {
+    const { source, recipe } = await readRecipe('github-actions.yml');
+    expect(recipe.env.VOXFORM_STATE).toBe('${{ secrets.VOXFORM_STATE }}');
+    expect(source).not.toContain('.voxform/state.json');
+    expect(recipe.jobs.apply.permissions).toEqual({ contents: 'read' });
+    expect((recipe.jobs.apply.steps as Node[]).find((step) => step.id === 'apply')?.run).toBe('npx voxform apply plan.json');
   });
 });
 
@@ -172,37 +151,26 @@ describe('docs/ci/gitlab-ci.yml', () => {
   it('passes the structural check, which does catch a mistake planted in it', async () => {
     const { source, recipe } = await readRecipe('gitlab-ci.yml');
     expect(lintGitlabCi(recipe)).toEqual([]);
-    const planted = parse(source.replace('resource_group:', 'resource_grup:').replace('needs: [plan]', 'needs: [plann]').replace('policy: pull-push', 'policy: push-pull'));
-    expect(lintGitlabCi(planted)).toEqual(['apply: unknown keyword "resource_grup"', 'apply: needs "plann", which is no job', 'apply.cache.policy: "push-pull" is not one of pull, push, pull-push']);
+    const planted = parse(source.replace('resource_group:', 'resource_grup:').replace('needs: [plan]', 'needs: [plann]'));
+    expect(lintGitlabCi(planted)).toEqual(['apply: unknown keyword "resource_grup"', 'apply: needs "plann", which is no job']);
   });
 
-  it('merge-request plans read the target branch\'s state; only apply writes it', async () => {
-    const { recipe } = await readRecipe('gitlab-ci.yml');
-    const base = recipe['.voxform'];
-    expect(base.cache).toMatchObject({ key: 'voxform-state-$VOXFORM_STATE_BRANCH', policy: 'pull', unprotect: true });
-    expect(base.variables.VOXFORM_STATE_BRANCH).toBe('$CI_DEFAULT_BRANCH');
-    const jobs = Object.entries(recipe as Node).filter(([, job]) => job?.extends === '.voxform');
-    for (const [name, job] of jobs) {
-      for (const rule of job.rules) {
-        if (String(rule.if).includes('merge_request_event')) expect(rule.variables, `${name}: ${rule.if}`).toEqual({ VOXFORM_STATE_BRANCH: '$CI_MERGE_REQUEST_TARGET_BRANCH_NAME' });
-      }
-      const cache = { ...base.cache, ...job.cache };
-      expect(cache.key, name).toBe(base.cache.key);
-      expect(cache.policy, name).toBe(name === 'apply' ? 'pull-push' : 'pull');
-    }
-    expect(jobs.filter(([, job]) => job.rules.some((rule: Node) => String(rule.if).includes('merge_request_event'))).map(([name]) => name)).toEqual(['plan', 'conversation-tests']);
+  it('merge-request plans read the state main applied, from the shared database; no cache carries it', async () => {
+    const { source, recipe } = await readRecipe('gitlab-ci.yml');
+    expect(source).not.toContain('.voxform/state.json');
+    for (const [name, job] of Object.entries(recipe as Node)) expect(job?.cache, name).toBeUndefined();
+    expect(source).toContain('VOXFORM_STATE is where state');
   });
 
   it('queues applies per environment and never cancels one', async () => {
     const { recipe } = await readRecipe('gitlab-ci.yml');
     expect(recipe.apply).toMatchObject({ resource_group: 'voxform-production', interruptible: false });
-    expect(recipe.apply.cache.when).toBe('always');
   });
 
   it('every job stops first when a secret is missing or empty', async () => {
     const { recipe } = await readRecipe('gitlab-ci.yml');
     const check = recipe['.voxform'].before_script[0] as string;
     for (const [name, job] of Object.entries(recipe as Node)) if (job?.script) expect(job.extends, name).toBe('.voxform');
-    await expectSecretCheck(check, 'sh', ['VOXFORM_API_KEY', 'HOOK_TOKEN']);
+    await expectSecretCheck(check, 'sh', ['VOXFORM_API_KEY', 'VOXFORM_STATE', 'HOOK_TOKEN']);
   });
 });

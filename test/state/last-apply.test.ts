@@ -1,3 +1,4 @@
+import { FileStateBackend } from '../../src/state/file-backend.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ const tempDir = useTempDirs();
 describe('the last-apply record of a workspace', () => {
   it('is written by recordLastApply with time, user@host, command and counts, and read back', async () => {
     const file = path.join(await tempDir(), 'state.json');
-    const store = await StateStore.open(file, 'default@local', 'k');
+    const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'k');
     await store.recordLastApply({ command: 'voxform apply plan.json', outcome: 'failed', applied: 3, failed: 1, skipped: 2 });
     const last = (await readStateFile(file)).workspaces['default@local']?.lastApply;
     expect(last).toEqual({ at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), by: expect.stringMatching(/^.+@.+$/), command: 'voxform apply plan.json', outcome: 'failed', applied: 3, failed: 1, skipped: 2 });

@@ -1,3 +1,4 @@
+import { FileStateBackend } from '../../src/state/file-backend.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,7 @@ describe('state file', () => {
 
   it('coalesces concurrent updates and keeps every one of them', async () => {
     const file = path.join(dir, 'nested', 'state.json');
-    const store = await StateStore.open(file, 'default@local', 'test-fingerprint-key');
+    const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'test-fingerprint-key');
     await Promise.all(
       Array.from({ length: 50 }, (_, i) => store.update((ws) => (ws.credentials[`credential.p${i}`] = { fingerprint: `sha256:${i}` }))),
     );
@@ -40,9 +41,9 @@ describe('state file', () => {
 
   it('keeps workspaces of other environments and services apart', async () => {
     const file = path.join(dir, 'state.json');
-    const prod = await StateStore.open(file, 'default@https://api-west.millis.ai', 'test-fingerprint-key');
+    const prod = await StateStore.open(new FileStateBackend(file), 'default@https://api-west.millis.ai', 'test-fingerprint-key');
     await prod.update((ws) => (ws.credentials['credential.openai'] = { fingerprint: 'sha256:a' }));
-    const staging = await StateStore.open(file, 'staging@https://api-west.millis.ai', 'test-fingerprint-key');
+    const staging = await StateStore.open(new FileStateBackend(file), 'staging@https://api-west.millis.ai', 'test-fingerprint-key');
     await staging.update((ws) => (ws.credentials['credential.openai'] = { fingerprint: 'sha256:b' }));
     const onDisk = await readStateFile(file);
     expect(Object.keys(onDisk.workspaces).sort()).toEqual(['default@https://api-west.millis.ai', 'staging@https://api-west.millis.ai']);

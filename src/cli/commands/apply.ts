@@ -7,7 +7,7 @@ import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import { renderPlanText } from '../../plan/render-text.js';
 import type { CommandContext } from '../context.js';
 import { progressLine, type ProgressLine } from '../progress.js';
-import { connectProject, deploySourceOf, historyStoreOf, planInputs, type ProjectOptions } from '../project.js';
+import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
   /** `[PLAN]`: a plan file saved by `voxform plan --out`. */
@@ -57,7 +57,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
       command: `voxform apply${planFile ? ` ${planFile}` : ''}`,
-      history: historyStoreOf(project.stateFile),
+      history: project.backend.history,
       source,
     },
     ctx,
@@ -133,17 +133,23 @@ const EXIT_INTERRUPTED = 130;
 
 function report(outcome: ApplyOutcome, ctx: CommandContext): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
-  const stateFile = path.relative(ctx.cwd, outcome.stateFile);
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
     return 0;
+  }
+  if (outcome.lockLost && !outcome.interrupted) {
+    ctx.stderr.write(`Apply stopped before anything was applied: ${outcome.lockLost}.\n`);
+    return 1;
   }
   if (outcome.status === 'cancelled' || (outcome.status === 'interrupted' && !outcome.interrupted)) {
     ctx.stderr.write('Apply cancelled; nothing changed.\n');
     return outcome.status === 'cancelled' ? 1 : EXIT_INTERRUPTED;
   }
   const counts = `${outcome.applied.length} applied, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
-  if (outcome.status === 'interrupted') {
+  if (outcome.lockLost) {
+    ctx.stdout.write(`\nApply stopped: ${outcome.lockLost}. ${counts}, ${outcome.stopped.length} not applied.\n`);
+    for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
+  } else if (outcome.status === 'interrupted') {
     ctx.stdout.write(`\nApply interrupted: ${counts}, ${outcome.stopped.length} not applied.\n`);
     for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
   } else {
@@ -153,6 +159,10 @@ function report(outcome: ApplyOutcome, ctx: CommandContext): number {
   for (const skip of outcome.skipped) ctx.stdout.write(`  skipped: ${skip.address} (${skip.because})\n`);
   for (const address of outcome.stopped) ctx.stdout.write(`  not applied: ${address}\n`);
   if (outcome.status === 'applied') return 0;
-  ctx.stdout.write(`State saved to ${stateFile}; run \`voxform apply\` again to finish.\n`);
+  if (outcome.lockLost) {
+    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` once the database is back, then apply again.\n`);
+    return 1;
+  }
+  ctx.stdout.write(`State saved to ${outcome.stateLocation}; run \`voxform apply\` again to finish.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }

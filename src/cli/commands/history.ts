@@ -8,8 +8,7 @@ import { loadManifests } from '../../manifest/index.js';
 import { workspaceKey } from '../../state/types.js';
 import { chooseBaseUrl, type ManifestService } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import { historyStoreOf, type ProjectOptions } from '../project.js';
-import path from 'node:path';
+import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface HistoryOptions extends ProjectOptions {
   agent?: string;
@@ -42,7 +41,7 @@ export async function historyWorkspace(options: HistoryOptions, ctx: CommandCont
 
 export async function run(options: HistoryOptions, ctx: CommandContext): Promise<number> {
   const workspace = await historyWorkspace(options, ctx);
-  const store = historyStoreOf(path.resolve(ctx.cwd, options.state ?? '.voxform/state.json'));
+  const store = (await openOperatorBackend(options, ctx)).history;
   const limit = options.limit ?? DEFAULT_LIMIT;
   // One record more than shown: the last one shown needs its predecessor to tell which agents it changed.
   const found = await store.list({ workspace, agent: options.agent, limit: limit + 1 });

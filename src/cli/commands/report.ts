@@ -6,7 +6,6 @@
  */
 import path from 'node:path';
 import { VoxformError, isVoxformError } from '../../errors.js';
-import { FileHistoryStore } from '../../history/file-store.js';
 import type { HistoryRecord } from '../../history/types.js';
 import { loadManifests } from '../../manifest/index.js';
 import { buildCallReport } from '../../report/build-report.js';
@@ -21,6 +20,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { progressLine } from '../progress.js';
+import { openOperatorBackend } from '../project.js';
 import { parseTimeArgument } from './logs.js';
 
 export interface ReportOptions extends ConnectionOptions {
@@ -52,8 +52,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const manifestNames = await manifestAgentNames(options, ctx);
   const { client, baseUrl, local } = await resolveConnection(options, ctx);
   const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
-  const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
-  const history = await new FileHistoryStore(path.join(path.dirname(stateFile), 'history')).list({ workspace });
+  // The apply history of the state backend (`--state` or `VOXFORM_STATE`): a folder, or a table.
+  const history = await (await openOperatorBackend(options, ctx)).history.list({ workspace });
   const agentId = options.agent === undefined ? undefined : agentIdOf(options.agent, manifestNames, history);
   if (options.sinceDeploy) since = sinceDeployStart(history, agentId, until ?? now.getTime() / 1000);
 

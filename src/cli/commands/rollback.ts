@@ -9,7 +9,7 @@ import { desiredFromRecord } from '../../history/restore.js';
 import type { HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
-import { connectProject, deploySourceOf, historyStoreOf, planInputs, type ProjectOptions } from '../project.js';
+import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal, lockTimeoutSeconds } from './apply.js';
 
 export interface RollbackOptions extends ProjectOptions {
@@ -53,7 +53,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).');
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const project = await connectProject(options, ctx);
-  const history = historyStoreOf(project.stateFile);
+  const history = project.backend.history;
   const agents = options.agent ?? [];
   const records = await history.list({ workspace: project.workspaceKey });
   const restored = resolveHistoryRef(records, ref, agents);

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { isVoxformError } from '../../errors.js';
 import { loadManifests } from '../../manifest/index.js';
 import { workspaceKey } from '../../state/types.js';
@@ -6,7 +5,7 @@ import { renderStatusJson, renderStatusText } from '../../status/render.js';
 import { isReady, probeKey, readStateStatus, regionOf, serviceSourceOf, STATUS_FORMAT_VERSION, type StatusReport } from '../../status/status.js';
 import { chooseBaseUrl, resolveConnection, type ManifestService } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import type { ProjectOptions } from '../project.js';
+import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface StatusOptions extends ProjectOptions {
   format?: 'text' | 'json';
@@ -21,15 +20,15 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
   const manifest = await readManifestService(options, ctx);
   const source = serviceSourceOf(options, ctx.env, manifest.service);
   const { serviceId, baseUrl, key } = await connectAndProbe(options, ctx, manifest.service);
-  const stateFile = path.resolve(ctx.cwd, options.state ?? '.voxform/state.json');
+  const backend = await openOperatorBackend(options, ctx);
   const workspace = workspaceKey(options.env, serviceId);
-  const fromState = await readStateStatus(stateFile, workspace);
+  const fromState = await readStateStatus(backend, workspace);
   const report: StatusReport = {
     format_version: STATUS_FORMAT_VERSION,
     service: { id: serviceId, base_url: baseUrl, region: serviceId === 'local' ? null : regionOf(baseUrl), source },
     key,
     manifest: { environment: options.env ?? null, ...(manifest.problem ? { problem: manifest.problem } : {}) },
-    state: { file: path.relative(ctx.cwd, stateFile) || stateFile, workspace, ...fromState.state },
+    state: { file: backend.display, backend: backend.kind, workspace, ...fromState.state },
     lock: fromState.lock,
     last_apply: fromState.last_apply,
   };

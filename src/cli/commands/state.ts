@@ -1,0 +1,87 @@
+/**
+ * `voxform state list | show | unlock --force | migrate --to`: the operator's view of the state
+ * backend (`--state` or `VOXFORM_STATE`): which workspaces it holds and who holds their locks, one
+ * workspace's records, opening a lock whose holder hangs, and moving everything to another backend.
+ */
+import { VoxformError } from '../../errors.js';
+import { describeHolder, type WorkspaceSummary } from '../../state/backend.js';
+import { migrateState } from '../../state/migrate.js';
+import { openStateSpec } from '../../state/open.js';
+import type { CommandContext } from '../context.js';
+import { openOperatorBackend } from '../project.js';
+
+export interface StateCommandOptions {
+  state?: string;
+  args?: string[];
+  format?: 'text' | 'json';
+  force?: boolean;
+  to?: string;
+}
+
+export async function list(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
+  const backend = await openOperatorBackend(options, ctx);
+  const workspaces = await backend.listWorkspaces();
+  if (options.format === 'json') {
+    ctx.stdout.write(`${JSON.stringify({ backend: backend.kind, location: backend.display, workspaces }, null, 2)}\n`);
+    return 0;
+  }
+  ctx.stdout.write(`State: ${backend.display} (${backend.kind})\n`);
+  if (workspaces.length === 0) ctx.stdout.write('No workspace yet: the first apply makes one.\n');
+  for (const workspace of workspaces) ctx.stdout.write(summaryLine(workspace));
+  return 0;
+}
+
+function summaryLine(workspace: WorkspaceSummary): string {
+  const last = workspace.lastApply ? `last apply ${workspace.lastApply.outcome} at ${workspace.lastApply.at} by ${workspace.lastApply.by}` : 'no apply recorded';
+  const lock = workspace.lock ? `locked by ${describeHolder(workspace.lock)}` : 'not locked';
+  return `  ${workspace.key}  serial ${workspace.serial}, ${last}; ${lock}\n`;
+}
+
+export async function show(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
+  const backend = await openOperatorBackend(options, ctx);
+  const keys = (await backend.listWorkspaces()).map((w) => w.key);
+  const key = options.args?.[0] ?? (keys.length === 1 ? keys[0] : undefined);
+  if (key === undefined || !keys.includes(key)) {
+    const named = key === undefined ? `${backend.display} holds ${keys.length} workspaces; name one` : `${backend.display} holds no workspace ${key}`;
+    throw new VoxformError('workspace_unknown', `${named}.`, { hint: keys.length > 0 ? `Workspaces: ${keys.join(', ')}.` : 'Nothing was applied with this backend yet.' });
+  }
+  const stored = await backend.readWorkspace(key);
+  const lock = await backend.readLock(key);
+  if (options.format === 'json') {
+    ctx.stdout.write(`${JSON.stringify({ workspace: key, serial: stored.serial, lock: lock ?? null, state: stored.workspace }, null, 2)}\n`);
+    return 0;
+  }
+  const ws = stored.workspace;
+  ctx.stdout.write(`Workspace ${key} in ${backend.display} (serial ${stored.serial})\n`);
+  ctx.stdout.write(`  Lock: ${lock ? `held by ${describeHolder(lock)}` : 'not held'}\n`);
+  const counts = (['agents', 'phones', 'campaigns', 'knowledge', 'credentials'] as const).map((kind) => `${Object.keys(ws[kind]).length} ${kind}`);
+  ctx.stdout.write(`  Records: ${counts.join(', ')}\n`);
+  for (const [address, agent] of Object.entries(ws.agents)) ctx.stdout.write(`    ${address}: ${agent.id}\n`);
+  ctx.stdout.write(`  Last apply: ${ws.lastApply ? `${ws.lastApply.outcome} at ${ws.lastApply.at} by ${ws.lastApply.by} ("${ws.lastApply.command}")` : 'none recorded'}\n`);
+  return 0;
+}
+
+export async function unlock(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
+  const lockId = options.args?.[0] ?? '';
+  if (!options.force) {
+    throw new VoxformError('invalid_option', 'Opening someone else\'s lock needs --force: `voxform state unlock --force LOCK_ID`.', {
+      hint: 'Make sure the holder no longer runs (or hangs) first; `voxform state list` names it.',
+    });
+  }
+  const backend = await openOperatorBackend(options, ctx);
+  const { holder, note } = await backend.forceUnlock(lockId);
+  ctx.stdout.write(`Opened the lock ${lockId} held by ${describeHolder(holder)}.\n${note}\n`);
+  return 0;
+}
+
+export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
+  if (!options.to) throw new VoxformError('invalid_option', '`voxform state migrate` needs --to URL|PATH: where to copy the state.');
+  const source = await openOperatorBackend(options, ctx);
+  const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
+  ctx.onExit(() => target.close());
+  const result = await migrateState(source, target, { force: options.force === true });
+  ctx.stdout.write(`Copied ${result.workspaces.length} workspace(s) and ${result.historyRecords} history record(s) from ${source.display} to ${target.display}, and read them back: identical.\n`);
+  for (const key of result.workspaces) ctx.stdout.write(`  ${key}\n`);
+  ctx.stdout.write(`Point --state or VOXFORM_STATE at ${target.display} from now on; ${source.display} is left as it was.\n`);
+  return 0;
+}

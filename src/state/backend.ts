@@ -1,0 +1,130 @@
+/**
+ * Where voxform keeps its state, its apply lock and its deploy ledger: the operator's choice
+ * (`--state` or `VOXFORM_STATE`, never a manifest). Two implementations: the state file
+ * (src/state/file-backend.ts) and PostgreSQL (src/state/postgres/backend.ts). Everything that reads
+ * or writes state — plan, apply, status, `voxform state …` — goes through this interface.
+ */
+import { VoxformError } from '../errors.js';
+import type { HistoryRecord, HistoryStore } from '../history/types.js';
+import type { LastApply, WorkspaceState } from './types.js';
+
+/** A workspace as stored, with the serial a compare-and-set write must name. */
+export interface StoredWorkspace {
+  workspace: WorkspaceState;
+  /** 0 when nothing was ever stored for it. */
+  serial: number;
+  /** Whether anything is stored for it (false: `workspace` is empty). */
+  exists: boolean;
+}
+
+export interface WriteResult {
+  serial: number;
+  heldMs: number;
+  pauseMs?: number | undefined;
+}
+
+/** Who holds an apply lock: readable by every run that is refused, and by `voxform state list`. */
+export interface LockHolder {
+  /** Names this holding of the lock for `voxform state unlock --force LOCK_ID`. */
+  lockId: string;
+  user: string;
+  host: string;
+  pid: number;
+  /** What the holder runs (`voxform apply plan.json`). */
+  command: string;
+  /** ISO 8601: when the lock was taken. */
+  since: string;
+  /** The CI job that runs the holder, when the CI environment names it. */
+  ciJobUrl?: string | undefined;
+}
+
+export interface HeldLock {
+  holder: LockHolder;
+  /**
+   * Aborts when the lock is lost while held (the database connection that holds it dropped, or an
+   * operator forced it open): the apply then starts no new request.
+   */
+  lost: AbortSignal;
+  /** Why `lost` fired, once it has. */
+  lostReason(): string | undefined;
+  /** Gives the lock up; safe to call twice. */
+  release(): Promise<void>;
+}
+
+export interface AcquireOptions {
+  /** What the holder is doing, shown to a run that is refused. */
+  command: string;
+  /** How long to wait for a holder to finish before refusing (0: refuse at once). */
+  timeoutSeconds: number;
+  /** Receives warnings that do not stop the run (a dead holder's lock taken over). */
+  warn: (message: string) => void;
+  /** The CI job URL to name in the holder, when known. */
+  ciJobUrl?: string | undefined;
+}
+
+/** One workspace in `voxform state list`. */
+export interface WorkspaceSummary {
+  key: string;
+  serial: number;
+  lastApply: LastApply | undefined;
+  lock: LockHolder | undefined;
+}
+
+export interface StateBackend {
+  readonly kind: 'file' | 'postgres';
+  /** Where the state is, as it may be shown: a path, or the database URL without its password. */
+  readonly display: string;
+  /** The deploy ledger kept beside the state. */
+  readonly history: HistoryStore;
+  readWorkspace(key: string): Promise<StoredWorkspace>;
+  /**
+   * Stores the workspace if its serial is still `expectedSerial` and resolves to the new serial; a
+   * writer that read an older serial gets a `state_conflict` error and nothing is written. The
+   * workspace is serialized before the first `await`: changes made after the call ride along with
+   * the next write. `heldMs` is how long serializing held the event loop; `pauseMs`, how long the
+   * backend asks the next write to wait besides (a database's share of its own time).
+   */
+  writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult>;
+  /** Takes the apply lock of a workspace, waiting up to `timeoutSeconds`; `state_locked` names the holder. */
+  acquireLock(key: string, options: AcquireOptions): Promise<HeldLock>;
+  /** The current holder of a workspace's lock, if anyone holds it. */
+  readLock(key: string): Promise<LockHolder | undefined>;
+  /** Opens a lock whose holder no longer runs or hangs, by its id; resolves to the holder it removed. */
+  forceUnlock(lockId: string): Promise<{ holder: LockHolder; note: string }>;
+  listWorkspaces(): Promise<WorkspaceSummary[]>;
+  /** Every history record of every workspace, oldest first (for `voxform state migrate`). */
+  exportHistory(): Promise<HistoryRecord[]>;
+  /** Stores records as they are, ids kept; a record whose id is already stored is left alone. */
+  importHistory(records: readonly HistoryRecord[]): Promise<void>;
+  close(): Promise<void>;
+  /** Starts connecting in the background, for a command that will need the backend soon. */
+  prewarm?(): void;
+}
+
+/** `ana@ci-runner-7 (pid 4242, "voxform apply", since …, lock 3f9a…)`: how errors and `state list` name a holder. */
+export function describeHolder(holder: LockHolder): string {
+  const job = holder.ciJobUrl ? `, job ${holder.ciJobUrl}` : '';
+  return `${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}, lock ${holder.lockId})`;
+}
+
+/** The CI job URL of this run, when the CI environment tells it (GitHub Actions, GitLab CI, others via `VOXFORM_CI_JOB_URL`). */
+export function ciJobUrlFrom(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  if (env.VOXFORM_CI_JOB_URL) return env.VOXFORM_CI_JOB_URL;
+  if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
+    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  }
+  return env.CI_JOB_URL || undefined;
+}
+
+/** A compare-and-set write that found another serial than the one its writer read. */
+export function conflict(where: string, expected: number, found: number): VoxformError {
+  return new VoxformError('state_conflict', `The state in ${where} changed under this run (it read serial ${expected}; serial ${found} is stored now); nothing was written.`, {
+    hint: 'Another run wrote the state without holding the lock. Run `voxform plan` again to see where things stand, then apply.',
+  });
+}
+
+export function noSuchLock(lockId: string, where: string): VoxformError {
+  return new VoxformError('lock_not_found', `No lock with id ${lockId} is held in ${where}.`, {
+    hint: 'The holder may have finished; `voxform state list` shows the locks held now and their ids.',
+  });
+}

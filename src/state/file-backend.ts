@@ -1,0 +1,165 @@
+/**
+ * The file backend: the state file (`.voxform/state.json`, every workspace in one JSON file written
+ * atomically), its lock folder beside it (src/state/lock.ts; one lock for the whole file), and the
+ * deploy ledger in `history/` beside it. The serial a compare-and-set names is the file's: any
+ * write to the file moves it, so a writer that read an older file is refused.
+ */
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { VoxformError } from '../errors.js';
+import { FileHistoryStore } from '../history/file-store.js';
+import type { HistoryRecord } from '../history/types.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { isPlainObject } from '../util/json-object.js';
+import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
+import { acquireStateLock, forceUnlockState, readStateLockWithId, type LockOwner, type StateLock } from './lock.js';
+import { readStateFile } from './state-file.js';
+import { stateFileBytes } from './serialize.js';
+import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
+
+/** A history record id (src/history/file-store.ts `newHistoryId`): also its file name. */
+const HISTORY_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
+
+/** How often a held lock checks that nobody forced it open. */
+const LOCK_CHECK_MS = 2000;
+
+export class FileStateBackend implements StateBackend {
+  readonly kind = 'file';
+  readonly history: FileHistoryStore;
+  /** The file as last read or written, and the stat that tells whether it changed since. */
+  private cached: { state: StateFile; stamp: string } | undefined;
+  private readonly held = new Set<{ lock: StateLock; lost: AbortController }>();
+
+  constructor(
+    readonly file: string,
+    readonly display: string = file,
+  ) {
+    this.history = new FileHistoryStore(path.join(path.dirname(file), 'history'));
+  }
+
+  async readWorkspace(key: string): Promise<StoredWorkspace> {
+    const state = await this.load();
+    const stored = state.workspaces[key];
+    return { workspace: stored ?? emptyWorkspace(), serial: state.serial, exists: stored !== undefined };
+  }
+
+  async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
+    await this.assertLocksHeld();
+    const state = await this.load();
+    if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial);
+    state.workspaces[key] = workspace;
+    state.serial += 1;
+    await mkdir(path.dirname(this.file), { recursive: true });
+    // Serialized and encoded here, at once, so the time the loop is held is measured whole.
+    const started = performance.now();
+    const data = stateFileBytes(state);
+    const heldMs = performance.now() - started;
+    await writeFileAtomic(this.file, data);
+    await this.remember(state);
+    return { serial: state.serial, heldMs };
+  }
+
+  async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {
+    const lock = await acquireStateLock(this.file, options);
+    const lost = new AbortController();
+    const entry = { lock, lost };
+    this.held.add(entry);
+    // Someone may force the lock open (`voxform state unlock --force`): stop like on the database.
+    const watch = setInterval(() => void this.checkHeld(entry), LOCK_CHECK_MS);
+    watch.unref();
+    return {
+      holder: holderOf(lock.owner, lock.lockId),
+      lost: lost.signal,
+      lostReason: () => (lost.signal.aborted ? String(lost.signal.reason) : undefined),
+      release: async () => {
+        clearInterval(watch);
+        this.held.delete(entry);
+        await lock.release();
+      },
+    };
+  }
+
+  async readLock(): Promise<LockHolder | undefined> {
+    const found = await readStateLockWithId(this.file).catch(() => undefined);
+    return found ? holderOf(found.owner, found.lockId) : undefined;
+  }
+
+  async forceUnlock(lockId: string): Promise<{ holder: LockHolder; note: string }> {
+    const owner = await forceUnlockState(this.file, lockId);
+    if (!owner) throw noSuchLock(lockId, this.display);
+    return { holder: holderOf(owner, lockId), note: 'If that run still runs, it stops before its next state write.' };
+  }
+
+  async listWorkspaces(): Promise<WorkspaceSummary[]> {
+    const state = await this.load();
+    const lock = await this.readLock();
+    return Object.entries(state.workspaces).map(([key, workspace]) => ({ key, serial: state.serial, lastApply: workspace.lastApply, lock }));
+  }
+
+  async exportHistory(): Promise<HistoryRecord[]> {
+    const names = await readdir(this.history.directory).catch(() => [] as string[]);
+    const records: HistoryRecord[] = [];
+    for (const name of names.filter((n) => HISTORY_ID.test(n.replace(/\.json$/, ''))).sort()) {
+      const parsed: unknown = await readFile(path.join(this.history.directory, name), 'utf8').then(JSON.parse, () => undefined);
+      if (isPlainObject(parsed) && typeof parsed.id === 'string' && `${parsed.id}.json` === name) records.push(parsed as unknown as HistoryRecord);
+    }
+    return records;
+  }
+
+  async importHistory(records: readonly HistoryRecord[]): Promise<void> {
+    await mkdir(this.history.directory, { recursive: true });
+    for (const record of records) {
+      if (!HISTORY_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
+      const file = path.join(this.history.directory, `${record.id}.json`);
+      if (await stat(file).then(() => true, () => false)) continue;
+      await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const entry of [...this.held]) await entry.lock.release();
+    this.held.clear();
+  }
+
+  /** The file, read again only when it changed on disk since this backend last saw it. */
+  private async load(): Promise<StateFile> {
+    const stamp = await this.stamp();
+    if (this.cached && stamp === this.cached.stamp) return this.cached.state;
+    const state = await readStateFile(this.file);
+    this.cached = stamp ? { state, stamp } : undefined;
+    return state;
+  }
+
+  private async remember(state: StateFile): Promise<void> {
+    const stamp = await this.stamp();
+    this.cached = stamp ? { state, stamp } : undefined;
+  }
+
+  /** Every write renames a new file into place, so its inode (with mtime and size) tells a change. */
+  private async stamp(): Promise<string | undefined> {
+    const info = await stat(this.file, { bigint: true }).catch(() => undefined);
+    return info ? `${info.ino}:${info.mtimeNs}:${info.size}` : undefined;
+  }
+
+  private async checkHeld(entry: { lock: StateLock; lost: AbortController }): Promise<boolean> {
+    if (entry.lost.signal.aborted) return false;
+    if (await entry.lock.stillHeld()) return true;
+    entry.lost.abort(`the state lock ${entry.lock.lockId} was forced open by someone else`);
+    return false;
+  }
+
+  /** A run whose lock was forced open must not write any more (someone else may hold it now). */
+  private async assertLocksHeld(): Promise<void> {
+    for (const entry of this.held) {
+      if (!(await this.checkHeld(entry))) {
+        throw new VoxformError('state_lock_lost', `The state lock of ${this.display} is no longer held by this run: ${String(entry.lost.signal.reason)}.`, {
+          hint: 'Nothing more is written; run `voxform plan` to see where things stand.',
+        });
+      }
+    }
+  }
+}
+
+function holderOf(owner: LockOwner, lockId: string): LockHolder {
+  return { lockId, user: owner.user, host: owner.host, pid: owner.pid, command: owner.command, since: owner.since, ciJobUrl: owner.ciJobUrl };
+}

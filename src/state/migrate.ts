@@ -1,0 +1,68 @@
+/**
+ * `voxform state migrate`: copies every workspace and every history record from one backend to
+ * another (file → PostgreSQL, or back), each workspace under both backends' locks so no apply runs
+ * while it is copied, then reads the target back and compares. Refuses a target that already holds
+ * something unless `force` (then the source's workspaces overwrite the target's of the same name).
+ */
+import { VoxformError } from '../errors.js';
+import { hashValue } from '../util/hash.js';
+import type { StateBackend } from './backend.js';
+
+export interface MigrateResult {
+  workspaces: string[];
+  historyRecords: number;
+}
+
+export async function migrateState(source: StateBackend, target: StateBackend, options: { force: boolean }): Promise<MigrateResult> {
+  if (source.kind === target.kind && source.display === target.display) {
+    throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself.`, { hint: 'Name another backend with --to.' });
+  }
+  const [targetWorkspaces, targetHistory] = await Promise.all([target.listWorkspaces(), target.exportHistory()]);
+  if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0)) {
+    throw new VoxformError(
+      'state_migrate_refused',
+      `The migration target ${target.display} already holds ${targetWorkspaces.length} workspace(s) and ${targetHistory.length} history record(s); nothing was copied.`,
+      { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records are added; none is removed).' },
+    );
+  }
+  const workspaces = (await source.listWorkspaces()).filter((w) => w.serial > 0).map((w) => w.key);
+  for (const key of workspaces) await copyWorkspace(source, target, key);
+  const history = await source.exportHistory();
+  await target.importHistory(history);
+  await verify(source, target, workspaces);
+  return { workspaces, historyRecords: history.length };
+}
+
+async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {
+  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined };
+  const sourceLock = await source.acquireLock(key, lockOptions);
+  try {
+    const targetLock = await target.acquireLock(key, lockOptions);
+    try {
+      const [from, to] = await Promise.all([source.readWorkspace(key), target.readWorkspace(key)]);
+      await target.writeWorkspace(key, from.workspace, to.serial);
+    } finally {
+      await targetLock.release();
+    }
+  } finally {
+    await sourceLock.release();
+  }
+}
+
+/** Reads the target back: every workspace and history record must equal the source's. */
+async function verify(source: StateBackend, target: StateBackend, workspaces: readonly string[]): Promise<void> {
+  for (const key of workspaces) {
+    const [from, to] = await Promise.all([source.readWorkspace(key), target.readWorkspace(key)]);
+    if (hashValue(from.workspace) !== hashValue(to.workspace)) throw mismatch(target, `workspace ${key} differs`);
+  }
+  const copied = new Map((await target.exportHistory()).map((record) => [record.id, hashValue(record)]));
+  for (const record of await source.exportHistory()) {
+    if (copied.get(record.id) !== hashValue(record)) throw mismatch(target, `history record ${record.id} is missing or differs`);
+  }
+}
+
+function mismatch(target: StateBackend, what: string): VoxformError {
+  return new VoxformError('state_migrate_mismatch', `Reading the copy back from ${target.display} failed the check: ${what}.`, {
+    hint: 'Another run may be writing to the target; run the migration again with --force once it is idle.',
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * Opens the state backend the operator chose: `--state URL|PATH`, else `VOXFORM_STATE`, else
+ * `.voxform/state.json`. A `postgres://` or `postgresql://` URL opens the PostgreSQL backend (its
+ * password registered as a secret before anything can print it), anything else is a file path.
+ * Never read from a manifest: where the state lives is the operator's decision.
+ */
+import path from 'node:path';
+import type { StateBackend } from './backend.js';
+import { FileStateBackend } from './file-backend.js';
+import { isPostgresUrl, parseStateUrl } from './postgres/url.js';
+
+export const DEFAULT_STATE_FILE = '.voxform/state.json';
+
+export interface OpenStateOptions {
+  /** `--state`, when given. */
+  state?: string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Receives every secret of the choice (the database password) for redaction. */
+  registerSecret: (value: string) => void;
+}
+
+/** The operator's choice as given (flag, then environment, then the default). */
+export function stateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>): string {
+  const chosen = options.state?.trim() || options.env.VOXFORM_STATE?.trim();
+  return chosen || DEFAULT_STATE_FILE;
+}
+
+export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {
+  return openStateSpec(stateSpec(options), options);
+}
+
+/** Opens `spec` (a URL or a path relative to `cwd`); `voxform state migrate --to` opens its target through here. */
+export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'cwd' | 'registerSecret'>): Promise<StateBackend> {
+  if (isPostgresUrl(spec)) {
+    let url: ReturnType<typeof parseStateUrl>;
+    try {
+      url = parseStateUrl(spec);
+    } catch (error) {
+      // A URL too broken to parse may still hold its password: the whole text is a secret then.
+      options.registerSecret(spec);
+      throw error;
+    }
+    url.secrets.forEach(options.registerSecret);
+    // Loaded only when asked for: a file-backed run never loads the database driver.
+    const { PostgresStateBackend } = await import('./postgres/backend.js');
+    return new PostgresStateBackend(url);
+  }
+  const file = path.resolve(options.cwd, spec);
+  return new FileStateBackend(file, path.relative(options.cwd, file) || file);
+}

@@ -1,0 +1,248 @@
+/**
+ * The PostgreSQL backend: one row per workspace (`ENV@SERVICE`) in `voxform_workspaces`, written by
+ * compare-and-set on its serial; the apply lock (src/state/postgres/lock.ts); the deploy ledger in
+ * `voxform_history`. Tables are created on first use (src/state/postgres/schema.ts). While a run
+ * holds a workspace's lock, its state writes go over the lock's own connection, fenced on the lock
+ * id: when that connection drops, the lock and the right to write go together.
+ */
+import pg from 'pg';
+import { isVoxformError, VoxformError } from '../../errors.js';
+import type { HistoryRecord } from '../../history/types.js';
+import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import { emptyWorkspace, type WorkspaceState } from '../types.js';
+import { PostgresHistoryStore } from './history.js';
+import { forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
+import { ensureSchema } from './schema.js';
+import type { StateUrl } from './url.js';
+
+/** A lock this backend holds: its own connection, and what tells the apply it is gone. */
+interface PgHeldLock {
+  client: pg.Client;
+  holder: LockHolder;
+  key: string;
+  lost: AbortController;
+}
+
+export class PostgresStateBackend implements StateBackend {
+  readonly kind = 'postgres';
+  readonly display: string;
+  readonly history: PostgresHistoryStore;
+  /**
+   * The connection for queries outside a lock (plan's read, `state list`), connected and the schema
+   * checked; an apply's lock adopts it as its own, so a whole apply uses one connection.
+   */
+  private session: Promise<pg.Client> | undefined;
+  /** The schema brought up to date, once per backend, on whichever connection comes first. */
+  private schema: Promise<void> | undefined;
+  private readonly locks = new Map<string, PgHeldLock>();
+
+  constructor(private readonly url: StateUrl) {
+    this.display = url.display;
+    this.history = new PostgresHistoryStore(() => this.ready(), (step) => this.run(step));
+  }
+
+  async readWorkspace(key: string): Promise<StoredWorkspace> {
+    // An apply reads over its lock's connection: one connection for the whole run.
+    const lock = this.locks.get(key);
+    const source = lock?.client ?? (await this.ready());
+    const result = await this.run(() => source.query<{ serial: string; state: string }>('SELECT serial, state FROM voxform_workspaces WHERE workspace = $1', [key]), lock);
+    const row = result.rows[0];
+    if (!row) return { workspace: emptyWorkspace(), serial: 0, exists: false };
+    return { workspace: { ...emptyWorkspace(), ...parseWorkspace(row.state, key, this.display) }, serial: Number(row.serial), exists: true };
+  }
+
+  async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
+    const started = performance.now();
+    const json = JSON.stringify(workspace);
+    const heldMs = performance.now() - started;
+    const lock = this.locks.get(key);
+    if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
+    const target = lock?.client ?? (await this.ready());
+    const fence = lock ? 'EXISTS (SELECT 1 FROM voxform_locks WHERE workspace = $1 AND lock_id = $4)' : '$4::text IS NULL';
+    const sql =
+      expectedSerial === 0
+        ? `INSERT INTO voxform_workspaces (workspace, serial, state) SELECT $1, 1, $3 WHERE $2::bigint = 0 AND ${fence} ON CONFLICT (workspace) DO NOTHING RETURNING serial`
+        : `UPDATE voxform_workspaces SET state = $3, serial = serial + 1, updated_at = now() WHERE workspace = $1 AND serial = $2 AND ${fence} RETURNING serial`;
+    const sent = performance.now();
+    const pending = target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]);
+    // The driver encodes the message before it returns: that time held the loop too.
+    const encodedMs = performance.now() - sent;
+    const result = await this.run(() => pending, lock);
+    const row = result.rows[0];
+    // The next write waits as long as this one took the server: at most half its time goes to us.
+    if (row) return { serial: Number(row.serial), heldMs: heldMs + encodedMs, pauseMs: performance.now() - sent };
+    if (lock && !(await this.stillNamed(lock, key))) {
+      lock.lost.abort(`the lock ${lock.holder.lockId} was forced open by someone else`);
+      throw lockLost(this.display, lock);
+    }
+    const found = await target.query<{ serial: string }>('SELECT serial FROM voxform_workspaces WHERE workspace = $1', [key]);
+    throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0));
+  }
+
+  /** Starts connecting now, while the caller does other work (loading manifests). */
+  prewarm(): void {
+    void this.ready().catch(() => undefined);
+  }
+
+  async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
+    const client = await this.ready();
+    // The session becomes the lock's connection; queries outside the lock open a new one.
+    this.session = undefined;
+    const lost = new AbortController();
+    const onLost = (error?: Error) => {
+      if (!lost.signal.aborted) lost.abort(`the connection to the state database was lost${error ? ` (${error.message})` : ''}; the lock went with it`);
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    let taken: Awaited<ReturnType<typeof takeAdvisoryLock>>;
+    try {
+      taken = await this.run(() => takeAdvisoryLock(client, key, options));
+    } catch (error) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    const held: PgHeldLock = { client, holder: taken.holder, key: taken.key, lost };
+    this.locks.set(key, held);
+    return {
+      holder: taken.holder,
+      lost: lost.signal,
+      lostReason: () => (lost.signal.aborted ? String(lost.signal.reason) : undefined),
+      release: () => this.release(key, held),
+    };
+  }
+
+  async readLock(key: string): Promise<LockHolder | undefined> {
+    const pool = await this.ready();
+    return this.run(() => readAdvisoryHolder(pool, key));
+  }
+
+  async forceUnlock(lockId: string): Promise<{ holder: LockHolder; note: string }> {
+    const pool = await this.ready();
+    const opened = await this.run(() => forceOpen(pool, lockId));
+    if (!opened) throw noSuchLock(lockId, this.display);
+    const note = opened.ended
+      ? "The holder's database connection was ended: if that run still ran, it stopped and reported what it had applied."
+      : "The holder's connection could not be ended (that needs the same role or pg_signal_backend); if that run still runs, it stops before its next state write.";
+    return { holder: opened.holder, note };
+  }
+
+  async listWorkspaces(): Promise<WorkspaceSummary[]> {
+    const pool = await this.ready();
+    const rows = await this.run(() => pool.query<{ workspace: string; serial: string; last_apply: WorkspaceState['lastApply'] | null }>(
+      "SELECT workspace, serial, state::jsonb -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
+    ));
+    const holders = await this.run(() => readAllHolders(pool));
+    const summaries: WorkspaceSummary[] = rows.rows.map((row) => ({ key: row.workspace, serial: Number(row.serial), lastApply: row.last_apply ?? undefined, lock: holders.get(row.workspace) }));
+    // A workspace locked by its first apply has no row yet.
+    for (const [key, lock] of holders) if (!summaries.some((s) => s.key === key)) summaries.push({ key, serial: 0, lastApply: undefined, lock });
+    return summaries;
+  }
+
+  exportHistory(): Promise<HistoryRecord[]> {
+    return this.run(() => this.history.all());
+  }
+
+  importHistory(records: readonly HistoryRecord[]): Promise<void> {
+    return this.run(() => this.history.insert(records));
+  }
+
+  async close(): Promise<void> {
+    for (const [key, held] of [...this.locks]) await this.release(key, held);
+    const session = this.session;
+    this.session = undefined;
+    if (session) await (await session.catch(() => undefined))?.end().catch(() => undefined);
+  }
+
+  private async release(key: string, held: PgHeldLock): Promise<void> {
+    if (this.locks.get(key) !== held) return;
+    this.locks.delete(key);
+    held.client.removeAllListeners('end');
+    if (!held.lost.signal.aborted) await releaseAdvisoryLock(held.client, key, held.holder.lockId, held.key).catch(() => undefined);
+    await held.client.end().catch(() => undefined);
+  }
+
+  private async stillNamed(lock: PgHeldLock, key: string): Promise<boolean> {
+    const result = await lock.client.query('SELECT 1 FROM voxform_locks WHERE workspace = $1 AND lock_id = $2', [key, lock.holder.lockId]);
+    return result.rowCount === 1;
+  }
+
+  /** The session connection, with the schema brought up to date on first use. */
+  private ready(): Promise<pg.Client> {
+    if (this.session) return this.session;
+    const session = this.run(async () => {
+      const client = new pg.Client(this.clientConfig());
+      // A connection that drops while idle fails the next query; it must not crash the run.
+      client.on('error', () => undefined);
+      client.on('end', () => {
+        if (this.session === session) this.session = undefined;
+      });
+      await client.connect();
+      try {
+        await this.ensureSchemaOn(client);
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      return client;
+    });
+    this.session = session;
+    return session;
+  }
+
+  private ensureSchemaOn(client: pg.ClientBase): Promise<void> {
+    this.schema ??= ensureSchema(client).catch((error: unknown) => {
+      this.schema = undefined;
+      throw error;
+    });
+    return this.schema;
+  }
+
+  private clientConfig(): pg.ClientConfig {
+    return { connectionString: this.url.connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 15_000, application_name: 'voxform' };
+  }
+
+  /** Runs a database step; a driver or server error becomes a `state_backend_failed` that names the database without its password. */
+  private async run<T>(step: () => Promise<T>, lock?: PgHeldLock): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (isVoxformError(error)) throw error;
+      // The lock's connection died under this query (the events saying so may come a moment later).
+      if (lock && isConnectionLoss(error) && !lock.lost.signal.aborted) {
+        lock.lost.abort(`the connection to the state database was lost (${error instanceof Error ? error.message : String(error)}); the lock went with it`);
+      }
+      if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new VoxformError('state_backend_failed', `The state database ${this.display} failed: ${message}.`, {
+        hint: 'Check the URL, the network, the role\'s privileges and the TLS options (docs/state.md).',
+        cause: error,
+      });
+    }
+  }
+}
+
+/** A failure of the connection rather than of the statement: no SQLSTATE, class 08 (connection) or 57 (operator intervention), or a socket error (ECONNRESET). */
+function isConnectionLoss(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== 'string' || /^(08|57|E[A-Z])/.test(code);
+}
+
+/** The stored workspace text, parsed; damaged text is a clear error, not a crash. */
+function parseWorkspace(text: string, key: string, display: string): Partial<WorkspaceState> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Partial<WorkspaceState>;
+  } catch {
+    // Reported below.
+  }
+  throw new VoxformError('state_invalid', `The state of workspace ${key} in ${display} is not a JSON object.`, {
+    hint: 'Restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
+  });
+}
+
+function lockLost(display: string, lock: PgHeldLock): VoxformError {
+  return new VoxformError('state_lock_lost', `The apply lock on ${display} is no longer held: ${String(lock.lost.signal.reason)}.`, {
+    hint: 'No new request is sent. Run `voxform plan` to see where things stand, then apply again.',
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * The apply lock on PostgreSQL: a session advisory lock per workspace, held by a connection kept
+ * open for the whole apply (the server releases it by itself when that connection ends, so a
+ * killed run never leaves it behind), and a row in `voxform_locks` naming the holder for everyone
+ * else. Forcing a lock open works without superuser: the row's `generation` is bumped, which moves
+ * the workspace to another advisory key (the next run can lock at once), and the old holder, whose
+ * every state write is fenced on its `lock_id`, can write no more. Where the role may (same role,
+ * or `pg_signal_backend`), the old holder's connection is also ended.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import type pg from 'pg';
+import { VoxformError } from '../../errors.js';
+import { describeHolder, type AcquireOptions, type LockHolder } from '../backend.js';
+
+/** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
+export function advisoryKey(workspace: string, generation: number): string {
+  const digest = createHash('sha256').update(`voxform-apply-lock\0${workspace}\0${generation}`).digest();
+  return BigInt.asIntN(64, digest.readBigUInt64BE(0)).toString();
+}
+
+/** Takes the lock on `client` (kept open by the caller), polling until `timeoutSeconds`. */
+export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<{ holder: LockHolder; key: string }> {
+  const holder: LockHolder = {
+    lockId: randomBytes(8).toString('hex'),
+    user: safeUser(),
+    host: hostname(),
+    pid: process.pid,
+    command: options.command,
+    since: new Date().toISOString(),
+    ...(options.ciJobUrl ? { ciJobUrl: options.ciJobUrl } : {}),
+  };
+  const deadline = Date.now() + options.timeoutSeconds * 1000;
+  for (;;) {
+    // The workspace's row, made on its first lock; one round trip either way.
+    const row = await client.query<{ generation: string }>(
+      'INSERT INTO voxform_locks (workspace) VALUES ($1) ON CONFLICT (workspace) DO UPDATE SET generation = voxform_locks.generation RETURNING generation',
+      [workspace],
+    );
+    const generation = Number(row.rows[0]?.generation ?? 0);
+    const key = advisoryKey(workspace, generation);
+    const taken = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
+    if (taken.rows[0]?.ok) {
+      const named = await client.query(
+        'UPDATE voxform_locks SET lock_id = $2, holder = $3::jsonb, backend_pid = pg_backend_pid(), acquired_at = now() WHERE workspace = $1 AND generation = $4',
+        [workspace, holder.lockId, JSON.stringify(holder), generation],
+      );
+      if (named.rowCount === 1) {
+        holder.since = new Date().toISOString();
+        return { holder, key };
+      }
+      // Forced open between reading the generation and locking: look again.
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
+      continue;
+    }
+    const current = await readAdvisoryHolder(client, workspace);
+    if (Date.now() >= deadline) throw lockedError(workspace, current);
+    await delay(Math.min(500, Math.max(50, deadline - Date.now())));
+  }
+}
+
+/** Gives the lock up: the row no longer names the holder, and the advisory lock is released. */
+export async function releaseAdvisoryLock(client: pg.ClientBase, workspace: string, lockId: string, key: string): Promise<void> {
+  await client.query(
+    `WITH cleared AS (UPDATE voxform_locks SET lock_id = NULL, holder = NULL, backend_pid = NULL, acquired_at = NULL WHERE workspace = $1 AND lock_id = $2 RETURNING 1)
+     SELECT pg_advisory_unlock($3::bigint), (SELECT count(*) FROM cleared)`,
+    [workspace, lockId, key],
+  );
+}
+
+/**
+ * Holders whose connection still holds an advisory lock (a row left by a connection that ended is
+ * no holder). `pg_locks` is readable by every role.
+ */
+const LIVE_HOLDERS = `
+  SELECT l.workspace, l.holder FROM voxform_locks l
+  WHERE l.lock_id IS NOT NULL
+    AND EXISTS (SELECT 1 FROM pg_locks p WHERE p.locktype = 'advisory' AND p.granted AND p.pid = l.backend_pid)`;
+
+export async function readAdvisoryHolder(client: pg.ClientBase | pg.Pool, workspace: string): Promise<LockHolder | undefined> {
+  const result = await client.query<{ holder: LockHolder }>(`${LIVE_HOLDERS} AND l.workspace = $1`, [workspace]);
+  return result.rows[0]?.holder;
+}
+
+export async function readAllHolders(client: pg.ClientBase | pg.Pool): Promise<Map<string, LockHolder>> {
+  const result = await client.query<{ workspace: string; holder: LockHolder }>(LIVE_HOLDERS);
+  return new Map(result.rows.map((row) => [row.workspace, row.holder]));
+}
+
+/**
+ * Forces the lock `lockId` open: bumps the workspace's generation (new runs lock another key) and
+ * forgets the holder (its fenced writes fail), then tries to end its connection.
+ */
+export async function forceOpen(client: pg.ClientBase | pg.Pool, lockId: string): Promise<{ holder: LockHolder; ended: boolean } | undefined> {
+  const result = await client.query<{ holder: LockHolder; backend_pid: number | null }>(
+    `UPDATE voxform_locks l SET generation = l.generation + 1, lock_id = NULL, holder = NULL, backend_pid = NULL, acquired_at = NULL
+     FROM voxform_locks old WHERE old.workspace = l.workspace AND l.lock_id = $1
+     RETURNING old.holder, old.backend_pid`,
+    [lockId],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  let ended = false;
+  if (row.backend_pid !== null) {
+    // Needs the same role or pg_signal_backend; without, the fence alone keeps the old holder out.
+    ended = await client
+      .query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [row.backend_pid])
+      .then((r) => r.rows[0]?.ok === true, () => false);
+  }
+  return { holder: row.holder, ended };
+}
+
+function lockedError(workspace: string, holder: LockHolder | undefined): VoxformError {
+  const who = holder ? describeHolder(holder) : 'another voxform run';
+  return new VoxformError('state_locked', `The workspace ${workspace} is locked by ${who}.`, {
+    hint: holder
+      ? `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If that run hangs, \`voxform state unlock --force ${holder.lockId}\` opens the lock.`
+      : 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).',
+    ...(holder ? { details: { holder } } : {}),
+  });
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,75 @@
+/** `voxform state …` on the file backend (PostgreSQL: test/e2e/postgres-state.test.ts). */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acquireStateLock } from '../../src/state/lock.js';
+import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+describe('voxform state (file backend)', () => {
+  it('lists and shows the workspace an apply made, and refuses an unknown one naming those there are', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const empty = await p.cli(['state', 'list']);
+    expect(empty.stdout).toContain('No workspace yet');
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const workspace = `default@${p.url}`;
+    const list = await p.cli(['state', 'list']);
+    expect(list.stdout).toContain(`State: ${path.join('.voxform', 'state.json')} (file)`);
+    expect(list.stdout).toMatch(new RegExp(`${workspace.replace(/[.:/]/g, '\\$&')}  serial \\d+, last apply applied at .* not locked`));
+    const show = await p.cli(['state', 'show']);
+    expect(show.stdout).toContain(`Workspace ${workspace}`);
+    expect(show.stdout).toContain('agent.front-desk: -OKdqbqetEcM4ak369ym');
+    const json = JSON.parse((await p.cli(['state', 'show', workspace, '--format', 'json'])).stdout);
+    expect(json).toMatchObject({ workspace, lock: null, state: { agents: { 'agent.front-desk': { id: '-OKdqbqetEcM4ak369ym' } } } });
+    const unknown = await p.cli(['state', 'show', 'staging@local']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('holds no workspace staging@local');
+    expect(unknown.stderr).toContain(`Workspaces: ${workspace}.`);
+  });
+
+  it('unlock needs --force and a lock id that is held; with both it opens the lock', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const stateFile = path.join(p.dir, '.voxform/state.json');
+    const lock = await acquireStateLock(stateFile, { command: 'voxform apply (hung)', timeoutSeconds: 0, warn: () => undefined });
+    try {
+      const list = await p.cli(['state', 'list', '--format', 'json']);
+      expect(JSON.parse(list.stdout)).toMatchObject({ backend: 'file', workspaces: [] });
+      const noForce = await p.cli(['state', 'unlock', lock.lockId]);
+      expect(noForce.code).toBe(1);
+      expect(noForce.stderr).toContain('needs --force');
+      const wrong = await p.cli(['state', 'unlock', '--force', '00000000deadbeef']);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('No lock with id 00000000deadbeef');
+      const refused = await p.cli(['apply', '--auto-approve']);
+      expect(refused.stderr).toContain(`voxform state unlock --force ${lock.lockId}`);
+      const opened = await p.cli(['state', 'unlock', '--force', lock.lockId]);
+      expect(opened.code).toBe(0);
+      expect(opened.stdout).toContain(`Opened the lock ${lock.lockId} held by`);
+      expect(existsSync(`${stateFile}.lock`)).toBe(false);
+      expect(await lock.stillHeld()).toBe(false);
+      expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('migrates one state file to another, and refuses the source itself as the target', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const moved = await p.cli(['state', 'migrate', '--to', 'moved/state.json']);
+    expect(moved.stdout).toContain('Copied 1 workspace(s)');
+    expect(moved.code).toBe(0);
+    expect((await p.cli(['plan', '--detailed-exitcode', '--state', 'moved/state.json'])).code).toBe(0);
+    const itself = await p.cli(['state', 'migrate', '--to', '.voxform/state.json']);
+    expect(itself.code).toBe(1);
+    expect(itself.stderr).toContain('is the source itself');
+  });
+});

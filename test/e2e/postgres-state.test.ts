@@ -1,0 +1,184 @@
+/**
+ * The PostgreSQL state backend end to end: the built CLI, the emulator, and a real PostgreSQL
+ * database (one server per test run; a fresh database and a role without superuser per test) whose
+ * password is planted and must never be printed.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
+import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject | undefined;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** Neither the password nor any form of it appears in what a run printed. */
+function expectNoPassword(...results: CliResult[]): void {
+  for (const result of results) {
+    for (const form of [PLANTED_DB_PASSWORD, encodeURIComponent(PLANTED_DB_PASSWORD)]) {
+      expect(result.stdout).not.toContain(form);
+      expect(result.stderr).not.toContain(form);
+    }
+  }
+}
+
+/** A second folder with the same manifests, talking to the same service. */
+async function secondFolder(p: ExampleProject): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-e2e-second-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  await cp(path.join(p.dir, 'voxform.yaml'), path.join(dir, 'voxform.yaml'));
+  await cp(path.join(p.dir, 'example'), path.join(dir, 'example'), { recursive: true });
+  return dir;
+}
+
+/** The lock holder row of the database, once an apply holds it. */
+async function waitForHolder(database: string): Promise<{ pid: number; lockId: string; backendPid: number }> {
+  for (let i = 0; i < 600; i++) {
+    const row = await asAdmin(
+      (client) => client.query<{ holder: { pid: number; lockId: string }; backend_pid: number }>('SELECT holder, backend_pid FROM voxform_locks WHERE lock_id IS NOT NULL').catch(() => ({ rows: [] })),
+      database,
+    );
+    const found = row.rows[0];
+    if (found) return { pid: found.holder.pid, lockId: found.holder.lockId, backendPid: found.backend_pid };
+    await delay(50);
+  }
+  throw new Error('no apply took the lock');
+}
+
+describe('the PostgreSQL state backend, end to end', () => {
+  it('two applies from two folders sharing one database: one runs, the other is refused naming the holder', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url, database } = await freshDatabase();
+    const second = await secondFolder(p);
+    // Slow enough that the first apply still holds the lock when the second one starts, on a busy machine too.
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 500 }]);
+    const first = p.cli(['apply', '--auto-approve', '--parallelism', '1'], { VOXFORM_STATE: url });
+    const holder = await waitForHolder(database);
+    const refused = await runCli(['apply', '--auto-approve', '--lock-timeout', '1'], { cwd: second, env: { ...p.env, VOXFORM_STATE: url } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`is locked by`);
+    expect(refused.stderr).toContain(`pid ${holder.pid}`);
+    expect(refused.stderr).toContain(`voxform state unlock --force ${holder.lockId}`);
+    const done = await first;
+    expect(done.stdout).toContain('Apply complete');
+    expect(done.code).toBe(0);
+    p.emulator.control.clearFaults();
+    // The second folder plans against what the first applied: the shared baseline.
+    const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: second, env: { ...p.env, VOXFORM_STATE: url } });
+    expect(plan.code).toBe(0);
+    const list = await p.cli(['state', 'list'], { VOXFORM_STATE: url });
+    expect(list.stdout).toContain(`default@${p.url}  serial`);
+    expect(list.stdout).toContain('last apply applied');
+    expectNoPassword(refused, done, plan, list);
+  }, 90_000);
+
+  it('a lost database connection during apply stops new requests and reports what was applied', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url, database } = await freshDatabase();
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 300 }]);
+    const running = p.cli(['apply', '--auto-approve', '--parallelism', '1'], { VOXFORM_STATE: url });
+    const holder = await waitForHolder(database);
+    // Let a first change apply, then end the lock's connection from an administrator's session.
+    while (p.requests.filter((r) => r.method !== 'GET').length < 2) await delay(20);
+    await asAdmin((client) => client.query('SELECT pg_terminate_backend($1)', [holder.backendPid]), database);
+    const result = await running;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Apply stopped: the connection to the state database was lost');
+    expect(result.stdout).toContain('not applied:');
+    expect(result.stdout).toMatch(/applied: (agent|knowledge|credential|phone|campaign)\./);
+    expectNoPassword(result);
+    p.emulator.control.clearFaults();
+    // Nothing is left locked: the next apply finishes the work.
+    const again = await p.cli(['apply', '--auto-approve'], { VOXFORM_STATE: url });
+    expect(again.code).toBe(0);
+  }, 90_000);
+
+  it('migrates a file state to PostgreSQL, checks the copy, refuses a non-empty target, and plans from the copy', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url } = await freshDatabase();
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const migrated = await p.cli(['state', 'migrate', '--to', url]);
+    expect(migrated.code).toBe(0);
+    expect(migrated.stdout).toContain('Copied 1 workspace(s)');
+    expect(migrated.stdout).toContain('read them back: identical');
+    const again = await p.cli(['state', 'migrate', '--to', url]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already holds 1 workspace(s)');
+    expect((await p.cli(['state', 'migrate', '--to', url, '--force'])).code).toBe(0);
+    const plan = await p.cli(['plan', '--detailed-exitcode', '--state', url]);
+    expect(plan.code).toBe(0);
+    const show = await p.cli(['state', 'show', '--format', 'json'], { VOXFORM_STATE: url });
+    expect(JSON.parse(show.stdout)).toMatchObject({ workspace: `default@${p.url}`, lock: null });
+    const status = await p.cli(['status', '--format', 'json', '--state', url]);
+    expect(JSON.parse(status.stdout).state).toMatchObject({ backend: 'postgres', exists: true, file: expect.stringMatching(/^postgres:\/\/vx_role_\w+@127\.0\.0\.1:\d+\/vx_db_\w+$/) });
+    expectNoPassword(migrated, again, plan, show, status);
+  }, 90_000);
+
+  it('opens a hung holder\'s lock with state unlock --force, and never prints the password, not even in errors', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url, database } = await freshDatabase();
+    // Slow enough that the apply still runs after three more CLI runs; the unlock ends it early.
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 800 }]);
+    const running = p.cli(['apply', '--auto-approve', '--parallelism', '1'], { VOXFORM_STATE: url });
+    const holder = await waitForHolder(database);
+    const list = await p.cli(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url });
+    expect(JSON.parse(list.stdout).workspaces[0].lock).toMatchObject({ lockId: holder.lockId, pid: holder.pid });
+    const refusedWithoutForce = await p.cli(['state', 'unlock', holder.lockId], { VOXFORM_STATE: url });
+    expect(refusedWithoutForce.code).toBe(1);
+    const unlocked = await p.cli(['state', 'unlock', '--force', holder.lockId], { VOXFORM_STATE: url });
+    expect(unlocked.code).toBe(0);
+    expect(unlocked.stdout).toContain(`Opened the lock ${holder.lockId}`);
+    const stopped = await running;
+    expect(stopped.code).toBe(1);
+    const wrongPassword = await p.cli(['state', 'list'], { VOXFORM_STATE: url.replace(encodeURIComponent(PLANTED_DB_PASSWORD), encodeURIComponent(`${PLANTED_DB_PASSWORD}-wrong`)) });
+    expect(wrongPassword.code).toBe(1);
+    expect(wrongPassword.stderr).toContain('error: The state database postgres://');
+    const broken = await p.cli(['state', 'list', '--state', `postgres://someone:${PLANTED_DB_PASSWORD}@[bad/db`]);
+    expect(broken.code).toBe(1);
+    expectNoPassword(list, refusedWithoutForce, unlocked, stopped, wrongPassword, broken);
+  }, 90_000);
+
+  it('keeps the deploy ledger in the database: apply v1, apply v2, rollback previous, three records', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url } = await freshDatabase();
+    const env = { VOXFORM_STATE: url };
+    const frontDesk = async () => ((await callService(p, 'GET', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369ym')}`)) as { config: { prompt?: string } }).config.prompt;
+    const results: CliResult[] = [];
+    const run = async (args: string[]) => {
+      const result = await p.cli(args, env);
+      results.push(result);
+      expect({ args, code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ args, code: 0, stderr: '' });
+      return result;
+    };
+    await run(['apply', '--auto-approve']);
+    const v1 = await frontDesk();
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Always end politely.\n`);
+    await run(['apply', '--auto-approve']);
+    expect(await frontDesk()).not.toBe(v1);
+    await run(['rollback', 'previous', '--auto-approve']);
+    expect(await frontDesk()).toBe(v1);
+    const history = JSON.parse((await run(['history', '--format', 'json'])).stdout) as { records: Array<{ id: string; command: string; source: { rollback_of: string | null } }> };
+    expect(history.records.map((r) => r.command)).toEqual(['voxform rollback previous', 'voxform apply', 'voxform apply']);
+    expect(history.records[0]?.source.rollback_of).toBe(history.records[2]?.id);
+    // Nothing beside the manifests: state and ledger are in the database.
+    expect(existsSync(path.join(p.dir, '.voxform/history'))).toBe(false);
+    expect(existsSync(path.join(p.dir, '.voxform/state.json'))).toBe(false);
+    expectNoPassword(...results);
+    for (const secret of Object.values(SECRETS)) for (const r of results) expect(r.stdout + r.stderr).not.toContain(secret);
+  }, 120_000);
+});

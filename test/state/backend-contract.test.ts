@@ -1,0 +1,170 @@
+/**
+ * The contract every state backend keeps, run against both: the file backend and PostgreSQL (a real
+ * server, started once for the test run; each test gets a fresh database owned by a role without
+ * superuser). The second process is test/helpers/state-holder.mjs over the built dist/.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HistoryRecord } from '../../src/history/types.js';
+import type { StateBackend } from '../../src/state/backend.js';
+import { openStateSpec } from '../../src/state/open.js';
+import { StateStore } from '../../src/state/state-file.js';
+import { repoRoot } from '../helpers/cli.js';
+import { asAdmin, freshDatabase } from '../helpers/postgres.js';
+
+const WORKSPACE = 'default@local';
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function fileSpec(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'voxform-contract-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return path.join(dir, 'state.json');
+}
+
+const kinds: Array<{ kind: 'file' | 'postgres'; spec: () => Promise<string> }> = [
+  { kind: 'file', spec: fileSpec },
+  { kind: 'postgres', spec: async () => (await freshDatabase()).url },
+];
+
+async function open(spec: string): Promise<StateBackend> {
+  const backend = await openStateSpec(spec, { cwd: repoRoot, registerSecret: () => undefined });
+  cleanups.push(() => backend.close());
+  return backend;
+}
+
+/** The second process: holds the lock until told to release; its events, line by line. */
+function startHolder(spec: string): { child: ChildProcessWithoutNullStreams; next(): Promise<Record<string, unknown>>; send(line: string): void } {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'test/helpers/state-holder.mjs'), spec, WORKSPACE], { cwd: repoRoot, stdio: 'pipe' });
+  cleanups.push(async () => void child.kill('SIGKILL'));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return {
+    child,
+    next: async () => {
+      const line = await lines.next();
+      if (line.done) throw new Error(`the holder process ended: ${stderr}`);
+      return JSON.parse(line.value) as Record<string, unknown>;
+    },
+    send: (line) => child.stdin.write(`${line}\n`),
+  };
+}
+
+function record(id: string, workspace: string): HistoryRecord {
+  return {
+    id,
+    workspace,
+    at: '2026-11-23T12:00:00.000Z',
+    by: 'ana@laptop',
+    command: 'voxform apply',
+    outcome: 'applied',
+    source: { commit: 'a'.repeat(40), branch: 'main' },
+    summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents: { front: { id: 'a1', config: { prompt: 'Hi ${env:X}' }, configHash: 'sha256:1', maskedPaths: [] } },
+  };
+}
+
+describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
+  it('stores a workspace and reads it back with a serial that moves on every write', async () => {
+    const backend = await open(await spec());
+    expect(backend.kind).toBe(kind);
+    expect(await backend.readWorkspace(WORKSPACE)).toMatchObject({ serial: 0, exists: false });
+    const store = await StateStore.open(backend, WORKSPACE, 'key');
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.update((ws) => (ws.credentials[`credential.c${i}`] = { fingerprint: `sha256:${i}` }))));
+    const stored = await backend.readWorkspace(WORKSPACE);
+    expect(stored.exists).toBe(true);
+    expect(Object.keys(stored.workspace.credentials)).toHaveLength(20);
+    // Coalesced: fewer writes than updates.
+    expect(stored.serial).toBeGreaterThanOrEqual(1);
+    expect(stored.serial).toBeLessThan(20);
+    expect((await backend.listWorkspaces()).map((w) => w.key)).toEqual([WORKSPACE]);
+  });
+
+  it('refuses a stale writer (compare-and-set on the serial) and keeps what the other wrote', async () => {
+    const backend = await open(await spec());
+    const first = await StateStore.open(backend, WORKSPACE, 'key');
+    const stale = await StateStore.open(await open(backend.kind === 'file' ? (backend as unknown as { file: string }).file : await reopenSpec(backend)), WORKSPACE, 'key');
+    await first.update((ws) => (ws.credentials['credential.first'] = { fingerprint: 'sha256:first' }));
+    await expect(stale.update((ws) => (ws.credentials['credential.stale'] = { fingerprint: 'sha256:stale' }))).rejects.toMatchObject({ code: 'state_conflict' });
+    const stored = await backend.readWorkspace(WORKSPACE);
+    expect(Object.keys(stored.workspace.credentials)).toEqual(['credential.first']);
+  });
+
+  it('lets exactly one process hold the lock: the other waits --lock-timeout, then is refused naming the holder', async () => {
+    const where = await spec();
+    const holder = startHolder(where);
+    const locked = await holder.next();
+    expect(locked).toMatchObject({ event: 'locked', holder: { pid: holder.child.pid, command: 'voxform apply (holder)' } });
+    const backend = await open(where);
+    const lockId = (locked.holder as { lockId: string }).lockId;
+    expect(await backend.readLock(WORKSPACE)).toMatchObject({ lockId, pid: holder.child.pid });
+    const refused = backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 1, warn: () => undefined });
+    await expect(refused).rejects.toMatchObject({ code: 'state_locked', message: expect.stringContaining(`pid ${holder.child.pid}`) });
+    await expect(refused).rejects.toMatchObject({ message: expect.stringContaining(lockId) });
+    holder.send('release');
+    expect(await holder.next()).toMatchObject({ event: 'released' });
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 5, warn: () => undefined });
+    expect(lock.holder.pid).toBe(process.pid);
+    await lock.release();
+    expect(await backend.readLock(WORKSPACE)).toBeUndefined();
+  });
+
+  it('opens a lock by its id (unlock --force): the next run locks at once, the old holder can write no more', async () => {
+    const where = await spec();
+    const holder = startHolder(where);
+    const locked = await holder.next();
+    const lockId = (locked.holder as { lockId: string }).lockId;
+    const backend = await open(where);
+    await expect(backend.forceUnlock('0000000000000000')).rejects.toMatchObject({ code: 'lock_not_found' });
+    const opened = await backend.forceUnlock(lockId);
+    expect(opened.holder).toMatchObject({ lockId, pid: holder.child.pid });
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    holder.send('write');
+    // The holder may hear of the loss first (`lost`); its write is refused either way.
+    let answer = await holder.next();
+    while (answer.event === 'lost') answer = await holder.next();
+    expect(answer).toMatchObject({ event: 'write-failed', code: 'state_lock_lost' });
+    await lock.release();
+  });
+
+  it('keeps history records, newest first, by agent, and exports and imports them with their ids', async () => {
+    const backend = await open(await spec());
+    const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
+    const appended = await backend.history.append(unstored);
+    expect(appended.id).toMatch(/^20261123T120000000Z-[0-9a-f]{6}$/);
+    await backend.importHistory([record('20261122T100000000Z-aaaaaa', WORKSPACE), record('20261122T100000000Z-bbbbbb', 'other@local')]);
+    const listed = await backend.history.list({ workspace: WORKSPACE });
+    expect(listed.map((r) => r.id)).toEqual([appended.id, '20261122T100000000Z-aaaaaa']);
+    expect(await backend.history.list({ workspace: WORKSPACE, agent: 'nobody' })).toEqual([]);
+    expect(await backend.history.list({ workspace: WORKSPACE, agent: 'front', limit: 1 })).toHaveLength(1);
+    expect((await backend.exportHistory()).map((r) => r.id)).toEqual(['20261122T100000000Z-aaaaaa', '20261122T100000000Z-bbbbbb', appended.id]);
+  });
+});
+
+/** The same database as `backend`, through a second backend (a second run). */
+async function reopenSpec(backend: StateBackend): Promise<string> {
+  return (backend as unknown as { url: { connectionString: string } }).url.connectionString;
+}
+
+describe('the PostgreSQL backend', () => {
+  it('creates its tables on first use by a versioned migration, as a role without superuser', async () => {
+    const { url, database, role } = await freshDatabase();
+    const backend = await open(url);
+    await backend.listWorkspaces();
+    const tables = await asAdmin(async (client) => {
+      const found = await client.query<{ tablename: string; tableowner: string }>("SELECT tablename, tableowner FROM pg_tables WHERE tablename LIKE 'voxform_%' ORDER BY 1");
+      const versions = await client.query<{ version: number }>('SELECT version FROM voxform_schema_version');
+      return { found: found.rows, versions: versions.rows.map((r) => r.version) };
+    }, database);
+    expect(tables.found.map((t) => t.tablename)).toEqual(['voxform_history', 'voxform_locks', 'voxform_schema_version', 'voxform_workspaces']);
+    expect(new Set(tables.found.map((t) => t.tableowner))).toEqual(new Set([role]));
+    expect(tables.versions).toEqual([1]);
+  });
+});

@@ -1,0 +1,57 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStateSpec, stateSpec } from '../../src/state/open.js';
+import { advisoryKey } from '../../src/state/postgres/lock.js';
+import { isPostgresUrl, parseStateUrl } from '../../src/state/postgres/url.js';
+
+describe('choosing the state backend', () => {
+  it('takes --state, then VOXFORM_STATE, then .voxform/state.json; never anything else', () => {
+    expect(stateSpec({ state: 'a.json', env: { VOXFORM_STATE: 'b.json' } })).toBe('a.json');
+    expect(stateSpec({ state: undefined, env: { VOXFORM_STATE: 'postgres://h/db' } })).toBe('postgres://h/db');
+    expect(stateSpec({ state: '  ', env: { VOXFORM_STATE: '' } })).toBe('.voxform/state.json');
+  });
+
+  it('tells database URLs from paths', () => {
+    expect(['postgres://h/db', 'postgresql://h/db', 'POSTGRES://h/db'].map(isPostgresUrl)).toEqual([true, true, true]);
+    expect(['state.json', 'postgres.json', 'mysql://h/db', './postgres://x'].map(isPostgresUrl)).toEqual([false, false, false, false]);
+  });
+
+  it('opens a path as the file backend, relative to the working folder', async () => {
+    const backend = await openStateSpec('state/s.json', { cwd: '/work/project', registerSecret: () => undefined });
+    expect(backend.kind).toBe('file');
+    expect((backend as unknown as { file: string }).file).toBe(path.resolve('/work/project', 'state/s.json'));
+    expect(backend.display).toBe(path.join('state', 's.json'));
+  });
+
+  it('registers the password (as written and decoded) before anything can print it, and shows the URL without it', async () => {
+    const secrets: string[] = [];
+    const backend = await openStateSpec('postgres://ops:p%40ss%3Aword@db.internal:6543/voxform?sslmode=verify-full&sslpassword=keypass', { cwd: '/', registerSecret: (value) => secrets.push(value) });
+    expect(backend.kind).toBe('postgres');
+    expect(backend.display).toBe('postgres://ops@db.internal:6543/voxform?sslmode=verify-full');
+    expect(secrets).toEqual(expect.arrayContaining(['p%40ss%3Aword', 'p@ss:word', 'keypass']));
+    await backend.close();
+  });
+
+  it('shows a URL without a password as given (the password may come from PGPASSWORD or .pgpass)', async () => {
+    const secrets: string[] = [];
+    const backend = await openStateSpec('postgres://ops@db.internal/voxform', { cwd: '/', registerSecret: (value) => secrets.push(value) });
+    expect(backend.display).toBe('postgres://ops@db.internal/voxform');
+    expect(secrets).toEqual([]);
+    await backend.close();
+  });
+
+  it('refuses a URL it cannot parse without repeating it (it may hold the password)', () => {
+    expect(() => parseStateUrl('postgres://user:hunter2@[broken/db')).toThrow(expect.objectContaining({ code: 'state_url_invalid', message: expect.not.stringContaining('hunter2') }));
+    expect(() => parseStateUrl('postgres://user:hunter2@/db')).toThrow(expect.objectContaining({ code: 'state_url_invalid', message: expect.not.stringContaining('hunter2') }));
+  });
+});
+
+describe('the advisory lock key', () => {
+  it('is a signed 64-bit integer, the same for the same workspace and generation, different otherwise', () => {
+    const key = advisoryKey('default@local', 0);
+    expect(BigInt(key)).toBeGreaterThanOrEqual(-(2n ** 63n));
+    expect(BigInt(key)).toBeLessThan(2n ** 63n);
+    expect(advisoryKey('default@local', 0)).toBe(key);
+    expect(new Set([key, advisoryKey('default@local', 1), advisoryKey('staging@local', 0)]).size).toBe(3);
+  });
+});
