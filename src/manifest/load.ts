@@ -32,7 +32,7 @@ import { checkAgainstSchema } from './schema-issues.js';
 import { resolveServiceSettings } from './service-settings.js';
 import { SourceRegistry, type Span } from './source.js';
 import { TemplateStore } from './templates.js';
-import { defaultTemplatesDir } from '../templates/catalog.js';
+import { defaultTemplatesDir } from '../templates/location.js';
 import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 
 const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;

@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import { readdir } from 'node:fs/promises';
-import { TEMPLATE_FILE, type VariableValue } from '../templates/catalog.js';
+import type { VariableValue } from '../templates/catalog.js';
+import { TEMPLATE_FILE } from '../templates/location.js';
 import { substituteText, substituteValue, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { decodeUtf8 } from './decode.js';

@@ -5,16 +5,13 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
 import { variablesIn } from './substitute.js';
 
-/** The package's own templates; the same relative place from src/ (tests) and dist/ (the package). */
-export const defaultTemplatesDir = fileURLToPath(new URL('../../templates/', import.meta.url));
-
-export const TEMPLATE_FILE = 'template.yaml';
+export { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
 
 /**
  * Variables every scaffold has without a template declaring them: `voxform init` asks for the id of
