@@ -138,3 +138,15 @@ describe('buildCallReport', () => {
     expect(report.agents[0]?.name).toBe('desk');
   });
 });
+
+describe('VersionResolver, call after call', () => {
+  it('tells consecutive calls of one agent apart by any change, not only the prompt', () => {
+    const first = agentConfig('You are the receptionist.');
+    const second = { ...first, tools: [{ ...(first.tools as Array<Record<string, unknown>>)[0], description: 'find a booking by name' }] };
+    const history = [historyRecord('2026-03-01T00:00:00.000Z', { a1: { name: 'desk', config: first } }), historyRecord('2026-03-02T00:00:00.000Z', { a1: { name: 'desk', config: second } })];
+    const resolver = new VersionResolver(deployedVersions(history));
+    // Parsed afresh per call, as pages are: the same content, never the same objects.
+    const keys = [first, first, second, first, second, second].map((config) => resolver.resolve('a1', JSON.parse(JSON.stringify(config)), Date.parse('2026-03-03T00:00:00Z') / 1000).key);
+    expect(keys).toEqual([history[0]?.id, history[0]?.id, history[1]?.id, history[0]?.id, history[1]?.id, history[1]?.id]);
+  });
+});
