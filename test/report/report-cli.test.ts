@@ -18,7 +18,7 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TrafficSummary } from '../../src/emulator/index.js';
+import { startEmulator, type TrafficSummary } from '../../src/emulator/index.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
@@ -220,4 +220,28 @@ describe('voxform report --local', () => {
     expect(none.stderr).toContain('error: --since-deploy: the apply history has no deploy in this workspace.');
     expect(none.stderr).not.toContain('    at ');
   });
+});
+
+describe('voxform report against the service a manifest names', () => {
+  it('reads the history apply wrote for the manifest\'s base_url (the same workspace key)', async () => {
+    const emulator = await startEmulator({ port: 0, quiet: true });
+    const tree = await makeTree({ 'voxform.yaml': `base_url: ${emulator.url}\n${manifest(SECOND_PROMPT)}` });
+    try {
+      // The operator trusts the origin and gives the key; the manifest names the service.
+      const operator = { ...env, VOXFORM_API_KEY: emulator.apiKey, VOXFORM_TRUSTED_ORIGINS: new URL(emulator.url).origin };
+      const run = (args: string[]) => runCli(args, { cwd: tree.dir, env: operator });
+      const applied = await run(['apply', '--auto-approve']);
+      expect(applied.code, applied.stderr).toBe(0);
+      const generated = await run(['emulator', 'traffic', '--url', emulator.url, '--calls', '30', '--agent', 'front-desk', '--format', 'json']);
+      expect(generated.code, generated.stderr).toBe(0);
+      const result = await run(['report', '--since', '1h', '--agent', 'front-desk', '--format', 'json']);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as CallReport;
+      expect(report.workspace).toBe(workspaceKey(undefined, emulator.url));
+      expect(report.agents[0]?.versions.map((version) => [version.source, version.metrics.calls])).toEqual([['voxform', 30]]);
+    } finally {
+      await tree.cleanup();
+      await emulator.close();
+    }
+  }, 120_000);
 });
