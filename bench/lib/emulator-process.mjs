@@ -1,12 +1,15 @@
 // Starts the emulator (from dist/) in a child process, as a remote service would be: its CPU is not
 // the measured process's CPU. Resolves once it listens, with its URL and key, readers of its
 // request log (the control surface) to count what a command sent, and close().
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Clock ticks per second of /proc's CPU times (USER_HZ; 100 on Linux unless getconf says otherwise). */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 const entry = pathToFileURL(path.join(root, 'dist/emulator/index.js')).href;
 
 /**
@@ -23,7 +26,9 @@ export async function startEmulatorProcess({ seed, seedFile, latencyMs = 0, requ
     process.stdout.write(JSON.stringify({ url: emulator.url, apiKey: emulator.apiKey }) + '\\n');
     process.on('SIGTERM', () => emulator.close().then(() => process.exit(0)));
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_EMULATOR_CPU_PROF=DIR: a CPU profile of the emulator process in DIR (written when it closes).
+  const profile = process.env.BENCH_EMULATOR_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_EMULATOR_CPU_PROF)] : [];
+  const child = spawn(process.execPath, [...profile, '--input-type=module', '-e', script], { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -58,6 +63,19 @@ export async function startEmulatorProcess({ seed, seedFile, latencyMs = 0, requ
     /** Back to the seed: agents, phones and campaigns as they were, the log emptied (its numbering goes on). */
     async reset() {
       await control('POST', 'reset');
+    },
+    /**
+     * CPU time the emulator process has used so far (user + system, ms), from /proc on Linux; null
+     * elsewhere. The difference of two readings is what serving the requests between them cost.
+     */
+    cpuMs() {
+      try {
+        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        // utime and stime are fields 14 and 15 of stat(5), counted here from field 3 (the state).
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+      } catch {
+        return null;
+      }
     },
     async close() {
       child.kill('SIGTERM');

@@ -154,7 +154,26 @@ export function loadSeedIntoStore(store: EmulatorStore, seed: EmulatorSeed): voi
     store.phones.set(phone.id, stored);
   }
   for (const campaign of copy.campaigns ?? []) store.campaigns.set(campaign.id, campaign);
-  store.callLog.insertMany((copy.call_logs ?? []) as CallRecord[]);
+  store.callLog.insertMany(shareIdenticalConfigs((copy.call_logs ?? []) as CallRecord[]));
+}
+
+/**
+ * The records of one configuration share one `agent_config` object, as synthetic traffic's do: a
+ * seed written out as JSON has a copy per record, and 100,000 copies would be 100,000 objects in
+ * memory and 100,000 serializations on the first walk of GET /call-logs, where shared ones are
+ * serialized once (store.ts, CallLog.json). Configs are told apart by their JSON text.
+ */
+function shareIdenticalConfigs(records: CallRecord[]): CallRecord[] {
+  const byText = new Map<string, CallRecord['agent_config']>();
+  for (const record of records) {
+    const config = record.agent_config;
+    if (config === null || typeof config !== 'object') continue;
+    const text = JSON.stringify(config);
+    const shared = byText.get(text);
+    if (shared === undefined) byText.set(text, config);
+    else record.agent_config = shared;
+  }
+  return records;
 }
 
 /** Resolves the `seed` option: a file path, an object (checked), or the default. */

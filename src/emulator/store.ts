@@ -405,6 +405,10 @@ function shareConfigs(records: CallRecord[]): { records: CallRecord[]; configs: 
  * and walked backwards from a binary search, so a page costs the same on a log of 40 records and
  * of 100,000. Many records at once (synthetic traffic) are merged in one pass.
  */
+const CONFIG_PLACEHOLDER = '\u0000voxform-shared-agent-config';
+const CONFIG_KEY_TEXT = '"agent_config":';
+const CONFIG_PLACEHOLDER_TEXT = `${CONFIG_KEY_TEXT}${JSON.stringify(CONFIG_PLACEHOLDER)}`;
+
 export class CallLog {
   private ascending: CallRecord[] = [];
   private byCallId = new Map<string, CallRecord>();
@@ -420,6 +424,19 @@ export class CallLog {
   json(record: CallRecord): string {
     const config = record.agent_config;
     if (config === null || typeof config !== 'object') return JSON.stringify(record);
+    // One native serialization of the record with a placeholder for its config, and the config's
+    // cached text spliced in: about half the time of serializing field by field. The placeholder
+    // holds a NUL, which no JSON text has unescaped; should a field nonetheless hold the same
+    // text (found twice), the record is serialized field by field.
+    const text = JSON.stringify({ ...record, agent_config: CONFIG_PLACEHOLDER });
+    const at = text.indexOf(CONFIG_PLACEHOLDER_TEXT);
+    if (at >= 0 && text.indexOf(CONFIG_PLACEHOLDER_TEXT, at + 1) < 0) {
+      return `${text.slice(0, at + CONFIG_KEY_TEXT.length)}${this.configText.get(config)}${text.slice(at + CONFIG_PLACEHOLDER_TEXT.length)}`;
+    }
+    return this.jsonFieldByField(record, config);
+  }
+
+  private jsonFieldByField(record: CallRecord, config: object): string {
     const parts: string[] = [];
     for (const key of Object.keys(record)) {
       const value = key === 'agent_config' ? this.configText.get(config) : JSON.stringify((record as unknown as Record<string, unknown>)[key]);

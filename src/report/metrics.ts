@@ -39,11 +39,16 @@ export class MetricsAccumulator {
     const credits = creditsOf(record);
     this.credits += credits;
     this.creditMoments.add(credits);
+    // A transfer is the platform's function, counted by the transfer rate; tool calls are the rest,
+    // as the emulator's traffic summary counts them (docs/report.md, Metrics).
     let transferred = false;
     for (const call of functionCallsOf(record)) {
+      if (isTransferCall(call.name)) {
+        transferred = true;
+        continue;
+      }
       this.toolCalls++;
       if (call.failed) this.toolFailures++;
-      if (isTransferCall(call.name)) transferred = true;
     }
     if (transferred) this.transfers++;
   }

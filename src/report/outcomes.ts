@@ -65,9 +65,15 @@ export function functionCallFailed(call: Record<string, unknown>): boolean {
   return false;
 }
 
-/** A transfer is a function call whose name contains `transfer` (`transfer_call`, `transferToHuman`). */
+/**
+ * A transfer is a function call named `transfer_call`, the service's transfer platform function
+ * (docs/service-api.md, "Decision — transfers"; the emulator's traffic writes exactly that). Not any
+ * name containing "transfer": an account's own tool such as `transfer_lookup` is a tool call.
+ */
+export const TRANSFER_FUNCTION = 'transfer_call';
+
 export function isTransferCall(name: string): boolean {
-  return /transfer/i.test(name);
+  return name === TRANSFER_FUNCTION;
 }
 
 /** The call's credits: the sum of its `cost_breakdown` items' finite `credit`s. */

@@ -9,6 +9,7 @@ import { configurationHash } from '../history/config-hash.js';
 import type { HistoryRecord } from '../history/types.js';
 import { canonicalJson } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
+import { objectsEqualExcept } from '../util/json-equal.js';
 
 /** A configuration of one agent, as deployed by voxform or as found in calls. */
 export interface ConfigVersion {
@@ -113,6 +114,12 @@ export class VersionResolver {
   private readonly cache = new Map<string, Map<string, CacheEntry>>();
   private cacheSize = 0;
   private readonly outside = new Map<string, Set<string>>();
+  /**
+   * Per agent, the last config looked up and its cache entry. An agent's calls nearly all share the
+   * config but for the prompt: comparing with the last one finds the entry without serializing the
+   * config (the per-call cost that dominated the report's CPU time after parsing).
+   */
+  private readonly lastConfig = new Map<string, { config: Record<string, unknown>; entry: CacheEntry }>();
 
   constructor(deployed: ReturnType<typeof deployedVersions>) {
     for (const [agentId, versions] of deployed) {
@@ -152,8 +159,11 @@ export class VersionResolver {
 
   /** The deployed hash the config matches (extra prompt cut, secrets masked), else its own hash. */
   private matchedHash(agentId: string, agent: AgentVersions, config: Record<string, unknown>): string {
-    const { prompt, ...rest } = config;
-    const entry = this.entryFor(agentId, JSON.stringify(rest), agent.groups.length);
+    const prompt = config.prompt;
+    // Copied without the prompt only when needed (a cache miss): most calls never need it.
+    let rest: Record<string, unknown> | undefined;
+    const restOf = (): Record<string, unknown> => (rest ??= withoutPrompt(config));
+    const entry = this.entryOfConfig(agentId, config, restOf, agent.groups.length);
     // Every group's cut prompt before any prompt as it ran: a prompt with a per-call extra prompt
     // is unique, and hashing it (a cache miss each time) is what costs.
     for (const cutOnly of [true, false]) {
@@ -164,7 +174,7 @@ export class VersionResolver {
         const known = entry.byGroup[index] as Map<unknown, string | null>;
         let hash = known.get(candidate);
         if (hash === undefined) {
-          const value = configurationHash(candidate === undefined ? rest : { ...rest, prompt: candidate }, { maskPaths: group.maskPaths });
+          const value = configurationHash(candidate === undefined ? restOf() : { ...restOf(), prompt: candidate }, { maskPaths: group.maskPaths });
           hash = agent.byHash.has(value) ? value : null;
           this.remember(known, candidate, hash);
         }
@@ -176,10 +186,19 @@ export class VersionResolver {
     const cut = promptCandidates(prompt, agent.groups.find((group) => group.promptLength !== undefined)?.promptLength)[0];
     let hash = entry.outside.get(cut);
     if (hash === undefined) {
-      hash = configurationHash(cut === undefined ? rest : { ...rest, prompt: cut });
+      hash = configurationHash(cut === undefined ? restOf() : { ...restOf(), prompt: cut });
       this.remember(entry.outside, cut, hash);
     }
     return hash;
+  }
+
+  /** The cache entry of the config's text without its prompt: the last one when the config is the last one's but for the prompt. */
+  private entryOfConfig(agentId: string, config: Record<string, unknown>, restOf: () => Record<string, unknown>, groups: number): CacheEntry {
+    const last = this.lastConfig.get(agentId);
+    if (last && objectsEqualExcept(config, last.config, 'prompt')) return last.entry;
+    const entry = this.entryFor(agentId, JSON.stringify(restOf()), groups);
+    this.lastConfig.set(agentId, { config, entry });
+    return entry;
   }
 
   private entryFor(agentId: string, restText: string, groups: number): CacheEntry {
@@ -197,11 +216,18 @@ export class VersionResolver {
   private remember<T>(map: Map<unknown, T>, key: unknown, value: T): void {
     if (this.cacheSize >= CACHE_LIMIT) {
       this.cache.clear();
+      // The last entries too: one kept here would go on growing outside the limit.
+      this.lastConfig.clear();
       this.cacheSize = 0;
     }
     map.set(key, value);
     this.cacheSize++;
   }
+}
+
+function withoutPrompt(config: Record<string, unknown>): Record<string, unknown> {
+  const { prompt: _prompt, ...rest } = config;
+  return rest;
 }
 
 /**

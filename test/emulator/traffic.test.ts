@@ -277,8 +277,9 @@ describe('a large call log', () => {
     }
     const data = JSON.parse(await readFile(dataFile, 'utf8'));
     expect(data.version).toBe(2);
-    expect(data.shared_configs).toHaveLength(9);
-    expect(data.call_logs.filter((r: { agent_config?: { $shared_config?: number } }) => r.agent_config?.$shared_config !== undefined)).toHaveLength(4500);
+    // Nine versions' traffic, and the default seed's 40 calls of two configs (shared when loaded).
+    expect(data.shared_configs).toHaveLength(11);
+    expect(data.call_logs.filter((r: { agent_config?: { $shared_config?: number } }) => r.agent_config?.$shared_config !== undefined)).toHaveLength(4540);
     const reopened = await startEmulator({ quiet: true, dataFile });
     try {
       const records = reopened.control.state().call_logs;

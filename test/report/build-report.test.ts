@@ -74,7 +74,7 @@ describe('outcomes', () => {
     expect(functionCallFailed({ name: 'x', status: 502 })).toBe(true);
     expect(functionCallFailed({ name: 'x', status_code: '200', status: 'ok' })).toBe(false);
     expect(functionCallFailed({ name: 'x', params: {}, error: null })).toBe(false);
-    expect(isTransferCall('transfer_call') && isTransferCall('TransferToHuman') && !isTransferCall('lookup')).toBe(true);
+    expect(isTransferCall('transfer_call') && !isTransferCall('transfer_lookup') && !isTransferCall('lookup')).toBe(true);
   });
 });
 
@@ -109,7 +109,8 @@ describe('buildCallReport', () => {
     expect(first?.metrics.error_rate).toMatchObject({ count: 3, of: 60, value: 0.05 });
     expect(first?.comparison).toBeNull();
     expect(second?.metrics.transfer_rate).toMatchObject({ count: 60, of: 60, value: 1 });
-    expect(second?.metrics.tool_calls).toMatchObject({ calls: 120, failed: 60 });
+    // The transfer is not a tool call (docs/report.md, Metrics): 60 lookups, every one failed.
+    expect(second?.metrics.tool_calls).toMatchObject({ calls: 60, failed: 60 });
     expect(second?.metrics.credits).toEqual({ total: 15, mean_per_call: 0.25 });
     expect(second?.metrics.duration_seconds).toMatchObject({ calls: 60, median: 59, p90: 83, exact: true });
     expect(second?.comparison).toMatchObject({ against: deploy1.id, enough_calls: true });
@@ -135,5 +136,17 @@ describe('buildCallReport', () => {
     expect(comparison?.enough_calls).toBe(false);
     expect(comparison?.error_rate.verdict).toBe('not enough calls');
     expect(report.agents[0]?.name).toBe('desk');
+  });
+});
+
+describe('VersionResolver, call after call', () => {
+  it('tells consecutive calls of one agent apart by any change, not only the prompt', () => {
+    const first = agentConfig('You are the receptionist.');
+    const second = { ...first, tools: [{ ...(first.tools as Array<Record<string, unknown>>)[0], description: 'find a booking by name' }] };
+    const history = [historyRecord('2026-03-01T00:00:00.000Z', { a1: { name: 'desk', config: first } }), historyRecord('2026-03-02T00:00:00.000Z', { a1: { name: 'desk', config: second } })];
+    const resolver = new VersionResolver(deployedVersions(history));
+    // Parsed afresh per call, as pages are: the same content, never the same objects.
+    const keys = [first, first, second, first, second, second].map((config) => resolver.resolve('a1', JSON.parse(JSON.stringify(config)), Date.parse('2026-03-03T00:00:00Z') / 1000).key);
+    expect(keys).toEqual([history[0]?.id, history[0]?.id, history[1]?.id, history[0]?.id, history[1]?.id, history[1]?.id]);
   });
 });

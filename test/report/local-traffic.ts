@@ -1,17 +1,14 @@
 /**
- * Stand-ins for what other parts of voxform do in a `--local` project folder, so the report can be
- * tested end to end: call records as the service logs them (with the agent's live config, as the
- * emulator's sessions record it), written into the folder's emulator data in-process; and, when
- * `apply` did not record the deploy in the apply history itself, a history record written the way
- * the apply history writes one (the live config's hash, the `${env:…}` paths masked).
+ * Hand-made call records for a `--local` project folder, written into its emulator data
+ * in-process, each starting from the agent's live config as the emulator's sessions record it. Only
+ * for shapes `voxform emulator traffic` does not make (what the service adds to a session's config,
+ * such as a prefetch webhook's extra prompt; header values other than the manifest's): the apply
+ * history and ordinary calls come from the real `apply` and `emulator traffic`.
  */
 import path from 'node:path';
-import { configurationHash, normalizeAgentConfig } from '../../src/history/config-hash.js';
-import { FileHistoryStore } from '../../src/history/file-store.js';
-import type { HistoryRecord } from '../../src/history/types.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorSeed } from '../../src/emulator/types.js';
-import type { Agent, GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
+import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
 
 async function withLocalEmulator<T>(dir: string, use: (emulator: Awaited<ReturnType<typeof startEmulator>>) => Promise<T>): Promise<T> {
   const emulator = await startEmulator({ dataFile: path.join(dir, '.voxform/local.json'), sharedDataFile: true, quiet: true });
@@ -20,14 +17,6 @@ async function withLocalEmulator<T>(dir: string, use: (emulator: Awaited<ReturnT
   } finally {
     await emulator.close();
   }
-}
-
-export async function liveAgent(dir: string, agentId: string): Promise<Agent> {
-  return withLocalEmulator(dir, async (emulator) => {
-    const agent = emulator.control.state().agents.find((candidate) => candidate.id === agentId);
-    if (!agent) throw new Error(`no agent ${agentId} in the local emulator`);
-    return agent;
-  });
 }
 
 /**
@@ -61,39 +50,5 @@ export async function addCalls(dir: string, agentId: string, after: string, coun
       call_logs: [...state.call_logs, ...added] as GlobalCallHistoryRecord[],
     };
     await emulator.control.seed(seed);
-  });
-}
-
-/**
- * The history record of the apply that just ran: the one apply wrote, when it writes them;
- * otherwise one written here with `source`.
- */
-export async function recordDeploy(dir: string, since: string, agents: Record<string, { id: string; maskedPaths: string[] }>, source: HistoryRecord['source']): Promise<HistoryRecord> {
-  const store = new FileHistoryStore(path.join(dir, '.voxform/history'));
-  const [latest] = await store.list({ workspace: 'default@local', limit: 1 });
-  if (latest && latest.at >= since) return latest;
-  const versions: HistoryRecord['agents'] = {};
-  for (const [name, { id, maskedPaths }] of Object.entries(agents)) {
-    const live = await liveAgent(dir, id);
-    const config = live.config as Record<string, unknown>;
-    versions[name] = {
-      id,
-      name: live.name,
-      // As the history keeps it: no secret (here masked rather than written back as `${env:…}`).
-      config: normalizeAgentConfig(config, { maskPaths: maskedPaths }),
-      configHash: configurationHash(config, { maskPaths: maskedPaths }),
-      maskedPaths,
-      promptLength: typeof config.prompt === 'string' ? config.prompt.length : undefined,
-    };
-  }
-  return store.append({
-    workspace: 'default@local',
-    at: new Date().toISOString(),
-    by: 'test@report',
-    command: 'voxform apply --local --auto-approve',
-    outcome: 'applied',
-    source,
-    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
-    agents: versions,
   });
 }

@@ -3,21 +3,39 @@
  * in every format. Both versions appear with their commits and exactly the calls made for them; the
  * JSON is valid under the published schema; no output shows a secret of the agent's config.
  */
+/**
+ * `voxform report` end to end on `--local`, with the real parts: in a git repository, `apply`
+ * (which records the deploy, with its commit, in the apply history), `emulator traffic` (seeded
+ * synthetic calls), a prompt change committed, `apply`, `emulator traffic`, then the report in every
+ * format. Both versions appear with their commits and exactly the calls, errors, transfers, tool
+ * calls and tool failures the traffic command said it generated; the JSON is valid under the
+ * published schema; no output shows a secret of the agent's config (the stored tool header is in
+ * every synthetic call's `agent_config`).
+ */
+import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type TrafficSummary } from '../../src/emulator/index.js';
+import { FileHistoryStore } from '../../src/history/file-store.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
+import { workspaceKey } from '../../src/state/types.js';
 import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
-import { addCalls, recordDeploy } from './local-traffic.js';
+import { addCalls } from './local-traffic.js';
 
 const addFormats = addFormatsModule.default;
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+const BOOKING = '-OKdqbqetEcM4ak369yn';
 const TOKEN = 'desk-tool-token-8c7b6a5f4e3d';
 const PLANTED = 'planted-header-in-call-config-1f2e3d';
+const FIRST_PROMPT = 'You are the receptionist. Escalate every doubt.';
+const SECOND_PROMPT = 'You are the receptionist. Offer the earliest slot first.';
+const CALLS = { first: 120, second: 150 };
 
+/** Two agents: front desk gets the traffic; booking only hand-made calls (see the last beforeAll step). */
 function manifest(prompt: string): string {
   return [
     'version: 1',
@@ -27,6 +45,20 @@ function manifest(prompt: string): string {
     '    name: Front desk',
     '    config:',
     `      prompt: ${JSON.stringify(prompt)}`,
+    '      flow:',
+    '        call_transfer:',
+    '          phone: "+15551239999"',
+    '      tools:',
+    '        - name: lookup',
+    '          description: Find a booking.',
+    '          webhook: https://hooks.example.test/lookup',
+    '          header:',
+    '            authorization: ${env:DESK_TOKEN}',
+    '  booking:',
+    `    id: "${BOOKING}"`,
+    '    name: Booking',
+    '    config:',
+    '      prompt: You book appointments.',
     '      tools:',
     '        - name: lookup',
     '          description: Find a booking.',
@@ -37,59 +69,100 @@ function manifest(prompt: string): string {
   ].join('\n');
 }
 
+/**
+ * The operator's traffic profile: no random per-version effect, and the first prompt ("Escalate")
+ * errs ten times as often, so the comparison has a real difference to find.
+ */
+const PROFILE = ['extends: steady', 'version_effect: 0', 'rules:', '  - when: { prompt_contains: "escalate" }', '    scale: { error: 10 }', ''].join('\n');
+
 let dir: string;
 let cleanup: () => Promise<void>;
 const env = { DESK_TOKEN: TOKEN, VOXFORM_ENV_ALLOW: 'DESK_TOKEN' };
 const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra } });
-const deploys: HistoryRecord[] = [];
+const commits: string[] = [];
+const traffic: TrafficSummary[] = [];
+let deploys: HistoryRecord[] = [];
 
-async function applyAndRecord(prompt: string, source: HistoryRecord['source']): Promise<HistoryRecord> {
+function git(...args: string[]): string {
+  const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env: gitEnv }).toString().trim();
+}
+
+/** Writes the manifest with `prompt`, commits it, applies it; the commit is what the apply history should record. */
+async function commitAndApply(prompt: string): Promise<void> {
   await writeFile(path.join(dir, 'voxform.yaml'), manifest(prompt));
-  const started = new Date().toISOString();
+  git('add', '-A');
+  git('commit', '-qm', `prompt: ${prompt}`);
+  commits.push(git('rev-parse', 'HEAD'));
   const applied = await cli(['apply', '--local', '--auto-approve']);
   expect(applied.code, applied.stderr).toBe(0);
-  return recordDeploy(dir, started, { 'front-desk': { id: FRONT_DESK, maskedPaths: [] } }, source);
+}
+
+async function generateTraffic(calls: number): Promise<void> {
+  const result = await cli(['emulator', 'traffic', '--local', '--profile', 'profile.yaml', '--seed', '7', '--calls', String(calls), '--agent', 'front-desk', '--format', 'json']);
+  expect(result.code, result.stderr).toBe(0);
+  traffic.push(JSON.parse(result.stdout) as TrafficSummary);
 }
 
 beforeAll(async () => {
-  ({ dir, cleanup } = await makeTree({}));
-  deploys.push(await applyAndRecord('You are the receptionist.', { commit: '1'.repeat(40), pullRequest: 41, branch: 'main' }));
-  // 40 calls of the first version: every fourth an error, every tenth transferred.
-  await addCalls(dir, FRONT_DESK, deploys[0]?.at as string, 40, (i) => ({
-    call_status: i % 4 === 0 ? 'error' : 'user-ended',
-    function_calls: i % 10 === 0 ? [{ name: 'transfer_call', params: {} }] : [],
-  }));
-  deploys.push(await applyAndRecord('You are the receptionist. Offer the earliest slot first.', { commit: '2'.repeat(40), pullRequest: 42, branch: 'main' }));
-  // 50 calls of the second: a prefetch webhook's extra prompt on some, a header value planted in every config.
-  await addCalls(dir, FRONT_DESK, deploys[1]?.at as string, 50, (i, config) => {
+  ({ dir, cleanup } = await makeTree({ '.gitignore': '.voxform/\nreport.html\n', 'profile.yaml': PROFILE }));
+  git('init', '-q', '-b', 'main');
+  await commitAndApply(FIRST_PROMPT);
+  await generateTraffic(CALLS.first);
+  await commitAndApply(SECOND_PROMPT);
+  await generateTraffic(CALLS.second);
+  deploys = (await new FileHistoryStore(path.join(dir, '.voxform/history')).list({ workspace: workspaceKey(undefined, 'local') })).reverse();
+  // Shapes synthetic traffic does not make, so hand-made: calls whose agent_config carries what the
+  // service adds per session (a prefetch webhook's extra prompt, appended to the prompt) or a header
+  // value that is not the manifest's (planted, to prove the report never shows one). They go to
+  // booking, which has no traffic, so front desk's counts stay exactly the traffic's.
+  await addCalls(dir, BOOKING, deploys[0]?.at as string, 12, (i, config) => {
     const tools = (config.tools as Array<Record<string, unknown>>).map((tool) => ({ ...tool, header: { authorization: PLANTED } }));
-    const prompt = i % 3 === 0 ? `${config.prompt as string}\n\nThe caller is a returning patient.` : config.prompt;
-    return { agent_config: { ...config, tools, prompt }, duration: 30 + i, function_calls: [{ name: 'lookup', error: i % 5 === 0 ? 'HTTP 500' : null }] };
+    return { agent_config: { ...config, tools, ...(i % 3 === 0 ? { prompt: `${config.prompt as string}\n\nThe caller is a returning patient.` } : {}) } };
   });
-}, 120_000);
+}, 180_000);
 
 afterAll(() => cleanup?.());
 
 describe('voxform report --local', () => {
   let report: CallReport;
 
-  it('shows both versions with their commits and the calls made for each', async () => {
+  it('apply recorded each deploy with its commit, in the workspace the report reads', () => {
+    // Listed by the workspace key the report computes (workspaceKey(env, serviceId), as apply does):
+    // both deploys are there.
+    expect(deploys.map((deploy) => deploy.source.commit)).toEqual(commits);
+    expect(traffic.map((summary) => summary.agents.map((agent) => [agent.agent_id, agent.calls]))).toEqual([[[FRONT_DESK, CALLS.first]], [[FRONT_DESK, CALLS.second]]]);
+    // The traffic's version is the configuration apply recorded.
+    expect(traffic.map((summary) => summary.agents[0]?.config_hash)).toEqual(deploys.map((deploy) => deploy.agents['front-desk']?.configHash));
+  });
+
+  it('shows both versions with their commits and exactly the calls the traffic generated for each', async () => {
     const result = await cli(['report', '--local', '--since', '1h', '--format', 'json']);
     expect(result.code, result.stderr).toBe(0);
     report = JSON.parse(result.stdout) as CallReport;
     expect(report.format_version).toBe(1);
+    expect(report.workspace).toBe(deploys[0]?.workspace);
     const agent = report.agents.find((candidate) => candidate.agent_id === FRONT_DESK);
     expect(agent?.name).toBe('front-desk');
     expect(agent?.versions.map((version) => [version.key, version.source, version.deploy?.commit, version.metrics.calls])).toEqual([
-      [deploys[0]?.id, 'voxform', deploys[0]?.source.commit ?? null, 40],
-      [deploys[1]?.id, 'voxform', deploys[1]?.source.commit ?? null, 50],
+      [deploys[0]?.id, 'voxform', commits[0], CALLS.first],
+      [deploys[1]?.id, 'voxform', commits[1], CALLS.second],
     ]);
-    expect(agent?.versions[0]?.metrics.error_rate).toMatchObject({ count: 10, of: 40 });
-    expect(agent?.versions[0]?.metrics.transfer_rate).toMatchObject({ count: 4, of: 40 });
-    expect(agent?.versions[1]?.metrics.tool_calls).toMatchObject({ calls: 50, failed: 10 });
+    agent?.versions.forEach((version, i) => {
+      const generated = traffic[i]?.agents[0] as TrafficSummary['agents'][number];
+      expect(version.metrics.error_rate).toMatchObject({ count: generated.outcomes.error ?? 0, of: generated.calls });
+      expect(version.metrics.transfer_rate).toMatchObject({ count: generated.transfers, of: generated.calls });
+      expect(version.metrics.tool_calls).toMatchObject({ calls: generated.tool_calls, failed: generated.tool_failures });
+    });
+    // The profile made the first prompt err ten times as often: a difference the data support.
     expect(agent?.versions[1]?.comparison?.error_rate.verdict).toBe('lower');
     expect(agent?.deploys.map((deploy) => deploy.record_id)).toEqual([deploys[0]?.id, deploys[1]?.id]);
     expect(agent?.deploys[1]?.changed_fields).toEqual(['prompt']);
+  });
+
+  it('ties hand-made calls with a per-session extra prompt or another header value to the deploy', () => {
+    const booking = report.agents.find((candidate) => candidate.agent_id === BOOKING);
+    expect(booking?.versions.map((version) => [version.key, version.metrics.calls])).toEqual([[deploys[0]?.id, 12]]);
   });
 
   it('prints JSON valid under schemas/report.schema.json', async () => {
@@ -113,15 +186,15 @@ describe('voxform report --local', () => {
     const result = await cli(['report', '--local', '--since-deploy', '--agent', 'front-desk'], { GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^## Call report\n/);
-    expect(result.stdout).toMatch(/\| PR #41 · 1111111 \| [^|]+ \| 40 \|/);
-    expect(result.stdout).toMatch(/\| PR #42 · 2222222 \| [^|]+ \| 50 \|/);
+    expect(result.stdout).toMatch(new RegExp(`\\| ${commits[0]?.slice(0, 7)} \\| [^|]+ \\| ${CALLS.first} \\|`));
+    expect(result.stdout).toMatch(new RegExp(`\\| ${commits[1]?.slice(0, 7)} \\| [^|]+ \\| ${CALLS.second} \\|`));
     expect(result.stdout).toContain('errors ▼ lower');
   });
 
   it('writes one HTML file with the data, the chart library and a CSP that forbids the network', async () => {
     const result = await cli(['report', '--local', '--since', '1h', '--format', 'html', '--out', 'report.html']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('Wrote report.html: 90 calls of 1 agent.');
+    expect(result.stderr).toContain(`Wrote report.html: ${CALLS.first + CALLS.second + 12} calls of 2 agents.`);
     const html = await readFile(path.join(dir, 'report.html'), 'utf8');
     expect(html).toContain("default-src 'none'");
     expect(html).toContain('uPlot');
@@ -147,4 +220,28 @@ describe('voxform report --local', () => {
     expect(none.stderr).toContain('error: --since-deploy: the apply history has no deploy in this workspace.');
     expect(none.stderr).not.toContain('    at ');
   });
+});
+
+describe('voxform report against the service a manifest names', () => {
+  it('reads the history apply wrote for the manifest\'s base_url (the same workspace key)', async () => {
+    const emulator = await startEmulator({ port: 0, quiet: true });
+    const tree = await makeTree({ 'voxform.yaml': `base_url: ${emulator.url}\n${manifest(SECOND_PROMPT)}` });
+    try {
+      // The operator trusts the origin and gives the key; the manifest names the service.
+      const operator = { ...env, VOXFORM_API_KEY: emulator.apiKey, VOXFORM_TRUSTED_ORIGINS: new URL(emulator.url).origin };
+      const run = (args: string[]) => runCli(args, { cwd: tree.dir, env: operator });
+      const applied = await run(['apply', '--auto-approve']);
+      expect(applied.code, applied.stderr).toBe(0);
+      const generated = await run(['emulator', 'traffic', '--url', emulator.url, '--calls', '30', '--agent', 'front-desk', '--format', 'json']);
+      expect(generated.code, generated.stderr).toBe(0);
+      const result = await run(['report', '--since', '1h', '--agent', 'front-desk', '--format', 'json']);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout) as CallReport;
+      expect(report.workspace).toBe(workspaceKey(undefined, emulator.url));
+      expect(report.agents[0]?.versions.map((version) => [version.source, version.metrics.calls])).toEqual([['voxform', 30]]);
+    } finally {
+      await tree.cleanup();
+      await emulator.close();
+    }
+  }, 120_000);
 });

@@ -17,7 +17,7 @@ import { renderReportJson } from '../../report/render-json.js';
 import { deployedVersions } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { resolveConnection } from '../connection.js';
+import { resolveConnection, type ManifestService } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
@@ -49,8 +49,10 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   if (since !== undefined && until !== undefined && since > until) {
     throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
   }
-  const manifestNames = await manifestAgentNames(options, ctx);
-  const { client, baseUrl, local } = await resolveConnection(options, ctx);
+  const { names: manifestNames, service } = await manifestProject(options, ctx);
+  // The service and workspace as apply names them (src/cli/project.ts): the manifest's base_url and
+  // region count where the operator set neither, so the report reads the history apply wrote.
+  const { client, baseUrl, local } = await resolveConnection({ ...options, manifest: service }, ctx);
   const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
   // The apply history of the state backend (`--state` or `VOXFORM_STATE`): a folder, or a table.
   const history = await (await openOperatorBackend(options, ctx)).history.list({ workspace });
@@ -123,20 +125,30 @@ function sinceDeployStart(history: readonly HistoryRecord[], agentId: string | u
     });
   }
   const starts = [...deploys.values()].filter((times) => times[times.length - 1] === latest).map((times) => times[times.length - 2] ?? latest);
-  return Math.min(...starts);
+  return Math.min(...starts) - APPLY_GRACE_SECONDS;
 }
 
 /**
- * Local agent name → id from the manifests, when there are any (their `${env:…}` values are
- * registered as secrets on the way, so no output can show them). No manifest is no names.
+ * How long before its history record a deployed version may already take calls: the service uses a
+ * configuration from the moment its update returns, and the apply history records the end of the
+ * apply (state written, every agent done). The `--since-deploy` window opens this much earlier, so
+ * the calls made while the apply was finishing are in it (docs/report.md).
  */
-async function manifestAgentNames(options: ReportOptions, ctx: CommandContext): Promise<Map<string, string>> {
+const APPLY_GRACE_SECONDS = 60;
+
+/**
+ * Local agent name → id from the manifests, when there are any (their `${env:…}` values are
+ * registered as secrets on the way, so no output can show them), and the service they name. No
+ * manifest is no names and no service.
+ */
+async function manifestProject(options: ReportOptions, ctx: CommandContext): Promise<{ names: Map<string, string>; service: ManifestService }> {
   try {
     const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
     result.secrets.forEach((secret) => ctx.secrets.add(secret));
-    return new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
+    const names = new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
+    return { names, service: { baseUrl: result.state?.baseUrl, region: result.state?.region } };
   } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found') return new Map();
+    if (isVoxformError(error) && error.code === 'manifest_not_found') return { names: new Map(), service: {} };
     throw error;
   }
 }
