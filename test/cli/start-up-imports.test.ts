@@ -5,43 +5,12 @@
  * template catalog), the whole of undici (100 ms, where its pool alone takes 40 ms), and the
  * emulator, conversation and export code no such command runs.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
+import { importGraph } from '../helpers/import-graph.js';
 
 const src = path.join(repoRoot, 'src');
-
-/**
- * The modules a module loads when it is loaded (static imports, type-only ones left out), and the
- * packages; with `dynamic`, also those it loads later through `import()`.
- */
-function importGraph(entry: string, dynamic = false): { modules: Set<string>; packages: Set<string> } {
-  const modules = new Set<string>([entry]);
-  const packages = new Set<string>();
-  const queue = [entry];
-  while (queue.length > 0) {
-    const file = queue.shift() as string;
-    const text = readFileSync(file, 'utf8');
-    const dynamicImports = dynamic ? text.matchAll(/\bimport\('([^']+)'\)/g) : [];
-    const specifiers = [
-      ...[...text.matchAll(/^(import|export)\s+(type\s)?[^;]*?from\s+'([^']+)';|^import\s+'([^']+)';/gm)].flatMap((match) => (match[2] ? [] : [(match[3] ?? match[4]) as string])),
-      ...[...dynamicImports].map((match) => match[1] as string),
-    ];
-    for (const specifier of specifiers) {
-      if (specifier.startsWith('node:')) continue;
-      if (!specifier.startsWith('.')) {
-        packages.add(specifier);
-        continue;
-      }
-      const target = path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts'));
-      if (!existsSync(target) || modules.has(target)) continue;
-      modules.add(target);
-      queue.push(target);
-    }
-  }
-  return { modules, packages };
-}
 
 describe('start-up imports', () => {
   for (const command of ['plan', 'apply', 'validate']) {

@@ -8,13 +8,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
-import { staticImportGraph } from '../helpers/import-graph.js';
+import { importGraph } from '../helpers/import-graph.js';
 
 const src = path.join(repoRoot, 'src');
 
 function agentSendGraph(): { modules: Set<string>; packages: Set<string> } {
-  const command = staticImportGraph(path.join(src, 'cli/commands/webhook-send.ts'));
-  const onDemand = staticImportGraph(path.join(src, 'cli/project.ts'));
+  const command = importGraph(path.join(src, 'cli/commands/webhook-send.ts'));
+  const onDemand = importGraph(path.join(src, 'cli/project.ts'));
   return { modules: new Set([...command.modules, ...onDemand.modules]), packages: new Set([...command.packages, ...onDemand.packages]) };
 }
 
@@ -28,7 +28,7 @@ describe('webhook send start-up imports', () => {
   });
 
   it('the template commands still load the catalog and the library (the check above can fail)', () => {
-    const { modules, packages } = staticImportGraph(path.join(src, 'cli/commands/init.ts'));
+    const { modules, packages } = importGraph(path.join(src, 'cli/commands/init.ts'));
     expect(modules).toContain(path.join(src, 'templates/catalog.ts'));
     expect(packages).toContain('yaml');
   });
