@@ -5,7 +5,7 @@
 import type { DesiredAgent } from '../manifest/types.js';
 import { desiredAgentFields } from '../plan/agent-fields.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';
-import { hashApplied, type CampaignState, type WorkspaceState } from '../state/types.js';
+import { appliedValue, hashApplied, type CampaignState, type WorkspaceState } from '../state/types.js';
 import type { DesiredIndex } from './resources.js';
 import type { RequestResult } from './send-request.js';
 
@@ -18,11 +18,13 @@ function appliedHashes(agent: DesiredAgent, key: string): Record<string, string>
   return applied;
 }
 
-function campaignValues(body: Record<string, unknown>): CampaignState['applied'] {
+/** What the state keeps of a campaign request's body: the values, secret ones as keyed hashes. */
+function campaignValues(body: Record<string, unknown>, secretFields: readonly string[], key: string): CampaignState['applied'] {
   const applied: CampaignState['applied'] = {};
-  if (typeof body.name === 'string') applied.name = body.name;
+  const kept = (field: string, value: string) => appliedValue(key, value, secretFields.includes(field));
+  if (typeof body.name === 'string') applied.name = kept('name', body.name);
   if (typeof body.include_metadata_in_prompt === 'boolean') applied.include_metadata_in_prompt = body.include_metadata_in_prompt;
-  if (typeof body.caller === 'string') applied.caller = body.caller;
+  if (typeof body.caller === 'string') applied.caller = kept('caller', body.caller);
   return applied;
 }
 
@@ -45,7 +47,10 @@ export function stateAfterRequest(
     case 'upload_knowledge_file': {
       const file = resources.of(address, 'knowledge');
       const fileId = result && 'fileId' in result ? result.fileId : '';
-      return (ws) => (ws.knowledge[address] = { fileId, contentHash: file.contentHash, name: file.name, description: file.description });
+      const secret = (field: string) => file.sensitivePaths.includes(field);
+      const name = appliedValue(salt, file.name, secret('name'));
+      const description = appliedValue(salt, file.description, secret('description'));
+      return (ws) => (ws.knowledge[address] = { fileId, contentHash: file.contentHash, name, description });
     }
     case 'update_agent': {
       const agent = resources.of(address, 'agent');
@@ -66,9 +71,10 @@ export function stateAfterRequest(
     case 'edit_campaign_info':
     case 'set_campaign_caller': {
       const id = change.id ?? '';
+      const values = campaignValues(body, resources.of(address, 'campaign').sensitivePaths, salt);
       return (ws) => {
         const previous = ws.campaigns[address];
-        ws.campaigns[address] = { id, applied: { ...(previous?.id === id ? previous.applied : {}), ...campaignValues(body) } };
+        ws.campaigns[address] = { id, applied: { ...(previous?.id === id ? previous.applied : {}), ...values } };
       };
     }
     case 'read_agent':

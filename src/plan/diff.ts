@@ -262,8 +262,10 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
   const sensitivePaths = entrySecretPaths('campaign', campaign.sensitivePaths);
   for (const [path, value] of Object.entries(after)) {
     const previous = before ? (before as Record<string, unknown>)[path] : undefined;
-    if (before && isUnchanged(value, previous)) continue;
-    fieldChanges.push({ path, before: previous, after: value, sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
+    const sensitive = isSensitiveLeaf(path, sensitivePaths);
+    // A secret value is kept in the state as its keyed hash (`appliedValue`), never as itself.
+    if (before && (isUnchanged(value, previous) || (sensitive && previous === hashApplied(input.salt, value)))) continue;
+    fieldChanges.push({ path, before: previous, after: value, sensitive, drift: false });
   }
   const callerChange = campaign.caller ? phoneChanges.get(campaign.caller) : undefined;
   const changed = new Set(fieldChanges.map((f) => f.path));
@@ -290,9 +292,10 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map
   const sensitivePaths = entrySecretPaths('knowledge', file.sensitivePaths);
   for (const path of ['name', 'description', 'content_hash'] as const) {
     const previous = before ? before[path] : undefined;
-    if (before && isUnchanged(after[path], previous)) continue;
+    const sensitive = isSensitiveLeaf(path, sensitivePaths);
+    if (before && (isUnchanged(after[path], previous) || (sensitive && previous === hashApplied(input.salt, after[path])))) continue;
     if (!before && after[path] === undefined) continue;
-    fieldChanges.push({ path, before: previous, after: after[path], sensitive: isSensitiveLeaf(path, sensitivePaths), drift: false });
+    fieldChanges.push({ path, before: previous, after: after[path], sensitive, drift: false });
   }
   const contentChanged = before !== null && before.content_hash !== file.contentHash;
   return change({

@@ -59,14 +59,19 @@ export interface PhoneState {
 
 export interface CampaignState {
   id: string;
-  /** The values voxform last applied (campaigns cannot be read back). None is secret. */
+  /**
+   * The values voxform last applied (campaigns cannot be read back); a value the manifest fills
+   * from `${env:…}` is kept as its `hashApplied` instead (see `appliedValue`).
+   */
   applied: { name?: string; include_metadata_in_prompt?: boolean; caller?: string };
 }
 
 export interface KnowledgeState {
   fileId: string;
   contentHash: string;
+  /** As applied, or its `hashApplied` when the manifest fills it from `${env:…}` (see `appliedValue`). */
   name: string;
+  /** As applied, or its `hashApplied` when the manifest fills it from `${env:…}`. */
   description: string | undefined;
 }
 
@@ -81,6 +86,15 @@ export interface CredentialState {
  */
 export function hashApplied(key: string, value: unknown): string {
   return keyedHash(key, value);
+}
+
+/**
+ * What the state keeps of a campaign's or knowledge file's applied value: the value itself, so a
+ * plan can show what changed, unless it is secret (filled from `${env:…}`): then its keyed hash,
+ * which the state never holds the key of.
+ */
+export function appliedValue<T extends string | undefined>(key: string, value: T, secret: boolean): T | string {
+  return secret && value !== undefined ? hashApplied(key, value) : value;
 }
 
 export function emptyWorkspace(): WorkspaceState {
