@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apply, createClient, fingerprintKey, loadManifests, plan, startEmulator } from '../src/index.js';
 import { repoRoot } from './helpers/cli.js';
+import { compileExample, typescriptExample } from './helpers/doc-example.js';
 import { SECRETS, startExampleProject, type ExampleProject } from './helpers/project.js';
 
 const run = promisify(execFile);
@@ -70,47 +71,15 @@ describe('the library', () => {
   });
 });
 
-/** The first TypeScript block of the README's "As a library" section. */
-async function readmeLibraryExample(): Promise<string> {
-  const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## As a library'));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match?.[1]) throw new Error('README.md has no TypeScript example under "As a library"');
-  return match[1];
-}
-
 describe('the README library example', () => {
   it('compiles under the strictest options (exactOptionalPropertyTypes included) and plans and applies against the emulator', async () => {
     project = await startExampleProject();
     const dir = project.dir;
-    await writeFile(path.join(dir, 'example.ts'), await readmeLibraryExample());
-    await writeFile(path.join(dir, 'package.json'), '{ "type": "module" }\n');
-    await mkdir(path.join(dir, 'node_modules'), { recursive: true });
-    // `voxform` as a user installs it: the package (its exports point at dist/, built before the tests).
-    await symlink(repoRoot, path.join(dir, 'node_modules/voxform'), 'dir');
-    const compilerOptions = {
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noUncheckedIndexedAccess: true,
-      noImplicitOverride: true,
-      noPropertyAccessFromIndexSignature: true,
-      noUnusedLocals: true,
-      noUnusedParameters: true,
-      target: 'ES2022',
-      lib: ['ES2023'],
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
-      types: ['node'],
-      typeRoots: [path.join(repoRoot, 'node_modules/@types')],
-      outDir: 'out',
-    };
-    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['example.ts'] }));
-    const tsc = path.join(repoRoot, 'node_modules/.bin/tsc');
-    const compiled = await run(tsc, ['-p', path.join(dir, 'tsconfig.json')], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
-    expect(compiled.stdout).toBe('');
+    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('README.md', '## As a library'));
+    expect(diagnostics).toBe('');
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
-    const { stdout } = await run(process.execPath, [path.join(dir, 'out/example.js')], { cwd: dir, env });
+    const { stdout } = await run(process.execPath, [script], { cwd: dir, env });
     expect(stdout).toContain('Plan: 3 to create, 4 to update, 0 unchanged');
     expect(stdout).toContain('applied agent.front-desk');
     expect(stdout).toContain('applied: 7 applied, 0 failed');

@@ -1,9 +1,11 @@
 /**
- * Small HTTP helpers: reading a bounded body, and the one shape every handler answers with
+ * Small HTTP helpers: the one shape every handler answers with
  * (`Reply`), so the server alone writes to the socket (which is what lets a fault drop the answer
  * of a request that was handled).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+
+export { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';
 
 export interface Reply {
   status: number;
@@ -33,48 +35,6 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
-}
-
-export class BodyTooLarge extends Error {}
-
-/** The client closed the connection before its whole body arrived. */
-export class BodyCutShort extends Error {}
-
-const EMPTY = Buffer.alloc(0);
-
-/** Reads the whole body, refusing more than `limit` bytes. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  // Most requests (every GET) have no body: skip the stream machinery for them.
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-    req.resume();
-    return Promise.resolve(EMPTY);
-  }
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
-      reject(new BodyTooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    // A body cut short ends the stream with an error (or only a close): either way, settle.
-    req.on('error', () => reject(new BodyCutShort()));
-    req.on('close', () => {
-      if (!req.complete) reject(new BodyCutShort());
-    });
-  });
 }
 
 /** Writes a reply. SSE events go out one write each, as a streaming server would send them. */

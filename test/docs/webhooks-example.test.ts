@@ -2,24 +2,11 @@
  * The receiver example of docs/webhooks.md, as a user would use it: compiled under strict settings
  * against the `voxform` package, run, and sent both webhooks by `voxform webhook send`.
  */
-import { execFile, spawn } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { compileExample, typescriptExample } from '../helpers/doc-example.js';
 import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
-
-const run = promisify(execFile);
-
-/** The TypeScript block of the "In your own server" section. */
-async function receiverExample(): Promise<string> {
-  const doc = await readFile(path.join(repoRoot, 'docs/webhooks.md'), 'utf8');
-  const section = doc.slice(doc.indexOf('## In your own server'));
-  const match = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!match?.[1]) throw new Error('docs/webhooks.md has no TypeScript example under "In your own server"');
-  return match[1];
-}
 
 let project: ExampleProject | undefined;
 const stops: Array<() => void> = [];
@@ -29,31 +16,10 @@ afterEach(async () => {
   project = undefined;
 });
 
-async function compileExample(dir: string): Promise<string> {
-  await writeFile(path.join(dir, 'receiver.ts'), await receiverExample());
-  await writeFile(path.join(dir, 'package.json'), '{ "type": "module" }\n');
-  await mkdir(path.join(dir, 'node_modules'), { recursive: true });
-  // `voxform` as a user installs it: the package (its exports point at dist/, built before the tests).
-  await symlink(repoRoot, path.join(dir, 'node_modules/voxform'), 'dir');
-  const compilerOptions = {
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noUncheckedIndexedAccess: true,
-    noPropertyAccessFromIndexSignature: true,
-    noUnusedLocals: true,
-    target: 'ES2022',
-    lib: ['ES2023'],
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    types: ['node'],
-    typeRoots: [path.join(repoRoot, 'node_modules/@types')],
-    outDir: 'out',
-  };
-  await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['receiver.ts'] }));
-  const tsc = path.join(repoRoot, 'node_modules/.bin/tsc');
-  const compiled = await run(tsc, ['-p', path.join(dir, 'tsconfig.json')], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
-  expect(compiled.stdout).toBe('');
-  return path.join(dir, 'out/receiver.js');
+async function compileReceiver(dir: string): Promise<string> {
+  const { diagnostics, script } = await compileExample(dir, 'receiver', await typescriptExample('docs/webhooks.md', '## In your own server'));
+  expect(diagnostics).toBe('');
+  return script;
 }
 
 /** Starts the compiled receiver on a free port; resolves to its URL and its output so far. */
@@ -73,7 +39,7 @@ async function startReceiver(script: string, cwd: string): Promise<{ url: string
 describe('the receiver example of docs/webhooks.md', () => {
   it('compiles, runs, accepts both webhooks with the right header and refuses a wrong one', async () => {
     project = await startExampleProject();
-    const receiver = await startReceiver(await compileExample(project.dir), project.dir);
+    const receiver = await startReceiver(await compileReceiver(project.dir), project.dir);
     const send = (event: string, env: Record<string, string> = {}) =>
       runCli(['webhook', 'send', '--to', `${receiver.url}/hook`, '--event', event, '--agent', 'front-desk'], { cwd: project!.dir, env: { ...project!.env, ...env } });
 

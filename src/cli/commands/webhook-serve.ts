@@ -7,6 +7,7 @@ import { describeEndOfCall, describePrefetch } from '../../webhooks/describe.js'
 import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } from '../../webhooks/receive.js';
 import type { CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
+import { BodyTooLarge, readBody } from '../../util/read-body.js';
 
 export interface WebhookServeOptions {
   file?: string[];
@@ -34,25 +35,6 @@ function clock(): string {
   return new Date().toISOString().slice(11, 19);
 }
 
-/** The body, or undefined once it passes `limit` bytes (the rest is not read). */
-function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    if (Number(req.headers['content-length'] ?? 0) > limit) return resolve(undefined);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.pause();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, settings: ReceiverSettings): void {
   const where = new URL(req.url ?? '/', 'http://receiver.invalid').pathname;
   const answer = (status: number, body: string, summary: string, close = false) => {
@@ -76,12 +58,14 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
   }
   readBody(req, MAX_WEBHOOK_BODY_BYTES).then(
     (body) => {
-      if (body === undefined) return refuse(413, `the body is over ${MAX_WEBHOOK_BODY_BYTES} bytes`, 'end-of-call', true);
       const parsed = parseEndOfCallWebhook(body, req.headers, { expectedHeaders: settings.endOfCallHeaders });
       if (!parsed.ok) return refuse(parsed.status, parsed.message, 'end-of-call');
       answer(200, '{}', `end-of-call  ${describeEndOfCall(parsed.value)}`);
     },
-    () => res.destroy(),
+    (error: unknown) => {
+      if (error instanceof BodyTooLarge) return refuse(413, `the body is over ${MAX_WEBHOOK_BODY_BYTES} bytes`, 'end-of-call', true);
+      res.destroy();
+    },
   );
 }
 
