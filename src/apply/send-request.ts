@@ -3,8 +3,8 @@
  * planned path and (filled) body are what it sends. A request whose path is not the one its
  * operation sends for its resource is refused unsent, so the plan shown is the plan run.
  */
-import type { Agent } from '../schema/types.gen.js';
 import type {
+  Agent,
   EditCampaignInfoRequest,
   ImportPhoneRequest,
   SetAgentFilesRequest,

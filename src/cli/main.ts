@@ -65,6 +65,15 @@ function withManifest(cmd: Command): Command {
     .option('--env <name>', 'apply the named environment overlay');
 }
 
+/** The options of a command that runs an apply (`apply`, `rollback`): approval, state, lock, parallelism. */
+function withApplyRun(cmd: Command): Command {
+  return cmd
+    .option('--auto-approve', 'apply without asking')
+    .option('--state <url|path>', STATE_OPTION)
+    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
+    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8);
+}
+
 export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>): Command {
   const program = new Command('voxform')
     .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
@@ -118,22 +127,14 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .addOption(new Option('--format <format>', 'output format (default: text)').choices(['text', 'json', 'markdown']))
     .action(action('plan-show'));
 
-  withConnection(withManifest(program.command('apply').description('make the service match the manifests (or a saved plan)')))
+  withApplyRun(withConnection(withManifest(program.command('apply').description('make the service match the manifests (or a saved plan)'))))
     .argument('[plan]', 'a plan file saved by `voxform plan --out`')
-    .option('--auto-approve', 'apply without asking')
     .option('--target <address>', 'only this resource and what it needs (repeatable)', collect)
-    .option('--state <url|path>', STATE_OPTION)
-    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
-    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
     .action(action('apply'));
 
-  withConnection(withManifest(program.command('rollback').description('return agents to a configuration the history recorded, through plan and apply')))
+  withApplyRun(withConnection(withManifest(program.command('rollback').description('return agents to a configuration the history recorded, through plan and apply'))))
     .argument('<ref>', 'a history record id (or a unique prefix), a commit (7+ hex digits), or `previous`')
     .option('--agent <name>', 'only this agent of the record (repeatable)', collect)
-    .option('--auto-approve', 'apply without asking')
-    .option('--state <url|path>', STATE_OPTION)
-    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
-    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8)
     .action(action('rollback'));
 
   withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, newest first')))

@@ -9,7 +9,8 @@
  * source is simply empty.
  */
 import { execFile } from 'node:child_process';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
+import { gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -51,13 +52,11 @@ function withoutUndefined(source: DeploySource): DeploySource {
 /** GitHub Actions: the commit, the branch (the pull request's head branch on a pull request), its number, the run's link. */
 function gitHubSource(env: Env): DeploySource {
   const pull = /^refs\/pull\/(\d+)\/merge$/.exec(env.GITHUB_REF ?? '');
-  const server = env.GITHUB_SERVER_URL;
-  const runUrl = server && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID ? `${server.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
   return withoutUndefined({
     commit: commitOf(env.GITHUB_SHA),
     branch: branchOf(env.GITHUB_HEAD_REF) ?? branchOf(env.GITHUB_REF_NAME),
     pullRequest: numberOf(pull?.[1]),
-    ciJobUrl: httpUrlOf(runUrl),
+    ciJobUrl: httpUrlOf(gitHubRunUrl(env)),
   });
 }
 
@@ -106,14 +105,6 @@ export async function detectDeploySource(options: { env: Env; cwd: string }): Pr
   if (fromCi && fromCi.commit) return fromCi;
   const fromGit = await gitSource(options.cwd, options.env);
   return { ...fromGit, ...fromCi };
-}
-
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 /** `user@host`: the CI's user who started the run when the CI names one, else the account running voxform. */

@@ -107,15 +107,6 @@ export function describeHolder(holder: LockHolder): string {
   return `${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}, lock ${holder.lockId})`;
 }
 
-/** The CI job URL of this run, when the CI environment tells it (GitHub Actions, GitLab CI, others via `VOXFORM_CI_JOB_URL`). */
-export function ciJobUrlFrom(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  if (env.VOXFORM_CI_JOB_URL) return env.VOXFORM_CI_JOB_URL;
-  if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) {
-    return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
-  }
-  return env.CI_JOB_URL || undefined;
-}
-
 /** A compare-and-set write that found another serial than the one its writer read. */
 export function conflict(where: string, expected: number, found: number): VoxformError {
   return new VoxformError('state_conflict', `The state in ${where} changed under this run (it read serial ${expected}; serial ${found} is stored now); nothing was written.`, {

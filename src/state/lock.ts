@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
+import { osUser } from '../util/run-identity.js';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isVoxformError, VoxformError } from '../errors.js';
@@ -76,7 +77,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireLockOp
 
 async function takeLock(stateFile: string, lockDir: string, options: AcquireLockOptions): Promise<StateLock> {
   await mkdir(path.dirname(lockDir), { recursive: true });
-  const owner: LockOwner = { pid: process.pid, host: hostname(), user: safeUser(), command: options.command, since: new Date().toISOString() };
+  const owner: LockOwner = { pid: process.pid, host: hostname(), user: osUser(), command: options.command, since: new Date().toISOString() };
   if (options.ciJobUrl) owner.ciJobUrl = options.ciJobUrl;
   const nonce = randomBytes(8).toString('hex');
   const ownerFile = `holder-${nonce}.json`;
@@ -249,12 +250,4 @@ function ignoreCodes(...codes: string[]): (error: unknown) => void {
   return (error) => {
     if (!codes.includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
   };
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { hostname, userInfo } from 'node:os';
+import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from './backend.js';
 import { emptyWorkspace, type LastApply, type StateFile, type WorkspaceState } from './types.js';
@@ -36,17 +36,6 @@ export async function readStateFile(file: string): Promise<StateFile> {
   // A `salt` of older versions is dropped: hashes are keyed now (see `hashApplied`), and the next
   // write leaves it out.
   return { version: 1, serial: typeof state.serial === 'number' ? state.serial : 0, workspaces: state.workspaces };
-}
-
-/** `user@host` of this run, as a state lock names its owner. */
-function runBy(): string {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {
-    // No passwd entry (some containers): the host alone still says where it ran.
-  }
-  return `${user}@${hostname()}`;
 }
 
 function isLastApply(value: unknown): value is LastApply {

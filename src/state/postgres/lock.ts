@@ -8,7 +8,8 @@
  * or `pg_signal_backend`), the old holder's connection is also ended.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
+import { osUser } from '../../util/run-identity.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
@@ -24,7 +25,7 @@ export function advisoryKey(workspace: string, generation: number): string {
 export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<{ holder: LockHolder; key: string }> {
   const holder: LockHolder = {
     lockId: randomBytes(8).toString('hex'),
-    user: safeUser(),
+    user: osUser(),
     host: hostname(),
     pid: process.pid,
     command: options.command,
@@ -119,12 +120,4 @@ function lockedError(workspace: string, holder: LockHolder | undefined): Voxform
       : 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).',
     ...(holder ? { details: { holder } } : {}),
   });
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
