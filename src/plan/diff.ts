@@ -250,6 +250,14 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInpu
   });
 }
 
+/**
+ * Whether a campaign's or knowledge file's desired value is the one the state records as applied:
+ * the state keeps a secret value as its keyed hash (`appliedValue`), never as itself.
+ */
+function isApplied(desired: unknown, applied: unknown, sensitive: boolean, key: string): boolean {
+  return isUnchanged(desired, applied) || (sensitive && applied === hashApplied(key, desired));
+}
+
 function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.campaigns[campaign.address];
   const lastApplied = stateEntry && stateEntry.id === campaign.id ? stateEntry.applied : undefined;
@@ -263,8 +271,7 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
   for (const [path, value] of Object.entries(after)) {
     const previous = before ? (before as Record<string, unknown>)[path] : undefined;
     const sensitive = isSensitiveLeaf(path, sensitivePaths);
-    // A secret value is kept in the state as its keyed hash (`appliedValue`), never as itself.
-    if (before && (isUnchanged(value, previous) || (sensitive && previous === hashApplied(input.salt, value)))) continue;
+    if (before && isApplied(value, previous, sensitive, input.salt)) continue;
     fieldChanges.push({ path, before: previous, after: value, sensitive, drift: false });
   }
   const callerChange = campaign.caller ? phoneChanges.get(campaign.caller) : undefined;
@@ -293,7 +300,7 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map
   for (const path of ['name', 'description', 'content_hash'] as const) {
     const previous = before ? before[path] : undefined;
     const sensitive = isSensitiveLeaf(path, sensitivePaths);
-    if (before && (isUnchanged(after[path], previous) || (sensitive && previous === hashApplied(input.salt, after[path])))) continue;
+    if (before && isApplied(after[path], previous, sensitive, input.salt)) continue;
     if (!before && after[path] === undefined) continue;
     fieldChanges.push({ path, before: previous, after: after[path], sensitive, drift: false });
   }
