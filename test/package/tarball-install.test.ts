@@ -2,7 +2,9 @@
  * The published package, as a user gets it: `npm pack`, installed from the tarball into an empty
  * folder, then the first steps of the README (init, apply on the embedded emulator, plan) and an
  * HTML call report (its chart library comes from the installed dependencies). Nothing is
- * downloaded: npm installs the dependencies from its cache, which `npm ci` filled.
+ * downloaded: the folder's lock file pins the dependencies to the versions of this repository's
+ * lock file, so npm takes them from its cache, which `npm ci` filled (resolving versions afresh
+ * would need the registry's package lists, which `npm ci` does not keep).
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -43,6 +45,25 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
+/**
+ * A user's folder depending on the tarball, with a lock file: voxform from the tarball, and every
+ * package it needs at run time as this repository's lock file has it (its dev-only ones left out).
+ */
+async function userProject(tarball: string): Promise<Record<string, string>> {
+  const lock = JSON.parse(await readFile(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
+  const own = lock.packages[''] as { version: string; license: string; dependencies: Record<string, string>; bin: unknown; engines: unknown };
+  const dependencies = { voxform: `file:${tarball}` };
+  const packages: Record<string, unknown> = {
+    '': { name: 'user-project', version: '1.0.0', dependencies },
+    'node_modules/voxform': { version: own.version, resolved: `file:${tarball}`, license: own.license, dependencies: own.dependencies, bin: own.bin, engines: own.engines },
+  };
+  for (const [key, entry] of Object.entries(lock.packages)) if (key !== '' && !entry.dev && !entry.devOptional) packages[key] = entry;
+  return {
+    'package.json': JSON.stringify({ name: 'user-project', version: '1.0.0', private: true, dependencies }),
+    'package-lock.json': JSON.stringify({ name: 'user-project', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2),
+  };
+}
+
 describe('the packed tarball', () => {
   it('installs into an empty folder without warnings, and init, apply --local and plan work from it', async () => {
     const packDir = await tempDir();
@@ -50,8 +71,8 @@ describe('the packed tarball', () => {
     expect(packed.code, packed.stderr).toBe(0);
     const tarball = path.join(packDir, packed.stdout.trim().split('\n').pop() ?? '');
 
-    const project = await tempDir({ 'package.json': JSON.stringify({ name: 'user-project', version: '1.0.0', private: true }) });
-    const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+    const project = await tempDir(await userProject(tarball));
+    const install = await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], project);
     expect(install.code, install.stderr).toBe(0);
     expect(packageWarnings(install.stdout + install.stderr)).toEqual([]);
 
