@@ -172,6 +172,7 @@ class PlanRun {
     }
     if (this.stopping) return { status: 'not_started' };
     await this.slots.acquire();
+    let sent: Awaited<ReturnType<PlanRun['sendFilled']>>;
     try {
       // No new request once a stop is asked for, however long this one waited for its slot.
       if (this.stopping || this.closed) return { status: 'not_started' };
@@ -181,14 +182,20 @@ class PlanRun {
       }
       this.inFlight++;
       try {
-        return this.succeeded(request, change, await this.sendFilled(request, change));
+        sent = await this.sendFilled(request, change);
       } finally {
         this.inFlight--;
       }
     } catch (error) {
       return { status: 'failed', error };
     } finally {
+      // Freed as the answer arrives: the next request goes out before this one's answer is recorded.
       this.slots.release();
+    }
+    try {
+      return this.succeeded(request, change, sent);
+    } catch (error) {
+      return { status: 'failed', error };
     }
   }
 
