@@ -11,9 +11,12 @@
 //   plan   network phase ≤ 1.15 × floor; whole process ≤ 1.25 × floor + 0.3 s
 //   apply  whole process ≤ 1.2 × floor (its fresh plan's reads included in requests and floor)
 //   peak RSS of the voxform process ≤ 250 MB (≤ 500 MB at --scale)
-// The network phase is measured inside the voxform process (bench/lib/probe.mjs): from the first
-// request handed to the socket pool to the last answer received. The emulator runs in its own
-// process, as the service would. Run `npm run build` first (this uses dist/ and bin/voxform.js).
+// The network phase is the service's view, from the emulator's request log: from the arrival of the
+// first request to the moment the last answer left. Before it: from the process's start (as the
+// benchmark spawned it) to that first arrival; after it: from the last answer to the process's
+// exit. The emulator runs in its own process, as the service would; peak memory and CPU time come
+// from bench/lib/probe.mjs inside the voxform process. Run `npm run build` first (this uses dist/
+// and bin/voxform.js).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +47,7 @@ function runCli(dir, cliArgs, env) {
   const probeFile = path.join(dir, 'probe.json');
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const startedAt = performance.timeOrigin + started;
     // BENCH_CPU_PROF=DIR: a CPU profile of each command in DIR (open it in Chrome's DevTools).
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
     const child = spawn(process.execPath, [...profile, '--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), ...cliArgs], {
@@ -55,10 +59,10 @@ function runCli(dir, cliArgs, env) {
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', async (code) => {
-      const wallMs = performance.now() - started;
+      const ended = performance.now();
       const probe = JSON.parse(await readFile(probeFile, 'utf8'));
       await rm(probeFile);
-      resolve({ code, wallMs, probe, stderr });
+      resolve({ code, wallMs: ended - started, startedAt, endedAt: performance.timeOrigin + ended, probe, stderr });
     });
   });
 }
@@ -81,7 +85,10 @@ async function measure(emulator, dir, label, cliArgs, env, expectedCodes) {
   const entries = await emulator.requestsSince(before);
   const requests = entries.length;
   if (requests >= emulator.requestLogLimit) throw new Error(`${label}: the emulator's log is full (${requests} entries), some requests may be missing: raise requestLogLimit`);
-  const { firstSentMs, lastDoneMs, exitMs, maxRssBytes, cpuMs, requests: seen } = result.probe;
+  const { maxRssBytes, cpuMs } = result.probe;
+  // The log's clock is the emulator's wall clock (ms), this one's too: both are this machine's.
+  const firstArrival = Math.min(...entries.map((entry) => Date.parse(entry.at)));
+  const lastAnswer = Math.max(...entries.map((entry) => Date.parse(entry.at) + entry.duration_ms));
   return {
     cpuMs,
     // Arrival to answer inside the emulator (its latency included): far above the latency, the
@@ -89,12 +96,11 @@ async function measure(emulator, dir, label, cliArgs, env, expectedCodes) {
     emulatorMs: median(entries.map((entry) => entry.duration_ms)),
     label,
     requests,
-    seen,
     operations: countByOperation(entries),
     wallMs: result.wallMs,
-    networkMs: lastDoneMs - firstSentMs,
-    beforeNetworkMs: firstSentMs,
-    afterNetworkMs: exitMs - lastDoneMs,
+    networkMs: lastAnswer - firstArrival,
+    beforeNetworkMs: firstArrival - result.startedAt,
+    afterNetworkMs: result.endedAt - lastAnswer,
     rssMb: maxRssBytes / 2 ** 20,
   };
 }
@@ -114,7 +120,7 @@ function report(label, runs) {
   const networkMs = median(runs.map((r) => r.networkMs));
   const rssMb = Math.max(...runs.map((r) => r.rssMb));
   const isPlan = label.startsWith('plan');
-  console.log(`\n${label}: ${requests} requests (${runs[0].operations}); the process saw ${runs[0].seen} attempts`);
+  console.log(`\n${label}: ${requests} requests (${runs[0].operations})`);
   console.log(`  floor           ${seconds(floorMs)} (${requests} × ${point.latencyMs} ms / ${point.parallelism})`);
   console.log(
     `  phases          before the first request ${seconds(median(runs.map((r) => r.beforeNetworkMs)))}, network ${seconds(networkMs)}, ` +

@@ -151,7 +151,7 @@ export class Requester {
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json, timeLeftMs);
       let sentAt: number | undefined;
-      request.onDispatch = () => (sentAt = performance.now());
+      request.onDispatch = (atMs) => (sentAt = atMs);
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
       this.options.onRequest?.(event);
       // Debug lines are built only when someone reads them: this loop is the hot path of 500-agent plans.

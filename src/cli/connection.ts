@@ -25,7 +25,7 @@ export interface ManifestService {
 }
 
 /** Client settings a command may add (e.g. `--parallelism` as `maxInFlight`). */
-export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
+export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'wireThread' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
 
 /**
  * Where a command talks to, in order of precedence:
@@ -47,17 +47,19 @@ export async function resolveConnection(
   ctx: CommandContext,
   tuning: ConnectionTuning = {},
 ): Promise<Connection> {
-  const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
-  tuning = { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning };
+  if (!options.local) return connectRemote(options, ctx, tuning);
+  const emulator = await startLocalEmulator(ctx);
+  ctx.secrets.add(emulator.apiKey);
+  const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl: emulator.url, apiKey: emulator.apiKey });
+  ctx.onExit(() => client.close({ abort: true }));
+  return { client, baseUrl: client.baseUrl, apiKey: emulator.apiKey, local: true };
+}
 
-  if (options.local) {
-    const emulator = await startLocalEmulator(ctx);
-    ctx.secrets.add(emulator.apiKey);
-    const client = createClient({ ...tuning, baseUrl: emulator.url, apiKey: emulator.apiKey, ...(debug ? { debug } : {}) });
-    ctx.onExit(() => client.close({ abort: true }));
-    return { client, baseUrl: client.baseUrl, apiKey: emulator.apiKey, local: true };
-  }
-
+/**
+ * `resolveConnection` for a service on the network (not `--local`), at once: nothing in it waits,
+ * so a caller can connect and send in the same turn (the read-ahead of src/cli/project.ts).
+ */
+export function connectRemote(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext, tuning: ConnectionTuning = {}): Connection {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
   const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
   if (apiKey === '') {
@@ -67,9 +69,16 @@ export async function resolveConnection(
     );
   }
   ctx.secrets.add(apiKey);
-  const client = createClient({ ...tuning, baseUrl, apiKey, ...(debug ? { debug } : {}) });
+  const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl, apiKey });
   ctx.onExit(() => client.close({ abort: true }));
   return { client, baseUrl, apiKey, local: false };
+}
+
+/** The client settings every connection shares: time-out, debug lines, the wire thread, then the command's own. */
+function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug'> {
+  const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
+  // The wire gets a thread of its own: loading, comparing and rendering never hold a request back.
+  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), wireThread: true, ...tuning, ...(debug ? { debug } : {}) };
 }
 
 /** Where `--local` keeps the folder's account. */

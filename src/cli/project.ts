@@ -12,9 +12,13 @@ import { workspaceKey } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
 import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
+import { WireThread } from '../api/wire-thread-link.js';
 import { formatDiagnostics } from './diagnostics.js';
 import type { CommandContext } from './context.js';
-import type { Connection } from './connection.js';
+import type { Connection, ManifestService } from './connection.js';
+import type { ReadTargets } from '../manifest/types.js';
+import { ReadAhead } from '../plan/read-ahead.js';
+import type { LiveReader } from '../plan/read-live.js';
 
 export interface ProjectOptions {
   file?: string[];
@@ -27,8 +31,8 @@ export interface ProjectOptions {
   parallelism?: number;
 }
 
-export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext): Promise<DesiredState> {
-  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl });
+export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext, onReadTargets?: (targets: ReadTargets) => void): Promise<DesiredState> {
+  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onReadTargets });
   // Registered before anything is printed, also when loading failed: a diagnostic must not show a secret.
   result.secrets.forEach((secret) => ctx.secrets.add(secret));
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length + result.omitted.errors;
@@ -49,32 +53,72 @@ export interface ConnectedProject {
   /** Where state, lock and history are kept: closed when the run ends. */
   backend: StateBackend;
   workspaceKey: string;
+  /** Where a plan reads the live state: the reads started while the manifests loaded (`readAhead`), then the client. */
+  reader: LiveReader;
+}
+
+/** The connection module: the HTTP client is most of start-up, and loading manifests alone does not need it. */
+type ConnectionModule = typeof import('./connection.js');
+let connectionModule: ConnectionModule | undefined;
+function loadConnectionModule(): Promise<ConnectionModule> {
+  return import('./connection.js').then((module) => (connectionModule = module));
+}
+
+/** The connection settings of a project command: the operator's flags, the manifests' service, `--parallelism`. */
+function connectionRequest(options: ProjectOptions, manifest: ManifestService) {
+  return [
+    { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: manifest.baseUrl, region: manifest.region } },
+    // Requests in flight follow --parallelism, so commands load the service as the user asked.
+    { maxInFlight: options.parallelism ?? 8 },
+  ] as const;
 }
 
 /**
  * The service the manifests' project talks to. The manifest's base_url and region count only where
  * the operator set neither (connection.ts): every command that loads manifests connects through here.
  */
-export async function connectService(options: ProjectOptions, desired: DesiredState, ctx: CommandContext): Promise<Connection> {
-  // Loaded when a command connects: the HTTP client is most of start-up, and loading manifests alone does not need it.
-  const { resolveConnection } = await import('./connection.js');
-  return resolveConnection(
-    { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: desired.baseUrl, region: desired.region } },
-    ctx,
-    // Requests in flight follow --parallelism, so commands load the service as the user asked.
-    { maxInFlight: options.parallelism ?? 8 },
-  );
+export async function connectService(options: ProjectOptions, manifest: ManifestService, ctx: CommandContext): Promise<Connection> {
+  const { resolveConnection } = connectionModule ?? (await loadConnectionModule());
+  const [connection, tuning] = connectionRequest(options, manifest);
+  return resolveConnection(connection, ctx, tuning);
 }
 
-export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
+/**
+ * The manifests loaded and the service connected. With `readAhead` (a plan), the service is
+ * connected the moment the loader knows which one the manifests name, and the agents they name are
+ * read from then on, while the rest of the loading goes on: the plan takes those answers from
+ * `reader`. Without it (an apply, which must read only once it holds the lock) nothing is read here.
+ */
+export async function connectProject(options: ProjectOptions, ctx: CommandContext, how: { readAhead?: boolean } = {}): Promise<ConnectedProject> {
+  // The client's wire thread boots on another core while the manifests load (src/api/wire-thread.ts).
+  WireThread.prestart();
   // Opened first, so a database backend connects while the manifests load.
   const opening = openOperatorBackend(options, ctx).then((opened) => (opened.prewarm?.(), opened));
   opening.catch(() => undefined);
-  const desired = await loadDesiredState(options, ctx);
-  const connection = await connectService(options, desired, ctx);
+  // Loaded before the manifests, so a connection can be made the moment they name the service
+  // (it is needed after them anyway: loading it first costs nothing).
+  if (how.readAhead) await loadConnectionModule();
+  let early: Connection | undefined;
+  let readAhead: ReadAhead | undefined;
+  const onReadTargets = (targets: ReadTargets) => {
+    // Only where connecting waits for nothing (not `--local`, whose emulator starts asynchronously),
+    // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
+    if (options.local || !connectionModule) return;
+    try {
+      const [connection, tuning] = connectionRequest(options, targets.service);
+      early = connectionModule.connectRemote(connection, ctx, tuning);
+    } catch {
+      return;
+    }
+    readAhead = new ReadAhead(early.client);
+    readAhead.start(targets);
+  };
+  const desired = await loadDesiredState(options, ctx, how.readAhead ? onReadTargets : undefined);
+  // The loader named the same service early as in `desired` (both come from the same settings).
+  const connection = early ?? (await connectService(options, desired, ctx));
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   const backend = await opening;
-  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
+  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId), reader: readAhead ?? connection.client };
 }
 
 /** The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit. */

@@ -33,7 +33,7 @@ import { resolveServiceSettings } from './service-settings.js';
 import { SourceRegistry, type Span } from './source.js';
 import { TemplateStore } from './templates.js';
 import { defaultTemplatesDir } from '../templates/location.js';
-import type { DesiredState, LoadOptions, LoadResult } from './types.js';
+import type { DesiredState, LoadOptions, LoadResult, ReadTargets } from './types.js';
 
 const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 /** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
@@ -69,6 +69,10 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   checkEnvironmentOverlays(combined, diagnostics);
   checkOverlayReferences(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
+  const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
+  // A base_url or region that was refused names no service to read from: then nothing starts early.
+  const serviceSettled = (layer.settings.base_url === undefined || baseUrl !== undefined) && (layer.settings.region === undefined || region !== undefined);
+  if (serviceSettled) options.onReadTargets?.({ ...readTargetsOf(layer), service: { baseUrl, region } });
 
   // Templates named by agents, read once each.
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256(bytes)));
@@ -81,7 +85,6 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
 
   const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
-  const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
@@ -116,6 +119,18 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     environmentVariables: [...environmentVariables].sort(),
   };
   return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
+}
+
+/**
+ * The agents' ids as written and whether there are phones. An id that is not a plain string (an
+ * `${env:…}` reference is refused later) is left out: reading it ahead could only fail.
+ */
+function readTargetsOf(layer: Layer): Omit<ReadTargets, 'service'> {
+  const agentIds = new Set<string>();
+  for (const entry of Object.values(layer.sections.agents)) {
+    if (isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' && !entry.id.includes('${')) agentIds.add(entry.id);
+  }
+  return { agentIds: [...agentIds], phones: Object.keys(layer.sections.phones).length > 0 };
 }
 
 /**

@@ -162,6 +162,22 @@ export interface LoadOptions {
    * manifest the operator named, else its folder; see docs/manifest.md, "Files a manifest names").
    */
   projectRoot?: string;
+  /**
+   * Told, once the files are parsed and the environment overlay applied, which agents the manifests
+   * name and whether they manage phones, before the resources are checked: `plan` starts reading
+   * them from the service while the loading goes on (src/plan/read-ahead.ts).
+   */
+  onReadTargets?: ((targets: ReadTargets) => void) | undefined;
+}
+
+/** What the service will be asked for, known early in loading (`LoadOptions.onReadTargets`). */
+export interface ReadTargets {
+  /** The ids the agents are given (each once), as written: an id that is not a plain string is left out. */
+  agentIds: readonly string[];
+  /** Whether the manifests manage phones (the phone list is then read once). */
+  phones: boolean;
+  /** The service the manifests name, as `DesiredState` will carry it (an origin the operator trusts, or none). */
+  service: { baseUrl: string | undefined; region: 'us' | 'eu' | undefined };
 }
 
 export interface LoadResult {

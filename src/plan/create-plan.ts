@@ -2,10 +2,11 @@ import type { DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { diffStates, selectTargets, summarize, type LiveState } from './diff.js';
+import { IncrementalDiff, selectTargets, summarize, type LiveState } from './diff.js';
+import type { DesiredAgent } from '../manifest/types.js';
 import { environmentVariablesOf } from './environment-variables.js';
 import { readLiveState, type LiveReader } from './read-live.js';
-import type { Plan } from './types.js';
+import type { Plan, ResourceChange } from './types.js';
 
 export interface CreatePlanOptions {
   desired: DesiredState;
@@ -19,6 +20,11 @@ export interface CreatePlanOptions {
   targets?: string[];
   /** Called as each agent is read from the service (for a progress display). */
   onReadProgress?: (agentsRead: number, agents: number) => void;
+  /**
+   * Told of each agent's change as it is made, while the other reads are on the wire (a renderer
+   * prepares its text then: `prepareFieldViews`). The plan is the same whether it is given or not.
+   */
+  onAgentChange?: ((change: ResourceChange) => void) | undefined;
   /** Clock, injectable for tests. */
   now?: () => Date;
 }
@@ -32,16 +38,13 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const { desired } = options;
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
-  const live = await readLiveState(options.client, desired, options.onReadProgress);
-  const { changes, problems } = diffStates({
-    desired,
-    live,
-    state: options.workspace,
-    salt: options.salt,
-    baseUrl: options.baseUrl,
-    files: options.files,
-    targets,
+  const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets });
+  // Each agent is compared as its answer arrives, while the other reads are on the wire.
+  const byId = agentsById(desired);
+  const live = await readLiveState(options.client, desired, options.onReadProgress, (agent) => {
+    for (const desiredAgent of byId.get(agent.id) ?? []) options.onAgentChange?.(diff.agentRead(desiredAgent, agent));
   });
+  const { changes, problems } = diff.finish(live);
   if (problems.length > 0) {
     const first = problems[0]!;
     const rest = problems.slice(1).map((p) => `\n  ${p.file}:${p.line}:${p.col}: ${p.message}`).join('');
@@ -66,6 +69,13 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
       environmentVariables: environmentVariablesOf(desired.environmentVariables, options.workspace),
     },
   };
+}
+
+/** The manifests' agents by service id (two manifest agents may name one service agent). */
+function agentsById(desired: DesiredState): Map<string, DesiredAgent[]> {
+  const byId = new Map<string, DesiredAgent[]>();
+  for (const agent of desired.agents.values()) byId.set(agent.id, [...(byId.get(agent.id) ?? []), agent]);
+  return byId;
 }
 
 function allAddresses(desired: DesiredState): string[] {

@@ -65,6 +65,9 @@ export interface DiffInput {
   targets?: string[];
 }
 
+/** What comparing one resource needs besides its live value: the diff's input without the live state. */
+export type DiffContext = Omit<DiffInput, 'live'>;
+
 const KIND_ORDER: ResourceKind[] = ['credential', 'knowledge', 'agent', 'phone', 'campaign'];
 
 /** The addresses of the changes that own the requests `requests` wait for, outside their own change. */
@@ -107,7 +110,7 @@ function change(
 }
 
 /** The managed fields of an agent that differ from the live agent. */
-function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, input: DiffInput, sensitivePaths: string[]) {
+function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, input: DiffContext, sensitivePaths: string[]) {
   const applied = input.state.agents[agent.address]?.applied ?? {};
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};
@@ -149,7 +152,7 @@ function desiredAgentFiles(agent: DesiredAgent & { knowledge: string[] }, knowle
   return { shown, sent, uploads };
 }
 
-function diffAgent(agent: DesiredAgent, live: Agent, input: DiffInput, knowledgeChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowledgeChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const comparable = comparableLiveAgent(live);
   const sensitivePaths = agentSensitivePatterns(agent);
   const { before, after, fieldChanges, fields } = agentFieldChanges(agent, comparable, input, sensitivePaths);
@@ -209,7 +212,7 @@ function writeRequestIds(change: ResourceChange | undefined): string[] {
   return change.requests.filter((r) => r.method !== 'GET').map((r) => r.id);
 }
 
-function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffInput, agentChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffContext, agentChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const before: Record<string, unknown> | null = live ? { agent_id: live.agent_id } : null;
   const after: Record<string, unknown> = {};
   if (phone.agent) after.agent_id = phone.agent.id;
@@ -258,7 +261,7 @@ function isApplied(desired: unknown, applied: unknown, sensitive: boolean, key: 
   return isUnchanged(desired, applied) || (sensitive && applied === hashApplied(key, desired));
 }
 
-function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+function diffCampaign(campaign: DesiredCampaign, input: DiffContext, phoneChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.campaigns[campaign.address];
   const lastApplied = stateEntry && stateEntry.id === campaign.id ? stateEntry.applied : undefined;
   const after: Record<string, unknown> = {};
@@ -291,7 +294,7 @@ function diffCampaign(campaign: DesiredCampaign, input: DiffInput, phoneChanges:
   });
 }
 
-function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map<string, string>): ResourceChange {
+function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.knowledge[file.address];
   const after = { name: file.name, description: file.description, content_hash: file.contentHash, size: file.size };
   const before = stateEntry ? { name: stateEntry.name, description: stateEntry.description, content_hash: stateEntry.contentHash } : null;
@@ -321,7 +324,7 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffInput, owners: Map
   });
 }
 
-function diffCredential(credential: DesiredCredential, input: DiffInput, owners: Map<string, string>): ResourceChange {
+function diffCredential(credential: DesiredCredential, input: DiffContext, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.credentials[credential.address];
   const before = stateEntry ? { api_key: stateEntry.fingerprint } : null;
   // Keyed like the state's entry, so the plan never carries a hash of the key that could be tested offline.
@@ -347,59 +350,86 @@ function diffCredential(credential: DesiredCredential, input: DiffInput, owners:
 
 /** Every resource of `desired` compared with the service; problems (unknown agent ids, phones without import) collected. */
 export function diffStates(input: DiffInput): { changes: ResourceChange[]; problems: PlanProblem[] } {
-  const { desired, live } = input;
-  const problems: PlanProblem[] = [];
-  const changes: ResourceChange[] = [];
-  // Request id → address of its change, for each change's `dependsOn`.
-  const owners = new Map<string, string>();
+  return new IncrementalDiff(input).finish(input.live);
+}
 
-  for (const credential of desired.credentials.values()) changes.push(diffCredential(credential, input, owners));
+/**
+ * The diff of `diffStates`, made while the live state is still being read: what needs no live value
+ * (credentials, knowledge files) at once, each agent as its read arrives (`agentRead`), phones and
+ * campaigns when every read is in (`finish`). Comparing then fills the wait on the network instead
+ * of following it. Agents are independent of one another (an agent's requests wait only on its
+ * knowledge uploads, known from the start), so the order the reads arrive in changes nothing.
+ */
+export class IncrementalDiff {
+  /** Request id → address of its change, for each change's `dependsOn`. */
+  private readonly owners = new Map<string, string>();
+  private readonly knowledgeChanges = new Map<string, ResourceChange>();
+  private readonly early: ResourceChange[] = [];
+  /** Agent changes made as their reads arrived, by address, with the live agent each was made from. */
+  private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
 
-  const knowledgeChanges = new Map<string, ResourceChange>();
-  for (const file of desired.knowledge.values()) {
-    const c = diffKnowledge(file, input, owners);
-    knowledgeChanges.set(file.localName, c);
-    changes.push(c);
-  }
-
-  const agentChanges = new Map<string, ResourceChange>();
-  for (const agent of desired.agents.values()) {
-    const liveAgent = live.agents.get(agent.id);
-    if (!liveAgent) {
-      problems.push({
-        code: 'agent_not_on_service',
-        address: agent.address,
-        message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
-        ...agent.source,
-      });
-      continue;
+  constructor(private readonly context: DiffContext) {
+    const { desired } = context;
+    for (const credential of desired.credentials.values()) this.early.push(diffCredential(credential, context, this.owners));
+    for (const file of desired.knowledge.values()) {
+      const c = diffKnowledge(file, context, this.owners);
+      this.knowledgeChanges.set(file.localName, c);
+      this.early.push(c);
     }
-    const c = diffAgent(agent, liveAgent, input, knowledgeChanges, owners);
-    agentChanges.set(agent.localName, c);
-    changes.push(c);
   }
 
-  const livePhones = new Map(live.phones.map((p) => [p.id, p]));
-  const phoneChanges = new Map<string, ResourceChange>();
-  for (const phone of desired.phones.values()) {
-    const livePhone = livePhones.get(phone.number);
-    if (!livePhone && !phone.import) {
-      problems.push({
-        code: 'phone_not_on_account',
-        address: phone.address,
-        message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
-        ...phone.source,
-      });
-      continue;
+  /** Compares one agent of the manifests with the service's, read just now; returns its change. */
+  agentRead(agent: DesiredAgent, live: Agent): ResourceChange {
+    const change = diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
+    this.agentsDone.set(agent.address, { live, change });
+    return change;
+  }
+
+  /** The whole diff against `live`; an agent compared from this very answer already is not compared again. */
+  finish(live: LiveState): { changes: ResourceChange[]; problems: PlanProblem[] } {
+    const { desired } = this.context;
+    const problems: PlanProblem[] = [];
+    const changes = [...this.early];
+    const agentChanges = new Map<string, ResourceChange>();
+    for (const agent of desired.agents.values()) {
+      const liveAgent = live.agents.get(agent.id);
+      if (!liveAgent) {
+        problems.push({
+          code: 'agent_not_on_service',
+          address: agent.address,
+          message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
+          ...agent.source,
+        });
+        continue;
+      }
+      const done = this.agentsDone.get(agent.address);
+      const c = done?.live === liveAgent ? done.change : diffAgent(agent, liveAgent, this.context, this.knowledgeChanges, this.owners);
+      agentChanges.set(agent.localName, c);
+      changes.push(c);
     }
-    const c = diffPhone(phone, livePhone, input, agentChanges, owners);
-    phoneChanges.set(phone.number, c);
-    changes.push(c);
+
+    const livePhones = new Map(live.phones.map((p) => [p.id, p]));
+    const phoneChanges = new Map<string, ResourceChange>();
+    for (const phone of desired.phones.values()) {
+      const livePhone = livePhones.get(phone.number);
+      if (!livePhone && !phone.import) {
+        problems.push({
+          code: 'phone_not_on_account',
+          address: phone.address,
+          message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
+          ...phone.source,
+        });
+        continue;
+      }
+      const c = diffPhone(phone, livePhone, this.context, agentChanges, this.owners);
+      phoneChanges.set(phone.number, c);
+      changes.push(c);
+    }
+
+    for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, this.context, phoneChanges, this.owners));
+
+    return { changes: orderChanges(changes), problems };
   }
-
-  for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, input, phoneChanges, owners));
-
-  return { changes: orderChanges(changes), problems };
 }
 
 export function orderChanges(changes: ResourceChange[]): ResourceChange[] {

@@ -64,8 +64,31 @@ export function lineDiff(before: unknown, after: unknown, context = 2): DiffLine
   return lines;
 }
 
-/** The view of one field change, with secrets redacted by the resource's sensitive paths. */
+/** Views made ahead (`prepareFieldViews`), by field change: a view depends on nothing else. */
+const views = new WeakMap<FieldChange, FieldView>();
+
+/**
+ * The view of one field change, with secrets redacted by the resource's sensitive paths. Kept: a
+ * prompt's line diff is the costly part of rendering a plan, and is made once, ahead when it can be.
+ */
 export function viewField(field: FieldChange, resource: ResourceChange): FieldView {
+  let view = views.get(field);
+  if (!view) {
+    view = makeView(field, resource);
+    views.set(field, view);
+  }
+  return view;
+}
+
+/**
+ * Makes the views of a change's fields now, for the renderers to find later: `plan` calls it as
+ * each agent is compared, while the other reads are still on the wire.
+ */
+export function prepareFieldViews(change: ResourceChange): void {
+  for (const field of change.fieldChanges) viewField(field, change);
+}
+
+function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   const marker: FieldMarker = field.before === undefined ? '+' : field.after === null ? '-' : '~';
   const base = { path: field.path, marker, drift: field.drift };
   if (field.sensitive) {

@@ -4,7 +4,7 @@ import { FileStateBackend } from '../state/file-backend.js';
 import { workspaceKey } from '../state/types.js';
 import { createPlan } from './create-plan.js';
 import type { LiveReader } from './read-live.js';
-import type { Plan } from './types.js';
+import type { Plan, ResourceChange } from './types.js';
 
 export interface PlanOptions {
   /** The manifests, loaded. */
@@ -24,6 +24,8 @@ export interface PlanOptions {
   targets?: string[] | undefined;
   /** Called as each agent is read from the service. */
   onReadProgress?: ((agentsRead: number, agents: number) => void) | undefined;
+  /** Told of each agent's change as it is made, while the other reads are on the wire (`createPlan`). */
+  onAgentChange?: ((change: ResourceChange) => void) | undefined;
 }
 
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
@@ -39,6 +41,7 @@ export async function plan(options: PlanOptions): Promise<Plan> {
     files: options.files ?? [],
     targets: options.targets ?? [],
     ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
+    onAgentChange: options.onAgentChange,
   });
   return created.plan;
 }

@@ -27,6 +27,7 @@ export async function readLiveState(
   client: LiveReader,
   desired: DesiredState,
   onProgress?: (agentsRead: number, agents: number) => void,
+  onAgent?: (agent: Agent) => void,
 ): Promise<LiveState> {
   const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
   let read = 0;
@@ -34,7 +35,9 @@ export async function readLiveState(
     Promise.all(
       ids.map(async (id) => {
         try {
-          return await client.getAgent(id);
+          const agent = await client.getAgent(id);
+          onAgent?.(agent);
+          return agent;
         } catch (error) {
           if (isNotFound(error)) return undefined;
           throw error;

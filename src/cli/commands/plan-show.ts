@@ -2,7 +2,7 @@ import path from 'node:path';
 import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { CommandContext } from '../context.js';
-import { renderPlanAs, type PlanFormat } from './plan.js';
+import { renderPlanAs, type PlanFormat } from '../render-plan.js';
 
 export interface PlanShowCommandOptions {
   /** `PLAN`: a plan file saved by `voxform plan --out`. */

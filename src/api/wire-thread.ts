@@ -1,0 +1,62 @@
+/**
+ * The wire thread: a worker that holds the socket pools and the slots of one transport, so that a
+ * request is written the moment a slot frees, whatever the caller's thread is busy with (loading
+ * manifests, comparing 5,000 agents, rendering diffs). The caller's thread keeps everything else:
+ * retries, parsing and checking answers, and the exchanges whose body is a stream.
+ *
+ * Started by `WireThread` (wire-thread-link.ts); it answers every `send` with one `answer` or
+ * `failure`, and every `acquire` with `granted`. It is never told to stop: it is stopped (its
+ * sockets close with it), and the caller's side fails what was outstanding.
+ */
+import { parentPort } from 'node:worker_threads';
+import { Semaphore } from '../util/semaphore.js';
+import { loadPoolModule, SocketPools } from './wire.js';
+import { epochNowMs, errorToCrossing, type FromWire, type ToWire, type WireRequest } from './wire-messages.js';
+
+const port = parentPort;
+if (!port) throw new Error('wire-thread.js runs as a worker thread (see wire-thread-link.ts)');
+
+// The thread boots ahead of its first request: its socket pool's module is loaded now, not then.
+loadPoolModule();
+
+// Made by the first message, `setup` (the thread boots before the client that uses it exists).
+let pools: SocketPools;
+let slots: Semaphore;
+
+const post = (message: FromWire) => port.postMessage(message);
+
+async function send(id: number, request: WireRequest): Promise<void> {
+  if (!slots.tryAcquire()) await slots.acquire();
+  let dispatchedAt: number | undefined;
+  try {
+    const response = await pools.exchange({ ...request, onDispatch: () => (dispatchedAt = epochNowMs()) });
+    post({ kind: 'answer', id, dispatchedAt: dispatchedAt ?? epochNowMs(), status: response.status, headers: response.headers, body: response.body });
+  } catch (error) {
+    post({ kind: 'failure', id, dispatchedAt, error: errorToCrossing(error) });
+  } finally {
+    slots.release();
+  }
+}
+
+async function grant(id: number): Promise<void> {
+  if (!slots.tryAcquire()) await slots.acquire();
+  post({ kind: 'granted', id });
+}
+
+port.on('message', (message: ToWire) => {
+  switch (message.kind) {
+    case 'setup':
+      pools = new SocketPools(message.setup.pools);
+      slots = new Semaphore(message.setup.maxInFlight);
+      break;
+    case 'send':
+      void send(message.id, message.request);
+      break;
+    case 'acquire':
+      void grant(message.id);
+      break;
+    case 'release':
+      slots.release();
+      break;
+  }
+});

@@ -1,0 +1,149 @@
+/**
+ * Reading ahead (src/plan/read-ahead.ts and LoadOptions.onReadTargets): `plan` starts reading the
+ * agents as soon as the loader knows their ids, and makes the same plan as when it reads after
+ * loading; each agent is compared as its answer arrives (IncrementalDiff), in whatever order.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ReadTargets } from '../../src/manifest/types.js';
+import { createPlan } from '../../src/plan/create-plan.js';
+import { diffStates, IncrementalDiff } from '../../src/plan/diff.js';
+import { ReadAhead } from '../../src/plan/read-ahead.js';
+import type { LiveReader } from '../../src/plan/read-live.js';
+import type { Agent, Phone } from '../../src/schema/types.gen.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
+import { loadTree } from '../manifest/helpers.js';
+
+const liveAgent = (id: string, prompt: string): Agent => ({ id, name: id, config: { prompt }, created_at: 1 });
+
+/** A reader that counts its reads and answers when told to (`release`), in any order. */
+function heldReader(agents: Agent[], phones: Phone[] = []) {
+  const reads: string[] = [];
+  const held = new Map<string, () => void>();
+  const reader: LiveReader = {
+    getAgent(id) {
+      reads.push(id);
+      const agent = agents.find((a) => a.id === id);
+      return new Promise((resolve, reject) => held.set(id, () => (agent ? resolve(agent) : reject(Object.assign(new Error('no such agent'), { code: 'api_not_found' })))));
+    },
+    async listPhones() {
+      reads.push('phones');
+      return phones;
+    },
+  };
+  return { reader, reads, release: (id: string) => held.get(id)?.(), waiting: () => [...held.keys()] };
+}
+
+describe('ReadAhead', () => {
+  it('hands each read started ahead to the plan once, and reads what was not started', async () => {
+    const held = heldReader([liveAgent('a1', 'one'), liveAgent('a2', 'two')]);
+    const ahead = new ReadAhead(held.reader);
+    ahead.start({ agentIds: ['a1'], phones: true, service: { baseUrl: undefined, region: undefined } });
+    expect(held.reads).toEqual(['a1', 'phones']);
+    const first = ahead.getAgent('a1');
+    const second = ahead.getAgent('a2');
+    expect(held.reads).toEqual(['a1', 'phones', 'a2']);
+    held.release('a1');
+    held.release('a2');
+    expect((await first).config.prompt).toBe('one');
+    expect((await second).config.prompt).toBe('two');
+    // Taken once: a later read of a1 goes to the service again.
+    void ahead.getAgent('a1');
+    expect(held.reads.filter((id) => id === 'a1')).toHaveLength(2);
+    expect(await ahead.listPhones()).toEqual([]);
+    expect(held.reads.filter((id) => id === 'phones')).toHaveLength(1);
+  });
+
+  it('a read started ahead that fails and is never taken does not crash the run', async () => {
+    const held = heldReader([]);
+    const ahead = new ReadAhead(held.reader);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      ahead.start({ agentIds: ['gone'], phones: false, service: { baseUrl: undefined, region: undefined } });
+      held.release('gone');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe('comparing as the answers arrive', () => {
+  const agents = ['a1', 'a2', 'a3', 'a4'].map((id, i) => desiredAgent(`agent-${i}`, { id, config: { prompt: `new ${i}` } }));
+  const phone = desiredPhone('+15551230001', { agent: { localName: 'agent-0', id: 'a1' } });
+  const live = agents.map((agent, i) => liveAgent(agent.id, i === 2 ? `new ${i}` : `old ${i}`));
+  const inputs = { desired: desiredState({ agents, phones: [phone] }), state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] };
+
+  it.each([
+    ['in order', [0, 1, 2, 3]],
+    ['backwards', [3, 2, 1, 0]],
+    ['shuffled', [2, 0, 3, 1]],
+  ])('makes the same plan as comparing after the last read (answers %s)', async (_name, order) => {
+    const held = heldReader(live, [{ id: '+15551230001', agent_id: 'other' } as Phone]);
+    const compared: string[] = [];
+    const planning = createPlan({ ...inputs, workspace: inputs.state, client: held.reader, onAgentChange: (change) => compared.push(change.address) });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const index of order) {
+      held.release(live[index]!.id);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const { plan } = await planning;
+    // Each agent was compared as its own answer came in, in the order they came.
+    expect(compared).toEqual(order.map((index) => agents[index]!.address));
+    const after = diffStates({ ...inputs, live: { agents: new Map(live.map((agent) => [agent.id, agent])), phones: [{ id: '+15551230001', agent_id: 'other' } as Phone] } });
+    expect(plan.changes).toEqual(after.changes);
+    expect(plan.summary).toMatchObject({ update: 4, unchanged: 1 });
+  });
+
+  it('an agent compared from an answer other than the one finished with is compared again', () => {
+    const diff = new IncrementalDiff(inputs);
+    diff.agentRead(agents[0]!, liveAgent('a1', 'new 0'));
+    const liveAgents = new Map(live.map((agent) => [agent.id, agent]));
+    const { changes } = diff.finish({ agents: liveAgents, phones: [] });
+    // The finishing live state says "old 0": the change is made from it, not from the earlier answer.
+    expect(changes.find((c) => c.address === agents[0]!.address)?.action).toBe('update');
+  });
+});
+
+describe('the loader says what to read ahead', () => {
+  const manifest = `
+agents:
+  front: { id: ag_1, config: { prompt: Hi } }
+  back: { id: ag_2, config: { prompt: Hi } }
+phones:
+  "+15551230001": { agent: front }
+environments:
+  staging:
+    agents: { front: { id: ag_9 } }
+`;
+
+  it('once the files are parsed: the ids after the environment overlay, and whether there are phones', async () => {
+    const seen: ReadTargets[] = [];
+    const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'staging', onReadTargets: (targets) => seen.push(targets) });
+    expect(result.diagnostics).toEqual([]);
+    expect(seen).toEqual([{ agentIds: ['ag_9', 'ag_2'], phones: true, service: { baseUrl: undefined, region: undefined } }]);
+  });
+
+  it('names the service the manifests name, as the loaded state will', async () => {
+    const seen: ReadTargets[] = [];
+    const result = await loadTree({ 'voxform.yaml': `region: eu\n${manifest}` }, { onReadTargets: (targets) => seen.push(targets) });
+    expect(seen.map((targets) => targets.service)).toEqual([{ baseUrl: undefined, region: 'eu' }]);
+    expect(result.state?.region).toBe('eu');
+  });
+
+  it('says nothing when the manifests name a service the operator does not trust: nothing may be read from it', async () => {
+    const seen: ReadTargets[] = [];
+    const result = await loadTree({ 'voxform.yaml': `base_url: https://collector.example.net\n${manifest}` }, { onReadTargets: (targets) => seen.push(targets) });
+    expect(seen).toEqual([]);
+    expect(result.diagnostics.map((d) => d.code)).toContain('base_url_untrusted');
+  });
+
+  it('leaves out an id that is not a plain string', async () => {
+    const seen: ReadTargets[] = [];
+    await loadTree({ 'voxform.yaml': 'agents:\n  a: { id: "${env:X}" }\n  b: { id: 42 }\n  c: { id: ag_3 }\n' }, { onReadTargets: (targets) => seen.push(targets) });
+    expect(seen.map((targets) => targets.agentIds)).toEqual([['ag_3']]);
+  });
+});
