@@ -35,7 +35,9 @@ export class WireThread {
   private referenced = false;
   /** `close` was called: it waits for what is outstanding, then ends the thread. */
   private closing = false;
-  private drained: (() => void) | undefined;
+  /** Settles when nothing is outstanding any more (what `close` waits for). */
+  private drained: Promise<void> | undefined;
+  private onDrained: (() => void) | undefined;
   /** Set once the thread cannot take requests any more (ended, or failed). */
   private gone: Error | undefined;
 
@@ -108,7 +110,7 @@ export class WireThread {
   /** Lets the requests already sent finish, then ends the thread. */
   async close(): Promise<void> {
     this.closing = true;
-    while (this.sends.size + this.grants.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    if (this.sends.size + this.grants.size > 0) await (this.drained ??= new Promise<void>((resolve) => (this.onDrained = resolve)));
     this.end(new Error('the API client is closed'));
   }
 
@@ -168,8 +170,8 @@ export class WireThread {
 
   private releaseProcess(): void {
     if (this.sends.size > 0 || this.grants.size > 0) return;
-    this.drained?.();
-    this.drained = undefined;
+    this.onDrained?.();
+    this.onDrained = undefined;
     if (this.referenced && !this.closing) {
       this.referenced = false;
       this.worker.unref();

@@ -72,8 +72,12 @@ export interface ApplyOptions {
    * ran) appends a record here (see docs/history.md). Without it, nothing is recorded.
    */
   history?: HistoryStore | undefined;
-  /** Where the change came from, for the record (`detectDeploySource`); a rollback sets `rollbackOf`. */
-  source?: DeploySource | undefined;
+  /**
+   * Where the change came from, for the record (`detectDeploySource`); a rollback sets `rollbackOf`.
+   * It may still be being found (git runs while the plan is made and applied): it is awaited only
+   * for the record.
+   */
+  source?: DeploySource | Promise<DeploySource> | undefined;
   /** Who runs the apply, for the record (default `deployer(process.env)`: `user@host`). */
   by?: string | undefined;
 }
@@ -227,7 +231,7 @@ async function appendHistory(
       outcome: ran.status,
       command: options.command ?? 'voxform apply',
       by: options.by ?? deployer(process.env),
-      source: options.source ?? {},
+      source: (await options.source) ?? {},
       signal: options.signal,
     });
   } catch (error) {

@@ -97,7 +97,7 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   opening.catch(() => undefined);
   // Loaded before the manifests, so a connection can be made the moment they name the service
   // (it is needed after them anyway: loading it first costs nothing).
-  if (how.readAhead) await loadConnectionModule();
+  await loadConnectionModule();
   let early: Connection | undefined;
   let readAhead: ReadAhead | undefined;
   const onReadTargets = (targets: ReadTargets) => {

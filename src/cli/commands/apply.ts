@@ -47,7 +47,9 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx);
-  const source = await deploySourceOf(project.desired, ctx);
+  // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
+  const source = deploySourceOf(project.desired, ctx);
+  source.catch(() => undefined);
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
