@@ -98,7 +98,8 @@ export const COMMAND_ERROR_CODES = [
  * `api_unavailable` and `api_timeout` are only thrown once the retries the operation allows (and
  * the time-out) are used up. `api_tls`, `api_response_too_large` and `api_interrupted` are network
  * failures too, never retried: a certificate or an oversized answer does not change on a second
- * try, and an interrupted run is stopping.
+ * try, and an interrupted run is stopping. `api_not_sent`: a request withdrawn by its client's
+ * signal before it was sent (`ApiClient.withSignal`); the service never saw it.
  */
 export const API_ERROR_CODES = [
   'api_unauthorized',
@@ -110,6 +111,7 @@ export const API_ERROR_CODES = [
   'api_tls',
   'api_response_too_large',
   'api_interrupted',
+  'api_not_sent',
   'api_error',
 ] as const;
 

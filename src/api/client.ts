@@ -191,6 +191,15 @@ export interface ApiClient {
    * before anything is sent. Resolves to the new file id.
    */
   uploadKnowledgeFile(filePath: string, options?: KnowledgeUploadOptions): Promise<string>;
+  /** Requests on the wire at once across every origin (`ClientOptions.maxInFlight`). */
+  readonly maxInFlight: number;
+  /**
+   * The same client (same sockets, same bound), whose requests `signal` withdraws while they still
+   * wait for a slot: those fail with `api_not_sent`, never sent; a request on the wire runs to its
+   * answer, and none is retried once the signal has aborted. An apply hands every request whose
+   * turn has come to such a view, so a stop sends nothing new (src/apply/execute-plan.ts).
+   */
+  withSignal(signal: AbortSignal): ApiClient;
   /**
    * Closes the connection pools once the requests already sent have finished; with `abort`, at
    * once: requests in flight or waiting fail with `api_interrupted` (a run stopped by a signal).
@@ -230,7 +239,7 @@ export function createClient(options: ClientOptions): ApiClient {
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
   });
-  return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES);
+  return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight);
 }
 
 class ServiceClient implements ApiClient {
@@ -239,7 +248,12 @@ class ServiceClient implements ApiClient {
     private readonly requester: Requester,
     private readonly apiKey: string,
     private readonly maxUploadBytes: number,
+    readonly maxInFlight: number,
   ) {}
+
+  withSignal(signal: AbortSignal): ApiClient {
+    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal), this.apiKey, this.maxUploadBytes, this.maxInFlight);
+  }
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
     check('POST /api_keys', 'CreateApiKeyRequest', body);

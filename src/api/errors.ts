@@ -115,7 +115,7 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
 }
 
 /** How an attempt failed on the way, when no usable answer arrived. */
-export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'interrupted';
+export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'interrupted' | 'not_sent';
 
 /** What the caller knows about a request that failed on the way. */
 export interface TransportFailureContext extends FailureContext {
@@ -156,6 +156,8 @@ export function errorFromTransport(kind: TransportFailure, ctx: TransportFailure
       });
     case 'interrupted':
       return new ApiError({ ...base, code: 'api_interrupted', message: `${where}: stopped because voxform was interrupted.` });
+    case 'not_sent':
+      return new ApiError({ ...base, code: 'api_not_sent', message: `${where}: withdrawn before it was sent (the run is stopping).` });
     case 'connection':
       return new ApiError({
         ...base,

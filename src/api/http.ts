@@ -3,11 +3,11 @@ import type { Readable } from 'node:stream';
 import { errorCode } from './errors.js';
 import { Semaphore } from '../util/semaphore.js';
 import { dispatchOptions, SocketPools, type HttpRequest, type HttpResponse } from './wire.js';
-import { ATTEMPT_TIMEOUT_CODE, attemptTimeoutError, MAX_RESPONSE_BYTES } from './wire-messages.js';
+import { ATTEMPT_TIMEOUT_CODE, attemptTimeoutError, MAX_RESPONSE_BYTES, notSentError } from './wire-messages.js';
 import { WireThread } from './wire-thread-link.js';
 
 export type { HttpRequest, HttpResponse } from './wire.js';
-export { ATTEMPT_TIMEOUT_CODE, CLIENT_DESTROYED_CODE, MAX_RESPONSE_BYTES, RESPONSE_TOO_LARGE_CODE } from './wire-messages.js';
+export { ATTEMPT_TIMEOUT_CODE, CLIENT_DESTROYED_CODE, MAX_RESPONSE_BYTES, NOT_SENT_CODE, RESPONSE_TOO_LARGE_CODE } from './wire-messages.js';
 
 /** A response whose body is still arriving; its slot is held until the body ends or is destroyed. */
 export interface HttpStreamResponse {
@@ -79,7 +79,7 @@ export class HttpTransport {
   /** Sends the request and reads the whole body as text. */
   async send(request: HttpRequest): Promise<HttpResponse> {
     if (this.wire && !isStream(request.body)) return this.wire.send(request);
-    await this.acquire();
+    await this.acquire(request.signal);
     try {
       return await this.pools.exchange(request);
     } finally {
@@ -95,7 +95,7 @@ export class HttpTransport {
   async stream(request: HttpRequest): Promise<HttpStreamResponse> {
     // The whole library adds its `request` API to every dispatcher, this pool's included.
     await import('undici');
-    await this.acquire();
+    await this.acquire(request.signal);
     let handedOver = false;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
@@ -140,9 +140,11 @@ export class HttpTransport {
     await Promise.all([this.pools.destroy(), this.wire?.destroy()]);
   }
 
-  private async acquire(): Promise<void> {
-    if (this.wire) await this.wire.acquireSlot();
-    else if (!this.slots.tryAcquire()) await this.slots.acquire();
+  /** A slot, unless `signal` withdraws the request first (then it fails with `NOT_SENT_CODE`). */
+  private async acquire(signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted) throw notSentError();
+    if (this.wire) await this.wire.acquireSlot(signal);
+    else if (!this.slots.tryAcquire()) await this.slots.acquire(signal).catch(() => Promise.reject(notSentError()));
   }
 
   private release(): void {

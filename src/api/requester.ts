@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { REDACTED } from '../util/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
-import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
+import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
 import { DEFAULT_BACKOFF, isConnectionError, parseRetryAfter, retryDelay, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
 
 /** An attempt is about to be sent (for progress displays and debugging). */
@@ -49,6 +49,8 @@ export interface RequesterOptions {
   onRetry: ((event: RetryEvent) => void) | undefined;
   sleep: (ms: number) => Promise<void>;
   random: () => number;
+  /** Withdraws every request of this requester still waiting for a slot once it aborts (`withSignal`). */
+  signal?: AbortSignal | undefined;
 }
 
 /** One logical request: the attempts it may take and how its body and failures are built. */
@@ -96,6 +98,11 @@ export class Requester {
 
   get transport(): HttpTransport {
     return this.options.transport;
+  }
+
+  /** The same requester, whose requests `signal` withdraws while they wait for a slot (and stops retrying). */
+  withSignal(signal: AbortSignal): Requester {
+    return new Requester({ ...this.options, signal });
   }
 
   /** Sends with retries; resolves to a 2xx answer (body read whole), or throws an `ApiError`. */
@@ -249,7 +256,7 @@ export class Requester {
       body = built.body;
     }
     // undici reads a time-out of 0 as "none".
-    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)) };
+    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.options.signal };
   }
 
   private describeHeaders(headers: Record<string, string>): string {
@@ -281,6 +288,7 @@ function failureKind(error: unknown): TransportFailure | undefined {
   if (isTimeout(error)) return 'timeout';
   const code = errorCode(error);
   if (code === CLIENT_DESTROYED_CODE) return 'interrupted';
+  if (code === NOT_SENT_CODE) return 'not_sent';
   if (code === RESPONSE_TOO_LARGE_CODE) return 'too_large';
   if (isTlsError(error)) return 'tls';
   if (isConnectionError(error)) return 'connection';

@@ -9,6 +9,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 export const ATTEMPT_TIMEOUT_CODE = 'ERR_VOXFORM_ATTEMPT_TIMEOUT';
 /** The `code` of the error requests fail with when the client is destroyed under them (Ctrl-C, SIGTERM). */
 export const CLIENT_DESTROYED_CODE = 'ERR_VOXFORM_CLIENT_DESTROYED';
+/** The `code` of the error a request fails with when its `signal` withdrew it before it was sent. */
+export const NOT_SENT_CODE = 'ERR_VOXFORM_NOT_SENT';
 /** undici's code when an answer outgrows `maxResponseBytes`. */
 export const RESPONSE_TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 
@@ -21,6 +23,10 @@ export function codedError(code: string, message: string): Error {
 
 export function destroyedError(): Error {
   return codedError(CLIENT_DESTROYED_CODE, 'the request was stopped: voxform is shutting down');
+}
+
+export function notSentError(): Error {
+  return codedError(NOT_SENT_CODE, 'the request was withdrawn before it was sent');
 }
 
 export function attemptTimeoutError(timeoutMs: number): Error {
@@ -61,7 +67,9 @@ export type ToWire =
   | { kind: 'send'; id: number; request: WireRequest }
   /** A slot for an exchange the caller's thread sends itself (a streamed body or answer). */
   | { kind: 'acquire'; id: number }
-  | { kind: 'release' };
+  | { kind: 'release' }
+  /** The caller withdrew a request: if it still waits for a slot, it fails with `NOT_SENT_CODE` unsent. */
+  | { kind: 'withdraw'; id: number };
 
 export type FromWire =
   /** `dispatchedAt`: when the attempt was handed to the socket pool, in ms since the epoch (`performance.timeOrigin` based). */

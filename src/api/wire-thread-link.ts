@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { HttpRequest, HttpResponse } from './wire.js';
-import { destroyedError, errorFromCrossing, fromEpochMs, type FromWire, type ToWire, type WireRequest, type WireThreadSetup } from './wire-messages.js';
+import { destroyedError, errorFromCrossing, notSentError, fromEpochMs, type FromWire, type ToWire, type WireRequest, type WireThreadSetup } from './wire-messages.js';
 
 interface PendingSend {
   resolve: (response: HttpResponse) => void;
@@ -80,24 +80,33 @@ export class WireThread {
   send(request: HttpRequest): Promise<HttpResponse> {
     if (this.gone) return Promise.reject(this.gone);
     if (this.closing) return Promise.reject(new Error('the API client is closed'));
+    const { onDispatch, body, signal } = request;
+    if (signal?.aborted) return Promise.reject(notSentError());
     const id = this.nextId++;
-    const { onDispatch, body } = request;
     const crossing: WireRequest = { origin: request.origin, path: request.path, method: request.method, headers: request.headers, timeoutMs: request.timeoutMs };
     if (body !== undefined) crossing.body = body as string | Uint8Array;
     return new Promise<HttpResponse>((resolve, reject) => {
-      this.sends.set(id, { resolve, reject, onDispatch });
+      // The thread withdraws it if it still waits for a slot; one on the wire runs to its answer.
+      const withdraw = signal ? () => this.post({ kind: 'withdraw', id }) : undefined;
+      if (signal && withdraw) signal.addEventListener('abort', withdraw, { once: true });
+      const settle = () => withdraw && signal?.removeEventListener('abort', withdraw);
+      this.sends.set(id, { resolve: (response) => (settle(), resolve(response)), reject: (error) => (settle(), reject(error)), onDispatch });
       this.post({ kind: 'send', id, request: crossing });
       this.holdProcess();
     });
   }
 
   /** A slot of the thread's bound, for an exchange the caller sends itself; give it back with `releaseSlot`. */
-  acquireSlot(): Promise<void> {
+  acquireSlot(signal?: AbortSignal): Promise<void> {
     if (this.gone) return Promise.reject(this.gone);
     if (this.closing) return Promise.reject(new Error('the API client is closed'));
+    if (signal?.aborted) return Promise.reject(notSentError());
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
-      this.grants.set(id, { resolve, reject });
+      const withdraw = signal ? () => this.post({ kind: 'withdraw', id }) : undefined;
+      if (signal && withdraw) signal.addEventListener('abort', withdraw, { once: true });
+      const settle = () => withdraw && signal?.removeEventListener('abort', withdraw);
+      this.grants.set(id, { resolve: () => (settle(), resolve()), reject: (error) => (settle(), reject(error)) });
       this.post({ kind: 'acquire', id });
       this.holdProcess();
     });
@@ -142,6 +151,10 @@ export class WireThread {
         break;
       }
       case 'failure': {
+        if (this.grants.has(message.id)) {
+          this.take(this.grants, message.id)?.reject(errorFromCrossing(message.error));
+          break;
+        }
         const pending = this.take(this.sends, message.id);
         if (message.dispatchedAt !== undefined) pending?.onDispatch?.(fromEpochMs(message.dispatchedAt));
         pending?.reject(errorFromCrossing(message.error));

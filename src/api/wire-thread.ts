@@ -11,7 +11,7 @@
 import { parentPort } from 'node:worker_threads';
 import { Semaphore } from '../util/semaphore.js';
 import { loadPoolModule, SocketPools } from './wire.js';
-import { epochNowMs, errorToCrossing, type FromWire, type ToWire, type WireRequest } from './wire-messages.js';
+import { epochNowMs, errorToCrossing, notSentError, type FromWire, type ToWire, type WireRequest } from './wire-messages.js';
 
 const port = parentPort;
 if (!port) throw new Error('wire-thread.js runs as a worker thread (see wire-thread-link.ts)');
@@ -25,8 +25,29 @@ let slots: Semaphore;
 
 const post = (message: FromWire) => port.postMessage(message);
 
+/** Sends and slot requests still waiting for a slot, by id: a `withdraw` ends their wait. */
+const queued = new Map<number, AbortController>();
+
+/** Takes a slot for `id`, waiting in the queue unless a `withdraw` comes first (then false). */
+async function acquireUnlessWithdrawn(id: number): Promise<boolean> {
+  if (slots.tryAcquire()) return true;
+  const withdrawal = new AbortController();
+  queued.set(id, withdrawal);
+  try {
+    await slots.acquire(withdrawal.signal);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    queued.delete(id);
+  }
+}
+
 async function send(id: number, request: WireRequest): Promise<void> {
-  if (!slots.tryAcquire()) await slots.acquire();
+  if (!(await acquireUnlessWithdrawn(id))) {
+    post({ kind: 'failure', id, dispatchedAt: undefined, error: errorToCrossing(notSentError()) });
+    return;
+  }
   let dispatchedAt: number | undefined;
   try {
     const response = await pools.exchange({ ...request, onDispatch: () => (dispatchedAt = epochNowMs()) });
@@ -39,8 +60,8 @@ async function send(id: number, request: WireRequest): Promise<void> {
 }
 
 async function grant(id: number): Promise<void> {
-  if (!slots.tryAcquire()) await slots.acquire();
-  post({ kind: 'granted', id });
+  if (await acquireUnlessWithdrawn(id)) post({ kind: 'granted', id });
+  else post({ kind: 'failure', id, dispatchedAt: undefined, error: errorToCrossing(notSentError()) });
 }
 
 port.on('message', (message: ToWire) => {
@@ -57,6 +78,9 @@ port.on('message', (message: ToWire) => {
       break;
     case 'release':
       slots.release();
+      break;
+    case 'withdraw':
+      queued.get(message.id)?.abort();
       break;
   }
 });

@@ -25,6 +25,11 @@ export interface HttpRequest {
    */
   timeoutMs: number;
   /**
+   * Withdraws the request while it waits for a slot: it then fails with `NOT_SENT_CODE` and is
+   * never sent. A request already on the wire is not affected (its answer is waited for).
+   */
+  signal?: AbortSignal | undefined;
+  /**
    * Told when the attempt left the queue and was handed to the socket pool (its clock started), as
    * a time on this thread's `performance.now()` clock. It is called before the attempt settles.
    */

@@ -16,8 +16,15 @@ import { stateAfterRequest, stateWhenUnchanged } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 
+function isNotSent(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'api_not_sent';
+}
+
 /** How long a stop waits for the requests in flight by default. */
 export const STOP_GRACE_MS = 10_000;
+
+/** Requests handed to a client that queues ahead, per request it may have on the wire. */
+const QUEUED_AHEAD_FACTOR = 2;
 
 export type ProgressEvent =
   | { type: 'start'; change: ResourceChange }
@@ -86,7 +93,7 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
   let onAbort: () => void = () => undefined;
   const promise = new Promise<void>((resolve) => {
     onAbort = () => {
-      run.emit({ type: 'stopping', inFlight: run.inFlight });
+      run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire) });
       timer = setTimeout(resolve, graceMs);
     };
     if (signal.aborted) onAbort();
@@ -110,8 +117,22 @@ class PlanRun {
   private closed = false;
   inFlight = 0;
 
+  /** The client requests go through: with a stop signal, a view whose queued requests the stop withdraws. */
+  private readonly client: ApplyClient;
+  /** At most this many requests on the wire (the queued ones in the client are not). */
+  readonly onTheWire: number;
+
   constructor(private readonly options: ExecuteOptions) {
-    this.slots = new Semaphore(Math.max(1, options.parallelism));
+    const parallelism = Math.max(1, options.parallelism);
+    const { client, signal } = options;
+    // A client that bounds its own requests (at most `parallelism`) and can withdraw the queued ones
+    // is handed twice as many: each request on the wire has the next one queued behind it in the
+    // client, so a freed slot is taken at once, however busy this thread is. A stop withdraws the
+    // queued ones unsent.
+    const queuesAhead = client.maxInFlight !== undefined && client.maxInFlight <= parallelism && client.withSignal !== undefined;
+    this.client = queuesAhead && signal ? (client.withSignal?.(signal) ?? client) : client;
+    this.onTheWire = queuesAhead ? (client.maxInFlight ?? parallelism) : parallelism;
+    this.slots = new Semaphore(queuesAhead ? parallelism * QUEUED_AHEAD_FACTOR : parallelism);
     this.resources = new DesiredIndex(options.desired);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
   }
@@ -187,6 +208,8 @@ class PlanRun {
         this.inFlight--;
       }
     } catch (error) {
+      // Withdrawn by the stop before it was sent (or before a retry): not started, not failed.
+      if (isNotSent(error)) return { status: 'not_started' };
       return { status: 'failed', error };
     } finally {
       // Freed as the answer arrives: the next request goes out before this one's answer is recorded.
@@ -202,7 +225,7 @@ class PlanRun {
   private async sendFilled(request: PlannedRequest, change: ResourceChange) {
     const context = { resources: this.resources, live: this.options.live, results: this.results };
     const body = filledBody(request, context);
-    return { body, result: await sendRequest(request, change, body, { client: this.options.client, resources: this.resources }) };
+    return { body, result: await sendRequest(request, change, body, { client: this.client, resources: this.resources }) };
   }
 
   private succeeded(

@@ -5,8 +5,10 @@
  */
 export class Semaphore {
   private active = 0;
-  private waiting: Array<() => void> = [];
+  private waiting: Array<Waiter | undefined> = [];
   private head = 0;
+  /** Waiters withdrawn while still in the queue (skipped when their turn comes). */
+  private withdrawn = 0;
 
   constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`the in-flight limit must be a whole number of at least 1, not ${limit}`);
@@ -19,7 +21,7 @@ export class Semaphore {
 
   /** Requests waiting for a slot. */
   get queued(): number {
-    return this.waiting.length - this.head;
+    return this.waiting.length - this.head - this.withdrawn;
   }
 
   /** Takes a slot if one is free, without waiting. */
@@ -29,24 +31,47 @@ export class Semaphore {
     return true;
   }
 
-  acquire(): Promise<void> {
+  /**
+   * Waits for a slot. With `signal`, a wait still in the queue when the signal aborts ends at once,
+   * rejecting with the signal's reason, and gives up its place; a slot already taken is kept.
+   */
+  acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.tryAcquire()) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, withdraw: undefined };
+      if (signal) {
+        const onAbort = () => {
+          waiter.withdraw = undefined;
+          waiter.resolve = undefined;
+          this.withdrawn++;
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter.withdraw = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.waiting.push(waiter);
+    });
   }
 
   /** Hands the slot straight to the next waiter, so a freed slot is never raced for. */
   release(): void {
-    if (this.head < this.waiting.length) {
-      const next = this.waiting[this.head] as () => void;
-      this.waiting[this.head++] = undefined as unknown as () => void;
+    while (this.head < this.waiting.length) {
+      const next = this.waiting[this.head] as Waiter;
+      this.waiting[this.head++] = undefined;
       if (this.head > 1024 && this.head * 2 > this.waiting.length) {
         this.waiting = this.waiting.slice(this.head);
         this.head = 0;
       }
-      next();
-    } else {
-      this.active--;
+      if (!next.resolve) {
+        this.withdrawn--;
+        continue;
+      }
+      next.withdraw?.();
+      next.resolve();
+      return;
     }
+    this.active--;
   }
 
   /** Runs `task` holding a slot, and frees the slot however the task ends. */
@@ -58,6 +83,13 @@ export class Semaphore {
       this.release();
     }
   }
+}
+
+/** A place in the queue: `resolve` is cleared when it is withdrawn. */
+interface Waiter {
+  resolve: (() => void) | undefined;
+  /** Stops listening for the withdrawal once the slot is given. */
+  withdraw: (() => void) | undefined;
 }
 
 /**

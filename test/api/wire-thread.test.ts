@@ -142,6 +142,41 @@ describe('failures keep their meaning across the threads', () => {
   });
 });
 
+describe('withdrawing requests that wait for a slot (ApiClient.withSignal)', () => {
+  it.each([
+    ['on the wire thread', true],
+    ['on this thread', false],
+  ])('%s: the queued ones fail with api_not_sent and never reach the service; the one on the wire is answered', async (_where, wireThread) => {
+    const arrived: string[] = [];
+    let answerFirst!: () => void;
+    const fake = await serve((req, res) => {
+      arrived.push(req.url ?? '');
+      answerFirst = () => res.end('[]');
+    });
+    const base = client(fake.url, { maxInFlight: 1, wireThread, timeoutMs: 60_000 });
+    const stop = new AbortController();
+    const viewed = base.withSignal(stop.signal);
+    expect(viewed.maxInFlight).toBe(1);
+    const results = ['/phones', '/agents/a', '/agents/b'].map((_path, i) =>
+      (i === 0 ? viewed.listPhones() : viewed.getAgent(i === 1 ? 'a' : 'b')).then(
+        () => 'answered',
+        (error: { code?: string }) => error.code,
+      ),
+    );
+    while (arrived.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    stop.abort();
+    expect(await results[1]).toBe('api_not_sent');
+    expect(await results[2]).toBe('api_not_sent');
+    answerFirst();
+    expect(await results[0]).toBe('answered');
+    expect(arrived).toEqual(['/phones']);
+    // The client itself is not stopped: a request without the signal goes out.
+    fake.server.removeAllListeners('request');
+    fake.server.on('request', (_req, res) => res.end('[]'));
+    expect(await base.listPhones()).toEqual([]);
+  });
+});
+
 describe('streams and the process', () => {
   it('a streamed answer (chat) is read on this thread, holding a slot of the same bound', async () => {
     let open = 0;

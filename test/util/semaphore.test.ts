@@ -22,6 +22,29 @@ describe('Semaphore', () => {
     expect(slots.tryAcquire()).toBe(true);
   });
 
+  it('a signal withdraws a waiter still queued (its place is skipped), and leaves a holder alone', async () => {
+    const slots = new Semaphore(1);
+    await slots.acquire();
+    const stop = new AbortController();
+    const withdrawn = slots.acquire(stop.signal).then(() => 'got a slot', (reason: unknown) => `withdrawn: ${String(reason)}`);
+    const next = slots.acquire().then(() => 'got a slot');
+    expect(slots.queued).toBe(2);
+    stop.abort('stopping');
+    expect(await withdrawn).toBe('withdrawn: stopping');
+    expect(slots.queued).toBe(1);
+    slots.release(); // goes to `next`, past the withdrawn place
+    expect(await next).toBe('got a slot');
+    expect(slots.inFlight).toBe(1);
+    slots.release();
+    expect(slots.inFlight).toBe(0);
+    // A holder whose signal aborts later keeps its slot.
+    const late = new AbortController();
+    await slots.acquire(late.signal);
+    late.abort();
+    expect(slots.inFlight).toBe(1);
+    await expect(slots.acquire(late.signal)).rejects.toBeDefined();
+  });
+
   it('refuses a limit below 1', () => {
     expect(() => new Semaphore(0)).toThrow(RangeError);
   });
