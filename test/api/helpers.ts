@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { afterEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createClient, type ApiClient, type ClientOptions, type RetryEvent } from '../../src/api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -63,4 +64,21 @@ export async function fakeServer(handler: (req: IncomingMessage, res: ServerResp
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * For a test file: `serve` starts a fake server that is closed after each test, and `cleanups`
+ * takes whatever else a test must undo (clients to close), run last first.
+ */
+export function useFakeServers() {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  });
+  async function serve(handler: Parameters<typeof fakeServer>[0]) {
+    const fake = await fakeServer(handler);
+    cleanups.push(() => fake.close());
+    return fake;
+  }
+  return { serve, cleanups };
 }

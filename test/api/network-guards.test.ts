@@ -12,24 +12,15 @@
 import type { ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTlsError, tlsReason } from '../../src/api/errors.js';
 import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
 import type { ApiError } from '../../src/api/index.js';
-import { fakeServer, testClient } from './helpers.js';
+import { testClient, useFakeServers } from './helpers.js';
 import { selfSignedCertificate } from './self-signed.js';
 
 const KEY = 'k'.repeat(32);
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-async function serve(handler: Parameters<typeof fakeServer>[0]) {
-  const fake = await fakeServer(handler);
-  cleanups.push(() => fake.close());
-  return fake;
-}
+const { serve, cleanups } = useFakeServers();
 
 function client(baseUrl: string, options: Parameters<typeof testClient>[0] extends infer O ? Partial<O> : never = {}) {
   const test = testClient({ baseUrl, apiKey: KEY, ...options });

@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type * as ApiModule from '../../src/api/index.js';
 import type * as HttpModule from '../../src/api/http.js';
-import { fakeServer } from './helpers.js';
+import { useFakeServers } from './helpers.js';
 import { selfSignedCertificate } from './self-signed.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -22,16 +22,7 @@ const { createClient } = (await import(path.join(root, 'dist/api/index.js'))) as
 const { HttpTransport } = (await import(path.join(root, 'dist/api/http.js'))) as typeof HttpModule;
 
 const KEY = 'k'.repeat(32);
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-async function serve(handler: Parameters<typeof fakeServer>[0]) {
-  const fake = await fakeServer(handler);
-  cleanups.push(() => fake.close());
-  return fake;
-}
+const { serve, cleanups } = useFakeServers();
 
 function client(baseUrl: string, options: Partial<ApiModule.ClientOptions> = {}) {
   const made = createClient({ baseUrl, apiKey: KEY, wireThread: true, retries: 0, ...options });
