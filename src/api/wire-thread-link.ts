@@ -21,6 +21,9 @@ interface PendingGrant {
   reject: (error: Error) => void;
 }
 
+/** The wire thread's young generation (MB): see the constructor. */
+const WIRE_THREAD_YOUNG_GENERATION_MB = 4;
+
 /** A thread booted ahead of its transport (`prestart`), waiting for `start`. */
 let spare: WireThread | undefined;
 
@@ -69,7 +72,11 @@ export class WireThread {
     // The process's Node options, less those that apply to an `--eval` string only (a script run
     // as `node --input-type=module -e …` would otherwise make the thread refuse its own module).
     const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
-    this.worker = new Worker(THREAD_MODULE, { execArgv, stdout: false, stderr: false });
+    // The thread holds little at a time (the requests waiting and on the wire, each answer passed
+    // on as it ends): a small young generation keeps its heap small. At 5,000 agents + 5,000 phones
+    // the apply's peak memory went from 462–478 MB to 419–449 MB with it, and no slower.
+    const resourceLimits = { maxYoungGenerationSizeMb: WIRE_THREAD_YOUNG_GENERATION_MB };
+    this.worker = new Worker(THREAD_MODULE, { execArgv, resourceLimits, stdout: false, stderr: false });
     this.worker.on('message', (message: FromWire) => this.receive(message));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`the wire thread ended (exit code ${code})`)));
