@@ -9,7 +9,7 @@ import type { DesiredState } from '../manifest/types.js';
 import { createPlan } from '../plan/create-plan.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
-import { readLiveState, type LiveState } from '../plan/read-live.js';
+import { readLiveState, type LiveReader, type LiveState } from '../plan/read-live.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
 import type { HeldLock, StateBackend } from '../state/backend.js';
@@ -36,6 +36,16 @@ export interface ApplyOptions {
   /** The manifests, loaded (with the environment: secrets are read from them when requests are sent). */
   desired: DesiredState;
   client: ApplyClient;
+  /**
+   * Where a fresh plan reads the live state, when not from `client`: reads started ahead under
+   * `lock` (the CLI starts them while the manifests load).
+   */
+  reader?: LiveReader | undefined;
+  /**
+   * The workspace's lock, already taken by the caller (so it could read ahead under it): apply uses
+   * it instead of taking one, and releases it when done, like its own.
+   */
+  lock?: HeldLock | undefined;
   /** Where state, lock and history are kept (`openStateBackend`); the caller closes it. */
   backend?: StateBackend | undefined;
   /** Instead of `backend`: a state file (`.voxform/state.json`), opened as the file backend. */
@@ -120,7 +130,8 @@ export function hasChanges(plan: Plan): boolean {
 
 /** The plan to run and the live state it was checked against: a fresh plan, or the saved one if current. */
 async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ plan: Plan; live: LiveState }> {
-  const { desired, client, savedPlan } = options;
+  const { desired, savedPlan } = options;
+  const client = options.reader ?? options.client;
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
   if (!savedPlan) {
     return createPlan({
@@ -161,12 +172,14 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   const emit = options.onEvent ?? (() => undefined);
   const backend = backendOf(options);
   const workspace = workspaceKey(options.desired.environment, options.serviceId);
-  const lock = await backend.acquireLock(workspace, {
-    command: options.command ?? 'voxform apply',
-    timeoutSeconds: options.lockTimeoutSeconds ?? 0,
-    warn: (message) => emit({ type: 'warning', message }),
-    ciJobUrl: ciJobUrlFrom(process.env),
-  });
+  const lock =
+    options.lock ??
+    (await backend.acquireLock(workspace, {
+      command: options.command ?? 'voxform apply',
+      timeoutSeconds: options.lockTimeoutSeconds ?? 0,
+      warn: (message) => emit({ type: 'warning', message }),
+      ciJobUrl: ciJobUrlFrom(process.env),
+    }));
   options.onLocked?.(lock);
   // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new request.
   const signal = options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost;

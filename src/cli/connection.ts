@@ -109,15 +109,24 @@ export async function startLocalEmulator(ctx: CommandContext): Promise<RunningEm
 }
 
 /**
+ * The base URL the operator named (steps 2 and 3 above), or undefined when the manifests decide:
+ * with it, the service is known before any manifest is read.
+ */
+export function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const named = nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL);
+  if (named !== undefined) return normalizeBaseUrl(named);
+  const region = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase();
+  return region === undefined ? undefined : resolveBaseUrl({ region });
+}
+
+/**
  * The base URL requests (and the key) go to, by the precedence above. The manifest's `base_url` was
  * checked when it was loaded; it is checked again here, so a desired state built some other way
  * cannot send the key to an origin the operator did not name either.
  */
 export function chooseBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>, manifest: ManifestService = {}): string {
-  const operatorBaseUrl = nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL);
-  if (operatorBaseUrl !== undefined) return normalizeBaseUrl(operatorBaseUrl);
-  const operatorRegion = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase();
-  if (operatorRegion !== undefined) return resolveBaseUrl({ region: operatorRegion });
+  const chosen = operatorBaseUrl(options, env);
+  if (chosen !== undefined) return chosen;
   const manifestBaseUrl = nonEmpty(manifest.baseUrl);
   if (manifestBaseUrl !== undefined) {
     const origin = originOf(manifestBaseUrl);

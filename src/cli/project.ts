@@ -6,7 +6,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
 import type { DesiredState } from '../manifest/types.js';
-import type { StateBackend } from '../state/backend.js';
+import type { AcquireOptions, HeldLock, StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
@@ -55,6 +55,8 @@ export interface ConnectedProject {
   workspaceKey: string;
   /** Where a plan reads the live state: the reads started while the manifests loaded (`readAhead`), then the client. */
   reader: LiveReader;
+  /** The workspace's lock, when `lockFirst` took it so the reads could start early (released at exit). */
+  lock: HeldLock | undefined;
 }
 
 /** The connection module: the HTTP client is most of start-up, and loading manifests alone does not need it. */
@@ -84,12 +86,20 @@ export async function connectService(options: ProjectOptions, manifest: Manifest
 }
 
 /**
- * The manifests loaded and the service connected. With `readAhead` (a plan), the service is
- * connected the moment the loader knows which one the manifests name, and the agents they name are
- * read from then on, while the rest of the loading goes on: the plan takes those answers from
- * `reader`. Without it (an apply, which must read only once it holds the lock) nothing is read here.
+ * The manifests loaded and the service connected. With `readAhead`, the service is connected the
+ * moment the loader knows which one the manifests name, and the agents they name are read from then
+ * on, while the rest of the loading goes on: the plan takes those answers from `reader`.
+ *
+ * With `lockFirst` as well (an apply, which may read only under the workspace's lock), the reads
+ * start early only where the operator named the service (flags or environment): its workspace is
+ * then known before any manifest is read, the lock is taken at once, and the reads start when both
+ * it is held and the agents are known. Otherwise nothing is read here, and apply takes the lock itself.
  */
-export async function connectProject(options: ProjectOptions, ctx: CommandContext, how: { readAhead?: boolean } = {}): Promise<ConnectedProject> {
+export async function connectProject(
+  options: ProjectOptions,
+  ctx: CommandContext,
+  how: { readAhead?: boolean; lockFirst?: AcquireOptions } = {},
+): Promise<ConnectedProject> {
   // The client's wire thread boots on another core while the manifests load (src/api/wire-thread.ts).
   WireThread.prestart();
   // Opened first, so a database backend connects while the manifests load.
@@ -97,28 +107,48 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   opening.catch(() => undefined);
   // Loaded before the manifests, so a connection can be made the moment they name the service
   // (it is needed after them anyway: loading it first costs nothing).
-  await loadConnectionModule();
+  const { connectRemote, operatorBaseUrl } = await loadConnectionModule();
+  const locking = how.readAhead && how.lockFirst ? lockAhead(options, ctx, opening, operatorBaseUrl(options, ctx.env), how.lockFirst) : undefined;
   let early: Connection | undefined;
   let readAhead: ReadAhead | undefined;
   const onReadTargets = (targets: ReadTargets) => {
     // Only where connecting waits for nothing (not `--local`, whose emulator starts asynchronously),
     // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
-    if (options.local || !connectionModule) return;
+    if (options.local || (how.lockFirst && !locking)) return;
     try {
       const [connection, tuning] = connectionRequest(options, targets.service);
-      early = connectionModule.connectRemote(connection, ctx, tuning);
+      early = connectRemote(connection, ctx, tuning);
     } catch {
       return;
     }
-    readAhead = new ReadAhead(early.client);
-    readAhead.start(targets);
+    const reads = (readAhead = new ReadAhead(early.client));
+    if (locking) locking.then(() => reads.start(targets), () => undefined);
+    else reads.start(targets);
   };
   const desired = await loadDesiredState(options, ctx, how.readAhead ? onReadTargets : undefined);
   // The loader named the same service early as in `desired` (both come from the same settings).
   const connection = early ?? (await connectService(options, desired, ctx));
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   const backend = await opening;
-  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId), reader: readAhead ?? connection.client };
+  const lock = await locking;
+  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId), reader: readAhead ?? connection.client, lock };
+}
+
+/**
+ * The workspace's lock, taken before the manifests are read, where the operator named the service
+ * (`baseUrl`; `--env` names the rest of the workspace); undefined otherwise. Released at exit.
+ */
+function lockAhead(
+  options: ProjectOptions,
+  ctx: CommandContext,
+  opening: Promise<StateBackend>,
+  baseUrl: string | undefined,
+  lockOptions: AcquireOptions,
+): Promise<HeldLock> | undefined {
+  if (options.local || baseUrl === undefined) return undefined;
+  const locking = opening.then((backend) => backend.acquireLock(workspaceKey(options.env, baseUrl), lockOptions));
+  locking.then((lock) => ctx.onExit(() => lock.release()), () => undefined);
+  return locking;
 }
 
 /** The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit. */

@@ -182,7 +182,7 @@ describe('approval and locking', () => {
     expect(project.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
-  it('refuses an apply while another run holds the lock, naming it, and sends nothing', async () => {
+  it('refuses an apply while another run holds the lock, naming it, and sends nothing, not even a read', async () => {
     project = await startExampleProject();
     const p = project;
     // This test process holds the lock, as a running apply would: no timing involved.
@@ -193,7 +193,8 @@ describe('approval and locking', () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(new RegExp(`is locked by .*\\(pid ${process.pid}, "voxform apply \\(the other run\\)", since `));
       expect(refused.stderr).toContain('hint: Wait for it to finish (or pass --lock-timeout SECONDS to wait)');
-      expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+      // Apply reads ahead only under the lock (docs/plan.md, "Reading ahead"): refused, it read nothing.
+      expect(p.requests).toEqual([]);
     } finally {
       await holder.release();
     }

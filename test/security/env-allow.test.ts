@@ -113,7 +113,7 @@ describe('exfiltration through a webhook header, end to end', () => {
   it.each([
     { variable: 'VOXFORM_API_KEY', allow: undefined },
     { variable: 'AWS_SECRET_ACCESS_KEY', allow: 'HOOK_TOKEN,CALENDAR_TOKEN,TWILIO_*,OPENAI_API_KEY' },
-  ])('apply refuses ${env:$variable} and sends nothing (VOXFORM_ENV_ALLOW=$allow)', async ({ variable, allow }) => {
+  ])('apply refuses ${env:$variable} and changes nothing, the value in no request (VOXFORM_ENV_ALLOW=$allow)', async ({ variable, allow }) => {
     project = await startExampleProject();
     const manifest = path.join(project.dir, 'voxform.yaml');
     const text = await readFile(manifest, 'utf8');
@@ -123,7 +123,10 @@ describe('exfiltration through a webhook header, end to end', () => {
     const result = await project.cli(['apply', '--auto-approve'], extra);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`\${env:${variable}} is refused`);
-    expect(project.requests).toEqual([]);
+    // Only the reads apply starts under its lock while the manifests load (docs/plan.md, "Reading
+    // ahead") went out: nothing was written, and no request carries the value.
+    expect(project.requests.filter((request) => request.method !== 'GET')).toEqual([]);
+    expect(JSON.stringify(project.requests)).not.toContain(planted);
     for (const output of [result.stdout, result.stderr]) {
       expect(output).not.toContain(planted);
       expect(output).not.toContain(project.emulator.apiKey);

@@ -3,6 +3,7 @@ import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../../apply/apply.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { deployer } from '../../history/source.js';
+import { ciJobUrlFrom } from '../../util/run-identity.js';
 import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import { renderPlanText } from '../../plan/render-text.js';
 import type { CommandContext } from '../context.js';
@@ -46,19 +47,24 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const planFile = options.args?.[0];
   const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
-  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx);
+  const command = `voxform apply${planFile ? ` ${planFile}` : ''}`;
+  // A fresh plan may read ahead while the manifests load, under the workspace's lock taken first.
+  const lockFirst = { command, timeoutSeconds: timeout, warn: (message: string) => void ctx.stderr.write(`warning: ${message}\n`), ciJobUrl: ciJobUrlFrom(ctx.env) };
+  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx, saved ? {} : { readAhead: true, lockFirst });
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
+      reader: project.reader,
+      lock: project.lock,
       savedPlan: saved,
       targets: options.target ?? [],
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
-      command: `voxform apply${planFile ? ` ${planFile}` : ''}`,
+      command,
       history: project.backend.history,
       source,
     },
