@@ -1,6 +1,6 @@
 /**
- * What the caller's thread and the wire thread say to each other (wire-thread.ts), and how an error
- * crosses between them: a thread boundary keeps an error's message but drops its `code` and
+ * What the caller's thread and the wire thread say to each other (wire-thread.ts), the codes and
+ * settings both sides share, and how an error crosses between them: a thread boundary keeps an error's message but drops its `code` and
  * `cause`, which is what the client reads to tell a time-out from a refused connection.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -74,6 +74,7 @@ export type ToWire =
 export type FromWire =
   /** `dispatchedAt`: when the attempt was handed to the socket pool, in ms since the epoch (`performance.timeOrigin` based). */
   | { kind: 'answer'; id: number; dispatchedAt: number; status: number; headers: IncomingHttpHeaders; body: string }
+  /** A `send` that failed, or an `acquire` withdrawn before its slot came (`dispatchedAt` undefined: never on the wire). */
   | { kind: 'failure'; id: number; dispatchedAt: number | undefined; error: CrossingError }
   | { kind: 'granted'; id: number };
 

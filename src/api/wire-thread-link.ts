@@ -93,10 +93,7 @@ export class WireThread {
     const crossing: WireRequest = { origin: request.origin, path: request.path, method: request.method, headers: request.headers, timeoutMs: request.timeoutMs };
     if (body !== undefined) crossing.body = body as string | Uint8Array;
     return new Promise<HttpResponse>((resolve, reject) => {
-      // The thread withdraws it if it still waits for a slot; one on the wire runs to its answer.
-      const withdraw = signal ? () => this.post({ kind: 'withdraw', id }) : undefined;
-      if (signal && withdraw) signal.addEventListener('abort', withdraw, { once: true });
-      const settle = () => withdraw && signal?.removeEventListener('abort', withdraw);
+      const settle = this.withdrawOnAbort(id, signal);
       this.sends.set(id, { resolve: (response) => (settle(), resolve(response)), reject: (error) => (settle(), reject(error)), onDispatch });
       this.post({ kind: 'send', id, request: crossing });
       this.holdProcess();
@@ -110,9 +107,7 @@ export class WireThread {
     if (signal?.aborted) return Promise.reject(notSentError());
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {
-      const withdraw = signal ? () => this.post({ kind: 'withdraw', id }) : undefined;
-      if (signal && withdraw) signal.addEventListener('abort', withdraw, { once: true });
-      const settle = () => withdraw && signal?.removeEventListener('abort', withdraw);
+      const settle = this.withdrawOnAbort(id, signal);
       this.grants.set(id, { resolve: () => (settle(), resolve()), reject: (error) => (settle(), reject(error)) });
       this.post({ kind: 'acquire', id });
       this.holdProcess();
@@ -143,6 +138,17 @@ export class WireThread {
     if (this.gone) return;
     this.fail(reason);
     void this.worker.terminate();
+  }
+
+  /**
+   * Tells the thread to withdraw request `id` if `signal` aborts first (it is withdrawn only while
+   * it waits for a slot; one on the wire runs to its answer). Returns what stops listening.
+   */
+  private withdrawOnAbort(id: number, signal: AbortSignal | undefined): () => void {
+    if (!signal) return () => undefined;
+    const withdraw = () => this.post({ kind: 'withdraw', id });
+    signal.addEventListener('abort', withdraw, { once: true });
+    return () => signal.removeEventListener('abort', withdraw);
   }
 
   private post(message: ToWire): void {
