@@ -1,7 +1,8 @@
 /**
  * What the caller's thread and the wire thread say to each other (wire-thread.ts), the codes and
- * settings both sides share, and how an error crosses between them: a thread boundary keeps an error's message but drops its `code` and
- * `cause`, which is what the client reads to tell a time-out from a refused connection.
+ * settings both sides share, and how an error crosses between them: a thread boundary keeps an
+ * error's message but drops its `code` and `cause`, which is what the client reads to tell a
+ * time-out from a refused connection.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
