@@ -74,11 +74,10 @@ export function connectRemote(options: ConnectionOptions & { manifest?: Manifest
   return { client, baseUrl, apiKey, local: false };
 }
 
-/** The client settings every connection shares: time-out, debug lines, the wire thread, then the command's own. */
+/** The client settings every connection shares: time-out and debug lines, then the command's own (the wire thread among them). */
 function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug'> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
-  // The wire gets a thread of its own: loading, comparing and rendering never hold a request back.
-  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), wireThread: true, ...tuning, ...(debug ? { debug } : {}) };
+  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, ...(debug ? { debug } : {}) };
 }
 
 /** Where `--local` keeps the folder's account. */

@@ -66,12 +66,17 @@ function loadConnectionModule(): Promise<ConnectionModule> {
   return import('./connection.js').then((module) => (connectionModule = module));
 }
 
-/** The connection settings of a project command: the operator's flags, the manifests' service, `--parallelism`. */
-function connectionRequest(options: ProjectOptions, manifest: ManifestService) {
+/**
+ * The connection settings of a project command: the operator's flags, the manifests' service,
+ * `--parallelism`, and whether the wire gets a thread of its own (`plan`, `apply` and `rollback`,
+ * whose hundreds of requests must not wait for their loading and comparing; a command of a few
+ * requests would only pay for the thread's start-up).
+ */
+function connectionRequest(options: ProjectOptions, manifest: ManifestService, wireThread: boolean) {
   return [
     { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: manifest.baseUrl, region: manifest.region } },
     // Requests in flight follow --parallelism, so commands load the service as the user asked.
-    { maxInFlight: options.parallelism ?? 8 },
+    { maxInFlight: options.parallelism ?? 8, wireThread },
   ] as const;
 }
 
@@ -79,9 +84,9 @@ function connectionRequest(options: ProjectOptions, manifest: ManifestService) {
  * The service the manifests' project talks to. The manifest's base_url and region count only where
  * the operator set neither (connection.ts): every command that loads manifests connects through here.
  */
-export async function connectService(options: ProjectOptions, manifest: ManifestService, ctx: CommandContext): Promise<Connection> {
+export async function connectService(options: ProjectOptions, manifest: ManifestService, ctx: CommandContext, how: { wireThread?: boolean } = {}): Promise<Connection> {
   const { resolveConnection } = connectionModule ?? (await loadConnectionModule());
-  const [connection, tuning] = connectionRequest(options, manifest);
+  const [connection, tuning] = connectionRequest(options, manifest, how.wireThread ?? false);
   return resolveConnection(connection, ctx, tuning);
 }
 
@@ -116,7 +121,7 @@ export async function connectProject(
     // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
     if (options.local || (how.lockFirst && !locking)) return;
     try {
-      const [connection, tuning] = connectionRequest(options, targets.service);
+      const [connection, tuning] = connectionRequest(options, targets.service, true);
       early = connectRemote(connection, ctx, tuning);
     } catch {
       return;
@@ -127,7 +132,7 @@ export async function connectProject(
   };
   const desired = await loadDesiredState(options, ctx, how.readAhead ? onReadTargets : undefined);
   // The loader named the same service early as in `desired` (both come from the same settings).
-  const connection = early ?? (await connectService(options, desired, ctx));
+  const connection = early ?? (await connectService(options, desired, ctx, { wireThread: true }));
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   const backend = await opening;
   const lock = await locking;
