@@ -117,6 +117,8 @@ export async function connectProject(
   let early: Connection | undefined;
   let readAhead: ReadAhead | undefined;
   const onReadTargets = (targets: ReadTargets) => {
+    // Registered before the first request: an error printed from now on cannot show a secret.
+    targets.secrets.forEach((secret) => ctx.secrets.add(secret));
     // Only where connecting waits for nothing (not `--local`, whose emulator starts asynchronously),
     // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
     if (options.local || (how.lockFirst && !locking)) return;

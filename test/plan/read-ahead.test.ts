@@ -1,6 +1,6 @@
 /**
  * Reading ahead (src/plan/read-ahead.ts and LoadOptions.onReadTargets): `plan` starts reading the
- * agents as soon as the loader knows their ids, and makes the same plan as when it reads after
+ * agents as soon as the loader knows their ids and every secret, and makes the same plan as when it reads after
  * loading; each agent is compared as its answer arrives (IncrementalDiff), in whatever order.
  */
 import { describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ describe('ReadAhead', () => {
   it('hands each read started ahead to the plan once, and reads what was not started', async () => {
     const held = heldReader([liveAgent('a1', 'one'), liveAgent('a2', 'two')]);
     const ahead = new ReadAhead(held.reader);
-    ahead.start({ agentIds: ['a1'], phones: true, service: { baseUrl: undefined, region: undefined } });
+    ahead.start({ agentIds: ['a1'], phones: true, service: { baseUrl: undefined, region: undefined }, secrets: [] });
     expect(held.reads).toEqual(['a1', 'phones']);
     const first = ahead.getAgent('a1');
     const second = ahead.getAgent('a2');
@@ -61,7 +61,7 @@ describe('ReadAhead', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      ahead.start({ agentIds: ['gone'], phones: false, service: { baseUrl: undefined, region: undefined } });
+      ahead.start({ agentIds: ['gone'], phones: false, service: { baseUrl: undefined, region: undefined }, secrets: [] });
       held.release('gone');
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(unhandled).toEqual([]);
@@ -124,7 +124,18 @@ environments:
     const seen: ReadTargets[] = [];
     const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'staging', onReadTargets: (targets) => seen.push(targets) });
     expect(result.diagnostics).toEqual([]);
-    expect(seen).toEqual([{ agentIds: ['ag_9', 'ag_2'], phones: true, service: { baseUrl: undefined, region: undefined } }]);
+    expect(seen).toEqual([{ agentIds: ['ag_9', 'ag_2'], phones: true, service: { baseUrl: undefined, region: undefined }, secrets: [] }]);
+  });
+
+  it('with every secret the manifests hold, so they are registered before the first request', async () => {
+    const seen: ReadTargets[] = [];
+    const result = await loadTree(
+      { 'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config: { session_data_webhook: { url: "https://hooks.example.com/x", headers: { x-token: "${env:HOOK}" } } }\n' },
+      { env: { HOOK: 'planted-hook-token' }, onReadTargets: (targets) => seen.push(targets) },
+    );
+    expect(result.diagnostics).toEqual([]);
+    expect(seen.map((targets) => targets.secrets)).toEqual([['planted-hook-token']]);
+    expect(result.secrets).toEqual(['planted-hook-token']);
   });
 
   it('names the service the manifests name, as the loaded state will', async () => {
