@@ -11,7 +11,7 @@ import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveReader, type LiveState } from '../plan/read-live.js';
 import { planFromJson } from '../plan/saved-plan.js';
-import type { Plan } from '../plan/types.js';
+import type { Plan, ResourceChange } from '../plan/types.js';
 import type { HeldLock, StateBackend } from '../state/backend.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { FileStateBackend } from '../state/file-backend.js';
@@ -58,6 +58,11 @@ export interface ApplyOptions {
   files?: string[] | undefined;
   /** A saved plan (`readPlanFile`): checked for staleness, then run as saved. Counts as approval. */
   savedPlan?: SavedPlan | undefined;
+  /**
+   * Told of each agent's change of a fresh plan as it is made, while the other reads are on the wire
+   * (`createPlan`): a caller that prints the plan prepares its text then (`prepareFieldViews`).
+   */
+  onAgentChange?: ((change: ResourceChange) => void) | undefined;
   /** `--target` addresses for a fresh plan. */
   targets?: string[] | undefined;
   /** Apply without asking. */
@@ -143,6 +148,7 @@ async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ 
       files: options.files ?? [],
       targets: options.targets ?? [],
       onReadProgress,
+      onAgentChange: options.onAgentChange,
     });
   }
   const plan = planFromJson(savedPlan, 'the saved plan');

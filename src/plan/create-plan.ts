@@ -42,7 +42,12 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   // Each agent is compared as its answer arrives, while the other reads are on the wire.
   const byId = agentsById(desired);
   const live = await readLiveState(options.client, desired, options.onReadProgress, (agent) => {
-    for (const desiredAgent of byId.get(agent.id) ?? []) options.onAgentChange?.(diff.agentRead(desiredAgent, agent));
+    for (const desiredAgent of byId.get(agent.id) ?? []) {
+      // Compared here whether or not anyone listens: `onAgentChange?.(diff.agentRead(…))` would skip
+      // the comparison itself without a listener and leave every agent to `finish`.
+      const change = diff.agentRead(desiredAgent, agent);
+      options.onAgentChange?.(change);
+    }
   });
   const { changes, problems } = diff.finish(live);
   if (problems.length > 0) {

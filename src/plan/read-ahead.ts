@@ -17,11 +17,13 @@ export class ReadAhead implements LiveReader {
 
   /** Starts the reads of `targets` not started yet. */
   start(targets: ReadTargets): void {
+    // The phone list first: the phones are compared only once it is in, and behind hundreds of agent
+    // reads it would come last, while the other slots idle.
+    if (targets.phones) this.phones ??= settledLater(this.client.listPhones());
     for (const id of targets.agentIds) {
       if (this.agents.has(id)) continue;
       this.agents.set(id, settledLater(this.client.getAgent(id)));
     }
-    if (targets.phones) this.phones ??= settledLater(this.client.listPhones());
   }
 
   /** The agent's read: the one started ahead (taken once: a second plan reads afresh), else a new one. */

@@ -31,6 +31,8 @@ export async function readLiveState(
 ): Promise<LiveState> {
   const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
   let read = 0;
+  // The phone list is asked for first, so that it is not the last answer in, behind every agent.
+  const phonesRead = desired.phones.size > 0 ? client.listPhones() : Promise.resolve([] as Phone[]);
   const [agents, phones] = await Promise.all([
     Promise.all(
       ids.map(async (id) => {
@@ -46,7 +48,7 @@ export async function readLiveState(
         }
       }),
     ),
-    desired.phones.size > 0 ? client.listPhones() : Promise.resolve([] as Phone[]),
+    phonesRead,
   ]);
   const byId = new Map<string, Agent>();
   for (const agent of agents) if (agent) byId.set(agent.id, agent);

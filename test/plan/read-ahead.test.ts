@@ -3,7 +3,7 @@
  * agents as soon as the loader knows their ids and every secret, and makes the same plan as when it reads after
  * loading; each agent is compared as its answer arrives (IncrementalDiff), in whatever order.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ReadTargets } from '../../src/manifest/types.js';
 import { createPlan } from '../../src/plan/create-plan.js';
 import { diffStates, IncrementalDiff } from '../../src/plan/diff.js';
@@ -14,6 +14,7 @@ import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
 import { loadTree } from '../manifest/helpers.js';
 
+const originalAgentRead = IncrementalDiff.prototype.agentRead;
 const liveAgent = (id: string, prompt: string): Agent => ({ id, name: id, config: { prompt }, created_at: 1 });
 
 /** A reader that counts its reads and answers when told to (`release`), in any order. */
@@ -39,10 +40,11 @@ describe('ReadAhead', () => {
     const held = heldReader([liveAgent('a1', 'one'), liveAgent('a2', 'two')]);
     const ahead = new ReadAhead(held.reader);
     ahead.start({ agentIds: ['a1'], phones: true, service: { baseUrl: undefined, region: undefined }, secrets: [] });
-    expect(held.reads).toEqual(['a1', 'phones']);
+    // The phone list first: behind the agents it would be the last answer in.
+    expect(held.reads).toEqual(['phones', 'a1']);
     const first = ahead.getAgent('a1');
     const second = ahead.getAgent('a2');
-    expect(held.reads).toEqual(['a1', 'phones', 'a2']);
+    expect(held.reads).toEqual(['phones', 'a1', 'a2']);
     held.release('a1');
     held.release('a2');
     expect((await first).config.prompt).toBe('one');
@@ -96,6 +98,30 @@ describe('comparing as the answers arrive', () => {
     const after = diffStates({ ...inputs, live: { agents: new Map(live.map((agent) => [agent.id, agent])), phones: [{ id: '+15551230001', agent_id: 'other' } as Phone] } });
     expect(plan.changes).toEqual(after.changes);
     expect(plan.summary).toMatchObject({ update: 4, unchanged: 1 });
+  });
+
+  it('compares each agent as its answer arrives with no listener too (as apply plans), and asks for the phone list first', async () => {
+    const held = heldReader(live, [{ id: '+15551230001', agent_id: 'other' } as Phone]);
+    const compared: string[] = [];
+    const agentRead = vi.spyOn(IncrementalDiff.prototype, 'agentRead').mockImplementation(function (this: IncrementalDiff, agent, answer) {
+      compared.push(agent.address);
+      return originalAgentRead.call(this, agent, answer);
+    });
+    try {
+      const planning = createPlan({ ...inputs, workspace: inputs.state, client: held.reader });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(held.reads[0]).toBe('phones');
+      held.release(live[1]!.id);
+      await new Promise((resolve) => setImmediate(resolve));
+      // Compared before the other answers are in, not all at the end.
+      expect(compared).toEqual([agents[1]!.address]);
+      for (const index of [0, 2, 3]) held.release(live[index]!.id);
+      const { plan } = await planning;
+      expect(compared).toHaveLength(4);
+      expect(plan.summary).toMatchObject({ update: 4, unchanged: 1 });
+    } finally {
+      agentRead.mockRestore();
+    }
   });
 
   it('an agent compared from an answer other than the one finished with is compared again', () => {

@@ -5,6 +5,7 @@ import { VoxformError, isVoxformError } from '../../errors.js';
 import { deployer } from '../../history/source.js';
 import { ciJobUrlFrom } from '../../util/run-identity.js';
 import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
+import { prepareFieldViews } from '../../plan/field-lines.js';
 import { renderPlanText } from '../../plan/render-text.js';
 import type { CommandContext } from '../context.js';
 import { progressLine, type ProgressLine } from '../progress.js';
@@ -73,8 +74,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   return code;
 }
 
-/** What `applyOnTerminal` adds itself: the question, the progress printer, the stop signal, the lock's release on exit. */
-export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked'>;
+/** What `applyOnTerminal` adds itself: the question, the progress printer (and its prompt diffs made ahead), the stop signal, the lock's release on exit. */
+export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onAgentChange'>;
 
 /**
  * Runs the library's `apply` on the terminal, as `voxform apply` does (also for `voxform
@@ -87,6 +88,8 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
   const outcome = await apply({
     ...options,
     by: options.by ?? deployer(ctx.env),
+    // The plan is printed before it runs: its prompt diffs are made as the agents are compared.
+    onAgentChange: prepareFieldViews,
     confirm: () => confirmOnTerminal(ctx, stop),
     onEvent: eventPrinter(ctx, status),
     signal: stop.signal,
