@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -102,7 +103,7 @@ export class Requester {
 
   /** The same requester, whose requests `signal` withdraws while they wait for a slot (and stops retrying). */
   withSignal(signal: AbortSignal): Requester {
-    return new Requester({ ...this.options, signal });
+    return new Requester({ ...this.options, signal: unlimitedListeners(signal) });
   }
 
   /** Sends with retries; resolves to a 2xx answer (body read whole), or throws an `ApiError`. */
@@ -294,4 +295,17 @@ function failureKind(error: unknown): TransportFailure | undefined {
   if (isConnectionError(error)) return 'connection';
   if (code !== undefined && (code.startsWith('UND_ERR_') || code.startsWith('HPE_') || code === 'ENOTFOUND')) return 'connection';
   return undefined;
+}
+
+/**
+ * A signal that aborts with `signal` and takes any number of listeners: every request waiting for a
+ * slot listens to it (hundreds in a large apply), and past 10 Node prints a leak warning on the
+ * user's terminal. The caller's signal keeps its own limit, and gets one listener.
+ */
+function unlimitedListeners(signal: AbortSignal): AbortSignal {
+  const relay = new AbortController();
+  setMaxListeners(0, relay.signal);
+  if (signal.aborted) relay.abort(signal.reason);
+  else signal.addEventListener('abort', () => relay.abort(signal.reason), { once: true });
+  return relay.signal;
 }

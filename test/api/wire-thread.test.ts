@@ -168,6 +168,28 @@ describe('withdrawing requests that wait for a slot (ApiClient.withSignal)', () 
   });
 });
 
+describe('many requests waiting on one stop signal', () => {
+  it.each([
+    ['on the wire thread', true],
+    ['on this thread', false],
+  ])('%s: no listener-leak warning, however many wait (a large apply queues hundreds)', async (_where, wireThread) => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const fake = await serve((_req, res) => void res.end('[]'));
+      const viewed = client(fake.url, { maxInFlight: 1, wireThread }).withSignal(new AbortController().signal);
+      const answers = await Promise.all(Array.from({ length: 40 }, () => viewed.listPhones()));
+      expect(answers).toHaveLength(40);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
 describe('streams and the process', () => {
   it('a streamed answer (chat) is read on this thread, holding a slot of the same bound', async () => {
     let open = 0;
