@@ -82,6 +82,9 @@ async function measure(emulator, dir, label, cliArgs, env, expectedCodes) {
   const before = await emulator.lastRequestSeq();
   const result = await runCli(dir, cliArgs, env);
   if (!expectedCodes.includes(result.code)) throw new Error(`${label} exited ${result.code}: ${result.stderr.slice(-2000)}`);
+  // A warning of Node's own (a listener leak, a deprecation) is a defect the user would see.
+  const nodeWarning = /\(node:\d+\) \w*Warning: .*/.exec(result.stderr);
+  if (nodeWarning) throw new Error(`${label} printed a warning of Node's: ${nodeWarning[0]}`);
   const entries = await emulator.requestsSince(before);
   const requests = entries.length;
   if (requests >= emulator.requestLogLimit) throw new Error(`${label}: the emulator's log is full (${requests} entries), some requests may be missing: raise requestLogLimit`);

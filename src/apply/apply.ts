@@ -205,7 +205,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     const approved = await unlessAborted(approve(options, plan), signal);
     if (signal.aborted) return outcome('interrupted', plan);
     if (!approved) return outcome('cancelled', plan);
-    const readBacks = new AgentReadBacks();
+    const readBacks = new AgentReadBacks(options.desired);
     const result = await executePlan({
       onRequestDone: readBacks.onRequestDone,
       plan,
@@ -220,12 +220,14 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     });
     // Without the lock nothing more may be written: the report says what was applied.
     if (lock.lost.aborted) return outcome('interrupted', plan, { ...result, interrupted: true });
-    // The next plan marks the variables this apply did not read as new.
-    if (!result.interrupted) await store.recordEnvironmentVariables(options.desired.environmentVariables);
     const status = result.interrupted ? 'interrupted' : result.failed.length + result.skipped.length > 0 ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
-    // For `voxform status`: how the last apply to this workspace ended.
-    await store.recordLastApply({ command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length });
-    const record = await appendHistory(options, { plan, live, result, readBacks, status, workspace });
+    // For `voxform status`: how the last apply to this workspace ended. The next plan marks the
+    // variables this apply did not read as new. The ledger's record is written meanwhile.
+    const stored = store.recordApplyEnd(
+      { command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length },
+      result.interrupted ? undefined : options.desired.environmentVariables,
+    );
+    const [record] = await Promise.all([appendHistory(options, { plan, live, result, readBacks, status, workspace }), stored]);
     return { ...outcome(status, plan, result), record };
   } finally {
     await lock.release();

@@ -113,6 +113,8 @@ class PlanRun {
   private readonly started = new Map<string, number>();
   /** State writes of each change's successful requests, by change address. */
   private readonly writes = new Map<string, Array<Promise<void>>>();
+  /** Requests not settled yet: once none is, the state's last writes need no pause (`StateStore.hurry`). */
+  private unsettled = 0;
   /** Once the run has reported, late answers change nothing (the lock may be someone else's by then). */
   private closed = false;
   inFlight = 0;
@@ -135,6 +137,7 @@ class PlanRun {
     this.slots = new Semaphore(queuesAhead ? parallelism * QUEUED_AHEAD_FACTOR : parallelism);
     this.resources = new DesiredIndex(options.desired);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
+    for (const change of options.plan.changes) if (change.action !== 'no-op') this.unsettled += change.requests.length;
   }
 
   emit(event: ProgressEvent): void {
@@ -180,6 +183,9 @@ class PlanRun {
     if (!outcome) {
       outcome = this.send(request, change);
       this.outcomes.set(request.id, outcome);
+      void outcome.then(() => {
+        if (--this.unsettled === 0) this.options.store.hurry();
+      });
     }
     return outcome;
   }

@@ -5,29 +5,42 @@
  * (`read_agent`, part of every agent update's requests); only an agent whose knowledge files were
  * set (after that read-back), or whose change failed or was stopped, is read once more.
  */
-import { agentVersion } from '../history/record.js';
-import { historyRecord } from '../history/record.js';
+import { agentVersion, historyRecord } from '../history/record.js';
 import type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import type { Agent } from '../schema/types.gen.js';
 import type { ApplyClient } from './client.js';
 import type { ExecuteResult, RequestDone } from './execute-plan.js';
 
-/** Collects, while the plan runs, the read-backs of agent updates and which agents had files set. */
+/**
+ * Collects, while the plan runs, the read-backs of agent updates and which agents had files set;
+ * each read-back's version for the record is made as it arrives, while other requests are on the
+ * wire, rather than all after the last answer.
+ */
 export class AgentReadBacks {
-  private readonly readBacks = new Map<string, Agent>();
+  /** By change address: the version made from the agent's read-back (none when it had no configuration). */
+  private readonly versions = new Map<string, AgentVersion | undefined>();
   private readonly filesSet = new Set<string>();
+  private readonly agents: Map<string, DesiredAgent>;
+
+  constructor(desired: DesiredState) {
+    this.agents = new Map([...desired.agents.values()].map((agent) => [agent.address, agent]));
+  }
 
   readonly onRequestDone = (done: RequestDone): void => {
-    if (done.result && 'agent' in done.result) this.readBacks.set(done.change.address, done.result.agent);
-    if (done.request.operation === 'set_agent_files') this.filesSet.add(done.change.address);
+    const address = done.change.address;
+    if (done.result && 'agent' in done.result) {
+      const desired = this.agents.get(address);
+      const agent = done.result.agent;
+      this.versions.set(address, desired && agent.config ? agentVersion(desired, agent.config as Record<string, unknown>) : undefined);
+    }
+    if (done.request.operation === 'set_agent_files') this.filesSet.add(address);
   };
 
-  /** The read-back of an applied change, unless something changed the agent after it. */
-  current(address: string): Agent | undefined {
-    return this.filesSet.has(address) ? undefined : this.readBacks.get(address);
+  /** The record's version of an applied change's agent, from its read-back, unless something changed the agent after it. */
+  currentVersion(address: string): AgentVersion | undefined {
+    return this.filesSet.has(address) ? undefined : this.versions.get(address);
   }
 }
 
@@ -48,11 +61,10 @@ export interface HistoryContext {
   signal?: AbortSignal | undefined;
 }
 
+/** The agent's live configuration after the apply, for an agent whose change did not apply from a read-back it got. */
 async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<Record<string, unknown> | undefined> {
   const planned = context.live.agents.get(agent.id);
   if (!change || change.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
-  const readBack = context.result.applied.includes(change.address) ? context.readBacks.current(change.address) : undefined;
-  if (readBack) return readBack.config as Record<string, unknown>;
   if (context.signal?.aborted) return undefined;
   try {
     return (await context.client.getAgent(agent.id)).config as Record<string, unknown>;
@@ -64,12 +76,21 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
 /** Every agent of the manifests as the apply left it, by local name (an agent whose state is unknown left out). */
 async function agentVersions(context: HistoryContext): Promise<Record<string, AgentVersion>> {
   const changes = new Map(context.plan.changes.map((change) => [change.address, change]));
+  const applied = new Set(context.result.applied);
   const agents = [...context.desired.agents.values()];
-  const configs = await Promise.all(agents.map((agent) => liveConfigAfter(agent, changes.get(agent.address), context)));
+  const made = await Promise.all(
+    agents.map(async (agent) => {
+      const change = changes.get(agent.address);
+      const readBack = change && change.action !== 'no-op' && applied.has(change.address) ? context.readBacks.currentVersion(agent.address) : undefined;
+      if (readBack) return readBack;
+      const config = await liveConfigAfter(agent, change, context);
+      return config ? agentVersion(agent, config) : undefined;
+    }),
+  );
   const versions: Record<string, AgentVersion> = {};
   agents.forEach((agent, index) => {
-    const config = configs[index];
-    if (config) versions[agent.localName] = agentVersion(agent, config);
+    const version = made[index];
+    if (version) versions[agent.localName] = version;
   });
   return versions;
 }

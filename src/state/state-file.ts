@@ -66,7 +66,8 @@ const SERIALIZE_SHARE = 0.1;
  * new state, never a torn one). Each write is a compare-and-set on the serial this store last read
  * or wrote, so a writer that did not hold the lock cannot silently overwrite another's work. The
  * next write starts once serializing has taken at most `SERIALIZE_SHARE` of the time since the
- * last one (at once for a small state; within a second for a 5,000-agent one).
+ * last one (at once for a small state; within a second for a 5,000-agent one), and at once when
+ * the last request has been answered (`hurry`).
  */
 export class StateStore {
   private writing: Promise<void> = Promise.resolve();
@@ -75,6 +76,10 @@ export class StateStore {
   private queued: Promise<void> | undefined;
   /** `performance.now()` before which the next write does not start. */
   private nextWriteAt = 0;
+  /** Whether writes are spaced out (see `SERIALIZE_SHARE`); `hurry` ends it. */
+  private paced = true;
+  /** Ends the pause a queued write is waiting out. */
+  private wake: (() => void) | undefined;
 
   /**
    * `fingerprintKey` is the key of the hashes of applied values (`hashApplied`): derived from the
@@ -100,21 +105,27 @@ export class StateStore {
     await this.save();
   }
 
-  /** Records the names of the environment variables this apply's manifests read (see `WorkspaceState.environmentVariables`). */
-  recordEnvironmentVariables(names: readonly string[]): Promise<void> {
-    return this.update((workspace) => {
-      workspace.environmentVariables = [...new Set(names)].sort();
-    });
+  /**
+   * Records how an apply ended, in one write made at once: `voxform status` shows the outcome; the
+   * command is the operator's, as typed; counts only, never a value. With `environmentVariables`,
+   * also the names of the variables the apply's manifests read (see
+   * `WorkspaceState.environmentVariables`).
+   */
+  recordApplyEnd(lastApply: Omit<LastApply, 'at' | 'by'>, environmentVariables?: readonly string[]): Promise<void> {
+    if (environmentVariables) this.workspace.environmentVariables = [...new Set(environmentVariables)].sort();
+    this.workspace.lastApply = { at: new Date().toISOString(), by: runBy(), ...lastApply };
+    this.hurry();
+    return this.save();
   }
 
   /**
-   * Records how an apply ended (`voxform status` shows it). The command is the operator's, as
-   * typed; counts only, never a value.
+   * From now on writes follow one another without pause, and a write waiting out its pause starts
+   * at once: the pacing protects requests in flight, and there are none any more.
    */
-  recordLastApply(record: Omit<LastApply, 'at' | 'by'>): Promise<void> {
-    return this.update((workspace) => {
-      workspace.lastApply = { at: new Date().toISOString(), by: runBy(), ...record };
-    });
+  hurry(): void {
+    this.paced = false;
+    this.nextWriteAt = 0;
+    this.wake?.();
   }
 
   save(): Promise<void> {
@@ -123,7 +134,13 @@ export class StateStore {
     // A write in flight carries an older snapshot (or the last one was too recent): queue the next.
     const next = async () => {
       const wait = this.nextWriteAt - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          this.wake = () => (clearTimeout(timer), resolve());
+        });
+        this.wake = undefined;
+      }
       return this.startWrite();
     };
     this.queued = this.writing.then(next, next);
@@ -141,6 +158,6 @@ export class StateStore {
   private async write(): Promise<void> {
     const { serial, heldMs, pauseMs = 0 } = await this.backend.writeWorkspace(this.workspaceKey, this.workspace, this.serial);
     this.serial = serial;
-    this.nextWriteAt = performance.now() + heldMs * (1 / SERIALIZE_SHARE - 1) + pauseMs;
+    if (this.paced) this.nextWriteAt = performance.now() + heldMs * (1 / SERIALIZE_SHARE - 1) + pauseMs;
   }
 }

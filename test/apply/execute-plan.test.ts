@@ -7,7 +7,8 @@ import { diffStates, summarize } from '../../src/plan/diff.js';
 import type { LiveState } from '../../src/plan/read-live.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
-import { StateStore } from '../../src/state/state-file.js';
+import { readStateFile, StateStore } from '../../src/state/state-file.js';
+import { SlowToSerialize } from '../helpers/state.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
@@ -106,6 +107,16 @@ describe('executePlan', () => {
     const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal });
     expect(result).toMatchObject({ applied: [], interrupted: true, stopped: ['agent.front', 'phone.+15550000001'] });
     expect(calls).toEqual([]);
+  });
+
+  it('does not make its last state writes wait out the pacing once every request is answered', async () => {
+    const { desired, live, liveState, plan } = await setup();
+    // Each write reports a minute of serializing: paced, the second would wait nine.
+    const store = await StateStore.open(new SlowToSerialize(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const { client } = fakeClient(live);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 1 });
+    expect(result.applied).toEqual(['agent.front', 'phone.+15550000001']);
+    expect((await readStateFile(store.backend.display)).workspaces['default@local']?.phones['phone.+15550000001']).toEqual({ agentId: 'a1', imported: false });
   });
 
   it('refuses a request whose path is not the one its operation sends to, sending nothing', async () => {

@@ -8,10 +8,10 @@ import { useTempDirs } from '../helpers/cli.js';
 const tempDir = useTempDirs();
 
 describe('the last-apply record of a workspace', () => {
-  it('is written by recordLastApply with time, user@host, command and counts, and read back', async () => {
+  it('is written by recordApplyEnd with time, user@host, command and counts, and read back', async () => {
     const file = path.join(await tempDir(), 'state.json');
     const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'k');
-    await store.recordLastApply({ command: 'voxform apply plan.json', outcome: 'failed', applied: 3, failed: 1, skipped: 2 });
+    await store.recordApplyEnd({ command: 'voxform apply plan.json', outcome: 'failed', applied: 3, failed: 1, skipped: 2 });
     const last = (await readStateFile(file)).workspaces['default@local']?.lastApply;
     expect(last).toEqual({ at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), by: expect.stringMatching(/^.+@.+$/), command: 'voxform apply plan.json', outcome: 'failed', applied: 3, failed: 1, skipped: 2 });
     expect(Object.keys(JSON.parse(await readFile(file, 'utf8')).workspaces['default@local'])).toContain('lastApply');

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readStateFile, StateStore } from '../../src/state/state-file.js';
+import { SlowToSerialize } from '../helpers/state.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -37,6 +38,22 @@ describe('state file', () => {
     // Far fewer writes than updates: the serial counts writes.
     expect(onDisk.serial).toBeLessThan(50);
     expect(onDisk.serial).toBeGreaterThanOrEqual(2);
+  });
+
+  it('paces its writes while requests are in flight, and writes at once after `hurry` (a waiting write too)', async () => {
+    const file = path.join(dir, 'state.json');
+    const store = await StateStore.open(new SlowToSerialize(file), 'default@local', 'test-fingerprint-key');
+    await store.update((ws) => (ws.credentials['credential.a'] = { fingerprint: 'sha256:a' }));
+    // The first write "held the loop" a minute: the next one would wait nine.
+    const waiting = store.update((ws) => (ws.credentials['credential.b'] = { fingerprint: 'sha256:b' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    store.hurry();
+    await waiting;
+    await store.recordApplyEnd({ command: 'voxform apply', outcome: 'applied', applied: 2, failed: 0, skipped: 0 }, ['B', 'A', 'B']);
+    const onDisk = (await readStateFile(file)).workspaces['default@local']!;
+    expect(Object.keys(onDisk.credentials)).toEqual(['credential.a', 'credential.b']);
+    expect(onDisk.environmentVariables).toEqual(['A', 'B']);
+    expect(onDisk.lastApply?.outcome).toBe('applied');
   });
 
   it('keeps workspaces of other environments and services apart', async () => {
