@@ -48,7 +48,7 @@ function resolveEntry(
  * A secret written as a literal in the manifest ends up in version control: warn, and suggest
  * `${env:…}`. (Values that came from the environment, defaults included, are fine.)
  */
-function warnLiteralSecret(original: unknown, field: PathPart[], span: Span | undefined, what: string, ctx: ResourceContext): void {
+function warnLiteralSecret(original: unknown, field: readonly PathPart[], span: Span | undefined, what: string, ctx: ResourceContext): void {
   const value = valueAtPath(original, field);
   if (typeof value !== 'string' || value.includes('${env:') || !span) return;
   ctx.diagnostics.warning('secret_in_manifest', `${what} is written in the manifest; use \${env:NAME} so the secret stays out of version control`, span);

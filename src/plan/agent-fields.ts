@@ -16,8 +16,23 @@ export function agentSensitivePatterns(agent: DesiredAgent): string[] {
   return agentSecretPatterns(agent.sensitivePaths);
 }
 
+/**
+ * Fields made once per loaded agent: the differ, the update body, the read-back and apply's state
+ * records each ask for them (a loaded agent does not change).
+ */
+const fieldsOf = new WeakMap<DesiredAgent, ReadonlyMap<string, unknown>>();
+
 /** The managed field values of an agent: `name` and every leaf the manifest sets under `config`. */
-export function desiredAgentFields(agent: DesiredAgent): Map<string, unknown> {
+export function desiredAgentFields(agent: DesiredAgent): ReadonlyMap<string, unknown> {
+  let fields = fieldsOf.get(agent);
+  if (!fields) {
+    fields = collectFields(agent);
+    fieldsOf.set(agent, fields);
+  }
+  return fields;
+}
+
+function collectFields(agent: DesiredAgent): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   if (agent.name !== undefined) fields.set('name', agent.name);
   for (const [path, value] of dottedLeaves(agent.config, 'config')) fields.set(path, value);

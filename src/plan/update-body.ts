@@ -23,7 +23,7 @@ export function agentUpdateBody(
   agent: DesiredAgent,
   comparable: ComparableAgent,
   changedPaths: Iterable<string>,
-  fields: Map<string, unknown> = desiredAgentFields(agent),
+  fields: ReadonlyMap<string, unknown> = desiredAgentFields(agent),
 ): UpdateAgentRequest | undefined {
   const changedTopKeys = new Set<string>();
   let nameChanged = false;

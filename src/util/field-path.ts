@@ -34,7 +34,22 @@ function formatSegment(segment: PathSegment): string {
  * the dotted form cannot tell an index from a property named with digits, and lookups and patterns
  * treat the two alike (`'0'` matches index 0).
  */
-export function parseDotted(dotted: string): string[] {
+export function parseDotted(dotted: string): readonly string[] {
+  let segments = parsedPaths.get(dotted);
+  if (!segments) {
+    // Bounded: paths come from manifests, and a run of 5,000 agents asks for the same few dozen
+    // paths hundreds of thousands of times; a flood of distinct ones only restarts the cache.
+    if (parsedPaths.size >= PARSED_PATHS_KEPT) parsedPaths.clear();
+    segments = Object.freeze(splitDotted(dotted));
+    parsedPaths.set(dotted, segments);
+  }
+  return segments;
+}
+
+const PARSED_PATHS_KEPT = 4096;
+const parsedPaths = new Map<string, readonly string[]>();
+
+function splitDotted(dotted: string): string[] {
   if (dotted === '') return [];
   if (!dotted.includes('\\')) return dotted.split('.');
   const segments: string[] = [];
