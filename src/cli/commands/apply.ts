@@ -1,14 +1,8 @@
 import path from 'node:path';
-import picocolors from 'picocolors';
-import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../../apply/apply.js';
-import { VoxformError, isVoxformError } from '../../errors.js';
-import { deployer } from '../../history/source.js';
+import { VoxformError } from '../../errors.js';
 import { ciJobUrlFrom } from '../../util/run-identity.js';
-import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
-import { prepareFieldViews } from '../../plan/field-lines.js';
-import { renderPlanText } from '../../plan/render-text.js';
+import type { SavedPlan } from '../../plan/plan-file.js';
 import type { CommandContext } from '../context.js';
-import { progressLine, type ProgressLine } from '../progress.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
@@ -46,7 +40,7 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
  */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
-  const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
+  const saved = planFile ? await (await import('../../plan/plan-file.js')).readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const command = `voxform apply${planFile ? ` ${planFile}` : ''}`;
   // A fresh plan may read ahead while the manifests load, under the workspace's lock taken first.
@@ -55,6 +49,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
+  // The reads are on the wire by now: what runs the plan and prints it loads meanwhile.
+  const { applyOnTerminal } = await import('../apply-on-terminal.js');
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
@@ -72,108 +68,4 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     ctx,
   );
   return code;
-}
-
-/** What `applyOnTerminal` adds itself: the question, the progress printer (and its prompt diffs made ahead), the stop signal, the lock's release on exit. */
-export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onAgentChange'>;
-
-/**
- * Runs the library's `apply` on the terminal, as `voxform apply` does (also for `voxform
- * rollback`): same question, progress, stop on Ctrl-C, report and exit code.
- */
-export async function applyOnTerminal(options: TerminalApplyOptions, ctx: CommandContext): Promise<{ code: number; outcome: ApplyOutcome }> {
-  const stop = new AbortController();
-  void ctx.interrupted().then(() => stop.abort());
-  const status = progressLine(ctx.stderr);
-  const outcome = await apply({
-    ...options,
-    by: options.by ?? deployer(ctx.env),
-    // The plan is printed before it runs: its prompt diffs are made as the agents are compared.
-    onAgentChange: prepareFieldViews,
-    confirm: () => confirmOnTerminal(ctx, stop),
-    onEvent: eventPrinter(ctx, status),
-    signal: stop.signal,
-    onLocked: (lock) => ctx.onExit(() => lock.release()),
-  }).finally(() => status.done());
-  return { code: report(outcome, ctx), outcome };
-}
-
-async function confirmOnTerminal(ctx: CommandContext, stop: AbortController): Promise<boolean> {
-  if (!ctx.confirm) {
-    throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', {
-      hint: 'Pass --auto-approve, or save a reviewed plan with `voxform plan --out plan.json` and run `voxform apply plan.json`.',
-    });
-  }
-  try {
-    return await ctx.confirm('\nApply these changes?', { signal: stop.signal });
-  } catch (error) {
-    // Ctrl-C or Ctrl-D at the question: the same as a signal before anything ran.
-    if (isVoxformError(error) && error.code === 'interrupted') {
-      stop.abort();
-      return false;
-    }
-    throw error;
-  }
-}
-
-function eventPrinter(ctx: CommandContext, status: ProgressLine): (event: ApplyEvent) => void {
-  const c = picocolors.createColors(ctx.color);
-  const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
-  return (event) => {
-    if (event.type === 'reading') return status.update(`Reading live state… ${event.agentsRead}/${event.agents} agents`);
-    if (event.type === 'planned') {
-      status.done();
-      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color }));
-    }
-    if (event.type === 'warning') return ctx.stderr.write(`warning: ${event.message}\n`);
-    if (event.type === 'stopping') return ctx.stderr.write(`Stopping: no new request is sent; waiting for ${event.inFlight} in flight…\n`);
-    const address = event.change.address;
-    if (event.type === 'start') ctx.stderr.write(`${address}: ${verb(event, 'creating', 'updating')}…\n`);
-    else if (event.type === 'done') ctx.stderr.write(`${c.green('✓')} ${address}: ${verb(event, 'created', 'updated')} (${event.ms} ms)\n`);
-    else if (event.type === 'failed') ctx.stderr.write(`${c.red('✗')} ${address}: ${errorSentence(event.error)}\n`);
-    else ctx.stderr.write(`${c.yellow('-')} ${address}: skipped, because ${event.because}\n`);
-  };
-}
-
-function errorSentence(error: unknown): string {
-  if (isVoxformError(error)) return error.message;
-  return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-const EXIT_INTERRUPTED = 130;
-
-function report(outcome: ApplyOutcome, ctx: CommandContext): number {
-  for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
-  if (outcome.status === 'nothing_to_do') {
-    ctx.stdout.write('Nothing to apply.\n');
-    return 0;
-  }
-  if (outcome.lockLost && !outcome.interrupted) {
-    ctx.stderr.write(`Apply stopped before anything was applied: ${outcome.lockLost}.\n`);
-    return 1;
-  }
-  if (outcome.status === 'cancelled' || (outcome.status === 'interrupted' && !outcome.interrupted)) {
-    ctx.stderr.write('Apply cancelled; nothing changed.\n');
-    return outcome.status === 'cancelled' ? 1 : EXIT_INTERRUPTED;
-  }
-  const counts = `${outcome.applied.length} applied, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
-  if (outcome.lockLost) {
-    ctx.stdout.write(`\nApply stopped: ${outcome.lockLost}. ${counts}, ${outcome.stopped.length} not applied.\n`);
-    for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
-  } else if (outcome.status === 'interrupted') {
-    ctx.stdout.write(`\nApply interrupted: ${counts}, ${outcome.stopped.length} not applied.\n`);
-    for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
-  } else {
-    ctx.stdout.write(`\nApply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}.\n`);
-  }
-  for (const failure of outcome.failed) ctx.stdout.write(`  failed: ${failure.address}: ${errorSentence(failure.error)}\n`);
-  for (const skip of outcome.skipped) ctx.stdout.write(`  skipped: ${skip.address} (${skip.because})\n`);
-  for (const address of outcome.stopped) ctx.stdout.write(`  not applied: ${address}\n`);
-  if (outcome.status === 'applied') return 0;
-  if (outcome.lockLost) {
-    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` once the database is back, then apply again.\n`);
-    return 1;
-  }
-  ctx.stdout.write(`State saved to ${outcome.stateLocation}; run \`voxform apply\` again to finish.\n`);
-  return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }

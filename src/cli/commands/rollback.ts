@@ -10,7 +10,8 @@ import type { HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
-import { applyOnTerminal, lockTimeoutSeconds } from './apply.js';
+import { applyOnTerminal } from '../apply-on-terminal.js';
+import { lockTimeoutSeconds } from './apply.js';
 
 export interface RollbackOptions extends ProjectOptions {
   /** `REF`. */
