@@ -15,8 +15,9 @@
 // first request to the moment the last answer left. Before it: from the process's start (as the
 // benchmark spawned it) to that first arrival; after it: from the last answer to the process's
 // exit. The emulator runs in its own process, as the service would; peak memory and CPU time come
-// from bench/lib/probe.mjs inside the voxform process. Run `npm run build` first (this uses dist/
-// and bin/voxform.js).
+// from bench/lib/probe.mjs inside the voxform process. Each round first sends the agents' reads from
+// a bare socket pool (bench/lib/wire-reference.mjs): the network ratio this machine and emulator
+// allow any client. Run `npm run build` first (this uses dist/ and bin/voxform.js).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
 import { benchProject } from './lib/project.mjs';
 import { loadAverage, median, seconds, verdict } from './lib/report.mjs';
+import { wireReference } from './lib/wire-reference.mjs';
 
 const POINTS = {
   default: { agents: 500, phones: 500, campaigns: 50, parallelism: 8, latencyMs: 20, rssGoalMb: 250 },
@@ -40,7 +42,7 @@ const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
 if (!(Number.isInteger(RUNS) && RUNS > 0)) throw new Error('--runs takes a whole number of rounds, 1 or more');
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { buildSeed, writeProject, API_KEY } = benchProject(point);
+const { buildSeed, writeProject, API_KEY, agentId } = benchProject(point);
 
 /** Runs one CLI command as a whole process, with the probe preloaded; resolves with its wall time and the probe's report. */
 function runCli(dir, cliArgs, env) {
@@ -165,16 +167,25 @@ try {
     );
     console.log(`start: ${loadAverage()} (a shared machine: figures include its load)`);
     const runs = new Map(COMMANDS.map((command) => [command.label, []]));
+    const references = [];
     for (let round = 1; round <= RUNS; round++) {
       // Each round starts from the seed: the emulator's account and an empty state file.
       await emulator.reset();
       await rm(path.join(dir, '.voxform'), { recursive: true, force: true });
+      const reference = await wireReference(emulator, { count: point.agents, parallelism: point.parallelism, agentId, apiKey: API_KEY });
+      references.push(reference.networkMs / ((reference.requests * point.latencyMs) / point.parallelism));
+      console.log(`round ${round}: wire reference ${seconds(reference.networkMs)} network, ${reference.requests} requests (a bare socket pool)`);
       for (const command of COMMANDS) {
         const row = await measure(emulator, dir, command.label, [...command.args, ...parallelism], env, command.codes);
         runs.get(command.label).push(row);
         console.log(`round ${round}: ${command.label.padEnd(12)} ${seconds(row.wallMs)} whole, ${seconds(row.networkMs)} network, ${row.requests} requests, ${row.rssMb.toFixed(0)} MB`);
       }
     }
+    console.log(
+      `\nwire reference: the same ${point.agents} agent reads from a bare undici pool in this process, ${point.parallelism} at a time: ` +
+        `${median(references).toFixed(2)} × floor (median; runs: ${references.map((r) => r.toFixed(2)).join(', ')}). ` +
+        'No client gets below this here: above 1 × is the emulator, loopback and the machine.',
+    );
     let ok = true;
     for (const [label, rows] of runs) ok = report(label, rows) && ok;
     console.log(`\nend: ${loadAverage()}`);
