@@ -12,7 +12,7 @@ export interface ComparableAgent {
 }
 
 /** Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}` (src/schema/sensitive.ts). */
-export function agentSensitivePatterns(agent: DesiredAgent): string[] {
+export function agentSensitivePatterns(agent: DesiredAgent): readonly string[] {
   return agentSecretPatterns(agent.sensitivePaths);
 }
 

@@ -110,7 +110,7 @@ function change(
 }
 
 /** The managed fields of an agent that differ from the live agent. */
-function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, input: DiffContext, sensitivePaths: string[]) {
+function agentFieldChanges(agent: DesiredAgent, comparable: ComparableAgent, input: DiffContext, sensitivePaths: readonly string[]) {
   const applied = input.state.agents[agent.address]?.applied ?? {};
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};
@@ -202,7 +202,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
  * A field is reported as secret when a sensitive pattern covers the whole field (not just a part
  * inside it): a field's path never enters a list, so `config.tools[].header` covers no field.
  */
-function isSensitiveLeaf(path: string, patterns: string[]): boolean {
+function isSensitiveLeaf(path: string, patterns: readonly string[]): boolean {
   return secretPatternSet(patterns).covers(parseDotted(path));
 }
 

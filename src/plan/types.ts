@@ -113,7 +113,7 @@ export interface ResourceChange {
   /** Only the fields that differ, in stable (path) order. Empty for `no-op`. */
   fieldChanges: FieldChange[];
   /** Field paths of `before`/`after` whose values are secret. */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
   reason: ChangeReason | undefined;
   /** Addresses of the changes whose requests this change's requests depend on (from `requests`). */
   dependsOn: string[];

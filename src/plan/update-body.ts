@@ -2,7 +2,7 @@ import type { Agent, UpdateAgentRequest } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { isUnchanged } from './compare.js';
 import { joinDotted, parseDotted, setAtPath, valueAtPath } from '../util/field-path.js';
-import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import { cloneJson, isPlainObject, type JsonObject } from '../util/json-object.js';
 import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
 
 
@@ -37,23 +37,20 @@ export function agentUpdateBody(
   for (const top of changedTopKeys) {
     const topPath = joinDotted('config', top);
     if (fields.has(topPath)) {
-      config[top] = deepClone(fields.get(topPath));
+      config[top] = cloneJson(fields.get(topPath));
       continue;
     }
     const liveSubtree = comparable.config[top];
-    const subtree: JsonObject = isPlainObject(liveSubtree) ? deepClone(liveSubtree) : {};
+    const subtree: JsonObject = isPlainObject(liveSubtree) ? cloneJson(liveSubtree) : {};
     for (const [path, value] of fields) {
       if (!path.startsWith(`${topPath}.`)) continue;
-      setAtPath(subtree, parseDotted(path).slice(2), value === null ? undefined : deepClone(value));
+      setAtPath(subtree, parseDotted(path).slice(2), value === null ? undefined : cloneJson(value));
     }
     config[top] = subtree;
   }
   return { name: agent.name ?? comparable.name, config };
 }
 
-function deepClone<T>(value: T): T {
-  return value === undefined ? value : (structuredClone(value) as T);
-}
 
 /** The update body for `agent` against a live agent, finding the changed fields itself. */
 export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentRequest | undefined {

@@ -97,8 +97,10 @@ let agentSchemaPatterns: readonly string[] | undefined;
  * Every secret pattern of an agent's fields, as its plan change lists them (`sensitive_paths`):
  * the schema's (`config.tools[].header`, …), then the config paths filled from `${env:…}`.
  */
-export function agentSecretPatterns(envConfigPaths: readonly string[]): string[] {
+export function agentSecretPatterns(envConfigPaths: readonly string[]): readonly string[] {
   agentSchemaPatterns ??= sensitiveConfigPatterns().map((p) => `config.${p}`);
+  // The same list for every agent without `${env:…}` paths, so it is compiled once (`secretPatternSet`).
+  if (envConfigPaths.length === 0) return agentSchemaPatterns;
   return [...agentSchemaPatterns, ...envConfigPaths.map((p) => `config.${p}`)];
 }
 
