@@ -227,8 +227,11 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       { command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length },
       result.interrupted ? undefined : options.desired.environmentVariables,
     );
-    const [record] = await Promise.all([appendHistory(options, { plan, live, result, readBacks, status, workspace }), stored]);
-    return { ...outcome(status, plan, result), record };
+    const recording = appendHistory(options, { plan, live, result, readBacks, status, workspace });
+    // Both finish under the lock; a state write that failed fails the apply, as it always did.
+    await Promise.allSettled([stored, recording]);
+    await stored;
+    return { ...outcome(status, plan, result), record: await recording };
   } finally {
     await lock.release();
   }
