@@ -33,7 +33,7 @@ export class AgentReadBacks {
     if (done.result && 'agent' in done.result) {
       const desired = this.agents.get(address);
       const agent = done.result.agent;
-      this.versions.set(address, desired && agent.config ? agentVersion(desired, agent.config as Record<string, unknown>) : undefined);
+      this.versions.set(address, desired && agent.config ? versionOrNone(desired, agent.config as Record<string, unknown>) : undefined);
     }
     if (done.request.operation === 'set_agent_files') this.filesSet.add(address);
   };
@@ -61,7 +61,19 @@ export interface HistoryContext {
   signal?: AbortSignal | undefined;
 }
 
-/** The agent's live configuration after the apply, for an agent whose change did not apply from a read-back it got. */
+/**
+ * A version made while requests are answered: whatever goes wrong making it must not fail a request
+ * that succeeded. Without one, the agent is read again for the record, where a failure only warns.
+ */
+function versionOrNone(agent: DesiredAgent, config: Record<string, unknown>): AgentVersion | undefined {
+  try {
+    return agentVersion(agent, config);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The agent's live configuration after the apply where no read-back of its update gives it: as planned when left alone, else read again. */
 async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<Record<string, unknown> | undefined> {
   const planned = context.live.agents.get(agent.id);
   if (!change || change.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
