@@ -7,12 +7,17 @@ import { canonicalJson } from '../util/hash.js';
  */
 export function isUnchanged(desired: unknown, live: unknown): boolean {
   if (desired === null) return live === undefined || live === null;
-  // Two strings (prompts, mostly), two booleans or two finite numbers serialize alike exactly when
-  // they are equal: compared without serializing. Anything else (objects, arrays, values of two
-  // kinds, NaN and Infinity, which serialize as null) is compared in canonical JSON.
-  const kind = typeof desired;
-  if (kind === typeof live && (kind === 'string' || kind === 'boolean' || (kind === 'number' && Number.isFinite(desired) && Number.isFinite(live)))) {
-    return desired === live;
-  }
-  return canonicalJson(desired) === canonicalJson(live);
+  return serializeAlike(desired, live);
+}
+
+/**
+ * Whether two values serialize alike with keys sorted (`canonicalJson`). Two strings (prompts,
+ * mostly), two booleans or two finite numbers do exactly when they are equal: compared without
+ * serializing. Anything else (objects, arrays, values of two kinds, NaN and Infinity, which
+ * serialize as null) is compared in canonical JSON.
+ */
+export function serializeAlike(a: unknown, b: unknown): boolean {
+  const kind = typeof a;
+  if (kind === typeof b && (kind === 'string' || kind === 'boolean' || (kind === 'number' && Number.isFinite(a) && Number.isFinite(b)))) return a === b;
+  return canonicalJson(a) === canonicalJson(b);
 }

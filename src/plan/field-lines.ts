@@ -5,7 +5,7 @@
  */
 import { structuredPatch } from 'diff';
 import { REDACTED } from '../util/redact.js';
-import { canonicalJson } from '../util/hash.js';
+import { serializeAlike } from './compare.js';
 import { redactValue } from './redact.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from './types.js';
 
@@ -97,19 +97,13 @@ function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
-  if (sameValue(before, after)) {
+  if (serializeAlike(before, after)) {
     // The only difference is inside a redacted part (a tool's header token, say).
     return { ...base, summary: '(sensitive value changed)', diff: undefined };
   }
   if (marker === '-') return { ...base, summary: `${formatScalar(before)} → null (cleared)`, diff: undefined };
   if (needsLineDiff(before) || needsLineDiff(after)) return { ...base, summary: undefined, diff: lineDiff(before, after) };
   return { ...base, summary: marker === '+' ? formatScalar(after) : `${formatScalar(before)} → ${formatScalar(after)}`, diff: undefined };
-}
-
-/** Whether two redacted values read alike (a string, such as a prompt, compared as it is). */
-function sameValue(before: unknown, after: unknown): boolean {
-  if (typeof before === 'string' || typeof after === 'string') return before === after;
-  return canonicalJson(before) === canonicalJson(after);
 }
 
 /** A sentence for what will happen to a resource, for headers in text and Markdown. */
