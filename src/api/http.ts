@@ -158,7 +158,6 @@ function isStream(body: HttpRequest['body']): boolean {
   return body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
-
 function rejectWhenAborted(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
 }

@@ -131,9 +131,10 @@ class PlanRun {
     // is handed twice as many: each request on the wire has the next one queued behind it in the
     // client, so a freed slot is taken at once, however busy this thread is. A stop withdraws the
     // queued ones unsent.
-    const queuesAhead = client.maxInFlight !== undefined && client.maxInFlight <= parallelism && client.withSignal !== undefined;
-    this.client = queuesAhead && signal ? (client.withSignal?.(signal) ?? client) : client;
-    this.onTheWire = queuesAhead ? (client.maxInFlight ?? parallelism) : parallelism;
+    const { maxInFlight } = client;
+    const queuesAhead = maxInFlight !== undefined && maxInFlight <= parallelism && client.withSignal !== undefined;
+    this.client = queuesAhead && signal && client.withSignal ? client.withSignal(signal) : client;
+    this.onTheWire = queuesAhead ? maxInFlight : parallelism;
     this.slots = new Semaphore(queuesAhead ? parallelism * QUEUED_AHEAD_FACTOR : parallelism);
     this.resources = new DesiredIndex(options.desired);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
-import type { DesiredState } from '../manifest/types.js';
+import type { DesiredState, ReadTargets } from '../manifest/types.js';
 import type { AcquireOptions, HeldLock, StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
 import { workspaceKey } from '../state/types.js';
@@ -16,7 +16,6 @@ import { WireThread } from '../api/wire-thread-link.js';
 import { formatDiagnostics } from './diagnostics.js';
 import type { CommandContext } from './context.js';
 import type { Connection, ManifestService } from './connection.js';
-import type { ReadTargets } from '../manifest/types.js';
 import { ReadAhead } from '../plan/read-ahead.js';
 import type { LiveReader } from '../plan/read-live.js';
 
@@ -59,11 +58,9 @@ export interface ConnectedProject {
   lock: HeldLock | undefined;
 }
 
-/** The connection module: the HTTP client is most of start-up, and loading manifests alone does not need it. */
-type ConnectionModule = typeof import('./connection.js');
-let connectionModule: ConnectionModule | undefined;
-function loadConnectionModule(): Promise<ConnectionModule> {
-  return import('./connection.js').then((module) => (connectionModule = module));
+/** The connection module, loaded when needed: the HTTP client is most of start-up, and loading manifests alone does not need it. */
+function loadConnectionModule(): Promise<typeof import('./connection.js')> {
+  return import('./connection.js');
 }
 
 /**
@@ -85,7 +82,7 @@ function connectionRequest(options: ProjectOptions, manifest: ManifestService, w
  * the operator set neither (connection.ts): every command that loads manifests connects through here.
  */
 export async function connectService(options: ProjectOptions, manifest: ManifestService, ctx: CommandContext, how: { wireThread?: boolean } = {}): Promise<Connection> {
-  const { resolveConnection } = connectionModule ?? (await loadConnectionModule());
+  const { resolveConnection } = await loadConnectionModule();
   const [connection, tuning] = connectionRequest(options, manifest, how.wireThread ?? false);
   return resolveConnection(connection, ctx, tuning);
 }

@@ -1,9 +1,8 @@
-import type { DesiredState } from '../manifest/types.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { IncrementalDiff, selectTargets, summarize, type LiveState } from './diff.js';
-import type { DesiredAgent } from '../manifest/types.js';
 import { environmentVariablesOf } from './environment-variables.js';
 import { readLiveState, type LiveReader } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
