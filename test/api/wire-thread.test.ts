@@ -22,6 +22,11 @@ const { createClient } = (await import(path.join(root, 'dist/api/index.js'))) as
 const { HttpTransport } = (await import(path.join(root, 'dist/api/http.js'))) as typeof HttpModule;
 
 const KEY = 'k'.repeat(32);
+/** What holds with the wire on its own thread holds with it on the caller's too. */
+const EITHER_THREAD = [
+  ['on the wire thread', true],
+  ['on this thread', false],
+] as const;
 const { serve, cleanups } = useFakeServers();
 
 function client(baseUrl: string, options: Partial<ApiModule.ClientOptions> = {}) {
@@ -134,10 +139,7 @@ describe('failures keep their meaning across the threads', () => {
 });
 
 describe('withdrawing requests that wait for a slot (ApiClient.withSignal)', () => {
-  it.each([
-    ['on the wire thread', true],
-    ['on this thread', false],
-  ])('%s: the queued ones fail with api_not_sent and never reach the service; the one on the wire is answered', async (_where, wireThread) => {
+  it.each(EITHER_THREAD)('%s: the queued ones fail with api_not_sent and never reach the service; the one on the wire is answered', async (_where, wireThread) => {
     const arrived: string[] = [];
     let answerFirst!: () => void;
     const fake = await serve((req, res) => {
@@ -169,10 +171,7 @@ describe('withdrawing requests that wait for a slot (ApiClient.withSignal)', () 
 });
 
 describe('many requests waiting on one stop signal', () => {
-  it.each([
-    ['on the wire thread', true],
-    ['on this thread', false],
-  ])('%s: no listener-leak warning, however many wait (a large apply queues hundreds)', async (_where, wireThread) => {
+  it.each(EITHER_THREAD)('%s: no listener-leak warning, however many wait (a large apply queues hundreds)', async (_where, wireThread) => {
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
     process.on('warning', onWarning);
