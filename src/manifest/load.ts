@@ -18,13 +18,13 @@ import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from './env-policy.js';
 import { checkOverlayReferences, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
-import { hashKnowledgeFiles, isAbsoluteWritten, promptBudget, promptPolicy, readPrompts, resolveFrom, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
+import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
 import { FileCache, findManifestFiles, type ManifestFile } from './load-files.js';
 import { MAX_MANIFEST_BYTES } from './limits.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
-import { spanAt, spansOf, type PathPart } from './positions.js';
+import { spansOf, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
@@ -63,8 +63,6 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
-  const prompts = promptBudget();
-  prefetchPromptFiles(fragments, cache, prompts);
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
   checkOverlayReferences(combined, diagnostics);
@@ -100,7 +98,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   const agentList = [...drafts.agents.values()];
   const knowledgeList = [...drafts.knowledge.values()];
-  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: prompts }, digests);
+  const { promptTextOf, knowledgeContents } = await readNamedFiles(agentList, knowledgeList, { files: cache, sources, diagnostics, promptBudget: promptBudget() }, digests);
 
   const secretList = [...secrets];
   const omitted = { ...diagnostics.omitted };
@@ -155,27 +153,6 @@ async function readNamedFiles(
   ]);
   knowledge.forEach((draft, index) => checkKnowledgeContent(draft, knowledgeContents[index], context.diagnostics));
   return { promptTextOf: new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string])), knowledgeContents };
-}
-
-/**
- * Starts reading the prompt files that agents name plainly (`prompt: { file: … }` in the entry),
- * so the reads proceed on the I/O threads while the schemas compile and the agents are checked.
- * Only a head start: what is read and hashed is decided later, from the resolved agents.
- */
-function prefetchPromptFiles(fragments: readonly Fragment[], cache: FileCache, budget: ReturnType<typeof promptBudget>): void {
-  for (const fragment of fragments) {
-    const agents = fragment.value.agents;
-    if (!isPlainObject(agents)) continue;
-    for (const name of Object.keys(agents)) {
-      const entry = agents[name];
-      const config = isPlainObject(entry) ? entry.config : undefined;
-      const prompt = isPlainObject(config) ? config.prompt : undefined;
-      const file = isPlainObject(prompt) ? prompt.file : undefined;
-      if (typeof file !== 'string' || file.includes('${') || file.includes('{{') || isAbsoluteWritten(file)) continue;
-      const span = spanAt(prompt, ['file']);
-      if (span) void cache.read(resolveFrom(span, file), promptPolicy(span.source, budget));
-    }
-  }
 }
 
 /**

@@ -16,9 +16,10 @@
  * findProjectRoot), so `../prompts/a.md` from a manifest in a subfolder works while nothing outside
  * the repository can be named.
  */
-import { constants, fstat, open, close, read, realpath, stat, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpath, realpathSync, stat, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { DiagnosticCode } from '../error-codes.js';
+import { inSlice } from '../util/sync-slices.js';
 
 export type ReadFailure =
   | 'missing'
@@ -75,10 +76,15 @@ export function isInside(root: string, file: string): boolean {
 
 /**
  * Reads a file under a policy (see the module comment), answering why not instead of throwing.
- * A file refused for where it is or what it is is never opened.
+ * A file refused for where it is or what it is is never opened. The calls are made synchronously,
+ * a slice of files at a time (src/util/sync-slices.ts): none of them can wait on another process.
  */
-export async function readGuarded(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
-  const checked = await inspect(file, policy);
+export function readGuarded(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
+  return inSlice(() => readGuardedNow(file, policy));
+}
+
+function readGuardedNow(file: string, policy: ReadPolicy): ReadOutcome {
+  const checked = inspectNow(file, policy);
   if (!checked.ok) return checked;
   const budget = policy.budget;
   if (budget) {
@@ -93,9 +99,9 @@ export async function readGuarded(file: string, policy: ReadPolicy): Promise<Rea
 const OUTSIDE: Extract<ReadOutcome, { ok: false }> = { ok: false, reason: 'outside', message: 'is outside the project' };
 
 /** The real path of the deepest folder above `file` that exists. */
-async function existingAncestor(file: string): Promise<string> {
+function existingAncestor(file: string): string {
   for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
-    const real = await realpathOf(dir).catch(() => undefined);
+    const real = attempt(() => realpathSync.native(dir));
     if (real !== undefined || path.dirname(dir) === dir) return real ?? dir;
   }
 }
@@ -103,14 +109,18 @@ async function existingAncestor(file: string): Promise<string> {
 type Inspection = { ok: true; real: string; info: Stats } | Extract<ReadOutcome, { ok: false }>;
 
 /** The real path and its stat, once the path has passed every check that needs no open. */
-export async function inspect(file: string, policy: ReadPolicy): Promise<Inspection> {
+export function inspect(file: string, policy: ReadPolicy): Promise<Inspection> {
+  return inSlice(() => inspectNow(file, policy));
+}
+
+function inspectNow(file: string, policy: ReadPolicy): Inspection {
   let real: string;
   try {
-    real = await realpathOf(file);
+    real = realpathSync.native(file);
   } catch (error) {
     // A missing file outside the project is "outside", not "missing": its folder is not listed for suggestions.
     const failure = failureOf(error);
-    if (failure.reason === 'missing' && !isInside(policy.root, await existingAncestor(file))) return OUTSIDE;
+    if (failure.reason === 'missing' && !isInside(policy.root, existingAncestor(file))) return OUTSIDE;
     return failure;
   }
   if (!isInside(policy.root, real)) {
@@ -119,7 +129,7 @@ export async function inspect(file: string, policy: ReadPolicy): Promise<Inspect
   }
   let info: Stats;
   try {
-    info = await statOf(real);
+    info = statSync(real);
   } catch (error) {
     return failureOf(error);
   }
@@ -130,24 +140,25 @@ export async function inspect(file: string, policy: ReadPolicy): Promise<Inspect
 }
 
 /** Opens the inspected file without following a link or blocking, checks it is still that file, reads at most `maxBytes`. */
-function readOpened(real: string, expected: Stats, maxBytes: number): Promise<ReadOutcome> {
-  return new Promise((resolve) => {
-    open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK, (openError, fd) => {
-      if (openError) {
-        resolve(failureOf(openError));
-        return;
-      }
-      const finish = (outcome: ReadOutcome): void => close(fd, () => resolve(outcome));
-      fstat(fd, (statError, info) => {
-        if (statError) return finish(failureOf(statError));
-        if (!info.isFile() || info.ino !== expected.ino || info.dev !== expected.dev) {
-          return finish({ ok: false, reason: 'unreadable', message: 'changed while it was being read' });
-        }
-        if (info.size > maxBytes) return finish(tooLarge(info.size, maxBytes));
-        readUpTo(fd, maxBytes, finish, info.size);
-      });
-    });
-  });
+function readOpened(real: string, expected: Stats, maxBytes: number): ReadOutcome {
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return failureOf(error);
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.ino !== expected.ino || info.dev !== expected.dev) {
+      return { ok: false, reason: 'unreadable', message: 'changed while it was being read' };
+    }
+    if (info.size > maxBytes) return tooLarge(info.size, maxBytes);
+    return readUpTo(fd, maxBytes, info.size);
+  } catch (error) {
+    return failureOf(error);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -157,30 +168,26 @@ function readOpened(real: string, expected: Stats, maxBytes: number): Promise<Re
  * or grows while it is read goes on in 64 KiB buffers. A fixed 64 KiB buffer per file would hold 64 KiB
  * for each 2 KB prompt: at 5,000 prompts, 320 MB allocated and most of the load's time.
  */
-function readUpTo(fd: number, maxBytes: number, done: (outcome: ReadOutcome) => void, reportedSize = 0): void {
+function readUpTo(fd: number, maxBytes: number, reportedSize: number): ReadOutcome {
   const chunks: Buffer[] = [];
   let total = 0;
   let buffer = Buffer.allocUnsafe(Math.min(reportedSize > 0 ? reportedSize + 1 : 64 * 1024, maxBytes + 1));
   let filled = 0;
-  const step = (): void => {
+  for (;;) {
     if (filled === buffer.length) {
       chunks.push(buffer);
       buffer = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - total));
       filled = 0;
     }
-    read(fd, buffer, filled, buffer.length - filled, null, (error, count) => {
-      if (error) return done(failureOf(error));
-      if (count === 0) {
-        const last = filled === 0 ? Buffer.alloc(0) : buffer.subarray(0, filled);
-        return done({ ok: true, bytes: chunks.length === 0 ? last : Buffer.concat([...chunks, last], total) });
-      }
-      filled += count;
-      total += count;
-      if (total > maxBytes) return done(tooLarge(total, maxBytes, true));
-      step();
-    });
-  };
-  step();
+    const count = readSync(fd, buffer, filled, buffer.length - filled, null);
+    if (count === 0) {
+      const last = filled === 0 ? Buffer.alloc(0) : buffer.subarray(0, filled);
+      return { ok: true, bytes: chunks.length === 0 ? last : Buffer.concat([...chunks, last], total) };
+    }
+    filled += count;
+    total += count;
+    if (total > maxBytes) return tooLarge(total, maxBytes, true);
+  }
 }
 
 function tooLarge(size: number, maxBytes: number, atLeast = false): Extract<ReadOutcome, { ok: false }> {
@@ -222,8 +229,13 @@ function realpathOf(file: string): Promise<string> {
   return new Promise((resolve, reject) => realpath.native(file, (error, resolved) => (error ? reject(error) : resolve(resolved))));
 }
 
-function statOf(file: string): Promise<Stats> {
-  return new Promise((resolve, reject) => stat(file, (error, info) => (error ? reject(error) : resolve(info))));
+/** `read()`'s value, or undefined when it throws. */
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
 }
 
 function exists(file: string): Promise<boolean> {
