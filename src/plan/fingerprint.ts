@@ -22,19 +22,14 @@ export function fingerprint(key: string, manifestHash: string, live: unknown): s
 /**
  * An agent's fingerprint covers every top-level config key the manifest sets, whole: its update body
  * sends those subtrees back as they are live, so a change next to a managed field makes the plan
- * stale instead of being overwritten with what the service had at plan time.
+ * stale instead of being overwritten with what the service had at plan time. The values are
+ * subtrees of `comparable`, not copies (the differ hashes them when the fingerprint is asked for).
  */
-export function agentFingerprint(
-  key: string,
-  manifestHash: string,
-  agent: DesiredAgent,
-  comparable: ComparableAgent | undefined,
-  liveFiles: unknown,
-): string {
-  if (!comparable) return fingerprint(key, manifestHash, null);
+export function agentFingerprinted(agent: DesiredAgent, comparable: ComparableAgent | undefined, liveFiles: unknown): unknown {
+  if (!comparable) return null;
   const config: Record<string, unknown> = {};
   for (const key of Object.keys(agent.config)) config[key] = comparable.config[key];
-  return fingerprint(key, manifestHash, { name: comparable.name, config, ...(agent.knowledge !== undefined ? { knowledge: liveFiles } : {}) });
+  return { name: comparable.name, config, ...(agent.knowledge !== undefined ? { knowledge: liveFiles } : {}) };
 }
 
 /** The live files of an agent (`knowledge_base.files`), as the differ compares them. */
@@ -48,7 +43,7 @@ export function liveFingerprints(desired: DesiredState, live: LiveState, state: 
   const hash = (value: unknown) => fingerprint(key, desired.manifestHash, value);
   for (const agent of desired.agents.values()) {
     const liveAgent = live.agents.get(agent.id);
-    out.set(agent.address, agentFingerprint(key, desired.manifestHash, agent, liveAgent && comparableLiveAgent(liveAgent), liveKnowledgeFiles(liveAgent?.config)));
+    out.set(agent.address, hash(agentFingerprinted(agent, liveAgent && comparableLiveAgent(liveAgent), liveKnowledgeFiles(liveAgent?.config))));
   }
   const phones = new Map(live.phones.map((p) => [p.id, p]));
   for (const phone of desired.phones.values()) {

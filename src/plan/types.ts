@@ -120,11 +120,12 @@ export interface ResourceChange {
   /** The requests apply sends for this change, in order. Empty for `no-op`. */
   requests: PlannedRequest[];
   /**
-   * `sha256:` of the live values this change was computed from (for an agent, the managed
+   * `hmac-sha256:` of the live values this change was computed from (for an agent, the managed
    * top-level config keys whole, as its update body carries them). `apply PLAN` computes it again
    * from the service and refuses the plan (`plan_stale`) when any resource's fingerprint moved.
+   * The differ makes it when it is first read.
    */
-  liveFingerprint: string;
+  readonly liveFingerprint: string;
 }
 
 export interface PlanSummary {
