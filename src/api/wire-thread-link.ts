@@ -23,6 +23,8 @@ interface PendingGrant {
 
 /** The wire thread's young generation (MB): see the constructor. */
 const WIRE_THREAD_YOUNG_GENERATION_MB = 4;
+/** Most messages posted to the thread at once (see `WireThread.post`). */
+const OUTBOX_BATCH = 128;
 
 /** A thread booted ahead of its transport (`prestart`), waiting for `start`. */
 let spare: WireThread | undefined;
@@ -33,6 +35,8 @@ const THREAD_MODULE = new URL('./wire-thread.js', import.meta.url);
 export class WireThread {
   private readonly worker: Worker;
   private nextId = 1;
+  /** Messages not yet posted to the thread (`post`). */
+  private outbox: ToWire[] = [];
   private readonly sends = new Map<number, PendingSend>();
   private readonly grants = new Map<number, PendingGrant>();
   private referenced = false;
@@ -151,8 +155,23 @@ export class WireThread {
     return () => signal.removeEventListener('abort', withdraw);
   }
 
+  /**
+   * Messages go to the thread in batches: those posted in one turn of the event loop together, or
+   * OUTBOX_BATCH at a time. A plan posts its 5,000 reads in one burst, and the thread, handling them
+   * a message at a time, got to its first socket's connection only after the whole burst: the
+   * first request reached the service 230–310 ms after it was posted.
+   */
   private post(message: ToWire): void {
-    this.worker.postMessage(message);
+    const waiting = this.outbox.push(message);
+    if (waiting === 1) queueMicrotask(() => this.flush());
+    else if (waiting >= OUTBOX_BATCH) this.flush();
+  }
+
+  private flush(): void {
+    if (this.outbox.length === 0 || this.gone) return;
+    const batch = this.outbox;
+    this.outbox = [];
+    this.worker.postMessage(batch);
   }
 
   private receive(message: FromWire): void {

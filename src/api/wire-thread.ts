@@ -9,7 +9,7 @@
  * sockets close with it), and the caller's side fails what was outstanding.
  */
 import { parentPort } from 'node:worker_threads';
-import { Semaphore } from '../util/semaphore.js';
+import { Semaphore, type QueuePlace } from '../util/semaphore.js';
 import { loadPoolModule, SocketPools } from './wire.js';
 import { epochNowMs, errorToCrossing, notSentError, type FromWire, type ToWire, type WireRequest } from './wire-messages.js';
 
@@ -25,29 +25,25 @@ let slots: Semaphore;
 
 const post = (message: FromWire) => port.postMessage(message);
 
-/** Sends and slot requests still waiting for a slot, by id: a `withdraw` ends their wait. */
-const queued = new Map<number, AbortController>();
+/** Sends and slot requests still waiting for a slot, by id: a `withdraw` gives up their place. */
+const waiting = new Map<number, QueuePlace>();
 
-/** Takes a slot for `id`, waiting in the queue unless a `withdraw` comes first (then false). */
-async function acquireUnlessWithdrawn(id: number): Promise<boolean> {
-  if (slots.tryAcquire()) return true;
-  const withdrawal = new AbortController();
-  queued.set(id, withdrawal);
-  try {
-    await slots.acquire(withdrawal.signal);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    queued.delete(id);
-  }
+/** Runs `start` with a slot for `id`: now, or when its turn comes unless a `withdraw` comes first. */
+function whenSlotFree(id: number, start: () => void): void {
+  const place = slots.whenFree(() => {
+    waiting.delete(id);
+    start();
+  });
+  if (place) waiting.set(id, place);
 }
 
-async function send(id: number, request: WireRequest): Promise<void> {
-  if (!(await acquireUnlessWithdrawn(id))) {
-    post({ kind: 'failure', id, dispatchedAt: undefined, error: errorToCrossing(notSentError()) });
-    return;
-  }
+function withdraw(id: number): void {
+  const place = waiting.get(id);
+  waiting.delete(id);
+  if (place?.withdraw()) post({ kind: 'failure', id, dispatchedAt: undefined, error: errorToCrossing(notSentError()) });
+}
+
+async function exchange(id: number, request: WireRequest): Promise<void> {
   let dispatchedAt: number | undefined;
   try {
     const response = await pools.exchange({ ...request, onDispatch: () => (dispatchedAt = epochNowMs()) });
@@ -59,28 +55,28 @@ async function send(id: number, request: WireRequest): Promise<void> {
   }
 }
 
-async function grant(id: number): Promise<void> {
-  if (await acquireUnlessWithdrawn(id)) post({ kind: 'granted', id });
-  else post({ kind: 'failure', id, dispatchedAt: undefined, error: errorToCrossing(notSentError()) });
-}
+// Messages come in batches (`WireThread.post`), in the order they were posted.
+port.on('message', (batch: ToWire[]) => {
+  for (const message of batch) handle(message);
+});
 
-port.on('message', (message: ToWire) => {
+function handle(message: ToWire): void {
   switch (message.kind) {
     case 'setup':
       pools = new SocketPools(message.setup.pools);
       slots = new Semaphore(message.setup.maxInFlight);
       break;
     case 'send':
-      void send(message.id, message.request);
+      whenSlotFree(message.id, () => void exchange(message.id, message.request));
       break;
     case 'acquire':
-      void grant(message.id);
+      whenSlotFree(message.id, () => post({ kind: 'granted', id: message.id }));
       break;
     case 'release':
       slots.release();
       break;
     case 'withdraw':
-      queued.get(message.id)?.abort();
+      withdraw(message.id);
       break;
   }
-});
+}

@@ -32,25 +32,43 @@ export class Semaphore {
   }
 
   /**
+   * Calls `onGranted` holding a slot: at once when one is free (then nothing is returned), else when
+   * its turn comes; the place returned can be given up while it waits. A callback and a plain place,
+   * not a promise and an AbortSignal: the wire thread queues thousands of requests in a burst, and
+   * the first of them go out only once the burst is queued.
+   */
+  whenFree(onGranted: () => void): QueuePlace | undefined {
+    if (this.tryAcquire()) {
+      onGranted();
+      return undefined;
+    }
+    const waiter: Waiter = { grant: onGranted };
+    this.waiting.push(waiter);
+    return {
+      withdraw: () => {
+        if (!waiter.grant) return false;
+        waiter.grant = undefined;
+        this.withdrawn++;
+        return true;
+      },
+    };
+  }
+
+  /**
    * Waits for a slot. With `signal`, a wait still in the queue when the signal aborts ends at once,
    * rejecting with the signal's reason, and gives up its place; a slot already taken is kept.
    */
   acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.tryAcquire()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, withdraw: undefined };
-      if (signal) {
-        const onAbort = () => {
-          waiter.withdraw = undefined;
-          waiter.resolve = undefined;
-          this.withdrawn++;
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-        waiter.withdraw = () => signal.removeEventListener('abort', onAbort);
-      }
-      this.waiting.push(waiter);
+      const onAbort = () => {
+        if (place?.withdraw()) reject(signal?.reason);
+      };
+      const place = this.whenFree(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      if (place) signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -63,12 +81,13 @@ export class Semaphore {
         this.waiting = this.waiting.slice(this.head);
         this.head = 0;
       }
-      if (!next.resolve) {
+      const grant = next.grant;
+      if (!grant) {
         this.withdrawn--;
         continue;
       }
-      next.withdraw?.();
-      next.resolve();
+      next.grant = undefined;
+      grant();
       return;
     }
     this.active--;
@@ -85,11 +104,15 @@ export class Semaphore {
   }
 }
 
-/** A place in the queue: `resolve` is cleared when it is withdrawn. */
+/** A place in the queue: `grant` is cleared when the slot is given or the place withdrawn. */
 interface Waiter {
-  resolve: (() => void) | undefined;
-  /** Stops listening for the withdrawal once the slot is given. */
-  withdraw: (() => void) | undefined;
+  grant: (() => void) | undefined;
+}
+
+/** A wait for a slot (`Semaphore.whenFree`). */
+export interface QueuePlace {
+  /** Gives up the place: true if it was still waiting (its callback will not be called), false if the slot was already given. */
+  withdraw(): boolean;
 }
 
 /**

@@ -45,6 +45,26 @@ describe('Semaphore', () => {
     await expect(slots.acquire(late.signal)).rejects.toBeDefined();
   });
 
+  it('whenFree calls back at once with a free slot, else in turn; a withdrawn place is never called back', () => {
+    const slots = new Semaphore(1);
+    const granted: string[] = [];
+    expect(slots.whenFree(() => granted.push('first'))).toBeUndefined();
+    const second = slots.whenFree(() => granted.push('second'));
+    const third = slots.whenFree(() => granted.push('third'));
+    expect(granted).toEqual(['first']);
+    expect(slots.queued).toBe(2);
+    expect(second?.withdraw()).toBe(true);
+    expect(second?.withdraw()).toBe(false); // already given up
+    expect(slots.queued).toBe(1);
+    slots.release(); // past the withdrawn place, straight to `third`
+    expect(granted).toEqual(['first', 'third']);
+    expect(third?.withdraw()).toBe(false); // the slot was given: it stays held
+    expect(slots.inFlight).toBe(1);
+    slots.release();
+    expect(slots.inFlight).toBe(0);
+    expect(slots.queued).toBe(0);
+  });
+
   it('refuses a limit below 1', () => {
     expect(() => new Semaphore(0)).toThrow(RangeError);
   });
