@@ -60,7 +60,7 @@ export interface ApplyOptions {
   savedPlan?: SavedPlan | undefined;
   /**
    * Told of each agent's change of a fresh plan as it is made, while the other reads are on the wire
-   * (`createPlan`): a caller that prints the plan prepares its text then (`prepareFieldViews`).
+   * (`createPlan`): a caller that prints the plan prepares its text then (`prepareChangeText`).
    */
   onAgentChange?: ((change: ResourceChange) => void) | undefined;
   /** `--target` addresses for a fresh plan. */

@@ -8,8 +8,7 @@ import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
-import { prepareFieldViews } from '../plan/field-lines.js';
-import { renderPlanText } from '../plan/render-text.js';
+import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import type { CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
 
@@ -27,8 +26,8 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
   const outcome = await apply({
     ...options,
     by: options.by ?? deployer(ctx.env),
-    // The plan is printed before it runs: its prompt diffs are made as the agents are compared.
-    onAgentChange: prepareFieldViews,
+    // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
+    onAgentChange: (change) => prepareChangeText(change, { color: ctx.color }),
     confirm: () => confirmOnTerminal(ctx, stop),
     onEvent: eventPrinter(ctx, status),
     signal: stop.signal,

@@ -1,7 +1,8 @@
+import { prepareFieldViews } from '../plan/field-lines.js';
 import { renderPlanJson } from '../plan/render-json.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
-import { renderPlanText } from '../plan/render-text.js';
-import type { Plan } from '../plan/types.js';
+import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
+import type { Plan, ResourceChange } from '../plan/types.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
@@ -14,4 +15,14 @@ export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: b
   if (format === 'json') return renderPlanJson(plan);
   if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan });
   return renderPlanText(plan, { color: options.color });
+}
+
+/**
+ * Makes what `renderPlanAs` will print of one change now (its text block, or its field views for
+ * Markdown; JSON needs nothing made ahead): called as each agent is compared, while the other reads
+ * are on the wire.
+ */
+export function prepareChangeOutput(change: ResourceChange, format: PlanFormat, options: { color: boolean }): void {
+  if (format === 'text') prepareChangeText(change, options);
+  else if (format === 'markdown') prepareFieldViews(change);
 }

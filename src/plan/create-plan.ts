@@ -21,7 +21,7 @@ export interface CreatePlanOptions {
   onReadProgress?: (agentsRead: number, agents: number) => void;
   /**
    * Told of each agent's change as it is made, while the other reads are on the wire (a renderer
-   * prepares its text then: `prepareFieldViews`). The plan is the same whether it is given or not.
+   * prepares its output then: `prepareChangeText`, `prepareFieldViews`). The plan is the same whether it is given or not.
    */
   onAgentChange?: ((change: ResourceChange) => void) | undefined;
   /** Clock, injectable for tests. */

@@ -4,6 +4,16 @@ import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
 
+const palettes = new Map<boolean, Colors>();
+function colorsFor(color: boolean): Colors {
+  let palette = palettes.get(color);
+  if (!palette) {
+    palette = picocolors.createColors(color);
+    palettes.set(color, palette);
+  }
+  return palette;
+}
+
 const MARKER = { create: '+', update: '~', 'no-op': ' ' } as const;
 
 function paintMarker(c: Colors, marker: string): string {
@@ -22,6 +32,26 @@ function renderField(c: Colors, view: FieldView): string[] {
   const head = `      ${paintMarker(c, view.marker)} ${view.path}`;
   if (view.summary !== undefined) return [`${head}: ${view.summary}${drift}`];
   return [`${head}:${drift}`, ...(view.diff ?? []).map((line) => `          ${paintDiffLine(c, line)}`)];
+}
+
+/** Blocks made ahead (`prepareChangeText`), by change: a block depends on the change and the colors only. */
+const blocks = new WeakMap<ResourceChange, { color: boolean; text: string }>();
+
+/**
+ * Makes the text block of a changed resource now, for `renderPlanText` to find later: plan and
+ * apply call it as each agent is compared, while the other reads are still on the wire, so the
+ * printed plan of 5,000 agents is put together, not rendered, after the last answer.
+ */
+export function prepareChangeText(change: ResourceChange, options: { color: boolean }): void {
+  if (change.action !== 'no-op') changeText(colorsFor(options.color), change, options.color);
+}
+
+function changeText(c: Colors, change: ResourceChange, color: boolean): string {
+  const known = blocks.get(change);
+  if (known?.color === color) return known.text;
+  const text = renderChange(c, change).join('\n');
+  blocks.set(change, { color, text });
+  return text;
 }
 
 function renderChange(c: Colors, change: ResourceChange): string[] {
@@ -47,7 +77,7 @@ function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables |
 
 /** Terraform-like text: one block per changed resource, full dotted paths, line diffs for prompts. */
 export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean }): string {
-  const c = picocolors.createColors(options.color);
+  const c = colorsFor(options.color);
   const out: string[] = [];
   const changed = plan.changes.filter((ch) => ch.action !== 'no-op');
   const where = `${plan.baseUrl}${plan.environment ? `, environment ${plan.environment}` : ''}`;
@@ -55,7 +85,7 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
     out.push(`No changes. The service (${where}) matches the manifests.`);
   } else {
     out.push(`voxform will make these changes on ${where}:`, '');
-    for (const change of changed) out.push(...renderChange(c, change), '');
+    for (const change of changed) out.push(changeText(c, change, options.color), '');
   }
   if (options.verbose) {
     for (const change of plan.changes.filter((ch) => ch.action === 'no-op')) out.push(`    ${change.address} ${c.dim('unchanged')}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffStates, summarize } from '../../src/plan/diff.js';
 import { renderPlanJson } from '../../src/plan/render-json.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
-import { renderPlanText } from '../../src/plan/render-text.js';
+import { prepareChangeText, renderPlanText } from '../../src/plan/render-text.js';
 import type { Plan } from '../../src/plan/types.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredCampaign, desiredState } from '../helpers/desired.js';
@@ -67,6 +67,17 @@ describe('text renderer', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('prints blocks made ahead (as each agent is compared) exactly as it renders them itself, in either coloring', () => {
+    for (const color of [false, true]) {
+      const fresh = renderPlanText(makePlan(), { color });
+      const prepared = makePlan();
+      // Made for the other coloring first: a block is only reused for the coloring it was made for.
+      for (const change of prepared.changes) prepareChangeText(change, { color: !color });
+      for (const change of prepared.changes) prepareChangeText(change, { color });
+      expect(renderPlanText(prepared, { color })).toBe(fresh);
+    }
   });
 
   it('says so when nothing changes', () => {

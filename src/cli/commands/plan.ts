@@ -17,12 +17,12 @@ export interface PlanCommandOptions extends ProjectOptions {
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx, { readAhead: true });
   // The agents are being read by now: what comes after the reads loads while they are on the wire.
-  const [{ plan: makePlan }, { prepareFieldViews }, { renderPlanAs }, { savePlanFile }] = await Promise.all([
+  const [{ plan: makePlan }, { prepareChangeOutput, renderPlanAs }, { savePlanFile }] = await Promise.all([
     import('../../plan/plan.js'),
-    import('../../plan/field-lines.js'),
     import('../render-plan.js'),
     import('../../plan/plan-file.js'),
   ]);
+  const format = options.format ?? 'text';
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx.stderr);
   const plan = await makePlan({
@@ -30,10 +30,10 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     client: project.reader,
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
-    // The text and Markdown views (prompt diffs above all) are made while the other reads are on the wire.
-    onAgentChange: options.format === 'json' ? undefined : prepareFieldViews,
+    // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
+    onAgentChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
-  ctx.stdout.write(renderPlanAs(plan, options.format ?? 'text', { color: ctx.color, savedPlan: options.out }));
+  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
   if (options.out) {
     const file = path.resolve(ctx.cwd, options.out);
     await savePlanFile(file, plan, project.desired, inputs.fingerprintKey);
