@@ -9,7 +9,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { mapBounded } from '../util/semaphore.js';
-import { findProjectRoot, readGuarded, realFolder, type ReadOutcome, type ReadPolicy } from './project-files.js';
+import { findProjectRoot, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './project-files.js';
 
 export type { ReadOutcome, ReadPolicy } from './project-files.js';
 
@@ -111,12 +111,14 @@ export { mapBounded };
  */
 export class FileCache {
   private readonly pending = new Map<string, Promise<ReadOutcome>>();
+  /** The real paths of the folders read from, for this load only (see `RealFolders`). */
+  private readonly folders: RealFolders = new Map();
 
   read(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
     const key = `${policy.root}\0${policy.maxBytes}\0${file}`;
     let outcome = this.pending.get(key);
     if (!outcome) {
-      outcome = readGuarded(file, policy);
+      outcome = readGuarded(file, policy, this.folders);
       this.pending.set(key, outcome);
     }
     return outcome;

@@ -68,6 +68,24 @@ describe('files a manifest names must stay inside the project', () => {
     ]);
   });
 
+  it('refuses every file of a folder that is a symbolic link leading outside, and a linked file beside plain ones', async () => {
+    const manifest = ['agents:']
+      .concat(['a', 'b'].map((name) => `  ${name}:\n    id: ag_${name}\n    config:\n      prompt: { file: linked/secret.md }`))
+      .concat(['c', 'd'].map((name) => `  ${name}:\n    id: ag_${name}\n    config:\n      prompt: { file: prompts/${name}.md }`))
+      .join('\n');
+    const { project, outside } = await projectWithOutsideSecret({ 'voxform.yaml': `${manifest}\n`, 'prompts/c.md': 'Be kind.\n' });
+    // A folder linked out of the project (its real path is looked up once per load, then reused),
+    await symlink(outside, path.join(project, 'linked'));
+    // and, in a folder whose other file is plain, a file linked out of it.
+    await symlink(path.join(outside, 'secret.md'), path.join(project, 'prompts/d.md'));
+    const result = await load(project);
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.message.includes('symbolic link')])).toEqual([
+      ['file_outside_project', 5, true],
+      ['file_outside_project', 9, true],
+      ['file_outside_project', 17, true],
+    ]);
+  });
+
   it('follows a symbolic link that stays inside the project', async () => {
     const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompts/front.md'), 'common/front.md': 'Be kind.\n' });
     await mkdir(path.join(project, 'prompts'));
