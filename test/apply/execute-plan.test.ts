@@ -68,6 +68,18 @@ async function setup() {
   return { desired, live, liveState, plan, store };
 }
 
+/** `count` agents whose live prompt is "Same", and a plan of them with `prompt` desired. */
+async function manyAgents(count: number, prompt: string) {
+  const agents = Array.from({ length: count }, (_, i) => desiredAgent(`agent-${String(i).padStart(5, '0')}`, { id: `a${i}`, config: { prompt } }));
+  const live: Agent = { id: 'a0', name: 'Desk', created_at: 1, config: { prompt: 'Same' } };
+  const desired = desiredState({ agents });
+  const liveState: LiveState = { agents: new Map(agents.map((a) => [a.id, { ...live, id: a.id }])), phones: [] };
+  const { changes } = diffStates({ desired, live: liveState, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+  const plan: Plan = { formatVersion: 1, createdAt: '2026-01-01T00:00:00.000Z', manifestHash: desired.manifestHash, files: [], environment: undefined, baseUrl: 'local', targets: [], changes, summary: summarize(changes) };
+  const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+  return { desired, plan, live, liveState, store };
+}
+
 describe('executePlan', () => {
   it('sends the planned body with secrets filled in from the manifests and from the service', async () => {
     const { desired, live, liveState, plan, store } = await setup();
@@ -107,6 +119,28 @@ describe('executePlan', () => {
     const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal });
     expect(result).toMatchObject({ applied: [], interrupted: true, stopped: ['agent.front', 'phone.+15550000001'] });
     expect(calls).toEqual([]);
+  });
+
+  it('sets a plan of thousands going a few hundred changes at a time, sending in plan order', async () => {
+    const { desired, plan, live, liveState, store } = await manyAgents(1_000, 'New');
+    const { client, calls } = fakeClient(live);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 1 });
+    expect(result.applied).toHaveLength(1_000);
+    expect(calls.filter((c) => c[0] === 'updateAgent').map((c) => c[1])).toEqual(plan.changes.map((c) => c.id));
+  });
+
+  it('records nothing once a stop has ended the run, though changes were still being set going', async () => {
+    // Unchanged agents: each records its state as it is set going, without a request.
+    const { desired, plan, live, liveState, store } = await manyAgents(2_000, 'Same');
+    const stop = new AbortController();
+    stop.abort();
+    const result = await executePlan({ plan, desired, live: liveState, client: fakeClient(live).client, store, parallelism: 2, signal: stop.signal, stopGraceMs: 0 });
+    const recordedAtReport = Object.keys(store.workspace.agents).length;
+    // More turns of the event loop than setting 2,000 changes going takes.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(Object.keys(store.workspace.agents)).toHaveLength(recordedAtReport);
+    expect(result.interrupted).toBe(true);
+    expect(result.applied.length + result.stopped.length).toBe(2_000);
   });
 
   it('does not make its last state writes wait out the pacing once every request is answered', async () => {
