@@ -59,10 +59,10 @@ export interface ApplyOptions {
   /** A saved plan (`readPlanFile`): checked for staleness, then run as saved. Counts as approval. */
   savedPlan?: SavedPlan | undefined;
   /**
-   * Told of each agent's change of a fresh plan as it is made, while the other reads are on the wire
-   * (`createPlan`): a caller that prints the plan prepares its text then (`prepareChangeText`).
+   * Told of each change of a fresh plan made while the other reads are on the wire (`createPlan`:
+   * agents, and phones): a caller that prints the plan prepares its text then (`prepareChangeText`).
    */
-  onAgentChange?: ((change: ResourceChange) => void) | undefined;
+  onChange?: ((change: ResourceChange) => void) | undefined;
   /** `--target` addresses for a fresh plan. */
   targets?: string[] | undefined;
   /** Apply without asking. */
@@ -148,11 +148,11 @@ async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ 
       files: options.files ?? [],
       targets: options.targets ?? [],
       onReadProgress,
-      onAgentChange: options.onAgentChange,
+      onChange: options.onChange,
     });
   }
   const plan = planFromJson(savedPlan, 'the saved plan');
-  const live = await readLiveState(client, desired, onReadProgress);
+  const live = await readLiveState(client, desired, { onProgress: onReadProgress });
   const key = store.fingerprintKey;
   assertPlanFresh(savedPlan, liveFingerprints(desired, live, store.workspace, key), desired, options.serviceId, key);
   return { plan, live };

@@ -13,7 +13,7 @@ import type { CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
 
 /** What `applyOnTerminal` adds itself: the question, the progress printer (and its prompt diffs made ahead), the stop signal, the lock's release on exit. */
-export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onAgentChange'>;
+export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
 /**
  * Runs the library's `apply` on the terminal, as `voxform apply` does (also for `voxform
@@ -27,7 +27,7 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
     ...options,
     by: options.by ?? deployer(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
-    onAgentChange: (change) => prepareChangeText(change, { color: ctx.color }),
+    onChange: (change) => prepareChangeText(change, { color: ctx.color }),
     confirm: () => confirmOnTerminal(ctx, stop),
     onEvent: eventPrinter(ctx, status),
     signal: stop.signal,

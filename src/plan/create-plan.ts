@@ -20,10 +20,11 @@ export interface CreatePlanOptions {
   /** Called as each agent is read from the service (for a progress display). */
   onReadProgress?: (agentsRead: number, agents: number) => void;
   /**
-   * Told of each agent's change as it is made, while the other reads are on the wire (a renderer
-   * prepares its output then: `prepareChangeText`, `prepareFieldViews`). The plan is the same whether it is given or not.
+   * Told of each change made while the other reads are on the wire: an agent's as its answer
+   * arrives, a phone's once the phone list and its agent's change are in (a renderer prepares its
+   * output then: `prepareChangeText`, `prepareFieldViews`). The plan is the same whether it is given or not.
    */
-  onAgentChange?: ((change: ResourceChange) => void) | undefined;
+  onChange?: ((change: ResourceChange) => void) | undefined;
   /** Clock, injectable for tests. */
   now?: () => Date;
 }
@@ -37,16 +38,16 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const { desired } = options;
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
-  const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets });
-  // Each agent is compared as its answer arrives, while the other reads are on the wire.
+  const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets }, options.onChange);
+  // Each agent is compared as its answer arrives, and each phone once the list and its agent are
+  // in, while the other reads are on the wire.
   const byId = agentsById(desired);
-  const live = await readLiveState(options.client, desired, options.onReadProgress, (agent) => {
-    for (const desiredAgent of byId.get(agent.id) ?? []) {
-      // Compared here whether or not anyone listens: `onAgentChange?.(diff.agentRead(…))` would skip
-      // the comparison itself without a listener and leave every agent to `finish`.
-      const change = diff.agentRead(desiredAgent, agent);
-      options.onAgentChange?.(change);
-    }
+  const live = await readLiveState(options.client, desired, {
+    onProgress: options.onReadProgress,
+    onAgent: (agent) => {
+      for (const desiredAgent of byId.get(agent.id) ?? []) diff.agentRead(desiredAgent, agent);
+    },
+    onPhones: (phones) => diff.phonesRead(phones),
   });
   const { changes, problems } = diff.finish(live);
   if (problems.length > 0) {

@@ -224,7 +224,8 @@ function writeRequestIds(change: ResourceChange | undefined): string[] {
   return change.requests.filter((r) => r.method !== 'GET').map((r) => r.id);
 }
 
-function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffContext, agentChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
+/** `agentChange`: the change of the manifest agent the phone is bound to (its requests wait for that one's writes), if any. */
+function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffContext, agentChange: ResourceChange | undefined, owners: Map<string, string>): ResourceChange {
   const before: Record<string, unknown> | null = live ? { agent_id: live.agent_id } : null;
   const after: Record<string, unknown> = {};
   if (phone.agent) after.agent_id = phone.agent.id;
@@ -248,7 +249,6 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffCont
     });
   }
   // The binding waits for the agent's changes: a number never answers with a half-updated agent.
-  const agentChange = phone.agent?.localName ? agentChanges.get(phone.agent.localName) : undefined;
   const requests = phoneRequests(phone, { create: !live, bind: fieldChanges.length > 0, after: writeRequestIds(agentChange) });
   return change({
     address: phone.address,
@@ -371,10 +371,13 @@ export function diffStates(input: DiffInput): { changes: ResourceChange[]; probl
 
 /**
  * The diff of `diffStates`, made while the live state is still being read: what needs no live value
- * (credentials, knowledge files) at once, each agent as its read arrives (`agentRead`), phones and
- * campaigns when every read is in (`finish`). Comparing then fills the wait on the network instead
- * of following it. Agents are independent of one another (an agent's requests wait only on its
- * knowledge uploads, known from the start), so the order the reads arrive in changes nothing.
+ * (credentials, knowledge files) at once, each agent as its read arrives (`agentRead`), each phone
+ * once the phone list and the change of the agent it is bound to are in (`phonesRead`), campaigns
+ * when every read is in (`finish`). Comparing then fills the wait on the network instead of
+ * following it. Agents are independent of one another (an agent's requests wait only on its
+ * knowledge uploads, known from the start), and a phone depends on its agent only, so the order the
+ * reads arrive in changes nothing; `finish` keeps a change made early only if it was made from the
+ * very answers the plan ends with.
  */
 export class IncrementalDiff {
   /** Request id → address of its change, for each change's `dependsOn`. */
@@ -383,8 +386,20 @@ export class IncrementalDiff {
   private readonly early: ResourceChange[] = [];
   /** Agent changes made as their reads arrived, by address, with the live agent each was made from. */
   private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
+  /** The same changes by the agent's local name (what a phone names). */
+  private readonly agentChangeByName = new Map<string, ResourceChange>();
+  /** The phone list once it is read (`phonesRead`), by number. */
+  private livePhones: { list: Phone[]; byNumber: Map<string, Phone> } | undefined;
+  /** Phones waiting for the change of the manifest agent they are bound to, by its local name. */
+  private readonly phonesWaiting = new Map<string, DesiredPhone[]>();
+  /** Phone changes made before the last read, by address, with the phone list and agent change each was made from. */
+  private readonly phonesDone = new Map<string, { list: Phone[]; agentChange: ResourceChange | undefined; change: ResourceChange }>();
 
-  constructor(private readonly context: DiffContext) {
+  /** `onChange` hears of each change made before `finish`: agents as their reads arrive, phones once the list and their agent's change are in. */
+  constructor(
+    private readonly context: DiffContext,
+    private readonly onChange?: (change: ResourceChange) => void,
+  ) {
     const { desired } = context;
     for (const credential of desired.credentials.values()) this.early.push(diffCredential(credential, context, this.owners));
     for (const file of desired.knowledge.values()) {
@@ -398,7 +413,44 @@ export class IncrementalDiff {
   agentRead(agent: DesiredAgent, live: Agent): ResourceChange {
     const change = diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
     this.agentsDone.set(agent.address, { live, change });
+    this.agentChangeByName.set(agent.localName, change);
+    this.onChange?.(change);
+    const waiting = this.phonesWaiting.get(agent.localName);
+    this.phonesWaiting.delete(agent.localName);
+    for (const phone of waiting ?? []) this.phoneNow(phone);
     return change;
+  }
+
+  /**
+   * Takes the phone list as it arrives (it is asked for first) and compares each phone whose agent
+   * is known now; a phone bound to an agent of the manifest waits for that agent's change (its
+   * binding waits for the agent's writes). A phone that is not on the account and cannot be
+   * imported is left to `finish`, which reports it.
+   */
+  phonesRead(phones: Phone[]): void {
+    this.livePhones = { list: phones, byNumber: new Map(phones.map((phone) => [phone.id, phone])) };
+    for (const phone of this.context.desired.phones.values()) {
+      const localName = phone.agent?.localName;
+      if (localName === undefined || this.agentChangeByName.has(localName)) {
+        this.phoneNow(phone);
+        continue;
+      }
+      const waiting = this.phonesWaiting.get(localName);
+      if (waiting) waiting.push(phone);
+      else this.phonesWaiting.set(localName, [phone]);
+    }
+  }
+
+  private phoneNow(phone: DesiredPhone): void {
+    const phones = this.livePhones;
+    if (!phones) return;
+    const live = phones.byNumber.get(phone.number);
+    if (!live && !phone.import) return;
+    const localName = phone.agent?.localName;
+    const agentChange = localName === undefined ? undefined : this.agentChangeByName.get(localName);
+    const change = diffPhone(phone, live, this.context, agentChange, this.owners);
+    this.phonesDone.set(phone.address, { list: phones.list, agentChange, change });
+    this.onChange?.(change);
   }
 
   /** The whole diff against `live`; an agent compared from this very answer already is not compared again. */
@@ -437,7 +489,10 @@ export class IncrementalDiff {
         });
         continue;
       }
-      const c = diffPhone(phone, livePhone, this.context, agentChanges, this.owners);
+      const agentChange = phone.agent?.localName === undefined ? undefined : agentChanges.get(phone.agent.localName);
+      // Made before the last read, from this very list and agent change: not compared again.
+      const done = this.phonesDone.get(phone.address);
+      const c = done && done.list === live.phones && done.agentChange === agentChange ? done.change : diffPhone(phone, livePhone, this.context, agentChange, this.owners);
       phoneChanges.set(phone.number, c);
       changes.push(c);
     }

@@ -24,8 +24,8 @@ export interface PlanOptions {
   targets?: string[] | undefined;
   /** Called as each agent is read from the service. */
   onReadProgress?: ((agentsRead: number, agents: number) => void) | undefined;
-  /** Told of each agent's change as it is made, while the other reads are on the wire (`createPlan`). */
-  onAgentChange?: ((change: ResourceChange) => void) | undefined;
+  /** Told of each change made while the other reads are on the wire (`createPlan`: agents, and phones). */
+  onChange?: ((change: ResourceChange) => void) | undefined;
 }
 
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
@@ -41,7 +41,7 @@ export async function plan(options: PlanOptions): Promise<Plan> {
     files: options.files ?? [],
     targets: options.targets ?? [],
     ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
-    onAgentChange: options.onAgentChange,
+    onChange: options.onChange,
   });
   return created.plan;
 }

@@ -17,22 +17,28 @@ function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'api_not_found';
 }
 
+/** Who hears of the reads as they arrive (`readLiveState`). */
+export interface LiveStateListeners {
+  /** After each agent's read, found or not. */
+  onProgress?: ((agentsRead: number, agents: number) => void) | undefined;
+  /** Each agent the service answered with. */
+  onAgent?: ((agent: Agent) => void) | undefined;
+  /** The phone list (read only when the manifests manage phones). */
+  onPhones?: ((phones: Phone[]) => void) | undefined;
+}
+
 /**
  * Reads what the plan compares against: every desired agent (concurrently; the client bounds how
  * many requests are in flight) and the phone list once. An agent the service does not know is
  * left out, for the differ to report with its manifest location; any other failure stops the plan.
  * Phones are read only when the manifest manages some.
  */
-export async function readLiveState(
-  client: LiveReader,
-  desired: DesiredState,
-  onProgress?: (agentsRead: number, agents: number) => void,
-  onAgent?: (agent: Agent) => void,
-): Promise<LiveState> {
+export async function readLiveState(client: LiveReader, desired: DesiredState, listeners: LiveStateListeners = {}): Promise<LiveState> {
+  const { onProgress, onAgent, onPhones } = listeners;
   const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
   let read = 0;
   // The phone list is asked for first, so that it is not the last answer in, behind every agent.
-  const phonesRead = desired.phones.size > 0 ? client.listPhones() : Promise.resolve([] as Phone[]);
+  const phonesRead = desired.phones.size > 0 ? client.listPhones().then((phones) => (onPhones?.(phones), phones)) : Promise.resolve([] as Phone[]);
   const [agents, phones] = await Promise.all([
     Promise.all(
       ids.map(async (id) => {

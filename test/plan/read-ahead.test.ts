@@ -86,15 +86,16 @@ describe('comparing as the answers arrive', () => {
   ])('makes the same plan as comparing after the last read (answers %s)', async (_name, order) => {
     const held = heldReader(live, [{ id: '+15551230001', agent_id: 'other' } as Phone]);
     const compared: string[] = [];
-    const planning = createPlan({ ...inputs, workspace: inputs.state, client: held.reader, onAgentChange: (change) => compared.push(change.address) });
+    const planning = createPlan({ ...inputs, workspace: inputs.state, client: held.reader, onChange: (change) => compared.push(change.address) });
     await new Promise((resolve) => setImmediate(resolve));
     for (const index of order) {
       held.release(live[index]!.id);
       await new Promise((resolve) => setImmediate(resolve));
     }
     const { plan } = await planning;
-    // Each agent was compared as its own answer came in, in the order they came.
-    expect(compared).toEqual(order.map((index) => agents[index]!.address));
+    // Each agent was compared as its own answer came in, in the order they came; the phone (its
+    // list came first) right after the agent it is bound to.
+    expect(compared).toEqual(order.flatMap((index) => (index === 0 ? [agents[0]!.address, phone.address] : [agents[index]!.address])));
     const after = diffStates({ ...inputs, live: { agents: new Map(live.map((agent) => [agent.id, agent])), phones: [{ id: '+15551230001', agent_id: 'other' } as Phone] } });
     expect(plan.changes).toEqual(after.changes);
     expect(plan.summary).toMatchObject({ update: 4, unchanged: 1 });
@@ -122,6 +123,26 @@ describe('comparing as the answers arrive', () => {
     } finally {
       agentRead.mockRestore();
     }
+  });
+
+  it('a phone compared before the last read is the one in the plan, and is compared again when its agent was', async () => {
+    const phones = [{ id: '+15551230001', agent_id: 'other' } as Phone];
+    const told = new Map<string, unknown>();
+    const diff = new IncrementalDiff(inputs, (change) => told.set(change.address, change));
+    diff.phonesRead(phones);
+    // Bound to agent-0 of the manifest: it waits for that agent's change (its binding waits for its writes).
+    expect(told.has(phone.address)).toBe(false);
+    diff.agentRead(agents[0]!, live[0]!);
+    const early = told.get(phone.address);
+    expect(early).toBeDefined();
+    const liveAgents = new Map(live.map((agent) => [agent.id, agent]));
+    expect(diff.finish({ agents: liveAgents, phones }).changes.find((c) => c.address === phone.address)).toBe(early);
+    // Another phone list at the end (or another answer for its agent): compared again, from it.
+    const other = new IncrementalDiff(inputs);
+    other.phonesRead(phones);
+    other.agentRead(agents[0]!, live[0]!);
+    const finished = other.finish({ agents: liveAgents, phones: [{ id: '+15551230001', agent_id: 'a1' } as Phone] });
+    expect(finished.changes.find((c) => c.address === phone.address)?.action).toBe('no-op');
   });
 
   it('an agent compared from an answer other than the one finished with is compared again', () => {

@@ -31,7 +31,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
-    onAgentChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
+    onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
   if (options.out) {
