@@ -303,6 +303,9 @@ function addWebhookCommands(program: Command, action: CommandAction): void {
     .action(action('webhook-serve'));
 }
 
+/** Commands whose requests go through the wire thread (connectProject): it is booted as they start. */
+const WIRE_THREAD_COMMANDS = new Set(['plan', 'apply', 'rollback']);
+
 const loaders: Record<string, () => Promise<CommandModule>> = {
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
@@ -420,6 +423,9 @@ export async function main(argv: string[]): Promise<number> {
     };
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);
+    // Its boot (a JavaScript context and the socket pool's module, 0.2 s on a slow machine) starts
+    // while the command's modules load: started later, the first read waited for it.
+    if (WIRE_THREAD_COMMANDS.has(name)) void import('../api/wire-thread-link.js').then(({ WireThread }) => WireThread.prestart(), () => undefined);
     const mod = await loader();
     exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
   });
