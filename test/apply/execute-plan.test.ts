@@ -141,6 +141,10 @@ describe('executePlan', () => {
     expect(Object.keys(store.workspace.agents)).toHaveLength(recordedAtReport);
     expect(result.interrupted).toBe(true);
     expect(result.applied.length + result.stopped.length).toBe(2_000);
+    // The writes of what was recorded before the stop, stored before the folder is removed (apply
+    // itself ends with such a write: recordApplyEnd).
+    store.hurry();
+    await store.save();
   });
 
   it('does not make its last state writes wait out the pacing once every request is answered', async () => {
