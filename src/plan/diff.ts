@@ -384,10 +384,8 @@ export class IncrementalDiff {
   private readonly owners = new Map<string, string>();
   private readonly knowledgeChanges = new Map<string, ResourceChange>();
   private readonly early: ResourceChange[] = [];
-  /** Agent changes made as their reads arrived, by address, with the live agent each was made from. */
+  /** Agent changes made as their reads arrived, by local name (what a phone names), with the live agent each was made from. */
   private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
-  /** The same changes by the agent's local name (what a phone names). */
-  private readonly agentChangeByName = new Map<string, ResourceChange>();
   /** The phone list once it is read (`phonesRead`), by number. */
   private livePhones: { list: Phone[]; byNumber: Map<string, Phone> } | undefined;
   /** Phones waiting for the change of the manifest agent they are bound to, by its local name. */
@@ -412,8 +410,7 @@ export class IncrementalDiff {
   /** Compares one agent of the manifests with the service's, read just now; returns its change. */
   agentRead(agent: DesiredAgent, live: Agent): ResourceChange {
     const change = diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
-    this.agentsDone.set(agent.address, { live, change });
-    this.agentChangeByName.set(agent.localName, change);
+    this.agentsDone.set(agent.localName, { live, change });
     this.onChange?.(change);
     const waiting = this.phonesWaiting.get(agent.localName);
     this.phonesWaiting.delete(agent.localName);
@@ -431,7 +428,7 @@ export class IncrementalDiff {
     this.livePhones = { list: phones, byNumber: new Map(phones.map((phone) => [phone.id, phone])) };
     for (const phone of this.context.desired.phones.values()) {
       const localName = phone.agent?.localName;
-      if (localName === undefined || this.agentChangeByName.has(localName)) {
+      if (localName === undefined || this.agentsDone.has(localName)) {
         this.phoneNow(phone);
         continue;
       }
@@ -447,7 +444,7 @@ export class IncrementalDiff {
     const live = phones.byNumber.get(phone.number);
     if (!live && !phone.import) return;
     const localName = phone.agent?.localName;
-    const agentChange = localName === undefined ? undefined : this.agentChangeByName.get(localName);
+    const agentChange = localName === undefined ? undefined : this.agentsDone.get(localName)?.change;
     const change = diffPhone(phone, live, this.context, agentChange, this.owners);
     this.phonesDone.set(phone.address, { list: phones.list, agentChange, change });
     this.onChange?.(change);
@@ -470,7 +467,7 @@ export class IncrementalDiff {
         });
         continue;
       }
-      const done = this.agentsDone.get(agent.address);
+      const done = this.agentsDone.get(agent.localName);
       const c = done?.live === liveAgent ? done.change : diffAgent(agent, liveAgent, this.context, this.knowledgeChanges, this.owners);
       agentChanges.set(agent.localName, c);
       changes.push(c);
