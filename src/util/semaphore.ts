@@ -1,12 +1,9 @@
-/**
- * A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order. The
- * queue is an array with a moving head (not `shift()`, which is linear: 5,000 waiters would cost
- * 12 million moves).
- */
+import { Fifo } from './fifo.js';
+
+/** A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
 export class Semaphore {
   private active = 0;
-  private waiting: Array<Waiter | undefined> = [];
-  private head = 0;
+  private readonly waiting = new Fifo<Waiter>();
   /** Waiters withdrawn while still in the queue (skipped when their turn comes). */
   private withdrawn = 0;
 
@@ -21,7 +18,7 @@ export class Semaphore {
 
   /** Requests waiting for a slot. */
   get queued(): number {
-    return this.waiting.length - this.head - this.withdrawn;
+    return this.waiting.size - this.withdrawn;
   }
 
   /** Takes a slot if one is free, without waiting. */
@@ -74,13 +71,7 @@ export class Semaphore {
 
   /** Hands the slot straight to the next waiter, so a freed slot is never raced for. */
   release(): void {
-    while (this.head < this.waiting.length) {
-      const next = this.waiting[this.head] as Waiter;
-      this.waiting[this.head++] = undefined;
-      if (this.head > 1024 && this.head * 2 > this.waiting.length) {
-        this.waiting = this.waiting.slice(this.head);
-        this.head = 0;
-      }
+    for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
       const grant = next.grant;
       if (!grant) {
         this.withdrawn--;

@@ -11,14 +11,11 @@
  * it is opened, and nothing is opened blocking).
  */
 import { performance } from 'node:perf_hooks';
+import { Fifo } from './fifo.js';
 
 const SLICE_MS = 4;
 
-type Job = () => void;
-
-/** Jobs in order; those before `head` have run (their places are reclaimed when the queue empties or half of it has run). */
-const queue: Array<Job | undefined> = [];
-let head = 0;
+const queue = new Fifo<() => void>();
 let scheduled = false;
 
 /** Runs `job` in a coming slice; its result (or what it threw) settles the promise. */
@@ -45,19 +42,7 @@ function runSlice(): void {
   scheduled = false;
   const deadline = performance.now() + SLICE_MS;
   do {
-    const job = queue[head];
-    queue[head] = undefined;
-    head += 1;
-    job?.();
-  } while (head < queue.length && performance.now() < deadline);
-  if (head === queue.length) {
-    queue.length = 0;
-    head = 0;
-    return;
-  }
-  if (head > queue.length / 2) {
-    queue.splice(0, head);
-    head = 0;
-  }
-  schedule();
+    queue.shift()?.();
+  } while (queue.size > 0 && performance.now() < deadline);
+  if (queue.size > 0) schedule();
 }
