@@ -51,7 +51,6 @@ export function agentUpdateBody(
   return { name: agent.name ?? comparable.name, config };
 }
 
-
 /** The update body for `agent` against a live agent, finding the changed fields itself. */
 export function buildAgentUpdate(agent: DesiredAgent, live: Agent): UpdateAgentRequest | undefined {
   const comparable = comparableLiveAgent(live);
