@@ -114,8 +114,10 @@ export async function connectProject(
   let early: Connection | undefined;
   let readAhead: ReadAhead | undefined;
   const onReadTargets = (targets: ReadTargets) => {
-    // Registered before the first request: an error printed from now on cannot show a secret.
-    targets.secrets.forEach((secret) => ctx.secrets.add(secret));
+    // The manifests' secrets are registered only when the load ends, and nothing of these reads can
+    // be printed before then: ReadAhead holds each answer and each failure until the plan takes it,
+    // and a request's own lines (VOXFORM_DEBUG) show the method, the service's URL and an id
+    // written as plain text, with the key redacted.
     // Only where connecting waits for nothing (not `--local`, whose emulator starts asynchronously),
     // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
     if (options.local || (how.lockFirst && !locking)) return;

@@ -68,6 +68,11 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   checkOverlayReferences(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
+  // The agents' ids and the service are known now, before any resource is resolved: the caller may
+  // start reading while the rest loads. A base_url or region that was refused names no service to
+  // read from: then nothing starts early.
+  const serviceSettled = (layer.settings.base_url === undefined || baseUrl !== undefined) && (layer.settings.region === undefined || region !== undefined);
+  if (serviceSettled) options.onReadTargets?.({ ...readTargetsOf(layer), service: { baseUrl, region } });
 
   // Templates named by agents, read once each.
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256(bytes)));
@@ -80,11 +85,6 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
 
   const drafts = resolveResources(layer, fallbackSpan, diagnostics, { agentContext, resourceContext });
-  // Every secret of the manifests is known now (their ${env:…} values are read): the caller may
-  // start reading, once it has registered them. A base_url or region that was refused names no
-  // service to read from: then nothing starts early.
-  const serviceSettled = (layer.settings.base_url === undefined || baseUrl !== undefined) && (layer.settings.region === undefined || region !== undefined);
-  if (serviceSettled) options.onReadTargets?.({ ...readTargetsOf(layer), service: { baseUrl, region }, secrets: [...secrets] });
 
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
@@ -125,7 +125,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
  * The agents' ids as written and whether there are phones. An id that is not a plain string (an
  * `${env:…}` reference is refused later) is left out: reading it ahead could only fail.
  */
-function readTargetsOf(layer: Layer): Omit<ReadTargets, 'service' | 'secrets'> {
+function readTargetsOf(layer: Layer): Omit<ReadTargets, 'service'> {
   const agentIds = new Set<string>();
   for (const entry of Object.values(layer.sections.agents)) {
     if (isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' && !entry.id.includes('${')) agentIds.add(entry.id);

@@ -163,11 +163,12 @@ export interface LoadOptions {
    */
   projectRoot?: string;
   /**
-   * Told, once the resources are resolved (files parsed, the environment overlay applied, every
-   * `${env:…}` read), which agents the manifests name, whether they manage phones, which service
-   * they name and every secret they hold, before the cross-resource checks and the prompt and
-   * knowledge files: `plan` registers the secrets and starts reading from the service while the
-   * loading goes on (src/plan/read-ahead.ts).
+   * Told, once the files are parsed and the environment overlay applied, which agents the
+   * manifests name, whether they manage phones and which service they name, before any resource
+   * is resolved (templates, defaults, `${env:…}`, schema) and before the prompt and knowledge files:
+   * `plan` starts reading from the service while the loading goes on (src/plan/read-ahead.ts).
+   * The manifests' secrets are not known yet: the reader must hold what it reads, failures included,
+   * until the load has ended and they are registered.
    */
   onReadTargets?: ((targets: ReadTargets) => void) | undefined;
 }
@@ -180,8 +181,6 @@ export interface ReadTargets {
   phones: boolean;
   /** The service the manifests name, as `DesiredState` will carry it (an origin the operator trusts, or none). */
   service: { baseUrl: string | undefined; region: 'us' | 'eu' | undefined };
-  /** Every secret the manifests hold so far (all of them: `LoadResult.secrets` adds none later), to register before anything is sent. */
-  secrets: readonly string[];
 }
 
 export interface LoadResult {

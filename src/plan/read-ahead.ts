@@ -1,9 +1,11 @@
 /**
  * Live reads started before the plan asks for them: `plan` starts reading the agents as soon as the
- * manifest loader knows their ids, while it still checks the manifests and reads prompt files. The
- * plan then takes each answer from here (or reads what was not started), so the reads overlap the
- * loading instead of following it. Only reads: a manifest that turns out to be invalid has cost a
- * few GETs and nothing else.
+ * manifest loader knows their ids, while it still resolves the resources and reads prompt files.
+ * The plan then takes each answer from here (or reads what was not started), so the reads overlap
+ * the loading instead of following it. Only reads: a manifest that turns out to be invalid has cost
+ * a few GETs and nothing else. Nothing read here reaches the user before the plan takes it, which
+ * is after the load has registered every secret of the manifests for redaction: a failed read is
+ * held as a rejected promise, never printed on its own.
  */
 import type { ReadTargets } from '../manifest/types.js';
 import type { Agent, Phone } from '../schema/types.gen.js';

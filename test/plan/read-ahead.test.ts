@@ -1,6 +1,6 @@
 /**
  * Reading ahead (src/plan/read-ahead.ts and LoadOptions.onReadTargets): `plan` starts reading the
- * agents as soon as the loader knows their ids and every secret, and makes the same plan as when it reads after
+ * agents as soon as the loader knows their ids, and makes the same plan as when it reads after
  * loading; each agent is compared as its answer arrives (IncrementalDiff), in whatever order.
  */
 import { describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ import type { LiveReader } from '../../src/plan/read-live.js';
 import type { Agent, Phone } from '../../src/schema/types.gen.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
-import { loadTree } from '../manifest/helpers.js';
+import { loadTree, watchedEnv } from '../manifest/helpers.js';
 
 const originalAgentRead = IncrementalDiff.prototype.agentRead;
 const liveAgent = (id: string, prompt: string): Agent => ({ id, name: id, config: { prompt }, created_at: 1 });
@@ -39,7 +39,7 @@ describe('ReadAhead', () => {
   it('hands each read started ahead to the plan once, and reads what was not started', async () => {
     const held = heldReader([liveAgent('a1', 'one'), liveAgent('a2', 'two')]);
     const ahead = new ReadAhead(held.reader);
-    ahead.start({ agentIds: ['a1'], phones: true, service: { baseUrl: undefined, region: undefined }, secrets: [] });
+    ahead.start({ agentIds: ['a1'], phones: true, service: { baseUrl: undefined, region: undefined } });
     // The phone list first: behind the agents it would be the last answer in.
     expect(held.reads).toEqual(['phones', 'a1']);
     const first = ahead.getAgent('a1');
@@ -63,7 +63,7 @@ describe('ReadAhead', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      ahead.start({ agentIds: ['gone'], phones: false, service: { baseUrl: undefined, region: undefined }, secrets: [] });
+      ahead.start({ agentIds: ['gone'], phones: false, service: { baseUrl: undefined, region: undefined } });
       held.release('gone');
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(unhandled).toEqual([]);
@@ -171,17 +171,19 @@ environments:
     const seen: ReadTargets[] = [];
     const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'staging', onReadTargets: (targets) => seen.push(targets) });
     expect(result.diagnostics).toEqual([]);
-    expect(seen).toEqual([{ agentIds: ['ag_9', 'ag_2'], phones: true, service: { baseUrl: undefined, region: undefined }, secrets: [] }]);
+    expect(seen).toEqual([{ agentIds: ['ag_9', 'ag_2'], phones: true, service: { baseUrl: undefined, region: undefined } }]);
   });
 
-  it('with every secret the manifests hold, so they are registered before the first request', async () => {
-    const seen: ReadTargets[] = [];
+  it('before any resource is resolved: no ${env:…} is read yet, and the load still hands back every secret', async () => {
+    const { env, looked } = watchedEnv({ HOOK: 'planted-hook-token' });
+    const readBeforeTargets: boolean[] = [];
     const result = await loadTree(
       { 'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config: { session_data_webhook: { url: "https://hooks.example.com/x", headers: { x-token: "${env:HOOK}" } } }\n' },
-      { env: { HOOK: 'planted-hook-token' }, onReadTargets: (targets) => seen.push(targets) },
+      { env, onReadTargets: () => readBeforeTargets.push(looked.has('HOOK')) },
     );
     expect(result.diagnostics).toEqual([]);
-    expect(seen.map((targets) => targets.secrets)).toEqual([['planted-hook-token']]);
+    expect(readBeforeTargets).toEqual([false]);
+    expect(looked.has('HOOK')).toBe(true);
     expect(result.secrets).toEqual(['planted-hook-token']);
   });
 

@@ -66,8 +66,12 @@ interface ScanRun {
   format: string;
   args: string[];
   debug?: boolean;
-  /** How the service answers: through the emulator, or a proxy that refuses with a 422 echoing the key (`get`) or the request body (`write`). */
-  service?: 'emulator' | 'echo-get' | 'echo-write';
+  /**
+   * How the service answers: through the emulator, or a proxy that refuses with a 422 echoing the key
+   * (`get`), every planted value, as a service holding the manifests' secrets might (`secrets`: the
+   * reads `plan` starts before the manifests' secrets are known), or the request body (`write`).
+   */
+  service?: 'emulator' | 'echo-get' | 'echo-secrets' | 'echo-write';
   /** Run the built binary in a process of its own, with this on stdin (for commands that read it). */
   stdin?: string;
   /** Run outside the project (no manifest: only the service's answers and structural redaction). */
@@ -117,6 +121,8 @@ const RUNS: ScanRun[] = [
   { scenario: 'service 422', command: 'plan', format: 'text', args: ['plan'], service: 'echo-get', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'plan', format: 'text', args: ['plan'], service: 'echo-secrets', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], service: 'echo-secrets', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], service: 'echo-write', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'export', format: 'text', args: ['export', '--agent', FRONT_DESK, '--out', 'exported-422'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'table', args: ['logs'], service: 'echo-get', codes: [1] },
@@ -204,7 +210,7 @@ async function runInProcess(args: string[], cwd: string, env: Record<string, str
  * `input` of each issue, and messages quoting the value): `get` mode refuses reads quoting the
  * authorization header, `write` mode refuses writes quoting the body, JSON-escaped and URL-encoded.
  */
-function startEchoProxy(target: string, mode: { current: 'get' | 'write' }): Promise<Server> {
+function startEchoProxy(target: string, mode: { current: 'get' | 'secrets' | 'write' }): Promise<Server> {
   const upstream = new URL(target);
   const refuse = (res: ServerResponse, echoed: string) => {
     const body = {
@@ -222,6 +228,7 @@ function startEchoProxy(target: string, mode: { current: 'get' | 'write' }): Pro
       const body = Buffer.concat(chunks).toString('utf8');
       const isRead = req.method === 'GET';
       if (mode.current === 'get' && isRead) return refuse(res, `key ${String(req.headers.authorization)} for ${req.url ?? ''}`);
+      if (mode.current === 'secrets' && isRead) return refuse(res, `${Object.values(PLANTED).join(' ')} for ${req.url ?? ''}`);
       if (mode.current === 'write' && !isRead) return refuse(res, body);
       const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -244,7 +251,7 @@ let echo: Server;
 let receiver: Server;
 /** An ended call with the planted headers in its agent_config snapshot (CALL_ID in the rows). */
 let loggedCallId = '';
-const echoMode: { current: 'get' | 'write' } = { current: 'get' };
+const echoMode: { current: 'get' | 'secrets' | 'write' } = { current: 'get' };
 const leaks: Leak[] = [];
 const scanned = new Set<string>();
 
@@ -281,6 +288,7 @@ async function scan(run: ScanRun): Promise<{ code: number; stdout: string; stder
   const baseUrl = run.service === undefined || run.service === 'emulator' ? project.url : `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;
   if (run.service === 'echo-get') echoMode.current = 'get';
   if (run.service === 'echo-write') echoMode.current = 'write';
+  if (run.service === 'echo-secrets') echoMode.current = 'secrets';
   crash.enabled = run.scenario === 'crash';
   try {
     const env = { ...MANIFEST_ENV, VOXFORM_API_KEY: PLANTED['api key'], VOXFORM_BASE_URL: baseUrl, ...(run.debug ? { VOXFORM_DEBUG: '1' } : {}) };
