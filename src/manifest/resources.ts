@@ -61,7 +61,7 @@ export interface PhoneDraft {
   agent: { localName: string; span: Span } | { id: string } | undefined;
   import: PhoneImport | undefined;
   /** Dotted paths from the entry holding secrets: the schema's fields (`import.api_key`) and values from `${env:…}`. */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
 }
 
 export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx: ResourceContext): PhoneDraft | undefined {
@@ -101,7 +101,7 @@ export interface CampaignDraft {
   include_metadata_in_prompt: boolean | undefined;
   caller: { number: string; span: Span } | undefined;
   /** Dotted paths from the entry holding secrets (values from `${env:…}`). */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
 }
 
 export function resolveCampaign(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): CampaignDraft | undefined {
@@ -134,7 +134,7 @@ export interface KnowledgeDraft {
   name: string;
   description: string | undefined;
   /** Dotted paths from the entry holding secrets (values from `${env:…}`). */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
 }
 
 export function resolveKnowledge(localName: string, entry: unknown, keySpan: Span, ctx: ResourceContext): KnowledgeDraft | undefined {

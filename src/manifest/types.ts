@@ -50,7 +50,7 @@ export interface DesiredAgent extends DesiredResource {
    * Dotted paths under `config` whose values are secret (schema `x-sensitive` or from `${env:…}`),
    * concrete: array elements by index (`tools.0.header`, `session_data_webhook.headers.x-token`).
    */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
   /**
    * Each value filled from `${env:…}` as the manifest wrote it (`Bearer ${env:TOKEN}`), by dotted
    * path from the agent entry (`name`, `config.tools.0.header.authorization`): what the deploy
@@ -81,7 +81,7 @@ export interface DesiredPhone extends DesiredResource {
    * Dotted paths from the entry whose values are secret: the schema's fields (`import.api_key`,
    * `import.api_secret`) and every value from `${env:…}` (`import.region`). Never shown in a plan.
    */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
 }
 
 export interface DesiredCampaign extends DesiredResource {
@@ -93,7 +93,7 @@ export interface DesiredCampaign extends DesiredResource {
   /** E.164 number of a phone of the manifest. */
   caller: string | undefined;
   /** Dotted paths from the entry whose values are secret (from `${env:…}`). Never shown in a plan. */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
 }
 
 export interface DesiredKnowledgeFile extends DesiredResource {
@@ -110,7 +110,7 @@ export interface DesiredKnowledgeFile extends DesiredResource {
   /** MIME type from the file's extension. */
   mimeType: string;
   /** Dotted paths from the entry whose values are secret (from `${env:…}`). Never shown in a plan. */
-  sensitivePaths: string[];
+  sensitivePaths: readonly string[];
 }
 
 export interface DesiredCredential extends DesiredResource {

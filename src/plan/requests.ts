@@ -45,28 +45,48 @@ function segment(value: string): string {
 }
 
 /**
- * A copy of a body with every value at or under a sensitive pattern replaced by the redaction
- * marker, and the fills that put the values back at apply. Objects under a pattern are walked into
- * (a reviewer sees the header names, not their values); anything else there is one value. A value
- * at or under a path the manifest manages comes from the manifests, the rest (siblings the body
- * sends back as the service has them) from the service.
+ * The body with every value at or under a sensitive pattern replaced by the redaction marker, and
+ * the fills that put the values back at apply. Objects under a pattern are walked into (a reviewer
+ * sees the header names, not their values); anything else there is one value. A value at or under a
+ * path the manifest manages comes from the manifests, the rest (siblings the body sends back as the
+ * service has them) from the service. Only the objects and lists on the way to a sensitive place
+ * are copied; the rest is shared with `body` (apply fills a copy: src/apply/fills.ts).
  */
 export function withSecretFills(
   body: Record<string, unknown>,
   options: { address: string; patterns: readonly string[]; managed: readonly string[] },
 ): { body: Record<string, unknown>; fills: ValueFill[] } {
   const fills: ValueFill[] = [];
-  const walk = (value: unknown, at: PathSegment[], cursor: PatternCursor): unknown => {
+  // The path of the value being walked: one array, pushed and popped, copied only for a fill.
+  const at: PathSegment[] = [];
+  const walk = (value: unknown, cursor: PatternCursor): unknown => {
+    if (!cursor.open) return value;
     const sensitive = at.length > 0 && cursor.covered;
-    if (Array.isArray(value) && !sensitive) return value.map((item, i) => walk(item, [...at, i], cursor.step(i)));
-    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key], cursor.step(key))]));
+    if (Array.isArray(value) && !sensitive) {
+      return value.map((item, i) => {
+        at.push(i);
+        const walked = walk(item, cursor.step(i));
+        at.pop();
+        return walked;
+      });
+    }
+    if (isPlainObject(value)) {
+      const copy: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(value)) {
+        at.push(key);
+        copy[key] = walk(child, cursor.step(key));
+        at.pop();
+      }
+      return copy;
+    }
     if (!sensitive || value === null || value === undefined) return value;
     const dotted = formatDotted(at);
     const from = options.managed.some((managed) => isDottedAtOrUnder(dotted, managed)) ? 'manifest' : 'live';
-    fills.push({ at, value: { secret: { address: options.address, from, path: at } } });
+    const place = [...at];
+    fills.push({ at: place, value: { secret: { address: options.address, from, path: place } } });
     return REDACTED;
   };
-  return { body: walk(body, [], secretPatternSet(options.patterns).start()) as Record<string, unknown>, fills };
+  return { body: walk(body, secretPatternSet(options.patterns).start()) as Record<string, unknown>, fills };
 }
 
 /** `POST /knowledge/set_agent_files`: file ids known now, or the id an upload of this plan returns. */

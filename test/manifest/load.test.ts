@@ -301,7 +301,7 @@ describe('loadManifests: ${env:…}', () => {
       { env: { TW_REGION: 'planted-region', TW_KEY: 'tw-key-2', TW_SECRET: 'tw-secret-2' } },
     );
     expect(summarize(result)).toEqual([]);
-    expect(result.state?.phones.get('+15551230001')?.sensitivePaths.sort()).toEqual(['import.api_key', 'import.api_secret', 'import.region']);
+    expect([...(result.state?.phones.get('+15551230001')?.sensitivePaths ?? [])].sort()).toEqual(['import.api_key', 'import.api_secret', 'import.region']);
     expect(result.state?.secrets).toContain('planted-region');
   });
 

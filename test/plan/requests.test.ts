@@ -10,6 +10,7 @@ import { DesiredIndex } from '../../src/apply/resources.js';
 import { filledBody } from '../../src/apply/fills.js';
 import { formatDotted } from '../../src/util/field-path.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
+import { withSecretFills } from '../../src/plan/requests.js';
 
 const here = { file: 'voxform.yaml', line: 1, col: 1 };
 const liveAgent = (id: string, config: Agent['config']): Agent => ({ id, name: 'Front desk', config, created_at: 1 });
@@ -17,6 +18,31 @@ const liveAgent = (id: string, config: Agent['config']): Agent => ({ id, name: '
 function byAddress(changes: ResourceChange[]): Record<string, ResourceChange> {
   return Object.fromEntries(changes.map((c) => [c.address, c]));
 }
+
+describe('withSecretFills', () => {
+  it('copies only the way to each secret: the rest of the body is shared, and the body given is left as it was', () => {
+    const voice = { voice_id: 'ava', settings: { stability: 0.5 } };
+    const body = { name: 'Front desk', config: { voice, session_data_webhook: { url: 'https://hooks.example.com/x', headers: { 'x-token': 'planted-7070' } } } };
+    const given = structuredClone(body);
+    const { body: planned, fills } = withSecretFills(body, { address: 'agent.front', patterns: ['config.session_data_webhook.headers'], managed: ['config.session_data_webhook.url'] });
+    expect(planned).toEqual({ name: 'Front desk', config: { voice, session_data_webhook: { url: 'https://hooks.example.com/x', headers: { 'x-token': '(sensitive)' } } } });
+    expect((planned.config as typeof body.config).voice).toBe(voice);
+    expect(planned.config).not.toBe(body.config);
+    expect(body).toEqual(given);
+    const place = ['config', 'session_data_webhook', 'headers', 'x-token'];
+    expect(fills).toEqual([{ at: place, value: { secret: { address: 'agent.front', from: 'live', path: place } } }]);
+  });
+
+  it('shares every part of a body that no pattern reaches', () => {
+    const body = { name: 'Front desk', config: { prompt: 'Hi' } };
+    const none = withSecretFills(body, { address: 'agent.front', patterns: [], managed: [] });
+    expect(none).toEqual({ body, fills: [] });
+    expect(none.body.config).toBe(body.config);
+    const elsewhere = withSecretFills(body, { address: 'agent.front', patterns: ['session_data_webhook.headers'], managed: [] });
+    expect(elsewhere.body).toEqual(body);
+    expect(elsewhere.body.config).toBe(body.config);
+  });
+});
 
 describe('planned requests', () => {
   it("holds a campaign's and a knowledge file's values from ${env:…} as references, filled in from the manifests at apply", () => {

@@ -39,8 +39,14 @@ describe('secret places of each kind of resource', () => {
     expect([...phoneSecretFields()].sort()).toEqual(['import.api_key', 'import.api_secret']);
     expect(credentialSecretFields()).toEqual(['api_key']);
     expect(entrySecretFields('campaign')).toEqual([]);
-    expect(entrySecretPaths('phone', ['import.region', 'import.api_key']).sort()).toEqual(['import.api_key', 'import.api_secret', 'import.region']);
+    expect([...entrySecretPaths('phone', ['import.region', 'import.api_key'])].sort()).toEqual(['import.api_key', 'import.api_secret', 'import.region']);
     expect(entrySecretPaths('knowledge', ['description'])).toEqual(['description']);
+  });
+
+  it('gives every entry whose `${env:}` paths add nothing the one list of its kind, so its patterns are compiled once', () => {
+    expect(entrySecretPaths('phone', [])).toBe(entrySecretFields('phone'));
+    expect(entrySecretPaths('phone', ['import.api_key'])).toBe(entrySecretFields('phone'));
+    expect(entrySecretPaths('phone', ['import.region'])).not.toBe(entrySecretFields('phone'));
   });
 
   it("joins an agent's schema secrets and its `${env:}` paths into the patterns its plan change lists", () => {
