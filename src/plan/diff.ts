@@ -234,7 +234,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
  * inside it): a field's path never enters a list, so `config.tools[].header` covers no field.
  */
 function isSensitiveLeaf(path: string, patterns: readonly string[]): boolean {
-  return secretPatternSet(patterns).covers(parseDotted(path));
+  return secretPatternSet(patterns).cursorAt(path).covered;
 }
 
 /** The ids of a change's requests that change something (a read-back is not waited for). */

@@ -97,7 +97,8 @@ function makeView(field: FieldChange, resource: ResourceChange): FieldView {
   }
   const before = redactValue(field.before, field.path, resource.sensitivePaths);
   const after = redactValue(field.after, field.path, resource.sensitivePaths);
-  if (serializeAlike(before, after)) {
+  const redacted = before !== field.before || after !== field.after;
+  if (redacted && serializeAlike(before, after)) {
     // The only difference is inside a redacted part (a tool's header token, say).
     return { ...base, summary: '(sensitive value changed)', diff: undefined };
   }

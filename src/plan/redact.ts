@@ -1,6 +1,6 @@
 import { secretPatternSet } from '../schema/sensitive.js';
 import { REDACTED } from '../util/redact.js';
-import { parseDotted, type PatternCursor } from '../util/field-path.js';
+import type { PatternCursor } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 
 /**
@@ -11,8 +11,8 @@ import { isPlainObject } from '../util/json-object.js';
  */
 export function redactValue(value: unknown, path: string, patterns: readonly string[]): unknown {
   if (patterns.length === 0 || value === undefined) return value;
-  let start = secretPatternSet(patterns).start();
-  for (const segment of parseDotted(path)) start = start.step(segment);
+  const start = secretPatternSet(patterns).cursorAt(path);
+  if (!start.open) return value;
   const walk = (current: unknown, at: PatternCursor): unknown => {
     if (at.covered) return current === undefined || current === null ? current : REDACTED;
     if (!at.open) return current;

@@ -134,8 +134,9 @@ export function configSecretSet(envConfigPaths: readonly string[] = []): Pattern
  */
 export function configSecretPlaces(config: Record<string, unknown>, onSecret: (value: string) => void = () => undefined): string[] {
   const found: string[] = [];
-  for (const pattern of sensitiveConfigPatterns()) {
-    for (const place of FieldPattern.parse(pattern).placesIn(config)) {
+  // Parsed once, with the set (every agent of a manifest is asked).
+  for (const pattern of secretPatternSet(sensitiveConfigPatterns()).patterns) {
+    for (const place of pattern.placesIn(config)) {
       found.push(formatDotted(place.path));
       collectStrings(place.value, onSecret);
     }
