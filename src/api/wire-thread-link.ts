@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { HttpRequest, HttpResponse } from './wire.js';
 import { destroyedError, errorFromCrossing, notSentError, fromEpochMs, type FromWire, type ToWire, type WireRequest, type WireThreadSetup } from './wire-messages.js';
 
@@ -28,6 +28,20 @@ const OUTBOX_BATCH = 128;
 
 /** A thread booted ahead of its transport (`prestart`), waiting for `start`. */
 let spare: WireThread | undefined;
+
+/**
+ * The thread, with the process's Node options where Node accepts them for a thread. Some are the
+ * process's alone (`node --trace-gc voxform …`): Node refuses a thread given one, and the thread needs
+ * none of them, so it then starts without any.
+ */
+function startWorker(execArgv: string[], options: Omit<WorkerOptions, 'execArgv'>): Worker {
+  try {
+    return new Worker(THREAD_MODULE, { ...options, execArgv });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    return new Worker(THREAD_MODULE, { ...options, execArgv: [] });
+  }
+}
 
 /** The compiled thread's module. From the TypeScript sources (the test runner) there is none: the wire stays on the caller's thread. */
 const THREAD_MODULE = new URL('./wire-thread.js', import.meta.url);
@@ -80,7 +94,7 @@ export class WireThread {
     // on as it ends): a small young generation keeps its heap small. At 5,000 agents + 5,000 phones
     // the apply's peak memory went from 462–478 MB to 419–449 MB with it, and no slower.
     const resourceLimits = { maxYoungGenerationSizeMb: WIRE_THREAD_YOUNG_GENERATION_MB };
-    this.worker = new Worker(THREAD_MODULE, { execArgv, resourceLimits, stdout: false, stderr: false });
+    this.worker = startWorker(execArgv, { resourceLimits, stdout: false, stderr: false });
     this.worker.on('message', (message: FromWire) => this.receive(message));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => this.fail(new Error(`the wire thread ended (exit code ${code})`)));

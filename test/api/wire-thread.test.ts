@@ -229,4 +229,19 @@ describe('streams and the process', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect({ code, out }).toEqual({ code: 0, out: '[]' });
   });
+
+  it('starts in a process run with a Node option a thread may not have (`node --trace-gc`)', async () => {
+    const fake = await serve((_req, res) => void res.end('[]'));
+    const script = `
+      const { createClient } = await import(${JSON.stringify(path.join(root, 'dist/api/index.js'))});
+      const client = createClient({ baseUrl: ${JSON.stringify(fake.url)}, apiKey: ${JSON.stringify(KEY)}, wireThread: true });
+      process.stdout.write('answer ' + JSON.stringify(await client.listPhones()));
+    `;
+    const child = spawn(process.execPath, ['--trace-gc', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    // --trace-gc writes its own lines to stdout too.
+    expect({ code, answer: /answer (.*)$/.exec(out)?.[1] }).toEqual({ code: 0, answer: '[]' });
+  });
 });
