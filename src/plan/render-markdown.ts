@@ -1,4 +1,4 @@
-import { describeAction, summaryLine, viewField } from './field-lines.js';
+import { describeAction, fieldViews, summaryLine } from './field-lines.js';
 import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 
@@ -30,8 +30,7 @@ function escapeHtml(text: string): string {
  */
 function diffLines(change: ResourceChange): string[] {
   const lines: string[] = [];
-  for (const field of change.fieldChanges) {
-    const view = viewField(field, change);
+  for (const view of fieldViews(change)) {
     let drift = view.drift ? '   # drift: changed on the service, not in the manifest' : '';
     if (view.summary !== undefined) {
       lines.push(`${view.marker === '~' ? '!' : view.marker} ${view.path}: ${view.summary}${drift}`);

@@ -1,5 +1,5 @@
 import picocolors from 'picocolors';
-import { describeAction, summaryLine, viewField, type DiffLine, type FieldView } from './field-lines.js';
+import { describeAction, fieldViews, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
@@ -27,11 +27,15 @@ function paintDiffLine(c: Colors, line: DiffLine): string {
   return c.dim(` ${line.text}`);
 }
 
-function renderField(c: Colors, view: FieldView): string[] {
+function renderField(c: Colors, view: FieldView, lines: string[]): void {
   const drift = view.drift ? c.magenta('  # drift: changed on the service, not in the manifest') : '';
   const head = `      ${paintMarker(c, view.marker)} ${view.path}`;
-  if (view.summary !== undefined) return [`${head}: ${view.summary}${drift}`];
-  return [`${head}:${drift}`, ...(view.diff ?? []).map((line) => `          ${paintDiffLine(c, line)}`)];
+  if (view.summary !== undefined) {
+    lines.push(`${head}: ${view.summary}${drift}`);
+    return;
+  }
+  lines.push(`${head}:${drift}`);
+  for (const line of view.diff ?? []) lines.push(`          ${paintDiffLine(c, line)}`);
 }
 
 /** Blocks made ahead (`prepareChangeText`), by change: a block depends on the change and the colors only. */
@@ -59,7 +63,7 @@ function renderChange(c: Colors, change: ResourceChange): string[] {
   const id = change.id && !change.address.endsWith(change.id) ? c.dim(` (${change.id})`) : '';
   const drift = change.reason === 'drift' ? c.magenta(' [drifted: changed on the service since the last apply]') : '';
   const lines = [`  ${paintMarker(c, marker)} ${c.bold(change.address)}${id} ${describeAction(change)}${drift}`];
-  for (const field of change.fieldChanges) lines.push(...renderField(c, viewField(field, change)));
+  for (const view of fieldViews(change)) renderField(c, view, lines);
   return lines;
 }
 

@@ -5,7 +5,6 @@ import { joinDotted, parseDotted, setAtPath, valueAtPath } from '../util/field-p
 import { cloneJson, isPlainObject, type JsonObject } from '../util/json-object.js';
 import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
 
-
 /**
  * The body of `PUT /agents/{id}` that brings the live agent to what `agent` declares,  given the
  * managed field paths that differ (`name`, `config.…`, as the differ found them; docs/plan.md,
@@ -34,6 +33,8 @@ export function agentUpdateBody(
   if (!nameChanged && changedTopKeys.size === 0) return undefined;
 
   const config: JsonObject = {};
+  // The changed top-level keys whose subtree is the live one with the desired leaves merged in.
+  const merged = new Set<string>();
   for (const top of changedTopKeys) {
     const topPath = joinDotted('config', top);
     if (fields.has(topPath)) {
@@ -41,12 +42,16 @@ export function agentUpdateBody(
       continue;
     }
     const liveSubtree = comparable.config[top];
-    const subtree: JsonObject = isPlainObject(liveSubtree) ? cloneJson(liveSubtree) : {};
+    config[top] = isPlainObject(liveSubtree) ? cloneJson(liveSubtree) : {};
+    merged.add(top);
+  }
+  // One pass over the fields, in their order, each leaf into its key's subtree.
+  if (merged.size > 0) {
     for (const [path, value] of fields) {
-      if (!path.startsWith(`${topPath}.`)) continue;
-      setAtPath(subtree, parseDotted(path).slice(2), value === null ? undefined : cloneJson(value));
+      const segments = parseDotted(path);
+      if (segments.length < 3 || segments[0] !== 'config' || !merged.has(segments[1] as string)) continue;
+      setAtPath(config[segments[1] as string] as JsonObject, segments.slice(2), value === null ? undefined : cloneJson(value));
     }
-    config[top] = subtree;
   }
   return { name: agent.name ?? comparable.name, config };
 }
