@@ -178,7 +178,8 @@ export class Requester {
       const mayRetry = attempt < maxAttempts && timeLeftMs >= 1;
 
       if (response) {
-        this.options.onResponse?.({ ...event, status: response.status, durationMs });
+        // Written out rather than spread from `event`: a spread costs microseconds, on every attempt.
+        this.options.onResponse?.({ method: event.method, path: event.path, attempt, status: response.status, durationMs });
         if (this.options.debug) {
           const size = typeof response.body === 'string' ? ` (${Buffer.byteLength(response.body)} bytes)` : '';
           this.log(`← ${response.status} ${exchange.method} ${target.logUrl} in ${durationMs} ms${size}`);
@@ -197,7 +198,7 @@ export class Requester {
 
       const kind = failureKind(failure);
       const code = kind === 'timeout' ? 'timeout' : (errorCode(failure) ?? 'error');
-      this.options.onResponse?.({ ...event, status: undefined, durationMs, failure: code });
+      this.options.onResponse?.({ method: event.method, path: event.path, attempt, status: undefined, durationMs, failure: code });
       if (this.options.debug) this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${kind === 'timeout' ? 'timeout' : transportReason(failure)}`);
       if (kind === undefined) throw failure; // a bug or a local problem (a file read), not the network
       // A time-out is not retried: the attempt was given all the time that was left (the timer may

@@ -46,7 +46,9 @@ function withdraw(id: number): void {
 async function exchange(id: number, request: WireRequest): Promise<void> {
   let dispatchedAt: number | undefined;
   try {
-    const response = await pools.exchange({ ...request, onDispatch: () => (dispatchedAt = epochNowMs()) });
+    // Written out rather than spread: a spread costs microseconds, and this runs for every request.
+    const { origin, path, method, headers, body, timeoutMs } = request;
+    const response = await pools.exchange({ origin, path, method, headers, body, timeoutMs, onDispatch: () => (dispatchedAt = epochNowMs()) });
     post({ kind: 'answer', id, dispatchedAt: dispatchedAt ?? epochNowMs(), status: response.status, headers: response.headers, body: response.body });
   } catch (error) {
     post({ kind: 'failure', id, dispatchedAt, error: errorToCrossing(error) });

@@ -117,6 +117,20 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
  */
 export const SHORT_SECRET_LENGTH = 4;
 
+const refusingContexts = new WeakMap<InterpolationContext, Map<InterpolationContext['forbidden'], InterpolationContext>>();
+
+/**
+ * `ctx`, refusing references where `forbidden` says (see `InterpolationContext.forbidden`): made once
+ * per context and lookup, as every resource of a load asks for its kind's.
+ */
+export function refusingIn(ctx: InterpolationContext, forbidden: NonNullable<InterpolationContext['forbidden']>): InterpolationContext {
+  let byLookup = refusingContexts.get(ctx);
+  if (!byLookup) refusingContexts.set(ctx, (byLookup = new Map()));
+  let refusing = byLookup.get(forbidden);
+  if (!refusing) byLookup.set(forbidden, (refusing = { ...ctx, forbidden }));
+  return refusing;
+}
+
 /**
  * `value` with every string interpolated, spans kept. Copy-on-write: an object or list is copied
  * only when something inside it changed, so the common case (no references) allocates nothing.
