@@ -56,13 +56,20 @@ export function stateAfterRequest(
       const agent = resources.of(address, 'agent');
       return (ws) => {
         const knowledge = ws.agents[address]?.applied.knowledge;
-        ws.agents[address] = { id: agent.id, applied: { ...appliedHashes(agent, salt), ...(knowledge ? { knowledge } : {}) } };
+        // Added to the fresh record rather than spread into a copy: this runs once per agent applied.
+        const applied = appliedHashes(agent, salt);
+        if (knowledge) applied.knowledge = knowledge;
+        ws.agents[address] = { id: agent.id, applied };
       };
     }
     case 'set_agent_files': {
       // Sent only once the agent's update (if any) succeeded: its fields are the desired ones.
       const agent = resources.of(address, 'agent');
-      return (ws) => (ws.agents[address] = { id: agent.id, applied: { ...appliedHashes(agent, salt), knowledge: hashApplied(salt, body.files) } });
+      return (ws) => {
+        const applied = appliedHashes(agent, salt);
+        applied.knowledge = hashApplied(salt, body.files);
+        ws.agents[address] = { id: agent.id, applied };
+      };
     }
     case 'import_phone':
       return (ws) => (ws.phones[address] = { agentId: undefined, imported: true });
