@@ -195,6 +195,19 @@ describe('approval and locking', () => {
       expect(refused.stderr).toContain('hint: Wait for it to finish (or pass --lock-timeout SECONDS to wait)');
       // Apply reads ahead only under the lock (docs/plan.md, "Reading ahead"): refused, it read nothing.
       expect(p.requests).toEqual([]);
+      // The lock is taken before the manifests are read: a broken manifest is not even looked at.
+      const manifestFile = path.join(p.dir, 'voxform.yaml');
+      const manifest = await readFile(manifestFile, 'utf8');
+      await writeFile(manifestFile, `${manifest}\nagents: [unclosed\n`);
+      try {
+        const refusedFirst = await p.cli(['apply', '--auto-approve']);
+        expect(refusedFirst.code).toBe(1);
+        expect(refusedFirst.stderr).toContain('is locked by');
+        expect(refusedFirst.stderr).not.toContain('voxform.yaml:');
+        expect(p.requests).toEqual([]);
+      } finally {
+        await writeFile(manifestFile, manifest);
+      }
     } finally {
       await holder.release();
     }
