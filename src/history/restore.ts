@@ -59,16 +59,14 @@ function restoredAgent(name: string, version: AgentVersion, record: HistoryRecor
   const source: SourceText = { path: context.display, display: context.display, text, lines: new LineCounter(), order: 0, root: '' };
   const envReferences: Record<string, string> = {};
   const envPaths: string[] = [];
-  const resolved = interpolateTree(
-    written,
-    context.interpolation,
-    (path: PathPart[]) => {
+  const resolved = interpolateTree(written, context.interpolation, {
+    onEnvPath: (path: PathPart[]) => {
       const raw = valueAtPath(written, path);
       if (typeof raw === 'string') envReferences[formatDotted(path)] = raw;
       if (path[0] === 'config') envPaths.push(formatDotted(path.slice(1)));
     },
-    { source, start: 0, end: text.length },
-  ) as { name: string | undefined; config: Record<string, unknown> };
+    span: { source, start: 0, end: text.length },
+  }) as { name: string | undefined; config: Record<string, unknown> };
   return {
     kind: 'agent',
     address: `agent.${name}`,

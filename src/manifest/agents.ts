@@ -11,7 +11,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
-import { hasEnvReference, interpolateTree, refusingIn, type InterpolationContext } from './interpolate.js';
+import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -67,13 +67,14 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   const envPaths = new Set<string>();
   const envPlaces: PathPart[][] = [];
   const envReferences: Record<string, string> = {};
-  const resolved = interpolateTree(spec, refusingIn(ctx.interpolation, forbiddenEnvPlaces('AgentSpec')), (path) => {
+  const onEnvPath = (path: PathPart[]): void => {
     envPlaces.push(path);
     if (path[0] === 'config') envPaths.add(formatDotted(path.slice(1)));
     // As written, for the deploy ledger, which keeps the reference and never the value.
     const written = valueAtPath(spec, path);
     if (typeof written === 'string') envReferences[formatDotted(path)] = written;
-  }) as Record<string, unknown>;
+  };
+  const resolved = interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec') }) as Record<string, unknown>;
 
   const fromEnv = envSecretSet(envPlaces);
   checkAgainstSchema({ definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => fromEnv.covers(path) }, ctx.diagnostics);

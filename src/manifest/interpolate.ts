@@ -24,8 +24,6 @@ export interface InterpolationContext {
   onEnvName?(name: string): void;
   /** Which variables may be read; by default the policy `env` itself sets (`VOXFORM_ENV_ALLOW`). */
   policy?: EnvPolicy;
-  /** Where, inside the tree being interpolated, references are refused: the place's name (see env-policy.ts). */
-  forbidden?: (path: readonly PathPart[]) => string | undefined;
 }
 
 const REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
@@ -117,33 +115,24 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
  */
 export const SHORT_SECRET_LENGTH = 4;
 
-const refusingContexts = new WeakMap<InterpolationContext, Map<InterpolationContext['forbidden'], InterpolationContext>>();
-
-/**
- * `ctx`, refusing references where `forbidden` says (see `InterpolationContext.forbidden`): made once
- * per context and lookup, as every resource of a load asks for its kind's.
- */
-export function refusingIn(ctx: InterpolationContext, forbidden: NonNullable<InterpolationContext['forbidden']>): InterpolationContext {
-  let byLookup = refusingContexts.get(ctx);
-  if (!byLookup) refusingContexts.set(ctx, (byLookup = new Map()));
-  let refusing = byLookup.get(forbidden);
-  if (!refusing) byLookup.set(forbidden, (refusing = { ...ctx, forbidden }));
-  return refusing;
+/** How `interpolateTree` walks one tree. */
+export interface TreeInterpolation {
+  /** Hears the path (below the tree's root) of every string that took a value from the environment. */
+  onEnvPath?: (path: PathPart[]) => void;
+  /** Where, inside the tree, references are refused: the place's name (see env-policy.ts). */
+  forbidden?: (path: readonly PathPart[]) => string | undefined;
+  /** Where a string is reported that has no place of its own and no enclosing object with one. */
+  span?: Span;
 }
 
 /**
  * `value` with every string interpolated, spans kept. Copy-on-write: an object or list is copied
  * only when something inside it changed, so the common case (no references) allocates nothing.
- * `onEnvPath` hears the path (below `value`) of every string that took a value from the environment.
- * A string without a place of its own is reported at the nearest enclosing object, else at `span`,
- * so that no refusal goes unreported.
+ * A string without a place of its own is reported at the nearest enclosing object, else at
+ * `how.span`, so that no refusal goes unreported.
  */
-export function interpolateTree(
-  value: unknown,
-  ctx: InterpolationContext,
-  onEnvPath: (path: PathPart[]) => void = () => undefined,
-  span?: Span,
-): unknown {
+export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
+  const { onEnvPath, forbidden, span } = how;
   const path: PathPart[] = [];
   const ancestors: object[] = [];
   const enclosingSpan = (): Span | undefined => {
@@ -157,8 +146,8 @@ export function interpolateTree(
   const walk = (node: unknown, entry: EntrySpans | undefined): unknown => {
     if (typeof node === 'string') {
       if (!node.includes('{env:')) return node;
-      const result = interpolateString(node, entry ? entry.value : enclosingSpan(), ctx, ctx.forbidden?.(path));
-      if (result.fromEnv) onEnvPath([...path]);
+      const result = interpolateString(node, entry ? entry.value : enclosingSpan(), ctx, forbidden?.(path));
+      if (result.fromEnv) onEnvPath?.([...path]);
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
@@ -182,7 +171,7 @@ export function interpolateTree(
 }
 
 /**
- * Reports every reference in a forbidden place of `value` (see `InterpolationContext.forbidden`),
+ * Reports every reference in a forbidden place of `value` (see `TreeInterpolation.forbidden`),
  * reading nothing and resolving nothing: for the environment overlays not in use.
  */
 export function reportForbiddenReferences(

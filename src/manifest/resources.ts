@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
-import { hasEnvReference, interpolateTree, refusingIn, type InterpolationContext } from './interpolate.js';
+import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../schema/sensitive.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, type PathPart } from './positions.js';
@@ -38,7 +38,7 @@ function resolveEntry(
     envPlaces.push(p);
     envPaths.push(formatDotted(p));
   };
-  const resolved = interpolateTree(entry, refusingIn(ctx.interpolation, forbiddenEnvPlaces(definition)), onEnvPath);
+  const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition) });
   const fromEnv = envSecretSet(envPlaces);
   checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => fromEnv.covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;

@@ -55,7 +55,7 @@ describe('interpolateTree', () => {
     const value = interpolateTree(
       { a: { b: ['x', '${env:V}'], n: 3, t: true, z: null }, c: '${env:V}' },
       { env: { V: 'val' }, diagnostics: new DiagnosticList(), onSecret: () => undefined },
-      (path) => paths.push(path.join('.')),
+      { onEnvPath: (path) => paths.push(path.join('.')) },
     );
     expect(value).toEqual({ a: { b: ['x', 'val'], n: 3, t: true, z: null }, c: 'val' });
     expect(paths).toEqual(['a.b.1', 'c']);
