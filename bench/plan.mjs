@@ -117,7 +117,7 @@ const COMMANDS = [
 ];
 
 /** One verdict line per goal of a command, from the medians of its runs. */
-function report(label, runs) {
+function report(label, runs, referenceRatio) {
   const requests = runs[0].requests;
   if (runs.some((r) => r.requests !== requests)) throw new Error(`${label}: the runs sent different numbers of requests (${runs.map((r) => r.requests).join(', ')})`);
   const floorMs = (requests * point.latencyMs) / point.parallelism;
@@ -135,6 +135,9 @@ function report(label, runs) {
     `  waiting         CPU time ${seconds(median(runs.map((r) => r.cpuMs)))} of ${seconds(wallMs)} whole; ` +
       `the emulator answered in ${median(runs.map((r) => r.emulatorMs)).toFixed(1)} ms (median, ${point.latencyMs} ms latency included)`,
   );
+  // The reference is this machine's and this emulator's share of the floor; what a command's network
+  // phase shows above it is voxform's own (its CPU beside the wire thread's, its gaps between requests).
+  console.log(`  own share       network phase ${(networkMs / floorMs / referenceRatio).toFixed(2)} × the wire reference (${referenceRatio.toFixed(2)} × floor), no goal of its own`);
   const checks = [];
   const line = (name, value, goal, goalText) => {
     const ok = value <= goal;
@@ -187,7 +190,7 @@ try {
         'No client gets below this here: above 1 × is the emulator, loopback and the machine.',
     );
     let ok = true;
-    for (const [label, rows] of runs) ok = report(label, rows) && ok;
+    for (const [label, rows] of runs) ok = report(label, rows, median(references)) && ok;
     console.log(`\nend: ${loadAverage()}`);
     console.log(ok ? 'plan/apply: PASS (every goal met)' : 'plan/apply: MISS (a goal was missed)');
     if (!ok) process.exitCode = 1;
