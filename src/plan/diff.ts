@@ -42,8 +42,7 @@ import {
 export type { LiveState } from './read-live.js';
 export { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from './agent-fields.js';
 
-/** A resource the plan cannot be made for (an agent id the service does not know, …). */
-/** A resource the plan cannot be made for, at its place in the manifests. */
+/** A resource the plan cannot be made for (an agent id the service does not know, …), at its place in the manifests. */
 export interface PlanProblem {
   code: PlanProblemCode;
   address: string;

@@ -1,7 +1,7 @@
+/** `voxform schema`: the manifest JSON Schema, self-contained, for editors and other tools. */
 import { bundleManifestSchema } from '../../schema/load.js';
 import type { CommandContext } from '../context.js';
 
-/** `voxform schema`: the manifest JSON Schema, self-contained, for editors and other tools. */
 /** `voxform schema` takes no options of its own. */
 export type SchemaCommandOptions = Record<string, never>;
 

@@ -1,7 +1,7 @@
+/** `voxform templates`: each template with its description and variables, then how to use one. */
 import { listTemplates, type Template, type TemplateVariable } from '../../templates/catalog.js';
 import type { CommandContext } from '../context.js';
 
-/** `voxform templates`: each template with its description and variables, then how to use one. */
 /** `voxform templates` takes no options of its own. */
 export type TemplatesCommandOptions = Record<string, never>;
 
