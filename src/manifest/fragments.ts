@@ -69,6 +69,9 @@ export function emptyLayer(span: Span): Layer {
 export function combineFragments(fragments: readonly Fragment[], fallback: Span, diagnostics: DiagnosticList): CombinedManifest {
   const combined: CombinedManifest = { ...emptyLayer(fragments[0]?.span ?? fallback), environments: new Map(), environmentsSpan: undefined, firstSpan: fragments[0]?.span ?? fallback };
   for (const fragment of fragments) {
+    // First: past a thousand problems the list stops taking more, and a file's shape (an unknown
+    // top-level key, a section of the wrong type) must not be crowded out by its resources' names.
+    checkFragmentShape(fragment, diagnostics);
     addLayer(combined, fragment.value, [], diagnostics);
     const environments = fragment.value.environments;
     if (!isPlainObject(environments)) continue;
@@ -171,15 +174,10 @@ export function formatLocation(span: Span): string {
 }
 
 /**
- * Checks each fragment against the manifest schema with each resource replaced by `{}`: top-level
+ * Checks a fragment against the manifest schema with each resource replaced by `{}`: top-level
  * keys, section types, settings, defaults and environment settings. Resources are checked whole,
- * later, after everything that merges into them has been merged. Combining does not depend on it
- * (it skips what is not a mapping), so the loader runs it once the reads have started.
+ * later, after everything that merges into them has been merged.
  */
-export function checkFragmentShapes(fragments: readonly Fragment[], diagnostics: DiagnosticList): void {
-  for (const fragment of fragments) checkFragmentShape(fragment, diagnostics);
-}
-
 function checkFragmentShape(fragment: Fragment, diagnostics: DiagnosticList): void {
   const skeleton = skeletonOf(fragment.value, false);
   checkAgainstSchema(

@@ -165,6 +165,13 @@ describe('loadManifests: schema checks', () => {
     expect(summarize(result)).toEqual(['voxform.yaml:5:1 unknown_field unknown field "phone" at the top level; did you mean "phones"?']);
   });
 
+  it('reports a file\'s shape before its names, so an unknown top-level key is not crowded out when the problems overflow', async () => {
+    const names = Array.from({ length: 2_000 }, (_, i) => `  "bad name ${i}": { id: ag_${i} }`).join('\n');
+    const result = await loadTree({ 'voxform.yaml': `version: 1\nbogus_top: 1\nagents:\n${names}\n` });
+    expect(result.omitted.stopped).toBe(true);
+    expect(summarize(result)[0]).toBe('voxform.yaml:2:1 unknown_field unknown field "bogus_top" at the top level');
+  });
+
   it.each([
     ['voice.provider', '    config:\n      voice: { provider: elevenlabs }'],
     ['flow.voicemail.action', '    config:\n      flow:\n        voicemail: { action: hangup }'],
