@@ -3,7 +3,7 @@
  * `validate`, `plan` and `apply` so every command shows a manifest mistake the same way.
  */
 import picocolors from 'picocolors';
-import { MAX_DIAGNOSTICS_SHOWN } from '../manifest/limits.js';
+import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
 
 export interface DiagnosticFormat {

@@ -6,9 +6,9 @@
  * run later under a time budget (safe-regex.ts).
  */
 import { VoxformError } from '../errors.js';
-import { decodeUtf8 } from '../manifest/decode.js';
+import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { findProjectRoot, readGuarded } from '../manifest/project-files.js';
+import { findProjectRoot, readGuarded } from '../project-files/guarded-read.js';
 import { parseYaml } from '../manifest/parse-yaml.js';
 import { spanAt } from '../manifest/positions.js';
 import { isPlainObject } from '../util/json-object.js';

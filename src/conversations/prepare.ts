@@ -5,7 +5,7 @@
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
-import { mapBounded } from '../manifest/load-files.js';
+import { mapBounded } from '../util/semaphore.js';
 import { desiredAgentConfig } from './agent-config.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './runner.js';

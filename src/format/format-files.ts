@@ -1,9 +1,9 @@
 import { isMap, isScalar, parseAllDocuments } from 'yaml';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { decodeUtf8 } from '../manifest/decode.js';
-import { MAX_MANIFEST_BYTES } from '../manifest/limits.js';
-import type { ManifestFile } from '../manifest/load-files.js';
-import { readGuarded } from '../manifest/project-files.js';
+import { decodeUtf8 } from '../project-files/decode.js';
+import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
+import type { ManifestFile } from '../project-files/manifest-files.js';
+import { readGuarded } from '../project-files/guarded-read.js';
 import { knownProperties, schemaNode } from '../schema/introspect.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { formatManifest } from './format-manifest.js';

@@ -6,7 +6,7 @@
 import type { Diagnostic } from './types.js';
 import type { DiagnosticCode } from '../error-codes.js';
 import { codeFrame } from './code-frame.js';
-import { MAX_DIAGNOSTICS_KEPT } from './limits.js';
+import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
 import { positionOf, type Span } from './source.js';
 
 /** Re-exported where the loader's callers have always found them; the list itself lives in src/error-codes.ts. */

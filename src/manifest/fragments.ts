@@ -8,7 +8,7 @@ import type { SchemaIssue } from '../schema/validate.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
-import { MAX_RESOURCES_PER_KIND } from './limits.js';
+import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
 

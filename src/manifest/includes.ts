@@ -9,12 +9,13 @@ import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TemplateVars } from '../templates/substitute.js';
+import { decodeUtf8 } from '../project-files/decode.js';
+import { failureOf, formatSize, inspect, READ_FAILURE_CODES, type ReadPolicy } from '../project-files/guarded-read.js';
+import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
+import type { FileCache, ReadOutcome } from '../project-files/manifest-files.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { decodeUtf8 } from './decode.js';
+import { mapBounded } from '../util/semaphore.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from './limits.js';
-import { mapBounded, type FileCache, type ReadOutcome } from './load-files.js';
-import { failureOf, formatSize, inspect, READ_FAILURE_CODES, type ReadPolicy } from './project-files.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
 import { substituteIncludedText } from './templates.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from './limits.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../project-files/limits.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { countLines, LineCounter, positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';

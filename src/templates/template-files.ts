@@ -2,7 +2,7 @@
  * The one way a template's files are read, for `voxform init` / `voxform templates` (the catalog)
  * and for a manifest's `template:` key alike. A template may come from the repository (a manifest's
  * templates folder, `init --template ./path`), which is untrusted input, so its files are read under
- * the guards of src/manifest/project-files.ts: each file's real path must lie inside the template's
+ * the guards of src/project-files/guarded-read.ts: each file's real path must lie inside the template's
  * own folder, be a regular file, and be within the limit for its role (template.yaml as a manifest,
  * an included prompt as a prompt file), and its bytes must be UTF-8.
  *
@@ -11,9 +11,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { decodeUtf8 } from '../manifest/decode.js';
-import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../manifest/limits.js';
-import { readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../manifest/project-files.js';
+import { decodeUtf8 } from '../project-files/decode.js';
+import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
+import { readGuarded, realFolder, type ReadFailure, type ReadOutcome, type ReadPolicy } from '../project-files/guarded-read.js';
 import { TEMPLATE_FILE } from './location.js';
 
 export { TEMPLATE_FILE } from './location.js';

@@ -8,7 +8,7 @@ import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
-import { MAX_KNOWLEDGE_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../../src/manifest/limits.js';
+import { MAX_KNOWLEDGE_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../../src/project-files/limits.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 import { summarize } from '../manifest/helpers.js';
 

@@ -4,7 +4,7 @@
  * diagnostics are capped, each with a code of its own (src/manifest/limits.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/manifest/limits.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/project-files/limits.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
 

@@ -6,7 +6,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isVoxformError } from '../../src/errors.js';
-import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../../src/manifest/limits.js';
+import { MAX_MANIFEST_BYTES, MAX_PROMPT_FILE_BYTES } from '../../src/project-files/limits.js';
 import { readTemplateAt } from '../../src/templates/catalog.js';
 import { loadManifests } from '../../src/manifest/load.js';
 import { readTemplateFile, readTemplateInclude, templateIncludePolicy, templateNamesIn, templateRoot } from '../../src/templates/template-files.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { formatFiles } from '../../format/format-files.js';
-import { findManifestFiles } from '../../manifest/load-files.js';
+import { findManifestFiles } from '../../project-files/manifest-files.js';
 import type { CommandContext } from '../context.js';
 
 /**

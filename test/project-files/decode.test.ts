@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8, firstInvalidByte } from '../../src/manifest/decode.js';
+import { decodeUtf8, firstInvalidByte } from '../../src/project-files/decode.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const text = (value: string) => new TextEncoder().encode(value);

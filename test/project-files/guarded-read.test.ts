@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readGuarded, realFolder } from '../../src/manifest/project-files.js';
+import { readGuarded, realFolder } from '../../src/project-files/guarded-read.js';
 
 let root: string;
 

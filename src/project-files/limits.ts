@@ -1,7 +1,8 @@
 /**
- * The loader's limits. A manifest is written by whoever opens a pull request, and `voxform plan`
- * reads it in CI before anyone has reviewed it, so every resource a manifest can make voxform
- * spend is capped here, and each cap has a diagnostic of its own (docs/manifest.md, "Limits").
+ * What the repository's files may make voxform spend. A manifest is written by whoever opens a pull
+ * request, and `voxform plan` reads it in CI before anyone has reviewed it, so every resource a
+ * manifest can make voxform spend is capped here, and each cap has a diagnostic of its own
+ * (docs/manifest.md, "Limits"); templates and `fmt` read their YAML under the same size cap.
  * The values leave a wide margin over real manifests (a thousand agents with a prompt file each
  * stay far below every one) while keeping the worst input within seconds and a few hundred MB.
  */

@@ -2,16 +2,16 @@
  * Which files a load reads, and reading them: explicit files, folders (every *.yaml / *.yml in
  * them, recursively, sorted), or by default `voxform.yaml`, else `agents.yaml`, in the working
  * directory. Reads run concurrently, bounded so a thousand prompt files do not exhaust descriptors,
- * each under the guards of project-files.ts.
+ * each under the guards of guarded-read.ts.
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { mapBounded } from '../util/semaphore.js';
-import { findProjectRoot, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './project-files.js';
+import { findProjectRoot, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
-export type { ReadOutcome, ReadPolicy } from './project-files.js';
+export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 
 export const DEFAULT_MANIFESTS = ['voxform.yaml', 'agents.yaml'] as const;
 
@@ -103,11 +103,9 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export { mapBounded };
-
 /**
  * Reads many files once each (the same prompt file named by a hundred agents is read once), under
- * the guards of project-files.ts: a file is read for one policy (root and size cap) at a time.
+ * the guards of guarded-read.ts: a file is read for one policy (root and size cap) at a time.
  */
 export class FileCache {
   private readonly pending = new Map<string, Promise<ReadOutcome>>();
