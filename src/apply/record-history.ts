@@ -117,7 +117,7 @@ export async function recordHistory(context: HistoryContext): Promise<HistoryRec
     command: context.command,
     outcome: context.outcome,
     source: context.source,
-    plan: context.plan,
+    planned: context.plan.summary,
     counts: { applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length },
     agents: await agentVersions(context),
   });

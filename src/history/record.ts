@@ -7,13 +7,12 @@
  * reference is escaped (`$${env:…}`), so a rollback reads it as the same text.
  */
 import type { DesiredAgent } from '../manifest/types.js';
-import type { Plan } from '../plan/types.js';
 import { configSecretSet } from '../schema/sensitive.js';
 import { formatDotted, isDottedAtOrUnder, type PathSegment } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { REDACTED } from '../util/redact.js';
 import { configurationHash } from './config-hash.js';
-import type { AgentVersion, DeploySource, HistoryRecord } from './types.js';
+import type { AgentVersion, DeploySource, DeploySummary, HistoryRecord } from './types.js';
 
 /** Text that is not a reference stays that text when read again as a manifest value. */
 export function escapeReferences(text: string): string {
@@ -100,13 +99,16 @@ export interface RecordInput {
   command: string;
   outcome: string;
   source: DeploySource;
-  plan: Plan;
-  counts: { applied: number; failed: number; skipped: number };
+  /** The plan's counts (its `summary`). */
+  planned: Pick<DeploySummary, 'create' | 'update' | 'unchanged' | 'drifted'>;
+  counts: Pick<DeploySummary, 'applied' | 'failed' | 'skipped'>;
   agents: Record<string, AgentVersion>;
 }
 
 /** The record of one apply, ready for `HistoryStore.append` (which gives it its id). */
 export function historyRecord(input: RecordInput): Omit<HistoryRecord, 'id'> {
+  // Field by field: a plan's summary is a wider in-memory type, and a record keeps these only.
+  const { planned } = input;
   return {
     workspace: input.workspace,
     at: input.at.toISOString(),
@@ -114,7 +116,7 @@ export function historyRecord(input: RecordInput): Omit<HistoryRecord, 'id'> {
     command: input.command,
     outcome: input.outcome,
     source: input.source,
-    summary: { ...input.plan.summary, ...input.counts },
+    summary: { create: planned.create, update: planned.update, unchanged: planned.unchanged, drifted: planned.drifted, ...input.counts },
     agents: input.agents,
   };
 }

@@ -5,8 +5,6 @@
  * configuration's commit (through `AgentVersion.configHash`, see src/history/config-hash.ts).
  * A record never holds a secret: values filled from `${env:…}` are kept as their references.
  */
-import type { PlanSummary } from '../plan/types.js';
-
 /** Where the change came from, as far as the CI environment or `git` tells. */
 export interface DeploySource {
   /** The full commit id of the work tree (or the CI's commit). */
@@ -64,10 +62,25 @@ export interface HistoryRecord {
   /** How the apply ended: `applied`, `failed` (some changes failed or were skipped), `interrupted`, `nothing_to_do`. */
   outcome: string;
   source: DeploySource;
-  /** The plan's summary (`PlanSummary`), and how many changes applied, failed, were skipped. */
-  summary: PlanSummary & { applied: number; failed: number; skipped: number };
+  summary: DeploySummary;
   /** Every agent of the workspace's manifests, by local name, as the apply left it. */
   agents: Record<string, AgentVersion>;
+}
+
+/**
+ * What an apply did: its plan's counts (the plan's `PlanSummary`) and how many of its changes
+ * applied, failed, were skipped. Records are stored and read back by later versions of voxform, so
+ * their fields are written out here rather than taken from the plan's in-memory types: a field added
+ * to a plan does not change what a record holds.
+ */
+export interface DeploySummary {
+  create: number;
+  update: number;
+  unchanged: number;
+  drifted: number;
+  applied: number;
+  failed: number;
+  skipped: number;
 }
 
 /** Where history records are kept: implemented by each state backend. */

@@ -111,9 +111,9 @@ describe('agentVersion', () => {
     expect(version.maskedPaths).toEqual(envConfigPaths(agent));
   });
 
-  it('builds the record with the plan summary and the counts', () => {
-    const plan = { summary: { create: 1, update: 2, unchanged: 3, drifted: 0 } } as Parameters<typeof historyRecord>[0]['plan'];
-    const record = historyRecord({ workspace: 'w', at: new Date('2026-01-01T00:00:00Z'), by: 'a@b', command: 'voxform apply', outcome: 'failed', source: { commit: 'c'.repeat(40) }, plan, counts: { applied: 2, failed: 1, skipped: 0 }, agents: {} });
+  it('builds the record with the plan summary and the counts, and only the fields a record keeps', () => {
+    const planned = { create: 1, update: 2, unchanged: 3, drifted: 0, notARecordField: 9 };
+    const record = historyRecord({ workspace: 'w', at: new Date('2026-01-01T00:00:00Z'), by: 'a@b', command: 'voxform apply', outcome: 'failed', source: { commit: 'c'.repeat(40) }, planned, counts: { applied: 2, failed: 1, skipped: 0 }, agents: {} });
     expect(record).toEqual({
       workspace: 'w',
       at: '2026-01-01T00:00:00.000Z',
