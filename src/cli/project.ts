@@ -31,9 +31,9 @@ export interface ProjectOptions {
 }
 
 export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext, onReadTargets?: (targets: ReadTargets) => void): Promise<DesiredState> {
-  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onReadTargets });
-  // Registered before anything is printed, also when loading failed: a diagnostic must not show a secret.
-  result.secrets.forEach((secret) => ctx.secrets.add(secret));
+  // Each secret is registered as it is met, while the early reads are out: nothing printed meanwhile
+  // (a stray error), nor after (a diagnostic, also when loading failed), shows one.
+  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onReadTargets, onSecret: (secret) => ctx.secrets.add(secret) });
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length + result.omitted.errors;
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {

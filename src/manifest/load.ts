@@ -56,7 +56,9 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const environmentVariables = new Set<string>();
   const onSecret = (value: string): void => {
     // A reference left unresolved (its variable is missing) is not a secret: it is the manifest's own text.
-    if (value !== '' && !value.includes('${env:')) secrets.add(value);
+    if (value === '' || value.includes('${env:') || secrets.has(value)) return;
+    secrets.add(value);
+    options.onSecret?.(value);
   };
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };

@@ -167,10 +167,17 @@ export interface LoadOptions {
    * manifests name, whether they manage phones and which service they name, before any resource
    * is resolved (templates, defaults, `${env:…}`, schema) and before the prompt and knowledge files:
    * `plan` starts reading from the service while the loading goes on (src/plan/read-ahead.ts).
-   * The manifests' secrets are not known yet: the reader must hold what it reads, failures included,
-   * until the load has ended and they are registered.
+   * The manifests' secrets are not all known yet: the reader must hold what it reads, failures
+   * included, until the load has ended.
    */
   onReadTargets?: ((targets: ReadTargets) => void) | undefined;
+  /**
+   * Told each secret the moment the load meets it (an `${env:…}` value as it is read, a value at a
+   * place the schemas mark sensitive as it is resolved), before anything else can hold it: a caller
+   * that may print while the load goes on (an error thrown by a callback while `plan`'s early reads
+   * are out) adds it to its redaction here. The result's `secrets` lists them all again.
+   */
+  onSecret?: ((secret: string) => void) | undefined;
 }
 
 /** What the service will be asked for, known early in loading (`LoadOptions.onReadTargets`). */

@@ -187,6 +187,25 @@ environments:
     expect(result.secrets).toEqual(['planted-hook-token']);
   });
 
+  it('tells each secret the moment it is read, while the reads may be out: before any other callback runs', async () => {
+    const told: string[] = [];
+    const toldBeforeNextCallback: boolean[] = [];
+    const env = new Proxy({ HOOK: 'planted-hook-token' } as Record<string, string | undefined>, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (key === 'HOOK') queueMicrotask(() => toldBeforeNextCallback.push(told.includes(value as string)));
+        return value;
+      },
+    });
+    const result = await loadTree(
+      { 'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config: { session_data_webhook: { url: "https://hooks.example.com/x", headers: { x-token: "${env:HOOK}" } } }\n' },
+      { env, onSecret: (secret) => told.push(secret) },
+    );
+    expect(result.diagnostics).toEqual([]);
+    expect(toldBeforeNextCallback).toEqual([true]);
+    expect(told).toEqual(result.secrets);
+  });
+
   it('names the service the manifests name, as the loaded state will', async () => {
     const seen: ReadTargets[] = [];
     const result = await loadTree({ 'voxform.yaml': `region: eu\n${manifest}` }, { onReadTargets: (targets) => seen.push(targets) });

@@ -350,7 +350,7 @@ describe('the secret scan', () => {
     }
   });
 
-  it('the real binary: an error thrown outside the awaited chain is reported redacted, with exit 1', async () => {
+  it('the real binary: an error thrown outside the awaited chain is reported redacted, with exit 1, even while the manifests still load', async () => {
     const script = path.join(project.dir, 'stray.mjs');
     await writeFile(path.join(project.dir, 'voxform.yaml'), validManifest);
     await writeFile(
@@ -358,11 +358,19 @@ describe('the secret scan', () => {
       [
         `import { createServer } from 'node:http';`,
         `import { main } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/main.js'))};`,
-        // A service that, on the first request (the secrets are known to voxform by then), makes a
-        // stray callback throw with secrets in its message, and never answers.
-        `const service = createServer(() => setImmediate(() => { throw new Error('stray callback holding ' + process.env.HOOK_TOKEN + ' and ' + process.env.VOXFORM_API_KEY); }));`,
+        // A service that never answers: plan's early reads stay out while the manifests load.
+        `const service = createServer(() => undefined);`,
         `await new Promise((resolve) => service.listen(0, '127.0.0.1', resolve));`,
         `process.env.VOXFORM_BASE_URL = 'http://127.0.0.1:' + service.address().port;`,
+        // The moment voxform reads the manifest's \${env:HOOK_TOKEN} (the loader is still resolving
+        // agents then, and the reads are out), a callback is set to throw with the value and the
+        // key in its message: whatever holds a secret, voxform must already hide it.
+        `let armed = true;`,
+        `process.env = new Proxy(process.env, { get(target, name) {`,
+        `  const value = Reflect.get(target, name);`,
+        `  if (name === 'HOOK_TOKEN' && armed) { armed = false; setImmediate(() => { throw new Error('stray callback holding ' + value + ' and ' + target.VOXFORM_API_KEY); }); }`,
+        `  return value;`,
+        `} });`,
         `process.exitCode = await main(['plan', '--format', 'json']);`,
         `service.close();`,
       ].join('\n'),

@@ -24,8 +24,7 @@ const DEFAULT_LIMIT = 20;
  */
 async function manifestService(options: HistoryOptions, ctx: CommandContext): Promise<ManifestService> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl });
-    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onSecret: (secret) => ctx.secrets.add(secret) });
     return result.state ? { baseUrl: result.state.baseUrl, region: result.state.region } : {};
   } catch (error) {
     if (isVoxformError(error)) return {};

@@ -156,8 +156,7 @@ export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHis
  */
 export async function manifestAgentIds(options: Pick<LogsOptions, 'file' | 'env'>, ctx: CommandContext): Promise<Map<string, string>> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
-    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, onSecret: (secret) => ctx.secrets.add(secret) });
     return new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
   } catch (error) {
     if (isVoxformError(error) && error.code === 'manifest_not_found') return new Map();

@@ -143,8 +143,7 @@ const APPLY_GRACE_SECONDS = 60;
  */
 async function manifestProject(options: ReportOptions, ctx: CommandContext): Promise<{ names: Map<string, string>; service: ManifestService }> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
-    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, onSecret: (secret) => ctx.secrets.add(secret) });
     const names = new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
     return { names, service: { baseUrl: result.state?.baseUrl, region: result.state?.region } };
   } catch (error) {

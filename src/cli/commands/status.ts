@@ -42,8 +42,7 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
  */
 async function readManifestService(options: StatusOptions, ctx: CommandContext): Promise<{ service: ManifestService; problem?: string }> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl });
-    result.secrets.forEach((secret) => ctx.secrets.add(secret));
+    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onSecret: (secret) => ctx.secrets.add(secret) });
     if (!result.state) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
       return { service: {}, problem: `${errors} error${errors === 1 ? '' : 's'}; run \`voxform validate\`` };

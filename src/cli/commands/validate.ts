@@ -52,8 +52,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
 
 /** Loads the manifests and builds the report; secrets met are registered for redaction first. */
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
-  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env });
-  for (const secret of result.secrets) ctx.secrets.add(secret);
+  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, onSecret: (secret) => ctx.secrets.add(secret) });
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
   return {
     valid: errors === 0 && result.state !== undefined,
