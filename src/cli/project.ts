@@ -4,7 +4,6 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { loadManifests } from '../manifest/index.js';
 import type { DesiredState, ReadTargets } from '../manifest/types.js';
 import type { AcquireOptions, HeldLock, StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
@@ -14,6 +13,7 @@ import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { WireThread } from '../api/wire-thread-link.js';
 import { formatDiagnostics } from './diagnostics.js';
+import { loadCommandManifests } from './load-manifests.js';
 import type { CommandContext } from './context.js';
 import type { Connection, ManifestService } from './connection.js';
 import { ReadAhead } from '../plan/read-ahead.js';
@@ -31,9 +31,7 @@ export interface ProjectOptions {
 }
 
 export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext, onReadTargets?: (targets: ReadTargets) => void): Promise<DesiredState> {
-  // Each secret is registered as it is met, while the early reads are out: nothing printed meanwhile
-  // (a stray error), nor after (a diagnostic, also when loading failed), shows one.
-  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onReadTargets, onSecret: (secret) => ctx.secrets.add(secret) });
+  const result = await loadCommandManifests(options, ctx, onReadTargets);
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length + result.omitted.errors;
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {

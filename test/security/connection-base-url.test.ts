@@ -104,6 +104,22 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     expect(p.requests.some((request) => request.path.startsWith('/agents/'))).toBe(true);
   });
 
+  it('trusts the origin of --base-url as it trusts VOXFORM_BASE_URL, in every command that reads the manifests and takes the flag', async () => {
+    const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
+    const flagOnly = { VOXFORM_BASE_URL: '' };
+    for (const args of [['plan'], ['status'], ['history'], ['logs', '--agent', 'front-desk'], ['report', '--agent', 'front-desk']]) {
+      const result = await p.cli([...args, '--base-url', p.url], flagOnly);
+      expect(result.stderr, args.join(' ')).not.toContain('base_url');
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    // logs and report took the manifest's name for its agent: the service was asked for that id's calls.
+    const callLogReads = p.requests.filter((request) => request.path.includes('agent_id='));
+    expect(callLogReads.length).toBeGreaterThanOrEqual(2);
+    for (const request of callLogReads) expect(request.path).toContain('agent_id=-OKdqbqetEcM4ak369ym');
+  });
+
   it('a malformed VOXFORM_TRUSTED_ORIGINS stops the run with a clear error', async () => {
     const p = await projectWithBaseUrl('https://api-west.millis.ai');
     const result = await p.cli(['validate'], { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com/voice' });

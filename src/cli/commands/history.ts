@@ -4,10 +4,10 @@
  */
 import { isVoxformError } from '../../errors.js';
 import { renderHistoryJson, renderHistoryText } from '../../history/render.js';
-import { loadManifests } from '../../manifest/index.js';
 import { workspaceKey } from '../../state/types.js';
 import { chooseBaseUrl, type ManifestService } from '../connection.js';
 import type { CommandContext } from '../context.js';
+import { loadCommandManifests } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface HistoryOptions extends ProjectOptions {
@@ -24,7 +24,7 @@ const DEFAULT_LIMIT = 20;
  */
 async function manifestService(options: HistoryOptions, ctx: CommandContext): Promise<ManifestService> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onSecret: (secret) => ctx.secrets.add(secret) });
+    const result = await loadCommandManifests(options, ctx);
     return result.state ? { baseUrl: result.state.baseUrl, region: result.state.region } : {};
   } catch (error) {
     if (isVoxformError(error)) return {};

@@ -1,6 +1,5 @@
 import { isApiError, type ApiClient, type CallLogFilters } from '../../api/index.js';
 import { VoxformError, isVoxformError } from '../../errors.js';
-import { loadManifests } from '../../manifest/index.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { isSecretKeyName } from '../../schema/sensitive.js';
@@ -8,6 +7,7 @@ import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { loadCommandManifests, type ManifestOptions } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 
 export interface LogsOptions extends ConnectionOptions {
@@ -154,9 +154,9 @@ export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHis
  * name as well as an id; the secrets met while loading are registered for redaction. No manifest,
  * or one that does not load, means no names (an `--agent` value is then taken as an id).
  */
-export async function manifestAgentIds(options: Pick<LogsOptions, 'file' | 'env'>, ctx: CommandContext): Promise<Map<string, string>> {
+export async function manifestAgentIds(options: ManifestOptions, ctx: CommandContext): Promise<Map<string, string>> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, onSecret: (secret) => ctx.secrets.add(secret) });
+    const result = await loadCommandManifests(options, ctx);
     return new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
   } catch (error) {
     if (isVoxformError(error) && error.code === 'manifest_not_found') return new Map();

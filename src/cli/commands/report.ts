@@ -7,7 +7,6 @@
 import path from 'node:path';
 import { VoxformError, isVoxformError } from '../../errors.js';
 import type { HistoryRecord } from '../../history/types.js';
-import { loadManifests } from '../../manifest/index.js';
 import { buildCallReport } from '../../report/build-report.js';
 import { diffLinkFromEnv } from '../../report/diff-links.js';
 import { readCallLog } from '../../report/read-calls.js';
@@ -19,6 +18,7 @@ import { workspaceKey } from '../../state/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveConnection, type ManifestService } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { loadCommandManifests } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
 import { parseTimeArgument } from './logs.js';
@@ -143,7 +143,7 @@ const APPLY_GRACE_SECONDS = 60;
  */
 async function manifestProject(options: ReportOptions, ctx: CommandContext): Promise<{ names: Map<string, string>; service: ManifestService }> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, onSecret: (secret) => ctx.secrets.add(secret) });
+    const result = await loadCommandManifests(options, ctx);
     const names = new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
     return { names, service: { baseUrl: result.state?.baseUrl, region: result.state?.region } };
   } catch (error) {

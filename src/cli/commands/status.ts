@@ -1,10 +1,10 @@
 import { isVoxformError } from '../../errors.js';
-import { loadManifests } from '../../manifest/index.js';
 import { workspaceKey } from '../../state/types.js';
 import { renderStatusJson, renderStatusText } from '../../status/render.js';
 import { isReady, probeKey, readStateStatus, regionOf, serviceSourceOf, STATUS_FORMAT_VERSION, type StatusReport } from '../../status/status.js';
 import { chooseBaseUrl, resolveConnection, type ManifestService } from '../connection.js';
 import type { CommandContext } from '../context.js';
+import { loadCommandManifests } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface StatusOptions extends ProjectOptions {
@@ -42,7 +42,7 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
  */
 async function readManifestService(options: StatusOptions, ctx: CommandContext): Promise<{ service: ManifestService; problem?: string }> {
   try {
-    const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, operatorBaseUrl: options.baseUrl, onSecret: (secret) => ctx.secrets.add(secret) });
+    const result = await loadCommandManifests(options, ctx);
     if (!result.state) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
       return { service: {}, problem: `${errors} error${errors === 1 ? '' : 's'}; run \`voxform validate\`` };

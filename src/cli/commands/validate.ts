@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import picocolors from 'picocolors';
-import { loadManifests } from '../../manifest/index.js';
 import type { DesiredState, Diagnostic } from '../../manifest/types.js';
 import type { CommandContext } from '../context.js';
+import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 
 export interface ValidateOptions {
@@ -52,7 +52,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
 
 /** Loads the manifests and builds the report; secrets met are registered for redaction first. */
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
-  const result = await loadManifests({ paths: options.file ?? [], cwd: ctx.cwd, env: ctx.env, environment: options.env, onSecret: (secret) => ctx.secrets.add(secret) });
+  const result = await loadCommandManifests(options, ctx);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
   return {
     valid: errors === 0 && result.state !== undefined,
