@@ -6,8 +6,10 @@
  * thrown while `plan`'s early reads are out) or after it (a diagnostic, also when loading failed)
  * shows one.
  */
+import { isVoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
 import type { LoadResult, ReadTargets } from '../manifest/types.js';
+import type { ManifestService } from './connection.js';
 import type { CommandContext } from './context.js';
 
 /** The options that say which manifests a command reads, and how. */
@@ -27,4 +29,35 @@ export function loadCommandManifests(options: ManifestOptions, ctx: CommandConte
     onReadTargets,
     onSecret: (secret) => ctx.secrets.add(secret),
   });
+}
+
+/** What a command that reads from the service takes from the manifests: their agents' ids by local name, and the service they name. */
+export interface ManifestProject {
+  names: Map<string, string>;
+  service: ManifestService;
+}
+
+/**
+ * The manifests' agent names and service, for the commands that read from the service without
+ * planning (`logs`, `report`, `history`, `emulator traffic`): a local name stands for its agent's id,
+ * and the manifests' `base_url` or `region` name the service where the operator named none, as for
+ * `apply`. No manifest is no names and no service; manifests with errors are the same, with a
+ * warning (their errors are `validate`'s to list). A mistake in the operator's own settings
+ * (VOXFORM_ENV_ALLOW, VOXFORM_TRUSTED_ORIGINS) stops the run, as it does `apply`.
+ */
+export async function manifestProject(options: ManifestOptions, ctx: CommandContext): Promise<ManifestProject> {
+  let result: LoadResult;
+  try {
+    result = await loadCommandManifests(options, ctx);
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'manifest_not_found') return { names: new Map(), service: {} };
+    throw error;
+  }
+  if (!result.state) {
+    const errors = result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length + result.omitted.errors;
+    ctx.stderr.write(`warning: the manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): their agent names and service are not used.\n`);
+    return { names: new Map(), service: {} };
+  }
+  const { agents, baseUrl, region } = result.state;
+  return { names: new Map([...agents.values()].map((agent) => [agent.localName, agent.id])), service: { baseUrl, region } };
 }

@@ -274,6 +274,23 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     expect(result.stdout).not.toContain(KEY);
   });
 
+  it('takes an agent name from the manifests, and reads on without them, with a warning, when they have errors', async () => {
+    const named = await makeTree({ 'voxform.yaml': `agents:\n  desk: { id: "${OTHER}" }\n` });
+    const broken = await makeTree({ 'voxform.yaml': `agents:\n  desk: { id: "${OTHER}", colour: blue }\n` });
+    try {
+      const byName = await runCli(['logs', '--agent', 'desk', '--limit', '2', '--format', 'json'], { cwd: named.dir, env });
+      expect(byName.code, byName.stderr).toBe(0);
+      expect((JSON.parse(byName.stdout) as GlobalCallHistoryRecord[]).map((record) => record.agent_id)).toEqual([OTHER, OTHER]);
+      const byId = await runCli(['logs', '--agent', OTHER, '--limit', '2', '--format', 'json'], { cwd: broken.dir, env });
+      expect(byId.code, byId.stderr).toBe(0);
+      expect(byId.stderr).toBe('warning: the manifests have 1 error (`voxform validate` lists them): their agent names and service are not used.\n');
+      expect((JSON.parse(byId.stdout) as GlobalCallHistoryRecord[]).map((record) => record.agent_id)).toEqual([OTHER, OTHER]);
+    } finally {
+      await named.cleanup();
+      await broken.cleanup();
+    }
+  });
+
   it('--local uses the embedded emulator, with its data in .voxform/local.json', async () => {
     const tree = await makeTree({});
     try {

@@ -120,12 +120,31 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     for (const request of callLogReads) expect(request.path).toContain('agent_id=-OKdqbqetEcM4ak369ym');
   });
 
-  it('a malformed VOXFORM_TRUSTED_ORIGINS stops the run with a clear error', async () => {
+  it('names the service for logs, report and history as for apply, when the operator names none', async () => {
+    const p = await projectWithBaseUrl('http://127.0.0.1:1'); // replaced below: the proxy's port is known only now
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
+    const manifestDecides = { VOXFORM_BASE_URL: '', VOXFORM_TRUSTED_ORIGINS: p.url };
+    expect((await p.cli(['apply', '--auto-approve'], manifestDecides)).code).toBe(0);
+    for (const args of [['logs'], ['report']]) {
+      const before = p.requests.length;
+      const result = await p.cli(args, manifestDecides);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(p.requests.slice(before).some((request) => request.path.startsWith('/call-logs'))).toBe(true);
+    }
+    const history = await p.cli(['history'], manifestDecides);
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stdout).toContain(`History of default@${p.url}, newest first:`);
+  });
+
+  it('a malformed VOXFORM_TRUSTED_ORIGINS stops every command that reads the manifests with a clear error', async () => {
     const p = await projectWithBaseUrl('https://api-west.millis.ai');
-    const result = await p.cli(['validate'], { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com/voice' });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS holds "https://proxy.example.com/voice", which is not an origin.');
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    for (const args of [['validate'], ['history'], ['logs'], ['report']]) {
+      const result = await p.cli(args, { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com/voice' });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS holds "https://proxy.example.com/voice", which is not an origin.');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });
 

@@ -9,8 +9,9 @@ import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
+import { manifestProject } from '../load-manifests.js';
 import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
-import { manifestAgentIds, parseTimeArgument } from './logs.js';
+import { parseTimeArgument } from './logs.js';
 
 export interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
@@ -79,7 +80,7 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   if (options.until !== undefined) request.until = parseTimeArgument('--until', options.until, Date.now());
   if (request.agents) {
     // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
-    const names = await manifestAgentIds(options, ctx);
+    const { names } = await manifestProject(options, ctx);
     request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
   }
   let summary: TrafficSummary;

@@ -2,12 +2,11 @@
  * `voxform history`: the deploy ledger of the workspace (`ENV@SERVICE`), newest first. Reads only
  * the state's history: no API key needed, nothing sent to the service.
  */
-import { isVoxformError } from '../../errors.js';
 import { renderHistoryJson, renderHistoryText } from '../../history/render.js';
 import { workspaceKey } from '../../state/types.js';
-import { chooseBaseUrl, type ManifestService } from '../connection.js';
+import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import { loadCommandManifests } from '../load-manifests.js';
+import { manifestProject } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface HistoryOptions extends ProjectOptions {
@@ -18,23 +17,9 @@ export interface HistoryOptions extends ProjectOptions {
 
 const DEFAULT_LIMIT = 20;
 
-/**
- * The manifests' `base_url` and `region` (they name the service when the operator names none).
- * Manifests that do not load leave the choice to the operator's settings and the default region.
- */
-async function manifestService(options: HistoryOptions, ctx: CommandContext): Promise<ManifestService> {
-  try {
-    const result = await loadCommandManifests(options, ctx);
-    return result.state ? { baseUrl: result.state.baseUrl, region: result.state.region } : {};
-  } catch (error) {
-    if (isVoxformError(error)) return {};
-    throw error;
-  }
-}
-
 /** The workspace key the state and the history use for this project and service. */
 export async function historyWorkspace(options: HistoryOptions, ctx: CommandContext): Promise<string> {
-  const serviceId = options.local ? 'local' : chooseBaseUrl(options, ctx.env, await manifestService(options, ctx));
+  const serviceId = options.local ? 'local' : chooseBaseUrl(options, ctx.env, (await manifestProject(options, ctx)).service);
   return workspaceKey(options.env, serviceId);
 }
 

@@ -1,5 +1,5 @@
 import { isApiError, type ApiClient, type CallLogFilters } from '../../api/index.js';
-import { VoxformError, isVoxformError } from '../../errors.js';
+import { VoxformError } from '../../errors.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { isSecretKeyName } from '../../schema/sensitive.js';
@@ -7,7 +7,7 @@ import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
-import { loadCommandManifests, type ManifestOptions } from '../load-manifests.js';
+import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 
 export interface LogsOptions extends ConnectionOptions {
@@ -61,10 +61,11 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
   // Read also without --agent: a call record's agent_config holds the values the manifests' ${env:…}
-  // references filled in, and registering them keeps them out of the output.
-  const agentNames = await manifestAgentIds(options, ctx);
+  // references filled in, and registering them keeps them out of the output. The manifests' service
+  // is the one read where the operator names none, as for apply.
+  const { names: agentNames, service } = await manifestProject(options, ctx);
   if (options.agent !== undefined) filters.agent_id = agentNames.get(options.agent) ?? options.agent;
-  const { client } = await resolveConnection(options, ctx);
+  const { client } = await resolveConnection({ ...options, manifest: service }, ctx);
 
   // Progress on stderr, on a terminal only (progressLine prints nothing elsewhere).
   const status = progressLine(ctx.stderr);
@@ -147,21 +148,6 @@ export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHis
     );
   };
   return walk(record) as GlobalCallHistoryRecord;
-}
-
-/**
- * Local agent name → id, from the manifests (`-f`, else the default files), so `--agent` takes a
- * name as well as an id; the secrets met while loading are registered for redaction. No manifest,
- * or one that does not load, means no names (an `--agent` value is then taken as an id).
- */
-export async function manifestAgentIds(options: ManifestOptions, ctx: CommandContext): Promise<Map<string, string>> {
-  try {
-    const result = await loadCommandManifests(options, ctx);
-    return new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
-  } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found') return new Map();
-    throw error;
-  }
 }
 
 /**

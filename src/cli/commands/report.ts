@@ -5,7 +5,7 @@
  * a pull-request comment, JSON (schemas/report.schema.json), or one self-contained HTML file.
  */
 import path from 'node:path';
-import { VoxformError, isVoxformError } from '../../errors.js';
+import { VoxformError } from '../../errors.js';
 import type { HistoryRecord } from '../../history/types.js';
 import { buildCallReport } from '../../report/build-report.js';
 import { diffLinkFromEnv } from '../../report/diff-links.js';
@@ -16,9 +16,9 @@ import { renderReportJson } from '../../report/render-json.js';
 import { deployedVersions } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { resolveConnection, type ManifestService } from '../connection.js';
+import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
-import { loadCommandManifests } from '../load-manifests.js';
+import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
 import { parseTimeArgument } from './logs.js';
@@ -136,18 +136,3 @@ function sinceDeployStart(history: readonly HistoryRecord[], agentId: string | u
  */
 const APPLY_GRACE_SECONDS = 60;
 
-/**
- * Local agent name → id from the manifests, when there are any (their `${env:…}` values are
- * registered as secrets on the way, so no output can show them), and the service they name. No
- * manifest is no names and no service.
- */
-async function manifestProject(options: ReportOptions, ctx: CommandContext): Promise<{ names: Map<string, string>; service: ManifestService }> {
-  try {
-    const result = await loadCommandManifests(options, ctx);
-    const names = new Map([...(result.state?.agents.values() ?? [])].map((agent) => [agent.localName, agent.id]));
-    return { names, service: { baseUrl: result.state?.baseUrl, region: result.state?.region } };
-  } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found') return { names: new Map(), service: {} };
-    throw error;
-  }
-}
