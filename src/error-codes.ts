@@ -52,6 +52,7 @@ export const COMMAND_ERROR_CODES = [
   'plan_failed',
   'plan_stale',
   'plan_unreadable',
+  'plan_write_failed',
   'region_invalid',
   'rollback_agent_not_recorded',
   'rollback_env_invalid',

@@ -49,7 +49,31 @@ export async function savePlanFile(file: string, plan: Plan, desired: DesiredSta
     secrets_digest: secretsDigest(desired, fingerprintKey),
     fingerprint_key_id: fingerprintKeyId(fingerprintKey),
   };
-  await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);
+  try {
+    await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);
+  } catch (error) {
+    throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: ${whyUnwritable(error)}; nothing was saved.`, {
+      hint: 'Name a file in a folder that exists and is writable with --out.',
+    });
+  }
+}
+
+/** Why a file could not be written, in words (the atomic write left nothing behind either way). */
+function whyUnwritable(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'its folder does not exist';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'voxform may not write there';
+    case 'EROFS':
+      return 'the file system is read-only';
+    default:
+      return (error as Error).message;
+  }
 }
 
 export async function readPlanFile(file: string): Promise<SavedPlan> {

@@ -131,6 +131,22 @@ describe('apply PLAN runs the saved plan', () => {
     expect(refused.stderr).toContain('is not a valid voxform plan: request agent.front-desk/1 depends on itself');
     expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
+
+  it('says plainly when --out cannot be written, and leaves nothing behind', async () => {
+    project = await startExampleProject();
+    const p = project;
+    for (const [out, why] of [
+      [path.join('no-such-folder', 'plan.json'), 'its folder does not exist'],
+      ['example', 'it is a folder'],
+    ]) {
+      const result = await p.cli(['plan', '--out', out as string]);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`error: Cannot save the plan to ${path.join(p.dir, out as string)}: ${why}; nothing was saved.\n  hint: Name a file in a folder that exists and is writable with --out.\n`);
+      expect(result.stderr).not.toContain('unexpected problem');
+    }
+    const { readdir } = await import('node:fs/promises');
+    expect((await readdir(p.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
 });
 
 describe('interrupting apply', () => {
