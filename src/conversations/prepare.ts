@@ -26,11 +26,12 @@ export async function resolveAgentsUnderTest(files: readonly TestFile[], desired
  * The judge for tests that need one (`judge:` checks, simulated callers): from VOXFORM_JUDGE_URL,
  * VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY only. Missing while needed is an error unless the
  * operator chose `--skip-judge`; the key is handed to `onSecret` before anything is printed.
+ * `timeoutMs` is how long the judge has to answer one request (`--timeout`, as the service has).
  */
 export function chooseJudge(
   files: readonly TestFile[],
   env: Readonly<Record<string, string | undefined>>,
-  options: { skipJudge: boolean; onSecret: (value: string) => void },
+  options: { skipJudge: boolean; onSecret: (value: string) => void; timeoutMs: number },
 ): ChatModel | undefined {
   if (options.skipJudge) return undefined;
   const needing = files.flatMap((file) => file.tests.filter((test) => test.needsModel).map((test) => `${file.display} › ${test.name}`));
@@ -42,7 +43,7 @@ export function chooseJudge(
     });
   }
   if (settings.apiKey) options.onSecret(settings.apiKey);
-  return new ChatModel(settings);
+  return new ChatModel({ ...settings, timeoutMs: options.timeoutMs });
 }
 
 /** Only the tests of the named agents (`--agent`), files without any left out. */

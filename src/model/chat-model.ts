@@ -78,8 +78,9 @@ export class ChatModel {
 }
 
 function describeModelError(error: unknown): string {
-  if (error instanceof OpenAI.APIError) return error.status ? `status ${error.status}` : error.message.slice(0, 200);
-  return error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200);
+  const said = error instanceof OpenAI.APIError && error.status ? `status ${error.status}` : error instanceof Error ? error.message : String(error);
+  // Ends a sentence of ours: its own full stop would make two ("Request timed out..").
+  return said.slice(0, 200).replace(/\.+$/, '');
 }
 
 /** Parses a model's JSON answer; undefined when it is not a JSON object. */

@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
@@ -97,6 +99,24 @@ describe('voxform test on the example project', () => {
     expect(skipped.code).toBe(0);
     expect(skipped.stdout).toContain('  SKIP  judged  [desired skipped]\n  SKIP  simulated  [desired skipped]\n');
     expect(skipped.stdout).toContain('desired: 0 passed, 0 failed, 2 skipped\n');
+  });
+
+  it('gives the judge --timeout to answer, as the service has', async () => {
+    project = await startExampleProject();
+    // A judge that takes every request and never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      await writeFile(path.join(project.dir, 'example/tests/judged.test.yaml'), 'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ judge: Is friendly. }] }]\n');
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
+      const result = await project.cli(['test', 'example/tests/judged.test.yaml', '--timeout', '200ms', '--format', 'json'], { VOXFORM_JUDGE_URL: url, VOXFORM_JUDGE_MODEL: 'silent' });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toContain(`The model at ${url} failed: Request timed out.`);
+      expect(result.stdout).not.toContain('timed out..');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('reports test file mistakes with file:line:col and runs nothing', async () => {

@@ -19,6 +19,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { progressLine } from '../progress.js';
+import { resolveTimeoutMs } from '../timeout.js';
 import { connectService, loadDesiredState, type ProjectOptions } from '../project.js';
 
 interface TestOptions extends ProjectOptions {
@@ -37,7 +38,8 @@ const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired
 export async function run(options: TestOptions, ctx: CommandContext): Promise<number> {
   const desired = await loadDesiredState(options, ctx);
   const files = selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys()));
-  const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value) });
+  const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
+  const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
   const parallelism = options.parallelism ?? 8;
   const { client } = await connectService({ ...options, parallelism }, desired, ctx);
   const agents = await resolveAgentsUnderTest(files, desired, client, parallelism);
