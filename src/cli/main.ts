@@ -335,12 +335,28 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'webhook-serve': () => import('./commands/webhook-serve.js'),
 };
 
+/** Output streams that failed (their reader went away): written to no more. One entry per stream, main may run more than once in a process. */
+const failedStreams = new WeakMap<NodeJS.WriteStream, { failed: boolean }>();
+
 function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {
+  // A reader that went away (`voxform schema | head -1`: EPIPE) is not the command's failure: the
+  // rest of that stream's output is dropped and the command runs to its end (an apply is not cut
+  // short by a closed pipe). Unwatched, the stream's error would end the process with Node's trace.
+  const status = failedStreams.get(stream) ?? watchForFailure(stream);
   return {
-    write: (text: string) => void stream.write(secrets.redact(text)),
+    write: (text: string) => {
+      if (!status.failed && !stream.destroyed) stream.write(secrets.redact(text));
+    },
     isTTY: Boolean(stream.isTTY),
     columns: stream.isTTY ? stream.columns : undefined,
   };
+}
+
+function watchForFailure(stream: NodeJS.WriteStream): { failed: boolean } {
+  const status = { failed: false };
+  stream.on('error', () => (status.failed = true));
+  failedStreams.set(stream, status);
+  return status;
 }
 
 function confirmOnTerminal(question: string, options: { signal?: AbortSignal | undefined } = {}): Promise<boolean> {
