@@ -30,6 +30,7 @@ export const COMMAND_ERROR_CODES = [
   'history_ref_ambiguous',
   'history_ref_unknown',
   'init_aborted',
+  'init_path_is_file',
   'init_path_is_folder',
   'init_template_required',
   'init_var_invalid',

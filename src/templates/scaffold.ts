@@ -106,21 +106,38 @@ export interface WriteResult {
 
 /**
  * The files of a scaffold that would overwrite something without `force`, relative to `dir`.
- * A folder where a file should go is always a conflict.
+ * A folder where a file should go, or a file where a folder should go (`dir` itself, or one on the
+ * way to a target), is always a conflict: found before anything is written, not halfway through.
  */
-export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>, force: boolean): Promise<string[]> {
+export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>, force: boolean, command = 'voxform init'): Promise<string[]> {
+  for (const folder of foldersOnTheWay(dir, paths)) {
+    const info = await stat(folder).catch(() => undefined);
+    if (info && !info.isDirectory()) {
+      throw new VoxformError('init_path_is_file', `${folder} is a file, where ${command} would make a folder.`, { hint: 'Move it away, or write into another folder.' });
+    }
+  }
   const conflicts: string[] = [];
   for (const target of paths) {
     const info = await stat(path.join(dir, target.path)).catch(() => undefined);
     if (!info) continue;
     if (info.isDirectory()) {
-      throw new VoxformError('init_path_is_folder', `${path.join(dir, target.path)} is a folder, where voxform init would write a file.`, {
+      throw new VoxformError('init_path_is_folder', `${path.join(dir, target.path)} is a folder, where ${command} would write a file.`, {
         hint: 'Move it away, or init into another folder.',
       });
     }
     if (target.mode === 'create' && !force) conflicts.push(target.path);
   }
   return conflicts;
+}
+
+/** `dir` and every folder between it and each target, outermost first, each once. */
+function foldersOnTheWay(dir: string, paths: ReadonlyArray<{ path: string }>): string[] {
+  const folders = new Set<string>([dir]);
+  for (const target of paths) {
+    const parts = path.dirname(target.path).split(/[\\/]/).filter((part) => part !== '' && part !== '.');
+    parts.forEach((_, index) => folders.add(path.join(dir, ...parts.slice(0, index + 1))));
+  }
+  return [...folders];
 }
 
 /**
@@ -132,7 +149,7 @@ export async function writeScaffold(
   files: readonly ScaffoldFile[],
   options: { force: boolean; command?: string; displayDir?: string },
 ): Promise<WriteResult> {
-  const conflicts = await findConflicts(dir, files, options.force);
+  const conflicts = await findConflicts(dir, files, options.force, options.command);
   if (conflicts.length > 0) throw existingFilesError(options.displayDir ?? dir, conflicts, options.command);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   for (const file of files) {

@@ -105,6 +105,17 @@ describe('voxform export', () => {
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
   });
 
+  test('a file where a folder should go: a clear error, before anything is written', async () => {
+    const dir = await tempDir({ out: 'a file\n', 'live/prompts': 'a file too\n' });
+    const { args, env } = connection();
+    for (const [out, blocked] of [['out', 'out'], ['live', 'live/prompts']]) {
+      const result = await runCli(['export', '--agent', SPARE, '--out', out as string, ...args], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`error: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+    }
+    expect(existsSync(path.join(dir, 'live/voxform.yaml'))).toBe(false);
+  });
+
   test('nothing selected, or an unknown agent: a clear error', async () => {
     const dir = await tempDir();
     const { args, env } = connection();

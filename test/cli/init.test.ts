@@ -125,6 +125,19 @@ describe('voxform init, refusals', () => {
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
+  test('refuses a file where a folder should go, before writing anything', async () => {
+    const dir = await tempDir({ prompts: 'a file, not a folder\n' });
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const inside = await runCli(args, { cwd: dir });
+    expect(inside.code).toBe(1);
+    expect(inside.stderr).toBe(`error: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+    expect(await listFiles(dir)).toEqual(['prompts']);
+    const into = await runCli([...args, 'prompts'], { cwd: dir });
+    expect(into.code).toBe(1);
+    expect(into.stderr).toContain(`error: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
+    expect(await listFiles(dir)).toEqual(['prompts']);
+  });
+
   test('--force overwrites, and .gitignore gains only the lines it lacks', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\n', 'prompts/receptionist.md': 'old\n', '.gitignore': 'node_modules/\n.voxform/local.json\n' });
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, '--force'];
@@ -203,6 +216,16 @@ describe('voxform init on a terminal', () => {
     const manifest = parse(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')) as { agents: Record<string, { id: string; name: string }> };
     expect(manifest.agents['post-call-survey']).toMatchObject({ id: AGENT, name: 'Acme Dental post-call survey' });
     expect(term.out()).toContain('Created agent post-call-survey');
+  });
+
+  test('an existing voxform.yaml stops it before a template is asked for', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
+    const term = terminalContext(dir, '1\n');
+    let caught: unknown;
+    await runInit({ args: [], var: [] }, term.ctx).catch((error: unknown) => (caught = error));
+    expect(isVoxformError(caught) && caught.message).toBe('voxform init would overwrite voxform.yaml in ., which exists already; nothing was written.');
+    expect(term.err()).not.toContain('Template (number or name)');
+    expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
   test('input that ends before every answer aborts without writing', async () => {

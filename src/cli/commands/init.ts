@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable } from '../../templates/catalog.js';
 import { resolveVariables } from '../../templates/expand.js';
-import { existingFilesError, findConflicts, planScaffold, scaffoldTargets, writeScaffold } from '../../templates/scaffold.js';
+import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, writeScaffold } from '../../templates/scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
 
@@ -36,6 +36,9 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
   const ask = interactive ? lineReader(ctx) : undefined;
   try {
+    // The manifest is written whatever the template: an existing one stops the run before a
+    // template is even asked for (the template's own files are checked once it is known, below).
+    if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], force, ctx);
     const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
 
     const { agent_id: givenAgentId, ...templateVars } = given;
@@ -45,9 +48,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : lacking);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
-    const targets = scaffoldTargets(template);
-    const conflicts = await findConflicts(dir, targets.paths, force);
-    if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
+    await refuseConflicts(dir, scaffoldTargets(template).paths, force, ctx);
 
     const missing = [...resolved.missing];
     let agentId = givenAgentId?.trim() ?? '';
@@ -205,4 +206,10 @@ function report(
 
 function displayDir(ctx: CommandContext, dir: string): string {
   return path.relative(ctx.cwd, dir) || '.';
+}
+
+/** Stops the run when writing `paths` into `dir` would overwrite something (see findConflicts). */
+async function refuseConflicts(dir: string, paths: Parameters<typeof findConflicts>[1], force: boolean, ctx: CommandContext): Promise<void> {
+  const conflicts = await findConflicts(dir, paths, force);
+  if (conflicts.length > 0) throw existingFilesError(displayDir(ctx, dir), conflicts);
 }
