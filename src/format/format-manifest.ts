@@ -105,6 +105,7 @@ function orderNode(node: unknown, schema: SchemaNode | undefined, source: string
     node.items.forEach((pair, index) => {
       if (index === 0 && isNodeWithSpace(pair.key)) pair.key.spaceBefore = false;
       if (source !== undefined && !node.flow) keepKeyLineComment(pair, source);
+      hangLeadingCommentOnFirstKey(pair.value);
       const name = keyName(pair);
       orderNode(pair.value, schema && name !== undefined ? propertyNode(schema, name) : undefined, source);
     });
@@ -116,6 +117,20 @@ function orderNode(node: unknown, schema: SchemaNode | undefined, source: string
       orderNode(item, schema?.items, source);
     });
   }
+}
+
+/**
+ * yaml keeps the comment above the first key of a map under a key on the map, not on that key:
+ * sorting would leave it at the top, above whichever key comes first. Hung on its key, it moves
+ * with it. (The document's own first key is keepHeaderOnTop's; a comment beside a list item's dash
+ * stays with the item.)
+ */
+function hangLeadingCommentOnFirstKey(node: unknown): void {
+  if (!isMap(node) || node.flow || !node.commentBefore) return;
+  const key = node.items[0]?.key;
+  if (!isNodeWithSpace(key)) return;
+  key.commentBefore = key.commentBefore ? `${node.commentBefore}\n${key.commentBefore}` : node.commentBefore;
+  node.commentBefore = undefined;
 }
 
 /** A pair's place in the schema's property order; keys the schema does not know all rank last. */
