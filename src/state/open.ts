@@ -31,11 +31,11 @@ export async function openStateBackend(options: OpenStateOptions): Promise<State
 }
 
 /** Opens `spec` (a URL or a path relative to `cwd`); `voxform state migrate --to` opens its target through here. */
-export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'cwd' | 'registerSecret'>): Promise<StateBackend> {
+export async function openStateSpec(spec: string, options: Pick<OpenStateOptions, 'cwd' | 'registerSecret'> & { source?: string }): Promise<StateBackend> {
   if (isPostgresUrl(spec)) {
     let url: ReturnType<typeof parseStateUrl>;
     try {
-      url = parseStateUrl(spec);
+      url = parseStateUrl(spec, options.source);
     } catch (error) {
       // A URL too broken to parse may still hold its password: the whole text is a secret then.
       options.registerSecret(spec);

@@ -44,6 +44,31 @@ describe('choosing the state backend', () => {
     expect(() => parseStateUrl('postgres://user:hunter2@[broken/db')).toThrow(expect.objectContaining({ code: 'state_url_invalid', message: expect.not.stringContaining('hunter2') }));
     expect(() => parseStateUrl('postgres://user:hunter2@/db')).toThrow(expect.objectContaining({ code: 'state_url_invalid', message: expect.not.stringContaining('hunter2') }));
   });
+
+  it('names where the URL came from', () => {
+    expect(() => parseStateUrl('postgres://u:pw@host:notaport/db', '--to')).toThrow('The PostgreSQL URL given with --to cannot be parsed.');
+    expect(() => parseStateUrl('postgres://u:pw@host:notaport/db')).toThrow('The PostgreSQL URL given with --state or VOXFORM_STATE cannot be parsed.');
+  });
+
+  it.each([
+    ['an unknown sslmode', 'sslmode=bogus', 'sets sslmode to "bogus", which is none of disable, prefer, require, verify-ca, verify-full, no-verify.'],
+    ['a misspelt TLS option', 'sslmod=require', 'has the TLS option "sslmod", which the driver does not know.'],
+    ['a TLS option in capitals', 'SSLMODE=require', 'has the TLS option "SSLMODE", which the driver does not know.'],
+    ['ssl=yes', 'ssl=yes', 'sets ssl to "yes", which is none of true, false, 1, 0.'],
+  ])('refuses %s, without the password: the driver would ignore it', (_, query, message) => {
+    let caught: unknown;
+    try {
+      parseStateUrl(`postgres://u:secretpw@db.internal/db?${query}`);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'state_url_invalid', message: `The PostgreSQL URL postgres://u@db.internal/db?${query} given with --state or VOXFORM_STATE ${message}` });
+    expect(String((caught as Error).message)).not.toContain('secretpw');
+  });
+
+  it.each([['sslmode=verify-full'], ['sslmode=no-verify&sslrootcert=ca.pem'], ['ssl=true'], ['uselibpqcompat=true&sslmode=require'], ['connect_timeout=5']])('accepts %s', (query) => {
+    expect(parseStateUrl(`postgres://u:pw@db.internal/db?${query}`).display).toBe(`postgres://u@db.internal/db?${query}`);
+  });
 });
 
 describe('the advisory lock key', () => {

@@ -77,7 +77,7 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
 export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
   if (!options.to) throw new VoxformError('invalid_option', '`voxform state migrate` needs --to URL|PATH: where to copy the state.');
   const source = await openOperatorBackend(options, ctx);
-  const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
+  const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
   const result = await migrateState(source, target, { force: options.force === true });
   ctx.stdout.write(`Copied ${result.workspaces.length} workspace(s) and ${result.historyRecords} history record(s) from ${source.display} to ${target.display}, and read them back: identical.\n`);
