@@ -33,6 +33,7 @@ export const COMMAND_ERROR_CODES = [
   'init_path_is_file',
   'init_path_is_folder',
   'init_template_required',
+  'init_value_invalid',
   'init_var_invalid',
   'init_var_unknown',
   'init_vars_missing',

@@ -4,13 +4,13 @@
  * Works on a copy of the template's YAML nodes, so the template's comments and styles carry over
  * into what `voxform init` writes.
  */
-import { Scalar, visit, type YAMLMap } from 'yaml';
+import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { validateAgainstManifestDef } from '../schema/validate.js';
 import { formatDotted, type FieldPath } from '../util/field-path.js';
-import { locationOf, nodeAlong } from './yaml-place.js';
+import { locationOf, nodeAlong, nodeAtPlace } from './yaml-place.js';
 import type { Template, TemplateVariable, VariableValue } from './catalog.js';
-import { substituteText, substituteValue, type TemplateVars } from './substitute.js';
+import { substituteText, substituteValue, variablesIn, type TemplateVars } from './substitute.js';
 
 export interface ResolvedVariables {
   /** A value for every declared variable that has one (given, else its default). */
@@ -85,6 +85,17 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   const issue = issues[0];
   if (issue) {
     const where = issue.path.length > 0 ? `agent.${formatDotted(issue.path)} ` : 'the agent ';
+    // A value that is the template's own text is the template's fault; one a variable filled in is
+    // the value's, and the person who gave it must hear which variable to fix.
+    const written = nodeAtPlace(template.document, ['agent', ...issue.path], 'value');
+    const filledBy = isScalar(written) && typeof written.value === 'string' ? variablesIn(written.value) : [];
+    if (filledBy.length > 0) {
+      // Named, not repeated: a value may be a secret (a header's token).
+      const names = filledBy.join(', ');
+      throw new VoxformError('init_value_invalid', `The value given for ${names} does not fit template ${template.name}: ${where}${issue.message}.`, {
+        hint: `Give ${filledBy.length === 1 ? 'it' : 'them'} another value (--var ${filledBy[0]}=…).`,
+      });
+    }
     throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${where}${issue.message}.`, {
       location: locateIn(template, ['agent', ...issue.path], issue.keyword === 'unknown_property' ? 'key' : 'value'),
       hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',

@@ -96,6 +96,19 @@ describe('voxform init, refusals', () => {
     expect(await listFiles(dir)).toEqual([]);
   });
 
+  test('a value that breaks the agent names its variable, not the template, and writes nothing', async () => {
+    const dir = await tempDir();
+    const values = { ...SAMPLE_VALUES.receptionist, transfer_number: 'call-me-555', agent_id: AGENT };
+    const args = ['init', '--template', 'receptionist', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
+    const result = await runCli(args, { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: The value given for transfer_number does not fit template receptionist: agent.config.flow.call_transfer.phone must match pattern "^\\+[1-9][0-9]{6,14}$".\n  hint: Give it another value (--var transfer_number=…).\n',
+    );
+    expect(result.stderr).not.toContain('call-me-555');
+    expect(await listFiles(dir)).toEqual([]);
+  });
+
   test('a --var without = is an error', async () => {
     const result = await runCli(['init', '--template', 'receptionist', '--var', 'business'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
