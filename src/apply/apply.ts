@@ -4,7 +4,7 @@
  * plan's requests with progress events, and stop gracefully on an abort signal. The CLI only wires
  * prompts, renderers and process signals to it.
  */
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { createPlan } from '../plan/create-plan.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
@@ -121,7 +121,11 @@ const NOTHING_RAN: ExecuteResult = { applied: [], failed: [], skipped: [], stopp
 /** Settles like `promise`, or with undefined as soon as `signal` aborts. */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.resolve(undefined);
+  if (signal.aborted) {
+    // Its outcome no longer matters, and a failure of it must not surface as an unhandled one.
+    promise.catch(() => undefined);
+    return Promise.resolve(undefined);
+  }
   return new Promise<T | undefined>((resolve, reject) => {
     const onAbort = () => resolve(undefined);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -178,14 +182,22 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   const emit = options.onEvent ?? (() => undefined);
   const backend = backendOf(options);
   const workspace = workspaceKey(options.desired.environment, options.serviceId);
-  const lock =
-    options.lock ??
-    (await backend.acquireLock(workspace, {
-      command: options.command ?? 'voxform apply',
-      timeoutSeconds: options.lockTimeoutSeconds ?? 0,
-      warn: (message) => emit({ type: 'warning', message }),
-      ciJobUrl: ciJobUrlFrom(process.env),
-    }));
+  let lock: HeldLock;
+  try {
+    lock =
+      options.lock ??
+      (await backend.acquireLock(workspace, {
+        command: options.command ?? 'voxform apply',
+        timeoutSeconds: options.lockTimeoutSeconds ?? 0,
+        warn: (message) => emit({ type: 'warning', message }),
+        ciJobUrl: ciJobUrlFrom(process.env),
+        signal: options.signal,
+      }));
+  } catch (error) {
+    // Stopped while another run held the lock: nothing was read, nothing changed.
+    if (isVoxformError(error) && error.code === 'interrupted') return { ...NOTHING_RAN, status: 'interrupted', plan: undefined, stateLocation: backend.display };
+    throw error;
+  }
   options.onLocked?.(lock);
   // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new request.
   const signal = options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost;
@@ -198,6 +210,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   });
   try {
     const store = await StateStore.open(backend, workspace, options.fingerprintKey);
+    if (signal.aborted) return outcome('interrupted', undefined);
     const prepared = await unlessAborted(preparePlan(options, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);
     const { plan, live } = prepared;

@@ -9,7 +9,7 @@ import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '..
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
-import type { CommandContext } from './context.js';
+import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
 
 /** What `applyOnTerminal` adds itself: the question, the progress printer (and its prompt diffs made ahead), the stop signal, the lock's release on exit. */
@@ -77,8 +77,6 @@ function errorSentence(error: unknown): string {
   if (isVoxformError(error)) return error.message;
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
-
-const EXIT_INTERRUPTED = 130;
 
 function report(outcome: ApplyOutcome, ctx: CommandContext): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);

@@ -47,3 +47,6 @@ export interface ConnectionOptions {
   /** `--timeout`: how long the service has to answer a request (`30s`, `2m`; env VOXFORM_TIMEOUT). */
   timeout?: string;
 }
+
+/** The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT's number, as shells report it). */
+export const EXIT_INTERRUPTED = 130;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { SecretRegistry } from '../util/redact.js';
 import { isVoxformError } from '../errors.js';
-import type { CommandContext, Output } from './context.js';
+import { EXIT_INTERRUPTED, type CommandContext, type Output } from './context.js';
 import { addCommandHelp } from './help.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
@@ -376,7 +376,7 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
     clearProgressLines();
     if (signalled || !stopsGracefully) {
       stderr.write('Interrupted: voxform stopped at your request (exit 130).\n');
-      void runCleanups().finally(() => process.exit(130));
+      void runCleanups().finally(() => process.exit(EXIT_INTERRUPTED));
       return;
     }
     signalled = true;
@@ -498,7 +498,7 @@ function describeError(error: unknown, out: { stdout: Output; stderr: Output; de
       if (error.hint) out.stderr.write(`  hint: ${error.hint}\n`);
     }
     if (out.debug && error.stack) out.stderr.write(`${error.stack}\n`);
-    return 1;
+    return error.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${message}\n`);

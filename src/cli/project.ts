@@ -156,7 +156,14 @@ function lockAhead(
   lockOptions: AcquireOptions,
 ): Promise<HeldLock> | undefined {
   if (options.local || baseUrl === undefined) return undefined;
-  const locking = opening.then((backend) => backend.acquireLock(workspaceKey(options.env, baseUrl), lockOptions));
+  // Ctrl-C while another run holds the lock ends the wait, and the exit waits for the wait to end,
+  // so that nothing of this run's attempt (the file lock's staging folder) is left behind.
+  const stopWaiting = new AbortController();
+  const locking = opening.then((backend) => backend.acquireLock(workspaceKey(options.env, baseUrl), { ...lockOptions, signal: stopWaiting.signal }));
+  ctx.onExit(async () => {
+    stopWaiting.abort();
+    await locking.catch(() => undefined);
+  });
   locking.then((lock) => ctx.onExit(() => lock.release()), () => undefined);
   return locking;
 }

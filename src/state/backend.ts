@@ -4,6 +4,7 @@
  * (src/state/file-backend.ts) and PostgreSQL (src/state/postgres/backend.ts). Everything that reads
  * or writes state — plan, apply, status, `voxform state …` — goes through this interface.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { VoxformError } from '../errors.js';
 import type { HistoryRecord, HistoryStore } from '../history/types.js';
 import type { LastApply, WorkspaceState } from './types.js';
@@ -60,6 +61,23 @@ export interface AcquireOptions {
   warn: (message: string) => void;
   /** The CI job URL to name in the holder, when known. */
   ciJobUrl?: string | undefined;
+  /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error, nothing held or left behind. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Waits `ms` before a lock is tried again; an abort of `signal` ends the wait with the `interrupted`
+ * error instead, at once, so the caller's own clean-up runs (the file lock's staging folder).
+ */
+export async function waitToRetryLock(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  const interrupted = () => new VoxformError('interrupted', 'Interrupted while waiting for the state lock; nothing was changed.');
+  if (signal?.aborted) throw interrupted();
+  try {
+    await delay(ms, undefined, signal ? { signal } : undefined);
+  } catch (error) {
+    if (signal?.aborted) throw interrupted();
+    throw error;
+  }
 }
 
 /** One workspace in `voxform state list`. */

@@ -3,8 +3,8 @@ import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile }
 import { hostname } from 'node:os';
 import { osUser } from '../util/run-identity.js';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { isVoxformError, VoxformError } from '../errors.js';
+import { waitToRetryLock } from './backend.js';
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
 export interface LockOwner {
@@ -37,6 +37,8 @@ export interface AcquireLockOptions {
   warn: (message: string) => void;
   /** The CI job URL to write into the holder, when known. */
   ciJobUrl?: string | undefined;
+  /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error; the staging folder is removed. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -100,7 +102,7 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireLock
         continue;
       }
       if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder === 'unknown' ? undefined : holder);
-      await delay(Math.min(500, Math.max(50, deadline - Date.now())));
+      await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
     }
   } finally {
     if (!held) await rm(staging, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
@@ -214,6 +214,39 @@ describe('approval and locking', () => {
     const second = await p.cli(['apply', '--auto-approve']);
     expect(second.code).toBe(0);
     expect(existsSync(`${stateFile}.lock`)).toBe(false);
+  });
+});
+
+describe('Ctrl-C while another run holds the lock', () => {
+  it.each([
+    ['the service named by the operator (the lock is taken before the manifests are read)', []],
+    ['--local (apply takes the lock itself)', ['--local']],
+  ])('ends the wait at once with exit 130, no trace, nothing sent and nothing left behind: %s', async (_, flags) => {
+    project = await startExampleProject();
+    const p = project;
+    const stateFolder = path.join(p.dir, '.voxform');
+    const holder = await acquireStateLock(path.join(stateFolder, 'state.json'), { command: 'voxform apply (the other run)', timeoutSeconds: 0, warn: () => undefined });
+    try {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'apply', '--auto-approve', '--lock-timeout', '600', ...flags], {
+        cwd: p.dir,
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // Waiting: its own attempt at the lock (a staging folder beside the lock) is there.
+      const waiting = async () => (await readdir(stateFolder)).some((name) => name.startsWith('state.json.lock.') && name.endsWith('.tmp'));
+      while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGINT');
+      expect(await exited, output).toBe(130);
+      expect(output).not.toMatch(/\n\s+at /);
+      expect(await waiting()).toBe(false);
+      expect(p.requests.filter((request) => request.method !== 'GET')).toEqual([]);
+    } finally {
+      await holder.release();
+    }
   });
 });
 

@@ -10,10 +10,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { osUser } from '../../util/run-identity.js';
-import { setTimeout as delay } from 'node:timers/promises';
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
-import { describeHolder, type AcquireOptions, type LockHolder } from '../backend.js';
+import { describeHolder, waitToRetryLock, type AcquireOptions, type LockHolder } from '../backend.js';
 
 /** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
 export function advisoryKey(workspace: string, generation: number): string {
@@ -57,7 +56,7 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
     }
     const current = await readAdvisoryHolder(client, workspace);
     if (Date.now() >= deadline) throw lockedError(workspace, current);
-    await delay(Math.min(500, Math.max(50, deadline - Date.now())));
+    await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
   }
 }
 
