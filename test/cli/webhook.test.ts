@@ -289,6 +289,15 @@ describe('webhook send --call: a logged call\'s payload', () => {
     expect(Object.fromEntries(new URL(receiver.received[1]?.path ?? '', 'http://x').searchParams)).toMatchObject({ session_id: expect.any(String), agent_id: FRONT_DESK, customer: 'c1', from: '+15550100001' });
   });
 
+  it('reads the call from the service the manifests name, where the operator names none', async () => {
+    const callId = await loggedCall(true);
+    const receiver = await startReceiver(answerWith(200, '{}'));
+    const dir = await tempDir({ 'voxform.yaml': `base_url: ${emulator.url}\nagents:\n  desk: { id: "${FRONT_DESK}" }\n` });
+    const result = await send(['--to', receiver.url, '--event', 'end-of-call', '--call', callId], dir, { VOXFORM_API_KEY: emulator.apiKey, VOXFORM_TRUSTED_ORIGINS: emulator.url });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`(the payload of call ${callId}; no headers`);
+  });
+
   it('refuses a call that is not logged, or (for end-of-call) has not ended', async () => {
     const callId = await loggedCall(false);
     const dir = await tempDir({});
