@@ -9,7 +9,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { isPlainObject } from '../util/json-object.js';
-import type { HistoryRecord, HistoryStore } from './types.js';
+import { recordedAgent, type HistoryRecord, type HistoryStore } from './types.js';
 
 const RECORD_FILE = /^(\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6})\.json$/;
 
@@ -36,7 +36,7 @@ export class FileHistoryStore implements HistoryStore {
       if (query.limit !== undefined && found.length >= query.limit) break;
       const record = await this.read(id);
       if (!record || record.workspace !== query.workspace) continue;
-      if (query.agent !== undefined && !(query.agent in record.agents)) continue;
+      if (query.agent !== undefined && !recordedAgent(record, query.agent)) continue;
       found.push(record);
     }
     return found;

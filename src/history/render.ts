@@ -2,20 +2,22 @@
  * `voxform history` output: text for people, JSON (schemas/history.schema.json) for scripts. A
  * record holds no secret, so nothing here needs redacting; the CLI's output scrub still applies.
  */
-import type { AgentVersion, HistoryRecord } from './types.js';
+import { agentVersionKey, recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
 
 /** Version of the JSON history format. */
 export const HISTORY_JSON_FORMAT_VERSION = '1';
 
 /**
- * The agents whose configuration a record changed: those whose hash differs from the next older
- * record holding them (`older`: the records after it, newest first), or that no older record holds.
+ * The agents whose configuration a record changed: those whose version (agentVersionKey: the hash,
+ * or the recorded configuration) differs from the next older record holding them (`older`: the
+ * records after it, newest first), or that no older record holds.
  */
 export function agentsChanged(record: HistoryRecord, older: readonly HistoryRecord[]): string[] {
   return Object.keys(record.agents)
     .filter((name) => {
-      const before = older.find((candidate) => candidate.agents[name] !== undefined)?.agents[name];
-      return before === undefined || before.configHash !== record.agents[name]?.configHash;
+      const now = recordedAgent(record, name) as AgentVersion;
+      const before = older.map((candidate) => recordedAgent(candidate, name)).find((version) => version !== undefined);
+      return before === undefined || agentVersionKey(before) !== agentVersionKey(now);
     })
     .sort();
 }

@@ -4,8 +4,7 @@
  * applied completely and differs from the current one (see `previousRecord`).
  */
 import { VoxformError } from '../errors.js';
-import { hashValue } from '../util/hash.js';
-import type { AgentVersion, HistoryRecord } from './types.js';
+import { agentVersionKey, recordedAgent, type HistoryRecord } from './types.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
 const COMPLETE = new Set(['applied', 'nothing_to_do']);
@@ -16,7 +15,7 @@ const REF_HINT = 'List the records with `voxform history`; REF is a record id (o
 
 /** Whether every named agent is in the record (without names: whether it has any agent at all). */
 function holdsAgents(record: HistoryRecord, agents: readonly string[]): boolean {
-  return agents.length === 0 ? Object.keys(record.agents).length > 0 : agents.every((name) => name in record.agents);
+  return agents.length === 0 ? Object.keys(record.agents).length > 0 : agents.every((name) => recordedAgent(record, name) !== undefined);
 }
 
 function describe(record: HistoryRecord): string {
@@ -31,17 +30,9 @@ function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string)
 }
 
 /**
- * What tells two versions of an agent apart: the live hash (which masks secrets), and the recorded
- * configuration (which holds a secret's reference: a change of `${env:…}` alone is a new version).
- */
-function versionKey(version: AgentVersion): string {
-  return `${version.configHash} ${hashValue({ name: version.name ?? null, config: version.config })}`;
-}
-
-/**
  * `previous`, from `records` (newest first): the current configuration is each agent's hash in the
  * newest record holding it; the answer is the newest complete record after the newest one, holding
- * the agents asked for, in which some of them is another version (`versionKey`). Applies with nothing to do repeat
+ * the agents asked for, in which some of them is another version (`agentVersionKey`). Applies with nothing to do repeat
  * the current configuration and are passed over, so `previous` is never a no-op.
  */
 export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = []): HistoryRecord {
@@ -52,13 +43,20 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
       hint: known.size > 0 ? `The recorded agents are: ${[...known].sort().join(', ')}.` : 'Nothing is recorded yet: every `voxform apply` adds a record.',
     });
   }
-  const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => name in record.agents)));
+  const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => recordedAgent(record, name) !== undefined)));
   const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.keys(record.agents)))];
   const current = new Map<string, string>();
-  for (const record of relevant) for (const name of names) if (!current.has(name) && record.agents[name]) current.set(name, versionKey(record.agents[name]));
-  const found = relevant.slice(1).find(
-    (record) => COMPLETE.has(record.outcome) && holdsAgents(record, agents) && names.some((name) => record.agents[name] !== undefined && versionKey(record.agents[name]) !== current.get(name)),
-  );
+  for (const record of relevant) {
+    for (const name of names) {
+      const version = recordedAgent(record, name);
+      if (!current.has(name) && version) current.set(name, agentVersionKey(version));
+    }
+  }
+  const differs = (record: HistoryRecord, name: string) => {
+    const version = recordedAgent(record, name);
+    return version !== undefined && agentVersionKey(version) !== current.get(name);
+  };
+  const found = relevant.slice(1).find((record) => COMPLETE.has(record.outcome) && holdsAgents(record, agents) && names.some((name) => differs(record, name)));
   if (!found) {
     const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';
     throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${records.length} record${records.length === 1 ? '' : 's'} in this workspace).`, {

@@ -17,7 +17,7 @@ import { formatDotted, valueAtPath } from '../util/field-path.js';
 import { LineCounter, type SourceText } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
-import type { AgentVersion, HistoryRecord } from './types.js';
+import { recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -37,7 +37,7 @@ function chosenAgents(record: HistoryRecord, agents: readonly string[]): Array<[
   const recorded = Object.keys(record.agents).sort();
   if (agents.length === 0) return recorded.map((name) => [name, record.agents[name] as AgentVersion]);
   return [...new Set(agents)].map((name) => {
-    const version = record.agents[name];
+    const version = recordedAgent(record, name);
     if (!version) {
       throw new VoxformError('rollback_agent_not_recorded', `Record ${record.id} holds no agent "${name}".`, {
         hint: recorded.length > 0 ? `Its agents are: ${recorded.join(', ')}.` : 'It holds no agent at all: pick another record with `voxform history`.',

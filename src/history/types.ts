@@ -5,6 +5,8 @@
  * configuration's commit (through `AgentVersion.configHash`, see src/history/config-hash.ts).
  * A record never holds a secret: values filled from `${env:…}` are kept as their references.
  */
+import { hashValue } from '../util/hash.js';
+
 /** Where the change came from, as far as the CI environment or `git` tells. */
 export interface DeploySource {
   /** The full commit id of the work tree (or the CI's commit). */
@@ -89,4 +91,21 @@ export interface HistoryStore {
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
   /** Records of a workspace, newest first; with `agent`, only records that hold that agent. */
   list(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]>;
+}
+
+/**
+ * The agent a record holds under a local name, if it holds one. Only the record's own names count:
+ * `toString` and `constructor` are legal agent names, and a plain lookup would find them on every
+ * record.
+ */
+export function recordedAgent(record: Pick<HistoryRecord, 'agents'>, name: string): AgentVersion | undefined {
+  return Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
+}
+
+/**
+ * What tells two versions of an agent apart: the live hash (which masks secrets), and the recorded
+ * configuration (which holds a secret's reference: a change of `${env:…}` alone is a new version).
+ */
+export function agentVersionKey(version: AgentVersion): string {
+  return `${version.configHash} ${hashValue({ name: version.name ?? null, config: version.config })}`;
 }

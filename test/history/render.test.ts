@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentsChanged, renderHistoryJson, renderHistoryText } from '../../src/history/render.js';
-import type { HistoryRecord } from '../../src/history/types.js';
+import { recordedAgent, type HistoryRecord } from '../../src/history/types.js';
 
 function record(id: string, agents: Record<string, string>, extra: Partial<HistoryRecord> = {}): HistoryRecord {
   return {
@@ -24,6 +24,23 @@ describe('history renderers', () => {
   it('names the agents whose hash differs from the next older record holding them', () => {
     expect(agentsChanged(newer, [older])).toEqual(['desk']);
     expect(agentsChanged(older, [])).toEqual(['booking', 'desk']);
+  });
+
+  it('names an agent whose recorded configuration changed under the same hash (a ${env:…} reference renamed), as rollback counts it', () => {
+    const before = record('20261123T110000000Z-aaaaaa', { desk: 'h1' });
+    const renamed = record('20261123T120000000Z-bbbbbb', { desk: 'h1' });
+    (renamed.agents.desk as { config: Record<string, unknown> }).config = { prompt: 'hi', headers: { 'x-token': '${env:TOKEN_B}' } };
+    expect(agentsChanged(renamed, [before])).toEqual(['desk']);
+    expect(agentsChanged(record('20261123T130000000Z-cccccc', { desk: 'h1' }), [before])).toEqual([]);
+  });
+
+  it('takes only a record\'s own agents: toString and constructor are agent names like any other', () => {
+    const plain = record('20261123T110000000Z-aaaaaa', { desk: 'h1' });
+    const named = record('20261123T120000000Z-bbbbbb', { toString: 'h1', desk: 'h1' });
+    expect(agentsChanged(named, [plain])).toEqual(['toString']);
+    expect(recordedAgent(plain, 'toString')).toBeUndefined();
+    expect(recordedAgent(plain, 'constructor')).toBeUndefined();
+    expect(recordedAgent(named, 'toString')?.configHash).toBe('h1');
   });
 
   it('prints each record with who, the short commit, branch and pull request, outcome, summary and agents changed', () => {

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import type { HistoryRecord } from '../../history/types.js';
+import { recordedAgent, type HistoryRecord } from '../../history/types.js';
 import { buildCallReport } from '../../report/build-report.js';
 import { diffLinkFromEnv } from '../../report/diff-links.js';
 import { readCallLog } from '../../report/read-calls.js';
@@ -99,7 +99,7 @@ function agentIdOf(agent: string, manifestNames: ReadonlyMap<string, string>, hi
   const fromManifest = manifestNames.get(agent);
   if (fromManifest !== undefined) return fromManifest;
   for (const record of history) {
-    const id = record.agents[agent]?.id;
+    const id = recordedAgent(record, agent)?.id;
     if (typeof id === 'string') return id;
   }
   return agent;
