@@ -108,7 +108,10 @@ export async function readStateStatus(
   }
 }
 
-/** Whether plan and apply could run as things stand: the key is a private one the service accepted. */
+/**
+ * Whether plan and apply could run as things stand: the key is a private one the service accepted,
+ * and the state can be read (both stop on an unreadable state).
+ */
 export function isReady(report: StatusReport): boolean {
-  return report.key.type === 'private';
+  return report.key.type === 'private' && report.state.problem === undefined;
 }

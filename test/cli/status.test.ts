@@ -87,6 +87,15 @@ describe('voxform status (against the emulator)', () => {
     expect(result.code).toBe(1);
   });
 
+  it('a state that cannot be read: reported, exit 1, as plan would stop on it', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['status', '--state', 'example']);
+    withoutSecrets(result, project.emulator.apiKey);
+    expect(result.stdout).toContain('(unreadable: ');
+    expect(result.code).toBe(1);
+    expect((await project.cli(['plan', '--state', 'example'])).code).toBe(1);
+  });
+
   it('an unknown key: invalid, exit 1, never printed', async () => {
     project = await startExampleProject();
     const wrongKey = 'Wr0ngKeyWr0ngKeyWr0ngKeyWr0ngKey';
