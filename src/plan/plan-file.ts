@@ -118,13 +118,19 @@ export function assertPlanFresh(
     });
   }
   const reasons: string[] = [];
-  if (saved.manifest_hash !== desired.manifestHash) reasons.push('the manifests (or files they include) changed');
+  const manifestsChanged = saved.manifest_hash !== desired.manifestHash;
+  if (manifestsChanged) reasons.push('the manifests (or files they include) changed');
   if ((saved.environment ?? undefined) !== desired.environment) reasons.push('the environment differs');
   if (saved.base_url !== serviceId) reasons.push(`it was made for ${saved.base_url}, not ${serviceId}`);
-  if (saved.secrets_digest !== secretsDigest(desired, fingerprintKey)) reasons.push('the value of a ${env:…} secret changed');
+  // The secrets' digest and the live fingerprints are keyed with the manifests' hash as well: once
+  // the manifests changed they all differ, and naming them would blame secrets and live state that
+  // did not change.
   const moved: string[] = [];
-  for (const change of saved.resource_changes) if (fingerprints.get(change.address) !== change.live_fingerprint) moved.push(change.address);
-  if (moved.length > 0) reasons.push(`live state changed for ${moved.join(', ')}`);
+  if (!manifestsChanged) {
+    if (saved.secrets_digest !== secretsDigest(desired, fingerprintKey)) reasons.push('the value of a ${env:…} secret changed');
+    for (const change of saved.resource_changes) if (fingerprints.get(change.address) !== change.live_fingerprint) moved.push(change.address);
+    if (moved.length > 0) reasons.push(`live state changed for ${moved.join(', ')}`);
+  }
   if (reasons.length > 0) {
     throw new VoxformError('plan_stale', `The saved plan is stale: ${reasons.join('; ')}. Nothing was applied.`, {
       hint: 'Run `voxform plan --out FILE` again, review it, and apply the new plan.',

@@ -169,7 +169,8 @@ describe('saved plans', () => {
     await writeFile(path.join(p.dir, 'voxform.yaml'), `${await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8')}\n# edited\n`);
     const stale = await p.cli(['apply', 'plan.json']);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain('the manifests (or files they include) changed');
+    // That alone: the secrets and live state did not change, and are not blamed.
+    expect(stale.stderr).toContain('error: The saved plan is stale: the manifests (or files they include) changed. Nothing was applied.\n');
   });
 });
 
