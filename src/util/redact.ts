@@ -35,8 +35,9 @@ export class SecretRegistry {
 
 /**
  * A secret as it may appear in text: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
- * with `/` as `\/`, and escaped twice, as in a JSON body quoted inside a JSON error message); and
- * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`).
+ * with `/` as `\/`, and escaped twice, as in a JSON body quoted inside a JSON error message);
+ * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`); and as the
+ * report formats escape it (markupForms).
  */
 export function echoedForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -54,8 +55,27 @@ export function echoedForms(secret: string): string[] {
     component?.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
     safeEncode(encodeURI, secret),
     new URLSearchParams([['', secret]]).toString().slice(1),
+    ...markupForms(secret),
   ];
   return [...new Set(forms.filter((form): form is string => typeof form === 'string' && form !== ''))];
+}
+
+/**
+ * A secret as a report writes it: XML and HTML escape `&`, `<`, `>`, quotes (JUnit with named
+ * entities, the HTML report with numeric ones, a Markdown `<summary>` only `<`, or `&`, `<`, `>`),
+ * and a Markdown table cell writes `|` as `\|`; the scrub runs on the finished text, so it must
+ * know each of them (`a&b` is `a&amp;b` in JUnit).
+ */
+function markupForms(secret: string): string[] {
+  const named: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+  const markup = [
+    (text: string) => text.replace(/</g, '&lt;'),
+    (text: string) => text.replace(/[&<>]/g, (c) => named[c] as string),
+    (text: string) => text.replace(/[&<>"']/g, (c) => named[c] as string),
+    (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`),
+  ];
+  const cells = [(text: string) => text, (text: string) => text.replaceAll('|', '\\|')];
+  return cells.flatMap((cell) => [cell(secret), ...markup.map((escape) => cell(escape(secret)))]);
 }
 
 /** `encodeURIComponent` and `encodeURI` throw on a lone surrogate; such a value has no URL form. */

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { echoedForms } from '../../src/util/redact.js';
 import { startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 
@@ -116,6 +117,21 @@ describe('voxform test on the example project', () => {
     } finally {
       silent.closeAllConnections();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('scrubs a secret the report formats escape (&, <, quotes, |) from JUnit and Markdown too', async () => {
+    project = await startExampleProject();
+    const token = `pass&word<x|y'z"-42`;
+    await writeFile(
+      path.join(project.dir, 'example/tests/echo.test.yaml'),
+      `agent: front-desk\ntests:\n  - name: echo\n    turns: [{ user: ${JSON.stringify(token)}, expect: [{ equals: nope }] }]\n`,
+    );
+    for (const format of ['junit', 'markdown', 'text', 'json']) {
+      const result = await project.cli(['test', 'example/tests/echo.test.yaml', '--format', format], { HOOK_TOKEN: token });
+      expect(result.code, result.stderr).toBe(1);
+      for (const form of echoedForms(token)) expect(`${result.stdout}${result.stderr}`, `${format}: ${form}`).not.toContain(form);
+      expect(result.stdout).toContain('(sensitive)');
     }
   });
 

@@ -34,6 +34,10 @@ describe('SecretRegistry.redact', () => {
     ['URL-encoded, space as +', 'p&ss w', 'token=p%26ss+w'],
     ['URL-encoded, lower-case hex', 'p&ss=w', 'token=p%26ss%3dw'],
     ['URL-encoded as a path', 'p ss/x', 'https://h/p%20ss/x'],
+    ['XML-escaped (JUnit)', "pa&ss<w>o\"r'd", '<system-out>pa&amp;ss&lt;w&gt;o&quot;r&apos;d</system-out>'],
+    ['HTML-escaped with numeric entities (the report)', "pa&ss<w'd", '<td>pa&#38;ss&#60;w&#39;d</td>'],
+    ['escaped in a Markdown table cell', 'a|b-secret', '| reply | a\\|b-secret |'],
+    ['escaped in a Markdown <summary> and a table cell at once', 'a<b|c-42', '<summary>You said: a&lt;b\\|c-42</summary>'],
   ])('scrubs the %s form', (_name, secret, text) => {
     const out = registryOf(secret).redact(text);
     expect(out).toContain(REDACTED);
