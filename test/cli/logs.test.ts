@@ -24,7 +24,7 @@ describe('parseTimeArgument', () => {
     expect(parseTimeArgument('--since', raw, NOW)).toBe(expected);
   });
 
-  it.each([['yesterday'], ['7 days'], ['2026-13-45'], ['-5m'], ['']])('refuses %j with one sentence', (raw) => {
+  it.each([['yesterday'], ['7 days'], ['2026-13-45'], ['-5m'], [''], ['99999999999999999'], ['253402300800'], ['999999999999d']])('refuses %j with one sentence', (raw) => {
     expect(() => parseTimeArgument('--since', raw, NOW)).toThrowError(
       `--since "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
     );
@@ -154,6 +154,11 @@ describe('stats and table', () => {
     for (const line of fitted) expect(line.length).toBeLessThanOrEqual(100);
     expect(fitted[1]).toMatch(/-OKdqbq\S*…/);
     expect(fitted[1]).toContain('call_7d1c0a5e…'.slice(0, 8));
+  });
+
+  it('renderTable prints a record whose time no date can hold as the number it came as', () => {
+    const far = [{ ...(records[0] as GlobalCallHistoryRecord), ts: 99_999_999_999_991_140 }];
+    expect(renderTable(far, undefined).split('\n')[1]).toMatch(/^99999999999991140 +COMPLETED/);
   });
 
   it('formatDuration', () => {

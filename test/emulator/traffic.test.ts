@@ -209,6 +209,9 @@ describe('synthetic calls', () => {
     const res = await clientFor(emulator).post('/_emulator/traffic', { profile: { window: 0 }, calls: 0, agents: ['nobody'], colour: 1 }, { auth: null });
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/^Invalid traffic request: colour: is not a known field.*calls: must be a whole number/);
+    const past = await clientFor(emulator).post('/_emulator/traffic', { calls: 1, until: 99_999_999_999_999_999 }, { auth: null });
+    expect(past.status).toBe(400);
+    expect(past.body.detail).toBe('Invalid traffic request: until: must be Unix seconds, at most 253402300799 (the end of the year 9999)');
     const unknownAgent = await clientFor(emulator).post('/_emulator/traffic', { agents: ['nobody'] }, { auth: null });
     expect(unknownAgent.body.detail).toBe('Invalid traffic request: agents: there is no agent with the id or name "nobody"');
     const ok = await clientFor(emulator).post('/_emulator/traffic', { profile: 'light', calls: 2, agents: [BOOKING], seed: 'abc', until: UNTIL }, { auth: null });

@@ -205,7 +205,19 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, 
  * (`90s`, `30m`, `24h`, `7d`, `2w`).
  */
 export function parseTimeArgument(flag: string, raw: string, now: number): number {
-  const text = raw.trim();
+  const seconds = readTime(raw.trim(), now);
+  // Past the year 9999 no date prints (toISOString throws): refused here, as a mistake of the flag.
+  if (seconds !== undefined && seconds >= 0 && seconds <= LATEST_TIME_SECONDS) return seconds;
+  throw new VoxformError(
+    'invalid_argument',
+    `${flag} "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
+  );
+}
+
+/** 9999-12-31T23:59:59Z, the last second a time argument may name. */
+export const LATEST_TIME_SECONDS = 253_402_300_799;
+
+function readTime(text: string, now: number): number | undefined {
   const relative = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text);
   if (relative) return (now - Number(relative[1]) * (UNIT_SECONDS[(relative[2] as string).toLowerCase()] as number) * 1000) / 1000;
   if (/^\d+(\.\d+)?$/.test(text)) {
@@ -216,10 +228,7 @@ export function parseTimeArgument(flag: string, raw: string, now: number): numbe
     const ms = Date.parse(text);
     if (!Number.isNaN(ms)) return ms / 1000;
   }
-  throw new VoxformError(
-    'invalid_argument',
-    `${flag} "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
-  );
+  return undefined;
 }
 
 /** What `--stats` prints: counts by status, duration percentiles, credits by cost type. */
@@ -358,7 +367,9 @@ function voipField(record: GlobalCallHistoryRecord, key: 'from' | 'to'): string 
 
 /** `2025-01-31 09:00:05`, always UTC so the output does not depend on the machine. */
 function formatTime(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  // A record's time is the service's data: one no date can hold is printed as it came.
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /** `42s`, `3m05s`, `1h02m03s`. */
