@@ -88,15 +88,15 @@ function checkTestFile(value: unknown, span: Span, agents: ReadonlySet<string>, 
   }
   const schemaErrors = diagnostics.errors;
   for (const issue of validateAgainst('TestFile', value)) reportTestSchemaIssue(issue, value, span, diagnostics);
-  if (diagnostics.errors > schemaErrors) return undefined;
+  const shapeFailed = diagnostics.errors > schemaErrors;
+  // Checked also past schema errors, on every test that is a mapping: one run names every mistake.
+  const wellFormed = checkAcrossTests(value, span, diagnostics);
+  if (shapeFailed) return undefined;
   const written = value as unknown as WrittenFile;
-  const names = new Set<string>();
   const tests: ConversationTest[] = [];
   written.tests.forEach((test, index) => {
-    const at = ['tests', index];
-    if (names.has(test.name)) diagnostics.error('duplicate_item', `two tests are named "${test.name}"; names must be unique within a file`, spanAt(value, [...at, 'name']) ?? span);
-    names.add(test.name);
-    const checked = checkTest(test, { root: value, at, fallback: span, diagnostics });
+    if (!wellFormed.has(index)) return;
+    const checked = checkTest(test, { root: value, at: ['tests', index], fallback: span, diagnostics });
     if (checked) tests.push(checked);
   });
   if (diagnostics.errors > before) return undefined;
@@ -112,12 +112,31 @@ interface Place {
 
 const spanOf = (place: Place, path: Array<string | number> = []): Span => spanAt(place.root, [...place.at, ...path]) ?? place.fallback;
 
+/**
+ * What the schema cannot say of a file's tests: names unique within the file, and each test either
+ * scripted (`turns`) or simulated (`simulate`). Returns the indexes of the tests that are neither
+ * wrong in these ways nor malformed (not a mapping).
+ */
+function checkAcrossTests(file: Record<string, unknown>, span: Span, diagnostics: DiagnosticList): Set<number> {
+  const wellFormed = new Set<number>();
+  if (!Array.isArray(file.tests)) return wellFormed;
+  const names = new Set<string>();
+  file.tests.forEach((test: unknown, index) => {
+    if (!isPlainObject(test)) return;
+    const at = (key: string) => spanAt(file, ['tests', index, key]) ?? span;
+    const name = typeof test.name === 'string' ? test.name : undefined;
+    if (name !== undefined && names.has(name)) diagnostics.error('duplicate_item', `two tests are named "${name}"; names must be unique within a file`, at('name'));
+    if (name !== undefined) names.add(name);
+    if ((test.turns === undefined) === (test.simulate === undefined)) {
+      diagnostics.error('invalid_value', `test ${name === undefined ? index + 1 : `"${name}"`} needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)`, at('name'));
+      return;
+    }
+    wellFormed.add(index);
+  });
+  return wellFormed;
+}
+
 function checkTest(test: WrittenTest, place: Place): ConversationTest | undefined {
-  const { diagnostics } = place;
-  if ((test.turns === undefined) === (test.simulate === undefined)) {
-    diagnostics.error('invalid_value', `test "${test.name}" needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)`, spanOf(place, ['name']));
-    return undefined;
-  }
   const turns = test.turns?.map((turn, t) => ({
     user: turn.user,
     checks: (turn.expect ?? []).flatMap((check, c) => replyCheck(check as Record<string, string | undefined>, { ...place, at: [...place.at, 'turns', t, 'expect', c] }) ?? []),

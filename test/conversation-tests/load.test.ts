@@ -76,9 +76,12 @@ describe('loading test files', () => {
       'tests/a.test.yaml:1:8 reference_missing agent "front-dsk" is not an agent of the manifest; did you mean "front-desk"?',
       'tests/a.test.yaml:5:9 unknown_field unknown field "usr" in tests[0].turns[0]; did you mean "user"?',
       'tests/a.test.yaml:6:18 invalid_value tests[0].turns[0].expect[0] must have exactly one of contains, not_contains, equals, regex, judge',
+      // The rules across tests run past schema errors too: one run names every mistake (docs/testing.md).
+      'tests/a.test.yaml:7:11 duplicate_item two tests are named "one"; names must be unique within a file',
+      'tests/a.test.yaml:7:11 invalid_value test "one" needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)',
       'tests/a.test.yaml:15:13 invalid_value tests[2].repeat must be >= 1',
     ]);
-    // Cross-field rules run once the schema is satisfied.
+    // The checks inside a test (its regular expressions, its checks' fields) run once the schema is satisfied.
     expect(
       await problems(
         [
