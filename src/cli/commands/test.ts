@@ -16,7 +16,7 @@ import { renderTestText } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import type { CommandContext } from '../context.js';
+import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
@@ -66,7 +66,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     .finally(() => status.done());
   if (!testRun) {
     ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
-    return 130;
+    return EXIT_INTERRUPTED;
   }
   if (testRun.reports.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);

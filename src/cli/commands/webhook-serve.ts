@@ -5,7 +5,7 @@ import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { describeEndOfCall, describePrefetch } from '../../webhooks/describe.js';
 import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } from '../../webhooks/receive.js';
-import type { CommandContext } from '../context.js';
+import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
 
@@ -163,5 +163,5 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
   await ctx.interrupted();
   await closeServer(server);
   ctx.stderr.write('Interrupted: voxform webhook serve stopped at your request (exit 130).\n');
-  return 130;
+  return EXIT_INTERRUPTED;
 }
