@@ -11,6 +11,7 @@ import { loadManifests } from '../manifest/index.js';
 import type { LoadResult, ReadTargets } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext } from './context.js';
+import { countProblems } from './diagnostics.js';
 
 /** The options that say which manifests a command reads, and how. */
 export interface ManifestOptions {
@@ -54,7 +55,7 @@ export async function manifestProject(options: ManifestOptions, ctx: CommandCont
     throw error;
   }
   if (!result.state) {
-    const errors = result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length + result.omitted.errors;
+    const { errors } = countProblems(result.diagnostics, result.omitted);
     ctx.stderr.write(`warning: the manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): their agent names and service are not used.\n`);
     return { names: new Map(), service: {} };
   }

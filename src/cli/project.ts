@@ -12,7 +12,7 @@ import { fingerprintKey } from '../util/hash.js';
 import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { WireThread } from '../api/wire-thread-link.js';
-import { formatDiagnostics } from './diagnostics.js';
+import { countProblems, formatDiagnostics } from './diagnostics.js';
 import { loadCommandManifests } from './load-manifests.js';
 import type { CommandContext } from './context.js';
 import type { Connection, ManifestService } from './connection.js';
@@ -32,7 +32,7 @@ export interface ProjectOptions {
 
 export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext, onReadTargets?: (targets: ReadTargets) => void): Promise<DesiredState> {
   const result = await loadCommandManifests(options, ctx, onReadTargets);
-  const errors = result.diagnostics.filter((d) => d.severity === 'error').length + result.omitted.errors;
+  const { errors } = countProblems(result.diagnostics, result.omitted);
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {
     throw new VoxformError('manifest_invalid', `The manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (listed above); nothing was planned.`, {
@@ -118,10 +118,10 @@ export async function connectProject(
   let early: Connection | undefined;
   let readAhead: ReadAhead | undefined;
   const onReadTargets = (targets: ReadTargets) => {
-    // The manifests' secrets are registered only when the load ends, and nothing of these reads can
-    // be printed before then: ReadAhead holds each answer and each failure until the plan takes it,
-    // and a request's own lines (VOXFORM_DEBUG) show the method, the service's URL and an id
-    // written as plain text, with the key redacted.
+    // The manifests' secrets are not all known yet (each is registered as the loader meets it), so
+    // nothing of these reads is printed before the load has ended: ReadAhead holds each answer and
+    // each failure until the plan takes it, and a request's own lines (VOXFORM_DEBUG) show the
+    // method, the service's URL and an id written as plain text, with the key redacted.
     // Only where connecting waits for nothing (not `--local`, whose emulator starts asynchronously),
     // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
     if (options.local || (how.lockFirst && !locking)) return;

@@ -5,6 +5,7 @@ import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { isSecretKeyName } from '../../schema/sensitive.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
+import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
@@ -206,16 +207,12 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, 
  */
 export function parseTimeArgument(flag: string, raw: string, now: number): number {
   const seconds = readTime(raw.trim(), now);
-  // Past the year 9999 no date prints (toISOString throws): refused here, as a mistake of the flag.
-  if (seconds !== undefined && seconds >= 0 && seconds <= LATEST_TIME_SECONDS) return seconds;
+  if (seconds !== undefined && seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
   throw new VoxformError(
     'invalid_argument',
     `${flag} "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
   );
 }
-
-/** 9999-12-31T23:59:59Z, the last second a time argument may name. */
-export const LATEST_TIME_SECONDS = 253_402_300_799;
 
 function readTime(text: string, now: number): number | undefined {
   const relative = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text);

@@ -71,13 +71,16 @@ function registerRecordSecrets(record: unknown, ctx: CommandContext): void {
   walk(record);
 }
 
+/** Without --agent: the operator's service, else the one the manifests (if any) name, as for `voxform logs`. */
+async function connectWithoutAgent(options: WebhookSendOptions, ctx: CommandContext) {
+  const { service } = await (await import('../load-manifests.js')).manifestProject(options, ctx);
+  return (await import('../connection.js')).resolveConnection({ ...options, manifest: service }, ctx);
+}
+
 /** The logged call `--call` names, searched newest first (only the agent's calls with `--agent`). */
 async function findLoggedCall(callId: string, options: WebhookSendOptions, agent: AgentWebhooks | undefined, ctx: CommandContext): Promise<GlobalCallHistoryRecord> {
   // The HTTP client loads only here: a sample payload needs no service (and starts faster without it).
-  // Without --agent, the manifests (if any) still name the service where the operator names none, as for `voxform logs`.
-  const connection = agent
-    ? await (await import('../project.js')).connectService(options, agent.desired, ctx)
-    : await (await import('../connection.js')).resolveConnection({ ...options, manifest: (await (await import('../load-manifests.js')).manifestProject(options, ctx)).service }, ctx);
+  const connection = agent ? await (await import('../project.js')).connectService(options, agent.desired, ctx) : await connectWithoutAgent(options, ctx);
   const filters = agent ? { agent_id: agent.id } : {};
   for await (const record of connection.client.iterateCallLogs(filters, { max: CALL_SEARCH_DEPTH })) {
     if (record.call_id !== callId) continue;

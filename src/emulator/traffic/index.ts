@@ -8,9 +8,7 @@ import type { EmulatorStore } from '../store.js';
 import type { TrafficOptions, TrafficSummary } from '../types.js';
 import { generateTraffic, type TrafficAgent } from './generate.js';
 import { resolveTrafficProfile, TrafficProfileError } from './profile.js';
-
-/** The latest `until` a traffic request may give: calls past the year 9999 have no printable time. */
-const LATEST_UNTIL_SECONDS = 253_402_300_799;
+import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
 
 export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError, type TrafficProfile } from './profile.js';
 
@@ -26,7 +24,7 @@ export function checkTrafficOptions(value: unknown): TrafficOptions {
   const { calls, seed, until, agents } = value;
   if (calls !== undefined && !(Number.isInteger(calls) && (calls as number) >= 1 && (calls as number) <= 1_000_000)) problems.push(`calls: must be a whole number from 1 to 1000000, not ${JSON.stringify(calls)}`);
   if (seed !== undefined && !(typeof seed === 'string' || (typeof seed === 'number' && Number.isFinite(seed)))) problems.push('seed: must be a number or text');
-  if (until !== undefined && !(typeof until === 'number' && until > 0 && until <= LATEST_UNTIL_SECONDS)) problems.push('until: must be Unix seconds, at most 253402300799 (the end of the year 9999)');
+  if (until !== undefined && !(typeof until === 'number' && until > 0 && until <= LATEST_UNIX_SECONDS)) problems.push(`until: must be Unix seconds, at most ${LATEST_UNIX_SECONDS} (the end of the year 9999)`);
   if (agents !== undefined && !(Array.isArray(agents) && agents.every((a) => typeof a === 'string' && a !== ''))) problems.push('agents: must be a list of agent ids or names');
   if (problems.length > 0) throw new TrafficProfileError(problems);
   return value as TrafficOptions;
