@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { keyedHash } from '../util/hash.js';
@@ -14,7 +14,9 @@ import type { Plan } from './types.js';
  * (so a changed `${env:…}` value is noticed without the file holding any secret). The digest and
  * the fingerprints are keyed with the fingerprint key (from the API key; never in the file), so
  * they cannot be tested against guesses offline; the file names the key only by
- * `fingerprint_key_id`, to tell "made with another API key" apart from "changed". `apply PLAN`
+ * `fingerprint_key_id`, to tell "made with another API key" apart from "changed". Last,
+ * `plan_digest` is a keyed digest of everything else in the file: the requests apply runs and the
+ * changes `plan show` prints cannot be edited apart (or at all) without the API key. `apply PLAN`
  * checks these (`assertPlanFresh`) and then runs the saved requests (`planFromJson`); secrets are
  * read from the manifests and the environment again when it fills them in.
  */
@@ -28,6 +30,7 @@ export interface SavedPlan {
   targets: string[];
   secrets_digest: string;
   fingerprint_key_id: string;
+  plan_digest: string;
   resource_changes: Array<{ address: string; action: string; live_fingerprint: string }>;
   [key: string]: unknown;
 }
@@ -42,13 +45,24 @@ export function fingerprintKeyId(fingerprintKey: string): string {
   return keyedHash(fingerprintKey, 'voxform fingerprint key id');
 }
 
+/** The digest of a saved plan's every other field (its `plan_digest`, if any, left out). */
+function planDigest(saved: Record<string, unknown>, fingerprintKey: string): string {
+  const { plan_digest: _ignored, ...rest } = saved;
+  return keyedHash(fingerprintKey, rest);
+}
+
+/** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
+const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
+
 export async function savePlanFile(file: string, plan: Plan, desired: DesiredState, fingerprintKey: string): Promise<void> {
-  const body = {
+  const body: Record<string, unknown> = {
     kind: 'voxform-plan',
     ...planToJson(plan),
     secrets_digest: secretsDigest(desired, fingerprintKey),
     fingerprint_key_id: fingerprintKeyId(fingerprintKey),
   };
+  body.plan_digest = planDigest(body, fingerprintKey);
+  await refuseToOverwriteOther(file);
   try {
     await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);
   } catch (error) {
@@ -56,6 +70,30 @@ export async function savePlanFile(file: string, plan: Plan, desired: DesiredSta
       hint: 'Name a file in a folder that exists and is writable with --out.',
     });
   }
+}
+
+/**
+ * `--out` may replace a plan saved before, never another file: a mistyped `--out voxform.yaml` or
+ * `--out .voxform/state.json` would otherwise replace the manifest or the state with a plan.
+ */
+async function refuseToOverwriteOther(file: string): Promise<void> {
+  let start: string;
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(SAVED_PLAN_START.length);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      start = buffer.toString('utf8', 0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return; // nothing there (or a folder, or unreadable): the write says what is wrong
+  }
+  if (start === SAVED_PLAN_START) return;
+  throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: the file exists and is not a plan voxform saved; nothing was saved.`, {
+    hint: 'Name another file with --out, or remove this one first if it is no longer needed.',
+  });
 }
 
 /** Why a file could not be written, in words (the atomic write left nothing behind either way). */
@@ -115,6 +153,11 @@ export function assertPlanFresh(
     throw new VoxformError('plan_stale', 'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.', {
       hint: 'Run `voxform plan --out FILE` again with this VOXFORM_API_KEY, review it, and apply the new plan.',
       details: { reasons: ['made with another API key'], resources: [] },
+    });
+  }
+  if (saved.plan_digest !== planDigest(saved, fingerprintKey)) {
+    throw new VoxformError('plan_unreadable', 'The saved plan was changed after voxform saved it (its plan_digest does not match), so what it would send is not what was reviewed. Nothing was applied.', {
+      hint: 'Run `voxform plan --out FILE` again, review it, and apply the new plan; never edit a saved plan.',
     });
   }
   const reasons: string[] = [];

@@ -3,7 +3,7 @@ import { redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
 
 /** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
-export const PLAN_JSON_FORMAT_VERSION = '1.1';
+export const PLAN_JSON_FORMAT_VERSION = '1.2';
 
 function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
   if (value === null) return null;

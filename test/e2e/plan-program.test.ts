@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
@@ -130,6 +130,44 @@ describe('apply PLAN runs the saved plan', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('is not a valid voxform plan: request agent.front-desk/1 depends on itself');
     expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('refuses a saved plan edited in any other way: a body changed after review is never sent', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await p.cli(['plan', '--out', 'plan.json']);
+    const file = path.join(p.dir, 'plan.json');
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    const agent = saved.resource_changes.find((c: { address: string }) => c.address === 'agent.front-desk');
+    const put = agent.requests.find((r: { method: string }) => r.method === 'PUT');
+    put.body.config.first_message = 'TAMPERED';
+    await writeFile(file, `${JSON.stringify(saved, null, 2)}\n`);
+    const refused = await p.cli(['apply', 'plan.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: The saved plan was changed after voxform saved it (its plan_digest does not match)');
+    expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    // Saved again untouched, it applies.
+    expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    expect((await p.cli(['apply', 'plan.json'])).code).toBe(0);
+  });
+
+  it('never saves a plan over a file that is not one, and replaces a plan saved before', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const manifest = await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8');
+    const refused = await p.cli(['plan', '--out', 'voxform.yaml']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`error: Cannot save the plan to ${path.join(p.dir, 'voxform.yaml')}: the file exists and is not a plan voxform saved; nothing was saved.`);
+    expect(await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8')).toBe(manifest);
+    for (let round = 0; round < 2; round++) expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+  });
+
+  it('prints only the error, one JSON document, when --out cannot be written', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['plan', '--format', 'json', '--out', path.join('no-such-folder', 'plan.json')]);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'plan_write_failed' } });
   });
 
   it('says plainly when --out cannot be written, and leaves nothing behind', async () => {

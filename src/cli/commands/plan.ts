@@ -33,12 +33,11 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
+  // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON
+  // document on stdout with --format json, not the plan and then the error).
+  if (options.out) await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey);
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
-  if (options.out) {
-    const file = path.resolve(ctx.cwd, options.out);
-    await savePlanFile(file, plan, project.desired, inputs.fingerprintKey);
-    ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
-  }
+  if (options.out) ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
   const hasChanges = plan.summary.create + plan.summary.update > 0;
   return options.detailedExitcode && hasChanges ? 2 : 0;
 }
