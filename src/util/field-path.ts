@@ -114,18 +114,32 @@ export function valueAtPath(value: unknown, path: FieldPath): unknown {
   return current;
 }
 
-/** Sets a value deep in an object, creating (or replacing non-object) parents; `undefined` deletes. */
+/**
+ * Sets a value deep in an object, creating (or replacing non-object) parents; `undefined` deletes.
+ * Own properties only, read and written: a path is data (a manifest may hold a `__proto__` key in a
+ * free-form map), and `current[key]` with that key would reach Object.prototype and write into
+ * every object of the process.
+ */
 export function setAtPath(target: JsonObject, path: FieldPath, value: unknown): void {
   if (path.length === 0) return;
   let current = target;
   for (const segment of path.slice(0, -1)) {
     const key = String(segment);
-    if (!isPlainObject(current[key])) current[key] = {};
+    const child = Object.hasOwn(current, key) ? current[key] : undefined;
+    if (!isPlainObject(child)) setOwnValue(current, key, {});
     current = current[key] as JsonObject;
   }
   const last = String(path[path.length - 1]);
-  if (value === undefined) delete current[last];
-  else current[last] = value;
+  if (value === undefined) {
+    if (Object.hasOwn(current, last)) delete current[last];
+  } else {
+    setOwnValue(current, last, value);
+  }
+}
+
+/** `target[key] = value` as an own data property, also for `__proto__`. */
+function setOwnValue(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /**

@@ -178,3 +178,24 @@ describe('property names holding the characters of the written forms', () => {
     expect(valueAtPath({ config: { voice: { settings: { 'api.key': 'k' } } } }, parseDotted([...leaves.keys()][0]!))).toBe('k');
   });
 });
+
+describe('setAtPath with a path that is data', () => {
+  it('writes a `__proto__` segment as an own key, never into Object.prototype', () => {
+    const target = {};
+    setAtPath(target, ['voice', 'settings', '__proto__', 'out'], '/elsewhere/plan.json');
+    expect(({} as Record<string, unknown>).out).toBeUndefined();
+    expect(Object.hasOwn(Object.prototype, 'out')).toBe(false);
+    expect(JSON.parse(JSON.stringify(target))).toEqual({ voice: { settings: { ['__proto__']: { out: '/elsewhere/plan.json' } } } });
+    setAtPath(target, ['__proto__'], 'x');
+    expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
+    expect(Object.hasOwn(target, '__proto__')).toBe(true);
+  });
+
+  it('deletes only own keys', () => {
+    const target = { a: 1 };
+    setAtPath(target, ['toString'], undefined);
+    expect(typeof target.toString).toBe('function');
+    setAtPath(target, ['a'], undefined);
+    expect(target).toEqual({});
+  });
+});
