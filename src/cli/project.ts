@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { envPolicyOf } from '../manifest/env-policy.js';
 import type { DesiredState, ReadTargets } from '../manifest/types.js';
 import type { AcquireOptions, HeldLock, StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
@@ -141,7 +142,29 @@ export async function connectProject(
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   const backend = await opening;
   const lock = await locking;
-  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId), reader: readAhead ?? connection.client, lock };
+  const key = workspaceKey(desired.environment, serviceId);
+  await registerRecordedVariables(backend, key, ctx);
+  return { desired, connection, serviceId, backend, workspaceKey: key, reader: readAhead ?? connection.client, lock };
+}
+
+/**
+ * The values of the variables the last apply read (the state records their names) are secrets as
+ * well, though the manifests may no longer read them: a live value still holds what `${env:NAME}`
+ * put there, and a plan that removes the reference would print it as the value being replaced.
+ * Only what the operator's policy lets a manifest read is looked up: the state file may be the pull
+ * request's. A state that cannot be read is left to the command's own read, which says why.
+ */
+async function registerRecordedVariables(backend: StateBackend, key: string, ctx: CommandContext): Promise<void> {
+  const names = await backend.readWorkspace(key).then(
+    ({ workspace }) => workspace.environmentVariables ?? [],
+    () => [],
+  );
+  if (names.length === 0) return;
+  const policy = envPolicyOf(ctx.env);
+  for (const name of names) {
+    const value = policy.check(name) === 'allowed' ? ctx.env[name] : undefined;
+    if (value) ctx.secrets.add(value);
+  }
 }
 
 /**

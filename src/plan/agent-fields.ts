@@ -11,9 +11,14 @@ export interface ComparableAgent {
   config: Record<string, unknown>;
 }
 
-/** Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}` (src/schema/sensitive.ts). */
+/**
+ * Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}`
+ * (src/schema/sensitive.ts) — `name` too when the manifest fills it from one (it lies outside the
+ * config, which `sensitivePaths` covers).
+ */
 export function agentSensitivePatterns(agent: DesiredAgent): readonly string[] {
-  return agentSecretPatterns(agent.sensitivePaths);
+  const patterns = agentSecretPatterns(agent.sensitivePaths);
+  return agent.envReferences?.name === undefined ? patterns : [...patterns, 'name'];
 }
 
 /**

@@ -2,6 +2,7 @@ import { open, readFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { keyedHash } from '../util/hash.js';
+import { isPlainObject } from '../util/json-object.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
 import { planFromJson } from './saved-plan.js';
@@ -45,6 +46,14 @@ export function fingerprintKeyId(fingerprintKey: string): string {
   return keyedHash(fingerprintKey, 'voxform fingerprint key id');
 }
 
+/** Every string inside a JSON value passed through `redact` (keys are the plan's own). */
+function redactStrings(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, redactStrings(child, redact)]));
+  return value;
+}
+
 /** The digest of a saved plan's every other field (its `plan_digest`, if any, left out). */
 function planDigest(saved: Record<string, unknown>, fingerprintKey: string): string {
   const { plan_digest: _ignored, ...rest } = saved;
@@ -54,10 +63,21 @@ function planDigest(saved: Record<string, unknown>, fingerprintKey: string): str
 /** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
 const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
 
-export async function savePlanFile(file: string, plan: Plan, desired: DesiredState, fingerprintKey: string): Promise<void> {
+/**
+ * Saves the plan. `redact` (the CLI's secret registry's) takes out of the text a reviewer sees
+ * (each change's before and after values) any secret the schema's marks and the manifests'
+ * `${env:…}` places do not cover: a live value that still holds what an earlier `${env:…}` put
+ * there, say. The requests are left as planned: apply runs them, and their secrets are fills.
+ */
+export async function savePlanFile(file: string, plan: Plan, desired: DesiredState, fingerprintKey: string, redact?: (text: string) => string): Promise<void> {
+  const json = planToJson(plan);
+  if (redact) {
+    const changes = json.resource_changes as Array<Record<string, unknown>>;
+    json.resource_changes = changes.map(({ requests, ...shown }) => ({ ...(redactStrings(shown, redact) as Record<string, unknown>), requests }));
+  }
   const body: Record<string, unknown> = {
     kind: 'voxform-plan',
-    ...planToJson(plan),
+    ...json,
     secrets_digest: secretsDigest(desired, fingerprintKey),
     fingerprint_key_id: fingerprintKeyId(fingerprintKey),
   };

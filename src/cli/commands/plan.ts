@@ -35,7 +35,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   }).finally(() => status.done());
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON
   // document on stdout with --format json, not the plan and then the error).
-  if (options.out) await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey);
+  if (options.out) await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey, (text) => ctx.secrets.redact(text));
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
   if (options.out) ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
   const hasChanges = plan.summary.create + plan.summary.update > 0;

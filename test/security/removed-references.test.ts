@@ -1,0 +1,60 @@
+/**
+ * Secrets a plan can meet outside what the manifests read now. The live agent still holds what an
+ * earlier `${env:NAME}` put there: a pull request that removes the reference would otherwise show
+ * the value as the one being replaced. And an agent's `name` filled from `${env:…}` (it lies outside
+ * the config, where the schema's secrets are) must stay out of a saved plan's file.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const GREETING = 'LIVESECRET_greet_123';
+const URL_TOKEN = 'LIVESECRET_urltok_456';
+const NAME = 'zqNAMESECRETzqNAME';
+const env = { VOXFORM_ENV_ALLOW: 'GREETING_SECRET,URL_TOKEN,S_NAME', GREETING_SECRET: GREETING, URL_TOKEN, S_NAME: NAME };
+
+function manifest(withReferences: boolean): string {
+  return [
+    'version: 1',
+    'agents:',
+    '  front-desk:',
+    '    id: -OKdqbqetEcM4ak369ym',
+    '    config:',
+    withReferences ? '      first_message: "Hello ${env:GREETING_SECRET}"' : '      first_message: Hello',
+    withReferences ? '      session_data_webhook: { url: "https://hooks.example.com/end?token=${env:URL_TOKEN}" }' : '      session_data_webhook: { url: https://hooks.example.com/end }',
+    '',
+  ].join('\n');
+}
+
+it('a plan that removes an ${env:…} reference never shows the value the last apply put there', async () => {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'voxform.yaml'), manifest(true));
+  expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env })).code).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), manifest(false));
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCli(['plan', '--local', '--format', format, '--out', 'plan.json'], { cwd: project, env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('first_message');
+    for (const secret of [GREETING, URL_TOKEN]) expect(plan.stdout + plan.stderr).not.toContain(secret);
+  }
+  // The saved plan's before values are the live ones as well.
+  expect(await readFile(path.join(project, 'plan.json'), 'utf8')).not.toContain(GREETING);
+});
+
+it('an agent name filled from ${env:…} is a secret: redacted in the plan and its file, filled in at apply', async () => {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'voxform.yaml'), ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    name: "Desk ${env:S_NAME}"', ''].join('\n'));
+  const plan = await runCli(['plan', '--local', '--out', 'plan.json'], { cwd: project, env });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('~ name: (sensitive value changed)');
+  expect(await readFile(path.join(project, 'plan.json'), 'utf8')).not.toContain(NAME);
+  const show = await runCli(['plan', 'show', 'plan.json'], { cwd: project });
+  expect(show.stdout).not.toContain(NAME);
+  expect((await runCli(['apply', '--local', 'plan.json'], { cwd: project, env })).code).toBe(0);
+  for (const file of await readdir(path.join(project, '.voxform', 'history'))) {
+    expect(await readFile(path.join(project, '.voxform', 'history', file), 'utf8')).not.toContain(NAME);
+  }
+  expect((await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: project, env })).code).toBe(0);
+});
