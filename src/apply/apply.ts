@@ -70,7 +70,10 @@ export interface ApplyOptions {
   /** Asked when a fresh plan has changes (unless `autoApprove`); resolve true to apply. */
   confirm?: ((plan: Plan) => Promise<boolean>) | undefined;
   onEvent?: ((event: ApplyEvent) => void) | undefined;
-  /** Stops the run: before the plan runs nothing is applied; during it, no new request is started. */
+  /**
+   * Stops the run: before the plan runs nothing is applied; during it, no new write is sent (an
+   * update the service accepted is still read back) — see `ExecuteResult` for how changes are listed.
+   */
   signal?: AbortSignal | undefined;
   /** Requests in flight at once (default 8). */
   parallelism?: number | undefined;
@@ -103,7 +106,7 @@ export interface ApplyOutcome extends ExecuteResult {
    * - `applied`: every change applied;
    * - `failed`: some failed or were skipped (see `failed`, `skipped`);
    * - `cancelled`: `confirm` said no; nothing was applied;
-   * - `interrupted`: the signal stopped the run (see `applied` and `stopped`).
+   * - `interrupted`: the signal stopped the run (see `applied`, `partlyApplied` and `stopped`).
    */
   status: 'nothing_to_do' | 'applied' | 'failed' | 'cancelled' | 'interrupted';
   /** The plan that ran; undefined when interrupted before it was made. */
@@ -116,7 +119,7 @@ export interface ApplyOutcome extends ExecuteResult {
   record?: HistoryRecord | undefined;
 }
 
-const NOTHING_RAN: ExecuteResult = { applied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
+const NOTHING_RAN: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
 
 /** Settles like `promise`, or with undefined as soon as `signal` aborts. */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
@@ -199,7 +202,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     throw error;
   }
   options.onLocked?.(lock);
-  // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new request.
+  // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new write.
   const signal = options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost;
   const outcome = (status: ApplyOutcome['status'], plan: Plan | undefined, result = NOTHING_RAN): ApplyOutcome => ({
     ...result,

@@ -1,12 +1,13 @@
 /**
  * Runs a plan's requests: each as soon as the requests it depends on have succeeded, at most
  * `parallelism` at once; the state file updated after each success; dependents of a failure
- * skipped while everything else goes on. On the abort signal no request is started any more, those
- * in flight are waited for (at most `stopGraceMs`), and what was applied stays recorded.
+ * skipped while everything else goes on. On the abort signal no write is started any more, those
+ * in flight are waited for (at most `stopGraceMs`) and the updates among them read back, and what
+ * reached the service stays recorded.
  */
 import type { DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
-import type { Plan, PlannedRequest, ResourceChange } from '../plan/types.js';
+import type { Plan, PlannedRequest, RequestOperation, ResourceChange } from '../plan/types.js';
 import type { StateStore } from '../state/state-file.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
@@ -33,13 +34,30 @@ export type ProgressEvent =
   | { type: 'skipped'; change: ResourceChange; because: string }
   | { type: 'stopping'; inFlight: number };
 
+/** A change stopped between its writes: some reached the service, the rest were not sent (or not answered within the stop's wait). */
+export interface PartlyApplied {
+  address: string;
+  /** The operations of the writes the service accepted, in plan order. */
+  reached: RequestOperation[];
+  /** The operations of the writes it did not: not sent after the stop, or unanswered when the wait ended. */
+  notReached: RequestOperation[];
+}
+
 export interface ExecuteResult {
-  /** Changes whose every request succeeded. */
+  /**
+   * Changes whose every write the service accepted. After a stop that includes a change whose
+   * read-back (`read_agent`) was not answered within the wait: a warning says so.
+   */
   applied: string[];
+  /** After a stop: changes some of whose writes reached the service and others did not. */
+  partlyApplied: PartlyApplied[];
   failed: Array<{ address: string; error: unknown }>;
   /** Changes not run because a change they depend on did not apply. */
   skipped: Array<{ address: string; because: string }>;
-  /** After a stop: changes not started, or not finished (their requests in flight past the wait). */
+  /**
+   * After a stop: changes none of whose writes reached the service — not started, or their writes
+   * still unanswered when the wait ended (those may yet land: the next plan shows).
+   */
   stopped: string[];
   /** Whether the run was stopped by the signal. */
   interrupted: boolean;
@@ -125,13 +143,15 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
 }
 
 class PlanRun {
-  private readonly result: ExecuteResult = { applied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
+  private readonly result: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
   private readonly slots: Semaphore;
   private readonly resources: DesiredIndex;
   private readonly requests = new Map<string, { request: PlannedRequest; change: ResourceChange }>();
   private readonly outcomes = new Map<string, Promise<RequestOutcome>>();
   private readonly results = new Map<string, string>();
   private readonly settled = new Set<string>();
+  /** Requests the service answered with success: what a change that has not settled when the run reports did reach. */
+  private readonly succeededRequests = new Set<string>();
   private readonly started = new Map<string, number>();
   /** State writes of each change's successful requests, by change address. */
   private readonly writes = new Map<string, Array<Promise<void>>>();
@@ -185,23 +205,38 @@ class PlanRun {
     const outcomes = await Promise.all(change.requests.map((request) => this.request(request, change)));
     const written = await Promise.allSettled(this.writes.get(change.address) ?? []);
     if (this.closed) return;
-    this.settled.add(change.address);
     const writeFailure = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
-    const failed = outcomes.find((o) => o.status === 'failed') ?? (writeFailure && { status: 'failed' as const, error: writeFailure.reason });
+    this.conclude(change, writeFailure ? [...outcomes, { status: 'failed', error: writeFailure.reason }] : outcomes);
+  }
+
+  /**
+   * Files the change under what its requests did. Failed and skipped come first; otherwise what
+   * counts is its writes (a read-back changes nothing): all accepted is applied, some is partly
+   * applied, none is not applied.
+   */
+  private conclude(change: ResourceChange, outcomes: readonly RequestOutcome[]): void {
+    this.settled.add(change.address);
+    const failed = outcomes.find((o) => o.status === 'failed');
     const skipped = outcomes.find((o) => o.status === 'skipped');
     if (failed) {
       this.result.failed.push({ address: change.address, error: failed.error });
-      this.emit({ type: 'failed', change, error: failed.error });
-    } else if (skipped) {
+      return this.emit({ type: 'failed', change, error: failed.error });
+    }
+    if (skipped) {
       const because = `${skipped.cause} did not apply`;
       this.result.skipped.push({ address: change.address, because });
-      this.emit({ type: 'skipped', change, because });
-    } else if (outcomes.some((o) => o.status === 'not_started')) {
-      this.result.stopped.push(change.address);
-    } else {
-      this.result.applied.push(change.address);
-      this.emit({ type: 'done', change, ms: Date.now() - (this.started.get(change.address) ?? Date.now()) });
+      return this.emit({ type: 'skipped', change, because });
     }
+    const reached = (wanted: boolean) =>
+      change.requests.filter((request, i) => request.operation !== 'read_agent' && (outcomes[i]?.status === 'done') === wanted).map((request) => request.operation);
+    const [accepted, notReached] = [reached(true), reached(false)];
+    if (accepted.length === 0) return void this.result.stopped.push(change.address);
+    if (notReached.length > 0) return void this.result.partlyApplied.push({ address: change.address, reached: accepted, notReached });
+    this.result.applied.push(change.address);
+    if (change.requests.some((request, i) => request.operation === 'read_agent' && outcomes[i]?.status !== 'done')) {
+      this.result.warnings.push(`${change.address}: applied, but not read back after the stop; \`voxform plan\` shows what the service kept.`);
+    }
+    this.emit({ type: 'done', change, ms: Date.now() - (this.started.get(change.address) ?? Date.now()) });
   }
 
   private request(request: PlannedRequest, change: ResourceChange): Promise<RequestOutcome> {
@@ -223,12 +258,15 @@ class PlanRun {
       if (outcome.status === 'failed') return { status: 'skipped', cause: dependency?.change.address ?? id };
       if (outcome.status !== 'done') return outcome;
     }
-    if (this.stopping) return { status: 'not_started' };
+    // After a stop only the read-back of an update the service accepted is still sent: it changes
+    // nothing, and tells what the service kept (the warnings, the deploy ledger's record).
+    const reading = request.operation === 'read_agent';
+    if (this.stopping && !reading) return { status: 'not_started' };
     await this.slots.acquire();
     let sent: Awaited<ReturnType<PlanRun['sendFilled']>>;
     try {
-      // No new request once a stop is asked for, however long this one waited for its slot.
-      if (this.stopping || this.closed) return { status: 'not_started' };
+      // No new write once a stop is asked for, however long this one waited for its slot.
+      if (this.closed || (this.stopping && !reading)) return { status: 'not_started' };
       if (!this.started.has(change.address)) {
         this.started.set(change.address, Date.now());
         this.emit({ type: 'start', change });
@@ -257,7 +295,9 @@ class PlanRun {
   private async sendFilled(request: PlannedRequest, change: ResourceChange) {
     const context = { resources: this.resources, live: this.options.live, results: this.results };
     const body = filledBody(request, context);
-    return { body, result: await sendRequest(request, change, body, { client: this.client, resources: this.resources }) };
+    // A read-back goes through the client a stop does not withdraw requests from.
+    const client = request.operation === 'read_agent' ? this.options.client : this.client;
+    return { body, result: await sendRequest(request, change, body, { client, resources: this.resources }) };
   }
 
   private succeeded(
@@ -267,6 +307,7 @@ class PlanRun {
   ): RequestOutcome {
     if (this.closed) return { status: 'not_started' };
     const { result } = sent;
+    this.succeededRequests.add(request.id);
     this.options.onRequestDone?.({ request, change, body: sent.body, result });
     if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
     if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
@@ -282,10 +323,19 @@ class PlanRun {
     return { status: 'done' };
   }
 
+  /**
+   * The result, once the run reports: a change still waiting (the stop's wait ran out) is filed
+   * under what its requests did so far, so a write the service accepted is never reported as not
+   * applied.
+   */
   finish(): ExecuteResult {
     this.closed = true;
     this.result.interrupted = this.stopping;
-    for (const change of this.options.plan.changes) if (!this.settled.has(change.address)) this.result.stopped.push(change.address);
+    for (const change of this.options.plan.changes) {
+      if (this.settled.has(change.address)) continue;
+      const outcomes = change.requests.map((request): RequestOutcome => (this.succeededRequests.has(request.id) ? { status: 'done' } : { status: 'not_started' }));
+      this.conclude(change, outcomes);
+    }
     return this.result;
   }
 }

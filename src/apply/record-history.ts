@@ -2,8 +2,9 @@
  * The deploy ledger's side of apply: what each agent's live configuration is once the plan has
  * run, found as cheaply as is correct — and the record appended. An agent the plan left alone is
  * as the plan read it; an agent whose update applied is as the read-back after its update found it
- * (`read_agent`, part of every agent update's requests); only an agent whose knowledge files were
- * set (after that read-back), or whose change failed or was stopped, is read once more.
+ * (`read_agent`, part of every agent update's requests, sent also after a stop once the update was
+ * accepted); only an agent whose knowledge files were set (after that read-back), or whose change
+ * failed or was stopped, is read once more.
  */
 import { agentVersion, historyRecord } from '../history/record.js';
 import type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
@@ -89,12 +90,15 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
 async function agentVersions(context: HistoryContext): Promise<Record<string, AgentVersion>> {
   const changes = new Map(context.plan.changes.map((change) => [change.address, change]));
   const applied = new Set(context.result.applied);
+  // Stopped after its update and read-back, before its knowledge files were set: as read back,
+  // without the files it did not get.
+  const partly = new Set(context.result.partlyApplied.map((change) => change.address));
   const agents = [...context.desired.agents.values()];
   const made = await Promise.all(
     agents.map(async (agent) => {
       const change = changes.get(agent.address);
-      const readBack = change && change.action !== 'no-op' && applied.has(change.address) ? context.readBacks.currentVersion(agent.address) : undefined;
-      if (readBack) return readBack;
+      const readBack = change && change.action !== 'no-op' && (applied.has(change.address) || partly.has(change.address)) ? context.readBacks.currentVersion(agent.address) : undefined;
+      if (readBack) return partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack;
       const config = await liveConfigAfter(agent, change, context);
       return config ? agentVersion(agent, config) : undefined;
     }),

@@ -64,7 +64,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine): (event: ApplyE
       return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color }));
     }
     if (event.type === 'warning') return ctx.stderr.write(`warning: ${event.message}\n`);
-    if (event.type === 'stopping') return ctx.stderr.write(`Stopping: no new request is sent; waiting for ${event.inFlight} in flight…\n`);
+    if (event.type === 'stopping') return ctx.stderr.write(`Stopping: no new write is sent; waiting for ${event.inFlight} in flight…\n`);
     const address = event.change.address;
     if (event.type === 'start') ctx.stderr.write(`${address}: ${verb(event, 'creating', 'updating')}…\n`);
     else if (event.type === 'done') ctx.stderr.write(`${c.green('✓')} ${address}: ${verb(event, 'created', 'updated')} (${event.ms} ms)\n`);
@@ -92,7 +92,8 @@ function report(outcome: ApplyOutcome, ctx: CommandContext): number {
     ctx.stderr.write('Apply cancelled; nothing changed.\n');
     return outcome.status === 'cancelled' ? 1 : EXIT_INTERRUPTED;
   }
-  const counts = `${outcome.applied.length} applied, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
+  const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly applied` : '';
+  const counts = `${outcome.applied.length} applied${partly}, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
   if (outcome.lockLost) {
     ctx.stdout.write(`\nApply stopped: ${outcome.lockLost}. ${counts}, ${outcome.stopped.length} not applied.\n`);
     for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
@@ -102,6 +103,9 @@ function report(outcome: ApplyOutcome, ctx: CommandContext): number {
   } else {
     ctx.stdout.write(`\nApply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}.\n`);
   }
+  for (const part of outcome.partlyApplied) {
+    ctx.stdout.write(`  partly applied: ${part.address} (${part.reached.join(', ')} reached the service; ${part.notReached.join(', ')} did not)\n`);
+  }
   for (const failure of outcome.failed) ctx.stdout.write(`  failed: ${failure.address}: ${errorSentence(failure.error)}\n`);
   for (const skip of outcome.skipped) ctx.stdout.write(`  skipped: ${skip.address} (${skip.because})\n`);
   for (const address of outcome.stopped) ctx.stdout.write(`  not applied: ${address}\n`);
@@ -110,6 +114,7 @@ function report(outcome: ApplyOutcome, ctx: CommandContext): number {
     ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` once the database is back, then apply again.\n`);
     return 1;
   }
-  ctx.stdout.write(`State saved to ${outcome.stateLocation}; run \`voxform apply\` again to finish.\n`);
+  const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
+  ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? '; run `voxform apply` again to finish' : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }

@@ -38,6 +38,8 @@ const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
 
 const OK_OR_ERROR = ['0  success', '1  an error (one sentence on stderr, with file:line:col where a file is at fault)'];
 const INTERRUPTED = '130  interrupted (Ctrl-C); nothing half-done';
+/** Apply's and rollback's: what reached the service is reported as such, whole changes or parts of them. */
+const APPLY_INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): no new write is sent, those in flight are awaited; the summary lists what reached the service';
 
 export interface CommandHelp {
   environment: EnvironmentName[];
@@ -64,12 +66,12 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   apply: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
-    exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', INTERRUPTED],
+    exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', APPLY_INTERRUPTED],
     examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
   },
   rollback: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
-    exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', INTERRUPTED],
+    exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', APPLY_INTERRUPTED],
     examples: ['voxform rollback previous', 'voxform rollback 3f9a2c1 --agent front-desk', 'voxform rollback previous --local --auto-approve'],
   },
   history: {

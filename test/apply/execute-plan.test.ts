@@ -11,7 +11,7 @@ import { readStateFile, StateStore } from '../../src/state/state-file.js';
 import { SlowToSerialize } from '../helpers/state.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { useTempDirs } from '../helpers/cli.js';
-import { desiredAgent, desiredPhone, desiredState } from '../helpers/desired.js';
+import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
 
 const tempDir = useTempDirs();
 
@@ -66,6 +66,18 @@ async function setup() {
   };
   const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
   return { desired, live, liveState, plan, store };
+}
+
+/**
+ * A request the test lets through by hand: `called` resolves when the client is asked to send it,
+ * and it is answered when `answer()` is called (the service accepted it while the test acted).
+ */
+function heldRequest() {
+  let called: () => void = () => undefined;
+  let answer: () => void = () => undefined;
+  const wasCalled = new Promise<void>((resolve) => (called = resolve));
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  return { wasCalled, answer, send: async () => (called(), await answered, undefined) };
 }
 
 /** `count` agents whose live prompt is "Same", and a plan of them with `prompt` desired. */
@@ -164,5 +176,70 @@ describe('executePlan', () => {
     const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
     expect(result.failed[0]).toMatchObject({ address: 'agent.front', error: { code: 'plan_unreadable' } });
     expect(calls).toEqual([]);
+  });
+});
+
+describe('executePlan stopped while a write is on the wire', () => {
+  it('counts a change whose write the service accepted as applied, reads it back, and sends nothing new', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client, calls } = fakeClient(live);
+    const update = heldRequest();
+    client.updateAgent = (id, body) => (calls.push(['updateAgent', id, body]), update.send());
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal });
+    await update.wasCalled;
+    stop.abort();
+    update.answer();
+    const result = await running;
+    expect(result).toMatchObject({ applied: ['agent.front'], partlyApplied: [], stopped: ['phone.+15550000001'], interrupted: true });
+    // The read-back after the update changes nothing and tells what the service kept; the phone's
+    // binding, a write, is not sent after the stop.
+    expect(calls.map((c) => c[0])).toEqual(['updateAgent', 'getAgent']);
+    expect(store.workspace.agents['agent.front']?.id).toBe('a1');
+  });
+
+  it('lists a change some of whose writes reached the service as partly applied, naming them', async () => {
+    const campaign = desiredCampaign('spring', { name: 'Spring recall', caller: '+15550000009' });
+    const desired = desiredState({ campaigns: [campaign] });
+    const liveState: LiveState = { agents: new Map(), phones: [] };
+    const { changes } = diffStates({ desired, live: liveState, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    const plan: Plan = { formatVersion: 1, createdAt: '2026-01-01T00:00:00.000Z', manifestHash: desired.manifestHash, files: [], environment: undefined, baseUrl: 'local', targets: [], changes, summary: summarize(changes) };
+    expect(plan.changes[0]?.requests.map((r) => r.operation)).toEqual(['edit_campaign_info', 'set_campaign_caller']);
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const { client, calls } = fakeClient({ id: 'x', name: 'x', created_at: 1, config: {} });
+    const info = heldRequest();
+    client.editCampaignInfo = (id, body) => (calls.push(['editCampaignInfo', id, body]), info.send());
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal });
+    await info.wasCalled;
+    stop.abort();
+    info.answer();
+    const result = await running;
+    expect(result).toMatchObject({
+      applied: [],
+      partlyApplied: [{ address: 'campaign.spring', reached: ['edit_campaign_info'], notReached: ['set_campaign_caller'] }],
+      stopped: [],
+    });
+    expect(calls.map((c) => c[0])).toEqual(['editCampaignInfo']);
+    // What reached the service is recorded, so the next plan sends only the rest.
+    expect(store.workspace.campaigns['campaign.spring']).toEqual({ id: 'cmp_spring', applied: { name: 'Spring recall' } });
+  });
+
+  it('counts an accepted write as applied also when the wait for the read-back runs out', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client, calls } = fakeClient(live);
+    const update = heldRequest();
+    client.updateAgent = (id, body) => (calls.push(['updateAgent', id, body]), update.send());
+    // The read-back never answers: the stop's wait ends first.
+    client.getAgent = () => (calls.push(['getAgent']), new Promise(() => undefined));
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal, stopGraceMs: 0 });
+    await update.wasCalled;
+    stop.abort();
+    update.answer();
+    const result = await running;
+    expect(result.applied).toEqual(['agent.front']);
+    expect(result.stopped).toEqual(['phone.+15550000001']);
+    expect(result.warnings).toContain('agent.front: applied, but not read back after the stop; `voxform plan` shows what the service kept.');
   });
 });

@@ -1,0 +1,134 @@
+/**
+ * `voxform apply` stopped while its writes are on the wire (Ctrl-C, SIGTERM): what reached the
+ * service is reported, recorded in the state and the history, and the next plan and `rollback
+ * previous` start from it. The emulator holds each PUT (fault latency); a signal is sent once the
+ * PUTs have arrived in its request log, so the stop always falls while they are in flight.
+ */
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { repoRoot } from '../helpers/cli.js';
+import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** Spare agents of the emulator's default seed, by local name. */
+const AGENTS = { 'front-desk': '-OKspareAgent0000001', booking: '-OKspareAgent0000002', billing: '-OKspareAgent0000003' };
+
+/** A manifest of `agents` (local name → id), each with `first_message`. */
+function manifest(agents: Record<string, string>, firstMessage: string): string {
+  const entries = Object.entries(agents).map(([name, id]) => `  ${name}:\n    id: ${id}\n    config:\n      first_message: "${firstMessage}"\n`);
+  return `version: 1\nagents:\n${entries.join('')}`;
+}
+
+async function projectWith(agents: Record<string, string>, firstMessage: string): Promise<ExampleProject> {
+  project = await startExampleProject();
+  await writeFile(path.join(project.dir, 'voxform.yaml'), manifest(agents, firstMessage));
+  return project;
+}
+
+/** The real CLI as a child process, its output collected. */
+function spawnCli(p: ExampleProject, args: string[]) {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
+    cwd: p.dir,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  return { child, output, exited };
+}
+
+/** Waits until `count` requests `method path…` have arrived at the emulator (held there by a fault's latency); their paths. */
+async function arrived(p: ExampleProject, method: string, pathPrefix: string, count = 1): Promise<string[]> {
+  for (;;) {
+    const matching = p.emulator.control.requestLog().filter((entry) => entry.method === method && entry.path.startsWith(pathPrefix));
+    if (matching.length >= count) return matching.map((entry) => entry.path);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function liveAgent(p: ExampleProject, id: string): Promise<Agent> {
+  return callService(p, 'GET', `/agents/${encodeURIComponent(id)}`) as Promise<Agent>;
+}
+
+describe('apply stopped while its writes are in flight', () => {
+  it('on SIGINT reports the changes the service accepted as applied, records them, and the next plan shows only the rest', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '2']);
+    const reachedPaths = await arrived(p, 'PUT', '/agents/', 2);
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    const { stdout, stderr } = run.output;
+    expect(stderr).not.toMatch(/unexpected problem|\n\s+at |Warning/);
+    const reached = Object.entries(AGENTS).filter(([, id]) => reachedPaths.includes(`/agents/${id}`)).map(([name]) => `agent.${name}`);
+    const rest = Object.keys(AGENTS).map((name) => `agent.${name}`).filter((address) => !reached.includes(address));
+    expect(reached).toHaveLength(2);
+    expect(stdout).toContain('Apply interrupted: 2 applied, 0 failed, 0 skipped, 1 not applied.\n');
+    expect([...stdout.matchAll(/^ {2}applied: (\S+)$/gm)].map((m) => m[1]).sort()).toEqual([...reached].sort());
+    expect([...stdout.matchAll(/^ {2}not applied: (\S+)$/gm)].map((m) => m[1])).toEqual(rest);
+    for (const [name, id] of Object.entries(AGENTS)) {
+      expect((await liveAgent(p, id)).config.first_message).toBe(reached.includes(`agent.${name}`) ? 'v2' : 'Hello! How can I help?');
+    }
+
+    p.emulator.control.clearFaults();
+    const status = await p.cli(['status']);
+    expect(status.stdout).toContain('interrupted: 2 applied, 0 failed, 0 skipped');
+    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    expect(history.records[0]).toMatchObject({ outcome: 'interrupted', summary: { applied: 2 } });
+    expect(Object.keys(history.records[0].agents).map((name) => `agent.${name}`).sort()).toEqual([...reached].sort());
+    const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; action: string }> };
+    expect(next.resource_changes.filter((change) => change.action !== 'no-op').map((change) => change.address)).toEqual(rest);
+  });
+
+  it('on SIGTERM records the accepted change in the history, so `rollback previous` returns to the configuration before it', async () => {
+    const agents = { 'front-desk': AGENTS['front-desk'] };
+    const p = await projectWith(agents, 'v1');
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    await writeFile(path.join(p.dir, 'voxform.yaml'), manifest(agents, 'v2'));
+    p.emulator.control.clearRequestLog();
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    const run = spawnCli(p, ['apply', '--auto-approve']);
+    await arrived(p, 'PUT', '/agents/');
+    run.child.kill('SIGTERM');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    expect(run.output.stdout).toContain('Apply interrupted: 1 applied, 0 failed, 0 skipped, 0 not applied.\n  applied: agent.front-desk\n');
+    expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v2');
+
+    p.emulator.control.clearFaults();
+    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    expect(history.records[0]).toMatchObject({ outcome: 'interrupted', agents: { 'front-desk': { config: { first_message: 'v2' } } } });
+    const rollback = await p.cli(['rollback', 'previous', '--auto-approve']);
+    expect(rollback.stderr).not.toContain('error');
+    expect(rollback.code).toBe(0);
+    expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v1');
+  });
+
+  it('lists a change stopped between its writes as partly applied, naming what reached the service', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults([{ path: '/phones/import', method: 'POST', latencyMs: 2_000 }]);
+    const run = spawnCli(p, ['apply', '--auto-approve']);
+    await arrived(p, 'POST', '/phones/import');
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    const { stdout } = run.output;
+    expect(stdout).toMatch(/^Apply interrupted: \d+ applied, \d+ partly applied, 0 failed, 0 skipped, \d+ not applied\.$/m);
+    expect(stdout).toContain('  partly applied: phone.+15551230002 (import_phone reached the service; set_phone_agent did not)\n');
+    expect(p.emulator.control.requestLog().filter((entry) => entry.path === '/phones/+15551230002/set_agent')).toEqual([]);
+
+    p.emulator.control.clearFaults();
+    const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; requests: Array<{ operation: string }> }> };
+    const phone = next.resource_changes.find((change) => change.address === 'phone.+15551230002');
+    expect(phone?.requests.map((request) => request.operation)).toEqual(['set_phone_agent']);
+  });
+});
