@@ -104,7 +104,8 @@ export interface ApplyOutcome extends ExecuteResult {
   /**
    * - `nothing_to_do`: the plan had no changes (state records refreshed);
    * - `applied`: every change applied;
-   * - `failed`: some failed or were skipped (see `failed`, `skipped`);
+   * - `failed`: some failed or were skipped (see `failed`, `skipped`), or the state could not be
+   *   written (`stateError`: the run stopped sending writes then; see `unrecorded`, `stopped`);
    * - `cancelled`: `confirm` said no; nothing was applied;
    * - `interrupted`: the signal stopped the run (see `applied`, `partlyApplied` and `stopped`).
    */
@@ -119,7 +120,7 @@ export interface ApplyOutcome extends ExecuteResult {
   record?: HistoryRecord | undefined;
 }
 
-const NOTHING_RAN: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
+const NOTHING_RAN: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], unrecorded: [], interrupted: false, warnings: [] };
 
 /** Settles like `promise`, or with undefined as soon as `signal` aborts. */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
@@ -236,21 +237,39 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     });
     // Without the lock nothing more may be written: the report says what was applied.
     if (lock.lost.aborted) return outcome('interrupted', plan, { ...result, interrupted: true });
-    const status = result.interrupted ? 'interrupted' : result.failed.length + result.skipped.length > 0 ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
-    // For `voxform status`: how the last apply to this workspace ended. The next plan marks the
-    // variables this apply did not read as new. The ledger's record is written meanwhile.
-    const stored = store.recordApplyEnd(
-      { command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length },
-      result.interrupted ? undefined : options.desired.environmentVariables,
-    );
-    const recording = appendHistory(options, { plan, live, result, readBacks, status, workspace });
-    // Both finish under the lock; a state write that failed fails the apply, as it always did.
-    await Promise.allSettled([stored, recording]);
-    await stored;
-    return { ...outcome(status, plan, result), record: await recording };
+    const ended = await recordEnd(options, store, { plan, live, result, readBacks, workspace });
+    return { ...outcome(ended.status, plan, ended.result), record: ended.record };
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * How the run ended, recorded: in the state for `voxform status` (the next plan also marks the
+ * variables this apply did not read as new), and in the ledger, meanwhile. Both finish under the
+ * lock. A state write that fails here fails the apply like one during the run: the result carries
+ * it (`stateError`, reported after what reached the service); nothing is thrown past it.
+ */
+async function recordEnd(
+  options: ApplyOptions,
+  store: StateStore,
+  ran: { plan: Plan; live: LiveState; result: ExecuteResult; readBacks: AgentReadBacks; workspace: string },
+): Promise<{ status: ApplyOutcome['status']; result: ExecuteResult; record: HistoryRecord | undefined }> {
+  const { result, plan } = ran;
+  const failed = result.failed.length + result.skipped.length > 0 || result.stateError !== undefined;
+  const status = result.interrupted ? 'interrupted' : failed ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
+  const stored = store.recordApplyEnd(
+    { command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length },
+    result.interrupted || result.stateError !== undefined ? undefined : options.desired.environmentVariables,
+  );
+  const recording = appendHistory(options, { ...ran, status });
+  const stateError = await stored.then(
+    () => result.stateError,
+    (error: unknown) => result.stateError ?? error,
+  );
+  const record = await recording;
+  if (stateError === undefined) return { status, result, record };
+  return { status: status === 'interrupted' ? status : 'failed', result: { ...result, stateError }, record };
 }
 
 /**

@@ -13,7 +13,7 @@ import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
 import { readBackDifferences } from './read-back.js';
-import { stateAfterRequest, stateWhenUnchanged } from './record-state.js';
+import { stateAfterRequest, stateWhenUnchanged, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 
@@ -59,6 +59,16 @@ export interface ExecuteResult {
    * still unanswered when the wait ended (those may yet land: the next plan shows).
    */
   stopped: string[];
+  /**
+   * Changes (applied or partly applied) whose state write failed: they reached the service, and the
+   * state may not know it (the next plan compares them again).
+   */
+  unrecorded: string[];
+  /**
+   * The first state write that failed (the lock forced open, another run's write, a full disk):
+   * from then on no new write is sent, as after a stop, since nothing more could be recorded.
+   */
+  stateError?: unknown;
   /** Whether the run was stopped by the signal. */
   interrupted: boolean;
   /** Fields the service dropped or changed on read-back, and other things worth a look. */
@@ -102,9 +112,9 @@ const CHANGES_PER_TURN = 256;
 export async function executePlan(options: ExecuteOptions): Promise<ExecuteResult> {
   const run = new PlanRun(options);
   const changes = startChanges(options.plan.changes, run);
-  const stopped = options.signal ? stopWait(options.signal, options.stopGraceMs ?? STOP_GRACE_MS, run) : undefined;
-  await Promise.race([changes, stopped?.promise].filter(Boolean));
-  stopped?.cancel();
+  const stopped = stopWait(run.stop, options.stopGraceMs ?? STOP_GRACE_MS, run);
+  await Promise.race([changes, stopped.promise]);
+  stopped.cancel();
   return run.finish();
 }
 
@@ -127,7 +137,7 @@ async function startChanges(changes: readonly ResourceChange[], run: PlanRun): P
   await Promise.all(running);
 }
 
-/** Resolves `stopGraceMs` after the signal fires (the bound on waiting for requests in flight). */
+/** Resolves `graceMs` after the signal fires (the bound on waiting for requests in flight). */
 function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: () => void = () => undefined;
@@ -143,7 +153,7 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
 }
 
 class PlanRun {
-  private readonly result: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], interrupted: false, warnings: [] };
+  private readonly result: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], unrecorded: [], interrupted: false, warnings: [] };
   private readonly slots: Semaphore;
   private readonly resources: DesiredIndex;
   private readonly requests = new Map<string, { request: PlannedRequest; change: ResourceChange }>();
@@ -153,8 +163,14 @@ class PlanRun {
   /** Requests the service answered with success: what a change that has not settled when the run reports did reach. */
   private readonly succeededRequests = new Set<string>();
   private readonly started = new Map<string, number>();
-  /** State writes of each change's successful requests, by change address. */
+  /** State writes of each change's successful requests, by change address (they never reject: see `record`). */
   private readonly writes = new Map<string, Array<Promise<void>>>();
+  /** Changes whose state write failed. */
+  private readonly unrecorded = new Set<string>();
+  /** Aborted by the first state write that fails. */
+  private readonly stateFailure = new AbortController();
+  /** The caller's signal or a failed state write: either stops the run. */
+  readonly stop: AbortSignal;
   /** Requests not settled yet: once none is, the state's last writes need no pause (`StateStore.hurry`). */
   private unsettled = 0;
   /** Once the run has reported, late answers change nothing (the lock may be someone else's by then). */
@@ -173,9 +189,10 @@ class PlanRun {
     // is handed twice as many: each request on the wire has the next one queued behind it in the
     // client, so a freed slot is taken at once, however busy this thread is. A stop withdraws the
     // queued ones unsent.
+    this.stop = signal ? AbortSignal.any([signal, this.stateFailure.signal]) : this.stateFailure.signal;
     const { maxInFlight } = client;
     const queuesAhead = maxInFlight !== undefined && maxInFlight <= parallelism && client.withSignal !== undefined;
-    this.client = queuesAhead && signal && client.withSignal ? client.withSignal(signal) : client;
+    this.client = queuesAhead && client.withSignal ? client.withSignal(this.stop) : client;
     this.onTheWire = queuesAhead ? maxInFlight : parallelism;
     this.slots = new Semaphore(queuesAhead ? parallelism * QUEUED_AHEAD_FACTOR : parallelism);
     this.resources = new DesiredIndex(options.desired);
@@ -188,25 +205,38 @@ class PlanRun {
   }
 
   private get stopping(): boolean {
-    return this.options.signal?.aborted === true;
+    return this.stop.aborted;
   }
 
   async change(change: ResourceChange): Promise<void> {
     // Set going after the run reported (a stop's grace ran out while changes were set going): it
     // stays listed as stopped, and records nothing.
     if (this.closed) return;
-    const { store } = this.options;
     if (change.action === 'no-op') {
-      const record = stateWhenUnchanged(change, { resources: this.resources, key: store.fingerprintKey });
-      if (record) await store.update(record);
+      const record = stateWhenUnchanged(change, { resources: this.resources, key: this.options.store.fingerprintKey });
+      if (record) await this.record(change.address, record);
       this.settled.add(change.address);
       return;
     }
     const outcomes = await Promise.all(change.requests.map((request) => this.request(request, change)));
-    const written = await Promise.allSettled(this.writes.get(change.address) ?? []);
+    await Promise.all(this.writes.get(change.address) ?? []);
     if (this.closed) return;
-    const writeFailure = written.find((w): w is PromiseRejectedResult => w.status === 'rejected');
-    this.conclude(change, writeFailure ? [...outcomes, { status: 'failed', error: writeFailure.reason }] : outcomes);
+    this.conclude(change, outcomes);
+  }
+
+  /**
+   * Stores what a request (or an unchanged resource) means for the state. A write that fails takes
+   * nothing back from the service: the change keeps its place (applied, partly applied), listed as
+   * not recorded, and the run stops sending writes, since nothing more could be recorded. The
+   * failure is handled here, at once: it may come while the change's read-back is still on the
+   * wire, and a rejection left unhandled until then would end the CLI before its summary.
+   */
+  private record(address: string, change: StateChange): Promise<void> {
+    return this.options.store.update(change).catch((error: unknown) => {
+      this.unrecorded.add(address);
+      if (!this.closed) this.result.stateError ??= error;
+      this.stateFailure.abort();
+    });
   }
 
   /**
@@ -231,6 +261,7 @@ class PlanRun {
       change.requests.filter((request, i) => request.operation !== 'read_agent' && (outcomes[i]?.status === 'done') === wanted).map((request) => request.operation);
     const [accepted, notReached] = [reached(true), reached(false)];
     if (accepted.length === 0) return void this.result.stopped.push(change.address);
+    if (this.unrecorded.has(change.address)) this.result.unrecorded.push(change.address);
     if (notReached.length > 0) return void this.result.partlyApplied.push({ address: change.address, reached: accepted, notReached });
     this.result.applied.push(change.address);
     if (change.requests.some((request, i) => request.operation === 'read_agent' && outcomes[i]?.status !== 'done')) {
@@ -311,13 +342,12 @@ class PlanRun {
     this.options.onRequestDone?.({ request, change, body: sent.body, result });
     if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
     if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
-    const { store } = this.options;
-    const record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: store.fingerprintKey });
+    const record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey });
     // The write happens outside the slot, so a slow disk never holds back other requests; the
-    // change counts as applied once it is on disk.
+    // change is reported once its writes have landed (or failed: see `record`).
     if (record) {
       const writes = this.writes.get(change.address) ?? [];
-      writes.push(store.update(record));
+      writes.push(this.record(change.address, record));
       this.writes.set(change.address, writes);
     }
     return { status: 'done' };
@@ -330,7 +360,7 @@ class PlanRun {
    */
   finish(): ExecuteResult {
     this.closed = true;
-    this.result.interrupted = this.stopping;
+    this.result.interrupted = this.options.signal?.aborted === true;
     for (const change of this.options.plan.changes) {
       if (this.settled.has(change.address)) continue;
       const outcomes = change.requests.map((request): RequestOutcome => (this.succeededRequests.has(request.id) ? { status: 'done' } : { status: 'not_started' }));

@@ -93,10 +93,14 @@ async function agentVersions(context: HistoryContext): Promise<Record<string, Ag
   // Stopped after its update and read-back, before its knowledge files were set: as read back,
   // without the files it did not get.
   const partly = new Set(context.result.partlyApplied.map((change) => change.address));
+  // Not applied after a stop (the signal, or a state write that failed): none of its writes was
+  // accepted, or it is not known whether one was; the manifest's configuration is not what it has.
+  const stopped = new Set(context.result.stopped);
   const agents = [...context.desired.agents.values()];
   const made = await Promise.all(
     agents.map(async (agent) => {
       const change = changes.get(agent.address);
+      if (change && change.action !== 'no-op' && stopped.has(change.address)) return undefined;
       const readBack = change && change.action !== 'no-op' && (applied.has(change.address) || partly.has(change.address)) ? context.readBacks.currentVersion(agent.address) : undefined;
       if (readBack) return partly.has(agent.address) ? { ...readBack, knowledge: undefined } : readBack;
       const config = await liveConfigAfter(agent, change, context);

@@ -33,7 +33,11 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
   }).finally(() => status.done());
-  return { code: report(outcome, ctx), outcome };
+  const code = report(outcome, ctx);
+  // A state write that failed ends the run with its error (exit 1), after the summary has listed
+  // what reached the service.
+  if (outcome.stateError !== undefined) throw outcome.stateError;
+  return { code, outcome };
 }
 
 async function confirmOnTerminal(ctx: CommandContext, stop: AbortController): Promise<boolean> {
@@ -92,29 +96,42 @@ function report(outcome: ApplyOutcome, ctx: CommandContext): number {
     ctx.stderr.write('Apply cancelled; nothing changed.\n');
     return outcome.status === 'cancelled' ? 1 : EXIT_INTERRUPTED;
   }
-  const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly applied` : '';
-  const counts = `${outcome.applied.length} applied${partly}, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
-  if (outcome.lockLost) {
-    ctx.stdout.write(`\nApply stopped: ${outcome.lockLost}. ${counts}, ${outcome.stopped.length} not applied.\n`);
-    for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
-  } else if (outcome.status === 'interrupted') {
-    ctx.stdout.write(`\nApply interrupted: ${counts}, ${outcome.stopped.length} not applied.\n`);
-    for (const address of outcome.applied) ctx.stdout.write(`  applied: ${address}\n`);
-  } else {
-    ctx.stdout.write(`\nApply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}.\n`);
-  }
-  for (const part of outcome.partlyApplied) {
-    ctx.stdout.write(`  partly applied: ${part.address} (${part.reached.join(', ')} reached the service; ${part.notReached.join(', ')} did not)\n`);
-  }
-  for (const failure of outcome.failed) ctx.stdout.write(`  failed: ${failure.address}: ${errorSentence(failure.error)}\n`);
-  for (const skip of outcome.skipped) ctx.stdout.write(`  skipped: ${skip.address} (${skip.because})\n`);
-  for (const address of outcome.stopped) ctx.stdout.write(`  not applied: ${address}\n`);
+  writeSummary(outcome, ctx);
   if (outcome.status === 'applied') return 0;
+  // The state's error follows (see applyOnTerminal): it says what to do.
+  if (outcome.stateError !== undefined) return 1;
   if (outcome.lockLost) {
-    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` once the database is back, then apply again.\n`);
+    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` to see where things stand, then apply again.\n`);
     return 1;
   }
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
   ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? '; run `voxform apply` again to finish' : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
+}
+
+/**
+ * The summary: the counts, then each change that is not simply applied — and, after a stop, the
+ * applied ones too. A change the state could not record is marked so: it reached the service all
+ * the same.
+ */
+function writeSummary(outcome: ApplyOutcome, ctx: CommandContext): void {
+  const out = (line: string) => ctx.stdout.write(`${line}\n`);
+  const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly applied` : '';
+  const counts = `${outcome.applied.length} applied${partly}, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
+  const stopped = outcome.lockLost !== undefined || outcome.status === 'interrupted';
+  if (outcome.lockLost) out(`\nApply stopped: ${outcome.lockLost}. ${counts}, ${outcome.stopped.length} not applied.`);
+  else if (stopped) out(`\nApply interrupted: ${counts}, ${outcome.stopped.length} not applied.`);
+  else {
+    const notApplied = outcome.stopped.length > 0 ? `, ${outcome.stopped.length} not applied` : '';
+    out(`\nApply ${outcome.status === 'failed' ? 'finished with errors' : 'complete'}: ${counts}${notApplied}.`);
+  }
+  const unrecorded = new Set(outcome.unrecorded);
+  const mark = (address: string) => (unrecorded.has(address) ? ', not recorded in the state' : '');
+  for (const address of outcome.applied) if (stopped || unrecorded.has(address)) out(`  applied${mark(address)}: ${address}`);
+  for (const part of outcome.partlyApplied) {
+    out(`  partly applied${mark(part.address)}: ${part.address} (${part.reached.join(', ')} reached the service; ${part.notReached.join(', ')} did not)`);
+  }
+  for (const failure of outcome.failed) out(`  failed: ${failure.address}: ${errorSentence(failure.error)}`);
+  for (const skip of outcome.skipped) out(`  skipped: ${skip.address} (${skip.because})`);
+  for (const address of outcome.stopped) out(`  not applied: ${address}`);
 }

@@ -8,7 +8,7 @@ import type { LiveState } from '../../src/plan/read-live.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { readStateFile, StateStore } from '../../src/state/state-file.js';
-import { SlowToSerialize } from '../helpers/state.js';
+import { RefusingWrites, SlowToSerialize } from '../helpers/state.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
@@ -241,5 +241,62 @@ describe('executePlan stopped while a write is on the wire', () => {
     expect(result.applied).toEqual(['agent.front']);
     expect(result.stopped).toEqual(['phone.+15550000001']);
     expect(result.warnings).toContain('agent.front: applied, but not read back after the stop; `voxform plan` shows what the service kept.');
+  });
+});
+
+describe('executePlan when a state write fails', () => {
+  it('leaves no rejection unhandled while the read-back is on the wire, and keeps the change applied but not recorded', async () => {
+    const { desired, live, liveState, plan } = await setup();
+    const backend = new RefusingWrites(path.join(await tempDir(), 'state.json'));
+    const store = await StateStore.open(backend, 'default@local', 'fingerprint-key');
+    const { client, calls } = fakeClient(live);
+    // The read-back answers only after the refused write has had turns of the event loop to be
+    // noticed as unhandled.
+    client.getAgent = async () => {
+      calls.push(['getAgent']);
+      await backend.refused;
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      return live;
+    };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
+      expect(unhandled).toEqual([]);
+      // The phone's binding went out with the update's answer, before the state write failed.
+      expect(result).toMatchObject({ failed: [], stopped: [], interrupted: false });
+      expect(result.applied.sort()).toEqual(['agent.front', 'phone.+15550000001']);
+      expect(result.unrecorded.sort()).toEqual(['agent.front', 'phone.+15550000001']);
+      expect(result.stateError).toMatchObject({ code: 'state_conflict' });
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('sends no new write once a state write has failed: nothing more could be recorded', async () => {
+    const { desired, plan, live, liveState } = await manyAgents(3, 'New');
+    const backend = new RefusingWrites(path.join(await tempDir(), 'state.json'));
+    const store = await StateStore.open(backend, 'default@local', 'fingerprint-key');
+    const { client, calls } = fakeClient(live);
+    // The second update is answered once the first one's state write has been refused (and the
+    // refusal has reached the run: a turn of the event loop later).
+    client.updateAgent = async (id, body) => {
+      calls.push(['updateAgent', id, body]);
+      if (id === 'a1') await backend.refused.then(() => new Promise((resolve) => setImmediate(resolve)));
+    };
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 1 });
+    expect(calls.filter((c) => c[0] === 'updateAgent').map((c) => c[1])).toEqual(['a0', 'a1']);
+    expect(result).toMatchObject({ applied: ['agent.agent-00000', 'agent.agent-00001'], stopped: ['agent.agent-00002'], failed: [], interrupted: false });
+    expect(result.unrecorded).toEqual(['agent.agent-00000', 'agent.agent-00001']);
+    expect(result.stateError).toMatchObject({ code: 'state_conflict' });
+  });
+
+  it('settles an unchanged resource whose state write fails, and says why', async () => {
+    const { desired, plan, live, liveState } = await manyAgents(3, 'Same');
+    const store = await StateStore.open(new RefusingWrites(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const result = await executePlan({ plan, desired, live: liveState, client: fakeClient(live).client, store, parallelism: 2 });
+    expect(result).toMatchObject({ applied: [], unrecorded: [], failed: [], stopped: [] });
+    expect(result.stateError).toMatchObject({ code: 'state_conflict' });
   });
 });

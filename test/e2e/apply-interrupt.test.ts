@@ -1,14 +1,16 @@
 /**
- * `voxform apply` stopped while its writes are on the wire (Ctrl-C, SIGTERM): what reached the
- * service is reported, recorded in the state and the history, and the next plan and `rollback
- * previous` start from it. The emulator holds each PUT (fault latency); a signal is sent once the
- * PUTs have arrived in its request log, so the stop always falls while they are in flight.
+ * `voxform apply` stopped while its writes are on the wire (Ctrl-C, SIGTERM, a state write that
+ * fails): what reached the service is reported, recorded in the state and the history as far as
+ * they can be written, and the next plan and `rollback previous` start from it. The emulator holds
+ * each PUT (fault latency); the test acts once the PUTs have arrived in its request log, so what
+ * it does always falls while they are in flight.
  */
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
 import { repoRoot } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -130,5 +132,62 @@ describe('apply stopped while its writes are in flight', () => {
     const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; requests: Array<{ operation: string }> }> };
     const phone = next.resource_changes.find((change) => change.address === 'phone.+15551230002');
     expect(phone?.requests.map((request) => request.operation)).toEqual(['set_phone_agent']);
+  });
+});
+
+/** The agents (by address) whose PUT the emulator answered with success. */
+function agentsUpdated(p: ExampleProject): string[] {
+  const paths = p.emulator.control.requestLog().filter((entry) => entry.method === 'PUT' && entry.status === 200).map((entry) => entry.path);
+  return Object.entries(AGENTS).filter(([, id]) => paths.includes(`/agents/${id}`)).map(([name]) => `agent.${name}`);
+}
+
+describe('apply whose state write fails midway', () => {
+  /** Runs apply over the three agents, does `meddle` once the first PUT is on the wire, and returns the run's output. */
+  async function applyMeddledWith(meddle: (p: ExampleProject) => Promise<void>) {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    await arrived(p, 'PUT', '/agents/');
+    await meddle(p);
+    const code = await run.exited;
+    const { stdout, stderr } = run.output;
+    expect(stderr).not.toMatch(/unexpected problem|\n\s+at |Warning|PromiseRejection/);
+    const reached = agentsUpdated(p);
+    expect(reached.length).toBeGreaterThan(0);
+    expect(reached.length).toBeLessThan(3);
+    // Every change that reached the service is listed as applied, the one whose state write was
+    // refused marked so; the rest as not applied.
+    const listed = [...stdout.matchAll(/^ {2}applied(, not recorded in the state)?: (\S+)$/gm)];
+    expect(listed.map((m) => m[2]).sort()).toEqual([...reached].sort());
+    expect(listed.some((m) => m[1] !== undefined)).toBe(true);
+    const notApplied = Object.keys(AGENTS).map((name) => `agent.${name}`).filter((address) => !reached.includes(address));
+    expect([...stdout.matchAll(/^ {2}not applied: (\S+)$/gm)].map((m) => m[1]).sort()).toEqual(notApplied.sort());
+    return { p, code, stdout, stderr, reached };
+  }
+
+  it('the lock forced open: lists what reached the service, then the lock error, exit 1', async () => {
+    const { code, stdout, stderr, reached } = await applyMeddledWith(async (p) => {
+      // `voxform state unlock --force`, in-process: done long before the held PUT is answered.
+      const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
+      const holder = await backend.readLock();
+      await backend.forceUnlock(holder!.lockId);
+    });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(new RegExp(`^Apply stopped: the state lock \\w+ was forced open by someone else\\. ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied\\.$`, 'm'));
+    expect(stderr).toMatch(/\nerror: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by someone else\.\n {2}hint: .+\n$/);
+  });
+
+  it('the state written by someone else meanwhile: lists what reached the service, records the run in the history, then the conflict, exit 1', async () => {
+    const { p, code, stdout, stderr, reached } = await applyMeddledWith(async (p) => {
+      // Another run writes the state without the lock.
+      await writeFile(path.join(p.dir, '.voxform/state.json'), JSON.stringify({ version: 1, serial: 100, workspaces: {} }));
+    });
+    expect(code).toBe(1);
+    expect(stdout).toContain(`\nApply finished with errors: ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied.\n`);
+    expect(stderr).toMatch(/\nerror: The state in \S*state\.json changed under this run \(it read serial 0; serial 100 is stored now\); nothing was written\.\n {2}hint: .+\n$/);
+    p.emulator.control.clearFaults();
+    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
+    expect(history.records[0]).toMatchObject({ outcome: 'failed', summary: { applied: reached.length } });
+    expect(Object.keys(history.records[0].agents).map((name) => `agent.${name}`).sort()).toEqual([...reached].sort());
   });
 });
