@@ -27,6 +27,12 @@ export async function readStateFile(file: string): Promise<StateFile> {
       hint: 'It may come from a newer voxform; upgrade voxform or use another --state file.',
     });
   }
+  // A list would be taken for an object with no workspace, and the next write would keep none.
+  if (Array.isArray(state.workspaces)) {
+    throw new VoxformError('state_invalid', `The state file ${file} is not one voxform wrote: workspaces is a list, where an object of workspaces by name belongs.`, {
+      hint: 'Write it as {} (no workspace yet), or restore the file from version control or your CI cache.',
+    });
+  }
   for (const ws of Object.values(state.workspaces)) {
     for (const key of Object.keys(emptyWorkspace()) as Array<Exclude<keyof WorkspaceState, 'environmentVariables' | 'lastApply'>>) ws[key] ??= {};
     // Anything but a list of names is no record at all: the next plan then marks every variable as new.

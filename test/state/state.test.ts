@@ -27,6 +27,13 @@ describe('state file', () => {
     await expect(readStateFile(file)).rejects.toMatchObject({ code: 'state_invalid' });
   });
 
+  it('refuses `workspaces` that is a list: a write would otherwise throw every workspace away', async () => {
+    const file = path.join(dir, 'state.json');
+    await writeFile(file, '{"version":1,"serial":0,"workspaces":[]}');
+    await expect(readStateFile(file)).rejects.toMatchObject({ code: 'state_invalid', message: expect.stringContaining('workspaces is a list') });
+    await expect(new FileStateBackend(file).readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_invalid' });
+  });
+
   it('coalesces concurrent updates and keeps every one of them', async () => {
     const file = path.join(dir, 'nested', 'state.json');
     const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'test-fingerprint-key');
