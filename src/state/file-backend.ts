@@ -125,7 +125,7 @@ export class FileStateBackend implements StateBackend {
   private async load(): Promise<StateFile> {
     const stamp = await this.stamp();
     if (this.cached && stamp === this.cached.stamp) return this.cached.state;
-    const state = await readStateFile(this.file);
+    const state = await readStateFile(this.file, this.display);
     this.cached = stamp ? { state, stamp } : undefined;
     return state;
   }

@@ -2,59 +2,30 @@ import { readFile } from 'node:fs/promises';
 import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from './backend.js';
-import { emptyWorkspace, type LastApply, type StateFile, type WorkspaceState } from './types.js';
+import { checkStateFile } from './check-state.js';
+import type { LastApply, StateFile, WorkspaceState } from './types.js';
 
-/** Reads the state file; a missing file is an empty state, a damaged one a clear error. */
-export async function readStateFile(file: string): Promise<StateFile> {
+/**
+ * Reads the state file; a missing file is an empty state, a damaged one or one of another shape a
+ * clear error (src/state/check-state.ts). `display` names the file in errors.
+ */
+export async function readStateFile(file: string, display: string = file): Promise<StateFile> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, serial: 0, workspaces: {} };
-    throw new VoxformError('state_unreadable', `Cannot read the state file ${file}: ${(error as Error).message}.`);
+    throw new VoxformError('state_unreadable', `Cannot read the state file ${display}: ${(error as Error).message}.`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new VoxformError('state_invalid', `The state file ${file} is not valid JSON.`, {
+    throw new VoxformError('state_invalid', `The state file ${display} is not valid JSON.`, {
       hint: 'Restore it from version control or your CI cache; deleting it makes voxform treat campaigns, knowledge files and credentials as never applied.',
     });
   }
-  const state = parsed as Partial<StateFile>;
-  if (state.version !== 1 || typeof state.workspaces !== 'object' || state.workspaces === null) {
-    throw new VoxformError('state_invalid', `The state file ${file} has an unknown format (version ${String(state.version)}).`, {
-      hint: 'It may come from a newer voxform; upgrade voxform or use another --state file.',
-    });
-  }
-  // A list would be taken for an object with no workspace, and the next write would keep none.
-  if (Array.isArray(state.workspaces)) {
-    throw new VoxformError('state_invalid', `The state file ${file} is not one voxform wrote: workspaces is a list, where an object of workspaces by name belongs.`, {
-      hint: 'Write it as {} (no workspace yet), or restore the file from version control or your CI cache.',
-    });
-  }
-  for (const ws of Object.values(state.workspaces)) {
-    for (const key of Object.keys(emptyWorkspace()) as Array<Exclude<keyof WorkspaceState, 'environmentVariables' | 'lastApply'>>) ws[key] ??= {};
-    // Anything but a list of names is no record at all: the next plan then marks every variable as new.
-    if (!isNameList(ws.environmentVariables)) delete ws.environmentVariables;
-    if (ws.lastApply !== undefined && !isLastApply(ws.lastApply)) delete ws.lastApply;
-  }
-  // A `salt` of older versions is dropped: hashes are keyed now (see `hashApplied`), and the next
-  // write leaves it out.
-  return { version: 1, serial: typeof state.serial === 'number' ? state.serial : 0, workspaces: state.workspaces };
-}
-
-function isLastApply(value: unknown): value is LastApply {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return (
-    ['at', 'by', 'command', 'outcome'].every((key) => typeof record[key] === 'string') &&
-    ['applied', 'failed', 'skipped'].every((key) => Number.isInteger(record[key]))
-  );
-}
-
-function isNameList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+  return checkStateFile(parsed, display);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,6 +95,39 @@ describe('voxform status (against the emulator)', () => {
     expect(result.stdout).toContain('(unreadable: ');
     expect(result.code).toBe(1);
     expect((await project.cli(['plan', '--state', 'example'])).code).toBe(1);
+  });
+
+  it('a state that is not one voxform wrote: status reports where, exit 1; plan, apply and state list stop with state_invalid, not as a bug', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const stateFile = path.join(p.dir, '.voxform/state.json');
+    await mkdir(path.dirname(stateFile), { recursive: true });
+    const workspace = `default@${p.url}`;
+    const states = [
+      { state: null, where: 'it is null' },
+      { state: { version: 1, workspaces: { [workspace]: null } }, where: `workspaces[${JSON.stringify(workspace)}] is null` },
+      { state: { version: 1, workspaces: { [workspace]: 'x' } }, where: `workspaces[${JSON.stringify(workspace)}] is a string` },
+    ];
+    for (const { state, where } of states) {
+      await writeFile(stateFile, JSON.stringify(state));
+      const status = await p.cli(['status']);
+      expect(status.stdout).toContain(`State:       .voxform/state.json (unreadable: The state file .voxform/state.json is not a state voxform wrote: ${where}, where `);
+      expect(status.stdout).toContain('Lock:        not held\n');
+      expect(status.code).toBe(1);
+      for (const args of [['plan'], ['state', 'list']]) {
+        const refused = await p.cli(args);
+        expect(refused.stderr).toContain(`error: The state file .voxform/state.json is not a state voxform wrote: ${where}, where `);
+        expect(refused.stderr).not.toContain('unexpected problem');
+        expect(refused.code).toBe(1);
+      }
+    }
+    const agent = { id: '-OKdqbqetEcM4ak369ym', applied: null };
+    await writeFile(stateFile, JSON.stringify({ version: 1, serial: 1, workspaces: { [workspace]: { agents: { 'agent.front-desk': agent } } } }));
+    p.requests.length = 0;
+    const apply = await p.cli(['apply', '--auto-approve']);
+    expect(apply.stderr).toContain(`error: The state file .voxform/state.json is not a state voxform wrote: workspaces[${JSON.stringify(workspace)}].agents["agent.front-desk"].applied is null, where an object of field paths and hashes belongs.`);
+    expect(apply.code).toBe(1);
+    expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
   it('an unknown key: invalid, exit 1, never printed', async () => {

@@ -4,7 +4,7 @@
  * superuser). The second process is test/helpers/state-holder.mjs over the built dist/.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -134,6 +134,20 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     await lock.release();
   });
 
+  it('refuses a stored workspace that is not one voxform wrote, naming where (state_invalid), as plan, apply and status read it', async () => {
+    const where = await spec();
+    const backend = await open(where);
+    await plantWorkspace(backend, where, JSON.stringify({ agents: { 'agent.front-desk': { id: 'a1', applied: null } } }));
+    await expect(backend.readWorkspace(WORKSPACE)).rejects.toMatchObject({
+      code: 'state_invalid',
+      message: expect.stringContaining('agents["agent.front-desk"].applied is null, where an object of field paths and hashes belongs.'),
+    });
+    await plantWorkspace(backend, where, '{"agents": {');
+    for (const read of [() => backend.readWorkspace(WORKSPACE), () => backend.listWorkspaces()]) {
+      await expect(read()).rejects.toMatchObject({ code: 'state_invalid', message: expect.stringContaining('is not valid JSON.') });
+    }
+  });
+
   it('keeps history records, newest first, by agent, and exports and imports them with their ids', async () => {
     const backend = await open(await spec());
     const { id: _ignored, ...unstored } = record('ignored', WORKSPACE);
@@ -147,6 +161,17 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect((await backend.exportHistory()).map((r) => r.id)).toEqual(['20261122T100000000Z-aaaaaa', '20261122T100000000Z-bbbbbb', appended.id]);
   });
 });
+
+/** Stores `text` as the workspace's state, as a hand or another program could: the file's member, or the row. */
+async function plantWorkspace(backend: StateBackend, where: string, text: string): Promise<void> {
+  if (backend.kind === 'file') return writeFile(where, `{"version": 1, "serial": 1, "workspaces": {${JSON.stringify(WORKSPACE)}: ${text}}}`);
+  // The tables, made on first use.
+  await backend.listWorkspaces();
+  await asAdmin(
+    (client) => client.query('INSERT INTO voxform_workspaces (workspace, serial, state) VALUES ($1, 1, $2) ON CONFLICT (workspace) DO UPDATE SET state = excluded.state', [WORKSPACE, text]),
+    new URL(where).pathname.slice(1),
+  );
+}
 
 /** The same database as `backend`, through a second backend (a second run). */
 async function reopenSpec(backend: StateBackend): Promise<string> {

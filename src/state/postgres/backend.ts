@@ -9,11 +9,15 @@ import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord } from '../../history/types.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema } from './schema.js';
 import type { StateUrl } from './url.js';
+
+/** SQLSTATE of a text the server cannot read as the type asked for (`state::jsonb` of a row that is not JSON). */
+const INVALID_TEXT = '22P02';
 
 /** How long the next state write waits, in multiples of the server time of the last one. */
 const SERVER_PAUSE_FACTOR = 3;
@@ -51,7 +55,7 @@ export class PostgresStateBackend implements StateBackend {
     const result = await this.run(() => source.query<{ serial: string; state: string }>('SELECT serial, state FROM voxform_workspaces WHERE workspace = $1', [key]), lock);
     const row = result.rows[0];
     if (!row) return { workspace: emptyWorkspace(), serial: 0, exists: false };
-    return { workspace: { ...emptyWorkspace(), ...parseWorkspace(row.state, key, this.display) }, serial: Number(row.serial), exists: true };
+    return { workspace: parseWorkspace(row.state, key, this.display), serial: Number(row.serial), exists: true };
   }
 
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
@@ -136,12 +140,23 @@ export class PostgresStateBackend implements StateBackend {
     const pool = await this.ready();
     const rows = await this.run(() => pool.query<{ workspace: string; serial: string; last_apply: WorkspaceState['lastApply'] | null }>(
       "SELECT workspace, serial, state::jsonb -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
-    ));
+    )).catch(async (error: unknown) => {
+      // A row that is not JSON fails the cast for all: find it, and say which it is.
+      if ((error as { cause?: { code?: unknown } }).cause?.code === INVALID_TEXT) await this.readEachWorkspace(pool);
+      throw error;
+    });
     const holders = await this.run(() => readAllHolders(pool));
-    const summaries: WorkspaceSummary[] = rows.rows.map((row) => ({ key: row.workspace, serial: Number(row.serial), lastApply: row.last_apply ?? undefined, lock: holders.get(row.workspace) }));
+    // The record alone is read, so it is checked here as a whole workspace's read checks it.
+    const summaries: WorkspaceSummary[] = rows.rows.map((row) => ({ key: row.workspace, serial: Number(row.serial), lastApply: isLastApply(row.last_apply) ? row.last_apply : undefined, lock: holders.get(row.workspace) }));
     // A workspace locked by its first apply has no row yet.
     for (const [key, lock] of holders) if (!summaries.some((s) => s.key === key)) summaries.push({ key, serial: 0, lastApply: undefined, lock });
     return summaries;
+  }
+
+  /** Reads every stored workspace, whole: the first that is not one voxform wrote is refused by name. */
+  private async readEachWorkspace(pool: pg.Client): Promise<void> {
+    const rows = await this.run(() => pool.query<{ workspace: string; state: string }>('SELECT workspace, state FROM voxform_workspaces ORDER BY workspace'));
+    for (const row of rows.rows) parseWorkspace(row.state, row.workspace, this.display);
   }
 
   exportHistory(): Promise<HistoryRecord[]> {
@@ -233,17 +248,17 @@ function isConnectionLoss(error: unknown): boolean {
   return typeof code !== 'string' || /^(08|57|E[A-Z])/.test(code);
 }
 
-/** The stored workspace text, parsed; damaged text is a clear error, not a crash. */
-function parseWorkspace(text: string, key: string, display: string): Partial<WorkspaceState> {
+/** The stored workspace text, parsed and checked whole (src/state/check-state.ts); damaged text is a clear error, not a crash. */
+function parseWorkspace(text: string, key: string, display: string): WorkspaceState {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Partial<WorkspaceState>;
+    parsed = JSON.parse(text);
   } catch {
-    // Reported below.
+    throw new VoxformError('state_invalid', `The state of workspace ${key} in ${display} is not valid JSON.`, {
+      hint: 'Restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
+    });
   }
-  throw new VoxformError('state_invalid', `The state of workspace ${key} in ${display} is not a JSON object.`, {
-    hint: 'Restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
-  });
+  return checkWorkspace(parsed, `The state of workspace ${key} in ${display}`);
 }
 
 function lockLost(display: string, lock: PgHeldLock): VoxformError {

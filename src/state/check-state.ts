@@ -1,0 +1,177 @@
+/**
+ * The state is untrusted data: a file anyone with the repository may edit, or a database row. Every
+ * backend reads the same document (the file holds `{version, serial, workspaces}`, a database row
+ * one workspace of it), and it is checked whole when read, member by member, against what voxform
+ * writes (src/state/types.ts): a value of another shape is refused with `state_invalid`, naming
+ * where it is and how to fix it, before plan, apply or status use it. Left to run, a `null` entry
+ * crashed apply half-way, and a list of workspaces made the next write keep none.
+ *
+ * Tolerated, as older or hand-made states hold them: a missing `serial` (0) and missing maps of
+ * entries (empty); an `environmentVariables` or `lastApply` that is not as voxform writes it is
+ * dropped (both are advisory, and the next apply writes them again); members voxform does not know
+ * are ignored.
+ */
+import { VoxformError } from '../errors.js';
+import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import type { LastApply, StateFile, WorkspaceState } from './types.js';
+
+/** The maps of entries of a workspace, each entry checked by its own function. */
+const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'campaigns' | 'knowledge' | 'credentials'>, (entry: JsonObject, at: Path) => void> = {
+  agents: (entry, at) => {
+    requireString(entry, 'id', at, "the agent's id (a string)");
+    const applied = requireObject(entry, 'applied', at, 'an object of field paths and hashes');
+    for (const [field, hash] of Object.entries(applied)) if (typeof hash !== 'string') throw new Problem([...at, 'applied', field], hash, 'a hash (a string)');
+  },
+  phones: (entry, at) => {
+    optionalString(entry, 'agentId', at, 'the id of the agent the number was bound to (a string)');
+    if (typeof entry.imported !== 'boolean') throw new Problem([...at, 'imported'], entry.imported, 'true or false');
+  },
+  campaigns: (entry, at) => {
+    requireString(entry, 'id', at, "the campaign's id (a string)");
+    const applied = requireObject(entry, 'applied', at, 'an object of the values last applied');
+    optionalString(applied, 'name', [...at, 'applied'], 'a string');
+    optionalString(applied, 'caller', [...at, 'applied'], 'a phone number (a string)');
+    const metadata = applied.include_metadata_in_prompt;
+    if (metadata !== undefined && typeof metadata !== 'boolean') throw new Problem([...at, 'applied', 'include_metadata_in_prompt'], metadata, 'true or false');
+  },
+  knowledge: (entry, at) => {
+    requireString(entry, 'fileId', at, "the service's file id (a string)");
+    requireString(entry, 'contentHash', at, 'a hash (a string)');
+    requireString(entry, 'name', at, "the file's name (a string)");
+    optionalString(entry, 'description', at, "the file's description (a string)");
+  },
+  credentials: (entry, at) => requireString(entry, 'fingerprint', at, 'a fingerprint (a string)'),
+};
+
+/** A place in the state document, outermost first (`['workspaces', 'default@local', 'agents']`). */
+type Path = readonly string[];
+
+/** A value of the wrong shape: where it is, what it is, what belongs there. */
+class Problem extends Error {
+  constructor(
+    readonly path: Path,
+    readonly found: unknown,
+    readonly expected: string,
+  ) {
+    super(`${path.join('.')}: ${expected}`);
+  }
+}
+
+/** The state file's document (parsed JSON), checked whole; `file` names it in errors. */
+export function checkStateFile(parsed: unknown, file: string): StateFile {
+  const refuse = (problem: Problem) => refusal(`The state file ${file}`, problem, { deletable: [4, 2], restore: 'restore the file from version control or your CI cache' });
+  if (!isPlainObject(parsed)) throw refuse(new Problem([], parsed, 'an object with version, serial and workspaces'));
+  if (typeof parsed.version === 'number' && parsed.version > 1) {
+    throw new VoxformError('state_invalid', `The state file ${file} has format version ${parsed.version}, newer than this voxform reads.`, {
+      hint: 'It comes from a newer voxform: upgrade voxform, or use another --state file.',
+    });
+  }
+  try {
+    if (parsed.version !== 1) throw new Problem(['version'], parsed.version, '1');
+    const serial = parsed.serial ?? 0;
+    if (!isSerial(serial)) throw new Problem(['serial'], serial, 'a whole number, 0 or more');
+    const workspaces = parsed.workspaces;
+    if (!isPlainObject(workspaces)) throw new Problem(['workspaces'], workspaces, 'an object of workspaces by name');
+    // Checked in place (never assigned back: a member named `__proto__` would set the prototype).
+    for (const [key, workspace] of Object.entries(workspaces)) checkWorkspaceAt(workspace, ['workspaces', key]);
+    // A `salt` of older versions is dropped: hashes are keyed now (see `hashApplied`), and the next
+    // write leaves it out.
+    return { version: 1, serial, workspaces: workspaces as Record<string, WorkspaceState> };
+  } catch (error) {
+    if (error instanceof Problem) throw refuse(error);
+    throw error;
+  }
+}
+
+/**
+ * One workspace as a database row stores it, checked whole; `where` names it in errors (`the state
+ * of workspace default@local in postgres://…`).
+ */
+export function checkWorkspace(parsed: unknown, where: string): WorkspaceState {
+  try {
+    return checkWorkspaceAt(parsed, []);
+  } catch (error) {
+    if (error instanceof Problem) throw refusal(where, error, { deletable: [2], restore: 'restore the row from a backup, or migrate the state in again (`voxform state migrate --force`)' });
+    throw error;
+  }
+}
+
+function checkWorkspaceAt(value: unknown, at: Path): WorkspaceState {
+  if (!isPlainObject(value)) throw new Problem(at, value, 'a workspace (an object with agents, phones, campaigns, knowledge and credentials)');
+  for (const [map, checkEntry] of Object.entries(ENTRY_CHECKS)) {
+    const entries = (value[map] ??= {});
+    if (!isPlainObject(entries)) throw new Problem([...at, map], entries, 'an object of entries by address');
+    for (const [address, entry] of Object.entries(entries)) {
+      if (!isPlainObject(entry)) throw new Problem([...at, map, address], entry, 'an object');
+      checkEntry(entry, [...at, map, address]);
+    }
+  }
+  // Anything but a list of names is no record at all: the next plan then marks every variable as new.
+  if (!isNameList(value.environmentVariables)) delete value.environmentVariables;
+  if (value.lastApply !== undefined && !isLastApply(value.lastApply)) delete value.lastApply;
+  return value as unknown as WorkspaceState;
+}
+
+/** Whether `value` is a last-apply record as voxform writes it (`state list` of a database reads the record alone). */
+export function isLastApply(value: unknown): value is LastApply {
+  if (!isPlainObject(value)) return false;
+  return ['at', 'by', 'command', 'outcome'].every((key) => typeof value[key] === 'string') && ['applied', 'failed', 'skipped'].every((key) => Number.isInteger(value[key]));
+}
+
+function isNameList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function isSerial(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function requireString(entry: JsonObject, key: string, at: Path, expected: string): void {
+  if (typeof entry[key] !== 'string') throw new Problem([...at, key], entry[key], expected);
+}
+
+function optionalString(entry: JsonObject, key: string, at: Path, expected: string): void {
+  if (entry[key] !== undefined && typeof entry[key] !== 'string') throw new Problem([...at, key], entry[key], `${expected}, or nothing`);
+}
+
+function requireObject(entry: JsonObject, key: string, at: Path, expected: string): JsonObject {
+  const value = entry[key];
+  if (!isPlainObject(value)) throw new Problem([...at, key], value, expected);
+  return value;
+}
+
+/**
+ * The `state_invalid` error: what is wrong, where, and what to do about it. `deletable` are the
+ * lengths of the paths that may go as a whole, deepest first: a resource entry (`workspaces`, its
+ * name, `agents`, the address in a file; the last two in a row) and a workspace of a file. What is
+ * deleted, voxform plans as never applied.
+ */
+function refusal(subject: string, problem: Problem, how: { deletable: number[]; restore: string }): VoxformError {
+  const where = problem.path.length === 0 ? 'it' : formatPath(problem.path);
+  const message = `${subject} is not a state voxform wrote: ${where} is ${describe(problem.found)}, where ${problem.expected} belongs.`;
+  const depth = how.deletable.find((length) => problem.path.length >= length);
+  const deleted = '(voxform then plans what it held as never applied)';
+  let fix = `Correct ${where}`;
+  if (depth === problem.path.length) fix = `Correct or delete ${where} ${deleted}`;
+  else if (depth !== undefined) fix += `, or delete ${formatPath(problem.path.slice(0, depth))} ${deleted}`;
+  const hint = problem.path.length === 0 ? `${how.restore[0]?.toUpperCase()}${how.restore.slice(1)}.` : `${fix}; or ${how.restore}.`;
+  return new VoxformError('state_invalid', message, { hint, details: { path: problem.path } });
+}
+
+/** `workspaces["default@local"].agents["agent.front-desk"].applied`: names as JSON strings, so nothing in them can pass for layout or a terminal escape. */
+function formatPath(path: Path): string {
+  return path.map((segment, i) => (/^[A-Za-z_]\w*$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${JSON.stringify(shorten(segment))}]`)).join('');
+}
+
+function shorten(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value === 'number' ? 'the number ' : ''}${String(value)}`;
+}

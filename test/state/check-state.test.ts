@@ -1,0 +1,88 @@
+/** The state document checked whole when read: every shape voxform does not write is refused, naming where. */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkWorkspace } from '../../src/state/check-state.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import { readStateFile } from '../../src/state/state-file.js';
+import { useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+const AGENT = { id: '-OKdqbqetEcM4ak369ym', applied: { name: 'sha256:1' } };
+/** A state of one workspace whose `map` holds `entry` at `address`. */
+function withEntry(map: string, address: string, entry: unknown): unknown {
+  return { version: 1, serial: 1, workspaces: { 'default@local': { [map]: { [address]: entry } } } };
+}
+
+const WORKSPACE = 'workspaces["default@local"]';
+const FRONT_DESK = `${WORKSPACE}.agents["agent.front-desk"]`;
+
+const refused: Array<{ name: string; state: unknown; message: string }> = [
+  { name: 'a document of null', state: null, message: 'it is null, where an object with version, serial and workspaces belongs' },
+  { name: 'a list of workspaces', state: { version: 1, serial: 0, workspaces: [] }, message: 'workspaces is a list, where an object of workspaces by name belongs' },
+  { name: 'no version', state: { workspaces: {} }, message: 'version is missing, where 1 belongs' },
+  { name: 'a serial that is a string', state: { version: 1, serial: '3', workspaces: {} }, message: 'serial is a string, where a whole number, 0 or more belongs' },
+  { name: 'a workspace of null', state: { version: 1, workspaces: { 'default@local': null } }, message: `${WORKSPACE} is null, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
+  { name: 'a workspace that is a string', state: { version: 1, workspaces: { 'default@local': 'x' } }, message: `${WORKSPACE} is a string, where a workspace (an object with agents, phones, campaigns, knowledge and credentials) belongs` },
+  { name: 'a map of entries that is a list', state: { version: 1, workspaces: { 'default@local': { phones: [] } } }, message: `${WORKSPACE}.phones is a list, where an object of entries by address belongs` },
+  { name: 'an entry of null', state: withEntry('credentials', 'credential.openai', null), message: `${WORKSPACE}.credentials["credential.openai"] is null, where an object belongs` },
+  { name: "an agent's applied hashes of null", state: withEntry('agents', 'agent.front-desk', { id: AGENT.id, applied: null }), message: `${FRONT_DESK}.applied is null, where an object of field paths and hashes belongs` },
+  { name: "an agent's hash that is a number", state: withEntry('agents', 'agent.front-desk', { id: AGENT.id, applied: { name: 7 } }), message: `${FRONT_DESK}.applied.name is the number 7, where a hash (a string) belongs` },
+  { name: 'an agent without id', state: withEntry('agents', 'agent.front-desk', { applied: {} }), message: `${FRONT_DESK}.id is missing, where the agent's id (a string) belongs` },
+  { name: 'a phone whose imported is a string', state: withEntry('phones', 'phone.+15551230001', { imported: 'yes' }), message: `${WORKSPACE}.phones["phone.+15551230001"].imported is a string, where true or false belongs` },
+  { name: "a campaign's caller that is a number", state: withEntry('campaigns', 'campaign.reminders', { id: 'c1', applied: { caller: 1 } }), message: `${WORKSPACE}.campaigns["campaign.reminders"].applied.caller is the number 1, where a phone number (a string), or nothing belongs` },
+  { name: "a knowledge file's id that is a number", state: withEntry('knowledge', 'knowledge.faq', { fileId: 5, contentHash: 'sha256:1', name: 'faq' }), message: `${WORKSPACE}.knowledge["knowledge.faq"].fileId is the number 5, where the service's file id (a string) belongs` },
+  { name: 'a credential without fingerprint', state: withEntry('credentials', 'credential.openai', {}), message: `${WORKSPACE}.credentials["credential.openai"].fingerprint is missing, where a fingerprint (a string) belongs` },
+  { name: 'a workspace name holding a terminal escape', state: { version: 1, workspaces: { 'a\u001b[31m': true } }, message: 'workspaces["a\\u001b[31m"] is true, where a workspace' },
+];
+
+describe('the state file, checked whole when read', () => {
+  it.each(refused)('refuses $name with state_invalid, naming where', async ({ state, message }) => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'state.json');
+    await writeFile(file, JSON.stringify(state));
+    const error = await readStateFile(file, '.voxform/state.json').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'state_invalid', message: expect.stringContaining(`The state file .voxform/state.json is not a state voxform wrote: ${message}`) });
+    // Every reader goes through it: plan, apply and status read the workspace through the backend.
+    await expect(new FileStateBackend(file).readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_invalid' });
+  });
+
+  it('says how to fix it: correct the value, or delete its entry or workspace, or restore the file', async () => {
+    const file = path.join(await tempDir(), 'state.json');
+    await writeFile(file, JSON.stringify(withEntry('agents', 'agent.front-desk', { id: AGENT.id, applied: null })));
+    await expect(readStateFile(file, 'state.json')).rejects.toMatchObject({
+      hint: `Correct ${FRONT_DESK}.applied, or delete ${FRONT_DESK} (voxform then plans what it held as never applied); or restore the file from version control or your CI cache.`,
+      details: { path: ['workspaces', 'default@local', 'agents', 'agent.front-desk', 'applied'] },
+    });
+    await writeFile(file, JSON.stringify({ version: 1, workspaces: { 'default@local': null } }));
+    await expect(readStateFile(file, 'state.json')).rejects.toMatchObject({
+      hint: `Correct or delete ${WORKSPACE} (voxform then plans what it held as never applied); or restore the file from version control or your CI cache.`,
+    });
+    await writeFile(file, '{"version": 2, "workspaces": {}}');
+    await expect(readStateFile(file, 'state.json')).rejects.toMatchObject({ code: 'state_invalid', message: 'The state file state.json has format version 2, newer than this voxform reads.' });
+  });
+
+  it('accepts what voxform writes and what older versions wrote: missing maps and serial, unknown members', async () => {
+    const file = path.join(await tempDir(), 'state.json');
+    const workspace = { agents: { 'agent.front-desk': AGENT }, phones: { 'phone.+15551230001': { imported: false } }, knowledge: { 'knowledge.faq': { fileId: 'f1', contentHash: 'sha256:2', name: 'faq' } }, future: 1 };
+    await writeFile(file, JSON.stringify({ version: 1, salt: 'old', workspaces: { 'default@local': workspace } }));
+    expect(await readStateFile(file)).toEqual({
+      version: 1,
+      serial: 0,
+      workspaces: { 'default@local': { ...workspace, campaigns: {}, credentials: {} } },
+    });
+  });
+});
+
+describe('a workspace as a database row stores it', () => {
+  it('is checked the same way, paths starting at the workspace', () => {
+    expect(() => checkWorkspace({ agents: { 'agent.front-desk': { id: AGENT.id, applied: null } } }, 'The state of workspace default@local in postgres://db')).toThrow(
+      expect.objectContaining({
+        code: 'state_invalid',
+        message: 'The state of workspace default@local in postgres://db is not a state voxform wrote: agents["agent.front-desk"].applied is null, where an object of field paths and hashes belongs.',
+        hint: 'Correct agents["agent.front-desk"].applied, or delete agents["agent.front-desk"] (voxform then plans what it held as never applied); or restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
+      }),
+    );
+  });
+});
