@@ -37,6 +37,11 @@ export interface LockHolder {
   since: string;
   /** The CI job that runs the holder, when the CI environment names it. */
   ciJobUrl?: string | undefined;
+  /**
+   * Set when the lock is held by a run voxform cannot name (its holder file is not one voxform
+   * wrote): why. `user`, `host`, `command` and `since` are then `unknown`, `pid` 0.
+   */
+  unreadable?: string | undefined;
 }
 
 export interface HeldLock {
@@ -119,8 +124,13 @@ export interface StateBackend {
   prewarm?(): void;
 }
 
-/** `ana@ci-runner-7 (pid 4242, "voxform apply", since …, lock 3f9a…)`: how errors and `state list` name a holder. */
+/**
+ * `ana@ci-runner-7 (pid 4242, "voxform apply", since …, lock 3f9a…)`: how errors, `status` and
+ * `state list` name a holder; `an unknown run (its holder file … is not one voxform wrote, lock 3f9a…)`
+ * for one voxform cannot name.
+ */
 export function describeHolder(holder: LockHolder): string {
+  if (holder.unreadable !== undefined) return `an unknown run (${holder.unreadable}${holder.lockId ? `, lock ${holder.lockId}` : ''})`;
   const job = holder.ciJobUrl ? `, job ${holder.ciJobUrl}` : '';
   return `${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}, lock ${holder.lockId})`;
 }

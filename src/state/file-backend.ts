@@ -12,7 +12,7 @@ import type { HistoryRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { isPlainObject } from '../util/json-object.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
-import { acquireStateLock, forceUnlockState, readStateLockWithId, type LockOwner, type StateLock } from './lock.js';
+import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile } from './state-file.js';
 import { stateFileBytes } from './serialize.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
@@ -68,7 +68,7 @@ export class FileStateBackend implements StateBackend {
     const watch = setInterval(() => void this.checkHeld(entry), LOCK_CHECK_MS);
     watch.unref();
     return {
-      holder: holderOf(lock.owner, lock.lockId),
+      holder: holderOf(lock),
       lost: lost.signal,
       lostReason: () => (lost.signal.aborted ? String(lost.signal.reason) : undefined),
       release: async () => {
@@ -80,14 +80,14 @@ export class FileStateBackend implements StateBackend {
   }
 
   async readLock(): Promise<LockHolder | undefined> {
-    const found = await readStateLockWithId(this.file).catch(() => undefined);
-    return found ? holderOf(found.owner, found.lockId) : undefined;
+    const found = await readStateLockWithId(this.file);
+    return found ? holderOf(found) : undefined;
   }
 
   async forceUnlock(lockId: string): Promise<{ holder: LockHolder; note: string }> {
-    const owner = await forceUnlockState(this.file, lockId);
-    if (!owner) throw noSuchLock(lockId, this.display);
-    return { holder: holderOf(owner, lockId), note: 'If that run still runs, it stops before its next state write.' };
+    const opened = await forceUnlockState(this.file, lockId);
+    if (!opened) throw noSuchLock(lockId, this.display);
+    return { holder: holderOf(opened), note: 'If that run still runs, it stops before its next state write.' };
   }
 
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
@@ -160,6 +160,8 @@ export class FileStateBackend implements StateBackend {
   }
 }
 
-function holderOf(owner: LockOwner, lockId: string): LockHolder {
+/** A lock as the backends name its holder; one whose holder voxform cannot name, with the reason. */
+function holderOf({ owner, lockId, unreadable }: HeldStateLock): LockHolder {
+  if (!owner) return { lockId, user: 'unknown', host: 'unknown', pid: 0, command: 'unknown', since: 'unknown', unreadable: unreadable ?? 'its holder file is not one voxform wrote' };
   return { lockId, user: owner.user, host: owner.host, pid: owner.pid, command: owner.command, since: owner.since, ciJobUrl: owner.ciJobUrl };
 }

@@ -96,12 +96,13 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireLock
       }
       const holder = await readHolder(lockDir);
       if (holder === 'gone') continue;
-      if (holder !== 'unknown' && isDead(holder.owner)) {
+      // A holder voxform cannot name is never judged dead: it may be running.
+      if (holder.owner && isDead(holder.owner)) {
         options.warn(`Taking over the state lock left by ${describeLockOwner(holder.owner)}, which no longer runs.`);
         await removeDeadHolder(lockDir, holder);
         continue;
       }
-      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder === 'unknown' ? undefined : holder);
+      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder);
       await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
     }
   } finally {
@@ -109,16 +110,37 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireLock
   }
 }
 
-/** Who holds the lock of `stateFile` now, if anyone (for `status` displays and error messages). */
+/** Who holds the lock of `stateFile` now, if anyone voxform can name (for `status` displays and error messages). */
 export async function readStateLock(stateFile: string): Promise<LockOwner | undefined> {
   return (await readStateLockWithId(stateFile))?.owner;
 }
 
-/** The holder and its lock id (the nonce of its holder file; empty for a lock of an older voxform). */
-export async function readStateLockWithId(stateFile: string): Promise<{ owner: LockOwner; lockId: string } | undefined> {
-  const holder = await readHolder(lockPathOf(stateFile));
-  if (holder === 'gone' || holder === 'unknown') return undefined;
-  return { owner: holder.owner, lockId: HOLDER_FILE.exec(path.basename(holder.file))?.[1] ?? '' };
+/** A lock as `status` and `state list` show it: held, by an owner, or by a run voxform cannot name (`unreadable` says why). */
+export interface HeldStateLock {
+  owner: LockOwner | undefined;
+  /** The nonce of its holder file; empty for a lock of an older voxform, or one without a holder file. */
+  lockId: string;
+  unreadable?: string | undefined;
+}
+
+/**
+ * Whether the lock of `stateFile` is held, and by whom. A lock voxform cannot read is held all the
+ * same (apply is refused by it): it comes back with the reason, never as not held.
+ */
+export async function readStateLockWithId(stateFile: string): Promise<HeldStateLock | undefined> {
+  const lockDir = lockPathOf(stateFile);
+  let holder: Holder;
+  try {
+    holder = await readHolder(lockDir);
+  } catch (error) {
+    return { owner: undefined, lockId: '', unreadable: `the lock ${lockDir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+  }
+  if (holder === 'gone') return undefined;
+  return { owner: holder.owner, lockId: lockIdOf(holder), unreadable: holder.unreadable };
+}
+
+function lockIdOf(holder: { file: string }): string {
+  return HOLDER_FILE.exec(path.basename(holder.file))?.[1] ?? '';
 }
 
 const HOLDER_FILE = /^holder-([0-9a-f]+)\.json$/;
@@ -128,14 +150,14 @@ const HOLDER_FILE = /^holder-([0-9a-f]+)\.json$/;
  * then the folder if empty. A lock someone else holds now (another id) is left alone. Resolves to
  * the removed holder, or undefined when no lock of that id is held.
  */
-export async function forceUnlockState(stateFile: string, lockId: string): Promise<LockOwner | undefined> {
+export async function forceUnlockState(stateFile: string, lockId: string): Promise<HeldStateLock | undefined> {
   const lockDir = lockPathOf(stateFile);
   if (!/^[0-9a-f]+$/.test(lockId)) return undefined;
   const file = path.join(lockDir, `holder-${lockId}.json`);
   const holder = await readFile(file, 'utf8').then((text) => parseHolder(file, text), () => 'gone' as const);
   if (holder === 'gone') return undefined;
   await removeDeadHolder(lockDir, { file });
-  return holder === 'unknown' ? { pid: 0, host: 'unknown', user: 'unknown', command: 'unknown', since: 'unknown' } : holder.owner;
+  return { owner: holder.owner, lockId, unreadable: holder.unreadable };
 }
 
 /** `ana@ci-runner-7 (pid 4242, "voxform apply", since 2026-01-31T09:00:00.000Z)`. */
@@ -163,21 +185,21 @@ async function moveInto(staging: string, lockDir: string): Promise<boolean> {
   }
 }
 
-/** The current holder: its owner and the path that names it, `gone` when there is none, `unknown` when unreadable. */
-type Holder = { owner: LockOwner; file: string } | 'gone' | 'unknown';
+/**
+ * The current holder: its owner and the path that names it, or no owner and why (`unreadable`: a
+ * holder file voxform did not write, a lock folder without one); `gone` when there is none.
+ */
+type Holder = { owner: LockOwner; file: string; unreadable?: undefined } | { owner: undefined; file: string; unreadable: string } | 'gone';
+
+const isHolderName = (name: string) => name.startsWith('holder-') && name.endsWith('.json');
 
 async function readHolder(lockDir: string): Promise<Holder> {
   try {
     const info = await lstat(lockDir);
     if (info.isFile()) return parseHolder(lockDir, await readFile(lockDir, 'utf8'));
-    if (!info.isDirectory()) return 'unknown';
-    const names = (await readdir(lockDir)).filter((name) => name.startsWith('holder-') && name.endsWith('.json'));
-    if (names.length === 0) {
-      // Empty: a holder between removing its file and the directory. Removing an empty directory
-      // cannot remove anyone's lock (rmdir fails once a holder has moved in).
-      await rmdir(lockDir).catch(() => undefined);
-      return 'gone';
-    }
+    if (!info.isDirectory()) return { owner: undefined, file: lockDir, unreadable: 'the lock is neither a folder nor a file' };
+    const names = (await readdir(lockDir)).filter(isHolderName);
+    if (names.length === 0) return await withoutHolderFile(lockDir);
     const file = path.join(lockDir, names[0] as string);
     return parseHolder(file, await readFile(file, 'utf8'));
   } catch (error) {
@@ -189,15 +211,29 @@ async function readHolder(lockDir: string): Promise<Holder> {
   }
 }
 
+/**
+ * A lock folder without a holder file. Empty: a holder between removing its file and the folder;
+ * removing an empty folder cannot remove anyone's lock (rmdir fails once a holder has moved in).
+ * Not empty: a holder that moved in meanwhile (look again), or something voxform never writes
+ * there, which holds the lock as surely as a holder does (taken for gone, apply looped on it).
+ */
+async function withoutHolderFile(lockDir: string): Promise<Holder> {
+  const code = await rmdir(lockDir).then(() => undefined, (error: NodeJS.ErrnoException) => error.code ?? 'EIO');
+  if (code === undefined || code === 'ENOENT') return 'gone';
+  if ((await readdir(lockDir).catch(() => [] as string[])).some(isHolderName)) return 'gone';
+  return { owner: undefined, file: lockDir, unreadable: 'the lock folder holds no holder file' };
+}
+
 function parseHolder(file: string, text: string): Holder {
+  const unreadable = { owner: undefined, file, unreadable: `its ${file.endsWith('.lock') ? 'lock file' : `holder file ${path.basename(file)}`} is not one voxform wrote` };
   try {
-    const owner = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof owner.pid !== 'number' || typeof owner.host !== 'string') return 'unknown';
+    const owner = JSON.parse(text) as Partial<LockOwner> | null;
+    if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return unreadable;
     const parsed: LockOwner = { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) };
     if (typeof owner.ciJobUrl === 'string') parsed.ciJobUrl = owner.ciJobUrl;
     return { file, owner: parsed };
   } catch {
-    return 'unknown';
+    return unreadable;
   }
 }
 
@@ -226,13 +262,15 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
   };
 }
 
-function lockedError(stateFile: string, lockDir: string, holder: { owner: LockOwner; file: string } | undefined): VoxformError {
-  const lockId = holder ? HOLDER_FILE.exec(path.basename(holder.file))?.[1] : undefined;
-  const who = holder ? `${describeLockOwner(holder.owner)}${lockId ? `, lock ${lockId}` : ''}` : 'another voxform run';
+function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>): VoxformError {
+  const lockId = lockIdOf(holder);
+  const named = lockId ? `, lock ${lockId}` : '';
+  const who = holder.owner ? `${describeLockOwner(holder.owner)}${named}` : `an unknown run (${holder.unreadable}${named})`;
   const unlock = lockId ? `run \`voxform state unlock --force ${lockId}\`` : `remove ${lockDir}`;
+  const details = holder.owner ? { ...holder.owner } : { unreadable: holder.unreadable };
   return new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {
     hint: `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If no such run exists any more, ${unlock}.`,
-    ...(holder ? { details: { holder: { ...holder.owner, ...(lockId ? { lockId } : {}) } } } : {}),
+    details: { holder: { ...details, ...(lockId ? { lockId } : {}) } },
   });
 }
 

@@ -1,5 +1,6 @@
 /** `voxform state …` on the file backend (PostgreSQL: test/e2e/postgres-state.test.ts). */
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
@@ -58,6 +59,34 @@ describe('voxform state (file backend)', () => {
     } finally {
       await lock.release();
     }
+  });
+
+  it('a lock whose holder file cannot be read: apply, status and state list all say it is held, by a run they cannot name, and how to open it', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const lockDir = path.join(p.dir, '.voxform/state.json.lock');
+    await mkdir(lockDir);
+    await writeFile(path.join(lockDir, 'holder-abcdef0123456789.json'), 'garbage');
+    const who = 'an unknown run (its holder file holder-abcdef0123456789.json is not one voxform wrote, lock abcdef0123456789)';
+    const apply = await p.cli(['apply', '--auto-approve']);
+    expect(apply.stderr).toContain(`is locked by ${who}.`);
+    expect(apply.stderr).toContain('If no such run exists any more, run `voxform state unlock --force abcdef0123456789`.');
+    expect(apply.code).toBe(1);
+    expect((await p.cli(['status'])).stdout).toContain(`Lock:        held by ${who}\n`);
+    expect(JSON.parse((await p.cli(['status', '--format', 'json'])).stdout).lock).toMatchObject({ held: true, lockId: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' });
+    expect((await p.cli(['state', 'list'])).stdout).toContain(`; locked by ${who}\n`);
+    const opened = await p.cli(['state', 'unlock', '--force', 'abcdef0123456789']);
+    expect(opened.stdout).toContain(`Opened the lock abcdef0123456789 held by ${who}.`);
+    expect((await p.cli(['status'])).stdout).toContain('Lock:        not held\n');
+
+    // A lock folder holding something else than a holder file: refused at once (it was a busy loop), held for status too.
+    await mkdir(lockDir);
+    await writeFile(path.join(lockDir, 'notes.txt'), 'mine');
+    const refused = await p.cli(['apply', '--auto-approve']);
+    expect(refused.stderr).toContain('is locked by an unknown run (the lock folder holds no holder file).');
+    expect(refused.stderr).toContain(`If no such run exists any more, remove ${lockDir}.`);
+    expect((await p.cli(['status'])).stdout).toContain('Lock:        held by an unknown run (the lock folder holds no holder file)\n');
   });
 
   it('migrates one state file to another, and refuses the source itself as the target', async () => {

@@ -70,7 +70,9 @@ describe('state lock', () => {
     await writeFile(`${file}.lock/holder-aa.json`, JSON.stringify({ pid: DEAD_PID, host: 'another-host.invalid', user: 'x', command: 'voxform apply', since: 'then' }));
     await expect(acquireStateLock(file, { command: 'e', timeoutSeconds: 0, warn })).rejects.toMatchObject({ message: expect.stringContaining('x@another-host.invalid') });
     await writeFile(`${file}.lock/holder-aa.json`, '{not json');
-    await expect(acquireStateLock(file, { command: 'e', timeoutSeconds: 0, warn })).rejects.toMatchObject({ message: expect.stringContaining('locked by another voxform run') });
+    await expect(acquireStateLock(file, { command: 'e', timeoutSeconds: 0, warn })).rejects.toMatchObject({
+      message: expect.stringContaining('locked by an unknown run (its holder file holder-aa.json is not one voxform wrote, lock aa)'),
+    });
   });
 
   it('leaves nothing behind: no staging folder after a refusal, no lock after a release', async () => {
