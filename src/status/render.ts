@@ -37,10 +37,18 @@ export function renderStatusJson(report: StatusReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
+/** How many of the other workspaces the State line names. */
+const OTHERS_SHOWN = 5;
+
 function stateLine(state: StatusReport['state']): string {
   if (state.problem) return `${state.file} (unreadable: ${state.problem})`;
   if (!state.exists) return `${state.file} (not there yet; the first apply writes it)`;
-  return `${state.file} (serial ${state.serial}, workspace ${state.workspace})`;
+  if (state.workspace_exists) return `${state.file} (serial ${state.serial}, workspace ${state.workspace})`;
+  // A database keeps a serial per workspace: this one has none yet.
+  const serial = state.backend === 'file' ? `serial ${state.serial}; ` : '';
+  const others = state.other_workspaces ?? [];
+  const more = others.length > OTHERS_SHOWN ? ` and ${others.length - OTHERS_SHOWN} more` : '';
+  return `${state.file} (${serial}no workspace ${state.workspace} yet, the first apply to it makes it; it holds ${others.slice(0, OTHERS_SHOWN).join(', ')}${more})`;
 }
 
 function lastApplyLine(report: StatusReport): string {

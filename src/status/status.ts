@@ -41,7 +41,13 @@ export interface StatusReport {
     /** Where the state is kept: the file's path, or the database URL without its password. */
     file: string;
     backend: 'file' | 'postgres';
+    /** Whether the state holds anything: a workspace of any environment or service (false: nothing was applied with it yet). */
     exists: boolean;
+    /** Whether it holds `workspace`. */
+    workspace_exists: boolean;
+    /** When it does not hold `workspace`: the workspaces it holds (another `--env` or service may be meant). */
+    other_workspaces?: string[];
+    /** The file's serial (every workspace's); in a database, the workspace's (0 when it does not hold it). */
     serial: number;
     /** The workspace this folder's plans and applies use: `ENV@SERVICE`. */
     workspace: string;
@@ -101,10 +107,13 @@ export async function readStateStatus(
   const lock: StatusReport['lock'] = holder ? { held: true, ...holder } : { held: false };
   try {
     const stored = await backend.readWorkspace(workspace);
-    return { lock, state: { exists: stored.exists, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
+    if (stored.exists) return { lock, state: { exists: true, workspace_exists: true, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
+    const others = (await backend.listWorkspaces()).map((summary) => summary.key).filter((key) => key !== workspace);
+    const state = { exists: others.length > 0, workspace_exists: false, ...(others.length > 0 ? { other_workspaces: others.sort() } : {}), serial: stored.serial };
+    return { lock, state, last_apply: null };
   } catch (error) {
     if (!isVoxformError(error)) throw error;
-    return { lock, state: { exists: true, serial: 0, problem: error.message }, last_apply: null };
+    return { lock, state: { exists: true, workspace_exists: false, serial: 0, problem: error.message }, last_apply: null };
   }
 }
 

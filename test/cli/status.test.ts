@@ -63,6 +63,26 @@ describe('voxform status (against the emulator)', () => {
     expect(report.state.serial).toBeGreaterThan(0);
   });
 
+  it('a state file that holds only other workspaces: there, with its serial, this workspace not yet, the others named', async () => {
+    project = await startExampleProject();
+    const stateFile = path.join(project.dir, '.voxform/state.json');
+    await mkdir(path.dirname(stateFile), { recursive: true });
+    await writeFile(stateFile, JSON.stringify({ version: 1, serial: 3, workspaces: { 'staging@local': {}, 'default@local': {} } }));
+    const text = await project.cli(['status']);
+    expect(text.stdout).toContain(`State:       .voxform/state.json (serial 3; no workspace default@${project.url} yet, the first apply to it makes it; it holds default@local, staging@local)\n`);
+    expect(text.code).toBe(0);
+    const json = JSON.parse((await project.cli(['status', '--format', 'json'])).stdout);
+    expect(json.state).toEqual({
+      file: '.voxform/state.json',
+      backend: 'file',
+      workspace: `default@${project.url}`,
+      exists: true,
+      workspace_exists: false,
+      other_workspaces: ['default@local', 'staging@local'],
+      serial: 3,
+    });
+  });
+
   it('names the holder of the state lock while an apply holds it', async () => {
     project = await startExampleProject();
     const lock = await acquireStateLock(path.join(project.dir, '.voxform/state.json'), { command: 'voxform apply plan.json', timeoutSeconds: 0, warn: () => undefined });
