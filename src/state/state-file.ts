@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from './backend.js';
@@ -14,8 +15,16 @@ export async function readStateFile(file: string, display: string = file): Promi
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, serial: 0, workspaces: {} };
-    throw new VoxformError('state_unreadable', `Cannot read the state file ${display}: ${(error as Error).message}.`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { version: 1, serial: 0, workspaces: {} };
+    if (code === 'EISDIR') {
+      throw new VoxformError('state_unreadable', `The state file ${display} is a folder, not a file.`, {
+        hint: `Name the state file itself with --state (or VOXFORM_STATE), such as ${path.join(display, 'state.json')}.`,
+      });
+    }
+    throw new VoxformError('state_unreadable', `Cannot read the state file ${display}: ${(error as Error).message}.`, {
+      hint: 'Check its permissions, or point --state (or VOXFORM_STATE) at another file.',
+    });
   }
   let parsed: unknown;
   try {

@@ -112,9 +112,13 @@ describe('voxform status (against the emulator)', () => {
     project = await startExampleProject();
     const result = await project.cli(['status', '--state', 'example']);
     withoutSecrets(result, project.emulator.apiKey);
-    expect(result.stdout).toContain('(unreadable: ');
+    expect(result.stdout).toContain('State:       example (unreadable: The state file example is a folder, not a file.)\n');
     expect(result.code).toBe(1);
-    expect((await project.cli(['plan', '--state', 'example'])).code).toBe(1);
+    const plan = await project.cli(['plan', '--state', 'example']);
+    expect(plan.stderr).toBe(
+      'error: The state file example is a folder, not a file.\n  hint: Name the state file itself with --state (or VOXFORM_STATE), such as example/state.json.\n',
+    );
+    expect(plan.code).toBe(1);
   });
 
   it('a state that is not one voxform wrote: status reports where, exit 1; plan, apply and state list stop with state_invalid, not as a bug', async () => {
