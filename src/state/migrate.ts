@@ -1,12 +1,14 @@
 /**
  * `voxform state migrate`: copies every workspace and every history record from one backend to
  * another (file → PostgreSQL, or back), each workspace under both backends' locks so no apply runs
- * while it is copied, then reads the target back and compares. Refuses a target that already holds
- * something unless `force` (then the source's workspaces overwrite the target's of the same name).
+ * while it is copied, then reads the target back and compares. Refuses a source that holds nothing,
+ * and a target that already holds something unless `force` (then the source's workspaces overwrite
+ * the target's of the same name).
  */
 import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
 import type { StateBackend } from './backend.js';
+import { DEFAULT_STATE_FILE } from './open.js';
 
 export interface MigrateResult {
   workspaces: string[];
@@ -17,6 +19,14 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   if (source.kind === target.kind && source.display === target.display) {
     throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself.`, { hint: 'Name another backend with --to.' });
   }
+  // A database lists a workspace its first apply has locked but not written yet (serial 0): nothing to copy there.
+  const workspaces = (await source.listWorkspaces()).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
+  if (workspaces.length === 0 && (await source.exportHistory()).length === 0) {
+    // Most often a mistyped --state: "copied 0 workspaces" would pass for a migration done.
+    throw new VoxformError('state_migrate_refused', `The migration source ${source.display} holds no workspace and no history record: there is nothing to migrate, and nothing was written.`, {
+      hint: `Name the state to copy with --state (or VOXFORM_STATE); without either it is ${DEFAULT_STATE_FILE}.`,
+    });
+  }
   const [targetWorkspaces, targetHistory] = await Promise.all([target.listWorkspaces(), target.exportHistory()]);
   if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0)) {
     throw new VoxformError(
@@ -25,7 +35,6 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
       { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records are added; none is removed).' },
     );
   }
-  const workspaces = (await source.listWorkspaces()).filter((w) => w.serial > 0).map((w) => w.key);
   for (const key of workspaces) await copyWorkspace(source, target, key);
   const history = await source.exportHistory();
   await target.importHistory(history);

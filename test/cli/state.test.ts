@@ -101,4 +101,20 @@ describe('voxform state (file backend)', () => {
     expect(itself.code).toBe(1);
     expect(itself.stderr).toContain('is the source itself');
   });
+
+  it('refuses to migrate from a source that holds nothing (a mistyped --state), writing nothing', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const empty = await p.cli(['state', 'migrate', '--state', 'nowhere/state.json', '--to', 'moved/state.json']);
+    expect(empty.stderr).toBe(
+      [
+        'error: The migration source nowhere/state.json holds no workspace and no history record: there is nothing to migrate, and nothing was written.',
+        '  hint: Name the state to copy with --state (or VOXFORM_STATE); without either it is .voxform/state.json.',
+        '',
+      ].join('\n'),
+    );
+    expect(empty.stdout).toBe('');
+    expect(empty.code).toBe(1);
+    expect(existsSync(path.join(p.dir, 'moved'))).toBe(false);
+  });
 });
