@@ -68,6 +68,20 @@ export interface AcquireOptions {
   ciJobUrl?: string | undefined;
   /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error, nothing held or left behind. */
   signal?: AbortSignal | undefined;
+  /**
+   * A refusal's advice on waiting, for a command without `--lock-timeout` (`voxform state migrate`);
+   * by default `Wait for it to finish (or pass --lock-timeout SECONDS to wait).`
+   */
+  waitAdvice?: string | undefined;
+  /** Added to the unlock command a refusal names, for a lock of another backend than `--state` names (`--state moved/state.json`). */
+  unlockOptions?: string | undefined;
+}
+
+export const DEFAULT_WAIT_ADVICE = 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).';
+
+/** The unlock command a refusal names, as an operator types it. */
+export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unlockOptions'>): string {
+  return `\`voxform state unlock --force ${lockId}${options.unlockOptions ? ` ${options.unlockOptions}` : ''}\``;
 }
 
 /**

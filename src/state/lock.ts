@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { osUser } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { waitToRetryLock } from './backend.js';
+import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock } from './backend.js';
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
 export interface LockOwner {
@@ -39,6 +39,10 @@ export interface AcquireLockOptions {
   ciJobUrl?: string | undefined;
   /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error; the staging folder is removed. */
   signal?: AbortSignal | undefined;
+  /** A refusal's advice on waiting (`AcquireOptions.waitAdvice`). */
+  waitAdvice?: string | undefined;
+  /** Added to the unlock command a refusal names (`AcquireOptions.unlockOptions`). */
+  unlockOptions?: string | undefined;
 }
 
 /**
@@ -102,7 +106,7 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireLock
         await removeDeadHolder(lockDir, holder);
         continue;
       }
-      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder);
+      if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder, options);
       await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
     }
   } finally {
@@ -262,14 +266,14 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
   };
 }
 
-function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>): VoxformError {
+function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireLockOptions): VoxformError {
   const lockId = lockIdOf(holder);
   const named = lockId ? `, lock ${lockId}` : '';
   const who = holder.owner ? `${describeLockOwner(holder.owner)}${named}` : `an unknown run (${holder.unreadable}${named})`;
-  const unlock = lockId ? `run \`voxform state unlock --force ${lockId}\`` : `remove ${lockDir}`;
+  const unlock = lockId ? `run ${unlockCommand(lockId, options)}` : `remove ${lockDir}`;
   const details = holder.owner ? { ...holder.owner } : { unreadable: holder.unreadable };
   return new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {
-    hint: `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If no such run exists any more, ${unlock}.`,
+    hint: `${options.waitAdvice ?? DEFAULT_WAIT_ADVICE} If no such run exists any more, ${unlock}.`,
     details: { holder: { ...details, ...(lockId ? { lockId } : {}) } },
   });
 }

@@ -43,10 +43,11 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
 }
 
 async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {
-  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined };
+  // migrate takes no --lock-timeout: a refusal says to migrate again, and the target's unlock names the target.
+  const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined, waitAdvice: 'Wait for it to finish, then migrate again.' };
   const sourceLock = await source.acquireLock(key, lockOptions);
   try {
-    const targetLock = await target.acquireLock(key, lockOptions);
+    const targetLock = await target.acquireLock(key, { ...lockOptions, unlockOptions: `--state ${shellWord(target.display)}` });
     try {
       const [from, to] = await Promise.all([source.readWorkspace(key), target.readWorkspace(key)]);
       await target.writeWorkspace(key, from.workspace, to.serial);
@@ -74,4 +75,9 @@ function mismatch(target: StateBackend, what: string): VoxformError {
   return new VoxformError('state_migrate_mismatch', `Reading the copy back from ${target.display} failed the check: ${what}.`, {
     hint: 'Another run may be writing to the target; run the migration again with --force once it is idle.',
   });
+}
+
+/** `text` as one word a shell reads back as it is (a database URL's `?` and `&`, a path's spaces). */
+function shellWord(text: string): string {
+  return /^[\w./@:%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

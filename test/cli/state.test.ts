@@ -102,6 +102,29 @@ describe('voxform state (file backend)', () => {
     expect(itself.stderr).toContain('is the source itself');
   });
 
+  it('a migration refused by a lock says to wait and migrate again (migrate takes no --lock-timeout), and how to open that lock', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    for (const [role, stateFile, unlock] of [
+      ['source', '.voxform/state.json', ''],
+      ['target', 'moved/state.json', ' --state moved/state.json'],
+    ] as const) {
+      const lock = await acquireStateLock(path.join(p.dir, stateFile), { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+      try {
+        const refused = await p.cli(['state', 'migrate', '--to', 'moved/state.json']);
+        expect(refused.stderr, role).toContain(`error: The state file ${path.join(p.dir, stateFile)} is locked by `);
+        expect(refused.stderr, role).toContain(
+          `  hint: Wait for it to finish, then migrate again. If no such run exists any more, run \`voxform state unlock --force ${lock.lockId}${unlock}\`.\n`,
+        );
+        expect(refused.stderr).not.toContain('--lock-timeout');
+        expect(refused.code).toBe(1);
+      } finally {
+        await lock.release();
+      }
+    }
+  });
+
   it('refuses to migrate from a source that holds nothing (a mistyped --state), writing nothing', async () => {
     project = await startExampleProject();
     const p = project;

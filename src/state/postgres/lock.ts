@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { osUser } from '../../util/run-identity.js';
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
-import { describeHolder, waitToRetryLock, type AcquireOptions, type LockHolder } from '../backend.js';
+import { DEFAULT_WAIT_ADVICE, describeHolder, unlockCommand, waitToRetryLock, type AcquireOptions, type LockHolder } from '../backend.js';
 
 /** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
 export function advisoryKey(workspace: string, generation: number): string {
@@ -55,7 +55,7 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
       continue;
     }
     const current = await readAdvisoryHolder(client, workspace);
-    if (Date.now() >= deadline) throw lockedError(workspace, current);
+    if (Date.now() >= deadline) throw lockedError(workspace, current, options);
     await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
   }
 }
@@ -111,12 +111,11 @@ export async function forceOpen(client: pg.ClientBase | pg.Pool, lockId: string)
   return { holder: row.holder, ended };
 }
 
-function lockedError(workspace: string, holder: LockHolder | undefined): VoxformError {
+function lockedError(workspace: string, holder: LockHolder | undefined, options: AcquireOptions): VoxformError {
   const who = holder ? describeHolder(holder) : 'another voxform run';
+  const wait = options.waitAdvice ?? DEFAULT_WAIT_ADVICE;
   return new VoxformError('state_locked', `The workspace ${workspace} is locked by ${who}.`, {
-    hint: holder
-      ? `Wait for it to finish (or pass --lock-timeout SECONDS to wait). If that run hangs, \`voxform state unlock --force ${holder.lockId}\` opens the lock.`
-      : 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).',
+    hint: holder ? `${wait} If that run hangs, ${unlockCommand(holder.lockId, options)} opens the lock.` : wait,
     ...(holder ? { details: { holder } } : {}),
   });
 }
