@@ -8,6 +8,7 @@ import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
+import type { StateBackend } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
@@ -33,7 +34,7 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
   }).finally(() => status.done());
-  const code = report(outcome, ctx);
+  const code = report(outcome, ctx, options.backend?.kind ?? 'file');
   // A state write that failed ends the run with its error (exit 1), after the summary has listed
   // what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
@@ -82,7 +83,7 @@ function errorSentence(error: unknown): string {
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-function report(outcome: ApplyOutcome, ctx: CommandContext): number {
+function report(outcome: ApplyOutcome, ctx: CommandContext, backend: StateBackend['kind']): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
@@ -101,7 +102,9 @@ function report(outcome: ApplyOutcome, ctx: CommandContext): number {
   // The state's error follows (see applyOnTerminal): it says what to do.
   if (outcome.stateError !== undefined) return 1;
   if (outcome.lockLost) {
-    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` to see where things stand, then apply again.\n`);
+    // A database's lock goes with its connection; a file's is forced open (the file itself is there).
+    const next = backend === 'postgres' ? 'once the database is back' : 'to see where things stand';
+    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` ${next}, then apply again.\n`);
     return 1;
   }
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;

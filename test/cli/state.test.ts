@@ -1,7 +1,8 @@
 /** `voxform state …` on the file backend (PostgreSQL: test/e2e/postgres-state.test.ts). */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
@@ -60,6 +61,24 @@ describe('voxform state (file backend)', () => {
       await lock.release();
     }
   });
+
+  it('an apply whose lock is forced open stops, and says where its state is in the words of a file, not of a database', async () => {
+    project = await startExampleProject();
+    const p = project;
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 300 }]);
+    const running = p.cli(['apply', '--auto-approve', '--parallelism', '1']);
+    const lockDir = path.join(p.dir, '.voxform/state.json.lock');
+    // Once a first change is applied, open the lock as an operator would.
+    while (p.requests.filter((r) => r.method !== 'GET').length < 2) await delay(20);
+    const holderFile = (await readdir(lockDir)).find((name) => name.startsWith('holder-')) ?? '';
+    const lockId = /^holder-([0-9a-f]+)\.json$/.exec(holderFile)?.[1] ?? '';
+    expect((await p.cli(['state', 'unlock', '--force', lockId])).code).toBe(0);
+    const result = await running;
+    expect(result.stdout).toContain(`Apply stopped: the state lock ${lockId} was forced open by someone else.`);
+    expect(result.stdout).toContain('What was recorded before the loss is in .voxform/state.json; run `voxform plan` to see where things stand, then apply again.\n');
+    expect(result.stdout).not.toContain('database');
+    expect(result.code).toBe(1);
+  }, 90_000);
 
   it('a lock whose holder file cannot be read: apply, status and state list all say it is held, by a run they cannot name, and how to open it', async () => {
     project = await startExampleProject();
