@@ -1,4 +1,5 @@
 import { describeHolder } from '../state/backend.js';
+import { printable } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
 
 const KEY_WORDS: Record<KeyType, string> = {
@@ -29,7 +30,8 @@ export function renderStatusText(report: StatusReport): string {
     ['Last apply', lastApplyLine(report)],
   ];
   const width = Math.max(...lines.map(([label]) => label.length)) + 1;
-  return lines.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value}\n`).join('');
+  // Values come from the state and a lock's holder, which anyone may have written.
+  return lines.map(([label, value]) => `${`${label}:`.padEnd(width)} ${printable(value)}\n`).join('');
 }
 
 /** The report as versioned JSON (`format_version`). */

@@ -7,6 +7,7 @@ import { VoxformError } from '../../errors.js';
 import { describeHolder, type WorkspaceSummary } from '../../state/backend.js';
 import { migrateState } from '../../state/migrate.js';
 import { openStateSpec } from '../../state/open.js';
+import { printable } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { openOperatorBackend } from '../project.js';
 
@@ -27,14 +28,19 @@ export async function list(options: StateCommandOptions, ctx: CommandContext): P
   }
   ctx.stdout.write(`State: ${backend.display} (${backend.kind})\n`);
   if (workspaces.length === 0) ctx.stdout.write('No workspace yet: the first apply makes one.\n');
-  for (const workspace of workspaces) ctx.stdout.write(summaryLine(workspace));
+  for (const workspace of workspaces) ctx.stdout.write(line(summaryLine(workspace)));
   return 0;
+}
+
+/** One line of text from the state, which anyone may have written: its control characters shown as `?`. */
+function line(text: string): string {
+  return `${printable(text)}\n`;
 }
 
 function summaryLine(workspace: WorkspaceSummary): string {
   const last = workspace.lastApply ? `last apply ${workspace.lastApply.outcome} at ${workspace.lastApply.at} by ${workspace.lastApply.by}` : 'no apply recorded';
   const lock = workspace.lock ? `locked by ${describeHolder(workspace.lock)}` : 'not locked';
-  return `  ${workspace.key}  serial ${workspace.serial}, ${last}; ${lock}\n`;
+  return `  ${workspace.key}  serial ${workspace.serial}, ${last}; ${lock}`;
 }
 
 export async function show(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
@@ -43,7 +49,7 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   const key = options.args?.[0] ?? (keys.length === 1 ? keys[0] : undefined);
   if (key === undefined || !keys.includes(key)) {
     const named = key === undefined ? `${backend.display} holds ${keys.length} workspaces; name one` : `${backend.display} holds no workspace ${key}`;
-    throw new VoxformError('workspace_unknown', `${named}.`, { hint: keys.length > 0 ? `Workspaces: ${keys.join(', ')}.` : 'Nothing was applied with this backend yet.' });
+    throw new VoxformError('workspace_unknown', printable(`${named}.`), { hint: keys.length > 0 ? printable(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet.' });
   }
   const stored = await backend.readWorkspace(key);
   const lock = await backend.readLock(key);
@@ -52,12 +58,12 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
     return 0;
   }
   const ws = stored.workspace;
-  ctx.stdout.write(`Workspace ${key} in ${backend.display} (serial ${stored.serial})\n`);
+  ctx.stdout.write(line(`Workspace ${key} in ${backend.display} (serial ${stored.serial})`));
   ctx.stdout.write(`  Lock: ${lock ? `held by ${describeHolder(lock)}` : 'not held'}\n`);
   const counts = (['agents', 'phones', 'campaigns', 'knowledge', 'credentials'] as const).map((kind) => `${Object.keys(ws[kind]).length} ${kind}`);
   ctx.stdout.write(`  Records: ${counts.join(', ')}\n`);
-  for (const [address, agent] of Object.entries(ws.agents)) ctx.stdout.write(`    ${address}: ${agent.id}\n`);
-  ctx.stdout.write(`  Last apply: ${ws.lastApply ? `${ws.lastApply.outcome} at ${ws.lastApply.at} by ${ws.lastApply.by} ("${ws.lastApply.command}")` : 'none recorded'}\n`);
+  for (const [address, agent] of Object.entries(ws.agents)) ctx.stdout.write(line(`    ${address}: ${agent.id}`));
+  ctx.stdout.write(line(`  Last apply: ${ws.lastApply ? `${ws.lastApply.outcome} at ${ws.lastApply.at} by ${ws.lastApply.by} ("${ws.lastApply.command}")` : 'none recorded'}`));
   return 0;
 }
 
@@ -81,7 +87,7 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   ctx.onExit(() => target.close());
   const result = await migrateState(source, target, { force: options.force === true });
   ctx.stdout.write(`Copied ${result.workspaces.length} workspace(s) and ${result.historyRecords} history record(s) from ${source.display} to ${target.display}, and read them back: identical.\n`);
-  for (const key of result.workspaces) ctx.stdout.write(`  ${key}\n`);
+  for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   ctx.stdout.write(`Point --state or VOXFORM_STATE at ${target.display} from now on; ${source.display} is left as it was.\n`);
   return 0;
 }
