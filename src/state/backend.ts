@@ -49,7 +49,7 @@ export interface HeldLock {
   holder: LockHolder;
   /**
    * Aborts when the lock is lost while held (the database connection that holds it dropped, or an
-   * operator forced it open): the apply then starts no new request.
+   * operator forced it open): the apply then sends no new write, and reports what reached the service.
    */
   lost: AbortSignal;
   /** Why `lost` fired, once it has. */
