@@ -81,8 +81,23 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
   if (byId.length === 1) return byId[0] as HistoryRecord;
   const commits = new Set(byCommit.map((record) => record.source.commit));
   if (commits.size > 1) throw ambiguous(wanted, byCommit, `${commits.size} commits`);
-  // Several applies of one commit: the newest that applied completely, else the newest.
-  const fromCommit = byCommit.find((record) => COMPLETE.has(record.outcome)) ?? byCommit[0];
-  if (fromCommit) return fromCommit;
-  throw new VoxformError('history_ref_unknown', `No history record of this workspace is "${wanted}" or has a commit starting with it.`, { hint: REF_HINT });
+  if (byCommit.length === 0) throw new VoxformError('history_ref_unknown', `No history record of this workspace is "${wanted}" or has a commit starting with it.`, { hint: REF_HINT });
+  return commitRecord(byCommit);
+}
+
+/**
+ * The record of a commit's configuration, from the records of that one commit (newest first). A
+ * rollback's record carries the commit checked out when it ran, but holds another record's
+ * configuration: only the applies of the commit's manifests count. Several of those (an apply, then
+ * applies with nothing to do) hold the same configuration: the newest that applied completely, else
+ * the newest.
+ */
+function commitRecord(byCommit: readonly HistoryRecord[]): HistoryRecord {
+  const deploys = byCommit.filter((record) => record.source.rollbackOf === undefined);
+  const found = deploys.find((record) => COMPLETE.has(record.outcome)) ?? deploys[0];
+  if (found) return found;
+  const commit = (byCommit[0] as HistoryRecord).source.commit as string;
+  throw new VoxformError('history_ref_unknown', `Commit ${commit.slice(0, 12)} was checked out only during rollbacks: no record holds the configuration of its manifests.`, {
+    hint: 'Give the id of the record to return to (`voxform history` lists them), or apply the commit\'s manifests.',
+  });
 }

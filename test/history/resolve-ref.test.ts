@@ -90,6 +90,17 @@ describe('ids and commits', () => {
     expect(resolveHistoryRef([failedNewest, ...records], C1.slice(0, 7))).toBe(v1);
   });
 
+  it('passes over rollbacks run at the commit: their record carries the commit checked out, but holds another record\'s configuration', () => {
+    const rollbackToV1 = { ...record('20260104T100000000Z-eeeeee', C2, { desk: 'h1', booking: 'b1' }), source: { commit: C2, rollbackOf: v1.id } };
+    expect(resolveHistoryRef([rollbackToV1, ...records], C2.slice(0, 7))).toBe(v2again);
+    expect(resolveHistoryRef([rollbackToV1, v2, v1], C2)).toBe(v2);
+  });
+
+  it('refuses a commit that only rollbacks ran at: no record holds its manifests\' configuration', () => {
+    const onlyRollback = { ...record('20260104T100000000Z-eeeeee', C3, { desk: 'h1' }), source: { commit: C3, rollbackOf: v1.id } };
+    expect(codeOf(() => resolveHistoryRef([onlyRollback, ...records], C3.slice(0, 9)))).toBe('history_ref_unknown');
+  });
+
   it('refuses a prefix of two commits, a prefix shorter than 7, an empty and an unknown reference', () => {
     const withC3 = [record('20260104T100000000Z-eeeeee', C3, { desk: 'h3' }), ...records];
     expect(codeOf(() => resolveHistoryRef(withC3, '2222222'))).toBe('history_ref_ambiguous');
