@@ -1,15 +1,17 @@
 /**
  * The file backend's deploy ledger: one JSON file per apply in a folder beside the state file
  * (`.voxform/history/`), named by the record's id so a listing sorts by time. A record is written
- * atomically and never changed; a damaged or foreign file in the folder is skipped, not fatal, so
- * one bad file cannot hide the rest of the history.
+ * atomically and never changed; a damaged or foreign file in the folder (one that is not JSON, or
+ * not a record by src/history/check-record.ts) is skipped and reported, not fatal, so one bad file
+ * cannot hide the rest of the history.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { VoxformError } from '../errors.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { isPlainObject } from '../util/json-object.js';
-import { recordedAgent, type HistoryRecord, type HistoryStore } from './types.js';
+import { historyRecordProblem } from './check-record.js';
+import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore } from './types.js';
 
 const RECORD_FILE = /^(\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6})\.json$/;
 
@@ -17,6 +19,14 @@ const RECORD_FILE = /^(\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6})\.json$/;
 export function newHistoryId(at: Date = new Date()): string {
   const stamp = at.toISOString().replace(/[-:]/g, '').replace('.', '');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The folder cannot be listed: a file where it (or a folder above it) should be, or no permission. */
+function unreadableFolder(directory: string, error: NodeJS.ErrnoException): VoxformError {
+  const why = error.code === 'ENOTDIR' ? 'it, or a folder above it, is a file' : (error.code ?? error.message);
+  return new VoxformError('state_unreadable', `Cannot read the history folder ${directory}: ${why}.`, {
+    hint: 'The history is the folder `history/` beside the state file: move what is in its way, fix its permissions, or point --state at a state file in another folder.',
+  });
 }
 
 export class FileHistoryStore implements HistoryStore {
@@ -29,12 +39,12 @@ export class FileHistoryStore implements HistoryStore {
     return stored;
   }
 
-  async list(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]> {
+  async list(query: HistoryQuery): Promise<HistoryRecord[]> {
     const ids = (await this.recordIds()).reverse();
     const found: HistoryRecord[] = [];
     for (const id of ids) {
       if (query.limit !== undefined && found.length >= query.limit) break;
-      const record = await this.read(id);
+      const record = await this.read(id, query);
       if (!record || record.workspace !== query.workspace) continue;
       if (query.agent !== undefined && !recordedAgent(record, query.agent)) continue;
       found.push(record);
@@ -49,27 +59,23 @@ export class FileHistoryStore implements HistoryStore {
       names = await readdir(this.directory);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
+      throw unreadableFolder(this.directory, error as NodeJS.ErrnoException);
     }
     return names.flatMap((name) => RECORD_FILE.exec(name)?.[1] ?? []).sort();
   }
 
-  private async read(id: string): Promise<HistoryRecord | undefined> {
+  /** The record of a file, or undefined (the file skipped, and reported to `onSkipped`) when the file holds none. */
+  private async read(id: string, query: HistoryQuery): Promise<HistoryRecord | undefined> {
+    const file = path.join(this.directory, `${id}.json`);
+    let problem: string | undefined;
     try {
-      const parsed: unknown = JSON.parse(await readFile(path.join(this.directory, `${id}.json`), 'utf8'));
-      return isHistoryRecord(parsed) && parsed.id === id ? parsed : undefined;
-    } catch {
-      return undefined;
+      const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
+      problem = historyRecordProblem(parsed) ?? ((parsed as HistoryRecord).id === id ? undefined : 'id: not the id its file is named by');
+      if (problem === undefined) return parsed as HistoryRecord;
+    } catch (error) {
+      problem = error instanceof SyntaxError ? 'not JSON' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
     }
+    query.onSkipped?.({ where: file, problem });
+    return undefined;
   }
-}
-
-function isHistoryRecord(value: unknown): value is HistoryRecord {
-  return (
-    isPlainObject(value) &&
-    ['id', 'workspace', 'at', 'by', 'command', 'outcome'].every((key) => typeof value[key] === 'string') &&
-    isPlainObject(value.source) &&
-    isPlainObject(value.summary) &&
-    isPlainObject(value.agents)
-  );
 }

@@ -1,7 +1,10 @@
 /**
  * `voxform history` output: text for people, JSON (schemas/history.schema.json) for scripts. A
  * record holds no secret, so nothing here needs redacting; the CLI's output scrub still applies.
+ * A history file is data like any other in the project's folder: text from a record is printed
+ * through `printable`, which shows a control character as `?`.
  */
+import { printable } from '../util/printable.js';
 import { agentVersionKey, recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
 
 /** Version of the JSON history format. */
@@ -20,14 +23,6 @@ export function agentsChanged(record: HistoryRecord, older: readonly HistoryReco
       return before === undefined || agentVersionKey(before) !== agentVersionKey(now);
     })
     .sort();
-}
-
-/**
- * Text from a record, safe to print: a history file is data like any other in the repository's
- * folder, so a control character (a terminal escape sequence) in it is shown as `?`, never sent.
- */
-function printable(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
 }
 
 function sourceLine(record: HistoryRecord): string {

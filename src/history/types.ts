@@ -85,12 +85,29 @@ export interface DeploySummary {
   skipped: number;
 }
 
+/** A stored record that is not a history record (src/history/check-record.ts): skipped, and said why. */
+export interface SkippedRecord {
+  /** Where it is kept: the file, or the record's id. */
+  where: string;
+  /** `field: what is wrong`. */
+  problem: string;
+}
+
+export interface HistoryQuery {
+  workspace: string;
+  /** Only records that hold that agent. */
+  agent?: string | undefined;
+  limit?: number | undefined;
+  /** Hears each stored record that is skipped because it is damaged or foreign. */
+  onSkipped?: ((skipped: SkippedRecord) => void) | undefined;
+}
+
 /** Where history records are kept: implemented by each state backend. */
 export interface HistoryStore {
   /** Appends a record; its id is assigned here. Resolves once the record is stored. */
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
   /** Records of a workspace, newest first; with `agent`, only records that hold that agent. */
-  list(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]>;
+  list(query: HistoryQuery): Promise<HistoryRecord[]>;
 }
 
 /**

@@ -1,9 +1,10 @@
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isVoxformError } from '../../src/errors.js';
 import { FileHistoryStore, newHistoryId } from '../../src/history/file-store.js';
-import type { HistoryRecord } from '../../src/history/types.js';
+import type { HistoryRecord, SkippedRecord } from '../../src/history/types.js';
 
 function record(at: string, workspace = 'default@local', agents: HistoryRecord['agents'] = {}): Omit<HistoryRecord, 'id'> {
   return {
@@ -18,7 +19,7 @@ function record(at: string, workspace = 'default@local', agents: HistoryRecord['
   };
 }
 
-const agent = { id: 'ag1', config: { prompt: 'hi' }, configHash: 'sha256:x', maskedPaths: [] };
+const agent = { id: 'ag1', config: { prompt: 'hi' }, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths: [] };
 
 describe('FileHistoryStore', () => {
   it('lists a workspace newest first, filtered by agent and limited', async () => {
@@ -39,6 +40,40 @@ describe('FileHistoryStore', () => {
     await writeFile(path.join(dir, `${newHistoryId(new Date('2026-01-05T00:00:00Z'))}.json`), '{ not json');
     expect((await store.list({ workspace: 'default@local' })).map((r) => r.id)).toEqual([kept.id]);
     expect(await readdir(dir)).toHaveLength(2);
+  });
+
+  it('skips, and reports, a file that is not JSON, a record of another shape and one named by another id', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
+    const store = new FileHistoryStore(dir);
+    const kept = await store.append(record('2026-01-01T10:00:00.000Z', 'default@local', { desk: agent }));
+    const copy = (id: string, change: (record: Record<string, unknown>) => void) =>
+      readFile(path.join(dir, `${kept.id}.json`), 'utf8').then((text) => {
+        const damaged = { ...(JSON.parse(text) as Record<string, unknown>), id };
+        change(damaged);
+        return writeFile(path.join(dir, `${id}.json`), JSON.stringify(damaged));
+      });
+    await copy('20260102T100000000Z-aaaaaa', (r) => (r.agents = { desk: null }));
+    await copy('20260103T100000000Z-bbbbbb', (r) => (r.id = '20260101T100000000Z-cccccc'));
+    await writeFile(path.join(dir, '20260104T100000000Z-dddddd.json'), '{ not json');
+    await mkdir(path.join(dir, '20260105T100000000Z-eeeeee.json'));
+    const skipped: SkippedRecord[] = [];
+    expect((await store.list({ workspace: 'default@local', agent: 'desk', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
+    expect(skipped).toEqual([
+      { where: path.join(dir, '20260105T100000000Z-eeeeee.json'), problem: 'cannot be read (EISDIR)' },
+      { where: path.join(dir, '20260104T100000000Z-dddddd.json'), problem: 'not JSON' },
+      { where: path.join(dir, '20260103T100000000Z-bbbbbb.json'), problem: 'id: not the id its file is named by' },
+      { where: path.join(dir, '20260102T100000000Z-aaaaaa.json'), problem: 'agents.desk: not an object' },
+    ]);
+  });
+
+  it('refuses, with a clear error, a history folder that is a file or is under one', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
+    await writeFile(path.join(dir, 'history'), '');
+    for (const folder of [path.join(dir, 'history'), path.join(dir, 'history', 'below')]) {
+      const error = await new FileHistoryStore(folder).list({ workspace: 'default@local' }).catch((e: unknown) => e);
+      expect(isVoxformError(error) && error.code).toBe('state_unreadable');
+      expect((error as Error).message).toBe(`Cannot read the history folder ${folder}: it, or a folder above it, is a file.`);
+    }
   });
 
   it('gives two records of the same millisecond different ids that sort by time', () => {

@@ -67,7 +67,7 @@ function record(id: string, workspace: string): HistoryRecord {
     outcome: 'applied',
     source: { commit: 'a'.repeat(40), branch: 'main' },
     summary: { create: 1, update: 0, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
-    agents: { front: { id: 'a1', config: { prompt: 'Hi ${env:X}' }, configHash: 'sha256:1', maskedPaths: [] } },
+    agents: { front: { id: 'a1', config: { prompt: 'Hi ${env:X}' }, configHash: `sha256:${'1'.repeat(64)}`, maskedPaths: [] } },
   };
 }
 

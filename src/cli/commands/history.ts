@@ -2,10 +2,12 @@
  * `voxform history`: the deploy ledger of the workspace (`ENV@SERVICE`), newest first. Reads only
  * the state's history: no API key needed, nothing sent to the service.
  */
+import { recordedAgent } from '../../history/types.js';
 import { renderHistoryJson, renderHistoryText } from '../../history/render.js';
 import { workspaceKey } from '../../state/types.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
+import { workspaceHistory } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
@@ -27,8 +29,10 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   const workspace = await historyWorkspace(options, ctx);
   const store = (await openOperatorBackend(options, ctx)).history;
   const limit = options.limit ?? DEFAULT_LIMIT;
+  const { agent } = options;
+  const records = await workspaceHistory(store, workspace, ctx);
   // One record more than shown: the last one shown needs its predecessor to tell which agents it changed.
-  const found = await store.list({ workspace, agent: options.agent, limit: limit + 1 });
+  const found = records.filter((record) => agent === undefined || recordedAgent(record, agent)).slice(0, limit + 1);
   const shown = found.slice(0, limit);
   const older = found.slice(limit);
   ctx.stdout.write(options.format === 'json' ? renderHistoryJson(shown, workspace, older) : renderHistoryText(shown, workspace, older, options.agent));

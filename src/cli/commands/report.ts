@@ -18,6 +18,7 @@ import { workspaceKey } from '../../state/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { workspaceHistory } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
@@ -55,7 +56,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const { client, baseUrl, local } = await resolveConnection({ ...options, manifest: service }, ctx);
   const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
   // The apply history of the state backend (`--state` or `VOXFORM_STATE`): a folder, or a table.
-  const history = await (await openOperatorBackend(options, ctx)).history.list({ workspace });
+  const history = await workspaceHistory((await openOperatorBackend(options, ctx)).history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : agentIdOf(options.agent, manifestNames, history);
   if (options.sinceDeploy) since = sinceDeployStart(history, agentId, until ?? now.getTime() / 1000);
 

@@ -8,9 +8,11 @@ import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
 import type { HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
+import { printable } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
+import { workspaceHistory } from '../history-records.js';
 import { lockTimeoutSeconds } from './apply.js';
 
 export interface RollbackOptions extends ProjectOptions {
@@ -21,10 +23,11 @@ export interface RollbackOptions extends ProjectOptions {
   lockTimeout?: string;
 }
 
+/** The record restored, as the output names it: checked for shape when read, and printed through `printable` all the same. */
 function describeRecord(record: HistoryRecord): string {
   const { source } = record;
   const from = [source.commit ? `commit ${source.commit.slice(0, 7)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
-  return `${record.id} (${record.at}${from ? `, ${from}` : ''})`;
+  return printable(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
 }
 
 /**
@@ -56,7 +59,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const project = await connectProject(options, ctx);
   const history = project.backend.history;
   const agents = options.agent ?? [];
-  const records = await history.list({ workspace: project.workspaceKey });
+  const records = await workspaceHistory(history, project.workspaceKey, ctx);
   const restored = resolveHistoryRef(records, ref, agents);
   const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
   ctx.stdout.write(`Rolling back ${[...desired.agents.keys()].join(', ')} to ${describeRecord(restored)}.\n\n`);

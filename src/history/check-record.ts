@@ -1,0 +1,109 @@
+/**
+ * The shape of a history record as read back. A history file (or row) is data in the project's
+ * folder like any other — copied, edited, merged by hand — so every field `history`, `rollback` and
+ * `report` use is checked before a record is used: a record that does not fit is skipped, never half
+ * used (a `null` agent crashing the listing, a `config` that is a string "applied" by a rollback, an
+ * escape sequence in a time printed to the terminal). The rules are those of what voxform writes
+ * (src/history/record.ts, src/history/source.ts) and of schemas/history.schema.json; a field a later
+ * version adds is left alone.
+ */
+import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import type { HistoryRecord } from './types.js';
+
+/** A record id: the time the apply ended, to the millisecond, then random hex (src/history/file-store.ts). */
+export const HISTORY_RECORD_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
+const OUTCOMES = new Set(['applied', 'failed', 'interrupted', 'nothing_to_do']);
+const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
+const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** As src/history/source.ts keeps a branch: printable, no spaces, none of git's forbidden characters. */
+const BRANCH = /^[^\s\x00-\x1f\x7f~^:?*[\\]{1,255}$/;
+/** An agent's local name, as manifests allow it (schemas/manifest.schema.json, LocalName). */
+const LOCAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+const CONFIG_HASH = /^sha256:[0-9a-f]{64}$/;
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
+const SUMMARY_COUNTS = ['create', 'update', 'unchanged', 'drifted', 'applied', 'failed', 'skipped'] as const;
+
+/** One problem, as `field: what is wrong`; undefined when the value fits. */
+type Problem = string | undefined;
+
+const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isText = (value: unknown) => typeof value === 'string' && value !== '' && !CONTROL.test(value);
+const isStringList = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+function optional(value: unknown, fits: (value: unknown) => boolean): boolean {
+  return value === undefined || fits(value);
+}
+
+function isLink(value: unknown): boolean {
+  if (typeof value !== 'string' || CONTROL.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
+function isTime(value: unknown): boolean {
+  return typeof value === 'string' && AT.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+function sourceProblem(source: unknown): Problem {
+  if (!isPlainObject(source)) return 'source: not an object';
+  if (!optional(source.commit, (v) => typeof v === 'string' && COMMIT.test(v))) return 'source.commit: not a commit id (40 or 64 hex digits)';
+  if (!optional(source.branch, (v) => typeof v === 'string' && BRANCH.test(v))) return 'source.branch: not a branch name';
+  if (!optional(source.pullRequest, (v) => isCount(v) && (v as number) > 0)) return 'source.pullRequest: not a request number';
+  if (!optional(source.ciJobUrl, isLink)) return 'source.ciJobUrl: not an http(s) link';
+  if (!optional(source.rollbackOf, (v) => typeof v === 'string' && HISTORY_RECORD_ID.test(v))) return 'source.rollbackOf: not a record id';
+  return undefined;
+}
+
+function summaryProblem(summary: unknown): Problem {
+  if (!isPlainObject(summary)) return 'summary: not an object';
+  const wrong = SUMMARY_COUNTS.find((key) => !isCount(summary[key]));
+  return wrong === undefined ? undefined : `summary.${wrong}: not a count`;
+}
+
+function agentProblem(agent: JsonObject): Problem {
+  if (!isText(agent.id)) return 'id: not an agent id';
+  if (!optional(agent.name, (v) => typeof v === 'string')) return 'name: not text';
+  if (!isPlainObject(agent.config)) return 'config: not an object';
+  if (!optional(agent.knowledge, isStringList)) return 'knowledge: not a list of names';
+  if (typeof agent.configHash !== 'string' || !CONFIG_HASH.test(agent.configHash)) return 'configHash: not a sha256: hash';
+  if (!isStringList(agent.maskedPaths)) return 'maskedPaths: not a list of paths';
+  if (!optional(agent.promptLength, isCount)) return 'promptLength: not a length';
+  if (!optional(agent.unrecordedSecrets, isStringList)) return 'unrecordedSecrets: not a list of paths';
+  return undefined;
+}
+
+function agentsProblem(agents: unknown): Problem {
+  if (!isPlainObject(agents)) return 'agents: not an object';
+  for (const [name, agent] of Object.entries(agents)) {
+    // The name is shown escaped: it is the one thing about this record that is not yet known to be safe to print.
+    if (!LOCAL_NAME.test(name)) return `agents: ${JSON.stringify(name)} is not an agent name`;
+    if (!isPlainObject(agent)) return `agents.${name}: not an object`;
+    const problem = agentProblem(agent);
+    if (problem) return `agents.${name}.${problem}`;
+  }
+  return undefined;
+}
+
+function headerProblem(record: JsonObject): Problem {
+  if (typeof record.id !== 'string' || !HISTORY_RECORD_ID.test(record.id)) return 'id: not a record id';
+  if (!isText(record.workspace)) return 'workspace: not a workspace';
+  if (!isTime(record.at)) return 'at: not a time (ISO 8601, UTC)';
+  if (typeof record.by !== 'string') return 'by: not text';
+  if (typeof record.command !== 'string') return 'command: not text';
+  if (typeof record.outcome !== 'string' || !OUTCOMES.has(record.outcome)) return 'outcome: not applied, failed, interrupted or nothing_to_do';
+  return undefined;
+}
+
+/** What is wrong with a value read as a history record, as `field: problem`; undefined for a record voxform could have written. */
+export function historyRecordProblem(value: unknown): Problem {
+  if (!isPlainObject(value)) return 'not a JSON object';
+  return headerProblem(value) ?? sourceProblem(value.source) ?? summaryProblem(value.summary) ?? agentsProblem(value.agents);
+}
+
+export function isHistoryRecord(value: unknown): value is HistoryRecord {
+  return historyRecordProblem(value) === undefined;
+}

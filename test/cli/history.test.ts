@@ -1,0 +1,116 @@
+/**
+ * `voxform history` and `voxform rollback` on a history folder that is data like any other: damaged
+ * or foreign records are skipped with a warning (never a crash, never "applied"), a record's escape
+ * sequences never reach the terminal, and a folder that is a file is a clear error. Built CLI, the
+ * file backend; nothing here needs the service but the rollbacks (`--local`).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { workspaceHistory } from '../../src/cli/history-records.js';
+import type { HistoryRecord, HistoryStore } from '../../src/history/types.js';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
+
+const tempDir = useTempDirs();
+const MANIFEST = 'version: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n    config:\n      first_message: "Hello"\n';
+const GOOD = '20261123T100000000Z-aaaaaa';
+
+function record(id: string, change: (record: Record<string, any>) => void = () => undefined): HistoryRecord {
+  const written: Record<string, any> = {
+    id,
+    workspace: 'default@local',
+    at: '2026-11-23T10:00:00.000Z',
+    by: 'dev@laptop',
+    command: 'voxform apply',
+    outcome: 'applied',
+    source: { commit: 'a'.repeat(40), branch: 'main' },
+    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents: { 'front-desk': { id: '-OKdqbqetEcM4ak369ym', config: { first_message: 'Hello from the record' }, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths: [] } },
+  };
+  change(written);
+  return written as HistoryRecord;
+}
+
+/** A project whose history holds a good record and the damaged ones given (by id). */
+async function projectWith(damaged: Record<string, (record: Record<string, any>) => void>): Promise<string> {
+  const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+  const folder = path.join(dir, '.voxform/history');
+  await mkdir(folder, { recursive: true });
+  for (const [id, change] of Object.entries({ [GOOD]: () => undefined, ...damaged })) {
+    await writeFile(path.join(folder, `${id}.json`), JSON.stringify(record(id, change)));
+  }
+  return dir;
+}
+
+const cli = (dir: string, args: string[]) => runCli(args, { cwd: dir });
+
+describe('a damaged history record', () => {
+  it('is skipped with a warning by history, which lists the rest', async () => {
+    const dir = await projectWith({
+      '20261123T110000000Z-bbbbbb': (r) => (r.agents['front-desk'] = null),
+      '20261123T120000000Z-cccccc': (r) => (r.source = { commit: 1234567 }),
+      '20261123T130000000Z-dddddd': (r) => (r.summary = {}),
+    });
+    for (const format of ['text', 'json']) {
+      const result = await cli(dir, ['history', '--local', '--format', format]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(GOOD);
+      expect(result.stdout).not.toContain('undefined');
+      expect(result.stderr).not.toContain('unexpected problem');
+      expect(result.stderr).toContain(`warning: ${path.join('.voxform/history', '20261123T110000000Z-bbbbbb.json')} is skipped: it is not a voxform history record (agents.front-desk: not an object).`);
+      expect(result.stderr).toContain('(source.commit: not a commit id (40 or 64 hex digits))');
+      expect(result.stderr).toContain('(summary.create: not a count)');
+    }
+  });
+
+  it('is never restored: a config that is not an object is skipped, and rollback of it applies nothing', async () => {
+    const damaged = '20261123T110000000Z-bbbbbb';
+    const dir = await projectWith({ [damaged]: (r) => (r.agents['front-desk'].config = 'str') });
+    const result = await cli(dir, ['rollback', damaged, '--local', '--auto-approve']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('(agents.front-desk.config: not an object)');
+    expect(result.stderr).toContain(`No history record of this workspace is "${damaged}"`);
+    expect(result.stdout).not.toContain('Apply complete');
+  });
+
+  it('never sends a record\'s escape sequences to the terminal: such a record is skipped', async () => {
+    const hostile = '20261123T110000000Z-bbbbbb';
+    const dir = await projectWith({
+      [hostile]: (r) => {
+        r.at = '2026-11-23T11:00:00.000Z\u001b[31mRED';
+        r.source.branch = 'main\u001b]0;pwned\u0007';
+      },
+    });
+    for (const args of [['history', '--local'], ['rollback', hostile, '--local', '--auto-approve'], ['rollback', 'aaaaaaa', '--local', '--auto-approve']]) {
+      const result = await cli(dir, args);
+      expect(result.stdout + result.stderr, args.join(' ')).not.toMatch(/[\u001b\u0007]/);
+    }
+    expect((await cli(dir, ['history', '--local'])).stderr).toContain('(at: not a time (ISO 8601, UTC))');
+  });
+});
+
+describe('a history folder that is a file', () => {
+  it.each<{ name: string; files: Record<string, string>; args: string[]; folder: string }>([
+    { name: '.voxform/history is a file', files: { '.voxform/history': '' }, args: [], folder: '.voxform/history' },
+    { name: '--state under a file', files: { afile: '' }, args: ['--state', 'afile/state.json'], folder: 'afile/history' },
+  ])('stops history and rollback with a clear error: $name', async ({ files, args, folder }) => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, ...files });
+    for (const command of [['history'], ['rollback', 'previous', '--auto-approve']]) {
+      const result = await cli(dir, [...command, '--local', ...args]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error: Cannot read the history folder ${path.join(dir, folder)}: it, or a folder above it, is a file.`);
+      expect(result.stderr).not.toMatch(/unexpected problem|ENOTDIR|\n\s+at /);
+    }
+  });
+});
+
+describe('workspaceHistory', () => {
+  it('checks the records of a backend that does not check them itself (a database row is data too)', async () => {
+    const rows = [record('20261123T110000000Z-bbbbbb', (r) => (r.agents['front-desk'].configHash = 'x')), record(GOOD)];
+    const store: HistoryStore = { append: () => Promise.reject(new Error('not here')), list: () => Promise.resolve(rows) };
+    const { ctx, captured } = makeContext({ cwd: '/tmp' });
+    expect((await workspaceHistory(store, 'default@local', ctx)).map((r) => r.id)).toEqual([GOOD]);
+    expect(captured.stderr).toBe('warning: history record 20261123T110000000Z-bbbbbb is skipped: it is not a voxform history record (agents.front-desk.configHash: not a sha256: hash).\n');
+  });
+});
