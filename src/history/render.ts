@@ -25,6 +25,29 @@ export function agentsChanged(record: HistoryRecord, older: readonly HistoryReco
     .sort();
 }
 
+/** A record as `voxform history` shows it, with the agents it changed. */
+export interface HistoryEntry {
+  record: HistoryRecord;
+  agentsChanged: string[];
+}
+
+/**
+ * The records `voxform history` shows, from every record of the workspace (newest first): those
+ * holding `agent` when given, at most `limit`. What a record changed is found against the records
+ * before it in that whole history, whatever the filters: the same record names the same agents
+ * with any `--limit` or `--agent`.
+ */
+export function historyEntries(records: readonly HistoryRecord[], options: { agent?: string | undefined; limit?: number | undefined } = {}): HistoryEntry[] {
+  const { agent, limit = Number.POSITIVE_INFINITY } = options;
+  const entries: HistoryEntry[] = [];
+  for (let index = 0; index < records.length && entries.length < limit; index++) {
+    const record = records[index] as HistoryRecord;
+    if (agent !== undefined && !recordedAgent(record, agent)) continue;
+    entries.push({ record, agentsChanged: agentsChanged(record, records.slice(index + 1)) });
+  }
+  return entries;
+}
+
 function sourceLine(record: HistoryRecord): string {
   const { source } = record;
   const parts: string[] = [];
@@ -40,21 +63,19 @@ function summaryLine(record: HistoryRecord): string {
   return `plan ${s.create} to create, ${s.update} to update, ${s.unchanged} unchanged; ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped`;
 }
 
-/** Records (newest first) as text; `older` continues the list (for each record's "agents changed"). */
-export function renderHistoryText(records: readonly HistoryRecord[], workspace: string, older: readonly HistoryRecord[] = [], agent?: string): string {
-  if (records.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${printable(agent)}".\n`;
-  if (records.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n`;
-  const all = [...records, ...older];
+/** Entries (newest first, see `historyEntries`) as text; `agent`: the `--agent` they were chosen by. */
+export function renderHistoryText(entries: readonly HistoryEntry[], workspace: string, agent?: string): string {
+  if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${printable(agent)}".\n`;
+  if (entries.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n`;
   const lines = [`History of ${workspace}, newest first:`, ''];
-  records.forEach((record, index) => {
-    const changed = agentsChanged(record, all.slice(index + 1));
+  for (const { record, agentsChanged: changed } of entries) {
     lines.push(printable(`${record.id}  ${record.at}  ${record.outcome}`));
     lines.push(`  by ${printable(record.by)}, ${sourceLine(record)}`);
     if (record.source.ciJobUrl) lines.push(`  job ${printable(record.source.ciJobUrl)}`);
     lines.push(`  ${printable(summaryLine(record))}`);
     lines.push(`  agents changed: ${changed.length > 0 ? printable(changed.join(', ')) : 'none'}`);
     lines.push('');
-  });
+  }
   return `${lines.join('\n')}`;
 }
 
@@ -93,13 +114,12 @@ function recordJson(record: HistoryRecord, changed: string[]): Record<string, un
   };
 }
 
-/** Records (newest first) as the JSON document of schemas/history.schema.json. */
-export function renderHistoryJson(records: readonly HistoryRecord[], workspace: string, older: readonly HistoryRecord[] = []): string {
-  const all = [...records, ...older];
+/** Entries (newest first, see `historyEntries`) as the JSON document of schemas/history.schema.json. */
+export function renderHistoryJson(entries: readonly HistoryEntry[], workspace: string): string {
   const document = {
     format_version: HISTORY_JSON_FORMAT_VERSION,
     workspace,
-    records: records.map((record, index) => recordJson(record, agentsChanged(record, all.slice(index + 1)))),
+    records: entries.map((entry) => recordJson(entry.record, entry.agentsChanged)),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }

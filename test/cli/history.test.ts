@@ -90,6 +90,29 @@ describe('a damaged history record', () => {
   });
 });
 
+describe('agents changed', () => {
+  it('is the same for a record whatever --limit and --agent show', async () => {
+    const version = (v: string) => ({ id: `ag-${v}`, config: { first_message: v }, configHash: `sha256:${v.repeat(64)}`, maskedPaths: [] });
+    const agents = (versions: Record<string, string>) => (r: Record<string, any>) => {
+      r.agents = Object.fromEntries(Object.entries(versions).map(([name, v]) => [name, version(v)]));
+    };
+    const all = (v: string) => agents({ constructor: v, toString: v, hasOwnProperty: v });
+    // v1; all v2; a rollback of constructor, then of toString; an apply of v2 again.
+    const dir = await projectWith({
+      '20261123T110000000Z-bbbbbb': all('2'),
+      '20261123T120000000Z-cccccc': agents({ constructor: '1' }),
+      '20261123T130000000Z-dddddd': agents({ toString: '1' }),
+      '20261123T140000000Z-eeeeee': all('2'),
+    });
+    await writeFile(path.join(dir, '.voxform/history', `${GOOD}.json`), JSON.stringify(record(GOOD, all('1'))));
+    for (const args of [[], ['--limit', '1'], ['--limit', '5'], ['--agent', 'constructor'], ['--agent', 'hasOwnProperty', '--limit', '1']]) {
+      const result = await cli(dir, ['history', '--local', '--format', 'json', ...args]);
+      const newest = (JSON.parse(result.stdout) as { records: Array<{ id: string; agents_changed: string[] }> }).records[0];
+      expect(newest, args.join(' ')).toEqual(expect.objectContaining({ id: '20261123T140000000Z-eeeeee', agents_changed: ['constructor', 'toString'] }));
+    }
+  });
+});
+
 describe('a history folder that is a file', () => {
   it.each<{ name: string; files: Record<string, string>; args: string[]; folder: string }>([
     { name: '.voxform/history is a file', files: { '.voxform/history': '' }, args: [], folder: '.voxform/history' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentsChanged, renderHistoryJson, renderHistoryText } from '../../src/history/render.js';
+import { agentsChanged, historyEntries, renderHistoryJson, renderHistoryText } from '../../src/history/render.js';
 import { recordedAgent, type HistoryRecord } from '../../src/history/types.js';
 
 function record(id: string, agents: Record<string, string>, extra: Partial<HistoryRecord> = {}): HistoryRecord {
@@ -43,30 +43,47 @@ describe('history renderers', () => {
     expect(recordedAgent(named, 'toString')?.configHash).toBe('h1');
   });
 
+  it('names what a record changed against the whole history before it, whatever --limit and --agent show', () => {
+    // Three agents with names an object has anyway; v1; all v2; a rollback of one, then of another; an apply of v2 again.
+    const all = (hash: string) => ({ constructor: hash, toString: hash, hasOwnProperty: hash });
+    const v1 = record('20261123T100000000Z-aaaaaa', all('v1'));
+    const v2 = record('20261123T110000000Z-bbbbbb', all('v2'));
+    const backConstructor = record('20261123T120000000Z-cccccc', { constructor: 'v1' });
+    const backToString = record('20261123T130000000Z-dddddd', { toString: 'v1' });
+    const again = record('20261123T140000000Z-eeeeee', all('v2'));
+    const history = [again, backToString, backConstructor, v2, v1];
+    const changedOfNewest = (options: { agent?: string; limit?: number }) => historyEntries(history, options)[0]?.agentsChanged;
+    for (const options of [{}, { limit: 1 }, { limit: 2 }, { limit: 5 }, { agent: 'constructor' }, { agent: 'toString', limit: 1 }, { agent: 'hasOwnProperty' }]) {
+      expect(changedOfNewest(options), JSON.stringify(options)).toEqual(['constructor', 'toString']);
+    }
+    expect(historyEntries(history, { agent: 'constructor' }).map((entry) => entry.record.id)).toEqual([again.id, backConstructor.id, v2.id, v1.id]);
+    expect(historyEntries(history, { agent: 'hasOwnProperty', limit: 2 }).map((entry) => entry.agentsChanged)).toEqual([['constructor', 'toString'], ['constructor', 'hasOwnProperty', 'toString']]);
+  });
+
   it('prints each record with who, the short commit, branch and pull request, outcome, summary and agents changed', () => {
-    const text = renderHistoryText([older], 'default@local');
+    const text = renderHistoryText(historyEntries([older]), 'default@local');
     expect(text).toContain('20261123T110000000Z-aaaaaa  2026-11-23T12:00:00.000Z  applied');
     expect(text).toContain('by dev@laptop, commit abcdef0 on main (PR #12)');
     expect(text).toContain('job https://ci.example.com/run/1');
     expect(text).toContain('plan 0 to create, 1 to update, 1 unchanged; 1 applied, 0 failed, 0 skipped');
     expect(text).toContain('agents changed: booking, desk');
-    expect(renderHistoryText([newer], 'default@local', [older])).toContain(`rollback to ${older.id}`);
+    expect(renderHistoryText(historyEntries([newer, older], { limit: 1 }), 'default@local')).toContain(`rollback to ${older.id}`);
   });
 
   it('never prints a control character from a record', () => {
     const hostile = record('20261123T130000000Z-cccccc', { desk: 'h3' }, { by: 'x\u001b[31m@y', source: { branch: 'b\u0007' } });
-    const text = renderHistoryText([hostile], 'default@local');
+    const text = renderHistoryText(historyEntries([hostile]), 'default@local');
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
     expect(text).toContain('x?[31m@y');
   });
 
   it('says when there is nothing, and when nothing holds the agent asked for', () => {
     expect(renderHistoryText([], 'default@local')).toContain('No history for default@local yet');
-    expect(renderHistoryText([], 'default@local', [], 'desk')).toContain('No record of default@local holds agent "desk"');
+    expect(renderHistoryText([], 'default@local', 'desk')).toContain('No record of default@local holds agent "desk"');
   });
 
   it('writes JSON in snake_case with nulls for what is unknown', () => {
-    const document = JSON.parse(renderHistoryJson([newer], 'default@local', [older]));
+    const document = JSON.parse(renderHistoryJson(historyEntries([newer, older], { limit: 1 }), 'default@local'));
     expect(document.format_version).toBe('1');
     expect(document.records).toHaveLength(1);
     expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, rollback_of: older.id });

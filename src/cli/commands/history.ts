@@ -2,8 +2,7 @@
  * `voxform history`: the deploy ledger of the workspace (`ENV@SERVICE`), newest first. Reads only
  * the state's history: no API key needed, nothing sent to the service.
  */
-import { recordedAgent } from '../../history/types.js';
-import { renderHistoryJson, renderHistoryText } from '../../history/render.js';
+import { historyEntries, renderHistoryJson, renderHistoryText } from '../../history/render.js';
 import { workspaceKey } from '../../state/types.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
@@ -29,12 +28,8 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   const workspace = await historyWorkspace(options, ctx);
   const store = (await openOperatorBackend(options, ctx)).history;
   const limit = options.limit ?? DEFAULT_LIMIT;
-  const { agent } = options;
-  const records = await workspaceHistory(store, workspace, ctx);
-  // One record more than shown: the last one shown needs its predecessor to tell which agents it changed.
-  const found = records.filter((record) => agent === undefined || recordedAgent(record, agent)).slice(0, limit + 1);
-  const shown = found.slice(0, limit);
-  const older = found.slice(limit);
-  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(shown, workspace, older) : renderHistoryText(shown, workspace, older, options.agent));
+  // The whole history, whatever the filters: what a record changed is found against the records before it.
+  const entries = historyEntries(await workspaceHistory(store, workspace, ctx), { agent: options.agent, limit });
+  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(entries, workspace) : renderHistoryText(entries, workspace, options.agent));
   return 0;
 }
