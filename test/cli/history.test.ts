@@ -113,6 +113,18 @@ describe('agents changed', () => {
   });
 });
 
+describe('the operator\'s settings', () => {
+  it('a malformed VOXFORM_ENV_ALLOW stops history --local, as it stops apply --local', async () => {
+    const dir = await projectWith({});
+    for (const command of ['history', 'apply']) {
+      const result = await runCli([command, '--local'], { cwd: dir, env: { VOXFORM_ENV_ALLOW: 'bad name!' } });
+      expect(result.code, command).toBe(1);
+      expect(result.stderr).toContain('error: VOXFORM_ENV_ALLOW holds "bad name!", which is neither a variable name nor a PREFIX_* pattern.');
+      expect(result.stdout).not.toContain(GOOD);
+    }
+  });
+});
+
 describe('a history folder that is a file', () => {
   it.each<{ name: string; files: Record<string, string>; args: string[]; folder: string }>([
     { name: '.voxform/history is a file', files: { '.voxform/history': '' }, args: [], folder: '.voxform/history' },

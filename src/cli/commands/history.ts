@@ -18,10 +18,14 @@ export interface HistoryOptions extends ProjectOptions {
 
 const DEFAULT_LIMIT = 20;
 
-/** The workspace key the state and the history use for this project and service. */
+/**
+ * The workspace key the state and the history use for this project and service. The manifests are
+ * read with `--local` too, though they name no service then: a mistake in the operator's settings
+ * (VOXFORM_ENV_ALLOW) stops `history` as it stops `apply`.
+ */
 export async function historyWorkspace(options: HistoryOptions, ctx: CommandContext): Promise<string> {
-  const serviceId = options.local ? 'local' : chooseBaseUrl(options, ctx.env, (await manifestProject(options, ctx)).service);
-  return workspaceKey(options.env, serviceId);
+  const { service } = await manifestProject(options, ctx);
+  return workspaceKey(options.env, options.local ? 'local' : chooseBaseUrl(options, ctx.env, service));
 }
 
 export async function run(options: HistoryOptions, ctx: CommandContext): Promise<number> {
