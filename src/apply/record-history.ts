@@ -12,6 +12,7 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { ApplyClient } from './client.js';
+import { readBackDifferences } from './read-back.js';
 import type { ExecuteResult, RequestDone } from './execute-plan.js';
 
 /**
@@ -74,13 +75,21 @@ function versionOrNone(agent: DesiredAgent, config: Record<string, unknown>): Ag
   }
 }
 
-/** The agent's live configuration after the apply where no read-back of its update gives it: as planned when left alone, else read again. */
+/**
+ * The agent's live configuration after the apply where no read-back of its update gives it: as
+ * planned when left alone, else read again. A record holds configurations as applied, so an agent
+ * whose change did not apply counts only when the service holds the manifests' values all the same
+ * (an update whose answer was lost); otherwise it is left out, and its last record stays its current
+ * version.
+ */
 async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<Record<string, unknown> | undefined> {
   const planned = context.live.agents.get(agent.id);
   if (!change || change.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
   if (context.signal?.aborted) return undefined;
   try {
-    return (await context.client.getAgent(agent.id)).config as Record<string, unknown>;
+    const live = await context.client.getAgent(agent.id);
+    if (!context.result.applied.includes(change.address) && readBackDifferences(agent, live).length > 0) return undefined;
+    return live.config as Record<string, unknown>;
   } catch {
     return undefined;
   }

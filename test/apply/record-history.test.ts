@@ -34,8 +34,11 @@ afterEach(async () => {
   emulator = client = dir = undefined;
 });
 
-/** The real client, counting agent reads by id, and failing the answer of one agent's update (sent all the same). */
-function countingClient(real: ApiClient, failUpdateOf?: string): { client: ApplyClient; reads: Map<string, number> } {
+/**
+ * The real client, counting agent reads by id, and failing one agent's update: its answer lost (the
+ * update sent all the same), or with `refused`, the update never made.
+ */
+function countingClient(real: ApiClient, failUpdateOf?: string, refused = false): { client: ApplyClient; reads: Map<string, number> } {
   const reads = new Map<string, number>();
   const wrapped = Object.create(real) as ApplyClient;
   wrapped.getAgent = async (id: string) => {
@@ -43,6 +46,7 @@ function countingClient(real: ApiClient, failUpdateOf?: string): { client: Apply
     return real.getAgent(id);
   };
   wrapped.updateAgent = async (id: string, body: UpdateAgentRequest) => {
+    if (id === failUpdateOf && refused) throw new Error('the service refused the update');
     const answer = await real.updateAgent(id, body);
     if (id === failUpdateOf) throw new Error('the answer was lost');
     return answer;
@@ -102,6 +106,19 @@ describe('apply records its history', () => {
     expect(reads.get(BOOKING)).toBe(2);
     const [record] = await store.list({ workspace: 'default@local' });
     expect(record).toMatchObject({ outcome: 'failed', summary: { failed: 1 } });
+    await expectHashesOfService(record!);
+  });
+
+  it('leaves out an agent whose change did not apply: the record never claims a configuration the service does not hold', async () => {
+    const { base, store } = await setUp();
+    const { client: failing, reads } = countingClient(client!, BOOKING, true);
+    const outcome = await apply({ ...base, client: failing });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.failed.map((f) => f.address)).toEqual(['agent.booking']);
+    expect(reads.get(BOOKING)).toBe(2);
+    const [record] = await store.list({ workspace: 'default@local' });
+    expect(record).toMatchObject({ outcome: 'failed', summary: { failed: 1 } });
+    expect(Object.keys(record!.agents)).toEqual(['front-desk']);
     await expectHashesOfService(record!);
   });
 

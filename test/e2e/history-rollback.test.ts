@@ -140,6 +140,34 @@ describe('history and rollback', () => {
     expectNoSecret([...outputs, printed, text, await historyFiles(p)].join('\n'));
   }, 120_000);
 
+  it('a failed apply records no configuration it did not apply: rollback previous then returns to the version before the live one', async () => {
+    const p = (project = await startExampleProject());
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    const v1 = await readFile(promptFile, 'utf8');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
+    await writeFile(promptFile, `${v1}\n- Version 2.\n`);
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    const v2Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
+    await writeFile(promptFile, `${v1}\n- Version 3.\n`);
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', errorRate: 1, errorStatus: 500 }]);
+    const failed = await p.cli(['apply', '--auto-approve']);
+    p.emulator.control.clearFaults();
+    expect(failed.code).toBe(1);
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v2Prompt);
+
+    const [failedRecord, v2Record, v1Record] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[];
+    expect(failedRecord?.outcome).toBe('failed');
+    expect(failedRecord?.agents['front-desk']).toBeUndefined();
+    expect(failedRecord?.agents_changed).toEqual([]);
+    expect(v2Record?.agents_changed).toContain('front-desk');
+
+    const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
+    expect(rollback.stdout).toContain(`to ${v1Record?.id}`);
+    expect(rollback.stdout).toContain('~ agent.front-desk');
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
+  }, 120_000);
+
   it('refuses an unknown REF, an agent the record lacks and a variable that is not set: exit 1, nothing applied', async () => {
     const p = (project = await startExampleProject());
     const manifestFile = path.join(p.dir, 'voxform.yaml');
