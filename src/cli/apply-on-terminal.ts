@@ -16,11 +16,17 @@ import { progressLine, type ProgressLine } from './progress.js';
 /** What `applyOnTerminal` adds itself: the question, the progress printer (and its prompt diffs made ahead), the stop signal, the lock's release on exit. */
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
+/** What the output of a run that did not finish tells to run again. */
+export interface RerunHint {
+  /** The command that finishes the run, as typed (`voxform rollback 2026…-3f9a2c`); by default `voxform apply`. */
+  rerun?: string | undefined;
+}
+
 /**
  * Runs the library's `apply` on the terminal, as `voxform apply` does (also for `voxform
  * rollback`): same question, progress, stop on Ctrl-C, report and exit code.
  */
-export async function applyOnTerminal(options: TerminalApplyOptions, ctx: CommandContext): Promise<{ code: number; outcome: ApplyOutcome }> {
+export async function applyOnTerminal(options: TerminalApplyOptions, ctx: CommandContext, hint: RerunHint = {}): Promise<{ code: number; outcome: ApplyOutcome }> {
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   const status = progressLine(ctx.stderr);
@@ -34,7 +40,7 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
   }).finally(() => status.done());
-  const code = report(outcome, ctx, options.backend?.kind ?? 'file');
+  const code = report(outcome, ctx, { backend: options.backend?.kind ?? 'file', rerun: hint.rerun });
   // A state write that failed ends the run with its error (exit 1), after the summary has listed
   // what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
@@ -83,7 +89,8 @@ function errorSentence(error: unknown): string {
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-function report(outcome: ApplyOutcome, ctx: CommandContext, backend: StateBackend['kind']): number {
+/** How the run ends: `backend` says what a lost lock means; `rerun` is the command that finishes the run (apply by default). */
+function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: StateBackend['kind']; rerun: string | undefined }): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
@@ -103,12 +110,13 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, backend: StateBacken
   if (outcome.stateError !== undefined) return 1;
   if (outcome.lockLost) {
     // A database's lock goes with its connection; a file's is forced open (the file itself is there).
-    const next = backend === 'postgres' ? 'once the database is back' : 'to see where things stand';
-    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; run \`voxform plan\` ${next}, then apply again.\n`);
+    const when = how.backend === 'postgres' ? 'once the database is back' : 'to see where things stand';
+    const next = how.rerun === undefined ? `run \`voxform plan\` ${when}, then apply again` : `run \`${how.rerun}\` again ${when}`;
+    ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; ${next}.\n`);
     return 1;
   }
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
-  ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? '; run `voxform apply` again to finish' : ''}.\n`);
+  ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; run \`${how.rerun ?? 'voxform apply'}\` again to finish` : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }
 

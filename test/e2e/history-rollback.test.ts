@@ -168,6 +168,28 @@ describe('history and rollback', () => {
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
   }, 120_000);
 
+  it('a rollback that fails names the rollback to run again, by record id, not `voxform apply`; run, it finishes', async () => {
+    const p = (project = await startExampleProject());
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
+    await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Version 2.\n`);
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    const [, v1Record] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records as JsonRecord[];
+
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', errorRate: 1, errorStatus: 500 }]);
+    const failed = await p.cli(['rollback', 'previous', '--agent', 'front-desk', '--auto-approve']);
+    p.emulator.control.clearFaults();
+    expect(failed.code).toBe(1);
+    const again = `voxform rollback ${v1Record?.id} --agent front-desk`;
+    expect(failed.stdout).toContain(`run \`${again}\` again to finish.`);
+    expect(failed.stdout).not.toContain('`voxform apply` again');
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).not.toBe(v1Prompt);
+
+    expectOk(await p.cli(again.split(' ').slice(1).concat('--auto-approve')));
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
+  }, 120_000);
+
   it('refuses an unknown REF, an agent the record lacks and a variable that is not set: exit 1, nothing applied', async () => {
     const p = (project = await startExampleProject());
     const manifestFile = path.join(p.dir, 'voxform.yaml');

@@ -64,6 +64,8 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
   ctx.stdout.write(`Rolling back ${[...desired.agents.keys()].join(', ')} to ${describeRecord(restored)}.\n\n`);
   const source = { ...(await deploySourceOf(project.desired, ctx)), rollbackOf: restored.id };
+  // What finishes a rollback that did not: the record by its id (`previous` names another once some agents are back).
+  const rerun = `voxform rollback ${restored.id}${agents.map((name) => ` --agent ${name}`).join('')}`;
   const { code, outcome } = await applyOnTerminal(
     {
       ...planInputs({ ...project, desired }, ctx),
@@ -76,6 +78,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       source,
     },
     ctx,
+    { rerun },
   );
   if (outcome.status === 'applied' || outcome.status === 'nothing_to_do') ctx.stdout.write(gitWinsNotice(records, restored));
   return code;
