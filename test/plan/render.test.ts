@@ -80,6 +80,25 @@ describe('text renderer', () => {
     }
   });
 
+  it('never sends a value\'s control characters to the terminal (a prompt from the service or a history record): shown as ?, tabs kept', () => {
+    const agent = desiredAgent('front-desk', { id: 'a1', config: { prompt: 'Line one\n\tIndented \u001b[31mred\u001b]0;pwned\u0007\nSafe\rspoofed\n', first_message: 'Hi \u001b[2J' } });
+    const live = { id: 'a1', name: 'Front desk', config: { prompt: 'Line one\n\u009b2Jcleared\n' } };
+    const { changes } = diffStates({
+      desired: desiredState({ agents: [agent] }),
+      live: { agents: new Map([['a1', live]]), phones: [] },
+      state: emptyWorkspace(),
+      salt: 'salt',
+      baseUrl: 'local',
+      files: [],
+    });
+    const text = renderPlanText(planOf(changes, { summary: summarize(changes) }), { color: false });
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toContain('          +\tIndented ?[31mred?]0;pwned?');
+    expect(text).toContain('          +Safe?spoofed');
+    expect(text).toContain('          -?2Jcleared');
+    expect(text).toContain('      + config.first_message: "Hi \\u001b[2J"');
+  });
+
   it('says so when nothing changes', () => {
     const plan = { ...makePlan(), changes: [], summary: { create: 0, update: 0, unchanged: 3, drifted: 0 } };
     expect(renderPlanText(plan, { color: false })).toBe('No changes. The service (local) matches the manifests.\nPlan: 0 to create, 0 to update, 3 unchanged\n');
