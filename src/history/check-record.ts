@@ -9,14 +9,12 @@
  */
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import type { HistoryRecord } from './types.js';
+import { BRANCH, COMMIT } from './source.js';
 
 /** A record id: the time the apply ended, to the millisecond, then random hex (src/history/file-store.ts). */
 export const HISTORY_RECORD_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
 const OUTCOMES = new Set(['applied', 'failed', 'interrupted', 'nothing_to_do']);
 const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
-const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-/** As src/history/source.ts keeps a branch: printable, no spaces, none of git's forbidden characters. */
-const BRANCH = /^[^\s\x00-\x1f\x7f~^:?*[\\]{1,255}$/;
 /** An agent's local name, as manifests allow it (schemas/manifest.schema.json, LocalName). */
 const LOCAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const CONFIG_HASH = /^sha256:[0-9a-f]{64}$/;

@@ -15,9 +15,10 @@ import type { DeploySource } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** A full commit id: SHA-1, or SHA-256 in a repository that uses it. */
+export const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** A branch name as git allows it, printable, not absurdly long. */
-const BRANCH = /^[^\s\x00-\x1f\x7f~^:?*[\\]{1,255}$/;
+export const BRANCH = /^[^\s\x00-\x1f\x7f~^:?*[\\]{1,255}$/;
 const GIT_TIMEOUT_MS = 5000;
 
 function commitOf(value: string | undefined): string | undefined {
