@@ -92,10 +92,21 @@ interface HashGroup {
   promptLength: number | undefined;
 }
 
+/**
+ * A deploy of a version and when the next version's deploy was recorded (ms; Infinity for the
+ * latest). Applies of a workspace run one at a time under the state lock, and each writes its record
+ * before the next begins, so the version ran from after the record before it until the next
+ * version's update returned — before the next version's record.
+ */
+interface DeployedRun {
+  version: ConfigVersion;
+  nextAtMs: number;
+}
+
 interface AgentVersions {
   groups: HashGroup[];
-  /** Deployed hashes, each with its deploys oldest first (and their times in ms). */
-  byHash: Map<string, Array<{ version: ConfigVersion; atMs: number }>>;
+  /** Deployed hashes, each with its deploys oldest first. */
+  byHash: Map<string, DeployedRun[]>;
 }
 
 /** What is known of one config text (the config without its prompt): the outcome per group and prompt. */
@@ -124,12 +135,13 @@ export class VersionResolver {
   constructor(deployed: ReturnType<typeof deployedVersions>) {
     for (const [agentId, versions] of deployed) {
       const groups = new Map<string, HashGroup>();
-      const byHash = new Map<string, Array<{ version: ConfigVersion; atMs: number }>>();
-      for (const version of versions) {
+      const byHash = new Map<string, DeployedRun[]>();
+      for (const [index, version] of versions.entries()) {
         const groupKey = `${version.promptLength ?? ''}\0${[...version.maskedPaths].sort().join('\0')}`;
         if (!groups.has(groupKey)) groups.set(groupKey, { maskPaths: version.maskedPaths, promptLength: version.promptLength });
         const list = byHash.get(version.configHash) ?? [];
-        list.push({ version, atMs: Date.parse(version.deployed?.at ?? '') });
+        const next = versions[index + 1]?.deployed?.at;
+        list.push({ version, nextAtMs: next === undefined ? Infinity : Date.parse(next) });
         byHash.set(version.configHash, list);
       }
       this.agents.set(agentId, { groups: [...groups.values()], byHash });
@@ -138,15 +150,18 @@ export class VersionResolver {
 
   /** The version a call of `agentId` at `ts` (Unix seconds) with this `agent_config` ran with. */
   resolve(agentId: string, config: unknown, ts: number): ConfigVersion {
-    const agent = this.agents.get(agentId) ?? { groups: [], byHash: new Map() };
+    const agent: AgentVersions = this.agents.get(agentId) ?? { groups: [], byHash: new Map() };
     const hash = this.matchedHash(agentId, agent, isPlainObject(config) ? config : {});
     const candidates = agent.byHash.get(hash);
     if (!candidates) return this.outsideVersion(agentId, hash);
-    // The same configuration deployed again later (a rollback) is a new version: the latest deploy
-    // before the call; a call just before its deploy's record was written counts to the earliest.
-    let chosen = candidates[0] as { version: ConfigVersion };
-    for (const candidate of candidates) if (candidate.atMs <= ts * 1000) chosen = candidate;
-    return chosen.version;
+    // The same configuration deployed again later (a rollback) is a new version. A deploy's calls
+    // were made before the next version's record (its update returned before the record was
+    // written); a later deploy of the same hash went live only after that record. So a call goes to
+    // the first deploy of its hash still live at its time — also a call made while its own apply was
+    // finishing, before its record — and, made after every one was replaced (the configuration put
+    // back outside voxform), to the latest.
+    const live = candidates.find((candidate) => ts * 1000 < candidate.nextAtMs) ?? (candidates[candidates.length - 1] as DeployedRun);
+    return live.version;
   }
 
   private outsideVersion(agentId: string, hash: string): ConfigVersion {

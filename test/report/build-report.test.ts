@@ -58,6 +58,19 @@ describe('VersionResolver', () => {
     expect(withRollback.resolve(AGENT, v1, T0 + 2 * 86_400 + 10).key).toBe(rollback.id);
   });
 
+  it('gives a call made while the rollback was applied, before its record, to the rollback: the version before it was live in between', () => {
+    // The service runs a configuration from the moment its update returns; the record is written
+    // when the apply ends, a little later. v1's first deploy was over once v2's record was written.
+    const rollback = historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } });
+    const withRollback = new VersionResolver(deployedVersions([deploy1, deploy2, rollback]));
+    expect(withRollback.resolve(AGENT, v1, T0 + 2 * 86_400 - 0.01).key).toBe(rollback.id);
+    // Calls of the first deploy: moments before its record, and up to v2's update (before v2's record).
+    expect(withRollback.resolve(AGENT, v1, T0 - 0.01).key).toBe(deploy1.id);
+    expect(withRollback.resolve(AGENT, v1, T0 + 86_400 - 0.01).key).toBe(deploy1.id);
+    // v2's calls, also those made while its apply was still finishing.
+    expect(withRollback.resolve(AGENT, v2, T0 + 86_400 - 0.01).key).toBe(deploy2.id);
+  });
+
   it('does not start a version for an apply that left the agent as it was', () => {
     const other = historyRecord('2026-03-01T12:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 }, '-OKother': { name: 'other', config: v2 } });
     const versions = deployedVersions([deploy1, other, deploy2]).get(AGENT) ?? [];
