@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFilters, checkStatus, formatDuration, parseTimeArgument, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
+import { buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
+import { parseTimeArgument } from '../../src/cli/time-argument.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
 import { makeTree, runCli } from '../helpers/cli.js';
@@ -24,11 +25,47 @@ describe('parseTimeArgument', () => {
     expect(parseTimeArgument('--since', raw, NOW)).toBe(expected);
   });
 
-  it.each([['yesterday'], ['7 days'], ['2026-13-45'], ['-5m'], [''], ['99999999999999999'], ['253402300800'], ['999999999999d']])('refuses %j with one sentence', (raw) => {
+  it.each([['yesterday'], ['7 days'], ['-5m'], [''], ['99999999999999999'], ['253402300800'], ['999999999999d']])('refuses %j with one sentence', (raw) => {
     expect(() => parseTimeArgument('--since', raw, NOW)).toThrowError(
       `--since "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
     );
   });
+
+  it.each([
+    ['2028-02-29', 1_835_395_200], // a leap day
+    ['2026-01-01T09:30Z', 1_767_225_600 + 9.5 * 3600],
+    ['2026-01-01T09:30:00.25Z', 1_767_225_600 + 9.5 * 3600 + 0.25],
+    ['2026-01-01 09:30:00Z', 1_767_225_600 + 9.5 * 3600],
+    ['2026-01-01T09:30:00-0500', 1_767_225_600 + 14.5 * 3600],
+    ['2026-01-01T23:59:59+14:00', 1_767_225_600 + 9 * 3600 + 59 * 60 + 59],
+  ])('reads ISO 8601 %s exactly', (raw, expected) => {
+    expect(parseTimeArgument('--since', raw, NOW)).toBe(expected);
+  });
+
+  it.each([
+    ['2026-02-30', 'February 2026 has 28 days'],
+    ['2028-02-30', 'February 2028 has 29 days'],
+    ['2026-04-31T00:00:00Z', 'April 2026 has 30 days'],
+    ['2026-00-10', 'there is no month 00'],
+    ['2026-13-01', 'there is no month 13'],
+    ['2026-01-00', 'there is no day 00'],
+    ['2026-01-01T24:00:00Z', 'hours go from 00 to 23'],
+    ['2026-01-01T09:60:00Z', 'minutes go from 00 to 59'],
+    ['2026-01-01T09:30:60Z', 'seconds go from 00 to 59'],
+    ['2026-01-01T09:30:00+24:00', 'a time zone offset is at most 23:59'],
+    ['2026-01-01T09:30:00', 'a time of day needs its time zone: add Z for UTC (2026-01-01T09:30:00Z) or an offset (2026-01-01T09:30:00+01:00)'],
+  ])('refuses the impossible %j, saying why', (raw, reason) => {
+    expect(() => parseTimeArgument('--until', raw, NOW)).toThrowError(`--until "${raw}" is not a time: ${reason}.`);
+  });
+
+  it.each([['2026-11-01 junk'], ['2026-11-24 december'], ['2026-1-1'], ['2026-01-01T09'], ['2026-01-01T09:30:00ZZ'], ['2026-01-01T09:30:00 +01:00'], ['2026-01-01T'], ['+2026-01-01']])(
+    'refuses %j instead of reading part of it',
+    (raw) => {
+      expect(() => parseTimeArgument('--since', raw, NOW)).toThrowError(
+        `--since "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
+      );
+    },
+  );
 
   it('refuses a window that ends before it starts', () => {
     expect(() => buildFilters({ since: '1d', until: '2d' }, NOW)).toThrowError('--since (1d) is later than --until (2d).');

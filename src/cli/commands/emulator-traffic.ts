@@ -10,8 +10,8 @@ import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
+import { parseTimeArgument } from '../time-argument.js';
 import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
-import { parseTimeArgument } from './logs.js';
 
 export interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;

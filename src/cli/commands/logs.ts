@@ -5,11 +5,11 @@ import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { isSecretKeyName } from '../../schema/sensitive.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
-import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
+import { parseTimeArgument } from '../time-argument.js';
 
 export interface LogsOptions extends ConnectionOptions {
   file?: string[];
@@ -196,36 +196,6 @@ export function checkStatus(status: string): string {
   throw new VoxformError('invalid_argument', `--status "${status}" is not a call status.`, {
     hint: `${suggestion ? `Did you mean ${suggestion}? ` : ''}Known statuses: ${CALL_STATUSES.join(', ')}.`,
   });
-}
-
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
-
-/**
- * A point in time as Unix seconds, from ISO 8601 (`2025-01-31`, `2025-01-31T09:00:00Z`), Unix
- * seconds (`1738314000`; 13 digits are read as milliseconds), or a duration back from `now`
- * (`90s`, `30m`, `24h`, `7d`, `2w`).
- */
-export function parseTimeArgument(flag: string, raw: string, now: number): number {
-  const seconds = readTime(raw.trim(), now);
-  if (seconds !== undefined && seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
-  throw new VoxformError(
-    'invalid_argument',
-    `${flag} "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
-  );
-}
-
-function readTime(text: string, now: number): number | undefined {
-  const relative = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text);
-  if (relative) return (now - Number(relative[1]) * (UNIT_SECONDS[(relative[2] as string).toLowerCase()] as number) * 1000) / 1000;
-  if (/^\d+(\.\d+)?$/.test(text)) {
-    const value = Number(text);
-    return /^\d{13}$/.test(text) ? value / 1000 : value;
-  }
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    const ms = Date.parse(text);
-    if (!Number.isNaN(ms)) return ms / 1000;
-  }
-  return undefined;
 }
 
 /** What `--stats` prints: counts by status, duration percentiles, credits by cost type. */

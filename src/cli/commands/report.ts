@@ -22,7 +22,7 @@ import { workspaceHistory } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
-import { parseTimeArgument } from './logs.js';
+import { parseTimeArgument } from '../time-argument.js';
 
 export interface ReportOptions extends ConnectionOptions {
   file?: string[];

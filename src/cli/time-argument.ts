@@ -1,0 +1,94 @@
+/**
+ * A point in time given on the command line (`--since`, `--until` of `logs` and `report`, `--until`
+ * of `emulator traffic`), read strictly: a value is one of the documented forms as a whole, and a
+ * date or time of day that does not exist (February 30th, 24:00) is refused, never moved to a day
+ * that does.
+ */
+import { VoxformError } from '../errors.js';
+import { LATEST_UNIX_SECONDS } from '../util/unix-time.js';
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
+
+const FORMS = 'use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d)';
+
+/**
+ * ISO 8601 as the flags document it: a date, or a date and a time of day (`T` or a space between;
+ * seconds and their fraction optional) with its zone (`Z`, `+02:00`, `+0200`, `+02`).
+ */
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Why a value is not a time: the sentence's end after `is not a time: `. */
+class NotATime extends Error {}
+
+/**
+ * A point in time as Unix seconds, from ISO 8601 (`2025-01-31`, `2025-01-31T09:00:00Z`, with an
+ * offset), Unix seconds (`1738314000`; 13 digits are read as milliseconds), or a duration back from
+ * `now` (ms) (`90s`, `30m`, `24h`, `7d`, `2w`). Anything else is `invalid_argument`, naming the
+ * flag, the value and what is wrong with it.
+ */
+export function parseTimeArgument(flag: string, raw: string, now: number): number {
+  let seconds: number | undefined;
+  let reason = FORMS;
+  try {
+    seconds = readTime(raw.trim(), now);
+  } catch (error) {
+    if (!(error instanceof NotATime)) throw error;
+    reason = error.message;
+  }
+  if (seconds !== undefined && seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
+  throw new VoxformError('invalid_argument', `${flag} "${raw}" is not a time: ${reason}.`);
+}
+
+function readTime(text: string, now: number): number | undefined {
+  const relative = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text);
+  if (relative) return (now - Number(relative[1]) * (UNIT_SECONDS[(relative[2] as string).toLowerCase()] as number) * 1000) / 1000;
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    const value = Number(text);
+    return /^\d{13}$/.test(text) ? value / 1000 : value;
+  }
+  const iso = ISO_8601.exec(text);
+  return iso ? isoSeconds(text, iso) : undefined;
+}
+
+/** The Unix seconds of a value that has ISO 8601's shape, once each field is checked against the calendar and the clock. */
+function isoSeconds(text: string, [, year, month, day, hour, minute, second, fraction, zone]: RegExpExecArray): number {
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  if (m < 1 || m > 12) throw new NotATime(`there is no month ${month}`);
+  if (d < 1) throw new NotATime(`there is no day ${day}`);
+  const days = m === 2 && isLeapYear(y) ? 29 : (DAYS_IN_MONTH[m - 1] as number);
+  if (d > days) throw new NotATime(`${MONTHS[m - 1]} ${year} has ${days} days`);
+  if (hour === undefined) return utcSeconds(y, m, d, 0, 0, 0);
+  if (zone === undefined) throw new NotATime(`a time of day needs its time zone: add Z for UTC (${text}Z) or an offset (${text}+01:00)`);
+  const [h, min, s] = [Number(hour), Number(minute), Number(second ?? 0)];
+  if (h > 23) throw new NotATime('hours go from 00 to 23');
+  if (min > 59) throw new NotATime('minutes go from 00 to 59');
+  if (s > 59) throw new NotATime('seconds go from 00 to 59');
+  return utcSeconds(y, m, d, h, min, s) + Number(fraction ?? 0) - offsetSeconds(zone);
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** Date.UTC would read years 0–99 as 1900–1999: the year is set on its own. */
+function utcSeconds(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime() / 1000;
+}
+
+/** `Z` → 0; `+02:00`, `+0200`, `+02` → 7200; `-05:30` → -19800. */
+function offsetSeconds(zone: string): number {
+  if (zone === 'Z') return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2) || '0');
+  if (hours > 23 || minutes > 59) throw new NotATime('a time zone offset is at most 23:59');
+  return (zone.startsWith('-') ? -1 : 1) * (hours * 3600 + minutes * 60);
+}
