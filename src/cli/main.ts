@@ -208,7 +208,7 @@ function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): vo
 /** logs, keys, chat, schema and test: the commands that use the service without changing the manifests' resources. */
 function addServiceCommands(program: Command, action: CommandAction): void {
   withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
-    .option('--agent <name|id>', 'only this agent: a name from the manifests, or an agent id')
+    .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent id, or an agent\'s name on the service')
     .option('--status <status>', 'only this call status (e.g. COMPLETED, FAILED, registered)')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 24h)')
     .option('--until <time>', 'up to this time')
@@ -221,7 +221,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .action(action('logs'));
 
   withConnection(withManifest(program.command('report').description('calls per agent and configuration version, each version compared with the one before')))
-    .option('--agent <name|id>', 'only this agent: a name from the manifests or the apply history, or an agent id')
+    .option('--agent <name|id>', 'only this agent: a name from the manifests or the apply history, an agent id, or an agent\'s name on the service')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 7d)')
     .option('--until <time>', 'up to this time')
     .option('--since-deploy', 'the latest deploy\'s version and the one before it (from that version\'s deploy)')

@@ -384,4 +384,31 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       await tree.cleanup();
     }
   });
+
+  it('an unknown --agent with --stats is the error alone, with no summary printed first', async () => {
+    const message = '--agent "nobody" is neither an agent of the manifests nor an agent id on the service.';
+    const hint = 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).';
+    const table = await runCli(['logs', '--agent', 'nobody', '--stats'], { env });
+    expect(table.code).toBe(1);
+    expect(table.stdout).toBe('');
+    expect(table.stderr).toBe(`error: ${message}\n  hint: ${hint}\n`);
+    // With --format json the error is the one JSON document on stdout.
+    const json = await runCli(['logs', '--agent', 'nobody', '--stats', '--format', 'json'], { env });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'agent_unknown', message, hint } });
+  });
+
+  it('--agent takes an agent\'s display name on the service, as emulator traffic does', async () => {
+    const tree = await makeTree({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: -OKdqbqetEcM4ak369ym\n    config: { prompt: "v1" }\n' });
+    try {
+      // The embedded emulator's default account names this agent "Front desk"; the manifest names it desk.
+      const result = await runCli(['logs', '--local', '--agent', 'Front desk', '--limit', '3', '--format', 'json'], { cwd: tree.dir });
+      expect(result.code, result.stderr).toBe(0);
+      const records = JSON.parse(result.stdout) as GlobalCallHistoryRecord[];
+      expect(records.length).toBeGreaterThan(0);
+      for (const r of records) expect(r.agent_id).toBe('-OKdqbqetEcM4ak369ym');
+    } finally {
+      await tree.cleanup();
+    }
+  });
 });

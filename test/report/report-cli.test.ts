@@ -211,6 +211,19 @@ describe('voxform report --local', () => {
     for (const secret of [TOKEN, PLANTED]) expect(html).not.toContain(secret);
   });
 
+  it('reads --agent as logs does: a typo is an error with a suggestion (with --since-deploy too), and the name on the service is an agent', async () => {
+    for (const extra of [[], ['--since-deploy']]) {
+      const typo = await cli(['report', '--local', '--agent', 'front-dsek', ...extra]);
+      expect(typo.code).toBe(1);
+      expect(typo.stdout).toBe('');
+      expect(typo.stderr).toBe('error: --agent "front-dsek" is neither an agent of the manifests or the apply history nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
+    }
+    const byDisplayName = await cli(['report', '--local', '--agent', 'Front desk', '--since', '1h', '--format', 'json']);
+    expect(byDisplayName.code, byDisplayName.stderr).toBe(0);
+    const agents = (JSON.parse(byDisplayName.stdout) as CallReport).agents;
+    expect(agents.map((agent) => [agent.agent_id, agent.calls])).toEqual([[FRONT_DESK, CALLS.first + CALLS.second]]);
+  });
+
   it('refuses a contradictory window and --since-deploy without a deploy, with one sentence each', async () => {
     const both = await cli(['report', '--local', '--since', '1h', '--since-deploy']);
     expect(both.code).toBe(1);

@@ -1,10 +1,11 @@
-import { isApiError, type ApiClient, type CallLogFilters } from '../../api/index.js';
+import type { CallLogFilters } from '../../api/index.js';
 import { VoxformError } from '../../errors.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { isSecretKeyName } from '../../schema/sensitive.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { REDACTED } from '../../util/redact.js';
+import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
@@ -65,8 +66,9 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   // references filled in, and registering them keeps them out of the output. The manifests' service
   // is the one read where the operator names none, as for apply.
   const { names: agentNames, service } = await manifestProject(options, ctx);
-  if (options.agent !== undefined) filters.agent_id = agentNames.get(options.agent) ?? options.agent;
   const { client } = await resolveConnection({ ...options, manifest: service }, ctx);
+  // Before anything is printed: an unknown agent is a mistake, not an empty result.
+  if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames }, client);
 
   // Progress on stderr, on a terminal only (progressLine prints nothing elsewhere).
   const status = progressLine(ctx.stderr);
@@ -85,7 +87,6 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   if (more && options.limit === undefined) {
     ctx.stderr.write(`Showing the latest ${limit} calls; --limit N reads more, --all reads every one.\n`);
   }
-  if (shown === 0 && options.agent !== undefined) await assertAgentKnown(options.agent, agentNames, client);
   if (shown === 0 && format === 'table' && !options.stats) ctx.stderr.write('No call records match.\n');
   return 0;
 }
@@ -149,27 +150,6 @@ export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHis
     );
   };
   return walk(record) as GlobalCallHistoryRecord;
-}
-
-/**
- * After an empty result: an `--agent` that is neither a manifest name nor an agent the service
- * knows is a mistake, not "no calls" (a deleted agent's calls still show while there are any).
- */
-async function assertAgentKnown(agent: string, names: Map<string, string>, client: ApiClient): Promise<void> {
-  if (names.has(agent) || [...names.values()].includes(agent)) return;
-  try {
-    await client.getAgent(agent);
-  } catch (error) {
-    if (!isApiError(error) || error.status !== 404) throw error;
-    const suggestion = didYouMean(agent, names.keys());
-    throw new VoxformError('agent_unknown', `--agent "${agent}" is neither an agent of the manifests nor an agent id on the service.`, {
-      hint: suggestion
-        ? `Did you mean ${suggestion}?`
-        : names.size > 0
-          ? `Agents of the manifests: ${[...names.keys()].join(', ')}.`
-          : 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).',
-    });
-  }
 }
 
 /** The service's filters from the command-line options; times become Unix seconds. */

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { recordedAgent, type HistoryRecord } from '../../history/types.js';
+import type { HistoryRecord } from '../../history/types.js';
 import { buildCallReport } from '../../report/build-report.js';
 import { diffLinkFromEnv } from '../../report/diff-links.js';
 import { readCallLog } from '../../report/read-calls.js';
@@ -16,6 +16,7 @@ import { renderReportJson } from '../../report/render-json.js';
 import { deployedVersions } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
+import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { workspaceHistory } from '../history-records.js';
@@ -57,7 +58,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
   // The apply history of the state backend (`--state` or `VOXFORM_STATE`): a folder, or a table.
   const history = await workspaceHistory((await openOperatorBackend(options, ctx)).history, workspace, ctx);
-  const agentId = options.agent === undefined ? undefined : agentIdOf(options.agent, manifestNames, history);
+  const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(history) }, client);
   if (options.sinceDeploy) since = sinceDeployStart(history, agentId, until ?? now.getTime() / 1000);
 
   const status = progressLine(ctx.stderr);
@@ -95,15 +96,13 @@ async function writeReport(file: string, text: string): Promise<void> {
   }
 }
 
-/** `--agent`: a manifest name, a name the apply history knows, else taken as an agent id. */
-function agentIdOf(agent: string, manifestNames: ReadonlyMap<string, string>, history: readonly HistoryRecord[]): string {
-  const fromManifest = manifestNames.get(agent);
-  if (fromManifest !== undefined) return fromManifest;
-  for (const record of history) {
-    const id = recordedAgent(record, agent)?.id;
-    if (typeof id === 'string') return id;
+/** The agents' local names in the apply history, each with its id: the newest record's first. */
+function historyNames(history: readonly HistoryRecord[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const record of [...history].sort((a, b) => b.at.localeCompare(a.at))) {
+    for (const [name, agent] of Object.entries(record.agents)) if (!names.has(name) && typeof agent?.id === 'string') names.set(name, agent.id);
   }
-  return agent;
+  return names;
 }
 
 /**

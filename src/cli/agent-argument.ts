@@ -1,0 +1,81 @@
+/**
+ * `--agent NAME|ID` of the commands that read calls (`logs`, `report`): which agent id it stands for.
+ * A name that is no agent's is a mistake to report with a suggestion, before anything is printed —
+ * not an empty result.
+ */
+import { isApiError, type ApiClient } from '../api/index.js';
+import { VoxformError } from '../errors.js';
+import { didYouMean } from '../util/did-you-mean.js';
+
+export interface KnownAgentNames {
+  /** The manifests' local names, each with its agent's id. */
+  manifests: ReadonlyMap<string, string>;
+  /** Local names the apply history knows (`report`), newest record first; the manifests' win. */
+  history?: ReadonlyMap<string, string> | undefined;
+}
+
+type AgentReader = Pick<ApiClient, 'getAgent' | 'iterateCallLogs'>;
+
+/**
+ * The agent id `agent` stands for, tried in this order: a local name (the manifests', then the apply
+ * history's) or the id of one of those agents, without a request; an agent id on the service; the
+ * display name on the service of one of those agents (as `emulator traffic` takes it); the id of an
+ * agent whose calls are still in the log (a deleted agent's). Anything else is `agent_unknown`.
+ */
+export async function resolveAgentArgument(agent: string, known: KnownAgentNames, client: AgentReader): Promise<string> {
+  const local = new Map([...(known.history ?? []), ...known.manifests]);
+  const byName = local.get(agent);
+  if (byName !== undefined) return byName;
+  const ids = new Set(local.values());
+  if (ids.has(agent) || (await isAgentId(agent, client))) return agent;
+  const displayNames = await displayNamesOf(ids, client);
+  const named = [...displayNames].filter(([, name]) => name === agent).map(([id]) => id);
+  if (named.length === 1) return named[0] as string;
+  if (named.length > 1) {
+    throw new VoxformError('invalid_argument', `--agent "${agent}" is the name of ${named.length} agents on the service (${named.join(', ')}).`, {
+      hint: 'Give the local name from the manifests, or the agent id.',
+    });
+  }
+  if (await hasCalls(agent, client)) return agent;
+  const suggestion = didYouMean(agent, [...local.keys(), ...displayNames.values()]);
+  throw new VoxformError('agent_unknown', `--agent "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
+    hint: suggestion
+      ? `Did you mean ${suggestion}?`
+      : known.manifests.size > 0
+        ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.`
+        : 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).',
+  });
+}
+
+/** Whether the service has an agent of this id. A value no id can be may be refused rather than not found. */
+async function isAgentId(agent: string, client: AgentReader): Promise<boolean> {
+  try {
+    await client.getAgent(agent);
+    return true;
+  } catch (error) {
+    if (isApiError(error) && (error.status === 404 || error.status === 400 || error.status === 422)) return false;
+    throw error;
+  }
+}
+
+/** The display names on the service of the agents these ids name (one read each, at once); an agent not found is left out. */
+async function displayNamesOf(ids: ReadonlySet<string>, client: AgentReader): Promise<Map<string, string>> {
+  const read = await Promise.all(
+    [...ids].map(async (id): Promise<[string, string] | undefined> => {
+      try {
+        const { name } = await client.getAgent(id);
+        return typeof name === 'string' && name !== '' ? [id, name] : undefined;
+      } catch (error) {
+        if (isApiError(error) && error.status === 404) return undefined;
+        throw error;
+      }
+    }),
+  );
+  return new Map(read.filter((entry) => entry !== undefined));
+}
+
+/** Whether the call log holds a call of this agent id: an agent deleted since still has its calls. */
+async function hasCalls(agentId: string, client: AgentReader): Promise<boolean> {
+  for await (const _record of client.iterateCallLogs({ agent_id: agentId }, { max: 1, pageSize: 1 })) return true;
+  return false;
+}
