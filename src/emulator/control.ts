@@ -10,7 +10,7 @@ import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import type { Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkSeed } from './seed.js';
-import { addTraffic, checkTrafficOptions, TrafficProfileError } from './traffic/index.js';
+import { addTraffic, checkTrafficOptions, TrafficAgentsUnknownError, TrafficProfileError } from './traffic/index.js';
 import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
 
 /** What the control surface needs from the running emulator. */
@@ -185,8 +185,11 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
       try {
         return json(200, await control.traffic(body === undefined ? {} : asObject(body)));
       } catch (error) {
-        if (error instanceof TrafficProfileError) return detail(400, `Invalid traffic request: ${error.problems.join('; ')}`);
-        throw error;
+        if (!(error instanceof TrafficProfileError)) throw error;
+        const refused = `Invalid traffic request: ${error.problems.join('; ')}`;
+        // Unknown agents come with the account's agent names, for the client to suggest one.
+        if (error instanceof TrafficAgentsUnknownError) return json(400, { detail: refused, unknown_agents: error.unknown, agent_names: error.agentNames });
+        return detail(400, refused);
       }
     }),
     route('GET', '/_emulator/put-mode', 'control: PUT semantics', () => json(200, { mode: core.putMode })),

@@ -95,7 +95,13 @@ describe('voxform emulator traffic --local', () => {
     expect(missing.stderr).toContain('error: Cannot read the traffic profile busy: it does not exist.\n  hint: Give a built-in profile (steady, light, volatile) or the path of a YAML or JSON profile file.');
     const agent = await runCli(['emulator', 'traffic', '--local', '--agent', 'nobody'], { cwd: dir });
     expect(agent.code).toBe(1);
-    expect(agent.stderr).toContain('agents: there is no agent with the id or name "nobody"');
+    expect(agent.stderr).toBe(
+      'error: --agent "nobody": the emulator has no agent of that id or name.\n  hint: The emulator\'s agents: Front desk, Appointment booking, Front desk (staging), Appointment booking (staging), ' +
+        'Spare agent 1, Spare agent 2, Spare agent 3, Spare agent 4, Spare agent 5. Without --agent, every agent gets calls.\n',
+    );
+    const typo = await runCli(['emulator', 'traffic', '--local', '--agent', 'Front dsk'], { cwd: dir });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe('error: --agent "Front dsk": the emulator has no agent of that id or name.\n  hint: Did you mean Front desk?\n');
   });
 
   it('needs exactly one of --local and --url', async () => {
@@ -120,7 +126,8 @@ describe('voxform emulator traffic --url', () => {
     expect(emulator.control.state().call_logs).toHaveLength(58);
     const bad = await runCli(['emulator', 'traffic', '--url', emulator.url, '--calls', '2', '--agent', 'nobody']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('error: The traffic profile request is invalid:\n  agents: there is no agent with the id or name "nobody"');
+    expect(bad.stderr).toMatch(/^error: --agent "nobody": the emulator has no agent of that id or name\.\n {2}hint: The emulator's agents: Front desk, /);
+    expect(bad.stderr).not.toContain('Profiles');
     const none = await runCli(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/error: No emulator answered at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\.\n {2}hint: Start one with `voxform emulator`/);

@@ -5,8 +5,9 @@
  */
 import { request } from 'undici';
 import { VoxformError } from '../../errors.js';
-import { TrafficProfileError } from '../../emulator/traffic/index.js';
+import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
+import { didYouMean } from '../../util/did-you-mean.js';
 import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
@@ -51,15 +52,16 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
     throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`, not "${url}".`, { hint: 'For example --url http://127.0.0.1:4010.' });
   }
   let status: number;
-  let body: { detail?: unknown } | undefined;
+  let body: { detail?: unknown; unknown_agents?: unknown; agent_names?: unknown } | undefined;
   try {
     const response = await request(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trafficOptions) });
     status = response.statusCode;
-    body = (await response.body.json().catch(() => undefined)) as { detail?: unknown } | undefined;
+    body = (await response.body.json().catch(() => undefined)) as typeof body;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new VoxformError('emulator_unreachable', `No emulator answered at ${base.origin} (${reason}).`, { hint: 'Start one with `voxform emulator`, or use --local for the folder\'s embedded emulator.' });
   }
+  if (status === 400 && Array.isArray(body?.unknown_agents)) throw new TrafficAgentsUnknownError(body.unknown_agents.map(String), Array.isArray(body.agent_names) ? body.agent_names.map(String) : []);
   if (status === 400) throw invalidProfile('request', [String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, '')]);
   if (status !== 200 || !body) {
     throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered ${status}).`, {
@@ -67,6 +69,27 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
     });
   }
   return body as unknown as TrafficSummary;
+}
+
+/** Adds the traffic to the folder's embedded emulator. */
+async function trafficAtLocal(ctx: CommandContext, request: TrafficOptions): Promise<TrafficSummary> {
+  const emulator = await startLocalEmulator(ctx);
+  try {
+    return await emulator.control.traffic(request);
+  } catch (error) {
+    if (error instanceof TrafficProfileError && !(error instanceof TrafficAgentsUnknownError)) throw invalidProfile('request', error.problems);
+    throw error;
+  }
+}
+
+/** `--agent` values the emulator's account does not have, as given (a manifest's name, not the id it stood for), with the closest name. */
+function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[], manifestNames: ReadonlyMap<string, string>): VoxformError {
+  const asGiven = error.unknown.map((id) => given.find((agent) => (manifestNames.get(agent) ?? agent) === id) ?? id);
+  const shown = asGiven.map((agent) => (manifestNames.has(agent) ? `"${agent}" (id ${manifestNames.get(agent)} in the manifests)` : `"${agent}"`));
+  const suggestion = asGiven.length === 1 ? didYouMean(asGiven[0] as string, [...manifestNames.keys(), ...error.agentNames]) : undefined;
+  return new VoxformError('agent_unknown', `--agent ${shown.join(', ')}: the emulator has no agent of ${asGiven.length === 1 ? 'that id or name' : 'these ids or names'}.`, {
+    hint: suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${error.agentNames.join(', ') || 'none'}. Without --agent, every agent gets calls.`,
+  });
 }
 
 /** `voxform emulator traffic`. */
@@ -78,21 +101,16 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   }
   const request = await trafficRequest(options, ctx.cwd);
   if (options.until !== undefined) request.until = parseTimeArgument('--until', options.until, Date.now());
-  if (request.agents) {
-    // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
-    const { names } = await manifestProject(options, ctx);
-    request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
-  }
+  // A manifest's local name (`front-desk`) stands for its agent's id, as with `voxform logs --agent`.
+  const { names } = request.agents ? await manifestProject(options, ctx) : { names: new Map<string, string>() };
+  if (request.agents) request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
   let summary: TrafficSummary;
-  if (options.local) {
-    const emulator = await startLocalEmulator(ctx);
-    try {
-      summary = await emulator.control.traffic(request);
-    } catch (error) {
-      if (error instanceof TrafficProfileError) throw invalidProfile('request', error.problems);
-      throw error;
-    }
-  } else summary = await trafficAt(options.url as string, request);
+  try {
+    summary = options.local ? await trafficAtLocal(ctx, request) : await trafficAt(options.url as string, request);
+  } catch (error) {
+    if (error instanceof TrafficAgentsUnknownError) throw unknownAgents(error, options.agent ?? [], names);
+    throw error;
+  }
   if (options.format === 'json') ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else ctx.stdout.write(renderTrafficSummary(summary, options.local ? `the call log of ${LOCAL_DATA_FILE}` : `the call log of ${options.url}`));
   return 0;

@@ -7,10 +7,10 @@ import { nowSeconds } from '../ids.js';
 import type { EmulatorStore } from '../store.js';
 import type { TrafficOptions, TrafficSummary } from '../types.js';
 import { generateTraffic, type TrafficAgent } from './generate.js';
-import { resolveTrafficProfile, TrafficProfileError } from './profile.js';
+import { resolveTrafficProfile, TrafficAgentsUnknownError, TrafficProfileError } from './profile.js';
 import { LATEST_UNIX_SECONDS } from '../../util/unix-time.js';
 
-export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError, type TrafficProfile } from './profile.js';
+export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficAgentsUnknownError, TrafficProfileError, type TrafficProfile } from './profile.js';
 
 const OPTION_FIELDS = ['profile', 'calls', 'seed', 'until', 'agents'];
 /** The most calls one request may add (for every agent together). */
@@ -35,7 +35,7 @@ function trafficAgents(store: EmulatorStore, wanted: string[] | undefined): Traf
   const all = [...store.agents.values()];
   if (wanted) {
     const unknown = wanted.filter((w) => !all.some((agent) => agent.id === w || agent.name === w));
-    if (unknown.length > 0) throw new TrafficProfileError(unknown.map((w) => `agents: there is no agent with the id or name ${JSON.stringify(w)}`));
+    if (unknown.length > 0) throw new TrafficAgentsUnknownError(unknown, all.map((agent) => agent.name).filter((name) => name !== ''));
   }
   const phones = [...store.phones.values()];
   return all

@@ -93,6 +93,16 @@ export class TrafficProfileError extends Error {
   }
 }
 
+/** A traffic request names agents the account does not have: `unknown` as asked, and the account's agent names (to suggest one). */
+export class TrafficAgentsUnknownError extends TrafficProfileError {
+  constructor(
+    readonly unknown: string[],
+    readonly agentNames: string[],
+  ) {
+    super(unknown.map((agent) => `agents: there is no agent with the id or name ${JSON.stringify(agent)}`));
+  }
+}
+
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 
 /** `window`: seconds, or a duration such as `90m`, `24h`, `7d`. */
