@@ -224,7 +224,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--agent <name|id>', 'only this agent: a name from the manifests or the apply history, an agent id, or an agent\'s name on the service')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 7d)')
     .option('--until <time>', 'up to this time')
-    .option('--since-deploy', 'the latest deploy\'s version and the one before it (from that version\'s deploy)')
+    .option('--since-deploy', 'the latest deploy\'s version and the one before it, whole, and no older version')
     .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html']).default('markdown'))
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--state <url|path>', STATE_OPTION)

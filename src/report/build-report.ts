@@ -9,6 +9,7 @@ import { compareVersions } from './compare.js';
 import type { DiffLink } from './diff-links.js';
 import { MetricsAccumulator } from './metrics.js';
 import { outcomeGroupOf, statusOf } from './outcomes.js';
+import type { VersionSelection } from './since-deploy.js';
 import { MIN_CALLS } from './statistics.js';
 import { CHART_BINS, TimeSeries } from './time-series.js';
 import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type VersionReport } from './types.js';
@@ -27,8 +28,10 @@ export interface ReportInput {
   until?: number | undefined;
   now: Date;
   diffLink: DiffLink;
-  /** Called after every call read, with the count so far. */
+  /** Called after every call read (also one `only` leaves out), with the count so far. */
   onCall?: ((count: number) => void) | undefined;
+  /** Only these agents, and of each only these versions and their deploys (`--since-deploy`); without it, every call read. */
+  only?: ReadonlyMap<string, VersionSelection> | undefined;
 }
 
 interface AgentState {
@@ -43,9 +46,13 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
   const resolver = new VersionResolver(deployed);
   const agents = new Map<string, AgentState>();
   let count = 0;
+  let read = 0;
   const add = (record: GlobalCallHistoryRecord) => {
+    input.onCall?.(++read);
     const agentId = typeof record.agent_id === 'string' ? record.agent_id : '(unknown agent)';
     const ts = typeof record.ts === 'number' && Number.isFinite(record.ts) ? record.ts : 0;
+    const version = resolver.resolve(agentId, record.agent_config, ts);
+    if (input.only && !isSelected(input.only.get(agentId), version, ts)) return;
     let agent = agents.get(agentId);
     if (!agent) {
       agent = { agentId, calls: 0, series: new TimeSeries(), versions: new Map() };
@@ -53,7 +60,6 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     }
     agent.calls++;
     agent.series.add(ts, outcomeGroupOf(statusOf(record)));
-    const version = resolver.resolve(agentId, record.agent_config, ts);
     let bucket = agent.versions.get(version.key);
     if (!bucket) {
       bucket = { version, metrics: new MetricsAccumulator() };
@@ -61,7 +67,6 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     }
     bucket.metrics.add(record, ts);
     count++;
-    input.onCall?.(count);
   };
   // Every counter is indifferent to the order calls arrive in, so the streams are read at once.
   await Promise.all(input.calls.map(async (stream) => {
@@ -83,6 +88,12 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
       .map((agent) => agentReport(agent, names.get(agent.agentId) ?? agent.agentId, deployed.get(agent.agentId) ?? [], input))
       .sort((a, b) => a.name.localeCompare(b.name) || a.agent_id.localeCompare(b.agent_id)),
   };
+}
+
+/** Whether a call of `version` at `ts` is one of the selection's: a version it names, or a configuration changed outside voxform since it began. */
+function isSelected(selection: VersionSelection | undefined, version: ConfigVersion, ts: number): boolean {
+  if (!selection) return false;
+  return version.deployed ? selection.deploys.has(version.key) : ts >= selection.outsideFrom;
 }
 
 function agentReport(agent: AgentState, name: string, deployed: readonly ConfigVersion[], input: ReportInput): AgentReport {
@@ -108,7 +119,8 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
     .flatMap((version) => (version.deployed ? [version.deployed] : []))
     .filter((deploy) => {
       const at = Date.parse(deploy.at) / 1000;
-      return at >= from && (input.until === undefined || at <= input.until);
+      const selected = input.only?.get(agent.agentId)?.deploys.has(deploy.recordId) ?? true;
+      return selected && at >= from && (input.until === undefined || at <= input.until);
     })
     .map((deploy) => deployMarker(deploy, input.diffLink));
   agent.series.fitTo(CHART_BINS);

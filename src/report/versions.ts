@@ -41,7 +41,7 @@ export interface DeployInfo {
 /** Agents' deployed versions from the history, oldest first per agent id. */
 export function deployedVersions(records: readonly HistoryRecord[]): Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined }>> {
   const byAgent = new Map<string, Array<ConfigVersion & { maskedPaths: string[]; promptLength?: number | undefined; config: Record<string, unknown> }>>();
-  const oldestFirst = [...records].sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id));
+  const oldestFirst = [...records].sort(historyOrder);
   for (const record of oldestFirst) {
     if (record.outcome === 'nothing_to_do') continue;
     for (const [agentName, agent] of Object.entries(record.agents)) {
@@ -74,6 +74,11 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
     }
   }
   return byAgent;
+}
+
+/** The order records were written in: by time, then id. */
+export function historyOrder(a: HistoryRecord, b: HistoryRecord): number {
+  return a.at.localeCompare(b.at) || a.id.localeCompare(b.id);
 }
 
 /** Top-level keys whose values differ between two configs, sorted. */

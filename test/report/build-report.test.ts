@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildCallReport } from '../../src/report/build-report.js';
+import { sinceDeployWindow } from '../../src/report/since-deploy.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
 import { VersionResolver, changedTopLevelFields, deployedVersions, promptCandidates } from '../../src/report/versions.js';
@@ -149,6 +150,58 @@ describe('buildCallReport', () => {
     expect(comparison?.enough_calls).toBe(false);
     expect(comparison?.error_rate.verdict).toBe('not enough calls');
     expect(report.agents[0]?.name).toBe('desk');
+  });
+});
+
+describe('--since-deploy', () => {
+  const OTHER = '-OKagentBooking00001';
+  const v3 = agentConfig('You are the receptionist. Offer the earliest slot. Confirm the name.');
+  const deploy3 = historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v3 } });
+  const other = historyRecord('2026-03-02T12:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } });
+  const history = [deploy1, deploy2, other, deploy3];
+  const DAY = 86_400;
+
+  it('selects the latest deploy’s version and the one before it, and reads from the record before that one', () => {
+    const window = sinceDeployWindow(history, undefined, T0 + 4 * DAY);
+    expect(window?.since).toBe(T0); // deploy1's record: the apply of v2 began after it
+    expect([...(window?.only.keys() ?? [])]).toEqual([AGENT]);
+    expect(window?.only.get(AGENT)).toEqual({ deploys: new Set([deploy2.id, deploy3.id]), outsideFrom: T0 + DAY });
+    // The latest deploy up to --until; an agent's only deploy is both; the workspace's first record has none before it.
+    expect(sinceDeployWindow(history, undefined, T0 + 2 * DAY - 1)?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: T0 + 1.5 * DAY }]]));
+    expect(sinceDeployWindow(history, AGENT, T0 + 1.5 * DAY)?.since).toBeUndefined();
+    expect(sinceDeployWindow(history, '-OKnever', T0 + 4 * DAY)).toBeUndefined();
+  });
+
+  it('reports those two versions whole and nothing older, though older calls are in the window read', async () => {
+    const window = sinceDeployWindow(history, undefined, T0 + 4 * DAY);
+    const records = [
+      ...calls(v1, T0 + DAY - 3000, 40, 10), // v1's last calls, after deploy1's record and up to v2's update
+      ...calls(v2, T0 + DAY - 0.5, 40, 10), // v2's first call made while its apply was finishing
+      ...calls(v3, T0 + 2 * DAY + 60, 40, 10),
+      ...calls(agentConfig('Edited on the dashboard.'), T0 + DAY - 600, 5, 10), // outside voxform, while v1 was live
+      ...calls(agentConfig('Edited on the dashboard.'), T0 + 3 * DAY, 5, 10), // outside voxform, after the latest deploy
+      callRecord({ agentId: OTHER, config: v1, ts: T0 + 2 * DAY }),
+    ];
+    const report = await buildCallReport({
+      calls: [newestFirst(records)],
+      history,
+      workspace: 'default@local',
+      names: new Map(),
+      since: window?.since,
+      now: new Date('2026-03-05T00:00:00Z'),
+      diffLink: () => null,
+      only: window?.only,
+    });
+    expect(report.agents.map((agent) => agent.agent_id)).toEqual([AGENT]);
+    const [agent] = report.agents;
+    expect(agent?.versions.map((version) => [version.key, version.metrics.calls])).toEqual([
+      [deploy2.id, 40],
+      [deploy3.id, 40],
+      [expect.stringMatching(/^outside:/), 5],
+    ]);
+    expect(agent?.versions[1]?.comparison?.against).toBe(deploy2.id);
+    expect(agent?.deploys.map((deploy) => deploy.record_id)).toEqual([deploy2.id, deploy3.id]);
+    expect(report.calls).toBe(85);
   });
 });
 

@@ -13,7 +13,8 @@ import { readCallLog } from '../../report/read-calls.js';
 import { renderReportHtml } from '../../report/render-html.js';
 import { renderReportMarkdown } from '../../report/render-markdown.js';
 import { renderReportJson } from '../../report/render-json.js';
-import { deployedVersions } from '../../report/versions.js';
+import { sinceDeployWindow, type SinceDeployWindow } from '../../report/since-deploy.js';
+import { historyOrder } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveAgentArgument } from '../agent-argument.js';
@@ -46,7 +47,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const until = options.until === undefined ? undefined : parseTimeArgument('--until', options.until, now.getTime());
   let since = options.since === undefined ? undefined : parseTimeArgument('--since', options.since, now.getTime());
   if (options.sinceDeploy && since !== undefined) {
-    throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy starts the window at the deploy of the version before the latest.' });
+    throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
   }
   if (since !== undefined && until !== undefined && since > until) {
     throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
@@ -59,10 +60,13 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   // The apply history of the state backend (`--state` or `VOXFORM_STATE`): a folder, or a table.
   const history = await workspaceHistory((await openOperatorBackend(options, ctx)).history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(history) }, client);
-  if (options.sinceDeploy) since = sinceDeployStart(history, agentId, until ?? now.getTime() / 1000);
+  const selection = options.sinceDeploy ? sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000) : undefined;
+  if (selection) since = selection.since;
+  // One agent's calls are asked of the service alone.
+  const onlyAgent = agentId ?? (selection?.only.size === 1 ? [...selection.only.keys()][0] : undefined);
 
   const status = progressLine(ctx.stderr);
-  const calls = readCallLog(client, agentId === undefined ? {} : { agent_id: agentId }, { since, until }, now.getTime() / 1000);
+  const calls = readCallLog(client, onlyAgent === undefined ? {} : { agent_id: onlyAgent }, { since, until }, now.getTime() / 1000);
   const report = await buildCallReport({
     calls,
     history,
@@ -72,6 +76,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     until,
     now,
     diffLink: diffLinkFromEnv(ctx.env),
+    only: selection?.only,
     onCall: (count) => {
       if (count % 500 === 0) status.update(`Reading call logs… ${count.toLocaleString('en-US')} calls`);
     },
@@ -99,40 +104,22 @@ async function writeReport(file: string, text: string): Promise<void> {
 /** The agents' local names in the apply history, each with its id: the newest record's first. */
 function historyNames(history: readonly HistoryRecord[]): Map<string, string> {
   const names = new Map<string, string>();
-  for (const record of [...history].sort((a, b) => b.at.localeCompare(a.at))) {
+  for (const record of [...history].sort(historyOrder).reverse()) {
     for (const [name, agent] of Object.entries(record.agents)) if (!names.has(name) && typeof agent?.id === 'string') names.set(name, agent.id);
   }
   return names;
 }
 
 /**
- * `--since-deploy`: the window that holds the latest deploy's version (of `--agent`, else of the
- * agents the latest deploy changed) and the version before it, whole: it starts at the deploy of
- * that earlier version. Right after an apply the new version has no calls yet and the table shows
- * the one it replaced; later runs compare the two.
+ * `--since-deploy`: the latest deploy's version (of `--agent`, else of the agents the latest deploy
+ * changed) and the one before it, whole, and nothing older (src/report/since-deploy.ts). Right after
+ * an apply the new version has no calls yet and the table shows the one it replaced; later runs
+ * compare the two.
  */
-function sinceDeployStart(history: readonly HistoryRecord[], agentId: string | undefined, until: number): number {
-  const deploys = new Map<string, number[]>();
-  for (const [id, versions] of deployedVersions(history)) {
-    if (agentId !== undefined && id !== agentId) continue;
-    const times = versions.map((version) => Date.parse(version.deployed?.at ?? '') / 1000).filter((at) => Number.isFinite(at) && at <= until);
-    if (times.length > 0) deploys.set(id, times);
-  }
-  const latest = Math.max(...[...deploys.values()].map((times) => times[times.length - 1] as number));
-  if (!Number.isFinite(latest)) {
-    throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agentId === undefined ? '' : ` of agent ${agentId}`} in this workspace.`, {
-      hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
-    });
-  }
-  const starts = [...deploys.values()].filter((times) => times[times.length - 1] === latest).map((times) => times[times.length - 2] ?? latest);
-  return Math.min(...starts) - APPLY_GRACE_SECONDS;
+function sinceDeploy(history: readonly HistoryRecord[], agentId: string | undefined, agent: string | undefined, until: number): SinceDeployWindow {
+  const window = sinceDeployWindow(history, agentId, until);
+  if (window) return window;
+  throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agent === undefined ? '' : ` of agent ${agent}`} in this workspace.`, {
+    hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
+  });
 }
-
-/**
- * How long before its history record a deployed version may already take calls: the service uses a
- * configuration from the moment its update returns, and the apply history records the end of the
- * apply (state written, every agent done). The `--since-deploy` window opens this much earlier, so
- * the calls made while the apply was finishing are in it (docs/report.md).
- */
-const APPLY_GRACE_SECONDS = 60;
-

@@ -1,0 +1,70 @@
+/**
+ * `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, and no
+ * other version of voxform's. Which calls those are is known exactly from the apply history: the
+ * versions by their deploys (the calls tied to each as every report ties them, src/report/versions.ts),
+ * and the window to read from the record before the earlier version's deploy.
+ */
+import type { HistoryRecord } from '../history/types.js';
+import { deployedVersions, historyOrder, type ConfigVersion } from './versions.js';
+
+/** What a report keeps of one agent's calls. */
+export interface VersionSelection {
+  /** Record ids of the deploys whose versions are reported. */
+  deploys: ReadonlySet<string>;
+  /**
+   * Unix seconds: calls of a configuration changed outside voxform count from then on (the earlier
+   * version's deploy record, when it was surely live); earlier ones belong to versions before it.
+   */
+  outsideFrom: number;
+}
+
+export interface SinceDeployWindow {
+  /**
+   * Unix seconds: where to start reading the call log, the record written before the earlier
+   * version's deploy (that apply began after it: applies run one at a time, each recording before
+   * the next starts). Undefined when that deploy is the workspace's first record: the whole log.
+   */
+  since: number | undefined;
+  /** Per agent reported: the versions to keep. Other agents are left out. */
+  only: Map<string, VersionSelection>;
+}
+
+/**
+ * The agents of the latest deploy up to `until` (Unix seconds) — `agentId` alone when given — each
+ * with its latest version and the one before it. Undefined when the history has no such deploy.
+ */
+export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: string | undefined, until: number): SinceDeployWindow | undefined {
+  const deployed = new Map<string, ConfigVersion[]>();
+  for (const [id, versions] of deployedVersions(history)) {
+    if (agentId !== undefined && id !== agentId) continue;
+    const upTo = versions.filter((version) => deployedAt(version) <= until);
+    if (upTo.length > 0) deployed.set(id, upTo);
+  }
+  const lastOf = (versions: ConfigVersion[]) => versions[versions.length - 1] as ConfigVersion;
+  const latest = Math.max(...[...deployed.values()].map((versions) => deployedAt(lastOf(versions))));
+  if (!Number.isFinite(latest)) return undefined;
+  const only = new Map<string, VersionSelection>();
+  const starts: Array<number | undefined> = [];
+  for (const [id, versions] of deployed) {
+    const last = lastOf(versions);
+    if (deployedAt(last) !== latest) continue;
+    const earlier = versions[versions.length - 2] ?? last;
+    only.set(id, { deploys: new Set([earlier.key, last.key]), outsideFrom: deployedAt(earlier) });
+    starts.push(recordedBefore(history, earlier.key));
+  }
+  return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only };
+}
+
+/** Unix seconds of a version's deploy record (NaN when unknown, which no comparison passes). */
+function deployedAt(version: ConfigVersion): number {
+  return Date.parse(version.deployed?.at ?? '') / 1000;
+}
+
+/** Unix seconds of the workspace's record written just before record `id`, in the order records were written. */
+function recordedBefore(history: readonly HistoryRecord[], id: string): number | undefined {
+  const record = history.find((candidate) => candidate.id === id);
+  if (!record) return undefined;
+  const before = history.filter((candidate) => historyOrder(candidate, record) < 0).sort(historyOrder).pop();
+  return before === undefined ? undefined : Date.parse(before.at) / 1000;
+}
+
