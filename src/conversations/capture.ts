@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { parseChat } from './call-record.js';
 import { isPlainObject } from '../util/json-object.js';
+import { keepText, type Redact } from '../util/redact.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;
@@ -29,6 +30,12 @@ export interface CaptureInput {
   record: GlobalCallHistoryRecord;
   /** The manifest name of the call's agent. */
   agentName: string;
+  /**
+   * Hides secrets the call holds (a greeting filled from `${env:…}`). Applied to every message
+   * first: before personal data is replaced (which could break a secret up so that it no longer
+   * matches) and before a reply is shortened.
+   */
+  redact?: Redact | undefined;
 }
 
 /** Replaces personal data in free text: metadata values first (exact strings), then the patterns. */
@@ -56,7 +63,8 @@ function reference(reply: string): string {
 /** The test file's YAML text, with the schema modeline and where it came from. */
 export function captureTestFile(input: CaptureInput): string {
   const metadata = metadataOf(input.record);
-  const scrub = (text: string) => scrubPersonalData(text, metadata);
+  const redact = input.redact ?? keepText;
+  const scrub = (text: string) => scrubPersonalData(redact(text), metadata);
   const transcript = parseChat(input.record.chat);
   const turns: Array<{ user?: string; expect?: Array<{ judge: string }> }> = [];
   let pending: { user?: string } | undefined;

@@ -10,6 +10,7 @@ import type { ChatModel } from '../model/chat-model.js';
 import { matchWithBudget, REGEX_TIME_BUDGET_MS } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
+import { keepText, shortenRedacted, type Redact } from '../util/redact.js';
 
 /** A tool call as the call record lists it (`function_calls`: name and params). */
 export interface ToolCall {
@@ -23,7 +24,18 @@ export interface CallRecordView {
   transcript: TranscriptMessage[];
 }
 
-const short = (text: string, max = 60): string => JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/**
+ * What a check needs besides its subject: the judge (undefined with `--skip-judge`), and how to hide
+ * secrets in the texts a detail quotes — an agent's reply may hold one (a greeting filled from
+ * `${env:…}`), and a quote is shortened, which must happen after redaction (`shortenRedacted`).
+ */
+export interface CheckContext {
+  model: ChatModel | undefined;
+  redact?: Redact | undefined;
+}
+
+/** A quoted text for a check's name or detail: redacted, then cut to 60 characters. */
+const short = (text: string, redact: Redact = keepText): string => JSON.stringify(shortenRedacted(text, 60, redact));
 
 export function describeReplyCheck(check: ReplyCheck): string {
   if (check.kind === 'regex') return `regex ${short(check.pattern.source)}`;
@@ -42,19 +54,20 @@ function result(check: string, turn: number | undefined, status: CheckStatus, de
   return { check, turn, status, detail };
 }
 
-export async function checkReply(check: ReplyCheck, reply: string, turn: number, model: ChatModel | undefined): Promise<CheckResult> {
+export async function checkReply(check: ReplyCheck, reply: string, turn: number, context: CheckContext): Promise<CheckResult> {
   const name = describeReplyCheck(check);
+  const { redact } = context;
   switch (check.kind) {
     case 'contains':
       return reply.toLowerCase().includes(check.text.toLowerCase()) ? result(name, turn, 'passed') : result(name, turn, 'failed', `the reply does not contain ${short(check.text)}`);
     case 'not_contains':
       return reply.toLowerCase().includes(check.text.toLowerCase()) ? result(name, turn, 'failed', `the reply contains ${short(check.text)}`) : result(name, turn, 'passed');
     case 'equals':
-      return reply.trim() === check.text.trim() ? result(name, turn, 'passed') : result(name, turn, 'failed', `the reply is ${short(reply)}`);
+      return reply.trim() === check.text.trim() ? result(name, turn, 'passed') : result(name, turn, 'failed', `the reply is ${short(reply, redact)}`);
     case 'regex':
       return regexResult(name, turn, check.pattern, reply, 'the reply');
     case 'judge':
-      return judgeResult(name, turn, model, check.rubric, reply, 'reply of the agent');
+      return judgeResult(name, turn, context, check.rubric, reply, 'reply of the agent');
   }
 }
 
@@ -65,10 +78,10 @@ function regexResult(name: string, turn: number | undefined, pattern: RegExp, su
   return result(name, turn, 'failed', `${what} does not match${outcome.truncated ? ' (only its first 20,000 characters were searched)' : ''}`);
 }
 
-async function judgeResult(name: string, turn: number | undefined, model: ChatModel | undefined, rubric: string, subject: string, what: string): Promise<CheckResult> {
-  if (!model) return result(name, turn, 'skipped', 'no judge (--skip-judge)');
+async function judgeResult(name: string, turn: number | undefined, context: CheckContext, rubric: string, subject: string, what: string): Promise<CheckResult> {
+  if (!context.model) return result(name, turn, 'skipped', 'no judge (--skip-judge)');
   try {
-    const verdict = await judge(model, rubric, subject, what);
+    const verdict = await judge(context.model, { rubric, subject, what }, context.redact);
     return result(name, turn, verdict.pass ? 'passed' : 'failed', `judge: ${verdict.reason}`);
   } catch (error) {
     if (!isVoxformError(error)) throw error;
@@ -76,7 +89,7 @@ async function judgeResult(name: string, turn: number | undefined, model: ChatMo
   }
 }
 
-export async function checkCall(check: CallCheck, record: CallRecordView, model: ChatModel | undefined): Promise<CheckResult> {
+export async function checkCall(check: CallCheck, record: CallRecordView, context: CheckContext): Promise<CheckResult> {
   const name = describeCallCheck(check);
   switch (check.kind) {
     case 'tool_not_called': {
@@ -87,14 +100,14 @@ export async function checkCall(check: CallCheck, record: CallRecordView, model:
       return record.callStatus === check.status ? result(name, undefined, 'passed') : result(name, undefined, 'failed', `the call status is ${record.callStatus ?? '(none)'}`);
     case 'judge': {
       const text = record.transcript.map((line) => `${line.role === 'user' ? 'Caller' : 'Agent'}: ${line.content}`).join('\n');
-      return judgeResult(name, undefined, model, check.rubric, text, 'transcript of the call');
+      return judgeResult(name, undefined, context, check.rubric, text, 'transcript of the call');
     }
     case 'tool_called':
-      return toolCalledResult(name, check, record.toolCalls, model);
+      return toolCalledResult(name, check, record.toolCalls, context);
   }
 }
 
-async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 'tool_called' }>, toolCalls: ToolCall[], model: ChatModel | undefined): Promise<CheckResult> {
+async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 'tool_called' }>, toolCalls: ToolCall[], context: CheckContext): Promise<CheckResult> {
   const calls = toolCalls.filter((call) => call.name === check.tool);
   if (calls.length === 0) {
     const others = [...new Set(toolCalls.map((call) => call.name))];
@@ -104,7 +117,7 @@ async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 
   let lastProblem = '';
   let skipped = false;
   for (const call of calls) {
-    const outcome = await matchArgs(check.args, call.params, model);
+    const outcome = await matchArgs(check.args, call.params, context);
     if (outcome.status === 'passed') return result(name, undefined, 'passed', outcome.detail);
     if (outcome.status === 'skipped') skipped = true;
     lastProblem = outcome.detail ?? lastProblem;
@@ -113,7 +126,7 @@ async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 
   return result(name, undefined, 'failed', `no call of ${check.tool} matches: ${lastProblem}`);
 }
 
-async function matchArgs(expected: Record<string, ArgExpectation>, params: unknown, model: ChatModel | undefined): Promise<{ status: CheckStatus; detail?: string }> {
+async function matchArgs(expected: Record<string, ArgExpectation>, params: unknown, context: CheckContext): Promise<{ status: CheckStatus; detail?: string }> {
   const actual = isPlainObject(params) ? params : {};
   let status: CheckStatus = 'passed';
   for (const [arg, expectation] of Object.entries(expected)) {
@@ -122,14 +135,14 @@ async function matchArgs(expected: Record<string, ArgExpectation>, params: unkno
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (expectation.kind === 'exact') {
       if (canonicalJson(value) !== canonicalJson(expectation.value)) {
-        const wanted = JSON.stringify(expectation.value) ?? 'null';
-        return { status: 'failed', detail: `${arg} is ${short(text)}, expected ${wanted.length > 60 ? `${wanted.slice(0, 59)}…` : wanted}` };
+        const wanted = shortenRedacted(JSON.stringify(expectation.value) ?? 'null', 60, context.redact ?? keepText);
+        return { status: 'failed', detail: `${arg} is ${short(text, context.redact)}, expected ${wanted}` };
       }
     } else if (expectation.kind === 'regex') {
-      const outcome = regexResult(arg, undefined, expectation.pattern, text, `${arg} (${short(text)})`);
+      const outcome = regexResult(arg, undefined, expectation.pattern, text, `${arg} (${short(text, context.redact)})`);
       if (outcome.status !== 'passed') return { status: 'failed', detail: outcome.detail };
     } else {
-      const outcome = await judgeResult(arg, undefined, model, expectation.rubric, text, `value of the argument ${arg}`);
+      const outcome = await judgeResult(arg, undefined, context, expectation.rubric, text, `value of the argument ${arg}`);
       if (outcome.status === 'failed' || outcome.status === 'error') return { status: outcome.status, detail: `${arg}: ${outcome.detail}` };
       if (outcome.status === 'skipped') status = 'skipped';
     }

@@ -13,6 +13,7 @@ import { findCallRecord, viewOfRecord } from './call-record.js';
 import { checkCall, checkReply } from './checks.js';
 import { nextCallerMove } from './judge.js';
 import type { ChatModel } from '../model/chat-model.js';
+import type { Redact } from '../util/redact.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
@@ -27,6 +28,8 @@ export interface ConversationInput {
   agentConfig: AgentConfigUpdate | undefined;
   /** Undefined with `--skip-judge`. */
   model: ChatModel | undefined;
+  /** Hides secrets in texts before they are shortened for a check's detail (see checks.ts). */
+  redact?: Redact | undefined;
 }
 
 interface Exchange {
@@ -91,7 +94,7 @@ async function runScripted(input: ConversationInput, exchange: Exchange): Promis
   for (const [index, turn] of turns.entries()) {
     const last = index === turns.length - 1;
     const { reply, ended } = await send(input, exchange, turn.user, last);
-    for (const check of turn.checks) exchange.checks.push(await checkReply(check, reply, index + 1, input.model));
+    for (const check of turn.checks) exchange.checks.push(await checkReply(check, reply, index + 1, input));
     if (ended && !last) {
       exchange.checks.push({ check: `turn ${index + 2}`, turn: index + 2, status: 'failed', detail: 'the agent ended the session before this turn' });
       return;
@@ -106,7 +109,7 @@ async function runSimulated(input: ConversationInput, exchange: Exchange): Promi
   // The agent speaks first (its greeting), as on a call; then the caller answers.
   let { ended } = await send(input, exchange, undefined, false);
   for (let turn = 0; turn < caller.maxTurns && !ended; turn++) {
-    const move = await nextCallerMove(model, caller, exchange.transcript);
+    const move = await nextCallerMove(model, caller, exchange.transcript, input.redact);
     if (move.message !== undefined) ({ ended } = await send(input, exchange, move.message, false));
     if (move.goalReached) break;
   }
@@ -128,6 +131,6 @@ async function checkRecord(input: ConversationInput, exchange: Exchange): Promis
   }
   // The transcript judged is the conversation as the test held it; the record's tool calls and status are the service's.
   const view = { ...viewOfRecord(record), transcript: exchange.transcript };
-  for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input.model));
+  for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input));
   return view.toolCalls;
 }

@@ -5,7 +5,8 @@
  * error of the check (never as a pass).
  */
 import { VoxformError } from '../errors.js';
-import { clip, parseJsonObject, type ChatModel, type ChatTurn } from '../model/chat-model.js';
+import { MODEL_TEXT_LIMIT, parseJsonObject, type ChatModel, type ChatTurn } from '../model/chat-model.js';
+import { keepText, shortenRedacted, type Redact } from '../util/redact.js';
 import type { SimulatedCaller, TranscriptMessage } from './types.js';
 
 export interface Verdict {
@@ -20,20 +21,30 @@ const JUDGE_INSTRUCTIONS = [
   '{"verdict": "pass" or "fail", "reason": "one sentence"}',
 ].join('\n');
 
-/** Asks the judge whether `subject` meets `rubric`. `what` names the subject ("reply", "transcript", "value of date"). */
-export async function judge(model: ChatModel, rubric: string, subject: string, what: string): Promise<Verdict> {
-  const messages: ChatTurn[] = [
-    { role: 'system', content: JUDGE_INSTRUCTIONS },
-    { role: 'user', content: `Rubric:\n${rubric}\n\nThe ${what}:\n${subject}` },
-  ];
-  return askValid(model, messages, parseVerdict, 'a verdict ({"verdict": "pass"|"fail", "reason": "…"})');
+/** What the judge is asked: whether `subject` meets `rubric`; `what` names the subject ("reply", "transcript", "value of date"). */
+export interface JudgeQuestion {
+  rubric: string;
+  subject: string;
+  what: string;
 }
 
-function parseVerdict(text: string | null | undefined): Verdict | undefined {
+/**
+ * Asks the judge. The texts the model answers (a reason, a malformed answer quoted in an error) may
+ * repeat a secret of the subject; `redact` hides it before they are shortened.
+ */
+export async function judge(model: ChatModel, question: JudgeQuestion, redact: Redact = keepText): Promise<Verdict> {
+  const messages: ChatTurn[] = [
+    { role: 'system', content: JUDGE_INSTRUCTIONS },
+    { role: 'user', content: `Rubric:\n${question.rubric}\n\nThe ${question.what}:\n${question.subject}` },
+  ];
+  return askValid({ model, redact }, messages, parseVerdict, 'a verdict ({"verdict": "pass"|"fail", "reason": "…"})');
+}
+
+function parseVerdict(text: string | null | undefined, redact: Redact): Verdict | undefined {
   const answer = parseJsonObject(text);
   const verdict = typeof answer?.verdict === 'string' ? answer.verdict.trim().toLowerCase() : undefined;
   if (verdict !== 'pass' && verdict !== 'fail') return undefined;
-  const reason = typeof answer?.reason === 'string' && answer.reason.trim() !== '' ? clip(answer.reason.trim(), 1000) : '(no reason given)';
+  const reason = typeof answer?.reason === 'string' && answer.reason.trim() !== '' ? shortenRedacted(answer.reason.trim(), 1000, redact) : '(no reason given)';
   return { pass: verdict === 'pass', reason };
 }
 
@@ -45,9 +56,10 @@ export interface CallerMove {
 
 /**
  * The simulated caller's next move. The model sees the conversation from the caller's side (the
- * agent's lines as `user`, its own as `assistant`).
+ * agent's lines as `user`, its own as `assistant`). Its message is redacted before it is shortened
+ * (it may repeat a secret the agent said): the transcript keeps it, and reports print it.
  */
-export async function nextCallerMove(model: ChatModel, caller: SimulatedCaller, transcript: readonly TranscriptMessage[]): Promise<CallerMove> {
+export async function nextCallerMove(model: ChatModel, caller: SimulatedCaller, transcript: readonly TranscriptMessage[], redact: Redact = keepText): Promise<CallerMove> {
   const instructions = [
     'You play a caller talking to a voice agent, in an automated test. Stay in character; be brief, as on the phone.',
     `Who you are: ${caller.persona}`,
@@ -58,23 +70,26 @@ export async function nextCallerMove(model: ChatModel, caller: SimulatedCaller, 
   const messages: ChatTurn[] = [{ role: 'system', content: instructions }];
   for (const line of transcript) messages.push({ role: line.role === 'assistant' ? 'user' : 'assistant', content: line.content });
   if (transcript.length === 0) messages.push({ role: 'user', content: '(the call connects; the agent is silent: you speak first)' });
-  return askValid(model, messages, parseCallerMove, 'a caller move ({"message": "…", "goal_reached": false})');
+  return askValid({ model, redact }, messages, parseCallerMove, 'a caller move ({"message": "…", "goal_reached": false})');
 }
 
-function parseCallerMove(text: string | null | undefined): CallerMove | undefined {
+function parseCallerMove(text: string | null | undefined, redact: Redact): CallerMove | undefined {
   const answer = parseJsonObject(text);
   if (!answer || typeof answer.goal_reached !== 'boolean') return undefined;
-  const message = typeof answer.message === 'string' && answer.message.trim() !== '' ? clip(answer.message.trim()) : undefined;
+  const message = typeof answer.message === 'string' && answer.message.trim() !== '' ? shortenRedacted(answer.message.trim(), MODEL_TEXT_LIMIT, redact) : undefined;
   if (!answer.goal_reached && message === undefined) return undefined;
   return { message, goalReached: answer.goal_reached };
 }
 
-async function askValid<T>(model: ChatModel, messages: ChatTurn[], parse: (text: string | null | undefined) => T | undefined, expected: string): Promise<T> {
+type Parse<T> = (text: string | null | undefined, redact: Redact) => T | undefined;
+
+async function askValid<T>(asked: { model: ChatModel; redact: Redact }, messages: ChatTurn[], parse: Parse<T>, expected: string): Promise<T> {
+  const { model, redact } = asked;
   const first = await model.complete(messages, { json: true });
-  const parsed = parse(first.content);
+  const parsed = parse(first.content, redact);
   if (parsed !== undefined) return parsed;
   const retry = await model.complete([...messages, { role: 'assistant', content: first.content ?? '' }, { role: 'user', content: `That was not valid. Answer with ${expected} and nothing else.` }], { json: true });
-  const second = parse(retry.content);
+  const second = parse(retry.content, redact);
   if (second !== undefined) return second;
-  throw new VoxformError('model_answer_invalid', `The model did not answer with ${expected}, twice; its answer began: ${JSON.stringify(clip(retry.content ?? '', 120))}.`);
+  throw new VoxformError('model_answer_invalid', `The model did not answer with ${expected}, twice; its answer began: ${JSON.stringify(shortenRedacted(retry.content ?? '', 120, redact))}.`);
 }

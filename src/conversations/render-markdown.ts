@@ -6,6 +6,7 @@
  */
 import { describeCheckResult, describeVerdict, problemChecks, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
+import { keepText, type Redact } from '../util/redact.js';
 
 /** GitHub refuses comments over 65,536 characters; this leaves room for the rest of a comment. */
 export const MARKDOWN_LIMIT = 60_000;
@@ -74,7 +75,8 @@ function failureDetails(report: TestReport): string[] {
   return blocks;
 }
 
-export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT): string {
+/** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
+export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact: Redact = keepText): string {
   const head = [headline(run), '', ...changeSection(run), ...testTable(run), ''].join('\n');
   // Failures in order of interest: the behaviour diff's first, then the rest.
   const changed = new Set(run.changes.map((c) => c.report));
@@ -88,5 +90,6 @@ export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT): string
     shown++;
   }
   if (shown < details.length) text += `\n_${details.length - shown} more failure${details.length - shown === 1 ? '' : 's'} not shown (the comment is size-capped); the job log and \`--format json\` have them all._\n`;
+  text = redact(text);
   return text.length > limit ? `${text.slice(0, limit - 40)}\n\n_(cut at the size limit)_\n` : text;
 }

@@ -9,6 +9,7 @@ import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import { Semaphore } from '../util/semaphore.js';
 import { runConversation } from './conversation.js';
 import type { ChatModel } from '../model/chat-model.js';
+import type { Redact } from '../util/redact.js';
 import type { BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
 export interface AgentUnderTest {
@@ -33,6 +34,12 @@ export interface RunTestsOptions {
   onProgress?: (done: number, total: number) => void;
   /** Aborted (Ctrl-C): no further conversation starts; those under way finish. */
   signal?: AbortSignal | undefined;
+  /**
+   * Hides the run's secrets (the CLI's `SecretRegistry.redact`). Reports quote replies and model
+   * answers shortened, and a secret cut in two escapes the last scrub of the output, so each quote
+   * is redacted before it is shortened. Without it, nothing is hidden.
+   */
+  redact?: Redact | undefined;
 }
 
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
@@ -60,6 +67,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
               agentId: agent.id,
               agentConfig: target === 'desired' ? agent.desiredConfig : undefined,
               model: options.model,
+              redact: options.redact,
             });
           });
         }

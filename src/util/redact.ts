@@ -1,6 +1,23 @@
 /** What every printed, logged or stored secret becomes. */
 export const REDACTED = '(sensitive)';
 
+/** Hides the secrets a text holds (`SecretRegistry.redact`, or a library caller's own). */
+export type Redact = (text: string) => string;
+
+/** For callers that have no secrets to hide. */
+export const keepText: Redact = (text) => text;
+
+/**
+ * `text` cut to at most `max` characters, an ellipsis marking the cut, **redacted first**: a
+ * secret cut in two no longer matches the last scrub of the output, and its first part would be
+ * printed. Every place that shortens text that may hold a secret (an agent's reply, a model's
+ * answer) shortens through this.
+ */
+export function shortenRedacted(text: string, max: number, redact: Redact): string {
+  const clean = redact(text);
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
 /**
  * The secret values known to this run (`${env:…}` values, headers, keys). Every line the CLI prints
  * passes through `redact`, so a secret that slipped past the schema-based redaction of the plan

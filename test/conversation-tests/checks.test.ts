@@ -5,6 +5,7 @@ import { ChatModel } from '../../src/model/chat-model.js';
 import { matchWithBudget } from '../../src/conversations/safe-regex.js';
 import type { CallCheck, ReplyCheck } from '../../src/conversations/types.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
+import { SecretRegistry } from '../../src/util/redact.js';
 
 let fake: FakeModel | undefined;
 afterEach(async () => {
@@ -26,11 +27,11 @@ describe('reply checks', () => {
     ['regex misses', { kind: 'regex', pattern: /^Hello/ }, 'failed', 'the reply does not match'],
     ['judge without a judge is skipped, never passed', { kind: 'judge', rubric: 'Gives the hours.' }, 'skipped', 'no judge (--skip-judge)'],
   ])('%s', async (_name, check, status, detail) => {
-    expect(await checkReply(check, REPLY, 1, undefined)).toMatchObject({ status, detail, turn: 1 });
+    expect(await checkReply(check, REPLY, 1, { model: undefined })).toMatchObject({ status, detail, turn: 1 });
   });
 
   it('stops a catastrophic regex at its time budget instead of hanging, and says why', async () => {
-    const result = await checkReply({ kind: 'regex', pattern: /^(a+)+$/ }, `${'a'.repeat(40)}b`, 2, undefined);
+    const result = await checkReply({ kind: 'regex', pattern: /^(a+)+$/ }, `${'a'.repeat(40)}b`, 2, { model: undefined });
     expect(result.status).toBe('failed');
     expect(result.detail).toMatch(/ran longer than 250 ms and was stopped; simplify it/);
   });
@@ -63,14 +64,14 @@ describe('call record checks', () => {
     ['tool_not_called', { kind: 'tool_not_called', tool: 'find_slots' }, 'failed', 'find_slots was called 2 times'],
     ['call_status', { kind: 'call_status', status: 'agent-ended' }, 'failed', 'the call status is chat_completion'],
   ])('%s', async (_name, check, status, detail) => {
-    expect(await checkCall(check, record, undefined)).toMatchObject({ status, detail, turn: undefined });
+    expect(await checkCall(check, record, { model: undefined })).toMatchObject({ status, detail, turn: undefined });
   });
 
   it('judges the transcript with the judge model and records its reason', async () => {
     fake = await startFakeModel();
     const model = new ChatModel({ url: fake.url, model: 'fake-judge', apiKey: 'judge-key-123456' });
-    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Tuesday 9am".' }, record, model)).toMatchObject({ status: 'passed', detail: 'judge: the text meets the rubric' });
-    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Wednesday".' }, record, model)).toMatchObject({ status: 'failed', detail: 'judge: the text does not mention "Wednesday"' });
+    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Tuesday 9am".' }, record, { model })).toMatchObject({ status: 'passed', detail: 'judge: the text meets the rubric' });
+    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Wednesday".' }, record, { model })).toMatchObject({ status: 'failed', detail: 'judge: the text does not mention "Wednesday"' });
     expect(fake.requests[0]?.messages.at(-1)?.content).toContain('Caller: A cleaning on Tuesday?\nAgent: Booked for Tuesday 9am.');
     expect(fake.requests[0]?.response_format).toEqual({ type: 'json_object' });
     expect(fake.authorizations[0]).toBe('Bearer judge-key-123456');
@@ -82,14 +83,14 @@ describe('the judge and the caller validate the model’s answers', () => {
     const answers = ['not json', '{"verdict":"pass","reason":"fine"}'];
     fake = await startFakeModel(() => ({ content: answers.shift() ?? '{"verdict": "maybe"}' }));
     const model = new ChatModel({ url: fake.url, model: 'm', apiKey: undefined });
-    expect(await judge(model, 'r', 's', 'reply')).toEqual({ pass: true, reason: 'fine' });
-    await expect(judge(model, 'r', 's', 'reply')).rejects.toMatchObject({ code: 'model_answer_invalid' });
-    expect(await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, model)).toMatchObject({ status: 'error' });
+    expect(await judge(model, { rubric: 'r', subject: 's', what: 'reply' })).toEqual({ pass: true, reason: 'fine' });
+    await expect(judge(model, { rubric: 'r', subject: 's', what: 'reply' })).rejects.toMatchObject({ code: 'model_answer_invalid' });
+    expect(await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, { model })).toMatchObject({ status: 'error' });
   });
 
   it('turns a failing model into a clear error', async () => {
     const model = new ChatModel({ url: 'http://127.0.0.1:9/v1', model: 'm', apiKey: undefined, timeoutMs: 2000 });
-    await expect(judge(model, 'r', 's', 'reply')).rejects.toMatchObject({ code: 'model_failed', message: expect.stringMatching(/^The model at http:\/\/127\.0\.0\.1:9\/v1 failed: /) });
+    await expect(judge(model, { rubric: 'r', subject: 's', what: 'reply' })).rejects.toMatchObject({ code: 'model_failed', message: expect.stringMatching(/^The model at http:\/\/127\.0\.0\.1:9\/v1 failed: /) });
   });
 
   it('the caller speaks in role and says when its goal is reached', async () => {
@@ -99,5 +100,44 @@ describe('the judge and the caller validate the model’s answers', () => {
     expect(await nextCallerMove(model, caller, [{ role: 'assistant', content: 'Hello!' }])).toEqual({ message: 'A patient who wants a cleaning.', goalReached: false });
     // The agent's lines reach the caller model as `user`, its own as `assistant`.
     expect(fake.requests[0]?.messages.slice(1)).toEqual([{ role: 'user', content: 'Hello!' }]);
+  });
+});
+
+describe('a quoted text is redacted before it is shortened', () => {
+  // The secret straddles every cut: a reply quoted at 60 characters, a judge's reason at 1,000, a
+  // malformed answer at 120, a caller's message at 4,000. Cut first, its first part would be printed.
+  const SECRET = 'S3CRET-greeting-token-42';
+  const secrets = new SecretRegistry();
+  secrets.add(SECRET);
+  const redact = (text: string) => secrets.redact(text);
+  const around = (cut: number) => `${'x'.repeat(cut - 10)} ${SECRET} and more`;
+  const leaks = (text: string | undefined) => Array.from({ length: SECRET.length - 5 }, (_, at) => SECRET.slice(at, at + 6)).filter((piece) => text?.includes(piece));
+
+  it('in the detail of equals and of a tool argument', async () => {
+    const equals = await checkReply({ kind: 'equals', text: 'Hello' }, around(60), 1, { model: undefined, redact });
+    expect(equals.detail).toBe(`the reply is "${'x'.repeat(50)} (sensiti…"`);
+    const record = { callStatus: undefined, transcript: [], toolCalls: [{ name: 'book', params: { code: around(60) } }] };
+    const exact = await checkCall({ kind: 'tool_called', tool: 'book', args: { code: { kind: 'exact', value: 'x' } } }, record, { model: undefined, redact });
+    expect(leaks(exact.detail)).toEqual([]);
+    expect(exact.detail).toBe(`no call of book matches: code is "${'x'.repeat(50)} (sensiti…", expected "x"`);
+    const regex = await checkCall({ kind: 'tool_called', tool: 'book', args: { code: { kind: 'regex', pattern: /^y/ } } }, record, { model: undefined, redact });
+    expect(leaks(regex.detail)).toEqual([]);
+  });
+
+  it('in a judge\'s reason, a malformed answer and a caller\'s message', async () => {
+    const answers = [{ verdict: 'fail', reason: around(1000) }, 'not json', `not json ${around(120)}`, { message: around(4000), goal_reached: false }];
+    fake = await startFakeModel(() => {
+      const next = answers.shift();
+      return { content: typeof next === 'string' ? next : JSON.stringify(next) };
+    });
+    const model = new ChatModel({ url: fake.url, model: 'm', apiKey: undefined });
+    const verdict = await judge(model, { rubric: 'r', subject: 's', what: 'reply' }, redact);
+    expect(leaks(verdict.reason)).toEqual([]);
+    const invalid = await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, { model, redact });
+    expect(invalid.status).toBe('error');
+    expect(leaks(invalid.detail)).toEqual([]);
+    const move = await nextCallerMove(model, { persona: 'p', goal: 'g', maxTurns: 2 }, [], redact);
+    expect(leaks(move.message)).toEqual([]);
+    expect(move.message?.endsWith(' (sensiti…')).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
+import { SecretRegistry } from '../../src/util/redact.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { callService, startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
@@ -149,6 +150,18 @@ describe('voxform test capture', () => {
     const result = await project.cli(['test', 'capture', 'call_nope']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');
+  });
+
+  it('hides a secret of the call before it replaces personal data or shortens a reply', () => {
+    const secret = 'tok-5551234567-S3CRET-capture';
+    const registry = new SecretRegistry();
+    registry.add(secret);
+    const reply = `${'x'.repeat(590)} ${secret}`;
+    const record = { call_id: 'call_1', chat: JSON.stringify([{ role: 'user', content: `my code is ${secret}` }, { role: 'assistant', content: reply }]) };
+    const text = captureTestFile({ record: record as never, agentName: 'front-desk', redact: (value) => registry.redact(value) });
+    // Neither a piece cut off at 600 characters nor the pieces around a phone number the scrub would replace.
+    for (const piece of ['tok-', 'S3CRET', '-capture']) expect(text).not.toContain(piece);
+    expect(text).toContain('user: my code is (sensitive)');
   });
 
   it('captures agent replies as judge references and lone caller turns as turns', () => {

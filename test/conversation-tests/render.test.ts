@@ -62,4 +62,15 @@ describe('renderers', () => {
     expect(capped.length).toBeLessThanOrEqual(20_000);
     expect(capped).toMatch(/_\d+ more failures not shown \(the comment is size-capped\); the job log and `--format json` have them all\._\n$/);
   });
+
+  it('Markdown: a secret is hidden before the comment is cut at the size limit, never cut in two', () => {
+    const secret = 'S3CRET-greeting-token-42';
+    const tests = run([report(`${'n'.repeat(3000)} ${secret}`, 'ok')]);
+    // A limit that cuts the test table in the middle of the secret.
+    const limit = renderTestMarkdown(tests, 1_000_000).indexOf(secret) + 40 + 8;
+    const redact = (text: string) => text.replaceAll(secret, '(sensitive)');
+    const capped = renderTestMarkdown(tests, limit, redact);
+    expect(capped).toContain('_(cut at the size limit)_');
+    expect(capped).not.toContain(secret.slice(0, 8));
+  });
 });

@@ -56,6 +56,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     parallelism,
     repeat: options.repeat,
     grep: options.grep,
+    redact: (text) => ctx.secrets.redact(text),
     onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} conversations`),
     signal: interrupt.signal,
   })
@@ -71,7 +72,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (testRun.reports.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
   }
-  await emit(render(testRun, options.format ?? 'text', ctx.color), options.out, ctx);
+  await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx);
   return runSucceeded(testRun) ? 0 : 1;
 }
 
@@ -88,11 +89,11 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
   return result.files;
 }
 
-function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, color: boolean): string {
+function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext): string {
   if (format === 'json') return renderTestJson(testRun);
   if (format === 'junit') return renderTestJunit(testRun);
-  if (format === 'markdown') return renderTestMarkdown(testRun);
-  return renderTestText(testRun, { color });
+  if (format === 'markdown') return renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text));
+  return renderTestText(testRun, { color: ctx.color });
 }
 
 /** To stdout, or to `--out` (redacted like stdout: a report file is output too). */
@@ -136,7 +137,7 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
       hint: 'A test names its agent by manifest name: add the agent to the manifest, or point -f at the manifest that has it.',
     });
   }
-  const text = captureTestFile({ record, agentName: agent.localName });
+  const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value) });
   await emit(text, options.out, ctx);
   return 0;
 }

@@ -1,0 +1,36 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+/** The manifest of the audit: one agent whose greeting carries a secret read through `${env:…}`. */
+function manifest(firstMessage: string): string {
+  return ['version: 1', 'agents:', '  desk:', '    id: -OKdqbqetEcM4ak369ym', '    config:', '      prompt: "v1"', `      first_message: ${JSON.stringify(firstMessage)}`, ''].join('\n');
+}
+
+const SECRET = 'S3CRET-greeting-token-42';
+const SECRET_ENV = { VOXFORM_ENV_ALLOW: 'GREET_SECRET', GREET_SECRET: SECRET };
+
+describe('test reports never hold part of a secret', () => {
+  // Eight runs of the CLI: room on a busy 2-core machine.
+  it('redacts a reply before shortening it, in every format and in --out files', { timeout: 120_000 }, async () => {
+    const dir = await tempDir({
+      'voxform.yaml': manifest('Thanks for calling Acme Dental, your access code is ${env:GREET_SECRET}'),
+      'tests/g.test.yaml': 'agent: desk\ntests:\n  - name: greeting\n    turns:\n      - expect: [{ equals: Hello }]\n',
+    });
+    // A cut-off secret is a leak too: its first characters, as a shortened reply would end.
+    const pieces = [SECRET, SECRET.slice(0, 4)];
+    for (const format of ['text', 'json', 'junit', 'markdown']) {
+      const result = await runCli(['test', '--local', '--format', format], { cwd: dir, env: SECRET_ENV });
+      expect(result.code, result.stderr).toBe(1);
+      for (const piece of pieces) expect(`${result.stdout}${result.stderr}`, `${format}: ${piece}`).not.toContain(piece);
+      if (format === 'text') expect(result.stdout).toContain('✗ turn 1: equals "Hello" — the reply is "Thanks for calling Acme Dental, your access code is (sensit…"');
+      const saved = await runCli(['test', '--local', '--format', format, '--out', `r.${format}`], { cwd: dir, env: SECRET_ENV });
+      expect(saved.code, saved.stderr).toBe(1);
+      const file = await readFile(path.join(dir, `r.${format}`), 'utf8');
+      for (const piece of pieces) expect(file, `${format} file: ${piece}`).not.toContain(piece);
+    }
+  });
+});
