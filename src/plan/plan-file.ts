@@ -3,7 +3,7 @@ import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
 import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
@@ -86,7 +86,7 @@ export async function savePlanFile(file: string, plan: Plan, desired: DesiredSta
   try {
     await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);
   } catch (error) {
-    throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: ${whyUnwritable(error)}; nothing was saved.`, {
+    throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: ${describeWriteFailure(error)}; nothing was saved.`, {
       hint: 'Name a file in a folder that exists and is writable with --out.',
     });
   }
@@ -114,24 +114,6 @@ async function refuseToOverwriteOther(file: string): Promise<void> {
   throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: the file exists and is not a plan voxform saved; nothing was saved.`, {
     hint: 'Name another file with --out, or remove this one first if it is no longer needed.',
   });
-}
-
-/** Why a file could not be written, in words (the atomic write left nothing behind either way). */
-function whyUnwritable(error: unknown): string {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return 'its folder does not exist';
-    case 'EISDIR':
-      return 'it is a folder';
-    case 'EACCES':
-    case 'EPERM':
-      return 'voxform may not write there';
-    case 'EROFS':
-      return 'the file system is read-only';
-    default:
-      return (error as Error).message;
-  }
 }
 
 export async function readPlanFile(file: string): Promise<SavedPlan> {

@@ -1,4 +1,4 @@
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -24,4 +24,49 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     await unlink(temp).catch(() => undefined);
     throw error;
   }
+}
+
+/** Why a file could not be written, in words (the atomic write leaves nothing behind either way). */
+export function describeWriteFailure(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'ENOTDIR':
+    case 'EEXIST': // from creating its folder
+      return 'a part of its folder is a file, not a folder';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'voxform may not write there';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'the disk is full';
+    default:
+      return (error as Error).message;
+  }
+}
+
+/**
+ * Why `file` cannot be written, or undefined when it can as far as can be told: its folder must be
+ * an existing folder, the file not a folder, and a file must be creatable beside it (tried with a
+ * temporary file, removed at once: `/proc` is a folder that takes none). For work whose result goes
+ * to the file, checked before the work starts; the write itself can still fail (a full disk).
+ */
+export async function findWriteObstacle(file: string): Promise<string | undefined> {
+  const folder = path.dirname(file);
+  const folderStat = await stat(folder).catch((error: unknown) => error as NodeJS.ErrnoException);
+  if (folderStat instanceof Error) return describeWriteFailure(folderStat);
+  if (!folderStat.isDirectory()) return `${folder} is a file, not a folder`;
+  if ((await stat(file).catch(() => undefined))?.isDirectory()) return 'it is a folder';
+  const probe = path.join(folder, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.probe`);
+  try {
+    await (await open(probe, 'wx', 0o600)).close();
+  } catch (error) {
+    // The folder exists (checked above): a missing entry means it takes no new files.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no file can be created in its folder' : describeWriteFailure(error);
+  }
+  await unlink(probe).catch(() => undefined);
+  return undefined;
 }

@@ -130,13 +130,20 @@ describe('voxform test capture', () => {
     await say([{ role: 'assistant', content: greeting }, { role: 'user', content: user }], true);
 
     const captured = await project.cli(['test', 'capture', callId, '--out', 'tests/captured.test.yaml']);
-    expect(captured.stderr).toBe('Wrote the report to tests/captured.test.yaml.\n');
+    // tests/ did not exist: capture makes it (a new project's first test file).
+    expect(captured.stderr).toBe('Wrote the test file to tests/captured.test.yaml.\n');
     expect(captured.code).toBe(0);
     const text = await readFile(path.join(project.dir, 'tests/captured.test.yaml'), 'utf8');
     expect(text).not.toMatch(/Jane|555 123|jane@/);
     expect(text).toContain(`name: replays call ${callId}`);
     expect(text).toContain('user: This is <patient_name>, my number is <phone> and my mail is <email>.');
     expect(text).toContain(`judge: 'Answers like: "${greeting}"`);
+    const refused = await project.cli(['test', 'capture', callId, '--out', 'voxform.yaml/captured.test.yaml']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
+        '  hint: Name a file in a folder that exists and is writable with --out.\n',
+    );
 
     // The default tests/ folder beside the manifest, judged by the fake (a quoted reference must appear in the reply).
     // Against the live agent, the one that made the call (the desired greeting differs, so desired would fail).

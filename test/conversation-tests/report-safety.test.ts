@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, useTempDirs } from '../helpers/cli.js';
@@ -32,5 +32,32 @@ describe('test reports never hold part of a secret', () => {
       const file = await readFile(path.join(dir, `r.${format}`), 'utf8');
       for (const piece of pieces) expect(file, `${format} file: ${piece}`).not.toContain(piece);
     }
+  });
+});
+
+describe('test --out', () => {
+  const files = () => ({ 'voxform.yaml': manifest('Hello'), 'tests/g.test.yaml': 'agent: desk\ntests:\n  - name: greeting\n    turns:\n      - expect: [{ equals: Hello }]\n' });
+
+  it('refuses a file it cannot write before any conversation, like plan and report: a clear error, exit 1, nothing written', async () => {
+    const dir = await tempDir(files());
+    await writeFile(path.join(dir, 'afile'), 'keep me');
+    for (const [out, why] of [
+      ['afile/x.txt', `${path.join(dir, 'afile')} is a file, not a folder`],
+      ['no-such-folder/x.txt', 'its folder does not exist'],
+      ['tests', 'it is a folder'],
+      // A folder that takes no new file, even for root (whom permissions do not stop).
+      ['/proc/voxform-report.txt', process.getuid?.() === 0 ? 'no file can be created in its folder' : 'voxform may not write there'],
+    ] as const) {
+      const result = await runCli(['test', '--local', '--out', out], { cwd: dir });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toBe(
+        `error: Cannot write the report to ${path.resolve(dir, out)}: ${why}; no test was run.\n  hint: Name a file in a folder that exists and is writable with --out.\n`,
+      );
+      expect(result.stdout).toBe('');
+    }
+    expect(await readFile(path.join(dir, 'afile'), 'utf8')).toBe('keep me');
+    expect((await readdir(dir)).sort()).toEqual(['afile', 'tests', 'voxform.yaml']);
+    const json = await runCli(['test', '--local', '--format', 'json', '--out', 'afile/x.json'], { cwd: dir });
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'report_write_failed' } });
   });
 });

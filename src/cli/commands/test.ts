@@ -15,7 +15,7 @@ import { renderTestMarkdown } from '../../conversations/render-markdown.js';
 import { renderTestText } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
-import { writeFileAtomic } from '../../util/atomic-write.js';
+import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { progressLine } from '../progress.js';
@@ -36,6 +36,7 @@ interface TestOptions extends ProjectOptions {
 const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
 
 export async function run(options: TestOptions, ctx: CommandContext): Promise<number> {
+  if (options.out !== undefined) await checkOutFile(options.out, ctx);
   const desired = await loadDesiredState(options, ctx);
   const files = selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys()));
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
@@ -72,7 +73,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (testRun.reports.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
   }
-  await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx);
+  await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
 }
 
@@ -96,16 +97,44 @@ function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ct
   return renderTestText(testRun, { color: ctx.color });
 }
 
-/** To stdout, or to `--out` (redacted like stdout: a report file is output too). */
-async function emit(text: string, out: string | undefined, ctx: CommandContext): Promise<void> {
+/** `voxform test --out`: checked before any conversation starts, so a mistyped path costs no run. */
+async function checkOutFile(out: string, ctx: CommandContext): Promise<void> {
+  const file = path.resolve(ctx.cwd, out);
+  const obstacle = await findWriteObstacle(file);
+  if (obstacle !== undefined) throw writeFailed('the report', file, `${obstacle}; no test was run`);
+}
+
+function writeFailed(what: string, file: string, why: string): VoxformError {
+  return new VoxformError('report_write_failed', `Cannot write ${what} to ${file}: ${why}.`, { hint: 'Name a file in a folder that exists and is writable with --out.' });
+}
+
+interface EmitOptions {
+  /** "the report", "the test file". */
+  what: string;
+  /** Whether a missing folder is made (`test capture`: tests/ in a new project) or refused (as `plan --out` refuses it). */
+  createFolder: boolean;
+  /** What became of the work when the file cannot be written. */
+  unwritten: string;
+}
+
+/**
+ * To stdout, or to `--out` (redacted like stdout: a report file is output too), written whole or not
+ * at all. A file that cannot be written is an error, and nothing is printed instead: stdout stays
+ * one document (with --format json, the error's).
+ */
+async function emit(text: string, out: string | undefined, ctx: CommandContext, options: EmitOptions): Promise<void> {
   if (!out) {
     ctx.stdout.write(text);
     return;
   }
   const file = path.resolve(ctx.cwd, out);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, ctx.secrets.redact(text));
-  ctx.stderr.write(`Wrote the report to ${out}.\n`);
+  try {
+    if (options.createFolder) await mkdir(path.dirname(file), { recursive: true });
+    await writeFileAtomic(file, ctx.secrets.redact(text));
+  } catch (error) {
+    throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`);
+  }
+  ctx.stderr.write(`Wrote ${options.what} to ${out}.\n`);
 }
 
 interface CaptureOptions extends ProjectOptions {
@@ -138,6 +167,6 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
     });
   }
   const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value) });
-  await emit(text, options.out, ctx);
+  await emit(text, options.out, ctx, { what: 'the test file', createFolder: true, unwritten: 'nothing was written' });
   return 0;
 }
