@@ -54,3 +54,13 @@ export function selectAgents(files: readonly TestFile[], agents: readonly string
   }
   return files.filter((file) => agents.includes(file.agent));
 }
+
+/**
+ * Only the tests whose name contains `grep`, ignoring case (`--grep`), files without any left out.
+ * Applied before anything else looks at the tests: the judge is needed only by tests that run.
+ */
+export function selectTests(files: readonly TestFile[], grep: string | undefined): TestFile[] {
+  if (grep === undefined) return [...files];
+  const needle = grep.toLowerCase();
+  return files.map((file) => ({ ...file, tests: file.tests.filter((test) => test.name.toLowerCase().includes(needle)) })).filter((file) => file.tests.length > 0);
+}

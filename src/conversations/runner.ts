@@ -8,6 +8,7 @@ import { VoxformError } from '../errors.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import { Semaphore } from '../util/semaphore.js';
 import { runConversation } from './conversation.js';
+import { selectTests } from './prepare.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { Redact } from '../util/redact.js';
 import type { BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
@@ -46,12 +47,10 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   const started = performance.now();
   const reports: TestReport[] = [];
   const jobs: Array<() => Promise<void>> = [];
-  const needle = options.grep?.toLowerCase();
-  for (const file of options.files) {
+  for (const file of selectTests(options.files, options.grep)) {
     const agent = options.agents.get(file.agent);
     if (!agent) throw new Error(`runTests(): no agent ${file.agent}`); // the caller resolved every agent
     for (const test of file.tests) {
-      if (needle !== undefined && !test.name.toLowerCase().includes(needle)) continue;
       const report: TestReport = { file: file.display, agent: file.agent, name: test.name, location: test.location, verdicts: {} };
       reports.push(report);
       const runs = options.repeat ?? test.repeat;

@@ -102,6 +102,25 @@ describe('voxform test on the example project', () => {
     expect(skipped.stdout).toContain('desired: 0 passed, 0 failed, 2 skipped\n');
   });
 
+  it('asks for a judge only for the tests --grep keeps', async () => {
+    project = await startExampleProject();
+    await writeFile(
+      path.join(project.dir, 'example/tests/j.test.yaml'),
+      'agent: front-desk\ntests:\n  - name: greeting\n    turns: [{ expect: [{ contains: acme }] }]\n  - name: judged\n    turns: [{ expect: [{ judge: Is polite. }] }]\n',
+    );
+    const kept = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'greeting']);
+    expect(kept.stderr).toBe('');
+    expect(kept.stdout).toContain('  PASS  greeting  [desired 1/1]\n');
+    expect(kept.stdout).not.toContain('judged');
+    expect(kept.code).toBe(0);
+    const refused = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'judged']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: 1 test needs a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/j.test.yaml › judged.\n');
+    const none = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'nothing-like-this']);
+    expect(none.stderr).toBe('error: No test matches --grep "nothing-like-this".\n');
+    expect(chatBodies(project)).toHaveLength(1);
+  });
+
   it('gives the judge --timeout to answer, as the service has', async () => {
     project = await startExampleProject();
     // A judge that takes every request and never answers.

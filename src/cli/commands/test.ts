@@ -8,7 +8,7 @@ import { VoxformError } from '../../errors.js';
 import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
-import { chooseJudge, resolveAgentsUnderTest, selectAgents } from '../../conversations/prepare.js';
+import { chooseJudge, resolveAgentsUnderTest, selectAgents, selectTests } from '../../conversations/prepare.js';
 import { renderTestJson } from '../../conversations/render-json.js';
 import { renderTestJunit } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
@@ -38,7 +38,10 @@ const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired
 export async function run(options: TestOptions, ctx: CommandContext): Promise<number> {
   if (options.out !== undefined) await checkOutFile(options.out, ctx);
   const desired = await loadDesiredState(options, ctx);
-  const files = selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys()));
+  const files = selectTests(selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys())), options.grep);
+  if (files.length === 0) {
+    throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
+  }
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
   const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
   const parallelism = options.parallelism ?? 8;
@@ -56,7 +59,6 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     model,
     parallelism,
     repeat: options.repeat,
-    grep: options.grep,
     redact: (text) => ctx.secrets.redact(text),
     onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} conversations`),
     signal: interrupt.signal,
@@ -69,9 +71,6 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (!testRun) {
     ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
     return EXIT_INTERRUPTED;
-  }
-  if (testRun.reports.length === 0) {
-    throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
   }
   await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
