@@ -15,11 +15,11 @@ import { isPlainObject } from '../util/json-object.js';
 import { locationOf, SourceRegistry, type Span } from '../manifest/source.js';
 import type { Diagnostic } from '../manifest/types.js';
 import type { ConversationTest as WrittenTest, TestFile as WrittenFile } from '../schema/types.gen.js';
-import { validateAgainst } from '../schema/validate.js';
+import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { compileRegex } from './safe-regex.js';
 import { reportTestSchemaIssue } from './schema-issues.js';
-import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, TestFile } from './types.js';
+import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, ScriptedTurn, TestFile } from './types.js';
 
 /** Largest test file read: a bigger one is refused before it is read into memory. */
 export const MAX_TEST_FILE_BYTES = 1024 * 1024;
@@ -86,20 +86,18 @@ function checkTestFile(value: unknown, span: Span, agents: ReadonlySet<string>, 
     const known = [...agents].join(', ') || 'none';
     diagnostics.error('reference_missing', `agent "${value.agent}" is not an agent of the manifest${suggestion ? `; did you mean "${suggestion}"?` : ` (agents: ${known})`}`, spanAt(value, ['agent']) ?? span);
   }
-  const schemaErrors = diagnostics.errors;
-  for (const issue of validateAgainst('TestFile', value)) reportTestSchemaIssue(issue, value, span, diagnostics);
-  const shapeFailed = diagnostics.errors > schemaErrors;
-  // Checked also past schema errors, on every test that is a mapping: one run names every mistake.
-  const wellFormed = checkAcrossTests(value, span, diagnostics);
-  if (shapeFailed) return undefined;
-  const written = value as unknown as WrittenFile;
+  const issues = validateAgainst('TestFile', value);
+  for (const issue of issues) reportTestSchemaIssue(issue, value, span, diagnostics);
+  // The rules the schema cannot express run past schema errors too, on every test that is a mapping
+  // and every check the schema found nothing wrong with: one run names every mistake. What they
+  // build is used only when the file has no error at all (then it has the schema's shape).
+  checkAcrossTests(value, span, diagnostics);
   const tests: ConversationTest[] = [];
-  written.tests.forEach((test, index) => {
-    if (!wellFormed.has(index)) return;
-    const checked = checkTest(test, { root: value, at: ['tests', index], fallback: span, diagnostics });
-    if (checked) tests.push(checked);
+  (Array.isArray(value.tests) ? value.tests : []).forEach((test: unknown, index) => {
+    if (isPlainObject(test)) tests.push(checkTest(test, { root: value, at: ['tests', index], fallback: span, diagnostics, issues }));
   });
   if (diagnostics.errors > before) return undefined;
+  const written = value as unknown as WrittenFile;
   return { agent: written.agent, metadata: written.metadata, includeMetadataInPrompt: written.include_metadata_in_prompt, tests };
 }
 
@@ -108,18 +106,26 @@ interface Place {
   at: Array<string | number>;
   fallback: Span;
   diagnostics: DiagnosticList;
+  /** What the schema found wrong in the file: a check it reported is not checked again. */
+  issues: readonly SchemaIssue[];
 }
 
 const spanOf = (place: Place, path: Array<string | number> = []): Span => spanAt(place.root, [...place.at, ...path]) ?? place.fallback;
 
+/** The schema issues at `path` of the place or inside it. */
+function issuesWithin(place: Place, path: Array<string | number> = []): SchemaIssue[] {
+  const full = [...place.at, ...path];
+  return place.issues.filter((issue) => full.every((part, i) => issue.path[i] === part));
+}
+
+const listAt = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
 /**
  * What the schema cannot say of a file's tests: names unique within the file, and each test either
- * scripted (`turns`) or simulated (`simulate`). Returns the indexes of the tests that are neither
- * wrong in these ways nor malformed (not a mapping).
+ * scripted (`turns`) or simulated (`simulate`).
  */
-function checkAcrossTests(file: Record<string, unknown>, span: Span, diagnostics: DiagnosticList): Set<number> {
-  const wellFormed = new Set<number>();
-  if (!Array.isArray(file.tests)) return wellFormed;
+function checkAcrossTests(file: Record<string, unknown>, span: Span, diagnostics: DiagnosticList): void {
+  if (!Array.isArray(file.tests)) return;
   const names = new Set<string>();
   file.tests.forEach((test: unknown, index) => {
     if (!isPlainObject(test)) return;
@@ -129,19 +135,19 @@ function checkAcrossTests(file: Record<string, unknown>, span: Span, diagnostics
     if (name !== undefined) names.add(name);
     if ((test.turns === undefined) === (test.simulate === undefined)) {
       diagnostics.error('invalid_value', `test ${name === undefined ? index + 1 : `"${name}"`} needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)`, at('name'));
-      return;
     }
-    wellFormed.add(index);
   });
-  return wellFormed;
 }
 
-function checkTest(test: WrittenTest, place: Place): ConversationTest | undefined {
-  const turns = test.turns?.map((turn, t) => ({
-    user: turn.user,
-    checks: (turn.expect ?? []).flatMap((check, c) => replyCheck(check as Record<string, string | undefined>, { ...place, at: [...place.at, 'turns', t, 'expect', c] }) ?? []),
-  }));
-  const expect = (test.expect ?? []).flatMap((check, c) => callCheck(check as Record<string, unknown>, { ...place, at: [...place.at, 'expect', c] }) ?? []);
+/**
+ * A test's own rules (its regular expressions compile; a call check has one kind, and args only
+ * with tool_called) and its normalized form. Defensive about shape: it also runs on tests the schema
+ * found wrong, whose normalized form is then thrown away.
+ */
+function checkTest(written: Record<string, unknown>, place: Place): ConversationTest {
+  const test = written as unknown as WrittenTest;
+  const turns = Array.isArray(written.turns) ? written.turns.map((turn: unknown, t) => scriptedTurn(turn, { ...place, at: [...place.at, 'turns', t] })) : undefined;
+  const expect = listAt(written.expect).flatMap((check, c) => (isPlainObject(check) ? (callCheck(check, { ...place, at: [...place.at, 'expect', c] }) ?? []) : []));
   const needsModel =
     test.simulate !== undefined ||
     (turns ?? []).some((turn) => turn.checks.some((check) => check.kind === 'judge')) ||
@@ -166,6 +172,16 @@ function regexAt(source: string, place: Place, path: Array<string | number>): Re
   return undefined;
 }
 
+function scriptedTurn(turn: unknown, place: Place): ScriptedTurn {
+  const written = isPlainObject(turn) ? turn : {};
+  const checks = listAt(written.expect).flatMap((check, c) => {
+    const at = { ...place, at: [...place.at, 'expect', c] };
+    // A check the schema found wrong (a misspelt kind, two kinds, a pattern too long) is reported once, by the schema.
+    return isPlainObject(check) && issuesWithin(at).length === 0 ? (replyCheck(check as Record<string, string | undefined>, at) ?? []) : [];
+  });
+  return { user: written.user as string | undefined, checks };
+}
+
 function replyCheck(check: Record<string, string | undefined>, place: Place): ReplyCheck | undefined {
   const [kind, text] = Object.entries(check)[0] as [string, string];
   if (kind === 'regex') {
@@ -179,6 +195,8 @@ function replyCheck(check: Record<string, string | undefined>, place: Place): Re
 const CALL_CHECK_KINDS = ['tool_called', 'tool_not_called', 'call_status', 'judge'] as const;
 
 function callCheck(check: Record<string, unknown>, place: Place): CallCheck | undefined {
+  // A misspelt field may be the kind meant: which kinds the check has is then unknown.
+  if (issuesWithin(place).some((issue) => issue.keyword === 'unknown_property' && issue.path.length === place.at.length + 1)) return undefined;
   const kinds = CALL_CHECK_KINDS.filter((kind) => check[kind] !== undefined);
   if (kinds.length !== 1) {
     place.diagnostics.error('invalid_value', `${describeCheck(place)} must have exactly one of ${CALL_CHECK_KINDS.join(', ')}${kinds.length > 1 ? ` (found ${kinds.join(' and ')})` : ''}`, spanOf(place));
@@ -204,7 +222,7 @@ function describeCheck(place: Place): string {
 function argExpectations(args: Record<string, unknown> | undefined, place: Place): Record<string, ArgExpectation> | undefined {
   if (args === undefined) return undefined;
   const out: Record<string, ArgExpectation> = {};
-  for (const [name, expected] of Object.entries(args)) {
+  for (const [name, expected] of Object.entries(isPlainObject(args) ? args : {})) {
     const keys = isPlainObject(expected) ? Object.keys(expected) : [];
     const matcher = keys.length === 1 && (keys[0] === 'regex' || keys[0] === 'judge') ? (keys[0] as 'regex' | 'judge') : undefined;
     const inner = matcher ? (expected as Record<string, unknown>)[matcher] : undefined;

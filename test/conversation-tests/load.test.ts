@@ -79,9 +79,13 @@ describe('loading test files', () => {
       // The rules across tests run past schema errors too: one run names every mistake (docs/testing.md).
       'tests/a.test.yaml:7:11 duplicate_item two tests are named "one"; names must be unique within a file',
       'tests/a.test.yaml:7:11 invalid_value test "one" needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)',
+      // So do the checks inside a test, also of a test that is wrong as a whole.
+      'tests/a.test.yaml:8:33 invalid_value not a valid regular expression: /(unclosed/: Unterminated group',
+      'tests/a.test.yaml:13:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_not_called, call_status, judge (found tool_not_called and call_status)',
+      'tests/a.test.yaml:14:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
       'tests/a.test.yaml:15:13 invalid_value tests[2].repeat must be >= 1',
     ]);
-    // The checks inside a test (its regular expressions, its checks' fields) run once the schema is satisfied.
+    // Without schema errors: the same rules, and args' regular expressions.
     expect(
       await problems(
         [
@@ -107,6 +111,36 @@ describe('loading test files', () => {
       'tests/a.test.yaml:11:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_not_called, call_status, judge (found tool_not_called and call_status)',
       'tests/a.test.yaml:12:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
       'tests/a.test.yaml:13:47 invalid_value not a valid regular expression: /[/: Unterminated character class',
+    ]);
+  });
+
+  it('reports a misspelt check and a bad regex of the same file in one run', async () => {
+    expect(
+      await problems(['agent: booking', 'tests:', '  - name: one', '    turns:', '      - expect:', '          - contians: x', '          - regex: "(unclosed"'].join('\n')),
+    ).toEqual([
+      'tests/a.test.yaml:6:13 unknown_field unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?',
+      'tests/a.test.yaml:7:20 invalid_value not a valid regular expression: /(unclosed/: Unterminated group',
+    ]);
+    // A call check's own rules are not hidden by a schema error elsewhere in the file.
+    expect(
+      await problems(
+        [
+          'agent: booking',
+          'tests:',
+          '  - name: one',
+          '    turns: [{ usr: hi }]',
+          '    expect:',
+          '      - { tool_called: x, call_status: y }',
+          '      - { call_status: chat_completion, args: { a: 1 } }',
+          '      - { tool_calld: x }',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      'tests/a.test.yaml:4:15 unknown_field unknown field "usr" in tests[0].turns[0]; did you mean "user"?',
+      'tests/a.test.yaml:6:9 invalid_value tests[0].expect[0] must have exactly one of tool_called, tool_not_called, call_status, judge (found tool_called and call_status)',
+      'tests/a.test.yaml:7:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
+      // A misspelt kind is reported once, by the schema (not also as "no kind").
+      'tests/a.test.yaml:8:11 unknown_field unknown field "tool_calld" in tests[0].expect[2]; did you mean "tool_called"?',
     ]);
   });
 
