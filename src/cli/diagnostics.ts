@@ -5,6 +5,7 @@
 import picocolors from 'picocolors';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
+import { printable } from '../util/printable.js';
 
 export interface DiagnosticFormat {
   color: boolean;
@@ -28,9 +29,10 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: Di
 
 export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFormat): string {
   const c = picocolors.createColors(color);
-  const where = c.bold(`${diagnostic.file}:${diagnostic.line}:${diagnostic.col}`);
-  const message =
-    diagnostic.severity === 'warning' ? `${c.yellow('warning:')} ${diagnostic.message}` : c.red(diagnostic.message);
+  const where = c.bold(`${printable(diagnostic.file)}:${diagnostic.line}:${diagnostic.col}`);
+  // Messages quote what the file says (a misspelt name): shown escaped, like the frame's lines.
+  const said = printable(diagnostic.message);
+  const message = diagnostic.severity === 'warning' ? `${c.yellow('warning:')} ${said}` : c.red(said);
   const head = `${where}  ${message}`;
   if (!diagnostic.frame) return head;
   const frame = color ? colorFrame(diagnostic.frame, c, diagnostic.severity) : diagnostic.frame;

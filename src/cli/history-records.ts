@@ -6,12 +6,12 @@
 import path from 'node:path';
 import { historyRecordProblem } from '../history/check-record.js';
 import type { HistoryRecord, HistoryStore, SkippedRecord } from '../history/types.js';
-import { printable } from '../util/printable.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { CommandContext } from './context.js';
 
 function warnSkipped(skipped: SkippedRecord, ctx: CommandContext): void {
   const where = path.isAbsolute(skipped.where) ? path.relative(ctx.cwd, skipped.where) || skipped.where : skipped.where;
-  ctx.stderr.write(`warning: ${printable(where)} is skipped: it is not a voxform history record (${printable(skipped.problem)}).\n`);
+  ctx.stderr.write(`warning: ${controlsAsQuestionMarks(where)} is skipped: it is not a voxform history record (${controlsAsQuestionMarks(skipped.problem)}).\n`);
 }
 
 /** Every record of `workspace`, newest first; the damaged ones skipped, each with a warning. */

@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { mapBounded } from '../util/semaphore.js';
+import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './runner.js';
@@ -34,7 +35,8 @@ export function chooseJudge(
   options: { skipJudge: boolean; onSecret: (value: string) => void; timeoutMs: number },
 ): ChatModel | undefined {
   if (options.skipJudge) return undefined;
-  const needing = files.flatMap((file) => file.tests.filter((test) => test.needsModel).map((test) => `${file.display} › ${test.name}`));
+  // Names from test files: shown escaped in the error (a name could hold a terminal escape sequence).
+  const needing = files.flatMap((file) => file.tests.filter((test) => test.needsModel).map((test) => printable(`${file.display} › ${test.name}`)));
   if (needing.length === 0) return undefined;
   const settings = judgeSettingsFromEnv(env);
   if (!settings) {

@@ -3,10 +3,14 @@
  * file, one <testcase> per test and target (the target in brackets when both run), <failure>,
  * <error> or <skipped> with the failed checks, and the transcript in <system-out>.
  */
-import { describeCheckResult, describeVerdict, problemChecks, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { printable } from '../util/printable.js';
+import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { TestReport, TestRun } from './types.js';
 
-/** Characters XML 1.0 does not allow at all (control characters other than tab, newline, return). */
+/**
+ * Characters XML 1.0 does not allow at all (control characters other than tab, newline, return),
+ * for text that has not passed `printable` (which escapes the controls readably).
+ */
 const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
 export function escapeXml(text: string): string {
@@ -25,8 +29,9 @@ function testcase(report: TestReport, both: boolean): string[] {
     const verdict = report.verdicts[target];
     if (!verdict) continue;
     const seconds = verdict.results.reduce((sum, run) => sum + run.durationMs, 0) / 1000;
-    const name = both ? `${report.name} [${target}]` : report.name;
-    const attrs = `name="${escapeXml(name)}" classname="${escapeXml(report.file.replace(/\.test\.ya?ml$/i, '').replaceAll('/', '.'))}" file="${escapeXml(report.file)}" line="${report.location.line}" time="${seconds.toFixed(3)}"`;
+    const name = printable(both ? `${report.name} [${target}]` : report.name);
+    const file = printable(report.file);
+    const attrs = `name="${escapeXml(name)}" classname="${escapeXml(file.replace(/\.test\.ya?ml$/i, '').replaceAll('/', '.'))}" file="${escapeXml(file)}" line="${report.location.line}" time="${seconds.toFixed(3)}"`;
     if (verdict.status === 'passed') {
       out.push(`    <testcase ${attrs}/>`);
       continue;
@@ -35,8 +40,7 @@ function testcase(report: TestReport, both: boolean): string[] {
     if (verdict.status === 'skipped') out.push('      <skipped message="needs the judge model (--skip-judge)"/>');
     const shown = runToShow(verdict);
     if (shown) {
-      const problems = problemChecks(shown.run).map(describeCheckResult);
-      if (shown.run.error) problems.unshift(shown.run.error);
+      const problems = describeProblems(shown.run);
       const element = verdict.status === 'error' ? 'error' : 'failure';
       const message = `${describeVerdict(verdict)} runs passed; ${problems[0] ?? 'failed'}`;
       out.push(`      <${element} message="${escapeXml(message)}" type="${verdict.status}">${escapeXml(problems.join('\n'))}</${element}>`);
@@ -63,7 +67,7 @@ export function renderTestJunit(run: TestRun): string {
     };
     const seconds = verdicts.flatMap((v) => v.results).reduce((sum, r) => sum + r.durationMs, 0) / 1000;
     for (const key of Object.keys(counts) as Array<keyof typeof counts>) counts[key] += suite[key];
-    suites.push(`  <testsuite name="${escapeXml(file)}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${seconds.toFixed(3)}">`);
+    suites.push(`  <testsuite name="${escapeXml(printable(file))}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${seconds.toFixed(3)}">`);
     for (const report of reports) suites.push(...testcase(report, both));
     suites.push('  </testsuite>');
   }

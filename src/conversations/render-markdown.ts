@@ -4,7 +4,8 @@
  * away. Capped below GitHub's comment limit: transcripts that do not fit are left out, and the
  * comment says how many.
  */
-import { describeCheckResult, describeVerdict, problemChecks, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { printable } from '../util/printable.js';
+import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../util/redact.js';
 
@@ -13,8 +14,9 @@ export const MARKDOWN_LIMIT = 60_000;
 
 const ICON: Record<CheckStatus, string> = { passed: '✅', failed: '❌', skipped: '⏭️', error: '⚠️' };
 
+/** A table cell (or a <summary>) of untrusted text: one line, control characters escaped, `|` escaped. */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return printable(text.replace(/\r?\n/g, ' ')).replace(/\|/g, '\\|');
 }
 
 /** A fenced block whose fence is longer than any backtick run inside (a transcript cannot break out of it). */
@@ -66,8 +68,7 @@ function failureDetails(report: TestReport): string[] {
     const verdict = report.verdicts[target];
     const shown = verdict ? runToShow(verdict) : undefined;
     if (!verdict || !shown) continue;
-    const problems = problemChecks(shown.run).map(describeCheckResult);
-    if (shown.run.error) problems.unshift(shown.run.error);
+    const problems = describeProblems(shown.run);
     const summary = `${ICON[verdict.status]} ${cell(report.name)} (${target}, ${describeVerdict(verdict)}): ${cell(problems[0] ?? 'failed')}`;
     const body = [...problems.map((p) => `- ${p}`), '', fence(transcriptLines(shown.run.transcript).join('\n') || '(no messages)')].join('\n');
     blocks.push(`<details><summary>${summary.replace(/</g, '&lt;')}</summary>\n\n${body}\n\n</details>`);

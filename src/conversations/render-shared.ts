@@ -1,4 +1,9 @@
-/** What the renderers share: how a verdict, a target and a transcript read. */
+/**
+ * What the renderers share: how a verdict, a target and a transcript read. Every text from a test
+ * file, an agent or a model passes `printable` on its way out (the JSON report aside, which JSON
+ * escapes): a test name or a reply could otherwise retitle or recolour the reader's terminal.
+ */
+import { printable } from '../util/printable.js';
 import type { CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
 
 export const STATUS_WORD: Record<CheckStatus, string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', error: 'ERROR' };
@@ -27,11 +32,17 @@ export function problemChecks(run: RunResult): CheckResult[] {
 /** "turn 2: contains "9": the reply does not contain "9"". */
 export function describeCheckResult(check: CheckResult): string {
   const where = check.turn !== undefined ? `turn ${check.turn}: ` : '';
-  return `${where}${check.check}${check.detail ? ` — ${check.detail}` : ''}`;
+  return printable(`${where}${check.check}${check.detail ? ` — ${check.detail}` : ''}`);
 }
 
+/** What went wrong in a run: its error (a run that could not complete), then its failed checks. */
+export function describeProblems(run: RunResult): string[] {
+  return [...(run.error ? [printable(run.error)] : []), ...problemChecks(run).map(describeCheckResult)];
+}
+
+/** One line per message; line breaks become spaces. */
 export function transcriptLines(transcript: readonly TranscriptMessage[]): string[] {
-  return transcript.map((line) => `${line.role === 'user' ? 'caller' : 'agent '}: ${line.content.replace(/\r?\n/g, ' ')}`);
+  return transcript.map((line) => `${line.role === 'user' ? 'caller' : 'agent '}: ${printable(line.content.replace(/\r?\n/g, ' '))}`);
 }
 
 export function plural(count: number, word: string): string {

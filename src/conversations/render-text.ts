@@ -1,5 +1,6 @@
 /** The terminal report: behaviour changes first, a line per test and target, failures with their transcript. */
 import pc from 'picocolors';
+import { printable } from '../util/printable.js';
 import { describeCheckResult, describeVerdict, plural, problemChecks, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 
@@ -12,7 +13,7 @@ export function renderTestText(run: TestRun, options: { color: boolean }): strin
     if (run.changes.length === 0) out.push('  none: every test has the same verdict against both');
     for (const { report, change } of run.changes) {
       const label = change === 'newly_failing' ? paint('newly failing', pc.red) : paint('newly passing', pc.green);
-      out.push(`  ${label}  ${report.file} › ${report.name}`);
+      out.push(`  ${label}  ${printable(report.file)} › ${printable(report.name)}`);
     }
     out.push('');
   }
@@ -20,7 +21,7 @@ export function renderTestText(run: TestRun, options: { color: boolean }): strin
   for (const report of run.reports) {
     if (report.file !== file) {
       file = report.file;
-      out.push(paint(`${report.file} (agent ${report.agent})`, pc.bold));
+      out.push(paint(`${printable(report.file)} (agent ${printable(report.agent)})`, pc.bold));
     }
     const targets = targetsOf(report);
     // The status word is the gating verdict's: desired when it ran (see runSucceeded).
@@ -28,14 +29,14 @@ export function renderTestText(run: TestRun, options: { color: boolean }): strin
     if (!gating) continue;
     const word = paint(STATUS_WORD[gating.status].padEnd(5), statusColor[gating.status]);
     const verdicts = targets.map((target) => `${target} ${describeVerdict(report.verdicts[target] as TestVerdict)}`);
-    out.push(`  ${word} ${report.name}  [${verdicts.join(' · ')}]`);
+    out.push(`  ${word} ${printable(report.name)}  [${verdicts.join(' · ')}]`);
     for (const target of targets) {
       const verdict = report.verdicts[target];
       if (!verdict) continue;
       const shown = verdict.status === 'passed' || verdict.status === 'skipped' ? undefined : runToShow(verdict);
       if (!shown) continue;
       out.push(`        ${target}, run ${shown.index + 1} of ${verdict.results.length}:`);
-      if (shown.run.error) out.push(`        error: ${shown.run.error}`);
+      if (shown.run.error) out.push(`        error: ${printable(shown.run.error)}`);
       for (const check of problemChecks(shown.run)) out.push(`        ✗ ${describeCheckResult(check)}`);
       for (const line of transcriptLines(shown.run.transcript)) out.push(paint(`          ${line}`, pc.dim));
     }

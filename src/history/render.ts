@@ -2,9 +2,9 @@
  * `voxform history` output: text for people, JSON (schemas/history.schema.json) for scripts. A
  * record holds no secret, so nothing here needs redacting; the CLI's output scrub still applies.
  * A history file is data like any other in the project's folder: text from a record is printed
- * through `printable`, which shows a control character as `?`.
+ * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
-import { printable } from '../util/printable.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import { agentVersionKey, recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
 
 /** Version of the JSON history format. */
@@ -55,7 +55,7 @@ function sourceLine(record: HistoryRecord): string {
   if (source.branch) parts.push(`on ${source.branch}`);
   if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
   if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
-  return parts.length > 0 ? printable(parts.join(' ')) : 'no commit known';
+  return parts.length > 0 ? controlsAsQuestionMarks(parts.join(' ')) : 'no commit known';
 }
 
 function summaryLine(record: HistoryRecord): string {
@@ -65,15 +65,15 @@ function summaryLine(record: HistoryRecord): string {
 
 /** Entries (newest first, see `historyEntries`) as text; `agent`: the `--agent` they were chosen by. */
 export function renderHistoryText(entries: readonly HistoryEntry[], workspace: string, agent?: string): string {
-  if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${printable(agent)}".\n`;
+  if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${controlsAsQuestionMarks(agent)}".\n`;
   if (entries.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n`;
   const lines = [`History of ${workspace}, newest first:`, ''];
   for (const { record, agentsChanged: changed } of entries) {
-    lines.push(printable(`${record.id}  ${record.at}  ${record.outcome}`));
-    lines.push(`  by ${printable(record.by)}, ${sourceLine(record)}`);
-    if (record.source.ciJobUrl) lines.push(`  job ${printable(record.source.ciJobUrl)}`);
-    lines.push(`  ${printable(summaryLine(record))}`);
-    lines.push(`  agents changed: ${changed.length > 0 ? printable(changed.join(', ')) : 'none'}`);
+    lines.push(controlsAsQuestionMarks(`${record.id}  ${record.at}  ${record.outcome}`));
+    lines.push(`  by ${controlsAsQuestionMarks(record.by)}, ${sourceLine(record)}`);
+    if (record.source.ciJobUrl) lines.push(`  job ${controlsAsQuestionMarks(record.source.ciJobUrl)}`);
+    lines.push(`  ${controlsAsQuestionMarks(summaryLine(record))}`);
+    lines.push(`  agents changed: ${changed.length > 0 ? controlsAsQuestionMarks(changed.join(', ')) : 'none'}`);
     lines.push('');
   }
   return `${lines.join('\n')}`;

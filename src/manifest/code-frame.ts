@@ -1,12 +1,15 @@
 /**
  * A code frame: the lines around a position with a line-number gutter and a caret under the
- * column, as compilers print them. Plain text; the CLI adds colour.
+ * column, as compilers print them. Plain text; the CLI adds colour. The lines are untrusted (a
+ * manifest or test file from a pull request): control characters are shown escaped (`printable`),
+ * so a line cannot send a terminal escape sequence.
  *
  *     11 |       flow:
  *   > 12 |         response_delay: fast
  *        |                         ^
  *     13 |       llm:
  */
+import { printable } from '../util/printable.js';
 
 export interface CodeFrameOptions {
   /** Lines shown before and after the one at fault. */
@@ -30,11 +33,11 @@ export function codeFrame(text: string, line: number, col: number, options: Code
     const marker = number === line ? '>' : ' ';
     const gutter = `${marker} ${String(number).padStart(gutterWidth)} |`;
     if (number !== line) {
-      out.push(trimEnd(`${gutter} ${fitWidth(expandTabs(content), 0, maxWidth).text}`));
+      out.push(trimEnd(`${gutter} ${fitWidth(shown(content), 0, maxWidth).text}`));
       continue;
     }
-    const caretAt = expandTabs(content.slice(0, Math.max(0, col - 1))).length;
-    const fitted = fitWidth(expandTabs(content), caretAt, maxWidth);
+    const caretAt = shown(content.slice(0, Math.max(0, col - 1))).length;
+    const fitted = fitWidth(shown(content), caretAt, maxWidth);
     out.push(trimEnd(`${gutter} ${fitted.text}`));
     out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
   }
@@ -62,8 +65,9 @@ function linesAround(text: string, line: number, context: number, lineStarts?: r
   return found;
 }
 
-function expandTabs(text: string): string {
-  return text.replaceAll('\t', TAB);
+/** A line as the frame shows it: tabs expanded, control characters escaped. */
+function shown(text: string): string {
+  return printable(text.replaceAll('\t', TAB));
 }
 
 /** Cuts a long line to `maxWidth` around the caret, marking what was left out with "…". */

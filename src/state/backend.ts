@@ -6,7 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { VoxformError } from '../errors.js';
-import { printable } from '../util/printable.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { HistoryRecord, HistoryStore } from '../history/types.js';
 import type { LastApply, WorkspaceState } from './types.js';
 
@@ -145,10 +145,10 @@ export interface StateBackend {
  * for one voxform cannot name.
  */
 export function describeHolder(holder: LockHolder): string {
-  if (holder.unreadable !== undefined) return printable(`an unknown run (${holder.unreadable}${holder.lockId ? `, lock ${holder.lockId}` : ''})`);
+  if (holder.unreadable !== undefined) return controlsAsQuestionMarks(`an unknown run (${holder.unreadable}${holder.lockId ? `, lock ${holder.lockId}` : ''})`);
   const job = holder.ciJobUrl ? `, job ${holder.ciJobUrl}` : '';
   // Read from a holder file or row any run could have written.
-  return printable(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}, lock ${holder.lockId})`);
+  return controlsAsQuestionMarks(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}, lock ${holder.lockId})`);
 }
 
 /** A compare-and-set write that found another serial than the one its writer read. */

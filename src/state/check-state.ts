@@ -13,7 +13,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
-import { printable } from '../util/printable.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
 
 /** The maps of entries of a workspace, each entry checked by its own function. */
@@ -161,7 +161,7 @@ function refusal(subject: string, problem: Problem, how: { deletable: number[]; 
 
 /** `workspaces["default@local"].agents["agent.front-desk"].applied`: names as JSON strings, so nothing in them can pass for layout or a terminal escape. */
 function formatPath(path: Path): string {
-  return path.map((segment, i) => (/^[A-Za-z_]\w*$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${printable(JSON.stringify(shorten(segment)))}]`)).join('');
+  return path.map((segment, i) => (/^[A-Za-z_]\w*$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${controlsAsQuestionMarks(JSON.stringify(shorten(segment)))}]`)).join('');
 }
 
 function shorten(text: string): string {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { osUser } from '../util/run-identity.js';
-import { printable } from '../util/printable.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock } from './backend.js';
@@ -168,7 +168,7 @@ export async function forceUnlockState(stateFile: string, lockId: string): Promi
 /** `ana@ci-runner-7 (pid 4242, "voxform apply", since 2026-01-31T09:00:00.000Z)`. */
 export function describeLockOwner(owner: LockOwner): string {
   // Read from a holder file any run could have written.
-  return printable(`${owner.user}@${owner.host} (pid ${owner.pid}, "${owner.command}", since ${owner.since})`);
+  return controlsAsQuestionMarks(`${owner.user}@${owner.host} (pid ${owner.pid}, "${owner.command}", since ${owner.since})`);
 }
 
 /** The lock's path: `state.json.lock` beside the state file. */

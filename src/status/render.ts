@@ -1,5 +1,5 @@
 import { describeHolder } from '../state/backend.js';
-import { printable } from '../util/printable.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
 
 const KEY_WORDS: Record<KeyType, string> = {
@@ -31,7 +31,7 @@ export function renderStatusText(report: StatusReport): string {
   ];
   const width = Math.max(...lines.map(([label]) => label.length)) + 1;
   // Values come from the state and a lock's holder, which anyone may have written.
-  return lines.map(([label, value]) => `${`${label}:`.padEnd(width)} ${printable(value)}\n`).join('');
+  return lines.map(([label, value]) => `${`${label}:`.padEnd(width)} ${controlsAsQuestionMarks(value)}\n`).join('');
 }
 
 /** The report as versioned JSON (`format_version`). */

@@ -1,9 +1,23 @@
 /**
- * Text from data voxform reads but did not necessarily write (the state, a lock's holder file, a history record), safe
- * to print on a terminal: a control character (the start of an escape sequence that could clear the
- * screen, retitle the window or hide a line) is shown as `?`, never sent. Line breaks too: a value
- * is printed on the line it belongs to. JSON output needs none of this: JSON.stringify escapes them.
+ * Text from input voxform did not write — a test file, an agent's reply, a model's answer — made
+ * safe to print. Control characters begin every escape sequence that recolours, retitles or
+ * rewrites a terminal (`ESC ]0;…BEL` sets its title), and a line break in a name can fake a line of
+ * output; so each is written as JSON writes it (`\u001b`, `\n`), the form `plan` shows such values
+ * in. Tab is kept. DEL and the C1 controls (U+0080–U+009F, which some terminals obey as ESC
+ * sequences) are written `\u007f`, `\u009b`, which JSON leaves raw.
  */
 export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (ch) => (ch < ' ' ? JSON.stringify(ch).slice(1, -1) : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+
+/**
+ * The same safety where a value is shown in a fixed layout (the state, a lock's holder file, a
+ * history record: `status`, `state`, `history`, `rollback`): each control character, line breaks
+ * too, is one `?`, so a value keeps its place on its line and its width. JSON output needs neither:
+ * JSON.stringify escapes them.
+ */
+export function controlsAsQuestionMarks(text: string): string {
   return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
 }

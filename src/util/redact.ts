@@ -1,3 +1,5 @@
+import { printable } from './printable.js';
+
 /** What every printed, logged or stored secret becomes. */
 export const REDACTED = '(sensitive)';
 
@@ -54,7 +56,7 @@ export class SecretRegistry {
  * A secret as it may appear in text: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
  * with `/` as `\/`, and escaped twice, as in a JSON body quoted inside a JSON error message);
  * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`); and as the
- * report formats escape it (markupForms).
+ * report formats show it (shownForms) and escape it (markupForms).
  */
 export function echoedForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -72,9 +74,17 @@ export function echoedForms(secret: string): string[] {
     component?.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
     safeEncode(encodeURI, secret),
     new URLSearchParams([['', secret]]).toString().slice(1),
-    ...markupForms(secret),
+    ...shownForms(secret).flatMap(markupForms),
   ];
   return [...new Set(forms.filter((form): form is string => typeof form === 'string' && form !== ''))];
+}
+
+/**
+ * A secret as a report shows text: as written; with its control characters escaped (`printable`);
+ * and as a transcript line, line breaks turned into spaces, then escaped.
+ */
+function shownForms(secret: string): string[] {
+  return [secret, printable(secret), printable(secret.replace(/\r?\n/g, ' '))];
 }
 
 /**

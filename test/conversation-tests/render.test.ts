@@ -46,10 +46,10 @@ describe('renderers', () => {
     );
   });
 
-  it('JUnit: escapes markup and drops characters XML forbids', () => {
+  it('JUnit: escapes markup, and control characters readably (XML 1.0 forbids most of them)', () => {
     const xml = renderTestJunit(run([report('a <b> & "c"', 'bad \u0001 byte </system-out>')]));
     expect(xml).toContain('<testcase name="a &lt;b&gt; &amp; &quot;c&quot;" classname="tests.a" file="tests/a.test.yaml" line="3" time="0.200">');
-    expect(xml).toContain('<system-out>caller: Hi\nagent : bad \uFFFD byte &lt;/system-out&gt;</system-out>');
+    expect(xml).toContain('<system-out>caller: Hi\nagent : bad \\u0001 byte &lt;/system-out&gt;</system-out>');
     expect(xml).not.toContain('\u0001');
   });
 

@@ -61,3 +61,56 @@ describe('test --out', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'report_write_failed' } });
   });
 });
+
+describe('test reports are safe on a terminal', () => {
+  // A test name and an agent reply that would retitle the terminal and recolour it.
+  const files = () => ({
+    'voxform.yaml': manifest('Hi \u001b[31mRED\u001b]0;TITLE\u0007 \u009b31m'),
+    'tests/t.test.yaml': 'agent: desk\ntests:\n  - name: "x\\e]0;PWNED\\a"\n    turns:\n      - expect: [{ equals: Hello }]\n',
+  });
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+  it('writes control characters of test files and replies escaped, in text, Markdown and JUnit', { timeout: 120_000 }, async () => {
+    const dir = await tempDir(files());
+    for (const format of ['text', 'markdown', 'junit']) {
+      const result = await runCli(['test', '--local', '--format', format], { cwd: dir });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout, format).not.toMatch(CONTROL);
+      expect(result.stdout, format).toContain('x\\u001b]0;PWNED\\u0007');
+      expect(result.stdout, format).toContain('Hi \\u001b[31mRED\\u001b]0;TITLE\\u0007 \\u009b31m');
+    }
+  });
+
+  it('writes them escaped in errors and code frames on stderr too', { timeout: 120_000 }, async () => {
+    const dir = await tempDir({
+      ...files(),
+      // A raw ESC and BEL in the file itself, beside a mistake: the code frame shows that line.
+      'tests/t.test.yaml': 'agent: desk\ntests:\n  - name: x\u001b]0;PWNED\u0007\n    turns:\n      - expect: [{ contians: Hello }]\n',
+      'judged/j.test.yaml': 'agent: desk\ntests:\n  - name: "x\\e]0;PWNED\\a"\n    turns:\n      - expect: [{ judge: Is polite. }]\n',
+    });
+    const invalid = await runCli(['test', 'tests', '--local'], { cwd: dir });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).not.toMatch(CONTROL);
+    expect(invalid.stderr).toContain('  3 |   - name: x\\u001b]0;PWNED\\u0007\n');
+    const judged = await runCli(['test', 'judged', '--local'], { cwd: dir });
+    expect(judged.code).toBe(1);
+    expect(judged.stderr).not.toMatch(CONTROL);
+    expect(judged.stderr).toContain('first: judged/j.test.yaml › x\\u001b]0;PWNED\\u0007.');
+    await writeFile(path.join(dir, 'voxform.yaml'), 'version: 1\nagents:\n  desk\u001b]0;PWNED\u0007:\n    id: x\n');
+    const manifestError = await runCli(['validate'], { cwd: dir });
+    expect(manifestError.code).toBe(1);
+    expect(manifestError.stdout + manifestError.stderr).not.toMatch(CONTROL);
+    expect(manifestError.stdout + manifestError.stderr).toContain('agent name "desk\\u001b]0;PWNED\\u0007" is not a valid name');
+  });
+
+  it('still hides a secret that holds control characters or a line break', { timeout: 120_000 }, async () => {
+    const secret = 'tok\u001b[0m-\u0085-line\nbreak-S3CRET';
+    const dir = await tempDir({ ...files(), 'voxform.yaml': manifest('Your code is ${env:GREET_SECRET}') });
+    for (const format of ['text', 'markdown', 'junit', 'json']) {
+      const result = await runCli(['test', '--local', '--format', format], { cwd: dir, env: { VOXFORM_ENV_ALLOW: 'GREET_SECRET', GREET_SECRET: secret } });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout, format).not.toContain('S3CRET');
+      expect(result.stdout, format).not.toContain('tok');
+    }
+  });
+});

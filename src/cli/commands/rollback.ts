@@ -8,7 +8,7 @@ import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
 import type { HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
-import { printable } from '../../util/printable.js';
+import { controlsAsQuestionMarks } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
@@ -23,11 +23,11 @@ export interface RollbackOptions extends ProjectOptions {
   lockTimeout?: string;
 }
 
-/** The record restored, as the output names it: checked for shape when read, and printed through `printable` all the same. */
+/** The record restored, as the output names it: checked for shape when read, and printed through `controlsAsQuestionMarks` all the same. */
 function describeRecord(record: HistoryRecord): string {
   const { source } = record;
   const from = [source.commit ? `commit ${source.commit.slice(0, 7)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
-  return printable(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
+  return controlsAsQuestionMarks(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
 }
 
 /**

@@ -7,7 +7,7 @@ import { VoxformError } from '../../errors.js';
 import { describeHolder, type WorkspaceSummary } from '../../state/backend.js';
 import { migrateState } from '../../state/migrate.js';
 import { openStateSpec } from '../../state/open.js';
-import { printable } from '../../util/printable.js';
+import { controlsAsQuestionMarks } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { openOperatorBackend } from '../project.js';
 
@@ -34,7 +34,7 @@ export async function list(options: StateCommandOptions, ctx: CommandContext): P
 
 /** One line of text from the state, which anyone may have written: its control characters shown as `?`. */
 function line(text: string): string {
-  return `${printable(text)}\n`;
+  return `${controlsAsQuestionMarks(text)}\n`;
 }
 
 function summaryLine(workspace: WorkspaceSummary): string {
@@ -49,7 +49,7 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   const key = options.args?.[0] ?? (keys.length === 1 ? keys[0] : undefined);
   if (key === undefined || !keys.includes(key)) {
     const named = key === undefined ? `${backend.display} holds ${keys.length} workspaces; name one` : `${backend.display} holds no workspace ${key}`;
-    throw new VoxformError('workspace_unknown', printable(`${named}.`), { hint: keys.length > 0 ? printable(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet.' });
+    throw new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}.`), { hint: keys.length > 0 ? controlsAsQuestionMarks(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet.' });
   }
   const stored = await backend.readWorkspace(key);
   const lock = await backend.readLock(key);
