@@ -1,6 +1,7 @@
 /**
  * Which test files a run reads: the paths given (files, or folders searched for `*.test.yaml` and
- * `*.test.yml`), else the `tests/` folder beside the first manifest. Symbolic links, hidden folders
+ * `*.test.yml`), else the `tests/` folder beside the first manifest (in it, when that is a folder
+ * of manifests named with -f). Symbolic links, hidden folders
  * and node_modules are not entered, so a search stays inside the folder it was given.
  */
 import { readdir, stat } from 'node:fs/promises';
@@ -10,9 +11,11 @@ import { VoxformError } from '../errors.js';
 const TEST_FILE = /\.test\.ya?ml$/i;
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
-export async function findTestFiles(paths: readonly string[], cwd: string, manifestFiles: readonly string[]): Promise<string[]> {
+/** `manifests`: the manifest files read, or the files and folders named with -f (absolute). */
+export async function findTestFiles(paths: readonly string[], cwd: string, manifests: readonly string[]): Promise<string[]> {
   if (paths.length === 0) {
-    const folder = path.join(path.dirname(manifestFiles[0] ?? path.join(cwd, 'voxform.yaml')), 'tests');
+    const first = manifests[0] ?? path.join(cwd, 'voxform.yaml');
+    const folder = path.join((await isFolder(first)) ? first : path.dirname(first), 'tests');
     const found = (await isFolder(folder)) ? await searchFolder(folder) : [];
     if (found.length === 0) {
       throw new VoxformError('tests_not_found', `No test files: ${path.relative(cwd, folder) || folder} holds no *.test.yaml files.`, {

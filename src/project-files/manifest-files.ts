@@ -1,6 +1,6 @@
 /**
  * Which files a load reads, and reading them: explicit files, folders (every *.yaml / *.yml in
- * them, recursively, sorted), or by default `voxform.yaml`, else `agents.yaml`, in the working
+ * them, recursively, sorted, but conversation test files), or by default `voxform.yaml`, else `agents.yaml`, in the working
  * directory. Reads run concurrently, bounded so a thousand prompt files do not exhaust descriptors,
  * each under the guards of guarded-read.ts.
  */
@@ -16,6 +16,11 @@ export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 export const DEFAULT_MANIFESTS = ['voxform.yaml', 'agents.yaml'] as const;
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
+/**
+ * Conversation test files (docs/testing.md), which live in `tests/` beside the manifest — inside a
+ * folder named with -f, too: a folder's search never takes them for manifests.
+ */
+const TEST_FILE = /\.test\.ya?ml$/i;
 /** Folders a recursive search never enters: tool state, dependencies, version control. */
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
@@ -50,9 +55,12 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
     const info = await stat(absolute).catch(() => undefined);
     if (!info) throw await notFound(given, absolute);
     if (info.isDirectory()) {
-      const found = await findYamlFiles(absolute);
+      const search = { found: [] as string[], testFiles: 0 };
+      await findYamlFiles(absolute, search);
+      const { found } = search;
       if (found.length === 0) {
-        throw new VoxformError('manifest_not_found', `The folder ${given} holds no .yaml or .yml files.`, {
+        const what = search.testFiles > 0 ? 'no manifest: its only .yaml and .yml files are test files (*.test.yaml), which are not manifests' : 'no .yaml or .yml files';
+        throw new VoxformError('manifest_not_found', `The folder ${given} holds ${what}.`, {
           hint: `Point ${namedWith} at a manifest file or at a folder of manifests.`,
         });
       }
@@ -83,20 +91,22 @@ async function notFound(given: string, absolute: string): Promise<VoxformError> 
   return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`);
 }
 
-/** Every *.yaml and *.yml under a folder, recursively, in a stable order (by path, code point order). */
-async function findYamlFiles(folder: string): Promise<string[]> {
+/**
+ * Every *.yaml and *.yml under a folder but test files, recursively, in a stable order (by path,
+ * code point order), into `search.found`; the test files passed over are counted.
+ */
+async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
-  const found: string[] = [];
   for (const entry of entries.sort((a, b) => compareNames(a.name, b.name))) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
       if (entry.name.startsWith('.') || SKIPPED_FOLDERS.has(entry.name)) continue;
-      found.push(...(await findYamlFiles(full)));
+      await findYamlFiles(full, search);
     } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
-      found.push(full);
+      if (TEST_FILE.test(entry.name)) search.testFiles++;
+      else search.found.push(full);
     }
   }
-  return found;
 }
 
 function compareNames(a: string, b: string): number {

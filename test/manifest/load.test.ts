@@ -48,6 +48,33 @@ describe('loadManifests: finding files', () => {
   });
 });
 
+describe('loadManifests: a folder holds manifests, not test files', () => {
+  it('skips *.test.yaml and *.test.yml files, so tests/ may sit beside the manifest in the folder', async () => {
+    const result = await loadTree(
+      {
+        'config/voxform.yaml': AGENT,
+        'config/tests/a.test.yaml': 'agent: front-desk\ntests: [{ name: a, turns: [{ user: hi }] }]\n',
+        'config/more/b.TEST.yml': 'agent: front-desk\ntests: []\n',
+      },
+      { paths: ['config'] },
+    );
+    expect(summarize(result)).toEqual([]);
+    expect(result.files.map((f) => path.relative(result.dir, f))).toEqual(['config/voxform.yaml']);
+  });
+
+  it('says so when a folder holds test files only', async () => {
+    const tree = await makeTree({ 'tests/a.test.yaml': 'agent: front-desk\n' });
+    try {
+      await expect(loadManifests({ paths: ['tests'], cwd: tree.dir, env: {} })).rejects.toMatchObject({
+        code: 'manifest_not_found',
+        message: 'The folder tests holds no manifest: its only .yaml and .yml files are test files (*.test.yaml), which are not manifests.',
+      });
+    } finally {
+      await tree.cleanup();
+    }
+  });
+});
+
 describe('loadManifests: YAML', () => {
   it('warns about an empty file and still loads the others', async () => {
     const result = await loadTree({ 'a.yaml': '', 'b.yaml': AGENT }, { paths: ['a.yaml', 'b.yaml'] });

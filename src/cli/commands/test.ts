@@ -77,7 +77,9 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
 }
 
 async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awaited<ReturnType<typeof loadDesiredState>>): Promise<TestFile[]> {
-  const paths = await findTestFiles(options.args ?? [], ctx.cwd, desired.files);
+  // Beside the first manifest: in the folder -f names, else beside the first file read.
+  const named = options.file?.length ? options.file.map((given) => path.resolve(ctx.cwd, given)) : desired.files;
+  const paths = await findTestFiles(options.args ?? [], ctx.cwd, named);
   const result = await loadTestFiles({ files: paths, cwd: ctx.cwd, agents: new Set(desired.agents.keys()) });
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
   if (!result.files) {
