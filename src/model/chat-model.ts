@@ -32,6 +32,9 @@ export function judgeSettingsFromEnv(env: Readonly<Record<string, string | undef
   return { url, model: env.VOXFORM_JUDGE_MODEL?.trim() || 'gpt-4o-mini', apiKey: env.VOXFORM_JUDGE_API_KEY?.trim() || undefined };
 }
 
+const MODEL_URL_HINT =
+  'Give the base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1 (VOXFORM_JUDGE_URL for the judge, --llm or VOXFORM_EMULATOR_LLM for the emulator).';
+
 export class ChatModel {
   private readonly client: OpenAI;
 
@@ -40,10 +43,10 @@ export class ChatModel {
     try {
       base = new URL(settings.url);
     } catch {
-      throw new VoxformError('model_url_invalid', `The model URL "${settings.url}" is not a URL.`, { hint: 'Give the base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1.' });
+      throw new VoxformError('model_url_invalid', `The model URL "${settings.url}" is not a URL.`, { hint: MODEL_URL_HINT });
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-      throw new VoxformError('model_url_invalid', `The model URL must be http or https, not ${base.protocol}`);
+      throw new VoxformError('model_url_invalid', `The model URL must be http or https, not ${base.protocol.slice(0, -1)}.`, { hint: MODEL_URL_HINT });
     }
     // Every option explicit: the client would otherwise read OPENAI_* variables the operator did not mean for voxform.
     this.client = new OpenAI({

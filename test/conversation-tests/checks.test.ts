@@ -88,6 +88,16 @@ describe('the judge and the caller validate the model’s answers', () => {
     expect(await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, { model })).toMatchObject({ status: 'error' });
   });
 
+  it('refuses a model URL that is not http(s), saying what to give instead', () => {
+    expect(() => new ChatModel({ url: 'ftp://x', model: 'm', apiKey: undefined })).toThrow(
+      expect.objectContaining({
+        code: 'model_url_invalid',
+        message: 'The model URL must be http or https, not ftp.',
+        hint: 'Give the base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1 (VOXFORM_JUDGE_URL for the judge, --llm or VOXFORM_EMULATOR_LLM for the emulator).',
+      }),
+    );
+  });
+
   it('turns a failing model into a clear error', async () => {
     const model = new ChatModel({ url: 'http://127.0.0.1:9/v1', model: 'm', apiKey: undefined, timeoutMs: 2000 });
     await expect(judge(model, { rubric: 'r', subject: 's', what: 'reply' })).rejects.toMatchObject({ code: 'model_failed', message: expect.stringMatching(/^The model at http:\/\/127\.0\.0\.1:9\/v1 failed: /) });
