@@ -48,7 +48,7 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
   for (const file of options.files) {
     const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES });
     if (!outcome.ok && outcome.reason === 'too_large') {
-      throw new VoxformError('test_file_too_large', `${sources.display(file)} ${outcome.message}; test files are limited to ${MAX_TEST_FILE_BYTES} bytes.`, {
+      throw new VoxformError('test_file_too_large', `${sources.display(file)} ${outcome.message}.`, {
         hint: 'Split it into several *.test.yaml files.',
       });
     }

@@ -220,8 +220,15 @@ function readUpTo(fd: number, maxBytes: number, reportedSize: number): ReadOutco
 }
 
 function tooLarge(size: number, maxBytes: number, atLeast = false): Extract<ReadOutcome, { ok: false }> {
-  return { ok: false, reason: 'too_large', message: `is ${atLeast ? 'more than ' : ''}${formatSize(atLeast ? maxBytes : size)}; the limit is ${formatSize(maxBytes)}` };
+  const limit = formatSize(maxBytes);
+  if (atLeast) return { ok: false, reason: 'too_large', message: `is more than ${limit}; the limit is ${limit}` };
+  // Rounded, a size just over the limit would read as the limit ("1.0 MiB; the limit is 1 MiB"): then exact.
+  if (unitOf(size) * Number((size / unitOf(size)).toFixed(1)) > maxBytes) return { ok: false, reason: 'too_large', message: `is ${formatSize(size)}; the limit is ${limit}` };
+  const bytes = (count: number) => `${count.toLocaleString('en-US')} bytes`;
+  return { ok: false, reason: 'too_large', message: `is ${bytes(size)}; the limit is ${limit} (${bytes(maxBytes)})` };
 }
+
+const unitOf = (bytes: number): number => (bytes >= 1024 * 1024 ? 1024 * 1024 : bytes >= 1024 ? 1024 : 1);
 
 /** "2 MiB", "512 KiB", "300 bytes". */
 export function formatSize(bytes: number): string {

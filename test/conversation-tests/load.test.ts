@@ -153,7 +153,11 @@ describe('loading test files', () => {
     const dir = await tempDir({});
     const file = path.join(dir, 'big.test.yaml');
     await writeFile(file, `agent: booking\n#${'x'.repeat(MAX_TEST_FILE_BYTES)}\n`);
-    await expect(loadTestFiles({ files: [file], cwd: dir, agents: AGENTS })).rejects.toMatchObject({ code: 'test_file_too_large' });
+    // Its size as precisely as it takes to read larger than the limit ("1.0 MiB" would not).
+    await expect(loadTestFiles({ files: [file], cwd: dir, agents: AGENTS })).rejects.toMatchObject({
+      code: 'test_file_too_large',
+      message: 'big.test.yaml is 1,048,593 bytes; the limit is 1 MiB (1,048,576 bytes).',
+    });
   });
 
   it('lets a test file name no service, judge or file: such fields are unknown', async () => {

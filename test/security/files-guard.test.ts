@@ -123,7 +123,7 @@ describe('files a manifest names must stay inside the project', () => {
   it('refuses a prompt file over its size limit', async () => {
     const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('big.md') });
     await writeFile(path.join(project, 'big.md'), 'x'.repeat(MAX_PROMPT_FILE_BYTES + 1));
-    expect(summarize(await load(project))).toEqual(['voxform.yaml:5:23 file_too_large prompt file "big.md" is 2.0 MiB; the limit is 2 MiB']);
+    expect(summarize(await load(project))).toEqual(['voxform.yaml:5:23 file_too_large prompt file "big.md" is 2,097,153 bytes; the limit is 2 MiB (2,097,152 bytes)']);
   });
 
   it('refuses prompt files that together pass the budget of one load', async () => {
@@ -175,7 +175,7 @@ describe('files a manifest names must stay inside the project', () => {
   it('refuses a manifest over the document size limit', async () => {
     const { project } = await projectWithOutsideSecret({});
     await writeFile(path.join(project, 'voxform.yaml'), `# ${'x'.repeat(MAX_MANIFEST_BYTES)}\n`);
-    expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_too_large manifest voxform.yaml is 8.0 MiB; the limit is 8 MiB']);
+    expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_too_large manifest voxform.yaml is 8,388,611 bytes; the limit is 8 MiB (8,388,608 bytes)']);
   });
 });
 
