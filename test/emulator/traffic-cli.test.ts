@@ -8,6 +8,7 @@ import { appendFile, cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
+import { renderTrafficSummary } from '../../src/cli/commands/emulator-traffic.js';
 import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
 import { FRONT_DESK } from './helpers.js';
@@ -165,5 +166,16 @@ describe('voxform emulator --traffic', () => {
     const bad = await runCli(['emulator', '--port', '0', '--traffic', 'bad.yaml'], { cwd: dir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error: The traffic profile bad.yaml is invalid:\n  calls_per_agent: must be a whole number from 1 to 1000000, not -1');
+  });
+});
+
+describe('the traffic summary', () => {
+  it('says "1 call", not "1 calls"', () => {
+    const agent = { agent_id: 'ag_1', name: 'desk', config_hash: 'sha256:0123456789abcdef0123', calls: 1, from: 0, until: 60, outcomes: {}, transfers: 0, tool_calls: 0, tool_failures: 0, rules: [] };
+    const text = renderTrafficSummary({ profile: 'light', seed: 1, until: 60, calls: 1, agents: [agent], skipped: [] }, 'the call log of x');
+    expect(text).toBe(
+      'Added 1 synthetic call (profile light, seed 1) to the call log of x:\n' +
+        '  desk  ag_1       1 call   version sha256:0123456789ab  1970-01-01T00:00:00Z → 1970-01-01T00:01:00Z  errors 0, transfers 0, tool failures 0/0\n',
+    );
   });
 });

@@ -29,12 +29,12 @@ const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOStri
 
 /** The summary as lines: what was added, per agent. */
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
-  const lines = [`Added ${summary.calls.toLocaleString('en-US')} synthetic calls (profile ${summary.profile}, seed ${summary.seed}) to ${where}:`];
+  const lines = [`Added ${summary.calls.toLocaleString('en-US')} synthetic call${summary.calls === 1 ? '' : 's'} (profile ${summary.profile}, seed ${summary.seed}) to ${where}:`];
   const width = Math.max(0, ...summary.agents.map((agent) => agent.name.length));
   for (const agent of summary.agents) {
     const errors = agent.outcomes.error ?? 0;
     lines.push(
-      `  ${agent.name.padEnd(width)}  ${agent.agent_id}  ${String(agent.calls).padStart(6)} calls  version ${agent.config_hash.slice(0, 19)}  ` +
+      `  ${agent.name.padEnd(width)}  ${agent.agent_id}  ${String(agent.calls).padStart(6)} ${agent.calls === 1 ? 'call ' : 'calls'}  version ${agent.config_hash.slice(0, 19)}  ` +
         `${when(agent.from)} → ${when(agent.until)}  errors ${errors}, transfers ${agent.transfers}, tool failures ${agent.tool_failures}/${agent.tool_calls}`,
     );
   }
