@@ -11,6 +11,8 @@
  */
 import { printable } from '../util/printable.js';
 
+import { REDACTED } from '../util/redact.js';
+
 export interface CodeFrameOptions {
   /** Lines shown before and after the one at fault. */
   context?: number;
@@ -18,6 +20,8 @@ export interface CodeFrameOptions {
   maxWidth?: number;
   /** Offsets where lines start (index 0: line 1), when known: the frame then starts there instead of scanning from the top. */
   lineStarts?: readonly number[];
+  /** Lines (1-based) to show in place of the text's own: the text's secrets hidden (see secret-lines.ts). */
+  shownLines?: ReadonlyMap<number, string>;
 }
 
 const TAB = '  ';
@@ -25,23 +29,35 @@ const TAB = '  ';
 export function codeFrame(text: string, line: number, col: number, options: CodeFrameOptions = {}): string {
   const context = options.context ?? 2;
   const maxWidth = options.maxWidth ?? 120;
-  const lines = linesAround(text, line, context, options.lineStarts);
+  const lines = linesAround(text, line, context, options.lineStarts).map(({ number, content }) => {
+    const shown = options.shownLines?.get(number);
+    return { number, content: shown ?? content, original: content, replaced: shown !== undefined };
+  });
   if (lines.length === 0) return '';
   const gutterWidth = String(lines[lines.length - 1]?.number ?? line).length;
   const out: string[] = [];
-  for (const { number, content } of lines) {
+  for (const { number, content, original, replaced } of lines) {
     const marker = number === line ? '>' : ' ';
     const gutter = `${marker} ${String(number).padStart(gutterWidth)} |`;
     if (number !== line) {
       out.push(trimEnd(`${gutter} ${fitWidth(shown(content), 0, maxWidth).text}`));
       continue;
     }
-    const caretAt = shown(content.slice(0, Math.max(0, col - 1))).length;
+    const caretAt = Math.min(shown(original.slice(0, Math.max(0, col - 1))).length, replaced ? caretLimit(shown(content)) : Infinity);
     const fitted = fitWidth(shown(content), caretAt, maxWidth);
     out.push(trimEnd(`${gutter} ${fitted.text}`));
     out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
   }
   return out.join('\n');
+}
+
+/**
+ * Under a replaced line the caret goes no further than where a hidden part starts: a caret inside
+ * or past it would tell where in a secret the problem is, or how long the secret is.
+ */
+function caretLimit(shown: string): number {
+  const hidden = shown.indexOf(REDACTED);
+  return hidden === -1 ? shown.length : hidden;
 }
 
 function linesAround(text: string, line: number, context: number, lineStarts?: readonly number[]): Array<{ number: number; content: string }> {

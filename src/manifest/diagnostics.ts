@@ -6,8 +6,10 @@
 import type { Diagnostic } from './types.js';
 import type { DiagnosticCode } from '../error-codes.js';
 import { codeFrame } from './code-frame.js';
+import { REDACTED } from '../util/redact.js';
 import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
-import { positionOf, type Span } from './source.js';
+import { positionOf, type SourceText, type Span } from './source.js';
+import { maskSecretLines, type MaskedLine } from './secret-lines.js';
 
 /** Re-exported where the loader's callers have always found them; the list itself lives in src/error-codes.ts. */
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from '../error-codes.js';
@@ -64,14 +66,54 @@ export class DiagnosticList {
     this.pending.push(item);
   }
 
-  /** The diagnostics in file order, then by position, with code frames. */
+  /**
+   * The diagnostics in file order, then by position, with code frames. A frame never shows a secret
+   * the text holds, whether or not the text could be read (secret-lines.ts): the lines holding one
+   * are shown with it hidden, and a message that quotes one of those lines (a YAML parser's message
+   * may) has it hidden too.
+   */
   toList(): Diagnostic[] {
+    const masks = new Map<SourceText, ReadonlyMap<number, MaskedLine>>();
+    const maskOf = (source: SourceText): ReadonlyMap<number, MaskedLine> => {
+      let mask = masks.get(source);
+      if (!mask) masks.set(source, (mask = maskSecretLines(source.text)));
+      return mask;
+    };
     return [...this.pending]
       .sort((a, b) => a.span.source.order - b.span.source.order || a.span.start - b.span.start)
       .map(({ severity, code, message, span }) => {
         const { line, col } = positionOf(span.source, span.start);
-        const frame = codeFrame(span.source.text, line, col, { lineStarts: span.source.lines.lineStarts });
-        return { severity, code, message, file: span.source.display, line, col, frame };
+        const mask = maskOf(span.source);
+        const shownLines = new Map([...linesNear(mask, line)].map(([number, masked]) => [number, masked.shown]));
+        const frame = codeFrame(span.source.text, line, col, { lineStarts: span.source.lines.lineStarts, shownLines, context: FRAME_CONTEXT });
+        const hidden = [...linesNear(mask, line)].flatMap(([, masked]) => masked.hidden);
+        return { severity, code, message: hideParts(message, hidden), file: span.source.display, line, col, frame };
       });
   }
+}
+
+/** Lines shown before and after the one at fault. */
+const FRAME_CONTEXT = 2;
+
+function* linesNear(mask: ReadonlyMap<number, MaskedLine>, line: number): Generator<[number, MaskedLine]> {
+  for (let number = line - FRAME_CONTEXT; number <= line + FRAME_CONTEXT; number++) {
+    const masked = mask.get(number);
+    if (masked) yield [number, masked];
+  }
+}
+
+/** A YAML block scalar's or flow collection's opening alone (`|`, `{`) is no secret, and hiding it would garble a message. */
+const NOT_SECRET = /^(?:[|>][-+0-9]*|[[{])$/;
+
+/**
+ * `message` with every hidden part it quotes replaced, as written or JSON-quoted (as the YAML parser
+ * quotes a token it cannot place): plain-string search, as the secret registry does.
+ */
+function hideParts(message: string, hidden: readonly string[]): string {
+  let out = message;
+  for (const part of hidden) {
+    if (NOT_SECRET.test(part)) continue;
+    out = out.replaceAll(part, REDACTED).replaceAll(JSON.stringify(part).slice(1, -1), REDACTED);
+  }
+  return out;
 }

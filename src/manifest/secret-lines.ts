@@ -1,0 +1,263 @@
+/**
+ * Which parts of a YAML text a code frame must not show. A frame prints the lines around a
+ * problem as they are written, and the problem is often that the text could not be read (a
+ * syntax error, a duplicate key, a tab): then the loader never learnt which values are secret, so
+ * it cannot ask the secret registry to hide them. This reads the text line by line, without
+ * parsing it, and hides conservatively:
+ *   - the value after a key the schemas mark secret anywhere (`headers`, `header`, `credentials`,
+ *     `api_key`, `api_secret`; any letter case, in block or flow style), and every line indented
+ *     under such a key: a header line shows its name, `x-token: (sensitive)`; anything else there
+ *     (a block scalar, a comment, a line indented oddly or with a tab) is hidden whole;
+ *   - every line a quoted or flow value that starts in a hidden part goes on to, wherever it is
+ *     indented, until it closes;
+ *   - the anchors (`&name`) whose aliases (`*name`) a hidden part uses, as if they were secret keys.
+ * It hides more than the schemas would (a `headers:` in a prompt's text), never less.
+ */
+import { sensitiveFieldNames } from '../schema/sensitive.js';
+import { REDACTED } from '../util/redact.js';
+
+/** A line of a frame with its secret parts replaced. */
+export interface MaskedLine {
+  /** The line as a frame shows it. */
+  shown: string;
+  /** The parts it hides, as written (trimmed), to hide from a message that quotes the source. */
+  hidden: string[];
+}
+
+/** How many passes follow aliases to their anchors before every anchor is treated as secret. */
+const MAX_ANCHOR_PASSES = 3;
+
+/** The lines (1-based) of `text` that hold secret parts, each as a frame may show it. */
+export function maskSecretLines(text: string): ReadonlyMap<number, MaskedLine> {
+  const keys = [...new Set([...sensitiveFieldNames()].map((name) => name.toLowerCase()))];
+  let anchors: AnchorRule = new Set<string>();
+  for (let pass = 1; ; pass++) {
+    const masked = scanText(text, keys, anchors);
+    if (anchors === 'all') return masked;
+    const known: ReadonlySet<string> = anchors;
+    const used = aliasesIn(masked);
+    if ([...used].every((name) => known.has(name))) return masked;
+    anchors = pass >= MAX_ANCHOR_PASSES ? 'all' : new Set([...known, ...used]);
+  }
+}
+
+/** Anchors whose values are secret: by name, or every anchor (when aliases chain too far to follow). */
+type AnchorRule = ReadonlySet<string> | 'all';
+
+/** An open quote or flow collection a hidden part started, carried over to the next lines. */
+interface Open {
+  quote: '"' | "'" | undefined;
+  depth: number;
+}
+
+/** Lines indented more than `column` (or a list at that column) belong to a secret value. */
+interface Region {
+  column: number;
+  /** The indentation of the region's first line: its `key:` lines show their key. */
+  childIndent: number | undefined;
+  /** Lines indented more than this are a block scalar's text (`key: |`): hidden, their quotes not followed. */
+  literal: number | undefined;
+}
+
+interface ScanState {
+  open: Open | undefined;
+  region: Region | undefined;
+}
+
+function scanText(text: string, keys: readonly string[], anchors: AnchorRule): Map<number, MaskedLine> {
+  const masked = new Map<number, MaskedLine>();
+  const state: ScanState = { open: undefined, region: undefined };
+  let start = 0;
+  for (let number = 1; start <= text.length; number++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(start, end).replace(/\r$/, '');
+    const result = scanLine(line, state, keys, anchors);
+    if (result) masked.set(number, result);
+    if (newline === -1) break;
+    start = newline + 1;
+  }
+  return masked;
+}
+
+function scanLine(line: string, state: ScanState, keys: readonly string[], anchors: AnchorRule): MaskedLine | undefined {
+  const content = line.trimStart();
+  const lead = line.slice(0, line.length - content.length);
+  if (state.open) {
+    state.open = scanValue(line, state.open);
+    return hideWhole(lead, content);
+  }
+  if (content === '') return undefined;
+  // YAML indents with spaces only: a tab (or any other blank) leaves the depth unknown, so the line
+  // is taken to be inside whatever secret value is open.
+  const indent = /[^ ]/.test(lead) ? Infinity : lead.length;
+  if (state.region && inRegion(state.region, indent, content)) return maskRegionLine(lead, content, indent, state);
+  state.region = undefined;
+  return maskOpener(line, lead.length, state, keys, anchors);
+}
+
+function inRegion(region: Region, indent: number, content: string): boolean {
+  return indent > region.column || (indent === region.column && /^-(\s|$)/.test(content));
+}
+
+/** A line inside a secret value: `name: (sensitive)` for a key at the region's first indentation, else hidden whole. */
+function maskRegionLine(lead: string, content: string, indent: number, state: ScanState): MaskedLine {
+  const region = state.region as Region;
+  region.childIndent ??= indent;
+  if (region.literal !== undefined && indent > region.literal) return hideWhole(lead, content);
+  region.literal = undefined;
+  const key = indent === region.childIndent ? /^([A-Za-z0-9_][A-Za-z0-9_.-]*|"[A-Za-z0-9_.-]*"|'[A-Za-z0-9_.-]*'):(\s|$)/.exec(content) : null;
+  if (!key) {
+    state.open = scanValue(content, undefined);
+    return hideWhole(lead, content);
+  }
+  const value = content.slice(key[0].length);
+  state.open = scanValue(value, undefined);
+  if (BLOCK_SCALAR.test(value)) region.literal = indent;
+  return hideAfter(`${lead}${key[1] as string}:`, value);
+}
+
+/**
+ * A line outside any secret value: hides what follows the first secret key (or secret anchor) on
+ * it. A key that starts the line (after `- `) opens a region: the lines indented under it.
+ */
+function maskOpener(line: string, leadLength: number, state: ScanState, keys: readonly string[], anchors: AnchorRule): MaskedLine | undefined {
+  const found = findSecretStart(line, keys, anchors);
+  if (found === undefined) return undefined;
+  const value = line.slice(found.at);
+  state.open = scanValue(value, undefined);
+  const block = /^(\s*(?:-\s+)*)/.exec(line)?.[1]?.length ?? leadLength;
+  if (found.keyAt === block || found.anchor) {
+    const column = found.anchor ? leadLength : block;
+    state.region = { column, childIndent: undefined, literal: BLOCK_SCALAR.test(value) ? column : undefined };
+  }
+  return hideAfter(line.slice(0, found.at).trimEnd(), value);
+}
+
+const BLOCK_SCALAR = /^\s*[|>]/;
+const ANCHOR_PATTERN = /(?:^|[\s{,[:-])&([^\s,[\]{}]+)/g;
+/** What may come before a key: the line's start, a space, or flow punctuation. */
+const KEY_BOUNDARY = ' \t{,[';
+
+/** Where the first secret part of a line starts: after a secret key's colon, or after a secret anchor. */
+function findSecretStart(line: string, keys: readonly string[], anchors: AnchorRule): { at: number; keyAt: number; anchor: boolean } | undefined {
+  const key = findSecretKey(line, keys);
+  let best = key && { ...key, anchor: false };
+  if (anchors === 'all' || anchors.size > 0) {
+    for (const match of line.matchAll(ANCHOR_PATTERN)) {
+      if (anchors !== 'all' && !anchors.has(match[1] as string)) continue;
+      const at = match.index + match[0].length;
+      if (!best || at < best.at) best = { at, keyAt: -1, anchor: true };
+      break;
+    }
+  }
+  return best;
+}
+
+/**
+ * The first secret key of a line (in any letter case, quoted or not): where it starts and where its
+ * value does. A plain search rather than one regular expression: a hostile line of a megabyte must
+ * not make it backtrack.
+ */
+function findSecretKey(line: string, keys: readonly string[]): { keyAt: number; at: number } | undefined {
+  // ASCII letters only, so that offsets stay those of `line`.
+  const lower = /[A-Z]/.test(line) ? line.replace(/[A-Z]/g, (letter) => letter.toLowerCase()) : line;
+  let first: { keyAt: number; at: number } | undefined;
+  for (const name of keys) {
+    for (let from = lower.indexOf(name); from !== -1 && (!first || from < first.at); from = lower.indexOf(name, from + 1)) {
+      const found = keyAt(lower, name, from);
+      if (!found) continue;
+      if (!first || found.at < first.at) first = found;
+      break;
+    }
+  }
+  return first;
+}
+
+/** Whether the `name` found at `from` is a key (`name:`, `"name":`, in block or flow style). */
+function keyAt(line: string, name: string, from: number): { keyAt: number; at: number } | undefined {
+  let start = from;
+  let end = from + name.length;
+  const quote = line[from - 1];
+  if ((quote === '"' || quote === "'") && line[end] === quote) {
+    start--;
+    end++;
+  }
+  if (start > 0 && !KEY_BOUNDARY.includes(line[start - 1] as string)) return undefined;
+  while (line[end] === ' ' || line[end] === '\t') end++;
+  if (line[end] !== ':') return undefined;
+  const next = line[end + 1];
+  if (next !== undefined && !/[\s{["']/.test(next)) return undefined;
+  return { keyAt: start, at: end + 1 };
+}
+
+/**
+ * A value that is one `${env:NAME}` reference and nothing else: the name is no secret, and the
+ * problem may well be the name (`VOXFORM_*` refused). A fallback (`:-…`) is a secret like the value.
+ */
+const ONE_REFERENCE = /^(["']?)\$\{env:[A-Za-z_][A-Za-z0-9_]*\}\1$/;
+
+function hideAfter(kept: string, value: string): MaskedLine {
+  const hidden = value.trim();
+  if (hidden === '') return { shown: kept, hidden: [] };
+  if (ONE_REFERENCE.test(hidden)) return { shown: `${kept} ${hidden}`, hidden: [] };
+  return { shown: `${kept} ${REDACTED}`, hidden: [hidden] };
+}
+
+function hideWhole(lead: string, content: string): MaskedLine {
+  if (content === '') return { shown: lead, hidden: [] };
+  return { shown: `${lead}${REDACTED}`, hidden: [content] };
+}
+
+/**
+ * Follows quotes and flow brackets through a value (from where `open` left off), as YAML starts
+ * them: a quote or bracket only where a value may start (not `it's`). Returns what is still open
+ * at the end of the text, if anything.
+ */
+function scanValue(text: string, open: Open | undefined): Open | undefined {
+  if (!open && !OPENERS.test(text)) return undefined;
+  let quote = open?.quote;
+  let depth = open?.depth ?? 0;
+  let previous = open ? ',' : '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quote === '"') {
+      if (ch === '\\') i++;
+      else if (ch === '"') quote = undefined;
+    } else if (quote === "'") {
+      if (ch === "'" && text[i + 1] === "'") i++;
+      else if (ch === "'") quote = undefined;
+    } else if (ch === '#' && (i === 0 || isSpace(text[i - 1]))) {
+      break;
+    } else if (valueMayStart(previous) && (ch === '"' || ch === "'")) {
+      quote = ch;
+    } else if (valueMayStart(previous) && (ch === '{' || ch === '[')) {
+      depth++;
+    } else if (depth > 0 && (ch === '}' || ch === ']')) {
+      depth--;
+    }
+    if (!isSpace(ch)) previous = ch;
+  }
+  return quote !== undefined || depth > 0 ? { quote, depth } : undefined;
+}
+
+const OPENERS = /["'{[]/;
+
+function isSpace(ch: string | undefined): boolean {
+  return ch === ' ' || ch === '\t';
+}
+
+function valueMayStart(previous: string): boolean {
+  return previous === '' || '[{,:-?'.includes(previous);
+}
+
+const ALIAS_PATTERN = /(?:^|[\s{,[:-])\*([^\s,[\]{}]+)/g;
+
+/** The anchor names the hidden parts refer to (`*name`). */
+function aliasesIn(masked: ReadonlyMap<number, MaskedLine>): Set<string> {
+  const names = new Set<string>();
+  for (const { hidden } of masked.values()) {
+    for (const part of hidden) if (part.includes('*')) for (const match of part.matchAll(ALIAS_PATTERN)) names.add(match[1] as string);
+  }
+  return names;
+}

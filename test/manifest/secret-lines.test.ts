@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { maskSecretLines } from '../../src/manifest/secret-lines.js';
+
+/** The text with the masked lines put in: what a frame of every line would show. */
+function shown(lines: string[]): string[] {
+  const masked = maskSecretLines(lines.join('\n'));
+  return lines.map((line, index) => masked.get(index + 1)?.shown ?? line);
+}
+
+describe('maskSecretLines', () => {
+  it.each([
+    {
+      name: 'header lines keep their names; the lines after the block are shown',
+      text: ['      headers:', '        x-token: abc', '        x-other: "d e"', '      url: https://h.example.com'],
+      expected: ['      headers:', '        x-token: (sensitive)', '        x-other: (sensitive)', '      url: https://h.example.com'],
+    },
+    {
+      name: 'a value on the key line, flow style, and a key in another case',
+      text: ['  headers: { x-token: abc }', '  Api_Key: k1', '  other: { url: u, header: { a: b } }, more: 1'],
+      expected: ['  headers: (sensitive)', '  Api_Key: (sensitive)', '  other: { url: u, header: (sensitive)'],
+    },
+    {
+      name: 'a block scalar and a comment are hidden whole',
+      text: ['credentials:', '  pin: |', '    line one', '    pin: two', '  # old: xyz', 'next: 1'],
+      expected: ['credentials:', '  pin: (sensitive)', '    (sensitive)', '    (sensitive)', '  (sensitive)', 'next: 1'],
+    },
+    {
+      name: 'a tab or any odd blank in the indentation stays inside the value',
+      text: ['  headers:', '    a: 1', '\t b: 2', '\u00a0c: 3', '  d: 4'],
+      expected: ['  headers:', '    a: (sensitive)', '\t (sensitive)', '\u00a0(sensitive)', '  d: 4'],
+    },
+    {
+      name: 'an open quote or bracket goes on hiding until it closes, wherever it is indented',
+      text: ['  headers: { a: "x', 'y" ,', 'b: [1,', '2] }', 'after: 1'],
+      expected: ['  headers: (sensitive)', '(sensitive)', '(sensitive)', '(sensitive)', 'after: 1'],
+    },
+    {
+      name: 'a value that is one ${env:…} reference is shown (its name is no secret); a fallback is hidden',
+      text: ['headers:', '  a: ${env:HOOK_TOKEN}', '  b: "${env:HOOK_TOKEN}"', '  c: ${env:HOOK_TOKEN:-fallback}', '  d: x${env:HOOK_TOKEN}'],
+      expected: ['headers:', '  a: ${env:HOOK_TOKEN}', '  b: "${env:HOOK_TOKEN}"', '  c: (sensitive)', '  d: (sensitive)'],
+    },
+    {
+      name: 'a list under the key at its own column',
+      text: ['credentials:', '- one', '- two', 'next: 1'],
+      expected: ['credentials:', '(sensitive)', '(sensitive)', 'next: 1'],
+    },
+    {
+      name: 'an anchor a secret value refers to',
+      text: ['base: &tok abc', 'list:', '  - &h', '    x: y', 'headers: { a: *tok, <<: *h }'],
+      expected: ['base: &tok (sensitive)', 'list:', '  - &h', '    x: (sensitive)', 'headers: (sensitive)'],
+    },
+    {
+      name: 'keys that only contain a secret name, and apostrophes in plain text, are left alone',
+      text: ['x-headers: 1', 'note: it\'s the header', 'credentialsx: 2', 'next: 3'],
+      expected: ['x-headers: 1', 'note: it\'s the header', 'credentialsx: 2', 'next: 3'],
+    },
+  ])('$name', ({ text, expected }) => {
+    expect(shown(text)).toEqual(expected);
+  });
+
+  it('reads a hostile megabyte line in linear time', () => {
+    const line = `x: ${'-'.repeat(1_000_000)} ${' headers'.repeat(100_000)}`;
+    expect(maskSecretLines(`${line}\nheaders: ${'{'.repeat(100_000)}`).size).toBe(1);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Code frames show the lines around a problem as written. Secret header values on those lines must
+ * be hidden in every case, also when the YAML could not be read and the loader never learnt which
+ * values are secret (docs/security.md §5, docs/manifest.md "Secret fields").
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+import { loadTree } from '../manifest/helpers.js';
+
+const tempDir = useTempDirs();
+
+const HEAD = [
+  'version: 1',
+  'agents:',
+  '  desk:',
+  '    id: -OKspareAgent0000001',
+  '    config:',
+  '      session_data_webhook:',
+  '        url: https://hooks.example.com/end',
+  '        headers:',
+];
+
+/** The triggers the audit found; each plants values that must never be printed. */
+const TRIGGERS = [
+  { name: 'a duplicate header key', lines: ['          x-token: PLANTDUPA1', '          x-token: PLANTDUPB2'], at: 10 },
+  { name: 'a YAML syntax error on the next line', lines: ['          x-token: PLANTSYNTAX1', '          x-other: [PLANTSYNTAX2'], at: 11 },
+  { name: 'a tab in the next line\'s indentation', lines: ['          x-token: PLANTTAB1', '\t  x-other: PLANTTAB2'], at: 10 },
+  {
+    name: 'a block scalar next to an unrelated error',
+    lines: ['          x-token: |', '            PLANTBLOCK1', '            PLANTBLOCK2', '      unknownfield: 1'],
+    at: 12,
+  },
+  { name: 'a number-valued header', lines: ['          x-num: 987612345'], at: 9 },
+];
+
+const PLANTED = /PLANT[A-Z]+\d|987612345/;
+
+describe('code frames never show a secret header value', () => {
+  it.each(TRIGGERS)('$name: validate (text and JSON) and plan', async ({ lines, at }) => {
+    const cwd = await tempDir({ 'voxform.yaml': [...HEAD, ...lines, ''].join('\n') });
+    const runs = [
+      await runCli(['validate'], { cwd }),
+      await runCli(['validate', '--format', 'json'], { cwd }),
+      await runCli(['plan', '--local'], { cwd }),
+      await runCli(['plan', '--local', '--format', 'markdown'], { cwd }),
+    ];
+    for (const run of runs) {
+      expect(run.code).toBe(1);
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(PLANTED);
+    }
+    // The frames are there, with the header names and the secrets hidden.
+    expect(runs[0]?.stderr).toContain(`voxform.yaml:${at}:`);
+    expect(runs[0]?.stderr).toContain('(sensitive)');
+    const json = JSON.parse(runs[1]?.stdout ?? '') as { diagnostics: Array<{ line: number; frame: string }> };
+    expect(json.diagnostics.some((d) => d.line === at && d.frame.includes('(sensitive)'))).toBe(true);
+  });
+
+  it('keeps the header names and the rest of the frame readable', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': [...HEAD, ...(TRIGGERS[0]?.lines ?? []), ''].join('\n') });
+    const result = await runCli(['validate'], { cwd });
+    expect(result.stderr).toBe(
+      [
+        'voxform.yaml:10:11  this key appears twice in the same mapping; YAML keys must be unique',
+        '   8 |         headers:',
+        '   9 |           x-token: (sensitive)',
+        '> 10 |           x-token: (sensitive)',
+        '     |           ^',
+        '',
+        '1 error in 1 file',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+/** Other shapes a secret can take next to a problem; the loader's frames and messages are checked. */
+const SHAPES: Array<{ name: string; yaml: string }> = [
+  { name: 'a tag the parser quotes in its warning', yaml: [...HEAD, '          x-token: !PLANTTAG1', '      bogus: 1'].join('\n') },
+  { name: 'a block scalar header with extra characters', yaml: [...HEAD, '          x-token: |PLANTHDR1', '            PLANTHDR2'].join('\n') },
+  { name: 'a quoted value that runs on, under-indented', yaml: [...HEAD, '          x-token: "PLANTQUOTE1', 'PLANTQUOTE2"', '      bogus: 1'].join('\n') },
+  {
+    name: 'flow style on one line',
+    yaml: [...HEAD.slice(0, 5), '      session_data_webhook: { url: "https://h.example.com", headers: { x-token: PLANTFLOW1 } }', '      bogus: 1'].join('\n'),
+  },
+  {
+    name: 'a flow mapping over several lines, oddly indented',
+    yaml: [...HEAD.slice(0, 5), '      session_data_webhook: {', '        headers: {', '  x-token: PLANTMULTI1', '        } } }'].join('\n'),
+  },
+  { name: 'an anchor the header refers to', yaml: ['version: 1', 'shared: &tok PLANTANCHOR1', ...HEAD.slice(1), '          x-token: *tok'].join('\n') },
+  {
+    name: 'app credentials with a duplicate key',
+    yaml: [...HEAD.slice(0, 5), '      app_functions:', '        - name: crm', '          credentials:', '            pin: 987612345', '            pin: PLANTCRED1'].join('\n'),
+  },
+  {
+    name: 'a phone import key next to a syntax error',
+    yaml: ['version: 1', 'phones:', '  "+15551230001":', '    import: { provider: twilio, country: US, region: us-west, api_key: PLANTPHONE1, api_secret: PLANTPHONE2 }', '    bad: ['].join('\n'),
+  },
+  { name: 'a header key in another letter case', yaml: [...HEAD.slice(0, 7), '        Headers:', '          x-token: PLANTCASE1', '      bogus: ['].join('\n') },
+];
+
+describe('the loader hides secrets in frames and messages', () => {
+  it.each(SHAPES)('$name', async ({ yaml }) => {
+    const result = await loadTree({ 'voxform.yaml': `${yaml}\n` });
+    expect(result.diagnostics.length).toBeGreaterThan(0);
+    for (const diagnostic of result.diagnostics) {
+      expect(`${diagnostic.message}\n${diagnostic.frame}`).not.toMatch(PLANTED);
+    }
+    expect(result.diagnostics.some((d) => d.frame?.includes('(sensitive)'))).toBe(true);
+  });
+});
