@@ -71,10 +71,15 @@ export function formatDotted(path: FieldPath): string {
   return path.map(formatSegment).join('.');
 }
 
-/** A path under a dotted prefix, in dotted form: `joinDotted('config', 'voice')` is `config.voice`. */
+/**
+ * A path under a dotted prefix, in dotted form: `joinDotted('config', 'voice')` is `config.voice`.
+ * An empty property name is a segment like any other (`joinDotted('keywords', '')` is `keywords.`,
+ * which parses back to `['keywords', '']`), not the prefix itself.
+ */
 export function joinDotted(prefix: string, ...rest: PathSegment[]): string {
+  if (rest.length === 0) return prefix;
   const tail = formatDotted(rest);
-  return prefix === '' ? tail : tail === '' ? prefix : `${prefix}.${tail}`;
+  return prefix === '' ? tail : `${prefix}.${tail}`;
 }
 
 /** The indexed form diagnostics show: `tools[0].header.x-token`. */

@@ -48,4 +48,12 @@ describe('buildAgentUpdate', () => {
     const agent = desiredAgent('a', { id: 'a1', config: { session_data_webhook: { url: 'https://new', headers: { x: 'y' } } } });
     expect(buildAgentUpdate(agent, withString)?.config).toEqual({ session_data_webhook: { url: 'https://new', headers: { x: 'y' } } });
   });
+
+  it('keeps a key that is the empty string (a custom vocabulary keyword ""), and then sees no change', () => {
+    const withKeywords: Agent = { ...live, config: { ...live.config, custom_vocabulary: { keywords: { '': 1, other: 2 } } } };
+    const agent = desiredAgent('a', { id: 'a1', config: { custom_vocabulary: { keywords: { '': 3, other: 2 } } } });
+    expect(buildAgentUpdate(agent, withKeywords)?.config).toEqual({ custom_vocabulary: { keywords: { '': 3, other: 2 } } });
+    const same = desiredAgent('a', { id: 'a1', config: { custom_vocabulary: { keywords: { '': 1, other: 2 } } } });
+    expect(buildAgentUpdate(same, withKeywords)).toBeUndefined();
+  });
 });

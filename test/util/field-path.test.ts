@@ -22,6 +22,10 @@ describe('the written forms of a field path', () => {
     expect(joinDotted('config', 'voice', 'speed')).toBe('config.voice.speed');
     expect(joinDotted('', 'name')).toBe('name');
     expect(joinDotted('config')).toBe('config');
+    // An empty property name is a segment of its own, not the prefix.
+    expect(joinDotted('config.keywords', '')).toBe('config.keywords.');
+    expect(parseDotted(joinDotted('config.keywords', ''))).toEqual(['config', 'keywords', '']);
+    expect(dottedLeaves({ keywords: { '': 1, other: 2 } }, 'config')).toEqual(new Map([['config.keywords.', 1], ['config.keywords.other', 2]]));
   });
 
   it('formats the indexed form of diagnostics', () => {
