@@ -81,10 +81,9 @@ export function buildExport(input: ExportInput): ExportResult {
       },
     }) as Record<string, unknown>;
 
-    // The loader drops one final newline from a prompt file, so writing one more keeps the prompt
-    // exact. A prompt with carriage returns stays inline: the loader turns CRLF into LF in files.
+    // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
     const prompt = live.prompt;
-    if (typeof prompt === 'string' && prompt !== '' && !prompt.includes('\r')) {
+    if (typeof prompt === 'string' && promptFileKeepsExactly(prompt)) {
       const file = `prompts/${local}.md`;
       prompts.push({ path: file, content: `${prompt}\n` });
       protectedConfig.prompt = { file };
@@ -132,6 +131,17 @@ export function buildExport(input: ExportInput): ExportResult {
   for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
   return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, readOnly };
 }
+
+/**
+ * Whether a prompt written to a file reads back as itself. The loader turns CRLF into LF in files
+ * and drops a leading byte-order mark (editors add one), and a file holds UTF-8, which cannot hold a
+ * lone UTF-16 surrogate: such a prompt stays inline, in the manifest, where YAML keeps it exactly.
+ */
+function promptFileKeepsExactly(prompt: string): boolean {
+  return prompt !== '' && !prompt.includes('\r') && !prompt.startsWith('\ufeff') && !LONE_SURROGATE.test(prompt);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** `Front desk (staging)` → `front-desk-staging`: a local name of the manifest. */
 export function slugify(name: string | undefined): string {
@@ -210,6 +220,9 @@ function protectUrl(text: string, reference: (part: string) => string): string |
   if (!match) return undefined;
   const [, scheme, userInfo, rest, query, fragment] = match as unknown as [string, string, string | undefined, string, string | undefined, string | undefined];
   if (userInfo === undefined && !query?.includes('=')) return undefined;
+  // Its parts are escaped one by one, and a reference-like text may run from one into the next (or
+  // into a reference put in): the whole URL is then the secret.
+  if (text.includes('{env:')) return reference('');
   let out = escapeEnv(scheme);
   if (userInfo !== undefined) {
     const colon = userInfo.indexOf(':');
@@ -236,11 +249,17 @@ function safeDecode(text: string): string {
   }
 }
 
-/** The loader reads `${env:X}` in any string; `$${env:X}` is the literal text. */
+/**
+ * The loader reads `${env:X}` in any string, up to the first `}`, and `$${env:X}` as the literal
+ * text; `${env:` without a closing brace is no reference, so it stays as it is (escaped, it would
+ * load back with both dollars).
+ */
 function escapeEnv(text: string): string {
-  // A function, because in a replacement string `$$` means one `$`.
-  return text.replaceAll('${env:', () => '$${env:');
+  return text.replace(REFERENCE_LIKE, (reference) => `$${reference}`);
 }
+
+/** What the loader takes for a reference (src/manifest/interpolate.ts, `REFERENCE`), without its escape. */
+const REFERENCE_LIKE = /\$\{env:[^}]*\}/g;
 
 /** `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. */
 function droppedFields(live: unknown, kept: unknown, path = ''): string[] {

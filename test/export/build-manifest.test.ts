@@ -3,6 +3,8 @@ import { parse } from 'yaml';
 import { buildExport, slugify } from '../../src/export/build-manifest.js';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
+import { DiagnosticList } from '../../src/manifest/diagnostics.js';
+import { interpolateString } from '../../src/manifest/interpolate.js';
 import type { Agent, Phone } from '../../src/schema/types.gen.js';
 
 function agent(id: string, name: string, config: Record<string, unknown>): Agent {
@@ -122,5 +124,49 @@ describe('buildExport', () => {
     const eu = buildExport({ agents: [twin], phones: [], region: 'eu', command: 'voxform export' });
     expect(parse(eu.manifest)).toMatchObject({ version: 1, region: 'eu' });
     expect(eu.manifest).not.toContain('phones:');
+  });
+});
+
+/** What the loader reads from a string the export wrote (src/manifest/interpolate.ts), references left unresolved. */
+function loadBack(text: string): string {
+  const diagnostics = new DiagnosticList();
+  const seen = new Set<string>();
+  const value = interpolateString(text, undefined, { env: new Proxy({}, { get: (_t, name) => (seen.add(String(name)), undefined) }), diagnostics, onSecret: () => undefined }).value;
+  expect(seen).toEqual(new Set());
+  return value;
+}
+
+function configOf(out: ReturnType<typeof buildExport>, local: string): Record<string, unknown> {
+  return (parse(out.manifest) as { agents: Record<string, { config: Record<string, unknown> }> }).agents[local]?.config ?? {};
+}
+
+describe('buildExport: values that must load back as they are live', () => {
+  test.each([
+    'cost is ${env:PRICE',
+    'cost is $${env:PRICE',
+    'Costs: $${env:X} and ${env:Y}',
+    'a ${env:A${env:B} b',
+    '$$${env:X}}',
+    '${env:} and ${env:PRICE:-1}',
+    'no reference here {env:X}',
+  ])('text %j', (text) => {
+    const out = buildExport({ agents: [agent('ag_t', 'T', { first_message: text })], phones: [], command: 'voxform export' });
+    expect(loadBack(configOf(out, 't').first_message as string)).toBe(text);
+  });
+
+  test('a URL with a secret and reference-like text becomes one reference, holding the whole URL', () => {
+    const url = 'https://h.example.com/${env:a?x=1}&t=2';
+    const out = buildExport({ agents: [agent('ag_u', 'U', { session_data_webhook: { url } })], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toContain('t=2');
+    expect(configOf(out, 'u').session_data_webhook).toEqual({ url: '${env:U_SESSION_DATA_WEBHOOK_URL}' });
+    expect(out.secrets).toEqual([{ name: 'U_SESSION_DATA_WEBHOOK_URL', path: 'agents.u.config.session_data_webhook.url' }]);
+  });
+
+  test('a prompt that a file would not keep exactly (a byte-order mark, a lone surrogate) stays inline', () => {
+    for (const prompt of ['\ufeffHello BOM prompt', 'half a pair: \ud800 here']) {
+      const out = buildExport({ agents: [agent('ag_p', 'P', { prompt })], phones: [], command: 'voxform export' });
+      expect(out.prompts).toEqual([]);
+      expect(configOf(out, 'p').prompt).toBe(prompt);
+    }
   });
 });
