@@ -6,14 +6,15 @@
  * Three things need care. Read-only fields (voice.provider, llm.model, …) cannot be managed, so
  * they are left out and their live values noted in a comment above the agent. Secrets (webhook and
  * tool headers, app credentials, and the query values and user info of URLs, where tokens ride)
- * never go into a file meant for git: each becomes a `${env:NAME}` reference, and the names are
- * listed so the user can set them. And text that looks like a reference (`${env:…}` in a prompt
+ * never go into a file meant for git: each becomes a `${env:NAME}` reference (a name the loader
+ * accepts: never `VOXFORM_*`), and the names are listed so the user can set them. And text that looks like a reference (`${env:…}` in a prompt
  * sentence) is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../schema/sensitive.js';
+import { envPolicyOf } from '../manifest/env-policy.js';
 import type { PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../templates/scaffold.js';
@@ -167,7 +168,8 @@ function uniqueName(base: string, taken: Set<string>, separator = '-'): string {
 function envName(parts: ReadonlyArray<string | number>): string {
   const words = parts.filter((part) => part !== 'header' && part !== 'headers' && part !== 'credentials').map(String);
   const name = words.join('_').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
-  return /^[0-9]/.test(name) ? `AGENT_${name}` : name;
+  // A name the loader refuses (a digit first; `VOXFORM_*`, voxform's own settings) gets a prefix.
+  return /^[0-9]/.test(name) || envPolicyOf({}).check(name) === 'reserved' ? `AGENT_${name}` : name;
 }
 
 function renderPath(path: ReadonlyArray<string | number>): string {

@@ -91,6 +91,16 @@ describe('voxform export', () => {
     expect(plan.code).toBe(0);
   });
 
+  test('a variable name outside the operator\'s VOXFORM_ENV_ALLOW is warned about', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,CALENDAR_*' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'warning: VOXFORM_ENV_ALLOW does not allow SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: plan will refuse the manifest until the operator adds it to VOXFORM_ENV_ALLOW.\n',
+    );
+  });
+
   test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
     const dir = await tempDir({ 'prompts/spare-agent-2.md': 'mine\n' });
     const { args, env } = connection();

@@ -4,6 +4,7 @@ import { buildExport, slugify } from '../../src/export/build-manifest.js';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
+import { envPolicyOf } from '../../src/manifest/env-policy.js';
 import { interpolateString } from '../../src/manifest/interpolate.js';
 import type { Agent, Phone } from '../../src/schema/types.gen.js';
 
@@ -168,5 +169,12 @@ describe('buildExport: values that must load back as they are live', () => {
       expect(out.prompts).toEqual([]);
       expect(configOf(out, 'p').prompt).toBe(prompt);
     }
+  });
+
+  test('variable names are ones the loader reads: never VOXFORM_*', () => {
+    const demo = agent('ag_v', 'Voxform demo', { session_data_webhook: { url: 'https://h.example.com/end?token=t1', headers: { 'x-hook-token': 'hook-live-4' } } });
+    const out = buildExport({ agents: [demo], phones: [], command: 'voxform export' });
+    expect(out.secrets.map((s) => s.name)).toEqual(['AGENT_VOXFORM_DEMO_SESSION_DATA_WEBHOOK_URL_TOKEN', 'AGENT_VOXFORM_DEMO_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN']);
+    for (const { name } of out.secrets) expect(envPolicyOf({}).check(name)).toBe('allowed');
   });
 });

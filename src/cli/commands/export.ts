@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { REGION_BASE_URLS } from '../../api/regions.js';
-import { buildExport } from '../../export/build-manifest.js';
+import { buildExport, type ExportResult } from '../../export/build-manifest.js';
+import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../manifest/env-policy.js';
 import { readLiveAgents } from '../../export/read-live.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { MANIFEST_FILE, SCHEMA_FILE, writeScaffold, type ScaffoldFile } from '../../templates/scaffold.js';
@@ -25,6 +26,8 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const fromPhones = options.fromPhones === true;
   const out = path.resolve(ctx.cwd, typeof options.out === 'string' ? options.out : '.');
   const force = options.force === true;
+  // Read before anything is written: a malformed list stops the run (env_allow_invalid).
+  const policy = envPolicyOf(ctx.env);
 
   const connection = await resolveConnection(
     { baseUrl: options.baseUrl, region: options.region, local: options.local === true, timeout: options.timeout },
@@ -60,11 +63,20 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     const width = Math.max(...result.secrets.map((s) => s.name.length));
     for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
   }
+  writeWarnings(result, policy, ctx);
+  ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
+  return 0;
+}
+
+/** What the manifest leaves out, and the variables the operator's `VOXFORM_ENV_ALLOW` would refuse. */
+function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandContext): void {
   for (const phone of result.skippedPhones) {
     ctx.stderr.write(`warning: phone ${phone} is not an E.164 number, so its binding was left out of the manifest.\n`);
   }
-  ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
-  return 0;
+  const refused = result.secrets.filter((secret) => policy.check(secret.name) !== 'allowed').map((secret) => secret.name);
+  if (refused.length > 0) {
+    ctx.stderr.write(`warning: ${ENV_ALLOW_VARIABLE} does not allow ${refused.join(', ')}: plan will refuse the manifest until the operator adds ${refused.length === 1 ? 'it' : 'them'} to ${ENV_ALLOW_VARIABLE}.\n`);
+  }
 }
 
 /**
