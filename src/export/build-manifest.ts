@@ -7,8 +7,10 @@
  * they are left out and their live values noted in a comment above the agent. Secrets (webhook and
  * tool headers, app credentials, and the query values and user info of URLs, where tokens ride)
  * never go into a file meant for git: each becomes a `${env:NAME}` reference (a name the loader
- * accepts: never `VOXFORM_*`), and the names are listed so the user can set them. And text that looks like a reference (`${env:…}` in a prompt
- * sentence) is escaped, so it loads back as written.
+ * accepts: never `VOXFORM_*`), and the names are listed so the user can set them; a secret that is
+ * not text (a number or boolean among app credentials) cannot be a reference, which loads as text,
+ * so the field holding it is left out and noted instead. And text that looks like a reference
+ * (`${env:…}` in a prompt sentence) is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
@@ -51,73 +53,33 @@ export interface ExportResult {
   secrets: ExportedSecret[];
   /** Read-only fields left out, by local name (`voice.provider=elevenlabs`). */
   readOnly: Map<string, string[]>;
+  /** Fields left out because they hold secrets that are not text, by local name. */
+  withheld: Map<string, WithheldField[]>;
+}
+
+/** A config field left out of the manifest: it holds a secret that is not text. */
+export interface WithheldField {
+  /** The field, from the config: `app_functions`, `session_data_webhook.headers`. */
+  field: string;
+  /** The places of the values that are not text, from the config (`app_functions[0].credentials.pin`); never the values. */
+  places: string[];
 }
 
 const PHONE_NUMBER = /^\+[1-9][0-9]{6,14}$/;
 
 export function buildExport(input: ExportInput): ExportResult {
-  const updateShape = schemaNode('AgentConfigUpdate');
-  const localNames = new Map<string, string>();
-  const taken = new Set<string>();
-  const secrets: ExportedSecret[] = [];
-  const secretNames = new Set<string>();
-  const readOnly = new Map<string, string[]>();
-  const prompts: Array<{ path: string; content: string }> = [];
-
+  const run: ExportRun = {
+    localNames: new Map(),
+    agentNames: new Set(),
+    secretNames: new Set(),
+    secrets: [],
+    readOnly: new Map(),
+    withheld: new Map(),
+    prompts: [],
+  };
   const agentsMap = new YAMLMap();
-  for (const agent of input.agents) {
-    const local = uniqueName(slugify(agent.name), taken);
-    localNames.set(agent.id, local);
-
-    const live = (agent.config ?? {}) as Record<string, unknown>;
-    const config = stripToShape(updateShape, live) as Record<string, unknown>;
-    const dropped = droppedFields(live, config);
-    readOnly.set(local, dropped);
-
-    const protectedConfig = protectValues(configSecretSet().start(), config, [], {
-      secret: (named, path, part) => {
-        const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), secretNames, '_');
-        secrets.push({ name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` });
-        return `\${env:${name}}`;
-      },
-    }) as Record<string, unknown>;
-
-    // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
-    const prompt = live.prompt;
-    if (typeof prompt === 'string' && promptFileKeepsExactly(prompt)) {
-      const file = `prompts/${local}.md`;
-      prompts.push({ path: file, content: `${prompt}\n` });
-      protectedConfig.prompt = { file };
-    }
-
-    const doc = new Document();
-    const entry = new YAMLMap();
-    entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
-    if (typeof agent.name === 'string') entry.items.push(new Pair(new Scalar('name'), new Scalar(escapeEnv(agent.name))));
-    entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
-    const promptNode = entry.getIn(['config', 'prompt'], true);
-    if (isMap(promptNode)) promptNode.flow = true;
-    const key = new Scalar(local);
-    if (dropped.length > 0) key.commentBefore = ` read-only on the service, not managed here: ${dropped.join(', ')}`;
-    agentsMap.items.push(new Pair(key, entry));
-  }
-
-  const phonesMap = new YAMLMap();
-  const phones: string[] = [];
-  const skippedPhones: string[] = [];
-  for (const phone of input.phones) {
-    const local = phone.agent_id === undefined ? undefined : localNames.get(phone.agent_id);
-    if (local === undefined) continue;
-    if (!PHONE_NUMBER.test(phone.id) || phones.includes(phone.id)) {
-      if (!PHONE_NUMBER.test(phone.id)) skippedPhones.push(phone.id);
-      continue;
-    }
-    phones.push(phone.id);
-    const binding = new YAMLMap();
-    binding.flow = true;
-    binding.items.push(new Pair(new Scalar('agent'), new Scalar(local)));
-    phonesMap.items.push(new Pair(new Scalar(phone.id), binding));
-  }
+  for (const agent of input.agents) agentsMap.items.push(exportAgent(agent, run));
+  const { phonesMap, phones, skippedPhones } = phoneBindings(input.phones, run.localNames);
 
   const root = new YAMLMap();
   root.items.push(new Pair(new Scalar('version'), new Scalar(1)));
@@ -127,10 +89,64 @@ export function buildExport(input: ExportInput): ExportResult {
 
   const doc = new Document();
   doc.contents = root;
-  doc.commentBefore = header(input.command, secrets);
+  doc.commentBefore = header(input.command, run.secrets);
   formatDocument(doc);
   for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
-  return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, readOnly };
+  const { localNames, secrets, readOnly, withheld, prompts } = run;
+  return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, readOnly, withheld };
+}
+
+/** What the agents of one export share: the names taken, and what each agent adds to the result. */
+interface ExportRun {
+  localNames: Map<string, string>;
+  agentNames: Set<string>;
+  secretNames: Set<string>;
+  secrets: ExportedSecret[];
+  readOnly: Map<string, string[]>;
+  withheld: Map<string, WithheldField[]>;
+  prompts: Array<{ path: string; content: string }>;
+}
+
+/** One agent as a manifest entry (`local-name: { id, name, config }`), its prompt and secrets recorded in `run`. */
+function exportAgent(agent: Agent, run: ExportRun): Pair {
+  const local = uniqueName(slugify(agent.name), run.agentNames);
+  run.localNames.set(agent.id, local);
+
+  const live = (agent.config ?? {}) as Record<string, unknown>;
+  const shaped = stripToShape(schemaNode('AgentConfigUpdate'), live) as Record<string, unknown>;
+  const dropped = droppedFields(live, shaped);
+  run.readOnly.set(local, dropped);
+  const found = nonTextSecrets(configSecretSet().start(), shaped, []);
+  const withheld = [...found.values()].map(({ path, places }) => ({ field: renderField(path), places }));
+  run.withheld.set(local, withheld);
+  const config = withoutFields(shaped, [...found.values()].map(({ path }) => path)) as Record<string, unknown>;
+
+  const protectedConfig = protectValues(configSecretSet().start(), config, [], {
+    secret: (named, path, part) => {
+      const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), run.secretNames, '_');
+      run.secrets.push({ name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` });
+      return `\${env:${name}}`;
+    },
+  }) as Record<string, unknown>;
+
+  const prompt = live.prompt;
+  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt)) {
+    const file = `prompts/${local}.md`;
+    // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
+    run.prompts.push({ path: file, content: `${prompt}\n` });
+    protectedConfig.prompt = { file };
+  }
+
+  const doc = new Document();
+  const entry = new YAMLMap();
+  entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
+  if (typeof agent.name === 'string') entry.items.push(new Pair(new Scalar('name'), new Scalar(escapeEnv(agent.name))));
+  entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
+  const promptNode = entry.getIn(['config', 'prompt'], true);
+  if (isMap(promptNode)) promptNode.flow = true;
+  const key = new Scalar(local);
+  key.commentBefore = agentComment(dropped, withheld);
+  return new Pair(key, entry);
 }
 
 /**
@@ -143,6 +159,37 @@ function promptFileKeepsExactly(prompt: string): boolean {
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The comment above an agent: what the manifest does not manage, and why (never a secret value). */
+function agentComment(dropped: readonly string[], withheld: readonly WithheldField[]): string | undefined {
+  const lines: string[] = [];
+  if (dropped.length > 0) lines.push(` read-only on the service, not managed here: ${dropped.join(', ')}`);
+  for (const { field, places } of withheld) {
+    lines.push(` not managed here: ${field} holds secrets that are not text (${places.join(', ')}); a \${env:…} reference would make them text`);
+  }
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
+/** The phone bindings of exported agents, by local name; numbers that are not E.164 are skipped. */
+function phoneBindings(list: readonly Phone[], localNames: ReadonlyMap<string, string>): { phonesMap: YAMLMap; phones: string[]; skippedPhones: string[] } {
+  const phonesMap = new YAMLMap();
+  const phones: string[] = [];
+  const skippedPhones: string[] = [];
+  for (const phone of list) {
+    const local = phone.agent_id === undefined ? undefined : localNames.get(phone.agent_id);
+    if (local === undefined) continue;
+    if (!PHONE_NUMBER.test(phone.id) || phones.includes(phone.id)) {
+      if (!PHONE_NUMBER.test(phone.id)) skippedPhones.push(phone.id);
+      continue;
+    }
+    phones.push(phone.id);
+    const binding = new YAMLMap();
+    binding.flow = true;
+    binding.items.push(new Pair(new Scalar('agent'), new Scalar(local)));
+    phonesMap.items.push(new Pair(new Scalar(phone.id), binding));
+  }
+  return { phonesMap, phones, skippedPhones };
+}
 
 /** `Front desk (staging)` → `front-desk-staging`: a local name of the manifest. */
 export function slugify(name: string | undefined): string {
@@ -170,6 +217,11 @@ function envName(parts: ReadonlyArray<string | number>): string {
   const name = words.join('_').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
   // A name the loader refuses (a digit first; `VOXFORM_*`, voxform's own settings) gets a prefix.
   return /^[0-9]/.test(name) || envPolicyOf({}).check(name) === 'reserved' ? `AGENT_${name}` : name;
+}
+
+/** A path from the config, as the comments and messages show it: `app_functions[0].credentials.pin`. */
+function renderField(path: ReadonlyArray<string | number>): string {
+  return renderPath(path).replace(/^\./, '');
 }
 
 function renderPath(path: ReadonlyArray<string | number>): string {
@@ -206,6 +258,43 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
     return out;
   }
   return value;
+}
+
+type Path = Array<string | number>;
+
+/**
+ * The secrets of a config that are not text (a number or boolean among app credentials, at any
+ * depth), by the field that must be left out for them: a `${env:…}` reference loads as text, so
+ * writing one would change the value's type, and the value itself is never written. The field is
+ * the one above the first list on the way (a list is one value: an item cannot be left out alone),
+ * else the secret place itself (`session_data_webhook.headers`). Keyed by the field's rendered path.
+ */
+function nonTextSecrets(at: PatternCursor, value: unknown, path: Path, found = new Map<string, { path: Path; places: string[] }>(), place?: Path): Map<string, { path: Path; places: string[] }> {
+  const secretPlace = place ?? (path.length > 0 && at.covered ? path : undefined);
+  if (Array.isArray(value)) value.forEach((item, index) => nonTextSecrets(at.step(index), item, [...path, index], found, secretPlace));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) nonTextSecrets(at.step(key), child, [...path, key], found, secretPlace);
+  } else if (secretPlace && value !== null && typeof value !== 'string') {
+    const list = path.findIndex((segment) => typeof segment === 'number');
+    const field = list === -1 ? secretPlace : path.slice(0, list);
+    const key = renderPath(field);
+    const entry = found.get(key) ?? { path: field, places: [] };
+    entry.places.push(renderField(path));
+    found.set(key, entry);
+  }
+  return found;
+}
+
+/** A copy of `value` without the fields at `paths` (object keys only; the rest shared, never changed). */
+function withoutFields(value: unknown, paths: readonly Path[]): unknown {
+  if (paths.length === 0 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    const below = paths.filter((p) => p[0] === key);
+    if (below.some((p) => p.length === 1)) continue;
+    out[key] = withoutFields(child, below.map((p) => p.slice(1)));
+  }
+  return out;
 }
 
 /** An absolute URL, split where secrets ride: scheme, user info, host and path, query, fragment. */

@@ -11,6 +11,9 @@ import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
+/** Content that once did not survive an export (docs/export.md: the export round-trips). */
+const AWKWARD = '-OKspareAgent0000001';
+const AWKWARD_SECRETS = { hook: 'awkward-hook-5a1', crm: 'awkward-crm-6b2', pin: 987654 };
 const URL_TOKEN = 'spare-url-token-9c41';
 const validateBuilt = existsSync(path.join(repoRoot, 'dist/cli/commands/validate.js'));
 
@@ -26,6 +29,17 @@ beforeAll(async () => {
       first_message: 'Costs: $${env:X} and ${env:Y}',
       // A token in a URL's query must not be written into the manifest either.
       session_data_webhook: { url: `https://hooks.example.com/end?token=${URL_TOKEN}` },
+    },
+  });
+  await client.updateAgent(AWKWARD, {
+    // Its local name starts with "voxform", as voxform's own variables do.
+    name: 'Voxform demo',
+    config: {
+      prompt: '\ufeffHello BOM prompt',
+      first_message: 'cost is ${env:PRICE',
+      custom_vocabulary: { keywords: { '': 1, other: 2 } },
+      session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-hook-token': AWKWARD_SECRETS.hook } },
+      app_functions: [{ name: 'crm', credentials: { api_key: AWKWARD_SECRETS.crm, pin: AWKWARD_SECRETS.pin } }],
     },
   });
   await client.close();
@@ -86,6 +100,31 @@ describe('voxform export', () => {
     expect(result.stdout).toContain('SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN  agents.spare-agent-2.config.session_data_webhook.url (token in the URL)');
     const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: URL_TOKEN } });
     expect(plan.stdout).not.toContain(URL_TOKEN);
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain('No changes');
+    expect(plan.code).toBe(0);
+  });
+
+  test('awkward content round-trips, no secret is written, and every variable named is one the loader reads', async () => {
+    const dir = await tempDir();
+    const { args, env } = connection();
+    const result = await runCli(['export', '--agent', AWKWARD, ...args], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    const variable = 'AGENT_VOXFORM_DEMO_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN';
+    expect(result.stdout).toContain(`  ${variable}  agents.voxform-demo.config.session_data_webhook.headers["x-hook-token"]`);
+    expect(result.stderr).toBe(
+      'warning: agents.voxform-demo.config.app_functions was left out of the manifest: it holds secrets that are not text (app_functions[0].credentials.pin), and a ${env:…} reference would make them text. Keep managing it in the dashboard, or add it by hand.\n',
+    );
+    // The prompt starts with a byte-order mark, which a prompt file would lose: it stays inline.
+    expect(existsSync(path.join(dir, 'prompts'))).toBe(false);
+    const files = [await readFile(path.join(dir, 'voxform.yaml'), 'utf8')];
+    for (const secret of Object.values(AWKWARD_SECRETS)) for (const file of files) expect(file).not.toContain(String(secret));
+    expect(files[0]).not.toMatch(/\$\{env:VOXFORM_/);
+
+    const validate = await runCli(['validate'], { cwd: dir, env: { [variable]: AWKWARD_SECRETS.hook } });
+    expect(validate.stderr).toBe('');
+    expect(validate.code).toBe(0);
+    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, [variable]: AWKWARD_SECRETS.hook } });
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);

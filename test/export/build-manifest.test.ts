@@ -171,6 +171,28 @@ describe('buildExport: values that must load back as they are live', () => {
     }
   });
 
+  test('secrets that are not text are never written: the field holding them is left out and noted', () => {
+    const crm = agent('ag_c', 'CRM desk', {
+      first_message: 'Hi',
+      app_functions: [{ name: 'crm', credentials: { api_key: 'crm-live-1', pin: 987654, deep: { on: true, list: [31337] } } }],
+      session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-num': 4242424, 'x-token': 'hook-live-2' } },
+      tools: [{ name: 'find', header: { authorization: 'tool-live-3' } }],
+    });
+    const out = buildExport({ agents: [crm], phones: [], command: 'voxform export' });
+    for (const secret of ['crm-live-1', '987654', 'true', '31337', '4242424', 'hook-live-2', 'tool-live-3']) expect(out.manifest).not.toContain(secret);
+    const config = configOf(out, 'crm-desk');
+    expect(config).not.toHaveProperty('app_functions');
+    expect(config.session_data_webhook).toEqual({ url: 'https://hooks.example.com/end' });
+    expect(config.tools).toEqual([{ name: 'find', header: { authorization: '${env:CRM_DESK_TOOLS_FIND_AUTHORIZATION}' } }]);
+    expect(out.withheld.get('crm-desk')).toEqual([
+      { field: 'app_functions', places: ['app_functions[0].credentials.pin', 'app_functions[0].credentials.deep.on', 'app_functions[0].credentials.deep.list[0]'] },
+      { field: 'session_data_webhook.headers', places: ['session_data_webhook.headers["x-num"]'] },
+    ]);
+    expect(out.manifest).toContain('  # not managed here: app_functions holds secrets that are not text (app_functions[0].credentials.pin, ');
+    expect(out.secrets.map((s) => s.name)).toEqual(['CRM_DESK_TOOLS_FIND_AUTHORIZATION']);
+    expect(validateAgainst('Manifest', parse(out.manifest))).toEqual([]);
+  });
+
   test('variable names are ones the loader reads: never VOXFORM_*', () => {
     const demo = agent('ag_v', 'Voxform demo', { session_data_webhook: { url: 'https://h.example.com/end?token=t1', headers: { 'x-hook-token': 'hook-live-4' } } });
     const out = buildExport({ agents: [demo], phones: [], command: 'voxform export' });

@@ -70,6 +70,13 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
 
 /** What the manifest leaves out, and the variables the operator's `VOXFORM_ENV_ALLOW` would refuse. */
 function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandContext): void {
+  for (const [local, fields] of result.withheld) {
+    for (const { field, places } of fields) {
+      ctx.stderr.write(
+        `warning: agents.${local}.config.${field} was left out of the manifest: it holds secrets that are not text (${places.join(', ')}), and a \${env:…} reference would make them text. Keep managing it in the dashboard, or add it by hand.\n`,
+      );
+    }
+  }
   for (const phone of result.skippedPhones) {
     ctx.stderr.write(`warning: phone ${phone} is not an E.164 number, so its binding was left out of the manifest.\n`);
   }
