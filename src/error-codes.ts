@@ -25,6 +25,7 @@ export const COMMAND_ERROR_CODES = [
   'env_allow_invalid',
   'export_agent_not_found',
   'export_nothing_selected',
+  'export_write_failed',
   'file_unreadable',
   'fmt_unsafe',
   'history_ref_ambiguous',

@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
@@ -7,7 +8,7 @@ import { createClient } from '../../src/api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateAgainst } from '../../src/schema/validate.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
@@ -197,5 +198,84 @@ describe('export --local', () => {
     const plan = await runCli((next ?? '').split(' '), { cwd: dir, env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+});
+
+/**
+ * The CLI as a user file permissions apply to: `nobody` (through runuser) when the tests run as
+ * root, whom permissions do not stop; the current user otherwise.
+ */
+const asRoot = process.getuid?.() === 0;
+const canDropRoot = asRoot && existsSync('/usr/sbin/runuser');
+function runUnprivileged(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  const bin = path.join(repoRoot, 'bin/voxform.js');
+  const command = canDropRoot ? ['/usr/sbin/runuser', '-u', 'nobody', '--', process.execPath, bin, ...args] : [process.execPath, bin, ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0] as string, command.slice(1), { cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: '/tmp', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** Every file and folder under `dir`, relative, sorted. */
+async function listTree(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.map(String).sort();
+}
+
+describe.skipIf(asRoot && !canDropRoot)('export into folders it cannot write: a clear error, and nothing written', () => {
+  const HINT = '  hint: Make the folder writable for this user, or choose another folder with --out DIR.\n';
+
+  test('a prompts/ folder that is not writable: no manifest without its prompt', async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'out/prompts'), { recursive: true });
+    await chmod(dir, 0o777);
+    await chmod(path.join(dir, 'out'), 0o777);
+    await chmod(path.join(dir, 'out/prompts'), 0o555);
+    const { args, env } = connection();
+    const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'out', ...args], dir, env);
+    expect(result.stderr).toBe(`error: voxform export cannot write into out: permission denied (${path.join(dir, 'out/prompts')}); nothing was written.\n${HINT}`);
+    expect(result.code).toBe(1);
+    expect(await listTree(path.join(dir, 'out'))).toEqual(['prompts']);
+  });
+
+  test('--force over an existing export: the files there stay as they were', async () => {
+    const dir = await tempDir({ 'out/voxform.yaml': 'mine\n', 'out/prompts/spare-agent-2.md': 'my prompt\n' });
+    for (const folder of ['', 'out']) await chmod(path.join(dir, folder), 0o777);
+    for (const file of ['out/voxform.yaml', 'out/prompts/spare-agent-2.md']) await chmod(path.join(dir, file), 0o666);
+    await chmod(path.join(dir, 'out/prompts'), 0o555);
+    const { args, env } = connection();
+    const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'out', '--force', ...args], dir, env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('nothing was written.');
+    expect(await readFile(path.join(dir, 'out/voxform.yaml'), 'utf8')).toBe('mine\n');
+    expect(await listTree(path.join(dir, 'out'))).toEqual(['prompts', 'prompts/spare-agent-2.md', 'voxform.yaml']);
+  });
+
+  test('an --out whose parent is not writable: no folder is left behind', async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, 'locked'));
+    await chmod(dir, 0o777);
+    await chmod(path.join(dir, 'locked'), 0o555);
+    const { args, env } = connection();
+    const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'locked/a/b', ...args], dir, env);
+    expect(result.stderr).toBe(`error: voxform export cannot write into locked/a/b: permission denied (${path.join(dir, 'locked/a')}); nothing was written.\n${HINT}`);
+    expect(result.code).toBe(1);
+    expect(await listTree(path.join(dir, 'locked'))).toEqual([]);
+  });
+
+  test('a folder voxform may make but not write into (a made folder is removed again)', async () => {
+    const dir = await tempDir({ 'out/.voxform/keep': '' });
+    for (const folder of ['', 'out']) await chmod(path.join(dir, folder), 0o777);
+    await chmod(path.join(dir, 'out/.voxform'), 0o555);
+    const { args, env } = connection();
+    const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'out', ...args], dir, env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`permission denied (${path.join(dir, 'out/.voxform')}); nothing was written.`);
+    expect(await listTree(path.join(dir, 'out'))).toEqual(['.voxform', '.voxform/keep']);
   });
 });

@@ -1,0 +1,147 @@
+/**
+ * Writes an export's files all or nothing. Every target is checked first (nothing overwritten
+ * without `--force`, no file where a folder goes); then the missing folders are made and every
+ * file is written, flushed, beside its target under a temporary name; only when all of them are
+ * there are they renamed into place. A folder that cannot be made or written (permissions, a
+ * read-only or special file system, a full disk) stops the run with `export_write_failed`, and what
+ * was made so far is removed again: the project never holds a manifest without its prompts.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { VoxformError } from '../errors.js';
+import { mergeGitignore } from '../templates/gitignore.js';
+import { existingFilesError, findConflicts, type ScaffoldFile, type WriteResult } from '../templates/scaffold.js';
+
+const COMMAND = 'voxform export';
+
+/** A file to put in place: its target, its content, and what the report calls it. */
+interface Pending {
+  file: ScaffoldFile;
+  target: string;
+  content: string;
+  outcome: keyof WriteResult;
+  /** Its temporary name while it is written; none once it is in place. */
+  temp?: string | undefined;
+  placed?: boolean;
+}
+
+/** What to do with one file: its new content (none: leave it), and how the report lists it (not at all: none). */
+interface FilePlan {
+  content: string | undefined;
+  outcome: keyof WriteResult | undefined;
+}
+
+/** Writes `files` into `dir` (made if needed), all or nothing; `displayDir` names `dir` in messages. */
+export async function writeExportFiles(dir: string, files: readonly ScaffoldFile[], options: { force: boolean; displayDir: string }): Promise<WriteResult> {
+  const conflicts = await findConflicts(dir, files, options.force, COMMAND);
+  if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, COMMAND);
+  const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
+  const pending: Pending[] = [];
+  for (const file of files) {
+    const next = await planFile(dir, file, options.force);
+    if (next.outcome === undefined) continue;
+    if (next.content === undefined) result[next.outcome].push(file.path);
+    else pending.push({ file, target: path.join(dir, file.path), content: next.content, outcome: next.outcome });
+  }
+  const made: string[] = [];
+  try {
+    for (const folder of foldersFor(dir, pending)) await makeFolder(folder, made);
+    for (const item of pending) item.temp = await writeTemp(item.target, item.content);
+    for (const item of pending) {
+      await rename(item.temp as string, item.target);
+      item.temp = undefined;
+      item.placed = true;
+      result[item.outcome].push(item.file.path);
+    }
+  } catch (error) {
+    await undo(pending, made);
+    throw writeFailed(error, options.displayDir, result);
+  }
+  return result;
+}
+
+async function planFile(dir: string, file: ScaffoldFile, force: boolean): Promise<FilePlan> {
+  const existing = await readFile(path.join(dir, file.path), 'utf8').catch(() => undefined);
+  if (file.mode === 'merge') {
+    const merged = mergeGitignore(existing, file.content.split('\n'));
+    if (merged === undefined) return { content: undefined, outcome: undefined };
+    return { content: merged, outcome: existing === undefined ? 'created' : 'updated' };
+  }
+  if (existing === undefined) return { content: file.content, outcome: 'created' };
+  if (file.mode === 'refresh' && !force) return { content: undefined, outcome: 'kept' };
+  return existing === file.content ? { content: undefined, outcome: 'kept' } : { content: file.content, outcome: 'overwritten' };
+}
+
+/** `dir`'s missing ancestors, `dir`, and the folders of the files, outermost first, each once. */
+function foldersFor(dir: string, pending: readonly Pending[]): string[] {
+  const folders = new Set<string>();
+  const ancestors: string[] = [];
+  for (let at = dir; path.dirname(at) !== at; at = path.dirname(at)) ancestors.unshift(at);
+  ancestors.forEach((folder) => folders.add(folder));
+  for (const item of pending) folders.add(path.dirname(item.target));
+  return [...folders].sort((a, b) => a.length - b.length);
+}
+
+/** Makes `folder` unless it is there, recording it in `made` (to be removed again on failure). */
+async function makeFolder(folder: string, made: string[]): Promise<void> {
+  const info = await stat(folder).catch(() => undefined);
+  if (info?.isDirectory()) return;
+  await mkdir(folder);
+  made.push(folder);
+}
+
+/** Writes `content` beside `target` under a temporary name, flushed to disk; returns that name. */
+async function writeTemp(target: string, content: string): Promise<string> {
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', 0o644);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  return temp;
+}
+
+/**
+ * Removes what a failed write made: the temporary files, the files created (a rename can fail only
+ * after the others succeeded), and the folders made, innermost first. A file it overwrote stays
+ * replaced; the error lists it.
+ */
+async function undo(pending: readonly Pending[], made: readonly string[]): Promise<void> {
+  for (const item of pending) {
+    if (item.temp !== undefined) await unlink(item.temp).catch(() => undefined);
+    else if (item.placed && item.outcome === 'created') await unlink(item.target).catch(() => undefined);
+  }
+  for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted there',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space is left on the device',
+  EDQUOT: 'the disk quota is used up',
+  ENAMETOOLONG: 'a name is too long',
+  ENOTDIR: 'a file is in the way of a folder',
+  EEXIST: 'a file is in the way of a folder',
+};
+
+/** The error of a failed write: what failed where, and what was left. Any other error passes through. */
+function writeFailed(error: unknown, displayDir: string, result: WriteResult): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const at = (error as NodeJS.ErrnoException | undefined)?.path;
+  if (typeof code !== 'string' || typeof at !== 'string') return error;
+  const folder = path.basename(at).endsWith('.tmp') ? path.dirname(at) : at;
+  const reason = REASONS[code] ?? `the system refused it (${code})`;
+  // Only a rename can fail after another succeeded: what it had replaced stays replaced.
+  const left = result.overwritten.length > 0 ? `; ${result.overwritten.join(', ')} had already been replaced` : '; nothing was written';
+  return new VoxformError('export_write_failed', `voxform export cannot write into ${displayDir}: ${reason} (${folder})${left}.`, {
+    hint: 'Make the folder writable for this user, or choose another folder with --out DIR.',
+    cause: error,
+  });
+}
