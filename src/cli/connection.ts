@@ -43,12 +43,12 @@ export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'wireThread' 
  * ends — or is interrupted — requests still in flight are stopped, not waited for.
  */
 export async function resolveConnection(
-  options: ConnectionOptions & { manifest?: ManifestService },
+  options: ConnectionOptions & { manifest?: ManifestService; emulatorWebhooks?: LocalWebhooks },
   ctx: CommandContext,
   tuning: ConnectionTuning = {},
 ): Promise<Connection> {
   if (!options.local) return connectRemote(options, ctx, tuning);
-  const emulator = await startLocalEmulator(ctx);
+  const emulator = await startLocalEmulator(ctx, { webhooks: options.emulatorWebhooks });
   ctx.secrets.add(emulator.apiKey);
   const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl: emulator.url, apiKey: emulator.apiKey });
   ctx.onExit(() => client.close({ abort: true }));
@@ -80,6 +80,12 @@ function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: C
   return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, ...(debug ? { debug } : {}) };
 }
 
+/**
+ * Whether the embedded emulator delivers the webhooks and calls the tools its agents name: `all`
+ * (the default), or `none` — `voxform test` before review, where those URLs are the pull request's.
+ */
+export type LocalWebhooks = 'all' | 'none';
+
 /** Where `--local` keeps the folder's account. */
 export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
 
@@ -89,7 +95,7 @@ export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
  * other `--local` command of the folder, closed when the run ends. Refuses a data file without a
  * usable private key.
  */
-export async function startLocalEmulator(ctx: CommandContext): Promise<RunningEmulator> {
+export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined } = {}): Promise<RunningEmulator> {
   const { startEmulator } = await import('../emulator/index.js');
   const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
   await mkdir(path.dirname(dataFile), { recursive: true });
@@ -97,7 +103,7 @@ export async function startLocalEmulator(ctx: CommandContext): Promise<RunningEm
   const llm = emulatorLlmFromEnv({}, ctx.env);
   ctx.secrets.add(llm?.apiKey);
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, ...(llm ? { llm } : {}) });
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', dataFile, sharedDataFile: true, webhooks: options.webhooks ?? 'all', ...(llm ? { llm } : {}) });
   ctx.onExit(() => emulator.close());
   if (emulator.apiKey === '') {
     throw new VoxformError('emulator_data_invalid', `${LOCAL_DATA_FILE} holds no private key the embedded emulator accepts.`, {

@@ -257,6 +257,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'junit', 'markdown']).default('text'))
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--skip-judge', 'use no judge model: judge checks and simulated callers are reported as skipped')
+    .option('--with-secrets', "send the config's secrets and, with --local, call its webhooks and tools (only for manifests you have reviewed)")
     .action(action('test'));
   withConnection(withManifest(test.command('capture').description('turn a logged call into a test file (personal data replaced)')))
     .argument('<call-id>', 'the call id (see `voxform logs`)')

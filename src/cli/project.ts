@@ -16,7 +16,7 @@ import { WireThread } from '../api/wire-thread-link.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
 import { loadCommandManifests } from './load-manifests.js';
 import type { CommandContext } from './context.js';
-import type { Connection, ManifestService } from './connection.js';
+import type { Connection, LocalWebhooks, ManifestService } from './connection.js';
 import { ReadAhead } from '../plan/read-ahead.js';
 import type { LiveReader } from '../plan/read-live.js';
 
@@ -68,9 +68,9 @@ function loadConnectionModule(): Promise<typeof import('./connection.js')> {
  * whose hundreds of requests must not wait for their loading and comparing; a command of a few
  * requests would only pay for the thread's start-up).
  */
-function connectionRequest(options: ProjectOptions, manifest: ManifestService, wireThread: boolean) {
+function connectionRequest(options: ProjectOptions, manifest: ManifestService, wireThread: boolean, emulatorWebhooks?: LocalWebhooks) {
   return [
-    { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: manifest.baseUrl, region: manifest.region } },
+    { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: manifest.baseUrl, region: manifest.region }, emulatorWebhooks },
     // Requests in flight follow --parallelism, so commands load the service as the user asked.
     { maxInFlight: options.parallelism ?? 8, wireThread },
   ] as const;
@@ -80,9 +80,14 @@ function connectionRequest(options: ProjectOptions, manifest: ManifestService, w
  * The service the manifests' project talks to. The manifest's base_url and region count only where
  * the operator set neither (connection.ts): every command that loads manifests connects through here.
  */
-export async function connectService(options: ProjectOptions, manifest: ManifestService, ctx: CommandContext, how: { wireThread?: boolean } = {}): Promise<Connection> {
+export async function connectService(
+  options: ProjectOptions,
+  manifest: ManifestService,
+  ctx: CommandContext,
+  how: { wireThread?: boolean; emulatorWebhooks?: LocalWebhooks } = {},
+): Promise<Connection> {
   const { resolveConnection } = await loadConnectionModule();
-  const [connection, tuning] = connectionRequest(options, manifest, how.wireThread ?? false);
+  const [connection, tuning] = connectionRequest(options, manifest, how.wireThread ?? false, how.emulatorWebhooks);
   return resolveConnection(connection, ctx, tuning);
 }
 

@@ -8,17 +8,29 @@ import type { DesiredState } from '../manifest/types.js';
 import { mapBounded } from '../util/semaphore.js';
 import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
+import { withholdSecrets } from './withhold-secrets.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './runner.js';
 import type { TestFile } from './types.js';
 
-export async function resolveAgentsUnderTest(files: readonly TestFile[], desired: DesiredState, client: ApiClient, parallelism: number): Promise<Map<string, AgentUnderTest>> {
+/**
+ * The agents the files name, each with the config `--against desired` sends: its secrets withheld
+ * (withhold-secrets.ts) unless `withSecrets` — the operator's `--with-secrets`, for reviewed manifests.
+ */
+export async function resolveAgentsUnderTest(
+  files: readonly TestFile[],
+  desired: DesiredState,
+  client: ApiClient,
+  parallelism: number,
+  options: { withSecrets?: boolean } = {},
+): Promise<Map<string, AgentUnderTest>> {
   const names = [...new Set(files.map((file) => file.agent))];
   const agents = await mapBounded(names, parallelism, async (name) => {
     const agent = desired.agents.get(name);
     if (!agent) throw new Error(`resolveAgentsUnderTest(): ${name} is not in the desired state`); // the loader checked
     const live = await client.getAgent(agent.id);
-    return [name, { id: agent.id, desiredConfig: desiredAgentConfig(agent, live) }] as const;
+    const config = desiredAgentConfig(agent, live);
+    return [name, { id: agent.id, desiredConfig: options.withSecrets ? config : withholdSecrets(config, agent) }] as const;
   });
   return new Map(agents);
 }

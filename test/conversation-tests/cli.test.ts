@@ -51,7 +51,12 @@ describe('voxform test on the example project', () => {
     expect(bodies.filter((b) => b.end_of_session)).toHaveLength(5);
     const frontDesk = bodies.find((b) => b.agent.agent_id === '-OKdqbqetEcM4ak369ym');
     expect(frontDesk.agent.agent_config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
-    expect(frontDesk.agent.agent_config.session_data_webhook.headers['x-hook-token']).toBe(SECRETS.HOOK_TOKEN);
+    // Before review the secrets are withheld (docs/security.md §5); --with-secrets sends them as apply would.
+    expect(frontDesk.agent.agent_config.session_data_webhook.headers['x-hook-token']).toBe('withheld-by-voxform');
+    expect(JSON.stringify(bodies)).not.toContain(SECRETS.HOOK_TOKEN);
+    await project.cli(['test', 'example/tests', '--with-secrets', '--grep', 'introduces herself']);
+    const reviewed = chatBodies(project).slice(bodies.length).find((b) => b.agent.agent_id === '-OKdqbqetEcM4ak369ym');
+    expect(reviewed.agent.agent_config.session_data_webhook.headers['x-hook-token']).toBe(SECRETS.HOOK_TOKEN);
     expect(frontDesk.agent.metadata).toEqual({ caller_tier: 'gold' });
   });
 

@@ -55,7 +55,8 @@ describe('the emulator playing agents with a model (--llm), and simulated caller
         '      - call_status: chat_completion',
       ].join('\n'),
     );
-    const result = await project.cli(['test', 'example/tests/simulated.test.yaml'], { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    // --with-secrets: the manifests are the operator's (reviewed), so the tool gets its real header.
+    const result = await project.cli(['test', 'example/tests/simulated.test.yaml', '--with-secrets'], { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' });
     expect(result.stdout).toContain('  PASS  books a cleaning  [desired 1/1]\n');
     expect(result.code).toBe(0);
     // The emulator called the webhook as the service would: GET, the arguments and the session as query, the tool's header.

@@ -31,6 +31,8 @@ interface TestOptions extends ProjectOptions {
   format?: 'text' | 'json' | 'junit' | 'markdown';
   out?: string;
   skipJudge?: boolean;
+  /** The operator's word that the manifests are reviewed: secrets sent, webhooks and tools called (docs/security.md §5). */
+  withSecrets?: boolean;
 }
 
 const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
@@ -45,8 +47,10 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
   const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
   const parallelism = options.parallelism ?? 8;
-  const { client } = await connectService({ ...options, parallelism }, desired, ctx);
-  const agents = await resolveAgentsUnderTest(files, desired, client, parallelism);
+  const withSecrets = options.withSecrets === true;
+  // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
+  const { client } = await connectService({ ...options, parallelism }, desired, ctx, { emulatorWebhooks: withSecrets ? 'all' : 'none' });
+  const agents = await resolveAgentsUnderTest(files, desired, client, parallelism, { withSecrets });
   const status = progressLine(ctx.stderr);
   // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
   const interrupt = new AbortController();

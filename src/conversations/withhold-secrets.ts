@@ -1,0 +1,73 @@
+/**
+ * The agent config `voxform test --against desired` sends, with its secrets withheld. `test` runs
+ * on pull requests before review, and the config it sends names where the service (or the embedded
+ * emulator) sends webhooks and tool calls — carrying the headers, and in the end-of-call payload the
+ * whole config. So, unless the operator passes `--with-secrets`, every secret in it is replaced by
+ * `WITHHELD` before it leaves voxform (docs/security.md §5):
+ *   - every value at a place the schema marks secret (webhook and tool headers, app credentials),
+ *     whether the manifest or the live agent put it there;
+ *   - every `${env:…}` reference of the manifest: a value written as `Bearer ${env:TOKEN}` is sent
+ *     as `Bearer withheld-by-voxform` (the text around the reference kept, so a URL stays a URL);
+ *   - the user info and query values of every URL, where tokens ride (as `voxform export` treats them).
+ */
+import type { DesiredAgent } from '../manifest/types.js';
+import { configSecretSet } from '../schema/sensitive.js';
+import { formatDotted, type PatternCursor } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
+
+/** What a secret becomes in the config `test` sends: valid in a header, a URL and any text field. */
+export const WITHHELD = 'withheld-by-voxform';
+
+/** The agent's secret places: the `${env:…}` paths, and each one's text as the manifest wrote it. */
+export type SecretPlaces = Pick<DesiredAgent, 'sensitivePaths' | 'envReferences'>;
+
+/** A copy of `config` with every secret replaced by `WITHHELD` (see above); `config` is left as it is. */
+export function withholdSecrets<T extends object>(config: T, agent: SecretPlaces): T {
+  const references = agent.envReferences ?? {};
+  const walk = (value: unknown, at: PatternCursor, path: Array<string | number>): unknown => {
+    if (path.length > 0 && at.covered) return withheldValue(value, references[formatDotted(['config', ...path])]);
+    if (typeof value === 'string') return withholdUrlTokens(value);
+    if (Array.isArray(value)) return value.map((item, index) => walk(item, at.step(index), [...path, index]));
+    if (!isPlainObject(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) out[key] = walk(child, at.step(key), [...path, key]);
+    return out;
+  };
+  return walk(config, configSecretSet(agent.sensitivePaths).start(), []) as T;
+}
+
+/**
+ * A secret place's value: the manifest's written text with each reference withheld when it wrote one
+ * there (`$${env:…}` is literal text, kept), else every text in it withheld (a header map keeps its names).
+ */
+function withheldValue(value: unknown, written: string | undefined): unknown {
+  if (typeof value === 'string') {
+    if (written === undefined) return value === '' ? value : WITHHELD;
+    return withholdUrlTokens(written.replace(/\$(\$?)\{env:[^}]*\}/g, (match, escaped: string) => (escaped ? match.slice(1) : WITHHELD)));
+  }
+  if (Array.isArray(value)) return value.map((item) => withheldValue(item, undefined));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) out[key] = withheldValue(child, undefined);
+  return out;
+}
+
+/** A whole text that is an absolute URL (no white space): scheme, user info, the rest up to the query, the query, the fragment. */
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/?#\s]*)@)?([^?#\s]*)(?:\?([^#\s]*))?(#\S*)?$/i;
+
+/** `https://user:pass@h/hook?token=abc&x` → `https://withheld-by-voxform@h/hook?token=withheld-by-voxform&x`; other text unchanged. */
+export function withholdUrlTokens(text: string): string {
+  const match = URL_PARTS.exec(text);
+  if (!match) return text;
+  const [, scheme, userInfo, rest, query, fragment] = match as unknown as [string, string, string | undefined, string, string | undefined, string | undefined];
+  if (userInfo === undefined && !query?.includes('=')) return text;
+  let out = scheme + (userInfo === undefined ? '' : `${WITHHELD}@`) + rest;
+  if (query !== undefined) {
+    const params = query.split('&').map((param) => {
+      const equals = param.indexOf('=');
+      return equals === -1 || equals === param.length - 1 ? param : `${param.slice(0, equals)}=${WITHHELD}`;
+    });
+    out += `?${params.join('&')}`;
+  }
+  return out + (fragment ?? '');
+}
