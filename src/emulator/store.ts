@@ -11,13 +11,14 @@
  * request runs in a batch of `SharedDataFile` (shared-file.ts), which reloads the file when another
  * process changed it and writes once at the end of the batch, under a cross-process lock.
  */
-import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { VoxformError } from '../errors.js';
 import type { Agent, Campaign } from '../schema/types.gen.js';
 import { nowSeconds } from './ids.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import { SharedDataFile } from './shared-file.js';
+import { readKeptFile } from '../project-files/kept-files.js';
+import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import type {
   CallRecord,
   EmulatorStateSnapshot,
@@ -228,13 +229,15 @@ export class EmulatorStore {
   /** Reads the data file; undefined when it does not exist yet. */
   async loadDataFile(): Promise<boolean> {
     if (!this.dataFile) return false;
-    let text: string;
-    try {
-      text = await readFile(this.dataFile, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw new VoxformError('emulator_data_unreadable', `Cannot read the emulator data file ${this.dataFile}: ${(error as Error).message}.`);
+    // Under the guards of every project file: a committed `.voxform/local.json` is the pull request's.
+    const read = await readKeptFile(this.dataFile, MAX_KEPT_FILE_BYTES);
+    if (!read.found) return false;
+    if (!read.ok) {
+      throw new VoxformError('emulator_data_unreadable', `The emulator data file ${this.dataFile} ${read.problem}. It was not read.`, {
+        hint: 'The data file must be a regular file in its folder: delete it to start again from the seed, or point --data elsewhere.',
+      });
     }
+    const text = read.value.toString('utf8');
     if (jsonTooDeepAt(text) !== undefined) {
       throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} nests deeper than ${MAX_JSON_DEPTH} levels.`, {
         hint: 'Delete it to start again from the seed.',
@@ -243,8 +246,9 @@ export class EmulatorStore {
     let data: PersistedData;
     try {
       data = JSON.parse(text) as PersistedData;
-    } catch (error) {
-      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} is not valid JSON: ${(error as Error).message}.`, {
+    } catch {
+      // The parser's message quotes the text, which may be anything (never shown).
+      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} is not valid JSON.`, {
         hint: 'Delete it to start again from the seed.',
       });
     }

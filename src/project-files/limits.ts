@@ -52,6 +52,13 @@ export const MAX_ALIAS_EXPANSIONS = 10_000;
  */
 export const MAX_ALIAS_EXPANDED_VALUES = 100_000;
 
+/**
+ * The state file and the embedded emulator's data file (`.voxform/state.json`, `.voxform/local.json`),
+ * bytes (kept-files.ts): a committed `.voxform/` is the pull request's. 100,000 synthetic calls make a
+ * data file of about 100 MB; V8 cannot hold a string of twice this cap.
+ */
+export const MAX_KEPT_FILE_BYTES = 256 * 1024 * 1024;
+
 /** Diagnostics kept per load; past it they are only counted. */
 export const MAX_DIAGNOSTICS_KEPT = 1_000;
 
