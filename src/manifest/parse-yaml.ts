@@ -187,6 +187,8 @@ class Converter {
   private expandedValues = 0;
   /** Anchored nodes being expanded now: an alias to one of them refers to itself. */
   private readonly expanding = new Set<unknown>();
+  /** Each alias of the document → the node it refers to, made in one walk at the first alias (anchorOf). */
+  private anchors: Map<unknown, Node | undefined> | undefined;
 
   constructor(
     private readonly yaml: YamlModule,
@@ -224,7 +226,7 @@ class Converter {
     if (++this.aliasExpansions > MAX_ALIAS_EXPANSIONS) {
       return this.stop('yaml_alias_limit', `more than ${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions in one document`, node);
     }
-    const target = node.resolve(this.doc);
+    const target = this.anchorOf(node);
     if (target !== undefined && this.expanding.has(target)) {
       return this.stop('yaml_alias_cycle', `the alias *${node.source} is inside the anchor &${node.source} it refers to, so it would repeat forever`, node);
     }
@@ -233,6 +235,27 @@ class Converter {
     const value = this.convert(target, depth);
     this.expanding.delete(target);
     return value;
+  }
+
+  /**
+   * The node an alias refers to: the last node anchored with its name before it, in document order,
+   * as the library's `Alias.resolve` finds it. That walks the whole document for every alias (9,000
+   * aliases took minutes, the walk holding the event loop so that even SIGTERM waited); one walk
+   * here maps every alias of the document at once.
+   */
+  private anchorOf(alias: import('yaml').Alias): Node | undefined {
+    if (!this.anchors) {
+      const anchors = new Map<unknown, Node | undefined>();
+      const latest = new Map<string, Node>();
+      this.yaml.visit(this.doc, {
+        Node: (_key, node) => {
+          if (this.yaml.isAlias(node)) anchors.set(node, latest.get(node.source));
+          else if (node.anchor) latest.set(node.anchor, node);
+        },
+      });
+      this.anchors = anchors;
+    }
+    return this.anchors.get(alias);
   }
 
   private mapping(node: import('yaml').YAMLMap, depth: number): Record<string, unknown> {

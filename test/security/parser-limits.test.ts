@@ -3,7 +3,11 @@
  * memory blow-up: nesting depth, alias count, expanded size, token count and the number of
  * diagnostics are capped, each with a code of its own (src/manifest/limits.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { Alias } from 'yaml';
+import { DiagnosticList } from '../../src/manifest/diagnostics.js';
+import { parseYaml } from '../../src/manifest/parse-yaml.js';
+import { SourceRegistry } from '../../src/manifest/source.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/project-files/limits.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
@@ -44,6 +48,27 @@ describe('parser limits', () => {
     const result = await loadTree({ 'voxform.yaml': 'defaults: &loop\n  config: { extra: *loop }\n' });
     expect(codes(result)).toEqual(['2:20 yaml_alias_cycle']);
     expect(result.diagnostics[0]?.message).toBe('the alias *loop is inside the anchor &loop it refers to, so it would repeat forever');
+  });
+
+  it('resolves every alias of a document in one walk: the library walks the whole document per alias (9,000 aliases took minutes)', async () => {
+    // Counts the work that made it quadratic: each call of Alias.resolve walks every node.
+    const resolve = vi.spyOn(Alias.prototype, 'resolve');
+    try {
+      const lines = ['version: 1', 'agents:', '  a0: {id: x0, config: {first_message: &m hello}}'];
+      for (let i = 1; i < 3_000; i++) lines.push(`  a${i}: {id: x${i}, config: {first_message: *m}}`);
+      const result = await loadTree({ 'voxform.yaml': `${lines.join('\n')}\n` });
+      expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      expect(result.state?.agents.get('a2999')?.config.first_message).toBe('hello');
+      expect(resolve).not.toHaveBeenCalled();
+    } finally {
+      resolve.mockRestore();
+    }
+  });
+
+  it('resolves each alias to the last anchor of its name before it, as YAML says', async () => {
+    const text = 'a: &x 1\nb: *x\nc: &x { k: 2 }\nd: *x\ne: [&y 3, *y]\n';
+    const parsed = await parseYaml(new SourceRegistry('/').forYaml('/m.yaml', text), new DiagnosticList(), { subset: false });
+    expect(parsed.documents[0]?.value).toEqual({ a: 1, b: 1, c: { k: 2 }, d: { k: 2 }, e: [3, 3] });
   });
 
   it('stops a billion-laughs document at the alias limit, with one diagnostic', async () => {
