@@ -13,6 +13,7 @@ import { VoxformError } from '../errors.js';
 import { resolveAgent, type AgentDraft } from './agents.js';
 import { desiredAgent, desiredCampaign, desiredCredential, desiredKnowledge, desiredPhone } from './desired-state.js';
 import { decodeUtf8 } from '../project-files/decode.js';
+import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from './env-policy.js';
@@ -172,11 +173,11 @@ async function readManifests(
   let firstSpan: Span | undefined;
   for (const { file, root } of files) {
     const outcome = outcomes.get(file);
-    if (!outcome?.ok && (outcome?.reason === 'outside' || outcome?.reason === 'not_regular' || outcome?.reason === 'too_large')) {
+    if (!outcome?.ok && (outcome?.reason === 'outside' || outcome?.reason === 'kept_folder' || outcome?.reason === 'not_regular' || outcome?.reason === 'too_large')) {
       // Found in the project (a folder, or the default name) but refused by the guards: never opened, so no text to show.
       const source = sources.forText(file, '', root);
       firstSpan ??= { source, start: 0, end: 0 };
-      const code = outcome.reason === 'outside' ? 'file_outside_project' : outcome.reason === 'not_regular' ? 'file_not_regular' : 'file_too_large';
+      const code = READ_FAILURE_CODES[outcome.reason];
       diagnostics.error(code, `manifest ${source.display} ${outcome.message}`, { source, start: 0, end: 0 });
       unparsed = true;
       continue;

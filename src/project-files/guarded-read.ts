@@ -27,6 +27,8 @@ export type ReadFailure =
   | 'unreadable'
   /** Its real path is outside the project root. */
   | 'outside'
+  /** It is (or its real path is) inside the repository's `.git` folder or voxform's own `.voxform` (KEPT_FOLDERS). */
+  | 'kept_folder'
   /** A FIFO, socket or device. */
   | 'not_regular'
   | 'too_large';
@@ -37,6 +39,7 @@ export const READ_FAILURE_CODES: Record<ReadFailure, DiagnosticCode> = {
   folder: 'file_unreadable',
   unreadable: 'file_unreadable',
   outside: 'file_outside_project',
+  kept_folder: 'file_outside_project',
   not_regular: 'file_not_regular',
   too_large: 'file_too_large',
 };
@@ -106,6 +109,24 @@ function readGuardedNow(file: string, policy: ReadPolicy, folders: RealFolders |
 
 const OUTSIDE: Extract<ReadOutcome, { ok: false }> = { ok: false, reason: 'outside', message: 'is outside the project' };
 
+/**
+ * Folders of the project that hold no project file, and why: what is in them is not the author's
+ * to name. `actions/checkout` writes the job's token into `.git/config`, and `.voxform/` keeps the
+ * state and the embedded emulator's account (its keys, and the headers `apply --local` sent).
+ */
+const KEPT_FOLDERS: Record<string, string> = {
+  '.git': "git's own folder (its config can hold the CI job's token)",
+  '.voxform': "voxform's own folder (the state and the local emulator's account)",
+};
+
+/** The refusal of a path (absolute) inside a kept folder of `root`, at any depth; undefined for any other path. */
+function inKeptFolder(root: string, file: string, where = 'is inside'): Extract<ReadOutcome, { ok: false }> | undefined {
+  if (!isInside(root, file)) return undefined;
+  const folder = path.relative(root, file).split(path.sep).slice(0, -1).find((part) => Object.hasOwn(KEPT_FOLDERS, part));
+  if (folder === undefined) return undefined;
+  return { ok: false, reason: 'kept_folder', message: `${where} ${folder}, ${KEPT_FOLDERS[folder]}: voxform reads no file there; keep the file elsewhere in the project` };
+}
+
 /** The real path of the deepest folder above `file` that exists. */
 function existingAncestor(file: string): string {
   for (let dir = path.dirname(path.resolve(file)); ; dir = path.dirname(dir)) {
@@ -140,6 +161,9 @@ export function inspect(file: string, policy: ReadPolicy): Promise<Inspection> {
 }
 
 function inspectNow(file: string, policy: ReadPolicy, folders: RealFolders | undefined): Inspection {
+  // As written first (nothing is looked up in there, not even for a suggestion), then where links lead.
+  const written = inKeptFolder(policy.root, path.resolve(file));
+  if (written) return written;
   let real: string;
   let info: Stats | undefined;
   try {
@@ -154,6 +178,8 @@ function inspectNow(file: string, policy: ReadPolicy, folders: RealFolders | und
     const linked = isInside(policy.root, path.resolve(file));
     return linked ? { ok: false, reason: 'outside', message: 'is a symbolic link leading outside the project' } : OUTSIDE;
   }
+  const kept = inKeptFolder(policy.root, real, 'is a symbolic link into');
+  if (kept) return kept;
   try {
     info ??= statSync(real);
   } catch (error) {

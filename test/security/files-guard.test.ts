@@ -199,3 +199,47 @@ describe('the pull-request comment cannot carry a file from outside the project'
     expect(result.stdout + result.stderr).not.toContain(PLANTED);
   });
 });
+
+describe("the repository's .git and voxform's .voxform hold no file a manifest may name", () => {
+  /** A git work tree whose `.git/config` holds a job token, as actions/checkout writes it. */
+  async function checkout(files: Record<string, string>): Promise<string> {
+    const { project } = await projectWithOutsideSecret(files);
+    await mkdir(path.join(project, '.git'));
+    await writeFile(path.join(project, '.git/config'), `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${PLANTED}\n`);
+    await mkdir(path.join(project, '.voxform'));
+    await writeFile(path.join(project, '.voxform/local.json'), `{"keys": "${PLANTED}"}\n`);
+    return project;
+  }
+
+  it('plan --format markdown with prompt: { file: .git/config } prints a diagnostic at the path, not the token', async () => {
+    const project = await checkout({ 'voxform.yaml': manifestWithPrompt('.git/config') });
+    const result = await runCli(['plan', '--format', 'markdown', '--local'], { cwd: project });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`voxform.yaml:5:23  prompt file ".git/config" is inside .git, git's own folder (its config can hold the CI job's token): voxform reads no file there`);
+    expect(result.stdout + result.stderr).not.toContain(PLANTED);
+  });
+
+  it.each([
+    ['a prompt in .git', manifestWithPrompt('.git/config'), 'voxform.yaml:5:23 file_outside_project prompt file ".git/config" is inside .git'],
+    ['a prompt that is a link into .git', manifestWithPrompt('prompts/linked.md'), 'voxform.yaml:5:23 file_outside_project prompt file "prompts/linked.md" is a symbolic link into .git'],
+    ['a prompt in .voxform', manifestWithPrompt('.voxform/local.json'), 'voxform.yaml:5:23 file_outside_project prompt file ".voxform/local.json" is inside .voxform'],
+    ['a knowledge file in .git', 'knowledge:\n  k: { file: .git/config }\n', 'voxform.yaml:2:14 file_outside_project knowledge file ".git/config" is inside .git'],
+    ['a missing file in .git (no suggestion from it)', manifestWithPrompt('.git/confi'), 'voxform.yaml:5:23 file_outside_project prompt file ".git/confi" is inside .git'],
+  ])('refuses %s, at the reference, without reading it', async (_name, manifest, expected) => {
+    const project = await checkout({ 'voxform.yaml': manifest });
+    await mkdir(path.join(project, 'prompts'));
+    await symlink('../.git/config', path.join(project, 'prompts/linked.md'));
+    const lines = summarize(await load(project));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('refuses a conversation test file in .git', async () => {
+    const project = await checkout({ 'voxform.yaml': 'agents:\n  desk: { id: ag_1 }\n' });
+    await writeFile(path.join(project, '.git/a.test.yaml'), `agent: desk\ntests: [{ name: "${PLANTED}", turns: [{ expect: [{ contains: x }] }] }]\n`);
+    const result = await runCli(['test', '.git/a.test.yaml', '--local'], { cwd: project });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('.git/a.test.yaml is inside .git');
+    expect(result.stdout + result.stderr).not.toContain(PLANTED);
+  });
+});
