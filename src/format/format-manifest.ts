@@ -20,6 +20,8 @@ import {
   type YAMLMap,
 } from 'yaml';
 import { VoxformError } from '../errors.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS } from '../project-files/limits.js';
+import { aliasesWithinLimits } from './alias-limits.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 
 /** How every manifest is printed: also what `init` and `export` write. */
@@ -208,11 +210,20 @@ function useBlockScalars(doc: Document): void {
 function assertSameMeaning(source: string, formatted: string, file: string): void {
   const valuesOf = (text: string): unknown => {
     const docs = [...parseAllDocuments(text)];
-    return docs.some((doc) => doc.errors.length > 0) ? Symbol('unparsable') : docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
+    if (docs.some((doc) => doc.errors.length > 0)) return Symbol('unparsable');
+    // Compared value by value below: aliases past the loader's limits would take exponential time.
+    if (!docs.every(aliasesWithinLimits)) throw tooManyAliases(file);
+    return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
   };
   const before = valuesOf(source);
   const after = valuesOf(formatted);
   if (!isDeepStrictEqual(before, after)) throw unsafe(file);
+}
+
+function tooManyAliases(file: string): VoxformError {
+  return new VoxformError('fmt_unsafe', `${file} has aliases that expand past what voxform reads (${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions or ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values made by them in one document), so it was left as it is.`, {
+    hint: '`voxform validate` refuses the file too (yaml_alias_limit): write the repeated part out, or use defaults.',
+  });
 }
 
 function unsafe(file: string): VoxformError {
