@@ -160,9 +160,18 @@ export async function hashKnowledgeFiles(
   requests: readonly KnowledgeRequest[],
   ctx: Pick<IncludeContext, 'diagnostics' | 'sources' | 'onDigest'>,
 ): Promise<Array<KnowledgeContent | undefined>> {
-  const hashed = await mapBounded(requests, 8, (request) =>
-    isAbsoluteWritten(request.written) ? Promise.resolve(ABSOLUTE) : hashFile(request.file, { root: request.span.source.root, maxBytes: MAX_KNOWLEDGE_FILE_BYTES }),
-  );
+  // One hash per distinct file (device and inode, so every name and link of a file shares it):
+  // 10,000 entries naming one 50 MB file read it 10,000 times, half an hour.
+  const byFile = new Map<string, Promise<HashOutcome>>();
+  const hashed = await mapBounded(requests, 8, async (request): Promise<HashOutcome> => {
+    if (isAbsoluteWritten(request.written)) return ABSOLUTE;
+    const checked = await inspect(request.file, { root: request.span.source.root, maxBytes: MAX_KNOWLEDGE_FILE_BYTES });
+    if (!checked.ok) return checked;
+    const key = `${checked.info.dev}:${checked.info.ino}`;
+    let hashing = byFile.get(key);
+    if (!hashing) byFile.set(key, (hashing = hashFile(checked, MAX_KNOWLEDGE_FILE_BYTES)));
+    return hashing;
+  });
   const results: Array<KnowledgeContent | undefined> = [];
   for (const [index, request] of requests.entries()) {
     const outcome = hashed[index] as HashOutcome;
@@ -179,9 +188,8 @@ export async function hashKnowledgeFiles(
 
 type HashOutcome = { ok: true; digest: string; size: number } | Extract<ReadOutcome, { ok: false }>;
 
-async function hashFile(file: string, policy: ReadPolicy): Promise<HashOutcome> {
-  const checked = await inspect(file, policy);
-  if (!checked.ok) return checked;
+/** Streams an inspected file into its hash, after checking the open file is the one inspected. */
+async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { ok: true }>, maxBytes: number): Promise<HashOutcome> {
   let handle;
   try {
     handle = await open(checked.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -198,7 +206,7 @@ async function hashFile(file: string, policy: ReadPolicy): Promise<HashOutcome> 
     for await (const chunk of handle.createReadStream({ autoClose: false })) {
       size += (chunk as Buffer).length;
       // Counted while reading: a size taken before the read may be stale, or 0 (files in /proc).
-      if (size > policy.maxBytes) return { ok: false, reason: 'too_large', message: `is more than ${formatSize(policy.maxBytes)}; the limit is ${formatSize(policy.maxBytes)}` };
+      if (size > maxBytes) return { ok: false, reason: 'too_large', message: `is more than ${formatSize(maxBytes)}; the limit is ${formatSize(maxBytes)}` };
       hash.update(chunk as Buffer);
     }
     return { ok: true, digest: hash.digest('hex'), size };
