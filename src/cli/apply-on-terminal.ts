@@ -106,8 +106,6 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
   }
   writeSummary(outcome, ctx);
   if (outcome.status === 'applied') return 0;
-  // The state's error follows (see applyOnTerminal): it says what to do.
-  if (outcome.stateError !== undefined) return 1;
   if (outcome.lockLost) {
     // A database's lock goes with its connection; a file's is forced open (the file itself is there).
     const when = how.backend === 'postgres' ? 'once the database is back' : 'to see where things stand';
@@ -115,6 +113,8 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
     ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; ${next}.\n`);
     return 1;
   }
+  // The state's error follows (see applyOnTerminal): it says what to do.
+  if (outcome.stateError !== undefined) return 1;
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
   ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; run \`${how.rerun ?? 'voxform apply'}\` again to finish` : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;

@@ -139,7 +139,8 @@ export class FileStateBackend implements StateBackend {
    */
   private async guardedPath(): Promise<string> {
     const checked = await checkKeptFile(this.file, MAX_KEPT_FILE_BYTES);
-    if (!checked.found) return this.file;
+    // A folder named as the state is a mistaken --state, not a trap: readStateFile says which file to name.
+    if (!checked.found || (!checked.ok && (await stat(this.file).then((info) => info.isDirectory(), () => false)))) return this.file;
     if (checked.ok) return checked.value;
     throw new VoxformError('state_unreadable', `The state file ${this.display} ${checked.problem}. It was not read.`, {
       hint: 'The state file must be a regular file in its folder: remove it (or restore it from the CI cache), or point --state elsewhere.',

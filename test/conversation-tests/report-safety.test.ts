@@ -22,12 +22,14 @@ describe('test reports never hold part of a secret', () => {
     });
     // A cut-off secret is a leak too: its first characters, as a shortened reply would end.
     const pieces = [SECRET, SECRET.slice(0, 4)];
+    // --with-secrets: the agent then holds the real value and says it (without it, voxform withholds
+    // the value from the config it sends, and there would be nothing to scrub).
     for (const format of ['text', 'json', 'junit', 'markdown']) {
-      const result = await runCli(['test', '--local', '--format', format], { cwd: dir, env: SECRET_ENV });
+      const result = await runCli(['test', '--local', '--with-secrets', '--format', format], { cwd: dir, env: SECRET_ENV });
       expect(result.code, result.stderr).toBe(1);
       for (const piece of pieces) expect(`${result.stdout}${result.stderr}`, `${format}: ${piece}`).not.toContain(piece);
       if (format === 'text') expect(result.stdout).toContain('✗ turn 1: equals "Hello" — the reply is "Thanks for calling Acme Dental, your access code is (sensit…"');
-      const saved = await runCli(['test', '--local', '--format', format, '--out', `r.${format}`], { cwd: dir, env: SECRET_ENV });
+      const saved = await runCli(['test', '--local', '--with-secrets', '--format', format, '--out', `r.${format}`], { cwd: dir, env: SECRET_ENV });
       expect(saved.code, saved.stderr).toBe(1);
       const file = await readFile(path.join(dir, `r.${format}`), 'utf8');
       for (const piece of pieces) expect(file, `${format} file: ${piece}`).not.toContain(piece);

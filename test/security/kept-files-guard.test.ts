@@ -34,7 +34,7 @@ const CASES: Array<[string, (file: string, outside: string) => Promise<void>, Re
   ['a link to a FIFO outside', async (file, outside) => (execFileSync('mkfifo', [path.join(outside, 'pipe')]), symlink(path.join(outside, 'pipe'), file)), /is a symbolic link leading out of its folder\./],
   ['a FIFO', async (file) => void execFileSync('mkfifo', [file]), /is a FIFO \(named pipe\), not a regular file\./],
   ['a link to standard input', link('/dev/stdin'), /is a symbolic link (to nothing voxform can read|leading out of its folder)\./],
-  ['over its size cap', async (file) => (await writeFile(file, ''), truncate(file, MAX_KEPT_FILE_BYTES + 1)), /is 256\.0 MiB; the limit is 256 MiB\. It was not read\./],
+  ['over its size cap', async (file) => (await writeFile(file, ''), truncate(file, MAX_KEPT_FILE_BYTES + 1)), /is 268,435,457 bytes; the limit is 256 MiB \(268,435,456 bytes\)\. It was not read\./],
   ['text that is not JSON', async (file) => writeFile(file, `${PLANTED}=1\n`), /is not valid JSON\./],
 ];
 
