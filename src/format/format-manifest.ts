@@ -75,6 +75,8 @@ export function formatManifest(source: string, file: string): FormatResult {
  */
 export function formatDocument(doc: Document, source?: string): void {
   const root = doc.contents;
+  // A blank line after `---` is at the start of a block too.
+  if (isNodeWithSpace(root)) root.spaceBefore = false;
   if (isMap(root)) keepHeaderOnTop(doc, root, manifestNode());
   orderNode(root, manifestNode(), source);
   if (isMap(root)) separateSections(root);
@@ -106,6 +108,8 @@ function orderNode(node: unknown, schema: SchemaNode | undefined, source: string
     }
     node.items.forEach((pair, index) => {
       if (index === 0 && isNodeWithSpace(pair.key)) pair.key.spaceBefore = false;
+      // A blank line between `key:` and its block is at the start of that block.
+      if (!node.flow && isNodeWithSpace(pair.value)) pair.value.spaceBefore = false;
       if (source !== undefined && !node.flow) keepKeyLineComment(pair, source);
       hangLeadingCommentOnFirstKey(pair.value);
       const name = keyName(pair);

@@ -157,6 +157,11 @@ const cases: Array<{ name: string; source: string; expected: string }> = [
     expected: 'agents:\n  a:\n    id: x\n\ncredentials:\n  - provider: openai\n    api_key: x\n',
   },
   {
+    name: 'no blank line at the start of a block or of a document',
+    source: '---\n\nversion: 1\n\nagents:\n\n  a:\n\n    id: x\n    config:\n\n      tools:\n\n        - name: t\n',
+    expected: '---\nversion: 1\n\nagents:\n  a:\n    id: x\n    config:\n      tools:\n        - name: t\n',
+  },
+  {
     name: 'long lines are never folded',
     source: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
     expected: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
