@@ -14,7 +14,6 @@ import {
   Scalar,
   visit,
   type Document,
-  type Node,
   type Pair,
   type ToStringOptions,
   type YAMLMap,
@@ -22,6 +21,7 @@ import {
 import { VoxformError } from '../errors.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS } from '../project-files/limits.js';
 import { aliasesWithinLimits } from './alias-limits.js';
+import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 
 /** How every manifest is printed: also what `init` and `export` write. */
@@ -57,10 +57,10 @@ export function formatManifest(source: string, file: string): FormatResult {
     });
   }
   if (docs.every((doc) => doc.contents === null)) return { text: source, changed: false };
-  for (const doc of docs) if (doc.contents !== null) formatDocument(doc, source);
+  for (const doc of docs) if (!isEmptyDocument(doc)) formatDocument(doc, source);
   let text: string;
   try {
-    text = docs.map((doc) => doc.toString(TO_STRING_OPTIONS)).join('');
+    text = docs.map(renderDocument).join('');
   } catch {
     // yaml refuses to print an alias that sorting moved above its anchor.
     throw unsafe(file);
@@ -75,12 +75,35 @@ export function formatManifest(source: string, file: string): FormatResult {
  */
 export function formatDocument(doc: Document, source?: string): void {
   const root = doc.contents;
-  // A blank line after `---` is at the start of a block too.
+  // Blank lines at the start of a document are at the start of a block.
   if (isNodeWithSpace(root)) root.spaceBefore = false;
+  collapseBlankLinesInComments(doc);
+  moveRootCommentToDocument(doc);
+  moveBlankLinesAfterClosingComments(root);
   if (isMap(root)) keepHeaderOnTop(doc, root, manifestNode());
   orderNode(root, manifestNode(), source);
+  joinCommentRuns(doc);
   if (isMap(root)) separateSections(root);
   useBlockScalars(doc);
+}
+
+/**
+ * A document holding nothing but comments (`---` and nothing, or `---` and a comment): yaml parses
+ * it as an implicit null, which it would print as an empty line after `---` — a blank line more on
+ * each run. Such a document is printed as its marker and its comments.
+ */
+function isEmptyDocument(doc: Document): boolean {
+  const root = doc.contents;
+  return root === null || (isScalar(root) && root.value === null && root.source === '' && !root.anchor && !root.tag);
+}
+
+function renderDocument(doc: Document): string {
+  if (!isEmptyDocument(doc)) return doc.toString(TO_STRING_OPTIONS);
+  const root = doc.contents;
+  const comments = [doc.commentBefore, isScalar(root) ? root.commentBefore : undefined, isScalar(root) ? root.comment : undefined, doc.comment];
+  const lines = comments.flatMap((comment) => (comment ? comment.split('\n').map((line) => (line === '' ? '' : `#${line}`)) : []));
+  if (doc.directives?.docStart) lines.unshift('---');
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
 }
 
 let rootNode: SchemaNode | undefined;
@@ -121,6 +144,7 @@ function orderNode(node: unknown, schema: SchemaNode | undefined, source: string
     node.items.forEach((item, index) => {
       if (index === 0 && isNodeWithSpace(item)) item.spaceBefore = false;
       orderNode(item, schema?.items, source);
+      if (!node.flow) hoistFirstKeyComment(item);
     });
   }
 }
@@ -135,7 +159,7 @@ function hangLeadingCommentOnFirstKey(node: unknown): void {
   if (!isMap(node) || node.flow || !node.commentBefore) return;
   const key = node.items[0]?.key;
   if (!isNodeWithSpace(key)) return;
-  key.commentBefore = key.commentBefore ? `${node.commentBefore}\n${key.commentBefore}` : node.commentBefore;
+  key.commentBefore = stackComments(node.commentBefore, key.commentBefore);
   node.commentBefore = undefined;
 }
 
@@ -146,10 +170,6 @@ function rankBy(schema: SchemaNode): (pair: Pair) => number {
     const index = order.indexOf(keyName(pair) ?? '');
     return index < 0 ? order.length : index;
   };
-}
-
-function isNodeWithSpace(value: unknown): value is Node {
-  return isScalar(value) || isCollection(value);
 }
 
 /**

@@ -42,6 +42,20 @@ describe('voxform fmt', () => {
     expect(check.stderr).toBe('1 file already formatted.\n');
   });
 
+  test('right after fmt, --check passes and another fmt changes nothing (a comment closing a block, a last `---`)', async () => {
+    const source = 'version: 1\n\nagents:\n  a:\n    id: -OKspareAgent0000001\n  # b:\n  #   id: -OKspareAgent0000002\n\nphones:\n  "+15551230001": { agent: a }\n---\n';
+    const dir = await tree({ 'voxform.yaml': source });
+    expect((await runCli(['fmt'], { cwd: dir })).code).toBe(0);
+    const formatted = await read(dir, 'voxform.yaml');
+    const check = await runCli(['fmt', '--check'], { cwd: dir });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toBe('');
+    const again = await runCli(['fmt'], { cwd: dir });
+    expect(again.stdout).toBe('');
+    expect(await read(dir, 'voxform.yaml')).toBe(formatted);
+    expect(formatted).toBe(source);
+  });
+
   test('falls back to agents.yaml, like the loader', async () => {
     const dir = await tree({ 'agents.yaml': MESSY });
     const result = await runCli(['fmt'], { cwd: dir });

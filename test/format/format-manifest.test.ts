@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import { repoRoot } from '../helpers/cli.js';
@@ -162,6 +162,41 @@ const cases: Array<{ name: string; source: string; expected: string }> = [
     expected: '---\nversion: 1\n\nagents:\n  a:\n    id: x\n    config:\n      tools:\n        - name: t\n',
   },
   {
+    name: 'a comment closing a block keeps one blank line before the next section',
+    source: 'version: 1\n\nagents:\n  a:\n    id: x\n  # b:\n  #   id: y\n\nphones:\n  "+15551230001": { agent: a }\n',
+    expected: 'version: 1\n\nagents:\n  a:\n    id: x\n  # b:\n  #   id: y\n\nphones:\n  "+15551230001": { agent: a }\n',
+  },
+  {
+    name: 'a document that is only `---` (last, or between two) stays `---`',
+    source: 'version: 1\n---\n---\n# later\n---\n',
+    expected: 'version: 1\n---\n---\n# later\n---\n',
+  },
+  {
+    name: 'a comment above a key that sorting puts after a closing comment joins it, as yaml reads it back',
+    source: 'knowledge:\n  faq: { file: faq.md }\n# the numbers\nphones:\n  "+15551230001": { agent: a }\nagents:\n  a:\n    id: x\n  # b:\n  #   id: y\nversion: 1\n',
+    expected: 'version: 1\n\nagents:\n  a:\n    id: x\n  # b:\n  #   id: y\n\n  # the numbers\n\nphones:\n  "+15551230001": { agent: a }\n\nknowledge:\n  faq: { file: faq.md }\n',
+  },
+  {
+    name: 'closing comments of nested blocks that sorting puts together are joined',
+    source: 'agents:\n  a:\n    config:\n      first_message: hi\n      # about the greeting\n    id: x\n    # about a\n',
+    expected: 'agents:\n  a:\n    id: x\n    config:\n      first_message: hi\n      # about the greeting\n\n      # about a\n',
+  },
+  {
+    name: 'an empty value with a comment and a blank line after it',
+    source: 'agents:\n  a:\n    id: x\n    config: # later\n\nphones: {}\n',
+    expected: 'agents:\n  a:\n    id: x\n    config: # later\n\nphones: {}\n',
+  },
+  {
+    name: 'a comment above the key sorting makes first in a list item goes above the dash',
+    source: 'agents:\n  a:\n    config:\n      tools:\n        - webhook: https://x.test/slots\n          # the name the model sees\n          name: find_slots\n',
+    expected: 'agents:\n  a:\n    config:\n      tools:\n        # the name the model sees\n        - name: find_slots\n          webhook: https://x.test/slots\n',
+  },
+  {
+    name: 'several blank lines in a comment become one',
+    source: 'agents: {}\n\n# one\n\n\n# two\nversion: 1\n',
+    expected: '# one\n\n# two\nversion: 1\nagents: {}\n',
+  },
+  {
     name: 'long lines are never folded',
     source: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
     expected: `agents:\n  a:\n    config:\n      first_message: ${'word '.repeat(40).trim()}\n`,
@@ -184,7 +219,8 @@ describe('formatManifest', () => {
   });
 
   test.each(cases)('keeps the meaning: $name', ({ source }) => {
-    expect(parse(fmt(source))).toEqual(parse(source));
+    const values = (text: string) => parseAllDocuments(text).map((doc) => doc.toJS() as unknown);
+    expect(values(fmt(source))).toEqual(values(source));
   });
 
   test('reports whether the text changed', () => {

@@ -27,3 +27,4 @@ export function createRandom(seed: number): Random;
 export function generateCase(seed: number, index: number): FuzzCase;
 export function writeCase(testCase: FuzzCase): Promise<{ project: string; cleanup: () => Promise<void> }>;
 export function runCase(testCase: FuzzCase, loadManifests: (options: LoadOptions) => Promise<LoadResult>): Promise<Verdict>;
+export function generateLayoutCase(seed: number, index: number): { name: string; text: string };

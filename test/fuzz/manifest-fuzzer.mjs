@@ -177,6 +177,56 @@ export function generateCase(seed, index) {
   return { name: `seed ${seed} case ${index} (${kind})`, kind, manifest: bytes, environment: random.chance(0.3) ? 'staging' : undefined, random };
 }
 
+/**
+ * Manifest sections in block style, sorted wrong on purpose, for `generateLayoutCase`: nested maps,
+ * lists of maps, flow collections and a block scalar (one entry: nothing is strewn inside it).
+ */
+const LAYOUT_SECTIONS = [
+  ['agents:', '  front-desk:', '    name: Front desk', '    id: ag_front', '    config:', '      llm: { temperature: 0.3 }', '      tools:', '        - webhook: https://x.test/slots', '          name: find_slots', '          params:', '            - { type: string, name: date }', '      prompt: |\n        You are the front desk.\n\n        Be brief.', '    knowledge: [faq]', '  booking: { id: ag_booking }'],
+  ['phones:', '  "+15551230001": { agent: front-desk }', '  "+15551230002":', '    import:', '      region: us-west', '      country: US', '    agent: booking'],
+  ['knowledge:', '  faq:', '    description: Opening hours', '    file: knowledge/faq.md'],
+  ['credentials:', '  - api_key: "${env:OPENAI_KEY:-sk-dev}"', '    provider: openai'],
+  ['environments:', '  staging:', '    agents:', '      front-desk: { id: ag_staging }', '    region: eu'],
+  ['defaults:', '  config:', '    timezone: America/New_York', '    language: en-US'],
+  ['version: 1'],
+  ['region: us'],
+];
+
+/** One document of a layout case: the sections shuffled, comments and blank lines strewn between lines. */
+function layoutDocument(random) {
+  const sections = LAYOUT_SECTIONS.filter(() => random.chance(0.6));
+  sections.sort(() => random.next() - 0.5);
+  const lines = [];
+  for (const section of sections) {
+    for (const line of section) {
+      lines.push(line);
+      if (random.chance(0.15)) lines.push('');
+      if (random.chance(0.25)) {
+        const indent = ' '.repeat(2 * random.int(5));
+        for (let n = 1 + random.int(2); n > 0; n--) lines.push(`${indent}# note ${lines.length}`);
+        if (random.chance(0.3)) lines.push('');
+      }
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Case `index` of the layout run seeded `seed`: a manifest (valid YAML, not necessarily a valid
+ * manifest) with comments and blank lines at the ends of blocks and between keys, sections out of
+ * order, and now and then several documents, empty ones and a header comment. For `voxform fmt`'s
+ * idempotence: fmt(fmt(x)) = fmt(x).
+ */
+export function generateLayoutCase(seed, index) {
+  const random = createRandom((seed * 1_000_003 + index) >>> 0);
+  const documents = [layoutDocument(random)];
+  while (random.chance(0.25)) documents.push(random.chance(0.3) ? (random.chance(0.5) ? '# an empty document' : '') : layoutDocument(random));
+  let text = documents.map((doc) => (doc === '' ? doc : `${doc}\n`)).join('---\n');
+  if (random.chance(0.15)) text += '---\n';
+  if (random.chance(0.15)) text = `# yaml-language-server: $schema=.voxform/manifest.schema.json\n${random.chance(0.5) ? '\n' : ''}${text}`;
+  return { name: `layout seed ${seed} case ${index}`, text };
+}
+
 /** Writes the case's project into a new temporary folder; returns it and a cleanup. */
 export async function writeCase(testCase) {
   const base = await mkdtemp(path.join(tmpdir(), 'voxform-fuzz-'));

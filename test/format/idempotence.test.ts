@@ -1,0 +1,98 @@
+/**
+ * `voxform fmt` is idempotent (docs/fmt.md): fmt(fmt(x)) = fmt(x), for every manifest of the
+ * repository (the example, the templates and what init makes of them, the YAML of README.md and
+ * docs/, the fuzzer's fixtures) and for seeded generated ones: comments and blank lines at the ends
+ * of blocks and between keys, sections out of order, several documents, empty ones (the layout
+ * generator of test/fuzz/manifest-fuzzer.mjs), and the fuzzer's mutated manifests. A text fmt
+ * refuses (not YAML, fmt_unsafe) is left out; the seed is in the test name, VOXFORM_FUZZ_SEED
+ * repeats a run.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatManifest } from '../../src/format/format-manifest.js';
+import { isVoxformError } from '../../src/errors.js';
+import { readTemplate, templateNames } from '../../src/templates/catalog.js';
+import { resolveVariables } from '../../src/templates/expand.js';
+import { planScaffold, MANIFEST_FILE } from '../../src/templates/scaffold.js';
+import { generateCase, generateLayoutCase } from '../fuzz/manifest-fuzzer.mjs';
+import { repoRoot } from '../helpers/cli.js';
+import { SAMPLE_VALUES } from '../templates/fixtures.js';
+
+const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_125);
+const LAYOUT_CASES = 400;
+const MUTATED_CASES = 300;
+
+const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
+
+/** `text`, unless fmt refuses it; then `undefined`. */
+function fmt(text: string): string | undefined {
+  try {
+    return formatManifest(text, 'x.yaml').text;
+  } catch (error) {
+    if (isVoxformError(error) && ['yaml_syntax', 'fmt_unsafe'].includes(error.code)) return undefined;
+    throw error;
+  }
+}
+
+/** The texts for which fmt(fmt(x)) differs from fmt(x), each with what the second run made. */
+function notIdempotent(corpus: ReadonlyArray<readonly [string, string]>): { checked: number; failures: string[] } {
+  let checked = 0;
+  const failures: string[] = [];
+  for (const [name, text] of corpus) {
+    const once = fmt(text);
+    if (once === undefined) continue;
+    checked++;
+    const twice = formatManifest(once, 'x.yaml');
+    if (twice.changed) failures.push(`${name}:\n${JSON.stringify(text)}\nonce:  ${JSON.stringify(once)}\ntwice: ${JSON.stringify(twice.text)}`);
+  }
+  return { checked, failures };
+}
+
+async function repositoryManifests(): Promise<Array<[string, string]>> {
+  const corpus: Array<[string, string]> = [['agents.example.yaml', read('agents.example.yaml')]];
+  for (const name of await templateNames()) {
+    corpus.push([`templates/${name}/template.yaml`, read(`templates/${name}/template.yaml`)]);
+    const template = await readTemplate(name, { cwd: repoRoot });
+    const { values } = resolveVariables(template, SAMPLE_VALUES[name] ?? {});
+    const scaffold = planScaffold({ template, values, agentId: '-OKspareAgent0000001' });
+    corpus.push([`voxform init --template ${name}`, scaffold.files.find((f) => f.path === MANIFEST_FILE)?.content ?? '']);
+  }
+  const docs = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  for (const file of docs) {
+    [...read(file).matchAll(/```ya?ml\n([\s\S]*?)```/g)].forEach((match, index) => corpus.push([`${file} example ${index + 1}`, match[1] as string]));
+  }
+  for (const file of readdirSync(path.join(repoRoot, 'test/fuzz/fixtures'))) corpus.push([`test/fuzz/fixtures/${file}`, read(`test/fuzz/fixtures/${file}`)]);
+  return corpus;
+}
+
+describe('fmt(fmt(x)) = fmt(x)', () => {
+  it('for every manifest of the repository, the templates and what init writes from them', async () => {
+    const corpus = await repositoryManifests();
+    const { checked, failures } = notIdempotent(corpus);
+    expect(failures).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(25);
+  });
+
+  it(`for ${LAYOUT_CASES} generated manifests with comments and blank lines at the ends of blocks, seed ${SEED}`, () => {
+    const corpus = Array.from({ length: LAYOUT_CASES }, (_, index) => {
+      const { name, text } = generateLayoutCase(SEED, index);
+      return [name, text] as const;
+    });
+    const { checked, failures } = notIdempotent(corpus);
+    expect(failures).toEqual([]);
+    expect(checked).toBe(LAYOUT_CASES);
+  });
+
+  it(`for the fuzzer's mutated manifests, seed ${SEED}`, () => {
+    const corpus: Array<[string, string]> = [];
+    for (let index = 0; corpus.length < MUTATED_CASES; index++) {
+      const testCase = generateCase(SEED, index);
+      // The other kinds test the loader's limits, not the layout: hundreds of thousands of values each.
+      if (testCase.kind === 'mutation' || testCase.kind === 'wrongTypes') corpus.push([testCase.name, testCase.manifest.toString('utf8')]);
+    }
+    const { checked, failures } = notIdempotent(corpus);
+    expect(failures).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(40);
+  });
+});
