@@ -6,10 +6,10 @@
  * read-only or special file system, a full disk) stops the run with `export_write_failed`, and what
  * was made so far is removed again: the project never holds a manifest without its prompts.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { existingFilesError, findConflicts, type ScaffoldFile, type WriteResult } from '../templates/scaffold.js';
 
@@ -47,7 +47,7 @@ export async function writeExportFiles(dir: string, files: readonly ScaffoldFile
   const made: string[] = [];
   try {
     for (const folder of foldersFor(dir, pending)) await makeFolder(folder, made);
-    for (const item of pending) item.temp = await writeTemp(item.target, item.content);
+    for (const item of pending) item.temp = await writeTempBeside(item.target, item.content);
     for (const item of pending) {
       await rename(item.temp as string, item.target);
       item.temp = undefined;
@@ -91,21 +91,6 @@ async function makeFolder(folder: string, made: string[]): Promise<void> {
   made.push(folder);
 }
 
-/** Writes `content` beside `target` under a temporary name, flushed to disk; returns that name. */
-async function writeTemp(target: string, content: string): Promise<string> {
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', 0o644);
-  try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
-  return temp;
-}
 
 /**
  * Removes what a failed write made: the temporary files, the files created (a rename can fail only

@@ -7,8 +7,22 @@ import { randomBytes } from 'node:crypto';
  * goes to a temporary file beside the target, is flushed to disk, then renamed over it.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w', mode);
+  const temp = await writeTempBeside(file, data, mode);
+  try {
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Writes `data` to a new file beside `target` under a temporary name, flushed to disk, and returns
+ * that name (for the caller to rename into place); on failure nothing is left behind.
+ */
+export async function writeTempBeside(target: string, data: string | Uint8Array, mode = 0o644): Promise<string> {
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', mode);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -18,12 +32,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     throw error;
   }
   await handle.close();
-  try {
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  return temp;
 }
 
 /** Why a file could not be written, in words (the atomic write leaves nothing behind either way). */
