@@ -10,7 +10,7 @@ import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
 import { withholdSecrets } from './withhold-secrets.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
-import type { AgentUnderTest } from './runner.js';
+import type { AgentUnderTest } from './types.js';
 import type { TestFile } from './types.js';
 
 /**

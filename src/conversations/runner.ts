@@ -5,19 +5,13 @@
  */
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
-import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import { Semaphore } from '../util/semaphore.js';
 import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { Redact } from '../util/redact.js';
-import type { BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
+import type { AgentUnderTest, BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
-export interface AgentUnderTest {
-  id: string;
-  /** What `--against desired` sends (see agent-config.ts). */
-  desiredConfig: AgentConfigUpdate;
-}
 
 export interface RunTestsOptions {
   files: readonly TestFile[];

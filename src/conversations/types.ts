@@ -4,6 +4,7 @@
  * normalized forms (defaults filled in, regular expressions compiled, positions kept).
  */
 import type { SourceLocation } from '../errors.js';
+import type { AgentConfigUpdate } from '../schema/types.gen.js';
 
 /** A check on one reply of the agent. `contains` and `not_contains` ignore case. */
 export type ReplyCheck =
@@ -129,4 +130,10 @@ export interface TestRun {
   changes: Array<{ report: TestReport; change: Exclude<BehaviourChange, 'unchanged'> }>;
   summary: Partial<Record<Target, TestRunSummary>>;
   durationMs: number;
+}
+
+/** An agent a test file names: its id, and what `--against desired` sends (see agent-config.ts). */
+export interface AgentUnderTest {
+  id: string;
+  desiredConfig: AgentConfigUpdate;
 }
