@@ -1,7 +1,8 @@
 /**
  * `--env NAME`: the overlay `environments.NAME` deep-merged over everything else. An overlay
  * changes resources the manifest defines; naming one it does not define is a mistake (most often a
- * typo that would otherwise silently create a half-defined resource). Credentials merge by provider.
+ * typo that would otherwise silently create a half-defined resource), reported for every overlay
+ * whichever is selected (`checkOverlayTargets`). Credentials merge by provider.
  */
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -32,10 +33,10 @@ export function selectEnvironment(combined: CombinedManifest, name: string | und
     diagnostics.error('environment_unknown', `unknown environment "${name}" (--env)${detail}`, combined.environmentsSpan ?? combined.firstSpan);
     return combined;
   }
-  return applyOverlay(combined, environment.layer, name, diagnostics);
+  return applyOverlay(combined, environment.layer);
 }
 
-function applyOverlay(base: Layer, overlay: Layer, environment: string, diagnostics: DiagnosticList): Layer {
+function applyOverlay(base: Layer, overlay: Layer): Layer {
   const settings = { ...base.settings };
   for (const [key, setting] of Object.entries(overlay.settings)) {
     const name = key as keyof Layer['settings'];
@@ -48,16 +49,7 @@ function applyOverlay(base: Layer, overlay: Layer, environment: string, diagnost
     if (Object.keys(changes).length === 0) continue;
     const merged = copySection(base.sections[section]);
     for (const key of Object.keys(changes)) {
-      if (!Object.hasOwn(merged, key)) {
-        const known = Object.keys(merged);
-        const suggestion = didYouMean(key, known);
-        diagnostics.error(
-          'environment_unknown_resource',
-          `environment "${environment}" changes ${SECTION_NOUN[section]} "${key}", which the manifest does not define${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
-          spanAt(changes, [key], 'key') as Span,
-        );
-        continue;
-      }
+      if (!Object.hasOwn(merged, key)) continue; // reported by checkOverlayTargets, for every overlay
       // The resource stays defined where it was (its entry's spans); changed values carry their own places.
       setOwn(merged, key, deepMerge(merged[key], changes[key]));
     }
@@ -95,6 +87,28 @@ function mergeCredentials(base: unknown[], overlay: unknown[]): unknown[] {
   const self = baseSpans?.self ?? overlaySpans?.self;
   if (self) attachSpans(out, { self, entries });
   return out;
+}
+
+/**
+ * Every overlay, selected or not, changes only resources the manifest defines: a typo in the
+ * production overlay shows up while working on staging (or without --env), where it is written.
+ */
+export function checkOverlayTargets(combined: CombinedManifest, diagnostics: DiagnosticList): void {
+  for (const [environment, { layer }] of combined.environments) {
+    for (const section of RESOURCE_SECTIONS) {
+      const changes = layer.sections[section];
+      const known = Object.keys(combined.sections[section]);
+      for (const key of Object.keys(changes)) {
+        if (Object.hasOwn(combined.sections[section], key)) continue;
+        const suggestion = didYouMean(key, known);
+        diagnostics.error(
+          'environment_unknown_resource',
+          `environment "${environment}" changes ${SECTION_NOUN[section]} "${key}", which the manifest does not define${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+          spanAt(changes, [key], 'key') as Span,
+        );
+      }
+    }
+  }
 }
 
 /**

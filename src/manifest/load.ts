@@ -17,7 +17,7 @@ import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from './env-policy.js';
-import { checkOverlayReferences, selectEnvironment } from './environments.js';
+import { checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
@@ -69,6 +69,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
   checkOverlayReferences(combined, diagnostics);
+  checkOverlayTargets(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
   // The agents' ids and the service are known now, before any resource is resolved: the caller may

@@ -514,6 +514,29 @@ describe('loadManifests: defaults and environments', () => {
     ]);
   });
 
+  it('refuses an overlay of an undefined resource in every environment, whichever is selected (once when it is)', async () => {
+    const overlays = [
+      'version: 1',
+      'agents:',
+      '  desk: { id: -OKspareAgent0000001 }',
+      'knowledge:',
+      '  faq: { file: faq.md }',
+      'environments:',
+      '  prod:    { agents: { dsek: { id: -OKspareAgent0000002 } }, knowledge: { fqa: { description: x } } }',
+      '  staging: { agents: { desk: { id: -OKspareAgent0000003 } } }',
+      '',
+    ].join('\n');
+    const expected = [
+      'voxform.yaml:7:24 environment_unknown_resource environment "prod" changes agent "dsek", which the manifest does not define; did you mean "desk"?',
+      'voxform.yaml:7:75 environment_unknown_resource environment "prod" changes knowledge file "fqa", which the manifest does not define; did you mean "faq"?',
+    ];
+    for (const environment of [undefined, 'staging', 'prod']) {
+      const result = await loadTree({ 'voxform.yaml': overlays, 'faq.md': 'Open 9 to 5.\n' }, { environment });
+      expect(summarize(result), `--env ${environment}`).toEqual(expected);
+      expect(result.state).toBeUndefined();
+    }
+  });
+
   it('checks every environment overlay, also when another is selected', async () => {
     const result = await loadTree({ 'voxform.yaml': manifest.replace('  production: {}', '  production:\n    agents: { front-desk: { confg: {} } }') });
     expect(summarize(result)).toEqual([
