@@ -19,6 +19,17 @@ export interface EntrySpans {
   readonly key: Span | undefined;
   /** The value as written (for `key:` with nothing after it, the key). */
   readonly value: Span;
+  /** When a template wrote the value and the manifest's `vars` filled it in: who is to blame for it. */
+  readonly filledBy?: FilledBy;
+}
+
+/** A template's value made from variables the manifest gave (`phone: "{{transfer_number}}"`). */
+export interface FilledBy {
+  template: string;
+  /** The variables in the value that the manifest's `vars` set, in order of use. */
+  variables: string[];
+  /** Where the manifest sets the first of them (its value under `vars`). */
+  span: Span;
 }
 
 export interface NodeSpans {
@@ -108,6 +119,13 @@ export function spanAt(root: unknown, path: ValuePath, which: 'key' | 'value' = 
     current = childOf(current, part);
   }
   return best;
+}
+
+/** The spans of the entry at `path` itself (not of the deepest place that exists), if it was written. */
+export function entryAt(root: unknown, path: ValuePath): EntrySpans | undefined {
+  const parent = path.slice(0, -1).reduce<unknown>((node, part) => childOf(node, part), root);
+  const last = path[path.length - 1];
+  return last === undefined ? undefined : spansOf(parent)?.entries.get(last);
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   quote,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { setOwn, spanAt, type PathPart, type ValuePath } from './positions.js';
+import { entryAt, setOwn, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { spanText, type Span } from './source.js';
 
@@ -68,12 +68,17 @@ export function checkAgainstSchema(check: SchemaCheck, diagnostics: DiagnosticLi
   }
 }
 
-function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: DiagnosticList): void {
+/** Where issues are reported: the loader's list, or one that rewrites them (see blameVariables). */
+type ErrorSink = Pick<DiagnosticList, 'error'>;
+
+function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: DiagnosticList): void {
   const path = issue.path;
   const full = [...check.at, ...path];
   const value = valueAtPath(check.value, path);
   const secret = (check.isSecret?.(path) ?? false) || isSecretManifestPath(full);
-  const valueSpan = spanAt(check.value, path) ?? check.fallback;
+  const filledBy = entryAt(check.value, path)?.filledBy;
+  const diagnostics = filledBy ? blameVariables(list, filledBy) : list;
+  const valueSpan = filledBy?.span ?? spanAt(check.value, path) ?? check.fallback;
   const found = describeFound(value, secret);
   const place = describePlace(full);
 
@@ -137,8 +142,20 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, diagnostics: Diagno
   }
 }
 
+/**
+ * A value a template wrote and the manifest's `vars` filled in: the mistake is the value given, so
+ * it is reported where `vars` sets it, naming the variable (as `voxform init` names its `--var`).
+ */
+function blameVariables(diagnostics: DiagnosticList, filledBy: FilledBy): ErrorSink {
+  const names = filledBy.variables.map((name) => `vars.${name}`);
+  const given = names.length === 1 ? `the value of ${names[0]} does` : `the values of ${names.join(', ')} do`;
+  return {
+    error: (code, message) => diagnostics.error(code, `${given} not fit template "${filledBy.template}": ${message}`, filledBy.span),
+  };
+}
+
 /** A field the schema does not know: read-only fields, suggestions, and config fields written outside `config`. */
-function reportUnknownProperty(path: readonly PathPart[], check: SchemaCheck, diagnostics: DiagnosticList): void {
+function reportUnknownProperty(path: readonly PathPart[], check: SchemaCheck, diagnostics: ErrorSink): void {
   const full = [...check.at, ...path];
   const parent = path.slice(0, -1);
   const key = String(path[path.length - 1]);
@@ -177,7 +194,7 @@ function reportAnyOf(
   issue: SchemaIssue,
   check: SchemaCheck,
   at: { value: unknown; found: string; place: string; valueSpan: Span; path: ValuePath },
-  diagnostics: DiagnosticList,
+  diagnostics: ErrorSink,
 ): void {
   const expected = ((issue.params.expected as string[] | undefined) ?? []).map(String);
   if (isPlainObject(at.value)) {

@@ -9,14 +9,14 @@ import path from 'node:path';
 import { readTemplateFile, TEMPLATE_NAME, templateNamesIn, templateRoot, type TemplateFileOutcome } from '../templates/template-files.js';
 import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type VariableValue } from '../templates/template-shape.js';
 import { mapBounded } from '../util/semaphore.js';
-import { substituteText, substituteValue, type TemplateVars } from '../templates/substitute.js';
+import { substituteText, substituteValue, variablesIn, type TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
 import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import type { FileCache } from '../project-files/manifest-files.js';
 import { deepMerge } from './merge.js';
 import { parseYaml } from './parse-yaml.js';
-import { attachSpans, mapChildren, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type FilledBy, type PathPart } from './positions.js';
 import { valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
@@ -183,21 +183,33 @@ export function expandTemplate(
       span,
     );
   };
-  const base = substituteTree(template.agent, vars, onUnknown);
-  const own = substituteTree(entry, vars, onUnknown, new Set(['template', 'vars']));
+  // A template value the manifest's vars filled in is the manifest's to fix: found wrong, it is reported there.
+  const filledBy = (text: string): FilledBy | undefined => {
+    const variables = variablesIn(text).filter((name) => template.variables.has(name) && Object.hasOwn(given, name) && given[name] === vars[name]);
+    const span = variables[0] === undefined ? undefined : spanAt(entry, ['vars', variables[0]]);
+    return span && { template: template.name, variables, span };
+  };
+  const base = substituteTree(template.agent, vars, onUnknown, { filledBy });
+  const own = substituteTree(entry, vars, onUnknown, { skipKeys: new Set(['template', 'vars']) });
   return { spec: deepMerge(base, own) as Record<string, unknown>, vars };
 }
 
 /**
  * A copy of `value` with `{{name}}` replaced in keys and string values (spans kept). A value that
  * is one placeholder takes the variable's own type. `skipKeys` (at the top) are copied unchanged.
+ * `filledBy`, given a string value before substitution, tells who filled it in (see FilledBy).
  */
 export function substituteTree(
   value: unknown,
   vars: TemplateVars,
   onUnknown: (name: string, span: Span) => void,
-  skipKeys: ReadonlySet<string> = new Set(),
+  options: { skipKeys?: ReadonlySet<string>; filledBy?: (text: string) => FilledBy | undefined } = {},
 ): unknown {
+  const skipKeys = options.skipKeys ?? new Set<string>();
+  const mark = (child: unknown, entry: EntrySpans | undefined): EntrySpans | undefined => {
+    const by = entry && typeof child === 'string' && child.includes('{{') ? options.filledBy?.(child) : undefined;
+    return by && entry ? { key: entry.key, value: entry.value, filledBy: by } : entry;
+  };
   // The entry is passed rather than its span: a span is looked up only where a placeholder is.
   const walk = (node: unknown, entry: EntrySpans | undefined, top: boolean): unknown => {
     if (typeof node === 'string') {
@@ -209,20 +221,29 @@ export function substituteTree(
     }
     if (node === null || typeof node !== 'object') return node;
     const spans = spansOf(node);
-    if (Array.isArray(node)) return mapChildren(node, (child, part) => walk(child, spans?.entries.get(part), false));
+    const entries = new Map<PathPart, EntrySpans>();
+    if (Array.isArray(node)) {
+      const out = node.map((child, index) => {
+        const childEntry = mark(child, spans?.entries.get(index));
+        if (childEntry) entries.set(index, childEntry);
+        return walk(child, childEntry, false);
+      });
+      if (spans) attachSpans(out, { self: spans.self, entries });
+      return out;
+    }
     const record = node as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    const entries = new Map<PathPart, EntrySpans>();
     for (const key of Object.keys(record)) {
-      const entry = spans?.entries.get(key);
+      const skipped = top && skipKeys.has(key);
+      const entry = skipped ? spans?.entries.get(key) : mark(record[key], spans?.entries.get(key));
       let newKey = key;
-      if (!(top && skipKeys.has(key)) && key.includes('{{')) {
+      if (!skipped && key.includes('{{')) {
         const result = substituteText(key, vars);
         const keySpan = entry?.key;
         for (const unknown of result.unknown) if (keySpan) onUnknown(unknown.name, placeholderSpan(keySpan, unknown.name));
         newKey = result.text;
       }
-      setOwn(out, newKey, top && skipKeys.has(key) ? record[key] : walk(record[key], entry, false));
+      setOwn(out, newKey, skipped ? record[key] : walk(record[key], entry, false));
       if (entry) entries.set(newKey, entry);
     }
     if (spans) attachSpans(out, { self: spans.self, entries });

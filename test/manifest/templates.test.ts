@@ -114,6 +114,30 @@ describe('templates', () => {
     ]);
   });
 
+  it('a value from vars that does not fit the template: at the vars line, naming the variable', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars:\n      business: Acme\n      delay: soon\n'));
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:7:14 type_mismatch the value of vars.delay does not fit template "receptionist": flow.response_delay: expected a number, found a string ("soon")',
+    ]);
+  });
+
+  it('a phone number from vars that is not E.164: at the vars line (the shipped receptionist)', async () => {
+    const vars = '      business: Acme\n      business_description: dental\n      opening_hours: 9-5\n      transfer_number: "12345"\n';
+    const result = await loadTree({ 'voxform.yaml': manifest(`    template: receptionist\n    vars:\n${vars}`) });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:9:24 invalid_value the value of vars.transfer_number does not fit template "receptionist": flow.call_transfer.phone: "12345" is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001")',
+    ]);
+  });
+
+  it('a default that does not fit is the template\'s mistake: reported in the template', async () => {
+    const result = await loadWith(manifest('    template: receptionist\n    vars: { business: Acme }\n'), {
+      'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace('default: 300', 'default: soon'),
+    });
+    expect(summarize(result)).toEqual([
+      'templates/receptionist/template.yaml:11:29 type_mismatch flow.response_delay: expected a number, found a string ("soon")',
+    ]);
+  });
+
   it('warns about vars without a template', async () => {
     const result = await loadWith(manifest('    vars: { business: Acme }\n'));
     expect(summarize(result)).toEqual(['voxform.yaml:4:5 vars_without_template vars has no effect without template; add template: NAME or remove vars']);
