@@ -35,11 +35,15 @@ describe('voxform keys create', () => {
     }
   });
 
-  it('creates a public key without a name', async () => {
+  it('creates a public key without a name, and does not offer it as VOXFORM_API_KEY (a private key)', async () => {
     const result = await runCli(['keys', 'create', '--type', 'public'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^[A-Za-z0-9]{32}\n$/);
-    expect(result.stderr).toMatch(/^Created public key: id /);
+    expect(result.stderr).toMatch(/^Created public key: id \S+, prefix \S+\.\n/);
+    expect(result.stderr).toContain(
+      'It is shown only this once: store it now. A public key only starts sessions from a browser or an app (chat, SIP); voxform itself needs a private key as VOXFORM_API_KEY.\n',
+    );
+    expect(result.stderr).not.toContain('e.g. as VOXFORM_API_KEY');
   });
 
   it('is sent once: a 503 is not retried (a second key could be created)', async () => {

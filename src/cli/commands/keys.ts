@@ -20,6 +20,10 @@ export async function run(options: KeysCreateOptions, ctx: CommandContext): Prom
   ctx.stdout.write(`${created.key}\n`);
   const named = created.name ? ` "${created.name}"` : '';
   ctx.stderr.write(`Created ${created.type} key${named}: id ${created.id}, prefix ${created.prefix}.\n`);
-  ctx.stderr.write('It is shown only this once: store it now (e.g. as VOXFORM_API_KEY in your CI secrets).\n');
+  ctx.stderr.write(
+    created.type === 'private'
+      ? 'It is shown only this once: store it now (e.g. as VOXFORM_API_KEY in your CI secrets).\n'
+      : "It is shown only this once: store it now. A public key only starts sessions from a browser or an app (chat, SIP); voxform itself needs a private key as VOXFORM_API_KEY.\n",
+  );
   return 0;
 }
