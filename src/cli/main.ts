@@ -233,7 +233,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
   const keys = program.command('keys').description('manage API keys');
   withConnection(keys.command('create').description('create an API key and print it once'))
     .addOption(new Option('--type <type>', 'the key type').choices(['private', 'public']).makeOptionMandatory())
-    .option('--name <name>', 'a name for the key')
+    .option('--name <name>', 'a name for the key (at most 100 characters)')
     .action(action('keys-create'));
 
   withConnection(program.command('chat').description('talk to an agent in text'))

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { MAX_KEY_NAME_LENGTH } from '../../src/cli/commands/keys.js';
+import { loadSchemas } from '../../src/schema/load.js';
 import { runCli } from '../helpers/cli.js';
 
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
@@ -67,9 +69,18 @@ describe('voxform keys create', () => {
     const unknown = await runCli(['keys', 'create', '--type', 'admin'], { env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Allowed choices are private, public');
-    const long = await runCli(['keys', 'create', '--type', 'private', '--name', 'x'.repeat(101)], { env });
+    emulator.control.clearRequestLog();
+    const long = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env });
     expect(long.code).toBe(1);
-    expect(long.stderr).toMatch(/^error: voxform built an invalid request for POST \/api_keys: name .+\.\n/);
+    expect(long.stderr).toBe('error: --name is 101 characters long; a key\'s name has at most 100.\n  hint: Give a shorter --name.\n');
+    expect(emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(0);
+    const longest = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(100)], { env });
+    expect(longest.code).toBe(0);
+  });
+
+  it('the name limit is the service schema\'s', () => {
+    const { service } = loadSchemas();
+    expect(service).toMatchObject({ $defs: { CreateApiKeyRequest: { properties: { name: { maxLength: MAX_KEY_NAME_LENGTH } } } } });
   });
 
   it('a missing key is one clear sentence, exit 1', async () => {

@@ -1,3 +1,4 @@
+import { VoxformError } from '../../errors.js';
 import type { CreateApiKeyRequest } from '../../schema/types.gen.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
@@ -12,7 +13,14 @@ export interface KeysCreateOptions extends ConnectionOptions {
  * `voxform keys create --type private > key.txt` captures exactly the key); its id and prefix go to
  * stderr. The key is never registered as a secret of this run, which would redact it from stdout.
  */
+/** The longest name a key may have, in characters: the service's (`CreateApiKeyRequest.name` in schemas/service.schema.json). */
+export const MAX_KEY_NAME_LENGTH = 100;
+
 export async function run(options: KeysCreateOptions, ctx: CommandContext): Promise<number> {
+  const length = options.name === undefined ? 0 : [...options.name].length;
+  if (length > MAX_KEY_NAME_LENGTH) {
+    throw new VoxformError('invalid_option', `--name is ${length} characters long; a key's name has at most ${MAX_KEY_NAME_LENGTH}.`, { hint: 'Give a shorter --name.' });
+  }
   const { client } = await resolveConnection(options, ctx);
   const body: CreateApiKeyRequest = { type: options.type };
   if (options.name !== undefined) body.name = options.name;
