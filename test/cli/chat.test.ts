@@ -37,7 +37,10 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   it('an unknown agent is one clear sentence, exit 1, before any message is sent', async () => {
     const result = await runCli(['chat', '--agent', '-OKnoSuchAgent000000'], { env, input: 'Hello\n' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: GET /agents/-OKnoSuchAgent000000 failed: the service answered 404 Not found.\n  hint: Check the agent id in your manifest.\n');
+    // The id came from the command line, not from a manifest.
+    expect(result.stderr).toBe(
+      "error: GET /agents/-OKnoSuchAgent000000 failed: the service answered 404 Not found.\n  hint: Check the id given with --agent (the dashboard lists your agents; a manifest has each one's under id:).\n",
+    );
     expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
   });
 

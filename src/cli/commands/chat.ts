@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
-import { isApiError } from '../../api/index.js';
+import { ApiError, isApiError } from '../../api/index.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 
@@ -9,6 +9,14 @@ export interface ChatOptions extends ConnectionOptions {
 }
 
 const EXIT_COMMANDS = new Set(['/exit', '/quit', '/bye']);
+
+/** The id came from the command line: the client's own hint points at the manifest. */
+const AGENT_NOT_FOUND_HINT = "Check the id given with --agent (the dashboard lists your agents; a manifest has each one's under id:).";
+
+function withHint(error: ApiError, hint: string): ApiError {
+  const { code, message, status, method, path, detail, issues, attempts } = error;
+  return new ApiError({ code, message, hint, status, method, path, detail, issues, attempts, cause: error });
+}
 
 /**
  * `voxform chat --agent ID`: a text conversation with an agent, each reply streamed to stdout as it
@@ -22,7 +30,9 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   const { client } = await resolveConnection(options, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
-  const agent = await client.getAgent(options.agent);
+  const agent = await client.getAgent(options.agent).catch((error: unknown) => {
+    throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
+  });
   const session = client.chatSession({ agentId: options.agent });
   ctx.onExit(() => session.end().catch(() => undefined));
 
