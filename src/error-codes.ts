@@ -27,6 +27,7 @@ export const COMMAND_ERROR_CODES = [
   'export_nothing_selected',
   'export_write_failed',
   'file_unreadable',
+  'file_unwritable',
   'fmt_unsafe',
   'history_ref_ambiguous',
   'history_ref_unknown',

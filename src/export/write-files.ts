@@ -9,7 +9,7 @@
 import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { writeTempBeside } from '../util/atomic-write.js';
+import { describeWriteFailure, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { existingFilesError, findConflicts, type ScaffoldFile, type WriteResult } from '../templates/scaffold.js';
 
@@ -105,24 +105,13 @@ async function undo(pending: readonly Pending[], made: readonly string[]): Promi
   for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
 }
 
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'the operation is not permitted there',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space is left on the device',
-  EDQUOT: 'the disk quota is used up',
-  ENAMETOOLONG: 'a name is too long',
-  ENOTDIR: 'a file is in the way of a folder',
-  EEXIST: 'a file is in the way of a folder',
-};
-
 /** The error of a failed write: what failed where, and what was left. Any other error passes through. */
 function writeFailed(error: unknown, displayDir: string, result: WriteResult): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const at = (error as NodeJS.ErrnoException | undefined)?.path;
   if (typeof code !== 'string' || typeof at !== 'string') return error;
   const folder = path.basename(at).endsWith('.tmp') ? path.dirname(at) : at;
-  const reason = REASONS[code] ?? `the system refused it (${code})`;
+  const reason = describeWriteFailure(error);
   // Only a rename can fail after another succeeded: what it had replaced stays replaced.
   const left = result.overwritten.length > 0 ? `; ${result.overwritten.join(', ')} had already been replaced` : '; nothing was written';
   return new VoxformError('export_write_failed', `voxform export cannot write into ${displayDir}: ${reason} (${folder})${left}.`, {

@@ -5,7 +5,7 @@ import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import type { ManifestFile } from '../project-files/manifest-files.js';
 import { readGuarded } from '../project-files/guarded-read.js';
 import { knownProperties, schemaNode } from '../schema/introspect.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { describeWriteFailure, isFileSystemError, writeFileAtomic } from '../util/atomic-write.js';
 import { formatManifest } from './format-manifest.js';
 
 export interface FormattedFile {
@@ -31,7 +31,7 @@ export async function formatFiles(files: readonly ManifestFile[], options: { wri
       const source = await readManifestText(file, root, name(file));
       if (fromFolder && !looksLikeManifest(source)) continue;
       const { text, changed } = formatManifest(source, name(file));
-      if (changed && options.write) await writeFileAtomic(file, text);
+      if (changed && options.write) await rewrite(file, text, name(file));
       results.push({ file, status: changed ? 'changed' : 'unchanged' });
     } catch (error) {
       if (!isVoxformError(error)) throw error;
@@ -39,6 +39,18 @@ export async function formatFiles(files: readonly ManifestFile[], options: { wri
     }
   }
   return results;
+}
+
+/** Replaces a manifest atomically; a file that cannot be written is that file's error, never a crash. */
+async function rewrite(file: string, text: string, shown: string): Promise<void> {
+  try {
+    await writeFileAtomic(file, text);
+  } catch (error) {
+    if (!isFileSystemError(error)) throw error;
+    throw new VoxformError('file_unwritable', `Cannot rewrite ${shown}: ${describeWriteFailure(error)}; it was left as it was.`, {
+      hint: 'fmt replaces a file through a new file beside it: make the file and its folder writable for this user.',
+    });
+  }
 }
 
 async function readManifestText(file: string, root: string, shown: string): Promise<string> {

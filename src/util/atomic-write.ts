@@ -35,9 +35,14 @@ export async function writeTempBeside(target: string, data: string | Uint8Array,
   return temp;
 }
 
-/** Why a file could not be written, in words (the atomic write leaves nothing behind either way). */
+/**
+ * Why a file or folder could not be written, in words for a message ("Cannot save the plan to FILE:
+ * its folder does not exist"). The one table for every command that writes (plan, test, fmt, init,
+ * export); an atomic write leaves nothing behind either way.
+ */
 export function describeWriteFailure(error: unknown): string {
-  switch ((error as NodeJS.ErrnoException).code) {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
     case 'ENOENT':
       return 'its folder does not exist';
     case 'ENOTDIR':
@@ -52,9 +57,18 @@ export function describeWriteFailure(error: unknown): string {
       return 'the file system is read-only';
     case 'ENOSPC':
       return 'the disk is full';
+    case 'EDQUOT':
+      return 'the disk quota is used up';
+    case 'ENAMETOOLONG':
+      return 'a name in its path is too long';
     default:
-      return (error as Error).message;
+      return typeof code === 'string' ? `the system refused it (${code})` : (error as Error).message;
   }
+}
+
+/** An error of the file system (it has an errno code such as EACCES and a system call), as opposed to a bug. */
+export function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
 }
 
 /**

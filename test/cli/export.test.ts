@@ -238,7 +238,7 @@ describe.skipIf(asRoot && !canDropRoot)('export into folders it cannot write: a 
     await chmod(path.join(dir, 'out/prompts'), 0o555);
     const { args, env } = connection();
     const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'out', ...args], dir, env);
-    expect(result.stderr).toBe(`error: voxform export cannot write into out: permission denied (${path.join(dir, 'out/prompts')}); nothing was written.\n${HINT}`);
+    expect(result.stderr).toBe(`error: voxform export cannot write into out: voxform may not write there (${path.join(dir, 'out/prompts')}); nothing was written.\n${HINT}`);
     expect(result.code).toBe(1);
     expect(await listTree(path.join(dir, 'out'))).toEqual(['prompts']);
   });
@@ -263,7 +263,7 @@ describe.skipIf(asRoot && !canDropRoot)('export into folders it cannot write: a 
     await chmod(path.join(dir, 'locked'), 0o555);
     const { args, env } = connection();
     const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'locked/a/b', ...args], dir, env);
-    expect(result.stderr).toBe(`error: voxform export cannot write into locked/a/b: permission denied (${path.join(dir, 'locked/a')}); nothing was written.\n${HINT}`);
+    expect(result.stderr).toBe(`error: voxform export cannot write into locked/a/b: voxform may not write there (${path.join(dir, 'locked/a')}); nothing was written.\n${HINT}`);
     expect(result.code).toBe(1);
     expect(await listTree(path.join(dir, 'locked'))).toEqual([]);
   });
@@ -275,7 +275,7 @@ describe.skipIf(asRoot && !canDropRoot)('export into folders it cannot write: a 
     const { args, env } = connection();
     const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'out', ...args], dir, env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`permission denied (${path.join(dir, 'out/.voxform')}); nothing was written.`);
+    expect(result.stderr).toContain(`voxform may not write there (${path.join(dir, 'out/.voxform')}); nothing was written.`);
     expect(await listTree(path.join(dir, 'out'))).toEqual(['.voxform', '.voxform/keep']);
   });
 });

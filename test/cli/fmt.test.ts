@@ -1,4 +1,4 @@
-import { readFile, stat, symlink } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { makeTree, runCli } from '../helpers/cli.js';
@@ -91,6 +91,24 @@ describe('voxform fmt', () => {
     expect(result.stdout).toBe('good.yaml\n');
     expect(await read(dir, 'broken.yaml')).toBe(broken);
     expect(await read(dir, 'good.yaml')).toBe(TIDY);
+  });
+
+  test('a file that cannot be written: its own clear error, exit 1, the other files still formatted', async () => {
+    const dir = await tree({ 'ro/voxform.yaml': MESSY, 'w/b.yaml': MESSY });
+    await chmod(dir, 0o777);
+    await chmod(path.join(dir, 'w'), 0o777);
+    await chmod(path.join(dir, 'w/b.yaml'), 0o666);
+    await chmod(path.join(dir, 'ro'), 0o555);
+    const result = await runCli(['fmt', 'ro/voxform.yaml', 'w/b.yaml'], { cwd: dir, unprivileged: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: Cannot rewrite ro/voxform.yaml: voxform may not write there; it was left as it was.\n' +
+        '  hint: fmt replaces a file through a new file beside it: make the file and its folder writable for this user.\n',
+    );
+    expect(result.stdout).toBe('w/b.yaml\n');
+    expect(await read(dir, 'w/b.yaml')).toBe(TIDY);
+    expect(await read(dir, 'ro/voxform.yaml')).toBe(MESSY);
+    expect(await readdir(path.join(dir, 'ro'))).toEqual(['voxform.yaml']);
   });
 
   test('no manifest here: a clear error', async () => {

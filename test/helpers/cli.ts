@@ -14,18 +14,25 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The user `unprivileged` runs as when the tests run as root: `nobody`. */
+const NOBODY = 65_534;
+
 /**
  * Runs the real, built CLI (`bin/voxform.js` over `dist/`) as a child process. `npm test` builds
  * first (the `pretest` script). The environment is minimal and explicit: no inherited API key.
+ * `unprivileged`: when the tests run as root, who ignores file permissions, the CLI runs as
+ * `nobody`, so that a folder made read-only refuses it (files it must read or write then need
+ * permissions for others).
  */
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; unprivileged?: boolean } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' };
     for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
-    const child = spawn(process.execPath, [binPath, ...args], { cwd: options.cwd ?? repoRoot, env, stdio: 'pipe' });
+    const user = options.unprivileged && process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : {};
+    const child = spawn(process.execPath, [binPath, ...args], { cwd: options.cwd ?? repoRoot, env, stdio: 'pipe', ...user });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
