@@ -38,6 +38,7 @@ export const COMMAND_ERROR_CODES = [
   'init_value_invalid',
   'init_var_invalid',
   'init_var_unknown',
+  'init_write_failed',
   'init_vars_missing',
   'interrupted',
   'invalid_argument',

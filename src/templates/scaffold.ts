@@ -1,20 +1,19 @@
 /**
  * What `voxform init` writes: a manifest holding the expanded agent, its prompt as Markdown, the
- * editor schema and the `.gitignore` entries. Planned in memory first (pure), then written only
- * when no file would be overwritten without `force`: a refused init leaves nothing behind.
+ * editor schema and the `.gitignore` entries. Planned in memory first (pure), then written all or
+ * nothing by write-scaffold.ts: a refused or failed init leaves nothing behind.
  */
-import { readFile, mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
 import { VoxformError } from '../errors.js';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { bundleManifestSchema } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { formatDotted } from '../util/field-path.js';
 import type { Template, VariableValue } from './catalog.js';
 import { expandTemplate } from './expand.js';
-import { GITIGNORE_ENTRIES, mergeGitignore } from './gitignore.js';
+import { GITIGNORE_ENTRIES } from './gitignore.js';
 
 export const MANIFEST_FILE = 'voxform.yaml';
 /** Where the editor schema goes, relative to the project; the manifest's modeline points at it. */
@@ -138,40 +137,6 @@ function foldersOnTheWay(dir: string, paths: ReadonlyArray<{ path: string }>): s
     parts.forEach((_, index) => folders.add(path.join(dir, ...parts.slice(0, index + 1))));
   }
   return [...folders];
-}
-
-/**
- * Writes a scaffold into `dir` (created if needed), after checking every target first. `command`
- * names the command in the refusal (`voxform init`, `voxform export`).
- */
-export async function writeScaffold(
-  dir: string,
-  files: readonly ScaffoldFile[],
-  options: { force: boolean; command?: string; displayDir?: string },
-): Promise<WriteResult> {
-  const conflicts = await findConflicts(dir, files, options.force, options.command);
-  if (conflicts.length > 0) throw existingFilesError(options.displayDir ?? dir, conflicts, options.command);
-  const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
-  for (const file of files) {
-    const target = path.join(dir, file.path);
-    const existing = await readFile(target, 'utf8').catch(() => undefined);
-    let content = file.content;
-    if (file.mode === 'merge') {
-      const merged = mergeGitignore(existing, file.content.split('\n'));
-      if (merged === undefined) continue;
-      content = merged;
-    } else if (existing !== undefined && file.mode === 'refresh' && !options.force) {
-      result.kept.push(file.path);
-      continue;
-    }
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFileAtomic(target, content);
-    if (file.mode === 'merge') (existing === undefined ? result.created : result.updated).push(file.path);
-    else if (existing === undefined) result.created.push(file.path);
-    else if (existing !== content) result.overwritten.push(file.path);
-    else result.kept.push(file.path);
-  }
-  return result;
 }
 
 export function existingFilesError(dir: string, conflicts: readonly string[], command = 'voxform init'): VoxformError {

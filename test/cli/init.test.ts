@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
@@ -149,6 +149,30 @@ describe('voxform init, refusals', () => {
     expect(into.code).toBe(1);
     expect(into.stderr).toContain(`error: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
     expect(await listFiles(dir)).toEqual(['prompts']);
+  });
+
+  test('a folder it may not write into: a clear error, nothing written, and a second run is not refused', async () => {
+    const dir = await tempDir();
+    const half = path.join(dir, 'half');
+    await mkdir(path.join(half, 'prompts'), { recursive: true });
+    await chmod(dir, 0o777);
+    await chmod(half, 0o777);
+    await chmod(path.join(half, 'prompts'), 0o555);
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'half'];
+    const result = await runCli(args, { cwd: dir, unprivileged: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: voxform init cannot write into half: voxform may not write there (${path.join(half, 'prompts')}); nothing was written.\n` +
+        '  hint: Make the folder writable for this user, or init into another folder.\n',
+    );
+    expect(result.stdout).toBe('');
+    expect(await readdir(half, { recursive: true })).toEqual(['prompts']);
+
+    await chmod(path.join(half, 'prompts'), 0o777);
+    const again = await runCli(args, { cwd: dir, unprivileged: true });
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect(await listFiles(half)).toEqual(['.gitignore', '.voxform/manifest.schema.json', 'prompts/receptionist.md', 'voxform.yaml']);
   });
 
   test('--force overwrites, and .gitignore gains only the lines it lacks', async () => {

@@ -6,7 +6,8 @@ import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { listTemplates, type Template } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/templates/expand.js';
-import { envReferences, planScaffold, scaffoldTargets, writeScaffold, type ScaffoldFile } from '../../src/templates/scaffold.js';
+import { envReferences, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/templates/scaffold.js';
+import { writeScaffold } from '../../src/templates/write-scaffold.js';
 import { isVoxformError } from '../../src/errors.js';
 import { makeTree } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from './fixtures.js';
@@ -93,6 +94,7 @@ describe('envReferences', () => {
 });
 
 describe('writeScaffold', () => {
+  const init = { command: 'voxform init', displayDir: 'project' } as const;
   const files: ScaffoldFile[] = [
     { path: 'voxform.yaml', mode: 'create', content: 'version: 1\n' },
     { path: 'prompts/a.md', mode: 'create', content: '# Role\n' },
@@ -104,7 +106,7 @@ describe('writeScaffold', () => {
     const tree = await makeTree({});
     cleanup = tree.cleanup;
     const dir = path.join(tree.dir, 'new/project');
-    const result = await writeScaffold(dir, files, { force: false });
+    const result = await writeScaffold(dir, files, { force: false, ...init });
     expect(result).toEqual({ created: ['voxform.yaml', 'prompts/a.md', '.voxform/manifest.schema.json', '.gitignore'], overwritten: [], updated: [], kept: [] });
     expect(await readFile(path.join(dir, 'prompts/a.md'), 'utf8')).toBe('# Role\n');
   });
@@ -113,7 +115,7 @@ describe('writeScaffold', () => {
     const tree = await makeTree({ 'voxform.yaml': 'mine\n', 'prompts/a.md': 'mine too\n' });
     cleanup = tree.cleanup;
     let caught: unknown;
-    await writeScaffold(tree.dir, files, { force: false }).catch((error: unknown) => (caught = error));
+    await writeScaffold(tree.dir, files, { force: false, ...init }).catch((error: unknown) => (caught = error));
     expect(isVoxformError(caught) && caught.code).toBe('would_overwrite');
     expect((caught as Error).message).toContain('voxform.yaml and prompts/a.md');
     await expect(readFile(path.join(tree.dir, '.gitignore'), 'utf8')).rejects.toThrow();
@@ -124,7 +126,7 @@ describe('writeScaffold', () => {
   test('with force: overwrites, refreshes the schema, merges .gitignore', async () => {
     const tree = await makeTree({ 'voxform.yaml': 'mine\n', '.voxform/manifest.schema.json': 'old\n', '.gitignore': 'dist/\n' });
     cleanup = tree.cleanup;
-    const result = await writeScaffold(tree.dir, files, { force: true });
+    const result = await writeScaffold(tree.dir, files, { force: true, ...init });
     expect(result).toEqual({ created: ['prompts/a.md'], overwritten: ['voxform.yaml', '.voxform/manifest.schema.json'], updated: ['.gitignore'], kept: [] });
     expect(await readFile(path.join(tree.dir, '.gitignore'), 'utf8')).toContain('dist/\n\n# voxform');
   });
@@ -132,7 +134,7 @@ describe('writeScaffold', () => {
   test('without force, an existing schema copy is kept, not a conflict', async () => {
     const tree = await makeTree({ '.voxform/manifest.schema.json': 'old\n', '.gitignore': '.voxform/\n' });
     cleanup = tree.cleanup;
-    const result = await writeScaffold(tree.dir, files, { force: false });
+    const result = await writeScaffold(tree.dir, files, { force: false, ...init });
     expect(result.kept).toEqual(['.voxform/manifest.schema.json']);
     expect(result.updated).toEqual([]);
     expect(await readFile(path.join(tree.dir, '.voxform/manifest.schema.json'), 'utf8')).toBe('old\n');

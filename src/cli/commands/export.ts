@@ -4,7 +4,7 @@ import { buildExport, type ExportResult } from '../../export/build-manifest.js';
 import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../manifest/env-policy.js';
 import { readLiveAgents } from '../../export/read-live.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
-import { writeExportFiles } from '../../export/write-files.js';
+import { writeScaffold } from '../../templates/write-scaffold.js';
 import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../templates/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
@@ -49,7 +49,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
   const where = path.relative(ctx.cwd, out) || '.';
-  const written = await writeExportFiles(out, files, { force, displayDir: where });
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export' });
 
   const agents = result.localNames.size;
   ctx.stdout.write(

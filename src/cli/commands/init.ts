@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline';
 import { VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable } from '../../templates/catalog.js';
 import { resolveVariables } from '../../templates/expand.js';
-import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, writeScaffold } from '../../templates/scaffold.js';
+import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets } from '../../templates/scaffold.js';
+import { writeScaffold } from '../../templates/write-scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
 
@@ -64,7 +65,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
     }
 
     const scaffold = planScaffold({ template, values: resolved.values, agentId });
-    const written = await writeScaffold(dir, scaffold.files, { force });
+    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init' });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
     return 0;
   } finally {

@@ -1,19 +1,18 @@
 /**
- * Writes an export's files all or nothing. Every target is checked first (nothing overwritten
- * without `--force`, no file where a folder goes); then the missing folders are made and every
- * file is written, flushed, beside its target under a temporary name; only when all of them are
- * there are they renamed into place. A folder that cannot be made or written (permissions, a
- * read-only or special file system, a full disk) stops the run with `export_write_failed`, and what
- * was made so far is removed again: the project never holds a manifest without its prompts.
+ * Writes a scaffold (what `voxform init` and `voxform export` make) all or nothing. Every target is
+ * checked first (nothing overwritten without `--force`, no file where a folder goes); then the
+ * missing folders are made and every file is written, flushed, beside its target under a temporary
+ * name; only when all of them are there are they renamed into place. A folder that cannot be made
+ * or written (permissions, a read-only or special file system, a full disk) stops the run with the
+ * command's write error, and what was made so far is removed again: a project never holds a
+ * manifest without its prompts, and running the command again once the folder is writable works.
  */
 import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { describeWriteFailure, writeTempBeside } from '../util/atomic-write.js';
-import { mergeGitignore } from '../templates/gitignore.js';
-import { existingFilesError, findConflicts, type ScaffoldFile, type WriteResult } from '../templates/scaffold.js';
-
-const COMMAND = 'voxform export';
+import { mergeGitignore } from './gitignore.js';
+import { existingFilesError, findConflicts, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
 /** A file to put in place: its target, its content, and what the report calls it. */
 interface Pending {
@@ -32,10 +31,21 @@ interface FilePlan {
   outcome: keyof WriteResult | undefined;
 }
 
-/** Writes `files` into `dir` (made if needed), all or nothing; `displayDir` names `dir` in messages. */
-export async function writeExportFiles(dir: string, files: readonly ScaffoldFile[], options: { force: boolean; displayDir: string }): Promise<WriteResult> {
-  const conflicts = await findConflicts(dir, files, options.force, COMMAND);
-  if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, COMMAND);
+/** Which command writes, for its messages: `voxform init` or `voxform export`. */
+export type ScaffoldingCommand = 'voxform init' | 'voxform export';
+
+export interface WriteScaffoldOptions {
+  /** Overwrite files the scaffold creates. */
+  force: boolean;
+  /** `dir` as the user named it, for messages. */
+  displayDir: string;
+  command: ScaffoldingCommand;
+}
+
+/** Writes `files` into `dir` (made if needed), all or nothing. */
+export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
+  const conflicts = await findConflicts(dir, files, options.force, options.command);
+  if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
   const pending: Pending[] = [];
   for (const file of files) {
@@ -56,7 +66,7 @@ export async function writeExportFiles(dir: string, files: readonly ScaffoldFile
     }
   } catch (error) {
     await undo(pending, made);
-    throw writeFailed(error, options.displayDir, result);
+    throw writeFailed(error, options, result);
   }
   return result;
 }
@@ -106,7 +116,7 @@ async function undo(pending: readonly Pending[], made: readonly string[]): Promi
 }
 
 /** The error of a failed write: what failed where, and what was left. Any other error passes through. */
-function writeFailed(error: unknown, displayDir: string, result: WriteResult): unknown {
+function writeFailed(error: unknown, options: WriteScaffoldOptions, result: WriteResult): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const at = (error as NodeJS.ErrnoException | undefined)?.path;
   if (typeof code !== 'string' || typeof at !== 'string') return error;
@@ -114,8 +124,9 @@ function writeFailed(error: unknown, displayDir: string, result: WriteResult): u
   const reason = describeWriteFailure(error);
   // Only a rename can fail after another succeeded: what it had replaced stays replaced.
   const left = result.overwritten.length > 0 ? `; ${result.overwritten.join(', ')} had already been replaced` : '; nothing was written';
-  return new VoxformError('export_write_failed', `voxform export cannot write into ${displayDir}: ${reason} (${folder})${left}.`, {
-    hint: 'Make the folder writable for this user, or choose another folder with --out DIR.',
+  const [errorCode, elsewhere] = options.command === 'voxform init' ? (['init_write_failed', 'init into another folder'] as const) : (['export_write_failed', 'choose another folder with --out DIR'] as const);
+  return new VoxformError(errorCode, `${options.command} cannot write into ${options.displayDir}: ${reason} (${folder})${left}.`, {
+    hint: `Make the folder writable for this user, or ${elsewhere}.`,
     cause: error,
   });
 }
