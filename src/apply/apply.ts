@@ -16,7 +16,7 @@ import type { HeldLock, StateBackend } from '../state/backend.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
-import { workspaceKey } from '../state/types.js';
+import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { deployer } from '../history/source.js';
 import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
 import type { ApplyClient } from './client.js';
@@ -63,6 +63,8 @@ export interface ApplyOptions {
    * agents, and phones): a caller that prints the plan prepares its text then (`prepareChangeText`).
    */
   onChange?: ((change: ResourceChange) => void) | undefined;
+  /** Told of the workspace as read, before the plan is made (see `PlanOptions.onWorkspace`). */
+  onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
   /** `--target` addresses for a fresh plan. */
   targets?: string[] | undefined;
   /** Apply without asking. */
@@ -214,6 +216,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   });
   try {
     const store = await StateStore.open(backend, workspace, options.fingerprintKey);
+    options.onWorkspace?.(store.workspace);
     if (signal.aborted) return outcome('interrupted', undefined);
     const prepared = await unlessAborted(preparePlan(options, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);

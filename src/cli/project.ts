@@ -8,7 +8,7 @@ import { envPolicyOf } from '../manifest/env-policy.js';
 import type { DesiredState, ReadTargets } from '../manifest/types.js';
 import type { AcquireOptions, HeldLock, StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
-import { workspaceKey } from '../state/types.js';
+import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { fingerprintKey } from '../util/hash.js';
 import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
@@ -148,7 +148,6 @@ export async function connectProject(
   const backend = await opening;
   const lock = await locking;
   const key = workspaceKey(desired.environment, serviceId);
-  await registerRecordedVariables(backend, key, ctx);
   return { desired, connection, serviceId, backend, workspaceKey: key, reader: readAhead ?? connection.client, lock };
 }
 
@@ -157,13 +156,11 @@ export async function connectProject(
  * well, though the manifests may no longer read them: a live value still holds what `${env:NAME}`
  * put there, and a plan that removes the reference would print it as the value being replaced.
  * Only what the operator's policy lets a manifest read is looked up: the state file may be the pull
- * request's. A state that cannot be read is left to the command's own read, which says why.
+ * request's. Called by plan and apply as they read the workspace (planInputs' `onWorkspace`), so the
+ * workspace is read once, and before any change is printed.
  */
-async function registerRecordedVariables(backend: StateBackend, key: string, ctx: CommandContext): Promise<void> {
-  const names = await backend.readWorkspace(key).then(
-    ({ workspace }) => workspace.environmentVariables ?? [],
-    () => [],
-  );
+function registerRecordedVariables(workspace: WorkspaceState, ctx: CommandContext): void {
+  const names = workspace.environmentVariables ?? [];
   if (names.length === 0) return;
   const policy = envPolicyOf(ctx.env);
   for (const name of names) {
@@ -217,6 +214,7 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     serviceId: project.serviceId,
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
+    onWorkspace: (workspace: WorkspaceState) => registerRecordedVariables(workspace, ctx),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { DesiredState } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
 import { FileStateBackend } from '../state/file-backend.js';
-import { workspaceKey } from '../state/types.js';
+import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { createPlan } from './create-plan.js';
 import type { LiveReader } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
@@ -26,12 +26,19 @@ export interface PlanOptions {
   onReadProgress?: ((agentsRead: number, agents: number) => void) | undefined;
   /** Told of each change made while the other reads are on the wire (`createPlan`: agents, and phones). */
   onChange?: ((change: ResourceChange) => void) | undefined;
+  /**
+   * Told of the workspace as read from the backend, before anything of the plan is made or
+   * reported: the CLI registers the values of the variables the last apply read as secrets, so a
+   * plan that no longer reads them never prints what they put on the service.
+   */
+  onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
 }
 
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
 export async function plan(options: PlanOptions): Promise<Plan> {
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? '.voxform/state.json');
   const { workspace } = await backend.readWorkspace(workspaceKey(options.desired.environment, options.serviceId));
+  options.onWorkspace?.(workspace);
   const created = await createPlan({
     desired: options.desired,
     client: options.client,

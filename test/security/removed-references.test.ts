@@ -41,6 +41,11 @@ it('a plan that removes an ${env:…} reference never shows the value the last a
   }
   // The saved plan's before values are the live ones as well.
   expect(await readFile(path.join(project, 'plan.json'), 'utf8')).not.toContain(GREETING);
+  // apply prints the plan it runs, with the same before values.
+  const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  expect(applied.stdout).toContain('first_message');
+  for (const secret of [GREETING, URL_TOKEN]) expect(applied.stdout + applied.stderr).not.toContain(secret);
 });
 
 it('an agent name filled from ${env:…} is a secret: redacted in the plan and its file, filled in at apply', async () => {
