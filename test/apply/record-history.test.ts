@@ -3,36 +3,21 @@
  * found with as few reads as is correct — the plan's read for an agent left alone, the read-back
  * after an update, one more read only after knowledge files were set or a change failed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apply, type ApplyOptions } from '../../src/apply/apply.js';
 import type { ApplyClient } from '../../src/apply/client.js';
-import { createClient, type ApiClient } from '../../src/api/index.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { ApiClient } from '../../src/api/index.js';
 import { configurationHash } from '../../src/history/config-hash.js';
 import { FileHistoryStore } from '../../src/history/file-store.js';
 import type { HistoryRecord } from '../../src/history/types.js';
-import { loadManifests } from '../../src/manifest/index.js';
 import type { DesiredState } from '../../src/manifest/types.js';
 import type { UpdateAgentRequest } from '../../src/schema/types.gen.js';
-import { fingerprintKey } from '../../src/util/hash.js';
-import { repoRoot } from '../helpers/cli.js';
+import { startLibraryService } from '../helpers/library-service.js';
 import { SECRETS } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const BOOKING = '-OKdqbqetEcM4ak369yn';
-
-let emulator: RunningEmulator | undefined;
-let client: ApiClient | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await client?.close();
-  await emulator?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  emulator = client = dir = undefined;
-});
 
 /**
  * The real client, counting agent reads by id, and failing one agent's update: its answer lost (the
@@ -54,28 +39,25 @@ function countingClient(real: ApiClient, failUpdateOf?: string, refused = false)
   return { client: wrapped, reads };
 }
 
-async function setUp(): Promise<{ desired: DesiredState; base: Omit<ApplyOptions, 'client'>; store: FileHistoryStore }> {
-  emulator = await startEmulator({ quiet: true });
-  client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
-  dir = await mkdtemp(path.join(tmpdir(), 'voxform-history-'));
-  const { state } = await loadManifests({ paths: ['agents.example.yaml'], cwd: repoRoot, env: SECRETS });
-  const desired = state as DesiredState;
+async function setUp(): Promise<{ client: ApiClient; desired: DesiredState; base: Omit<ApplyOptions, 'client'>; store: FileHistoryStore }> {
+  const service = await startLibraryService();
+  const { client, desired, dir } = service;
   const store = new FileHistoryStore(path.join(dir, 'history'));
-  const base = { desired, stateFile: path.join(dir, 'state.json'), serviceId: 'local', fingerprintKey: fingerprintKey(emulator.apiKey), autoApprove: true, history: store, source: { commit: 'a'.repeat(40) }, by: 'tester@host' };
-  return { desired, base, store };
+  const base = { desired, stateFile: path.join(dir, 'state.json'), serviceId: 'local', fingerprintKey: service.key, autoApprove: true, history: store, source: { commit: 'a'.repeat(40) }, by: 'tester@host' };
+  return { client, desired, base, store };
 }
 
-async function expectHashesOfService(record: HistoryRecord): Promise<void> {
+async function expectHashesOfService(client: ApiClient, record: HistoryRecord): Promise<void> {
   for (const version of Object.values(record.agents)) {
-    const live = await client!.getAgent(version.id);
+    const live = await client.getAgent(version.id);
     expect(version.configHash).toBe(configurationHash(live.config as Record<string, unknown>, { maskPaths: version.maskedPaths }));
   }
 }
 
 describe('apply records its history', () => {
   it('reads an agent again only when its knowledge files were set after the read-back', async () => {
-    const { base, store } = await setUp();
-    const { client: counting, reads } = countingClient(client!);
+    const { client, base, store } = await setUp();
+    const { client: counting, reads } = countingClient(client);
     const outcome = await apply({ ...base, client: counting });
     expect(outcome.status).toBe('applied');
     // front-desk: the plan's read, the read-back after its update, one more after its files were set.
@@ -86,7 +68,7 @@ describe('apply records its history', () => {
     expect(record?.id).toBe(outcome.record?.id);
     expect(record).toMatchObject({ by: 'tester@host', outcome: 'applied', source: { commit: 'a'.repeat(40) }, summary: { create: 3, update: 4, applied: 7, failed: 0, skipped: 0 } });
     expect(Object.keys(record!.agents).sort()).toEqual(['booking', 'front-desk']);
-    await expectHashesOfService(record!);
+    await expectHashesOfService(client, record!);
 
     // Nothing to do: the plan's reads are the live state; no read more.
     reads.clear();
@@ -98,20 +80,20 @@ describe('apply records its history', () => {
   });
 
   it('reads a failed change again, so the record holds what the service kept', async () => {
-    const { base, store } = await setUp();
-    const { client: failing, reads } = countingClient(client!, BOOKING);
+    const { client, base, store } = await setUp();
+    const { client: failing, reads } = countingClient(client, BOOKING);
     const outcome = await apply({ ...base, client: failing });
     expect(outcome.status).toBe('failed');
     expect(outcome.failed.map((f) => f.address)).toEqual(['agent.booking']);
     expect(reads.get(BOOKING)).toBe(2);
     const [record] = await store.list({ workspace: 'default@local' });
     expect(record).toMatchObject({ outcome: 'failed', summary: { failed: 1 } });
-    await expectHashesOfService(record!);
+    await expectHashesOfService(client, record!);
   });
 
   it('leaves out an agent whose change did not apply: the record never claims a configuration the service does not hold', async () => {
-    const { base, store } = await setUp();
-    const { client: failing, reads } = countingClient(client!, BOOKING, true);
+    const { client, base, store } = await setUp();
+    const { client: failing, reads } = countingClient(client, BOOKING, true);
     const outcome = await apply({ ...base, client: failing });
     expect(outcome.status).toBe('failed');
     expect(outcome.failed.map((f) => f.address)).toEqual(['agent.booking']);
@@ -119,12 +101,12 @@ describe('apply records its history', () => {
     const [record] = await store.list({ workspace: 'default@local' });
     expect(record).toMatchObject({ outcome: 'failed', summary: { failed: 1 } });
     expect(Object.keys(record!.agents)).toEqual(['front-desk']);
-    await expectHashesOfService(record!);
+    await expectHashesOfService(client, record!);
   });
 
   it('records nothing when the apply is cancelled', async () => {
-    const { base, store } = await setUp();
-    const outcome = await apply({ ...base, autoApprove: false, confirm: async () => false, client: client! });
+    const { client, base, store } = await setUp();
+    const outcome = await apply({ ...base, autoApprove: false, confirm: async () => false, client: client });
     expect(outcome.status).toBe('cancelled');
     expect(outcome.record).toBeUndefined();
     expect(await store.list({ workspace: 'default@local' })).toEqual([]);
