@@ -6,12 +6,14 @@
  * cannot hide the rest of the history.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { readKeptFile } from '../project-files/kept-files.js';
+import { MAX_HISTORY_RECORD_BYTES } from '../project-files/limits.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { historyRecordProblem } from './check-record.js';
-import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore } from './types.js';
+import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord } from './types.js';
 
 const RECORD_FILE = /^(\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6})\.json$/;
 
@@ -44,12 +46,22 @@ export class FileHistoryStore implements HistoryStore {
     const found: HistoryRecord[] = [];
     for (const id of ids) {
       if (query.limit !== undefined && found.length >= query.limit) break;
-      const record = await this.read(id, query);
+      const record = await this.read(id, query.onSkipped);
       if (!record || record.workspace !== query.workspace) continue;
       if (query.agent !== undefined && !recordedAgent(record, query.agent)) continue;
       found.push(record);
     }
     return found;
+  }
+
+  /** Every record of every workspace, oldest first (`voxform state migrate`); files that hold none are skipped. */
+  async all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
+    const records: HistoryRecord[] = [];
+    for (const id of await this.recordIds()) {
+      const record = await this.read(id, onSkipped);
+      if (record) records.push(record);
+    }
+    return records;
   }
 
   /** Every record id in the folder, oldest first. */
@@ -64,18 +76,29 @@ export class FileHistoryStore implements HistoryStore {
     return names.flatMap((name) => RECORD_FILE.exec(name)?.[1] ?? []).sort();
   }
 
-  /** The record of a file, or undefined (the file skipped, and reported to `onSkipped`) when the file holds none. */
-  private async read(id: string, query: HistoryQuery): Promise<HistoryRecord | undefined> {
+  /**
+   * The record of a file, or undefined (the file skipped, and reported to `onSkipped`) when the file
+   * holds none. Read under the guards of the files voxform keeps (kept-files.ts): a committed
+   * `.voxform/history/` is the pull request's, and a record may be a link to `/dev/urandom`, a FIFO
+   * or a file outside its folder.
+   */
+  private async read(id: string, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<HistoryRecord | undefined> {
     const file = path.join(this.directory, `${id}.json`);
     let problem: string | undefined;
     try {
-      const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-      problem = historyRecordProblem(parsed) ?? ((parsed as HistoryRecord).id === id ? undefined : 'id: not the id its file is named by');
-      if (problem === undefined) return parsed as HistoryRecord;
+      const read = await readKeptFile(file, MAX_HISTORY_RECORD_BYTES);
+      if (!read.found) return undefined; // removed since the folder was listed
+      if (!read.ok) {
+        problem = `it ${read.problem}`;
+      } else {
+        const parsed: unknown = JSON.parse(read.value.toString('utf8'));
+        problem = historyRecordProblem(parsed) ?? ((parsed as HistoryRecord).id === id ? undefined : 'id: not the id its file is named by');
+        if (problem === undefined) return parsed as HistoryRecord;
+      }
     } catch (error) {
       problem = error instanceof SyntaxError ? 'not JSON' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
     }
-    query.onSkipped?.({ where: file, problem });
+    onSkipped?.({ where: file, problem });
     return undefined;
   }
 }

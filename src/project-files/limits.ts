@@ -59,6 +59,15 @@ export const MAX_ALIAS_EXPANDED_VALUES = 100_000;
  */
 export const MAX_KEPT_FILE_BYTES = 256 * 1024 * 1024;
 
+/**
+ * One history record (`.voxform/history/*.json`), bytes, read under the same guards. A record of an
+ * apply of 5,000 agents is about 2 MB; a larger file is skipped like any foreign one.
+ */
+export const MAX_HISTORY_RECORD_BYTES = 64 * 1024 * 1024;
+
+/** A lock's holder file, bytes: who holds it, a few hundred bytes as voxform writes it. */
+export const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
+
 /** Diagnostics kept per load; past it they are only counted. */
 export const MAX_DIAGNOSTICS_KEPT = 1_000;
 

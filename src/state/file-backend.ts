@@ -4,13 +4,12 @@
  * deploy ledger in `history/` beside it. The serial a compare-and-set names is the file's: any
  * write to the file moves it, so a writer that read an older file is refused.
  */
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { isPlainObject } from '../util/json-object.js';
 import { checkKeptFile } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
@@ -99,13 +98,8 @@ export class FileStateBackend implements StateBackend {
   }
 
   async exportHistory(): Promise<HistoryRecord[]> {
-    const names = await readdir(this.history.directory).catch(() => [] as string[]);
-    const records: HistoryRecord[] = [];
-    for (const name of names.filter((n) => HISTORY_ID.test(n.replace(/\.json$/, ''))).sort()) {
-      const parsed: unknown = await readFile(path.join(this.history.directory, name), 'utf8').then(JSON.parse, () => undefined);
-      if (isPlainObject(parsed) && typeof parsed.id === 'string' && `${parsed.id}.json` === name) records.push(parsed as unknown as HistoryRecord);
-    }
-    return records;
+    // A file that holds no record (damaged, foreign, refused by the guards) is not copied.
+    return this.history.all();
   }
 
   async importHistory(records: readonly HistoryRecord[]): Promise<void> {

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { osUser } from '../util/run-identity.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock } from './backend.js';
+import { readKeptFile } from '../project-files/kept-files.js';
+import { MAX_LOCK_HOLDER_BYTES } from '../project-files/limits.js';
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
 export interface LockOwner {
@@ -159,7 +161,7 @@ export async function forceUnlockState(stateFile: string, lockId: string): Promi
   const lockDir = lockPathOf(stateFile);
   if (!/^[0-9a-f]+$/.test(lockId)) return undefined;
   const file = path.join(lockDir, `holder-${lockId}.json`);
-  const holder = await readFile(file, 'utf8').then((text) => parseHolder(file, text), () => 'gone' as const);
+  const holder = await readHolderFile(file).catch(() => 'gone' as const);
   if (holder === 'gone') return undefined;
   await removeDeadHolder(lockDir, { file });
   return { owner: holder.owner, lockId, unreadable: holder.unreadable };
@@ -202,12 +204,12 @@ const isHolderName = (name: string) => name.startsWith('holder-') && name.endsWi
 async function readHolder(lockDir: string): Promise<Holder> {
   try {
     const info = await lstat(lockDir);
-    if (info.isFile()) return parseHolder(lockDir, await readFile(lockDir, 'utf8'));
+    if (info.isFile()) return await readHolderFile(lockDir);
     if (!info.isDirectory()) return { owner: undefined, file: lockDir, unreadable: 'the lock is neither a folder nor a file' };
     const names = (await readdir(lockDir)).filter(isHolderName);
     if (names.length === 0) return await withoutHolderFile(lockDir);
     const file = path.join(lockDir, names[0] as string);
-    return parseHolder(file, await readFile(file, 'utf8'));
+    return await readHolderFile(file);
   } catch (error) {
     // ENOENT: released meanwhile; EISDIR/ENOTDIR: an older lock file replaced by a directory (or the
     // reverse) between the look and the read. Either way: look again.
@@ -230,8 +232,24 @@ async function withoutHolderFile(lockDir: string): Promise<Holder> {
   return { owner: undefined, file: lockDir, unreadable: 'the lock folder holds no holder file' };
 }
 
+/**
+ * A holder file (or an older voxform's lock file), read under the guards of the files voxform keeps
+ * (kept-files.ts): a committed `.voxform/` is the pull request's, and a holder may be a link to
+ * `/dev/urandom`, a FIFO or a file outside. A refused one holds the lock, unreadable.
+ */
+async function readHolderFile(file: string): Promise<Holder> {
+  const read = await readKeptFile(file, MAX_LOCK_HOLDER_BYTES);
+  if (!read.found) return 'gone';
+  if (!read.ok) return { owner: undefined, file, unreadable: `its ${holderFileName(file)} ${read.problem}` };
+  return parseHolder(file, read.value.toString('utf8'));
+}
+
+function holderFileName(file: string): string {
+  return file.endsWith('.lock') ? 'lock file' : `holder file ${path.basename(file)}`;
+}
+
 function parseHolder(file: string, text: string): Holder {
-  const unreadable = { owner: undefined, file, unreadable: `its ${file.endsWith('.lock') ? 'lock file' : `holder file ${path.basename(file)}`} is not one voxform wrote` };
+  const unreadable = { owner: undefined, file, unreadable: `its ${holderFileName(file)} is not one voxform wrote` };
   try {
     const owner = JSON.parse(text) as Partial<LockOwner> | null;
     if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return unreadable;

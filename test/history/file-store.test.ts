@@ -59,7 +59,7 @@ describe('FileHistoryStore', () => {
     const skipped: SkippedRecord[] = [];
     expect((await store.list({ workspace: 'default@local', agent: 'desk', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
     expect(skipped).toEqual([
-      { where: path.join(dir, '20260105T100000000Z-eeeeee.json'), problem: 'cannot be read (EISDIR)' },
+      { where: path.join(dir, '20260105T100000000Z-eeeeee.json'), problem: 'it is a folder, not a file' },
       { where: path.join(dir, '20260104T100000000Z-dddddd.json'), problem: 'not JSON' },
       { where: path.join(dir, '20260103T100000000Z-bbbbbb.json'), problem: 'id: not the id its file is named by' },
       { where: path.join(dir, '20260102T100000000Z-aaaaaa.json'), problem: 'agents.desk: not an object' },

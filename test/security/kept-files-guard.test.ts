@@ -1,26 +1,27 @@
 /**
- * A committed `.voxform/` is the pull request's: `.voxform/state.json` (the state) and
- * `.voxform/local.json` (the embedded emulator's data) are read under the guards of every project
- * file — a regular file, not linked out of its folder, within its size cap — and what fails to
- * parse is never quoted. Each case must end in exit 1 with a sentence naming the file (a hang would
- * end in the helper's kill, -1; memory spent on /dev/zero ended in "Invalid string length").
+ * A committed `.voxform/` is the pull request's: `.voxform/state.json` (the state),
+ * `.voxform/local.json` (the embedded emulator's data), the history records and the lock's holder
+ * files are read under the guards of every project file — a regular file, not linked out of its
+ * folder, within its size cap — and what fails to parse is never quoted. Each case must end in a
+ * sentence naming the file (a hang would end in the helper's kill, -1; memory spent on /dev/zero
+ * ended in "Invalid string length").
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_KEPT_FILE_BYTES } from '../../src/project-files/limits.js';
+import { MAX_HISTORY_RECORD_BYTES, MAX_KEPT_FILE_BYTES } from '../../src/project-files/limits.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const PLANTED = 'AWS_SECRET_planted_4c8e2a';
 const MANIFEST = 'version: 1\nagents:\n  desk:\n    id: "-OKdqbqetEcM4ak369ym"\n    config: { first_message: Hello }\n';
 
-/** A project whose `.voxform/NAME` is made by `make`, and beside it (outside) a file holding a planted secret. */
+/** A project whose `.voxform/NAME` (NAME may name a folder inside) is made by `make`, and beside it (outside) a file holding a planted secret. */
 async function project(name: string, make: (file: string, outside: string) => Promise<void>): Promise<string> {
   const base = await tempDir({ 'outside/secret.txt': `${PLANTED}=1\n`, 'project/voxform.yaml': MANIFEST });
   const dir = path.join(base, 'project');
-  await mkdir(path.join(dir, '.voxform'));
+  await mkdir(path.dirname(path.join(dir, '.voxform', name)), { recursive: true });
   await make(path.join(dir, '.voxform', name), path.join(base, 'outside'));
   return dir;
 }
@@ -52,5 +53,49 @@ describe.each([
     expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED.slice(0, 8));
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.code).toBe(1);
+  });
+});
+
+/** The cases of a file that is not a regular file inside its folder: the same refusal whatever the file. */
+const NOT_REGULAR = CASES.filter(([name]) => name.startsWith('a link') || name === 'a FIFO').map(
+  ([name, make, problem]): [string, (file: string, outside: string) => Promise<void>, RegExp] => [name, make, new RegExp(problem.source.replace(/\\\.( It was not read\\\.)?$/, ''))],
+);
+
+function expectNothingOfIt(result: { stdout: string; stderr: string }): void {
+  expect(result.stderr).not.toContain('Invalid string length');
+  expect(`${result.stdout}${result.stderr}`).not.toContain(PLANTED.slice(0, 8));
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('.voxform/history/ records from the repository', () => {
+  const RECORD = 'history/20260101T000000000Z-abcdef.json';
+  const cases: Array<[string, (file: string, outside: string) => Promise<void>, RegExp]> = [
+    ...NOT_REGULAR,
+    ['over its size cap', async (file) => (await writeFile(file, ''), truncate(file, MAX_HISTORY_RECORD_BYTES + 1)), /is 67,108,865 bytes; the limit is 64 MiB/],
+  ];
+  it.each(cases)('%s: skipped with a warning naming it, the rest of the history still shown', async (_case, make, problem) => {
+    const dir = await project(RECORD, make);
+    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const result = await runCli(['history', '--local'], { cwd: dir });
+    expect(result.stderr).toContain(`warning: .voxform/${RECORD} is skipped: it is not a voxform history record (it `);
+    expect(result.stderr).toMatch(problem);
+    expect(result.stdout).toContain('agents changed: desk');
+    expectNothingOfIt(result);
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('.voxform/state.json.lock holder files from the repository', () => {
+  it.each(NOT_REGULAR)('%s: the lock is held by an unknown run, in status and apply alike', async (_case, make, problem) => {
+    const dir = await project('state.json.lock/holder-abc.json', make);
+    const status = await runCli(['status', '--local'], { cwd: dir });
+    expect(status.stdout).toContain('held by an unknown run (its holder file holder-abc.json ');
+    expect(status.stdout).toMatch(problem);
+    expectNothingOfIt(status);
+    expect(status.code).toBe(0);
+    const apply = await runCli(['apply', '--local', '--auto-approve', '--lock-timeout', '0'], { cwd: dir });
+    expect(apply.stderr).toContain('is locked by an unknown run (its holder file holder-abc.json ');
+    expectNothingOfIt(apply);
+    expect(apply.code).toBe(1);
   });
 });

@@ -1,7 +1,28 @@
 /** The PostgreSQL backend's deploy ledger: one row per apply in `voxform_history`, the record as jsonb. */
 import type pg from 'pg';
+import { historyRecordProblem } from '../../history/check-record.js';
 import { newHistoryId } from '../../history/file-store.js';
-import type { HistoryRecord, HistoryStore } from '../../history/types.js';
+import type { HistoryQuery, HistoryRecord, HistoryStore, SkippedRecord } from '../../history/types.js';
+
+/** A row as read: its id column and its record. */
+interface HistoryRow {
+  id: string;
+  record: unknown;
+}
+
+/**
+ * The rows' records; a row that holds none (edited by hand, written by something else) is skipped
+ * and reported, as the file store skips a damaged file, so one bad row cannot hide the rest.
+ */
+function recordsOf(rows: readonly HistoryRow[], onSkipped: ((skipped: SkippedRecord) => void) | undefined): HistoryRecord[] {
+  const records: HistoryRecord[] = [];
+  for (const row of rows) {
+    const problem = historyRecordProblem(row.record) ?? ((row.record as HistoryRecord).id === row.id ? undefined : 'id: not the id of its row');
+    if (problem === undefined) records.push(row.record as HistoryRecord);
+    else onSkipped?.({ where: `voxform_history row ${row.id}`, problem });
+  }
+  return records;
+}
 
 export class PostgresHistoryStore implements HistoryStore {
   /** `guard` turns a driver error into a `state_backend_failed` (see the backend's `run`). */
@@ -16,24 +37,24 @@ export class PostgresHistoryStore implements HistoryStore {
     return stored;
   }
 
-  list(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]> {
+  list(query: HistoryQuery): Promise<HistoryRecord[]> {
     return this.guard(() => this.select(query));
   }
 
-  private async select(query: { workspace: string; agent?: string | undefined; limit?: number | undefined }): Promise<HistoryRecord[]> {
+  private async select(query: HistoryQuery): Promise<HistoryRecord[]> {
     const pool = await this.query();
-    const result = await pool.query<{ record: HistoryRecord }>(
-      `SELECT record FROM voxform_history WHERE workspace = $1 AND ($2::text IS NULL OR (record -> 'agents') ? $2)
+    const result = await pool.query<HistoryRow>(
+      `SELECT id, record FROM voxform_history WHERE workspace = $1 AND ($2::text IS NULL OR (record -> 'agents') ? $2)
        ORDER BY id DESC LIMIT $3`,
       [query.workspace, query.agent ?? null, query.limit ?? null],
     );
-    return result.rows.map((row) => row.record);
+    return recordsOf(result.rows, query.onSkipped);
   }
 
   /** Every record, oldest first. */
-  async all(): Promise<HistoryRecord[]> {
+  async all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
     const pool = await this.query();
-    return (await pool.query<{ record: HistoryRecord }>('SELECT record FROM voxform_history ORDER BY id')).rows.map((row) => row.record);
+    return recordsOf((await pool.query<HistoryRow>('SELECT id, record FROM voxform_history ORDER BY id')).rows, onSkipped);
   }
 
   /** Stores records with their ids; one already stored is left alone. */
