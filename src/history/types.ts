@@ -106,7 +106,10 @@ export interface HistoryQuery {
 export interface HistoryStore {
   /** Appends a record; its id is assigned here. Resolves once the record is stored. */
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
-  /** Records of a workspace, newest first; with `agent`, only records that hold that agent. */
+  /**
+   * Records of a workspace, newest first; with `agent`, only records that hold that agent. Each is
+   * checked whole (check-record.ts): one that holds no record is skipped and told to `onSkipped`.
+   */
   list(query: HistoryQuery): Promise<HistoryRecord[]>;
 }
 

@@ -7,10 +7,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workspaceHistory } from '../../src/cli/history-records.js';
-import type { HistoryRecord, HistoryStore } from '../../src/history/types.js';
+import type { HistoryRecord } from '../../src/history/types.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
-import { makeContext } from '../helpers/context.js';
 
 const tempDir = useTempDirs();
 const MANIFEST = 'version: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n    config:\n      first_message: "Hello"\n';
@@ -137,15 +135,5 @@ describe('a history folder that is a file', () => {
       expect(result.stderr).toContain(`error: Cannot read the history folder ${path.join(dir, folder)}: it, or a folder above it, is a file.`);
       expect(result.stderr).not.toMatch(/unexpected problem|ENOTDIR|\n\s+at /);
     }
-  });
-});
-
-describe('workspaceHistory', () => {
-  it('checks the records of a backend that does not check them itself (a database row is data too)', async () => {
-    const rows = [record('20261123T110000000Z-bbbbbb', (r) => (r.agents['front-desk'].configHash = 'x')), record(GOOD)];
-    const store: HistoryStore = { append: () => Promise.reject(new Error('not here')), list: () => Promise.resolve(rows) };
-    const { ctx, captured } = makeContext({ cwd: '/tmp' });
-    expect((await workspaceHistory(store, 'default@local', ctx)).map((r) => r.id)).toEqual([GOOD]);
-    expect(captured.stderr).toBe('warning: history record 20261123T110000000Z-bbbbbb is skipped: it is not a voxform history record (agents.front-desk.configHash: not a sha256: hash).\n');
   });
 });

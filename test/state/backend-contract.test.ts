@@ -160,7 +160,32 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(await backend.history.list({ workspace: WORKSPACE, agent: 'front', limit: 1 })).toHaveLength(1);
     expect((await backend.exportHistory()).map((r) => r.id)).toEqual(['20261122T100000000Z-aaaaaa', '20261122T100000000Z-bbbbbb', appended.id]);
   });
+
+  it('skips, and reports, a stored record that holds none: listed and exported alike', async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const good = record('20261122T100000000Z-aaaaaa', WORKSPACE);
+    await backend.importHistory([good]);
+    const damaged = record('20261122T110000000Z-bbbbbb', WORKSPACE);
+    damaged.agents.front!.configHash = 'x';
+    await plantHistoryRecord(backend, where, damaged);
+    const skipped: string[] = [];
+    const listed = await backend.history.list({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(`${path.basename(s.where)}: ${s.problem}`) });
+    expect(listed.map((r) => r.id)).toEqual([good.id]);
+    const name = kind === 'file' ? `${damaged.id}.json` : `voxform_history row ${damaged.id}`;
+    expect(skipped).toEqual([`${name}: agents.front.configHash: not a sha256: hash`]);
+    expect((await backend.exportHistory()).map((r) => r.id)).toEqual([good.id]);
+  });
 });
+
+/** Stores `record` as it is, unchecked, as a hand or another program could: a file of the history folder, or a row. */
+async function plantHistoryRecord(backend: StateBackend, where: string, stored: HistoryRecord): Promise<void> {
+  if (backend.kind === 'file') return writeFile(path.join(path.dirname(where), 'history', `${stored.id}.json`), JSON.stringify(stored));
+  await asAdmin(
+    (client) => client.query('INSERT INTO voxform_history (id, workspace, at, record) VALUES ($1, $2, $3, $4)', [stored.id, stored.workspace, stored.at, JSON.stringify(stored)]),
+    new URL(where).pathname.slice(1),
+  );
+}
 
 /** Stores `text` as the workspace's state, as a hand or another program could: the file's member, or the row. */
 async function plantWorkspace(backend: StateBackend, where: string, text: string): Promise<void> {
