@@ -22,8 +22,10 @@ export class ChatCompletionStream implements AsyncIterable<string> {
   #sessionId: string | undefined;
   #finishReason: string | null | undefined;
 
+  /** `scrub` takes the secrets out of what the service sent before an error quotes (and shortens) it. */
   constructor(
     private readonly request: ChatCompletionRequest,
+    private readonly scrub: (text: string) => string,
     private readonly open: OpenChatStream,
   ) {}
 
@@ -61,11 +63,11 @@ export class ChatCompletionStream implements AsyncIterable<string> {
       for await (const event of readSse(body as AsyncIterable<Uint8Array>)) {
         const data = event.data.trim();
         if (data === '[DONE]') return;
-        if (event.event === 'error') throw streamError(data);
+        if (event.event === 'error') throw streamError(this.scrub(data));
         yield* this.fromChunk(data);
       }
     } catch (error) {
-      if (error instanceof SseStreamTooLargeError) throw streamError(error.message);
+      if (error instanceof SseStreamTooLargeError) throw streamError(this.scrub(error.message));
       throw error;
     } finally {
       if (!body.destroyed) body.destroy();
@@ -82,7 +84,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
       yield data;
       return;
     }
-    if (chunk && typeof chunk === 'object' && 'error' in chunk) throw streamError(JSON.stringify((chunk as { error: unknown }).error));
+    if (chunk && typeof chunk === 'object' && 'error' in chunk) throw streamError(this.scrub(JSON.stringify((chunk as { error: unknown }).error)));
     const typed = chunk as Partial<ChatCompletionChunk>;
     if (typeof typed.session_id === 'string') this.#sessionId = typed.session_id;
     for (const choice of Array.isArray(typed.choices) ? typed.choices : []) {
@@ -100,7 +102,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw streamError(`an unreadable answer: ${text.slice(0, 120)}`);
+      throw streamError(`an unreadable answer: ${this.scrub(text).slice(0, 120)}`);
     }
     const record = parsed as { session_id?: unknown; choices?: Array<{ message?: { content?: unknown }; delta?: { content?: unknown }; finish_reason?: string | null }> };
     if (typeof record.session_id === 'string') this.#sessionId = record.session_id;

@@ -30,7 +30,7 @@ import type {
   UpdateAgentRequest,
 } from '../schema/types.gen.js';
 import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './chat.js';
-import { ApiError, errorFromBadAnswer, isApiError, requestInvalid, type FailureContext } from './errors.js';
+import { ApiError, errorFromBadAnswer, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
 import { Requester, realSleep, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
@@ -45,6 +45,12 @@ export interface ClientOptions {
   region?: 'us' | 'eu';
   /** The private key, sent raw in the `authorization` header and nowhere else. */
   apiKey: string;
+  /**
+   * Scrubs the caller's other secrets from what the service echoes (an error's detail, a chat
+   * stream's error), before a message shortens it; the key is always scrubbed. The CLI passes its
+   * registry of every secret of the run.
+   */
+  redact?: (text: string) => string;
   /** Requests on the wire at once across every origin (default 16); more calls wait their turn. */
   maxInFlight?: number;
   /**
@@ -233,6 +239,7 @@ export function createClient(options: ClientOptions): ApiClient {
     backoff: options.backoff ?? {},
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
     debug: options.debug,
+    redact: options.redact,
     onRequest: options.onRequest,
     onResponse: options.onResponse,
     onRetry: options.onRetry,
@@ -382,7 +389,8 @@ class ServiceClient implements ApiClient {
 
   chatCompletions(body: ChatCompletionRequest): ChatCompletionStream {
     check('POST /chat/completions', 'ChatCompletionRequest', body);
-    return new ChatCompletionStream(body, (request) =>
+    const echo = this.context('POST', '/chat/completions');
+    return new ChatCompletionStream(body, (text) => scrubEcho(text, echo), (request) =>
       this.requester.stream({
         method: 'POST',
         path: '/chat/completions',
@@ -475,7 +483,7 @@ class ServiceClient implements ApiClient {
   }
 
   private context(method: string, path: string): FailureContext {
-    return { method, path, attempts: 1, secret: this.apiKey };
+    return { method, path, attempts: 1, secret: this.apiKey, redact: this.requester.redact };
   }
 }
 

@@ -75,13 +75,15 @@ export interface FailureContext {
   attempts: number;
   /** The private key, scrubbed from anything the service echoes back. */
   secret: string;
+  /** Scrubs the caller's other secrets (`ClientOptions.redact`), before anything is shortened. */
+  redact?: ((text: string) => string) | undefined;
   /** What to check when the service answers 404 (e.g. "Check the agent id in your manifest."). */
   notFoundHint?: string | undefined;
 }
 
 /** Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. */
 export function errorFromResponse(status: number, body: string, ctx: FailureContext): ApiError {
-  const parsed = parseErrorBody(scrub(body, ctx.secret));
+  const parsed = parseErrorBody(scrubEcho(body, ctx));
   const code = codeForStatus(status);
   const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
@@ -101,7 +103,7 @@ export function errorFromResponse(status: number, body: string, ctx: FailureCont
 
 /** A 2xx answer whose body says `success: false` (or is not what the operation promises). */
 export function errorFromBadAnswer(status: number, what: string, ctx: FailureContext, detail?: string): ApiError {
-  const scrubbed = detail === undefined ? undefined : scrub(detail, ctx.secret);
+  const scrubbed = detail === undefined ? undefined : scrubEcho(detail, ctx);
   return new ApiError({
     code: 'api_error',
     message: `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} with ${what}${scrubbed ? ` (${clip(scrubbed)})` : ''}.`,
@@ -271,6 +273,16 @@ function isIssueLike(value: unknown): value is { loc?: unknown[]; msg?: unknown;
  */
 export function scrub(text: string, secret: string): string {
   return secret === '' ? text : redactNeedles(text, echoedForms(secret));
+}
+
+/**
+ * What the service echoed, with the key and every other secret the caller knows scrubbed. Done
+ * before a message shortens it: a cut through a secret would leave its start, which no later
+ * redaction of the whole value can find.
+ */
+export function scrubEcho(text: string, ctx: Pick<FailureContext, 'secret' | 'redact'>): string {
+  const keyless = scrub(text, ctx.secret);
+  return ctx.redact ? ctx.redact(keyless) : keyless;
 }
 
 /** The path as a person reads it: `%2B` back to `+`, but the string stays one token. */

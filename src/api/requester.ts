@@ -45,6 +45,8 @@ export interface RequesterOptions {
   backoff: BackoffOptions;
   userAgent: string;
   debug: ((line: string) => void) | undefined;
+  /** Scrubs the caller's other secrets from what the service echoes (`ClientOptions.redact`). */
+  redact: ((text: string) => string) | undefined;
   onRequest: ((event: RequestEvent) => void) | undefined;
   onResponse: ((event: ResponseEvent) => void) | undefined;
   onRetry: ((event: RetryEvent) => void) | undefined;
@@ -99,6 +101,11 @@ export class Requester {
 
   get transport(): HttpTransport {
     return this.options.transport;
+  }
+
+  /** The caller's scrub of its other secrets, for errors the client makes of answers itself. */
+  get redact(): ((text: string) => string) | undefined {
+    return this.options.redact;
   }
 
   /** The same requester, whose requests `signal` withdraws while they wait for a slot (and stops retrying). */
@@ -267,7 +274,7 @@ export class Requester {
   }
 
   private failureContext(exchange: Exchange, target: { displayPath: string }, attempts: number) {
-    return { method: exchange.method, path: target.displayPath, attempts, secret: this.options.apiKey, notFoundHint: exchange.notFoundHint };
+    return { method: exchange.method, path: target.displayPath, attempts, secret: this.options.apiKey, redact: this.options.redact, notFoundHint: exchange.notFoundHint };
   }
 }
 

@@ -75,9 +75,11 @@ export function connectRemote(options: ConnectionOptions & { manifest?: Manifest
 }
 
 /** The client settings every connection shares: time-out and debug lines, then the command's own (the wire thread among them). */
-function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug'> {
+function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact'> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
-  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, ...(debug ? { debug } : {}) };
+  // Every secret of the run, as known when an error is made (the manifests register theirs as they load).
+  const redact = (text: string) => ctx.secrets.redact(text);
+  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, ...(debug ? { debug } : {}) };
 }
 
 /**

@@ -75,3 +75,38 @@ describe('the API key never appears in an error or a debug line', () => {
     }
   });
 });
+
+describe("the caller's other secrets never appear, not even cut short", () => {
+  // A header value of a webhook, say: the client knows it only through `redact`.
+  const HEADER_SECRET = 'hdr-SECRET-7f3a9c1e5b2d8046';
+  /** Quotes the secret so that a text shortened to `kept` characters keeps its first 9 (the cut goes through it). */
+  const echo = (kept: number) => `${'x'.repeat(kept - 10)} ${HEADER_SECRET} and more`;
+  let careless: Awaited<ReturnType<typeof fakeServer>>;
+
+  beforeAll(async () => {
+    careless = await fakeServer((req, res) => {
+      if (req.url === '/chat/completions') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: error\ndata: ${echo(200)}\n\n`);
+      } else {
+        res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: echo(299) }));
+      }
+    });
+  });
+  afterAll(async () => {
+    await careless.close();
+  });
+
+  it('is scrubbed before an error shortens what the service echoed', async () => {
+    const redact = (text: string) => text.replaceAll(HEADER_SECRET, '(sensitive)');
+    const test = testClient({ baseUrl: careless.url, apiKey: KEY, retries: 0, redact });
+    const errors = [
+      await test.client.getAgent('a1').catch((e: unknown) => e),
+      await test.client.chatCompletions({ agent: { agent_id: 'a1' }, messages: [{ role: 'user', content: 'hi' }] }).collect().catch((e: unknown) => e),
+    ];
+    for (const error of errors) {
+      expect(everything(error)).not.toContain(HEADER_SECRET.slice(0, 8));
+      expect((error as ApiError).message).toContain('(sensitiv');
+    }
+    await test.client.close();
+  });
+});
