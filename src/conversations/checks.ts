@@ -7,7 +7,7 @@ import { isVoxformError } from '../errors.js';
 import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
 import type { ChatModel } from '../model/chat-model.js';
-import { matchWithBudget, REGEX_TIME_BUDGET_MS } from './safe-regex.js';
+import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
 import { keepText, shortenRedacted, type Redact } from '../util/redact.js';
@@ -32,6 +32,8 @@ export interface CallRecordView {
 export interface CheckContext {
   model: ChatModel | undefined;
   redact?: Redact | undefined;
+  /** The time the run's regex checks share (one per run, safe-regex.ts). */
+  regexTime: RegexTimeBudget;
 }
 
 /** A quoted text for a check's name or detail: redacted, then cut to 60 characters. */
@@ -65,15 +67,31 @@ export async function checkReply(check: ReplyCheck, reply: string, turn: number,
     case 'equals':
       return reply.trim() === check.text.trim() ? result(name, turn, 'passed') : result(name, turn, 'failed', `the reply is ${short(reply, redact)}`);
     case 'regex':
-      return regexResult(name, turn, check.pattern, reply, 'the reply');
+      return regexResult(name, turn, check.pattern, reply, 'the reply', context.regexTime);
     case 'judge':
       return judgeResult(name, turn, context, check.rubric, reply, 'reply of the agent');
   }
 }
 
-function regexResult(name: string, turn: number | undefined, pattern: RegExp, subject: string, what: string): CheckResult {
-  const outcome = matchWithBudget(pattern, subject);
-  if ('timedOut' in outcome) return result(name, turn, 'failed', `the regular expression ran longer than ${REGEX_TIME_BUDGET_MS} ms and was stopped; simplify it (nested quantifiers such as (a+)+ take exponential time)`);
+const SIMPLIFY = 'simplify it (nested quantifiers such as (a+)+ take exponential time)';
+
+function refusalDetail(refusal: RegexRefusal, time: RegexTimeBudget): string {
+  const runTime = `${time.totalMs / 1000} s`;
+  switch (refusal.why) {
+    case 'this-match':
+      return refusal.limitMs < REGEX_TIME_BUDGET_MS
+        ? `the regular expression ran longer than the ${refusal.limitMs} ms left of this run's ${runTime} of regex time and was stopped; ${SIMPLIFY}`
+        : `the regular expression ran longer than ${REGEX_TIME_BUDGET_MS} ms and was stopped; ${SIMPLIFY}`;
+    case 'stopped-before':
+      return `the regular expression was stopped for running too long on an earlier text and is not run again; ${SIMPLIFY}`;
+    case 'run-spent':
+      return `not run: the regular expressions of this run have used their ${runTime} of time together; simplify the slow ones (the checks stopped for running too long name them)`;
+  }
+}
+
+function regexResult(name: string, turn: number | undefined, pattern: RegExp, subject: string, what: string, time: RegexTimeBudget): CheckResult {
+  const outcome = time.match(pattern, subject);
+  if ('timedOut' in outcome) return result(name, turn, 'failed', refusalDetail(outcome, time));
   if (outcome.matched) return result(name, turn, 'passed');
   return result(name, turn, 'failed', `${what} does not match${outcome.truncated ? ' (only its first 20,000 characters were searched)' : ''}`);
 }
@@ -139,7 +157,7 @@ async function matchArgs(expected: Record<string, ArgExpectation>, params: unkno
         return { status: 'failed', detail: `${arg} is ${short(text, context.redact)}, expected ${wanted}` };
       }
     } else if (expectation.kind === 'regex') {
-      const outcome = regexResult(arg, undefined, expectation.pattern, text, `${arg} (${short(text, context.redact)})`);
+      const outcome = regexResult(arg, undefined, expectation.pattern, text, `${arg} (${short(text, context.redact)})`, context.regexTime);
       if (outcome.status !== 'passed') return { status: 'failed', detail: outcome.detail };
     } else {
       const outcome = await judgeResult(arg, undefined, context, expectation.rubric, text, `value of the argument ${arg}`);

@@ -14,6 +14,7 @@ import { checkCall, checkReply } from './checks.js';
 import { nextCallerMove } from './judge.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { Redact } from '../util/redact.js';
+import type { RegexTimeBudget } from './safe-regex.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
@@ -30,6 +31,8 @@ export interface ConversationInput {
   model: ChatModel | undefined;
   /** Hides secrets in texts before they are shortened for a check's detail (see checks.ts). */
   redact?: Redact | undefined;
+  /** The time the run's regex checks share (safe-regex.ts). */
+  regexTime: RegexTimeBudget;
 }
 
 interface Exchange {

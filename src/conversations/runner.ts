@@ -8,6 +8,7 @@ import { VoxformError } from '../errors.js';
 import { Semaphore } from '../util/semaphore.js';
 import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
+import { RegexTimeBudget } from './safe-regex.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { Redact } from '../util/redact.js';
 import type { AgentUnderTest, BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
@@ -41,6 +42,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   const started = performance.now();
   const reports: TestReport[] = [];
   const jobs: Array<() => Promise<void>> = [];
+  const regexTime = new RegexTimeBudget();
   for (const file of selectTests(options.files, options.grep)) {
     const agent = options.agents.get(file.agent);
     if (!agent) throw new Error(`runTests(): no agent ${file.agent}`); // the caller resolved every agent
@@ -61,6 +63,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
               agentConfig: target === 'desired' ? agent.desiredConfig : undefined,
               model: options.model,
               redact: options.redact,
+              regexTime,
             });
           });
         }

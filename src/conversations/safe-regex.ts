@@ -2,7 +2,9 @@
  * Regular expressions from test files are untrusted: a pattern such as `^(a+)+$` takes exponential
  * time on some texts, and JavaScript's engine cannot be told to give up. So every match runs in a
  * separate V8 context with a time budget (V8 interrupts a running match when it is exceeded), the
- * text is capped in length, and the pattern's own length is capped by the schema.
+ * text is capped in length, and the pattern's own length is capped by the schema. A run's matches
+ * share a budget of their own (RegexTimeBudget): a test file of a thousand slow patterns, each
+ * stopped at its own limit, would otherwise hold CI for minutes.
  */
 import vm from 'node:vm';
 
@@ -10,11 +12,45 @@ import vm from 'node:vm';
 export const REGEX_SUBJECT_LIMIT = 20_000;
 /** Time budget of one match. */
 export const REGEX_TIME_BUDGET_MS = 250;
+/** Time budget of every match of one run together (`voxform test`): twenty stopped matches. */
+export const REGEX_RUN_BUDGET_MS = 5_000;
 
 const context = vm.createContext(Object.create(null) as object);
 const script = new vm.Script('pattern.lastIndex = 0; pattern.test(subject)');
 
 export type RegexOutcome = { matched: boolean; truncated: boolean } | { timedOut: true };
+
+/**
+ * Why a match of a run was stopped or not run: over its time (`limitMs`: its own, or what was left
+ * of the run's), a pattern stopped before, or the run's time spent.
+ */
+export type RegexRefusal = { timedOut: true; why: 'this-match'; limitMs: number } | { timedOut: true; why: 'stopped-before' | 'run-spent' };
+
+/**
+ * The time the matches of one run may take together. A pattern stopped once is not run again (it
+ * fails at once, saying so), and once the run's budget is spent every further match fails at once;
+ * a match never gets more than what is left.
+ */
+export class RegexTimeBudget {
+  #leftMs: number;
+  readonly #stopped = new Set<RegExp>();
+
+  constructor(readonly totalMs = REGEX_RUN_BUDGET_MS) {
+    this.#leftMs = totalMs;
+  }
+
+  match(pattern: RegExp, subject: string): { matched: boolean; truncated: boolean } | RegexRefusal {
+    if (this.#stopped.has(pattern)) return { timedOut: true, why: 'stopped-before' };
+    if (this.#leftMs <= 0) return { timedOut: true, why: 'run-spent' };
+    const limitMs = Math.max(1, Math.min(REGEX_TIME_BUDGET_MS, Math.ceil(this.#leftMs)));
+    const started = performance.now();
+    const outcome = matchWithBudget(pattern, subject, limitMs);
+    this.#leftMs -= performance.now() - started;
+    if (!('timedOut' in outcome)) return outcome;
+    this.#stopped.add(pattern);
+    return { timedOut: true, why: 'this-match', limitMs };
+  }
+}
 
 /** Whether `pattern` matches `subject`, or that it ran out of time (a check then fails with that reason). */
 export function matchWithBudget(pattern: RegExp, subject: string, budgetMs = REGEX_TIME_BUDGET_MS): RegexOutcome {

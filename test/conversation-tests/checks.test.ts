@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkCall, checkReply } from '../../src/conversations/checks.js';
 import { judge, nextCallerMove } from '../../src/conversations/judge.js';
 import { ChatModel } from '../../src/model/chat-model.js';
-import { matchWithBudget } from '../../src/conversations/safe-regex.js';
+import { matchWithBudget, RegexTimeBudget } from '../../src/conversations/safe-regex.js';
 import type { CallCheck, ReplyCheck } from '../../src/conversations/types.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 import { SecretRegistry } from '../../src/util/redact.js';
@@ -27,13 +27,31 @@ describe('reply checks', () => {
     ['regex misses', { kind: 'regex', pattern: /^Hello/ }, 'failed', 'the reply does not match'],
     ['judge without a judge is skipped, never passed', { kind: 'judge', rubric: 'Gives the hours.' }, 'skipped', 'no judge (--skip-judge)'],
   ])('%s', async (_name, check, status, detail) => {
-    expect(await checkReply(check, REPLY, 1, { model: undefined })).toMatchObject({ status, detail, turn: 1 });
+    expect(await checkReply(check, REPLY, 1, { model: undefined, regexTime: new RegexTimeBudget() })).toMatchObject({ status, detail, turn: 1 });
   });
 
   it('stops a catastrophic regex at its time budget instead of hanging, and says why', async () => {
-    const result = await checkReply({ kind: 'regex', pattern: /^(a+)+$/ }, `${'a'.repeat(40)}b`, 2, { model: undefined });
+    const result = await checkReply({ kind: 'regex', pattern: /^(a+)+$/ }, `${'a'.repeat(40)}b`, 2, { model: undefined, regexTime: new RegexTimeBudget() });
     expect(result.status).toBe('failed');
     expect(result.detail).toMatch(/ran longer than 250 ms and was stopped; simplify it/);
+  });
+
+  it('does not run a pattern again once it was stopped, and fails every match at once when the run has spent its time', async () => {
+    const slow = /^(a+)+$/;
+    const text = `${'a'.repeat(40)}b`;
+    const time = new RegexTimeBudget(400);
+    const context = { model: undefined, regexTime: time };
+    const first = await checkReply({ kind: 'regex', pattern: slow }, text, 1, context);
+    expect(first.detail).toMatch(/ran longer than 250 ms and was stopped/);
+    const again = await checkReply({ kind: 'regex', pattern: slow }, text, 2, context);
+    expect(again).toMatchObject({ status: 'failed', detail: expect.stringMatching(/^the regular expression was stopped for running too long on an earlier text and is not run again; simplify it/) });
+    // Another slow pattern gets what is left of the 400 ms (if anything is: the first one may have
+    // run past its limit before V8 stopped it), and is stopped at that.
+    const other = await checkReply({ kind: 'regex', pattern: /^(b+)+$/ }, `${'b'.repeat(40)}a`, 3, context);
+    expect(other.detail).toMatch(/^(the regular expression ran longer than the \d+ ms left of this run's 0.4 s of regex time and was stopped|not run: )/);
+    // Now even a fast pattern is not run: the run's regex time is spent.
+    const fast = await checkReply({ kind: 'regex', pattern: /Hello/ }, 'Hello', 4, context);
+    expect(fast).toMatchObject({ status: 'failed', detail: 'not run: the regular expressions of this run have used their 0.4 s of time together; simplify the slow ones (the checks stopped for running too long name them)' });
   });
 
   it('matches long texts on their first 20,000 characters', () => {
@@ -64,14 +82,14 @@ describe('call record checks', () => {
     ['tool_not_called', { kind: 'tool_not_called', tool: 'find_slots' }, 'failed', 'find_slots was called 2 times'],
     ['call_status', { kind: 'call_status', status: 'agent-ended' }, 'failed', 'the call status is chat_completion'],
   ])('%s', async (_name, check, status, detail) => {
-    expect(await checkCall(check, record, { model: undefined })).toMatchObject({ status, detail, turn: undefined });
+    expect(await checkCall(check, record, { model: undefined, regexTime: new RegexTimeBudget() })).toMatchObject({ status, detail, turn: undefined });
   });
 
   it('judges the transcript with the judge model and records its reason', async () => {
     fake = await startFakeModel();
     const model = new ChatModel({ url: fake.url, model: 'fake-judge', apiKey: 'judge-key-123456' });
-    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Tuesday 9am".' }, record, { model })).toMatchObject({ status: 'passed', detail: 'judge: the text meets the rubric' });
-    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Wednesday".' }, record, { model })).toMatchObject({ status: 'failed', detail: 'judge: the text does not mention "Wednesday"' });
+    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Tuesday 9am".' }, record, { model, regexTime: new RegexTimeBudget() })).toMatchObject({ status: 'passed', detail: 'judge: the text meets the rubric' });
+    expect(await checkCall({ kind: 'judge', rubric: 'Mentions "Wednesday".' }, record, { model, regexTime: new RegexTimeBudget() })).toMatchObject({ status: 'failed', detail: 'judge: the text does not mention "Wednesday"' });
     expect(fake.requests[0]?.messages.at(-1)?.content).toContain('Caller: A cleaning on Tuesday?\nAgent: Booked for Tuesday 9am.');
     expect(fake.requests[0]?.response_format).toEqual({ type: 'json_object' });
     expect(fake.authorizations[0]).toBe('Bearer judge-key-123456');
@@ -85,7 +103,7 @@ describe('the judge and the caller validate the model’s answers', () => {
     const model = new ChatModel({ url: fake.url, model: 'm', apiKey: undefined });
     expect(await judge(model, { rubric: 'r', subject: 's', what: 'reply' })).toEqual({ pass: true, reason: 'fine' });
     await expect(judge(model, { rubric: 'r', subject: 's', what: 'reply' })).rejects.toMatchObject({ code: 'model_answer_invalid' });
-    expect(await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, { model })).toMatchObject({ status: 'error' });
+    expect(await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, { model, regexTime: new RegexTimeBudget() })).toMatchObject({ status: 'error' });
   });
 
   it('refuses a model URL that is not http(s), saying what to give instead', () => {
@@ -124,13 +142,13 @@ describe('a quoted text is redacted before it is shortened', () => {
   const leaks = (text: string | undefined) => Array.from({ length: SECRET.length - 5 }, (_, at) => SECRET.slice(at, at + 6)).filter((piece) => text?.includes(piece));
 
   it('in the detail of equals and of a tool argument', async () => {
-    const equals = await checkReply({ kind: 'equals', text: 'Hello' }, around(60), 1, { model: undefined, redact });
+    const equals = await checkReply({ kind: 'equals', text: 'Hello' }, around(60), 1, { model: undefined, redact, regexTime: new RegexTimeBudget() });
     expect(equals.detail).toBe(`the reply is "${'x'.repeat(50)} (sensiti…"`);
     const record = { callStatus: undefined, transcript: [], toolCalls: [{ name: 'book', params: { code: around(60) } }] };
-    const exact = await checkCall({ kind: 'tool_called', tool: 'book', args: { code: { kind: 'exact', value: 'x' } } }, record, { model: undefined, redact });
+    const exact = await checkCall({ kind: 'tool_called', tool: 'book', args: { code: { kind: 'exact', value: 'x' } } }, record, { model: undefined, redact, regexTime: new RegexTimeBudget() });
     expect(leaks(exact.detail)).toEqual([]);
     expect(exact.detail).toBe(`no call of book matches: code is "${'x'.repeat(50)} (sensiti…", expected "x"`);
-    const regex = await checkCall({ kind: 'tool_called', tool: 'book', args: { code: { kind: 'regex', pattern: /^y/ } } }, record, { model: undefined, redact });
+    const regex = await checkCall({ kind: 'tool_called', tool: 'book', args: { code: { kind: 'regex', pattern: /^y/ } } }, record, { model: undefined, redact, regexTime: new RegexTimeBudget() });
     expect(leaks(regex.detail)).toEqual([]);
   });
 
@@ -143,7 +161,7 @@ describe('a quoted text is redacted before it is shortened', () => {
     const model = new ChatModel({ url: fake.url, model: 'm', apiKey: undefined });
     const verdict = await judge(model, { rubric: 'r', subject: 's', what: 'reply' }, redact);
     expect(leaks(verdict.reason)).toEqual([]);
-    const invalid = await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, { model, redact });
+    const invalid = await checkReply({ kind: 'judge', rubric: 'r' }, 'x', 1, { model, redact, regexTime: new RegexTimeBudget() });
     expect(invalid.status).toBe('error');
     expect(leaks(invalid.detail)).toEqual([]);
     const move = await nextCallerMove(model, { persona: 'p', goal: 'g', maxTurns: 2 }, [], redact);
