@@ -7,6 +7,7 @@ import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock } from './backend.js';
 import { readKeptFile } from '../project-files/kept-files.js';
+import { describeWriteFailure } from '../util/atomic-write.js';
 import { MAX_LOCK_HOLDER_BYTES } from '../project-files/limits.js';
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
@@ -76,8 +77,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireLockOp
     return await takeLock(stateFile, lockDir, options);
   } catch (error) {
     if (isVoxformError(error)) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new VoxformError('state_lock_failed', `Could not take the state lock ${lockDir} (${code}).`, {
+    throw new VoxformError('state_lock_failed', `Could not take the state lock ${lockDir}: ${describeWriteFailure(error)}.`, {
       hint: 'Check that the folder of the state file exists and is writable (--state names the state file).',
       cause: error,
     });
