@@ -1,6 +1,7 @@
 import { describeAction, fieldViews, summaryLine } from './field-lines.js';
 import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
+import { lineAsShown } from '../util/printable.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
@@ -33,15 +34,16 @@ function diffLines(change: ResourceChange): string[] {
   for (const view of fieldViews(change)) {
     let drift = view.drift ? '   # drift: changed on the service, not in the manifest' : '';
     if (view.summary !== undefined) {
-      lines.push(`${view.marker === '~' ? '!' : view.marker} ${view.path}: ${view.summary}${drift}`);
+      lines.push(`${view.marker === '~' ? '!' : view.marker} ${lineAsShown(view.path)}: ${lineAsShown(view.summary)}${drift}`);
       continue;
     }
     for (const line of view.diff ?? []) {
       if (line.kind !== '@') {
-        lines.push(`${line.kind}${line.text}`);
+        // Printed to a terminal as often as posted: no control character goes out raw.
+        lines.push(`${line.kind}${lineAsShown(line.text)}`);
         continue;
       }
-      lines.push(`${line.text} ${view.path}${drift}`);
+      lines.push(`${line.text} ${lineAsShown(view.path)}${drift}`);
       drift = '';
     }
   }

@@ -1,6 +1,7 @@
 import picocolors from 'picocolors';
 import { describeAction, fieldViews, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
+import { lineAsShown } from '../util/printable.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
 
@@ -20,26 +21,16 @@ function paintMarker(c: Colors, marker: string): string {
   return marker === '+' ? c.green(marker) : marker === '-' ? c.red(marker) : c.yellow(marker);
 }
 
-/**
- * Text shown as it is (a line of a prompt, a field's path): a value may come from anywhere (the
- * service, a history record), so a control character other than the tab — an escape sequence the
- * terminal would act on, a carriage return that hides the line before it — is shown as `?`.
- * Scalars need none of this: they are shown as JSON, escaped.
- */
-function shown(text: string): string {
-  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, '?');
-}
-
 function paintDiffLine(c: Colors, line: DiffLine): string {
   if (line.kind === '@') return c.cyan(line.text);
-  if (line.kind === '+') return c.green(`+${shown(line.text)}`);
-  if (line.kind === '-') return c.red(`-${shown(line.text)}`);
-  return c.dim(` ${shown(line.text)}`);
+  if (line.kind === '+') return c.green(`+${lineAsShown(line.text)}`);
+  if (line.kind === '-') return c.red(`-${lineAsShown(line.text)}`);
+  return c.dim(` ${lineAsShown(line.text)}`);
 }
 
 function renderField(c: Colors, view: FieldView, lines: string[]): void {
   const drift = view.drift ? c.magenta('  # drift: changed on the service, not in the manifest') : '';
-  const head = `      ${paintMarker(c, view.marker)} ${shown(view.path)}`;
+  const head = `      ${paintMarker(c, view.marker)} ${lineAsShown(view.path)}`;
   if (view.summary !== undefined) {
     lines.push(`${head}: ${view.summary}${drift}`);
     return;

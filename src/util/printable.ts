@@ -21,3 +21,12 @@ const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 export function controlsAsQuestionMarks(text: string): string {
   return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
 }
+
+/**
+ * A line of text shown as it is, in a plan's diff (a line of a prompt, a field's path): its value
+ * may come from anywhere (the service, a pull request), so each control character is one `?` as
+ * above — but a tab is kept, as the text's own indentation.
+ */
+export function lineAsShown(text: string): string {
+  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, '?');
+}

@@ -97,6 +97,11 @@ describe('text renderer', () => {
     expect(text).toContain('          +Safe?spoofed');
     expect(text).toContain('          -?2Jcleared');
     expect(text).toContain('      + config.first_message: "Hi \\u001b[2J"');
+    // The pull-request comment is printed to a terminal as often as it is posted.
+    const markdown = renderPlanMarkdown(planOf(changes, { summary: summarize(changes) }));
+    expect(markdown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(markdown).toContain('+\tIndented ?[31mred?]0;pwned?');
+    expect(markdown).toContain('-?2Jcleared');
   });
 
   it('says so when nothing changes', () => {
