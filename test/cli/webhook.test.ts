@@ -176,6 +176,22 @@ describe('voxform webhook send → voxform webhook serve on loopback', () => {
     expect(log).toContain('GET /hook  prefetch  REFUSED: not a prefetch request: session_id is required -> 422');
   });
 
+  it('serve prints the control characters of what arrives escaped, never raw to the terminal', async () => {
+    const serve = await startServe([], await tempDir({}));
+    const payload = {
+      chat: '[]', function_calls: [], ts: 1, duration: 3, agent_config: {}, agent_id: 'agent\u001b[31m', call_id: 'call\u001b]0;pwned\u0007',
+      chars_used: 0, session_id: 's1', cost_breakdown: [], voip: {}, recording: { recording_url: '' }, metadata: { 'key\u009b2J': 1 }, call_status: 'user-ended', error_message: null,
+    };
+    expect((await fetch(`${serve.url}/hook`, { method: 'POST', body: JSON.stringify(payload) })).status).toBe(200);
+    expect((await fetch(`${serve.url}/hook?session_id=s%1b%5B2J&agent_id=a%0Dfaked&from=%07&tier%1b=1`)).status).toBe(200);
+    await eventually(() => serve.stdout().split('\n').filter((line) => line.includes(' -> ')).length === 2, 'two request lines');
+    const log = (await serve.stop()).stdout;
+    expect(log).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(log).toContain('call call\\u001b]0;pwned\\u0007, agent agent\\u001b[31m, user-ended');
+    expect(log).toContain('metadata key\\u009b2J -> 200');
+    expect(log).toContain('session s\\u001b[2J, agent a\\rfaked, from \\u0007, metadata tier\\u001b -> 200');
+  });
+
   it('Ctrl-C stops serve cleanly: it says so and exits 130', async () => {
     const serve = await startServe([], await tempDir({}));
     const result = await serve.stop();

@@ -8,6 +8,7 @@ import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } fr
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
+import { printable } from '../../util/printable.js';
 
 export interface WebhookServeOptions {
   file?: string[];
@@ -41,7 +42,9 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
     res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
     // A body cut short is not read to its end: drop the connection once the answer is out.
     res.end(body, () => (close ? req.socket.destroy() : undefined));
-    settings.log(`${clock()}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`);
+    // The summary quotes what arrived (ids, metadata keys, query values): anyone who reaches the
+    // port wrote it, so its control characters are shown escaped, never sent to the terminal.
+    settings.log(printable(`${clock()}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`));
   };
   const refuse = (status: number, message: string, event: string, close = false) => answer(status, JSON.stringify({ detail: message }), `${event}  REFUSED: ${message}`, close);
 
