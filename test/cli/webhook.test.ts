@@ -228,6 +228,14 @@ describe('voxform webhook send checks the answer', () => {
     expect(result.stdout).not.toContain('in-the-url');
   });
 
+  it('prints the control characters of the receiver\'s answer escaped, never raw to the terminal', async () => {
+    const receiver = await startReceiver(answerWith(200, JSON.stringify({ metadata: { 'tier\u001b]0;pwned\u0007': 'gold', 'visits\u009b2J': 3 } })));
+    const result = await send(['--to', receiver.url, '--event', 'prefetch'], await tempDir({}));
+    expect(result.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(result.stdout).toContain('metadata keys tier\\u001b]0;pwned\\u0007, visits\\u009b2J; extra_prompt none');
+    expect(result.code).toBe(0);
+  });
+
   it.each([
     [204, 0, 'PASS  answered 204'],
     [500, 1, 'FAIL  the receiver answered 500; the service expects a 2xx answer'],

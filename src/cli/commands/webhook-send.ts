@@ -12,6 +12,7 @@ import { sampleCallRecord } from '../../webhooks/sample.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { headerNames, loadAgentWebhooks, WEBHOOK_FIELD, type AgentWebhooks, type WebhookEvent } from '../webhook-agent.js';
 import { formatDotted } from '../../util/field-path.js';
+import { printable } from '../../util/printable.js';
 
 export interface WebhookSendOptions extends ConnectionOptions {
   file?: string[];
@@ -174,6 +175,8 @@ export async function run(options: WebhookSendOptions, ctx: CommandContext): Pro
   ctx.stdout.write(`${options.event}  ${sent}  (${delivery.source}; ${headerText})\n`);
   const outcome = await sender.send({ hook, target, call_id: delivery.callId, session_id: delivery.sessionId, ...(delivery.query ? { query: delivery.query } : {}), ...(delivery.body === undefined ? {} : { body: delivery.body }) });
   const verdict = judgeDelivery(options.event, outcome);
-  ctx.stdout.write(`${verdict.line}\n`);
+  // The verdict quotes the receiver's answer (its metadata keys, what the schema refused there):
+  // the receiver wrote them, so their control characters are shown escaped, never sent to the terminal.
+  ctx.stdout.write(`${printable(verdict.line)}\n`);
   return verdict.ok ? 0 : 1;
 }
