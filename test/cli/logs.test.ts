@@ -412,3 +412,40 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     }
   });
 });
+
+describe('voxform logs with a service that answers control characters', () => {
+  const KEY = 'cliLogsControlKey000000000000001';
+  let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const call: GlobalCallHistoryRecord = {
+      call_id: 'call\u001b]0;pwned\u0007',
+      agent_id: 'agent\u001b[31m',
+      ts: 1_767_225_600,
+      duration: 10,
+      call_status: 'COMPLETED\u001b[2J',
+      voip: { provider: 'twilio', from: '+1555\r0001', to: '+1555\u009b0002' },
+      cost_breakdown: [{ type: 'stt\u001b[1m', provider: 'deepgram', credit: 0.002 }],
+    };
+    emulator = await startEmulator({ port: 0, seed: { keys: [{ type: 'private', key: KEY }], call_logs: [call] } });
+    env = { VOXFORM_API_KEY: KEY, VOXFORM_BASE_URL: emulator.url };
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it('the table and the summary show each control character as ?, in its place', async () => {
+    const table = await runCli(['logs'], { env });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^2026-01-01 00:00:00 {2}COMPLETED\?\[2J +10s {2}agent\?\[31m {2}\+1555\?0001 {2}\+1555\?0002 +0\.002 {2}call\?\]0;pwned\?$/);
+    const stats = await runCli(['logs', '--stats'], { env });
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(stats.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(stats.stdout).toContain('  COMPLETED?[2J  1');
+    expect(stats.stdout).toContain('  stt?[1m  0.002');
+  });
+});

@@ -4,6 +4,7 @@ import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { isSecretKeyName } from '../../schema/sensitive.js';
 import { didYouMean } from '../../util/did-you-mean.js';
+import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { REDACTED } from '../../util/redact.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
@@ -246,10 +247,12 @@ export function renderStats(stats: CallStats): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Pairs aligned in two columns; a key is the service's data (a status, a cost type), shown as the table shows it. */
 function alignPairs(pairs: Array<[string, string]>): string[] {
-  const left = Math.max(0, ...pairs.map(([key]) => key.length));
-  const right = Math.max(0, ...pairs.map(([, value]) => value.length));
-  return pairs.map(([key, value]) => `  ${key.padEnd(left)}  ${value.padStart(right)}`);
+  const shown = pairs.map(([key, value]): [string, string] => [controlsAsQuestionMarks(key), value]);
+  const left = Math.max(0, ...shown.map(([key]) => key.length));
+  const right = Math.max(0, ...shown.map(([, value]) => value.length));
+  return shown.map(([key, value]) => `  ${key.padEnd(left)}  ${value.padStart(right)}`);
 }
 
 interface Column {
@@ -280,7 +283,9 @@ const MIN_SHRUNK = 6;
  * file) nothing is cut.
  */
 export function renderTable(records: readonly GlobalCallHistoryRecord[], columns: number | undefined): string {
-  const rows = records.map((record) => COLUMNS.map((column) => column.cell(record)));
+  // The cells are the service's data: each control character is one `?`, so no escape sequence
+  // reaches the terminal and a cell keeps its width.
+  const rows = records.map((record) => COLUMNS.map((column) => controlsAsQuestionMarks(column.cell(record))));
   const widths = COLUMNS.map((column, i) => Math.max(column.title.length, ...rows.map((row) => (row[i] as string).length)));
   if (columns !== undefined) {
     let total = widths.reduce((sum, w) => sum + w, 0) + GAP * (widths.length - 1);
