@@ -7,10 +7,25 @@
  * sequences) are written `\u007f`, `\u009b`, which JSON leaves raw.
  */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (ch) => (ch < ' ' ? JSON.stringify(ch).slice(1, -1) : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return text.replace(UNPRINTABLE, escapeControl);
 }
 
 const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+
+/**
+ * Running text shown as it is, an agent's reply in `voxform chat`: its line breaks and tabs are the
+ * text's own, so they are kept; every other control character — a carriage return too, which lets
+ * a reply write over what was printed — is escaped as `printable` escapes it.
+ */
+export function printableKeepingLines(text: string): string {
+  return text.replace(UNPRINTABLE_BUT_LINE_BREAKS, escapeControl);
+}
+
+const UNPRINTABLE_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+function escapeControl(ch: string): string {
+  return ch < ' ' ? JSON.stringify(ch).slice(1, -1) : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
 
 /**
  * The same safety where a value is shown in a fixed layout (the state, a lock's holder file, a

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PUBLIC_KEY, startEmulator } from '../../src/emulator/index.js';
+import { DEFAULT_PUBLIC_KEY, defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -54,6 +54,23 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_BASE_URL: emulator.url }, input: 'Hello\n' });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+  });
+});
+
+describe('voxform chat with a service that answers control characters', () => {
+  it('streams the reply with its lines kept and every other control character escaped, never raw', async () => {
+    const seed = defaultSeed();
+    const agent = seed.agents?.find((a) => a.id === FRONT_DESK);
+    if (!agent) throw new Error('the default seed has no front desk');
+    agent.name = 'Front\u001b]0;pwned\u0007 desk\r';
+    const service = await startEmulator({ port: 0, seed });
+    try {
+      const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_API_KEY: service.apiKey, VOXFORM_BASE_URL: service.url }, input: 'Hello\u009b2J\tthere\n' });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe('[Front\\u001b]0;pwned\\u0007 desk\\r] You said: Hello\\u009b2J\tthere\n');
+    } finally {
+      await service.close();
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printable } from '../../src/util/printable.js';
+import { printable, printableKeepingLines } from '../../src/util/printable.js';
 
 describe('printable', () => {
   it.each([
@@ -11,5 +11,11 @@ describe('printable', () => {
     ['DEL and the C1 controls, which JSON leaves raw', '\u007f\u0085\u009b31m', '\\u007f\\u0085\\u009b31m'],
   ])('%s', (_name, text, expected) => {
     expect(printable(text)).toBe(expected);
+  });
+});
+
+describe('printableKeepingLines', () => {
+  it('keeps line breaks and tabs, and escapes every other control character as printable does', () => {
+    expect(printableKeepingLines('one\n\ttwo\r\nx\u001b[2J\u0007\u009b31m')).toBe('one\n\ttwo\\r\nx\\u001b[2J\\u0007\\u009b31m');
   });
 });

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import pc from 'picocolors';
 import { ApiError, isApiError } from '../../api/index.js';
+import { printable, printableKeepingLines } from '../../util/printable.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 
@@ -37,11 +38,14 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   ctx.onExit(() => session.end().catch(() => undefined));
 
   const paint = (text: string, style: (s: string) => string) => (ctx.color ? style(text) : text);
+  // The agent's name and replies are the service's (a model's) text: their control characters are
+  // shown escaped, so no escape sequence reaches the terminal; a reply keeps its line breaks.
+  const agentName = printable(agent.name || options.agent);
   const prompt = () => {
     if (interactive) ctx.stderr.write(paint('you> ', pc.bold));
   };
   if (interactive) {
-    ctx.stderr.write(`Chatting with ${agent.name || options.agent} (${options.agent}). Type /exit or press Ctrl-D to end.\n`);
+    ctx.stderr.write(`Chatting with ${agentName} (${printable(options.agent)}). Type /exit or press Ctrl-D to end.\n`);
   }
 
   const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });
@@ -54,9 +58,9 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
         continue;
       }
       if (interactive && EXIT_COMMANDS.has(message)) break;
-      if (interactive) ctx.stdout.write(paint(`${agent.name || 'agent'}> `, pc.cyan));
+      if (interactive) ctx.stdout.write(paint(`${agent.name ? printable(agent.name) : 'agent'}> `, pc.cyan));
       try {
-        for await (const delta of session.send(message)) ctx.stdout.write(delta);
+        for await (const delta of session.send(message)) ctx.stdout.write(printableKeepingLines(delta));
         ctx.stdout.write('\n');
       } catch (error) {
         // On a terminal a failed turn is reported and the conversation goes on; a script stops.
