@@ -3,6 +3,7 @@ import type { ApiErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { echoedForms, redactNeedles } from '../util/redact.js';
 import { formatDotted } from '../util/field-path.js';
+import { printable } from '../util/printable.js';
 
 /** Stable codes of the errors the client throws; the list and what each means: src/error-codes.ts. */
 export type { ApiErrorCode } from '../error-codes.js';
@@ -294,8 +295,12 @@ export function displayPath(path: string): string {
   }
 }
 
+/**
+ * What the service (or the network stack) said, as one line of at most 300 characters. It goes into
+ * a message printed on a terminal, so its control characters are shown escaped (`printable`).
+ */
 function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
+  const oneLine = printable(text.replace(/\s+/g, ' ').trim());
   return oneLine.length > 300 ? `${oneLine.slice(0, 299)}…` : oneLine;
 }
 

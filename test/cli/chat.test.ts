@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -70,6 +72,25 @@ describe('voxform chat with a service that answers control characters', () => {
       expect(result.stdout).toBe('[Front\\u001b]0;pwned\\u0007 desk\\r] You said: Hello\\u009b2J\tthere\n');
     } finally {
       await service.close();
+    }
+  });
+});
+
+describe('voxform chat when the service\'s error holds control characters', () => {
+  it('its words are shown escaped in the error line, never raw', async () => {
+    const service = createServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'no such agent\u001b]0;pwned\u0007\u009b2J' }));
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+      const result = await runCli(['chat', '--agent', FRONT_DESK, '--base-url', url], { env: { VOXFORM_API_KEY: emulator.apiKey }, input: 'Hello\n' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(result.stderr).toContain(`error: GET /agents/${FRONT_DESK} failed: the service answered 404 no such agent\\u001b]0;pwned\\u0007\\u009b2J.\n`);
+    } finally {
+      await new Promise<void>((resolve) => service.close(() => resolve()));
     }
   });
 });
