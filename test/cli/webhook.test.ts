@@ -332,6 +332,16 @@ describe('webhook send --call: a logged call\'s payload', () => {
     expect(open.stderr).toContain(`error: Call ${callId} has not ended (its status is registered)`);
     expect(open.code).toBe(1);
   });
+
+  it('shows the control characters of a logged call\'s status escaped in its error, never raw', async () => {
+    emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none', seed: { keys: [{ type: 'private', key: 'webhookSendControlKey00000000001' }], call_logs: [{ call_id: 'call-ringing', agent_id: FRONT_DESK, ts: 1_767_225_600, call_status: 'ringing\u001b]0;pwned\u0007' }] } });
+    cleanups.push(() => emulator.close());
+    const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: 'webhookSendControlKey00000000001' };
+    const result = await send(['--to', 'http://127.0.0.1:9/', '--event', 'end-of-call', '--call', 'call-ringing'], await tempDir({}), env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(result.stderr).toContain('error: Call call-ringing has not ended (its status is ringing\\u001b]0;pwned\\u0007)');
+  });
 });
 
 describe('bad flags: one clear sentence, exit 1, no stack trace', () => {

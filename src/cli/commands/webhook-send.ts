@@ -104,9 +104,10 @@ interface Delivery {
   sessionId: string;
 }
 
+/** The schema's first finding, for an error message: its path may name a key of the service's record, shown escaped. */
 function schemaProblem(name: string, value: unknown): string | undefined {
   const issue = validateAgainst(name, value)[0];
-  return issue ? `${formatDotted(issue.path) || '(payload)'} ${issue.message}` : undefined;
+  return issue ? printable(`${formatDotted(issue.path) || '(payload)'} ${issue.message}`) : undefined;
 }
 
 /** The request to send: a sample call's, or the logged call's, checked against the schema first. */
@@ -122,7 +123,7 @@ function buildDelivery(event: WebhookEvent, record: EndedCallRecord, logged: boo
     return { method: 'GET', query, source, callId, sessionId };
   }
   if (logged && !END_CALL_STATUSES.includes(record.call_status as (typeof END_CALL_STATUSES)[number])) {
-    throw new VoxformError('webhook_call_not_ended', `Call ${callId} has not ended (its status is ${record.call_status ?? 'unknown'}), so the service has sent no end-of-call webhook for it.`, {
+    throw new VoxformError('webhook_call_not_ended', `Call ${callId} has not ended (its status is ${printable(String(record.call_status ?? 'unknown'))}), so the service has sent no end-of-call webhook for it.`, {
       hint: 'Pick an ended call (`voxform logs`), or leave out --call to send a sample payload.',
     });
   }
