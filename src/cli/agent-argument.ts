@@ -6,6 +6,7 @@
 import { isApiError, type ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { printable } from '../util/printable.js';
 
 export interface KnownAgentNames {
   /** The manifests' local names, each with its agent's id. */
@@ -39,8 +40,9 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   if (await hasCalls(agent, client)) return agent;
   const suggestion = didYouMean(agent, [...local.keys(), ...displayNames.values()]);
   throw new VoxformError('agent_unknown', `--agent "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
+    // The suggestion may be an agent's name on the service: its control characters are shown escaped.
     hint: suggestion
-      ? `Did you mean ${suggestion}?`
+      ? `Did you mean ${printable(suggestion)}?`
       : known.manifests.size > 0
         ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.`
         : 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).',

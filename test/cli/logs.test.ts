@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
 import { makeTree, runCli } from '../helpers/cli.js';
 
@@ -428,7 +428,9 @@ describe('voxform logs with a service that answers control characters', () => {
       voip: { provider: 'twilio', from: '+1555\r0001', to: '+1555\u009b0002' },
       cost_breakdown: [{ type: 'stt\u001b[1m', provider: 'deepgram', credit: 0.002 }],
     };
-    emulator = await startEmulator({ port: 0, seed: { keys: [{ type: 'private', key: KEY }], call_logs: [call] } });
+    // The default account's agents, the front desk's name on the service carrying a BEL.
+    const agents = (defaultSeed().agents ?? []).map((agent) => (agent.id === '-OKdqbqetEcM4ak369ym' ? { ...agent, name: 'Front desk\u0007' } : agent));
+    emulator = await startEmulator({ port: 0, seed: { keys: [{ type: 'private', key: KEY }], agents, call_logs: [call] } });
     env = { VOXFORM_API_KEY: KEY, VOXFORM_BASE_URL: emulator.url };
   });
   afterAll(async () => {
@@ -447,5 +449,16 @@ describe('voxform logs with a service that answers control characters', () => {
     expect(stats.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(stats.stdout).toContain('  COMPLETED?[2J  1');
     expect(stats.stdout).toContain('  stt?[1m  0.002');
+  });
+
+  it('a suggestion for --agent shows the service\'s name with its control characters escaped', async () => {
+    const tree = await makeTree({ 'voxform.yaml': 'agents:\n  desk:\n    id: -OKdqbqetEcM4ak369ym\n    config: { prompt: hi }\n' });
+    try {
+      const result = await runCli(['logs', '--agent', 'Front desk'], { cwd: tree.dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('error: --agent "Front desk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
+    } finally {
+      await tree.cleanup();
+    }
   });
 });
