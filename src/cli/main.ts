@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { SecretRegistry } from '../util/redact.js';
+import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError } from '../errors.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from './context.js';
 import { addCommandHelp } from './help.js';
@@ -494,15 +495,17 @@ function describeError(error: unknown, out: { stdout: Output; stderr: Output; de
       const body = { error: { code: error.code, message: error.message, hint: error.hint, location: error.location, details: error.details } };
       out.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     } else {
-      const where = error.location ? `${error.location.file}:${error.location.line}:${error.location.col}: ` : '';
-      out.stderr.write(`error: ${where}${error.message}\n`);
-      if (error.hint) out.stderr.write(`  hint: ${error.hint}\n`);
+      // Messages quote what voxform did not write (a file's name, a service's words): whatever a
+      // source forgot to escape, no control character of them reaches the terminal from here.
+      const where = error.location ? `${printableKeepingLines(error.location.file)}:${error.location.line}:${error.location.col}: ` : '';
+      out.stderr.write(`error: ${where}${printableKeepingLines(error.message)}\n`);
+      if (error.hint) out.stderr.write(`  hint: ${printableKeepingLines(error.hint)}\n`);
     }
     if (out.debug && error.stack) out.stderr.write(`${error.stack}\n`);
     return error.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
-  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${message}\n`);
+  out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${printableKeepingLines(message)}\n`);
   if (out.debug) out.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
   else out.stderr.write('  hint: run again with VOXFORM_DEBUG=1 to see the details.\n');
   return 1;

@@ -211,3 +211,14 @@ describe('voxform validate, in process', () => {
     expect(coloured.stderr.replace(/\u001b\[[0-9;]*m/g, '')).toBe(plain.stderr);
   });
 });
+
+describe('an error that quotes a name voxform did not write', () => {
+  it('shows its control characters escaped, whatever the source forgot (the one printer of errors escapes them)', async () => {
+    const name = 'no\u001b]0;pwned\u0007such.yaml';
+    const result = await runCli(['validate', '-f', name], { cwd: repoRoot });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: no\\u001b]0;pwned\\u0007such.yaml does not exist');
+    // eslint-disable-next-line no-control-regex
+    expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+});
