@@ -4,6 +4,8 @@
  * runs, a running emulator by --url, and clear errors for bad profiles and flags.
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { appendFile, cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +134,35 @@ describe('voxform emulator traffic --url', () => {
     const none = await runCli(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/error: No emulator answered at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\.\n {2}hint: Start one with `voxform emulator`/);
+  });
+});
+
+/** A server at --url that answers every request 200 with `body`: not (or not only) a voxform emulator. */
+async function answering(body: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('voxform emulator traffic --url, a server that is not a voxform emulator', () => {
+  it('says so (exit 1) when the 200 reply is not a traffic summary, not "unexpected problem"', async () => {
+    for (const body of ['{}', '"ok"', '{"calls":1,"profile":"p","seed":1,"agents":[null],"skipped":[]}']) {
+      const server = await answering(body);
+      try {
+        const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+        expect(result.code, body).toBe(1);
+        expect(result.stderr, body).toBe(
+          `error: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered 200, but not with a summary of the calls it added).\n` +
+            '  hint: Point --url at a `voxform emulator` of this version.\n',
+        );
+      } finally {
+        await server.close();
+      }
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { VoxformError } from '../../errors.js';
 import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { didYouMean } from '../../util/did-you-mean.js';
+import { isPlainObject } from '../../util/json-object.js';
 import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
@@ -63,12 +64,40 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
   }
   if (status === 400 && Array.isArray(body?.unknown_agents)) throw new TrafficAgentsUnknownError(body.unknown_agents.map(String), Array.isArray(body.agent_names) ? body.agent_names.map(String) : []);
   if (status === 400) throw invalidProfile('request', [String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, '')]);
-  if (status !== 200 || !body) {
-    throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered ${status}).`, {
+  if (status !== 200 || !isTrafficSummary(body)) {
+    const answer = status === 200 ? '200, but not with a summary of the calls it added' : String(status);
+    throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered ${answer}).`, {
       hint: 'Point --url at a `voxform emulator` of this version.',
     });
   }
-  return body as unknown as TrafficSummary;
+  return body;
+}
+
+/**
+ * Whether a reply from --url has every field the summary is printed from: any server may answer
+ * there, and a 200 of another shape would otherwise fail inside the printer as a voxform bug.
+ */
+function isTrafficSummary(body: unknown): body is TrafficSummary {
+  if (!isPlainObject(body)) return false;
+  const { profile, seed, calls, agents, skipped } = body;
+  const isCount = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+  return (
+    typeof profile === 'string' &&
+    (typeof seed === 'string' || isCount(seed)) &&
+    isCount(calls) &&
+    Array.isArray(agents) &&
+    agents.every(
+      (agent) =>
+        isPlainObject(agent) &&
+        typeof agent.name === 'string' &&
+        typeof agent.agent_id === 'string' &&
+        typeof agent.config_hash === 'string' &&
+        isPlainObject(agent.outcomes) &&
+        ['calls', 'from', 'until', 'transfers', 'tool_calls', 'tool_failures'].every((count) => isCount(agent[count])),
+    ) &&
+    Array.isArray(skipped) &&
+    skipped.every((entry) => isPlainObject(entry) && typeof entry.agent_id === 'string' && typeof entry.reason === 'string')
+  );
 }
 
 /** Adds the traffic to the folder's embedded emulator. */
