@@ -137,11 +137,11 @@ describe('voxform emulator traffic --url', () => {
   });
 });
 
-/** A server at --url that answers every request 200 with `body`: not (or not only) a voxform emulator. */
-async function answering(body: string): Promise<{ url: string; close: () => Promise<void> }> {
+/** A server at --url that answers every request `status` with `body`: not (or not only) a voxform emulator. */
+async function answering(body: string, status = 200): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     req.resume();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    res.writeHead(status, { 'content-type': 'application/json' }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -159,6 +159,42 @@ describe('voxform emulator traffic --url, a server that is not a voxform emulato
           `error: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered 200, but not with a summary of the calls it added).\n` +
             '  hint: Point --url at a `voxform emulator` of this version.\n',
         );
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});
+
+describe('voxform emulator traffic, names it did not write', () => {
+  const ESCAPES = ['\u001b', '\u0007', '\u009b'];
+  it('shows the control characters of a --url reply as "?" in the summary, keeping the columns', async () => {
+    const agent = { agent_id: 'ag_\u001b[2J', name: 'Evil\u001b]0;pwned\u0007', config_hash: 'sha256:0123\u009b31m', calls: 1, from: 0, until: 60, outcomes: {}, transfers: 0, tool_calls: 0, tool_failures: 0, rules: [] };
+    const summary = { profile: 'light\u001b[31m', seed: 's\u001b', until: 60, calls: 1, agents: [agent], skipped: [{ agent_id: 'ag_\u001b[5m', reason: 'no\u0007 config' }] };
+    const server = await answering(JSON.stringify(summary));
+    try {
+      const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+      expect(result.code, result.stderr).toBe(0);
+      for (const escape of ESCAPES) expect(result.stdout).not.toContain(escape);
+      expect(result.stdout).toBe(
+        `Added 1 synthetic call (profile light?[31m, seed s?) to the call log of ${server.url}:\n` +
+          '  Evil?]0;pwned?  ag_?[2J       1 call   version sha256:0123?31m  1970-01-01T00:00:00Z → 1970-01-01T00:01:00Z  errors 0, transfers 0, tool failures 0/0\n' +
+          '  skipped ag_?[5m: no? config\n',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('escapes the control characters of a --url refusal in the error', async () => {
+    for (const refusal of [{ detail: 'Invalid traffic request: calls\u001b]0;pwned\u0007' }, { detail: 'x', unknown_agents: ['ag_\u001b[2J'], agent_names: ['Desk\u001b[31m'] }]) {
+      const server = await answering(JSON.stringify(refusal), 400);
+      try {
+        const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toMatch(/^error: /);
+        for (const escape of ESCAPES) expect(result.stderr).not.toContain(escape);
+        expect(result.stderr).toMatch(/\\u001b/);
       } finally {
         await server.close();
       }

@@ -9,6 +9,7 @@ import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/t
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { isPlainObject } from '../../util/json-object.js';
+import { controlsAsQuestionMarks as shown, printable } from '../../util/printable.js';
 import { LOCAL_DATA_FILE, startLocalEmulator } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
@@ -28,18 +29,22 @@ export interface TrafficCommandOptions extends TrafficFlags {
 
 const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** The summary as lines: what was added, per agent. */
+/**
+ * The summary as lines: what was added, per agent. Its names and ids come from the emulator's
+ * account (a committed data file, or whatever answers at --url), so their control characters are
+ * shown as `?`, keeping the columns.
+ */
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
-  const lines = [`Added ${summary.calls.toLocaleString('en-US')} synthetic call${summary.calls === 1 ? '' : 's'} (profile ${summary.profile}, seed ${summary.seed}) to ${where}:`];
+  const lines = [`Added ${summary.calls.toLocaleString('en-US')} synthetic call${summary.calls === 1 ? '' : 's'} (profile ${shown(summary.profile)}, seed ${shown(String(summary.seed))}) to ${where}:`];
   const width = Math.max(0, ...summary.agents.map((agent) => agent.name.length));
   for (const agent of summary.agents) {
     const errors = agent.outcomes.error ?? 0;
     lines.push(
-      `  ${agent.name.padEnd(width)}  ${agent.agent_id}  ${String(agent.calls).padStart(6)} ${agent.calls === 1 ? 'call ' : 'calls'}  version ${agent.config_hash.slice(0, 19)}  ` +
+      `  ${shown(agent.name).padEnd(width)}  ${shown(agent.agent_id)}  ${String(agent.calls).padStart(6)} ${agent.calls === 1 ? 'call ' : 'calls'}  version ${shown(agent.config_hash.slice(0, 19))}  ` +
         `${when(agent.from)} → ${when(agent.until)}  errors ${errors}, transfers ${agent.transfers}, tool failures ${agent.tool_failures}/${agent.tool_calls}`,
     );
   }
-  for (const skipped of summary.skipped) lines.push(`  skipped ${skipped.agent_id}: ${skipped.reason}`);
+  for (const skipped of summary.skipped) lines.push(`  skipped ${shown(skipped.agent_id)}: ${shown(skipped.reason)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -63,7 +68,8 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
     throw new VoxformError('emulator_unreachable', `No emulator answered at ${base.origin} (${reason}).`, { hint: 'Start one with `voxform emulator`, or use --local for the folder\'s embedded emulator.' });
   }
   if (status === 400 && Array.isArray(body?.unknown_agents)) throw new TrafficAgentsUnknownError(body.unknown_agents.map(String), Array.isArray(body.agent_names) ? body.agent_names.map(String) : []);
-  if (status === 400) throw invalidProfile('request', [String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, '')]);
+  // What a server at --url says is printed in the error: its control characters escaped.
+  if (status === 400) throw invalidProfile('request', [printable(String(body?.detail ?? 'refused').replace(/^Invalid traffic request: /, ''))]);
   if (status !== 200 || !isTrafficSummary(body)) {
     const answer = status === 200 ? '200, but not with a summary of the calls it added' : String(status);
     throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered ${answer}).`, {
@@ -114,10 +120,11 @@ async function trafficAtLocal(ctx: CommandContext, request: TrafficOptions): Pro
 /** `--agent` values the emulator's account does not have, as given (a manifest's name, not the id it stood for), with the closest name. */
 function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[], manifestNames: ReadonlyMap<string, string>): VoxformError {
   const asGiven = error.unknown.map((id) => given.find((agent) => (manifestNames.get(agent) ?? agent) === id) ?? id);
-  const shown = asGiven.map((agent) => (manifestNames.has(agent) ? `"${agent}" (id ${manifestNames.get(agent)} in the manifests)` : `"${agent}"`));
+  const named = asGiven.map((agent) => (manifestNames.has(agent) ? `"${agent}" (id ${manifestNames.get(agent)} in the manifests)` : `"${agent}"`));
   const suggestion = asGiven.length === 1 ? didYouMean(asGiven[0] as string, [...manifestNames.keys(), ...error.agentNames]) : undefined;
-  return new VoxformError('agent_unknown', `--agent ${shown.join(', ')}: the emulator has no agent of ${asGiven.length === 1 ? 'that id or name' : 'these ids or names'}.`, {
-    hint: suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${error.agentNames.join(', ') || 'none'}. Without --agent, every agent gets calls.`,
+  // The ids and names come from the emulator's account (or from whatever answers at --url): escaped.
+  return new VoxformError('agent_unknown', printable(`--agent ${named.join(', ')}: the emulator has no agent of ${asGiven.length === 1 ? 'that id or name' : 'these ids or names'}.`), {
+    hint: printable(suggestion ? `Did you mean ${suggestion}?` : `The emulator's agents: ${error.agentNames.join(', ') || 'none'}. Without --agent, every agent gets calls.`),
   });
 }
 
