@@ -166,6 +166,23 @@ describe('voxform emulator traffic --url, a server that is not a voxform emulato
   });
 });
 
+describe('voxform emulator traffic --url, a reply too large', () => {
+  it('stops reading a reply over 16 MiB and says so (exit 1), not holding whatever the server sends', async () => {
+    const summary = { profile: 'light', seed: 1, until: 60, calls: 0, agents: [], skipped: [] };
+    const server = await answering(`${' '.repeat(17 * 1024 * 1024)}${JSON.stringify(summary)}`);
+    try {
+      const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+      expect(result.code, result.stdout).toBe(1);
+      expect(result.stderr).toBe(
+        `error: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than 16 MiB).\n` +
+          '  hint: Point --url at a `voxform emulator` of this version.\n',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('voxform emulator traffic, names it did not write', () => {
   const ESCAPES = ['\u001b', '\u0007', '\u009b'];
   it('shows the control characters of a --url reply as "?" in the summary, keeping the columns', async () => {

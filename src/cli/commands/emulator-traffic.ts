@@ -3,7 +3,7 @@
  * `--local` account, or a running `voxform emulator` (`--url`) — and the profile argument shared
  * with `voxform emulator --traffic` (docs/traffic.md).
  */
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { VoxformError } from '../../errors.js';
 import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
@@ -48,6 +48,32 @@ export function renderTrafficSummary(summary: TrafficSummary, where: string): st
   return `${lines.join('\n')}\n`;
 }
 
+/** The largest reply read from --url: a summary takes about 300 bytes an agent. */
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+const REPLY_TOO_LARGE = Symbol('reply too large');
+
+/**
+ * The reply's JSON (undefined when it is not JSON), or REPLY_TOO_LARGE once it passes
+ * MAX_REPLY_BYTES: whatever answers at --url could otherwise fill the memory with one endless reply.
+ */
+async function readReply(body: Dispatcher.ResponseData['body']): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_REPLY_BYTES) {
+      body.destroy();
+      return REPLY_TOO_LARGE;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sends the request to a running emulator's control surface. */
 async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<TrafficSummary> {
   let base: URL;
@@ -58,14 +84,19 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
     throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`, not "${url}".`, { hint: 'For example --url http://127.0.0.1:4010.' });
   }
   let status: number;
-  let body: { detail?: unknown; unknown_agents?: unknown; agent_names?: unknown } | undefined;
+  let body: { detail?: unknown; unknown_agents?: unknown; agent_names?: unknown } | undefined | typeof REPLY_TOO_LARGE;
   try {
     const response = await request(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trafficOptions) });
     status = response.statusCode;
-    body = (await response.body.json().catch(() => undefined)) as typeof body;
+    body = (await readReply(response.body)) as typeof body;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new VoxformError('emulator_unreachable', `No emulator answered at ${base.origin} (${reason}).`, { hint: 'Start one with `voxform emulator`, or use --local for the folder\'s embedded emulator.' });
+  }
+  if (body === REPLY_TOO_LARGE) {
+    throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than ${MAX_REPLY_BYTES / 1024 / 1024} MiB).`, {
+      hint: 'Point --url at a `voxform emulator` of this version.',
+    });
   }
   if (status === 400 && Array.isArray(body?.unknown_agents)) throw new TrafficAgentsUnknownError(body.unknown_agents.map(String), Array.isArray(body.agent_names) ? body.agent_names.map(String) : []);
   // What a server at --url says is printed in the error: its control characters escaped.
