@@ -37,6 +37,13 @@ function field<T>(object: Json, key: string, check: (value: unknown) => value is
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+/**
+ * A name voxform wrote (an address, an id, the environment, the base URL, a variable's name) never
+ * holds a control character; one in a saved plan is a hand edit, which `plan show` and `apply`
+ * would otherwise print raw to a terminal (an escape sequence that retitles or rewrites it).
+ */
+const isName = (v: unknown): v is string => isString(v) && !/[\x00-\x1f\x7f-\x9f]/.test(v);
+const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every(isName);
 const oneOf =
   <T extends string>(values: readonly T[]) =>
   (v: unknown): v is T =>
@@ -64,7 +71,7 @@ function readFill(value: unknown, where: string): ValueFill {
 
 function readRequest(value: unknown, where: string): PlannedRequest {
   if (!isPlainObject(value)) throw new Malformed(`${where}: a request is not an object`);
-  const id = field(value, 'id', isString, where);
+  const id = field(value, 'id', isName, where);
   const body = value.body;
   if (body !== null && !isPlainObject(body)) throw new Malformed(`${where} ${id}: \`body\` is malformed`);
   const fills = field(value, 'fills', Array.isArray, `${where} ${id}`) as unknown[];
@@ -75,7 +82,7 @@ function readRequest(value: unknown, where: string): PlannedRequest {
     path: field(value, 'path', isString, `${where} ${id}`),
     body: body === null ? undefined : body,
     fills: fills.map((fill) => readFill(fill, `${where} ${id}`)),
-    dependsOn: field(value, 'depends_on', isStrings, `${where} ${id}`),
+    dependsOn: field(value, 'depends_on', isNames, `${where} ${id}`),
   };
 }
 
@@ -92,20 +99,20 @@ function readFieldChange(value: unknown, where: string): FieldChange {
 
 function readChange(value: unknown): ResourceChange {
   if (!isPlainObject(value)) throw new Malformed('a resource change is not an object');
-  const address = field(value, 'address', isString, 'a resource change');
+  const address = field(value, 'address', isName, 'a resource change');
   const values = (key: string) => (isPlainObject(value[key]) ? (value[key] as Json) : null);
   const reason = value.reason;
   return {
     address,
     kind: field(value, 'kind', oneOf(KINDS), address),
     action: field(value, 'action', oneOf(ACTIONS), address),
-    id: isString(value.id) ? value.id : undefined,
+    id: isString(value.id) ? field(value, 'id', isName, address) : undefined,
     before: values('before'),
     after: values('after'),
     fieldChanges: (field(value, 'field_changes', Array.isArray, address) as unknown[]).map((f) => readFieldChange(f, address)),
     sensitivePaths: field(value, 'sensitive_paths', isStrings, address),
     reason: oneOf(REASONS)(reason) ? reason : undefined,
-    dependsOn: field(value, 'depends_on', isStrings, address),
+    dependsOn: field(value, 'depends_on', isNames, address),
     requests: (field(value, 'requests', Array.isArray, address) as unknown[]).map((r) => readRequest(r, address)),
     liveFingerprint: field(value, 'live_fingerprint', isString, address),
   };
@@ -134,6 +141,7 @@ function checkDependencies(requests: readonly PlannedRequest[]): void {
 /** The names of the variables the plan's manifests read, as the plan showed them (names only). */
 function environmentVariablesOf(value: unknown): Pick<Plan, 'environmentVariables'> {
   if (!isPlainObject(value) || !isStrings(value.names) || !isStrings(value.new) || typeof value.recorded !== 'boolean') return {};
+  if (!isNames(value.names) || !isNames(value.new)) throw new Malformed('the plan: `environment_variables` is malformed');
   return { environmentVariables: { names: value.names, new: value.new, recorded: value.recorded } };
 }
 
@@ -154,9 +162,9 @@ export function planFromJson(saved: Json, file: string): Plan {
       createdAt: field(saved, 'created_at', isString, 'the plan'),
       manifestHash: field(saved, 'manifest_hash', isString, 'the plan'),
       files: field(saved, 'files', isStrings, 'the plan'),
-      environment: isString(saved.environment) ? saved.environment : undefined,
-      baseUrl: field(saved, 'base_url', isString, 'the plan'),
-      targets: field(saved, 'targets', isStrings, 'the plan'),
+      environment: isString(saved.environment) ? field(saved, 'environment', isName, 'the plan') : undefined,
+      baseUrl: field(saved, 'base_url', isName, 'the plan'),
+      targets: field(saved, 'targets', isNames, 'the plan'),
       changes,
       summary: { create: count('create'), update: count('update'), unchanged: count('unchanged'), drifted: count('drifted') },
       ...environmentVariablesOf(saved.environment_variables),

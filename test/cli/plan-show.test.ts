@@ -93,6 +93,32 @@ describe('voxform plan show', () => {
     }
   });
 
+  it('refuses a plan whose names hold a control character (a hand edit), in every format, printing none raw', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await p.cli(['plan', '--out', 'plan.json']);
+    const saved = JSON.parse(await readFile(path.join(p.dir, 'plan.json'), 'utf8'));
+    const TITLE = '\u001b]0;pwned\u0007';
+    const [first, ...rest] = saved.resource_changes;
+    const edits: Record<string, unknown> = {
+      'address.json': { ...saved, resource_changes: [{ ...first, address: `credential.openai${TITLE}` }, ...rest] },
+      'id.json': { ...saved, resource_changes: [{ ...first, id: `openai${TITLE}` }, ...rest] },
+      'request.json': { ...saved, resource_changes: [{ ...first, requests: [{ ...first.requests[0], id: `x${TITLE}` }] }, ...rest] },
+      'environment.json': { ...saved, environment: `prod${TITLE}` },
+      'base-url.json': { ...saved, base_url: `http://x${TITLE}` },
+      'variables.json': { ...saved, environment_variables: { ...saved.environment_variables, names: [...saved.environment_variables.names, `X${TITLE}`] } },
+    };
+    for (const [name, plan] of Object.entries(edits)) {
+      await writeFile(path.join(p.dir, name), JSON.stringify(plan));
+      for (const format of ['text', 'markdown', 'json']) {
+        const result = await showPlan(p, [name, '--format', format]);
+        expect(result.stdout + result.stderr, `${name} ${format}`).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+        expect(result.code, `${name} ${format}`).toBe(1);
+        expect(result.stdout + result.stderr, `${name} ${format}`).toMatch(new RegExp(`${name.replace('.', '\\.')} is not a valid voxform plan: .* malformed`));
+      }
+    }
+  });
+
   it('refuses an option of plan that it does not take, rather than ignoring it', async () => {
     project = await startExampleProject();
     const p = project;
