@@ -36,6 +36,9 @@ describe('voxform emulator flags', () => {
     [{ port: '70000' }, /--port/],
     [{ latency: 'fast' }, /--latency must be milliseconds/],
     [{ latency: '50-10' }, /--latency range must be MIN-MAX/],
+    // Past Node's longest timer a delay fires after 1 ms instead: the flag would be ignored.
+    [{ latency: '99999999999' }, /--latency must be at most 2147483647 ms/],
+    [{ latency: '10-2147483648' }, /--latency must be at most 2147483647 ms/],
     [{ failRate: '1.5' }, /--fail-rate must be a fraction/],
     [{ failRate: 'half' }, /--fail-rate/],
   ])('%j is refused', (flags, message) => {
