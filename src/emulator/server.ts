@@ -159,7 +159,13 @@ class Emulator implements ControlHost {
         this.server.off('listening', onListening);
         if (error.code === 'EADDRINUSE') {
           reject(new VoxformError('emulator_port_in_use', `Port ${port} on ${host} is already in use.`, { hint: 'Stop what is using it, or pick another port with --port (0 picks a free one).' }));
-        } else reject(new VoxformError('emulator_listen_failed', `The emulator cannot listen on ${host}:${port}: ${error.message}.`));
+        } else {
+          reject(
+            new VoxformError('emulator_listen_failed', `The emulator cannot listen on ${host}:${port}: ${error.message}.`, {
+              hint: 'Pick another --host (an address of this machine, such as 127.0.0.1, or 0.0.0.0 for every one) or --port (0 picks a free one).',
+            }),
+          );
+        }
       };
       const onListening = () => {
         this.server.off('error', onError);

@@ -106,6 +106,13 @@ describe('voxform emulator', () => {
     }
   });
 
+  it('reports an address it cannot listen on with a hint, as every bad input', async () => {
+    const { ctx } = fakeContext('/tmp');
+    const refused = runEmulator({ port: 0, host: 'no such host' }, ctx, new Promise(() => undefined));
+    await expect(refused).rejects.toMatchObject({ code: 'emulator_listen_failed', message: expect.stringMatching(/^The emulator cannot listen on no such host:0: /) });
+    await expect(refused).rejects.toMatchObject({ hint: 'Pick another --host (an address of this machine, such as 127.0.0.1, or 0.0.0.0 for every one) or --port (0 picks a free one).' });
+  });
+
   const built = existsSync(path.join(repoRoot, 'dist/cli/commands/emulator.js'));
   it.skipIf(!built)('the built CLI stops on SIGTERM after flushing its data file', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));
