@@ -15,6 +15,7 @@ export const COMMAND_ERROR_CODES = [
   'base_url_untrusted',
   'call_not_found',
   'emulator_data_invalid',
+  'emulator_data_too_large',
   'emulator_data_unreadable',
   'emulator_listen_failed',
   'emulator_options_invalid',

@@ -370,7 +370,21 @@ export class EmulatorStore {
     const { records, configs } = shareConfigs(data.call_logs);
     data.call_logs = records;
     data.shared_configs = configs;
-    return `${JSON.stringify(data, null, 1)}\n`;
+    // An account past what a data file may hold (a million synthetic calls) is refused here, before
+    // anything is written: past V8's longest string JSON.stringify throws a RangeError, and a file
+    // over the limit, once written, would be refused when the emulator next starts.
+    let text: string | undefined;
+    try {
+      text = `${JSON.stringify(data, null, 1)}\n`;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+    }
+    if (text === undefined || Buffer.byteLength(text) > MAX_KEPT_FILE_BYTES) {
+      throw new VoxformError('emulator_data_too_large', `The emulator's account is too large to save in ${this.dataFile}: the file would be over ${MAX_KEPT_FILE_BYTES / 1024 / 1024} MiB, the most the emulator reads back. Nothing was saved.`, {
+        hint: 'Add fewer synthetic calls (--calls), or delete the data file to start again from the seed.',
+      });
+    }
+    return text;
   }
 
   /** A start time for a new session: now, but strictly after every session so far, so no two share a ts. */

@@ -107,6 +107,18 @@ describe('voxform emulator traffic --local', () => {
     expect(typo.stderr).toBe('error: --agent "Front dsk": the emulator has no agent of that id or name.\n  hint: Did you mean Front desk?\n');
   });
 
+  it('refuses calls that would make the data file too large to save or read back, saving nothing, not "unexpected problem"', async () => {
+    const dir = await exampleProject();
+    const before = (await runCli(['emulator', 'traffic', '--local', '--calls', '1', '--agent', FRONT_DESK], { cwd: dir })).code;
+    expect(before).toBe(0);
+    const saved = await readFile(path.join(dir, '.voxform/local.json'), 'utf8');
+    // A million calls, in the documented range of --calls, make far more than the 256 MiB a data file may hold.
+    const result = await runCli(['emulator', 'traffic', '--local', '--calls', '1000000', '--agent', FRONT_DESK], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: The emulator's account is too large to save in .*local\.json: the file would be over 256 MiB, the most the emulator reads back\. Nothing was saved\.\n {2}hint: /);
+    expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(saved);
+  }, 180_000);
+
   it('needs exactly one of --local and --url', async () => {
     const dir = await tempDir();
     for (const args of [[], ['--local', '--url', 'http://127.0.0.1:4010']]) {
