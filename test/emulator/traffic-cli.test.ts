@@ -112,8 +112,9 @@ describe('voxform emulator traffic --local', () => {
     const before = (await runCli(['emulator', 'traffic', '--local', '--calls', '1', '--agent', FRONT_DESK], { cwd: dir })).code;
     expect(before).toBe(0);
     const saved = await readFile(path.join(dir, '.voxform/local.json'), 'utf8');
-    // A million calls, in the documented range of --calls, make far more than the 256 MiB a data file may hold.
-    const result = await runCli(['emulator', 'traffic', '--local', '--calls', '1000000', '--agent', FRONT_DESK], { cwd: dir });
+    // About a kilobyte a call: 300,000 calls, well inside the documented range of --calls, make more
+    // than the 256 MiB a data file may hold (a million crashed JSON.stringify outright; the same path).
+    const result = await runCli(['emulator', 'traffic', '--local', '--calls', '300000', '--agent', FRONT_DESK], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: The emulator's account is too large to save in .*local\.json: the file would be over 256 MiB, the most the emulator reads back\. Nothing was saved\.\n {2}hint: /);
     expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(saved);
