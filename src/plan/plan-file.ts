@@ -1,8 +1,10 @@
-import { open, readFile } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
+import { readKeptFile } from '../project-files/kept-files.js';
+import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
 import { planFromJson } from './saved-plan.js';
@@ -99,16 +101,12 @@ export async function savePlanFile(file: string, plan: Plan, desired: DesiredSta
 async function refuseToOverwriteOther(file: string): Promise<void> {
   let start: string;
   try {
-    const handle = await open(file, 'r');
-    try {
-      const buffer = Buffer.alloc(SAVED_PLAN_START.length);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      start = buffer.toString('utf8', 0, bytesRead);
-    } finally {
-      await handle.close();
-    }
+    const info = await stat(file);
+    if (info.isDirectory()) return; // the write says it is a folder
+    // Only a regular file is opened: a FIFO (or a link to one) would hold the open forever.
+    start = info.isFile() ? await readStart(file) : '';
   } catch {
-    return; // nothing there (or a folder, or unreadable): the write says what is wrong
+    return; // nothing there (or unreadable): the write says what is wrong
   }
   if (start === SAVED_PLAN_START) return;
   throw new VoxformError('plan_write_failed', `Cannot save the plan to ${file}: the file exists and is not a plan voxform saved; nothing was saved.`, {
@@ -116,12 +114,29 @@ async function refuseToOverwriteOther(file: string): Promise<void> {
   });
 }
 
+/** The first bytes of a regular file, as long as a saved plan's start. */
+async function readStart(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(SAVED_PLAN_START.length);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.toString('utf8', 0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function readPlanFile(file: string): Promise<SavedPlan> {
+  // Read under the guards of the files voxform keeps (kept-files.ts): a plan handed on between CI
+  // jobs may be a link to a FIFO or a device, which would hang the read or fill the memory.
+  const read = await readKeptFile(file, MAX_KEPT_FILE_BYTES);
   let parsed: Partial<SavedPlan>;
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<SavedPlan>;
+    if (!read.found) throw new Error('it does not exist');
+    if (!read.ok) throw new Error(`it ${read.problem}`);
+    parsed = JSON.parse(read.value.toString('utf8')) as Partial<SavedPlan>;
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : 'it is not a JSON plan file';
+    const reason = error instanceof SyntaxError ? 'it is not a JSON plan file' : (error as Error).message;
     throw new VoxformError('plan_unreadable', `Cannot read the plan ${file}: ${reason}.`, { hint: 'Make one with `voxform plan --out FILE`.' });
   }
   if (parsed.kind !== 'voxform-plan' || !Array.isArray(parsed.resource_changes) || typeof parsed.manifest_hash !== 'string') {

@@ -3,7 +3,8 @@
  * format, without planning again, contacting the service or needing an API key; a file that is not
  * a voxform plan is a clear error.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -63,6 +64,27 @@ describe('voxform plan show', () => {
     const whole = await showPlan(p, ['plan.json']);
     expect(whole.code).toBe(0);
     expect(whole.stdout).toContain("+- Rule 3000: confirm the caller's details before booking anything.");
+  });
+
+  it('never hangs on, or fills its memory from, a plan or an --out that is a FIFO or a link to a device', async () => {
+    project = await startExampleProject();
+    const p = project;
+    execFileSync('mkfifo', [path.join(p.dir, 'fifo.json')]);
+    await symlink('/dev/zero', path.join(p.dir, 'zero.json'));
+    for (const [name, problem] of [
+      ['fifo.json', 'it is a FIFO (named pipe), not a regular file'],
+      ['zero.json', 'it is a symbolic link leading out of its folder'],
+    ]) {
+      for (const args of [['plan', 'show', name], ['apply', name]]) {
+        const result = await p.cli(args);
+        expect(result.stderr, args.join(' ')).toContain('error: Cannot read the plan ');
+        expect(result.stderr, args.join(' ')).toContain(`${name}: ${problem}.`);
+        expect(result.code).toBe(1);
+      }
+    }
+    const out = await p.cli(['plan', '--out', 'fifo.json']);
+    expect(out.stderr).toContain(`error: Cannot save the plan to ${path.join(p.dir, 'fifo.json')}: the file exists and is not a plan voxform saved; nothing was saved.`);
+    expect(out.code).toBe(1);
   });
 
   it('refuses a file that is not a voxform plan of this format, naming it, with exit 1 and no stack', async () => {
