@@ -74,7 +74,7 @@ describe('voxform plan show', () => {
     for (const [name, problem] of [
       ['fifo.json', 'it is a FIFO (named pipe), not a regular file'],
       ['zero.json', 'it is a symbolic link leading out of its folder'],
-    ]) {
+    ] as const) {
       for (const args of [['plan', 'show', name], ['apply', name]]) {
         const result = await p.cli(args);
         expect(result.stderr, args.join(' ')).toContain('error: Cannot read the plan ');
