@@ -101,7 +101,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   },
   emulator: {
     environment: ['VOXFORM_EMULATOR_LLM'],
-    exitCodes: ['0  stopped with Ctrl-C', '1  could not start (the port is taken, a bad seed file)'],
+    exitCodes: ['0  never: the emulator runs until it is stopped', '1  could not start (the port is taken, a bad seed file)', '130  stopped with Ctrl-C or SIGTERM, its data file flushed (it says so)'],
     examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05', 'voxform emulator --traffic steady --traffic-seed 7'],
   },
   'emulator traffic': {

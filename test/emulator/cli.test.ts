@@ -89,7 +89,8 @@ describe('voxform emulator', () => {
     } finally {
       stop();
     }
-    expect(await running).toBe(0);
+    expect(await running).toBe(130);
+    expect(out.stderr).toContain('voxform emulator: shutting down\nInterrupted: voxform emulator stopped at your request (exit 130).\n');
     const data = JSON.parse(await readFile(path.join(dir, 'local.json'), 'utf8'));
     expect(data.agents.find((a: { id: string }) => a.id === FRONT_DESK).name).toBe('From the CLI');
     await rm(dir, { recursive: true, force: true });
@@ -128,8 +129,8 @@ describe('voxform emulator', () => {
       expect((await client.put(`/agents/${FRONT_DESK}`, { name: 'Before SIGTERM', config: {} })).status).toBe(200);
       child.kill('SIGTERM');
       const code = await exited;
-      // The emulator stops gracefully on a signal: closed, data flushed, exit 0.
-      expect(code).toBe(0);
+      // The emulator stops gracefully on a signal: closed, data flushed, and says so with exit 130.
+      expect(code).toBe(130);
       const data = JSON.parse(await readFile(path.join(dir, 'data.json'), 'utf8'));
       expect(data.agents.find((a: { id: string }) => a.id === FRONT_DESK).name).toBe('Before SIGTERM');
     } finally {
@@ -155,7 +156,7 @@ describe('the banner never suggests a key that will be refused', () => {
       const running = runEmulator({ port: '0', data: 'data.json' }, ctx, new Promise<void>((resolve) => (stop = resolve)));
       for (let i = 0; i < 200 && !/Ctrl-C/.test(out.stdout); i++) await new Promise((r) => setTimeout(r, 10));
       stop();
-      expect(await running).toBe(0);
+      expect(await running).toBe(130);
       expect(out.stdout).toContain('listening on');
       expect(out.stdout).not.toContain(DEFAULT_PUBLIC_KEY);
       expect(out.stdout).not.toContain('VOXFORM_API_KEY');

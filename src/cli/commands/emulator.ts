@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { startEmulator, type EmulatorOptions } from '../../emulator/index.js';
-import type { CommandContext } from '../context.js';
+import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
@@ -146,10 +146,12 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   await stop;
   ctx.stderr.write('voxform emulator: shutting down\n');
   await shutdown();
-  return 0;
+  // As every command stopped by a signal (and `webhook serve`, the other server): it says so, exit 130.
+  ctx.stderr.write('Interrupted: voxform emulator stopped at your request (exit 130).\n');
+  return EXIT_INTERRUPTED;
 }
 
-/** `voxform emulator`: runs until Ctrl-C or SIGTERM, then shuts down cleanly and exits 0. */
+/** `voxform emulator`: runs until Ctrl-C or SIGTERM, then shuts down cleanly and exits 130. */
 export async function run(options: EmulatorCommandOptions, ctx: CommandContext): Promise<number> {
   return runEmulator(options, ctx, ctx.interrupted());
 }
