@@ -21,6 +21,12 @@ export interface FaultDecision {
 
 export class FaultConfigError extends Error {}
 
+/**
+ * The longest delay a fault may add (ms, about 24 days): the longest Node's timers keep. A longer
+ * one would fire after 1 ms instead, with a warning, and the latency asked for would be ignored.
+ */
+export const MAX_FAULT_DELAY_MS = 2_147_483_647;
+
 /** FNV-1a, to turn a seed given as text (or a number) into 32 bits. */
 function hashSeed(seed: number | string): number {
   let h = 0x811c9dc5;
@@ -85,6 +91,9 @@ export function checkFaultSettings(value: unknown): FaultSettings {
       throw new FaultConfigError(`${at}.method must be a method or a list of methods`);
     }
     for (const key of ['latencyMs', 'jitterMs'] as const) if (r[key] !== undefined && !isNonNegative(r[key])) throw new FaultConfigError(`${at}.${key} must be a number of milliseconds, 0 or more`);
+    if (((r.latencyMs as number | undefined) ?? 0) + ((r.jitterMs as number | undefined) ?? 0) > MAX_FAULT_DELAY_MS) {
+      throw new FaultConfigError(`${at}.latencyMs and jitterMs together must be at most ${MAX_FAULT_DELAY_MS} ms (about 24 days, the longest timer Node keeps)`);
+    }
     for (const key of ['errorRate', 'dropRate'] as const) if (r[key] !== undefined && !isRate(r[key])) throw new FaultConfigError(`${at}.${key} must be a fraction between 0 and 1`);
     if (r.errorStatus !== undefined && r.errorStatus !== 500 && r.errorStatus !== 503) throw new FaultConfigError(`${at}.errorStatus must be 500 or 503`);
     if (r.dropPhase !== undefined && r.dropPhase !== 'before' && r.dropPhase !== 'after') throw new FaultConfigError(`${at}.dropPhase must be "before" or "after"`);

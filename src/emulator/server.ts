@@ -11,7 +11,7 @@ import { VoxformError } from '../errors.js';
 import { authenticate } from './auth.js';
 import { checkResponseStyle, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
-import { FaultConfigError, FaultInjector } from './faults.js';
+import { FaultConfigError, FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import { RequestLog } from './request-log.js';
@@ -89,11 +89,11 @@ function optionFaultRules(options: EmulatorOptions): FaultRule[] {
   const { latencyMs, failRate } = options;
   if (Array.isArray(latencyMs)) {
     const [min, max] = latencyMs;
-    if (!(min >= 0 && max >= min)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX).`);
+    if (!(min >= 0 && max >= min && max <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX ≤ ${MAX_FAULT_DELAY_MS}).`);
     rule.latencyMs = min;
     if (max > min) rule.jitterMs = max - min;
   } else if (latencyMs !== undefined) {
-    if (!(latencyMs >= 0)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds, 0 or more.`);
+    if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds from 0 to ${MAX_FAULT_DELAY_MS}.`);
     if (latencyMs > 0) rule.latencyMs = latencyMs;
   }
   if (failRate !== undefined) {

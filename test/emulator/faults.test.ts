@@ -128,6 +128,8 @@ describe('faults', () => {
       { rules: [{ path: '^(' }] },
       { rules: [{ latencyMs: 5 }] },
       { rules: [{ path: '/x', latency: 5 }] },
+      // Past the longest timer Node keeps: it would fire after 1 ms instead.
+      { rules: [{ path: '/x', latencyMs: 2_147_483_000, jitterMs: 1_000 }] },
       { rule: [] },
     ]) {
       const res = await client.put('/_emulator/faults', body);
@@ -161,5 +163,7 @@ describe('faults from options (the CLI flags)', () => {
   it('refuses out-of-range options', async () => {
     await expect(startTestEmulator({ failRate: 1.5 })).rejects.toThrow(/Fail rate/);
     await expect(startTestEmulator({ latencyMs: [10, 5] })).rejects.toThrow(/Latency/);
+    await expect(startTestEmulator({ latencyMs: 99_999_999_999 })).rejects.toThrow(/Latency 99999999999 is not a number of milliseconds from 0 to 2147483647/);
+    await expect(startTestEmulator({ latencyMs: [0, 99_999_999_999] })).rejects.toThrow(/Latency/);
   });
 });

@@ -5,13 +5,11 @@
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { startEmulator, type EmulatorOptions } from '../../emulator/index.js';
+import { MAX_FAULT_DELAY_MS } from '../../emulator/faults.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
-
-/** The longest delay Node's timers keep (ms, about 24 days); a longer one fires after 1 ms instead. */
-const MAX_LATENCY_MS = 2_147_483_647;
 
 function invalid(flag: string, message: string): VoxformError {
   return new VoxformError('invalid_option', `${flag} ${message}`, { hint: 'See `voxform emulator --help`.' });
@@ -59,7 +57,7 @@ export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string)
       throw invalid('--latency', `must be milliseconds (e.g. 20) or a range MIN-MAX (e.g. 10-50), not "${text}".`);
     }
     const longest = Array.isArray(result.latencyMs) ? result.latencyMs[1] : result.latencyMs;
-    if (longest > MAX_LATENCY_MS) throw invalid('--latency', `must be at most ${MAX_LATENCY_MS} ms (about 24 days), not "${text}".`);
+    if (longest > MAX_FAULT_DELAY_MS) throw invalid('--latency', `must be at most ${MAX_FAULT_DELAY_MS} ms (about 24 days), not "${text}".`);
   }
   if (options.failRate !== undefined) {
     const text = String(options.failRate).trim();
