@@ -7,6 +7,7 @@
 import { VoxformError } from '../errors.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { printable } from '../util/printable.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { CommandContext } from './context.js';
 import type { ProjectOptions } from './project.js';
@@ -73,6 +74,7 @@ export async function loadAgentWebhooks(name: string, options: ProjectOptions, c
 
 /** Header names for output: the values are secrets. */
 export function headerNames(headers: Readonly<Record<string, string>>): string {
-  const names = Object.keys(headers);
+  // The names are the manifest's, a pull request's to write: shown escaped, never sent raw.
+  const names = Object.keys(headers).map(printable);
   return names.length === 0 ? 'none' : names.join(', ');
 }

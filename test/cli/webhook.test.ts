@@ -192,6 +192,23 @@ describe('voxform webhook send → voxform webhook serve on loopback', () => {
     expect(log).toContain('session s\\u001b[2J, agent a\\rfaked, from \\u0007, metadata tier\\u001b -> 200');
   });
 
+  it('serve shows the manifest\'s header names escaped in its banner (a pull request writes them)', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  desk:',
+      '    id: "-OKdqbqetEcM4ak369ym"',
+      '    config:',
+      '      session_data_webhook: { url: "https://hooks.example.com/end", headers: { "X-\\e]0;pwned\\a": "${env:HOOK_TOKEN}" } }',
+      '',
+    ].join('\n');
+    const serve = await startServe(['--agent', 'desk'], await tempDir({ 'voxform.yaml': manifest }));
+    const banner = serve.stdout();
+    expect(banner).toContain('end-of-call X-\\u001b]0;pwned\\u0007; prefetch none (agent desk)');
+    expect(banner).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expectNoSecret(banner);
+  });
+
   it('Ctrl-C stops serve cleanly: it says so and exits 130', async () => {
     const serve = await startServe([], await tempDir({}));
     const result = await serve.stop();
