@@ -8,6 +8,7 @@
  * version adds is left alone.
  */
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import { hasControlCharacter } from '../util/printable.js';
 import type { HistoryRecord } from './types.js';
 import { BRANCH, COMMIT } from './source.js';
 
@@ -18,14 +19,13 @@ const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
 /** An agent's local name, as manifests allow it (schemas/manifest.schema.json, LocalName). */
 const LOCAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const CONFIG_HASH = /^sha256:[0-9a-f]{64}$/;
-const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
 const SUMMARY_COUNTS = ['create', 'update', 'unchanged', 'drifted', 'applied', 'failed', 'skipped'] as const;
 
 /** One problem, as `field: what is wrong`; undefined when the value fits. */
 type Problem = string | undefined;
 
 const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-const isText = (value: unknown) => typeof value === 'string' && value !== '' && !CONTROL.test(value);
+const isText = (value: unknown) => typeof value === 'string' && value !== '' && !hasControlCharacter(value);
 const isStringList = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 function optional(value: unknown, fits: (value: unknown) => boolean): boolean {
@@ -33,7 +33,7 @@ function optional(value: unknown, fits: (value: unknown) => boolean): boolean {
 }
 
 function isLink(value: unknown): boolean {
-  if (typeof value !== 'string' || CONTROL.test(value)) return false;
+  if (typeof value !== 'string' || hasControlCharacter(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;

@@ -8,6 +8,7 @@ import { VoxformError } from '../errors.js';
 import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { PathSegment } from '../util/field-path.js';
+import { hasControlCharacter } from '../util/printable.js';
 
 const KINDS: readonly ResourceKind[] = ['agent', 'phone', 'campaign', 'knowledge', 'credential'];
 const ACTIONS: readonly Action[] = ['create', 'update', 'no-op'];
@@ -42,7 +43,7 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isS
  * holds a control character; one in a saved plan is a hand edit, which `plan show` and `apply`
  * would otherwise print raw to a terminal (an escape sequence that retitles or rewrites it).
  */
-const isName = (v: unknown): v is string => isString(v) && !/[\x00-\x1f\x7f-\x9f]/.test(v);
+const isName = (v: unknown): v is string => isString(v) && !hasControlCharacter(v);
 const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every(isName);
 const oneOf =
   <T extends string>(values: readonly T[]) =>

@@ -1,16 +1,25 @@
 /**
- * Text from input voxform did not write — a test file, an agent's reply, a model's answer — made
- * safe to print. Control characters begin every escape sequence that recolours, retitles or
- * rewrites a terminal (`ESC ]0;…BEL` sets its title), and a line break in a name can fake a line of
- * output; so each is written as JSON writes it (`\u001b`, `\n`), the form `plan` shows such values
- * in. Tab is kept. DEL and the C1 controls (U+0080–U+009F, which some terminals obey as ESC
- * sequences) are written `\u007f`, `\u009b`, which JSON leaves raw.
+ * Text from input voxform did not write — a test file, an agent's reply, a model's answer, a
+ * service's record — made safe to print. Control characters begin every escape sequence that
+ * recolours, retitles or rewrites a terminal (`ESC ]0;…BEL` sets its title), and a line break in a
+ * name can fake a line of output. DEL and the C1 controls (U+0080–U+009F) count too: some terminals
+ * obey them as ESC sequences. Each printer below keeps only what the text's own layout needs.
+ */
+
+/** Every control character. */
+const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
+/** Every control character but the tab. */
+const CONTROLS_BUT_TAB = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+/** Every control character but the tab and the line feed. */
+const CONTROLS_BUT_TAB_AND_LINE_FEED = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Each control character but the tab written as JSON writes it (`\u001b`, `\n`), the form `plan`
+ * shows such values in; DEL and the C1 controls, which JSON leaves raw, as `\u007f`, `\u009b`.
  */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, escapeControl);
+  return text.replace(CONTROLS_BUT_TAB, escapeControl);
 }
-
-const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 
 /**
  * Running text shown as it is, an agent's reply in `voxform chat`: its line breaks and tabs are the
@@ -18,10 +27,8 @@ const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
  * a reply write over what was printed — is escaped as `printable` escapes it.
  */
 export function printableKeepingLines(text: string): string {
-  return text.replace(UNPRINTABLE_BUT_LINE_BREAKS, escapeControl);
+  return text.replace(CONTROLS_BUT_TAB_AND_LINE_FEED, escapeControl);
 }
-
-const UNPRINTABLE_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 function escapeControl(ch: string): string {
   return ch < ' ' ? JSON.stringify(ch).slice(1, -1) : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
@@ -34,7 +41,7 @@ function escapeControl(ch: string): string {
  * JSON.stringify escapes them.
  */
 export function controlsAsQuestionMarks(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, '?');
+  return text.replace(CONTROLS, '?');
 }
 
 /**
@@ -43,5 +50,10 @@ export function controlsAsQuestionMarks(text: string): string {
  * above — but a tab is kept, as the text's own indentation.
  */
 export function lineAsShown(text: string): string {
-  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, '?');
+  return text.replace(CONTROLS_BUT_TAB, '?');
+}
+
+/** Whether the text holds any control character: a name voxform writes never does. */
+export function hasControlCharacter(text: string): boolean {
+  return text.search(CONTROLS) >= 0;
 }
