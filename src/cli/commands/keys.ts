@@ -8,14 +8,14 @@ export interface KeysCreateOptions extends ConnectionOptions {
   name?: string;
 }
 
+/** The longest name a key may have, in characters: the service's (`CreateApiKeyRequest.name` in schemas/service.schema.json). */
+export const MAX_KEY_NAME_LENGTH = 100;
+
 /**
  * `voxform keys create`: creates an API key and prints it once. The key alone goes to stdout (so
  * `voxform keys create --type private > key.txt` captures exactly the key); its id and prefix go to
  * stderr. The key is never registered as a secret of this run, which would redact it from stdout.
  */
-/** The longest name a key may have, in characters: the service's (`CreateApiKeyRequest.name` in schemas/service.schema.json). */
-export const MAX_KEY_NAME_LENGTH = 100;
-
 export async function run(options: KeysCreateOptions, ctx: CommandContext): Promise<number> {
   const length = options.name === undefined ? 0 : [...options.name].length;
   if (length > MAX_KEY_NAME_LENGTH) {
