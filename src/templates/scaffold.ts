@@ -130,7 +130,7 @@ export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: st
 }
 
 /** `dir` and every folder between it and each target, outermost first, each once. */
-function foldersOnTheWay(dir: string, paths: ReadonlyArray<{ path: string }>): string[] {
+export function foldersOnTheWay(dir: string, paths: ReadonlyArray<{ path: string }>): string[] {
   const folders = new Set<string>([dir]);
   for (const target of paths) {
     const parts = path.dirname(target.path).split(/[\\/]/).filter((part) => part !== '' && part !== '.');

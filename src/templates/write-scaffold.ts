@@ -12,7 +12,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { describeWriteFailure, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from './gitignore.js';
-import { existingFilesError, findConflicts, type ScaffoldFile, type WriteResult } from './scaffold.js';
+import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
 /** A file to put in place: its target, its content, and what the report calls it. */
 interface Pending {
@@ -83,14 +83,11 @@ async function planFile(dir: string, file: ScaffoldFile, force: boolean): Promis
   return existing === file.content ? { content: undefined, outcome: 'kept' } : { content: file.content, outcome: 'overwritten' };
 }
 
-/** `dir`'s missing ancestors, `dir`, and the folders of the files, outermost first, each once. */
+/** `dir`'s ancestors, `dir`, and every folder on the way to each file, outermost first, each once (`makeFolder` passes over those there). */
 function foldersFor(dir: string, pending: readonly Pending[]): string[] {
-  const folders = new Set<string>();
   const ancestors: string[] = [];
-  for (let at = dir; path.dirname(at) !== at; at = path.dirname(at)) ancestors.unshift(at);
-  ancestors.forEach((folder) => folders.add(folder));
-  for (const item of pending) folders.add(path.dirname(item.target));
-  return [...folders].sort((a, b) => a.length - b.length);
+  for (let at = path.dirname(dir); path.dirname(at) !== at; at = path.dirname(at)) ancestors.unshift(at);
+  return [...ancestors, ...foldersOnTheWay(dir, pending.map((item) => item.file))];
 }
 
 /** Makes `folder` unless it is there, recording it in `made` (to be removed again on failure). */

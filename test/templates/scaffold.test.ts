@@ -111,6 +111,15 @@ describe('writeScaffold', () => {
     expect(await readFile(path.join(dir, 'prompts/a.md'), 'utf8')).toBe('# Role\n');
   });
 
+  test('makes every folder on the way to a file, however deep', async () => {
+    const tree = await makeTree({});
+    cleanup = tree.cleanup;
+    const dir = path.join(tree.dir, 'new');
+    const result = await writeScaffold(dir, [{ path: 'a/b/c.md', mode: 'create', content: 'deep\n' }], { force: false, ...init });
+    expect(result.created).toEqual(['a/b/c.md']);
+    expect(await readFile(path.join(dir, 'a/b/c.md'), 'utf8')).toBe('deep\n');
+  });
+
   test('writes nothing when any file would be overwritten, and names them all', async () => {
     const tree = await makeTree({ 'voxform.yaml': 'mine\n', 'prompts/a.md': 'mine too\n' });
     cleanup = tree.cleanup;
