@@ -234,15 +234,13 @@ class Emulator implements ControlHost {
     };
 
     const fault = this.core.faults.enabled ? this.core.faults.decide(method, path) : undefined;
+    // Latency counts from the request's arrival, and the answer, not the handling, waits for it:
+    // 20 ms of latency answers 20 ms after arrival, not 20 ms plus the handler's and the timer's time.
+    const answerAt = fault && fault.delayMs > 0 ? started + fault.delayMs : undefined;
     if (fault) {
       entry.faults.push(...fault.labels);
-      if (fault.delayMs > 0) {
-        // Latency counts from the request's arrival, so timer granularity and time already spent
-        // reading the request are not added on top: 20 ms of latency answers after 20 ms, not 21–22.
-        const remaining = Math.round(started + fault.delayMs - performance.now());
-        if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
-      }
       if (fault.drop === 'before') {
+        await waitUntil(answerAt);
         req.socket.destroy();
         finish(0);
         return;
@@ -251,6 +249,7 @@ class Emulator implements ControlHost {
         req.resume();
         const headers: Record<string, string> = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
         const message = fault.status === 429 ? 'Too Many Requests' : fault.status === 500 ? 'Internal Server Error' : 'Service Unavailable';
+        await waitUntil(answerAt);
         writeReply(res, json(fault.status, { detail: message }, headers));
         finish(fault.status);
         return;
@@ -268,6 +267,11 @@ class Emulator implements ControlHost {
       reply = await this.run(match.route, match.params, req, search, entry);
     }
     if (reply.status >= 500 && reply.json && typeof reply.json === 'object') entry.error = String((reply.json as { detail?: unknown }).detail);
+    if (answerAt !== undefined) {
+      // Serialized before the wait, so that writing it after takes no time of its own.
+      if (reply.json !== undefined && reply.jsonText === undefined) reply = { ...reply, jsonText: JSON.stringify(reply.json) };
+      await waitUntil(answerAt);
+    }
     if (fault?.drop === 'after') {
       // The request took effect; its answer is lost with the connection.
       req.socket.destroy();
@@ -415,4 +419,15 @@ function usablePrivateKey(store: EmulatorStore): string {
   const key = store.seedPrivateKey;
   if (!key) return '';
   return authenticate(store, key, false).ok ? key : '';
+}
+
+/**
+ * Resolves at `at` (a `performance.now()` time), at once if that has passed. Node fires a timer
+ * 0.2–0.4 ms after its due millisecond, so the wait is rounded down: the answer then leaves within
+ * a millisecond of `at` on either side, centred on it, where rounding up would add both.
+ */
+function waitUntil(at: number | undefined): Promise<void> | undefined {
+  if (at === undefined) return undefined;
+  const remaining = Math.floor(at - performance.now());
+  return remaining >= 1 ? new Promise((resolve) => setTimeout(resolve, remaining)) : undefined;
 }

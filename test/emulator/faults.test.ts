@@ -42,6 +42,18 @@ describe('faults', () => {
     expect(log.find((e) => e.path.startsWith('/agents/'))?.faults).toEqual([]);
   });
 
+  it('latency holds the answer, not the change: a PUT takes effect as it arrives and answers after its latency', async () => {
+    emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 3_000 }]);
+    let answered = false;
+    const put = client.put(`/agents/${FRONT_DESK}`, { name: 'Changed', config: {} }).then((answer) => ((answered = true), answer));
+    // The GETs are not delayed: they see the change while the PUT's answer is still held.
+    let name: unknown;
+    for (let attempt = 0; attempt < 200 && name !== 'Changed'; attempt++) name = (await client.get(`/agents/${FRONT_DESK}`)).body.name;
+    expect(name).toBe('Changed');
+    expect(answered).toBe(false);
+    expect((await put).status).toBe(200);
+  });
+
   it('errorRate 1 answers 503 (default) or 500, without handling the request', async () => {
     emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', errorRate: 1 }]);
     const put = await client.put(`/agents/${FRONT_DESK}`, { name: 'Changed', config: {} });
