@@ -15,7 +15,8 @@
 // first request to the moment the last answer left. Before it: from the process's start (as the
 // benchmark spawned it) to that first arrival; after it: from the last answer to the process's
 // exit. The emulator runs in its own process, as the service would; peak memory and CPU time come
-// from bench/lib/probe.mjs inside the voxform process. Each round first sends the agents' reads from
+// from bench/lib/probe.mjs inside the voxform process. The commands run with PATH and the
+// benchmark's variables only (bench/lib/report.mjs says why). Each round first sends the agents' reads from
 // a bare socket pool (bench/lib/wire-reference.mjs): the network ratio this machine and emulator
 // allow any client. Run `npm run build` first (this uses dist/ and bin/voxform.js).
 import { spawn } from 'node:child_process';
@@ -26,7 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
 import { benchProject } from './lib/project.mjs';
-import { loadAverage, median, seconds, verdict } from './lib/report.mjs';
+import { benchEnvironment, loadAverage, median, nodeStartup, seconds, verdict } from './lib/report.mjs';
 import { wireReference } from './lib/wire-reference.mjs';
 
 const POINTS = {
@@ -54,7 +55,7 @@ function runCli(dir, cliArgs, env) {
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
     const child = spawn(process.execPath, [...profile, '--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), ...cliArgs], {
       cwd: dir,
-      env: { ...process.env, ...env, NO_COLOR: '1', BENCH_PROBE_FILE: probeFile },
+      env: benchEnvironment({ ...env, NO_COLOR: '1', BENCH_PROBE_FILE: probeFile }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -169,6 +170,10 @@ try {
         `${point.latencyMs} ms latency per request; parallelism ${point.parallelism}; ${RUNS} rounds of plan → apply → plan`,
     );
     console.log(`start: ${loadAverage()} (a shared machine: figures include its load)`);
+    console.log(
+      `commands run with PATH and the benchmark's own variables only; a bare \`node -e 0\` starts in ${nodeStartup(benchEnvironment({})).toFixed(0)} ms so, ` +
+        `${nodeStartup(process.env).toFixed(0)} ms in the environment this benchmark was given (a whole process would take the difference longer)`,
+    );
     const runs = new Map(COMMANDS.map((command) => [command.label, []]));
     const references = [];
     for (let round = 1; round <= RUNS; round++) {
