@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readStateFile, StateStore } from '../../src/state/state-file.js';
+import { emptyWorkspace } from '../../src/state/types.js';
 import { SlowToSerialize } from '../helpers/state.js';
 
 let dir: string;
@@ -61,6 +62,15 @@ describe('state file', () => {
     expect(Object.keys(onDisk.credentials)).toEqual(['credential.a', 'credential.b']);
     expect(onDisk.environmentVariables).toEqual(['A', 'B']);
     expect(onDisk.lastApply?.outcome).toBe('applied');
+  });
+
+  it('asks the next write to leave the machine a share of the time this one took to reach the disk', async () => {
+    // The disk's part of a write (copy, flush, rename) is the machine's time, not the event loop's:
+    // a backend reporting only its serializing would let a 5 MB state be flushed back to back.
+    const backend = new FileStateBackend(path.join(dir, 'state.json'));
+    const written = await backend.writeWorkspace('default@local', emptyWorkspace(), 0);
+    expect(written.serial).toBe(1);
+    expect(written.pauseMs).toBeGreaterThan(0);
   });
 
   it('keeps workspaces of other environments and services apart', async () => {
