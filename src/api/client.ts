@@ -296,7 +296,7 @@ class ServiceClient implements ApiClient {
   }
 
   async listPhones(): Promise<Phone[]> {
-    const answer = await this.json<unknown>({ method: 'GET', path: '/phones', retry: 'safe' }, () => true);
+    const answer = await this.json<unknown>({ method: 'GET', path: '/phones', retry: 'safe', ahead: true }, () => true);
     // The spec answers an array; a wrapped list (`{phones: […]}` / `{items: […]}`) is tolerated.
     if (Array.isArray(answer)) return answer as Phone[];
     if (answer && typeof answer === 'object') {

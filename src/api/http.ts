@@ -79,7 +79,7 @@ export class HttpTransport {
   /** Sends the request and reads the whole body as text. */
   async send(request: HttpRequest): Promise<HttpResponse> {
     if (this.wire && !isStream(request.body)) return this.wire.send(request);
-    await this.acquire(request.signal);
+    await this.acquire(request.signal, request.ahead);
     try {
       return await this.pools.exchange(request);
     } finally {
@@ -95,7 +95,7 @@ export class HttpTransport {
   async stream(request: HttpRequest): Promise<HttpStreamResponse> {
     // The whole library adds its `request` API to every dispatcher, this pool's included.
     await import('undici');
-    await this.acquire(request.signal);
+    await this.acquire(request.signal, request.ahead);
     let handedOver = false;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
@@ -140,11 +140,11 @@ export class HttpTransport {
     await Promise.all([this.pools.destroy(), this.wire?.destroy()]);
   }
 
-  /** A slot, unless `signal` withdraws the request first (then it fails with `NOT_SENT_CODE`). */
-  private async acquire(signal: AbortSignal | undefined): Promise<void> {
+  /** A slot, unless `signal` withdraws the request first (then it fails with `NOT_SENT_CODE`); `ahead` as `HttpRequest.ahead`. */
+  private async acquire(signal: AbortSignal | undefined, ahead: boolean | undefined): Promise<void> {
     if (signal?.aborted) throw notSentError();
     if (this.wire) await this.wire.acquireSlot(signal);
-    else if (!this.slots.tryAcquire()) await this.slots.acquire(signal).catch(() => Promise.reject(notSentError()));
+    else if (!this.slots.tryAcquire()) await this.slots.acquire(signal, ahead).catch(() => Promise.reject(notSentError()));
   }
 
   private release(): void {

@@ -79,6 +79,11 @@ export interface Exchange {
    * answer was lost).
    */
   alreadyDone?: () => Promise<boolean>;
+  /**
+   * Goes before the requests already waiting for a slot: a read that many others' work waits on
+   * (the phone list, which every phone's comparison needs, behind thousands of agent reads).
+   */
+  ahead?: boolean;
 }
 
 /** What `send` returns: the answer, or `undefined` when `alreadyDone` settled it. */
@@ -265,7 +270,9 @@ export class Requester {
       body = built.body;
     }
     // undici reads a time-out of 0 as "none".
-    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.options.signal };
+    const request: HttpRequest = { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.options.signal };
+    if (exchange.ahead) request.ahead = true;
+    return request;
   }
 
   private describeHeaders(headers: Record<string, string>): string {

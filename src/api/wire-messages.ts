@@ -42,6 +42,8 @@ export interface WireRequest {
   headers: Record<string, string>;
   body?: string | Uint8Array | undefined;
   timeoutMs: number;
+  /** `HttpRequest.ahead`. */
+  ahead?: true;
 }
 
 /** The socket pools of a transport (`SocketPools` of wire.ts), on whichever thread holds them. */

@@ -110,6 +110,7 @@ export class WireThread {
     const id = this.nextId++;
     const crossing: WireRequest = { origin: request.origin, path: request.path, method: request.method, headers: request.headers, timeoutMs: request.timeoutMs };
     if (body !== undefined) crossing.body = body as string | Uint8Array;
+    if (request.ahead) crossing.ahead = true;
     return new Promise<HttpResponse>((resolve, reject) => {
       const settle = this.withdrawOnAbort(id, signal);
       this.sends.set(id, { resolve: (response) => (settle(), resolve(response)), reject: (error) => (settle(), reject(error)), onDispatch });

@@ -29,11 +29,11 @@ const post = (message: FromWire) => port.postMessage(message);
 const waiting = new Map<number, QueuePlace>();
 
 /** Runs `start` with a slot for `id`: now, or when its turn comes unless a `withdraw` comes first. */
-function whenSlotFree(id: number, start: () => void): void {
+function whenSlotFree(id: number, start: () => void, ahead = false): void {
   const place = slots.whenFree(() => {
     waiting.delete(id);
     start();
-  });
+  }, ahead);
   if (place) waiting.set(id, place);
 }
 
@@ -69,7 +69,7 @@ function handle(message: ToWire): void {
       slots = new Semaphore(message.setup.maxInFlight);
       break;
     case 'send':
-      whenSlotFree(message.id, () => void exchange(message.id, message.request));
+      whenSlotFree(message.id, () => void exchange(message.id, message.request), message.request.ahead);
       break;
     case 'acquire':
       whenSlotFree(message.id, () => post({ kind: 'granted', id: message.id }));

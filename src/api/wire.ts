@@ -29,6 +29,8 @@ export interface HttpRequest {
    * never sent. A request already on the wire is not affected (its answer is waited for).
    */
   signal?: AbortSignal | undefined;
+  /** Takes the next free slot before the requests already waiting (`Exchange.ahead`). */
+  ahead?: boolean | undefined;
   /**
    * Told when the attempt left the queue and was handed to the socket pool (its clock started), as
    * a time on this thread's `performance.now()` clock. It is called before the attempt settles.

@@ -1,9 +1,13 @@
 import { Fifo } from './fifo.js';
 
-/** A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
+/**
+ * A FIFO counting semaphore: at most `limit` holders at once, the rest wait in arrival order; those
+ * that asked to go `ahead` wait in a queue of their own, served first.
+ */
 export class Semaphore {
   private active = 0;
   private readonly waiting = new Fifo<Waiter>();
+  private readonly waitingAhead = new Fifo<Waiter>();
   /** Waiters withdrawn while still in the queue (skipped when their turn comes). */
   private withdrawn = 0;
 
@@ -18,7 +22,7 @@ export class Semaphore {
 
   /** Requests waiting for a slot. */
   get queued(): number {
-    return this.waiting.size - this.withdrawn;
+    return this.waiting.size + this.waitingAhead.size - this.withdrawn;
   }
 
   /** Takes a slot if one is free, without waiting. */
@@ -32,15 +36,16 @@ export class Semaphore {
    * Calls `onGranted` holding a slot: at once when one is free (then nothing is returned), else when
    * its turn comes; the place returned can be given up while it waits. A callback and a plain place,
    * not a promise and an AbortSignal: the wire thread queues thousands of requests in a burst, and
-   * the first of them go out only once the burst is queued.
+   * the first of them go out only once the burst is queued. With `ahead`, it waits before everyone
+   * who did not ask the same (in arrival order among those who did).
    */
-  whenFree(onGranted: () => void): QueuePlace | undefined {
+  whenFree(onGranted: () => void, ahead = false): QueuePlace | undefined {
     if (this.tryAcquire()) {
       onGranted();
       return undefined;
     }
     const waiter: Waiter = { grant: onGranted };
-    this.waiting.push(waiter);
+    (ahead ? this.waitingAhead : this.waiting).push(waiter);
     return {
       withdraw: () => {
         if (!waiter.grant) return false;
@@ -54,8 +59,9 @@ export class Semaphore {
   /**
    * Waits for a slot. With `signal`, a wait still in the queue when the signal aborts ends at once,
    * rejecting with the signal's reason, and gives up its place; a slot already taken is kept.
+   * `ahead` as for `whenFree`.
    */
-  acquire(signal?: AbortSignal): Promise<void> {
+  acquire(signal?: AbortSignal, ahead = false): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -64,14 +70,14 @@ export class Semaphore {
       const place = this.whenFree(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      });
+      }, ahead);
       if (place) signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
   /** Hands the slot straight to the next waiter, so a freed slot is never raced for. */
   release(): void {
-    for (let next = this.waiting.shift(); next; next = this.waiting.shift()) {
+    for (let next = this.nextWaiter(); next; next = this.nextWaiter()) {
       const grant = next.grant;
       if (!grant) {
         this.withdrawn--;
@@ -82,6 +88,10 @@ export class Semaphore {
       return;
     }
     this.active--;
+  }
+
+  private nextWaiter(): Waiter | undefined {
+    return this.waitingAhead.shift() ?? this.waiting.shift();
   }
 
   /** Runs `task` holding a slot, and frees the slot however the task ends. */

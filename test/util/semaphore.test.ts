@@ -22,6 +22,22 @@ describe('Semaphore', () => {
     expect(slots.tryAcquire()).toBe(true);
   });
 
+  it('a waiter that asks to go ahead gets the next free slot before those already queued, and a withdrawn one is skipped', () => {
+    const slots = new Semaphore(1);
+    const order: string[] = [];
+    expect(slots.whenFree(() => order.push('holder'))).toBeUndefined();
+    for (const name of ['first', 'second']) slots.whenFree(() => order.push(name));
+    const withdrawn = slots.whenFree(() => order.push('withdrawn ahead'), true);
+    slots.whenFree(() => order.push('list, ahead'), true);
+    slots.whenFree(() => order.push('third'));
+    expect(withdrawn?.withdraw()).toBe(true);
+    expect(slots.queued).toBe(4);
+    for (let i = 0; i < 4; i++) slots.release();
+    expect(order).toEqual(['holder', 'list, ahead', 'first', 'second', 'third']);
+    expect(slots.queued).toBe(0);
+    expect(slots.inFlight).toBe(1);
+  });
+
   it('a signal withdraws a waiter still queued (its place is skipped), and leaves a holder alone', async () => {
     const slots = new Semaphore(1);
     await slots.acquire();
