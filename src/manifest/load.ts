@@ -25,7 +25,6 @@ import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { FileCache, findManifestFiles, type ManifestFile } from '../project-files/manifest-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
-import type { OnSectionEntry } from './parse-yaml-subset.js';
 import { spansOf, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
@@ -65,7 +64,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
-  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onAgentIdParsed: options.onAgentIdParsed, onDigest: (digest) => digests.manifests.push(digest) });
+  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
@@ -126,31 +125,16 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 }
 
-/** The agents' ids as written (see `literalAgentId`) and whether there are phones. */
+/**
+ * The agents' ids as written and whether there are phones. An id that is not a plain string (an
+ * `${env:…}` reference is refused later) is left out: reading it ahead could only fail.
+ */
 function readTargetsOf(layer: Layer): Omit<ReadTargets, 'service'> {
   const agentIds = new Set<string>();
   for (const entry of Object.values(layer.sections.agents)) {
-    const id = literalAgentId(entry);
-    if (id !== undefined) agentIds.add(id);
+    if (isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' && !entry.id.includes('${')) agentIds.add(entry.id);
   }
   return { agentIds: [...agentIds], phones: Object.keys(layer.sections.phones).length > 0 };
-}
-
-/** The parser's hook that tells `onAgentIdParsed` each agent id written as plain text (LoadOptions). */
-function agentIdHints(onAgentIdParsed: ((id: string) => void) | undefined): OnSectionEntry | undefined {
-  if (!onAgentIdParsed) return undefined;
-  return (section, _name, entry) => {
-    const id = section === 'agents' ? literalAgentId(entry) : undefined;
-    if (id !== undefined) onAgentIdParsed(id);
-  };
-}
-
-/**
- * An agent entry's id when it is written as plain text; not one that is not a string, is empty or
- * holds an `${env:…}` reference (refused later): reading that ahead could only fail.
- */
-function literalAgentId(entry: unknown): string | undefined {
-  return isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' && !entry.id.includes('${') ? entry.id : undefined;
 }
 
 /**
@@ -181,10 +165,9 @@ async function readNamedFiles(
  */
 async function readManifests(
   files: readonly ManifestFile[],
-  ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void } & Pick<LoadOptions, 'onAgentIdParsed'>,
+  ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void },
 ): Promise<{ fragments: Fragment[]; unparsed: boolean; fallbackSpan: Span }> {
   const { sources, diagnostics } = ctx;
-  const onSectionEntry = agentIdHints(ctx.onAgentIdParsed);
   const outcomes = await ctx.cache.readAll(files.map(({ file, root }) => ({ file, policy: { root, maxBytes: MAX_MANIFEST_BYTES } })));
   const fragments: Fragment[] = [];
   let unparsed = false;
@@ -215,7 +198,7 @@ async function readManifests(
     const source = sources.forYaml(file, text, root);
     const fileStart: Span = { source, start: 0, end: 0 };
     firstSpan ??= fileStart;
-    const parsed = await parseYaml(source, diagnostics, { onSectionEntry });
+    const parsed = await parseYaml(source, diagnostics);
     unparsed ||= parsed.syntaxErrors;
     const documents = parsed.documents.filter((doc) => doc.value !== null);
     if (documents.length === 0 && !parsed.syntaxErrors) {
