@@ -143,7 +143,7 @@ export class HttpTransport {
   /** A slot, unless `signal` withdraws the request first (then it fails with `NOT_SENT_CODE`); `ahead` as `HttpRequest.ahead`. */
   private async acquire(signal: AbortSignal | undefined, ahead: boolean | undefined): Promise<void> {
     if (signal?.aborted) throw notSentError();
-    if (this.wire) await this.wire.acquireSlot(signal);
+    if (this.wire) await this.wire.acquireSlot(signal, ahead);
     else if (!this.slots.tryAcquire()) await this.slots.acquire(signal, ahead).catch(() => Promise.reject(notSentError()));
   }
 

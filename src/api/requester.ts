@@ -270,9 +270,7 @@ export class Requester {
       body = built.body;
     }
     // undici reads a time-out of 0 as "none".
-    const request: HttpRequest = { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.options.signal };
-    if (exchange.ahead) request.ahead = true;
-    return request;
+    return { origin: target.origin, path: target.path, method: exchange.method, headers, body, timeoutMs: Math.max(1, Math.ceil(timeLeftMs)), signal: this.options.signal, ahead: exchange.ahead };
   }
 
   private describeHeaders(headers: Record<string, string>): string {

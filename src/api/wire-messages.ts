@@ -69,7 +69,7 @@ export type ToWire =
   | { kind: 'setup'; setup: WireThreadSetup }
   | { kind: 'send'; id: number; request: WireRequest }
   /** A slot for an exchange the caller's thread sends itself (a streamed body or answer). */
-  | { kind: 'acquire'; id: number }
+  | { kind: 'acquire'; id: number; ahead?: true }
   | { kind: 'release' }
   /** The caller withdrew a request: if it still waits for a slot, it fails with `NOT_SENT_CODE` unsent. */
   | { kind: 'withdraw'; id: number };

@@ -119,8 +119,8 @@ export class WireThread {
     });
   }
 
-  /** A slot of the thread's bound, for an exchange the caller sends itself; give it back with `releaseSlot`. */
-  acquireSlot(signal?: AbortSignal): Promise<void> {
+  /** A slot of the thread's bound, for an exchange the caller sends itself; give it back with `releaseSlot`. `ahead` as `HttpRequest.ahead`. */
+  acquireSlot(signal?: AbortSignal, ahead?: boolean): Promise<void> {
     if (this.gone) return Promise.reject(this.gone);
     if (this.closing) return Promise.reject(new Error('the API client is closed'));
     if (signal?.aborted) return Promise.reject(notSentError());
@@ -128,7 +128,7 @@ export class WireThread {
     return new Promise<void>((resolve, reject) => {
       const settle = this.withdrawOnAbort(id, signal);
       this.grants.set(id, { resolve: () => (settle(), resolve()), reject: (error) => (settle(), reject(error)) });
-      this.post({ kind: 'acquire', id });
+      this.post(ahead ? { kind: 'acquire', id, ahead } : { kind: 'acquire', id });
       this.holdProcess();
     });
   }

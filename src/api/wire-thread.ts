@@ -72,7 +72,7 @@ function handle(message: ToWire): void {
       whenSlotFree(message.id, () => void exchange(message.id, message.request), message.request.ahead);
       break;
     case 'acquire':
-      whenSlotFree(message.id, () => post({ kind: 'granted', id: message.id }));
+      whenSlotFree(message.id, () => post({ kind: 'granted', id: message.id }), message.ahead);
       break;
     case 'release':
       slots.release();
