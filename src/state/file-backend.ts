@@ -64,10 +64,10 @@ export class FileStateBackend implements StateBackend {
     // Serialized and encoded here, at once, so the time the loop is held is measured whole.
     const started = performance.now();
     const data = stateFileBytes(state);
-    const heldMs = performance.now() - started;
-    const writing = performance.now();
+    const serialized = performance.now();
+    const heldMs = serialized - started;
     await writeFileAtomic(this.file, data);
-    const wroteMs = performance.now() - writing;
+    const wroteMs = performance.now() - serialized;
     await this.remember(state);
     return { serial: state.serial, heldMs, pauseMs: DISK_PAUSE_FACTOR * wroteMs };
   }
