@@ -17,6 +17,7 @@ import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js'
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../schema/sensitive.js';
 import { envPolicyOf } from '../manifest/env-policy.js';
+import { isPhoneNumber } from '../manifest/names.js';
 import type { PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../templates/scaffold.js';
@@ -64,8 +65,6 @@ export interface WithheldField {
   /** The places of the values that are not text, from the config (`app_functions[0].credentials.pin`); never the values. */
   places: string[];
 }
-
-const PHONE_NUMBER = /^\+[1-9][0-9]{6,14}$/;
 
 export function buildExport(input: ExportInput): ExportResult {
   const run: ExportRun = {
@@ -178,8 +177,8 @@ function phoneBindings(list: readonly Phone[], localNames: ReadonlyMap<string, s
   for (const phone of list) {
     const local = phone.agent_id === undefined ? undefined : localNames.get(phone.agent_id);
     if (local === undefined) continue;
-    if (!PHONE_NUMBER.test(phone.id) || phones.includes(phone.id)) {
-      if (!PHONE_NUMBER.test(phone.id)) skippedPhones.push(phone.id);
+    if (!isPhoneNumber(phone.id) || phones.includes(phone.id)) {
+      if (!isPhoneNumber(phone.id)) skippedPhones.push(phone.id);
       continue;
     }
     phones.push(phone.id);

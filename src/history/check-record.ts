@@ -11,13 +11,12 @@ import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { hasControlCharacter } from '../util/printable.js';
 import type { HistoryRecord } from './types.js';
 import { BRANCH, COMMIT } from './source.js';
+import { isLocalName } from '../manifest/names.js';
 
 /** A record id: the time the apply ended, to the millisecond, then random hex (src/history/file-store.ts). */
 export const HISTORY_RECORD_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
 const OUTCOMES = new Set(['applied', 'failed', 'interrupted', 'nothing_to_do']);
 const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
-/** An agent's local name, as manifests allow it (schemas/manifest.schema.json, LocalName). */
-const LOCAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const CONFIG_HASH = /^sha256:[0-9a-f]{64}$/;
 const SUMMARY_COUNTS = ['create', 'update', 'unchanged', 'drifted', 'applied', 'failed', 'skipped'] as const;
 
@@ -78,7 +77,7 @@ function agentsProblem(agents: unknown): Problem {
   if (!isPlainObject(agents)) return 'agents: not an object';
   for (const [name, agent] of Object.entries(agents)) {
     // The name is shown escaped: it is the one thing about this record that is not yet known to be safe to print.
-    if (!LOCAL_NAME.test(name)) return `agents: ${JSON.stringify(name)} is not an agent name`;
+    if (!isLocalName(name)) return `agents: ${JSON.stringify(name)} is not an agent name`;
     if (!isPlainObject(agent)) return `agents.${name}: not an object`;
     const problem = agentProblem(agent);
     if (problem) return `agents.${name}.${problem}`;

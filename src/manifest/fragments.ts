@@ -9,6 +9,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
+import { isLocalName, isPhoneNumber } from './names.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
 
@@ -17,8 +18,6 @@ export type ResourceSection = (typeof RESOURCE_SECTIONS)[number];
 const SETTINGS = ['region', 'base_url', 'defaults'] as const;
 type SettingName = (typeof SETTINGS)[number];
 
-const LOCAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const PHONE_NUMBER = /^\+[1-9][0-9]{6,14}$/;
 const SECTION_NOUN: Record<ResourceSection, string> = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' };
 
 export interface Fragment {
@@ -78,7 +77,7 @@ export function combineFragments(fragments: readonly Fragment[], fallback: Span,
     combined.environmentsSpan ??= spanAt(fragment.value, ['environments'], 'key');
     for (const name of Object.keys(environments)) {
       const keySpan = spanAt(fragment.value, ['environments', name], 'key') ?? fragment.span;
-      if (!checkName(name, LOCAL_NAME, keySpan, 'environment', diagnostics)) continue;
+      if (!checkName(name, keySpan, 'environment', diagnostics)) continue;
       const overlay = environments[name];
       if (!isPlainObject(overlay)) continue; // reported by the shape check
       let entry = combined.environments.get(name);
@@ -122,7 +121,7 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
         );
         break;
       }
-      const valid = section === 'phones' ? checkPhoneNumber(name, keySpan, diagnostics) : checkName(name, LOCAL_NAME, keySpan, SECTION_NOUN[section], diagnostics);
+      const valid = section === 'phones' ? checkPhoneNumber(name, keySpan, diagnostics) : checkName(name, keySpan, SECTION_NOUN[section], diagnostics);
       if (!valid) continue;
       const earlier = targetEntries.get(name);
       if (earlier) {
@@ -149,15 +148,15 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
   }
 }
 
-function checkName(name: string, pattern: RegExp, span: Span, noun: string, diagnostics: DiagnosticList): boolean {
-  if (pattern.test(name) && name.length <= 100) return true;
+function checkName(name: string, span: Span, noun: string, diagnostics: DiagnosticList): boolean {
+  if (isLocalName(name)) return true;
   const why = name.length > 100 ? 'is longer than 100 characters' : 'is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit';
   diagnostics.error('invalid_name', `${noun} name "${name}" ${why}`, span);
   return false;
 }
 
 function checkPhoneNumber(number: string, span: Span, diagnostics: DiagnosticList): boolean {
-  if (PHONE_NUMBER.test(number)) return true;
+  if (isPhoneNumber(number)) return true;
   const digits = number.replace(/[\s().-]/g, '');
   const suggestion = /^\+?[1-9][0-9]{6,14}$/.test(digits) ? `+${digits.replace(/^\+/, '')}` : undefined;
   diagnostics.error(
@@ -174,8 +173,7 @@ export function formatLocation(span: Span): string {
 }
 
 /**
- * Checks a fragment against the manifest schema with each resource replaced by `{}`: top-level
- * keys, section types, settings, defaults and environment settings. Resources are checked whole,
+ * Checks a fragment's shape against the manifest schema (skeletonOf). Resources are checked whole,
  * later, after everything that merges into them has been merged.
  */
 function checkFragmentShape(fragment: Fragment, diagnostics: DiagnosticList): void {
@@ -186,30 +184,34 @@ function checkFragmentShape(fragment: Fragment, diagnostics: DiagnosticList): vo
       value: skeleton,
       at: [],
       fallback: fragment.span,
-      // Key patterns are checked by name above; defaults and overlays may leave required fields to what they merge with.
+      // Environment names are checked by name above (checkName); defaults and overlays may leave required fields to what they merge with.
       skip: (issue: SchemaIssue) =>
-        (issue.keyword === 'pattern' && isSectionPath(issue.path)) ||
+        (isEnvironmentName(issue.path) && (issue.keyword === 'pattern' || issue.keyword === 'maxLength')) ||
         (issue.keyword === 'missing_property' && (issue.path[0] === 'defaults' || issue.path[0] === 'environments')),
     },
     diagnostics,
   );
 }
 
-function isSectionPath(path: ReadonlyArray<PathPart>): boolean {
-  const inEnvironment = path[0] === 'environments';
-  const rest = inEnvironment ? path.slice(2) : path;
-  if (inEnvironment && rest.length === 0) return path.length === 1;
-  return rest.length === 1 && (RESOURCE_SECTIONS as readonly PathPart[]).includes(rest[0] as PathPart);
+/** An issue with `environments`' own keys (propertyNames is reported at the object). */
+function isEnvironmentName(path: ReadonlyArray<PathPart>): boolean {
+  return path.length === 1 && path[0] === 'environments';
 }
 
-/** A located copy with each resource replaced by `{}` (non-objects kept, so their type is reported). */
+/**
+ * A located copy without the resources: top-level keys, section types, settings, defaults and
+ * environment settings. Each resource is checked whole, once, where it is resolved (its type too),
+ * and each name where its section is combined (addLayer): here, 10,000 resources would only be
+ * copied and walked before the first read could leave, and a wrong one reported twice.
+ */
 function skeletonOf(value: Record<string, unknown>, inEnvironment: boolean): Record<string, unknown> {
   const out = locatedCopy(value);
   for (const key of Object.keys(value)) {
     const child = value[key];
     if ((RESOURCE_SECTIONS as readonly string[]).includes(key) && isPlainObject(child)) {
-      const section = locatedCopy(child);
-      for (const name of Object.keys(child)) if (isPlainObject(child[name])) setOwn(section, name, {});
+      const section: Record<string, unknown> = {};
+      const spans = spansOf(child);
+      if (spans) attachSpans(section, spans);
       setOwn(out, key, section);
     } else if (key === 'credentials' && Array.isArray(child)) {
       setOwn(out, key, []);

@@ -271,7 +271,10 @@ function forEachResource(
   for (const name of Object.keys(resources)) {
     if (diagnostics.full) return;
     const entry = entries?.get(name);
-    visit(name, resources[name], entry?.key ?? entry?.value ?? fallback);
+    const resource = resources[name];
+    // A resource that is not an object is reported (its type) and resolved no further: where its value is.
+    const span = isPlainObject(resource) ? (entry?.key ?? entry?.value) : (entry?.value ?? entry?.key);
+    visit(name, resource, span ?? fallback);
   }
 }
 

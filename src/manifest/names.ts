@@ -1,0 +1,22 @@
+/**
+ * The names a manifest gives its resources, as the manifest schema defines them (`LocalName`,
+ * `PhoneNumber`): the loader, the history check and export test them here, and
+ * test/manifest/names.test.ts holds these and the schema together.
+ */
+
+/** Letters, digits, `-`, `_` and `.`, starting with a letter or digit (the schema's `LocalName` pattern). */
+export const LOCAL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** The schema's `LocalName` maxLength. */
+export const LOCAL_NAME_MAX_LENGTH = 100;
+/** E.164: `+`, the country code and the number, digits only (the schema's `PhoneNumber` pattern). */
+export const PHONE_NUMBER_PATTERN = /^\+[1-9][0-9]{6,14}$/;
+
+/** Whether `name` is a name the schema's `LocalName` accepts (agents, campaigns, knowledge files, environments). */
+export function isLocalName(name: string): boolean {
+  return name.length <= LOCAL_NAME_MAX_LENGTH && LOCAL_NAME_PATTERN.test(name);
+}
+
+/** Whether `number` is a phone's key the schema's `PhoneNumber` accepts. */
+export function isPhoneNumber(number: string): boolean {
+  return PHONE_NUMBER_PATTERN.test(number);
+}
