@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readGuarded, realFolder } from '../../src/project-files/guarded-read.js';
+import { isInside, readGuarded, realFolder } from '../../src/project-files/guarded-read.js';
 
 let root: string;
 
@@ -46,5 +46,36 @@ describe('readGuarded reads a file whole, into a buffer of its size', () => {
     if (outcome.ok) expect(outcome.bytes.toString('utf8')).toMatch(/^Name:/);
     const capped = await readGuarded('/proc/self/status', { root: '/proc', maxBytes: 10 });
     expect(capped).toMatchObject({ ok: false, reason: 'too_large' });
+  });
+});
+
+describe('isInside', () => {
+  /** What path.relative says, the rule the quick prefix test must agree with. */
+  const byRelative = (base: string, file: string) => {
+    const relative = path.relative(base, file);
+    return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
+  };
+
+  it.each([
+    ['/p', '/p'],
+    ['/p', '/p/'],
+    ['/p', '/p/a.md'],
+    ['/p', '/p/sub/a.md'],
+    ['/p/', '/p/a.md'],
+    ['/', '/etc/passwd'],
+    ['/p', '/pp/a.md'],
+    ['/p', '/p2'],
+    ['/p', '/p/../etc/passwd'],
+    ['/p', '/p/sub/../../etc'],
+    ['/p', '/p/..'],
+    ['/p', '/p/a..b.md'],
+    ['/p', '/p/./a.md'],
+    ['/p', '/p//a.md'],
+    ['/p/sub/..', '/p/sub/../a.md'],
+    ['/p/sub/..', '/p/sub/../../x'],
+    ['/p', '/q'],
+    ['/p', 'relative/a.md'],
+  ])('%s holds %s as path.relative says', (base, file) => {
+    expect(isInside(base, file)).toBe(byRelative(base, file));
   });
 });
