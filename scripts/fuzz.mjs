@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateCase, runCase, writeCase } from '../test/fuzz/manifest-fuzzer.mjs';
+import { generateCase, openWorkspace, runCase, writeCase } from '../test/fuzz/manifest-fuzzer.mjs';
 import { loadManifests } from '../dist/manifest/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,15 +35,17 @@ let slowest = { ms: 0, name: '' };
 let heaviest = [];
 const failures = [];
 const started = Date.now();
+const workspace = await openWorkspace();
 for (let index = 0; index < count; index++) {
   const testCase = generateCase(seed, index);
-  const verdict = await runCase(testCase, loadManifests);
+  const verdict = await runCase(testCase, loadManifests, workspace);
   if (verdict.clean) clean++;
   else failures.push(`${testCase.name}: ${verdict.why}`);
   if (verdict.ms > slowest.ms) slowest = { ms: verdict.ms, name: testCase.name };
   heaviest = [...heaviest, { index, ms: verdict.ms }].sort((a, b) => b.ms - a.ms).slice(0, CLI_CASES);
   if ((index + 1) % 500 === 0) console.log(`  ${index + 1} cases, ${clean} clean`);
 }
+await workspace.close();
 const peak = process.resourceUsage().maxRSS / 1024;
 console.log(`clean verdicts: ${clean} / ${count}`);
 console.log(`slowest case: ${(slowest.ms / 1000).toFixed(2)} s (${slowest.name})`);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
 import { runCli } from '../helpers/cli.js';
-import { generateCase, PLANTED, runCase, writeCase } from './manifest-fuzzer.mjs';
+import { generateCase, openWorkspace, PLANTED, runCase, writeCase } from './manifest-fuzzer.mjs';
 
 const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_123);
 const CASES = 250;
@@ -20,10 +20,15 @@ const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtur
 describe(`manifest fuzzer, seed ${SEED}`, () => {
   it(`ends each of ${CASES} generated cases in a clean verdict`, { timeout: 600_000 }, async () => {
     const failures: string[] = [];
-    for (let index = 0; index < CASES; index++) {
-      const testCase = generateCase(SEED, index);
-      const verdict = await runCase(testCase, loadManifests);
-      if (!verdict.clean) failures.push(`${testCase.name}: ${verdict.why}`);
+    const workspace = await openWorkspace();
+    try {
+      for (let index = 0; index < CASES; index++) {
+        const testCase = generateCase(SEED, index);
+        const verdict = await runCase(testCase, loadManifests, workspace);
+        if (!verdict.clean) failures.push(`${testCase.name}: ${verdict.why}`);
+      }
+    } finally {
+      await workspace.close();
     }
     expect(failures).toEqual([]);
   });

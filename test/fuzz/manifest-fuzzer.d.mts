@@ -25,6 +25,13 @@ export interface Verdict {
 export const PLANTED: string;
 export function createRandom(seed: number): Random;
 export function generateCase(seed: number, index: number): FuzzCase;
+export interface Workspace {
+  /** Writes the case's manifest and files over the last case's; resolves with the project folder. */
+  write(testCase: FuzzCase): Promise<string>;
+  close(): Promise<void>;
+}
+
 export function writeCase(testCase: FuzzCase): Promise<{ project: string; cleanup: () => Promise<void> }>;
-export function runCase(testCase: FuzzCase, loadManifests: (options: LoadOptions) => Promise<LoadResult>): Promise<Verdict>;
+export function openWorkspace(): Promise<Workspace>;
+export function runCase(testCase: FuzzCase, loadManifests: (options: LoadOptions) => Promise<LoadResult>, workspace?: Workspace): Promise<Verdict>;
 export function generateLayoutCase(seed: number, index: number): { name: string; text: string };

@@ -75,7 +75,8 @@ const PATHS = [
 ];
 
 /** What every case's project holds besides its manifest; `outside/` is beside the project, not in it. */
-async function writeProjectFiles(base, project, random) {
+/** The files every case's project holds: prompts, knowledge, links in and out of it, a FIFO, and a secret outside it. */
+async function writeFixedFiles(base, project) {
   await mkdir(path.join(base, 'outside'), { recursive: true });
   await writeFile(path.join(base, 'outside/secret.md'), `token=${PLANTED}\n`);
   for (const folder of ['prompts', 'knowledge', 'links', 'special']) await mkdir(path.join(project, folder), { recursive: true });
@@ -86,7 +87,13 @@ async function writeProjectFiles(base, project, random) {
   await symlink('loop.md', path.join(project, 'links/loop.md'));
   await symlink('../prompts/front.md', path.join(project, 'links/inside.md'));
   execFileSync('mkfifo', [path.join(project, 'special/fifo.md')]);
-  if (random.chance(0.1)) await writeFile(path.join(project, 'big.md'), Buffer.alloc(3 * 1024 * 1024, 0x61));
+}
+
+/** What differs from case to case besides the manifest: a 3 MiB file beside it, one time in ten. */
+async function writeCaseFiles(project, random) {
+  const big = path.join(project, 'big.md');
+  if (random.chance(0.1)) await writeFile(big, Buffer.alloc(3 * 1024 * 1024, 0x61));
+  else await rm(big, { force: true });
 }
 
 /** A value planted outside the project: it must never appear in a result. */
@@ -229,21 +236,40 @@ export function generateLayoutCase(seed, index) {
 
 /** Writes the case's project into a new temporary folder; returns it and a cleanup. */
 export async function writeCase(testCase) {
+  const workspace = await openWorkspace();
+  const project = await workspace.write(testCase);
+  return { project, cleanup: workspace.close };
+}
+
+/**
+ * One project folder for many cases, one after the other: its fixed files are written once (a
+ * FIFO costs a process: `mkfifo`), each case's manifest and files over the last one's. Loading
+ * only reads, so a case finds the folder as a fresh one would be.
+ */
+export async function openWorkspace() {
   const base = await mkdtemp(path.join(tmpdir(), 'voxform-fuzz-'));
   const project = path.join(base, 'project');
   await mkdir(project);
-  await writeProjectFiles(base, project, testCase.random);
-  await writeFile(path.join(project, 'voxform.yaml'), testCase.manifest);
-  return { project, cleanup: () => rm(base, { recursive: true, force: true }) };
+  await writeFixedFiles(base, project);
+  return {
+    async write(testCase) {
+      await writeCaseFiles(project, testCase.random);
+      await writeFile(path.join(project, 'voxform.yaml'), testCase.manifest);
+      return project;
+    },
+    close: () => rm(base, { recursive: true, force: true }),
+  };
 }
 
 /**
  * Loads one case with `loadManifests` (the source or the built one) and judges the outcome:
  * `{ clean, why, ms }`. Clean: a state and no errors, or errors each at a file:line:col; a thrown
- * VoxformError (voxform's own, clear sentence) is clean too; anything else is not.
+ * VoxformError (voxform's own, clear sentence) is clean too; anything else is not. In `workspace`
+ * (openWorkspace) when given, else in a project of its own.
  */
-export async function runCase(testCase, loadManifests) {
-  const { project, cleanup } = await writeCase(testCase);
+export async function runCase(testCase, loadManifests, workspace) {
+  const own = workspace === undefined ? await openWorkspace() : undefined;
+  const project = await (workspace ?? own).write(testCase);
   const started = performance.now();
   try {
     const result = await loadManifests({ paths: [], cwd: project, env: {}, environment: testCase.environment });
@@ -263,6 +289,6 @@ export async function runCase(testCase, loadManifests) {
     if (error && error.name === 'VoxformError' && typeof error.code === 'string') return { clean: true, why: `refused: ${error.code}`, ms };
     return { clean: false, why: `threw ${error?.stack ?? error}`, ms };
   } finally {
-    await cleanup();
+    await own?.close();
   }
 }
