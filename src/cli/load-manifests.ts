@@ -8,7 +8,7 @@
  */
 import { isVoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
-import type { LoadResult, ReadTargets } from '../manifest/types.js';
+import type { LoadOptions, LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext } from './context.js';
 import { countProblems } from './diagnostics.js';
@@ -20,14 +20,18 @@ export interface ManifestOptions {
   baseUrl?: string | undefined;
 }
 
-export function loadCommandManifests(options: ManifestOptions, ctx: CommandContext, onReadTargets?: (targets: ReadTargets) => void): Promise<LoadResult> {
+/** What a command that reads from the service hears while the manifests load, to start reading early (LoadOptions). */
+export type EarlyReads = Pick<LoadOptions, 'onReadTargets' | 'onAgentIdParsed'>;
+
+export function loadCommandManifests(options: ManifestOptions, ctx: CommandContext, early: EarlyReads = {}): Promise<LoadResult> {
   return loadManifests({
     paths: options.file ?? [],
     cwd: ctx.cwd,
     env: ctx.env,
     environment: options.env,
     operatorBaseUrl: options.baseUrl,
-    onReadTargets,
+    onReadTargets: early.onReadTargets,
+    onAgentIdParsed: early.onAgentIdParsed,
     onSecret: (secret) => ctx.secrets.add(secret),
   });
 }

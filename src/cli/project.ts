@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { envPolicyOf } from '../manifest/env-policy.js';
-import type { DesiredState, ReadTargets } from '../manifest/types.js';
+import type { DesiredState } from '../manifest/types.js';
 import type { AcquireOptions, HeldLock, StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
@@ -14,7 +14,7 @@ import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { WireThread } from '../api/wire-thread-link.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
-import { loadCommandManifests } from './load-manifests.js';
+import { loadCommandManifests, type EarlyReads } from './load-manifests.js';
 import type { CommandContext } from './context.js';
 import type { Connection, LocalWebhooks, ManifestService } from './connection.js';
 import { ReadAhead } from '../plan/read-ahead.js';
@@ -31,8 +31,8 @@ export interface ProjectOptions {
   parallelism?: number;
 }
 
-export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext, onReadTargets?: (targets: ReadTargets) => void): Promise<DesiredState> {
-  const result = await loadCommandManifests(options, ctx, onReadTargets);
+export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext, early: EarlyReads = {}): Promise<DesiredState> {
+  const result = await loadCommandManifests(options, ctx, early);
   const { errors } = countProblems(result.diagnostics, result.omitted);
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {
@@ -56,6 +56,9 @@ export interface ConnectedProject {
   /** The workspace's lock, when `lockFirst` took it so the reads could start early (released at exit). */
   lock: HeldLock | undefined;
 }
+
+/** The service of a read started before the manifests name theirs: the operator's (flags or environment), which beats it. */
+const OPERATOR_NAMED = { baseUrl: undefined, region: undefined } as const;
 
 /** The connection module, loaded when needed: the HTTP client is most of start-up, and loading manifests alone does not need it. */
 function loadConnectionModule(): Promise<typeof import('./connection.js')> {
@@ -123,25 +126,34 @@ export async function connectProject(
   if (locking) await locking;
   let early: Connection | undefined;
   let readAhead: ReadAhead | undefined;
-  const onReadTargets = (targets: ReadTargets) => {
-    // The manifests' secrets are not all known yet (each is registered as the loader meets it), so
-    // nothing of these reads is printed before the load has ended: ReadAhead holds each answer and
-    // each failure until the plan takes it, and a request's own lines (VOXFORM_DEBUG) show the
-    // method, the service's URL and an id written as plain text, with the key redacted.
-    // Only where connecting waits for nothing (not `--local`, whose emulator starts asynchronously),
-    // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
-    if (options.local || (how.lockFirst && !locking)) return;
+  // The manifests' secrets are not all known yet (each is registered as the loader meets it), so
+  // nothing of these reads is printed before the load has ended: ReadAhead holds each answer and
+  // each failure until the plan takes it, and a request's own lines (VOXFORM_DEBUG) show the
+  // method, the service's URL and an id written as plain text, with the key redacted.
+  // Only where connecting waits for nothing (not `--local`, whose emulator starts asynchronously),
+  // and only if it succeeds: otherwise the connection is made, and fails, after loading as ever.
+  // Started inside the loader's synchronous work: the lock (if any) is held already.
+  let refused = false;
+  const readerFor = (service: ManifestService): ReadAhead | undefined => {
+    if (readAhead || refused || options.local || (how.lockFirst && !locking)) return readAhead;
     try {
-      const [connection, tuning] = connectionRequest(options, targets.service, true);
+      const [connection, tuning] = connectionRequest(options, service, true);
       early = connectRemote(connection, ctx, tuning);
     } catch {
-      return;
+      refused = true;
+      return undefined;
     }
-    // Started now, inside the loader's synchronous work: the lock (if any) is held already.
     readAhead = new ReadAhead(early.client);
-    readAhead.start(targets);
+    return readAhead;
   };
-  const desired = await loadDesiredState(options, ctx, how.readAhead ? onReadTargets : undefined);
+  const reads: EarlyReads = {
+    onReadTargets: (targets) => readerFor(targets.service)?.start(targets),
+    // The ids the parser meets start reading at once only where the operator named the service:
+    // the manifests cannot move it then, so the connection made now is the one the targets name.
+    // (Where they decide it, their settings are known only with the targets.)
+    onAgentIdParsed: operatorBaseUrl(options, ctx.env) === undefined ? undefined : (id) => readerFor(OPERATOR_NAMED)?.start({ agentIds: [id], phones: false, service: OPERATOR_NAMED }),
+  };
+  const desired = await loadDesiredState(options, ctx, how.readAhead ? reads : {});
   // The loader named the same service early as in `desired` (both come from the same settings).
   const connection = early ?? (await connectService(options, desired, ctx, { wireThread: true }));
   const serviceId = connection.local ? 'local' : connection.baseUrl;

@@ -172,6 +172,16 @@ export interface LoadOptions {
    */
   onReadTargets?: ((targets: ReadTargets) => void) | undefined;
   /**
+   * Told each agent id as a manifest file writes it in its `agents` section, the moment the parser
+   * has read that agent, before the rest of the file: a hint for reads that may start before
+   * `onReadTargets` (a 5,000-agent manifest takes a quarter of a second to parse). An overlay
+   * (`--env`) may give that agent another id, a template or an `${env:…}` one the parser cannot
+   * see: `onReadTargets` names what will be read, hinted or not. Only ids that are plain text, as
+   * there; what the hints start is held like `onReadTargets`' reads. Never told where a manifest
+   * file could set the service (`mayNameService`): the settings decide whether anything may be sent.
+   */
+  onAgentIdParsed?: ((id: string) => void) | undefined;
+  /**
    * Told each secret the moment the load meets it (an `${env:…}` value as it is read, a value at a
    * place the schemas mark sensitive as it is resolved), before anything else can hold it: a caller
    * that may print while the load goes on (an error thrown by a callback while `plan`'s early reads

@@ -174,6 +174,31 @@ environments:
     expect(seen).toEqual([{ agentIds: ['ag_9', 'ag_2'], phones: true, service: { baseUrl: undefined, region: undefined } }]);
   });
 
+  it('each id as written while the file is still being parsed, before the targets: plain text only, no overlay applied', async () => {
+    const heard: string[] = [];
+    await loadTree(
+      { 'voxform.yaml': manifest.replace('phones:', '  a: { id: "\${env:X}" }\n  b: { id: 42 }\nphones:') },
+      { environment: 'staging', onAgentIdParsed: (id) => heard.push(`hint ${id}`), onReadTargets: (targets) => heard.push(`targets ${targets.agentIds.join(' ')}`) },
+    );
+    // As the file writes them (front's staging id comes with the targets), and never one that is
+    // not plain text: reading it could only fail.
+    expect(heard).toEqual(['hint ag_1', 'hint ag_2', 'targets ag_9 ag_2']);
+  });
+
+  it.each([
+    ['base_url as written', 'base_url: https://elsewhere.example\n'],
+    ['base_url spelled with an escape', '"base\\x5furl": https://elsewhere.example\n'],
+    ['region', 'region: eu\n'],
+    ['a backslash anywhere', 'defaults:\n  config: { first_message: "Hi\\tthere" }\n'],
+  ])('no id while parsing where a file could name the service (%s): the settings are known first', async (_how, setting) => {
+    const heard: string[] = [];
+    await loadTree(
+      { 'voxform.yaml': 'agents:\n  a: { id: ag_1 }\n', 'z.yaml': setting },
+      { paths: ['.'], onAgentIdParsed: (id) => heard.push(`hint ${id}`), onReadTargets: (targets) => heard.push(`targets ${targets.agentIds.join(' ')}`) },
+    );
+    expect(heard.filter((line) => line.startsWith('hint'))).toEqual([]);
+  });
+
   it('before any resource is resolved: no ${env:…} is read yet, and the load still hands back every secret', async () => {
     const { env, looked } = watchedEnv({ HOOK: 'planted-hook-token' });
     const readBeforeTargets: boolean[] = [];
