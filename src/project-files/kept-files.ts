@@ -38,7 +38,17 @@ function refusal(reason: ReadFailure, message: string): KeptFile<never> {
 export async function readKeptFile(file: string, maxBytes: number): Promise<KeptFile<Buffer>> {
   if (!(await isThere(file))) return { found: false };
   const outcome = await readGuarded(file, await policyFor(file, maxBytes));
-  return outcome.ok ? { found: true, ok: true, value: outcome.bytes } : refusal(outcome.reason, outcome.message);
+  if (outcome.ok) return { found: true, ok: true, value: outcome.bytes };
+  return (await goneMeanwhile(file)) ? { found: false } : refusal(outcome.reason, outcome.message);
+}
+
+/**
+ * Whether a file that was there when it was looked at has gone since: a lock's holder that another
+ * run removed, with its folder, between the look and the read. Its read then fails as a missing
+ * file outside the (vanished) folder would; it is not found, not refused: the caller looks again.
+ */
+async function goneMeanwhile(file: string): Promise<boolean> {
+  return !(await isThere(file));
 }
 
 /**
@@ -48,5 +58,6 @@ export async function readKeptFile(file: string, maxBytes: number): Promise<Kept
 export async function checkKeptFile(file: string, maxBytes: number): Promise<KeptFile<string>> {
   if (!(await isThere(file))) return { found: false };
   const outcome = await inspect(file, await policyFor(file, maxBytes));
-  return outcome.ok ? { found: true, ok: true, value: outcome.real } : refusal(outcome.reason, outcome.message);
+  if (outcome.ok) return { found: true, ok: true, value: outcome.real };
+  return (await goneMeanwhile(file)) ? { found: false } : refusal(outcome.reason, outcome.message);
 }
