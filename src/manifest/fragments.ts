@@ -9,7 +9,7 @@ import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
-import { isLocalName, isPhoneNumber } from './names.js';
+import { isLocalName, isPhoneNumber, LOCAL_NAME_MAX_LENGTH } from './names.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
 
@@ -150,7 +150,7 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
 
 function checkName(name: string, span: Span, noun: string, diagnostics: DiagnosticList): boolean {
   if (isLocalName(name)) return true;
-  const why = name.length > 100 ? 'is longer than 100 characters' : 'is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit';
+  const why = name.length > LOCAL_NAME_MAX_LENGTH ? `is longer than ${LOCAL_NAME_MAX_LENGTH} characters` : 'is not a valid name: use letters, digits, "-", "_" and ".", starting with a letter or digit';
   diagnostics.error('invalid_name', `${noun} name "${name}" ${why}`, span);
   return false;
 }

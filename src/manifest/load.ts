@@ -144,15 +144,13 @@ function readTargetsOf(layer: Layer): Omit<ReadTargets, 'service'> {
  * such a file the settings decide whether anything may be sent at all (a `base_url` the operator
  * did not trust sends nothing, docs/security.md), so nothing is read before they are known.
  */
-export function mayNameService(bytes: Uint8Array): boolean {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return text.includes('base_url') || text.includes('region') || text.includes(BACKSLASH);
+export function mayNameService(bytes: Buffer): boolean {
+  return bytes.includes('base_url') || bytes.includes('region') || bytes.includes(BACKSLASH);
 }
 const BACKSLASH = 0x5c;
 
 /** The parser's hook that tells `onAgentIdParsed` each agent id written as plain text (LoadOptions). */
-function agentIdHints(onAgentIdParsed: ((id: string) => void) | undefined): OnSectionEntry | undefined {
-  if (!onAgentIdParsed) return undefined;
+function agentIdHints(onAgentIdParsed: (id: string) => void): OnSectionEntry {
   return (section, _name, entry) => {
     const id = section === 'agents' ? literalAgentId(entry) : undefined;
     if (id !== undefined) onAgentIdParsed(id);
@@ -199,9 +197,11 @@ async function readManifests(
 ): Promise<{ fragments: Fragment[]; unparsed: boolean; fallbackSpan: Span }> {
   const { sources, diagnostics } = ctx;
   const outcomes = await ctx.cache.readAll(files.map(({ file, root }) => ({ file, policy: { root, maxBytes: MAX_MANIFEST_BYTES } })));
-  // Hinted reads go to the operator's service before any setting is known: only where no file could name another.
-  const mayMoveService = [...outcomes.values()].some((outcome) => outcome.ok && mayNameService(outcome.bytes));
-  const onSectionEntry = mayMoveService ? undefined : agentIdHints(ctx.onAgentIdParsed);
+  // Hinted reads go to the operator's service before any setting is known: only where no file could
+  // name another (looked for only when hints were asked for: validate and the rest need no search).
+  const { onAgentIdParsed } = ctx;
+  const hinted = onAgentIdParsed !== undefined && ![...outcomes.values()].some((outcome) => outcome.ok && mayNameService(outcome.bytes));
+  const onSectionEntry = hinted ? agentIdHints(onAgentIdParsed) : undefined;
   const fragments: Fragment[] = [];
   let unparsed = false;
   let firstSpan: Span | undefined;
