@@ -6,6 +6,7 @@ import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
+import { emulatorLlmFromEnv } from './emulator-llm.js';
 import { resolveTimeoutMs } from './timeout.js';
 
 /** A client ready to use, and where it points. */
@@ -101,7 +102,6 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
   const { startEmulator } = await import('../emulator/index.js');
   const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
   await mkdir(path.dirname(dataFile), { recursive: true });
-  const { emulatorLlmFromEnv } = await import('./commands/emulator.js');
   const llm = emulatorLlmFromEnv({}, ctx.env);
   ctx.secrets.add(llm?.apiKey);
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.

@@ -6,7 +6,6 @@
  * model as the tool's result and never breaks the session. The docs do not show the service's
  * request format for tools; this is the emulator's (docs/emulator.md).
  */
-import { request } from 'undici';
 import type { ToolCommon } from '../schema/types.gen.js';
 
 export type ToolPolicy = 'all' | 'loopback' | 'none';
@@ -56,6 +55,9 @@ export async function callToolWebhook(input: ToolCallInput): Promise<string> {
   }
   const timeout = tool.timeout && tool.timeout > 0 ? tool.timeout : DEFAULT_TOOL_TIMEOUT_MS;
   try {
+    // Loaded here, not with the emulator: the whole library takes about 100 ms to load, and only a
+    // conversation whose model calls a tool needs it (plan --local and apply --local never do).
+    const { request } = await import('undici');
     const answer = await request(url, { method: method as 'GET', headers, body, headersTimeout: timeout, bodyTimeout: timeout });
     const text = await readCapped(answer.body);
     if (answer.statusCode < 200 || answer.statusCode >= 300) return `error: the tool answered ${answer.statusCode}: ${text.slice(0, 500)}`;

@@ -25,7 +25,7 @@ import { phoneRoutes } from './routes/phones.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { uploadRoutes } from './routes/uploads.js';
 import { loadSeedIntoStore, resolveSeed } from './seed.js';
-import { LlmAgent } from './llm-agent.js';
+import type { AgentPlayer } from './llm-agent.js';
 import { SessionManager } from './sessions.js';
 import { EmulatorStore } from './store.js';
 import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, RequestLogEntry, RunningEmulator, WebhookDelivery } from './types.js';
@@ -121,6 +121,8 @@ class Emulator implements ControlHost {
     private readonly options: EmulatorOptions,
     private readonly initialSeed: EmulatorSeed,
     store: EmulatorStore,
+    /** Plays the agents in sessions with a model (`options.llm`); undefined: the scripted replies. */
+    agentPlayer: AgentPlayer | undefined,
   ) {
     this.log = options.quiet === false ? (options.log ?? ((line) => void process.stderr.write(`${line}\n`))) : undefined;
     const requestLog = new RequestLog(options.requestLogLimit ?? 2000, this.log ? (d) => this.logDelivery(d) : undefined);
@@ -130,7 +132,7 @@ class Emulator implements ControlHost {
     if (this.initialFaults.length > 0) faults.set({ rules: this.initialFaults });
     this.core = {
       store,
-      sessions: new SessionManager(store, webhooks, requestLog, options.llm ? new LlmAgent(options.llm, options.webhooks ?? 'all') : undefined),
+      sessions: new SessionManager(store, webhooks, requestLog, agentPlayer),
       webhooks,
       faults,
       requestLog,
@@ -390,7 +392,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     created = !(await store.loadDataFile());
     if (created) loadSeedIntoStore(store, initialSeed);
   }
-  const emulator = new Emulator(options, initialSeed, store);
+  // The model's client (the OpenAI library, about 110 ms to load) only for an emulator told to use
+  // one: `plan --local` and `apply --local` start one that is not.
+  const agentPlayer = options.llm ? new (await import('./llm-agent.js')).LlmAgent(options.llm, options.webhooks ?? 'all') : undefined;
+  const emulator = new Emulator(options, initialSeed, store, agentPlayer);
   if (store.shared) {
     await store.access(false, () => undefined); // loads the file, without waiting for the lock
     // A new file is seeded under the lock, so two commands started at once seed it only once.

@@ -26,4 +26,22 @@ describe('start-up imports', () => {
       if (command !== 'validate') expect(importGraph(entry, true).modules).toContain(path.join(src, 'api/http.ts'));
     });
   }
+
+  // `plan --local` and `apply --local` start the embedded emulator (src/cli/connection.ts). Each
+  // library named here serves what no plan or apply does there: the whole of undici the tool
+  // webhooks of a model-played session (100 ms to load), the OpenAI client the model itself
+  // (110 ms), the YAML library seeds written in YAML and traffic profiles (40 ms). Loaded with the
+  // emulator, they made `plan --local` of the example 1.3 × slower.
+  it('the embedded emulator of --local loads no whole undici, no OpenAI client and no YAML library', () => {
+    const emulator = path.join(src, 'emulator/index.ts');
+    const { modules, packages } = importGraph(emulator);
+    expect([...packages].filter((name) => ['undici', 'openai', 'yaml'].includes(name))).toEqual([]);
+    expect(modules).toContain(path.join(src, 'emulator/server.ts'));
+    // --local reads the model's settings without the `emulator` command's module (its traffic
+    // profiles bring the YAML library).
+    expect(importGraph(path.join(src, 'cli/connection.ts'), true).modules).not.toContain(path.join(src, 'cli/commands/emulator.ts'));
+    // They are still there for what needs them, loaded when it runs.
+    const later = importGraph(emulator, true).modules;
+    for (const lazy of ['emulator/llm-agent.ts', 'emulator/llm-tools.ts', 'model/chat-model.ts']) expect(later).toContain(path.join(src, lazy));
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emulatorLlmFromEnv } from '../../src/cli/commands/emulator.js';
+import { emulatorLlmFromEnv } from '../../src/cli/emulator-llm.js';
 
 describe('the emulator’s model (--llm, VOXFORM_EMULATOR_LLM)', () => {
   it('takes the flag first, else the environment; the key only from the environment', () => {

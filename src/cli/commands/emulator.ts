@@ -3,17 +3,13 @@
  * base URL, its private key and how to point voxform at it; request lines go to stderr.
  */
 import path from 'node:path';
-import { VoxformError } from '../../errors.js';
 import { startEmulator, type EmulatorOptions } from '../../emulator/index.js';
 import { MAX_FAULT_DELAY_MS } from '../../emulator/faults.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
+import { emulatorLlmFromEnv, invalidEmulatorOption as invalid } from '../emulator-llm.js';
 import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
-
-function invalid(flag: string, message: string): VoxformError {
-  return new VoxformError('invalid_option', `${flag} ${message}`, { hint: 'See `voxform emulator --help`.' });
-}
 
 /** Turns the command's flags into emulator options; throws a VoxformError naming the bad flag. */
 export interface EmulatorCommandOptions {
@@ -66,21 +62,6 @@ export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string)
     result.failRate = rate;
   }
   return result;
-}
-
-/**
- * The model the emulator plays agents with: `--llm URL` (else VOXFORM_EMULATOR_LLM), `--llm-model`
- * (else VOXFORM_EMULATOR_LLM_MODEL), the key from VOXFORM_EMULATOR_LLM_API_KEY only.
- */
-export function emulatorLlmFromEnv(
-  flags: { llm?: unknown; llmModel?: unknown },
-  env: Readonly<Record<string, string | undefined>>,
-): EmulatorOptions['llm'] {
-  const url = (typeof flags.llm === 'string' ? flags.llm : env.VOXFORM_EMULATOR_LLM)?.trim();
-  if (!url) return undefined;
-  if (!/^https?:\/\/[^\s]+$/.test(url)) throw invalid('--llm', `must be the http(s) base URL of an OpenAI-compatible API, not "${url}".`);
-  const model = (typeof flags.llmModel === 'string' ? flags.llmModel : env.VOXFORM_EMULATOR_LLM_MODEL)?.trim() || undefined;
-  return { url, model, apiKey: env.VOXFORM_EMULATOR_LLM_API_KEY?.trim() || undefined };
 }
 
 /** The traffic the flags ask for at start, checked before anything starts; undefined without --traffic. */
