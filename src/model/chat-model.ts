@@ -4,7 +4,7 @@
  * `--llm` mode. Where it is and its key come from the operator (flags, environment), never from a
  * test file or a manifest.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { VoxformError } from '../errors.js';
 import { isPlainObject } from '../util/json-object.js';
 
@@ -36,7 +36,8 @@ const MODEL_URL_HINT =
   'Give the base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1 (VOXFORM_JUDGE_URL for the judge, --llm or VOXFORM_EMULATOR_LLM for the emulator).';
 
 export class ChatModel {
-  private readonly client: OpenAI;
+  /** Made on the first request: the OpenAI library takes about 110 ms to load, and a run of tests without a judge never asks. */
+  private client: Promise<{ client: OpenAI; APIError: typeof OpenAI.APIError }> | undefined;
 
   constructor(readonly settings: ModelSettings) {
     let base: URL;
@@ -48,21 +49,13 @@ export class ChatModel {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new VoxformError('model_url_invalid', `The model URL must be http or https, not ${base.protocol.slice(0, -1)}.`, { hint: MODEL_URL_HINT });
     }
-    // Every option explicit: the client would otherwise read OPENAI_* variables the operator did not mean for voxform.
-    this.client = new OpenAI({
-      baseURL: settings.url,
-      apiKey: settings.apiKey ?? 'none',
-      organization: null,
-      project: null,
-      timeout: settings.timeoutMs ?? 60_000,
-      maxRetries: 2,
-    });
   }
 
   /** One completion (not streamed). With `json`, the model is asked for a JSON object. */
   async complete(messages: ChatTurn[], options: { json?: boolean; tools?: ToolDefinition[]; model?: string } = {}): Promise<ModelAnswer> {
+    const { client, APIError } = await (this.client ??= this.connect());
     try {
-      const completion = await this.client.chat.completions.create({
+      const completion = await client.chat.completions.create({
         model: options.model ?? this.settings.model,
         messages,
         temperature: 0,
@@ -73,15 +66,29 @@ export class ChatModel {
       if (!message) throw new Error('the answer has no choices');
       return message;
     } catch (error) {
-      throw new VoxformError('model_failed', `The model at ${this.settings.url} failed: ${describeModelError(error)}.`, {
+      throw new VoxformError('model_failed', `The model at ${this.settings.url} failed: ${describeModelError(error, APIError)}.`, {
         hint: 'Check the URL, model name and key, and that the server speaks the OpenAI chat completions API.',
       });
     }
   }
+
+  private async connect(): Promise<{ client: OpenAI; APIError: typeof OpenAI.APIError }> {
+    const { default: OpenAIClient } = await import('openai');
+    // Every option explicit: the client would otherwise read OPENAI_* variables the operator did not mean for voxform.
+    const client = new OpenAIClient({
+      baseURL: this.settings.url,
+      apiKey: this.settings.apiKey ?? 'none',
+      organization: null,
+      project: null,
+      timeout: this.settings.timeoutMs ?? 60_000,
+      maxRetries: 2,
+    });
+    return { client, APIError: OpenAIClient.APIError };
+  }
 }
 
-function describeModelError(error: unknown): string {
-  const said = error instanceof OpenAI.APIError && error.status ? `status ${error.status}` : error instanceof Error ? error.message : String(error);
+function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): string {
+  const said = error instanceof APIError && error.status ? `status ${error.status}` : error instanceof Error ? error.message : String(error);
   // Ends a sentence of ours: its own full stop would make two ("Request timed out..").
   return said.slice(0, 200).replace(/\.+$/, '');
 }

@@ -27,6 +27,14 @@ describe('start-up imports', () => {
     });
   }
 
+  // `voxform test` needs a model only for judge: checks and simulated callers: the OpenAI client
+  // (about 110 ms to load) comes with the first request to one.
+  it('`test` loads no OpenAI client until a model is asked', () => {
+    const entry = path.join(src, 'cli/commands/test.ts');
+    expect([...importGraph(entry).packages].filter((name) => name === 'openai')).toEqual([]);
+    expect(importGraph(entry, true).packages).toContain('openai');
+  });
+
   // `plan --local` and `apply --local` start the embedded emulator (src/cli/connection.ts). Each
   // library named here serves what no plan or apply does there: the whole of undici the tool
   // webhooks of a model-played session (100 ms to load), the OpenAI client the model itself
