@@ -112,7 +112,8 @@ function parseDocuments(yaml: YamlModule, source: SourceText): { parsed: Documen
   return { parsed };
 }
 
-function reportYamlErrors(doc: Document.Parsed, source: SourceText, diagnostics: DiagnosticList, misindented: Misindentation | undefined): void {
+/** The general parser's errors of one document as diagnostics (exported for its tests). */
+export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>, source: SourceText, diagnostics: DiagnosticList, misindented: Misindentation | undefined): void {
   let errors: readonly YAMLError[] = doc.errors;
   const range = doc.range;
   if (misindented && misindented.at >= range[0] && misindented.at <= range[2]) {
@@ -127,6 +128,9 @@ function reportYamlErrors(doc: Document.Parsed, source: SourceText, diagnostics:
   }
   // One error per line: the parser's follow-on errors after the first mistake on a line are noise.
   const lines = new Set<number>();
+  // Running out of stack is one problem of the document, however many places the parser meets it
+  // (how many depends on the stack left when it ran: one run reported it on two lines).
+  let outOfStack = false;
   for (const error of errors) {
     const line = positionOf(source, error.pos[0]).line;
     if (lines.has(line)) continue;
@@ -148,7 +152,8 @@ function reportYamlErrors(doc: Document.Parsed, source: SourceText, diagnostics:
       default:
         if (/call stack/i.test(error.message)) {
           // The general parser recurses per block level and reports running out of stack as an error of its own.
-          diagnostics.error('yaml_too_deep', `this YAML is nested too deeply to read (more than ${MAX_NESTING_DEPTH} levels are refused)`, span);
+          if (!outOfStack) diagnostics.error('yaml_too_deep', `this YAML is nested too deeply to read (more than ${MAX_NESTING_DEPTH} levels are refused)`, span);
+          outOfStack = true;
           break;
         }
         diagnostics.error('yaml_syntax', `YAML syntax error: ${sentence(error.message)}`, span);

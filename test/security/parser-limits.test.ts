@@ -4,10 +4,10 @@
  * diagnostics are capped, each with a code of its own (src/manifest/limits.ts).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { Alias } from 'yaml';
+import { Alias, YAMLParseError } from 'yaml';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
-import { parseYaml } from '../../src/manifest/parse-yaml.js';
-import { SourceRegistry } from '../../src/manifest/source.js';
+import { parseYaml, reportYamlErrors } from '../../src/manifest/parse-yaml.js';
+import { countLines, SourceRegistry } from '../../src/manifest/source.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/project-files/limits.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
@@ -35,6 +35,18 @@ describe('parser limits', () => {
     // And nesting that blows the general parser's own stack is the same diagnostic, not a syntax error.
     const deeper = Array.from({ length: 1_000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
     expect((await loadTree({ 'voxform.yaml': `${deeper} 1\n` })).diagnostics.map((d) => d.code)).toEqual(['yaml_too_deep']);
+  });
+
+  it('reports running out of stack once per document, however many places the parser met it', () => {
+    // Where the general parser runs out of stack depends on the stack and the code's state when it
+    // runs: a CI run saw it on two lines of the same document, and reported two problems.
+    const text = 'a:\n b:\n  c: 1\n';
+    const source = new SourceRegistry('/').forYaml('/m.yaml', text);
+    countLines(source.lines, text);
+    const outOfStack = (at: number) => new YAMLParseError([at, at + 1], 'IMPOSSIBLE', 'Maximum call stack size exceeded');
+    const diagnostics = new DiagnosticList();
+    reportYamlErrors({ errors: [outOfStack(3), outOfStack(8)], range: [0, text.length, text.length] }, source, diagnostics, undefined);
+    expect(diagnostics.toList().map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['2:1 yaml_too_deep']);
   });
 
   it('refuses nesting that only aliases make deep', async () => {
