@@ -8,7 +8,7 @@ import { checkFaultSettings, FaultConfigError } from './faults.js';
 import { detail, HttpError, json, NOT_FOUND } from './http.js';
 import type { Route } from './router.js';
 import { isPlainObject } from '../util/json-object.js';
-import { checkSeed } from './seed.js';
+import { checkSeed, seedParser } from './seed.js';
 import { addTraffic, checkTrafficOptions, TrafficAgentsUnknownError, TrafficProfileError } from './traffic/index.js';
 import { END_CALL_STATUSES, type EmulatorControl, type EmulatorSeed, type EndCallOptions, type EndCallStatus, type FaultRule, type PutMode, type ResponseStyle } from './types.js';
 
@@ -128,8 +128,7 @@ function seedHandler(host: ControlHost): Route['handler'] {
   return async ({ rawBody, req }) => {
     const text = rawBody.toString('utf8');
     const isYaml = /yaml/i.test(req.headers['content-type'] ?? '');
-    // The YAML library (about 40 ms to load) only when a seed comes as YAML, not with every emulator.
-    const parse: (text: string) => unknown = isYaml ? (await import('yaml')).parse : JSON.parse;
+    const parse = await seedParser(isYaml);
     let seed: unknown;
     try {
       seed = parse(text);
