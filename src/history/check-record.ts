@@ -51,6 +51,7 @@ function sourceProblem(source: unknown): Problem {
   if (!optional(source.branch, (v) => typeof v === 'string' && BRANCH.test(v))) return 'source.branch: not a branch name';
   if (!optional(source.pullRequest, (v) => isCount(v) && (v as number) > 0)) return 'source.pullRequest: not a request number';
   if (!optional(source.ciJobUrl, isLink)) return 'source.ciJobUrl: not an http(s) link';
+  if (!optional(source.uncommitted, (v) => typeof v === 'boolean')) return 'source.uncommitted: not true or false';
   if (!optional(source.rollbackOf, (v) => typeof v === 'string' && HISTORY_RECORD_ID.test(v))) return 'source.rollbackOf: not a record id';
   return undefined;
 }

@@ -5,7 +5,7 @@
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
 import { controlsAsQuestionMarks } from '../util/printable.js';
-import { agentVersionKey, recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
+import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type HistoryRecord } from './types.js';
 
 /** Version of the JSON history format. */
 export const HISTORY_JSON_FORMAT_VERSION = '1';
@@ -51,7 +51,7 @@ export function historyEntries(records: readonly HistoryRecord[], options: { age
 function sourceLine(record: HistoryRecord): string {
   const { source } = record;
   const parts: string[] = [];
-  if (source.commit) parts.push(`commit ${source.commit.slice(0, 7)}`);
+  if (source.commit) parts.push(`commit ${shortCommit(source.commit, source.uncommitted)}`);
   if (source.branch) parts.push(`on ${source.branch}`);
   if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
   if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
@@ -106,6 +106,7 @@ function recordJson(record: HistoryRecord, changed: string[]): Record<string, un
       branch: source.branch ?? null,
       pull_request: source.pullRequest ?? null,
       ci_job_url: source.ciJobUrl ?? null,
+      uncommitted: source.uncommitted ?? null,
       rollback_of: source.rollbackOf ?? null,
     },
     summary: record.summary,

@@ -4,7 +4,7 @@
  * applied completely and differs from the current one (see `previousRecord`).
  */
 import { VoxformError } from '../errors.js';
-import { agentVersionKey, recordedAgent, type HistoryRecord } from './types.js';
+import { agentVersionKey, recordedAgent, shortCommit, type HistoryRecord } from './types.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
 const COMPLETE = new Set(['applied', 'nothing_to_do']);
@@ -19,7 +19,7 @@ function holdsAgents(record: HistoryRecord, agents: readonly string[]): boolean 
 }
 
 function describe(record: HistoryRecord): string {
-  const commit = record.source.commit ? ` (commit ${record.source.commit.slice(0, 7)})` : '';
+  const commit = record.source.commit ? ` (commit ${shortCommit(record.source.commit, record.source.uncommitted)})` : '';
   return `${record.id}${commit}`;
 }
 
@@ -90,11 +90,13 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
  * rollback's record carries the commit checked out when it ran, but holds another record's
  * configuration: only the applies of the commit's manifests count. Several of those (an apply, then
  * applies with nothing to do) hold the same configuration: the newest that applied completely, else
- * the newest.
+ * the newest. An apply made with uncommitted changes holds the commit's manifests and those changes,
+ * so one made without them is preferred; when there is none, the newest with them is the nearest.
  */
 function commitRecord(byCommit: readonly HistoryRecord[]): HistoryRecord {
   const deploys = byCommit.filter((record) => record.source.rollbackOf === undefined);
-  const found = deploys.find((record) => COMPLETE.has(record.outcome)) ?? deploys[0];
+  const clean = deploys.filter((record) => record.source.uncommitted !== true);
+  const found = clean.find((record) => COMPLETE.has(record.outcome)) ?? clean[0] ?? deploys.find((record) => COMPLETE.has(record.outcome)) ?? deploys[0];
   if (found) return found;
   const commit = (byCommit[0] as HistoryRecord).source.commit as string;
   throw new VoxformError('history_ref_unknown', `Commit ${commit.slice(0, 12)} was checked out only during rollbacks: no record holds the configuration of its manifests.`, {

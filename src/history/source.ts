@@ -6,7 +6,8 @@
  *
  * `git` runs with fixed arguments, without a shell, with a time-out, and with the repository's
  * fsmonitor turned off (a hook a checkout could name); when `git` or the repository is absent the
- * source is simply empty.
+ * source is simply empty. Whether the work tree held changes the commit does not (`uncommitted`) is
+ * asked of `git` in CI too: a commit names what was deployed only when nothing was edited beside it.
  */
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
@@ -78,15 +79,24 @@ export function ciSource(env: Env): DeploySource | undefined {
   return undefined;
 }
 
-/** Runs `git ARGS` in `cwd`; resolves to its trimmed output, or undefined on any failure. */
-export function runGit(args: readonly string[], cwd: string, env: Env): Promise<string | undefined> {
+/** Most output read from `git` (a longer answer fails the run, except where `runGit` is told otherwise). */
+const GIT_MAX_OUTPUT = 64 * 1024;
+
+/**
+ * Runs `git ARGS` in `cwd`; resolves to its trimmed output, or undefined on any failure. With
+ * `overflow`, an answer longer than GIT_MAX_OUTPUT resolves to that value instead of failing.
+ */
+export function runGit(args: readonly string[], cwd: string, env: Env, overflow?: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     try {
       execFile(
         'git',
         ['-c', 'core.fsmonitor=false', '--no-optional-locks', ...args],
-        { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' } as NodeJS.ProcessEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: 64 * 1024, shell: false },
-        (error, stdout) => resolve(error ? undefined : String(stdout).trim()),
+        { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' } as NodeJS.ProcessEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: GIT_MAX_OUTPUT, shell: false },
+        (error, stdout) => {
+          if (error && overflow !== undefined && (error as { code?: unknown }).code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') resolve(overflow);
+          else resolve(error ? undefined : String(stdout).trim());
+        },
       );
     } catch {
       resolve(undefined);
@@ -94,16 +104,33 @@ export function runGit(args: readonly string[], cwd: string, env: Env): Promise<
   });
 }
 
-/** What `git` says about the folder: the commit checked out and the branch (none when detached). */
+/**
+ * Whether the work tree holds changes its commit does not: files edited or staged, or new files
+ * git does not ignore (a new prompt file counts: a manifest may read it). Undefined when `git`
+ * cannot tell. The whole work tree is asked, as a manifest may read any file in it.
+ */
+export async function uncommittedChanges(cwd: string, env: Env): Promise<boolean | undefined> {
+  // Any line of the short status is a change; a status too long to read is many changes.
+  const status = await runGit(['status', '--porcelain', '--untracked-files=normal', '--ignore-submodules=dirty'], cwd, env, 'many changes');
+  return status === undefined ? undefined : status !== '';
+}
+
+/** What `git` says about the folder: the commit checked out, the branch (none when detached), and whether anything beside the commit was changed. */
 export async function gitSource(cwd: string, env: Env): Promise<DeploySource> {
-  const [commit, branch] = await Promise.all([runGit(['rev-parse', '--verify', 'HEAD'], cwd, env), runGit(['branch', '--show-current'], cwd, env)]);
-  return withoutUndefined({ commit: commitOf(commit), branch: branchOf(branch) });
+  const [commit, branch, uncommitted] = await Promise.all([
+    runGit(['rev-parse', '--verify', 'HEAD'], cwd, env),
+    runGit(['branch', '--show-current'], cwd, env),
+    uncommittedChanges(cwd, env),
+  ]);
+  const found = commitOf(commit);
+  // Without a commit, "changes beside it" means nothing.
+  return withoutUndefined({ commit: found, branch: branchOf(branch), uncommitted: found ? uncommitted : undefined });
 }
 
 /** The source of an apply run in `cwd` (the project folder): the CI's, else git's. */
 export async function detectDeploySource(options: { env: Env; cwd: string }): Promise<DeploySource> {
   const fromCi = ciSource(options.env);
-  if (fromCi && fromCi.commit) return fromCi;
+  if (fromCi && fromCi.commit) return withoutUndefined({ ...fromCi, uncommitted: await uncommittedChanges(options.cwd, options.env) });
   const fromGit = await gitSource(options.cwd, options.env);
   return { ...fromGit, ...fromCi };
 }

@@ -16,6 +16,12 @@ export interface DeploySource {
   pullRequest?: number | undefined;
   /** A link to the CI job that ran the apply, when known. */
   ciJobUrl?: string | undefined;
+  /**
+   * The work tree held changes `commit` does not (edited, staged or new files) when the apply ran:
+   * what was deployed is that commit with those changes. Unknown (absent) without `git`, and in
+   * records written before voxform asked.
+   */
+  uncommitted?: boolean | undefined;
   /** Set on a rollback: the id of the history record whose configuration was restored. */
   rollbackOf?: string | undefined;
 }
@@ -120,6 +126,11 @@ export interface HistoryStore {
  */
 export function recordedAgent(record: Pick<HistoryRecord, 'agents'>, name: string): AgentVersion | undefined {
   return Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
+}
+
+/** A deploy's commit as people read it: `3f9a2c1`, or `3f9a2c1 with uncommitted changes` (see `DeploySource.uncommitted`). */
+export function shortCommit(commit: string, uncommitted: boolean | null | undefined): string {
+  return `${commit.slice(0, 7)}${uncommitted ? ' with uncommitted changes' : ''}`;
 }
 
 /**

@@ -147,6 +147,7 @@ function deployMarker(deploy: DeployInfo, diffLink: DiffLink): DeployMarker {
     branch: deploy.branch ?? null,
     pull_request: deploy.pullRequest ?? null,
     ci_job_url: deploy.ciJobUrl ?? null,
+    uncommitted: deploy.uncommitted ?? null,
     changed_fields: deploy.changedFields,
     diff_url: diffLink(deploy),
   };

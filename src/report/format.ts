@@ -1,4 +1,5 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
+import { shortCommit } from '../history/types.js';
 import type { Difference, Rate, VersionReport } from './types.js';
 
 export function percent(value: number | null, digits = 1): string {
@@ -48,13 +49,13 @@ export function signedCredits(value: number): string {
   return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
 }
 
-/** A version's name for people: `PR #42 · 3f9a2c1` / the record id, or "changed outside voxform". */
+/** A version's name for people: `PR #42 · 3f9a2c1` (`… with uncommitted changes`) / the record id, or "changed outside voxform". */
 export function versionLabel(version: VersionReport): string {
   const deploy = version.deploy;
   if (!deploy) return `changed outside voxform (${version.config_hash.replace(/^sha256:/, '').slice(0, 12)})`;
   const parts: string[] = [];
   if (deploy.pull_request !== null) parts.push(`PR #${deploy.pull_request}`);
-  if (deploy.commit) parts.push(deploy.commit.slice(0, 7));
+  if (deploy.commit) parts.push(shortCommit(deploy.commit, deploy.uncommitted));
   if (parts.length === 0) parts.push(deploy.record_id);
   return parts.join(' · ');
 }

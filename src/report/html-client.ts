@@ -23,7 +23,7 @@ const PAGE_HELPERS = String.raw`  var COLORS = { calls: '#1f4e8c', completed: '#
     var box = el('div', 'deploy-popup');
     box.appendChild(el('strong', '', 'Deploy ' + deploy.at.replace('T', ' ').slice(0, 19) + ' UTC'));
     if (deploy.pull_request !== null) box.appendChild(el('div', '', 'Pull request #' + deploy.pull_request));
-    box.appendChild(el('div', '', 'Commit ' + (deploy.commit || 'unknown') + (deploy.branch ? ' on ' + deploy.branch : '')));
+    box.appendChild(el('div', '', 'Commit ' + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
     box.appendChild(el('div', '', 'By ' + deploy.by));
     box.appendChild(el('div', '', deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'First deploy of this agent in the history'));
     var diff = safeUrl(deploy.diff_url);

@@ -30,6 +30,8 @@ export interface DeployInfo {
   branch?: string | undefined;
   pullRequest?: number | undefined;
   ciJobUrl?: string | undefined;
+  /** The work tree held changes `commit` does not when it was deployed (see DeploySource). */
+  uncommitted?: boolean | undefined;
   /** The local name the manifests give the agent. */
   agentName: string;
   /** Top-level config fields that differ from the version deployed before (names only, never values). */
@@ -65,6 +67,7 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
           branch: record.source.branch,
           pullRequest: record.source.pullRequest,
           ciJobUrl: record.source.ciJobUrl,
+          uncommitted: record.source.uncommitted,
           agentName,
           changedFields: previous ? changedTopLevelFields(previous.config, isPlainObject(agent.config) ? agent.config : {}) : [],
           previousCommit: previous?.deployed?.commit,

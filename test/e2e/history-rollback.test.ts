@@ -140,6 +140,34 @@ describe('history and rollback', () => {
     expectNoSecret([...outputs, printed, text, await historyFiles(p)].join('\n'));
   }, 120_000);
 
+  it('an apply with the prompt edited but not committed says so; a rollback to the commit returns to what was committed', async () => {
+    const p = (project = await startExampleProject());
+    const c1 = await commitAll(p.dir, 'v1');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    const v1Prompt = (await getAgent(p, FRONT_DESK)).config.prompt;
+    const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');
+    await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\n- Not committed yet.\n`);
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).toContain('Not committed yet.');
+
+    const text = expectOk(await p.cli(['history', '--limit', '1'])).stdout;
+    expect(text).toContain(`commit ${c1.slice(0, 7)} with uncommitted changes on main`);
+    const rollback = expectOk(await p.cli(['rollback', c1.slice(0, 7), '--auto-approve']));
+    // The apply of the commit alone, not the newer one with the edit.
+    expect(rollback.stdout).toContain(`, commit ${c1.slice(0, 7)} on main).`);
+    expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
+
+    const document = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout) as { records: Array<JsonRecord & { source: { uncommitted: boolean | null } }> };
+    const validate = await compileHistorySchema();
+    expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+    // Newest first: the rollback (its configuration is a record's, not the work tree's), the edited apply, the clean one.
+    expect(document.records.map((record) => [record.source.commit, record.source.uncommitted])).toEqual([
+      [c1, null],
+      [c1, true],
+      [c1, false],
+    ]);
+  }, 120_000);
+
   it('a failed apply records no configuration it did not apply: rollback previous then returns to the version before the live one', async () => {
     const p = (project = await startExampleProject());
     const promptFile = path.join(p.dir, 'example/prompts/front-desk.md');

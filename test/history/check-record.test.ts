@@ -53,6 +53,7 @@ describe('historyRecordProblem', () => {
     { name: 'a terminal title in the branch', change: (r: any) => (r.source.branch = 'main\u001b]0;pwned\u0007'), problem: 'source.branch: not a branch name' },
     { name: 'a pull request of zero', change: (r: any) => (r.source.pullRequest = 0), problem: 'source.pullRequest: not a request number' },
     { name: 'a job link with a password', change: (r: any) => (r.source.ciJobUrl = 'https://u:p@ci.example.com/'), problem: 'source.ciJobUrl: not an http(s) link' },
+    { name: 'uncommitted changes as text', change: (r: any) => (r.source.uncommitted = 'yes'), problem: 'source.uncommitted: not true or false' },
     { name: 'a rollback of something not a record', change: (r: any) => (r.source.rollbackOf = 'previous'), problem: 'source.rollbackOf: not a record id' },
     { name: 'an empty summary', change: (r: any) => (r.summary = {}), problem: 'summary.create: not a count' },
     { name: 'a negative count', change: (r: any) => (r.summary.skipped = -1), problem: 'summary.skipped: not a count' },

@@ -70,6 +70,14 @@ describe('history renderers', () => {
     expect(renderHistoryText(historyEntries([newer, older], { limit: 1 }), 'default@local')).toContain(`rollback to ${older.id}`);
   });
 
+  it('says when a record was applied from a work tree with uncommitted changes, in text and JSON', () => {
+    const dirty = record('20261123T130000000Z-dddddd', { desk: 'h3' }, { source: { ...older.source, uncommitted: true } });
+    expect(renderHistoryText(historyEntries([dirty]), 'default@local')).toContain('commit abcdef0 with uncommitted changes on main (PR #12)');
+    expect(renderHistoryText(historyEntries([older]), 'default@local')).not.toContain('uncommitted');
+    const document = JSON.parse(renderHistoryJson(historyEntries([dirty, older]), 'default@local'));
+    expect(document.records.map((entry: { source: { uncommitted: unknown } }) => entry.source.uncommitted)).toEqual([true, null]);
+  });
+
   it('never prints a control character from a record', () => {
     const hostile = record('20261123T130000000Z-cccccc', { desk: 'h3' }, { by: 'x\u001b[31m@y', source: { branch: 'b\u0007' } });
     const text = renderHistoryText(historyEntries([hostile]), 'default@local');
@@ -86,7 +94,7 @@ describe('history renderers', () => {
     const document = JSON.parse(renderHistoryJson(historyEntries([newer, older], { limit: 1 }), 'default@local'));
     expect(document.format_version).toBe('1');
     expect(document.records).toHaveLength(1);
-    expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, rollback_of: older.id });
+    expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, uncommitted: null, rollback_of: older.id });
     expect(document.records[0].agents_changed).toEqual(['desk']);
     expect(document.records[0].agents.desk).toEqual({ id: 'ag-desk', name: null, config: { prompt: 'hi' }, knowledge: null, config_hash: 'h2', masked_paths: [], prompt_length: null, unrecorded_secrets: [] });
   });

@@ -96,6 +96,13 @@ describe('ids and commits', () => {
     expect(resolveHistoryRef([rollbackToV1, v2, v1], C2)).toBe(v2);
   });
 
+  it('prefers an apply of the commit alone to a newer one made with uncommitted changes, and takes that one when there is no other', () => {
+    const edited = { ...record('20260104T100000000Z-eeeeee', C1, { desk: 'h9' }), source: { commit: C1, uncommitted: true } };
+    expect(resolveHistoryRef([edited, ...records], C1.slice(0, 7))).toBe(v1);
+    const onlyEdited = { ...record('20260104T100000000Z-eeeeee', C3, { desk: 'h9' }), source: { commit: C3, uncommitted: true } };
+    expect(resolveHistoryRef([onlyEdited, ...records], C3)).toBe(onlyEdited);
+  });
+
   it('refuses a commit that only rollbacks ran at: no record holds its manifests\' configuration', () => {
     const onlyRollback = { ...record('20260104T100000000Z-eeeeee', C3, { desk: 'h1' }), source: { commit: C3, rollbackOf: v1.id } };
     expect(codeOf(() => resolveHistoryRef([onlyRollback, ...records], C3.slice(0, 9)))).toBe('history_ref_unknown');

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ciSource, deployer, detectDeploySource, gitSource } from '../../src/history/source.js';
@@ -55,7 +55,36 @@ describe('ciSource', () => {
 describe('git', () => {
   it('finds the commit and the branch of the project folder', async () => {
     const { dir, commit } = await gitRepo();
-    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' })).toEqual({ commit, branch: 'feature/x' });
+    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' })).toEqual({ commit, branch: 'feature/x', uncommitted: false });
+  });
+
+  it('says when the work tree holds changes the commit does not: edited, staged, new; ignored files do not count', async () => {
+    const env = { PATH: process.env.PATH ?? '' };
+    const edited = await gitRepo();
+    await writeFile(path.join(edited.dir, 'voxform.yaml'), 'agents: { a: {} }\n');
+    expect(await gitSource(edited.dir, env)).toEqual({ commit: edited.commit, branch: 'feature/x', uncommitted: true });
+    const staged = await gitRepo();
+    await writeFile(path.join(staged.dir, 'voxform.yaml'), 'agents: { b: {} }\n');
+    execFileSync('git', ['add', 'voxform.yaml'], { cwd: staged.dir, env });
+    expect((await gitSource(staged.dir, env)).uncommitted).toBe(true);
+    const added = await gitRepo();
+    await mkdir(path.join(added.dir, 'prompts'));
+    await writeFile(path.join(added.dir, 'prompts', 'new.md'), 'A new prompt.\n');
+    expect((await gitSource(added.dir, env)).uncommitted).toBe(true);
+    const ignoring = await gitRepo();
+    await writeFile(path.join(ignoring.dir, '.gitignore'), '.voxform/\n');
+    execFileSync('git', ['add', '.gitignore'], { cwd: ignoring.dir, env });
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c2'], { cwd: ignoring.dir, env });
+    await mkdir(path.join(ignoring.dir, '.voxform'));
+    await writeFile(path.join(ignoring.dir, '.voxform', 'state.json'), '{}');
+    expect((await gitSource(ignoring.dir, env)).uncommitted).toBe(false);
+  });
+
+  it('counts a status too long to read as uncommitted changes, not as unknown', async () => {
+    const { dir } = await gitRepo();
+    // 3,000 new files: about 170 KB of short status, more than git's answer is read for.
+    await Promise.all(Array.from({ length: 3000 }, (_, i) => writeFile(path.join(dir, `untracked-file-with-a-long-name-${String(i).padStart(5, '0')}.md`), '')));
+    expect((await gitSource(dir, { PATH: process.env.PATH ?? '' })).uncommitted).toBe(true);
   });
 
   it('gives nothing, without failing, outside a repository and when git is absent', async () => {
@@ -69,9 +98,24 @@ describe('git', () => {
   it('prefers the CI commit, and falls back to git when the CI names none', async () => {
     const { dir, commit } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '' };
-    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir })).toEqual({ commit: SHA, branch: 'main' });
-    expect(await detectDeploySource({ env: { ...env, GITLAB_CI: 'true', CI_JOB_URL: 'https://gitlab.example.com/j/1' }, cwd: dir })).toEqual({ commit, branch: 'feature/x', ciJobUrl: 'https://gitlab.example.com/j/1' });
-    expect(await detectDeploySource({ env, cwd: dir })).toEqual({ commit, branch: 'feature/x' });
+    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir })).toEqual({ commit: SHA, branch: 'main', uncommitted: false });
+    expect(await detectDeploySource({ env: { ...env, GITLAB_CI: 'true', CI_JOB_URL: 'https://gitlab.example.com/j/1' }, cwd: dir })).toEqual({
+      commit,
+      branch: 'feature/x',
+      uncommitted: false,
+      ciJobUrl: 'https://gitlab.example.com/j/1',
+    });
+    expect(await detectDeploySource({ env, cwd: dir })).toEqual({ commit, branch: 'feature/x', uncommitted: false });
+  });
+
+  it('asks git for uncommitted changes in CI too, and leaves them unknown where there is no repository', async () => {
+    const { dir } = await gitRepo();
+    const env = { PATH: process.env.PATH ?? '' };
+    await writeFile(path.join(dir, 'generated.yaml'), 'agents: {}\n');
+    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir })).toEqual({ commit: SHA, branch: 'main', uncommitted: true });
+    const outside = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
+    const ceiling = { ...env, GIT_CEILING_DIRECTORIES: path.dirname(outside) };
+    expect(await detectDeploySource({ env: { ...ceiling, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: outside })).toEqual({ commit: SHA, branch: 'main' });
   });
 });
 

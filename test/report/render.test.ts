@@ -16,7 +16,7 @@ function report(name: string): CallReport {
     credits: { total: 4, mean_per_call: 0.1 },
     tool_calls: { calls: 3, failed: 1, failure_rate: { count: 1, of: 3, value: 0.333333, low: 0.06, high: 0.79 } },
   };
-  const deploy = { record_id: 'r2', at: '2026-03-02T00:00:00.000Z', by: 'dev', commit: `${'b'.repeat(40)}`, branch: HOSTILE, pull_request: 42, ci_job_url: null, changed_fields: ['prompt'], diff_url: null };
+  const deploy = { record_id: 'r2', at: '2026-03-02T00:00:00.000Z', by: 'dev', commit: `${'b'.repeat(40)}`, branch: HOSTILE, pull_request: 42, ci_job_url: null, uncommitted: null, changed_fields: ['prompt'], diff_url: null };
   const difference = { difference: 0.2, low: 0.05, high: 0.35, verdict: 'higher' as const };
   return {
     format_version: 1,
@@ -71,6 +71,16 @@ describe('Markdown', () => {
     expect(text).toContain('| 61.0s / 121s | 0.100 | 3 (1) | errors ▲ higher (+5.0 pts to +35.0 pts); mean duration ▼ lower (−20.0s to −4.0s) |');
     expect(text).not.toContain('transfers ▲');
     expect(text.split('\n').filter((line) => line.startsWith('| ')).every((line) => line.endsWith('|'))).toBe(true);
+  });
+
+  it('says when a version was deployed from a work tree with uncommitted changes', () => {
+    const data = report('desk');
+    const agent = data.agents[0] as (typeof data.agents)[number];
+    const deployed = agent.versions[1] as (typeof agent.versions)[number];
+    deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), uncommitted: true };
+    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb with uncommitted changes | 2026-03-02 00:00 |');
+    deployed.deploy = { ...deployed.deploy, uncommitted: false };
+    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 |');
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
-import type { HistoryRecord } from '../../history/types.js';
+import { shortCommit, type HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
@@ -26,7 +26,7 @@ export interface RollbackOptions extends ProjectOptions {
 /** The record restored, as the output names it: checked for shape when read, and printed through `controlsAsQuestionMarks` all the same. */
 function describeRecord(record: HistoryRecord): string {
   const { source } = record;
-  const from = [source.commit ? `commit ${source.commit.slice(0, 7)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
+  const from = [source.commit ? `commit ${shortCommit(source.commit, source.uncommitted)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
   return controlsAsQuestionMarks(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
 }
 
@@ -63,7 +63,8 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const restored = resolveHistoryRef(records, ref, agents);
   const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
   ctx.stdout.write(`Rolling back ${[...desired.agents.keys()].join(', ')} to ${describeRecord(restored)}.\n\n`);
-  const source = { ...(await deploySourceOf(project.desired, ctx)), rollbackOf: restored.id };
+  // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
+  const source = { ...(await deploySourceOf(project.desired, ctx)), uncommitted: undefined, rollbackOf: restored.id };
   // What finishes a rollback that did not: the record by its id (`previous` names another once some agents are back).
   const rerun = `voxform rollback ${restored.id}${agents.map((name) => ` --agent ${name}`).join('')}`;
   const { code, outcome } = await applyOnTerminal(
