@@ -95,8 +95,8 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
  */
 function commitRecord(byCommit: readonly HistoryRecord[]): HistoryRecord {
   const deploys = byCommit.filter((record) => record.source.rollbackOf === undefined);
-  const clean = deploys.filter((record) => record.source.uncommitted !== true);
-  const found = clean.find((record) => COMPLETE.has(record.outcome)) ?? clean[0] ?? deploys.find((record) => COMPLETE.has(record.outcome)) ?? deploys[0];
+  const newestComplete = (records: readonly HistoryRecord[]) => records.find((record) => COMPLETE.has(record.outcome)) ?? records[0];
+  const found = newestComplete(deploys.filter((record) => record.source.uncommitted !== true)) ?? newestComplete(deploys);
   if (found) return found;
   const commit = (byCommit[0] as HistoryRecord).source.commit as string;
   throw new VoxformError('history_ref_unknown', `Commit ${commit.slice(0, 12)} was checked out only during rollbacks: no record holds the configuration of its manifests.`, {
