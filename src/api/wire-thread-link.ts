@@ -92,7 +92,8 @@ export class WireThread {
     const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--input-type'));
     // The thread holds little at a time (the requests waiting and on the wire, each answer passed
     // on as it ends): a small young generation keeps its heap small. At 5,000 agents + 5,000 phones
-    // the apply's peak memory went from 462–478 MB to 419–449 MB with it, and no slower.
+    // the apply's peak memory went from 462–478 MB to 419–449 MB with it, and no slower; the scale
+    // plan's reads were slower with 32 MB (1.025 ×) and with 1 MB (1.013 ×) than with 4 (docs/plan.md).
     const resourceLimits = { maxYoungGenerationSizeMb: WIRE_THREAD_YOUNG_GENERATION_MB };
     this.worker = startWorker(execArgv, { resourceLimits, stdout: false, stderr: false });
     this.worker.on('message', (message: FromWire) => this.receive(message));
