@@ -231,7 +231,7 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
 }
 
 /** Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest. */
-export function deploySourceOf(desired: DesiredState, ctx: CommandContext): Promise<DeploySource> {
+export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean } = {}): Promise<DeploySource> {
   const first = desired.files[0];
-  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd });
+  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, ...options });
 }

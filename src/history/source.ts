@@ -115,23 +115,31 @@ export async function uncommittedChanges(cwd: string, env: Env): Promise<boolean
   return status === undefined ? undefined : status !== '';
 }
 
-/** What `git` says about the folder: the commit checked out, the branch (none when detached), and whether anything beside the commit was changed. */
-export async function gitSource(cwd: string, env: Env): Promise<DeploySource> {
+/**
+ * What `git` says about the folder: the commit checked out, the branch (none when detached), and,
+ * with `workTree` (the default), whether anything beside the commit was changed.
+ */
+export async function gitSource(cwd: string, env: Env, workTree = true): Promise<DeploySource> {
   const [commit, branch, uncommitted] = await Promise.all([
     runGit(['rev-parse', '--verify', 'HEAD'], cwd, env),
     runGit(['branch', '--show-current'], cwd, env),
-    uncommittedChanges(cwd, env),
+    workTree ? uncommittedChanges(cwd, env) : undefined,
   ]);
   const found = commitOf(commit);
   // Without a commit, "changes beside it" means nothing.
   return withoutUndefined({ commit: found, branch: branchOf(branch), uncommitted: found ? uncommitted : undefined });
 }
 
-/** The source of an apply run in `cwd` (the project folder): the CI's, else git's. */
-export async function detectDeploySource(options: { env: Env; cwd: string }): Promise<DeploySource> {
+/**
+ * The source of an apply run in `cwd` (the project folder): the CI's, else git's. `workTree: false`
+ * for a deploy of something other than the work tree (a rollback deploys a recorded configuration):
+ * its uncommitted changes are then not asked about, as they are not what is deployed.
+ */
+export async function detectDeploySource(options: { env: Env; cwd: string; workTree?: boolean }): Promise<DeploySource> {
+  const workTree = options.workTree ?? true;
   const fromCi = ciSource(options.env);
-  if (fromCi && fromCi.commit) return withoutUndefined({ ...fromCi, uncommitted: await uncommittedChanges(options.cwd, options.env) });
-  const fromGit = await gitSource(options.cwd, options.env);
+  if (fromCi && fromCi.commit) return withoutUndefined({ ...fromCi, uncommitted: workTree ? await uncommittedChanges(options.cwd, options.env) : undefined });
+  const fromGit = await gitSource(options.cwd, options.env, workTree);
   return { ...fromGit, ...fromCi };
 }
 

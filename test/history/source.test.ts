@@ -108,6 +108,15 @@ describe('git', () => {
     expect(await detectDeploySource({ env, cwd: dir })).toEqual({ commit, branch: 'feature/x', uncommitted: false });
   });
 
+  it('does not ask about the work tree for a deploy of something else (a rollback): no uncommitted, from CI or git', async () => {
+    const { dir, commit } = await gitRepo();
+    const env = { PATH: process.env.PATH ?? '' };
+    await writeFile(path.join(dir, 'voxform.yaml'), 'agents: { edited: {} }\n');
+    expect(await detectDeploySource({ env, cwd: dir, workTree: false })).toEqual({ commit, branch: 'feature/x' });
+    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir, workTree: false })).toEqual({ commit: SHA, branch: 'main' });
+    expect((await detectDeploySource({ env, cwd: dir })).uncommitted).toBe(true);
+  });
+
   it('asks git for uncommitted changes in CI too, and leaves them unknown where there is no repository', async () => {
     const { dir } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '' };

@@ -64,7 +64,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
   ctx.stdout.write(`Rolling back ${[...desired.agents.keys()].join(', ')} to ${describeRecord(restored)}.\n\n`);
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
-  const source = { ...(await deploySourceOf(project.desired, ctx)), uncommitted: undefined, rollbackOf: restored.id };
+  const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
   // What finishes a rollback that did not: the record by its id (`previous` names another once some agents are back).
   const rerun = `voxform rollback ${restored.id}${agents.map((name) => ` --agent ${name}`).join('')}`;
   const { code, outcome } = await applyOnTerminal(
