@@ -9,4 +9,4 @@ try {
   process.stderr.write('error: voxform is not built yet (dist/ is missing).\n  hint: run `npm run build` in the voxform folder, then try again.\n');
   process.exit(1);
 }
-process.exitCode = await cli.main(process.argv.slice(2));
+process.exitCode = await cli.main(process.argv.slice(2), { ownProcess: true });

@@ -11,6 +11,7 @@ import { EXIT_INTERRUPTED, type CommandContext, type Output } from './context.js
 import { addCommandHelp } from './help.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
+import { tuneEngineForPlan } from './engine-tuning.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
@@ -398,8 +399,16 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
   };
 }
 
+export interface MainOptions {
+  /**
+   * The process is voxform's alone (bin/voxform.js): V8 may be tuned for the command
+   * (engine-tuning.ts). Left out by programs that run `main` in-process, whose engine is their own.
+   */
+  ownProcess?: boolean;
+}
+
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], { ownProcess = false }: MainOptions = {}): Promise<number> {
   const secrets = new SecretRegistry();
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
@@ -443,6 +452,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!loader) throw new Error(`no command module for ${name}`);
     // Its boot (a JavaScript context and the socket pool's module, 0.2 s on a slow machine) starts
     // while the command's modules load: started later, the first read waited for it.
+    if (ownProcess && name === 'plan') tuneEngineForPlan();
     if (WIRE_THREAD_COMMANDS.has(name)) void import('../api/wire-thread-link.js').then(({ WireThread }) => WireThread.prestart(), () => undefined);
     const mod = await loader();
     exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
