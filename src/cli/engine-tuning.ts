@@ -12,10 +12,11 @@
  *
  * At 5,000 agents + 5,000 phones on two cores (the benchmark's scale point), the two together made
  * the plan's network phase 0.94–0.95 × what it was, and at 500 agents its CPU about 20 % less
- * (docs/plan.md, "V8 settings for the plan"); either one alone gave 0–3 %. Apply runs long enough
- * for the optimizing compiler to pay: with these settings its writes took the same time and about
- * 10 % more CPU, so it keeps V8's defaults. Both flags are safe to change while running (V8 reads them at each decision); the
- * collectors' other threading flags are not (V8 aborts), so they stay.
+ * (docs/plan.md, "V8 settings for the plan"); alone, the first gave 1.5–2.5 % and the collector on
+ * the main thread nothing. Apply runs long enough for the optimizing compiler to pay: with these
+ * settings its writes took the same time and about 10 % more CPU, so it keeps V8's defaults. Both
+ * flags are safe to change while running (V8 reads them at each decision); the collectors' other
+ * threading flags are not (V8 aborts), so they stay.
  */
 import { setFlagsFromString } from 'node:v8';
 
