@@ -450,9 +450,10 @@ export async function main(argv: string[], { ownProcess = false }: MainOptions =
     };
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);
+    // V8's settings for the plan (engine-tuning.ts), before any of the command's code runs.
+    if (ownProcess && name === 'plan') tuneEngineForPlan();
     // Its boot (a JavaScript context and the socket pool's module, 0.2 s on a slow machine) starts
     // while the command's modules load: started later, the first read waited for it.
-    if (ownProcess && name === 'plan') tuneEngineForPlan();
     if (WIRE_THREAD_COMMANDS.has(name)) void import('../api/wire-thread-link.js').then(({ WireThread }) => WireThread.prestart(), () => undefined);
     const mod = await loader();
     exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
