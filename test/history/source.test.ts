@@ -81,10 +81,21 @@ describe('git', () => {
   });
 
   it('counts a status too long to read as uncommitted changes, not as unknown', async () => {
-    const { dir } = await gitRepo();
+    const { dir, commit } = await gitRepo();
     // 3,000 new files: about 170 KB of short status, more than git's answer is read for.
     await Promise.all(Array.from({ length: 3000 }, (_, i) => writeFile(path.join(dir, `untracked-file-with-a-long-name-${String(i).padStart(5, '0')}.md`), '')));
-    expect((await gitSource(dir, { PATH: process.env.PATH ?? '' })).uncommitted).toBe(true);
+    // The commit and the branch come first in git's answer: what is cut is only the count of changes.
+    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' })).toEqual({ commit, branch: 'feature/x', uncommitted: true });
+  });
+
+  it('names no branch on a detached checkout, and no commit before the first', async () => {
+    const { dir, commit } = await gitRepo();
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync('git', ['checkout', '-q', '--detach'], { cwd: dir, env });
+    expect(await gitSource(dir, env)).toEqual({ commit, uncommitted: false });
+    const fresh = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: fresh, env });
+    expect(await gitSource(fresh, env)).toEqual({ branch: 'main' });
   });
 
   it('gives nothing, without failing, outside a repository and when git is absent', async () => {
