@@ -9,4 +9,7 @@ try {
   process.stderr.write('error: voxform is not built yet (dist/ is missing).\n  hint: run `npm run build` in the voxform folder, then try again.\n');
   process.exit(1);
 }
-process.exitCode = await cli.main(process.argv.slice(2), { ownProcess: true });
+const code = await cli.main(process.argv.slice(2), { ownProcess: true });
+// Everything the command does is done and its output written: the process ends now, not once V8
+// has taken its heap down piece by piece (src/cli/process-exit.ts).
+await cli.exitWhenFlushed(code);

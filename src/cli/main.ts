@@ -399,6 +399,9 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
   };
 }
 
+/** For bin/voxform.js: its process ends at once once the command's output is flushed (process-exit.ts). */
+export { exitWhenFlushed } from './process-exit.js';
+
 export interface MainOptions {
   /**
    * The process is voxform's alone (bin/voxform.js): V8 may be tuned for the command
