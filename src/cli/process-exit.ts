@@ -3,9 +3,9 @@
  * its output is flushed. By then everything the command does is done — `main` awaits the state and
  * history writes, the lock's release and every cleanup — and what an exit left to Node would still
  * do is free memory the operating system takes back anyway: V8 takes down its heap and the wire
- * thread's piece by piece. After a 5,000-agent apply (0.4 GB) that took 100–240 ms from the last
- * line of output to the process's end, against 60–80 ms (the kernel's share) when the process
- * exits at once (docs/plan.md, "Speed").
+ * thread's piece by piece. After a 5,000-agent apply (0.4 GB) that took 98–139 ms from the exit
+ * event to the process's end, against 72–94 ms (mostly the kernel's, freeing the memory) when the
+ * process exits at once (four pairs; docs/plan.md, "Speed").
  */
 
 /** Exits with `code` once everything written to `streams` has been handed to the operating system. */

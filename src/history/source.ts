@@ -82,23 +82,22 @@ export function ciSource(env: Env): DeploySource | undefined {
 /** Most output read from `git`: the status of a work tree with more changes than fit is cut here. */
 const GIT_MAX_OUTPUT = 64 * 1024;
 
-/** What `git status` said: its lines, and whether there were more than GIT_MAX_OUTPUT holds. */
-interface GitStatus {
+/** What `git` said: its lines, and whether there were more than GIT_MAX_OUTPUT holds. */
+interface GitAnswer {
   lines: string[];
   cut: boolean;
 }
 
 /**
- * Runs `git status ARGS` in `cwd`, with the branch headers of the porcelain v2 format; resolves to
- * its lines, or undefined on any failure (no git, no repository, the time-out). An answer longer
- * than GIT_MAX_OUTPUT is cut there: the headers come first, and only the count of changes is lost.
+ * Runs `git ARGS` in `cwd`; resolves to its lines, or undefined on any failure (no git, no
+ * repository, the time-out). An answer longer than GIT_MAX_OUTPUT is cut there, at its last whole line.
  */
-function gitStatus(args: readonly string[], cwd: string, env: Env): Promise<GitStatus | undefined> {
+function runGit(args: readonly string[], cwd: string, env: Env): Promise<GitAnswer | undefined> {
   return new Promise((resolve) => {
     try {
       execFile(
         'git',
-        ['-c', 'core.fsmonitor=false', '--no-optional-locks', 'status', '--porcelain=v2', '--branch', ...args],
+        ['-c', 'core.fsmonitor=false', '--no-optional-locks', ...args],
         { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' } as NodeJS.ProcessEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: GIT_MAX_OUTPUT, shell: false },
         (error, stdout) => {
           const cut = (error as { code?: unknown } | null)?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
@@ -114,8 +113,16 @@ function gitStatus(args: readonly string[], cwd: string, env: Env): Promise<GitS
   });
 }
 
+/**
+ * The work tree's status in the porcelain v2 format, with its branch headers: the commit checked
+ * out and the branch come first, so a status cut at GIT_MAX_OUTPUT still names both.
+ */
+function workTreeStatus(cwd: string, env: Env): Promise<GitAnswer | undefined> {
+  return runGit(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty'], cwd, env);
+}
+
 /** A header of the porcelain v2 status (`# branch.oid 0a1b…`), or undefined. */
-function header(status: GitStatus, name: string): string | undefined {
+function header(status: GitAnswer, name: string): string | undefined {
   const prefix = `# ${name} `;
   return status.lines.find((line) => line.startsWith(prefix))?.slice(prefix.length);
 }
@@ -126,27 +133,28 @@ function header(status: GitStatus, name: string): string | undefined {
  * that is not a header is one; a status too long to read is many. The whole work tree is asked, as
  * a manifest may read any file in it.
  */
-function hasChanges(status: GitStatus): boolean {
+function hasChanges(status: GitAnswer): boolean {
   return status.cut || status.lines.some((line) => !line.startsWith('# '));
 }
 
-/** Asks for the work tree's changes as well as the branch; without, tracked files only, and submodules not at all (the answer is not read). */
-const WORK_TREE_STATUS = ['--untracked-files=normal', '--ignore-submodules=dirty'];
-const BRANCH_STATUS = ['--untracked-files=no', '--ignore-submodules=all'];
-
 /**
- * What `git` says about the folder, in one run of `git status` (each `git` started costs the
- * thread that starts it a copy of its memory map, 10–20 ms in a large apply): the commit checked
- * out, the branch (none when detached), and, with `workTree` (the default), whether anything beside
- * the commit was changed.
+ * What `git` says about the folder: the commit checked out, the branch (none when detached), and,
+ * with `workTree` (the default), whether anything beside the commit was changed. With the work tree,
+ * all three come from one run of `git status` (each `git` started costs the thread that starts it a
+ * copy of its memory map, 10–20 ms in a large apply); without, the work tree is not scanned at all:
+ * the commit and the branch are asked for alone.
  */
 export async function gitSource(cwd: string, env: Env, workTree = true): Promise<DeploySource> {
-  const status = await gitStatus(workTree ? WORK_TREE_STATUS : BRANCH_STATUS, cwd, env);
+  if (!workTree) {
+    const [commit, branch] = await Promise.all([runGit(['rev-parse', '--verify', 'HEAD'], cwd, env), runGit(['branch', '--show-current'], cwd, env)]);
+    return withoutUndefined({ commit: commitOf(commit?.lines[0]), branch: branchOf(branch?.lines[0]) });
+  }
+  const status = await workTreeStatus(cwd, env);
   if (!status) return {};
   const commit = commitOf(header(status, 'branch.oid'));
   const branch = header(status, 'branch.head');
   // Without a commit, "changes beside it" means nothing.
-  return withoutUndefined({ commit, branch: branch === '(detached)' ? undefined : branchOf(branch), uncommitted: commit && workTree ? hasChanges(status) : undefined });
+  return withoutUndefined({ commit, branch: branch === '(detached)' ? undefined : branchOf(branch), uncommitted: commit ? hasChanges(status) : undefined });
 }
 
 /**
@@ -159,7 +167,7 @@ export async function detectDeploySource(options: { env: Env; cwd: string; workT
   const fromCi = ciSource(options.env);
   if (fromCi && fromCi.commit) {
     // The CI's commit is what is deployed; git is asked only whether the work tree holds more.
-    const status = workTree ? await gitStatus(WORK_TREE_STATUS, options.cwd, options.env) : undefined;
+    const status = workTree ? await workTreeStatus(options.cwd, options.env) : undefined;
     return withoutUndefined({ ...fromCi, uncommitted: status ? hasChanges(status) : undefined });
   }
   const fromGit = await gitSource(options.cwd, options.env, workTree);
