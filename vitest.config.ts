@@ -24,17 +24,17 @@ export default defineConfig({
   test: {
     // vitest's default is one fork fewer than the cores: a single fork on a 2-core CI machine, where
     // most test files spend their time waiting on a spawned CLI, an emulator or PostgreSQL, and the
-    // other core idles. One fork per core (measured on 2 cores: 7 min 38 s → 4 min 54 s, every test
-    // isolated by its own temporary folder, port and database).
+    // other core would idle. One fork per core: every test is isolated by its own temporary folder,
+    // port and database.
     maxWorkers: Math.max(2, availableParallelism()),
     // One real PostgreSQL server for the run, started in the background (see the file). Here, not
     // in the projects: each project would start one of its own.
     globalSetup: ['test/helpers/postgres-global-setup.ts'],
     projects: [
       // A fork runs file after file without starting afresh: starting a fork and importing the
-      // sources again for each of 170 files left both forks idle 47 s of a 431 s run (3 s after).
-      // Each test keeps to its own folder, port and database, and puts back what it changes of
-      // the process (a spy, an environment variable).
+      // sources again for each file leaves the forks idle for much of the run. Each test keeps to
+      // its own folder, port and database, and puts back what it changes of the process (a spy,
+      // an environment variable).
       { extends: false, test: { ...common, name: 'shared', include: ['test/**/*.test.ts'], exclude: mocking, isolate: false } },
       { extends: false, test: { ...common, name: 'isolated', include: mocking } },
     ],

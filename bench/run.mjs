@@ -1,8 +1,8 @@
-// `npm run bench`: every benchmark in turn (after the build). Each prints its figures, its floor or
-// goal, the ratio to the goal, PASS or MISS, and the machine's load average. Benchmarks are not
-// tests: they are run by hand, never in CI; on a busy machine their figures include its load.
+// `npm run bench`: every benchmark in turn (after the build). Each prints its figures, each
+// guardrail with the ratio of the figure to it and PASS or MISS, and the machine's load average.
+// Benchmarks are not tests: they are run by hand on a quiet machine, never in CI (bench/README.md).
 //
-//   npm run bench                      every benchmark but the scale point (a few minutes)
+//   npm run bench                      every benchmark but the scale point
 //   npm run bench -- --scale           the scale point too (5,000 agents + 5,000 phones)
 //   npm run bench -- plan plan-scale   only the benchmarks named
 import { spawnSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCHES = [
   { name: 'validate', script: 'validate.mjs', args: [] },
+  { name: 'version', script: 'version.mjs', args: [] },
   { name: 'emulator', script: 'emulator.mjs', args: [] },
   { name: 'client', script: 'client.mjs', args: [] },
   { name: 'plan', script: 'plan.mjs', args: [] },

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as library from '../src/index.js';
 import { apply, createClient, fingerprintKey, loadManifests, plan, startEmulator } from '../src/index.js';
 import { repoRoot } from './helpers/cli.js';
 import { compileExample, typescriptExample } from './helpers/doc-example.js';
@@ -71,11 +72,11 @@ describe('the library', () => {
   });
 });
 
-describe('the README library example', () => {
+describe('the library example of docs/library.md', () => {
   it('compiles under the strictest options (exactOptionalPropertyTypes included) and plans and applies against the emulator', async () => {
     project = await startExampleProject();
     const dir = project.dir;
-    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('README.md', '## As a library'));
+    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('docs/library.md', '## Load, plan, apply'));
     expect(diagnostics).toBe('');
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
@@ -86,5 +87,30 @@ describe('the README library example', () => {
     for (const secret of Object.values(SECRETS)) expect(stdout).not.toContain(secret);
     const again = await project.cli(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
+  });
+});
+
+/** The values docs/library.md lists (types leave nothing at run time). */
+const DOCUMENTED_VALUES = [
+  'loadManifests',
+  'plan', 'renderPlanText', 'renderPlanJson', 'renderPlanMarkdown', 'readPlanFile', 'savePlanFile',
+  'apply',
+  'openStateBackend', 'fingerprintKey', 'FileHistoryStore', 'configurationHash', 'detectDeploySource',
+  'createClient', 'ApiError', 'isApiError', 'REGION_BASE_URLS',
+  'startEmulator', 'defaultSeed',
+  'findTestFiles', 'loadTestFiles', 'runTests', 'runSucceeded', 'renderTestText', 'renderTestJson', 'renderTestJunit', 'renderTestMarkdown', 'captureTestFile',
+  'parseEndOfCallWebhook', 'parsePrefetchRequest', 'prefetchResponse', 'prefetchAnswerProblem', 'checkWebhookHeaders', 'endOfCallPayload', 'prefetchQuery', 'WEBHOOK_BUDGET_MS',
+  'VoxformError', 'isVoxformError', 'COMMAND_ERROR_CODES', 'API_ERROR_CODES', 'PLAN_PROBLEM_CODES', 'DIAGNOSTIC_CODES',
+];
+
+describe('the entry point of the library', () => {
+  it('exports exactly what docs/library.md lists, and nothing internal', () => {
+    expect(Object.keys(library).sort()).toEqual([...DOCUMENTED_VALUES].sort());
+  });
+
+  it('is described, every value of it, in docs/library.md', async () => {
+    const text = await readFile(path.join(repoRoot, 'docs/library.md'), 'utf8');
+    const missing = DOCUMENTED_VALUES.filter((name) => !text.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
   });
 });

@@ -120,9 +120,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteResul
 
 /**
  * Sets every change going, in plan order, a few hundred at a time with the event loop served in
- * between: the first requests are on the wire while the rest are set going (setting 10,000 going
- * at once kept the first request back for 50-90 ms). The order requests queue for slots is the
- * plan's either way.
+ * between, so that the first requests are on the wire while the rest of a large plan is set going
+ * rather than after all of it. The order requests queue for slots is the plan's either way.
  */
 async function startChanges(changes: readonly ResourceChange[], run: PlanRun): Promise<void> {
   const running: Array<Promise<void>> = [];

@@ -91,9 +91,9 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
 }
 
 /**
- * The progress lines of one turn of the event loop, written together: a run of 10,000 changes
- * prints 20,000 lines, and a write (with its scrub for secrets) each cost the thread that also
- * answers the service 0.5 s at that size. Written before the turn ends, and at once by `flush`
+ * The progress lines of one turn of the event loop, written together: a large run prints two lines
+ * per change, and a write (with its scrub for secrets) per line would take the thread that also
+ * handles the service's answers. Written before the turn ends, and at once by `flush`
  * (before the summary, and on the way out of an interrupted run), so no line is held back.
  */
 class LineBatch {

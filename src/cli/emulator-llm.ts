@@ -1,7 +1,7 @@
 /**
  * Which model the emulator plays agents with, from the flags and the environment. A module of its
  * own: `--local` reads it for the embedded emulator of every command, and the `emulator` command's
- * module would bring the traffic profiles and the YAML library (about 40 ms) along with it.
+ * module would bring the traffic profiles and the YAML library along with it, which no `--local` command needs.
  */
 import { VoxformError } from '../errors.js';
 import type { EmulatorOptions } from '../emulator/index.js';

@@ -55,8 +55,8 @@ export async function callToolWebhook(input: ToolCallInput): Promise<string> {
   }
   const timeout = tool.timeout && tool.timeout > 0 ? tool.timeout : DEFAULT_TOOL_TIMEOUT_MS;
   try {
-    // Loaded here, not with the emulator: the whole library takes about 100 ms to load, and only a
-    // conversation whose model calls a tool needs it (plan --local and apply --local never do).
+    // Loaded here, not with the emulator: the whole library is large, and only a conversation whose
+    // model calls a tool needs it (plan --local and apply --local never do).
     const { request } = await import('undici');
     const answer = await request(url, { method: method as 'GET', headers, body, headersTimeout: timeout, bodyTimeout: timeout });
     const text = await readCapped(answer.body);

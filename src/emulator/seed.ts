@@ -40,8 +40,8 @@ export async function readSeedFile(file: string): Promise<EmulatorSeed> {
 }
 
 /**
- * What reads a seed's text: YAML (a superset of JSON) or JSON. The YAML library (about 40 ms to
- * load) is loaded only for a seed written in YAML, not with every emulator: `--local` starts with none.
+ * What reads a seed's text: YAML (a superset of JSON) or JSON. The YAML library is loaded only for
+ * a seed written in YAML, not with every emulator: `--local` starts with none.
  */
 export async function seedParser(yaml: boolean): Promise<(text: string) => unknown> {
   return yaml ? (await import('yaml')).parse : JSON.parse;

@@ -160,8 +160,8 @@ export async function hashKnowledgeFiles(
   requests: readonly KnowledgeRequest[],
   ctx: Pick<IncludeContext, 'diagnostics' | 'sources' | 'onDigest'>,
 ): Promise<Array<KnowledgeContent | undefined>> {
-  // One hash per distinct file (device and inode, so every name and link of a file shares it):
-  // 10,000 entries naming one 50 MB file read it 10,000 times, half an hour.
+  // One hash per distinct file (device and inode, so every name and link of a file shares it): a
+  // manifest naming one large file in every entry must not make the load read it once per entry.
   const byFile = new Map<string, Promise<HashOutcome>>();
   const hashed = await mapBounded(requests, 8, async (request): Promise<HashOutcome> => {
     if (isAbsoluteWritten(request.written)) return ABSOLUTE;

@@ -36,7 +36,7 @@ const MODEL_URL_HINT =
   'Give the base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1 (VOXFORM_JUDGE_URL for the judge, --llm or VOXFORM_EMULATOR_LLM for the emulator).';
 
 export class ChatModel {
-  /** Made on the first request: the OpenAI library takes about 110 ms to load, and a run of tests without a judge never asks. */
+  /** Made on the first request: the OpenAI library is slow to load, and a run of tests without a judge never asks. */
   private client: Promise<{ client: OpenAI; APIError: typeof OpenAI.APIError }> | undefined;
 
   constructor(readonly settings: ModelSettings) {

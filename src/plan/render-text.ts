@@ -100,7 +100,7 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   if (variables.length > 0 && changed.length === 0) out.push('');
   out.push(...variables);
   // The closing line break joined in, not added to the joined text: the sum of two strings is a
-  // pair that the printer's scrub flattens into a third copy (at 5,000 agents, 22 MB and 65 ms).
+  // pair that the printer's scrub flattens into a third copy of a possibly large plan.
   out.push(c.bold(summaryLine(plan.summary)), '');
   return out.join('\n');
 }

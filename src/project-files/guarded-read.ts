@@ -81,8 +81,8 @@ export function isInside(root: string, file: string): boolean {
 /**
  * The part of `file` below `root` when `file` is plainly `root`, a separator and a rest with no `..`
  * in it (then it is inside, however either is written); undefined when that takes `path.relative`
- * to tell. Every prompt of a load is checked this way: 5,000 `path.relative` calls (each resolving
- * both paths afresh) were 30 MB of strings to collect for 5,000 yeses.
+ * to tell. Every prompt of a load is checked this way: `path.relative` resolves both paths afresh,
+ * garbage for every file of a large project whose answer is almost always yes.
  */
 function underByPrefix(root: string, file: string): string | undefined {
   if (!file.startsWith(root)) return undefined;
@@ -238,7 +238,7 @@ function readOpened(real: string, expected: Stats, maxBytes: number): ReadOutcom
  * its end or one byte past `maxBytes` (then: too large). A regular file is read into one buffer of
  * its own size, in one read: the file as it was when it was opened. A file shorter than it said is
  * read to its end; one that reports no size goes on in 64 KiB buffers. A fixed 64 KiB buffer per file
- * would hold 64 KiB for each 2 KB prompt: at 5,000 prompts, 320 MB allocated and most of the load's time.
+ * would allocate many times the size of each small prompt file.
  */
 function readUpTo(fd: number, maxBytes: number, reportedSize: number): ReadOutcome {
   const chunks: Buffer[] = [];

@@ -32,8 +32,8 @@ export const MAX_NESTING_DEPTH = 64;
 /**
  * Tokens (keys, values, punctuation) a YAML file may have, `yaml_too_large`. The general parser
  * (anchors, aliases, tags, multi-line flow, errors) keeps a full document model: about 400 bytes
- * of memory per token, 200 MB at this limit; the fast reader stops at as many values. The
- * thousand-agent manifest of bench/validate.mjs (1.5 MB) has 388,000 tokens.
+ * of memory per token, 200 MB at this limit; the fast reader stops at as many values. A manifest of
+ * a thousand realistic agents stays well below it.
  */
 export const MAX_YAML_TOKENS = 500_000;
 

@@ -1,7 +1,7 @@
 /**
  * Where the package's templates are and what a template's file is called. Apart from the catalog
  * (catalog.ts), so that loading manifests, which only needs these names, does not load the YAML
- * library the catalog reads templates with (40 ms of every `plan`'s start-up).
+ * library the catalog reads templates with into every `plan`'s start-up.
  */
 import { fileURLToPath } from 'node:url';
 

@@ -37,8 +37,8 @@ function formatSegment(segment: PathSegment): string {
 export function parseDotted(dotted: string): readonly string[] {
   let segments = parsedPaths.get(dotted);
   if (!segments) {
-    // Bounded: paths come from manifests, and a run of 5,000 agents asks for the same few dozen
-    // paths hundreds of thousands of times; a flood of distinct ones only restarts the cache.
+    // Bounded: paths come from manifests, and a large run asks for the same few dozen paths over
+    // and over; a flood of distinct ones only restarts the cache.
     if (parsedPaths.size >= PARSED_PATHS_KEPT) parsedPaths.clear();
     segments = Object.freeze(splitDotted(dotted));
     parsedPaths.set(dotted, segments);

@@ -35,8 +35,8 @@ export class Semaphore {
   /**
    * Calls `onGranted` holding a slot: at once when one is free (then nothing is returned), else when
    * its turn comes; the place returned can be given up while it waits. A callback and a plain place,
-   * not a promise and an AbortSignal: the wire thread queues thousands of requests in a burst, and
-   * the first of them go out only once the burst is queued. With `ahead`, it waits before everyone
+   * not a promise and an AbortSignal: a plan queues thousands of requests in a burst, and with a
+   * promise each the first of them would go out only once the burst is queued. With `ahead`, it waits before everyone
    * who did not ask the same (in arrival order among those who did).
    */
   whenFree(onGranted: () => void, ahead = false): QueuePlace | undefined {

@@ -1,9 +1,8 @@
 /**
  * Short synchronous jobs (a few system calls each) run in slices on the main thread, with the event
  * loop served between slices. Why not Node's asynchronous calls: each of those is handed to the I/O
- * threads and back, and for a small file the hand-over costs many times the call. Reading 5,000
- * prompt files (realpath, stat, open, fstat, read, close each) took 640–970 ms of CPU that way
- * against 180 ms here, on two cores that the service's answers and the plan also need.
+ * threads and back, and for a small file (realpath, stat, open, fstat, read, close) the hand-over
+ * costs many times the call, CPU that the service's answers and the plan also need.
  *
  * A slice ends after SLICE_MS, or when the queue is empty; then setImmediate lets timers, signals
  * (Ctrl-C) and arriving answers in before the next one. A job must not be able to block for long:
