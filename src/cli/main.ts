@@ -398,6 +398,8 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const secrets = new SecretRegistry();
+  // The operator's API key is a secret from the first line printed, before any command connects.
+  secrets.add(process.env.VOXFORM_API_KEY?.trim());
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
   let format: unknown;

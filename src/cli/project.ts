@@ -75,15 +75,16 @@ export async function connectService(
 }
 
 /**
- * The first steps of every command that plans, in this order: every manifest loaded and checked
- * (a `base_url` the operator does not trust stops the run here), then the service connected, then
- * the operator's state backend opened. No request is made before the manifests have loaded in
- * full (docs/security.md, §1).
+ * The first steps of every command that plans, in this order: the operator's state backend opened
+ * (it depends on nothing a manifest says, and its password is registered for redaction before
+ * anything is printed), every manifest loaded and checked (a `base_url` the operator does not
+ * trust stops the run here), then the service connected. No request is made before the manifests
+ * have loaded in full (docs/security.md, §1).
  */
 export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
+  const backend = await openOperatorBackend(options, ctx);
   const desired = await loadDesiredState(options, ctx);
   const connection = await connectService(options, desired, ctx);
-  const backend = await openOperatorBackend(options, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
 }

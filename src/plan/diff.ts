@@ -91,9 +91,9 @@ interface FingerprintInput {
 
 /**
  * A change's `liveFingerprint`, made when first asked for (a saved plan, the JSON output; the text
- * plan never shows it): an HMAC over canonical JSON per resource was a quarter of comparing 5,000
- * agents. One getter for every change: an accessor made per object (a getter in the literal) puts
- * each change in V8's slow dictionary mode, and every later read of its fields with it.
+ * plan never shows it): an HMAC over canonical JSON per resource is a large share of comparing.
+ * One getter for every change: an accessor made per object (a getter in the literal) puts each
+ * change in V8's slow dictionary mode, and every later read of its fields with it.
  */
 const LIVE_FINGERPRINT: PropertyDescriptor = {
   enumerable: true,
