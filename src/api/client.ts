@@ -54,11 +54,6 @@ export interface ClientOptions {
   /** Requests on the wire at once across every origin (default 16); more calls wait their turn. */
   maxInFlight?: number;
   /**
-   * Keep the sockets on a thread of their own (default false), so that a request is sent the moment
-   * a slot frees even while this thread is busy with CPU work; the CLI turns it on (docs/client.md).
-   */
-  wireThread?: boolean;
-  /**
    * Time-out of one request, ms (default 30,000): how long the service has to answer it in full,
    * headers and body, across its retries (the waits between attempts and for a free slot do not
    * count). A service that never answers fails with `api_timeout` once, after this long.
@@ -225,7 +220,6 @@ export function createClient(options: ClientOptions): ApiClient {
   const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 30_000);
   const transport = new HttpTransport({
     maxInFlight,
-    wireThread: options.wireThread ?? false,
     // A connection that cannot be opened within the request's time-out is of no use.
     connectTimeoutMs: Math.min(10_000, timeoutMs),
     ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes) }),

@@ -1,13 +1,62 @@
+/**
+ * The wire: undici's `Pool` per origin (keep-alive sockets reused across requests), one bound on the
+ * requests in flight across all origins (1,000 concurrent calls queue instead of opening 1,000
+ * sockets), a time-out per attempt and a cap on the size of an answer. It sends one attempt;
+ * retrying is the caller's business (requester.ts).
+ */
 import type { IncomingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
+import type { Dispatcher, Pool } from 'undici';
 import { errorCode } from './errors.js';
 import { Semaphore } from '../util/semaphore.js';
-import { dispatchOptions, SocketPools, type HttpRequest, type HttpResponse } from './wire.js';
-import { ATTEMPT_TIMEOUT_CODE, attemptTimeoutError, MAX_RESPONSE_BYTES, notSentError } from './wire-messages.js';
-import { WireThread } from './wire-thread-link.js';
 
-export type { HttpRequest, HttpResponse } from './wire.js';
-export { ATTEMPT_TIMEOUT_CODE, CLIENT_DESTROYED_CODE, MAX_RESPONSE_BYTES, NOT_SENT_CODE, RESPONSE_TOO_LARGE_CODE } from './wire-messages.js';
+/** The `code` of the error an attempt fails with when its whole time-out has passed. */
+export const ATTEMPT_TIMEOUT_CODE = 'ERR_VOXFORM_ATTEMPT_TIMEOUT';
+/** The `code` of the error requests fail with when the client is destroyed under them (Ctrl-C, SIGTERM). */
+export const CLIENT_DESTROYED_CODE = 'ERR_VOXFORM_CLIENT_DESTROYED';
+/** The `code` of the error a request fails with when its `signal` withdrew it before it was sent. */
+export const NOT_SENT_CODE = 'ERR_VOXFORM_NOT_SENT';
+/** undici's code when an answer outgrows `maxResponseBytes`. */
+export const RESPONSE_TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+
+/** Largest answer read by default (64 MiB): a list of 500 agents with long prompts is a few MiB. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** One HTTP exchange, as the transport sends it. */
+export interface HttpRequest {
+  /** `https://host:port` (no path). */
+  origin: string;
+  /** Path and query, starting with `/`. */
+  path: string;
+  method: 'GET' | 'PUT' | 'POST';
+  headers: Record<string, string>;
+  /** A body that is sent once; a stream cannot be replayed, so retries must build a new one. */
+  body?: string | Uint8Array | Readable | undefined;
+  /**
+   * The longest this attempt may take once it holds a slot: connecting, sending, the headers and the
+   * whole body of the answer (a body that keeps dripping is cut off too).
+   */
+  timeoutMs: number;
+  /**
+   * Withdraws the request while it waits for a slot: it then fails with `NOT_SENT_CODE` and is
+   * never sent. A request already on the wire is not affected (its answer is waited for).
+   */
+  signal?: AbortSignal | undefined;
+  /** Takes the next free slot before the requests already waiting (`Exchange.ahead`). */
+  ahead?: boolean | undefined;
+  /**
+   * Told when the attempt left the queue and was handed to the socket pool (its clock started), as
+   * a time on `performance.now()`'s clock. It is called before the attempt settles.
+   */
+  onDispatch?: (atMs: number) => void;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
 
 /** A response whose body is still arriving; its slot is held until the body ends or is destroyed. */
 export interface HttpStreamResponse {
@@ -31,44 +80,16 @@ export interface HttpTransportOptions {
   keepAliveTimeoutMs?: number;
   /** Largest answer body read (bytes); a larger one fails with `UND_ERR_RES_EXCEEDED_MAX_SIZE`. Default `MAX_RESPONSE_BYTES`. */
   maxResponseBytes?: number;
-  /**
-   * Hold the sockets and the slots on a thread of their own (wire-thread.ts), so that no request
-   * waits for this thread's CPU work: the CLI's choice. Where the compiled thread module is not at
-   * hand (running from the TypeScript sources), the wire stays on this thread.
-   */
-  wireThread?: boolean;
 }
 
-/**
- * The wire: one undici `Pool` per origin (keep-alive sockets, reused across requests), one bound on
- * the requests in flight across all origins (1,000 concurrent calls queue instead of opening 1,000
- * sockets), a time-out per attempt and a cap on the size of an answer. It sends one attempt;
- * retrying is the caller's business. With `wireThread`, the bound and the sockets of every exchange
- * with a plain body live on the wire thread; a streamed body or answer is sent from this thread,
- * holding a slot of the same bound.
- */
 export class HttpTransport {
-  /** This thread's sockets: every exchange without a wire thread, and the streamed ones with it. */
-  private readonly pools: SocketPools;
-  private readonly wire: WireThread | undefined;
-  /** This thread's slots, when there is no wire thread (the wire thread holds them otherwise). */
+  private readonly pools = new Map<string, Pool>();
   private readonly slots: Semaphore;
+  private closed = false;
+  private destroyed = false;
 
   constructor(private readonly options: HttpTransportOptions) {
     this.slots = new Semaphore(options.maxInFlight);
-    const pools = {
-      connections: options.maxInFlight,
-      connectTimeoutMs: options.connectTimeoutMs,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
-      maxResponseBytes: this.maxResponseBytes,
-    };
-    this.pools = new SocketPools(pools);
-    this.wire = options.wireThread ? WireThread.start({ pools, maxInFlight: options.maxInFlight }) : undefined;
-  }
-
-  /** Whether the sockets and slots are on the wire thread (asked for, and its compiled module at hand). */
-  get onWireThread(): boolean {
-    return this.wire !== undefined;
   }
 
   /** The largest answer body this transport reads (bytes). */
@@ -76,14 +97,19 @@ export class HttpTransport {
     return this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
-  /** Sends the request and reads the whole body as text. */
+  /**
+   * Sends the request and reads the whole body as text. It talks to undici's dispatcher directly,
+   * gathering the body's chunks, rather than building a readable stream per response only to
+   * drain it. undici's own timers give the precise failure when the headers are late or the body
+   * stalls; the attempt's own timer bounds the whole exchange, a body that drips a byte now and then
+   * included.
+   */
   async send(request: HttpRequest): Promise<HttpResponse> {
-    if (this.wire && !isStream(request.body)) return this.wire.send(request);
     await this.acquire(request.signal, request.ahead);
     try {
-      return await this.pools.exchange(request);
+      return await this.exchange(request);
     } finally {
-      this.release();
+      this.slots.release();
     }
   }
 
@@ -100,7 +126,7 @@ export class HttpTransport {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(attemptTimeoutError(request.timeoutMs)), request.timeoutMs);
     try {
-      const pool = this.pools.pool(request.origin);
+      const pool = this.pool(request.origin);
       request.onDispatch?.(performance.now());
       const pending = pool.request({ ...dispatchOptions(request), signal: abort.signal });
       // Once the time-out has passed, the request still rejects when undici gets to abort it.
@@ -112,7 +138,7 @@ export class HttpTransport {
         if (released) return;
         released = true;
         clearTimeout(timer);
-        this.release();
+        this.slots.release();
       };
       body.once('close', release);
       body.once('end', release);
@@ -122,14 +148,16 @@ export class HttpTransport {
     } finally {
       if (!handedOver) {
         clearTimeout(timer);
-        this.release();
+        this.slots.release();
       }
     }
   }
 
   /** Closes every pool, letting requests already sent finish. */
   async close(): Promise<void> {
-    await Promise.all([this.pools.close(), this.wire?.close()]);
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.takePools().map((pool) => pool.close()));
   }
 
   /**
@@ -137,25 +165,135 @@ export class HttpTransport {
    * `CLIENT_DESTROYED_CODE` (a run interrupted by Ctrl-C or SIGTERM must not wait for them).
    */
   async destroy(): Promise<void> {
-    await Promise.all([this.pools.destroy(), this.wire?.destroy()]);
+    this.closed = true;
+    this.destroyed = true;
+    await Promise.all(this.takePools().map((pool) => pool.destroy(destroyedError())));
+  }
+
+  private takePools(): Pool[] {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    return pools;
   }
 
   /** A slot, unless `signal` withdraws the request first (then it fails with `NOT_SENT_CODE`); `ahead` as `HttpRequest.ahead`. */
   private async acquire(signal: AbortSignal | undefined, ahead: boolean | undefined): Promise<void> {
     if (signal?.aborted) throw notSentError();
-    if (this.wire) await this.wire.acquireSlot(signal, ahead);
-    else if (!this.slots.tryAcquire()) await this.slots.acquire(signal, ahead).catch(() => Promise.reject(notSentError()));
+    if (!this.slots.tryAcquire()) await this.slots.acquire(signal, ahead).catch(() => Promise.reject(notSentError()));
   }
 
-  private release(): void {
-    if (this.wire) this.wire.releaseSlot();
-    else this.slots.release();
+  /** The pool of an origin (made on first use); throws once the transport is closed or destroyed. */
+  private pool(origin: string): Pool {
+    if (this.destroyed) throw destroyedError();
+    if (this.closed) throw new Error('the API client is closed');
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new (loadPoolClass())(origin, {
+        connections: this.options.maxInFlight,
+        pipelining: 1,
+        keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 10_000,
+        connect: { timeout: this.options.connectTimeoutMs ?? 10_000 },
+        maxResponseSize: this.maxResponseBytes,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** One attempt on the origin's pool, the whole body read as text. */
+  private exchange(request: HttpRequest): Promise<HttpResponse> {
+    const pool = this.pool(request.origin);
+    return new Promise<HttpResponse>((resolve, reject) => {
+      let status = 0;
+      let headers: IncomingHttpHeaders = {};
+      const chunks: Buffer[] = [];
+      let settled = false;
+      let abortAttempt: ((error: Error) => void) | undefined;
+      const settle = (finish: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        finish();
+      };
+      // The caller hears of the time-out at once, even while the socket is still connecting
+      // (undici hands out the abort handle only once the request is written); the attempt is
+      // aborted as soon as it can be.
+      let expired: Error | undefined;
+      const timer = setTimeout(() => {
+        expired = attemptTimeoutError(request.timeoutMs);
+        abortAttempt?.(expired);
+        settle(() => reject(expired));
+      }, request.timeoutMs);
+      request.onDispatch?.(performance.now());
+      pool.dispatch(dispatchOptions(request), {
+        onRequestStart: (controller) => {
+          abortAttempt = (error) => controller.abort(error);
+          if (expired) controller.abort(expired);
+        },
+        onResponseStart: (_controller, statusCode, responseHeaders) => {
+          status = statusCode;
+          headers = responseHeaders;
+        },
+        onResponseData: (_controller, chunk) => {
+          chunks.push(chunk);
+        },
+        onResponseEnd: () => settle(() => resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') })),
+        onResponseError: (_controller, error) => settle(() => reject(error)),
+      });
+    });
   }
 }
 
-/** A body that can be read only once, on the thread that holds it. */
-function isStream(body: HttpRequest['body']): boolean {
-  return body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
+/**
+ * undici's `Pool`, loaded alone: `import 'undici'` loads the whole library (fetch, WebSocket,
+ * cookies, mocks, caches), most of a command's start-up, for one class. The version is the one
+ * package-lock.json pins, and every client test uses this path. The file is not part of undici's
+ * public interface: should an update move it, the whole library is loaded instead (slower to
+ * start, same behaviour).
+ */
+let PoolClass: typeof Pool | undefined;
+
+function loadPoolClass(): typeof Pool {
+  if (PoolClass) return PoolClass;
+  const require = createRequire(import.meta.url);
+  try {
+    PoolClass = require('undici/lib/dispatcher/pool.js') as typeof Pool;
+  } catch {
+    PoolClass = (require('undici') as { Pool: typeof Pool }).Pool;
+  }
+  return PoolClass;
+}
+
+/**
+ * undici's own timers give the precise failure when the headers are late or the body stalls; the
+ * attempt's own timer (one per attempt) bounds the whole exchange. Time spent waiting for a slot
+ * does not count.
+ */
+function dispatchOptions(request: HttpRequest): Dispatcher.DispatchOptions {
+  return {
+    path: request.path,
+    method: request.method,
+    headers: request.headers,
+    body: request.body ?? null,
+    headersTimeout: request.timeoutMs,
+    bodyTimeout: request.timeoutMs,
+  };
+}
+
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function destroyedError(): Error {
+  return codedError(CLIENT_DESTROYED_CODE, 'the request was stopped: voxform is shutting down');
+}
+
+function notSentError(): Error {
+  return codedError(NOT_SENT_CODE, 'the request was withdrawn before it was sent');
+}
+
+function attemptTimeoutError(timeoutMs: number): Error {
+  return codedError(ATTEMPT_TIMEOUT_CODE, `no complete answer within ${timeoutMs} ms`);
 }
 
 function rejectWhenAborted(signal: AbortSignal): Promise<never> {

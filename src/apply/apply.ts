@@ -1,15 +1,15 @@
 /**
- * The apply workflow as a library function: take the state lock, make a fresh plan (or check a
- * saved one for staleness, without planning again), ask for approval through a callback, run the
- * plan's requests with progress events, and stop gracefully on an abort signal. The CLI only wires
- * prompts, renderers and process signals to it.
+ * The apply workflow as a library function, in order: lock the workspace, plan (a fresh plan, or a
+ * saved one checked for staleness), confirm through a callback, execute the plan's requests with
+ * progress events, record the outcome in the state and the history; an abort signal stops it
+ * gracefully at any step. The CLI only wires prompts, renderers and process signals to it.
  */
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { createPlan } from '../plan/create-plan.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
-import { readLiveState, type LiveReader, type LiveState } from '../plan/read-live.js';
+import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { HeldLock, StateBackend } from '../state/backend.js';
@@ -36,16 +36,6 @@ export interface ApplyOptions {
   /** The manifests, loaded (with the environment: secrets are read from them when requests are sent). */
   desired: DesiredState;
   client: ApplyClient;
-  /**
-   * Where a fresh plan reads the live state, when not from `client`: reads started ahead under
-   * `lock` (the CLI starts them while the manifests load).
-   */
-  reader?: LiveReader | undefined;
-  /**
-   * The workspace's lock, already taken by the caller (so it could read ahead under it): apply uses
-   * it instead of taking one, and releases it when done, like its own.
-   */
-  lock?: HeldLock | undefined;
   /** Where state, lock and history are kept (`openStateBackend`); the caller closes it. */
   backend?: StateBackend | undefined;
   /** Instead of `backend`: a state file (`.voxform/state.json`), opened as the file backend. */
@@ -145,8 +135,7 @@ export function hasChanges(plan: Plan): boolean {
 
 /** The plan to run and the live state it was checked against: a fresh plan, or the saved one if current. */
 async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ plan: Plan; live: LiveState }> {
-  const { desired, savedPlan } = options;
-  const client = options.reader ?? options.client;
+  const { desired, savedPlan, client } = options;
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
   if (!savedPlan) {
     return createPlan({
@@ -188,17 +177,17 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   const emit = options.onEvent ?? (() => undefined);
   const backend = backendOf(options);
   const workspace = workspaceKey(options.desired.environment, options.serviceId);
+
+  // 1. Lock the workspace: nothing is read for the plan, nor written, without it.
   let lock: HeldLock;
   try {
-    lock =
-      options.lock ??
-      (await backend.acquireLock(workspace, {
-        command: options.command ?? 'voxform apply',
-        timeoutSeconds: options.lockTimeoutSeconds ?? 0,
-        warn: (message) => emit({ type: 'warning', message }),
-        ciJobUrl: ciJobUrlFrom(process.env),
-        signal: options.signal,
-      }));
+    lock = await backend.acquireLock(workspace, {
+      command: options.command ?? 'voxform apply',
+      timeoutSeconds: options.lockTimeoutSeconds ?? 0,
+      warn: (message) => emit({ type: 'warning', message }),
+      ciJobUrl: ciJobUrlFrom(process.env),
+      signal: options.signal,
+    });
   } catch (error) {
     // Stopped while another run held the lock: nothing was read, nothing changed.
     if (isVoxformError(error) && error.code === 'interrupted') return { ...NOTHING_RAN, status: 'interrupted', plan: undefined, stateLocation: backend.display };
@@ -215,6 +204,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     ...(lock.lost.aborted ? { lockLost: lock.lostReason() } : {}),
   });
   try {
+    // 2. Plan: the state as last recorded, the service as it is now, the manifests.
     const store = await StateStore.open(backend, workspace, options.fingerprintKey);
     options.onWorkspace?.(store.workspace);
     if (signal.aborted) return outcome('interrupted', undefined);
@@ -222,9 +212,13 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);
     const { plan, live } = prepared;
     emit({ type: 'planned', plan, saved: options.savedPlan !== undefined });
+
+    // 3. Confirm.
     const approved = await unlessAborted(approve(options, plan), signal);
     if (signal.aborted) return outcome('interrupted', plan);
     if (!approved) return outcome('cancelled', plan);
+
+    // 4. Execute the plan's requests, each change recorded in the state as it lands.
     const readBacks = new AgentReadBacks(options.desired);
     const result = await executePlan({
       onRequestDone: readBacks.onRequestDone,
@@ -240,6 +234,8 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     });
     // Without the lock nothing more may be written: the report says what was applied.
     if (lock.lost.aborted) return outcome('interrupted', plan, { ...result, interrupted: true });
+
+    // 5. Record how it ended: in the state and in the history.
     const ended = await recordEnd(options, store, { plan, live, result, readBacks, workspace });
     return { ...outcome(ended.status, plan, ended.result), record: ended.record };
   } finally {

@@ -1,8 +1,7 @@
 /**
  * The library's `apply` on the terminal, as `voxform apply` and `voxform rollback` run it: the plan
  * printed (its prompt diffs made as the agents are compared), the question asked, progress shown,
- * Ctrl-C/SIGTERM turned into a graceful stop, the outcome reported with its exit code. Loaded by
- * the commands once the reads are on the wire.
+ * Ctrl-C/SIGTERM turned into a graceful stop, the outcome reported with its exit code.
  */
 import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
@@ -92,8 +91,8 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
 
 /**
  * The progress lines of one turn of the event loop, written together: a large run prints two lines
- * per change, and a write (with its scrub for secrets) per line would take the thread that also
- * handles the service's answers. Written before the turn ends, and at once by `flush`
+ * per change, and each write is scrubbed for secrets on the thread that also handles the service's
+ * answers. Written before the turn ends, and at once by `flush`
  * (before the summary, and on the way out of an interrupted run), so no line is held back.
  */
 class LineBatch {

@@ -26,7 +26,7 @@ export interface ManifestService {
 }
 
 /** Client settings a command may add (e.g. `--parallelism` as `maxInFlight`). */
-export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'wireThread' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
+export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
 
 /**
  * Where a command talks to, in order of precedence:
@@ -56,11 +56,8 @@ export async function resolveConnection(
   return { client, baseUrl: client.baseUrl, apiKey: emulator.apiKey, local: true };
 }
 
-/**
- * `resolveConnection` for a service on the network (not `--local`), at once: nothing in it waits,
- * so a caller can connect and send in the same turn (the read-ahead of src/cli/project.ts).
- */
-export function connectRemote(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext, tuning: ConnectionTuning = {}): Connection {
+/** `resolveConnection` for a service on the network (not `--local`). */
+function connectRemote(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext, tuning: ConnectionTuning = {}): Connection {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
   const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
   if (apiKey === '') {
@@ -75,7 +72,7 @@ export function connectRemote(options: ConnectionOptions & { manifest?: Manifest
   return { client, baseUrl, apiKey, local: false };
 }
 
-/** The client settings every connection shares: time-out and debug lines, then the command's own (the wire thread among them). */
+/** The client settings every connection shares: time-out and debug lines, then the command's own. */
 function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact'> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
   // Every secret of the run, as known when an error is made (the manifests register theirs as they load).
@@ -116,10 +113,9 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
 }
 
 /**
- * The base URL the operator named (steps 2 and 3 above), or undefined when the manifests decide:
- * with it, the service is known before any manifest is read.
+ * The base URL the operator named (steps 2 and 3 above), or undefined when the manifests decide.
  */
-export function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
+function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
   const named = nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL);
   if (named !== undefined) return normalizeBaseUrl(named);
   const region = nonEmpty(options.region) ?? nonEmpty(env.VOXFORM_REGION)?.toLowerCase();

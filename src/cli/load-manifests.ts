@@ -2,13 +2,12 @@
  * The one way a command loads the manifests its options name: `-f` (else the default files),
  * `--env`, and, where the command has `--base-url`, that origin trusted for a manifest's `base_url`
  * as VOXFORM_BASE_URL's is (docs/manifest.md, "The service"). Each secret is registered for
- * redaction the moment the loader meets it, so nothing printed while the load goes on (an error
- * thrown while `plan`'s early reads are out) or after it (a diagnostic, also when loading failed)
- * shows one.
+ * redaction the moment the loader meets it, so nothing printed while the load goes on or after it
+ * (a diagnostic, also when loading failed) shows one.
  */
 import { isVoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
-import type { LoadOptions, LoadResult } from '../manifest/types.js';
+import type { LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext } from './context.js';
 import { countProblems } from './diagnostics.js';
@@ -20,18 +19,13 @@ export interface ManifestOptions {
   baseUrl?: string | undefined;
 }
 
-/** What a command that reads from the service hears while the manifests load, to start reading early (LoadOptions). */
-export type EarlyReads = Pick<LoadOptions, 'onReadTargets' | 'onAgentIdParsed'>;
-
-export function loadCommandManifests(options: ManifestOptions, ctx: CommandContext, early: EarlyReads = {}): Promise<LoadResult> {
+export function loadCommandManifests(options: ManifestOptions, ctx: CommandContext): Promise<LoadResult> {
   return loadManifests({
     paths: options.file ?? [],
     cwd: ctx.cwd,
     env: ctx.env,
     environment: options.env,
     operatorBaseUrl: options.baseUrl,
-    onReadTargets: early.onReadTargets,
-    onAgentIdParsed: early.onAgentIdParsed,
     onSecret: (secret) => ctx.secrets.add(secret),
   });
 }

@@ -11,7 +11,6 @@ import { EXIT_INTERRUPTED, type CommandContext, type Output } from './context.js
 import { addCommandHelp } from './help.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
-import { tuneEngineForPlan } from './engine-tuning.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
@@ -306,9 +305,6 @@ function addWebhookCommands(program: Command, action: CommandAction): void {
     .action(action('webhook-serve'));
 }
 
-/** Commands whose requests go through the wire thread (connectProject): it is booted as they start. */
-const WIRE_THREAD_COMMANDS = new Set(['plan', 'apply', 'rollback']);
-
 const loaders: Record<string, () => Promise<CommandModule>> = {
   validate: () => import('./commands/validate.js'),
   plan: () => import('./commands/plan.js'),
@@ -399,20 +395,11 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
   };
 }
 
-/** For bin/voxform.js: its process ends at once once the command's output is flushed (process-exit.ts). */
-export { exitWhenFlushed } from './process-exit.js';
-
-export interface MainOptions {
-  /**
-   * The process is voxform's alone (bin/voxform.js): V8 may be tuned for the command
-   * (engine-tuning.ts). Left out by programs that run `main` in-process, whose engine is their own.
-   */
-  ownProcess?: boolean;
-}
-
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
-export async function main(argv: string[], { ownProcess = false }: MainOptions = {}): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   const secrets = new SecretRegistry();
+  // The operator's API key is a secret from the first line printed, before any command connects.
+  secrets.add(process.env.VOXFORM_API_KEY?.trim());
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
   let format: unknown;
@@ -453,11 +440,6 @@ export async function main(argv: string[], { ownProcess = false }: MainOptions =
     };
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);
-    // V8's settings for the plan (engine-tuning.ts), before any of the command's code runs.
-    if (ownProcess && name === 'plan') tuneEngineForPlan();
-    // Its boot (a JavaScript context and the socket pool's module, 0.2 s on a slow machine) starts
-    // while the command's modules load: started later, the first read waited for it.
-    if (WIRE_THREAD_COMMANDS.has(name)) void import('../api/wire-thread-link.js').then(({ WireThread }) => WireThread.prestart(), () => undefined);
     const mod = await loader();
     exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
   });

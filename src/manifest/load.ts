@@ -25,7 +25,6 @@ import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { FileCache, findManifestFiles, type ManifestFile } from '../project-files/manifest-files.js';
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
-import type { OnSectionEntry } from './parse-yaml-subset.js';
 import { spansOf, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
@@ -35,7 +34,7 @@ import { resolveServiceSettings } from './service-settings.js';
 import { SourceRegistry, type Span } from './source.js';
 import { TemplateStore } from './templates.js';
 import { defaultTemplatesDir } from '../templates/location.js';
-import type { DesiredState, LoadOptions, LoadResult, ReadTargets } from './types.js';
+import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 
 const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 /** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
@@ -65,7 +64,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   // Digests of every file read, by role, each list in a deterministic order; hashed together at the end.
   const digests = { manifests: [] as string[], templates: [] as string[], prompts: [] as string[], knowledge: [] as string[] };
 
-  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onAgentIdParsed: options.onAgentIdParsed, onDigest: (digest) => digests.manifests.push(digest) });
+  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
   checkEnvironmentOverlays(combined, diagnostics);
@@ -73,11 +72,6 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   checkOverlayTargets(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
-  // The agents' ids and the service are known now, before any resource is resolved: the caller may
-  // start reading while the rest loads. A base_url or region that was refused names no service to
-  // read from: then nothing starts early.
-  const serviceSettled = (layer.settings.base_url === undefined || baseUrl !== undefined) && (layer.settings.region === undefined || region !== undefined);
-  if (serviceSettled) options.onReadTargets?.({ ...readTargetsOf(layer), service: { baseUrl, region } });
 
   // Templates named by agents, read once each.
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256(bytes)));
@@ -126,45 +120,6 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 }
 
-/** The agents' ids as written (see `literalAgentId`) and whether there are phones. */
-function readTargetsOf(layer: Layer): Omit<ReadTargets, 'service'> {
-  const agentIds = new Set<string>();
-  for (const entry of Object.values(layer.sections.agents)) {
-    const id = literalAgentId(entry);
-    if (id !== undefined) agentIds.add(id);
-  }
-  return { agentIds: [...agentIds], phones: Object.keys(layer.sections.phones).length > 0 };
-}
-
-/**
- * Whether a manifest file could set where the service is (`base_url` or `region`, at the top or in
- * an environment). YAML spells a key with its letters or, in double quotes, with escapes: a text
- * with neither word and no backslash sets neither (an alias, a merge key or a tag repeats or
- * reinterprets text that is there; UTF-8 never hides an ASCII byte inside another character). For
- * such a file the settings decide whether anything may be sent at all (a `base_url` the operator
- * did not trust sends nothing, docs/security.md), so nothing is read before they are known.
- */
-export function mayNameService(bytes: Buffer): boolean {
-  return bytes.includes('base_url') || bytes.includes('region') || bytes.includes(BACKSLASH);
-}
-const BACKSLASH = 0x5c;
-
-/** The parser's hook that tells `onAgentIdParsed` each agent id written as plain text (LoadOptions). */
-function agentIdHints(onAgentIdParsed: (id: string) => void): OnSectionEntry {
-  return (section, _name, entry) => {
-    const id = section === 'agents' ? literalAgentId(entry) : undefined;
-    if (id !== undefined) onAgentIdParsed(id);
-  };
-}
-
-/**
- * An agent entry's id when it is written as plain text; not one that is not a string, is empty or
- * holds an `${env:…}` reference (refused later): reading that ahead could only fail.
- */
-function literalAgentId(entry: unknown): string | undefined {
-  return isPlainObject(entry) && typeof entry.id === 'string' && entry.id !== '' && !entry.id.includes('${') ? entry.id : undefined;
-}
-
 /**
  * The files the resolved resources point at, read concurrently: each agent's prompt (by its
  * request) and each knowledge file's size and hash (checked here); digests recorded by role.
@@ -193,15 +148,10 @@ async function readNamedFiles(
  */
 async function readManifests(
   files: readonly ManifestFile[],
-  ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void } & Pick<LoadOptions, 'onAgentIdParsed'>,
+  ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void },
 ): Promise<{ fragments: Fragment[]; unparsed: boolean; fallbackSpan: Span }> {
   const { sources, diagnostics } = ctx;
   const outcomes = await ctx.cache.readAll(files.map(({ file, root }) => ({ file, policy: { root, maxBytes: MAX_MANIFEST_BYTES } })));
-  // Hinted reads go to the operator's service before any setting is known: only where no file could
-  // name another (looked for only when hints were asked for: validate and the rest need no search).
-  const { onAgentIdParsed } = ctx;
-  const hinted = onAgentIdParsed !== undefined && ![...outcomes.values()].some((outcome) => outcome.ok && mayNameService(outcome.bytes));
-  const onSectionEntry = hinted ? agentIdHints(onAgentIdParsed) : undefined;
   const fragments: Fragment[] = [];
   let unparsed = false;
   let firstSpan: Span | undefined;
@@ -231,7 +181,7 @@ async function readManifests(
     const source = sources.forYaml(file, text, root);
     const fileStart: Span = { source, start: 0, end: 0 };
     firstSpan ??= fileStart;
-    const parsed = await parseYaml(source, diagnostics, { onSectionEntry });
+    const parsed = await parseYaml(source, diagnostics);
     unparsed ||= parsed.syntaxErrors;
     const documents = parsed.documents.filter((doc) => doc.value !== null);
     if (documents.length === 0 && !parsed.syntaxErrors) {

@@ -81,24 +81,16 @@ interface BlockNode extends Node {
 const MAX_KEY_LENGTH = 1000;
 
 /**
- * An entry of a block mapping at the top of a document (`agents:` → `support-line:`), told as soon as
- * its value is read, while the rest of the file is still being parsed. The value is as written: the
- * document it belongs to may still be given up on (the general parser then reads it again).
- */
-export type OnSectionEntry = (section: string, key: string, value: unknown) => void;
-
-/**
  * The documents of `source`, or undefined when the text is outside the subset (then `onGiveUp`
  * hears why, when the reason is a wrongly indented line).
  */
 export function parseYamlSubset(
   source: SourceText,
   onGiveUp?: (misindented: Misindentation | undefined) => void,
-  onSectionEntry?: OnSectionEntry,
 ): ParsedDocument[] | undefined {
   const text = source.text;
   if (text.includes('\t') || text.includes('\r')) return undefined;
-  const reader = new SubsetReader(text, source, onSectionEntry);
+  const reader = new SubsetReader(text, source);
   try {
     return reader.documents();
   } catch (error) {
@@ -122,13 +114,10 @@ class SubsetReader {
   misindented: Misindentation | undefined;
   /** Values read so far: past MAX_YAML_TOKENS the general path reports the file as too large. */
   private values = 0;
-  /** The key of the document's top-level entry being read (`agents`), for `onSectionEntry`. */
-  private section = '';
 
   constructor(
     private readonly text: string,
     private readonly source: SourceText,
-    private readonly onSectionEntry: OnSectionEntry | undefined,
   ) {
     this.lines = splitLines(text);
   }
@@ -214,11 +203,8 @@ class SubsetReader {
       const key = this.keyText;
       if (key === '<<' || Object.hasOwn(out, key)) giveUp();
       const keyEnd = this.keyEnd;
-      // Depth 1 is a document's own mapping, depth 2 the block mapping of one of its sections.
-      if (this.depth === 1) this.section = key;
       const value = this.entryValue(lineIndex, this.afterColon, indent);
       setOwn(out, key, value.value);
-      if (this.depth === 2) this.onSectionEntry?.(this.section, key, value.value);
       this.count();
       entries.set(key, new PackedEntry(this.source, keyStart, keyEnd, value.start, value.end));
       end = value.end;

@@ -7,7 +7,7 @@ import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../project-files/limits.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
-import { parseYamlSubset, type Misindentation, type OnSectionEntry } from './parse-yaml-subset.js';
+import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { countLines, LineCounter, positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
 
 export type { ParsedDocument } from './source.js';
@@ -22,17 +22,16 @@ export interface ParseOutcome {
  * Parses a YAML source. Plain block-style YAML (nearly every manifest) takes the fast subset reader;
  * anything else, errors included, the general parser. `subset: false` forces the general parser.
  * (The subset reader reads a thousand-agent manifest about ten times faster; docs/manifest.md,
- * "Limits", has the figures.) `onSectionEntry` hears the subset reader's top-level entries as it
- * reads them (see `OnSectionEntry`); the general parser tells it nothing.
+ * "Limits", has the figures.)
  */
 export async function parseYaml(
   source: SourceText,
   diagnostics: DiagnosticList,
-  options: { subset?: boolean; onSectionEntry?: OnSectionEntry | undefined } = {},
+  options: { subset?: boolean } = {},
 ): Promise<ParseOutcome> {
   let misindented: Misindentation | undefined;
   if (options.subset !== false) {
-    const fast = parseYamlSubset(source, (reason) => (misindented = reason), options.onSectionEntry);
+    const fast = parseYamlSubset(source, (reason) => (misindented = reason));
     if (fast) {
       countLines(source.lines, source.text);
       return { documents: fast, syntaxErrors: false };

@@ -163,41 +163,12 @@ export interface LoadOptions {
    */
   projectRoot?: string;
   /**
-   * Told, once the files are parsed and the environment overlay applied, which agents the
-   * manifests name, whether they manage phones and which service they name, before any resource
-   * is resolved (templates, defaults, `${env:…}`, schema) and before the prompt and knowledge files:
-   * `plan` starts reading from the service while the loading goes on (src/plan/read-ahead.ts).
-   * The manifests' secrets are not all known yet: the reader must hold what it reads, failures
-   * included, until the load has ended.
-   */
-  onReadTargets?: ((targets: ReadTargets) => void) | undefined;
-  /**
-   * Told each agent id as a manifest file writes it in its `agents` section, the moment the parser
-   * has read that agent, before the rest of the file: a hint for reads that may start before
-   * `onReadTargets` (a 5,000-agent manifest takes a quarter of a second to parse). An overlay
-   * (`--env`) may give that agent another id, a template or an `${env:…}` one the parser cannot
-   * see: `onReadTargets` names what will be read, hinted or not. Only ids that are plain text, as
-   * there; what the hints start is held like `onReadTargets`' reads. Never told where a manifest
-   * file could set the service (`mayNameService`): the settings decide whether anything may be sent.
-   */
-  onAgentIdParsed?: ((id: string) => void) | undefined;
-  /**
    * Told each secret the moment the load meets it (an `${env:…}` value as it is read, a value at a
    * place the schemas mark sensitive as it is resolved), before anything else can hold it: a caller
-   * that may print while the load goes on (an error thrown by a callback while `plan`'s early reads
-   * are out) adds it to its redaction here. The result's `secrets` lists them all again.
+   * that may print while the load goes on adds it to its redaction here. The result's `secrets`
+   * lists them all again.
    */
   onSecret?: ((secret: string) => void) | undefined;
-}
-
-/** What the service will be asked for, known early in loading (`LoadOptions.onReadTargets`). */
-export interface ReadTargets {
-  /** The ids the agents are given (each once), as written: an id that is not a plain string is left out. */
-  agentIds: readonly string[];
-  /** Whether the manifests manage phones (the phone list is then read once). */
-  phones: boolean;
-  /** The service the manifests name, as `DesiredState` will carry it (an origin the operator trusts, or none). */
-  service: { baseUrl: string | undefined; region: 'us' | 'eu' | undefined };
 }
 
 export interface LoadResult {

@@ -91,9 +91,9 @@ interface FingerprintInput {
 
 /**
  * A change's `liveFingerprint`, made when first asked for (a saved plan, the JSON output; the text
- * plan never shows it): an HMAC over canonical JSON per resource was a quarter of comparing 5,000
- * agents. One getter for every change: an accessor made per object (a getter in the literal) puts
- * each change in V8's slow dictionary mode, and every later read of its fields with it.
+ * plan never shows it): an HMAC over canonical JSON per resource is a large share of comparing.
+ * One getter for every change: an accessor made per object (a getter in the literal) puts each
+ * change in V8's slow dictionary mode, and every later read of its fields with it.
  */
 const LIVE_FINGERPRINT: PropertyDescriptor = {
   enumerable: true,
@@ -382,140 +382,98 @@ function diffCredential(credential: DesiredCredential, input: DiffContext, owner
   });
 }
 
-/** Every resource of `desired` compared with the service; problems (unknown agent ids, phones without import) collected. */
-export function diffStates(input: DiffInput): { changes: ResourceChange[]; problems: PlanProblem[] } {
-  return new IncrementalDiff(input).finish(input.live);
-}
-
 /**
- * The diff of `diffStates`, made while the live state is still being read: what needs no live value
- * (credentials, knowledge files) at once, each agent as its read arrives (`agentRead`), each phone
- * once the phone list and the change of the agent it is bound to are in (`phonesRead`), campaigns
- * when every read is in (`finish`). Comparing then fills the wait on the network instead of
- * following it. Agents are independent of one another (an agent's requests wait only on its
- * knowledge uploads, known from the start), and a phone depends on its agent only, so the order the
- * reads arrive in changes nothing; `finish` keeps a change made early only if it was made from the
- * very answers the plan ends with.
+ * Compares resources one at a time, sharing what their requests depend on: each request's change
+ * (a request's `dependsOn` names its owner) and the knowledge files' changes (an agent's files are
+ * the ids their uploads return). Credentials and knowledge files need no live value: they are
+ * compared when it is made (`independent`), before any agent.
  */
-export class IncrementalDiff {
+export class ResourceDiffer {
   /** Request id → address of its change, for each change's `dependsOn`. */
   private readonly owners = new Map<string, string>();
   private readonly knowledgeChanges = new Map<string, ResourceChange>();
-  private readonly early: ResourceChange[] = [];
-  /** Agent changes made as their reads arrived, by local name (what a phone names), with the live agent each was made from. */
-  private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
-  /** The phone list once it is read (`phonesRead`), by number. */
-  private livePhones: { list: Phone[]; byNumber: Map<string, Phone> } | undefined;
-  /** Phones waiting for the change of the manifest agent they are bound to, by its local name. */
-  private readonly phonesWaiting = new Map<string, DesiredPhone[]>();
-  /** Phone changes made before the last read, by address, with the phone list and agent change each was made from. */
-  private readonly phonesDone = new Map<string, { list: Phone[]; agentChange: ResourceChange | undefined; change: ResourceChange }>();
+  /** The credentials' and knowledge files' changes. */
+  readonly independent: ResourceChange[] = [];
 
-  /** `onChange` hears of each change made before `finish`: agents as their reads arrive, phones once the list and their agent's change are in. */
-  constructor(
-    private readonly context: DiffContext,
-    private readonly onChange?: (change: ResourceChange) => void,
-  ) {
-    const { desired } = context;
-    for (const credential of desired.credentials.values()) this.early.push(diffCredential(credential, context, this.owners));
-    for (const file of desired.knowledge.values()) {
+  constructor(readonly context: DiffContext) {
+    for (const credential of context.desired.credentials.values()) this.independent.push(diffCredential(credential, context, this.owners));
+    for (const file of context.desired.knowledge.values()) {
       const c = diffKnowledge(file, context, this.owners);
       this.knowledgeChanges.set(file.localName, c);
-      this.early.push(c);
+      this.independent.push(c);
     }
   }
 
-  /** Compares one agent of the manifests with the service's, read just now; returns its change. */
-  agentRead(agent: DesiredAgent, live: Agent): ResourceChange {
-    const change = diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
-    this.agentsDone.set(agent.localName, { live, change });
-    this.onChange?.(change);
-    const waiting = this.phonesWaiting.get(agent.localName);
-    this.phonesWaiting.delete(agent.localName);
-    for (const phone of waiting ?? []) this.phoneNow(phone);
-    return change;
+  agent(agent: DesiredAgent, live: Agent): ResourceChange {
+    return diffAgent(agent, live, this.context, this.knowledgeChanges, this.owners);
   }
 
-  /**
-   * Takes the phone list as it arrives (it is asked for first) and compares each phone whose agent
-   * is known now; a phone bound to an agent of the manifest waits for that agent's change (its
-   * binding waits for the agent's writes). A phone that is not on the account and cannot be
-   * imported is left to `finish`, which reports it.
-   */
-  phonesRead(phones: Phone[]): void {
-    this.livePhones = { list: phones, byNumber: new Map(phones.map((phone) => [phone.id, phone])) };
-    for (const phone of this.context.desired.phones.values()) {
-      const localName = phone.agent?.localName;
-      if (localName === undefined || this.agentsDone.has(localName)) {
-        this.phoneNow(phone);
-        continue;
-      }
-      const waiting = this.phonesWaiting.get(localName);
-      if (waiting) waiting.push(phone);
-      else this.phonesWaiting.set(localName, [phone]);
+  /** `agentChange`: the change of the manifest agent the phone is bound to (its requests wait for that one's writes). */
+  phone(phone: DesiredPhone, live: Phone | undefined, agentChange: ResourceChange | undefined): ResourceChange {
+    return diffPhone(phone, live, this.context, agentChange, this.owners);
+  }
+
+  /** `phoneChanges`: by number, the phones' changes (a campaign's requests wait for its caller's). */
+  campaign(campaign: DesiredCampaign, phoneChanges: Map<string, ResourceChange>): ResourceChange {
+    return diffCampaign(campaign, this.context, phoneChanges, this.owners);
+  }
+}
+
+/** Changes made before the whole live state was in, handed back when made from these very values (incremental-diff.ts). */
+export interface MadeEarly {
+  agent?(agent: DesiredAgent, live: Agent): ResourceChange | undefined;
+  phone?(phone: DesiredPhone, phones: Phone[], agentChange: ResourceChange | undefined): ResourceChange | undefined;
+}
+
+/**
+ * Every resource of `desired` compared with the service, in dependency order: credentials and
+ * knowledge files, agents, phones (bound to the agents' changes), campaigns (calling from the
+ * phones'). Problems (unknown agent ids, phones without import) are collected, not thrown.
+ */
+export function diffStates(input: DiffInput, differ = new ResourceDiffer(input), early: MadeEarly = {}): { changes: ResourceChange[]; problems: PlanProblem[] } {
+  const { desired, live } = input;
+  const problems: PlanProblem[] = [];
+  const changes = [...differ.independent];
+
+  const agentChanges = new Map<string, ResourceChange>();
+  for (const agent of desired.agents.values()) {
+    const liveAgent = live.agents.get(agent.id);
+    if (!liveAgent) {
+      problems.push({
+        code: 'agent_not_on_service',
+        address: agent.address,
+        message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
+        ...agent.source,
+      });
+      continue;
     }
+    const c = early.agent?.(agent, liveAgent) ?? differ.agent(agent, liveAgent);
+    agentChanges.set(agent.localName, c);
+    changes.push(c);
   }
 
-  private phoneNow(phone: DesiredPhone): void {
-    const phones = this.livePhones;
-    if (!phones) return;
-    const live = phones.byNumber.get(phone.number);
-    if (!live && !phone.import) return;
-    const localName = phone.agent?.localName;
-    const agentChange = localName === undefined ? undefined : this.agentsDone.get(localName)?.change;
-    const change = diffPhone(phone, live, this.context, agentChange, this.owners);
-    this.phonesDone.set(phone.address, { list: phones.list, agentChange, change });
-    this.onChange?.(change);
-  }
-
-  /** The whole diff against `live`; an agent compared from this very answer already is not compared again. */
-  finish(live: LiveState): { changes: ResourceChange[]; problems: PlanProblem[] } {
-    const { desired } = this.context;
-    const problems: PlanProblem[] = [];
-    const changes = [...this.early];
-    const agentChanges = new Map<string, ResourceChange>();
-    for (const agent of desired.agents.values()) {
-      const liveAgent = live.agents.get(agent.id);
-      if (!liveAgent) {
-        problems.push({
-          code: 'agent_not_on_service',
-          address: agent.address,
-          message: `${agent.address}: the service has no agent with id "${agent.id}". voxform adopts existing agents (the service cannot create them): create it in the dashboard and put its id here.`,
-          ...agent.source,
-        });
-        continue;
-      }
-      const done = this.agentsDone.get(agent.localName);
-      const c = done?.live === liveAgent ? done.change : diffAgent(agent, liveAgent, this.context, this.knowledgeChanges, this.owners);
-      agentChanges.set(agent.localName, c);
-      changes.push(c);
+  const livePhones = new Map(live.phones.map((p) => [p.id, p]));
+  const phoneChanges = new Map<string, ResourceChange>();
+  for (const phone of desired.phones.values()) {
+    const livePhone = livePhones.get(phone.number);
+    if (!livePhone && !phone.import) {
+      problems.push({
+        code: 'phone_not_on_account',
+        address: phone.address,
+        message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
+        ...phone.source,
+      });
+      continue;
     }
-
-    const livePhones = new Map(live.phones.map((p) => [p.id, p]));
-    const phoneChanges = new Map<string, ResourceChange>();
-    for (const phone of desired.phones.values()) {
-      const livePhone = livePhones.get(phone.number);
-      if (!livePhone && !phone.import) {
-        problems.push({
-          code: 'phone_not_on_account',
-          address: phone.address,
-          message: `${phone.address}: the number is not on the account. Add an import: block (provider, country, region, api_key, api_secret) so voxform imports it, or import it in the dashboard.`,
-          ...phone.source,
-        });
-        continue;
-      }
-      const agentChange = phone.agent?.localName === undefined ? undefined : agentChanges.get(phone.agent.localName);
-      // Made before the last read, from this very list and agent change: not compared again.
-      const done = this.phonesDone.get(phone.address);
-      const c = done && done.list === live.phones && done.agentChange === agentChange ? done.change : diffPhone(phone, livePhone, this.context, agentChange, this.owners);
-      phoneChanges.set(phone.number, c);
-      changes.push(c);
-    }
-
-    for (const campaign of desired.campaigns.values()) changes.push(diffCampaign(campaign, this.context, phoneChanges, this.owners));
-
-    return { changes: orderChanges(changes), problems };
+    const agentChange = phone.agent?.localName === undefined ? undefined : agentChanges.get(phone.agent.localName);
+    const c = early.phone?.(phone, live.phones, agentChange) ?? differ.phone(phone, livePhone, agentChange);
+    phoneChanges.set(phone.number, c);
+    changes.push(c);
   }
+
+  for (const campaign of desired.campaigns.values()) changes.push(differ.campaign(campaign, phoneChanges));
+
+  return { changes: orderChanges(changes), problems };
 }
 
 export function orderChanges(changes: ResourceChange[]): ResourceChange[] {

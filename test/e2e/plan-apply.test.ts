@@ -194,17 +194,17 @@ describe('approval and locking', () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(new RegExp(`is locked by .*\\(pid ${process.pid}, "voxform apply \\(the other run\\)", since `));
       expect(refused.stderr).toContain('hint: Wait for it to finish (or pass --lock-timeout SECONDS to wait)');
-      // Apply reads ahead only under the lock (docs/plan.md, "Reading ahead"): refused, it read nothing.
+      // Nothing is read before the lock is held.
       expect(p.requests).toEqual([]);
-      // The lock is taken before the manifests are read: a broken manifest is not even looked at.
+      // The manifests are loaded before the lock is asked for: a broken one is reported as such, and nothing is sent.
       const manifestFile = path.join(p.dir, 'voxform.yaml');
       const manifest = await readFile(manifestFile, 'utf8');
       await writeFile(manifestFile, `${manifest}\nagents: [unclosed\n`);
       try {
-        const refusedFirst = await p.cli(['apply', '--auto-approve']);
-        expect(refusedFirst.code).toBe(1);
-        expect(refusedFirst.stderr).toContain('is locked by');
-        expect(refusedFirst.stderr).not.toContain('voxform.yaml:');
+        const broken = await p.cli(['apply', '--auto-approve']);
+        expect(broken.code).toBe(1);
+        expect(broken.stderr).toContain('voxform.yaml:');
+        expect(broken.stderr).not.toContain('is locked by');
         expect(p.requests).toEqual([]);
       } finally {
         await writeFile(manifestFile, manifest);
@@ -220,8 +220,8 @@ describe('approval and locking', () => {
 
 describe('Ctrl-C while another run holds the lock', () => {
   it.each([
-    ['the service named by the operator (the lock is taken before the manifests are read)', []],
-    ['--local (apply takes the lock itself)', ['--local']],
+    ['a service on the network', []],
+    ['--local (the embedded emulator)', ['--local']],
   ])('ends the wait at once with exit 130, no trace, nothing sent and nothing left behind: %s', async (_, flags) => {
     project = await startExampleProject();
     const p = project;

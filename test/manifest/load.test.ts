@@ -544,3 +544,25 @@ describe('loadManifests: defaults and environments', () => {
     ]);
   });
 });
+
+describe('loadManifests: secrets told as they are met', () => {
+  it('tells each secret the moment it is read, before any other callback runs, and lists them all again', async () => {
+    const told: string[] = [];
+    const toldBeforeNextCallback: boolean[] = [];
+    const env = new Proxy({ HOOK: 'planted-hook-token' } as Record<string, string | undefined>, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (key === 'HOOK') queueMicrotask(() => toldBeforeNextCallback.push(told.includes(value as string)));
+        return value;
+      },
+    });
+    const result = await loadTree(
+      { 'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config: { session_data_webhook: { url: "https://hooks.example.com/x", headers: { x-token: "${env:HOOK}" } } }\n' },
+      { env, onSecret: (secret) => told.push(secret) },
+    );
+    expect(result.diagnostics).toEqual([]);
+    expect(toldBeforeNextCallback).toEqual([true]);
+    expect(told).toEqual(result.secrets);
+    expect(told).toEqual(['planted-hook-token']);
+  });
+});

@@ -168,26 +168,3 @@ describe('parseYamlSubset under mutation', () => {
     expect(accepted).toBeGreaterThan(500);
   });
 });
-
-describe('the entries of a document\'s sections, told as they are read', () => {
-  it('tells each entry of a top-level block mapping with its value, in file order and before the next is read', () => {
-    const told: string[] = [];
-    const text = 'version: 1\nagents:\n  front:\n    id: ag_1\n    config: { prompt: Hi }\n  back: { id: "ag_2" }\nphones:\n  "+15551230001": { agent: front }\n  list:\n    - a\n---\nagents:\n  other:\n    id: ag_3\n';
-    const documents = parseYamlSubset(source(text), undefined, (section, key, value) => told.push(`${section}.${key} ${JSON.stringify(value)}`));
-    expect(documents).toHaveLength(2);
-    expect(told).toEqual([
-      'agents.front {"id":"ag_1","config":{"prompt":"Hi"}}',
-      'agents.back {"id":"ag_2"}',
-      'phones.+15551230001 {"agent":"front"}',
-      'phones.list ["a"]',
-      'agents.other {"id":"ag_3"}',
-    ]);
-  });
-
-  it('tells nothing of deeper mappings, of a section written as a flow mapping, or of top-level scalars', () => {
-    const told: string[] = [];
-    parseYamlSubset(source('version: 1\nagents: { a: { id: x } }\nenvironments:\n  staging:\n    agents:\n      a: { id: y }\n'), undefined, (section, key) => told.push(`${section}.${key}`));
-    expect(told).toEqual(['environments.staging']);
-  });
-});
-

@@ -357,7 +357,7 @@ describe('the secret scan', () => {
       script,
       [
         `import { createServer } from 'node:http';`,
-        `import { main } from ${JSON.stringify(path.join(repoRoot, 'dist/cli-bundle/main.js'))};`,
+        `import { main } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/main.js'))};`,
         // A service that never answers: plan's early reads stay out while the manifests load.
         `const service = createServer(() => undefined);`,
         `await new Promise((resolve) => service.listen(0, '127.0.0.1', resolve));`,

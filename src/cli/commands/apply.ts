@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { ciJobUrlFrom } from '../../util/run-identity.js';
 import type { SavedPlan } from '../../plan/plan-file.js';
 import type { CommandContext } from '../context.js';
+import { applyOnTerminal } from '../apply-on-terminal.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
@@ -35,27 +35,21 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
 }
 
 /**
- * `voxform apply [PLAN]`: wires the library's `apply` to the terminal — the plan printed, the
- * question asked, progress shown, Ctrl-C/SIGTERM turned into a graceful stop — and reports.
+ * `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then the
+ * library's `apply` on the terminal: lock, plan (or check the saved one), confirm, execute, record.
  */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
   const saved = planFile ? await (await import('../../plan/plan-file.js')).readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const command = `voxform apply${planFile ? ` ${planFile}` : ''}`;
-  // A fresh plan may read ahead while the manifests load, under the workspace's lock taken first.
-  const lockFirst = { command, timeoutSeconds: timeout, warn: (message: string) => void ctx.stderr.write(`warning: ${message}\n`), ciJobUrl: ciJobUrlFrom(ctx.env) };
-  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx, saved ? {} : { readAhead: true, lockFirst });
+  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx);
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
-  // The reads are on the wire by now: what runs the plan and prints it loads meanwhile.
-  const { applyOnTerminal } = await import('../apply-on-terminal.js');
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
-      reader: project.reader,
-      lock: project.lock,
       savedPlan: saved,
       targets: options.target ?? [],
       autoApprove: options.autoApprove,

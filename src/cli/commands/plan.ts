@@ -13,10 +13,13 @@ export interface PlanCommandOptions extends ProjectOptions {
   target?: string[];
 }
 
-/** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
+/**
+ * `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved.
+ * In order: load and connect, read the state (not locked: a plan writes nothing), read the service
+ * and compare, save, print.
+ */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
-  const project = await connectProject(options, ctx, { readAhead: true });
-  // The agents are being read by now: what comes after the reads loads while they are on the wire.
+  const project = await connectProject(options, ctx);
   const [{ plan: makePlan }, { prepareChangeOutput, renderPlanAs }, { savePlanFile }] = await Promise.all([
     import('../../plan/plan.js'),
     import('../render-plan.js'),
@@ -27,7 +30,6 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const status = progressLine(ctx.stderr);
   const plan = await makePlan({
     ...inputs,
-    client: project.reader,
     targets: options.target ?? [],
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.

@@ -1,8 +1,8 @@
 /**
- * Reading while the files are parsed (docs/plan.md, "Reading while the files are parsed"): where the
- * operator named the service, `plan` reads each agent id the moment the YAML reader meets it; the
- * plan itself is made from the ids the loaded manifests name. Where the manifest names the service,
- * nothing is read before the loader knows which service that is.
+ * The order of a plan (docs/security.md, §1): every manifest is loaded and checked
+ * before the service is connected, so the first request goes to the service the loaded manifests
+ * settle on, for the ids they name after the environment overlay, and a manifest naming a service
+ * the operator does not trust gets no request at all.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -33,26 +33,25 @@ function agentReads(p: ExampleProject): string[] {
   return p.requests.filter((request) => request.method === 'GET' && request.path.startsWith('/agents/')).map((request) => request.path);
 }
 
-describe('reads started while the manifest is parsed', () => {
-  it('where the operator named the service: the id as written is read as soon as it is parsed, and the plan is made from the overlay id', async () => {
+describe('nothing is read before the manifests have loaded', () => {
+  it('where the operator named the service: only the id the overlay gives is read, never the one written under it', async () => {
     const p = (project = await startExampleProject());
     await writeFile(path.join(p.dir, 'voxform.yaml'), MANIFEST);
     const result = await p.cli(['plan', '--env', 'staging']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    // The early read of the id as written found nothing (404): held, never taken, never printed.
-    expect(agentReads(p)).toEqual(['/agents/ag_as_written', `/agents/${FRONT_DESK}`]);
+    expect(agentReads(p)).toEqual([`/agents/${FRONT_DESK}`]);
     expect(result.stdout).toContain('Plan: 0 to create, 0 to update, 1 unchanged');
     expect(result.stdout).not.toContain('ag_as_written');
   });
 
-  it('where the manifest names the service: no read before the loader has settled it', async () => {
+  it('where the manifest names the service: every request goes to it', async () => {
     const p = (project = await startExampleProject());
     await writeFile(path.join(p.dir, 'voxform.yaml'), `base_url: ${p.url}\n${MANIFEST}`);
     const result = await p.cli(['plan', '--env', 'staging'], { VOXFORM_BASE_URL: '', VOXFORM_TRUSTED_ORIGINS: new URL(p.url).origin, VOXFORM_DEBUG: '1' });
     expect(result.code).toBe(0);
     // Every request voxform made (its debug lines), not only those that reached the manifest's
-    // service: a read started before the service was settled would go to the default gateway.
+    // service: a read sent before the service was settled would go to the default gateway.
     const sent = [...result.stderr.matchAll(/^\[voxform api\] → (\S+ \S+)/gm)].map((match) => match[1]);
     expect(sent).toEqual([`GET ${p.url}/agents/${FRONT_DESK}`]);
     expect(agentReads(p)).toEqual([`/agents/${FRONT_DESK}`]);

@@ -1,0 +1,91 @@
+/**
+ * The diff of `diffStates`, made while the live state is still being read: each agent as its read
+ * arrives (`agentRead`), each phone once the phone list and the change of the agent it is bound to
+ * are in (`phonesRead`), the rest at the end (`finish`). Comparing then fills the wait on the
+ * network instead of following it. Agents are independent of one another (an agent's requests wait
+ * only on its knowledge uploads, known from the start), and a phone depends on its agent only, so
+ * the order the reads arrive in changes nothing; `finish` keeps a change made early only if it was
+ * made from the very answers the plan ends with, so the plan is the one `diffStates` makes.
+ */
+import type { DesiredAgent, DesiredPhone } from '../manifest/types.js';
+import type { Agent, Phone } from '../schema/types.gen.js';
+import { diffStates, ResourceDiffer, type DiffContext, type PlanProblem } from './diff.js';
+import type { LiveState } from './read-live.js';
+import type { ResourceChange } from './types.js';
+
+export class IncrementalDiff {
+  private readonly differ: ResourceDiffer;
+  /** Agent changes made as their reads arrived, by local name (what a phone names), with the live agent each was made from. */
+  private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
+  /** The phone list once it is read (`phonesRead`), by number. */
+  private livePhones: { list: Phone[]; byNumber: Map<string, Phone> } | undefined;
+  /** Phones waiting for the change of the manifest agent they are bound to, by its local name. */
+  private readonly phonesWaiting = new Map<string, DesiredPhone[]>();
+  /** Phone changes made before the last read, by address, with the phone list and agent change each was made from. */
+  private readonly phonesDone = new Map<string, { list: Phone[]; agentChange: ResourceChange | undefined; change: ResourceChange }>();
+
+  /** `onChange` hears of each change made before `finish`: agents as their reads arrive, phones once the list and their agent's change are in. */
+  constructor(
+    context: DiffContext,
+    private readonly onChange?: (change: ResourceChange) => void,
+  ) {
+    this.differ = new ResourceDiffer(context);
+  }
+
+  /** Compares one agent of the manifests with the service's, read just now; returns its change. */
+  agentRead(agent: DesiredAgent, live: Agent): ResourceChange {
+    const change = this.differ.agent(agent, live);
+    this.agentsDone.set(agent.localName, { live, change });
+    this.onChange?.(change);
+    const waiting = this.phonesWaiting.get(agent.localName);
+    this.phonesWaiting.delete(agent.localName);
+    for (const phone of waiting ?? []) this.phoneNow(phone);
+    return change;
+  }
+
+  /**
+   * Takes the phone list as it arrives and compares each phone whose agent is known now; a phone
+   * bound to an agent of the manifest waits for that agent's change (its binding waits for the
+   * agent's writes). A phone that is not on the account and cannot be imported is left to
+   * `finish`, which reports it.
+   */
+  phonesRead(phones: Phone[]): void {
+    this.livePhones = { list: phones, byNumber: new Map(phones.map((phone) => [phone.id, phone])) };
+    for (const phone of this.differ.context.desired.phones.values()) {
+      const localName = phone.agent?.localName;
+      if (localName === undefined || this.agentsDone.has(localName)) {
+        this.phoneNow(phone);
+        continue;
+      }
+      const waiting = this.phonesWaiting.get(localName);
+      if (waiting) waiting.push(phone);
+      else this.phonesWaiting.set(localName, [phone]);
+    }
+  }
+
+  /** The whole diff against `live`, reusing each change made early from these very answers. */
+  finish(live: LiveState): { changes: ResourceChange[]; problems: PlanProblem[] } {
+    return diffStates({ ...this.differ.context, live }, this.differ, {
+      agent: (agent, answer) => {
+        const done = this.agentsDone.get(agent.localName);
+        return done?.live === answer ? done.change : undefined;
+      },
+      phone: (phone, list, agentChange) => {
+        const done = this.phonesDone.get(phone.address);
+        return done && done.list === list && done.agentChange === agentChange ? done.change : undefined;
+      },
+    });
+  }
+
+  private phoneNow(phone: DesiredPhone): void {
+    const phones = this.livePhones;
+    if (!phones) return;
+    const live = phones.byNumber.get(phone.number);
+    if (!live && !phone.import) return;
+    const localName = phone.agent?.localName;
+    const agentChange = localName === undefined ? undefined : this.agentsDone.get(localName)?.change;
+    const change = this.differ.phone(phone, live, agentChange);
+    this.phonesDone.set(phone.address, { list: phones.list, agentChange, change });
+    this.onChange?.(change);
+  }
+}
