@@ -15,7 +15,6 @@ import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile } from './state-file.js';
-import { stateFileBytes } from './serialize.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
 /** A history record id (src/history/file-store.ts `newHistoryId`): also its file name. */
@@ -23,16 +22,6 @@ const HISTORY_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
 
 /** How often a held lock checks that nobody forced it open. */
 const LOCK_CHECK_MS = 2000;
-
-/**
- * How long the next state write waits, in multiples of the time the last one took to reach the disk
- * (write, flush, rename). That time is not the event loop's, but it is the machine's: the kernel
- * copies and flushes the whole file on the cores the apply's answers need. Paced on serializing
- * alone, a 5,000-agent apply wrote its 5 MB state 119 times (490 MB, a flush each, 1.9 s of writing);
- * as the database backend does with its server's time, a write now leaves three times its own
- * length to the apply, so that writing takes at most a quarter of the time.
- */
-const DISK_PAUSE_FACTOR = 3;
 
 export class FileStateBackend implements StateBackend {
   readonly kind = 'file';
@@ -61,15 +50,9 @@ export class FileStateBackend implements StateBackend {
     state.workspaces[key] = workspace;
     state.serial += 1;
     await mkdir(path.dirname(this.file), { recursive: true });
-    // Serialized and encoded here, at once, so the time the loop is held is measured whole.
-    const started = performance.now();
-    const data = stateFileBytes(state);
-    const serialized = performance.now();
-    const heldMs = serialized - started;
-    await writeFileAtomic(this.file, data);
-    const wroteMs = performance.now() - serialized;
+    await writeFileAtomic(this.file, `${JSON.stringify(state, null, 2)}\n`);
     await this.remember(state);
-    return { serial: state.serial, heldMs, pauseMs: DISK_PAUSE_FACTOR * wroteMs };
+    return { serial: state.serial };
   }
 
   async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {

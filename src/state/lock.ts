@@ -5,7 +5,7 @@ import { osUser } from '../util/run-identity.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock } from './backend.js';
+import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock, type AcquireOptions } from './backend.js';
 import { readKeptFile } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { MAX_LOCK_HOLDER_BYTES } from '../project-files/limits.js';
@@ -32,23 +32,6 @@ export interface StateLock {
   release(): Promise<void>;
 }
 
-export interface AcquireLockOptions {
-  /** What the holder is doing, shown to a run that is refused (`voxform apply plan.json`). */
-  command: string;
-  /** How long to wait for a holder to finish before refusing (0: refuse at once). */
-  timeoutSeconds: number;
-  /** Receives the warning printed when a dead holder's lock is taken over. */
-  warn: (message: string) => void;
-  /** The CI job URL to write into the holder, when known. */
-  ciJobUrl?: string | undefined;
-  /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error; the staging folder is removed. */
-  signal?: AbortSignal | undefined;
-  /** A refusal's advice on waiting (`AcquireOptions.waitAdvice`). */
-  waitAdvice?: string | undefined;
-  /** Added to the unlock command a refusal names (`AcquireOptions.unlockOptions`). */
-  unlockOptions?: string | undefined;
-}
-
 /**
  * The lock beside a state file is the directory `state.json.lock` holding exactly one file,
  * `holder-<nonce>.json`, that names its owner. Every step that changes who holds it is a single
@@ -71,7 +54,7 @@ export interface AcquireLockOptions {
  * A holder is judged dead only on its own host (by pid); a lock from another host is never taken
  * over automatically. The state file itself is always whole, because every write of it is atomic.
  */
-export async function acquireStateLock(stateFile: string, options: AcquireLockOptions): Promise<StateLock> {
+export async function acquireStateLock(stateFile: string, options: AcquireOptions): Promise<StateLock> {
   const lockDir = lockPathOf(stateFile);
   try {
     return await takeLock(stateFile, lockDir, options);
@@ -84,7 +67,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireLockOp
   }
 }
 
-async function takeLock(stateFile: string, lockDir: string, options: AcquireLockOptions): Promise<StateLock> {
+async function takeLock(stateFile: string, lockDir: string, options: AcquireOptions): Promise<StateLock> {
   await mkdir(path.dirname(lockDir), { recursive: true });
   const owner: LockOwner = { pid: process.pid, host: hostname(), user: osUser(), command: options.command, since: new Date().toISOString() };
   if (options.ciJobUrl) owner.ciJobUrl = options.ciJobUrl;
@@ -286,7 +269,7 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
   };
 }
 
-function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireLockOptions): VoxformError {
+function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireOptions): VoxformError {
   const lockId = lockIdOf(holder);
   const named = lockId ? `, lock ${lockId}` : '';
   const who = holder.owner ? `${describeLockOwner(holder.owner)}${named}` : `an unknown run (${holder.unreadable}${named})`;

@@ -19,9 +19,6 @@ import type { StateUrl } from './url.js';
 /** SQLSTATE of a text the server cannot read as the type asked for (`state::jsonb` of a row that is not JSON). */
 const INVALID_TEXT = '22P02';
 
-/** How long the next state write waits, in multiples of the server time of the last one. */
-const SERVER_PAUSE_FACTOR = 3;
-
 /** A lock this backend holds: its own connection, and what tells the apply it is gone. */
 interface PgHeldLock {
   client: pg.Client;
@@ -59,9 +56,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
-    const started = performance.now();
     const json = JSON.stringify(workspace);
-    const heldMs = performance.now() - started;
     const lock = this.locks.get(key);
     if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
     const target = lock?.client ?? (await this.ready());
@@ -70,16 +65,9 @@ export class PostgresStateBackend implements StateBackend {
       expectedSerial === 0
         ? `INSERT INTO voxform_workspaces (workspace, serial, state) SELECT $1, 1, $3 WHERE $2::bigint = 0 AND ${fence} ON CONFLICT (workspace) DO NOTHING RETURNING serial`
         : `UPDATE voxform_workspaces SET state = $3, serial = serial + 1, updated_at = now() WHERE workspace = $1 AND serial = $2 AND ${fence} RETURNING serial`;
-    const sent = performance.now();
-    const pending = target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]);
-    // The driver encodes the message before it returns: that time held the loop too.
-    const encodedMs = performance.now() - sent;
-    const result = await this.run(() => pending, lock);
+    const result = await this.run(() => target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]), lock);
     const row = result.rows[0];
-    // The next write waits three times as long as this one took the server: at most a quarter of
-    // the time goes to writing state. The server shares the machine's cores with the apply (and in
-    // CI with the emulator): written back to back, 1,050 resources' state cost the apply 5 %.
-    if (row) return { serial: Number(row.serial), heldMs: heldMs + encodedMs, pauseMs: SERVER_PAUSE_FACTOR * (performance.now() - sent) };
+    if (row) return { serial: Number(row.serial) };
     if (lock && !(await this.stillNamed(lock, key))) {
       lock.lost.abort(`the lock ${lock.holder.lockId} was forced open by someone else`);
       throw lockLost(this.display, lock);
