@@ -10,8 +10,6 @@ import { VoxformError } from '../errors.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { checkKeptFile } from '../project-files/kept-files.js';
-import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile } from './state-file.js';
@@ -116,24 +114,9 @@ export class FileStateBackend implements StateBackend {
   private async load(): Promise<StateFile> {
     const stamp = await this.stamp();
     if (this.cached && stamp === this.cached.stamp) return this.cached.state;
-    const state = await readStateFile(await this.guardedPath(), this.display);
+    const state = await readStateFile(this.file, this.display);
     this.cached = stamp ? { state, stamp } : undefined;
     return state;
-  }
-
-  /**
-   * The state file's path once it passed the guards of every project file (kept-files.ts): a
-   * committed `.voxform/state.json` may be a link to a device, a FIFO or a file outside. Absent, the
-   * path as it is (read as no state yet).
-   */
-  private async guardedPath(): Promise<string> {
-    const checked = await checkKeptFile(this.file, MAX_KEPT_FILE_BYTES);
-    // A folder named as the state is a mistaken --state, not a trap: readStateFile says which file to name.
-    if (!checked.found || (!checked.ok && (await stat(this.file).then((info) => info.isDirectory(), () => false)))) return this.file;
-    if (checked.ok) return checked.value;
-    throw new VoxformError('state_unreadable', `The state file ${this.display} ${checked.problem}. It was not read.`, {
-      hint: 'The state file must be a regular file in its folder: remove it (or restore it from the CI cache), or point --state elsewhere.',
-    });
   }
 
   private async remember(state: StateFile): Promise<void> {

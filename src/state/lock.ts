@@ -6,9 +6,11 @@ import { controlsAsQuestionMarks } from '../util/printable.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock, type AcquireOptions } from './backend.js';
-import { readKeptFile } from '../project-files/kept-files.js';
+import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
-import { MAX_LOCK_HOLDER_BYTES } from '../project-files/limits.js';
+import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
+
+const HOLDER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
 export interface LockOwner {
@@ -221,27 +223,19 @@ async function withoutHolderFile(lockDir: string): Promise<Holder> {
  * `/dev/urandom`, a FIFO or a file outside. A refused one holds the lock, unreadable.
  */
 async function readHolderFile(file: string): Promise<Holder> {
-  const read = await readKeptFile(file, MAX_LOCK_HOLDER_BYTES);
+  const read = await readKeptJson(file, HOLDER_JSON_LIMITS);
   if (!read.found) return 'gone';
-  if (!read.ok) return { owner: undefined, file, unreadable: `its ${holderFileName(file)} ${read.problem}` };
-  return parseHolder(file, read.value.toString('utf8'));
+  const unreadable = { owner: undefined, file, unreadable: `its ${holderFileName(file)} is not one voxform wrote` };
+  if (!read.ok) return read.reason === 'not_json' ? unreadable : { owner: undefined, file, unreadable: `its ${holderFileName(file)} ${read.problem}` };
+  const owner = read.value as Partial<LockOwner> | null;
+  if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return unreadable;
+  const parsed: LockOwner = { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) };
+  if (typeof owner.ciJobUrl === 'string') parsed.ciJobUrl = owner.ciJobUrl;
+  return { file, owner: parsed };
 }
 
 function holderFileName(file: string): string {
   return file.endsWith('.lock') ? 'lock file' : `holder file ${path.basename(file)}`;
-}
-
-function parseHolder(file: string, text: string): Holder {
-  const unreadable = { owner: undefined, file, unreadable: `its ${holderFileName(file)} is not one voxform wrote` };
-  try {
-    const owner = JSON.parse(text) as Partial<LockOwner> | null;
-    if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return unreadable;
-    const parsed: LockOwner = { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) };
-    if (typeof owner.ciJobUrl === 'string') parsed.ciJobUrl = owner.ciJobUrl;
-    return { file, owner: parsed };
-  } catch {
-    return unreadable;
-  }
 }
 
 /**

@@ -1,40 +1,43 @@
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runBy } from '../util/run-identity.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from './backend.js';
 import { checkStateFile } from './check-state.js';
+import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_STATE_JSON_VALUES } from '../project-files/limits.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
 
+/** What a state may make voxform build: the state file's and a database row's budget. */
+export const STATE_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_STATE_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
+
 /**
- * Reads the state file; a missing file is an empty state, a damaged one or one of another shape a
- * clear error (src/state/check-state.ts). `display` names the file in errors.
+ * Reads the state file under the guards and budget of every kept file (kept-files.ts): a committed
+ * `.voxform/state.json` is the pull request's. A missing file is an empty state; a refused, damaged
+ * or foreign one a clear error (src/state/check-state.ts). `display` names the file in errors;
+ * `signal` stops a long read (`interrupted`).
  */
-export async function readStateFile(file: string, display: string = file): Promise<StateFile> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { version: 1, serial: 0, workspaces: {} };
-    if (code === 'EISDIR') {
-      throw new VoxformError('state_unreadable', `The state file ${display} is a folder, not a file.`, {
-        hint: `Name the state file itself with --state (or VOXFORM_STATE), such as ${path.join(display, 'state.json')}.`,
-      });
-    }
-    throw new VoxformError('state_unreadable', `Cannot read the state file ${display}: ${(error as Error).message}.`, {
-      hint: 'Check its permissions, or point --state (or VOXFORM_STATE) at another file.',
-    });
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
+export async function readStateFile(file: string, display: string = file, signal?: AbortSignal): Promise<StateFile> {
+  const read = await readKeptJson(file, STATE_JSON_LIMITS, signal);
+  if (!read.found) return { version: 1, serial: 0, workspaces: {} };
+  if (read.ok) return checkStateFile(read.value, display);
+  if (read.reason === 'not_json') {
     throw new VoxformError('state_invalid', `The state file ${display} is not valid JSON.`, {
       hint: 'Restore it from version control or your CI cache; deleting it makes voxform treat campaigns, knowledge files and credentials as never applied.',
     });
   }
-  return checkStateFile(parsed, display);
+  // A folder named as the state is a mistaken --state, not a trap.
+  if (await stat(file).then((info) => info.isDirectory(), () => false)) {
+    throw new VoxformError('state_unreadable', `The state file ${display} is a folder, not a file.`, {
+      hint: `Name the state file itself with --state (or VOXFORM_STATE), such as ${path.join(display, 'state.json')}.`,
+    });
+  }
+  throw new VoxformError('state_unreadable', `The state file ${display} ${read.problem}. It was not read.`, {
+    hint:
+      read.reason === 'over_budget'
+        ? 'A state voxform writes stays far below it: restore the file from version control or your CI cache, or delete it (voxform then plans campaigns, knowledge files and credentials as never applied), or point --state elsewhere.'
+        : 'The state file must be a regular file in its folder: remove it (or restore it from the CI cache), or point --state elsewhere.',
+  });
 }
 
 /**

@@ -12,6 +12,8 @@ import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHold
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
+import { parseKeptJson } from '../../project-files/kept-files.js';
+import { STATE_JSON_LIMITS } from '../state-file.js';
 import { forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema } from './schema.js';
 import type { StateUrl } from './url.js';
@@ -238,15 +240,14 @@ function isConnectionLoss(error: unknown): boolean {
 
 /** The stored workspace text, parsed and checked whole (src/state/check-state.ts); damaged text is a clear error, not a crash. */
 function parseWorkspace(text: string, key: string, display: string): WorkspaceState {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new VoxformError('state_invalid', `The state of workspace ${key} in ${display} is not valid JSON.`, {
+  // Within the state file's budget: a row is as untrusted as the file.
+  const parsed = parseKeptJson(text, STATE_JSON_LIMITS);
+  if (!parsed.ok) {
+    throw new VoxformError(parsed.reason === 'not_json' ? 'state_invalid' : 'state_unreadable', `The state of workspace ${key} in ${display} ${parsed.problem}.`, {
       hint: 'Restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
     });
   }
-  return checkWorkspace(parsed, `The state of workspace ${key} in ${display}`);
+  return checkWorkspace(parsed.value, `The state of workspace ${key} in ${display}`);
 }
 
 function lockLost(display: string, lock: PgHeldLock): VoxformError {
