@@ -11,7 +11,6 @@
 import { constants } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { VoxformError } from '../errors.js';
 import { failureOf, formatSize, inspect, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
 import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
 
@@ -66,10 +65,10 @@ const CHUNK_BYTES = 1024 * 1024;
  * The file's JSON value, read under the guards (opened once, without following a last link, read up
  * to the cap) and within its budget of values and depth (json-budget.ts), counted as the bytes
  * arrive: a file over budget is refused there, before it is read whole or parsed. The file is read
- * a chunk at a time with the event loop served in between, so Ctrl-C and SIGTERM stop a long load;
- * `signal` ends it with the `interrupted` error. Text that is not JSON is refused, never quoted.
+ * a chunk at a time with the event loop served in between, so Ctrl-C and SIGTERM (the CLI's
+ * handlers) stop a long load. Text that is not JSON is refused, never quoted.
  */
-export async function readKeptJson(file: string, limits: KeptJsonLimits, signal?: AbortSignal): Promise<KeptFile<unknown>> {
+export async function readKeptJson(file: string, limits: KeptJsonLimits): Promise<KeptFile<unknown>> {
   if (!(await isThere(file))) return { found: false };
   const checked = await inspect(file, await policyFor(file, limits.maxBytes));
   if (!checked.ok) return (await goneMeanwhile(file)) ? { found: false } : refusal(checked.reason, checked.message);
@@ -90,7 +89,6 @@ export async function readKeptJson(file: string, limits: KeptJsonLimits, signal?
     const counter = new JsonCounter(limits);
     let filled = 0;
     while (filled < bytes.length) {
-      if (signal?.aborted) throw interrupted(file);
       const { bytesRead } = await handle.read(bytes, filled, Math.min(CHUNK_BYTES, bytes.length - filled), filled);
       if (bytesRead === 0) break;
       const overrun = counter.feed(bytes, filled, filled + bytesRead);
@@ -101,7 +99,6 @@ export async function readKeptJson(file: string, limits: KeptJsonLimits, signal?
   } finally {
     await handle.close();
   }
-  if (signal?.aborted) throw interrupted(file);
   try {
     return { found: true, ok: true, value: JSON.parse(bytes.toString('utf8')) as unknown };
   } catch {
@@ -123,8 +120,4 @@ export function parseKeptJson(text: string, budget: JsonBudget): Exclude<KeptFil
   } catch {
     return { found: true, ok: false, reason: 'not_json', problem: NOT_JSON };
   }
-}
-
-function interrupted(file: string): VoxformError {
-  return new VoxformError('interrupted', `Interrupted while reading ${file}; nothing was changed.`);
 }

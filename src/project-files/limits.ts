@@ -79,16 +79,16 @@ export const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
 /** Objects and arrays inside one another in any kept file (the emulator's data holds request bodies up to 64 deep). */
 export const MAX_KEPT_JSON_DEPTH = 128;
 
-/** Values in the state (file or database row). A workspace of 10,000 agents holds about 300,000. */
+/** Values in the state (file or database row). An agent's entry holds one per managed field and three more: 10,000 agents of 30 fields are 330,000. */
 export const MAX_STATE_JSON_VALUES = 2_000_000;
 
-/** Values in one history record. The record of a 5,000-agent apply holds about 150,000. */
+/** Values in one history record: a wide margin over the record of a 5,000-agent apply (about 2 MB). */
 export const MAX_HISTORY_RECORD_JSON_VALUES = 1_000_000;
 
 /** Values in a lock's holder file: voxform writes seven. */
 export const MAX_LOCK_HOLDER_JSON_VALUES = 1_000;
 
-/** Values in a saved plan (`voxform plan --out`). */
+/** Values in a saved plan (`voxform plan --out`): each change carries its before, after and requests. */
 export const MAX_PLAN_JSON_VALUES = 4_000_000;
 
 /** Values in the embedded emulator's data file. A synthetic call holds about 37: 250,000 calls, 9.3 million. */

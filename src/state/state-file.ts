@@ -14,11 +14,10 @@ export const STATE_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES
 /**
  * Reads the state file under the guards and budget of every kept file (kept-files.ts): a committed
  * `.voxform/state.json` is the pull request's. A missing file is an empty state; a refused, damaged
- * or foreign one a clear error (src/state/check-state.ts). `display` names the file in errors;
- * `signal` stops a long read (`interrupted`).
+ * or foreign one a clear error (src/state/check-state.ts). `display` names the file in errors.
  */
-export async function readStateFile(file: string, display: string = file, signal?: AbortSignal): Promise<StateFile> {
-  const read = await readKeptJson(file, STATE_JSON_LIMITS, signal);
+export async function readStateFile(file: string, display: string = file): Promise<StateFile> {
+  const read = await readKeptJson(file, STATE_JSON_LIMITS);
   if (!read.found) return { version: 1, serial: 0, workspaces: {} };
   if (read.ok) return checkStateFile(read.value, display);
   if (read.reason === 'not_json') {
