@@ -200,6 +200,7 @@ class PlanRun {
     this.resources = new DesiredIndex(options.desired);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
     for (const change of options.plan.changes) if (change.action !== 'no-op') this.unsettled += change.requests.length;
+    if (this.unsettled === 0) options.store.flush();
   }
 
   emit(event: ProgressEvent): void {

@@ -169,6 +169,14 @@ describe('executePlan', () => {
     expect((await readStateFile(store.backend.display)).workspaces['default@local']?.phones['phone.+15550000001']).toEqual({ agentId: 'a1', imported: false });
   });
 
+  it('does not make the state writes of a plan without requests wait out the interval', async () => {
+    const { desired, plan, live, liveState } = await manyAgents(3, 'Same');
+    // Time never moves: the unchanged agents' records after the first would otherwise never be written.
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key', new ManualClock());
+    await executePlan({ plan, desired, live: liveState, client: fakeClient(live).client, store, parallelism: 2 });
+    expect(Object.keys((await readStateFile(store.backend.display)).workspaces['default@local']?.agents ?? {})).toHaveLength(3);
+  });
+
   it('refuses a request whose path is not the one its operation sends to, sending nothing', async () => {
     const { desired, live, liveState, plan, store } = await setup();
     plan.changes[0]!.requests[0]!.path = '/agents/someone-else';
