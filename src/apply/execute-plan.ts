@@ -170,7 +170,7 @@ class PlanRun {
   private readonly stateFailure = new AbortController();
   /** The caller's signal or a failed state write: either stops the run. */
   readonly stop: AbortSignal;
-  /** Requests not settled yet: once none is, the state's last writes need no pause (`StateStore.hurry`). */
+  /** Requests not settled yet: once none is, the state is written without waiting (`StateStore.flush`). */
   private unsettled = 0;
   /** Once the run has reported, late answers change nothing (the lock may be someone else's by then). */
   private closed = false;
@@ -189,6 +189,8 @@ class PlanRun {
     // client, so a freed slot is taken at once, however busy this thread is. A stop withdraws the
     // queued ones unsent.
     this.stop = signal ? AbortSignal.any([signal, this.stateFailure.signal]) : this.stateFailure.signal;
+    // Interrupted: what reached the service is written at once, not at the next interval.
+    this.stop.addEventListener('abort', () => options.store.flush(), { once: true });
     const { maxInFlight } = client;
     const queuesAhead = maxInFlight !== undefined && maxInFlight <= parallelism && client.withSignal !== undefined;
     this.client = queuesAhead && client.withSignal ? client.withSignal(this.stop) : client;
@@ -197,6 +199,7 @@ class PlanRun {
     this.resources = new DesiredIndex(options.desired);
     for (const change of options.plan.changes) for (const request of change.requests) this.requests.set(request.id, { request, change });
     for (const change of options.plan.changes) if (change.action !== 'no-op') this.unsettled += change.requests.length;
+    if (this.unsettled === 0) options.store.flush();
   }
 
   emit(event: ProgressEvent): void {
@@ -275,7 +278,7 @@ class PlanRun {
       outcome = this.send(request, change);
       this.outcomes.set(request.id, outcome);
       void outcome.then(() => {
-        if (--this.unsettled === 0) this.options.store.hurry();
+        if (--this.unsettled === 0) this.options.store.flush();
       });
     }
     return outcome;

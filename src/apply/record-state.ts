@@ -55,8 +55,8 @@ export function stateAfterRequest(
     case 'update_agent': {
       const agent = resources.of(address, 'agent');
       return (ws) => {
+        // The attached files are not this request's: what the state knew of them stays.
         const knowledge = ws.agents[address]?.applied.knowledge;
-        // Added to the fresh record rather than spread into a copy: this runs once per agent applied.
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
         ws.agents[address] = { id: agent.id, applied };

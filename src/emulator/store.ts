@@ -15,10 +15,11 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { VoxformError } from '../errors.js';
 import type { Agent, Campaign } from '../schema/types.gen.js';
 import { nowSeconds } from './ids.js';
-import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import { SharedDataFile } from './shared-file.js';
-import { readKeptFile } from '../project-files/kept-files.js';
-import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
+import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { MAX_EMULATOR_DATA_JSON_VALUES, MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
+
+const EMULATOR_DATA_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_EMULATOR_DATA_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 import type {
   CallRecord,
   EmulatorStateSnapshot,
@@ -230,28 +231,20 @@ export class EmulatorStore {
   async loadDataFile(): Promise<boolean> {
     if (!this.dataFile) return false;
     // Under the guards of every project file: a committed `.voxform/local.json` is the pull request's.
-    const read = await readKeptFile(this.dataFile, MAX_KEPT_FILE_BYTES);
+    const read = await readKeptJson(this.dataFile, EMULATOR_DATA_JSON_LIMITS);
     if (!read.found) return false;
+    if (!read.ok && read.reason === 'not_json') {
+      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} is not valid JSON.`, { hint: 'Delete it to start again from the seed.' });
+    }
     if (!read.ok) {
       throw new VoxformError('emulator_data_unreadable', `The emulator data file ${this.dataFile} ${read.problem}. It was not read.`, {
-        hint: 'The data file must be a regular file in its folder: delete it to start again from the seed, or point --data elsewhere.',
+        hint:
+          read.reason === 'over_budget'
+            ? 'The emulator writes far less: delete it to start again from the seed, or point --data elsewhere.'
+            : 'The data file must be a regular file in its folder: delete it to start again from the seed, or point --data elsewhere.',
       });
     }
-    const text = read.value.toString('utf8');
-    if (jsonTooDeepAt(text) !== undefined) {
-      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} nests deeper than ${MAX_JSON_DEPTH} levels.`, {
-        hint: 'Delete it to start again from the seed.',
-      });
-    }
-    let data: PersistedData;
-    try {
-      data = JSON.parse(text) as PersistedData;
-    } catch {
-      // The parser's message quotes the text, which may be anything (never shown).
-      throw new VoxformError('emulator_data_invalid', `The emulator data file ${this.dataFile} is not valid JSON.`, {
-        hint: 'Delete it to start again from the seed.',
-      });
-    }
+    const data = read.value as PersistedData;
     if (data?.format !== DATA_FORMAT || !READABLE_VERSIONS.includes(data.version) || !Array.isArray(data.agents) || !Array.isArray(data.call_logs)) {
       throw new VoxformError('emulator_data_invalid', `${this.dataFile} is not a voxform emulator data file (version ${READABLE_VERSIONS.join(' or ')}).`, {
         hint: 'Point --data at a new file, or delete this one to start again from the seed.',

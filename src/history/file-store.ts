@@ -9,11 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { readKeptFile } from '../project-files/kept-files.js';
-import { MAX_HISTORY_RECORD_BYTES } from '../project-files/limits.js';
+import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { MAX_HISTORY_RECORD_BYTES, MAX_HISTORY_RECORD_JSON_VALUES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { historyRecordProblem } from './check-record.js';
 import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord } from './types.js';
+
+const HISTORY_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 const RECORD_FILE = /^(\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6})\.json$/;
 
@@ -78,7 +80,7 @@ export class FileHistoryStore implements HistoryStore {
 
   /**
    * The record of a file, or undefined (the file skipped, and reported to `onSkipped`) when the file
-   * holds none. Read under the guards of the files voxform keeps (kept-files.ts): a committed
+   * holds none. Read under the guards and budget of the files voxform keeps (kept-files.ts): a committed
    * `.voxform/history/` is the pull request's, and a record may be a link to `/dev/urandom`, a FIFO
    * or a file outside its folder.
    */
@@ -86,17 +88,16 @@ export class FileHistoryStore implements HistoryStore {
     const file = path.join(this.directory, `${id}.json`);
     let problem: string | undefined;
     try {
-      const read = await readKeptFile(file, MAX_HISTORY_RECORD_BYTES);
+      const read = await readKeptJson(file, HISTORY_JSON_LIMITS);
       if (!read.found) return undefined; // removed since the folder was listed
       if (!read.ok) {
-        problem = `it ${read.problem}`;
+        problem = read.reason === 'not_json' ? 'not JSON' : `it ${read.problem}`;
       } else {
-        const parsed: unknown = JSON.parse(read.value.toString('utf8'));
-        problem = historyRecordProblem(parsed) ?? ((parsed as HistoryRecord).id === id ? undefined : 'id: not the id its file is named by');
-        if (problem === undefined) return parsed as HistoryRecord;
+        problem = historyRecordProblem(read.value) ?? ((read.value as HistoryRecord).id === id ? undefined : 'id: not the id its file is named by');
+        if (problem === undefined) return read.value as HistoryRecord;
       }
     } catch (error) {
-      problem = error instanceof SyntaxError ? 'not JSON' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      problem = `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
     }
     onSkipped?.({ where: file, problem });
     return undefined;

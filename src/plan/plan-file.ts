@@ -3,8 +3,8 @@ import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
-import { readKeptFile } from '../project-files/kept-files.js';
-import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
+import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
 import { planFromJson } from './saved-plan.js';
@@ -61,6 +61,8 @@ function planDigest(saved: Record<string, unknown>, fingerprintKey: string): str
   const { plan_digest: _ignored, ...rest } = saved;
   return keyedHash(fingerprintKey, rest);
 }
+
+const PLAN_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_PLAN_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** How every file savePlanFile writes begins: what tells a plan to overwrite from any other file. */
 const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
@@ -127,18 +129,14 @@ async function readStart(file: string): Promise<string> {
 }
 
 export async function readPlanFile(file: string): Promise<SavedPlan> {
-  // Read under the guards of the files voxform keeps (kept-files.ts): a plan handed on between CI
-  // jobs may be a link to a FIFO or a device, which would hang the read or fill the memory.
-  const read = await readKeptFile(file, MAX_KEPT_FILE_BYTES);
-  let parsed: Partial<SavedPlan>;
-  try {
-    if (!read.found) throw new Error('it does not exist');
-    if (!read.ok) throw new Error(`it ${read.problem}`);
-    parsed = JSON.parse(read.value.toString('utf8')) as Partial<SavedPlan>;
-  } catch (error) {
-    const reason = error instanceof SyntaxError ? 'it is not a JSON plan file' : (error as Error).message;
+  // Read under the guards and budget of the files voxform keeps (kept-files.ts): a plan handed on
+  // between CI jobs may be a link to a FIFO or a device, which would hang the read or fill the memory.
+  const read = await readKeptJson(file, PLAN_JSON_LIMITS);
+  if (!read.found || !read.ok) {
+    const reason = !read.found ? 'it does not exist' : read.reason === 'not_json' ? 'it is not a JSON plan file' : `it ${read.problem}`;
     throw new VoxformError('plan_unreadable', `Cannot read the plan ${file}: ${reason}.`, { hint: 'Make one with `voxform plan --out FILE`.' });
   }
+  const parsed = (isPlainObject(read.value) ? read.value : {}) as Partial<SavedPlan>;
   if (parsed.kind !== 'voxform-plan' || !Array.isArray(parsed.resource_changes) || typeof parsed.manifest_hash !== 'string') {
     throw new VoxformError('plan_unreadable', `${file} is not a voxform plan file.`, { hint: 'Make one with `voxform plan --out FILE`.' });
   }

@@ -68,6 +68,32 @@ export const MAX_HISTORY_RECORD_BYTES = 64 * 1024 * 1024;
 /** A lock's holder file, bytes: who holds it, a few hundred bytes as voxform writes it. */
 export const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
 
+/*
+ * What a kept file's JSON may make voxform build (kept-files.ts, json-budget.ts), by kind. The size
+ * caps above do not bound memory: an empty object is 3 bytes of text and about 100 bytes parsed.
+ * Each value cap leaves a wide margin over the largest real file of its kind, and bounds what the
+ * worst file of that kind costs to a few hundred MB (the emulator's data file: about a GB, as its
+ * 250,000 calls need).
+ */
+
+/** Objects and arrays inside one another in any kept file (the emulator's data holds request bodies up to 64 deep). */
+export const MAX_KEPT_JSON_DEPTH = 128;
+
+/** Values in the state (file or database row). An agent's entry holds one per managed field and three more: 10,000 agents of 30 fields are 330,000. */
+export const MAX_STATE_JSON_VALUES = 2_000_000;
+
+/** Values in one history record: a wide margin over the record of a 5,000-agent apply (about 2 MB). */
+export const MAX_HISTORY_RECORD_JSON_VALUES = 1_000_000;
+
+/** Values in a lock's holder file: voxform writes seven. */
+export const MAX_LOCK_HOLDER_JSON_VALUES = 1_000;
+
+/** Values in a saved plan (`voxform plan --out`): each change carries its before, after and requests. */
+export const MAX_PLAN_JSON_VALUES = 4_000_000;
+
+/** Values in the embedded emulator's data file. A synthetic call holds about 37: 250,000 calls, 9.3 million. */
+export const MAX_EMULATOR_DATA_JSON_VALUES = 10_000_000;
+
 /** Diagnostics kept per load; past it they are only counted. */
 export const MAX_DIAGNOSTICS_KEPT = 1_000;
 

@@ -20,9 +20,8 @@ export interface StoredWorkspace {
 }
 
 export interface WriteResult {
+  /** The serial the workspace is stored at now. */
   serial: number;
-  heldMs: number;
-  pauseMs?: number | undefined;
 }
 
 /** Who holds an apply lock: readable by every run that is refused, and by `voxform state list`. */
@@ -58,6 +57,7 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
+/** How a run takes an apply lock: the one options type of every backend's lock. */
 export interface AcquireOptions {
   /** What the holder is doing, shown to a run that is refused. */
   command: string;
@@ -117,10 +117,7 @@ export interface StateBackend {
   readWorkspace(key: string): Promise<StoredWorkspace>;
   /**
    * Stores the workspace if its serial is still `expectedSerial` and resolves to the new serial; a
-   * writer that read an older serial gets a `state_conflict` error and nothing is written. The
-   * workspace is serialized before the first `await`: changes made after the call ride along with
-   * the next write. `heldMs` is how long serializing held the event loop; `pauseMs`, how long the
-   * backend asks the next write to wait besides (a database's share of its own time).
+   * writer that read an older serial gets a `state_conflict` error and nothing is written.
    */
   writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult>;
   /** Takes the apply lock of a workspace, waiting up to `timeoutSeconds`; `state_locked` names the holder. */

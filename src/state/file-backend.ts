@@ -10,12 +10,9 @@ import { VoxformError } from '../errors.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { checkKeptFile } from '../project-files/kept-files.js';
-import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile } from './state-file.js';
-import { stateFileBytes } from './serialize.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
 /** A history record id (src/history/file-store.ts `newHistoryId`): also its file name. */
@@ -23,16 +20,6 @@ const HISTORY_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
 
 /** How often a held lock checks that nobody forced it open. */
 const LOCK_CHECK_MS = 2000;
-
-/**
- * How long the next state write waits, in multiples of the time the last one took to reach the disk
- * (write, flush, rename). That time is not the event loop's, but it is the machine's: the kernel
- * copies and flushes the whole file on the cores the apply's answers need. Paced on serializing
- * alone, a 5,000-agent apply wrote its 5 MB state 119 times (490 MB, a flush each, 1.9 s of writing);
- * as the database backend does with its server's time, a write now leaves three times its own
- * length to the apply, so that writing takes at most a quarter of the time.
- */
-const DISK_PAUSE_FACTOR = 3;
 
 export class FileStateBackend implements StateBackend {
   readonly kind = 'file';
@@ -61,15 +48,9 @@ export class FileStateBackend implements StateBackend {
     state.workspaces[key] = workspace;
     state.serial += 1;
     await mkdir(path.dirname(this.file), { recursive: true });
-    // Serialized and encoded here, at once, so the time the loop is held is measured whole.
-    const started = performance.now();
-    const data = stateFileBytes(state);
-    const serialized = performance.now();
-    const heldMs = serialized - started;
-    await writeFileAtomic(this.file, data);
-    const wroteMs = performance.now() - serialized;
+    await writeFileAtomic(this.file, `${JSON.stringify(state, null, 2)}\n`);
     await this.remember(state);
-    return { serial: state.serial, heldMs, pauseMs: DISK_PAUSE_FACTOR * wroteMs };
+    return { serial: state.serial };
   }
 
   async acquireLock(_key: string, options: AcquireOptions): Promise<HeldLock> {
@@ -133,24 +114,9 @@ export class FileStateBackend implements StateBackend {
   private async load(): Promise<StateFile> {
     const stamp = await this.stamp();
     if (this.cached && stamp === this.cached.stamp) return this.cached.state;
-    const state = await readStateFile(await this.guardedPath(), this.display);
+    const state = await readStateFile(this.file, this.display);
     this.cached = stamp ? { state, stamp } : undefined;
     return state;
-  }
-
-  /**
-   * The state file's path once it passed the guards of every project file (kept-files.ts): a
-   * committed `.voxform/state.json` may be a link to a device, a FIFO or a file outside. Absent, the
-   * path as it is (read as no state yet).
-   */
-  private async guardedPath(): Promise<string> {
-    const checked = await checkKeptFile(this.file, MAX_KEPT_FILE_BYTES);
-    // A folder named as the state is a mistaken --state, not a trap: readStateFile says which file to name.
-    if (!checked.found || (!checked.ok && (await stat(this.file).then((info) => info.isDirectory(), () => false)))) return this.file;
-    if (checked.ok) return checked.value;
-    throw new VoxformError('state_unreadable', `The state file ${this.display} ${checked.problem}. It was not read.`, {
-      hint: 'The state file must be a regular file in its folder: remove it (or restore it from the CI cache), or point --state elsewhere.',
-    });
   }
 
   private async remember(state: StateFile): Promise<void> {

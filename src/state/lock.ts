@@ -5,10 +5,12 @@ import { osUser } from '../util/run-identity.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock } from './backend.js';
-import { readKeptFile } from '../project-files/kept-files.js';
+import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock, type AcquireOptions } from './backend.js';
+import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
-import { MAX_LOCK_HOLDER_BYTES } from '../project-files/limits.js';
+import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
+
+const HOLDER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
 export interface LockOwner {
@@ -30,23 +32,6 @@ export interface StateLock {
   stillHeld(): Promise<boolean>;
   /** Gives the lock up; safe to call twice, and never removes a lock someone else took since. */
   release(): Promise<void>;
-}
-
-export interface AcquireLockOptions {
-  /** What the holder is doing, shown to a run that is refused (`voxform apply plan.json`). */
-  command: string;
-  /** How long to wait for a holder to finish before refusing (0: refuse at once). */
-  timeoutSeconds: number;
-  /** Receives the warning printed when a dead holder's lock is taken over. */
-  warn: (message: string) => void;
-  /** The CI job URL to write into the holder, when known. */
-  ciJobUrl?: string | undefined;
-  /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error; the staging folder is removed. */
-  signal?: AbortSignal | undefined;
-  /** A refusal's advice on waiting (`AcquireOptions.waitAdvice`). */
-  waitAdvice?: string | undefined;
-  /** Added to the unlock command a refusal names (`AcquireOptions.unlockOptions`). */
-  unlockOptions?: string | undefined;
 }
 
 /**
@@ -71,7 +56,7 @@ export interface AcquireLockOptions {
  * A holder is judged dead only on its own host (by pid); a lock from another host is never taken
  * over automatically. The state file itself is always whole, because every write of it is atomic.
  */
-export async function acquireStateLock(stateFile: string, options: AcquireLockOptions): Promise<StateLock> {
+export async function acquireStateLock(stateFile: string, options: AcquireOptions): Promise<StateLock> {
   const lockDir = lockPathOf(stateFile);
   try {
     return await takeLock(stateFile, lockDir, options);
@@ -84,7 +69,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireLockOp
   }
 }
 
-async function takeLock(stateFile: string, lockDir: string, options: AcquireLockOptions): Promise<StateLock> {
+async function takeLock(stateFile: string, lockDir: string, options: AcquireOptions): Promise<StateLock> {
   await mkdir(path.dirname(lockDir), { recursive: true });
   const owner: LockOwner = { pid: process.pid, host: hostname(), user: osUser(), command: options.command, since: new Date().toISOString() };
   if (options.ciJobUrl) owner.ciJobUrl = options.ciJobUrl;
@@ -238,27 +223,19 @@ async function withoutHolderFile(lockDir: string): Promise<Holder> {
  * `/dev/urandom`, a FIFO or a file outside. A refused one holds the lock, unreadable.
  */
 async function readHolderFile(file: string): Promise<Holder> {
-  const read = await readKeptFile(file, MAX_LOCK_HOLDER_BYTES);
+  const read = await readKeptJson(file, HOLDER_JSON_LIMITS);
   if (!read.found) return 'gone';
-  if (!read.ok) return { owner: undefined, file, unreadable: `its ${holderFileName(file)} ${read.problem}` };
-  return parseHolder(file, read.value.toString('utf8'));
+  const unreadable = { owner: undefined, file, unreadable: `its ${holderFileName(file)} is not one voxform wrote` };
+  if (!read.ok) return read.reason === 'not_json' ? unreadable : { owner: undefined, file, unreadable: `its ${holderFileName(file)} ${read.problem}` };
+  const owner = read.value as Partial<LockOwner> | null;
+  if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return unreadable;
+  const parsed: LockOwner = { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) };
+  if (typeof owner.ciJobUrl === 'string') parsed.ciJobUrl = owner.ciJobUrl;
+  return { file, owner: parsed };
 }
 
 function holderFileName(file: string): string {
   return file.endsWith('.lock') ? 'lock file' : `holder file ${path.basename(file)}`;
-}
-
-function parseHolder(file: string, text: string): Holder {
-  const unreadable = { owner: undefined, file, unreadable: `its ${holderFileName(file)} is not one voxform wrote` };
-  try {
-    const owner = JSON.parse(text) as Partial<LockOwner> | null;
-    if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return unreadable;
-    const parsed: LockOwner = { pid: owner.pid, host: owner.host, user: String(owner.user), command: String(owner.command), since: String(owner.since) };
-    if (typeof owner.ciJobUrl === 'string') parsed.ciJobUrl = owner.ciJobUrl;
-    return { file, owner: parsed };
-  } catch {
-    return unreadable;
-  }
 }
 
 /**
@@ -286,7 +263,7 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
   };
 }
 
-function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireLockOptions): VoxformError {
+function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireOptions): VoxformError {
   const lockId = lockIdOf(holder);
   const named = lockId ? `, lock ${lockId}` : '';
   const who = holder.owner ? `${describeLockOwner(holder.owner)}${named}` : `an unknown run (${holder.unreadable}${named})`;

@@ -8,7 +8,7 @@ import type { LiveState } from '../../src/plan/read-live.js';
 import type { Plan } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { readStateFile, StateStore } from '../../src/state/state-file.js';
-import { RefusingWrites, SlowToSerialize } from '../helpers/state.js';
+import { ManualClock, RefusingWrites } from '../helpers/state.js';
 import { emptyWorkspace } from '../../src/state/types.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
@@ -155,18 +155,26 @@ describe('executePlan', () => {
     expect(result.applied.length + result.stopped.length).toBe(2_000);
     // The writes of what was recorded before the stop, stored before the folder is removed (apply
     // itself ends with such a write: recordApplyEnd).
-    store.hurry();
+    store.flush();
     await store.save();
   });
 
-  it('does not make its last state writes wait out the pacing once every request is answered', async () => {
+  it('does not make its last state writes wait out the interval once every request is answered', async () => {
     const { desired, live, liveState, plan } = await setup();
-    // Each write reports a minute of serializing: paced, the second would wait nine.
-    const store = await StateStore.open(new SlowToSerialize(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    // Time never moves: a write left waiting for the interval would never be made.
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key', new ManualClock());
     const { client } = fakeClient(live);
     const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 1 });
     expect(result.applied).toEqual(['agent.front', 'phone.+15550000001']);
     expect((await readStateFile(store.backend.display)).workspaces['default@local']?.phones['phone.+15550000001']).toEqual({ agentId: 'a1', imported: false });
+  });
+
+  it('does not make the state writes of a plan without requests wait out the interval', async () => {
+    const { desired, plan, live, liveState } = await manyAgents(3, 'Same');
+    // Time never moves: the unchanged agents' records after the first would otherwise never be written.
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key', new ManualClock());
+    await executePlan({ plan, desired, live: liveState, client: fakeClient(live).client, store, parallelism: 2 });
+    expect(Object.keys((await readStateFile(store.backend.display)).workspaces['default@local']?.agents ?? {})).toHaveLength(3);
   });
 
   it('refuses a request whose path is not the one its operation sends to, sending nothing', async () => {

@@ -1,13 +1,47 @@
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { VoxformError } from '../../src/errors.js';
+import type { PersistClock } from '../../src/state/state-file.js';
 
 /**
- * A file backend whose every write reports having held the event loop for a minute, so a paced
- * `StateStore` would wait nine before the next: a test that must not wait fails by its time-out.
+ * A clock for `StateStore` that moves only when told (`advance`): a paced write waits until the
+ * test moves time past it, so a test that must not wait on the interval fails by its time-out.
  */
-export class SlowToSerialize extends FileStateBackend {
+export class ManualClock implements PersistClock {
+  private at = 0;
+  private readonly timers: Array<{ due: number; run: () => void; cancelled: boolean }> = [];
+
+  now(): number {
+    return this.at;
+  }
+
+  schedule(run: () => void, ms: number): () => void {
+    const timer = { due: this.at + ms, run, cancelled: false };
+    this.timers.push(timer);
+    return () => void (timer.cancelled = true);
+  }
+
+  /** Timers set and not yet run or cancelled. */
+  get waiting(): number {
+    return this.timers.filter((timer) => !timer.cancelled).length;
+  }
+
+  advance(ms: number): void {
+    this.at += ms;
+    for (const timer of this.timers.splice(0)) {
+      if (timer.cancelled) continue;
+      if (timer.due <= this.at) timer.run();
+      else this.timers.push(timer);
+    }
+  }
+}
+
+/** A file backend that counts its writes. */
+export class CountingWrites extends FileStateBackend {
+  writes = 0;
+
   override async writeWorkspace(...args: Parameters<FileStateBackend['writeWorkspace']>) {
-    return { ...(await super.writeWorkspace(...args)), heldMs: 60_000 };
+    this.writes++;
+    return super.writeWorkspace(...args);
   }
 }
 

@@ -6,12 +6,19 @@
  * sentence naming the file (a hang would end in the helper's kill, -1; memory spent on /dev/zero
  * ended in "Invalid string length").
  */
-import { execFileSync } from 'node:child_process';
-import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_HISTORY_RECORD_BYTES, MAX_KEPT_FILE_BYTES } from '../../src/project-files/limits.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import {
+  MAX_EMULATOR_DATA_JSON_VALUES,
+  MAX_HISTORY_RECORD_BYTES,
+  MAX_HISTORY_RECORD_JSON_VALUES,
+  MAX_KEPT_FILE_BYTES,
+  MAX_KEPT_JSON_DEPTH,
+  MAX_STATE_JSON_VALUES,
+} from '../../src/project-files/limits.js';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const PLANTED = 'AWS_SECRET_planted_4c8e2a';
@@ -102,5 +109,74 @@ describe('.voxform/state.json.lock holder files from the repository', () => {
     expect(apply.stderr).toContain('is locked by an unknown run (its holder file holder-abc.json ');
     expectNothingOfIt(apply);
     expect(apply.code).toBe(1);
+  });
+});
+
+/** `count` empty objects as a list (`[{},{},…]`, 3 bytes each) or as the members of one object (`{"a":{},…}`, 7 bytes each). */
+function emptyObjects(count: number, shape: 'list' | 'members'): Buffer {
+  return Buffer.from(shape === 'list' ? `[${'{},'.repeat(count - 1)}{}]` : `{${'"a":{},'.repeat(count - 1)}"a":{}}`);
+}
+
+describe('kept files within their budget of JSON values and depth', () => {
+  it.each([
+    ['state.json', 'list', 13_000_000, 'state_unreadable', 'The state file', MAX_STATE_JSON_VALUES],
+    ['state.json', 'members', 6_000_000, 'state_unreadable', 'The state file', MAX_STATE_JSON_VALUES],
+    ['local.json', 'list', 13_000_000, 'emulator_data_unreadable', 'The emulator data file', MAX_EMULATOR_DATA_JSON_VALUES],
+  ] as const)('.voxform/%s of empty objects (%s, about 40 MB): refused at the limit, naming the file, the limit and a fix', async (name, shape, count, code, noun, limit) => {
+    const dir = await project(name, (file) => writeFile(file, emptyObjects(count, shape)));
+    const result = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir });
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {
+        code,
+        message: expect.stringMatching(new RegExp(`^${noun} \\S*\\.voxform/${name} holds more than ${limit.toLocaleString('en-US')} JSON values, the limit\\. It was not read\\.$`)),
+        hint: expect.stringMatching(/delete it/),
+      },
+    });
+    expectNothingOfIt(result);
+    expect(result.code).toBe(1);
+  });
+
+  it('a state nested deeper than the limit: refused, naming the file and the limit', async () => {
+    const dir = await project('state.json', (file) => writeFile(file, `${'['.repeat(MAX_KEPT_JSON_DEPTH + 1)}${']'.repeat(MAX_KEPT_JSON_DEPTH + 1)}`));
+    const result = await runCli(['plan', '--local'], { cwd: dir });
+    expect(result.stderr).toContain(`.voxform/state.json nests deeper than ${MAX_KEPT_JSON_DEPTH} levels, the limit. It was not read.`);
+    expect(result.code).toBe(1);
+  });
+
+  it('a history record over its budget: skipped with a warning naming it and the limit', async () => {
+    const RECORD = 'history/20260101T000000000Z-abcdef.json';
+    const dir = await project(RECORD, (file) => writeFile(file, emptyObjects(MAX_HISTORY_RECORD_JSON_VALUES + 1, 'list')));
+    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const result = await runCli(['history', '--local'], { cwd: dir });
+    expect(result.stderr).toContain(`warning: .voxform/${RECORD} is skipped: it is not a voxform history record (it holds more than ${MAX_HISTORY_RECORD_JSON_VALUES.toLocaleString('en-US')} JSON values, the limit`);
+    expect(result.stdout).toContain('agents changed: desk');
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('a kept file that is slow to load', () => {
+  it('SIGTERM while the state is being read ends the run with 130, no trace', async () => {
+    const dir = await project('state.json', (file) => writeFile(file, '{"version":1,"serial":0,"workspaces":{}}\n'));
+    // Every read of a file under .voxform/ announces itself and then never completes: the load
+    // can end only by the signal.
+    const child = spawn(process.execPath, ['--import', path.join(repoRoot, 'test/helpers/stall-kept-reads.mjs'), path.join(repoRoot, 'bin/voxform.js'), 'plan', '--local'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const stalled = new Promise<void>((resolve) =>
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes('stalled reading')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await stalled;
+    expect(stderr).toContain(`stalled reading ${path.join(await realpath(dir), '.voxform/state.json')}`);
+    child.kill('SIGTERM');
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain('Interrupted: voxform stopped at your request (exit 130).');
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

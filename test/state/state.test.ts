@@ -3,9 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readStateFile, StateStore } from '../../src/state/state-file.js';
-import { emptyWorkspace } from '../../src/state/types.js';
-import { SlowToSerialize } from '../helpers/state.js';
+import { PERSIST_INTERVAL_MS, readStateFile, StateStore } from '../../src/state/state-file.js';
+import { CountingWrites, ManualClock, RefusingWrites } from '../helpers/state.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -35,42 +34,65 @@ describe('state file', () => {
     await expect(new FileStateBackend(file).readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_invalid' });
   });
 
-  it('coalesces concurrent updates and keeps every one of them', async () => {
+  it('writes the first update at once, then at most once per interval, and keeps every update', async () => {
     const file = path.join(dir, 'nested', 'state.json');
-    const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'test-fingerprint-key');
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.update((ws) => (ws.credentials[`credential.p${i}`] = { fingerprint: `sha256:${i}` }))),
+    const backend = new CountingWrites(file);
+    const clock = new ManualClock();
+    const store = await StateStore.open(backend, 'default@local', 'test-fingerprint-key', clock);
+    await store.update((ws) => (ws.credentials['credential.p0'] = { fingerprint: 'sha256:0' }));
+    expect(backend.writes).toBe(1);
+    const later = Promise.all(
+      Array.from({ length: 49 }, (_, i) => store.update((ws) => (ws.credentials[`credential.p${i + 1}`] = { fingerprint: `sha256:${i + 1}` }))),
     );
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(backend.writes).toBe(1);
+    expect(clock.waiting).toBe(1);
+    clock.advance(PERSIST_INTERVAL_MS - 1);
+    expect(backend.writes).toBe(1);
+    clock.advance(1);
+    await later;
+    expect(backend.writes).toBe(2);
     const onDisk = await readStateFile(file);
     expect(Object.keys(onDisk.workspaces['default@local']!.credentials)).toHaveLength(50);
-    // Far fewer writes than updates: the serial counts writes.
-    expect(onDisk.serial).toBeLessThan(50);
-    expect(onDisk.serial).toBeGreaterThanOrEqual(2);
+    expect(onDisk.serial).toBe(2);
   });
 
-  it('paces its writes while requests are in flight, and writes at once after `hurry` (a waiting write too)', async () => {
+  it('writes what waits for the interval at once on `flush` (the end, an interrupt), and every update after it too', async () => {
     const file = path.join(dir, 'state.json');
-    const store = await StateStore.open(new SlowToSerialize(file), 'default@local', 'test-fingerprint-key');
+    const backend = new CountingWrites(file);
+    const clock = new ManualClock();
+    const store = await StateStore.open(backend, 'default@local', 'test-fingerprint-key', clock);
     await store.update((ws) => (ws.credentials['credential.a'] = { fingerprint: 'sha256:a' }));
-    // The first write "held the loop" a minute: the next one would wait nine.
     const waiting = store.update((ws) => (ws.credentials['credential.b'] = { fingerprint: 'sha256:b' }));
     await new Promise((resolve) => setImmediate(resolve));
-    store.hurry();
+    store.flush();
     await waiting;
-    await store.recordApplyEnd({ command: 'voxform apply', outcome: 'applied', applied: 2, failed: 0, skipped: 0 }, ['B', 'A', 'B']);
+    expect(clock.waiting).toBe(0);
+    await store.update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    await store.recordApplyEnd({ command: 'voxform apply', outcome: 'applied', applied: 3, failed: 0, skipped: 0 }, ['B', 'A', 'B']);
+    expect(backend.writes).toBe(4);
     const onDisk = (await readStateFile(file)).workspaces['default@local']!;
-    expect(Object.keys(onDisk.credentials)).toEqual(['credential.a', 'credential.b']);
+    expect(Object.keys(onDisk.credentials)).toEqual(['credential.a', 'credential.b', 'credential.c']);
     expect(onDisk.environmentVariables).toEqual(['A', 'B']);
     expect(onDisk.lastApply?.outcome).toBe('applied');
   });
 
-  it('asks the next write to leave the machine a share of the time this one took to reach the disk', async () => {
-    // The disk's part of a write (copy, flush, rename) is the machine's time, not the event loop's:
-    // a backend reporting only its serializing would let a 5 MB state be flushed back to back.
-    const backend = new FileStateBackend(path.join(dir, 'state.json'));
-    const written = await backend.writeWorkspace('default@local', emptyWorkspace(), 0);
-    expect(written.serial).toBe(1);
-    expect(written.pauseMs).toBeGreaterThan(0);
+  it('records the end of an apply at once, whatever the interval', async () => {
+    const file = path.join(dir, 'state.json');
+    const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'test-fingerprint-key', new ManualClock());
+    await store.update((ws) => (ws.credentials['credential.a'] = { fingerprint: 'sha256:a' }));
+    await store.recordApplyEnd({ command: 'voxform apply', outcome: 'applied', applied: 1, failed: 0, skipped: 0 });
+    expect((await readStateFile(file)).workspaces['default@local']?.lastApply?.outcome).toBe('applied');
+  });
+
+  it('rejects the updates of a write that failed, and writes later ones again', async () => {
+    const file = path.join(dir, 'state.json');
+    const store = await StateStore.open(new RefusingWrites(file, 1), 'default@local', 'test-fingerprint-key', new ManualClock());
+    store.flush();
+    await store.update((ws) => (ws.credentials['credential.a'] = { fingerprint: 'sha256:a' }));
+    await expect(store.update((ws) => (ws.credentials['credential.b'] = { fingerprint: 'sha256:b' }))).rejects.toMatchObject({ code: 'state_conflict' });
+    await expect(store.update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }))).rejects.toMatchObject({ code: 'state_conflict' });
+    expect(Object.keys((await readStateFile(file)).workspaces['default@local']!.credentials)).toEqual(['credential.a']);
   });
 
   it('keeps workspaces of other environments and services apart', async () => {

@@ -12,15 +12,14 @@ import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHold
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
+import { parseKeptJson } from '../../project-files/kept-files.js';
+import { STATE_JSON_LIMITS } from '../state-file.js';
 import { forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema } from './schema.js';
 import type { StateUrl } from './url.js';
 
 /** SQLSTATE of a text the server cannot read as the type asked for (`state::jsonb` of a row that is not JSON). */
 const INVALID_TEXT = '22P02';
-
-/** How long the next state write waits, in multiples of the server time of the last one. */
-const SERVER_PAUSE_FACTOR = 3;
 
 /** A lock this backend holds: its own connection, and what tells the apply it is gone. */
 interface PgHeldLock {
@@ -59,9 +58,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async writeWorkspace(key: string, workspace: WorkspaceState, expectedSerial: number): Promise<WriteResult> {
-    const started = performance.now();
     const json = JSON.stringify(workspace);
-    const heldMs = performance.now() - started;
     const lock = this.locks.get(key);
     if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
     const target = lock?.client ?? (await this.ready());
@@ -70,16 +67,9 @@ export class PostgresStateBackend implements StateBackend {
       expectedSerial === 0
         ? `INSERT INTO voxform_workspaces (workspace, serial, state) SELECT $1, 1, $3 WHERE $2::bigint = 0 AND ${fence} ON CONFLICT (workspace) DO NOTHING RETURNING serial`
         : `UPDATE voxform_workspaces SET state = $3, serial = serial + 1, updated_at = now() WHERE workspace = $1 AND serial = $2 AND ${fence} RETURNING serial`;
-    const sent = performance.now();
-    const pending = target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]);
-    // The driver encodes the message before it returns: that time held the loop too.
-    const encodedMs = performance.now() - sent;
-    const result = await this.run(() => pending, lock);
+    const result = await this.run(() => target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]), lock);
     const row = result.rows[0];
-    // The next write waits three times as long as this one took the server: at most a quarter of
-    // the time goes to writing state. The server shares the machine's cores with the apply (and in
-    // CI with the emulator): written back to back, 1,050 resources' state cost the apply 5 %.
-    if (row) return { serial: Number(row.serial), heldMs: heldMs + encodedMs, pauseMs: SERVER_PAUSE_FACTOR * (performance.now() - sent) };
+    if (row) return { serial: Number(row.serial) };
     if (lock && !(await this.stillNamed(lock, key))) {
       lock.lost.abort(`the lock ${lock.holder.lockId} was forced open by someone else`);
       throw lockLost(this.display, lock);
@@ -250,15 +240,14 @@ function isConnectionLoss(error: unknown): boolean {
 
 /** The stored workspace text, parsed and checked whole (src/state/check-state.ts); damaged text is a clear error, not a crash. */
 function parseWorkspace(text: string, key: string, display: string): WorkspaceState {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new VoxformError('state_invalid', `The state of workspace ${key} in ${display} is not valid JSON.`, {
+  // Within the state file's budget: a row is as untrusted as the file.
+  const parsed = parseKeptJson(text, STATE_JSON_LIMITS);
+  if (!parsed.ok) {
+    throw new VoxformError(parsed.reason === 'not_json' ? 'state_invalid' : 'state_unreadable', `The state of workspace ${key} in ${display} ${parsed.problem}.`, {
       hint: 'Restore the row from a backup, or migrate the state in again (`voxform state migrate --force`).',
     });
   }
-  return checkWorkspace(parsed, `The state of workspace ${key} in ${display}`);
+  return checkWorkspace(parsed.value, `The state of workspace ${key} in ${display}`);
 }
 
 function lockLost(display: string, lock: PgHeldLock): VoxformError {
