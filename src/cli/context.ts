@@ -1,6 +1,10 @@
+import { terminalText } from '../util/printable.js';
 import type { SecretRegistry } from '../util/redact.js';
 
-/** A writable stream as commands see it: text only, already redacted. */
+/**
+ * A writable stream as commands see it: text only. Whatever a command writes is redacted and made
+ * printable on its way out (`printedText`), so no command escapes or redacts for the stream's sake.
+ */
 export interface Output {
   write(text: string): void;
   /** Whether this is a terminal (colour, progress, prompts). */
@@ -37,6 +41,16 @@ export interface CommandContext {
    * and the process exits with 130. A second signal always ends the process at once.
    */
   interrupted(): Promise<void>;
+}
+
+/**
+ * What reaches stdout or stderr for `text` a command wrote: the run's secrets redacted, then every
+ * control character escaped but the line feed and the tab (and, on a terminal, voxform's own colour
+ * and line-clearing sequences) — the one printing rule of `terminalText`. The CLI's output streams
+ * apply it to every write; a new command inherits it.
+ */
+export function printedText(text: string, secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }): string {
+  return terminalText(secrets.redact(text), Boolean(stream.isTTY));
 }
 
 /** Options every command that talks to the service accepts (README.md, Commands). */

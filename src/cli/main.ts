@@ -7,7 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { SecretRegistry } from '../util/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError } from '../errors.js';
-import { EXIT_INTERRUPTED, type CommandContext, type Output } from './context.js';
+import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output } from './context.js';
 import { addCommandHelp } from './help.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
@@ -344,7 +344,7 @@ function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output
   const status = failedStreams.get(stream) ?? watchForFailure(stream);
   return {
     write: (text: string) => {
-      if (!status.failed && !stream.destroyed) stream.write(secrets.redact(text));
+      if (!status.failed && !stream.destroyed) stream.write(printedText(text, secrets, stream));
     },
     isTTY: Boolean(stream.isTTY),
     columns: stream.isTTY ? stream.columns : undefined,

@@ -4,6 +4,7 @@
  */
 import { behaviourChange } from './runner.js';
 import type { TestRun, TestVerdict } from './types.js';
+import { toJsonText } from '../util/printable.js';
 
 export const TEST_REPORT_FORMAT_VERSION = 1;
 
@@ -40,5 +41,5 @@ export function renderTestJson(run: TestRun): string {
     })),
     duration_ms: run.durationMs,
   };
-  return `${JSON.stringify(body, null, 2)}\n`;
+  return `${toJsonText(body, 2)}\n`;
 }

@@ -4,7 +4,7 @@
  * away. Capped below GitHub's comment limit: transcripts that do not fit are left out, and the
  * comment says how many.
  */
-import { printable } from '../util/printable.js';
+import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
 import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../util/redact.js';
@@ -14,16 +14,25 @@ export const MARKDOWN_LIMIT = 60_000;
 
 const ICON: Record<CheckStatus, string> = { passed: '✅', failed: '❌', skipped: '⏭️', error: '⚠️' };
 
-/** A table cell (or a <summary>) of untrusted text: one line, control characters escaped, `|` escaped. */
-function cell(text: string): string {
-  return printable(text.replace(/\r?\n/g, ' ')).replace(/\|/g, '\\|');
+/**
+ * Untrusted text into the comment, through the one Markdown escaper (util/markdown-escape.ts). The
+ * run's secrets are hidden first: escaping changes how a secret reads, so the final scrub of the
+ * comment could no longer find it.
+ */
+interface Escape {
+  text(text: string): string;
+  html(text: string): string;
+  code(text: string): string;
+  fence(lines: string[]): string[];
 }
 
-/** A fenced block whose fence is longer than any backtick run inside (a transcript cannot break out of it). */
-function fence(content: string): string {
-  const longest = Math.max(2, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-  const marks = '`'.repeat(longest + 1);
-  return `${marks}text\n${content}\n${marks}`;
+function escaperFor(redact: Redact): Escape {
+  return {
+    text: (text) => markdownText(redact(text)),
+    html: (text) => markdownHtmlText(redact(text)),
+    code: (text) => markdownCode(redact(text), { inTable: true }),
+    fence: (lines) => markdownFence(lines.map(redact), 'text'),
+  };
 }
 
 function verdictCell(verdict: TestVerdict | undefined): string {
@@ -43,46 +52,48 @@ function headline(run: TestRun): string {
   return `### voxform test: ${parts.join(' · ')}`;
 }
 
-function changeSection(run: TestRun): string[] {
+function changeSection(run: TestRun, md: Escape): string[] {
   if (run.against.length !== 2) return [];
   if (run.changes.length === 0) return ['**Behaviour diff:** no change: every test has the same verdict against the live agent and this change.', ''];
   const out = ['**Behaviour diff** (live → this change)', '', '| change | test | live | desired |', '|---|---|---|---|'];
   for (const { report, change } of run.changes) {
     const label = change === 'newly_failing' ? '🔴 newly failing' : '🟢 newly passing';
-    out.push(`| ${label} | ${cell(report.name)} (\`${cell(report.file)}\`) | ${verdictCell(report.verdicts.live)} | ${verdictCell(report.verdicts.desired)} |`);
+    out.push(`| ${label} | ${md.text(report.name)} (${md.code(report.file)}) | ${verdictCell(report.verdicts.live)} | ${verdictCell(report.verdicts.desired)} |`);
   }
   out.push('');
   return out;
 }
 
-function testTable(run: TestRun): string[] {
+function testTable(run: TestRun, md: Escape): string[] {
   const targets = run.against;
   const out = [`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`];
-  for (const report of run.reports) out.push(`| ${cell(report.name)} | \`${cell(report.file)}\` | ${targets.map((t) => verdictCell(report.verdicts[t])).join(' | ')} |`);
+  for (const report of run.reports) out.push(`| ${md.text(report.name)} | ${md.code(report.file)} | ${targets.map((t) => verdictCell(report.verdicts[t])).join(' | ')} |`);
   return out;
 }
 
-function failureDetails(report: TestReport): string[] {
+function failureDetails(report: TestReport, md: Escape): string[] {
   const blocks: string[] = [];
   for (const target of targetsOf(report)) {
     const verdict = report.verdicts[target];
     const shown = verdict ? runToShow(verdict) : undefined;
     if (!verdict || !shown) continue;
     const problems = describeProblems(shown.run);
-    const summary = `${ICON[verdict.status]} ${cell(report.name)} (${target}, ${describeVerdict(verdict)}): ${cell(problems[0] ?? 'failed')}`;
-    const body = [...problems.map((p) => `- ${p}`), '', fence(transcriptLines(shown.run.transcript).join('\n') || '(no messages)')].join('\n');
-    blocks.push(`<details><summary>${summary.replace(/</g, '&lt;')}</summary>\n\n${body}\n\n</details>`);
+    const summary = `${ICON[verdict.status]} ${md.html(report.name)} (${target}, ${describeVerdict(verdict)}): ${md.html(problems[0] ?? 'failed')}`;
+    const transcript = transcriptLines(shown.run.transcript);
+    const body = [...problems.map((p) => `- ${md.text(p)}`), '', ...md.fence(transcript.length > 0 ? transcript : ['(no messages)'])].join('\n');
+    blocks.push(`<details><summary>${summary}</summary>\n\n${body}\n\n</details>`);
   }
   return blocks;
 }
 
 /** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
 export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact: Redact = keepText): string {
-  const head = [headline(run), '', ...changeSection(run), ...testTable(run), ''].join('\n');
+  const md = escaperFor(redact);
+  const head = [headline(run), '', ...changeSection(run, md), ...testTable(run, md), ''].join('\n');
   // Failures in order of interest: the behaviour diff's first, then the rest.
   const changed = new Set(run.changes.map((c) => c.report));
   const ordered = [...run.changes.map((c) => c.report), ...run.reports.filter((r) => !changed.has(r))];
-  const details = ordered.flatMap(failureDetails);
+  const details = ordered.flatMap((report) => failureDetails(report, md));
   let text = head;
   let shown = 0;
   for (const block of details) {

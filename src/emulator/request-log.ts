@@ -1,8 +1,12 @@
 /**
  * The request log behind GET /_emulator/requests: the last N requests (a ring, so a benchmark of
- * millions of requests keeps memory flat), with the webhooks each one caused.
+ * millions of requests keeps memory flat), with the webhooks each one caused. What a caller sent
+ * (its path, query and headers) and a webhook's target and error are kept `printable`: the log is
+ * printed line by line and read back as JSON, and either way no control character a caller chose
+ * reaches a terminal raw.
  */
 import type { IncomingMessage } from 'node:http';
+import { printable } from '../util/printable.js';
 import type { RequestLogEntry, WebhookDelivery } from './types.js';
 
 export const REDACTED_HEADER = '(redacted)';
@@ -16,9 +20,9 @@ function format(entry: PendingEntry): RequestLogEntry {
   const { [RAW]: raw, ...shown } = entry;
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
-    const name = (raw.rawHeaders[i] as string).toLowerCase();
+    const name = printable((raw.rawHeaders[i] as string).toLowerCase());
     // The key never reaches the log; its presence does (a test may assert a client sent one).
-    const value = name === 'authorization' ? REDACTED_HEADER : (raw.rawHeaders[i + 1] as string);
+    const value = name === 'authorization' ? REDACTED_HEADER : printable(raw.rawHeaders[i + 1] as string);
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   return structuredClone({ ...shown, at: new Date(raw.time).toISOString(), headers });
@@ -42,9 +46,9 @@ export class RequestLog {
     const entry: PendingEntry = {
       seq: ++this.seq,
       at: '',
-      method: req.method ?? 'GET',
-      path,
-      query,
+      method: printable(req.method ?? 'GET'),
+      path: printable(path),
+      query: printable(query),
       status: 0,
       duration_ms: 0,
       headers: {},
@@ -64,7 +68,8 @@ export class RequestLog {
   }
 
   /** Records a webhook delivery, on the request that caused it when there is one. */
-  recordDelivery(delivery: WebhookDelivery, entry: RequestLogEntry | undefined): void {
+  recordDelivery(sent: WebhookDelivery, entry: RequestLogEntry | undefined): void {
+    const delivery = { ...sent, url: printable(sent.url), ...(sent.error === undefined ? {} : { error: printable(sent.error) }) };
     entry?.webhooks.push(delivery);
     this.webhooks.push(delivery);
     this.onDelivery?.(delivery);

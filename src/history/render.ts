@@ -4,7 +4,7 @@
  * A history file is data like any other in the project's folder: text from a record is printed
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
-import { controlsAsQuestionMarks } from '../util/printable.js';
+import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
 import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type HistoryRecord } from './types.js';
 
 /** Version of the JSON history format. */
@@ -122,5 +122,5 @@ export function renderHistoryJson(entries: readonly HistoryEntry[], workspace: s
     workspace,
     records: entries.map((entry) => recordJson(entry.record, entry.agentsChanged)),
   };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${toJsonText(document, 2)}\n`;
 }

@@ -1,6 +1,7 @@
 import { REDACTED } from '../util/redact.js';
 import { redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
+import { toJsonText } from '../util/printable.js';
 
 /** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
 export const PLAN_JSON_FORMAT_VERSION = '1.2';
@@ -78,5 +79,5 @@ export function planToJson(plan: Plan): Record<string, unknown> {
 }
 
 export function renderPlanJson(plan: Plan): string {
-  return `${JSON.stringify(planToJson(plan), null, 2)}\n`;
+  return `${toJsonText(planToJson(plan), 2)}\n`;
 }

@@ -1,6 +1,7 @@
 import { describeAction, fieldViews, summaryLine } from './field-lines.js';
 import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
+import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
@@ -13,15 +14,6 @@ export interface MarkdownPlanOptions {
   savedPlan?: string | undefined;
   /** The largest comment, in UTF-8 bytes (default `COMMENT_SIZE_LIMIT`). */
   limit?: number | undefined;
-}
-
-function escapeCell(text: string): string {
-  return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
-}
-
-/** An address inside the `<summary>` HTML: a name cannot open a tag there. */
-function escapeHtml(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 /**
@@ -57,7 +49,7 @@ function diffLines(change: ResourceChange): string[] {
 function environmentVariablesLines(variables: EnvironmentVariables | undefined): string[] {
   if (!variables || variables.names.length === 0) return [];
   const fresh = new Set(variables.new);
-  const names = variables.names.map((name) => (fresh.has(name) ? `**\`${name}\` (new)**` : `\`${name}\``)).join(', ');
+  const names = variables.names.map((name) => (fresh.has(name) ? `**${markdownCode(name)} (new)**` : markdownCode(name))).join(', ');
   const note = variables.recorded ? '' : ' No apply has recorded the variables it read, so each counts as new.';
   return [`**Environment variables read** (names only): ${names}.${note}`, ''];
 }
@@ -65,17 +57,17 @@ function environmentVariablesLines(variables: EnvironmentVariables | undefined):
 function noChangesLine(plan: Plan, env: string): string {
   const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plan.summary.unchanged} resources checked).`;
   const fresh = plan.environmentVariables?.recorded ? plan.environmentVariables.new : [];
-  return fresh.length === 0 ? `${line}\n` : `${line} New environment variables read: ${fresh.map((name) => `**\`${name}\`**`).join(', ')}.\n`;
+  return fresh.length === 0 ? `${line}\n` : `${line} New environment variables read: ${fresh.map((name) => `**${markdownCode(name)}**`).join(', ')}.\n`;
 }
 
 function commentParts(plan: Plan, changed: ResourceChange[], env: string): CommentParts {
   const rows = changed.map((change) => {
-    const fields = change.fieldChanges.map((f) => `\`${f.path}\``).join(', ');
+    const fields = change.fieldChanges.map((f) => markdownCode(f.path, { inTable: true })).join(', ');
     const drift = change.reason === 'drift' ? ' (drift)' : '';
-    return `| \`${escapeCell(change.address)}\` | ${ACTION_LABEL[change.action]}${drift} | ${escapeCell(fields)} |`;
+    return `| ${markdownCode(change.address, { inTable: true })} | ${ACTION_LABEL[change.action]}${drift} | ${fields} |`;
   });
   const sections: CommentSection[] = changed.map((change) => ({
-    summary: `<code>${escapeHtml(change.address)}</code> ${describeAction(change)}`,
+    summary: `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`,
     diff: diffLines(change),
   }));
   const tail = [environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
@@ -104,7 +96,7 @@ function cutFooter(savedPlan: string | undefined): string {
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
-  const env = plan.environment ? ` (\`${plan.environment}\`)` : '';
+  const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
   if (changed.length === 0) return noChangesLine(plan, env);
   const parts = commentParts(plan, changed, env);
   const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat()];

@@ -1,24 +1,11 @@
 /**
  * The version comparison as Markdown, for a pull-request or release comment. Every value that comes
- * from the service or the repository (agent names and ids, commits, branches) is escaped: a name
- * cannot close the table, start a link or mention someone.
+ * from the service or the repository (agent names and ids, commits, branches) passes the one
+ * Markdown escaper (`markdownText`): a name cannot close the table, start a link or mention someone.
  */
 import { comparisonSummary, creditsText, rateText, secondsText, versionLabel } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
-
-/**
- * Escapes what is active inside a table cell or heading: emphasis, code, links (`[` is enough:
- * without it no `(` starts one), the cell separator, HTML and @-mentions; folds line breaks.
- */
-export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/[\r\n]+/g, ' ')
-    .replace(/&/g, '&amp;')
-    .replace(/[\\`*_{}[\]|~]/g, (c) => `\\${c}`)
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/@/g, '&#64;');
-}
+import { markdownText } from '../util/markdown-escape.js';
 
 export function renderReportMarkdown(report: CallReport): string {
   const lines = ['## Call report', ''];
@@ -43,16 +30,16 @@ function windowText(report: CallReport): string {
 }
 
 function agentTable(agent: AgentReport, minCalls: number): string[] {
-  const lines = [`### ${escapeMarkdown(agent.name)}`, ''];
+  const lines = [`### ${markdownText(agent.name)}`, ''];
   lines.push('| version | deployed | calls | outcomes | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
   lines.push('|---|---|--:|---|---|---|---|--:|--:|---|');
   for (const version of agent.versions) {
     const m = version.metrics;
     const cells = [
-      escapeMarkdown(versionLabel(version)),
-      version.deploy ? escapeMarkdown(version.deploy.at.slice(0, 16).replace('T', ' ')) : '–',
+      markdownText(versionLabel(version)),
+      version.deploy ? markdownText(version.deploy.at.slice(0, 16).replace('T', ' ')) : '–',
       m.calls.toLocaleString('en-US'),
-      escapeMarkdown(outcomesText(m.by_status)),
+      markdownText(outcomesText(m.by_status)),
       rateText(m.error_rate),
       rateText(m.transfer_rate),
       `${secondsText(m.duration_seconds.median)} / ${secondsText(m.duration_seconds.p90)}`,

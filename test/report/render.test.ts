@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, renderReportHtml } from '../../src/report/render-html.js';
-import { escapeMarkdown, renderReportMarkdown } from '../../src/report/render-markdown.js';
+import { renderReportMarkdown } from '../../src/report/render-markdown.js';
+import { markdownText } from '../../src/util/markdown-escape.js';
 import type { CallReport } from '../../src/report/types.js';
 
 const HOSTILE = 'desk | [click](https://evil.example) <b>@team</b> `x` *y*\nnext';
@@ -60,7 +61,7 @@ function report(name: string): CallReport {
 
 describe('Markdown', () => {
   it('escapes names so they cannot break the table, link, mention or inject HTML', () => {
-    expect(escapeMarkdown(HOSTILE)).toBe('desk \\| \\[click\\](https://evil.example) &lt;b&gt;&#64;team&lt;/b&gt; \\`x\\` \\*y\\* next');
+    expect(markdownText(HOSTILE)).toBe('desk \\| \\[click\\](https:&#47;&#47;evil.example) &lt;b&gt;@&#8203;team&lt;/b&gt; \\`x\\` \\*y\\* next');
   });
 
   it('prints one table row per version with intervals and only the supported verdicts', () => {

@@ -4,7 +4,7 @@ import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
 import { isSecretKeyName } from '../../schema/sensitive.js';
 import { didYouMean } from '../../util/did-you-mean.js';
-import { controlsAsQuestionMarks } from '../../util/printable.js';
+import { controlsAsQuestionMarks, toJsonText } from '../../util/printable.js';
 import { REDACTED } from '../../util/redact.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
@@ -97,7 +97,7 @@ async function printRecords(records: AsyncIterable<GlobalCallHistoryRecord>, for
   if (format === 'ndjson' && !stats) {
     let count = 0;
     for await (const record of records) {
-      ctx.stdout.write(`${JSON.stringify(record)}\n`);
+      ctx.stdout.write(`${toJsonText(record)}\n`);
       count++;
     }
     return count;
@@ -106,9 +106,9 @@ async function printRecords(records: AsyncIterable<GlobalCallHistoryRecord>, for
   for await (const record of records) all.push(record);
   if (stats) {
     const summary = summarizeCalls(all);
-    ctx.stdout.write(format === 'table' ? renderStats(summary) : `${JSON.stringify(summary, null, format === 'json' ? 2 : undefined)}\n`);
+    ctx.stdout.write(format === 'table' ? renderStats(summary) : `${toJsonText(summary, format === 'json' ? 2 : undefined)}\n`);
   } else if (format === 'json') {
-    ctx.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+    ctx.stdout.write(`${toJsonText(all, 2)}\n`);
   } else if (all.length > 0) {
     ctx.stdout.write(renderTable(all, ctx.stdout.isTTY ? ctx.stdout.columns : undefined));
   }
