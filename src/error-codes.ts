@@ -82,6 +82,8 @@ export const COMMAND_ERROR_CODES = [
   'template_unknown_variable',
   'template_vars_missing',
   'test_file_too_large',
+  'test_requests_spent',
+  'test_run_too_large',
   'tests_invalid',
   'tests_not_found',
   'tests_unreadable',

@@ -255,6 +255,8 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--grep <text>', 'only tests whose name contains this text')
     .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat'))
     .option('--parallelism <n>', 'conversations at once', positiveInt('--parallelism'), 8)
+    .option('--max-conversations <n>', 'refuse a run of more conversations than this (default 1000)', positiveInt('--max-conversations'))
+    .option('--max-requests <n>', 'refuse a run that may send more requests to the agent and the judge than this (default 4000)', positiveInt('--max-requests'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'junit', 'markdown']).default('text'))
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--skip-judge', 'use no judge model: judge checks and simulated callers are reported as skipped')

@@ -6,7 +6,7 @@
 import { isVoxformError } from '../errors.js';
 import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
-import type { ChatModel } from '../model/chat-model.js';
+import type { CompletionModel } from './budgets.js';
 import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -30,7 +30,7 @@ export interface CallRecordView {
  * `${env:…}`), and a quote is shortened, which must happen after redaction (`shortenRedacted`).
  */
 export interface CheckContext {
-  model: ChatModel | undefined;
+  model: CompletionModel | undefined;
   redact?: Redact | undefined;
   /** The time the run's regex checks share (one per run, safe-regex.ts). */
   regexTime: RegexTimeBudget;

@@ -12,7 +12,7 @@ import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.g
 import { findCallRecord, viewOfRecord } from './call-record.js';
 import { checkCall, checkReply } from './checks.js';
 import { nextCallerMove } from './judge.js';
-import type { ChatModel } from '../model/chat-model.js';
+import type { CompletionModel, RequestBudget } from './budgets.js';
 import type { Redact } from '../util/redact.js';
 import type { RegexTimeBudget } from './safe-regex.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
@@ -27,8 +27,10 @@ export interface ConversationInput {
   agentId: string;
   /** The config to send (`--against desired`); undefined talks to the live agent as it is. */
   agentConfig: AgentConfigUpdate | undefined;
-  /** Undefined with `--skip-judge`. */
-  model: ChatModel | undefined;
+  /** Undefined with `--skip-judge`. Its requests are spent from `requests` (budgets.ts `budgetedModel`). */
+  model: CompletionModel | undefined;
+  /** The requests the run has left: each chat request spends one before it is sent. */
+  requests: RequestBudget;
   /** Hides secrets in texts before they are shortened for a check's detail (see checks.ts). */
   redact?: Redact | undefined;
   /** The time the run's regex checks share (safe-regex.ts). */
@@ -82,6 +84,7 @@ async function send(input: ConversationInput, exchange: Exchange, user: string |
   if (input.agentConfig) agent.agent_config = input.agentConfig;
   if (input.file.metadata) agent.metadata = input.file.metadata;
   if (input.file.includeMetadataInPrompt !== undefined) agent.include_metadata_in_prompt = input.file.includeMetadataInPrompt;
+  input.requests.spend();
   const stream = input.client.chatCompletions({ agent, messages, end_of_session: endOfSession });
   const reply = await stream.collect();
   // The latest answer's session: the chat interface carries no session id, so the service matches a

@@ -5,7 +5,8 @@
  * error of the check (never as a pass).
  */
 import { VoxformError } from '../errors.js';
-import { MODEL_TEXT_LIMIT, parseJsonObject, type ChatModel, type ChatTurn } from '../model/chat-model.js';
+import { MODEL_TEXT_LIMIT, parseJsonObject, type ChatTurn } from '../model/chat-model.js';
+import type { CompletionModel } from './budgets.js';
 import { keepText, shortenRedacted, type Redact } from '../util/redact.js';
 import type { SimulatedCaller, TranscriptMessage } from './types.js';
 
@@ -32,7 +33,7 @@ export interface JudgeQuestion {
  * Asks the judge. The texts the model answers (a reason, a malformed answer quoted in an error) may
  * repeat a secret of the subject; `redact` hides it before they are shortened.
  */
-export async function judge(model: ChatModel, question: JudgeQuestion, redact: Redact = keepText): Promise<Verdict> {
+export async function judge(model: CompletionModel, question: JudgeQuestion, redact: Redact = keepText): Promise<Verdict> {
   const messages: ChatTurn[] = [
     { role: 'system', content: JUDGE_INSTRUCTIONS },
     { role: 'user', content: `Rubric:\n${question.rubric}\n\nThe ${question.what}:\n${question.subject}` },
@@ -59,7 +60,7 @@ export interface CallerMove {
  * agent's lines as `user`, its own as `assistant`). Its message is redacted before it is shortened
  * (it may repeat a secret the agent said): the transcript keeps it, and reports print it.
  */
-export async function nextCallerMove(model: ChatModel, caller: SimulatedCaller, transcript: readonly TranscriptMessage[], redact: Redact = keepText): Promise<CallerMove> {
+export async function nextCallerMove(model: CompletionModel, caller: SimulatedCaller, transcript: readonly TranscriptMessage[], redact: Redact = keepText): Promise<CallerMove> {
   const instructions = [
     'You play a caller talking to a voice agent, in an automated test. Stay in character; be brief, as on the phone.',
     `Who you are: ${caller.persona}`,
@@ -83,7 +84,7 @@ function parseCallerMove(text: string | null | undefined, redact: Redact): Calle
 
 type Parse<T> = (text: string | null | undefined, redact: Redact) => T | undefined;
 
-async function askValid<T>(asked: { model: ChatModel; redact: Redact }, messages: ChatTurn[], parse: Parse<T>, expected: string): Promise<T> {
+async function askValid<T>(asked: { model: CompletionModel; redact: Redact }, messages: ChatTurn[], parse: Parse<T>, expected: string): Promise<T> {
   const { model, redact } = asked;
   const first = await model.complete(messages, { json: true });
   const parsed = parse(first.content, redact);

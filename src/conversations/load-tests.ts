@@ -8,7 +8,7 @@
 import { VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { findProjectRoot, readGuarded } from '../project-files/guarded-read.js';
+import { findProjectRoot, formatSize, readGuarded } from '../project-files/guarded-read.js';
 import { parseYaml } from '../manifest/parse-yaml.js';
 import { spanAt } from '../manifest/positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -17,6 +17,7 @@ import type { Diagnostic } from '../manifest/types.js';
 import type { ConversationTest as WrittenTest, TestFile as WrittenFile } from '../schema/types.gen.js';
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { MAX_TEST_BYTES_PER_RUN } from './budgets.js';
 import { compileRegex } from './safe-regex.js';
 import { reportTestSchemaIssue } from './schema-issues.js';
 import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, ScriptedTurn, TestFile } from './types.js';
@@ -45,6 +46,7 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
   const loaded: TestFile[] = [];
   // Test files are the pull request author's, like manifests: inside the project, regular files, capped.
   const root = await findProjectRoot(options.cwd, options.cwd);
+  let bytes = 0;
   for (const file of options.files) {
     const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES });
     if (!outcome.ok && outcome.reason === 'too_large') {
@@ -53,6 +55,12 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
       });
     }
     if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`);
+    bytes += outcome.bytes.length;
+    if (bytes > MAX_TEST_BYTES_PER_RUN) {
+      throw new VoxformError('test_run_too_large', `${sources.display(file)} takes the test files of this run past ${formatSize(MAX_TEST_BYTES_PER_RUN)} together (the cap per run). No test was run.`, {
+        hint: 'Run the tests in several runs, each naming its files or folders (voxform test PATH…); docs/testing.md, Budgets.',
+      });
+    }
     const { text, invalidAt } = decodeUtf8(outcome.bytes);
     if (invalidAt !== undefined) {
       const source = sources.forText(file, text);

@@ -1,18 +1,18 @@
 /**
  * `runTests`: every selected test × target × repeat, at most `parallelism` conversations at once,
  * folded into verdicts (passes / runs against the pass rate) and, with both targets, the
- * behaviour diff: the tests whose verdict changes from live to desired.
+ * behaviour diff: the tests whose verdict changes from live to desired. The work the files declare
+ * is checked against the run's caps before anything is sent (budgets.ts), and conversations are
+ * made one by one as a slot frees, so memory does not grow with the number scheduled.
  */
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
-import { Semaphore } from '../util/semaphore.js';
+import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type CompletionModel, type TestRunLimits } from './budgets.js';
 import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
 import { RegexTimeBudget } from './safe-regex.js';
-import type { ChatModel } from '../model/chat-model.js';
 import type { Redact } from '../util/redact.js';
-import type { AgentUnderTest, BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
-
+import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
 export interface RunTestsOptions {
   files: readonly TestFile[];
@@ -21,12 +21,14 @@ export interface RunTestsOptions {
   /** By local name: every agent the files name. */
   agents: ReadonlyMap<string, AgentUnderTest>;
   /** The judge and simulated caller; undefined with `--skip-judge`. */
-  model: ChatModel | undefined;
+  model: CompletionModel | undefined;
   parallelism: number;
   /** `--repeat`: replaces each test's own `repeat`. */
   repeat?: number | undefined;
   /** `--grep`: only tests whose name contains this (case-insensitive). */
   grep?: string | undefined;
+  /** The operator's caps (`--max-conversations`, `--max-requests`); each defaults to DEFAULT_TEST_RUN_LIMITS. */
+  limits?: Partial<TestRunLimits> | undefined;
   onProgress?: (done: number, total: number) => void;
   /** Aborted (Ctrl-C): no further conversation starts; those under way finish. */
   signal?: AbortSignal | undefined;
@@ -40,37 +42,49 @@ export interface RunTestsOptions {
 
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   const started = performance.now();
-  const reports: TestReport[] = [];
-  const jobs: Array<() => Promise<void>> = [];
+  const files = selectTests(options.files, options.grep);
+  const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };
+  const work = checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);
+  const requests = new RequestBudget(limits.maxRequests);
+  const model = options.model && budgetedModel(options.model, requests);
   const regexTime = new RegexTimeBudget();
-  for (const file of selectTests(options.files, options.grep)) {
-    const agent = options.agents.get(file.agent);
-    if (!agent) throw new Error(`runTests(): no agent ${file.agent}`); // the caller resolved every agent
-    for (const test of file.tests) {
-      const report: TestReport = { file: file.display, agent: file.agent, name: test.name, location: test.location, verdicts: {} };
-      reports.push(report);
-      const runs = options.repeat ?? test.repeat;
-      for (const target of options.targets) {
-        const results: RunResult[] = new Array(runs);
-        report.verdicts[target] = { status: 'passed', passes: 0, runs: 0, passRate: test.passRate, results };
-        for (let i = 0; i < runs; i++) {
-          jobs.push(async () => {
-            results[i] = await runConversation({
-              client: options.client,
-              file,
-              test,
-              agentId: agent.id,
-              agentConfig: target === 'desired' ? agent.desiredConfig : undefined,
-              model: options.model,
-              redact: options.redact,
-              regexTime,
-            });
-          });
+  const reports: TestReport[] = [];
+  /** Each conversation of the run, made when a slot asks for it. */
+  function* conversations(): Generator<() => Promise<void>> {
+    for (const file of files) {
+      const agent = options.agents.get(file.agent);
+      if (!agent) throw new Error(`runTests(): no agent ${file.agent}`); // the caller resolved every agent
+      for (const test of file.tests) {
+        const report: TestReport = { file: file.display, agent: file.agent, name: test.name, location: test.location, verdicts: {} };
+        reports.push(report);
+        const runs = options.repeat ?? test.repeat;
+        for (const target of options.targets) {
+          const verdict: TestVerdict = { status: 'passed', passes: 0, runs: 0, passRate: test.passRate, results: [] };
+          report.verdicts[target] = verdict;
+          for (let i = 0; i < runs; i++) {
+            yield async () => {
+              verdict.results[i] = await runConversation({
+                client: options.client,
+                file,
+                test,
+                agentId: agent.id,
+                agentConfig: target === 'desired' ? agent.desiredConfig : undefined,
+                model,
+                requests,
+                redact: options.redact,
+                regexTime,
+              });
+            };
+          }
         }
       }
     }
   }
-  await runBounded(jobs, options.parallelism, options.onProgress, options.signal);
+  let done = 0;
+  await runLazily(conversations(), options.parallelism, {
+    signal: options.signal,
+    onDone: () => options.onProgress?.(++done, work.conversations),
+  });
   if (options.signal?.aborted) throw new VoxformError('interrupted', 'Interrupted: the conversations under way were finished, no other was started, and no report was written.');
   for (const report of reports) for (const verdict of Object.values(report.verdicts)) foldVerdict(verdict);
   const summary: TestRun['summary'] = {};
@@ -78,21 +92,21 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   return { against: [...options.targets], reports, changes: behaviourChanges(reports), summary, durationMs: Math.round(performance.now() - started) };
 }
 
-async function runBounded(jobs: Array<() => Promise<void>>, parallelism: number, onProgress?: (done: number, total: number) => void, signal?: AbortSignal): Promise<void> {
-  const slots = new Semaphore(parallelism);
-  let done = 0;
-  await Promise.all(
-    jobs.map(async (job) => {
-      await slots.acquire();
-      try {
-        if (signal?.aborted) return;
-        await job();
-      } finally {
-        slots.release();
-        onProgress?.(++done, jobs.length);
-      }
-    }),
-  );
+/**
+ * Runs the jobs `jobs` yields, at most `parallelism` at once: each of `parallelism` workers takes
+ * the next job when its last one is done, so a job is made only when a slot is free — never a
+ * promise per job up front. Stops taking jobs once `signal` is aborted; those under way finish.
+ */
+export async function runLazily(jobs: Iterator<() => Promise<void>>, parallelism: number, options: { signal?: AbortSignal | undefined; onDone?: () => void } = {}): Promise<void> {
+  const worker = async (): Promise<void> => {
+    while (!options.signal?.aborted) {
+      const next = jobs.next();
+      if (next.done) return;
+      await next.value();
+      options.onDone?.();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, parallelism) }, worker));
 }
 
 /**

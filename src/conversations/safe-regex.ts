@@ -26,26 +26,43 @@ export type RegexOutcome = { matched: boolean; truncated: boolean } | { timedOut
  */
 export type RegexRefusal = { timedOut: true; why: 'this-match'; limitMs: number } | { timedOut: true; why: 'stopped-before' | 'run-spent' };
 
+/** Runs one match with a limit: `matchWithBudget`, or a stand-in in tests. */
+export type LimitedMatch = (pattern: RegExp, subject: string, limitMs: number) => RegexOutcome;
+
+export interface RegexTimeBudgetOptions {
+  /** The time every match of the run may take together (ms). */
+  totalMs?: number;
+  /** Milliseconds from any fixed point: the wall clock, or a test's own clock (time budgets are never tested against the wall clock). */
+  now?: () => number;
+  match?: LimitedMatch;
+}
+
 /**
  * The time the matches of one run may take together. A pattern stopped once is not run again (it
  * fails at once, saying so), and once the run's budget is spent every further match fails at once;
  * a match never gets more than what is left.
  */
 export class RegexTimeBudget {
+  readonly totalMs: number;
   #leftMs: number;
   readonly #stopped = new Set<RegExp>();
+  readonly #now: () => number;
+  readonly #match: LimitedMatch;
 
-  constructor(readonly totalMs = REGEX_RUN_BUDGET_MS) {
-    this.#leftMs = totalMs;
+  constructor(options: RegexTimeBudgetOptions = {}) {
+    this.totalMs = options.totalMs ?? REGEX_RUN_BUDGET_MS;
+    this.#leftMs = this.totalMs;
+    this.#now = options.now ?? (() => performance.now());
+    this.#match = options.match ?? matchWithBudget;
   }
 
   match(pattern: RegExp, subject: string): { matched: boolean; truncated: boolean } | RegexRefusal {
     if (this.#stopped.has(pattern)) return { timedOut: true, why: 'stopped-before' };
     if (this.#leftMs <= 0) return { timedOut: true, why: 'run-spent' };
     const limitMs = Math.max(1, Math.min(REGEX_TIME_BUDGET_MS, Math.ceil(this.#leftMs)));
-    const started = performance.now();
-    const outcome = matchWithBudget(pattern, subject, limitMs);
-    this.#leftMs -= performance.now() - started;
+    const started = this.#now();
+    const outcome = this.#match(pattern, subject, limitMs);
+    this.#leftMs -= this.#now() - started;
     if (!('timedOut' in outcome)) return outcome;
     this.#stopped.add(pattern);
     return { timedOut: true, why: 'this-match', limitMs };

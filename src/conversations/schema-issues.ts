@@ -42,6 +42,21 @@ export function describeTestPlace(path: ReadonlyArray<string | number>): string 
   return path.length === 0 ? 'the test file' : formatIndexed(path);
 }
 
+/** How to stay under a cap of the format (docs/testing.md, Budgets), by the field capped. */
+const WITHIN_CAP: Record<string, string> = {
+  repeat: 'lower it (the operator may run more with --repeat N)',
+  max_turns: 'lower it, or split the goal over several tests',
+  turns: 'split the conversation into shorter tests',
+  tests: 'split the file into several *.test.yaml files',
+  expect: 'split the checks over several turns or tests',
+};
+
+function overCap(path: ReadonlyArray<string | number>, found: string, limit: unknown): string {
+  const field = [...path].reverse().find((part): part is string => typeof part === 'string') ?? '';
+  const fix = WITHIN_CAP[field] ?? 'lower it';
+  return `${describeTestPlace(path)} ${found}, over the cap of ${Number(limit).toLocaleString('en-US')}; ${fix}`;
+}
+
 export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallback: Span, diagnostics: DiagnosticList): void {
   const path = issue.path;
   const place = describeTestPlace(path);
@@ -77,6 +92,12 @@ export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallbac
       return;
     case 'maxLength':
       diagnostics.error('invalid_value', `${place} is too long: at most ${Number(issue.params.limit)} characters`, span);
+      return;
+    case 'maximum':
+      diagnostics.error('invalid_value', overCap(path, `is ${String(value)}`, issue.params.limit), span);
+      return;
+    case 'maxItems':
+      diagnostics.error('invalid_value', overCap(path, `has ${Array.isArray(value) ? value.length.toLocaleString('en-US') : 'too many'} items`, issue.params.limit), span);
       return;
     default:
       diagnostics.error('invalid_value', `${place} ${issue.message}`, span);

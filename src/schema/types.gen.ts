@@ -2671,10 +2671,10 @@ export interface ConversationTest {
    */
   name: string;
   /**
-   * A scripted conversation: each turn sends its `user` message (or none, for the agent's greeting) and checks the agent's reply.
+   * A scripted conversation: each turn sends its `user` message (or none, for the agent's greeting) and checks the agent's reply. At most 50 turns: each request carries the conversation so far, so what a test sends grows with the square of its turns.
    *
    * @minItems 1
-   * @maxItems 100
+   * @maxItems 50
    */
   turns?: [Turn, ...Turn[]];
   simulate?: SimulatedCaller;
@@ -2685,7 +2685,7 @@ export interface ConversationTest {
    */
   expect?: CallCheck[];
   /**
-   * How many times to run the conversation (default 1): language models vary, so a test may be judged on its pass rate. `--repeat` overrides it.
+   * How many times to run the conversation (default 1, at most 20): language models vary, so a test may be judged on its pass rate. `--repeat` (the operator's) overrides it.
    */
   repeat?: number;
   /**

@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
+import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/budgets.js';
 import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
@@ -28,6 +29,9 @@ interface TestOptions extends ProjectOptions {
   agent?: string[];
   grep?: string;
   repeat?: number;
+  /** The operator's caps of the run (docs/testing.md, Budgets). */
+  maxConversations?: number;
+  maxRequests?: number;
   format?: 'text' | 'json' | 'junit' | 'markdown';
   out?: string;
   skipJudge?: boolean;
@@ -46,6 +50,10 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   }
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
   const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
+  const targets = TARGETS[options.against ?? 'desired'];
+  const limits = { maxConversations: options.maxConversations ?? DEFAULT_TEST_RUN_LIMITS.maxConversations, maxRequests: options.maxRequests ?? DEFAULT_TEST_RUN_LIMITS.maxRequests };
+  // Refused before connecting: a run over its caps sends nothing (runTests checks the same again).
+  checkDeclaredWork(files, { targets, repeat: options.repeat, judge: model !== undefined }, limits);
   const parallelism = options.parallelism ?? 8;
   const withSecrets = options.withSecrets === true;
   // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
@@ -57,12 +65,13 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   void ctx.interrupted().then(() => interrupt.abort());
   const testRun = await runTests({
     files,
-    targets: TARGETS[options.against ?? 'desired'],
+    targets,
     client,
     agents,
     model,
     parallelism,
     repeat: options.repeat,
+    limits,
     redact: (text) => ctx.secrets.redact(text),
     onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} conversations`),
     signal: interrupt.signal,
