@@ -46,10 +46,11 @@ export function markdownText(text: string): string {
 
 /**
  * Text inside an HTML element of the Markdown (a `<summary>`), where the host shows backslash escapes
- * as they are but decodes entities: one line, HTML-escaped, mentions and bare addresses neutralised.
+ * as they are but decodes entities: one line, HTML-escaped (`&`, `<`, `>`: it is element text, never an
+ * attribute), mentions and bare addresses neutralised.
  */
 export function markdownHtmlText(text: string): string {
-  const escaped = oneLine(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const escaped = oneLine(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return unmentioned(unlinked(escaped));
 }
 

@@ -218,7 +218,7 @@ describe('the Markdown escaper', () => {
     expect(markdownText(PLANT)).toBe(
       'Hi \\\\u001b\\[31mred\\\\u001b\\]52;c;ZXZpbA==\\\\u0007 \\\\u009b2J \\\\u0085 \\\\u007f \\\\u202eright\\\\u202c @&#8203;team &lt;img src=x onerror=alert(1)&gt; \\[link\\](https:&#47;&#47;evil.example) \\| \\`tick\\` done',
     );
-    expect(markdownHtmlText('<b>@team</b> & "x" www.evil.example')).toBe('&lt;b&gt;@&#8203;team&lt;/b&gt; &amp; &quot;x&quot; www&#46;evil.example');
+    expect(markdownHtmlText('<b>@team</b> & "x" www.evil.example')).toBe('&lt;b&gt;@&#8203;team&lt;/b&gt; &amp; "x" www&#46;evil.example');
     expect(markdownCode('a ``b`` | c', { inTable: true })).toBe('```a ``b`` \\| c```');
     expect(markdownCode('`edge`')).toBe('`` `edge` ``');
   });
