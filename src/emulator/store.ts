@@ -240,7 +240,7 @@ export class EmulatorStore {
       throw new VoxformError('emulator_data_unreadable', `The emulator data file ${this.dataFile} ${read.problem}. It was not read.`, {
         hint:
           read.reason === 'over_budget'
-            ? 'The emulator writes far less: delete it to start again from the seed, or point --data elsewhere.'
+            ? 'Delete it to start again from the seed, or point --data elsewhere.'
             : 'The data file must be a regular file in its folder: delete it to start again from the seed, or point --data elsewhere.',
       });
     }
