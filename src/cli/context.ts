@@ -1,4 +1,4 @@
-import type { SecretRegistry } from '../util/redact.js';
+import type { SecretRegistry } from '../secrets/redact.js';
 
 /** A writable stream as commands see it: text only, already redacted. */
 export interface Output {

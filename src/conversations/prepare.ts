@@ -8,14 +8,14 @@ import type { DesiredState } from '../manifest/types.js';
 import { mapBounded } from '../util/semaphore.js';
 import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
-import { withholdSecrets } from './withhold-secrets.js';
+import { withholdSecrets } from '../secrets/withhold.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './types.js';
 import type { TestFile } from './types.js';
 
 /**
  * The agents the files name, each with the config `--against desired` sends: its secrets withheld
- * (withhold-secrets.ts) unless `withSecrets` — the operator's `--with-secrets`, for reviewed manifests.
+ * (src/secrets/withhold.ts) unless `withSecrets` — the operator's `--with-secrets`, for reviewed manifests.
  */
 export async function resolveAgentsUnderTest(
   files: readonly TestFile[],

@@ -10,7 +10,7 @@ import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
 import { RegexTimeBudget } from './safe-regex.js';
 import type { ChatModel } from '../model/chat-model.js';
-import type { Redact } from '../util/redact.js';
+import type { Redact } from '../secrets/redact.js';
 import type { AgentUnderTest, BehaviourChange, RunResult, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scrub } from '../../src/api/errors.js';
-import { echoedForms, REDACTED, redactNeedles, SecretRegistry } from '../../src/util/redact.js';
+import { echoedForms, REDACTED, redactNeedles, SecretRegistry } from '../../src/secrets/redact.js';
 
 function registryOf(...values: string[]): SecretRegistry {
   const registry = new SecretRegistry();

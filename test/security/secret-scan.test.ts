@@ -18,7 +18,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { defaultSeed } from '../../src/emulator/index.js';
-import { echoedForms } from '../../src/util/redact.js';
+import { echoedForms } from '../../src/secrets/redact.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 

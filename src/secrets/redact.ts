@@ -1,4 +1,4 @@
-import { printable } from './printable.js';
+import { printable } from '../util/printable.js';
 
 /** What every printed, logged or stored secret becomes. */
 export const REDACTED = '(sensitive)';
