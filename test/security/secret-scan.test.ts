@@ -10,7 +10,7 @@
  * value, an error thrown outside the awaited chain). To scan a new command, add rows to `RUNS`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -106,6 +106,13 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'report', format: 'markdown', args: ['report'], codes: [0] },
   { scenario: 'success', command: 'report', format: 'json', args: ['report', '--format', 'json'], debug: true, codes: [0] },
   { scenario: 'success', command: 'report', format: 'html', args: ['report', '--format', 'html', '--out', 'report.html'], codes: [0] },
+  { scenario: 'success', command: 'report', format: 'markdown', args: ['report', '--format', 'markdown', '--out', 'report.md'], codes: [0] },
+  // After the apply: the live greeting holds the planted `${env:GREETING}` value, and the failing check quotes it.
+  { scenario: 'success', command: 'test', format: 'text', args: ['test', 'tests/scan.test.yaml', '--against', 'both'], debug: true, codes: [1] },
+  { scenario: 'success', command: 'test', format: 'json', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--format', 'json'], codes: [1] },
+  { scenario: 'success', command: 'test', format: 'junit', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--format', 'junit', '--out', 'junit.xml'], codes: [1] },
+  { scenario: 'success', command: 'test', format: 'markdown', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--format', 'markdown'], codes: [1] },
+  { scenario: 'success', command: 'test capture', format: 'text', args: ['test', 'capture', 'CALL_ID', '--out', 'tests/captured.test.yaml'], debug: true, codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
   // RECEIVER is a webhook receiver of the test's; CALL_ID an ended call whose agent_config holds the planted headers.
   { scenario: 'success', command: 'webhook send', format: 'text', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--agent', 'front-desk'], codes: [0] },
@@ -263,6 +270,8 @@ beforeAll(async () => {
   const manifest = await readFile(manifestFile, 'utf8');
   validManifest = manifest.replace(/first_message: Thanks for calling[^\n]*/, 'first_message: "${env:GREETING}"');
   await writeFile(manifestFile, validManifest);
+  await mkdir(path.join(project.dir, 'tests'), { recursive: true });
+  await writeFile(path.join(project.dir, 'tests', 'scan.test.yaml'), 'agent: front-desk\ntests:\n  - name: greets\n    turns:\n      - expect: [{ contains: never in the greeting }]\n');
   echo = await startEchoProxy(project.emulator.url, echoMode);
   receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{}}')));
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
