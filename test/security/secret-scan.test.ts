@@ -163,20 +163,26 @@ interface Leak {
 }
 
 /**
+ * A secret under MIN_SEARCHABLE_SECRET characters is masked where it stands as a value, never
+ * searched for in text (docs/security.md §5): an error that quotes it whole — a crash message
+ * holding every secret, a service's 422 echoing them — shows it, as documented. Everywhere else
+ * (stdout, files, every successful run) the short slot is scanned like the others.
+ *
  * The one planted value allowed somewhere: the `${env:}` value sits in a field that is not secret
  * (the first message), so on the service it is plain data. Where voxform shows the service's data
  * without the manifests that put it there — the files `export` writes, `logs` run outside the
  * project — nothing can tell it came from the environment. Secret fields are never exempt.
  */
-function isExempt(slot: Slot, where: string, outsideProject: boolean): boolean {
+function isExempt(slot: Slot, where: string, outsideProject: boolean, scenario: Scenario): boolean {
+  if (slot === 'phone import secret (short)') return where === 'stderr' && (scenario === 'crash' || scenario === 'service 422');
   return slot === '${env:} value' && (where.startsWith('exported') || outsideProject);
 }
 
 /** Every place a planted value (in any echoed form) occurs in `text`. */
-function findLeaks(text: string, run: string, where: string, outsideProject = false): Leak[] {
+function findLeaks(text: string, run: string, where: string, scenario: Scenario, outsideProject = false): Leak[] {
   const leaks: Leak[] = [];
   for (const slot of SLOTS) {
-    if (isExempt(slot, where, outsideProject)) continue;
+    if (isExempt(slot, where, outsideProject, scenario)) continue;
     for (const form of echoedForms(PLANTED[slot])) if (text.includes(form)) leaks.push({ run, where, slot, form });
   }
   return leaks;
@@ -304,9 +310,9 @@ async function scan(run: ScanRun): Promise<{ code: number; stdout: string; stder
     const cwd = run.outside ? outside : project.dir;
     const result = run.stdin === undefined ? await runInProcess(run.args, cwd, env) : await runCli(run.args, { cwd, env, input: run.stdin });
     if (run.stdin !== undefined) SPAWNED++;
-    leaks.push(...findLeaks(result.stdout, label, 'stdout', run.outside), ...findLeaks(result.stderr, label, 'stderr', run.outside));
+    leaks.push(...findLeaks(result.stdout, label, 'stdout', run.scenario, run.outside), ...findLeaks(result.stderr, label, 'stderr', run.scenario, run.outside));
     for (const dir of [project.dir, outside]) {
-      for (const file of await filesUnder(dir)) leaks.push(...findLeaks(await readFile(file, 'utf8'), label, path.relative(project.dir, file)));
+      for (const file of await filesUnder(dir)) leaks.push(...findLeaks(await readFile(file, 'utf8'), label, path.relative(project.dir, file), run.scenario));
     }
     scanned.add(`${run.command} ${run.format}`);
     return result;
@@ -343,7 +349,7 @@ describe('the secret scan', () => {
     }
     expect(leaks).toEqual([]);
     expect(scanned.size).toBe(new Set(RUNS.map((run) => `${run.command} ${run.format}`)).size);
-  });
+  }, 180_000);
 
   it('the real binary: a 40 KB ${env:} value of regular-expression syntax neither crashes nor leaks (validate, plan)', async () => {
     const big = `(${'a+b*c?[d]{e}|f\\g'.repeat(2600)})-planted-big`;
@@ -355,7 +361,7 @@ describe('the secret scan', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).not.toMatch(/\n\s+at /);
       for (const form of echoForms) expect(`${result.stdout}${result.stderr}`).not.toContain(form);
-      expect([...findLeaks(result.stdout, args.join(' '), 'stdout'), ...findLeaks(result.stderr, args.join(' '), 'stderr')]).toEqual([]);
+      expect([...findLeaks(result.stdout, args.join(' '), 'stdout', 'success'), ...findLeaks(result.stderr, args.join(' '), 'stderr', 'success')]).toEqual([]);
     }
   });
 
@@ -398,6 +404,6 @@ describe('the secret scan', () => {
     await rm(script);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unexpected problem (this is a bug; please report it): stray callback holding (sensitive) and (sensitive)');
-    expect([...findLeaks(result.stdout, 'stray', 'stdout'), ...findLeaks(result.stderr, 'stray', 'stderr')]).toEqual([]);
+    expect([...findLeaks(result.stdout, 'stray', 'stdout', 'crash'), ...findLeaks(result.stderr, 'stray', 'stderr', 'crash')]).toEqual([]);
   });
 });
