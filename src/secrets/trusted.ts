@@ -26,6 +26,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** What is known, from trusted evidence, about the secrets of one workspace. */
 export class TrustedSecrets {
   private readonly candidates: readonly string[];
+  /** The candidates long enough to search for that no live value has shown yet: each is searched for until found once. */
+  private readonly unfound: Set<string>;
   private readonly ledgerPaths = new Map<string, Set<string>>();
 
   /**
@@ -37,6 +39,7 @@ export class TrustedSecrets {
     private readonly registry: SecretRegistry,
   ) {
     this.candidates = manifestReadableValues(env);
+    this.unfound = new Set(this.candidates.filter((candidate) => candidate.length >= MIN_SEARCHABLE_SECRET));
   }
 
   /** The names of the variables an apply read (the state's list): their values are secrets. */
@@ -64,9 +67,13 @@ export class TrustedSecrets {
    * is registered for the scrub, so nothing prints it whatever the manifests now say.
    */
   noteLive(value: unknown): void {
-    if (this.candidates.length === 0) return;
+    if (this.unfound.size === 0) return;
     forEachString(value, [], (text) => {
-      for (const candidate of this.candidates) if (candidate.length >= MIN_SEARCHABLE_SECRET && text.includes(candidate)) this.registry.add(candidate);
+      for (const candidate of this.unfound) {
+        if (!text.includes(candidate)) continue;
+        this.registry.add(candidate);
+        this.unfound.delete(candidate);
+      }
     });
   }
 

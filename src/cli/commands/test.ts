@@ -60,14 +60,16 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const { client } = connection;
   const trusted = await trustedSecretsOf(options, ctx, desired, connection);
   const agents = await resolveAgentsUnderTest(files, desired, client, parallelism, { withSecrets, trusted });
-  const sinked = sinkNotes(agents);
+  const targets = TARGETS[options.against ?? 'desired'];
+  // Only a run that sends the configuration under test has targets to report.
+  const sinked = targets.includes('desired') ? sinkNotes(agents) : [];
   const status = progressLine(ctx.stderr);
   // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
   const interrupt = new AbortController();
   void ctx.interrupted().then(() => interrupt.abort());
   const testRun = await runTests({
     files,
-    targets: TARGETS[options.against ?? 'desired'],
+    targets,
     client,
     agents,
     model,
