@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ApiErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
-import { echoedForms, redactNeedles } from '../util/redact.js';
+import { echoedForms, redactNeedles } from '../secrets/redact.js';
 import { formatDotted } from '../util/field-path.js';
 import { printable } from '../util/printable.js';
 

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
 import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
 import { DEFAULT_BACKOFF, isConnectionError, parseRetryAfter, retryDelay, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';

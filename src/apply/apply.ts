@@ -4,6 +4,7 @@
  * progress events, record the outcome in the state and the history; an abort signal stops it
  * gracefully at any step. The CLI only wires prompts, renderers and process signals to it.
  */
+import type { TrustedSecrets } from '../secrets/trusted.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { createPlan } from '../plan/create-plan.js';
@@ -55,6 +56,8 @@ export interface ApplyOptions {
   onChange?: ((change: ResourceChange) => void) | undefined;
   /** Told of the workspace as read, before the plan is made (see `PlanOptions.onWorkspace`). */
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
+  /** Hears the recorded variables and every live value a fresh plan reads (see `PlanOptions.secrets`). */
+  secrets?: TrustedSecrets | undefined;
   /** `--target` addresses for a fresh plan. */
   targets?: string[] | undefined;
   /** Apply without asking. */
@@ -147,7 +150,10 @@ async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ 
       files: options.files ?? [],
       targets: options.targets ?? [],
       onReadProgress,
-      onChange: options.onChange,
+      onChange: (change) => {
+        options.secrets?.noteLive(change.before);
+        options.onChange?.(change);
+      },
     });
   }
   const plan = planFromJson(savedPlan, 'the saved plan');
@@ -207,6 +213,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     // 2. Plan: the state as last recorded, the service as it is now, the manifests.
     const store = await StateStore.open(backend, workspace, options.fingerprintKey);
     options.onWorkspace?.(store.workspace);
+    options.secrets?.noteRecordedVariables(store.workspace.environmentVariables);
     if (signal.aborted) return outcome('interrupted', undefined);
     const prepared = await unlessAborted(preparePlan(options, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);

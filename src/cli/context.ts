@@ -1,5 +1,5 @@
 import { terminalText } from '../util/printable.js';
-import type { SecretRegistry } from '../util/redact.js';
+import type { SecretRegistry } from '../secrets/redact.js';
 
 /**
  * A writable stream as commands see it: text only. Whatever a command writes is redacted and made

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { SecretRegistry } from '../util/redact.js';
+import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError } from '../errors.js';
 import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output } from './context.js';

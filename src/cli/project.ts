@@ -4,11 +4,11 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { envPolicyOf } from '../manifest/env-policy.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
-import { workspaceKey, type WorkspaceState } from '../state/types.js';
+import { workspaceKey } from '../state/types.js';
+import { TrustedSecrets } from '../secrets/trusted.js';
 import { fingerprintKey } from '../util/hash.js';
 import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
@@ -89,24 +89,6 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
 }
 
-/**
- * The values of the variables the last apply read (the state records their names) are secrets as
- * well, though the manifests may no longer read them: a live value still holds what `${env:NAME}`
- * put there, and a plan that removes the reference would print it as the value being replaced.
- * Only what the operator's policy lets a manifest read is looked up: the state file may be the pull
- * request's. Called by plan and apply as they read the workspace (planInputs' `onWorkspace`), so the
- * workspace is read once, and before any change is printed.
- */
-function registerRecordedVariables(workspace: WorkspaceState, ctx: CommandContext): void {
-  const names = workspace.environmentVariables ?? [];
-  if (names.length === 0) return;
-  const policy = envPolicyOf(ctx.env);
-  for (const name of names) {
-    const value = policy.check(name) === 'allowed' ? ctx.env[name] : undefined;
-    if (value) ctx.secrets.add(value);
-  }
-}
-
 /** The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit. */
 export async function openOperatorBackend(options: { state?: string | undefined }, ctx: CommandContext): Promise<StateBackend> {
   const backend = await openStateBackend({ state: options.state, env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
@@ -128,7 +110,8 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     serviceId: project.serviceId,
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
-    onWorkspace: (workspace: WorkspaceState) => registerRecordedVariables(workspace, ctx),
+    // What `${env:…}` put on the service stays secret whatever the manifests and the state file now say.
+    secrets: new TrustedSecrets(ctx.env, ctx.secrets),
   };
 }
 

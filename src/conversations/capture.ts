@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { parseChat } from './call-record.js';
 import { isPlainObject } from '../util/json-object.js';
-import { keepText, type Redact } from '../util/redact.js';
+import { keepText, type Redact } from '../secrets/redact.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;

@@ -10,7 +10,7 @@ import type { CompletionModel } from './budgets.js';
 import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
-import { keepText, shortenRedacted, type Redact } from '../util/redact.js';
+import { keepText, shortenRedacted, type Redact } from '../secrets/redact.js';
 
 /** A tool call as the call record lists it (`function_calls`: name and params). */
 export interface ToolCall {

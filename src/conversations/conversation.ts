@@ -13,7 +13,7 @@ import { findCallRecord, viewOfRecord } from './call-record.js';
 import { checkCall, checkReply } from './checks.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel, RequestBudget } from './budgets.js';
-import type { Redact } from '../util/redact.js';
+import type { Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from './safe-regex.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 

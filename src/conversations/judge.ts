@@ -7,7 +7,7 @@
 import { VoxformError } from '../errors.js';
 import { MODEL_TEXT_LIMIT, parseJsonObject, type ChatTurn } from '../model/chat-model.js';
 import type { CompletionModel } from './budgets.js';
-import { keepText, shortenRedacted, type Redact } from '../util/redact.js';
+import { keepText, shortenRedacted, type Redact } from '../secrets/redact.js';
 import type { SimulatedCaller, TranscriptMessage } from './types.js';
 
 export interface Verdict {

@@ -8,29 +8,41 @@ import type { DesiredState } from '../manifest/types.js';
 import { mapBounded } from '../util/semaphore.js';
 import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
-import { withholdSecrets } from './withhold-secrets.js';
+import { sinkNewTargets } from '../secrets/sink.js';
+import { trustedSecretPaths, type TrustedSecrets } from '../secrets/trusted.js';
+import { withholdSecrets } from '../secrets/withhold.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './types.js';
 import type { TestFile } from './types.js';
 
 /**
- * The agents the files name, each with the config `--against desired` sends: its secrets withheld
- * (withhold-secrets.ts) unless `withSecrets` — the operator's `--with-secrets`, for reviewed manifests.
+ * The agents the files name, each with the config `--against desired` sends. Unless `withSecrets`
+ * (the operator's `--with-secrets`, for reviewed manifests): every URL the live agent does not
+ * already call goes to a sink (src/secrets/sink.ts), and every secret — at the schema's places, the
+ * manifests' `${env:…}` places, and the places trusted evidence says hold one live
+ * (src/secrets/trusted.ts), a live value the manifests no longer set included — is withheld
+ * (src/secrets/withhold.ts). Every agent's live values are told to `trusted` before anything runs,
+ * so no report prints what `${env:…}` put on the service.
  */
 export async function resolveAgentsUnderTest(
   files: readonly TestFile[],
   desired: DesiredState,
   client: ApiClient,
   parallelism: number,
-  options: { withSecrets?: boolean } = {},
+  options: { withSecrets?: boolean; trusted: TrustedSecrets },
 ): Promise<Map<string, AgentUnderTest>> {
   const names = [...new Set(files.map((file) => file.agent))];
-  const agents = await mapBounded(names, parallelism, async (name) => {
+  const agents = await mapBounded(names, parallelism, async (name): Promise<[string, AgentUnderTest]> => {
     const agent = desired.agents.get(name);
     if (!agent) throw new Error(`resolveAgentsUnderTest(): ${name} is not in the desired state`); // the loader checked
     const live = await client.getAgent(agent.id);
+    const liveConfig = (live.config ?? {}) as Record<string, unknown>;
+    const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig);
     const config = desiredAgentConfig(agent, live);
-    return [name, { id: agent.id, desiredConfig: options.withSecrets ? config : withholdSecrets(config, agent) }] as const;
+    if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, sinkedTargets: [] }];
+    const sinked = sinkNewTargets(config, liveConfig);
+    const desiredConfig = withholdSecrets(sinked.config, { sensitivePaths: secretPaths, envReferences: agent.envReferences });
+    return [name, { id: agent.id, desiredConfig, sinkedTargets: sinked.replaced }];
   });
   return new Map(agents);
 }

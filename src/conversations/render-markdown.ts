@@ -7,7 +7,7 @@
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
 import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
-import { keepText, type Redact } from '../util/redact.js';
+import { keepText, type Redact } from '../secrets/redact.js';
 
 /** GitHub refuses comments over 65,536 characters; this leaves room for the rest of a comment. */
 export const MARKDOWN_LIMIT = 60_000;

@@ -11,7 +11,7 @@ import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudge
 import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
 import { RegexTimeBudget } from './safe-regex.js';
-import type { Redact } from '../util/redact.js';
+import type { Redact } from '../secrets/redact.js';
 import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
 export interface RunTestsOptions {

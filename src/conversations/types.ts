@@ -136,4 +136,6 @@ export interface TestRun {
 export interface AgentUnderTest {
   id: string;
   desiredConfig: AgentConfigUpdate;
+  /** Places in `desiredConfig` whose URL the live agent does not call, sent to the sink for this run (src/secrets/sink.ts). */
+  sinkedTargets?: readonly string[] | undefined;
 }

@@ -15,7 +15,7 @@
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
-import { configSecretSet } from '../schema/sensitive.js';
+import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../manifest/env-policy.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import type { PatternCursor } from '../util/field-path.js';
@@ -228,7 +228,7 @@ function renderPath(path: ReadonlyArray<string | number>): string {
 }
 
 /**
- * A copy of `value` where every string in a secret place (src/schema/sensitive.ts) is replaced by
+ * A copy of `value` where every string in a secret place (src/secrets/schema-paths.ts) is replaced by
  * what `secret` returns for its path (array elements named by their `name` when they have one),
  * and every other string has `${env:` escaped.
  */

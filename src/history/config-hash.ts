@@ -9,7 +9,7 @@
  * `${env:…}` (passed as `maskPaths`), are replaced by a marker before hashing.
  */
 import { schemaNode, stripToShape } from '../schema/introspect.js';
-import { configSecretSet } from '../schema/sensitive.js';
+import { configSecretSet } from '../secrets/schema-paths.js';
 import type { PatternCursor } from '../util/field-path.js';
 import { hashValue } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';

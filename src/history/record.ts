@@ -7,10 +7,10 @@
  * reference is escaped (`$${env:…}`), so a rollback reads it as the same text.
  */
 import type { DesiredAgent } from '../manifest/types.js';
-import { configSecretSet } from '../schema/sensitive.js';
+import { configSecretSet } from '../secrets/schema-paths.js';
 import { formatDotted, isDottedAtOrUnder, type PathSegment } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 import { configurationHash } from './config-hash.js';
 import type { AgentVersion, DeploySource, DeploySummary, HistoryRecord } from './types.js';
 
@@ -29,7 +29,7 @@ export function envConfigPaths(agent: DesiredAgent): string[] {
     .sort();
 }
 
-/** Whether a place in a config holds a secret by the schema (src/schema/sensitive.ts). */
+/** Whether a place in a config holds a secret by the schema (src/secrets/schema-paths.ts). */
 function isSchemaSecret(at: readonly PathSegment[]): boolean {
   return configSecretSet().covers(at);
 }

@@ -12,7 +12,7 @@ import { DiagnosticList } from '../manifest/diagnostics.js';
 import { envPolicyOf } from '../manifest/env-policy.js';
 import { interpolateTree, type InterpolationContext } from '../manifest/interpolate.js';
 import type { PathPart } from '../manifest/positions.js';
-import { configSecretPlaces } from '../schema/sensitive.js';
+import { configSecretPlaces } from '../secrets/schema-paths.js';
 import { formatDotted, valueAtPath } from '../util/field-path.js';
 import { LineCounter, type SourceText } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';

@@ -4,7 +4,7 @@
  * knowledge references noted for the steps that read files and resolve references.
  */
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
-import { configSecretPlaces, envSecretSet } from '../schema/sensitive.js';
+import { configSecretPlaces, envSecretSet } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';

@@ -11,7 +11,7 @@
  */
 import { printable } from '../util/printable.js';
 
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 
 export interface CodeFrameOptions {
   /** Lines shown before and after the one at fault. */

@@ -6,10 +6,10 @@
 import type { Diagnostic } from './types.js';
 import type { DiagnosticCode } from '../error-codes.js';
 import { codeFrame } from './code-frame.js';
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
 import { positionOf, type SourceText, type Span } from './source.js';
-import { maskSecretLines, type MaskedLine } from './secret-lines.js';
+import { maskSecretLines, type MaskedLine } from '../secrets/secret-lines.js';
 
 /** Re-exported where the loader's callers have always found them; the list itself lives in src/error-codes.ts. */
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from '../error-codes.js';

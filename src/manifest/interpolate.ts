@@ -8,6 +8,7 @@
  * where none may be (an id, a file path), is a diagnostic at the reference, and its value is never
  * read. The names of the variables read are reported too, so a plan can list them.
  */
+import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from './env-policy.js';
 import { mapChildren, spansOf, type EntrySpans, type PathPart } from './positions.js';
@@ -97,10 +98,10 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     }
     fromEnv = true;
     ctx.onSecret(resolved);
-    if (span && resolved.length > 0 && resolved.length < SHORT_SECRET_LENGTH) {
+    if (span && resolved.length > 0 && resolved.length < MIN_SEARCHABLE_SECRET && firstWarning(ctx.diagnostics, name)) {
       ctx.diagnostics.warning(
         'env_value_short',
-        `the value of ${name} is only ${resolved.length} character${resolved.length === 1 ? '' : 's'}: voxform treats every \${env:…} value as a secret and hides each occurrence of it in its output, which garbles ordinary text; read only secrets through \${env:…}, and put other per-environment values under environments:`,
+        `the value of ${name} is under ${MIN_SEARCHABLE_SECRET} characters, too short to search for in output without garbling ordinary words: it is hidden where it stands as a value (its config paths, headers), not wherever it occurs in text such as a reply; use a longer secret, or put values that are not secret under environments:`,
         locate(span, whole),
       );
     }
@@ -109,11 +110,16 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   return { value, fromEnv };
 }
 
-/**
- * Below this length a secret value also occurs inside ordinary words, and hiding every occurrence
- * (the last scrub of all output cannot know which are the secret) garbles the output: worth a warning.
- */
-export const SHORT_SECRET_LENGTH = 4;
+/** The variables already warned about as too short, per load (one warning per variable, however many references). */
+const warnedShort = new WeakMap<DiagnosticList, Set<string>>();
+
+function firstWarning(diagnostics: DiagnosticList, name: string): boolean {
+  let names = warnedShort.get(diagnostics);
+  if (!names) warnedShort.set(diagnostics, (names = new Set()));
+  if (names.has(name)) return false;
+  names.add(name);
+  return true;
+}
 
 /** How `interpolateTree` walks one tree. */
 export interface TreeInterpolation {

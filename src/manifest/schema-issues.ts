@@ -5,7 +5,7 @@
  */
 import { flaggedPaths, knownProperties, nodeAt, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { validateAgainst, validateAgainstManifestDef, type SchemaIssue } from '../schema/validate.js';
-import { isSecretManifestPath } from '../schema/sensitive.js';
+import { isSecretManifestPath } from '../secrets/schema-paths.js';
 import { formatIndexed, PatternSet, valueAtPath } from '../util/field-path.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import {

@@ -2,7 +2,7 @@
 import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
-import { agentSecretPatterns } from '../schema/sensitive.js';
+import { agentSecretPatterns } from '../secrets/schema-paths.js';
 import { dottedLeaves, isDottedAtOrUnder } from '../util/field-path.js';
 
 /** A live agent as comparable to a manifest: read-only extras stripped (they are never managed). */
@@ -13,7 +13,7 @@ export interface ComparableAgent {
 
 /**
  * Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}`
- * (src/schema/sensitive.ts) — `name` too when the manifest fills it from one (it lies outside the
+ * (src/secrets/schema-paths.ts) — `name` too when the manifest fills it from one (it lies outside the
  * config, which `sensitivePaths` covers).
  */
 export function agentSensitivePatterns(agent: DesiredAgent): readonly string[] {

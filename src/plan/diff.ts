@@ -17,7 +17,7 @@ import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type C
 import { isUnchanged } from './compare.js';
 import { agentFingerprinted, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
-import { entrySecretPaths, secretPatternSet } from '../schema/sensitive.js';
+import { entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import type { LiveState } from './read-live.js';
 import {
   agentFilesRequest,

@@ -4,7 +4,7 @@
  * prompts and for structured values such as tool lists. Values arrive already redacted.
  */
 import { structuredPatch } from 'diff';
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 import { serializeAlike } from './compare.js';
 import { redactValue } from './redact.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from './types.js';

@@ -11,7 +11,7 @@
  * inside a code fence (every fence opened is closed), inside a secret marker such as
  * `(sensitive)`, or inside a character.
  */
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { DesiredState } from '../manifest/types.js';
+import type { TrustedSecrets } from '../secrets/trusted.js';
 import type { StateBackend } from '../state/backend.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
@@ -32,6 +33,12 @@ export interface PlanOptions {
    * plan that no longer reads them never prints what they put on the service.
    */
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
+  /**
+   * Hears the variables the state recorded and every live value the plan reads (each change's
+   * `before`) before it is reported, so what `${env:…}` put on the service is never printed, whatever
+   * the manifests and the state file now say (src/secrets/trusted.ts).
+   */
+  secrets?: TrustedSecrets | undefined;
 }
 
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
@@ -39,6 +46,7 @@ export async function plan(options: PlanOptions): Promise<Plan> {
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? '.voxform/state.json');
   const { workspace } = await backend.readWorkspace(workspaceKey(options.desired.environment, options.serviceId));
   options.onWorkspace?.(workspace);
+  options.secrets?.noteRecordedVariables(workspace.environmentVariables);
   const created = await createPlan({
     desired: options.desired,
     client: options.client,
@@ -48,7 +56,10 @@ export async function plan(options: PlanOptions): Promise<Plan> {
     files: options.files ?? [],
     targets: options.targets ?? [],
     ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
-    onChange: options.onChange,
+    onChange: (change) => {
+      options.secrets?.noteLive(change.before);
+      options.onChange?.(change);
+    },
   });
   return created.plan;
 }

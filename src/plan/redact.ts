@@ -1,5 +1,5 @@
-import { secretPatternSet } from '../schema/sensitive.js';
-import { REDACTED } from '../util/redact.js';
+import { secretPatternSet } from '../secrets/schema-paths.js';
+import { REDACTED } from '../secrets/redact.js';
 import type { PatternCursor } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 

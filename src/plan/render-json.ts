@@ -1,4 +1,4 @@
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 import { redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
 import { toJsonText } from '../util/printable.js';

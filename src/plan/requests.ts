@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
-import { REDACTED } from '../util/redact.js';
+import { REDACTED } from '../secrets/redact.js';
 import { isDottedAtOrUnder, formatDotted, type PathSegment, type PatternCursor } from '../util/field-path.js';
-import { entrySecretPaths, secretPatternSet } from '../schema/sensitive.js';
+import { entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import { isPlainObject } from '../util/json-object.js';
 import { UNKNOWN_AFTER_APPLY, type PlannedRequest, type RequestOperation, type ValueFill } from './types.js';
 
@@ -174,7 +174,7 @@ export function credentialRequests(credential: DesiredCredential): PlannedReques
 /**
  * A flat body from a manifest entry's values (found `under` a path of the entry: a phone's
  * `import`) with every value at a secret place of the entry (`secrets`: dotted from the entry, see
- * src/schema/sensitive.ts) replaced by the redaction marker, and the fills that put the values
+ * src/secrets/schema-paths.ts) replaced by the redaction marker, and the fills that put the values
  * back at apply, read from the manifests again.
  */
 function withEntrySecrets(

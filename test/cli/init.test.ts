@@ -9,7 +9,7 @@ import type { CommandContext, Output } from '../../src/cli/context.js';
 import { isVoxformError } from '../../src/errors.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { templateNames } from '../../src/templates/catalog.js';
-import { SecretRegistry } from '../../src/util/redact.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
 import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 

@@ -177,7 +177,7 @@ describe('voxform validate', () => {
 describe('voxform validate, in process', () => {
   async function runInProcess(cwd: string, color: boolean) {
     const { run } = await import('../../src/cli/commands/validate.js');
-    const { SecretRegistry } = await import('../../src/util/redact.js');
+    const { SecretRegistry } = await import('../../src/secrets/redact.js');
     const secrets = new SecretRegistry();
     let stdout = '';
     let stderr = '';

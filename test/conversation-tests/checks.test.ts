@@ -5,7 +5,7 @@ import { ChatModel } from '../../src/model/chat-model.js';
 import { matchWithBudget, RegexTimeBudget } from '../../src/conversations/safe-regex.js';
 import type { CallCheck, ReplyCheck } from '../../src/conversations/types.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
-import { SecretRegistry } from '../../src/util/redact.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
 
 let fake: FakeModel | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { echoedForms } from '../../src/util/redact.js';
+import { echoedForms } from '../../src/secrets/redact.js';
 import { startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 

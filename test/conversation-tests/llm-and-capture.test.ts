@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
-import { SecretRegistry } from '../../src/util/redact.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { callService, startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';

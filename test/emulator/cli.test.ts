@@ -8,7 +8,7 @@ import { parseEmulatorFlags, runEmulator } from '../../src/cli/commands/emulator
 import type { CommandContext } from '../../src/cli/context.js';
 import { checkSeed, DEFAULT_PUBLIC_KEY, startEmulator } from '../../src/emulator/index.js';
 import { VoxformError } from '../../src/errors.js';
-import { SecretRegistry } from '../../src/util/redact.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
 import { repoRoot } from '../helpers/cli.js';
 import { clientFor, FRONT_DESK } from './helpers.js';
 

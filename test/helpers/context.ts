@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { CommandContext, Output } from '../../src/cli/context.js';
-import { SecretRegistry } from '../../src/util/redact.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
 
 /** A command context for running a command in-process: output captured, cleanups kept to run later. */
 export function makeContext(options: {

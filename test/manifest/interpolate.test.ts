@@ -17,10 +17,10 @@ describe('interpolateString', () => {
     { text: 'plain text', env: {}, value: 'plain text', fromEnv: false, secrets: [] },
     { text: '${env:TOKEN}', env: { TOKEN: 's3cret' }, value: 's3cret', fromEnv: true, secrets: ['s3cret'] },
     { text: 'Bearer ${env:TOKEN}', env: { TOKEN: 's3cret' }, value: 'Bearer s3cret', fromEnv: true, secrets: ['s3cret'] },
-    { text: '${env:A}-${env:B}', env: { A: 'first', B: 'second' }, value: 'first-second', fromEnv: true, secrets: ['first', 'second'] },
+    { text: '${env:A}-${env:B}', env: { A: 'first1', B: 'second' }, value: 'first1-second', fromEnv: true, secrets: ['first1', 'second'] },
     { text: '${env:TOKEN:-dev-token}', env: {}, value: 'dev-token', fromEnv: true, secrets: ['dev-token'] },
     { text: '${env:TOKEN:-dev-token}', env: { TOKEN: '' }, value: 'dev-token', fromEnv: true, secrets: ['dev-token'] },
-    { text: '${env:TOKEN:-dev-token}', env: { TOKEN: 'real' }, value: 'real', fromEnv: true, secrets: ['real'] },
+    { text: '${env:TOKEN:-dev-token}', env: { TOKEN: 'real-token' }, value: 'real-token', fromEnv: true, secrets: ['real-token'] },
     { text: '${env:TOKEN:-}', env: {}, value: '', fromEnv: true, secrets: [''] },
     { text: '${env:URL:-http://localhost:8080/x}', env: {}, value: 'http://localhost:8080/x', fromEnv: true, secrets: ['http://localhost:8080/x'] },
     { text: '${env:EMPTY}', env: { EMPTY: '' }, value: '', fromEnv: true, secrets: [''] },
@@ -73,7 +73,7 @@ describe('the operator policy and forbidden places', () => {
   }
 
   it.each([
-    { text: '${env:A}-${env:B:-none}', env: { A: '1234' }, place: undefined, value: '1234-none', names: ['A', 'B'], codes: [] },
+    { text: '${env:A}-${env:B:-nothing}', env: { A: '123456' }, place: undefined, value: '123456-nothing', names: ['A', 'B'], codes: [] },
     { text: '${env:VOXFORM_API_KEY}', env: { VOXFORM_API_KEY: 'k' }, place: undefined, value: '${env:VOXFORM_API_KEY}', names: [], codes: ['6 env_not_allowed'] },
     { text: 'x ${env:B}', env: { B: 'b', VOXFORM_ENV_ALLOW: 'A' }, place: undefined, value: 'x ${env:B}', names: [], codes: ['8 env_not_allowed'] },
     { text: '${env:A}', env: { A: 'allowed', VOXFORM_ENV_ALLOW: 'A' }, place: undefined, value: 'allowed', names: ['A'], codes: [] },

@@ -62,7 +62,7 @@ environments:
 
   it('still allows it in ordinary values, and an escaped $${env:…} anywhere', async () => {
     const yaml = 'agents:\n  a: { id: "ag_$${env:X}", config: { first_message: "${env:GREETING}" } }\n';
-    const result = await loadTree({ 'voxform.yaml': yaml }, { env: { GREETING: 'Hello' } });
+    const result = await loadTree({ 'voxform.yaml': yaml }, { env: { GREETING: 'Hello there' } });
     expect(summarize(result)).toEqual([]);
     expect(result.state?.agents.get('a')?.id).toBe('ag_${env:X}');
     expect(result.state?.environmentVariables).toEqual(['GREETING']);

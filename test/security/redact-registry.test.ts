@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scrub } from '../../src/api/errors.js';
-import { echoedForms, REDACTED, redactNeedles, SecretRegistry } from '../../src/util/redact.js';
+import { echoedForms, MIN_SEARCHABLE_SECRET, REDACTED, redactNeedles, SecretRegistry } from '../../src/secrets/redact.js';
 
 function registryOf(...values: string[]): SecretRegistry {
   const registry = new SecretRegistry();
@@ -17,11 +17,20 @@ describe('SecretRegistry.redact', () => {
   });
 
   it.each([
-    ['one character', 'q', 'a q b', `a ${REDACTED} b`],
-    ['two characters', 'k9', 'k9k9 k', `${REDACTED} k`],
-    ['three characters', 'xyz', 'token=xyz;', `token=${REDACTED};`],
-  ])('scrubs a short secret (%s)', (_name, secret, text, expected) => {
+    ['six characters', 'k9k9k9', 'k9k9k9k9k9k9 k', `${REDACTED} k`],
+    ['seven characters', 'xyz-123', 'token=xyz-123;', `token=${REDACTED};`],
+  ])('scrubs a secret as short as MIN_SEARCHABLE_SECRET (%s)', (_name, secret, text, expected) => {
     expect(registryOf(secret).redact(text)).toBe(expected);
+  });
+
+  it.each([
+    ['one character', 'x', 'voxform.yaml excludes x'],
+    ['five characters', 'Hello', 'Hello there'],
+  ])('leaves a secret shorter than MIN_SEARCHABLE_SECRET to be masked by place, never inside words (%s)', (_name, secret, text) => {
+    expect(secret.length).toBeLessThan(MIN_SEARCHABLE_SECRET);
+    const registry = registryOf(secret);
+    expect(registry.size).toBe(0);
+    expect(registry.redact(text)).toBe(text);
   });
 
   it.each([
@@ -45,7 +54,7 @@ describe('SecretRegistry.redact', () => {
   });
 
   it('scrubs overlapping secrets as one span and never re-scans the marker', () => {
-    expect(registryOf('abcd', 'cdef').redact('xxabcdefyy')).toBe(`xx${REDACTED}yy`);
+    expect(registryOf('abcdefgh', 'efghijkl').redact('xxabcdefghijklyy')).toBe(`xx${REDACTED}yy`);
     // A secret that occurs in the marker itself does not loop or grow the output.
     expect(registryOf('sensitive').redact('a sensitive b')).toBe(`a ${REDACTED} b`);
   });

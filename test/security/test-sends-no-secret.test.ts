@@ -106,11 +106,13 @@ describe('voxform test sends no secret to a URL the repository names, before rev
     const { url, deliveries, received } = await startListener();
     emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'all' });
     // The live agent's own tool (reviewed, applied) holds a header and a token in its URL.
+    // Its webhooks are the receiver (reviewed and applied: a URL the live agent does not call would go to the sink).
     const live = { name: 'calendar', description: 'The live tool.', webhook: `https://calendar.example.com/hook?key=${LIVE.query}`, header: { authorization: LIVE.header } };
+    const hooks = { extra_prompt_webhook: { url: `${url}/prefetch?t=${PLANTED.URL_TOKEN}` }, session_data_webhook: { url: `${url}/end` } };
     const put = await fetch(`${emulator.url}/agents/${AGENT}`, {
       method: 'PUT',
       headers: { authorization: emulator.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Front desk', config: { tools: [live] } }),
+      body: JSON.stringify({ name: 'Front desk', config: { tools: [live], ...hooks } }),
     });
     expect(put.status).toBe(200);
     const dir = await makeDir(project(url));

@@ -2,10 +2,10 @@ import type { CallLogFilters } from '../../api/index.js';
 import { VoxformError } from '../../errors.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
-import { isSecretKeyName } from '../../schema/sensitive.js';
+import { isSecretKeyName } from '../../secrets/schema-paths.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { controlsAsQuestionMarks, toJsonText } from '../../util/printable.js';
-import { REDACTED } from '../../util/redact.js';
+import { REDACTED } from '../../secrets/redact.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
@@ -140,7 +140,7 @@ async function* upTo(records: AsyncIterable<GlobalCallHistoryRecord>, limit: num
 /**
  * A copy of a call record with every value under a secret key replaced by the marker: the webhook
  * and tool headers and app-function credentials of the `agent_config` snapshot, provider keys, and
- * the authorization a function call may carry (`isSecretKeyName`, src/schema/sensitive.ts).
+ * the authorization a function call may carry (`isSecretKeyName`, src/secrets/schema-paths.ts).
  */
 export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHistoryRecord {
   const walk = (value: unknown): unknown => {

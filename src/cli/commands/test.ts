@@ -15,13 +15,20 @@ import { renderTestJunit } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
 import { renderTestText } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
-import type { Target, TestFile, TestRun } from '../../conversations/types.js';
+import type { AgentUnderTest, Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
-import { connectService, loadDesiredState, type ProjectOptions } from '../project.js';
+import { connectService, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
+import type { Connection } from '../connection.js';
+import type { DesiredState } from '../../manifest/types.js';
+import { SINK_URL } from '../../secrets/sink.js';
+import { markdownText } from '../../util/markdown-escape.js';
+import { printable } from '../../util/printable.js';
+import { readTrustedSecrets, type TrustedSecrets } from '../../secrets/trusted.js';
+import { workspaceKey } from '../../state/types.js';
 
 interface TestOptions extends ProjectOptions {
   args?: string[];
@@ -57,8 +64,12 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const parallelism = options.parallelism ?? 8;
   const withSecrets = options.withSecrets === true;
   // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
-  const { client } = await connectService({ ...options, parallelism }, desired, ctx, { emulatorWebhooks: withSecrets ? 'all' : 'none' });
-  const agents = await resolveAgentsUnderTest(files, desired, client, parallelism, { withSecrets });
+  const connection = await connectService({ ...options, parallelism }, desired, ctx, { emulatorWebhooks: withSecrets ? 'all' : 'none' });
+  const { client } = connection;
+  const trusted = await trustedSecretsOf(options, ctx, desired, connection);
+  const agents = await resolveAgentsUnderTest(files, desired, client, parallelism, { withSecrets, trusted });
+  // Only a run that sends the configuration under test has targets to report.
+  const sinked = targets.includes('desired') ? sinkNotes(agents) : [];
   const status = progressLine(ctx.stderr);
   // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
   const interrupt = new AbortController();
@@ -85,7 +96,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
     return EXIT_INTERRUPTED;
   }
-  await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
+  await emit(render(testRun, options.format ?? 'text', ctx, sinked), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
 }
 
@@ -104,11 +115,32 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
   return result.files;
 }
 
-function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext): string {
+/**
+ * The trusted secrets of the workspace (src/secrets/trusted.ts): from the operator's state backend,
+ * as `plan` has them, so a test report hides what `plan` hides.
+ */
+async function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
+  const backend = await openOperatorBackend(options, ctx);
+  const serviceId = connection.local ? 'local' : connection.baseUrl;
+  return readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
+}
+
+/** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts). */
+function sinkNotes(agents: ReadonlyMap<string, AgentUnderTest>): string[] {
+  return [...agents].flatMap(([name, agent]) =>
+    agent.sinkedTargets?.length
+      ? [`Note: ${printable(name)}: ${agent.sinkedTargets.map(printable).join(', ')} named ${agent.sinkedTargets.length === 1 ? 'a URL' : 'URLs'} the live agent does not call; the run sent ${agent.sinkedTargets.length === 1 ? 'it' : 'them'} to ${SINK_URL} instead (pass --with-secrets once the change is reviewed).`]
+      : [],
+  );
+}
+
+function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext, notes: readonly string[]): string {
   if (format === 'json') return renderTestJson(testRun);
   if (format === 'junit') return renderTestJunit(testRun);
-  if (format === 'markdown') return renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text));
-  return renderTestText(testRun, { color: ctx.color });
+  // The text and Markdown reports (the pull request's comment) say which targets the run replaced; JSON and JUnit keep their documents' shape.
+  const noted = (text: string, note: (line: string) => string) => (notes.length === 0 ? text : `${text}${notes.map(note).join('')}`);
+  if (format === 'markdown') return noted(renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text)), (line) => `\n> ${markdownText(line)}\n`);
+  return noted(renderTestText(testRun, { color: ctx.color }), (line) => `${line}\n`);
 }
 
 /** `voxform test --out`: checked before any conversation starts, so a mistyped path costs no run. */
@@ -163,7 +195,8 @@ const CAPTURE_SEARCH_DEPTH = 10_000;
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx);
-  const { client } = await connectService(options, desired, ctx);
+  const connection = await connectService(options, desired, ctx);
+  const { client } = connection;
   let record;
   for await (const candidate of client.iterateCallLogs({}, { max: CAPTURE_SEARCH_DEPTH })) {
     if (candidate.call_id === callId) {
@@ -180,6 +213,8 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
       hint: 'A test names its agent by manifest name: add the agent to the manifest, or point -f at the manifest that has it.',
     });
   }
+  // What the call's configuration and transcript hold of the operator's secrets is never written.
+  (await trustedSecretsOf(options, ctx, desired, connection)).noteLive(record);
   const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value) });
   await emit(text, options.out, ctx, { what: 'the test file', createFolder: true, unwritten: 'nothing was written' });
   return 0;

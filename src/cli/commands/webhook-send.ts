@@ -1,5 +1,5 @@
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
-import { sensitiveFieldNames } from '../../schema/sensitive.js';
+import { sensitiveFieldNames } from '../../secrets/schema-paths.js';
 import { validateAgainst } from '../../schema/validate.js';
 import { WebhookSender, type WebhookOutcome } from '../../emulator/webhooks.js';
 import { END_CALL_STATUSES } from '../../emulator/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecretLines } from '../../src/manifest/secret-lines.js';
+import { maskSecretLines } from '../../src/secrets/secret-lines.js';
 
 /** The text with the masked lines put in: what a frame of every line would show. */
 function shown(lines: string[]): string[] {

@@ -11,7 +11,7 @@
  *   - the user info and query values of every URL, where tokens ride (as `voxform export` treats them).
  */
 import type { DesiredAgent } from '../manifest/types.js';
-import { configSecretSet } from '../schema/sensitive.js';
+import { configSecretSet } from './schema-paths.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 

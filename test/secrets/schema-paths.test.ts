@@ -14,7 +14,7 @@ import {
   sensitiveConfigPatterns,
   sensitiveFieldNames,
   sensitiveManifestPatterns,
-} from '../../src/schema/sensitive.js';
+} from '../../src/secrets/schema-paths.js';
 
 describe('the one answer to "is this secret" (the schemas\' x-sensitive marks)', () => {
   it('names the agent config fields marked secret', () => {

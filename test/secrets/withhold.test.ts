@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WITHHELD, withholdSecrets, withholdUrlTokens } from '../../src/conversations/withhold-secrets.js';
+import { WITHHELD, withholdSecrets, withholdUrlTokens } from '../../src/secrets/withhold.js';
 
 const W = WITHHELD;
 

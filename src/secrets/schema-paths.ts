@@ -8,7 +8,7 @@
  * diagnostics, `voxform logs`, the configuration hash) asks this module; none decides on its own.
  */
 import { FieldPattern, formatDotted, PatternSet, type FieldPath } from '../util/field-path.js';
-import { flaggedPaths } from './introspect.js';
+import { flaggedPaths } from '../schema/introspect.js';
 
 let configPatterns: readonly string[] | undefined;
 let manifestPatterns: readonly string[] | undefined;

@@ -13,8 +13,8 @@
  *   - the anchors (`&name`) whose aliases (`*name`) a hidden part uses, as if they were secret keys.
  * It hides more than the schemas would (a `headers:` in a prompt's text), never less.
  */
-import { sensitiveFieldNames } from '../schema/sensitive.js';
-import { REDACTED } from '../util/redact.js';
+import { sensitiveFieldNames } from './schema-paths.js';
+import { REDACTED } from './redact.js';
 
 /** A line of a frame with its secret parts replaced. */
 export interface MaskedLine {

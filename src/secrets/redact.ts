@@ -1,7 +1,16 @@
-import { printable } from './printable.js';
+import { printable } from '../util/printable.js';
 
 /** What every printed, logged or stored secret becomes. */
 export const REDACTED = '(sensitive)';
+
+/**
+ * Secrets shorter than this are not searched for in text: a value of a few characters also occurs
+ * inside ordinary words ("x" in "excludes"), and hiding each occurrence garbles the output while
+ * protecting nothing. Such values are masked where they stand as values instead (their config
+ * paths, headers: the renderers, withholding and `logs` mask by place), and the manifest loader
+ * warns about them (`env_value_short`).
+ */
+export const MIN_SEARCHABLE_SECRET = 6;
 
 /** Hides the secrets a text holds (`SecretRegistry.redact`, or a library caller's own). */
 export type Redact = (text: string) => string;
@@ -26,8 +35,8 @@ export function shortenRedacted(text: string, max: number, redact: Redact): stri
  * still never reaches the terminal.
  *
  * Redaction cannot fail: it searches plain strings (no regular expression is built from a secret),
- * so a value of any length and any characters is scrubbed in linear time. Every value is scrubbed,
- * however short: a one-letter secret makes the output ugly, but never shows the secret. Besides the
+ * so a value of any characters is scrubbed in linear time. A value shorter than
+ * `MIN_SEARCHABLE_SECRET` is not searched for (see there): it is masked by place. Besides the
  * value as written, the forms a service or a renderer echoes it in are scrubbed too (see
  * `echoedForms`).
  */
@@ -36,7 +45,7 @@ export class SecretRegistry {
   private needles: string[] | undefined;
 
   add(value: string | undefined | null): void {
-    if (typeof value !== 'string' || value === '' || this.values.has(value)) return;
+    if (typeof value !== 'string' || value.length < MIN_SEARCHABLE_SECRET || this.values.has(value)) return;
     this.values.add(value);
     this.needles = undefined;
   }

@@ -1,0 +1,50 @@
+/**
+ * Where a configuration under test may make the service call. `voxform test --against desired`
+ * runs before review, and the service (or emulator) calls the webhooks and tools its config names,
+ * sending the end-of-call payload with the whole config, metadata and transcript. So a URL the pull
+ * request introduces (one the live agent does not already call) is replaced by `SINK_URL` for the
+ * run, unless the operator passes `--with-secrets`: the run reaches only hosts the reviewed, live
+ * configuration names. URLs the live agent has keep working, so tests of reviewed tools still run.
+ */
+import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
+
+/**
+ * A URL no service can deliver to: the `.invalid` top-level domain is reserved never to resolve
+ * (RFC 6761), on any network, so no loopback listener, DNS record or proxy can receive what is sent
+ * there. A loopback address voxform served would be the service's own loopback, not voxform's.
+ */
+export const SINK_URL = 'https://sink.voxform.invalid/';
+
+/** A whole text that is a URL the service can call. */
+const CALLABLE_URL = /^(?:https?|wss?):\/\/\S+$/i;
+
+export interface SinkedConfig<T> {
+  config: T;
+  /** The dotted places whose URL was replaced by `SINK_URL` (`session_data_webhook.url`, `tools.0.webhook`). */
+  replaced: string[];
+}
+
+/** A copy of `config` where every URL the live config does not hold is `SINK_URL`; `config` is left as it is. */
+export function sinkNewTargets<T extends object>(config: T, liveConfig: Record<string, unknown>): SinkedConfig<T> {
+  const known = new Set<string>();
+  walk(liveConfig, [], (text) => {
+    if (CALLABLE_URL.test(text)) known.add(text);
+    return text;
+  });
+  const replaced: string[] = [];
+  const out = walk(config, [], (text, at) => {
+    if (!CALLABLE_URL.test(text) || known.has(text)) return text;
+    replaced.push(formatDotted(at));
+    return SINK_URL;
+  }) as T;
+  return { config: out, replaced };
+}
+
+function walk(value: unknown, at: FieldPath, onString: (text: string, at: FieldPath) => string): unknown {
+  if (typeof value === 'string') return onString(value, at);
+  if (Array.isArray(value)) return value.map((item, index) => walk(item, [...at, index], onString));
+  if (!isPlainObject(value)) return value;
+  // fromEntries defines own keys: a `__proto__` key stays data.
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, walk(child, [...at, key], onString)]));
+}

@@ -1,0 +1,139 @@
+/**
+ * Which live values are secret, decided from evidence a pull request cannot edit. The manifests of
+ * a pull request may stop referencing `${env:PROMO_CODE}` while the live agent still holds its
+ * value; a committed state file may have had its list of variables emptied. Neither may unmask
+ * anything, so the secret places of a live configuration are the union of:
+ *   - the places the schemas mark secret (schema-paths.ts);
+ *   - the places whose live value holds the value of a variable the operator lets a manifest read
+ *     (the operator's environment and policy, compared with what the service holds: only
+ *     `${env:…}` can have put it there);
+ *   - the places the deploy ledger recorded as filled from `${env:…}` at the last apply, and the
+ *     values of the variables the state recorded. A state file or ledger inside the checkout is the
+ *     pull request's: what it lists is added, and nothing it leaves out is relied on;
+ *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
+ * Every command asks here (plan, apply, test, report): none derives secret places on its own.
+ */
+import type { HistoryRecord } from '../history/types.js';
+import type { StateBackend } from '../state/backend.js';
+import { envPolicyOf } from '../manifest/env-policy.js';
+import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
+import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
+import { sensitiveConfigPatterns } from './schema-paths.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** What is known, from trusted evidence, about the secrets of one workspace. */
+export class TrustedSecrets {
+  private readonly candidates: readonly string[];
+  /** The candidates long enough to search for that no live value has shown yet: each is searched for until found once. */
+  private readonly unfound: Set<string>;
+  private readonly ledgerPaths = new Map<string, Set<string>>();
+
+  /**
+   * `env` is the operator's environment; `registry` hears every secret value found, for the scrub
+   * of all output.
+   */
+  constructor(
+    private readonly env: Env,
+    private readonly registry: SecretRegistry,
+  ) {
+    this.candidates = manifestReadableValues(env);
+    this.unfound = new Set(this.candidates.filter((candidate) => candidate.length >= MIN_SEARCHABLE_SECRET));
+  }
+
+  /** The names of the variables an apply read (the state's list): their values are secrets. */
+  noteRecordedVariables(names: readonly string[] | undefined): void {
+    const policy = envPolicyOf(this.env);
+    for (const name of names ?? []) {
+      if (policy.check(name) === 'allowed') this.registry.add(this.env[name]);
+    }
+  }
+
+  /** The deploy ledger: each agent's places filled from `${env:…}` at its applies, by agent id. */
+  noteLedger(records: readonly HistoryRecord[]): void {
+    for (const record of records) {
+      for (const version of Object.values(record.agents ?? {})) {
+        if (typeof version?.id !== 'string' || !Array.isArray(version.maskedPaths)) continue;
+        let paths = this.ledgerPaths.get(version.id);
+        if (!paths) this.ledgerPaths.set(version.id, (paths = new Set()));
+        for (const place of version.maskedPaths) if (typeof place === 'string') paths.add(place);
+      }
+    }
+  }
+
+  /**
+   * A value read from the service (a live config, a plan's `before`): every operator value it holds
+   * is registered for the scrub, so nothing prints it whatever the manifests now say.
+   */
+  noteLive(value: unknown): void {
+    if (this.unfound.size === 0) return;
+    forEachString(value, [], (text) => {
+      for (const candidate of this.unfound) {
+        if (!text.includes(candidate)) continue;
+        this.registry.add(candidate);
+        this.unfound.delete(candidate);
+      }
+    });
+  }
+
+  /**
+   * The secret places of an agent's live config, dotted and concrete (`prompt`, `tools.0.header`),
+   * beside the patterns the schema marks: the ledger's places for the agent, and every place whose
+   * value holds an operator value (a short one only where it is the whole value). Registers what it
+   * finds, as `noteLive` does.
+   */
+  livePaths(agentId: string, liveConfig: Record<string, unknown>): string[] {
+    const found = new Set(this.ledgerPaths.get(agentId) ?? []);
+    forEachString(liveConfig, [], (text, at) => {
+      for (const candidate of this.candidates) {
+        const holds = candidate.length >= MIN_SEARCHABLE_SECRET ? text.includes(candidate) : text === candidate;
+        if (!holds) continue;
+        found.add(formatDotted(at));
+        this.registry.add(candidate);
+      }
+    });
+    return [...found];
+  }
+}
+
+/**
+ * The trusted secrets of a workspace as the operator's state backend knows them: the variables
+ * its last apply read, and the deploy ledger's `${env:…}` places of every apply to it. Used where
+ * a command reads live values without planning (`test`, `test capture`); `plan` and `apply` hear the
+ * same through `PlanOptions.secrets` as they read the workspace.
+ */
+export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Env, registry: SecretRegistry): Promise<TrustedSecrets> {
+  const trusted = new TrustedSecrets(env, registry);
+  const stored = await backend.readWorkspace(workspace);
+  trusted.noteRecordedVariables(stored.workspace.environmentVariables);
+  trusted.noteLedger((await backend.exportHistory()).filter((record) => record.workspace === workspace));
+  return trusted;
+}
+
+/**
+ * Every secret pattern of an agent's config (relative to the config): the schema's, the places
+ * `livePaths` found, and the places the manifests fill from `${env:…}`.
+ */
+export function trustedSecretPaths(trusted: TrustedSecrets, agent: { id: string; sensitivePaths: readonly string[] }, liveConfig: Record<string, unknown>): string[] {
+  return [...new Set([...sensitiveConfigPatterns(), ...trusted.livePaths(agent.id, liveConfig), ...agent.sensitivePaths])];
+}
+
+/**
+ * The values of the variables a manifest may read under the operator's policy (`VOXFORM_ENV_ALLOW`
+ * when set; never `VOXFORM_*`), each at most once.
+ */
+function manifestReadableValues(env: Env): string[] {
+  const policy = envPolicyOf(env);
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value && policy.check(name) === 'allowed') values.add(value);
+  }
+  return [...values];
+}
+
+function forEachString(value: unknown, at: FieldPath, onString: (text: string, at: FieldPath) => void): void {
+  if (typeof value === 'string') onString(value, at);
+  else if (Array.isArray(value)) value.forEach((item, index) => forEachString(item, [...at, index], onString));
+  else if (isPlainObject(value)) for (const [key, child] of Object.entries(value)) forEachString(child, [...at, key], onString);
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
+import { SINK_URL, sinkNewTargets } from '../../src/secrets/sink.js';
+import { trustedSecretPaths, TrustedSecrets } from '../../src/secrets/trusted.js';
+import type { HistoryRecord } from '../../src/history/types.js';
+
+const PROMO = 'PROMO-LIVE-8812';
+
+describe('TrustedSecrets', () => {
+  it('registers an operator value a live value holds, whatever the manifests and the state say', () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE', PROMO_CODE: PROMO, OTHER: 'not-allowed-value' }, registry);
+    trusted.noteRecordedVariables([]);
+    trusted.noteLive({ config: { first_message: `Hello, use ${PROMO}`, note: 'not-allowed-value' } });
+    expect(registry.redact(`code ${PROMO}; other not-allowed-value`)).toBe(`code ${REDACTED}; other not-allowed-value`);
+  });
+
+  it('never reads a VOXFORM_* variable as a candidate', () => {
+    const registry = new SecretRegistry();
+    new TrustedSecrets({ VOXFORM_BASE_URL: 'http://127.0.0.1:4010' }, registry).noteLive({ url: 'http://127.0.0.1:4010/x' });
+    expect(registry.size).toBe(0);
+  });
+
+  it.each([
+    ['a long value held inside a prompt', { prompt: `The code is ${PROMO}.` }, ['prompt']],
+    ['a short value standing whole as a header', { session_data_webhook: { url: 'https://h', headers: { 'x-token': 'x' } } }, ['session_data_webhook.headers.x-token']],
+    ['a short value inside words: not a place', { first_message: 'This excludes nothing' }, []],
+  ])('finds the live places holding a secret: %s', (_name, config, expected) => {
+    const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE,HOOK_TOKEN', PROMO_CODE: PROMO, HOOK_TOKEN: 'x' }, new SecretRegistry());
+    expect(trusted.livePaths('ag_1', config)).toEqual(expected);
+  });
+
+  it('adds the ledger places of the agent, and the schema and manifest places, to the secret paths', () => {
+    const trusted = new TrustedSecrets({}, new SecretRegistry());
+    const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config: {}, configHash: 'h', maskedPaths: ['first_message'] } } } as unknown as HistoryRecord;
+    trusted.noteLedger([record]);
+    const paths = trustedSecretPaths(trusted, { id: 'ag_1', sensitivePaths: ['prompt'] }, {});
+    expect(paths).toEqual(expect.arrayContaining(['first_message', 'prompt', 'session_data_webhook.headers']));
+    expect(trustedSecretPaths(trusted, { id: 'ag_2', sensitivePaths: [] }, {})).not.toContain('first_message');
+  });
+});
+
+describe('sinkNewTargets', () => {
+  const live = { session_data_webhook: { url: 'https://reviewed.example.com/end' }, tools: [{ name: 'a', webhook: 'https://tools.example.com/a' }] };
+
+  it('keeps the URLs the live agent calls, and sends every other one to the sink', () => {
+    const desired = {
+      session_data_webhook: { url: 'https://attacker.example.net/end' },
+      extra_prompt_webhook: { url: 'https://reviewed.example.com/end' },
+      tools: [{ name: 'a', webhook: 'https://tools.example.com/a' }, { name: 'b', webhook: 'wss://attacker.example.net/b' }],
+      prompt: 'Call https://example.org/help when asked.',
+    };
+    const { config, replaced } = sinkNewTargets(desired, live);
+    expect(replaced).toEqual(['session_data_webhook.url', 'tools.1.webhook']);
+    expect(config.session_data_webhook.url).toBe(SINK_URL);
+    expect(config.extra_prompt_webhook.url).toBe('https://reviewed.example.com/end');
+    expect(config.tools).toEqual([{ name: 'a', webhook: 'https://tools.example.com/a' }, { name: 'b', webhook: SINK_URL }]);
+    expect(config.prompt).toBe(desired.prompt);
+    expect(desired.session_data_webhook.url).toBe('https://attacker.example.net/end');
+  });
+
+  it('keeps a __proto__ key as data', () => {
+    const desired = JSON.parse('{"voice":{"settings":{"__proto__":{"url":"https://attacker.example.net/"}}}}');
+    const { config, replaced } = sinkNewTargets(desired, {});
+    expect(replaced).toEqual(['voice.settings.__proto__.url']);
+    expect(Object.getPrototypeOf(config.voice.settings)).toBe(Object.prototype);
+    expect(Object.hasOwn(config.voice.settings, '__proto__')).toBe(true);
+  });
+});

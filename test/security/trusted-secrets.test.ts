@@ -1,0 +1,183 @@
+/**
+ * Secret places come from trusted evidence, never from the pull request (docs/security.md §5): the
+ * live agent still holds what an earlier `${env:PROMO_CODE}` put there, and a pull request that
+ * removes the reference — and empties the committed state's list of variables, and deletes the
+ * ledger beside it — must not get it printed by `plan` or `test`, nor sent by `test` to a host it
+ * names. A test run reaches only the hosts the live configuration calls (src/secrets/sink.ts).
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, expect, it, vi } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { SINK_URL } from '../../src/secrets/sink.js';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+
+const AGENT = '-OKdqbqetEcM4ak369ym';
+const PROMO = 'PROMO-LIVE-8812';
+const env = { VOXFORM_ENV_ALLOW: 'PROMO_CODE', PROMO_CODE: PROMO };
+
+const tempDir = useTempDirs();
+let listeners: Server[] = [];
+let emulator: RunningEmulator | undefined;
+afterEach(async () => {
+  for (const listener of listeners) await new Promise<void>((resolve) => listener.close(() => resolve()));
+  await emulator?.close();
+  listeners = [];
+  emulator = undefined;
+});
+
+function manifest(firstMessage: string, extra: string[] = []): string {
+  return ['version: 1', 'agents:', '  front-desk:', `    id: "${AGENT}"`, '    config:', `      first_message: "${firstMessage}"`, ...extra, ''].join('\n');
+}
+
+const GREETING_TEST = 'agent: front-desk\ntests:\n  - name: greets with a welcome\n    turns:\n      - expect: [{ contains: Welcome }]\n';
+
+/** Applies the reviewed manifest (which reads PROMO_CODE), then writes the pull request: no reference, an emptied state, no ledger. */
+async function pullRequestAfterApply(): Promise<string> {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'voxform.yaml'), manifest('Hello, your code is ${env:PROMO_CODE}'));
+  const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await writeFile(path.join(project, 'voxform.yaml'), manifest('Hello'));
+  const statePath = path.join(project, '.voxform', 'state.json');
+  const state = JSON.parse(await readFile(statePath, 'utf8'));
+  for (const workspace of Object.values(state.workspaces) as Array<{ environmentVariables?: string[] }>) {
+    expect(workspace.environmentVariables).toEqual(['PROMO_CODE']);
+    workspace.environmentVariables = [];
+  }
+  await writeFile(statePath, JSON.stringify(state));
+  await rm(path.join(project, '.voxform', 'history'), { recursive: true, force: true });
+  return project;
+}
+
+it('plan --format markdown: a committed state whose list of variables was emptied unmasks nothing', async () => {
+  const project = await pullRequestAfterApply();
+  const plan = await runCli(['plan', '--local', '--format', 'markdown'], { cwd: project, env });
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(plan.stdout).toContain('first_message');
+  expect(plan.stdout + plan.stderr).not.toContain(PROMO);
+});
+
+it('test --format markdown: the live greeting a failing check quotes is scrubbed of the deployed secret', async () => {
+  const project = await pullRequestAfterApply();
+  await mkdir(path.join(project, 'tests'));
+  await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
+  for (const format of ['markdown', 'text', 'json', 'junit']) {
+    const result = await runCli(['test', '--local', '--against', 'both', '--format', format], { cwd: project, env });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toContain('(sensitive)');
+    expect(result.stdout + result.stderr, format).not.toContain(PROMO);
+  }
+}, 180_000);
+
+interface Receiver {
+  url: string;
+  bodies: string[];
+  received(count: number): Promise<void>;
+}
+
+/** A webhook receiver on loopback that records every request body. */
+async function startReceiver(): Promise<Receiver> {
+  const bodies: string[] = [];
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
+  const listener = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      bodies.push(`${req.url ?? ''} ${JSON.stringify(req.headers)} ${body}`);
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+      for (const waiter of waiting) if (bodies.length >= waiter.count) waiter.resolve();
+    });
+  });
+  listeners.push(listener);
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+  const received = (count: number) => (bodies.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve })));
+  return { url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`, bodies, received };
+}
+
+/** An emulator whose live agent holds the deployed secret in its prompt and calls the reviewed receiver at the end of a call. */
+async function liveAgentWithSecretPrompt(reviewed: Receiver): Promise<RunningEmulator> {
+  const running = await startEmulator({ port: 0, quiet: true, webhooks: 'all' });
+  emulator = running;
+  const put = await fetch(`${running.url}/agents/${AGENT}`, {
+    method: 'PUT',
+    headers: { authorization: running.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Front desk', config: { prompt: `You are the front desk. The promotion code is ${PROMO}.`, session_data_webhook: { url: `${reviewed.url}/end` } } }),
+  });
+  expect(put.status).toBe(200);
+  return running;
+}
+
+async function projectWith(config: string[]): Promise<string> {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'voxform.yaml'), manifest('Hello', config));
+  await mkdir(path.join(project, 'tests'));
+  await writeFile(path.join(project, 'tests', 'a.test.yaml'), 'agent: front-desk\ntests:\n  - name: greets\n    turns:\n      - expect: [{ contains: Hello }]\n');
+  return project;
+}
+
+it('test --against desired: a session_data_webhook the pull request points at its own host gets nothing; the run uses the sink and says so', async () => {
+  const reviewed = await startReceiver();
+  const attacker = await startReceiver();
+  const running = await liveAgentWithSecretPrompt(reviewed);
+  // The pull request drops `prompt` (the live one, with the secret, would be kept) and names its host.
+  const project = await projectWith([`      session_data_webhook: { url: "${attacker.url}/end" }`]);
+  const result = await runCli(['test', '--format', 'markdown'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
+  expect(result.code, result.stderr).toBe(0);
+  // The report (the pull request's comment) says which target the run replaced.
+  expect(result.stdout).toContain(`session\\_data\\_webhook.url named a URL the live agent does not call; the run sent it to ${SINK_URL}`);
+  // The end of the call was delivered (or tried) — to the sink, not to the pull request's host.
+  await vi.waitFor(() => expect(running.control.webhookDeliveries().some((d) => d.hook === 'end_of_call')).toBe(true), { timeout: 20_000, interval: 50 });
+  expect(running.control.webhookDeliveries().filter((d) => d.hook === 'end_of_call').map((d) => d.url)).toEqual([SINK_URL]);
+  expect(attacker.bodies).toEqual([]);
+  expect(reviewed.bodies).toEqual([]);
+});
+
+it('test --against desired: a live prompt holding a deployed secret, kept because the pull request dropped `prompt`, is withheld', async () => {
+  const reviewed = await startReceiver();
+  const running = await liveAgentWithSecretPrompt(reviewed);
+  const project = await projectWith([`      session_data_webhook: { url: "${reviewed.url}/end" }`]);
+  const result = await runCli(['test'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
+  expect(result.code, result.stderr).toBe(0);
+  await reviewed.received(1);
+  const body = reviewed.bodies.join('\n');
+  expect(body).toContain('withheld-by-voxform');
+  expect(body).not.toContain(PROMO);
+  expect(result.stdout + result.stderr).not.toContain(PROMO);
+});
+
+it('--with-secrets (reviewed manifests): the configuration runs as it would be applied, its own webhook called', async () => {
+  const reviewed = await startReceiver();
+  const target = await startReceiver();
+  const running = await liveAgentWithSecretPrompt(reviewed);
+  const project = await projectWith([`      session_data_webhook: { url: "${target.url}/end" }`]);
+  const result = await runCli(['test', '--with-secrets'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).not.toContain(SINK_URL);
+  await target.received(1);
+  expect(reviewed.bodies).toEqual([]);
+});
+
+it('a secret too short to search for is masked where it stands, never inside words, with one warning naming the variable', async () => {
+  const project = await tempDir();
+  await writeFile(
+    path.join(project, 'voxform.yaml'),
+    manifest('This excludes nothing from voxform.yaml', [
+      '      session_data_webhook: { url: https://hooks.example.com/end, headers: { x-token: "${env:HOOK_TOKEN}", x-again: "${env:HOOK_TOKEN}" } }',
+    ]),
+  );
+  const shortEnv = { VOXFORM_ENV_ALLOW: 'HOOK_TOKEN', HOOK_TOKEN: 'x' };
+  for (const format of ['text', 'markdown', 'json']) {
+    const plan = await runCli(['plan', '--local', '--format', format], { cwd: project, env: shortEnv });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('This excludes nothing from voxform.yaml');
+    expect(plan.stdout).not.toContain('(sensitive)cludes');
+    expect(plan.stdout).toMatch(/x-token|headers/);
+    expect(plan.stdout).not.toMatch(/"x-token":\s*"x"|x-token: x\b/);
+    // One warning, though two places read the variable.
+    expect(plan.stderr.split('HOOK_TOKEN is under 6 characters').length - 1, plan.stderr).toBe(1);
+  }
+}, 120_000);
