@@ -6,10 +6,12 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { VoxformError } from '../errors.js';
 import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../emulator/traffic/index.js';
 import type { TrafficOptions } from '../emulator/index.js';
+import { LineCounter } from 'yaml';
+import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
+import { MAX_YAML_TOKENS } from '../yaml/limits.js';
 
 export interface TrafficFlags {
   profile?: string;
@@ -40,11 +42,28 @@ async function readProfileFile(file: string, shown: string): Promise<unknown> {
       hint: `Give a built-in profile (${Object.keys(BUILT_IN_PROFILES).join(', ')}) or the path of a YAML or JSON profile file.`,
     });
   }
-  try {
-    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw invalidProfile(shown, [`not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`]);
+  if (file.endsWith('.json')) {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw invalidProfile(shown, [`not valid JSON: ${(error as Error).message}`]);
+    }
   }
+  return profileFromYaml(text, shown);
+}
+
+/** A YAML profile's one document as a plain value, read as every YAML file is (src/yaml/). */
+function profileFromYaml(text: string, shown: string): unknown {
+  const lines = new LineCounter();
+  const { documents, tooLargeAt } = parseYamlDocuments(text, { onNewLine: lines.addNewLine });
+  if (tooLargeAt !== undefined) throw invalidProfile(shown, [`more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens`]);
+  const error = documents.flatMap((doc) => doc.errors)[0];
+  if (error) throw invalidProfile(shown, [`not valid YAML at line ${lines.linePos(error.pos[0]).line}: ${error.message}`]);
+  if (documents.length > 1) throw invalidProfile(shown, ['not valid YAML: more than one document']);
+  if (!documents[0]) return null;
+  const plain = plainYamlValue(documents[0]);
+  if (!plain.ok) throw invalidProfile(shown, [plain.problem]);
+  return plain.value;
 }
 
 /**

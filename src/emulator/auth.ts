@@ -2,7 +2,7 @@
  * API keys: who may call what. The spec shows the `authorization` header on some operations and is
  * silent on the others; the emulator authenticates every spec operation (docs/emulator.md, "Auth").
  */
-import { sha256Hex } from './ids.js';
+import { sha256Hex } from '../util/hash.js';
 import type { EmulatorStore } from './store.js';
 import type { StoredKey } from './types.js';
 

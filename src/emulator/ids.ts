@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -20,10 +20,6 @@ export function randomAlphanumeric(length: number): string {
 /** A fresh identifier with a readable prefix: `call_…`, `ses_…`, `kf_…`, `key_…`. */
 export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(10).toString('hex')}`;
-}
-
-export function sha256Hex(value: string | Uint8Array): string {
-  return createHash('sha256').update(value).digest('hex');
 }
 
 /** Unix seconds with millisecond precision (the service's timestamps may be fractional). */

@@ -8,11 +8,11 @@ import { endOfCallPayload, flattenMetadata, prefetchQuery } from '../webhooks/pa
 import { prefetchAnswerProblem } from '../webhooks/receive.js';
 import { sessionCosts } from './costs.js';
 import { HttpError } from './http.js';
-import { newId, nowSeconds, sha256Hex } from './ids.js';
+import { newId, nowSeconds } from './ids.js';
 import { overlayConfig } from './merge.js';
 import type { AgentPlayer } from './llm-agent.js';
 import { composeReply } from './sse.js';
-import { canonicalJson } from '../util/hash.js';
+import { canonicalJson, sha256Hex } from '../util/hash.js';
 import type { RequestLog } from './request-log.js';
 import type { EmulatorStore } from './store.js';
 import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Session, SessionKind, WebhookDelivery } from './types.js';

@@ -1,10 +1,11 @@
-import { isMap, isScalar, parseAllDocuments } from 'yaml';
+import { isMap, isScalar } from 'yaml';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import type { ManifestFile } from '../project-files/manifest-files.js';
 import { readGuarded } from '../project-files/guarded-read.js';
 import { knownProperties, schemaNode } from '../schema/introspect.js';
+import { parseYamlDocuments } from '../yaml/documents.js';
 import { describeWriteFailure, isFileSystemError, writeFileAtomic } from '../util/atomic-write.js';
 import { formatManifest } from './format-manifest.js';
 
@@ -63,12 +64,12 @@ async function readManifestText(file: string, root: string, shown: string): Prom
 
 /**
  * A manifest's documents are mappings whose keys are all manifest keys (the schema allows no
- * others). A file that does not parse is taken too: formatting it reports the syntax error, which
- * is what its author needs to hear.
+ * others). A file that does not parse (or is past the YAML limits) is taken too: formatting it
+ * reports the error, which is what its author needs to hear.
  */
 export function looksLikeManifest(text: string): boolean {
-  const docs = parseAllDocuments(text);
-  if (docs.some((doc) => doc.errors.length > 0)) return true;
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(text);
+  if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) return true;
   const known = new Set(knownProperties(schemaNode('Manifest', 'manifest')));
   const roots = docs.map((doc) => doc.contents).filter((root) => root !== null);
   if (roots.length === 0) return false;

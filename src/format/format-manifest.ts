@@ -10,7 +10,6 @@ import {
   isScalar,
   isSeq,
   LineCounter,
-  parseAllDocuments,
   Scalar,
   visit,
   type Document,
@@ -19,8 +18,8 @@ import {
   type YAMLMap,
 } from 'yaml';
 import { VoxformError } from '../errors.js';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS } from '../project-files/limits.js';
-import { aliasesWithinLimits } from './alias-limits.js';
+import { aliasesWithinLimits, parseYamlDocuments } from '../yaml/documents.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 
@@ -47,7 +46,8 @@ export interface FormatResult {
  */
 export function formatManifest(source: string, file: string): FormatResult {
   const lineCounter = new LineCounter();
-  const docs = [...parseAllDocuments(source, { lineCounter, prettyErrors: false })];
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine });
+  if (tooLargeAt !== undefined) throw tooLarge(file);
   const syntax = docs.flatMap((doc) => doc.errors)[0];
   if (syntax) {
     const { line, col } = lineCounter.linePos(syntax.pos[0]);
@@ -233,8 +233,8 @@ function useBlockScalars(doc: Document): void {
 /** A formatter that changed what a manifest means would be a silent disaster: refuse instead. */
 function assertSameMeaning(source: string, formatted: string, file: string): void {
   const valuesOf = (text: string): unknown => {
-    const docs = [...parseAllDocuments(text)];
-    if (docs.some((doc) => doc.errors.length > 0)) return Symbol('unparsable');
+    const { documents: docs, tooLargeAt } = parseYamlDocuments(text);
+    if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) return Symbol('unparsable');
     // Compared value by value below: aliases past the loader's limits would take exponential time.
     if (!docs.every(aliasesWithinLimits)) throw tooManyAliases(file);
     return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
@@ -242,6 +242,12 @@ function assertSameMeaning(source: string, formatted: string, file: string): voi
   const before = valuesOf(source);
   const after = valuesOf(formatted);
   if (!isDeepStrictEqual(before, after)) throw unsafe(file);
+}
+
+function tooLarge(file: string): VoxformError {
+  return new VoxformError('fmt_unsafe', `${file} has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens, more than voxform reads, so it was left as it is.`, {
+    hint: '`voxform validate` refuses the file too (yaml_too_large): split it into several files.',
+  });
 }
 
 function tooManyAliases(file: string): VoxformError {

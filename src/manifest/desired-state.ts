@@ -2,9 +2,9 @@
  * The checked drafts of a load → the `DesiredState` records the planner works from. Runs only
  * when the load found no errors, so every required value is there.
  */
-import { createHash } from 'node:crypto';
 import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
+import { sha256 } from '../util/hash.js';
 import { mimeTypeFor } from '../util/mime.js';
 import { setOwn } from './positions.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
@@ -77,7 +77,7 @@ export function desiredCredential(draft: CredentialDraft): DesiredCredential {
     source: locationOf(draft.span),
     provider: draft.provider,
     apiKey: draft.apiKey,
-    fingerprint: `sha256:${createHash('sha256').update(`${draft.provider}\0${draft.apiKey}`).digest('hex')}`,
+    fingerprint: sha256(`${draft.provider}\0${draft.apiKey}`),
   };
 }
 

@@ -4,7 +4,6 @@
  * wrote them. Everything is read concurrently; sources and diagnostics are created in request
  * order afterwards, so output is the same from run to run.
  */
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { failureOf, formatSize, inspect, READ_FAILURE_CODES, type ReadPolicy } f
 import { MAX_KNOWLEDGE_FILE_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../project-files/limits.js';
 import type { FileCache, ReadOutcome } from '../project-files/manifest-files.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { Sha256Stream, sha256Hex } from '../util/hash.js';
 import { mapBounded } from '../util/semaphore.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
@@ -123,7 +123,7 @@ const ABSOLUTE: Extract<ReadOutcome, { ok: false }> = {
 
 /** A prompt file's text (hashed for the manifest hash), or undefined when it is not UTF-8 (reported in the file). */
 function decodePrompt(file: string, bytes: Buffer, ctx: IncludeContext): { text: string; source: () => SourceText } | undefined {
-  ctx.onDigest(createHash('sha256').update(bytes).digest('hex'));
+  ctx.onDigest(sha256Hex(bytes));
   const { text, invalidAt } = decodeUtf8(bytes);
   let source: SourceText | undefined;
   const sourceOf = (): SourceText => (source ??= ctx.sources.forText(file, text));
@@ -201,7 +201,7 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
     if (!info.isFile() || info.ino !== checked.info.ino || info.dev !== checked.info.dev) {
       return { ok: false, reason: 'unreadable', message: 'changed while it was being read' };
     }
-    const hash = createHash('sha256');
+    const hash = new Sha256Stream();
     let size = 0;
     for await (const chunk of handle.createReadStream({ autoClose: false })) {
       size += (chunk as Buffer).length;
@@ -209,7 +209,7 @@ async function hashFile(checked: Extract<Awaited<ReturnType<typeof inspect>>, { 
       if (size > maxBytes) return { ok: false, reason: 'too_large', message: `is more than ${formatSize(maxBytes)}; the limit is ${formatSize(maxBytes)}` };
       hash.update(chunk as Buffer);
     }
-    return { ok: true, digest: hash.digest('hex'), size };
+    return { ok: true, digest: hash.hex(), size };
   } catch (error) {
     return failureOf(error);
   } finally {

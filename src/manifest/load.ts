@@ -7,7 +7,6 @@
  *
  * Problems are collected as diagnostics; only "there is nothing to load" throws.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { resolveAgent, type AgentDraft } from './agents.js';
@@ -26,6 +25,7 @@ import { FileCache, findManifestFiles, type ManifestFile } from '../project-file
 import { FALLBACK_MIME_TYPE, mimeTypeFor } from '../util/mime.js';
 import { parseYaml } from './parse-yaml.js';
 import { spansOf, type PathPart } from './positions.js';
+import { sha256, sha256Hex } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { CROSS_RESOURCE_RULES, checkAgentKnowledge, checkCampaignCallers, checkPhoneAgents, type Drafts } from './references.js';
 import { resolveCampaign, resolveCredential, resolveKnowledge, resolvePhone, type KnowledgeDraft, type ResourceContext } from './resources.js';
@@ -39,10 +39,6 @@ import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 /** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
 const REFERENCE_RULES = new Set<unknown>([checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]);
-
-function sha256(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const cwd = path.resolve(options.cwd);
@@ -74,7 +70,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
   // Templates named by agents, read once each.
-  const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256(bytes)));
+  const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256Hex(bytes)));
   const templateNames = Object.values(layer.sections.agents).flatMap((entry) => (isPlainObject(entry) && typeof entry.template === 'string' ? [entry.template] : []));
   if (templateNames.length > 0) await templates.load(templateNames);
 
@@ -105,7 +101,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   const state: DesiredState = {
     files,
-    manifestHash: `sha256:${sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n'))}`,
+    manifestHash: sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n')),
     environment: options.environment,
     region,
     baseUrl,
@@ -169,7 +165,7 @@ async function readManifests(
     if (!outcome?.ok) {
       throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`);
     }
-    ctx.onDigest(sha256(outcome.bytes));
+    ctx.onDigest(sha256Hex(outcome.bytes));
     const { text, invalidAt } = decodeUtf8(outcome.bytes);
     if (invalidAt !== undefined) {
       const source = sources.forText(file, text, root);

@@ -14,7 +14,7 @@
  * general parser.
  */
 import { attachSpans, PackedEntry, PackedNode, setOwn, type EntrySpans, type PathPart } from './positions.js';
-import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../project-files/limits.js';
+import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import type { ParsedDocument, SourceText, Span } from './source.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { Document, Node, YAMLError } from 'yaml';
 import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../project-files/limits.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { countLines, LineCounter, positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
@@ -38,19 +38,14 @@ export async function parseYaml(
     }
   }
   // The general parser is loaded only when needed: most runs never pay for it.
-  const yaml = await import('yaml');
-  // Each YAMLError captures a stack trace nobody reads; a broken file of ten thousand lines makes as
-  // many errors, and the traces were most of the time spent on it.
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  let outcome: ReturnType<typeof parseDocuments>;
-  try {
-    outcome = parseDocuments(yaml, source);
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-  const { parsed, tooLargeAt } = outcome;
+  const [yaml, { aliasTargets, parseYamlDocuments }] = await Promise.all([import('yaml'), import('../yaml/documents.js')]);
+  // Duplicate keys are found by the Converter: the library's own check compares every key with every
+  // earlier one, which a mapping of many keys turns into minutes.
+  const { documents: parsed, tooLargeAt } = parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false } });
   if (tooLargeAt !== undefined) {
+    // The parser recorded line starts only up to there: count them all, so positions stay right.
+    source.lines = new LineCounter();
+    countLines(source.lines, source.text);
     diagnostics.error(
       'yaml_too_large',
       `this file has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens (keys, values and punctuation; a thousand-agent manifest has about 400,000); split it into several files`,
@@ -69,7 +64,7 @@ export async function parseYaml(
     for (const warning of doc.warnings) {
       diagnostics.warning('yaml_warning', sentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
     }
-    const converter = new Converter(yaml, source, doc, diagnostics);
+    const converter = new Converter(yaml, aliasTargets, source, doc, diagnostics);
     const value = converter.convert(doc.contents, 0);
     if (converter.failed) {
       syntaxErrors = true;
@@ -82,34 +77,6 @@ export async function parseYaml(
 }
 
 type YamlModule = typeof import('yaml');
-
-/**
- * yaml's parseAllDocuments, token by token, stopping past MAX_YAML_TOKENS (`tooLargeAt`: where).
- * Duplicate keys are found by the Converter: the library's own check compares every key with every
- * earlier one, which a mapping of many keys turns into minutes.
- */
-function parseDocuments(yaml: YamlModule, source: SourceText): { parsed: Document.Parsed[]; tooLargeAt?: number } {
-  const parser = new yaml.Parser(source.lines.addNewLine);
-  const composer = new yaml.Composer({ prettyErrors: false, merge: true, uniqueKeys: false });
-  const parsed: Document.Parsed[] = [];
-  const take = (tokens: Iterable<Parameters<typeof composer.next>[0]>): void => {
-    for (const token of tokens) for (const doc of composer.next(token)) parsed.push(doc);
-  };
-  source.lines.addNewLine(0);
-  let tokens = 0;
-  for (const lexeme of new yaml.Lexer().lex(source.text)) {
-    if (++tokens > MAX_YAML_TOKENS) {
-      // The parser recorded line starts only up to here: count them all, so positions stay right.
-      source.lines = new LineCounter();
-      countLines(source.lines, source.text);
-      return { parsed: [], tooLargeAt: Math.min(parser.offset, source.text.length) };
-    }
-    take(parser.next(lexeme));
-  }
-  take(parser.end());
-  for (const doc of composer.end(false, source.text.length)) parsed.push(doc);
-  return { parsed };
-}
 
 /** The general parser's errors of one document as diagnostics (exported for its tests). */
 export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>, source: SourceText, diagnostics: DiagnosticList, misindented: Misindentation | undefined): void {
@@ -201,6 +168,7 @@ class Converter {
 
   constructor(
     private readonly yaml: YamlModule,
+    private readonly aliasTargets: (doc: Document) => Map<unknown, Node | undefined>,
     private readonly source: SourceText,
     private readonly doc: Document.Parsed,
     private readonly diagnostics: DiagnosticList,
@@ -246,24 +214,9 @@ class Converter {
     return value;
   }
 
-  /**
-   * The node an alias refers to: the last node anchored with its name before it, in document order,
-   * as the library's `Alias.resolve` finds it. That walks the whole document for every alias (9,000
-   * aliases took minutes, the walk holding the event loop so that even SIGTERM waited); one walk
-   * here maps every alias of the document at once.
-   */
+  /** The node an alias refers to (all of the document's found in one walk, at its first alias). */
   private anchorOf(alias: import('yaml').Alias): Node | undefined {
-    if (!this.anchors) {
-      const anchors = new Map<unknown, Node | undefined>();
-      const latest = new Map<string, Node>();
-      this.yaml.visit(this.doc, {
-        Node: (_key, node) => {
-          if (this.yaml.isAlias(node)) anchors.set(node, latest.get(node.source));
-          else if (node.anchor) latest.set(node.anchor, node);
-        },
-      });
-      this.anchors = anchors;
-    }
+    this.anchors ??= this.aliasTargets(this.doc);
     return this.anchors.get(alias);
   }
 

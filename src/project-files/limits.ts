@@ -2,7 +2,8 @@
  * What the repository's files may make voxform spend. A manifest is written by whoever opens a pull
  * request, and `voxform plan` reads it in CI before anyone has reviewed it, so every resource a
  * manifest can make voxform spend is capped here, and each cap has a diagnostic of its own
- * (docs/manifest.md, "Limits"); templates and `fmt` read their YAML under the same size cap.
+ * (docs/manifest.md, "Limits"); templates and `fmt` read their YAML under the same size cap, and
+ * every YAML file under the limits of src/yaml/limits.ts.
  * The values leave a wide margin over real manifests (a thousand agents with a prompt file each
  * stay far below every one) while keeping the worst input within seconds and a few hundred MB.
  */
@@ -23,34 +24,8 @@ export const MAX_PROMPT_BYTES_TOTAL = 32 * 1024 * 1024;
 /** A knowledge file, bytes (`file_too_large`): the same limit the upload enforces, so plan fails where apply would. */
 export const MAX_KNOWLEDGE_FILE_BYTES = UPLOAD_LIMIT;
 
-/**
- * Collections inside collections, aliases expanded (`yaml_too_deep`). Real manifests nest about 10
- * deep; every later step (merging, interpolation, schema checks) walks values recursively.
- */
-export const MAX_NESTING_DEPTH = 64;
-
-/**
- * Tokens (keys, values, punctuation) a YAML file may have, `yaml_too_large`. The general parser
- * (anchors, aliases, tags, multi-line flow, errors) keeps a full document model: about 400 bytes
- * of memory per token, 200 MB at this limit; the fast reader stops at as many values. A manifest of
- * a thousand realistic agents stays well below it.
- */
-export const MAX_YAML_TOKENS = 500_000;
-
 /** Resources of one kind (agents, phones, campaigns, knowledge files) in a manifest (`too_many_resources`). */
 export const MAX_RESOURCES_PER_KIND = 10_000;
-
-/**
- * Aliases (`*name`) expanded per document (`yaml_alias_limit`), as the yaml library's own
- * `maxAliasCount` guards its `toJS` (the loader converts nodes itself, to keep their positions).
- */
-export const MAX_ALIAS_EXPANSIONS = 10_000;
-
-/**
- * Values produced by alias expansion per document (`yaml_alias_limit`): a few aliases of a large
- * anchor ("billion laughs") are as costly as many aliases of a small one.
- */
-export const MAX_ALIAS_EXPANDED_VALUES = 100_000;
 
 /**
  * The state file and the embedded emulator's data file (`.voxform/state.json`, `.voxform/local.json`),

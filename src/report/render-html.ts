@@ -5,10 +5,10 @@
  * inline scripts and styles (by hash) and no network at all. Everything from the service or the
  * repository is escaped (HTML text here, `textContent` in the browser).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { cspSourceHash } from '../util/hash.js';
 import { comparisonSummary, creditsText, rateText, secondsText, versionLabel } from './format.js';
 import { HTML_CLIENT_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport } from './types.js';
@@ -20,10 +20,6 @@ export function escapeHtml(text: string): string {
 /** JSON that cannot end its `<script>` block or start a comment in it. */
 function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-function cspHash(text: string): string {
-  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 
 interface ChartLibrary {
@@ -63,8 +59,8 @@ export function renderReportHtml(report: CallReport): string {
   const style = `${chartStyle}\n${PAGE_STYLE}`;
   const csp = [
     "default-src 'none'",
-    `script-src ${cspHash(chartScript)} ${cspHash(HTML_CLIENT_SCRIPT)}`,
-    `style-src ${cspHash(style)}`,
+    `script-src ${cspSourceHash(chartScript)} ${cspSourceHash(HTML_CLIENT_SCRIPT)}`,
+    `style-src ${cspSourceHash(style)}`,
     "img-src 'self' data:",
     "base-uri 'none'",
     "form-action 'none'",

@@ -101,14 +101,15 @@ interface HashGroup {
 }
 
 /**
- * A deploy of a version and when the next version's deploy was recorded (ms; Infinity for the
- * latest). Applies of a workspace run one at a time under the state lock, and each writes its record
- * before the next begins, so the version ran from after the record before it until the next
- * version's update returned — before the next version's record.
+ * One deploy of a version and the window it can have served calls in (ms). Applies of a workspace
+ * run one at a time under the state lock, and each writes its record before the next begins, so the
+ * version went live after the record before it (its apply began after that) and was replaced before
+ * the next version's record (that version's update returned first).
  */
 interface DeployedRun {
   version: ConfigVersion;
-  nextAtMs: number;
+  fromMs: number;
+  untilMs: number;
 }
 
 interface AgentVersions {
@@ -124,9 +125,12 @@ interface CacheEntry {
 }
 
 /**
- * Labels calls with their version. Hashing a config is the costly step, so its outcome is cached by
- * the config's text without the prompt, then by the prompt — with a prefetch webhook's extra prompt
- * (different on every call) already cut off, so all the calls of one version share one entry.
+ * Labels calls with their version. A call belongs to the version whose configuration it ran with
+ * exactly. Only when no version matches exactly is a prefetch webhook's extra prompt cut off, and
+ * then only towards a version that was live when the call was made: a deploy that appended a
+ * paragraph to the prompt makes its own prompt look like the one before plus an extra prompt.
+ * Hashing a config is the costly step, so its outcome is cached by the config's text without the
+ * prompt, then by the prompt.
  */
 export class VersionResolver {
   private readonly agents = new Map<string, AgentVersions>();
@@ -136,7 +140,7 @@ export class VersionResolver {
   /**
    * Per agent, the last config looked up and its cache entry. An agent's calls nearly all share the
    * config but for the prompt: comparing with the last one finds the entry without serializing the
-   * config (the per-call cost that dominated the report's CPU time after parsing).
+   * config.
    */
   private readonly lastConfig = new Map<string, { config: Record<string, unknown>; entry: CacheEntry }>();
 
@@ -148,8 +152,9 @@ export class VersionResolver {
         const groupKey = `${version.promptLength ?? ''}\0${[...version.maskedPaths].sort().join('\0')}`;
         if (!groups.has(groupKey)) groups.set(groupKey, { maskPaths: version.maskedPaths, promptLength: version.promptLength });
         const list = byHash.get(version.configHash) ?? [];
+        const before = versions[index - 1]?.deployed?.at;
         const next = versions[index + 1]?.deployed?.at;
-        list.push({ version, nextAtMs: next === undefined ? Infinity : Date.parse(next) });
+        list.push({ version, fromMs: before === undefined ? -Infinity : Date.parse(before), untilMs: next === undefined ? Infinity : Date.parse(next) });
         byHash.set(version.configHash, list);
       }
       this.agents.set(agentId, { groups: [...groups.values()], byHash });
@@ -157,19 +162,61 @@ export class VersionResolver {
   }
 
   /** The version a call of `agentId` at `ts` (Unix seconds) with this `agent_config` ran with. */
-  resolve(agentId: string, config: unknown, ts: number): ConfigVersion {
+  resolve(agentId: string, agentConfig: unknown, ts: number): ConfigVersion {
     const agent: AgentVersions = this.agents.get(agentId) ?? { groups: [], byHash: new Map() };
-    const hash = this.matchedHash(agentId, agent, isPlainObject(config) ? config : {});
-    const candidates = agent.byHash.get(hash);
-    if (!candidates) return this.outsideVersion(agentId, hash);
-    // The same configuration deployed again later (a rollback) is a new version. A deploy's calls
-    // were made before the next version's record (its update returned before the record was
-    // written); a later deploy of the same hash went live only after that record. So a call goes to
-    // the first deploy of its hash still live at its time — also a call made while its own apply was
-    // finishing, before its record — and, made after every one was replaced (the configuration put
-    // back outside voxform), to the latest.
-    const live = candidates.find((candidate) => ts * 1000 < candidate.nextAtMs) ?? (candidates[candidates.length - 1] as DeployedRun);
-    return live.version;
+    const config = isPlainObject(agentConfig) ? agentConfig : {};
+    const prompt = config.prompt;
+    const atMs = ts * 1000;
+    // Copied without the prompt only when needed (a cache miss): most calls never need it.
+    let rest: Record<string, unknown> | undefined;
+    const restOf = (): Record<string, unknown> => (rest ??= withoutPrompt(config));
+    const entry = this.entryOfConfig(agentId, config, restOf, agent.groups.length);
+    const deployedHash = (groupIndex: number, candidate: unknown): string | null => {
+      const group = agent.groups[groupIndex] as HashGroup;
+      const known = entry.byGroup[groupIndex] as Map<unknown, string | null>;
+      let hash = known.get(candidate);
+      if (hash === undefined) {
+        const value = configurationHash(candidate === undefined ? restOf() : { ...restOf(), prompt: candidate }, { maskPaths: group.maskPaths });
+        hash = agent.byHash.has(value) ? value : null;
+        this.remember(known, candidate, hash);
+      }
+      return hash;
+    };
+
+    for (const [index, group] of agent.groups.entries()) {
+      if (!couldBeExact(prompt, group)) continue;
+      const hash = deployedHash(index, prompt);
+      if (hash === null) continue;
+      const deploys = agent.byHash.get(hash) as DeployedRun[];
+      // The same configuration deployed again later (a rollback) is a new version. A call goes to
+      // the first deploy of its hash not yet replaced at its time — also a call made while its own
+      // apply was finishing, before its record — and, made after every one was replaced (the
+      // configuration put back outside voxform), to the latest.
+      return (deploys.find((deploy) => atMs < deploy.untilMs) ?? (deploys[deploys.length - 1] as DeployedRun)).version;
+    }
+
+    // No exact match: the prompt with a prefetch webhook's extra prompt cut off, towards a version
+    // live at the call's time; where two were (a call during an apply), the longer deployed prompt
+    // explains more of the call's.
+    let best: { version: ConfigVersion; promptLength: number } | undefined;
+    for (const [index, group] of agent.groups.entries()) {
+      const cut = extraPromptCut(prompt, group.promptLength);
+      if (cut === undefined || group.promptLength === undefined || (best && best.promptLength >= group.promptLength)) continue;
+      const hash = deployedHash(index, cut);
+      const live = hash === null ? undefined : agent.byHash.get(hash)?.find((deploy) => deploy.fromMs <= atMs && atMs < deploy.untilMs);
+      if (live) best = { version: live.version, promptLength: group.promptLength };
+    }
+    if (best) return best.version;
+
+    // Not deployed by voxform: named by its hash, with what looks like an extra prompt cut off (at a
+    // deployed prompt's length), so per-call extra prompts do not split it.
+    const cut = extraPromptCut(prompt, agent.groups.find((group) => group.promptLength !== undefined)?.promptLength) ?? prompt;
+    let hash = entry.outside.get(cut);
+    if (hash === undefined) {
+      hash = configurationHash(cut === undefined ? restOf() : { ...restOf(), prompt: cut });
+      this.remember(entry.outside, cut, hash);
+    }
+    return this.outsideVersion(agentId, hash);
   }
 
   private outsideVersion(agentId: string, hash: string): ConfigVersion {
@@ -178,41 +225,6 @@ export class VersionResolver {
     if (!seen.has(hash) && seen.size >= OUTSIDE_LIMIT) return { key: 'outside:more', agentId, configHash: hash };
     seen.add(hash);
     return { key: `outside:${hash.replace(/^sha256:/, '').slice(0, 12)}`, agentId, configHash: hash };
-  }
-
-  /** The deployed hash the config matches (extra prompt cut, secrets masked), else its own hash. */
-  private matchedHash(agentId: string, agent: AgentVersions, config: Record<string, unknown>): string {
-    const prompt = config.prompt;
-    // Copied without the prompt only when needed (a cache miss): most calls never need it.
-    let rest: Record<string, unknown> | undefined;
-    const restOf = (): Record<string, unknown> => (rest ??= withoutPrompt(config));
-    const entry = this.entryOfConfig(agentId, config, restOf, agent.groups.length);
-    // Every group's cut prompt before any prompt as it ran: a prompt with a per-call extra prompt
-    // is unique, and hashing it (a cache miss each time) is what costs.
-    for (const cutOnly of [true, false]) {
-      for (const [index, group] of agent.groups.entries()) {
-        const candidates = promptCandidates(prompt, group.promptLength);
-        const candidate = cutOnly ? (candidates.length > 1 ? candidates[0] : undefined) : candidates[candidates.length - 1];
-        if (cutOnly && candidates.length === 1) continue;
-        const known = entry.byGroup[index] as Map<unknown, string | null>;
-        let hash = known.get(candidate);
-        if (hash === undefined) {
-          const value = configurationHash(candidate === undefined ? restOf() : { ...restOf(), prompt: candidate }, { maskPaths: group.maskPaths });
-          hash = agent.byHash.has(value) ? value : null;
-          this.remember(known, candidate, hash);
-        }
-        if (hash !== null) return hash;
-      }
-    }
-    // Not deployed by voxform: named by its hash, with what looks like an extra prompt (the blank
-    // line at a deployed prompt's length) cut off, so per-call extra prompts do not split it.
-    const cut = promptCandidates(prompt, agent.groups.find((group) => group.promptLength !== undefined)?.promptLength)[0];
-    let hash = entry.outside.get(cut);
-    if (hash === undefined) {
-      hash = configurationHash(cut === undefined ? restOf() : { ...restOf(), prompt: cut });
-      this.remember(entry.outside, cut, hash);
-    }
-    return hash;
   }
 
   /** The cache entry of the config's text without its prompt: the last one when the config is the last one's but for the prompt. */
@@ -248,19 +260,28 @@ export class VersionResolver {
   }
 }
 
+/**
+ * Whether a call's prompt can be a group's deployed prompt as it ran: one of another length is not
+ * (so a prompt made unique by an extra prompt is not hashed once per call), unless the prompt is
+ * masked (filled from `${env:…}`), when its text is not compared at all.
+ */
+function couldBeExact(prompt: unknown, group: HashGroup): boolean {
+  if (group.promptLength === undefined || typeof prompt !== 'string' || prompt.length === group.promptLength) return true;
+  return group.maskPaths.includes('prompt');
+}
+
 function withoutPrompt(config: Record<string, unknown>): Record<string, unknown> {
   const { prompt: _prompt, ...rest } = config;
   return rest;
 }
 
 /**
- * The prompts to try, best first: with a prefetch webhook's `extra_prompt` cut off (when the prompt
- * is longer than the deployed one and the rest starts with the blank line the service puts before
- * it; a prompt that was empty becomes the extra prompt alone), then as the call ran it.
+ * The prompt with a prefetch webhook's `extra_prompt` cut off, when the prompt is longer than the
+ * deployed one and the rest starts with the blank line the service puts before it (a prompt that was
+ * empty becomes the extra prompt alone); undefined when the prompt cannot carry one.
  */
-export function promptCandidates(prompt: unknown, promptLength: number | undefined): unknown[] {
-  if (promptLength === undefined || typeof prompt !== 'string' || prompt.length <= promptLength) return [prompt];
-  if (promptLength === 0) return ['', prompt];
-  if (prompt.startsWith('\n\n', promptLength)) return [prompt.slice(0, promptLength), prompt];
-  return [prompt];
+export function extraPromptCut(prompt: unknown, promptLength: number | undefined): string | undefined {
+  if (promptLength === undefined || typeof prompt !== 'string' || prompt.length <= promptLength) return undefined;
+  if (promptLength === 0) return '';
+  return prompt.startsWith('\n\n', promptLength) ? prompt.slice(0, promptLength) : undefined;
 }

@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
+import { isMap, isScalar, LineCounter, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { variablesIn } from './substitute.js';
@@ -15,6 +15,8 @@ import { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
 import { readTemplateFile, readTemplateInclude, templateNamesIn, templateRoot, type TemplateFileOutcome } from './template-files.js';
 import { checkTemplateShape, type DeclaredVariable, type TemplateProblem } from './template-shape.js';
 import { locationOf, nodeAtPlace } from './yaml-place.js';
+import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
+import { MAX_YAML_TOKENS } from '../yaml/limits.js';
 
 export { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
 export { RESERVED_VARIABLES, type VariableValue } from './template-shape.js';
@@ -98,7 +100,14 @@ export async function readTemplateAt(dir: string, name: string = path.basename(d
   const text = readText(read, name);
   const file = read.file;
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const { documents, tooLargeAt } = parseYamlDocuments(text, { onNewLine: lineCounter.addNewLine });
+  if (tooLargeAt !== undefined) {
+    throw new VoxformError('template_invalid', `Template ${name}: it has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens`, { location: { file, line: 1, col: 1 } });
+  }
+  const [document, extra] = documents;
+  if (!document || extra) {
+    throw new VoxformError('template_invalid', `Template ${name}: ${TEMPLATE_FILE} must hold exactly one YAML document`, { location: locate(file, lineCounter, extra?.range[0] ?? 0) });
+  }
   const where = (node: Node | null | undefined): SourceLocation => locate(file, lineCounter, node?.range?.[0] ?? 0);
   const fail = (node: Node | null | undefined, message: string): never => {
     throw new VoxformError('template_invalid', `Template ${name}: ${message}`, { location: where(node) });
@@ -135,13 +144,11 @@ export async function readTemplateAt(dir: string, name: string = path.basename(d
 
 type Fail = (node: Node | null | undefined, message: string) => never;
 
-/** The document as plain data for the shape check (its alias limit is the yaml library's). */
+/** The document as plain data for the shape check, within the YAML limits. */
 function plainValue(document: Document.Parsed, name: string, file: string): unknown {
-  try {
-    return document.toJS();
-  } catch (error) {
-    throw new VoxformError('template_invalid', `Template ${name}: ${firstLine((error as Error).message)}`, { location: { file, line: 1, col: 1 } });
-  }
+  const plain = plainYamlValue(document);
+  if (!plain.ok) throw new VoxformError('template_invalid', `Template ${name}: ${plain.problem}`, { location: { file, line: 1, col: 1 } });
+  return plain.value;
 }
 
 /** The error for the first problem the shape check found, at its place in the file. */

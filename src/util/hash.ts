@@ -1,4 +1,13 @@
-import { createHash, createHmac } from 'node:crypto';
+/**
+ * Every hash voxform takes, each kind in one output form:
+ * - content identity, stored, compared or printed: `sha256:<hex>` (`sha256`, `hashValue`);
+ * - digest parts joined into one content hash, and formats the service or S3 define: bare hex
+ *   (`sha256Hex`, `Sha256Stream`, `md5Hex`, `hmacSha256Hex`);
+ * - fingerprints of secrets: `hmac-sha256:<hex>` under a key from the API key (`keyedHash`);
+ * - an inline script's Content-Security-Policy source: `'sha256-<base64>'` (`cspSourceHash`);
+ * - numbers derived from names (random streams, lock keys): the digest's bytes (`sha256Bytes`).
+ */
+import { createHash, createHmac, type Hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted at every level, so equal values always serialize alike. Exactly
@@ -85,7 +94,46 @@ function sortedKeys(object: Record<string, unknown>): string[] {
 
 /** `sha256:<hex>` of a string or bytes. */
 export function sha256(data: string | Uint8Array): string {
-  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
+  return `sha256:${sha256Hex(data)}`;
+}
+
+/** The bare hex SHA-256 of a string or bytes. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The SHA-256 of data read in chunks, as bare hex. */
+export class Sha256Stream {
+  private readonly hash: Hash = createHash('sha256');
+
+  update(chunk: Uint8Array): this {
+    this.hash.update(chunk);
+    return this;
+  }
+
+  hex(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+/** The bare hex MD5 of bytes: only where a format outside voxform asks for it (an S3 ETag). */
+export function md5Hex(data: Uint8Array): string {
+  return createHash('md5').update(data).digest('hex');
+}
+
+/** The bare hex HMAC-SHA256 of a text: only where a format outside voxform asks for it (an S3 policy signature). */
+export function hmacSha256Hex(key: string, text: string): string {
+  return createHmac('sha256', key).update(text).digest('hex');
+}
+
+/** The 32 bytes of the SHA-256 of a text. */
+export function sha256Bytes(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** A Content-Security-Policy source that allows exactly this inline text. */
+export function cspSourceHash(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 
 /** `sha256:` of a value's canonical JSON: equal values, equal hashes, whatever the key order. */

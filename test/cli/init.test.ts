@@ -155,8 +155,6 @@ describe('voxform init, refusals', () => {
     const dir = await tempDir();
     const half = path.join(dir, 'half');
     await mkdir(path.join(half, 'prompts'), { recursive: true });
-    await chmod(dir, 0o777);
-    await chmod(half, 0o777);
     await chmod(path.join(half, 'prompts'), 0o555);
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'half'];
     const result = await runCli(args, { cwd: dir, unprivileged: true });
@@ -168,7 +166,7 @@ describe('voxform init, refusals', () => {
     expect(result.stdout).toBe('');
     expect(await readdir(half, { recursive: true })).toEqual(['prompts']);
 
-    await chmod(path.join(half, 'prompts'), 0o777);
+    await chmod(path.join(half, 'prompts'), 0o755);
     const again = await runCli(args, { cwd: dir, unprivileged: true });
     expect(again.stderr).toBe('');
     expect(again.code).toBe(0);

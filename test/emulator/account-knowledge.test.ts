@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { sha256Hex } from '../../src/emulator/ids.js';
+import { sha256Hex } from '../../src/util/hash.js';
 import { BOOKING, expectSchema, FRONT_DESK, startTestEmulator, type Client } from './helpers.js';
 
 let emulator: RunningEmulator;

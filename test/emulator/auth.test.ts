@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_KEY, type RunningEmulator } from '../../src/emulator/index.js';
-import { sha256Hex } from '../../src/emulator/ids.js';
+import { sha256Hex } from '../../src/util/hash.js';
 import { clientFor, expectSchema, FRONT_DESK, startTestEmulator, type Client } from './helpers.js';
 
 let emulator: RunningEmulator;

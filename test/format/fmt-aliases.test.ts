@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { Alias, parseDocument } from 'yaml';
-import { aliasesWithinLimits } from '../../src/format/alias-limits.js';
+import { aliasesWithinLimits } from '../../src/yaml/documents.js';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { isVoxformError } from '../../src/errors.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';

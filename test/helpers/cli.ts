@@ -14,15 +14,20 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The user `unprivileged` runs as when the tests run as root: `nobody`. */
-const NOBODY = 65_534;
+/**
+ * How `unprivileged` runs the CLI when the tests run as root, whom file permissions do not stop:
+ * as root still, but without the capabilities that let root pass them (setpriv, from util-linux),
+ * so a folder made read-only refuses it as it refuses any user. It stays the owner of the test's
+ * files and can reach the clone wherever it is — also in a folder no other user may enter (a
+ * home folder, `mktemp -d`), where the CLI run as another user could not load at all.
+ */
+const WITHOUT_PERMISSION_OVERRIDE = ['setpriv', '--bounding-set=-dac_override,-dac_read_search,-fowner', '--'];
 
 /**
  * Runs the real, built CLI (`bin/voxform.js` over `dist/`) as a child process. `npm test` builds
  * first (the `pretest` script). The environment is minimal and explicit: no inherited API key.
- * `unprivileged`: when the tests run as root, who ignores file permissions, the CLI runs as
- * `nobody`, so that a folder made read-only refuses it (files it must read or write then need
- * permissions for others).
+ * `unprivileged`: file permissions apply to the CLI even when the tests run as root (see
+ * WITHOUT_PERMISSION_OVERRIDE).
  */
 export function runCli(
   args: string[],
@@ -31,8 +36,8 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' };
     for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
-    const user = options.unprivileged && process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : {};
-    const child = spawn(process.execPath, [binPath, ...args], { cwd: options.cwd ?? repoRoot, env, stdio: 'pipe', ...user });
+    const command = [...(options.unprivileged && process.getuid?.() === 0 ? WITHOUT_PERMISSION_OVERRIDE : []), process.execPath, binPath, ...args];
+    const child = spawn(command[0] as string, command.slice(1), { cwd: options.cwd ?? repoRoot, env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -3,7 +3,7 @@ import { buildCallReport } from '../../src/report/build-report.js';
 import { sinceDeployWindow } from '../../src/report/since-deploy.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
-import { VersionResolver, changedTopLevelFields, deployedVersions, promptCandidates } from '../../src/report/versions.js';
+import { VersionResolver, changedTopLevelFields, deployedVersions, extraPromptCut } from '../../src/report/versions.js';
 import { agentConfig, callRecord, historyRecord, newestFirst, PLANTED_HEADER } from './helpers.js';
 
 const AGENT = '-OKagentFrontDesk001';
@@ -27,10 +27,27 @@ describe('VersionResolver', () => {
     expect(resolver.resolve(AGENT, withExtra, T0 + 86_400 + 10).key).toBe(deploy2.id);
     // Without the blank line the service puts before it, it is not an extra prompt but another prompt.
     expect(resolver.resolve(AGENT, { ...v2, prompt: `${v2.prompt as string} More.` }, T0 + 86_400 + 10).key).toMatch(/^outside:[0-9a-f]{12}$/);
-    expect(promptCandidates('extra', 0)).toEqual(['', 'extra']);
-    expect(promptCandidates('base\n\nextra', 4)).toEqual(['base', 'base\n\nextra']);
-    expect(promptCandidates('base', 4)).toEqual(['base']);
-    expect(promptCandidates(undefined, 4)).toEqual([undefined]);
+    expect(extraPromptCut('extra', 0)).toBe('');
+    expect(extraPromptCut('base\n\nextra', 4)).toBe('base');
+    expect(extraPromptCut('base more', 4)).toBeUndefined();
+    expect(extraPromptCut('base', 4)).toBeUndefined();
+    expect(extraPromptCut(undefined, 4)).toBeUndefined();
+  });
+
+  it('gives the calls after a deploy that appended lines to the prompt to that deploy, with or without an extra prompt', () => {
+    // v2 is v1 with a paragraph appended: cut at v1's length, v2's prompt looks like v1 plus an extra prompt.
+    const appended = agentConfig('You are the receptionist.\n\nOffer the earliest slot.');
+    const deployAppended = historyRecord('2026-03-02T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: appended } });
+    const appendResolver = new VersionResolver(deployedVersions([deploy1, deployAppended]));
+    const after = T0 + 86_400 + 10;
+    expect(appendResolver.resolve(AGENT, appended, after).key).toBe(deployAppended.id);
+    const withExtra = { ...appended, prompt: `${appended.prompt as string}\n\nThe caller is a returning patient.` };
+    expect(appendResolver.resolve(AGENT, withExtra, after).key).toBe(deployAppended.id);
+    // Before the deploy, v1 with an extra prompt is still v1, and v1 as it ran is v1 at any time.
+    expect(appendResolver.resolve(AGENT, { ...v1, prompt: 'You are the receptionist.\n\nThe caller is new.' }, T0 + 10).key).toBe(deploy1.id);
+    expect(appendResolver.resolve(AGENT, v1, after).key).toBe(deploy1.id);
+    // After v2's deploy, v1's prompt with an extra prompt is not v1's call: that deploy was over.
+    expect(appendResolver.resolve(AGENT, { ...v1, prompt: 'You are the receptionist.\n\nThe caller is new.' }, after).key).toMatch(/^outside:/);
   });
 
   it('keeps one outside version for calls that differ only in their extra prompt, and bounds their number', () => {

@@ -8,7 +8,8 @@ import { Alias, YAMLParseError } from 'yaml';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
 import { parseYaml, reportYamlErrors } from '../../src/manifest/parse-yaml.js';
 import { countLines, SourceRegistry } from '../../src/manifest/source.js';
-import { MAX_ALIAS_EXPANDED_VALUES, MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/project-files/limits.js';
+import { MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN } from '../../src/project-files/limits.js';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/yaml/limits.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
 

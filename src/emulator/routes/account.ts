@@ -1,7 +1,8 @@
 /** POST /api_keys and POST /user/credentials. */
 import type { CreateApiKeyRequest, CreatedApiKey, SetCredentialRequest } from '../../schema/types.gen.js';
 import { json } from '../http.js';
-import { newId, nowSeconds, randomAlphanumeric, sha256Hex } from '../ids.js';
+import { newId, nowSeconds, randomAlphanumeric } from '../ids.js';
+import { sha256Hex } from '../../util/hash.js';
 import type { Route } from '../router.js';
 
 /** How much of a new key is kept in the clear as its `prefix`. */

@@ -2,10 +2,10 @@
  * Knowledge files: POST /knowledge/generate_presigned_url (an S3-style presigned POST whose target
  * the emulator serves itself, see uploads.ts), /knowledge/create_file and /knowledge/set_agent_files.
  */
-import { createHmac } from 'node:crypto';
 import type { KnowledgeFileRecord, PresignedUrlRequest, SetAgentFilesRequest } from '../../schema/types.gen.js';
 import { actionDone, json } from '../http.js';
 import { newId, nowSeconds } from '../ids.js';
+import { hmacSha256Hex } from '../../util/hash.js';
 import type { Route } from '../router.js';
 import { bodyValueError, ValidationFailure } from '../validation.js';
 
@@ -51,7 +51,7 @@ export const knowledgeRoutes: Route[] = [
         'x-amz-credential': credential,
         'x-amz-date': date,
         policy,
-        'x-amz-signature': createHmac('sha256', core.uploadSecret).update(policy).digest('hex'),
+        'x-amz-signature': hmacSha256Hex(core.uploadSecret, policy),
       };
       core.store.pendingUploads.set(key, { key, filename, fields, expires_at: expiresAt });
       await core.store.commit();

@@ -3,9 +3,9 @@
  * target (S3's POST Object: multipart/form-data, every policy field, the file last; 204 on
  * success; S3-style XML errors) and call recordings.
  */
-import { createHash } from 'node:crypto';
 import type { Reply } from '../http.js';
-import { nowSeconds, sha256Hex } from '../ids.js';
+import { nowSeconds } from '../ids.js';
+import { md5Hex, sha256Hex } from '../../util/hash.js';
 import { MultipartError, multipartBoundary, parseMultipart } from '../multipart.js';
 import type { Route } from '../router.js';
 import { MAX_UPLOAD_BYTES } from './knowledge.js';
@@ -83,7 +83,7 @@ export const uploadRoutes: Route[] = [
         uploaded_at: nowSeconds(),
       });
       await core.store.commit();
-      return { status: 204, headers: { etag: `"${createHash('md5').update(file.data).digest('hex')}"` } };
+      return { status: 204, headers: { etag: `"${md5Hex(file.data)}"` } };
     },
   },
   {

@@ -3,12 +3,12 @@
  * distributions the traffic model uses. Every draw is reproducible from the seed and the names the
  * stream was made from, so the same seed and the same configurations always give the same calls.
  */
-import { createHash } from 'node:crypto';
+import { sha256Bytes } from '../../util/hash.js';
 import { seededRandom } from '../../util/seeded-random.js';
 
 /** 32 bits from any list of names (sha256: streams of different names are unrelated). */
 export function streamSeed(...parts: Array<string | number>): number {
-  return createHash('sha256').update(parts.map(String).join('\u0000')).digest().readUInt32BE(0);
+  return sha256Bytes(parts.map(String).join('\u0000')).readUInt32BE(0);
 }
 
 const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));

@@ -7,8 +7,9 @@
  * every state write is fenced on its `lock_id`, can write no more. Where the role may (same role,
  * or `pg_signal_backend`), the old holder's connection is also ended.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { sha256Bytes } from '../../util/hash.js';
 import { osUser } from '../../util/run-identity.js';
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
@@ -16,7 +17,7 @@ import { DEFAULT_WAIT_ADVICE, describeHolder, unlockCommand, waitToRetryLock, ty
 
 /** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
 export function advisoryKey(workspace: string, generation: number): string {
-  const digest = createHash('sha256').update(`voxform-apply-lock\0${workspace}\0${generation}`).digest();
+  const digest = sha256Bytes(`voxform-apply-lock\0${workspace}\0${generation}`);
   return BigInt.asIntN(64, digest.readBigUInt64BE(0)).toString();
 }
 

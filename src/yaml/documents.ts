@@ -1,0 +1,134 @@
+/**
+ * The one way voxform reads YAML with the general parser (the yaml library): every file it parses
+ * is the repository's, so the limits of ./limits.ts hold for each reader — the manifest loader's
+ * general path, templates, `fmt` and traffic profiles alike. The loader's fast subset reader keeps
+ * the same limits on its own path (src/manifest/parse-yaml-subset.ts).
+ */
+import { Composer, Lexer, Parser, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions } from 'yaml';
+import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
+
+export interface YamlDocuments {
+  documents: Document.Parsed[];
+  /** Set when the text has more than MAX_YAML_TOKENS tokens: the offset where reading stopped (no documents then). */
+  tooLargeAt?: number;
+}
+
+/**
+ * The text's YAML documents, token by token, stopping past MAX_YAML_TOKENS. `onNewLine` hears each
+ * line start (a LineCounter's `addNewLine`), the first one included. Each YAMLError captures a
+ * stack trace nobody reads; a broken file of ten thousand lines makes as many errors, and the
+ * traces were most of the time spent on it, so none is taken while parsing.
+ */
+export function parseYamlDocuments(
+  text: string,
+  options: { onNewLine?: ((offset: number) => unknown) | undefined; document?: ParseOptions & DocumentOptions & SchemaOptions } = {},
+): YamlDocuments {
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    const parser = new Parser(options.onNewLine);
+    const composer = new Composer({ prettyErrors: false, ...options.document });
+    const documents: Document.Parsed[] = [];
+    const take = (tokens: Iterable<Parameters<typeof composer.next>[0]>): void => {
+      for (const token of tokens) for (const doc of composer.next(token)) documents.push(doc);
+    };
+    options.onNewLine?.(0);
+    let tokens = 0;
+    for (const lexeme of new Lexer().lex(text)) {
+      if (++tokens > MAX_YAML_TOKENS) return { documents: [], tooLargeAt: Math.min(parser.offset, text.length) };
+      take(parser.next(lexeme));
+    }
+    take(parser.end());
+    for (const doc of composer.end(false, text.length)) documents.push(doc);
+    return { documents };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+/** Why a parsed document cannot be made a plain value within the limits, in a phrase; undefined when it can. */
+export function yamlLimitBroken(doc: Document): string | undefined {
+  if (aliasesWithinLimits(doc)) return undefined;
+  return `its aliases expand past what voxform reads (${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions or ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values made by them in one document)`;
+}
+
+/** A document without errors as a plain value, aliases expanded, when within the limits (`yamlLimitBroken`). */
+export function plainYamlValue(doc: Document): { ok: true; value: unknown } | { ok: false; problem: string } {
+  const problem = yamlLimitBroken(doc);
+  if (problem !== undefined) return { ok: false, problem };
+  // The limits were checked above, in one pass; the library's own count walks the document per alias.
+  return { ok: true, value: doc.toJS({ maxAliasCount: -1 }) as unknown };
+}
+
+interface Expansion {
+  /** Aliases expanded when the node is expanded whole. */
+  aliases: number;
+  /** Values those expansions make (a value made inside a copy counted once). */
+  made: number;
+  /** Values in the node expanded whole (itself included). */
+  values: number;
+}
+
+const NOTHING: Expansion = { aliases: 0, made: 0, values: 0 };
+
+/**
+ * Whether the document's aliases stay within the limits, counted without expanding them: the
+ * library's `toJS` shares one value per anchor, but whoever walks the value (fmt compares it,
+ * every reader checks it) walks every path through the shares, so a "billion laughs" file (ten
+ * aliases of ten aliases of …) takes exponential time. One pass over the nodes.
+ */
+export function aliasesWithinLimits(doc: Document): boolean {
+  const targets = aliasTargets(doc);
+  if (targets.size === 0) return true;
+  const known = new Map<unknown, Expansion>();
+  const expanding = new Set<unknown>();
+  const measure = (node: unknown): Expansion => {
+    const seen = known.get(node);
+    if (seen) return seen;
+    // An alias inside its own anchor: the library makes a reference, not a copy.
+    if (expanding.has(node)) return NOTHING;
+    expanding.add(node);
+    const result = measureNode(node, measure, targets);
+    expanding.delete(node);
+    known.set(node, result);
+    return result;
+  };
+  const total = measure(doc.contents);
+  return total.aliases <= MAX_ALIAS_EXPANSIONS && total.made <= MAX_ALIAS_EXPANDED_VALUES;
+}
+
+function measureNode(node: unknown, measure: (node: unknown) => Expansion, targets: Map<unknown, Node | undefined>): Expansion {
+  if (isAlias(node)) {
+    const target = measure(targets.get(node));
+    // The copy is every value of the target expanded (its own aliases' copies included).
+    return { aliases: target.aliases + 1, made: target.values, values: target.values };
+  }
+  if (isScalar(node)) return { aliases: 0, made: 0, values: 1 };
+  const parts: unknown[] = isPair(node) ? [node.key, node.value] : isCollection(node) ? node.items : [];
+  const sum = { aliases: 0, made: 0, values: isPair(node) ? 0 : 1 };
+  for (const part of parts) {
+    if (part === null || part === undefined) continue;
+    const child = measure(part);
+    sum.aliases += child.aliases;
+    sum.made += child.made;
+    sum.values += child.values;
+  }
+  return sum;
+}
+
+/**
+ * Each alias → the last node anchored with its name before it, in document order, as the library's
+ * `Alias.resolve` finds it — which walks the whole document per alias (9,000 aliases took minutes,
+ * holding the event loop so that even SIGTERM waited); this is one walk for all of them.
+ */
+export function aliasTargets(doc: Document): Map<unknown, Node | undefined> {
+  const targets = new Map<unknown, Node | undefined>();
+  const latest = new Map<string, Node>();
+  visit(doc, {
+    Node: (_key, node) => {
+      if (isAlias(node)) targets.set(node, latest.get(node.source));
+      else if (node.anchor) latest.set(node.anchor, node);
+    },
+  });
+  return targets;
+}

@@ -1,0 +1,43 @@
+/**
+ * The one general YAML reader every command uses: past the token limit it stops with where, and a
+ * document whose aliases expand past the limits is refused before it is made a plain value.
+ */
+import { describe, expect, it } from 'vitest';
+import { LineCounter } from 'yaml';
+import { parseYamlDocuments, plainYamlValue } from '../../src/yaml/documents.js';
+import { MAX_YAML_TOKENS } from '../../src/yaml/limits.js';
+
+/** `a0: &a0 [x ×10]`, then each level ten aliases of the one before: 10^levels values. */
+function laughs(levels: number): string {
+  const lines = [`a0: &a0 [${Array.from({ length: 10 }, () => 'x').join(', ')}]`];
+  for (let i = 1; i < levels; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
+  return `${lines.join('\n')}\n`;
+}
+
+describe('parseYamlDocuments', () => {
+  it('reads every document with its line starts, errors kept on their document', () => {
+    const lines = new LineCounter();
+    const { documents, tooLargeAt } = parseYamlDocuments('a: 1\n---\nb: [2\n', { onNewLine: lines.addNewLine });
+    expect(tooLargeAt).toBeUndefined();
+    expect(documents.map((doc) => doc.errors.length > 0)).toEqual([false, true]);
+    expect(documents[0]?.toJS()).toEqual({ a: 1 });
+    // The unclosed flow sequence is noticed where the text ends: line 4.
+    expect(lines.linePos(documents[1]?.errors[0]?.pos[0] ?? 0).line).toBe(4);
+  });
+
+  it('stops past MAX_YAML_TOKENS and says where, with no documents', () => {
+    const text = `[${'1,'.repeat(MAX_YAML_TOKENS / 2)}1]\n`;
+    const { documents, tooLargeAt } = parseYamlDocuments(text);
+    expect(documents).toEqual([]);
+    expect(tooLargeAt).toBeGreaterThan(0);
+    expect(tooLargeAt).toBeLessThan(text.length);
+  });
+});
+
+describe('plainYamlValue', () => {
+  it('expands aliases within the limits, and refuses a billion-laughs document', () => {
+    expect(plainYamlValue(parseYamlDocuments('a: &x [1, 2]\nb: *x\n').documents[0] as never)).toEqual({ ok: true, value: { a: [1, 2], b: [1, 2] } });
+    const refused = plainYamlValue(parseYamlDocuments(laughs(7)).documents[0] as never);
+    expect(refused).toEqual({ ok: false, problem: 'its aliases expand past what voxform reads (10,000 alias expansions or 100,000 values made by them in one document)' });
+  });
+});
