@@ -80,7 +80,7 @@ export function ciSource(env: Env): DeploySource | undefined {
 
 /**
  * The work tree's status in the porcelain v2 format, with its branch headers: the commit checked
- * out and the branch come first, so a status cut at GIT_MAX_OUTPUT still names both.
+ * out and the branch come first, so a status cut at the most read (src/util/git.ts) still names both.
  */
 async function workTreeStatus(cwd: string, env: Env): Promise<GitAnswer | undefined> {
   const repository = await openGitRepository(cwd, env);
