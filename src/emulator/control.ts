@@ -1,7 +1,10 @@
 /**
  * The control surface: test-only operations under /_emulator/ (never on the spec's paths), and the
  * same operations in-process as `EmulatorControl`. No key is needed: the emulator is a local tool.
+ * So a web page must not be able to use it: see `controlRequestRefusal`.
  */
+import { isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { ChatMessage } from '../schema/types.gen.js';
 import type { EmulatorCore } from './core.js';
 import { checkFaultSettings, FaultConfigError } from './faults.js';
@@ -50,6 +53,49 @@ function checkEndOptions(body: Record<string, unknown>): { status: EndCallStatus
   if (duration !== undefined) options.duration = duration as number;
   if (messages !== undefined) options.messages = messages as ChatMessage[];
   return { status: status as EndCallStatus, options };
+}
+
+/** The body types a control route takes by default; a seed may also be YAML. */
+export const CONTROL_BODY_TYPES: readonly string[] = ['application/json'];
+export const SEED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
+/** The host name of a Host header (`[::1]:4010` → `::1`) and its port (undefined when none is written). */
+function splitHost(host: string): { name: string; port: string | undefined } | undefined {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(host);
+  if (!match) return undefined;
+  return { name: (match[1] as string).replace(/^\[|\]$/g, '').toLowerCase(), port: match[2] };
+}
+
+/**
+ * Why a request to a control route is refused, or undefined. No key guards these routes, so they
+ * answer only what a browser cannot be made to send on a web page's behalf:
+ * - **Host** must name this emulator by an address or `localhost` (or the `--host` it was given),
+ *   with its port: DNS rebinding points a page's own name at 127.0.0.1, and its requests then
+ *   carry that name (403);
+ * - an **Origin**, when there is one, must be the emulator's own: a page elsewhere sends its own
+ *   (403);
+ * - a **body** must be declared JSON (a seed: JSON or YAML): `text/plain` and the form types are
+ *   what a page may send across sites without asking first (415).
+ */
+export function controlRequestRefusal(req: IncomingMessage, server: { port: number; host: string }, bodyTypes: readonly string[] = CONTROL_BODY_TYPES): HttpError | undefined {
+  const host = req.headers.host ?? '';
+  const named = splitHost(host);
+  const listenHost = server.host.replace(/^\[|\]$/g, '').toLowerCase();
+  const known = named !== undefined && (named.name === 'localhost' || isIP(named.name) !== 0 || named.name === listenHost);
+  if (!named || !known || Number(named.port ?? 80) !== server.port) {
+    return new HttpError(403, `The control routes answer only requests addressed to this emulator (Host localhost:${server.port} or 127.0.0.1:${server.port}), not to ${JSON.stringify(host)}.`);
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
+    return new HttpError(403, 'The control routes do not answer requests a web page sends from another origin.');
+  }
+  const length = req.headers['content-length'];
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (hasBody && !bodyTypes.includes(type)) {
+    return new HttpError(415, `A control request's body must be ${bodyTypes.length > 1 ? 'JSON or YAML' : 'JSON'} (content-type ${bodyTypes[0]}), not ${type === '' ? 'undeclared' : type}.`);
+  }
+  return undefined;
 }
 
 /** The in-process control object. */
@@ -163,7 +209,7 @@ export function controlRoutes(host: ControlHost, control: EmulatorControl): Rout
       await control.reset();
       return json(200, { success: true });
     }),
-    route('POST', '/_emulator/seed', 'control: seed', seedHandler(host), { rawBody: true, bodyLimit: 64 * 1024 * 1024 }),
+    route('POST', '/_emulator/seed', 'control: seed', seedHandler(host), { rawBody: true, bodyLimit: 64 * 1024 * 1024, bodyTypes: SEED_BODY_TYPES }),
     route('GET', '/_emulator/state', 'control: state', () => json(200, control.state())),
     route('GET', '/_emulator/requests', 'control: request log', ({ query }) => {
       const since = Number(query.since ?? 0);

@@ -47,8 +47,10 @@ export interface Route {
   query?: string;
   /** The body is not JSON (the multipart upload): handed over raw. */
   rawBody?: boolean;
-  /** A control route under /_emulator/: no faults, not in the request log. */
+  /** A control route under /_emulator/: no faults, not in the request log, guarded by `controlRequestRefusal`. */
   control?: boolean;
+  /** The content types a control route's body may have (default: JSON alone). */
+  bodyTypes?: readonly string[];
   /** Largest body accepted, bytes (default 1 MiB). */
   bodyLimit?: number;
   handler(ctx: RouteContext): Reply | Promise<Reply>;

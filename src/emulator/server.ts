@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { VoxformError } from '../errors.js';
 import { authenticate } from './auth.js';
-import { checkResponseStyle, controlRoutes, createControl, type ControlHost } from './control.js';
+import { checkResponseStyle, controlRequestRefusal, controlRoutes, createControl, type ControlHost } from './control.js';
 import type { EmulatorCore } from './core.js';
 import { FaultConfigError, FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
@@ -32,6 +32,7 @@ import type { EmulatorControl, EmulatorOptions, EmulatorSeed, FaultRule, Request
 import { checkBody, missingHeader, readQuery, ValidationFailure, type ValidationDetail } from './validation.js';
 import { WebhookSender } from './webhooks.js';
 import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
+import { parseRequestTarget } from '../util/request-target.js';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** How long close() lets requests in flight finish before cutting their connections. */
@@ -75,14 +76,6 @@ function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail
   }
 }
 
-function decodePath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
-
 /** The initial fault rule from the `latencyMs`/`failRate` options (the CLI's --latency and --fail-rate). */
 function optionFaultRules(options: EmulatorOptions): FaultRule[] {
   const rule: FaultRule = { path: '**' };
@@ -112,6 +105,8 @@ class Emulator implements ControlHost {
   readonly control: EmulatorControl;
   private readonly server: http.Server;
   private baseUrl = '';
+  /** Where it listens: the port, and the host it was told (for the control routes' Host check). */
+  private listening = { port: 0, host: '' };
   private readonly inFlight = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
   private readonly initialFaults: FaultRule[];
@@ -180,6 +175,7 @@ class Emulator implements ControlHost {
     const address = this.server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.baseUrl = `http://${shownHost}:${address.port}`;
+    this.listening = { port: address.port, host };
   }
 
   async reset(): Promise<void> {
@@ -215,19 +211,27 @@ class Emulator implements ControlHost {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const method = req.method ?? 'GET';
-    const raw = req.url ?? '/';
-    const mark = raw.indexOf('?');
-    const rawPath = mark < 0 ? raw : raw.slice(0, mark);
-    const search = mark < 0 ? '' : raw.slice(mark + 1);
+    const target = parseRequestTarget(req.url);
+    if (!target.ok) {
+      req.resume();
+      writeReply(res, detail(400, target.message));
+      return;
+    }
+    const { path: rawPath, decodedPath: path, search } = target;
     const match = this.router.match(method, rawPath.split('/').slice(1));
 
     if (match.kind === 'found' && match.route.control) {
+      const refusal = controlRequestRefusal(req, this.listening, match.route.bodyTypes);
+      if (refusal) {
+        req.resume();
+        writeReply(res, detail(refusal.status, refusal.message));
+        return;
+      }
       const reply = await this.run(match.route, match.params, req, search, undefined);
       writeReply(res, reply);
       return;
     }
 
-    const path = decodePath(rawPath);
     const entry = this.core.requestLog.begin(req, path, search);
     const finish = (status: number) => {
       entry.status = status;

@@ -4,13 +4,13 @@
  * and who ran it. Every value is the operator's environment or the operator's checkout; each is
  * checked for shape before it is kept, so a strange value is dropped rather than recorded.
  *
- * `git` runs with fixed arguments, without a shell, with a time-out, and with the repository's
- * fsmonitor turned off (a hook a checkout could name); when `git` or the repository is absent the
- * source is simply empty. Whether the work tree held changes the commit does not (`uncommitted`) is
+ * `git` runs as src/util/git.ts runs it for every caller: pinned to the project root's repository,
+ * with nothing from the repository that runs code (filters, hooks, fsmonitor), no shell and a
+ * minimal environment; when `git` or the repository is absent the source is simply empty. Whether the work tree held changes the commit does not (`uncommitted`) is
  * asked of `git` in CI too: a commit names what was deployed only when nothing was edited beside it.
  */
-import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
+import { openGitRepository, type GitAnswer } from '../util/git.js';
 import { gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 
@@ -20,7 +20,6 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** A branch name as git allows it, printable, not absurdly long. */
 export const BRANCH = /^[^\s\x00-\x1f\x7f~^:?*[\\]{1,255}$/;
-const GIT_TIMEOUT_MS = 5000;
 
 function commitOf(value: string | undefined): string | undefined {
   const trimmed = value?.trim().toLowerCase();
@@ -79,46 +78,14 @@ export function ciSource(env: Env): DeploySource | undefined {
   return undefined;
 }
 
-/** Most output read from `git`: the status of a work tree with more changes than fit is cut here. */
-const GIT_MAX_OUTPUT = 64 * 1024;
-
-/** What `git` said: its lines, and whether there were more than GIT_MAX_OUTPUT holds. */
-interface GitAnswer {
-  lines: string[];
-  cut: boolean;
-}
-
-/**
- * Runs `git ARGS` in `cwd`; resolves to its lines, or undefined on any failure (no git, no
- * repository, the time-out). An answer longer than GIT_MAX_OUTPUT is cut there, at its last whole line.
- */
-function runGit(args: readonly string[], cwd: string, env: Env): Promise<GitAnswer | undefined> {
-  return new Promise((resolve) => {
-    try {
-      execFile(
-        'git',
-        ['-c', 'core.fsmonitor=false', '--no-optional-locks', ...args],
-        { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' } as NodeJS.ProcessEnv, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: GIT_MAX_OUTPUT, shell: false },
-        (error, stdout) => {
-          const cut = (error as { code?: unknown } | null)?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
-          if (error && !cut) return resolve(undefined);
-          const lines = String(stdout).split('\n');
-          // A cut answer ends in the middle of a line: only whole lines count.
-          resolve({ lines: cut ? lines.slice(0, -1) : lines.filter((line) => line !== ''), cut });
-        },
-      );
-    } catch {
-      resolve(undefined);
-    }
-  });
-}
-
 /**
  * The work tree's status in the porcelain v2 format, with its branch headers: the commit checked
- * out and the branch come first, so a status cut at GIT_MAX_OUTPUT still names both.
+ * out and the branch come first, so a status cut at the most read (src/util/git.ts) still names both.
  */
-function workTreeStatus(cwd: string, env: Env): Promise<GitAnswer | undefined> {
-  return runGit(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty'], cwd, env);
+async function workTreeStatus(cwd: string, env: Env): Promise<GitAnswer | undefined> {
+  const repository = await openGitRepository(cwd, env);
+  // No rename detection: it would read the contents of files, which a partial clone fetches.
+  return repository?.run(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames']);
 }
 
 /** A header of the porcelain v2 status (`# branch.oid 0a1b…`), or undefined. */
@@ -146,7 +113,9 @@ function hasChanges(status: GitAnswer): boolean {
  */
 export async function gitSource(cwd: string, env: Env, workTree = true): Promise<DeploySource> {
   if (!workTree) {
-    const [commit, branch] = await Promise.all([runGit(['rev-parse', '--verify', 'HEAD'], cwd, env), runGit(['branch', '--show-current'], cwd, env)]);
+    const repository = await openGitRepository(cwd, env);
+    if (!repository) return {};
+    const [commit, branch] = await Promise.all([repository.run(['rev-parse', '--verify', 'HEAD']), repository.run(['branch', '--show-current'])]);
     return withoutUndefined({ commit: commitOf(commit?.lines[0]), branch: branchOf(branch?.lines[0]) });
   }
   const status = await workTreeStatus(cwd, env);

@@ -27,9 +27,9 @@ export interface WebhookCheckOptions {
 /** Why a webhook request was refused, with the HTTP status a receiver should answer. */
 export interface WebhookRejection {
   ok: false;
-  /** 401: a secret header is missing or wrong; 400: the body is not JSON; 422: it does not fit the schema. */
+  /** 401: a secret header is missing or wrong; 400: the body is not JSON, or the URL not a URL; 422: it does not fit the schema. */
   status: 401 | 400 | 422;
-  reason: 'headers' | 'json' | 'schema';
+  reason: 'headers' | 'json' | 'url' | 'schema';
   /** One sentence; never holds a header's value. */
   message: string;
   /** The schema's findings (for `schema`), paths FastAPI style. */
@@ -115,7 +115,12 @@ const PREFETCH_PARAMETERS = new Set(['session_id', 'agent_id', 'from', 'to']);
 export function parsePrefetchRequest(url: string | URL, headers: IncomingHeaders = {}, options: WebhookCheckOptions = {}): WebhookParseResult<PrefetchRequest> {
   const refused = rejectHeaders(headers, options);
   if (refused) return refused;
-  const parsed = typeof url === 'string' ? new URL(url, 'http://receiver.invalid') : url;
+  let parsed: URL;
+  try {
+    parsed = typeof url === 'string' ? new URL(url, 'http://receiver.invalid') : url;
+  } catch {
+    return { ok: false, status: 400, reason: 'url', message: 'not a prefetch request: its URL cannot be parsed', issues: [] };
+  }
   const query: Record<string, string> = {};
   for (const [name, value] of parsed.searchParams) if (!(name in query)) query[name] = value;
   const issues = validateAgainst('PrefetchWebhookQuery', query);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { repoRoot, runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { HOSTILE_REQUEST_LINES, rawExchange } from '../emulator/helpers.js';
 
 const HOOK_TOKEN = 'hook-token-planted-7c6b5a49';
 const PREFETCH_TOKEN = 'prefetch-token-planted-0d1e2f3a';
@@ -135,6 +136,22 @@ describe('voxform webhook send → voxform webhook serve on loopback', () => {
     expect(result.stdout).toMatch(new RegExp(`POST /hooks/end {2}end-of-call {2}call sample-call-0001, agent ${FRONT_DESK}, user-ended, 42 s, 4 messages, 1 function call, [0-9.]+ credits, metadata customer_id, source -> 200`));
     expect(result.stdout).toMatch(new RegExp(`GET /hooks/prefetch {2}prefetch {2}session sample-session-0001, agent ${FRONT_DESK}, from \\+15551230001, to \\+15559870002, metadata customer_id, source -> 200`));
     expectNoSecret(endOfCall.stdout, endOfCall.stderr, prefetch.stdout, prefetch.stderr, result.stdout, result.stderr);
+  });
+
+  it('answers every malformed request line and URL with a 400 and keeps serving (one `GET //[` once ended it)', async () => {
+    const dir = await tempDir({ 'voxform.yaml': manifest() });
+    const serve = await startServe([], dir);
+    const host = new URL(serve.url).host;
+    for (const line of HOSTILE_REQUEST_LINES) {
+      expect((await rawExchange(serve.url, `${line}\r\nHost: ${host}`)).status, JSON.stringify(line)).toBe(400);
+    }
+    const prefetch = await send(['--to', `${serve.url}/hooks/prefetch`, '--event', 'prefetch'], dir);
+    expect(prefetch.code).toBe(0);
+    await eventually(() => serve.stdout().includes('GET /hooks/prefetch  prefetch'), 'the prefetch line');
+    const result = await serve.stop();
+    expect(result.stdout).toContain('GET //[  request  REFUSED: The request target is not a valid URL. -> 400');
+    expect(result.stdout).toContain('GET /%zz  request  REFUSED: The request path holds a malformed percent-escape. -> 400');
+    expect(result.code).toBe(130);
   });
 
   it('a wrong header fails on both sides: send exits 1, serve refuses with 401 naming the header, not its value', async () => {

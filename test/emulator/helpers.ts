@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
@@ -130,4 +131,43 @@ export async function eventually<T>(check: () => T | undefined | false | Promise
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Request lines no server should fall over: targets that are not paths or not URLs, malformed escapes, and lines Node's parser refuses. */
+export const HOSTILE_REQUEST_LINES: readonly string[] = [
+  'GET //[ HTTP/1.1',
+  'GET //[::1 HTTP/1.1',
+  'GET http://[ HTTP/1.1',
+  'GET http://evil.example/x HTTP/1.1',
+  'GET //evil.example/x HTTP/1.1',
+  'OPTIONS * HTTP/1.1',
+  'GET /%zz HTTP/1.1',
+  'POST /hooks/%E0%A4%A HTTP/1.1',
+  'GET /a b HTTP/1.1',
+  'GET  HTTP/1.1',
+  'BREW / HTTP/1.1',
+  'GET / HTTP/9.9',
+  'GET /\x01 HTTP/1.1',
+  '\x16\x03\x01\x02\x00 hello',
+];
+
+/**
+ * Sends `head` (a request line and headers, without the blank line that ends them) with
+ * `Connection: close` and an optional body on a fresh connection to `base`; resolves with the
+ * status (0 when there was no answer), the answer's head and its body, once the server closes.
+ */
+export function rawExchange(base: string, head: string, body = ''): Promise<{ status: number; head: string; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve) => {
+    let answer = '';
+    const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`));
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const end = answer.indexOf('\r\n\r\n');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1];
+      resolve({ status: status ? Number(status) : 0, head: end < 0 ? answer : answer.slice(0, end), body: end < 0 ? '' : answer.slice(end + 4) });
+    });
+  });
 }

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/emulator/json-limits.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { FRONT_DESK, startTestEmulator, streamedText, type Client } from './helpers.js';
+import { FRONT_DESK, HOSTILE_REQUEST_LINES, rawExchange, startTestEmulator, streamedText, type Client } from './helpers.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 
 let emulator: RunningEmulator;
@@ -50,6 +50,15 @@ function rawRequest(text: string, options: { closeAfterWrite?: boolean } = {}): 
     socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
   });
 }
+
+describe('request lines and targets', () => {
+  it.each(HOSTILE_REQUEST_LINES.map((line) => [JSON.stringify(line), line]))('%s is a 400, and the emulator serves on', async (_shown, line) => {
+    const { hostname, port } = new URL(emulator.url);
+    const answer = await rawExchange(emulator.url, `${line}\r\nHost: ${hostname}:${port}\r\nauthorization: ${emulator.apiKey}`);
+    expect(answer.status).toBe(400);
+    await expectStillServing();
+  });
+});
 
 describe('body size', () => {
   it('a body over 1 MiB is a 413 naming the limit, whether its length is declared or streamed', async () => {

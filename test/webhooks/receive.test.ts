@@ -80,6 +80,10 @@ describe('parsePrefetchRequest', () => {
     expect(parsePrefetchRequest('/p?agent_id=a1')).toMatchObject({ ok: false, status: 422, message: 'not a prefetch request: session_id is required' });
     expect(parsePrefetchRequest('/p?session_id=s&agent_id=a', { 'x-t': 'no' }, { expectedHeaders: { 'x-t': SECRET } })).toMatchObject({ ok: false, status: 401 });
   });
+
+  it('answers a URL no parser can read with a 400 rather than throwing', () => {
+    expect(parsePrefetchRequest('//[')).toEqual({ ok: false, status: 400, reason: 'url', message: 'not a prefetch request: its URL cannot be parsed', issues: [] });
+  });
 });
 
 describe('prefetch answers', () => {

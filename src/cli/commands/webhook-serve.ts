@@ -9,6 +9,7 @@ import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
 import { printable } from '../../util/printable.js';
+import { parseRequestTarget } from '../../util/request-target.js';
 
 export interface WebhookServeOptions {
   file?: string[];
@@ -37,7 +38,8 @@ function clock(): string {
 }
 
 function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, settings: ReceiverSettings): void {
-  const where = new URL(req.url ?? '/', 'http://receiver.invalid').pathname;
+  const target = parseRequestTarget(req.url);
+  const where = target.ok ? target.path : (req.url ?? '');
   const answer = (status: number, body: string, summary: string, close = false) => {
     res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
     // A body cut short is not read to its end: drop the connection once the answer is out.
@@ -47,6 +49,11 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
     settings.log(printable(`${clock()}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`));
   };
   const refuse = (status: number, message: string, event: string, close = false) => answer(status, JSON.stringify({ detail: message }), `${event}  REFUSED: ${message}`, close);
+
+  if (!target.ok) {
+    req.resume();
+    return refuse(400, target.message, 'request');
+  }
 
   if (req.method === 'GET') {
     req.resume();

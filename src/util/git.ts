@@ -1,0 +1,150 @@
+/**
+ * The one way voxform runs `git`. The work tree is the pull request's, so nothing in it may make
+ * git run code or pick another repository; every git call voxform makes goes through here and gets
+ * the whole rule:
+ *
+ * - **pinned**: git runs in the project root (the git work tree holding the manifest, as the file
+ *   guard finds it, src/project-files/guarded-read.ts) with GIT_CEILING_DIRECTORIES at its parent,
+ *   so it can open only that root's `.git`; the operator's GIT_DIR, GIT_WORK_TREE and the like are
+ *   not passed. Without a `.git` there, git is not run at all.
+ * - **no bare repositories found by looking** (`safe.bareRepository=explicit`): a folder committed
+ *   as a bare repository, with its own `config`, is never taken for the repository.
+ * - **no code from the repository**: no fsmonitor (`core.fsmonitor=false`), no hooks
+ *   (`core.hooksPath=/dev/null`), no network (`protocol.allow=never`), and every filter driver the
+ *   configuration defines emptied (`filter.NAME.clean=`, `.smudge=`, `.process=`,
+ *   `.required=false`): `git status` runs a file's clean filter to compare a file whose timestamps
+ *   changed, and `.gitattributes` (the pull request's) chooses which driver a file gets. The
+ *   drivers are listed first with `git config --get-regexp`, which reads configuration and runs
+ *   nothing. A driver whose name `-c` cannot spell (it holds `=`) stops the run instead.
+ * - **no shell, a minimal environment**: fixed arguments; only PATH, HOME, XDG_CONFIG_HOME, LANG,
+ *   LC_ALL and the operator's choice of git configuration files reach git — never VOXFORM_API_KEY
+ *   or any other secret of the environment.
+ * - **bounded**: a time-out per run, and at most GIT_MAX_OUTPUT read.
+ *
+ * Every failure (no git, no repository, the time-out, a refused repository) is an answer of
+ * undefined: what git would have said is then simply unknown.
+ */
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs';
+import path from 'node:path';
+import { findProjectRoot } from '../project-files/guarded-read.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const GIT_TIMEOUT_MS = 5000;
+/** Most output read from one run: the status of a work tree with more changes than fit is cut here. */
+export const GIT_MAX_OUTPUT = 64 * 1024;
+
+/** The environment variables passed to git from the operator's: where git and its configuration are, and the language. */
+export const GIT_ENV_PASSED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT', 'GIT_EXEC_PATH', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_GLOBAL'] as const;
+
+/** The options every git run starts with. */
+export const GIT_HARDENING = [
+  '--no-pager',
+  '--no-optional-locks',
+  '-c',
+  'safe.bareRepository=explicit',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.untrackedCache=false',
+  '-c',
+  'protocol.allow=never',
+] as const;
+
+/** What git said: its lines, and whether there were more than GIT_MAX_OUTPUT holds. */
+export interface GitAnswer {
+  lines: string[];
+  cut: boolean;
+}
+
+/** A repository git may be asked about: `run` adds the whole rule to every call. */
+export interface GitRepository {
+  /** The work tree's root (a real path). */
+  root: string;
+  /** Runs `git ARGS` there; undefined on any failure. */
+  run(args: readonly string[]): Promise<GitAnswer | undefined>;
+}
+
+interface RawAnswer {
+  stdout: string;
+  /** The exit code, 0 on success; undefined when git did not run to an exit (not found, killed, time-out). */
+  code: number | undefined;
+  cut: boolean;
+}
+
+function gitEnvironment(env: Env, root: string): NodeJS.ProcessEnv {
+  const passed: NodeJS.ProcessEnv = {};
+  for (const name of GIT_ENV_PASSED) {
+    const value = env[name];
+    if (value !== undefined) passed[name] = value;
+  }
+  return { ...passed, GIT_CEILING_DIRECTORIES: path.dirname(root), GIT_TERMINAL_PROMPT: '0' };
+}
+
+function execGit(args: readonly string[], root: string, env: NodeJS.ProcessEnv): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    try {
+      execFile('git', [...GIT_HARDENING, ...args], { cwd: root, env, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: GIT_MAX_OUTPUT, shell: false }, (error, stdout) => {
+        const failure = error as (Error & { code?: unknown; killed?: boolean }) | null;
+        const cut = failure?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
+        const code = !failure || cut ? 0 : typeof failure.code === 'number' && !failure.killed ? failure.code : undefined;
+        resolve({ stdout: String(stdout), code, cut });
+      });
+    } catch {
+      resolve({ stdout: '', code: undefined, cut: false });
+    }
+  });
+}
+
+/**
+ * The `-c` settings that empty every filter driver the configuration defines, from `git config -z
+ * --get-regexp` (entries `filter.NAME.KEY\nVALUE`, each ended by NUL); undefined when they cannot
+ * be listed or a name cannot be written as `-c` (it holds `=`).
+ */
+export function filterOverrides(listing: string): string[] | undefined {
+  const names = new Set<string>();
+  for (const entry of listing.split('\0')) {
+    const key = entry.split('\n', 1)[0] ?? '';
+    const lastDot = key.lastIndexOf('.');
+    if (!key.startsWith('filter.') || lastDot <= 'filter.'.length) continue;
+    names.add(key.slice('filter.'.length, lastDot));
+  }
+  const settings: string[] = [];
+  for (const name of names) {
+    if (name.includes('=')) return undefined;
+    settings.push('-c', `filter.${name}.clean=`, '-c', `filter.${name}.smudge=`, '-c', `filter.${name}.process=`, '-c', `filter.${name}.required=false`);
+  }
+  return settings;
+}
+
+function exists(file: string): Promise<boolean> {
+  return new Promise((resolve) => stat(file, (error) => resolve(!error)));
+}
+
+/**
+ * The repository of the project holding `start` (a folder), ready to be asked; undefined when that
+ * project has no `.git`, or its filter drivers cannot be listed (then nothing is asked of it).
+ */
+export async function openGitRepository(start: string, env: Env): Promise<GitRepository | undefined> {
+  const root = await findProjectRoot(start, start);
+  if (!(await exists(path.join(root, '.git')))) return undefined;
+  const gitEnv = gitEnvironment(env, root);
+  // Exit code 1: no filter defined.
+  const listing = await execGit(['config', '-z', '--get-regexp', '^filter\\.'], root, gitEnv);
+  if (listing.cut || (listing.code !== 0 && listing.code !== 1)) return undefined;
+  const overrides = filterOverrides(listing.code === 0 ? listing.stdout : '');
+  if (!overrides) return undefined;
+  return {
+    root,
+    async run(args) {
+      const answer = await execGit([...overrides, ...args], root, gitEnv);
+      if (answer.code !== 0) return undefined;
+      const lines = answer.stdout.split('\n');
+      // A cut answer ends in the middle of a line: only whole lines count.
+      return { lines: answer.cut ? lines.slice(0, -1) : lines.filter((line) => line !== ''), cut: answer.cut };
+    },
+  };
+}
