@@ -21,8 +21,8 @@ export interface ParseOutcome {
 /**
  * Parses a YAML source. Plain block-style YAML (nearly every manifest) takes the fast subset reader;
  * anything else, errors included, the general parser. `subset: false` forces the general parser.
- * (The subset reader reads a thousand-agent manifest about ten times faster; docs/manifest.md,
- * "Limits", has the figures.)
+ * (The subset reader exists for speed: the general parser builds a document of nodes first;
+ * docs/manifest.md, "Limits", says why.)
  */
 export async function parseYaml(
   source: SourceText,
@@ -40,7 +40,7 @@ export async function parseYaml(
   // The general parser is loaded only when needed: most runs never pay for it.
   const yaml = await import('yaml');
   // Each YAMLError captures a stack trace nobody reads; a broken file of ten thousand lines makes as
-  // many errors, and the traces were most of the time spent on it.
+  // many errors, and capturing their traces would cost more than reading the file.
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   let outcome: ReturnType<typeof parseDocuments>;
@@ -248,9 +248,9 @@ class Converter {
 
   /**
    * The node an alias refers to: the last node anchored with its name before it, in document order,
-   * as the library's `Alias.resolve` finds it. That walks the whole document for every alias (9,000
-   * aliases took minutes, the walk holding the event loop so that even SIGTERM waited); one walk
-   * here maps every alias of the document at once.
+   * as the library's `Alias.resolve` finds it. That walks the whole document for every alias (time
+   * quadratic in the aliases, holding the event loop so that even SIGTERM waits); one walk here
+   * maps every alias of the document at once.
    */
   private anchorOf(alias: import('yaml').Alias): Node | undefined {
     if (!this.anchors) {
