@@ -487,7 +487,7 @@ class ServiceClient implements ApiClient {
  * share the boundary timestamp would be skipped when a page ends among them. Each later page is
  * therefore asked from just above the cursor (the next representable number): the boundary records
  * come again, the ones already yielded are recognised by call id and dropped, and so is anything
- * newer than the cursor. One duplicate per page is the price (1 %). Should a group of equal
+ * newer than the cursor. One duplicate record per page is the price. Should a group of equal
  * timestamps fill a whole page, no progress is possible that way: the walk then steps past the
  * group with the exact cursor (the service's own pagination, the best that can be done).
  */

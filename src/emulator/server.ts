@@ -396,8 +396,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     created = !(await store.loadDataFile());
     if (created) loadSeedIntoStore(store, initialSeed);
   }
-  // The model's client (the OpenAI library, about 110 ms to load) only for an emulator told to use
-  // one: `plan --local` and `apply --local` start one that is not.
+  // The model's client (the OpenAI library, slow to load) only for an emulator told to use one:
+  // `plan --local` and `apply --local` start one that is not.
   const agentPlayer = options.llm ? new (await import('./llm-agent.js')).LlmAgent(options.llm, options.webhooks ?? 'all') : undefined;
   const emulator = new Emulator(options, initialSeed, store, agentPlayer);
   if (store.shared) {
@@ -431,9 +431,9 @@ function usablePrivateKey(store: EmulatorStore): string {
 }
 
 /**
- * Resolves at `at` (a `performance.now()` time), at once if that has passed. Node fires a timer
- * 0.2–0.4 ms after its due millisecond, so the wait is rounded down: the answer then leaves within
- * a millisecond of `at` on either side, centred on it, where rounding up would add both.
+ * Resolves at `at` (a `performance.now()` time), at once if that has passed. Node fires a timer a
+ * fraction of a millisecond after its due millisecond, so the wait is rounded down: the answer then
+ * leaves within a millisecond of `at` on either side, centred on it, where rounding up would add both.
  */
 function waitUntil(at: number | undefined): Promise<void> | undefined {
   if (at === undefined) return undefined;

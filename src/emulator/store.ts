@@ -436,9 +436,9 @@ export class CallLog {
     const config = record.agent_config;
     if (config === null || typeof config !== 'object') return JSON.stringify(record);
     // One native serialization of the record with a placeholder for its config, and the config's
-    // cached text spliced in: about half the time of serializing field by field. The placeholder
-    // holds a NUL, which no JSON text has unescaped; should a field nonetheless hold the same
-    // text (found twice), the record is serialized field by field.
+    // cached text spliced in, rather than the config serialized again for every record. The
+    // placeholder holds a NUL, which no JSON text has unescaped; should a field nonetheless hold the
+    // same text (found twice), the record is serialized field by field.
     const text = JSON.stringify({ ...record, agent_config: CONFIG_PLACEHOLDER });
     const at = text.indexOf(CONFIG_PLACEHOLDER_TEXT);
     if (at >= 0 && text.indexOf(CONFIG_PLACEHOLDER_TEXT, at + 1) < 0) {

@@ -107,8 +107,8 @@ function hasChanges(status: GitAnswer): boolean {
 /**
  * What `git` says about the folder: the commit checked out, the branch (none when detached), and,
  * with `workTree` (the default), whether anything beside the commit was changed. With the work tree,
- * all three come from one run of `git status` (each `git` started costs the thread that starts it a
- * copy of its memory map, 10–20 ms in a large apply); without, the work tree is not scanned at all:
+ * all three come from one run of `git status` (each `git` started costs the process that starts it
+ * a copy of its memory map, time a large apply waits for); without, the work tree is not scanned at all:
  * the commit and the branch are asked for alone.
  */
 export async function gitSource(cwd: string, env: Env, workTree = true): Promise<DeploySource> {

@@ -21,8 +21,8 @@ export interface ParseOutcome {
 /**
  * Parses a YAML source. Plain block-style YAML (nearly every manifest) takes the fast subset reader;
  * anything else, errors included, the general parser. `subset: false` forces the general parser.
- * (The subset reader reads a thousand-agent manifest about ten times faster; docs/manifest.md,
- * "Limits", has the figures.)
+ * (The subset reader exists for speed: the general parser builds a document of nodes first;
+ * docs/manifest.md, "Limits", says why.)
  */
 export async function parseYaml(
   source: SourceText,

@@ -132,8 +132,6 @@ export interface StateBackend {
   /** Stores records as they are, ids kept; a record whose id is already stored is left alone. */
   importHistory(records: readonly HistoryRecord[]): Promise<void>;
   close(): Promise<void>;
-  /** Starts connecting in the background, for a command that will need the backend soon. */
-  prewarm?(): void;
 }
 
 /**

@@ -11,7 +11,7 @@ export function isPlainObject(value: unknown): value is JsonObject {
  * A deep copy of a JSON value (objects, arrays, strings, numbers, booleans, null): own enumerable
  * properties only, so positions kept beside a manifest value (src/manifest/positions.ts) are left
  * behind, as `structuredClone` leaves them. Written out because the differ copies a live subtree
- * for every changed agent, and `structuredClone` (which serializes and reads back) cost several
+ * for every changed agent, and `structuredClone` (which serializes and reads back) costs several
  * times as much for such small values.
  */
 export function cloneJson<T>(value: T): T {

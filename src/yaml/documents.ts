@@ -16,8 +16,8 @@ export interface YamlDocuments {
 /**
  * The text's YAML documents, token by token, stopping past MAX_YAML_TOKENS. `onNewLine` hears each
  * line start (a LineCounter's `addNewLine`), the first one included. Each YAMLError captures a
- * stack trace nobody reads; a broken file of ten thousand lines makes as many errors, and the
- * traces were most of the time spent on it, so none is taken while parsing.
+ * stack trace nobody reads, and a broken file of many lines makes as many errors: none is taken
+ * while parsing.
  */
 export function parseYamlDocuments(
   text: string,
@@ -118,8 +118,8 @@ function measureNode(node: unknown, measure: (node: unknown) => Expansion, targe
 
 /**
  * Each alias → the last node anchored with its name before it, in document order, as the library's
- * `Alias.resolve` finds it — which walks the whole document per alias (9,000 aliases took minutes,
- * holding the event loop so that even SIGTERM waited); this is one walk for all of them.
+ * `Alias.resolve` finds it — which walks the whole document per alias (quadratic in the aliases,
+ * holding the event loop so that even SIGTERM waits); this is one walk for all of them.
  */
 export function aliasTargets(doc: Document): Map<unknown, Node | undefined> {
   const targets = new Map<unknown, Node | undefined>();
