@@ -1,4 +1,4 @@
-/** `--agent NAME|ID` of `logs` and `report`: the agent id it stands for; no agent's is a mistake, not an empty result. */
+/** `--agent NAME|ID` of `logs` and `report`: its agent id; a name that is no agent's is a mistake, not no result. */
 import { isApiError, type ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';

@@ -41,7 +41,7 @@ export async function resolveConnection(
   tuning: ConnectionTuning = {},
 ): Promise<Connection> {
   const emulator = options.local ? await startLocalEmulator(ctx, { webhooks: options.emulatorWebhooks }) : undefined;
-  const { baseUrl, apiKey } = emulator ? { baseUrl: emulator.url, apiKey: emulator.apiKey } : remoteService(options, ctx);
+  const { url: baseUrl, apiKey } = emulator ?? remoteService(options, ctx);
   ctx.secrets.add(apiKey);
   const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl, apiKey });
   ctx.onExit(() => client.close({ abort: true }));
@@ -49,7 +49,7 @@ export async function resolveConnection(
 }
 
 /** The base URL and key of a service on the network (not `--local`). */
-function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext): { baseUrl: string; apiKey: string } {
+function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
   const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
   if (apiKey === '') {
@@ -58,7 +58,7 @@ function remoteService(options: ConnectionOptions & { manifest?: ManifestService
       'No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
     );
   }
-  return { baseUrl, apiKey };
+  return { url: baseUrl, apiKey };
 }
 
 /** The client settings every connection shares: time-out and debug lines, then the command's own. */

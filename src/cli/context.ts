@@ -22,7 +22,7 @@ export interface CommandContext {
   color: boolean;
   /** Secrets met during this run; every write to stdout/stderr is scrubbed of them. */
   secrets: SecretRegistry;
-  /** A yes/no question on the terminal (undefined without one); Ctrl-C, Ctrl-D or `signal` reject it as `interrupted`. */
+  /** A yes/no question on the terminal (undefined without one); Ctrl-C, Ctrl-D or `signal` reject as `interrupted`. */
   confirm: ((question: string, options?: { signal?: AbortSignal | undefined }) => Promise<boolean>) | undefined;
   /** Called with cleanup work (close the embedded emulator, release a lock) when the run ends or is interrupted. */
   onExit(cleanup: () => Promise<void> | void): void;

@@ -10,7 +10,7 @@ export interface DiagnosticFormat {
   omitted?: { errors: number; warnings: number; stopped?: boolean };
 }
 
-/** The first MAX_DIAGNOSTICS_SHOWN diagnostics, then one line for the rest: a log of thousands of frames helps no one. */
+/** The first MAX_DIAGNOSTICS_SHOWN diagnostics, then one line for the rest: thousands of frames help no one. */
 export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: DiagnosticFormat): string {
   const shown = diagnostics.slice(0, MAX_DIAGNOSTICS_SHOWN);
   const text = shown.map((d) => `${formatDiagnostic(d, format)}\n\n`).join('');

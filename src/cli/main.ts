@@ -17,6 +17,7 @@ const STRAY_ERROR_CLEANUP_MS = 2000;
 
 /** A command; commander's choices, defaults and mandatory options guarantee its options' shape. */
 type CommandModule = { run(options: never, ctx: CommandContext): Promise<number> };
+type ParsedOptions = Record<string, unknown>;
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -356,7 +357,7 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
   return askYesNo(question, { input: process.stdin, output: process.stderr, terminal: true, signal: options.signal });
 }
 
-/** The first Ctrl-C or SIGTERM stops a command that awaits `ctx.interrupted()`; any other runs cleanups and exits 130. */
+/** A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise cleanups run, and exit 130. */
 function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interrupted(): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
@@ -431,7 +432,7 @@ export async function main(argv: string[]): Promise<number> {
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);
     const mod = await loader();
-    exitCode = await (mod.run as (options: Record<string, unknown>, ctx: CommandContext) => Promise<number>)(options, ctx);
+    exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
   });
   program.exitOverride();
   program.configureOutput({

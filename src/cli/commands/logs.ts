@@ -262,7 +262,7 @@ const COLUMNS: Column[] = [
 const GAP = 2;
 const MIN_SHRUNK = 6;
 
-/** The records as an aligned table; with `columns` (a terminal's width) the widest shrinkable columns are cut to fit. */
+/** The records as an aligned table; with `columns` (a terminal's width) the widest shrinkable ones are cut to fit. */
 export function renderTable(records: readonly GlobalCallHistoryRecord[], columns: number | undefined): string {
   // The service's data: each control character becomes one `?`, so no escape is sent and a cell keeps its width.
   const rows = records.map((record) => COLUMNS.map((column) => controlsAsQuestionMarks(column.cell(record))));
