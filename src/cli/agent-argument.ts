@@ -1,4 +1,4 @@
-/** `--agent NAME|ID` of `logs` and `report`: its agent id; a name that is no agent's is a mistake, not no result. */
+/** `--agent NAME|ID` of `logs` and `report`: its agent id; no agent's name is a mistake, not an empty result. */
 import { isApiError, type ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';

@@ -1,4 +1,4 @@
-/** Which model plays the emulator's agents; its own module, so `--local` loads not the `emulator` command's YAML. */
+/** Which model plays the emulator's agents; its own module, so `--local` does not load the `emulator` command's YAML. */
 import { VoxformError } from '../errors.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 
