@@ -27,11 +27,9 @@ export function collapseBlankLinesInComments(doc: Document): void {
 }
 
 /**
- * yaml keeps the blank lines that follow a block's closing comment inside that comment (`# b` then a
- * blank line is the comment " b\n"); printed back, they come before the next key, where the
- * blank line between sections may be added once more: a blank line more on every run. They are
- * given to the key that follows in the text instead (its `spaceBefore`), or dropped at the end of
- * the document.
+ * yaml keeps the blank lines after a block's closing comment inside that comment; printed back,
+ * the blank line between sections may be added once more on every run. They are given to the key
+ * that follows instead (its `spaceBefore`), or dropped at the end of the document.
  */
 export function moveBlankLinesAfterClosingComments(root: unknown): void {
   let pending = false;
@@ -83,12 +81,9 @@ export function hoistFirstKeyComment(item: unknown): void {
 }
 
 /**
- * yaml reads every comment line that follows a block's closing comment, or an empty value
- * (`faq:` and nothing), as part of that comment, whatever its indentation. When sorting puts a key
- * with a comment above it right after one (or the closing comment of an enclosing block or of the
- * document comes after one), the next run would read that comment into it and indent it there: it
- * is joined to it now, as yaml will read it back, after a blank line (the two were apart in the
- * source, or yaml would have read them as one already).
+ * yaml reads every comment line after a block's closing comment, or after an empty value (`faq:`
+ * and nothing), as part of that comment. When sorting puts another comment right after one, the
+ * next run would read it in and indent it: it is joined now, after a blank line, as yaml reads it.
  */
 export function joinCommentRuns(doc: Document): void {
   let open: Node | undefined;

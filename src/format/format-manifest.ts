@@ -88,9 +88,8 @@ export function formatDocument(doc: Document, source?: string): void {
 }
 
 /**
- * A document holding nothing but comments (`---` and nothing, or `---` and a comment): yaml parses
- * it as an implicit null, which it would print as an empty line after `---` — a blank line more on
- * each run. Such a document is printed as its marker and its comments.
+ * A document holding nothing but comments: yaml would print its implicit null as an empty line
+ * after `---`, a blank line more on each run, so it is printed as its marker and its comments.
  */
 function isEmptyDocument(doc: Document): boolean {
   const root = doc.contents;
@@ -150,10 +149,8 @@ function orderNode(node: unknown, schema: SchemaNode | undefined, source: string
 }
 
 /**
- * yaml keeps the comment above the first key of a map under a key on the map, not on that key:
- * sorting would leave it at the top, above whichever key comes first. Hung on its key, it moves
- * with it. (The document's own first key is keepHeaderOnTop's; a comment beside a list item's dash
- * stays with the item.)
+ * yaml keeps the comment above the first key of a nested map on the map, not on that key, so
+ * sorting would leave it above whichever key comes first. Hung on its key, it moves with it.
  */
 function hangLeadingCommentOnFirstKey(node: unknown): void {
   if (!isMap(node) || node.flow || !node.commentBefore) return;
