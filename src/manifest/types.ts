@@ -20,11 +20,9 @@ export interface Diagnostic {
   frame?: string;
 }
 
-/** A resource address as the CLI shows it: `agent.front-desk`, `phone.+15551230001`, … */
-export type Address = string;
-
 interface DesiredResource {
-  address: Address;
+  /** As the CLI shows it: `agent.front-desk`, `phone.+15551230001`, … */
+  address: string;
   /** Where the resource is defined (its key in the manifest). */
   source: SourceLocation;
 }
@@ -52,9 +50,8 @@ export interface DesiredAgent extends DesiredResource {
    */
   sensitivePaths: readonly string[];
   /**
-   * Each value filled from `${env:…}` as the manifest wrote it (`Bearer ${env:TOKEN}`), by dotted
-   * path from the agent entry (`name`, `config.tools.0.header.authorization`): what the deploy
-   * ledger records instead of the value. Absent when the agent was not loaded from manifests.
+   * Each value filled from `${env:…}` as written (`Bearer ${env:TOKEN}`), by dotted path from the
+   * agent entry: what the deploy ledger records instead of the value. Absent when not from manifests.
    */
   envReferences?: Record<string, string> | undefined;
 }
@@ -163,10 +160,8 @@ export interface LoadOptions {
    */
   projectRoot?: string;
   /**
-   * Told each secret the moment the load meets it (an `${env:…}` value as it is read, a value at a
-   * place the schemas mark sensitive as it is resolved), before anything else can hold it: a caller
-   * that may print while the load goes on adds it to its redaction here. The result's `secrets`
-   * lists them all again.
+   * Told each secret the moment the load meets it, before anything else can hold it: a caller that
+   * may print while the load goes on adds it to its redaction here.
    */
   onSecret?: ((secret: string) => void) | undefined;
 }
@@ -183,9 +178,6 @@ export interface LoadResult {
   omitted: { errors: number; warnings: number; stopped: boolean };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];
-  /**
-   * Every secret value met while loading, also when there are errors (a diagnostic never holds
-   * one, but a caller printing anything else must still redact them).
-   */
+  /** Every secret value met while loading, also when there are errors: a caller must still redact them. */
   secrets: string[];
 }
