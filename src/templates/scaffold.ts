@@ -104,9 +104,8 @@ export interface WriteResult {
 }
 
 /**
- * The files of a scaffold that would overwrite something without `force`, relative to `dir`.
- * A folder where a file should go, or a file where a folder should go (`dir` itself, or one on the
- * way to a target), is always a conflict: found before anything is written, not halfway through.
+ * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
+ * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
 export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>, force: boolean, command = 'voxform init'): Promise<string[]> {
   for (const folder of foldersOnTheWay(dir, paths)) {
