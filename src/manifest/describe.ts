@@ -1,7 +1,6 @@
 /**
- * How diagnostics name places and values. Paths inside an agent's config read as the config path
- * (`flow.interruption`), since that is what users write and what the service documents; other
- * places name their resource (`agent "front-desk"`, `phone "+15551230001"`).
+ * How diagnostics name places and values: inside an agent's config as the config path
+ * (`flow.interruption`), as users write it; elsewhere by resource (`agent "front-desk"`).
  */
 import { formatIndexed } from '../util/field-path.js';
 import type { PathPart, ValuePath } from './positions.js';
