@@ -1,8 +1,6 @@
 /**
- * Where comments and blank lines go so that `voxform fmt` is idempotent. yaml's document model
- * keeps a comment on the node it was read with, and prints it back in a place where, read again,
- * it may belong to another node: a blank line or an indentation more on every run. Each function
- * below puts one kind of comment where yaml will read it back from.
+ * Where comments and blank lines go so that `voxform fmt` is idempotent: yaml may print a comment
+ * back where, read again, it belongs to another node. Each function puts one kind where yaml reads it back.
  */
 import { isCollection, isMap, isPair, isScalar, isSeq, visit, type Document, type Node } from 'yaml';
 
@@ -10,10 +8,7 @@ export function isNodeWithSpace(value: unknown): value is Node {
   return isScalar(value) || isCollection(value);
 }
 
-/**
- * Several blank lines in a row inside a comment become one, as yaml reads some of them back (and as
- * between keys, where yaml keeps one at most).
- */
+/** Several blank lines in a row inside a comment become one, as yaml reads some of them back. */
 export function collapseBlankLinesInComments(doc: Document): void {
   const collapse = (comment: string | null | undefined): string | undefined => (comment ? oneBlankLine(comment) : undefined);
   doc.commentBefore = collapse(doc.commentBefore) ?? null;
@@ -55,9 +50,8 @@ export function moveBlankLinesAfterClosingComments(root: unknown): void {
 }
 
 /**
- * The closing comment of a document's root collection is printed at the first column, where yaml
- * reads it back as the document's own closing comment (only a root written indented has one).
- * Blank lines after the document's closing comment are dropped.
+ * The closing comment of a document's root is printed at the first column, where yaml reads it back
+ * as the document's own; blank lines after that are dropped.
  */
 export function moveRootCommentToDocument(doc: Document): void {
   const root = doc.contents;

@@ -50,11 +50,8 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     return undefined;
   }
 
-  const expanded = applyTemplate(localName, entry, keySpan, ctx);
-  let spec = expanded.spec;
-  const template = expanded.template;
-
-  spec = withDefaults(spec, ctx.defaultsConfig);
+  const { spec: expanded, template } = applyTemplate(localName, entry, keySpan, ctx);
+  const spec = withDefaults(expanded, ctx.defaultsConfig);
 
   const envPaths = new Set<string>();
   const envPlaces: PathPart[][] = [];

@@ -68,7 +68,6 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const layer = selectEnvironment(combined, options.environment, diagnostics);
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
-  // Templates named by agents, read once each.
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256Hex(bytes)));
   const templateNames = Object.values(layer.sections.agents).flatMap((entry) => (isPlainObject(entry) && typeof entry.template === 'string' ? [entry.template] : []));
   if (templateNames.length > 0) await templates.load(templateNames);

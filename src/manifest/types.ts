@@ -35,19 +35,15 @@ export interface DesiredAgent extends DesiredResource {
   /** Display name (PUT body `name`); undefined when the manifest leaves it to the service. */
   name: string | undefined;
   /**
-   * The AgentConfig in the update shape, only the paths the manifest sets (defaults merged in,
-   * prompt files read, env values substituted). An explicit `null` means "clear this field".
-   * Read-only: parts that come from `defaults` are shared between agents; clone before changing.
+   * The AgentConfig in the update shape, only the paths the manifest sets; `null` means "clear this
+   * field". Read-only: parts from `defaults` are shared between agents.
    */
   config: Record<string, unknown>;
   /** Local names of knowledge files to attach, or undefined when the manifest does not manage them. */
   knowledge: string[] | undefined;
   /** Dotted paths (`name`, `config.voice.settings`) never diffed and never sent. */
   ignore: string[];
-  /**
-   * Dotted paths under `config` whose values are secret (schema `x-sensitive` or from `${env:…}`),
-   * concrete: array elements by index (`tools.0.header`, `session_data_webhook.headers.x-token`).
-   */
+  /** Dotted paths under `config` whose values are secret (`x-sensitive` or from `${env:…}`): `tools.0.header`. */
   sensitivePaths: readonly string[];
   /**
    * Each value filled from `${env:…}` as written (`Bearer ${env:TOKEN}`), by dotted path from the
@@ -74,10 +70,7 @@ export interface DesiredPhone extends DesiredResource {
   /** The agent to bind: its id, and the local name when it is an agent of the manifest. */
   agent: { id: string; localName: string | undefined } | undefined;
   import: PhoneImport | undefined;
-  /**
-   * Dotted paths from the entry whose values are secret: the schema's fields (`import.api_key`,
-   * `import.api_secret`) and every value from `${env:…}` (`import.region`). Never shown in a plan.
-   */
+  /** Dotted paths from the entry whose values are secret: the schema's fields and values from `${env:…}`. */
   sensitivePaths: readonly string[];
 }
 
@@ -149,15 +142,9 @@ export interface LoadOptions {
   environment?: string | undefined;
   /** Folder of agent templates (default: the package's `templates/`). */
   templatesDir?: string;
-  /**
-   * The base URL the operator gave as a flag (`--base-url`), if any: its origin is trusted for the
-   * manifest's `base_url`, like `VOXFORM_BASE_URL` and `VOXFORM_TRUSTED_ORIGINS` read from `env`.
-   */
+  /** `--base-url`, if the operator gave it: its origin is trusted for the manifest's `base_url`. */
   operatorBaseUrl?: string | undefined;
-  /**
-   * The folder every file a manifest names must be inside (default: the git work tree holding the
-   * manifest the operator named, else its folder; see docs/manifest.md, "Files a manifest names").
-   */
+  /** The folder every file a manifest names must be inside (default: the manifest's git work tree, else its folder). */
   projectRoot?: string;
   /**
    * Told each secret the moment the load meets it, before anything else can hold it: a caller that
@@ -171,10 +158,7 @@ export interface LoadResult {
   state: DesiredState | undefined;
   /** Errors and warnings, sorted by file (load order) and position; each problem once; at most MAX_DIAGNOSTICS_KEPT. */
   diagnostics: Diagnostic[];
-  /**
-   * Problems found past MAX_DIAGNOSTICS_KEPT: counted, not listed. `stopped`: the load stopped
-   * checking once that many were found, so there may be more than counted.
-   */
+  /** Problems past MAX_DIAGNOSTICS_KEPT, counted; `stopped`: the load stopped checking, so there may be more. */
   omitted: { errors: number; warnings: number; stopped: boolean };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];

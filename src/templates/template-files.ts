@@ -45,9 +45,7 @@ export function templateNamesIn(dir: string): string[] {
 }
 
 /** The real path of a template's folder: the root its files must stay inside. */
-export function templateRoot(folder: string): Promise<string> {
-  return realFolder(folder);
-}
+export const templateRoot: (folder: string) => Promise<string> = realFolder;
 
 async function readText(file: string, policy: ReadPolicy, read: GuardedRead): Promise<TemplateFileOutcome> {
   const outcome = await read(file, policy);

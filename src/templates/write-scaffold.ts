@@ -96,9 +96,8 @@ async function makeFolder(folder: string, made: string[]): Promise<void> {
 }
 
 /**
- * Removes what a failed write made: the temporary files, the files created (a rename can fail only
- * after the others succeeded), and the folders made, innermost first. A file it overwrote stays
- * replaced; the error lists it.
+ * Removes what a failed write made: temporary files, files created and folders made, innermost
+ * first. A file it overwrote stays replaced; the error lists it.
  */
 async function undo(pending: readonly Pending[], made: readonly string[]): Promise<void> {
   for (const item of pending) {
