@@ -17,11 +17,8 @@ import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import { RequestLog } from './request-log.js';
 import { Router, type Route, type RouteContext } from './router.js';
 import { accountRoutes } from './routes/account.js';
-import { agentRoutes } from './routes/agents.js';
 import { callLogRoutes } from './routes/call-logs.js';
-import { campaignRoutes } from './routes/campaigns.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
-import { phoneRoutes } from './routes/phones.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { uploadRoutes } from './routes/uploads.js';
 import { loadSeedIntoStore, resolveSeed } from './seed.js';
@@ -41,9 +38,6 @@ const CLOSE_GRACE_MS = 2000;
 /** The spec's operations, in the spec's order. */
 export const specRoutes: Route[] = [
   ...accountRoutes,
-  ...campaignRoutes,
-  ...phoneRoutes,
-  ...agentRoutes,
   ...callLogRoutes,
   ...sessionRoutes,
   ...knowledgeRoutes,
