@@ -18,9 +18,8 @@ import { RequestLog } from './request-log.js';
 import { Router, type Route, type RouteContext } from './router.js';
 import { accountRoutes } from './routes/account.js';
 import { callLogRoutes } from './routes/call-logs.js';
-import { knowledgeRoutes } from './routes/knowledge.js';
-import { sessionRoutes } from './routes/sessions.js';
-import { uploadRoutes } from './routes/uploads.js';
+import { knowledgeRoutes, uploadRoute } from './routes/knowledge.js';
+import { recordingRoute, sessionRoutes } from './routes/sessions.js';
 import { loadSeedIntoStore, resolveSeed } from './seed.js';
 import type { AgentPlayer } from './llm-agent.js';
 import { SessionManager } from './sessions.js';
@@ -132,7 +131,7 @@ class Emulator implements ControlHost {
     this.core.sessions.reindex();
     store.onReload = () => this.core.sessions.reindex();
     this.control = createControl(this);
-    this.router = new Router([...specRoutes, ...uploadRoutes, ...controlRoutes(this, this.control)]);
+    this.router = new Router([...specRoutes, uploadRoute, recordingRoute, ...controlRoutes(this, this.control)]);
     this.server = http.createServer((req, res) => {
       const done = this.handle(req, res).catch((error: unknown) => this.crashed(res, error));
       this.inFlight.add(done);
