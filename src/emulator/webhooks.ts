@@ -31,7 +31,7 @@ export interface WebhookOutcome {
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
