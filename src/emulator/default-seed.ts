@@ -219,8 +219,8 @@ function callLogs(): GlobalCallHistoryRecord[] {
   return records;
 }
 
-/** A fresh copy of the default account. */
-export function buildDefaultSeed(): EmulatorSeed {
+/** The built-in default seed (a fresh copy each time). */
+export function defaultSeed(): EmulatorSeed {
   return {
     keys: [
       { id: 'key_local_private', type: 'private', key: DEFAULT_PRIVATE_KEY, name: 'Local emulator key', created_at: JAN_2025, is_default: true },

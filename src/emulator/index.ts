@@ -7,6 +7,6 @@
  *   await emulator.close();
  */
 export { startEmulator } from './server.js';
-export { defaultSeed, checkSeed } from './seed.js';
-export { DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_KEY } from './default-seed.js';
+export { checkSeed } from './seed.js';
+export { defaultSeed, DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_KEY } from './default-seed.js';
 export type { EmulatorOptions, RunningEmulator, EmulatorSeed, CallRecord, TrafficOptions, TrafficSummary } from './types.js';

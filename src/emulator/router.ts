@@ -62,7 +62,7 @@ interface CompiledRoute {
   segments: string[];
 }
 
-export type RouteMatch =
+type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };
@@ -72,10 +72,6 @@ export class Router {
 
   constructor(routes: Route[]) {
     this.compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
-  }
-
-  get routes(): Route[] {
-    return this.compiled.map((c) => c.route);
   }
 
   /** `segments` are the request path's raw (still encoded) segments. */
