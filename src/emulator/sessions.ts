@@ -128,14 +128,14 @@ export class SessionManager {
   private async prefetch(session: Session, target: WebhookTarget, entry: RequestLogEntry | undefined): Promise<void> {
     const query = prefetchQuery({ session_id: session.session_id, agent_id: session.agent_id, from: session.from, to: session.to, metadata: session.metadata });
     const outcome = await this.webhooks.send({ hook: 'prefetch', target, call_id: session.call_id, session_id: session.session_id, query });
-    this.requestLog.recordDelivery(outcome.delivery, entry);
-    if (!outcome.delivery.ok || outcome.answer === undefined) return;
-    const problem = prefetchAnswerProblem(outcome.answer);
+    const problem = outcome.delivery.ok && outcome.answer !== undefined ? prefetchAnswerProblem(outcome.answer) : undefined;
     if (problem) {
       outcome.delivery.ok = false;
       outcome.delivery.error = `answer ignored: ${problem}`;
-      return;
     }
+    // Recorded once judged: the log keeps a copy.
+    this.requestLog.recordDelivery(outcome.delivery, entry);
+    if (!outcome.delivery.ok || outcome.answer === undefined) return;
     const answer = outcome.answer as { metadata?: Record<string, unknown>; extra_prompt?: string };
     if (answer.metadata) Object.assign(session.metadata, answer.metadata);
     if (answer.extra_prompt) {
