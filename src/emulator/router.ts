@@ -1,7 +1,6 @@
 /**
  * The route table's types and path matching. Each route declares what the server checks before its
- * handler runs (header, query and body against the schemas, the key), so handlers hold only the
- * behaviour of their operation.
+ * handler runs, so handlers hold only the behaviour of their operation.
  */
 import type { IncomingMessage } from 'node:http';
 import type { HeaderDeclaration } from './auth.js';
