@@ -1,7 +1,6 @@
 /**
- * Calling the agent's webhooks for real (prefetch GET, end-of-call POST) with a time-out. A
- * webhook that is slow, refuses, answers non-2xx or answers nonsense is recorded as a failed
- * delivery and never breaks the session that called it.
+ * Calling the agent's webhooks for real (prefetch GET, end-of-call POST) with a time-out. A failure
+ * of any kind is recorded as a failed delivery and never breaks the session.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -31,7 +30,7 @@ export interface WebhookOutcome {
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
@@ -48,10 +47,7 @@ function requestHeaders(targetHeaders: SecretHeaders, payload: string | undefine
   return headers;
 }
 
-/**
- * What a complete answer means: a failure (non-2xx, JSON nested too deep, or a prefetch answer
- * that is not JSON), or success with the parsed JSON when there is one.
- */
+/** What a complete answer means: a failure, or success with the parsed JSON when there is one. */
 function judgeAnswer(status: number, text: string, hook: WebhookDelivery['hook']): { error: string } | { answer: unknown } {
   if (status < 200 || status >= 300) return { error: `answered ${status}` };
   if (text.trim() === '') return { answer: undefined };

@@ -64,7 +64,7 @@ export const callLogRoutes: Route[] = [
       const agentId = params.agent_id as string;
       if (!core.store.agents.has(agentId)) return NOT_FOUND();
       const q = query as { start_at?: number; limit?: number };
-      const page = takePage(core.store.callLog.olderThan(q.start_at || undefined), (r) => r.agent_id === agentId, q.limit ?? DEFAULT_LIMIT);
+      const page = takePage(core.store.callLog.range({ before: q.start_at || undefined }), (r) => r.agent_id === agentId, q.limit ?? DEFAULT_LIMIT);
       const last = page.records[page.records.length - 1];
       return json(200, {
         items: page.records.map(agentLevel),

@@ -1,4 +1,4 @@
-/** POST /register_call, /register_sip_call, /sip and /chat/completions. */
+/** POST /register_call, /register_sip_call, /sip and /chat/completions, and the recordings of calls. */
 import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRequest } from '../../schema/types.gen.js';
 import { loadSchemas } from '../../schema/load.js';
 import { json, type Reply } from '../http.js';
@@ -71,6 +71,24 @@ async function chat(ctx: RouteContext): Promise<Reply> {
   return { status: 200, sse: events };
 }
 
+/** A WAV header with no samples: a valid, silent recording. */
+function silentWav(): Buffer {
+  const wav = Buffer.alloc(44);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(8000, 24);
+  wav.writeUInt32LE(16000, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(0, 40);
+  return wav;
+}
+
 export const sessionRoutes: Route[] = [
   {
     method: 'POST',
@@ -117,3 +135,17 @@ export const sessionRoutes: Route[] = [
     handler: chat,
   },
 ];
+
+/** Call recordings: not a spec operation, the URLs call records hold. */
+export const recordingRoute: Route = {
+  method: 'GET',
+  path: '/_emulator/recordings/{file}',
+  operation: 'recording',
+  header: 'none',
+  handler: ({ core, params }) => {
+    const callId = (params.file as string).replace(/\.wav$/, '');
+    const session = core.store.sessions.get(callId);
+    if (!session?.ended || !session.config.call_settings?.enable_recording) return { status: 404, json: { detail: 'Not found' } };
+    return { status: 200, raw: silentWav(), headers: { 'content-type': 'audio/wav' } };
+  },
+};

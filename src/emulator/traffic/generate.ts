@@ -1,7 +1,6 @@
 /**
- * Synthetic calls: for each agent, `calls` records shaped exactly as the call log holds the
- * records of real sessions (sessions.ts), drawn from the agent's version model (model.ts). Pure:
- * the same request gives the same records, ids included.
+ * Synthetic calls: for each agent, records shaped as real sessions' (sessions.ts), drawn from its
+ * version model. Pure: the same request gives the same records, ids included.
  */
 import type { AgentConfigRead } from '../../schema/types.gen.js';
 import { configurationHash } from '../../history/config-hash.js';
@@ -21,7 +20,7 @@ export interface TrafficAgent {
   phone?: { number: string; provider: string } | undefined;
 }
 
-export interface TrafficRequest {
+interface TrafficRequest {
   profile: TrafficProfile;
   /** Calls per agent (default: the profile's `calls_per_agent`). */
   calls?: number | undefined;
@@ -79,10 +78,7 @@ function functionCalls(config: AgentConfigRead, model: VersionModel, outcome: Ca
   return { calls, failures, transferred };
 }
 
-/**
- * The transcripts a version's calls can have, made once per version (as JSON text, as records hold
- * them): a voicemail message, nothing for a hang-up, else a greeting, one caller line and an answer.
- */
+/** The transcripts a version's calls can have, as JSON text made once per version. */
 function transcriptsOf(config: AgentConfigRead): { voicemail: string; conversations: string[] } {
   return {
     voicemail: JSON.stringify([{ role: 'assistant', content: config.flow?.voicemail?.message || 'Please call us back.' }]),
@@ -166,21 +162,6 @@ function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from
   return { records, summary };
 }
 
-/** Lists each sorted by ts, merged into one sorted list (stable: on equal ts, the earlier list first). */
-function mergeByTs(lists: CallRecord[][]): CallRecord[] {
-  const merged: CallRecord[] = new Array(lists.reduce((sum, list) => sum + list.length, 0));
-  const heads = lists.map(() => 0);
-  for (let k = 0; k < merged.length; k++) {
-    let best = -1;
-    for (let l = 0; l < lists.length; l++) {
-      const candidate = (lists[l] as CallRecord[])[heads[l] as number];
-      if (candidate && (best < 0 || candidate.ts < ((lists[best] as CallRecord[])[heads[best] as number] as CallRecord).ts)) best = l;
-    }
-    merged[k] = (lists[best] as CallRecord[])[(heads[best] as number)++] as CallRecord;
-  }
-  return merged;
-}
-
 /** Every agent's synthetic calls, oldest first, and what was made. */
 export function generateTraffic(request: TrafficRequest): { records: CallRecord[]; summary: TrafficSummary } {
   const summary: TrafficSummary = { profile: request.profile.name, seed: request.seed, until: request.until, calls: 0, agents: [], skipped: [] };
@@ -202,5 +183,6 @@ export function generateTraffic(request: TrafficRequest): { records: CallRecord[
     summary.agents.push(batch.summary);
     summary.calls += batch.records.length;
   }
-  return { records: mergeByTs(batches), summary };
+  // A stable sort of sorted runs: a merge, the earlier agent first on equal ts.
+  return { records: batches.flat().sort((a, b) => a.ts - b.ts), summary };
 }
