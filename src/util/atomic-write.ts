@@ -16,10 +16,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
   }
 }
 
-/**
- * Writes `data` to a new file beside `target` under a temporary name, flushed to disk, and returns
- * that name (for the caller to rename into place); on failure nothing is left behind.
- */
+/** Writes `data` to a new temporary file beside `target`, flushed, and returns its name; on failure nothing is left. */
 export async function writeTempBeside(target: string, data: string | Uint8Array, mode = 0o644): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
@@ -35,11 +32,7 @@ export async function writeTempBeside(target: string, data: string | Uint8Array,
   return temp;
 }
 
-/**
- * Why a file or folder could not be written, in words for a message ("Cannot save the plan to FILE:
- * its folder does not exist"). The one table for every command that writes (plan, test, fmt, init,
- * export); an atomic write leaves nothing behind either way.
- */
+/** Why a file or folder could not be written, in words for a message ("… to FILE: its folder does not exist"). */
 export function describeWriteFailure(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
@@ -72,10 +65,8 @@ export function isFileSystemError(error: unknown): error is NodeJS.ErrnoExceptio
 }
 
 /**
- * Why `file` cannot be written, or undefined when it can as far as can be told: its folder must be
- * an existing folder, the file not a folder, and a file must be creatable beside it (tried with a
- * temporary file, removed at once: `/proc` is a folder that takes none). For work whose result goes
- * to the file, checked before the work starts; the write itself can still fail (a full disk).
+ * Why `file` cannot be written, or undefined as far as can be told before the work starts: its folder
+ * must exist and take a new file (tried: `/proc` takes none), and the file must not be a folder.
  */
 export async function findWriteObstacle(file: string): Promise<string | undefined> {
   const folder = path.dirname(file);
