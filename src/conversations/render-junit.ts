@@ -4,7 +4,7 @@
  * <error> or <skipped> with the failed checks, and the transcript in <system-out>.
  */
 import { printable } from '../util/printable.js';
-import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { describeProblems, describeVerdict, linesPiece, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { TestReport, TestRun } from './types.js';
 
 /**
@@ -52,25 +52,34 @@ function testcase(report: TestReport, both: boolean): string[] {
 }
 
 export function renderTestJunit(run: TestRun): string {
+  return [...testJunitPieces(run)].join('');
+}
+
+/** The JUnit report in pieces, in order: a test's <testcase> each (as the JSON report is made: render-json.ts). */
+export function* testJunitPieces(run: TestRun): Generator<string> {
   const both = run.against.length === 2;
-  const files = [...new Set(run.reports.map((report) => report.file))];
-  const counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-  const suites: string[] = [];
-  for (const file of files) {
+  const suites = [...new Set(run.reports.map((report) => report.file))].map((file) => {
     const reports = run.reports.filter((report) => report.file === file);
     const verdicts = reports.flatMap((report) => Object.values(report.verdicts));
-    const suite = {
+    return {
+      file,
+      reports,
       tests: verdicts.length,
       failures: verdicts.filter((v) => v.status === 'failed').length,
       errors: verdicts.filter((v) => v.status === 'error').length,
       skipped: verdicts.filter((v) => v.status === 'skipped').length,
+      seconds: verdicts.flatMap((v) => v.results).reduce((sum, r) => sum + r.durationMs, 0) / 1000,
     };
-    const seconds = verdicts.flatMap((v) => v.results).reduce((sum, r) => sum + r.durationMs, 0) / 1000;
-    for (const key of Object.keys(counts) as Array<keyof typeof counts>) counts[key] += suite[key];
-    suites.push(`  <testsuite name="${escapeXml(printable(file))}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${seconds.toFixed(3)}">`);
-    for (const report of reports) suites.push(...testcase(report, both));
-    suites.push('  </testsuite>');
+  });
+  const total = (key: 'tests' | 'failures' | 'errors' | 'skipped') => suites.reduce((sum, suite) => sum + suite[key], 0);
+  yield linesPiece([
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="voxform test" tests="${total('tests')}" failures="${total('failures')}" errors="${total('errors')}" skipped="${total('skipped')}" time="${(run.durationMs / 1000).toFixed(3)}">`,
+  ]);
+  for (const suite of suites) {
+    yield linesPiece([`  <testsuite name="${escapeXml(printable(suite.file))}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${suite.seconds.toFixed(3)}">`]);
+    for (const report of suite.reports) yield linesPiece(testcase(report, both));
+    yield linesPiece(['  </testsuite>']);
   }
-  const head = `<testsuites name="voxform test" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${(run.durationMs / 1000).toFixed(3)}">`;
-  return ['<?xml version="1.0" encoding="UTF-8"?>', head, ...suites, '</testsuites>', ''].join('\n');
+  yield linesPiece(['</testsuites>']);
 }

@@ -10,10 +10,10 @@ import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
 import { chooseJudge, resolveAgentsUnderTest, selectAgents, selectTests } from '../../conversations/prepare.js';
-import { renderTestJson } from '../../conversations/render-json.js';
-import { renderTestJunit } from '../../conversations/render-junit.js';
+import { testJsonPieces } from '../../conversations/render-json.js';
+import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
-import { renderTestText } from '../../conversations/render-text.js';
+import { testTextPieces } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
@@ -104,11 +104,16 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
   return result.files;
 }
 
-function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext): string {
-  if (format === 'json') return renderTestJson(testRun);
-  if (format === 'junit') return renderTestJunit(testRun);
-  if (format === 'markdown') return renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text));
-  return renderTestText(testRun, { color: ctx.color });
+/**
+ * The report in pieces, written as they are made: the JSON report holds every transcript of the
+ * run, and made whole it would double the run's memory at its end. The Markdown report is
+ * size-capped, so it comes whole.
+ */
+function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext): Iterable<string> {
+  if (format === 'json') return testJsonPieces(testRun);
+  if (format === 'junit') return testJunitPieces(testRun);
+  if (format === 'markdown') return [renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text))];
+  return testTextPieces(testRun, { color: ctx.color });
 }
 
 /** `voxform test --out`: checked before any conversation starts, so a mistyped path costs no run. */
@@ -134,21 +139,27 @@ interface EmitOptions {
 /**
  * To stdout, or to `--out` (redacted like stdout: a report file is output too), written whole or not
  * at all. A file that cannot be written is an error, and nothing is printed instead: stdout stays
- * one document (with --format json, the error's).
+ * one document (with --format json, the error's). Text in pieces is written a piece at a time, each
+ * redacted on its own: a renderer never cuts a value in two, so no secret spans two pieces.
  */
-async function emit(text: string, out: string | undefined, ctx: CommandContext, options: EmitOptions): Promise<void> {
+async function emit(text: string | Iterable<string>, out: string | undefined, ctx: CommandContext, options: EmitOptions): Promise<void> {
+  const pieces = typeof text === 'string' ? [text] : text;
   if (!out) {
-    ctx.stdout.write(text);
+    for (const piece of pieces) ctx.stdout.write(piece);
     return;
   }
   const file = path.resolve(ctx.cwd, out);
   try {
     if (options.createFolder) await mkdir(path.dirname(file), { recursive: true });
-    await writeFileAtomic(file, ctx.secrets.redact(text));
+    await writeFileAtomic(file, mapPieces(pieces, (piece) => ctx.secrets.redact(piece)));
   } catch (error) {
     throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`);
   }
   ctx.stderr.write(`Wrote ${options.what} to ${out}.\n`);
+}
+
+function* mapPieces(pieces: Iterable<string>, map: (piece: string) => string): Generator<string> {
+  for (const piece of pieces) yield map(piece);
 }
 
 interface CaptureOptions extends ProjectOptions {
