@@ -3,9 +3,10 @@
  * meaning or disappears; new fields may appear at any time.
  *
  * It holds every transcript of every run, tens of MB for the largest run allowed, so it is made in
- * pieces, one run's result at most each, for the CLI to write as they come: the whole report never
- * sits in memory as one string. The pieces joined are `toJsonText(report, 2)` byte for byte, and a
- * piece never cuts a JSON value in two, so a secret inside one is whole for the output's redaction.
+ * small pieces (at most one message of a transcript, one check or one run's tool calls each) for
+ * the CLI to write as they come: neither the report nor a run's part of it is ever one string. The pieces joined are
+ * `toJsonText(report, 2)` byte for byte, and a piece never cuts a JSON value in two, so a secret
+ * inside one is whole for the output's redaction.
  */
 import { behaviourChange } from './runner.js';
 import type { RunResult, TestReport, TestRun, TestVerdict } from './types.js';
@@ -46,19 +47,19 @@ function verdictPieces(verdict: TestVerdict): Generator<string> {
     member('passes', jsonValue(verdict.passes, 5)),
     member('runs', jsonValue(verdict.runs, 5)),
     member('pass_rate', jsonValue(verdict.passRate, 5)),
-    member('results', jsonContainer('[', 5, mapLazily(verdict.results, (run) => jsonValue(runJson(run), 6)))),
+    member('results', jsonContainer('[', 5, mapLazily(verdict.results, runPieces))),
   ]);
 }
 
-function runJson(run: RunResult) {
-  return {
-    status: run.status,
-    duration_ms: run.durationMs,
-    error: run.error ?? null,
-    transcript: run.transcript,
-    checks: run.checks.map((check) => ({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null })),
-    tool_calls: run.toolCalls ?? null,
-  };
+function runPieces(run: RunResult): Generator<string> {
+  return jsonContainer('{', 6, [
+    member('status', jsonValue(run.status, 7)),
+    member('duration_ms', jsonValue(run.durationMs, 7)),
+    member('error', jsonValue(run.error ?? null, 7)),
+    member('transcript', jsonContainer('[', 7, mapLazily(run.transcript, (message) => jsonValue(message, 8)))),
+    member('checks', jsonContainer('[', 7, mapLazily(run.checks, (check) => jsonValue({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null }, 8)))),
+    member('tool_calls', jsonValue(run.toolCalls ?? null, 7)),
+  ]);
 }
 
 /** `toJsonText(value, 2)` as it reads `depth` levels deep: its lines after the first indented to match. */

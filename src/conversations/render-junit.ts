@@ -4,7 +4,7 @@
  * <error> or <skipped> with the failed checks, and the transcript in <system-out>.
  */
 import { printable } from '../util/printable.js';
-import { describeProblems, describeVerdict, linesPiece, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { TestReport, TestRun } from './types.js';
 
 /**
@@ -23,8 +23,7 @@ export function escapeXml(text: string): string {
     .replaceAll("'", '&apos;');
 }
 
-function testcase(report: TestReport, both: boolean): string[] {
-  const out: string[] = [];
+function* testcase(report: TestReport, both: boolean): Generator<string> {
   for (const target of targetsOf(report)) {
     const verdict = report.verdicts[target];
     if (!verdict) continue;
@@ -33,29 +32,31 @@ function testcase(report: TestReport, both: boolean): string[] {
     const file = printable(report.file);
     const attrs = `name="${escapeXml(name)}" classname="${escapeXml(file.replace(/\.test\.ya?ml$/i, '').replaceAll('/', '.'))}" file="${escapeXml(file)}" line="${report.location.line}" time="${seconds.toFixed(3)}"`;
     if (verdict.status === 'passed') {
-      out.push(`    <testcase ${attrs}/>`);
+      yield `    <testcase ${attrs}/>\n`;
       continue;
     }
-    out.push(`    <testcase ${attrs}>`);
-    if (verdict.status === 'skipped') out.push('      <skipped message="needs the judge model (--skip-judge)"/>');
+    yield `    <testcase ${attrs}>\n`;
+    if (verdict.status === 'skipped') yield '      <skipped message="needs the judge model (--skip-judge)"/>\n';
     const shown = runToShow(verdict);
     if (shown) {
       const problems = describeProblems(shown.run);
       const element = verdict.status === 'error' ? 'error' : 'failure';
       const message = `${describeVerdict(verdict)} runs passed; ${problems[0] ?? 'failed'}`;
-      out.push(`      <${element} message="${escapeXml(message)}" type="${verdict.status}">${escapeXml(problems.join('\n'))}</${element}>`);
-      out.push(`      <system-out>${escapeXml(transcriptLines(shown.run.transcript).join('\n'))}</system-out>`);
+      yield `      <${element} message="${escapeXml(message)}" type="${verdict.status}">${escapeXml(problems.join('\n'))}</${element}>\n`;
+      // The transcript a message at a time: escaping each line is escaping the whole.
+      yield '      <system-out>';
+      for (const [index, line] of transcriptLines(shown.run.transcript).entries()) yield `${index === 0 ? '' : '\n'}${escapeXml(line)}`;
+      yield '</system-out>\n';
     }
-    out.push('    </testcase>');
+    yield '    </testcase>\n';
   }
-  return out;
 }
 
 export function renderTestJunit(run: TestRun): string {
   return [...testJunitPieces(run)].join('');
 }
 
-/** The JUnit report in pieces, in order: a test's <testcase> each (as the JSON report is made: render-json.ts). */
+/** The JUnit report in pieces, in order, a transcript's message at most each (as the JSON report is made: render-json.ts). */
 export function* testJunitPieces(run: TestRun): Generator<string> {
   const both = run.against.length === 2;
   const suites = [...new Set(run.reports.map((report) => report.file))].map((file) => {
@@ -72,14 +73,12 @@ export function* testJunitPieces(run: TestRun): Generator<string> {
     };
   });
   const total = (key: 'tests' | 'failures' | 'errors' | 'skipped') => suites.reduce((sum, suite) => sum + suite[key], 0);
-  yield linesPiece([
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="voxform test" tests="${total('tests')}" failures="${total('failures')}" errors="${total('errors')}" skipped="${total('skipped')}" time="${(run.durationMs / 1000).toFixed(3)}">`,
-  ]);
+  yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+  yield `<testsuites name="voxform test" tests="${total('tests')}" failures="${total('failures')}" errors="${total('errors')}" skipped="${total('skipped')}" time="${(run.durationMs / 1000).toFixed(3)}">\n`;
   for (const suite of suites) {
-    yield linesPiece([`  <testsuite name="${escapeXml(printable(suite.file))}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${suite.seconds.toFixed(3)}">`]);
-    for (const report of suite.reports) yield linesPiece(testcase(report, both));
-    yield linesPiece(['  </testsuite>']);
+    yield `  <testsuite name="${escapeXml(printable(suite.file))}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${suite.seconds.toFixed(3)}">\n`;
+    for (const report of suite.reports) yield* testcase(report, both);
+    yield '  </testsuite>\n';
   }
-  yield linesPiece(['</testsuites>']);
+  yield '</testsuites>\n';
 }

@@ -45,11 +45,6 @@ export function transcriptLines(transcript: readonly TranscriptMessage[]): strin
   return transcript.map((line) => `${line.role === 'user' ? 'caller' : 'agent '}: ${printable(line.content.replace(/\r?\n/g, ' '))}`);
 }
 
-/** Lines as one piece of a report, each ended by a line break. */
-export function linesPiece(lines: readonly string[]): string {
-  return lines.map((line) => `${line}\n`).join('');
-}
-
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }

@@ -105,8 +105,8 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
 }
 
 /**
- * The report in pieces, written as they are made: the JSON report holds every transcript of the
- * run, and made whole it would double the run's memory at its end. The Markdown report is
+ * The report in pieces, written as they are made and as fast as stdout takes them: the JSON report
+ * holds every transcript of the run, and made whole it would double the run's memory at its end. The Markdown report is
  * size-capped, so it comes whole.
  */
 function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext): Iterable<string> {
@@ -139,13 +139,17 @@ interface EmitOptions {
 /**
  * To stdout, or to `--out` (redacted like stdout: a report file is output too), written whole or not
  * at all. A file that cannot be written is an error, and nothing is printed instead: stdout stays
- * one document (with --format json, the error's). Text in pieces is written a piece at a time, each
- * redacted on its own: a renderer never cuts a value in two, so no secret spans two pieces.
+ * one document (with --format json, the error's). Text in pieces is written in chunks of whole
+ * pieces, each chunk redacted on its own: a renderer never cuts a value in two, so no secret spans
+ * two chunks.
  */
 async function emit(text: string | Iterable<string>, out: string | undefined, ctx: CommandContext, options: EmitOptions): Promise<void> {
-  const pieces = typeof text === 'string' ? [text] : text;
+  const pieces = typeof text === 'string' ? [text] : joinPieces(text);
   if (!out) {
-    for (const piece of pieces) ctx.stdout.write(piece);
+    for (const piece of pieces) {
+      ctx.stdout.write(piece);
+      await ctx.stdout.drained?.();
+    }
     return;
   }
   const file = path.resolve(ctx.cwd, out);
@@ -156,6 +160,25 @@ async function emit(text: string | Iterable<string>, out: string | undefined, ct
     throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`);
   }
   ctx.stderr.write(`Wrote ${options.what} to ${out}.\n`);
+}
+
+const WRITE_CHUNK = 32 * 1024;
+
+/**
+ * Pieces joined into chunks of about `WRITE_CHUNK` characters: a write per chunk, not per piece.
+ * A chunk stays small enough for the young generation, which is swept often: large strings are
+ * freed only when the whole heap is, and a report's worth of them would pile up before that.
+ */
+function* joinPieces(pieces: Iterable<string>): Generator<string> {
+  let chunk = '';
+  for (const piece of pieces) {
+    chunk += piece;
+    if (chunk.length >= WRITE_CHUNK) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
 }
 
 function* mapPieces(pieces: Iterable<string>, map: (piece: string) => string): Generator<string> {
