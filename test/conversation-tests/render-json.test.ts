@@ -1,8 +1,13 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { run as runTestCommand } from '../../src/cli/commands/test.js';
 import { renderTestJson, testJsonPieces } from '../../src/conversations/render-json.js';
 import type { RunResult, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
 import { toJsonText } from '../../src/util/printable.js';
 import { SecretRegistry } from '../../src/util/redact.js';
+import { useTempDirs } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
 
 const SECRET = 'S3CRET "code"\n\u009b-42';
 
@@ -115,5 +120,47 @@ describe('the JSON report in pieces', () => {
     expect(streamed).toContain('Your code is (sensitive), keep it.');
     expect(streamed).not.toContain('S3CRET');
     expect(JSON.parse(streamed)).toBeTruthy();
+  });
+});
+
+describe('voxform test --format json on stdout', () => {
+  const tempDir = useTempDirs();
+
+  it('is written in chunks, each after stdout has taken the last; to --out as well, each chunk redacted', { timeout: 120_000 }, async () => {
+    const secret = 'S3CRET-greeting-token-42';
+    const dir = await tempDir({
+      'voxform.yaml': ['version: 1', 'agents:', '  desk:', '    id: -OKdqbqetEcM4ak369ym', '    config:', '      prompt: "v1"', '      first_message: "Your code is ${env:GREET_SECRET}"', ''].join('\n'),
+      // The emulator answers each message with the message: about 100 KB of transcript in all.
+      'tests/g.test.yaml': `agent: desk\ntests:\n  - name: long\n    turns:\n      - expect: [{ contains: Your code }]\n${Array.from({ length: 10 }, (_, i) => `      - user: "${i} ${'x'.repeat(5_000)}"\n`).join('')}`,
+    });
+    const { ctx, captured, close } = makeContext({ cwd: dir, env: { VOXFORM_ENV_ALLOW: 'GREET_SECRET', GREET_SECRET: secret } });
+    const events: string[] = [];
+    ctx.stdout = {
+      write: (text) => {
+        events.push('write');
+        captured.stdout += ctx.secrets.redact(text);
+      },
+      drained: async () => void events.push('drained'),
+      isTTY: false,
+      columns: undefined,
+    };
+    try {
+      expect(await runTestCommand({ local: true, withSecrets: true, format: 'json' }, ctx), captured.stderr).toBe(0);
+      expect(await runTestCommand({ local: true, withSecrets: true, format: 'json', out: 'r.json' }, ctx), captured.stderr).toBe(0);
+    } finally {
+      await close();
+    }
+    const written = events.filter((event) => event === 'write').length;
+    expect(written).toBeGreaterThan(2);
+    // The second run wrote its report to the file, in chunks redacted by the command itself.
+    const file = await readFile(path.join(dir, 'r.json'), 'utf8');
+    expect(file).toContain('Your code is (sensitive)');
+    expect(file).not.toContain(secret);
+    expect(file.replace(/"duration_ms": \d+/g, '')).toBe(captured.stdout.replace(/"duration_ms": \d+/g, ''));
+    expect(events.join(' ')).toBe(Array.from({ length: events.length / 2 }, () => 'write drained').join(' '));
+    const report = JSON.parse(captured.stdout);
+    expect(report.tests[0].verdicts.desired.results[0].transcript).toHaveLength(21);
+    expect(captured.stdout).toContain('Your code is (sensitive)');
+    expect(captured.stdout).not.toContain(secret);
   });
 });
