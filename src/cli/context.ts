@@ -4,6 +4,12 @@ import type { SecretRegistry } from '../secrets/redact.js';
 /** A writable stream as commands see it: what a command writes is redacted and made printable (`printedText`). */
 export interface Output {
   write(text: string): void;
+  /**
+   * Resolves once what was written has been handed on. A pipe takes writes only as fast as its
+   * reader reads, and the rest waits in memory: output written in many pieces (a test report)
+   * awaits this between pieces, so it never waits whole. A stream that writes at once needs none.
+   */
+  drained?(): Promise<void>;
   /** Whether this is a terminal (colour, progress, prompts). */
   readonly isTTY: boolean;
   /** Columns of the terminal, when it is one. */

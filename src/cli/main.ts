@@ -341,6 +341,17 @@ function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output
     write: (text: string) => {
       if (!status.failed && !stream.destroyed) stream.write(printedText(text, secrets, stream));
     },
+    drained: async () => {
+      if (status.failed || stream.destroyed || !stream.writableNeedDrain) return;
+      // A stream that fails or closes instead drains no more: the rest of its output is dropped anyway.
+      await new Promise<void>((resolve) => {
+        const settle = () => {
+          for (const event of ['drain', 'error', 'close']) stream.off(event, settle);
+          resolve();
+        };
+        for (const event of ['drain', 'error', 'close']) stream.on(event, settle);
+      });
+    },
     isTTY: Boolean(stream.isTTY),
     columns: stream.isTTY ? stream.columns : undefined,
   };

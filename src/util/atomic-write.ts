@@ -2,11 +2,15 @@ import { open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+/** A file's content: whole, or pieces of text in order. */
+export type FileData = string | Uint8Array | Iterable<string>;
+
 /**
  * Writes a file so that readers see either the old content or the new, never a torn write: the data
- * goes to a temporary file beside the target, is flushed to disk, then renamed over it.
+ * goes to a temporary file beside the target, is flushed to disk, then renamed over it. `data` may
+ * come in pieces (a report made as it is written), each written as it comes.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(file: string, data: FileData, mode = 0o644): Promise<void> {
   const temp = await writeTempBeside(file, data, mode);
   try {
     await rename(temp, file);
@@ -16,12 +20,16 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
   }
 }
 
-/** Writes `data` to a new temporary file beside `target`, flushed, and returns its name; on failure nothing is left. */
-export async function writeTempBeside(target: string, data: string | Uint8Array, mode = 0o644): Promise<string> {
+/**
+ * Writes `data` to a new file beside `target` under a temporary name, flushed to disk, and returns
+ * that name (for the caller to rename into place); on failure nothing is left behind.
+ */
+export async function writeTempBeside(target: string, data: FileData, mode = 0o644): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else for (const piece of data) await handle.write(piece);
     await handle.sync();
   } catch (error) {
     await handle.close();
