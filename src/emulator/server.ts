@@ -6,6 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { VoxformError } from '../errors.js';
 import { authenticate } from './auth.js';
@@ -136,27 +137,18 @@ class Emulator implements ControlHost {
   }
 
   async listen(port: number, host: string): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException) => {
-        this.server.off('listening', onListening);
-        if (error.code === 'EADDRINUSE') {
-          reject(new VoxformError('emulator_port_in_use', `Port ${port} on ${host} is already in use.`, { hint: 'Stop what is using it, or pick another port with --port (0 picks a free one).' }));
-        } else {
-          reject(
-            new VoxformError('emulator_listen_failed', `The emulator cannot listen on ${host}:${port}: ${error.message}.`, {
-              hint: 'Pick another --host (an address of this machine, such as 127.0.0.1, or 0.0.0.0 for every one) or --port (0 picks a free one).',
-            }),
-          );
-        }
-      };
-      const onListening = () => {
-        this.server.off('error', onError);
-        resolve();
-      };
-      this.server.once('error', onError);
-      this.server.once('listening', onListening);
-      this.server.listen(port, host);
-    });
+    this.server.listen(port, host);
+    try {
+      await once(this.server, 'listening');
+    } catch (caught) {
+      const error = caught as NodeJS.ErrnoException;
+      if (error.code === 'EADDRINUSE') {
+        throw new VoxformError('emulator_port_in_use', `Port ${port} on ${host} is already in use.`, { hint: 'Stop what is using it, or pick another port with --port (0 picks a free one).' });
+      }
+      throw new VoxformError('emulator_listen_failed', `The emulator cannot listen on ${host}:${port}: ${error.message}.`, {
+        hint: 'Pick another --host (an address of this machine, such as 127.0.0.1, or 0.0.0.0 for every one) or --port (0 picks a free one).',
+      });
+    }
     const address = this.server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.baseUrl = `http://${shownHost}:${address.port}`;

@@ -176,22 +176,6 @@ export class EmulatorStore {
     };
   }
 
-  /** Replaces everything with a snapshot (from the data file). */
-  restore(data: EmulatorStateSnapshot, seedPrivateKey: string | null): void {
-    this.clear();
-    for (const key of data.keys) this.keys.set(key.hash, key);
-    for (const agent of data.agents) this.agents.set(agent.id, agent);
-    for (const phone of data.phones) this.phones.set(phone.id, phone);
-    for (const campaign of data.campaigns) this.campaigns.set(campaign.id, campaign);
-    this.callLog.insertMany(data.call_logs);
-    for (const credential of data.credentials) this.credentials.set(credential.provider, credential);
-    for (const upload of data.knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
-    for (const object of data.knowledge.objects) this.objects.set(object.key, object);
-    for (const file of data.knowledge.files) this.files.set(file.id, file);
-    for (const session of [...data.sessions].sort((a, b) => a.ts - b.ts)) this.addSession(session);
-    this.seedPrivateKey = seedPrivateKey;
-  }
-
   /** Reads the data file; undefined when it does not exist yet. */
   async loadDataFile(): Promise<boolean> {
     if (!this.dataFile) return false;
@@ -225,6 +209,7 @@ export class EmulatorStore {
     return true;
   }
 
+  /** Replaces everything with the data file's content. */
   private restoreFrom(data: PersistedData): void {
     const shared = data.shared_configs ?? [];
     for (const record of data.version >= 2 ? data.call_logs : []) {
@@ -234,19 +219,19 @@ export class EmulatorStore {
       if (config === null || typeof config !== 'object') throw new Error(`call record ${String(record.call_id)} names a shared config that is not in the file`);
       record.agent_config = config;
     }
-    this.restore(
-      {
-        keys: data.keys ?? [],
-        agents: data.agents,
-        phones: data.phones ?? [],
-        campaigns: data.campaigns ?? [],
-        call_logs: data.call_logs,
-        credentials: data.credentials ?? [],
-        knowledge: data.knowledge ?? { pending_uploads: [], objects: [], files: [] },
-        sessions: data.sessions ?? [],
-      },
-      data.seed_private_key ?? null,
-    );
+    this.clear();
+    for (const key of data.keys ?? []) this.keys.set(key.hash, key);
+    for (const agent of data.agents) this.agents.set(agent.id, agent);
+    for (const phone of data.phones ?? []) this.phones.set(phone.id, phone);
+    for (const campaign of data.campaigns ?? []) this.campaigns.set(campaign.id, campaign);
+    this.callLog.insertMany(data.call_logs);
+    for (const credential of data.credentials ?? []) this.credentials.set(credential.provider, credential);
+    const knowledge = data.knowledge ?? { pending_uploads: [], objects: [], files: [] };
+    for (const upload of knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
+    for (const object of knowledge.objects) this.objects.set(object.key, object);
+    for (const file of knowledge.files) this.files.set(file.id, file);
+    for (const session of [...(data.sessions ?? [])].sort((a, b) => a.ts - b.ts)) this.addSession(session);
+    this.seedPrivateKey = data.seed_private_key ?? null;
     for (const [agentId, at] of Object.entries(data.agent_config_set_at ?? {})) {
       if (typeof at === 'number' && Number.isFinite(at)) this.configSetAt.set(agentId, at);
     }

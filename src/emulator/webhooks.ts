@@ -60,11 +60,6 @@ function judgeAnswer(status: number, text: string, hook: WebhookDelivery['hook']
   }
 }
 
-/** The record of one delivery as it starts: not (yet) ok. */
-function newDelivery(request: WebhookRequest, method: WebhookDelivery['method'], url: string): WebhookDelivery {
-  return { hook: request.hook, method, url, call_id: request.call_id, session_id: request.session_id, ok: false, duration_ms: 0, at: new Date().toISOString() };
-}
-
 export class WebhookSender {
   /** Deliveries in flight, so close() can cut them short. */
   private readonly inFlight = new Set<http.ClientRequest>();
@@ -78,7 +73,8 @@ export class WebhookSender {
     const target = typeof request.target === 'string' ? { url: request.target, headers: {} } : { url: request.target.url, headers: request.target.headers ?? {} };
     const method = request.body === undefined ? 'GET' : 'POST';
     const started = performance.now();
-    const delivery = newDelivery(request, method, target.url);
+    const { hook, call_id, session_id } = request;
+    const delivery: WebhookDelivery = { hook, method, url: target.url, call_id, session_id, ok: false, duration_ms: 0, at: new Date().toISOString() };
     let settled = false;
     const fail = (error: string): WebhookOutcome => {
       // Once settled, a late event (the error that destroying a timed-out request raises) changes nothing.

@@ -18,10 +18,8 @@ function voipMatches(record: CallRecord, filter: string): boolean {
   return [voip.from, voip.to].some((n) => typeof n === 'string' && normalizeNumber(n).includes(wanted));
 }
 
-/** The filters of GET /call-logs: its query without the paging parameters. */
-type CallLogsFilter = Omit<CallLogsQuery, 'limit' | 'start_after_ts'>;
-
-function matcher(filter: CallLogsFilter): (record: CallRecord) => boolean {
+/** The filters of GET /call-logs (its query but the paging parameters). */
+function matcher(filter: CallLogsQuery): (record: CallRecord) => boolean {
   const status = filter.call_status?.toLowerCase();
   return (record) =>
     (filter.start_time === undefined || record.ts >= filter.start_time) &&

@@ -22,11 +22,6 @@ function withoutUnknownChatFields(body: unknown): unknown {
   return Object.fromEntries(Object.entries(body).filter(([name]) => known.has(name)));
 }
 
-/** The host part of SIP URIs: the host the client reached the emulator on. */
-function sipHost(origin: string): string {
-  return new URL(origin).hostname;
-}
-
 async function startCall(ctx: RouteContext, kind: SessionKind, request: RegisterCallRequest | InitAgent, loc: string[]) {
   if (!ctx.core.store.agents.has(request.agent_id)) throw bodyValueError([...loc, 'agent_id'], 'no agent with this id');
   const session = await ctx.core.sessions.start({
@@ -109,7 +104,8 @@ export const sessionRoutes: Route[] = [
     body: 'RegisterSipCallRequest',
     handler: async (ctx) => {
       const session = await startCall(ctx, 'sip', ctx.body as InitAgent, []);
-      return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${sipHost(ctx.origin)}` });
+      // SIP URIs name the host the client reached the emulator on.
+      return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
     },
   },
   {
@@ -121,7 +117,7 @@ export const sessionRoutes: Route[] = [
     body: 'CreateSipRequest',
     handler: async (ctx) => {
       const session = await startCall(ctx, 'sip', (ctx.body as CreateSipRequest).init_agent, ['init_agent']);
-      return json(200, { sip: `sip:${session.call_id}@${sipHost(ctx.origin)}` });
+      return json(200, { sip: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
     },
   },
   {

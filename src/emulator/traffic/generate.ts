@@ -162,6 +162,21 @@ function agentCalls(agent: TrafficAgent, request: TrafficRequest, window: { from
   return { records, summary };
 }
 
+/** Lists each sorted by ts, merged into one sorted list (stable: on equal ts, the earlier list first). */
+function mergeByTs(lists: CallRecord[][]): CallRecord[] {
+  const merged: CallRecord[] = new Array(lists.reduce((sum, list) => sum + list.length, 0));
+  const heads = lists.map(() => 0);
+  for (let k = 0; k < merged.length; k++) {
+    let best = -1;
+    for (let l = 0; l < lists.length; l++) {
+      const candidate = (lists[l] as CallRecord[])[heads[l] as number];
+      if (candidate && (best < 0 || candidate.ts < ((lists[best] as CallRecord[])[heads[best] as number] as CallRecord).ts)) best = l;
+    }
+    merged[k] = (lists[best] as CallRecord[])[(heads[best] as number)++] as CallRecord;
+  }
+  return merged;
+}
+
 /** Every agent's synthetic calls, oldest first, and what was made. */
 export function generateTraffic(request: TrafficRequest): { records: CallRecord[]; summary: TrafficSummary } {
   const summary: TrafficSummary = { profile: request.profile.name, seed: request.seed, until: request.until, calls: 0, agents: [], skipped: [] };
@@ -183,6 +198,5 @@ export function generateTraffic(request: TrafficRequest): { records: CallRecord[
     summary.agents.push(batch.summary);
     summary.calls += batch.records.length;
   }
-  // A stable sort of sorted runs: a merge, the earlier agent first on equal ts.
-  return { records: batches.flat().sort((a, b) => a.ts - b.ts), summary };
+  return { records: mergeByTs(batches), summary };
 }
