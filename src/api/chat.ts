@@ -3,18 +3,10 @@ import { ApiError } from './errors.js';
 import { readBodyText, type HttpStreamResponse } from './http.js';
 import { readSse, SseStreamTooLargeError } from './sse.js';
 
-/** Opens the HTTP stream of one chat completion request (the client supplies it). */
-export type OpenChatStream = (request: ChatCompletionRequest) => Promise<HttpStreamResponse>;
-
 /**
- * One reply of an agent, as an async iterable of text deltas in arrival order. The request is sent
- * when iteration starts, and a stream can be iterated once. Breaking out of the loop closes the
- * connection. After the loop, `text` holds the whole reply and `sessionId` / `finishReason` what
- * the service said, when it said it.
- *
- * Accepted answers: server-sent events in the OpenAI chunk format (`data: {choices:[{delta:{content}}]}`
- * lines, ended by `data: [DONE]` or the end of the body), and, tolerated, a plain JSON completion
- * (`{choices:[{message:{content}}]}`) delivered as one delta.
+ * One reply of an agent, as text deltas in arrival order; sent when iteration starts, readable once.
+ * Breaking out closes the connection; after the loop `text` holds the whole reply. Accepts server-sent
+ * events in the OpenAI chunk format and, tolerated, a plain JSON completion as one delta.
  */
 export class ChatCompletionStream implements AsyncIterable<string> {
   private started = false;
@@ -26,7 +18,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
   constructor(
     private readonly request: ChatCompletionRequest,
     private readonly scrub: (text: string) => string,
-    private readonly open: OpenChatStream,
+    private readonly open: (request: ChatCompletionRequest) => Promise<HttpStreamResponse>,
   ) {}
 
   get text(): string {
@@ -43,9 +35,7 @@ export class ChatCompletionStream implements AsyncIterable<string> {
 
   /** Reads the whole reply and returns its text. */
   async collect(): Promise<string> {
-    for await (const _delta of this) {
-      // deltas accumulate in `text`
-    }
+    for await (const _delta of this); // deltas accumulate in `text`
     return this.text;
   }
 
@@ -130,7 +120,6 @@ function streamError(detail: string): ApiError {
   });
 }
 
-
 /** What a chat session is started with: the agent, and optionally a config and metadata for the session. */
 export interface ChatSessionOptions {
   agentId: string;
@@ -142,13 +131,9 @@ export interface ChatSessionOptions {
 }
 
 /**
- * A text conversation with an agent. The service keeps no conversation state between requests
- * that the interface exposes, so the session is continued the way the chat format intends: each
- * `send` posts the whole transcript so far plus the new user message, and the reply is appended as
- * an `assistant` message once it has arrived in full. `end` posts `end_of_session: true`, which ends
- * the session on the service (the end-of-call webhook fires with `call_status: chat_completion`).
- *
- * Turns are sequential: `send` refuses to start while the previous reply is still streaming.
+ * A text conversation with an agent: each `send` posts the whole transcript plus the new message (the
+ * service keeps none), the reply appended once complete; `end` posts `end_of_session: true`. Turns
+ * are sequential: `send` refuses to start while the previous reply is still streaming.
  */
 export class ChatSession {
   private readonly history: ChatMessage[];
@@ -193,8 +178,7 @@ export class ChatSession {
         } finally {
           self.busy = false;
           if (stream.sessionId) self.#sessionId = stream.sessionId;
-          // A reply cut short stays out of the transcript, and so does its question: the next turn
-          // starts from the last exchange the agent actually finished.
+          // A reply cut short stays out of the transcript, and so does its question.
           if (complete) self.history.push({ role: 'user', content }, { role: 'assistant', content: stream.text });
         }
       },

@@ -34,7 +34,7 @@ import { ApiError, errorFromBadAnswer, isApiError, requestInvalid, scrubEcho, ty
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
 import { Requester, realSleep, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
-import type { BackoffOptions, RetryMode } from './retry.js';
+import type { BackoffOptions } from './retry.js';
 import { inspectUploadFile, MAX_KNOWLEDGE_FILE_BYTES, multipartBody, storageFailure } from './upload.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
 
@@ -45,19 +45,11 @@ export interface ClientOptions {
   region?: 'us' | 'eu';
   /** The private key, sent raw in the `authorization` header and nowhere else. */
   apiKey: string;
-  /**
-   * Scrubs the caller's other secrets from what the service echoes (an error's detail, a chat
-   * stream's error), before a message shortens it; the key is always scrubbed. The CLI passes its
-   * registry of every secret of the run.
-   */
+  /** Scrubs the caller's other secrets from what the service echoes, before a message shortens it. */
   redact?: (text: string) => string;
   /** Requests on the wire at once across every origin (default 16); more calls wait their turn. */
   maxInFlight?: number;
-  /**
-   * Time-out of one request, ms (default 30,000): how long the service has to answer it in full,
-   * headers and body, across its retries (the waits between attempts and for a free slot do not
-   * count). A service that never answers fails with `api_timeout` once, after this long.
-   */
+  /** Time-out of one whole request across its retries, ms (default 30,000); waits for a slot or a retry do not count. */
   timeoutMs?: number;
   /** Largest answer body read, bytes (default 64 MiB); a larger one is `api_response_too_large`. */
   maxResponseBytes?: number;
@@ -111,28 +103,15 @@ export interface KnowledgeUploadOptions {
 }
 
 /**
- * The typed client of the voice-agent service: one method per operation of the spec, and the
- * only code in voxform that talks to the service.
- *
- * Invariants:
- * - **Bodies are checked before sending.** Every request body is validated against its schema;
- *   a body the service would refuse with a 422 throws `api_request_invalid` and is never sent.
- * - **Bounded concurrency.** Any number of calls may be pending; at most `maxInFlight` are on the
- *   wire, over one keep-alive `undici.Pool` per origin. The rest wait in arrival order.
- * - **Retries only where repeating is safe.** GET, PUT and the idempotent POSTs (`setCredential`,
- *   `setCampaignCaller`, `setPhoneAgent`, `setAgentFiles`, `generatePresignedUrl`, and the
- *   storage upload) are retried on 429, 502, 503, 504, connection errors and time-outs, with
- *   full-jitter exponential backoff, honouring `Retry-After`. POSTs that create something
- *   (`createApiKey`, `registerCall`, `registerSipCall`, `createSip`, `chatCompletions`,
- *   `createKnowledgeFile`) are retried only when the service certainly did not act on them: a 429,
- *   or a connection that was refused before anything was sent. `importPhone` re-reads the phone
- *   list before each retry and stops when the number is there, so a number is never imported twice.
- * - **Errors are `ApiError`s** with a stable code, the status, method, path, the service's detail
- *   and 422 `loc`s, and one sentence saying what failed. The API key never appears in an error,
+ * The typed client of the voice-agent service, the only code in voxform that talks to it. Invariants:
+ * - Every body is validated against its schema first: an invalid one throws `api_request_invalid`, unsent.
+ * - At most `maxInFlight` calls are on the wire (one keep-alive pool per origin); the rest wait in order.
+ * - Idempotent calls are retried on 429, 502–504 and connection errors with full-jitter backoff and
+ *   `Retry-After`; calls that create something only when the service certainly did not act (429,
+ *   refused connection); `importPhone` re-reads the phone list before a retry, never importing twice.
+ * - Errors are `ApiError`s with a stable code and one sentence; the key never appears in an error,
  *   a debug line or a hook event.
- * - **Tolerant parsing.** Action endpoints succeed on any 2xx (`{success: true}`, `"ok"`, or
- *   nothing) unless the body says `success: false`; `createKnowledgeFile` takes a string id or an
- *   object with `id`.
+ * - Action endpoints succeed on any 2xx unless the body says `success: false`.
  * - Ids are percent-encoded into paths (agent ids may start with `-`, phone ids carry `+`).
  */
 export interface ApiClient {
@@ -164,11 +143,7 @@ export interface ApiClient {
   listAgentCallHistories(agentId: string, query?: CallHistoriesQuery): Promise<CallHistoriesResponse>;
   /** GET /call-logs — one page of the account's call log, newest first. */
   listCallLogs(query?: CallLogsQuery): Promise<CallLogsResponse>;
-  /**
-   * Every record of the call log matching `filters`, newest first, walking the cursor page after
-   * page; no record is yielded twice and none is skipped, even when several share a timestamp
-   * across a page boundary (see docs/client.md). Pages are fetched as the loop asks for them.
-   */
+  /** Every record of the call log matching `filters`, newest first, none twice or skipped (docs/client.md). */
   iterateCallLogs(filters?: CallLogFilters, options?: IterateCallLogsOptions): AsyncIterable<GlobalCallHistoryRecord>;
   /** POST /register_call — starts a call session. Not retried unless refused. */
   registerCall(body: RegisterCallRequest): Promise<RegisterCallResponse>;
@@ -186,25 +161,16 @@ export interface ApiClient {
   createKnowledgeFile(body: KnowledgeFileRecord): Promise<string>;
   /** POST /knowledge/set_agent_files — replaces an agent's knowledge files. Idempotent, retried. */
   setAgentFiles(body: SetAgentFilesRequest): Promise<void>;
-  /**
-   * presign → multipart POST of the file (every field, then the file, streamed from disk, MIME
-   * type from the extension) → create_file. Refuses a file over the size limit (50 MiB by default)
-   * before anything is sent. Resolves to the new file id.
-   */
+  /** presign → multipart POST of the file → create_file; resolves to the file id. An oversized file is never sent. */
   uploadKnowledgeFile(filePath: string, options?: KnowledgeUploadOptions): Promise<string>;
   /** Requests on the wire at once across every origin (`ClientOptions.maxInFlight`). */
   readonly maxInFlight: number;
   /**
-   * The same client (same sockets, same bound), whose requests `signal` withdraws while they still
-   * wait for a slot: those fail with `api_not_sent`, never sent; a request on the wire runs to its
-   * answer, and none is retried once the signal has aborted. An apply hands every request whose
-   * turn has come to such a view, so a stop sends nothing new (src/apply/execute-plan.ts).
+   * The same client, whose requests `signal` withdraws while they wait for a slot (`api_not_sent`,
+   * never sent); one on the wire runs to its answer, unretried. A stopped apply so sends nothing new.
    */
   withSignal(signal: AbortSignal): ApiClient;
-  /**
-   * Closes the connection pools once the requests already sent have finished; with `abort`, at
-   * once: requests in flight or waiting fail with `api_interrupted` (a run stopped by a signal).
-   */
+  /** Closes the pools once requests sent have finished; with `abort`, at once (`api_interrupted`). */
   close(options?: { abort?: boolean }): Promise<void>;
 }
 
@@ -482,14 +448,10 @@ class ServiceClient implements ApiClient {
 }
 
 /**
- * Walks the call log newest first. The cursor is a bare timestamp (`next_cursor` = the `ts` of the
- * page's last record) and the service reads `start_after_ts` as "strictly older", so records that
- * share the boundary timestamp would be skipped when a page ends among them. Each later page is
- * therefore asked from just above the cursor (the next representable number): the boundary records
- * come again, the ones already yielded are recognised by call id and dropped, and so is anything
- * newer than the cursor. One duplicate record per page is the price. Should a group of equal
- * timestamps fill a whole page, no progress is possible that way: the walk then steps past the
- * group with the exact cursor (the service's own pagination, the best that can be done).
+ * Walks the call log newest first. The cursor is a bare timestamp read as "strictly older", so
+ * records sharing it across a page boundary would be skipped: each page is asked from just above
+ * the cursor and the records already yielded are dropped by call id. A tie group that fills a whole
+ * page is stepped past with the exact cursor.
  */
 export async function* walkCallLogs(
   fetchPage: (query: CallLogsQuery) => Promise<CallLogsResponse>,
@@ -600,8 +562,6 @@ function fileIdOf(answer: unknown): string | undefined {
 function phoneDigits(phone: string): string {
   return `${phone.trim().startsWith('+') ? '+' : ''}${phone.replace(/\D/g, '')}`;
 }
-
-export type { RetryMode, RequestEvent, ResponseEvent, RetryEvent };
 
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, not ${value}`);

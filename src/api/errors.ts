@@ -5,11 +5,8 @@ import { echoedForms, redactNeedles } from '../secrets/redact.js';
 import { formatDotted } from '../util/field-path.js';
 import { printable } from '../util/printable.js';
 
-/** Stable codes of the errors the client throws; the list and what each means: src/error-codes.ts. */
-export type { ApiErrorCode } from '../error-codes.js';
-
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
-export interface ValidationIssue {
+interface ValidationIssue {
   loc: Array<string | number>;
   msg: string;
   type: string;
@@ -120,18 +117,11 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
 /** How an attempt failed on the way, when no usable answer arrived. */
 export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'interrupted' | 'not_sent';
 
-/** What the caller knows about a request that failed on the way. */
-export interface TransportFailureContext extends FailureContext {
-  origin: string;
-  /** The request's time-out (ms). */
-  timeoutMs: number;
-  /** The largest answer read (bytes). */
-  maxResponseBytes: number;
-  cause: unknown;
-}
-
-/** No usable answer: the time-out passed, the connection or its TLS failed, the answer was too large, or the run was interrupted. */
-export function errorFromTransport(kind: TransportFailure, ctx: TransportFailureContext): ApiError {
+/** No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. */
+export function errorFromTransport(
+  kind: TransportFailure,
+  ctx: FailureContext & { origin: string; timeoutMs: number; maxResponseBytes: number; cause: unknown },
+): ApiError {
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const where = `${ctx.method} ${displayPath(ctx.path)} failed`;
   const base = { method: ctx.method, path: ctx.path, attempts: ctx.attempts, cause: ctx.cause };
@@ -171,11 +161,7 @@ export function errorFromTransport(kind: TransportFailure, ctx: TransportFailure
   }
 }
 
-/**
- * TLS failures: OpenSSL's `ERR_SSL_*` (a handshake that went wrong, a plain-HTTP server behind an
- * https:// URL), Node's `ERR_TLS_*` (a certificate for another host name), the certificate
- * verification codes (`CERT_HAS_EXPIRED`, `DEPTH_ZERO_SELF_SIGNED_CERT`, …) and `EPROTO`.
- */
+/** TLS failures: OpenSSL's `ERR_SSL_*`, Node's `ERR_TLS_*`, the certificate verification codes and `EPROTO`. */
 export function isTlsError(error: unknown): boolean {
   const code = errorCode(error);
   if (code === undefined) return false;
@@ -268,18 +254,14 @@ function isIssueLike(value: unknown): value is { loc?: unknown[]; msg?: unknown;
   return value !== null && typeof value === 'object';
 }
 
-/**
- * Replaces every occurrence of the key, however short, also in the JSON-escaped and URL-encoded
- * forms a service echoes a value back in (see `echoedForms`).
- */
+/** Replaces every occurrence of the key, also in the escaped forms a service echoes it in (`echoedForms`). */
 export function scrub(text: string, secret: string): string {
   return secret === '' ? text : redactNeedles(text, echoedForms(secret));
 }
 
 /**
- * What the service echoed, with the key and every other secret the caller knows scrubbed. Done
- * before a message shortens it: a cut through a secret would leave its start, which no later
- * redaction of the whole value can find.
+ * What the service echoed, with the key and the caller's other secrets scrubbed: before a message
+ * shortens it, as a cut through a secret would leave its start, which no later redaction finds.
  */
 export function scrubEcho(text: string, ctx: Pick<FailureContext, 'secret' | 'redact'>): string {
   const keyless = scrub(text, ctx.secret);
@@ -295,10 +277,7 @@ export function displayPath(path: string): string {
   }
 }
 
-/**
- * What the service (or the network stack) said, as one line of at most 300 characters. It goes into
- * a message printed on a terminal, so its control characters are shown escaped (`printable`).
- */
+/** What the service said, as one line of at most 300 characters, control characters escaped for the terminal. */
 function clip(text: string): string {
   const oneLine = printable(text.replace(/\s+/g, ' ').trim());
   return oneLine.length > 300 ? `${oneLine.slice(0, 299)}…` : oneLine;

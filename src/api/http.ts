@@ -1,8 +1,6 @@
 /**
- * The wire: undici's `Pool` per origin (keep-alive sockets reused across requests), one bound on the
- * requests in flight across all origins (1,000 concurrent calls queue instead of opening 1,000
- * sockets), a time-out per attempt and a cap on the size of an answer. It sends one attempt;
- * retrying is the caller's business (requester.ts).
+ * The wire: an undici `Pool` per origin, one bound on the requests in flight across all origins, a
+ * time-out per attempt and a cap on the size of an answer. One attempt; retrying is requester.ts's.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
@@ -11,11 +9,10 @@ import type { Dispatcher, Pool } from 'undici';
 import { errorCode } from './errors.js';
 import { Semaphore } from '../util/semaphore.js';
 
-/** The `code` of the error an attempt fails with when its whole time-out has passed. */
-export const ATTEMPT_TIMEOUT_CODE = 'ERR_VOXFORM_ATTEMPT_TIMEOUT';
-/** The `code` of the error requests fail with when the client is destroyed under them (Ctrl-C, SIGTERM). */
+const ATTEMPT_TIMEOUT_CODE = 'ERR_VOXFORM_ATTEMPT_TIMEOUT';
+/** Requests fail with this when the client is destroyed under them (Ctrl-C, SIGTERM). */
 export const CLIENT_DESTROYED_CODE = 'ERR_VOXFORM_CLIENT_DESTROYED';
-/** The `code` of the error a request fails with when its `signal` withdrew it before it was sent. */
+/** A request fails with this when its `signal` withdrew it before it was sent. */
 export const NOT_SENT_CODE = 'ERR_VOXFORM_NOT_SENT';
 /** undici's code when an answer outgrows `maxResponseBytes`. */
 export const RESPONSE_TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
@@ -33,22 +30,13 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** A body that is sent once; a stream cannot be replayed, so retries must build a new one. */
   body?: string | Uint8Array | Readable | undefined;
-  /**
-   * The longest this attempt may take once it holds a slot: connecting, sending, the headers and the
-   * whole body of the answer (a body that keeps dripping is cut off too).
-   */
+  /** The longest this attempt may take once it holds a slot, the whole body of the answer included. */
   timeoutMs: number;
-  /**
-   * Withdraws the request while it waits for a slot: it then fails with `NOT_SENT_CODE` and is
-   * never sent. A request already on the wire is not affected (its answer is waited for).
-   */
+  /** Withdraws the request while it waits for a slot (`NOT_SENT_CODE`); one on the wire is not affected. */
   signal?: AbortSignal | undefined;
   /** Takes the next free slot before the requests already waiting (`Exchange.ahead`). */
   ahead?: boolean | undefined;
-  /**
-   * Told when the attempt left the queue and was handed to the socket pool (its clock started), as
-   * a time on `performance.now()`'s clock. It is called before the attempt settles.
-   */
+  /** Told, on `performance.now()`'s clock, when the attempt left the queue (its clock started). */
   onDispatch?: (atMs: number) => void;
 }
 
@@ -71,7 +59,7 @@ export function isTimeout(error: unknown): boolean {
   return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === ATTEMPT_TIMEOUT_CODE;
 }
 
-export interface HttpTransportOptions {
+interface HttpTransportOptions {
   /** Requests on the wire at once, across every origin; also the socket count of each pool. */
   maxInFlight: number;
   /** Connect time-out per socket (ms). */
@@ -97,13 +85,7 @@ export class HttpTransport {
     return this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   }
 
-  /**
-   * Sends the request and reads the whole body as text. It talks to undici's dispatcher directly,
-   * gathering the body's chunks, rather than building a readable stream per response only to
-   * drain it. undici's own timers give the precise failure when the headers are late or the body
-   * stalls; the attempt's own timer bounds the whole exchange, a body that drips a byte now and then
-   * included.
-   */
+  /** Sends the request and reads the whole body as text. */
   async send(request: HttpRequest): Promise<HttpResponse> {
     await this.acquire(request.signal, request.ahead);
     try {
@@ -114,9 +96,8 @@ export class HttpTransport {
   }
 
   /**
-   * Sends the request and hands back the body as a stream (server-sent events). The slot is
-   * released when the body ends or is destroyed; the caller must consume or destroy it. The
-   * attempt's time-out covers the body too: when it passes, the body fails with the time-out.
+   * Sends the request and hands back the body as a stream (server-sent events), holding the slot until
+   * the body ends or is destroyed. The attempt's time-out covers the body too.
    */
   async stream(request: HttpRequest): Promise<HttpStreamResponse> {
     // The whole library adds its `request` API to every dispatcher, this pool's included.
@@ -160,10 +141,7 @@ export class HttpTransport {
     await Promise.all(this.takePools().map((pool) => pool.close()));
   }
 
-  /**
-   * Stops at once: requests on the wire and the ones queued for a slot fail with
-   * `CLIENT_DESTROYED_CODE` (a run interrupted by Ctrl-C or SIGTERM must not wait for them).
-   */
+  /** Stops at once: requests on the wire or queued fail with `CLIENT_DESTROYED_CODE` (a stopped run must not wait). */
   async destroy(): Promise<void> {
     this.closed = true;
     this.destroyed = true;
@@ -200,7 +178,7 @@ export class HttpTransport {
     return pool;
   }
 
-  /** One attempt on the origin's pool, the whole body read as text. */
+  /** One attempt on the origin's dispatcher directly, the body's chunks gathered without a stream. */
   private exchange(request: HttpRequest): Promise<HttpResponse> {
     const pool = this.pool(request.origin);
     return new Promise<HttpResponse>((resolve, reject) => {
@@ -215,9 +193,8 @@ export class HttpTransport {
         clearTimeout(timer);
         finish();
       };
-      // The caller hears of the time-out at once, even while the socket is still connecting
-      // (undici hands out the abort handle only once the request is written); the attempt is
-      // aborted as soon as it can be.
+      // The caller hears of the time-out at once, even while connecting (undici hands out the
+      // abort handle only once the request is written).
       let expired: Error | undefined;
       const timer = setTimeout(() => {
         expired = attemptTimeoutError(request.timeoutMs);
@@ -245,11 +222,8 @@ export class HttpTransport {
 }
 
 /**
- * undici's `Pool`, loaded alone: `import 'undici'` loads the whole library (fetch, WebSocket,
- * cookies, mocks, caches), most of a command's start-up, for one class. The version is the one
- * package-lock.json pins, and every client test uses this path. The file is not part of undici's
- * public interface: should an update move it, the whole library is loaded instead (slower to
- * start, same behaviour).
+ * undici's `Pool`, loaded alone: `import 'undici'` loads the whole library, most of a command's
+ * start-up. The file is not public interface: should an update move it, the whole library is loaded.
  */
 let PoolClass: typeof Pool | undefined;
 
@@ -264,11 +238,7 @@ function loadPoolClass(): typeof Pool {
   return PoolClass;
 }
 
-/**
- * undici's own timers give the precise failure when the headers are late or the body stalls; the
- * attempt's own timer (one per attempt) bounds the whole exchange. Time spent waiting for a slot
- * does not count.
- */
+/** undici's timers name the failure when headers are late or the body stalls; the attempt's timer bounds the whole. */
 function dispatchOptions(request: HttpRequest): Dispatcher.DispatchOptions {
   return {
     path: request.path,

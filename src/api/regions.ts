@@ -6,28 +6,19 @@ export const REGION_BASE_URLS = {
   eu: 'https://api-eu-west.millis.ai',
 } as const;
 
-export type RegionName = keyof typeof REGION_BASE_URLS;
-
-export const DEFAULT_REGION: RegionName = 'us';
-
-export function isRegionName(value: string): value is RegionName {
-  return Object.hasOwn(REGION_BASE_URLS, value);
-}
-
 /**
- * The base URL requests go to: an explicit `baseUrl` wins over `region`, which defaults to `us`.
- * The result has no trailing slash, so paths (`/agents/…`) append cleanly; a base URL may carry a
- * path prefix (`https://proxy.example.com/voice`), kept as is.
+ * The base URL requests go to: an explicit `baseUrl` wins over `region` (default `us`). No trailing
+ * slash, so paths append cleanly; a path prefix (`https://proxy.example.com/voice`) is kept.
  */
 export function resolveBaseUrl(options: { baseUrl?: string | undefined; region?: string | undefined }): string {
   if (options.baseUrl !== undefined && options.baseUrl !== '') return normalizeBaseUrl(options.baseUrl);
-  const region = options.region ?? DEFAULT_REGION;
-  if (!isRegionName(region)) {
+  const region = options.region ?? 'us';
+  if (!Object.hasOwn(REGION_BASE_URLS, region)) {
     throw new VoxformError('region_invalid', `Unknown region "${region}": use us or eu.`, {
       hint: 'Set --region (or VOXFORM_REGION) to us or eu, or give --base-url.',
     });
   }
-  return REGION_BASE_URLS[region];
+  return REGION_BASE_URLS[region as keyof typeof REGION_BASE_URLS];
 }
 
 /** Checks that `raw` is an absolute http(s) URL without query or credentials, and drops a trailing slash. */

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { REDACTED } from '../secrets/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
 import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
-import { DEFAULT_BACKOFF, isConnectionError, parseRetryAfter, retryDelay, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
+import { backoffDelay, isConnectionError, parseRetryAfter, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
 
 /** An attempt is about to be sent (for progress displays and debugging). */
 export interface RequestEvent {
@@ -73,26 +73,16 @@ export interface Exchange {
   notFoundHint?: string;
   /** Builds the error for a non-2xx answer instead of the service-style one (the storage upload). */
   describeFailure?: (status: number, body: string, attempts: number) => ApiError;
-  /**
-   * Runs before each retry; answering `true` stops and counts the request as done (the phone
-   * import re-reads the phone list: a number that is there now was imported by an attempt whose
-   * answer was lost).
-   */
+  /** Runs before each retry; `true` counts the request as done (an attempt whose answer was lost got through). */
   alreadyDone?: () => Promise<boolean>;
-  /**
-   * Goes before the requests already waiting for a slot: a read that many others' work waits on
-   * (the phone list, which every phone's comparison needs, behind thousands of agent reads).
-   */
+  /** Goes before the requests already waiting for a slot: a read that many others' work waits on (the phone list). */
   ahead?: boolean;
 }
 
-/** What `send` returns: the answer, or `undefined` when `alreadyDone` settled it. */
-export type ExchangeResult = HttpResponse | undefined;
 
 /**
- * The attempt loop shared by every operation: builds the URL and headers, writes the debug lines,
- * calls the hooks, and retries what the exchange's `RetryMode` allows, waiting `Retry-After` or a
- * jittered backoff. It never puts the API key anywhere but the `authorization` header.
+ * The attempt loop of every operation: URL and headers, debug lines, hooks, and retries as the
+ * exchange's `RetryMode` allows. The API key goes nowhere but the `authorization` header.
  */
 export class Requester {
   private readonly origin: string;
@@ -119,48 +109,33 @@ export class Requester {
   }
 
   /** Sends with retries; resolves to a 2xx answer (body read whole), or throws an `ApiError`. */
-  async send(exchange: Exchange): Promise<ExchangeResult> {
+  async send(exchange: Exchange): Promise<HttpResponse | undefined> {
     return (await this.attempts(exchange, false)) as HttpResponse | undefined;
   }
 
-  /**
-   * Like `send`, but a 2xx answer comes back with its body still open (server-sent events). The
-   * caller must consume or destroy the body.
-   */
+  /** Like `send`, but a 2xx answer comes back with its body open (server-sent events): consume or destroy it. */
   async stream(exchange: Exchange): Promise<HttpStreamResponse> {
     const response = (await this.attempts(exchange, true)) as HttpStreamResponse | undefined;
     if (!response) throw new Error('a streamed exchange cannot be settled by alreadyDone');
     return { ...response, body: Readable.from(this.translateBodyFailures(exchange, response.body), { objectMode: false }) };
   }
 
-  /**
-   * The body of a streamed answer, with a failure on the way (the time-out passing, a dropped
-   * connection, an oversized answer) turned into the same `ApiError` a failed request gets.
-   */
+  /** The body of a streamed answer, a failure on the way turned into the `ApiError` a failed request gets. */
   private async *translateBodyFailures(exchange: Exchange, body: Readable): AsyncGenerator<Buffer> {
     try {
       for await (const chunk of body) yield chunk as Buffer;
     } catch (error) {
       const kind = failureKind(error);
       if (kind === undefined) throw error;
-      const target = this.target(exchange);
-      throw errorFromTransport(kind, {
-        ...this.failureContext(exchange, target, 1),
-        origin: target.origin,
-        timeoutMs: this.options.timeoutMs,
-        maxResponseBytes: this.options.transport.maxResponseBytes,
-        cause: error,
-      });
+      throw this.transportError(kind, exchange, this.target(exchange), 1, error);
     } finally {
       if (!body.destroyed) body.destroy();
     }
   }
 
   /**
-   * The time-out (`timeoutMs`) is the service's time for the whole request: each attempt's time on
-   * the wire counts against it, the waits for a free slot and between attempts do not. So a service
-   * that never answers costs one time-out, not one per attempt, and an attempt after a quick failure
-   * gets what is left.
+   * `timeoutMs` bounds the whole request: each attempt's time on the wire counts, the waits for a slot
+   * and between attempts do not. A service that never answers costs one time-out, not one per attempt.
    */
   private async attempts(exchange: Exchange, streaming: boolean): Promise<HttpResponse | HttpStreamResponse | undefined> {
     const target = this.target(exchange);
@@ -199,7 +174,7 @@ export class Requester {
         if (response.status >= 200 && response.status < 300) return response;
         const body = typeof response.body === 'string' ? response.body : await readBodyText(response.body);
         if (mayRetry && shouldRetry(exchange.retry, { status: response.status })) {
-          const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.options.backoff.maxRetryAfterMs ?? DEFAULT_BACKOFF.maxRetryAfterMs);
+          const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now(), this.options.backoff.maxRetryAfterMs);
           if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs)) return undefined;
           continue;
         }
@@ -213,20 +188,29 @@ export class Requester {
       this.options.onResponse?.({ method: event.method, path: event.path, attempt, status: undefined, durationMs, failure: code });
       if (this.options.debug) this.log(`✗ ${exchange.method} ${target.logUrl} after ${durationMs} ms: ${kind === 'timeout' ? 'timeout' : transportReason(failure)}`);
       if (kind === undefined) throw failure; // a bug or a local problem (a file read), not the network
-      // A time-out is not retried: the attempt was given all the time that was left (the timer may
-      // fire a little before the clock here says it should, so the sum alone would not tell).
+      // A time-out is not retried: the attempt was given all the time that was left.
       if (mayRetry && kind === 'connection' && shouldRetry(exchange.retry, { error: failure })) {
         if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
         continue;
       }
-      throw errorFromTransport(kind, {
-        ...this.failureContext(exchange, target, attempt),
-        origin: target.origin,
-        timeoutMs: this.options.timeoutMs,
-        maxResponseBytes: transport.maxResponseBytes,
-        cause: failure,
-      });
+      throw this.transportError(kind, exchange, target, attempt, failure);
     }
+  }
+
+  private transportError(
+    kind: TransportFailure,
+    exchange: Exchange,
+    target: { origin: string; displayPath: string },
+    attempts: number,
+    cause: unknown,
+  ): ApiError {
+    return errorFromTransport(kind, {
+      ...this.failureContext(exchange, target, attempts),
+      origin: target.origin,
+      timeoutMs: this.options.timeoutMs,
+      maxResponseBytes: this.options.transport.maxResponseBytes,
+      cause,
+    });
   }
 
   /** Writes a debug line, scrubbed of the key whatever it holds (callers check `debug` first on hot paths). */
@@ -235,7 +219,7 @@ export class Requester {
   }
 
   private async pause(exchange: Exchange, event: RequestEvent, reason: string, status: number | undefined, retryAfterMs: number | undefined): Promise<boolean> {
-    const delayMs = retryDelay(event.attempt, retryAfterMs, this.options.backoff, this.options.random);
+    const delayMs = retryAfterMs ?? backoffDelay(event.attempt, this.options.backoff, this.options.random);
     this.options.onRetry?.({ ...event, reason, status, delayMs, retryAfterMs });
     this.log(`↻ ${event.method} ${event.path}: ${reason}; attempt ${event.attempt + 1} in ${delayMs} ms${retryAfterMs === undefined ? '' : ' (Retry-After)'}`);
     await this.options.sleep(delayMs);
@@ -294,10 +278,7 @@ function buildQuery(query: Exchange['query']): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/**
- * What kind of network failure ended an attempt, or undefined when it was not the network (a bug,
- * or a local problem such as a file that cannot be read).
- */
+/** What kind of network failure ended an attempt; undefined when it was not the network (a bug, a local file). */
 function failureKind(error: unknown): TransportFailure | undefined {
   if (isTimeout(error)) return 'timeout';
   const code = errorCode(error);
@@ -310,11 +291,7 @@ function failureKind(error: unknown): TransportFailure | undefined {
   return undefined;
 }
 
-/**
- * A signal that aborts with `signal` and takes any number of listeners: every request waiting for a
- * slot listens to it (hundreds in a large apply), and past 10 Node prints a leak warning on the
- * user's terminal. The caller's signal keeps its own limit, and gets one listener.
- */
+/** A relay of `signal` without a listener limit: every request waiting for a slot listens (Node warns past 10). */
 function unlimitedListeners(signal: AbortSignal): AbortSignal {
   const relay = new AbortController();
   setMaxListeners(0, relay.signal);

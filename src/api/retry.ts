@@ -1,18 +1,10 @@
 import { errorCode } from './errors.js';
 
 /**
- * When a request is repeated.
- *
- * - `safe`: GET, PUT and the POSTs whose effect does not depend on how often they run. Retried on
- *   429, 502, 503, 504 and connection errors. (A time-out is not retried by the client: it bounds
- *   the whole request, so an attempt that times out has used up the time there was.)
- * - `refused-only`: POSTs that create something (an API key, a call, a SIP session, a file record, a
- *   chat turn). Retried only when the service certainly did not act: a 429 (the service refused the
- *   request) or a connection that was never established (ECONNREFUSED). A 5xx, a dropped connection
- *   or a time-out leaves the outcome unknown, so the error goes to the caller.
- *
- * The phone import is not idempotent but can be checked: it runs as `safe`, with a look at the
- * phone list before each retry (see `Exchange.alreadyDone`).
+ * When a request is repeated. `safe` (GET, PUT, idempotent POSTs): on 429, 502–504 and connection
+ * errors. `refused-only` (POSTs that create something): only when the service certainly did not
+ * act, a 429 or a connection never established; a 5xx, a dropped connection or a time-out leaves
+ * the outcome unknown. A time-out is never retried: it bounds the whole request.
  */
 export type RetryMode = 'safe' | 'refused-only';
 
@@ -26,10 +18,10 @@ export interface BackoffOptions {
   maxRetryAfterMs?: number;
 }
 
-export const DEFAULT_BACKOFF: Required<BackoffOptions> = { baseMs: 250, maxMs: 8_000, maxRetryAfterMs: 60_000 };
+const DEFAULT_BACKOFF: Required<BackoffOptions> = { baseMs: 250, maxMs: 8_000, maxRetryAfterMs: 60_000 };
 
 /** Statuses worth another attempt: the service is busy or a gateway in front of it is. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** Connection failures after which the request may not have reached the service. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
@@ -56,16 +48,16 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /** Whether another attempt may follow a failed one, given how the operation may be repeated. */
-export function shouldRetry(mode: RetryMode, failure: { status?: number; error?: unknown; timedOut?: boolean }): boolean {
+export function shouldRetry(mode: RetryMode, failure: { status?: number; error?: unknown }): boolean {
   if (failure.status !== undefined) {
     if (mode === 'refused-only') return failure.status === 429;
     return RETRYABLE_STATUSES.has(failure.status);
   }
   if (mode === 'refused-only') {
     const code = errorCode(failure.error);
-    return !failure.timedOut && code !== undefined && NOT_SENT_CODES.has(code);
+    return code !== undefined && NOT_SENT_CODES.has(code);
   }
-  return failure.timedOut === true || isConnectionError(failure.error);
+  return isConnectionError(failure.error);
 }
 
 /**
@@ -99,9 +91,4 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
     ms = date - now;
   }
   return Math.min(maxMs, Math.max(0, Math.ceil(ms)));
-}
-
-/** The wait before the next attempt: the service's `Retry-After` when it sent one, else the jittered backoff. */
-export function retryDelay(retry: number, retryAfterMs: number | undefined, options: BackoffOptions = {}, random?: () => number): number {
-  return retryAfterMs ?? backoffDelay(retry, options, random);
 }

@@ -1,9 +1,6 @@
 /**
- * Server-sent events (the WHATWG `text/event-stream` format), parsed incrementally by
- * `eventsource-parser`: chunks may split anywhere — inside a multi-byte UTF-8 character, between the
- * CR and LF of a line ending, inside a field name — and the events come out the same. This module
- * adds what the library leaves to its caller: bytes to text, the default event type, the last event
- * id carried forward, and a bound on what one unfinished event may buffer.
+ * Server-sent events, parsed incrementally by `eventsource-parser`, plus what it leaves to its caller:
+ * bytes to text, the default event type, the last id carried forward, and a bound on one unfinished event.
  */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
@@ -18,11 +15,8 @@ export interface SseEvent {
   retry: number | undefined;
 }
 
-/**
- * The most text one unfinished line or event may hold. A chat reply's chunk is a few hundred
- * bytes; a stream that never ends its event would otherwise grow without bound.
- */
-export const SSE_MAX_BUFFERED_CHARS = 1024 * 1024;
+/** The most text one unfinished line or event may hold: a stream that never ends an event must not grow unbounded. */
+const SSE_MAX_BUFFERED_CHARS = 1024 * 1024;
 
 export class SseStreamTooLargeError extends Error {
   constructor() {
@@ -64,11 +58,7 @@ export class SseParser {
     return this.take();
   }
 
-  /**
-   * The stream ended. A last event without its blank line is still delivered: the format says to
-   * drop it, but servers seen in the wild end on `data: [DONE]\n`, and losing the tail of a reply
-   * would be worse than keeping it.
-   */
+  /** The stream ended. A last event without its blank line is still delivered: servers end on `data: [DONE]\n`. */
   end(): SseEvent[] {
     const rest = this.decoder.decode();
     if (rest !== '') this.feed(rest);

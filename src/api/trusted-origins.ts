@@ -1,8 +1,7 @@
 /**
- * Where the API key may be sent. Only the operator (flags, environment, CI configuration) decides:
- * the key goes to an official regional gateway, or to an origin the operator named with
- * `--base-url`, `VOXFORM_BASE_URL` or `VOXFORM_TRUSTED_ORIGINS`. A manifest is written by whoever
- * opened the pull request, so its `base_url` is used only when its origin is one of those.
+ * Where the API key may be sent, decided by the operator only: an official gateway, or an origin named
+ * by `--base-url`, `VOXFORM_BASE_URL` or `VOXFORM_TRUSTED_ORIGINS`. A manifest's `base_url` is the pull
+ * request author's, so it is used only when its origin is one of those.
  */
 import { VoxformError } from '../errors.js';
 import { normalizeBaseUrl, REGION_BASE_URLS } from './regions.js';
@@ -10,22 +9,14 @@ import { normalizeBaseUrl, REGION_BASE_URLS } from './regions.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The operator's comma-separated list of further origins a manifest's `base_url` may name. */
-export const TRUSTED_ORIGINS_VARIABLE = 'VOXFORM_TRUSTED_ORIGINS';
+const TRUSTED_ORIGINS_VARIABLE = 'VOXFORM_TRUSTED_ORIGINS';
 
 /** The origin (`https://host[:port]`) of an absolute http(s) URL, checked as base URLs are. */
 export function originOf(url: string): string {
   return new URL(normalizeBaseUrl(url)).origin;
 }
 
-/** The official gateways' origins. */
-export function gatewayOrigins(): string[] {
-  return Object.values(REGION_BASE_URLS).map((url) => new URL(url).origin);
-}
-
-/**
- * `VOXFORM_TRUSTED_ORIGINS` as origins. Each entry must be an origin and nothing more: a path
- * would suggest a narrower trust than the key's destination (the whole origin) really gets.
- */
+/** `VOXFORM_TRUSTED_ORIGINS` as origins; a path is refused: it would suggest a narrower trust than the origin. */
 export function parseTrustedOrigins(raw: string | undefined): string[] {
   const origins: string[] = [];
   for (const entry of (raw ?? '').split(',')) {
@@ -57,12 +48,9 @@ export function parseTrustedOrigins(raw: string | undefined): string[] {
   return origins;
 }
 
-/**
- * Every origin the operator trusts with the key: the gateways, the origin of the base URL the
- * operator named (`--base-url`, else `VOXFORM_BASE_URL`), and `VOXFORM_TRUSTED_ORIGINS`.
- */
+/** Every origin the operator trusts with the key: the gateways, the operator's base URL, `VOXFORM_TRUSTED_ORIGINS`. */
 export function trustedOrigins(options: { operatorBaseUrl?: string | undefined; env: Env }): Set<string> {
-  const origins = new Set(gatewayOrigins());
+  const origins = new Set(Object.values(REGION_BASE_URLS).map((url) => new URL(url).origin));
   const named = nonEmpty(options.operatorBaseUrl) ?? nonEmpty(options.env.VOXFORM_BASE_URL);
   if (named !== undefined) origins.add(originOf(named));
   for (const origin of parseTrustedOrigins(options.env[TRUSTED_ORIGINS_VARIABLE])) origins.add(origin);

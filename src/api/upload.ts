@@ -7,15 +7,11 @@ import { VoxformError } from '../errors.js';
 import { ApiError, codeForStatus } from './errors.js';
 import { mimeTypeFor } from '../util/mime.js';
 
-/**
- * The largest knowledge file voxform uploads: 50 MiB. The service documents no limit; presigned
- * POST policies usually carry one, and a knowledge base is meant for documents, not media. Checking
- * before the upload turns a late, cryptic refusal from the storage into one clear sentence.
- */
+/** The largest knowledge file voxform uploads: checked first, rather than a cryptic refusal from the storage. */
 export const MAX_KNOWLEDGE_FILE_BYTES = 50 * 1024 * 1024;
 
 /** A file on disk ready to be sent: its size is fixed at inspection and checked again while streaming. */
-export interface UploadFile {
+interface UploadFile {
   path: string;
   /** The name sent in the multipart part and to generate_presigned_url (the base name). */
   fileName: string;
@@ -51,10 +47,8 @@ export async function inspectUploadFile(filePath: string, maxBytes: number = MAX
 }
 
 /**
- * A `multipart/form-data` body for a presigned POST: every field in the order given, then the file
- * part last (storage services ignore fields after the file). The length is computed up front (the
- * storage wants a Content-Length, not chunked encoding) and the file is streamed from disk, so a
- * 50 MiB file never sits in memory. Call it once per attempt: a stream cannot be replayed.
+ * A `multipart/form-data` body for a presigned POST: the fields, then the file last (storage ignores
+ * fields after it), streamed from disk with its length up front. Once per attempt: a stream cannot be replayed.
  */
 export function multipartBody(fields: Readonly<Record<string, string | undefined>>, file: UploadFile): { body: Readable; headers: Record<string, string> } {
   const boundary = `----voxform${randomBytes(12).toString('hex')}`;
@@ -124,7 +118,7 @@ function escapeQuoted(value: string): string {
   return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;

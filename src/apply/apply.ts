@@ -1,16 +1,14 @@
 /**
- * The apply workflow as a library function, in order: lock the workspace, plan (a fresh plan, or a
- * saved one checked for staleness), confirm through a callback, execute the plan's requests with
- * progress events, record the outcome in the state and the history; an abort signal stops it
- * gracefully at any step. The CLI only wires prompts, renderers and process signals to it.
+ * The apply pipeline: lock the workspace, plan (or check a saved plan for staleness), confirm, execute
+ * the plan's requests, record the outcome in the state and the history. The signal stops it at any step.
  */
 import type { TrustedSecrets } from '../secrets/trusted.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
-import { createPlan } from '../plan/create-plan.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
+import { planWorkspace } from '../plan/plan.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { HeldLock, StateBackend } from '../state/backend.js';
@@ -21,7 +19,7 @@ import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { deployer } from '../history/source.js';
 import type { DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
 import type { ApplyClient } from './client.js';
-import { executePlan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
+import { executePlan, nothingRan, type ExecuteResult, type ProgressEvent } from './execute-plan.js';
 import { AgentReadBacks, recordHistory } from './record-history.js';
 
 export type ApplyEvent =
@@ -49,10 +47,7 @@ export interface ApplyOptions {
   files?: string[] | undefined;
   /** A saved plan (`readPlanFile`): checked for staleness, then run as saved. Counts as approval. */
   savedPlan?: SavedPlan | undefined;
-  /**
-   * Told of each change of a fresh plan made while the other reads are on the wire (`createPlan`:
-   * agents, and phones): a caller that prints the plan prepares its text then (`prepareChangeText`).
-   */
+  /** Told of each change of a fresh plan as it is made (see `PlanOptions.onChange`). */
   onChange?: ((change: ResourceChange) => void) | undefined;
   /** Told of the workspace as read, before the plan is made (see `PlanOptions.onWorkspace`). */
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
@@ -65,10 +60,7 @@ export interface ApplyOptions {
   /** Asked when a fresh plan has changes (unless `autoApprove`); resolve true to apply. */
   confirm?: ((plan: Plan) => Promise<boolean>) | undefined;
   onEvent?: ((event: ApplyEvent) => void) | undefined;
-  /**
-   * Stops the run: before the plan runs nothing is applied; during it, no new write is sent (an
-   * update the service accepted is still read back) — see `ExecuteResult` for how changes are listed.
-   */
+  /** Stops the run: nothing new is written after it fires (see `ExecuteResult`). */
   signal?: AbortSignal | undefined;
   /** Requests in flight at once (default 8). */
   parallelism?: number | undefined;
@@ -80,16 +72,9 @@ export interface ApplyOptions {
   stopGraceMs?: number | undefined;
   /** Told of the lock once it is held, for a caller that may have to release it on an abrupt exit. */
   onLocked?: ((lock: HeldLock) => void) | undefined;
-  /**
-   * The deploy ledger: every apply that ran its plan (not one cancelled, or stopped before its plan
-   * ran) appends a record here (see docs/history.md). Without it, nothing is recorded.
-   */
+  /** The deploy ledger: every apply that ran its plan appends a record here (docs/history.md). */
   history?: HistoryStore | undefined;
-  /**
-   * Where the change came from, for the record (`detectDeploySource`); a rollback sets `rollbackOf`.
-   * It may still be being found (git runs while the plan is made and applied): it is awaited only
-   * for the record.
-   */
+  /** Where the change came from (`detectDeploySource`), awaited only for the record; a rollback sets `rollbackOf`. */
   source?: DeploySource | Promise<DeploySource> | undefined;
   /** Who runs the apply, for the record (default `deployer(process.env)`: `user@host`). */
   by?: string | undefined;
@@ -97,12 +82,8 @@ export interface ApplyOptions {
 
 export interface ApplyOutcome extends ExecuteResult {
   /**
-   * - `nothing_to_do`: the plan had no changes (state records refreshed);
-   * - `applied`: every change applied;
-   * - `failed`: some failed or were skipped (see `failed`, `skipped`), or the state could not be
-   *   written (`stateError`: the run stopped sending writes then; see `unrecorded`, `stopped`);
-   * - `cancelled`: `confirm` said no; nothing was applied;
-   * - `interrupted`: the signal stopped the run (see `applied`, `partlyApplied` and `stopped`).
+   * `failed`: some changes failed or were skipped, or a state write failed (`stateError`);
+   * `cancelled`: `confirm` said no; `interrupted`: the signal or a lost lock stopped the run.
    */
   status: 'nothing_to_do' | 'applied' | 'failed' | 'cancelled' | 'interrupted';
   /** The plan that ran; undefined when interrupted before it was made. */
@@ -115,13 +96,10 @@ export interface ApplyOutcome extends ExecuteResult {
   record?: HistoryRecord | undefined;
 }
 
-const NOTHING_RAN: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], unrecorded: [], interrupted: false, warnings: [] };
-
 /** Settles like `promise`, or with undefined as soon as `signal` aborts. */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
   if (!signal) return promise;
   if (signal.aborted) {
-    // Its outcome no longer matters, and a failure of it must not surface as an unhandled one.
     promise.catch(() => undefined);
     return Promise.resolve(undefined);
   }
@@ -132,7 +110,7 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined):
   });
 }
 
-export function hasChanges(plan: Plan): boolean {
+function hasChanges(plan: Plan): boolean {
   return plan.changes.some((change) => change.action !== 'no-op');
 }
 
@@ -140,22 +118,7 @@ export function hasChanges(plan: Plan): boolean {
 async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ plan: Plan; live: LiveState }> {
   const { desired, savedPlan, client } = options;
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
-  if (!savedPlan) {
-    return createPlan({
-      desired,
-      client,
-      workspace: store.workspace,
-      salt: store.fingerprintKey,
-      baseUrl: options.serviceId,
-      files: options.files ?? [],
-      targets: options.targets ?? [],
-      onReadProgress,
-      onChange: (change) => {
-        options.secrets?.noteLive(change.before);
-        options.onChange?.(change);
-      },
-    });
-  }
+  if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store.workspace);
   const plan = planFromJson(savedPlan, 'the saved plan');
   const live = await readLiveState(client, desired, { onProgress: onReadProgress });
   const key = store.fingerprintKey;
@@ -196,13 +159,13 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     });
   } catch (error) {
     // Stopped while another run held the lock: nothing was read, nothing changed.
-    if (isVoxformError(error) && error.code === 'interrupted') return { ...NOTHING_RAN, status: 'interrupted', plan: undefined, stateLocation: backend.display };
+    if (isVoxformError(error) && error.code === 'interrupted') return { ...nothingRan(), status: 'interrupted', plan: undefined, stateLocation: backend.display };
     throw error;
   }
   options.onLocked?.(lock);
   // A lost lock (the database connection dropped) stops the run like Ctrl-C: no new write.
   const signal = options.signal ? AbortSignal.any([options.signal, lock.lost]) : lock.lost;
-  const outcome = (status: ApplyOutcome['status'], plan: Plan | undefined, result = NOTHING_RAN): ApplyOutcome => ({
+  const outcome = (status: ApplyOutcome['status'], plan: Plan | undefined, result = nothingRan()): ApplyOutcome => ({
     ...result,
     status,
     plan,
@@ -251,10 +214,8 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
 }
 
 /**
- * How the run ended, recorded: in the state for `voxform status` (the next plan also marks the
- * variables this apply did not read as new), and in the ledger, meanwhile. Both finish under the
- * lock. A state write that fails here fails the apply like one during the run: the result carries
- * it (`stateError`, reported after what reached the service); nothing is thrown past it.
+ * How the run ended, recorded in the state and in the ledger, both under the lock. A failed state
+ * write fails the apply like one during the run: the result carries it (`stateError`), never a throw.
  */
 async function recordEnd(
   options: ApplyOptions,
@@ -278,10 +239,7 @@ async function recordEnd(
   return { status: status === 'interrupted' ? status : 'failed', result: { ...result, stateError }, record };
 }
 
-/**
- * The apply's record in the ledger. The changes are made by now: a record that cannot be written
- * is a warning of the outcome, not a failure of the apply.
- */
+/** The apply's record in the ledger; one that cannot be written is a warning: the changes are made by now. */
 async function appendHistory(
   options: ApplyOptions,
   ran: { plan: Plan; live: LiveState; result: ExecuteResult; readBacks: AgentReadBacks; status: ApplyOutcome['status']; workspace: string },

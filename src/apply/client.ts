@@ -18,11 +18,7 @@ export interface ApplyClient extends LiveReader {
   setCredential(body: SetCredentialRequest): Promise<unknown>;
   /** Presigned upload, then create_file; resolves to the new file's id. */
   uploadKnowledgeFile(path: string, options: { name: string; description?: string }): Promise<string>;
-  /**
-   * The service client's: requests on the wire at once, and a view of the client whose requests a
-   * signal withdraws while they wait for a slot (`ApiClient.withSignal`). With both, apply keeps a
-   * request queued in the client ahead of each one on the wire (src/apply/execute-plan.ts).
-   */
+  /** With both, apply keeps a request queued in the client ahead of each one on the wire (`ApiClient.withSignal`). */
   readonly maxInFlight?: number;
   withSignal?(signal: AbortSignal): ApplyClient;
 }

@@ -1,9 +1,7 @@
 /**
- * Runs a plan's requests: each as soon as the requests it depends on have succeeded, at most
- * `parallelism` at once; the state file updated after each success; dependents of a failure
- * skipped while everything else goes on. On the abort signal no write is started any more, those
- * in flight are waited for (at most `stopGraceMs`) and the updates among them read back, and what
- * reached the service stays recorded.
+ * Runs a plan's requests: each once those it depends on succeeded, at most `parallelism` at once, the
+ * state updated after each success, dependents of a failure skipped. On the signal no write starts
+ * any more; those in flight are waited for (at most `stopGraceMs`) and what reached the service stays recorded.
  */
 import type { DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
@@ -27,6 +25,10 @@ export const STOP_GRACE_MS = 10_000;
 /** Requests handed to a client that queues ahead, per request it may have on the wire. */
 const QUEUED_AHEAD_FACTOR = 2;
 
+export function nothingRan(): ExecuteResult {
+  return { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], unrecorded: [], interrupted: false, warnings: [] };
+}
+
 export type ProgressEvent =
   | { type: 'start'; change: ResourceChange }
   | { type: 'done'; change: ResourceChange; ms: number }
@@ -44,32 +46,19 @@ export interface PartlyApplied {
 }
 
 export interface ExecuteResult {
-  /**
-   * Changes whose every write the service accepted. After a stop that includes a change whose
-   * read-back (`read_agent`) was not answered within the wait: a warning says so.
-   */
+  /** Changes whose every write the service accepted (a read-back unanswered after a stop is a warning). */
   applied: string[];
   /** After a stop: changes some of whose writes reached the service and others did not. */
   partlyApplied: PartlyApplied[];
   failed: Array<{ address: string; error: unknown }>;
   /** Changes not run because a change they depend on did not apply. */
   skipped: Array<{ address: string; because: string }>;
-  /**
-   * After a stop: changes none of whose writes reached the service — not started, or their writes
-   * still unanswered when the wait ended (those may yet land: the next plan shows).
-   */
+  /** After a stop: changes none of whose writes reached the service (unanswered ones may yet land). */
   stopped: string[];
-  /**
-   * Changes (applied or partly applied) whose state write failed: they reached the service, and the
-   * state may not know it (the next plan compares them again).
-   */
+  /** Changes that reached the service but whose state write failed (the next plan compares them again). */
   unrecorded: string[];
-  /**
-   * The first state write that failed (the lock forced open, another run's write, a full disk):
-   * from then on no new write is sent, as after a stop, since nothing more could be recorded.
-   */
+  /** The first state write that failed: from then on no new write is sent, as after a stop. */
   stateError?: unknown;
-  /** Whether the run was stopped by the signal. */
   interrupted: boolean;
   /** Fields the service dropped or changed on read-back, and other things worth a look. */
   warnings: string[];
@@ -106,7 +95,7 @@ type RequestOutcome =
   | { status: 'skipped'; cause: string }
   | { status: 'not_started' };
 
-/** Changes set going between two turns of the event loop (see `executePlan`). */
+/** Changes set going between two turns of the event loop. */
 const CHANGES_PER_TURN = 256;
 
 export async function executePlan(options: ExecuteOptions): Promise<ExecuteResult> {
@@ -118,18 +107,13 @@ export async function executePlan(options: ExecuteOptions): Promise<ExecuteResul
   return run.finish();
 }
 
-/**
- * Sets every change going, in plan order, a few hundred at a time with the event loop served in
- * between, so that the first requests are on the wire while the rest of a large plan is set going
- * rather than after all of it. The order requests queue for slots is the plan's either way.
- */
+/** Sets every change going in plan order, serving the event loop in between so the first requests go out at once. */
 async function startChanges(changes: readonly ResourceChange[], run: PlanRun): Promise<void> {
   const running: Array<Promise<void>> = [];
   for (let i = 0; i < changes.length; i++) {
     if (i > 0 && i % CHANGES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const started = run.change(changes[i] as ResourceChange);
-    // Handled now, not only once every change is going: a failure while the rest are set going
-    // must not count as unhandled. Promise.all below still fails with it.
+    // Handled now: a failure while the rest are set going must not count as unhandled.
     started.catch(() => undefined);
     running.push(started);
   }
@@ -152,45 +136,41 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
 }
 
 class PlanRun {
-  private readonly result: ExecuteResult = { applied: [], partlyApplied: [], failed: [], skipped: [], stopped: [], unrecorded: [], interrupted: false, warnings: [] };
+  private readonly result = nothingRan();
   private readonly slots: Semaphore;
   private readonly resources: DesiredIndex;
   private readonly requests = new Map<string, { request: PlannedRequest; change: ResourceChange }>();
   private readonly outcomes = new Map<string, Promise<RequestOutcome>>();
   private readonly results = new Map<string, string>();
   private readonly settled = new Set<string>();
-  /** Requests the service answered with success: what a change that has not settled when the run reports did reach. */
+  /** Requests the service answered with success. */
   private readonly succeededRequests = new Set<string>();
   private readonly started = new Map<string, number>();
-  /** State writes of each change's successful requests, by change address (they never reject: see `record`). */
+  /** State writes of each change's successful requests, by change address (they never reject). */
   private readonly writes = new Map<string, Array<Promise<void>>>();
-  /** Changes whose state write failed. */
   private readonly unrecorded = new Set<string>();
   /** Aborted by the first state write that fails. */
   private readonly stateFailure = new AbortController();
   /** The caller's signal or a failed state write: either stops the run. */
   readonly stop: AbortSignal;
-  /** Requests not settled yet: once none is, the state is written without waiting (`StateStore.flush`). */
+  /** Requests not settled yet: once none is, the state is flushed. */
   private unsettled = 0;
   /** Once the run has reported, late answers change nothing (the lock may be someone else's by then). */
   private closed = false;
   inFlight = 0;
 
-  /** The client requests go through: with a stop signal, a view whose queued requests the stop withdraws. */
+  /** The client writes go through: when it queues ahead, a view whose queued requests the stop withdraws. */
   private readonly client: ApplyClient;
-  /** At most this many requests on the wire (the queued ones in the client are not). */
   readonly onTheWire: number;
 
   constructor(private readonly options: ExecuteOptions) {
     const parallelism = Math.max(1, options.parallelism);
     const { client, signal } = options;
-    // A client that bounds its own requests (at most `parallelism`) and can withdraw the queued ones
-    // is handed twice as many: each request on the wire has the next one queued behind it in the
-    // client, so a freed slot is taken at once, however busy this thread is. A stop withdraws the
-    // queued ones unsent.
     this.stop = signal ? AbortSignal.any([signal, this.stateFailure.signal]) : this.stateFailure.signal;
     // Interrupted: what reached the service is written at once, not at the next interval.
     this.stop.addEventListener('abort', () => options.store.flush(), { once: true });
+    // A client that bounds its own requests and can withdraw queued ones gets twice as many: each
+    // request on the wire has the next queued behind it, so a freed slot is taken at once.
     const { maxInFlight } = client;
     const queuesAhead = maxInFlight !== undefined && maxInFlight <= parallelism && client.withSignal !== undefined;
     this.client = queuesAhead && client.withSignal ? client.withSignal(this.stop) : client;
@@ -211,8 +191,7 @@ class PlanRun {
   }
 
   async change(change: ResourceChange): Promise<void> {
-    // Set going after the run reported (a stop's grace ran out while changes were set going): it
-    // stays listed as stopped, and records nothing.
+    // Set going after the run reported: it stays listed as stopped.
     if (this.closed) return;
     if (change.action === 'no-op') {
       const record = stateWhenUnchanged(change, { resources: this.resources, key: this.options.store.fingerprintKey });
@@ -227,11 +206,8 @@ class PlanRun {
   }
 
   /**
-   * Stores what a request (or an unchanged resource) means for the state. A write that fails takes
-   * nothing back from the service: the change keeps its place (applied, partly applied), listed as
-   * not recorded, and the run stops sending writes, since nothing more could be recorded. The
-   * failure is handled here, at once: it may come while the change's read-back is still on the
-   * wire, and a rejection left unhandled until then would end the CLI before its summary.
+   * Stores what a request means for the state. A failed write lists the change as not recorded and
+   * stops the run; it is handled here at once, as an unhandled rejection would end the CLI early.
    */
   private record(address: string, change: StateChange): Promise<void> {
     return this.options.store.update(change).catch((error: unknown) => {
@@ -241,11 +217,7 @@ class PlanRun {
     });
   }
 
-  /**
-   * Files the change under what its requests did. Failed and skipped come first; otherwise what
-   * counts is its writes (a read-back changes nothing): all accepted is applied, some is partly
-   * applied, none is not applied.
-   */
+  /** Files the change under what its requests did: failed, skipped, else by its writes accepted (all, some, none). */
   private conclude(change: ResourceChange, outcomes: readonly RequestOutcome[]): void {
     this.settled.add(change.address);
     const failed = outcomes.find((o) => o.status === 'failed');
@@ -291,8 +263,7 @@ class PlanRun {
       if (outcome.status === 'failed') return { status: 'skipped', cause: dependency?.change.address ?? id };
       if (outcome.status !== 'done') return outcome;
     }
-    // After a stop only the read-back of an update the service accepted is still sent: it changes
-    // nothing, and tells what the service kept (the warnings, the deploy ledger's record).
+    // After a stop only a read-back is still sent: it changes nothing, and tells what the service kept.
     const reading = request.operation === 'read_agent';
     if (this.stopping && !reading) return { status: 'not_started' };
     await this.slots.acquire();
@@ -345,8 +316,7 @@ class PlanRun {
     if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
     if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
     const record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey });
-    // The write happens outside the slot, so a slow disk never holds back other requests; the
-    // change is reported once its writes have landed (or failed: see `record`).
+    // Written outside the slot, so a slow disk never holds back other requests.
     if (record) {
       const writes = this.writes.get(change.address) ?? [];
       writes.push(this.record(change.address, record));
@@ -355,11 +325,7 @@ class PlanRun {
     return { status: 'done' };
   }
 
-  /**
-   * The result, once the run reports: a change still waiting (the stop's wait ran out) is filed
-   * under what its requests did so far, so a write the service accepted is never reported as not
-   * applied.
-   */
+  /** The result: a change still waiting is filed under what its requests did so far, so no accepted write is lost. */
   finish(): ExecuteResult {
     this.closed = true;
     this.result.interrupted = this.options.signal?.aborted === true;

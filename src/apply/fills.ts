@@ -1,8 +1,4 @@
-/**
- * Fills a planned body in just before it is sent: secrets from the manifests (read again with the
- * environment at apply) or from the service (read at apply), and ids earlier requests returned.
- * Nothing else about a request is decided here.
- */
+/** Fills a planned body just before it is sent: secrets from the manifests or the service, ids from earlier requests. */
 import { VoxformError } from '../errors.js';
 import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { comparableLiveAgent } from '../plan/agent-fields.js';
@@ -10,7 +6,7 @@ import type { LiveState } from '../plan/read-live.js';
 import type { FillSource, PlannedRequest } from '../plan/types.js';
 import type { DesiredIndex, DesiredResource } from './resources.js';
 
-export interface FillContext {
+interface FillContext {
   resources: DesiredIndex;
   live: LiveState;
   /** Request id → the id it returned (an uploaded knowledge file's id). */

@@ -1,10 +1,7 @@
 /**
- * The deploy ledger's side of apply: what each agent's live configuration is once the plan has
- * run, found as cheaply as is correct — and the record appended. An agent the plan left alone is
- * as the plan read it; an agent whose update applied is as the read-back after its update found it
- * (`read_agent`, part of every agent update's requests, sent also after a stop once the update was
- * accepted); only an agent whose knowledge files were set (after that read-back), or whose change
- * failed or was stopped, is read once more.
+ * The deploy ledger's side of apply: each agent's live configuration once the plan ran, and the
+ * record appended. An agent left alone is as planned; an updated one as its read-back found it; only
+ * one whose files were set after that read-back, or whose change failed or stopped, is read again.
  */
 import { agentVersion, historyRecord } from '../history/record.js';
 import type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
@@ -15,13 +12,9 @@ import type { ApplyClient } from './client.js';
 import { readBackDifferences } from './read-back.js';
 import type { ExecuteResult, RequestDone } from './execute-plan.js';
 
-/**
- * Collects, while the plan runs, the read-backs of agent updates and which agents had files set;
- * each read-back's version for the record is made as it arrives, while other requests are on the
- * wire, rather than all after the last answer.
- */
+/** Collects, while the plan runs, the versions of agents read back and which agents had files set. */
 export class AgentReadBacks {
-  /** By change address: the version made from the agent's read-back (none when it had no configuration). */
+  /** By change address: the version made from the agent's read-back. */
   private readonly versions = new Map<string, AgentVersion | undefined>();
   private readonly filesSet = new Set<string>();
   private readonly agents: Map<string, DesiredAgent>;
@@ -46,7 +39,7 @@ export class AgentReadBacks {
   }
 }
 
-export interface HistoryContext {
+interface HistoryContext {
   history: HistoryStore;
   desired: DesiredState;
   plan: Plan;
@@ -63,10 +56,7 @@ export interface HistoryContext {
   signal?: AbortSignal | undefined;
 }
 
-/**
- * A version made while requests are answered: whatever goes wrong making it must not fail a request
- * that succeeded. Without one, the agent is read again for the record, where a failure only warns.
- */
+/** A failure here must not fail a request that succeeded: without a version the agent is read again. */
 function versionOrNone(agent: DesiredAgent, config: Record<string, unknown>): AgentVersion | undefined {
   try {
     return agentVersion(agent, config);
@@ -76,11 +66,8 @@ function versionOrNone(agent: DesiredAgent, config: Record<string, unknown>): Ag
 }
 
 /**
- * The agent's live configuration after the apply where no read-back of its update gives it: as
- * planned when left alone, else read again. A record holds configurations as applied, so an agent
- * whose change did not apply counts only when the service holds the manifests' values all the same
- * (an update whose answer was lost); otherwise it is left out, and its last record stays its current
- * version.
+ * The agent's live configuration where no read-back gives it: as planned when left alone, else read
+ * again. An agent whose change did not apply counts only if the service holds the manifests' values.
  */
 async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<Record<string, unknown> | undefined> {
   const planned = context.live.agents.get(agent.id);
@@ -99,11 +86,9 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
 async function agentVersions(context: HistoryContext): Promise<Record<string, AgentVersion>> {
   const changes = new Map(context.plan.changes.map((change) => [change.address, change]));
   const applied = new Set(context.result.applied);
-  // Stopped after its update and read-back, before its knowledge files were set: as read back,
-  // without the files it did not get.
+  // Stopped before its knowledge files were set: as read back, without the files.
   const partly = new Set(context.result.partlyApplied.map((change) => change.address));
-  // Not applied after a stop (the signal, or a state write that failed): none of its writes was
-  // accepted, or it is not known whether one was; the manifest's configuration is not what it has.
+  // None of its writes is known to be accepted: the manifest's configuration is not what it has.
   const stopped = new Set(context.result.stopped);
   const agents = [...context.desired.agents.values()];
   const made = await Promise.all(

@@ -1,7 +1,4 @@
-/**
- * What the state file keeps once a request has succeeded (or a change had nothing to do): the few
- * facts the service cannot return, and hashes of what voxform applied, for drift. Never a secret.
- */
+/** What the state keeps once a request succeeded: facts the service cannot return, keyed hashes for drift; never a secret. */
 import type { DesiredAgent } from '../manifest/types.js';
 import { desiredAgentFields } from '../plan/agent-fields.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';

@@ -1,6 +1,6 @@
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
 
-export type DesiredByKind = {
+type DesiredByKind = {
   agent: DesiredAgent;
   phone: DesiredPhone;
   campaign: DesiredCampaign;

@@ -1,6 +1,5 @@
 /**
- * Sends one planned request through the typed client: the operation names the client method, the
- * planned path and (filled) body are what it sends. A request whose path is not the one its
+ * Sends one planned request through the typed client. A request whose path is not the one its
  * operation sends for its resource is refused unsent, so the plan shown is the plan run.
  */
 import type {

@@ -11,20 +11,13 @@ export interface ComparableAgent {
   config: Record<string, unknown>;
 }
 
-/**
- * Every sensitive path pattern of an agent's fields: the schema's, and those filled from `${env:…}`
- * (src/secrets/schema-paths.ts) — `name` too when the manifest fills it from one (it lies outside the
- * config, which `sensitivePaths` covers).
- */
+/** Every sensitive path pattern of an agent's fields: the schema's, those filled from `${env:…}`, `name` if it is. */
 export function agentSensitivePatterns(agent: DesiredAgent): readonly string[] {
   const patterns = agentSecretPatterns(agent.sensitivePaths);
   return agent.envReferences?.name === undefined ? patterns : [...patterns, 'name'];
 }
 
-/**
- * Fields made once per loaded agent: the differ, the update body, the read-back and apply's state
- * records each ask for them (a loaded agent does not change).
- */
+/** Fields made once per loaded agent (which does not change): the differ, apply and the read-back each ask. */
 const fieldsOf = new WeakMap<DesiredAgent, ReadonlyMap<string, unknown>>();
 
 /** The managed field values of an agent: `name` and every leaf the manifest sets under `config`. */

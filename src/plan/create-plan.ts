@@ -2,17 +2,17 @@ import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { selectTargets, summarize, type LiveState } from './diff.js';
+import { selectTargets, summarize } from './diff.js';
 import { IncrementalDiff } from './incremental-diff.js';
 import { environmentVariablesOf } from './environment-variables.js';
-import { readLiveState, type LiveReader } from './read-live.js';
+import { readLiveState, type LiveReader, type LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 
-export interface CreatePlanOptions {
+interface CreatePlanOptions {
   desired: DesiredState;
   client: LiveReader;
   workspace: WorkspaceState;
-  /** The fingerprint key (`fingerprintKey` of src/util/hash.ts, from the API key): hashes of applied values and live fingerprints are keyed with it. */
+  /** The fingerprint key (from the API key): hashes of applied values and live fingerprints are keyed with it. */
   salt: string;
   /** How the service is shown and bound into saved plans (`https://…`, or `local` for the embedded emulator). */
   baseUrl: string;
@@ -20,28 +20,20 @@ export interface CreatePlanOptions {
   targets?: string[];
   /** Called as each agent is read from the service (for a progress display). */
   onReadProgress?: (agentsRead: number, agents: number) => void;
-  /**
-   * Told of each change made while the other reads are on the wire: an agent's as its answer
-   * arrives, a phone's once the phone list and its agent's change are in (a renderer prepares its
-   * output then: `prepareChangeText`, `prepareFieldViews`). The plan is the same whether it is given or not.
-   */
+  /** Told of each change made while the other reads are on the wire (a renderer prepares its output then). */
   onChange?: ((change: ResourceChange) => void) | undefined;
-  /** Clock, injectable for tests. */
   now?: () => Date;
 }
 
 /**
  * Reads live state and diffs it against the manifests: the I/O shell around the pure differ.
- * Resources the plan cannot be made for (an agent id the service does not know, a phone that is
- * not on the account and has no import block) stop it with one error listing each, at its place.
+ * Resources the plan cannot be made for stop it with one error listing each, at its place.
  */
 export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Plan; live: LiveState }> {
   const { desired } = options;
   const targets = options.targets ?? [];
   checkTargets(desired, targets);
   const diff = new IncrementalDiff({ desired, state: options.workspace, salt: options.salt, baseUrl: options.baseUrl, files: options.files, targets }, options.onChange);
-  // Each agent is compared as its answer arrives, and each phone once the list and its agent are
-  // in, while the other reads are on the wire.
   const byId = agentsById(desired);
   const live = await readLiveState(options.client, desired, {
     onProgress: options.onReadProgress,

@@ -39,8 +39,7 @@ import {
   type ResourceKind,
 } from './types.js';
 
-export type { LiveState } from './read-live.js';
-export { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from './agent-fields.js';
+export { comparableLiveAgent } from './agent-fields.js';
 
 /** A resource the plan cannot be made for (an agent id the service does not know, …), at its place in the manifests. */
 export interface PlanProblem {
@@ -52,11 +51,11 @@ export interface PlanProblem {
   col: number;
 }
 
-export interface DiffInput {
+interface DiffInput {
   desired: DesiredState;
   live: LiveState;
   state: WorkspaceState;
-  /** The fingerprint key (`fingerprintKey` of src/util/hash.ts; a secret): the key of the state's hashes and of live fingerprints. */
+  /** The fingerprint key (a secret): the key of the state's hashes and of live fingerprints. */
   salt: string;
   baseUrl: string;
   /** Manifest files as shown to the user (relative). */
@@ -90,10 +89,8 @@ interface FingerprintInput {
 }
 
 /**
- * A change's `liveFingerprint`, made when first asked for (a saved plan, the JSON output; the text
- * plan never shows it): an HMAC over canonical JSON per resource is a large share of comparing.
- * One getter for every change: an accessor made per object (a getter in the literal) puts each
- * change in V8's slow dictionary mode, and every later read of its fields with it.
+ * A change's `liveFingerprint`, made when first asked for: an HMAC per resource is a large share of
+ * comparing. One shared getter: a getter per object literal puts each change in V8's dictionary mode.
  */
 const LIVE_FINGERPRINT: PropertyDescriptor = {
   enumerable: true,
@@ -228,10 +225,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
   });
 }
 
-/**
- * A field is reported as secret when a sensitive pattern covers the whole field (not just a part
- * inside it): a field's path never enters a list, so `config.tools[].header` covers no field.
- */
+/** A field is secret when a sensitive pattern covers the whole field, not just a part inside it. */
 function isSensitiveLeaf(path: string, patterns: readonly string[]): boolean {
   return secretPatternSet(patterns).cursorAt(path).covered;
 }
@@ -284,10 +278,7 @@ function diffPhone(phone: DesiredPhone, live: Phone | undefined, input: DiffCont
   });
 }
 
-/**
- * Whether a campaign's or knowledge file's desired value is the one the state records as applied:
- * the state keeps a secret value as its keyed hash (`appliedValue`), never as itself.
- */
+/** Whether a desired value is the one the state records as applied (a secret one as its keyed hash). */
 function isApplied(desired: unknown, applied: unknown, sensitive: boolean, key: string): boolean {
   return isUnchanged(desired, applied) || (sensitive && applied === hashApplied(key, desired));
 }
@@ -383,10 +374,8 @@ function diffCredential(credential: DesiredCredential, input: DiffContext, owner
 }
 
 /**
- * Compares resources one at a time, sharing what their requests depend on: each request's change
- * (a request's `dependsOn` names its owner) and the knowledge files' changes (an agent's files are
- * the ids their uploads return). Credentials and knowledge files need no live value: they are
- * compared when it is made (`independent`), before any agent.
+ * Compares resources one at a time, sharing what their requests depend on (each request's owner,
+ * the knowledge files' uploads). Credentials and knowledge files need no live value: compared at once.
  */
 export class ResourceDiffer {
   /** Request id → address of its change, for each change's `dependsOn`. */
@@ -419,8 +408,8 @@ export class ResourceDiffer {
   }
 }
 
-/** Changes made before the whole live state was in, handed back when made from these very values (incremental-diff.ts). */
-export interface MadeEarly {
+/** Changes made before the whole live state was in, handed back when made from these very values. */
+interface MadeEarly {
   agent?(agent: DesiredAgent, live: Agent): ResourceChange | undefined;
   phone?(phone: DesiredPhone, phones: Phone[], agentChange: ResourceChange | undefined): ResourceChange | undefined;
 }
@@ -476,7 +465,7 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
   return { changes: orderChanges(changes), problems };
 }
 
-export function orderChanges(changes: ResourceChange[]): ResourceChange[] {
+function orderChanges(changes: ResourceChange[]): ResourceChange[] {
   return [...changes].sort((a, b) => {
     const byKind = KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind);
     return byKind !== 0 ? byKind : a.address < b.address ? -1 : a.address > b.address ? 1 : 0;

@@ -1,15 +1,11 @@
-/**
- * How one field change reads, independent of the output format: a one-line `before → after` for
- * short values, or a unified line diff (a little context, via `diff`) for long strings such as
- * prompts and for structured values such as tool lists. Values arrive already redacted.
- */
+/** How one field change reads in any format: `before → after` on one line, or a line diff for long values. */
 import { structuredPatch } from 'diff';
 import { REDACTED } from '../secrets/redact.js';
 import { serializeAlike } from './compare.js';
 import { redactValue } from './redact.js';
 import { UNKNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from './types.js';
 
-export type FieldMarker = '+' | '-' | '~';
+type FieldMarker = '+' | '-' | '~';
 
 export interface DiffLine {
   /** ' ' context, '-' removed, '+' added, '@' hunk header. */
@@ -30,7 +26,7 @@ export interface FieldView {
 
 const INLINE_LIMIT = 80;
 
-export function formatScalar(value: unknown): string {
+function formatScalar(value: unknown): string {
   if (value === undefined) return '(unset)';
   if (value === null) return 'null';
   if (value === REDACTED || (typeof value === 'string' && value.startsWith(UNKNOWN_AFTER_APPLY))) return String(value);
@@ -50,7 +46,7 @@ function needsLineDiff(value: unknown): boolean {
   return typeof value === 'object' && JSON.stringify(value).length > INLINE_LIMIT;
 }
 
-export function lineDiff(before: unknown, after: unknown, context = 2): DiffLine[] {
+function lineDiff(before: unknown, after: unknown, context = 2): DiffLine[] {
   const patch = structuredPatch('before', 'after', diffText(before), diffText(after), undefined, undefined, { context });
   const lines: DiffLine[] = [];
   for (const hunk of patch.hunks) {
@@ -67,11 +63,7 @@ export function lineDiff(before: unknown, after: unknown, context = 2): DiffLine
 /** Views made ahead (`prepareFieldViews`), by change, with the field list they were made from. */
 const views = new WeakMap<ResourceChange, { fields: readonly FieldChange[]; views: readonly FieldView[] }>();
 
-/**
- * The views of a change's field changes, in order, with secrets redacted by the change's sensitive
- * paths. Kept: a prompt's line diff is the costly part of rendering a plan, and is made once, ahead
- * when it can be (one entry per change, not per field: a 5,000-agent plan has 25,000 fields).
- */
+/** The views of a change's field changes, secrets redacted; kept, as a prompt's line diff is costly to make. */
 export function fieldViews(change: ResourceChange): readonly FieldView[] {
   const known = views.get(change);
   if (known && known.fields === change.fieldChanges && known.views.length === change.fieldChanges.length) return known.views;
@@ -80,15 +72,12 @@ export function fieldViews(change: ResourceChange): readonly FieldView[] {
   return made;
 }
 
-/**
- * Makes the views of a change's fields now, for the renderers to find later: `plan` calls it as
- * each agent is compared, while the other reads are still on the wire.
- */
+/** Makes the views of a change's fields now, while the other reads are still on the wire. */
 export function prepareFieldViews(change: ResourceChange): void {
   fieldViews(change);
 }
 
-/** Written out whole rather than spread from a common part: a spread per view is many times dearer, and a plan makes one view per changed field. */
+/** Written out whole: a spread per view is many times dearer, and a plan makes one per changed field. */
 function fieldView(field: FieldChange, marker: FieldMarker, summary: string | undefined, diff: DiffLine[] | undefined): FieldView {
   return { path: field.path, marker, drift: field.drift, summary, diff };
 }

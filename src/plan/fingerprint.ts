@@ -1,8 +1,4 @@
-/**
- * Live fingerprints: what a change was computed from, hashed, so a saved plan can be checked for
- * staleness without planning again. The differ stamps each change with one; `apply PLAN` computes
- * them from the service and the state file as they are now and compares.
- */
+/** Live fingerprints: what a change was computed from, hashed, so a saved plan is checked without planning again. */
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
 import { hashApplied } from '../state/types.js';
@@ -10,20 +6,14 @@ import { comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
 import { valueAtPath } from '../util/field-path.js';
 import type { LiveState } from './read-live.js';
 
-/**
- * Keyed with the fingerprint key (`fingerprintKey` of src/util/hash.ts, from the API key): live
- * values can hold secrets (webhook headers), and a saved plan must not carry a hash of a short
- * secret that could be tested against guesses offline.
- */
+/** Keyed: live values can hold secrets, and a saved plan must not carry a hash of one testable offline. */
 export function fingerprint(key: string, manifestHash: string, live: unknown): string {
   return hashApplied(key, [manifestHash, live]);
 }
 
 /**
- * An agent's fingerprint covers every top-level config key the manifest sets, whole: its update body
- * sends those subtrees back as they are live, so a change next to a managed field makes the plan
- * stale instead of being overwritten with what the service had at plan time. The values are
- * subtrees of `comparable`, not copies (the differ hashes them when the fingerprint is asked for).
+ * An agent's fingerprint covers each top-level config key the manifest sets, whole: its update body
+ * sends those subtrees back, so a change next to a managed field makes the plan stale, not overwritten.
  */
 export function agentFingerprinted(agent: DesiredAgent, comparable: ComparableAgent | undefined, liveFiles: unknown): unknown {
   if (!comparable) return null;
@@ -37,7 +27,7 @@ export function liveKnowledgeFiles(config: unknown): string[] {
   return (valueAtPath(config, ['knowledge_base', 'files']) as string[] | undefined) ?? [];
 }
 
-/** Every resource's fingerprint from the service and the state file as they are now (`key`: the fingerprint key). */
+/** Every resource's fingerprint from the service and the state as they are now. */
 export function liveFingerprints(desired: DesiredState, live: LiveState, state: WorkspaceState, key: string): Map<string, string> {
   const out = new Map<string, string>();
   const hash = (value: unknown) => fingerprint(key, desired.manifestHash, value);

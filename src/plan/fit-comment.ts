@@ -1,24 +1,14 @@
 /**
- * Cuts a Markdown plan down to what a pull-request comment may hold. The host refuses a comment
- * over its limit outright (GitHub: 65,536 characters; GitLab: 1,000,000), and a refused comment is
- * a review with no plan at all, so the comment keeps, in this order of priority: its heading and a
- * last line saying how to see the whole plan; the environment variables read; the table of
- * changed resources; then every resource's section — as many whole as fit, the first one that
- * does not fit cut inside its diff with a marker, the rest reduced to their heading.
- *
- * Sizes are counted in UTF-8 bytes, which is never less than the characters a host counts
- * (code points or UTF-16 units), so the cap holds whatever the host counts. A cut never falls
- * inside a code fence (every fence opened is closed), inside a secret marker such as
- * `(sensitive)`, or inside a character.
+ * Cuts a Markdown plan to what a pull-request comment may hold (a host refuses a longer one
+ * outright), keeping in order: the heading and how to see the whole plan; the environment variables
+ * read; the table; then as many sections whole as fit, the next cut with a marker, the rest as headings.
+ * Sizes are UTF-8 bytes, never fewer than the characters a host counts. A cut never falls inside a
+ * code fence, a secret marker or a character.
  */
 import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 
-/**
- * The largest comment voxform writes, in UTF-8 bytes: below GitHub's 65,536 characters (the
- * smallest limit of the common hosts), leaving 5,536 for what a CI recipe wraps around it (a
- * marker to find and update its own comment, a link to the job).
- */
+/** The largest comment voxform writes, in UTF-8 bytes: below GitHub's 65,536, with room for what CI wraps around it. */
 export const COMMENT_SIZE_LIMIT = 60_000;
 
 /** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
@@ -57,7 +47,7 @@ function cost(lines: readonly string[]): number {
 }
 
 /** A code fence longer than any run of backticks in the content, so a prompt cannot close it early. */
-export function fenceFor(lines: readonly string[]): string {
+function fenceFor(lines: readonly string[]): string {
   let longest = 2;
   for (const line of lines) for (const run of line.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   return '`'.repeat(longest + 1);
@@ -158,10 +148,7 @@ function fitItems(items: readonly string[][], budget: number, more: (omitted: nu
   return out;
 }
 
-/**
- * Every section within `budget`: each first reduced to its heading; then, in order, made whole
- * where the room left allows; then the first one still cut given what room is left.
- */
+/** Every section within `budget`: each reduced to its heading, then made whole in order while room allows, one cut. */
 function fitSections(sections: readonly CommentSection[], budget: number): string[] {
   // A short diff costs less whole than its cut marker does.
   const minimal = sections.map((section) => {
@@ -188,10 +175,7 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
   return chosen.flat();
 }
 
-/**
- * The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). Only
- * called for a plan whose whole comment is over the limit.
- */
+/** The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). */
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
   let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
   const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${plural(omitted, 'note')} (the environment variables read) not shown here._`, '']);

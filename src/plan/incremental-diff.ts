@@ -1,11 +1,8 @@
 /**
  * The diff of `diffStates`, made while the live state is still being read: each agent as its read
- * arrives (`agentRead`), each phone once the phone list and the change of the agent it is bound to
- * are in (`phonesRead`), the rest at the end (`finish`). Comparing then fills the wait on the
- * network instead of following it. Agents are independent of one another (an agent's requests wait
- * only on its knowledge uploads, known from the start), and a phone depends on its agent only, so
- * the order the reads arrive in changes nothing; `finish` keeps a change made early only if it was
- * made from the very answers the plan ends with, so the plan is the one `diffStates` makes.
+ * arrives, each phone once the phone list and its agent's change are in, the rest at `finish`. The
+ * order of the reads changes nothing: `finish` keeps a change made early only if made from the very
+ * answers the plan ends with.
  */
 import type { DesiredAgent, DesiredPhone } from '../manifest/types.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
@@ -15,16 +12,15 @@ import type { ResourceChange } from './types.js';
 
 export class IncrementalDiff {
   private readonly differ: ResourceDiffer;
-  /** Agent changes made as their reads arrived, by local name (what a phone names), with the live agent each was made from. */
+  /** Agent changes made as their reads arrived, by local name, with the live agent each was made from. */
   private readonly agentsDone = new Map<string, { live: Agent; change: ResourceChange }>();
-  /** The phone list once it is read (`phonesRead`), by number. */
+  /** The phone list once it is read, by number. */
   private livePhones: { list: Phone[]; byNumber: Map<string, Phone> } | undefined;
   /** Phones waiting for the change of the manifest agent they are bound to, by its local name. */
   private readonly phonesWaiting = new Map<string, DesiredPhone[]>();
-  /** Phone changes made before the last read, by address, with the phone list and agent change each was made from. */
+  /** Phone changes made early, by address, with the phone list and agent change each was made from. */
   private readonly phonesDone = new Map<string, { list: Phone[]; agentChange: ResourceChange | undefined; change: ResourceChange }>();
 
-  /** `onChange` hears of each change made before `finish`: agents as their reads arrive, phones once the list and their agent's change are in. */
   constructor(
     context: DiffContext,
     private readonly onChange?: (change: ResourceChange) => void,
@@ -44,10 +40,8 @@ export class IncrementalDiff {
   }
 
   /**
-   * Takes the phone list as it arrives and compares each phone whose agent is known now; a phone
-   * bound to an agent of the manifest waits for that agent's change (its binding waits for the
-   * agent's writes). A phone that is not on the account and cannot be imported is left to
-   * `finish`, which reports it.
+   * Compares each phone whose agent's change is known now; the others wait for it. A phone neither
+   * on the account nor importable is left to `finish`, which reports it.
    */
   phonesRead(phones: Phone[]): void {
     this.livePhones = { list: phones, byNumber: new Map(phones.map((phone) => [phone.id, phone])) };

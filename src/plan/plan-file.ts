@@ -11,17 +11,12 @@ import { planFromJson } from './saved-plan.js';
 import type { Plan } from './types.js';
 
 /**
- * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) with the requests each
- * change sends, plus what binds it to the moment it was made — the manifests' hash, the
- * environment, the service, each resource's live fingerprint, and a digest of the secret values
- * (so a changed `${env:…}` value is noticed without the file holding any secret). The digest and
- * the fingerprints are keyed with the fingerprint key (from the API key; never in the file), so
- * they cannot be tested against guesses offline; the file names the key only by
- * `fingerprint_key_id`, to tell "made with another API key" apart from "changed". Last,
- * `plan_digest` is a keyed digest of everything else in the file: the requests apply runs and the
- * changes `plan show` prints cannot be edited apart (or at all) without the API key. `apply PLAN`
- * checks these (`assertPlanFresh`) and then runs the saved requests (`planFromJson`); secrets are
- * read from the manifests and the environment again when it fills them in.
+ * A saved plan (`voxform plan --out FILE`): the JSON plan (secrets redacted) with its requests, plus
+ * what binds it to its moment: the manifests' hash, the environment, the service, each resource's
+ * live fingerprint and a digest of the secret values. Digests and fingerprints are keyed with the
+ * fingerprint key (never in the file), so they cannot be tested against guesses offline;
+ * `fingerprint_key_id` tells "made with another API key" from "changed". `plan_digest`, keyed over
+ * everything else, means the requests and the changes shown cannot be edited without the API key.
  */
 export interface SavedPlan {
   format_version: string;
@@ -68,10 +63,8 @@ const PLAN_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxVal
 const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
 
 /**
- * Saves the plan. `redact` (the CLI's secret registry's) takes out of the text a reviewer sees
- * (each change's before and after values) any secret the schema's marks and the manifests'
- * `${env:…}` places do not cover: a live value that still holds what an earlier `${env:…}` put
- * there, say. The requests are left as planned: apply runs them, and their secrets are fills.
+ * Saves the plan. `redact` takes out of what a reviewer sees any secret the schema's marks and the
+ * `${env:…}` places do not cover (a live value an earlier `${env:…}` put there). Requests stay as planned.
  */
 export async function savePlanFile(file: string, plan: Plan, desired: DesiredState, fingerprintKey: string, redact?: (text: string) => string): Promise<void> {
   const json = planToJson(plan);
@@ -96,10 +89,7 @@ export async function savePlanFile(file: string, plan: Plan, desired: DesiredSta
   }
 }
 
-/**
- * `--out` may replace a plan saved before, never another file: a mistyped `--out voxform.yaml` or
- * `--out .voxform/state.json` would otherwise replace the manifest or the state with a plan.
- */
+/** `--out` may replace a plan saved before, never another file (a mistyped `--out voxform.yaml`). */
 async function refuseToOverwriteOther(file: string): Promise<void> {
   let start: string;
   try {
@@ -129,8 +119,7 @@ async function readStart(file: string): Promise<string> {
 }
 
 export async function readPlanFile(file: string): Promise<SavedPlan> {
-  // Read under the guards and budget of the files voxform keeps (kept-files.ts): a plan handed on
-  // between CI jobs may be a link to a FIFO or a device, which would hang the read or fill the memory.
+  // Read under the guards of kept files: a plan handed on between CI jobs may be a link to a FIFO or a device.
   const read = await readKeptJson(file, PLAN_JSON_LIMITS);
   if (!read.found || !read.ok) {
     const reason = !read.found ? 'it does not exist' : read.reason === 'not_json' ? 'it is not a JSON plan file' : `it ${read.problem}`;
@@ -152,9 +141,7 @@ export async function readPlanFile(file: string): Promise<SavedPlan> {
 
 /**
  * Refuses a saved plan that no longer describes what apply would do: the manifests, environment,
- * service or secret values changed, or any resource's live state moved since the plan was made
- * (`fingerprints`: each resource's live fingerprint now, from `liveFingerprints`). It plans nothing.
- * Nothing has been written when this throws.
+ * service or secret values changed, or a resource's live fingerprint moved. It plans nothing.
  */
 export function assertPlanFresh(
   saved: SavedPlan,
@@ -180,9 +167,8 @@ export function assertPlanFresh(
   if (manifestsChanged) reasons.push('the manifests (or files they include) changed');
   if ((saved.environment ?? undefined) !== desired.environment) reasons.push('the environment differs');
   if (saved.base_url !== serviceId) reasons.push(`it was made for ${saved.base_url}, not ${serviceId}`);
-  // The secrets' digest and the live fingerprints are keyed with the manifests' hash as well: once
-  // the manifests changed they all differ, and naming them would blame secrets and live state that
-  // did not change.
+  // The digest and fingerprints are keyed with the manifests' hash too: once it changed, naming them
+  // would blame secrets and live state that did not change.
   const moved: string[] = [];
   if (!manifestsChanged) {
     if (saved.secrets_digest !== secretsDigest(desired, fingerprintKey)) reasons.push('the value of a ${env:…} secret changed');

@@ -2,9 +2,10 @@ import type { DesiredState } from '../manifest/types.js';
 import type { TrustedSecrets } from '../secrets/trusted.js';
 import type { StateBackend } from '../state/backend.js';
 import { FileStateBackend } from '../state/file-backend.js';
+import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { createPlan } from './create-plan.js';
-import type { LiveReader } from './read-live.js';
+import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 
 export interface PlanOptions {
@@ -25,29 +26,29 @@ export interface PlanOptions {
   targets?: string[] | undefined;
   /** Called as each agent is read from the service. */
   onReadProgress?: ((agentsRead: number, agents: number) => void) | undefined;
-  /** Told of each change made while the other reads are on the wire (`createPlan`: agents, and phones). */
+  /** Told of each change made while the other reads are on the wire (a renderer prepares its text then). */
   onChange?: ((change: ResourceChange) => void) | undefined;
   /**
-   * Told of the workspace as read from the backend, before anything of the plan is made or
-   * reported: the CLI registers the values of the variables the last apply read as secrets, so a
-   * plan that no longer reads them never prints what they put on the service.
+   * Told of the workspace as read, before the plan is made: the CLI registers the values of the
+   * variables the last apply read as secrets, so a plan that no longer reads them never prints them.
    */
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
-  /**
-   * Hears the variables the state recorded and every live value the plan reads (each change's
-   * `before`) before it is reported, so what `${env:…}` put on the service is never printed, whatever
-   * the manifests and the state file now say (src/secrets/trusted.ts).
-   */
+  /** Hears the recorded variables and every live value read before they are reported, so no secret is printed. */
   secrets?: TrustedSecrets | undefined;
 }
 
 /** What `apply` would do now, read-only: the backend's workspace (the shared drift baseline), the service, the manifests. */
 export async function plan(options: PlanOptions): Promise<Plan> {
-  const backend = options.backend ?? new FileStateBackend(options.stateFile ?? '.voxform/state.json');
+  const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
   const { workspace } = await backend.readWorkspace(workspaceKey(options.desired.environment, options.serviceId));
   options.onWorkspace?.(workspace);
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
-  const created = await createPlan({
+  return (await planWorkspace(options, workspace)).plan;
+}
+
+/** A fresh plan against `workspace`; every live value it reads is noted as a possible secret first. */
+export function planWorkspace(options: PlanOptions, workspace: WorkspaceState): Promise<{ plan: Plan; live: LiveState }> {
+  return createPlan({
     desired: options.desired,
     client: options.client,
     workspace,
@@ -55,11 +56,10 @@ export async function plan(options: PlanOptions): Promise<Plan> {
     baseUrl: options.serviceId,
     files: options.files ?? [],
     targets: options.targets ?? [],
-    ...(options.onReadProgress ? { onReadProgress: options.onReadProgress } : {}),
+    onReadProgress: options.onReadProgress,
     onChange: (change) => {
       options.secrets?.noteLive(change.before);
       options.onChange?.(change);
     },
   });
-  return created.plan;
 }

@@ -17,8 +17,8 @@ function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'api_not_found';
 }
 
-/** Who hears of the reads as they arrive (`readLiveState`). */
-export interface LiveStateListeners {
+/** Who hears of the reads as they arrive. */
+interface LiveStateListeners {
   /** After each agent's read, found or not. */
   onProgress?: ((agentsRead: number, agents: number) => void) | undefined;
   /** Each agent the service answered with. */
@@ -28,10 +28,8 @@ export interface LiveStateListeners {
 }
 
 /**
- * Reads what the plan compares against: every desired agent (concurrently; the client bounds how
- * many requests are in flight) and the phone list once. An agent the service does not know is
- * left out, for the differ to report with its manifest location; any other failure stops the plan.
- * Phones are read only when the manifest manages some.
+ * Reads every desired agent concurrently, and the phone list when the manifests manage phones. An
+ * agent the service does not know is left out, for the differ to report; any other failure stops it.
  */
 export async function readLiveState(client: LiveReader, desired: DesiredState, listeners: LiveStateListeners = {}): Promise<LiveState> {
   const { onProgress, onAgent, onPhones } = listeners;

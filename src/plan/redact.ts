@@ -4,10 +4,8 @@ import type { PatternCursor } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 
 /**
- * A copy of `value` (found at dotted `path` of a resource) with every part that lies at or under
- * one of the sensitive `patterns` (`config.tools[].header`, `config.session_data_webhook.headers`,
- * concrete paths from `${env:…}`) replaced by the redaction marker. Renderers and plan files only
- * ever see values through this. Parts no pattern reaches are shared with `value`, not copied.
+ * `value` (at dotted `path` of a resource) with every part under a sensitive pattern replaced by the
+ * redaction marker; renderers and plan files see values only through this. Untouched parts are shared.
  */
 export function redactValue(value: unknown, path: string, patterns: readonly string[]): unknown {
   if (patterns.length === 0 || value === undefined) return value;

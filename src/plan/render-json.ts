@@ -24,11 +24,8 @@ function jsonField(field: FieldChange, change: ResourceChange) {
   };
 }
 
-/**
- * A planned request as JSON: its body is already free of secrets (placeholders where apply fills
- * them in), so it is shown as is; each fill says where its value comes from.
- */
-export function requestToJson(request: PlannedRequest): Record<string, unknown> {
+/** A planned request as JSON: its body is already free of secrets, so it is shown as is. */
+function requestToJson(request: PlannedRequest): Record<string, unknown> {
   return {
     id: request.id,
     operation: request.operation,
@@ -42,11 +39,7 @@ export function requestToJson(request: PlannedRequest): Record<string, unknown> 
   };
 }
 
-/**
- * The plan as JSON data for machines: versioned, secrets redacted (their paths listed in
- * `sensitive_paths`), keys and resources in a stable order so two runs diff cleanly, and for each
- * change the exact requests apply will send (`requests`).
- */
+/** The plan as JSON for machines: versioned, secrets redacted, in a stable order, with each change's exact requests. */
 export function planToJson(plan: Plan): Record<string, unknown> {
   return {
     format_version: PLAN_JSON_FORMAT_VERSION,

@@ -6,21 +6,14 @@ import { lineAsShown } from '../util/printable.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
-export interface MarkdownPlanOptions {
-  /**
-   * The saved plan file (`plan --out FILE`, or the file `plan show` reads), as the user named it:
-   * a comment cut to its size limit ends by saying how to see the whole plan from it.
-   */
+interface MarkdownPlanOptions {
+  /** The saved plan file, as the user named it: a cut comment ends saying how to see the whole plan from it. */
   savedPlan?: string | undefined;
   /** The largest comment, in UTF-8 bytes (default `COMMENT_SIZE_LIMIT`). */
   limit?: number | undefined;
 }
 
-/**
- * The lines of a resource's ```diff block. A line diff keeps each hunk's `@@ -a,b +c,d @@` header,
- * followed by the field's path (as git follows it with the function), so two hunks of one prompt
- * never run together.
- */
+/** The lines of a resource's ```diff block; each hunk header is followed by the field's path, as git does. */
 function diffLines(change: ResourceChange): string[] {
   const lines: string[] = [];
   for (const view of fieldViews(change)) {
@@ -42,10 +35,7 @@ function diffLines(change: ResourceChange): string[] {
   return lines;
 }
 
-/**
- * The variables the manifests read, by name, new ones in bold. A plan with no changes sends nothing,
- * so there the list stays out of the one-line comment unless a variable is new since the last apply.
- */
+/** The variables the manifests read, by name, new ones in bold. */
 function environmentVariablesLines(variables: EnvironmentVariables | undefined): string[] {
   if (!variables || variables.names.length === 0) return [];
   const fresh = new Set(variables.new);
@@ -89,10 +79,8 @@ function cutFooter(savedPlan: string | undefined): string {
 }
 
 /**
- * A pull-request comment: a heading with the summary, a table of changed resources, and one
- * collapsible section per resource holding a ```diff block. No changes: one line. Over the size
- * limit, it is cut resource by resource (see `fitComment`) and its last line says how to see the
- * whole plan.
+ * A pull-request comment: a summary heading, a table of changed resources, a collapsible ```diff
+ * section per resource; no changes, one line. Over the size limit it is cut (see `fitComment`).
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');

@@ -42,11 +42,7 @@ function renderField(c: Colors, view: FieldView, lines: string[]): void {
 /** Blocks made ahead (`prepareChangeText`), by change: a block depends on the change and the colors only. */
 const blocks = new WeakMap<ResourceChange, { color: boolean; text: string }>();
 
-/**
- * Makes the text block of a changed resource now, for `renderPlanText` to find later: plan and
- * apply call it as each agent is compared, while the other reads are still on the wire, so the
- * printed plan of 5,000 agents is put together, not rendered, after the last answer.
- */
+/** Makes the text block of a changed resource now, while the other reads are still on the wire. */
 export function prepareChangeText(change: ResourceChange, options: { color: boolean }): void {
   if (change.action !== 'no-op') changeText(colorsFor(options.color), change, options.color);
 }
@@ -99,8 +95,7 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   // Changed resources end with a blank line already; the one-line "No changes" does not.
   if (variables.length > 0 && changed.length === 0) out.push('');
   out.push(...variables);
-  // The closing line break joined in, not added to the joined text: the sum of two strings is a
-  // pair that the printer's scrub flattens into a third copy of a possibly large plan.
+  // The closing line break joined in: adding it after would make the printer's scrub copy a large plan again.
   out.push(c.bold(summaryLine(plan.summary)), '');
   return out.join('\n');
 }

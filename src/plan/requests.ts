@@ -1,7 +1,6 @@
 /**
  * The requests of each change, exactly as apply will send them. Secrets never enter a planned body:
- * at each sensitive place the body holds the redaction marker and the request lists a fill saying
- * where apply reads the value when it runs (see `ValueFill`).
+ * it holds the redaction marker, and a fill says where apply reads the value (see `ValueFill`).
  */
 import path from 'node:path';
 import type { DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from '../manifest/types.js';
@@ -40,17 +39,10 @@ export class RequestList {
   }
 }
 
-function segment(value: string): string {
-  return encodeURIComponent(value);
-}
-
 /**
- * The body with every value at or under a sensitive pattern replaced by the redaction marker, and
- * the fills that put the values back at apply. Objects under a pattern are walked into (a reviewer
- * sees the header names, not their values); anything else there is one value. A value at or under a
- * path the manifest manages comes from the manifests, the rest (siblings the body sends back as the
- * service has them) from the service. Only the objects and lists on the way to a sensitive place
- * are copied; the rest is shared with `body` (apply fills a copy: src/apply/fills.ts).
+ * The body with every value under a sensitive pattern replaced by the redaction marker, and the fills
+ * that put them back at apply: from the manifests where the manifest manages the path, else from the
+ * service. Objects under a pattern are walked into (a reviewer sees header names, not values).
  */
 export function withSecretFills(
   body: Record<string, unknown>,
@@ -118,7 +110,7 @@ export function phoneRequests(phone: DesiredPhone, options: { create: boolean; b
     list.add({
       operation: 'set_phone_agent',
       method: 'POST',
-      path: `/phones/${segment(phone.number)}/set_agent`,
+      path: `/phones/${encodeURIComponent(phone.number)}/set_agent`,
       body: { agent_id: phone.agent.id },
       after: options.after,
     });
@@ -134,13 +126,14 @@ export function campaignRequests(campaign: DesiredCampaign, changed: ReadonlySet
     if (campaign.name !== undefined) info.name = campaign.name;
     if (campaign.include_metadata_in_prompt !== undefined) info.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
     const { body, fills } = withEntrySecrets(info, { address: campaign.address, secrets: entrySecretPaths('campaign', campaign.sensitivePaths), under: [] });
-    list.add({ operation: 'edit_campaign_info', method: 'PUT', path: `/campaigns/${segment(campaign.id)}/info`, body, fills });
+    const infoPath = `/campaigns/${encodeURIComponent(campaign.id)}/info`;
+    list.add({ operation: 'edit_campaign_info', method: 'PUT', path: infoPath, body, fills });
   }
   if (changed.has('caller') && campaign.caller !== undefined) {
     list.add({
       operation: 'set_campaign_caller',
       method: 'POST',
-      path: `/campaigns/${segment(campaign.id)}/set_caller`,
+      path: `/campaigns/${encodeURIComponent(campaign.id)}/set_caller`,
       body: { caller: campaign.caller },
       after: callerAfter,
     });
@@ -172,10 +165,8 @@ export function credentialRequests(credential: DesiredCredential): PlannedReques
 }
 
 /**
- * A flat body from a manifest entry's values (found `under` a path of the entry: a phone's
- * `import`) with every value at a secret place of the entry (`secrets`: dotted from the entry, see
- * src/secrets/schema-paths.ts) replaced by the redaction marker, and the fills that put the values
- * back at apply, read from the manifests again.
+ * A flat body from a manifest entry's values (found `under` a path of it: a phone's `import`), each
+ * secret one replaced by the redaction marker, with the fills that read it from the manifests again.
  */
 function withEntrySecrets(
   values: Record<string, unknown>,

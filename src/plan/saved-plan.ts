@@ -1,8 +1,7 @@
 /**
- * A saved plan read back into a `Plan`, so `apply PLAN` shows and runs exactly what was reviewed.
- * The file is checked for shape (a damaged or hand-edited file is refused with `plan_unreadable`,
- * never half-run); its values are the redacted ones that were saved, which is all apply needs:
- * request bodies never held a secret, and fills are read again when apply runs.
+ * A saved plan read back into a `Plan`, so `apply PLAN` runs exactly what was reviewed. A damaged or
+ * hand-edited file is refused with `plan_unreadable`, never half-run; its redacted values are all
+ * apply needs, as request bodies never hold a secret.
  */
 import { VoxformError } from '../errors.js';
 import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
@@ -38,11 +37,7 @@ function field<T>(object: Json, key: string, check: (value: unknown) => value is
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
-/**
- * A name voxform wrote (an address, an id, the environment, the base URL, a variable's name) never
- * holds a control character; one in a saved plan is a hand edit, which `plan show` and `apply`
- * would otherwise print raw to a terminal (an escape sequence that retitles or rewrites it).
- */
+/** A name voxform wrote never holds a control character: one is a hand edit that would reach the terminal raw. */
 const isName = (v: unknown): v is string => isString(v) && !hasControlCharacter(v);
 const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every(isName);
 const oneOf =

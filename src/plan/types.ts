@@ -1,9 +1,7 @@
 /**
- * The plan: what `voxform apply` will do, as data. The plan is the program: each change carries the
- * exact requests apply sends, in order, with their dependencies; apply runs those requests and
- * decides nothing of its own. Renderers (text, JSON, Markdown) show it; the request bodies never
- * hold a secret (secrets are filled in by apply, see `ValueFill`), and the `before`/`after` values
- * that may are listed by path and redacted when rendered or saved.
+ * The plan is the program: each change carries the exact requests apply sends, with their
+ * dependencies, and apply decides nothing of its own. Request bodies never hold a secret (see
+ * `ValueFill`); `before`/`after` values that may are listed by path and redacted when shown or saved.
  */
 
 import type { PathSegment } from '../util/field-path.js';
@@ -59,12 +57,9 @@ export type RequestOperation =
   | 'set_campaign_caller';
 
 /**
- * Where apply takes a value it puts into a request body when it runs:
- * - `secret`: a secret of the manifests (`from: 'manifest'`: a `${env:…}` value, a header, an import
- *   or credential key, read again from the manifests and the environment at apply) or one the
- *   service holds and the body sends back unchanged (`from: 'live'`: read from the service at
- *   apply). `path` is the value's place in the resource (`['config', 'tools', 0, 'header']`).
- * - `resultOf`: the id returned by an earlier request of the plan (a new knowledge file's id).
+ * Where apply takes a value it puts into a body: `secret`, read again at apply from the manifests and
+ * the environment (`from: 'manifest'`) or from the service (`from: 'live'`), at `path` in the
+ * resource; or `resultOf`, the id an earlier request of the plan returned.
  */
 export type FillSource = { secret: { address: string; from: 'manifest' | 'live'; path: PathSegment[] } } | { resultOf: string };
 
@@ -84,10 +79,8 @@ export interface PlannedRequest {
   /** The service path as sent, ids percent-encoded. */
   path: string;
   /**
-   * The JSON body as sent, except at `fills`, where it holds `(sensitive)` or
-   * `(known after apply)`. For `upload_knowledge_file` (presign, upload of the file, create_file:
-   * one step, as the upload target is known only once presigned) it is the create_file record
-   * with the file it uploads. Undefined for a read.
+   * The JSON body as sent, except at `fills` (a placeholder there). For `upload_knowledge_file` (presign,
+   * upload, create_file in one step) the create_file record. Undefined for a read.
    */
   body: Record<string, unknown> | undefined;
   fills: ValueFill[];
@@ -120,10 +113,8 @@ export interface ResourceChange {
   /** The requests apply sends for this change, in order. Empty for `no-op`. */
   requests: PlannedRequest[];
   /**
-   * `hmac-sha256:` of the live values this change was computed from (for an agent, the managed
-   * top-level config keys whole, as its update body carries them). `apply PLAN` computes it again
-   * from the service and refuses the plan (`plan_stale`) when any resource's fingerprint moved.
-   * The differ makes it when it is first read.
+   * Keyed hash of the live values this change was computed from (an agent's managed top-level config
+   * keys whole). `apply PLAN` computes it again and refuses the plan (`plan_stale`) when it moved.
    */
   readonly liveFingerprint: string;
 }
@@ -151,10 +142,7 @@ export interface Plan {
   /** Every resource of the manifest, changed or not, in apply order then address order. */
   changes: ResourceChange[];
   summary: PlanSummary;
-  /**
-   * The environment variables the manifests read, by name, and which of them are new since the
-   * last apply. Absent only in plans made by code that does not fill it.
-   */
+  /** The environment variables the manifests read, by name, and which are new since the last apply. */
   environmentVariables?: EnvironmentVariables;
 }
 
@@ -168,10 +156,6 @@ export interface EnvironmentVariables {
   names: string[];
   /** The names among them that the last apply of this workspace did not read, sorted. */
   new: string[];
-  /**
-   * Whether an apply of this workspace recorded the names it read. Without a record (nothing
-   * applied yet, or a state file from a voxform that did not record them) there is nothing to
-   * compare with, and every name counts as new.
-   */
+  /** Whether an apply of this workspace recorded the names it read; without a record every name counts as new. */
   recorded: boolean;
 }

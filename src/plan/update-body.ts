@@ -6,17 +6,10 @@ import { cloneJson, isPlainObject, type JsonObject } from '../util/json-object.j
 import { desiredAgentFields, comparableLiveAgent, type ComparableAgent } from './agent-fields.js';
 
 /**
- * The body of `PUT /agents/{id}` that brings the live agent to what `agent` declares,  given the
- * managed field paths that differ (`name`, `config.…`, as the differ found them; docs/plan.md,
- * The update body).
- *
- * For each top-level config key with a managed change, the body carries the whole live subtree in
- * the update shape (read-only extras stripped) with every desired leaf merged in, so the result is
- * right whether the service merges or replaces top-level keys: nothing the manifest does not manage
- * (an ignored path, a dashboard-owned setting next to a managed one) is lost. A top-level key the
- * manifest sets to null is sent as null (the service removes it); a nested null is left out of the
- * subtree. `name` is always sent (the operation requires it): the desired one, else the live one.
- * Returns undefined when nothing under `name` or `config` changes.
+ * The body of `PUT /agents/{id}` for the managed paths that differ (docs/plan.md). Each changed
+ * top-level config key carries the whole live subtree with the desired leaves merged in, so nothing
+ * unmanaged is lost whether the service merges or replaces keys. A top-level null is sent (the service
+ * removes the key), a nested one left out; `name` is always sent. Undefined when nothing changes.
  */
 export function agentUpdateBody(
   agent: DesiredAgent,

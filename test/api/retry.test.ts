@@ -50,14 +50,12 @@ describe('shouldRetry', () => {
     ['safe', { error: connection('UND_ERR_SOCKET') }, true],
     ['safe', { error: connection('ECONNREFUSED') }, true],
     ['safe', { error: connection('ENOTFOUND') }, false],
-    ['safe', { error: new Error('x'), timedOut: true }, true],
     ['refused-only', { status: 429 }, true],
     ['refused-only', { status: 503 }, false],
     ['refused-only', { status: 502 }, false],
     ['refused-only', { error: connection('ECONNREFUSED') }, true],
     ['refused-only', { error: connection('ECONNRESET') }, false],
     ['refused-only', { error: connection('UND_ERR_SOCKET') }, false],
-    ['refused-only', { error: new Error('x'), timedOut: true }, false],
   ] as const)('%s %o → %s', (mode, failure, expected) => {
     expect(shouldRetry(mode, failure)).toBe(expected);
   });
