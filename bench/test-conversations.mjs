@@ -6,6 +6,8 @@
 //                                                Budgets): under 10 minutes and 400 MB of peak RSS
 //   --format F                                   the report's format (default markdown, as the pull-request
 //                                                recipe runs it; json holds every transcript of every run)
+//   --failing                                    every test fails its last check, so the text, JUnit and
+//                                                Markdown reports show a transcript per test (their heaviest)
 //
 // The largest run reaches every cap of a run at once — 1,000 conversations, 4,000 requests, close
 // to 4 MiB of test files — with the heaviest conversations the format allows: tests of 50 turns of
@@ -32,13 +34,15 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const largest = process.argv.includes('--largest');
 const formatAt = process.argv.indexOf('--format');
 const format = formatAt === -1 ? 'markdown' : process.argv[formatAt + 1];
+const failing = process.argv.includes('--failing');
 
 const MANIFEST = ['version: 1', 'agents:', '  front-desk:', '    id: "-OKdqbqetEcM4ak369ym"', '    name: Front desk', '    config:', '      prompt: You are the front desk of Acme Dental.', '      first_message: Thanks for calling Acme Dental!', ''].join('\n');
 
-/** A scripted test: the greeting, then `messages` caller messages, `repeat` runs. */
+/** A scripted test: the greeting, then `messages` caller messages, `repeat` runs (with --failing, its last check fails). */
 function scriptedTest(name, messages, repeat) {
   const lines = [`  - name: ${name}`, `    repeat: ${repeat}`, '    turns:', '      - expect: [{ contains: acme dental }]'];
   for (const message of messages) lines.push(`      - user: ${message}`, '        expect: [{ not_contains: error }]');
+  if (failing) lines.push(`${lines.pop().slice(0, -1)}, { contains: not in any reply }]`);
   return lines.join('\n');
 }
 
@@ -134,7 +138,7 @@ try {
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
   const before = await emulator.lastRequestSeq();
   const result = await runCli(dir, ['test', '--parallelism', String(PARALLELISM), '--format', format], env);
-  if (result.code !== 0) throw new Error(`voxform test exited ${result.code}: ${result.stderr.slice(-2000)}${result.stdout.slice(-2000)}`);
+  if (result.code !== (failing ? 1 : 0)) throw new Error(`voxform test exited ${result.code}: ${result.stderr.slice(-2000)}${result.stdout.slice(-2000)}`);
   const requests = (await emulator.lastRequestSeq()) - before;
   // Every chat request of the run, and one read of the agent.
   if (requests !== shape.requests + 1) throw new Error(`the service saw ${requests} requests, not ${shape.requests + 1}`);
@@ -142,7 +146,7 @@ try {
   console.log(`${loadAverage()} (a shared machine: figures include its load)`);
   console.log(
     `${largest ? 'the largest run the caps allow' : 'default point'}: ${shape.conversations.toLocaleString('en-US')} conversations, ${shape.requests.toLocaleString('en-US')} chat requests, ` +
-      `${(bytes / 1024 / 1024).toFixed(2)} MiB of test files; ${CHAT_LATENCY_MS} ms per chat request; parallelism ${PARALLELISM}; --format ${format}`,
+      `${(bytes / 1024 / 1024).toFixed(2)} MiB of test files; ${CHAT_LATENCY_MS} ms per chat request; parallelism ${PARALLELISM}; --format ${format}${failing ? ' --failing' : ''}`,
   );
   const wall = `wall ${(result.wallMs / 1000).toFixed(2)} s (floor ${(floorMs / 1000).toFixed(2)} s)`;
   console.log(`voxform test  ${requests} requests to the service  ${wall}  peak RSS ${result.rssMb.toFixed(0)} MB`);

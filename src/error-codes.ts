@@ -1,7 +1,6 @@
 /**
- * Every stable error code voxform has, in one place, so a misspelled code fails the type check.
- * docs/errors.md explains each thrown code and docs/manifest.md each diagnostic code; a test
- * (test/docs/errors.test.ts) keeps both tables and these lists in step, both ways.
+ * Every stable error code, in one place, so a misspelled code fails the type check. docs/errors.md
+ * explains each thrown code and docs/manifest.md each diagnostic code (tests keep them in step).
  */
 
 /** Codes of the errors commands throw (`VoxformError`); the CLI prints them and exits 1. */
@@ -103,12 +102,9 @@ export const COMMAND_ERROR_CODES = [
 ] as const;
 
 /**
- * Codes of the errors the service client throws (`ApiError`). `api_rate_limited`,
- * `api_unavailable` and `api_timeout` are only thrown once the retries the operation allows (and
- * the time-out) are used up. `api_tls`, `api_response_too_large` and `api_interrupted` are network
- * failures too, never retried: a certificate or an oversized answer does not change on a second
- * try, and an interrupted run is stopping. `api_not_sent`: a request withdrawn by its client's
- * signal before it was sent (`ApiClient.withSignal`); the service never saw it.
+ * Codes of the errors the service client throws (`ApiError`). `api_rate_limited`, `api_unavailable`
+ * and `api_timeout` come once the retries are used up; `api_tls`, `api_response_too_large` and
+ * `api_interrupted` are never retried; `api_not_sent`: withdrawn before the service saw it.
  */
 export const API_ERROR_CODES = [
   'api_unauthorized',

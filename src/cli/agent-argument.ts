@@ -1,8 +1,4 @@
-/**
- * `--agent NAME|ID` of the commands that read calls (`logs`, `report`): which agent id it stands for.
- * A name that is no agent's is a mistake to report with a suggestion, before anything is printed —
- * not an empty result.
- */
+/** `--agent NAME|ID` of `logs` and `report`: its agent id; no agent's name is a mistake, not an empty result. */
 import { isApiError, type ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -18,10 +14,9 @@ export interface KnownAgentNames {
 type AgentReader = Pick<ApiClient, 'getAgent' | 'iterateCallLogs'>;
 
 /**
- * The agent id `agent` stands for, tried in this order: a local name (the manifests', then the apply
- * history's) or the id of one of those agents, without a request; an agent id on the service; the
- * display name on the service of one of those agents (as `emulator traffic` takes it); the id of an
- * agent whose calls are still in the log (a deleted agent's). Anything else is `agent_unknown`.
+ * The agent id `agent` stands for, tried in this order: a local name or the id of one of those agents
+ * (no request); an agent id on the service; the display name of one of those agents; the id of an agent
+ * whose calls are still in the log (a deleted agent's). Anything else is `agent_unknown`.
  */
 export async function resolveAgentArgument(agent: string, known: KnownAgentNames, client: AgentReader): Promise<string> {
   const local = new Map([...(known.history ?? []), ...known.manifests]);
@@ -60,7 +55,7 @@ async function isAgentId(agent: string, client: AgentReader): Promise<boolean> {
   }
 }
 
-/** The display names on the service of the agents these ids name (one read each, at once); an agent not found is left out. */
+/** The display names on the service of the agents these ids name; an agent not found is left out. */
 async function displayNamesOf(ids: ReadonlySet<string>, client: AgentReader): Promise<Map<string, string>> {
   const read = await Promise.all(
     [...ids].map(async (id): Promise<[string, string] | undefined> => {

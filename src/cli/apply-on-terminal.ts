@@ -1,8 +1,4 @@
-/**
- * The library's `apply` on the terminal, as `voxform apply` and `voxform rollback` run it: the plan
- * printed (its prompt diffs made as the agents are compared), the question asked, progress shown,
- * Ctrl-C/SIGTERM turned into a graceful stop, the outcome reported with its exit code.
- */
+/** The library's `apply` on the terminal, for `apply` and `rollback`: question, progress, graceful stop, report. */
 import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
 import { isVoxformError, VoxformError } from '../errors.js';
@@ -12,20 +8,14 @@ import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
 
-/** What `applyOnTerminal` adds itself: the question, the progress printer (and its prompt diffs made ahead), the stop signal, the lock's release on exit. */
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
-/** What the output of a run that did not finish tells to run again. */
-export interface RerunHint {
-  /** The command that finishes the run, as typed (`voxform rollback 2026…-3f9a2c`); by default `voxform apply`. */
-  rerun?: string | undefined;
-}
-
-/**
- * Runs the library's `apply` on the terminal, as `voxform apply` does (also for `voxform
- * rollback`): same question, progress, stop on Ctrl-C, report and exit code.
- */
-export async function applyOnTerminal(options: TerminalApplyOptions, ctx: CommandContext, hint: RerunHint = {}): Promise<{ code: number; outcome: ApplyOutcome }> {
+/** `hint.rerun`: the command that finishes a run that did not finish (default `voxform apply`). */
+export async function applyOnTerminal(
+  options: TerminalApplyOptions,
+  ctx: CommandContext,
+  hint: { rerun?: string | undefined } = {},
+): Promise<{ code: number; outcome: ApplyOutcome }> {
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   const status = progressLine(ctx.stderr);
@@ -45,8 +35,7 @@ export async function applyOnTerminal(options: TerminalApplyOptions, ctx: Comman
     status.done();
   });
   const code = report(outcome, ctx, { backend: options.backend?.kind ?? 'file', rerun: hint.rerun });
-  // A state write that failed ends the run with its error (exit 1), after the summary has listed
-  // what reached the service.
+  // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
 }
@@ -90,10 +79,8 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
 }
 
 /**
- * The progress lines of one turn of the event loop, written together: a large run prints two lines
- * per change, and each write is scrubbed for secrets on the thread that also handles the service's
- * answers. Written before the turn ends, and at once by `flush`
- * (before the summary, and on the way out of an interrupted run), so no line is held back.
+ * The progress lines of one turn of the event loop, written together: each write is scrubbed for secrets
+ * on the thread that handles the service's answers. `flush` writes them at once (before the summary, on exit).
  */
 class LineBatch {
   private pending = '';
@@ -153,11 +140,7 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }
 
-/**
- * The summary: the counts, then each change that is not simply applied — and, after a stop, the
- * applied ones too. A change the state could not record is marked so: it reached the service all
- * the same.
- */
+/** The counts, then each change not simply applied (after a stop, all), marked when the state did not record it. */
 function writeSummary(outcome: ApplyOutcome, ctx: CommandContext): void {
   const out = (line: string) => ctx.stdout.write(`${line}\n`);
   const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly applied` : '';

@@ -9,10 +9,7 @@ export interface PromptStreams {
   signal?: AbortSignal | undefined;
 }
 
-/**
- * Asks a yes/no question; only "yes" is yes. Ctrl-C, Ctrl-D (end of input) or the abort signal end
- * it with a `VoxformError` coded `interrupted`, for the command to say so and exit 130.
- */
+/** Asks a yes/no question (only "yes" is yes); Ctrl-C, Ctrl-D or the signal reject it as `interrupted`. */
 export async function askYesNo(question: string, streams: PromptStreams): Promise<boolean> {
   const { createInterface } = await import('node:readline');
   return new Promise<boolean>((resolve, reject) => {

@@ -29,35 +29,27 @@ export interface ManifestService {
 export type ConnectionTuning = Pick<ClientOptions, 'maxInFlight' | 'timeoutMs' | 'retries' | 'onRequest' | 'onResponse' | 'onRetry'>;
 
 /**
- * Where a command talks to, in order of precedence:
- * 1. `--local`: the embedded emulator, started in-process on a loopback port with its data in
- *    `.voxform/local.json` (seeded with the default account on first use), closed when the run ends;
- *    its own key is used. Every command of the folder shares that file safely (docs/emulator.md,
- *    "One project database").
- * 2. `--base-url`, else `VOXFORM_BASE_URL`.
- * 3. `--region`, else `VOXFORM_REGION`.
- * 4. The manifest's `base_url` (only on an origin the operator trusts), else its `region`, else `us`.
- * The operator's settings (flags, environment) always beat the manifest's: a manifest is written by
- * whoever opened the pull request, and the key follows the base URL.
- * The key comes from `VOXFORM_API_KEY`; the time-out from `--timeout`, else `VOXFORM_TIMEOUT`.
- * `VOXFORM_DEBUG=1` writes one line per request to stderr, with the key redacted. When the run
- * ends — or is interrupted — requests still in flight are stopped, not waited for.
+ * Where a command talks to, in order of precedence: `--local` (the embedded emulator, with its own
+ * key); `--base-url`, else `VOXFORM_BASE_URL`; `--region`, else `VOXFORM_REGION`; the manifest's
+ * `base_url` (only on an origin the operator trusts), else its `region`, else `us`. The operator's
+ * settings beat the manifest's: a pull request writes the manifest, and the key follows the base URL.
+ * Requests still in flight when the run ends are stopped, not waited for.
  */
 export async function resolveConnection(
   options: ConnectionOptions & { manifest?: ManifestService; emulatorWebhooks?: LocalWebhooks },
   ctx: CommandContext,
   tuning: ConnectionTuning = {},
 ): Promise<Connection> {
-  if (!options.local) return connectRemote(options, ctx, tuning);
-  const emulator = await startLocalEmulator(ctx, { webhooks: options.emulatorWebhooks });
-  ctx.secrets.add(emulator.apiKey);
-  const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl: emulator.url, apiKey: emulator.apiKey });
+  const emulator = options.local ? await startLocalEmulator(ctx, { webhooks: options.emulatorWebhooks }) : undefined;
+  const { url: baseUrl, apiKey } = emulator ?? remoteService(options, ctx);
+  ctx.secrets.add(apiKey);
+  const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl, apiKey });
   ctx.onExit(() => client.close({ abort: true }));
-  return { client, baseUrl: client.baseUrl, apiKey: emulator.apiKey, local: true };
+  return { client, baseUrl: client.baseUrl, apiKey, local: emulator !== undefined };
 }
 
-/** `resolveConnection` for a service on the network (not `--local`). */
-function connectRemote(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext, tuning: ConnectionTuning = {}): Connection {
+/** The base URL and key of a service on the network (not `--local`). */
+function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
   const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
   if (apiKey === '') {
@@ -66,10 +58,7 @@ function connectRemote(options: ConnectionOptions & { manifest?: ManifestService
       'No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
     );
   }
-  ctx.secrets.add(apiKey);
-  const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl, apiKey });
-  ctx.onExit(() => client.close({ abort: true }));
-  return { client, baseUrl, apiKey, local: false };
+  return { url: baseUrl, apiKey };
 }
 
 /** The client settings every connection shares: time-out and debug lines, then the command's own. */
@@ -80,20 +69,15 @@ function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: C
   return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, ...(debug ? { debug } : {}) };
 }
 
-/**
- * Whether the embedded emulator delivers the webhooks and calls the tools its agents name: `all`
- * (the default), or `none` — `voxform test` before review, where those URLs are the pull request's.
- */
+/** Whether the embedded emulator calls its agents' webhooks and tools: `none` for `voxform test` before review. */
 export type LocalWebhooks = 'all' | 'none';
 
 /** Where `--local` keeps the folder's account. */
 export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
 
 /**
- * The embedded emulator of `--local`: started in-process on a loopback port over the folder's
- * `.voxform/local.json` (seeded with the default account on first use), shared safely with every
- * other `--local` command of the folder, closed when the run ends. Refuses a data file without a
- * usable private key.
+ * The embedded emulator of `--local`: in-process on a loopback port over the folder's `.voxform/local.json`
+ * (the default account on first use), closed when the run ends.
  */
 export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined } = {}): Promise<RunningEmulator> {
   const { startEmulator } = await import('../emulator/index.js');
@@ -112,9 +96,7 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
   return emulator;
 }
 
-/**
- * The base URL the operator named (steps 2 and 3 above), or undefined when the manifests decide.
- */
+/** The base URL the operator named, or undefined when the manifests decide. */
 function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>): string | undefined {
   const named = nonEmpty(options.baseUrl) ?? nonEmpty(env.VOXFORM_BASE_URL);
   if (named !== undefined) return normalizeBaseUrl(named);
@@ -123,9 +105,8 @@ function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string
 }
 
 /**
- * The base URL requests (and the key) go to, by the precedence above. The manifest's `base_url` was
- * checked when it was loaded; it is checked again here, so a desired state built some other way
- * cannot send the key to an origin the operator did not name either.
+ * The base URL requests (and the key) go to. The manifest's `base_url`, checked when loaded, is checked
+ * again: a desired state built some other way cannot send the key to an untrusted origin either.
  */
 export function chooseBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>, manifest: ManifestService = {}): string {
   const chosen = operatorBaseUrl(options, env);

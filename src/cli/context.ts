@@ -1,22 +1,22 @@
 import { terminalText } from '../util/printable.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 
-/**
- * A writable stream as commands see it: text only. Whatever a command writes is redacted and made
- * printable on its way out (`printedText`), so no command escapes or redacts for the stream's sake.
- */
+/** A writable stream as commands see it: what a command writes is redacted and made printable (`printedText`). */
 export interface Output {
   write(text: string): void;
+  /**
+   * Resolves once what was written has been handed on. A pipe takes writes only as fast as its
+   * reader reads, and the rest waits in memory: output written in many pieces (a test report)
+   * awaits this between pieces, so it never waits whole. A stream that writes at once needs none.
+   */
+  drained?(): Promise<void>;
   /** Whether this is a terminal (colour, progress, prompts). */
   readonly isTTY: boolean;
   /** Columns of the terminal, when it is one. */
   readonly columns: number | undefined;
 }
 
-/**
- * Everything a command may touch of the outside world. Commands never use `process` directly:
- * tests build a context with fake streams, and `main.ts` builds the real one.
- */
+/** Everything a command may touch of the outside world (commands never use `process`: tests build fakes). */
 export interface CommandContext {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -28,26 +28,20 @@ export interface CommandContext {
   color: boolean;
   /** Secrets met during this run; every write to stdout/stderr is scrubbed of them. */
   secrets: SecretRegistry;
-  /**
-   * Asks a yes/no question on the terminal; undefined when there is no terminal to ask on. Ctrl-C,
-   * Ctrl-D or `signal` reject it with a `VoxformError` coded `interrupted`.
-   */
+  /** A yes/no question on the terminal (undefined without one); Ctrl-C, Ctrl-D or `signal` reject as `interrupted`. */
   confirm: ((question: string, options?: { signal?: AbortSignal | undefined }) => Promise<boolean>) | undefined;
   /** Called with cleanup work (close the embedded emulator, release a lock) when the run ends or is interrupted. */
   onExit(cleanup: () => Promise<void> | void): void;
   /**
-   * Resolves on Ctrl-C (SIGINT) or SIGTERM, for a command that stops gracefully by itself (the
-   * emulator). A command that awaits it is trusted to return; otherwise the run's cleanups are run
-   * and the process exits with 130. A second signal always ends the process at once.
+   * Resolves on Ctrl-C or SIGTERM, for a command that stops gracefully by itself (the emulator); without
+   * it, or on a second signal, the cleanups run and the process exits 130.
    */
   interrupted(): Promise<void>;
 }
 
 /**
- * What reaches stdout or stderr for `text` a command wrote: the run's secrets redacted, then every
- * control character escaped but the line feed and the tab (and, on a terminal, voxform's own colour
- * and line-clearing sequences) — the one printing rule of `terminalText`. The CLI's output streams
- * apply it to every write; a new command inherits it.
+ * What reaches stdout or stderr for `text`: the run's secrets redacted, then control characters escaped
+ * (`terminalText`). The CLI's streams apply it to every write, so a new command inherits it.
  */
 export function printedText(text: string, secrets: SecretRegistry, stream: { readonly isTTY?: boolean | undefined }): string {
   return terminalText(secrets.redact(text), Boolean(stream.isTTY));
@@ -58,7 +52,6 @@ export interface ConnectionOptions {
   baseUrl?: string;
   region?: string;
   local?: boolean;
-  /** `--timeout`: how long the service has to answer a request (`30s`, `2m`; env VOXFORM_TIMEOUT). */
   timeout?: string;
 }
 

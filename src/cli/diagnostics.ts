@@ -1,7 +1,4 @@
-/**
- * Printing manifest diagnostics: `file:line:col  message`, then the code frame. Shared by
- * `validate`, `plan` and `apply` so every command shows a manifest mistake the same way.
- */
+/** Manifest diagnostics as every command prints them: `file:line:col  message`, then the code frame. */
 import picocolors from 'picocolors';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
@@ -13,11 +10,7 @@ export interface DiagnosticFormat {
   omitted?: { errors: number; warnings: number; stopped?: boolean };
 }
 
-/**
- * The first MAX_DIAGNOSTICS_SHOWN diagnostics, each followed by a blank line, then one line for the
- * rest ("…and 4,950 more"): a manifest with thousands of mistakes needs its first few fixed, and a
- * terminal or CI log of ten thousand code frames helps no one.
- */
+/** The first MAX_DIAGNOSTICS_SHOWN diagnostics, then one line for the rest: thousands of frames help no one. */
 export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: DiagnosticFormat): string {
   const shown = diagnostics.slice(0, MAX_DIAGNOSTICS_SHOWN);
   const text = shown.map((d) => `${formatDiagnostic(d, format)}\n\n`).join('');

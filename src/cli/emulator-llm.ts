@@ -1,8 +1,4 @@
-/**
- * Which model the emulator plays agents with, from the flags and the environment. A module of its
- * own: `--local` reads it for the embedded emulator of every command, and the `emulator` command's
- * module would bring the traffic profiles and the YAML library along with it, which no `--local` command needs.
- */
+/** Which model plays the emulator's agents; its own module, so `--local` does not load the `emulator` command's YAML. */
 import { VoxformError } from '../errors.js';
 import type { EmulatorOptions } from '../emulator/index.js';
 
@@ -11,10 +7,7 @@ export function invalidEmulatorOption(flag: string, message: string): VoxformErr
   return new VoxformError('invalid_option', `${flag} ${message}`, { hint: 'See `voxform emulator --help`.' });
 }
 
-/**
- * The model the emulator plays agents with: `--llm URL` (else VOXFORM_EMULATOR_LLM), `--llm-model`
- * (else VOXFORM_EMULATOR_LLM_MODEL), the key from VOXFORM_EMULATOR_LLM_API_KEY only.
- */
+/** `--llm` (else VOXFORM_EMULATOR_LLM), `--llm-model` (else VOXFORM_EMULATOR_LLM_MODEL), the key from the env only. */
 export function emulatorLlmFromEnv(
   flags: { llm?: unknown; llmModel?: unknown },
   env: Readonly<Record<string, string | undefined>>,

@@ -1,8 +1,4 @@
-/**
- * The part of each command's `--help` that commander cannot derive from its options: the environment
- * variables it reads, its exit codes, and a few examples. One table, so that every command answers
- * the same three questions in the same words.
- */
+/** What each command's `--help` adds to its options: environment, exit codes, examples, from one table. */
 import type { Command } from 'commander';
 
 /** Every environment variable voxform reads, with what it means. Only the operator sets these. */
@@ -214,10 +210,7 @@ export function renderCommandHelp(help: CommandHelp): string {
   ].join('\n');
 }
 
-/**
- * Adds the table's section to the help of every command that has an action. A command missing
- * from the table is a programming error, caught by the help test rather than shipped silent.
- */
+/** Adds the table's section to every command's help (the help test catches a command missing from the table). */
 export function addCommandHelp(program: Command): void {
   const visit = (command: Command) => {
     for (const sub of command.commands) {

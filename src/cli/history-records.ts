@@ -1,8 +1,4 @@
-/**
- * A workspace's deploy ledger as `history`, `rollback` and `report` read it: every record, newest
- * first, each checked for shape (src/history/check-record.ts) by whichever backend keeps it, and a
- * warning for each one skipped, so a damaged record neither stops the command nor goes unnoticed.
- */
+/** A workspace's deploy ledger: a damaged record neither stops the command nor goes unnoticed (a warning). */
 import path from 'node:path';
 import type { HistoryRecord, HistoryStore, SkippedRecord } from '../history/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
@@ -13,7 +9,7 @@ function warnSkipped(skipped: SkippedRecord, ctx: CommandContext): void {
   ctx.stderr.write(`warning: ${controlsAsQuestionMarks(where)} is skipped: it is not a voxform history record (${controlsAsQuestionMarks(skipped.problem)}).\n`);
 }
 
-/** Every record of `workspace`, newest first; the damaged ones skipped (each store checks them), each with a warning. */
+/** Every record of `workspace`, newest first; the damaged ones skipped, each with a warning. */
 export function workspaceHistory(store: HistoryStore, workspace: string, ctx: CommandContext): Promise<HistoryRecord[]> {
   return store.list({ workspace, onSkipped: (skipped) => warnSkipped(skipped, ctx) });
 }

@@ -15,10 +15,7 @@ import { askYesNo } from './confirm.js';
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
 
-/**
- * A command: `run` takes the options commander parsed for it, as the typed interface the command
- * declares (commander's choices, defaults and mandatory options guarantee the shape).
- */
+/** A command; commander's choices, defaults and mandatory options guarantee its options' shape. */
 type CommandModule = { run(options: never, ctx: CommandContext): Promise<number> };
 type ParsedOptions = Record<string, unknown>;
 
@@ -36,10 +33,7 @@ function positiveInt(name: string) {
   };
 }
 
-/**
- * An option the parent command parsed from the command line that the subcommand does not take
- * (`plan show PLAN -f x.yaml`) would otherwise be accepted and ignored without a word.
- */
+/** An option only the parent takes (`plan show PLAN -f x.yaml`) would otherwise be ignored without a word. */
 function refuseParentOnlyOptions(cmd: Command, parent: Command): void {
   const own = new Set(cmd.options.map((option) => option.attributeName()));
   for (const option of parent.options) {
@@ -336,17 +330,27 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'webhook-serve': () => import('./commands/webhook-serve.js'),
 };
 
-/** Output streams that failed (their reader went away): written to no more. One entry per stream, main may run more than once in a process. */
+/** Output streams whose reader went away: written to no more (one entry per stream: main may run more than once). */
 const failedStreams = new WeakMap<NodeJS.WriteStream, { failed: boolean }>();
 
 function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {
-  // A reader that went away (`voxform schema | head -1`: EPIPE) is not the command's failure: the
-  // rest of that stream's output is dropped and the command runs to its end (an apply is not cut
-  // short by a closed pipe). Unwatched, the stream's error would end the process with Node's trace.
+  // A closed pipe (`voxform schema | head -1`) does not cut an apply short: the rest of that output
+  // is dropped. Unwatched, the stream's error would end the process with Node's trace.
   const status = failedStreams.get(stream) ?? watchForFailure(stream);
   return {
     write: (text: string) => {
       if (!status.failed && !stream.destroyed) stream.write(printedText(text, secrets, stream));
+    },
+    drained: async () => {
+      if (status.failed || stream.destroyed || !stream.writableNeedDrain) return;
+      // A stream that fails or closes instead drains no more: the rest of its output is dropped anyway.
+      await new Promise<void>((resolve) => {
+        const settle = () => {
+          for (const event of ['drain', 'error', 'close']) stream.off(event, settle);
+          resolve();
+        };
+        for (const event of ['drain', 'error', 'close']) stream.on(event, settle);
+      });
     },
     isTTY: Boolean(stream.isTTY),
     columns: stream.isTTY ? stream.columns : undefined,
@@ -364,10 +368,7 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
   return askYesNo(question, { input: process.stdin, output: process.stderr, terminal: true, signal: options.signal });
 }
 
-/**
- * Ctrl-C and SIGTERM. The first stops a command that stops gracefully (it asked for
- * `ctx.interrupted()`); otherwise, or on a second signal, the cleanups run and the process exits 130.
- */
+/** A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise cleanups run, and exit 130. */
 function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interrupted(): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
@@ -413,8 +414,7 @@ export async function main(argv: string[]): Promise<number> {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
   const signals = trapSignals(runCleanups, stderr);
-  // An error thrown outside the awaited chain (a timer, a stream callback) would otherwise reach
-  // Node's default handler, which prints its message and stack unredacted.
+  // An error outside the awaited chain (a timer) would otherwise reach Node's handler, which prints it unredacted.
   const onStrayError = (error: unknown) => {
     exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
     // Cleanups may wait on the very thing that broke (a request never answered): not for long.
@@ -467,11 +467,7 @@ export async function main(argv: string[]): Promise<number> {
   return exitCode;
 }
 
-/**
- * Prints what went wrong and returns the exit code. Everything goes through the redacting streams,
- * the unexpected error's message and stack included, and this never throws: an error whose
- * message, stack or details cannot be read is still reported, as a bug.
- */
+/** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */
 function reportError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
   try {
     return describeError(error, out);
@@ -493,8 +489,7 @@ function describeError(error: unknown, out: { stdout: Output; stderr: Output; de
       const body = { error: { code: error.code, message: error.message, hint: error.hint, location: error.location, details: error.details } };
       out.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     } else {
-      // Messages quote what voxform did not write (a file's name, a service's words): whatever a
-      // source forgot to escape, no control character of them reaches the terminal from here.
+      // Messages quote what voxform did not write (a file's name): no control character of it reaches the terminal.
       const where = error.location ? `${printableKeepingLines(error.location.file)}:${error.location.line}:${error.location.col}: ` : '';
       out.stderr.write(`error: ${where}${printableKeepingLines(error.message)}\n`);
       if (error.hint) out.stderr.write(`  hint: ${printableKeepingLines(error.hint)}\n`);

@@ -12,12 +12,7 @@ const NO_PROGRESS: ProgressLine = { update: () => undefined, done: () => undefin
 /** Lines on screen now, so that an exit the command never sees (a signal) can clear them too. */
 const visible = new Set<ProgressLine>();
 
-/**
- * One self-overwriting status line on a terminal, for long waits (reading 500 agents from a slow
- * service). On anything that is not a terminal it prints nothing: logs and CI output stay clean.
- * Commands clear it with `done()` however they end; `clearProgressLines()` clears whatever is left
- * when the process is stopped from outside.
- */
+/** One self-overwriting status line on a terminal, for long waits; elsewhere nothing, so logs stay clean. */
 export function progressLine(stream: Output): ProgressLine {
   if (!stream.isTTY) return NO_PROGRESS;
   let last = 0;

@@ -1,7 +1,4 @@
-/**
- * What `plan` and `apply` share before they differ: the manifests loaded (diagnostics printed, every
- * secret registered for redaction), the service connected, and the state backend's workspace named.
- */
+/** What `plan` and `apply` share: the manifests loaded, the service connected, the state's workspace named. */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
@@ -14,16 +11,12 @@ import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
 import { loadCommandManifests } from './load-manifests.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext, ConnectionOptions } from './context.js';
 import type { Connection, LocalWebhooks, ManifestService } from './connection.js';
 
-export interface ProjectOptions {
+export interface ProjectOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
-  baseUrl?: string;
-  region?: string;
-  local?: boolean;
-  timeout?: string;
   state?: string;
   parallelism?: number;
 }
@@ -50,23 +43,15 @@ export interface ConnectedProject {
   workspaceKey: string;
 }
 
-/** The connection module, loaded when needed: the HTTP client is most of start-up, and loading manifests alone does not need it. */
-function loadConnectionModule(): Promise<typeof import('./connection.js')> {
-  return import('./connection.js');
-}
-
-/**
- * The service the manifests' project talks to. The manifest's base_url and region count only where
- * the operator set neither (connection.ts): every command that loads manifests connects through here.
- * Requests in flight follow --parallelism, so commands load the service as the user asked.
- */
+/** The service the manifests' project talks to, with --parallelism requests in flight. */
 export async function connectService(
   options: ProjectOptions,
   manifest: ManifestService,
   ctx: CommandContext,
   how: { emulatorWebhooks?: LocalWebhooks } = {},
 ): Promise<Connection> {
-  const { resolveConnection } = await loadConnectionModule();
+  // Loaded when needed: the HTTP client is most of start-up, and loading manifests alone does not need it.
+  const { resolveConnection } = await import('./connection.js');
   return resolveConnection(
     { baseUrl: options.baseUrl, region: options.region, local: options.local, timeout: options.timeout, manifest: { baseUrl: manifest.baseUrl, region: manifest.region }, emulatorWebhooks: how.emulatorWebhooks },
     ctx,
@@ -75,11 +60,9 @@ export async function connectService(
 }
 
 /**
- * The first steps of every command that plans, in this order: the operator's state backend opened
- * (it depends on nothing a manifest says, and its password is registered for redaction before
- * anything is printed), every manifest loaded and checked (a `base_url` the operator does not
- * trust stops the run here), then the service connected. No request is made before the manifests
- * have loaded in full (docs/security.md, §1).
+ * The first steps of every command that plans, in this order: the operator's state backend opened (its
+ * password registered before anything is printed), every manifest loaded and checked, then the service
+ * connected: no request is made before the manifests have loaded in full (docs/security.md, §1).
  */
 export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
   const backend = await openOperatorBackend(options, ctx);
@@ -101,7 +84,7 @@ function displayFiles(desired: DesiredState, cwd: string): string[] {
   return desired.files.map((file) => path.relative(cwd, file) || file);
 }
 
-/** What the library's `plan` and `apply` both take about the project: one place builds it for both commands. */
+/** What the library's `plan` and `apply` both take about the project. */
 export function planInputs(project: ConnectedProject, ctx: CommandContext) {
   return {
     desired: project.desired,

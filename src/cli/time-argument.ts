@@ -1,9 +1,4 @@
-/**
- * A point in time given on the command line (`--since`, `--until` of `logs` and `report`, `--until`
- * of `emulator traffic`), read strictly: a value is one of the documented forms as a whole, and a
- * date or time of day that does not exist (February 30th, 24:00) is refused, never moved to a day
- * that does.
- */
+/** A point in time on the command line, read strictly: a date that does not exist (February 30th) is refused. */
 import { VoxformError } from '../errors.js';
 import { LATEST_UNIX_SECONDS } from '../util/unix-time.js';
 
@@ -11,10 +6,7 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, 
 
 const FORMS = 'use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d)';
 
-/**
- * ISO 8601 as the flags document it: a date, or a date and a time of day (`T` or a space between;
- * seconds and their fraction optional) with its zone (`Z`, `+02:00`, `+0200`, `+02`).
- */
+/** ISO 8601 as the flags document it: a date, or a date and a time of day (`T` or a space between) with its zone. */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -24,10 +16,8 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 class NotATime extends Error {}
 
 /**
- * A point in time as Unix seconds, from ISO 8601 (`2025-01-31`, `2025-01-31T09:00:00Z`, with an
- * offset), Unix seconds (`1738314000`; 13 digits are read as milliseconds), or a duration back from
- * `now` (ms) (`90s`, `30m`, `24h`, `7d`, `2w`). Anything else is `invalid_argument`, naming the
- * flag, the value and what is wrong with it.
+ * Unix seconds from ISO 8601, Unix seconds (13 digits are milliseconds), or a duration back from `now`
+ * (ms) (`90s`, `24h`, `2w`); anything else is `invalid_argument`, naming the flag and what is wrong.
  */
 export function parseTimeArgument(flag: string, raw: string, now: number): number {
   let seconds: number | undefined;
@@ -53,7 +43,7 @@ function readTime(text: string, now: number): number | undefined {
   return iso ? isoSeconds(text, iso) : undefined;
 }
 
-/** The Unix seconds of a value that has ISO 8601's shape, once each field is checked against the calendar and the clock. */
+/** The Unix seconds of an ISO 8601 value, each field checked against the calendar and the clock. */
 function isoSeconds(text: string, [, year, month, day, hour, minute, second, fraction, zone]: RegExpExecArray): number {
   const y = Number(year);
   const m = Number(month);

@@ -7,10 +7,7 @@ const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/**
- * The time the service has to answer one request, in ms: `--timeout`, else `VOXFORM_TIMEOUT`, else
- * 30 s. Written as a number with an optional unit — `45` (seconds), `2.5s`, `500ms`, `2m`, `1h`.
- */
+/** The ms one request may take: `--timeout`, else `VOXFORM_TIMEOUT`, else 30 s (`45` is seconds; `500ms`, `2m`). */
 export function resolveTimeoutMs(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): number {
   if (flag !== undefined) return parseTimeout(flag, '--timeout');
   const fromEnv = env.VOXFORM_TIMEOUT?.trim();

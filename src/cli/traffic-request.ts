@@ -1,9 +1,4 @@
-/**
- * A traffic request from command-line flags (`voxform emulator traffic`, `voxform emulator
- * --traffic`): the profile a flag names — a built-in name, or the operator's YAML or JSON file,
- * read and checked here so a mistake is reported with the file's name before anything starts —,
- * the seed, the number of calls and the agents.
- */
+/** A traffic request from the flags of `voxform emulator traffic` and `voxform emulator --traffic`. */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
@@ -66,10 +61,7 @@ function profileFromYaml(text: string, shown: string): unknown {
   return plain.value;
 }
 
-/**
- * The profile a flag names: a built-in name as it is, else a YAML or JSON file (relative to `cwd`),
- * read and checked here so a mistake is reported with the file's name before anything starts.
- */
+/** A built-in profile's name as it is, else a YAML or JSON file, checked before anything starts. */
 export async function profileFromArgument(argument: string, cwd: string): Promise<string | Record<string, unknown>> {
   if (BUILT_IN_PROFILES[argument] && !/[\\/]|\.(ya?ml|json)$/i.test(argument)) return argument;
   const value = await readProfileFile(path.resolve(cwd, argument), argument);

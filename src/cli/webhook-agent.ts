@@ -1,8 +1,6 @@
 /**
- * The webhooks a manifest agent configures, as `voxform webhook send` and `serve` need them: the
- * URL and the secret headers of its end-of-call and prefetch webhooks. The manifests are loaded
- * like every other command loads them (`${env:…}` under the env policy, every secret registered for
- * redaction), so a header value can be sent or compared but never printed.
+ * The URL and secret headers of a manifest agent's webhooks, for `webhook send` and `serve`; the manifests
+ * load as for every command (secrets registered), so a header value is sent or compared, never printed.
  */
 import { VoxformError } from '../errors.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
@@ -72,9 +70,8 @@ export async function loadAgentWebhooks(name: string, options: ProjectOptions, c
   });
 }
 
-/** Header names for output: the values are secrets. */
+/** Header names for output (the values are secrets), escaped: a pull request may have written them. */
 export function headerNames(headers: Readonly<Record<string, string>>): string {
-  // The names are the manifest's, a pull request's to write: shown escaped, never sent raw.
   const names = Object.keys(headers).map(printable);
   return names.length === 0 ? 'none' : names.join(', ');
 }

@@ -1,45 +1,92 @@
 /**
  * The JSON report (`--format json`), versioned: `format_version` changes only when a field changes
  * meaning or disappears; new fields may appear at any time.
+ *
+ * It holds every transcript of every run, tens of MB for the largest run allowed, so it is made in
+ * small pieces (at most one message of a transcript, one check or one run's tool calls each) for
+ * the CLI to write as they come: neither the report nor a run's part of it is ever one string. The pieces joined are
+ * `toJsonText(report, 2)` byte for byte, and a piece never cuts a JSON value in two, so a secret
+ * inside one is whole for the output's redaction.
  */
 import { behaviourChange } from './runner.js';
-import type { TestRun, TestVerdict } from './types.js';
+import type { RunResult, TestReport, TestRun, TestVerdict } from './types.js';
 import { toJsonText } from '../util/printable.js';
 
 export const TEST_REPORT_FORMAT_VERSION = 1;
 
-function verdictJson(verdict: TestVerdict) {
-  return {
-    status: verdict.status,
-    passes: verdict.passes,
-    runs: verdict.runs,
-    pass_rate: verdict.passRate,
-    results: verdict.results.map((run) => ({
-      status: run.status,
-      duration_ms: run.durationMs,
-      error: run.error ?? null,
-      transcript: run.transcript,
-      checks: run.checks.map((check) => ({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null })),
-      tool_calls: run.toolCalls ?? null,
-    })),
-  };
+export function renderTestJson(run: TestRun): string {
+  return [...testJsonPieces(run)].join('');
 }
 
-export function renderTestJson(run: TestRun): string {
-  const body = {
-    format_version: TEST_REPORT_FORMAT_VERSION,
-    against: run.against,
-    summary: run.summary,
-    changes: run.changes.map(({ report, change }) => ({ change, file: report.file, test: report.name })),
-    tests: run.reports.map((report) => ({
-      file: report.file,
-      agent: report.agent,
-      name: report.name,
-      location: report.location,
-      change: run.against.length === 2 ? behaviourChange(report) : null,
-      verdicts: Object.fromEntries(Object.entries(report.verdicts).map(([target, verdict]) => [target, verdictJson(verdict)])),
-    })),
-    duration_ms: run.durationMs,
-  };
-  return `${toJsonText(body, 2)}\n`;
+/** The JSON report in pieces, in order (see above). */
+export function testJsonPieces(run: TestRun): Generator<string> {
+  return jsonContainer('{', 0, [
+    member('format_version', jsonValue(TEST_REPORT_FORMAT_VERSION, 1)),
+    member('against', jsonValue(run.against, 1)),
+    member('summary', jsonValue(run.summary, 1)),
+    member('changes', jsonValue(run.changes.map(({ report, change }) => ({ change, file: report.file, test: report.name })), 1)),
+    member('tests', jsonContainer('[', 1, mapLazily(run.reports, (report) => testPieces(report, run.against.length === 2)))),
+    member('duration_ms', jsonValue(run.durationMs, 1)),
+  ], '\n');
+}
+
+function testPieces(report: TestReport, both: boolean): Generator<string> {
+  return jsonContainer('{', 2, [
+    member('file', jsonValue(report.file, 3)),
+    member('agent', jsonValue(report.agent, 3)),
+    member('name', jsonValue(report.name, 3)),
+    member('location', jsonValue(report.location, 3)),
+    member('change', jsonValue(both ? behaviourChange(report) : null, 3)),
+    member('verdicts', jsonContainer('{', 3, Object.entries(report.verdicts).map(([target, verdict]) => member(target, verdictPieces(verdict))))),
+  ]);
+}
+
+function verdictPieces(verdict: TestVerdict): Generator<string> {
+  return jsonContainer('{', 4, [
+    member('status', jsonValue(verdict.status, 5)),
+    member('passes', jsonValue(verdict.passes, 5)),
+    member('runs', jsonValue(verdict.runs, 5)),
+    member('pass_rate', jsonValue(verdict.passRate, 5)),
+    member('results', jsonContainer('[', 5, mapLazily(verdict.results, runPieces))),
+  ]);
+}
+
+function runPieces(run: RunResult): Generator<string> {
+  return jsonContainer('{', 6, [
+    member('status', jsonValue(run.status, 7)),
+    member('duration_ms', jsonValue(run.durationMs, 7)),
+    member('error', jsonValue(run.error ?? null, 7)),
+    member('transcript', jsonContainer('[', 7, mapLazily(run.transcript, (message) => jsonValue(message, 8)))),
+    member('checks', jsonContainer('[', 7, mapLazily(run.checks, (check) => jsonValue({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null }, 8)))),
+    member('tool_calls', jsonValue(run.toolCalls ?? null, 7)),
+  ]);
+}
+
+/** `toJsonText(value, 2)` as it reads `depth` levels deep: its lines after the first indented to match. */
+function* jsonValue(value: unknown, depth: number): Generator<string> {
+  // A JSON text holds no raw line break but those of its layout (one in a string is written `\n`).
+  yield toJsonText(value, 2).replaceAll('\n', `\n${'  '.repeat(depth)}`);
+}
+
+/** A member of an object: its key, then its value's pieces. */
+function* member(key: string, value: Iterable<string>): Generator<string> {
+  yield `${JSON.stringify(key)}: `;
+  yield* value;
+}
+
+/** An array or object `depth` levels deep laid out as `JSON.stringify(…, null, 2)` lays it out, an entry's pieces at a time. */
+function* jsonContainer(open: '[' | '{', depth: number, entries: Iterable<Iterable<string>>, after = ''): Generator<string> {
+  const close = open === '[' ? ']' : '}';
+  let empty = true;
+  for (const entry of entries) {
+    yield `${empty ? open : ','}\n${'  '.repeat(depth + 1)}`;
+    yield* entry;
+    empty = false;
+  }
+  yield `${empty ? open : `\n${'  '.repeat(depth)}`}${close}${after}`;
+}
+
+/** `items.map(render)` made one entry at a time, as the container reaches it. */
+function* mapLazily<T>(items: Iterable<T>, render: (item: T) => Iterable<string>): Generator<Iterable<string>> {
+  for (const item of items) yield render(item);
 }

@@ -23,8 +23,7 @@ export function escapeXml(text: string): string {
     .replaceAll("'", '&apos;');
 }
 
-function testcase(report: TestReport, both: boolean): string[] {
-  const out: string[] = [];
+function* testcase(report: TestReport, both: boolean): Generator<string> {
   for (const target of targetsOf(report)) {
     const verdict = report.verdicts[target];
     if (!verdict) continue;
@@ -33,44 +32,53 @@ function testcase(report: TestReport, both: boolean): string[] {
     const file = printable(report.file);
     const attrs = `name="${escapeXml(name)}" classname="${escapeXml(file.replace(/\.test\.ya?ml$/i, '').replaceAll('/', '.'))}" file="${escapeXml(file)}" line="${report.location.line}" time="${seconds.toFixed(3)}"`;
     if (verdict.status === 'passed') {
-      out.push(`    <testcase ${attrs}/>`);
+      yield `    <testcase ${attrs}/>\n`;
       continue;
     }
-    out.push(`    <testcase ${attrs}>`);
-    if (verdict.status === 'skipped') out.push('      <skipped message="needs the judge model (--skip-judge)"/>');
+    yield `    <testcase ${attrs}>\n`;
+    if (verdict.status === 'skipped') yield '      <skipped message="needs the judge model (--skip-judge)"/>\n';
     const shown = runToShow(verdict);
     if (shown) {
       const problems = describeProblems(shown.run);
       const element = verdict.status === 'error' ? 'error' : 'failure';
       const message = `${describeVerdict(verdict)} runs passed; ${problems[0] ?? 'failed'}`;
-      out.push(`      <${element} message="${escapeXml(message)}" type="${verdict.status}">${escapeXml(problems.join('\n'))}</${element}>`);
-      out.push(`      <system-out>${escapeXml(transcriptLines(shown.run.transcript).join('\n'))}</system-out>`);
+      yield `      <${element} message="${escapeXml(message)}" type="${verdict.status}">${escapeXml(problems.join('\n'))}</${element}>\n`;
+      // The transcript a message at a time: escaping each line is escaping the whole.
+      yield '      <system-out>';
+      for (const [index, line] of transcriptLines(shown.run.transcript).entries()) yield `${index === 0 ? '' : '\n'}${escapeXml(line)}`;
+      yield '</system-out>\n';
     }
-    out.push('    </testcase>');
+    yield '    </testcase>\n';
   }
-  return out;
 }
 
 export function renderTestJunit(run: TestRun): string {
+  return [...testJunitPieces(run)].join('');
+}
+
+/** The JUnit report in pieces, in order, a transcript's message at most each (as the JSON report is made: render-json.ts). */
+export function* testJunitPieces(run: TestRun): Generator<string> {
   const both = run.against.length === 2;
-  const files = [...new Set(run.reports.map((report) => report.file))];
-  const counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-  const suites: string[] = [];
-  for (const file of files) {
+  const suites = [...new Set(run.reports.map((report) => report.file))].map((file) => {
     const reports = run.reports.filter((report) => report.file === file);
     const verdicts = reports.flatMap((report) => Object.values(report.verdicts));
-    const suite = {
+    return {
+      file,
+      reports,
       tests: verdicts.length,
       failures: verdicts.filter((v) => v.status === 'failed').length,
       errors: verdicts.filter((v) => v.status === 'error').length,
       skipped: verdicts.filter((v) => v.status === 'skipped').length,
+      seconds: verdicts.flatMap((v) => v.results).reduce((sum, r) => sum + r.durationMs, 0) / 1000,
     };
-    const seconds = verdicts.flatMap((v) => v.results).reduce((sum, r) => sum + r.durationMs, 0) / 1000;
-    for (const key of Object.keys(counts) as Array<keyof typeof counts>) counts[key] += suite[key];
-    suites.push(`  <testsuite name="${escapeXml(printable(file))}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${seconds.toFixed(3)}">`);
-    for (const report of reports) suites.push(...testcase(report, both));
-    suites.push('  </testsuite>');
+  });
+  const total = (key: 'tests' | 'failures' | 'errors' | 'skipped') => suites.reduce((sum, suite) => sum + suite[key], 0);
+  yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+  yield `<testsuites name="voxform test" tests="${total('tests')}" failures="${total('failures')}" errors="${total('errors')}" skipped="${total('skipped')}" time="${(run.durationMs / 1000).toFixed(3)}">\n`;
+  for (const suite of suites) {
+    yield `  <testsuite name="${escapeXml(printable(suite.file))}" tests="${suite.tests}" failures="${suite.failures}" errors="${suite.errors}" skipped="${suite.skipped}" time="${suite.seconds.toFixed(3)}">\n`;
+    for (const report of suite.reports) yield* testcase(report, both);
+    yield '  </testsuite>\n';
   }
-  const head = `<testsuites name="voxform test" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${(run.durationMs / 1000).toFixed(3)}">`;
-  return ['<?xml version="1.0" encoding="UTF-8"?>', head, ...suites, '</testsuites>', ''].join('\n');
+  yield '</testsuites>\n';
 }

@@ -14,13 +14,9 @@ import type { StoredKey } from './types.js';
  */
 export type HeaderDeclaration = 'required' | 'optional' | 'unshown';
 
-export type AuthOutcome = { ok: true; key: StoredKey } | { ok: false; status: 401 | 403; detail: string };
+type AuthOutcome = { ok: true; key: StoredKey } | { ok: false; status: 401 | 403; detail: string };
 
-/**
- * sha256 of recently seen header values: a client sends the same key on every request, and
- * hashing it each time is measurable at thousands of requests a second. Bounded, so a flood of
- * random keys cannot grow it.
- */
+/** sha256 of recent header values (a client sends the same key every time); bounded against a flood. */
 const recentHashes = new Map<string, string>();
 const RECENT_LIMIT = 64;
 

@@ -1,7 +1,6 @@
 /**
- * The control surface: test-only operations under /_emulator/ (never on the spec's paths), and the
- * same operations in-process as `EmulatorControl`. No key is needed: the emulator is a local tool.
- * So a web page must not be able to use it: see `controlRequestRefusal`.
+ * The control surface: test-only operations under /_emulator/, and the same in-process as
+ * `EmulatorControl`. No key guards them, so `controlRequestRefusal` keeps web pages out.
  */
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
@@ -56,8 +55,8 @@ function checkEndOptions(body: Record<string, unknown>): { status: EndCallStatus
 }
 
 /** The body types a control route takes by default; a seed may also be YAML. */
-export const CONTROL_BODY_TYPES: readonly string[] = ['application/json'];
-export const SEED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+const CONTROL_BODY_TYPES: readonly string[] = ['application/json'];
+const SEED_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
 /** The host name of a Host header (`[::1]:4010` → `::1`) and its port (undefined when none is written). */
 function splitHost(host: string): { name: string; port: string | undefined } | undefined {
@@ -67,15 +66,13 @@ function splitHost(host: string): { name: string; port: string | undefined } | u
 }
 
 /**
- * Why a request to a control route is refused, or undefined. No key guards these routes, so they
- * answer only what a browser cannot be made to send on a web page's behalf:
- * - **Host** must name this emulator by an address or `localhost` (or the `--host` it was given),
- *   with its port: DNS rebinding points a page's own name at 127.0.0.1, and its requests then
- *   carry that name (403);
- * - an **Origin**, when there is one, must be the emulator's own: a page elsewhere sends its own
- *   (403);
- * - a **body** must be declared JSON (a seed: JSON or YAML): `text/plain` and the form types are
- *   what a page may send across sites without asking first (415).
+ * Why a request to a control route is refused, or undefined. They answer only what a browser cannot
+ * be made to send on a web page's behalf:
+ * - **Host** must name this emulator by an address, `localhost` or its `--host`, with its port:
+ *   DNS rebinding points a page's own name at 127.0.0.1 (403);
+ * - an **Origin**, when there is one, must be the emulator's own (403);
+ * - a **body** must be declared JSON (a seed: JSON or YAML): a page may send `text/plain` and the
+ *   form types across sites without asking first (415).
  */
 export function controlRequestRefusal(req: IncomingMessage, server: { port: number; host: string }, bodyTypes: readonly string[] = CONTROL_BODY_TYPES): HttpError | undefined {
   const host = req.headers.host ?? '';
@@ -102,8 +99,7 @@ export function controlRequestRefusal(req: IncomingMessage, server: { port: numb
 export function createControl(host: ControlHost): EmulatorControl {
   const { core } = host;
   return {
-    // Changes to the account go through the store, which serializes them with other processes'
-    // when the data file is shared.
+    // Through the store, which serializes them with other processes' when the data file is shared.
     reset: () => core.store.access(true, () => host.reset()),
     seed: async (seed) => {
       checkSeed(seed, 'object');
@@ -134,8 +130,7 @@ export function createControl(host: ControlHost): EmulatorControl {
       });
       return { record, webhook: await delivery };
     },
-    // Synthetic calls are added as one change of the account: a shared data file is reloaded first
-    // (so the agents' latest configurations are used) and written once.
+    // One change of the account: a shared data file is reloaded first (the agents' latest configs) and written once.
     traffic: (options = {}) =>
       core.store.access(true, async () => {
         const summary = addTraffic(core.store, checkTrafficOptions(options));
@@ -191,7 +186,7 @@ function seedHandler(host: ControlHost): Route['handler'] {
   };
 }
 
-/** The HTTP control routes (all `control: true`: no faults, not logged). */
+/** The HTTP control routes: no faults, not logged. */
 export function controlRoutes(host: ControlHost, control: EmulatorControl): Route[] {
   const { core } = host;
   const route = (method: Route['method'], path: string, operation: string, handler: Route['handler'], extra: Partial<Route> = {}): Route => ({

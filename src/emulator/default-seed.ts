@@ -166,9 +166,8 @@ const CALLER_LINES = [
 const LOG_AGENTS = [FRONT_DESK_ID, BOOKING_ID, FRONT_DESK_ID, STAGING_FRONT_DESK_ID, BOOKING_ID];
 
 /**
- * 40 calls over about nine days before 2026-01-01, newest first, with strictly decreasing ts (so
- * any page size pages them without ties): five agents' worth of traffic, every status of the
- * cycle above, every fourth call an outbound call of the campaign `cmp_recall_2026`.
+ * 40 calls over about nine days before 2026-01-01, newest first, with distinct ts: every status of
+ * the cycle, every fourth call an outbound call of the campaign `cmp_recall_2026`.
  */
 function callLogs(): GlobalCallHistoryRecord[] {
   const records: GlobalCallHistoryRecord[] = [];
@@ -219,8 +218,8 @@ function callLogs(): GlobalCallHistoryRecord[] {
   return records;
 }
 
-/** A fresh copy of the default account. */
-export function buildDefaultSeed(): EmulatorSeed {
+/** The built-in default seed (a fresh copy each time). */
+export function defaultSeed(): EmulatorSeed {
   return {
     keys: [
       { id: 'key_local_private', type: 'private', key: DEFAULT_PRIVATE_KEY, name: 'Local emulator key', created_at: JAN_2025, is_default: true },

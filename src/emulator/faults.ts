@@ -1,14 +1,13 @@
 /**
  * Fault injection: latency, 500/503 errors, 429 with Retry-After and dropped connections, per path
- * pattern. Every random draw comes from a seeded generator, one stream per rule and per kind of
- * fault, so the same seed and the same order of requests always give the same faults (and adding,
- * say, a drop rate to a rule does not change which requests its error rate hits).
+ * pattern. Each rule and kind of fault draws from its own seeded stream: the same seed and order of
+ * requests give the same faults, and adding one kind to a rule does not move the others.
  */
 import type { FaultRule, FaultSettings } from './types.js';
 import { seededRandom } from '../util/seeded-random.js';
 
 /** What to do to one request. */
-export interface FaultDecision {
+interface FaultDecision {
   delayMs: number;
   /** Destroy the connection before handling, or after handling instead of answering. */
   drop?: 'before' | 'after';
@@ -21,10 +20,7 @@ export interface FaultDecision {
 
 export class FaultConfigError extends Error {}
 
-/**
- * The longest delay a fault may add (ms, about 24 days): the longest Node's timers keep. A longer
- * one would fire after 1 ms instead, with a warning, and the latency asked for would be ignored.
- */
+/** The longest delay a fault may add (ms, about 24 days): Node fires a longer timer after 1 ms. */
 export const MAX_FAULT_DELAY_MS = 2_147_483_647;
 
 /** FNV-1a, to turn a seed given as text (or a number) into 32 bits. */
@@ -151,8 +147,7 @@ export class FaultInjector {
     const { rule } = active;
     const decision: FaultDecision = { delayMs: 0, labels: [] };
     active.count++;
-    // Every stream advances once per matched request, whatever happens, so each kind of fault hits
-    // the same requests whether or not the others are configured.
+    // Every stream advances once per matched request, so no kind of fault moves another.
     const latencyDraw = active.latency();
     const dropDraw = active.drop();
     const errorDraw = active.error();

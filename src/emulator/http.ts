@@ -1,8 +1,4 @@
-/**
- * Small HTTP helpers: the one shape every handler answers with
- * (`Reply`), so the server alone writes to the socket (which is what lets a fault drop the answer
- * of a request that was handled).
- */
+/** Handlers answer with a `Reply`: the server alone writes to the socket (so a fault can drop an answer). */
 import type { ServerResponse } from 'node:http';
 
 export { BodyCutShort, BodyTooLarge, readBody } from '../util/read-body.js';

@@ -7,28 +7,6 @@
  *   await emulator.close();
  */
 export { startEmulator } from './server.js';
-export { defaultSeed, readSeedFile, checkSeed } from './seed.js';
-export { DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_KEY } from './default-seed.js';
-export type {
-  EmulatorOptions,
-  RunningEmulator,
-  EmulatorControl,
-  EmulatorSeed,
-  EmulatorStateSnapshot,
-  SeedKey,
-  SeedPhone,
-  PutMode,
-  ResponseStyle,
-  FaultRule,
-  FaultSettings,
-  RequestLogEntry,
-  WebhookDelivery,
-  EndCallStatus,
-  EndCallOptions,
-  EndCallResult,
-  CallRecord,
-  TrafficOptions,
-  TrafficSummary,
-  AgentTrafficSummary,
-} from './types.js';
-export { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError, type TrafficProfile } from './traffic/index.js';
+export { checkSeed } from './seed.js';
+export { defaultSeed, DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_KEY } from './default-seed.js';
+export type { EmulatorOptions, RunningEmulator, EmulatorSeed, CallRecord, TrafficOptions, TrafficSummary } from './types.js';

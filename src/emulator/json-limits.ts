@@ -1,20 +1,12 @@
 /**
- * How deeply JSON may nest in what the emulator accepts (request bodies, seeds, its data file).
- *
- * `JSON.parse` itself copes with any depth, but everything after it does not: serializing a stored
- * value (`JSON.stringify`, `structuredClone`) recurses, so one call registered with metadata nested
- * 5,000 levels deep made every later `GET /call-logs` a 500. Refusing such input at the door keeps
- * the account servable whatever a client sent.
+ * How deeply JSON may nest in what the emulator accepts: serializing a stored value recurses, so
+ * one value nested thousands of levels deep would make every later read of it a 500.
  */
 
 /** The deepest nesting accepted: `{}` is depth 1, `{"a":[1]}` depth 2. */
 export const MAX_JSON_DEPTH = 64;
 
-/**
- * The character position at which JSON text first opens more than `max` nested objects or arrays,
- * or undefined when it never does. A linear scan that skips string contents (escapes included); it
- * does not check the syntax, which `JSON.parse` does next.
- */
+/** Where JSON text first opens more than `max` nested objects or arrays (syntax is JSON.parse's job). */
 export function jsonTooDeepAt(text: string, max: number = MAX_JSON_DEPTH): number | undefined {
   let depth = 0;
   let inString = false;

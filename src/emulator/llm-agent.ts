@@ -1,20 +1,19 @@
 /**
- * The emulator's `--llm` mode: the agent is played by an OpenAI-compatible model instead of the
- * deterministic reply. The model gets the agent's prompt (metadata and the prefetch webhook's
- * extra prompt already in it, as the session built it) as the system message, the conversation,
- * and the agent's tools as functions. A tool call is executed by calling the tool's webhook
- * (llm-tools.ts), recorded for the call record's `function_calls`, and the model goes on.
+ * The emulator's `--llm` mode: an OpenAI-compatible model plays the agent, with the session's prompt
+ * as the system message and the agent's tools as functions; a tool call is sent to the tool's
+ * webhook and recorded in the call record's `function_calls`.
  */
 import { ChatModel, clip, type ChatTurn, type ToolDefinition } from '../model/chat-model.js';
 import type { AgentConfigRead, ChatMessage, ToolCommon } from '../schema/types.gen.js';
 import { HttpError } from './http.js';
-import { callToolWebhook, type ToolPolicy } from './llm-tools.js';
+import { callToolWebhook } from './llm-tools.js';
 import { isPlainObject } from '../util/json-object.js';
+import type { WebhookPolicy } from './webhooks.js';
 
 /** Model rounds per reply: a model that keeps calling tools is stopped here. */
 const MAX_TOOL_ROUNDS = 5;
 
-export interface AgentModelSettings {
+interface AgentModelSettings {
   /** Base URL of the OpenAI-compatible API. */
   url: string;
   /** Default: the agent's llm.model, else gpt-4o-mini. */
@@ -22,19 +21,19 @@ export interface AgentModelSettings {
   apiKey?: string | undefined;
 }
 
-export interface AgentTurnInput {
+interface AgentTurnInput {
   config: AgentConfigRead;
   messages: readonly ChatMessage[];
   sessionId: string;
   metadata: Record<string, unknown>;
 }
 
-export interface AgentTurn {
+interface AgentTurn {
   reply: string;
   functionCalls: Array<{ name: string; params: Record<string, unknown> }>;
 }
 
-/** What the session manager asks for a reply; the deterministic reply is used when there is none. */
+/** Plays an agent; without one, sessions give the deterministic reply. */
 export interface AgentPlayer {
   reply(input: AgentTurnInput): Promise<AgentTurn>;
 }
@@ -44,7 +43,7 @@ export class LlmAgent implements AgentPlayer {
 
   constructor(
     private readonly settings: AgentModelSettings,
-    private readonly toolPolicy: ToolPolicy,
+    private readonly toolPolicy: WebhookPolicy,
   ) {
     this.model = new ChatModel({ url: settings.url, model: settings.model ?? 'gpt-4o-mini', apiKey: settings.apiKey });
   }

@@ -1,30 +1,21 @@
 /**
- * Calling an agent's tool webhook on behalf of the `--llm` agent, as the service would: GET with
- * the arguments as query parameters, any other method with them as a JSON body; the tool's
- * `header` sent; `session_id` added unless `exclude_session_id`, the session metadata when
- * `include_metadata`. The answer (text, capped) goes back to the model; a failure is told to the
- * model as the tool's result and never breaks the session. The docs do not show the service's
- * request format for tools; this is the emulator's (docs/emulator.md).
+ * Calling a tool's webhook for the `--llm` agent, in the emulator's own format (docs/emulator.md):
+ * the arguments as a GET query or a JSON body, `session_id` and metadata as the tool asks. The
+ * answer (capped) or the failure goes back to the model as the tool's result.
  */
 import type { ToolCommon } from '../schema/types.gen.js';
-
-export type ToolPolicy = 'all' | 'loopback' | 'none';
+import { isLoopback, type WebhookPolicy } from './webhooks.js';
 
 /** Most of a tool's answer handed to the model. */
 const MAX_TOOL_ANSWER = 16 * 1024;
 const DEFAULT_TOOL_TIMEOUT_MS = 5000;
 
-export interface ToolCallInput {
+interface ToolCallInput {
   tool: ToolCommon;
   args: Record<string, unknown>;
   sessionId: string;
   metadata: Record<string, unknown>;
-  policy: ToolPolicy;
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '::1';
+  policy: WebhookPolicy;
 }
 
 /** Calls the tool; resolves to the text the model is given as the tool's result. */
@@ -55,8 +46,7 @@ export async function callToolWebhook(input: ToolCallInput): Promise<string> {
   }
   const timeout = tool.timeout && tool.timeout > 0 ? tool.timeout : DEFAULT_TOOL_TIMEOUT_MS;
   try {
-    // Loaded here, not with the emulator: the whole library is large, and only a conversation whose
-    // model calls a tool needs it (plan --local and apply --local never do).
+    // Loaded here: the library is large, and only a model calling a tool needs it.
     const { request } = await import('undici');
     const answer = await request(url, { method: method as 'GET', headers, body, headersTimeout: timeout, bodyTimeout: timeout });
     const text = await readCapped(answer.body);

@@ -10,7 +10,6 @@
 import { propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import type { AgentConfigRead } from '../schema/types.gen.js';
 import type { PutMode } from './types.js';
-
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 
 let readShape: SchemaNode | undefined;
@@ -39,7 +38,7 @@ function readOnlyPart(node: SchemaNode, stored: unknown): unknown {
  * `incoming` with the read-only extras of `stored` put back where `incoming` lacks them. Array
  * elements (tools, platform functions) are paired by `name`, else by position.
  */
-export function keepReadOnlyExtras(node: SchemaNode, stored: unknown, incoming: unknown): unknown {
+function keepReadOnlyExtras(node: SchemaNode, stored: unknown, incoming: unknown): unknown {
   if (Array.isArray(incoming) && Array.isArray(stored) && node.items) {
     const items = node.items;
     const byName = new Map<string, unknown>();

@@ -1,21 +1,10 @@
 import type { CallRecord } from './types.js';
 
-export interface Page {
-  records: CallRecord[];
-  /** Whether matching records remain after this page. */
-  more: boolean;
-}
-
 /**
- * One newest-first page of `records` (already ordered newest first and starting after the cursor).
- *
- * The cursor is a bare ts, and the next page takes records strictly older than it. Records that
- * share a ts would be skipped if a page ended between them, so a page never splits a group of equal
- * ts: it ends before the group instead (a shorter page), and when the group alone fills the page,
- * the page grows to hold the whole group (a longer page). Sessions the emulator starts always get
- * distinct ts; only a seed can hold ties.
+ * One page of `records` (newest first, after the cursor). The cursor is a bare ts, so a page never
+ * splits records of equal ts (only a seed has ties): it ends before them, or grows to hold them all.
  */
-export function takePage(records: Iterator<CallRecord>, matches: (record: CallRecord) => boolean, limit: number): Page {
+export function takePage(records: Iterator<CallRecord>, matches: (record: CallRecord) => boolean, limit: number): { records: CallRecord[]; more: boolean } {
   const nextMatch = (): CallRecord | undefined => {
     for (let step = records.next(); !step.done; step = records.next()) if (matches(step.value)) return step.value;
     return undefined;

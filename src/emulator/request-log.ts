@@ -1,15 +1,13 @@
 /**
- * The request log behind GET /_emulator/requests: the last N requests (a ring, so a benchmark of
- * millions of requests keeps memory flat), with the webhooks each one caused. What a caller sent
- * (its path, query and headers) and a webhook's target and error are kept `printable`: the log is
- * printed line by line and read back as JSON, and either way no control character a caller chose
- * reaches a terminal raw.
+ * The request log behind GET /_emulator/requests: the last N requests, with the webhooks each
+ * caused. What a caller sent and a webhook's target and error are kept `printable`: no control
+ * character a caller chose reaches a terminal raw.
  */
 import type { IncomingMessage } from 'node:http';
 import { printable } from '../util/printable.js';
 import type { RequestLogEntry, WebhookDelivery } from './types.js';
 
-export const REDACTED_HEADER = '(redacted)';
+const REDACTED_HEADER = '(redacted)';
 
 const RAW = Symbol('raw');
 

@@ -1,7 +1,6 @@
 /**
  * The route table's types and path matching. Each route declares what the server checks before its
- * handler runs (header, query and body against the schemas, the key), so handlers hold only the
- * behaviour of their operation.
+ * handler runs, so handlers hold only the behaviour of their operation.
  */
 import type { IncomingMessage } from 'node:http';
 import type { HeaderDeclaration } from './auth.js';
@@ -62,7 +61,7 @@ interface CompiledRoute {
   segments: string[];
 }
 
-export type RouteMatch =
+type RouteMatch =
   | { kind: 'found'; route: Route; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };
@@ -72,10 +71,6 @@ export class Router {
 
   constructor(routes: Route[]) {
     this.compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
-  }
-
-  get routes(): Route[] {
-    return this.compiled.map((c) => c.route);
   }
 
   /** `segments` are the request path's raw (still encoded) segments. */

@@ -1,12 +1,9 @@
-/**
- * Seeds: reading a seed file (YAML or JSON), checking it against the service schemas with every
- * problem reported at once, and loading it into the store.
- */
+/** Seeds: reading a seed file, checking it against the service schemas (every problem at once), loading it. */
 import { readFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
 import { validateAgainst } from '../schema/validate.js';
 import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
-import { buildDefaultSeed } from './default-seed.js';
+import { defaultSeed } from './default-seed.js';
 import { newId } from './ids.js';
 import { sha256Hex } from '../util/hash.js';
 import { MAX_JSON_DEPTH, valueTooDeep } from './json-limits.js';
@@ -15,11 +12,6 @@ import type { CallRecord, EmulatorSeed, SeedKey, StoredPhone } from './types.js'
 import { formatIndexed } from '../util/field-path.js';
 
 const SEED_KEYS = ['keys', 'agents', 'phones', 'campaigns', 'call_logs'] as const;
-
-/** The built-in default seed (a fresh copy each time). */
-export function defaultSeed(): EmulatorSeed {
-  return buildDefaultSeed();
-}
 
 /** Reads a seed file; `.json` is JSON, anything else YAML (a superset of JSON). */
 export async function readSeedFile(file: string): Promise<EmulatorSeed> {
@@ -40,10 +32,7 @@ export async function readSeedFile(file: string): Promise<EmulatorSeed> {
   return value;
 }
 
-/**
- * What reads a seed's text: YAML (a superset of JSON) or JSON. The YAML library is loaded only for
- * a seed written in YAML, not with every emulator: `--local` starts with none.
- */
+/** What reads a seed's text; the YAML library is loaded only for a seed written in YAML. */
 export async function seedParser(yaml: boolean): Promise<(text: string) => unknown> {
   return yaml ? (await import('yaml')).parse : JSON.parse;
 }
@@ -83,8 +72,7 @@ export function seedProblems(value: unknown): string[] {
     });
   };
 
-  // A key listed twice (say once as private, once as public) would leave one type in the account
-  // while the other is printed as the key to use.
+  // A key listed twice (private and public) would be stored as one type and printed as the other.
   const keyAt = new Map<string, string>();
   list('keys', (item, at) => {
     const key = item as Partial<SeedKey> | null;
@@ -135,10 +123,7 @@ export function checkSeed(value: unknown, label: string): asserts value is Emula
   });
 }
 
-/**
- * Replaces the store's account with a (checked) seed. Returns nothing; the store remembers the
- * first raw private key so the emulator can print it.
- */
+/** Replaces the store's account with a (checked) seed; the store keeps the first raw private key to print. */
 export function loadSeedIntoStore(store: EmulatorStore, seed: EmulatorSeed): void {
   const copy = structuredClone(seed);
   store.clear();
@@ -167,10 +152,8 @@ export function loadSeedIntoStore(store: EmulatorStore, seed: EmulatorSeed): voi
 }
 
 /**
- * The records of one configuration share one `agent_config` object, as synthetic traffic's do: a
- * seed written out as JSON has a copy per record, and 100,000 copies would be 100,000 objects in
- * memory and 100,000 serializations on the first walk of GET /call-logs, where shared ones are
- * serialized once (store.ts, CallLog.json). Configs are told apart by their JSON text.
+ * Records with the same `agent_config` text share one object, as synthetic traffic's do: a shared
+ * config is held and serialized once (CallLog.json), where a seed has a copy per record.
  */
 function shareIdenticalConfigs(records: CallRecord[]): CallRecord[] {
   const byText = new Map<string, CallRecord['agent_config']>();

@@ -6,6 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { VoxformError } from '../errors.js';
 import { authenticate } from './auth.js';
@@ -17,13 +18,9 @@ import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import { RequestLog } from './request-log.js';
 import { Router, type Route, type RouteContext } from './router.js';
 import { accountRoutes } from './routes/account.js';
-import { agentRoutes } from './routes/agents.js';
 import { callLogRoutes } from './routes/call-logs.js';
-import { campaignRoutes } from './routes/campaigns.js';
-import { knowledgeRoutes } from './routes/knowledge.js';
-import { phoneRoutes } from './routes/phones.js';
-import { sessionRoutes } from './routes/sessions.js';
-import { uploadRoutes } from './routes/uploads.js';
+import { knowledgeRoutes, uploadRoute } from './routes/knowledge.js';
+import { recordingRoute, sessionRoutes } from './routes/sessions.js';
 import { loadSeedIntoStore, resolveSeed } from './seed.js';
 import type { AgentPlayer } from './llm-agent.js';
 import { SessionManager } from './sessions.js';
@@ -41,24 +38,12 @@ const CLOSE_GRACE_MS = 2000;
 /** The spec's operations, in the spec's order. */
 export const specRoutes: Route[] = [
   ...accountRoutes,
-  ...campaignRoutes,
-  ...phoneRoutes,
-  ...agentRoutes,
   ...callLogRoutes,
   ...sessionRoutes,
   ...knowledgeRoutes,
 ];
 
-function jsonErrorPosition(error: unknown): number {
-  const match = /position (\d+)/.exec((error as Error).message ?? '');
-  return match ? Number(match[1]) : 0;
-}
-
-/**
- * The JSON body, or undefined with its problem added: a 422 `json_invalid` on a spec route (also
- * for nesting deeper than MAX_JSON_DEPTH, refused before anything recurses over it), a 400 on a
- * control route.
- */
+/** The JSON body, or undefined with its problem added (a 422 on a spec route); a 400 on a control route. */
 function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail[]): unknown {
   const text = rawBody.toString('utf8');
   const tooDeep = jsonTooDeepAt(text);
@@ -71,7 +56,8 @@ function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail
     return JSON.parse(text);
   } catch (error) {
     if (route.control) throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
-    problems.push({ type: 'json_invalid', loc: ['body', jsonErrorPosition(error)], msg: 'JSON decode error' });
+    const position = Number(/position (\d+)/.exec((error as Error).message)?.[1] ?? 0);
+    problems.push({ type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error' });
     return undefined;
   }
 }
@@ -105,7 +91,7 @@ class Emulator implements ControlHost {
   readonly control: EmulatorControl;
   private readonly server: http.Server;
   private baseUrl = '';
-  /** Where it listens: the port, and the host it was told (for the control routes' Host check). */
+  /** The port, and the host it was told (for the control routes' Host check). */
   private listening = { port: 0, host: '' };
   private readonly inFlight = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
@@ -124,7 +110,7 @@ class Emulator implements ControlHost {
     const webhooks = new WebhookSender(options.webhookTimeoutMs ?? WEBHOOK_BUDGET_MS, options.webhooks ?? 'all');
     const faults = new FaultInjector(options.faultSeed);
     this.initialFaults = optionFaultRules(options);
-    if (this.initialFaults.length > 0) faults.set({ rules: this.initialFaults });
+    faults.set({ rules: this.initialFaults });
     this.core = {
       store,
       sessions: new SessionManager(store, webhooks, requestLog, agentPlayer),
@@ -138,7 +124,7 @@ class Emulator implements ControlHost {
     this.core.sessions.reindex();
     store.onReload = () => this.core.sessions.reindex();
     this.control = createControl(this);
-    this.router = new Router([...specRoutes, ...uploadRoutes, ...controlRoutes(this, this.control)]);
+    this.router = new Router([...specRoutes, uploadRoute, recordingRoute, ...controlRoutes(this, this.control)]);
     this.server = http.createServer((req, res) => {
       const done = this.handle(req, res).catch((error: unknown) => this.crashed(res, error));
       this.inFlight.add(done);
@@ -151,27 +137,18 @@ class Emulator implements ControlHost {
   }
 
   async listen(port: number, host: string): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException) => {
-        this.server.off('listening', onListening);
-        if (error.code === 'EADDRINUSE') {
-          reject(new VoxformError('emulator_port_in_use', `Port ${port} on ${host} is already in use.`, { hint: 'Stop what is using it, or pick another port with --port (0 picks a free one).' }));
-        } else {
-          reject(
-            new VoxformError('emulator_listen_failed', `The emulator cannot listen on ${host}:${port}: ${error.message}.`, {
-              hint: 'Pick another --host (an address of this machine, such as 127.0.0.1, or 0.0.0.0 for every one) or --port (0 picks a free one).',
-            }),
-          );
-        }
-      };
-      const onListening = () => {
-        this.server.off('error', onError);
-        resolve();
-      };
-      this.server.once('error', onError);
-      this.server.once('listening', onListening);
-      this.server.listen(port, host);
-    });
+    this.server.listen(port, host);
+    try {
+      await once(this.server, 'listening');
+    } catch (caught) {
+      const error = caught as NodeJS.ErrnoException;
+      if (error.code === 'EADDRINUSE') {
+        throw new VoxformError('emulator_port_in_use', `Port ${port} on ${host} is already in use.`, { hint: 'Stop what is using it, or pick another port with --port (0 picks a free one).' });
+      }
+      throw new VoxformError('emulator_listen_failed', `The emulator cannot listen on ${host}:${port}: ${error.message}.`, {
+        hint: 'Pick another --host (an address of this machine, such as 127.0.0.1, or 0.0.0.0 for every one) or --port (0 picks a free one).',
+      });
+    }
     const address = this.server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.baseUrl = `http://${shownHost}:${address.port}`;
@@ -181,8 +158,7 @@ class Emulator implements ControlHost {
   async reset(): Promise<void> {
     await this.loadSeed(this.initialSeed);
     this.core.requestLog.clear();
-    this.core.faults.clear();
-    if (this.initialFaults.length > 0) this.core.faults.set({ rules: this.initialFaults });
+    this.core.faults.set({ rules: this.initialFaults });
     this.core.putMode = this.options.putMode ?? 'merge';
     this.core.responseStyle = checkResponseStyle(this.options.responseStyle ?? {});
   }
@@ -240,8 +216,7 @@ class Emulator implements ControlHost {
     };
 
     const fault = this.core.faults.enabled ? this.core.faults.decide(method, path) : undefined;
-    // Latency counts from the request's arrival, and the answer, not the handling, waits for it:
-    // 20 ms of latency answers 20 ms after arrival, not 20 ms plus the handler's and the timer's time.
+    // Latency counts from the request's arrival: the answer, not the handling, waits for it.
     const answerAt = fault && fault.delayMs > 0 ? started + fault.delayMs : undefined;
     if (fault) {
       entry.faults.push(...fault.labels);
@@ -342,10 +317,7 @@ class Emulator implements ControlHost {
     return { problems, query, parsed, body };
   }
 
-  /**
-   * Scheme, host and port the client used, for URLs handed back to it; this emulator's own address
-   * when the Host header is not one a URL can be made of.
-   */
+  /** Scheme, host and port the client used, for URLs handed back; our own when the Host makes no URL. */
   private originOf(req: IncomingMessage): string {
     const host = req.headers.host;
     if (host && /^[A-Za-z0-9.\-_~:[\]%]+$/.test(host) && URL.canParse(`http://${host}`)) return `http://${host}`;
@@ -396,8 +368,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     created = !(await store.loadDataFile());
     if (created) loadSeedIntoStore(store, initialSeed);
   }
-  // The model's client (the OpenAI library, about 110 ms to load) only for an emulator told to use
-  // one: `plan --local` and `apply --local` start one that is not.
+  // The model's client is slow to load: only for an emulator told to use one (never `--local`).
   const agentPlayer = options.llm ? new (await import('./llm-agent.js')).LlmAgent(options.llm, options.webhooks ?? 'all') : undefined;
   const emulator = new Emulator(options, initialSeed, store, agentPlayer);
   if (store.shared) {
@@ -419,11 +390,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
 }
 
-/**
- * The seed's raw private key, if the account accepts it as a private key — never a public key or a
- * key the account does not hold (seeds are checked for that, but a data file may say anything):
- * printing one of those as "the key to use" would lead to a 401 or 403.
- */
+/** The seed's raw private key, only if the account accepts it as one (a data file may say anything). */
 function usablePrivateKey(store: EmulatorStore): string {
   const key = store.seedPrivateKey;
   if (!key) return '';
@@ -431,9 +398,8 @@ function usablePrivateKey(store: EmulatorStore): string {
 }
 
 /**
- * Resolves at `at` (a `performance.now()` time), at once if that has passed. Node fires a timer
- * 0.2–0.4 ms after its due millisecond, so the wait is rounded down: the answer then leaves within
- * a millisecond of `at` on either side, centred on it, where rounding up would add both.
+ * Resolves at `at` (a `performance.now()` time), at once if that has passed. Rounded down: Node
+ * fires a timer a fraction of a millisecond late, so the answer leaves centred on `at`.
  */
 function waitUntil(at: number | undefined): Promise<void> | undefined {
   if (at === undefined) return undefined;

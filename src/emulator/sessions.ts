@@ -1,7 +1,6 @@
 /**
- * Sessions: register_call, register_sip_call, sip and chat conversations. A session starts with the
- * prefetch webhook (its metadata merged, its extra_prompt appended to the prompt), appears in the
- * call log at once, and when it ends its record is completed and the end-of-call webhook fires.
+ * Sessions: calls and chats. A session starts with the prefetch webhook (its metadata merged, its
+ * extra_prompt appended), is in the call log at once, and on its end the end-of-call webhook fires.
  */
 import type { ChatMessage, SessionContinuation, WebhookTarget } from '../schema/types.gen.js';
 import { endOfCallPayload, flattenMetadata, prefetchQuery } from '../webhooks/payload.js';
@@ -19,7 +18,7 @@ import type { CallRecord, EndCallOptions, EndCallStatus, RequestLogEntry, Sessio
 import { bodyValueError } from './validation.js';
 import type { WebhookSender } from './webhooks.js';
 
-export interface StartSessionInput {
+interface StartSessionInput {
   kind: SessionKind;
   agentId: string;
   /** The request's agent_config: applied over the stored config by top-level key. */
@@ -31,18 +30,10 @@ export interface StartSessionInput {
   continuation?: SessionContinuation | undefined;
   /** Where `session_continuation` sits in the body, for a 422 on an unknown session id. */
   continuationLoc?: Array<string | number>;
-  transcript?: ChatMessage[];
   entry: RequestLogEntry | undefined;
 }
 
-export interface ChatTurnInput {
-  agentId: string;
-  override?: Record<string, unknown> | undefined;
-  metadata?: Record<string, unknown> | undefined;
-  includeMetadataInPrompt?: boolean | undefined;
-  messages: ChatMessage[];
-  entry: RequestLogEntry | undefined;
-}
+type ChatTurnInput = Pick<StartSessionInput, 'agentId' | 'override' | 'metadata' | 'includeMetadataInPrompt' | 'entry'> & { messages: ChatMessage[] };
 
 function charsOf(transcript: readonly ChatMessage[]): number {
   return transcript.reduce((sum, m) => sum + (typeof m.content === 'string' ? m.content.length : 0), 0);
@@ -55,8 +46,7 @@ function configKey(override: Record<string, unknown> | undefined): string {
 
 /**
  * Hash of a conversation so far, per agent and configuration: how a chat request finds the session
- * it continues. The same conversation under another agent_config (the live agent and a proposed
- * change, talked to side by side) is another session.
+ * it continues. Under another agent_config (a proposed change talked to side by side), it is another.
  */
 function transcriptKeys(agentId: string, config: string, messages: readonly ChatMessage[]): string[] {
   const keys: string[] = [];
@@ -90,7 +80,7 @@ export class SessionManager {
     const agent = this.store.agents.get(input.agentId);
     if (!agent) throw new Error(`start(): unknown agent ${input.agentId}`); // routes check first
     let sessionId = newId('ses');
-    let transcript = [...(input.transcript ?? [])];
+    let transcript: ChatMessage[] = [];
     let metadata: Record<string, unknown> = {};
     const continuation = input.continuation;
     if (continuation?.session_id !== undefined) {
@@ -98,7 +88,7 @@ export class SessionManager {
       if (!previous) throw bodyValueError([...(input.continuationLoc ?? ['session_continuation']), 'session_id'], 'no session with this id');
       // The same session goes on in a new call: its history and metadata carry over.
       sessionId = previous.session_id;
-      transcript = [...previous.transcript, ...transcript];
+      transcript = [...previous.transcript];
       metadata = { ...previous.metadata };
     }
     transcript.push(...(continuation?.messages ?? []));
@@ -138,14 +128,14 @@ export class SessionManager {
   private async prefetch(session: Session, target: WebhookTarget, entry: RequestLogEntry | undefined): Promise<void> {
     const query = prefetchQuery({ session_id: session.session_id, agent_id: session.agent_id, from: session.from, to: session.to, metadata: session.metadata });
     const outcome = await this.webhooks.send({ hook: 'prefetch', target, call_id: session.call_id, session_id: session.session_id, query });
-    this.requestLog.recordDelivery(outcome.delivery, entry);
-    if (!outcome.delivery.ok || outcome.answer === undefined) return;
-    const problem = prefetchAnswerProblem(outcome.answer);
+    const problem = outcome.delivery.ok && outcome.answer !== undefined ? prefetchAnswerProblem(outcome.answer) : undefined;
     if (problem) {
       outcome.delivery.ok = false;
       outcome.delivery.error = `answer ignored: ${problem}`;
-      return;
     }
+    // Recorded once judged: the log keeps a copy.
+    this.requestLog.recordDelivery(outcome.delivery, entry);
+    if (!outcome.delivery.ok || outcome.answer === undefined) return;
     const answer = outcome.answer as { metadata?: Record<string, unknown>; extra_prompt?: string };
     if (answer.metadata) Object.assign(session.metadata, answer.metadata);
     if (answer.extra_prompt) {
@@ -183,16 +173,17 @@ export class SessionManager {
     };
   }
 
+  private chatKey(session: Session): string | undefined {
+    return transcriptKeys(session.agent_id, session.config_key ?? configKey(undefined), session.transcript).pop();
+  }
+
   private indexChat(session: Session): void {
-    const key = transcriptKeys(session.agent_id, session.config_key ?? configKey(undefined), session.transcript).pop();
-    if (!key) return;
-    const list = this.chats.get(key) ?? [];
-    list.push(session);
-    this.chats.set(key, list);
+    const key = this.chatKey(session);
+    if (key) this.chats.set(key, [...(this.chats.get(key) ?? []), session]);
   }
 
   private unindexChat(session: Session): void {
-    const key = transcriptKeys(session.agent_id, session.config_key ?? configKey(undefined), session.transcript).pop();
+    const key = this.chatKey(session);
     if (!key) return;
     const list = (this.chats.get(key) ?? []).filter((s) => s !== session);
     if (list.length > 0) this.chats.set(key, list);
@@ -200,9 +191,9 @@ export class SessionManager {
   }
 
   /**
-   * One chat request. The request carries the whole conversation (OpenAI style); it continues the
-   * open chat session of the agent, started with the same agent_config, whose transcript is the
-   * longest prefix of `messages`, or starts a new session. When identical conversations are open, the most recently active one continues.
+   * One chat request, carrying the whole conversation (OpenAI style): it continues the agent's open
+   * chat with the same agent_config whose transcript is the longest prefix of `messages` (the most
+   * recently active of identical ones), or starts a new session.
    */
   async chatTurn(input: ChatTurnInput): Promise<{ session: Session; reply: string }> {
     const keys = transcriptKeys(input.agentId, configKey(input.override), input.messages);
@@ -242,10 +233,7 @@ export class SessionManager {
     return { session, reply };
   }
 
-  /**
-   * Ends a session: completes its call record, then sends the end-of-call webhook. The record is
-   * final before the webhook goes out; the returned promise settles with the delivery.
-   */
+  /** Ends a session: its call record is final before the end-of-call webhook goes out (`delivery`). */
   end(session: Session, status: EndCallStatus, options: EndCallOptions, entry: RequestLogEntry | undefined, origin: string): { record: CallRecord; delivery: Promise<WebhookDelivery | null> } {
     if (session.ended) throw new HttpError(409, `Call ${session.call_id} has already ended`);
     session.ended = true;
@@ -268,7 +256,6 @@ export class SessionManager {
 
     const target = session.config.session_data_webhook;
     if (!target) return { record, delivery: Promise.resolve(null) };
-    // The record is final and holds what the payload says (its voip is the session's).
     const payload = endOfCallPayload(record);
     const delivery = this.webhooks
       .send({ hook: 'end_of_call', target, call_id: session.call_id, session_id: session.session_id, body: payload })

@@ -1,17 +1,9 @@
 /**
- * A data file that several processes use at once (`--local`: every voxform command run in a folder
- * starts its own embedded emulator on `.voxform/local.json`).
- *
- * Each process keeps the account in memory, as a lone emulator does, but never writes a stale copy
- * over another process's changes:
- * - work is done in batches, one batch at a time in a process: the requests queued meanwhile;
- * - a batch that may change the account holds a cross-process lock on the file (proper-lockfile: a
- *   lock directory beside it, taken over when its holder died), reloads the file if another process
- *   wrote it since this one last read or wrote it, runs its requests, writes once, then unlocks;
- * - a batch of reads takes no lock; it only reloads the file if it changed, so `logs` sees the calls
- *   a `chat` made.
- * "The file changed" is its identity on disk (inode, size, modification and change times, in
- * nanoseconds): every write replaces it by a rename, so each write gives a new one.
+ * A data file that several processes use at once (`--local`: each command's embedded emulator on
+ * `.voxform/local.json`), never writing a stale copy over another process's changes. Requests run
+ * in batches, one at a time: a batch that may change the account holds a cross-process lock, reloads
+ * the file if another process wrote it, runs, and writes once; a batch of reads only reloads.
+ * "Changed" is the file's identity on disk (inode, size, times): every write renames a new file in.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { stat } from 'node:fs/promises';
@@ -24,7 +16,7 @@ const LOCK_RETRIES = { retries: 600, minTimeout: 20, maxTimeout: 100, factor: 1.
 const LOCK_STALE_MS = 10_000;
 
 /** What the gate needs from the store. */
-export interface SharedFileHost {
+interface SharedFileHost {
   /** Replaces the in-memory account with the file's content; false when the file does not exist. */
   reload(): Promise<boolean>;
   /** Whether the account changed since the last write. */
@@ -78,9 +70,8 @@ export class SharedDataFile {
   }
 
   /**
-   * Runs `fn` in a batch: after every batch queued before it, with the account reloaded when the
-   * file changed, and — when `write` — under the file lock, resolving once its changes are on disk.
-   * Called from inside a batch, `fn` runs at once as part of it.
+   * Runs `fn` in the next batch (when `write`, under the lock, resolving once its changes are on
+   * disk); from inside a batch, at once as part of it.
    */
   run<T>(write: boolean, fn: () => T | Promise<T>): Promise<T> {
     const current = this.context.getStore();

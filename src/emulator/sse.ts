@@ -4,11 +4,7 @@
  */
 import type { AgentConfigRead, ChatCompletionChunk, ChatMessage } from '../schema/types.gen.js';
 
-/**
- * The reply, documented in docs/emulator.md so tests can expect it exactly:
- * - to a user message: `[<agent name>] You said: <last user message>`;
- * - with no user message yet: the agent's `first_message`, or `[<agent name>] Hello!`.
- */
+/** The reply, documented in docs/emulator.md so tests can expect it exactly. */
 export function composeReply(agentName: string, config: AgentConfigRead, messages: readonly ChatMessage[]): string {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   if (lastUser) return `[${agentName}] You said: ${lastUser.content}`;

@@ -2,14 +2,9 @@
  * The account the emulator serves, in memory, and its optional data file.
  *
  * Persistence is a group commit: a request that changed something awaits `commit()` before it is
- * answered, so a 2xx means the change is on disk. Writes never overlap and are coalesced: while one
- * write is in flight, every change made meanwhile waits for the single next write, so 500
- * concurrent PUTs cost a handful of fsyncs, not 500. Each write goes through `writeFileAtomic`, so a
- * crash mid-write leaves the previous file intact.
- *
- * A data file shared with other processes (`shared`, for `--local`) is written differently: every
- * request runs in a batch of `SharedDataFile` (shared-file.ts), which reloads the file when another
- * process changed it and writes once at the end of the batch, under a cross-process lock.
+ * answered, so a 2xx means the change is on disk; changes made while a write is in flight share the
+ * next one. A data file shared with other processes (`--local`) is written by the batches of
+ * `SharedDataFile` instead.
  */
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { VoxformError } from '../errors.js';
@@ -19,7 +14,6 @@ import { SharedDataFile } from './shared-file.js';
 import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_EMULATOR_DATA_JSON_VALUES, MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 
-const EMULATOR_DATA_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_EMULATOR_DATA_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 import type {
   CallRecord,
   EmulatorStateSnapshot,
@@ -32,19 +26,13 @@ import type {
   UploadedObject,
 } from './types.js';
 
+const EMULATOR_DATA_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_EMULATOR_DATA_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 const DATA_FORMAT = 'voxform-emulator-data';
-/**
- * 2: call records that share one `agent_config` object (synthetic traffic) are written with
- * `{"$shared_config": i}` in its place, the config once in `shared_configs[i]`. Version 1 files
- * (every config inline) are still read.
- */
+/** 2: a config shared by call records is written once, in `shared_configs` (version 1: all inline). */
 const DATA_VERSION = 2;
 const READABLE_VERSIONS = [1, 2];
 
-/**
- * The JSON text of stored objects, made once per object and kept until the object changes: the hot
- * read paths (GET /agents/{id}, call-log pages) answer with it without serializing again.
- */
+/** The JSON text of stored objects, kept until the object changes: the hot read paths serve it as is. */
 class JsonTextCache<T extends object> {
   private readonly text = new WeakMap<T, string>();
 
@@ -68,11 +56,7 @@ export interface PersistedData extends EmulatorStateSnapshot {
   format: typeof DATA_FORMAT;
   version: number;
   saved_at: string;
-  /**
-   * The raw private key of the seed, so a restarted emulator can print it again. It is the
-   * documented local key (or the one a seed file already holds in the clear); keys made with
-   * POST /api_keys are only ever stored as hashes.
-   */
+  /** The seed's raw private key (already in the clear there), to print again; other keys are kept as hashes. */
   seed_private_key: string | null;
   /** `EmulatorStore.configSetAt` (absent in version 1 files). */
   agent_config_set_at?: Record<string, number>;
@@ -101,13 +85,9 @@ export class EmulatorStore {
   /** The latest call of each session id (a continued session has several calls). */
   sessionsById = new Map<string, Session>();
   readonly callLog = new CallLog();
-  /**
-   * When each agent's configuration was last stored (Unix seconds), by agent id: synthetic traffic
-   * is never stamped before it. Agents loaded from a seed have no entry (their time is not known).
-   */
+  /** When each agent's configuration was last stored (Unix seconds; none from a seed): traffic comes after it. */
   configSetAt = new Map<string, number>();
   seedPrivateKey: string | null = null;
-  /** Agents as JSON text, kept until the agent changes: reads far outnumber writes. */
   private readonly agentText = new JsonTextCache<Agent>();
 
   private dirtyVersion = 0;
@@ -141,11 +121,7 @@ export class EmulatorStore {
     }
   }
 
-  /**
-   * Runs a request's work on the account. A lone store runs it at once; a shared one runs it in a
-   * batch (after reloading what other processes wrote; when `write`, under the file lock and
-   * answered only once its changes are on disk).
-   */
+  /** Runs a request's work on the account: at once, or for a shared file in a batch of `SharedDataFile`. */
   access<T>(write: boolean, work: () => T | Promise<T>): Promise<T> {
     if (this.shared) return this.shared.run(write, work);
     return Promise.resolve(work());
@@ -153,27 +129,16 @@ export class EmulatorStore {
 
   /** Empties the account (before a seed or a reset). */
   clear(): void {
-    this.keys.clear();
-    this.agents.clear();
-    this.phones.clear();
-    this.campaigns.clear();
-    this.credentials.clear();
-    this.pendingUploads.clear();
-    this.objects.clear();
-    this.files.clear();
-    this.sessions.clear();
-    this.sessionsById.clear();
-    this.callLog.clear();
-    this.configSetAt.clear();
+    const stores = [this.keys, this.agents, this.phones, this.campaigns, this.credentials, this.pendingUploads, this.objects];
+    for (const map of [...stores, this.files, this.sessions, this.sessionsById, this.configSetAt, this.callLog]) map.clear();
     this.seedPrivateKey = null;
   }
 
-  /** Must follow every change to an agent's configuration (PUT, knowledge files). */
+  /** Must follow every change to an agent's configuration. */
   markConfigSet(agentId: string): void {
     this.configSetAt.set(agentId, nowSeconds());
   }
 
-  /** The agent as JSON text (GET /agents/{id}). */
   agentJson(agent: Agent): string {
     return this.agentText.get(agent);
   }
@@ -193,7 +158,7 @@ export class EmulatorStore {
     return structuredClone(this.contents());
   }
 
-  /** Everything stored, as lists (shared, not copied: callers copy or serialize at once). */
+  /** Everything stored, as lists (not copied: callers copy or serialize at once). */
   private contents(): EmulatorStateSnapshot {
     return {
       keys: [...this.keys.values()],
@@ -209,22 +174,6 @@ export class EmulatorStore {
       },
       sessions: [...this.sessions.values()],
     };
-  }
-
-  /** Replaces everything with a snapshot (from the data file). */
-  restore(data: EmulatorStateSnapshot, seedPrivateKey: string | null): void {
-    this.clear();
-    for (const key of data.keys) this.keys.set(key.hash, key);
-    for (const agent of data.agents) this.agents.set(agent.id, agent);
-    for (const phone of data.phones) this.phones.set(phone.id, phone);
-    for (const campaign of data.campaigns) this.campaigns.set(campaign.id, campaign);
-    this.callLog.insertMany(data.call_logs);
-    for (const credential of data.credentials) this.credentials.set(credential.provider, credential);
-    for (const upload of data.knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
-    for (const object of data.knowledge.objects) this.objects.set(object.key, object);
-    for (const file of data.knowledge.files) this.files.set(file.id, file);
-    for (const session of [...data.sessions].sort((a, b) => a.ts - b.ts)) this.addSession(session);
-    this.seedPrivateKey = seedPrivateKey;
   }
 
   /** Reads the data file; undefined when it does not exist yet. */
@@ -260,6 +209,7 @@ export class EmulatorStore {
     return true;
   }
 
+  /** Replaces everything with the data file's content. */
   private restoreFrom(data: PersistedData): void {
     const shared = data.shared_configs ?? [];
     for (const record of data.version >= 2 ? data.call_logs : []) {
@@ -269,32 +219,28 @@ export class EmulatorStore {
       if (config === null || typeof config !== 'object') throw new Error(`call record ${String(record.call_id)} names a shared config that is not in the file`);
       record.agent_config = config;
     }
-    this.restore(
-      {
-        keys: data.keys ?? [],
-        agents: data.agents,
-        phones: data.phones ?? [],
-        campaigns: data.campaigns ?? [],
-        call_logs: data.call_logs,
-        credentials: data.credentials ?? [],
-        knowledge: data.knowledge ?? { pending_uploads: [], objects: [], files: [] },
-        sessions: data.sessions ?? [],
-      },
-      data.seed_private_key ?? null,
-    );
+    this.clear();
+    for (const key of data.keys ?? []) this.keys.set(key.hash, key);
+    for (const agent of data.agents) this.agents.set(agent.id, agent);
+    for (const phone of data.phones ?? []) this.phones.set(phone.id, phone);
+    for (const campaign of data.campaigns ?? []) this.campaigns.set(campaign.id, campaign);
+    this.callLog.insertMany(data.call_logs);
+    for (const credential of data.credentials ?? []) this.credentials.set(credential.provider, credential);
+    const knowledge = data.knowledge ?? { pending_uploads: [], objects: [], files: [] };
+    for (const upload of knowledge.pending_uploads) this.pendingUploads.set(upload.key, upload);
+    for (const object of knowledge.objects) this.objects.set(object.key, object);
+    for (const file of knowledge.files) this.files.set(file.id, file);
+    for (const session of [...(data.sessions ?? [])].sort((a, b) => a.ts - b.ts)) this.addSession(session);
+    this.seedPrivateKey = data.seed_private_key ?? null;
     for (const [agentId, at] of Object.entries(data.agent_config_set_at ?? {})) {
       if (typeof at === 'number' && Number.isFinite(at)) this.configSetAt.set(agentId, at);
     }
   }
 
-  /**
-   * Call after a change: resolves once the change is on disk (at once without a data file). A
-   * failed write rejects, and the request that made the change answers 500.
-   */
+  /** Call after a change: resolves once it is on disk; a failed write rejects (the request answers 500). */
   commit(): Promise<void> {
     if (!this.dataFile) return Promise.resolve();
     if (this.shared) {
-      // The batch this change belongs to writes it (and the request is answered after that write).
       if (!this.shared.inBatch) return Promise.reject(new Error('a change to a shared data file was made outside a batch'));
       this.dirtyVersion++;
       return Promise.resolve();
@@ -318,8 +264,7 @@ export class EmulatorStore {
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.flushedVersion < this.dirtyVersion) await this.writeOnce();
     } finally {
-      // Cleared in the same synchronous step as the last check for pending changes (no await in
-      // between), so a commit() made just after starts a new loop instead of waiting on this one.
+      // In the same synchronous step as the last check: a commit() just after starts a new loop.
       this.writing = undefined;
     }
   }
@@ -356,16 +301,14 @@ export class EmulatorStore {
       version: DATA_VERSION,
       saved_at: new Date().toISOString(),
       seed_private_key: this.seedPrivateKey,
-      // No deep copy needed: the object is turned into text at once.
       ...this.contents(),
       agent_config_set_at: Object.fromEntries(this.configSetAt),
     };
     const { records, configs } = shareConfigs(data.call_logs);
     data.call_logs = records;
     data.shared_configs = configs;
-    // An account past what a data file may hold (a million synthetic calls) is refused here, before
-    // anything is written: past V8's longest string JSON.stringify throws a RangeError, and a file
-    // over the limit, once written, would be refused when the emulator next starts.
+    // Refused before anything is written: too long a text throws a RangeError, and a file over the
+    // limit would be refused at the next start.
     let text: string | undefined;
     try {
       text = `${JSON.stringify(data, null, 1)}\n`;
@@ -388,10 +331,7 @@ export class EmulatorStore {
   }
 }
 
-/**
- * Call records for the data file: a config object that several records share is written once (in
- * `configs`) and each of those records names it by index; a config of one record stays inline.
- */
+/** Call records for the data file: a config several records share is written once, named by index. */
 function shareConfigs(records: CallRecord[]): { records: CallRecord[]; configs: Array<Record<string, unknown>> } {
   const uses = new Map<object, number>();
   for (const record of records) if (record.agent_config) uses.set(record.agent_config, (uses.get(record.agent_config) ?? 0) + 1);
@@ -410,35 +350,26 @@ function shareConfigs(records: CallRecord[]): { records: CallRecord[]; configs: 
   return { records: written, configs };
 }
 
-/**
- * The call log: records by call_id, and in ts order for newest-first cursor pages. Records are
- * kept oldest-first in an array (new calls are nearly always the newest, so inserting is an append)
- * and walked backwards from a binary search, so a page costs the same on a log of 40 records and
- * of 100,000. Many records at once (synthetic traffic) are merged in one pass.
- */
 const CONFIG_PLACEHOLDER = '\u0000voxform-shared-agent-config';
 const CONFIG_KEY_TEXT = '"agent_config":';
 const CONFIG_PLACEHOLDER_TEXT = `${CONFIG_KEY_TEXT}${JSON.stringify(CONFIG_PLACEHOLDER)}`;
 
+/**
+ * The call log: records by call_id, and oldest first in an array (a new call is an append), walked
+ * backwards from a binary search so a page costs the same whatever the log's length.
+ */
 export class CallLog {
   private ascending: CallRecord[] = [];
   private byCallId = new Map<string, CallRecord>();
-  /**
-   * The JSON text of each record's `agent_config`, kept until the record changes. Records of one
-   * configuration version may share one config object (synthetic traffic does): its text is then
-   * made once for all of them, and no per-record text is kept, so reading every page of a large
-   * log holds no copy of it.
-   */
+  /** The text of each `agent_config`, made once for the records that share it (and no per-record text kept). */
   private readonly configText = new JsonTextCache<object>();
 
   /** The record as JSON text (pages of GET /call-logs are joined from these); the same text as JSON.stringify(record). */
   json(record: CallRecord): string {
     const config = record.agent_config;
     if (config === null || typeof config !== 'object') return JSON.stringify(record);
-    // One native serialization of the record with a placeholder for its config, and the config's
-    // cached text spliced in: about half the time of serializing field by field. The placeholder
-    // holds a NUL, which no JSON text has unescaped; should a field nonetheless hold the same
-    // text (found twice), the record is serialized field by field.
+    // The record serialized with a placeholder (its NUL is never unescaped in JSON) where the cached
+    // config text is spliced in; a field holding the same text (found twice) falls back field by field.
     const text = JSON.stringify({ ...record, agent_config: CONFIG_PLACEHOLDER });
     const at = text.indexOf(CONFIG_PLACEHOLDER_TEXT);
     if (at >= 0 && text.indexOf(CONFIG_PLACEHOLDER_TEXT, at + 1) < 0) {
@@ -487,11 +418,7 @@ export class CallLog {
     this.ascending.splice(this.firstAbove(record.ts), 0, record);
   }
 
-  /**
-   * Adds many records in one pass (O(n + m log m)), in the order `insert` one by one would give:
-   * equal ts keep the existing records first, then the new ones in the order given. A record whose
-   * call_id is already stored replaces the stored one.
-   */
+  /** Adds many records in one pass, in the order `insert` one by one would give (a stored call_id is replaced). */
   insertMany(records: readonly CallRecord[]): void {
     let replaces = false;
     for (const record of records) {
@@ -501,7 +428,6 @@ export class CallLog {
     }
     const current = (record: CallRecord) => this.byCallId.get(record.call_id) === record;
     const incoming = records.filter(current);
-    // Synthetic traffic comes sorted already: check in one pass before paying for a sort.
     if (incoming.some((record, index) => index > 0 && record.ts < (incoming[index - 1] as CallRecord).ts)) incoming.sort((a, b) => a.ts - b.ts);
     let kept = this.ascending;
     if (replaces) {
@@ -522,42 +448,29 @@ export class CallLog {
     return [...this.ascending].reverse();
   }
 
-  /** First index whose ts is greater than `ts` (the array's length when none is). */
   private firstAbove(ts: number): number {
-    let lo = 0;
-    let hi = this.ascending.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.ascending[mid] as CallRecord).ts <= ts) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.firstIndex((record) => record.ts > ts);
   }
 
-  /** First index whose ts is `ts` or greater. */
   private firstAtLeast(ts: number): number {
+    return this.firstIndex((record) => record.ts >= ts);
+  }
+
+  /** Binary search: the first index where `after` holds (the length when none does). */
+  private firstIndex(after: (record: CallRecord) => boolean): number {
     let lo = 0;
     let hi = this.ascending.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.ascending[mid] as CallRecord).ts < ts) lo = mid + 1;
-      else hi = mid;
+      if (after(this.ascending[mid] as CallRecord)) hi = mid;
+      else lo = mid + 1;
     }
     return lo;
   }
 
   /**
-   * Records strictly older than `before` (all when undefined), newest first, lazily: pages stop
-   * walking as soon as they are full.
-   */
-  olderThan(before: number | undefined): Generator<CallRecord> {
-    return this.range({ before });
-  }
-
-  /**
-   * Records newest first, lazily, within bounds found by binary search: ts strictly below
-   * `before` (a cursor), at most `atMost` and at least `atLeast` (a time window, both inclusive).
-   * The walk ends at `atLeast`, so a window costs what its records cost, not the whole log.
+   * Records newest first, lazily: ts strictly below `before` (a cursor), at most `atMost` and at
+   * least `atLeast` (a window, both inclusive), the bounds found by binary search.
    */
   *range(bounds: { before?: number | undefined; atMost?: number | undefined; atLeast?: number | undefined }): Generator<CallRecord> {
     let end = this.ascending.length;

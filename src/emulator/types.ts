@@ -1,8 +1,4 @@
-/**
- * The emulator's data model: what a seed holds, what the store keeps, and the public option and
- * control types. Resource shapes come from the generated schema types so the emulator answers
- * exactly what the schemas describe.
- */
+/** The emulator's data model: seeds, stored state, options and controls, on the generated schema types. */
 import type {
   Agent,
   AgentConfigRead,
@@ -16,11 +12,7 @@ import type {
 /** How PUT /agents/{id} applies a top-level config key (docs/emulator.md, "PUT semantics"). */
 export type PutMode = 'merge' | 'replace';
 
-/**
- * Answers seen in the wild besides the documented ones (docs/service-api.md, Errors): action endpoints (set_agent,
- * set_caller, set_agent_files, agent PUT, phone import) answering the bare string `ok`, and
- * create_file answering `{id}` instead of a bare string. For testing a client's tolerance.
- */
+/** Answers seen in the wild besides the documented ones (docs/service-api.md, Errors), to test a client's tolerance. */
 export interface ResponseStyle {
   /** `success` (default): `{"success": true}`; `ok`: the JSON string `"ok"`. */
   actions?: 'success' | 'ok';
@@ -28,7 +20,6 @@ export interface ResponseStyle {
   createFile?: 'string' | 'object';
 }
 
-/** The call statuses the end-of-call payload allows. */
 export type EndCallStatus = EndOfCallPayload['call_status'];
 
 export const END_CALL_STATUSES: readonly EndCallStatus[] = [
@@ -41,9 +32,6 @@ export const END_CALL_STATUSES: readonly EndCallStatus[] = [
   'error',
   'chat_completion',
 ];
-
-// ---------------------------------------------------------------------------------------------
-// Seed: an account as a YAML or JSON document.
 
 /** An API key in a seed: the raw `key` (hashed on load) or only its sha256 `hash`. */
 export interface SeedKey {
@@ -64,7 +52,7 @@ export interface SeedPhone extends Phone {
   region?: string;
 }
 
-/** A whole account. Every list is optional; an empty seed is an empty account (no key: nothing authorizes). */
+/** A whole account as a YAML or JSON document; an empty seed is an empty account (no key: nothing authorizes). */
 export interface EmulatorSeed {
   keys?: SeedKey[];
   /** Agents with full read-shape configs (provider extras included). */
@@ -74,9 +62,6 @@ export interface EmulatorSeed {
   /** Call records as GET /call-logs returns them; `call_id`, `agent_id` and `ts` are required. */
   call_logs?: GlobalCallHistoryRecord[];
 }
-
-// ---------------------------------------------------------------------------------------------
-// Stored state.
 
 /** An API key as stored: never the key itself, only its sha256. */
 export interface StoredKey {
@@ -88,7 +73,6 @@ export interface StoredKey {
   prefix: string;
   legacy: boolean;
   is_default: boolean;
-  /** sha256 of the key, hex. */
   hash: string;
 }
 
@@ -100,10 +84,9 @@ export interface StoredPhone extends Phone {
   app_id?: string | null;
 }
 
-/** A provider credential: only a fingerprint of the key, so nothing secret is ever stored or served. */
+/** A provider credential: only the sha256 of the key, so nothing secret is ever stored or served. */
 export interface StoredCredential {
   provider: string;
-  /** sha256 of the key, hex. */
   fingerprint: string;
   updated_at: number;
 }
@@ -117,7 +100,7 @@ export interface PendingUpload {
   expires_at: number;
 }
 
-/** An object that arrived at the upload target. Only its size and digest are kept, not its bytes. */
+/** An object that arrived at the upload target: its size and digest, not its bytes. */
 export interface UploadedObject {
   key: string;
   size: number;
@@ -126,7 +109,6 @@ export interface UploadedObject {
   uploaded_at: number;
 }
 
-/** A knowledge file record made by create_file. */
 export interface KnowledgeFile {
   id: string;
   object_key: string;
@@ -139,7 +121,7 @@ export interface KnowledgeFile {
 
 export type SessionKind = 'call' | 'sip' | 'chat';
 
-/** A conversation the emulator is running (or ran): one call record in the logs. */
+/** A conversation the emulator runs or ran: one call record in the logs. */
 export interface Session {
   call_id: string;
   session_id: string;
@@ -156,15 +138,12 @@ export interface Session {
   provider: string;
   transcript: ChatMessage[];
   ended: boolean;
-  /** Hash of the request's agent_config a chat session started with: a chat request continues only a session with the same one. */
+  /** Hash of the agent_config a chat started with: only a request with the same one continues it. */
   config_key?: string;
 }
 
 /** A record of the call log, as GET /call-logs returns it (the global shape). */
 export type CallRecord = GlobalCallHistoryRecord & { call_id: string; agent_id: string; ts: number };
-
-// ---------------------------------------------------------------------------------------------
-// Faults, the request log and the control surface.
 
 /** One fault-injection rule. The first rule whose `path` (and `method`) match a request decides its faults. */
 export interface FaultRule {
@@ -172,7 +151,7 @@ export interface FaultRule {
   path: string;
   /** Only these methods (default: every method). */
   method?: string | string[];
-  /** Added latency before the request is handled, ms. */
+  /** Added latency, ms. */
   latencyMs?: number;
   /** Extra latency, uniformly drawn from [0, jitterMs), ms. */
   jitterMs?: number;
@@ -194,7 +173,7 @@ export interface FaultSettings {
   rules: FaultRule[];
 }
 
-/** One webhook call the emulator made, as shown in the request log. */
+/** One webhook call the emulator made. */
 export interface WebhookDelivery {
   hook: 'prefetch' | 'end_of_call';
   method: 'GET' | 'POST';
@@ -203,7 +182,7 @@ export interface WebhookDelivery {
   session_id: string;
   ok: boolean;
   status?: number;
-  /** Why it failed (time-out, refused connection, non-2xx, unreadable answer), when it did. */
+  /** Why it failed, when it did. */
   error?: string;
   duration_ms: number;
   at: string;
@@ -219,9 +198,9 @@ export interface RequestLogEntry {
   /** The status answered; 0 when the connection was dropped. */
   status: number;
   duration_ms: number;
-  /** Request headers, with `authorization` redacted. */
+  /** With `authorization` redacted. */
   headers: Record<string, string>;
-  /** `latency`, `error`, `rate_limited`, `dropped` when a fault rule acted on this request. */
+  /** `latency`, `error`, `rate_limited`, `dropped`: what a fault rule did. */
   faults: string[];
   /** Webhooks this request caused; end-of-call deliveries may be appended after the answer was sent. */
   webhooks: WebhookDelivery[];
@@ -233,7 +212,7 @@ export interface EndCallOptions {
   error_message?: string | null;
   /** Duration in seconds to record (default: the time since the call started, rounded). */
   duration?: number;
-  /** Replace the call's transcript (e.g. to simulate a conversation). */
+  /** Replaces the call's transcript. */
   messages?: ChatMessage[];
 }
 
@@ -245,11 +224,11 @@ export interface EndCallResult {
 
 /** What synthetic traffic to generate (the body of `POST /_emulator/traffic`; docs/traffic.md). */
 export interface TrafficOptions {
-  /** A built-in profile name, or a profile object (docs/traffic.md). Default `steady`. */
+  /** A built-in profile name, or a profile object. Default `steady`. */
   profile?: string | Record<string, unknown>;
   /** Calls per agent (default: the profile's `calls_per_agent`). */
   calls?: number;
-  /** The random seed (default 1): the same seed and the same configurations give the same calls. */
+  /** Default 1: the same seed and the same configurations give the same calls. */
   seed?: number | string;
   /** The end of the window, Unix seconds (default: now). */
   until?: number;
@@ -264,7 +243,6 @@ export interface AgentTrafficSummary {
   /** `configurationHash` of the configuration the calls ran with. */
   config_hash: string;
   calls: number;
-  /** The window the calls were spread over (Unix seconds). */
   from: number;
   until: number;
   outcomes: Partial<Record<EndCallStatus, number>>;
@@ -288,9 +266,8 @@ export interface TrafficSummary {
 
 /** In-process access to the same controls as the HTTP control surface under /_emulator/. */
 export interface EmulatorControl {
-  /** Back to the seed the emulator started with; clears the request log; faults, put mode and response style back to the start-up options. */
+  /** Back to the start: the seed, an empty request log, and the start-up faults, put mode and response style. */
   reset(): Promise<void>;
-  /** Replace the whole account with this seed. */
   seed(seed: EmulatorSeed): Promise<void>;
   setPutMode(mode: PutMode): void;
   getPutMode(): PutMode;
@@ -305,10 +282,7 @@ export interface EmulatorControl {
   webhookDeliveries(): WebhookDelivery[];
   /** End a registered call or a chat session, as the caller hanging up would; fires the end-of-call webhook. */
   endCall(callId: string, status: EndCallStatus, options?: EndCallOptions): Promise<EndCallResult>;
-  /**
-   * Adds seeded synthetic calls of the account's agents to the call log (docs/traffic.md); throws
-   * `TrafficProfileError` naming every problem of a bad request.
-   */
+  /** Adds synthetic calls of the account's agents to the call log; throws `TrafficProfileError` on a bad request. */
   traffic(options?: TrafficOptions): Promise<TrafficSummary>;
   /** A copy of the stored account (keys as hashes), for assertions. */
   state(): EmulatorStateSnapshot;
@@ -333,13 +307,9 @@ export interface EmulatorOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Persist to this JSON file (atomic writes); loaded if it exists, else created from the seed. */
+  /** Persist to this JSON file; loaded if it exists, else created from the seed. */
   dataFile?: string;
-  /**
-   * Other processes use `dataFile` at the same time (every `--local` command of a folder): each
-   * change is made under a cross-process lock on a freshly reloaded account, and reads reload what
-   * the others wrote. Default false (the emulator owns the file).
-   */
+  /** Other processes use `dataFile` at the same time (`--local`). Default false (the emulator owns the file). */
   sharedDataFile?: boolean;
   /** A YAML/JSON file path or an object; default: the built-in default seed. */
   seed?: string | EmulatorSeed;
@@ -347,7 +317,7 @@ export interface EmulatorOptions {
   latencyMs?: number | [number, number];
   /** Fraction of requests answered with 503. */
   failRate?: number;
-  /** Seed of the random draws of `latencyMs`/`failRate` (and of later fault rules without their own seed). */
+  /** Seed of the fault draws, for rules without their own. */
   faultSeed?: number | string;
   putMode?: PutMode;
   /** Answers seen in the wild instead of the spec's (default: the spec's). */
@@ -358,11 +328,11 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
   /** How long a webhook may take before it counts as failed, ms (default 2000). */
   webhookTimeoutMs?: number;
-  /** `all` (default), `loopback` (only 127.0.0.0/8, ::1 and localhost; others are logged as skipped), or `none`. */
+  /** `all` (default), `loopback` (others are logged as skipped), or `none`. */
   webhooks?: 'all' | 'loopback' | 'none';
   /** How many entries the request log keeps (default 2000; the oldest go first). */
   requestLogLimit?: number;
-  /** Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply (docs/emulator.md). */
+  /** Play agents with this OpenAI-compatible model (`--llm`) instead of the deterministic reply. */
   llm?: { url: string; model?: string | undefined; apiKey?: string | undefined };
 }
 
@@ -372,6 +342,5 @@ export interface RunningEmulator {
   /** The seeded private key. */
   apiKey: string;
   close(): Promise<void>;
-  /** In-process access to the same controls as /_emulator/ (for tests). */
   control: EmulatorControl;
 }

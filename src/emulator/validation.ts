@@ -94,7 +94,7 @@ function describe(issue: SchemaIssue, value: unknown, source: Source): Omit<Vali
 }
 
 /** The 422 detail for the issues of one value that came from `source`. */
-export function issuesToDetail(issues: readonly SchemaIssue[], source: Source, value: unknown): ValidationDetail[] {
+function issuesToDetail(issues: readonly SchemaIssue[], source: Source, value: unknown): ValidationDetail[] {
   const details: ValidationDetail[] = [];
   for (const issue of issues) {
     const at = valueAtPath(value, issue.path);
@@ -134,10 +134,7 @@ function typesOf(defName: string): PropertyTypes {
   return types;
 }
 
-/**
- * Reads a query string into the typed object a query definition describes (numbers parsed, the
- * last of repeated parameters kept), validates it, and returns it or the 422 detail.
- */
+/** Reads a query into the typed object its definition describes (the last of repeats kept), and validates it. */
 export function readQuery(defName: string, params: URLSearchParams): { value: Record<string, unknown>; detail: ValidationDetail[] } {
   const types = typesOf(defName);
   const value: Record<string, unknown> = {};

@@ -1,7 +1,6 @@
 /**
- * Calling the agent's webhooks for real (prefetch GET, end-of-call POST) with a time-out. A
- * webhook that is slow, refuses, answers non-2xx or answers nonsense is recorded as a failed
- * delivery and never breaks the session that called it.
+ * Calling the agent's webhooks for real (prefetch GET, end-of-call POST) with a time-out. A failure
+ * of any kind is recorded as a failed delivery and never breaks the session.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -31,7 +30,7 @@ export interface WebhookOutcome {
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
@@ -48,10 +47,7 @@ function requestHeaders(targetHeaders: SecretHeaders, payload: string | undefine
   return headers;
 }
 
-/**
- * What a complete answer means: a failure (non-2xx, JSON nested too deep, or a prefetch answer
- * that is not JSON), or success with the parsed JSON when there is one.
- */
+/** What a complete answer means: a failure, or success with the parsed JSON when there is one. */
 function judgeAnswer(status: number, text: string, hook: WebhookDelivery['hook']): { error: string } | { answer: unknown } {
   if (status < 200 || status >= 300) return { error: `answered ${status}` };
   if (text.trim() === '') return { answer: undefined };
@@ -62,11 +58,6 @@ function judgeAnswer(status: number, text: string, hook: WebhookDelivery['hook']
   } catch {
     return hook === 'prefetch' ? { error: 'answered something that is not JSON' } : { answer: undefined };
   }
-}
-
-/** The record of one delivery as it starts: not (yet) ok. */
-function newDelivery(request: WebhookRequest, method: WebhookDelivery['method'], url: string): WebhookDelivery {
-  return { hook: request.hook, method, url, call_id: request.call_id, session_id: request.session_id, ok: false, duration_ms: 0, at: new Date().toISOString() };
 }
 
 export class WebhookSender {
@@ -82,7 +73,8 @@ export class WebhookSender {
     const target = typeof request.target === 'string' ? { url: request.target, headers: {} } : { url: request.target.url, headers: request.target.headers ?? {} };
     const method = request.body === undefined ? 'GET' : 'POST';
     const started = performance.now();
-    const delivery = newDelivery(request, method, target.url);
+    const { hook, call_id, session_id } = request;
+    const delivery: WebhookDelivery = { hook, method, url: target.url, call_id, session_id, ok: false, duration_ms: 0, at: new Date().toISOString() };
     let settled = false;
     const fail = (error: string): WebhookOutcome => {
       // Once settled, a late event (the error that destroying a timed-out request raises) changes nothing.

@@ -1,16 +1,9 @@
 /**
- * Live agents → a manifest that plans to no changes: each agent's config in the update shape, its
- * prompt as Markdown beside it, the phone bindings. Pure: the caller reads the service and writes
- * the files.
- *
- * Three things need care. Read-only fields (voice.provider, llm.model, …) cannot be managed, so
- * they are left out and their live values noted in a comment above the agent. Secrets (webhook and
- * tool headers, app credentials, and the query values and user info of URLs, where tokens ride)
- * never go into a file meant for git: each becomes a `${env:NAME}` reference (a name the loader
- * accepts: never `VOXFORM_*`), and the names are listed so the user can set them; a secret that is
- * not text (a number or boolean among app credentials) cannot be a reference, which loads as text,
- * so the field holding it is left out and noted instead. And text that looks like a reference
- * (`${env:…}` in a prompt sentence) is escaped, so it loads back as written.
+ * Live agents → a manifest that plans to no changes (pure: the caller reads and writes). Read-only
+ * fields are left out and noted above the agent. Secrets (headers, credentials, URL query values and
+ * user info) never go into a file meant for git: each becomes a `${env:NAME}` reference, listed for
+ * the user; a secret that is not text cannot be one (a reference loads as text), so its field is left
+ * out and noted. Text that looks like a reference is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
@@ -23,11 +16,10 @@ import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../templates/scaffold.js';
 
 export interface ExportInput {
-  /** In the order they should appear. */
   agents: readonly Agent[];
   /** The account's phones; bindings to exported agents are kept. */
   phones: readonly Phone[];
-  /** Written as `region:` when the export came from a region's gateway other than the default. */
+  /** Written as `region:` when not the default. */
   region?: 'us' | 'eu' | undefined;
   /** The command line, for the header comment. */
   command: string;
@@ -41,13 +33,11 @@ export interface ExportedSecret {
 }
 
 export interface ExportResult {
-  /** The manifest's text (voxform.yaml). */
   manifest: string;
   /** Prompt files, relative to the manifest's folder. */
   prompts: Array<{ path: string; content: string }>;
   /** Local name of each exported agent, by id. */
   localNames: Map<string, string>;
-  /** Phone numbers bound to an exported agent. */
   phones: string[];
   /** Phones bound to an exported agent that the manifest cannot hold (not E.164). */
   skippedPhones: string[];
@@ -62,7 +52,7 @@ export interface ExportResult {
 export interface WithheldField {
   /** The field, from the config: `app_functions`, `session_data_webhook.headers`. */
   field: string;
-  /** The places of the values that are not text, from the config (`app_functions[0].credentials.pin`); never the values. */
+  /** Where the values that are not text are (`app_functions[0].credentials.pin`); never the values. */
   places: string[];
 }
 
@@ -148,11 +138,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   return new Pair(key, entry);
 }
 
-/**
- * Whether a prompt written to a file reads back as itself. The loader turns CRLF into LF in files
- * and drops a leading byte-order mark (editors add one), and a file holds UTF-8, which cannot hold a
- * lone UTF-16 surrogate: such a prompt stays inline, in the manifest, where YAML keeps it exactly.
- */
+/** Whether a prompt file reads back as itself: the loader drops CR and a BOM, and UTF-8 holds no lone surrogate. */
 function promptFileKeepsExactly(prompt: string): boolean {
   return prompt !== '' && !prompt.includes('\r') && !prompt.startsWith('\ufeff') && !LONE_SURROGATE.test(prompt);
 }
@@ -177,10 +163,8 @@ function phoneBindings(list: readonly Phone[], localNames: ReadonlyMap<string, s
   for (const phone of list) {
     const local = phone.agent_id === undefined ? undefined : localNames.get(phone.agent_id);
     if (local === undefined) continue;
-    if (!isPhoneNumber(phone.id) || phones.includes(phone.id)) {
-      if (!isPhoneNumber(phone.id)) skippedPhones.push(phone.id);
-      continue;
-    }
+    if (!isPhoneNumber(phone.id)) skippedPhones.push(phone.id);
+    if (!isPhoneNumber(phone.id) || phones.includes(phone.id)) continue;
     phones.push(phone.id);
     const binding = new YAMLMap();
     binding.flow = true;
@@ -227,16 +211,15 @@ function renderPath(path: ReadonlyArray<string | number>): string {
   return path.map((part) => (typeof part === 'number' ? `[${part}]` : /^[A-Za-z0-9_]+$/.test(part) ? `.${part}` : `["${part}"]`)).join('');
 }
 
-/**
- * A copy of `value` where every string in a secret place (src/secrets/schema-paths.ts) is replaced by
- * what `secret` returns for its path (array elements named by their `name` when they have one),
- * and every other string has `${env:` escaped.
- */
 interface ProtectHooks {
   /** The `${env:…}` reference for the secret at `path`; `part` names the part of a URL (`token`, `password`). */
   secret: (namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
 }
 
+/**
+ * A copy of `value` where every string in a secret place is replaced by `hooks.secret` for its path (array
+ * elements named by their `name`), and every other string has `${env:` escaped.
+ */
 function protectValues(at: PatternCursor, value: unknown, path: Array<string | number>, hooks: ProtectHooks, named: Array<string | number> = path): unknown {
   const isSecret = path.length > 0 && at.covered;
   if (typeof value === 'string') {
@@ -262,11 +245,9 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
 type Path = Array<string | number>;
 
 /**
- * The secrets of a config that are not text (a number or boolean among app credentials, at any
- * depth), by the field that must be left out for them: a `${env:…}` reference loads as text, so
- * writing one would change the value's type, and the value itself is never written. The field is
- * the one above the first list on the way (a list is one value: an item cannot be left out alone),
- * else the secret place itself (`session_data_webhook.headers`). Keyed by the field's rendered path.
+ * The secrets of a config that are not text, by the field that must be left out for them (keyed by its
+ * rendered path): the one above the first list on the way (an item cannot be left out alone), else the
+ * secret place itself.
  */
 function nonTextSecrets(at: PatternCursor, value: unknown, path: Path, found = new Map<string, { path: Path; places: string[] }>(), place?: Path): Map<string, { path: Path; places: string[] }> {
   const secretPlace = place ?? (path.length > 0 && at.covered ? path : undefined);
@@ -300,18 +281,15 @@ function withoutFields(value: unknown, paths: readonly Path[]): unknown {
 const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/?#]*)@)?([^?#]*)(?:\?([^#]*))?(#[\s\S]*)?$/i;
 
 /**
- * A URL whose user info or query values may be tokens (`https://h/hook?token=abc`,
- * `https://user:pass@h/`), with each such value replaced by a reference (`reference(part)` names
- * it after the query parameter, or `user` / `password`); undefined for any other text. The values
- * are replaced as written (still percent-encoded), so the variable set to that text round-trips.
+ * A URL with each user info and query value (where tokens ride) replaced by `reference(part)`, named
+ * after the query parameter or `user` / `password`; undefined for other text. Values stay percent-encoded.
  */
 function protectUrl(text: string, reference: (part: string) => string): string | undefined {
   const match = URL_PARTS.exec(text);
   if (!match) return undefined;
   const [, scheme, userInfo, rest, query, fragment] = match as unknown as [string, string, string | undefined, string, string | undefined, string | undefined];
   if (userInfo === undefined && !query?.includes('=')) return undefined;
-  // Its parts are escaped one by one, and a reference-like text may run from one into the next (or
-  // into a reference put in): the whole URL is then the secret.
+  // A reference-like text may run from one part into the next: the whole URL is then the secret.
   if (text.includes('{env:')) return reference('');
   let out = escapeEnv(scheme);
   if (userInfo !== undefined) {
@@ -339,11 +317,7 @@ function safeDecode(text: string): string {
   }
 }
 
-/**
- * The loader reads `${env:X}` in any string, up to the first `}`, and `$${env:X}` as the literal
- * text; `${env:` without a closing brace is no reference, so it stays as it is (escaped, it would
- * load back with both dollars).
- */
+/** `$${env:X}` loads as the literal text; `${env:` without a closing `}` is no reference and stays as it is. */
 function escapeEnv(text: string): string {
   return text.replace(REFERENCE_LIKE, (reference) => `$${reference}`);
 }

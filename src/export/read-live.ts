@@ -18,17 +18,13 @@ export async function readLiveAgents(client: ApiClient, selection: LiveSelection
     throw new VoxformError('export_nothing_selected', 'Say which agents to export: --agent ID (repeatable), or --from-phones for every agent bound to a phone number.');
   }
   const phones = await client.listPhones();
-  const ids: string[] = [];
-  for (const id of selection.agentIds) if (!ids.includes(id)) ids.push(id);
-  if (selection.fromPhones) {
-    const bound = phones.map((phone) => phone.agent_id).filter((id): id is string => typeof id === 'string' && id !== '');
-    if (bound.length === 0 && selection.agentIds.length === 0) {
-      throw new VoxformError('export_nothing_selected', 'No phone number of the account is bound to an agent, so --from-phones found nothing to export.', {
-        hint: 'Name the agents with --agent ID instead.',
-      });
-    }
-    for (const id of bound) if (!ids.includes(id)) ids.push(id);
+  const bound = phones.map((phone) => phone.agent_id).filter((id): id is string => typeof id === 'string' && id !== '');
+  if (selection.fromPhones && bound.length === 0 && selection.agentIds.length === 0) {
+    throw new VoxformError('export_nothing_selected', 'No phone number of the account is bound to an agent, so --from-phones found nothing to export.', {
+      hint: 'Name the agents with --agent ID instead.',
+    });
   }
+  const ids = [...new Set([...selection.agentIds, ...(selection.fromPhones ? bound : [])])];
   // The client bounds the requests in flight; the order of the result is the order of `ids`.
   const agents = await Promise.all(ids.map((id) => client.getAgent(id).catch((error: unknown) => {
     if (isApiError(error) && error.code === 'api_not_found') {

@@ -1,8 +1,6 @@
 /**
- * Where comments and blank lines go so that `voxform fmt` is idempotent. yaml's document model
- * keeps a comment on the node it was read with, and prints it back in a place where, read again,
- * it may belong to another node: a blank line or an indentation more on every run. Each function
- * below puts one kind of comment where yaml will read it back from.
+ * Where comments and blank lines go so that `voxform fmt` is idempotent: yaml may print a comment
+ * back where, read again, it belongs to another node. Each function puts one kind where yaml reads it back.
  */
 import { isCollection, isMap, isPair, isScalar, isSeq, visit, type Document, type Node } from 'yaml';
 
@@ -10,10 +8,7 @@ export function isNodeWithSpace(value: unknown): value is Node {
   return isScalar(value) || isCollection(value);
 }
 
-/**
- * Several blank lines in a row inside a comment become one, as yaml reads some of them back (and as
- * between keys, where yaml keeps one at most).
- */
+/** Several blank lines in a row inside a comment become one, as yaml reads some of them back. */
 export function collapseBlankLinesInComments(doc: Document): void {
   const collapse = (comment: string | null | undefined): string | undefined => (comment ? oneBlankLine(comment) : undefined);
   doc.commentBefore = collapse(doc.commentBefore) ?? null;
@@ -27,11 +22,9 @@ export function collapseBlankLinesInComments(doc: Document): void {
 }
 
 /**
- * yaml keeps the blank lines that follow a block's closing comment inside that comment (`# b` then a
- * blank line is the comment " b\n"); printed back, they come before the next key, where the
- * blank line between sections may be added once more: a blank line more on every run. They are
- * given to the key that follows in the text instead (its `spaceBefore`), or dropped at the end of
- * the document.
+ * yaml keeps the blank lines after a block's closing comment inside that comment; printed back,
+ * the blank line between sections may be added once more on every run. They are given to the key
+ * that follows instead (its `spaceBefore`), or dropped at the end of the document.
  */
 export function moveBlankLinesAfterClosingComments(root: unknown): void {
   let pending = false;
@@ -57,9 +50,8 @@ export function moveBlankLinesAfterClosingComments(root: unknown): void {
 }
 
 /**
- * The closing comment of a document's root collection is printed at the first column, where yaml
- * reads it back as the document's own closing comment (only a root written indented has one).
- * Blank lines after the document's closing comment are dropped.
+ * The closing comment of a document's root is printed at the first column, where yaml reads it back
+ * as the document's own; blank lines after that are dropped.
  */
 export function moveRootCommentToDocument(doc: Document): void {
   const root = doc.contents;
@@ -83,12 +75,9 @@ export function hoistFirstKeyComment(item: unknown): void {
 }
 
 /**
- * yaml reads every comment line that follows a block's closing comment, or an empty value
- * (`faq:` and nothing), as part of that comment, whatever its indentation. When sorting puts a key
- * with a comment above it right after one (or the closing comment of an enclosing block or of the
- * document comes after one), the next run would read that comment into it and indent it there: it
- * is joined to it now, as yaml will read it back, after a blank line (the two were apart in the
- * source, or yaml would have read them as one already).
+ * yaml reads every comment line after a block's closing comment, or after an empty value (`faq:`
+ * and nothing), as part of that comment. When sorting puts another comment right after one, the
+ * next run would read it in and indent it: it is joined now, after a blank line, as yaml reads it.
  */
 export function joinCommentRuns(doc: Document): void {
   let open: Node | undefined;

@@ -18,11 +18,9 @@ export interface FormattedFile {
 }
 
 /**
- * Formats files one by one, each on its own: a file with a syntax error is reported and left
- * untouched while the others are still formatted. Each is read under the loader's guards (inside
- * its project, a regular file, at most MAX_MANIFEST_BYTES), and a YAML file found by searching a
- * folder is skipped when it is no manifest (see `looksLikeManifest`). With `write`, a changed file
- * is replaced atomically (readers never see half of it); without, nothing is written (`--check`).
+ * Formats files each on its own: a file with an error is reported and left untouched. Each is read
+ * under the loader's guards; a YAML file found in a folder is skipped when it is no manifest. With
+ * `write`, a changed file is replaced atomically; without, nothing is written (`--check`).
  */
 export async function formatFiles(files: readonly ManifestFile[], options: { write: boolean; displayName?: (file: string) => string }): Promise<FormattedFile[]> {
   const results: FormattedFile[] = [];
@@ -63,9 +61,8 @@ async function readManifestText(file: string, root: string, shown: string): Prom
 }
 
 /**
- * A manifest's documents are mappings whose keys are all manifest keys (the schema allows no
- * others). A file that does not parse (or is past the YAML limits) is taken too: formatting it
- * reports the error, which is what its author needs to hear.
+ * A manifest's documents are mappings whose keys are all manifest keys. A file that does not parse
+ * is taken too: formatting it reports the error its author needs to hear.
  */
 export function looksLikeManifest(text: string): boolean {
   const { documents: docs, tooLargeAt } = parseYamlDocuments(text);

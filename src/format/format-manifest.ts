@@ -1,7 +1,6 @@
 /**
- * The canonical layout of a manifest (`voxform fmt`): keys in the order the manifest schema
- * declares them, multi-line strings as block scalars, 2-space indentation, comments kept. Works on
- * yaml's Document so that comments travel with the keys they sit on; a pure function of the text.
+ * The canonical layout of a manifest (`voxform fmt`): keys in schema order, multi-line strings as
+ * block scalars, 2-space indentation, comments kept (yaml's Document carries them with their keys).
  */
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -39,11 +38,7 @@ export interface FormatResult {
   changed: boolean;
 }
 
-/**
- * Formats a manifest's text, each of its YAML documents (`---`) on its own. `file` names it in
- * errors. A YAML syntax error is a `yaml_syntax` error with its line and column; the result always
- * means the same as the source (checked).
- */
+/** Formats a manifest's text, each YAML document on its own; the result means the same as the source (checked). */
 export function formatManifest(source: string, file: string): FormatResult {
   const lineCounter = new LineCounter();
   const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine });
@@ -88,9 +83,8 @@ export function formatDocument(doc: Document, source?: string): void {
 }
 
 /**
- * A document holding nothing but comments (`---` and nothing, or `---` and a comment): yaml parses
- * it as an implicit null, which it would print as an empty line after `---` — a blank line more on
- * each run. Such a document is printed as its marker and its comments.
+ * A document holding nothing but comments: yaml would print its implicit null as an empty line
+ * after `---`, a blank line more on each run, so it is printed as its marker and its comments.
  */
 function isEmptyDocument(doc: Document): boolean {
   const root = doc.contents;
@@ -119,9 +113,8 @@ function keyName(pair: Pair): string | undefined {
 }
 
 /**
- * Sorts a map's pairs by the schema's property order (keys the schema does not know keep their
- * order, after the known ones; maps keyed by name, such as `agents`, keep the author's order) and
- * recurses with the schema node of each value.
+ * Sorts a map's pairs by the schema's property order (unknown keys after, in their order; maps keyed
+ * by name keep the author's order) and recurses with the schema node of each value.
  */
 function orderNode(node: unknown, schema: SchemaNode | undefined, source: string | undefined): void {
   if (isMap(node)) {
@@ -150,10 +143,8 @@ function orderNode(node: unknown, schema: SchemaNode | undefined, source: string
 }
 
 /**
- * yaml keeps the comment above the first key of a map under a key on the map, not on that key:
- * sorting would leave it at the top, above whichever key comes first. Hung on its key, it moves
- * with it. (The document's own first key is keepHeaderOnTop's; a comment beside a list item's dash
- * stays with the item.)
+ * yaml keeps the comment above the first key of a nested map on the map, not on that key, so
+ * sorting would leave it above whichever key comes first. Hung on its key, it moves with it.
  */
 function hangLeadingCommentOnFirstKey(node: unknown): void {
   if (!isMap(node) || node.flow || !node.commentBefore) return;
@@ -173,9 +164,8 @@ function rankBy(schema: SchemaNode): (pair: Pair) => number {
 }
 
 /**
- * yaml hangs the comments above the first key on that key. When sorting moves another key to the
- * top, the file's header (the modeline above all) must stay at the top, not travel down with it:
- * the part up to the last blank line, or the whole comment when there is no blank line.
+ * yaml hangs the comments above the first key on that key; when sorting moves another key to the
+ * top, the file's header (up to the last blank line) must stay at the top, modeline above all.
  */
 function keepHeaderOnTop(doc: Document, root: YAMLMap, schema: SchemaNode): void {
   const first = root.items[0];

@@ -94,7 +94,8 @@ function hasChanges(status: GitAnswer): boolean {
 
 /**
  * What `git` says: the commit, the branch (none when detached), and with `workTree` whether anything
- * beside the commit changed, all from one `git status`; without it the work tree is not scanned.
+ * beside the commit changed, all from one `git status` (each `git` started costs a copy of the memory
+ * map); without it the work tree is not scanned.
  */
 export async function gitSource(cwd: string, env: Env, workTree = true): Promise<DeploySource> {
   if (!workTree) {

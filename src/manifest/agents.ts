@@ -1,7 +1,6 @@
 /**
  * One agent, from its manifest entry to a checked draft: template expanded, defaults merged under
- * its config, `${env:…}` resolved, checked against the schema, and its prompt include and
- * knowledge references noted for the steps that read files and resolve references.
+ * its config, `${env:…}` resolved, schema checked, prompt include and knowledge references noted.
  */
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { configSecretPlaces, envSecretSet } from '../secrets/schema-paths.js';
@@ -11,18 +10,14 @@ import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
-import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
+import { hasEnvReference, interpolateTree } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
+import type { ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
-
-export interface Reference {
-  name: string;
-  span: Span;
-}
 
 export interface AgentDraft {
   localName: string;
@@ -33,7 +28,7 @@ export interface AgentDraft {
   name: string | undefined;
   /** The config as resolved (spans attached); `prompt` may still be a file include. */
   config: Record<string, unknown>;
-  knowledge: Reference[] | undefined;
+  knowledge: Array<{ name: string; span: Span }> | undefined;
   ignore: string[];
   prompt: PromptRequest | undefined;
   /** Config paths (dotted) holding secrets: marked so by the schema, or filled from `${env:…}`. */
@@ -42,13 +37,10 @@ export interface AgentDraft {
   envReferences: Record<string, string>;
 }
 
-export interface AgentContext {
-  diagnostics: DiagnosticList;
-  interpolation: InterpolationContext;
+export interface AgentContext extends ResourceContext {
   templates: TemplateStore;
   /** `defaults.config` (with the environment's applied), if any. */
   defaultsConfig: unknown;
-  onSecret(value: string): void;
 }
 
 export function resolveAgent(localName: string, entry: unknown, keySpan: Span, ctx: AgentContext): AgentDraft | undefined {
@@ -58,11 +50,8 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     return undefined;
   }
 
-  const expanded = applyTemplate(localName, entry, keySpan, ctx);
-  let spec = expanded.spec;
-  const template = expanded.template;
-
-  spec = withDefaults(spec, ctx.defaultsConfig);
+  const { spec: expanded, template } = applyTemplate(localName, entry, keySpan, ctx);
+  const spec = withDefaults(expanded, ctx.defaultsConfig);
 
   const envPaths = new Set<string>();
   const envPlaces: PathPart[][] = [];
@@ -190,10 +179,7 @@ function promptRequest(config: Record<string, unknown>, template: TemplateUse | 
 
 let configNode: SchemaNode | undefined;
 
-/**
- * `ignore` entries must name fields that exist: an ignore with a typo silently ignores nothing,
- * and the dashboard's value is overwritten on the next apply.
- */
+/** `ignore` entries must name fields that exist: one with a typo ignores nothing, and the live value is overwritten. */
 function checkIgnorePaths(spec: Record<string, unknown>, diagnostics: DiagnosticList): void {
   if (!Array.isArray(spec.ignore)) return;
   configNode ??= schemaNode('AgentConfigSpec', 'manifest');

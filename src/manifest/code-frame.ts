@@ -1,8 +1,6 @@
 /**
- * A code frame: the lines around a position with a line-number gutter and a caret under the
- * column, as compilers print them. Plain text; the CLI adds colour. The lines are untrusted (a
- * manifest or test file from a pull request): control characters are shown escaped (`printable`),
- * so a line cannot send a terminal escape sequence.
+ * A code frame: the lines around a position with a line-number gutter and a caret under the column.
+ * The lines are untrusted: control characters are shown escaped, so none can reach the terminal.
  *
  *     11 |       flow:
  *   > 12 |         response_delay: fast
@@ -10,7 +8,6 @@
  *     13 |       llm:
  */
 import { printable } from '../util/printable.js';
-
 import { REDACTED } from '../secrets/redact.js';
 
 export interface CodeFrameOptions {

@@ -1,17 +1,12 @@
 /**
- * How diagnostics name places and values. Paths inside an agent's config read as the config path
- * (`flow.interruption`), since that is what users write and what the service documents; other
- * places name their resource (`agent "front-desk"`, `phone "+15551230001"`).
+ * How diagnostics name places and values: inside an agent's config as the config path
+ * (`flow.interruption`), as users write it; elsewhere by resource (`agent "front-desk"`).
  */
 import { formatIndexed } from '../util/field-path.js';
 import type { PathPart, ValuePath } from './positions.js';
 
-const RESOURCE_KINDS: Record<string, string> = {
-  agents: 'agent',
-  phones: 'phone',
-  campaigns: 'campaign',
-  knowledge: 'knowledge file',
-};
+/** What one resource of each section is called. */
+export const SECTION_NOUN = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' } as const;
 
 /** The path of a value inside an agent config, when `fullPath` (from the manifest root) is in one. */
 export function configPathOf(fullPath: ValuePath): PathPart[] | undefined {
@@ -32,8 +27,8 @@ export function describePlace(fullPath: ValuePath): string {
   if (fullPath[0] === 'environments' && fullPath.length === 2) return `environment "${String(fullPath[1])}"`;
   const path = withoutEnvironment(fullPath);
   const section = path[0];
-  if (typeof section === 'string' && RESOURCE_KINDS[section] && path.length >= 2) {
-    const resource = `${RESOURCE_KINDS[section]} "${String(path[1])}"`;
+  if (typeof section === 'string' && Object.hasOwn(SECTION_NOUN, section) && path.length >= 2) {
+    const resource = `${SECTION_NOUN[section as keyof typeof SECTION_NOUN]} "${String(path[1])}"`;
     return path.length === 2 ? resource : `${formatIndexed(path.slice(2))} of ${resource}`;
   }
   if (section === 'credentials' && path.length >= 2) {
@@ -65,9 +60,7 @@ export function describeExpected(types: readonly string[]): string {
   return `${phrases.slice(0, -1).join(', ')} or ${phrases[phrases.length - 1]}`;
 }
 
-/**
- * "a string ("fast")", "a number (3)", "a list". A secret value is never shown: only its kind.
- */
+/** "a string ("fast")", "a number (3)", "a list". A secret value is never shown: only its kind. */
 export function describeFound(value: unknown, secret: boolean): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';

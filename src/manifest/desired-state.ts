@@ -1,7 +1,4 @@
-/**
- * The checked drafts of a load → the `DesiredState` records the planner works from. Runs only
- * when the load found no errors, so every required value is there.
- */
+/** The checked drafts of a load → `DesiredState` records; runs only without errors, so required values are there. */
 import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
 import { sha256 } from '../util/hash.js';

@@ -1,7 +1,6 @@
 /**
- * Collects the problems of one load. Every problem is kept (one run reports every mistake), each
- * at most once per place (defaults merged into a thousand agents report their mistake once), and
- * they come out sorted by file and position, each with its code frame.
+ * Collects the problems of one load: every one (one run reports every mistake), each at most once
+ * per place (a mistake in defaults merged into many agents), sorted by position, with code frames.
  */
 import type { Diagnostic } from './types.js';
 import type { DiagnosticCode } from '../error-codes.js';
@@ -11,7 +10,6 @@ import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
 import { positionOf, type SourceText, type Span } from './source.js';
 import { maskSecretLines, type MaskedLine } from '../secrets/secret-lines.js';
 
-/** Re-exported where the loader's callers have always found them; the list itself lives in src/error-codes.ts. */
 export { DIAGNOSTIC_CODES, type DiagnosticCode } from '../error-codes.js';
 
 interface Pending {
@@ -68,9 +66,7 @@ export class DiagnosticList {
 
   /**
    * The diagnostics in file order, then by position, with code frames. A frame never shows a secret
-   * the text holds, whether or not the text could be read (secret-lines.ts): the lines holding one
-   * are shown with it hidden, and a message that quotes one of those lines (a YAML parser's message
-   * may) has it hidden too.
+   * the text holds: those lines are shown with it hidden, and so is a message that quotes one.
    */
   toList(): Diagnostic[] {
     const masks = new Map<SourceText, ReadonlyMap<number, MaskedLine>>();

@@ -1,14 +1,10 @@
 /**
- * What a manifest may read from the environment, and where it may use what it read. Manifests are
- * written by whoever opens a pull request, while the environment is the operator's (CI secrets,
- * cloud keys), so:
- * - `VOXFORM_*` variables are never readable: they are voxform's own settings, among them the
- *   service key (`VOXFORM_API_KEY`), the judge's key and the state backend's URL;
- * - when the operator sets `VOXFORM_ENV_ALLOW` (names and `PREFIX_*` patterns, comma-separated),
- *   only those variables are readable; set but empty allows none;
- * - ids, references and file paths never come from the environment (nor do `base_url` and
- *   `region`, checked with the service settings): the manifest alone shows where requests go and
- *   which files are read.
+ * What a manifest may read from the environment, and where. Manifests come from whoever opens a pull
+ * request; the environment is the operator's (CI secrets, cloud keys), so:
+ * - `VOXFORM_*` variables are never readable: voxform's own settings, the service key among them;
+ * - with `VOXFORM_ENV_ALLOW` (names and `PREFIX_*` patterns) only those are readable; empty allows none;
+ * - ids, references and file paths (and `base_url`, `region`) never come from the environment: the
+ *   manifest alone shows where requests go and which files are read.
  */
 import { VoxformError } from '../errors.js';
 import { FieldPattern } from '../util/field-path.js';
@@ -68,8 +64,7 @@ export function refusalMessage(name: string, verdict: Exclude<EnvVerdict, 'allow
 }
 
 /**
- * Places inside a resource where `${env:…}` is refused, by the resource's schema definition:
- * field patterns from the entry (src/util/field-path.ts: `[]` is any list index, `*` any key) →
+ * Where `${env:…}` is refused, by schema definition: field pattern (`[]` any index, `*` any key) →
  * what the place is called. A list of references is refused as a list or as a mapping alike.
  */
 const FORBIDDEN_PLACES: Record<string, Record<string, string>> = {

@@ -1,22 +1,19 @@
 /**
- * `--env NAME`: the overlay `environments.NAME` deep-merged over everything else. An overlay
- * changes resources the manifest defines; naming one it does not define is a mistake (most often a
- * typo that would otherwise silently create a half-defined resource), reported for every overlay
- * whichever is selected (`checkOverlayTargets`). Credentials merge by provider.
+ * `--env NAME`: the overlay `environments.NAME` deep-merged over everything else. An overlay only
+ * changes resources the manifest defines (a typo would otherwise create a half-defined resource).
+ * Credentials merge by provider.
  */
 import { didYouMean } from '../util/did-you-mean.js';
+import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from './env-policy.js';
 import { reportForbiddenReferences } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
-import { RESOURCE_SECTIONS, type CombinedManifest, type Layer } from './fragments.js';
+import { RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Layer } from './fragments.js';
 import { refuseSettingReferences } from './service-settings.js';
 import type { Span } from './source.js';
-
-const SECTION_NOUN = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' } as const;
-const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 
 /** The layer to resolve: the manifest itself, or with the named environment's overlay applied. */
 export function selectEnvironment(combined: CombinedManifest, name: string | undefined, diagnostics: DiagnosticList): Layer {
@@ -112,10 +109,8 @@ export function checkOverlayTargets(combined: CombinedManifest, diagnostics: Dia
 }
 
 /**
- * `${env:…}` where it is never allowed (ids, references, file paths, `base_url`, `region`), in the
- * manifest's own settings and in every overlay, used or not: the values in use are refused again as
- * they are resolved, but a mistake in production's overlay should show up while working on staging.
- * Nothing is read.
+ * `${env:…}` where it is never allowed, in the manifest's own settings and in every overlay, used or
+ * not: a mistake in production's overlay should show up while working on staging. Nothing is read.
  */
 export function checkOverlayReferences(combined: CombinedManifest, diagnostics: DiagnosticList): void {
   refuseSettingReferences(combined, diagnostics);

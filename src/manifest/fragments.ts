@@ -1,10 +1,10 @@
 /**
- * Many files, many YAML documents, one manifest. Each document is a fragment; resources from all
- * fragments are gathered by kind, and a resource (or setting) defined twice is an error naming both
- * places. Each fragment's own shape (top-level keys, section types, resource names) is checked
- * here; the resources themselves are checked after defaults, templates and environments apply.
+ * Many files, many YAML documents, one manifest: resources from all fragments gathered by kind, a
+ * resource or setting defined twice an error naming both places. Each fragment's shape is checked
+ * here; the resources themselves after defaults, templates and environments apply.
  */
 import type { SchemaIssue } from '../schema/validate.js';
+import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -17,8 +17,7 @@ export const RESOURCE_SECTIONS = ['agents', 'phones', 'campaigns', 'knowledge'] 
 export type ResourceSection = (typeof RESOURCE_SECTIONS)[number];
 const SETTINGS = ['region', 'base_url', 'defaults'] as const;
 type SettingName = (typeof SETTINGS)[number];
-
-const SECTION_NOUN: Record<ResourceSection, string> = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' };
+export const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 
 export interface Fragment {
   value: Record<string, unknown>;
@@ -68,8 +67,7 @@ export function emptyLayer(span: Span): Layer {
 export function combineFragments(fragments: readonly Fragment[], fallback: Span, diagnostics: DiagnosticList): CombinedManifest {
   const combined: CombinedManifest = { ...emptyLayer(fragments[0]?.span ?? fallback), environments: new Map(), environmentsSpan: undefined, firstSpan: fragments[0]?.span ?? fallback };
   for (const fragment of fragments) {
-    // First: past a thousand problems the list stops taking more, and a file's shape (an unknown
-    // top-level key, a section of the wrong type) must not be crowded out by its resources' names.
+    // First: the list stops taking problems past its limit, and a file's shape must not be crowded out.
     checkFragmentShape(fragment, diagnostics);
     addLayer(combined, fragment.value, [], diagnostics);
     const environments = fragment.value.environments;
@@ -172,10 +170,7 @@ export function formatLocation(span: Span): string {
   return `${file}:${line}:${col}`;
 }
 
-/**
- * Checks a fragment's shape against the manifest schema (skeletonOf). Resources are checked whole,
- * later, after everything that merges into them has been merged.
- */
+/** Checks a fragment's shape against the manifest schema (skeletonOf). */
 function checkFragmentShape(fragment: Fragment, diagnostics: DiagnosticList): void {
   const skeleton = skeletonOf(fragment.value, false);
   checkAgainstSchema(
@@ -199,10 +194,8 @@ function isEnvironmentName(path: ReadonlyArray<PathPart>): boolean {
 }
 
 /**
- * A located copy without the resources: top-level keys, section types, settings, defaults and
- * environment settings. Each resource is checked whole, once, where it is resolved (its type too),
- * and each name where its section is combined (addLayer): here, 10,000 resources would only be
- * copied and walked before the first read could leave, and a wrong one reported twice.
+ * A located copy without the resources: each resource is checked whole, once, where it is resolved,
+ * and each name in addLayer; here they would only be copied and walked, and a wrong one reported twice.
  */
 function skeletonOf(value: Record<string, unknown>, inEnvironment: boolean): Record<string, unknown> {
   const out = locatedCopy(value);

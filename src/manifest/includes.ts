@@ -1,8 +1,7 @@
 /**
- * Files the manifests point at: prompt includes (`prompt: { file: … }`, read as UTF-8 text) and
- * knowledge files (hashed, sized and typed, never decoded). Paths are relative to the file that
- * wrote them. Everything is read concurrently; sources and diagnostics are created in request
- * order afterwards, so output is the same from run to run.
+ * Files the manifests point at: prompt includes (UTF-8 text) and knowledge files (hashed, never
+ * decoded), relative to the file that names them. Read concurrently; sources and diagnostics are
+ * made in request order afterwards, so output is the same from run to run.
  */
 import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
@@ -45,16 +44,8 @@ export function promptBudget(): NonNullable<ReadPolicy['budget']> {
   return { remaining: MAX_PROMPT_BYTES_TOTAL, limit: MAX_PROMPT_BYTES_TOTAL, noun: 'prompt files' };
 }
 
-/** How a prompt file named in `source` may be read. */
-export function promptPolicy(source: SourceText, budget: ReadPolicy['budget']): ReadPolicy {
-  return { root: source.root, maxBytes: MAX_PROMPT_FILE_BYTES, budget };
-}
-
-/**
- * Whether a path is written absolute (`/proc/self/environ`, `C:\\…`, `\\\\server\\share`): refused
- * whatever it names, so a manifest reads the same on every machine and names nothing of the machine's own.
- */
-export function isAbsoluteWritten(written: string): boolean {
+/** An absolute path (`/proc/…`, `C:\\…`) is refused whatever it names: a manifest names none of the machine's. */
+function isAbsoluteWritten(written: string): boolean {
   return path.posix.isAbsolute(written) || path.win32.isAbsolute(written);
 }
 
@@ -77,15 +68,16 @@ export function resolveFrom(span: Span, written: string): string {
 }
 
 /**
- * The text of each requested prompt (undefined when it could not be read). A file named by many
- * agents is read once. The text is normalized: CRLF becomes LF and one final newline is dropped
- * (editors add it; the live prompt does not have it).
+ * The text of each requested prompt (undefined when it could not be read), CRLF as LF and one final
+ * newline dropped (editors add it; the live prompt does not have it). A file named by many is read once.
  */
 export async function readPrompts(requests: readonly PromptRequest[], ctx: IncludeContext): Promise<Array<string | undefined>> {
   // Read per request, not per file: the same file may be named from a manifest and from a template, under different roots.
-  const outcomes = await mapBounded(requests, 64, (request) =>
-    isAbsoluteWritten(request.written) ? Promise.resolve(ABSOLUTE) : ctx.files.read(request.file, promptPolicy(request.span.source, ctx.promptBudget)),
-  );
+  const outcomes = await mapBounded(requests, 64, (request) => {
+    if (isAbsoluteWritten(request.written)) return Promise.resolve(ABSOLUTE);
+    const policy = { root: request.span.source.root, maxBytes: MAX_PROMPT_FILE_BYTES, budget: ctx.promptBudget };
+    return ctx.files.read(request.file, policy);
+  });
   const decoded = new Map<Buffer, { text: string; source: () => SourceText } | undefined>();
   requests.forEach((request, index) => {
     const outcome = outcomes[index] as ReadOutcome;
@@ -152,16 +144,12 @@ export interface KnowledgeContent {
   size: number;
 }
 
-/**
- * Hashes knowledge files by streaming them (they may be large), under the same guards as every file
- * a manifest names; undefined for one that could not be read.
- */
+/** Hashes knowledge files by streaming them (they may be large) under the guards; undefined for one not read. */
 export async function hashKnowledgeFiles(
   requests: readonly KnowledgeRequest[],
   ctx: Pick<IncludeContext, 'diagnostics' | 'sources' | 'onDigest'>,
 ): Promise<Array<KnowledgeContent | undefined>> {
-  // One hash per distinct file (device and inode, so every name and link of a file shares it): a
-  // manifest naming one large file in every entry must not make the load read it once per entry.
+  // One hash per distinct file (device and inode): one large file named by every entry is read once.
   const byFile = new Map<string, Promise<HashOutcome>>();
   const hashed = await mapBounded(requests, 8, async (request): Promise<HashOutcome> => {
     if (isAbsoluteWritten(request.written)) return ABSOLUTE;

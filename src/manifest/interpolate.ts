@@ -1,12 +1,8 @@
 /**
- * `${env:NAME}` and `${env:NAME:-default}` in string values. The default applies when the variable
- * is unset or empty (as in the shell); `$${env:NAME}` is a literal `${env:NAME}`. A missing
- * variable is a diagnostic at the place it is used. Every substituted value is a secret: the
- * caller hears of the paths that received one (to mark them sensitive) and the values (to redact).
- *
- * Every read goes through the operator's policy (env-policy.ts): a refused variable, or a reference
- * where none may be (an id, a file path), is a diagnostic at the reference, and its value is never
- * read. The names of the variables read are reported too, so a plan can list them.
+ * `${env:NAME}` and `${env:NAME:-default}` in string values; the default applies when the variable
+ * is unset or empty (as in the shell), and `$${env:NAME}` is literal text. Every substituted value
+ * is a secret: the caller hears the paths that received one and the values (to redact). Every read
+ * goes through the operator's policy (env-policy.ts): a refused one is never read.
  */
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -110,7 +106,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
   return { value, fromEnv };
 }
 
-/** The variables already warned about as too short, per load (one warning per variable, however many references). */
+/** The variables already warned about as too short, per load: one warning per variable. */
 const warnedShort = new WeakMap<DiagnosticList, Set<string>>();
 
 function firstWarning(diagnostics: DiagnosticList, name: string): boolean {
@@ -132,10 +128,8 @@ export interface TreeInterpolation {
 }
 
 /**
- * `value` with every string interpolated, spans kept. Copy-on-write: an object or list is copied
- * only when something inside it changed, so the common case (no references) allocates nothing.
- * A string without a place of its own is reported at the nearest enclosing object, else at
- * `how.span`, so that no refusal goes unreported.
+ * `value` with every string interpolated, spans kept; copy-on-write (no references: no copies).
+ * A string without a place of its own is reported at the nearest enclosing object, else at `how.span`.
  */
 export function interpolateTree(value: unknown, ctx: InterpolationContext, how: TreeInterpolation = {}): unknown {
   const { onEnvPath, forbidden, span } = how;
@@ -176,10 +170,7 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
   return walk(value, undefined);
 }
 
-/**
- * Reports every reference in a forbidden place of `value` (see `TreeInterpolation.forbidden`),
- * reading nothing and resolving nothing: for the environment overlays not in use.
- */
+/** Reports every reference in a forbidden place of `value`, reading nothing: for the overlays not in use. */
 export function reportForbiddenReferences(
   value: unknown,
   forbidden: (path: readonly PathPart[]) => string | undefined,

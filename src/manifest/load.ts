@@ -17,7 +17,7 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from './env-policy.js';
 import { checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
-import { combineFragments, RESOURCE_SECTIONS, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
+import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
@@ -36,13 +36,12 @@ import { TemplateStore } from './templates.js';
 import { defaultTemplatesDir } from '../templates/location.js';
 import type { DesiredState, LoadOptions, LoadResult } from './types.js';
 
-const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 /** Rules that need every resource of the manifest: skipped when a file could not be parsed (they would only add noise). */
 const REFERENCE_RULES = new Set<unknown>([checkPhoneAgents, checkCampaignCallers, checkAgentKnowledge]);
 
 export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const cwd = path.resolve(options.cwd);
-  // The operator's allow-list is checked before anything is read: a malformed one stops the run.
+  // Checked before anything is read: a malformed allow-list stops the run.
   const policy = envPolicyOf(options.env);
   const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
   const files = manifestFiles.map((entry) => entry.file);
@@ -69,7 +68,6 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const layer = selectEnvironment(combined, options.environment, diagnostics);
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
-  // Templates named by agents, read once each.
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256Hex(bytes)));
   const templateNames = Object.values(layer.sections.agents).flatMap((entry) => (isPlainObject(entry) && typeof entry.template === 'string' ? [entry.template] : []));
   if (templateNames.length > 0) await templates.load(templateNames);
@@ -116,10 +114,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 }
 
-/**
- * The files the resolved resources point at, read concurrently: each agent's prompt (by its
- * request) and each knowledge file's size and hash (checked here); digests recorded by role.
- */
+/** The prompts and knowledge files the resolved resources point at, read concurrently; digests recorded by role. */
 async function readNamedFiles(
   agents: readonly AgentDraft[],
   knowledge: readonly KnowledgeDraft[],
@@ -138,10 +133,7 @@ async function readNamedFiles(
   return { promptTextOf: new Map(promptRequests.map((request, index) => [request, promptTexts[index] as string])), knowledgeContents };
 }
 
-/**
- * Reads and parses every manifest file: each YAML document becomes a fragment. `unparsed` tells
- * whether a file could not be read as YAML (then cross-resource checks would only add noise).
- */
+/** Reads and parses every manifest file, each YAML document a fragment. `unparsed`: a file was not read as YAML. */
 async function readManifests(
   files: readonly ManifestFile[],
   ctx: { cache: FileCache; sources: SourceRegistry; diagnostics: DiagnosticList; onDigest(digest: string): void },
@@ -257,10 +249,7 @@ function forEachResource(
   }
 }
 
-/**
- * Each environment overlay checked on its own, whether or not it is selected, so a mistake in the
- * production overlay shows up while validating for staging. Required fields may come from the base.
- */
+/** Each environment overlay checked on its own, selected or not; required fields may come from the base. */
 function checkEnvironmentOverlays(combined: CombinedManifest, diagnostics: DiagnosticList): void {
   for (const [environment, { layer, keySpan }] of combined.environments) {
     for (const section of RESOURCE_SECTIONS) {

@@ -1,11 +1,8 @@
 /**
  * Deep merge, the one rule behind defaults, templates and environments: objects merge key by key,
- * anything else (strings, numbers, lists, null) in the overlay replaces what was under it. Lists
- * replace rather than concatenate because each list (tools, phrases, …) is one value on the
- * service. An explicit `null` in the overlay wins: it means "clear this field".
- *
- * Spans follow the values: a key set by the overlay points at the overlay's file, a key only the
- * base has points at the base's. Inputs are never modified; unchanged subtrees are shared.
+ * anything else in the overlay replaces what was under it. Lists replace, since each is one value on
+ * the service; an explicit `null` wins ("clear this field"). Spans follow the values; inputs are
+ * never modified, unchanged subtrees shared.
  */
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';

@@ -1,8 +1,4 @@
-/**
- * The names a manifest gives its resources, as the manifest schema defines them (`LocalName`,
- * `PhoneNumber`): the loader, the history check and export test them here, and
- * test/manifest/names.test.ts holds these and the schema together.
- */
+/** The names a manifest gives its resources, as the schema's `LocalName` and `PhoneNumber` define them. */
 
 /** Letters, digits, `-`, `_` and `.`, starting with a letter or digit (the schema's `LocalName` pattern). */
 export const LOCAL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;

@@ -1,26 +1,20 @@
 /**
- * A fast reader for the plain block-style YAML that manifests are made of, so that a manifest of a
- * thousand agents validates in well under a second (the general parser spends most of that time
- * building a full document model, comments and styles included, that the loader does not need).
+ * A fast reader for the plain block-style YAML that manifests are made of: the general parser
+ * builds a full document model (comments and styles included) that the loader does not need.
  *
- * It accepts a strict subset and gives up on anything else, returning undefined: then the caller
- * uses the general parser, which also reports every error. The subset: spaces for indentation (no
- * tabs, no CR), block mappings and sequences (also a mapping inside a sequence item), comments,
- * `---` between documents, one-line flow collections, plain scalars on one line (resolved by the
- * YAML 1.2 core schema, as the general parser does), one-line quoted scalars with the common
- * escapes, and `|` / `|-` literal block scalars. Anchors, aliases, tags, merge keys, duplicate
- * keys, multi-line plain or quoted scalars, folded scalars and anything unusual make it give up.
- * test/manifest/parse-yaml-subset.test.ts checks it gives the same values and positions as the
- * general parser.
+ * It accepts a strict subset and gives up on anything else (returns undefined), leaving the text,
+ * and every error report, to the general parser. The subset: space indentation, block mappings and
+ * sequences, comments, `---` between documents, one-line flow collections, one-line plain scalars
+ * (YAML 1.2 core schema) and quoted scalars with the common escapes, `|` / `|-` block scalars.
+ * Its tests check it gives the same values and positions as the general parser.
  */
 import { attachSpans, PackedEntry, PackedNode, setOwn, type EntrySpans, type PathPart } from './positions.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import type { ParsedDocument, SourceText, Span } from './source.js';
 
 /**
- * A line indented so that it fits no block around it: more than the keys of the mapping it
- * continues, or between two levels. Found while reading; the caller uses it to point a syntax error
- * at the line that is wrong rather than where the general parser noticed.
+ * A line indented so that it fits no block around it; the caller points the syntax error at it
+ * rather than where the general parser noticed.
  */
 export interface Misindentation {
   /** Offset of the line's first character that is not a space. */
@@ -36,9 +30,8 @@ export interface Misindentation {
 const GIVE_UP = Symbol('outside the subset');
 
 /**
- * The lines of the text, as parallel arrays (a manifest has tens of thousands of lines; one object
- * each would be garbage to collect): where each starts and ends (the `\n`, or the text's end), its
- * first non-space character (== end for a blank line), and whether it is blank or a comment only.
+ * The lines of the text as parallel arrays, not an object per line (garbage to collect): start, end
+ * (the `\n` or the text's end), first non-space character (== end when blank), blank-or-comment.
  */
 interface Lines {
   count: number;
@@ -80,10 +73,7 @@ interface BlockNode extends Node {
 
 const MAX_KEY_LENGTH = 1000;
 
-/**
- * The documents of `source`, or undefined when the text is outside the subset (then `onGiveUp`
- * hears why, when the reason is a wrongly indented line).
- */
+/** The documents of `source`, or undefined outside the subset (`onGiveUp` hears of a wrongly indented line). */
 export function parseYamlSubset(
   source: SourceText,
   onGiveUp?: (misindented: Misindentation | undefined) => void,
@@ -279,7 +269,6 @@ class SubsetReader {
     if (++this.depth > MAX_NESTING_DEPTH) giveUp();
   }
 
-  /** Counts a value read. */
   private count(): void {
     if (++this.values > MAX_YAML_TOKENS) giveUp();
   }

@@ -21,8 +21,6 @@ export interface ParseOutcome {
 /**
  * Parses a YAML source. Plain block-style YAML (nearly every manifest) takes the fast subset reader;
  * anything else, errors included, the general parser. `subset: false` forces the general parser.
- * (The subset reader reads a thousand-agent manifest about ten times faster; docs/manifest.md,
- * "Limits", has the figures.)
  */
 export async function parseYaml(
   source: SourceText,
@@ -83,9 +81,8 @@ export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>,
   let errors: readonly YAMLError[] = doc.errors;
   const range = doc.range;
   if (misindented && misindented.at >= range[0] && misindented.at <= range[2]) {
-    // The general parser notices a wrong indentation where the structure breaks, often a line or two
-    // away, and then reports the lines after it too. Point at the line that is wrong instead, and
-    // keep only the errors after it (those may be mistakes of their own).
+    // The general parser notices a wrong indentation where the structure breaks, often lines away:
+    // point at the line that is wrong, and keep only the errors after it (mistakes of their own).
     const lineEnd = lineEndAt(source.text, misindented.at);
     if (errors.some((error) => error.pos[0] <= lineEnd)) {
       reportMisindentation(misindented, source, diagnostics);
@@ -94,8 +91,7 @@ export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>,
   }
   // One error per line: the parser's follow-on errors after the first mistake on a line are noise.
   const lines = new Set<number>();
-  // Running out of stack is one problem of the document, however many places the parser meets it
-  // (how many depends on the stack left when it ran: one run reported it on two lines).
+  // Running out of stack is one problem of the document, however many places the parser meets it.
   let outOfStack = false;
   for (const error of errors) {
     const line = positionOf(source, error.pos[0]).line;
@@ -150,9 +146,8 @@ function firstNonSpace(text: string, offset: number): number {
 }
 
 /**
- * yaml nodes → plain values with spans. Aliases are expanded here (a copy of the anchor's value),
- * so this is where the limits on expansion and nesting are kept: past one, the document is
- * abandoned with one diagnostic (its value would be guesswork, and the rest of it adds nothing).
+ * yaml nodes → plain values with spans. Aliases are expanded here, so this keeps the limits on
+ * expansion and nesting: past one, the document is abandoned with one diagnostic.
  */
 class Converter {
   failed = false;
@@ -163,7 +158,7 @@ class Converter {
   private expandedValues = 0;
   /** Anchored nodes being expanded now: an alias to one of them refers to itself. */
   private readonly expanding = new Set<unknown>();
-  /** Each alias of the document → the node it refers to, made in one walk at the first alias (anchorOf). */
+  /** Each alias of the document → the node it refers to, made at the first alias. */
   private anchors: Map<unknown, Node | undefined> | undefined;
 
   constructor(
@@ -214,7 +209,6 @@ class Converter {
     return value;
   }
 
-  /** The node an alias refers to (all of the document's found in one walk, at its first alias). */
   private anchorOf(alias: import('yaml').Alias): Node | undefined {
     this.anchors ??= this.aliasTargets(this.doc);
     return this.anchors.get(alias);

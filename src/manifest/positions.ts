@@ -1,10 +1,7 @@
 /**
- * Source positions that travel with plain values. The loader works on ordinary objects and arrays
- * (so merging, interpolation and schema validation stay simple), and each object or array carries,
- * out of sight, where it and each of its entries were written. Every step that builds a new
- * object (merge, substitution, interpolation) copies the spans of the entries it keeps, so a
- * problem found after defaults, templates and environments were merged still points at the file
- * and line that wrote the offending value.
+ * Source positions that travel with plain values: each object or array carries, out of sight, where
+ * it and its entries were written. Every step that builds a new object copies the spans of the
+ * entries it keeps, so a problem found after merging still points at the line that wrote the value.
  */
 import type { SourceText, Span } from './source.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -38,10 +35,7 @@ export interface NodeSpans {
   readonly entries: Map<PathPart, EntrySpans>;
 }
 
-/**
- * An entry's positions kept as numbers, its Span objects made only when asked for: a manifest of
- * a thousand agents has tens of thousands of entries, and few are ever pointed at.
- */
+/** An entry's positions kept as numbers, its Spans made only when asked for: few entries are ever pointed at. */
 export class PackedEntry implements EntrySpans {
   constructor(
     private readonly source: SourceText,
@@ -76,9 +70,8 @@ export class PackedNode implements NodeSpans {
 }
 
 /**
- * Spans live in a non-enumerable symbol property of the object itself: invisible to Object.keys,
- * JSON, spreads, structuredClone and test equality, and markedly cheaper than a WeakMap with tens
- * of thousands of entries (which also slows every garbage collection).
+ * Spans live in a non-enumerable symbol property: invisible to Object.keys, JSON, spreads,
+ * structuredClone and test equality, and cheaper than a large WeakMap.
  */
 const SPANS: unique symbol = Symbol('voxform.spans');
 

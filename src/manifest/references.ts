@@ -1,8 +1,4 @@
-/**
- * Rules across resources, each a small function: references resolve (phone → agent, campaign →
- * caller, agent → knowledge), and no live resource is claimed twice (two agents with one id would
- * overwrite each other on every apply).
- */
+/** Rules across resources, each a small function: references resolve, and no live resource is claimed twice. */
 import { didYouMean } from '../util/did-you-mean.js';
 import type { AgentDraft } from './agents.js';
 import type { DiagnosticList } from './diagnostics.js';

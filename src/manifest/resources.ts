@@ -45,13 +45,25 @@ function resolveEntry(
 }
 
 /**
- * A secret written as a literal in the manifest ends up in version control: warn, and suggest
- * `${env:…}`. (Values that came from the environment, defaults included, are fine.)
+ * Hands the values of the schema's secret `fields` to onSecret, and warns of one written as a
+ * literal in the manifest, where it ends up in version control (values from `${env:…}` are fine).
  */
-function warnLiteralSecret(original: unknown, field: readonly PathPart[], span: Span | undefined, what: string, ctx: ResourceContext): void {
-  const value = valueAtPath(original, field);
-  if (typeof value !== 'string' || value.includes('${env:') || !span) return;
-  ctx.diagnostics.warning('secret_in_manifest', `${what} is written in the manifest; use \${env:NAME} so the secret stays out of version control`, span);
+function markSecretFields(
+  fields: readonly string[],
+  entry: unknown,
+  resolved: Record<string, unknown>,
+  owner: string,
+  ctx: ResourceContext,
+): void {
+  for (const field of fields) {
+    const at = parseDotted(field);
+    const value = valueAtPath(resolved, at);
+    if (typeof value === 'string') ctx.onSecret(value);
+    const written = valueAtPath(entry, at);
+    const span = spanAt(resolved, at);
+    if (typeof written !== 'string' || written.includes('${env:') || !span) continue;
+    ctx.diagnostics.warning('secret_in_manifest', `${field} of ${owner} is written in the manifest; use \${env:NAME} so the secret stays out of version control`, span);
+  }
 }
 
 export interface PhoneDraft {
@@ -74,12 +86,7 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
   let phoneImport: PhoneImport | undefined;
   const spec = resolved.import;
   if (isPlainObject(spec)) {
-    for (const field of phoneSecretFields()) {
-      const at = parseDotted(field);
-      const value = valueAtPath(resolved, at);
-      if (typeof value === 'string') ctx.onSecret(value);
-      warnLiteralSecret(entry, at, spanAt(resolved, at), `${field} of phone "${number}"`, ctx);
-    }
+    markSecretFields(phoneSecretFields(), entry, resolved, `phone "${number}"`, ctx);
     phoneImport = {
       provider: typeof spec.provider === 'string' ? spec.provider : 'twilio',
       country: String(spec.country ?? ''),
@@ -168,11 +175,6 @@ export interface CredentialDraft {
 export function resolveCredential(index: number, entry: unknown, span: Span, ctx: ResourceContext): CredentialDraft | undefined {
   const resolved = resolveEntry('CredentialSpec', entry, ['credentials', index], span, ctx);
   if (!resolved || typeof resolved.provider !== 'string' || typeof resolved.api_key !== 'string') return undefined;
-  for (const field of credentialSecretFields()) {
-    const at = parseDotted(field);
-    const value = valueAtPath(resolved, at);
-    if (typeof value === 'string') ctx.onSecret(value);
-    warnLiteralSecret(entry, at, spanAt(resolved, at), `${field} of credential "${resolved.provider}"`, ctx);
-  }
+  markSecretFields(credentialSecretFields(), entry, resolved, `credential "${resolved.provider}"`, ctx);
   return { provider: resolved.provider, apiKey: resolved.api_key, span, providerSpan: spanAt(resolved, ['provider']) ?? span };
 }

@@ -89,7 +89,7 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: DiagnosticLis
     case 'missing_property': {
       const parent = path.slice(0, -1);
       const name = String(path[path.length - 1]);
-      const span = (parent.length > 0 ? spanAt(check.value, parent, 'key') : spansOfRoot(check)) ?? check.fallback;
+      const span = spanAt(check.value, parent, 'key') ?? check.fallback;
       diagnostics.error('missing_field', `${describePlace([...check.at, ...parent])} needs "${name}"`, span);
       return;
     }
@@ -142,10 +142,7 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: DiagnosticLis
   }
 }
 
-/**
- * A value a template wrote and the manifest's `vars` filled in: the mistake is the value given, so
- * it is reported where `vars` sets it, naming the variable (as `voxform init` names its `--var`).
- */
+/** A value a template wrote and the manifest's `vars` filled in: reported where `vars` sets it, naming the variable. */
 function blameVariables(diagnostics: DiagnosticList, filledBy: FilledBy): ErrorSink {
   const names = filledBy.variables.map((name) => `vars.${name}`);
   const given = names.length === 1 ? `the value of ${names[0]} does` : `the values of ${names.join(', ')} do`;
@@ -186,9 +183,8 @@ function reportUnknownProperty(path: readonly PathPart[], check: SchemaCheck, di
 }
 
 /**
- * `anyOf` failures (a prompt that is a string or a file include, a webhook that is a URL or an
- * object): when the value is an object, the object branch is what was meant, so name its unknown
- * keys or its missing field; otherwise say which kinds would have been accepted.
+ * `anyOf` failures (a prompt that is a string or a file include): for an object value the object
+ * branch was meant, so name its unknown keys or missing field; otherwise the kinds accepted.
  */
 function reportAnyOf(
   issue: SchemaIssue,
@@ -229,10 +225,6 @@ function configFieldNamed(full: ValuePath, key: string): string | undefined {
   return fields.includes(key) ? key : didYouMean(key, fields);
 }
 
-function spansOfRoot(check: SchemaCheck): Span | undefined {
-  return spanAt(check.value, []);
-}
-
 /** A number or boolean where text was expected: YAML read it unquoted; show the quoted form. */
 function quoteHint(expected: string[], value: unknown, span: Span, secret: boolean): string {
   if (secret || !expected.includes('string') || (typeof value !== 'number' && typeof value !== 'boolean')) return '';
@@ -250,10 +242,7 @@ function describePattern(pattern: string): string {
   return PATTERN_WORDS[pattern] ?? `in the expected form (${pattern})`;
 }
 
-/**
- * A copy without the `null`s inside agent configs: there `null` means "clear this field", which
- * the schema (describing values) does not know. Paths stay the same, so issues map back unchanged.
- */
+/** A copy without the `null`s ("clear this field") inside agent configs, unknown to the schema; paths unchanged. */
 function withoutConfigNulls(value: unknown, at: PathPart[]): unknown {
   // Copy-on-write: a config without nulls (the common case) is validated as it is.
   const hasNull = (node: unknown): boolean => {

@@ -1,8 +1,7 @@
 /**
- * The manifest's `base_url` and `region`: where it would like the service to be. They decide where
- * the API key goes, so they are written out (never `${env:…}`), and a `base_url` must name an origin
- * the operator trusts (src/api/trusted-origins.ts). The operator's own `--base-url`, `--region`,
- * `VOXFORM_BASE_URL` and `VOXFORM_REGION` beat both (src/cli/connection.ts).
+ * The manifest's `base_url` and `region`. They decide where the API key goes, so they are written
+ * out (never `${env:…}`), and a `base_url` must name an origin the operator trusts. The operator's
+ * own flags and environment beat both.
  */
 import { baseUrlProblem, normalizeBaseUrl } from '../api/regions.js';
 import { trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
@@ -37,10 +36,7 @@ export function resolveServiceSettings(layer: Layer, ctx: ServiceSettingsContext
   };
 }
 
-/**
- * Reports every `${env:…}` in the `base_url` and `region` of a layer (also an overlay not in use: a
- * mistake in production's shows up while working on staging); true when there was one.
- */
+/** Reports every `${env:…}` in the `base_url` and `region` of a layer (in use or not); true when there was one. */
 export function refuseSettingReferences(layer: Layer, diagnostics: DiagnosticList): boolean {
   let refused = false;
   for (const name of ['base_url', 'region'] as const) {

@@ -6,9 +6,8 @@ import path from 'node:path';
 import type { SourceLocation } from '../errors.js';
 
 /**
- * Line starts of a text, for offset → line and column. The same interface as yaml's LineCounter,
- * which the YAML parser fills while it reads (it is passed as its `lineCounter`); defined here so
- * that the common path does not load the YAML library at all.
+ * Line starts of a text, for offset → line and column: yaml's LineCounter interface, defined here
+ * so that the common path does not load the yaml library.
  */
 export class LineCounter {
   lineStarts: number[] = [];
@@ -39,10 +38,7 @@ export interface SourceText {
   lines: LineCounter;
   /** Load order, so diagnostics sort by file the way the files were read. */
   order: number;
-  /**
-   * The folder every file this source names must be inside, as a real path: the project root for
-   * a manifest, the template's own folder for a template.
-   */
+  /** The real folder every file this source names must be inside: the project root, or a template's own folder. */
   root: string;
 }
 

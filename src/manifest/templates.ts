@@ -1,9 +1,7 @@
 /**
- * `template:` + `vars:` on an agent. A template is `templates/<name>/template.yaml` (description,
- * variables, an agent fragment) beside the files it includes. The template gives the base, the
- * manifest entry deep-merges over it; `{{variables}}` are replaced in the template, in the files it
- * includes and in the manifest entry's own strings. Mistakes are reported in whichever file made
- * them: the template's (an undeclared `{{name}}`) or the manifest's (a missing or unknown var).
+ * `template:` + `vars:` on an agent. A template is `templates/<name>/template.yaml` beside the files
+ * it includes; the manifest entry deep-merges over it, and `{{variables}}` are replaced in the
+ * template, its files and the entry's strings. Mistakes are reported in whichever file made them.
  */
 import path from 'node:path';
 import { readTemplateFile, TEMPLATE_NAME, templateNamesIn, templateRoot, type TemplateFileOutcome } from '../templates/template-files.js';
@@ -20,7 +18,6 @@ import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type FilledBy, t
 import { valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { SourceRegistry, SourceText, Span } from './source.js';
-
 
 export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
 
@@ -63,10 +60,7 @@ export class TemplateStore {
     private readonly onRead: (bytes: Uint8Array) => void,
   ) {}
 
-  /**
-   * Reads the named templates concurrently (through template-files.ts, the reader `voxform init`
-   * uses too); sources are registered in name order (stable diagnostics).
-   */
+  /** Reads the named templates concurrently; sources are registered in name order (stable diagnostics). */
   async load(names: Iterable<string>): Promise<void> {
     const wanted = [...new Set(names)].filter((name) => TEMPLATE_NAME.test(name)).sort();
     const read = (file: string, policy: Parameters<FileCache['read']>[1]) => this.files.read(file, policy);
@@ -174,14 +168,9 @@ export function expandTemplate(
   for (const [name, value] of Object.entries(given)) {
     if (!Object.hasOwn(vars, name) && ['string', 'number', 'boolean'].includes(typeof value) && !template.variables.has(name)) vars[name] = value as VariableValue;
   }
+  const declared = [...template.variables.keys()];
   const onUnknown = (name: string, span: Span): void => {
-    if (template.variables.has(name)) return; // a declared variable without a value: reported as missing above
-    const suggestion = didYouMean(name, template.variables.keys());
-    diagnostics.error(
-      'template_var_undeclared',
-      `{{${name}}} is not a variable of template "${template.name}"${suggestion ? `; did you mean {{${suggestion}}}?` : ''}`,
-      span,
-    );
+    reportUndeclared(name, template.name, declared, span, diagnostics);
   };
   // A template value the manifest's vars filled in is the manifest's to fix: found wrong, it is reported there.
   const filledBy = (text: string): FilledBy | undefined => {
@@ -272,13 +261,25 @@ export function substituteIncludedText(
   const result = substituteText(text, vars);
   const names = [...declared];
   for (const unknown of result.unknown) {
-    if (names.includes(unknown.name)) continue; // declared but without a value: reported as missing
-    const suggestion = didYouMean(unknown.name, names);
-    diagnostics.error(
-      'template_var_undeclared',
-      `{{${unknown.name}}} is not a variable of template "${templateName}"${suggestion ? `; did you mean {{${suggestion}}}?` : ''}`,
-      { source, start: unknown.offset, end: unknown.offset + unknown.name.length + 4 },
-    );
+    const span = { source, start: unknown.offset, end: unknown.offset + unknown.name.length + 4 };
+    reportUndeclared(unknown.name, templateName, names, span, diagnostics);
   }
   return result.text;
+}
+
+/** A `{{name}}` the template does not declare (a declared one without a value is reported as missing). */
+function reportUndeclared(
+  name: string,
+  templateName: string,
+  declared: readonly string[],
+  span: Span,
+  diagnostics: DiagnosticList,
+): void {
+  if (declared.includes(name)) return;
+  const suggestion = didYouMean(name, declared);
+  diagnostics.error(
+    'template_var_undeclared',
+    `{{${name}}} is not a variable of template "${templateName}"${suggestion ? `; did you mean {{${suggestion}}}?` : ''}`,
+    span,
+  );
 }

@@ -20,11 +20,9 @@ export interface Diagnostic {
   frame?: string;
 }
 
-/** A resource address as the CLI shows it: `agent.front-desk`, `phone.+15551230001`, … */
-export type Address = string;
-
 interface DesiredResource {
-  address: Address;
+  /** As the CLI shows it: `agent.front-desk`, `phone.+15551230001`, … */
+  address: string;
   /** Where the resource is defined (its key in the manifest). */
   source: SourceLocation;
 }
@@ -37,24 +35,19 @@ export interface DesiredAgent extends DesiredResource {
   /** Display name (PUT body `name`); undefined when the manifest leaves it to the service. */
   name: string | undefined;
   /**
-   * The AgentConfig in the update shape, only the paths the manifest sets (defaults merged in,
-   * prompt files read, env values substituted). An explicit `null` means "clear this field".
-   * Read-only: parts that come from `defaults` are shared between agents; clone before changing.
+   * The AgentConfig in the update shape, only the paths the manifest sets; `null` means "clear this
+   * field". Read-only: parts from `defaults` are shared between agents.
    */
   config: Record<string, unknown>;
   /** Local names of knowledge files to attach, or undefined when the manifest does not manage them. */
   knowledge: string[] | undefined;
   /** Dotted paths (`name`, `config.voice.settings`) never diffed and never sent. */
   ignore: string[];
-  /**
-   * Dotted paths under `config` whose values are secret (schema `x-sensitive` or from `${env:…}`),
-   * concrete: array elements by index (`tools.0.header`, `session_data_webhook.headers.x-token`).
-   */
+  /** Dotted paths under `config` whose values are secret (`x-sensitive` or from `${env:…}`): `tools.0.header`. */
   sensitivePaths: readonly string[];
   /**
-   * Each value filled from `${env:…}` as the manifest wrote it (`Bearer ${env:TOKEN}`), by dotted
-   * path from the agent entry (`name`, `config.tools.0.header.authorization`): what the deploy
-   * ledger records instead of the value. Absent when the agent was not loaded from manifests.
+   * Each value filled from `${env:…}` as written (`Bearer ${env:TOKEN}`), by dotted path from the
+   * agent entry: what the deploy ledger records instead of the value. Absent when not from manifests.
    */
   envReferences?: Record<string, string> | undefined;
 }
@@ -77,10 +70,7 @@ export interface DesiredPhone extends DesiredResource {
   /** The agent to bind: its id, and the local name when it is an agent of the manifest. */
   agent: { id: string; localName: string | undefined } | undefined;
   import: PhoneImport | undefined;
-  /**
-   * Dotted paths from the entry whose values are secret: the schema's fields (`import.api_key`,
-   * `import.api_secret`) and every value from `${env:…}` (`import.region`). Never shown in a plan.
-   */
+  /** Dotted paths from the entry whose values are secret: the schema's fields and values from `${env:…}`. */
   sensitivePaths: readonly string[];
 }
 
@@ -152,21 +142,13 @@ export interface LoadOptions {
   environment?: string | undefined;
   /** Folder of agent templates (default: the package's `templates/`). */
   templatesDir?: string;
-  /**
-   * The base URL the operator gave as a flag (`--base-url`), if any: its origin is trusted for the
-   * manifest's `base_url`, like `VOXFORM_BASE_URL` and `VOXFORM_TRUSTED_ORIGINS` read from `env`.
-   */
+  /** `--base-url`, if the operator gave it: its origin is trusted for the manifest's `base_url`. */
   operatorBaseUrl?: string | undefined;
-  /**
-   * The folder every file a manifest names must be inside (default: the git work tree holding the
-   * manifest the operator named, else its folder; see docs/manifest.md, "Files a manifest names").
-   */
+  /** The folder every file a manifest names must be inside (default: the manifest's git work tree, else its folder). */
   projectRoot?: string;
   /**
-   * Told each secret the moment the load meets it (an `${env:…}` value as it is read, a value at a
-   * place the schemas mark sensitive as it is resolved), before anything else can hold it: a caller
-   * that may print while the load goes on adds it to its redaction here. The result's `secrets`
-   * lists them all again.
+   * Told each secret the moment the load meets it, before anything else can hold it: a caller that
+   * may print while the load goes on adds it to its redaction here.
    */
   onSecret?: ((secret: string) => void) | undefined;
 }
@@ -176,16 +158,10 @@ export interface LoadResult {
   state: DesiredState | undefined;
   /** Errors and warnings, sorted by file (load order) and position; each problem once; at most MAX_DIAGNOSTICS_KEPT. */
   diagnostics: Diagnostic[];
-  /**
-   * Problems found past MAX_DIAGNOSTICS_KEPT: counted, not listed. `stopped`: the load stopped
-   * checking once that many were found, so there may be more than counted.
-   */
+  /** Problems past MAX_DIAGNOSTICS_KEPT, counted; `stopped`: the load stopped checking, so there may be more. */
   omitted: { errors: number; warnings: number; stopped: boolean };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];
-  /**
-   * Every secret value met while loading, also when there are errors (a diagnostic never holds
-   * one, but a caller printing anything else must still redact them).
-   */
+  /** Every secret value met while loading, also when there are errors: a caller must still redact them. */
   secrets: string[];
 }

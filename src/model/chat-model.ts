@@ -1,8 +1,6 @@
 /**
- * An OpenAI-compatible chat model (any server speaking `POST /chat/completions`: a hosted model,
- * a local one, the test suite's fake). Used by the judge, the simulated caller and the emulator's
- * `--llm` mode. Where it is and its key come from the operator (flags, environment), never from a
- * test file or a manifest.
+ * An OpenAI-compatible chat model (`POST /chat/completions`), for the judge, the simulated caller and
+ * the emulator's `--llm`. Its URL and key come from the operator, never from a test file or manifest.
  */
 import type OpenAI from 'openai';
 import { VoxformError } from '../errors.js';

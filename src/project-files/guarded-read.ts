@@ -1,20 +1,10 @@
 /**
- * Reading a file a manifest names, without trusting the manifest. Everything in the repository is
- * written by whoever opened the pull request, so a path written in a manifest must not reach the
- * CI machine's own files (`/proc/self/environ`, `../../.ssh/…`, a symbolic link to either), block
- * on a FIFO, or stream `/dev/zero` forever. Before a file is opened:
- *
- *   - its real path (symbolic links followed) must lie inside the project root;
- *   - it must be a regular file (not a folder, FIFO, socket or device);
- *   - its size must be within the cap for its role.
- *
- * It is then opened without following a last symbolic link and without blocking, checked again
- * on the open descriptor (the same file, still regular), and read up to the cap only (a file in
- * `/proc` reports size 0 and has content).
- *
- * The project root is the git work tree holding the manifest the operator named (see
- * findProjectRoot), so `../prompts/a.md` from a manifest in a subfolder works while nothing outside
- * the repository can be named.
+ * Reading a file a manifest names, without trusting the manifest (the pull request's): a path must
+ * not reach the CI machine's own files (`/proc/self/environ`, a symbolic link out), block on a FIFO,
+ * or stream `/dev/zero` forever. Before a file is opened, its real path must lie inside the project
+ * root (the git work tree holding the manifest), and it must be a regular file within its size cap.
+ * It is then opened without following a last link and without blocking, checked again on the
+ * descriptor, and read up to the cap only (a file in `/proc` reports size 0 and has content).
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpath, realpathSync, stat, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +17,7 @@ export type ReadFailure =
   | 'unreadable'
   /** Its real path is outside the project root. */
   | 'outside'
-  /** It is (or its real path is) inside the repository's `.git` folder or voxform's own `.voxform` (KEPT_FOLDERS). */
+  /** It is (or its real path is) inside a KEPT_FOLDERS folder. */
   | 'kept_folder'
   /** A FIFO, socket or device. */
   | 'not_regular'
@@ -55,11 +45,7 @@ export interface ReadPolicy {
   budget?: { remaining: number; limit: number; noun: string };
 }
 
-/**
- * The project root for a manifest found from `start` (a folder): the git work tree holding it;
- * else the working directory when `start` is inside it (the operator chose where to run); else
- * `start`. A real path.
- */
+/** The project root (a real path) from folder `start`: its git work tree, else `cwd` when it holds `start`, else `start`. */
 export async function findProjectRoot(start: string, cwd: string): Promise<string> {
   const real = await realFolder(start);
   for (let dir = real; ; dir = path.dirname(dir)) {
@@ -79,10 +65,8 @@ export function isInside(root: string, file: string): boolean {
 }
 
 /**
- * The part of `file` below `root` when `file` is plainly `root`, a separator and a rest with no `..`
- * in it (then it is inside, however either is written); undefined when that takes `path.relative`
- * to tell. Every prompt of a load is checked this way: `path.relative` resolves both paths afresh,
- * garbage for every file of a large project whose answer is almost always yes.
+ * The part of `file` below `root` when `file` is plainly `root`, a separator and a rest with no `..`;
+ * undefined when it takes `path.relative` (slower: it resolves both paths afresh) to tell.
  */
 function underByPrefix(root: string, file: string): string | undefined {
   if (!file.startsWith(root)) return undefined;
@@ -93,17 +77,14 @@ function underByPrefix(root: string, file: string): string | undefined {
 }
 
 /**
- * Real paths of the folders files were read from, kept by the reads of one load (`FileCache`): a
- * file that is not itself a symbolic link has the real path of its folder plus its name, so 5,000
- * prompts in one folder cost one realpath (a system call per path component) instead of 5,000.
- * Never kept longer than a load: a folder replaced by a link later is then resolved afresh.
+ * Real paths of the folders files were read from, kept for one load only (a folder replaced by a
+ * link later is resolved afresh): a file that is not a link is its folder's real path plus its name.
  */
 export type RealFolders = Map<string, string | undefined>;
 
 /**
- * Reads a file under a policy (see the module comment), answering why not instead of throwing.
- * A file refused for where it is or what it is is never opened. The calls are made synchronously,
- * a slice of files at a time (src/util/sync-slices.ts): none of them can wait on another process.
+ * Reads a file under a policy, answering why not instead of throwing; a refused file is never
+ * opened. Run in synchronous slices (sync-slices.ts): no call here can wait on another process.
  */
 export function readGuarded(file: string, policy: ReadPolicy, folders?: RealFolders): Promise<ReadOutcome> {
   return inSlice(() => readGuardedNow(file, policy, folders));
@@ -124,11 +105,7 @@ function readGuardedNow(file: string, policy: ReadPolicy, folders: RealFolders |
 
 const OUTSIDE: Extract<ReadOutcome, { ok: false }> = { ok: false, reason: 'outside', message: 'is outside the project' };
 
-/**
- * Folders of the project that hold no project file, and why: what is in them is not the author's
- * to name. `actions/checkout` writes the job's token into `.git/config`, and `.voxform/` keeps the
- * state and the embedded emulator's account (its keys, and the headers `apply --local` sent).
- */
+/** Folders that hold no project file: `.git/config` can hold the CI job's token, `.voxform/` the state and keys. */
 const KEPT_FOLDERS: Record<string, string> = {
   '.git': "git's own folder (its config can hold the CI job's token)",
   '.voxform': "voxform's own folder (the state and the local emulator's account)",
@@ -154,11 +131,7 @@ function existingAncestor(file: string): string {
   }
 }
 
-/**
- * The real path of `file` (absolute), and its stat when that came with it: through the real path of
- * its folder (kept in `folders`) when the file is not a symbolic link, else resolved whole. Throws
- * as realpath does for a file that is not there.
- */
+/** The real path of `file` (absolute) and its stat when that came with it (see RealFolders); throws as realpath does. */
 function realPathOf(file: string, folders: RealFolders | undefined): { real: string; info: Stats | undefined } {
   if (folders) {
     const folder = path.dirname(file);
@@ -234,11 +207,8 @@ function readOpened(real: string, expected: Stats, maxBytes: number): ReadOutcom
 }
 
 /**
- * Reads from `fd` the size it reported (`fstat`), or, for a file that reports none (`/proc`), until
- * its end or one byte past `maxBytes` (then: too large). A regular file is read into one buffer of
- * its own size, in one read: the file as it was when it was opened. A file shorter than it said is
- * read to its end; one that reports no size goes on in 64 KiB buffers. A fixed 64 KiB buffer per file
- * would allocate many times the size of each small prompt file.
+ * Reads from `fd` the size it reported (`fstat`) into one buffer of that size, or, for a file that
+ * reports none (`/proc`), in 64 KiB buffers until its end or one byte past `maxBytes` (too large).
  */
 function readUpTo(fd: number, maxBytes: number, reportedSize: number): ReadOutcome {
   const chunks: Buffer[] = [];

@@ -1,12 +1,7 @@
 /**
- * How much a JSON text may make voxform build: values and nesting depth, counted over the bytes
- * before `JSON.parse` sees them. A kept file's size cap alone does not bound memory: 40 MB of
- * `[{},{},…]` is thirteen million objects, and parsing them needs thirty times the file's size. The
- * count runs over chunks as they are read, so a file over its budget is refused at the value past
- * the limit, with nothing of it built.
- *
- * The count is of values (objects, arrays, strings, numbers, literals), not of object keys. It does
- * not check the syntax: `JSON.parse` does that next, on text now known to be within the budget.
+ * How much a JSON text may make voxform build: values (not keys) and nesting depth, counted over the
+ * bytes before `JSON.parse` sees them, since a size cap alone does not bound memory (`[{},{},…]`).
+ * No syntax check: `JSON.parse` does that next, on text known to be within the budget.
  */
 
 /** What a JSON text may hold. */
@@ -31,9 +26,8 @@ const COLON = 0x3a;
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
 /**
- * Counts the values and depth of a JSON text fed to it in pieces (UTF-8 bytes: every byte that
- * matters to JSON's structure is ASCII, and no byte of a multi-byte character is). `feed` answers
- * the first limit passed, if any; the text it has counted is then not worth reading further.
+ * Counts the values and depth of UTF-8 JSON fed in pieces (no byte of a multi-byte character is
+ * ASCII, so structure is found bytewise); `feed` answers the first limit passed, if any.
  */
 export class JsonCounter {
   values = 0;

@@ -1,12 +1,9 @@
 /**
- * The one reader of the JSON files voxform keeps for itself — the state file (`.voxform/state.json`),
- * the history records, the lock's holder files, the embedded emulator's data (`.voxform/local.json`)
- * and saved plans. They are read under the guards of every project file (guarded-read.ts): a
- * committed `.voxform/` is the pull request's, and `plan --local` reads it before review, so any of
- * them may be a symbolic link to `/dev/urandom`, to a FIFO or to the CI machine's own files. Each
- * must be a regular file, not linked out of its own folder, within its size cap and its budget of
- * JSON values and depth (limits.ts); and what fails to parse is never quoted back (it may be
- * someone else's secret).
+ * The one reader of the JSON files voxform keeps for itself (state, history records, lock holders,
+ * the emulator's data, saved plans), under the guards of guarded-read.ts: a committed `.voxform/` is
+ * the pull request's, so any may be a link to `/dev/urandom`, a FIFO or the CI machine's files. Each
+ * must be a regular file, not linked out of its folder, within its size cap and JSON budget
+ * (limits.ts); what fails to parse is never quoted back (it may be someone else's secret).
  */
 import { constants } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
@@ -14,10 +11,7 @@ import path from 'node:path';
 import { failureOf, formatSize, inspect, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
 import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
 
-/**
- * Why a kept file was not read: the guards refused it (where or what it is, its size), its JSON
- * passes its budget, or its text is not JSON.
- */
+/** Why a kept file was not read: the guards refused it, its JSON passes its budget, or it is not JSON. */
 export type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';
 
 /** What was found where a kept file should be: nothing yet, its value, or why it is refused (`problem` completes "The file X …"). */
@@ -35,20 +29,13 @@ function isThere(file: string): Promise<boolean> {
   );
 }
 
-/**
- * Why the guards refused a file that is there: "missing" then means a link to nothing (or to a
- * pipe, which has no path: `/dev/stdin`), never read and never taken for a missing file.
- */
+/** Why the guards refused a file that is there: "missing" then means a link to nothing (or to a pipe). */
 function refusal(reason: ReadFailure, message: string): KeptFile<never> {
   if (reason === 'missing') return { found: true, ok: false, reason: 'refused', problem: 'is a symbolic link to nothing voxform can read' };
   return { found: true, ok: false, reason: 'refused', problem: reason === 'outside' ? 'is a symbolic link leading out of its folder' : message };
 }
 
-/**
- * Whether a file that was there when it was looked at has gone since: a lock's holder that another
- * run removed, with its folder, between the look and the read. Its read then fails as a missing
- * file outside the (vanished) folder would; it is not found, not refused: the caller looks again.
- */
+/** Whether a file has gone since it was looked at (a lock's holder another run removed): not found, not refused. */
 async function goneMeanwhile(file: string): Promise<boolean> {
   return !(await isThere(file));
 }
@@ -62,11 +49,8 @@ export interface KeptJsonLimits extends JsonBudget {
 const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The file's JSON value, read under the guards (opened once, without following a last link, read up
- * to the cap) and within its budget of values and depth (json-budget.ts), counted as the bytes
- * arrive: a file over budget is refused there, before it is read whole or parsed. The file is read
- * a chunk at a time with the event loop served in between, so Ctrl-C and SIGTERM (the CLI's
- * handlers) stop a long load. Text that is not JSON is refused, never quoted.
+ * The file's JSON value, read under the guards and counted against its budget as the bytes arrive
+ * (refused before it is read whole or parsed), a chunk at a time so Ctrl-C stops a long load.
  */
 export async function readKeptJson(file: string, limits: KeptJsonLimits): Promise<KeptFile<unknown>> {
   if (!(await isThere(file))) return { found: false };
@@ -109,9 +93,7 @@ export async function readKeptJson(file: string, limits: KeptJsonLimits): Promis
 
 const NOT_JSON = 'is not valid JSON';
 
-/**
- * JSON text kept elsewhere than in a file (a database row), parsed within the same budget.
- */
+/** JSON text kept elsewhere than in a file (a database row), parsed within the same budget. */
 export function parseKeptJson(text: string, budget: JsonBudget): Exclude<KeptFile<unknown>, { found: false }> {
   const overrun = overrunOf(text, budget);
   if (overrun) return { found: true, ok: false, reason: 'over_budget', problem: describeOverrun(overrun) };

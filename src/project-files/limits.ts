@@ -1,24 +1,18 @@
 /**
- * What the repository's files may make voxform spend. A manifest is written by whoever opens a pull
- * request, and `voxform plan` reads it in CI before anyone has reviewed it, so every resource a
- * manifest can make voxform spend is capped here, and each cap has a diagnostic of its own
- * (docs/manifest.md, "Limits"); templates and `fmt` read their YAML under the same size cap, and
- * every YAML file under the limits of src/yaml/limits.ts.
- * The values leave a wide margin over real manifests (a thousand agents with a prompt file each
- * stay far below every one) while keeping the worst input within seconds and a few hundred MB.
+ * What the repository's files may make voxform spend: `voxform plan` reads a pull request's manifest
+ * in CI before review, so every resource it can make voxform spend is capped, each cap with its own
+ * diagnostic (docs/manifest.md, "Limits"). The caps leave a wide margin over real manifests while
+ * keeping the worst input within seconds and a few hundred MB.
  */
 import { MAX_KNOWLEDGE_FILE_BYTES as UPLOAD_LIMIT } from '../api/upload.js';
 
-/** A manifest or template YAML file, bytes (`file_too_large`). A thousand-agent manifest is about 2.5 MB. */
+/** A manifest or template YAML file, bytes (`file_too_large`). */
 export const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 
 /** A prompt file, bytes (`file_too_large`). A prompt is read into memory and sent in every agent update. */
 export const MAX_PROMPT_FILE_BYTES = 2 * 1024 * 1024;
 
-/**
- * All prompt files of one load together, bytes (`file_too_large`): they are held in memory until the
- * plan is made. A thousand agents with a 20 KB prompt each use 20 MB.
- */
+/** All prompt files of one load together, bytes (`file_too_large`): they are held in memory until the plan is made. */
 export const MAX_PROMPT_BYTES_TOTAL = 32 * 1024 * 1024;
 
 /** A knowledge file, bytes (`file_too_large`): the same limit the upload enforces, so plan fails where apply would. */
@@ -28,36 +22,26 @@ export const MAX_KNOWLEDGE_FILE_BYTES = UPLOAD_LIMIT;
 export const MAX_RESOURCES_PER_KIND = 10_000;
 
 /**
- * The state file and the embedded emulator's data file (`.voxform/state.json`, `.voxform/local.json`),
- * bytes (kept-files.ts): a committed `.voxform/` is the pull request's. 100,000 synthetic calls make a
- * data file of about 100 MB; V8 cannot hold a string of twice this cap.
+ * The state file and the embedded emulator's data file, bytes (kept-files.ts): a committed
+ * `.voxform/` is the pull request's. V8 cannot hold a string of twice this cap.
  */
 export const MAX_KEPT_FILE_BYTES = 256 * 1024 * 1024;
 
-/**
- * One history record (`.voxform/history/*.json`), bytes, read under the same guards. A record of an
- * apply of 5,000 agents is about 2 MB; a larger file is skipped like any foreign one.
- */
+/** One history record (`.voxform/history/*.json`), bytes; a larger file is skipped like any foreign one. */
 export const MAX_HISTORY_RECORD_BYTES = 64 * 1024 * 1024;
 
 /** A lock's holder file, bytes: who holds it, a few hundred bytes as voxform writes it. */
 export const MAX_LOCK_HOLDER_BYTES = 64 * 1024;
 
-/*
- * What a kept file's JSON may make voxform build (kept-files.ts, json-budget.ts), by kind. The size
- * caps above do not bound memory: an empty object is 3 bytes of text and about 100 bytes parsed.
- * Each value cap leaves a wide margin over the largest real file of its kind, and bounds what the
- * worst file of that kind costs to a few hundred MB (the emulator's data file: about a GB, as its
- * 250,000 calls need).
- */
+/* What a kept file's JSON may make voxform build, by kind: the size caps do not bound memory (`{}` is 3 bytes of text). */
 
 /** Objects and arrays inside one another in any kept file (the emulator's data holds request bodies up to 64 deep). */
 export const MAX_KEPT_JSON_DEPTH = 128;
 
-/** Values in the state (file or database row). An agent's entry holds one per managed field and three more: 10,000 agents of 30 fields are 330,000. */
+/** Values in the state (file or database row): an agent's entry holds one per managed field and three more. */
 export const MAX_STATE_JSON_VALUES = 2_000_000;
 
-/** Values in one history record: a wide margin over the record of a 5,000-agent apply (about 2 MB). */
+/** Values in one history record. */
 export const MAX_HISTORY_RECORD_JSON_VALUES = 1_000_000;
 
 /** Values in a lock's holder file: voxform writes seven. */
@@ -66,7 +50,7 @@ export const MAX_LOCK_HOLDER_JSON_VALUES = 1_000;
 /** Values in a saved plan (`voxform plan --out`): each change carries its before, after and requests. */
 export const MAX_PLAN_JSON_VALUES = 4_000_000;
 
-/** Values in the embedded emulator's data file. A synthetic call holds about 37: 250,000 calls, 9.3 million. */
+/** Values in the embedded emulator's data file: a synthetic call holds about 37. */
 export const MAX_EMULATOR_DATA_JSON_VALUES = 10_000_000;
 
 /** Diagnostics kept per load; past it they are only counted. */

@@ -1,8 +1,7 @@
 /**
- * Which files a load reads, and reading them: explicit files, folders (every *.yaml / *.yml in
- * them, recursively, sorted, but conversation test files), or by default `voxform.yaml`, else `agents.yaml`, in the working
- * directory. Reads run concurrently, bounded so a thousand prompt files do not exhaust descriptors,
- * each under the guards of guarded-read.ts.
+ * Which files a load reads, and reading them: explicit files, folders (their *.yaml / *.yml but test
+ * files, recursively, sorted), or `voxform.yaml`, else `agents.yaml`, in the working directory. Reads
+ * are bounded in number (descriptors) and guarded (guarded-read.ts).
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,12 +15,9 @@ export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 export const DEFAULT_MANIFESTS = ['voxform.yaml', 'agents.yaml'] as const;
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml']);
-/**
- * Conversation test files (docs/testing.md), which live in `tests/` beside the manifest — inside a
- * folder named with -f, too: a folder's search never takes them for manifests.
- */
+/** Conversation test files (docs/testing.md): a folder's search never takes them for manifests. */
 const TEST_FILE = /\.test\.ya?ml$/i;
-/** Folders a recursive search never enters: tool state, dependencies, version control. */
+/** Folders a recursive search never enters (besides hidden ones). */
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
 /** A manifest file to load, absolute, with the project root its references must stay inside (a real path). */
@@ -39,11 +35,7 @@ export interface FindManifestOptions {
   namedWith?: string;
 }
 
-/**
- * The manifest files to load, in load order (each at most once), each with its project root (see
- * findProjectRoot: the git work tree holding the file or folder the operator named, else the working
- * directory or that folder; `projectRoot`, when given, for all).
- */
+/** The manifest files to load, in load order (each once), each with its project root (see findProjectRoot). */
 export async function findManifestFiles(paths: readonly string[], cwd: string, options: FindManifestOptions = {}): Promise<ManifestFile[]> {
   const { projectRoot } = options;
   const namedWith = options.namedWith ?? '-f';
@@ -91,10 +83,7 @@ async function notFound(given: string, absolute: string): Promise<VoxformError> 
   return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`);
 }
 
-/**
- * Every *.yaml and *.yml under a folder but test files, recursively, in a stable order (by path,
- * code point order), into `search.found`; the test files passed over are counted.
- */
+/** Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code point order. */
 async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => compareNames(a.name, b.name))) {
@@ -113,10 +102,7 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/**
- * Reads many files once each (the same prompt file named by a hundred agents is read once), under
- * the guards of guarded-read.ts: a file is read for one policy (root and size cap) at a time.
- */
+/** Reads many files once each per policy (root and size cap), under the guards of guarded-read.ts. */
 export class FileCache {
   private readonly pending = new Map<string, Promise<ReadOutcome>>();
   /** The real paths of the folders read from, for this load only (see `RealFolders`). */

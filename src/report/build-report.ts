@@ -1,7 +1,6 @@
 /**
- * The call report, built while the call log streams in (newest first): each call is labelled with
- * its agent's configuration version and added to that version's counters and the agent's time
- * series. Nothing per call is kept, so memory grows with agents and versions, not with calls.
+ * The call report, built as the call log streams in: each call is labelled with its version and
+ * counted. Nothing per call is kept, so memory grows with agents and versions, not calls.
  */
 import type { HistoryRecord } from '../history/types.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';

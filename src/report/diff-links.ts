@@ -1,9 +1,7 @@
 /**
- * Where a deploy's change can be read: the repository's compare view between the commit of the
- * version before and the deploy's commit (it shows the prompt files' diff), else the commit alone.
- * The repository's address comes from the CI's own environment (the operator's, never the
- * repository's files): GitHub Actions' `GITHUB_SERVER_URL` and `GITHUB_REPOSITORY`, or GitLab's
- * `CI_PROJECT_URL`. Elsewhere there is no link, and the report shows the commit id.
+ * Where a deploy's change can be read: the compare view against the version before, else the commit.
+ * The repository's address comes from the CI's environment (the operator's, never the repository's):
+ * GitHub Actions' `GITHUB_SERVER_URL` and `GITHUB_REPOSITORY`, or GitLab's `CI_PROJECT_URL`.
  */
 import type { DeployInfo } from './versions.js';
 

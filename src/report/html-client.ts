@@ -1,10 +1,7 @@
 /**
- * The script the HTML report runs in the browser (as text: it is inlined into the page, after
- * uPlot). It reads the report data from the page's JSON block and draws one chart per agent: calls
- * and outcome groups per time bin, and a vertical marker at each deploy whose popup (on hover or
- * keyboard focus) names the commit, pull request, changed fields and links to the diff. Every text
- * goes in with `textContent` and every link is checked to be http(s): the data came from the
- * service and the repository.
+ * The script the HTML report runs in the browser, inlined after uPlot: one chart per agent, with a
+ * marker at each deploy whose popup names the commit and links to the diff. Every text goes in with
+ * `textContent` and every link is checked to be http(s): the data came from the service and the repository.
  */
 
 /** The page's helpers: colours, element building, URL checks, a deploy's popup. */

@@ -1,8 +1,6 @@
 /**
- * What a call record says about how the call went, as the report counts it: its outcome group,
- * whether it errored, whether it was transferred, and its tool calls and their failures. The
- * definitions are docs/report.md's, "Metrics"; the service's records are untrusted input, so every
- * field is checked before use and an odd value counts as absent.
+ * What a call record says about how the call went (docs/report.md, "Metrics"). Records are untrusted
+ * input: every field is checked before use, and an odd value counts as absent.
  */
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -65,11 +63,7 @@ export function functionCallFailed(call: Record<string, unknown>): boolean {
   return false;
 }
 
-/**
- * A transfer is a function call named `transfer_call`, the service's transfer platform function
- * (docs/service-api.md, "Decision — transfers"; the emulator's traffic writes exactly that). Not any
- * name containing "transfer": an account's own tool such as `transfer_lookup` is a tool call.
- */
+/** A transfer is the platform function `transfer_call`; an account's own `transfer_lookup` is a tool call. */
 export const TRANSFER_FUNCTION = 'transfer_call';
 
 export function isTransferCall(name: string): boolean {

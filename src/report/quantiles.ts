@@ -1,9 +1,6 @@
 /**
- * Median and 90th percentile of a stream in bounded memory. The first `EXACT_LIMIT` values are kept
- * as they are, so small versions (the usual case) get exact nearest-rank quantiles. Past that the
- * values move into a histogram of logarithmic bins, each 1% wider than the one before; a quantile is
- * then its bin's geometric middle, within 0.5% of the exact value. Durations from 0.01 s to over a
- * year fit in fewer than 3,300 bins, so memory stays bounded however many calls there are.
+ * Quantiles of a stream in bounded memory: exact over the first `EXACT_LIMIT` values, then from a
+ * histogram of logarithmic bins each 1% wider than the last (a bin's geometric middle is within 0.5%).
  */
 
 const EXACT_LIMIT = 2048;

@@ -1,9 +1,6 @@
 /**
- * Reading the call log for the report. The log is paged newest first by a cursor, so one walk is a
- * chain of round trips, each waiting on the one before. When the window has a start, it is cut into
- * equal time slices walked at once (the service's `start_time`/`end_time` filters, both inclusive):
- * while the service prepares one slice's page, the report reads another's. Without a start the
- * oldest call is unknown, and the log is walked in one chain.
+ * Reading the call log for the report. A cursor-paged walk is a chain of round trips, so a window
+ * with a start is cut into equal time slices walked at once; without a start, one chain.
  */
 import type { ApiClient, CallLogFilters } from '../api/index.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';

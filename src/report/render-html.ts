@@ -1,9 +1,7 @@
 /**
- * The report as one self-contained HTML file: no request leaves the page when it is opened. uPlot
- * (a runtime dependency) is read from node_modules and inlined with its stylesheet; the report data
- * sits in a JSON block the inlined script reads. A Content-Security-Policy allows exactly those
- * inline scripts and styles (by hash) and no network at all. Everything from the service or the
- * repository is escaped (HTML text here, `textContent` in the browser).
+ * The report as one self-contained HTML file: uPlot and the data inlined, and a Content-Security-Policy
+ * allowing exactly those inline scripts and styles (by hash) and no network. Everything from the
+ * service or the repository is escaped (HTML text here, `textContent` in the browser).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,15 +20,10 @@ function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-interface ChartLibrary {
-  script: string;
-  style: string;
-}
-
-let library: ChartLibrary | undefined;
+let library: { script: string; style: string } | undefined;
 
 /** uPlot's browser build and stylesheet, from the installed package. */
-export function chartLibrary(): ChartLibrary {
+function chartLibrary(): { script: string; style: string } {
   if (!library) {
     const folder = path.join(path.dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
     const script = readFileSync(path.join(folder, 'uPlot.iife.min.js'), 'utf8');

@@ -1,8 +1,4 @@
-/**
- * The version comparison as Markdown, for a pull-request or release comment. Every value that comes
- * from the service or the repository (agent names and ids, commits, branches) passes the one
- * Markdown escaper (`markdownText`): a name cannot close the table, start a link or mention someone.
- */
+/** The version comparison as Markdown; every value from the service or the repository passes `markdownText`. */
 import { comparisonSummary, creditsText, rateText, secondsText, versionLabel } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { markdownText } from '../util/markdown-escape.js';

@@ -1,9 +1,4 @@
-/**
- * `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, and no
- * other version of voxform's. Which calls those are is known exactly from the apply history: the
- * versions by their deploys (the calls tied to each as every report ties them, src/report/versions.ts),
- * and the window to read from the record before the earlier version's deploy.
- */
+/** `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, from the apply history. */
 import type { HistoryRecord } from '../history/types.js';
 import { deployedVersions, historyOrder, type ConfigVersion } from './versions.js';
 
@@ -20,9 +15,8 @@ export interface VersionSelection {
 
 export interface SinceDeployWindow {
   /**
-   * Unix seconds: where to start reading the call log, the record written before the earlier
-   * version's deploy (that apply began after it: applies run one at a time, each recording before
-   * the next starts). Undefined when that deploy is the workspace's first record: the whole log.
+   * Unix seconds: where to read the call log from, the record before the earlier version's deploy
+   * (applies run one at a time); undefined when that deploy is the first record: the whole log.
    */
   since: number | undefined;
   /** Per agent reported: the versions to keep. Other agents are left out. */

@@ -1,10 +1,7 @@
 /**
- * The statistics of the version comparison: 95% intervals, and a verdict only where the interval
- * of the difference excludes zero. Rates use Wilson's score interval (it stays inside 0..1 and
- * keeps its coverage for small counts and rates near 0 or 1, where the textbook p ± 1.96·SE does
- * not) and Newcombe's hybrid score interval for a difference of two rates (his method 10, built from
- * the two Wilson intervals). Means use the normal approximation to Welch's difference, which the
- * minimum sample size (`MIN_CALLS`) makes reasonable.
+ * The statistics of the version comparison: 95% intervals, a verdict only where the difference's
+ * excludes zero. Rates use Wilson's interval (it keeps its coverage for small counts and rates near 0
+ * or 1) and Newcombe's method 10 for a difference; means Welch's, normal as `MIN_CALLS` allows.
  */
 
 /** Below this many calls in either version, no comparison is made: "not enough calls yet". */

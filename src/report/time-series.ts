@@ -1,8 +1,6 @@
 /**
- * Calls over time for the charts, in bounded memory: counts per time bin and outcome. The bin width
- * starts at one minute and, whenever a series would need more than `MAX_BINS` bins, steps up the
- * ladder below (each width divides the next, so coarsening only adds neighbouring bins together).
- * The window need not be known in advance: the call log arrives newest first, and unbounded.
+ * Calls over time per bin and outcome, in bounded memory without knowing the window: past `MAX_BINS`
+ * the width steps up the ladder below (each divides the next, so coarsening adds neighbours).
  */
 import type { OutcomeGroup } from './outcomes.js';
 

@@ -1,8 +1,6 @@
 /**
- * The report as data: what `voxform report --format json` prints (schemas/report.schema.json
- * describes it) and what the Markdown and HTML renderers draw. Times are ISO 8601 UTC; rates are
- * fractions (0..1) with their 95% interval. No value here comes from a secret: agent configs are
- * reduced to their hash and the names of the fields a deploy changed.
+ * The report as data (schemas/report.schema.json). Times are ISO 8601 UTC; rates are fractions with
+ * their 95% interval. No value comes from a secret: configs are reduced to hashes and field names.
  */
 import type { OutcomeGroup } from './outcomes.js';
 import type { Verdict } from './statistics.js';

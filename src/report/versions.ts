@@ -1,9 +1,7 @@
 /**
- * Which configuration version each call ran with. The apply history gives, per agent, the runs of
- * deploys with one configuration hash (an apply that left an agent as it was does not start a new
- * version of it); a call's `agent_config` is hashed the way the history hashed the live agent
- * (src/history/config-hash.ts) and matched against them. A configuration the history does not hold
- * was changed outside voxform (the dashboard, another tool) and is its own version, by its hash.
+ * Which configuration version each call ran with: a call's `agent_config` is hashed as the apply
+ * history hashed the live agent and matched against its deploys. A configuration the history does
+ * not hold was changed outside voxform and is its own version, by its hash.
  */
 import { configurationHash } from '../history/config-hash.js';
 import type { HistoryRecord } from '../history/types.js';
@@ -90,9 +88,9 @@ export function changedTopLevelFields(before: Record<string, unknown>, after: Re
   return [...keys].filter((key) => canonicalJson(before[key] ?? null) !== canonicalJson(after[key] ?? null)).sort();
 }
 
-/** Hash outcomes remembered at once; when full, the cache starts again empty (memory stays bounded). */
+/** Hash outcomes remembered at once; when full, the cache starts again empty. */
 const CACHE_LIMIT = 1024;
-/** Configs changed outside voxform told apart per agent; further ones share one version (memory stays bounded). */
+/** Configs changed outside voxform told apart per agent; further ones share one version. */
 const OUTSIDE_LIMIT = 50;
 
 interface HashGroup {
@@ -101,10 +99,8 @@ interface HashGroup {
 }
 
 /**
- * One deploy of a version and the window it can have served calls in (ms). Applies of a workspace
- * run one at a time under the state lock, and each writes its record before the next begins, so the
- * version went live after the record before it (its apply began after that) and was replaced before
- * the next version's record (that version's update returned first).
+ * One deploy of a version and the window it can have served calls in (ms): applies run one at a
+ * time, each recording before the next begins, so it was live between the records around it.
  */
 interface DeployedRun {
   version: ConfigVersion;
@@ -125,23 +121,17 @@ interface CacheEntry {
 }
 
 /**
- * Labels calls with their version. A call belongs to the version whose configuration it ran with
- * exactly. Only when no version matches exactly is a prefetch webhook's extra prompt cut off, and
- * then only towards a version that was live when the call was made: a deploy that appended a
- * paragraph to the prompt makes its own prompt look like the one before plus an extra prompt.
- * Hashing a config is the costly step, so its outcome is cached by the config's text without the
- * prompt, then by the prompt.
+ * Labels calls with their version: the one whose configuration it ran with exactly, else, with a
+ * prefetch webhook's extra prompt cut off, one live at the call's time (a deploy that appended to
+ * the prompt looks like the one before plus an extra prompt). Hashes are cached by the config's
+ * text without the prompt, then by the prompt.
  */
 export class VersionResolver {
   private readonly agents = new Map<string, AgentVersions>();
   private readonly cache = new Map<string, Map<string, CacheEntry>>();
   private cacheSize = 0;
   private readonly outside = new Map<string, Set<string>>();
-  /**
-   * Per agent, the last config looked up and its cache entry. An agent's calls nearly all share the
-   * config but for the prompt: comparing with the last one finds the entry without serializing the
-   * config.
-   */
+  /** Per agent, the last config looked up and its entry: most calls differ from it only in the prompt. */
   private readonly lastConfig = new Map<string, { config: Record<string, unknown>; entry: CacheEntry }>();
 
   constructor(deployed: ReturnType<typeof deployedVersions>) {
@@ -167,7 +157,6 @@ export class VersionResolver {
     const config = isPlainObject(agentConfig) ? agentConfig : {};
     const prompt = config.prompt;
     const atMs = ts * 1000;
-    // Copied without the prompt only when needed (a cache miss): most calls never need it.
     let rest: Record<string, unknown> | undefined;
     const restOf = (): Record<string, unknown> => (rest ??= withoutPrompt(config));
     const entry = this.entryOfConfig(agentId, config, restOf, agent.groups.length);
@@ -188,16 +177,13 @@ export class VersionResolver {
       const hash = deployedHash(index, prompt);
       if (hash === null) continue;
       const deploys = agent.byHash.get(hash) as DeployedRun[];
-      // The same configuration deployed again later (a rollback) is a new version. A call goes to
-      // the first deploy of its hash not yet replaced at its time — also a call made while its own
-      // apply was finishing, before its record — and, made after every one was replaced (the
-      // configuration put back outside voxform), to the latest.
+      // A rollback redeploys a hash as a new version: a call goes to the first deploy of its hash
+      // not yet replaced at its time, else (put back outside voxform) to the latest.
       return (deploys.find((deploy) => atMs < deploy.untilMs) ?? (deploys[deploys.length - 1] as DeployedRun)).version;
     }
 
-    // No exact match: the prompt with a prefetch webhook's extra prompt cut off, towards a version
-    // live at the call's time; where two were (a call during an apply), the longer deployed prompt
-    // explains more of the call's.
+    // No exact match: the extra prompt cut off, towards a version live at the call's time; of two
+    // (a call during an apply), the longer deployed prompt.
     let best: { version: ConfigVersion; promptLength: number } | undefined;
     for (const [index, group] of agent.groups.entries()) {
       const cut = extraPromptCut(prompt, group.promptLength);
@@ -208,8 +194,8 @@ export class VersionResolver {
     }
     if (best) return best.version;
 
-    // Not deployed by voxform: named by its hash, with what looks like an extra prompt cut off (at a
-    // deployed prompt's length), so per-call extra prompts do not split it.
+    // Not deployed by voxform: hashed with what looks like an extra prompt cut off, so per-call
+    // extra prompts do not split it.
     const cut = extraPromptCut(prompt, agent.groups.find((group) => group.promptLength !== undefined)?.promptLength) ?? prompt;
     let hash = entry.outside.get(cut);
     if (hash === undefined) {
@@ -261,9 +247,8 @@ export class VersionResolver {
 }
 
 /**
- * Whether a call's prompt can be a group's deployed prompt as it ran: one of another length is not
- * (so a prompt made unique by an extra prompt is not hashed once per call), unless the prompt is
- * masked (filled from `${env:…}`), when its text is not compared at all.
+ * Whether a call's prompt can be a group's deployed prompt: not one of another length (so unique
+ * extra prompts are not hashed per call), unless the prompt is masked (from `${env:…}`).
  */
 function couldBeExact(prompt: unknown, group: HashGroup): boolean {
   if (group.promptLength === undefined || typeof prompt !== 'string' || prompt.length === group.promptLength) return true;
@@ -276,9 +261,8 @@ function withoutPrompt(config: Record<string, unknown>): Record<string, unknown>
 }
 
 /**
- * The prompt with a prefetch webhook's `extra_prompt` cut off, when the prompt is longer than the
- * deployed one and the rest starts with the blank line the service puts before it (a prompt that was
- * empty becomes the extra prompt alone); undefined when the prompt cannot carry one.
+ * The prompt with a prefetch webhook's `extra_prompt` cut off: the rest past the deployed length
+ * starts with the blank line the service puts before it (or the deployed prompt was empty).
  */
 export function extraPromptCut(prompt: unknown, promptLength: number | undefined): string | undefined {
   if (promptLength === undefined || typeof prompt !== 'string' || prompt.length <= promptLength) return undefined;

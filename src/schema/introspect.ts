@@ -1,11 +1,7 @@
 import { loadSchemas, type JsonSchema } from './load.js';
 import type { FieldPath } from '../util/field-path.js';
 
-/**
- * What a schema says about one place in an instance, with `$ref`, `allOf` and `anyOf` folded in.
- * Used for did-you-mean, for redaction (x-sensitive), for read-only fields and for stripping a live
- * object down to a shape.
- */
+/** What a schema says about one place in an instance, with `$ref`, `allOf` and `anyOf` folded in. */
 export interface SchemaNode {
   /** Named properties allowed here, each with the node for its value. */
   properties: Map<string, SchemaNode | (() => SchemaNode)>;
@@ -106,10 +102,7 @@ export function knownProperties(node: SchemaNode): string[] {
   return [...node.properties.keys()];
 }
 
-/**
- * Field patterns (src/util/field-path.ts: dotted, `[]` for any array element, `*` for any map key)
- * of every value marked `x-sensitive` (or `readOnly`, with `flag: 'readOnly'`) under a definition.
- */
+/** Field patterns (field-path.ts) of every value marked `x-sensitive` (or `readOnly`) under a definition. */
 export function flaggedPaths(name: string, flag: 'sensitive' | 'readOnly', root: Root = 'service'): string[] {
   const found: string[] = [];
   const visiting = new Set<SchemaNode>();
@@ -132,10 +125,7 @@ export function flaggedPaths(name: string, flag: 'sensitive' | 'readOnly', root:
   return found;
 }
 
-/**
- * A copy of `value` holding only what the schema allows: properties it does not know (such as the
- * read shape's provider extras when stripping to the update shape) are dropped, recursively.
- */
+/** A copy of `value` holding only what the schema allows: unknown properties are dropped, recursively. */
 export function stripToShape(node: SchemaNode, value: unknown, dropReadOnly = true): unknown {
   if (Array.isArray(value)) {
     return node.items ? value.map((item) => stripToShape(node.items as SchemaNode, item, dropReadOnly)) : value;

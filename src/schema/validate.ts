@@ -84,9 +84,8 @@ export function normalizeErrors(errors: readonly ErrorObject[]): SchemaIssue[] {
 }
 
 /**
- * Of the errors an `anyOf` collects from its branches, keeps only the branch that got furthest into
- * the value (the one the author most likely meant). When every branch failed at the value itself
- * (e.g. a number where a string or an object is allowed), they fold into one "must be A or B".
+ * Of an `anyOf`'s branch errors, keeps the branch that got furthest into the value (the one most
+ * likely meant); when every branch failed at the value itself, they fold into "must be A or B".
  */
 function pruneAnyOfBranches(errors: readonly ErrorObject[]): ErrorObject[] {
   const dropped = new Set<ErrorObject>();

@@ -118,8 +118,6 @@ export interface StateBackend {
   /** Stores records as they are, ids kept; a record whose id is already stored is left alone. */
   importHistory(records: readonly HistoryRecord[]): Promise<void>;
   close(): Promise<void>;
-  /** Starts connecting in the background, for a command that will need the backend soon. */
-  prewarm?(): void;
 }
 
 /** `ana@ci-runner-7 (pid 4242, "voxform apply", since …, lock 3f9a…)`, or `an unknown run (why, lock 3f9a…)`. */

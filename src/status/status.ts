@@ -1,8 +1,4 @@
-/**
- * `voxform status`: where voxform would talk to, whether the key would be accepted there, and what
- * the state file says (who holds its lock, what the last apply did). Nothing here changes anything:
- * the key is checked with one read the service answers cheaply (`GET /phones`).
- */
+/** `voxform status`: the service, whether it accepts the key (one cheap read), and what the state says. */
 import { isApiError, type ApiClient } from '../api/index.js';
 import { REGION_BASE_URLS } from '../api/regions.js';
 import { nonEmpty } from '../api/trusted-origins.js';
@@ -81,9 +77,8 @@ export function regionOf(baseUrl: string): 'us' | 'eu' | null {
 }
 
 /**
- * Sends one read that needs a private key and tells the key's type from the answer: 200 private,
- * 403 public, 401 (or a 422 on the `authorization` header) invalid. Any other failure leaves it unchecked, with the
- * client's sentence (already scrubbed of the key) as the problem.
+ * The key's type from one read that needs a private key: 200 private, 403 public, 401 (or a 422 on the
+ * header) invalid; any other failure leaves it unchecked, with the client's (redacted) sentence.
  */
 export async function probeKey(client: ApiClient): Promise<StatusReport['key']> {
   try {
@@ -117,10 +112,7 @@ export async function readStateStatus(
   }
 }
 
-/**
- * Whether plan and apply could run as things stand: the key is a private one the service accepted,
- * and the state can be read (both stop on an unreadable state).
- */
+/** Whether plan and apply could run: a private key the service accepted, and a readable state. */
 export function isReady(report: StatusReport): boolean {
   return report.key.type === 'private' && report.state.problem === undefined;
 }

@@ -1,9 +1,7 @@
 /**
- * The agent templates: `templates/<name>/template.yaml` (description, variables, an AgentSpec
- * fragment) beside the Markdown prompt it includes. Reading a template checks its whole shape, so a
- * broken template fails here, with `file:line:col`, and never halfway through `voxform init`. The
- * files are read by template-files.ts, the reader a manifest's `template:` uses too (same guards,
- * same limits).
+ * The agent templates: `templates/<name>/template.yaml` beside the Markdown prompt it includes.
+ * Reading a template checks its whole shape, so a broken template fails here, with `file:line:col`,
+ * and never halfway through `voxform init`.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -33,16 +31,12 @@ export interface Template {
   description: string;
   /** In declaration order. */
   variables: TemplateVariable[];
-  /**
-   * The parsed template.yaml, positions kept (`lineCounter`), for expansion that keeps the
-   * template's comments and styles and for errors that point into the file.
-   */
+  /** The parsed template.yaml, positions in `lineCounter`: expansion keeps its comments and styles. */
   document: Document.Parsed;
   lineCounter: LineCounter;
   /** The prompt file the agent includes (`config.prompt: { file }`), read and checked, if any. */
   prompt: { file: string; text: string } | undefined;
 }
-
 
 /** Whether a `--template` value names a folder rather than a template of the catalog. */
 export function isTemplatePath(name: string): boolean {

@@ -1,8 +1,6 @@
 /**
- * Turns a template and its variable values into an agent: every `{{name}}` in the fragment's keys
- * and values and in the prompt replaced, the result checked against the manifest's AgentSpec.
- * Works on a copy of the template's YAML nodes, so the template's comments and styles carry over
- * into what `voxform init` writes.
+ * Turns a template and its variable values into an agent checked against the AgentSpec. Works on a
+ * copy of the template's YAML nodes, so its comments and styles carry over into what `init` writes.
  */
 import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
@@ -22,9 +20,8 @@ export interface ResolvedVariables {
 }
 
 /**
- * Matches given values to a template's variables. A string given for a variable whose default is
- * a number or a boolean (as `--var` values always are) takes that type when it reads as one. An
- * empty string does not count as a value for a required variable.
+ * Matches given values to a template's variables. A string (as `--var` values are) takes the type of
+ * a number or boolean default when it reads as one; an empty string is no value for a required one.
  */
 export function resolveVariables(template: Template, given: Readonly<Record<string, VariableValue>>): ResolvedVariables {
   const declared = new Map(template.variables.map((v) => [v.name, v]));
@@ -85,8 +82,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   const issue = issues[0];
   if (issue) {
     const where = issue.path.length > 0 ? `agent.${formatDotted(issue.path)} ` : 'the agent ';
-    // A value that is the template's own text is the template's fault; one a variable filled in is
-    // the value's, and the person who gave it must hear which variable to fix.
+    // A value a variable filled in is the fault of the value given: name the variable to fix.
     const written = nodeAtPlace(template.document, ['agent', ...issue.path], 'value');
     const filledBy = isScalar(written) && typeof written.value === 'string' ? variablesIn(written.value) : [];
     if (filledBy.length > 0) {
@@ -105,10 +101,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
   return { node, agent, prompt };
 }
 
-/**
- * The location in template.yaml of the deepest node that exists along a path: the value there, or
- * with `at: 'key'` the key naming it (an unknown field is the key's fault, not its value's).
- */
-export function locateIn(template: Template, path: FieldPath, at: 'key' | 'value' = 'value'): SourceLocation {
+/** The location in template.yaml of the deepest node that exists along a path (with `at: 'key'`, its key). */
+function locateIn(template: Template, path: FieldPath, at: 'key' | 'value' = 'value'): SourceLocation {
   return locationOf(template.file, template.lineCounter, nodeAlong(template.document, path, at));
 }

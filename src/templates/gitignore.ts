@@ -1,9 +1,6 @@
 /**
  * The `.gitignore` entries of a voxform project: the files under `.voxform/` that belong to one
- * machine. The state file (`.voxform/state.json`) is deliberately not among them: it holds no
- * secret (hashes and fingerprints only) and the next plan needs it, so teams commit it or keep it
- * in their CI cache. Neither is the editor schema (`.voxform/manifest.schema.json`), so a fresh
- * clone has completion at once.
+ * machine. Not the state file (no secret, and the next plan needs it) nor the editor schema.
  */
 export const GITIGNORE_HEADER = '# voxform: local-only files (the embedded emulator\'s data, the state lock, temporary files)';
 

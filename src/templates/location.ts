@@ -1,8 +1,4 @@
-/**
- * Where the package's templates are and what a template's file is called. Apart from the catalog
- * (catalog.ts), so that loading manifests, which only needs these names, does not load the YAML
- * library the catalog reads templates with into every `plan`'s start-up.
- */
+/** Where the package's templates are: apart from the catalog, so loading manifests does not load the yaml library. */
 import { fileURLToPath } from 'node:url';
 
 /** The package's own templates; the same relative place from src/ (tests) and dist/ (the package). */

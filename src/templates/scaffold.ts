@@ -21,9 +21,8 @@ export const SCHEMA_FILE = '.voxform/manifest.schema.json';
 export const SCHEMA_MODELINE = `yaml-language-server: $schema=${SCHEMA_FILE}`;
 
 /**
- * One file of a scaffold. `create`: refused when it exists, unless forced. `refresh`: a generated
- * file, written when missing and left alone when present (replaced only when forced). `merge`:
- * `.gitignore`, whose missing entries are appended and whose lines are never removed.
+ * One file of a scaffold. `create`: refused when it exists, unless forced. `refresh`: generated,
+ * written when missing (replaced only when forced). `merge`: `.gitignore`, missing entries appended.
  */
 export interface ScaffoldFile {
   /** Relative to the project folder, with `/`. */
@@ -50,10 +49,7 @@ export function scaffoldTargets(template: Template): { localName: string; paths:
   return { localName, paths };
 }
 
-/**
- * Plans the files for a template, its variable values (all of them; see `resolveVariables`) and the
- * live agent's id. Pure: nothing is read from or written to the project.
- */
+/** Plans the files for a template, all its variable values and the live agent's id; pure. */
 export function planScaffold(input: { template: Template; values: Readonly<Record<string, VariableValue>>; agentId: string }): Scaffold {
   const { template, values, agentId } = input;
   const localName = localNameOf(template);
@@ -104,9 +100,8 @@ export interface WriteResult {
 }
 
 /**
- * The files of a scaffold that would overwrite something without `force`, relative to `dir`.
- * A folder where a file should go, or a file where a folder should go (`dir` itself, or one on the
- * way to a target), is always a conflict: found before anything is written, not halfway through.
+ * The files of a scaffold that would overwrite something without `force`, relative to `dir`. A folder
+ * where a file goes, or a file where a folder goes, is always refused, before anything is written.
  */
 export async function findConflicts(dir: string, paths: ReadonlyArray<{ path: string; mode: ScaffoldFile['mode'] }>, force: boolean, command = 'voxform init'): Promise<string[]> {
   for (const folder of foldersOnTheWay(dir, paths)) {

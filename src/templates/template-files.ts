@@ -1,12 +1,7 @@
 /**
- * The one way a template's files are read, for `voxform init` / `voxform templates` (the catalog)
- * and for a manifest's `template:` key alike. A template may come from the repository (a manifest's
- * templates folder, `init --template ./path`), which is untrusted input, so its files are read under
- * the guards of src/project-files/guarded-read.ts: each file's real path must lie inside the template's
- * own folder, be a regular file, and be within the limit for its role (template.yaml as a manifest,
- * an included prompt as a prompt file), and its bytes must be UTF-8.
- *
- * The shape a template.yaml must have is named here too, so both readers check the same keys.
+ * The one way a template's files are read, for the catalog and a manifest's `template:` alike. A
+ * template may come from the repository, which is untrusted, so each file is read under the guarded
+ * read: inside the template's own folder, a regular file, within the limit for its role, UTF-8.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -50,9 +45,7 @@ export function templateNamesIn(dir: string): string[] {
 }
 
 /** The real path of a template's folder: the root its files must stay inside. */
-export function templateRoot(folder: string): Promise<string> {
-  return realFolder(folder);
-}
+export const templateRoot: (folder: string) => Promise<string> = realFolder;
 
 async function readText(file: string, policy: ReadPolicy, read: GuardedRead): Promise<TemplateFileOutcome> {
   const outcome = await read(file, policy);
@@ -61,25 +54,17 @@ async function readText(file: string, policy: ReadPolicy, read: GuardedRead): Pr
   return { ok: true, file, bytes: outcome.bytes, text: decoded.text, invalidUtf8At: decoded.invalidAt };
 }
 
-/** The policy of a template's template.yaml: inside its folder (`root`, a real path), at most a manifest's size. */
-export function templateFilePolicy(root: string): ReadPolicy {
-  return { root, maxBytes: MAX_MANIFEST_BYTES };
-}
-
 /** The policy of a file a template includes (its prompt): inside its folder, at most a prompt file's size. */
 export function templateIncludePolicy(root: string): ReadPolicy {
   return { root, maxBytes: MAX_PROMPT_FILE_BYTES };
 }
 
-/**
- * Reads the template.yaml of the template in `folder` (`root`: the folder's real path, see
- * templateRoot). A folder that does not exist holds no template: `missing`.
- */
+/** Reads the template.yaml in `folder`, at most a manifest's size (`root`: templateRoot). No folder: `missing`. */
 export async function readTemplateFile(folder: string, root: string, read: GuardedRead = readGuarded): Promise<TemplateFileOutcome> {
   const file = path.join(folder, TEMPLATE_FILE);
   const isFolder = await stat(folder).then((info) => info.isDirectory(), () => false);
   if (!isFolder) return { ok: false, file, reason: 'missing', message: 'does not exist' };
-  return readText(file, templateFilePolicy(root), read);
+  return readText(file, { root, maxBytes: MAX_MANIFEST_BYTES }, read);
 }
 
 /** Reads a file the template in `folder` includes, written relative to the folder. */

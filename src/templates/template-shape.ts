@@ -1,9 +1,6 @@
 /**
- * The rules a template.yaml must follow, checked in one place for `voxform init` / `voxform
- * templates` (src/templates/catalog.ts, which stops at the first problem) and for a manifest's
- * `template:` (src/manifest/templates.ts, which reports them all as diagnostics). The check works
- * on the parsed value; each problem names its place by path, and each reader points into the file
- * with its own positions.
+ * The rules a template.yaml must follow, checked in one place for the catalog and for a manifest's
+ * `template:`. Each problem names its place by path; each reader points into the file its own way.
  */
 import { didYouMean } from '../util/did-you-mean.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -11,9 +8,8 @@ import type { FieldPath, PathSegment } from '../util/field-path.js';
 import { TEMPLATE_FILE, TEMPLATE_KEYS, VARIABLE_NAME } from './template-files.js';
 
 /**
- * Variables every scaffold has without a template declaring them: `voxform init` asks for the id of
- * the live agent the new manifest adopts. A template may not declare or use them, because a
- * manifest's `template:` + `vars:` expansion has no such values.
+ * Variables `voxform init` supplies itself (the live agent's id). A template may not declare or use
+ * them: a manifest's `template:` + `vars:` expansion has no such values.
  */
 export const RESERVED_VARIABLES: readonly string[] = ['agent_id'];
 

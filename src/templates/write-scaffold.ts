@@ -1,11 +1,8 @@
 /**
- * Writes a scaffold (what `voxform init` and `voxform export` make) all or nothing. Every target is
- * checked first (nothing overwritten without `--force`, no file where a folder goes); then the
- * missing folders are made and every file is written, flushed, beside its target under a temporary
- * name; only when all of them are there are they renamed into place. A folder that cannot be made
- * or written (permissions, a read-only or special file system, a full disk) stops the run with the
- * command's write error, and what was made so far is removed again: a project never holds a
- * manifest without its prompts, and running the command again once the folder is writable works.
+ * Writes a scaffold (what `voxform init` and `voxform export` make) all or nothing: every target is
+ * checked first, every file written beside its target under a temporary name, and only then all
+ * renamed into place. On a failure what was made is removed again: a project never holds a manifest
+ * without its prompts, and running the command again once the folder is writable works.
  */
 import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -83,7 +80,7 @@ async function planFile(dir: string, file: ScaffoldFile, force: boolean): Promis
   return existing === file.content ? { content: undefined, outcome: 'kept' } : { content: file.content, outcome: 'overwritten' };
 }
 
-/** `dir`'s ancestors, `dir`, and every folder on the way to each file, outermost first, each once (`makeFolder` passes over those there). */
+/** `dir`'s ancestors, `dir`, and every folder on the way to each file, outermost first, each once. */
 function foldersFor(dir: string, pending: readonly Pending[]): string[] {
   const ancestors: string[] = [];
   for (let at = path.dirname(dir); path.dirname(at) !== at; at = path.dirname(at)) ancestors.unshift(at);
@@ -98,11 +95,9 @@ async function makeFolder(folder: string, made: string[]): Promise<void> {
   made.push(folder);
 }
 
-
 /**
- * Removes what a failed write made: the temporary files, the files created (a rename can fail only
- * after the others succeeded), and the folders made, innermost first. A file it overwrote stays
- * replaced; the error lists it.
+ * Removes what a failed write made: temporary files, files created and folders made, innermost
+ * first. A file it overwrote stays replaced; the error lists it.
  */
 async function undo(pending: readonly Pending[], made: readonly string[]): Promise<void> {
   for (const item of pending) {

@@ -2,11 +2,15 @@ import { open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+/** A file's content: whole, or pieces of text in order. */
+export type FileData = string | Uint8Array | Iterable<string>;
+
 /**
  * Writes a file so that readers see either the old content or the new, never a torn write: the data
- * goes to a temporary file beside the target, is flushed to disk, then renamed over it.
+ * goes to a temporary file beside the target, is flushed to disk, then renamed over it. `data` may
+ * come in pieces (a report made as it is written), each written as it comes.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(file: string, data: FileData, mode = 0o644): Promise<void> {
   const temp = await writeTempBeside(file, data, mode);
   try {
     await rename(temp, file);
@@ -20,11 +24,12 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
  * Writes `data` to a new file beside `target` under a temporary name, flushed to disk, and returns
  * that name (for the caller to rename into place); on failure nothing is left behind.
  */
-export async function writeTempBeside(target: string, data: string | Uint8Array, mode = 0o644): Promise<string> {
+export async function writeTempBeside(target: string, data: FileData, mode = 0o644): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else for (const piece of data) await handle.write(piece);
     await handle.sync();
   } catch (error) {
     await handle.close();
@@ -35,11 +40,7 @@ export async function writeTempBeside(target: string, data: string | Uint8Array,
   return temp;
 }
 
-/**
- * Why a file or folder could not be written, in words for a message ("Cannot save the plan to FILE:
- * its folder does not exist"). The one table for every command that writes (plan, test, fmt, init,
- * export); an atomic write leaves nothing behind either way.
- */
+/** Why a file or folder could not be written, in words for a message ("… to FILE: its folder does not exist"). */
 export function describeWriteFailure(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
@@ -72,10 +73,8 @@ export function isFileSystemError(error: unknown): error is NodeJS.ErrnoExceptio
 }
 
 /**
- * Why `file` cannot be written, or undefined when it can as far as can be told: its folder must be
- * an existing folder, the file not a folder, and a file must be creatable beside it (tried with a
- * temporary file, removed at once: `/proc` is a folder that takes none). For work whose result goes
- * to the file, checked before the work starts; the write itself can still fail (a full disk).
+ * Why `file` cannot be written, or undefined as far as can be told before the work starts: its folder
+ * must exist and take a new file (tried: `/proc` takes none), and the file must not be a folder.
  */
 export async function findWriteObstacle(file: string): Promise<string | undefined> {
   const folder = path.dirname(file);

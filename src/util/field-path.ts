@@ -1,18 +1,8 @@
 /**
- * Field paths, in one form: a path is its segments (`['config', 'tools', 0, 'header']`), property
- * names as strings and array indexes as numbers. Two written forms exist for people, each with one
- * parser or formatter here:
- *
- *   - the dotted form of plans, state and `ignore:` (`config.flow.response_delay`, `tools.0.header`):
- *     `parseDotted` / `formatDotted`. A property name holding `.`, `\`, `[`, `]` or `*` (a key of a
- *     free-form map such as `voice.settings`) is written with each of those escaped by `\`
- *     (`voice.settings.api\.key`), so the dotted form of a path always reads back as that path;
- *   - the indexed form of diagnostics (`tools[0].header.x-token`): `formatIndexed`.
- *
- * A pattern names many paths: `[]` is any array index, `*` any property name, other segments are
- * literal (`tools[].header`, `agents.*.config`). Patterns are compiled once (`FieldPattern`,
- * `PatternSet`) and matched segment by segment, with no regular expression per call; a
- * `PatternCursor` follows a walk into a value one segment at a time.
+ * Field paths: a path is its segments (`['config', 'tools', 0, 'header']`), indexes as numbers.
+ * Written forms: the dotted form of plans, state and `ignore:` (`tools.0.header`; `.`, `\`, `[`, `]`
+ * and `*` in a name escaped by `\`, so it always reads back as the same path), and the indexed form
+ * of diagnostics (`tools[0].header`). A pattern names many paths: `[]` is any index, `*` any name.
  */
 import { isPlainObject, type JsonObject } from './json-object.js';
 
@@ -31,14 +21,12 @@ function formatSegment(segment: PathSegment): string {
 
 /**
  * The segments of a dotted path (`''` is the root), `\` escapes undone. Every segment is a string:
- * the dotted form cannot tell an index from a property named with digits, and lookups and patterns
- * treat the two alike (`'0'` matches index 0).
+ * the dotted form cannot tell an index from a name of digits, and lookups treat the two alike.
  */
 export function parseDotted(dotted: string): readonly string[] {
   let segments = parsedPaths.get(dotted);
   if (!segments) {
-    // Bounded: paths come from manifests, and a large run asks for the same few dozen paths over
-    // and over; a flood of distinct ones only restarts the cache.
+    // Bounded: a flood of distinct paths only restarts the cache.
     if (parsedPaths.size >= PARSED_PATHS_KEPT) parsedPaths.clear();
     segments = Object.freeze(splitDotted(dotted));
     parsedPaths.set(dotted, segments);
@@ -71,11 +59,7 @@ export function formatDotted(path: FieldPath): string {
   return path.map(formatSegment).join('.');
 }
 
-/**
- * A path under a dotted prefix, in dotted form: `joinDotted('config', 'voice')` is `config.voice`.
- * An empty property name is a segment like any other (`joinDotted('keywords', '')` is `keywords.`,
- * which parses back to `['keywords', '']`), not the prefix itself.
- */
+/** A path under a dotted prefix: `joinDotted('config', 'voice')` is `config.voice`; `''` is a segment too. */
 export function joinDotted(prefix: string, ...rest: PathSegment[]): string {
   if (rest.length === 0) return prefix;
   const tail = formatDotted(rest);
@@ -92,23 +76,12 @@ export function formatIndexed(path: FieldPath): string {
   return out;
 }
 
-/** Whether `path` is `base` or lies under it (segments compared as text, so `'0'` is index 0). */
-export function isAtOrUnder(path: FieldPath, base: FieldPath): boolean {
-  if (base.length > path.length) return false;
-  for (let i = 0; i < base.length; i++) if (String(path[i]) !== String(base[i])) return false;
-  return true;
-}
-
 /** Whether dotted `path` is dotted `base` or lies under it. */
 export function isDottedAtOrUnder(path: string, base: string): boolean {
   return path === base || path.startsWith(`${base}.`);
 }
 
-/**
- * The value at a path, or undefined. Objects are entered by property name, arrays only by a
- * numeric segment (a dotted path, all strings, never enters an array: a manifest owns a list as one
- * value).
- */
+/** The value at a path, or undefined. Arrays are entered only by a numeric segment, never by a dotted path. */
 export function valueAtPath(value: unknown, path: FieldPath): unknown {
   let current = value;
   for (const segment of path) {
@@ -121,9 +94,7 @@ export function valueAtPath(value: unknown, path: FieldPath): unknown {
 
 /**
  * Sets a value deep in an object, creating (or replacing non-object) parents; `undefined` deletes.
- * Own properties only, read and written: a path is data (a manifest may hold a `__proto__` key in a
- * free-form map), and `current[key]` with that key would reach Object.prototype and write into
- * every object of the process.
+ * Own properties only: a manifest may hold a `__proto__` key, which must not reach Object.prototype.
  */
 export function setAtPath(target: JsonObject, path: FieldPath, value: unknown): void {
   if (path.length === 0) return;
@@ -147,10 +118,7 @@ function setOwnValue(target: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-/**
- * Every leaf of a value, keyed by its dotted path under `prefix`. Objects are walked into; arrays,
- * scalars and `null` are leaves (a manifest owns an array as one value, and `null` means "clear").
- */
+/** Every leaf of a value by dotted path under `prefix`; arrays and `null` ("clear") are leaves. */
 export function dottedLeaves(value: unknown, prefix: string, out = new Map<string, unknown>()): Map<string, unknown> {
   if (isPlainObject(value)) {
     for (const [key, child] of Object.entries(value)) dottedLeaves(child, joinDotted(prefix, key), out);
@@ -173,10 +141,7 @@ function segmentMatches(part: PatternSegment, actual: PathSegment | undefined): 
   return String(actual) === part.text;
 }
 
-/**
- * The segments of a written pattern: `tools[].header` → tools, [], header. As in the dotted form,
- * `\` makes the next character literal (`\*` is a property named `*`, not any name).
- */
+/** The segments of a written pattern: `tools[].header` → tools, [], header; `\*` is a name, not any. */
 function parsePatternSegments(source: string): PatternSegment[] {
   const segments: PatternSegment[] = [];
   let name = '';
@@ -203,15 +168,6 @@ function parsePatternSegments(source: string): PatternSegment[] {
   return segments;
 }
 
-function formatPatternSegments(segments: readonly PatternSegment[]): string {
-  let out = '';
-  for (const segment of segments) {
-    if (segment.kind === 'index') out += '[]';
-    else out += `${out === '' ? '' : '.'}${segment.kind === 'key' ? '*' : formatSegment(segment.text)}`;
-  }
-  return out;
-}
-
 /** One compiled pattern. */
 export class FieldPattern {
   private constructor(
@@ -227,12 +183,6 @@ export class FieldPattern {
   /** The pattern naming exactly one path (its segments as literals). */
   static exact(path: FieldPath): FieldPattern {
     return FieldPattern.parse(formatDotted(path));
-  }
-
-  /** This pattern under a dotted prefix: `tools[].header` under `config` is `config.tools[].header`. */
-  under(prefix: string): FieldPattern {
-    const segments = [...parsePatternSegments(prefix), ...this.segments];
-    return new FieldPattern(formatPatternSegments(segments), segments);
   }
 
   /** Whether `path` is a place this pattern names. */
@@ -286,10 +236,7 @@ interface TrieNode {
 
 const newNode = (): TrieNode => ({ end: false, literal: new Map(), index: undefined, key: undefined });
 
-/**
- * Where a walk into a value stands against a pattern set: `covered` once the path so far is at or
- * under one of the patterns; `step` moves one segment deeper.
- */
+/** Where a walk into a value stands against a pattern set: `covered` once at or under a pattern. */
 export class PatternCursor {
   constructor(
     private readonly nodes: readonly TrieNode[],
@@ -328,11 +275,6 @@ export class PatternSet {
     for (const pattern of this.patterns) this.add(pattern);
   }
 
-  /** The written forms, in the order given. */
-  get sources(): string[] {
-    return this.patterns.map((p) => p.source);
-  }
-
   private add(pattern: FieldPattern): void {
     let node = this.root;
     for (const segment of pattern.segments) {
@@ -353,14 +295,10 @@ export class PatternSet {
 
   private readonly cursors = new Map<string, PatternCursor>();
 
-  /**
-   * The cursor at a dotted path, kept (cursors never change): every changed field of every resource
-   * asks where its path stands, and a plan of 5,000 agents asks for the same few dozen paths.
-   */
+  /** The cursor at a dotted path, kept (cursors never change): every changed field asks for one. */
   cursorAt(dotted: string): PatternCursor {
     let cursor = this.cursors.get(dotted);
     if (!cursor) {
-      // Bounded like `parseDotted`'s cache: a flood of distinct paths only restarts it.
       if (this.cursors.size >= PARSED_PATHS_KEPT) this.cursors.clear();
       cursor = this.start();
       for (const segment of parseDotted(dotted)) cursor = cursor.step(segment);

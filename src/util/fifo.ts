@@ -1,7 +1,6 @@
 /**
- * A first-in, first-out queue: an array with a moving head, not `shift()`, which moves every item
- * left and so is linear (5,000 waiters taken one by one would cost 12 million moves). The places
- * already taken are given back once they are more than half the array, or the queue is empty.
+ * A first-in, first-out queue: an array with a moving head, as `Array.shift()` is linear. Places
+ * taken are given back once they are more than half the array, or the queue is empty.
  */
 export class Fifo<T> {
   private items: Array<T | undefined> = [];

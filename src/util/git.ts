@@ -1,28 +1,15 @@
 /**
  * The one way voxform runs `git`. The work tree is the pull request's, so nothing in it may make
- * git run code or pick another repository; every git call voxform makes goes through here and gets
- * the whole rule:
- *
- * - **pinned**: git runs in the project root (the git work tree holding the manifest, as the file
- *   guard finds it, src/project-files/guarded-read.ts) with GIT_CEILING_DIRECTORIES at its parent,
- *   so it can open only that root's `.git`; the operator's GIT_DIR, GIT_WORK_TREE and the like are
- *   not passed. Without a `.git` there, git is not run at all.
- * - **no bare repositories found by looking** (`safe.bareRepository=explicit`): a folder committed
- *   as a bare repository, with its own `config`, is never taken for the repository.
- * - **no code from the repository**: no fsmonitor (`core.fsmonitor=false`), no hooks
- *   (`core.hooksPath=/dev/null`), no network (`protocol.allow=never`), and every filter driver the
- *   configuration defines emptied (`filter.NAME.clean=`, `.smudge=`, `.process=`,
- *   `.required=false`): `git status` runs a file's clean filter to compare a file whose timestamps
- *   changed, and `.gitattributes` (the pull request's) chooses which driver a file gets. The
- *   drivers are listed first with `git config --get-regexp`, which reads configuration and runs
- *   nothing. A driver whose name `-c` cannot spell (it holds `=`) stops the run instead.
- * - **no shell, a minimal environment**: fixed arguments; only PATH, HOME, XDG_CONFIG_HOME, LANG,
- *   LC_ALL and the operator's choice of git configuration files reach git — never VOXFORM_API_KEY
- *   or any other secret of the environment.
+ * git run code or pick another repository:
+ * - **pinned**: git runs in the project root with GIT_CEILING_DIRECTORIES at its parent, and the
+ *   operator's GIT_DIR and the like are not passed; without a `.git` there, git is not run.
+ * - **no bare repositories found by looking** (`safe.bareRepository=explicit`).
+ * - **no code from the repository**: no fsmonitor, no hooks, no network, and every filter driver
+ *   the configuration defines emptied (`git status` runs clean filters, and `.gitattributes`
+ *   chooses them); a driver whose name `-c` cannot spell (it holds `=`) stops the run instead.
+ * - **no shell, a minimal environment** (GIT_ENV_PASSED): never VOXFORM_API_KEY or another secret.
  * - **bounded**: a time-out per run, and at most GIT_MAX_OUTPUT read.
- *
- * Every failure (no git, no repository, the time-out, a refused repository) is an answer of
- * undefined: what git would have said is then simply unknown.
+ * Every failure is an answer of undefined: what git would have said is unknown.
  */
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs';
@@ -35,7 +22,7 @@ const GIT_TIMEOUT_MS = 5000;
 /** Most output read from one run: the status of a work tree with more changes than fit is cut here. */
 export const GIT_MAX_OUTPUT = 64 * 1024;
 
-/** The environment variables passed to git from the operator's: where git and its configuration are, and the language. */
+/** The operator's environment variables passed to git: where git and its configuration are, and the language. */
 export const GIT_ENV_PASSED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'LANG', 'LC_ALL', 'SYSTEMROOT', 'GIT_EXEC_PATH', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_GLOBAL'] as const;
 
 /** The options every git run starts with. */
@@ -100,9 +87,8 @@ function execGit(args: readonly string[], root: string, env: NodeJS.ProcessEnv):
 }
 
 /**
- * The `-c` settings that empty every filter driver the configuration defines, from `git config -z
- * --get-regexp` (entries `filter.NAME.KEY\nVALUE`, each ended by NUL); undefined when they cannot
- * be listed or a name cannot be written as `-c` (it holds `=`).
+ * The `-c` settings that empty every filter driver listed by `git config -z --get-regexp` (entries
+ * `filter.NAME.KEY\nVALUE`, NUL-ended); undefined when a name cannot be written as `-c` (holds `=`).
  */
 export function filterOverrides(listing: string): string[] | undefined {
   const names = new Set<string>();
@@ -124,10 +110,7 @@ function exists(file: string): Promise<boolean> {
   return new Promise((resolve) => stat(file, (error) => resolve(!error)));
 }
 
-/**
- * The repository of the project holding `start` (a folder), ready to be asked; undefined when that
- * project has no `.git`, or its filter drivers cannot be listed (then nothing is asked of it).
- */
+/** The repository of the project holding folder `start`; undefined without a `.git` or a listing of its filters. */
 export async function openGitRepository(start: string, env: Env): Promise<GitRepository | undefined> {
   const root = await findProjectRoot(start, start);
   if (!(await exists(path.join(root, '.git')))) return undefined;

@@ -1,21 +1,14 @@
 /**
- * Every hash voxform takes, each kind in one output form:
- * - content identity, stored, compared or printed: `sha256:<hex>` (`sha256`, `hashValue`);
- * - digest parts joined into one content hash, and formats the service or S3 define: bare hex
- *   (`sha256Hex`, `Sha256Stream`, `md5Hex`, `hmacSha256Hex`);
- * - fingerprints of secrets: `hmac-sha256:<hex>` under a key from the API key (`keyedHash`);
- * - an inline script's Content-Security-Policy source: `'sha256-<base64>'` (`cspSourceHash`);
- * - numbers derived from names (random streams, lock keys): the digest's bytes (`sha256Bytes`).
+ * Every hash voxform takes, each kind in one form: content identity `sha256:<hex>`; bare hex for
+ * digest parts and formats the service or S3 define; `hmac-sha256:<hex>` fingerprints of secrets;
+ * `'sha256-<base64>'` CSP sources; raw bytes for numbers derived from names.
  */
 import { createHash, createHmac, type Hash } from 'node:crypto';
 
 /**
- * JSON with object keys sorted at every level, so equal values always serialize alike. Exactly
- * `JSON.stringify(value, sortKeys) ?? 'undefined'` where `sortKeys` turns every non-array object
- * into one with its keys sorted (index-like keys therefore first, in numeric order, as a JavaScript
- * object holds them), but written out directly: the differ, the hashes of applied values and the
- * plan's views call it for every field of every agent, and the replacer form (a call and a new
- * object per value) was a quarter of a 5,000-agent plan's comparing time.
+ * JSON with object keys sorted at every level (index-like keys first, as an object holds them), so
+ * equal values serialize alike. Written out rather than a JSON.stringify replacer, which allocates
+ * per value: it runs for every field of every agent.
  */
 export function canonicalJson(value: unknown): string {
   return serialize(value, '') ?? 'undefined';

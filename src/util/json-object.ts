@@ -8,11 +8,8 @@ export function isPlainObject(value: unknown): value is JsonObject {
 }
 
 /**
- * A deep copy of a JSON value (objects, arrays, strings, numbers, booleans, null): own enumerable
- * properties only, so positions kept beside a manifest value (src/manifest/positions.ts) are left
- * behind, as `structuredClone` leaves them. Written out because the differ copies a live subtree
- * for every changed agent, and `structuredClone` (which serializes and reads back) cost several
- * times as much for such small values.
+ * A deep copy of a JSON value, own enumerable properties only (positions kept beside a manifest
+ * value are left behind). Cheaper than `structuredClone` for the small values the differ copies.
  */
 export function cloneJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
@@ -22,11 +19,7 @@ export function cloneJson<T>(value: T): T {
   return copy as T;
 }
 
-/**
- * PUT /agents/{id}: a top-level `config` key set to null asks the service to remove that key
- * (docs/service-api.md; a null deeper down is no removal). Splits a config into those removals and
- * the values it sets.
- */
+/** Splits a config into the top-level keys set to null (PUT /agents/{id} removes them; no deeper null does) and the rest. */
 export function splitTopLevelNulls(config: object): { rest: JsonObject; removed: string[] } {
   const rest: JsonObject = {};
   const removed: string[] = [];

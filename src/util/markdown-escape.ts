@@ -1,9 +1,7 @@
 /**
- * The one Markdown escaper: every text voxform did not write that goes into Markdown (the plan
- * comment, the test report, the call report) passes one of these, so a name, a reply or a value
- * cannot mention someone, open HTML, link, close a table cell or a code span, or start a heading or
- * a list — and carries no control character (the printing rule of `printable`). What voxform writes
- * around it (its own headings, tables, fences) is left to the renderer.
+ * The one Markdown escaper: text voxform did not write passes one of these, so it cannot mention
+ * someone, open HTML, link, close a table cell or code span, or start a heading or list, and carries
+ * no control character (`printable`).
  */
 import { printable } from './printable.js';
 
@@ -12,28 +10,17 @@ function oneLine(text: string): string {
   return printable(text.replace(/[\r\n]+/g, ' '));
 }
 
-/**
- * Bare web addresses, which GitHub makes links of: `://` and `www.` are written with entities, shown
- * the same but never linked.
- */
+/** Bare web addresses, which GitHub links: `://` and `www.` written with entities, shown the same. */
 function unlinked(text: string): string {
   return text.replace(/:\/\//g, ':&#47;&#47;').replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}&#46;`);
 }
 
-/**
- * A mention: `@` is followed by a zero-width space, so `@team` shows as written but notifies no one
- * (an entity alone would not do: the host decodes it before it looks for mentions).
- */
+/** `@` followed by a zero-width space notifies no one (the host decodes an entity before it looks for mentions). */
 function unmentioned(text: string): string {
   return text.replace(/@/g, '@&#8203;');
 }
 
-/**
- * Text inside a Markdown line — a table cell, a heading, a list item, a paragraph: one line, with
- * every character that could start something active written literally (emphasis, code, links and
- * images, the cell separator, HTML, entities, mentions, bare addresses), and a line start that
- * could open a heading, a list or a quote escaped.
- */
+/** Text inside a Markdown line: one line, every character that could start something active written literally. */
 export function markdownText(text: string): string {
   const escaped = oneLine(text)
     .replace(/&/g, '&amp;')
@@ -45,9 +32,8 @@ export function markdownText(text: string): string {
 }
 
 /**
- * Text inside an HTML element of the Markdown (a `<summary>`), where the host shows backslash escapes
- * as they are but decodes entities: one line, HTML-escaped (`&`, `<`, `>`: it is element text, never an
- * attribute), mentions and bare addresses neutralised.
+ * Text inside an HTML element of the Markdown (a `<summary>`, where backslash escapes show as they
+ * are): one line, HTML-escaped as element text, mentions and bare addresses neutralised.
  */
 export function markdownHtmlText(text: string): string {
   const escaped = oneLine(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -55,9 +41,8 @@ export function markdownHtmlText(text: string): string {
 }
 
 /**
- * A code span of any text: one line, delimited by a backtick run longer than any inside (padded when
- * the text starts or ends with a backtick), so the text cannot close it. Nothing inside a code span is
- * active; in a table cell (`inTable`) a `|` would still end the cell, so it is escaped there.
+ * A code span of any text: one line, delimited by a backtick run longer than any inside, so the text
+ * cannot close it; in a table cell a `|` would still end the cell, so it is escaped there.
  */
 export function markdownCode(text: string, options: { inTable?: boolean } = {}): string {
   let content = oneLine(text);
@@ -68,10 +53,7 @@ export function markdownCode(text: string, options: { inTable?: boolean } = {}):
   return `${ticks}${pad}${content}${pad}${ticks}`;
 }
 
-/**
- * A fenced code block of any lines: the fence is longer than any backtick run inside, so no line can
- * close it; each line is printable, line breaks aside.
- */
+/** A fenced code block: the fence is longer than any backtick run inside; each line printable. */
 export function markdownFence(lines: readonly string[], info = ''): string[] {
   const shown = lines.map(printable);
   let longest = 2;

@@ -1,10 +1,6 @@
 import path from 'node:path';
 
-/**
- * MIME types of the files a knowledge base takes, by extension (the manifest loader and the upload both use it). The service stores `file_type` as
- * given, so an exact type matters more than a long list; anything else is sent as
- * `application/octet-stream`.
- */
+/** MIME types of knowledge files by extension: the service stores `file_type` as given, so exact types matter. */
 const TYPES: Readonly<Record<string, string>> = {
   '.pdf': 'application/pdf',
   '.txt': 'text/plain',

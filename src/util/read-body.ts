@@ -1,8 +1,4 @@
-/**
- * Reading a request body with a size bound, for the servers voxform runs (the emulator, `webhook
- * serve`): a body over the bound is refused without reading the rest, so a client cannot make a
- * server hold more than `limit` bytes of one request.
- */
+/** Reading a request body for voxform's servers: one over `limit` bytes is refused without reading the rest. */
 import type { IncomingMessage } from 'node:http';
 
 export class BodyTooLarge extends Error {}

@@ -1,10 +1,8 @@
 /**
- * The request target of a request to one of voxform's local servers (the emulator, `webhook
- * serve`), checked before anything reads it. Anyone who reaches the port writes it, so a target
- * that is not a plain path (`*`, `http://host/…`, `//host/…`), that no URL can be made of
- * (`//[`), or whose path holds a malformed percent-escape (`/%zz`) is refused with a 400 — never
- * a crash, never a guess. Errors in the request line itself (no target, a bad method or version,
- * control characters) are refused by Node's parser with a 400 before a handler runs.
+ * The request target of a request to voxform's local servers, checked before anything reads it:
+ * anyone who reaches the port writes it, so a target that is not a plain path (`*`, `//host/…`), no
+ * URL (`//[`) or holds a malformed percent-escape is refused with a 400, never a crash or a guess
+ * (Node's parser refuses a malformed request line first).
  */
 /** `path` and `search` as written (still percent-encoded), `decodedPath` the path decoded. */
 export type RequestTarget = { ok: true; path: string; decodedPath: string; search: string } | { ok: false; message: string };

@@ -1,7 +1,4 @@
-/**
- * Who and where this run is, as locks, the state's last-apply record and the deploy ledger name it:
- * the account running voxform, the host, and the CI job's link when the CI environment gives one.
- */
+/** Who and where this run is, for locks and records: the account, the host, and the CI job's link. */
 import { hostname, userInfo } from 'node:os';
 
 type Env = Readonly<Record<string, string | undefined>>;

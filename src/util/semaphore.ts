@@ -34,10 +34,8 @@ export class Semaphore {
 
   /**
    * Calls `onGranted` holding a slot: at once when one is free (then nothing is returned), else when
-   * its turn comes; the place returned can be given up while it waits. A callback and a plain place,
-   * not a promise and an AbortSignal: a plan queues thousands of requests in a burst, and with a
-   * promise each the first of them would go out only once the burst is queued. With `ahead`, it waits before everyone
-   * who did not ask the same (in arrival order among those who did).
+   * its turn comes; the place returned can be given up while it waits. With `ahead`, it waits before
+   * everyone who did not ask the same.
    */
   whenFree(onGranted: () => void, ahead = false): QueuePlace | undefined {
     if (this.tryAcquire()) {
@@ -116,10 +114,7 @@ export interface QueuePlace {
   withdraw(): boolean;
 }
 
-/**
- * Runs `work` over `items` with at most `limit` in flight; results keep the items' order. The one
- * bounded-concurrency helper besides the semaphore itself, built on it.
- */
+/** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
 export function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const slots = new Semaphore(Math.max(1, Math.floor(limit)));
   return Promise.all(items.map((item) => slots.run(() => work(item))));

@@ -1,13 +1,7 @@
 /**
- * Short synchronous jobs (a few system calls each) run in slices on the main thread, with the event
- * loop served between slices. Why not Node's asynchronous calls: each of those is handed to the I/O
- * threads and back, and for a small file (realpath, stat, open, fstat, read, close) the hand-over
- * costs many times the call, CPU that the service's answers and the plan also need.
- *
- * A slice ends after SLICE_MS, or when the queue is empty; then setImmediate lets timers, signals
- * (Ctrl-C) and arriving answers in before the next one. A job must not be able to block for long:
- * callers use it for calls that never wait on another process (a FIFO or device is refused before
- * it is opened, and nothing is opened blocking).
+ * Short synchronous jobs (a few system calls each) run in slices of SLICE_MS on the main thread, the
+ * event loop served between slices (timers, Ctrl-C): for a small file, Node's asynchronous calls cost
+ * many times the call in hand-over to the I/O threads. A job must never wait on another process.
  */
 import { performance } from 'node:perf_hooks';
 import { Fifo } from './fifo.js';

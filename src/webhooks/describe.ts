@@ -1,7 +1,6 @@
 /**
- * One line about a webhook request, for `voxform webhook serve`: what a developer needs to see that
- * the payload arrived and made sense, and nothing secret or personal — no header value, no
- * agent_config, no transcript text, no metadata values (their keys only).
+ * One line about a webhook request, for `voxform webhook serve`, with nothing secret or personal:
+ * no header value, agent_config, transcript text or metadata value (keys only).
  */
 import type { EndOfCallPayload } from '../schema/types.gen.js';
 import type { PrefetchRequest } from './receive.js';

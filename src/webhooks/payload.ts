@@ -1,7 +1,4 @@
-/**
- * What the service sends its two webhooks, built in one place: the emulator sends these when a
- * session starts and ends, and `voxform webhook send` sends the same to a receiver under test.
- */
+/** What the service sends its two webhooks, built in one place for the emulator and `voxform webhook send`. */
 import type { CallHistoryRecord, EndOfCallPayload, PrefetchWebhookQuery } from '../schema/types.gen.js';
 
 /** What a call record must hold to make an end-of-call payload (the emulator's records always do). */

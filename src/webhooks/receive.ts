@@ -1,8 +1,7 @@
 /**
- * Receiving the service's webhooks in your own server: parse and check an end-of-call POST or a
- * prefetch GET against the service schema (the same generated validators the emulator and the CLI
- * use), check the secret headers the agent config gives the webhook, and build a prefetch answer.
- * No HTTP framework is assumed: pass the raw body, the headers and the request URL.
+ * Receiving the service's webhooks in your own server, no HTTP framework assumed: check an
+ * end-of-call POST or a prefetch GET against the service schema and the secret headers the agent
+ * config gives the webhook, and build a prefetch answer.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse } from '../schema/types.gen.js';
@@ -16,11 +15,7 @@ export type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse };
 export type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface WebhookCheckOptions {
-  /**
-   * The headers the agent config gives this webhook (`session_data_webhook.headers` or
-   * `extra_prompt_webhook.headers`): each must arrive with exactly this value. Names are compared
-   * without regard to case, values in constant time.
-   */
+  /** The headers the agent config gives this webhook: each must arrive with this value (compared in constant time). */
   expectedHeaders?: Readonly<Record<string, string>> | undefined;
 }
 
@@ -55,10 +50,7 @@ function sameSecret(received: string, expected: string): boolean {
   return timingSafeEqual(a.length === b.length ? a : b, b) && a.length === b.length;
 }
 
-/**
- * The names of the expected headers that are missing or wrong (none: all present and equal).
- * Only names are returned, so the result can be printed.
- */
+/** The names (never values, so it can be printed) of the expected headers that are missing or wrong. */
 export function checkWebhookHeaders(headers: IncomingHeaders, expected: Readonly<Record<string, string>> = {}): string[] {
   const failed: string[] = [];
   for (const [name, value] of Object.entries(expected)) {
@@ -129,10 +121,7 @@ export function parsePrefetchRequest(url: string | URL, headers: IncomingHeaders
   return { ok: true, value: { query: query as PrefetchWebhookQuery, metadata } };
 }
 
-/**
- * What is wrong with a prefetch answer (parsed JSON), or undefined when it is a
- * `PrefetchWebhookResponse` the service uses.
- */
+/** What is wrong with a prefetch answer (parsed JSON), or undefined when it is a `PrefetchWebhookResponse`. */
 export function prefetchAnswerProblem(answer: unknown): string | undefined {
   if (!isPlainObject(answer)) return 'not a JSON object';
   const issues = validateAgainst('PrefetchWebhookResponse', answer);

@@ -1,9 +1,4 @@
-/**
- * The one way voxform reads YAML with the general parser (the yaml library): every file it parses
- * is the repository's, so the limits of ./limits.ts hold for each reader — the manifest loader's
- * general path, templates, `fmt` and traffic profiles alike. The loader's fast subset reader keeps
- * the same limits on its own path (src/manifest/parse-yaml-subset.ts).
- */
+/** The one way voxform reads YAML with the general parser: every file is untrusted, so ./limits.ts holds for all. */
 import { Composer, Lexer, Parser, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions } from 'yaml';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
 
@@ -15,9 +10,8 @@ export interface YamlDocuments {
 
 /**
  * The text's YAML documents, token by token, stopping past MAX_YAML_TOKENS. `onNewLine` hears each
- * line start (a LineCounter's `addNewLine`), the first one included. Each YAMLError captures a
- * stack trace nobody reads; a broken file of ten thousand lines makes as many errors, and the
- * traces were most of the time spent on it, so none is taken while parsing.
+ * line start, the first one included. No stack traces while parsing: a broken file makes an error
+ * per line, and their unread traces would cost most of the time.
  */
 export function parseYamlDocuments(
   text: string,
@@ -46,16 +40,12 @@ export function parseYamlDocuments(
   }
 }
 
-/** Why a parsed document cannot be made a plain value within the limits, in a phrase; undefined when it can. */
-export function yamlLimitBroken(doc: Document): string | undefined {
-  if (aliasesWithinLimits(doc)) return undefined;
-  return `its aliases expand past what voxform reads (${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions or ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values made by them in one document)`;
-}
-
-/** A document without errors as a plain value, aliases expanded, when within the limits (`yamlLimitBroken`). */
+/** A document without errors as a plain value, aliases expanded, when within the limits; else why not, in a phrase. */
 export function plainYamlValue(doc: Document): { ok: true; value: unknown } | { ok: false; problem: string } {
-  const problem = yamlLimitBroken(doc);
-  if (problem !== undefined) return { ok: false, problem };
+  if (!aliasesWithinLimits(doc)) {
+    const problem = `its aliases expand past what voxform reads (${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions or ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values made by them in one document)`;
+    return { ok: false, problem };
+  }
   // The limits were checked above, in one pass; the library's own count walks the document per alias.
   return { ok: true, value: doc.toJS({ maxAliasCount: -1 }) as unknown };
 }
@@ -72,10 +62,9 @@ interface Expansion {
 const NOTHING: Expansion = { aliases: 0, made: 0, values: 0 };
 
 /**
- * Whether the document's aliases stay within the limits, counted without expanding them: the
- * library's `toJS` shares one value per anchor, but whoever walks the value (fmt compares it,
- * every reader checks it) walks every path through the shares, so a "billion laughs" file (ten
- * aliases of ten aliases of …) takes exponential time. One pass over the nodes.
+ * Whether the document's aliases stay within the limits, counted in one pass without expanding
+ * them: `toJS` shares one value per anchor, but walking that value follows every path through the
+ * shares, so a "billion laughs" file takes exponential time.
  */
 export function aliasesWithinLimits(doc: Document): boolean {
   const targets = aliasTargets(doc);
@@ -117,9 +106,8 @@ function measureNode(node: unknown, measure: (node: unknown) => Expansion, targe
 }
 
 /**
- * Each alias → the last node anchored with its name before it, in document order, as the library's
- * `Alias.resolve` finds it — which walks the whole document per alias (9,000 aliases took minutes,
- * holding the event loop so that even SIGTERM waited); this is one walk for all of them.
+ * Each alias → the last node anchored with its name before it, as the library's `Alias.resolve`
+ * finds it; that walks the whole document per alias, this walks it once for all of them.
  */
 export function aliasTargets(doc: Document): Map<unknown, Node | undefined> {
   const targets = new Map<unknown, Node | undefined>();

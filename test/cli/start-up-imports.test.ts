@@ -1,9 +1,9 @@
 /**
  * What `plan`, `apply` and `validate` load before their first request: only what they use. Each
- * package or folder named here cost start-up time on every run when it was loaded eagerly
- * (docs/plan.md, Speed): the YAML library (40 ms; loading manifests needed two constants of the
- * template catalog), the whole of undici (100 ms, where its pool alone takes 40 ms), and the
- * emulator, conversation and export code no such command runs.
+ * package or folder named here would cost start-up time on every run if it were loaded eagerly
+ * (docs/plan.md, Speed): the YAML library (only templates and the general YAML parser need it), the
+ * whole of undici (the client needs its pool alone), and the emulator, conversation and export code
+ * no such command runs.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ describe('start-up imports', () => {
   }
 
   // `voxform test` needs a model only for judge: checks and simulated callers: the OpenAI client
-  // (about 110 ms to load) comes with the first request to one.
+  // (slow to load) comes with the first request to one.
   it('`test` loads no OpenAI client until a model is asked', () => {
     const entry = path.join(src, 'cli/commands/test.ts');
     expect([...importGraph(entry).packages].filter((name) => name === 'openai')).toEqual([]);
@@ -37,9 +37,9 @@ describe('start-up imports', () => {
 
   // `plan --local` and `apply --local` start the embedded emulator (src/cli/connection.ts). Each
   // library named here serves what no plan or apply does there: the whole of undici the tool
-  // webhooks of a model-played session (100 ms to load), the OpenAI client the model itself
-  // (110 ms), the YAML library seeds written in YAML and traffic profiles (40 ms). Loaded with the
-  // emulator, they made `plan --local` of the example 1.3 × slower.
+  // webhooks of a model-played session, the OpenAI client the model itself, the YAML library seeds
+  // written in YAML and traffic profiles. Loaded with the emulator, each would be start-up time of
+  // every `plan --local` spent on nothing it uses.
   it('the embedded emulator of --local loads no whole undici, no OpenAI client and no YAML library', () => {
     const emulator = path.join(src, 'emulator/index.ts');
     const { modules, packages } = importGraph(emulator);

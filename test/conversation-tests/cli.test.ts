@@ -134,7 +134,8 @@ describe('voxform test on the example project', () => {
     try {
       await writeFile(path.join(project.dir, 'example/tests/judged.test.yaml'), 'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ judge: Is friendly. }] }]\n');
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
-      const result = await project.cli(['test', 'example/tests/judged.test.yaml', '--timeout', '200ms', '--format', 'json'], { VOXFORM_JUDGE_URL: url, VOXFORM_JUDGE_MODEL: 'silent' });
+      // Long enough for the emulator to answer on a loaded machine; the silent judge never does.
+      const result = await project.cli(['test', 'example/tests/judged.test.yaml', '--timeout', '3s', '--format', 'json'], { VOXFORM_JUDGE_URL: url, VOXFORM_JUDGE_MODEL: 'silent' });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stdout).toContain(`The model at ${url} failed: Request timed out.`);
       expect(result.stdout).not.toContain('timed out..');

@@ -14,7 +14,7 @@ const SECRET = 'S3CRET-greeting-token-42';
 const SECRET_ENV = { VOXFORM_ENV_ALLOW: 'GREET_SECRET', GREET_SECRET: SECRET };
 
 describe('test reports never hold part of a secret', () => {
-  // Eight runs of the CLI: room on a busy 2-core machine.
+  // Eight runs of the CLI: room for them on a busy machine.
   it('redacts a reply before shortening it, in every format and in --out files', { timeout: 120_000 }, async () => {
     const dir = await tempDir({
       'voxform.yaml': manifest('Thanks for calling Acme Dental, your access code is ${env:GREET_SECRET}'),

@@ -1,6 +1,6 @@
 /**
  * Knowledge files are hashed once per distinct file in a load: 10,000 entries (the cap) naming one
- * 50 MB file read it 10,000 times (half an hour). The work is counted as the opens of the file.
+ * 50 MB file would otherwise read it 10,000 times. The work is counted as the opens of the file.
  */
 import { link, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -123,8 +123,8 @@ describe('exfiltration through a webhook header, end to end', () => {
     const result = await project.cli(['apply', '--auto-approve'], extra);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`\${env:${variable}} is refused`);
-    // Only the reads apply starts under its lock while the manifests load (docs/plan.md, "Reading
-    // ahead") went out: nothing was written, and no request carries the value.
+    // The manifests fail to load before any request (docs/plan.md, "The operation, in order"):
+    // nothing was written, and no request carries the value.
     expect(project.requests.filter((request) => request.method !== 'GET')).toEqual([]);
     expect(JSON.stringify(project.requests)).not.toContain(planted);
     for (const output of [result.stdout, result.stderr]) {

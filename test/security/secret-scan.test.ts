@@ -373,12 +373,12 @@ describe('the secret scan', () => {
       [
         `import { createServer } from 'node:http';`,
         `import { main } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/main.js'))};`,
-        // A service that never answers: plan's early reads stay out while the manifests load.
+        // A service that never answers: plan's reads, once the manifests are loaded, stay out.
         `const service = createServer(() => undefined);`,
         `await new Promise((resolve) => service.listen(0, '127.0.0.1', resolve));`,
         `process.env.VOXFORM_BASE_URL = 'http://127.0.0.1:' + service.address().port;`,
         // The moment voxform reads the manifest's \${env:HOOK_TOKEN} (the loader is still resolving
-        // agents then, and the reads are out), a callback is set to throw with the value and the
+        // agents then), a callback is set to throw with the value and the
         // key in its message: whatever holds a secret, voxform must already hide it.
         `let armed = true;`,
         `process.env = new Proxy(process.env, { get(target, name) {`,

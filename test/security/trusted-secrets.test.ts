@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { markdownText } from '../../src/util/markdown-escape.js';
 import { SINK_URL } from '../../src/secrets/sink.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 
@@ -128,7 +129,8 @@ it('test --against desired: a session_data_webhook the pull request points at it
   const result = await runCli(['test', '--format', 'markdown'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
   expect(result.code, result.stderr).toBe(0);
   // The report (the pull request's comment) says which target the run replaced.
-  expect(result.stdout).toContain(`session\\_data\\_webhook.url named a URL the live agent does not call; the run sent it to ${SINK_URL}`);
+  // (Markdown-escaped like every text in the comment: a bare address is never made a link.)
+  expect(result.stdout).toContain(`session\\_data\\_webhook.url named a URL the live agent does not call; the run sent it to ${markdownText(SINK_URL)}`);
   // The end of the call was delivered (or tried) — to the sink, not to the pull request's host.
   await vi.waitFor(() => expect(running.control.webhookDeliveries().some((d) => d.hook === 'end_of_call')).toBe(true), { timeout: 20_000, interval: 50 });
   expect(running.control.webhookDeliveries().filter((d) => d.hook === 'end_of_call').map((d) => d.url)).toEqual([SINK_URL]);

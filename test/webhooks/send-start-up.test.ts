@@ -1,8 +1,8 @@
 /**
- * `webhook send --agent` loads manifests, and its goal is 0.3 s for the whole process
+ * `webhook send --agent` loads manifests, and its whole process has a goal of its own
  * (docs/webhooks.md): the manifest loader must not load the YAML library, which only the template
- * catalog needs (the loader imported the catalog for two constants, and the library's load made the
- * command miss its goal). `--agent` loads the loader on demand, through src/cli/project.ts
+ * catalog needs, so the loader takes the templates' location from src/templates/location.ts rather
+ * than from the catalog. `--agent` loads the loader on demand, through src/cli/project.ts
  * (src/cli/webhook-agent.ts), so the graph checked is the command's and that module's.
  */
 import path from 'node:path';

@@ -34,10 +34,7 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
   return project;
 }
 
-/**
- * `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then the
- * library's `apply` on the terminal: lock, plan (or check the saved one), confirm, execute, record.
- */
+/** `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then apply on the terminal. */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
   const saved = planFile ? await (await import('../../plan/plan-file.js')).readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;

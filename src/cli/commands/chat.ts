@@ -20,11 +20,8 @@ function withHint(error: ApiError, hint: string): ApiError {
 }
 
 /**
- * `voxform chat --agent ID`: a text conversation with an agent, each reply streamed to stdout as it
- * arrives. On a terminal it prompts (`you>` on stderr) and `/exit` or Ctrl-D ends it; otherwise
- * every line of stdin is one message. The transcript carries over from message to message, and the
- * session is ended on the service (`end_of_session`) at the end of input, on `/exit`, or when
- * the run is interrupted.
+ * `voxform chat --agent ID`: a text conversation, replies streamed to stdout; on a terminal it prompts
+ * and `/exit` or Ctrl-D ends it, otherwise each line of stdin is a message. The session is always ended.
  */
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
@@ -38,8 +35,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   ctx.onExit(() => session.end().catch(() => undefined));
 
   const paint = (text: string, style: (s: string) => string) => (ctx.color ? style(text) : text);
-  // The agent's name and replies are the service's (a model's) text: their control characters are
-  // shown escaped, so no escape sequence reaches the terminal; a reply keeps its line breaks.
+  // The agent's name and replies are a model's text: control characters shown escaped (a reply keeps its lines).
   const agentName = printable(agent.name || options.agent);
   const prompt = () => {
     if (interactive) ctx.stderr.write(paint('you> ', pc.bold));

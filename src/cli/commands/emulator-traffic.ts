@@ -1,8 +1,4 @@
-/**
- * `voxform emulator traffic`: adds seeded synthetic calls to an emulator's call log — the folder's
- * `--local` account, or a running `voxform emulator` (`--url`) — and the profile argument shared
- * with `voxform emulator --traffic` (docs/traffic.md).
- */
+/** `voxform emulator traffic`: seeded synthetic calls for the `--local` account or a running emulator (`--url`). */
 import { request, type Dispatcher } from 'undici';
 import { VoxformError } from '../../errors.js';
 import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/traffic/index.js';
@@ -19,7 +15,6 @@ import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-re
 export interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
   url?: string;
-  /** The end of the window (ISO 8601, Unix seconds, or a duration back from now); default now. */
   until?: string;
   /** Manifests whose local agent names `--agent` may use (`-f`, `--env`). */
   file?: string[];
@@ -29,11 +24,7 @@ export interface TrafficCommandOptions extends TrafficFlags {
 
 const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/**
- * The summary as lines: what was added, per agent. Its names and ids come from the emulator's
- * account (a committed data file, or whatever answers at --url), so their control characters are
- * shown as `?`, keeping the columns.
- */
+/** The summary, per agent; names and ids are the emulator account's (anyone's): controls shown as `?`. */
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
   const lines = [`Added ${summary.calls.toLocaleString('en-US')} synthetic call${summary.calls === 1 ? '' : 's'} (profile ${shown(summary.profile)}, seed ${shown(String(summary.seed))}) to ${where}:`];
   const width = Math.max(0, ...summary.agents.map((agent) => agent.name.length));
@@ -52,10 +43,7 @@ export function renderTrafficSummary(summary: TrafficSummary, where: string): st
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 const REPLY_TOO_LARGE = Symbol('reply too large');
 
-/**
- * The reply's JSON (undefined when it is not JSON), or REPLY_TOO_LARGE once it passes
- * MAX_REPLY_BYTES: whatever answers at --url could otherwise fill the memory with one endless reply.
- */
+/** The reply's JSON (undefined if not JSON), or REPLY_TOO_LARGE: whatever answers at --url could fill the memory. */
 async function readReply(body: Dispatcher.ResponseData['body']): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -110,10 +98,7 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
   return body;
 }
 
-/**
- * Whether a reply from --url has every field the summary is printed from: any server may answer
- * there, and a 200 of another shape would otherwise fail inside the printer as a voxform bug.
- */
+/** Whether a reply from --url (any server may answer there) has every field the summary is printed from. */
 function isTrafficSummary(body: unknown): body is TrafficSummary {
   if (!isPlainObject(body)) return false;
   const { profile, seed, calls, agents, skipped } = body;
@@ -159,7 +144,6 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
   });
 }
 
-/** `voxform emulator traffic`. */
 export async function run(options: TrafficCommandOptions, ctx: CommandContext): Promise<number> {
   if (Boolean(options.local) === Boolean(options.url)) {
     throw new VoxformError('invalid_option', 'Say which emulator gets the calls: --local (this folder\'s) or --url URL (a running `voxform emulator`), one of them.', {

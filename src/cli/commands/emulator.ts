@@ -1,7 +1,4 @@
-/**
- * `voxform emulator`: runs the local voice-agent service until Ctrl-C (or SIGTERM), printing its
- * base URL, its private key and how to point voxform at it; request lines go to stderr.
- */
+/** `voxform emulator`: runs the local service until Ctrl-C or SIGTERM; request lines go to stderr. */
 import path from 'node:path';
 import { startEmulator, type EmulatorOptions } from '../../emulator/index.js';
 import { MAX_FAULT_DELAY_MS } from '../../emulator/faults.js';
@@ -11,7 +8,6 @@ import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
 
-/** Turns the command's flags into emulator options; throws a VoxformError naming the bad flag. */
 export interface EmulatorCommandOptions {
   port?: string | number;
   host?: string;
@@ -19,15 +15,14 @@ export interface EmulatorCommandOptions {
   seed?: string;
   latency?: string;
   failRate?: string;
-  /** `--llm URL` / `--llm-model NAME`: an OpenAI-compatible model to play agents with. */
   llm?: string;
   llmModel?: string;
-  /** `--traffic PROFILE` (`--traffic-calls N`, `--traffic-seed S`): synthetic calls added at start (docs/traffic.md). */
   traffic?: string;
   trafficCalls?: number;
   trafficSeed?: string;
 }
 
+/** Turns the command's flags into emulator options; throws a VoxformError naming the bad flag. */
 export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string): EmulatorOptions {
   const result: EmulatorOptions = {};
   const port = options.port ?? '4010';
@@ -73,10 +68,7 @@ async function startupTraffic(options: EmulatorCommandOptions, cwd: string): Pro
   return trafficRequest({ profile: options.traffic, calls: options.trafficCalls, seed: options.trafficSeed }, cwd);
 }
 
-/**
- * Runs the emulator until `stop` resolves, then shuts it down (answers in flight finish, the data
- * file is flushed). Split from `run` so tests can stop it without sending the process a signal.
- */
+/** Runs the emulator until `stop` resolves, then shuts it down (split from `run` so tests need no signal). */
 export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandContext, stop: Promise<unknown>): Promise<number> {
   const emulatorOptions = parseEmulatorFlags(options, ctx.cwd);
   const traffic = await startupTraffic(options, ctx.cwd);
@@ -125,12 +117,10 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   await stop;
   ctx.stderr.write('voxform emulator: shutting down\n');
   await shutdown();
-  // As every command stopped by a signal (and `webhook serve`, the other server): it says so, exit 130.
   ctx.stderr.write('Interrupted: voxform emulator stopped at your request (exit 130).\n');
   return EXIT_INTERRUPTED;
 }
 
-/** `voxform emulator`: runs until Ctrl-C or SIGTERM, then shuts down cleanly and exits 130. */
 export async function run(options: EmulatorCommandOptions, ctx: CommandContext): Promise<number> {
   return runEmulator(options, ctx, ctx.interrupted());
 }

@@ -10,11 +10,6 @@ import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 
-/**
- * `voxform export --agent ID... | --from-phones [--out DIR] [--force]`: writes the live agents as a
- * manifest (update shape), their prompts as prompts/<name>.md and the phone bindings, refusing to
- * overwrite anything without --force.
- */
 export interface ExportOptions extends ConnectionOptions {
   agent?: string[];
   fromPhones?: boolean;
@@ -22,6 +17,7 @@ export interface ExportOptions extends ConnectionOptions {
   force?: boolean;
 }
 
+/** `voxform export`: the live agents as a manifest, prompts and phone bindings; nothing overwritten without --force. */
 export async function run(options: ExportOptions, ctx: CommandContext): Promise<number> {
   const agentIds = (options.agent ?? []).map((id) => id.trim()).filter((id) => id !== '');
   const fromPhones = options.fromPhones === true;
@@ -87,10 +83,7 @@ function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandCont
   }
 }
 
-/**
- * The command that shows the export matches the service. The embedded emulator's data belongs to
- * the folder it runs in, so with `--local` the plan runs from here, naming the exported manifest.
- */
+/** The command that shows the export matches; `--local` data belongs to this folder, so that plan runs from here. */
 function nextStep(where: string, local: boolean): string {
   if (local) return where === '.' ? 'voxform plan --local' : `voxform plan --local -f ${path.join(where, 'voxform.yaml')}`;
   return where === '.' ? 'voxform plan' : `cd ${where} && voxform plan`;

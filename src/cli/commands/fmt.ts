@@ -3,18 +3,13 @@ import { formatFiles } from '../../format/format-files.js';
 import { findManifestFiles } from '../../project-files/manifest-files.js';
 import type { CommandContext } from '../context.js';
 
-/**
- * `voxform fmt [--check] [PATH]...`: rewrites manifests in the canonical layout and lists the files
- * it changed (stdout, one per line). With `--check` it writes nothing and lists the files that
- * would change, exiting 1 when there are any (for CI). A file that does not parse is reported with
- * file:line:col and left untouched; the exit code is then 1.
- */
 export interface FmtOptions {
   /** `[paths...]`: files or folders. */
   args?: string[];
   check?: boolean;
 }
 
+/** `voxform fmt`: rewrites manifests in the canonical layout (`--check`: writes nothing), listing the files. */
 export async function run(options: FmtOptions, ctx: CommandContext): Promise<number> {
   const paths = options.args ?? [];
   const check = options.check === true;

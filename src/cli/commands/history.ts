@@ -1,7 +1,4 @@
-/**
- * `voxform history`: the deploy ledger of the workspace (`ENV@SERVICE`), newest first. Reads only
- * the state's history: no API key needed, nothing sent to the service.
- */
+/** `voxform history`: the workspace's deploy ledger, newest first; nothing is sent to the service. */
 import { historyEntries, renderHistoryJson, renderHistoryText } from '../../history/render.js';
 import { workspaceKey } from '../../state/types.js';
 import { chooseBaseUrl } from '../connection.js';
@@ -18,11 +15,7 @@ export interface HistoryOptions extends ProjectOptions {
 
 const DEFAULT_LIMIT = 20;
 
-/**
- * The workspace key the state and the history use for this project and service. The manifests are
- * read with `--local` too, though they name no service then: a mistake in the operator's settings
- * (VOXFORM_ENV_ALLOW) stops `history` as it stops `apply`.
- */
+/** The workspace key of this project and service (manifests read with `--local` too: a bad env policy stops it). */
 export async function historyWorkspace(options: HistoryOptions, ctx: CommandContext): Promise<string> {
   const { service } = await manifestProject(options, ctx);
   return workspaceKey(options.env, options.local ? 'local' : chooseBaseUrl(options, ctx.env, service));

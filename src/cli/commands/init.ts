@@ -17,10 +17,6 @@ const AGENT_ID: TemplateVariable = {
 };
 const SPARE_AGENT = '-OKspareAgent0000001';
 
-/**
- * `voxform init [--template NAME] [--var K=V]... [--force] [DIR]`: scaffolds a project from a
- * template. Missing values are asked for on a terminal; elsewhere the run fails naming every one.
- */
 export interface InitOptions {
   /** `[dir]`: the folder to write into. */
   args?: string[];
@@ -29,6 +25,7 @@ export interface InitOptions {
   force?: boolean;
 }
 
+/** `voxform init`: scaffolds a project from a template; missing values are asked on a terminal, else all named. */
 export async function run(options: InitOptions, ctx: CommandContext): Promise<number> {
   const args = options.args ?? [];
   const dir = path.resolve(ctx.cwd, args[0] ?? '.');
@@ -37,23 +34,20 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
   const ask = interactive ? lineReader(ctx) : undefined;
   try {
-    // The manifest is written whatever the template: an existing one stops the run before a
-    // template is even asked for (the template's own files are checked once it is known, below).
+    // The manifest is written whatever the template: an existing one stops the run before a template is asked for.
     if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], force, ctx);
     const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
 
     const { agent_id: givenAgentId, ...templateVars } = given;
     const resolved = resolveVariables(template, templateVars);
+    let agentId = givenAgentId?.trim() ?? '';
+    const missing = [...resolved.missing, ...(agentId === '' ? [AGENT_ID] : [])];
     // Unknown and missing variables are named together: one run tells everything to fix.
-    const lacking = [...resolved.missing, ...((givenAgentId?.trim() ?? '') === '' ? [AGENT_ID] : [])];
-    if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : lacking);
+    if (resolved.unknown.length > 0) throw unknownVarsError(template, resolved.unknown, ask ? [] : missing);
 
     // Refuse before asking anything: typing five answers to then hear "exists already" is cruel.
     await refuseConflicts(dir, scaffoldTargets(template).paths, force, ctx);
 
-    const missing = [...resolved.missing];
-    let agentId = givenAgentId?.trim() ?? '';
-    if (agentId === '') missing.push(AGENT_ID);
     if (missing.length > 0) {
       if (!ask) throw missingVarsError(template, missing);
       ctx.stderr.write(`Template ${template.name} needs ${missing.length === 1 ? 'one value' : `${missing.length} values`}.\n`);
@@ -122,10 +116,7 @@ interface LineReader {
   close(): void;
 }
 
-/**
- * Reads answers line by line from the context's stdin (no raw mode: the terminal echoes typing).
- * Lines that arrive before a question is asked are queued, so piped answers are not lost.
- */
+/** Answers line by line from stdin (no raw mode: the terminal echoes), queued so piped answers are not lost. */
 function lineReader(ctx: CommandContext): LineReader {
   const rl = createInterface({ input: ctx.stdin, terminal: false });
   const lines: string[] = [];

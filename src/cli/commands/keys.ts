@@ -12,9 +12,8 @@ export interface KeysCreateOptions extends ConnectionOptions {
 export const MAX_KEY_NAME_LENGTH = 100;
 
 /**
- * `voxform keys create`: creates an API key and prints it once. The key alone goes to stdout (so
- * `voxform keys create --type private > key.txt` captures exactly the key); its id and prefix go to
- * stderr. The key is never registered as a secret of this run, which would redact it from stdout.
+ * `voxform keys create`: the key alone goes to stdout (`> key.txt` captures it), its id to stderr. It is
+ * never registered as a secret of this run, which would redact it from stdout.
  */
 export async function run(options: KeysCreateOptions, ctx: CommandContext): Promise<number> {
   const length = options.name === undefined ? 0 : [...options.name].length;

@@ -31,10 +31,7 @@ export interface LogsOptions extends ConnectionOptions {
 /** Records read when neither `--limit` nor `--all` is given: an account's whole history can be huge. */
 export const DEFAULT_LOG_LIMIT = 50;
 
-/**
- * The call statuses the service's logs use (compared without regard to case): the states of a
- * call in progress, the end-of-call reasons, and the `COMPLETED` / `FAILED` of its filter examples.
- */
+/** The call statuses of the service's logs (any case): progress states, end reasons, its filters' COMPLETED/FAILED. */
 export const CALL_STATUSES = [
   'registered',
   'queued',
@@ -53,25 +50,17 @@ export const CALL_STATUSES = [
   'FAILED',
 ] as const;
 
-/**
- * `voxform logs`: the account's call log, newest first, across as many pages as it takes, up to
- * `--limit` records (default `DEFAULT_LOG_LIMIT`; `--all` for every one). Records go to stdout (an
- * aligned table, a JSON array, or one JSON object per line as they arrive) with their secret values
- * redacted; progress goes to stderr, and only on a terminal. `--stats` prints a summary instead.
- */
+/** `voxform logs`: the call log, newest first, redacted, up to `--limit` records; progress on stderr. */
 export async function run(options: LogsOptions, ctx: CommandContext): Promise<number> {
   const format = options.format ?? 'table';
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
-  // Read also without --agent: a call record's agent_config holds the values the manifests' ${env:…}
-  // references filled in, and registering them keeps them out of the output. The manifests' service
-  // is the one read where the operator names none, as for apply.
+  // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
   const { names: agentNames, service } = await manifestProject(options, ctx);
   const { client } = await resolveConnection({ ...options, manifest: service }, ctx);
   // Before anything is printed: an unknown agent is a mistake, not an empty result.
   if (options.agent !== undefined) filters.agent_id = await resolveAgentArgument(options.agent, { manifests: agentNames }, client);
 
-  // Progress on stderr, on a terminal only (progressLine prints nothing elsewhere).
   const status = progressLine(ctx.stderr);
   let more = false;
   const records = upTo(
@@ -137,11 +126,7 @@ async function* upTo(records: AsyncIterable<GlobalCallHistoryRecord>, limit: num
   }
 }
 
-/**
- * A copy of a call record with every value under a secret key replaced by the marker: the webhook
- * and tool headers and app-function credentials of the `agent_config` snapshot, provider keys, and
- * the authorization a function call may carry (`isSecretKeyName`, src/secrets/schema-paths.ts).
- */
+/** A copy of a call record with every value under a secret key (`isSecretKeyName`) replaced by the marker. */
 export function redactCallRecord(record: GlobalCallHistoryRecord): GlobalCallHistoryRecord {
   const walk = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(walk);
@@ -277,14 +262,9 @@ const COLUMNS: Column[] = [
 const GAP = 2;
 const MIN_SHRUNK = 6;
 
-/**
- * The records as an aligned table. With `columns` (a terminal's width), the widest shrinkable
- * columns (call id, agent, numbers) are cut with `…` until each line fits; without it (a pipe or a
- * file) nothing is cut.
- */
+/** The records as an aligned table; with `columns` (a terminal's width) the widest shrinkable ones are cut to fit. */
 export function renderTable(records: readonly GlobalCallHistoryRecord[], columns: number | undefined): string {
-  // The cells are the service's data: each control character is one `?`, so no escape sequence
-  // reaches the terminal and a cell keeps its width.
+  // The service's data: each control character becomes one `?`, so no escape is sent and a cell keeps its width.
   const rows = records.map((record) => COLUMNS.map((column) => controlsAsQuestionMarks(column.cell(record))));
   const widths = COLUMNS.map((column, i) => Math.max(column.title.length, ...rows.map((row) => (row[i] as string).length)));
   if (columns !== undefined) {
@@ -317,9 +297,8 @@ function voipField(record: GlobalCallHistoryRecord, key: 'from' | 'to'): string 
   return typeof value === 'string' ? value : '';
 }
 
-/** `2025-01-31 09:00:05`, always UTC so the output does not depend on the machine. */
+/** `2025-01-31 09:00:05` in UTC; a time no date can hold is printed as it came. */
 function formatTime(seconds: number): string {
-  // A record's time is the service's data: one no date can hold is printed as it came.
   const date = new Date(seconds * 1000);
   return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().slice(0, 19).replace('T', ' ');
 }

@@ -11,10 +11,8 @@ export interface PlanShowCommandOptions {
 }
 
 /**
- * `voxform plan show PLAN`: a saved plan, printed as `voxform plan` printed it when it was made —
- * the same renderers over the plan the file holds. Nothing is planned again and no service is
- * contacted, so no API key is needed; the file holds no secret, and the renderers redact by the
- * sensitive paths it lists all the same.
+ * `voxform plan show PLAN`: a saved plan through `voxform plan`'s renderers, with no service contacted; the
+ * file holds no secret, and the renderers redact by its sensitive paths all the same.
  */
 export async function run(options: PlanShowCommandOptions, ctx: CommandContext): Promise<number> {
   const file = options.args?.[0] ?? '';

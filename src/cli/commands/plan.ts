@@ -13,11 +13,7 @@ export interface PlanCommandOptions extends ProjectOptions {
   target?: string[];
 }
 
-/**
- * `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved.
- * In order: load and connect, read the state (not locked: a plan writes nothing), read the service
- * and compare, save, print.
- */
+/** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
   const [{ plan: makePlan }, { prepareChangeOutput, renderPlanAs }, { savePlanFile }] = await Promise.all([
@@ -35,8 +31,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
-  // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON
-  // document on stdout with --format json, not the plan and then the error).
+  // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
   if (options.out) await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey, (text) => ctx.secrets.redact(text));
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
   if (options.out) ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);

@@ -1,9 +1,4 @@
-/**
- * `voxform report`: did a change help? Reads the call log (streaming, newest first), ties each call
- * to the configuration version it ran with through the apply history, and prints metrics per agent
- * and version with each version compared to the one before (docs/report.md). Markdown (default) for
- * a pull-request comment, JSON (schemas/report.schema.json), or one self-contained HTML file.
- */
+/** `voxform report`: call metrics per agent and configuration version, each compared to the one before. */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import type { HistoryRecord } from '../../history/types.js';
@@ -53,11 +48,9 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
   }
   const { names: manifestNames, service } = await manifestProject(options, ctx);
-  // The service and workspace as apply names them (src/cli/project.ts): the manifest's base_url and
-  // region count where the operator set neither, so the report reads the history apply wrote.
+  // The service and workspace as apply names them, so the report reads the history apply wrote.
   const { client, baseUrl, local } = await resolveConnection({ ...options, manifest: service }, ctx);
   const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
-  // The apply history of the state backend (`--state` or `VOXFORM_STATE`): a folder, or a table.
   const history = await workspaceHistory((await openOperatorBackend(options, ctx)).history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(history) }, client);
   const selection = options.sinceDeploy ? sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000) : undefined;
@@ -110,12 +103,7 @@ function historyNames(history: readonly HistoryRecord[]): Map<string, string> {
   return names;
 }
 
-/**
- * `--since-deploy`: the latest deploy's version (of `--agent`, else of the agents the latest deploy
- * changed) and the one before it, whole, and nothing older (src/report/since-deploy.ts). Right after
- * an apply the new version has no calls yet and the table shows the one it replaced; later runs
- * compare the two.
- */
+/** `--since-deploy`: the latest deploy's version and the one before it, whole, and nothing older. */
 function sinceDeploy(history: readonly HistoryRecord[], agentId: string | undefined, agent: string | undefined, until: number): SinceDeployWindow {
   const window = sinceDeployWindow(history, agentId, until);
   if (window) return window;

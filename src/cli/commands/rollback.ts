@@ -1,8 +1,6 @@
 /**
- * `voxform rollback REF [--agent NAME…]`: returns agents to a configuration the deploy ledger
- * recorded, through the normal plan and apply (same question, lock, output and exit codes). The
- * manifests in git are unchanged, so the next apply of them undoes the rollback: the output says
- * so, and names the commits to revert to keep it.
+ * `voxform rollback REF`: agents back to a recorded configuration through plan and apply. The manifests
+ * in git are unchanged, so the next apply undoes it: the output says so and names the commits to revert.
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
@@ -23,17 +21,14 @@ export interface RollbackOptions extends ProjectOptions {
   lockTimeout?: string;
 }
 
-/** The record restored, as the output names it: checked for shape when read, and printed through `controlsAsQuestionMarks` all the same. */
+/** The record restored, as the output names it: checked when read, and its controls shown as `?` all the same. */
 function describeRecord(record: HistoryRecord): string {
   const { source } = record;
   const from = [source.commit ? `commit ${shortCommit(source.commit, source.uncommitted)}` : undefined, source.branch ? `on ${source.branch}` : undefined].filter(Boolean).join(' ');
   return controlsAsQuestionMarks(`${record.id} (${record.at}${from ? `, ${from}` : ''})`);
 }
 
-/**
- * The commits deployed after the restored record (newest first, each once, the restored commit
- * excluded): what `git revert` must undo for the manifests to say what the service now holds.
- */
+/** The commits deployed after the restored record (newest first, each once): what `git revert` must undo. */
 export function commitsAfter(records: readonly HistoryRecord[], restored: HistoryRecord): string[] {
   const newer = records.slice(0, Math.max(0, records.indexOf(restored)));
   const commits: string[] = [];
@@ -65,7 +60,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   ctx.stdout.write(`Rolling back ${[...desired.agents.keys()].join(', ')} to ${describeRecord(restored)}.\n\n`);
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
-  // What finishes a rollback that did not: the record by its id (`previous` names another once some agents are back).
+  // The record by its id: `previous` names another once some agents are back.
   const rerun = `voxform rollback ${restored.id}${agents.map((name) => ` --agent ${name}`).join('')}`;
   const { code, outcome } = await applyOnTerminal(
     {

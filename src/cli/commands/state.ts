@@ -1,8 +1,4 @@
-/**
- * `voxform state list | show | unlock --force | migrate --to`: the operator's view of the state
- * backend (`--state` or `VOXFORM_STATE`): which workspaces it holds and who holds their locks, one
- * workspace's records, opening a lock whose holder hangs, and moving everything to another backend.
- */
+/** `voxform state list | show | unlock --force | migrate --to`: the operator's view of the state backend. */
 import { VoxformError } from '../../errors.js';
 import { describeHolder, type WorkspaceSummary } from '../../state/backend.js';
 import { migrateState } from '../../state/migrate.js';

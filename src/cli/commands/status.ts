@@ -11,11 +11,7 @@ export interface StatusOptions extends ProjectOptions {
   format?: 'text' | 'json';
 }
 
-/**
- * `voxform status`: the service, the key's type, the state file, its lock and the last apply. Exit 0
- * when plan and apply could run (a private key the service accepted), 1 otherwise — the report is
- * printed either way, so a CI job can run it first and stop before anything else runs.
- */
+/** `voxform status`: exit 0 when plan and apply could run, else 1; the report is printed either way, for CI. */
 export async function run(options: StatusOptions, ctx: CommandContext): Promise<number> {
   const manifest = await readManifestService(options, ctx);
   const source = serviceSourceOf(options, ctx.env, manifest.service);
@@ -36,10 +32,7 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
   return isReady(report) ? 0 : 1;
 }
 
-/**
- * The manifests' `base_url` and `region`, which count only where the operator set neither. A folder
- * without manifests, or with broken ones, still gets a status: the problem is reported, not thrown.
- */
+/** The manifests' service; a folder without manifests, or with broken ones, still gets a status, with the problem. */
 async function readManifestService(options: StatusOptions, ctx: CommandContext): Promise<{ service: ManifestService; problem?: string }> {
   try {
     const result = await loadCommandManifests(options, ctx);

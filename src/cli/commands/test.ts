@@ -10,10 +10,10 @@ import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
 import { chooseJudge, resolveAgentsUnderTest, selectAgents, selectTests } from '../../conversations/prepare.js';
-import { renderTestJson } from '../../conversations/render-json.js';
-import { renderTestJunit } from '../../conversations/render-junit.js';
+import { testJsonPieces } from '../../conversations/render-json.js';
+import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
-import { renderTestText } from '../../conversations/render-text.js';
+import { testTextPieces } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { AgentUnderTest, Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
@@ -134,13 +134,22 @@ function sinkNotes(agents: ReadonlyMap<string, AgentUnderTest>): string[] {
   );
 }
 
-function render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext, notes: readonly string[]): string {
-  if (format === 'json') return renderTestJson(testRun);
-  if (format === 'junit') return renderTestJunit(testRun);
-  // The text and Markdown reports (the pull request's comment) say which targets the run replaced; JSON and JUnit keep their documents' shape.
-  const noted = (text: string, note: (line: string) => string) => (notes.length === 0 ? text : `${text}${notes.map(note).join('')}`);
-  if (format === 'markdown') return noted(renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text)), (line) => `\n> ${markdownText(line)}\n`);
-  return noted(renderTestText(testRun, { color: ctx.color }), (line) => `${line}\n`);
+/**
+ * The report in pieces, written as they are made and as fast as stdout takes them: the JSON report
+ * holds every transcript of the run, and made whole it would double the run's memory at its end.
+ * The Markdown report is size-capped, so it comes whole. The text and Markdown reports (the pull
+ * request's comment) say which targets the run replaced; JSON and JUnit keep their documents' shape.
+ */
+function* render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext, notes: readonly string[]): Iterable<string> {
+  if (format === 'json') return yield* testJsonPieces(testRun);
+  if (format === 'junit') return yield* testJunitPieces(testRun);
+  if (format === 'markdown') {
+    yield renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text));
+    for (const line of notes) yield `\n> ${markdownText(line)}\n`;
+    return;
+  }
+  yield* testTextPieces(testRun, { color: ctx.color });
+  for (const line of notes) yield `${line}\n`;
 }
 
 /** `voxform test --out`: checked before any conversation starts, so a mistyped path costs no run. */
@@ -166,21 +175,50 @@ interface EmitOptions {
 /**
  * To stdout, or to `--out` (redacted like stdout: a report file is output too), written whole or not
  * at all. A file that cannot be written is an error, and nothing is printed instead: stdout stays
- * one document (with --format json, the error's).
+ * one document (with --format json, the error's). Text in pieces is written in chunks of whole
+ * pieces, each chunk redacted on its own: a renderer never cuts a value in two, so no secret spans
+ * two chunks.
  */
-async function emit(text: string, out: string | undefined, ctx: CommandContext, options: EmitOptions): Promise<void> {
+async function emit(text: string | Iterable<string>, out: string | undefined, ctx: CommandContext, options: EmitOptions): Promise<void> {
+  const pieces = typeof text === 'string' ? [text] : joinPieces(text);
   if (!out) {
-    ctx.stdout.write(text);
+    for (const piece of pieces) {
+      ctx.stdout.write(piece);
+      await ctx.stdout.drained?.();
+    }
     return;
   }
   const file = path.resolve(ctx.cwd, out);
   try {
     if (options.createFolder) await mkdir(path.dirname(file), { recursive: true });
-    await writeFileAtomic(file, ctx.secrets.redact(text));
+    await writeFileAtomic(file, mapPieces(pieces, (piece) => ctx.secrets.redact(piece)));
   } catch (error) {
     throw writeFailed(options.what, file, `${describeWriteFailure(error)}; ${options.unwritten}`);
   }
   ctx.stderr.write(`Wrote ${options.what} to ${out}.\n`);
+}
+
+const WRITE_CHUNK = 32 * 1024;
+
+/**
+ * Pieces joined into chunks of about `WRITE_CHUNK` characters: a write per chunk, not per piece.
+ * A chunk stays small enough for the young generation, which is swept often: large strings are
+ * freed only when the whole heap is, and a report's worth of them would pile up before that.
+ */
+function* joinPieces(pieces: Iterable<string>): Generator<string> {
+  let chunk = '';
+  for (const piece of pieces) {
+    chunk += piece;
+    if (chunk.length >= WRITE_CHUNK) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
+function* mapPieces(pieces: Iterable<string>, map: (piece: string) => string): Generator<string> {
+  for (const piece of pieces) yield map(piece);
 }
 
 interface CaptureOptions extends ProjectOptions {

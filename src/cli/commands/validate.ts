@@ -1,8 +1,4 @@
-/**
- * `voxform validate`: load the manifests and report every problem (file:line:col, message, code
- * frame), or confirm what they define. Exit 0 when valid (warnings allowed), 1 otherwise. Checks
- * the manifests, the files they include and the templates they use; never contacts the service.
- */
+/** `voxform validate`: every problem of the manifests, or what they define; never contacts the service. */
 import path from 'node:path';
 import picocolors from 'picocolors';
 import type { DesiredState, Diagnostic } from '../../manifest/types.js';

@@ -135,7 +135,6 @@ function buildDelivery(event: WebhookEvent, record: EndedCallRecord, logged: boo
 
 export interface SendVerdict {
   ok: boolean;
-  /** One line: what the receiver did and whether that passes. */
   line: string;
 }
 
@@ -156,10 +155,7 @@ export function judgeDelivery(event: WebhookEvent, outcome: WebhookOutcome): Sen
   return { ok: true, line: `PASS  answered ${delivery.status ?? ''} ${timing} with a PrefetchWebhookResponse: ${parts.join('; ')}` };
 }
 
-/**
- * `voxform webhook send`: one end-of-call POST or prefetch GET to a receiver, with the agent's
- * configured headers, and a verdict on the answer. Exit 0 when the receiver passes, 1 when not.
- */
+/** `voxform webhook send`: one webhook to a receiver, with the agent's headers, and a verdict (exit 0 on a pass). */
 export async function run(options: WebhookSendOptions, ctx: CommandContext): Promise<number> {
   const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx);
   const url = chooseTarget(options, agent);
@@ -176,8 +172,7 @@ export async function run(options: WebhookSendOptions, ctx: CommandContext): Pro
   ctx.stdout.write(`${options.event}  ${sent}  (${delivery.source}; ${headerText})\n`);
   const outcome = await sender.send({ hook, target, call_id: delivery.callId, session_id: delivery.sessionId, ...(delivery.query ? { query: delivery.query } : {}), ...(delivery.body === undefined ? {} : { body: delivery.body }) });
   const verdict = judgeDelivery(options.event, outcome);
-  // The verdict quotes the receiver's answer (its metadata keys, what the schema refused there):
-  // the receiver wrote them, so their control characters are shown escaped, never sent to the terminal.
+  // The verdict quotes the receiver's answer: its control characters are shown escaped.
   ctx.stdout.write(`${printable(verdict.line)}\n`);
   return verdict.ok ? 0 : 1;
 }

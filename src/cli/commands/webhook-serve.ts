@@ -44,8 +44,7 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
     res.writeHead(status, { 'content-type': 'application/json', ...(close ? { connection: 'close' } : {}) });
     // A body cut short is not read to its end: drop the connection once the answer is out.
     res.end(body, () => (close ? req.socket.destroy() : undefined));
-    // The summary quotes what arrived (ids, metadata keys, query values): anyone who reaches the
-    // port wrote it, so its control characters are shown escaped, never sent to the terminal.
+    // The summary quotes what anyone who reaches the port sent: its control characters are shown escaped.
     settings.log(printable(`${clock()}  ${req.method ?? '?'} ${where}  ${summary} -> ${status}`));
   };
   const refuse = (status: number, message: string, event: string, close = false) => answer(status, JSON.stringify({ detail: message }), `${event}  REFUSED: ${message}`, close);
@@ -77,11 +76,6 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
       res.destroy();
     },
   );
-}
-
-/** A webhook receiver (not yet listening): the handler `voxform webhook serve` runs, for tests too. */
-export function createReceiver(settings: ReceiverSettings): http.Server {
-  return http.createServer((req, res) => handleRequest(req, res, settings));
 }
 
 function isLoopbackHost(host: string): boolean {
@@ -134,11 +128,7 @@ function closeServer(server: http.Server): Promise<void> {
   });
 }
 
-/**
- * `voxform webhook serve`: a local receiver for both webhooks that checks each request like a
- * careful receiver would (schema, secret headers, size) and prints one line per request. Runs until
- * Ctrl-C or SIGTERM, then says so and exits 130.
- */
+/** `voxform webhook serve`: checks each webhook (schema, headers, size), one line each, until Ctrl-C (exit 130). */
 export async function run(options: WebhookServeOptions, ctx: CommandContext): Promise<number> {
   const port = parsePort(options.port ?? '4020');
   const host = options.host ?? '127.0.0.1';
@@ -150,7 +140,7 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
     prefetchAnswer,
     log: (line) => ctx.stdout.write(`${line}\n`),
   };
-  const server = createReceiver(settings);
+  const server = http.createServer((req, res) => handleRequest(req, res, settings));
   const bound = await listen(server, port, host);
   ctx.onExit(() => closeServer(server));
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;

@@ -1,13 +1,43 @@
-/** POST /api_keys and POST /user/credentials. */
-import type { CreateApiKeyRequest, CreatedApiKey, SetCredentialRequest } from '../../schema/types.gen.js';
-import { json } from '../http.js';
+/** The account's resources: API keys, credentials, campaigns, phones and agents. */
+import type {
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  EditCampaignInfoRequest,
+  ImportPhoneRequest,
+  Phone,
+  SetCallerRequest,
+  SetCredentialRequest,
+  SetPhoneAgentRequest,
+  UpdateAgentRequest,
+} from '../../schema/types.gen.js';
+import { NOT_FOUND, actionDone, detail, json } from '../http.js';
 import { newId, nowSeconds, randomAlphanumeric } from '../ids.js';
-import { sha256Hex } from '../../util/hash.js';
+import { applyConfigUpdate } from '../merge.js';
 import type { Route } from '../router.js';
+import type { StoredPhone } from '../types.js';
+import { bodyValueError } from '../validation.js';
+import { sha256Hex } from '../../util/hash.js';
+import { isPlainObject, splitTopLevelNulls } from '../../util/json-object.js';
 
 /** How much of a new key is kept in the clear as its `prefix`. */
 const PREFIX_LENGTH = 8;
 
+/** E.164: a plus, then up to 15 digits, the first not 0. */
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+
+/** A phone as the service shows it: the stored provider details stay inside (undefined fields are not written). */
+function publicPhone(phone: StoredPhone): Phone {
+  const { id, create_at, status, agent_id, agent_config_override, tags } = phone;
+  return { id, create_at, status, agent_id, agent_config_override, tags: tags ?? [] };
+}
+
+/** A top-level config key set to null means "remove it": validate the body without those keys. */
+function withoutTopLevelNulls(body: unknown): unknown {
+  if (!isPlainObject(body) || !isPlainObject(body.config)) return body;
+  return { ...body, config: splitTopLevelNulls(body.config).rest };
+}
+
+/** In the spec's order. */
 export const accountRoutes: Route[] = [
   {
     method: 'POST',
@@ -47,6 +77,116 @@ export const accountRoutes: Route[] = [
       core.store.credentials.set(provider, { provider, fingerprint: sha256Hex(api_key), updated_at: nowSeconds() });
       await core.store.commit();
       return json(200, { success: true });
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/campaigns/{campaign_id}/info',
+    operation: 'edit campaign info',
+    header: 'required',
+    body: 'EditCampaignInfoRequest',
+    handler: async ({ core, params, body }) => {
+      const campaign = core.store.campaigns.get(params.campaign_id as string);
+      if (!campaign) return NOT_FOUND();
+      const edit = body as EditCampaignInfoRequest;
+      if (edit.name !== undefined) campaign.name = edit.name;
+      if (edit.include_metadata_in_prompt !== undefined) campaign.include_metadata_in_prompt = edit.include_metadata_in_prompt;
+      await core.store.commit();
+      return json(200, campaign);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/campaigns/{campaign_id}/set_caller',
+    operation: 'set campaign caller',
+    header: 'unshown',
+    body: 'SetCallerRequest',
+    handler: async ({ core, params, body }) => {
+      const campaign = core.store.campaigns.get(params.campaign_id as string);
+      if (!campaign) return NOT_FOUND();
+      const { caller } = body as SetCallerRequest;
+      // A campaign calls from one of the account's own numbers.
+      if (!core.store.phones.has(caller)) throw bodyValueError(['caller'], 'the caller must be a phone number of this account');
+      campaign.caller = caller;
+      await core.store.commit();
+      return actionDone(core.responseStyle);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/phones',
+    operation: 'list phones',
+    header: 'required',
+    handler: ({ core }) => json(200, [...core.store.phones.values()].map(publicPhone)),
+  },
+  {
+    method: 'POST',
+    path: '/phones/import',
+    operation: 'import phone',
+    header: 'required',
+    body: 'ImportPhoneRequest',
+    handler: async ({ core, body }) => {
+      const request = body as ImportPhoneRequest;
+      if (!E164.test(request.phone)) throw bodyValueError(['phone'], 'the phone number must be in E.164 form, such as +15551230002');
+      if (core.store.phones.has(request.phone)) return detail(409, `Phone number ${request.phone} already exists in this account`);
+      core.store.phones.set(request.phone, {
+        id: request.phone,
+        create_at: nowSeconds(),
+        status: 'active',
+        tags: [],
+        provider: request.provider ?? 'twilio',
+        country: request.country,
+        region: request.region,
+        app_id: request.app_id ?? null,
+      });
+      await core.store.commit();
+      return actionDone(core.responseStyle);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/phones/{phone}/set_agent',
+    operation: 'set phone agent',
+    header: 'required',
+    body: 'SetPhoneAgentRequest',
+    handler: async ({ core, params, body }) => {
+      const phone = core.store.phones.get(params.phone as string);
+      if (!phone) return NOT_FOUND();
+      const { agent_id } = body as SetPhoneAgentRequest;
+      if (!core.store.agents.has(agent_id)) throw bodyValueError(['agent_id'], 'no agent with this id');
+      phone.agent_id = agent_id;
+      await core.store.commit();
+      return actionDone(core.responseStyle);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/agents/{agent_id}',
+    operation: 'read agent',
+    header: 'unshown',
+    handler: ({ core, params }) => {
+      const agent = core.store.agents.get(params.agent_id as string);
+      return agent ? { status: 200, jsonText: core.store.agentJson(agent) } : NOT_FOUND();
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/agents/{agent_id}',
+    operation: 'update agent',
+    header: 'optional',
+    body: 'UpdateAgentRequest',
+    prepareBody: withoutTopLevelNulls,
+    handler: async ({ core, params, body, parsed }) => {
+      const agent = core.store.agents.get(params.agent_id as string);
+      if (!agent) return NOT_FOUND();
+      const update = body as UpdateAgentRequest;
+      const { removed } = splitTopLevelNulls((parsed as { config: Record<string, unknown> }).config);
+      applyConfigUpdate(agent.config, update.config as Record<string, unknown>, removed, core.putMode);
+      agent.name = update.name;
+      core.store.touchAgent(agent);
+      core.store.markConfigSet(agent.id);
+      await core.store.commit();
+      return actionDone(core.responseStyle);
     },
   },
 ];

@@ -18,10 +18,8 @@ function voipMatches(record: CallRecord, filter: string): boolean {
   return [voip.from, voip.to].some((n) => typeof n === 'string' && normalizeNumber(n).includes(wanted));
 }
 
-/** The filters of GET /call-logs: its query without the paging parameters. */
-type CallLogsFilter = Omit<CallLogsQuery, 'limit' | 'start_after_ts'>;
-
-function matcher(filter: CallLogsFilter): (record: CallRecord) => boolean {
+/** The filters of GET /call-logs (its query but the paging parameters). */
+function matcher(filter: CallLogsQuery): (record: CallRecord) => boolean {
   const status = filter.call_status?.toLowerCase();
   return (record) =>
     (filter.start_time === undefined || record.ts >= filter.start_time) &&
@@ -64,7 +62,7 @@ export const callLogRoutes: Route[] = [
       const agentId = params.agent_id as string;
       if (!core.store.agents.has(agentId)) return NOT_FOUND();
       const q = query as { start_at?: number; limit?: number };
-      const page = takePage(core.store.callLog.olderThan(q.start_at || undefined), (r) => r.agent_id === agentId, q.limit ?? DEFAULT_LIMIT);
+      const page = takePage(core.store.callLog.range({ before: q.start_at || undefined }), (r) => r.agent_id === agentId, q.limit ?? DEFAULT_LIMIT);
       const last = page.records[page.records.length - 1];
       return json(200, {
         items: page.records.map(agentLevel),

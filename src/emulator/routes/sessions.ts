@@ -1,4 +1,4 @@
-/** POST /register_call, /register_sip_call, /sip and /chat/completions. */
+/** POST /register_call, /register_sip_call, /sip and /chat/completions, and the recordings of calls. */
 import type { ChatCompletionRequest, CreateSipRequest, InitAgent, RegisterCallRequest } from '../../schema/types.gen.js';
 import { loadSchemas } from '../../schema/load.js';
 import { json, type Reply } from '../http.js';
@@ -20,11 +20,6 @@ function withoutUnknownChatFields(body: unknown): unknown {
   chatFields ??= new Set(Object.keys((loadSchemas().service.$defs as Record<string, { properties: object }>).ChatCompletionRequest?.properties ?? {}));
   const known = chatFields;
   return Object.fromEntries(Object.entries(body).filter(([name]) => known.has(name)));
-}
-
-/** The host part of SIP URIs: the host the client reached the emulator on. */
-function sipHost(origin: string): string {
-  return new URL(origin).hostname;
 }
 
 async function startCall(ctx: RouteContext, kind: SessionKind, request: RegisterCallRequest | InitAgent, loc: string[]) {
@@ -71,6 +66,24 @@ async function chat(ctx: RouteContext): Promise<Reply> {
   return { status: 200, sse: events };
 }
 
+/** A WAV header with no samples: a valid, silent recording. */
+function silentWav(): Buffer {
+  const wav = Buffer.alloc(44);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(8000, 24);
+  wav.writeUInt32LE(16000, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(0, 40);
+  return wav;
+}
+
 export const sessionRoutes: Route[] = [
   {
     method: 'POST',
@@ -91,7 +104,8 @@ export const sessionRoutes: Route[] = [
     body: 'RegisterSipCallRequest',
     handler: async (ctx) => {
       const session = await startCall(ctx, 'sip', ctx.body as InitAgent, []);
-      return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${sipHost(ctx.origin)}` });
+      // SIP URIs name the host the client reached the emulator on.
+      return json(200, { call_id: session.call_id, sip_uri: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
     },
   },
   {
@@ -103,7 +117,7 @@ export const sessionRoutes: Route[] = [
     body: 'CreateSipRequest',
     handler: async (ctx) => {
       const session = await startCall(ctx, 'sip', (ctx.body as CreateSipRequest).init_agent, ['init_agent']);
-      return json(200, { sip: `sip:${session.call_id}@${sipHost(ctx.origin)}` });
+      return json(200, { sip: `sip:${session.call_id}@${new URL(ctx.origin).hostname}` });
     },
   },
   {
@@ -117,3 +131,17 @@ export const sessionRoutes: Route[] = [
     handler: chat,
   },
 ];
+
+/** Call recordings: not a spec operation, the URLs call records hold. */
+export const recordingRoute: Route = {
+  method: 'GET',
+  path: '/_emulator/recordings/{file}',
+  operation: 'recording',
+  header: 'none',
+  handler: ({ core, params }) => {
+    const callId = (params.file as string).replace(/\.wav$/, '');
+    const session = core.store.sessions.get(callId);
+    if (!session?.ended || !session.config.call_settings?.enable_recording) return { status: 404, json: { detail: 'Not found' } };
+    return { status: 200, raw: silentWav(), headers: { 'content-type': 'audio/wav' } };
+  },
+};

@@ -1,7 +1,6 @@
 /**
- * Synthetic calls: for each agent, `calls` records shaped exactly as the call log holds the
- * records of real sessions (sessions.ts), drawn from the agent's version model (model.ts). Pure:
- * the same request gives the same records, ids included.
+ * Synthetic calls: for each agent, records shaped as real sessions' (sessions.ts), drawn from its
+ * version model. Pure: the same request gives the same records, ids included.
  */
 import type { AgentConfigRead } from '../../schema/types.gen.js';
 import { configurationHash } from '../../history/config-hash.js';
@@ -21,7 +20,7 @@ export interface TrafficAgent {
   phone?: { number: string; provider: string } | undefined;
 }
 
-export interface TrafficRequest {
+interface TrafficRequest {
   profile: TrafficProfile;
   /** Calls per agent (default: the profile's `calls_per_agent`). */
   calls?: number | undefined;
@@ -79,10 +78,7 @@ function functionCalls(config: AgentConfigRead, model: VersionModel, outcome: Ca
   return { calls, failures, transferred };
 }
 
-/**
- * The transcripts a version's calls can have, made once per version (as JSON text, as records hold
- * them): a voicemail message, nothing for a hang-up, else a greeting, one caller line and an answer.
- */
+/** The transcripts a version's calls can have, as JSON text made once per version. */
 function transcriptsOf(config: AgentConfigRead): { voicemail: string; conversations: string[] } {
   return {
     voicemail: JSON.stringify([{ role: 'assistant', content: config.flow?.voicemail?.message || 'Please call us back.' }]),

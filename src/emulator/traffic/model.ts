@@ -1,7 +1,6 @@
 /**
- * The call model of one configuration version: a profile's base parameters, moved by the
- * version's own effect (drawn from the configuration's content hash, so every version has its own
- * "true" rates, the same on every run) and by the profile's rules that match the configuration.
+ * The call model of one configuration version: a profile's parameters, moved by the version's own
+ * effect (drawn from its content hash: its own "true" rates on every run) and by matching rules.
  */
 import type { AgentConfigRead } from '../../schema/types.gen.js';
 import { RandomStream } from './random.js';
@@ -23,7 +22,7 @@ export interface VersionModel {
 }
 
 /** Whether the agent can transfer a call: a transfer number in its flow, or a transfer platform function. */
-export function canTransfer(config: AgentConfigRead): boolean {
+function canTransfer(config: AgentConfigRead): boolean {
   if (config.flow?.call_transfer?.phone) return true;
   return (config.platform_functions ?? []).some((fn) => fn.type === 'transfer' || fn.name === 'transfer_call');
 }
@@ -36,10 +35,9 @@ function ruleMatches(rule: TrafficRule, agent: { id: string; name: string }, con
 }
 
 /**
- * The model of `config` (whose `configurationHash` is `configHash`) under `profile`. The version
- * effect is a log-normal factor per parameter, exp(version_effect × z) with z standard normal,
- * drawn from a stream named by the hash alone: the same configuration has the same effect under
- * every seed and every profile (only its size, `version_effect`, is the profile's).
+ * The model of `config` (hashed `configHash`) under `profile`. The version effect is a factor
+ * exp(version_effect × z) per parameter, z drawn from a stream named by the hash alone: the same
+ * under every seed and profile.
  */
 export function versionModel(profile: TrafficProfile, agent: { id: string; name: string }, config: AgentConfigRead, configHash: string): VersionModel {
   const effectStream = new RandomStream('traffic-version-effect', configHash);

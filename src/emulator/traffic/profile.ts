@@ -1,8 +1,6 @@
 /**
  * Traffic profiles: what synthetic calls look like (docs/traffic.md). A profile is a built-in name
- * or an object (from the operator's profile file, or a control request) that may `extend` a
- * built-in and override any of its fields. Every problem of a profile is reported at once, each
- * with its path, so a bad file can be fixed in one go.
+ * or an object that may `extend` a built-in; every problem is reported at once, each with its path.
  */
 import { END_CALL_STATUSES, type EndCallStatus } from '../types.js';
 import { isPlainObject } from '../../util/json-object.js';
@@ -12,7 +10,7 @@ export type CallOutcome = Exclude<EndCallStatus, 'chat_completion'>;
 export const CALL_OUTCOMES = END_CALL_STATUSES.filter((status): status is CallOutcome => status !== 'chat_completion');
 
 /** What a rule may scale: an outcome's weight, or one of these parameters. */
-export const SCALABLE_PARAMETERS = ['duration', 'chars', 'tool_calls', 'tool_failures', 'transfers'] as const;
+const SCALABLE_PARAMETERS = ['duration', 'chars', 'tool_calls', 'tool_failures', 'transfers'] as const;
 
 export interface TrafficRule {
   /** Every condition given must hold for the rule to apply. */
@@ -213,10 +211,7 @@ function baseOf(given: Record<string, unknown>, problems: Problems): TrafficProf
   return base ?? STEADY;
 }
 
-/**
- * A complete profile from a built-in name or a profile object (fields left out come from the
- * built-in it `extends`, default `steady`). Throws TrafficProfileError listing every problem.
- */
+/** A complete profile from a built-in name or a profile object; throws TrafficProfileError listing every problem. */
 export function resolveTrafficProfile(value: unknown): TrafficProfile {
   if (typeof value === 'string') {
     const builtIn = BUILT_IN_PROFILES[value];

@@ -22,11 +22,6 @@ export class RandomStream {
     this.next = seededRandom(streamSeed(...parts));
   }
 
-  /** Uniform in [0, 1). */
-  uniform(): number {
-    return this.next();
-  }
-
   /** A whole number in [0, n). */
   below(n: number): number {
     return Math.min(n - 1, Math.floor(this.next() * n));

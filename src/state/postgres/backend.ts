@@ -78,11 +78,6 @@ export class PostgresStateBackend implements StateBackend {
     throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0));
   }
 
-  /** Starts connecting now, while the caller does other work (loading manifests). */
-  prewarm(): void {
-    void this.ready().catch(() => undefined);
-  }
-
   async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
     const client = await this.ready();
     // The session becomes the lock's connection; queries outside the lock open a new one.

@@ -18,9 +18,9 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
         state text NOT NULL,
         updated_at timestamptz NOT NULL DEFAULT now()
       );
-      -- The state is rewritten whole on every coalesced write during an apply (hundreds of KB for a
-      -- large account): stored as text out of line, uncompressed, it costs the server a copy, not a
-      -- jsonb parse and a compression each time (8x less server time per write).
+      -- The state is rewritten whole on every write during an apply, and a large account's state is
+      -- large: stored as text out of line, uncompressed, it costs the server a copy, not a jsonb
+      -- parse and a compression each time.
       ALTER TABLE voxform_workspaces ALTER COLUMN state SET STORAGE EXTERNAL;
       CREATE TABLE voxform_locks (
         workspace text PRIMARY KEY,
