@@ -1,15 +1,10 @@
 /**
- * The shape of a history record as read back. A history file (or row) is data in the project's
- * folder like any other — copied, edited, merged by hand — so every field `history`, `rollback` and
- * `report` use is checked before a record is used: a record that does not fit is skipped, never half
- * used (a `null` agent crashing the listing, a `config` that is a string "applied" by a rollback, an
- * escape sequence in a time printed to the terminal). The rules are those of what voxform writes
- * (src/history/record.ts, src/history/source.ts) and of schemas/history.schema.json; a field a later
- * version adds is left alone.
+ * The shape of a history record as read back. A record is untrusted data like any other, so every
+ * field `history`, `rollback` and `report` use is checked first: one that does not fit what voxform
+ * writes (schemas/history.schema.json) is skipped, never half used; a field a later version adds is left alone.
  */
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { hasControlCharacter } from '../util/printable.js';
-import type { HistoryRecord } from './types.js';
 import { BRANCH, COMMIT } from './source.js';
 import { isLocalName } from '../manifest/names.js';
 
@@ -100,8 +95,4 @@ function headerProblem(record: JsonObject): Problem {
 export function historyRecordProblem(value: unknown): Problem {
   if (!isPlainObject(value)) return 'not a JSON object';
   return headerProblem(value) ?? sourceProblem(value.source) ?? summaryProblem(value.summary) ?? agentsProblem(value.agents);
-}
-
-export function isHistoryRecord(value: unknown): value is HistoryRecord {
-  return historyRecordProblem(value) === undefined;
 }

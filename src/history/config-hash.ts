@@ -1,12 +1,7 @@
 /**
- * The content hash of an agent's configuration: the one identity that ties a deploy (an apply
- * history record) to the calls that ran with it (each call record's `agent_config`). The apply
- * history computes it over the live configuration right after apply; the call report computes it
- * over a call's `agent_config`. Equal configurations give equal hashes, whatever the key order.
- *
- * The hash is unkeyed (the history must stay usable after the API key rotates), so it is never
- * taken over a secret: values the schema marks secret, and values a manifest fills from
- * `${env:…}` (passed as `maskPaths`), are replaced by a marker before hashing.
+ * The content hash of an agent's configuration: what ties a deploy to the calls that ran with it.
+ * It is unkeyed (the history must outlive a key rotation), so secrets (the schema's, and `maskPaths`
+ * from `${env:…}`) are masked before hashing.
  */
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
@@ -17,19 +12,12 @@ import { isPlainObject } from '../util/json-object.js';
 /** What a secret value becomes before hashing. */
 const MASKED = '(masked)';
 
-export interface ConfigurationHashOptions {
-  /**
-   * Dotted paths under the config whose values came from `${env:…}` (`DesiredAgent.sensitivePaths`,
-   * array elements by index: `tools.0.webhook`). Masked like the schema's secrets.
-   */
+interface ConfigurationHashOptions {
+  /** Dotted paths under the config whose values came from `${env:…}` (`tools.0.webhook`). */
   maskPaths?: readonly string[] | undefined;
 }
 
-/**
- * The configuration as hashed: the update shape only (the service's read-only extras and
- * per-agent bookkeeping dropped), no `null` values (a cleared field and an absent one are the same
- * configuration), secrets masked.
- */
+/** The configuration as hashed: the update shape only, no `null` values (cleared is absent), secrets masked. */
 export function normalizeAgentConfig(config: Record<string, unknown>, options: ConfigurationHashOptions = {}): Record<string, unknown> {
   const shaped = stripToShape(schemaNode('AgentConfigUpdate'), config) as Record<string, unknown>;
   return withoutNullsMasked(shaped, configSecretSet(options.maskPaths ?? []).start(), true) as Record<string, unknown>;

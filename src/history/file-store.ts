@@ -1,9 +1,7 @@
 /**
- * The file backend's deploy ledger: one JSON file per apply in a folder beside the state file
- * (`.voxform/history/`), named by the record's id so a listing sorts by time. A record is written
- * atomically and never changed; a damaged or foreign file in the folder (one that is not JSON, or
- * not a record by src/history/check-record.ts) is skipped and reported, not fatal, so one bad file
- * cannot hide the rest of the history.
+ * The file backend's ledger: one JSON file per apply in `history/`, named by its id so a listing sorts
+ * by time, written atomically and never changed. A damaged or foreign file is skipped and reported,
+ * so one bad file cannot hide the rest of the history.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
@@ -12,12 +10,10 @@ import { VoxformError } from '../errors.js';
 import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_HISTORY_RECORD_BYTES, MAX_HISTORY_RECORD_JSON_VALUES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { historyRecordProblem } from './check-record.js';
+import { HISTORY_RECORD_ID, historyRecordProblem } from './check-record.js';
 import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord } from './types.js';
 
 const HISTORY_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
-
-const RECORD_FILE = /^(\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6})\.json$/;
 
 /** A new record id: the time to the millisecond, then randomness so two applies in one ms differ. */
 export function newHistoryId(at: Date = new Date()): string {
@@ -75,14 +71,13 @@ export class FileHistoryStore implements HistoryStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw unreadableFolder(this.directory, error as NodeJS.ErrnoException);
     }
-    return names.flatMap((name) => RECORD_FILE.exec(name)?.[1] ?? []).sort();
+    const ids = names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length));
+    return ids.filter((id) => HISTORY_RECORD_ID.test(id)).sort();
   }
 
   /**
-   * The record of a file, or undefined (the file skipped, and reported to `onSkipped`) when the file
-   * holds none. Read under the guards and budget of the files voxform keeps (kept-files.ts): a committed
-   * `.voxform/history/` is the pull request's, and a record may be a link to `/dev/urandom`, a FIFO
-   * or a file outside its folder.
+   * The record of a file, or undefined (reported to `onSkipped`) when it holds none. Read under the
+   * guards of kept files: a record may be a link to `/dev/urandom`, a FIFO or a file outside its folder.
    */
   private async read(id: string, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<HistoryRecord | undefined> {
     const file = path.join(this.directory, `${id}.json`);

@@ -1,10 +1,7 @@
 /**
- * What the deploy ledger keeps of an agent and of an apply. The configuration is recorded as the
- * manifests own it, never with a secret in it: a value filled from `${env:…}` is written back as
- * the reference the manifest wrote (`Bearer ${env:TOKEN}`), so a rollback reads the secret from the
- * environment again; a secret written literally in a manifest (a warning already) is replaced by
- * the redaction marker and listed in `unrecordedSecrets`; any other text that looks like a
- * reference is escaped (`$${env:…}`), so a rollback reads it as the same text.
+ * What the ledger keeps of an agent and an apply, never a secret: a `${env:…}` value is written back
+ * as its reference (a rollback reads it again), a literal secret is redacted and listed in
+ * `unrecordedSecrets`, other text that looks like a reference is escaped (`$${env:…}`).
  */
 import type { DesiredAgent } from '../manifest/types.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
@@ -15,7 +12,7 @@ import { configurationHash } from './config-hash.js';
 import type { AgentVersion, DeploySource, DeploySummary, HistoryRecord } from './types.js';
 
 /** Text that is not a reference stays that text when read again as a manifest value. */
-export function escapeReferences(text: string): string {
+function escapeReferences(text: string): string {
   // A function, not a replacement string: in one, `$$` would mean a single `$`.
   return text.replaceAll('${env:', () => '$${env:');
 }
@@ -34,10 +31,7 @@ function isSchemaSecret(at: readonly PathSegment[]): boolean {
   return configSecretSet().covers(at);
 }
 
-/**
- * The agent's managed config as the ledger records it (see the module comment), with the ignored
- * paths left out, and the dotted paths (from the entry) of the secrets that could not be recorded.
- */
+/** The agent's managed config as the ledger records it, ignored paths left out, with the secrets not recorded. */
 export function recordedAgentConfig(agent: DesiredAgent): { name: string | undefined; config: Record<string, unknown>; unrecordedSecrets: string[] } {
   const references = agent.envReferences ?? {};
   const envPaths = new Set(envConfigPaths(agent).map((path) => `config.${path}`));
@@ -71,10 +65,7 @@ export function recordedAgentConfig(agent: DesiredAgent): { name: string | undef
   return { name, config, unrecordedSecrets };
 }
 
-/**
- * One agent as an apply left it: its recorded config, and the hash and prompt length of its live
- * configuration after the apply (`liveConfig`, secrets in memory only: they are masked before hashing).
- */
+/** One agent as an apply left it: its recorded config, and its live config's hash (secrets masked) and prompt length. */
 export function agentVersion(agent: DesiredAgent, liveConfig: Record<string, unknown>): AgentVersion {
   const recorded = recordedAgentConfig(agent);
   const maskedPaths = envConfigPaths(agent);
@@ -92,7 +83,7 @@ export function agentVersion(agent: DesiredAgent, liveConfig: Record<string, unk
   return version;
 }
 
-export interface RecordInput {
+interface RecordInput {
   workspace: string;
   at: Date;
   by: string;

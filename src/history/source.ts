@@ -1,13 +1,9 @@
 /**
- * Where an apply came from, for the deploy ledger: the commit, branch, pull request and CI job the
- * CI environment names (GitHub Actions, GitLab CI), else what `git` says about the project folder,
- * and who ran it. Every value is the operator's environment or the operator's checkout; each is
- * checked for shape before it is kept, so a strange value is dropped rather than recorded.
- *
- * `git` runs as src/util/git.ts runs it for every caller: pinned to the project root's repository,
- * with nothing from the repository that runs code (filters, hooks, fsmonitor), no shell and a
- * minimal environment; when `git` or the repository is absent the source is simply empty. Whether the work tree held changes the commit does not (`uncommitted`) is
- * asked of `git` in CI too: a commit names what was deployed only when nothing was edited beside it.
+ * Where an apply came from, for the ledger: what the CI environment names (GitHub Actions, GitLab CI),
+ * else what `git` says, and who ran it. Each value is checked for shape, a strange one dropped.
+ * `git` runs only through src/util/git.ts: pinned to the project's repository, nothing from it that
+ * runs code, no shell. `uncommitted` is asked in CI too: a commit names what was deployed only when
+ * nothing was edited beside it.
  */
 import { hostname } from 'node:os';
 import { openGitRepository, type GitAnswer } from '../util/git.js';
@@ -78,10 +74,7 @@ export function ciSource(env: Env): DeploySource | undefined {
   return undefined;
 }
 
-/**
- * The work tree's status in the porcelain v2 format, with its branch headers: the commit checked
- * out and the branch come first, so a status cut at the most read (src/util/git.ts) still names both.
- */
+/** The work tree's porcelain v2 status: the branch headers come first, so a cut status still names both. */
 async function workTreeStatus(cwd: string, env: Env): Promise<GitAnswer | undefined> {
   const repository = await openGitRepository(cwd, env);
   // No rename detection: it would read the contents of files, which a partial clone fetches.
@@ -94,22 +87,15 @@ function header(status: GitAnswer, name: string): string | undefined {
   return status.lines.find((line) => line.startsWith(prefix))?.slice(prefix.length);
 }
 
-/**
- * Whether the work tree holds changes its commit does not: files edited or staged, or new files
- * git does not ignore (a new prompt file counts: a manifest may read it). Every line of the status
- * that is not a header is one; a status too long to read is many. The whole work tree is asked, as
- * a manifest may read any file in it.
- */
+/** Whether the work tree holds changes (new unignored files count: a manifest may read any); a cut status does. */
 function hasChanges(status: GitAnswer): boolean {
   return status.cut || status.lines.some((line) => !line.startsWith('# '));
 }
 
 /**
- * What `git` says about the folder: the commit checked out, the branch (none when detached), and,
- * with `workTree` (the default), whether anything beside the commit was changed. With the work tree,
- * all three come from one run of `git status` (each `git` started costs the process that starts it
- * a copy of its memory map, time a large apply waits for); without, the work tree is not scanned at all:
- * the commit and the branch are asked for alone.
+ * What `git` says: the commit, the branch (none when detached), and with `workTree` whether anything
+ * beside the commit changed, all from one `git status` (each `git` started costs a copy of the memory
+ * map); without it the work tree is not scanned.
  */
 export async function gitSource(cwd: string, env: Env, workTree = true): Promise<DeploySource> {
   if (!workTree) {
@@ -126,11 +112,7 @@ export async function gitSource(cwd: string, env: Env, workTree = true): Promise
   return withoutUndefined({ commit, branch: branch === '(detached)' ? undefined : branchOf(branch), uncommitted: commit ? hasChanges(status) : undefined });
 }
 
-/**
- * The source of an apply run in `cwd` (the project folder): the CI's, else git's. `workTree: false`
- * for a deploy of something other than the work tree (a rollback deploys a recorded configuration):
- * its uncommitted changes are then not asked about, as they are not what is deployed.
- */
+/** The source of an apply run in `cwd`: the CI's, else git's. `workTree: false` when it is not what is deployed. */
 export async function detectDeploySource(options: { env: Env; cwd: string; workTree?: boolean }): Promise<DeploySource> {
   const workTree = options.workTree ?? true;
   const fromCi = ciSource(options.env);

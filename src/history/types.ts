@@ -1,9 +1,7 @@
 /**
- * The deploy ledger: one record per apply, kept by the state backend (the file backend under
- * `.voxform/history/`, PostgreSQL in a table). It answers "who deployed what, from which commit",
- * gives `voxform rollback` the configurations to return to, and gives the call report each
- * configuration's commit (through `AgentVersion.configHash`, see src/history/config-hash.ts).
- * A record never holds a secret: values filled from `${env:…}` are kept as their references.
+ * The deploy ledger: one record per apply, kept by the state backend. It answers "who deployed what,
+ * from which commit", for `rollback` and the call report. A record never holds a secret: values
+ * filled from `${env:…}` are kept as their references.
  */
 import { hashValue } from '../util/hash.js';
 
@@ -16,11 +14,7 @@ export interface DeploySource {
   pullRequest?: number | undefined;
   /** A link to the CI job that ran the apply, when known. */
   ciJobUrl?: string | undefined;
-  /**
-   * The work tree held changes `commit` does not (edited, staged or new files) when the apply ran:
-   * what was deployed is that commit with those changes. Unknown (absent) without `git`, and in
-   * records written before voxform asked.
-   */
+  /** The work tree held changes `commit` does not (edited, staged or new files); absent when unknown. */
   uncommitted?: boolean | undefined;
   /** Set on a rollback: the id of the history record whose configuration was restored. */
   rollbackOf?: string | undefined;
@@ -32,10 +26,7 @@ export interface AgentVersion {
   id: string;
   /** The display name voxform manages, when it does. */
   name?: string | undefined;
-  /**
-   * The fields the manifest owns, as applied (the update shape, prompt text inline), with every
-   * value filled from `${env:NAME}` written back as `${env:NAME}`. What rollback applies again.
-   */
+  /** The fields the manifest owns, as applied, each `${env:NAME}` value written back as the reference. */
   config: Record<string, unknown>;
   /** Knowledge files attached, by local name, when the manifest manages them. */
   knowledge?: string[] | undefined;
@@ -43,16 +34,9 @@ export interface AgentVersion {
   configHash: string;
   /** The `maskPaths` the hash was taken with (config paths filled from `${env:…}`). */
   maskedPaths: string[];
-  /**
-   * Characters of the live prompt after apply. A prefetch webhook's `extra_prompt` is appended to
-   * a call's prompt; the report cuts the call's prompt back to this length before hashing.
-   */
+  /** Characters of the live prompt: the report cuts a call's prompt (plus `extra_prompt`) back to it before hashing. */
   promptLength?: number | undefined;
-  /**
-   * Paths (from the agent entry, `config.tools.0.header.authorization`) of secrets the manifest
-   * wrote literally instead of as `${env:…}`: recorded as `(sensitive)`, so a rollback cannot
-   * restore them and refuses the agent.
-   */
+  /** Paths of secrets the manifest wrote literally: recorded redacted, so a rollback refuses the agent. */
   unrecordedSecrets?: string[] | undefined;
 }
 
@@ -76,10 +60,8 @@ export interface HistoryRecord {
 }
 
 /**
- * What an apply did: its plan's counts (the plan's `PlanSummary`) and how many of its changes
- * applied, failed, were skipped. Records are stored and read back by later versions of voxform, so
- * their fields are written out here rather than taken from the plan's in-memory types: a field added
- * to a plan does not change what a record holds.
+ * What an apply did: its plan's counts and how many changes applied, failed, were skipped. Written
+ * out, not taken from the plan's types: later versions read records, and a plan's new field is no record's.
  */
 export interface DeploySummary {
   create: number;
@@ -112,18 +94,11 @@ export interface HistoryQuery {
 export interface HistoryStore {
   /** Appends a record; its id is assigned here. Resolves once the record is stored. */
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
-  /**
-   * Records of a workspace, newest first; with `agent`, only records that hold that agent. Each is
-   * checked whole (check-record.ts): one that holds no record is skipped and told to `onSkipped`.
-   */
+  /** Records of a workspace, newest first (with `agent`, those holding it); one that does not check is skipped. */
   list(query: HistoryQuery): Promise<HistoryRecord[]>;
 }
 
-/**
- * The agent a record holds under a local name, if it holds one. Only the record's own names count:
- * `toString` and `constructor` are legal agent names, and a plain lookup would find them on every
- * record.
- */
+/** The agent a record holds under a local name: own names only, as `toString` is a legal agent name. */
 export function recordedAgent(record: Pick<HistoryRecord, 'agents'>, name: string): AgentVersion | undefined {
   return Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
 }
@@ -133,10 +108,7 @@ export function shortCommit(commit: string, uncommitted: boolean | null | undefi
   return `${commit.slice(0, 7)}${uncommitted ? ' with uncommitted changes' : ''}`;
 }
 
-/**
- * What tells two versions of an agent apart: the live hash (which masks secrets), and the recorded
- * configuration (which holds a secret's reference: a change of `${env:…}` alone is a new version).
- */
+/** What tells two versions apart: the live hash, and the recorded configuration (a new `${env:…}` alone counts). */
 export function agentVersionKey(version: AgentVersion): string {
   return `${version.configHash} ${hashValue({ name: version.name ?? null, config: version.config })}`;
 }

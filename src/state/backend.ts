@@ -1,8 +1,6 @@
 /**
- * Where voxform keeps its state, its apply lock and its deploy ledger: the operator's choice
- * (`--state` or `VOXFORM_STATE`, never a manifest). Two implementations: the state file
- * (src/state/file-backend.ts) and PostgreSQL (src/state/postgres/backend.ts). Everything that reads
- * or writes state — plan, apply, status, `voxform state …` — goes through this interface.
+ * Where voxform keeps its state, its apply lock and its ledger: the operator's choice (`--state` or
+ * `VOXFORM_STATE`, never a manifest), a file or PostgreSQL. Everything reading or writing state uses this.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { VoxformError } from '../errors.js';
@@ -37,19 +35,13 @@ export interface LockHolder {
   since: string;
   /** The CI job that runs the holder, when the CI environment names it. */
   ciJobUrl?: string | undefined;
-  /**
-   * Set when the lock is held by a run voxform cannot name (its holder file is not one voxform
-   * wrote): why. `user`, `host`, `command` and `since` are then `unknown`, `pid` 0.
-   */
+  /** Why, when the holder is a run voxform cannot name (`user`, `host`, `command`, `since` `unknown`, `pid` 0). */
   unreadable?: string | undefined;
 }
 
 export interface HeldLock {
   holder: LockHolder;
-  /**
-   * Aborts when the lock is lost while held (the database connection that holds it dropped, or an
-   * operator forced it open): the apply then sends no new write, and reports what reached the service.
-   */
+  /** Aborts when the lock is lost while held (the connection dropped, or it was forced open): no new write is sent. */
   lost: AbortSignal;
   /** Why `lost` fired, once it has. */
   lostReason(): string | undefined;
@@ -69,10 +61,7 @@ export interface AcquireOptions {
   ciJobUrl?: string | undefined;
   /** Ends a wait for the lock (Ctrl-C) with the `interrupted` error, nothing held or left behind. */
   signal?: AbortSignal | undefined;
-  /**
-   * A refusal's advice on waiting, for a command without `--lock-timeout` (`voxform state migrate`);
-   * by default `Wait for it to finish (or pass --lock-timeout SECONDS to wait).`
-   */
+  /** A refusal's advice on waiting, for a command without `--lock-timeout` (default `DEFAULT_WAIT_ADVICE`). */
   waitAdvice?: string | undefined;
   /** Added to the unlock command a refusal names, for a lock of another backend than `--state` names (`--state moved/state.json`). */
   unlockOptions?: string | undefined;
@@ -85,10 +74,7 @@ export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unl
   return `\`voxform state unlock --force ${lockId}${options.unlockOptions ? ` ${options.unlockOptions}` : ''}\``;
 }
 
-/**
- * Waits `ms` before a lock is tried again; an abort of `signal` ends the wait with the `interrupted`
- * error instead, at once, so the caller's own clean-up runs (the file lock's staging folder).
- */
+/** Waits `ms` before a lock is tried again; an abort ends the wait at once with `interrupted`, so clean-up runs. */
 export async function waitToRetryLock(ms: number, signal: AbortSignal | undefined): Promise<void> {
   const interrupted = () => new VoxformError('interrupted', 'Interrupted while waiting for the state lock; nothing was changed.');
   if (signal?.aborted) throw interrupted();
@@ -134,11 +120,7 @@ export interface StateBackend {
   close(): Promise<void>;
 }
 
-/**
- * `ana@ci-runner-7 (pid 4242, "voxform apply", since …, lock 3f9a…)`: how errors, `status` and
- * `state list` name a holder; `an unknown run (its holder file … is not one voxform wrote, lock 3f9a…)`
- * for one voxform cannot name.
- */
+/** `ana@ci-runner-7 (pid 4242, "voxform apply", since …, lock 3f9a…)`, or `an unknown run (why, lock 3f9a…)`. */
 export function describeHolder(holder: LockHolder): string {
   if (holder.unreadable !== undefined) return controlsAsQuestionMarks(`an unknown run (${holder.unreadable}${holder.lockId ? `, lock ${holder.lockId}` : ''})`);
   const job = holder.ciJobUrl ? `, job ${holder.ciJobUrl}` : '';

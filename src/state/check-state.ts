@@ -1,15 +1,8 @@
 /**
- * The state is untrusted data: a file anyone with the repository may edit, or a database row. Every
- * backend reads the same document (the file holds `{version, serial, workspaces}`, a database row
- * one workspace of it), and it is checked whole when read, member by member, against what voxform
- * writes (src/state/types.ts): a value of another shape is refused with `state_invalid`, naming
- * where it is and how to fix it, before plan, apply or status use it. Left to run, a `null` entry
- * crashed apply half-way, and a list of workspaces made the next write keep none.
- *
- * Tolerated, as older or hand-made states hold them: a missing `serial` (0) and missing maps of
- * entries (empty); an `environmentVariables` or `lastApply` that is not as voxform writes it is
- * dropped (both are advisory, and the next apply writes them again); members voxform does not know
- * are ignored.
+ * The state is untrusted data (a file anyone with the repository may edit, or a row), so it is
+ * checked whole when read against what voxform writes: another shape is refused with `state_invalid`,
+ * naming where and how to fix it. Tolerated: a missing `serial` or map (empty); an odd
+ * `environmentVariables` or `lastApply` is dropped (advisory, written again); unknown members ignored.
  */
 import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
@@ -75,8 +68,7 @@ export function checkStateFile(parsed: unknown, file: string): StateFile {
     if (!isPlainObject(workspaces)) throw new Problem(['workspaces'], workspaces, 'an object of workspaces by name');
     // Checked in place (never assigned back: a member named `__proto__` would set the prototype).
     for (const [key, workspace] of Object.entries(workspaces)) checkWorkspaceAt(workspace, ['workspaces', key]);
-    // A `salt` of older versions is dropped: hashes are keyed now (see `hashApplied`), and the next
-    // write leaves it out.
+    // A `salt` of older versions is dropped: the next write leaves it out.
     return { version: 1, serial, workspaces: workspaces as Record<string, WorkspaceState> };
   } catch (error) {
     if (error instanceof Problem) throw refuse(error);
@@ -84,10 +76,7 @@ export function checkStateFile(parsed: unknown, file: string): StateFile {
   }
 }
 
-/**
- * One workspace as a database row stores it, checked whole; `where` names it in errors (`the state
- * of workspace default@local in postgres://…`).
- */
+/** One workspace as a database row stores it, checked whole; `where` names it in errors. */
 export function checkWorkspace(parsed: unknown, where: string): WorkspaceState {
   try {
     return checkWorkspaceAt(parsed, []);
@@ -142,10 +131,8 @@ function requireObject(entry: JsonObject, key: string, at: Path, expected: strin
 }
 
 /**
- * The `state_invalid` error: what is wrong, where, and what to do about it. `deletable` are the
- * lengths of the paths that may go as a whole, deepest first: a resource entry (`workspaces`, its
- * name, `agents`, the address in a file; the last two in a row) and a workspace of a file. What is
- * deleted, voxform plans as never applied.
+ * The `state_invalid` error: what is wrong, where, what to do. `deletable`: the lengths of the paths
+ * that may go whole, deepest first (a resource entry, a workspace of a file), then planned as never applied.
  */
 function refusal(subject: string, problem: Problem, how: { deletable: number[]; restore: string }): VoxformError {
   const where = problem.path.length === 0 ? 'it' : formatPath(problem.path);

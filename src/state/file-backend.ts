@@ -1,12 +1,11 @@
 /**
- * The file backend: the state file (`.voxform/state.json`, every workspace in one JSON file written
- * atomically), its lock folder beside it (src/state/lock.ts; one lock for the whole file), and the
- * deploy ledger in `history/` beside it. The serial a compare-and-set names is the file's: any
- * write to the file moves it, so a writer that read an older file is refused.
+ * The file backend: every workspace in one state file written atomically, one lock folder beside it,
+ * and the ledger in `history/`. The compare-and-set serial is the file's: any write moves it.
  */
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -14,9 +13,6 @@ import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHold
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
-
-/** A history record id (src/history/file-store.ts `newHistoryId`): also its file name. */
-const HISTORY_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
 
 /** How often a held lock checks that nobody forced it open. */
 const LOCK_CHECK_MS = 2000;
@@ -98,7 +94,7 @@ export class FileStateBackend implements StateBackend {
   async importHistory(records: readonly HistoryRecord[]): Promise<void> {
     await mkdir(this.history.directory, { recursive: true });
     for (const record of records) {
-      if (!HISTORY_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
+      if (!HISTORY_RECORD_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
       const file = path.join(this.history.directory, `${record.id}.json`);
       if (await stat(file).then(() => true, () => false)) continue;
       await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);

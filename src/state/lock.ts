@@ -13,7 +13,7 @@ import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES
 const HOLDER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
-export interface LockOwner {
+interface LockOwner {
   pid: number;
   host: string;
   user: string;
@@ -35,26 +35,15 @@ export interface StateLock {
 }
 
 /**
- * The lock beside a state file is the directory `state.json.lock` holding exactly one file,
- * `holder-<nonce>.json`, that names its owner. Every step that changes who holds it is a single
- * atomic file-system operation, so of any number of runs started together exactly one holds it:
- *
- * - **Taking it**: the owner file is written into a private staging directory first, which is then
- *   renamed to `state.json.lock`. `rename` of a directory succeeds only where the target is absent
- *   or empty, and the lock directory is never empty while held — so at most one rename wins, and
- *   the lock never exists without its owner's name inside.
- * - **Taking over a dead holder's lock** (a run of this host killed with SIGKILL): remove *that
- *   holder's* file, by its unique name, then `rmdir` the directory, which fails if it is not
- *   empty. Two runs that both found the same dead holder cannot remove anything but that dead
- *   holder's file; a lock a faster run has just taken (under another name) survives both steps,
- *   and then the rename race above decides. This is why voxform does not use `proper-lockfile`:
- *   its stale takeover is a `stat`, then an `rmdir`, then a `mkdir`, and a run that judged the old
- *   lock stale can remove the lock another run has just created (both then hold it).
- * - **Releasing**: remove the own file, then `rmdir` (which fails harmlessly if a new holder has
- *   already moved in).
- *
- * A holder is judged dead only on its own host (by pid); a lock from another host is never taken
- * over automatically. The state file itself is always whole, because every write of it is atomic.
+ * The lock is the directory `state.json.lock` holding one file, `holder-<nonce>.json`, naming its
+ * owner. Every step that changes who holds it is one atomic operation, so exactly one run holds it:
+ * - Taking it: the owner file is written into a staging directory, renamed to the lock; a rename
+ *   onto a non-empty directory fails, and the lock is never empty while held.
+ * - Taking over a dead holder's lock: remove that holder's file by its unique name, then `rmdir`,
+ *   which fails if a faster run moved in. (`proper-lockfile`'s stat–rmdir–mkdir takeover can remove
+ *   a lock another run just took.)
+ * - Releasing: remove the own file, then `rmdir` (harmless if a new holder moved in).
+ * A holder is judged dead only on its own host, by pid.
  */
 export async function acquireStateLock(stateFile: string, options: AcquireOptions): Promise<StateLock> {
   const lockDir = lockPathOf(stateFile);
@@ -115,10 +104,7 @@ export interface HeldStateLock {
   unreadable?: string | undefined;
 }
 
-/**
- * Whether the lock of `stateFile` is held, and by whom. A lock voxform cannot read is held all the
- * same (apply is refused by it): it comes back with the reason, never as not held.
- */
+/** Whether the lock of `stateFile` is held, and by whom; one voxform cannot read is held, with the reason. */
 export async function readStateLockWithId(stateFile: string): Promise<HeldStateLock | undefined> {
   const lockDir = lockPathOf(stateFile);
   let holder: Holder;
@@ -137,11 +123,7 @@ function lockIdOf(holder: { file: string }): string {
 
 const HOLDER_FILE = /^holder-([0-9a-f]+)\.json$/;
 
-/**
- * Opens the lock held under `lockId` (`voxform state unlock --force`): removes that holder's file,
- * then the folder if empty. A lock someone else holds now (another id) is left alone. Resolves to
- * the removed holder, or undefined when no lock of that id is held.
- */
+/** Opens the lock held under `lockId` (`state unlock --force`), another id's lock left alone; undefined if none. */
 export async function forceUnlockState(stateFile: string, lockId: string): Promise<HeldStateLock | undefined> {
   const lockDir = lockPathOf(stateFile);
   if (!/^[0-9a-f]+$/.test(lockId)) return undefined;
@@ -153,13 +135,13 @@ export async function forceUnlockState(stateFile: string, lockId: string): Promi
 }
 
 /** `ana@ci-runner-7 (pid 4242, "voxform apply", since 2026-01-31T09:00:00.000Z)`. */
-export function describeLockOwner(owner: LockOwner): string {
+function describeLockOwner(owner: LockOwner): string {
   // Read from a holder file any run could have written.
   return controlsAsQuestionMarks(`${owner.user}@${owner.host} (pid ${owner.pid}, "${owner.command}", since ${owner.since})`);
 }
 
 /** The lock's path: `state.json.lock` beside the state file. */
-export function lockPathOf(stateFile: string): string {
+function lockPathOf(stateFile: string): string {
   return `${stateFile}.lock`;
 }
 
@@ -205,10 +187,8 @@ async function readHolder(lockDir: string): Promise<Holder> {
 }
 
 /**
- * A lock folder without a holder file. Empty: a holder between removing its file and the folder;
- * removing an empty folder cannot remove anyone's lock (rmdir fails once a holder has moved in).
- * Not empty: a holder that moved in meanwhile (look again), or something voxform never writes
- * there, which holds the lock as surely as a holder does (taken for gone, apply looped on it).
+ * A lock folder without a holder file. Empty: removed (rmdir fails once a holder has moved in). Not
+ * empty: a holder that moved in meanwhile, or something voxform never writes, which holds the lock.
  */
 async function withoutHolderFile(lockDir: string): Promise<Holder> {
   const code = await rmdir(lockDir).then(() => undefined, (error: NodeJS.ErrnoException) => error.code ?? 'EIO');
@@ -218,9 +198,8 @@ async function withoutHolderFile(lockDir: string): Promise<Holder> {
 }
 
 /**
- * A holder file (or an older voxform's lock file), read under the guards of the files voxform keeps
- * (kept-files.ts): a committed `.voxform/` is the pull request's, and a holder may be a link to
- * `/dev/urandom`, a FIFO or a file outside. A refused one holds the lock, unreadable.
+ * A holder file (or an older voxform's lock file), read under the guards of kept files: it may be a
+ * link to `/dev/urandom`, a FIFO or a file outside. A refused one holds the lock, unreadable.
  */
 async function readHolderFile(file: string): Promise<Holder> {
   const read = await readKeptJson(file, HOLDER_JSON_LIMITS);
@@ -238,11 +217,7 @@ function holderFileName(file: string): string {
   return file.endsWith('.lock') ? 'lock file' : `holder file ${path.basename(file)}`;
 }
 
-/**
- * Removes a dead holder's file by its own name, then the directory if it is empty. `unlink` cannot
- * remove a directory, so a lock file of an older voxform that another run has just replaced by a
- * directory survives too.
- */
+/** Removes a dead holder's file by its own name, then the directory if empty (`unlink` never removes a directory). */
 async function removeDeadHolder(lockDir: string, holder: { file: string }): Promise<void> {
   await unlink(holder.file).catch(ignoreCodes('ENOENT', 'EISDIR', 'EPERM'));
   if (holder.file !== lockDir) await rmdir(lockDir).catch(ignoreCodes('ENOENT', 'ENOTEMPTY', 'EEXIST'));

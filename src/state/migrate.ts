@@ -1,16 +1,14 @@
 /**
- * `voxform state migrate`: copies every workspace and every history record from one backend to
- * another (file → PostgreSQL, or back), each workspace under both backends' locks so no apply runs
- * while it is copied, then reads the target back and compares. Refuses a source that holds nothing,
- * and a target that already holds something unless `force` (then the source's workspaces overwrite
- * the target's of the same name).
+ * `voxform state migrate`: copies every workspace (under both backends' locks) and history record to
+ * another backend, then reads the target back and compares. Refuses an empty source, and a target
+ * holding anything unless `force`.
  */
 import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
 import type { StateBackend } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
 
-export interface MigrateResult {
+interface MigrateResult {
   workspaces: string[];
   historyRecords: number;
 }

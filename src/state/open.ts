@@ -1,8 +1,6 @@
 /**
- * Opens the state backend the operator chose: `--state URL|PATH`, else `VOXFORM_STATE`, else
- * `.voxform/state.json`. A `postgres://` or `postgresql://` URL opens the PostgreSQL backend (its
- * password registered as a secret before anything can print it), anything else is a file path.
- * Never read from a manifest: where the state lives is the operator's decision.
+ * Opens the state backend the operator chose (never a manifest): `--state URL|PATH`, else
+ * `VOXFORM_STATE`, else the default file. A `postgres://` URL's password is registered as a secret first.
  */
 import path from 'node:path';
 import type { StateBackend } from './backend.js';

@@ -12,9 +12,8 @@ import type { LastApply, StateFile, WorkspaceState } from './types.js';
 export const STATE_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES, maxValues: MAX_STATE_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /**
- * Reads the state file under the guards and budget of every kept file (kept-files.ts): a committed
- * `.voxform/state.json` is the pull request's. A missing file is an empty state; a refused, damaged
- * or foreign one a clear error (src/state/check-state.ts). `display` names the file in errors.
+ * Reads the state file under the guards of kept files: a committed `.voxform/state.json` is the pull
+ * request's. A missing file is an empty state; a refused, damaged or foreign one a clear error.
  */
 export async function readStateFile(file: string, display: string = file): Promise<StateFile> {
   const read = await readKeptJson(file, STATE_JSON_LIMITS);
@@ -40,14 +39,12 @@ export async function readStateFile(file: string, display: string = file): Promi
 }
 
 /**
- * The longest the state on disk lags behind an apply while requests are in flight. Writing the
- * whole state after every answer would spend an apply's time on the disk; a crash (or kill -9)
- * loses at most this much of the record, and the next plan finds those changes again on the
- * service and converges.
+ * The longest the state on disk lags behind an apply while requests are in flight: a crash loses at
+ * most this much of the record, and the next plan finds those changes on the service again.
  */
 export const PERSIST_INTERVAL_MS = 5_000;
 
-/** What the persister asks of time: injected by tests, so no test waits on the wall clock. */
+/** What the persister asks of time: injected by tests. */
 export interface PersistClock {
   /** Milliseconds on a monotonic clock. */
   now(): number;
@@ -55,7 +52,7 @@ export interface PersistClock {
   schedule(run: () => void, ms: number): () => void;
 }
 
-export const SYSTEM_CLOCK: PersistClock = {
+const SYSTEM_CLOCK: PersistClock = {
   now: () => performance.now(),
   schedule: (run, ms) => {
     const timer = setTimeout(run, ms);
@@ -80,13 +77,10 @@ function newBatch(): Batch {
 }
 
 /**
- * Keeps the state of one workspace in memory and persists it through the state backend, as
- * Terraform's state hook does: at most one write per `PERSIST_INTERVAL_MS` while the apply runs,
- * and at once when it ends or is interrupted (`flush`). Updates made while a write is in flight
- * or waiting ride along with the next one; every `update` resolves once a write holding it is
- * stored (atomically: a crash leaves the old or the new state, never a torn one). Each write is a
- * compare-and-set on the serial this store last read or wrote, so a writer that did not hold the
- * lock cannot silently overwrite another's work.
+ * Keeps one workspace's state in memory and persists it, as Terraform's state hook does: at most one
+ * write per `PERSIST_INTERVAL_MS`, and at once on `flush`; updates made meanwhile ride along with the
+ * next write. Each write is a compare-and-set on the serial last read or written, so a writer without
+ * the lock cannot silently overwrite another's work.
  */
 export class StateStore {
   /** Updates not yet handed to a write. */
@@ -99,10 +93,7 @@ export class StateStore {
   /** Once flushed, every update is written without waiting for the interval. */
   private flushed = false;
 
-  /**
-   * `fingerprintKey` is the key of the hashes of applied values (`hashApplied`): derived from the
-   * API key, kept in memory only. `serial` is the stored serial `workspace` was read at.
-   */
+  /** `fingerprintKey` keys the hashes of applied values (memory only); `serial` is the one `workspace` was read at. */
   constructor(
     readonly backend: StateBackend,
     readonly workspaceKey: string,
@@ -124,11 +115,7 @@ export class StateStore {
     await this.save();
   }
 
-  /**
-   * Records how an apply ended, written at once: `voxform status` shows the outcome; the command is
-   * the operator's, as typed; counts only, never a value. With `environmentVariables`, also the
-   * names of the variables the apply's manifests read (see `WorkspaceState.environmentVariables`).
-   */
+  /** Records how an apply ended (counts, never a value), written at once; with the names of the variables read. */
   recordApplyEnd(lastApply: Omit<LastApply, 'at' | 'by'>, environmentVariables?: readonly string[]): Promise<void> {
     if (environmentVariables) this.workspace.environmentVariables = [...new Set(environmentVariables)].sort();
     this.workspace.lastApply = { at: new Date().toISOString(), by: runBy(), ...lastApply };
@@ -136,10 +123,7 @@ export class StateStore {
     return this.save();
   }
 
-  /**
-   * Writes what is pending without waiting for the interval, and every later update as it comes:
-   * the apply has no request left in flight, or was interrupted.
-   */
+  /** Writes what is pending now, and every later update as it comes (nothing left in flight, or interrupted). */
   flush(): void {
     this.flushed = true;
     this.cancelTimer?.();

@@ -1,11 +1,9 @@
 import { keyedHash } from '../util/hash.js';
 
 /**
- * The state file (`.voxform/state.json` by default) keeps only what the service cannot tell us:
- * knowledge file ids and content hashes, campaigns' last-applied values, credential fingerprints,
- * and hashes of what voxform last applied to agents and phones (for drift). It never holds a secret:
- * agent values are kept as hashes, credentials as fingerprints, both keyed (`hashApplied`) with a
- * key the file does not hold, so they cannot be tested against guesses offline.
+ * The state keeps only what the service cannot tell: knowledge file ids, campaigns' last-applied
+ * values, and hashes of what voxform applied (for drift). Never a secret: hashes are keyed
+ * (`hashApplied`) with a key the file does not hold, so they cannot be tested against guesses offline.
  */
 export interface StateFile {
   version: 1;
@@ -21,10 +19,7 @@ export interface WorkspaceState {
   campaigns: Record<string, CampaignState>;
   knowledge: Record<string, KnowledgeState>;
   credentials: Record<string, CredentialState>;
-  /**
-   * Names (never values) of the environment variables the manifests read at the last apply, so the
-   * next plan can mark the ones that are new. Absent until an apply records it.
-   */
+  /** Names (never values) of the variables the manifests read at the last apply, so a plan marks new ones. */
   environmentVariables?: string[];
   /** What the last apply to this workspace did, for `voxform status`. Absent until an apply records it. */
   lastApply?: LastApply;
@@ -59,10 +54,7 @@ export interface PhoneState {
 
 export interface CampaignState {
   id: string;
-  /**
-   * The values voxform last applied (campaigns cannot be read back); a value the manifest fills
-   * from `${env:…}` is kept as its `hashApplied` instead (see `appliedValue`).
-   */
+  /** The values voxform last applied (campaigns cannot be read back); a secret one as its `hashApplied`. */
   applied: { name?: string; include_metadata_in_prompt?: boolean; caller?: string };
 }
 
@@ -80,19 +72,12 @@ export interface CredentialState {
   fingerprint: string;
 }
 
-/**
- * The hash kept for a value voxform applied: an HMAC under the fingerprint key (`fingerprintKey`
- * of src/util/hash.ts, derived from the API key), which is never written beside it.
- */
+/** The hash kept for a value voxform applied: an HMAC under the fingerprint key, never written beside it. */
 export function hashApplied(key: string, value: unknown): string {
   return keyedHash(key, value);
 }
 
-/**
- * What the state keeps of a campaign's or knowledge file's applied value: the value itself, so a
- * plan can show what changed, unless it is secret (filled from `${env:…}`): then its keyed hash,
- * which the state never holds the key of.
- */
+/** What the state keeps of an applied value: itself, so a plan shows what changed, or if secret its keyed hash. */
 export function appliedValue<T extends string | undefined>(key: string, value: T, secret: boolean): T | string {
   return secret && value !== undefined ? hashApplied(key, value) : value;
 }
