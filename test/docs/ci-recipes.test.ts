@@ -35,6 +35,7 @@ afterEach(async () => {
 });
 
 describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
+  // Seven CLI runs through npx, one after another: more room than one command needs.
   it('runs its voxform commands in order: validate, plan for review, conversation tests, apply the saved plan, drift check', async () => {
     const recipe = parse(await readFile(path.join(repoRoot, 'docs/ci', file), 'utf8'));
     const commands = voxformCommands(recipe);
@@ -67,7 +68,7 @@ describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
     await callService(project, 'PUT', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369yn')}`, { name: 'Booking', config: { first_message: 'Changed by hand' } });
     const drift = await sh(commands[commands.length - 1]!, project, recipeEnv);
     expect({ code: drift.code, output: drift.code === 2 ? '' : drift.output }).toEqual({ code: 2, output: '' });
-  });
+  }, 120_000);
 });
 
 type Node = Record<string, any>;
