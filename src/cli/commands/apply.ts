@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import type { SavedPlan } from '../../plan/plan-file.js';
+import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
@@ -37,7 +37,7 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
 /** `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then apply on the terminal. */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
-  const saved = planFile ? await (await import('../../plan/plan-file.js')).readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
+  const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const command = `voxform apply${planFile ? ` ${planFile}` : ''}`;
   const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx);

@@ -2,7 +2,9 @@ import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
 import { connectProject, planInputs, type ProjectOptions } from '../project.js';
-import type { PlanFormat } from '../render-plan.js';
+import { plan as makePlan } from '../../plan/plan.js';
+import { savePlanFile } from '../../plan/plan-file.js';
+import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -16,11 +18,6 @@ export interface PlanCommandOptions extends ProjectOptions {
 /** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
-  const [{ plan: makePlan }, { prepareChangeOutput, renderPlanAs }, { savePlanFile }] = await Promise.all([
-    import('../../plan/plan.js'),
-    import('../render-plan.js'),
-    import('../../plan/plan-file.js'),
-  ]);
   const format = options.format ?? 'text';
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx.stderr);
