@@ -19,6 +19,7 @@ import { workspaceHistory } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
+import { TrustedSecrets } from '../../secrets/trusted.js';
 import { parseTimeArgument } from '../time-argument.js';
 
 export interface ReportOptions extends ConnectionOptions {
@@ -51,7 +52,11 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   // The service and workspace as apply names them, so the report reads the history apply wrote.
   const { client, baseUrl, local } = await resolveConnection({ ...options, manifest: service }, ctx);
   const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
-  const history = await workspaceHistory((await openOperatorBackend(options, ctx)).history, workspace, ctx);
+  const backend = await openOperatorBackend(options, ctx);
+  // The values the last apply read from the environment are secrets here too (src/secrets/trusted.ts),
+  // whatever the manifests of this checkout now reference.
+  new TrustedSecrets(ctx.env, ctx.secrets).noteRecordedVariables((await backend.readWorkspace(workspace)).workspace.environmentVariables);
+  const history = await workspaceHistory(backend.history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(history) }, client);
   const selection = options.sinceDeploy ? sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000) : undefined;
   if (selection) since = selection.since;
