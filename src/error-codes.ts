@@ -54,6 +54,7 @@ export const COMMAND_ERROR_CODES = [
   'model_answer_invalid',
   'model_failed',
   'model_url_invalid',
+  'phone_unknown',
   'plan_failed',
   'plan_stale',
   'plan_unreadable',

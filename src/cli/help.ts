@@ -174,6 +174,16 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: ['0  copied and checked', '1  the target is not empty (without --force), the check failed, or an error'],
     examples: ['voxform state migrate --to "$DATABASE_URL"', 'voxform state migrate --state .voxform/state.json --to postgres://voxform@db.internal/voxform'],
   },
+  get: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV],
+    exitCodes: ['0  listed', '1  NAME is no phone or agent of the service, or an error'],
+    examples: ['voxform get phones', 'voxform get agents --local', 'voxform get agents front-desk --format json'],
+  },
+  completion: {
+    environment: [...MANIFEST_ENV],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform completion bash > ~/.local/share/bash-completion/completions/voxform', 'voxform completion zsh > "${fpath[1]}/_voxform"', 'voxform completion fish > ~/.config/fish/completions/voxform.fish'],
+  },
   schema: {
     environment: [],
     exitCodes: OK_OR_ERROR,

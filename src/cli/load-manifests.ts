@@ -27,26 +27,26 @@ export function loadCommandManifests(options: ManifestOptions, ctx: CommandConte
 }
 
 /**
- * The manifests' agent ids by local name, and their service, for the commands that read from the service
+ * The manifests' agent ids by local name, their phone numbers, and their service, for the commands that read from the service
  * without planning. No manifest, or manifests with errors (with a warning), give neither; a mistake in the
  * operator's own settings (VOXFORM_ENV_ALLOW) stops the run, as it does `apply`.
  */
 export async function manifestProject(
   options: ManifestOptions,
   ctx: CommandContext,
-): Promise<{ names: Map<string, string>; service: ManifestService }> {
+): Promise<{ names: Map<string, string>; phones: Set<string>; service: ManifestService }> {
   let result: LoadResult;
   try {
     result = await loadCommandManifests(options, ctx);
   } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found') return { names: new Map(), service: {} };
+    if (isVoxformError(error) && error.code === 'manifest_not_found') return { names: new Map(), phones: new Set(), service: {} };
     throw error;
   }
   if (!result.state) {
     const { errors } = countProblems(result.diagnostics, result.omitted);
     ctx.stderr.write(`warning: the manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): their agent names and service are not used.\n`);
-    return { names: new Map(), service: {} };
+    return { names: new Map(), phones: new Set(), service: {} };
   }
-  const { agents, baseUrl, region } = result.state;
-  return { names: new Map([...agents.values()].map((agent) => [agent.localName, agent.id])), service: { baseUrl, region } };
+  const { agents, phones, baseUrl, region } = result.state;
+  return { names: new Map([...agents.values()].map((agent) => [agent.localName, agent.id])), phones: new Set(phones.keys()), service: { baseUrl, region } };
 }

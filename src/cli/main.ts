@@ -3,7 +3,7 @@
  * command (loaded lazily, so `voxform --version` stays fast) and maps its outcome to an exit code.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError } from '../errors.js';
@@ -161,6 +161,13 @@ function addProjectCommands(program: Command, action: CommandAction): void {
   program.command('templates').description('list the agent templates').action(action('templates'));
 
   program
+    .command('completion')
+    .description('print a shell completion script: commands, options, their values, and the manifests\' agent and environment names (docs/completion.md)')
+    .option('-f, --file <path>', 'the manifests whose names to complete (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
+    .action(action('completion'));
+
+  program
     .command('fmt')
     .description('rewrite manifests in the canonical layout')
     .argument('[paths...]', 'files or folders (default: the manifests of this folder)')
@@ -260,6 +267,12 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .argument('<call-id>', 'the call id (see `voxform logs`)')
     .option('--out <file>', 'write the test file here instead of stdout')
     .action(action('test-capture'));
+
+  withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged"')))
+    .addArgument(new Argument('<kind>', 'what to list').choices(['phones', 'agents']))
+    .argument('[name]', 'only this one: a phone number; an agent\'s manifest name, id or name on the service')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('get'));
 }
 
 /** `voxform state …`: the state backend's workspaces, locks and migration. */
@@ -328,6 +341,8 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'state-migrate': async () => ({ run: (await import('./commands/state.js')).migrate }),
   'webhook-send': () => import('./commands/webhook-send.js'),
   'webhook-serve': () => import('./commands/webhook-serve.js'),
+  get: () => import('./commands/get.js'),
+  completion: () => import('./commands/completion.js'),
 };
 
 /** Output streams whose reader went away: written to no more (one entry per stream: main may run more than once). */

@@ -101,6 +101,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     files,
     manifestHash: sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n')),
     environment: options.environment,
+    environments: [...combined.environments.keys()].sort(),
     region,
     baseUrl,
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined)])),

@@ -119,6 +119,8 @@ export interface DesiredState {
   manifestHash: string;
   /** The `--env` overlay applied, if any. */
   environment: string | undefined;
+  /** The name of every environment overlay the manifests define, chosen or not, sorted. */
+  environments: string[];
   region: 'us' | 'eu' | undefined;
   baseUrl: string | undefined;
   /** Keyed by local name (agents, campaigns, knowledge), number (phones) or provider (credentials). */

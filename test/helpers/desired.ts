@@ -51,6 +51,7 @@ export function desiredState(resources: {
     files: ['/tmp/voxform.yaml'],
     manifestHash: 'sha256:manifest',
     environment: undefined,
+    environments: [],
     region: undefined,
     baseUrl: undefined,
     agents: new Map((resources.agents ?? []).map((a) => [a.localName, a])),

@@ -1,0 +1,110 @@
+import { Option, type Argument, type Command } from 'commander';
+import { isVoxformError } from '../../errors.js';
+import type { DesiredState } from '../../manifest/types.js';
+import { completionScript, type Shell } from '../../completion/scripts.js';
+import type { Completion, CompletionCommand, CompletionOption } from '../../completion/tree.js';
+import type { CommandContext } from '../context.js';
+import { countProblems } from '../diagnostics.js';
+import { loadCommandManifests } from '../load-manifests.js';
+import { buildProgram } from '../main.js';
+
+export interface CompletionOptions {
+  file?: string[];
+  /** The shell (commander checks it is bash, zsh or fish). */
+  args: string[];
+}
+
+/** The manifests' names a script offers: untrusted words, quoted by the script writers. */
+interface ManifestNames {
+  agents: string[];
+  environments: string[];
+  /** Resource addresses, for `--target`. */
+  targets: string[];
+  phones: string[];
+}
+
+/** `voxform completion bash|zsh|fish`: the completion script on stdout. */
+export async function run(options: CompletionOptions, ctx: CommandContext): Promise<number> {
+  const shell = options.args[0] as Shell;
+  const names = await manifestNames(options, ctx);
+  const program = buildProgram(async () => undefined);
+  ctx.stdout.write(completionScript(shell, completionTree(program, names)));
+  return 0;
+}
+
+/** The folder's manifests' names; none without manifests, and none (with a warning) when they have errors. */
+async function manifestNames(options: CompletionOptions, ctx: CommandContext): Promise<ManifestNames> {
+  const none: ManifestNames = { agents: [], environments: [], targets: [], phones: [] };
+  let state: DesiredState | undefined;
+  try {
+    const result = await loadCommandManifests({ file: options.file }, ctx);
+    state = result.state;
+    if (!state) {
+      const { errors } = countProblems(result.diagnostics, result.omitted);
+      ctx.stderr.write(`warning: the manifests have ${errors} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): the script completes no agent or environment names.\n`);
+    }
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'manifest_not_found') return none;
+    throw error;
+  }
+  if (!state) return none;
+  const agents = [...state.agents.keys()];
+  const phones = [...state.phones.keys()];
+  return {
+    agents,
+    environments: state.environments,
+    targets: [
+      ...agents.map((name) => `agent.${name}`),
+      ...phones.map((number) => `phone.${number}`),
+      ...[...state.campaigns.keys()].map((name) => `campaign.${name}`),
+      ...[...state.knowledge.keys()].map((name) => `knowledge.${name}`),
+      ...[...state.credentials.keys()].map((provider) => `credential.${provider}`),
+    ],
+    phones,
+  };
+}
+
+/** Value names (`<file>`, `<url|path>`) whose values are file names. */
+const FILE_VALUES = /^(file|path|dir|plan|paths|url\|path)$/;
+
+function valueName(option: Option): string | undefined {
+  return /[<[]([^>\]]+?)(?:\.\.\.)?[>\]]/.exec(option.flags)?.[1];
+}
+
+function optionCompletion(option: Option, names: ManifestNames): Completion | undefined {
+  if (!option.required && !option.optional) return undefined;
+  if (option.argChoices) return { words: option.argChoices };
+  if (option.long === '--agent') return { words: names.agents };
+  if (option.long === '--env') return { words: names.environments };
+  if (option.long === '--target') return { words: names.targets };
+  return FILE_VALUES.test(valueName(option) ?? '') ? 'files' : 'free';
+}
+
+function argumentCompletion(path: string, argument: Argument, names: ManifestNames): Completion {
+  if (argument.argChoices) return { words: argument.argChoices };
+  if (path === 'get' && argument.name() === 'name') return { words: [...names.agents, ...names.phones] };
+  return FILE_VALUES.test(argument.name()) ? 'files' : 'free';
+}
+
+/** Every command of the program as completion data, with `--help` (commander keeps it apart from the options). */
+export function completionTree(program: Command, names: ManifestNames): CompletionCommand[] {
+  const help: CompletionOption = { flags: ['-h', '--help'], value: undefined };
+  const commands: CompletionCommand[] = [];
+  const visit = (command: Command, path: string) => {
+    const options = command.options.filter((option) => !option.hidden).map((option): CompletionOption => ({
+      flags: [option.short, option.long].filter((flag): flag is string => flag !== undefined),
+      value: optionCompletion(option, names),
+    }));
+    const args = command.registeredArguments;
+    commands.push({
+      path,
+      subcommands: command.commands.map((sub) => sub.name()),
+      options: [...options, help],
+      positionals: args.map((argument) => argumentCompletion(path, argument, names)),
+      variadic: args.at(-1)?.variadic ?? false,
+    });
+    for (const sub of command.commands) visit(sub, path === '' ? sub.name() : `${path} ${sub.name()}`);
+  };
+  visit(program, '');
+  return commands;
+}

@@ -1,0 +1,248 @@
+/**
+ * Completion scripts for bash, zsh and fish from the command tree. Each script holds the tree as data
+ * functions and a small driver that walks the words typed so far (options, their values, subcommands)
+ * to find what completes at the cursor.
+ *
+ * Quoting: a word from the manifests is data. It is written only as a single-quoted argument of
+ * `printf`, never into a pattern, a `compgen -W` list or anything else the shell expands, and the
+ * drivers compare the typed prefix literally (`"$cur"*`). Command and option words are the program's
+ * own (checked by `checkOwnWords`).
+ */
+import { checkOwnWords, offerable, type Completion, type CompletionCommand } from './tree.js';
+
+export type Shell = 'bash' | 'zsh' | 'fish';
+export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
+
+/** What a words function returns: the words printed (0), a free value (1), file names (2), no value here (3). */
+const STATUS = { words: 0, free: 1, files: 2, none: 3 } as const;
+
+/** A POSIX single-quoted word (bash, zsh): nothing inside is expanded; `'` becomes `'\''`. */
+function shQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A fish single-quoted word: only `\\` and `\'` are escapes inside. */
+function fishQuote(word: string): string {
+  return `'${word.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+interface Dialect {
+  quote(word: string): string;
+  /** A `case` pattern: `prefix` (a word of ours) then anything. */
+  startsWith(prefix: string): string;
+  /** A `case` branch: patterns (already quoted or globbed), and its body lines. */
+  branch(patterns: string[], body: string[]): string[];
+  caseOf(subject: string, branches: string[][], fallback: string[]): string[];
+  fn(name: string, params: string[], body: string[]): string[];
+  ret(status: number): string;
+}
+
+const posix: Dialect = {
+  quote: shQuote,
+  startsWith: (prefix) => `${shQuote(prefix)}*`,
+  branch: (patterns, body) => [`    ${patterns.join('|')})`, ...body.map((line) => `      ${line}`), '      ;;'],
+  caseOf: (subject, branches, fallback) => [`  case ${subject} in`, ...branches.flat(), '    *)', ...fallback.map((line) => `      ${line}`), '      ;;', '  esac'],
+  fn: (name, params, body) => [`${name}() {`, ...params.map((param, i) => `  local ${param}="$${i + 1}"`), ...body, '}'],
+  ret: (status) => `return ${status}`,
+};
+
+const fish: Dialect = {
+  quote: fishQuote,
+  // fish matches `case` patterns with their wildcards quoted; unquoted, it would glob file names.
+  startsWith: (prefix) => fishQuote(`${prefix}*`),
+  branch: (patterns, body) => [`        case ${patterns.join(' ')}`, ...body.map((line) => `            ${line}`)],
+  caseOf: (subject, branches, fallback) => [`    switch ${subject}`, ...branches.flat(), "        case '*'", ...fallback.map((line) => `            ${line}`), '    end'],
+  fn: (name, params, body) => [`function ${name}${params.length > 0 ? ` --argument-names ${params.join(' ')}` : ''}`, ...body, 'end'],
+  ret: (status) => `return ${status}`,
+};
+
+function printWords(words: readonly string[], dialect: Dialect): string[] {
+  const offered = offerable(words);
+  return offered.length === 0 ? [dialect.ret(STATUS.free)] : [`printf '%s\\n' ${offered.map(dialect.quote).join(' ')}`];
+}
+
+function completionBody(completion: Completion, dialect: Dialect): string[] {
+  if (completion === 'files') return [dialect.ret(STATUS.files)];
+  if (completion === 'free') return [dialect.ret(STATUS.free)];
+  return printWords(completion.words, dialect);
+}
+
+/** The data functions: subcommands and options of a path, and what completes after an option or at a positional. */
+function dataFunctions(commands: readonly CompletionCommand[], dialect: Dialect, subject: (name: string) => string): string[] {
+  const key = (path: string, what: string) => dialect.quote(`${path}|${what}`);
+  const subcommands = commands.filter((c) => c.subcommands.length > 0).map((c) => dialect.branch([dialect.quote(c.path)], printWords(c.subcommands, dialect)));
+  const options = commands.map((c) => dialect.branch([dialect.quote(c.path)], printWords(c.options.flatMap((o) => o.flags.filter((f) => f.startsWith('--'))), dialect)));
+  const values: string[][] = [];
+  for (const command of commands) {
+    for (const option of command.options) {
+      if (option.value) values.push(dialect.branch(option.flags.map((flag) => key(command.path, flag)), completionBody(option.value, dialect)));
+    }
+    command.positionals.forEach((positional, index) => {
+      const last = index === command.positionals.length - 1;
+      // A variadic last argument completes at every later position too: `#3`, `#12`.
+      const patterns = last && command.variadic ? [dialect.startsWith(`${command.path}|#`)] : [key(command.path, `#${index}`)];
+      values.push(dialect.branch(patterns, completionBody(positional, dialect)));
+    });
+  }
+  return [
+    ...dialect.fn('__voxform_commands', ['cmdpath'], dialect.caseOf(subject('cmdpath'), subcommands, [dialect.ret(STATUS.free)])),
+    ...dialect.fn('__voxform_options', ['cmdpath'], dialect.caseOf(subject('cmdpath'), options, [dialect.ret(STATUS.free)])),
+    ...dialect.fn('__voxform_words', ['cmdpath', 'word'], dialect.caseOf(subject('cmdpath|word'), values, [dialect.ret(STATUS.none)])),
+  ];
+}
+
+const POSIX_SUBJECT = (names: string) => `"${names.split('|').map((name) => `$${name}`).join('|')}"`;
+const FISH_SUBJECT = (names: string) => `"${names.split('|').map((name) => `$${name}`).join('|')}"`;
+
+/** Walks the words before the cursor (bash and zsh share it): sets cmdpath, the positional index n, and pending (an option awaiting its value). */
+const POSIX_WALK = [
+  '  local w',
+  '  for w in "$@"; do',
+  '    if [[ -n "$pending" ]]; then pending=""; continue; fi',
+  '    case "$w" in',
+  '      --*=*) ;;',
+  `      -*) __voxform_words "$cmdpath" "$w" >/dev/null; (( $? != ${STATUS.none} )) && pending="$w" ;;`,
+  '      *)',
+  '        if __voxform_is_command "$cmdpath" "$w"; then cmdpath="${cmdpath:+$cmdpath }$w"; n=0; else n=$((n + 1)); fi',
+  '        ;;',
+  '    esac',
+  '  done',
+];
+
+/**
+ * What completes at the cursor, as lines on stdout, then `__VOXFORM_FILES__` when file names complete too.
+ * The caller filters by the typed prefix.
+ */
+const POSIX_CANDIDATES = [
+  '__voxform_candidates() {',
+  // Not `status` or `path`: zsh keeps its own under those names.
+  '  local cmdpath="" n=0 pending="" code',
+  ...POSIX_WALK,
+  '  if [[ -n "$pending" ]]; then',
+  '    __voxform_words "$cmdpath" "$pending"; code=$?',
+  `  elif [[ "$__voxform_cur" == -* ]]; then`,
+  '    __voxform_options "$cmdpath"; code=0',
+  '  else',
+  '    __voxform_commands "$cmdpath"',
+  '    __voxform_words "$cmdpath" "#$n"; code=$?',
+  '  fi',
+  `  (( code == ${STATUS.files} )) && printf '%s\\n' __VOXFORM_FILES__`,
+  '  return 0',
+  '}',
+  '__voxform_is_command() {',
+  '  local line',
+  '  while IFS= read -r line; do [[ "$line" == "$2" ]] && return 0; done < <(__voxform_commands "$1")',
+  '  return 1',
+  '}',
+];
+
+const HEADER = (shell: Shell) => [
+  `# ${shell} completion for voxform, written by \`voxform completion ${shell}\`.`,
+  "# Commands, options and their values are this version's; agent, environment and resource names are",
+  '# those of the manifests it was written from: write it again after adding an agent.',
+];
+
+function bashScript(commands: readonly CompletionCommand[]): string {
+  return [
+    ...HEADER('bash'),
+    ...dataFunctions(commands, posix, POSIX_SUBJECT),
+    ...POSIX_CANDIDATES,
+    '_voxform() {',
+    '  local __voxform_cur="${COMP_WORDS[COMP_CWORD]}" line files=0',
+    '  COMPREPLY=()',
+    '  while IFS= read -r line; do',
+    '    if [[ "$line" == __VOXFORM_FILES__ ]]; then files=1',
+    '    elif [[ -n "$line" && "$line" == "$__voxform_cur"* ]]; then COMPREPLY+=("$line"); fi',
+    '  done < <(__voxform_candidates "${COMP_WORDS[@]:1:COMP_CWORD-1}")',
+    '  if (( files )); then',
+    '    compopt -o filenames 2>/dev/null',
+    '    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$__voxform_cur")',
+    '  fi',
+    '  return 0',
+    '}',
+    'complete -F _voxform voxform',
+    '',
+  ].join('\n');
+}
+
+function zshScript(commands: readonly CompletionCommand[]): string {
+  return [
+    '#compdef voxform',
+    ...HEADER('zsh'),
+    ...dataFunctions(commands, posix, POSIX_SUBJECT),
+    ...POSIX_CANDIDATES,
+    '_voxform() {',
+    // `path` is zsh's PATH array: the drivers call theirs cmdpath.
+    '  local __voxform_cur="${words[CURRENT]}" line files=0',
+    '  local -a offered',
+    '  while IFS= read -r line; do',
+    '    if [[ "$line" == __VOXFORM_FILES__ ]]; then files=1',
+    '    elif [[ -n "$line" && "$line" == "$__voxform_cur"* ]]; then offered+=("$line"); fi',
+    '  done < <(__voxform_candidates "${(@)words[2,CURRENT-1]}")',
+    '  (( ${#offered} )) && compadd -- "${offered[@]}"',
+    '  (( files )) && _files',
+    '  return 0',
+    '}',
+    'if [[ "$funcstack[1]" == _voxform ]]; then _voxform "$@"; else compdef _voxform voxform; fi',
+    '',
+  ].join('\n');
+}
+
+function fishScript(commands: readonly CompletionCommand[]): string {
+  return [
+    ...HEADER('fish'),
+    ...dataFunctions(commands, fish, FISH_SUBJECT),
+    'function __voxform_complete',
+    '    set -l tokens (commandline -opc)',
+    '    set -l cur (commandline -ct)',
+    "    set -l cmdpath ''",
+    '    set -l n 0',
+    "    set -l pending ''",
+    '    for w in $tokens[2..-1]',
+    '        if test -n "$pending"',
+    "            set pending ''",
+    '            continue',
+    '        end',
+    '        switch $w',
+    "            case '--*=*'",
+    "            case '-*'",
+    '                __voxform_words "$cmdpath" "$w" >/dev/null',
+    `                if test $status -ne ${STATUS.none}`,
+    '                    set pending $w',
+    '                end',
+    "            case '*'",
+    '                if contains -- $w (__voxform_commands "$cmdpath")',
+    '                    set cmdpath (string trim -- "$cmdpath $w")',
+    '                    set n 0',
+    '                else',
+    '                    set n (math $n + 1)',
+    '                end',
+    '        end',
+    '    end',
+    '    set -l code 0',
+    '    if test -n "$pending"',
+    '        __voxform_words "$cmdpath" "$pending"',
+    '        set code $status',
+    "    else if string match -q -- '-*' \"$cur\"",
+    '        __voxform_options "$cmdpath"',
+    '    else',
+    '        __voxform_commands "$cmdpath"',
+    '        __voxform_words "$cmdpath" "#$n"',
+    '        set code $status',
+    '    end',
+    `    if test $code -eq ${STATUS.files}`,
+    '        __fish_complete_path "$cur"',
+    '    end',
+    'end',
+    'complete -c voxform -f -a \'(__voxform_complete)\'',
+    '',
+  ].join('\n');
+}
+
+/** The completion script for `shell`. */
+export function completionScript(shell: Shell, commands: readonly CompletionCommand[]): string {
+  checkOwnWords(commands);
+  if (shell === 'bash') return bashScript(commands);
+  if (shell === 'zsh') return zshScript(commands);
+  return fishScript(commands);
+}

@@ -1,0 +1,142 @@
+/**
+ * What is live on the service, each entry marked with the manifest address that manages it or as
+ * unmanaged: the first question of a team adopting voxform. Phones come from the service's list. The
+ * service has no list of agents, so agents are gathered from three sources — the agents the manifests
+ * name, the agents the phones answer with, and the agents of the latest calls — and the report says so.
+ */
+import { isApiError, type ApiClient } from '../api/index.js';
+
+/** Calls read for agents, newest first: an account's whole call history can be huge. */
+export const CALLS_READ_FOR_AGENTS = 1000;
+
+export const INVENTORY_FORMAT_VERSION = 1;
+
+type InventoryReader = Pick<ApiClient, 'listPhones' | 'getAgent' | 'iterateCallLogs'>;
+
+/** What the manifests manage: agent ids by local name, and phone numbers. */
+export interface ManagedResources {
+  agents: ReadonlyMap<string, string>;
+  phones: ReadonlySet<string>;
+}
+
+export interface LivePhone {
+  number: string;
+  status: string | null;
+  agent_id: string | null;
+  /** The bound agent's name on the service; null when the phone has no agent or the agent is gone. */
+  agent_name: string | null;
+  /** The address of the manifest entry that manages the number (`phone.+15551230001`), or null. */
+  managed_by: string | null;
+}
+
+export type AgentSource = 'manifest' | 'phone' | 'call';
+
+export interface LiveAgent {
+  id: string;
+  /** The agent's name on the service; null when the service has no agent of this id. */
+  name: string | null;
+  /** False when a manifest or a call names an id the service does not have (any more). */
+  exists: boolean;
+  /** The address of the manifest entry that manages the agent (`agent.front-desk`), or null. */
+  managed_by: string | null;
+  /** How the agent was found, in this order: a manifest names it, a phone answers with it, a call ran with it. */
+  found_through: AgentSource[];
+  /** The numbers that answer with this agent. */
+  phones: string[];
+}
+
+export interface PhonesReport {
+  format_version: number;
+  kind: 'phones';
+  phones: LivePhone[];
+}
+
+export interface AgentsReport {
+  format_version: number;
+  kind: 'agents';
+  agents: LiveAgent[];
+  /** Where the agents were looked for: the service cannot list them. */
+  sources: { manifest_agents: number; phones: number; calls_read: number; more_calls: boolean };
+}
+
+/** Every number of the service's phone list, with its agent's name. */
+export async function readLivePhones(client: InventoryReader, managed: ManagedResources): Promise<PhonesReport> {
+  const phones = await client.listPhones();
+  const names = await agentNames(client, new Set(phones.flatMap((phone) => (phone.agent_id ? [phone.agent_id] : []))));
+  return {
+    format_version: INVENTORY_FORMAT_VERSION,
+    kind: 'phones',
+    phones: phones
+      .map((phone) => ({
+        number: phone.id,
+        status: phone.status ?? null,
+        agent_id: phone.agent_id ?? null,
+        agent_name: (phone.agent_id && names.get(phone.agent_id)) || null,
+        managed_by: managed.phones.has(phone.id) ? `phone.${phone.id}` : null,
+      }))
+      .sort((a, b) => compare(a.number, b.number)),
+  };
+}
+
+/** The agents the manifests, the phones and the latest calls name; `extra` adds ids found otherwise (an id the user named). */
+export async function readLiveAgents(client: InventoryReader, managed: ManagedResources, extra: readonly string[] = []): Promise<AgentsReport> {
+  const found = new Map<string, { sources: Set<AgentSource>; phones: string[] }>();
+  const note = (id: string, source: AgentSource | undefined, phone?: string) => {
+    const entry = found.get(id) ?? { sources: new Set<AgentSource>(), phones: [] };
+    if (source) entry.sources.add(source);
+    if (phone) entry.phones.push(phone);
+    found.set(id, entry);
+  };
+  for (const id of managed.agents.values()) note(id, 'manifest');
+  const phones = await client.listPhones();
+  for (const phone of phones) if (phone.agent_id) note(phone.agent_id, 'phone', phone.id);
+  let callsRead = 0;
+  let moreCalls = false;
+  for await (const call of client.iterateCallLogs({}, { max: CALLS_READ_FOR_AGENTS + 1 })) {
+    if (callsRead === CALLS_READ_FOR_AGENTS) {
+      moreCalls = true;
+      break;
+    }
+    callsRead++;
+    if (call.agent_id) note(call.agent_id, 'call');
+  }
+  for (const id of extra) note(id, undefined);
+
+  const names = await agentNames(client, new Set(found.keys()));
+  const managedBy = new Map([...managed.agents].map(([local, id]) => [id, `agent.${local}`]));
+  const order: AgentSource[] = ['manifest', 'phone', 'call'];
+  const agents = [...found].map(([id, entry]) => ({
+    id,
+    name: names.get(id) ?? null,
+    exists: names.has(id),
+    managed_by: managedBy.get(id) ?? null,
+    found_through: order.filter((source) => entry.sources.has(source)),
+    phones: [...entry.phones].sort(compare),
+  }));
+  return {
+    format_version: INVENTORY_FORMAT_VERSION,
+    kind: 'agents',
+    // Managed first (by address), then the rest by name: what the manifests hold, then what they do not.
+    agents: agents.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || compare(a.managed_by ?? a.name ?? a.id, b.managed_by ?? b.name ?? b.id)),
+    sources: { manifest_agents: managed.agents.size, phones: phones.length, calls_read: callsRead, more_calls: moreCalls },
+  };
+}
+
+/** The service's name of each agent id; an id the service does not know is left out. */
+async function agentNames(client: InventoryReader, ids: ReadonlySet<string>): Promise<Map<string, string>> {
+  const read = await Promise.all(
+    [...ids].map(async (id): Promise<[string, string] | undefined> => {
+      try {
+        return [id, (await client.getAgent(id)).name];
+      } catch (error) {
+        if (isApiError(error) && (error.status === 404 || error.status === 400 || error.status === 422)) return undefined;
+        throw error;
+      }
+    }),
+  );
+  return new Map(read.filter((entry) => entry !== undefined));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
