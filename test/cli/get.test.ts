@@ -1,0 +1,115 @@
+import { writeFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+function withoutSecrets(result: { stdout: string; stderr: string }, key: string): void {
+  for (const secret of [...Object.values(SECRETS), key]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+}
+
+const NOTE = 'The service has no list of agents: these are the agents the manifests name (2), the 2 phone numbers answer with, and 40 calls ran with. An agent with none of these is not shown.';
+
+describe('voxform get (against the emulator, the example manifest)', () => {
+  it('get phones: every number of the service, its agent, and the manifest address that manages it or "unmanaged"', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['get', 'phones']);
+    expect(result.code, result.stderr).toBe(0);
+    withoutSecrets(result, project.emulator.apiKey);
+    expect(result.stdout).toBe(
+      [
+        'PHONE          STATUS   AGENT                                          MANAGED BY',
+        '+15551230001   active   -OKstagingFrontDesk01 (Front desk (staging))   phone.+15551230001',
+        '+15551230003   active   -OKdqbqetEcM4ak369yn (Appointment booking)     unmanaged',
+        '',
+      ].join('\n'),
+    );
+    // Reads only: the phone list and the agents it names.
+    expect(project.requests.every((request) => request.method === 'GET')).toBe(true);
+  });
+
+  it('get agents: found through the manifests, the phones and the calls, and the output says so', async () => {
+    project = await startExampleProject();
+    const result = await project.cli(['get', 'agents']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'AGENT                   NAME                   MANAGED BY         FOUND THROUGH            PHONES',
+        '-OKdqbqetEcM4ak369yn    Appointment booking    agent.booking      manifest, phone, calls   +15551230003',
+        '-OKdqbqetEcM4ak369ym    Front desk             agent.front-desk   manifest, calls          —',
+        '-OKstagingFrontDesk01   Front desk (staging)   unmanaged          phone, calls             +15551230001',
+        '',
+        NOTE,
+        '',
+      ].join('\n'),
+    );
+    expect(project.requests.every((request) => request.method === 'GET')).toBe(true);
+  });
+
+  it('an agent the manifests name that the service does not have is shown as such; an agent reached only by its id is "named"', async () => {
+    project = await startExampleProject();
+    const manifest = `version: 1\nagents:\n  gone:\n    id: -OKnoSuchAgent000001\n    name: Gone\n`;
+    await writeFile(`${project.dir}/voxform.yaml`, manifest);
+    const json = await project.cli(['get', 'agents', '--format', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report.agents.find((agent: { id: string }) => agent.id === '-OKnoSuchAgent000001')).toEqual({
+      id: '-OKnoSuchAgent000001',
+      name: null,
+      exists: false,
+      managed_by: 'agent.gone',
+      found_through: ['manifest'],
+      phones: [],
+    });
+    // An id that starts with `-` follows `--`, as any argument that looks like an option does.
+    const spare = await project.cli(['get', 'agents', '--', '-OKspareAgent0000001']);
+    expect(spare.code, spare.stderr).toBe(0);
+    expect(spare.stdout).toMatch(/^-OKspareAgent0000001 +\S.* +unmanaged +named +—$/m);
+  });
+
+  it('NAME picks one: an agent by manifest name, id or name on the service; a phone by number; JSON is versioned', async () => {
+    project = await startExampleProject();
+    for (const name of ['front-desk', '-OKdqbqetEcM4ak369ym', 'Front desk']) {
+      const result = await project.cli(['get', 'agents', '--format', 'json', '--', name]);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report).toMatchObject({ format_version: 1, kind: 'agents', sources: { manifest_agents: 2, phones: 2, calls_read: 40, more_calls: false } });
+      expect(report.agents).toEqual([{ id: '-OKdqbqetEcM4ak369ym', name: 'Front desk', exists: true, managed_by: 'agent.front-desk', found_through: ['manifest', 'call'], phones: [] }]);
+    }
+    const phone = await project.cli(['get', 'phones', '+15551230003', '--format', 'json']);
+    expect(JSON.parse(phone.stdout)).toEqual({
+      format_version: 1,
+      kind: 'phones',
+      phones: [{ number: '+15551230003', status: 'active', agent_id: '-OKdqbqetEcM4ak369yn', agent_name: 'Appointment booking', managed_by: null }],
+    });
+  });
+
+  it('an unknown phone or agent is an error with its code and a hint, exit 1', async () => {
+    project = await startExampleProject();
+    const phone = await project.cli(['get', 'phones', '+15551230004']);
+    expect(phone.code).toBe(1);
+    expect(phone.stderr).toBe('error: The service has no phone number "+15551230004".\n  hint: Did you mean +15551230001?\n');
+    const json = await project.cli(['get', 'phones', '+1', '--format', 'json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'phone_unknown' } });
+    const agent = await project.cli(['get', 'agents', 'front-dsk']);
+    expect(agent.code).toBe(1);
+    expect(agent.stderr).toContain('hint: Did you mean front-desk?');
+    const kind = await project.cli(['get', 'campaigns']);
+    expect(kind.code).toBe(1);
+    expect(kind.stderr).toContain("error: command-argument value 'campaigns' is invalid for argument 'kind'. Allowed choices are phones, agents.");
+  });
+
+  it('after an apply, the phone the manifest binds answers with the managed agent', async () => {
+    project = await startExampleProject();
+    const apply = await project.cli(['apply', '--auto-approve']);
+    expect(apply.code, apply.stderr).toBe(0);
+    const result = await project.cli(['get', 'phones']);
+    expect(result.stdout).toMatch(/^\+15551230001 +active +-OKdqbqetEcM4ak369ym \(Front desk\) +phone\.\+15551230001$/m);
+    expect(result.stdout).toMatch(/^\+15551230002 +\S+ +-OKdqbqetEcM4ak369yn \(Appointment booking\) +phone\.\+15551230002$/m);
+  });
+});
