@@ -1,0 +1,183 @@
+/**
+ * `voxform completion`: the bash script runs in a real bash (`complete -p`, then COMP_WORDS and
+ * COMP_CWORD in, COMPREPLY out); zsh and fish scripts are syntax-checked and asked for candidates
+ * where those shells are installed. Names from the manifests are data: a hostile one is offered as
+ * the literal word it is and runs nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/main.js';
+import { completionScript, SHELLS, type Shell } from '../../src/completion/scripts.js';
+import type { CompletionCommand } from '../../src/completion/tree.js';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+function shellPath(shell: Shell): string | undefined {
+  return ['/usr/bin', '/bin', '/usr/local/bin'].map((dir) => path.join(dir, shell)).find((file) => existsSync(file));
+}
+
+/** What bash completes for `words` (the last one is the word at the cursor), with the script sourced. */
+function bashComplete(scriptFile: string, words: string[], cwd: string): string[] {
+  const driver = 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _voxform; printf "%s\\0" "${COMPREPLY[@]}"';
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', driver, 'bash', scriptFile, ...words], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\0').filter((word) => word !== '');
+}
+
+/** The candidates zsh's driver offers for the words after `voxform` (the last at the cursor), compdef stubbed. */
+function zshCandidates(zsh: string, scriptFile: string, words: string[], cwd: string): string[] {
+  const driver = 'compdef() { :; }; source "$1"; shift; __voxform_cur="${@[-1]}"; __voxform_candidates "${@[1,-2]}"';
+  const result = spawnSync(zsh, ['-f', '-c', driver, 'zsh', scriptFile, ...words], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\n').filter((word) => word !== '');
+}
+
+/** What fish completes for a command line, the script sourced. */
+function fishComplete(fish: string, scriptFile: string, line: string, cwd: string): string[] {
+  const result = spawnSync(fish, ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', scriptFile, line], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\n').filter((word) => word !== '');
+}
+
+const MANIFEST = `version: 1
+agents:
+  front-desk: { id: -OKdqbqetEcM4ak369ym, name: Front desk }
+  booking: { id: -OKdqbqetEcM4ak369yn, name: Booking }
+phones:
+  "+15551230001": { agent: front-desk }
+environments:
+  staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
+  production: {}
+`;
+
+describe('voxform completion bash, in a real bash', () => {
+  it('registers itself and completes commands, subcommands, options, --format values, and the manifests\' names', async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'plan.json': '{}' });
+    const generated = await runCli(['completion', 'bash'], { cwd: dir });
+    expect(generated.code, generated.stderr).toBe(0);
+    expect(generated.stderr).toBe('');
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+
+    const registered = spawnSync('bash', ['--norc', '--noprofile', '-c', 'source "$1"; complete -p voxform', 'bash', scriptFile], { encoding: 'utf8' });
+    expect(registered.stdout).toBe('complete -F _voxform voxform\n');
+
+    const complete = (...words: string[]) => bashComplete(scriptFile, ['voxform', ...words], dir);
+    const program = buildProgram(async () => undefined);
+    expect(complete('')).toEqual(program.commands.map((command) => command.name()));
+    expect(complete('pl')).toEqual(['plan']);
+    expect(complete('plan', '')).toEqual(['show']);
+    expect(complete('state', '')).toEqual(['list', 'show', 'unlock', 'migrate']);
+    expect(complete('plan', '--fo')).toEqual(['--format']);
+    expect(complete('plan', '--format', '')).toEqual(['text', 'json', 'markdown']);
+    expect(complete('logs', '--format', '')).toEqual(program.commands.find((c) => c.name() === 'logs')?.options.find((o) => o.long === '--format')?.argChoices);
+    expect(complete('plan', '-f', 'voxform.yaml', '--format', 'm')).toEqual(['markdown']);
+    expect(complete('--no-color', 'validate', '--env', '')).toEqual(['production', 'staging']);
+    expect(complete('test', '--agent', '')).toEqual(['front-desk', 'booking']);
+    expect(complete('plan', '--target', 'agent.')).toEqual(['agent.front-desk', 'agent.booking']);
+    expect(complete('plan', '--target', 'p')).toEqual(['phone.+15551230001']);
+    expect(complete('get', '')).toEqual(['phones', 'agents']);
+    expect(complete('get', 'agents', 'b')).toEqual(['booking']);
+    expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(complete('plan', 'show', 'pl')).toEqual(['plan.json']);
+    expect(complete('apply', '--auto-approve', 'vox').sort()).toEqual(['voxform.bash', 'voxform.yaml']);
+    // A switch takes no value: the next word is completed as a word of its own.
+    expect(complete('apply', '--auto-approve', '--tar')).toEqual(['--target']);
+  });
+
+  it('offers every subcommand and option the parser has, nothing it lacks', async () => {
+    const dir = await tempDir({});
+    const generated = await runCli(['completion', 'bash'], { cwd: dir });
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+    const program = buildProgram(async () => undefined);
+    for (const command of program.commands) {
+      const options = bashComplete(scriptFile, ['voxform', command.name(), '--'], dir);
+      expect(options.sort(), command.name()).toEqual([...command.options.flatMap((o) => (o.long ? [o.long] : [])), '--help'].sort());
+      expect(bashComplete(scriptFile, ['voxform', command.name(), ''], dir).slice(0, command.commands.length), command.name()).toEqual(command.commands.map((sub) => sub.name()));
+    }
+  });
+
+  it('a manifest with errors gives a script without names, a warning, and exit 0', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  "$(touch pwned)": { id: x }\n' });
+    const generated = await runCli(['completion', 'bash'], { cwd: dir });
+    expect(generated.code).toBe(0);
+    expect(generated.stderr).toMatch(/^warning: the manifests have \d+ errors? \(`voxform validate` lists them\): the script completes no agent or environment names\.\n$/);
+    expect(generated.stdout).not.toContain('pwned');
+  });
+});
+
+/** Names a pull request could try: command substitution, quotes, globs, options, escapes, a line break. */
+const HOSTILE = ['$(touch pwned-1)', '`touch pwned-2`', "'; touch pwned-3; '", '"; touch pwned-4; "', '(touch pwned-5)', '${HOME}', '*', 'a b', 'back\\slash', '-n', '%s%n', "it's"];
+
+function hostileTree(): CompletionCommand[] {
+  return [
+    { path: '', subcommands: ['get'], options: [{ flags: ['--help'], value: undefined }], positionals: [], variadic: false },
+    {
+      path: 'get',
+      subcommands: [],
+      options: [{ flags: ['--agent'], value: { words: [...HOSTILE, 'line\nbreak'] } }],
+      positionals: [{ words: ['agents'] }, { words: [...HOSTILE, 'line\nbreak'] }],
+      variadic: false,
+    },
+  ];
+}
+
+describe('manifest names in every script are data', () => {
+  it('bash offers each hostile name as the literal word, runs none, and leaves out a name with a line break', async () => {
+    const dir = await tempDir({});
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, completionScript('bash', hostileTree()));
+    expect(bashComplete(scriptFile, ['voxform', 'get', '--agent', ''], dir)).toEqual(HOSTILE);
+    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(HOSTILE);
+    expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', '$('], dir)).toEqual(['$(touch pwned-1)']);
+    expect(await readdir(dir)).toEqual(['voxform.bash']);
+  });
+
+  it.each(SHELLS)('%s: the script passes the shell\'s syntax check and offers the hostile names literally, running none', async (shell) => {
+    const dir = await tempDir({});
+    const scriptFile = path.join(dir, `voxform.${shell}`);
+    const script = completionScript(shell, hostileTree());
+    await writeFile(scriptFile, script);
+    const binary = shellPath(shell);
+    // Where the shell is not installed, the script is checked for what registers it; bash always is.
+    if (!binary) {
+      expect(script).toContain(shell === 'zsh' ? 'compdef _voxform voxform' : "complete -c voxform -f -a '(__voxform_complete)'");
+      return;
+    }
+    const syntax = spawnSync(binary, ['-n', scriptFile], { encoding: 'utf8' });
+    expect({ code: syntax.status, stderr: syntax.stderr }).toEqual({ code: 0, stderr: '' });
+    const offered =
+      shell === 'bash'
+        ? bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)
+        : shell === 'zsh'
+          ? zshCandidates(binary, scriptFile, ['get', 'agents', ''], dir)
+          : fishComplete(binary, scriptFile, 'voxform get agents ', dir);
+    expect(offered.sort()).toEqual([...HOSTILE].sort());
+    expect(await readdir(dir)).toEqual([`voxform.${shell}`]);
+  });
+
+  it('refuses a command or option word that is not plain (they are written into patterns unquoted)', () => {
+    const tree: CompletionCommand[] = [{ path: '', subcommands: ['$(x)'], options: [], positionals: [], variadic: false }];
+    expect(() => completionScript('bash', tree)).toThrow(/not a plain command or option word/);
+  });
+
+  it('the CLI\'s scripts for zsh and fish pass their syntax check where the shells are installed', async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    for (const shell of ['zsh', 'fish'] as const) {
+      const generated = await runCli(['completion', shell], { cwd: dir });
+      expect(generated.code, generated.stderr).toBe(0);
+      const binary = shellPath(shell);
+      if (!binary) continue;
+      const file = path.join(dir, `voxform.${shell}`);
+      await writeFile(file, generated.stdout);
+      expect(spawnSync(binary, ['-n', file], { encoding: 'utf8' }).status, shell).toBe(0);
+      const offered = shell === 'zsh' ? zshCandidates(binary, file, ['--no-color', 'plan', '--env', ''], dir) : fishComplete(binary, file, 'voxform --no-color plan --env ', dir);
+      expect(offered.sort(), shell).toEqual(['production', 'staging']);
+    }
+  });
+});
