@@ -1,5 +1,10 @@
 /** What each command's `--help` adds to its options: environment, exit codes, examples, from one table. */
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+
+/** The package's own docs/ folder: the pages `--help` and error hints name as `docs/NAME.md` ship in it. */
+export const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
+export const DOCS_URL = 'https://github.com/voxform/voxform/tree/main/docs';
 
 /** Every environment variable voxform reads, with what it means. Only the operator sets these. */
 const ENVIRONMENT = {
@@ -222,6 +227,7 @@ export function renderCommandHelp(help: CommandHelp): string {
 
 /** Adds the table's section to every command's help (the help test catches a command missing from the table). */
 export function addCommandHelp(program: Command): void {
+  program.addHelpText('after', `\nDocumentation: docs/*.md, in this package at ${DOCS_DIR}\n  and at ${DOCS_URL}\n`);
   const visit = (command: Command) => {
     for (const sub of command.commands) {
       const help = COMMAND_HELP[fullName(sub)];

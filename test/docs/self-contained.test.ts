@@ -68,6 +68,20 @@ describe('the repository is self-contained', () => {
     expect(broken).toEqual([]);
   });
 
+  it('links to its own files on GitHub only where they exist (the README, read on the registry, links so)', () => {
+    const own = /\]\(https:\/\/github\.com\/voxform\/voxform\/blob\/main\/([^)#\s]+)/g;
+    const broken: string[] = [];
+    let found = 0;
+    for (const file of textFiles.filter((f) => f.endsWith('.md'))) {
+      for (const match of readText(file).matchAll(own)) {
+        found++;
+        if (!trackedFiles.includes(decodeURIComponent(match[1] as string))) broken.push(`${file}: ${match[1]}`);
+      }
+    }
+    expect(found).toBeGreaterThan(20);
+    expect(broken).toEqual([]);
+  });
+
   it('links docs/service-api.md from the README and the other docs that rely on the interface', () => {
     for (const file of ['README.md', 'docs/emulator.md', 'docs/client.md']) expect(readText(file), file).toMatch(/service-api\.md/);
   });
