@@ -52,7 +52,7 @@ describe('docs/ci/release.yml', () => {
     const secretCheck = publish.steps[0]?.run ?? '';
     expect(publish.steps[0]?.name).toBe('stop when a secret is missing or empty');
     expect(runStep(secretCheck, { NPM_TOKEN: 'npm_token' })).toEqual({ code: 0, output: '' });
-    for (const empty of [{}, { NPM_TOKEN: '' }, { NPM_TOKEN: ' \n' }]) expect(runStep(secretCheck, empty)).toEqual({ code: 1, output: 'NPM_TOKEN is missing or empty\n' });
+    for (const empty of [{}, { NPM_TOKEN: '' }, { NPM_TOKEN: ' \n' }] as Array<Record<string, string>>) expect(runStep(secretCheck, empty)).toEqual({ code: 1, output: 'NPM_TOKEN is missing or empty\n' });
   });
 
   it('is the recipe docs/ci.md names in its last section', async () => {
