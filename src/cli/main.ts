@@ -268,9 +268,9 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--out <file>', 'write the test file here instead of stdout')
     .action(action('test-capture'));
 
-  withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged"')))
+  withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged" (docs/get.md)')))
     .addArgument(new Argument('<kind>', 'what to list').choices(['phones', 'agents']))
-    .argument('[name]', 'only this one: a phone number; an agent\'s manifest name, id or name on the service')
+    .argument('[name]', 'only this one: a phone number; an agent\'s manifest name, id or name on the service (an id that starts with - goes after --)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(action('get'));
 }

@@ -41,6 +41,5 @@ export function checkOwnWords(commands: readonly CompletionCommand[]): void {
  * cannot be typed at a prompt, so it is left out. Every other character is kept, and quoted by the writer.
  */
 export function offerable(words: readonly string[]): string[] {
-  // eslint-disable-next-line no-control-regex
   return [...new Set(words)].filter((word) => word !== '' && !/[\u0000-\u001f\u007f-\u009f]/.test(word));
 }
