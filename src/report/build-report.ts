@@ -10,8 +10,8 @@ import { MetricsAccumulator } from './metrics.js';
 import { outcomeGroupOf, statusOf } from './outcomes.js';
 import type { VersionSelection } from './since-deploy.js';
 import { MIN_CALLS } from './statistics.js';
-import { CHART_BINS, TimeSeries } from './time-series.js';
-import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type VersionReport } from './types.js';
+import { binSecondsFor, CHART_BINS, TimeSeries, type SeriesPoint } from './time-series.js';
+import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type SeriesReport, type VersionReport } from './types.js';
 import { deployedVersions, VersionResolver, type ConfigVersion, type DeployInfo } from './versions.js';
 
 export interface ReportInput {
@@ -37,7 +37,14 @@ interface AgentState {
   agentId: string;
   calls: number;
   series: TimeSeries;
-  versions: Map<string, { version: ConfigVersion; metrics: MetricsAccumulator }>;
+  versions: Map<string, VersionState>;
+}
+
+interface VersionState {
+  version: ConfigVersion;
+  metrics: MetricsAccumulator;
+  /** This version's calls alone, so a chart can draw each version's calls after its own deploy. */
+  series: TimeSeries;
 }
 
 export async function buildCallReport(input: ReportInput): Promise<CallReport> {
@@ -58,13 +65,15 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
       agents.set(agentId, agent);
     }
     agent.calls++;
-    agent.series.add(ts, outcomeGroupOf(statusOf(record)));
+    const outcome = outcomeGroupOf(statusOf(record));
+    agent.series.add(ts, outcome);
     let bucket = agent.versions.get(version.key);
     if (!bucket) {
-      bucket = { version, metrics: new MetricsAccumulator() };
+      bucket = { version, metrics: new MetricsAccumulator(), series: new TimeSeries() };
       agent.versions.set(version.key, bucket);
     }
     bucket.metrics.add(record, ts);
+    bucket.series.add(ts, outcome);
     count++;
   };
   // Every counter is indifferent to the order calls arrive in, so the streams are read at once.
@@ -96,9 +105,16 @@ function isSelected(selection: VersionSelection | undefined, version: ConfigVers
 }
 
 function agentReport(agent: AgentState, name: string, deployed: readonly ConfigVersion[], input: ReportInput): AgentReport {
-  const startOf = (entry: { version: ConfigVersion; metrics: MetricsAccumulator }) =>
+  const startOf = (entry: VersionState) =>
     entry.version.deployed ? Date.parse(entry.version.deployed.at) / 1000 : entry.metrics.firstTs;
   const ordered = [...agent.versions.values()].sort((a, b) => startOf(a) - startOf(b) || a.version.key.localeCompare(b.version.key));
+  // One bin width for the agent and all its versions, chosen from the span the chart shows.
+  const shownFrom = Math.min(...ordered.map(startOf), ...ordered.map((entry) => entry.metrics.firstTs));
+  const shownTo = Math.max(...ordered.map((entry) => entry.metrics.lastTs));
+  const widest = Math.max(agent.series.binSeconds, ...ordered.map((entry) => entry.series.binSeconds));
+  const binSeconds = binSecondsFor(shownTo - shownFrom, CHART_BINS, widest);
+  agent.series.widenTo(binSeconds);
+  for (const entry of ordered) entry.series.widenTo(binSeconds);
   const versions: VersionReport[] = ordered.map((entry, index) => {
     const before = ordered[index - 1];
     return {
@@ -109,6 +125,7 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
       first_call: new Date(entry.metrics.firstTs * 1000).toISOString(),
       last_call: new Date(entry.metrics.lastTs * 1000).toISOString(),
       metrics: entry.metrics.summary(),
+      series: seriesPoints(entry.series.points()),
       comparison: before ? compareVersions(entry.metrics, before.version.key, before.metrics) : null,
     };
   });
@@ -122,19 +139,18 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
       return selected && at >= from && (input.until === undefined || at <= input.until);
     })
     .map((deploy) => deployMarker(deploy, input.diffLink));
-  agent.series.fitTo(CHART_BINS);
-  const points = agent.series.points();
   return {
     agent_id: agent.agentId,
     name,
     calls: agent.calls,
-    series: {
-      bin_seconds: agent.series.binSeconds,
-      points: points.map((point) => ({ start: new Date(point.start * 1000).toISOString(), calls: point.calls, outcomes: point.outcomes })),
-    },
+    series: { bin_seconds: binSeconds, points: seriesPoints(agent.series.points()) },
     deploys,
     versions,
   };
+}
+
+function seriesPoints(points: SeriesPoint[]): SeriesReport['points'] {
+  return points.map((point) => ({ start: new Date(point.start * 1000).toISOString(), calls: point.calls, outcomes: point.outcomes }));
 }
 
 function deployMarker(deploy: DeployInfo, diffLink: DiffLink): DeployMarker {

@@ -83,10 +83,13 @@ export interface VersionReport {
   first_call: string;
   last_call: string;
   metrics: VersionMetrics;
+  /** This version's calls over time, in the agent's bins (`AgentReport.series.bin_seconds`). */
+  series: SeriesReport['points'];
   comparison: Comparison | null;
 }
 
 export interface SeriesReport {
+  /** The bins' width, chosen from the span of the calls: from 0.001 s (a millisecond) to 4 weeks. */
   bin_seconds: number;
   points: Array<{ start: string; calls: number; outcomes: Record<OutcomeGroup, number> }>;
 }
