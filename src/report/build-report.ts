@@ -2,6 +2,7 @@
  * The call report, built as the call log streams in: each call is labelled with its version and
  * counted. Nothing per call is kept, so memory grows with agents and versions, not calls.
  */
+import { testTrafficSource } from '../api/test-traffic.js';
 import type { HistoryRecord } from '../history/types.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { compareVersions } from './compare.js';
@@ -29,6 +30,8 @@ export interface ReportInput {
   diffLink: DiffLink;
   /** Called after every call read (also one `only` leaves out), with the count so far. */
   onCall?: ((count: number) => void) | undefined;
+  /** Count the calls of voxform's own sessions (`voxform test`, `chat`) too; by default they are left out (`--include-tests`). */
+  includeTests?: boolean | undefined;
   /** Only these agents, and of each only these versions and their deploys (`--since-deploy`); without it, every call read. */
   only?: ReadonlyMap<string, VersionSelection> | undefined;
 }
@@ -36,6 +39,8 @@ export interface ReportInput {
 interface AgentState {
   agentId: string;
   calls: number;
+  /** Calls of voxform's own sessions read, counted or left out. */
+  testCalls: number;
   series: TimeSeries;
   versions: Map<string, VersionState>;
 }
@@ -53,17 +58,23 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
   const agents = new Map<string, AgentState>();
   let count = 0;
   let read = 0;
+  let testCalls = 0;
+  const includeTests = input.includeTests ?? false;
   const add = (record: GlobalCallHistoryRecord) => {
     input.onCall?.(++read);
     const agentId = typeof record.agent_id === 'string' ? record.agent_id : '(unknown agent)';
     const ts = typeof record.ts === 'number' && Number.isFinite(record.ts) ? record.ts : 0;
     const version = resolver.resolve(agentId, record.agent_config, ts);
     if (input.only && !isSelected(input.only.get(agentId), version, ts)) return;
+    const isTest = testTrafficSource(record) !== undefined;
+    if (isTest) testCalls++;
     let agent = agents.get(agentId);
     if (!agent) {
-      agent = { agentId, calls: 0, series: new TimeSeries(), versions: new Map() };
+      agent = { agentId, calls: 0, testCalls: 0, series: new TimeSeries(), versions: new Map() };
       agents.set(agentId, agent);
     }
+    if (isTest) agent.testCalls++;
+    if (isTest && !includeTests) return;
     agent.calls++;
     const outcome = outcomeGroupOf(statusOf(record));
     agent.series.add(ts, outcome);
@@ -92,7 +103,10 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     window: { since: isoOrNull(input.since), until: isoOrNull(input.until) },
     min_calls: MIN_CALLS,
     calls: count,
+    test_traffic: { included: includeTests, calls: testCalls },
+    // An agent whose every call was left out as test traffic has nothing to show.
     agents: [...agents.values()]
+      .filter((agent) => agent.calls > 0)
       .map((agent) => agentReport(agent, names.get(agent.agentId) ?? agent.agentId, deployed.get(agent.agentId) ?? [], input))
       .sort((a, b) => a.name.localeCompare(b.name) || a.agent_id.localeCompare(b.agent_id)),
   };
@@ -143,6 +157,7 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
     agent_id: agent.agentId,
     name,
     calls: agent.calls,
+    test_calls: agent.testCalls,
     series: { bin_seconds: binSeconds, points: seriesPoints(agent.series.points()) },
     deploys,
     versions,

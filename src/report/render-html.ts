@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
-import { comparisonSummary, creditsText, rateText, secondsText, versionLabel } from './format.js';
+import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabel } from './format.js';
 import { HTML_CLIENT_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport } from './types.js';
 
@@ -69,7 +69,7 @@ export function renderReportHtml(report: CallReport): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; '); // made here only: hashes (base64) and keywords, nothing to escape
-  const body = report.agents.length === 0 ? '<p>No calls in the window.</p>' : report.agents.map((agent, index) => agentSection(agent, index, report.min_calls)).join('\n');
+  const body = report.agents.length === 0 ? '<p>No calls in the window.</p>' : report.agents.map((agent, index) => agentSection(agent, index, report.min_calls, report.test_traffic.included)).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -83,7 +83,7 @@ export function renderReportHtml(report: CallReport): string {
 <body>
 <h1>Call report</h1>
 <p class="meta">${escapeHtml(windowLine(report))}</p>
-${body}
+${testTrafficParagraph(report)}${body}
 <script type="application/json" id="report-data">${jsonForScript(report)}</script>
 <script type="application/json" id="report-labels">${jsonForScript(chartLabels(report))}</script>
 <script>${chartScript}</script>
@@ -91,6 +91,12 @@ ${body}
 </body>
 </html>
 `;
+}
+
+function testTrafficParagraph(report: CallReport): string {
+  const line = testTrafficLine(report);
+  // The line marks commands with backticks for Markdown; here they are code.
+  return line ? `<p class="test-traffic">${escapeHtml(line).replace(/`([^`]*)`/g, '<code>$1</code>')}</p>\n` : '';
 }
 
 function windowLine(report: CallReport): string {
@@ -104,7 +110,7 @@ function chartLabels(report: CallReport): Array<Array<{ short: string; title: st
   return report.agents.map((agent) => agent.versions.map((version, index) => ({ short: `v${index + 1}`, title: versionLabel(version) })));
 }
 
-function agentSection(agent: AgentReport, index: number, minCalls: number): string {
+function agentSection(agent: AgentReport, index: number, minCalls: number, testsIncluded: boolean): string {
   const rows = agent.versions.map((version, versionIndex) => {
     const m = version.metrics;
     const cells = [
@@ -122,7 +128,7 @@ function agentSection(agent: AgentReport, index: number, minCalls: number): stri
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<section>
-<h2>${escapeHtml(agent.name)} <span class="meta">· ${agent.calls} ${agent.calls === 1 ? 'call' : 'calls'}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
+<h2>${escapeHtml(agent.name)} <span class="meta">· ${agent.calls} ${agent.calls === 1 ? 'call' : 'calls'}${agent.test_calls > 0 ? ` (${agent.test_calls} test ${agent.test_calls === 1 ? 'call' : 'calls'} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
 <div class="chart" id="chart-${index}"></div>
 <ul class="legend" id="legend-${index}"></ul>
 <h3>Rates per version</h3>

@@ -26,11 +26,13 @@ function report(name: string): CallReport {
     window: { since: null, until: null },
     min_calls: 30,
     calls: 80,
+    test_traffic: { included: false, calls: 0 },
     agents: [
       {
         agent_id: `id-${name}`,
         name,
         calls: 80,
+        test_calls: 0,
         series: { bin_seconds: 3600, points: [] },
         deploys: [deploy],
         versions: [
