@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 /**
- * The README's walk-through, run for real in a copy of the example (apply, traffic, a prompt line
- * appended, apply, traffic, `report --format html`), and the page it makes opened in headless
- * Chromium at a desktop width (1280 px) and a phone's (390 px). Read from the rendered page — the
- * chart's pixels and the markers' positions, not the report's data: each version's bars lie after
- * its own deploy marker and before the next one; the cursor's tooltip stays inside the plot and each
- * deploy popup inside the chart, both inside the viewport; no placeholder legend; nothing wider than the viewport but the table's
- * own scroll box. The screenshots are kept in test-artifacts/report-1280.png and report-390.png.
+ * The README's walk-through, run for real in a copy of the example (apply, the example's
+ * conversation tests, traffic, a prompt line appended, apply, traffic, `report --format html`), and
+ * the page it makes opened in headless Chromium at a desktop width (1280 px) and a phone's (390 px).
+ * Read from the rendered page — the chart's pixels and the markers' positions, not the report's
+ * data: each version's bars lie after its own deploy marker and before the next one; the cursor's
+ * tooltip stays inside the plot and each deploy popup inside the chart, both inside the viewport; no
+ * placeholder legend; nothing wider than the viewport but the table's own scroll box; the tests'
+ * calls left out. The screenshots are kept in test-artifacts/report-1280.png and report-390.png.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -44,6 +45,8 @@ beforeAll(async () => {
   // The README's steps, as written there.
   const traffic = ['emulator', 'traffic', '-f', 'agents.example.yaml', '--local', '--profile', 'volatile', '--agent', 'front-desk', '--seed', '1'];
   await voxform('apply', '-f', 'agents.example.yaml', '--local', '--auto-approve');
+  // The example's conversation tests, as "Try it" suggests: test traffic the report leaves out.
+  await voxform('test', 'example/tests', '-f', 'agents.example.yaml', '--local');
   await voxform(...traffic);
   await appendFile(path.join(project, 'example/prompts/front-desk.md'), "Always confirm the caller's name before ending the call.\n");
   await voxform('apply', '-f', 'agents.example.yaml', '--local', '--auto-approve');
@@ -78,6 +81,10 @@ describe('the walk-through report in headless Chromium', () => {
       page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
       await page.goto(pathToFileURL(path.join(project, 'report.html')).href, { waitUntil: 'load' });
       await page.waitForSelector('body[data-charts-ready="1"]');
+
+      // The conversation tests' calls are labelled and left out: the chart holds the traffic's 800.
+      expect(await page.$eval('.test-traffic', (p) => p.textContent)).toMatch(/^\d+ test calls? \(made by voxform test or voxform chat\) left out of every figure/);
+      expect(await page.$eval('h2', (h) => h.textContent)).toContain('front-desk · 800 calls (');
 
       const drawn = await drawnPositions(page, 0);
       expect(drawn.versions.map((v) => v.label)).toEqual(['v1', 'v2']);
