@@ -55,7 +55,7 @@ h1 { font-size: 20px; } h2 { font-size: 17px; margin: 32px 0 4px; } h3 { font-si
 table { border-collapse: collapse; margin: 12px 0; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
 td.num { text-align: right; }
-@media (max-width: 600px) { body { padding: 0 10px; margin: 12px auto; } th, td { padding: 3px 5px; font-size: 12px; } }
+@media (max-width: 600px) { body { padding: 0 10px; margin: 12px auto; } th, td { padding: 3px 5px; font-size: 12px; min-width: 5em; } td:nth-child(4), td:last-child { min-width: 11em; } }
 `;
 
 export function renderReportHtml(report: CallReport): string {
