@@ -227,6 +227,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 7d)')
     .option('--until <time>', 'up to this time')
     .option('--since-deploy', 'the latest deploy\'s version and the one before it, whole, and no older version')
+    .option('--include-tests', 'count the calls of `voxform test` and `voxform chat` too (left out by default)')
     .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html']).default('markdown'))
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--state <url|path>', STATE_OPTION)

@@ -9,6 +9,7 @@ import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { parseChat } from './call-record.js';
 import { isPlainObject } from '../util/json-object.js';
 import { keepText, type Redact } from '../secrets/redact.js';
+import { TEST_TRAFFIC_KEY } from '../api/test-traffic.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;
@@ -52,7 +53,10 @@ export function scrubPersonalData(text: string, metadata: Record<string, unknown
 
 function metadataOf(record: GlobalCallHistoryRecord): Record<string, unknown> {
   const metadata = (record as { metadata?: unknown }).metadata;
-  return isPlainObject(metadata) ? metadata : {};
+  if (!isPlainObject(metadata)) return {};
+  // voxform's own label of test traffic is no personal data: "test" and "chat" stay in the transcript.
+  const { [TEST_TRAFFIC_KEY]: _label, ...personal } = metadata;
+  return personal;
 }
 
 function reference(reply: string): string {

@@ -16,6 +16,7 @@ import type { CompletionModel, RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from './safe-regex.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
+import { labelAsTestTraffic } from '../api/test-traffic.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
 const ORDINARY_FINISH = new Set(['stop', 'length', 'tool_calls']);
@@ -82,7 +83,7 @@ async function send(input: ConversationInput, exchange: Exchange, user: string |
   if (user !== undefined) messages.push({ role: 'user', content: user });
   const agent: ChatCompletionRequest['agent'] = { agent_id: input.agentId };
   if (input.agentConfig) agent.agent_config = input.agentConfig;
-  if (input.file.metadata) agent.metadata = input.file.metadata;
+  agent.metadata = labelAsTestTraffic(input.file.metadata, 'test');
   if (input.file.includeMetadataInPrompt !== undefined) agent.include_metadata_in_prompt = input.file.includeMetadataInPrompt;
   input.requests.spend();
   const stream = input.client.chatCompletions({ agent, messages, end_of_session: endOfSession });

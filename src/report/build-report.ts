@@ -2,6 +2,7 @@
  * The call report, built as the call log streams in: each call is labelled with its version and
  * counted. Nothing per call is kept, so memory grows with agents and versions, not calls.
  */
+import { testTrafficSource } from '../api/test-traffic.js';
 import type { HistoryRecord } from '../history/types.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { compareVersions } from './compare.js';
@@ -10,8 +11,8 @@ import { MetricsAccumulator } from './metrics.js';
 import { outcomeGroupOf, statusOf } from './outcomes.js';
 import type { VersionSelection } from './since-deploy.js';
 import { MIN_CALLS } from './statistics.js';
-import { CHART_BINS, TimeSeries } from './time-series.js';
-import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type VersionReport } from './types.js';
+import { binSecondsFor, CHART_BINS, TimeSeries, type SeriesPoint } from './time-series.js';
+import { REPORT_FORMAT_VERSION, type AgentReport, type CallReport, type DeployMarker, type SeriesReport, type VersionReport } from './types.js';
 import { deployedVersions, VersionResolver, type ConfigVersion, type DeployInfo } from './versions.js';
 
 export interface ReportInput {
@@ -29,6 +30,8 @@ export interface ReportInput {
   diffLink: DiffLink;
   /** Called after every call read (also one `only` leaves out), with the count so far. */
   onCall?: ((count: number) => void) | undefined;
+  /** Count the calls of voxform's own sessions (`voxform test`, `chat`) too; by default they are left out (`--include-tests`). */
+  includeTests?: boolean | undefined;
   /** Only these agents, and of each only these versions and their deploys (`--since-deploy`); without it, every call read. */
   only?: ReadonlyMap<string, VersionSelection> | undefined;
 }
@@ -36,8 +39,17 @@ export interface ReportInput {
 interface AgentState {
   agentId: string;
   calls: number;
+  /** Calls of voxform's own sessions read, counted or left out. */
+  testCalls: number;
   series: TimeSeries;
-  versions: Map<string, { version: ConfigVersion; metrics: MetricsAccumulator }>;
+  versions: Map<string, VersionState>;
+}
+
+interface VersionState {
+  version: ConfigVersion;
+  metrics: MetricsAccumulator;
+  /** This version's calls alone, so a chart can draw each version's calls after its own deploy. */
+  series: TimeSeries;
 }
 
 export async function buildCallReport(input: ReportInput): Promise<CallReport> {
@@ -46,25 +58,33 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
   const agents = new Map<string, AgentState>();
   let count = 0;
   let read = 0;
+  let testCalls = 0;
+  const includeTests = input.includeTests ?? false;
   const add = (record: GlobalCallHistoryRecord) => {
     input.onCall?.(++read);
     const agentId = typeof record.agent_id === 'string' ? record.agent_id : '(unknown agent)';
     const ts = typeof record.ts === 'number' && Number.isFinite(record.ts) ? record.ts : 0;
     const version = resolver.resolve(agentId, record.agent_config, ts);
     if (input.only && !isSelected(input.only.get(agentId), version, ts)) return;
+    const isTest = testTrafficSource(record) !== undefined;
+    if (isTest) testCalls++;
     let agent = agents.get(agentId);
     if (!agent) {
-      agent = { agentId, calls: 0, series: new TimeSeries(), versions: new Map() };
+      agent = { agentId, calls: 0, testCalls: 0, series: new TimeSeries(), versions: new Map() };
       agents.set(agentId, agent);
     }
+    if (isTest) agent.testCalls++;
+    if (isTest && !includeTests) return;
     agent.calls++;
-    agent.series.add(ts, outcomeGroupOf(statusOf(record)));
+    const outcome = outcomeGroupOf(statusOf(record));
+    agent.series.add(ts, outcome);
     let bucket = agent.versions.get(version.key);
     if (!bucket) {
-      bucket = { version, metrics: new MetricsAccumulator() };
+      bucket = { version, metrics: new MetricsAccumulator(), series: new TimeSeries() };
       agent.versions.set(version.key, bucket);
     }
     bucket.metrics.add(record, ts);
+    bucket.series.add(ts, outcome);
     count++;
   };
   // Every counter is indifferent to the order calls arrive in, so the streams are read at once.
@@ -83,7 +103,10 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     window: { since: isoOrNull(input.since), until: isoOrNull(input.until) },
     min_calls: MIN_CALLS,
     calls: count,
+    test_traffic: { included: includeTests, calls: testCalls },
+    // An agent whose every call was left out as test traffic has nothing to show.
     agents: [...agents.values()]
+      .filter((agent) => agent.calls > 0)
       .map((agent) => agentReport(agent, names.get(agent.agentId) ?? agent.agentId, deployed.get(agent.agentId) ?? [], input))
       .sort((a, b) => a.name.localeCompare(b.name) || a.agent_id.localeCompare(b.agent_id)),
   };
@@ -96,9 +119,16 @@ function isSelected(selection: VersionSelection | undefined, version: ConfigVers
 }
 
 function agentReport(agent: AgentState, name: string, deployed: readonly ConfigVersion[], input: ReportInput): AgentReport {
-  const startOf = (entry: { version: ConfigVersion; metrics: MetricsAccumulator }) =>
+  const startOf = (entry: VersionState) =>
     entry.version.deployed ? Date.parse(entry.version.deployed.at) / 1000 : entry.metrics.firstTs;
   const ordered = [...agent.versions.values()].sort((a, b) => startOf(a) - startOf(b) || a.version.key.localeCompare(b.version.key));
+  // One bin width for the agent and all its versions, chosen from the span the chart shows.
+  const shownFrom = Math.min(...ordered.map(startOf), ...ordered.map((entry) => entry.metrics.firstTs));
+  const shownTo = Math.max(...ordered.map((entry) => entry.metrics.lastTs));
+  const widest = Math.max(agent.series.binSeconds, ...ordered.map((entry) => entry.series.binSeconds));
+  const binSeconds = binSecondsFor(shownTo - shownFrom, CHART_BINS, widest);
+  agent.series.widenTo(binSeconds);
+  for (const entry of ordered) entry.series.widenTo(binSeconds);
   const versions: VersionReport[] = ordered.map((entry, index) => {
     const before = ordered[index - 1];
     return {
@@ -109,6 +139,7 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
       first_call: new Date(entry.metrics.firstTs * 1000).toISOString(),
       last_call: new Date(entry.metrics.lastTs * 1000).toISOString(),
       metrics: entry.metrics.summary(),
+      series: seriesPoints(entry.series.points()),
       comparison: before ? compareVersions(entry.metrics, before.version.key, before.metrics) : null,
     };
   });
@@ -122,19 +153,19 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
       return selected && at >= from && (input.until === undefined || at <= input.until);
     })
     .map((deploy) => deployMarker(deploy, input.diffLink));
-  agent.series.fitTo(CHART_BINS);
-  const points = agent.series.points();
   return {
     agent_id: agent.agentId,
     name,
     calls: agent.calls,
-    series: {
-      bin_seconds: agent.series.binSeconds,
-      points: points.map((point) => ({ start: new Date(point.start * 1000).toISOString(), calls: point.calls, outcomes: point.outcomes })),
-    },
+    test_calls: agent.testCalls,
+    series: { bin_seconds: binSeconds, points: seriesPoints(agent.series.points()) },
     deploys,
     versions,
   };
+}
+
+function seriesPoints(points: SeriesPoint[]): SeriesReport['points'] {
+  return points.map((point) => ({ start: new Date(point.start * 1000).toISOString(), calls: point.calls, outcomes: point.outcomes }));
 }
 
 function deployMarker(deploy: DeployInfo, diffLink: DiffLink): DeployMarker {

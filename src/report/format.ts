@@ -1,6 +1,6 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
-import type { Difference, Rate, VersionReport } from './types.js';
+import type { CallReport, Difference, Rate, VersionReport } from './types.js';
 
 export function percent(value: number | null, digits = 1): string {
   return value === null ? '–' : `${(value * 100).toFixed(digits)}%`;
@@ -75,4 +75,12 @@ export function comparisonSummary(version: VersionReport, minCalls: number): str
   say('mean duration', comparison.mean_duration_seconds, signedSeconds);
   say('credits per call', comparison.mean_credits_per_call, signedCredits);
   return changes.length === 0 ? 'no clear difference' : changes.join('; ');
+}
+
+/** What the report did with the calls of voxform's own sessions (`voxform test`, `chat`); undefined when there were none. */
+export function testTrafficLine(report: CallReport): string | undefined {
+  const { calls, included } = report.test_traffic;
+  if (calls === 0) return undefined;
+  const what = `${calls.toLocaleString('en-US')} test call${calls === 1 ? '' : 's'} (made by \`voxform test\` or \`voxform chat\`)`;
+  return included ? `Includes ${what}: \`--include-tests\` was given.` : `${what} left out of every figure; \`--include-tests\` counts them.`;
 }

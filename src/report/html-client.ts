@@ -1,24 +1,55 @@
 /**
- * The script the HTML report runs in the browser, inlined after uPlot: one chart per agent, with a
- * marker at each deploy whose popup names the commit and links to the diff. Every text goes in with
- * `textContent` and every link is checked to be http(s): the data came from the service and the repository.
+ * The script the HTML report runs in the browser, inlined after uPlot. Per agent: a chart of calls
+ * over time where each version is a labelled band starting at its deploy and its calls are bars
+ * inside its band; a marker at each deploy whose popup names the commit, who deployed and links to
+ * the diff; a tooltip for the bin under the cursor; and the rates of each version drawn as intervals.
+ * Every text goes in with `textContent` and every link is checked to be http(s): the data came from
+ * the service and the repository. Popups and tooltips are placed inside their chart, whatever its width.
  */
 
-/** The page's helpers: colours, element building, URL checks, a deploy's popup. */
-const PAGE_HELPERS = String.raw`  var COLORS = { calls: '#1f4e8c', completed: '#2e8540', voicemail: '#8a6d3b', timeout: '#b35900', error: '#c0392b', other: '#7f8c8d' };
-  var GROUPS = ['completed', 'voicemail', 'timeout', 'error', 'other'];
+/** The page's helpers: colours, element building, URL checks, time formatting, placement inside a box. */
+const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540', '#8e44ad', '#9a7d0a', '#16a085', '#c0392b', '#34495e'];
+  var ERROR_COLOR = '#b03a2e';
+  var SVG = 'http://www.w3.org/2000/svg';
   function el(tag, className, text) {
     var node = document.createElement(tag);
     if (className) node.className = className;
     if (text !== undefined) node.textContent = text;
     return node;
   }
+  function svg(tag, attrs, text) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(function (k) { node.setAttribute(k, String(attrs[k])); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
   function safeUrl(url) {
     return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null;
   }
-  function popup(deploy) {
+  function seconds(iso) { return Date.parse(iso) / 1000; }
+  /** A time at the resolution the bins need: milliseconds for sub-second bins. */
+  function timeText(t, binSeconds) {
+    var iso = new Date(t * 1000).toISOString();
+    return binSeconds < 1 ? iso.slice(11, 23) : binSeconds < 60 ? iso.slice(11, 19) : iso.slice(0, 16).replace('T', ' ');
+  }
+  function widthText(binSeconds) {
+    if (binSeconds < 1) return Math.round(binSeconds * 1000) + ' ms';
+    if (binSeconds < 60) return binSeconds + ' s';
+    if (binSeconds < 3600) return binSeconds / 60 + ' min';
+    if (binSeconds < 86400) return binSeconds / 3600 + ' h';
+    return binSeconds / 86400 + ' days';
+  }
+  function percent(v) { return v === null ? '–' : (v * 100).toFixed(1) + '%'; }
+  /** Where a box of width w goes next to x inside 0..limit: right of x, else left of it, else pinned to an edge. */
+  function placeBeside(x, w, limit) {
+    if (x + 8 + w <= limit) return x + 8;
+    if (x - 8 - w >= 0) return x - 8 - w;
+    return Math.max(0, limit - w);
+  }
+  function deployPopup(deploy, version) {
     var box = el('div', 'deploy-popup');
-    box.appendChild(el('strong', '', 'Deploy ' + deploy.at.replace('T', ' ').slice(0, 19) + ' UTC'));
+    box.appendChild(el('strong', '', (version ? version.label + ' · ' : '') + 'Deploy ' + deploy.at.replace('T', ' ').slice(0, 23) + ' UTC'));
+    if (version && version.liveBeforeRecord) box.appendChild(el('div', 'note', 'Live from ' + version.firstCall.slice(11, 23) + ' — its first call, made while the apply was finishing'));
     if (deploy.pull_request !== null) box.appendChild(el('div', '', 'Pull request #' + deploy.pull_request));
     box.appendChild(el('div', '', 'Commit ' + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
     box.appendChild(el('div', '', 'By ' + deploy.by));
@@ -42,63 +73,275 @@ const PAGE_HELPERS = String.raw`  var COLORS = { calls: '#1f4e8c', completed: '#
   }
 `;
 
-/** One agent's chart: the series, the deploy lines drawn on the canvas, the markers over them. */
-const DRAW_CHART = String.raw`  function drawChart(agent, index) {
+/**
+ * The versions of an agent as the chart draws them: a band from the moment the version went live
+ * (its deploy, or its first call when that came while the apply was finishing) to the next one's.
+ */
+const VERSION_BANDS = String.raw`  function versionBands(agent, labels, end) {
+    var bands = agent.versions.map(function (version, i) {
+      var first = seconds(version.first_call);
+      var deployed = version.deploy ? seconds(version.deploy.at) : first;
+      return {
+        key: version.key,
+        label: labels[i].short,
+        title: labels[i].title + (version.deploy ? ' · by ' + version.deploy.by : ' · changed outside voxform'),
+        compact: version.deploy ? (version.deploy.commit || 'no commit').slice(0, 7) + (version.deploy.uncommitted ? ' +changes' : '') + ' · ' + version.deploy.by : 'outside',
+        color: PALETTE[i % PALETTE.length],
+        start: Math.min(deployed, first),
+        firstCall: version.first_call,
+        liveBeforeRecord: version.deploy !== null && first < deployed,
+        deploy: version.deploy,
+        version: version
+      };
+    });
+    bands.forEach(function (band, i) { band.end = i + 1 < bands.length ? bands[i + 1].start : end; });
+    return bands;
+  }
+`;
+
+/** One agent's chart: uPlot for the scales and axes, the bands, bars and markers drawn over them. */
+const DRAW_CHART = String.raw`  function drawChart(agent, index, labels) {
     var host = document.getElementById('chart-' + index);
-    var xs = agent.series.points.map(function (p) { return Date.parse(p.start) / 1000; });
-    var columns = [xs, agent.series.points.map(function (p) { return p.calls; })];
-    GROUPS.forEach(function (g) { columns.push(agent.series.points.map(function (p) { return p.outcomes[g]; })); });
-    var deployTimes = agent.deploys.map(function (d) { return Date.parse(d.at) / 1000; });
-    var all = xs.concat(deployTimes);
-    var min = Math.min.apply(null, all), max = Math.max.apply(null, all);
-    if (min === max) { min -= agent.series.bin_seconds; max += agent.series.bin_seconds; }
-    var series = [{}, { label: 'calls', stroke: COLORS.calls, width: 2 }];
-    GROUPS.forEach(function (g) { series.push({ label: g, stroke: COLORS[g], width: 1 }); });
+    var bin = agent.series.bin_seconds;
+    var xs = agent.series.points.map(function (p) { return seconds(p.start); });
+    var lastCall = Math.max.apply(null, agent.versions.map(function (v) { return seconds(v.last_call); }));
+    var end = Math.max(lastCall, xs.length ? xs[xs.length - 1] + bin : lastCall);
+    var bands = versionBands(agent, labels, end);
+    var extraDeploys = agent.deploys.filter(function (d) { return !bands.some(function (b) { return b.deploy && b.deploy.record_id === d.record_id; }); });
+    var times = bands.map(function (b) { return b.start; }).concat(extraDeploys.map(function (d) { return seconds(d.at); }), [end]);
+    var min = Math.min.apply(null, times), max = Math.max.apply(null, times);
+    var pad = Math.max((max - min) * 0.03, bin);
+    min -= pad; max += pad;
+    var top = 1;
+    agent.versions.forEach(function (v) { v.series.forEach(function (p) { top = Math.max(top, p.calls); }); });
+    var tip = el('div', 'chart-tip');
+    tip.setAttribute('role', 'status');
     var markers = [];
+    function barsOf(band) {
+      var out = [];
+      var first = seconds(band.version.first_call);
+      band.version.series.forEach(function (p) {
+        if (p.calls === 0) return;
+        var s = seconds(p.start);
+        // A bar spans the part of its bin the version's calls can be in: from its first call on, and
+        // up to the next version's start (a bin shared with a deploy is cut there).
+        var from = Math.max(s, first), to = Math.min(s + bin, band.end);
+        if (to <= from) to = from + bin / 50;
+        out.push({ from: from, to: to, point: p });
+      });
+      return out;
+    }
+    bands.forEach(function (band) { band.bars = barsOf(band); });
+    function sizeOf() {
+      var width = Math.max(280, host.clientWidth || 900);
+      return { width: width, height: width < 600 ? 240 : 300 };
+    }
+    var size = sizeOf();
     var chart = new uPlot({
-      width: Math.max(480, Math.min(1100, host.clientWidth || 900)),
-      height: 280,
-      scales: { x: { time: true, range: function () { return [min, max]; } } },
-      series: series,
+      width: size.width,
+      height: size.height,
+      legend: { show: false },
+      cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+      scales: { x: { time: true, range: function () { return [min, max]; } }, y: { range: function () { return [0, top * 1.2]; } } },
+      axes: [{ stroke: '#444', space: 90 }, { stroke: '#444', label: 'calls per ' + widthText(bin), size: 56 }],
+      series: [{}, { label: 'calls', stroke: 'transparent', points: { show: false } }],
       hooks: {
-        draw: [function (u) {
-          var ctx = u.ctx;
+        drawClear: [function (u) {
+          var ctx = u.ctx, dpr = devicePixelRatio;
           ctx.save();
+          bands.forEach(function (band, i) {
+            var x0 = u.valToPos(band.start, 'x', true), x1 = u.valToPos(band.end, 'x', true);
+            ctx.fillStyle = band.color;
+            ctx.globalAlpha = 0.08;
+            ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+            ctx.globalAlpha = 1;
+            ctx.fillStyle = '#222';
+            ctx.font = 'bold ' + 12 * dpr + 'px system-ui, sans-serif';
+            var room = x1 - x0 - 8 * dpr;
+            var text = [band.label + ' · ' + band.title, band.label + ' · ' + band.compact, band.label].filter(function (candidate) { return ctx.measureText(candidate).width <= room; })[0] || band.label;
+            if (ctx.measureText(text).width <= room || bands.length === 1) ctx.fillText(text, x0 + 4 * dpr, u.bbox.top + 14 * dpr);
+          });
+          ctx.restore();
+        }],
+        draw: [function (u) {
+          var ctx = u.ctx, dpr = devicePixelRatio;
+          ctx.save();
+          bands.forEach(function (band) {
+            band.bars.forEach(function (bar) {
+              var x0 = Math.round(u.valToPos(bar.from, 'x', true)), x1 = Math.round(u.valToPos(bar.to, 'x', true));
+              var w = Math.max(1, x1 - x0 - (x1 - x0 > 3 * dpr ? dpr : 0));
+              var y = u.valToPos(bar.point.calls, 'y', true), y0 = u.valToPos(0, 'y', true);
+              ctx.fillStyle = band.color;
+              ctx.fillRect(x0, y, w, y0 - y);
+              if (bar.point.outcomes.error > 0) {
+                var ye = u.valToPos(bar.point.outcomes.error, 'y', true);
+                ctx.fillStyle = ERROR_COLOR;
+                ctx.fillRect(x0, ye, w, y0 - ye);
+              }
+            });
+          });
           ctx.strokeStyle = '#6c3483';
-          ctx.lineWidth = 2 * devicePixelRatio;
-          ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
-          deployTimes.forEach(function (t, i) {
-            var x = Math.round(u.valToPos(t, 'x', true));
+          ctx.lineWidth = 2 * dpr;
+          ctx.setLineDash([6 * dpr, 4 * dpr]);
+          markers.forEach(function (marker) {
+            var x = Math.round(u.valToPos(marker.t, 'x', true));
             ctx.beginPath();
             ctx.moveTo(x, u.bbox.top);
             ctx.lineTo(x, u.bbox.top + u.bbox.height);
             ctx.stroke();
-            if (markers[i]) markers[i].style.left = u.valToPos(t, 'x') + 'px';
+            marker.node.style.left = u.valToPos(marker.t, 'x') + 'px';
           });
           ctx.restore();
-        }]
+        }],
+        setCursor: [function (u) { showTip(u); }]
       }
-    }, columns, host);
-    agent.deploys.forEach(function (deploy) {
-      var marker = el('div', 'deploy-marker');
-      marker.tabIndex = 0;
-      marker.setAttribute('role', 'button');
-      marker.setAttribute('aria-label', 'Deploy ' + (deploy.commit || deploy.record_id));
-      marker.appendChild(popup(deploy));
-      chart.over.appendChild(marker);
-      markers.push(marker);
+    }, [xs, agent.series.points.map(function (p) { return p.calls; })], host);
+    chart.over.appendChild(tip);
+
+    function addMarker(t, deploy, band) {
+      var node = el('div', 'deploy-marker');
+      node.tabIndex = 0;
+      node.setAttribute('role', 'button');
+      node.setAttribute('aria-label', (band ? band.label + ' ' : '') + 'deploy ' + (deploy.commit || deploy.record_id));
+      if (band) node.setAttribute('data-version', band.label);
+      var popup = deployPopup(deploy, band);
+      node.appendChild(popup);
+      // The popup is placed inside the chart's plot area each time it opens, so it is never cut off.
+      function open() {
+        node.classList.add('open');
+        tip.style.display = 'none';
+        // Measured against the whole chart (axes included), relative to the plot area the marker is in.
+        var root = chart.root.getBoundingClientRect(), plot = chart.over.getBoundingClientRect();
+        var dx = plot.left - root.left, dy = plot.top - root.top, markerX = u0(t);
+        popup.style.maxWidth = Math.min(280, root.width - 4) + 'px';
+        var left = placeBeside(markerX + dx, popup.offsetWidth, root.width) - dx;
+        popup.style.left = left - markerX + 'px';
+        popup.style.top = Math.max(-dy, Math.min(8, root.height - dy - popup.offsetHeight)) + 'px';
+      }
+      function close() { if (!node.contains(document.activeElement)) node.classList.remove('open'); }
+      node.addEventListener('mouseenter', open);
+      node.addEventListener('focus', open);
+      node.addEventListener('mouseleave', close);
+      node.addEventListener('focusout', function () { setTimeout(close, 0); });
+      chart.over.appendChild(node);
+      markers.push({ t: t, node: node });
+    }
+    function u0(t) { return chart.valToPos(t, 'x'); }
+    bands.forEach(function (band) { if (band.deploy) addMarker(band.start, band.deploy, band); });
+    extraDeploys.forEach(function (deploy) { addMarker(seconds(deploy.at), deploy, null); });
+
+    function showTip(u) {
+      var left = u.cursor.left;
+      if (left === undefined || left < 0 || markers.some(function (m) { return m.node.classList.contains('open'); })) { tip.style.display = 'none'; return; }
+      var t = u.posToVal(left, 'x');
+      var band = null, bar = null;
+      bands.forEach(function (b) { if (t >= b.start && t < b.end) band = b; });
+      if (band) band.bars.forEach(function (candidate) { if (t >= candidate.from && t < candidate.to) bar = candidate; });
+      tip.textContent = '';
+      if (!band) { tip.style.display = 'none'; return; }
+      tip.appendChild(el('strong', '', band.label + ' · ' + band.title));
+      if (bar) {
+        var p = bar.point;
+        tip.appendChild(el('div', '', timeText(seconds(p.start), bin) + ' + ' + widthText(bin) + ': ' + p.calls + (p.calls === 1 ? ' call' : ' calls')));
+        var parts = [];
+        Object.keys(p.outcomes).forEach(function (k) { if (p.outcomes[k] > 0) parts.push(k + ' ' + p.outcomes[k]); });
+        tip.appendChild(el('div', '', parts.join(', ')));
+      } else tip.appendChild(el('div', '', 'no calls at ' + timeText(t, bin)));
+      tip.style.display = 'block';
+      tip.style.left = placeBeside(left, tip.offsetWidth, u.over.clientWidth) + 'px';
+      tip.style.top = Math.max(0, Math.min((u.cursor.top || 0) + 12, u.over.clientHeight - tip.offsetHeight)) + 'px';
+    }
+    host.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+    window.addEventListener('resize', function () {
+      var next = sizeOf();
+      if (next.width !== size.width) { size = next; chart.setSize(next); }
     });
     chart.redraw(false, false);
     host.setAttribute('data-points', String(xs.length));
-    host.setAttribute('data-deploys', String(agent.deploys.length));
+    host.setAttribute('data-deploys', String(markers.length));
     host.setAttribute('data-rendered', 'true');
+    return bands;
+  }
+`;
+
+/** Each version's rates as a point and its 95% interval, one small plot per rate, drawn in SVG. */
+const DRAW_RATES = String.raw`  var RATES = [['error_rate', 'Error rate'], ['transfer_rate', 'Transfer rate'], ['tool_failure_rate', 'Tool failure rate']];
+  function rateOf(version, key) { return key === 'tool_failure_rate' ? version.metrics.tool_calls.failure_rate : version.metrics[key]; }
+  function drawRates(agent, index, bands) {
+    var host = document.getElementById('rates-' + index);
+    function render() {
+      host.textContent = '';
+      var width = Math.max(260, host.clientWidth || 600);
+      RATES.forEach(function (rate) {
+        var rows = agent.versions.map(function (v, i) { return { band: bands[i], r: rateOf(v, rate[0]) }; }).filter(function (row) { return row.r.value !== null; });
+        if (rows.length === 0) return;
+        var top = Math.max.apply(null, rows.map(function (row) { return row.r.high; }));
+        top = top <= 0 ? 0.01 : Math.min(1, top * 1.15);
+        // Narrow: the figures go under each interval instead of beside it.
+        var narrow = width < 520, labelW = 34, textW = narrow ? 0 : 220, left = labelW + 6, right = width - textW - 10, rowH = narrow ? 40 : 26;
+        var height = rows.length * rowH + 22;
+        var figure = el('figure', 'rate-plot');
+        figure.appendChild(el('figcaption', '', rate[1] + ' per version, with its 95% interval'));
+        var plot = svg('svg', { width: width, height: height, viewBox: '0 0 ' + width + ' ' + height, role: 'img', 'aria-label': rate[1] + ' per version' });
+        function xOf(v) { return left + (right - left) * (v / top); }
+        plot.appendChild(svg('line', { x1: left, x2: right, y1: height - 16, y2: height - 16, stroke: '#999' }));
+        [0, top / 2, top].forEach(function (v) {
+          plot.appendChild(svg('text', { x: xOf(v), y: height - 3, 'text-anchor': v === 0 ? 'start' : v === top ? 'end' : 'middle', 'font-size': 11, fill: '#555' }, percent(v)));
+        });
+        rows.forEach(function (row, i) {
+          var y = 12 + i * rowH;
+          var g = svg('g', { class: 'rate-row', 'data-version': row.band.label, 'data-low': row.r.low, 'data-high': row.r.high });
+          g.appendChild(svg('text', { x: 0, y: y + 4, 'font-size': 12, 'font-weight': 'bold', fill: row.band.color }, row.band.label));
+          g.appendChild(svg('line', { class: 'interval', x1: xOf(row.r.low), x2: xOf(row.r.high), y1: y, y2: y, stroke: row.band.color, 'stroke-width': 3 }));
+          g.appendChild(svg('line', { x1: xOf(row.r.low), x2: xOf(row.r.low), y1: y - 6, y2: y + 6, stroke: row.band.color, 'stroke-width': 2 }));
+          g.appendChild(svg('line', { x1: xOf(row.r.high), x2: xOf(row.r.high), y1: y - 6, y2: y + 6, stroke: row.band.color, 'stroke-width': 2 }));
+          g.appendChild(svg('circle', { class: 'estimate', cx: xOf(row.r.value), cy: y, r: 4.5, fill: '#fff', stroke: row.band.color, 'stroke-width': 2 }));
+          var text = percent(row.r.value) + ' (' + percent(row.r.low) + '–' + percent(row.r.high) + '), ' + row.r.count + ' of ' + row.r.of;
+          g.appendChild(svg('text', narrow ? { x: left, y: y + 20, 'font-size': 12, fill: '#222' } : { x: width - textW, y: y + 4, 'font-size': 12, fill: '#222' }, text));
+          g.appendChild(svg('title', {}, row.band.label + ' ' + rate[1] + ': ' + text));
+          plot.appendChild(g);
+        });
+        figure.appendChild(plot);
+        host.appendChild(figure);
+      });
+    }
+    render();
+    var last = host.clientWidth;
+    window.addEventListener('resize', function () { if (host.clientWidth !== last) { last = host.clientWidth; render(); } });
+  }
+`;
+
+/** The legend under a chart: each version's colour, label, commit, who deployed and its calls. */
+const DRAW_LEGEND = String.raw`  function drawLegend(index, bands) {
+    var list = document.getElementById('legend-' + index);
+    bands.forEach(function (band) {
+      var item = el('li', '');
+      var swatch = el('span', 'swatch');
+      swatch.style.background = band.color;
+      item.appendChild(swatch);
+      item.appendChild(el('strong', '', band.label + ' '));
+      var d = band.deploy;
+      item.appendChild(el('span', '', band.title + (d ? ' · deployed ' + d.at.replace('T', ' ').slice(0, 19) + ' UTC' : '') + ' · ' + band.version.metrics.calls + (band.version.metrics.calls === 1 ? ' call' : ' calls')));
+      list.appendChild(item);
+    });
+    var errors = el('li', '');
+    var swatch = el('span', 'swatch');
+    swatch.style.background = ERROR_COLOR;
+    errors.appendChild(swatch);
+    errors.appendChild(el('span', '', 'errors (the lower part of a bar); dashed line: a deploy (hover or focus it)'));
+    list.appendChild(errors);
   }
 `;
 
 export const HTML_CLIENT_SCRIPT = `(function () {
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
-${PAGE_HELPERS}${DRAW_CHART}  data.agents.forEach(drawChart);
+  var labels = JSON.parse(document.getElementById('report-labels').textContent);
+${PAGE_HELPERS}${VERSION_BANDS}${DRAW_CHART}${DRAW_RATES}${DRAW_LEGEND}  data.agents.forEach(function (agent, index) {
+    var bands = drawChart(agent, index, labels[index]);
+    drawLegend(index, bands);
+    drawRates(agent, index, bands);
+  });
   document.body.setAttribute('data-charts-ready', String(data.agents.length));
 })();
 `;

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
-import { comparisonSummary, creditsText, rateText, secondsText, versionLabel } from './format.js';
+import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabel } from './format.js';
 import { HTML_CLIENT_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport } from './types.js';
 
@@ -35,16 +35,27 @@ function chartLibrary(): { script: string; style: string } {
 }
 
 const PAGE_STYLE = `
-body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #222; }
-h1 { font-size: 20px; } h2 { font-size: 17px; margin-top: 32px; }
-.meta { color: #555; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; padding: 0 24px; max-width: 1200px; color: #222; }
+h1 { font-size: 20px; } h2 { font-size: 17px; margin: 32px 0 4px; } h3 { font-size: 14px; margin: 16px 0 4px; }
+.meta { color: #555; font-weight: normal; }
+.agent-id { display: block; font-size: 12px; overflow-wrap: anywhere; }
+.test-traffic { background: #fdf2e9; border-left: 3px solid #d35400; padding: 4px 8px; }
+.chart { position: relative; min-height: 240px; }
+.legend { list-style: none; padding: 0; margin: 8px 0; display: flex; flex-wrap: wrap; gap: 4px 18px; font-size: 13px; }
+.legend li { overflow-wrap: anywhere; }
+.swatch { display: inline-block; width: 12px; height: 12px; margin-right: 6px; vertical-align: -1px; border-radius: 2px; }
+.deploy-marker { position: absolute; top: 0; bottom: 0; width: 16px; margin-left: -8px; cursor: pointer; z-index: 10; outline-offset: -2px; }
+.deploy-popup { display: none; position: absolute; top: 8px; left: 16px; width: max-content; max-width: 280px; box-sizing: border-box; background: #fff; border: 1px solid #6c3483; border-radius: 4px; box-shadow: 0 2px 6px rgba(0,0,0,.15); padding: 6px 8px; font-size: 12px; z-index: 20; overflow-wrap: anywhere; }
+.deploy-popup .note { color: #555; font-style: italic; }
+.deploy-marker.open .deploy-popup { display: block; }
+.chart-tip { display: none; position: absolute; pointer-events: none; max-width: 260px; box-sizing: border-box; background: rgba(255,255,255,.96); border: 1px solid #888; border-radius: 4px; padding: 4px 8px; font-size: 12px; z-index: 15; overflow-wrap: anywhere; }
+.rate-plot { margin: 8px 0; } .rate-plot figcaption { font-size: 13px; color: #333; }
+.rate-plot svg { display: block; max-width: 100%; }
+.table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: 12px 0; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
 td.num { text-align: right; }
-.chart { position: relative; min-height: 300px; }
-.deploy-marker { position: absolute; top: 0; bottom: 0; width: 12px; margin-left: -6px; cursor: pointer; z-index: 10; }
-.deploy-popup { display: none; position: absolute; top: 8px; left: 10px; min-width: 240px; background: #fff; border: 1px solid #6c3483; padding: 6px 8px; font-size: 12px; z-index: 20; }
-.deploy-marker:hover .deploy-popup, .deploy-marker:focus .deploy-popup, .deploy-marker:focus-within .deploy-popup { display: block; }
+@media (max-width: 600px) { body { padding: 0 10px; margin: 12px auto; } th, td { padding: 3px 5px; font-size: 12px; min-width: 5em; } td:nth-child(4), td:last-child { min-width: 11em; } }
 `;
 
 export function renderReportHtml(report: CallReport): string {
@@ -58,11 +69,12 @@ export function renderReportHtml(report: CallReport): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; '); // made here only: hashes (base64) and keywords, nothing to escape
-  const body = report.agents.length === 0 ? '<p>No calls in the window.</p>' : report.agents.map((agent, index) => agentSection(agent, index, report.min_calls)).join('\n');
+  const body = report.agents.length === 0 ? '<p>No calls in the window.</p>' : report.agents.map((agent, index) => agentSection(agent, index, report.min_calls, report.test_traffic.included)).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="referrer" content="no-referrer">
 <title>voxform call report</title>
@@ -71,13 +83,20 @@ export function renderReportHtml(report: CallReport): string {
 <body>
 <h1>Call report</h1>
 <p class="meta">${escapeHtml(windowLine(report))}</p>
-${body}
+${testTrafficParagraph(report)}${body}
 <script type="application/json" id="report-data">${jsonForScript(report)}</script>
+<script type="application/json" id="report-labels">${jsonForScript(chartLabels(report))}</script>
 <script>${chartScript}</script>
 <script>${HTML_CLIENT_SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+function testTrafficParagraph(report: CallReport): string {
+  const line = testTrafficLine(report);
+  // The line marks commands with backticks for Markdown; here they are code.
+  return line ? `<p class="test-traffic">${escapeHtml(line).replace(/`([^`]*)`/g, '<code>$1</code>')}</p>\n` : '';
 }
 
 function windowLine(report: CallReport): string {
@@ -86,11 +105,16 @@ function windowLine(report: CallReport): string {
   return `Workspace ${report.workspace} · from ${since} to ${until} · ${report.calls} calls · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`;
 }
 
-function agentSection(agent: AgentReport, index: number, minCalls: number): string {
-  const rows = agent.versions.map((version) => {
+/** What the charts call each version: `v1`, `v2`… in the order of the table, and the table's name for it. */
+function chartLabels(report: CallReport): Array<Array<{ short: string; title: string }>> {
+  return report.agents.map((agent) => agent.versions.map((version, index) => ({ short: `v${index + 1}`, title: versionLabel(version) })));
+}
+
+function agentSection(agent: AgentReport, index: number, minCalls: number, testsIncluded: boolean): string {
+  const rows = agent.versions.map((version, versionIndex) => {
     const m = version.metrics;
     const cells = [
-      `<td>${escapeHtml(versionLabel(version))}</td>`,
+      `<td>${escapeHtml(`v${versionIndex + 1} · ${versionLabel(version)}`)}</td>`,
       `<td>${version.deploy ? escapeHtml(`${version.deploy.at.slice(0, 16).replace('T', ' ')} UTC`) : '–'}</td>`,
       `<td class="num">${m.calls}</td>`,
       `<td>${escapeHtml(Object.entries(m.by_status).map(([status, count]) => `${status} ${count}`).join(', '))}</td>`,
@@ -104,13 +128,18 @@ function agentSection(agent: AgentReport, index: number, minCalls: number): stri
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<section>
-<h2>${escapeHtml(agent.name)} <span class="meta">${escapeHtml(agent.agent_id)} · ${agent.calls} calls</span></h2>
+<h2>${escapeHtml(agent.name)} <span class="meta">· ${agent.calls} ${agent.calls === 1 ? 'call' : 'calls'}${agent.test_calls > 0 ? ` (${agent.test_calls} test ${agent.test_calls === 1 ? 'call' : 'calls'} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
 <div class="chart" id="chart-${index}"></div>
+<ul class="legend" id="legend-${index}"></ul>
+<h3>Rates per version</h3>
+<div class="rates" id="rates-${index}"></div>
+<div class="table-wrap">
 <table>
 <thead><tr><th>version</th><th>deployed</th><th>calls</th><th>outcomes</th><th>error rate</th><th>transfer rate</th><th>duration median / p90</th><th>credits per call</th><th>tool calls (failed)</th><th>against the version before</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
 </table>
+</div>
 </section>`;
 }

@@ -83,10 +83,13 @@ export interface VersionReport {
   first_call: string;
   last_call: string;
   metrics: VersionMetrics;
+  /** This version's calls over time, in the agent's bins (`AgentReport.series.bin_seconds`). */
+  series: SeriesReport['points'];
   comparison: Comparison | null;
 }
 
 export interface SeriesReport {
+  /** The bins' width, chosen from the span of the calls: from 0.001 s (a millisecond) to 4 weeks. */
   bin_seconds: number;
   points: Array<{ start: string; calls: number; outcomes: Record<OutcomeGroup, number> }>;
 }
@@ -96,6 +99,8 @@ export interface AgentReport {
   /** The manifests' local name, else the id. */
   name: string;
   calls: number;
+  /** Calls of this agent by voxform's own sessions read (counted in `calls` only when the report includes test traffic). */
+  test_calls: number;
   series: SeriesReport;
   /** Deploys of this agent inside the window (also those no call ran with yet), oldest first. */
   deploys: DeployMarker[];
@@ -111,6 +116,9 @@ export interface CallReport {
   window: { since: string | null; until: string | null };
   /** The minimum calls per version for a comparison. */
   min_calls: number;
+  /** The calls counted (test traffic only with `test_traffic.included`). */
   calls: number;
+  /** Calls of voxform's own sessions (`voxform test`, `chat`) read in the window: left out unless `included`. */
+  test_traffic: { included: boolean; calls: number };
   agents: AgentReport[];
 }

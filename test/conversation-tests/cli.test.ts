@@ -57,7 +57,9 @@ describe('voxform test on the example project', () => {
     await project.cli(['test', 'example/tests', '--with-secrets', '--grep', 'introduces herself']);
     const reviewed = chatBodies(project).slice(bodies.length).find((b) => b.agent.agent_id === '-OKdqbqetEcM4ak369ym');
     expect(reviewed.agent.agent_config.session_data_webhook.headers['x-hook-token']).toBe(SECRETS.HOOK_TOKEN);
-    expect(frontDesk.agent.metadata).toEqual({ caller_tier: 'gold' });
+    // The test file's metadata, and voxform's label of test traffic (docs/report.md) on every session.
+    expect(frontDesk.agent.metadata).toEqual({ caller_tier: 'gold', voxform_source: 'test' });
+    expect(bodies.every((b) => b.agent.metadata?.voxform_source === 'test')).toBe(true);
   });
 
   it('shows a change that breaks a test as newly failing under --against both, before apply', async () => {

@@ -172,6 +172,12 @@ describe('voxform test capture', () => {
     expect(text).toContain('user: my code is (sensitive)');
   });
 
+  it('keeps "test" and "chat" in a captured transcript: voxform\'s label of test traffic is no personal data', () => {
+    const record = { call_id: 'call_2', metadata: { voxform_source: 'chat', patient_name: 'Jane Roe' }, chat: JSON.stringify([{ role: 'user', content: 'Jane Roe here, can I chat about a test result?' }, { role: 'assistant', content: 'Of course.' }]) };
+    const text = captureTestFile({ record: record as never, agentName: 'front-desk' });
+    expect(text).toContain('user: <patient_name> here, can I chat about a test result?');
+  });
+
   it('captures agent replies as judge references and lone caller turns as turns', () => {
     const record = {
       call_id: 'call_1\n# injected',

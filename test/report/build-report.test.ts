@@ -170,6 +170,43 @@ describe('buildCallReport', () => {
   });
 });
 
+describe('test traffic', () => {
+  /** 60 production calls of v1, and 5 `voxform test` and 3 `voxform chat` calls, all errors, labelled as voxform labels them. */
+  function mixed() {
+    const production = calls(v1, T0 + 60, 60, 1000);
+    const labelled = (source: string, n: number, offset: number) =>
+      calls(v1, T0 + offset, n, 1).map((record) => ({ ...record, metadata: { customer: 'c-1', voxform_source: source } }));
+    return [...production, ...labelled('test', 5, 7000), ...labelled('chat', 3, 9000), ...calls(v1, T0 + 11_000, 1, 1).map((r) => ({ ...r, metadata: { voxform_source: 'production-looking' } }))];
+  }
+  const build = (includeTests?: boolean) =>
+    buildCallReport({ calls: [newestFirst(mixed())], history: [deploy1], workspace: 'default@local', names: new Map(), now: new Date('2026-03-03T00:00:00Z'), diffLink: () => null, includeTests });
+
+  it('leaves the calls of voxform test and chat out of every figure by default, and says how many', async () => {
+    const report = await build();
+    expect(report.test_traffic).toEqual({ included: false, calls: 8 });
+    expect(report.calls).toBe(61);
+    const [agent] = report.agents;
+    expect(agent?.calls).toBe(61);
+    expect(agent?.test_calls).toBe(8);
+    expect(agent?.versions[0]?.metrics.error_rate).toMatchObject({ count: 2, of: 61 });
+    expect(agent?.series.points.reduce((sum, p) => sum + p.calls, 0)).toBe(61);
+  });
+
+  it('counts them with includeTests (--include-tests)', async () => {
+    const report = await build(true);
+    expect(report.test_traffic).toEqual({ included: true, calls: 8 });
+    expect(report.agents[0]?.calls).toBe(69);
+    expect(report.agents[0]?.versions[0]?.metrics.error_rate).toMatchObject({ count: 10, of: 69 });
+  });
+
+  it('shows no agent whose every call was test traffic', async () => {
+    const only = calls(v1, T0 + 60, 4, 1).map((record) => ({ ...record, metadata: { voxform_source: 'chat' } }));
+    const report = await buildCallReport({ calls: [newestFirst(only)], history: [deploy1], workspace: 'w', names: new Map(), now: new Date(), diffLink: () => null });
+    expect(report.agents).toEqual([]);
+    expect(report.test_traffic).toEqual({ included: false, calls: 4 });
+  });
+});
+
 describe('--since-deploy', () => {
   const OTHER = '-OKagentBooking00001';
   const v3 = agentConfig('You are the receptionist. Offer the earliest slot. Confirm the name.');

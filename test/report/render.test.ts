@@ -26,15 +26,17 @@ function report(name: string): CallReport {
     window: { since: null, until: null },
     min_calls: 30,
     calls: 80,
+    test_traffic: { included: false, calls: 0 },
     agents: [
       {
         agent_id: `id-${name}`,
         name,
         calls: 80,
+        test_calls: 0,
         series: { bin_seconds: 3600, points: [] },
         deploys: [deploy],
         versions: [
-          { key: 'outside:abc', source: 'outside', config_hash: `sha256:${'c'.repeat(64)}`, deploy: null, first_call: '2026-03-01T00:00:00.000Z', last_call: '2026-03-01T00:00:00.000Z', metrics, comparison: null },
+          { key: 'outside:abc', source: 'outside', config_hash: `sha256:${'c'.repeat(64)}`, deploy: null, first_call: '2026-03-01T00:00:00.000Z', last_call: '2026-03-01T00:00:00.000Z', metrics, series: [], comparison: null },
           {
             key: 'r2',
             source: 'voxform',
@@ -43,6 +45,7 @@ function report(name: string): CallReport {
             first_call: '2026-03-02T00:00:00.000Z',
             last_call: '2026-03-02T00:00:00.000Z',
             metrics,
+            series: [],
             comparison: {
               against: 'outside:abc',
               enough_calls: true,

@@ -4,44 +4,24 @@
  * from disk. Every chart must have drawn its data and its deploy markers, the popups must show the
  * deploy, nothing may reach the network, no console error may appear, and hostile names from the
  * service or the repository must stay text. A browser that cannot start fails the test with the
- * reason. The screenshot is kept in test-artifacts/report.png.
+ * reason. (The screenshots of a report are taken in report-walkthrough-browser.test.ts.)
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import chromium from '@sparticuz/chromium';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCallReport } from '../../src/report/build-report.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { renderReportHtml } from '../../src/report/render-html.js';
-import { repoRoot } from '../helpers/cli.js';
+import { drawnPositions, launchBrowser, type Drawn } from './browser.js';
 import { agentConfig, callRecord, historyRecord, newestFirst } from './helpers.js';
 
 const HOSTILE = '"><img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';
 const DESK = '-OKagentFrontDesk001';
 const BOOKING = `-OKbooking${HOSTILE}`;
 const T0 = Date.parse('2026-04-01T08:00:00Z') / 1000;
-const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
-
-async function launchBrowser(userDataDir: string): Promise<Browser> {
-  const system = SYSTEM_CHROMIUM.find((file) => existsSync(file));
-  let executablePath: string;
-  try {
-    executablePath = system ?? (await chromium.executablePath());
-  } catch (error) {
-    throw new Error(`No browser: neither ${SYSTEM_CHROMIUM.join(' nor ')} exists, and @sparticuz/chromium could not unpack its Chromium: ${(error as Error).message}`);
-  }
-  const args = ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--lang=en-US', `--user-data-dir=${userDataDir}`];
-  try {
-    // A C/POSIX locale (CI's) would give the page `en-US@posix`, a language tag Intl refuses.
-    return await puppeteer.launch({ executablePath, headless: true, args, userDataDir, env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' } });
-  } catch (error) {
-    throw new Error(`Chromium (${executablePath}) did not start: ${(error as Error).message}`);
-  }
-}
 
 async function reportHtml(): Promise<string> {
   const v1 = agentConfig('You are the receptionist.');
@@ -67,6 +47,35 @@ async function reportHtml(): Promise<string> {
     names: new Map(),
     now: new Date('2026-04-04T00:00:00Z'),
     diffLink: diffLinkFromEnv({ GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents' }),
+  });
+  return renderReportHtml(report);
+}
+
+/**
+ * Two versions seconds apart, as right after a deploy: the second version's first calls came while
+ * its apply was finishing, 150 ms and 40 ms before the apply recorded the deploy.
+ */
+async function finishingApplyHtml(): Promise<string> {
+  const v1 = agentConfig('You are the receptionist.');
+  const v2 = agentConfig('You are the receptionist. Offer the earliest slot.');
+  const t = Date.parse('2026-04-01T08:00:00Z') / 1000;
+  const history = [
+    historyRecord('2026-04-01T08:00:00.000Z', { [DESK]: { name: 'front-desk', config: v1 } }, { commit: 'a'.repeat(40) }),
+    historyRecord('2026-04-01T08:00:03.000Z', { [DESK]: { name: 'front-desk', config: v2 } }, { commit: 'b'.repeat(40) }),
+  ];
+  const stamps = [
+    ...Array.from({ length: 60 }, (_, i) => ({ config: v1, ts: t + 0.05 + i * 0.04 })),
+    { config: v2, ts: t + 2.85 },
+    { config: v2, ts: t + 2.96 },
+    ...Array.from({ length: 60 }, (_, i) => ({ config: v2, ts: t + 3.02 + i * 0.03 })),
+  ];
+  const report = await buildCallReport({
+    calls: [newestFirst(stamps.map(({ config, ts }, i) => callRecord({ agentId: DESK, config, ts, status: i % 9 === 0 ? 'error' : 'user-ended', duration: 30 })))],
+    history,
+    workspace: 'default@local',
+    names: new Map(),
+    now: new Date('2026-04-01T09:00:00Z'),
+    diffLink: () => null,
   });
   return renderReportHtml(report);
 }
@@ -136,7 +145,7 @@ describe('the HTML report in headless Chromium', () => {
     // The second deploy's popup, shown on hover: its pull request, commit and a link to the diff.
     const markers = await page.$$('.deploy-marker');
     await markers[1]?.hover();
-    const popup = await page.$eval('.deploy-marker:hover .deploy-popup', (box) => ({
+    const popup = await page.$eval('.deploy-marker.open .deploy-popup', (box) => ({
       visible: box.ownerDocument.defaultView?.getComputedStyle(box).display !== 'none',
       text: box.textContent ?? '',
       links: [...box.querySelectorAll('a')].map((a) => a.getAttribute('href')),
@@ -152,10 +161,26 @@ describe('the HTML report in headless Chromium', () => {
     expect(await page.$$('img')).toHaveLength(0);
     expect(await page.$eval('h2', (h) => h.textContent)).toContain('booking"><img');
 
-    await mkdir(path.join(repoRoot, 'test-artifacts'), { recursive: true });
-    await page.screenshot({ path: path.join(repoRoot, 'test-artifacts/report.png'), fullPage: true });
     expect(network).toEqual([]);
     expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('draws the calls made while an apply was finishing after their version\'s marker, which says so', async () => {
+    const file = path.join(dir, 'finishing.html');
+    await writeFile(file, await finishingApplyHtml());
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    await page.waitForSelector('body[data-charts-ready="1"]');
+    const drawn = await drawnPositions(page, 0);
+    expect(drawn.versions.map((v) => v.label)).toEqual(['v1', 'v2']);
+    const [v1, v2] = drawn.versions as [Drawn['versions'][0], Drawn['versions'][0]];
+    expect(v1.firstBar).toBeGreaterThanOrEqual(v1.marker - 1);
+    expect(v1.lastBar).toBeLessThanOrEqual(v2.marker + 1);
+    expect(v2.firstBar).toBeGreaterThanOrEqual(v2.marker - 1);
+    await (await page.$('.deploy-marker[data-version="v2"]'))?.hover();
+    expect(await page.$eval('.deploy-marker.open .deploy-popup', (box) => box.textContent)).toContain('Live from 08:00:02.850 — its first call, made while the apply was finishing');
     await page.close();
   }, 120_000);
 });

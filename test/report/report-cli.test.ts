@@ -78,7 +78,7 @@ const PROFILE = ['extends: steady', 'version_effect: 0', 'rules:', '  - when: { 
 let dir: string;
 let cleanup: () => Promise<void>;
 const env = { DESK_TOKEN: TOKEN, VOXFORM_ENV_ALLOW: 'DESK_TOKEN' };
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra } });
+const cli = (args: string[], extra: Record<string, string> = {}, input?: string) => runCli(args, { cwd: dir, env: { ...env, ...extra }, input });
 const commits: string[] = [];
 const traffic: TrafficSummary[] = [];
 let deploys: HistoryRecord[] = [];
@@ -105,12 +105,15 @@ async function generateTraffic(calls: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  ({ dir, cleanup } = await makeTree({ '.gitignore': '.voxform/\nreport.html\n', 'profile.yaml': PROFILE }));
+  ({ dir, cleanup } = await makeTree({ '.gitignore': '.voxform/\nreport.html\ntests.html\n', 'profile.yaml': PROFILE }));
   git('init', '-q', '-b', 'main');
   await commitAndApply(FIRST_PROMPT);
   await generateTraffic(CALLS.first);
   await commitAndApply(SECOND_PROMPT);
   await generateTraffic(CALLS.second);
+  // A conversation through `voxform chat`: test traffic, which every figure below leaves out.
+  const chat = await cli(['chat', '--agent', FRONT_DESK, '--local'], {}, 'Do you open on Saturdays?\n');
+  expect(chat.code, chat.stderr).toBe(0);
   deploys = (await new FileHistoryStore(path.join(dir, '.voxform/history')).list({ workspace: workspaceKey(undefined, 'local') })).reverse();
   // Shapes synthetic traffic does not make, so hand-made: calls whose agent_config carries what the
   // service adds per session (a prefetch webhook's extra prompt, appended to the prompt) or a header
@@ -158,6 +161,23 @@ describe('voxform report --local', () => {
     expect(agent?.versions[1]?.comparison?.error_rate.verdict).toBe('lower');
     expect(agent?.deploys.map((deploy) => deploy.record_id)).toEqual([deploys[0]?.id, deploys[1]?.id]);
     expect(agent?.deploys[1]?.changed_fields).toEqual(['prompt']);
+  });
+
+  it('labels the chat as test traffic: left out and counted apart, in every format; --include-tests counts it', async () => {
+    expect(report.test_traffic).toEqual({ included: false, calls: 1 });
+    expect(report.agents.find((candidate) => candidate.agent_id === FRONT_DESK)?.test_calls).toBe(1);
+    const markdown = await cli(['report', '--local', '--since', '1h']);
+    expect(markdown.stdout).toContain('1 test call (made by `voxform test` or `voxform chat`) left out of every figure; `--include-tests` counts them.');
+    const html = await cli(['report', '--local', '--since', '1h', '--format', 'html', '--out', 'tests.html']);
+    expect(html.code, html.stderr).toBe(0);
+    expect(await readFile(path.join(dir, 'tests.html'), 'utf8')).toContain('1 test call (made by <code>voxform test</code> or <code>voxform chat</code>) left out of every figure');
+    const included = await cli(['report', '--local', '--since', '1h', '--include-tests', '--format', 'json']);
+    expect(included.code, included.stderr).toBe(0);
+    const withTests = JSON.parse(included.stdout) as CallReport;
+    expect(withTests.test_traffic).toEqual({ included: true, calls: 1 });
+    expect(withTests.calls).toBe(report.calls + 1);
+    const includedMarkdown = await cli(['report', '--local', '--since', '1h', '--include-tests']);
+    expect(includedMarkdown.stdout).toContain('Includes 1 test call (made by `voxform test` or `voxform chat`): `--include-tests` was given.');
   });
 
   it('ties hand-made calls with a per-session extra prompt or another header value to the deploy', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QuantileSketch } from '../../src/report/quantiles.js';
 import { MIN_CALLS, RunningMoments, meanDifferenceInterval, rateDifferenceInterval, verdictOf, wilsonInterval } from '../../src/report/statistics.js';
-import { TimeSeries } from '../../src/report/time-series.js';
+import { binSecondsFor, TimeSeries } from '../../src/report/time-series.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 
 const close = (actual: number | undefined, expected: number) => expect(actual).toBeCloseTo(expected, 4);
@@ -87,11 +87,12 @@ describe('QuantileSketch', () => {
 });
 
 describe('TimeSeries', () => {
-  it('counts calls per minute bin, with empty bins between', () => {
+  it('counts calls per bin, with empty bins between', () => {
     const series = new TimeSeries();
     series.add(120, 'completed');
     series.add(150, 'error');
     series.add(300, 'completed');
+    series.widenTo(60);
     expect(series.binSeconds).toBe(60);
     expect(series.points().map((p) => [p.start, p.calls, p.outcomes.error])).toEqual([
       [120, 2, 1],
@@ -123,5 +124,25 @@ describe('TimeSeries.fitTo', () => {
     const points = series.points();
     expect(points.length).toBeLessThanOrEqual(120);
     expect(points.reduce((sum, p) => sum + p.calls, 0)).toBe(96);
+  });
+});
+
+describe('TimeSeries, bins chosen from the data', () => {
+  it('spreads calls made within seconds of each other over sub-second bins', () => {
+    const series = new TimeSeries();
+    // Three seconds of traffic right after a deploy: a fixed minute would put every call in one bin.
+    for (let i = 0; i < 300; i++) series.add(1_764_358_939.304 + i * 0.01, 'completed');
+    series.fitTo(80);
+    expect(series.binSeconds).toBe(0.05);
+    expect(series.points().length).toBeGreaterThan(50);
+    expect(series.points()[0]?.start).toBeCloseTo(1_764_358_939.3, 6);
+    expect(series.points().reduce((sum, p) => sum + p.calls, 0)).toBe(300);
+  });
+
+  it('picks the narrowest ladder width that shows a span in the chart\'s bins', () => {
+    expect(binSecondsFor(3, 80)).toBe(0.05);
+    expect(binSecondsFor(3, 80, 1)).toBe(1);
+    expect(binSecondsFor(86_400, 80)).toBe(3600);
+    expect(binSecondsFor(0, 80)).toBe(0.001);
   });
 });

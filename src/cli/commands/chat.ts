@@ -4,6 +4,7 @@ import { ApiError, isApiError } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { labelAsTestTraffic } from '../../api/test-traffic.js';
 
 export interface ChatOptions extends ConnectionOptions {
   agent: string;
@@ -31,7 +32,8 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   const agent = await client.getAgent(options.agent).catch((error: unknown) => {
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });
-  const session = client.chatSession({ agentId: options.agent });
+  // Labelled as test traffic, so call reports leave it out of production figures.
+  const session = client.chatSession({ agentId: options.agent, metadata: labelAsTestTraffic(undefined, 'chat') });
   ctx.onExit(() => session.end().catch(() => undefined));
 
   const paint = (text: string, style: (s: string) => string) => (ctx.color ? style(text) : text);

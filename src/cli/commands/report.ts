@@ -29,6 +29,7 @@ export interface ReportOptions extends ConnectionOptions {
   since?: string;
   until?: string;
   sinceDeploy?: boolean;
+  includeTests?: boolean;
   format?: 'html' | 'json' | 'markdown';
   out?: string;
   state?: string;
@@ -75,6 +76,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     now,
     diffLink: diffLinkFromEnv(ctx.env),
     only: selection?.only,
+    includeTests: options.includeTests ?? false,
     onCall: (count) => {
       if (count % 500 === 0) status.update(`Reading call logs… ${count.toLocaleString('en-US')} calls`);
     },

@@ -1,0 +1,65 @@
+/// <reference lib="dom" />
+/**
+ * Headless Chromium for the report's browser tests: the system's when installed, else the one
+ * @sparticuz/chromium ships inside its npm package (so `npm ci` alone provides it). A browser that
+ * cannot start fails the test with the reason.
+ */
+import { existsSync } from 'node:fs';
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+
+const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+export async function launchBrowser(userDataDir: string): Promise<Browser> {
+  const system = SYSTEM_CHROMIUM.find((file) => existsSync(file));
+  let executablePath: string;
+  try {
+    executablePath = system ?? (await chromium.executablePath());
+  } catch (error) {
+    throw new Error(`No browser: neither ${SYSTEM_CHROMIUM.join(' nor ')} exists, and @sparticuz/chromium could not unpack its Chromium: ${(error as Error).message}`);
+  }
+  const args = ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--lang=en-US', `--user-data-dir=${userDataDir}`];
+  try {
+    // A C/POSIX locale (CI's) would give the page `en-US@posix`, a language tag Intl refuses.
+    return await puppeteer.launch({ executablePath, headless: true, args, userDataDir, env: { ...process.env, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' } });
+  } catch (error) {
+    throw new Error(`Chromium (${executablePath}) did not start: ${(error as Error).message}`);
+  }
+}
+
+export interface Drawn {
+  versions: Array<{ label: string; marker: number; firstBar: number; lastBar: number }>;
+  plot: { left: number; right: number };
+}
+
+/** Where each version's marker and bars are on screen (CSS pixels), read from the marker elements and the canvas. */
+export async function drawnPositions(page: Page, chart: number): Promise<Drawn> {
+  return page.$eval(`#chart-${chart}`, (host, index) => {
+    const canvas = host.querySelector('canvas') as HTMLCanvasElement;
+    const box = canvas.getBoundingClientRect();
+    const scale = canvas.width / box.width;
+    const pixels = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height).data;
+    const over = (host.querySelector('.u-over') as HTMLElement).getBoundingClientRect();
+    const swatches = [...document.querySelectorAll(`#legend-${index} li`)].filter((li) => /^v\d+/.test(li.querySelector('strong')?.textContent ?? ''));
+    const versions = [...host.querySelectorAll<HTMLElement>('.deploy-marker[data-version]')].map((marker) => {
+      const label = marker.getAttribute('data-version') as string;
+      const swatch = swatches.find((li) => li.querySelector('strong')?.textContent?.trim() === label)?.querySelector('.swatch') as HTMLElement;
+      const [r, g, b] = (getComputedStyle(swatch).backgroundColor.match(/\d+/g) ?? []).map(Number);
+      let first = Number.POSITIVE_INFINITY;
+      let last = Number.NEGATIVE_INFINITY;
+      for (let y = 0; y < canvas.height; y++) {
+        for (let x = 0; x < canvas.width; x++) {
+          const i = (y * canvas.width + x) * 4;
+          if (pixels[i] === r && pixels[i + 1] === g && pixels[i + 2] === b && pixels[i + 3] === 255) {
+            first = Math.min(first, x);
+            last = Math.max(last, x);
+          }
+        }
+      }
+      const m = marker.getBoundingClientRect();
+      return { label, marker: m.left + m.width / 2, firstBar: box.left + first / scale, lastBar: box.left + (last + 1) / scale };
+    });
+    return { versions, plot: { left: over.left, right: over.right } };
+  }, chart);
+}
+
