@@ -291,7 +291,7 @@ function addCiCommands(program: Command, action: CommandAction): void {
     .addOption(new Option('--provider <provider>', 'the CI the job runs in (its variables give the project, review and token)').choices(['github', 'gitlab']).makeOptionMandatory())
     .addOption(new Option('--command <command>', 'the voxform command to run').choices(['plan', 'apply', 'test', 'promote', 'drift']).makeOptionMandatory())
     .option('--out-dir <dir>', 'where the saved plan and reports are written (and apply reads the plan)', 'voxform-ci')
-    .option('--args <text>', 'more arguments for the command, separated by spaces (e.g. "--target agent.front-desk")')
+    .option('--command-args <text>', 'more arguments for the command, separated by spaces (e.g. "--target agent.front-desk")')
     .action(action('ci-run'));
 }
 

@@ -26,7 +26,7 @@ export interface CiRunCommandOptions {
   env?: string;
   file?: string[];
   outDir: string;
-  args?: string;
+  commandArgs?: string;
 }
 
 const PLAN_FILE = 'plan.json';
@@ -40,7 +40,7 @@ export function planArtifactName(environment: string | undefined): string {
 /** The command line run for `options`: the files it writes are voxform's choice, the rest the operator's. */
 function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
   const selection = [...(options.env ? ['--env', options.env] : []), ...(options.file ?? []).flatMap((file) => ['-f', file])];
-  const extra = (options.args ?? '').split(/\s+/).filter((arg) => arg !== '');
+  const extra = (options.commandArgs ?? '').split(/\s+/).filter((arg) => arg !== '');
   switch (options.command) {
     case 'plan':
       return ['plan', ...selection, '--out', path.join(outDir, PLAN_FILE), ...extra];
