@@ -5,6 +5,7 @@
  */
 import type { SecretRegistry } from '../secrets/redact.js';
 import { connectGitHub } from './github.js';
+import { registerCiTokens } from './runner-env.js';
 import { connectGitLab } from './gitlab.js';
 
 export type Provider = 'github' | 'gitlab';
@@ -35,12 +36,9 @@ export interface ReviewHost {
   close(): Promise<void>;
 }
 
-/** Every token a job may hold, registered as secrets before anything is printed or sent. */
-export const TOKEN_VARIABLES = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'] as const;
-
 /** The host named by `provider`, from the operator's environment only: token, API URL, project and review. */
 export function connectHost(provider: Provider, env: Env, secrets: SecretRegistry): ReviewHost {
-  for (const name of TOKEN_VARIABLES) secrets.add(env[name]?.trim());
+  registerCiTokens(env, secrets);
   const redact = (text: string) => secrets.redact(text);
   return provider === 'github' ? connectGitHub(env, redact) : connectGitLab(env, redact);
 }

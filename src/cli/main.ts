@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError } from '../errors.js';
@@ -440,8 +441,10 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const secrets = new SecretRegistry();
-  // The operator's API key is a secret from the first line printed, before any command connects.
+  // The operator's API key is a secret from the first line printed, before any command connects;
+  // so are the CI's tokens (`voxform ci run` sends them; no command may print them).
   secrets.add(process.env.VOXFORM_API_KEY?.trim());
+  registerCiTokens(process.env, secrets);
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
   let format: unknown;

@@ -94,7 +94,11 @@ describe('the packed tarball', () => {
 
     const installed = path.join(project, 'node_modules/voxform');
     const files = await filesUnder(installed);
-    expect(files.map((file) => path.relative(installed, file))).toContain('LICENSE');
+    expect(files.map((file) => path.relative(installed, file))).toEqual(expect.arrayContaining(['LICENSE', 'action.yml', 'templates/voxform.yml']));
+    // What the GitHub Action and the GitLab component run, installed with `version: X.Y.Z`: `voxform ci run`.
+    const ci = await voxform('ci', 'run', '--help');
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stdout).toContain('--provider <provider>');
     // No source map, and no compiled file pointing at one: the TypeScript sources are not shipped.
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     for (const file of files.filter((name) => name.endsWith('.js'))) expect(await readFile(file, 'utf8'), file).not.toContain('sourceMappingURL');

@@ -11,7 +11,7 @@ import { connectHost, type Provider, type ReviewHost } from '../../ci/host.js';
 import { checkEnvironmentName, type ReportKind } from '../../ci/markers.js';
 import { publishReport, type PublishResult } from '../../ci/publish.js';
 import { applyReport, outputReport, planReport, testReport, type Report, type ReportLinks } from '../../ci/reports.js';
-import { currentReview, runUrl, summaryFile } from '../../ci/runner-env.js';
+import { currentReview, registerCiTokens, runUrl, summaryFile } from '../../ci/runner-env.js';
 import { readTestReport } from '../../conversations/read-json.js';
 import { VoxformError } from '../../errors.js';
 import { readPlanFile } from '../../plan/plan-file.js';
@@ -107,7 +107,8 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext): Pr
   const outDir = path.resolve(ctx.cwd, options.outDir);
   await mkdir(outDir, { recursive: true });
   const argv = commandLine(options, outDir);
-  // Registered before the command runs: its output (and the report quoting it) never shows a token.
+  // Registered before the command runs (main does too): its output and the report quoting it never show a token.
+  registerCiTokens(ctx.env, ctx.secrets);
   let host: ReviewHost | undefined;
   const connect = () => (host ??= connectHost(options.provider, ctx.env, ctx.secrets));
   ctx.onExit(() => host?.close());
