@@ -4,6 +4,7 @@
  * environment, created and then edited in place; nobody else's comment touched, even one carrying
  * voxform's marker, nor voxform's own comment of another environment; labels; the job summary; the
  * apply's result on the review that merged the commit; and the token nowhere in what was written.
+ * Each test runs the CLI several times in a row: more room than one run needs.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,7 +105,7 @@ describe('voxform ci run on GitHub', () => {
     const writes = fake.requests.filter((request) => request.method === 'PATCH');
     expect(writes.map((request) => request.path)).toEqual([`/repos/acme/agents/issues/comments/${comment.id}`]);
     await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr]);
-  });
+  }, 120_000);
 
   it('test: a failing test sets voxform:tests-failing, a passing run takes it off; the results are in the summary', async () => {
     const failing = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--command-args', 'failing.test.yaml --skip-judge'], github());
@@ -121,7 +122,7 @@ describe('voxform ci run on GitHub', () => {
     expect(passing.stderr).toContain('comment updated on pull request #7; labels -voxform:tests-failing');
     expect(fake.labelsOf(7)).toEqual(['voxform:changes']);
     expect(fake.comments.filter((c) => c.body.startsWith('<!-- voxform:test:env=staging -->'))).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('apply on main: the result is posted to the pull request that merged the commit, beside the plan', async () => {
     fake.merged.set(MERGE_COMMIT, 7);
@@ -146,7 +147,7 @@ describe('voxform ci run on GitHub', () => {
       '<!-- voxform:apply:env=staging -->',
     ]);
     await expectNoToken([apply.stdout, apply.stderr]);
-  });
+  }, 120_000);
 
   it('outside a pull request: the summary only, and no token needed', async () => {
     const before = fake.requests.length;
@@ -154,17 +155,17 @@ describe('voxform ci run on GitHub', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stderr).toContain('voxform ci: no pull or merge request to comment on; job summary written.');
     expect(fake.requests.length).toBe(before);
-  });
+  }, 120_000);
 
   it('a review to comment on without a token: ci_token_missing, after the command ran', async () => {
     const plan = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github({ GITHUB_TOKEN: '' }));
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('error: GITHUB_TOKEN is not set: voxform ci needs it to comment on the review and set its labels.');
-  });
+  }, 120_000);
 });
 
 describe('voxform ci run on GitLab', () => {
-  it('plan (no environment): one note,  created then edited in place; labels set on the merge request; apply reports on the merged one', async () => {
+  it('plan (no environment): one note, created then edited in place; labels set on the merge request; apply reports on the merged one', async () => {
     fake.addComment(5, 'dave', '<!-- voxform:plan -->\nnot voxform');
     const first = await project.cli(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
     expect(first.code, first.stderr).toBe(0);
@@ -186,5 +187,5 @@ describe('voxform ci run on GitLab', () => {
     expect(apply.stderr).toContain('voxform ci: comment created on merge request !5.');
     expect(fake.comments.find((c) => c.review === 5 && c.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('✅ applied');
     await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr, apply.stdout, apply.stderr]);
-  });
+  }, 120_000);
 });
