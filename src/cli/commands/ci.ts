@@ -72,7 +72,14 @@ async function savedPlan(file: string): Promise<Plan | undefined> {
   }
 }
 
-async function reportOf(options: CiRunCommandOptions, exitCode: number, output: string, outDir: string, links: ReportLinks, ctx: CommandContext): Promise<Report> {
+/** What the command left: its exit code, what it printed, the folder of its files. */
+interface CommandOutcome {
+  exitCode: number;
+  output: string;
+  outDir: string;
+}
+
+async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir }: CommandOutcome, links: ReportLinks, ctx: CommandContext): Promise<Report> {
   const redact = (text: string) => ctx.secrets.redact(text);
   switch (options.command) {
     case 'plan':
@@ -120,7 +127,7 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext): Pr
     savedPlanWhere: options.provider === 'github' ? `artifact \`${planArtifactName(options.env)}\`` : 'the job artifacts',
     savedPlanFile: PLAN_FILE,
   };
-  const report = await reportOf(options, exitCode, stdout.text(), outDir, links, ctx);
+  const report = await reportOf(options, { exitCode, output: stdout.text(), outDir }, links, ctx);
   const review = options.command === 'apply' ? await connect().mergedReview() : options.command === 'plan' || options.command === 'test' ? currentReview(options.provider, ctx.env) : undefined;
   const result = await publishReport(report, { review, host: connect, summaryFile: summaryFile(options.provider, ctx.env) });
   ctx.stderr.write(describeResult(result, options.provider));
