@@ -24,6 +24,13 @@ const ENVIRONMENT = {
   GITHUB_SERVER_URL: 'set by GitHub Actions: with `GITHUB_REPOSITORY`, where `report` links a deploy\'s diff',
   GITHUB_REPOSITORY: 'set by GitHub Actions: the repository (`owner/name`)',
   CI_PROJECT_URL: 'set by GitLab CI: the project, where `report` links a deploy\'s diff',
+  GITHUB_TOKEN: 'the token `ci run` comments and labels with on GitHub (never printed)',
+  GITHUB_API_URL: 'set by GitHub Actions: the API `ci run` talks to',
+  GITHUB_REF: 'set by GitHub Actions: `refs/pull/N/merge` names the pull request `ci run` comments on',
+  GITHUB_STEP_SUMMARY: 'set by GitHub Actions: the job summary `ci run` appends to',
+  GITLAB_TOKEN: 'the token `ci run` writes notes and labels with on GitLab: `api` scope (never printed)',
+  CI_API_V4_URL: 'set by GitLab CI: the API `ci run` talks to',
+  CI_MERGE_REQUEST_IID: 'set by GitLab CI in a merge-request pipeline: the merge request `ci run` comments on',
   NO_COLOR: 'any value: no colour in output',
 } as const;
 
@@ -188,6 +195,20 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     environment: [...MANIFEST_ENV],
     exitCodes: OK_OR_ERROR,
     examples: ['voxform completion bash > ~/.local/share/bash-completion/completions/voxform', 'voxform completion zsh > "${fpath[1]}/_voxform"', 'voxform completion fish > ~/.config/fish/completions/voxform.fish'],
+  },
+  'ci run': {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'GITHUB_TOKEN', 'GITHUB_API_URL', 'GITHUB_REPOSITORY', 'GITHUB_REF', 'GITHUB_STEP_SUMMARY', 'GITLAB_TOKEN', 'CI_API_V4_URL', 'CI_MERGE_REQUEST_IID'],
+    exitCodes: [
+      '0  the command succeeded (drift: in sync) and its report is posted',
+      '1  the command failed (a test, a gate, an error), or the comment, labels or summary could not be written',
+      '2  drift found (--command drift)',
+      INTERRUPTED,
+    ],
+    examples: [
+      'voxform ci run --provider github --command plan --env production',
+      'voxform ci run --provider gitlab --command test --command-args "--skip-judge"',
+      'voxform ci run --provider github --command promote --env production --command-args "--from staging --auto-approve"',
+    ],
   },
   schema: {
     environment: [],

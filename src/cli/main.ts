@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Argument, Command, CommanderError, Option } from 'commander';
+import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
 import { isVoxformError } from '../errors.js';
@@ -96,6 +97,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   addWebhookCommands(program, action);
 
   addStateCommands(program, action);
+  addCiCommands(program, action);
 
   addCommandHelp(program);
   return program;
@@ -297,6 +299,17 @@ function addStateCommands(program: Command, action: CommandAction): void {
     .action(action('state-migrate'));
 }
 
+/** `voxform ci run`: a command of a CI job, then its report on the review (docs/ci.md). */
+function addCiCommands(program: Command, action: CommandAction): void {
+  const ci = program.command('ci').description('run a command in a CI job and report it on the pull or merge request (docs/ci.md)');
+  withManifest(ci.command('run').description('run plan, apply, test, promote or drift, then comment, label and summarize'))
+    .addOption(new Option('--provider <provider>', 'the CI the job runs in (its variables give the project, review and token)').choices(['github', 'gitlab']).makeOptionMandatory())
+    .addOption(new Option('--command <command>', 'the voxform command to run').choices(['plan', 'apply', 'test', 'promote', 'drift']).makeOptionMandatory())
+    .option('--out-dir <dir>', 'where the saved plan and reports are written (and apply reads the plan)', 'voxform-ci')
+    .option('--command-args <text>', 'more arguments for the command, separated by spaces (e.g. "--target agent.front-desk")')
+    .action(action('ci-run'));
+}
+
 /** webhook send and serve: exercising the receivers of the agents' webhooks without a call. */
 function addWebhookCommands(program: Command, action: CommandAction): void {
   const webhook = program.command('webhook').description('send a webhook to a receiver, or run a receiver (docs/webhooks.md)');
@@ -344,7 +357,34 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   'webhook-serve': () => import('./commands/webhook-serve.js'),
   get: () => import('./commands/get.js'),
   completion: () => import('./commands/completion.js'),
+  'ci-run': () => import('./commands/ci.js'),
 };
+
+/**
+ * Runs one command line inside a running command (`voxform ci run`), with that command's context:
+ * its output, secrets, cleanups and signals. An error is reported as the CLI reports it; the exit
+ * code is returned, never thrown.
+ */
+export async function runCommandLine(argv: string[], ctx: CommandContext): Promise<number> {
+  let exitCode = 0;
+  let format: unknown;
+  const program = buildProgram(async (name, options) => {
+    format = options.format;
+    const loader = loaders[name];
+    if (!loader) throw new Error(`no command module for ${name}`);
+    const mod = await loader();
+    exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
+  });
+  program.exitOverride();
+  program.configureOutput({ writeOut: (text) => ctx.stdout.write(text), writeErr: (text) => ctx.stderr.write(text) });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    clearProgressLines();
+    exitCode = reportError(error, { stdout: ctx.stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json: format === 'json' });
+  }
+  return exitCode;
+}
 
 /** Output streams whose reader went away: written to no more (one entry per stream: main may run more than once). */
 const failedStreams = new WeakMap<NodeJS.WriteStream, { failed: boolean }>();
@@ -417,8 +457,10 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const secrets = new SecretRegistry();
-  // The operator's API key is a secret from the first line printed, before any command connects.
+  // The operator's API key is a secret from the first line printed, before any command connects;
+  // so are the CI's tokens (`voxform ci run` sends them; no command may print them).
   secrets.add(process.env.VOXFORM_API_KEY?.trim());
+  registerCiTokens(process.env, secrets);
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
   let format: unknown;

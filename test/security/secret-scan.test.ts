@@ -20,6 +20,7 @@ import { main } from '../../src/cli/main.js';
 import { defaultSeed } from '../../src/emulator/index.js';
 import { echoedForms } from '../../src/secrets/redact.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
+import { startFakeCodeHost, type FakeCodeHost } from '../helpers/fake-code-host.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 const crash = vi.hoisted(() => ({ enabled: false }));
@@ -45,6 +46,7 @@ const PLANTED = {
   'phone import secret (short)': 'q7Z',
   'credential key': 'sk-planted-openai-0e4b',
   '${env:} value': 'planted greeting café & "quoted" </b>-77f1',
+  'CI token': 'ghs_planted-ci-token-4d5e6f',
 } as const;
 type Slot = keyof typeof PLANTED;
 const SLOTS = Object.keys(PLANTED) as Slot[];
@@ -56,6 +58,8 @@ const MANIFEST_ENV = {
   TWILIO_API_SECRET: PLANTED['phone import secret (short)'],
   OPENAI_API_KEY: PLANTED['credential key'],
   GREETING: PLANTED['${env:} value'],
+  // Every command runs with the CI's token in its environment; `ci run` uses it.
+  GITHUB_TOKEN: PLANTED['CI token'],
 };
 
 type Scenario = 'success' | 'manifest error' | 'service 422' | 'crash';
@@ -78,6 +82,8 @@ interface ScanRun {
   outside?: boolean;
   /** Exit codes the run may end with (a scan of a run that did not do its job would prove little). */
   codes: number[];
+  /** Run as a GitHub Actions job of a pull request, reporting to the fake GitHub (`voxform ci run`). */
+  ci?: boolean;
 }
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -112,6 +118,9 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'test', format: 'json', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--format', 'json'], codes: [1] },
   { scenario: 'success', command: 'test', format: 'junit', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--format', 'junit', '--out', 'junit.xml'], codes: [1] },
   { scenario: 'success', command: 'test', format: 'markdown', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--format', 'markdown'], codes: [1] },
+  // `voxform ci run`: what it runs is scanned as above, and also the comments it posts and the job summary.
+  { scenario: 'success', command: 'ci run', format: 'plan', args: ['ci', 'run', '--provider', 'github', '--command', 'plan', '--out-dir', 'ci-out'], ci: true, debug: true, codes: [0] },
+  { scenario: 'success', command: 'ci run', format: 'test', args: ['ci', 'run', '--provider', 'github', '--command', 'test', '--out-dir', 'ci-out', '--command-args', 'tests/scan.test.yaml'], ci: true, codes: [1] },
   { scenario: 'success', command: 'test capture', format: 'text', args: ['test', 'capture', 'CALL_ID', '--out', 'tests/captured.test.yaml'], debug: true, codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
   // RECEIVER is a webhook receiver of the test's; CALL_ID an ended call whose agent_config holds the planted headers.
@@ -144,6 +153,8 @@ const RUNS: ScanRun[] = [
   { scenario: 'service 422', command: 'report', format: 'json', args: ['report', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], service: 'echo-write', codes: [1] },
   { scenario: 'service 422', command: 'webhook send', format: 'logged call', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--call', 'CALL_ID'], service: 'echo-get', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'ci run', format: 'plan', args: ['ci', 'run', '--provider', 'github', '--command', 'plan', '--out-dir', 'ci-out'], service: 'echo-secrets', ci: true, debug: true, codes: [1] },
+  { scenario: 'crash', command: 'ci run', format: 'plan', args: ['ci', 'run', '--provider', 'github', '--command', 'plan', '--out-dir', 'ci-out'], ci: true, codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'text', args: ['plan'], codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], debug: true, codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], debug: true, codes: [1] },
@@ -268,6 +279,8 @@ let outside: string;
 /** The manifest with the planted `${env:GREETING}`, before the manifest-error runs break it. */
 let validManifest: string;
 let echo: Server;
+/** GitHub's API as `ci run` reaches it: its comments are scanned too. */
+let github: FakeCodeHost;
 /** A webhook receiver that answers every request as a valid prefetch answer (RECEIVER in the rows). */
 let receiver: Server;
 /** An ended call with the planted headers in its agent_config snapshot (CALL_ID in the rows). */
@@ -290,6 +303,8 @@ beforeAll(async () => {
   receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{}}')));
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   outside = await mkdtemp(path.join(tmpdir(), 'voxform-scan-outside-'));
+  github = await startFakeCodeHost();
+  github.tokens.set(PLANTED['CI token'], undefined);
 });
 
 afterAll(async () => {
@@ -298,6 +313,7 @@ afterAll(async () => {
   receiver.closeAllConnections();
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
   await project.close();
+  await github.close();
   await rm(outside, { recursive: true, force: true });
   const commands = new Set(RUNS.map((run) => run.command));
   // The figure of the scan, for the record.
@@ -314,11 +330,15 @@ async function scan(run: ScanRun): Promise<{ code: number; stdout: string; stder
   if (run.service === 'echo-secrets') echoMode.current = 'secrets';
   crash.enabled = run.scenario === 'crash';
   try {
-    const env = { ...MANIFEST_ENV, VOXFORM_API_KEY: PLANTED['api key'], VOXFORM_BASE_URL: baseUrl, ...(run.debug ? { VOXFORM_DEBUG: '1' } : {}) };
+    const ciEnv: Record<string, string> = run.ci
+      ? { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: 'acme/agents', GITHUB_REF: 'refs/pull/9/merge', GITHUB_SERVER_URL: 'https://github.example', GITHUB_RUN_ID: '1', GITHUB_STEP_SUMMARY: path.join(project.dir, 'ci-summary.md') }
+      : {};
+    const env = { ...MANIFEST_ENV, ...ciEnv, VOXFORM_API_KEY: PLANTED['api key'], VOXFORM_BASE_URL: baseUrl, ...(run.debug ? { VOXFORM_DEBUG: '1' } : {}) };
     const cwd = run.outside ? outside : project.dir;
     const result = run.stdin === undefined ? await runInProcess(run.args, cwd, env) : await runCli(run.args, { cwd, env, input: run.stdin });
     if (run.stdin !== undefined) SPAWNED++;
     leaks.push(...findLeaks(result.stdout, label, 'stdout', run.scenario, run.outside), ...findLeaks(result.stderr, label, 'stderr', run.scenario, run.outside));
+    for (const comment of github.comments) leaks.push(...findLeaks(comment.body, label, `pull-request comment ${comment.id}`, run.scenario));
     for (const dir of [project.dir, outside]) {
       for (const file of await filesUnder(dir)) leaks.push(...findLeaks(await readFile(file, 'utf8'), label, path.relative(project.dir, file), run.scenario));
     }
@@ -356,6 +376,8 @@ describe('the secret scan', () => {
       if (!run.debug) expect(result.stderr).not.toMatch(/\n\s+at /);
     }
     expect(leaks).toEqual([]);
+    // The runs of `ci run` did comment: the scan of the comments proves something.
+    expect(github.comments.map((comment) => comment.body.split('\n', 1)[0])).toEqual(['<!-- voxform:plan -->', '<!-- voxform:test -->']);
     expect(scanned.size).toBe(new Set(RUNS.map((run) => `${run.command} ${run.format}`)).size);
   }, 180_000);
 

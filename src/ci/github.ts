@@ -1,0 +1,73 @@
+/**
+ * GitHub's REST API as a `ReviewHost`: pull-request comments are issue comments, labels are issue
+ * labels. Everything comes from the runner's variables: GITHUB_API_URL, GITHUB_REPOSITORY,
+ * GITHUB_REF (`refs/pull/N/merge` on a pull-request event), GITHUB_SHA and the GITHUB_TOKEN.
+ */
+import type { Redact } from '../secrets/redact.js';
+import type { ReviewComment, ReviewHost } from './host.js';
+import { apiBaseUrl, requireToken, runnerVariable, type Env } from './runner-env.js';
+import { MAX_PAGES, PAGE_SIZE } from './pages.js';
+import { RestClient } from './rest.js';
+
+/**
+ * Who a GITHUB_TOKEN writes as. The Actions token cannot ask (`GET /user` refuses an integration),
+ * so an answer of 401 or 403 there means this author.
+ */
+const ACTIONS_BOT = 'github-actions[bot]';
+
+interface GitHubComment {
+  id: number;
+  body?: string | null;
+  user?: { login?: string } | null;
+}
+
+export function connectGitHub(env: Env, redact: Redact): ReviewHost {
+  const token = requireToken(env, 'GITHUB_TOKEN', 'Pass `github-token` to the action (its default is the job\'s own token), with `permissions: { pull-requests: write, issues: write }`.');
+  const repository = runnerVariable(env, 'GITHUB_REPOSITORY', /^[\w.-]+\/[\w.-]+$/, 'OWNER/NAME');
+  const client = new RestClient({
+    baseUrl: apiBaseUrl(env, 'GITHUB_API_URL', 'https://api.github.com'),
+    headers: { authorization: `Bearer ${token}`, 'x-github-api-version': '2022-11-28' },
+    host: 'GitHub',
+    redact,
+  });
+  const repo = `repos/${repository}`;
+  let login: string | undefined;
+  return {
+    name: 'GitHub',
+    async mergedReview() {
+      const sha = runnerVariable(env, 'GITHUB_SHA', /^[0-9a-f]{40}$/i, 'a commit');
+      const pulls = (await client.call('GET', `${repo}/commits/${sha}/pulls`)).body;
+      const merged = Array.isArray(pulls) ? pulls.find((pull: { merged_at?: unknown }) => typeof pull?.merged_at === 'string') : undefined;
+      return typeof merged?.number === 'number' ? merged.number : undefined;
+    },
+    async author() {
+      if (login === undefined) {
+        const answer = await client.call('GET', 'user', undefined, [401, 403]);
+        const own = (answer.body as { login?: unknown } | null)?.login;
+        login = answer.status === 200 && typeof own === 'string' ? own : ACTIONS_BOT;
+      }
+      return login;
+    },
+    async comments(review) {
+      const out: ReviewComment[] = [];
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const items = (await client.call('GET', `${repo}/issues/${review}/comments?per_page=${PAGE_SIZE}&page=${page}`)).body;
+        if (!Array.isArray(items)) break;
+        for (const item of items as GitHubComment[]) out.push({ id: item.id, body: item.body ?? '', author: item.user?.login ?? '' });
+        if (items.length < PAGE_SIZE) break;
+      }
+      return out;
+    },
+    async createComment(review, body) {
+      await client.call('POST', `${repo}/issues/${review}/comments`, { body });
+    },
+    async updateComment(_review, id, body) {
+      await client.call('PATCH', `${repo}/issues/comments/${id}`, { body });
+    },
+    async setLabels(review, add, remove) {
+      if (add.length > 0) await client.call('POST', `${repo}/issues/${review}/labels`, { labels: add });
+      for (const label of remove) await client.call('DELETE', `${repo}/issues/${review}/labels/${encodeURIComponent(label)}`, undefined, [404]);
+    },
+    close: () => client.close(),
+  };
+}

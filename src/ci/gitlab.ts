@@ -1,0 +1,63 @@
+/**
+ * GitLab's REST API as a `ReviewHost`: merge-request notes and labels. Everything comes from the
+ * runner's variables: CI_API_V4_URL, CI_PROJECT_ID, CI_MERGE_REQUEST_IID (a merge-request
+ * pipeline), CI_COMMIT_SHA, and GITLAB_TOKEN (a project or personal access token with the `api`
+ * scope: the job token, CI_JOB_TOKEN, may not write notes).
+ */
+import type { Redact } from '../secrets/redact.js';
+import type { ReviewComment, ReviewHost } from './host.js';
+import { apiBaseUrl, requireToken, runnerVariable, type Env } from './runner-env.js';
+import { MAX_PAGES, PAGE_SIZE } from './pages.js';
+import { RestClient } from './rest.js';
+
+interface GitLabNote {
+  id: number;
+  body?: string | null;
+  system?: boolean;
+  author?: { username?: string } | null;
+}
+
+export function connectGitLab(env: Env, redact: Redact): ReviewHost {
+  const token = requireToken(env, 'GITLAB_TOKEN', 'Add a masked CI/CD variable GITLAB_TOKEN: a project access token with the `api` scope and the Reporter role (CI_JOB_TOKEN cannot write notes).');
+  const project = runnerVariable(env, 'CI_PROJECT_ID', /^\d+$/, 'a project id');
+  const client = new RestClient({ baseUrl: apiBaseUrl(env, 'CI_API_V4_URL', undefined), headers: { 'private-token': token }, host: 'GitLab', redact });
+  const base = `projects/${project}`;
+  let username: string | undefined;
+  return {
+    name: 'GitLab',
+    async mergedReview() {
+      const sha = runnerVariable(env, 'CI_COMMIT_SHA', /^[0-9a-f]{40}$/i, 'a commit');
+      const requests = (await client.call('GET', `${base}/repository/commits/${sha}/merge_requests`)).body;
+      const merged = Array.isArray(requests) ? requests.find((request: { state?: unknown }) => request?.state === 'merged') : undefined;
+      return typeof merged?.iid === 'number' ? merged.iid : undefined;
+    },
+    async author() {
+      if (username === undefined) {
+        const own = ((await client.call('GET', 'user')).body as { username?: unknown } | null)?.username;
+        username = typeof own === 'string' ? own : '';
+      }
+      return username;
+    },
+    async comments(review) {
+      const out: ReviewComment[] = [];
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const items = (await client.call('GET', `${base}/merge_requests/${review}/notes?sort=asc&order_by=created_at&per_page=${PAGE_SIZE}&page=${page}`)).body;
+        if (!Array.isArray(items)) break;
+        for (const item of items as GitLabNote[]) if (!item.system) out.push({ id: item.id, body: item.body ?? '', author: item.author?.username ?? '' });
+        if (items.length < PAGE_SIZE) break;
+      }
+      return out;
+    },
+    async createComment(review, body) {
+      await client.call('POST', `${base}/merge_requests/${review}/notes`, { body });
+    },
+    async updateComment(review, id, body) {
+      await client.call('PUT', `${base}/merge_requests/${review}/notes/${id}`, { body });
+    },
+    async setLabels(review, add, remove) {
+      if (add.length === 0 && remove.length === 0) return;
+      await client.call('PUT', `${base}/merge_requests/${review}`, { add_labels: add.join(','), remove_labels: remove.join(',') });
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The JSON REST client the code hosts' APIs are called through (GitHub, GitLab): one undici Agent
+ * with time-outs and a cap on what an answer may weigh. The origin is always the operator's (an
+ * environment variable the CI runner sets), the token is always the operator's and registered as a
+ * secret before the first request, so no error or log line can show it.
+ */
+import { Agent } from 'undici';
+import { VoxformError } from '../errors.js';
+import { shortenRedacted, type Redact } from '../secrets/redact.js';
+
+/** How long a host has to answer one request. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** The largest answer read: a page of 100 comments of 65,536 characters each, with room. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/** How much of a host's error message is quoted back. */
+const MAX_QUOTED_ERROR = 300;
+
+export interface RestAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+export interface RestClientOptions {
+  /** The API's base URL, e.g. `https://api.github.com` or `https://gitlab.example.com/api/v4`. */
+  baseUrl: string;
+  /** Headers every request carries (the authorization). */
+  headers: Record<string, string>;
+  /** Which host, for messages: `GitHub`, `GitLab`. */
+  host: string;
+  redact: Redact;
+}
+
+/** A JSON client of one host's API. */
+export class RestClient {
+  private readonly agent = new Agent({ headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS, connectTimeout: REQUEST_TIMEOUT_MS, maxResponseSize: MAX_ANSWER_BYTES });
+  private readonly base: URL;
+
+  constructor(private readonly options: RestClientOptions) {
+    this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  }
+
+  /** The answer to `method path` (relative to the base URL); a status outside 2xx is `ci_request_failed`, unless `accept` lists it. */
+  async call(method: string, path: string, body?: unknown, accept: number[] = []): Promise<RestAnswer> {
+    const url = new URL(path.replace(/^\//, ''), this.base);
+    let answer: RestAnswer;
+    try {
+      const response = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: method as 'GET',
+        headers: { accept: 'application/json', 'user-agent': 'voxform', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...this.options.headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.body.text();
+      answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
+    } catch (error) {
+      throw new VoxformError('ci_request_failed', `${this.options.host} did not answer ${method} ${url.pathname}: ${shortenRedacted((error as Error).message, MAX_QUOTED_ERROR, this.options.redact)}.`, {
+        hint: `Check that the job reaches ${url.origin} (the runner's API URL).`,
+      });
+    }
+    if ((answer.status >= 200 && answer.status < 300) || accept.includes(answer.status)) return answer;
+    throw new VoxformError('ci_request_failed', `${this.options.host} refused ${method} ${url.pathname} with ${answer.status}: ${shortenRedacted(messageOf(answer.body), MAX_QUOTED_ERROR, this.options.redact)}.`, {
+      hint: answer.status === 401 || answer.status === 403 || answer.status === 404 ? permissionHint(this.options.host) : undefined,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function permissionHint(host: string): string {
+  return host === 'GitHub'
+    ? 'Give the job `permissions: { pull-requests: write }` (and `issues: write` for labels), or a token that has them.'
+    : 'Set GITLAB_TOKEN to a project or personal access token with the `api` scope and at least the Reporter role.';
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The host's own words for a refusal: GitHub's `message`, GitLab's `message` or `error`. */
+function messageOf(body: unknown): string {
+  if (typeof body === 'string') return body || 'no message';
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    for (const key of ['message', 'error']) if (record[key] !== undefined) return typeof record[key] === 'string' ? record[key] : JSON.stringify(record[key]);
+  }
+  return 'no message';
+}

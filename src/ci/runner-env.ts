@@ -1,0 +1,60 @@
+/** The CI runner's variables, read and checked: the only source of a token, an API URL, a project or a review. */
+import { VoxformError } from '../errors.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Every token a CI job may hold: secrets from the first line any command prints, whatever it runs. */
+export const CI_TOKEN_VARIABLES = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'] as const;
+
+export function registerCiTokens(env: Env, secrets: { add(value: string | undefined): void }): void {
+  for (const name of CI_TOKEN_VARIABLES) secrets.add(env[name]?.trim());
+}
+
+/** A variable the runner sets, checked: a missing or malformed one is `ci_environment_invalid`, naming it. */
+export function runnerVariable(env: Env, name: string, pattern: RegExp, what: string): string {
+  const value = env[name]?.trim() ?? '';
+  if (!pattern.test(value)) {
+    throw new VoxformError('ci_environment_invalid', `${name} is ${value === '' ? 'not set' : 'not ' + what}: voxform ci reads the job's project and review from the runner's variables.`, {
+      hint: `Run it in a job of the CI it was told (--provider), which sets ${name}.`,
+    });
+  }
+  return value;
+}
+
+/** The API's base URL: the runner's variable (an http(s) URL), or `fallback` when it is unset. */
+export function apiBaseUrl(env: Env, name: string, fallback: string | undefined): string {
+  const value = env[name]?.trim() || fallback || '';
+  return runnerVariable({ [name]: value }, name, /^https?:\/\/[^\s/]+\S*$/i, 'an http(s) URL');
+}
+
+/** The token, or `ci_token_missing` naming the variable to set. */
+export function requireToken(env: Env, name: string, hint: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new VoxformError('ci_token_missing', `${name} is not set: voxform ci needs it to comment on the review and set its labels.`, { hint });
+  return value;
+}
+
+/** A web address voxform links to as it is: http(s), and no character that could end a Markdown link. */
+const LINKABLE_URL = /^https?:\/\/[A-Za-z0-9.-]+(?::\d+)?(?:\/[A-Za-z0-9._~%\/+=&?:@-]*)?$/;
+
+/** The web page of this job's run (linked from comments), when the runner names one that can be linked. */
+export function runUrl(provider: 'github' | 'gitlab', env: Env): string | undefined {
+  const url =
+    provider === 'github'
+      ? env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
+        ? `${env.GITHUB_SERVER_URL.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+        : undefined
+      : env.CI_JOB_URL;
+  return url !== undefined && LINKABLE_URL.test(url) ? url : undefined;
+}
+
+/** The review this job runs for: a pull-request event's number (GITHUB_REF `refs/pull/N/merge`) or a merge-request pipeline's iid. */
+export function currentReview(provider: 'github' | 'gitlab', env: Env): number | undefined {
+  const found = provider === 'github' ? /^refs\/pull\/(\d+)\/(?:merge|head)$/.exec(env.GITHUB_REF ?? '')?.[1] : /^\d+$/.exec(env.CI_MERGE_REQUEST_IID?.trim() ?? '')?.[0];
+  return found === undefined ? undefined : Number(found);
+}
+
+/** The job summary file (GitHub's GITHUB_STEP_SUMMARY; GitLab has none). */
+export function summaryFile(provider: 'github' | 'gitlab', env: Env): string | undefined {
+  return provider === 'github' && env.GITHUB_STEP_SUMMARY?.trim() ? env.GITHUB_STEP_SUMMARY.trim() : undefined;
+}

@@ -1,0 +1,135 @@
+/**
+ * `voxform ci run`: what the GitHub Action and the GitLab component run. It runs one voxform
+ * command in this process (plan, apply, test, promote, drift) with files it chooses, then reports
+ * it: the job summary, one comment per kind and environment on the pull or merge request (edited in
+ * place, found by its marker), the review's labels, and after an apply a comment on the review that
+ * merged the commit. Its exit code is the command's, so the job fails as the command would.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { connectHost, type Provider, type ReviewHost } from '../../ci/host.js';
+import { checkEnvironmentName, type ReportKind } from '../../ci/markers.js';
+import { publishReport, type PublishResult } from '../../ci/publish.js';
+import { applyReport, outputReport, planReport, testReport, type Report, type ReportLinks } from '../../ci/reports.js';
+import { currentReview, registerCiTokens, runUrl, summaryFile } from '../../ci/runner-env.js';
+import { readTestReport } from '../../conversations/read-json.js';
+import { VoxformError } from '../../errors.js';
+import { readPlanFile } from '../../plan/plan-file.js';
+import { planFromJson } from '../../plan/saved-plan.js';
+import type { Plan } from '../../plan/types.js';
+import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
+import { runCommandLine } from '../main.js';
+
+export interface CiRunCommandOptions {
+  provider: Provider;
+  command: ReportKind;
+  env?: string;
+  file?: string[];
+  outDir: string;
+  commandArgs?: string;
+}
+
+const PLAN_FILE = 'plan.json';
+const TESTS_FILE = 'tests.json';
+
+/** The name of the saved plan's artifact, as the Action uploads it: one per environment. */
+export function planArtifactName(environment: string | undefined): string {
+  return `voxform-plan-${environment ?? 'default'}`;
+}
+
+/** The command line run for `options`: the files it writes are voxform's choice, the rest the operator's. */
+function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
+  const selection = [...(options.env ? ['--env', options.env] : []), ...(options.file ?? []).flatMap((file) => ['-f', file])];
+  const extra = (options.commandArgs ?? '').split(/\s+/).filter((arg) => arg !== '');
+  switch (options.command) {
+    case 'plan':
+      return ['plan', ...selection, '--out', path.join(outDir, PLAN_FILE), ...extra];
+    case 'apply':
+      // A saved plan names its manifests and environment itself.
+      return ['apply', path.join(outDir, PLAN_FILE), ...extra];
+    case 'test':
+      return ['test', ...selection, '--against', 'both', '--format', 'json', '--out', path.join(outDir, TESTS_FILE), ...extra];
+    case 'promote':
+      if (!options.env) throw new VoxformError('invalid_option', '`voxform ci run --command promote` needs --env: the environment promoted to.');
+      return ['promote', '--to', options.env, ...(options.file ?? []).flatMap((file) => ['-f', file]), ...extra];
+    case 'drift':
+      return ['drift', ...selection, ...extra];
+  }
+}
+
+/** An output that also keeps what was written (drift and promote are quoted in their report). */
+function recording(output: Output): { output: Output; text: () => string } {
+  let text = '';
+  return { output: { ...output, write: (chunk: string) => ((text += chunk), output.write(chunk)) }, text: () => text };
+}
+
+async function savedPlan(file: string): Promise<Plan | undefined> {
+  try {
+    return planFromJson(await readPlanFile(file), file);
+  } catch (error) {
+    if (error instanceof VoxformError && error.code === 'plan_unreadable') return undefined;
+    throw error;
+  }
+}
+
+/** What the command left: its exit code, what it printed, the folder of its files. */
+interface CommandOutcome {
+  exitCode: number;
+  output: string;
+  outDir: string;
+}
+
+async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir }: CommandOutcome, links: ReportLinks, ctx: CommandContext): Promise<Report> {
+  const redact = (text: string) => ctx.secrets.redact(text);
+  switch (options.command) {
+    case 'plan':
+      return planReport(exitCode === 0 ? await savedPlan(path.join(outDir, PLAN_FILE)) : undefined, options.env, links);
+    case 'apply': {
+      const plan = await savedPlan(path.join(outDir, PLAN_FILE));
+      return applyReport(plan, exitCode, options.env ?? plan?.environment ?? undefined, links);
+    }
+    case 'test': {
+      const file = path.join(outDir, TESTS_FILE);
+      // Exit 1 is also "a test failed": the report is there then; without one, the run stopped before it.
+      const run = exitCode <= 1 ? await readTestReport(file).catch(() => undefined) : undefined;
+      return testReport(run, exitCode, options.env, links, redact);
+    }
+    case 'promote':
+    case 'drift':
+      return outputReport(options.command, output, exitCode, options.env, redact);
+  }
+}
+
+function describeResult(result: PublishResult, provider: Provider): string {
+  const review = provider === 'github' ? `pull request #${result.review}` : `merge request !${result.review}`;
+  const parts = [result.comment === 'none' ? 'no pull or merge request to comment on' : `comment ${result.comment} on ${review}`];
+  const labels = [...result.labelsAdded.map((label) => `+${label}`), ...result.labelsRemoved.map((label) => `-${label}`)];
+  if (labels.length > 0) parts.push(`labels ${labels.join(' ')}`);
+  if (result.summary) parts.push('job summary written');
+  return `voxform ci: ${parts.join('; ')}.\n`;
+}
+
+export async function run(options: CiRunCommandOptions, ctx: CommandContext): Promise<number> {
+  if (options.env) checkEnvironmentName(options.env);
+  const outDir = path.resolve(ctx.cwd, options.outDir);
+  await mkdir(outDir, { recursive: true });
+  const argv = commandLine(options, outDir);
+  // Registered before the command runs (main does too): its output and the report quoting it never show a token.
+  registerCiTokens(ctx.env, ctx.secrets);
+  let host: ReviewHost | undefined;
+  const connect = () => (host ??= connectHost(options.provider, ctx.env, ctx.secrets));
+  ctx.onExit(() => host?.close());
+  const stdout = recording(ctx.stdout);
+  const exitCode = await runCommandLine(argv, { ...ctx, stdout: stdout.output });
+  if (exitCode === EXIT_INTERRUPTED) return exitCode;
+  const links: ReportLinks = {
+    runUrl: runUrl(options.provider, ctx.env),
+    savedPlanWhere: options.provider === 'github' ? `artifact \`${planArtifactName(options.env)}\`` : 'the job artifacts',
+    savedPlanFile: PLAN_FILE,
+  };
+  const report = await reportOf(options, { exitCode, output: stdout.text(), outDir }, links, ctx);
+  const review = options.command === 'apply' ? await connect().mergedReview() : options.command === 'plan' || options.command === 'test' ? currentReview(options.provider, ctx.env) : undefined;
+  const result = await publishReport(report, { review, host: connect, summaryFile: summaryFile(options.provider, ctx.env) });
+  ctx.stderr.write(describeResult(result, options.provider));
+  return exitCode;
+}

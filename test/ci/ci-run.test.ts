@@ -1,0 +1,191 @@
+/**
+ * `voxform ci run` end to end: the real CLI against the emulator, reporting to a local fake of
+ * GitHub's and GitLab's REST APIs (test/helpers/fake-code-host.ts). One comment per kind and
+ * environment, created and then edited in place; nobody else's comment touched, even one carrying
+ * voxform's marker, nor voxform's own comment of another environment; labels; the job summary; the
+ * apply's result on the review that merged the commit; and the token nowhere in what was written.
+ * Each test runs the CLI several times in a row: more room than one run needs.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { echoedForms } from '../../src/secrets/redact.js';
+import { startFakeCodeHost, type FakeCodeHost } from '../helpers/fake-code-host.js';
+import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+const GITHUB_TOKEN = 'ghs_planted-actions-token-5e1f0c';
+const GITLAB_TOKEN = 'glpat-planted-project-token-9a7b';
+const MERGE_COMMIT = 'a'.repeat(40);
+const BOT = 'github-actions[bot]';
+
+let project: ExampleProject;
+let fake: FakeCodeHost;
+let work: string;
+
+beforeAll(async () => {
+  project = await startExampleProject();
+  fake = await startFakeCodeHost();
+  fake.tokens.set(GITHUB_TOKEN, undefined);
+  fake.tokens.set(GITLAB_TOKEN, 'voxform-bot');
+  work = await mkdtemp(path.join(tmpdir(), 'voxform-ci-'));
+  await writeFile(path.join(project.dir, 'failing.test.yaml'), 'agent: front-desk\ntests:\n  - name: says a word it never says\n    turns:\n      - expect: [{ contains: never said by the agent }]\n');
+});
+
+afterAll(async () => {
+  await fake.close();
+  await project.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+function github(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    GITHUB_ACTIONS: 'true',
+    GITHUB_API_URL: fake.url,
+    GITHUB_SERVER_URL: 'https://github.example',
+    GITHUB_REPOSITORY: 'acme/agents',
+    GITHUB_RUN_ID: '4242',
+    GITHUB_REF: 'refs/pull/7/merge',
+    GITHUB_SHA: 'b'.repeat(40),
+    GITHUB_TOKEN,
+    GITHUB_STEP_SUMMARY: path.join(work, 'summary.md'),
+    ...extra,
+  };
+}
+
+function gitlab(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    GITLAB_CI: 'true',
+    CI_API_V4_URL: `${fake.url}/api/v4`,
+    CI_PROJECT_ID: '99',
+    CI_MERGE_REQUEST_IID: '5',
+    CI_COMMIT_SHA: 'c'.repeat(40),
+    CI_JOB_URL: 'https://gitlab.example/acme/agents/-/jobs/77',
+    GITLAB_TOKEN,
+    CI_JOB_TOKEN: 'planted-job-token-3d2c1b',
+    ...extra,
+  };
+}
+
+/** Every place a token might surface: what the CLI printed, the comments, the summary. */
+async function expectNoToken(texts: string[]): Promise<void> {
+  const summary = await readFile(path.join(work, 'summary.md'), 'utf8').catch(() => '');
+  const all = [...texts, summary, ...fake.comments.map((comment) => comment.body)].join('\n');
+  for (const token of [GITHUB_TOKEN, GITLAB_TOKEN, 'planted-job-token-3d2c1b']) for (const form of echoedForms(token)) expect(all).not.toContain(form);
+}
+
+describe('voxform ci run on GitHub', () => {
+  it('plan: one comment for the environment, created then edited in place; others untouched; labels and summary', async () => {
+    // Before: enough comments to need a second page, a reviewer's comment that pastes voxform's
+    // marker for staging, and voxform's own comment for production.
+    for (let i = 0; i < 120; i++) fake.addComment(7, 'carol', `comment ${i}`);
+    const pasted = fake.addComment(7, 'alice', '<!-- voxform:plan:env=staging -->\n<!-- voxform:status=no-changes -->\nI pasted this');
+    const production = fake.addComment(7, BOT, '<!-- voxform:plan:env=production -->\n<!-- voxform:status=no-changes -->\n**voxform plan:** no changes');
+    const before = fake.comments.map((comment) => ({ ...comment }));
+
+    const first = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github());
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('voxform ci: comment created on pull request #7; labels +voxform:changes -voxform:no-changes; job summary written.');
+    const created = fake.comments.filter((comment) => comment.author === BOT && comment.body.startsWith('<!-- voxform:plan:env=staging -->'));
+    expect(created).toHaveLength(1);
+    const comment = created[0]!;
+    expect(comment.body.split('\n').slice(0, 3)).toEqual(['<!-- voxform:plan:env=staging -->', '<!-- voxform:status=changes -->', expect.stringMatching(/^### voxform plan \(`staging`\): 3 to create, 3 to update/)]);
+    expect(comment.body).toContain('_Saved plan: artifact `voxform-plan-staging` of [this run](https://github.example/acme/agents/actions/runs/4242); `voxform plan show plan.json` prints it whole._');
+    expect(comment.body.length).toBeLessThanOrEqual(65_536);
+    expect(fake.labelsOf(7)).toEqual(['voxform:changes']);
+    expect(await readFile(path.join(work, 'summary.md'), 'utf8')).toContain('### voxform plan (`staging`)');
+
+    const second = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github());
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain('comment updated on pull request #7');
+    expect(fake.comments.filter((c) => c.author === BOT && c.body.startsWith('<!-- voxform:plan:env=staging -->'))).toEqual([{ ...comment, edits: 1, body: expect.any(String) }]);
+    // Nobody else's comment, and no other environment's, was edited: not even the pasted marker.
+    for (const old of before) expect(fake.comments.find((c) => c.id === old.id)).toEqual(old);
+    expect(pasted.edits + production.edits).toBe(0);
+    const writes = fake.requests.filter((request) => request.method === 'PATCH');
+    expect(writes.map((request) => request.path)).toEqual([`/repos/acme/agents/issues/comments/${comment.id}`]);
+    await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr]);
+  }, 120_000);
+
+  it('test: a failing test sets voxform:tests-failing, a passing run takes it off; the results are in the summary', async () => {
+    const failing = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--command-args', 'failing.test.yaml --skip-judge'], github());
+    expect(failing.code, failing.stderr).toBe(1);
+    expect(failing.stderr).toContain('voxform ci: comment created on pull request #7; labels +voxform:tests-failing; job summary written.');
+    const comment = fake.comments.find((c) => c.author === BOT && c.body.startsWith('<!-- voxform:test:env=staging -->'))!;
+    expect(comment.body).toContain('<!-- voxform:status=failing -->\n### voxform test (`staging`):');
+    expect(comment.body).toContain('says a word it never says');
+    expect(fake.labelsOf(7)).toEqual(['voxform:changes', 'voxform:tests-failing']);
+    expect(await readFile(path.join(work, 'summary.md'), 'utf8')).toContain('says a word it never says');
+
+    const passing = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--command-args', 'example/tests/booking.test.yaml --skip-judge'], github());
+    expect(passing.code, passing.stdout + passing.stderr).toBe(0);
+    expect(passing.stderr).toContain('comment updated on pull request #7; labels -voxform:tests-failing');
+    expect(fake.labelsOf(7)).toEqual(['voxform:changes']);
+    expect(fake.comments.filter((c) => c.body.startsWith('<!-- voxform:test:env=staging -->'))).toHaveLength(1);
+  }, 120_000);
+
+  it('apply on main: the result is posted to the pull request that merged the commit, beside the plan', async () => {
+    fake.merged.set(MERGE_COMMIT, 7);
+    const apply = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'apply', '--env', 'staging'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_SHA: MERGE_COMMIT }));
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stderr).toContain('voxform ci: comment created on pull request #7; job summary written.');
+    const comment = fake.comments.find((c) => c.body.startsWith('<!-- voxform:apply:env=staging -->'))!;
+    expect(comment.author).toBe(BOT);
+    expect(comment.body.split('\n').slice(0, 5)).toEqual([
+      '<!-- voxform:apply:env=staging -->',
+      '<!-- voxform:status=applied -->',
+      '### voxform apply (`staging`): ✅ applied',
+      '',
+      '[this run](https://github.example/acme/agents/actions/runs/4242) applied the reviewed plan.',
+    ]);
+    expect(comment.body).toContain('<details><summary>The reviewed plan</summary>');
+    // The plan's comment stays as it was: the apply has its own.
+    expect(fake.comments.filter((c) => c.author === BOT && c.review === 7).map((c) => c.body.split('\n', 1)[0])).toEqual([
+      '<!-- voxform:plan:env=production -->',
+      '<!-- voxform:plan:env=staging -->',
+      '<!-- voxform:test:env=staging -->',
+      '<!-- voxform:apply:env=staging -->',
+    ]);
+    await expectNoToken([apply.stdout, apply.stderr]);
+  }, 120_000);
+
+  it('outside a pull request: the summary only, and no token needed', async () => {
+    const before = fake.requests.length;
+    const plan = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'main-plan'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_TOKEN: '' }));
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain('voxform ci: no pull or merge request to comment on; job summary written.');
+    expect(fake.requests.length).toBe(before);
+  }, 120_000);
+
+  it('a review to comment on without a token: ci_token_missing, after the command ran', async () => {
+    const plan = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github({ GITHUB_TOKEN: '' }));
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('error: GITHUB_TOKEN is not set: voxform ci needs it to comment on the review and set its labels.');
+  }, 120_000);
+});
+
+describe('voxform ci run on GitLab', () => {
+  it('plan (no environment): one note, created then edited in place; labels set on the merge request; apply reports on the merged one', async () => {
+    fake.addComment(5, 'dave', '<!-- voxform:plan -->\nnot voxform');
+    const first = await project.cli(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('voxform ci: comment created on merge request !5; labels +voxform:changes -voxform:no-changes.');
+    const second = await project.cli(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
+    expect(second.stderr).toContain('comment updated on merge request !5');
+    const notes = fake.comments.filter((c) => c.review === 5);
+    expect(notes.map((c) => [c.author, c.body.split('\n', 1)[0], c.edits])).toEqual([
+      ['dave', '<!-- voxform:plan -->', 0],
+      ['voxform-bot', '<!-- voxform:plan -->', 1],
+    ]);
+    expect(notes[1]!.body).toContain('_Saved plan: the job artifacts of [this run](https://gitlab.example/acme/agents/-/jobs/77)');
+    expect(fake.labelsOf(5)).toEqual(['voxform:changes']);
+    expect(fake.requests.filter((r) => r.path.startsWith('/api/v4/')).every((r) => r.token === GITLAB_TOKEN)).toBe(true);
+
+    fake.merged.set('d'.repeat(40), 5);
+    const apply = await project.cli(['ci', 'run', '--provider', 'gitlab', '--command', 'apply', '--out-dir', 'gl'], gitlab({ CI_MERGE_REQUEST_IID: '', CI_COMMIT_SHA: 'd'.repeat(40) }));
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stderr).toContain('voxform ci: comment created on merge request !5.');
+    expect(fake.comments.find((c) => c.review === 5 && c.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('✅ applied');
+    await expectNoToken([first.stdout, first.stderr, second.stdout, second.stderr, apply.stdout, apply.stderr]);
+  }, 120_000);
+});

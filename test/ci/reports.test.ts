@@ -1,0 +1,116 @@
+/**
+ * The pure parts of `voxform ci`: markers, labels from statuses, the comment body under the host's
+ * limit, and the test report read back as the Markdown renderer needs it.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hasMarker, kindOf, markerFor, statusOf } from '../../src/ci/markers.js';
+import { commentBody, HOST_COMMENT_LIMIT, labelsFor } from '../../src/ci/publish.js';
+import { outputReport, planReport } from '../../src/ci/reports.js';
+import { readTestReport } from '../../src/conversations/read-json.js';
+import { renderTestJson } from '../../src/conversations/render-json.js';
+import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
+import type { TestRun } from '../../src/conversations/types.js';
+import type { Plan, ResourceChange } from '../../src/plan/types.js';
+import { planOf } from '../helpers/plan.js';
+import { useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const links = { runUrl: 'https://github.example/acme/agents/actions/runs/1', savedPlanWhere: 'artifact `voxform-plan-production`', savedPlanFile: 'plan.json' };
+
+describe('markers', () => {
+  it.each([
+    ['plan', 'production', '<!-- voxform:plan:env=production -->'],
+    ['test', undefined, '<!-- voxform:test -->'],
+    ['apply', 'staging', '<!-- voxform:apply:env=staging -->'],
+  ] as const)('%s for %s is %s, read back only from the first line', (kind, environment, marker) => {
+    expect(markerFor(kind, environment)).toBe(marker);
+    expect(hasMarker(`${marker}\n<!-- voxform:status=changes -->\nbody`, marker)).toBe(true);
+    expect(hasMarker(`quoted:\n${marker}`, marker)).toBe(false);
+    expect(kindOf(`${marker}\nbody`)).toBe(kind);
+    expect(statusOf(`${marker}\n<!-- voxform:status=changes -->`)).toBe('changes');
+    expect(statusOf(`${marker}\n<!-- voxform:status=pwned -->`)).toBeUndefined();
+  });
+
+  it('tells another environment apart', () => {
+    expect(hasMarker('<!-- voxform:plan:env=production -->\nx', '<!-- voxform:plan:env=staging -->')).toBe(false);
+    expect(hasMarker('<!-- voxform:plan:env=staging -->\nx', '<!-- voxform:plan -->')).toBe(false);
+  });
+});
+
+describe('labels from every voxform comment of a kind', () => {
+  it.each([
+    ['plan', ['changes'], ['voxform:changes'], ['voxform:no-changes']],
+    ['plan', ['no-changes', 'changes'], ['voxform:changes'], ['voxform:no-changes']],
+    ['plan', ['no-changes', 'no-changes'], ['voxform:no-changes'], ['voxform:changes']],
+    ['plan', ['no-changes', 'error'], [], ['voxform:changes', 'voxform:no-changes']],
+    ['test', ['passing', 'failing'], ['voxform:tests-failing'], []],
+    ['test', ['passing'], [], ['voxform:tests-failing']],
+    ['apply', ['applied'], [], []],
+    ['drift', ['changes'], [], []],
+  ] as const)('%s with %j: add %j, remove %j', (kind, statuses, add, remove) => {
+    expect(labelsFor(kind, statuses)).toEqual({ add, remove });
+  });
+});
+
+function bigPlan(): Plan {
+  const prompt = (word: string) => Array.from({ length: 60 }, (_, n) => `${'x'.repeat(200)} ${word} ${n}`).join('\n');
+  const changes = Array.from({ length: 40 }, (_, index) => ({
+    address: `agent.a${index}`,
+    action: 'update' as const,
+    before: { config: { prompt: prompt('old') } },
+    after: { config: { prompt: prompt('new') } },
+    fieldChanges: [{ path: 'config.prompt', before: prompt('old'), after: prompt('new') }],
+    sensitivePaths: [],
+  }));
+  return planOf(changes as unknown as ResourceChange[]);
+}
+
+describe('the comment body', () => {
+  it('stays under the host limit for a plan far larger than it, and says how to see it whole', () => {
+    const body = commentBody(planReport(bigPlan(), 'production', links));
+    expect(body.length).toBeLessThanOrEqual(HOST_COMMENT_LIMIT);
+    expect(body).toContain('This comment is cut to fit');
+    expect(body).toContain('`voxform plan show plan.json` prints it whole');
+  });
+
+  it('quotes a command\'s output in a fence, cut to its limit, its secrets hidden', () => {
+    const output = `${Array.from({ length: 500 }, (_, n) => `line ${n} \`\`\` <img> secret-value-123`).join('\n')}\n`;
+    const report = outputReport('drift', output, 2, 'production', (text) => text.replaceAll('secret-value-123', '(sensitive)'));
+    expect(report.status).toBe('changes');
+    expect(report.markdown.split('\n').slice(0, 3)).toEqual(['### voxform drift (`production`): ⚠️ drift found', '', '````text']);
+    expect(report.markdown).toContain('⋯ 100 more lines in the job log');
+    expect(report.markdown).not.toContain('secret-value-123');
+  });
+});
+
+describe('the test report read back', () => {
+  it('is the run the JSON report was written from, as the Markdown renderer shows it', async () => {
+    const verdict = (status: 'passed' | 'failed') => ({
+      status,
+      passes: status === 'passed' ? 1 : 0,
+      runs: 1,
+      passRate: 1,
+      results: [{ status, transcript: [{ role: 'assistant' as const, content: 'Hello' }], checks: [{ check: 'contains "hi"', turn: 1, status, detail: status === 'failed' ? 'not found' : undefined }], toolCalls: undefined, error: undefined, durationMs: 5 }],
+    });
+    const report = { file: 'tests/a.test.yaml', agent: 'front-desk', name: 'greets', location: { file: 'tests/a.test.yaml', line: 3, col: 5 }, verdicts: { live: verdict('passed'), desired: verdict('failed') } };
+    const run: TestRun = {
+      against: ['desired', 'live'],
+      reports: [report],
+      changes: [{ report, change: 'newly_failing' }],
+      summary: { desired: { passed: 0, failed: 1, skipped: 0, errors: 0 }, live: { passed: 1, failed: 0, skipped: 0, errors: 0 } },
+      durationMs: 10,
+    };
+    const dir = await tempDir({});
+    await writeFile(path.join(dir, 'tests.json'), renderTestJson(run));
+    const read = await readTestReport(path.join(dir, 'tests.json'));
+    expect(read).toEqual(run);
+    expect(renderTestMarkdown(read)).toBe(renderTestMarkdown(run));
+  });
+
+  it('refuses what is not a report, naming the field', async () => {
+    const dir = await tempDir({ 'bad.json': JSON.stringify({ format_version: 1, against: ['desired'], summary: {}, changes: [], tests: [{ file: 1 }], duration_ms: 1 }) });
+    await expect(readTestReport(path.join(dir, 'bad.json'))).rejects.toMatchObject({ code: 'test_report_invalid', message: expect.stringContaining('tests[0].location is not an object') });
+  });
+});
