@@ -6,7 +6,7 @@
 import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { toJsonText } from '../util/printable.js';
-import { CLASS_LABEL, countsLine } from './labels.js';
+import { checked, CLASS_LABEL, countsLine } from './labels.js';
 import { driftToJson } from './render-json.js';
 import type { DriftReport } from './types.js';
 
@@ -23,7 +23,7 @@ function slackText(text: string): string {
 function slackMessage(report: DriftReport): Record<string, unknown> {
   const where = slackText(`${report.workspace}`);
   if (report.resources.length === 0) {
-    const text = `voxform drift: no drift on ${where} (${report.summary.checked} resources checked).`;
+    const text = `voxform drift: no drift on ${where} (${checked(report)}).`;
     return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
   }
   const text = `voxform drift on ${where}: ${slackText(countsLine(report))}.`;

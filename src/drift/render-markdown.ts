@@ -2,7 +2,7 @@
 import { fieldViews } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { CLASS_LABEL, countsLine } from './labels.js';
+import { checked, CLASS_LABEL, countsLine } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -27,7 +27,7 @@ function diffLines(resource: DriftedResource): string[] {
 export function renderDriftMarkdown(report: DriftReport): string {
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
-    return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${report.summary.checked} resources checked).\n`;
+    return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n`;
   }
   const out = [
     `### voxform drift on ${where}`,

@@ -2,7 +2,7 @@
 import picocolors from 'picocolors';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { CLASS_LABEL, countsLine } from './labels.js';
+import { checked, CLASS_LABEL, countsLine } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
@@ -41,7 +41,7 @@ function resourceLines(c: Colors, resource: DriftedResource): string[] {
 export function renderDriftText(report: DriftReport, options: { color: boolean }): string {
   const c = picocolors.createColors(options.color);
   if (report.resources.length === 0) {
-    return `No drift: the service (${where(report)}) matches the manifests and the last apply (${report.summary.checked} resources checked).\n`;
+    return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
