@@ -3,7 +3,7 @@
 // reads, so its network phase stays within 1.3 × the plan's network floor.
 //
 //   node bench/drift.mjs           5,000 agents, parallelism 32, 50 of them edited on the service
-//   --runs N                       rounds of apply → edit → drift (default 3; figures are medians)
+//   --runs N                       rounds of apply → edit → drift → plan (default 3; figures are medians)
 //
 // Each round applies the manifest (not measured), edits the prompt of 50 agents through the
 // service's own API (as a dashboard would), then runs `voxform drift`, which must find those 50 as
@@ -41,12 +41,13 @@ async function editOnService(url) {
   }
 }
 
-async function measureDrift(emulator, dir, env) {
+/** One command's figures: `voxform ARGS` with the point's parallelism, its requests from the emulator's log. */
+async function measure(emulator, dir, env, args, codes) {
   const before = await emulator.lastRequestSeq();
-  const run = await runVoxform(['drift', '--parallelism', String(POINT.parallelism)], { cwd: dir, env });
-  expectClean('drift', run, [2]);
+  const run = await runVoxform([...args, '--parallelism', String(POINT.parallelism)], { cwd: dir, env });
+  expectClean(args[0], run, codes);
   const entries = await emulator.requestsSince(before);
-  if (entries.length >= emulator.requestLogLimit) throw new Error("drift: the emulator's log is full, some requests may be missing: raise requestLogLimit");
+  if (entries.length >= emulator.requestLogLimit) throw new Error(`${args[0]}: the emulator's log is full, some requests may be missing: raise requestLogLimit`);
   const firstArrival = Math.min(...entries.map((entry) => Date.parse(entry.at)));
   const lastAnswer = Math.max(...entries.map((entry) => Date.parse(entry.at) + entry.duration_ms));
   return { requests: entries.length, wallMs: run.wallMs, networkMs: lastAnswer - firstArrival, rssMb: run.rssMb, cpuMs: run.cpuMs };
@@ -58,17 +59,21 @@ try {
   const emulator = await startEmulatorProcess({ seed: buildSeed(), seedFile: path.join(dir, 'seed.json'), latencyMs: LATENCY_MS, requestLogLimit: 4 * POINT.agents + 1_000 });
   try {
     const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: API_KEY };
-    console.log(`${POINT.agents} agents, ${EDITED} edited on the service; ${LATENCY_MS} ms latency per request; parallelism ${POINT.parallelism}; ${RUNS} rounds of apply → edit → drift`);
+    console.log(`${POINT.agents} agents, ${EDITED} edited on the service; ${LATENCY_MS} ms latency per request; parallelism ${POINT.parallelism}; ${RUNS} rounds of apply → edit → drift, then plan for comparison`);
     console.log(`start: ${loadAverage()}`);
     const rows = [];
+    const planRows = [];
     for (let round = 1; round <= RUNS; round++) {
       await emulator.reset();
       await rm(path.join(dir, '.voxform'), { recursive: true, force: true });
       expectClean('apply', await runVoxform(['apply', '--auto-approve', '--parallelism', String(POINT.parallelism)], { cwd: dir, env }), [0]);
       await editOnService(emulator.url);
-      const row = await measureDrift(emulator, dir, env);
+      const row = await measure(emulator, dir, env, ['drift'], [2]);
       rows.push(row);
-      console.log(`round ${round}: drift ${seconds(row.wallMs)} whole, ${seconds(row.networkMs)} network, ${row.requests} requests, ${row.rssMb.toFixed(0)} MB`);
+      // The plan of the same state, right after: a paired figure, printed, not asserted.
+      const plan = await measure(emulator, dir, env, ['plan'], [0]);
+      planRows.push(plan);
+      console.log(`round ${round}: drift ${seconds(row.wallMs)} whole, ${seconds(row.networkMs)} network, ${row.requests} requests, ${row.rssMb.toFixed(0)} MB; plan ${seconds(plan.wallMs)} whole, ${seconds(plan.networkMs)} network`);
     }
     const requests = rows[0].requests;
     if (rows.some((row) => row.requests !== requests)) throw new Error(`drift: the rounds sent different numbers of requests (${rows.map((row) => row.requests).join(', ')})`);
@@ -77,6 +82,7 @@ try {
     const rssMb = Math.max(...rows.map((row) => row.rssMb));
     console.log(`\ndrift: ${requests} requests; floor ${seconds(floorMs)} (${requests} × ${LATENCY_MS} ms / ${POINT.parallelism})`);
     console.log(`  network ${seconds(of('networkMs'))} (${(of('networkMs') / floorMs).toFixed(2)} × floor); whole ${seconds(of('wallMs'))}, CPU ${seconds(of('cpuMs'))}, peak ${rssMb.toFixed(0)} MB`);
+    console.log(`  plan of the same state (paired, not asserted): network ${seconds(median(planRows.map((row) => row.networkMs)))}, whole ${seconds(median(planRows.map((row) => row.wallMs)))}; drift ÷ plan network ${(of('networkMs') / median(planRows.map((row) => row.networkMs))).toFixed(2)}`);
     const checks = guardrails();
     const bound = ([times, plus]) => (times * floorMs) / 1000 + plus;
     const text = ([times, plus]) => `≤ ${times} × floor${plus ? ` + ${plus} s` : ''} = ${bound([times, plus]).toFixed(2)} s`;

@@ -70,7 +70,7 @@ export async function sendNotification(url: URL, body: string, options: { timeou
   const { request } = await import('undici');
   const failed = (reason: string) =>
     new VoxformError('drift_notify_failed', `The drift notification to ${url.origin} was not delivered: ${reason}.`, {
-      hint: 'Check the --notify URL and that the receiver is up; the check itself ran (see the report above).',
+      hint: 'Check the --notify URL and that the receiver is up; `voxform drift` without --notify shows the report.',
     });
   let status: number;
   try {

@@ -216,15 +216,21 @@ describe('voxform drift', () => {
     ]);
   }, 120_000);
 
-  it('says why a notification was not delivered (exit 1) without printing the URL\'s path, after printing the report', async () => {
+  it('says why a notification was not delivered (exit 1) without printing the URL\'s path; the JSON output is the error alone', async () => {
     const p = (project = await startExampleProject());
     const { url } = await startReceiver(500);
     const result = expectCode(await p.cli(['drift', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
-    expect(result.stdout).toContain('Drift on');
     expect(result.stderr).toContain(`error: The drift notification to ${url} was not delivered: the receiver answered HTTP 500.`);
     expect(`${result.stdout}${result.stderr}`).not.toContain('token-abc123');
+    const json = expectCode(await p.cli(['drift', '--format', 'json', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
+    expect((JSON.parse(json.stdout) as { error: { code: string } }).error.code).toBe('drift_notify_failed');
+    expect(json.stdout).not.toContain('token-abc123');
     const refused = expectCode(await p.cli(['drift', '--notify', 'ftp://example.com/x']), 1);
     expect(refused.stderr).toContain('--notify must be an http:// or https:// URL');
+    // No terminal to ask on: --heal needs --auto-approve, and says so before reading the service.
+    const before = p.requests.length;
+    expect(expectCode(await p.cli(['drift', '--heal']), 1).stderr).toContain('Refusing to heal without approval');
+    expect(p.requests.length).toBe(before);
   }, 60_000);
 
   it('--watch prints one line per check and stops on SIGTERM with exit 130', async () => {

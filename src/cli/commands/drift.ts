@@ -5,7 +5,7 @@
  */
 import { VoxformError, isVoxformError } from '../../errors.js';
 import { checkDrift } from '../../drift/check.js';
-import { healDesired } from '../../drift/heal.js';
+import { healDesired, type HealPlan } from '../../drift/heal.js';
 import { oneLine } from '../../drift/labels.js';
 import { notificationBody, parseNotifyUrl, sendNotification, type NotifyFormat } from '../../drift/notify.js';
 import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
@@ -68,17 +68,20 @@ async function notify(run: DriftRun, report: DriftReport): Promise<void> {
   await sendNotification(run.notifyUrl, body, { timeoutMs: run.timeoutMs });
 }
 
+/** What `--heal` will put back, found before anything is printed or posted: an agent it cannot heal stops the run first. */
+async function prepareHeal(run: DriftRun, report: DriftReport): Promise<HealPlan | undefined> {
+  const { project, ctx } = run;
+  const records = await workspaceHistory(project.backend.history, project.workspaceKey, ctx);
+  return healDesired(report, records, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
+}
+
 /**
  * Puts the healable agents back through the normal lock, plan, confirmation and apply, recorded as a
  * heal; `out`: where the apply's plan and progress go. The exit code: the apply's when it did not
  * complete, else whether anything still differs.
  */
-async function heal(run: DriftRun, report: DriftReport, out: CommandContext): Promise<number> {
+async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | undefined, out: CommandContext): Promise<number> {
   const { project, ctx, options } = run;
-  const stillDiffers = differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
-  const history = project.backend.history;
-  const records = await workspaceHistory(history, project.workspaceKey, ctx);
-  const healing = healDesired(report, records, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
   if (!healing) {
     out.stdout.write('Nothing to heal: no agent was changed outside voxform.\n');
     return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
@@ -94,13 +97,13 @@ async function heal(run: DriftRun, report: DriftReport, out: CommandContext): Pr
       parallelism: options.parallelism,
       lockTimeoutSeconds: run.lockTimeout,
       command: 'voxform drift --heal',
-      history,
+      history: project.backend.history,
       source,
     },
     out,
     { rerun: 'voxform drift --heal' },
   );
-  return code !== 0 ? code : stillDiffers;
+  return code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
 }
 
 /** One check, printed, posted and healed as asked. */
@@ -111,11 +114,13 @@ async function checkOnce(run: DriftRun, format: DriftFormat): Promise<number> {
     ...planInputs(run.project, ctx),
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
   }).finally(() => status.done());
-  ctx.stdout.write(renderDrift(report, format, ctx));
+  // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
+  const healing = run.options.heal ? await prepareHeal(run, report) : undefined;
   await notify(run, report);
+  ctx.stdout.write(renderDrift(report, format, ctx));
   if (!run.options.heal) return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
   // A JSON or Markdown report stays one document on stdout: the heal's plan and progress go to stderr.
-  return heal(run, report, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
+  return heal(run, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
 }
 
 /** What a notification is about: a new one is posted only when this changes. */
@@ -146,7 +151,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Pr
         notified = key;
       } else notified ??= key;
       if (!run.options.heal || !report.resources.some((r) => r.healable)) return;
-      const code = await heal(run, report, healOut);
+      const code = await heal(run, report, await prepareHeal(run, report), healOut);
       if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).');
     },
     onError: (error, nextMs) => {
@@ -171,6 +176,11 @@ function watchInterval(options: DriftCommandOptions, format: DriftFormat): numbe
 export async function run(options: DriftCommandOptions, ctx: CommandContext): Promise<number> {
   const format = options.format ?? 'text';
   const intervalMs = watchInterval(options, format);
+  if (options.heal && !options.autoApprove && !ctx.confirm) {
+    throw new VoxformError('approval_required', 'Refusing to heal without approval: there is no terminal to ask on.', {
+      hint: 'Pass --auto-approve with --heal (the plan is printed before it runs).',
+    });
+  }
   const notifyUrl = options.notify === undefined ? undefined : parseNotifyUrl(options.notify);
   // A chat tool's webhook URL holds its token: it is never printed.
   if (notifyUrl) ctx.secrets.add(notifyUrl.href);
