@@ -3,7 +3,7 @@
 // Benchmarks are not tests: they are run by hand on a quiet machine, never in CI (bench/README.md).
 //
 //   npm run bench                      every benchmark but the scale point
-//   npm run bench -- --scale           the scale point too (5,000 agents + 5,000 phones)
+//   npm run bench -- --scale           the 5,000-agent points too (plan-scale, drift)
 //   npm run bench -- plan plan-scale   only the benchmarks named
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -17,6 +17,7 @@ const BENCHES = [
   { name: 'client', script: 'client.mjs', args: [] },
   { name: 'plan', script: 'plan.mjs', args: [] },
   { name: 'plan-scale', script: 'plan.mjs', args: ['--scale'], onRequest: true },
+  { name: 'drift', script: 'drift.mjs', args: [], onRequest: true },
   { name: 'test-conversations', script: 'test-conversations.mjs', args: [] },
   { name: 'state-backend', script: 'state-backend.mjs', args: [] },
   { name: 'webhook-send', script: 'webhook-send.mjs', args: [] },

@@ -77,6 +77,22 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: ['0  everything applied', '1  an error, a failed change or a stale plan', APPLY_INTERRUPTED],
     examples: ['voxform apply', 'voxform apply plan.json', 'voxform apply --local --auto-approve --target agent.front-desk'],
   },
+  drift: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
+    exitCodes: [
+      '0  no drift: the service matches the manifests (after --heal: nothing is left to differ)',
+      '1  an error, or a notification that was not delivered (the reason is said)',
+      '2  drift: something differs (changed outside voxform, in git not applied yet, or both)',
+      '130  interrupted (Ctrl-C or SIGTERM); with --watch, the way it stops',
+    ],
+    examples: [
+      'voxform drift',
+      'voxform drift --format json --notify https://hooks.example.com/voxform',
+      'voxform drift --notify "$SLACK_WEBHOOK_URL" --notify-format slack',
+      'voxform drift --heal --auto-approve',
+      'voxform drift --watch 5m --notify "$SLACK_WEBHOOK_URL" --notify-format slack',
+    ],
+  },
   rollback: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
     exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', APPLY_INTERRUPTED],

@@ -141,6 +141,14 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--state <url|path>', STATE_OPTION)
     .action(action('history'));
 
+  withApplyRun(withConnection(withManifest(program.command('drift').description('what differs between the service, the last apply and the manifests, and where each change came from'))))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--notify <url>', 'post the result to this receiver (yours: the operator chooses it)')
+    .addOption(new Option('--notify-format <format>', 'what --notify posts: the JSON report or a Slack message').choices(['json', 'slack']).default('json'))
+    .option('--heal', 'put agents changed outside voxform back to their last recorded configuration, through plan and apply')
+    .option('--watch <interval>', 'check again every INTERVAL (e.g. 5m; jittered) until Ctrl-C or SIGTERM, one line per check')
+    .action(action('drift'));
+
   withConnection(program.command('export').description('write live agents as a manifest with prompts/*.md'))
     .option('--agent <id>', 'an agent id to export (repeatable)', collect)
     .option('--from-phones', 'export every agent bound to a phone number')
@@ -336,6 +344,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   export: () => import('./commands/export.js'),
   rollback: () => import('./commands/rollback.js'),
   history: () => import('./commands/history.js'),
+  drift: () => import('./commands/drift.js'),
   init: () => import('./commands/init.js'),
   templates: () => import('./commands/templates.js'),
   fmt: () => import('./commands/fmt.js'),

@@ -48,6 +48,7 @@ function sourceProblem(source: unknown): Problem {
   if (!optional(source.ciJobUrl, isLink)) return 'source.ciJobUrl: not an http(s) link';
   if (!optional(source.uncommitted, (v) => typeof v === 'boolean')) return 'source.uncommitted: not true or false';
   if (!optional(source.rollbackOf, (v) => typeof v === 'string' && HISTORY_RECORD_ID.test(v))) return 'source.rollbackOf: not a record id';
+  if (!optional(source.healOf, (v) => Array.isArray(v) && v.every((id) => typeof id === 'string' && HISTORY_RECORD_ID.test(id)))) return 'source.healOf: not a list of record ids';
   return undefined;
 }
 

@@ -55,6 +55,7 @@ function sourceLine(record: HistoryRecord): string {
   if (source.branch) parts.push(`on ${source.branch}`);
   if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
   if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
+  if (source.healOf) parts.push(`heal of drift: back to ${source.healOf.join(', ')}`);
   return parts.length > 0 ? controlsAsQuestionMarks(parts.join(' ')) : 'no commit known';
 }
 
@@ -108,6 +109,7 @@ function recordJson(record: HistoryRecord, changed: string[]): Record<string, un
       ci_job_url: source.ciJobUrl ?? null,
       uncommitted: source.uncommitted ?? null,
       rollback_of: source.rollbackOf ?? null,
+      heal_of: source.healOf ?? null,
     },
     summary: record.summary,
     agents_changed: changed,

@@ -87,14 +87,14 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
 
 /**
  * The record of a commit's configuration, from the records of that one commit (newest first). A
- * rollback's record carries the commit checked out when it ran, but holds another record's
- * configuration: only the applies of the commit's manifests count. Several of those (an apply, then
+ * rollback's (or a heal's) record carries the commit checked out when it ran, but holds other records'
+ * configurations: only the applies of the commit's manifests count. Several of those (an apply, then
  * applies with nothing to do) hold the same configuration: the newest that applied completely, else
  * the newest. An apply made with uncommitted changes holds the commit's manifests and those changes,
  * so one made without them is preferred; when there is none, the newest with them is the nearest.
  */
 function commitRecord(byCommit: readonly HistoryRecord[]): HistoryRecord {
-  const deploys = byCommit.filter((record) => record.source.rollbackOf === undefined);
+  const deploys = byCommit.filter((record) => record.source.rollbackOf === undefined && record.source.healOf === undefined);
   const newestComplete = (records: readonly HistoryRecord[]) => records.find((record) => COMPLETE.has(record.outcome)) ?? records[0];
   const found = newestComplete(deploys.filter((record) => record.source.uncommitted !== true)) ?? newestComplete(deploys);
   if (found) return found;

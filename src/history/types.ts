@@ -18,6 +18,8 @@ export interface DeploySource {
   uncommitted?: boolean | undefined;
   /** Set on a rollback: the id of the history record whose configuration was restored. */
   rollbackOf?: string | undefined;
+  /** Set on a heal (`voxform drift --heal`): the ids of the records whose configurations were put back. */
+  healOf?: string[] | undefined;
 }
 
 /** One agent as an apply left it. */

@@ -102,6 +102,14 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], codes: [0] },
   { scenario: 'success', command: 'plan', format: 'json', args: ['plan', '--format', 'json', '--out', 'after.json'], codes: [0] },
   { scenario: 'success', command: 'export', format: 'text', args: ['export', '--agent', FRONT_DESK, '--agent', BOOKING, '--out', 'exported'], codes: [0] },
+  // Before the first of these, the test edits the live first message (the planted `${env:}` value) and webhook header behind voxform's back.
+  { scenario: 'success', command: 'drift', format: 'text', args: ['drift'], debug: true, codes: [2] },
+  { scenario: 'success', command: 'drift', format: 'json', args: ['drift', '--format', 'json'], codes: [2] },
+  { scenario: 'success', command: 'drift', format: 'markdown', args: ['drift', '--format', 'markdown'], codes: [2] },
+  { scenario: 'success', command: 'drift', format: 'notify json', args: ['drift', '--notify', 'RECEIVER/drift'], debug: true, codes: [2] },
+  { scenario: 'success', command: 'drift', format: 'notify slack', args: ['drift', '--notify', 'RECEIVER/drift', '--notify-format', 'slack'], codes: [2] },
+  { scenario: 'success', command: 'drift', format: 'heal', args: ['drift', '--heal', '--auto-approve', '--format', 'json'], debug: true, codes: [0] },
+
   { scenario: 'success', command: 'logs', format: 'table', args: ['logs', '--agent', 'front-desk'], codes: [0] },
   { scenario: 'success', command: 'logs', format: 'json', args: ['logs', '--agent', FRONT_DESK, '--format', 'json'], codes: [0] },
   { scenario: 'success', command: 'logs', format: 'ndjson', args: ['logs', '--all', '--format', 'ndjson'], debug: true, codes: [0] },
@@ -146,6 +154,9 @@ const RUNS: ScanRun[] = [
   { scenario: 'service 422', command: 'plan', format: 'text', args: ['plan'], service: 'echo-secrets', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], service: 'echo-secrets', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], service: 'echo-write', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'drift', format: 'text', args: ['drift'], service: 'echo-get', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'drift', format: 'json', args: ['drift', '--format', 'json', '--notify', 'RECEIVER/drift'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'drift', format: 'markdown', args: ['drift', '--format', 'markdown'], service: 'echo-secrets', codes: [1] },
   { scenario: 'service 422', command: 'export', format: 'text', args: ['export', '--agent', FRONT_DESK, '--out', 'exported-422'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'table', args: ['logs'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'logs', format: 'json', args: ['logs', '--format', 'json'], service: 'echo-get', codes: [1] },
@@ -159,6 +170,7 @@ const RUNS: ScanRun[] = [
   { scenario: 'crash', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], debug: true, codes: [1] },
   { scenario: 'crash', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], debug: true, codes: [1] },
   { scenario: 'crash', command: 'apply', format: 'text', args: ['apply', '--auto-approve'], debug: true, codes: [1] },
+  { scenario: 'crash', command: 'drift', format: 'json', args: ['drift', '--format', 'json', '--notify', 'RECEIVER/drift'], debug: true, codes: [1] },
   // Last: it breaks the manifest for good.
   { scenario: 'manifest error', command: 'validate', format: 'text', args: ['validate'], codes: [1] },
   { scenario: 'manifest error', command: 'validate', format: 'json', args: ['validate', '--format', 'json'], debug: true, codes: [1] },
@@ -288,6 +300,9 @@ let loggedCallId = '';
 const echoMode: { current: 'get' | 'secrets' | 'write' } = { current: 'get' };
 const leaks: Leak[] = [];
 const scanned = new Set<string>();
+/** The bodies `drift --notify` posted to the receiver, scanned with the run that posted them. */
+const notifications: string[] = [];
+let notificationsPosted = 0;
 
 beforeAll(async () => {
   const seed = defaultSeed();
@@ -300,7 +315,17 @@ beforeAll(async () => {
   await mkdir(path.join(project.dir, 'tests'), { recursive: true });
   await writeFile(path.join(project.dir, 'tests', 'scan.test.yaml'), 'agent: front-desk\ntests:\n  - name: greets\n    turns:\n      - expect: [{ contains: never in the greeting }]\n');
   echo = await startEchoProxy(project.emulator.url, echoMode);
-  receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{}}')));
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.url === '/drift') {
+        notifications.push(Buffer.concat(chunks).toString('utf8'));
+        notificationsPosted++;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"metadata":{}}');
+    });
+  });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   outside = await mkdtemp(path.join(tmpdir(), 'voxform-scan-outside-'));
   github = await startFakeCodeHost();
@@ -339,6 +364,7 @@ async function scan(run: ScanRun): Promise<{ code: number; stdout: string; stder
     if (run.stdin !== undefined) SPAWNED++;
     leaks.push(...findLeaks(result.stdout, label, 'stdout', run.scenario, run.outside), ...findLeaks(result.stderr, label, 'stderr', run.scenario, run.outside));
     for (const comment of github.comments) leaks.push(...findLeaks(comment.body, label, `pull-request comment ${comment.id}`, run.scenario));
+    leaks.push(...findLeaks(notifications.splice(0).join('\n'), label, 'notification', run.scenario));
     for (const dir of [project.dir, outside]) {
       for (const file of await filesUnder(dir)) leaks.push(...findLeaks(await readFile(file, 'utf8'), label, path.relative(project.dir, file), run.scenario));
     }
@@ -363,6 +389,12 @@ describe('the secret scan', () => {
         await project.emulator.control.endCall(call.call_id, 'user-ended');
         loggedCallId = call.call_id;
       }
+      if (run.scenario === 'success' && run.command === 'drift' && run.format === 'text') {
+        // A dashboard edit: the first message and the webhook's secret header changed on the service.
+        const live = (await callService(project, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as { name: string; config: { session_data_webhook: Record<string, unknown> } };
+        const webhook = { ...live.config.session_data_webhook, headers: { 'x-hook-token': 'dashboard-token-9d8c7b' } };
+        await callService(project, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config: { first_message: 'Edited in the dashboard', session_data_webhook: webhook } });
+      }
       if (run.scenario === 'manifest error' && run.command === 'validate' && run.format === 'text') {
         // Secrets where the schema refuses them (a diagnostic must not quote them), and a broken reference.
         const manifestFile = path.join(project.dir, 'voxform.yaml');
@@ -378,6 +410,8 @@ describe('the secret scan', () => {
     expect(leaks).toEqual([]);
     // The runs of `ci run` did comment: the scan of the comments proves something.
     expect(github.comments.map((comment) => comment.body.split('\n', 1)[0])).toEqual(['<!-- voxform:plan -->', '<!-- voxform:test -->']);
+    // The two `drift --notify` runs that succeed each posted one body, and it was scanned.
+    expect(notificationsPosted).toBe(2);
     expect(scanned.size).toBe(new Set(RUNS.map((run) => `${run.command} ${run.format}`)).size);
   }, 180_000);
 

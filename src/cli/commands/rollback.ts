@@ -34,7 +34,7 @@ export function commitsAfter(records: readonly HistoryRecord[], restored: Histor
   const commits: string[] = [];
   for (const record of newer) {
     const commit = record.source.commit;
-    if (commit && commit !== restored.source.commit && !record.source.rollbackOf && !commits.includes(commit)) commits.push(commit);
+    if (commit && commit !== restored.source.commit && !record.source.rollbackOf && !record.source.healOf && !commits.includes(commit)) commits.push(commit);
   }
   return commits;
 }

@@ -1,0 +1,192 @@
+/**
+ * `voxform drift`: what differs between the service, the last apply and the manifests, classified;
+ * optionally posted to a receiver (`--notify`), put back (`--heal`: the last recorded configuration,
+ * through rollback's restore and the normal apply), or checked again and again (`--watch`).
+ */
+import { VoxformError, isVoxformError } from '../../errors.js';
+import { checkDrift } from '../../drift/check.js';
+import { healDesired, type HealPlan } from '../../drift/heal.js';
+import { oneLine } from '../../drift/labels.js';
+import { notificationBody, parseNotifyUrl, sendNotification, type NotifyFormat } from '../../drift/notify.js';
+import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
+import { renderDriftMarkdown } from '../../drift/render-markdown.js';
+import { renderDriftText } from '../../drift/render-text.js';
+import { hasDrift, type DriftReport } from '../../drift/types.js';
+import { sleepUnlessAborted, watchDrift } from '../../drift/watch.js';
+import { toJsonText } from '../../util/printable.js';
+import { hashValue } from '../../util/hash.js';
+import { applyOnTerminal } from '../apply-on-terminal.js';
+import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
+import { workspaceHistory } from '../history-records.js';
+import { progressLine } from '../progress.js';
+import { connectProject, deploySourceOf, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { parseTimeout, resolveTimeoutMs } from '../timeout.js';
+import { lockTimeoutSeconds } from './apply.js';
+
+export type DriftFormat = 'text' | 'json' | 'markdown';
+
+export interface DriftCommandOptions extends ProjectOptions {
+  format?: DriftFormat;
+  notify?: string;
+  notifyFormat?: NotifyFormat;
+  heal?: boolean;
+  autoApprove?: boolean;
+  watch?: string;
+  lockTimeout?: string;
+}
+
+/** The shortest `--watch` interval: each check reads every agent of the manifests. */
+const MIN_WATCH_MS = 10_000;
+
+/** Exit codes: no drift, drift. */
+const EXIT_NO_DRIFT = 0;
+const EXIT_DRIFT = 2;
+
+function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext): string {
+  if (format === 'json') return renderDriftJson(report);
+  if (format === 'markdown') return renderDriftMarkdown(report);
+  return renderDriftText(report, { color: ctx.color });
+}
+
+/** What stays different after a heal: anything but a field changed outside voxform of an agent it puts back. */
+function differsAfterHeal(report: DriftReport): boolean {
+  return report.resources.some((r) => !r.healable || r.fields.some((f) => f.class !== 'outside' || f.field.path === 'knowledge'));
+}
+
+interface DriftRun {
+  options: DriftCommandOptions;
+  project: ConnectedProject;
+  ctx: CommandContext;
+  notifyUrl: URL | undefined;
+  timeoutMs: number;
+  lockTimeout: number;
+}
+
+async function notify(run: DriftRun, report: DriftReport): Promise<void> {
+  if (!run.notifyUrl) return;
+  const body = notificationBody(report, run.options.notifyFormat ?? 'json', (text) => run.ctx.secrets.redact(text));
+  await sendNotification(run.notifyUrl, body, { timeoutMs: run.timeoutMs });
+}
+
+/** What `--heal` will put back, found before anything is printed or posted: an agent it cannot heal stops the run first. */
+async function prepareHeal(run: DriftRun, report: DriftReport): Promise<HealPlan | undefined> {
+  const { project, ctx } = run;
+  const records = await workspaceHistory(project.backend.history, project.workspaceKey, ctx);
+  return healDesired(report, records, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
+}
+
+/**
+ * Puts the healable agents back through the normal lock, plan, confirmation and apply, recorded as a
+ * heal; `out`: where the apply's plan and progress go. The exit code: the apply's when it did not
+ * complete, else whether anything still differs.
+ */
+async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | undefined, out: CommandContext): Promise<number> {
+  const { project, ctx, options } = run;
+  if (!healing) {
+    out.stdout.write('Nothing to heal: no agent was changed outside voxform.\n');
+    return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
+  }
+  out.stdout.write(`Healing ${[...healing.desired.agents.keys()].join(', ')}: back to the configuration last applied (${healing.records.join(', ')}).\n\n`);
+  // What is deployed is recorded configurations, not the work tree's: its changes do not count.
+  const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), healOf: healing.records };
+  const { code } = await applyOnTerminal(
+    {
+      ...planInputs({ ...project, desired: healing.desired }, ctx),
+      files: [],
+      autoApprove: options.autoApprove,
+      parallelism: options.parallelism,
+      lockTimeoutSeconds: run.lockTimeout,
+      command: 'voxform drift --heal',
+      history: project.backend.history,
+      source,
+    },
+    out,
+    { rerun: 'voxform drift --heal' },
+  );
+  return code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
+}
+
+/** One check, printed, posted and healed as asked. */
+async function checkOnce(run: DriftRun, format: DriftFormat): Promise<number> {
+  const { ctx } = run;
+  const status = progressLine(ctx.stderr);
+  const report = await checkDrift({
+    ...planInputs(run.project, ctx),
+    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+  }).finally(() => status.done());
+  // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
+  const healing = run.options.heal ? await prepareHeal(run, report) : undefined;
+  await notify(run, report);
+  ctx.stdout.write(renderDrift(report, format, ctx));
+  if (!run.options.heal) return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
+  // A JSON or Markdown report stays one document on stdout: the heal's plan and progress go to stderr.
+  return heal(run, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
+}
+
+/** What a notification is about: a new one is posted only when this changes. */
+function driftKey(report: DriftReport): string {
+  return hashValue(report.resources.map((r) => [r.address, r.fields.map((f) => [f.field.path, f.class])]));
+}
+
+/** Checks every interval until Ctrl-C or SIGTERM: one line per check on stdout, exit 130 at the stop. */
+async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Promise<number> {
+  const { ctx } = run;
+  const stop = new AbortController();
+  void ctx.interrupted().then(() => stop.abort());
+  let notified: string | undefined;
+  // The heal's plan and progress go to stderr: stdout stays one line per check.
+  const healOut = { ...ctx, stdout: ctx.stderr };
+  await watchDrift({
+    intervalMs,
+    signal: stop.signal,
+    sleep: sleepUnlessAborted,
+    random: Math.random,
+    check: async () => {
+      const report = await checkDrift(planInputs(run.project, ctx));
+      ctx.stdout.write(format === 'json' ? `${toJsonText(driftToJson(report))}\n` : `${report.checkedAt} ${oneLine(report)}\n`);
+      const key = driftKey(report);
+      // The first check posts only drift; later ones post each change, the return to no drift too.
+      if (key !== notified && (notified !== undefined || hasDrift(report))) {
+        await notify(run, report);
+        notified = key;
+      } else notified ??= key;
+      if (!run.options.heal || !report.resources.some((r) => r.healable)) return;
+      const code = await heal(run, report, await prepareHeal(run, report), healOut);
+      if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).');
+    },
+    onError: (error, nextMs) => {
+      const message = isVoxformError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+      ctx.stderr.write(`${new Date().toISOString()} check failed: ${message.split('\n')[0]}; next check in ${Math.round(nextMs / 1000)} s\n`);
+    },
+  });
+  return EXIT_INTERRUPTED;
+}
+
+function watchInterval(options: DriftCommandOptions, format: DriftFormat): number | undefined {
+  if (options.watch === undefined) return undefined;
+  const ms = parseTimeout(options.watch, '--watch');
+  if (ms < MIN_WATCH_MS) throw new VoxformError('invalid_option', `--watch must be at least 10s: each check reads every agent of the manifests (not "${options.watch}").`);
+  if (format === 'markdown') throw new VoxformError('invalid_argument', '--watch prints one line per check: use --format text or json with it.');
+  if (options.heal && !options.autoApprove) {
+    throw new VoxformError('approval_required', '--watch --heal puts agents back with no one to ask: pass --auto-approve with it.');
+  }
+  return ms;
+}
+
+export async function run(options: DriftCommandOptions, ctx: CommandContext): Promise<number> {
+  const format = options.format ?? 'text';
+  const intervalMs = watchInterval(options, format);
+  if (options.heal && !options.autoApprove && !ctx.confirm) {
+    throw new VoxformError('approval_required', 'Refusing to heal without approval: there is no terminal to ask on.', {
+      hint: 'Pass --auto-approve with --heal (the plan is printed before it runs).',
+    });
+  }
+  const notifyUrl = options.notify === undefined ? undefined : parseNotifyUrl(options.notify);
+  // A chat tool's webhook URL holds its token: it is never printed.
+  if (notifyUrl) ctx.secrets.add(notifyUrl.href);
+  const lockTimeout = lockTimeoutSeconds(options.lockTimeout);
+  const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
+  const project = await connectProject(options, ctx);
+  const driftRun: DriftRun = { options, project, ctx, notifyUrl, timeoutMs, lockTimeout };
+  return intervalMs === undefined ? checkOnce(driftRun, format) : watch(driftRun, intervalMs, format);
+}

@@ -1,0 +1,75 @@
+/**
+ * The classification of a plan's differences (pure): for each changed field, the keyed hash the
+ * state keeps of what voxform last applied there says which side moved — the service, the
+ * manifests, or both. See `DriftClass`.
+ */
+import type { Plan, ResourceChange, FieldChange } from '../plan/types.js';
+import { hashApplied, type WorkspaceState } from '../state/types.js';
+import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
+
+interface ClassifyInput {
+  plan: Plan;
+  workspace: WorkspaceState;
+  /** The fingerprint key the state's hashes are keyed with. */
+  salt: string;
+  workspaceKey: string;
+}
+
+/** The hash the state holds of what was last applied at `path` of a resource; undefined when none. */
+function appliedHash(change: ResourceChange, path: string, workspace: WorkspaceState, salt: string): { applied: string | undefined; hash: (value: unknown) => string } {
+  const hash = (value: unknown) => hashApplied(salt, value);
+  if (change.kind === 'agent') return { applied: workspace.agents[change.address]?.applied[path], hash };
+  if (change.kind === 'phone' && path === 'agent_id') {
+    // The state keeps the bound agent's id itself, not a hash: compared as a value.
+    const bound = workspace.phones[change.address]?.agentId;
+    return { applied: bound, hash: (value) => (typeof value === 'string' ? value : hash(value)) };
+  }
+  return { applied: undefined, hash };
+}
+
+function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput): DriftClass {
+  // Campaigns, knowledge files and credentials cannot be read back: their `before` is what was last
+  // applied, so a difference is the manifests' alone. So is a resource still to be created.
+  if (change.action === 'create' || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
+  const { applied, hash } = appliedHash(change, field.path, input.workspace, input.salt);
+  if (applied === undefined) return 'pending';
+  const manifestsAsApplied = applied === hash(field.after);
+  const liveAsApplied = field.before !== undefined && applied === hash(field.before);
+  if (manifestsAsApplied && !liveAsApplied) return 'outside';
+  if (!manifestsAsApplied && !liveAsApplied) return 'both';
+  return 'pending';
+}
+
+function resourceClass(fields: readonly DriftedField[]): DriftClass {
+  const classes = new Set(fields.map((f) => f.class));
+  return classes.size === 1 ? (fields[0] as DriftedField).class : 'both';
+}
+
+/** Every changed resource of `plan`, classified; unchanged ones are counted only. */
+export function classifyDrift(input: ClassifyInput): DriftReport {
+  const { plan } = input;
+  const resources: DriftedResource[] = [];
+  for (const change of plan.changes) {
+    if (change.action === 'no-op') continue;
+    const fields = change.fieldChanges.map((field) => ({ field, class: classifyField(change, field, input) }));
+    if (fields.length === 0) continue;
+    resources.push({
+      change,
+      address: change.address,
+      kind: change.kind,
+      class: resourceClass(fields),
+      fields,
+      healable: change.kind === 'agent' && fields.some((f) => f.class !== 'pending' && f.field.path !== 'knowledge'),
+    });
+  }
+  const count = (wanted: DriftClass) => resources.filter((r) => r.class === wanted).length;
+  return {
+    checkedAt: plan.createdAt,
+    workspace: input.workspaceKey,
+    environment: plan.environment,
+    baseUrl: plan.baseUrl,
+    files: plan.files,
+    resources,
+    summary: { checked: plan.changes.length, outside: count('outside'), pending: count('pending'), both: count('both') },
+  };
+}

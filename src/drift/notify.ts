@@ -1,0 +1,93 @@
+/**
+ * `drift --notify URL`: the report posted to a receiver the operator named (a flag, never a file of
+ * the repository), as the JSON report or as a Slack-compatible message (`{text, blocks}`: addresses,
+ * field paths and classes, no value). Every body passes the run's secret scrub before it leaves.
+ */
+import { VoxformError } from '../errors.js';
+import type { Redact } from '../secrets/redact.js';
+import { toJsonText } from '../util/printable.js';
+import { checked, CLASS_LABEL, countsLine } from './labels.js';
+import { driftToJson } from './render-json.js';
+import type { DriftReport } from './types.js';
+
+export type NotifyFormat = 'json' | 'slack';
+
+/** Resources listed in a Slack message: a message holds at most 50 blocks. */
+const SLACK_RESOURCES = 20;
+
+/** Slack's mrkdwn gives `&`, `<` and `>` meaning (links, mentions): escaped as Slack documents. */
+function slackText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function slackMessage(report: DriftReport): Record<string, unknown> {
+  const where = slackText(`${report.workspace}`);
+  if (report.resources.length === 0) {
+    const text = `voxform drift: no drift on ${where} (${checked(report)}).`;
+    return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+  }
+  const text = `voxform drift on ${where}: ${slackText(countsLine(report))}.`;
+  const shown = report.resources.slice(0, SLACK_RESOURCES);
+  const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.` } }];
+  for (const resource of shown) {
+    const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${CLASS_LABEL[f.class]})`).join(', ');
+    const heal = resource.healable ? ' `--heal` puts it back.' : '';
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(resource.address)}*: ${CLASS_LABEL[resource.class]}.${heal}\n${fields}` } });
+  }
+  if (report.resources.length > shown.length) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `and ${report.resources.length - shown.length} more: run \`voxform drift\` to see them all.` }] });
+  }
+  return { text, blocks };
+}
+
+/** The body posted: the report in `format`, scrubbed of every secret the run knows. */
+export function notificationBody(report: DriftReport, format: NotifyFormat, redact: Redact): string {
+  const document = format === 'slack' ? slackMessage(report) : driftToJson(report);
+  return redact(toJsonText(document));
+}
+
+/** The receiver's URL, checked: http or https, no user or password in it. */
+export function parseNotifyUrl(text: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+    throw new VoxformError('drift_notify_url_invalid', '--notify must be an http:// or https:// URL without a user or password in it.', {
+      hint: 'Give the receiver\'s URL as your chat tool or alerting service shows it, e.g. https://hooks.slack.com/services/….',
+    });
+  }
+  return url;
+}
+
+/**
+ * Posts `body` as JSON; anything but a 2xx answer is an error saying why. The URL is named by its
+ * origin only: a chat tool's webhook URL holds its token in the path.
+ */
+export async function sendNotification(url: URL, body: string, options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<void> {
+  const { request } = await import('undici');
+  const failed = (reason: string) =>
+    new VoxformError('drift_notify_failed', `The drift notification to ${url.origin} was not delivered: ${reason}.`, {
+      hint: 'Check the --notify URL and that the receiver is up; `voxform drift` without --notify shows the report.',
+    });
+  let status: number;
+  try {
+    const answer = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'voxform-drift' },
+      body,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      signal: options.signal,
+    });
+    status = answer.statusCode;
+    // What the receiver answers is not ours to show: read to the end and dropped.
+    await answer.body.dump();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw failed(typeof code === 'string' ? `${code} (${error instanceof Error ? error.message : String(error)})` : error instanceof Error ? error.message : String(error));
+  }
+  if (status < 200 || status > 299) throw failed(`the receiver answered HTTP ${status}`);
+}

@@ -1,0 +1,46 @@
+/** The drift report as JSON (schemas/drift.schema.json): secrets redacted as the plan's JSON redacts them. */
+import { REDACTED } from '../secrets/redact.js';
+import { redactValue } from '../plan/redact.js';
+import { toJsonText } from '../util/printable.js';
+import { hasDrift, type DriftedField, type DriftedResource, type DriftReport } from './types.js';
+
+/** Version of the JSON drift format. */
+export const DRIFT_JSON_FORMAT_VERSION = '1';
+
+function fieldJson(drifted: DriftedField, resource: DriftedResource) {
+  const { field } = drifted;
+  const redact = (value: unknown) => (field.sensitive && value !== undefined && value !== null ? REDACTED : redactValue(value, field.path, resource.change.sensitivePaths));
+  return {
+    path: field.path,
+    class: drifted.class,
+    live: redact(field.before) ?? null,
+    live_unset: field.before === undefined,
+    manifests: redact(field.after) ?? null,
+    sensitive: field.sensitive,
+  };
+}
+
+export function driftToJson(report: DriftReport): Record<string, unknown> {
+  return {
+    format_version: DRIFT_JSON_FORMAT_VERSION,
+    checked_at: report.checkedAt,
+    workspace: report.workspace,
+    environment: report.environment ?? null,
+    base_url: report.baseUrl,
+    files: report.files,
+    drift: hasDrift(report),
+    summary: report.summary,
+    resources: report.resources.map((resource) => ({
+      address: resource.address,
+      kind: resource.kind,
+      id: resource.change.id ?? null,
+      class: resource.class,
+      healable: resource.healable,
+      fields: resource.fields.map((field) => fieldJson(field, resource)),
+    })),
+  };
+}
+
+export function renderDriftJson(report: DriftReport): string {
+  return `${toJsonText(driftToJson(report), 2)}\n`;
+}

@@ -1,0 +1,51 @@
+/** The drift report for people: one block per resource that differs, each field with its class and diff. */
+import picocolors from 'picocolors';
+import { fieldViews, type FieldView } from '../plan/field-lines.js';
+import { lineAsShown } from '../util/printable.js';
+import { checked, CLASS_LABEL, countsLine } from './labels.js';
+import type { DriftedResource, DriftReport } from './types.js';
+
+type Colors = ReturnType<typeof picocolors.createColors>;
+
+function where(report: DriftReport): string {
+  return `${report.baseUrl}${report.environment ? `, environment ${report.environment}` : ''}`;
+}
+
+/** `label`: the field's class, shown when the resource's fields differ in class. */
+function fieldLines(c: Colors, view: FieldView, label: string | undefined): string[] {
+  const head = `      ~ ${lineAsShown(view.path)}${label ? ` ${c.magenta(`[${label}]`)}` : ''}`;
+  if (view.summary !== undefined) return [`${head}: ${view.summary}`];
+  return [
+    `${head}:`,
+    ...(view.diff ?? []).map((line) => {
+      if (line.kind === '@') return `          ${c.cyan(line.text)}`;
+      const text = `${line.kind}${lineAsShown(line.text)}`;
+      return `          ${line.kind === '+' ? c.green(text) : line.kind === '-' ? c.red(text) : c.dim(text)}`;
+    }),
+  ];
+}
+
+function resourceLines(c: Colors, resource: DriftedResource): string[] {
+  const id = resource.change.id && !resource.address.endsWith(resource.change.id) ? c.dim(` (${resource.change.id})`) : '';
+  const heal = resource.healable ? c.dim('  --heal puts it back') : '';
+  const lines = [`  ! ${c.bold(resource.address)}${id} ${CLASS_LABEL[resource.class]}${heal}`];
+  const views = fieldViews(resource.change);
+  const mixed = resource.fields.some((f) => f.class !== resource.class);
+  resource.fields.forEach((drifted, index) => {
+    const view = views[index];
+    if (view) lines.push(...fieldLines(c, view, mixed ? CLASS_LABEL[drifted.class] : undefined));
+  });
+  return lines;
+}
+
+export function renderDriftText(report: DriftReport, options: { color: boolean }): string {
+  const c = picocolors.createColors(options.color);
+  if (report.resources.length === 0) {
+    return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
+  }
+  const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
+  for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
+  const n = report.resources.length;
+  out.push(c.bold(`Drift: ${n} resource${n === 1 ? '' : 's'} differ${n === 1 ? 's' : ''}: ${countsLine(report)}.`), '');
+  return out.join('\n');
+}

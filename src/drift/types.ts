@@ -1,0 +1,65 @@
+/**
+ * A drift report: what differs between the live service, the last applied configuration and the
+ * manifests, each difference classified by where it came from. Made from a plan (src/plan/), so
+ * drift and plan can never disagree about what differs; only the classification is drift's own.
+ */
+import type { FieldChange, ResourceChange, ResourceKind } from '../plan/types.js';
+
+/**
+ * Where a difference between the live service and the manifests came from, told by the keyed hash
+ * the state keeps of what voxform last applied at each field:
+ * - `outside`: changed outside voxform (a dashboard edit): the manifests still hold what was last
+ *   applied, the service does not;
+ * - `pending`: in git but not applied yet: the service holds what was last applied (or voxform never
+ *   applied the field, or the service cannot be read for it), the manifests changed;
+ * - `both`: the service and the manifests each moved away from what was last applied.
+ */
+export type DriftClass = 'outside' | 'pending' | 'both';
+
+export interface DriftedField {
+  /** The field's change as the plan made it (`before` live, `after` the manifests'). */
+  field: FieldChange;
+  class: DriftClass;
+}
+
+export interface DriftedResource {
+  /** The plan's change of the resource: its addresses, sensitive paths and field views. */
+  change: ResourceChange;
+  address: string;
+  kind: ResourceKind;
+  /** `outside` or `pending` when every field is; `both` when the fields differ in class or one is `both`. */
+  class: DriftClass;
+  fields: DriftedField[];
+  /**
+   * Whether `--heal` puts it back: an agent with a field changed outside voxform (`outside` or
+   * `both`), other than its knowledge files. The ledger records agents' names and configs only.
+   */
+  healable: boolean;
+}
+
+export interface DriftSummary {
+  /** Resources of the manifests compared. */
+  checked: number;
+  /** Resources by class. */
+  outside: number;
+  pending: number;
+  both: number;
+}
+
+export interface DriftReport {
+  /** ISO 8601: when the service was read. */
+  checkedAt: string;
+  /** `ENV@SERVICE`. */
+  workspace: string;
+  environment: string | undefined;
+  baseUrl: string;
+  files: string[];
+  /** Every resource that differs, in the plan's order. */
+  resources: DriftedResource[];
+  summary: DriftSummary;
+}
+
+/** Whether anything differs (exit 2). */
+export function hasDrift(report: Pick<DriftReport, 'resources'>): boolean {
+  return report.resources.length > 0;
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { classifyDrift } from '../../src/drift/classify.js';
+import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
+import { emptyWorkspace, hashApplied, type WorkspaceState } from '../../src/state/types.js';
+
+const SALT = 'test-salt';
+
+function field(path: string, before: unknown, after: unknown): FieldChange {
+  return { path, before, after, sensitive: false, drift: false };
+}
+
+function change(address: string, kind: ResourceChange['kind'], fields: FieldChange[], extra: Partial<ResourceChange> = {}): ResourceChange {
+  return {
+    address,
+    kind,
+    action: fields.length > 0 ? 'update' : 'no-op',
+    id: 'id-1',
+    before: null,
+    after: null,
+    fieldChanges: fields,
+    sensitivePaths: [],
+    reason: undefined,
+    dependsOn: [],
+    requests: [],
+    liveFingerprint: 'f',
+    ...extra,
+  };
+}
+
+function plan(changes: ResourceChange[]): Plan {
+  return {
+    formatVersion: 1,
+    createdAt: '2026-11-28T12:00:00.000Z',
+    manifestHash: 'sha256:0',
+    files: ['voxform.yaml'],
+    environment: undefined,
+    baseUrl: 'local',
+    targets: [],
+    changes,
+    summary: { create: 0, update: changes.length, unchanged: 0, drifted: 0 },
+  };
+}
+
+function workspaceWith(applied: Record<string, unknown>, phoneBound?: string): WorkspaceState {
+  const workspace = emptyWorkspace();
+  workspace.agents['agent.a'] = { id: 'id-1', applied: Object.fromEntries(Object.entries(applied).map(([path, value]) => [path, hashApplied(SALT, value)])) };
+  if (phoneBound) workspace.phones['phone.+1555'] = { agentId: phoneBound, imported: false };
+  return workspace;
+}
+
+function classes(changes: ResourceChange[], workspace: WorkspaceState) {
+  const report = classifyDrift({ plan: plan(changes), workspace, salt: SALT, workspaceKey: 'default@local' });
+  return report.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => `${f.field.path}:${f.class}`)]);
+}
+
+describe('classifyDrift', () => {
+  it.each([
+    // live (before), manifests (after), last applied → class
+    ['the service moved, the manifests hold what was applied', 'dashboard', 'v1', 'v1', 'outside', true],
+    ['the manifests moved, the service holds what was applied', 'v1', 'v2', 'v1', 'pending', false],
+    ['both moved away from what was applied', 'dashboard', 'v2', 'v1', 'both', true],
+    ['never applied by voxform', 'live', 'v1', undefined, 'pending', false],
+  ])('an agent field: %s', (_name, live, manifests, applied, expected, healable) => {
+    const workspace = workspaceWith(applied === undefined ? {} : { 'config.prompt': applied });
+    expect(classes([change('agent.a', 'agent', [field('config.prompt', live, manifests)])], workspace)).toEqual([
+      ['agent.a', expected, healable, [`config.prompt:${expected}`]],
+    ]);
+  });
+
+  it('a resource whose fields differ in class is `both`; only its outside fields make it healable', () => {
+    const workspace = workspaceWith({ 'config.prompt': 'v1', name: 'A' });
+    const fields = [field('config.prompt', 'dashboard', 'v1'), field('name', 'A', 'B')];
+    expect(classes([change('agent.a', 'agent', fields)], workspace)).toEqual([['agent.a', 'both', true, ['config.prompt:outside', 'name:pending']]]);
+  });
+
+  it('knowledge files changed outside voxform are reported, not healable (the ledger does not restore them)', () => {
+    const workspace = workspaceWith({ knowledge: ['file-1'] });
+    expect(classes([change('agent.a', 'agent', [field('knowledge', [], ['file-1'])])], workspace)).toEqual([['agent.a', 'outside', false, ['knowledge:outside']]]);
+  });
+
+  it('a phone binding: the state keeps the bound agent id itself', () => {
+    const phone = (live: string) => change('phone.+1555', 'phone', [field('agent_id', live, 'ag-1')]);
+    expect(classes([phone('ag-dashboard')], workspaceWith({}, 'ag-1'))).toEqual([['phone.+1555', 'outside', false, ['agent_id:outside']]]);
+    expect(classes([phone('ag-0')], workspaceWith({}, 'ag-0'))).toEqual([['phone.+1555', 'pending', false, ['agent_id:pending']]]);
+  });
+
+  it('what cannot be read back (campaigns, knowledge files, credentials) and what is still to create is in git, not applied yet', () => {
+    const workspace = workspaceWith({});
+    const changes = [
+      change('campaign.c', 'campaign', [field('name', 'old', 'new')]),
+      change('credential.openai', 'credential', [field('api_key', undefined, 'k')], { action: 'create', reason: 'live_unknown' }),
+      change('phone.+1666', 'phone', [field('agent_id', undefined, 'ag-1')], { action: 'create' }),
+    ];
+    expect(classes(changes, workspace).map((row) => row[1])).toEqual(['pending', 'pending', 'pending']);
+  });
+
+  it('counts resources by class, and every resource compared', () => {
+    const workspace = workspaceWith({ 'config.prompt': 'v1' });
+    const report = classifyDrift({
+      plan: plan([change('agent.a', 'agent', [field('config.prompt', 'x', 'v1')]), change('agent.b', 'agent', []), change('campaign.c', 'campaign', [field('name', 'a', 'b')])]),
+      workspace,
+      salt: SALT,
+      workspaceKey: 'default@local',
+    });
+    expect(report.summary).toEqual({ checked: 3, outside: 1, pending: 1, both: 0 });
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * `voxform drift` end to end: the built CLI against the emulator on loopback. Apply; change an
+ * agent's prompt and an ignored field through the service directly → exit 2, the prompt reported as
+ * changed outside voxform and the ignored field not at all; `--notify` delivers to a receiver on
+ * loopback in both formats; `--heal` puts the prompt back, recorded as a heal; then exit 0. Also a
+ * change in git not applied yet, and a field changed on both sides, each classified as such.
+ */
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { repoRoot, type CliResult } from '../helpers/cli.js';
+import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+const addFormats = addFormatsModule.default;
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+
+type Json = Record<string, unknown>;
+interface DriftJson {
+  drift: boolean;
+  summary: { checked: number; outside: number; pending: number; both: number };
+  resources: Array<{ address: string; class: string; healable: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
+}
+
+let validateDrift: (value: unknown) => boolean;
+let validateHistory: (value: unknown) => boolean;
+
+async function compile(schema: string) {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
+  const validate = ajv.compile(JSON.parse(await readFile(path.join(repoRoot, 'schemas', schema), 'utf8')));
+  return (value: unknown) => {
+    const ok = validate(value);
+    if (!ok) throw new Error(`${schema}: ${JSON.stringify(validate.errors)}`);
+    return ok;
+  };
+}
+
+beforeAll(async () => {
+  validateDrift = await compile('drift.schema.json');
+  validateHistory = await compile('history.schema.json');
+});
+
+let project: ExampleProject | undefined;
+let receiver: Server | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+  if (receiver) {
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver?.close(() => resolve()));
+  }
+  receiver = undefined;
+});
+
+/** A receiver on loopback that keeps every body posted to it and answers `status`. */
+async function startReceiver(status = 200): Promise<{ url: string; bodies: Array<{ path: string; body: string }> }> {
+  const bodies: Array<{ path: string; body: string }> = [];
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      bodies.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver?.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, bodies };
+}
+
+async function getAgent(p: ExampleProject): Promise<Agent> {
+  return (await callService(p, 'GET', `/agents/${encodeURIComponent(FRONT_DESK)}`)) as Agent;
+}
+
+/** Changes the live agent as a dashboard would: `change` edits a copy of its config in the update shape. */
+async function editLive(p: ExampleProject, change: (config: Json) => void): Promise<void> {
+  const live = await getAgent(p);
+  const config = structuredClone(live.config) as Json;
+  // Read-only fields are not part of an update.
+  delete (config.voice as Json | undefined)?.provider;
+  delete ((config.flow as Json | undefined)?.voicemail as Json | undefined)?.action;
+  delete (config.llm as Json | undefined)?.model;
+  delete (config.speech_to_text as Json | undefined)?.provider;
+  change(config);
+  await callService(p, 'PUT', `/agents/${encodeURIComponent(FRONT_DESK)}`, { name: live.name, config });
+}
+
+function expectCode(result: CliResult, code: number): CliResult {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
+  return result;
+}
+
+async function driftJson(p: ExampleProject, code = 2): Promise<DriftJson> {
+  const document = JSON.parse(expectCode(await p.cli(['drift', '--format', 'json']), code).stdout) as DriftJson;
+  validateDrift(document);
+  return document;
+}
+
+function expectNoSecret(text: string): void {
+  for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+}
+
+describe('voxform drift', () => {
+  it('reports a dashboard edit of the prompt (not of an ignored field), notifies in both formats, heals it, and then finds no drift', async () => {
+    const p = (project = await startExampleProject());
+    expectCode(await p.cli(['apply', '--auto-approve']), 0);
+    expect(expectCode(await p.cli(['drift']), 0).stdout).toContain('No drift');
+    const appliedPrompt = (await getAgent(p)).config.prompt;
+
+    await editLive(p, (config) => {
+      config.prompt = 'You are a pirate. Answer every question with a sea shanty.';
+      (config.voice as Json).settings = { stability: 0.11 };
+    });
+
+    const text = expectCode(await p.cli(['drift']), 2).stdout;
+    expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) changed outside voxform  --heal puts it back');
+    expect(text).toContain('~ config.prompt:');
+    expect(text).toContain('-You are a pirate. Answer every question with a sea shanty.');
+    expect(text).not.toContain('voice.settings');
+    expect(text).toContain('Drift: 1 resource differs: 1 changed outside voxform, 0 in git not applied yet, 0 both (7 resources checked).');
+
+    const document = await driftJson(p);
+    expect(document.summary).toEqual({ checked: 7, outside: 1, pending: 0, both: 0 });
+    expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
+      ['agent.front-desk', 'outside', true, [['config.prompt', 'outside']]],
+    ]);
+    expect(document.resources[0]?.fields[0]?.manifests).toBe(appliedPrompt);
+
+    const markdown = expectCode(await p.cli(['drift', '--format', 'markdown']), 2).stdout;
+    expect(markdown).toContain('| `agent.front-desk` | changed outside voxform | `config.prompt` | puts it back |');
+
+    const { url, bodies } = await startReceiver();
+    expectCode(await p.cli(['drift', '--notify', `${url}/json`]), 2);
+    expectCode(await p.cli(['drift', '--notify', `${url}/slack/T000/B000/XXXX`, '--notify-format', 'slack', '--format', 'json']), 2);
+    expect(bodies.map((b) => b.path)).toEqual(['/json', '/slack/T000/B000/XXXX']);
+    const posted = JSON.parse(bodies[0]?.body ?? '') as DriftJson;
+    validateDrift(posted);
+    expect(posted.resources[0]?.fields[0]?.path).toBe('config.prompt');
+    const slack = JSON.parse(bodies[1]?.body ?? '') as { text: string; blocks: Array<{ type: string; text?: { text: string } }> };
+    expect(slack.text).toMatch(/^voxform drift on default@http:\/\/127\.0\.0\.1:\d+: 1 changed outside voxform, 0 in git not applied yet, 0 both \(7 resources checked\)\.$/);
+    expect(slack.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` puts it back.\nconfig.prompt (changed outside voxform)');
+    expectNoSecret(bodies.map((b) => b.body).join('\n'));
+
+    const healed = expectCode(await p.cli(['drift', '--heal', '--auto-approve']), 0);
+    expect(healed.stdout).toMatch(/Healing front-desk: back to the configuration last applied \(\d{8}T\d{6}\d{3}Z-[0-9a-f]{6}\)\./);
+    expect(healed.stdout).toContain('~ agent.front-desk');
+    const after = await getAgent(p);
+    expect(after.config.prompt).toBe(appliedPrompt);
+    // The ignored field is the dashboard's: the heal leaves it as it is.
+    expect(after.config.voice?.settings).toEqual({ stability: 0.11 });
+    expect(expectCode(await p.cli(['drift']), 0).stdout).toContain('No drift');
+
+    const history = JSON.parse(expectCode(await p.cli(['history', '--format', 'json']), 0).stdout) as {
+      records: Array<{ id: string; command: string; source: { heal_of: string[] | null; rollback_of: string | null }; agents: Json; agents_changed: string[] }>;
+    };
+    validateHistory(history);
+    const [heal, first] = history.records;
+    expect(heal?.command).toBe('voxform drift --heal');
+    expect(heal?.source.heal_of).toEqual([first?.id]);
+    expect(Object.keys(heal?.agents ?? {})).toEqual(['front-desk']);
+    expect(first?.source.heal_of).toBeNull();
+    expect(expectCode(await p.cli(['history']), 0).stdout).toContain(`heal of drift: back to ${first?.id}`);
+    expectNoSecret([text, JSON.stringify(document), markdown, healed.stdout, healed.stderr].join('\n'));
+  }, 120_000);
+
+  it('classifies a change in git not applied yet, and a field changed on both sides; --heal puts back only what changed outside', async () => {
+    const p = (project = await startExampleProject());
+    expectCode(await p.cli(['apply', '--auto-approve']), 0);
+    const manifestFile = path.join(p.dir, 'voxform.yaml');
+    const manifest = await readFile(manifestFile, 'utf8');
+    await writeFile(manifestFile, manifest.replace('response_delay: 300', 'response_delay: 250').replace('temperature: 0.4', 'temperature: 0.2'));
+
+    const pending = await driftJson(p);
+    expect(pending.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
+      ['agent.front-desk', 'pending', false, [['config.flow.response_delay', 'pending'], ['config.llm.temperature', 'pending']]],
+    ]);
+    expect(expectCode(await p.cli(['drift', '--heal', '--auto-approve']), 2).stdout).toContain('Nothing to heal');
+
+    await editLive(p, (config) => {
+      (config.llm as Json).temperature = 0.9;
+      config.first_message = 'Ahoy!';
+    });
+    const mixed = await driftJson(p);
+    expect(mixed.summary).toEqual({ checked: 7, outside: 0, pending: 0, both: 1 });
+    expect(mixed.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
+      [
+        'agent.front-desk',
+        'both',
+        true,
+        [
+          ['config.first_message', 'outside'],
+          ['config.flow.response_delay', 'pending'],
+          ['config.llm.temperature', 'both'],
+        ],
+      ],
+    ]);
+    const text = expectCode(await p.cli(['drift']), 2).stdout;
+    expect(text).toContain('~ config.first_message [changed outside voxform]: "Ahoy!" → "Thanks for calling Acme Dental, this is Ava. How can I help you today?"');
+    expect(text).toContain('~ config.llm.temperature [changed outside voxform and in git]: 0.9 → 0.2');
+
+    // The last applied configuration comes back, not the manifests': what is in git stays to apply.
+    expectCode(await p.cli(['drift', '--heal', '--auto-approve', '--format', 'json']), 2);
+    const live = await getAgent(p);
+    expect(live.config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
+    expect(live.config.llm?.temperature).toBe(0.4);
+    expect(live.config.flow?.response_delay).toBe(300);
+    const left = await driftJson(p);
+    expect(left.resources.map((r) => [r.address, r.class, r.fields.map((f) => [f.path, f.class])])).toEqual([
+      ['agent.front-desk', 'pending', [['config.flow.response_delay', 'pending'], ['config.llm.temperature', 'pending']]],
+    ]);
+  }, 120_000);
+
+  it('says why a notification was not delivered (exit 1) without printing the URL\'s path; the JSON output is the error alone', async () => {
+    const p = (project = await startExampleProject());
+    const { url } = await startReceiver(500);
+    const result = expectCode(await p.cli(['drift', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
+    expect(result.stderr).toContain(`error: The drift notification to ${url} was not delivered: the receiver answered HTTP 500.`);
+    expect(`${result.stdout}${result.stderr}`).not.toContain('token-abc123');
+    const json = expectCode(await p.cli(['drift', '--format', 'json', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
+    expect((JSON.parse(json.stdout) as { error: { code: string } }).error.code).toBe('drift_notify_failed');
+    expect(json.stdout).not.toContain('token-abc123');
+    const refused = expectCode(await p.cli(['drift', '--notify', 'ftp://example.com/x']), 1);
+    expect(refused.stderr).toContain('--notify must be an http:// or https:// URL');
+    // No terminal to ask on: --heal needs --auto-approve, and says so before reading the service.
+    const before = p.requests.length;
+    expect(expectCode(await p.cli(['drift', '--heal']), 1).stderr).toContain('Refusing to heal without approval');
+    expect(p.requests.length).toBe(before);
+  }, 60_000);
+
+  it('--watch prints one line per check and stops on SIGTERM with exit 130', async () => {
+    const p = (project = await startExampleProject());
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'drift', '--watch', '1h', '--format', 'json'], {
+        cwd: p.dir,
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
+        stdio: 'pipe',
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (stdout.includes('\n')) child.kill('SIGTERM');
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+    expect(result.code, result.stderr).toBe(130);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const document = JSON.parse(lines[0] ?? '') as DriftJson;
+    validateDrift(document);
+    expect(document.summary.pending).toBe(7);
+  }, 90_000);
+});

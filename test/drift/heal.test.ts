@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { classifyDrift } from '../../src/drift/classify.js';
+import { healDesired } from '../../src/drift/heal.js';
+import type { AgentVersion, HistoryRecord } from '../../src/history/types.js';
+import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
+import { emptyWorkspace, hashApplied } from '../../src/state/types.js';
+import { desiredAgent, desiredState } from '../helpers/desired.js';
+
+const SALT = 's';
+
+function version(id: string, prompt: string, extra: Partial<AgentVersion> = {}): AgentVersion {
+  return { id, config: { prompt }, configHash: `sha256:${'0'.repeat(64)}`, maskedPaths: [], ...extra };
+}
+
+function record(id: string, agents: Record<string, AgentVersion>): HistoryRecord {
+  return {
+    id,
+    workspace: 'default@local',
+    at: '2026-11-28T12:00:00.000Z',
+    by: 'ci@runner',
+    command: 'voxform apply',
+    outcome: 'applied',
+    source: {},
+    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents,
+  };
+}
+
+/** Agents `a` (changed outside voxform) and `b` (in git, not applied yet), as drift reports them. */
+function report() {
+  const field = (before: string, after: string): FieldChange => ({ path: 'config.prompt', before, after, sensitive: false, drift: false });
+  const change = (name: string, f: FieldChange): ResourceChange => ({
+    address: `agent.${name}`,
+    kind: 'agent',
+    action: 'update',
+    id: `-OK${name}`,
+    before: null,
+    after: null,
+    fieldChanges: [f],
+    sensitivePaths: [],
+    reason: undefined,
+    dependsOn: [],
+    requests: [],
+    liveFingerprint: 'f',
+  });
+  const workspace = emptyWorkspace();
+  workspace.agents['agent.a'] = { id: '-OKa', applied: { 'config.prompt': hashApplied(SALT, 'A1') } };
+  workspace.agents['agent.b'] = { id: '-OKb', applied: { 'config.prompt': hashApplied(SALT, 'B1') } };
+  const plan: Plan = {
+    formatVersion: 1,
+    createdAt: '2026-11-28T12:00:00.000Z',
+    manifestHash: 'sha256:0',
+    files: [],
+    environment: undefined,
+    baseUrl: 'local',
+    targets: [],
+    changes: [change('a', field('dashboard', 'A1')), change('b', field('B1', 'B2'))],
+    summary: { create: 0, update: 2, unchanged: 0, drifted: 0 },
+  };
+  return classifyDrift({ plan, workspace, salt: SALT, workspaceKey: 'default@local' });
+}
+
+const current = desiredState({ agents: [desiredAgent('a'), desiredAgent('b')], environmentVariables: ['HOOK_TOKEN'] });
+
+describe('healDesired', () => {
+  it('takes each agent changed outside voxform from the newest record holding it, and only those agents', () => {
+    const records = [record('20261128T120000000Z-bbbbbb', { b: version('-OKb', 'B1') }), record('20261127T120000000Z-aaaaaa', { a: version('-OKa', 'A1'), b: version('-OKb', 'B0') })];
+    const healing = healDesired(report(), records, { env: {}, current });
+    expect(healing?.records).toEqual(['20261127T120000000Z-aaaaaa']);
+    expect([...(healing?.desired.agents.values() ?? [])].map((agent) => [agent.localName, agent.id, agent.config])).toEqual([['a', '-OKa', { prompt: 'A1' }]]);
+    expect(healing?.desired.phones.size).toBe(0);
+    expect(healing?.desired.environmentVariables).toEqual(['HOOK_TOKEN']);
+  });
+
+  it('refuses, changing nothing, when no record holds the agent under its current id', () => {
+    for (const records of [[], [record('20261127T120000000Z-aaaaaa', { a: version('-OKother', 'A1') })]]) {
+      expect(() => healDesired(report(), records, { env: {}, current })).toThrow(expect.objectContaining({ code: 'drift_heal_unrecorded' }));
+    }
+  });
+
+  it('has nothing to heal when nothing changed outside voxform', () => {
+    const onlyPending = { ...report(), resources: report().resources.filter((r) => !r.healable) };
+    expect(healDesired(onlyPending, [], { env: {}, current })).toBeUndefined();
+  });
+});

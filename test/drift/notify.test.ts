@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { classifyDrift } from '../../src/drift/classify.js';
+import { notificationBody, parseNotifyUrl } from '../../src/drift/notify.js';
+import type { Plan, ResourceChange } from '../../src/plan/types.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
+import { emptyWorkspace } from '../../src/state/types.js';
+
+function report(changes: ResourceChange[]) {
+  const plan: Plan = {
+    formatVersion: 1,
+    createdAt: '2026-11-28T12:00:00.000Z',
+    manifestHash: 'sha256:0',
+    files: [],
+    environment: undefined,
+    baseUrl: 'local',
+    targets: [],
+    changes,
+    summary: { create: 0, update: changes.length, unchanged: 0, drifted: 0 },
+  };
+  return classifyDrift({ plan, workspace: emptyWorkspace(), salt: 's', workspaceKey: 'default@local' });
+}
+
+const secretChange = (path: string, before: unknown, after: unknown, sensitive: boolean): ResourceChange => ({
+  address: 'agent.a',
+  kind: 'agent',
+  action: 'update',
+  id: 'ag',
+  before: null,
+  after: null,
+  fieldChanges: [{ path, before, after, sensitive, drift: false }],
+  sensitivePaths: sensitive ? [path] : [],
+  reason: undefined,
+  dependsOn: [],
+  requests: [],
+  liveFingerprint: 'f',
+});
+
+describe('notificationBody', () => {
+  it('a Slack message names resources, fields and classes, Slack markup escaped, and no value', () => {
+    const body = JSON.parse(notificationBody(report([secretChange('config.prompt', 'live <!channel> & text', 'manifest text', false)]), 'slack', (t) => t)) as {
+      text: string;
+      blocks: Array<{ text: { text: string } }>;
+    };
+    expect(body.text).toBe('voxform drift on default@local: 0 changed outside voxform, 1 in git not applied yet, 0 both (1 resource checked).');
+    expect(body.blocks[1]?.text.text).toBe('*agent.a*: in git, not applied yet.\nconfig.prompt (in git, not applied yet)');
+    expect(JSON.stringify(body)).not.toContain('live');
+  });
+
+  it('the JSON report redacts secret fields, and the run\'s secret scrub applies to whatever is left', () => {
+    const secrets = new SecretRegistry();
+    secrets.add('super-secret-token');
+    const body = notificationBody(
+      report([secretChange('config.session_data_webhook.headers.x-token', 'super-secret-token', 'other-secret', true), secretChange('config.first_message', 'says super-secret-token', 'hi', false)]),
+      'json',
+      (text) => secrets.redact(text),
+    );
+    expect(body).not.toContain('super-secret-token');
+    expect(body).not.toContain('other-secret');
+    expect(JSON.parse(body)).toMatchObject({ drift: true });
+  });
+});
+
+describe('parseNotifyUrl', () => {
+  it.each(['http://127.0.0.1:9/x', 'https://hooks.example.com/services/T/B/X'])('takes %s', (url) => {
+    expect(parseNotifyUrl(url).href).toBe(url);
+  });
+
+  it.each(['ftp://example.com/x', 'not a url', 'https://user:pass@example.com/', 'file:///etc/passwd'])('refuses %s', (url) => {
+    expect(() => parseNotifyUrl(url)).toThrow(expect.objectContaining({ code: 'drift_notify_url_invalid' }));
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { JITTER, MAX_BACKOFF_INTERVALS, nextDelay, watchDrift } from '../../src/drift/watch.js';
+
+describe('nextDelay', () => {
+  it.each([
+    [0, 0.5, 60_000],
+    [0, 0, 60_000 * (1 - JITTER)],
+    [0, 1, 60_000 * (1 + JITTER)],
+    [1, 0.5, 120_000],
+    [3, 0.5, 480_000],
+    [10, 0.5, 60_000 * MAX_BACKOFF_INTERVALS],
+    [1000, 0.5, 60_000 * MAX_BACKOFF_INTERVALS],
+  ])('after %i failures, with a draw of %f: %i ms', (failures, draw, expected) => {
+    expect(nextDelay(60_000, failures, () => draw)).toBe(Math.round(expected));
+  });
+});
+
+describe('watchDrift', () => {
+  it('checks, waits, backs off after failures, recovers, and stops at the signal without another check', async () => {
+    const stop = new AbortController();
+    const events: string[] = [];
+    const outcomes = ['ok', 'fail', 'fail', 'ok', 'ok'];
+    let checks = 0;
+    await watchDrift({
+      intervalMs: 1000,
+      random: () => 0.5,
+      signal: stop.signal,
+      check: async () => {
+        const outcome = outcomes[checks++];
+        events.push(`check ${outcome}`);
+        if (outcome === 'fail') throw new Error('service down');
+        if (checks === outcomes.length) stop.abort();
+      },
+      onError: (error, nextMs) => events.push(`error ${(error as Error).message}, next in ${nextMs}`),
+      sleep: async (ms) => void events.push(`sleep ${ms}`),
+    });
+    expect(events).toEqual([
+      'check ok',
+      'sleep 1000',
+      'check fail',
+      'error service down, next in 2000',
+      'sleep 2000',
+      'check fail',
+      'error service down, next in 4000',
+      'sleep 4000',
+      'check ok',
+      'sleep 1000',
+      'check ok',
+    ]);
+  });
+
+  it('a stop during a wait ends the watch; a check failing because of the stop is not reported', async () => {
+    const stop = new AbortController();
+    const events: string[] = [];
+    await watchDrift({
+      intervalMs: 1000,
+      random: () => 0.5,
+      signal: stop.signal,
+      check: async () => {
+        events.push('check');
+        if (events.length > 1) {
+          stop.abort();
+          throw new Error('aborted');
+        }
+      },
+      onError: () => events.push('error'),
+      sleep: async () => void events.push('sleep'),
+    });
+    expect(events).toEqual(['check', 'sleep', 'check']);
+  });
+});
