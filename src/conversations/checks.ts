@@ -6,6 +6,7 @@
 import { isVoxformError } from '../errors.js';
 import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
+import type { JudgeCache } from './judge-cache.js';
 import type { CompletionModel } from './budgets.js';
 import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
@@ -34,6 +35,8 @@ export interface CheckContext {
   redact?: Redact | undefined;
   /** The time the run's regex checks share (one per run, safe-regex.ts). */
   regexTime: RegexTimeBudget;
+  /** The judge's cached verdicts (live runs without --no-cache; judge-cache.ts). */
+  judgeCache?: JudgeCache | undefined;
 }
 
 /** A quoted text for a check's name or detail: redacted, then cut to 60 characters. */
@@ -99,7 +102,12 @@ function regexResult(name: string, turn: number | undefined, pattern: RegExp, su
 async function judgeResult(name: string, turn: number | undefined, context: CheckContext, rubric: string, subject: string, what: string): Promise<CheckResult> {
   if (!context.model) return result(name, turn, 'skipped', 'no judge (--skip-judge)');
   try {
-    const verdict = await judge(context.model, { rubric, subject, what }, context.redact);
+    const question = { rubric, subject, what };
+    let verdict = await context.judgeCache?.get(question);
+    if (!verdict) {
+      verdict = await judge(context.model, question, context.redact);
+      await context.judgeCache?.put(question, verdict);
+    }
     return result(name, turn, verdict.pass ? 'passed' : 'failed', `judge: ${verdict.reason}`);
   } catch (error) {
     if (!isVoxformError(error)) throw error;

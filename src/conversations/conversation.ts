@@ -6,22 +6,23 @@
  * `end_of_session: true` (its reply still comes back); a simulated one ends with its own request.
  * Each request carries the whole conversation so far, as the chat interface intends.
  */
-import type { ApiClient } from '../api/index.js';
 import { isVoxformError } from '../errors.js';
 import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
-import { findCallRecord, viewOfRecord } from './call-record.js';
+import type { AgentChannel } from './agent-channel.js';
 import { checkCall, checkReply } from './checks.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel, RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from './safe-regex.js';
+import type { JudgeCache } from './judge-cache.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
 const ORDINARY_FINISH = new Set(['stop', 'length', 'tool_calls']);
 
 export interface ConversationInput {
-  client: ApiClient;
+  /** The agent: the service, or a recording of it (src/recordings/). */
+  channel: AgentChannel;
   file: TestFile;
   test: ConversationTest;
   agentId: string;
@@ -35,6 +36,8 @@ export interface ConversationInput {
   redact?: Redact | undefined;
   /** The time the run's regex checks share (safe-regex.ts). */
   regexTime: RegexTimeBudget;
+  /** The judge's cached verdicts, for a live run (judge-cache.ts). */
+  judgeCache?: JudgeCache | undefined;
 }
 
 interface Exchange {
@@ -65,7 +68,7 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
     return finish(overallStatus(exchange.checks), { toolCalls });
   } catch (error) {
     if (!isVoxformError(error)) throw error;
-    return finish('error', { error: error.message });
+    return finish('error', { error: error.message, ...(error.code === 'not_recorded' ? { notRecorded: true } : {}) });
   }
 }
 
@@ -85,13 +88,13 @@ async function send(input: ConversationInput, exchange: Exchange, user: string |
   if (input.file.metadata) agent.metadata = input.file.metadata;
   if (input.file.includeMetadataInPrompt !== undefined) agent.include_metadata_in_prompt = input.file.includeMetadataInPrompt;
   input.requests.spend();
-  const stream = input.client.chatCompletions({ agent, messages, end_of_session: endOfSession });
-  const reply = await stream.collect();
+  const answer = await input.channel.send({ agent, messages, end_of_session: endOfSession });
+  const reply = answer.reply;
   // The latest answer's session: the chat interface carries no session id, so the service matches a
   // request to a session by its conversation, and identical conversations in parallel may swap sessions.
-  exchange.sessionId = stream.sessionId ?? exchange.sessionId;
+  exchange.sessionId = answer.sessionId ?? exchange.sessionId;
   exchange.transcript = [...messages, { role: 'assistant', content: reply }];
-  const reason = stream.finishReason;
+  const reason = answer.finishReason;
   return { reply, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };
 }
 
@@ -130,13 +133,13 @@ async function endSession(input: ConversationInput, exchange: Exchange): Promise
 }
 
 async function checkRecord(input: ConversationInput, exchange: Exchange): Promise<RunResult['toolCalls']> {
-  const record = await findCallRecord({ client: input.client, agentId: input.agentId, sessionId: exchange.sessionId, transcript: exchange.transcript });
+  const record = await input.channel.callRecord({ agentId: input.agentId, sessionId: exchange.sessionId, transcript: exchange.transcript });
   if (!record) {
     exchange.checks.push({ check: 'call record', turn: undefined, status: 'error', detail: 'the call record of this session was not found in the call log' });
     return undefined;
   }
   // The transcript judged is the conversation as the test held it; the record's tool calls and status are the service's.
-  const view = { ...viewOfRecord(record), transcript: exchange.transcript };
+  const view = { ...record, transcript: exchange.transcript };
   for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input));
   return view.toolCalls;
 }

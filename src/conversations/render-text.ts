@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import { printable } from '../util/printable.js';
-import { describeCheckResult, describeVerdict, plural, problemChecks, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { describeCheckResult, describeVerdict, plural, problemChecks, regressionLines, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 
 export function renderTestText(run: TestRun, options: { color: boolean }): string {
@@ -55,6 +55,11 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
     if (summary.skipped > 0) parts.push(`${summary.skipped} skipped`);
     if (summary.errors > 0) parts.push(plural(summary.errors, 'error'));
     yield line(`${target}: ${parts.join(', ')}`);
+  }
+  if (run.baseline) {
+    const worse = run.baseline.regressions.length;
+    yield line(paint(`Against the baseline ${printable(run.baseline.file)}: ${worse === 0 ? 'no test got worse' : `${plural(worse, 'test')} got worse`}`, pc.bold));
+    for (const regression of regressionLines(run.baseline)) yield line(`  ${paint(regression, pc.red)}`);
   }
   yield line(`(${plural(run.reports.length, 'test')} in ${(run.durationMs / 1000).toFixed(1)} s)`);
 }

@@ -5,6 +5,7 @@
  */
 import type { SourceLocation } from '../errors.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
+import type { BaselineComparison } from './baseline.js';
 
 /** A check on one reply of the agent. `contains` and `not_contains` ignore case. */
 export type ReplyCheck =
@@ -90,6 +91,8 @@ export interface RunResult {
   toolCalls: Array<{ name: string; params: unknown }> | undefined;
   /** What went wrong when the run could not complete (status `error`). */
   error: string | undefined;
+  /** Replaying, the recording had no answer for a request of this run (status `error`, src/recordings/). */
+  notRecorded?: boolean;
   durationMs: number;
 }
 
@@ -129,6 +132,8 @@ export interface TestRun {
   /** With both targets: each test whose verdict changed, newly failing first. */
   changes: Array<{ report: TestReport; change: Exclude<BehaviourChange, 'unchanged'> }>;
   summary: Partial<Record<Target, TestRunSummary>>;
+  /** With `--baseline`: the tests that got worse than in the earlier result (baseline.ts). */
+  baseline?: BaselineComparison | undefined;
   durationMs: number;
 }
 
@@ -136,6 +141,11 @@ export interface TestRun {
 export interface AgentUnderTest {
   id: string;
   desiredConfig: AgentConfigUpdate;
+  /**
+   * The configuration hash of what each target talks to (src/history/config-hash.ts), keying its
+   * recorded exchanges (src/recordings/): desired, the manifests' config; live, the live config.
+   */
+  configHashes?: Partial<Record<Target, string>> | undefined;
   /** Places in `desiredConfig` whose URL the live agent does not call, sent to the sink for this run (src/secrets/sink.ts). */
   sinkedTargets?: readonly string[] | undefined;
 }
