@@ -76,6 +76,20 @@ export async function checkReply(check: ReplyCheck, reply: string, turn: number,
   }
 }
 
+export const CALLER_WORDS = "this check is met by the caller's own words";
+
+/**
+ * A passed `contains` or `equals` check whose text the caller said in the conversation so far is
+ * flagged: the reply may only repeat the caller (the emulator's deterministic agent echoes every
+ * message), so the check shows nothing of the agent. It still passes; reports say why it is weak.
+ */
+export function flagCallerWords(check: ReplyCheck, outcome: CheckResult, transcript: readonly TranscriptMessage[]): CheckResult {
+  if (outcome.status !== 'passed' || (check.kind !== 'contains' && check.kind !== 'equals')) return outcome;
+  const wanted = check.kind === 'contains' ? check.text.toLowerCase() : check.text.trim().toLowerCase();
+  const said = transcript.some((line) => line.role === 'user' && line.content.toLowerCase().includes(wanted));
+  return said ? { ...outcome, detail: CALLER_WORDS, flag: 'caller_words' } : outcome;
+}
+
 const SIMPLIFY = 'simplify it (nested quantifiers such as (a+)+ take exponential time)';
 
 function refusalDetail(refusal: RegexRefusal, time: RegexTimeBudget): string {

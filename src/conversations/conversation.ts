@@ -9,7 +9,7 @@
 import { isVoxformError } from '../errors.js';
 import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
 import type { AgentChannel } from './agent-channel.js';
-import { checkCall, checkReply } from './checks.js';
+import { checkCall, checkReply, flagCallerWords } from './checks.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel, RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
@@ -103,7 +103,7 @@ async function runScripted(input: ConversationInput, exchange: Exchange): Promis
   for (const [index, turn] of turns.entries()) {
     const last = index === turns.length - 1;
     const { reply, ended } = await send(input, exchange, turn.user, last);
-    for (const check of turn.checks) exchange.checks.push(await checkReply(check, reply, index + 1, input));
+    for (const check of turn.checks) exchange.checks.push(flagCallerWords(check, await checkReply(check, reply, index + 1, input), exchange.transcript));
     if (ended && !last) {
       exchange.checks.push({ check: `turn ${index + 2}`, turn: index + 2, status: 'failed', detail: 'the agent ended the session before this turn' });
       return;

@@ -77,7 +77,7 @@ function runPieces(run: RunResult): Generator<string> {
     member('duration_ms', jsonValue(run.durationMs, 7)),
     member('error', jsonValue(run.error ?? null, 7)),
     member('transcript', jsonContainer('[', 7, mapLazily(run.transcript, (message) => jsonValue(message, 8)))),
-    member('checks', jsonContainer('[', 7, mapLazily(run.checks, (check) => jsonValue({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null }, 8)))),
+    member('checks', jsonContainer('[', 7, mapLazily(run.checks, (check) => jsonValue({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null, flag: check.flag ?? null }, 8)))),
     member('tool_calls', jsonValue(run.toolCalls ?? null, 7)),
   ]);
 }

@@ -59,3 +59,12 @@ export function regressionLines(baseline: BaselineComparison): string[] {
     return printable(`${label}  ${report.file} › ${report.name} [${target}] (baseline: ${describeBaselineVerdict(before)}; now ${now ? `${now.status} ${describeVerdict(now)}` : 'not run'})`);
   });
 }
+
+/** The checks of a verdict met by the caller's own words (checks.ts `flagCallerWords`), from its first run that has any. */
+export function callerWordChecks(verdict: TestVerdict): CheckResult[] {
+  for (const run of verdict.results) {
+    const flagged = run.checks.filter((check) => check.flag === 'caller_words');
+    if (flagged.length > 0) return flagged;
+  }
+  return [];
+}

@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import { printable } from '../util/printable.js';
-import { describeCheckResult, describeVerdict, plural, problemChecks, regressionLines, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeVerdict, plural, problemChecks, regressionLines, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 
 export function renderTestText(run: TestRun, options: { color: boolean }): string {
@@ -38,6 +38,7 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
     const word = paint(STATUS_WORD[gating.status].padEnd(5), statusColor[gating.status]);
     const verdicts = targets.map((target) => `${target} ${describeVerdict(report.verdicts[target] as TestVerdict)}`);
     yield line(`  ${word} ${printable(report.name)}  [${verdicts.join(' · ')}]`);
+    for (const check of callerWordChecks(gating)) yield line(paint(`        ⚠ ${describeCheckResult(check)}`, pc.yellow));
     for (const target of targets) {
       const verdict = report.verdicts[target];
       if (!verdict) continue;

@@ -75,6 +75,11 @@ export interface CheckResult {
   status: CheckStatus;
   /** Why it failed, was skipped or errored; for a judge, its reason (also when passed). */
   detail: string | undefined;
+  /**
+   * `caller_words`: a passed reply check whose text the caller said earlier in the same
+   * conversation — an agent (or the emulator) echoing the caller meets it, so it proves little.
+   */
+  flag?: 'caller_words' | undefined;
 }
 
 export interface TranscriptMessage {
