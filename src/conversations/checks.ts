@@ -48,8 +48,16 @@ export function describeReplyCheck(check: ReplyCheck): string {
   return `${check.kind} ${short(check.text)}`;
 }
 
+/** The argument expectations a call check holds: tool_called's, or each of tool_calls'. */
+export function argsOfCheck(check: CallCheck): Array<Record<string, ArgExpectation> | undefined> {
+  if (check.kind === 'tool_called') return [check.args];
+  if (check.kind === 'tool_calls') return check.calls.map((call) => call.args);
+  return [];
+}
+
 export function describeCallCheck(check: CallCheck): string {
   if (check.kind === 'tool_called') return `tool_called ${check.tool}${check.args ? ` with ${Object.keys(check.args).join(', ')}` : ''}`;
+  if (check.kind === 'tool_calls') return `tool_calls ${check.calls.length === 0 ? '(none)' : check.calls.map((call) => call.tool).join(', ')}`;
   if (check.kind === 'tool_not_called') return `tool_not_called ${check.tool}`;
   if (check.kind === 'call_status') return `call_status ${check.status}`;
   return `judge (transcript): ${check.rubric}`;
@@ -144,7 +152,26 @@ export async function checkCall(check: CallCheck, record: CallRecordView, contex
     }
     case 'tool_called':
       return toolCalledResult(name, check, record.toolCalls, context);
+    case 'tool_calls':
+      return toolCallsResult(name, check, record.toolCalls, context);
   }
+}
+
+/** The calls made, in order, are exactly those listed, each with the arguments listed. */
+async function toolCallsResult(name: string, check: Extract<CallCheck, { kind: 'tool_calls' }>, toolCalls: ToolCall[], context: CheckContext): Promise<CheckResult> {
+  const made = toolCalls.map((call) => call.name);
+  const wanted = check.calls.map((call) => call.tool);
+  if (made.length !== wanted.length || made.some((tool, index) => tool !== wanted[index])) {
+    return result(name, undefined, 'failed', `the tools called were ${made.length === 0 ? '(none)' : made.join(', ')}; expected ${wanted.length === 0 ? '(none)' : wanted.join(', ')}`);
+  }
+  let skipped = false;
+  for (const [index, expected] of check.calls.entries()) {
+    if (!expected.args) continue;
+    const outcome = await matchArgs(expected.args, toolCalls[index]?.params, context);
+    if (outcome.status === 'failed' || outcome.status === 'error') return result(name, undefined, outcome.status, `call ${index + 1} (${expected.tool}): ${outcome.detail ?? 'its arguments do not match'}`);
+    if (outcome.status === 'skipped') skipped = true;
+  }
+  return skipped ? result(name, undefined, 'skipped', 'an argument is checked by the judge (--skip-judge)') : result(name, undefined, 'passed');
 }
 
 async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 'tool_called' }>, toolCalls: ToolCall[], context: CheckContext): Promise<CheckResult> {

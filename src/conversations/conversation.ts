@@ -10,6 +10,7 @@ import { isVoxformError } from '../errors.js';
 import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
 import type { AgentChannel } from './agent-channel.js';
 import { checkCall, checkReply, flagCallerWords } from './checks.js';
+import { withToolMocks } from './mock-tools.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel, RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
@@ -58,10 +59,14 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
     durationMs: Math.round(performance.now() - started),
     ...extra,
   });
+  if (input.test.mockTools && !input.agentConfig) {
+    return finish('skipped', { checks: [{ check: 'mock_tools', turn: undefined, status: 'skipped', detail: "mock_tools: the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)" }] });
+  }
   if (input.test.simulate && !input.model) {
     return finish('skipped', { checks: [{ check: 'simulate', turn: undefined, status: 'skipped', detail: 'a simulated caller needs the judge model (--skip-judge)' }] });
   }
   try {
+    if (input.test.mockTools && input.agentConfig) input = { ...input, agentConfig: withToolMocks(input.agentConfig, input.test.mockTools) };
     if (input.test.turns) await runScripted(input, exchange);
     else await runSimulated(input, exchange);
     const toolCalls = input.test.expect.length > 0 ? await checkRecord(input, exchange) : undefined;

@@ -14,6 +14,7 @@ import { trustedSecretPaths, type TrustedSecrets } from '../secrets/trusted.js';
 import { withholdSecrets } from '../secrets/withhold.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './types.js';
+import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import type { TestFile } from './types.js';
 
 /**
@@ -67,7 +68,8 @@ export function agentsFromManifests(files: readonly TestFile[], desired: Desired
   for (const name of new Set(files.map((file) => file.agent))) {
     const agent = desired.agents.get(name);
     if (!agent) throw new Error(`agentsFromManifests(): ${name} is not in the desired state`); // the loader checked
-    agents.set(name, { id: agent.id, desiredConfig: {}, configHashes: { desired: manifestConfigHash(agent) } });
+    // The manifests' config stands for what would be sent (mock_tools: names its tools); it is never sent.
+    agents.set(name, { id: agent.id, desiredConfig: agent.config as AgentConfigUpdate, configHashes: { desired: manifestConfigHash(agent) } });
   }
   return agents;
 }

@@ -15,6 +15,7 @@ import type { Redact } from '../secrets/redact.js';
 import { serviceChannel, type AgentChannel } from './agent-channel.js';
 import type { ConversationIO, Recordings } from '../recordings/recordings.js';
 import type { JudgeCache } from './judge-cache.js';
+import { hashValue } from '../util/hash.js';
 import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
 export interface RunTestsOptions {
@@ -72,7 +73,10 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
           report.verdicts[target] = verdict;
           for (let i = 0; i < runs; i++) {
             yield async () => {
-              const identity = { file: file.display, test: test.name, target, run: i + 1, agentHash: agent.configHashes?.[target] ?? agent.id };
+              const configHash = agent.configHashes?.[target] ?? agent.id;
+              // Mocked tools answer differently: part of what the agent's exchanges are keyed by.
+              const agentHash = test.mockTools ? hashValue({ agent: configHash, mock_tools: test.mockTools }) : configHash;
+              const identity = { file: file.display, test: test.name, target, run: i + 1, agentHash };
               const io = options.recordings?.forRun(file, identity, live) ?? live;
               const input = { file, test, agentId: agent.id, agentConfig: target === 'desired' ? agent.desiredConfig : undefined, requests, redact: options.redact, regexTime };
               // A recorded or replayed run asks the judge itself: the recording holds its answers.

@@ -19,6 +19,8 @@ export type ArgExpectation = { kind: 'exact'; value: unknown } | { kind: 'regex'
 /** A check on the call record once the session ended. */
 export type CallCheck =
   | { kind: 'tool_called'; tool: string; args: Record<string, ArgExpectation> | undefined }
+  /** The calls made, in order, are exactly these. */
+  | { kind: 'tool_calls'; calls: Array<{ tool: string; args: Record<string, ArgExpectation> | undefined }> }
   | { kind: 'tool_not_called'; tool: string }
   | { kind: 'call_status'; status: string }
   | { kind: 'judge'; rubric: string };
@@ -43,6 +45,8 @@ export interface ConversationTest {
   turns: ScriptedTurn[] | undefined;
   simulate: SimulatedCaller | undefined;
   expect: CallCheck[];
+  /** `mock_tools:`: each named tool's fixed answer (any JSON value), answered instead of its webhook. */
+  mockTools?: Record<string, unknown> | undefined;
   repeat: number;
   passRate: number;
   /** Whether anything in the test needs the judge model (a `judge:` check or a simulated caller). */
