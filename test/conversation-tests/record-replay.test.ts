@@ -60,6 +60,17 @@ describe('voxform test --mode record, then replay', () => {
       for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
     }
 
+    // auto: what the recording covers is replayed; a test it does not know runs live, and nothing is written.
+    const mockedFile = path.join(project.dir, 'example/tests/mocked.test.yaml');
+    await writeFile(mockedFile, `${BOOKING_TESTS}  - name: is new\n    turns: [{ user: new here }]\n`);
+    const asked = fake.requests.length;
+    const auto = await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'auto'], judge);
+    expect(auto.stdout).toContain('  PASS  is new  [desired 1/1]\n');
+    expect(auto.code).toBe(0);
+    expect(fake.requests.slice(asked).map((request) => request.messages.at(-1)?.content)).toEqual(['new here']);
+    expect(await readFile(path.join(project.dir, 'example/tests/mocked.recording.json'), 'utf8')).toBe(recording);
+    await writeFile(mockedFile, BOOKING_TESTS);
+
     // Replay: the model is stopped, no judge URL is set, and the service is not asked.
     await fake.close();
     fake = undefined;
