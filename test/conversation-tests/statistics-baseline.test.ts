@@ -7,6 +7,9 @@ import { JudgeCache } from '../../src/conversations/judge-cache.js';
 import { describeStatistics, verdictStatistics } from '../../src/conversations/statistics.js';
 import type { CheckStatus, TestReport, TestRun } from '../../src/conversations/types.js';
 import { wilsonInterval } from '../../src/report/statistics.js';
+import { renderTestJunit } from '../../src/conversations/render-junit.js';
+import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
+import { renderTestText } from '../../src/conversations/render-text.js';
 import { defaultAnswer, startFakeModel, type FakeModel, type FakeRequest } from '../helpers/fake-model.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -34,6 +37,36 @@ describe('repeated runs: pass@k, pass^k, the rate with its interval, flaky', () 
   it("uses the report's Wilson interval, rounded to four places", () => {
     const interval = wilsonInterval(3, 5);
     expect(verdictStatistics({ passes: 3, runs: 5 }).interval).toEqual({ low: Math.round((interval?.low ?? 0) * 1e4) / 1e4, high: Math.round((interval?.high ?? 0) * 1e4) / 1e4 });
+  });
+});
+
+describe('the statistics in every report', () => {
+  const flaky: TestRun = {
+    against: ['desired'],
+    reports: [{ file: 'tests/a.test.yaml', agent: 'desk', name: 'flips', location: { file: 'tests/a.test.yaml', line: 2, col: 5 }, verdicts: { desired: { status: 'passed', passes: 2, runs: 4, passRate: 0.5, results: [] } } }],
+    changes: [],
+    summary: { desired: { passed: 1, failed: 0, skipped: 0, errors: 0 } },
+    durationMs: 0,
+  };
+
+  it('text and Markdown say pass^k, pass@k, the interval and flaky; JUnit carries them as properties', () => {
+    const words = '2/4 (needs 50%; pass^4 no, pass@4 yes, 50% (15%–85%), flaky)';
+    expect(renderTestText(flaky, { color: false })).toContain(`  PASS  flips  [desired ${words}]\n`);
+    expect(renderTestMarkdown(flaky)).toContain(`| flips | \`tests/a.test.yaml\` | ✅ ${words} |`);
+    expect(renderTestJunit(flaky)).toContain(
+      [
+        '    <testcase name="flips" classname="tests.a" file="tests/a.test.yaml" line="2" time="0.000">',
+        '      <properties>',
+        '        <property name="pass_at_k" value="true"/>',
+        '        <property name="pass_hat_k" value="false"/>',
+        '        <property name="observed_rate" value="0.5"/>',
+        '        <property name="interval_low" value="0.15"/>',
+        '        <property name="interval_high" value="0.85"/>',
+        '        <property name="flaky" value="true"/>',
+        '      </properties>',
+        '    </testcase>',
+      ].join('\n'),
+    );
   });
 });
 
