@@ -6,6 +6,7 @@
  * error (never a pass); auto replays and, for a run the recording does not cover, runs it live.
  */
 import { VoxformError } from '../errors.js';
+import { describeWriteFailure } from '../util/atomic-write.js';
 import type { AgentChannel } from '../conversations/agent-channel.js';
 import type { CompletionModel } from '../conversations/budgets.js';
 import type { TestFile } from '../conversations/types.js';
@@ -41,6 +42,11 @@ export interface RecordingsOptions {
   modelName: string;
   /** Replaying: whether judge checks and simulated callers are answered from the recording (not with --skip-judge). */
   judge: boolean;
+  /**
+   * Recording: every test each file has (by the file's path), `--grep` and `--agent` aside, so the
+   * exchanges of a test removed from its file are dropped from the recording.
+   */
+  testNames?: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 }
 
 /** A recording's answers by key. */
@@ -91,17 +97,25 @@ export class Recordings {
     return replayIO(run, { turns, answers: recording.answers, options: this.#options, recordingName: recordingPathOf(file.display) });
   }
 
-  /** Recording: writes each test file's recording (its other tests' exchanges kept); the files written. */
+  /** Recording: writes each test file's recording (its other tests' exchanges kept), each whole or not at all; the files written. */
   async save(): Promise<string[]> {
     if (this.mode !== 'record') return [];
     const written: string[] = [];
     for (const recording of this.#files.values()) {
       if (recording.made.size === 0) continue;
       const rerun = new Set([...recording.made.keys()].map((key) => key.split('\0').slice(0, 2).join('\0')));
-      const kept = recording.previous.filter((exchange) => !rerun.has(`${exchange.test}\0${exchange.target}`));
+      const names = this.#options.testNames?.get(recording.testFile.path);
+      const kept = recording.previous.filter((exchange) => !rerun.has(`${exchange.test}\0${exchange.target}`) && (names === undefined || names.has(exchange.test)));
       const exchanges = [...kept, ...[...recording.made.values()].flat()];
-      await writeRecording(recordingPathOf(recording.testFile.path), recording.testFile.path, exchanges, this.#options.redact);
-      written.push(recordingPathOf(recording.testFile.display));
+      const display = recordingPathOf(recording.testFile.display);
+      try {
+        await writeRecording(recordingPathOf(recording.testFile.path), recording.testFile.path, exchanges, this.#options.redact);
+      } catch (error) {
+        throw new VoxformError('report_write_failed', `Cannot write the recording ${display}: ${describeWriteFailure(error)}; the tests ran, and no report was written${written.length > 0 ? ` (written before it: ${written.join(', ')})` : ''}.`, {
+          hint: 'Make the test files\' folder writable, and record again.',
+        });
+      }
+      written.push(display);
     }
     return written;
   }

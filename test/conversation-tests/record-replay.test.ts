@@ -71,6 +71,17 @@ describe('voxform test --mode record, then replay', () => {
     expect(await readFile(path.join(project.dir, 'example/tests/mocked.recording.json'), 'utf8')).toBe(recording);
     await writeFile(mockedFile, BOOKING_TESTS);
 
+    // Recording one test again keeps the others' exchanges; a test gone from its file leaves the recording.
+    const recordingFile = path.join(project.dir, 'example/tests/mocked.recording.json');
+    const testsIn = async () => new Set((JSON.parse(await readFile(recordingFile, 'utf8')) as { exchanges: Array<{ test: string }> }).exchanges.map((e) => e.test));
+    await writeFile(mockedFile, BOOKING_TESTS.replace(/ {2}- name: repeats a token\n.*\n/, ''));
+    await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'mocked calendar'], judge);
+    expect(await testsIn()).toEqual(new Set(['books with a mocked calendar']));
+    await writeFile(mockedFile, BOOKING_TESTS);
+    await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'repeats a token'], judge);
+    // Recorded in two parts, the file is the one recorded whole: stable order and layout.
+    expect(await readFile(recordingFile, 'utf8')).toBe(recording);
+
     // Replay: the model is stopped, no judge URL is set, and the service is not asked.
     await fake.close();
     fake = undefined;

@@ -61,7 +61,8 @@ const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired
 export async function run(options: TestOptions, ctx: CommandContext): Promise<number> {
   if (options.out !== undefined) await checkOutFile(options.out, ctx);
   const desired = await loadDesiredState(options, ctx);
-  const files = selectTests(selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys())), options.grep);
+  const loaded = await loadTests(options, ctx, desired);
+  const files = selectTests(selectAgents(loaded, options.agent, new Set(desired.agents.keys())), options.grep);
   if (files.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
   }
@@ -71,7 +72,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   // Replaying, the recording answers the judge's questions: no judge model is needed.
   const model = mode === 'replay' ? undefined : chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
   const redact = (text: string) => ctx.secrets.redact(text);
-  const recordings = mode === 'live' ? undefined : await Recordings.open(files, { mode, redact, modelName: judgeModelName(ctx.env), judge: options.skipJudge !== true });
+  const testNames = new Map(loaded.map((file) => [file.path, new Set(file.tests.map((test) => test.name))]));
+  const recordings = mode === 'live' ? undefined : await Recordings.open(files, { mode, redact, modelName: judgeModelName(ctx.env), judge: options.skipJudge !== true, testNames });
   const targets = TARGETS[options.against ?? 'desired'];
   const limits = { maxConversations: options.maxConversations ?? DEFAULT_TEST_RUN_LIMITS.maxConversations, maxRequests: options.maxRequests ?? DEFAULT_TEST_RUN_LIMITS.maxRequests };
   // Refused before connecting: a run over its caps sends nothing (runTests checks the same again).
@@ -154,13 +156,7 @@ async function connectAgents(
 
 /** `--mode record`: each test file's recording written beside it (whole or not at all). */
 async function saveRecordings(recordings: Recordings, ctx: CommandContext): Promise<void> {
-  let written: string[];
-  try {
-    written = await recordings.save();
-  } catch (error) {
-    throw writeFailed('a recording', ctx.cwd, `${describeWriteFailure(error)}; the tests ran, and no report was written`);
-  }
-  for (const file of written) ctx.stderr.write(`Recorded ${file}.\n`);
+  for (const file of await recordings.save()) ctx.stderr.write(`Recorded ${file}.\n`);
 }
 
 /**
