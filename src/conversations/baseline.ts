@@ -3,7 +3,8 @@
  * failing only on tests that got worse — newly failing (passed in the baseline, or absent from it,
  * and not passing now), or a pass rate whose 95% interval lies wholly below the baseline's. A test
  * that failed in the baseline and still fails is known, not a regression; a test now skipped is
- * neither.
+ * neither. With both targets, only the desired verdicts are compared: the gate is on what the
+ * change would deploy.
  */
 import { VoxformError } from '../errors.js';
 import { readKeptJson } from '../project-files/kept-files.js';
@@ -88,9 +89,11 @@ function regressionOf(now: BaselineVerdict, before: BaselineVerdict | undefined)
 
 export function compareWithBaseline(run: TestRun, baseline: Baseline, display: string): BaselineComparison {
   const regressions: Regression[] = [];
+  // As without a baseline, only the desired verdicts decide when both targets ran (runner.ts runSucceeded).
+  const targets = run.against.includes('desired') ? (['desired'] as const) : run.against;
   for (const report of run.reports) {
     const earlier = baseline.get(testKey(report.file, report.name));
-    for (const target of run.against) {
+    for (const target of targets) {
       const now = report.verdicts[target];
       if (!now) continue;
       const before = earlier?.[target];

@@ -5,7 +5,7 @@
  * recording, and nothing is sent anywhere — a request it does not hold is `not_recorded`, the run's
  * error (never a pass); auto replays and, for a run the recording does not cover, runs it live.
  */
-import { VoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import type { AgentChannel } from '../conversations/agent-channel.js';
 import type { CompletionModel } from '../conversations/budgets.js';
@@ -76,7 +76,11 @@ export class Recordings {
     const recordings = new Recordings(options);
     let bytesLeft = MAX_RECORDING_BYTES_PER_RUN;
     for (const testFile of files) {
-      const read = await readRecording(recordingPathOf(testFile.path), recordingPathOf(testFile.display), bytesLeft);
+      const read = await readRecording(recordingPathOf(testFile.path), recordingPathOf(testFile.display), bytesLeft).catch((error: unknown) => {
+        // Recording replaces a recording voxform cannot use; replaying refuses it.
+        if (options.mode === 'record' && isVoxformError(error) && error.code === 'recording_invalid') return undefined;
+        throw error;
+      });
       bytesLeft -= read?.bytes ?? 0;
       const previous = read?.exchanges ?? [];
       recordings.#files.set(testFile.path, { testFile, previous, answers: new Map(previous.map((exchange) => [exchange.key, exchange])), made: new Map() });
