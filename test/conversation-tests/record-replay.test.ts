@@ -43,7 +43,7 @@ describe('voxform test --mode record, then replay', () => {
 
     const recorded = await project.cli(['test', 'example/tests', '--mode', 'record', '--format', 'json'], judge);
     expect(recorded.stderr).toContain('Recorded example/tests/mocked.recording.json.\n');
-    expect(recorded.code).toBe(0);
+    expect(recorded.code, `${recorded.stdout}${recorded.stderr}`).toBe(0);
     const live = JSON.parse(recorded.stdout) as { summary: unknown; tests: Array<{ name: string; verdicts: { desired: { results: Array<{ transcript: unknown[]; tool_calls: unknown }> } } }> };
     expect(live.summary).toEqual({ desired: { passed: 6, failed: 0, skipped: 0, errors: 0 } });
     // The mocked tool answered the agent's call: its fixed result reached the model, and the call is on the record.

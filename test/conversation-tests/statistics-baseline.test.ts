@@ -107,6 +107,11 @@ describe('--baseline: only what got worse', () => {
     const rates: Baseline = new Map([['tests/a.test.yaml\0always passed', before('failed', 10, 12)]]);
     const dropped = compareWithBaseline({ ...run, reports: [reportWith('always passed', 'failed', 1, 12)] }, rates, 'base.json');
     expect(dropped.regressions.map((r) => r.change)).toEqual(['rate_dropped']);
+    // With both targets, the live agent getting worse is news, not the change's regression.
+    const both: Baseline = new Map([['tests/a.test.yaml\0t', { live: { status: 'passed', passes: 1, runs: 1 }, desired: { status: 'passed', passes: 1, runs: 1 } }]]);
+    const liveWorse = reportWith('t', 'passed', 1, 1);
+    liveWorse.verdicts.live = { status: 'failed', passes: 0, runs: 1, passRate: 1, results: [] };
+    expect(compareWithBaseline({ ...run, against: ['live', 'desired'], reports: [liveWorse] }, both, 'base.json').regressions).toEqual([]);
   });
 
   it('refuses a file that is not a JSON result, naming it', async () => {
