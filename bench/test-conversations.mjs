@@ -4,6 +4,8 @@
 //                                                1.2 × its floor (requests × 0.2 s / 8)
 //   node bench/test-conversations.mjs --largest  the largest run the caps allow (docs/testing.md,
 //                                                Budgets): under 10 minutes and 400 MB of peak RSS
+//   node bench/test-conversations.mjs --replay   the same 200 tests recorded (--mode record), then replayed
+//                                                (--mode replay): the replay within 5 s, sending nothing
 //   --format F                                   the report's format (default markdown, as the pull-request
 //                                                recipe runs it; json holds every transcript of every run)
 //   --failing                                    every test fails its last check, so the text, JUnit and
@@ -22,12 +24,13 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TEST_RUN_LIMITS } from '../dist/conversations/budgets.js';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
-import { loadAverage, verdict } from './lib/report.mjs';
+import { guardrails, loadAverage, verdict } from './lib/report.mjs';
 
 const CHAT_LATENCY_MS = 200;
 const PARALLELISM = 8;
 const GOAL_RATIO = 1.2;
 const LARGEST_GOALS = { wallMs: 10 * 60_000, rssMb: 400 };
+const REPLAY_GOAL_MS = 5_000;
 const MESSAGE = 10_000;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,6 +38,7 @@ const largest = process.argv.includes('--largest');
 const formatAt = process.argv.indexOf('--format');
 const format = formatAt === -1 ? 'markdown' : process.argv[formatAt + 1];
 const failing = process.argv.includes('--failing');
+const replay = process.argv.includes('--replay');
 
 const MANIFEST = ['version: 1', 'agents:', '  front-desk:', '    id: "-OKdqbqetEcM4ak369ym"', '    name: Front desk', '    config:', '      prompt: You are the front desk of Acme Dental.', '      first_message: Thanks for calling Acme Dental!', ''].join('\n');
 
@@ -123,6 +127,23 @@ function runCli(dir, args, env) {
   });
 }
 
+/** --replay: the suite recorded once, then replayed; the replay's wall time against its guardrail, and no request sent. */
+async function benchReplay(dir, shape, env) {
+  const expected = failing ? 1 : 0;
+  const recorded = await runCli(dir, ['test', '--parallelism', String(PARALLELISM), '--format', format, '--mode', 'record'], env);
+  if (recorded.code !== expected) throw new Error(`voxform test --mode record exited ${recorded.code}: ${recorded.stderr.slice(-2000)}`);
+  const before = await emulator.lastRequestSeq();
+  const replayed = await runCli(dir, ['test', '--parallelism', String(PARALLELISM), '--format', format, '--mode', 'replay'], env);
+  if (replayed.code !== expected) throw new Error(`voxform test --mode replay exited ${replayed.code}: ${replayed.stderr.slice(-2000)}`);
+  const requests = (await emulator.lastRequestSeq()) - before;
+  if (requests !== 0) throw new Error(`the replay sent ${requests} requests to the service`);
+  console.log(`${loadAverage()} (a shared machine: figures include its load)`);
+  console.log(`replay: ${shape.conversations} recorded tests of 3 turns (${shape.requests} agent turns), --format ${format}${failing ? ' --failing' : ''}; recorded in ${(recorded.wallMs / 1000).toFixed(2)} s, replayed sending nothing`);
+  const checks = guardrails();
+  checks.check('voxform test --mode replay (wall)', replayed.wallMs / 1000, REPLAY_GOAL_MS / 1000, 's', `${REPLAY_GOAL_MS / 1000} s`);
+  if (!checks.passed) process.exitCode = 1;
+}
+
 const dir = await mkdtemp(path.join(tmpdir(), 'voxform-bench-test-'));
 const emulator = await startEmulatorProcess({});
 try {
@@ -136,6 +157,16 @@ try {
   });
   if (!faults.ok) throw new Error(`setting the latency failed: ${faults.status} ${await faults.text()}`);
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
+  if (replay) await benchReplay(dir, shape, env);
+  else await benchRun(dir, shape, bytes, env);
+} finally {
+  await emulator.close();
+  if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true });
+  else console.log(`kept ${dir}`);
+}
+
+/** The run itself, live, against its floor (or, --largest, its guardrails). */
+async function benchRun(dir, shape, bytes, env) {
   const before = await emulator.lastRequestSeq();
   const result = await runCli(dir, ['test', '--parallelism', String(PARALLELISM), '--format', format], env);
   if (result.code !== (failing ? 1 : 0)) throw new Error(`voxform test exited ${result.code}: ${result.stderr.slice(-2000)}${result.stdout.slice(-2000)}`);
@@ -160,8 +191,4 @@ try {
     console.log(`  ratio ${ratio.toFixed(2)} × floor (goal ≤ ${GOAL_RATIO}) ${verdict(ratio <= GOAL_RATIO)}`);
     if (ratio > GOAL_RATIO) process.exitCode = 1;
   }
-} finally {
-  await emulator.close();
-  if (!process.env.BENCH_KEEP) await rm(dir, { recursive: true, force: true });
-  else console.log(`kept ${dir}`);
 }

@@ -61,8 +61,13 @@ export {
   renderTestJunit,
   renderTestMarkdown,
   captureTestFile,
+  Recordings,
+  readBaseline,
+  compareWithBaseline,
+  verdictStatistics,
+  JudgeCache,
 } from './conversations/index.js';
-export type { TestFile, TestRun, TestReport, RunTestsOptions } from './conversations/index.js';
+export type { TestFile, TestRun, TestReport, RunTestsOptions, TestMode, RecordingsOptions, Baseline, BaselineComparison, VerdictStatistics } from './conversations/index.js';
 
 // Webhook receivers: the two payloads the service sends.
 export { parseEndOfCallWebhook, parsePrefetchRequest, prefetchResponse, prefetchAnswerProblem, checkWebhookHeaders } from './webhooks/receive.js';

@@ -99,6 +99,7 @@ const DOCUMENTED_VALUES = [
   'createClient', 'ApiError', 'isApiError', 'REGION_BASE_URLS',
   'startEmulator', 'defaultSeed',
   'findTestFiles', 'loadTestFiles', 'runTests', 'runSucceeded', 'renderTestText', 'renderTestJson', 'renderTestJunit', 'renderTestMarkdown', 'captureTestFile',
+  'Recordings', 'readBaseline', 'compareWithBaseline', 'verdictStatistics', 'JudgeCache',
   'parseEndOfCallWebhook', 'parsePrefetchRequest', 'prefetchResponse', 'prefetchAnswerProblem', 'checkWebhookHeaders', 'endOfCallPayload', 'prefetchQuery', 'WEBHOOK_BUDGET_MS',
   'VoxformError', 'isVoxformError', 'COMMAND_ERROR_CODES', 'API_ERROR_CODES', 'PLAN_PROBLEM_CODES', 'DIAGNOSTIC_CODES',
 ];

@@ -273,6 +273,9 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--skip-judge', 'use no judge model: judge checks and simulated callers are reported as skipped')
     .option('--with-secrets', "send the config's secrets and, with --local, call its webhooks and tools (only for manifests you have reviewed)")
+    .addOption(new Option('--mode <mode>', 'live: talk to the agent; record: and write each test file\'s recording; replay: answer from the recordings, sending nothing; auto: replay where recorded, else live').choices(['live', 'record', 'replay', 'auto']).default('live'))
+    .option('--baseline <file>', 'an earlier JSON result: fail only on tests that got worse')
+    .option('--no-cache', "neither read nor write the judge's cached verdicts (.voxform/cache/)")
     .action(action('test'));
   withConnection(withManifest(test.command('capture').description('turn a logged call into a test file (personal data replaced)')))
     .argument('<call-id>', 'the call id (see `voxform logs`)')

@@ -10,6 +10,7 @@
 import { VoxformError } from '../errors.js';
 import type { ChatModel } from '../model/chat-model.js';
 import type { ConversationTest, Target, TestFile } from './types.js';
+import { argsOfCheck } from './checks.js';
 
 export interface TestRunLimits {
   /** Conversations (test × target × run) one run may hold. */
@@ -42,7 +43,7 @@ function judgeQuestions(test: ConversationTest): number {
   for (const turn of test.turns ?? []) questions += turn.checks.filter((check) => check.kind === 'judge').length;
   for (const check of test.expect) {
     if (check.kind === 'judge') questions++;
-    if (check.kind === 'tool_called') questions += Object.values(check.args ?? {}).filter((arg) => arg.kind === 'judge').length;
+    for (const args of argsOfCheck(check)) questions += Object.values(args ?? {}).filter((arg) => arg.kind === 'judge').length;
   }
   return questions;
 }

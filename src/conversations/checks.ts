@@ -6,6 +6,7 @@
 import { isVoxformError } from '../errors.js';
 import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
+import type { JudgeCache } from './judge-cache.js';
 import type { CompletionModel } from './budgets.js';
 import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from './safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
@@ -34,6 +35,8 @@ export interface CheckContext {
   redact?: Redact | undefined;
   /** The time the run's regex checks share (one per run, safe-regex.ts). */
   regexTime: RegexTimeBudget;
+  /** The judge's cached verdicts (live runs without --no-cache; judge-cache.ts). */
+  judgeCache?: JudgeCache | undefined;
 }
 
 /** A quoted text for a check's name or detail: redacted, then cut to 60 characters. */
@@ -45,8 +48,16 @@ export function describeReplyCheck(check: ReplyCheck): string {
   return `${check.kind} ${short(check.text)}`;
 }
 
+/** The argument expectations a call check holds: tool_called's, or each of tool_calls'. */
+export function argsOfCheck(check: CallCheck): Array<Record<string, ArgExpectation> | undefined> {
+  if (check.kind === 'tool_called') return [check.args];
+  if (check.kind === 'tool_calls') return check.calls.map((call) => call.args);
+  return [];
+}
+
 export function describeCallCheck(check: CallCheck): string {
   if (check.kind === 'tool_called') return `tool_called ${check.tool}${check.args ? ` with ${Object.keys(check.args).join(', ')}` : ''}`;
+  if (check.kind === 'tool_calls') return `tool_calls ${check.calls.length === 0 ? '(none)' : check.calls.map((call) => call.tool).join(', ')}`;
   if (check.kind === 'tool_not_called') return `tool_not_called ${check.tool}`;
   if (check.kind === 'call_status') return `call_status ${check.status}`;
   return `judge (transcript): ${check.rubric}`;
@@ -71,6 +82,20 @@ export async function checkReply(check: ReplyCheck, reply: string, turn: number,
     case 'judge':
       return judgeResult(name, turn, context, check.rubric, reply, 'reply of the agent');
   }
+}
+
+export const CALLER_WORDS = "this check is met by the caller's own words";
+
+/**
+ * A passed `contains` or `equals` check whose text the caller said in the conversation so far is
+ * flagged: the reply may only repeat the caller (the emulator's deterministic agent echoes every
+ * message), so the check shows nothing of the agent. It still passes; reports say why it is weak.
+ */
+export function flagCallerWords(check: ReplyCheck, outcome: CheckResult, transcript: readonly TranscriptMessage[]): CheckResult {
+  if (outcome.status !== 'passed' || (check.kind !== 'contains' && check.kind !== 'equals')) return outcome;
+  const wanted = check.kind === 'contains' ? check.text.toLowerCase() : check.text.trim().toLowerCase();
+  const said = transcript.some((line) => line.role === 'user' && line.content.toLowerCase().includes(wanted));
+  return said ? { ...outcome, detail: CALLER_WORDS, flag: 'caller_words' } : outcome;
 }
 
 const SIMPLIFY = 'simplify it (nested quantifiers such as (a+)+ take exponential time)';
@@ -99,7 +124,12 @@ function regexResult(name: string, turn: number | undefined, pattern: RegExp, su
 async function judgeResult(name: string, turn: number | undefined, context: CheckContext, rubric: string, subject: string, what: string): Promise<CheckResult> {
   if (!context.model) return result(name, turn, 'skipped', 'no judge (--skip-judge)');
   try {
-    const verdict = await judge(context.model, { rubric, subject, what }, context.redact);
+    const question = { rubric, subject, what };
+    let verdict = await context.judgeCache?.get(question);
+    if (!verdict) {
+      verdict = await judge(context.model, question, context.redact);
+      await context.judgeCache?.put(question, verdict);
+    }
     return result(name, turn, verdict.pass ? 'passed' : 'failed', `judge: ${verdict.reason}`);
   } catch (error) {
     if (!isVoxformError(error)) throw error;
@@ -122,7 +152,26 @@ export async function checkCall(check: CallCheck, record: CallRecordView, contex
     }
     case 'tool_called':
       return toolCalledResult(name, check, record.toolCalls, context);
+    case 'tool_calls':
+      return toolCallsResult(name, check, record.toolCalls, context);
   }
+}
+
+/** The calls made, in order, are exactly those listed, each with the arguments listed. */
+async function toolCallsResult(name: string, check: Extract<CallCheck, { kind: 'tool_calls' }>, toolCalls: ToolCall[], context: CheckContext): Promise<CheckResult> {
+  const made = toolCalls.map((call) => call.name);
+  const wanted = check.calls.map((call) => call.tool);
+  if (made.length !== wanted.length || made.some((tool, index) => tool !== wanted[index])) {
+    return result(name, undefined, 'failed', `the tools called were ${made.length === 0 ? '(none)' : made.join(', ')}; expected ${wanted.length === 0 ? '(none)' : wanted.join(', ')}`);
+  }
+  let skipped = false;
+  for (const [index, expected] of check.calls.entries()) {
+    if (!expected.args) continue;
+    const outcome = await matchArgs(expected.args, toolCalls[index]?.params, context);
+    if (outcome.status === 'failed' || outcome.status === 'error') return result(name, undefined, outcome.status, `call ${index + 1} (${expected.tool}): ${outcome.detail ?? 'its arguments do not match'}`);
+    if (outcome.status === 'skipped') skipped = true;
+  }
+  return skipped ? result(name, undefined, 'skipped', 'an argument is checked by the judge (--skip-judge)') : result(name, undefined, 'passed');
 }
 
 async function toolCalledResult(name: string, check: Extract<CallCheck, { kind: 'tool_called' }>, toolCalls: ToolCall[], context: CheckContext): Promise<CheckResult> {

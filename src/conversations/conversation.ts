@@ -6,15 +6,16 @@
  * `end_of_session: true` (its reply still comes back); a simulated one ends with its own request.
  * Each request carries the whole conversation so far, as the chat interface intends.
  */
-import type { ApiClient } from '../api/index.js';
 import { isVoxformError } from '../errors.js';
 import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
-import { findCallRecord, viewOfRecord } from './call-record.js';
-import { checkCall, checkReply } from './checks.js';
+import type { AgentChannel } from './agent-channel.js';
+import { checkCall, checkReply, flagCallerWords } from './checks.js';
+import { withToolMocks } from './mock-tools.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel, RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from './safe-regex.js';
+import type { JudgeCache } from './judge-cache.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 import { labelAsTestTraffic } from '../api/test-traffic.js';
 
@@ -22,7 +23,8 @@ import { labelAsTestTraffic } from '../api/test-traffic.js';
 const ORDINARY_FINISH = new Set(['stop', 'length', 'tool_calls']);
 
 export interface ConversationInput {
-  client: ApiClient;
+  /** The agent: the service, or a recording of it (src/recordings/). */
+  channel: AgentChannel;
   file: TestFile;
   test: ConversationTest;
   agentId: string;
@@ -36,6 +38,8 @@ export interface ConversationInput {
   redact?: Redact | undefined;
   /** The time the run's regex checks share (safe-regex.ts). */
   regexTime: RegexTimeBudget;
+  /** The judge's cached verdicts, for a live run (judge-cache.ts). */
+  judgeCache?: JudgeCache | undefined;
 }
 
 interface Exchange {
@@ -56,17 +60,21 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
     durationMs: Math.round(performance.now() - started),
     ...extra,
   });
+  if (input.test.mockTools && !input.agentConfig) {
+    return finish('skipped', { checks: [{ check: 'mock_tools', turn: undefined, status: 'skipped', detail: "mock_tools: the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)" }] });
+  }
   if (input.test.simulate && !input.model) {
     return finish('skipped', { checks: [{ check: 'simulate', turn: undefined, status: 'skipped', detail: 'a simulated caller needs the judge model (--skip-judge)' }] });
   }
   try {
+    if (input.test.mockTools && input.agentConfig) input = { ...input, agentConfig: withToolMocks(input.agentConfig, input.test.mockTools) };
     if (input.test.turns) await runScripted(input, exchange);
     else await runSimulated(input, exchange);
     const toolCalls = input.test.expect.length > 0 ? await checkRecord(input, exchange) : undefined;
     return finish(overallStatus(exchange.checks), { toolCalls });
   } catch (error) {
     if (!isVoxformError(error)) throw error;
-    return finish('error', { error: error.message });
+    return finish('error', { error: error.message, ...(error.code === 'not_recorded' ? { notRecorded: true } : {}) });
   }
 }
 
@@ -86,13 +94,13 @@ async function send(input: ConversationInput, exchange: Exchange, user: string |
   agent.metadata = labelAsTestTraffic(input.file.metadata, 'test');
   if (input.file.includeMetadataInPrompt !== undefined) agent.include_metadata_in_prompt = input.file.includeMetadataInPrompt;
   input.requests.spend();
-  const stream = input.client.chatCompletions({ agent, messages, end_of_session: endOfSession });
-  const reply = await stream.collect();
+  const answer = await input.channel.send({ agent, messages, end_of_session: endOfSession });
+  const reply = answer.reply;
   // The latest answer's session: the chat interface carries no session id, so the service matches a
   // request to a session by its conversation, and identical conversations in parallel may swap sessions.
-  exchange.sessionId = stream.sessionId ?? exchange.sessionId;
+  exchange.sessionId = answer.sessionId ?? exchange.sessionId;
   exchange.transcript = [...messages, { role: 'assistant', content: reply }];
-  const reason = stream.finishReason;
+  const reason = answer.finishReason;
   return { reply, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };
 }
 
@@ -101,7 +109,7 @@ async function runScripted(input: ConversationInput, exchange: Exchange): Promis
   for (const [index, turn] of turns.entries()) {
     const last = index === turns.length - 1;
     const { reply, ended } = await send(input, exchange, turn.user, last);
-    for (const check of turn.checks) exchange.checks.push(await checkReply(check, reply, index + 1, input));
+    for (const check of turn.checks) exchange.checks.push(flagCallerWords(check, await checkReply(check, reply, index + 1, input), exchange.transcript));
     if (ended && !last) {
       exchange.checks.push({ check: `turn ${index + 2}`, turn: index + 2, status: 'failed', detail: 'the agent ended the session before this turn' });
       return;
@@ -131,13 +139,13 @@ async function endSession(input: ConversationInput, exchange: Exchange): Promise
 }
 
 async function checkRecord(input: ConversationInput, exchange: Exchange): Promise<RunResult['toolCalls']> {
-  const record = await findCallRecord({ client: input.client, agentId: input.agentId, sessionId: exchange.sessionId, transcript: exchange.transcript });
+  const record = await input.channel.callRecord({ agentId: input.agentId, sessionId: exchange.sessionId, transcript: exchange.transcript });
   if (!record) {
     exchange.checks.push({ check: 'call record', turn: undefined, status: 'error', detail: 'the call record of this session was not found in the call log' });
     return undefined;
   }
   // The transcript judged is the conversation as the test held it; the record's tool calls and status are the service's.
-  const view = { ...viewOfRecord(record), transcript: exchange.transcript };
+  const view = { ...record, transcript: exchange.transcript };
   for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input));
   return view.toolCalls;
 }

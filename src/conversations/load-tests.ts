@@ -14,6 +14,7 @@ import { spanAt } from '../manifest/positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { locationOf, SourceRegistry, type Span } from '../manifest/source.js';
 import type { Diagnostic } from '../manifest/types.js';
+import { argsOfCheck } from './checks.js';
 import type { ConversationTest as WrittenTest, TestFile as WrittenFile } from '../schema/types.gen.js';
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -159,7 +160,7 @@ function checkTest(written: Record<string, unknown>, place: Place): Conversation
   const needsModel =
     test.simulate !== undefined ||
     (turns ?? []).some((turn) => turn.checks.some((check) => check.kind === 'judge')) ||
-    expect.some((check) => check.kind === 'judge' || (check.kind === 'tool_called' && Object.values(check.args ?? {}).some((arg) => arg.kind === 'judge')));
+    expect.some((check) => check.kind === 'judge' || argsOfCheck(check).some((args) => Object.values(args ?? {}).some((arg) => arg.kind === 'judge')));
   const location = locationOf(spanOf(place, ['name']));
   return {
     name: test.name,
@@ -167,6 +168,7 @@ function checkTest(written: Record<string, unknown>, place: Place): Conversation
     turns,
     simulate: test.simulate && { persona: test.simulate.persona, goal: test.simulate.goal, maxTurns: test.simulate.max_turns ?? DEFAULT_MAX_TURNS },
     expect,
+    mockTools: test.mock_tools && Object.fromEntries(Object.entries(test.mock_tools).map(([tool, mock]) => [tool, mock?.returns])),
     repeat: test.repeat ?? 1,
     passRate: test.pass_rate ?? 1,
     needsModel,
@@ -200,7 +202,7 @@ function replyCheck(check: Record<string, string | undefined>, place: Place): Re
   return { kind: kind as 'contains' | 'not_contains' | 'equals', text };
 }
 
-const CALL_CHECK_KINDS = ['tool_called', 'tool_not_called', 'call_status', 'judge'] as const;
+const CALL_CHECK_KINDS = ['tool_called', 'tool_calls', 'tool_not_called', 'call_status', 'judge'] as const;
 
 function callCheck(check: Record<string, unknown>, place: Place): CallCheck | undefined {
   // A misspelt field may be the kind meant: which kinds the check has is then unknown.
@@ -217,6 +219,13 @@ function callCheck(check: Record<string, unknown>, place: Place): CallCheck | un
   }
   const value = check[kind] as string;
   if (kind === 'tool_called') return { kind, tool: value, args: argExpectations(check.args as Record<string, unknown> | undefined, place) };
+  if (kind === 'tool_calls') {
+    const calls = listAt(check.tool_calls).flatMap((call, index) => {
+      if (!isPlainObject(call) || typeof call.name !== 'string') return [];
+      return [{ tool: call.name, args: argExpectations(call.args as Record<string, unknown> | undefined, { ...place, at: [...place.at, 'tool_calls', index] }) }];
+    });
+    return { kind, calls };
+  }
   if (kind === 'tool_not_called') return { kind, tool: value };
   if (kind === 'call_status') return { kind, status: value };
   return { kind, rubric: value };

@@ -4,7 +4,8 @@
  */
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
-import type { DesiredState } from '../manifest/types.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import { configurationHash } from '../history/config-hash.js';
 import { mapBounded } from '../util/semaphore.js';
 import { printable } from '../util/printable.js';
 import { desiredAgentConfig } from './agent-config.js';
@@ -13,6 +14,7 @@ import { trustedSecretPaths, type TrustedSecrets } from '../secrets/trusted.js';
 import { withholdSecrets } from '../secrets/withhold.js';
 import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './types.js';
+import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import type { TestFile } from './types.js';
 
 /**
@@ -39,12 +41,37 @@ export async function resolveAgentsUnderTest(
     const liveConfig = (live.config ?? {}) as Record<string, unknown>;
     const secretPaths = trustedSecretPaths(options.trusted, agent, liveConfig);
     const config = desiredAgentConfig(agent, live);
-    if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, sinkedTargets: [] }];
+    const configHashes = { desired: manifestConfigHash(agent), live: configurationHash(liveConfig, { maskPaths: secretPaths }) };
+    if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, configHashes, sinkedTargets: [] }];
     const sinked = sinkNewTargets(config, liveConfig);
     const desiredConfig = withholdSecrets(sinked.config, { sensitivePaths: secretPaths, envReferences: agent.envReferences });
-    return [name, { id: agent.id, desiredConfig, sinkedTargets: sinked.replaced }];
+    return [name, { id: agent.id, desiredConfig, configHashes, sinkedTargets: sinked.replaced }];
   });
   return new Map(agents);
+}
+
+/**
+ * The configuration hash of an agent as the manifests define it (src/history/config-hash.ts, its
+ * secrets masked): what keys the recorded exchanges of `--against desired` (src/recordings/), so a
+ * recording is replayed exactly while the agent's manifest is unchanged.
+ */
+export function manifestConfigHash(agent: DesiredAgent): string {
+  return configurationHash(agent.config, { maskPaths: agent.sensitivePaths });
+}
+
+/**
+ * The agents of a run that replays `--against desired` only: read from nothing but the manifests
+ * (the recording answers every request, so nothing is sent and no live config is needed).
+ */
+export function agentsFromManifests(files: readonly TestFile[], desired: DesiredState): Map<string, AgentUnderTest> {
+  const agents = new Map<string, AgentUnderTest>();
+  for (const name of new Set(files.map((file) => file.agent))) {
+    const agent = desired.agents.get(name);
+    if (!agent) throw new Error(`agentsFromManifests(): ${name} is not in the desired state`); // the loader checked
+    // The manifests' config stands for what would be sent (mock_tools: names its tools); it is never sent.
+    agents.set(name, { id: agent.id, desiredConfig: agent.config as AgentConfigUpdate, configHashes: { desired: manifestConfigHash(agent) } });
+  }
+  return agents;
 }
 
 /**

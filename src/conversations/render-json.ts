@@ -9,6 +9,8 @@
  * inside one is whole for the output's redaction.
  */
 import { behaviourChange } from './runner.js';
+import { verdictStatistics } from './statistics.js';
+import type { BaselineComparison } from './baseline.js';
 import type { RunResult, TestReport, TestRun, TestVerdict } from './types.js';
 import { toJsonText } from '../util/printable.js';
 
@@ -25,9 +27,21 @@ export function testJsonPieces(run: TestRun): Generator<string> {
     member('against', jsonValue(run.against, 1)),
     member('summary', jsonValue(run.summary, 1)),
     member('changes', jsonValue(run.changes.map(({ report, change }) => ({ change, file: report.file, test: report.name })), 1)),
+    ...(run.baseline ? [member('baseline', jsonValue(baselineJson(run.baseline), 1))] : []),
     member('tests', jsonContainer('[', 1, mapLazily(run.reports, (report) => testPieces(report, run.against.length === 2)))),
     member('duration_ms', jsonValue(run.durationMs, 1)),
   ], '\n');
+}
+
+/** With `--baseline`: the earlier result named, and each test that got worse against it. */
+function baselineJson(baseline: BaselineComparison): unknown {
+  return {
+    file: baseline.file,
+    regressions: baseline.regressions.map(({ report, target, change, before }) => {
+      const now = report.verdicts[target];
+      return { change, file: report.file, test: report.name, target, before: before ?? null, after: now ? { status: now.status, passes: now.passes, runs: now.runs } : null };
+    }),
+  };
 }
 
 function testPieces(report: TestReport, both: boolean): Generator<string> {
@@ -42,11 +56,17 @@ function testPieces(report: TestReport, both: boolean): Generator<string> {
 }
 
 function verdictPieces(verdict: TestVerdict): Generator<string> {
+  const stats = verdictStatistics(verdict);
   return jsonContainer('{', 4, [
     member('status', jsonValue(verdict.status, 5)),
     member('passes', jsonValue(verdict.passes, 5)),
     member('runs', jsonValue(verdict.runs, 5)),
     member('pass_rate', jsonValue(verdict.passRate, 5)),
+    member('pass_at_k', jsonValue(stats.passAtK, 5)),
+    member('pass_hat_k', jsonValue(stats.passHatK, 5)),
+    member('observed_rate', jsonValue(stats.rate, 5)),
+    member('interval', jsonValue(stats.interval, 5)),
+    member('flaky', jsonValue(stats.flaky, 5)),
     member('results', jsonContainer('[', 5, mapLazily(verdict.results, runPieces))),
   ]);
 }
@@ -57,7 +77,7 @@ function runPieces(run: RunResult): Generator<string> {
     member('duration_ms', jsonValue(run.durationMs, 7)),
     member('error', jsonValue(run.error ?? null, 7)),
     member('transcript', jsonContainer('[', 7, mapLazily(run.transcript, (message) => jsonValue(message, 8)))),
-    member('checks', jsonContainer('[', 7, mapLazily(run.checks, (check) => jsonValue({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null }, 8)))),
+    member('checks', jsonContainer('[', 7, mapLazily(run.checks, (check) => jsonValue({ check: check.check, turn: check.turn ?? null, status: check.status, detail: check.detail ?? null, flag: check.flag ?? null }, 8)))),
     member('tool_calls', jsonValue(run.toolCalls ?? null, 7)),
   ]);
 }

@@ -5,7 +5,8 @@
  */
 import { printable } from '../util/printable.js';
 import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
-import type { TestReport, TestRun } from './types.js';
+import type { TestReport, TestRun, TestVerdict } from './types.js';
+import { verdictStatistics } from './statistics.js';
 
 /**
  * Characters XML 1.0 does not allow at all (control characters other than tab, newline, return),
@@ -23,6 +24,23 @@ export function escapeXml(text: string): string {
     .replaceAll("'", '&apos;');
 }
 
+/** A repeated test's statistics (statistics.ts) as JUnit properties: pass@k, pass^k, the rate and its interval, flaky. */
+function statisticsProperties(verdict: TestVerdict): string {
+  const stats = verdictStatistics(verdict);
+  if (stats.runs < 2 || stats.rate === null || !stats.interval) return '';
+  const property = (name: string, value: string | number | boolean) => `        <property name="${name}" value="${value}"/>\n`;
+  return [
+    '      <properties>\n',
+    property('pass_at_k', stats.passAtK === true),
+    property('pass_hat_k', stats.passHatK === true),
+    property('observed_rate', stats.rate),
+    property('interval_low', stats.interval.low),
+    property('interval_high', stats.interval.high),
+    property('flaky', stats.flaky),
+    '      </properties>\n',
+  ].join('');
+}
+
 function* testcase(report: TestReport, both: boolean): Generator<string> {
   for (const target of targetsOf(report)) {
     const verdict = report.verdicts[target];
@@ -31,11 +49,13 @@ function* testcase(report: TestReport, both: boolean): Generator<string> {
     const name = printable(both ? `${report.name} [${target}]` : report.name);
     const file = printable(report.file);
     const attrs = `name="${escapeXml(name)}" classname="${escapeXml(file.replace(/\.test\.ya?ml$/i, '').replaceAll('/', '.'))}" file="${escapeXml(file)}" line="${report.location.line}" time="${seconds.toFixed(3)}"`;
-    if (verdict.status === 'passed') {
+    const properties = statisticsProperties(verdict);
+    if (verdict.status === 'passed' && properties === '') {
       yield `    <testcase ${attrs}/>\n`;
       continue;
     }
     yield `    <testcase ${attrs}>\n`;
+    yield properties;
     if (verdict.status === 'skipped') yield '      <skipped message="needs the judge model (--skip-judge)"/>\n';
     const shown = runToShow(verdict);
     if (shown) {

@@ -5,7 +5,7 @@
  * comment says how many.
  */
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 
@@ -64,6 +64,22 @@ function changeSection(run: TestRun, md: Escape): string[] {
   return out;
 }
 
+function baselineSection(run: TestRun, md: Escape): string[] {
+  if (!run.baseline) return [];
+  const worse = run.baseline.regressions.length;
+  if (worse === 0) return [`**Against the baseline** ${md.code(run.baseline.file)}: no test got worse.`, ''];
+  return [`**Against the baseline** ${md.code(run.baseline.file)}: ${worse} test${worse === 1 ? '' : 's'} got worse`, '', ...regressionLines(run.baseline).map((line) => `- 🔴 ${md.text(line)}`), ''];
+}
+
+/** Passing checks that prove little: met by what the caller said (checks.ts `flagCallerWords`). */
+function callerWordsSection(run: TestRun, md: Escape): string[] {
+  const lines = run.reports.flatMap((report) => {
+    const gating = report.verdicts.desired ?? report.verdicts.live;
+    return gating ? callerWordChecks(gating).map((check) => `- ⚠️ ${md.text(report.name)}: ${md.text(describeCheckResult(check))}`) : [];
+  });
+  return lines.length > 0 ? ['', "**Checks met by the caller's own words** (they pass, and prove little):", '', ...lines] : [];
+}
+
 function testTable(run: TestRun, md: Escape): string[] {
   const targets = run.against;
   const out = [`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`];
@@ -89,7 +105,7 @@ function failureDetails(report: TestReport, md: Escape): string[] {
 /** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
 export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact: Redact = keepText): string {
   const md = escaperFor(redact);
-  const head = [headline(run), '', ...changeSection(run, md), ...testTable(run, md), ''].join('\n');
+  const head = [headline(run), '', ...baselineSection(run, md), ...changeSection(run, md), ...testTable(run, md), ...callerWordsSection(run, md), ''].join('\n');
   // Failures in order of interest: the behaviour diff's first, then the rest.
   const changed = new Set(run.changes.map((c) => c.report));
   const ordered = [...run.changes.map((c) => c.report), ...run.reports.filter((r) => !changed.has(r))];

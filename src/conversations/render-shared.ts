@@ -4,6 +4,8 @@
  * escapes): a test name or a reply could otherwise retitle or recolour the reader's terminal.
  */
 import { printable } from '../util/printable.js';
+import { describeStatistics } from './statistics.js';
+import { describeBaselineVerdict, type BaselineComparison } from './baseline.js';
 import type { CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
 
 export const STATUS_WORD: Record<CheckStatus, string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', error: 'ERROR' };
@@ -12,11 +14,11 @@ export function targetsOf(report: TestReport): Target[] {
   return (['live', 'desired'] as const).filter((target) => report.verdicts[target] !== undefined);
 }
 
-/** "3/5 (needs 80%)" or "1/1"; "skipped" when no run counted. */
+/** "3/5 (needs 80%; pass^5 no, pass@5 yes, 60% (23–88%), flaky)" or "1/1"; "skipped" when no run counted. */
 export function describeVerdict(verdict: TestVerdict): string {
   if (verdict.runs === 0) return 'skipped';
-  const rate = verdict.passRate < 1 ? ` (needs ${Math.round(verdict.passRate * 100)}%)` : '';
-  return `${verdict.passes}/${verdict.runs}${rate}`;
+  const notes = [verdict.passRate < 1 ? `needs ${Math.round(verdict.passRate * 100)}%` : '', describeStatistics(verdict)].filter(Boolean);
+  return `${verdict.passes}/${verdict.runs}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 /** The run to show for a verdict that did not pass: the first that failed or errored. */
@@ -47,4 +49,22 @@ export function transcriptLines(transcript: readonly TranscriptMessage[]): strin
 
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** "newly failing  tests/a.test.yaml › greets [desired] (baseline: passed 2/2; now failed 0/2)": one line per regression, printable. */
+export function regressionLines(baseline: BaselineComparison): string[] {
+  return baseline.regressions.map(({ report, target, change, before }) => {
+    const now = report.verdicts[target];
+    const label = change === 'newly_failing' ? 'newly failing' : 'pass rate dropped';
+    return printable(`${label}  ${report.file} › ${report.name} [${target}] (baseline: ${describeBaselineVerdict(before)}; now ${now ? `${now.status} ${describeVerdict(now)}` : 'not run'})`);
+  });
+}
+
+/** The checks of a verdict met by the caller's own words (checks.ts `flagCallerWords`), from its first run that has any. */
+export function callerWordChecks(verdict: TestVerdict): CheckResult[] {
+  for (const run of verdict.results) {
+    const flagged = run.checks.filter((check) => check.flag === 'caller_words');
+    if (flagged.length > 0) return flagged;
+  }
+  return [];
 }

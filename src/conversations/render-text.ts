@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import { printable } from '../util/printable.js';
-import { describeCheckResult, describeVerdict, plural, problemChecks, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeVerdict, plural, problemChecks, regressionLines, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 
 export function renderTestText(run: TestRun, options: { color: boolean }): string {
@@ -38,6 +38,7 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
     const word = paint(STATUS_WORD[gating.status].padEnd(5), statusColor[gating.status]);
     const verdicts = targets.map((target) => `${target} ${describeVerdict(report.verdicts[target] as TestVerdict)}`);
     yield line(`  ${word} ${printable(report.name)}  [${verdicts.join(' · ')}]`);
+    for (const check of callerWordChecks(gating)) yield line(paint(`        ⚠ ${describeCheckResult(check)}`, pc.yellow));
     for (const target of targets) {
       const verdict = report.verdicts[target];
       if (!verdict) continue;
@@ -55,6 +56,11 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
     if (summary.skipped > 0) parts.push(`${summary.skipped} skipped`);
     if (summary.errors > 0) parts.push(plural(summary.errors, 'error'));
     yield line(`${target}: ${parts.join(', ')}`);
+  }
+  if (run.baseline) {
+    const worse = run.baseline.regressions.length;
+    yield line(paint(`Against the baseline ${printable(run.baseline.file)}: ${worse === 0 ? 'no test got worse' : `${plural(worse, 'test')} got worse`}`, pc.bold));
+    for (const regression of regressionLines(run.baseline)) yield line(`  ${paint(regression, pc.red)}`);
   }
   yield line(`(${plural(run.reports.length, 'test')} in ${(run.durationMs / 1000).toFixed(1)} s)`);
 }

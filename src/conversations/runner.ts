@@ -12,16 +12,25 @@ import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
 import { RegexTimeBudget } from './safe-regex.js';
 import type { Redact } from '../secrets/redact.js';
+import { serviceChannel, type AgentChannel } from './agent-channel.js';
+import type { ConversationIO, Recordings } from '../recordings/recordings.js';
+import type { JudgeCache } from './judge-cache.js';
+import { hashValue } from '../util/hash.js';
 import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
 export interface RunTestsOptions {
   files: readonly TestFile[];
   targets: readonly Target[];
-  client: ApiClient;
+  /** The service; undefined only when every run is replayed (`recordings` in replay mode). */
+  client: ApiClient | undefined;
   /** By local name: every agent the files name. */
   agents: ReadonlyMap<string, AgentUnderTest>;
-  /** The judge and simulated caller; undefined with `--skip-judge`. */
+  /** The judge and simulated caller; undefined with `--skip-judge` (and when replaying: the recording answers). */
   model: CompletionModel | undefined;
+  /** `--mode record|replay|auto` (src/recordings/); without it every run is live. */
+  recordings?: Recordings | undefined;
+  /** The judge's cached verdicts, used by live runs only (judge-cache.ts); undefined with --no-cache. */
+  judgeCache?: JudgeCache | undefined;
   parallelism: number;
   /** `--repeat`: replaces each test's own `repeat`. */
   repeat?: number | undefined;
@@ -49,6 +58,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   const model = options.model && budgetedModel(options.model, requests);
   const regexTime = new RegexTimeBudget();
   const reports: TestReport[] = [];
+  const live: ConversationIO = { channel: options.client ? serviceChannel(options.client) : noService, model };
   /** Each conversation of the run, made when a slot asks for it. */
   function* conversations(): Generator<() => Promise<void>> {
     for (const file of files) {
@@ -63,17 +73,17 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
           report.verdicts[target] = verdict;
           for (let i = 0; i < runs; i++) {
             yield async () => {
-              verdict.results[i] = await runConversation({
-                client: options.client,
-                file,
-                test,
-                agentId: agent.id,
-                agentConfig: target === 'desired' ? agent.desiredConfig : undefined,
-                model,
-                requests,
-                redact: options.redact,
-                regexTime,
-              });
+              const configHash = agent.configHashes?.[target] ?? agent.id;
+              // Mocked tools answer differently: part of what the agent's exchanges are keyed by.
+              const agentHash = test.mockTools ? hashValue({ agent: configHash, mock_tools: test.mockTools }) : configHash;
+              const identity = { file: file.display, test: test.name, target, run: i + 1, agentHash };
+              const io = options.recordings?.forRun(file, identity, live) ?? live;
+              const input = { file, test, agentId: agent.id, agentConfig: target === 'desired' ? agent.desiredConfig : undefined, requests, redact: options.redact, regexTime };
+              // A recorded or replayed run asks the judge itself: the recording holds its answers.
+              let result = await runConversation({ ...input, ...io, judgeCache: io === live ? options.judgeCache : undefined });
+              // auto: a run the recording does not cover is run live, from its start.
+              if (result.notRecorded && options.recordings?.mode === 'auto') result = await runConversation({ ...input, ...live, judgeCache: options.judgeCache });
+              verdict.results[i] = result;
             };
           }
         }
@@ -91,6 +101,12 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
   for (const target of options.targets) summary[target] = summarize(reports, target);
   return { against: [...options.targets], reports, changes: behaviourChanges(reports), summary, durationMs: Math.round(performance.now() - started) };
 }
+
+/** The service of a run that replays everything: never asked (a replayed run that misses is `not_recorded`). */
+const noService: AgentChannel = {
+  send: () => Promise.reject(new Error('runTests(): a live request in a run without a service')),
+  callRecord: () => Promise.reject(new Error('runTests(): a live request in a run without a service')),
+};
 
 /**
  * Runs the jobs `jobs` yields, at most `parallelism` at once: each of `parallelism` workers takes
@@ -154,11 +170,14 @@ function behaviourChanges(reports: readonly TestReport[]): TestRun['changes'] {
 }
 
 /**
- * Whether the run succeeded: every test met its pass rate (skipped tests do not fail it). With both
+ * Whether the run succeeded: every test met its pass rate (skipped tests do not fail it), or, with
+ * `--baseline`, no test got worse than in the baseline. With both
  * targets only the desired verdicts decide: the gate is on what the change would deploy, and a test
  * the live agent fails today is the change's news, not its fault.
  */
 export function runSucceeded(run: TestRun): boolean {
+  // Against a baseline, only what got worse fails the run (baseline.ts).
+  if (run.baseline) return run.baseline.regressions.length === 0;
   const gating = run.summary.desired ? [run.summary.desired] : Object.values(run.summary);
   return gating.every((summary) => summary.failed === 0 && summary.errors === 0);
 }

@@ -5,6 +5,7 @@
  */
 import type { SourceLocation } from '../errors.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
+import type { BaselineComparison } from './baseline.js';
 
 /** A check on one reply of the agent. `contains` and `not_contains` ignore case. */
 export type ReplyCheck =
@@ -18,6 +19,8 @@ export type ArgExpectation = { kind: 'exact'; value: unknown } | { kind: 'regex'
 /** A check on the call record once the session ended. */
 export type CallCheck =
   | { kind: 'tool_called'; tool: string; args: Record<string, ArgExpectation> | undefined }
+  /** The calls made, in order, are exactly these. */
+  | { kind: 'tool_calls'; calls: Array<{ tool: string; args: Record<string, ArgExpectation> | undefined }> }
   | { kind: 'tool_not_called'; tool: string }
   | { kind: 'call_status'; status: string }
   | { kind: 'judge'; rubric: string };
@@ -42,6 +45,8 @@ export interface ConversationTest {
   turns: ScriptedTurn[] | undefined;
   simulate: SimulatedCaller | undefined;
   expect: CallCheck[];
+  /** `mock_tools:`: each named tool's fixed answer (any JSON value), answered instead of its webhook. */
+  mockTools?: Record<string, unknown> | undefined;
   repeat: number;
   passRate: number;
   /** Whether anything in the test needs the judge model (a `judge:` check or a simulated caller). */
@@ -74,6 +79,11 @@ export interface CheckResult {
   status: CheckStatus;
   /** Why it failed, was skipped or errored; for a judge, its reason (also when passed). */
   detail: string | undefined;
+  /**
+   * `caller_words`: a passed reply check whose text the caller said earlier in the same
+   * conversation — an agent (or the emulator) echoing the caller meets it, so it proves little.
+   */
+  flag?: 'caller_words' | undefined;
 }
 
 export interface TranscriptMessage {
@@ -90,6 +100,8 @@ export interface RunResult {
   toolCalls: Array<{ name: string; params: unknown }> | undefined;
   /** What went wrong when the run could not complete (status `error`). */
   error: string | undefined;
+  /** Replaying, the recording had no answer for a request of this run (status `error`, src/recordings/). */
+  notRecorded?: boolean;
   durationMs: number;
 }
 
@@ -129,6 +141,8 @@ export interface TestRun {
   /** With both targets: each test whose verdict changed, newly failing first. */
   changes: Array<{ report: TestReport; change: Exclude<BehaviourChange, 'unchanged'> }>;
   summary: Partial<Record<Target, TestRunSummary>>;
+  /** With `--baseline`: the tests that got worse than in the earlier result (baseline.ts). */
+  baseline?: BaselineComparison | undefined;
   durationMs: number;
 }
 
@@ -136,6 +150,11 @@ export interface TestRun {
 export interface AgentUnderTest {
   id: string;
   desiredConfig: AgentConfigUpdate;
+  /**
+   * The configuration hash of what each target talks to (src/history/config-hash.ts), keying its
+   * recorded exchanges (src/recordings/): desired, the manifests' config; live, the live config.
+   */
+  configHashes?: Partial<Record<Target, string>> | undefined;
   /** Places in `desiredConfig` whose URL the live agent does not call, sent to the sink for this run (src/secrets/sink.ts). */
   sinkedTargets?: readonly string[] | undefined;
 }

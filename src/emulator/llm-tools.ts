@@ -5,6 +5,7 @@
  */
 import type { ToolCommon } from '../schema/types.gen.js';
 import { isLoopback, type WebhookPolicy } from './webhooks.js';
+import { toolMockAnswer } from '../util/tool-mocks.js';
 
 /** Most of a tool's answer handed to the model. */
 const MAX_TOOL_ANSWER = 16 * 1024;
@@ -29,6 +30,9 @@ export async function callToolWebhook(input: ToolCallInput): Promise<string> {
     return 'error: the tool webhook is not a valid URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `error: unsupported scheme ${url.protocol}`;
+  // A conversation test's mocked tool (mock_tools:): its fixed answer, with nothing called.
+  const mocked = toolMockAnswer(url);
+  if (mocked !== undefined) return mocked.slice(0, MAX_TOOL_ANSWER);
   if (input.policy === 'none') return 'error: the emulator does not call webhooks (webhooks: none)';
   if (input.policy === 'loopback' && !isLoopback(url.hostname)) return 'error: the emulator only calls loopback webhooks';
 

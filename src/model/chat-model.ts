@@ -23,11 +23,16 @@ export type ChatTurn = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 export type ToolDefinition = OpenAI.Chat.Completions.ChatCompletionTool;
 export type ModelAnswer = OpenAI.Chat.Completions.ChatCompletionMessage;
 
+/** The judge's model name: VOXFORM_JUDGE_MODEL, else gpt-4o-mini (a replay keys on it without a URL). */
+export function judgeModelName(env: Readonly<Record<string, string | undefined>>): string {
+  return env.VOXFORM_JUDGE_MODEL?.trim() || 'gpt-4o-mini';
+}
+
 /** The judge and simulated caller settings: VOXFORM_JUDGE_URL, VOXFORM_JUDGE_MODEL, VOXFORM_JUDGE_API_KEY. */
 export function judgeSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): ModelSettings | undefined {
   const url = env.VOXFORM_JUDGE_URL?.trim();
   if (!url) return undefined;
-  return { url, model: env.VOXFORM_JUDGE_MODEL?.trim() || 'gpt-4o-mini', apiKey: env.VOXFORM_JUDGE_API_KEY?.trim() || undefined };
+  return { url, model: judgeModelName(env), apiKey: env.VOXFORM_JUDGE_API_KEY?.trim() || undefined };
 }
 
 const MODEL_URL_HINT =

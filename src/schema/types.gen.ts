@@ -2692,6 +2692,12 @@ export interface ConversationTest {
    * The fraction of runs that must pass (default 1.0: every run). With repeat: 5 and pass_rate: 0.8, four passing runs of five are enough.
    */
   pass_rate?: number;
+  /**
+   * Tools answered with a fixed result instead of their webhook, by tool name: `{ find_slots: { returns: { slots: ["09:00"] } } }`. The config the test sends (`--against desired`) points each named tool at a mock that the emulator answers with `returns` and that no other service can reach, so the real webhook is never called. Checks on the calls (`tool_called`, `tool_calls`) still see them in the call record.
+   */
+  mock_tools?: {
+    [k: string]: MockTool | undefined;
+  };
 }
 /**
  * One exchange: the caller's message (none for the greeting) and the checks on the agent's reply.
@@ -2754,7 +2760,7 @@ export interface SimulatedCaller {
   max_turns?: number;
 }
 /**
- * A check on the call record after the session ended: tool_called (with optional args), tool_not_called, call_status or judge.
+ * A check on the call record after the session ended: tool_called (with optional args), tool_calls (the calls in order), tool_not_called, call_status or judge.
  *
  * This interface was referenced by `Manifest`'s JSON-Schema
  * via the `definition` "CallCheck".
@@ -2775,6 +2781,23 @@ export interface CallCheck {
    */
   tool_not_called?: string;
   /**
+   * The tools the agent called, in order, are exactly these: each by name, with `args` checked as for tool_called (arguments not listed are not checked). `[]` means no tool was called.
+   *
+   * @maxItems 50
+   */
+  tool_calls?: {
+    /**
+     * The tool's name in the agent's tools.
+     */
+    name: string;
+    /**
+     * The arguments this call must have: exact values, `{regex: …}` or `{judge: …}`.
+     */
+    args?: {
+      [k: string]: ArgMatcher | undefined;
+    };
+  }[];
+  /**
    * The call record's call_status, e.g. chat_completion (a chat session ended by voxform) or agent-ended.
    */
   call_status?: string;
@@ -2788,6 +2811,20 @@ export interface CallCheck {
  */
 export interface ArgMatcher {
   [k: string]: unknown | undefined;
+}
+/**
+ * A mocked tool: what every call of it answers.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "MockTool".
+ */
+export interface MockTool {
+  /**
+   * The tool's answer, given to the agent's model as the tool's result: any JSON value (a string is given as it is).
+   */
+  returns: {
+    [k: string]: unknown | undefined;
+  };
 }
 /**
  * A voxform conversation test file (tests/** /*.test.yaml): conversations with one agent of the manifest and what its replies must satisfy. `voxform test` runs them against the configuration under review (desired), the live agent, or both. See docs/testing.md.

@@ -102,6 +102,10 @@ describe('call record checks', () => {
     ['args judged without a judge are skipped', { kind: 'tool_called', tool: 'find_slots', args: { date: { kind: 'judge', rubric: 'a Tuesday' } } }, 'skipped', 'an argument is checked by the judge (--skip-judge)'],
     ['tool_not_called', { kind: 'tool_not_called', tool: 'find_slots' }, 'failed', 'find_slots was called 2 times'],
     ['call_status', { kind: 'call_status', status: 'agent-ended' }, 'failed', 'the call status is chat_completion'],
+    ['tool_calls: the calls in order, with their args', { kind: 'tool_calls', calls: [{ tool: 'find_slots', args: { date: { kind: 'regex', pattern: /^2026-/ } } }, { tool: 'find_slots', args: undefined }] }, 'passed', undefined],
+    ['tool_calls: another sequence', { kind: 'tool_calls', calls: [{ tool: 'find_slots', args: undefined }] }, 'failed', 'the tools called were find_slots, find_slots; expected find_slots'],
+    ['tool_calls: none expected', { kind: 'tool_calls', calls: [] }, 'failed', 'the tools called were find_slots, find_slots; expected (none)'],
+    ['tool_calls: an argument of the second call', { kind: 'tool_calls', calls: [{ tool: 'find_slots', args: undefined }, { tool: 'find_slots', args: { date: { kind: 'exact', value: '2026-03-03' } } }] }, 'failed', 'call 2 (find_slots): date is "2025-01-01", expected "2026-03-03"'],
   ])('%s', async (_name, check, status, detail) => {
     expect(await checkCall(check, record, { model: undefined, regexTime: new RegexTimeBudget() })).toMatchObject({ status, detail, turn: undefined });
   });

@@ -41,7 +41,7 @@ describe('voxform test on the example project', () => {
     project = await startExampleProject();
     const result = await project.cli(['test', 'example/tests']);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^example\/tests\/booking\.test\.yaml \(agent booking\)\n {2}PASS {2}offers to book {2}\[desired 2\/2\]\n/);
+    expect(result.stdout).toMatch(/^example\/tests\/booking\.test\.yaml \(agent booking\)\n {2}PASS {2}offers to book {2}\[desired 2\/2 \(pass\^2 yes, pass@2 yes, 100% \(34%–100%\)\)\]\n/);
     expect(result.stdout).toContain('desired: 4 passed, 0 failed\n');
     expect(result.code).toBe(0);
 
@@ -105,7 +105,10 @@ describe('voxform test on the example project', () => {
     );
     const skipped = await project.cli(['test', 'example/tests/judged.test.yaml', '--skip-judge']);
     expect(skipped.code).toBe(0);
-    expect(skipped.stdout).toContain('  SKIP  judged  [desired skipped]\n  SKIP  simulated  [desired skipped]\n');
+    // `contains: hi` after the caller said "hi" passes on the caller's own words, and is flagged.
+    expect(skipped.stdout).toContain(
+      '  SKIP  judged  [desired skipped]\n        ⚠ turn 1: contains "hi" — this check is met by the caller\'s own words\n  SKIP  simulated  [desired skipped]\n',
+    );
     expect(skipped.stdout).toContain('desired: 0 passed, 0 failed, 2 skipped\n');
   });
 

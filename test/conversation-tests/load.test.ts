@@ -81,7 +81,7 @@ describe('loading test files', () => {
       'tests/a.test.yaml:7:11 invalid_value test "one" needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)',
       // So do the checks inside a test, also of a test that is wrong as a whole.
       'tests/a.test.yaml:8:33 invalid_value not a valid regular expression: /(unclosed/: Unterminated group',
-      'tests/a.test.yaml:13:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_not_called, call_status, judge (found tool_not_called and call_status)',
+      'tests/a.test.yaml:13:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_calls, tool_not_called, call_status, judge (found tool_not_called and call_status)',
       'tests/a.test.yaml:14:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
       'tests/a.test.yaml:15:13 invalid_value tests[2].repeat must be >= 1',
     ]);
@@ -108,7 +108,7 @@ describe('loading test files', () => {
       'tests/a.test.yaml:4:33 invalid_value not a valid regular expression: /(unclosed/: Unterminated group',
       'tests/a.test.yaml:5:11 duplicate_item two tests are named "one"; names must be unique within a file',
       'tests/a.test.yaml:5:11 invalid_value test "one" needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)',
-      'tests/a.test.yaml:11:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_not_called, call_status, judge (found tool_not_called and call_status)',
+      'tests/a.test.yaml:11:9 invalid_value tests[2].expect[0] must have exactly one of tool_called, tool_calls, tool_not_called, call_status, judge (found tool_not_called and call_status)',
       'tests/a.test.yaml:12:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
       'tests/a.test.yaml:13:47 invalid_value not a valid regular expression: /[/: Unterminated character class',
     ]);
@@ -137,7 +137,7 @@ describe('loading test files', () => {
       ),
     ).toEqual([
       'tests/a.test.yaml:4:15 unknown_field unknown field "usr" in tests[0].turns[0]; did you mean "user"?',
-      'tests/a.test.yaml:6:9 invalid_value tests[0].expect[0] must have exactly one of tool_called, tool_not_called, call_status, judge (found tool_called and call_status)',
+      'tests/a.test.yaml:6:9 invalid_value tests[0].expect[0] must have exactly one of tool_called, tool_calls, tool_not_called, call_status, judge (found tool_called and call_status)',
       'tests/a.test.yaml:7:41 invalid_value args belongs with tool_called: it says which arguments the call must have',
       // A misspelt kind is reported once, by the schema (not also as "no kind").
       'tests/a.test.yaml:8:11 unknown_field unknown field "tool_calld" in tests[0].expect[2]; did you mean "tool_called"?',

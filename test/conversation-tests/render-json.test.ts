@@ -5,6 +5,7 @@ import { run as runTestCommand } from '../../src/cli/commands/test.js';
 import { renderTestJson, testJsonPieces } from '../../src/conversations/render-json.js';
 import type { RunResult, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
 import { toJsonText } from '../../src/util/printable.js';
+import { verdictStatistics } from '../../src/conversations/statistics.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { makeContext } from '../helpers/context.js';
@@ -72,12 +73,17 @@ function wholeReport(run: TestRun) {
             passes: v.passes,
             runs: v.runs,
             pass_rate: v.passRate,
+            pass_at_k: v.runs > 0 ? v.passes > 0 : null,
+            pass_hat_k: v.runs > 0 ? v.passes === v.runs : null,
+            observed_rate: v.runs > 0 ? Math.round((v.passes / v.runs) * 10_000) / 10_000 : null,
+            interval: verdictStatistics(v).interval,
+            flaky: v.passes > 0 && v.passes < v.runs,
             results: v.results.map((r) => ({
               status: r.status,
               duration_ms: r.durationMs,
               error: r.error ?? null,
               transcript: r.transcript,
-              checks: r.checks.map((c) => ({ check: c.check, turn: c.turn ?? null, status: c.status, detail: c.detail ?? null })),
+              checks: r.checks.map((c) => ({ check: c.check, turn: c.turn ?? null, status: c.status, detail: c.detail ?? null, flag: c.flag ?? null })),
               tool_calls: r.toolCalls ?? null,
             })),
           },

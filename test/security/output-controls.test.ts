@@ -55,8 +55,11 @@ tests:
     turns:
       - expect: [{ contains: never-said }]
       - user: ${PLANT_QUOTED}
-        expect: [{ contains: never-said }]
+        expect: [{ contains: never-said }, { contains: "@team <img src=x onerror=alert(1)> [link](https://evil.example)" }]
 `;
+
+/** An earlier result in which the planted test passed: against it, the run names the test as newly failing. */
+const BASELINE = JSON.stringify({ format_version: 1, tests: [{ file: 'tests/front-desk.test.yaml', name: PLANT, verdicts: { desired: { status: 'passed', passes: 1, runs: 1 } } }] });
 
 interface Case {
   args: string[];
@@ -81,10 +84,11 @@ const CASES: Record<string, Case> = {
   'drift|text': { args: ['drift'], reaches: true },
   'drift|json': { args: ['drift', '--format', 'json'], reaches: true },
   'drift|markdown': { args: ['drift', '--format', 'markdown'], reaches: true },
-  'test|text': { args: ['test', '--skip-judge'], reaches: true },
-  'test|json': { args: ['test', '--skip-judge', '--format', 'json'], reaches: true },
+  // Recorded, then replayed from the recording; the caller's planted words meet a check (flagged), and the baseline names the planted test.
+  'test|text': { args: ['test', '--skip-judge', '--mode', 'record'], reaches: true },
+  'test|json': { args: ['test', '--skip-judge', '--format', 'json', '--mode', 'replay'], reaches: true },
   'test|junit': { args: ['test', '--skip-judge', '--format', 'junit'], reaches: true },
-  'test|markdown': { args: ['test', '--skip-judge', '--format', 'markdown', '--against', 'both'], reaches: true },
+  'test|markdown': { args: ['test', '--skip-judge', '--format', 'markdown', '--against', 'both', '--baseline', 'base.json'], reaches: true },
   'apply|text': { args: ['apply', '--auto-approve'], reaches: true },
   'get|text': { args: ['get', 'agents'], reaches: true },
   'get|json': { args: ['get', 'agents', '--format', 'json'], reaches: true },
@@ -250,7 +254,7 @@ describe('what every command prints, with a planted string of controls and Markd
   });
 
   it('prints no raw control character and no active Markdown in any command and format', { timeout: 600_000 }, async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/front-desk.test.yaml': TESTS });
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/front-desk.test.yaml': TESTS, 'base.json': BASELINE });
     const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
     const problems: string[] = [];
     let callId = '';

@@ -129,6 +129,10 @@ const RUNS: ScanRun[] = [
   // `voxform ci run`: what it runs is scanned as above, and also the comments it posts and the job summary.
   { scenario: 'success', command: 'ci run', format: 'plan', args: ['ci', 'run', '--provider', 'github', '--command', 'plan', '--out-dir', 'ci-out'], ci: true, debug: true, codes: [0] },
   { scenario: 'success', command: 'ci run', format: 'test', args: ['ci', 'run', '--provider', 'github', '--command', 'test', '--out-dir', 'ci-out', '--command-args', 'tests/scan.test.yaml'], ci: true, codes: [1] },
+  // The recording is a file of the project: scanned with the others. Replayed, and compared with a baseline, nothing is sent.
+  { scenario: 'success', command: 'test', format: 'record', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--mode', 'record'], codes: [1] },
+  { scenario: 'success', command: 'test', format: 'replay', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--mode', 'replay', '--format', 'json', '--out', 'scan-result.json'], codes: [1] },
+  { scenario: 'success', command: 'test', format: 'baseline', args: ['test', 'tests/scan.test.yaml', '--mode', 'replay', '--baseline', 'scan-result.json', '--format', 'markdown'], codes: [0] },
   { scenario: 'success', command: 'test capture', format: 'text', args: ['test', 'capture', 'CALL_ID', '--out', 'tests/captured.test.yaml'], debug: true, codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
   // RECEIVER is a webhook receiver of the test's; CALL_ID an ended call whose agent_config holds the planted headers.

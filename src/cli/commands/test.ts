@@ -9,7 +9,11 @@ import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/
 import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
-import { chooseJudge, resolveAgentsUnderTest, selectAgents, selectTests } from '../../conversations/prepare.js';
+import { agentsFromManifests, chooseJudge, resolveAgentsUnderTest, selectAgents, selectTests } from '../../conversations/prepare.js';
+import { compareWithBaseline, readBaseline } from '../../conversations/baseline.js';
+import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
+import { judgeModelName, judgeSettingsFromEnv } from '../../model/chat-model.js';
+import { Recordings, type TestMode } from '../../recordings/recordings.js';
 import { testJsonPieces } from '../../conversations/render-json.js';
 import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
@@ -44,6 +48,12 @@ interface TestOptions extends ProjectOptions {
   skipJudge?: boolean;
   /** The operator's word that the manifests are reviewed: secrets sent, webhooks and tools called (docs/security.md §5). */
   withSecrets?: boolean;
+  /** live (default), record, replay or auto (docs/testing.md, Record and replay). */
+  mode?: TestMode;
+  /** An earlier JSON result: fail only on tests that got worse. */
+  baseline?: string;
+  /** `--no-cache`: false. */
+  cache?: boolean;
 }
 
 const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired: ['desired'], live: ['live'], both: ['live', 'desired'] };
@@ -51,25 +61,35 @@ const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired
 export async function run(options: TestOptions, ctx: CommandContext): Promise<number> {
   if (options.out !== undefined) await checkOutFile(options.out, ctx);
   const desired = await loadDesiredState(options, ctx);
-  const files = selectTests(selectAgents(await loadTests(options, ctx, desired), options.agent, new Set(desired.agents.keys())), options.grep);
+  const loaded = await loadTests(options, ctx, desired);
+  const files = selectTests(selectAgents(loaded, options.agent, new Set(desired.agents.keys())), options.grep);
   if (files.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
   }
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
-  const model = chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
+  const mode = options.mode ?? 'live';
+  const baseline = options.baseline === undefined ? undefined : await readBaseline(path.resolve(ctx.cwd, options.baseline), options.baseline);
+  // Replaying, the recording answers the judge's questions: no judge model is needed.
+  const model = mode === 'replay' ? undefined : chooseJudge(files, ctx.env, { skipJudge: options.skipJudge === true, onSecret: (value) => ctx.secrets.add(value), timeoutMs });
+  const redact = (text: string) => ctx.secrets.redact(text);
+  const testNames = new Map(loaded.map((file) => [file.path, new Set(file.tests.map((test) => test.name))]));
+  const recordings = mode === 'live' ? undefined : await Recordings.open(files, { mode, redact, modelName: judgeModelName(ctx.env), judge: options.skipJudge !== true, testNames });
   const targets = TARGETS[options.against ?? 'desired'];
   const limits = { maxConversations: options.maxConversations ?? DEFAULT_TEST_RUN_LIMITS.maxConversations, maxRequests: options.maxRequests ?? DEFAULT_TEST_RUN_LIMITS.maxRequests };
   // Refused before connecting: a run over its caps sends nothing (runTests checks the same again).
   checkDeclaredWork(files, { targets, repeat: options.repeat, judge: model !== undefined }, limits);
   const parallelism = options.parallelism ?? 8;
   const withSecrets = options.withSecrets === true;
-  // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
-  const connection = await connectService({ ...options, parallelism }, desired, ctx, { emulatorWebhooks: withSecrets ? 'all' : 'none' });
-  const { client } = connection;
-  const trusted = await trustedSecretsOf(options, ctx, desired, connection);
-  const agents = await resolveAgentsUnderTest(files, desired, client, parallelism, { withSecrets, trusted });
+  // Replaying what the manifests define needs no service: nothing is sent, and the recording keys on the manifests' config.
+  const service = mode === 'replay' && !targets.includes('live') ? undefined : await connectAgents(options, ctx, desired, files, { parallelism, withSecrets });
+  const agents = service?.agents ?? agentsFromManifests(files, desired);
   // Only a run that sends the configuration under test has targets to report.
-  const sinked = targets.includes('desired') ? sinkNotes(agents) : [];
+  const sinked = service && targets.includes('desired') ? sinkNotes(agents) : [];
+  const judgeSettings = judgeSettingsFromEnv(ctx.env);
+  const judgeCache =
+    model && judgeSettings && options.cache !== false
+      ? new JudgeCache({ folder: path.join(ctx.cwd, JUDGE_CACHE_FOLDER), modelName: judgeSettings.model, apiKey: judgeSettings.apiKey, redact })
+      : undefined;
   const status = progressLine(ctx.stderr);
   // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
   const interrupt = new AbortController();
@@ -77,13 +97,15 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const testRun = await runTests({
     files,
     targets,
-    client,
+    client: service?.client,
     agents,
     model,
+    recordings,
+    judgeCache,
     parallelism,
     repeat: options.repeat,
     limits,
-    redact: (text) => ctx.secrets.redact(text),
+    redact,
     onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} conversations`),
     signal: interrupt.signal,
   })
@@ -96,6 +118,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
     return EXIT_INTERRUPTED;
   }
+  if (recordings) await saveRecordings(recordings, ctx);
+  if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await emit(render(testRun, options.format ?? 'text', ctx, sinked), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
 }
@@ -113,6 +137,26 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
     });
   }
   return result.files;
+}
+
+/** The service and the agents under test, read live (their desired configs built, secrets withheld unless `withSecrets`). */
+async function connectAgents(
+  options: TestOptions,
+  ctx: CommandContext,
+  desired: DesiredState,
+  files: readonly TestFile[],
+  how: { parallelism: number; withSecrets: boolean },
+): Promise<{ client: Connection['client']; agents: Map<string, AgentUnderTest> }> {
+  // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
+  const connection = await connectService({ ...options, parallelism: how.parallelism }, desired, ctx, { emulatorWebhooks: how.withSecrets ? 'all' : 'none' });
+  const trusted = await trustedSecretsOf(options, ctx, desired, connection);
+  const agents = await resolveAgentsUnderTest(files, desired, connection.client, how.parallelism, { withSecrets: how.withSecrets, trusted });
+  return { client: connection.client, agents };
+}
+
+/** `--mode record`: each test file's recording written beside it (whole or not at all). */
+async function saveRecordings(recordings: Recordings, ctx: CommandContext): Promise<void> {
+  for (const file of await recordings.save()) ctx.stderr.write(`Recorded ${file}.\n`);
 }
 
 /**

@@ -1,0 +1,83 @@
+/**
+ * The judge's verdicts, cached by model, rubric and text judged (`.voxform/cache/judge/`), so a
+ * test whose transcript did not change costs no judge call — the way promptfoo caches by provider
+ * and prompt. An entry expires (14 days by default); `--no-cache` neither reads nor writes it.
+ * Only live runs use it: recording notes what the judge answers, and replaying asks the recording.
+ *
+ * The folder is in the checkout, where a pull request could commit entries: with a judge key, an
+ * entry is named by an HMAC under it (src/util/hash.ts `fingerprintKey`), so no one without the key
+ * can name the entry a verdict would be looked up under. Entries are read as kept files
+ * (readKeptJson: size and JSON budgets); one that is unreadable, malformed or expired is a miss.
+ * Writing is best effort: a cache that cannot be written costs a judge call next time, nothing else.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { readKeptJson } from '../project-files/kept-files.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { fingerprintKey, hashValue, keyedHash } from '../util/hash.js';
+import { isPlainObject } from '../util/json-object.js';
+import type { Redact } from '../secrets/redact.js';
+import type { JudgeQuestion, Verdict } from './judge.js';
+
+/** Where, under the project's folder. */
+export const JUDGE_CACHE_FOLDER = path.join('.voxform', 'cache', 'judge');
+
+/** How long a verdict is reused: a model behind the same name changes over weeks. */
+export const JUDGE_CACHE_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
+
+/** One entry: a verdict and a reason of at most 1,000 characters. */
+const ENTRY_LIMITS = { maxBytes: 16 * 1024, maxValues: 16, maxDepth: 2 };
+
+export interface JudgeCacheOptions {
+  /** The cache folder (absolute). */
+  folder: string;
+  /** The judge's model name: a verdict is reused only from the same model. */
+  modelName: string;
+  /** The judge's API key, when it has one: entries are named by an HMAC under it. */
+  apiKey: string | undefined;
+  /** Hides secrets in what is written (a reason may quote one). */
+  redact: Redact;
+  /** Injected in tests. */
+  now?: () => number;
+  maxAgeMs?: number;
+}
+
+export class JudgeCache {
+  readonly #options: JudgeCacheOptions;
+  readonly #hmacKey: string | undefined;
+
+  constructor(options: JudgeCacheOptions) {
+    this.#options = options;
+    this.#hmacKey = options.apiKey ? fingerprintKey(options.apiKey) : undefined;
+  }
+
+  #file(question: JudgeQuestion): string {
+    const subject = { model: this.#options.modelName, rubric: question.rubric, what: question.what, text: question.subject };
+    const name = this.#hmacKey ? keyedHash(this.#hmacKey, subject) : hashValue(subject);
+    return path.join(this.#options.folder, `${name.slice(name.indexOf(':') + 1)}.json`);
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
+  async get(question: JudgeQuestion): Promise<Verdict | undefined> {
+    const kept = await readKeptJson(this.#file(question), ENTRY_LIMITS);
+    if (!kept.found || !kept.ok || !isPlainObject(kept.value)) return undefined;
+    const { stored_at: storedAt, verdict, reason } = kept.value;
+    if (typeof storedAt !== 'string' || (verdict !== 'pass' && verdict !== 'fail') || typeof reason !== 'string') return undefined;
+    const age = this.#now() - Date.parse(storedAt);
+    if (!(age >= 0 && age <= (this.#options.maxAgeMs ?? JUDGE_CACHE_MAX_AGE_MS))) return undefined;
+    return { pass: verdict === 'pass', reason };
+  }
+
+  async put(question: JudgeQuestion, verdict: Verdict): Promise<void> {
+    const entry = { format_version: 1, stored_at: new Date(this.#now()).toISOString(), verdict: verdict.pass ? 'pass' : 'fail', reason: verdict.reason };
+    try {
+      await mkdir(this.#options.folder, { recursive: true });
+      await writeFileAtomic(this.#file(question), this.#options.redact(`${JSON.stringify(entry, null, 2)}\n`));
+    } catch {
+      // Best effort (see above): the verdict stands, and the next run asks the judge again.
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * What a test's repeated runs say beyond passes/runs: pass@k (at least one of the k runs passed),
+ * pass^k (all k passed), the pass rate with its 95% interval, and whether the test is flaky (it both
+ * passed and failed). The interval is the report's Wilson interval (src/report/statistics.ts): one
+ * implementation for every rate voxform prints.
+ */
+import { wilsonInterval } from '../report/statistics.js';
+import type { TestVerdict } from './types.js';
+
+export interface VerdictStatistics {
+  /** Runs that counted (k). */
+  runs: number;
+  passes: number;
+  /** At least one run passed; null with no run counted. */
+  passAtK: boolean | null;
+  /** Every run passed; null with no run counted. */
+  passHatK: boolean | null;
+  /** passes / runs; null with no run counted. */
+  rate: number | null;
+  /** The 95% Wilson interval of the rate; null with no run counted. */
+  interval: { low: number; high: number } | null;
+  /** Passed in some runs and not in others. */
+  flaky: boolean;
+}
+
+const round = (value: number): number => Math.round(value * 10_000) / 10_000;
+
+export function verdictStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'>): VerdictStatistics {
+  const { passes, runs } = verdict;
+  const interval = wilsonInterval(passes, runs);
+  return {
+    runs,
+    passes,
+    passAtK: runs > 0 ? passes > 0 : null,
+    passHatK: runs > 0 ? passes === runs : null,
+    rate: runs > 0 ? round(passes / runs) : null,
+    interval: interval ? { low: round(interval.low), high: round(interval.high) } : null,
+    flaky: passes > 0 && passes < runs,
+  };
+}
+
+const percent = (value: number): string => `${Math.round(value * 100)}%`;
+
+/**
+ * The statistics of a repeated test as words, for the text, Markdown and JUnit reports:
+ * `pass^5 no, pass@5 yes, 60% (23–88%), flaky`. Empty for a single run, where passes/runs says it all.
+ */
+export function describeStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'>): string {
+  const stats = verdictStatistics(verdict);
+  if (stats.runs < 2 || stats.rate === null || !stats.interval) return '';
+  const k = stats.runs;
+  const parts = [`pass^${k} ${stats.passHatK ? 'yes' : 'no'}`, `pass@${k} ${stats.passAtK ? 'yes' : 'no'}`, `${percent(stats.rate)} (${percent(stats.interval.low)}–${percent(stats.interval.high)})`];
+  if (stats.flaky) parts.push('flaky');
+  return parts.join(', ');
+}

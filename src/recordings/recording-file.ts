@@ -1,0 +1,156 @@
+/**
+ * The recording of a test file: every exchange its tests made — the agent's turns, the judge's and
+ * the simulated caller's model calls, the call records read back — in one JSON file beside it
+ * (`front-desk.test.yaml` → `front-desk.recording.json`), for `voxform test --mode replay`.
+ *
+ * Reviewable: one exchange per entry, in a stable order (test name, target, run, then as they
+ * happened), laid out as `JSON.stringify(…, null, 2)`, with what was said and what came back in
+ * words. Each entry's `key` is the hash of everything that determines the answer (see
+ * exchange-key.ts); the texts are written redacted, and the key never holds a text at all.
+ *
+ * A recording is a repository file, so it is read like every kept file (readKeptJson: size and JSON
+ * budgets before parsing) and checked entry by entry; one that fails is refused whole
+ * (`recording_invalid`), never half used.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { VoxformError } from '../errors.js';
+import { readKeptJson } from '../project-files/kept-files.js';
+import { MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
+import { formatSize } from '../project-files/guarded-read.js';
+import { isPlainObject } from '../util/json-object.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import type { Target } from '../conversations/types.js';
+
+export const RECORDING_FORMAT_VERSION = 1;
+
+/** One recording file, bytes: a few thousand exchanges with their texts. */
+export const MAX_RECORDING_BYTES = 16 * 1024 * 1024;
+
+/** The recordings one run reads together, bytes (as the test files have their own cap per run). */
+export const MAX_RECORDING_BYTES_PER_RUN = 64 * 1024 * 1024;
+
+/** JSON values in one recording: an exchange holds about a dozen, a tool call's arguments more. */
+export const MAX_RECORDING_JSON_VALUES = 2_000_000;
+
+export type ExchangeKind = 'agent' | 'model' | 'call_record';
+
+export interface AgentAnswer {
+  reply: string;
+  finish_reason: string | null;
+}
+
+export interface ModelAnswer {
+  content: string | null;
+}
+
+export interface CallRecordAnswer {
+  call_status: string | null;
+  tool_calls: Array<{ name: string; params: unknown }>;
+}
+
+export interface RecordedExchange {
+  test: string;
+  target: Target;
+  /** 1-based: the run of a repeated test. */
+  run: number;
+  /** The agent turns made when it happened (a judge's question on turn 2's reply is turn 2). */
+  turn: number;
+  kind: ExchangeKind;
+  /** `sha256:` of what determines the answer (exchange-key.ts). */
+  key: string;
+  /** For the reviewer: the caller's message (agent), the last message asked (model); null when none. */
+  asked: string | null;
+  answer: AgentAnswer | ModelAnswer | CallRecordAnswer;
+}
+
+/** `tests/front-desk.test.yaml` → `tests/front-desk.recording.json`. */
+export function recordingPathOf(testFile: string): string {
+  const base = path.basename(testFile).replace(/\.test\.ya?ml$/i, '');
+  return path.join(path.dirname(testFile), `${base}.recording.json`);
+}
+
+const TARGETS = new Set<Target>(['desired', 'live']);
+const KINDS = new Set<ExchangeKind>(['agent', 'model', 'call_record']);
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+function validAnswer(kind: ExchangeKind, answer: unknown): boolean {
+  if (!isPlainObject(answer)) return false;
+  if (kind === 'agent') return isString(answer.reply) && isStringOrNull(answer.finish_reason);
+  if (kind === 'model') return isStringOrNull(answer.content);
+  return isStringOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isString(call.name));
+}
+
+/** Why an entry is not an exchange; undefined when it is one. */
+function problemOf(entry: unknown): string | undefined {
+  if (!isPlainObject(entry)) return 'is not an object';
+  if (!isString(entry.test)) return 'has no test name';
+  if (!TARGETS.has(entry.target as Target)) return 'has no target (desired or live)';
+  if (!Number.isInteger(entry.run) || (entry.run as number) < 1) return 'has no run number';
+  if (!Number.isInteger(entry.turn) || (entry.turn as number) < 0) return 'has no turn number';
+  if (!KINDS.has(entry.kind as ExchangeKind)) return 'has no kind (agent, model or call_record)';
+  if (!isString(entry.key) || !/^sha256:[0-9a-f]{64}$/.test(entry.key)) return 'has no key';
+  if (!isStringOrNull(entry.asked)) return 'has an "asked" that is not text';
+  if (!validAnswer(entry.kind as ExchangeKind, entry.answer)) return `has an answer that is not a recorded ${String(entry.kind)} answer`;
+  return undefined;
+}
+
+function invalid(display: string, why: string): VoxformError {
+  return new VoxformError('recording_invalid', `The recording ${display} ${why}.`, {
+    hint: 'Record it again with `voxform test --mode record` (or delete it); recordings are written by voxform, not by hand (docs/testing.md, Record and replay).',
+  });
+}
+
+/**
+ * The recorded exchanges of a test file, or undefined when it has no recording. `bytesLeft` is what
+ * the run's recordings may still read together; the bytes read are returned to count against it.
+ */
+export async function readRecording(file: string, display: string, bytesLeft: number): Promise<{ exchanges: RecordedExchange[]; bytes: number } | undefined> {
+  const maxBytes = Math.min(MAX_RECORDING_BYTES, bytesLeft);
+  const kept = await readKeptJson(file, { maxBytes, maxValues: MAX_RECORDING_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH });
+  if (!kept.found) return undefined;
+  if (!kept.ok) {
+    if (maxBytes < MAX_RECORDING_BYTES && kept.problem.includes('the limit is')) {
+      throw new VoxformError('test_run_too_large', `${display} takes the recordings of this run past ${formatSize(MAX_RECORDING_BYTES_PER_RUN)} together (the cap per run). No test was run.`, {
+        hint: 'Run fewer test files at once (--agent, or name the files).',
+      });
+    }
+    throw invalid(display, kept.problem);
+  }
+  const value = kept.value;
+  if (!isPlainObject(value) || value.format_version !== RECORDING_FORMAT_VERSION || !Array.isArray(value.exchanges)) {
+    throw invalid(display, `is not a recording of format_version ${RECORDING_FORMAT_VERSION} (an object with "exchanges")`);
+  }
+  for (const [index, entry] of value.exchanges.entries()) {
+    const problem = problemOf(entry);
+    if (problem) throw invalid(display, `is not valid: exchanges[${index}] ${problem}`);
+  }
+  // Counted as the file's size: what was read (a file swapped since is no larger than its own cap).
+  const bytes = await stat(file).then((info) => info.size, () => maxBytes);
+  return { exchanges: value.exchanges as RecordedExchange[], bytes };
+}
+
+const TARGET_ORDER: Record<Target, number> = { live: 0, desired: 1 };
+
+/** The stable order of a recording: test name, target, run, then as they happened (the array's order within a run). */
+export function sortExchanges(exchanges: readonly RecordedExchange[]): RecordedExchange[] {
+  return exchanges
+    .map((exchange, index) => ({ exchange, index }))
+    .sort((a, b) => {
+      const x = a.exchange;
+      const y = b.exchange;
+      if (x.test !== y.test) return x.test < y.test ? -1 : 1;
+      if (x.target !== y.target) return TARGET_ORDER[x.target] - TARGET_ORDER[y.target];
+      if (x.run !== y.run) return x.run - y.run;
+      return a.index - b.index;
+    })
+    .map(({ exchange }) => exchange);
+}
+
+/** Writes the recording whole or not at all; `redact` scrubs it once more as a whole (a text may hold a secret in any part). */
+export async function writeRecording(file: string, testFile: string, exchanges: readonly RecordedExchange[], redact: (text: string) => string): Promise<void> {
+  const document = { format_version: RECORDING_FORMAT_VERSION, test_file: path.basename(testFile), exchanges: sortExchanges(exchanges) };
+  await writeFileAtomic(file, redact(`${JSON.stringify(document, null, 2)}\n`));
+}

@@ -1,0 +1,209 @@
+/**
+ * `voxform test --mode record|replay|auto`: each run of a test talks to the agent and the model
+ * through these wrappers. Recording, every exchange goes on to the service or model and its answer
+ * is noted (redacted) for the test file's recording; replaying, every answer comes from the
+ * recording, and nothing is sent anywhere — a request it does not hold is `not_recorded`, the run's
+ * error (never a pass); auto replays and, for a run the recording does not cover, runs it live.
+ */
+import { isVoxformError, VoxformError } from '../errors.js';
+import { describeWriteFailure } from '../util/atomic-write.js';
+import type { AgentChannel } from '../conversations/agent-channel.js';
+import type { CompletionModel } from '../conversations/budgets.js';
+import type { TestFile } from '../conversations/types.js';
+import type { ModelAnswer as ChatAnswer } from '../model/chat-model.js';
+import type { Redact } from '../secrets/redact.js';
+import { exchangeKey, type RunIdentity } from './exchange-key.js';
+import {
+  MAX_RECORDING_BYTES_PER_RUN,
+  readRecording,
+  recordingPathOf,
+  writeRecording,
+  type AgentAnswer,
+  type CallRecordAnswer,
+  type ExchangeKind,
+  type ModelAnswer,
+  type RecordedExchange,
+} from './recording-file.js';
+
+export const TEST_MODES = ['live', 'record', 'replay', 'auto'] as const;
+export type TestMode = (typeof TEST_MODES)[number];
+
+/** What one run talks to: the agent, and the judge and caller model (undefined with --skip-judge). */
+export interface ConversationIO {
+  channel: AgentChannel;
+  model: CompletionModel | undefined;
+}
+
+export interface RecordingsOptions {
+  mode: Exclude<TestMode, 'live'>;
+  /** The run's secrets hidden (the CLI's registry): every text recorded, and every key, passes it. */
+  redact: Redact;
+  /** The judge model's name (VOXFORM_JUDGE_MODEL): part of every model exchange's key. */
+  modelName: string;
+  /** Replaying: whether judge checks and simulated callers are answered from the recording (not with --skip-judge). */
+  judge: boolean;
+  /**
+   * Recording: every test each file has (by the file's path), `--grep` and `--agent` aside, so the
+   * exchanges of a test removed from its file are dropped from the recording.
+   */
+  testNames?: ReadonlyMap<string, ReadonlySet<string>> | undefined;
+}
+
+/** A recording's answers by key. */
+type Answers = Map<string, RecordedExchange>;
+
+interface FileRecording {
+  testFile: TestFile;
+  /** As read (replay, auto; record keeps those of the tests it does not run again). */
+  previous: RecordedExchange[];
+  answers: Answers;
+  /** Recorded in this run, by run (`test\0target\0run`), each run's in the order they happened. */
+  made: Map<string, RecordedExchange[]>;
+}
+
+export class Recordings {
+  readonly mode: RecordingsOptions['mode'];
+  readonly #options: RecordingsOptions;
+  readonly #files = new Map<string, FileRecording>();
+
+  private constructor(options: RecordingsOptions) {
+    this.mode = options.mode;
+    this.#options = options;
+  }
+
+  /** Reads the recordings of `files` (those there are), within the run's budget of recording bytes. */
+  static async open(files: readonly TestFile[], options: RecordingsOptions): Promise<Recordings> {
+    const recordings = new Recordings(options);
+    let bytesLeft = MAX_RECORDING_BYTES_PER_RUN;
+    for (const testFile of files) {
+      const read = await readRecording(recordingPathOf(testFile.path), recordingPathOf(testFile.display), bytesLeft).catch((error: unknown) => {
+        // Recording replaces a recording voxform cannot use; replaying refuses it.
+        if (options.mode === 'record' && isVoxformError(error) && error.code === 'recording_invalid') return undefined;
+        throw error;
+      });
+      bytesLeft -= read?.bytes ?? 0;
+      const previous = read?.exchanges ?? [];
+      recordings.#files.set(testFile.path, { testFile, previous, answers: new Map(previous.map((exchange) => [exchange.key, exchange])), made: new Map() });
+    }
+    return recordings;
+  }
+
+  /** What a run talks to in this mode; `live` is the service and model themselves. */
+  forRun(file: TestFile, run: RunIdentity, live: ConversationIO): ConversationIO {
+    const recording = this.#files.get(file.path);
+    if (!recording) throw new Error(`Recordings.forRun(): ${file.display} was not opened`); // open() had every file
+    const turns = { made: 0 };
+    if (this.mode === 'record') {
+      const made: RecordedExchange[] = [];
+      recording.made.set(`${run.test}\0${run.target}\0${run.run}`, made);
+      return recordingIO(live, { run, turns, made, options: this.#options });
+    }
+    return replayIO(run, { turns, answers: recording.answers, options: this.#options, recordingName: recordingPathOf(file.display) });
+  }
+
+  /** Recording: writes each test file's recording (its other tests' exchanges kept), each whole or not at all; the files written. */
+  async save(): Promise<string[]> {
+    if (this.mode !== 'record') return [];
+    const written: string[] = [];
+    for (const recording of this.#files.values()) {
+      if (recording.made.size === 0) continue;
+      const rerun = new Set([...recording.made.keys()].map((key) => key.split('\0').slice(0, 2).join('\0')));
+      const names = this.#options.testNames?.get(recording.testFile.path);
+      const kept = recording.previous.filter((exchange) => !rerun.has(`${exchange.test}\0${exchange.target}`) && (names === undefined || names.has(exchange.test)));
+      const exchanges = [...kept, ...[...recording.made.values()].flat()];
+      const display = recordingPathOf(recording.testFile.display);
+      try {
+        await writeRecording(recordingPathOf(recording.testFile.path), recording.testFile.path, exchanges, this.#options.redact);
+      } catch (error) {
+        throw new VoxformError('report_write_failed', `Cannot write the recording ${display}: ${describeWriteFailure(error)}; the tests ran, and no report was written${written.length > 0 ? ` (written before it: ${written.join(', ')})` : ''}.`, {
+          hint: 'Make the test files\' folder writable, and record again.',
+        });
+      }
+      written.push(display);
+    }
+    return written;
+  }
+}
+
+interface Turns {
+  /** Agent turns made so far in the run: where a model question belongs. */
+  made: number;
+}
+
+const lastUserText = (messages: ReadonlyArray<{ role: string; content?: unknown }>): string | null => {
+  const last = messages.at(-1);
+  return last?.role === 'user' && typeof last.content === 'string' ? last.content : null;
+};
+
+/** The agent turn's request as keyed: everything but the config, which the run's agent hash stands for. */
+function agentRequestKey(request: Parameters<AgentChannel['send']>[0]): unknown {
+  const { agent_config: _config, ...agent } = request.agent;
+  return { agent, messages: request.messages, end_of_session: request.end_of_session ?? false };
+}
+
+function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: Turns; made: RecordedExchange[]; options: RecordingsOptions }): ConversationIO {
+  const { run, turns, made, options } = context;
+  const redact = options.redact;
+  const note = (kind: ExchangeKind, request: unknown, asked: string | null, answer: RecordedExchange['answer']): void => {
+    made.push({ test: run.test, target: run.target, run: run.run, turn: turns.made, kind, key: exchangeKey(run, kind, request, redact), asked: asked === null ? null : redact(asked), answer });
+  };
+  const channel: AgentChannel = {
+    async send(request) {
+      const answer = await live.channel.send(request);
+      turns.made++;
+      note('agent', agentRequestKey(request), lastUserText(request.messages), { reply: redact(answer.reply), finish_reason: answer.finishReason ?? null } satisfies AgentAnswer);
+      return answer;
+    },
+    async callRecord(query) {
+      const record = await live.channel.callRecord(query);
+      // A record not found is not recorded: the replay says "not recorded", as the live run's error is the service's.
+      if (record) {
+        const toolCalls = record.toolCalls.map((call) => ({ name: call.name, params: JSON.parse(redact(JSON.stringify(call.params ?? null))) as unknown }));
+        note('call_record', { transcript: query.transcript }, null, { call_status: record.callStatus ?? null, tool_calls: toolCalls } satisfies CallRecordAnswer);
+      }
+      return record;
+    },
+  };
+  const model: CompletionModel | undefined = live.model && {
+    async complete(messages, modelOptions) {
+      const answer = await (live.model as CompletionModel).complete(messages, modelOptions);
+      note('model', { model: options.modelName, messages, json: modelOptions?.json ?? false }, lastUserText(messages), { content: answer.content === null || answer.content === undefined ? null : redact(answer.content) } satisfies ModelAnswer);
+      return answer;
+    },
+  };
+  return { channel, model };
+}
+
+const WHAT: Record<ExchangeKind, string> = { agent: "agent's reply", model: "judge's or caller's answer", call_record: 'call record' };
+
+function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; options: RecordingsOptions; recordingName: string }): ConversationIO {
+  const { turns, answers, options, recordingName } = context;
+  const find = (kind: ExchangeKind, request: unknown, turn: number): RecordedExchange['answer'] => {
+    const found = answers.get(exchangeKey(run, kind, request, options.redact));
+    if (found && found.kind === kind) return found.answer;
+    throw new VoxformError(
+      'not_recorded',
+      `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${recordingName} has no ${WHAT[kind]} for this request — the agent, the test or its checks changed since it was recorded.`,
+      { hint: 'Record it again: voxform test --mode record (with --agent or --grep for just these tests).' },
+    );
+  };
+  const channel: AgentChannel = {
+    async send(request) {
+      const turn = turns.made + 1;
+      const answer = find('agent', agentRequestKey(request), turn) as AgentAnswer;
+      turns.made = turn;
+      return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason };
+    },
+    async callRecord(query) {
+      const answer = find('call_record', { transcript: query.transcript }, turns.made) as CallRecordAnswer;
+      return { callStatus: answer.call_status ?? undefined, toolCalls: answer.tool_calls };
+    },
+  };
+  const model: CompletionModel | undefined = !options.judge ? undefined : {
+    async complete(messages, modelOptions) {
+      const answer = find('model', { model: options.modelName, messages, json: modelOptions?.json ?? false }, turns.made) as ModelAnswer;
+      return { role: 'assistant', content: answer.content, refusal: null } as ChatAnswer;
+    },
+  };
+  return { channel, model };
+}

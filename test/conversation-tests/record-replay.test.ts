@@ -1,0 +1,122 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
+
+let project: ExampleProject | undefined;
+let fake: FakeModel | undefined;
+afterEach(async () => {
+  await project?.close();
+  await fake?.close();
+  project = undefined;
+  fake = undefined;
+});
+
+/** A suite beside the example's: a judge check, a mocked tool with ordered tool-call checks, and a reply that repeats a secret. */
+const BOOKING_TESTS = [
+  'agent: booking',
+  'tests:',
+  '  - name: books with a mocked calendar',
+  '    mock_tools: { find_slots: { returns: { slots: ["09:00", "11:30"] } } }',
+  '    turns:',
+  '      - user: A cleaning on 2026-03-03, please.',
+  '        expect:',
+  '          - contains: "11:30"',
+  '          - judge: Says "Done"',
+  '    expect:',
+  '      - tool_calls: [{ name: find_slots, args: { date: "2026-03-03" } }]',
+  '  - name: repeats a token',
+  `    turns: [{ user: "the token is ${SECRETS.HOOK_TOKEN}" }]`,
+  '',
+].join('\n');
+
+/** The JSON result without its timings: what must be byte-identical between runs of one recording. */
+const withoutTimings = (json: string): string => json.replace(/"duration_ms": \d+/g, '"duration_ms": 0');
+
+describe('voxform test --mode record, then replay', () => {
+  it('replays a recorded suite with the model stopped and the service unasked, the same verdicts byte for byte; an edited prompt makes exactly its tests "not recorded"', { timeout: 300_000 }, async () => {
+    fake = await startFakeModel();
+    project = await startExampleProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    await writeFile(path.join(project.dir, 'example/tests/mocked.test.yaml'), BOOKING_TESTS);
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+
+    const recorded = await project.cli(['test', 'example/tests', '--mode', 'record', '--format', 'json'], judge);
+    expect(recorded.stderr).toContain('Recorded example/tests/mocked.recording.json.\n');
+    expect(recorded.code, `${recorded.stdout}${recorded.stderr}`).toBe(0);
+    const live = JSON.parse(recorded.stdout) as { summary: unknown; tests: Array<{ name: string; verdicts: { desired: { results: Array<{ transcript: unknown[]; tool_calls: unknown }> } } }> };
+    expect(live.summary).toEqual({ desired: { passed: 6, failed: 0, skipped: 0, errors: 0 } });
+    // The mocked tool answered the agent's call: its fixed result reached the model, and the call is on the record.
+    const mocked = live.tests.find((test) => test.name === 'books with a mocked calendar')?.verdicts.desired.results[0];
+    expect(JSON.stringify(mocked?.transcript)).toContain('Done: {\\"slots\\":[\\"09:00\\",\\"11:30\\"]}');
+    expect(mocked?.tool_calls).toEqual([{ name: 'find_slots', params: { date: '2026-03-03' } }]);
+
+    // One reviewable file per test file; no secret in any.
+    const recording = await readFile(path.join(project.dir, 'example/tests/mocked.recording.json'), 'utf8');
+    expect(JSON.parse(recording)).toMatchObject({ format_version: 1, test_file: 'mocked.test.yaml' });
+    expect(recording).toContain('"asked": "the token is (sensitive)"');
+    for (const name of ['front-desk', 'booking', 'mocked']) {
+      const text = await readFile(path.join(project.dir, `example/tests/${name}.recording.json`), 'utf8');
+      for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+    }
+
+    // auto: what the recording covers is replayed; a test it does not know runs live, and nothing is written.
+    const mockedFile = path.join(project.dir, 'example/tests/mocked.test.yaml');
+    await writeFile(mockedFile, `${BOOKING_TESTS}  - name: is new\n    turns: [{ user: new here }]\n`);
+    const asked = fake.requests.length;
+    const auto = await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'auto'], judge);
+    expect(auto.stdout).toContain('  PASS  is new  [desired 1/1]\n');
+    expect(auto.code).toBe(0);
+    expect(fake.requests.slice(asked).map((request) => request.messages.at(-1)?.content)).toEqual(['new here']);
+    expect(await readFile(path.join(project.dir, 'example/tests/mocked.recording.json'), 'utf8')).toBe(recording);
+    await writeFile(mockedFile, BOOKING_TESTS);
+
+    // Recording one test again keeps the others' exchanges; a test gone from its file leaves the recording.
+    const recordingFile = path.join(project.dir, 'example/tests/mocked.recording.json');
+    const testsIn = async () => new Set((JSON.parse(await readFile(recordingFile, 'utf8')) as { exchanges: Array<{ test: string }> }).exchanges.map((e) => e.test));
+    await writeFile(mockedFile, BOOKING_TESTS.replace(/ {2}- name: repeats a token\n.*\n/, ''));
+    await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'mocked calendar'], judge);
+    expect(await testsIn()).toEqual(new Set(['books with a mocked calendar']));
+    await writeFile(mockedFile, BOOKING_TESTS);
+    await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'repeats a token'], judge);
+    // Recorded in two parts, the file is the one recorded whole: stable order and layout.
+    expect(await readFile(recordingFile, 'utf8')).toBe(recording);
+
+    // Replay: the model is stopped, no judge URL is set, and the service is not asked.
+    await fake.close();
+    fake = undefined;
+    const serviceRequests = project.requests.length;
+    const replayed = await project.cli(['test', 'example/tests', '--mode', 'replay', '--format', 'json'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    expect(replayed.code).toBe(0);
+    expect(project.requests.length).toBe(serviceRequests);
+    expect(withoutTimings(replayed.stdout)).toBe(withoutTimings(recorded.stdout));
+    const again = await project.cli(['test', 'example/tests', '--mode', 'replay', '--format', 'json'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    expect(withoutTimings(again.stdout)).toBe(withoutTimings(replayed.stdout));
+
+    // Another judge model is another key: its answers were never recorded.
+    const otherJudge = await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'replay', '--grep', 'mocked'], { VOXFORM_JUDGE_MODEL: 'another-judge' });
+    expect(otherJudge.stdout).toContain("has no judge's or caller's answer for this request");
+    expect(otherJudge.code).toBe(1);
+
+    // One agent's prompt edited: exactly its tests are not recorded; the others replay as before.
+    const promptFile = path.join(project.dir, 'example/prompts/front-desk.md');
+    await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\nAlways mention the parking.\n`);
+    const edited = await project.cli(['test', 'example/tests', '--mode', 'replay'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    expect(edited.code).toBe(1);
+    expect(project.requests.length).toBe(serviceRequests);
+    const verdicts = [...edited.stdout.matchAll(/^ {2}(PASS|FAIL|ERROR|SKIP) +(.+?) {2}\[/gm)].map((match) => `${match[1]} ${match[2]}`);
+    expect(verdicts).toEqual([
+      'PASS offers to book',
+      "ERROR greets with the practice's name",
+      'ERROR introduces herself as Ava',
+      'ERROR ends the session without a transfer',
+      'PASS books with a mocked calendar',
+      'PASS repeats a token',
+    ]);
+    expect(edited.stdout).toContain(
+      'error: Not recorded: example/tests/front-desk.test.yaml › "introduces herself as Ava", turn 1 (desired, run 1): example/tests/front-desk.recording.json has no agent\'s reply for this request',
+    );
+    expect(edited.stdout.match(/Not recorded:/g)).toHaveLength(3);
+    expect(edited.stdout).toContain('desired: 3 passed, 0 failed, 3 errors\n');
+  });
+});

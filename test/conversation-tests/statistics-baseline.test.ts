@@ -1,0 +1,223 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { compareWithBaseline, readBaseline, type Baseline, type BaselineVerdict } from '../../src/conversations/baseline.js';
+import { JudgeCache } from '../../src/conversations/judge-cache.js';
+import { describeStatistics, verdictStatistics } from '../../src/conversations/statistics.js';
+import type { CheckStatus, TestReport, TestRun } from '../../src/conversations/types.js';
+import { wilsonInterval } from '../../src/report/statistics.js';
+import { renderTestJunit } from '../../src/conversations/render-junit.js';
+import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
+import { renderTestText } from '../../src/conversations/render-text.js';
+import { defaultAnswer, startFakeModel, type FakeModel, type FakeRequest } from '../helpers/fake-model.js';
+import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject | undefined;
+let fake: FakeModel | undefined;
+afterEach(async () => {
+  await project?.close();
+  await fake?.close();
+  project = undefined;
+  fake = undefined;
+});
+
+describe('repeated runs: pass@k, pass^k, the rate with its interval, flaky', () => {
+  it.each([
+    [0, 0, { passAtK: null, passHatK: null, rate: null, interval: null, flaky: false }, ''],
+    [1, 1, { passAtK: true, passHatK: true, rate: 1, flaky: false }, ''],
+    [5, 5, { passAtK: true, passHatK: true, rate: 1, flaky: false }, 'pass^5 yes, pass@5 yes, 100% (57%–100%)'],
+    [3, 5, { passAtK: true, passHatK: false, rate: 0.6, flaky: true }, 'pass^5 no, pass@5 yes, 60% (23%–88%), flaky'],
+    [0, 4, { passAtK: false, passHatK: false, rate: 0, flaky: false }, 'pass^4 no, pass@4 no, 0% (0%–49%)'],
+  ])('%i of %i runs', (passes, runs, expected, words) => {
+    expect(verdictStatistics({ passes, runs })).toMatchObject(expected);
+    expect(describeStatistics({ passes, runs })).toBe(words);
+  });
+
+  it("uses the report's Wilson interval, rounded to four places", () => {
+    const interval = wilsonInterval(3, 5);
+    expect(verdictStatistics({ passes: 3, runs: 5 }).interval).toEqual({ low: Math.round((interval?.low ?? 0) * 1e4) / 1e4, high: Math.round((interval?.high ?? 0) * 1e4) / 1e4 });
+  });
+});
+
+describe('the statistics in every report', () => {
+  const flaky: TestRun = {
+    against: ['desired'],
+    reports: [{ file: 'tests/a.test.yaml', agent: 'desk', name: 'flips', location: { file: 'tests/a.test.yaml', line: 2, col: 5 }, verdicts: { desired: { status: 'passed', passes: 2, runs: 4, passRate: 0.5, results: [] } } }],
+    changes: [],
+    summary: { desired: { passed: 1, failed: 0, skipped: 0, errors: 0 } },
+    durationMs: 0,
+  };
+
+  it('text and Markdown say pass^k, pass@k, the interval and flaky; JUnit carries them as properties', () => {
+    const words = '2/4 (needs 50%; pass^4 no, pass@4 yes, 50% (15%–85%), flaky)';
+    expect(renderTestText(flaky, { color: false })).toContain(`  PASS  flips  [desired ${words}]\n`);
+    expect(renderTestMarkdown(flaky)).toContain(`| flips | \`tests/a.test.yaml\` | ✅ ${words} |`);
+    expect(renderTestJunit(flaky)).toContain(
+      [
+        '    <testcase name="flips" classname="tests.a" file="tests/a.test.yaml" line="2" time="0.000">',
+        '      <properties>',
+        '        <property name="pass_at_k" value="true"/>',
+        '        <property name="pass_hat_k" value="false"/>',
+        '        <property name="observed_rate" value="0.5"/>',
+        '        <property name="interval_low" value="0.15"/>',
+        '        <property name="interval_high" value="0.85"/>',
+        '        <property name="flaky" value="true"/>',
+        '      </properties>',
+        '    </testcase>',
+      ].join('\n'),
+    );
+  });
+});
+
+function reportWith(name: string, status: CheckStatus, passes: number, runs: number): TestReport {
+  return { file: 'tests/a.test.yaml', agent: 'desk', name, location: { file: 'tests/a.test.yaml', line: 1, col: 1 }, verdicts: { desired: { status, passes, runs, passRate: 1, results: [] } } };
+}
+
+describe('--baseline: only what got worse', () => {
+  const before = (status: CheckStatus, passes: number, runs: number): Partial<Record<'desired', BaselineVerdict>> => ({ desired: { status, passes, runs } });
+
+  it('flags newly failing tests and pass rates whose interval lies below the baseline’s, nothing else', () => {
+    const baseline: Baseline = new Map([
+      ['tests/a.test.yaml\0was passing', before('passed', 1, 1)],
+      ['tests/a.test.yaml\0was failing', before('failed', 0, 1)],
+      ['tests/a.test.yaml\0always passed', before('passed', 10, 10)],
+      ['tests/a.test.yaml\0about the same', before('failed', 5, 10)],
+      ['tests/a.test.yaml\0now skipped', before('passed', 1, 1)],
+      ['tests/a.test.yaml\0still passing', before('passed', 1, 1)],
+    ]);
+    const reports = [
+      reportWith('was passing', 'failed', 0, 1),
+      reportWith('was failing', 'failed', 0, 1),
+      reportWith('always passed', 'failed', 2, 10),
+      reportWith('about the same', 'failed', 4, 10),
+      reportWith('now skipped', 'skipped', 0, 0),
+      reportWith('still passing', 'passed', 1, 1),
+      reportWith('new and failing', 'error', 0, 1),
+      reportWith('new and passing', 'passed', 1, 1),
+    ];
+    const run: TestRun = { against: ['desired'], reports, changes: [], summary: {}, durationMs: 0 };
+    const comparison = compareWithBaseline(run, baseline, 'base.json');
+    expect(comparison.regressions.map((r) => [r.report.name, r.change])).toEqual([
+      ['was passing', 'newly_failing'],
+      ['always passed', 'newly_failing'],
+      ['new and failing', 'newly_failing'],
+    ]);
+    // A pass rate that fell below the baseline's interval, though the test's verdict did not change.
+    const rates: Baseline = new Map([['tests/a.test.yaml\0always passed', before('failed', 10, 12)]]);
+    const dropped = compareWithBaseline({ ...run, reports: [reportWith('always passed', 'failed', 1, 12)] }, rates, 'base.json');
+    expect(dropped.regressions.map((r) => r.change)).toEqual(['rate_dropped']);
+    // With both targets, the live agent getting worse is news, not the change's regression.
+    const both: Baseline = new Map([['tests/a.test.yaml\0t', { live: { status: 'passed', passes: 1, runs: 1 }, desired: { status: 'passed', passes: 1, runs: 1 } }]]);
+    const liveWorse = reportWith('t', 'passed', 1, 1);
+    liveWorse.verdicts.live = { status: 'failed', passes: 0, runs: 1, passRate: 1, results: [] };
+    expect(compareWithBaseline({ ...run, against: ['live', 'desired'], reports: [liveWorse] }, both, 'base.json').regressions).toEqual([]);
+  });
+
+  it('refuses a file that is not a JSON result, naming it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-baseline-'));
+    try {
+      await writeFile(path.join(dir, 'a.json'), '{"format_version": 1, "tests": [{"file": "x", "name": "y", "verdicts": {"desired": {"status": "won"}}}]}');
+      await expect(readBaseline(path.join(dir, 'a.json'), 'a.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline a.json has a verdict (tests[0].verdicts.desired) without status, passes and runs.' });
+      await writeFile(path.join(dir, 'b.json'), 'not json {');
+      await expect(readBaseline(path.join(dir, 'b.json'), 'b.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline b.json is not valid JSON.' });
+      await expect(readBaseline(path.join(dir, 'none.json'), 'none.json')).rejects.toMatchObject({ code: 'baseline_invalid' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the judge's verdict cache", () => {
+  it('reuses a verdict for the same model, rubric and text until it expires; a key names entries no one else can', async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'voxform-judge-cache-'));
+    try {
+      let now = Date.parse('2026-03-01T00:00:00Z');
+      const options = { folder, modelName: 'judge-a', apiKey: undefined, redact: (text: string) => text.replaceAll('s3cret-value', '(sensitive)'), now: () => now };
+      const cache = new JudgeCache(options);
+      const question = { rubric: 'Is friendly.', subject: 'Hello!', what: 'reply of the agent' };
+      expect(await cache.get(question)).toBeUndefined();
+      await cache.put(question, { pass: true, reason: 'warm; says s3cret-value' });
+      expect(await cache.get(question)).toEqual({ pass: true, reason: 'warm; says (sensitive)' });
+      expect(await cache.get({ ...question, subject: 'Go away.' })).toBeUndefined();
+      expect(await new JudgeCache({ ...options, modelName: 'judge-b' }).get(question)).toBeUndefined();
+      // Under a judge key the same question has another entry: one written without the key is not found.
+      expect(await new JudgeCache({ ...options, apiKey: 'judge-key-123456' }).get(question)).toBeUndefined();
+      now += 14 * 24 * 60 * 60 * 1000;
+      expect(await cache.get(question)).toEqual({ pass: true, reason: 'warm; says (sensitive)' });
+      now += 1;
+      expect(await cache.get(question)).toBeUndefined();
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The agent model: a coin that alternates heads and tails for "coin", else its default answer. */
+function coinModel(): (request: FakeRequest) => ReturnType<typeof defaultAnswer> {
+  let flips = 0;
+  return (request) => {
+    const last = request.messages.at(-1)?.content;
+    if (request.model === 'fake-agent' && last === 'coin') return { content: flips++ % 2 === 0 ? 'heads' : 'tails' };
+    return defaultAnswer(request);
+  };
+}
+
+const COIN_TESTS = [
+  'agent: front-desk',
+  'tests:',
+  '  - name: flips a coin',
+  '    turns: [{ user: coin, expect: [{ contains: heads }] }]',
+  '    repeat: 4',
+  '    pass_rate: 0.5',
+  '  - name: stays polite',
+  '    turns: [{ user: hello, expect: [{ not_contains: rude }] }]',
+  '  - name: knows a word it never says',
+  '    turns: [{ user: hello, expect: [{ contains: xylophone }] }]',
+  '  - name: is judged friendly',
+  '    turns: [{ user: hello, expect: [{ judge: Mentions "hello" }] }]',
+  '',
+].join('\n');
+
+describe('voxform test: statistics, baseline and cache on the CLI', () => {
+  it('reports pass^k and a flaky test in JSON, fails a baseline run on exactly one regression, and caches the judge', { timeout: 300_000 }, async () => {
+    fake = await startFakeModel(coinModel());
+    project = await startExampleProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    await writeFile(path.join(project.dir, 'example/tests/coin.test.yaml'), COIN_TESTS);
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const judgeCalls = () => fake?.requests.filter((request) => request.model === 'fake-judge').length;
+
+    const first = await project.cli(['test', 'example/tests/coin.test.yaml', '--format', 'json', '--out', 'base.json'], judge);
+    expect(first.code).toBe(1); // "knows a word it never says" fails
+    const base = JSON.parse(await readFile(path.join(project.dir, 'base.json'), 'utf8')) as { tests: Array<{ name: string; verdicts: { desired: Record<string, unknown> } }> };
+    const coin = base.tests.find((test) => test.name === 'flips a coin')?.verdicts.desired;
+    expect(coin).toMatchObject({ status: 'passed', passes: 2, runs: 4, pass_rate: 0.5, pass_at_k: true, pass_hat_k: false, observed_rate: 0.5, flaky: true });
+    expect(coin?.interval).toEqual({ low: 0.15, high: 0.85 });
+    expect(judgeCalls()).toBe(1);
+
+    // Against the baseline, the test that failed before and still fails is known: the run passes. The judge is not asked again (cache).
+    const same = await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json'], judge);
+    expect(same.stdout).toContain('flips a coin  [desired 2/4 (needs 50%; pass^4 no, pass@4 yes, 50% (15%–85%), flaky)]');
+    expect(same.stdout).toContain('Against the baseline base.json: no test got worse\n');
+    expect(same.code).toBe(0);
+    expect(judgeCalls()).toBe(1);
+    await project.cli(['test', 'example/tests/coin.test.yaml', '--no-cache'], judge);
+    expect(judgeCalls()).toBe(2);
+
+    // The prompt now makes the agent rude: exactly one test got worse, and the run fails on it alone.
+    const promptFile = path.join(project.dir, 'example/prompts/front-desk.md');
+    await writeFile(promptFile, `You are rude.\n${await readFile(promptFile, 'utf8')}`);
+    const worse = await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json'], judge);
+    expect(worse.stdout).toContain(
+      'Against the baseline base.json: 1 test got worse\n  newly failing  example/tests/coin.test.yaml › stays polite [desired] (baseline: passed 1/1; now failed 0/1)\n',
+    );
+    expect(worse.code).toBe(1);
+    const json = JSON.parse((await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json', '--format', 'json'], judge)).stdout) as { baseline: unknown };
+    expect(json.baseline).toEqual({
+      file: 'base.json',
+      regressions: [{ change: 'newly_failing', file: 'example/tests/coin.test.yaml', test: 'stays polite', target: 'desired', before: { status: 'passed', passes: 1, runs: 1 }, after: { status: 'failed', passes: 0, runs: 1 } }],
+    });
+    const markdown = await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json', '--format', 'markdown'], judge);
+    expect(markdown.stdout).toContain('**Against the baseline** `base.json`: 1 test got worse');
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRecording, recordingPathOf, sortExchanges, writeRecording, type RecordedExchange } from '../../src/recordings/recording-file.js';
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'voxform-recording-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const KEY = `sha256:${'a'.repeat(64)}`;
+
+function exchange(extra: Partial<RecordedExchange> = {}): RecordedExchange {
+  return { test: 't', target: 'desired', run: 1, turn: 1, kind: 'agent', key: KEY, asked: null, answer: { reply: 'Hello', finish_reason: 'stop' }, ...extra };
+}
+
+describe('recording files', () => {
+  it('sit beside their test file', () => {
+    expect(recordingPathOf('/p/tests/front-desk.test.yaml')).toBe('/p/tests/front-desk.recording.json');
+    expect(recordingPathOf('/p/tests/a.test.yml')).toBe('/p/tests/a.recording.json');
+  });
+
+  it('are written in a stable order (test, target, run, then as they happened), redacted, and read back', async () => {
+    const file = path.join(dir, 'a.recording.json');
+    const made = [exchange({ test: 'b', asked: 'my token is s3cret-token' }), exchange({ test: 'a', run: 2 }), exchange({ test: 'a', target: 'live', turn: 1 }), exchange({ test: 'a', turn: 2, kind: 'model', answer: { content: '{}' } })];
+    await writeRecording(file, '/p/a.test.yaml', made, (text) => text.replaceAll('s3cret-token', '(sensitive)'));
+    const read = await readRecording(file, 'a.recording.json', 1024 * 1024);
+    expect(read?.exchanges.map((e) => [e.test, e.target, e.run, e.turn])).toEqual([
+      ['a', 'live', 1, 1],
+      ['a', 'desired', 1, 2],
+      ['a', 'desired', 2, 1],
+      ['b', 'desired', 1, 1],
+    ]);
+    expect(read?.exchanges[3]?.asked).toBe('my token is (sensitive)');
+    expect(sortExchanges(read?.exchanges ?? [])).toEqual(read?.exchanges);
+  });
+
+  it('a missing recording is none; one voxform did not write is refused whole, naming the entry', async () => {
+    expect(await readRecording(path.join(dir, 'none.recording.json'), 'none', 1024)).toBeUndefined();
+    const cases: Array<[string, string]> = [
+      ['not json', 'The recording x.json is not valid JSON.'],
+      ['{"format_version": 2, "exchanges": []}', 'The recording x.json is not a recording of format_version 1 (an object with "exchanges").'],
+      [JSON.stringify({ format_version: 1, exchanges: [exchange(), { ...exchange(), key: 'sha256:short' }] }), 'The recording x.json is not valid: exchanges[1] has no key.'],
+      [JSON.stringify({ format_version: 1, exchanges: [{ ...exchange(), kind: 'call_record' }] }), 'The recording x.json is not valid: exchanges[0] has an answer that is not a recorded call_record answer.'],
+      [`{"format_version": 1, "exchanges": [${'['.repeat(200)}${']'.repeat(200)}]}`, 'The recording x.json nests deeper than 128 levels, the limit.'],
+    ];
+    for (const [text, message] of cases) {
+      await writeFile(path.join(dir, 'x.json'), text);
+      await expect(readRecording(path.join(dir, 'x.json'), 'x.json', 1024 * 1024)).rejects.toMatchObject({ code: 'recording_invalid', message });
+    }
+  });
+
+  it('refuses a link out of its folder, and counts against the run’s recording bytes', async () => {
+    await writeFile(path.join(dir, 'elsewhere.json'), JSON.stringify({ format_version: 1, exchanges: [] }));
+    const inner = path.join(dir, 'tests');
+    await (await import('node:fs/promises')).mkdir(inner);
+    await symlink(path.join(dir, 'elsewhere.json'), path.join(inner, 'a.recording.json'));
+    await expect(readRecording(path.join(inner, 'a.recording.json'), 'a.recording.json', 1024)).rejects.toMatchObject({ code: 'recording_invalid', message: 'The recording a.recording.json is a symbolic link leading out of its folder.' });
+
+    const file = path.join(dir, 'big.recording.json');
+    await writeRecording(file, 'big.test.yaml', Array.from({ length: 50 }, (_, i) => exchange({ run: i + 1 })), (text) => text);
+    const read = await readRecording(file, 'big.recording.json', 1024 * 1024);
+    expect(read?.bytes).toBeGreaterThan(1000);
+    await expect(readRecording(file, 'big.recording.json', 1000)).rejects.toMatchObject({ code: 'test_run_too_large' });
+  });
+});
