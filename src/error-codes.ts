@@ -164,6 +164,8 @@ export const DIAGNOSTIC_CODES = [
   'base_url_untrusted',
   'environment_unknown',
   'environment_unknown_resource',
+  'promotion_source_unknown',
+  'promotion_cycle',
   'file_missing',
   'file_unreadable',
   'file_outside_project',
