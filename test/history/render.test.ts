@@ -94,7 +94,7 @@ describe('history renderers', () => {
     const document = JSON.parse(renderHistoryJson(historyEntries([newer, older], { limit: 1 }), 'default@local'));
     expect(document.format_version).toBe('1');
     expect(document.records).toHaveLength(1);
-    expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, uncommitted: null, rollback_of: older.id });
+    expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, uncommitted: null, rollback_of: older.id, promoted_from: null });
     expect(document.records[0].agents_changed).toEqual(['desk']);
     expect(document.records[0].agents.desk).toEqual({ id: 'ag-desk', name: null, config: { prompt: 'hi' }, knowledge: null, config_hash: 'h2', masked_paths: [], prompt_length: null, unrecorded_secrets: [] });
   });

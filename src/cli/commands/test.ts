@@ -29,6 +29,7 @@ import { markdownText } from '../../util/markdown-escape.js';
 import { printable } from '../../util/printable.js';
 import { readTrustedSecrets, type TrustedSecrets } from '../../secrets/trusted.js';
 import { workspaceKey } from '../../state/types.js';
+import { startTestEvidence } from '../test-evidence.js';
 
 interface TestOptions extends ProjectOptions {
   args?: string[];
@@ -70,6 +71,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const agents = await resolveAgentsUnderTest(files, desired, client, parallelism, { withSecrets, trusted });
   // Only a run that sends the configuration under test has targets to report.
   const sinked = targets.includes('desired') ? sinkNotes(agents) : [];
+  // A run against the live agents is evidence for `voxform promote` (docs/promotion.md).
+  const evidence = targets.includes('live') ? await startTestEvidence(options, ctx, desired, connection, files) : undefined;
   const status = progressLine(ctx.stderr);
   // Ctrl-C: no new conversation starts, those under way finish, then exit 130 (a second Ctrl-C ends at once).
   const interrupt = new AbortController();
@@ -96,6 +99,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     ctx.stderr.write('Interrupted: the conversations under way were finished, no other was started, and no report was written.\n');
     return EXIT_INTERRUPTED;
   }
+  await evidence?.record(testRun);
   await emit(render(testRun, options.format ?? 'text', ctx, sinked), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
 }
