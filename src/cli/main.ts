@@ -132,6 +132,13 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--agent <name>', 'only this agent of the record (repeatable)', collect)
     .action(action('rollback'));
 
+  withApplyRun(withConnection(program.command('promote').description('give an environment exactly what its source runs, once the gates pass, through plan and apply')))
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .requiredOption('--to <env>', 'the environment to promote to')
+    .option('--from <env>', 'the environment to promote from (default: the target\'s promote_from)')
+    .option('--dry-run', 'print the gate table and the plan; apply nothing')
+    .action(action('promote'));
+
   withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, newest first')))
     .option('--agent <name>', 'only records that hold this agent')
     .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
@@ -309,6 +316,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   export: () => import('./commands/export.js'),
   rollback: () => import('./commands/rollback.js'),
   history: () => import('./commands/history.js'),
+  promote: () => import('./commands/promote.js'),
   init: () => import('./commands/init.js'),
   templates: () => import('./commands/templates.js'),
   fmt: () => import('./commands/fmt.js'),
