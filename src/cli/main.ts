@@ -139,6 +139,14 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--dry-run', 'print the gate table and the plan; apply nothing')
     .action(action('promote'));
 
+  withConnection(program.command('diff').description('compare two environments\' live agents now, field by field'))
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .requiredOption('--env <name>', 'an environment to compare (give two)', collect)
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--state <url|path>', STATE_OPTION)
+    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .action(action('diff'));
+
   withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, newest first')))
     .option('--agent <name>', 'only records that hold this agent')
     .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
@@ -317,6 +325,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   rollback: () => import('./commands/rollback.js'),
   history: () => import('./commands/history.js'),
   promote: () => import('./commands/promote.js'),
+  diff: () => import('./commands/diff.js'),
   init: () => import('./commands/init.js'),
   templates: () => import('./commands/templates.js'),
   fmt: () => import('./commands/fmt.js'),

@@ -68,7 +68,7 @@ export function gateRefusal(results: readonly GateResult[], source: string, targ
   const failed = results.filter((result) => !result.passed);
   const first = failed[0];
   if (!first) return undefined;
-  const more = failed.length > 1 ? ` (and ${failed.length - 1} more gate${failed.length === 2 ? '' : 's'}: ${failed.slice(1).map((result) => result.gate).join(', ')})` : '';
+  const more = failed.length > 1 ? `; also failing: ${failed.slice(1).map((result) => result.gate).join(', ')}` : '';
   return new VoxformError('promote_gate_failed', `Refusing to promote ${source} to ${target}: ${first.gate}: ${controlsAsQuestionMarks(first.evidence)}${more}.`, {
     hint: 'The gates are set in the manifest under environments.' + target + '.gates (docs/promotion.md); the table above shows each with its evidence.',
   });

@@ -114,7 +114,7 @@ describe('the gates', () => {
       ].join('\n'),
     );
     expect(gateRefusal(results, 'staging', 'production')?.message).toBe(
-      'Refusing to promote staging to production: tests: no `voxform test --against live` run against staging since commit 4a530e8 was deployed (and 1 more gate: soak).',
+      'Refusing to promote staging to production: tests: no `voxform test --against live` run against staging since commit 4a530e8 was deployed; also failing: soak.',
     );
     expect(gateRefusal([], 'staging', 'production')).toBeUndefined();
   });
