@@ -47,6 +47,9 @@ agents:
     config:
       prompt: ${PLANT_QUOTED}
       first_message: ${PLANT_QUOTED}
+environments:
+  staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
+  production: { promote_from: staging, gates: { tests: pass } }
 `;
 
 const TESTS = `agent: front-desk
@@ -81,7 +84,11 @@ const CASES: Record<string, Case> = {
   'test|junit': { args: ['test', '--skip-judge', '--format', 'junit'], reaches: true },
   'test|markdown': { args: ['test', '--skip-judge', '--format', 'markdown', '--against', 'both'], reaches: true },
   'apply|text': { args: ['apply', '--auto-approve'], reaches: true },
-  'history|text': { args: ['history'] },
+  'history|text': { args: ['history'], reaches: true },
+  'promote|text': { args: ['promote', '--to', 'production', '--dry-run'] },
+  'diff|text': { args: ['diff', '--env', 'staging', '--env', 'production'], reaches: true },
+  'diff|json': { args: ['diff', '--env', 'staging', '--env', 'production', '--format', 'json'], reaches: true },
+  'diff|markdown': { args: ['diff', '--env', 'staging', '--env', 'production', '--format', 'markdown'], reaches: true },
   'history|json': { args: ['history', '--format', 'json'] },
   'rollback|text': { args: ['rollback', 'previous', '--auto-approve'] },
   'export|text': { args: ['export', '--agent', FRONT_DESK, '--out', 'exported', '--force'] },
