@@ -55,8 +55,8 @@ function sourceLine(record: HistoryRecord): string {
   if (source.branch) parts.push(`on ${source.branch}`);
   if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
   if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
-  if (source.promotedFrom) parts.push(`promoted from ${source.promotedFrom.workspace} record ${source.promotedFrom.record}`);
-  return parts.length > 0 ? controlsAsQuestionMarks(parts.join(' ')) : 'no commit known';
+  const line = parts.length > 0 ? parts.join(' ') : 'no commit known';
+  return controlsAsQuestionMarks(source.promotedFrom ? `${line}; promoted from ${source.promotedFrom.workspace} record ${source.promotedFrom.record}` : line);
 }
 
 function summaryLine(record: HistoryRecord): string {
