@@ -147,7 +147,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
     .action(action('diff'));
 
-  withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, newest first')))
+  withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, then its test runs against the live agents, newest first')))
     .option('--agent <name>', 'only records that hold this agent')
     .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
