@@ -4,57 +4,13 @@
  * exist, a cycle). The shape (a gate's type, a metric's name, a duration's form) is the schema's,
  * checked with the rest of the manifest; what does not fit it is left out here, already reported.
  */
-import type { SourceLocation } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { CombinedManifest, Setting } from './fragments.js';
 import { spanAt } from './positions.js';
 import { locationOf, type Span } from './source.js';
-
-/** The metrics `no_regression` may name: each is worse when higher (the report's comparison, docs/report.md). */
-export const GATE_METRICS = ['error_rate', 'transfer_rate', 'tool_failure_rate', 'mean_duration_seconds', 'mean_credits_per_call'] as const;
-export type GateMetric = (typeof GATE_METRICS)[number];
-
-/** The gates of one environment, as the manifest sets them; an absent gate is not checked. */
-export interface Gates {
-  /** `tests: pass`. */
-  tests?: boolean | undefined;
-  minCalls?: number | undefined;
-  noRegression?: GateMetric[] | undefined;
-  /** `soak`, as written (`2h`) and in seconds. */
-  soak?: { text: string; seconds: number } | undefined;
-}
-
-/** Where a promotion setting is written, for messages that point at the manifest. */
-export type PromotionPlace = 'promote_from' | 'gates' | 'tests' | 'min_calls' | 'no_regression' | 'soak';
-
-export interface EnvironmentPromotion {
-  environment: string;
-  /** `promote_from`: the environment whose configuration this one is given. */
-  from: string | undefined;
-  gates: Gates;
-  /** Where each setting that is set is written. */
-  locations: Partial<Record<PromotionPlace, SourceLocation>>;
-}
-
-const UNIT_SECONDS: Record<string, number> = { m: 60, h: 3600, d: 86400 };
-
-/** Seconds of a duration as the schema allows it (`30m`, `2h`, `1d`); undefined for any other text. */
-export function parseDuration(text: string): number | undefined {
-  const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
-  return match ? Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number) : undefined;
-}
-
-/** A number of seconds as people read it: `35 min`, `2h`, `1d 3h`. */
-export function formatDuration(seconds: number): string {
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 === 0 ? `${hours}h` : `${hours}h ${minutes % 60} min`;
-  const days = Math.floor(hours / 24);
-  return hours % 24 === 0 ? `${days}d` : `${days}d ${hours % 24}h`;
-}
+import { GATE_METRICS, parseDuration, type EnvironmentPromotion, type GateMetric, type Gates, type PromotionPlace } from './promotion-settings.js';
 
 function gatesOf(setting: Setting | undefined, locations: EnvironmentPromotion['locations']): Gates {
   const value = setting?.value;

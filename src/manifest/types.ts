@@ -5,7 +5,7 @@
  */
 import type { DiagnosticCode } from '../error-codes.js';
 import type { SourceLocation } from '../errors.js';
-import type { EnvironmentPromotion } from './promotion.js';
+import type { EnvironmentPromotion } from './promotion-settings.js';
 
 /** A problem found in the manifests. Collected, not thrown, so one run reports every mistake. */
 export interface Diagnostic {

@@ -5,7 +5,7 @@
  * is given, so a soak is checked against any clock.
  */
 import { VoxformError } from '../errors.js';
-import { formatDuration, type GateMetric, type Gates } from '../manifest/promotion.js';
+import { formatDuration, type GateMetric, type Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
 import { MIN_CALLS } from '../report/statistics.js';
 import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';

@@ -4,7 +4,7 @@
  * changed. Pure: the pull request's plan comment shows each at its top, pointing at the head's manifest.
  */
 import type { SourceLocation } from '../errors.js';
-import type { EnvironmentPromotion, PromotionPlace } from '../manifest/promotion.js';
+import type { EnvironmentPromotion, PromotionPlace } from '../manifest/promotion-settings.js';
 
 export interface GateRelaxation {
   kind: 'gate';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../src/manifest/promotion.js';
+import { formatDuration, parseDuration } from '../../src/manifest/promotion-settings.js';
 import { loadTree, summarize } from './helpers.js';
 
 const manifest = (environments: string) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadTree } from '../manifest/helpers.js';
 import { gateRelaxations } from '../../src/promote/relaxations.js';
-import type { EnvironmentPromotion } from '../../src/manifest/promotion.js';
+import type { EnvironmentPromotion } from '../../src/manifest/promotion-settings.js';
 
 async function promotions(production: string): Promise<Map<string, EnvironmentPromotion>> {
   const text = ['version: 1', 'agents:', '  desk: { id: ag_1 }', 'environments:', '  staging: {}', '  canary: {}', '  production:', production, ''].join('\n');
