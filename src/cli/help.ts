@@ -98,6 +98,16 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     exitCodes: ['0  the recorded configuration is applied', '1  an error (unknown or ambiguous REF, a variable missing), a failed change', APPLY_INTERRUPTED],
     examples: ['voxform rollback previous', 'voxform rollback 3f9a2c1 --agent front-desk', 'voxform rollback previous --local --auto-approve'],
   },
+  promote: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_CI_JOB_URL'],
+    exitCodes: ['0  the source\'s configuration is applied (with --dry-run: every gate passes)', '1  a gate refuses, the checkout is not the source\'s commit, an error, a failed change', APPLY_INTERRUPTED],
+    examples: ['voxform promote --to production --dry-run', 'voxform promote --to production', 'voxform promote --to production --from staging --auto-approve'],
+  },
+  diff: {
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],
+    exitCodes: [...OK_OR_ERROR, INTERRUPTED],
+    examples: ['voxform diff --env staging --env production', 'voxform diff --env staging --env production --format json'],
+  },
   history: {
     environment: ['VOXFORM_REGION', 'VOXFORM_BASE_URL', ...MANIFEST_ENV, ...STATE_ENV],
     exitCodes: OK_OR_ERROR,

@@ -134,7 +134,22 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--agent <name>', 'only this agent of the record (repeatable)', collect)
     .action(action('rollback'));
 
-  withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, newest first')))
+  withApplyRun(withConnection(program.command('promote').description('give an environment exactly what its source runs, once the gates pass, through plan and apply')))
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .requiredOption('--to <env>', 'the environment to promote to')
+    .option('--from <env>', 'the environment to promote from (default: the target\'s promote_from)')
+    .option('--dry-run', 'print the gate table and the plan; apply nothing')
+    .action(action('promote'));
+
+  withConnection(program.command('diff').description('compare two environments\' live agents now, field by field'))
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .requiredOption('--env <name>', 'an environment to compare (give two)', collect)
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--state <url|path>', STATE_OPTION)
+    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .action(action('diff'));
+
+  withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, then its test runs against the live agents, newest first')))
     .option('--agent <name>', 'only records that hold this agent')
     .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
@@ -348,6 +363,8 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   rollback: () => import('./commands/rollback.js'),
   history: () => import('./commands/history.js'),
   drift: () => import('./commands/drift.js'),
+  promote: () => import('./commands/promote.js'),
+  diff: () => import('./commands/diff.js'),
   init: () => import('./commands/init.js'),
   templates: () => import('./commands/templates.js'),
   fmt: () => import('./commands/fmt.js'),

@@ -49,6 +49,9 @@ function sourceProblem(source: unknown): Problem {
   if (!optional(source.uncommitted, (v) => typeof v === 'boolean')) return 'source.uncommitted: not true or false';
   if (!optional(source.rollbackOf, (v) => typeof v === 'string' && HISTORY_RECORD_ID.test(v))) return 'source.rollbackOf: not a record id';
   if (!optional(source.healOf, (v) => Array.isArray(v) && v.every((id) => typeof id === 'string' && HISTORY_RECORD_ID.test(id)))) return 'source.healOf: not a list of record ids';
+  if (!optional(source.promotedFrom, (v) => isPlainObject(v) && isText(v.workspace) && typeof v.record === 'string' && HISTORY_RECORD_ID.test(v.record))) {
+    return 'source.promotedFrom: not a workspace and a record id';
+  }
   return undefined;
 }
 
@@ -96,4 +99,48 @@ function headerProblem(record: JsonObject): Problem {
 export function historyRecordProblem(value: unknown): Problem {
   if (!isPlainObject(value)) return 'not a JSON object';
   return headerProblem(value) ?? sourceProblem(value.source) ?? summaryProblem(value.summary) ?? agentsProblem(value.agents);
+}
+
+const TEST_STATUSES = new Set(['passed', 'failed', 'skipped', 'error']);
+const TEST_COUNTS = ['passed', 'failed', 'skipped', 'errors'] as const;
+
+function testOutcomeProblem(test: unknown): Problem {
+  if (!isPlainObject(test)) return 'not an object';
+  if (typeof test.file !== 'string' || typeof test.name !== 'string') return 'file, name: not text';
+  if (typeof test.agent !== 'string' || !isLocalName(test.agent)) return 'agent: not an agent name';
+  if (typeof test.status !== 'string' || !TEST_STATUSES.has(test.status)) return 'status: not passed, failed, skipped or error';
+  if (!isCount(test.passes) || !isCount(test.runs)) return 'passes, runs: not counts';
+  if (typeof test.passRate !== 'number' || !(test.passRate >= 0 && test.passRate <= 1)) return 'passRate: not a fraction';
+  return undefined;
+}
+
+function testedAgentsProblem(agents: unknown): Problem {
+  if (!isPlainObject(agents)) return 'agents: not an object';
+  for (const [name, agent] of Object.entries(agents)) {
+    if (!isLocalName(name)) return `agents: ${JSON.stringify(name)} is not an agent name`;
+    if (!isPlainObject(agent) || !isText(agent.id)) return `agents.${name}.id: not an agent id`;
+    if (typeof agent.configHash !== 'string' || !CONFIG_HASH.test(agent.configHash)) return `agents.${name}.configHash: not a sha256: hash`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a value read as a test run's record (TestRunRecord), as `field: problem`; undefined when it fits. */
+export function testRunProblem(value: unknown): Problem {
+  if (!isPlainObject(value)) return 'not a JSON object';
+  if (typeof value.id !== 'string' || !HISTORY_RECORD_ID.test(value.id)) return 'id: not a record id';
+  if (!isText(value.workspace)) return 'workspace: not a workspace';
+  if (!isTime(value.at)) return 'at: not a time (ISO 8601, UTC)';
+  if (typeof value.by !== 'string' || typeof value.command !== 'string') return 'by, command: not text';
+  const source = sourceProblem(value.source);
+  if (source) return source;
+  if (!isPlainObject(value.summary)) return 'summary: not an object';
+  const summary = value.summary;
+  const wrong = TEST_COUNTS.find((key) => !isCount(summary[key]));
+  if (wrong !== undefined) return `summary.${wrong}: not a count`;
+  if (!Array.isArray(value.tests)) return 'tests: not a list';
+  for (const [index, test] of value.tests.entries()) {
+    const problem = testOutcomeProblem(test);
+    if (problem) return `tests[${index}]: ${problem}`;
+  }
+  return testedAgentsProblem(value.agents);
 }

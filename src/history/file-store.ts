@@ -10,8 +10,11 @@ import { VoxformError } from '../errors.js';
 import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_HISTORY_RECORD_BYTES, MAX_HISTORY_RECORD_JSON_VALUES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { HISTORY_RECORD_ID, historyRecordProblem } from './check-record.js';
-import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord } from './types.js';
+import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
+import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord, type TestRunRecord } from './types.js';
+
+/** The folder of test runs' evidence, inside the history folder. */
+export const TEST_RUNS_FOLDER = 'test-runs';
 
 const HISTORY_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
@@ -52,6 +55,25 @@ export class FileHistoryStore implements HistoryStore {
     return found;
   }
 
+  async appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
+    const stored: TestRunRecord = { id: newHistoryId(new Date(run.at)), ...run };
+    const directory = path.join(this.directory, TEST_RUNS_FOLDER);
+    await mkdir(directory, { recursive: true });
+    await writeFileAtomic(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
+    return stored;
+  }
+
+  async listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
+    const directory = path.join(this.directory, TEST_RUNS_FOLDER);
+    const found: TestRunRecord[] = [];
+    for (const id of (await this.recordIds(directory)).reverse()) {
+      if (query.limit !== undefined && found.length >= query.limit) break;
+      const run = await this.readChecked<TestRunRecord>(directory, id, testRunProblem, query.onSkipped);
+      if (run && run.workspace === query.workspace) found.push(run);
+    }
+    return found;
+  }
+
   /** Every record of every workspace, oldest first (`voxform state migrate`); files that hold none are skipped. */
   async all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
     const records: HistoryRecord[] = [];
@@ -63,13 +85,13 @@ export class FileHistoryStore implements HistoryStore {
   }
 
   /** Every record id in the folder, oldest first. */
-  private async recordIds(): Promise<string[]> {
+  private async recordIds(directory = this.directory): Promise<string[]> {
     let names: string[];
     try {
-      names = await readdir(this.directory);
+      names = await readdir(directory);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw unreadableFolder(this.directory, error as NodeJS.ErrnoException);
+      throw unreadableFolder(directory, error as NodeJS.ErrnoException);
     }
     const ids = names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length));
     return ids.filter((id) => HISTORY_RECORD_ID.test(id)).sort();
@@ -79,8 +101,12 @@ export class FileHistoryStore implements HistoryStore {
    * The record of a file, or undefined (reported to `onSkipped`) when it holds none. Read under the
    * guards of kept files: a record may be a link to `/dev/urandom`, a FIFO or a file outside its folder.
    */
-  private async read(id: string, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<HistoryRecord | undefined> {
-    const file = path.join(this.directory, `${id}.json`);
+  private read(id: string, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<HistoryRecord | undefined> {
+    return this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, onSkipped);
+  }
+
+  private async readChecked<T extends { id: string }>(directory: string, id: string, problemOf: (value: unknown) => string | undefined, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<T | undefined> {
+    const file = path.join(directory, `${id}.json`);
     let problem: string | undefined;
     try {
       const read = await readKeptJson(file, HISTORY_JSON_LIMITS);
@@ -88,8 +114,8 @@ export class FileHistoryStore implements HistoryStore {
       if (!read.ok) {
         problem = read.reason === 'not_json' ? 'not JSON' : `it ${read.problem}`;
       } else {
-        problem = historyRecordProblem(read.value) ?? ((read.value as HistoryRecord).id === id ? undefined : 'id: not the id its file is named by');
-        if (problem === undefined) return read.value as HistoryRecord;
+        problem = problemOf(read.value) ?? ((read.value as T).id === id ? undefined : 'id: not the id its file is named by');
+        if (problem === undefined) return read.value as T;
       }
     } catch (error) {
       problem = `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;

@@ -5,7 +5,7 @@
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
-import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type HistoryRecord } from './types.js';
+import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type HistoryRecord, type TestRunRecord } from './types.js';
 
 /** Version of the JSON history format. */
 export const HISTORY_JSON_FORMAT_VERSION = '1';
@@ -56,7 +56,8 @@ function sourceLine(record: HistoryRecord): string {
   if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
   if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
   if (source.healOf) parts.push(`heal of drift: back to ${source.healOf.join(', ')}`);
-  return parts.length > 0 ? controlsAsQuestionMarks(parts.join(' ')) : 'no commit known';
+  const line = parts.length > 0 ? parts.join(' ') : 'no commit known';
+  return controlsAsQuestionMarks(source.promotedFrom ? `${line}; promoted from ${source.promotedFrom.workspace} record ${source.promotedFrom.record}` : line);
 }
 
 function summaryLine(record: HistoryRecord): string {
@@ -64,10 +65,38 @@ function summaryLine(record: HistoryRecord): string {
   return `plan ${s.create} to create, ${s.update} to update, ${s.unchanged} unchanged; ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped`;
 }
 
-/** Entries (newest first, see `historyEntries`) as text; `agent`: the `--agent` they were chosen by. */
-export function renderHistoryText(entries: readonly HistoryEntry[], workspace: string, agent?: string): string {
-  if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${controlsAsQuestionMarks(agent)}".\n`;
-  if (entries.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n`;
+/** The test runs `voxform history` shows (newest first): those that talked to `agent` when given, at most `limit`. */
+export function testRunEntries(runs: readonly TestRunRecord[], options: { agent?: string | undefined; limit?: number | undefined } = {}): TestRunRecord[] {
+  const held = options.agent === undefined ? runs : runs.filter((run) => Object.hasOwn(run.agents, options.agent as string));
+  return held.slice(0, options.limit ?? Number.POSITIVE_INFINITY);
+}
+
+/** A test run's tallies: `4 passed, 1 failed` and the skipped and errored when there are any. */
+export function testRunTally(run: Pick<TestRunRecord, 'summary'>): string {
+  const { passed, failed, skipped, errors } = run.summary;
+  return [`${passed} passed`, `${failed} failed`, ...(skipped > 0 ? [`${skipped} skipped`] : []), ...(errors > 0 ? [`${errors} errors`] : [])].join(', ');
+}
+
+function testRunsText(runs: readonly TestRunRecord[]): string[] {
+  if (runs.length === 0) return [];
+  const lines = ['Test runs against the live agents, newest first:', ''];
+  for (const run of runs) {
+    lines.push(controlsAsQuestionMarks(`${run.id}  ${run.at}  ${testRunTally(run)}`));
+    lines.push(`  by ${controlsAsQuestionMarks(run.by)}, ${run.source.commit ? `tests of commit ${shortCommit(run.source.commit, run.source.uncommitted)}` : 'no commit known'}`);
+    const agents = Object.keys(run.agents).sort().map((name) => `${name} ${(run.agents[name]?.configHash ?? '').slice('sha256:'.length, 'sha256:'.length + 12)}`);
+    lines.push(`  agents: ${controlsAsQuestionMarks(agents.join(', '))}`);
+    const failing = run.tests.filter((test) => test.status === 'failed' || test.status === 'error');
+    for (const test of failing) lines.push(`  ${test.status}: ${controlsAsQuestionMarks(`${test.file} › ${test.name}`)} (${test.passes}/${test.runs} passed)`);
+    lines.push('');
+  }
+  return lines;
+}
+
+/** Entries (newest first, see `historyEntries`) as text, then the test runs; `agent`: the `--agent` they were chosen by. */
+export function renderHistoryText(entries: readonly HistoryEntry[], workspace: string, agent?: string, testRuns: readonly TestRunRecord[] = []): string {
+  const runs = testRunsText(testRuns).join('\n');
+  if (entries.length === 0 && agent !== undefined) return `No record of ${workspace} holds agent "${controlsAsQuestionMarks(agent)}".\n${runs}`;
+  if (entries.length === 0) return `No history for ${workspace} yet: every \`voxform apply\` adds a record.\n${runs}`;
   const lines = [`History of ${workspace}, newest first:`, ''];
   for (const { record, agentsChanged: changed } of entries) {
     lines.push(controlsAsQuestionMarks(`${record.id}  ${record.at}  ${record.outcome}`));
@@ -77,7 +106,7 @@ export function renderHistoryText(entries: readonly HistoryEntry[], workspace: s
     lines.push(`  agents changed: ${changed.length > 0 ? controlsAsQuestionMarks(changed.join(', ')) : 'none'}`);
     lines.push('');
   }
-  return `${lines.join('\n')}`;
+  return `${lines.join('\n')}${runs === '' ? '' : `\n${runs}`}`;
 }
 
 function agentJson(version: AgentVersion): Record<string, unknown> {
@@ -110,6 +139,7 @@ function recordJson(record: HistoryRecord, changed: string[]): Record<string, un
       uncommitted: source.uncommitted ?? null,
       rollback_of: source.rollbackOf ?? null,
       heal_of: source.healOf ?? null,
+      promoted_from: source.promotedFrom ? { workspace: source.promotedFrom.workspace, record: source.promotedFrom.record } : null,
     },
     summary: record.summary,
     agents_changed: changed,
@@ -117,12 +147,27 @@ function recordJson(record: HistoryRecord, changed: string[]): Record<string, un
   };
 }
 
-/** Entries (newest first, see `historyEntries`) as the JSON document of schemas/history.schema.json. */
-export function renderHistoryJson(entries: readonly HistoryEntry[], workspace: string): string {
+function testRunJson(run: TestRunRecord): Record<string, unknown> {
+  return {
+    id: run.id,
+    at: run.at,
+    by: run.by,
+    command: run.command,
+    commit: run.source.commit ?? null,
+    uncommitted: run.source.uncommitted ?? null,
+    summary: run.summary,
+    agents: Object.fromEntries(Object.keys(run.agents).sort().map((name) => [name, { id: run.agents[name]?.id, config_hash: run.agents[name]?.configHash }])),
+    tests: run.tests.map((test) => ({ file: test.file, agent: test.agent, name: test.name, status: test.status, passes: test.passes, runs: test.runs, pass_rate: test.passRate })),
+  };
+}
+
+/** Entries (newest first, see `historyEntries`) and test runs as the JSON document of schemas/history.schema.json. */
+export function renderHistoryJson(entries: readonly HistoryEntry[], workspace: string, testRuns: readonly TestRunRecord[] = []): string {
   const document = {
     format_version: HISTORY_JSON_FORMAT_VERSION,
     workspace,
     records: entries.map((entry) => recordJson(entry.record, entry.agentsChanged)),
+    test_runs: testRuns.map(testRunJson),
   };
   return `${toJsonText(document, 2)}\n`;
 }

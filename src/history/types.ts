@@ -20,6 +20,16 @@ export interface DeploySource {
   rollbackOf?: string | undefined;
   /** Set on a heal (`voxform drift --heal`): the ids of the records whose configurations were put back. */
   healOf?: string[] | undefined;
+  /** Set on a promotion (`voxform promote`): the environment's workspace and the record whose configuration it was given. */
+  promotedFrom?: PromotionSource | undefined;
+}
+
+/** The source record of a promotion, in another workspace of the same ledger. */
+export interface PromotionSource {
+  /** The source's workspace (`staging@local`). */
+  workspace: string;
+  /** The id of the source workspace's record whose configuration was promoted. */
+  record: string;
 }
 
 /** One agent as an apply left it. */
@@ -92,12 +102,52 @@ export interface HistoryQuery {
   onSkipped?: ((skipped: SkippedRecord) => void) | undefined;
 }
 
+/** How one conversation test ended against the live agents. */
+export interface TestOutcome {
+  /** The test file, as reports show it (relative, with `/`). */
+  file: string;
+  /** The agent's local name. */
+  agent: string;
+  name: string;
+  /** `passed`, `failed`, `skipped` or `error` (src/conversations/types.ts `CheckStatus`). */
+  status: string;
+  passes: number;
+  runs: number;
+  /** The pass rate the test asks for (`pass_rate`). */
+  passRate: number;
+}
+
+/**
+ * The evidence of one `voxform test` run against a workspace's live agents: which configurations it
+ * talked to (each agent's configuration hash, as an apply records it) and how every test ended.
+ * Never a transcript, a reply or a secret: the names of tests and files, counts and hashes.
+ */
+export interface TestRunRecord {
+  /** Unique and sortable by time, as a history record's. */
+  id: string;
+  workspace: string;
+  /** ISO 8601: when the run ended. */
+  at: string;
+  by: string;
+  command: string;
+  /** The checkout the tests were read from. */
+  source: DeploySource;
+  /** Each agent the run talked to, by local name: its id and its live configuration's hash. */
+  agents: Record<string, { id: string; configHash: string }>;
+  summary: { passed: number; failed: number; skipped: number; errors: number };
+  tests: TestOutcome[];
+}
+
 /** Where history records are kept: implemented by each state backend. */
 export interface HistoryStore {
   /** Appends a record; its id is assigned here. Resolves once the record is stored. */
   append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord>;
   /** Records of a workspace, newest first (with `agent`, those holding it); one that does not check is skipped. */
   list(query: HistoryQuery): Promise<HistoryRecord[]>;
+  /** Appends the evidence of a test run against live agents; its id is assigned here. */
+  appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord>;
+  /** Test runs of a workspace, newest first; one that does not check is skipped. */
+  listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]>;
 }
 
 /** The agent a record holds under a local name: own names only, as `toString` is a legal agent name. */

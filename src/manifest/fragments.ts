@@ -41,8 +41,11 @@ export interface Layer {
   credentials: unknown[];
 }
 
+/** An environment's promotion settings as written (`promote_from`, `gates`): read by promotion.ts. */
+export type PromotionSettingName = 'promote_from' | 'gates';
+
 export interface CombinedManifest extends Layer {
-  environments: Map<string, { layer: Layer; keySpan: Span }>;
+  environments: Map<string, { layer: Layer; keySpan: Span; promotion: Partial<Record<PromotionSettingName, Setting>> }>;
   /** The first `environments:` key, where "unknown environment" points. */
   environmentsSpan: Span | undefined;
   /** The first document: where problems of the manifest as a whole point. */
@@ -80,10 +83,11 @@ export function combineFragments(fragments: readonly Fragment[], fallback: Span,
       if (!isPlainObject(overlay)) continue; // reported by the shape check
       let entry = combined.environments.get(name);
       if (!entry) {
-        entry = { layer: emptyLayer(spanAt(fragment.value, ['environments', name]) ?? keySpan), keySpan };
+        entry = { layer: emptyLayer(spanAt(fragment.value, ['environments', name]) ?? keySpan), keySpan, promotion: {} };
         combined.environments.set(name, entry);
       }
       addLayer(entry.layer, overlay, ['environments', name], diagnostics);
+      addPromotionSettings(entry.promotion, overlay, name, diagnostics);
     }
   }
   return combined;
@@ -143,6 +147,20 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
       if (entry) targetEntries.set(layer.credentials.length, entry);
       layer.credentials.push(credential);
     });
+  }
+}
+
+/** An environment's `promote_from` and `gates`, each set once across every file that defines the environment. */
+function addPromotionSettings(settings: Partial<Record<PromotionSettingName, Setting>>, overlay: Record<string, unknown>, environment: string, diagnostics: DiagnosticList): void {
+  for (const name of ['promote_from', 'gates'] as const) {
+    if (!Object.hasOwn(overlay, name) || overlay[name] === null) continue;
+    const keySpan = spanAt(overlay, [name], 'key') as Span;
+    const earlier = settings[name];
+    if (earlier) {
+      diagnostics.error('duplicate_setting', `${name} in environment "${environment}" is set twice: here and at ${formatLocation(earlier.keySpan)}; keep one`, keySpan);
+      continue;
+    }
+    settings[name] = { value: overlay[name], keySpan, valueSpan: spanAt(overlay, [name]) };
   }
 }
 

@@ -18,6 +18,7 @@ import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from './env-policy.js';
 import { checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
+import { resolvePromotions } from './promotion.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
 import type { InterpolationContext } from './interpolate.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
@@ -65,6 +66,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   checkEnvironmentOverlays(combined, diagnostics);
   checkOverlayReferences(combined, diagnostics);
   checkOverlayTargets(combined, diagnostics);
+  const promotions = resolvePromotions(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, diagnostics);
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
@@ -111,6 +113,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     credentials: new Map(drafts.credentials.map((draft) => [draft.provider, desiredCredential(draft)])),
     secrets: secretList,
     environmentVariables: [...environmentVariables].sort(),
+    promotions,
   };
   return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 }

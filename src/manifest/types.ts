@@ -5,6 +5,7 @@
  */
 import type { DiagnosticCode } from '../error-codes.js';
 import type { SourceLocation } from '../errors.js';
+import type { EnvironmentPromotion } from './promotion-settings.js';
 
 /** A problem found in the manifests. Collected, not thrown, so one run reports every mistake. */
 export interface Diagnostic {
@@ -133,6 +134,8 @@ export interface DesiredState {
   secrets: string[];
   /** Names of the environment variables the manifests read through `${env:…}` (never their values), sorted. */
   environmentVariables: string[];
+  /** Every environment's promotion settings (`promote_from`, `gates`), by name; absent when not made by the loader. */
+  promotions?: Map<string, EnvironmentPromotion> | undefined;
 }
 
 export interface LoadOptions {

@@ -178,6 +178,7 @@ function deployMarker(deploy: DeployInfo, diffLink: DiffLink): DeployMarker {
     pull_request: deploy.pullRequest ?? null,
     ci_job_url: deploy.ciJobUrl ?? null,
     uncommitted: deploy.uncommitted ?? null,
+    promoted_from: deploy.promotedFrom ? { workspace: deploy.promotedFrom.workspace, record: deploy.promotedFrom.record } : null,
     changed_fields: deploy.changedFields,
     diff_url: diffLink(deploy),
   };

@@ -57,6 +57,8 @@ export function versionLabel(version: VersionReport): string {
   if (deploy.pull_request !== null) parts.push(`PR #${deploy.pull_request}`);
   if (deploy.commit) parts.push(shortCommit(deploy.commit, deploy.uncommitted));
   if (parts.length === 0) parts.push(deploy.record_id);
+  // The source environment's name: the part of its workspace (`staging@SERVICE`) before the service.
+  if (deploy.promoted_from) parts.push(`promoted from ${deploy.promoted_from.workspace.split('@')[0]}`);
   return parts.join(' · ');
 }
 

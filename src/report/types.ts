@@ -48,6 +48,8 @@ export interface DeployMarker {
   ci_job_url: string | null;
   /** The work tree held changes `commit` does not when this was deployed; null when unknown. */
   uncommitted: boolean | null;
+  /** On a promotion: the source environment's workspace and the record promoted; null otherwise (always written by buildCallReport). */
+  promoted_from?: { workspace: string; record: string } | null;
   /** Top-level config fields this deploy changed for the agent (names only). */
   changed_fields: string[];
   /** Where to see the change: the commit, or the diff against the version before, on the CI's server; null when unknown. */

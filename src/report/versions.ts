@@ -30,6 +30,8 @@ export interface DeployInfo {
   ciJobUrl?: string | undefined;
   /** The work tree held changes `commit` does not when it was deployed (see DeploySource). */
   uncommitted?: boolean | undefined;
+  /** On a promotion: the source's workspace and record (see DeploySource). */
+  promotedFrom?: { workspace: string; record: string } | undefined;
   /** The local name the manifests give the agent. */
   agentName: string;
   /** Top-level config fields that differ from the version deployed before (names only, never values). */
@@ -66,6 +68,7 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
           pullRequest: record.source.pullRequest,
           ciJobUrl: record.source.ciJobUrl,
           uncommitted: record.source.uncommitted,
+          promotedFrom: record.source.promotedFrom,
           agentName,
           changedFields: previous ? changedTopLevelFields(previous.config, isPlainObject(agent.config) ? agent.config : {}) : [],
           previousCommit: previous?.deployed?.commit,

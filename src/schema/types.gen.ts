@@ -1088,6 +1088,37 @@ export interface EnvironmentSpec {
    * Credentials merged by provider: an entry replaces the one of the same provider, or is added.
    */
   credentials?: CredentialSpec[] | Empty;
+  /**
+   * Letters, digits, '-', '_' and '.', starting with a letter or digit.
+   */
+  promote_from?: string;
+  gates?: PromotionGates;
+}
+/**
+ * What the source environment's evidence must show before `voxform promote` makes this environment run its configuration; every gate is optional (docs/promotion.md).
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "PromotionGates".
+ */
+export interface PromotionGates {
+  /**
+   * The last `voxform test --against live` run against the source environment, with the configuration it runs now, passed.
+   */
+  tests?: 'pass';
+  /**
+   * At least this many calls ran with the source's configuration.
+   */
+  min_calls?: number;
+  /**
+   * Metrics that must not be higher with the source's configuration than with the one before it: a 95% interval of the difference above zero refuses.
+   */
+  no_regression?: (
+    'error_rate' | 'transfer_rate' | 'tool_failure_rate' | 'mean_duration_seconds' | 'mean_credits_per_call'
+  )[];
+  /**
+   * How long the source's configuration has been deployed: a whole number and m (minutes), h (hours) or d (days), such as 2h.
+   */
+  soak?: string;
 }
 /**
  * HTTP headers sent with a webhook or tool call; they usually carry tokens.

@@ -84,6 +84,6 @@ describe('command help', () => {
 
   it('advertises --parallelism only where it is used', () => {
     const withParallelism = commands.filter(({ command }) => command.options.some((option) => option.long === '--parallelism')).map((c) => c.name);
-    expect(withParallelism.sort()).toEqual(['apply', 'drift', 'plan', 'rollback', 'test']);
+    expect(withParallelism.sort()).toEqual(['apply', 'diff', 'drift', 'plan', 'promote', 'rollback', 'test']);
   });
 });

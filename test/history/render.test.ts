@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentsChanged, historyEntries, renderHistoryJson, renderHistoryText } from '../../src/history/render.js';
-import { recordedAgent, type HistoryRecord } from '../../src/history/types.js';
+import { agentsChanged, historyEntries, renderHistoryJson, renderHistoryText, testRunEntries } from '../../src/history/render.js';
+import { recordedAgent, type HistoryRecord, type TestRunRecord } from '../../src/history/types.js';
 
 function record(id: string, agents: Record<string, string>, extra: Partial<HistoryRecord> = {}): HistoryRecord {
   return {
@@ -94,8 +94,44 @@ describe('history renderers', () => {
     const document = JSON.parse(renderHistoryJson(historyEntries([newer, older], { limit: 1 }), 'default@local'));
     expect(document.format_version).toBe('1');
     expect(document.records).toHaveLength(1);
-    expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, uncommitted: null, rollback_of: older.id, heal_of: null });
+    expect(document.records[0].source).toEqual({ commit: null, branch: null, pull_request: null, ci_job_url: null, uncommitted: null, rollback_of: older.id, heal_of: null, promoted_from: null });
     expect(document.records[0].agents_changed).toEqual(['desk']);
     expect(document.records[0].agents.desk).toEqual({ id: 'ag-desk', name: null, config: { prompt: 'hi' }, knowledge: null, config_hash: 'h2', masked_paths: [], prompt_length: null, unrecorded_secrets: [] });
+  });
+
+  it('shows a promotion\'s source, and the test runs after the applies, each failing test by name', () => {
+    const promoted = record('20261123T130000000Z-cccccc', { desk: 'h3' }, { source: { commit: 'abcdef0123456789abcdef0123456789abcdef01', promotedFrom: { workspace: 'staging@local', record: older.id } } });
+    const run: TestRunRecord = {
+      id: '20261123T140000000Z-dddddd',
+      workspace: 'default@local',
+      at: '2026-11-23T14:00:00.000Z',
+      by: 'dev@laptop',
+      command: 'voxform test --against live',
+      source: { commit: 'abcdef0123456789abcdef0123456789abcdef01', uncommitted: false },
+      agents: { desk: { id: 'ag-desk', configHash: `sha256:${'c'.repeat(64)}` } },
+      summary: { passed: 1, failed: 1, skipped: 0, errors: 0 },
+      tests: [
+        { file: 'tests/desk.test.yaml', agent: 'desk', name: 'greets', status: 'passed', passes: 2, runs: 2, passRate: 1 },
+        { file: 'tests/desk.test.yaml', agent: 'desk', name: 'books \u001b[31m', status: 'failed', passes: 1, runs: 2, passRate: 1 },
+      ],
+    };
+    const text = renderHistoryText(historyEntries([promoted]), 'default@local', undefined, testRunEntries([run], { agent: 'desk' }));
+    expect(text).toContain(`  by dev@laptop, commit abcdef0; promoted from staging@local record ${older.id}\n`);
+    expect(text).toContain(
+      [
+        'Test runs against the live agents, newest first:',
+        '',
+        '20261123T140000000Z-dddddd  2026-11-23T14:00:00.000Z  1 passed, 1 failed',
+        '  by dev@laptop, tests of commit abcdef0',
+        '  agents: desk cccccccccccc',
+        '  failed: tests/desk.test.yaml › books ?[31m (1/2 passed)',
+        '',
+      ].join('\n'),
+    );
+    expect(testRunEntries([run], { agent: 'booking' })).toEqual([]);
+    const document = JSON.parse(renderHistoryJson(historyEntries([promoted]), 'default@local', [run]));
+    expect(document.records[0].source.promoted_from).toEqual({ workspace: 'staging@local', record: older.id });
+    expect(document.test_runs[0]).toMatchObject({ id: run.id, commit: run.source.commit, summary: run.summary, agents: { desk: { id: 'ag-desk', config_hash: run.agents.desk?.configHash } } });
+    expect(document.test_runs[0].tests[1]).toEqual({ file: 'tests/desk.test.yaml', agent: 'desk', name: 'books \u001b[31m', status: 'failed', passes: 1, runs: 2, pass_rate: 1 });
   });
 });

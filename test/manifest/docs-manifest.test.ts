@@ -52,6 +52,7 @@ const DEFINITIONS = [
   'KnowledgeSpec',
   'CredentialSpec',
   'EnvironmentSpec',
+  'PromotionGates',
   'Defaults',
 ];
 

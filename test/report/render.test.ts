@@ -86,6 +86,14 @@ describe('Markdown', () => {
     deployed.deploy = { ...deployed.deploy, uncommitted: false };
     expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 |');
   });
+
+  it('names the source environment of a promoted version', () => {
+    const data = report('desk');
+    const agent = data.agents[0] as (typeof data.agents)[number];
+    const deployed = agent.versions[1] as (typeof agent.versions)[number];
+    deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), promoted_from: { workspace: 'staging@https://api.example', record: '20260301T000000000Z-aaaaaa' } };
+    expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb · promoted from staging | 2026-03-02 00:00 |');
+  });
 });
 
 describe('HTML', () => {

@@ -47,6 +47,9 @@ agents:
     config:
       prompt: ${PLANT_QUOTED}
       first_message: ${PLANT_QUOTED}
+environments:
+  staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
+  production: { promote_from: staging, gates: { tests: pass } }
 `;
 
 const TESTS = `agent: front-desk
@@ -93,7 +96,11 @@ const CASES: Record<string, Case> = {
   'get|text': { args: ['get', 'agents'], reaches: true },
   'get|json': { args: ['get', 'agents', '--format', 'json'], reaches: true },
   'completion|text': { args: ['completion', 'bash'] },
-  'history|text': { args: ['history'] },
+  'history|text': { args: ['history'], reaches: true },
+  'promote|text': { args: ['promote', '--to', 'production', '--dry-run'] },
+  'diff|text': { args: ['diff', '--env', 'staging', '--env', 'production'], reaches: true },
+  'diff|json': { args: ['diff', '--env', 'staging', '--env', 'production', '--format', 'json'], reaches: true },
+  'diff|markdown': { args: ['diff', '--env', 'staging', '--env', 'production', '--format', 'markdown'], reaches: true },
   'history|json': { args: ['history', '--format', 'json'] },
   'rollback|text': { args: ['rollback', 'previous', '--auto-approve'] },
   'export|text': { args: ['export', '--agent', FRONT_DESK, '--out', 'exported', '--force'] },

@@ -134,6 +134,14 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'test', format: 'replay', args: ['test', 'tests/scan.test.yaml', '--against', 'both', '--mode', 'replay', '--format', 'json', '--out', 'scan-result.json'], codes: [1] },
   { scenario: 'success', command: 'test', format: 'baseline', args: ['test', 'tests/scan.test.yaml', '--mode', 'replay', '--baseline', 'scan-result.json', '--format', 'markdown'], codes: [0] },
   { scenario: 'success', command: 'test capture', format: 'text', args: ['test', 'capture', 'CALL_ID', '--out', 'tests/captured.test.yaml'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'apply', format: 'text', args: ['apply', '--env', 'staging', '--auto-approve'], codes: [0] },
+  { scenario: 'success', command: 'test', format: 'text', args: ['test', 'tests/scan.test.yaml', '--env', 'staging', '--against', 'live'], codes: [1] },
+  { scenario: 'success', command: 'history', format: 'text', args: ['history', '--env', 'staging'], codes: [0] },
+  { scenario: 'success', command: 'history', format: 'json', args: ['history', '--env', 'staging', '--format', 'json'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'promote', format: 'text', args: ['promote', '--to', 'production', '--dry-run'], debug: true, codes: [1] },
+  { scenario: 'success', command: 'diff', format: 'text', args: ['diff', '--env', 'staging', '--env', 'production'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'diff', format: 'json', args: ['diff', '--env', 'staging', '--env', 'production', '--format', 'json'], codes: [0] },
+  { scenario: 'success', command: 'diff', format: 'markdown', args: ['diff', '--env', 'staging', '--env', 'production', '--format', 'markdown'], codes: [0] },
   { scenario: 'success', command: 'keys', format: 'text', args: ['keys', 'create', '--type', 'public'], codes: [0] },
   // RECEIVER is a webhook receiver of the test's; CALL_ID an ended call whose agent_config holds the planted headers.
   { scenario: 'success', command: 'webhook send', format: 'text', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--agent', 'front-desk'], codes: [0] },
@@ -314,7 +322,10 @@ beforeAll(async () => {
   project = await startExampleProject({ seed });
   const manifestFile = path.join(project.dir, 'voxform.yaml');
   const manifest = await readFile(manifestFile, 'utf8');
-  validManifest = manifest.replace(/first_message: Thanks for calling[^\n]*/, 'first_message: "${env:GREETING}"');
+  validManifest = manifest
+    .replace(/first_message: Thanks for calling[^\n]*/, 'first_message: "${env:GREETING}"')
+    // A second environment, promoted from staging: for `promote` and `diff`.
+    .replace('environments:\n', 'environments:\n  production: { promote_from: staging, gates: { tests: pass, soak: 1h } }\n');
   await writeFile(manifestFile, validManifest);
   await mkdir(path.join(project.dir, 'tests'), { recursive: true });
   await writeFile(path.join(project.dir, 'tests', 'scan.test.yaml'), 'agent: front-desk\ntests:\n  - name: greets\n    turns:\n      - expect: [{ contains: never in the greeting }]\n');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HistoryRecord } from '../../src/history/types.js';
+import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
 import type { StateBackend } from '../../src/state/backend.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
@@ -176,7 +176,49 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(skipped).toEqual([`${name}: agents.front.configHash: not a sha256: hash`]);
     expect((await backend.exportHistory()).map((r) => r.id)).toEqual([good.id]);
   });
+
+  it('keeps the evidence of test runs apart from the applies, newest first per workspace, a damaged one skipped and reported', async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const older = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z', 1));
+    const newer = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T13:00:00.000Z', 0));
+    await backend.history.appendTestRun(testRun('other@local', '2026-11-23T14:00:00.000Z', 0));
+    expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((run) => [run.id, run.summary.failed])).toEqual([
+      [newer.id, 0],
+      [older.id, 1],
+    ]);
+    expect(await backend.history.listTestRuns({ workspace: WORKSPACE, limit: 1 })).toEqual([newer]);
+    expect(await backend.history.list({ workspace: WORKSPACE }), 'a test run is no apply').toEqual([]);
+    const damaged = { ...testRun(WORKSPACE, '2026-11-23T15:00:00.000Z', 0), id: '20261123T150000000Z-cccccc', summary: { passed: -1, failed: 0, skipped: 0, errors: 0 } };
+    await plantTestRun(backend, where, damaged);
+    const skipped: string[] = [];
+    const listed = await backend.history.listTestRuns({ workspace: WORKSPACE, onSkipped: (s) => skipped.push(`${path.basename(s.where)}: ${s.problem}`) });
+    expect(listed.map((run) => run.id)).toEqual([newer.id, older.id]);
+    expect(skipped).toEqual([`${kind === 'file' ? `${damaged.id}.json` : `voxform_test_runs row ${damaged.id}`}: summary.passed: not a count`]);
+  });
 });
+
+function testRun(workspace: string, at: string, failed: number): Omit<TestRunRecord, 'id'> {
+  return {
+    workspace,
+    at,
+    by: 'ana@laptop',
+    command: 'voxform test --against live',
+    source: { commit: 'a'.repeat(40), uncommitted: false },
+    agents: { front: { id: 'a1', configHash: `sha256:${'1'.repeat(64)}` } },
+    summary: { passed: 2 - failed, failed, skipped: 0, errors: 0 },
+    tests: [{ file: 'tests/front.test.yaml', agent: 'front', name: 'greets', status: failed > 0 ? 'failed' : 'passed', passes: 1 - failed, runs: 1, passRate: 1 }],
+  };
+}
+
+/** Stores a test run as it is, unchecked: a file of the test-runs folder, or a row. */
+async function plantTestRun(backend: StateBackend, where: string, stored: TestRunRecord): Promise<void> {
+  if (backend.kind === 'file') return writeFile(path.join(path.dirname(where), 'history', 'test-runs', `${stored.id}.json`), JSON.stringify(stored));
+  await asAdmin(
+    (client) => client.query('INSERT INTO voxform_test_runs (id, workspace, at, record) VALUES ($1, $2, $3, $4)', [stored.id, stored.workspace, stored.at, JSON.stringify(stored)]),
+    new URL(where).pathname.slice(1),
+  );
+}
 
 /** Stores `record` as it is, unchecked, as a hand or another program could: a file of the history folder, or a row. */
 async function plantHistoryRecord(backend: StateBackend, where: string, stored: HistoryRecord): Promise<void> {
@@ -213,8 +255,8 @@ describe('the PostgreSQL backend', () => {
       const versions = await client.query<{ version: number }>('SELECT version FROM voxform_schema_version');
       return { found: found.rows, versions: versions.rows.map((r) => r.version) };
     }, database);
-    expect(tables.found.map((t) => t.tablename)).toEqual(['voxform_history', 'voxform_locks', 'voxform_schema_version', 'voxform_workspaces']);
+    expect(tables.found.map((t) => t.tablename)).toEqual(['voxform_history', 'voxform_locks', 'voxform_schema_version', 'voxform_test_runs', 'voxform_workspaces']);
     expect(new Set(tables.found.map((t) => t.tableowner))).toEqual(new Set([role]));
-    expect(tables.versions).toEqual([1]);
+    expect(tables.versions).toEqual([1, 2]);
   });
 });

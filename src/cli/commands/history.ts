@@ -1,9 +1,9 @@
 /** `voxform history`: the workspace's deploy ledger, newest first; nothing is sent to the service. */
-import { historyEntries, renderHistoryJson, renderHistoryText } from '../../history/render.js';
+import { historyEntries, renderHistoryJson, renderHistoryText, testRunEntries } from '../../history/render.js';
 import { workspaceKey } from '../../state/types.js';
 import { chooseBaseUrl } from '../connection.js';
 import type { CommandContext } from '../context.js';
-import { workspaceHistory } from '../history-records.js';
+import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 
@@ -27,6 +27,7 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   const limit = options.limit ?? DEFAULT_LIMIT;
   // The whole history, whatever the filters: what a record changed is found against the records before it.
   const entries = historyEntries(await workspaceHistory(store, workspace, ctx), { agent: options.agent, limit });
-  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(entries, workspace) : renderHistoryText(entries, workspace, options.agent));
+  const testRuns = testRunEntries(await workspaceTestRuns(store, workspace, ctx), { agent: options.agent, limit });
+  ctx.stdout.write(options.format === 'json' ? renderHistoryJson(entries, workspace, testRuns) : renderHistoryText(entries, workspace, options.agent, testRuns));
   return 0;
 }

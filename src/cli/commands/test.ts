@@ -33,6 +33,7 @@ import { markdownText } from '../../util/markdown-escape.js';
 import { printable } from '../../util/printable.js';
 import { readTrustedSecrets, type TrustedSecrets } from '../../secrets/trusted.js';
 import { workspaceKey } from '../../state/types.js';
+import { startTestEvidence } from '../test-evidence.js';
 
 interface TestOptions extends ProjectOptions {
   args?: string[];
@@ -85,6 +86,8 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const agents = service?.agents ?? agentsFromManifests(files, desired);
   // Only a run that sends the configuration under test has targets to report.
   const sinked = service && targets.includes('desired') ? sinkNotes(agents) : [];
+  // A run against the live agents is evidence for `voxform promote` (docs/promotion.md); a replayed one is not.
+  const evidence = service && targets.includes('live') && (mode === 'live' || mode === 'record') ? await startTestEvidence(options, ctx, desired, service.connection, files) : undefined;
   const judgeSettings = judgeSettingsFromEnv(ctx.env);
   const judgeCache =
     model && judgeSettings && options.cache !== false
@@ -120,6 +123,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   }
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
+  await evidence?.record(testRun);
   await emit(render(testRun, options.format ?? 'text', ctx, sinked), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
 }
@@ -146,12 +150,12 @@ async function connectAgents(
   desired: DesiredState,
   files: readonly TestFile[],
   how: { parallelism: number; withSecrets: boolean },
-): Promise<{ client: Connection['client']; agents: Map<string, AgentUnderTest> }> {
+): Promise<{ connection: Connection; client: Connection['client']; agents: Map<string, AgentUnderTest> }> {
   // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
   const connection = await connectService({ ...options, parallelism: how.parallelism }, desired, ctx, { emulatorWebhooks: how.withSecrets ? 'all' : 'none' });
   const trusted = await trustedSecretsOf(options, ctx, desired, connection);
   const agents = await resolveAgentsUnderTest(files, desired, connection.client, how.parallelism, { withSecrets: how.withSecrets, trusted });
-  return { client: connection.client, agents };
+  return { connection, client: connection.client, agents };
 }
 
 /** `--mode record`: each test file's recording written beside it (whole or not at all). */

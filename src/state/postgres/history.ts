@@ -1,8 +1,8 @@
 /** The PostgreSQL backend's deploy ledger: one row per apply in `voxform_history`, the record as jsonb. */
 import type pg from 'pg';
-import { historyRecordProblem } from '../../history/check-record.js';
+import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
 import { newHistoryId } from '../../history/file-store.js';
-import type { HistoryQuery, HistoryRecord, HistoryStore, SkippedRecord } from '../../history/types.js';
+import type { HistoryQuery, HistoryRecord, HistoryStore, SkippedRecord, TestRunRecord } from '../../history/types.js';
 
 /** A row as read: its id column and its record. */
 interface HistoryRow {
@@ -39,6 +39,29 @@ export class PostgresHistoryStore implements HistoryStore {
 
   list(query: HistoryQuery): Promise<HistoryRecord[]> {
     return this.guard(() => this.select(query));
+  }
+
+  async appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
+    const stored: TestRunRecord = { ...run, id: newHistoryId(new Date(run.at)) };
+    await this.guard(async () => {
+      const pool = await this.query();
+      await pool.query('INSERT INTO voxform_test_runs (id, workspace, at, record) VALUES ($1, $2, $3, $4::jsonb)', [stored.id, stored.workspace, stored.at, JSON.stringify(stored)]);
+    });
+    return stored;
+  }
+
+  listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
+    return this.guard(async () => {
+      const pool = await this.query();
+      const result = await pool.query<HistoryRow>('SELECT id, record FROM voxform_test_runs WHERE workspace = $1 ORDER BY id DESC LIMIT $2', [query.workspace, query.limit ?? null]);
+      const runs: TestRunRecord[] = [];
+      for (const row of result.rows) {
+        const problem = testRunProblem(row.record) ?? ((row.record as TestRunRecord).id === row.id ? undefined : 'id: not the id of its row');
+        if (problem === undefined) runs.push(row.record as TestRunRecord);
+        else query.onSkipped?.({ where: `voxform_test_runs row ${row.id}`, problem });
+      }
+      return runs;
+    });
   }
 
   private async select(query: HistoryQuery): Promise<HistoryRecord[]> {

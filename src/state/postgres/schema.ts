@@ -39,6 +39,18 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX voxform_history_by_workspace ON voxform_history (workspace, id);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE voxform_test_runs (
+        id text PRIMARY KEY,
+        workspace text NOT NULL,
+        at timestamptz NOT NULL,
+        record jsonb NOT NULL
+      );
+      CREATE INDEX voxform_test_runs_by_workspace ON voxform_test_runs (workspace, id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,0 +1,53 @@
+/**
+ * `voxform diff --env A --env B`: the two environments' live agents compared now, field by field
+ * (src/promote/environment-diff.ts). Reads the service only; nothing is locked or written.
+ */
+import { VoxformError } from '../../errors.js';
+import type { Agent } from '../../schema/types.gen.js';
+import type { DesiredState } from '../../manifest/types.js';
+import { diffEnvironments, renderEnvironmentDiffJson, renderEnvironmentDiffMarkdown, renderEnvironmentDiffText } from '../../promote/environment-diff.js';
+import { readTrustedSecrets, trustedSecretPaths } from '../../secrets/trusted.js';
+import { workspaceKey } from '../../state/types.js';
+import { mapBounded } from '../../util/semaphore.js';
+import type { CommandContext } from '../context.js';
+import { connectService, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
+
+export interface DiffOptions extends Omit<ProjectOptions, 'env'> {
+  /** `--env`, twice. */
+  env?: string[];
+  format?: 'text' | 'json' | 'markdown';
+}
+
+export async function run(options: DiffOptions, ctx: CommandContext): Promise<number> {
+  const [a, b, ...more] = options.env ?? [];
+  if (a === undefined || b === undefined || more.length > 0) {
+    throw new VoxformError('invalid_argument', 'Name two environments to compare: `voxform diff --env staging --env production`.');
+  }
+  if (a === b) throw new VoxformError('invalid_argument', `Both --env name "${a}": name two different environments.`);
+  const backend = await openOperatorBackend(options, ctx);
+  const desiredA = await loadDesiredState({ ...options, env: a }, ctx);
+  const desiredB = await loadDesiredState({ ...options, env: b }, ctx);
+  if (desiredA.baseUrl !== desiredB.baseUrl || desiredA.region !== desiredB.region) {
+    throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`);
+  }
+  const connection = await connectService({ ...options, env: a }, desiredA, ctx);
+  const serviceId = connection.local ? 'local' : connection.baseUrl;
+  const parallelism = options.parallelism ?? 8;
+  const liveSecrets = new Map<string, string[]>();
+  const readLive = async (desired: DesiredState): Promise<Map<string, Agent>> => {
+    const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
+    const agents = await mapBounded([...desired.agents.values()], parallelism, async (agent): Promise<[string, Agent]> => {
+      const live = await connection.client.getAgent(agent.id);
+      const places = trustedSecretPaths(trusted, agent, (live.config ?? {}) as Record<string, unknown>).map((place) => `config.${place}`);
+      liveSecrets.set(agent.localName, [...(liveSecrets.get(agent.localName) ?? []), ...places]);
+      return [agent.localName, live];
+    });
+    return new Map(agents);
+  };
+  const liveA = await readLive(desiredA);
+  const liveB = await readLive(desiredB);
+  const diff = diffEnvironments({ a: desiredA, b: desiredB }, { a: liveA, b: liveB }, liveSecrets);
+  const format = options.format ?? 'text';
+  ctx.stdout.write(format === 'json' ? renderEnvironmentDiffJson(diff) : format === 'markdown' ? renderEnvironmentDiffMarkdown(diff) : renderEnvironmentDiffText(diff));
+  return 0;
+}

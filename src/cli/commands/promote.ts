@@ -1,0 +1,119 @@
+/**
+ * `voxform promote --to ENV [--from ENV]`: the target is given exactly what the source runs, once
+ * every gate passes on the source's evidence, through the normal plan, confirmation, lock and apply;
+ * the record names its source record. `--dry-run`: the gate table and the plan, nothing applied.
+ */
+import path from 'node:path';
+import { VoxformError } from '../../errors.js';
+import { gitSource } from '../../history/source.js';
+import type { DesiredState } from '../../manifest/types.js';
+import { plan as makePlan } from '../../plan/plan.js';
+import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
+import { readCallEvidence } from '../../promote/call-evidence.js';
+import { checkGates, deployedRecord, gatesNeedCalls } from '../../promote/gates.js';
+import { checkCheckout, checkSourceConfiguration, gateRefusal, renderGateTable } from '../../promote/promotion.js';
+import { workspaceKey } from '../../state/types.js';
+import { applyOnTerminal } from '../apply-on-terminal.js';
+import type { CommandContext } from '../context.js';
+import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
+import { progressLine } from '../progress.js';
+import { connectProject, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { lockTimeoutSeconds } from './apply.js';
+
+export interface PromoteOptions extends ProjectOptions {
+  to: string;
+  from?: string;
+  dryRun?: boolean;
+  autoApprove?: boolean;
+  lockTimeout?: string;
+}
+
+/** The source: `--from`, else the target's `promote_from`. */
+function sourceOf(options: PromoteOptions, desired: DesiredState): string {
+  const from = options.from ?? desired.promotions?.get(options.to)?.from;
+  if (from === undefined) {
+    throw new VoxformError('invalid_argument', `Environment "${options.to}" sets no promote_from, and --from is not given: promote it from which environment?`, {
+      hint: `Add \`promote_from: SOURCE\` under environments.${options.to} in the manifest, or pass --from SOURCE.`,
+    });
+  }
+  if (from === options.to) throw new VoxformError('invalid_argument', `--from and --to name the same environment, "${from}".`);
+  return from;
+}
+
+/** Where the evidence is: the source's workspace on the same service, checked to be the target's service. */
+function sourceWorkspace(project: ConnectedProject, desiredSource: DesiredState, from: string, to: string): string {
+  const target = project.desired;
+  if (desiredSource.baseUrl !== target.baseUrl || desiredSource.region !== target.region) {
+    throw new VoxformError('invalid_argument', `"${from}" and "${to}" set different services (base_url or region): a promotion reads the source's evidence through the target's connection.`, {
+      hint: 'Promote between environments of one service; give each its own agent ids in its overlay.',
+    });
+  }
+  return workspaceKey(from, project.serviceId);
+}
+
+export async function run(options: PromoteOptions, ctx: CommandContext): Promise<number> {
+  const timeout = lockTimeoutSeconds(options.lockTimeout);
+  const to = options.to;
+  const project = await connectProject({ ...options, env: to }, ctx);
+  const from = sourceOf(options, project.desired);
+  const desiredSource = await loadDesiredState({ ...options, env: from }, ctx);
+  const fromWorkspace = sourceWorkspace(project, desiredSource, from, to);
+  const history = project.backend.history;
+
+  // What the source runs, and that this checkout is exactly it.
+  const records = await workspaceHistory(history, fromWorkspace, ctx);
+  const current = deployedRecord(records, from);
+  const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
+  const checkout = await gitSource(manifestFolder, ctx.env);
+  checkCheckout(current, checkout, from);
+  checkSourceConfiguration(current, desiredSource, from);
+
+  // The gates, on the source's evidence.
+  const gates = project.desired.promotions?.get(to)?.gates ?? {};
+  const now = new Date();
+  const status = progressLine(ctx.stderr);
+  if (gatesNeedCalls(gates)) status.update(`Reading ${from}'s call logs…`);
+  const calls = gatesNeedCalls(gates)
+    ? await readCallEvidence({ client: project.connection.client, workspace: fromWorkspace, records, current, now, parallelism: options.parallelism ?? 8 }).finally(() => status.done())
+    : new Map();
+  const results = checkGates(gates, { source: from, records, current, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), calls, now });
+  ctx.stdout.write(`Promoting ${from} (record ${current.id}, commit ${(current.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
+  ctx.stdout.write(renderGateTable(results, from, to));
+  ctx.stdout.write('\n');
+  const refusal = gateRefusal(results, from, to);
+
+  if (options.dryRun) return dryRun(project, ctx, refusal);
+  if (refusal) throw refusal;
+  const rerun = `voxform promote --to ${to} --from ${from}`;
+  const { code } = await applyOnTerminal(
+    {
+      ...planInputs(project, ctx),
+      autoApprove: options.autoApprove,
+      parallelism: options.parallelism,
+      lockTimeoutSeconds: timeout,
+      command: rerun,
+      history,
+      source: { ...checkout, promotedFrom: { workspace: fromWorkspace, record: current.id } },
+    },
+    ctx,
+    { rerun },
+  );
+  return code;
+}
+
+/** `--dry-run`: the plan the promotion would apply; exit 1 when a gate refuses it. */
+async function dryRun(project: ConnectedProject, ctx: CommandContext, refusal: VoxformError | undefined): Promise<number> {
+  const status = progressLine(ctx.stderr);
+  const plan = await makePlan({
+    ...planInputs(project, ctx),
+    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+    onChange: (change) => prepareChangeText(change, { color: ctx.color }),
+  }).finally(() => status.done());
+  ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));
+  if (refusal) {
+    ctx.stderr.write(`${refusal.message}\n`);
+    return 1;
+  }
+  ctx.stdout.write('\nDry run: nothing was applied. Every gate passes; run without --dry-run to promote.\n');
+  return 0;
+}

@@ -1,0 +1,167 @@
+/**
+ * `voxform diff --env A --env B`: what differs between two environments' live agents now, over the
+ * fields the manifests manage, shown as the plan shows a change (src/plan/field-lines.ts: prompt
+ * line by line, secrets redacted). A difference the overlays ask for (A's and B's manifests set the
+ * field differently) is expected; any other is what a promotion would carry, or drift.
+ */
+import type { Agent } from '../schema/types.gen.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
+import { serializeAlike } from '../plan/compare.js';
+import { fieldViews, type FieldView } from '../plan/field-lines.js';
+import { redactValue } from '../plan/redact.js';
+import { REDACTED } from '../secrets/redact.js';
+import { secretPatternSet } from '../secrets/schema-paths.js';
+import type { FieldChange, ResourceChange } from '../plan/types.js';
+import { parseDotted, valueAtPath } from '../util/field-path.js';
+import { markdownCode, markdownFence, markdownText } from '../util/markdown-escape.js';
+import { controlsAsQuestionMarks, printable, toJsonText } from '../util/printable.js';
+
+export const ENVIRONMENT_DIFF_FORMAT_VERSION = '1';
+
+export interface FieldDifference {
+  path: string;
+  /** The overlays set the field differently: the difference is meant. */
+  expected: boolean;
+  sensitive: boolean;
+  /** How it reads, A → B, as a plan shows a field change (secrets redacted). */
+  view: FieldView;
+  /** The values, redacted where secret. */
+  a: unknown;
+  b: unknown;
+}
+
+export interface AgentDifference {
+  name: string;
+  ids: { a: string; b: string };
+  differences: FieldDifference[];
+}
+
+export interface EnvironmentDiff {
+  environments: { a: string; b: string };
+  agents: AgentDifference[];
+}
+
+/** One agent's live fields in A and B, over the paths either manifest manages. */
+function agentDifference(name: string, desired: { a: DesiredAgent; b: DesiredAgent }, live: { a: Agent; b: Agent }, liveSecrets: readonly string[]): AgentDifference {
+  const fieldsA = desiredAgentFields(desired.a);
+  const fieldsB = desiredAgentFields(desired.b);
+  const comparable = { a: comparableLiveAgent(live.a), b: comparableLiveAgent(live.b) };
+  const sensitivePaths = [...new Set([...agentSensitivePatterns(desired.a), ...agentSensitivePatterns(desired.b), ...liveSecrets])];
+  const secrets = secretPatternSet(sensitivePaths);
+  const changes: Array<{ field: FieldChange; expected: boolean }> = [];
+  for (const path of [...new Set([...fieldsA.keys(), ...fieldsB.keys()])].sort()) {
+    const segments = parseDotted(path);
+    const valueA = valueAtPath(comparable.a, segments);
+    const valueB = valueAtPath(comparable.b, segments);
+    if (serializeAlike(valueA, valueB)) continue;
+    const sensitive = secrets.cursorAt(path).covered;
+    changes.push({ field: { path, before: valueA, after: valueB, sensitive, drift: false }, expected: !serializeAlike(fieldsA.get(path), fieldsB.get(path)) });
+  }
+  // A change as the plan's renderers read it: `before` is A, `after` is B.
+  const change = { address: `agent.${name}`, fieldChanges: changes.map((entry) => entry.field), sensitivePaths } as unknown as ResourceChange;
+  const views = fieldViews(change);
+  return {
+    name,
+    ids: { a: desired.a.id, b: desired.b.id },
+    differences: changes.map(({ field, expected }, index) => ({
+      path: field.path,
+      expected,
+      sensitive: field.sensitive,
+      view: views[index] as FieldView,
+      a: field.sensitive ? REDACTED : redactValue(field.before, field.path, sensitivePaths),
+      b: field.sensitive ? REDACTED : redactValue(field.after, field.path, sensitivePaths),
+    })),
+  };
+}
+
+/**
+ * The differences of every agent both manifests define (an overlay cannot add one), by local name.
+ * `liveSecrets`: by local name, the places (dotted from the agent, `config.prompt`) trusted evidence
+ * says hold a secret in either environment's live agent (src/secrets/trusted.ts).
+ */
+export function diffEnvironments(
+  desired: { a: DesiredState; b: DesiredState },
+  live: { a: ReadonlyMap<string, Agent>; b: ReadonlyMap<string, Agent> },
+  liveSecrets: ReadonlyMap<string, readonly string[]> = new Map(),
+): EnvironmentDiff {
+  const agents: AgentDifference[] = [];
+  for (const [name, agentA] of [...desired.a.agents].sort(([x], [y]) => x.localeCompare(y))) {
+    const agentB = desired.b.agents.get(name);
+    const liveA = live.a.get(name);
+    const liveB = live.b.get(name);
+    if (!agentB || !liveA || !liveB) continue;
+    agents.push(agentDifference(name, { a: agentA, b: agentB }, { a: liveA, b: liveB }, liveSecrets.get(name) ?? []));
+  }
+  return { environments: { a: desired.a.environment ?? '(none)', b: desired.b.environment ?? '(none)' }, agents };
+}
+
+function counts(diff: EnvironmentDiff): { fields: number; unexpected: number } {
+  const all = diff.agents.flatMap((agent) => agent.differences);
+  return { fields: all.length, unexpected: all.filter((difference) => !difference.expected).length };
+}
+
+/** The first line of every format. */
+function headline(diff: EnvironmentDiff): string {
+  const { a, b } = diff.environments;
+  const { fields, unexpected } = counts(diff);
+  const agents = `${diff.agents.length} agent${diff.agents.length === 1 ? '' : 's'}`;
+  if (fields === 0) return `The live agents of ${a} and ${b} (${agents}) are alike in every managed field.`;
+  const overlays = fields - unexpected;
+  return `The live agents of ${a} and ${b} (${agents}) differ in ${fields} field${fields === 1 ? '' : 's'}: ${unexpected} unexpected, ${overlays} set differently by the overlays.`;
+}
+
+function viewLines(view: FieldView, indent: string): string[] {
+  if (view.summary !== undefined) return [];
+  return (view.diff ?? []).map((line) => `${indent}${line.kind === '@' ? line.text : `${line.kind}${line.text}`}`);
+}
+
+export function renderEnvironmentDiffText(diff: EnvironmentDiff): string {
+  const { a, b } = diff.environments;
+  const lines = [headline(diff)];
+  for (const agent of diff.agents) {
+    if (agent.differences.length === 0) continue;
+    lines.push('', controlsAsQuestionMarks(`agent.${agent.name} (${a} ${agent.ids.a} → ${b} ${agent.ids.b})`));
+    for (const difference of agent.differences) {
+      const mark = difference.expected ? ' (expected: the overlays differ)' : '';
+      const summary = difference.view.summary === undefined ? '' : ` ${difference.view.summary}`;
+      lines.push(printable(`  ${difference.view.marker} ${difference.path}:${summary}${mark}`));
+      lines.push(...viewLines(difference.view, '      ').map(printable));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderEnvironmentDiffJson(diff: EnvironmentDiff): string {
+  const { fields, unexpected } = counts(diff);
+  return `${toJsonText(
+    {
+      format_version: ENVIRONMENT_DIFF_FORMAT_VERSION,
+      environments: [diff.environments.a, diff.environments.b],
+      summary: { agents: diff.agents.length, differences: fields, unexpected },
+      agents: diff.agents.map((agent) => ({
+        name: agent.name,
+        ids: { [diff.environments.a]: agent.ids.a, [diff.environments.b]: agent.ids.b },
+        differences: agent.differences.map((difference) => ({ path: difference.path, expected: difference.expected, sensitive: difference.sensitive, a: difference.a ?? null, b: difference.b ?? null })),
+      })),
+    },
+    2,
+  )}\n`;
+}
+
+export function renderEnvironmentDiffMarkdown(diff: EnvironmentDiff): string {
+  const { a, b } = diff.environments;
+  const lines = [`### voxform diff: ${markdownText(a)} → ${markdownText(b)}`, '', markdownText(headline(diff))];
+  for (const agent of diff.agents) {
+    if (agent.differences.length === 0) continue;
+    lines.push('', `**${markdownCode(`agent.${agent.name}`)}** (${markdownCode(agent.ids.a)} → ${markdownCode(agent.ids.b)})`, '');
+    for (const difference of agent.differences) {
+      const mark = difference.expected ? ' *(expected: the overlays differ)*' : '';
+      const summary = difference.view.summary === undefined ? '' : `: ${markdownText(difference.view.summary)}`;
+      lines.push(`- ${markdownCode(difference.path)}${summary}${mark}`);
+      const diffLines = viewLines(difference.view, '');
+      if (diffLines.length > 0) lines.push('', ...markdownFence(diffLines, 'diff').map((line) => `  ${line}`), '');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

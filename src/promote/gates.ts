@@ -1,0 +1,183 @@
+/**
+ * The gates of a promotion, checked against the source environment's evidence: its ledger (what it
+ * runs since when, the test runs against it) and its calls per configuration version (the call
+ * report's attribution and intervals, src/report/). Pure: the caller reads the evidence, and `now`
+ * is given, so a soak is checked against any clock.
+ */
+import { VoxformError } from '../errors.js';
+import { formatDuration, type GateMetric, type Gates } from '../manifest/promotion-settings.js';
+import type { AgentReport, VersionReport } from '../report/types.js';
+import { MIN_CALLS } from '../report/statistics.js';
+import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
+import { testRunTally } from '../history/render.js';
+
+export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
+
+export interface GateResult {
+  gate: GateName;
+  /** What the manifest asks: `pass`, `50`, `error_rate, transfer_rate`, `2h`. */
+  required: string;
+  passed: boolean;
+  /** One sentence of evidence, without the gate's name: "deployed 35 min ago, 2h required". */
+  evidence: string;
+}
+
+/** Outcomes after which a record's configuration is what the workspace runs. */
+const COMPLETE = new Set(['applied', 'nothing_to_do']);
+
+/** What the source runs: its newest record, which must have applied completely; refused otherwise. */
+export function deployedRecord(records: readonly HistoryRecord[], source: string): HistoryRecord {
+  const newest = records[0];
+  if (!newest || Object.keys(newest.agents).length === 0) {
+    throw new VoxformError('promote_source_unknown', `${source} has no apply in the history: there is nothing to promote.`, {
+      hint: `Apply ${source} first (\`voxform apply --env ${source}\`); promotion gives the target what the source's last apply recorded.`,
+    });
+  }
+  if (!COMPLETE.has(newest.outcome)) {
+    throw new VoxformError('promote_source_unknown', `${source}'s last apply (${newest.id}) ended ${newest.outcome}: what ${source} runs is not known.`, {
+      hint: `Finish it with \`voxform apply --env ${source}\`, then promote.`,
+    });
+  }
+  return newest;
+}
+
+/** The commit a record deployed, as sentences name it: `commit 4a530e8`, else its record id. */
+export function deployedAs(record: HistoryRecord): string {
+  return record.source.commit ? `commit ${shortCommit(record.source.commit, record.source.uncommitted)}` : `record ${record.id}`;
+}
+
+/** Whether a record holds, for every agent of `current`, the same version. */
+function sameConfiguration(record: HistoryRecord, current: HistoryRecord): boolean {
+  return Object.entries(current.agents).every(([name, version]) => {
+    const other = Object.hasOwn(record.agents, name) ? record.agents[name] : undefined;
+    return other !== undefined && agentVersionKey(other) === agentVersionKey(version);
+  });
+}
+
+/**
+ * When the source's configuration was deployed: the oldest record of the unbroken run of complete
+ * records holding it, newest first from `current` (applies with nothing to do repeat it).
+ */
+export function deployedSince(records: readonly HistoryRecord[], current: HistoryRecord): Date {
+  let since = current;
+  for (const record of records.slice(records.indexOf(current) + 1)) {
+    if (!COMPLETE.has(record.outcome) || !sameConfiguration(record, current)) break;
+    since = record;
+  }
+  return new Date(since.at);
+}
+
+/** The newest test run that talked to the configuration `current` holds: every agent it tested has that agent's hash. */
+export function runOfConfiguration(runs: readonly TestRunRecord[], current: HistoryRecord): TestRunRecord | undefined {
+  return runs.find((run) => {
+    const names = Object.keys(run.agents);
+    return names.length > 0 && names.every((name) => Object.hasOwn(current.agents, name) && current.agents[name]?.configHash === run.agents[name]?.configHash);
+  });
+}
+
+function testsGate(source: string, current: HistoryRecord, runs: readonly TestRunRecord[]): GateResult {
+  const run = runOfConfiguration(runs, current);
+  const base = { gate: 'tests' as const, required: 'pass' };
+  if (!run) {
+    return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current)} was deployed` };
+  }
+  const failures = run.summary.failed + run.summary.errors;
+  if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} had ${failures} failure${failures === 1 ? '' : 's'} (run ${run.id})` };
+  if (run.summary.passed === 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} passed no test (${testRunTally(run)})` };
+  return { ...base, passed: true, evidence: `the last run against ${source} for ${deployedAs(current)} passed: ${testRunTally(run)} (run ${run.id})` };
+}
+
+function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {
+  const age = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
+  const passed = age >= soak.seconds;
+  return { gate: 'soak', required: soak.text, passed, evidence: passed ? `deployed ${formatDuration(age)} ago` : `deployed ${formatDuration(age)} ago, ${soak.text} required` };
+}
+
+/** The version of an agent's report that ran the configuration of hash `configHash` (the newest deploy of it). */
+export function versionOf(agent: AgentReport | undefined, configHash: string): VersionReport | undefined {
+  return agent?.versions.filter((version) => version.config_hash === configHash).pop();
+}
+
+function minCallsGate(minCalls: number, current: HistoryRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
+  const counts = Object.entries(current.agents)
+    .map(([name, version]) => ({ name, calls: versionOf(calls.get(version.id), version.configHash)?.metrics.calls ?? 0 }))
+    .sort((a, b) => a.calls - b.calls || a.name.localeCompare(b.name));
+  const fewest = counts[0];
+  const base = { gate: 'min_calls' as const, required: String(minCalls) };
+  if (!fewest) return { ...base, passed: true, evidence: 'no agent to count calls of' };
+  if (fewest.calls < minCalls) return { ...base, passed: false, evidence: `${fewest.name} ran ${fewest.calls} call${fewest.calls === 1 ? '' : 's'} with this configuration, ${minCalls} required` };
+  return { ...base, passed: true, evidence: counts.length === 1 ? `${fewest.name} ran ${fewest.calls} calls` : `every agent ran at least ${minCalls} calls (fewest: ${fewest.name}, ${fewest.calls})` };
+}
+
+const METRIC_WORDS: Record<GateMetric, string> = {
+  error_rate: 'error rate',
+  transfer_rate: 'transfer rate',
+  tool_failure_rate: 'tool failure rate',
+  mean_duration_seconds: 'mean duration',
+  mean_credits_per_call: 'mean credits per call',
+};
+
+/** A version's value of a metric, as people read it. */
+function metricValue(version: VersionReport, metric: GateMetric): string {
+  const percent = (value: number | null) => (value === null ? 'none' : `${(value * 100).toFixed(1)}%`);
+  const metrics = version.metrics;
+  if (metric === 'error_rate') return percent(metrics.error_rate.value);
+  if (metric === 'transfer_rate') return percent(metrics.transfer_rate.value);
+  if (metric === 'tool_failure_rate') return percent(metrics.tool_calls.failure_rate.value);
+  if (metric === 'mean_duration_seconds') return metrics.duration_seconds.mean === null ? 'none' : `${metrics.duration_seconds.mean.toFixed(1)} s`;
+  return metrics.credits.mean_per_call === null ? 'none' : metrics.credits.mean_per_call.toFixed(3);
+}
+
+function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
+  const base = { gate: 'no_regression' as const, required: metrics.join(', ') };
+  const names = Object.keys(current.agents).sort();
+  const qualified = (name: string, text: string) => (names.length === 1 ? text : `${name}: ${text}`);
+  let compared = 0;
+  for (const name of names) {
+    const version = current.agents[name];
+    if (!version) continue;
+    const agent = calls.get(version.id);
+    const now = versionOf(agent, version.configHash);
+    const comparison = now?.comparison;
+    if (!now || !comparison) continue; // no calls yet, or no version before it: nothing to regress from
+    const before = agent?.versions.find((candidate) => candidate.key === comparison.against);
+    if (!comparison.enough_calls) {
+      return { ...base, passed: false, evidence: qualified(name, `${now.metrics.calls} calls with this configuration and ${before?.metrics.calls ?? 0} before; a comparison needs ${MIN_CALLS} each`) };
+    }
+    compared++;
+    for (const metric of metrics) {
+      if (comparison[metric].verdict !== 'higher' || !before) continue;
+      return { ...base, passed: false, evidence: qualified(name, `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before, interval excludes zero`) };
+    }
+  }
+  return { ...base, passed: true, evidence: compared === 0 ? 'no earlier version with calls to compare with' : 'no metric is worse than before (95% intervals)' };
+}
+
+export interface GateEvidence {
+  /** The source environment's name, for sentences. */
+  source: string;
+  /** The source workspace's history, newest first. */
+  records: readonly HistoryRecord[];
+  /** The record the source runs (`deployedRecord`). */
+  current: HistoryRecord;
+  /** The source workspace's test runs, newest first. */
+  testRuns: readonly TestRunRecord[];
+  /** By agent id: the call report of the source's agents (needed for `min_calls` and `no_regression`). */
+  calls: ReadonlyMap<string, AgentReport>;
+  now: Date;
+}
+
+/** Every gate the manifest sets, in a fixed order, each with its evidence. */
+export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
+  const results: GateResult[] = [];
+  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.testRuns));
+  if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
+  if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls));
+  if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now));
+  return results;
+}
+
+/** Whether the gates need the call log (min_calls, no_regression). */
+export function gatesNeedCalls(gates: Gates): boolean {
+  return gates.minCalls !== undefined || (gates.noRegression?.length ?? 0) > 0;
+}

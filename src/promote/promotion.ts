@@ -1,0 +1,75 @@
+/**
+ * What makes a promotion exact: the checkout is the commit the source's record deployed, clean, and
+ * its manifests give the source exactly the configuration that record holds. The target is then
+ * planned from the same manifests with its own overlay (its ids, secrets and values), so it gets
+ * that configuration and nothing else. Also the gate table and the refusal sentence.
+ */
+import { VoxformError } from '../errors.js';
+import { recordedAgentConfig } from '../history/record.js';
+import { shortCommit, type DeploySource, type HistoryRecord } from '../history/types.js';
+import type { DesiredState } from '../manifest/types.js';
+import { canonicalJson } from '../util/hash.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
+import type { GateResult } from './gates.js';
+
+/** Refuses unless the work tree is the source record's commit with nothing beside it; says which commit to check out. */
+export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string): void {
+  const deployed = current.source.commit;
+  if (!deployed) {
+    throw new VoxformError('promote_checkout_mismatch', `${source}'s last apply (${current.id}) recorded no commit: which manifests made it is not known.`, {
+      hint: `Apply ${source} from a git checkout (the ledger records its commit), then promote.`,
+    });
+  }
+  if (current.source.uncommitted) {
+    throw new VoxformError('promote_checkout_mismatch', `${source} was applied from commit ${shortCommit(deployed, true)}: no commit holds what it runs.`, {
+      hint: `Commit the change, apply ${source} from that commit, then promote.`,
+    });
+  }
+  if (checkout.commit !== deployed) {
+    const here = checkout.commit ? `this checkout is at ${shortCommit(checkout.commit, undefined)}` : 'this folder is not a git checkout';
+    throw new VoxformError('promote_checkout_mismatch', `${source} runs commit ${shortCommit(deployed, undefined)}, and ${here}.`, {
+      hint: `Check out the commit ${source} runs (\`git checkout ${deployed}\`) and promote again.`,
+    });
+  }
+  if (checkout.uncommitted !== false) {
+    throw new VoxformError('promote_checkout_mismatch', `The work tree holds changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs.`, {
+      hint: 'Commit or stash them (`git stash --include-untracked`) and promote again.',
+    });
+  }
+}
+
+/**
+ * Refuses unless the manifests, with the source's overlay, give every agent of the record the
+ * configuration it records (a rollback's record holds another commit's configuration, for one).
+ */
+export function checkSourceConfiguration(current: HistoryRecord, desiredSource: DesiredState, source: string): void {
+  for (const [name, version] of Object.entries(current.agents)) {
+    const agent = desiredSource.agents.get(name);
+    const recorded = agent ? recordedAgentConfig(agent) : undefined;
+    const same = recorded !== undefined && canonicalJson({ name: recorded.name ?? null, config: recorded.config }) === canonicalJson({ name: version.name ?? null, config: version.config });
+    if (same) continue;
+    const why = current.source.rollbackOf ? ` (its last record is a rollback to ${current.source.rollbackOf})` : '';
+    throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout do not give ${source}'s agent ${controlsAsQuestionMarks(name)} the configuration ${source} runs${why}.`, {
+      hint: `Apply ${source} from this checkout first (\`voxform apply --env ${source}\`), so that what it runs is what a commit holds, then promote.`,
+    });
+  }
+}
+
+/** The gate table: one line per gate, `✓`/`✗`, what it asks and its evidence. */
+export function renderGateTable(results: readonly GateResult[], source: string, target: string): string {
+  if (results.length === 0) return `Gates of ${target}: none (promote_from ${source}, no gates set).\n`;
+  const width = Math.max(...results.map((result) => `${result.gate} ${result.required}`.length));
+  const lines = results.map((result) => `  ${result.passed ? '✓' : '✗'} ${`${result.gate} ${result.required}`.padEnd(width)}  ${controlsAsQuestionMarks(result.evidence)}`);
+  return `Gates of ${target} (evidence from ${source}):\n${lines.join('\n')}\n`;
+}
+
+/** The refusal of the first gate that failed, as one sentence naming it and its evidence; undefined when all pass. */
+export function gateRefusal(results: readonly GateResult[], source: string, target: string): VoxformError | undefined {
+  const failed = results.filter((result) => !result.passed);
+  const first = failed[0];
+  if (!first) return undefined;
+  const more = failed.length > 1 ? `; also failing: ${failed.slice(1).map((result) => result.gate).join(', ')}` : '';
+  return new VoxformError('promote_gate_failed', `Refusing to promote ${source} to ${target}: ${first.gate}: ${controlsAsQuestionMarks(first.evidence)}${more}.`, {
+    hint: 'The gates are set in the manifest under environments.' + target + '.gates (docs/promotion.md); the table above shows each with its evidence.',
+  });
+}

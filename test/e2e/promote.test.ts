@@ -1,0 +1,172 @@
+/**
+ * Promotion end to end, through the built CLI against the emulator on loopback, in a git checkout:
+ * staging applied; a failing `voxform test --against live` recorded, so `promote --to production`
+ * refuses naming the tests gate; the agent fixed and applied to staging, a passing run recorded, the
+ * soak met (the staging record's time set back in the ledger, as a fixture) → the promotion applies
+ * staging's configuration to production's agent, the ledger links the two, and `diff` shows no
+ * difference left but the overlays'.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { makeTree, runCli, type CliResult } from '../helpers/cli.js';
+
+const STAGING = '-OKstagingFrontDesk01';
+const PRODUCTION = '-OKdqbqetEcM4ak369ym';
+const SECRET = 'hook-secret-promote-5e6f7a8b';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+function git(dir: string, ...args: string[]): string {
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env }).toString().trim();
+}
+
+function manifest(firstMessage: string): string {
+  return [
+    'version: 1',
+    'agents:',
+    '  desk:',
+    '    id: -OKspareAgent0000001',
+    '    name: Front desk',
+    '    config:',
+    '      prompt: You are the front desk of Acme Dental.',
+    `      first_message: "${firstMessage}"`,
+    '      session_data_webhook: { url: "http://127.0.0.1:9/end", headers: { x-token: "${env:HOOK_TOKEN}" } }',
+    'environments:',
+    '  staging:',
+    `    agents: { desk: { id: "${STAGING}", config: { language: en-GB } } }`,
+    '  production:',
+    `    agents: { desk: { id: "${PRODUCTION}", config: { language: en-US } } }`,
+    '    promote_from: staging',
+    '    gates: { tests: pass, min_calls: 2, soak: 2h }',
+    '',
+  ].join('\n');
+}
+
+const TESTS = ['agent: desk', 'tests:', '  - name: greets with opening hours', '    turns:', '      - expect: [{ contains: open 9 to 5 }]', ''].join('\n');
+
+async function setUp(): Promise<{ dir: string; cli: (args: string[]) => Promise<CliResult>; emulator: RunningEmulator; outputs: string[] }> {
+  const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
+  cleanups.push(() => emulator.close());
+  const tree = await makeTree({ 'voxform.yaml': manifest('Hello from Acme Dental.'), 'tests/desk.test.yaml': TESTS, '.gitignore': '.voxform/\n' });
+  cleanups.push(tree.cleanup);
+  const outputs: string[] = [];
+  const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey, HOOK_TOKEN: SECRET };
+  const cli = async (args: string[]) => {
+    const result = await runCli(args, { cwd: tree.dir, env, timeoutMs: 120_000 });
+    outputs.push(result.stdout, result.stderr);
+    return result;
+  };
+  git(tree.dir, 'init', '-q', '-b', 'main');
+  return { dir: tree.dir, cli, emulator, outputs };
+}
+
+function commitAll(dir: string, message: string): string {
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', message);
+  return git(dir, 'rev-parse', 'HEAD');
+}
+
+async function liveAgent(emulator: RunningEmulator, id: string): Promise<Agent> {
+  const response = await fetch(`${emulator.url}/agents/${encodeURIComponent(id)}`, { headers: { authorization: emulator.apiKey } });
+  return (await response.json()) as Agent;
+}
+
+/** Sets a history record's time back, as a ledger fixture: the soak is measured from it. */
+async function setRecordTimeBack(dir: string, recordId: string, hours: number): Promise<void> {
+  const file = path.join(dir, '.voxform/history', `${recordId}.json`);
+  const record = JSON.parse(await readFile(file, 'utf8')) as { at: string };
+  record.at = new Date(Date.parse(record.at) - hours * 3600_000).toISOString();
+  await writeFile(file, JSON.stringify(record, null, 2));
+}
+
+describe('voxform promote', () => {
+  it('refuses on a failing test run, then gives production exactly what staging runs once the gates pass', { timeout: 240_000 }, async () => {
+    const { dir, cli, emulator, outputs } = await setUp();
+    const c1 = commitAll(dir, 'v1');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+
+    const failing = await cli(['test', '--env', 'staging', '--against', 'live']);
+    expect(failing.code).toBe(1);
+    const refused = await cli(['promote', '--to', 'production', '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('✗ tests pass');
+    expect(refused.stderr).toContain(`error: Refusing to promote staging to production: tests: the last run against staging for commit ${c1.slice(0, 7)} had 1 failure`);
+    expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('Hello from Acme Dental.');
+
+    // The fix: the agent says what the test expects; staging gets it from a new commit.
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest('Hello from Acme Dental, open 9 to 5.'));
+    const c2 = commitAll(dir, 'v2');
+    const elsewhere = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain(`staging runs commit ${c1.slice(0, 7)}, and this checkout is at ${c2.slice(0, 7)}`);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+
+    const history = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as {
+      records: Array<{ id: string; source: { commit: string } }>;
+      test_runs: Array<{ summary: { passed: number; failed: number }; agents: Record<string, { id: string; config_hash: string }> }>;
+    };
+    expect(history.test_runs.map((run) => [run.summary.passed, run.summary.failed])).toEqual([
+      [1, 0],
+      [1, 0],
+      [0, 1],
+    ]);
+    expect(history.test_runs[0]?.agents.desk?.id).toBe(STAGING);
+    const stagingRecord = history.records[0] as { id: string; source: { commit: string } };
+    expect(stagingRecord.source.commit).toBe(c2);
+
+    const soaking = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(soaking.code).toBe(1);
+    expect(soaking.stdout).toMatch(/✓ tests pass +the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed/);
+    expect(soaking.stderr).toMatch(/Refusing to promote staging to production: soak: deployed \d+ min ago, 2h required\./);
+
+    await setRecordTimeBack(dir, stagingRecord.id, 3);
+    const dryRun = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(dryRun.stdout).toContain('✓ soak 2h');
+    expect(dryRun.stdout).toContain('~ agent.desk');
+    expect(dryRun.stdout).toContain('Dry run: nothing was applied.');
+    expect(dryRun.code).toBe(0);
+
+    const promoted = await cli(['promote', '--to', 'production', '--auto-approve']);
+    expect(promoted.stderr).not.toMatch(/^error/m);
+    expect(promoted.code).toBe(0);
+    const production = await liveAgent(emulator, PRODUCTION);
+    const staging = await liveAgent(emulator, STAGING);
+    expect(production.config.first_message).toBe('Hello from Acme Dental, open 9 to 5.');
+    expect(production.config.prompt).toBe(staging.config.prompt);
+    expect(production.config.language).toBe('en-US');
+
+    const productionHistory = JSON.parse((await cli(['history', '--env', 'production', '--format', 'json'])).stdout) as {
+      workspace: string;
+      records: Array<{ command: string; source: { commit: string; promoted_from: { workspace: string; record: string } | null } }>;
+    };
+    const record = productionHistory.records[0];
+    expect(record?.source.promoted_from).toEqual({ workspace: productionHistory.workspace.replace(/^production@/, 'staging@'), record: stagingRecord.id });
+    expect(record?.source.commit).toBe(c2);
+    expect(record?.command).toBe('voxform promote --to production --from staging');
+    expect((await cli(['history', '--env', 'production'])).stdout).toContain(`promoted from staging@${emulator.url} record ${stagingRecord.id}`);
+
+    const diff = await cli(['diff', '--env', 'staging', '--env', 'production', '--format', 'json']);
+    expect(diff.code).toBe(0);
+    const document = JSON.parse(diff.stdout) as { summary: { unexpected: number }; agents: Array<{ differences: Array<{ path: string; expected: boolean }> }> };
+    expect(document.summary.unexpected).toBe(0);
+    expect(document.agents[0]?.differences).toEqual([{ path: 'config.language', expected: true, sensitive: false, a: 'en-GB', b: 'en-US' }]);
+    const text = await cli(['diff', '--env', 'staging', '--env', 'production']);
+    expect(text.stdout).toContain('differ in 1 field: 0 unexpected, 1 set differently by the overlays');
+    expect(text.stdout).toContain('~ config.language: "en-GB" → "en-US" (expected: the overlays differ)');
+    expect((await cli(['plan', '--env', 'production', '--detailed-exitcode'])).code).toBe(0);
+
+    const ledger = await readdir(path.join(dir, '.voxform/history'), { recursive: true });
+    const stored = await Promise.all(ledger.filter((name) => name.endsWith('.json')).map((name) => readFile(path.join(dir, '.voxform/history', name), 'utf8')));
+    for (const text of [...outputs, ...stored]) expect(text).not.toContain(SECRET);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { diffEnvironments, renderEnvironmentDiffJson, renderEnvironmentDiffMarkdown, renderEnvironmentDiffText } from '../../src/promote/environment-diff.js';
+import type { Agent } from '../../src/schema/types.gen.js';
+import { desiredAgent, desiredState } from '../helpers/desired.js';
+
+const HEADER_SECRET = 'header-secret-4d5e6f';
+const ENV_SECRET = 'env-valued-prompt-secret-77';
+
+function environment(name: string, id: string, config: Record<string, unknown>, extra: Parameters<typeof desiredAgent>[1] = {}) {
+  const state = desiredState({ agents: [desiredAgent('desk', { id, config, ...extra })] });
+  return { ...state, environment: name };
+}
+
+function live(id: string, config: Record<string, unknown>): Agent {
+  return { id, name: 'Desk', config } as unknown as Agent;
+}
+
+describe('voxform diff', () => {
+  const webhook = (token: string) => ({ url: 'https://hooks.example/end', headers: { 'x-token': token } });
+  const staging = environment('staging', 'ag_s', { prompt: 'Line one.\nLine two.\n', language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) });
+  const production = environment('production', 'ag_p', { prompt: 'Line one.\nLine two.\n', language: 'en-US', session_data_webhook: webhook(HEADER_SECRET) });
+
+  it('marks what the overlays set differently as expected, and shows the rest as the plan shows a change, secrets redacted', () => {
+    const diff = diffEnvironments(
+      { a: staging, b: production },
+      {
+        a: new Map([['desk', live('ag_s', { prompt: 'Line one.\nLine two, new.\n', language: 'en-GB', session_data_webhook: webhook(HEADER_SECRET) })]]),
+        b: new Map([['desk', live('ag_p', { prompt: 'Line one.\nLine two.\n', language: 'en-US', session_data_webhook: webhook('another-secret-8a9b') })]]),
+      },
+    );
+    expect(diff.agents[0]?.differences.map((d) => [d.path, d.expected, d.sensitive])).toEqual([
+      ['config.language', true, false],
+      ['config.prompt', false, false],
+      ['config.session_data_webhook.headers.x-token', false, true],
+    ]);
+    const text = renderEnvironmentDiffText(diff);
+    expect(text).toBe(
+      [
+        'The live agents of staging and production (1 agent) differ in 3 fields: 2 unexpected, 1 set differently by the overlays.',
+        '',
+        'agent.desk (staging ag_s → production ag_p)',
+        '  ~ config.language: "en-GB" → "en-US" (expected: the overlays differ)',
+        '  ~ config.prompt:',
+        '      @@ -1,2 +1,2 @@',
+        '       Line one.',
+        '      -Line two, new.',
+        '      +Line two.',
+        '  ~ config.session_data_webhook.headers.x-token: (sensitive value changed)',
+        '',
+      ].join('\n'),
+    );
+    for (const rendered of [text, renderEnvironmentDiffJson(diff), renderEnvironmentDiffMarkdown(diff)]) {
+      expect(rendered).not.toContain(HEADER_SECRET);
+      expect(rendered).not.toContain('another-secret-8a9b');
+    }
+    expect(JSON.parse(renderEnvironmentDiffJson(diff)).summary).toEqual({ agents: 1, differences: 3, unexpected: 2 });
+  });
+
+  it('redacts a place trusted evidence says holds a secret, and says when nothing differs', () => {
+    const a = new Map([['desk', live('ag_s', { prompt: `Use ${ENV_SECRET}.`, language: 'en-GB' })]]);
+    const b = new Map([['desk', live('ag_p', { prompt: 'Use nothing.', language: 'en-US' })]]);
+    const diff = diffEnvironments({ a: staging, b: production }, { a, b }, new Map([['desk', ['config.prompt']]]));
+    expect(renderEnvironmentDiffText(diff)).toContain('~ config.prompt: (sensitive value changed)');
+    expect(renderEnvironmentDiffJson(diff)).not.toContain(ENV_SECRET);
+    const same = diffEnvironments({ a: staging, b: staging }, { a, b: a });
+    expect(renderEnvironmentDiffText(same)).toBe('The live agents of staging and staging (1 agent) are alike in every managed field.\n');
+  });
+});

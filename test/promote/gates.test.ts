@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
+import { checkGates, deployedRecord, deployedSince, type GateEvidence } from '../../src/promote/gates.js';
+import { gateRefusal, renderGateTable } from '../../src/promote/promotion.js';
+import type { AgentReport, VersionReport } from '../../src/report/types.js';
+import { rate } from '../../src/report/metrics.js';
+
+const HASH_A = `sha256:${'a'.repeat(64)}`;
+const HASH_B = `sha256:${'b'.repeat(64)}`;
+const COMMIT = '4a530e8'.padEnd(40, '0');
+
+function record(id: string, at: string, hash: string, outcome = 'applied'): HistoryRecord {
+  return {
+    id,
+    workspace: 'staging@local',
+    at,
+    by: 'ana@laptop',
+    command: 'voxform apply',
+    outcome,
+    source: { commit: COMMIT, uncommitted: false },
+    summary: { create: 0, update: 1, unchanged: 0, drifted: 0, applied: 1, failed: 0, skipped: 0 },
+    agents: { desk: { id: 'ag_s', config: { prompt: hash }, configHash: hash, maskedPaths: [] } },
+  };
+}
+
+function run(id: string, hash: string, summary: TestRunRecord['summary']): TestRunRecord {
+  return { id, workspace: 'staging@local', at: '2026-11-28T11:00:00.000Z', by: 'ana@laptop', command: 'voxform test --against live', source: {}, agents: { desk: { id: 'ag_s', configHash: hash } }, summary, tests: [] };
+}
+
+function version(key: string, hash: string, calls: number, errors: number, against: string | undefined, verdict: 'higher' | 'no clear difference' | 'not enough calls' = 'no clear difference'): VersionReport {
+  const difference = { difference: 0, low: 0, high: 0, verdict };
+  return {
+    key,
+    source: 'voxform',
+    config_hash: hash,
+    deploy: null,
+    first_call: '',
+    last_call: '',
+    metrics: {
+      calls,
+      by_status: {},
+      error_rate: rate(errors, calls),
+      transfer_rate: rate(0, calls),
+      duration_seconds: { calls: 0, median: null, p90: null, mean: null, exact: true },
+      credits: { total: 0, mean_per_call: null },
+      tool_calls: { calls: 0, failed: 0, failure_rate: rate(0, 0) },
+    },
+    series: [],
+    comparison:
+      against === undefined
+        ? null
+        : { against, enough_calls: verdict !== 'not enough calls', error_rate: difference, transfer_rate: { ...difference, verdict: verdict === 'higher' ? 'no clear difference' : verdict }, tool_failure_rate: difference, mean_duration_seconds: difference, mean_credits_per_call: difference },
+  };
+}
+
+function calls(versions: VersionReport[]): Map<string, AgentReport> {
+  return new Map([['ag_s', { agent_id: 'ag_s', name: 'desk', calls: 0, test_calls: 0, series: { bin_seconds: 60, points: [] }, deploys: [], versions }]]);
+}
+
+const older = record('20261128T080000000Z-aaaaaa', '2026-11-28T08:00:00.000Z', HASH_A);
+const deploy = record('20261128T100000000Z-bbbbbb', '2026-11-28T10:00:00.000Z', HASH_B);
+const repeat = record('20261128T103000000Z-cccccc', '2026-11-28T10:30:00.000Z', HASH_B, 'nothing_to_do');
+const records = [repeat, deploy, older];
+
+function evidence(overrides: Partial<GateEvidence> = {}): GateEvidence {
+  return { source: 'staging', records, current: repeat, testRuns: [], calls: new Map(), now: new Date('2026-11-28T10:35:00.000Z'), ...overrides };
+}
+
+describe('the gates', () => {
+  it('soaks from the first record of the configuration, not from an apply that repeated it', () => {
+    expect(deployedSince(records, repeat).toISOString()).toBe('2026-11-28T10:00:00.000Z');
+    const [soak] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence());
+    expect(soak).toEqual({ gate: 'soak', required: '2h', passed: false, evidence: 'deployed 35 min ago, 2h required' });
+    const [later] = checkGates({ soak: { text: '2h', seconds: 7200 } }, evidence({ now: new Date('2026-11-28T13:00:00.000Z') }));
+    expect(later).toMatchObject({ passed: true, evidence: 'deployed 3h ago' });
+  });
+
+  it('takes the last test run of the configuration the source runs, and names its failures', () => {
+    const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 3, failed: 2, skipped: 0, errors: 0 });
+    const ofOlder = run('20261128T120000000Z-eeeeee', HASH_A, { passed: 5, failed: 0, skipped: 0, errors: 0 });
+    const [tests] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder, failing] }));
+    expect(tests).toEqual({ gate: 'tests', required: 'pass', passed: false, evidence: 'the last run against staging for commit 4a530e8 had 2 failures (run 20261128T110000000Z-dddddd)' });
+    const [none] = checkGates({ tests: true }, evidence({ testRuns: [ofOlder] }));
+    expect(none?.evidence).toBe('no `voxform test --against live` run against staging since commit 4a530e8 was deployed');
+    const passing = run('20261128T130000000Z-ffffff', HASH_B, { passed: 5, failed: 0, skipped: 1, errors: 0 });
+    expect(checkGates({ tests: true }, evidence({ testRuns: [passing, failing] }))[0]).toMatchObject({ passed: true, evidence: 'the last run against staging for commit 4a530e8 passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)' });
+    const skippedOnly = run('20261128T130000000Z-ffffff', HASH_B, { passed: 0, failed: 0, skipped: 4, errors: 0 });
+    expect(checkGates({ tests: true }, evidence({ testRuns: [skippedOnly] }))[0]?.passed).toBe(false);
+  });
+
+  it('counts the calls of the version the source runs, and refuses a regression whose interval excludes zero', () => {
+    const before = version('20261128T080000000Z-aaaaaa', HASH_A, 400, 6, undefined);
+    const steady = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 120, 2, before.key)]);
+    expect(checkGates({ minCalls: 50, noRegression: ['error_rate', 'transfer_rate'] }, evidence({ calls: steady })).map((r) => [r.gate, r.passed, r.evidence])).toEqual([
+      ['min_calls', true, 'desk ran 120 calls'],
+      ['no_regression', true, 'no metric is worse than before (95% intervals)'],
+    ]);
+    const few = checkGates({ minCalls: 200 }, evidence({ calls: steady }))[0];
+    expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
+    const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.evidence).toBe('error rate 6.3% vs 1.5% before, interval excludes zero');
+    const thin = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')]);
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]?.evidence).toBe('12 calls with this configuration and 400 before; a comparison needs 30 each');
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence())[0]).toMatchObject({ passed: true, evidence: 'no earlier version with calls to compare with' });
+  });
+
+  it('prints a table and refuses with one sentence naming the first failed gate', () => {
+    const results = checkGates({ tests: true, soak: { text: '2h', seconds: 7200 } }, evidence());
+    expect(renderGateTable(results, 'staging', 'production')).toBe(
+      [
+        'Gates of production (evidence from staging):',
+        '  ✗ tests pass  no `voxform test --against live` run against staging since commit 4a530e8 was deployed',
+        '  ✗ soak 2h     deployed 35 min ago, 2h required',
+        '',
+      ].join('\n'),
+    );
+    expect(gateRefusal(results, 'staging', 'production')?.message).toBe(
+      'Refusing to promote staging to production: tests: no `voxform test --against live` run against staging since commit 4a530e8 was deployed; also failing: soak.',
+    );
+    expect(gateRefusal([], 'staging', 'production')).toBeUndefined();
+  });
+
+  it('refuses a source whose last apply did not finish, or that never applied', () => {
+    expect(() => deployedRecord([record('20261128T110000000Z-dddddd', '2026-11-28T11:00:00.000Z', HASH_B, 'failed'), deploy], 'staging')).toThrow(
+      "staging's last apply (20261128T110000000Z-dddddd) ended failed: what staging runs is not known.",
+    );
+    expect(() => deployedRecord([], 'staging')).toThrow('staging has no apply in the history: there is nothing to promote.');
+    expect(deployedRecord(records, 'staging')).toBe(repeat);
+  });
+});
