@@ -124,6 +124,9 @@ describe('voxform promote', () => {
     const stagingRecord = history.records[0] as { id: string; source: { commit: string } };
     expect(stagingRecord.source.commit).toBe(c2);
 
+    // Production figures come from calls the agents took, not from the test runs' own sessions (test traffic).
+    const traffic = await cli(['emulator', 'traffic', '--url', emulator.url, '--env', 'staging', '--agent', 'desk', '--calls', '5']);
+    expect(traffic.code, traffic.stderr).toBe(0);
     const soaking = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(soaking.code).toBe(1);
     expect(soaking.stdout).toMatch(/✓ tests pass +the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed/);
