@@ -211,7 +211,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--campaign <id>', 'only this campaign')
     .option('--limit <n>', 'at most this many records (default 50)', positiveInt('--limit'))
     .option('--all', 'every record, however many')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'ndjson']).default('table'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'ndjson']).default('text'))
     .option('--stats', 'print counts, durations and credits instead of records')
     .action(action('logs'));
 
@@ -231,8 +231,8 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--name <name>', 'a name for the key (at most 100 characters)')
     .action(action('keys-create'));
 
-  withConnection(program.command('chat').description('talk to an agent in text'))
-    .requiredOption('--agent <id>', 'the agent id')
+  withConnection(withManifest(program.command('chat').description('talk to an agent in text')))
+    .requiredOption('--agent <name|id>', 'the agent: a name from the manifests, an agent id, or an agent\'s name on the service')
     .action(action('chat'));
 
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));

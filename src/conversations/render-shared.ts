@@ -45,6 +45,3 @@ export function transcriptLines(transcript: readonly TranscriptMessage[]): strin
   return transcript.map((line) => `${line.role === 'user' ? 'caller' : 'agent '}: ${printable(line.content.replace(/\r?\n/g, ' '))}`);
 }
 
-export function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}

@@ -39,9 +39,9 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   it('an unknown agent is one clear sentence, exit 1, before any message is sent', async () => {
     const result = await runCli(['chat', '--agent', '-OKnoSuchAgent000000'], { env, input: 'Hello\n' });
     expect(result.code).toBe(1);
-    // The id came from the command line, not from a manifest.
+    // --agent is read as logs and report read it: a manifest name, an id, or a name on the service.
     expect(result.stderr).toBe(
-      "error: GET /agents/-OKnoSuchAgent000000 failed: the service answered 404 Not found.\n  hint: Check the id given with --agent (the dashboard lists your agents; a manifest has each one's under id:).\n",
+      'error: --agent "-OKnoSuchAgent000000" is neither an agent of the manifests nor an agent id on the service.\n  hint: Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).\n',
     );
     expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
   });
@@ -88,7 +88,7 @@ describe('voxform chat when the service\'s error holds control characters', () =
       const result = await runCli(['chat', '--agent', FRONT_DESK, '--base-url', url], { env: { VOXFORM_API_KEY: emulator.apiKey }, input: 'Hello\n' });
       expect(result.code).toBe(1);
       expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-      expect(result.stderr).toContain(`error: GET /agents/${FRONT_DESK} failed: the service answered 404 no such agent\\u001b]0;pwned\\u0007\\u009b2J.\n`);
+      expect(result.stderr).toMatch(/error: GET \/call-logs failed: the service answered 404 no such agent\\u001b\]0;pwned\\u0007\\u009b2J\.\n/);
     } finally {
       await new Promise<void>((resolve) => service.close(() => resolve()));
     }

@@ -353,14 +353,14 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     expect(result.stderr).toBe('Showing the latest 50 calls; --limit N reads more, --all reads every one.\n');
   });
 
-  it.each([['table'], ['json'], ['ndjson']])('redacts webhook and tool header values (--format %s)', async (format) => {
+  it.each([['text'], ['json'], ['ndjson']])('redacts webhook and tool header values (--format %s)', async (format) => {
     const result = await runCli(['logs', '--limit', '2', '--format', format], { env });
     expect(result.code).toBe(0);
     for (const secret of Object.values(HEADER_SECRETS)) {
       expect(result.stdout).not.toContain(secret);
       expect(result.stderr).not.toContain(secret);
     }
-    if (format !== 'table') expect(result.stdout).toMatch(/"headers": ?"\(sensitive\)"/);
+    if (format !== 'text') expect(result.stdout).toMatch(/"headers": ?"\(sensitive\)"/);
   });
 
   it('a misspelled --status is refused with a suggestion', async () => {

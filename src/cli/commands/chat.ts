@@ -2,10 +2,14 @@ import { createInterface } from 'node:readline';
 import pc from 'picocolors';
 import { ApiError, isApiError } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
+import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { manifestProject } from '../load-manifests.js';
 
 export interface ChatOptions extends ConnectionOptions {
+  file?: string[];
+  env?: string;
   agent: string;
 }
 
@@ -20,28 +24,30 @@ function withHint(error: ApiError, hint: string): ApiError {
 }
 
 /**
- * `voxform chat --agent ID`: a text conversation, replies streamed to stdout; on a terminal it prompts
+ * `voxform chat --agent NAME|ID`: a text conversation, replies streamed to stdout; on a terminal it prompts
  * and `/exit` or Ctrl-D ends it, otherwise each line of stdin is a message. The session is always ended.
  */
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
-  const { client } = await resolveConnection(options, ctx);
+  const { names, service } = await manifestProject(options, ctx);
+  const { client } = await resolveConnection({ ...options, manifest: service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
-  const agent = await client.getAgent(options.agent).catch((error: unknown) => {
+  const agentId = await resolveAgentArgument(options.agent, { manifests: names }, client);
+  const agent = await client.getAgent(agentId).catch((error: unknown) => {
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });
-  const session = client.chatSession({ agentId: options.agent });
+  const session = client.chatSession({ agentId });
   ctx.onExit(() => session.end().catch(() => undefined));
 
   const paint = (text: string, style: (s: string) => string) => (ctx.color ? style(text) : text);
   // The agent's name and replies are a model's text: control characters shown escaped (a reply keeps its lines).
-  const agentName = printable(agent.name || options.agent);
+  const agentName = printable(agent.name || agentId);
   const prompt = () => {
     if (interactive) ctx.stderr.write(paint('you> ', pc.bold));
   };
   if (interactive) {
-    ctx.stderr.write(`Chatting with ${agentName} (${printable(options.agent)}). Type /exit or press Ctrl-D to end.\n`);
+    ctx.stderr.write(`Chatting with ${agentName} (${printable(agentId)}). Type /exit or press Ctrl-D to end.\n`);
   }
 
   const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });

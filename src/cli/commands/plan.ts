@@ -5,6 +5,7 @@ import { connectProject, planInputs, type ProjectOptions } from '../project.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
+import { pluralNoun } from '../../util/plural.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -24,7 +25,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const plan = await makePlan({
     ...inputs,
     targets: options.target ?? [],
-    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} ${pluralNoun(total, 'agent')}`),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
