@@ -8,6 +8,7 @@ import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
 import { pluralNoun } from '../util/plural.js';
+import { errorLead } from './error-text.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
@@ -106,7 +107,7 @@ class LineBatch {
 }
 
 function errorSentence(error: unknown): string {
-  if (isVoxformError(error)) return error.message;
+  if (isVoxformError(error)) return `${errorLead(error.code)}: ${error.message}`;
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 

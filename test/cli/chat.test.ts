@@ -41,7 +41,7 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     expect(result.code).toBe(1);
     // --agent is read as logs and report read it: a manifest name, an id, or a name on the service.
     expect(result.stderr).toBe(
-      'error: --agent "-OKnoSuchAgent000000" is neither an agent of the manifests nor an agent id on the service.\n  hint: Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).\n',
+      'error[agent_unknown]: --agent "-OKnoSuchAgent000000" is neither an agent of the manifests nor an agent id on the service.\n  hint: Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).\n',
     );
     expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
   });
@@ -55,7 +55,7 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   it('a missing key is one clear sentence, exit 1', async () => {
     const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_BASE_URL: emulator.url }, input: 'Hello\n' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+    expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 });
 
@@ -88,7 +88,7 @@ describe('voxform chat when the service\'s error holds control characters', () =
       const result = await runCli(['chat', '--agent', FRONT_DESK, '--base-url', url], { env: { VOXFORM_API_KEY: emulator.apiKey }, input: 'Hello\n' });
       expect(result.code).toBe(1);
       expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-      expect(result.stderr).toMatch(/error: GET \/call-logs failed: the service answered 404 no such agent\\u001b\]0;pwned\\u0007\\u009b2J\.\n/);
+      expect(result.stderr).toMatch(/error\[api_not_found\]: GET \/call-logs failed: the service answered 404 no such agent\\u001b\]0;pwned\\u0007\\u009b2J\.\n/);
     } finally {
       await new Promise<void>((resolve) => service.close(() => resolve()));
     }
@@ -165,7 +165,7 @@ describe('--local: one project database shared by every command of a folder', ()
       await writeFile(dataFile, JSON.stringify(data));
       const result = await runCli(['chat', '--local', '--agent', FRONT_DESK], { cwd: dir, input: 'Hello\n' });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`error: ${path.join('.voxform', 'local.json')} holds no private key the embedded emulator accepts.\n  hint: Delete it to start again from the default account.\n`);
+      expect(result.stderr).toBe(`error[emulator_data_invalid]: ${path.join('.voxform', 'local.json')} holds no private key the embedded emulator accepts.\n  hint: Delete it to start again from the default account.\n`);
     } finally {
       await cleanup();
     }

@@ -142,7 +142,7 @@ describe('voxform test capture', () => {
     const refused = await project.cli(['test', 'capture', callId, '--out', 'voxform.yaml/captured.test.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `error: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
+      `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
         '  hint: Name a file in a folder that exists and is writable with --out.\n',
     );
 
@@ -157,7 +157,7 @@ describe('voxform test capture', () => {
     project = await startExampleProject();
     const result = await project.cli(['test', 'capture', 'call_nope']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');
+    expect(result.stderr).toBe('error[call_not_found]: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');
   });
 
   it('hides a secret of the call before it replaces personal data or shortens a reply', () => {

@@ -170,7 +170,7 @@ describe('saved plans', () => {
     const stale = await p.cli(['apply', 'plan.json']);
     expect(stale.code).toBe(1);
     // That alone: the secrets and live state did not change, and are not blamed.
-    expect(stale.stderr).toContain('error: The saved plan is stale: the manifests (or files they include) changed. Nothing was applied.\n');
+    expect(stale.stderr).toContain('error[plan_stale]: The saved plan is stale: the manifests (or files they include) changed. Nothing was applied.\n');
   });
 });
 

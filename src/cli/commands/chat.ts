@@ -5,6 +5,7 @@ import { printable, printableKeepingLines } from '../../util/printable.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { errorText } from '../error-text.js';
 import { manifestProject } from '../load-manifests.js';
 
 export interface ChatOptions extends ConnectionOptions {
@@ -68,7 +69,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
         // On a terminal a failed turn is reported and the conversation goes on; a script stops.
         if (!interactive || !isApiError(error)) throw error;
         ctx.stdout.write('\n');
-        ctx.stderr.write(`error: ${error.message}\n`);
+        ctx.stderr.write(errorText(error));
       }
       prompt();
     }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { formatFiles } from '../../format/format-files.js';
 import { findManifestFiles } from '../../project-files/manifest-files.js';
 import type { CommandContext } from '../context.js';
+import { errorText } from '../error-text.js';
 import { plural, pluralNoun } from '../../util/plural.js';
 
 export interface FmtOptions {
@@ -24,9 +25,7 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
   }
   for (const { error } of results) {
     if (!error) continue;
-    const where = error.location ? `${error.location.file}:${error.location.line}:${error.location.col}: ` : '';
-    ctx.stderr.write(`error: ${where}${error.message}\n`);
-    if (error.hint) ctx.stderr.write(`  hint: ${error.hint}\n`);
+    ctx.stderr.write(errorText(error));
   }
 
   const changed = results.filter((r) => r.status === 'changed').length;
