@@ -4,6 +4,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
@@ -170,6 +171,23 @@ describe('voxform test capture', () => {
     // Neither a piece cut off at 600 characters nor the pieces around a phone number the scrub would replace.
     for (const piece of ['tok-', 'S3CRET', '-capture']) expect(text).not.toContain(piece);
     expect(text).toContain('user: my code is (sensitive)');
+  });
+
+  it('the agent speaking twice in a row is one answer, never a turn without a caller line', () => {
+    const record = {
+      call_id: 'call_2',
+      chat: JSON.stringify([
+        { role: 'assistant', content: 'Hello!' },
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'How can I help?' },
+        { role: 'assistant', content: 'How can I help?' },
+      ]),
+    };
+    const turns = (parse(captureTestFile({ record: record as never, agentName: 'front-desk' })) as { tests: Array<{ turns: Array<{ user?: string; expect?: Array<{ judge: string }> }> }> }).tests[0]?.turns;
+    expect(turns).toEqual([
+      { expect: [{ judge: 'Answers like: "Hello!" (the same substance; wording may differ).' }] },
+      { user: 'Hi', expect: [{ judge: 'Answers like: "How can I help? How can I help?" (the same substance; wording may differ).' }] },
+    ]);
   });
 
   it('captures agent replies as judge references and lone caller turns as turns', () => {

@@ -25,7 +25,7 @@ function withHint(error: ApiError, hint: string): ApiError {
 }
 
 /**
- * `voxform chat --agent NAME|ID`: a text conversation, replies streamed to stdout; on a terminal it prompts
+ * `voxform chat --agent NAME|ID`: a text conversation, the agent's greeting and replies streamed to stdout; on a terminal it prompts
  * and `/exit` or Ctrl-D ends it, otherwise each line of stdin is a message. The session is always ended.
  */
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
@@ -51,6 +51,34 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
     ctx.stderr.write(`Chatting with ${agentName} (${printable(agentId)}). Type /exit or press Ctrl-D to end.\n`);
   }
 
+  /**
+   * Streams one reply to stdout, ended with a newline (on a terminal after the agent's name). An empty
+   * greeting (an agent that waits for the caller) prints nothing. On a terminal a failed turn is
+   * reported and the conversation goes on; a script stops.
+   */
+  const showReply = async (deltas: AsyncIterable<string>, options: { greeting: boolean }) => {
+    let started = false;
+    const start = () => {
+      if (!started && interactive) ctx.stdout.write(paint(`${agent.name ? printable(agent.name) : 'agent'}> `, pc.cyan));
+      started = true;
+    };
+    try {
+      if (!options.greeting) start();
+      for await (const delta of deltas) {
+        if (delta === '') continue;
+        start();
+        ctx.stdout.write(printableKeepingLines(delta));
+      }
+      if (started) ctx.stdout.write('\n');
+    } catch (error) {
+      if (started) ctx.stdout.write('\n');
+      if (!interactive || !isApiError(error)) throw error;
+      ctx.stderr.write(errorText(error));
+    }
+  };
+
+  // The agent speaks first, as on a call: its first_message.
+  await showReply(session.greeting(), { greeting: true });
   const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });
   prompt();
   try {
@@ -61,16 +89,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
         continue;
       }
       if (interactive && EXIT_COMMANDS.has(message)) break;
-      if (interactive) ctx.stdout.write(paint(`${agent.name ? printable(agent.name) : 'agent'}> `, pc.cyan));
-      try {
-        for await (const delta of session.send(message)) ctx.stdout.write(printableKeepingLines(delta));
-        ctx.stdout.write('\n');
-      } catch (error) {
-        // On a terminal a failed turn is reported and the conversation goes on; a script stops.
-        if (!interactive || !isApiError(error)) throw error;
-        ctx.stdout.write('\n');
-        ctx.stderr.write(errorText(error));
-      }
+      await showReply(session.send(message), { greeting: false });
       prompt();
     }
   } finally {
