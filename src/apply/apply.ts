@@ -47,6 +47,8 @@ export interface ApplyOptions {
   files?: string[] | undefined;
   /** A saved plan (`readPlanFile`): checked for staleness, then run as saved. Counts as approval. */
   savedPlan?: SavedPlan | undefined;
+  /** The folder apply runs in (a real path): named when a saved plan made in another folder is refused. */
+  workingDir?: string | undefined;
   /** Told of each change of a fresh plan as it is made (see `PlanOptions.onChange`). */
   onChange?: ((change: ResourceChange) => void) | undefined;
   /** Told of the workspace as read, before the plan is made (see `PlanOptions.onWorkspace`). */
@@ -122,7 +124,7 @@ async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ 
   const plan = planFromJson(savedPlan, 'the saved plan');
   const live = await readLiveState(client, desired, { onProgress: onReadProgress });
   const key = store.fingerprintKey;
-  assertPlanFresh(savedPlan, liveFingerprints(desired, live, store.workspace, key), desired, options.serviceId, key);
+  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, store.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir });
   return { plan, live };
 }
 

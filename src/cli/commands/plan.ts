@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
@@ -30,7 +31,10 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
-  if (options.out) await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey, (text) => ctx.secrets.redact(text));
+  if (options.out) {
+    const madeIn = await realpath(ctx.cwd);
+    await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
+  }
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
   if (options.out) ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
   const hasChanges = plan.summary.create + plan.summary.update > 0;
