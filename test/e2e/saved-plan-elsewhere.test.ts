@@ -36,6 +36,14 @@ describe('a saved plan applied against another service', () => {
     expect(emulator.control.requestLog().slice(before).filter((entry) => entry.method !== 'GET')).toEqual([]);
   });
 
+  it('says so before reading the other service, which may not even be running', async () => {
+    const dir = await tempDir({ 'voxform.yaml': manifest('Desk A') });
+    expect((await runCli(['plan', '--local', '--out', 'plan.json'], { cwd: dir })).code).toBe(0);
+    const applied = await runCli(['apply', 'plan.json'], { cwd: dir, env: { VOXFORM_API_KEY: emulator.apiKey, VOXFORM_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain('error[plan_stale]: The saved plan was made with --local; this apply targets http://127.0.0.1:9. Nothing was applied.');
+  });
+
   it('names a URL the plan file gives without its credentials or query', async () => {
     const dir = await tempDir({ 'voxform.yaml': manifest('Desk A') });
     expect((await runCli(['plan', '--out', 'plan.json'], { cwd: dir, env })).code).toBe(0);
