@@ -164,9 +164,22 @@ export class ChatSession {
 
   /** Sends one user message; iterate the result for the reply's deltas. */
   send(content: string): AsyncIterable<string> {
+    return this.exchange([{ role: 'user', content }]);
+  }
+
+  /**
+   * Asks for what the agent says first (its `first_message`), as a call opens with it: a request with
+   * no user message. Only before anything else was said; iterate the result for the greeting's deltas.
+   */
+  greeting(): AsyncIterable<string> {
+    if (this.history.length > 0) throw new Error('the greeting comes before anything else is said');
+    return this.exchange([]);
+  }
+
+  private exchange(said: ChatMessage[]): AsyncIterable<string> {
     if (this.ended) throw new Error('this chat session has ended');
     if (this.busy) throw new Error('the previous reply is still streaming');
-    const stream = this.complete(this.request([...this.history, { role: 'user', content }], false));
+    const stream = this.complete(this.request([...this.history, ...said], false));
     const self = this;
     return {
       async *[Symbol.asyncIterator]() {
@@ -178,8 +191,8 @@ export class ChatSession {
         } finally {
           self.busy = false;
           if (stream.sessionId) self.#sessionId = stream.sessionId;
-          // A reply cut short stays out of the transcript, and so does its question.
-          if (complete) self.history.push({ role: 'user', content }, { role: 'assistant', content: stream.text });
+          // A reply cut short stays out of the transcript, and so does its question; an empty one is no turn.
+          if (complete) self.history.push(...said, ...(stream.text === '' ? [] : [{ role: 'assistant' as const, content: stream.text }]));
         }
       },
     };

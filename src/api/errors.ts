@@ -4,6 +4,7 @@ import { VoxformError } from '../errors.js';
 import { echoedForms, redactNeedles } from '../secrets/redact.js';
 import { formatDotted } from '../util/field-path.js';
 import { printable } from '../util/printable.js';
+import { isLoopback } from '../util/loopback.js';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
 interface ValidationIssue {
@@ -156,8 +157,20 @@ export function errorFromTransport(
         ...base,
         code: 'api_unavailable',
         message: `${where}: could not reach the service at ${ctx.origin} (${transportReason(ctx.cause)})${retried}.`,
-        hint: 'Check the network and the base URL (--base-url, --region), or try again later.',
+        hint: nothingListensHere(ctx.origin, ctx.cause)
+          ? `Nothing listens at ${ctx.origin} on this machine: start the local service there with \`voxform emulator\` (--port to choose its port), or pass --local for the embedded one.`
+          : 'Check the network and the base URL (--base-url, --region), or try again later.',
       });
+  }
+}
+
+/** A refused connection to this machine: most likely the emulator it names is not running. */
+function nothingListensHere(origin: string, cause: unknown): boolean {
+  if (errorCode(cause) !== 'ECONNREFUSED') return false;
+  try {
+    return isLoopback(new URL(origin).hostname);
+  } catch {
+    return false;
   }
 }
 

@@ -6,7 +6,7 @@ import type { TrustedSecrets } from '../secrets/trusted.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { liveFingerprints } from '../plan/fingerprint.js';
-import { assertPlanFresh, type SavedPlan } from '../plan/plan-file.js';
+import { assertPlanFresh, madeElsewhere, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { planWorkspace } from '../plan/plan.js';
 import { planFromJson } from '../plan/saved-plan.js';
@@ -47,6 +47,8 @@ export interface ApplyOptions {
   files?: string[] | undefined;
   /** A saved plan (`readPlanFile`): checked for staleness, then run as saved. Counts as approval. */
   savedPlan?: SavedPlan | undefined;
+  /** The folder apply runs in (a real path): named when a saved plan made in another folder is refused. */
+  workingDir?: string | undefined;
   /** Told of each change of a fresh plan as it is made (see `PlanOptions.onChange`). */
   onChange?: ((change: ResourceChange) => void) | undefined;
   /** Told of the workspace as read, before the plan is made (see `PlanOptions.onWorkspace`). */
@@ -120,9 +122,12 @@ async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ 
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
   if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store.workspace);
   const plan = planFromJson(savedPlan, 'the saved plan');
+  // Made for another service: said before that service is read (it may not even be running).
+  const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId });
+  if (elsewhere) throw elsewhere;
   const live = await readLiveState(client, desired, { onProgress: onReadProgress });
   const key = store.fingerprintKey;
-  assertPlanFresh(savedPlan, liveFingerprints(desired, live, store.workspace, key), desired, options.serviceId, key);
+  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, store.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir });
   return { plan, live };
 }
 

@@ -1,4 +1,4 @@
-/** `--agent NAME|ID` of `logs` and `report`: its agent id; no agent's name is a mistake, not an empty result. */
+/** `--agent NAME|ID` of `logs`, `report` and `chat`: its agent id; no agent's name is a mistake, not an empty result. */
 import { isApiError, type ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';

@@ -7,6 +7,8 @@ import type { StateBackend } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
+import { pluralNoun } from '../util/plural.js';
+import { errorLead } from './error-text.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
@@ -62,7 +64,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
   const c = picocolors.createColors(ctx.color);
   const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
-    if (event.type === 'reading') return status.update(`Reading live state… ${event.agentsRead}/${event.agents} agents`);
+    if (event.type === 'reading') return status.update(`Reading live state… ${event.agentsRead}/${event.agents} ${pluralNoun(event.agents, 'agent')}`);
     if (event.type === 'planned') {
       lines.flush();
       status.done();
@@ -105,7 +107,7 @@ class LineBatch {
 }
 
 function errorSentence(error: unknown): string {
-  if (isVoxformError(error)) return error.message;
+  if (isVoxformError(error)) return `${errorLead(error.code)}: ${error.message}`;
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 

@@ -3,6 +3,7 @@ import picocolors from 'picocolors';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { printable } from '../util/printable.js';
+import { plural } from '../util/plural.js';
 
 export interface DiagnosticFormat {
   color: boolean;
@@ -53,7 +54,7 @@ export function countProblems(diagnostics: readonly Diagnostic[], omitted = { er
   const errors = diagnostics.filter((d) => d.severity === 'error').length + omitted.errors;
   const warnings = diagnostics.length + omitted.errors + omitted.warnings - errors;
   const parts = [];
-  if (errors > 0 || warnings === 0) parts.push(`${errors} error${errors === 1 ? '' : 's'}`);
-  if (warnings > 0) parts.push(`${warnings} warning${warnings === 1 ? '' : 's'}`);
+  if (errors > 0 || warnings === 0) parts.push(plural(errors, 'error'));
+  if (warnings > 0) parts.push(plural(warnings, 'warning'));
   return { errors, warnings, text: parts.join(', ') };
 }

@@ -161,7 +161,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   chat: {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
-    examples: ['voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
+    examples: ['voxform chat --agent front-desk --local', 'voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
   },
   test: {
     environment: [...SERVICE_ENV, ...MANIFEST_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM'],

@@ -8,6 +8,7 @@ import type { LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext } from './context.js';
 import { countProblems } from './diagnostics.js';
+import { plural } from '../util/plural.js';
 
 export interface ManifestOptions {
   file?: string[] | undefined;
@@ -44,7 +45,7 @@ export async function manifestProject(
   }
   if (!result.state) {
     const { errors } = countProblems(result.diagnostics, result.omitted);
-    ctx.stderr.write(`warning: the manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): their agent names and service are not used.\n`);
+    ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): their agent names and service are not used.\n`);
     return { names: new Map(), phones: new Set(), service: {} };
   }
   const { agents, phones, baseUrl, region } = result.state;

@@ -7,11 +7,13 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
-import { isVoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
+import type { CommandErrorCode } from '../error-codes.js';
 import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output } from './context.js';
 import { addCommandHelp } from './help.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
+import { errorJson, errorLead, errorText } from './error-text.js';
 
 /** How long cleanups may take after an error thrown outside the command's awaited chain. */
 const STRAY_ERROR_CLEANUP_MS = 2000;
@@ -29,7 +31,7 @@ function collect(value: string, previous: string[] = []): string[] {
 function positiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new CommanderError(1, 'voxform.invalidArgument', `${name} must be a whole number of at least 1, not "${value}".`);
+    if (!Number.isInteger(n) || n < 1) throw new VoxformError('invalid_option', `${name} must be a whole number of at least 1, not "${value}".`);
     return n;
   };
 }
@@ -40,7 +42,7 @@ function refuseParentOnlyOptions(cmd: Command, parent: Command): void {
   for (const option of parent.options) {
     if (own.has(option.attributeName()) || parent.getOptionValueSource(option.attributeName()) !== 'cli') continue;
     const name = `${parent.name()} ${cmd.name()}`;
-    throw new CommanderError(1, 'voxform.invalidArgument', `\`${name}\` does not take ${option.long ?? option.flags}; see \`voxform ${name} --help\`.`);
+    throw new VoxformError('invalid_argument', `\`${name}\` does not take ${option.long ?? option.flags}; see \`voxform ${name} --help\`.`);
   }
 }
 
@@ -70,8 +72,24 @@ function withApplyRun(cmd: Command): Command {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8);
 }
 
+/** The code of a usage mistake the argument parser finds: a bad option value, or anything else about the arguments. */
+function usageErrorCode(commanderCode: string | undefined): CommandErrorCode {
+  return commanderCode === 'commander.invalidArgument' || commanderCode === 'commander.optionMissingArgument' ? 'invalid_option' : 'invalid_argument';
+}
+
+/** Commander's commands, whose usage mistakes lead with their code as every other error does (error-text.ts). */
+class VoxformCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new VoxformCommand(name);
+  }
+
+  override error(message: string, options?: { code?: string; exitCode?: number }): never {
+    return super.error(message.replace(/^error:/, `${errorLead(usageErrorCode(options?.code))}:`), options);
+  }
+}
+
 export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>): Command {
-  const program = new Command('voxform')
+  const program = new VoxformCommand('voxform')
     .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
     .version(packageJson.version, '-v, --version')
     .option('--no-color', 'no colour in output (also NO_COLOR=1)')
@@ -243,7 +261,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--campaign <id>', 'only this campaign')
     .option('--limit <n>', 'at most this many records (default 50)', positiveInt('--limit'))
     .option('--all', 'every record, however many')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'ndjson']).default('table'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'ndjson']).default('text'))
     .option('--stats', 'print counts, durations and credits instead of records')
     .action(action('logs'));
 
@@ -264,8 +282,8 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--name <name>', 'a name for the key (at most 100 characters)')
     .action(action('keys-create'));
 
-  withConnection(program.command('chat').description('talk to an agent in text'))
-    .requiredOption('--agent <id>', 'the agent id')
+  withConnection(withManifest(program.command('chat').description('talk to an agent in text')))
+    .requiredOption('--agent <name|id>', 'the agent: a name from the manifests, an agent id, or an agent\'s name on the service')
     .action(action('chat'));
 
   program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
@@ -568,19 +586,11 @@ function describeError(error: unknown, out: { stdout: Output; stderr: Output; de
   if (error instanceof CommanderError) {
     // Help and --version arrive here as "errors" with exit code 0; usage mistakes are exit 1.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-    if (error.code === 'voxform.invalidArgument') out.stderr.write(`error: ${error.message}\n`);
     return 1;
   }
   if (isVoxformError(error)) {
-    if (out.json) {
-      const body = { error: { code: error.code, message: error.message, hint: error.hint, location: error.location, details: error.details } };
-      out.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-    } else {
-      // Messages quote what voxform did not write (a file's name): no control character of it reaches the terminal.
-      const where = error.location ? `${printableKeepingLines(error.location.file)}:${error.location.line}:${error.location.col}: ` : '';
-      out.stderr.write(`error: ${where}${printableKeepingLines(error.message)}\n`);
-      if (error.hint) out.stderr.write(`  hint: ${printableKeepingLines(error.hint)}\n`);
-    }
+    if (out.json) out.stdout.write(errorJson(error));
+    else out.stderr.write(errorText(error));
     if (out.debug && error.stack) out.stderr.write(`${error.stack}\n`);
     return error.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
   }

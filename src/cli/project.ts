@@ -13,6 +13,7 @@ import { countProblems, formatDiagnostics } from './diagnostics.js';
 import { loadCommandManifests } from './load-manifests.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import type { Connection, LocalWebhooks, ManifestService } from './connection.js';
+import { plural } from '../util/plural.js';
 
 export interface ProjectOptions extends ConnectionOptions {
   file?: string[];
@@ -26,7 +27,7 @@ export async function loadDesiredState(options: ProjectOptions, ctx: CommandCont
   const { errors } = countProblems(result.diagnostics, result.omitted);
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {
-    throw new VoxformError('manifest_invalid', `The manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (listed above); nothing was planned.`, {
+    throw new VoxformError('manifest_invalid', `The manifests have ${plural(errors, 'error')} (listed above); nothing was planned.`, {
       hint: 'Fix them and run again (`voxform validate` checks without contacting the service).',
     });
   }

@@ -70,21 +70,20 @@ export function captureTestFile(input: CaptureInput): string {
   const redact = input.redact ?? keepText;
   const scrub = (text: string) => scrubPersonalData(redact(text), metadata);
   const transcript = parseChat(input.record.chat);
-  const turns: Array<{ user?: string; expect?: Array<{ judge: string }> }> = [];
-  let pending: { user?: string } | undefined;
+  // Each turn is what the caller said (none for the greeting) and what the agent said back.
+  const said: Array<{ user?: string; replies: string[] }> = [];
   for (const message of transcript) {
-    if (message.role === 'user') {
-      // Two caller messages in a row: the first had no answer; keep it as a turn of its own.
-      if (pending) turns.push(pending);
-      pending = { user: scrub(message.content) };
-      continue;
-    }
-    const turn: { user?: string; expect?: Array<{ judge: string }> } = pending ?? {};
-    turn.expect = [{ judge: reference(scrub(message.content)) }];
-    turns.push(turn);
-    pending = undefined;
+    const last = said.at(-1);
+    if (message.role === 'user') said.push({ user: scrub(message.content), replies: [] });
+    // Only the greeting has no caller line: the agent speaking twice in a row is one answer.
+    else if (last) last.replies.push(scrub(message.content));
+    else said.push({ replies: [scrub(message.content)] });
   }
-  if (pending) turns.push(pending);
+  const turns = said.map(({ user, replies }) => ({
+    ...(user === undefined ? {} : { user }),
+    // Two caller messages in a row: the first had no answer, and is kept as a turn of its own.
+    ...(replies.length === 0 ? {} : { expect: [{ judge: reference(replies.join(' ')) }] }),
+  }));
   if (turns.length === 0) turns.push({ expect: [{ judge: 'Greets the caller.' }] });
   // The id goes into a comment and a name: only the characters ids are made of.
   const callId = String(input.record.call_id ?? 'unknown').replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 100) || 'unknown';

@@ -12,6 +12,7 @@ import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '.
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
 import { keepText, shortenRedacted, type Redact } from '../secrets/redact.js';
+import { plural } from '../util/plural.js';
 
 /** A tool call as the call record lists it (`function_calls`: name and params). */
 export interface ToolCall {
@@ -142,7 +143,7 @@ export async function checkCall(check: CallCheck, record: CallRecordView, contex
   switch (check.kind) {
     case 'tool_not_called': {
       const count = record.toolCalls.filter((call) => call.name === check.tool).length;
-      return count === 0 ? result(name, undefined, 'passed') : result(name, undefined, 'failed', `${check.tool} was called ${count} time${count === 1 ? '' : 's'}`);
+      return count === 0 ? result(name, undefined, 'passed') : result(name, undefined, 'failed', `${check.tool} was called ${plural(count, 'time')}`);
     }
     case 'call_status':
       return record.callStatus === check.status ? result(name, undefined, 'passed') : result(name, undefined, 'failed', `the call status is ${record.callStatus ?? '(none)'}`);

@@ -8,7 +8,7 @@
 import { VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { findProjectRoot, formatSize, readGuarded } from '../project-files/guarded-read.js';
+import { describeProjectRoot, findProjectRoot, formatSize, readGuarded } from '../project-files/guarded-read.js';
 import { parseYaml } from '../manifest/parse-yaml.js';
 import { spanAt } from '../manifest/positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -53,6 +53,11 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
     if (!outcome.ok && outcome.reason === 'too_large') {
       throw new VoxformError('test_file_too_large', `${sources.display(file)} ${outcome.message}.`, {
         hint: 'Split it into several *.test.yaml files.',
+      });
+    }
+    if (!outcome.ok && outcome.reason === 'outside') {
+      throw new VoxformError('tests_unreadable', `${sources.display(file)} is outside the project, whose root is ${await describeProjectRoot(root)}.`, {
+        hint: 'Test files are read only inside the project: move it into the project, or run voxform from the project that holds it.',
       });
     }
     if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`);

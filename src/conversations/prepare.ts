@@ -16,6 +16,7 @@ import { ChatModel, judgeSettingsFromEnv } from '../model/chat-model.js';
 import type { AgentUnderTest } from './types.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
 import type { TestFile } from './types.js';
+import { plural, pluralNoun } from '../util/plural.js';
 
 /**
  * The agents the files name, each with the config `--against desired` sends. Unless `withSecrets`
@@ -91,7 +92,7 @@ export function chooseJudge(
   if (needing.length === 0) return undefined;
   const settings = judgeSettingsFromEnv(env);
   if (!settings) {
-    throw new VoxformError('judge_missing', `${needing.length} test${needing.length === 1 ? ' needs' : 's need'} a judge model (judge: checks or a simulated caller), and none is configured; first: ${needing[0]}.`, {
+    throw new VoxformError('judge_missing', `${plural(needing.length, 'test')} ${pluralNoun(needing.length, 'needs', 'need')} a judge model (judge: checks or a simulated caller), and none is configured; first: ${needing[0]}.`, {
       hint: 'Set VOXFORM_JUDGE_URL (an OpenAI-compatible API), VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY, or run with --skip-judge to report those checks as skipped.',
     });
   }

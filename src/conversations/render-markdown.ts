@@ -8,6 +8,7 @@ import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../
 import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
+import { plural } from '../util/plural.js';
 
 /** GitHub refuses comments over 65,536 characters; this leaves room for the rest of a comment. */
 export const MARKDOWN_LIMIT = 60_000;
@@ -46,7 +47,7 @@ function headline(run: TestRun): string {
     parts.push(`${failing} newly failing, ${run.changes.length - failing} newly passing`);
   }
   for (const [target, s] of Object.entries(run.summary)) {
-    const extra = [s.skipped > 0 ? `${s.skipped} skipped` : '', s.errors > 0 ? `${s.errors} errors` : ''].filter(Boolean).join(', ');
+    const extra = [s.skipped > 0 ? `${s.skipped} skipped` : '', s.errors > 0 ? plural(s.errors, 'error') : ''].filter(Boolean).join(', ');
     parts.push(`${target}: ${s.passed} passed, ${s.failed} failed${extra ? `, ${extra}` : ''}`);
   }
   return `### voxform test: ${parts.join(' · ')}`;
@@ -117,7 +118,7 @@ export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact:
     text += `\n${block}\n`;
     shown++;
   }
-  if (shown < details.length) text += `\n_${details.length - shown} more failure${details.length - shown === 1 ? '' : 's'} not shown (the comment is size-capped); the job log and \`--format json\` have them all._\n`;
+  if (shown < details.length) text += `\n_${plural(details.length - shown, 'more failure', 'more failures')} not shown (the comment is size-capped); the job log and \`--format json\` have them all._\n`;
   text = redact(text);
   return text.length > limit ? `${text.slice(0, limit - 40)}\n\n_(cut at the size limit)_\n` : text;
 }

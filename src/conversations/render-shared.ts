@@ -47,10 +47,6 @@ export function transcriptLines(transcript: readonly TranscriptMessage[]): strin
   return transcript.map((line) => `${line.role === 'user' ? 'caller' : 'agent '}: ${printable(line.content.replace(/\r?\n/g, ' '))}`);
 }
 
-export function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
 /** "newly failing  tests/a.test.yaml › greets [desired] (baseline: passed 2/2; now failed 0/2)": one line per regression, printable. */
 export function regressionLines(baseline: BaselineComparison): string[] {
   return baseline.regressions.map(({ report, target, change, before }) => {

@@ -5,8 +5,9 @@
  */
 import pc from 'picocolors';
 import { printable } from '../util/printable.js';
-import { callerWordChecks, describeCheckResult, describeVerdict, plural, problemChecks, regressionLines, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeVerdict, problemChecks, regressionLines, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
+import { plural } from '../util/plural.js';
 
 export function renderTestText(run: TestRun, options: { color: boolean }): string {
   return [...testTextPieces(run, options)].join('');

@@ -6,6 +6,8 @@ import type { AgentConfigRead, ChatCompletionChunk, ChatMessage } from '../schem
 
 /** The reply, documented in docs/emulator.md so tests can expect it exactly. */
 export function composeReply(agentName: string, config: AgentConfigRead, messages: readonly ChatMessage[]): string {
+  // The agent spoke last (a request ending the session): it has nothing to add, so nothing is said or recorded twice.
+  if (messages.at(-1)?.role === 'assistant') return '';
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   if (lastUser) return `[${agentName}] You said: ${lastUser.content}`;
   return config.first_message || `[${agentName}] Hello!`;

@@ -4,10 +4,10 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import type { SecretHeaders, WebhookTarget } from '../schema/types.gen.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
 import type { WebhookDelivery } from './types.js';
+import { isLoopback } from '../util/loopback.js';
 
 export type WebhookPolicy = 'all' | 'loopback' | 'none';
 
@@ -30,12 +30,7 @@ export interface WebhookOutcome {
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
-}
+export { isLoopback };
 
 /** The headers of a delivery: the target's own over ours, and the JSON body's when there is one. */
 function requestHeaders(targetHeaders: SecretHeaders, payload: string | undefined): Record<string, string | undefined> {

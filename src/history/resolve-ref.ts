@@ -5,6 +5,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { agentVersionKey, recordedAgent, shortCommit, type HistoryRecord } from './types.js';
+import { plural } from '../util/plural.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
 const COMPLETE = new Set(['applied', 'nothing_to_do']);
@@ -59,7 +60,7 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
   const found = relevant.slice(1).find((record) => COMPLETE.has(record.outcome) && holdsAgents(record, agents) && names.some((name) => differs(record, name)));
   if (!found) {
     const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';
-    throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${records.length} record${records.length === 1 ? '' : 's'} in this workspace).`, {
+    throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${plural(records.length, 'record')} in this workspace).`, {
       hint: REF_HINT,
     });
   }

@@ -86,9 +86,23 @@ function checkTargets(desired: DesiredState, targets: readonly string[]): void {
   const known = allAddresses(desired);
   for (const target of targets) {
     if (known.includes(target)) continue;
-    const suggestion = didYouMean(target, known);
+    const suggestion = suggestAddress(target, known);
     throw new VoxformError('target_unknown', `--target ${target} names no resource of the manifests${suggestion ? `; did you mean ${suggestion}?` : '.'}`, {
       hint: 'Addresses look like agent.front-desk, phone.+15551230001, campaign.NAME, knowledge.NAME, credential.PROVIDER.',
     });
   }
+}
+
+/**
+ * The address a mistaken `--target` most likely meant: the resource whose name it is (`receptionist`
+ * for `agent.receptionist`), else the closest address, else the address of the closest name.
+ */
+function suggestAddress(target: string, known: readonly string[]): string | undefined {
+  const nameOf = (address: string) => address.slice(address.indexOf('.') + 1);
+  const named = known.filter((address) => nameOf(address) === target);
+  if (named.length > 0) return named.join(' or ');
+  const close = didYouMean(target, known);
+  if (close !== undefined) return close;
+  const closeName = didYouMean(target, known.map(nameOf));
+  return closeName === undefined ? undefined : known.filter((address) => nameOf(address) === closeName).join(' or ');
 }

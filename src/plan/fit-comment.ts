@@ -7,6 +7,7 @@
  */
 import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
+import { pluralNoun } from '../util/plural.js';
 
 /** The largest comment voxform writes, in UTF-8 bytes: below GitHub's 65,536, with room for what CI wraps around it. */
 export const COMMENT_SIZE_LIMIT = 60_000;
@@ -58,12 +59,9 @@ export function wholeSection(section: CommentSection): string[] {
   return [`<details><summary>${section.summary}</summary>`, '', `${fence}diff`, ...section.diff, fence, '', '</details>', ''];
 }
 
-function plural(count: number, noun: string): string {
-  return count === 1 ? noun : `${noun}s`;
-}
 
 function cutMarker(shown: number, total: number): string {
-  return `⋯ cut to fit the comment: ${shown} of ${total} ${plural(total, 'line')} shown whole`;
+  return `⋯ cut to fit the comment: ${shown} of ${total} ${pluralNoun(total, 'line')} shown whole`;
 }
 
 function cutSection(section: CommentSection, kept: string[], shown: number): string[] {
@@ -157,7 +155,7 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
   });
   const minimalCost = cost(minimal.flat());
   if (minimalCost > budget) {
-    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed ${plural(omitted, 'resource')} not shown here._`, '']);
+    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed ${pluralNoun(omitted, 'resource')} not shown here._`, '']);
   }
   let room = budget - minimalCost;
   const chosen = [...minimal];
@@ -178,12 +176,12 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
 /** The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). */
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
   let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
-  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${plural(omitted, 'note')} (the environment variables read) not shown here._`, '']);
+  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (the environment variables read) not shown here._`, '']);
   room -= cost(tail);
   const rows = fitItems(
     parts.rows.map((row) => [row]),
     Math.floor(room / 2),
-    (omitted) => [`| ⋯ ${omitted} more changed ${plural(omitted, 'resource')}, not listed here | | |`],
+    (omitted) => [`| ⋯ ${omitted} more changed ${pluralNoun(omitted, 'resource')}, not listed here | | |`],
   );
   room -= cost(rows);
   const sections = fitSections(parts.sections, room);

@@ -30,7 +30,21 @@ export interface SavedPlan {
   fingerprint_key_id: string;
   plan_digest: string;
   resource_changes: Array<{ address: string; action: string; live_fingerprint: string }>;
+  /** The folder `voxform plan` ran in (a real path), to say so when the plan is applied from another. */
+  made_in?: string;
   [key: string]: unknown;
+}
+
+/** What a saved plan is checked against at apply: the state of things now. */
+export interface PlanFreshnessInputs {
+  /** The live fingerprint of each resource now, by address. */
+  fingerprints: ReadonlyMap<string, string>;
+  desired: DesiredState;
+  /** The service this apply targets: its base URL, or `local` for the embedded emulator. */
+  serviceId: string;
+  fingerprintKey: string;
+  /** The folder apply runs in (a real path), compared with the plan's `made_in` to explain changed manifests. */
+  workingDir?: string | undefined;
 }
 
 /** The secret values of the manifests, keyed (see `fingerprintKey`). */
@@ -66,7 +80,14 @@ const SAVED_PLAN_START = '{\n  "kind": "voxform-plan",';
  * Saves the plan. `redact` takes out of what a reviewer sees any secret the schema's marks and the
  * `${env:…}` places do not cover (a live value an earlier `${env:…}` put there). Requests stay as planned.
  */
-export async function savePlanFile(file: string, plan: Plan, desired: DesiredState, fingerprintKey: string, redact?: (text: string) => string): Promise<void> {
+export async function savePlanFile(
+  file: string,
+  plan: Plan,
+  desired: DesiredState,
+  fingerprintKey: string,
+  options: { redact?: ((text: string) => string) | undefined; madeIn?: string | undefined } = {},
+): Promise<void> {
+  const { redact } = options;
   const json = planToJson(plan);
   if (redact) {
     const changes = json.resource_changes as Array<Record<string, unknown>>;
@@ -77,6 +98,7 @@ export async function savePlanFile(file: string, plan: Plan, desired: DesiredSta
     ...json,
     secrets_digest: secretsDigest(desired, fingerprintKey),
     fingerprint_key_id: fingerprintKeyId(fingerprintKey),
+    ...(options.madeIn === undefined ? {} : { made_in: options.madeIn }),
   };
   body.plan_digest = planDigest(body, fingerprintKey);
   await refuseToOverwriteOther(file);
@@ -140,16 +162,50 @@ export async function readPlanFile(file: string): Promise<SavedPlan> {
 }
 
 /**
- * Refuses a saved plan that no longer describes what apply would do: the manifests, environment,
- * service or secret values changed, or a resource's live fingerprint moved. It plans nothing.
+ * How a service is named to the user: `--local`, or its URL without credentials, query or fragment
+ * (a saved plan's URL comes from a file, which may say anything).
  */
-export function assertPlanFresh(
-  saved: SavedPlan,
-  fingerprints: ReadonlyMap<string, string>,
-  desired: DesiredState,
-  serviceId: string,
-  fingerprintKey: string,
-): void {
+export function describeService(serviceId: string): string {
+  if (serviceId === 'local') return '--local (the embedded emulator)';
+  try {
+    const url = new URL(serviceId);
+    return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return 'another service';
+  }
+}
+
+/** A saved plan applied where it was not made: which service, or which folder, says why it cannot run. */
+export function madeElsewhere(saved: Pick<SavedPlan, 'base_url' | 'made_in'>, here: { serviceId: string; workingDir?: string | undefined }): VoxformError | undefined {
+  const hint = 'Apply it where it was made, or run `voxform plan --out FILE` here, review it, and apply the new plan.';
+  if (saved.base_url !== here.serviceId) {
+    const made = saved.base_url === 'local' ? 'made with --local' : `made for ${describeService(saved.base_url)}`;
+    return new VoxformError('plan_stale', `The saved plan was ${made}; this apply targets ${describeService(here.serviceId)}. Nothing was applied.`, {
+      hint,
+      details: { reasons: ['made for another service'], resources: [] },
+    });
+  }
+  if (saved.made_in !== undefined && here.workingDir !== undefined && saved.made_in !== here.workingDir) {
+    return new VoxformError('plan_stale', `The saved plan was made from ${saved.made_in}; you are in ${here.workingDir}, whose manifests differ. Nothing was applied.`, {
+      hint,
+      details: { reasons: ['made in another project'], resources: [] },
+    });
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a saved plan that no longer describes what apply would do: made for another service or in
+ * another project, the manifests, environment or secret values changed, or a resource's live
+ * fingerprint moved. It plans nothing.
+ */
+export function assertPlanFresh(saved: SavedPlan, now: PlanFreshnessInputs): void {
+  const { fingerprints, desired, serviceId, fingerprintKey } = now;
+  // Another service or project first: its key, and so every keyed digest, may differ too, and would only
+  // blame the key. The same manifests in another checkout are fine; other manifests in another folder are another project.
+  const manifestsChanged = saved.manifest_hash !== desired.manifestHash;
+  const elsewhere = madeElsewhere(saved, { serviceId, workingDir: manifestsChanged ? now.workingDir : undefined });
+  if (elsewhere) throw elsewhere;
   if (saved.fingerprint_key_id !== fingerprintKeyId(fingerprintKey)) {
     // Every keyed digest differs under another key: comparing them would only blame the wrong thing.
     throw new VoxformError('plan_stale', 'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.', {
@@ -163,10 +219,8 @@ export function assertPlanFresh(
     });
   }
   const reasons: string[] = [];
-  const manifestsChanged = saved.manifest_hash !== desired.manifestHash;
   if (manifestsChanged) reasons.push('the manifests (or files they include) changed');
   if ((saved.environment ?? undefined) !== desired.environment) reasons.push('the environment differs');
-  if (saved.base_url !== serviceId) reasons.push(`it was made for ${saved.base_url}, not ${serviceId}`);
   // The digest and fingerprints are keyed with the manifests' hash too: once it changed, naming them
   // would blame secrets and live state that did not change.
   const moved: string[] = [];

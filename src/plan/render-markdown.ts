@@ -3,6 +3,7 @@ import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentP
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
+import { plural } from '../util/plural.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
@@ -45,7 +46,7 @@ function environmentVariablesLines(variables: EnvironmentVariables | undefined):
 }
 
 function noChangesLine(plan: Plan, env: string): string {
-  const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plan.summary.unchanged} resources checked).`;
+  const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plural(plan.summary.unchanged, 'resource')} checked).`;
   const fresh = plan.environmentVariables?.recorded ? plan.environmentVariables.new : [];
   return fresh.length === 0 ? `${line}\n` : `${line} New environment variables read: ${fresh.map((name) => `**${markdownCode(name)}**`).join(', ')}.\n`;
 }

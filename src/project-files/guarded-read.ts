@@ -57,6 +57,13 @@ export async function findProjectRoot(start: string, cwd: string): Promise<strin
   return isInside(workingDirectory, real) ? workingDirectory : real;
 }
 
+/** `root` (from findProjectRoot with `start` the working directory) and how it was found, for messages. */
+export async function describeProjectRoot(root: string): Promise<string> {
+  return (await exists(path.join(root, '.git')))
+    ? `${root} (the git work tree voxform runs in)`
+    : `${root} (the folder voxform runs in, which is in no git work tree)`;
+}
+
 /** Whether `file` (a real path) is `root` or inside it. */
 export function isInside(root: string, file: string): boolean {
   if (underByPrefix(root, file) !== undefined) return true;

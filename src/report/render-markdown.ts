@@ -2,10 +2,11 @@
 import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabel } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { markdownText } from '../util/markdown-escape.js';
+import { plural } from '../util/plural.js';
 
 export function renderReportMarkdown(report: CallReport): string {
   const lines = ['## Call report', ''];
-  lines.push(`${windowText(report)} · ${report.calls.toLocaleString('en-US')} call${report.calls === 1 ? '' : 's'} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`);
+  lines.push(`${windowText(report)} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`);
   const tests = testTrafficLine(report);
   if (tests) lines.push('', tests);
   if (report.agents.length === 0) lines.push('', 'No calls in the window.');

@@ -7,6 +7,7 @@ import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
 import type { StateBackend } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
+import { plural } from '../util/plural.js';
 
 interface MigrateResult {
   workspaces: string[];
@@ -29,7 +30,7 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0)) {
     throw new VoxformError(
       'state_migrate_refused',
-      `The migration target ${target.display} already holds ${targetWorkspaces.length} workspace(s) and ${targetHistory.length} history record(s); nothing was copied.`,
+      `The migration target ${target.display} already holds ${plural(targetWorkspaces.length, 'workspace')} and ${plural(targetHistory.length, 'history record')}; nothing was copied.`,
       { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records are added; none is removed).' },
     );
   }

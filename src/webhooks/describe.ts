@@ -4,8 +4,8 @@
  */
 import type { EndOfCallPayload } from '../schema/types.gen.js';
 import type { PrefetchRequest } from './receive.js';
+import { plural } from '../util/plural.js';
 
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 function messageCount(chat: string): number | undefined {
   try {

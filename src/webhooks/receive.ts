@@ -8,6 +8,7 @@ import type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse } 
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { isPlainObject } from '../util/json-object.js';
 import { formatDotted } from '../util/field-path.js';
+import { pluralNoun } from '../util/plural.js';
 
 export type { EndOfCallPayload, PrefetchWebhookQuery, PrefetchWebhookResponse };
 
@@ -64,7 +65,7 @@ function rejectHeaders(headers: IncomingHeaders, options: WebhookCheckOptions): 
   const failed = checkWebhookHeaders(headers, options.expectedHeaders);
   if (failed.length === 0) return undefined;
   const names = failed.map((name) => `"${name}"`).join(', ');
-  return { ok: false, status: 401, reason: 'headers', message: `the secret header${failed.length === 1 ? '' : 's'} ${names} ${failed.length === 1 ? 'is' : 'are'} missing or wrong`, issues: [] };
+  return { ok: false, status: 401, reason: 'headers', message: `the secret ${pluralNoun(failed.length, 'header')} ${names} ${pluralNoun(failed.length, 'is', 'are')} missing or wrong`, issues: [] };
 }
 
 function describeIssue(issue: SchemaIssue, root: string): string {

@@ -53,7 +53,7 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
     const url = await silentService();
     const result = await runCli(['logs', '--base-url', url, '--timeout', '1s'], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: GET \/call-logs failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 1 s\.\n {2}hint: .*give it longer with --timeout \(or VOXFORM_TIMEOUT\), e\.g\. --timeout 2s\.\n$/);
+    expect(result.stderr).toMatch(/^error\[api_timeout\]: GET \/call-logs failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 1 s\.\n {2}hint: .*give it longer with --timeout \(or VOXFORM_TIMEOUT\), e\.g\. --timeout 2s\.\n$/);
   });
 
   it('VOXFORM_TIMEOUT sets it when the flag is absent (plan, through the project connection)', async () => {
@@ -67,7 +67,7 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
   it('an unusable --timeout stops before anything is sent', async () => {
     const result = await runCli(['logs', '--base-url', 'http://127.0.0.1:9', '--timeout', 'forever'], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: --timeout must be a time such as 30s, 2m or 500ms (a bare number is seconds), between 1 ms and 24 h, not "forever".\n');
+    expect(result.stderr).toBe('error[invalid_option]: --timeout must be a time such as 30s, 2m or 500ms (a bare number is seconds), between 1 ms and 24 h, not "forever".\n');
   });
 });
 
@@ -77,7 +77,7 @@ describe('TLS failures on the command line', () => {
     cleanups.push(() => fake.close());
     const result = await runCli(['logs', '--base-url', fake.url.replace('http://', 'https://')], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: GET \/call-logs failed: the secure \(TLS\) connection to https:\/\/127\.0\.0\.1:\d+ failed: the server did not answer in TLS/);
+    expect(result.stderr).toMatch(/^error\[api_tls\]: GET \/call-logs failed: the secure \(TLS\) connection to https:\/\/127\.0\.0\.1:\d+ failed: the server did not answer in TLS/);
     expect(result.stderr).not.toContain('unexpected problem');
   });
 });

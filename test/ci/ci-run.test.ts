@@ -160,7 +160,7 @@ describe('voxform ci run on GitHub', () => {
   it('a review to comment on without a token: ci_token_missing, after the command ran', async () => {
     const plan = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github({ GITHUB_TOKEN: '' }));
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('error: GITHUB_TOKEN is not set: voxform ci needs it to comment on the review and set its labels.');
+    expect(plan.stderr).toContain('error[ci_token_missing]: GITHUB_TOKEN is not set: voxform ci needs it to comment on the review and set its labels.');
   }, 120_000);
 });
 

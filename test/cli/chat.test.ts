@@ -4,11 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { DEFAULT_PUBLIC_KEY, defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const BOOKING = '-OKdqbqetEcM4ak369yn';
+/** The default seed's first_message of the front desk. */
+const GREETING = 'Hello, Acme Dental. How can I help you?';
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
 let env: Record<string, string>;
 
@@ -24,38 +27,62 @@ beforeEach(async () => {
 });
 
 describe('voxform chat (stdin is not a terminal: one message per line)', () => {
-  it('streams each reply, continues one session, and ends it at the end of input', async () => {
+  it('shows the greeting, streams each reply, continues one session, and ends it at the end of input', async () => {
     const result = await runCli(['chat', '--agent', FRONT_DESK], { env, input: 'Hello\n\nWhat time do you open?\n' });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('[Front desk] You said: Hello\n[Front desk] You said: What time do you open?\n');
+    expect(result.stdout).toBe(`${GREETING}\n[Front desk] You said: Hello\n[Front desk] You said: What time do you open?\n`);
     expect(result.stderr).toBe('');
     const chats = emulator.control.state().sessions.filter((s) => s.kind === 'chat');
     expect(chats).toHaveLength(1);
     expect(chats[0]?.ended).toBe(true);
     const posts = emulator.control.requestLog().filter((e) => e.path === '/chat/completions');
-    expect(posts).toHaveLength(3); // two messages, then end_of_session
+    expect(posts).toHaveLength(4); // the greeting, two messages, then end_of_session
+  });
+
+  it('records each reply once, so test capture makes one turn per caller line after the greeting', async () => {
+    const { dir, cleanup } = await makeTree({ 'voxform.yaml': `version: 1\nagents:\n  front-desk:\n    id: "${FRONT_DESK}"\n` });
+    try {
+      const chat = await runCli(['chat', '--agent', 'front-desk'], { cwd: dir, env, input: 'Hello\nBye\n' });
+      expect(chat.code, chat.stderr).toBe(0);
+      const logs = await runCli(['logs', '--format', 'json'], { cwd: dir, env });
+      const record = (JSON.parse(logs.stdout) as Array<{ call_id: string; chat: string }>)[0];
+      if (!record) throw new Error('the chat left no call record');
+      expect(JSON.parse(record.chat)).toEqual([
+        { role: 'assistant', content: GREETING },
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: '[Front desk] You said: Hello' },
+        { role: 'user', content: 'Bye' },
+        { role: 'assistant', content: '[Front desk] You said: Bye' },
+      ]);
+      const captured = await runCli(['test', 'capture', record.call_id], { cwd: dir, env });
+      expect(captured.code, captured.stderr).toBe(0);
+      const turns = (parse(captured.stdout) as { tests: Array<{ turns: Array<{ user?: string }> }> }).tests[0]?.turns ?? [];
+      expect(turns.map((turn) => turn.user)).toEqual([undefined, 'Hello', 'Bye']);
+    } finally {
+      await cleanup();
+    }
   });
 
   it('an unknown agent is one clear sentence, exit 1, before any message is sent', async () => {
     const result = await runCli(['chat', '--agent', '-OKnoSuchAgent000000'], { env, input: 'Hello\n' });
     expect(result.code).toBe(1);
-    // The id came from the command line, not from a manifest.
+    // --agent is read as logs and report read it: a manifest name, an id, or a name on the service.
     expect(result.stderr).toBe(
-      "error: GET /agents/-OKnoSuchAgent000000 failed: the service answered 404 Not found.\n  hint: Check the id given with --agent (the dashboard lists your agents; a manifest has each one's under id:).\n",
+      'error[agent_unknown]: --agent "-OKnoSuchAgent000000" is neither an agent of the manifests nor an agent id on the service.\n  hint: Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).\n',
     );
     expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(0);
   });
 
-  it('empty input still ends the session cleanly', async () => {
+  it('empty input still ends the session cleanly, after the greeting', async () => {
     const result = await runCli(['chat', '--agent', FRONT_DESK], { env, input: '' });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('');
+    expect(result.stdout).toBe(`${GREETING}\n`);
   });
 
   it('a missing key is one clear sentence, exit 1', async () => {
     const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_BASE_URL: emulator.url }, input: 'Hello\n' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+    expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 });
 
@@ -69,7 +96,7 @@ describe('voxform chat with a service that answers control characters', () => {
     try {
       const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_API_KEY: service.apiKey, VOXFORM_BASE_URL: service.url }, input: 'Hello\u009b2J\tthere\n' });
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toBe('[Front\\u001b]0;pwned\\u0007 desk\\r] You said: Hello\\u009b2J\tthere\n');
+      expect(result.stdout).toBe(`${GREETING}\n[Front\\u001b]0;pwned\\u0007 desk\\r] You said: Hello\\u009b2J\tthere\n`);
     } finally {
       await service.close();
     }
@@ -88,7 +115,7 @@ describe('voxform chat when the service\'s error holds control characters', () =
       const result = await runCli(['chat', '--agent', FRONT_DESK, '--base-url', url], { env: { VOXFORM_API_KEY: emulator.apiKey }, input: 'Hello\n' });
       expect(result.code).toBe(1);
       expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-      expect(result.stderr).toContain(`error: GET /agents/${FRONT_DESK} failed: the service answered 404 no such agent\\u001b]0;pwned\\u0007\\u009b2J.\n`);
+      expect(result.stderr).toMatch(/error\[api_not_found\]: GET \/call-logs failed: the service answered 404 no such agent\\u001b\]0;pwned\\u0007\\u009b2J\.\n/);
     } finally {
       await new Promise<void>((resolve) => service.close(() => resolve()));
     }
@@ -131,7 +158,7 @@ describe('--local: one project database shared by every command of a folder', ()
       chat.stdin.end('Goodbye\n');
       expect(await exited).toBe(0);
       expect(stderr).toBe('');
-      expect(stdout).toBe('[Appointment booking] You said: Hello\n[Appointment booking] You said: Goodbye\n');
+      expect(stdout).toBe('Hi, I can help you book an appointment.\n[Appointment booking] You said: Hello\n[Appointment booking] You said: Goodbye\n');
 
       const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: dir });
       expect(plan.stdout).toContain('No changes');
@@ -140,8 +167,9 @@ describe('--local: one project database shared by every command of a folder', ()
       expect(logs.code).toBe(0);
       const [record] = JSON.parse(logs.stdout) as Array<{ call_status: string; chat: string }>;
       expect(record?.call_status).toBe('chat_completion');
-      // (The end-of-session request that follows gets a reply of its own, after these.)
-      expect(JSON.parse(record?.chat ?? '[]').map((m: { content: string }) => m.content).slice(0, 4)).toEqual([
+      // Each reply once: the end-of-session request adds nothing.
+      expect(JSON.parse(record?.chat ?? '[]').map((m: { content: string }) => m.content)).toEqual([
+        'Hi, I can help you book an appointment.',
         'Hello',
         '[Appointment booking] You said: Hello',
         'Goodbye',
@@ -165,7 +193,7 @@ describe('--local: one project database shared by every command of a folder', ()
       await writeFile(dataFile, JSON.stringify(data));
       const result = await runCli(['chat', '--local', '--agent', FRONT_DESK], { cwd: dir, input: 'Hello\n' });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`error: ${path.join('.voxform', 'local.json')} holds no private key the embedded emulator accepts.\n  hint: Delete it to start again from the default account.\n`);
+      expect(result.stderr).toBe(`error[emulator_data_invalid]: ${path.join('.voxform', 'local.json')} holds no private key the embedded emulator accepts.\n  hint: Delete it to start again from the default account.\n`);
     } finally {
       await cleanup();
     }

@@ -145,7 +145,7 @@ describe('voxform export', () => {
     const { args, env } = connection();
     const refused = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error: voxform export would overwrite prompts/spare-agent-2.md in ., which exists already; nothing was written.');
+    expect(refused.stderr).toContain('error[would_overwrite]: voxform export would overwrite prompts/spare-agent-2.md in ., which exists already; nothing was written.');
     expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
     expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('mine\n');
 
@@ -160,7 +160,7 @@ describe('voxform export', () => {
     for (const [out, blocked] of [['out', 'out'], ['live', 'live/prompts']]) {
       const result = await runCli(['export', '--agent', SPARE, '--out', out as string, ...args], { cwd: dir, env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`error: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+      expect(result.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or write into another folder.\n`);
     }
     expect(existsSync(path.join(dir, 'live/voxform.yaml'))).toBe(false);
   });
@@ -170,10 +170,10 @@ describe('voxform export', () => {
     const { args, env } = connection();
     const nothing = await runCli(['export', ...args], { cwd: dir, env });
     expect(nothing.code).toBe(1);
-    expect(nothing.stderr).toContain('error: Say which agents to export: --agent ID (repeatable), or --from-phones');
+    expect(nothing.stderr).toContain('error[export_nothing_selected]: Say which agents to export: --agent ID (repeatable), or --from-phones');
     const unknown = await runCli(['export', '--agent', 'ag_does_not_exist', ...args], { cwd: dir, env });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/^error: .*ag_does_not_exist/m);
+    expect(unknown.stderr).toMatch(/^error\[export_agent_not_found\]: .*ag_does_not_exist/m);
     expect(unknown.stderr).not.toContain('    at ');
     expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
   });
@@ -220,7 +220,7 @@ describe('export into folders it cannot write: a clear error, and nothing writte
     await chmod(path.join(dir, 'out/prompts'), 0o555);
     const { args, env } = connection();
     const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'out', ...args], dir, env);
-    expect(result.stderr).toBe(`error: voxform export cannot write into out: voxform may not write there (${path.join(dir, 'out/prompts')}); nothing was written.\n${HINT}`);
+    expect(result.stderr).toBe(`error[export_write_failed]: voxform export cannot write into out: voxform may not write there (${path.join(dir, 'out/prompts')}); nothing was written.\n${HINT}`);
     expect(result.code).toBe(1);
     expect(await listTree(path.join(dir, 'out'))).toEqual(['prompts']);
   });
@@ -242,7 +242,7 @@ describe('export into folders it cannot write: a clear error, and nothing writte
     await chmod(path.join(dir, 'locked'), 0o555);
     const { args, env } = connection();
     const result = await runUnprivileged(['export', '--agent', SPARE, '--out', 'locked/a/b', ...args], dir, env);
-    expect(result.stderr).toBe(`error: voxform export cannot write into locked/a/b: voxform may not write there (${path.join(dir, 'locked/a')}); nothing was written.\n${HINT}`);
+    expect(result.stderr).toBe(`error[export_write_failed]: voxform export cannot write into locked/a/b: voxform may not write there (${path.join(dir, 'locked/a')}); nothing was written.\n${HINT}`);
     expect(result.code).toBe(1);
     expect(await listTree(path.join(dir, 'locked'))).toEqual([]);
   });

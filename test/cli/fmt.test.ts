@@ -86,7 +86,7 @@ describe('voxform fmt', () => {
     const dir = await tree({ 'broken.yaml': broken, 'good.yaml': MESSY });
     const result = await runCli(['fmt', 'broken.yaml', 'good.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: broken\.yaml:\d+:\d+: YAML syntax error: /m);
+    expect(result.stderr).toMatch(/^error\[yaml_syntax\]: broken\.yaml:\d+:\d+: YAML syntax error: /m);
     expect(result.stderr).not.toContain('    at ');
     expect(result.stdout).toBe('good.yaml\n');
     expect(await read(dir, 'broken.yaml')).toBe(broken);
@@ -99,7 +99,7 @@ describe('voxform fmt', () => {
     const result = await runCli(['fmt', 'ro/voxform.yaml', 'w/b.yaml'], { cwd: dir, unprivileged: true });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'error: Cannot rewrite ro/voxform.yaml: voxform may not write there; it was left as it was.\n' +
+      'error[file_unwritable]: Cannot rewrite ro/voxform.yaml: voxform may not write there; it was left as it was.\n' +
         '  hint: fmt replaces a file through a new file beside it: make the file and its folder writable for this user.\n',
     );
     expect(result.stdout).toBe('w/b.yaml\n');
@@ -111,7 +111,7 @@ describe('voxform fmt', () => {
   test('no manifest here: a clear error', async () => {
     const result = await runCli(['fmt'], { cwd: await tree({ 'notes.txt': 'x' }) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: No manifest found: neither voxform.yaml nor agents.yaml exists in');
+    expect(result.stderr).toContain('error[manifest_not_found]: No manifest found: neither voxform.yaml nor agents.yaml exists in');
     expect(result.stderr).toContain('hint: Name a manifest with `voxform fmt` PATH (a file or a folder)');
   });
 
@@ -135,13 +135,13 @@ describe('voxform fmt', () => {
     await symlink(path.join(outside, 'victim.yaml'), path.join(dir, 'manifests/link.yaml'));
     const result = await runCli(['fmt', 'manifests/link.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: Cannot read manifests/link.yaml: it is a symbolic link leading outside the project.');
+    expect(result.stderr).toContain('error[file_unreadable]: Cannot read manifests/link.yaml: it is a symbolic link leading outside the project.');
     expect(await read(outside, 'victim.yaml')).toBe(MESSY);
   });
 
   test('a path that does not exist: a clear error', async () => {
     const result = await runCli(['fmt', 'nope.yaml'], { cwd: await tree({}) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: nope.yaml does not exist.');
+    expect(result.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.');
   });
 });

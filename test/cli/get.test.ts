@@ -92,7 +92,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     project = await startExampleProject();
     const phone = await project.cli(['get', 'phones', '+15551230004']);
     expect(phone.code).toBe(1);
-    expect(phone.stderr).toBe('error: The service has no phone number "+15551230004".\n  hint: Did you mean +15551230001?\n');
+    expect(phone.stderr).toBe('error[phone_unknown]: The service has no phone number "+15551230004".\n  hint: Did you mean +15551230001?\n');
     const json = await project.cli(['get', 'phones', '+1', '--format', 'json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'phone_unknown' } });

@@ -117,7 +117,7 @@ describe('the operator\'s settings', () => {
     for (const command of ['history', 'apply']) {
       const result = await runCli([command, '--local'], { cwd: dir, env: { VOXFORM_ENV_ALLOW: 'bad name!' } });
       expect(result.code, command).toBe(1);
-      expect(result.stderr).toContain('error: VOXFORM_ENV_ALLOW holds "bad name!", which is neither a variable name nor a PREFIX_* pattern.');
+      expect(result.stderr).toContain('error[env_allow_invalid]: VOXFORM_ENV_ALLOW holds "bad name!", which is neither a variable name nor a PREFIX_* pattern.');
       expect(result.stdout).not.toContain(GOOD);
     }
   });
@@ -132,7 +132,7 @@ describe('a history folder that is a file', () => {
     for (const command of [['history'], ['rollback', 'previous', '--auto-approve']]) {
       const result = await cli(dir, [...command, '--local', ...args]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`error: Cannot read the history folder ${path.join(dir, folder)}: it, or a folder above it, is a file.`);
+      expect(result.stderr).toContain(`error[state_unreadable]: Cannot read the history folder ${path.join(dir, folder)}: it, or a folder above it, is a file.`);
       expect(result.stderr).not.toMatch(/unexpected problem|ENOTDIR|\n\s+at /);
     }
   });

@@ -69,7 +69,7 @@ describe('voxform init, refusals', () => {
     const result = await runCli(['init', '--template', 'receptionist', '--var', 'business=Acme Dental'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('error: Template receptionist needs values for business_description, opening_hours, transfer_number, agent_id; nothing was written.');
+    expect(result.stderr).toContain('error[init_vars_missing]: Template receptionist needs values for business_description, opening_hours, transfer_number, agent_id; nothing was written.');
     for (const name of ['business_description', 'opening_hours', 'transfer_number']) expect(result.stderr).toContain(`--var ${name}=...`);
     expect(result.stderr).toContain(`--var agent_id=${AGENT}`);
     expect(result.stderr).toContain('spare agents of the embedded emulator');
@@ -90,7 +90,7 @@ describe('voxform init, refusals', () => {
     expect(result.code).toBe(1);
     // The required variables still missing are named in the same run, not one run later.
     expect(result.stderr).toContain(
-      'error: Template receptionist has no variables "buisness" (did you mean "business"?), "colour"; it also needs values for business, business_description, opening_hours, transfer_number, agent_id; nothing was written.',
+      'error[init_var_unknown]: Template receptionist has no variables "buisness" (did you mean "business"?), "colour"; it also needs values for business, business_description, opening_hours, transfer_number, agent_id; nothing was written.',
     );
     expect(result.stderr).toContain('hint: Its variables are: business, business_description');
     expect(await listFiles(dir)).toEqual([]);
@@ -103,7 +103,7 @@ describe('voxform init, refusals', () => {
     const result = await runCli(args, { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'error: The value given for transfer_number does not fit template receptionist: agent.config.flow.call_transfer.phone must match pattern "^\\+[1-9][0-9]{6,14}$".\n  hint: Give it another value (--var transfer_number=…).\n',
+      'error[init_value_invalid]: The value given for transfer_number does not fit template receptionist: agent.config.flow.call_transfer.phone must match pattern "^\\+[1-9][0-9]{6,14}$".\n  hint: Give it another value (--var transfer_number=…).\n',
     );
     expect(result.stderr).not.toContain('call-me-555');
     expect(await listFiles(dir)).toEqual([]);
@@ -112,19 +112,19 @@ describe('voxform init, refusals', () => {
   test('a --var without = is an error', async () => {
     const result = await runCli(['init', '--template', 'receptionist', '--var', 'business'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: --var "business" is not NAME=VALUE.');
+    expect(result.stderr).toContain('error[init_var_invalid]: --var "business" is not NAME=VALUE.');
   });
 
   test('an unknown template suggests the closest one', async () => {
     const result = await runCli(['init', '--template', 'receptionst'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: There is no template "receptionst"; did you mean "receptionist"?');
+    expect(result.stderr).toContain('error[template_unknown]: There is no template "receptionst"; did you mean "receptionist"?');
   });
 
   test('without --template and without a terminal, lists the templates', async () => {
     const result = await runCli(['init'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`error: Choose a template with --template NAME: ${templateNames().join(', ')}.`);
+    expect(result.stderr).toContain(`error[init_template_required]: Choose a template with --template NAME: ${templateNames().join(', ')}.`);
   });
 
   test('refuses to overwrite, naming the files, before asking anything and without writing', async () => {
@@ -132,7 +132,7 @@ describe('voxform init, refusals', () => {
     // No values given at all: the conflict is reported first, so nobody types answers in vain.
     const result = await runCli(['init', '--template', 'receptionist'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: voxform init would overwrite voxform.yaml in ., which exists already; nothing was written.');
+    expect(result.stderr).toContain('error[would_overwrite]: voxform init would overwrite voxform.yaml in ., which exists already; nothing was written.');
     expect(result.stderr).toContain('--force');
     expect(await listFiles(dir)).toEqual(['voxform.yaml']);
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
@@ -143,11 +143,11 @@ describe('voxform init, refusals', () => {
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
     const inside = await runCli(args, { cwd: dir });
     expect(inside.code).toBe(1);
-    expect(inside.stderr).toBe(`error: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or write into another folder.\n`);
+    expect(inside.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or write into another folder.\n`);
     expect(await listFiles(dir)).toEqual(['prompts']);
     const into = await runCli([...args, 'prompts'], { cwd: dir });
     expect(into.code).toBe(1);
-    expect(into.stderr).toContain(`error: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
+    expect(into.stderr).toContain(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
     expect(await listFiles(dir)).toEqual(['prompts']);
   });
 
@@ -160,7 +160,7 @@ describe('voxform init, refusals', () => {
     const result = await runCli(args, { cwd: dir, unprivileged: true });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      `error: voxform init cannot write into half: voxform may not write there (${path.join(half, 'prompts')}); nothing was written.\n` +
+      `error[init_write_failed]: voxform init cannot write into half: voxform may not write there (${path.join(half, 'prompts')}); nothing was written.\n` +
         '  hint: Make the folder writable for this user, or init into another folder.\n',
     );
     expect(result.stdout).toBe('');

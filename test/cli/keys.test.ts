@@ -55,7 +55,7 @@ describe('voxform keys create', () => {
       const result = await runCli(['keys', 'create', '--type', 'private'], { env });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(/^error: POST \/api_keys failed: the service answered 503 .+\.\n/);
+      expect(result.stderr).toMatch(/^error\[api_unavailable\]: POST \/api_keys failed: the service answered 503 .+\.\n/);
       expect(emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(1);
     } finally {
       emulator.control.clearFaults();
@@ -72,7 +72,7 @@ describe('voxform keys create', () => {
     emulator.control.clearRequestLog();
     const long = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env });
     expect(long.code).toBe(1);
-    expect(long.stderr).toBe('error: --name is 101 characters long; a key\'s name has at most 100.\n  hint: Give a shorter --name.\n');
+    expect(long.stderr).toBe('error[invalid_option]: --name is 101 characters long; a key\'s name has at most 100.\n  hint: Give a shorter --name.\n');
     expect(emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(0);
     const longest = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(100)], { env });
     expect(longest.code).toBe(0);
@@ -86,6 +86,6 @@ describe('voxform keys create', () => {
   it('a missing key is one clear sentence, exit 1', async () => {
     const result = await runCli(['keys', 'create', '--type', 'private'], { env: { VOXFORM_BASE_URL: emulator.url } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+    expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 });

@@ -286,22 +286,22 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     const result = await runCli(['logs'], { env: { VOXFORM_BASE_URL: emulator.url } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('error: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+    expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 
   it('a bad --since is one clear sentence and exit 1', async () => {
     const result = await runCli(['logs', '--since', 'last tuesday'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: --since "last tuesday" is not a time: .+\.\n$/);
+    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --since "last tuesday" is not a time: .+\.\n$/);
   });
 
   it('a bad base URL and a wrong key are clear errors', async () => {
     const badUrl = await runCli(['logs', '--base-url', 'not a url'], { env });
     expect(badUrl.code).toBe(1);
-    expect(badUrl.stderr).toContain('error: The base URL "not a url" is not usable: it is not an absolute URL.');
+    expect(badUrl.stderr).toContain('error[base_url_invalid]: The base URL "not a url" is not usable: it is not an absolute URL.');
     const wrong = await runCli(['logs'], { env: { ...env, VOXFORM_API_KEY: 'wrongwrongwrongwrongwrongwrong01' } });
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/^error: GET \/call-logs failed: the service answered 401 .+\.\n {2}hint: Check VOXFORM_API_KEY/);
+    expect(wrong.stderr).toMatch(/^error\[api_unauthorized\]: GET \/call-logs failed: the service answered 401 .+\.\n {2}hint: Check VOXFORM_API_KEY/);
     expect(wrong.stderr).not.toContain('wrongwrongwrongwrongwrongwrong01');
     expect(wrong.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
@@ -353,20 +353,20 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     expect(result.stderr).toBe('Showing the latest 50 calls; --limit N reads more, --all reads every one.\n');
   });
 
-  it.each([['table'], ['json'], ['ndjson']])('redacts webhook and tool header values (--format %s)', async (format) => {
+  it.each([['text'], ['json'], ['ndjson']])('redacts webhook and tool header values (--format %s)', async (format) => {
     const result = await runCli(['logs', '--limit', '2', '--format', format], { env });
     expect(result.code).toBe(0);
     for (const secret of Object.values(HEADER_SECRETS)) {
       expect(result.stdout).not.toContain(secret);
       expect(result.stderr).not.toContain(secret);
     }
-    if (format !== 'table') expect(result.stdout).toMatch(/"headers": ?"\(sensitive\)"/);
+    if (format !== 'text') expect(result.stdout).toMatch(/"headers": ?"\(sensitive\)"/);
   });
 
   it('a misspelled --status is refused with a suggestion', async () => {
     const result = await runCli(['logs', '--status', 'FAILD'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: --status "FAILD" is not a call status\.\n {2}hint: Did you mean FAILED\? /);
+    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --status "FAILD" is not a call status\.\n {2}hint: Did you mean FAILED\? /);
   });
 
   it('--agent takes a manifest name; a name that is neither a manifest agent nor an id is an error with a suggestion', async () => {
@@ -379,7 +379,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       for (const r of records) expect(r.agent_id).toBe(OTHER);
       const typo = await runCli(['logs', '--agent', 'sales-lien'], { cwd: tree.dir, env });
       expect(typo.code).toBe(1);
-      expect(typo.stderr).toBe('error: --agent "sales-lien" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
+      expect(typo.stderr).toBe('error[agent_unknown]: --agent "sales-lien" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
     } finally {
       await tree.cleanup();
     }
@@ -391,7 +391,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     const table = await runCli(['logs', '--agent', 'nobody', '--stats'], { env });
     expect(table.code).toBe(1);
     expect(table.stdout).toBe('');
-    expect(table.stderr).toBe(`error: ${message}\n  hint: ${hint}\n`);
+    expect(table.stderr).toBe(`error[agent_unknown]: ${message}\n  hint: ${hint}\n`);
     // With --format json the error is the one JSON document on stdout.
     const json = await runCli(['logs', '--agent', 'nobody', '--stats', '--format', 'json'], { env });
     expect(json.code).toBe(1);
@@ -456,7 +456,7 @@ describe('voxform logs with a service that answers control characters', () => {
     try {
       const result = await runCli(['logs', '--agent', 'Front desk'], { cwd: tree.dir, env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe('error: --agent "Front desk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
+      expect(result.stderr).toBe('error[agent_unknown]: --agent "Front desk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
     } finally {
       await tree.cleanup();
     }

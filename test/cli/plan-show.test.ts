@@ -77,13 +77,13 @@ describe('voxform plan show', () => {
     ] as const) {
       for (const args of [['plan', 'show', name], ['apply', name]]) {
         const result = await p.cli(args);
-        expect(result.stderr, args.join(' ')).toContain('error: Cannot read the plan ');
+        expect(result.stderr, args.join(' ')).toContain('error[plan_unreadable]: Cannot read the plan ');
         expect(result.stderr, args.join(' ')).toContain(`${name}: ${problem}.`);
         expect(result.code).toBe(1);
       }
     }
     const out = await p.cli(['plan', '--out', 'fifo.json']);
-    expect(out.stderr).toContain(`error: Cannot save the plan to ${path.join(p.dir, 'fifo.json')}: the file exists and is not a plan voxform saved; nothing was saved.`);
+    expect(out.stderr).toContain(`error[plan_write_failed]: Cannot save the plan to ${path.join(p.dir, 'fifo.json')}: the file exists and is not a plan voxform saved; nothing was saved.`);
     expect(out.code).toBe(1);
   });
 
@@ -100,11 +100,11 @@ describe('voxform plan show', () => {
     };
     for (const [name, content] of Object.entries(files)) await writeFile(path.join(p.dir, name), content);
     const expected: Record<string, RegExp> = {
-      'missing.json': /^error: Cannot read the plan .*missing\.json: it does not exist\.\n  hint: Make one with `voxform plan --out FILE`\.\n$/,
-      'not-json.json': /^error: Cannot read the plan .*not-json\.json: it is not a JSON plan file\.\n/,
-      'terraform.json': /^error: .*terraform\.json is not a voxform plan file\.\n/,
-      'old.json': /^error: .*old\.json has plan format 1\.0; this voxform reads 1\.2\.\n  hint: Make the plan again with this version of voxform\.\n$/,
-      'damaged.json': /^error: .*damaged\.json is not a valid voxform plan: credential\.openai: `requests` is missing or malformed\.\n/,
+      'missing.json': /^error\[plan_unreadable\]: Cannot read the plan .*missing\.json: it does not exist\.\n  hint: Make one with `voxform plan --out FILE`\.\n$/,
+      'not-json.json': /^error\[plan_unreadable\]: Cannot read the plan .*not-json\.json: it is not a JSON plan file\.\n/,
+      'terraform.json': /^error\[plan_unreadable\]: .*terraform\.json is not a voxform plan file\.\n/,
+      'old.json': /^error\[plan_unreadable\]: .*old\.json has plan format 1\.0; this voxform reads 1\.2\.\n  hint: Make the plan again with this version of voxform\.\n$/,
+      'damaged.json': /^error\[plan_unreadable\]: .*damaged\.json is not a valid voxform plan: credential\.openai: `requests` is missing or malformed\.\n/,
     };
     for (const [name, message] of Object.entries(expected)) {
       const result = await showPlan(p, [name]);
@@ -147,7 +147,7 @@ describe('voxform plan show', () => {
     await p.cli(['plan', '--out', 'plan.json']);
     const result = await showPlan(p, ['plan.json', '-f', 'voxform.yaml']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: `plan show` does not take --file; see `voxform plan show --help`.\n');
+    expect(result.stderr).toBe('error[invalid_argument]: `plan show` does not take --file; see `voxform plan show --help`.\n');
     expect(result.stdout).toBe('');
   });
 });

@@ -131,7 +131,7 @@ describe('voxform state (file backend)', () => {
     const p = project;
     expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
     const moved = await p.cli(['state', 'migrate', '--to', 'moved/state.json']);
-    expect(moved.stdout).toContain('Copied 1 workspace(s)');
+    expect(moved.stdout).toContain('Copied 1 workspace and ');
     expect(moved.code).toBe(0);
     expect((await p.cli(['plan', '--detailed-exitcode', '--state', 'moved/state.json'])).code).toBe(0);
     const itself = await p.cli(['state', 'migrate', '--to', '.voxform/state.json']);
@@ -150,7 +150,7 @@ describe('voxform state (file backend)', () => {
       const lock = await acquireStateLock(path.join(p.dir, stateFile), { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
       try {
         const refused = await p.cli(['state', 'migrate', '--to', 'moved/state.json']);
-        expect(refused.stderr, role).toContain(`error: The state file ${path.join(p.dir, stateFile)} is locked by `);
+        expect(refused.stderr, role).toContain(`error[state_locked]: The state file ${path.join(p.dir, stateFile)} is locked by `);
         expect(refused.stderr, role).toContain(
           `  hint: Wait for it to finish, then migrate again. If no such run exists any more, run \`voxform state unlock --force ${lock.lockId}${unlock}\`.\n`,
         );
@@ -168,7 +168,7 @@ describe('voxform state (file backend)', () => {
     const empty = await p.cli(['state', 'migrate', '--state', 'nowhere/state.json', '--to', 'moved/state.json']);
     expect(empty.stderr).toBe(
       [
-        'error: The migration source nowhere/state.json holds no workspace and no history record: there is nothing to migrate, and nothing was written.',
+        'error[state_migrate_refused]: The migration source nowhere/state.json holds no workspace and no history record: there is nothing to migrate, and nothing was written.',
         '  hint: Name the state to copy with --state (or VOXFORM_STATE); without either it is .voxform/state.json.',
         '',
       ].join('\n'),

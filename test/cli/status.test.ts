@@ -116,7 +116,7 @@ describe('voxform status (against the emulator)', () => {
     expect(result.code).toBe(1);
     const plan = await project.cli(['plan', '--state', 'example']);
     expect(plan.stderr).toBe(
-      'error: The state file example is a folder, not a file.\n  hint: Name the state file itself with --state (or VOXFORM_STATE), such as example/state.json.\n',
+      'error[state_unreadable]: The state file example is a folder, not a file.\n  hint: Name the state file itself with --state (or VOXFORM_STATE), such as example/state.json.\n',
     );
     expect(plan.code).toBe(1);
   });
@@ -140,7 +140,7 @@ describe('voxform status (against the emulator)', () => {
       expect(status.code).toBe(1);
       for (const args of [['plan'], ['state', 'list']]) {
         const refused = await p.cli(args);
-        expect(refused.stderr).toContain(`error: The state file .voxform/state.json is not a state voxform wrote: ${where}, where `);
+        expect(refused.stderr).toContain(`error[state_invalid]: The state file .voxform/state.json is not a state voxform wrote: ${where}, where `);
         expect(refused.stderr).not.toContain('unexpected problem');
         expect(refused.code).toBe(1);
       }
@@ -149,7 +149,7 @@ describe('voxform status (against the emulator)', () => {
     await writeFile(stateFile, JSON.stringify({ version: 1, serial: 1, workspaces: { [workspace]: { agents: { 'agent.front-desk': agent } } } }));
     p.requests.length = 0;
     const apply = await p.cli(['apply', '--auto-approve']);
-    expect(apply.stderr).toContain(`error: The state file .voxform/state.json is not a state voxform wrote: workspaces[${JSON.stringify(workspace)}].agents["agent.front-desk"].applied is null, where an object of field paths and hashes belongs.`);
+    expect(apply.stderr).toContain(`error[state_invalid]: The state file .voxform/state.json is not a state voxform wrote: workspaces[${JSON.stringify(workspace)}].agents["agent.front-desk"].applied is null, where an object of field paths and hashes belongs.`);
     expect(apply.code).toBe(1);
     expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });

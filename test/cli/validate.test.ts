@@ -163,7 +163,7 @@ describe('voxform validate', () => {
     const cwd = await tree({ 'README.md': 'nothing here' });
     const result = await runCli(['validate'], { cwd });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: No manifest found: neither voxform\.yaml nor agents\.yaml exists in .+\.\n {2}hint: /);
+    expect(result.stderr).toMatch(/^error\[manifest_not_found\]: No manifest found: neither voxform\.yaml nor agents\.yaml exists in .+\.\n {2}hint: /);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -217,7 +217,7 @@ describe('an error that quotes a name voxform did not write', () => {
     const name = 'no\u001b]0;pwned\u0007such.yaml';
     const result = await runCli(['validate', '-f', name], { cwd: repoRoot });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: no\\u001b]0;pwned\\u0007such.yaml does not exist');
+    expect(result.stderr).toContain('error[manifest_not_found]: no\\u001b]0;pwned\\u0007such.yaml does not exist');
     // eslint-disable-next-line no-control-regex
     expect(result.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });

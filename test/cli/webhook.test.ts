@@ -300,7 +300,7 @@ describe('where webhook send sends', () => {
     const receiver = await startReceiver(answerWith(200));
     const dir = await tempDir({ 'voxform.yaml': manifest(`${receiver.url}/configured`) });
     const refused = await send(['--event', 'end-of-call', '--agent', 'front-desk'], dir);
-    expect(refused.stderr).toContain('error: Say where to send the webhook: --to URL, or --to-configured for the URL the agent configures.');
+    expect(refused.stderr).toContain('error[webhook_target_missing]: Say where to send the webhook: --to URL, or --to-configured for the URL the agent configures.');
     expect(refused.code).toBe(1);
     expect(receiver.received).toEqual([]);
 
@@ -360,10 +360,10 @@ describe('webhook send --call: a logged call\'s payload', () => {
     const callId = await loggedCall(false);
     const dir = await tempDir({});
     const missing = await send(['--to', 'http://127.0.0.1:9/', '--event', 'end-of-call', '--call', 'no-such-call'], dir, connection());
-    expect(missing.stderr).toContain('error: No call no-such-call in the 10,000 most recent call records.');
+    expect(missing.stderr).toContain('error[call_not_found]: No call no-such-call in the 10,000 most recent call records.');
     expect(missing.code).toBe(1);
     const open = await send(['--to', 'http://127.0.0.1:9/', '--event', 'end-of-call', '--call', callId], dir, connection());
-    expect(open.stderr).toContain(`error: Call ${callId} has not ended (its status is registered)`);
+    expect(open.stderr).toContain(`error[webhook_call_not_ended]: Call ${callId} has not ended (its status is registered)`);
     expect(open.code).toBe(1);
   });
 
@@ -374,24 +374,24 @@ describe('webhook send --call: a logged call\'s payload', () => {
     const result = await send(['--to', 'http://127.0.0.1:9/', '--event', 'end-of-call', '--call', 'call-ringing'], await tempDir({}), env);
     expect(result.code).toBe(1);
     expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    expect(result.stderr).toContain('error: Call call-ringing has not ended (its status is ringing\\u001b]0;pwned\\u0007)');
+    expect(result.stderr).toContain('error[webhook_call_not_ended]: Call call-ringing has not ended (its status is ringing\\u001b]0;pwned\\u0007)');
   });
 });
 
 describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
   it.each([
-    [['send', '--to', 'not a url', '--event', 'prefetch'], 'error: --to is not a URL.'],
-    [['send', '--to', 'ftp://127.0.0.1/x', '--event', 'prefetch'], 'error: --to uses ftp; webhooks are http:// or https://.'],
-    [['send', '--to', 'http://127.0.0.1:9/', '--to-configured', '--event', 'prefetch'], 'error: --to and --to-configured contradict each other.'],
-    [['send', '--to-configured', '--event', 'prefetch'], 'error: --to-configured needs --agent NAME'],
-    [['send', '--to', 'http://127.0.0.1:9/'], "error: required option '--event <event>' not specified"],
+    [['send', '--to', 'not a url', '--event', 'prefetch'], 'error[webhook_url_invalid]: --to is not a URL.'],
+    [['send', '--to', 'ftp://127.0.0.1/x', '--event', 'prefetch'], 'error[webhook_url_invalid]: --to uses ftp; webhooks are http:// or https://.'],
+    [['send', '--to', 'http://127.0.0.1:9/', '--to-configured', '--event', 'prefetch'], 'error[webhook_target_missing]: --to and --to-configured contradict each other.'],
+    [['send', '--to-configured', '--event', 'prefetch'], 'error[webhook_target_missing]: --to-configured needs --agent NAME'],
+    [['send', '--to', 'http://127.0.0.1:9/'], "error[invalid_argument]: required option '--event <event>' not specified"],
     [['send', '--to', 'http://127.0.0.1:9/', '--event', 'hangup'], 'Allowed choices are end-of-call, prefetch.'],
-    [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch', '--agent', 'front-dsk'], 'error: --agent "front-dsk" is not an agent of the manifests.\n  hint: Did you mean front-desk?'],
-    [['send', '--to-configured', '--event', 'prefetch', '--agent', 'booking'], 'error: Agent booking configures no extra_prompt_webhook'],
-    [['serve', '--port', 'http'], 'error: --port must be a whole number from 0 to 65535'],
-    [['serve', '--port', '0', '--prefetch-response', 'missing.json'], 'error: --prefetch-response missing.json cannot be read (ENOENT).'],
-    [['serve', '--port', '0', '--prefetch-response', 'bad.json'], 'error: --prefetch-response bad.json is not a PrefetchWebhookResponse: extra_prompt must be string.'],
-    [['serve', '--port', '0', '--prefetch-response', 'voxform.yaml'], 'error: --prefetch-response voxform.yaml is not JSON.'],
+    [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch', '--agent', 'front-dsk'], 'error[agent_unknown]: --agent "front-dsk" is not an agent of the manifests.\n  hint: Did you mean front-desk?'],
+    [['send', '--to-configured', '--event', 'prefetch', '--agent', 'booking'], 'error[webhook_not_configured]: Agent booking configures no extra_prompt_webhook'],
+    [['serve', '--port', 'http'], 'error[invalid_option]: --port must be a whole number from 0 to 65535'],
+    [['serve', '--port', '0', '--prefetch-response', 'missing.json'], 'error[file_unreadable]: --prefetch-response missing.json cannot be read (ENOENT).'],
+    [['serve', '--port', '0', '--prefetch-response', 'bad.json'], 'error[webhook_response_invalid]: --prefetch-response bad.json is not a PrefetchWebhookResponse: extra_prompt must be string.'],
+    [['serve', '--port', '0', '--prefetch-response', 'voxform.yaml'], 'error[webhook_response_invalid]: --prefetch-response voxform.yaml is not JSON.'],
   ])('webhook %j', async (args, expected) => {
     const dir = await tempDir({ 'voxform.yaml': manifest(), 'bad.json': '{"extra_prompt": 42}' });
     const result = await runCli(['webhook', ...args], { cwd: dir, env: ENV });
@@ -405,7 +405,7 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     const receiver = await startReceiver(answerWith(200));
     const port = new URL(receiver.url).port;
     const result = await runCli(['webhook', 'serve', '--port', port], { cwd: await tempDir({}) });
-    expect(result.stderr).toContain(`error: voxform webhook serve cannot listen on 127.0.0.1:${port}: port ${port} is taken.`);
+    expect(result.stderr).toContain(`error[webhook_listen_failed]: voxform webhook serve cannot listen on 127.0.0.1:${port}: port ${port} is taken.`);
     expect(result.code).toBe(1);
   });
 });

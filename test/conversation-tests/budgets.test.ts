@@ -216,7 +216,7 @@ describe('voxform test within its caps', () => {
     // The example: 5 conversations (booking is repeated) and 9 chat requests.
     const fewer = await project.cli(['test', 'example/tests', '--max-conversations', '4']);
     expect(fewer.code).toBe(1);
-    expect(fewer.stderr).toMatch(/^error: example\/tests\/booking\.test\.yaml:4:11: This run asks for 5 conversations \(each test × target × repeat\), over the cap of 4 per run; "offers to book" asks for the most \(2\)\. No test was run\.\n/);
+    expect(fewer.stderr).toMatch(/^error\[test_run_too_large\]: example\/tests\/booking\.test\.yaml:4:11: This run asks for 5 conversations \(each test × target × repeat\), over the cap of 4 per run; "offers to book" asks for the most \(2\)\. No test was run\.\n/);
     expect(fewer.stderr).toContain('--max-conversations N');
     const requests = await project.cli(['test', 'example/tests', '--max-requests', '8']);
     expect(requests.code).toBe(1);

@@ -100,7 +100,7 @@ describe('voxform test on the example project', () => {
     const refused = await project.cli(['test', 'example/tests/judged.test.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      'error: 2 tests need a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/judged.test.yaml › judged.\n' +
+      'error[judge_missing]: 2 tests need a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/judged.test.yaml › judged.\n' +
         '  hint: Set VOXFORM_JUDGE_URL (an OpenAI-compatible API), VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY, or run with --skip-judge to report those checks as skipped.\n',
     );
     const skipped = await project.cli(['test', 'example/tests/judged.test.yaml', '--skip-judge']);
@@ -125,9 +125,9 @@ describe('voxform test on the example project', () => {
     expect(kept.code).toBe(0);
     const refused = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'judged']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error: 1 test needs a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/j.test.yaml › judged.\n');
+    expect(refused.stderr).toContain('error[judge_missing]: 1 test needs a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/j.test.yaml › judged.\n');
     const none = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'nothing-like-this']);
-    expect(none.stderr).toBe('error: No test matches --grep "nothing-like-this".\n');
+    expect(none.stderr).toBe('error[tests_not_found]: No test matches --grep "nothing-like-this".\n');
     expect(chatBodies(project)).toHaveLength(1);
   });
 
@@ -171,7 +171,7 @@ describe('voxform test on the example project', () => {
     const result = await project.cli(['test', 'example/tests/bad.test.yaml']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('example/tests/bad.test.yaml:4:36  unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?');
-    expect(result.stderr).toContain('error: The test files have 1 error (listed above); no test was run.');
+    expect(result.stderr).toContain('error[tests_invalid]: The test files have 1 error (listed above); no test was run.');
     expect(chatBodies(project)).toEqual([]);
   });
 

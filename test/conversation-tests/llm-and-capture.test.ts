@@ -4,6 +4,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
@@ -142,7 +143,7 @@ describe('voxform test capture', () => {
     const refused = await project.cli(['test', 'capture', callId, '--out', 'voxform.yaml/captured.test.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `error: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
+      `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
         '  hint: Name a file in a folder that exists and is writable with --out.\n',
     );
 
@@ -157,7 +158,7 @@ describe('voxform test capture', () => {
     project = await startExampleProject();
     const result = await project.cli(['test', 'capture', 'call_nope']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');
+    expect(result.stderr).toBe('error[call_not_found]: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');
   });
 
   it('hides a secret of the call before it replaces personal data or shortens a reply', () => {
@@ -176,6 +177,23 @@ describe('voxform test capture', () => {
     const record = { call_id: 'call_2', metadata: { voxform_source: 'chat', patient_name: 'Jane Roe' }, chat: JSON.stringify([{ role: 'user', content: 'Jane Roe here, can I chat about a test result?' }, { role: 'assistant', content: 'Of course.' }]) };
     const text = captureTestFile({ record: record as never, agentName: 'front-desk' });
     expect(text).toContain('user: <patient_name> here, can I chat about a test result?');
+  });
+
+  it('the agent speaking twice in a row is one answer, never a turn without a caller line', () => {
+    const record = {
+      call_id: 'call_2',
+      chat: JSON.stringify([
+        { role: 'assistant', content: 'Hello!' },
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'How can I help?' },
+        { role: 'assistant', content: 'How can I help?' },
+      ]),
+    };
+    const turns = (parse(captureTestFile({ record: record as never, agentName: 'front-desk' })) as { tests: Array<{ turns: Array<{ user?: string; expect?: Array<{ judge: string }> }> }> }).tests[0]?.turns;
+    expect(turns).toEqual([
+      { expect: [{ judge: 'Answers like: "Hello!" (the same substance; wording may differ).' }] },
+      { user: 'Hi', expect: [{ judge: 'Answers like: "How can I help? How can I help?" (the same substance; wording may differ).' }] },
+    ]);
   });
 
   it('captures agent replies as judge references and lone caller turns as turns', () => {

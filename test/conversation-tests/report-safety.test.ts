@@ -53,7 +53,7 @@ describe('test --out', () => {
       const result = await runCli(['test', '--local', '--out', out], { cwd: dir });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toBe(
-        `error: Cannot write the report to ${path.resolve(dir, out)}: ${why}; no test was run.\n  hint: Name a file in a folder that exists and is writable with --out.\n`,
+        `error[report_write_failed]: Cannot write the report to ${path.resolve(dir, out)}: ${why}; no test was run.\n  hint: Name a file in a folder that exists and is writable with --out.\n`,
       );
       expect(result.stdout).toBe('');
     }

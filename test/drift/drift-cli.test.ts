@@ -220,7 +220,7 @@ describe('voxform drift', () => {
     const p = (project = await startExampleProject());
     const { url } = await startReceiver(500);
     const result = expectCode(await p.cli(['drift', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
-    expect(result.stderr).toContain(`error: The drift notification to ${url} was not delivered: the receiver answered HTTP 500.`);
+    expect(result.stderr).toContain(`error[drift_notify_failed]: The drift notification to ${url} was not delivered: the receiver answered HTTP 500.`);
     expect(`${result.stdout}${result.stderr}`).not.toContain('token-abc123');
     const json = expectCode(await p.cli(['drift', '--format', 'json', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
     expect((JSON.parse(json.stdout) as { error: { code: string } }).error.code).toBe('drift_notify_failed');

@@ -174,7 +174,7 @@ describe('apply whose state write fails midway', () => {
     });
     expect(code).toBe(1);
     expect(stdout).toMatch(new RegExp(`^Apply stopped: the state lock \\w+ was forced open by someone else\\. ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied\\.$`, 'm'));
-    expect(stderr).toMatch(/\nerror: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by someone else\.\n {2}hint: .+\n$/);
+    expect(stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by someone else\.\n {2}hint: .+\n$/);
   });
 
   it('the state written by someone else meanwhile: lists what reached the service, records the run in the history, then the conflict, exit 1', async () => {
@@ -184,7 +184,7 @@ describe('apply whose state write fails midway', () => {
     });
     expect(code).toBe(1);
     expect(stdout).toContain(`\nApply finished with errors: ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied.\n`);
-    expect(stderr).toMatch(/\nerror: The state in \S*state\.json changed under this run \(it read serial 0; serial 100 is stored now\); nothing was written\.\n {2}hint: .+\n$/);
+    expect(stderr).toMatch(/\nerror\[state_conflict\]: The state in \S*state\.json changed under this run \(it read serial 0; serial 100 is stored now\); nothing was written\.\n {2}hint: .+\n$/);
     p.emulator.control.clearFaults();
     const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout);
     expect(history.records[0]).toMatchObject({ outcome: 'failed', summary: { applied: reached.length } });

@@ -170,7 +170,7 @@ describe('saved plans', () => {
     const stale = await p.cli(['apply', 'plan.json']);
     expect(stale.code).toBe(1);
     // That alone: the secrets and live state did not change, and are not blamed.
-    expect(stale.stderr).toContain('error: The saved plan is stale: the manifests (or files they include) changed. Nothing was applied.\n');
+    expect(stale.stderr).toContain('error[plan_stale]: The saved plan is stale: the manifests (or files they include) changed. Nothing was applied.\n');
   });
 });
 
@@ -315,7 +315,7 @@ describe('partial failure', () => {
     const failed = await p.cli(['apply', '--auto-approve']);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain('Apply finished with errors: 5 applied, 1 failed, 1 skipped.');
-    expect(failed.stdout).toMatch(/failed: agent\.front-desk: PUT \/agents\/.* 500/);
+    expect(failed.stdout).toMatch(/failed: agent\.front-desk: error\[api_unavailable\]: PUT \/agents\/.* 500/);
     expect(failed.stdout).toContain('skipped: phone.+15551230001 (agent.front-desk did not apply)');
     expect(failed.stderr).toContain('✗ agent.front-desk');
     expect((await getAgent(p, '-OKdqbqetEcM4ak369yn')).config.first_message).toBe('Hi! I can help you book, move or cancel an appointment.');

@@ -144,7 +144,7 @@ describe('apply PLAN runs the saved plan', () => {
     await writeFile(file, `${JSON.stringify(saved, null, 2)}\n`);
     const refused = await p.cli(['apply', 'plan.json']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error: The saved plan was changed after voxform saved it (its plan_digest does not match)');
+    expect(refused.stderr).toContain('error[plan_unreadable]: The saved plan was changed after voxform saved it (its plan_digest does not match)');
     expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
     // Saved again untouched, it applies.
     expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
@@ -158,7 +158,7 @@ describe('apply PLAN runs the saved plan', () => {
     const refused = await p.cli(['plan', '--out', 'voxform.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`error: Cannot save the plan to ${path.join(p.dir, 'voxform.yaml')}: the file exists and is not a plan voxform saved; nothing was saved.`);
+    expect(refused.stderr).toContain(`error[plan_write_failed]: Cannot save the plan to ${path.join(p.dir, 'voxform.yaml')}: the file exists and is not a plan voxform saved; nothing was saved.`);
     expect(await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8')).toBe(manifest);
     for (let round = 0; round < 2; round++) expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
   });
@@ -179,7 +179,7 @@ describe('apply PLAN runs the saved plan', () => {
     ]) {
       const result = await p.cli(['plan', '--out', out as string]);
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stderr).toContain(`error: Cannot save the plan to ${path.join(p.dir, out as string)}: ${why}; nothing was saved.\n  hint: Name a file in a folder that exists and is writable with --out.\n`);
+      expect(result.stderr).toContain(`error[plan_write_failed]: Cannot save the plan to ${path.join(p.dir, out as string)}: ${why}; nothing was saved.\n  hint: Name a file in a folder that exists and is writable with --out.\n`);
       expect(result.stderr).not.toContain('unexpected problem');
     }
     const { readdir } = await import('node:fs/promises');

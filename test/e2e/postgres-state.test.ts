@@ -112,11 +112,11 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
     const migrated = await p.cli(['state', 'migrate', '--to', url]);
     expect(migrated.code).toBe(0);
-    expect(migrated.stdout).toContain('Copied 1 workspace(s)');
+    expect(migrated.stdout).toContain('Copied 1 workspace and ');
     expect(migrated.stdout).toContain('read them back: identical');
     const again = await p.cli(['state', 'migrate', '--to', url]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('already holds 1 workspace(s)');
+    expect(again.stderr).toContain('already holds 1 workspace and ');
     expect((await p.cli(['state', 'migrate', '--to', url, '--force'])).code).toBe(0);
     const plan = await p.cli(['plan', '--detailed-exitcode', '--state', url]);
     expect(plan.code).toBe(0);
@@ -146,7 +146,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(stopped.code).toBe(1);
     const wrongPassword = await p.cli(['state', 'list'], { VOXFORM_STATE: url.replace(encodeURIComponent(PLANTED_DB_PASSWORD), encodeURIComponent(`${PLANTED_DB_PASSWORD}-wrong`)) });
     expect(wrongPassword.code).toBe(1);
-    expect(wrongPassword.stderr).toContain('error: The state database postgres://');
+    expect(wrongPassword.stderr).toContain('error[state_backend_failed]: The state database postgres://');
     const broken = await p.cli(['state', 'list', '--state', `postgres://someone:${PLANTED_DB_PASSWORD}@[bad/db`]);
     expect(broken.code).toBe(1);
     expectNoPassword(list, refusedWithoutForce, unlocked, stopped, wrongPassword, broken);

@@ -98,7 +98,7 @@ describe('voxform promote', () => {
     const refused = await cli(['promote', '--to', 'production', '--auto-approve']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('✗ tests pass');
-    expect(refused.stderr).toContain(`error: Refusing to promote staging to production: tests: the last run against staging for commit ${c1.slice(0, 7)} had 1 failure`);
+    expect(refused.stderr).toContain(`error[promote_gate_failed]: Refusing to promote staging to production: tests: the last run against staging for commit ${c1.slice(0, 7)} had 1 failure`);
     expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('Hello from Acme Dental.');
 
     // The fix: the agent says what the test expects; staging gets it from a new commit.

@@ -87,24 +87,24 @@ describe('voxform emulator traffic --local', () => {
 
     const bad = await runCli(['emulator', 'traffic', '--local', '--profile', 'bad.yaml'], { cwd: dir });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('error: The traffic profile bad.yaml is invalid:\n  window: must be seconds above 0 or a duration such as 90m, 24h, 7d, not "soon"\n  outcomes.error: must be a number 0 or more, not "lots"\n  rules[0].when: needs prompt_contains or agent');
+    expect(bad.stderr).toContain('error[traffic_profile_invalid]: The traffic profile bad.yaml is invalid:\n  window: must be seconds above 0 or a duration such as 90m, 24h, 7d, not "soon"\n  outcomes.error: must be a number 0 or more, not "lots"\n  rules[0].when: needs prompt_contains or agent');
     expect(bad.stderr).toContain('hint: See docs/traffic.md, "Profiles"');
     expect(bad.stderr).not.toMatch(/\n\s+at /);
     const broken = await runCli(['emulator', 'traffic', '--local', '--profile', 'broken.json'], { cwd: dir });
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/error: The traffic profile broken\.json is invalid:\n {2}not valid JSON: /);
+    expect(broken.stderr).toMatch(/error\[traffic_profile_invalid\]: The traffic profile broken\.json is invalid:\n {2}not valid JSON: /);
     const missing = await runCli(['emulator', 'traffic', '--local', '--profile', 'busy'], { cwd: dir });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('error: Cannot read the traffic profile busy: it does not exist.\n  hint: Give a built-in profile (steady, light, volatile) or the path of a YAML or JSON profile file.');
+    expect(missing.stderr).toContain('error[traffic_profile_unreadable]: Cannot read the traffic profile busy: it does not exist.\n  hint: Give a built-in profile (steady, light, volatile) or the path of a YAML or JSON profile file.');
     const agent = await runCli(['emulator', 'traffic', '--local', '--agent', 'nobody'], { cwd: dir });
     expect(agent.code).toBe(1);
     expect(agent.stderr).toBe(
-      'error: --agent "nobody": the emulator has no agent of that id or name.\n  hint: The emulator\'s agents: Front desk, Appointment booking, Front desk (staging), Appointment booking (staging), ' +
+      'error[agent_unknown]: --agent "nobody": the emulator has no agent of that id or name.\n  hint: The emulator\'s agents: Front desk, Appointment booking, Front desk (staging), Appointment booking (staging), ' +
         'Spare agent 1, Spare agent 2, Spare agent 3, Spare agent 4, Spare agent 5. Without --agent, every agent gets calls.\n',
     );
     const typo = await runCli(['emulator', 'traffic', '--local', '--agent', 'Front dsk'], { cwd: dir });
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toBe('error: --agent "Front dsk": the emulator has no agent of that id or name.\n  hint: Did you mean Front desk?\n');
+    expect(typo.stderr).toBe('error[agent_unknown]: --agent "Front dsk": the emulator has no agent of that id or name.\n  hint: Did you mean Front desk?\n');
   });
 
   it('refuses calls that would make the data file too large to save or read back, saving nothing, not "unexpected problem"', async () => {
@@ -116,7 +116,7 @@ describe('voxform emulator traffic --local', () => {
     // than the 256 MiB a data file may hold (a million crashed JSON.stringify outright; the same path).
     const result = await runCli(['emulator', 'traffic', '--local', '--calls', '300000', '--agent', FRONT_DESK], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: The emulator's account is too large to save in .*local\.json: the file would be over 256 MiB, the most the emulator reads back\. Nothing was saved\.\n {2}hint: /);
+    expect(result.stderr).toMatch(/^error\[emulator_data_too_large\]: The emulator's account is too large to save in .*local\.json: the file would be over 256 MiB, the most the emulator reads back\. Nothing was saved\.\n {2}hint: /);
     expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(saved);
   }, 180_000);
 
@@ -142,11 +142,11 @@ describe('voxform emulator traffic --url', () => {
     expect(emulator.control.state().call_logs).toHaveLength(58);
     const bad = await runCli(['emulator', 'traffic', '--url', emulator.url, '--calls', '2', '--agent', 'nobody']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^error: --agent "nobody": the emulator has no agent of that id or name\.\n {2}hint: The emulator's agents: Front desk, /);
+    expect(bad.stderr).toMatch(/^error\[agent_unknown\]: --agent "nobody": the emulator has no agent of that id or name\.\n {2}hint: The emulator's agents: Front desk, /);
     expect(bad.stderr).not.toContain('Profiles');
     const none = await runCli(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/error: No emulator answered at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\.\n {2}hint: Start one with `voxform emulator`/);
+    expect(none.stderr).toMatch(/error\[emulator_unreachable\]: No emulator answered at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\.\n {2}hint: Start one with `voxform emulator`/);
   });
 });
 
@@ -169,7 +169,7 @@ describe('voxform emulator traffic --url, a server that is not a voxform emulato
         const result = await runCli(['emulator', 'traffic', '--url', server.url]);
         expect(result.code, body).toBe(1);
         expect(result.stderr, body).toBe(
-          `error: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered 200, but not with a summary of the calls it added).\n` +
+          `error[emulator_unreachable]: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered 200, but not with a summary of the calls it added).\n` +
             '  hint: Point --url at a `voxform emulator` of this version.\n',
         );
       } finally {
@@ -187,7 +187,7 @@ describe('voxform emulator traffic --url, a reply too large', () => {
       const result = await runCli(['emulator', 'traffic', '--url', server.url]);
       expect(result.code, result.stdout).toBe(1);
       expect(result.stderr).toBe(
-        `error: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than 16 MiB).\n` +
+        `error[emulator_unreachable]: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than 16 MiB).\n` +
           '  hint: Point --url at a `voxform emulator` of this version.\n',
       );
     } finally {
@@ -222,7 +222,7 @@ describe('voxform emulator traffic, names it did not write', () => {
       try {
         const result = await runCli(['emulator', 'traffic', '--url', server.url]);
         expect(result.code).toBe(1);
-        expect(result.stderr).toMatch(/^error: /);
+        expect(result.stderr).toMatch(/^error\[\w+\]: /);
         for (const escape of ESCAPES) expect(result.stderr).not.toContain(escape);
         expect(result.stderr).toMatch(/\\u001b/);
       } finally {
@@ -259,10 +259,10 @@ describe('voxform emulator --traffic', () => {
     const dir = await tempDir({ 'bad.yaml': 'calls_per_agent: -1\n' });
     const alone = await runCli(['emulator', '--port', '0', '--traffic-calls', '3'], { cwd: dir });
     expect(alone.code).toBe(1);
-    expect(alone.stderr).toContain('error: --traffic-calls and --traffic-seed go with --traffic PROFILE.');
+    expect(alone.stderr).toContain('error[invalid_option]: --traffic-calls and --traffic-seed go with --traffic PROFILE.');
     const bad = await runCli(['emulator', '--port', '0', '--traffic', 'bad.yaml'], { cwd: dir });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('error: The traffic profile bad.yaml is invalid:\n  calls_per_agent: must be a whole number from 1 to 1000000, not -1');
+    expect(bad.stderr).toContain('error[traffic_profile_invalid]: The traffic profile bad.yaml is invalid:\n  calls_per_agent: must be a whole number from 1 to 1000000, not -1');
   });
 });
 

@@ -45,7 +45,7 @@ describe(`manifest fuzzer, seed ${SEED}`, () => {
           expect(result.stdout + result.stderr, where).not.toContain(PLANTED);
           if (args[0] === 'validate') {
             expect([0, 1], where).toContain(result.code);
-            if (result.code === 1) expect(result.stderr, where).toMatch(/^(voxform\.yaml:\d+:\d+ {2}|error: )/m);
+            if (result.code === 1) expect(result.stderr, where).toMatch(/^(voxform\.yaml:\d+:\d+ {2}|error\[\w+\]: )/m);
           }
         }
       } finally {

@@ -236,7 +236,7 @@ describe('voxform report --local', () => {
       const typo = await cli(['report', '--local', '--agent', 'front-dsek', ...extra]);
       expect(typo.code).toBe(1);
       expect(typo.stdout).toBe('');
-      expect(typo.stderr).toBe('error: --agent "front-dsek" is neither an agent of the manifests or the apply history nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
+      expect(typo.stderr).toBe('error[agent_unknown]: --agent "front-dsek" is neither an agent of the manifests or the apply history nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
     }
     const byDisplayName = await cli(['report', '--local', '--agent', 'Front desk', '--since', '1h', '--format', 'json']);
     expect(byDisplayName.code, byDisplayName.stderr).toBe(0);
@@ -247,10 +247,10 @@ describe('voxform report --local', () => {
   it('refuses a contradictory window and --since-deploy without a deploy, with one sentence each', async () => {
     const both = await cli(['report', '--local', '--since', '1h', '--since-deploy']);
     expect(both.code).toBe(1);
-    expect(both.stderr).toContain('error: --since and --since-deploy contradict each other.');
+    expect(both.stderr).toContain('error[invalid_argument]: --since and --since-deploy contradict each other.');
     const none = await cli(['report', '--local', '--since-deploy', '--state', 'elsewhere/state.json']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('error: --since-deploy: the apply history has no deploy in this workspace.');
+    expect(none.stderr).toContain('error[report_no_deploy]: --since-deploy: the apply history has no deploy in this workspace.');
     expect(none.stderr).not.toContain('    at ');
   });
 });

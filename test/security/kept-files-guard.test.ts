@@ -53,7 +53,7 @@ describe.each([
   it.each(CASES)('%s: exit 1, a clear error, nothing of it shown', async (_case, make, problem) => {
     const dir = await project(name, make);
     const result = await runCli(['plan', '--local'], { cwd: dir });
-    expect(result.stderr).toContain(`error: ${noun} `);
+    expect(result.stderr).toMatch(new RegExp(`error\\[(state|emulator_data)_(invalid|unreadable)\\]: ${noun} `));
     expect(result.stderr).toMatch(problem);
     expect(result.stderr).not.toContain('Invalid string length');
     // Not even the start of it (the JSON parser's own message quotes the first ten characters).

@@ -86,7 +86,7 @@ describe('two applies started together', () => {
     // The run that did not get the lock gives up without a single request getting through.
     const loser = await Promise.race(runs);
     expect(loser.code).toBe(1);
-    expect(loser.stderr).toMatch(/error: The state file .* is locked by .*\(pid \d+, "voxform apply", since /);
+    expect(loser.stderr).toMatch(/error\[state_locked\]: The state file .* is locked by .*\(pid \d+, "voxform apply", since /);
     gate.open();
     const outcomes = await Promise.all(runs);
     expect(outcomes.map((o) => o.code).sort()).toEqual([0, 1]);

@@ -104,7 +104,7 @@ const CASES: Record<string, Case> = {
   'history|json': { args: ['history', '--format', 'json'] },
   'rollback|text': { args: ['rollback', 'previous', '--auto-approve'] },
   'export|text': { args: ['export', '--agent', FRONT_DESK, '--out', 'exported', '--force'] },
-  'logs|table': { args: ['logs'] },
+  'logs|text': { args: ['logs'] },
   'logs|json': { args: ['logs', '--format', 'json'], reaches: true },
   'logs|ndjson': { args: ['logs', '--format', 'ndjson'], reaches: true },
   'report|markdown': { args: ['report'] },

@@ -78,7 +78,7 @@ describe('fingerprints in the state file and saved plans', () => {
 
   it('a saved plan made with another API key is refused as stale, saying so', () => {
     const saved = { fingerprint_key_id: fingerprintKeyId(fingerprintKey('old-api-key')) } as SavedPlan;
-    expect(() => assertPlanFresh(saved, new Map(), {} as DesiredState, 'local', fingerprintKey('new-api-key'))).toThrowError(
+    expect(() => assertPlanFresh({ ...saved, base_url: 'local' }, { fingerprints: new Map(), desired: {} as DesiredState, serviceId: 'local', fingerprintKey: fingerprintKey('new-api-key') })).toThrowError(
       'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.',
     );
   });

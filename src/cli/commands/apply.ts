@@ -1,6 +1,7 @@
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { VoxformError } from '../../errors.js';
-import { readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
+import { isVoxformError, VoxformError } from '../../errors.js';
+import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
@@ -40,7 +41,12 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const command = `voxform apply${planFile ? ` ${planFile}` : ''}`;
-  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx);
+  const workingDir = saved ? await realpath(ctx.cwd) : undefined;
+  const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx).catch((error: unknown) => {
+    // The plan's manifests are not here at all: it was made in another project.
+    const elsewhere = saved && isVoxformError(error) && error.code === 'manifest_not_found' ? madeElsewhere(saved, { serviceId: saved.base_url, workingDir }) : undefined;
+    throw elsewhere ?? error;
+  });
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
@@ -48,6 +54,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     {
       ...planInputs(project, ctx),
       savedPlan: saved,
+      workingDir,
       targets: options.target ?? [],
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,

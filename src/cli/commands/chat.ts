@@ -2,11 +2,16 @@ import { createInterface } from 'node:readline';
 import pc from 'picocolors';
 import { ApiError, isApiError } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
+import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { labelAsTestTraffic } from '../../api/test-traffic.js';
+import { errorText } from '../error-text.js';
+import { manifestProject } from '../load-manifests.js';
 
 export interface ChatOptions extends ConnectionOptions {
+  file?: string[];
+  env?: string;
   agent: string;
 }
 
@@ -21,31 +26,61 @@ function withHint(error: ApiError, hint: string): ApiError {
 }
 
 /**
- * `voxform chat --agent ID`: a text conversation, replies streamed to stdout; on a terminal it prompts
+ * `voxform chat --agent NAME|ID`: a text conversation, the agent's greeting and replies streamed to stdout; on a terminal it prompts
  * and `/exit` or Ctrl-D ends it, otherwise each line of stdin is a message. The session is always ended.
  */
 export async function run(options: ChatOptions, ctx: CommandContext): Promise<number> {
   const interactive = Boolean(ctx.stdin.isTTY) && ctx.stderr.isTTY;
-  const { client } = await resolveConnection(options, ctx);
+  const { names, service } = await manifestProject(options, ctx);
+  const { client } = await resolveConnection({ ...options, manifest: service }, ctx);
 
   // Fail before the first message when the agent does not exist, and name it on a terminal.
-  const agent = await client.getAgent(options.agent).catch((error: unknown) => {
+  const agentId = await resolveAgentArgument(options.agent, { manifests: names }, client);
+  const agent = await client.getAgent(agentId).catch((error: unknown) => {
     throw isApiError(error) && error.code === 'api_not_found' ? withHint(error, AGENT_NOT_FOUND_HINT) : error;
   });
   // Labelled as test traffic, so call reports leave it out of production figures.
-  const session = client.chatSession({ agentId: options.agent, metadata: labelAsTestTraffic(undefined, 'chat') });
+  const session = client.chatSession({ agentId, metadata: labelAsTestTraffic(undefined, 'chat') });
   ctx.onExit(() => session.end().catch(() => undefined));
 
   const paint = (text: string, style: (s: string) => string) => (ctx.color ? style(text) : text);
   // The agent's name and replies are a model's text: control characters shown escaped (a reply keeps its lines).
-  const agentName = printable(agent.name || options.agent);
+  const agentName = printable(agent.name || agentId);
   const prompt = () => {
     if (interactive) ctx.stderr.write(paint('you> ', pc.bold));
   };
   if (interactive) {
-    ctx.stderr.write(`Chatting with ${agentName} (${printable(options.agent)}). Type /exit or press Ctrl-D to end.\n`);
+    ctx.stderr.write(`Chatting with ${agentName} (${printable(agentId)}). Type /exit or press Ctrl-D to end.\n`);
   }
 
+  /**
+   * Streams one reply to stdout, ended with a newline (on a terminal after the agent's name). An empty
+   * greeting (an agent that waits for the caller) prints nothing. On a terminal a failed turn is
+   * reported and the conversation goes on; a script stops.
+   */
+  const showReply = async (deltas: AsyncIterable<string>, options: { greeting: boolean }) => {
+    let started = false;
+    const start = () => {
+      if (!started && interactive) ctx.stdout.write(paint(`${agent.name ? printable(agent.name) : 'agent'}> `, pc.cyan));
+      started = true;
+    };
+    try {
+      if (!options.greeting) start();
+      for await (const delta of deltas) {
+        if (delta === '') continue;
+        start();
+        ctx.stdout.write(printableKeepingLines(delta));
+      }
+      if (started) ctx.stdout.write('\n');
+    } catch (error) {
+      if (started) ctx.stdout.write('\n');
+      if (!interactive || !isApiError(error)) throw error;
+      ctx.stderr.write(errorText(error));
+    }
+  };
+
+  // The agent speaks first, as on a call: its first_message.
+  await showReply(session.greeting(), { greeting: true });
   const lines = createInterface({ input: ctx.stdin, crlfDelay: Infinity, terminal: false });
   prompt();
   try {
@@ -56,16 +91,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
         continue;
       }
       if (interactive && EXIT_COMMANDS.has(message)) break;
-      if (interactive) ctx.stdout.write(paint(`${agent.name ? printable(agent.name) : 'agent'}> `, pc.cyan));
-      try {
-        for await (const delta of session.send(message)) ctx.stdout.write(printableKeepingLines(delta));
-        ctx.stdout.write('\n');
-      } catch (error) {
-        // On a terminal a failed turn is reported and the conversation goes on; a script stops.
-        if (!interactive || !isApiError(error)) throw error;
-        ctx.stdout.write('\n');
-        ctx.stderr.write(`error: ${error.message}\n`);
-      }
+      await showReply(session.send(message), { greeting: false });
       prompt();
     }
   } finally {

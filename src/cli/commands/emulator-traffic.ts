@@ -11,6 +11,7 @@ import type { CommandContext } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
 import { parseTimeArgument } from '../time-argument.js';
 import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
+import { plural } from '../../util/plural.js';
 
 export interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
@@ -26,7 +27,7 @@ const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOStri
 
 /** The summary, per agent; names and ids are the emulator account's (anyone's): controls shown as `?`. */
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
-  const lines = [`Added ${summary.calls.toLocaleString('en-US')} synthetic call${summary.calls === 1 ? '' : 's'} (profile ${shown(summary.profile)}, seed ${shown(String(summary.seed))}) to ${where}:`];
+  const lines = [`Added ${plural(summary.calls, 'synthetic call')} (profile ${shown(summary.profile)}, seed ${shown(String(summary.seed))}) to ${where}:`];
   const width = Math.max(0, ...summary.agents.map((agent) => agent.name.length));
   for (const agent of summary.agents) {
     const errors = agent.outcomes.error ?? 0;

@@ -9,6 +9,7 @@ import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../templates/s
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
+import { plural, pluralNoun } from '../../util/plural.js';
 
 export interface ExportOptions extends ConnectionOptions {
   agent?: string[];
@@ -49,7 +50,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
 
   const agents = result.localNames.size;
   ctx.stdout.write(
-    `Exported ${agents} agent${agents === 1 ? '' : 's'}${result.phones.length > 0 ? ` and ${result.phones.length} phone binding${result.phones.length === 1 ? '' : 's'}` : ''} to ${where}:\n`,
+    `Exported ${plural(agents, 'agent')}${result.phones.length > 0 ? ` and ${plural(result.phones.length, 'phone binding')}` : ''} to ${where}:\n`,
   );
   for (const file of written.created) ctx.stdout.write(`  created      ${file}\n`);
   for (const file of written.overwritten) ctx.stdout.write(`  overwritten  ${file}\n`);
@@ -79,7 +80,7 @@ function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandCont
   }
   const refused = result.secrets.filter((secret) => policy.check(secret.name) !== 'allowed').map((secret) => secret.name);
   if (refused.length > 0) {
-    ctx.stderr.write(`warning: ${ENV_ALLOW_VARIABLE} does not allow ${refused.join(', ')}: plan will refuse the manifest until the operator adds ${refused.length === 1 ? 'it' : 'them'} to ${ENV_ALLOW_VARIABLE}.\n`);
+    ctx.stderr.write(`warning: ${ENV_ALLOW_VARIABLE} does not allow ${refused.join(', ')}: plan will refuse the manifest until the operator adds ${pluralNoun(refused.length, 'it', 'them')} to ${ENV_ALLOW_VARIABLE}.\n`);
   }
 }
 

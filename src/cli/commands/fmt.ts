@@ -2,6 +2,8 @@ import path from 'node:path';
 import { formatFiles } from '../../format/format-files.js';
 import { findManifestFiles } from '../../project-files/manifest-files.js';
 import type { CommandContext } from '../context.js';
+import { errorText } from '../error-text.js';
+import { plural, pluralNoun } from '../../util/plural.js';
 
 export interface FmtOptions {
   /** `[paths...]`: files or folders. */
@@ -23,23 +25,17 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
   }
   for (const { error } of results) {
     if (!error) continue;
-    const where = error.location ? `${error.location.file}:${error.location.line}:${error.location.col}: ` : '';
-    ctx.stderr.write(`error: ${where}${error.message}\n`);
-    if (error.hint) ctx.stderr.write(`  hint: ${error.hint}\n`);
+    ctx.stderr.write(errorText(error));
   }
 
   const changed = results.filter((r) => r.status === 'changed').length;
   const failed = results.filter((r) => r.status === 'error').length;
   if (check && changed > 0) {
-    ctx.stderr.write(`${plural(changed, 'file')} not in the canonical layout; run \`voxform fmt\` to fix ${changed === 1 ? 'it' : 'them'}.\n`);
+    ctx.stderr.write(`${plural(changed, 'file')} not in the canonical layout; run \`voxform fmt\` to fix ${pluralNoun(changed, 'it', 'them')}.\n`);
   } else if (results.length === 0) {
     ctx.stderr.write('No manifests found to format.\n');
   } else if (failed === 0 && changed === 0) {
     ctx.stderr.write(`${plural(results.length, 'file')} already formatted.\n`);
   }
   return failed > 0 || (check && changed > 0) ? 1 : 0;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -7,6 +7,7 @@ import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffol
 import { writeScaffold } from '../../templates/write-scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
+import { pluralNoun } from '../../util/plural.js';
 
 /** The built-in variable every init asks for (RESERVED_VARIABLES). */
 const AGENT_ID: TemplateVariable = {
@@ -93,7 +94,7 @@ function unknownVarsError(template: Template, unknown: readonly string[], missin
   const alsoMissing = missing.length > 0 ? `; it also needs ${missing.length === 1 ? 'a value' : 'values'} for ${missing.map((v) => v.name).join(', ')}` : '';
   return new VoxformError(
     'init_var_unknown',
-    `Template ${template.name} has no variable${unknown.length === 1 ? '' : 's'} ${described.join(', ')}${alsoMissing}; nothing was written.`,
+    `Template ${template.name} has no ${pluralNoun(unknown.length, 'variable')} ${described.join(', ')}${alsoMissing}; nothing was written.`,
     { hint: `Its variables are: ${names.join(', ')} (see \`voxform templates\`).`, details: { unknown: [...unknown], missing: missing.map((v) => v.name) } },
   );
 }

@@ -12,6 +12,7 @@ import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { parseTimeArgument } from '../time-argument.js';
+import { plural } from '../../util/plural.js';
 
 export interface LogsOptions extends ConnectionOptions {
   file?: string[];
@@ -24,7 +25,7 @@ export interface LogsOptions extends ConnectionOptions {
   campaign?: string;
   limit?: number;
   all?: boolean;
-  format?: 'table' | 'json' | 'ndjson';
+  format?: 'text' | 'json' | 'ndjson';
   stats?: boolean;
 }
 
@@ -52,7 +53,7 @@ export const CALL_STATUSES = [
 
 /** `voxform logs`: the call log, newest first, redacted, up to `--limit` records; progress on stderr. */
 export async function run(options: LogsOptions, ctx: CommandContext): Promise<number> {
-  const format = options.format ?? 'table';
+  const format = options.format ?? 'text';
   const limit = recordLimit(options);
   const filters = buildFilters(options, Date.now());
   // Read also without --agent: the manifests' secrets, registered, stay out of the records' agent_config.
@@ -67,7 +68,7 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
     client.iterateCallLogs(filters, {
       // One record past the limit tells whether there were more.
       ...(limit === undefined ? {} : { max: limit + 1 }),
-      onPage: ({ records: count }: { records: number }) => status.update(`Reading call logs… ${count} record${count === 1 ? '' : 's'}`),
+      onPage: ({ records: count }: { records: number }) => status.update(`Reading call logs… ${plural(count, 'record')}`),
     }),
     limit,
     () => (more = true),
@@ -77,7 +78,7 @@ export async function run(options: LogsOptions, ctx: CommandContext): Promise<nu
   if (more && options.limit === undefined) {
     ctx.stderr.write(`Showing the latest ${limit} calls; --limit N reads more, --all reads every one.\n`);
   }
-  if (shown === 0 && format === 'table' && !options.stats) ctx.stderr.write('No call records match.\n');
+  if (shown === 0 && format === 'text' && !options.stats) ctx.stderr.write('No call records match.\n');
   return 0;
 }
 
@@ -95,7 +96,7 @@ async function printRecords(records: AsyncIterable<GlobalCallHistoryRecord>, for
   for await (const record of records) all.push(record);
   if (stats) {
     const summary = summarizeCalls(all);
-    ctx.stdout.write(format === 'table' ? renderStats(summary) : `${toJsonText(summary, format === 'json' ? 2 : undefined)}\n`);
+    ctx.stdout.write(format === 'text' ? renderStats(summary) : `${toJsonText(summary, format === 'json' ? 2 : undefined)}\n`);
   } else if (format === 'json') {
     ctx.stdout.write(`${toJsonText(all, 2)}\n`);
   } else if (all.length > 0) {
@@ -223,7 +224,7 @@ export function renderStats(stats: CallStats): string {
   lines.push(
     d.calls === 0
       ? 'Duration: no call has a duration'
-      : `Duration (over the ${d.calls} call${d.calls === 1 ? '' : 's'} with one): p50 ${formatDuration(d.p50 ?? 0)}, p95 ${formatDuration(d.p95 ?? 0)}`,
+      : `Duration (over the ${plural(d.calls, 'call')} with one): p50 ${formatDuration(d.p50 ?? 0)}, p95 ${formatDuration(d.p95 ?? 0)}`,
   );
   lines.push('');
   lines.push('Credits by cost type:');

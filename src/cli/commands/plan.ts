@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
@@ -5,6 +6,7 @@ import { connectProject, planInputs, type ProjectOptions } from '../project.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
+import { pluralNoun } from '../../util/plural.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -24,12 +26,15 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const plan = await makePlan({
     ...inputs,
     targets: options.target ?? [],
-    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} ${pluralNoun(total, 'agent')}`),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
-  if (options.out) await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey, (text) => ctx.secrets.redact(text));
+  if (options.out) {
+    const madeIn = await realpath(ctx.cwd);
+    await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
+  }
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
   if (options.out) ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
   const hasChanges = plan.summary.create + plan.summary.update > 0;

@@ -21,6 +21,7 @@ import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { parseTimeArgument } from '../time-argument.js';
+import { plural } from '../../util/plural.js';
 
 export interface ReportOptions extends ConnectionOptions {
   file?: string[];
@@ -78,7 +79,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     only: selection?.only,
     includeTests: options.includeTests ?? false,
     onCall: (count) => {
-      if (count % 500 === 0) status.update(`Reading call logs… ${count.toLocaleString('en-US')} calls`);
+      if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
     },
   });
   status.done();
@@ -87,7 +88,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     ctx.stdout.write(text);
   } else {
     await writeReport(path.resolve(ctx.cwd, options.out), ctx.secrets.redact(text));
-    ctx.stderr.write(`Wrote ${options.out}: ${report.calls.toLocaleString('en-US')} calls of ${report.agents.length} agent${report.agents.length === 1 ? '' : 's'}.\n`);
+    ctx.stderr.write(`Wrote ${options.out}: ${plural(report.calls, 'call')} of ${plural(report.agents.length, 'agent')}.\n`);
   }
   if (report.calls === 0) ctx.stderr.write('No call records in the window.\n');
   return 0;

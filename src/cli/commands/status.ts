@@ -6,6 +6,7 @@ import { chooseBaseUrl, resolveConnection, type ManifestService } from '../conne
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
+import { plural } from '../../util/plural.js';
 
 export interface StatusOptions extends ProjectOptions {
   format?: 'text' | 'json';
@@ -38,7 +39,7 @@ async function readManifestService(options: StatusOptions, ctx: CommandContext):
     const result = await loadCommandManifests(options, ctx);
     if (!result.state) {
       const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-      return { service: {}, problem: `${errors} error${errors === 1 ? '' : 's'}; run \`voxform validate\`` };
+      return { service: {}, problem: `${plural(errors, 'error')}; run \`voxform validate\`` };
     }
     return { service: { baseUrl: result.state.baseUrl, region: result.state.region } };
   } catch (error) {

@@ -34,6 +34,7 @@ import { printable } from '../../util/printable.js';
 import { readTrustedSecrets, type TrustedSecrets } from '../../secrets/trusted.js';
 import { workspaceKey } from '../../state/types.js';
 import { startTestEvidence } from '../test-evidence.js';
+import { plural, pluralNoun } from '../../util/plural.js';
 
 interface TestOptions extends ProjectOptions {
   args?: string[];
@@ -109,7 +110,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
     repeat: options.repeat,
     limits,
     redact,
-    onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} conversations`),
+    onProgress: (done, total) => status.update(`Talking to agents… ${done}/${total} ${pluralNoun(total, 'conversation')}`),
     signal: interrupt.signal,
   })
     .catch((error: unknown) => {
@@ -136,7 +137,7 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
   if (!result.files) {
     const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-    throw new VoxformError('tests_invalid', `The test files have ${errors} error${errors === 1 ? '' : 's'} (listed above); no test was run.`, {
+    throw new VoxformError('tests_invalid', `The test files have ${plural(errors, 'error')} (listed above); no test was run.`, {
       hint: 'Fix them and run again; schemas/tests.schema.json describes the format (docs/testing.md).',
     });
   }

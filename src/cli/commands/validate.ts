@@ -5,6 +5,7 @@ import type { DesiredState, Diagnostic } from '../../manifest/types.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
+import { plural } from '../../util/plural.js';
 
 export interface ValidateOptions {
   file?: string[];
@@ -73,10 +74,6 @@ function countResources(state: DesiredState): NonNullable<ValidateReport['summar
     knowledge: state.knowledge.size,
     credentials: state.credentials.size,
   };
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
 }
 
 function summaryLine(report: ValidateReport, color = false): string {

@@ -1,0 +1,47 @@
+/** Every error shows its code (docs/errors.md), in text as in JSON, from the CLI's one error printer. */
+import { describe, expect, it } from 'vitest';
+import { THROWN_ERROR_CODES } from '../../src/error-codes.js';
+import { runCli, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const MANIFEST = 'version: 1\nagents:\n  front-desk:\n    id: "-OKdqbqetEcM4ak369ym"\n';
+
+/** The code the first line leads with, checked to be one docs/errors.md explains. */
+function leadingCode(stderr: string): string {
+  const code = /^error\[([a-z_]+)\]: /.exec(stderr)?.[1];
+  expect(code, stderr).toBeDefined();
+  expect(THROWN_ERROR_CODES).toContain(code);
+  return code as string;
+}
+
+describe('the code leads every error in text', () => {
+  it('an error a command stops with', async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const result = await runCli(['plan', '--local', '--target', 'agent.front-dsek'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(leadingCode(result.stderr)).toBe('target_unknown');
+    expect(result.stderr).toBe(
+      'error[target_unknown]: --target agent.front-dsek names no resource of the manifests; did you mean agent.front-desk?\n' +
+        '  hint: Addresses look like agent.front-desk, phone.+15551230001, campaign.NAME, knowledge.NAME, credential.PROVIDER.\n',
+    );
+  });
+
+  it.each([
+    [['logs', '--format', 'table'], 'invalid_option', "option '--format <format>' argument 'table' is invalid."],
+    [['plan', '--parallelism', '0'], 'invalid_option', '--parallelism must be a whole number of at least 1, not "0".'],
+    [['plan', '--no-such-flag'], 'invalid_argument', "unknown option '--no-such-flag'"],
+    [['no-such-command'], 'invalid_argument', "unknown command 'no-such-command'"],
+    [['keys', 'create'], 'invalid_argument', "required option '--type <type>' not specified"],
+  ])('a usage mistake the argument parser finds: %j', async (args, code, message) => {
+    const result = await runCli(args, { cwd: await tempDir({}) });
+    expect(result.code).toBe(1);
+    expect(leadingCode(result.stderr)).toBe(code);
+    expect(result.stderr).toContain(`error[${code}]: ${message}`);
+  });
+
+  it('JSON carries the same code in its envelope', async () => {
+    const result = await runCli(['validate', '--format', 'json'], { cwd: await tempDir({}) });
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as { error: { code: string } }).error.code).toBe('manifest_not_found');
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
+import { plural, pluralNoun } from '../../src/util/plural.js';
+import { planOf } from '../helpers/plan.js';
+
+describe('plural', () => {
+  it.each([
+    [0, 'agent', undefined, '0 agents'],
+    [1, 'agent', undefined, '1 agent'],
+    [2, 'agent', undefined, '2 agents'],
+    [1, 'reply', 'replies', '1 reply'],
+    [3, 'reply', 'replies', '3 replies'],
+    [1234, 'call', undefined, '1,234 calls'],
+  ])('%d %s → %s', (count, one, many, expected) => {
+    expect(plural(count, one, many)).toBe(expected);
+  });
+
+  it('gives the noun alone for counts shown elsewhere', () => {
+    expect(pluralNoun(1, 'it', 'them')).toBe('it');
+    expect(pluralNoun(2, 'it', 'them')).toBe('them');
+  });
+
+  it('a plan of one unchanged resource says "1 resource checked"', () => {
+    const text = renderPlanMarkdown(planOf([], { summary: { create: 0, update: 0, unchanged: 1, drifted: 0 } }));
+    expect(text).toContain('(1 resource checked)');
+  });
+});
