@@ -72,9 +72,13 @@ function withApplyRun(cmd: Command): Command {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8);
 }
 
-/** The code of a usage mistake the argument parser finds: a bad option value, or anything else about the arguments. */
-function usageErrorCode(commanderCode: string | undefined): CommandErrorCode {
-  return commanderCode === 'commander.invalidArgument' || commanderCode === 'commander.optionMissingArgument' ? 'invalid_option' : 'invalid_argument';
+/**
+ * The code of a usage mistake the argument parser finds: a bad or missing option value, or anything
+ * else about the arguments (commander reports a bad command-argument value with the option's code).
+ */
+function usageErrorCode(commanderCode: string | undefined, message: string): CommandErrorCode {
+  const optionValue = commanderCode === 'commander.optionMissingArgument' || (commanderCode === 'commander.invalidArgument' && !message.includes('command-argument value'));
+  return optionValue ? 'invalid_option' : 'invalid_argument';
 }
 
 /** Commander's commands, whose usage mistakes lead with their code as every other error does (error-text.ts). */
@@ -84,7 +88,7 @@ class VoxformCommand extends Command {
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
-    return super.error(message.replace(/^error:/, `${errorLead(usageErrorCode(options?.code))}:`), options);
+    return super.error(message.replace(/^error:/, `${errorLead(usageErrorCode(options?.code, message))}:`), options);
   }
 }
 
