@@ -77,7 +77,8 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
  * The versions of an agent as the chart draws them: a band from the moment the version went live
  * (its deploy, or its first call when that came while the apply was finishing) to the next one's.
  */
-const VERSION_BANDS = String.raw`  function versionBands(agent, labels, end) {
+const VERSION_BANDS = String.raw`
+  function versionBands(agent, labels, end) {
     var bands = agent.versions.map(function (version, i) {
       var first = seconds(version.first_call);
       var deployed = version.deploy ? seconds(version.deploy.at) : first;
@@ -99,8 +100,128 @@ const VERSION_BANDS = String.raw`  function versionBands(agent, labels, end) {
   }
 `;
 
+/** A version's bars: each spans the part of its bin the version's calls can be in. */
+const CHART_BARS = String.raw`
+  function barsOf(band, bin) {
+    var out = [];
+    var first = seconds(band.version.first_call);
+    band.version.series.forEach(function (p) {
+      if (p.calls === 0) return;
+      var s = seconds(p.start);
+      // From the version's first call on, and up to the next version's start (a bin shared with a deploy is cut there).
+      var from = Math.max(s, first), to = Math.min(s + bin, band.end);
+      if (to <= from) to = from + bin / 50;
+      out.push({ from: from, to: to, point: p });
+    });
+    return out;
+  }
+  /** The tinted band of each version, labelled as fully as its width allows. */
+  function paintBands(u, bands) {
+    var ctx = u.ctx, dpr = devicePixelRatio;
+    ctx.save();
+    bands.forEach(function (band) {
+      var x0 = u.valToPos(band.start, 'x', true), x1 = u.valToPos(band.end, 'x', true);
+      ctx.fillStyle = band.color;
+      ctx.globalAlpha = 0.08;
+      ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = '#222';
+      ctx.font = 'bold ' + 12 * dpr + 'px system-ui, sans-serif';
+      var room = x1 - x0 - 8 * dpr;
+      var text = [band.label + ' · ' + band.title, band.label + ' · ' + band.compact, band.label].filter(function (candidate) { return ctx.measureText(candidate).width <= room; })[0] || band.label;
+      if (ctx.measureText(text).width <= room || bands.length === 1) ctx.fillText(text, x0 + 4 * dpr, u.bbox.top + 14 * dpr);
+    });
+    ctx.restore();
+  }
+  /** The bars in their version's colour (errors as their lower part), then a dashed line at each deploy. */
+  function paintBarsAndMarkers(u, bands, markers) {
+    var ctx = u.ctx, dpr = devicePixelRatio;
+    ctx.save();
+    bands.forEach(function (band) {
+      band.bars.forEach(function (bar) {
+        var x0 = Math.round(u.valToPos(bar.from, 'x', true)), x1 = Math.round(u.valToPos(bar.to, 'x', true));
+        var w = Math.max(1, x1 - x0 - (x1 - x0 > 3 * dpr ? dpr : 0));
+        var y = u.valToPos(bar.point.calls, 'y', true), y0 = u.valToPos(0, 'y', true);
+        ctx.fillStyle = band.color;
+        ctx.fillRect(x0, y, w, y0 - y);
+        if (bar.point.outcomes.error > 0) {
+          var ye = u.valToPos(bar.point.outcomes.error, 'y', true);
+          ctx.fillStyle = ERROR_COLOR;
+          ctx.fillRect(x0, ye, w, y0 - ye);
+        }
+      });
+    });
+    ctx.strokeStyle = '#6c3483';
+    ctx.lineWidth = 2 * dpr;
+    ctx.setLineDash([6 * dpr, 4 * dpr]);
+    markers.forEach(function (marker) {
+      var x = Math.round(u.valToPos(marker.t, 'x', true));
+      ctx.beginPath();
+      ctx.moveTo(x, u.bbox.top);
+      ctx.lineTo(x, u.bbox.top + u.bbox.height);
+      ctx.stroke();
+      marker.node.style.left = u.valToPos(marker.t, 'x') + 'px';
+    });
+    ctx.restore();
+  }
+`;
+
+/** A deploy's marker and its popup, and the tooltip of the bin under the cursor: both kept inside the chart. */
+const CHART_OVERLAYS = String.raw`
+  function addMarker(view, t, deploy, band) {
+    var chart = view.chart, node = el('div', 'deploy-marker');
+    node.tabIndex = 0;
+    node.setAttribute('role', 'button');
+    node.setAttribute('aria-label', (band ? band.label + ' ' : '') + 'deploy ' + (deploy.commit || deploy.record_id));
+    if (band) node.setAttribute('data-version', band.label);
+    var popup = deployPopup(deploy, band);
+    node.appendChild(popup);
+    // The popup is placed inside the chart's plot area each time it opens, so it is never cut off.
+    function open() {
+      node.classList.add('open');
+      view.tip.style.display = 'none';
+      // Measured against the whole chart (axes included), relative to the plot area the marker is in.
+      var root = chart.root.getBoundingClientRect(), plot = chart.over.getBoundingClientRect();
+      var dx = plot.left - root.left, dy = plot.top - root.top, markerX = chart.valToPos(t, 'x');
+      popup.style.maxWidth = Math.min(280, root.width - 4) + 'px';
+      var left = placeBeside(markerX + dx, popup.offsetWidth, root.width) - dx;
+      popup.style.left = left - markerX + 'px';
+      popup.style.top = Math.max(-dy, Math.min(8, root.height - dy - popup.offsetHeight)) + 'px';
+    }
+    function close() { if (!node.contains(document.activeElement)) node.classList.remove('open'); }
+    node.addEventListener('mouseenter', open);
+    node.addEventListener('focus', open);
+    node.addEventListener('mouseleave', close);
+    node.addEventListener('focusout', function () { setTimeout(close, 0); });
+    chart.over.appendChild(node);
+    view.markers.push({ t: t, node: node });
+  }
+  function showTip(u, view) {
+    var tip = view.tip, bin = view.bin, left = u.cursor.left;
+    if (left === undefined || left < 0 || view.markers.some(function (m) { return m.node.classList.contains('open'); })) { tip.style.display = 'none'; return; }
+    var t = u.posToVal(left, 'x');
+    var band = null, bar = null;
+    view.bands.forEach(function (b) { if (t >= b.start && t < b.end) band = b; });
+    if (band) band.bars.forEach(function (candidate) { if (t >= candidate.from && t < candidate.to) bar = candidate; });
+    tip.textContent = '';
+    if (!band) { tip.style.display = 'none'; return; }
+    tip.appendChild(el('strong', '', band.label + ' · ' + band.title));
+    if (bar) {
+      var p = bar.point;
+      tip.appendChild(el('div', '', timeText(seconds(p.start), bin) + ' + ' + widthText(bin) + ': ' + p.calls + (p.calls === 1 ? ' call' : ' calls')));
+      var parts = [];
+      Object.keys(p.outcomes).forEach(function (k) { if (p.outcomes[k] > 0) parts.push(k + ' ' + p.outcomes[k]); });
+      tip.appendChild(el('div', '', parts.join(', ')));
+    } else tip.appendChild(el('div', '', 'no calls at ' + timeText(t, bin)));
+    tip.style.display = 'block';
+    tip.style.left = placeBeside(left, tip.offsetWidth, u.over.clientWidth) + 'px';
+    tip.style.top = Math.max(0, Math.min((u.cursor.top || 0) + 12, u.over.clientHeight - tip.offsetHeight)) + 'px';
+  }
+`;
+
 /** One agent's chart: uPlot for the scales and axes, the bands, bars and markers drawn over them. */
-const DRAW_CHART = String.raw`  function drawChart(agent, index, labels) {
+const DRAW_CHART = String.raw`
+  function drawChart(agent, index, labels) {
     var host = document.getElementById('chart-' + index);
     var bin = agent.series.bin_seconds;
     var xs = agent.series.points.map(function (p) { return seconds(p.start); });
@@ -114,24 +235,9 @@ const DRAW_CHART = String.raw`  function drawChart(agent, index, labels) {
     min -= pad; max += pad;
     var top = 1;
     agent.versions.forEach(function (v) { v.series.forEach(function (p) { top = Math.max(top, p.calls); }); });
-    var tip = el('div', 'chart-tip');
-    tip.setAttribute('role', 'status');
-    var markers = [];
-    function barsOf(band) {
-      var out = [];
-      var first = seconds(band.version.first_call);
-      band.version.series.forEach(function (p) {
-        if (p.calls === 0) return;
-        var s = seconds(p.start);
-        // A bar spans the part of its bin the version's calls can be in: from its first call on, and
-        // up to the next version's start (a bin shared with a deploy is cut there).
-        var from = Math.max(s, first), to = Math.min(s + bin, band.end);
-        if (to <= from) to = from + bin / 50;
-        out.push({ from: from, to: to, point: p });
-      });
-      return out;
-    }
-    bands.forEach(function (band) { band.bars = barsOf(band); });
+    var view = { bin: bin, bands: bands, markers: [], tip: el('div', 'chart-tip'), chart: null };
+    view.tip.setAttribute('role', 'status');
+    bands.forEach(function (band) { band.bars = barsOf(band, bin); });
     function sizeOf() {
       var width = Math.max(280, host.clientWidth || 900);
       return { width: width, height: width < 600 ? 240 : 300 };
@@ -146,126 +252,31 @@ const DRAW_CHART = String.raw`  function drawChart(agent, index, labels) {
       axes: [{ stroke: '#444', space: 90 }, { stroke: '#444', label: 'calls per ' + widthText(bin), size: 56 }],
       series: [{}, { label: 'calls', stroke: 'transparent', points: { show: false } }],
       hooks: {
-        drawClear: [function (u) {
-          var ctx = u.ctx, dpr = devicePixelRatio;
-          ctx.save();
-          bands.forEach(function (band, i) {
-            var x0 = u.valToPos(band.start, 'x', true), x1 = u.valToPos(band.end, 'x', true);
-            ctx.fillStyle = band.color;
-            ctx.globalAlpha = 0.08;
-            ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
-            ctx.globalAlpha = 1;
-            ctx.fillStyle = '#222';
-            ctx.font = 'bold ' + 12 * dpr + 'px system-ui, sans-serif';
-            var room = x1 - x0 - 8 * dpr;
-            var text = [band.label + ' · ' + band.title, band.label + ' · ' + band.compact, band.label].filter(function (candidate) { return ctx.measureText(candidate).width <= room; })[0] || band.label;
-            if (ctx.measureText(text).width <= room || bands.length === 1) ctx.fillText(text, x0 + 4 * dpr, u.bbox.top + 14 * dpr);
-          });
-          ctx.restore();
-        }],
-        draw: [function (u) {
-          var ctx = u.ctx, dpr = devicePixelRatio;
-          ctx.save();
-          bands.forEach(function (band) {
-            band.bars.forEach(function (bar) {
-              var x0 = Math.round(u.valToPos(bar.from, 'x', true)), x1 = Math.round(u.valToPos(bar.to, 'x', true));
-              var w = Math.max(1, x1 - x0 - (x1 - x0 > 3 * dpr ? dpr : 0));
-              var y = u.valToPos(bar.point.calls, 'y', true), y0 = u.valToPos(0, 'y', true);
-              ctx.fillStyle = band.color;
-              ctx.fillRect(x0, y, w, y0 - y);
-              if (bar.point.outcomes.error > 0) {
-                var ye = u.valToPos(bar.point.outcomes.error, 'y', true);
-                ctx.fillStyle = ERROR_COLOR;
-                ctx.fillRect(x0, ye, w, y0 - ye);
-              }
-            });
-          });
-          ctx.strokeStyle = '#6c3483';
-          ctx.lineWidth = 2 * dpr;
-          ctx.setLineDash([6 * dpr, 4 * dpr]);
-          markers.forEach(function (marker) {
-            var x = Math.round(u.valToPos(marker.t, 'x', true));
-            ctx.beginPath();
-            ctx.moveTo(x, u.bbox.top);
-            ctx.lineTo(x, u.bbox.top + u.bbox.height);
-            ctx.stroke();
-            marker.node.style.left = u.valToPos(marker.t, 'x') + 'px';
-          });
-          ctx.restore();
-        }],
-        setCursor: [function (u) { showTip(u); }]
+        drawClear: [function (u) { paintBands(u, bands); }],
+        draw: [function (u) { paintBarsAndMarkers(u, bands, view.markers); }],
+        setCursor: [function (u) { showTip(u, view); }]
       }
     }, [xs, agent.series.points.map(function (p) { return p.calls; })], host);
-    chart.over.appendChild(tip);
-
-    function addMarker(t, deploy, band) {
-      var node = el('div', 'deploy-marker');
-      node.tabIndex = 0;
-      node.setAttribute('role', 'button');
-      node.setAttribute('aria-label', (band ? band.label + ' ' : '') + 'deploy ' + (deploy.commit || deploy.record_id));
-      if (band) node.setAttribute('data-version', band.label);
-      var popup = deployPopup(deploy, band);
-      node.appendChild(popup);
-      // The popup is placed inside the chart's plot area each time it opens, so it is never cut off.
-      function open() {
-        node.classList.add('open');
-        tip.style.display = 'none';
-        // Measured against the whole chart (axes included), relative to the plot area the marker is in.
-        var root = chart.root.getBoundingClientRect(), plot = chart.over.getBoundingClientRect();
-        var dx = plot.left - root.left, dy = plot.top - root.top, markerX = u0(t);
-        popup.style.maxWidth = Math.min(280, root.width - 4) + 'px';
-        var left = placeBeside(markerX + dx, popup.offsetWidth, root.width) - dx;
-        popup.style.left = left - markerX + 'px';
-        popup.style.top = Math.max(-dy, Math.min(8, root.height - dy - popup.offsetHeight)) + 'px';
-      }
-      function close() { if (!node.contains(document.activeElement)) node.classList.remove('open'); }
-      node.addEventListener('mouseenter', open);
-      node.addEventListener('focus', open);
-      node.addEventListener('mouseleave', close);
-      node.addEventListener('focusout', function () { setTimeout(close, 0); });
-      chart.over.appendChild(node);
-      markers.push({ t: t, node: node });
-    }
-    function u0(t) { return chart.valToPos(t, 'x'); }
-    bands.forEach(function (band) { if (band.deploy) addMarker(band.start, band.deploy, band); });
-    extraDeploys.forEach(function (deploy) { addMarker(seconds(deploy.at), deploy, null); });
-
-    function showTip(u) {
-      var left = u.cursor.left;
-      if (left === undefined || left < 0 || markers.some(function (m) { return m.node.classList.contains('open'); })) { tip.style.display = 'none'; return; }
-      var t = u.posToVal(left, 'x');
-      var band = null, bar = null;
-      bands.forEach(function (b) { if (t >= b.start && t < b.end) band = b; });
-      if (band) band.bars.forEach(function (candidate) { if (t >= candidate.from && t < candidate.to) bar = candidate; });
-      tip.textContent = '';
-      if (!band) { tip.style.display = 'none'; return; }
-      tip.appendChild(el('strong', '', band.label + ' · ' + band.title));
-      if (bar) {
-        var p = bar.point;
-        tip.appendChild(el('div', '', timeText(seconds(p.start), bin) + ' + ' + widthText(bin) + ': ' + p.calls + (p.calls === 1 ? ' call' : ' calls')));
-        var parts = [];
-        Object.keys(p.outcomes).forEach(function (k) { if (p.outcomes[k] > 0) parts.push(k + ' ' + p.outcomes[k]); });
-        tip.appendChild(el('div', '', parts.join(', ')));
-      } else tip.appendChild(el('div', '', 'no calls at ' + timeText(t, bin)));
-      tip.style.display = 'block';
-      tip.style.left = placeBeside(left, tip.offsetWidth, u.over.clientWidth) + 'px';
-      tip.style.top = Math.max(0, Math.min((u.cursor.top || 0) + 12, u.over.clientHeight - tip.offsetHeight)) + 'px';
-    }
-    host.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+    view.chart = chart;
+    chart.over.appendChild(view.tip);
+    bands.forEach(function (band) { if (band.deploy) addMarker(view, band.start, band.deploy, band); });
+    extraDeploys.forEach(function (deploy) { addMarker(view, seconds(deploy.at), deploy, null); });
+    host.addEventListener('mouseleave', function () { view.tip.style.display = 'none'; });
     window.addEventListener('resize', function () {
       var next = sizeOf();
       if (next.width !== size.width) { size = next; chart.setSize(next); }
     });
     chart.redraw(false, false);
     host.setAttribute('data-points', String(xs.length));
-    host.setAttribute('data-deploys', String(markers.length));
+    host.setAttribute('data-deploys', String(view.markers.length));
     host.setAttribute('data-rendered', 'true');
     return bands;
   }
 `;
 
 /** Each version's rates as a point and its 95% interval, one small plot per rate, drawn in SVG. */
-const DRAW_RATES = String.raw`  var RATES = [['error_rate', 'Error rate'], ['transfer_rate', 'Transfer rate'], ['tool_failure_rate', 'Tool failure rate']];
+const DRAW_RATES = String.raw`
+  var RATES = [['error_rate', 'Error rate'], ['transfer_rate', 'Transfer rate'], ['tool_failure_rate', 'Tool failure rate']];
   function rateOf(version, key) { return key === 'tool_failure_rate' ? version.metrics.tool_calls.failure_rate : version.metrics[key]; }
   function drawRates(agent, index, bands) {
     var host = document.getElementById('rates-' + index);
@@ -312,7 +323,8 @@ const DRAW_RATES = String.raw`  var RATES = [['error_rate', 'Error rate'], ['tra
 `;
 
 /** The legend under a chart: each version's colour, label, commit, who deployed and its calls. */
-const DRAW_LEGEND = String.raw`  function drawLegend(index, bands) {
+const DRAW_LEGEND = String.raw`
+  function drawLegend(index, bands) {
     var list = document.getElementById('legend-' + index);
     bands.forEach(function (band) {
       var item = el('li', '');
@@ -337,7 +349,7 @@ export const HTML_CLIENT_SCRIPT = `(function () {
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var labels = JSON.parse(document.getElementById('report-labels').textContent);
-${PAGE_HELPERS}${VERSION_BANDS}${DRAW_CHART}${DRAW_RATES}${DRAW_LEGEND}  data.agents.forEach(function (agent, index) {
+${PAGE_HELPERS}${VERSION_BANDS}${CHART_BARS}${CHART_OVERLAYS}${DRAW_CHART}${DRAW_RATES}${DRAW_LEGEND}  data.agents.forEach(function (agent, index) {
     var bands = drawChart(agent, index, labels[index]);
     drawLegend(index, bands);
     drawRates(agent, index, bands);

@@ -128,7 +128,7 @@ describe('parser limits', () => {
     expect(result.code).toBe(1);
     expect(result.stderr.match(/^voxform\.yaml:\d+:\d+ {2}/gm)).toHaveLength(MAX_DIAGNOSTICS_SHOWN);
     expect(result.stderr).toContain(`…and 4,950 more, and checking stopped there (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)`);
-    expect(result.stderr).toContain('5000 errors in 1 file');
+    expect(result.stderr).toContain('5,000 errors in 1 file');
     const json = await runCli(['validate', '--format', 'json'], { cwd });
     expect(JSON.parse(json.stdout).summary).toMatchObject({ errors: 5_000, omitted: 5_000 - MAX_DIAGNOSTICS_KEPT });
   });
