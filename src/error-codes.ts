@@ -58,6 +58,8 @@ export const COMMAND_ERROR_CODES = [
   'plan_stale',
   'plan_unreadable',
   'plan_write_failed',
+  'policy_base_unreadable',
+  'policy_pack_invalid',
   'region_invalid',
   'rollback_agent_not_recorded',
   'rollback_env_invalid',
