@@ -3,6 +3,7 @@ import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentP
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
+import { planPolicyMarkdown, relaxationsMarkdown } from '../policy/render.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
@@ -83,13 +84,20 @@ function cutFooter(savedPlan: string | undefined): string {
  * section per resource; no changes, one line. Over the size limit it is cut (see `fitComment`).
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
+  // "Policy relaxed" opens the comment; the policy section closes it. Both are kept whole: the diffs are what is cut.
+  const top = plan.policy ? relaxationsMarkdown(plan.policy.relaxations).join('\n') : '';
+  const bottom = plan.policy ? `\n${planPolicyMarkdown(plan.policy).join('\n').trimEnd()}\n` : '';
+  const limit = (options.limit ?? COMMENT_SIZE_LIMIT) - byteLength(top) - byteLength(bottom);
+  return `${top}${renderChanges(plan, { ...options, limit })}${bottom}`;
+}
+
+function renderChanges(plan: Plan, options: MarkdownPlanOptions & { limit: number }): string {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
   if (changed.length === 0) return noChangesLine(plan, env);
   const parts = commentParts(plan, changed, env);
   const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat()];
   const text = `${whole.join('\n').trimEnd()}\n`;
-  const limit = options.limit ?? COMMENT_SIZE_LIMIT;
-  if (byteLength(text) <= limit) return text;
-  return `${fitComment(parts, cutFooter(options.savedPlan), limit).join('\n')}\n`;
+  if (byteLength(text) <= options.limit) return text;
+  return `${fitComment(parts, cutFooter(options.savedPlan), options.limit).join('\n')}\n`;
 }

@@ -22,11 +22,14 @@ export interface PolicyOptions {
   tokens?: TokenCounter;
 }
 
-const SECTION_HINTS: Record<string, string> = {
-  [POLICY_INVALID]: 'Fix the policy section: voxform policy list shows every rule id.',
-  [WAIVER_EXPIRED]: 'Fix what the waiver excused, or renew it with a new date and reason in review.',
-  [WAIVER_UNUSED]: 'Remove the waiver: the rule finds nothing for that resource (or the resource is misspelled).',
-};
+/** The rules of the policy section itself: always on, at these levels. */
+export const SECTION_RULES: readonly RuleStatus[] = [
+  { id: POLICY_INVALID, summary: 'The policy section names rules that exist, and its team rules compile.', hint: 'Fix the policy section: voxform policy list shows every rule id.', level: 'mandatory' },
+  { id: WAIVER_EXPIRED, summary: 'No waiver past its expiry date.', hint: 'Fix what the waiver excused, or renew it with a new date and reason in review.', level: 'mandatory' },
+  { id: WAIVER_UNUSED, summary: 'Every waiver silences a finding.', hint: 'Remove the waiver: the rule finds nothing for that resource (or the resource is misspelled).', level: 'advisory' },
+].map((rule) => ({ ...rule, area: 'policy', defaultLevel: rule.level, source: { kind: 'fixed' } }) as RuleStatus);
+
+const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.map((rule) => [rule.id, rule.hint]));
 
 /** The rule set and each rule's level, with where it was set; team-rule problems as hits. */
 export async function resolveRules(
@@ -136,7 +139,7 @@ export async function evaluatePolicy(desired: DesiredState, options: PolicyOptio
   const all = [...invalid, ...expired, ...active, ...unused].sort(byPosition);
   return {
     tokenizer: tokens.encoding,
-    rules: rules.map(({ status }) => status),
+    rules: [...rules.map(({ status }) => status), ...SECTION_RULES],
     findings: all,
     waived: waived.sort(byPosition),
     waivers,

@@ -52,8 +52,8 @@ export interface PolicyRule {
   check(subject: PolicySubject): RuleHit[] | Promise<RuleHit[]>;
 }
 
-/** Where a rule's level was decided. */
-export type LevelSource = { kind: 'default' } | { kind: 'manifest'; location: SourceLocation } | { kind: 'operator'; pack: string };
+/** Where a rule's level was decided (`fixed`: a rule of the policy section itself, always on). */
+export type LevelSource = { kind: 'default' } | { kind: 'fixed' } | { kind: 'manifest'; location: SourceLocation } | { kind: 'operator'; pack: string };
 
 export interface RuleStatus {
   id: string;
