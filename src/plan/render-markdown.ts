@@ -85,7 +85,8 @@ function cutFooter(savedPlan: string | undefined): string {
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
   // "Policy relaxed" opens the comment; the policy section closes it. Both are kept whole: the diffs are what is cut.
-  const top = plan.policy ? relaxationsMarkdown(plan.policy.relaxations).join('\n') : '';
+  const relaxed = plan.policy ? relaxationsMarkdown(plan.policy.relaxations) : [];
+  const top = relaxed.length > 0 ? `${relaxed.join('\n').trimEnd()}\n\n` : '';
   const bottom = plan.policy ? `\n${planPolicyMarkdown(plan.policy).join('\n').trimEnd()}\n` : '';
   const limit = (options.limit ?? COMMENT_SIZE_LIMIT) - byteLength(top) - byteLength(bottom);
   return `${top}${renderChanges(plan, { ...options, limit })}${bottom}`;

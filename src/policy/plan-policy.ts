@@ -39,7 +39,7 @@ export async function promptTokenChanges(
 ): Promise<PromptTokens[]> {
   const out: PromptTokens[] = [];
   for (const change of changes) {
-    const field = change.fieldChanges.find((f) => f.path === 'prompt');
+    const field = change.fieldChanges.find((f) => f.path === 'config.prompt');
     if (!field || typeof field.after !== 'string') continue;
     out.push({ address: change.address, before: typeof field.before === 'string' ? await tokens.count(field.before) : undefined, after: await tokens.count(field.after) });
   }

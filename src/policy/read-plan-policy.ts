@@ -10,8 +10,14 @@ import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 
 class Malformed extends Error {}
 
-const text = (value: unknown): string => {
+/** A name voxform wrote (a rule id, an address, a file): never a control character, which only a hand edit puts there. */
+const name = (value: unknown): string => {
   if (typeof value !== 'string' || hasControlCharacter(value)) throw new Malformed();
+  return value;
+};
+/** Text that may quote the manifest (a message, a reason): any string; every renderer escapes it. */
+const text = (value: unknown): string => {
+  if (typeof value !== 'string') throw new Malformed();
   return value;
 };
 const count = (value: unknown): number => {
@@ -30,16 +36,16 @@ const optional = <T>(value: unknown, read: (v: unknown) => T): T | undefined => 
 
 function finding(value: unknown): Finding {
   const f = object(value);
-  const level = text(f.level);
+  const level = f.level;
   if (level !== 'mandatory' && level !== 'advisory') throw new Malformed();
-  return { rule: text(f.rule), level, resource: text(f.resource), message: text(f.message), hint: text(f.hint), location: { file: text(f.file), line: count(f.line), col: count(f.col) } };
+  return { rule: name(f.rule), level, resource: text(f.resource), message: text(f.message), hint: text(f.hint), location: { file: name(f.file), line: count(f.line), col: count(f.col) } };
 }
 
 function waiver(value: unknown): WaiverStatus {
   const w = object(value);
-  const state = text(w.state);
+  const state = w.state;
   if (state !== 'in-force' && state !== 'expired' && state !== 'unused') throw new Malformed();
-  return { rule: text(w.rule), resource: text(w.resource), reason: text(w.reason), expires: text(w.expires), state, location: { file: text(w.file), line: count(w.line), col: count(w.col) } };
+  return { rule: text(w.rule), resource: text(w.resource), reason: text(w.reason), expires: text(w.expires), state, location: { file: name(w.file), line: count(w.line), col: count(w.col) } };
 }
 
 /** The saved block as a PlanPolicy; undefined when the plan has none; `malformed` when it cannot be one. */
@@ -49,7 +55,7 @@ export function planPolicyFromJson(value: unknown): PlanPolicy | undefined | 'ma
     const p = object(value);
     const summary = object(p.summary);
     const report: PolicyReport = {
-      tokenizer: text(p.tokenizer),
+      tokenizer: name(p.tokenizer),
       rules: [],
       findings: list(p.findings).map(finding),
       waived: list(p.waived).map(finding),
@@ -60,15 +66,15 @@ export function planPolicyFromJson(value: unknown): PlanPolicy | undefined | 'ma
       report,
       promptTokens: list(p.prompt_tokens).map((entry) => {
         const t = object(entry);
-        return { address: text(t.address), before: optional(t.before, count), after: count(t.after) };
+        return { address: name(t.address), before: optional(t.before, count), after: count(t.after) };
       }),
       base: optional(p.base, text),
       relaxations: list(p.relaxations).map((entry) => {
         const r = object(entry);
-        const file = optional(r.file, text);
+        const file = optional(r.file, name);
         const line = optional(r.line, count);
         const column = optional(r.column, count);
-        return { kind: text(r.kind), message: text(r.message), ...(file !== undefined ? { file } : {}), ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}) };
+        return { kind: name(r.kind), message: text(r.message), ...(file !== undefined ? { file } : {}), ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}) };
       }),
     };
   } catch (error) {

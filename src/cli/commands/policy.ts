@@ -3,7 +3,7 @@ import picocolors from 'picocolors';
 import { resolveRules, SECTION_RULES } from '../../policy/evaluate.js';
 import { loadOperatorPacks } from '../../policy/operator-packs.js';
 import type { LevelSource, RuleStatus } from '../../policy/types.js';
-import { printable } from '../../util/printable.js';
+import { printable, toJsonText } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems } from '../diagnostics.js';
@@ -47,7 +47,7 @@ export async function run(options: PolicyListOptions, ctx: CommandContext): Prom
   const statuses = [...rules.map(({ status }) => status), ...SECTION_RULES];
   if (options.format === 'json') {
     const json = statuses.map((rule) => ({ id: rule.id, area: rule.area, level: rule.level, default_level: rule.defaultLevel, set_by: describeSource(rule.source), summary: rule.summary, hint: rule.hint }));
-    ctx.stdout.write(`${JSON.stringify({ rules: json }, null, 2)}\n`);
+    ctx.stdout.write(`${toJsonText({ rules: json }, 2)}\n`);
     return 0;
   }
   ctx.stdout.write(renderList(statuses, ctx.color));

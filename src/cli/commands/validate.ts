@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import picocolors from 'picocolors';
+import { toJsonText } from '../../util/printable.js';
 import type { DesiredState, Diagnostic } from '../../manifest/types.js';
 import { policyReportJson, policySummaryLine, renderFindingsText } from '../../policy/render.js';
 import { renderSarif } from '../../policy/sarif.js';
@@ -48,9 +49,9 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
   const report = await validate(options, ctx);
   if (options.format === 'json') {
     const { policy, ...rest } = report;
-    ctx.stdout.write(`${JSON.stringify({ ...rest, policy: policy ? policyReportJson(policy) : null }, null, 2)}\n`);
+    ctx.stdout.write(`${toJsonText({ ...rest, policy: policy ? policyReportJson(policy) : null }, 2)}\n`);
   } else if (options.format === 'sarif') {
-    ctx.stdout.write(`${JSON.stringify(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion }), null, 2)}\n`);
+    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion }), 2)}\n`);
   } else {
     const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
     for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;
