@@ -19,6 +19,8 @@ const ENVIRONMENT = {
   GITHUB_SERVER_URL: 'set by GitHub Actions: with `GITHUB_REPOSITORY`, where `report` links a deploy\'s diff',
   GITHUB_REPOSITORY: 'set by GitHub Actions: the repository (`owner/name`)',
   CI_PROJECT_URL: 'set by GitLab CI: the project, where `report` links a deploy\'s diff',
+  VOXFORM_POLICY_PACKS: 'comma-separated paths of JavaScript rule packs (operator code, trusted; docs/policy.md)',
+  VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it)',
   NO_COLOR: 'any value: no colour in output',
 } as const;
 
@@ -46,14 +48,19 @@ export interface CommandHelp {
 /** Keyed by the command's full name as the user types it (`keys create`). */
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   validate: {
-    environment: [...MANIFEST_ENV],
-    exitCodes: ['0  the manifests are valid', '1  problems (each with file:line:col)'],
-    examples: ['voxform validate', 'voxform validate -f agents/ --env staging', 'voxform validate --format json'],
+    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS'],
+    exitCodes: ['0  the manifests are valid and no mandatory policy rule is violated', '1  problems or mandatory policy violations (each with file:line:col)'],
+    examples: ['voxform validate', 'voxform validate -f agents/ --env staging', 'voxform validate --format json', 'voxform validate --format sarif > voxform.sarif'],
   },
   plan: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV],
-    exitCodes: [...OK_OR_ERROR, '2  changes present (with --detailed-exitcode; 0 then means none)', INTERRUPTED],
-    examples: ['voxform plan', 'voxform plan --format markdown --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_BASE_REF'],
+    exitCodes: [...OK_OR_ERROR, '1  also: a mandatory policy violation (the plan is printed)', '2  changes present (with --detailed-exitcode; 0 then means none)', INTERRUPTED],
+    examples: ['voxform plan', 'voxform plan --format markdown --base origin/main --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
+  },
+  'policy list': {
+    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS'],
+    exitCodes: OK_OR_ERROR,
+    examples: ['voxform policy list', 'voxform policy list --format json'],
   },
   'plan show': {
     environment: [],

@@ -60,8 +60,21 @@ export function promptPlace(agent: DesiredAgent): TextPlace | undefined {
 function stringPlace(agent: DesiredAgent, path: readonly PathPart[]): TextPlace | undefined {
   const text = valueAt(agent.config, path);
   if (typeof text !== 'string') return undefined;
-  const location = configLocation(agent, path);
-  return { resource: agent.address, field: formatIndexed(path), text, at: () => location };
+  // Located only when a rule reports it: most texts pass every rule.
+  return { resource: agent.address, field: formatIndexed(path), text, at: () => configLocation(agent, path) };
+}
+
+/** The places of one desired state, found once and shared by every rule that reads them. */
+function memoized<T>(find: (desired: DesiredState) => T): (desired: DesiredState) => T {
+  const found = new WeakMap<DesiredState, T>();
+  return (desired) => {
+    let value = found.get(desired);
+    if (value === undefined) {
+      value = find(desired);
+      found.set(desired, value);
+    }
+    return value;
+  };
 }
 
 /** Lists of spoken messages in an agent config. */
@@ -94,8 +107,16 @@ export function spokenPlaces(agent: DesiredAgent): TextPlace[] {
   return places;
 }
 
+/** Every spoken text of every agent. */
+export const allSpokenPlaces = memoized((desired) => [...desired.agents.values()].flatMap(spokenPlaces));
+
+/** Every webhook and tool target of every agent. */
+export const allTargetPlaces = memoized((desired) => [...desired.agents.values()].flatMap(targetPlaces));
+
 /** Every text that may hold personal data: prompts, spoken texts, knowledge descriptions. */
-export function personalDataPlaces(desired: DesiredState): TextPlace[] {
+export const personalDataPlaces = memoized(findPersonalDataPlaces);
+
+function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
   const places: TextPlace[] = [];
   for (const agent of desired.agents.values()) {
     const prompt = promptPlace(agent);
@@ -120,7 +141,8 @@ export interface TargetPlace {
   headersPath: PathPart[];
   headers: Record<string, unknown> | undefined;
   kind: 'webhook' | 'tool';
-  location: SourceLocation;
+  /** Where the URL is written (found when asked: most targets pass every rule). */
+  locate(): SourceLocation;
   agent: DesiredAgent;
 }
 
@@ -131,10 +153,10 @@ export function targetPlaces(agent: DesiredAgent): TargetPlace[] {
   for (const field of WEBHOOK_FIELDS) {
     const webhook = agent.config[field];
     if (typeof webhook === 'string') {
-      targets.push({ resource: agent.address, what: field, url: webhook, headersPath: [field, 'headers'], headers: undefined, kind: 'webhook', location: configLocation(agent, [field]), agent });
+      targets.push({ resource: agent.address, what: field, url: webhook, headersPath: [field, 'headers'], headers: undefined, kind: 'webhook', locate: () => configLocation(agent, [field]), agent });
     } else if (isPlainObject(webhook) && typeof webhook.url === 'string') {
       const headers = isPlainObject(webhook.headers) ? webhook.headers : undefined;
-      targets.push({ resource: agent.address, what: field, url: webhook.url, headersPath: [field, 'headers'], headers, kind: 'webhook', location: configLocation(agent, [field, 'url']), agent });
+      targets.push({ resource: agent.address, what: field, url: webhook.url, headersPath: [field, 'headers'], headers, kind: 'webhook', locate: () => configLocation(agent, [field, 'url']), agent });
     }
   }
   const tools = agent.config.tools;
@@ -143,14 +165,14 @@ export function targetPlaces(agent: DesiredAgent): TargetPlace[] {
       if (!isPlainObject(tool) || typeof tool.webhook !== 'string') return;
       const headers = isPlainObject(tool.header) ? tool.header : undefined;
       const what = `tools[${index}]${typeof tool.name === 'string' ? ` "${tool.name}"` : ''}`;
-      targets.push({ resource: agent.address, what, url: tool.webhook, headersPath: ['tools', index, 'header'], headers, kind: 'tool', location: configLocation(agent, ['tools', index, 'webhook']), agent });
+      targets.push({ resource: agent.address, what, url: tool.webhook, headersPath: ['tools', index, 'header'], headers, kind: 'tool', locate: () => configLocation(agent, ['tools', index, 'webhook']), agent });
     });
   }
   return targets;
 }
 
-/** The number at `path` of an agent's config, with its location, when it is a number. */
-export function numberAt(agent: DesiredAgent, path: readonly PathPart[]): { value: number; location: SourceLocation } | undefined {
+/** The number at `path` of an agent's config when it is one, and how to find where it is written. */
+export function numberAt(agent: DesiredAgent, path: readonly PathPart[]): { value: number; locate(): SourceLocation } | undefined {
   const value = valueAt(agent.config, path);
-  return typeof value === 'number' ? { value, location: configLocation(agent, path) } : undefined;
+  return typeof value === 'number' ? { value, locate: () => configLocation(agent, path) } : undefined;
 }

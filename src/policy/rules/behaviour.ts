@@ -51,7 +51,7 @@ function boundsRule(spec: { id: string; path: PathPart[]; min: number; max: numb
       agents(desired).flatMap((agent): RuleHit[] => {
         const found = numberAt(agent, spec.path);
         if (!found || (found.value >= spec.min && found.value <= spec.max)) return [];
-        return [{ resource: agent.address, message: `${spec.path.join('.')} is ${shown(found.value)}, outside ${shown(spec.min)} to ${shown(spec.max)}: ${spec.why}`, location: found.location }];
+        return [{ resource: agent.address, message: `${spec.path.join('.')} is ${shown(found.value)}, outside ${shown(spec.min)} to ${shown(spec.max)}: ${spec.why}`, location: found.locate() }];
       }),
   };
 }
@@ -167,7 +167,7 @@ export const BEHAVIOUR_RULES: PolicyRule[] = [
           const found = numberAt(agent, [...fn.path, 'timeout']);
           if (!found || found.value <= TOOL_TIMEOUT_MAX_MS) return [];
           const most = TOOL_TIMEOUT_MAX_MS.toLocaleString('en-US');
-          return [{ resource: agent.address, message: `${fn.label} waits up to ${found.value.toLocaleString('en-US')} ms (at most ${most} ms): the caller waits in silence`, location: found.location }];
+          return [{ resource: agent.address, message: `${fn.label} waits up to ${found.value.toLocaleString('en-US')} ms (at most ${most} ms): the caller waits in silence`, location: found.locate() }];
         }),
       ),
   },

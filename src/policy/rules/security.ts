@@ -1,7 +1,7 @@
 /** Where call data goes: webhook and tool targets, and the credentials sent with them. */
 import type { DesiredState } from '../../manifest/types.js';
 import { formatDotted } from '../../util/field-path.js';
-import { configLocation, targetPlaces, type TargetPlace } from '../places.js';
+import { allTargetPlaces, configLocation, type TargetPlace } from '../places.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -10,9 +10,7 @@ const CREDENTIAL_HEADER = /auth|token|key|secret|password|signature|credential|c
 /** Query parameters that carry a credential. */
 const CREDENTIAL_PARAMETER = /^(?:token|access_token|api[-_]?key|key|secret|password|sig|signature|auth)$/i;
 
-function targets(desired: DesiredState): TargetPlace[] {
-  return [...desired.agents.values()].flatMap(targetPlaces);
-}
+const targets: (desired: DesiredState) => TargetPlace[] = allTargetPlaces;
 
 function parsed(url: string): URL | undefined {
   // A value still holding `${env:…}` or `{{…}}` is not a URL yet: nothing to say about it.
@@ -43,7 +41,7 @@ export const SECURITY_RULES: PolicyRule[] = [
       targets(desired).flatMap((target): RuleHit[] => {
         const url = parsed(target.url);
         if (!url || url.protocol !== 'http:' || isLoopback(url.hostname)) return [];
-        return [{ resource: target.resource, message: `${target.what} sends call data over plain HTTP to ${url.host}`, location: target.location }];
+        return [{ resource: target.resource, message: `${target.what} sends call data over plain HTTP to ${url.host}`, location: target.locate() }];
       }),
   },
   {
@@ -79,7 +77,7 @@ export const SECURITY_RULES: PolicyRule[] = [
         const parameter = [...url.searchParams.keys()].find((name) => CREDENTIAL_PARAMETER.test(name));
         if (url.username === '' && url.password === '' && parameter === undefined) return [];
         const what = parameter === undefined ? 'a user name or password' : `a credential in its "${parameter}" parameter`;
-        return [{ resource: target.resource, message: `${target.what}'s URL carries ${what}`, location: target.location }];
+        return [{ resource: target.resource, message: `${target.what}'s URL carries ${what}`, location: target.locate() }];
       }),
   },
   {
@@ -91,7 +89,7 @@ export const SECURITY_RULES: PolicyRule[] = [
     check: ({ desired }) =>
       targets(desired)
         .filter((target) => target.kind === 'webhook' && !hasAuthentication(target.headers) && !isLoopback(parsed(target.url)?.hostname ?? ''))
-        .map((target) => ({ resource: target.resource, message: `${target.what} sends no authentication header: anyone who learns its URL can post to it`, location: target.location })),
+        .map((target) => ({ resource: target.resource, message: `${target.what} sends no authentication header: anyone who learns its URL can post to it`, location: target.locate() })),
   },
   {
     id: 'security-tool-auth',
@@ -102,6 +100,6 @@ export const SECURITY_RULES: PolicyRule[] = [
     check: ({ desired }) =>
       targets(desired)
         .filter((target) => target.kind === 'tool' && !hasAuthentication(target.headers) && !isLoopback(parsed(target.url)?.hostname ?? ''))
-        .map((target) => ({ resource: target.resource, message: `${target.what} calls its webhook with no authentication header`, location: target.location })),
+        .map((target) => ({ resource: target.resource, message: `${target.what} calls its webhook with no authentication header`, location: target.locate() })),
   },
 ];

@@ -1,5 +1,5 @@
 /** What a voice reads badly: texts spoken as written (first message, transfer and goodbye messages, …). */
-import { spokenPlaces, type TextPlace } from '../places.js';
+import { allSpokenPlaces, type TextPlace } from '../places.js';
 import type { DesiredState } from '../../manifest/types.js';
 import type { PolicyRule } from '../types.js';
 import { counted, matchOffsets, textHits } from './text-rules.js';
@@ -15,9 +15,7 @@ const SYMBOLS = /[&@#%=<>|~^\\{}]/g;
 /** Written abbreviations a voice reads letter by letter or as a word. */
 const ABBREVIATIONS = /(?<![\w.])(?:e\.g\.|i\.e\.|etc\.|approx\.|vs\.|appt\b|hrs?\b|mins\b|w\/(?=\s|\w))/g;
 
-function spoken(desired: DesiredState): TextPlace[] {
-  return [...desired.agents.values()].flatMap(spokenPlaces);
-}
+const spoken: (desired: DesiredState) => TextPlace[] = allSpokenPlaces;
 
 function words(text: string): number {
   return text.split(/\s+/).filter((word) => word !== '').length;
