@@ -106,7 +106,9 @@ function summaryLine(report: ValidateReport, color = false): string {
   const c = picocolors.createColors(color);
   const { summary } = report;
   const problems = countProblems([], { errors: summary.errors, warnings: summary.warnings });
-  const policy = report.policy ? `; ${policySummaryLine(report.policy)}` : '';
+  // A clean policy says nothing: the line names findings only when there are some.
+  const findings = report.policy ? report.policy.summary.mandatory + report.policy.summary.advisory + report.policy.summary.waived : 0;
+  const policy = report.policy && findings > 0 ? `; ${policySummaryLine(report.policy)}` : '';
   if (summary.errors > 0 || !summary.resources) {
     const files = new Set(report.diagnostics.map((d) => d.file)).size;
     return `${problems.text} in ${plural(files, 'file')}`;
