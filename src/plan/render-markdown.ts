@@ -84,12 +84,11 @@ function cutFooter(savedPlan: string | undefined): string {
  * section per resource; no changes, one line. Over the size limit it is cut (see `fitComment`).
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
-  // "Policy relaxed" opens the comment; the policy section closes it. Both are kept whole: the diffs are what is cut.
-  const relaxed = plan.policy ? relaxationsMarkdown(plan.policy.relaxations) : [];
-  const top = relaxed.length > 0 ? `${relaxed.join('\n').trimEnd()}\n\n` : '';
-  const bottom = plan.policy ? `\n${planPolicyMarkdown(plan.policy).join('\n').trimEnd()}\n` : '';
-  const limit = (options.limit ?? COMMENT_SIZE_LIMIT) - byteLength(top) - byteLength(bottom);
-  return `${top}${renderChanges(plan, { ...options, limit })}${bottom}`;
+  // "Policy relaxed", then the policy's findings, open the comment, kept whole: the diffs below are what is cut.
+  const policy = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...planPolicyMarkdown(plan.policy)] : [];
+  const top = policy.length > 0 ? `${policy.join('\n').trimEnd()}\n\n` : '';
+  const limit = (options.limit ?? COMMENT_SIZE_LIMIT) - byteLength(top);
+  return `${top}${renderChanges(plan, { ...options, limit })}`;
 }
 
 function renderChanges(plan: Plan, options: MarkdownPlanOptions & { limit: number }): string {

@@ -87,7 +87,7 @@ function findingLine(finding: Finding): string {
 /** The policy section of a plan comment: token changes, findings, every waiver in force. */
 export function planPolicyMarkdown(policy: PlanPolicy): string[] {
   const { report } = policy;
-  const lines: string[] = [`#### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''];
+  const lines: string[] = [`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''];
   if (policy.promptTokens.length > 0) {
     lines.push(`**Prompt tokens** (${markdownText(report.tokenizer)}): ${policy.promptTokens.map((t) => `${markdownCode(t.address)} ${describeTokenChange(t)}`).join('; ')}.`, '');
   }
