@@ -3,7 +3,7 @@ import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentP
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { planPolicyMarkdown, relaxationsMarkdown } from '../policy/render.js';
+import { planPolicyMarkdown, policyHasFindings, promptTokensMarkdown, relaxationsMarkdown } from '../policy/render.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
@@ -61,7 +61,8 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
     summary: `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`,
     diff: diffLines(change),
   }));
-  const tail = [environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
+  const tokens = plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [];
+  const tail = [environmentVariablesLines(plan.environmentVariables), tokens].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],
@@ -85,7 +86,8 @@ function cutFooter(savedPlan: string | undefined): string {
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
   // "Policy relaxed", then the policy's findings, open the comment, kept whole: the diffs below are what is cut.
-  const policy = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...planPolicyMarkdown(plan.policy)] : [];
+  // A policy with nothing to report adds only its token counts, beside the variables read.
+  const policy = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
   const top = policy.length > 0 ? `${policy.join('\n').trimEnd()}\n\n` : '';
   const limit = (options.limit ?? COMMENT_SIZE_LIMIT) - byteLength(top);
   return `${top}${renderChanges(plan, { ...options, limit })}`;

@@ -84,13 +84,22 @@ function findingLine(finding: Finding): string {
   return `- ${icon} ${markdownCode(finding.rule)} ${markdownCode(where(finding.location))}: ${markdownText(finding.message)}`;
 }
 
+/** Whether the policy has findings or waivers to show (else a plan comment shows only its token counts). */
+export function policyHasFindings(policy: PlanPolicy): boolean {
+  return policy.report.findings.length > 0 || policy.report.waivers.some((w) => w.state !== 'expired');
+}
+
+/** "**Prompt tokens** (o200k_base): `agent.a` 1,204 → 1,391 tokens, +15.5%." */
+export function promptTokensMarkdown(policy: PlanPolicy): string[] {
+  if (policy.promptTokens.length === 0) return [];
+  return [`**Prompt tokens** (${markdownCode(policy.report.tokenizer)}): ${policy.promptTokens.map((t) => `${markdownCode(t.address)} ${describeTokenChange(t)}`).join('; ')}.`, ''];
+}
+
 /** The policy section of a plan comment: token changes, findings, every waiver in force. */
 export function planPolicyMarkdown(policy: PlanPolicy): string[] {
   const { report } = policy;
   const lines: string[] = [`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''];
-  if (policy.promptTokens.length > 0) {
-    lines.push(`**Prompt tokens** (${markdownText(report.tokenizer)}): ${policy.promptTokens.map((t) => `${markdownCode(t.address)} ${describeTokenChange(t)}`).join('; ')}.`, '');
-  }
+  lines.push(...promptTokensMarkdown(policy));
   const shown = report.findings.slice(0, COMMENT_FINDINGS_SHOWN);
   lines.push(...shown.map(findingLine));
   if (report.findings.length > shown.length) lines.push(`- …and ${(report.findings.length - shown.length).toLocaleString('en-US')} more (\`voxform validate\` lists every one)`);
