@@ -23,6 +23,7 @@ const BENCHES = [
   { name: 'webhook-send', script: 'webhook-send.mjs', args: [] },
   { name: 'traffic', script: 'traffic.mjs', args: [] },
   { name: 'report', script: 'report.mjs', args: [] },
+  { name: 'policy', script: 'policy.mjs', args: [] },
 ];
 
 const argv = process.argv.slice(2);

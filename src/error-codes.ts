@@ -68,6 +68,8 @@ export const COMMAND_ERROR_CODES = [
   'plan_unreadable',
   'not_recorded',
   'plan_write_failed',
+  'policy_base_unreadable',
+  'policy_pack_invalid',
   'recording_invalid',
   'region_invalid',
   'rollback_agent_not_recorded',

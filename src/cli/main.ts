@@ -109,9 +109,14 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
   };
 
-  withManifest(program.command('validate').description('check manifests and report every problem with file:line:col'))
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+  withManifest(program.command('validate').description('check manifests and their policy; report every problem with file:line:col'))
+    .addOption(new Option('--format <format>', 'output format (sarif: SARIF 2.1.0 for code scanning)').choices(['text', 'json', 'sarif']).default('text'))
     .action(action('validate'));
+
+  const policy = program.command('policy').description('the policy rules checked by validate and plan (docs/policy.md)');
+  withManifest(policy.command('list').description('list every rule, its level and where that level was set'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('policy-list'));
 
   addChangeCommands(program, action);
   addProjectCommands(program, action);
@@ -137,6 +142,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--target <address>', 'only this resource and what it needs (repeatable), e.g. agent.front-desk', collect)
     .option('--state <url|path>', STATE_OPTION)
     .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .option('--base <ref>', 'flag policy relaxations against this git revision, e.g. origin/main (env VOXFORM_BASE_REF)')
     .action(action('plan'));
   // `plan` parses `--format` before `show` sees it (see `action`): no default here, `plan`'s applies.
   plan
@@ -409,6 +415,7 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
   get: () => import('./commands/get.js'),
   completion: () => import('./commands/completion.js'),
   'ci-run': () => import('./commands/ci.js'),
+  'policy-list': () => import('./commands/policy.js'),
 };
 
 /**

@@ -3,17 +3,22 @@ import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
 import { sha256 } from '../util/hash.js';
 import { mimeTypeFor } from '../util/mime.js';
-import { setOwn } from './positions.js';
+import { attachSpans, setOwn, spansOf } from './positions.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 import { locationOf } from './source.js';
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from './types.js';
 
-export function desiredAgent(draft: AgentDraft, promptText: string | undefined): DesiredAgent {
+export function desiredAgent(draft: AgentDraft, promptText: string | undefined, promptDisplay?: string): DesiredAgent {
   let config = draft.config;
+  let promptFile: DesiredAgent['promptFile'];
   if (promptText !== undefined) {
     const withPrompt: Record<string, unknown> = {};
     for (const key of Object.keys(config)) setOwn(withPrompt, key, key === 'prompt' ? promptText : config[key]);
+    // The other fields still point at the lines that wrote them (policy findings name those lines).
+    const spans = spansOf(config);
+    if (spans) attachSpans(withPrompt, spans);
     config = withPrompt;
+    if (draft.prompt && promptDisplay !== undefined) promptFile = { display: promptDisplay, verbatim: draft.prompt.template === undefined, at: locationOf(draft.prompt.span) };
   }
   return {
     kind: 'agent',
@@ -27,6 +32,7 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined):
     ignore: draft.ignore,
     sensitivePaths: draft.sensitivePaths,
     envReferences: draft.envReferences,
+    ...(promptFile ? { promptFile } : {}),
   };
 }
 

@@ -15,7 +15,7 @@ import { locationOf, type Span } from './source.js';
 
 export const RESOURCE_SECTIONS = ['agents', 'phones', 'campaigns', 'knowledge'] as const;
 export type ResourceSection = (typeof RESOURCE_SECTIONS)[number];
-const SETTINGS = ['region', 'base_url', 'defaults'] as const;
+const SETTINGS = ['region', 'base_url', 'defaults', 'policy'] as const;
 type SettingName = (typeof SETTINGS)[number];
 export const SECTION_DEFINITION = { agents: 'AgentSpec', phones: 'PhoneSpec', campaigns: 'CampaignSpec', knowledge: 'KnowledgeSpec' } as const;
 

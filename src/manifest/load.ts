@@ -106,7 +106,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     environments: [...combined.environments.keys()].sort(),
     region,
     baseUrl,
-    agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined)])),
+    agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined, draft.prompt ? sources.display(draft.prompt.file) : undefined)])),
     phones: new Map([...drafts.phones.values()].map((draft) => [draft.number, desiredPhone(draft, drafts.agents)])),
     campaigns: new Map([...drafts.campaigns.values()].map((draft) => [draft.localName, desiredCampaign(draft)])),
     knowledge: new Map(knowledgeList.map((draft, index) => [draft.localName, desiredKnowledge(draft, knowledgeContents[index] as KnowledgeContent)])),
@@ -114,6 +114,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     secrets: secretList,
     environmentVariables: [...environmentVariables].sort(),
     promotions,
+    ...(layer.settings.policy ? { policy: layer.settings.policy.value } : {}),
   };
   return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
 }

@@ -51,6 +51,17 @@ export interface DesiredAgent extends DesiredResource {
    * agent entry: what the deploy ledger records instead of the value. Absent when not from manifests.
    */
   envReferences?: Record<string, string> | undefined;
+  /** Where the prompt came from when `prompt: { file: … }` named a file: so a finding in its text can point at its line. */
+  promptFile?: PromptFile | undefined;
+}
+
+export interface PromptFile {
+  /** The file as diagnostics show it (relative to the working directory). */
+  display: string;
+  /** Whether the text is the file's own (no template variables filled in), so a line of the text is a line of the file. */
+  verbatim: boolean;
+  /** The `file:` value that names it. */
+  at: SourceLocation;
 }
 
 export interface PhoneImport {
@@ -136,6 +147,8 @@ export interface DesiredState {
   environmentVariables: string[];
   /** Every environment's promotion settings (`promote_from`, `gates`), by name; absent when not made by the loader. */
   promotions?: Map<string, EnvironmentPromotion> | undefined;
+  /** The manifest's `policy:` section as written (spans attached, see positions.ts); undefined when it has none. */
+  policy?: unknown;
 }
 
 export interface LoadOptions {

@@ -2,6 +2,7 @@ import { REDACTED } from '../secrets/redact.js';
 import { redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
 import { toJsonText } from '../util/printable.js';
+import { planPolicyJson } from '../policy/render.js';
 
 /** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
 export const PLAN_JSON_FORMAT_VERSION = '1.2';
@@ -68,6 +69,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       field_changes: change.fieldChanges.map((f) => jsonField(f, change)),
       requests: change.requests.map(requestToJson),
     })),
+    ...(plan.policy ? { policy: planPolicyJson(plan.policy) } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural } from '../util/plural.js';
+import { planPolicyMarkdown, policyHasFindings, promptTokensMarkdown, relaxationsMarkdown } from '../policy/render.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
 
@@ -61,7 +62,8 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
     summary: `<code>${markdownHtmlText(change.address)}</code> ${markdownHtmlText(describeAction(change))}`,
     diff: diffLines(change),
   }));
-  const tail = [environmentVariablesLines(plan.environmentVariables)].filter((lines) => lines.length > 0);
+  const tokens = plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [];
+  const tail = [environmentVariablesLines(plan.environmentVariables), tokens].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],
@@ -84,13 +86,21 @@ function cutFooter(savedPlan: string | undefined): string {
  * section per resource; no changes, one line. Over the size limit it is cut (see `fitComment`).
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
+  // "Policy relaxed", then the policy's findings, open the comment, kept whole: the diffs below are what is cut.
+  // A policy with nothing to report adds only its token counts, beside the variables read.
+  const policy = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
+  const top = policy.length > 0 ? `${policy.join('\n').trimEnd()}\n\n` : '';
+  const limit = (options.limit ?? COMMENT_SIZE_LIMIT) - byteLength(top);
+  return `${top}${renderChanges(plan, { ...options, limit })}`;
+}
+
+function renderChanges(plan: Plan, options: MarkdownPlanOptions & { limit: number }): string {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
   if (changed.length === 0) return noChangesLine(plan, env);
   const parts = commentParts(plan, changed, env);
   const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat()];
   const text = `${whole.join('\n').trimEnd()}\n`;
-  const limit = options.limit ?? COMMENT_SIZE_LIMIT;
-  if (byteLength(text) <= limit) return text;
-  return `${fitComment(parts, cutFooter(options.savedPlan), limit).join('\n')}\n`;
+  if (byteLength(text) <= options.limit) return text;
+  return `${fitComment(parts, cutFooter(options.savedPlan), options.limit).join('\n')}\n`;
 }

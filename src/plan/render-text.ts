@@ -2,6 +2,7 @@ import picocolors from 'picocolors';
 import { describeAction, fieldViews, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
+import { renderPlanPolicyText, renderRelaxationsText } from '../policy/render.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
 
@@ -80,6 +81,9 @@ function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables |
 export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean }): string {
   const c = colorsFor(options.color);
   const out: string[] = [];
+  // What the change relaxes comes first: a reviewer reads it before the diff.
+  const relaxed = plan.policy ? renderRelaxationsText(plan.policy.relaxations, options) : '';
+  if (relaxed) out.push(relaxed.trimEnd(), '');
   const changed = plan.changes.filter((ch) => ch.action !== 'no-op');
   const where = `${plan.baseUrl}${plan.environment ? `, environment ${plan.environment}` : ''}`;
   if (changed.length === 0) {
@@ -95,6 +99,7 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   // Changed resources end with a blank line already; the one-line "No changes" does not.
   if (variables.length > 0 && changed.length === 0) out.push('');
   out.push(...variables);
+  if (plan.policy) out.push(renderPlanPolicyText(plan.policy, options).trimEnd(), '');
   // The closing line break joined in: adding it after would make the printer's scrub copy a large plan again.
   out.push(c.bold(summaryLine(plan.summary)), '');
   return out.join('\n');

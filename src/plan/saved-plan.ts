@@ -8,6 +8,7 @@ import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedReques
 import { isPlainObject } from '../util/json-object.js';
 import type { PathSegment } from '../util/field-path.js';
 import { hasControlCharacter } from '../util/printable.js';
+import { planPolicyFromJson } from '../policy/read-plan-policy.js';
 
 const KINDS: readonly ResourceKind[] = ['agent', 'phone', 'campaign', 'knowledge', 'credential'];
 const ACTIONS: readonly Action[] = ['create', 'update', 'no-op'];
@@ -141,6 +142,12 @@ function environmentVariablesOf(value: unknown): Pick<Plan, 'environmentVariable
   return { environmentVariables: { names: value.names, new: value.new, recorded: value.recorded } };
 }
 
+function policyOf(value: unknown): Pick<Plan, 'policy'> {
+  const policy = planPolicyFromJson(value);
+  if (policy === 'malformed') throw new Malformed('the plan: `policy` is malformed');
+  return policy ? { policy } : {};
+}
+
 /** The plan a saved plan file holds; `plan_unreadable` when any part of it is malformed. */
 export function planFromJson(saved: Json, file: string): Plan {
   try {
@@ -164,6 +171,7 @@ export function planFromJson(saved: Json, file: string): Plan {
       changes,
       summary: { create: count('create'), update: count('update'), unchanged: count('unchanged'), drifted: count('drifted') },
       ...environmentVariablesOf(saved.environment_variables),
+      ...policyOf(saved.policy),
     };
   } catch (error) {
     if (!(error instanceof Malformed)) throw error;

@@ -5,6 +5,7 @@
  */
 
 import type { PathSegment } from '../util/field-path.js';
+import type { PlanPolicy } from '../policy/plan-policy.js';
 
 /** The kinds of resource a manifest manages, as they appear in addresses (`agent.front-desk`). */
 export type ResourceKind = 'agent' | 'phone' | 'campaign' | 'knowledge' | 'credential';
@@ -144,6 +145,8 @@ export interface Plan {
   summary: PlanSummary;
   /** The environment variables the manifests read, by name, and which are new since the last apply. */
   environmentVariables?: EnvironmentVariables;
+  /** Policy findings, changed prompts' token counts and what the change relaxes (absent when the plan was made without policy, as the library's `plan` does). */
+  policy?: PlanPolicy;
 }
 
 /**

@@ -39,6 +39,20 @@ export type ConfigWebhook =
  */
 export type Empty = null;
 /**
+ * mandatory: a finding fails validate and plan (exit 1); advisory: shown, does not fail; off: not checked.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "PolicyLevel".
+ */
+export type PolicyLevel = 'mandatory' | 'advisory' | 'off';
+/**
+ * A rule id: lower-case words joined by '-'.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "PolicyRuleId".
+ */
+export type PolicyRuleId = string;
+/**
  * A webhook: a URL, or a URL with headers sent with every request.
  *
  * This interface was referenced by `Manifest`'s JSON-Schema
@@ -318,6 +332,7 @@ export interface Manifest {
         [k: string]: EnvironmentSpec | undefined;
       }
     | Empty;
+  policy?: Policy | Empty;
 }
 /**
  * Settings merged under every agent.
@@ -1119,6 +1134,109 @@ export interface PromotionGates {
    * How long the source's configuration has been deployed: a whole number and m (minutes), h (hours) or d (days), such as 2h.
    */
   soak?: string;
+}
+/**
+ * Policy as code (docs/policy.md): levels for the built-in rules, the team's own declarative rules, and waivers. Top level only: an environment cannot relax it. Nothing here is run as code.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "Policy".
+ */
+export interface Policy {
+  /**
+   * Levels of built-in rules by id (`voxform policy list` lists them).
+   */
+  rules?: {
+    [k: string]: PolicyLevel | undefined;
+  };
+  /**
+   * The team's own rules: a field path or glob and checks.
+   *
+   * @maxItems 200
+   */
+  custom?: PolicyCustomRule[];
+  /**
+   * Exceptions: one rule for one resource, with a reason, until a date. An expired waiver is a violation.
+   *
+   * @maxItems 500
+   */
+  waivers?: PolicyWaiver[];
+}
+/**
+ * A declarative team rule: every value at `path` (in each resource of `resources`) must pass every check given.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "PolicyCustomRule".
+ */
+export interface PolicyCustomRule {
+  id: PolicyRuleId;
+  level?: PolicyLevel;
+  /**
+   * What the rule is for; shown with each finding.
+   */
+  description?: string;
+  /**
+   * How to fix a finding.
+   */
+  hint?: string;
+  /**
+   * Which resources the path is read in (default agents).
+   */
+  resources?: 'agents' | 'phones' | 'campaigns' | 'knowledge';
+  /**
+   * A dotted path in the resource as written in the manifest, `*` for any one key or list item: config.first_message, config.tools.*.description.
+   */
+  path: string;
+  /**
+   * A regular expression the value must match (run with a time budget).
+   */
+  pattern?: string;
+  /**
+   * A regular expression the value must not match (run with a time budget).
+   */
+  not_pattern?: string;
+  /**
+   * Most characters the value may have.
+   */
+  max_length?: number;
+  /**
+   * Most tokens (o200k_base) the value may have.
+   */
+  max_tokens?: number;
+  /**
+   * The path must be set.
+   */
+  required?: boolean;
+  /**
+   * The value must be one of these.
+   *
+   * @maxItems 100
+   */
+  one_of?: (string | number | boolean)[];
+  /**
+   * A JSON Schema the value must satisfy, with the keywords docs/policy.md lists (no pattern, format or $ref).
+   */
+  schema?: {};
+}
+/**
+ * One rule waived for one resource until a date.
+ *
+ * This interface was referenced by `Manifest`'s JSON-Schema
+ * via the `definition` "PolicyWaiver".
+ */
+export interface PolicyWaiver {
+  rule: PolicyRuleId;
+  /**
+   * The resource's address: agent.front-desk, phone.+15551230001, campaign.NAME, knowledge.NAME.
+   */
+  resource: string;
+  /**
+   * Why the exception is acceptable (shown in every plan comment).
+   */
+  reason: string;
+  /**
+   * The last day the waiver holds (YYYY-MM-DD, UTC); from the day after, it is a violation.
+   */
+  expires: string;
 }
 /**
  * HTTP headers sent with a webhook or tool call; they usually carry tokens.

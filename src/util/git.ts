@@ -51,8 +51,11 @@ export interface GitAnswer {
 export interface GitRepository {
   /** The work tree's root (a real path). */
   root: string;
-  /** Runs `git ARGS` there; undefined on any failure. */
-  run(args: readonly string[]): Promise<GitAnswer | undefined>;
+  /**
+   * Runs `git ARGS` there; undefined on any failure. `maxOutput` raises the cap on what is read (a
+   * file's content from `git show`, at most its loader's own limit); `keepBlankLines` keeps its empty lines.
+   */
+  run(args: readonly string[], options?: { maxOutput?: number; keepBlankLines?: boolean }): Promise<GitAnswer | undefined>;
 }
 
 interface RawAnswer {
@@ -71,10 +74,10 @@ function gitEnvironment(env: Env, root: string): NodeJS.ProcessEnv {
   return { ...passed, GIT_CEILING_DIRECTORIES: path.dirname(root), GIT_TERMINAL_PROMPT: '0' };
 }
 
-function execGit(args: readonly string[], root: string, env: NodeJS.ProcessEnv): Promise<RawAnswer> {
+function execGit(args: readonly string[], root: string, env: NodeJS.ProcessEnv, maxOutput = GIT_MAX_OUTPUT): Promise<RawAnswer> {
   return new Promise((resolve) => {
     try {
-      execFile('git', [...GIT_HARDENING, ...args], { cwd: root, env, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: GIT_MAX_OUTPUT, shell: false }, (error, stdout) => {
+      execFile('git', [...GIT_HARDENING, ...args], { cwd: root, env, timeout: GIT_TIMEOUT_MS, windowsHide: true, maxBuffer: maxOutput, shell: false }, (error, stdout) => {
         const failure = error as (Error & { code?: unknown; killed?: boolean }) | null;
         const cut = failure?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
         const code = !failure || cut ? 0 : typeof failure.code === 'number' && !failure.killed ? failure.code : undefined;
@@ -122,12 +125,13 @@ export async function openGitRepository(start: string, env: Env): Promise<GitRep
   if (!overrides) return undefined;
   return {
     root,
-    async run(args) {
-      const answer = await execGit([...overrides, ...args], root, gitEnv);
+    async run(args, options = {}) {
+      const answer = await execGit([...overrides, ...args], root, gitEnv, options.maxOutput);
       if (answer.code !== 0) return undefined;
       const lines = answer.stdout.split('\n');
       // A cut answer ends in the middle of a line: only whole lines count.
-      return { lines: answer.cut ? lines.slice(0, -1) : lines.filter((line) => line !== ''), cut: answer.cut };
+      if (answer.cut) return { lines: lines.slice(0, -1), cut: true };
+      return { lines: options.keepBlankLines ? lines : lines.filter((line) => line !== ''), cut: false };
     },
   };
 }

@@ -102,6 +102,8 @@ describe('voxform validate', () => {
           frame: '> 1 |\n    | ^',
         },
       ],
+      // Policy checks only manifests that load.
+      policy: null,
       summary: { errors: 1, warnings: 1, omitted: 0, stopped: false, files: ['voxform.yaml', 'empty.yaml'], environment: null, resources: null },
     });
   });

@@ -167,7 +167,10 @@ describe('the published manifest schema and voxform agree', () => {
       const dir = await tempDir({ 'voxform.yaml': c.yaml });
       const cli = await runCli(['validate', '--format', 'json'], { cwd: dir, env: c.env });
       const library = await voxformVerdict(dir, 'voxform.yaml', c.env);
-      expect({ name: c.name, code: cli.code, valid: (JSON.parse(cli.stdout) as { valid: boolean }).valid }).toEqual({ name: c.name, code: library.valid ? 0 : 1, valid: library.valid });
+      const json = JSON.parse(cli.stdout) as { summary: { errors: number }; policy: { summary: { mandatory: number } } | null };
+      // validate's exit code also counts mandatory policy violations (docs/policy.md); the manifest's verdict is its errors.
+      const violations = json.policy?.summary.mandatory ?? 0;
+      expect({ name: c.name, code: cli.code, valid: json.summary.errors === 0 }).toEqual({ name: c.name, code: library.valid && violations === 0 ? 0 : 1, valid: library.valid });
     }
   });
 

@@ -50,6 +50,11 @@ agents:
 environments:
   staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
   production: { promote_from: staging, gates: { tests: pass } }
+policy:
+  custom:
+    - { id: planted, level: advisory, path: config.first_message, max_length: 1, description: ${PLANT_QUOTED}, hint: ${PLANT_QUOTED} }
+  waivers:
+    - { rule: speech-url, resource: agent.front-desk, reason: ${PLANT_QUOTED}, expires: "2999-12-31" }
 `;
 
 const TESTS = `agent: front-desk
@@ -77,7 +82,10 @@ interface Case {
 /** One case per command and format, keyed `command|format` as the CLI lists them. */
 const CASES: Record<string, Case> = {
   'validate|text': { args: ['validate'] },
-  'validate|json': { args: ['validate', '--format', 'json'] },
+  'validate|json': { args: ['validate', '--format', 'json'], reaches: true },
+  'validate|sarif': { args: ['validate', '--format', 'sarif'], reaches: true },
+  'policy list|text': { args: ['policy', 'list'], reaches: true },
+  'policy list|json': { args: ['policy', 'list', '--format', 'json'], reaches: true },
   'plan|text': { args: ['plan'], reaches: true },
   'plan|json': { args: ['plan', '--format', 'json'], reaches: true },
   'plan|markdown': { args: ['plan', '--format', 'markdown', '--out', 'plan.json'], reaches: true },

@@ -92,6 +92,9 @@ const BOOKING = '-OKdqbqetEcM4ak369yn';
 const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'validate', format: 'text', args: ['validate'], codes: [0] },
   { scenario: 'success', command: 'validate', format: 'json', args: ['validate', '--format', 'json'], codes: [0] },
+  { scenario: 'success', command: 'validate', format: 'sarif', args: ['validate', '--format', 'sarif'], codes: [0] },
+  { scenario: 'success', command: 'policy list', format: 'text', args: ['policy', 'list'], codes: [0] },
+  { scenario: 'success', command: 'policy list', format: 'json', args: ['policy', 'list', '--format', 'json'], codes: [0] },
   { scenario: 'success', command: 'plan', format: 'text', args: ['plan'], debug: true, codes: [0] },
   { scenario: 'success', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], codes: [0] },
   { scenario: 'success', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown', '--out', 'plan.json'], codes: [0] },
@@ -186,6 +189,8 @@ const RUNS: ScanRun[] = [
   // Last: it breaks the manifest for good.
   { scenario: 'manifest error', command: 'validate', format: 'text', args: ['validate'], codes: [1] },
   { scenario: 'manifest error', command: 'validate', format: 'json', args: ['validate', '--format', 'json'], debug: true, codes: [1] },
+  { scenario: 'manifest error', command: 'validate', format: 'sarif', args: ['validate', '--format', 'sarif'], codes: [1] },
+  { scenario: 'manifest error', command: 'policy list', format: 'text', args: ['policy', 'list'], codes: [0] },
   { scenario: 'manifest error', command: 'plan', format: 'text', args: ['plan'], codes: [1] },
   { scenario: 'manifest error', command: 'plan', format: 'json', args: ['plan', '--format', 'json'], codes: [1] },
   { scenario: 'manifest error', command: 'plan', format: 'markdown', args: ['plan', '--format', 'markdown'], codes: [1] },

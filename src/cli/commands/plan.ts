@@ -5,6 +5,7 @@ import { progressLine } from '../progress.js';
 import { connectProject, planInputs, type ProjectOptions } from '../project.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
+import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { pluralNoun } from '../../util/plural.js';
 
@@ -15,9 +16,11 @@ export interface PlanCommandOptions extends ProjectOptions {
   out?: string;
   detailedExitcode?: boolean;
   target?: string[];
+  /** The base revision to look for policy relaxations against (else VOXFORM_BASE_REF). */
+  base?: string;
 }
 
-/** `voxform plan`: what apply would change, as text, JSON or a Markdown PR comment; optionally saved. */
+/** `voxform plan`: what apply would change, and the policy's findings, as text, JSON or a Markdown PR comment; optionally saved; exit 1 on a mandatory violation. */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
   const format = options.format ?? 'text';
@@ -30,6 +33,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
+  plan.policy = await planPolicy(plan, project.desired, ctx, options.base);
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
   if (options.out) {
     const madeIn = await realpath(ctx.cwd);
@@ -37,6 +41,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   }
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
   if (options.out) ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
+  if (plan.policy.report.summary.mandatory > 0) return 1;
   const hasChanges = plan.summary.create + plan.summary.update > 0;
   return options.detailedExitcode && hasChanges ? 2 : 0;
 }

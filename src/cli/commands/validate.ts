@@ -1,21 +1,33 @@
-/** `voxform validate`: every problem of the manifests, or what they define; never contacts the service. */
+/**
+ * `voxform validate`: every problem of the manifests and every policy finding, or what they define;
+ * never contacts the service. Exit 1 on an error or a mandatory policy violation.
+ */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import picocolors from 'picocolors';
+import { toJsonText } from '../../util/printable.js';
 import type { DesiredState, Diagnostic } from '../../manifest/types.js';
+import { policyReportJson, policySummaryLine, renderFindingsText } from '../../policy/render.js';
+import { renderSarif } from '../../policy/sarif.js';
+import type { PolicyReport } from '../../policy/types.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
+import { checkPolicy } from '../policy-check.js';
 
 export interface ValidateOptions {
   file?: string[];
   env?: string;
-  format?: 'text' | 'json';
+  format?: 'text' | 'json' | 'sarif';
 }
 
 export interface ValidateReport {
+  /** No manifest error and no mandatory policy violation. */
   valid: boolean;
   diagnostics: Diagnostic[];
+  /** The policy's findings; undefined when the manifests have errors (policy checks only what loads). */
+  policy: PolicyReport | undefined;
   summary: {
     /** Every problem found, also those past the listed ones (`omitted`). */
     errors: number;
@@ -32,14 +44,23 @@ export interface ValidateReport {
   };
 }
 
+const packageVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 export async function run(options: ValidateOptions, ctx: CommandContext): Promise<number> {
   const report = await validate(options, ctx);
   if (options.format === 'json') {
-    ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    const { policy, ...rest } = report;
+    ctx.stdout.write(`${toJsonText({ ...rest, policy: policy ? policyReportJson(policy) : null }, 2)}\n`);
+  } else if (options.format === 'sarif') {
+    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion }), 2)}\n`);
   } else {
     const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
     for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;
     if (report.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(report.diagnostics, { color: ctx.color, omitted }));
+    if (report.policy) {
+      const findings = renderFindingsText(report.policy, { color: ctx.color });
+      if (findings) ctx.stderr.write(`${findings}\n`);
+    }
     const line = summaryLine(report, ctx.color);
     if (report.valid) ctx.stdout.write(`${line}\n`);
     else ctx.stderr.write(`${line}\n`);
@@ -51,9 +72,11 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
   const result = await loadCommandManifests(options, ctx);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
+  const policy = result.state ? await checkPolicy(result.state, ctx) : undefined;
   return {
-    valid: errors === 0 && result.state !== undefined,
+    valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
+    policy,
     summary: {
       errors,
       warnings,
@@ -80,10 +103,14 @@ function summaryLine(report: ValidateReport, color = false): string {
   const c = picocolors.createColors(color);
   const { summary } = report;
   const problems = countProblems([], { errors: summary.errors, warnings: summary.warnings });
-  if (!report.valid) {
+  // A clean policy says nothing: the line names findings only when there are some.
+  const findings = report.policy ? report.policy.summary.mandatory + report.policy.summary.advisory + report.policy.summary.waived : 0;
+  const policy = report.policy && findings > 0 ? `; ${policySummaryLine(report.policy)}` : '';
+  if (summary.errors > 0 || !summary.resources) {
     const files = new Set(report.diagnostics.map((d) => d.file)).size;
     return `${problems.text} in ${plural(files, 'file')}`;
   }
+  if (!report.valid) return `${c.red('✗')} policy violated${policy.replace(/^; policy/, '')}`;
   const what = summary.files.length === 1 ? `${summary.files[0]} is valid` : `${summary.files.length} files are valid`;
   const environment = summary.environment ? ` (environment ${summary.environment})` : '';
   const warned = summary.warnings > 0 ? `, with ${plural(summary.warnings, 'warning')}` : '';
@@ -95,5 +122,5 @@ function summaryLine(report: ValidateReport, color = false): string {
     plural(r.knowledge, 'knowledge file'),
     plural(r.credentials, 'credential'),
   ].join(', ');
-  return `${c.green('✓')} ${what}${environment}${warned}: ${counts}`;
+  return `${c.green('✓')} ${what}${environment}${warned}: ${counts}${policy}`;
 }

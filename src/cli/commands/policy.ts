@@ -1,0 +1,73 @@
+/** `voxform policy list`: every rule validate and plan check, its level, and where that level was set. */
+import picocolors from 'picocolors';
+import { resolveRules, SECTION_RULES } from '../../policy/evaluate.js';
+import { loadOperatorPacks } from '../../policy/operator-packs.js';
+import type { LevelSource, RuleStatus } from '../../policy/types.js';
+import { printable, toJsonText } from '../../util/printable.js';
+import type { CommandContext } from '../context.js';
+import { loadCommandManifests } from '../load-manifests.js';
+import { countProblems } from '../diagnostics.js';
+import { isVoxformError } from '../../errors.js';
+import type { LoadResult } from '../../manifest/types.js';
+
+export interface PolicyListOptions {
+  file?: string[];
+  env?: string;
+  format?: 'text' | 'json';
+}
+
+function describeSource(source: LevelSource): string {
+  if (source.kind === 'default') return 'default';
+  if (source.kind === 'fixed') return 'always on';
+  if (source.kind === 'operator') return `operator pack ${source.pack}`;
+  return `${source.location.file}:${source.location.line}:${source.location.col}`;
+}
+
+/** The manifests' policy section, when there are manifests; without any, the rules at their own levels. */
+async function manifestPolicy(options: PolicyListOptions, ctx: CommandContext): Promise<{ policy: unknown; files: string[] }> {
+  let result: LoadResult;
+  try {
+    result = await loadCommandManifests(options, ctx);
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { policy: undefined, files: [] };
+    throw error;
+  }
+  if (!result.state) {
+    const { errors } = countProblems(result.diagnostics, result.omitted);
+    ctx.stderr.write(`warning: the manifests have ${errors.toLocaleString('en-US')} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): levels are shown as the rules set them.\n`);
+    return { policy: undefined, files: result.files };
+  }
+  return { policy: result.state.policy, files: result.state.files };
+}
+
+export async function run(options: PolicyListOptions, ctx: CommandContext): Promise<number> {
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
+  const { policy, files } = await manifestPolicy(options, ctx);
+  const { rules } = await resolveRules({ policy, files }, { packs, fallback: { file: files[0] ?? 'voxform.yaml', line: 1, col: 1 } });
+  const statuses = [...rules.map(({ status }) => status), ...SECTION_RULES];
+  if (options.format === 'json') {
+    const json = statuses.map((rule) => ({ id: rule.id, area: rule.area, level: rule.level, default_level: rule.defaultLevel, set_by: describeSource(rule.source), summary: rule.summary, hint: rule.hint }));
+    ctx.stdout.write(`${toJsonText({ rules: json }, 2)}\n`);
+    return 0;
+  }
+  ctx.stdout.write(renderList(statuses, ctx.color));
+  return 0;
+}
+
+function renderList(rules: readonly RuleStatus[], color: boolean): string {
+  const c = picocolors.createColors(color);
+  const width = Math.max(...rules.map((rule) => rule.id.length));
+  const lines: string[] = [];
+  let area = '';
+  for (const rule of rules) {
+    if (rule.area !== area) {
+      area = rule.area;
+      lines.push(c.bold(area));
+    }
+    const level = rule.level === 'mandatory' ? c.red('mandatory') : rule.level === 'advisory' ? c.yellow('advisory ') : c.dim('off      ');
+    const source = rule.source.kind === 'default' || rule.source.kind === 'fixed' ? c.dim(describeSource(rule.source)) : printable(describeSource(rule.source));
+    lines.push(`  ${rule.id.padEnd(width)}  ${level}  ${source}`, `  ${' '.repeat(width)}  ${c.dim(printable(rule.summary))}`);
+  }
+  lines.push('', 'Set levels in the manifest: policy: { rules: { RULE_ID: mandatory|advisory|off } } (docs/policy.md).');
+  return `${lines.join('\n')}\n`;
+}

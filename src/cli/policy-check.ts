@@ -1,0 +1,33 @@
+/**
+ * Policy as validate and plan run it: the operator's packs (VOXFORM_POLICY_PACKS) loaded, the rules
+ * evaluated on the checked desired state with today's date, and for plan the changed prompts'
+ * token counts and what the change relaxes against the operator's base revision.
+ */
+import type { DesiredState } from '../manifest/types.js';
+import type { Plan } from '../plan/types.js';
+import { evaluatePolicy } from '../policy/evaluate.js';
+import { loadOperatorPacks } from '../policy/operator-packs.js';
+import { promptTokenChanges, type PlanPolicy } from '../policy/plan-policy.js';
+import { createTokenCounter } from '../policy/tokens.js';
+import type { PolicyReport } from '../policy/types.js';
+import { findRelaxations } from '../review/relaxations.js';
+import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
+import type { CommandContext } from './context.js';
+
+export async function checkPolicy(desired: DesiredState, ctx: CommandContext): Promise<PolicyReport> {
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
+  return evaluatePolicy(desired, { now: () => new Date(), packs });
+}
+
+/** The plan's policy block; `base`: the `--base` flag (else VOXFORM_BASE_REF). */
+export async function planPolicy(plan: Plan, desired: DesiredState, ctx: CommandContext, base: string | undefined): Promise<PlanPolicy> {
+  const tokens = createTokenCounter();
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
+  const report = await evaluatePolicy(desired, { now: () => new Date(), packs, tokens });
+  const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), tokens);
+  const ref = baseRefOf(base, ctx.env);
+  if (ref === undefined) return { report, promptTokens, base: undefined, relaxations: [] };
+  const [baseManifests, headManifests] = await Promise.all([readBaseManifests(ref, desired.files, ctx.cwd, ctx.env), readHeadManifests(desired.files, ctx.cwd)]);
+  const defaultLevels = new Map(report.rules.filter((rule) => rule.area !== 'team').map((rule) => [rule.id, rule.defaultLevel]));
+  return { report, promptTokens, base: ref, relaxations: findRelaxations({ base: baseManifests, head: headManifests, defaultLevels }) };
+}

@@ -1,0 +1,180 @@
+/**
+ * The team's own rules, declarative only: a path (or glob) in each resource of a kind and checks on
+ * the values there. Nothing from the repository runs as code: regular expressions run under the
+ * shared time budget (conversations/safe-regex.ts), and a JSON Schema may use only the keywords of
+ * SCHEMA_KEYWORDS (no `pattern`, `format` or `$ref`), within SCHEMA_NODES_MAX nodes.
+ */
+import type { SourceLocation } from '../errors.js';
+import type { PathPart } from '../manifest/positions.js';
+import type { DesiredState } from '../manifest/types.js';
+import { compileRegex, type RegexTimeBudget } from '../conversations/safe-regex.js';
+import { isPlainObject } from '../util/json-object.js';
+import { configLocation, promptPlace } from './places.js';
+import type { CustomRuleSpec } from './section.js';
+import type { PolicyRule, RuleHit, TokenCounter } from './types.js';
+
+/** The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the schema. */
+export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  'type', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
+  'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'items', 'properties', 'required',
+  'additionalProperties', 'minProperties', 'maxProperties', 'anyOf', 'allOf', 'oneOf', 'not', 'title', 'description',
+]);
+/** Most schema objects in one team rule's schema. */
+export const SCHEMA_NODES_MAX = 500;
+
+interface Located {
+  path: PathPart[];
+  value: unknown;
+  location: SourceLocation;
+}
+
+/** A resource as a team rule's path reads it, and where a value of it is written. */
+interface Document {
+  address: string;
+  value: Record<string, unknown>;
+  locate(path: PathPart[]): SourceLocation;
+}
+
+function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): Document[] {
+  switch (kind) {
+    case 'agents':
+      return [...desired.agents.values()].map((agent) => ({
+        address: agent.address,
+        value: { id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge },
+        locate: (path) => {
+          if (path[0] !== 'config') return agent.source;
+          if (path[1] === 'prompt' && path.length === 2) return promptPlace(agent)?.at(0) ?? agent.source;
+          return configLocation(agent, path.slice(1));
+        },
+      }));
+    case 'phones':
+      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: { number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, locate: () => phone.source }));
+    case 'campaigns':
+      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: { id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, locate: () => c.source }));
+    case 'knowledge':
+      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: { name: k.name, description: k.description }, locate: () => k.source }));
+  }
+}
+
+/** Every value a glob (`config.tools.*.description`) reaches; `*` is any one key or list item. */
+function matchGlob(document: Document, glob: readonly string[]): Located[] {
+  let current: Array<{ path: PathPart[]; value: unknown }> = [{ path: [], value: document.value }];
+  for (const segment of glob) {
+    const next: typeof current = [];
+    for (const { path, value } of current) {
+      if (Array.isArray(value)) {
+        value.forEach((item, index) => {
+          if (segment === '*' || segment === String(index)) next.push({ path: [...path, index], value: item });
+        });
+      } else if (isPlainObject(value)) {
+        for (const key of segment === '*' ? Object.keys(value) : Object.hasOwn(value, segment) ? [segment] : []) next.push({ path: [...path, key], value: value[key] });
+      }
+    }
+    current = next;
+  }
+  return current.filter((entry) => entry.value !== undefined && entry.value !== null).map((entry) => ({ ...entry, location: document.locate(entry.path) }));
+}
+
+/** The schema's first keyword outside SCHEMA_KEYWORDS, or a size problem; undefined when it may be used. */
+export function schemaProblem(schema: unknown): string | undefined {
+  let nodes = 0;
+  const visit = (node: unknown, depth: number): string | undefined => {
+    if (typeof node === 'boolean') return undefined;
+    if (!isPlainObject(node)) return 'a schema must be an object';
+    if (++nodes > SCHEMA_NODES_MAX || depth > 32) return `the schema is larger than ${SCHEMA_NODES_MAX} objects or 32 levels deep`;
+    for (const [keyword, value] of Object.entries(node)) {
+      if (!SCHEMA_KEYWORDS.has(keyword)) return `the schema uses "${keyword}", which team rules may not use (allowed: ${[...SCHEMA_KEYWORDS].join(', ')})`;
+      const children = keyword === 'properties' && isPlainObject(value) ? Object.values(value) : ['items', 'additionalProperties', 'not'].includes(keyword) ? [value] : ['anyOf', 'allOf', 'oneOf'].includes(keyword) && Array.isArray(value) ? value : [];
+      for (const child of children) {
+        const problem = visit(child, depth + 1);
+        if (problem) return problem;
+      }
+    }
+    return undefined;
+  };
+  return visit(schema, 0);
+}
+
+type SchemaCheck = (value: unknown) => boolean;
+
+async function compileSchema(schema: Record<string, unknown>): Promise<SchemaCheck | string> {
+  const { Ajv } = await import('ajv');
+  try {
+    const validate = new Ajv({ allErrors: false, strict: true, validateFormats: false }).compile(schema);
+    return (value) => validate(value) as boolean;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+function asText(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+}
+
+/**
+ * A team rule as a rule of the pack, or the problems that keep it from being one (a regex the
+ * engine refuses, a schema with a keyword not allowed): those are `policy-invalid` hits.
+ */
+export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBudget: RegexTimeBudget }): Promise<{ rule: PolicyRule } | { problems: RuleHit[] }> {
+  const problems: RuleHit[] = [];
+  const regex = (field: 'pattern' | 'not_pattern'): RegExp | undefined => {
+    const source = spec[field];
+    if (source === undefined) return undefined;
+    const compiled = compileRegex(source);
+    if (typeof compiled === 'string') problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${field} is not a valid regular expression: ${compiled}`, location: spec.at(field) });
+    return typeof compiled === 'string' ? undefined : compiled;
+  };
+  const pattern = regex('pattern');
+  const notPattern = regex('not_pattern');
+  let schemaCheck: SchemaCheck | undefined;
+  if (spec.schema) {
+    const problem = schemaProblem(spec.schema);
+    const compiled = problem ?? (await compileSchema(spec.schema));
+    if (typeof compiled === 'string') problems.push({ resource: 'policy', message: `team rule "${spec.id}": ${compiled}`, location: spec.at('schema') });
+    else schemaCheck = compiled;
+  }
+  if (problems.length > 0) return { problems };
+
+  const glob = spec.path.split('.');
+  const what = spec.description ? `: ${spec.description}` : '';
+  const check = async ({ desired, tokens }: { desired: DesiredState; tokens: TokenCounter }): Promise<RuleHit[]> => {
+    const hits: RuleHit[] = [];
+    for (const document of documentsOf(desired, spec.resources)) {
+      const found = matchGlob(document, glob);
+      const hit = (entry: Located | undefined, problem: string) =>
+        hits.push({ resource: document.address, message: `${entry ? entry.path.join('.') : spec.path} ${problem} (team rule ${spec.id}${what})`, location: entry?.location ?? document.locate([]) });
+      if (found.length === 0 && spec.required) hit(undefined, 'is not set');
+      for (const entry of found) {
+        const problem = await firstProblem(entry.value, { pattern, notPattern, schemaCheck, tokens, context });
+        if (problem) hit(entry, problem);
+      }
+    }
+    return hits;
+  };
+  const firstProblem = async (
+    value: unknown,
+    c: { pattern: RegExp | undefined; notPattern: RegExp | undefined; schemaCheck: SchemaCheck | undefined; tokens: TokenCounter; context: { regexBudget: RegexTimeBudget } },
+  ): Promise<string | undefined> => {
+    const text = asText(value);
+    if (c.pattern) {
+      const outcome = text === undefined ? { matched: false } : c.context.regexBudget.match(c.pattern, text);
+      if ('timedOut' in outcome) return 'could not be checked against pattern in time (the regular expression is too slow)';
+      if (!outcome.matched) return 'does not match the pattern';
+    }
+    if (c.notPattern && text !== undefined) {
+      const outcome = c.context.regexBudget.match(c.notPattern, text);
+      if ('timedOut' in outcome) return 'could not be checked against not_pattern in time (the regular expression is too slow)';
+      if (outcome.matched) return 'matches not_pattern';
+    }
+    if (spec.max_length !== undefined && text !== undefined && text.length > spec.max_length) return `is ${text.length.toLocaleString('en-US')} characters (at most ${spec.max_length.toLocaleString('en-US')})`;
+    if (spec.max_tokens !== undefined && text !== undefined) {
+      const count = await c.tokens.over(text, spec.max_tokens);
+      if (count !== undefined) return `is ${count.toLocaleString('en-US')} tokens (${c.tokens.encoding}; at most ${spec.max_tokens.toLocaleString('en-US')})`;
+    }
+    if (spec.one_of && !spec.one_of.some((allowed) => allowed === value)) return `is not one of ${spec.one_of.map((v) => JSON.stringify(v)).join(', ')}`;
+    if (c.schemaCheck && !c.schemaCheck(value)) return 'does not satisfy the rule\'s schema';
+    return undefined;
+  };
+  return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? 'See the team rule in the manifest\'s policy section.', check } };
+}
+

@@ -1,0 +1,152 @@
+/**
+ * `evaluatePolicy`: the desired state → findings. Rules come from the built-in pack, the operator's
+ * packs and the manifest's team rules; the manifest sets their levels; waivers in force silence one
+ * rule for one resource, and an expired waiver is a violation of its own. Time comes from `now`,
+ * so a test fixes the day.
+ */
+import type { SourceLocation } from '../errors.js';
+import type { DesiredState } from '../manifest/types.js';
+import { RegexTimeBudget } from '../conversations/safe-regex.js';
+import { compileCustomRule } from './custom-rules.js';
+import type { OperatorPack } from './operator-packs.js';
+import { BUILT_IN_RULES } from './rules/index.js';
+import { checkRuleIds, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
+import { createTokenCounter } from './tokens.js';
+import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
+
+export interface PolicyOptions {
+  /** Today, as the waivers' expiry dates are read (UTC). */
+  now: () => Date;
+  /** Rule packs from VOXFORM_POLICY_PACKS (operator-packs.ts). */
+  packs?: readonly OperatorPack[];
+  tokens?: TokenCounter;
+}
+
+/** The rules of the policy section itself: always on, at these levels. */
+export const SECTION_RULES: readonly RuleStatus[] = [
+  { id: POLICY_INVALID, summary: 'The policy section names rules that exist, and its team rules compile.', hint: 'Fix the policy section: voxform policy list shows every rule id.', level: 'mandatory' },
+  { id: WAIVER_EXPIRED, summary: 'No waiver past its expiry date.', hint: 'Fix what the waiver excused, or renew it with a new date and reason in review.', level: 'mandatory' },
+  { id: WAIVER_UNUSED, summary: 'Every waiver silences a finding.', hint: 'Remove the waiver: the rule finds nothing for that resource (or the resource is misspelled).', level: 'advisory' },
+].map((rule) => ({ ...rule, area: 'policy', defaultLevel: rule.level, source: { kind: 'fixed' } }) as RuleStatus);
+
+const SECTION_HINTS: Record<string, string> = Object.fromEntries(SECTION_RULES.map((rule) => [rule.id, rule.hint]));
+
+/** The rule set and each rule's level, with where it was set; team-rule problems as hits. */
+export async function resolveRules(
+  desired: Pick<DesiredState, 'policy' | 'files'>,
+  options: { packs?: readonly OperatorPack[] | undefined; fallback: SourceLocation },
+): Promise<{ section: PolicySection; rules: Array<{ rule: PolicyRule; status: RuleStatus }>; problems: RuleHit[] }> {
+  const section = readPolicySection(desired.policy, options.fallback);
+  const problems: RuleHit[] = [];
+  const rules: Array<{ rule: PolicyRule; source: RuleStatus['source'] }> = BUILT_IN_RULES.map((rule) => ({ rule, source: { kind: 'default' } }));
+  const taken = new Set(rules.map(({ rule }) => rule.id));
+  for (const pack of options.packs ?? []) {
+    for (const rule of pack.rules) {
+      if (taken.has(rule.id)) continue;
+      taken.add(rule.id);
+      rules.push({ rule, source: { kind: 'operator', pack: pack.name } });
+    }
+  }
+  const regexBudget = new RegexTimeBudget();
+  for (const spec of section.custom) {
+    if (taken.has(spec.id)) {
+      problems.push({ resource: 'policy', message: `team rule "${spec.id}" has the id of another rule; choose another id`, location: spec.location });
+      continue;
+    }
+    taken.add(spec.id);
+    const compiled = await compileCustomRule(spec, { regexBudget });
+    if ('problems' in compiled) problems.push(...compiled.problems);
+    else rules.push({ rule: compiled.rule, source: { kind: 'manifest', location: spec.location } });
+  }
+  problems.push(...checkRuleIds(section, taken));
+  return {
+    section,
+    problems,
+    rules: rules.map(({ rule, source }) => {
+      const setting = section.levels.get(rule.id);
+      const status: RuleStatus = {
+        id: rule.id,
+        area: rule.area,
+        level: setting?.level ?? rule.level,
+        defaultLevel: rule.level,
+        source: setting ? { kind: 'manifest', location: setting.location } : source,
+        summary: rule.summary,
+        hint: rule.hint,
+      };
+      return { rule, status };
+    }),
+  };
+}
+
+function byPosition(a: Finding, b: Finding): number {
+  return a.location.file.localeCompare(b.location.file) || a.location.line - b.location.line || a.location.col - b.location.col || a.rule.localeCompare(b.rule);
+}
+
+/** `YYYY-MM-DD` of a date, in UTC. */
+export function dayOf(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+function waiverKey(rule: string, resource: string): string {
+  return `${rule}\0${resource}`;
+}
+
+export async function evaluatePolicy(desired: DesiredState, options: PolicyOptions): Promise<PolicyReport> {
+  const tokens = options.tokens ?? createTokenCounter();
+  const fallback = [...desired.agents.values(), ...desired.phones.values()][0]?.source ?? { file: desired.files[0] ?? 'voxform.yaml', line: 1, col: 1 };
+  const { section, rules, problems } = await resolveRules(desired, { packs: options.packs, fallback });
+  const subject = { desired, tokens };
+  const findings: Finding[] = [];
+  for (const { rule, status } of rules) {
+    if (status.level === 'off') continue;
+    for (const hit of await rule.check(subject)) findings.push({ ...hit, rule: rule.id, level: status.level, hint: rule.hint });
+  }
+  const sectionFinding = (rule: string, level: Finding['level'], hit: RuleHit): Finding => ({ ...hit, rule, level, hint: SECTION_HINTS[rule] as string });
+  const invalid = problems.map((hit) => sectionFinding(POLICY_INVALID, 'mandatory', hit));
+
+  const today = dayOf(options.now());
+  const inForce = new Map<string, WaiverSpec>();
+  const waivers: WaiverStatus[] = [];
+  const expired: Finding[] = [];
+  for (const waiver of section.waivers) {
+    const state = waiver.expires < today ? 'expired' : 'in-force';
+    if (state === 'expired') {
+      expired.push(sectionFinding(WAIVER_EXPIRED, 'mandatory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} expired on ${waiver.expires}`, location: waiver.location }));
+    } else {
+      inForce.set(waiverKey(waiver.rule, waiver.resource), waiver);
+    }
+    waivers.push({ rule: waiver.rule, resource: waiver.resource, reason: waiver.reason, expires: waiver.expires, location: waiver.location, state });
+  }
+  const active: Finding[] = [];
+  const waived: Finding[] = [];
+  const used = new Set<string>();
+  for (const finding of findings) {
+    const key = waiverKey(finding.rule, finding.resource);
+    if (inForce.has(key)) {
+      used.add(key);
+      waived.push(finding);
+    } else {
+      active.push(finding);
+    }
+  }
+  const unused: Finding[] = [];
+  for (const waiver of waivers) {
+    const key = waiverKey(waiver.rule, waiver.resource);
+    if (waiver.state !== 'in-force' || used.has(key)) continue;
+    waiver.state = 'unused';
+    unused.push(sectionFinding(WAIVER_UNUSED, 'advisory', { resource: waiver.resource, message: `the waiver of ${waiver.rule} for ${waiver.resource} matches no finding`, location: waiver.location }));
+  }
+  const all = [...invalid, ...expired, ...active, ...unused].sort(byPosition);
+  return {
+    tokenizer: tokens.encoding,
+    rules: [...rules.map(({ status }) => status), ...SECTION_RULES],
+    findings: all,
+    waived: waived.sort(byPosition),
+    waivers,
+    summary: {
+      mandatory: all.filter((finding) => finding.level === 'mandatory').length,
+      advisory: all.filter((finding) => finding.level === 'advisory').length,
+      waived: waived.length,
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * The places rules look at, each with its `file:line:col`: an agent's prompt (a line of its prompt
+ * file when the text is the file's own), the texts a voice speaks, webhook and tool targets, and
+ * config values by path. Positions come from the spans the manifest loader attached (positions.ts).
+ */
+import type { SourceLocation } from '../errors.js';
+import { spanAt, type PathPart } from '../manifest/positions.js';
+import { locationOf } from '../manifest/source.js';
+import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import { formatIndexed } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
+
+/** A text of a resource: where it is, and where a character of it is. */
+export interface TextPlace {
+  resource: string;
+  /** As messages name it: `prompt`, `first_message`, `flow.call_transfer.messages[0]`, `description`. */
+  field: string;
+  text: string;
+  at(offset: number): SourceLocation;
+}
+
+/** The location of the config value at `path` of an agent, else of the agent itself. */
+export function configLocation(agent: DesiredAgent, path: readonly PathPart[]): SourceLocation {
+  const span = path.length === 0 ? undefined : spanAt(agent.config, path);
+  return span ? locationOf(span) : agent.source;
+}
+
+export function valueAt(root: unknown, path: readonly PathPart[]): unknown {
+  let current = root;
+  for (const part of path) {
+    if (Array.isArray(current) && typeof part === 'number') current = current[part];
+    else if (isPlainObject(current) && Object.hasOwn(current, part)) current = current[String(part)];
+    else return undefined;
+  }
+  return current;
+}
+
+/** Line and column of `offset` in `text`, 1-based (CRLF was made LF when the prompt was read: lines are unchanged). */
+function linePosition(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
+    line++;
+    lineStart = at + 1;
+  }
+  return { line, col: offset - lineStart + 1 };
+}
+
+export function promptPlace(agent: DesiredAgent): TextPlace | undefined {
+  const text = agent.config.prompt;
+  if (typeof text !== 'string') return undefined;
+  const file = agent.promptFile;
+  const at = (offset: number): SourceLocation => {
+    if (file?.verbatim) return { file: file.display, ...linePosition(text, offset) };
+    return file ? file.at : configLocation(agent, ['prompt']);
+  };
+  return { resource: agent.address, field: 'prompt', text, at };
+}
+
+function stringPlace(agent: DesiredAgent, path: readonly PathPart[]): TextPlace | undefined {
+  const text = valueAt(agent.config, path);
+  if (typeof text !== 'string') return undefined;
+  // Located only when a rule reports it: most texts pass every rule.
+  return { resource: agent.address, field: formatIndexed(path), text, at: () => configLocation(agent, path) };
+}
+
+/** The places of one desired state, found once and shared by every rule that reads them. */
+function memoized<T>(find: (desired: DesiredState) => T): (desired: DesiredState) => T {
+  const found = new WeakMap<DesiredState, T>();
+  return (desired) => {
+    let value = found.get(desired);
+    if (value === undefined) {
+      value = find(desired);
+      found.set(desired, value);
+    }
+    return value;
+  };
+}
+
+/** Lists of spoken messages in an agent config. */
+const SPOKEN_LISTS: ReadonlyArray<readonly PathPart[]> = [
+  ['flow', 'call_transfer', 'messages'],
+  ['flow', 'agent_terminate_call', 'messages'],
+];
+const SPOKEN_TEXTS: ReadonlyArray<readonly PathPart[]> = [
+  ['first_message'],
+  ['flow', 'inactivity_handling', 'message'],
+  ['flow', 'voicemail', 'message'],
+  ['session_timeout', 'message'],
+];
+
+/** Every text of an agent a voice reads aloud as written. */
+export function spokenPlaces(agent: DesiredAgent): TextPlace[] {
+  const places: TextPlace[] = [];
+  const add = (path: readonly PathPart[]) => {
+    const place = stringPlace(agent, path);
+    if (place) places.push(place);
+  };
+  for (const path of SPOKEN_TEXTS) add(path);
+  const lists = [...SPOKEN_LISTS];
+  const tools = agent.config.tools;
+  if (Array.isArray(tools)) tools.forEach((_, index) => lists.push(['tools', index, 'messages']));
+  for (const path of lists) {
+    const list = valueAt(agent.config, path);
+    if (Array.isArray(list)) list.forEach((_, index) => add([...path, index]));
+  }
+  return places;
+}
+
+/** Every spoken text of every agent. */
+export const allSpokenPlaces = memoized((desired) => [...desired.agents.values()].flatMap(spokenPlaces));
+
+/** Every webhook and tool target of every agent. */
+export const allTargetPlaces = memoized((desired) => [...desired.agents.values()].flatMap(targetPlaces));
+
+/** Every text that may hold personal data: prompts, spoken texts, knowledge descriptions. */
+export const personalDataPlaces = memoized(findPersonalDataPlaces);
+
+function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
+  const places: TextPlace[] = [];
+  for (const agent of desired.agents.values()) {
+    const prompt = promptPlace(agent);
+    if (prompt) places.push(prompt);
+    places.push(...spokenPlaces(agent));
+  }
+  for (const knowledge of desired.knowledge.values()) {
+    if (typeof knowledge.description === 'string') {
+      places.push({ resource: knowledge.address, field: 'description', text: knowledge.description, at: () => knowledge.source });
+    }
+  }
+  return places;
+}
+
+/** A URL an agent sends call data to, with where it is written and the headers sent with it. */
+export interface TargetPlace {
+  resource: string;
+  /** `session_data_webhook`, `tools[0] "find_slots"`. */
+  what: string;
+  url: string;
+  /** Path of the headers object (`session_data_webhook.headers`, `tools.0.header`), whether or not set. */
+  headersPath: PathPart[];
+  headers: Record<string, unknown> | undefined;
+  kind: 'webhook' | 'tool';
+  /** Where the URL is written (found when asked: most targets pass every rule). */
+  locate(): SourceLocation;
+  agent: DesiredAgent;
+}
+
+const WEBHOOK_FIELDS = ['session_data_webhook', 'extra_prompt_webhook'] as const;
+
+export function targetPlaces(agent: DesiredAgent): TargetPlace[] {
+  const targets: TargetPlace[] = [];
+  for (const field of WEBHOOK_FIELDS) {
+    const webhook = agent.config[field];
+    if (typeof webhook === 'string') {
+      targets.push({ resource: agent.address, what: field, url: webhook, headersPath: [field, 'headers'], headers: undefined, kind: 'webhook', locate: () => configLocation(agent, [field]), agent });
+    } else if (isPlainObject(webhook) && typeof webhook.url === 'string') {
+      const headers = isPlainObject(webhook.headers) ? webhook.headers : undefined;
+      targets.push({ resource: agent.address, what: field, url: webhook.url, headersPath: [field, 'headers'], headers, kind: 'webhook', locate: () => configLocation(agent, [field, 'url']), agent });
+    }
+  }
+  const tools = agent.config.tools;
+  if (Array.isArray(tools)) {
+    tools.forEach((tool, index) => {
+      if (!isPlainObject(tool) || typeof tool.webhook !== 'string') return;
+      const headers = isPlainObject(tool.header) ? tool.header : undefined;
+      const what = `tools[${index}]${typeof tool.name === 'string' ? ` "${tool.name}"` : ''}`;
+      targets.push({ resource: agent.address, what, url: tool.webhook, headersPath: ['tools', index, 'header'], headers, kind: 'tool', locate: () => configLocation(agent, ['tools', index, 'webhook']), agent });
+    });
+  }
+  return targets;
+}
+
+/** The number at `path` of an agent's config when it is one, and how to find where it is written. */
+export function numberAt(agent: DesiredAgent, path: readonly PathPart[]): { value: number; locate(): SourceLocation } | undefined {
+  const value = valueAt(agent.config, path);
+  return typeof value === 'number' ? { value, locate: () => configLocation(agent, path) } : undefined;
+}

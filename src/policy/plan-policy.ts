@@ -1,0 +1,57 @@
+/**
+ * What a plan carries of policy: the findings, each changed prompt's token count before and after,
+ * and the relaxations against the base revision (a lowered level, a new waiver), which a reviewer
+ * sees first.
+ */
+import type { PolicyReport, TokenCounter } from './types.js';
+
+/** A way the pull request weakens a rule of review: a lowered level, a new waiver, a weakened promotion gate. */
+export interface Relaxation {
+  /** What was relaxed: `level-lowered`, `waiver-added`, `waiver-extended`, `team-rule-removed`, … */
+  kind: string;
+  /** One sentence for the reviewer. */
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
+export interface PromptTokens {
+  address: string;
+  /** Tokens of the live prompt; undefined when the agent had none. */
+  before: number | undefined;
+  after: number;
+}
+
+export interface PlanPolicy {
+  report: PolicyReport;
+  /** Each changed prompt's token count, in address order. */
+  promptTokens: PromptTokens[];
+  /** The base revision relaxations were looked for against; undefined when none was given. */
+  base: string | undefined;
+  relaxations: Relaxation[];
+}
+
+/** Token counts of the prompts a plan changes (the tokenizer is loaded only when one changes). */
+export async function promptTokenChanges(
+  changes: ReadonlyArray<{ address: string; fieldChanges: ReadonlyArray<{ path: string; before: unknown; after: unknown }> }>,
+  tokens: TokenCounter,
+): Promise<PromptTokens[]> {
+  const out: PromptTokens[] = [];
+  for (const change of changes) {
+    const field = change.fieldChanges.find((f) => f.path === 'config.prompt');
+    if (!field || typeof field.after !== 'string') continue;
+    out.push({ address: change.address, before: typeof field.before === 'string' ? await tokens.count(field.before) : undefined, after: await tokens.count(field.after) });
+  }
+  return out.sort((a, b) => a.address.localeCompare(b.address));
+}
+
+/** "1,204 → 1,391 tokens, +15.5%"; "1,391 tokens (new)". */
+export function describeTokenChange(change: PromptTokens): string {
+  const shown = (n: number) => n.toLocaleString('en-US');
+  if (change.before === undefined) return `${shown(change.after)} tokens (new)`;
+  if (change.before === 0) return `0 → ${shown(change.after)} tokens`;
+  const percent = ((change.after - change.before) / change.before) * 100;
+  const sign = percent > 0 ? '+' : percent < 0 ? '−' : '±';
+  return `${shown(change.before)} → ${shown(change.after)} tokens, ${sign}${Math.abs(percent).toFixed(1)}%`;
+}

@@ -1,0 +1,136 @@
+/**
+ * Policy findings as people read them: terminal text (validate, plan) and the Markdown section of a
+ * plan comment; and as JSON (the `policy` block of `validate --format json` and of the plan).
+ * Every text passes through the CLI's printer or the Markdown escaper: rule messages quote
+ * what a manifest says.
+ */
+import picocolors from 'picocolors';
+import { markdownCode, markdownText } from '../util/markdown-escape.js';
+import { printable } from '../util/printable.js';
+import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
+import type { Finding, PolicyReport, WaiverStatus } from './types.js';
+
+/** Most findings a plan comment lists; the rest are counted (validate and SARIF list every one). */
+export const COMMENT_FINDINGS_SHOWN = 50;
+
+function where(location: { file: string; line: number; col: number }): string {
+  return `${location.file}:${location.line}:${location.col}`;
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}
+
+/** "policy: 1 mandatory violation, 2 advisory findings, 1 waived". */
+export function policySummaryLine(report: PolicyReport): string {
+  const { mandatory, advisory, waived } = report.summary;
+  if (mandatory + advisory + waived === 0) return 'policy: no findings';
+  const parts = [plural(mandatory, 'mandatory violation'), plural(advisory, 'advisory finding')];
+  if (waived > 0) parts.push(`${waived.toLocaleString('en-US')} waived`);
+  return `policy: ${parts.join(', ')}`;
+}
+
+/** Each finding as `file:line:col  level rule-id  message`, its hint under it. */
+export function renderFindingsText(report: PolicyReport, options: { color: boolean }): string {
+  const c = picocolors.createColors(options.color);
+  const lines: string[] = [];
+  for (const finding of report.findings) {
+    const level = finding.level === 'mandatory' ? c.red('mandatory') : c.yellow('advisory');
+    lines.push(`${c.bold(printable(where(finding.location)))}  ${level} ${finding.rule}  ${printable(finding.message)}`, `  hint: ${printable(finding.hint)}`, '');
+  }
+  for (const waiver of report.waivers.filter((w) => w.state === 'in-force')) {
+    lines.push(`${c.dim(`waived until ${waiver.expires}:`)} ${waiver.rule} for ${printable(waiver.resource)} (${printable(waiver.reason)})`);
+  }
+  return lines.length === 0 ? '' : `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
+
+export function renderRelaxationsText(relaxations: readonly Relaxation[], options: { color: boolean }): string {
+  if (relaxations.length === 0) return '';
+  const c = picocolors.createColors(options.color);
+  const lines = [c.bold(c.yellow(`⚠ policy relaxed: this change weakens review (${plural(relaxations.length, 'relaxation')})`))];
+  for (const r of relaxations) lines.push(`  - ${r.file ? `${printable(`${r.file}:${r.line ?? 1}:${r.column ?? 1}`)}  ` : ''}${printable(r.message)}`);
+  return `${lines.join('\n')}\n\n`;
+}
+
+/** The plan's policy lines for the terminal: token changes, findings, summary. */
+export function renderPlanPolicyText(policy: PlanPolicy, options: { color: boolean }): string {
+  const out: string[] = [];
+  if (policy.promptTokens.length > 0) {
+    out.push(`Prompt tokens (${policy.report.tokenizer}):`);
+    for (const change of policy.promptTokens) out.push(`  ${change.address}: ${describeTokenChange(change)}`);
+    out.push('');
+  }
+  const findings = renderFindingsText(policy.report, options);
+  if (findings) out.push(findings);
+  out.push(policySummaryLine(policy.report), '');
+  return out.join('\n');
+}
+
+/** The "policy relaxed" block that opens a plan comment; empty when nothing was relaxed. */
+export function relaxationsMarkdown(relaxations: readonly Relaxation[]): string[] {
+  if (relaxations.length === 0) return [];
+  const lines = [`> [!WARNING]`, `> **Policy relaxed:** this pull request weakens review (${plural(relaxations.length, 'relaxation')}).`];
+  for (const r of relaxations) lines.push(`> - ${r.file ? `${markdownCode(`${r.file}:${r.line ?? 1}`)} ` : ''}${markdownText(r.message)}`);
+  return [...lines, ''];
+}
+
+function waiverRow(waiver: WaiverStatus): string {
+  // markdownText escapes `|`, so a reason cannot end its cell.
+  return `| ${markdownCode(waiver.rule, { inTable: true })} | ${markdownCode(waiver.resource, { inTable: true })} | ${waiver.expires} | ${markdownText(waiver.reason)} |`;
+}
+
+function findingLine(finding: Finding): string {
+  const icon = finding.level === 'mandatory' ? '⛔' : '⚠️';
+  return `- ${icon} ${markdownCode(finding.rule)} ${markdownCode(where(finding.location))}: ${markdownText(finding.message)}`;
+}
+
+/** Whether the policy has findings or waivers to show (else a plan comment shows only its token counts). */
+export function policyHasFindings(policy: PlanPolicy): boolean {
+  return policy.report.findings.length > 0 || policy.report.waivers.some((w) => w.state !== 'expired');
+}
+
+/** "**Prompt tokens** (o200k_base): `agent.a` 1,204 → 1,391 tokens, +15.5%." */
+export function promptTokensMarkdown(policy: PlanPolicy): string[] {
+  if (policy.promptTokens.length === 0) return [];
+  return [`**Prompt tokens** (${markdownCode(policy.report.tokenizer)}): ${policy.promptTokens.map((t) => `${markdownCode(t.address)} ${describeTokenChange(t)}`).join('; ')}.`, ''];
+}
+
+/** The policy section of a plan comment: token changes, findings, every waiver in force. */
+export function planPolicyMarkdown(policy: PlanPolicy): string[] {
+  const { report } = policy;
+  const lines: string[] = [`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''];
+  lines.push(...promptTokensMarkdown(policy));
+  const shown = report.findings.slice(0, COMMENT_FINDINGS_SHOWN);
+  lines.push(...shown.map(findingLine));
+  if (report.findings.length > shown.length) lines.push(`- …and ${(report.findings.length - shown.length).toLocaleString('en-US')} more (\`voxform validate\` lists every one)`);
+  if (shown.length > 0) lines.push('');
+  const inForce = report.waivers.filter((w) => w.state !== 'expired');
+  if (inForce.length > 0) {
+    lines.push('**Waivers in force**', '', '| Rule | Resource | Until | Reason |', '|---|---|---|---|', ...inForce.map(waiverRow), '');
+  }
+  return lines;
+}
+
+function findingJson(finding: Finding) {
+  return { rule: finding.rule, level: finding.level, resource: finding.resource, message: finding.message, hint: finding.hint, file: finding.location.file, line: finding.location.line, col: finding.location.col };
+}
+
+/** The `policy` block of validate's and plan's JSON. */
+export function policyReportJson(report: PolicyReport) {
+  return {
+    tokenizer: report.tokenizer,
+    summary: report.summary,
+    findings: report.findings.map(findingJson),
+    waived: report.waived.map(findingJson),
+    waivers: report.waivers.map((w) => ({ rule: w.rule, resource: w.resource, reason: w.reason, expires: w.expires, state: w.state, file: w.location.file, line: w.location.line, col: w.location.col })),
+  };
+}
+
+export function planPolicyJson(policy: PlanPolicy) {
+  return {
+    ...policyReportJson(policy.report),
+    prompt_tokens: policy.promptTokens.map((t) => ({ address: t.address, before: t.before ?? null, after: t.after })),
+    base: policy.base ?? null,
+    relaxations: policy.relaxations.map((r) => ({ kind: r.kind, message: r.message, file: r.file ?? null, line: r.line ?? null, column: r.column ?? null })),
+  };
+}

@@ -1,0 +1,63 @@
+/** Personal data written into what every caller's session carries: prompts, spoken texts, knowledge descriptions. */
+import { personalDataPlaces } from '../places.js';
+import type { PolicyRule } from '../types.js';
+import { counted, matchOffsets, textHits } from './text-rules.js';
+
+/** North American numbers (with or without +1) and E.164 numbers; never part of a longer run of digits. */
+const PHONE = /(?<![\w+])(?:\+1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\w])|(?<![\w+])\+[1-9]\d{7,14}(?!\d)/g;
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+/** 13 to 19 digits, optionally grouped by spaces or dashes; kept only when the Luhn check passes. */
+const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+/** US Social Security numbers (not the never-issued 000, 666 and 9xx areas) and UK National Insurance numbers. */
+const NATIONAL_ID = /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])|\b(?![DFIQUV])[A-CEGHJ-PR-TW-Z](?![DFIQUVO])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/g;
+
+export function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+const isCardNumber = (match: string): boolean => passesLuhn(match.replace(/[ -]/g, ''));
+
+export const PERSONAL_DATA_RULES: PolicyRule[] = [
+  {
+    id: 'pii-phone-number',
+    area: 'personal-data',
+    level: 'mandatory',
+    summary: 'No phone numbers in prompts, spoken texts or knowledge descriptions.',
+    hint: 'Configure a transfer number in flow.call_transfer, or pass caller details as session metadata; never write a person\'s number into the configuration.',
+    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(PHONE), (n, place) => `${place.field} holds ${counted(n, 'phone number')}`),
+  },
+  {
+    id: 'pii-email-address',
+    area: 'personal-data',
+    level: 'mandatory',
+    summary: 'No e-mail addresses in prompts, spoken texts or knowledge descriptions.',
+    hint: 'Keep contact details in your systems and let a tool look them up; a shared mailbox the agent may name belongs in a knowledge file.',
+    // Only texts with an "@" are searched: the pattern is costly on long runs of word characters.
+    check: ({ desired }) => textHits(personalDataPlaces(desired).filter((place) => place.text.includes('@')), matchOffsets(EMAIL), (n, place) => `${place.field} holds ${counted(n, 'e-mail address', 'e-mail addresses')}`),
+  },
+  {
+    id: 'pii-card-number',
+    area: 'personal-data',
+    level: 'mandatory',
+    summary: 'No payment card numbers (13 to 19 digits passing the Luhn check).',
+    hint: 'Remove the number; payments belong in a PCI-compliant tool, never in a prompt.',
+    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(CARD, isCardNumber), (n, place) => `${place.field} holds ${counted(n, 'payment card number')}`),
+  },
+  {
+    id: 'pii-national-id',
+    area: 'personal-data',
+    level: 'mandatory',
+    summary: 'No national identity numbers (US Social Security numbers, UK National Insurance numbers).',
+    hint: 'Remove the number; an agent that verifies identity should ask the caller and check it through a tool.',
+    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(NATIONAL_ID), (n, place) => `${place.field} holds ${counted(n, 'national identity number')}`),
+  },
+];

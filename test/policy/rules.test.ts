@@ -1,0 +1,130 @@
+/** Every built-in rule: a manifest it flags and one it does not (the pack's rules, table-driven). */
+import { describe, expect, it } from 'vitest';
+import { BUILT_IN_RULES } from '../../src/policy/rules/index.js';
+import { passesLuhn } from '../../src/policy/rules/personal-data.js';
+import { useTempDirs } from '../helpers/cli.js';
+import { oneAgent, policyOf } from './helpers.js';
+
+const tempDir = useTempDirs();
+
+const TOOL = (extra: string) => `tools:\n  - name: lookup\n    description: Looks up an order by its number.\n    webhook: https://api.example.com/orders\n    header: { authorization: "Bearer \${env:TOOL_TOKEN:-tool-token-123}" }\n${extra}`;
+const HOOK = 'session_data_webhook: { url: "https://hooks.example.com/end", headers: { authorization: "Bearer ${env:HOOK:-hook-token-123}" } }';
+const CAMPAIGN = `phones:\n  "+15551230001": { agent: a }\ncampaigns:\n  c: { id: cmp_1, name: Recall, caller: "+15551230001" }\n`;
+const LONG_PROMPT = Array.from({ length: 4_200 }, (_, i) => `word${i % 10}`).join(' ');
+
+type Fixture = Record<string, string>;
+const manifest = (config: string, rest = ''): Fixture => ({ 'voxform.yaml': oneAgent(config, rest) });
+
+const CASES: Array<{ rule: string; flagged: Fixture; clean: Fixture }> = [
+  { rule: 'pii-phone-number', flagged: manifest('first_message: Call Jane on 555-201-3344 anytime.'), clean: manifest('first_message: Call us anytime.') },
+  { rule: 'pii-email-address', flagged: manifest('prompt: Write to jane.doe@example.com when asked.'), clean: manifest('prompt: Offer to send details by text message.') },
+  { rule: 'pii-card-number', flagged: manifest('prompt: "The card on file is 4111 1111 1111 1111."'), clean: manifest('prompt: "Order 4111 1111 1111 1112 shipped."') },
+  { rule: 'pii-national-id', flagged: manifest('prompt: "The patient SSN is 123-45-6789."'), clean: manifest('prompt: "Ticket 000-12-3456 is open."') },
+  { rule: 'speech-markdown', flagged: manifest('first_message: "Hi, **welcome** to Acme!"'), clean: manifest('first_message: Hi, welcome to Acme!') },
+  { rule: 'speech-url', flagged: manifest('first_message: Visit https://acme.example today.'), clean: manifest('first_message: Visit our website today.') },
+  { rule: 'speech-emoji', flagged: manifest('first_message: "Hi there 👋"'), clean: manifest('first_message: Hi there.') },
+  { rule: 'speech-symbols', flagged: manifest('first_message: "Welcome to Smith & Sons."'), clean: manifest('first_message: Welcome to Smith and Sons.') },
+  { rule: 'speech-abbreviations', flagged: manifest('first_message: We can book a check-up, e.g. on Monday.'), clean: manifest('first_message: We can book a check-up, for example on Monday.') },
+  {
+    rule: 'speech-first-message-length',
+    flagged: manifest(`first_message: ${Array.from({ length: 31 }, () => 'hello').join(' ')}`),
+    clean: manifest('first_message: Thanks for calling Acme Dental, this is Ava. How can I help?'),
+  },
+  {
+    rule: 'security-plain-http',
+    flagged: manifest('session_data_webhook: { url: "http://hooks.example.com/end", headers: { authorization: "${env:HOOK:-hook-token-123}" } }'),
+    clean: manifest('session_data_webhook: { url: "http://127.0.0.1:8080/end", headers: { authorization: "${env:HOOK:-hook-token-123}" } }'),
+  },
+  {
+    rule: 'security-literal-credential',
+    flagged: manifest('session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-hook-token: "literal-token-123" } }'),
+    clean: manifest(HOOK),
+  },
+  { rule: 'security-url-credential', flagged: manifest(TOOL('').replace('/orders', '/orders?api_key=abc')), clean: manifest(TOOL('').replace('/orders', '/orders?day=1')) },
+  { rule: 'security-webhook-auth', flagged: manifest('session_data_webhook: https://hooks.example.com/end'), clean: manifest(HOOK) },
+  { rule: 'security-tool-auth', flagged: manifest(TOOL('').replace(/ {4}header: .*\n/, '')), clean: manifest(TOOL('')) },
+  {
+    rule: 'behaviour-transfer-target',
+    flagged: manifest('prompt: If the caller asks for a person, transfer them.'),
+    clean: manifest('prompt: If the caller asks for a person, transfer them.\nflow: { call_transfer: { phone: "+15551239999" } }'),
+  },
+  { rule: 'behaviour-tool-description', flagged: manifest(TOOL('').replace(/ {4}description: .*\n/, '')), clean: manifest(TOOL('')) },
+  {
+    rule: 'behaviour-parameter-description',
+    flagged: manifest(TOOL('    params: [{ name: order, type: string, required: true }]')),
+    clean: manifest(TOOL('    params: [{ name: order, type: string, required: true, description: "The order number" }]')),
+  },
+  { rule: 'behaviour-empty-prompt', flagged: manifest('prompt: "   "'), clean: manifest('prompt: Be brief and kind.') },
+  { rule: 'behaviour-temperature', flagged: manifest('llm: { temperature: 1.4 }'), clean: manifest('llm: { temperature: 0.4 }') },
+  { rule: 'behaviour-response-delay', flagged: manifest('flow: { response_delay: 3000 }'), clean: manifest('flow: { response_delay: 300 }') },
+  { rule: 'behaviour-max-duration', flagged: manifest('session_timeout: { max_duration: 30000 }'), clean: manifest('session_timeout: { max_duration: 900000 }') },
+  { rule: 'behaviour-idle-time', flagged: manifest('flow: { inactivity_handling: { idle_time: 1000 } }'), clean: manifest('flow: { inactivity_handling: { idle_time: 10000 } }') },
+  { rule: 'behaviour-tool-timeout', flagged: manifest(TOOL('    timeout: 30000')), clean: manifest(TOOL('    timeout: 5000')) },
+  { rule: 'campaign-voicemail', flagged: manifest('first_message: Hello.', CAMPAIGN), clean: manifest('flow: { voicemail: { message: Please call us back. Thank you! } }', CAMPAIGN) },
+  {
+    rule: 'campaign-caller-agent',
+    flagged: manifest('first_message: Hello.', 'phones:\n  "+15551230001": {}\ncampaigns:\n  c: { id: cmp_1, name: Recall, caller: "+15551230001" }\n'),
+    clean: manifest('flow: { voicemail: { message: Please call us back. } }', CAMPAIGN),
+  },
+  { rule: 'cost-prompt-tokens', flagged: manifest(`prompt: ${LONG_PROMPT}`), clean: manifest('prompt: Be brief and kind.') },
+];
+
+describe('the built-in pack', () => {
+  it('has at least 25 rules, each with an id, a level, a summary and a fix hint, and a case below', () => {
+    expect(BUILT_IN_RULES.length).toBeGreaterThanOrEqual(25);
+    for (const rule of BUILT_IN_RULES) {
+      expect(rule.id).toMatch(/^[a-z]+(?:-[a-z0-9]+)+$/);
+      expect(['mandatory', 'advisory']).toContain(rule.level);
+      expect(rule.summary.length).toBeGreaterThan(10);
+      expect(rule.hint.length).toBeGreaterThan(10);
+    }
+    expect(CASES.map((c) => c.rule).sort()).toEqual(BUILT_IN_RULES.map((rule) => rule.id).sort());
+  });
+
+  it.each(CASES)('$rule flags its fixture and not the clean one', async ({ rule, flagged, clean }) => {
+    const bad = await policyOf(await tempDir(flagged));
+    const found = bad.findings.filter((finding) => finding.rule === rule);
+    expect(found, JSON.stringify(bad.findings.map((f) => f.rule))).toHaveLength(1);
+    expect(found[0]?.location.file).toBe('voxform.yaml');
+    expect(found[0]?.location.line).toBeGreaterThan(1);
+    const good = await policyOf(await tempDir(clean));
+    expect(good.findings.map((finding) => finding.rule)).not.toContain(rule);
+  });
+});
+
+describe('places and messages', () => {
+  it('points a finding in a prompt file at its line and column there', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': oneAgent('prompt: { file: prompts/a.md }'),
+      'prompts/a.md': 'You are kind.\r\n\r\nFor records, call 555-201-3344.\r\n',
+    });
+    const [finding] = (await policyOf(dir)).findings;
+    expect(finding).toMatchObject({ rule: 'pii-phone-number', resource: 'agent.a', location: { file: 'prompts/a.md', line: 3, col: 19 } });
+  });
+
+  it('finds personal data in a knowledge file description', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': 'version: 1\nknowledge:\n  faq: { file: faq.md, description: Ask jane.doe@example.com for prices }\n',
+      'faq.md': 'Prices.',
+    });
+    expect((await policyOf(dir)).findings).toMatchObject([{ rule: 'pii-email-address', resource: 'knowledge.faq', location: { file: 'voxform.yaml', line: 3 } }]);
+  });
+
+  it('never quotes a literal credential or a personal datum', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': oneAgent('first_message: Call 555-201-3344.\nsession_data_webhook: { url: "https://hooks.example.com/end", headers: { authorization: "literal-secret-9f8e" } }'),
+    });
+    const text = JSON.stringify((await policyOf(dir)).findings);
+    expect(text).toContain('security-literal-credential');
+    expect(text).not.toContain('literal-secret-9f8e');
+    expect(text).not.toContain('201-3344');
+  });
+
+  it.each([
+    ['4111111111111111', true],
+    ['4111111111111112', false],
+    ['79927398713', true],
+  ])('Luhn %s → %s', (digits, passes) => {
+    expect(passesLuhn(digits)).toBe(passes);
+  });
+});

@@ -1,0 +1,164 @@
+/** The manifest's policy section: levels, waivers (with an injected day), team rules, operator packs. */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RegexTimeBudget } from '../../src/conversations/safe-regex.js';
+import { compileCustomRule } from '../../src/policy/custom-rules.js';
+import { evaluatePolicy } from '../../src/policy/evaluate.js';
+import { loadOperatorPacks, POLICY_PACKS_VARIABLE } from '../../src/policy/operator-packs.js';
+import { readPolicySection } from '../../src/policy/section.js';
+import { createTokenCounter } from '../../src/policy/tokens.js';
+import { isVoxformError } from '../../src/errors.js';
+import { loadManifests } from '../../src/manifest/index.js';
+import { useTempDirs } from '../helpers/cli.js';
+import { loadState, oneAgent, policyOf, TODAY } from './helpers.js';
+
+const tempDir = useTempDirs();
+
+/** Two agents, each with a phone number in its first message: two findings of one rule. */
+const TWO_FINDINGS = `version: 1
+agents:
+  a: { id: ag_1, config: { first_message: Call 555-201-3344. } }
+  b: { id: ag_2, config: { first_message: Call 555-201-3355. } }
+`;
+
+function withPolicy(policy: string): string {
+  return `${TWO_FINDINGS}policy:\n${policy
+    .trim()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n')}\n`;
+}
+
+describe('levels', () => {
+  it('a level set in the manifest replaces the rule\'s own, and off turns a rule off', async () => {
+    const advisory = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('rules: { pii-phone-number: advisory }') }));
+    expect(advisory.findings.map((f) => f.level)).toEqual(['advisory', 'advisory']);
+    expect(advisory.rules.find((r) => r.id === 'pii-phone-number')).toMatchObject({ level: 'advisory', defaultLevel: 'mandatory', source: { kind: 'manifest', location: { file: 'voxform.yaml', line: 6 } } });
+    const off = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('rules: { pii-phone-number: off }') }));
+    expect(off.findings).toEqual([]);
+  });
+
+  it('an unknown rule id is a mandatory policy-invalid finding with the likely meant id', async () => {
+    const report = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('rules: { pii-phone-numbr: off }') }));
+    expect(report.findings.find((f) => f.rule === 'policy-invalid')).toMatchObject({ level: 'mandatory', message: expect.stringContaining('did you mean "pii-phone-number"?'), location: { line: 6 } });
+  });
+
+  it('the policy section is schema-checked where it is written, and an environment cannot carry one', async () => {
+    const dir = await tempDir({ 'voxform.yaml': `${withPolicy('rules: { pii-phone-number: sometimes }')}environments:\n  staging:\n    policy: { rules: { pii-phone-number: off } }\n` });
+    const result = await loadManifests({ paths: [], cwd: dir, env: {} });
+    expect(result.state).toBeUndefined();
+    expect(result.diagnostics.map((d) => d.line)).toEqual([6, 9]);
+  });
+});
+
+describe('waivers', () => {
+  const WAIVER = (expires: string) => withPolicy(`waivers:\n  - { rule: pii-phone-number, resource: agent.a, reason: Approved by the privacy lead, expires: "${expires}" }`);
+
+  it('a waiver in force silences exactly its rule for its resource', async () => {
+    const report = await policyOf(await tempDir({ 'voxform.yaml': WAIVER('2026-06-15') }));
+    expect(report.findings.map((f) => `${f.rule} ${f.resource}`)).toEqual(['pii-phone-number agent.b']);
+    expect(report.waived.map((f) => `${f.rule} ${f.resource}`)).toEqual(['pii-phone-number agent.a']);
+    expect(report.waivers).toMatchObject([{ state: 'in-force', reason: 'Approved by the privacy lead', location: { file: 'voxform.yaml', line: 7 } }]);
+    expect(report.summary).toEqual({ mandatory: 1, advisory: 0, waived: 1 });
+  });
+
+  it('from the day after its expiry, a waiver silences nothing and is a violation itself', async () => {
+    const dir = await tempDir({ 'voxform.yaml': WAIVER('2026-06-15') });
+    const state = await loadState(dir);
+    const nextDay = await evaluatePolicy(state, { now: () => new Date('2026-06-16T00:00:01Z') });
+    expect(nextDay.findings.map((f) => `${f.rule} ${f.resource}`)).toEqual(['pii-phone-number agent.a', 'pii-phone-number agent.b', 'policy-waiver-expired agent.a']);
+    expect(nextDay.findings.find((f) => f.rule === 'policy-waiver-expired')).toMatchObject({ level: 'mandatory', location: { line: 7 } });
+    const lastDay = await evaluatePolicy(state, { now: () => new Date('2026-06-15T23:59:59Z') });
+    expect(lastDay.waived).toHaveLength(1);
+  });
+
+  it('a waiver that matches no finding is reported (advisory)', async () => {
+    const report = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('waivers:\n  - { rule: speech-url, resource: agent.a, reason: Not needed, expires: "2030-01-01" }') }));
+    expect(report.findings.find((f) => f.rule === 'policy-waiver-unused')).toMatchObject({ level: 'advisory', resource: 'agent.a' });
+    expect(report.waivers[0]?.state).toBe('unused');
+  });
+});
+
+describe('team rules', () => {
+  const TEAM = (rule: string, config = 'first_message: Thanks for calling Acme.') => oneAgent(config, `policy:\n  custom:\n    - { id: team-rule, ${rule} }\n`);
+
+  it.each([
+    ['pattern', 'path: config.first_message, pattern: "^Thanks"', 'first_message: Hello from Acme.', 'does not match the pattern'],
+    ['not_pattern', 'path: config.first_message, not_pattern: "[Gg]uarantee"', 'first_message: We guarantee it.', 'matches not_pattern'],
+    ['max_length', 'path: config.first_message, max_length: 20', 'first_message: Thanks for calling Acme Dental, how can I help?', 'characters (at most 20)'],
+    ['max_tokens', 'path: config.prompt, max_tokens: 5', 'prompt: Be brief, be kind, and always confirm the appointment time twice.', 'tokens (o200k_base; at most 5)'],
+    ['required', 'path: config.flow.call_transfer.phone, required: true', 'first_message: Thanks.', 'is not set'],
+    ['one_of', 'path: config.language, one_of: [en-US, en-GB]', 'language: fr-FR', 'is not one of "en-US", "en-GB"'],
+    ['schema', 'path: config.llm.temperature, schema: { type: number, maximum: 0.5 }', 'llm: { temperature: 0.9 }', "does not satisfy the rule's schema"],
+  ])('%s: flags a value that fails it', async (_check, rule, badConfig, problem) => {
+    const bad = await policyOf(await tempDir({ 'voxform.yaml': TEAM(rule as string, badConfig as string) }));
+    expect(bad.findings.filter((f) => f.rule === 'team-rule').map((f) => f.message)).toEqual([expect.stringContaining(problem as string)]);
+  });
+
+  it('a glob reaches every matching value, each at its own line', async () => {
+    const config = 'tools:\n  - { name: a, description: Short. }\n  - { name: b, description: A description long enough to pass the rule. }\n  - { name: c, description: Tiny. }';
+    const report = await policyOf(await tempDir({ 'voxform.yaml': TEAM('path: "config.tools.*.description", max_length: 10', config).replace('max_length: 10', 'pattern: ".{20}"') }));
+    expect(report.findings.filter((f) => f.rule === 'team-rule').map((f) => `${f.location.line} ${f.message.split(' ')[0]}`)).toEqual(['7 config.tools.0.description', '9 config.tools.2.description']);
+  });
+
+  it('passes values that hold, and the level given', async () => {
+    const report = await policyOf(await tempDir({ 'voxform.yaml': TEAM('path: config.first_message, pattern: "Acme", max_length: 100, level: advisory') }));
+    expect(report.findings).toEqual([]);
+    expect(report.rules.find((r) => r.id === 'team-rule')).toMatchObject({ area: 'team', level: 'advisory' });
+  });
+
+  it('an invalid regular expression, a forbidden schema keyword and a taken id are policy-invalid findings', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': oneAgent('first_message: Hi.', 'policy:\n  custom:\n    - { id: r1, path: config.first_message, pattern: "(unclosed" }\n    - { id: r2, path: config.first_message, schema: { type: string, pattern: "^(a+)+$" } }\n    - { id: pii-phone-number, path: config.first_message, required: true }\n'),
+    });
+    const messages = (await policyOf(dir)).findings.filter((f) => f.rule === 'policy-invalid').map((f) => f.message);
+    expect(messages).toEqual([
+      expect.stringContaining('pattern is not a valid regular expression'),
+      expect.stringContaining('the schema uses "pattern", which team rules may not use'),
+      expect.stringContaining('has the id of another rule'),
+    ]);
+  });
+
+  it('a team regex runs under the shared time budget: a match that runs out of time is a finding, never a hang', async () => {
+    const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
+    const section = readPolicySection({ custom: [{ id: 'slow', path: 'config.first_message', pattern: '^(a+)+$' }] }, { file: 'voxform.yaml', line: 1, col: 1 });
+    // The budget's match is the stand-in a test injects: it reports the time-out a catastrophic pattern would reach.
+    const budget = new RegexTimeBudget({ match: () => ({ timedOut: true }), now: () => 0 });
+    const compiled = await compileCustomRule(section.custom[0]!, { regexBudget: budget });
+    if (!('rule' in compiled)) throw new Error('expected a rule');
+    const hits = await compiled.rule.check({ desired: state, tokens: createTokenCounter() });
+    expect(hits.map((hit) => hit.message)).toEqual([expect.stringContaining('could not be checked against pattern in time')]);
+  });
+});
+
+describe('operator rule packs', () => {
+  const PACK = `export const rules = [{ id: 'acme-no-friday', area: 'x', level: 'mandatory', summary: 'No Friday in greetings.', hint: 'Say another day.',
+  check: ({ desired }) => [...desired.agents.values()].filter((a) => String(a.config.first_message).includes('Friday')).map((a) => ({ resource: a.address, message: 'first_message names Friday', location: a.source })) }];\n`;
+
+  it('come only from VOXFORM_POLICY_PACKS, and their rules run like the built-in ones', async () => {
+    const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: See you Friday.'), 'pack.mjs': PACK });
+    const packs = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: 'pack.mjs' }, dir);
+    const report = await evaluatePolicy(await loadState(dir), { now: () => TODAY, packs });
+    expect(report.findings.map((f) => f.rule)).toEqual(['acme-no-friday']);
+    expect(report.rules.find((r) => r.id === 'acme-no-friday')?.source).toEqual({ kind: 'operator', pack: 'pack.mjs' });
+    expect(await loadOperatorPacks({}, dir)).toEqual([]);
+  });
+
+  it('a manifest cannot name a pack: the policy section has no such field, and nothing it names is imported', async () => {
+    const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.', 'policy:\n  packs: [pack.mjs]\n'), 'pack.mjs': "globalThis.voxformPackRan = true; export const rules = [];\n" });
+    const result = await loadManifests({ paths: [], cwd: dir, env: {} });
+    expect(result.state).toBeUndefined();
+    expect(result.diagnostics).toMatchObject([{ code: 'unknown_field', line: 8 }]);
+    expect((globalThis as { voxformPackRan?: boolean }).voxformPackRan).toBeUndefined();
+  });
+
+  it('a pack that cannot be loaded stops the run with policy_pack_invalid', async () => {
+    const dir = await tempDir({ 'bad.mjs': 'export const rules = [{ id: "Bad Id", level: "mandatory", check() { return []; } }];\n' });
+    await writeFile(path.join(dir, 'none.mjs'), 'export const nothing = 1;\n');
+    for (const name of ['bad.mjs', 'none.mjs', 'missing.mjs']) {
+      const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: name }, dir).catch((e: unknown) => e);
+      expect(isVoxformError(error) && error.code, name).toBe('policy_pack_invalid');
+    }
+  });
+});
