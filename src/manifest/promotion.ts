@@ -7,15 +7,14 @@
 import { didYouMean } from '../util/did-you-mean.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { DiagnosticList } from './diagnostics.js';
-import type { CombinedManifest, Setting } from './fragments.js';
+import type { CombinedManifest } from './fragments.js';
 import { spanAt } from './positions.js';
 import { locationOf, type Span } from './source.js';
 import { GATE_METRICS, parseDuration, type EnvironmentPromotion, type GateMetric, type Gates, type PromotionPlace } from './promotion-settings.js';
 
-function gatesOf(setting: Setting | undefined, locations: EnvironmentPromotion['locations']): Gates {
-  const value = setting?.value;
-  if (!setting || !isPlainObject(value)) return {};
-  locations.gates = locationOf(setting.keySpan);
+function gatesOf(value: unknown, keySpan: Span | undefined, locations: EnvironmentPromotion['locations']): Gates {
+  if (!isPlainObject(value)) return {};
+  if (keySpan) locations.gates = locationOf(keySpan);
   const place = (key: PromotionPlace) => {
     const span = spanAt(value, [key], 'key');
     if (span) locations[key] = locationOf(span);
@@ -67,9 +66,30 @@ export function resolvePromotions(combined: CombinedManifest, diagnostics: Diagn
         diagnostics.error('promotion_source_unknown', `environment "${environment}" is promoted from "${written.value}", which is not an environment${detail}`, span);
       }
     }
-    promotions.set(environment, { environment, from, gates: gatesOf(promotion.gates, locations), locations });
+    promotions.set(environment, { environment, from, gates: gatesOf(promotion.gates?.value, promotion.gates?.keySpan, locations), locations });
   }
   reportCycles(promotions, fromSpans, diagnostics);
+  return promotions;
+}
+
+/**
+ * The promotion settings of manifest documents as written, unchecked across environments: what a
+ * base revision's manifests said, for comparing with a pull request's (src/review/). Places are
+ * known where the documents carry their spans.
+ */
+export function promotionsOfDocuments(documents: ReadonlyArray<Record<string, unknown>>): Map<string, EnvironmentPromotion> {
+  const promotions = new Map<string, EnvironmentPromotion>();
+  for (const document of documents) {
+    if (!isPlainObject(document.environments)) continue;
+    for (const [environment, overlay] of Object.entries(document.environments)) {
+      if (!isPlainObject(overlay) || (overlay.promote_from === undefined && overlay.gates === undefined)) continue;
+      const locations: EnvironmentPromotion['locations'] = {};
+      const fromSpan = spanAt(overlay, ['promote_from'], 'key');
+      if (fromSpan) locations.promote_from = locationOf(fromSpan);
+      const from = typeof overlay.promote_from === 'string' ? overlay.promote_from : undefined;
+      promotions.set(environment, { environment, from, gates: gatesOf(overlay.gates, spanAt(overlay, ['gates'], 'key'), locations), locations });
+    }
+  }
   return promotions;
 }
 

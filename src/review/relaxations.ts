@@ -8,6 +8,8 @@ import type { SourceLocation } from '../errors.js';
 import type { Relaxation } from '../policy/plan-policy.js';
 import { readPolicySection, type PolicySection } from '../policy/section.js';
 import { LEVEL_RANK, type PolicyLevel } from '../policy/types.js';
+import { promotionsOfDocuments } from '../manifest/promotion.js';
+import { gateRelaxations } from '../promote/relaxations.js';
 import { isPlainObject } from '../util/json-object.js';
 
 export type { Relaxation } from '../policy/plan-policy.js';
@@ -87,7 +89,13 @@ export const waiversAdded: RelaxationDetector = ({ base, head }) => {
 };
 
 /** Every detector a plan runs; promotion gates and other reviews add theirs here. */
-export const RELAXATION_DETECTORS: readonly RelaxationDetector[] = [levelsLowered, waiversAdded];
+/** A promotion gate the pull request weakens or removes (src/promote/relaxations.ts). */
+export const gatesWeakened: RelaxationDetector = ({ base, head }) => {
+  const promotionsOf = (files: readonly ManifestDocuments[]) => promotionsOfDocuments(files.flatMap((file) => file.documents));
+  return gateRelaxations(promotionsOf(base), promotionsOf(head));
+};
+
+export const RELAXATION_DETECTORS: readonly RelaxationDetector[] = [levelsLowered, waiversAdded, gatesWeakened];
 
 export function findRelaxations(input: ReviewInput, detectors: readonly RelaxationDetector[] = RELAXATION_DETECTORS): Relaxation[] {
   return detectors.flatMap((detect) => detect(input));

@@ -13,6 +13,13 @@ const manifest = (policy: unknown): ManifestDocuments[] => [{ file: 'voxform.yam
 const waiver = (expires: string) => ({ rule: 'pii-phone-number', resource: 'agent.a', reason: 'Approved', expires });
 
 describe('relaxations', () => {
+
+  it('a promotion gate the pull request weakens is a relaxation too (the promotion detector is in the list)', () => {
+    const withGates = (gates: unknown): ManifestDocuments[] => [{ file: 'voxform.yaml', documents: [{ version: 1, environments: { staging: {}, production: { promote_from: 'staging', gates } } }] }];
+    const found = findRelaxations({ base: withGates({ tests: 'pass', min_calls: 50, soak: '2h' }), head: withGates({ min_calls: 10, soak: '2h' }), defaultLevels: DEFAULTS });
+    expect(found.map((r) => `${r.kind}: ${r.message}`)).toEqual(['gate: production: tests: pass is no longer required', 'gate: production: min_calls lowered from 50 to 10']);
+    expect(findRelaxations({ base: withGates({ min_calls: 10 }), head: withGates({ min_calls: 50 }), defaultLevels: DEFAULTS })).toEqual([]);
+  });
   it.each([
     ['nothing changes', undefined, undefined, []],
     ['a level is raised', undefined, { rules: { 'speech-url': 'mandatory' } }, []],
