@@ -14,7 +14,7 @@ import { withToolMocks } from './mock-tools.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel, RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
-import type { RegexTimeBudget } from './safe-regex.js';
+import type { RegexTimeBudget } from '../util/safe-regex.js';
 import type { JudgeCache } from './judge-cache.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 import { labelAsTestTraffic } from '../api/test-traffic.js';

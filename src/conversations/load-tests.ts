@@ -19,7 +19,7 @@ import type { ConversationTest as WrittenTest, TestFile as WrittenFile } from '.
 import { validateAgainst, type SchemaIssue } from '../schema/validate.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { MAX_TEST_BYTES_PER_RUN } from './budgets.js';
-import { compileRegex } from './safe-regex.js';
+import { compileRegex } from '../util/safe-regex.js';
 import { reportTestSchemaIssue } from './schema-issues.js';
 import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, ScriptedTurn, TestFile } from './types.js';
 

@@ -10,7 +10,7 @@ import { VoxformError } from '../errors.js';
 import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type CompletionModel, type TestRunLimits } from './budgets.js';
 import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
-import { RegexTimeBudget } from './safe-regex.js';
+import { RegexTimeBudget } from '../util/safe-regex.js';
 import type { Redact } from '../secrets/redact.js';
 import { serviceChannel, type AgentChannel } from './agent-channel.js';
 import type { ConversationIO, Recordings } from '../recordings/recordings.js';

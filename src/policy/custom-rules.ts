@@ -1,13 +1,13 @@
 /**
  * The team's own rules, declarative only: a path (or glob) in each resource of a kind and checks on
  * the values there. Nothing from the repository runs as code: regular expressions run under the
- * shared time budget (conversations/safe-regex.ts), and a JSON Schema may use only the keywords of
+ * shared time budget (util/safe-regex.ts), and a JSON Schema may use only the keywords of
  * SCHEMA_KEYWORDS (no `pattern`, `format` or `$ref`), within SCHEMA_NODES_MAX nodes.
  */
 import type { SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
-import { compileRegex, type RegexTimeBudget } from '../conversations/safe-regex.js';
+import { compileRegex, type RegexTimeBudget } from '../util/safe-regex.js';
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace } from './places.js';
 import type { CustomRuleSpec } from './section.js';

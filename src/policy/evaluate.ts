@@ -6,7 +6,7 @@
  */
 import type { SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
-import { RegexTimeBudget } from '../conversations/safe-regex.js';
+import { RegexTimeBudget } from '../util/safe-regex.js';
 import { compileCustomRule } from './custom-rules.js';
 import type { OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
@@ -52,6 +52,15 @@ const connection = () => ({ args: ['--base-url', emulator.url], env: { VOXFORM_A
 /** The live values of the secrets the export turned into ${env:…} (the seed's). */
 const SECRET_ENV = { APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION: 'seeded-calendar-token' };
 
+/**
+ * The exported agents hold what policy flags on purpose (a token in a URL, symbols in a greeting):
+ * export must write them as they are live. These tests are about the round trip, so the rules those
+ * values trip are turned off; test/policy/ holds the rules' own tests.
+ */
+async function quietPolicy(dir: string, rules: string[]): Promise<void> {
+  await appendFile(path.join(dir, 'voxform.yaml'), `policy:\n  rules:\n${rules.map((rule) => `    ${rule}: off\n`).join('')}`);
+}
+
 describe('voxform export', () => {
   test('--from-phones → a valid manifest that plans to no changes', async () => {
     const dir = await tempDir();
@@ -98,6 +107,7 @@ describe('voxform export', () => {
     expect(manifest).toContain('url: https://hooks.example.com/end?token=${env:SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN}');
     expect(manifest).not.toContain(URL_TOKEN);
     expect(result.stdout).toContain('SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN  agents.spare-agent-2.config.session_data_webhook.url (token in the URL)');
+    await quietPolicy(dir, ['security-url-credential', 'security-webhook-auth']);
     const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: URL_TOKEN } });
     expect(plan.stdout).not.toContain(URL_TOKEN);
     expect(plan.stderr).toBe('');
@@ -121,6 +131,7 @@ describe('voxform export', () => {
     for (const secret of Object.values(AWKWARD_SECRETS)) for (const file of files) expect(file).not.toContain(String(secret));
     expect(files[0]).not.toMatch(/\$\{env:VOXFORM_/);
 
+    await quietPolicy(dir, ['speech-symbols']);
     const validate = await runCli(['validate'], { cwd: dir, env: { [variable]: AWKWARD_SECRETS.hook } });
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);

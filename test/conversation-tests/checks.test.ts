@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkCall, checkReply } from '../../src/conversations/checks.js';
 import { judge, nextCallerMove } from '../../src/conversations/judge.js';
 import { ChatModel } from '../../src/model/chat-model.js';
-import { matchWithBudget, RegexTimeBudget } from '../../src/conversations/safe-regex.js';
+import { matchWithBudget, RegexTimeBudget } from '../../src/util/safe-regex.js';
 import type { CallCheck, ReplyCheck } from '../../src/conversations/types.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';

@@ -144,6 +144,6 @@ describe('voxform plan', () => {
 
     const unknownBase = await runCli(['plan', '--local', '--base', 'no-such-branch'], { cwd: dir });
     expect(unknownBase.code).toBe(1);
-    expect(unknownBase.stderr).toContain('error: the base revision "no-such-branch" is not a commit of this repository');
+    expect(unknownBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no-such-branch" is not a commit of this repository');
   });
 });

@@ -24,6 +24,8 @@ function manifest(withReferences: boolean): string {
     '    config:',
     withReferences ? '      first_message: "Hello ${env:GREETING_SECRET}"' : '      first_message: Hello',
     withReferences ? '      session_data_webhook: { url: "https://hooks.example.com/end?token=${env:URL_TOKEN}" }' : '      session_data_webhook: { url: https://hooks.example.com/end }',
+    // Policy would stop the plan on these webhooks; this test is about what the plan shows.
+    'policy: { rules: { security-url-credential: off, security-webhook-auth: off } }',
     '',
   ].join('\n');
 }

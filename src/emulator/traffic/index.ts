@@ -52,13 +52,23 @@ function trafficAgents(store: EmulatorStore, wanted: string[] | undefined): Traf
     });
 }
 
+/**
+ * Now, or the millisecond after the latest configuration was stored when that is still now: calls
+ * fall strictly after their configuration, and a traffic request right after an apply must not find
+ * an empty window because both happened within one millisecond.
+ */
+function defaultUntil(agents: ReadonlyArray<{ configSetAt: number | undefined }>): number {
+  const latest = Math.max(0, ...agents.map((agent) => agent.configSetAt ?? 0));
+  return Math.max(nowSeconds(), (Math.floor(latest * 1000) + 1) / 1000);
+}
+
 /** Generates the traffic a (checked) request asks for and adds it to the store's call log. */
 export function addTraffic(store: EmulatorStore, options: TrafficOptions): TrafficSummary {
   const profile = resolveTrafficProfile(options.profile ?? 'steady');
   const agents = trafficAgents(store, options.agents);
   const total = agents.length * (options.calls ?? profile.calls_per_agent);
   if (total > MAX_TRAFFIC_CALLS) throw new TrafficProfileError([`calls: ${total} calls in one request is more than ${MAX_TRAFFIC_CALLS}; ask for fewer per agent, or for fewer agents`]);
-  const { records, summary } = generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? nowSeconds(), agents });
+  const { records, summary } = generateTraffic({ profile, calls: options.calls, seed: options.seed ?? 1, until: options.until ?? defaultUntil(agents), agents });
   store.callLog.insertMany(records);
   return summary;
 }
