@@ -184,6 +184,10 @@ const CHART_OVERLAYS = String.raw`
       var root = chart.root.getBoundingClientRect(), plot = chart.over.getBoundingClientRect();
       var dx = plot.left - root.left, dy = plot.top - root.top, markerX = chart.valToPos(t, 'x');
       popup.style.maxWidth = Math.min(280, root.width - 4) + 'px';
+      // On a phone a popup can be taller than the chart: it scrolls rather than leaving it.
+      popup.style.maxHeight = root.height - 4 + 'px';
+      popup.style.overflowY = 'auto';
+      popup.style.boxSizing = 'border-box';
       var left = placeBeside(markerX + dx, popup.offsetWidth, root.width) - dx;
       popup.style.left = left - markerX + 'px';
       popup.style.top = Math.max(-dy, Math.min(8, root.height - dy - popup.offsetHeight)) + 'px';
