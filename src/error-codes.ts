@@ -1,6 +1,6 @@
 /**
  * Every stable error code, in one place, so a misspelled code fails the type check. docs/errors.md
- * explains each thrown code and docs/manifest.md each diagnostic code (tests keep them in step).
+ * explains each, thrown and diagnostic (test/docs/errors.test.ts keeps them in step).
  */
 
 /** Codes of the errors commands throw (`VoxformError`); the CLI prints them and exits 1. */
@@ -143,7 +143,7 @@ export const PLAN_PROBLEM_CODES = [
   'phone_not_on_account',
 ] as const;
 
-/** Every code a manifest diagnostic can have (docs/manifest.md explains each). */
+/** Every code a manifest diagnostic can have (docs/errors.md explains each, with its severity). */
 export const DIAGNOSTIC_CODES = [
   'yaml_syntax',
   'yaml_tab_indent',

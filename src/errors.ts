@@ -39,3 +39,12 @@ export class VoxformError extends Error {
 export function isVoxformError(error: unknown): error is VoxformError {
   return error instanceof VoxformError;
 }
+
+/**
+ * How every text output leads a problem: its level, then in brackets the code to look up
+ * (`error[type_mismatch]`, `warning[secret_in_manifest]`, `mandatory[pii-phone-number]`), so thrown
+ * errors, manifest diagnostics and policy findings speak one vocabulary.
+ */
+export function codeLead(level: string, code: string): string {
+  return `${level}[${code}]`;
+}

@@ -1,7 +1,11 @@
-/** Manifest diagnostics as every command prints them: `file:line:col  message`, then the code frame. */
+/**
+ * Manifest diagnostics as every command prints them: `file:line:col  error[CODE]: message` (or
+ * `warning[CODE]`), then the code frame. The code is the one docs/errors.md lists, as on a thrown error.
+ */
 import picocolors from 'picocolors';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
+import { codeLead } from '../errors.js';
 import { printable } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 
@@ -26,8 +30,8 @@ export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFo
   const where = c.bold(`${printable(diagnostic.file)}:${diagnostic.line}:${diagnostic.col}`);
   // Messages quote what the file says (a misspelt name): shown escaped, like the frame's lines.
   const said = printable(diagnostic.message);
-  const message = diagnostic.severity === 'warning' ? `${c.yellow('warning:')} ${said}` : c.red(said);
-  const head = `${where}  ${message}`;
+  const accent = diagnostic.severity === 'warning' ? c.yellow : c.red;
+  const head = `${where}  ${accent(`${codeLead(diagnostic.severity, diagnostic.code)}:`)} ${said}`;
   if (!diagnostic.frame) return head;
   const frame = color ? colorFrame(diagnostic.frame, c, diagnostic.severity) : diagnostic.frame;
   return `${head}\n${frame}`;

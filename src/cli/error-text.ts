@@ -3,12 +3,12 @@
  * and the hint on its own line; in JSON one envelope. The code is the one docs/errors.md explains, so a
  * user can look it up and a script can match on it.
  */
-import type { VoxformError } from '../errors.js';
+import { codeLead, type VoxformError } from '../errors.js';
 import { printableKeepingLines } from '../util/printable.js';
 
 /** The first line's lead-in, `error[CODE]`: also what usage mistakes found by the argument parser begin with. */
 export function errorLead(code: string): string {
-  return `error[${code}]`;
+  return codeLead('error', code);
 }
 
 /** The error as text lines (ending in a newline); messages quote what voxform did not write, so control characters are shown escaped. */

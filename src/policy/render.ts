@@ -7,6 +7,7 @@
 import picocolors from 'picocolors';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
 import { printable } from '../util/printable.js';
+import { codeLead } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 
@@ -30,13 +31,13 @@ export function policySummaryLine(report: PolicyReport): string {
   return `policy: ${parts.join(', ')}`;
 }
 
-/** Each finding as `file:line:col  level rule-id  message`, its hint under it. */
+/** Each finding as `file:line:col  level[rule-id]: message` (as a diagnostic leads with `error[code]:`), its hint under it. */
 export function renderFindingsText(report: PolicyReport, options: { color: boolean }): string {
   const c = picocolors.createColors(options.color);
   const lines: string[] = [];
   for (const finding of report.findings) {
-    const level = finding.level === 'mandatory' ? c.red('mandatory') : c.yellow('advisory');
-    lines.push(`${c.bold(printable(where(finding.location)))}  ${level} ${finding.rule}  ${printable(finding.message)}`, `  hint: ${printable(finding.hint)}`, '');
+    const accent = finding.level === 'mandatory' ? c.red : c.yellow;
+    lines.push(`${c.bold(printable(where(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}`, `  hint: ${printable(finding.hint)}`, '');
   }
   for (const waiver of report.waivers.filter((w) => w.state === 'in-force')) {
     lines.push(`${c.dim(`waived until ${waiver.expires}:`)} ${waiver.rule} for ${printable(waiver.resource)} (${printable(waiver.reason)})`);
@@ -81,7 +82,7 @@ function waiverRow(waiver: WaiverStatus): string {
 
 function findingLine(finding: Finding): string {
   const icon = finding.level === 'mandatory' ? '⛔' : '⚠️';
-  return `- ${icon} ${markdownCode(finding.rule)} ${markdownCode(where(finding.location))}: ${markdownText(finding.message)}`;
+  return `- ${icon} ${markdownCode(codeLead(finding.level, finding.rule))} ${markdownCode(where(finding.location))}: ${markdownText(finding.message)}`;
 }
 
 /** Whether the policy has findings or waivers to show (else a plan comment shows only its token counts). */

@@ -47,7 +47,7 @@ describe('voxform validate', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
       [
-        'voxform.yaml:6:25  flow.response_delay: expected a number, found a string ("fast")',
+        'voxform.yaml:6:25  error[type_mismatch]: flow.response_delay: expected a number, found a string ("fast")',
         '  4 |     config:',
         '  5 |       flow:',
         '> 6 |         response_delay: fast',
@@ -55,7 +55,7 @@ describe('voxform validate', () => {
         '  7 |         interruption: { first_message: true }',
         '  8 | phones:',
         '',
-        'voxform.yaml:7:25  unknown field "first_message" in flow.interruption; did you mean "first_messsage"?',
+        'voxform.yaml:7:25  error[unknown_field]: unknown field "first_message" in flow.interruption; did you mean "first_messsage"?',
         '  5 |       flow:',
         '  6 |         response_delay: fast',
         '> 7 |         interruption: { first_message: true }',
@@ -63,7 +63,7 @@ describe('voxform validate', () => {
         '  8 | phones:',
         '  9 |   "+15551230001": { agent: front-dsk }',
         '',
-        'voxform.yaml:9:28  phone "+15551230001" is answered by agent "front-dsk", which the manifest does not define; did you mean "front-desk"?',
+        'voxform.yaml:9:28  error[reference_missing]: phone "+15551230001" is answered by agent "front-dsk", which the manifest does not define; did you mean "front-desk"?',
         '  7 |         interruption: { first_message: true }',
         '  8 | phones:',
         '> 9 |   "+15551230001": { agent: front-dsk }',
@@ -157,8 +157,8 @@ describe('voxform validate', () => {
     const result = await runCli(['validate', '-f', 'manifests'], { cwd });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('✓ 3 files are valid, with 2 warnings: 1 agent, 1 phone, 0 campaigns, 0 knowledge files, 0 credentials\n');
-    expect(result.stderr).toContain('manifests/agents.yaml:2:18  warning: vars has no effect without template');
-    expect(result.stderr).toContain('manifests/empty.yaml:1:1  warning: manifests/empty.yaml is empty: it defines nothing');
+    expect(result.stderr).toContain('manifests/agents.yaml:2:18  warning[vars_without_template]: vars has no effect without template');
+    expect(result.stderr).toContain('manifests/empty.yaml:1:1  warning[empty_file]: manifests/empty.yaml is empty: it defines nothing');
   });
 
   it('says clearly when there is no manifest, without a stack trace', async () => {

@@ -170,7 +170,7 @@ describe('voxform test on the example project', () => {
     await writeFile(path.join(project.dir, 'example/tests/bad.test.yaml'), 'agent: front-desk\ntests:\n  - name: x\n    turns: [{ user: hi, expect: [{ contians: a }] }]\n');
     const result = await project.cli(['test', 'example/tests/bad.test.yaml']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('example/tests/bad.test.yaml:4:36  unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?');
+    expect(result.stderr).toContain('example/tests/bad.test.yaml:4:36  error[unknown_field]: unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?');
     expect(result.stderr).toContain('error[tests_invalid]: The test files have 1 error (listed above); no test was run.');
     expect(chatBodies(project)).toEqual([]);
   });

@@ -6,8 +6,8 @@ import { VoxformError } from '../../src/errors.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 
-/** The codes in the first column of the table after `<!-- marker -->`. */
-function codesInTable(text: string, marker: string): string[] {
+/** The cells of each row of the three-column table after `<!-- marker -->`, the code first (unquoted). */
+function tableRows(text: string, marker: string): string[][] {
   const lines = text.split('\n');
   const at = lines.findIndex((line) => line.trim() === `<!-- ${marker} -->`);
   if (at < 0) throw new Error(`no <!-- ${marker} --> table`);
@@ -18,10 +18,15 @@ function codesInTable(text: string, marker: string): string[] {
   }
   return rows.slice(2).map((row) => {
     const cells = row.split('|').slice(1, -1).map((cell) => cell.trim());
-    const code = /^`([a-z_]+)`$/.exec(cells[0] ?? '')?.[1];
-    if (!code || cells.length !== 3 || cells.some((cell) => cell === '')) throw new Error(`a row of the ${marker} table is not | \`code\` | when | what to do |: ${row}`);
-    return code;
+    const code = /^`([a-z0-9_]+)`$/.exec(cells[0] ?? '')?.[1];
+    if (!code || cells.length !== 3 || cells.some((cell) => cell === '')) throw new Error(`a row of the ${marker} table is not | \`code\` | … | … |: ${row}`);
+    return [code, ...cells.slice(1)];
   });
+}
+
+/** The codes in the first column of the table after `<!-- marker -->`. */
+function codesInTable(text: string, marker: string): string[] {
+  return tableRows(text, marker).map(([code]) => code as string);
 }
 
 const srcDir = new URL('../../src/', import.meta.url).pathname;
@@ -45,8 +50,15 @@ describe('docs/errors.md', () => {
     const sources = sourceTexts();
     const unused = [...COMMAND_ERROR_CODES, ...PLAN_PROBLEM_CODES].filter((code) => !sources.includes(`'${code}'`));
     expect(unused, 'codes no source file uses').toEqual([]);
-    // Diagnostic codes are explained in docs/manifest.md (test/manifest/docs-manifest.test.ts).
-    expect(DIAGNOSTIC_CODES.length).toBeGreaterThan(0);
+  });
+
+  it('explains every code a manifest diagnostic can carry, and no other, with its severity', () => {
+    // A diagnostic's code is typed DiagnosticCode, so DIAGNOSTIC_CODES is every code text or JSON can show.
+    const documented = codesInTable(doc, 'diagnostic-codes');
+    expect(new Set(documented).size, 'a code is listed twice').toBe(documented.length);
+    expect([...documented].sort()).toEqual([...DIAGNOSTIC_CODES].sort());
+    const severities = new Set(tableRows(doc, 'diagnostic-codes').map((cells) => cells[1]));
+    expect([...severities].sort()).toEqual(['error', 'warning']);
   });
 
   it('writes every code in snake_case, once per list', () => {

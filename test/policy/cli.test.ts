@@ -34,8 +34,8 @@ describe('voxform validate', () => {
     const dir = await tempDir({ 'voxform.yaml': BAD });
     const result = await runCli(['validate'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('voxform.yaml:7:22  mandatory pii-phone-number  first_message holds a phone number\n  hint: ');
-    expect(result.stderr).toContain('voxform.yaml:6:15  mandatory behaviour-transfer-target');
+    expect(result.stderr).toContain('voxform.yaml:7:22  mandatory[pii-phone-number]: first_message holds a phone number\n  hint: ');
+    expect(result.stderr).toContain('voxform.yaml:6:15  mandatory[behaviour-transfer-target]: ');
     expect(result.stderr).toContain('waived until 2999-12-31: speech-url for agent.a (The URL is spelled out by the voice)');
     expect(result.stderr).not.toContain('speech-emoji');
     expect(result.stderr).toContain('✗ policy violated: 2 mandatory violations, 0 advisory findings, 1 waived');
@@ -127,7 +127,7 @@ describe('voxform plan', () => {
     expect(markdown.stdout).toContain('> - `voxform.yaml:9` rule speech-symbols is lowered from advisory to off');
     expect(markdown.stdout).toContain('a waiver of pii-email-address for agent.a is added, until 2999-12-31');
     expect(markdown.stdout).toMatch(/\*\*Prompt tokens\*\* \(`o200k_base`\): `agent\.a` \d+ → \d+ tokens, \+\d+\.\d%\./);
-    expect(markdown.stdout).toContain('- ⛔ `pii-phone-number` `prompt.md:2:16`: prompt holds a phone number');
+    expect(markdown.stdout).toContain('- ⛔ `mandatory[pii-phone-number]` `prompt.md:2:16`: prompt holds a phone number');
     expect(markdown.stdout).toContain('| `pii-email-address` | `agent.a` | 2999-12-31 | Shared inbox approved by the privacy lead |');
 
     const json = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir, env: { VOXFORM_BASE_REF: 'HEAD' } });

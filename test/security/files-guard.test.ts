@@ -215,7 +215,7 @@ describe("the repository's .git and voxform's .voxform hold no file a manifest m
     const project = await checkout({ 'voxform.yaml': manifestWithPrompt('.git/config') });
     const result = await runCli(['plan', '--format', 'markdown', '--local'], { cwd: project });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`voxform.yaml:5:23  prompt file ".git/config" is inside .git, git's own folder (its config can hold the CI job's token): voxform reads no file there`);
+    expect(result.stderr).toContain(`voxform.yaml:5:23  error[file_outside_project]: prompt file ".git/config" is inside .git, git's own folder (its config can hold the CI job's token): voxform reads no file there`);
     expect(result.stdout + result.stderr).not.toContain(PLANTED);
   });
 

@@ -60,7 +60,7 @@ describe('code frames never show a secret header value', () => {
     const result = await runCli(['validate'], { cwd });
     expect(result.stderr).toBe(
       [
-        'voxform.yaml:10:11  this key appears twice in the same mapping; YAML keys must be unique',
+        'voxform.yaml:10:11  error[duplicate_key]: this key appears twice in the same mapping; YAML keys must be unique',
         '   8 |         headers:',
         '   9 |           x-token: (sensitive)',
         '> 10 |           x-token: (sensitive)',
