@@ -46,7 +46,7 @@ const ALWAYS_ENV: EnvironmentName[] = ['VOXFORM_DEBUG', 'NO_COLOR'];
 /** What reads or writes state reads besides. */
 const STATE_ENV: EnvironmentName[] = ['VOXFORM_STATE'];
 
-const OK_OR_ERROR = ['0  success', '1  an error (one sentence on stderr, with file:line:col where a file is at fault)'];
+const OK_OR_ERROR = ['0  success', '1  an error (error[CODE] and one sentence on stderr, with file:line:col where a file is at fault; docs/errors.md explains each CODE)'];
 const INTERRUPTED = '130  interrupted (Ctrl-C); nothing half-done';
 /** Apply's and rollback's: what reached the service is reported as such, whole changes or parts of them. */
 const APPLY_INTERRUPTED = '130  interrupted (Ctrl-C or SIGTERM): no new write is sent, those in flight are awaited; the summary lists what reached the service';
@@ -61,7 +61,7 @@ export interface CommandHelp {
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   validate: {
     environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS'],
-    exitCodes: ['0  the manifests are valid and no mandatory policy rule is violated', '1  problems or mandatory policy violations (each with file:line:col)'],
+    exitCodes: ['0  the manifests are valid and no mandatory policy rule is violated', '1  problems or mandatory policy violations (each with file:line:col and its code, which docs/errors.md explains)'],
     examples: ['voxform validate', 'voxform validate -f agents/ --env staging', 'voxform validate --format json', 'voxform validate --format sarif > voxform.sarif'],
   },
   plan: {

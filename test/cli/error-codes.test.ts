@@ -1,6 +1,10 @@
-/** Every error shows its code (docs/errors.md), in text as in JSON, from the CLI's one error printer. */
+/**
+ * Every error shows its code (docs/errors.md), in text as in JSON: thrown errors from the CLI's one
+ * error printer, manifest diagnostics from its one diagnostic printer.
+ */
 import { describe, expect, it } from 'vitest';
-import { THROWN_ERROR_CODES } from '../../src/error-codes.js';
+import { DIAGNOSTIC_CODES, THROWN_ERROR_CODES } from '../../src/error-codes.js';
+import type { Diagnostic } from '../../src/manifest/types.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -43,5 +47,37 @@ describe('the code leads every error in text', () => {
     const result = await runCli(['validate', '--format', 'json'], { cwd: await tempDir({}) });
     expect(result.code).toBe(1);
     expect((JSON.parse(result.stdout) as { error: { code: string } }).error.code).toBe('manifest_not_found');
+  });
+});
+
+describe('the code leads every manifest diagnostic in text, as in JSON', () => {
+  // An error (a string where a number belongs) and a warning (vars without a template).
+  const BROKEN = 'version: 1\nagents:\n  front-desk:\n    id: "-OKdqbqetEcM4ak369ym"\n    vars: { clinic: Ava }\n    config:\n      llm: { temperature: "hot" }\n';
+
+  it('validate prints `file:line:col  severity[code]: message` for each diagnostic its JSON lists', async () => {
+    const dir = await tempDir({ 'voxform.yaml': BROKEN });
+    const json = await runCli(['validate', '--format', 'json'], { cwd: dir });
+    const { diagnostics } = JSON.parse(json.stdout) as { diagnostics: Diagnostic[] };
+    expect(diagnostics.map((d) => [d.severity, d.code])).toEqual([
+      ['warning', 'vars_without_template'],
+      ['error', 'type_mismatch'],
+    ]);
+    const text = await runCli(['validate'], { cwd: dir });
+    expect(text.code).toBe(1);
+    const lines = text.stderr.split('\n');
+    for (const d of diagnostics) {
+      expect(DIAGNOSTIC_CODES).toContain(d.code);
+      expect(lines).toContain(`${d.file}:${d.line}:${d.col}  ${d.severity}[${d.code}]: ${d.message}`);
+    }
+    expect(text.stderr).toMatch(/^voxform\.yaml:5:5 {2}warning\[vars_without_template\]: /);
+    expect(text.stderr).toContain('voxform.yaml:7:27  error[type_mismatch]: llm.temperature: expected a number, found a string ("hot")\n');
+  });
+
+  it('a command that loads manifests prints them the same way before it stops', async () => {
+    const dir = await tempDir({ 'voxform.yaml': BROKEN });
+    const result = await runCli(['plan', '--local'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('voxform.yaml:7:27  error[type_mismatch]: llm.temperature: expected a number, found a string ("hot")\n');
+    expect(result.stderr).toMatch(/\nerror\[manifest_invalid\]: The manifests have 1 error \(listed above\); nothing was planned\.\n/);
   });
 });
