@@ -62,7 +62,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     for (const args of [['plan'], ['apply', '--auto-approve'], ['validate']]) {
       const result = await p.cli(args);
       expect(result.code, args.join(' ')).toBe(1);
-      expect(result.stderr).toMatch(/^voxform\.yaml:1:11 +base_url names http:\/\/127\.0\.0\.1:\d+, an origin the operator has not trusted with the API key/m);
+      expect(result.stderr).toMatch(/^voxform\.yaml:1:11  error\[base_url_untrusted\]: base_url names http:\/\/127\.0\.0\.1:\d+, an origin the operator has not trusted with the API key/m);
       expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS');
     }
     expect(attacker.received).toEqual([]);
