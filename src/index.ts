@@ -34,6 +34,18 @@ export type { SavedPlan } from './plan/plan-file.js';
 export { apply } from './apply/apply.js';
 export type { ApplyEvent, ApplyOptions, ApplyOutcome } from './apply/apply.js';
 
+// Drift: what differs between the service, the last apply and the manifests, and where it came from.
+export { checkDrift } from './drift/check.js';
+export type { DriftCheckOptions } from './drift/check.js';
+export type { DriftClass, DriftedField, DriftedResource, DriftReport } from './drift/types.js';
+
+// Policy: the rules a reviewer would enforce, and SARIF for code scanning.
+export { evaluatePolicy } from './policy/evaluate.js';
+export type { PolicyOptions } from './policy/evaluate.js';
+export type { OperatorPack } from './policy/operator-packs.js';
+export type { Finding, PolicyLevel, PolicyReport, PolicyRule } from './policy/types.js';
+export { renderSarif } from './policy/sarif.js';
+
 // Where apply keeps what the service cannot return, and the record of each apply.
 export { openStateBackend } from './state/open.js';
 export type { OpenStateOptions } from './state/open.js';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -90,11 +90,41 @@ describe('the library example of docs/library.md', () => {
   });
 });
 
+describe('the drift and policy example of docs/library.md', () => {
+  it('compiles, reports a policy finding, writes it as SARIF, and classifies a change in git not applied yet', async () => {
+    project = await startExampleProject();
+    const dir = project.dir;
+    expect((await project.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const manifest = path.join(dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('How can I help you today?', 'Book online at www.acme.example.'));
+    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('docs/library.md', '## Drift and policy'));
+    expect(diagnostics).toBe('');
+
+    const env = { PATH: process.env.PATH ?? '', ...project.env };
+    const { stdout } = await run(process.execPath, [script], { cwd: dir, env });
+    const validate = await project.cli(['validate', '--format', 'json']);
+    const { policy } = JSON.parse(validate.stdout) as { policy: { summary: { mandatory: number; advisory: number; waived: number } } };
+    const { mandatory, advisory, waived } = policy.summary;
+    expect(stdout).toContain(`policy: ${mandatory} mandatory, ${advisory} advisory, ${waived} waived`);
+    expect(advisory).toBeGreaterThan(0);
+    expect(stdout).toMatch(/^advisory speech-url at voxform\.yaml:\d+: /m);
+    const sarif = JSON.parse(await readFile(path.join(dir, 'voxform.sarif'), 'utf8')) as { version: string; runs: Array<{ results: Array<{ ruleId: string }> }> };
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.runs[0]?.results).toHaveLength(mandatory + advisory + waived);
+    expect(sarif.runs[0]?.results.map((result) => result.ruleId)).toContain('speech-url');
+    expect(stdout).toContain('drift (pending): agent.front-desk at config.first_message\n');
+    expect(stdout).toContain('drift: 1 of 7 resources differ\n');
+    for (const secret of Object.values(SECRETS)) expect(stdout).not.toContain(secret);
+  });
+});
+
 /** The values docs/library.md lists (types leave nothing at run time). */
 const DOCUMENTED_VALUES = [
   'loadManifests',
   'plan', 'renderPlanText', 'renderPlanJson', 'renderPlanMarkdown', 'readPlanFile', 'savePlanFile',
   'apply',
+  'checkDrift',
+  'evaluatePolicy', 'renderSarif',
   'openStateBackend', 'fingerprintKey', 'FileHistoryStore', 'configurationHash', 'detectDeploySource',
   'createClient', 'ApiError', 'isApiError', 'REGION_BASE_URLS',
   'startEmulator', 'defaultSeed',

@@ -4,7 +4,8 @@
  * answer (capped) or the failure goes back to the model as the tool's result.
  */
 import type { ToolCommon } from '../schema/types.gen.js';
-import { isLoopback, type WebhookPolicy } from './webhooks.js';
+import { isLoopback } from '../util/loopback.js';
+import type { WebhookPolicy } from './webhooks.js';
 import { toolMockAnswer } from '../util/tool-mocks.js';
 
 /** Most of a tool's answer handed to the model. */

@@ -30,8 +30,6 @@ export interface WebhookOutcome {
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-export { isLoopback };
-
 /** The headers of a delivery: the target's own over ours, and the JSON body's when there is one. */
 function requestHeaders(targetHeaders: SecretHeaders, payload: string | undefined): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = { 'user-agent': 'voxform-emulator', accept: 'application/json', ...targetHeaders };

@@ -57,14 +57,14 @@ export class FileHistoryStore implements HistoryStore {
 
   async appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
     const stored: TestRunRecord = { id: newHistoryId(new Date(run.at)), ...run };
-    const directory = path.join(this.directory, TEST_RUNS_FOLDER);
+    const directory = this.testRunsDirectory;
     await mkdir(directory, { recursive: true });
     await writeFileAtomic(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
     return stored;
   }
 
   async listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
-    const directory = path.join(this.directory, TEST_RUNS_FOLDER);
+    const directory = this.testRunsDirectory;
     const found: TestRunRecord[] = [];
     for (const id of (await this.recordIds(directory)).reverse()) {
       if (query.limit !== undefined && found.length >= query.limit) break;
@@ -82,6 +82,22 @@ export class FileHistoryStore implements HistoryStore {
       if (record) records.push(record);
     }
     return records;
+  }
+
+  /** Every test run of every workspace, oldest first (`voxform state migrate`); files that hold none are skipped. */
+  async allTestRuns(onSkipped?: (skipped: SkippedRecord) => void): Promise<TestRunRecord[]> {
+    const directory = this.testRunsDirectory;
+    const runs: TestRunRecord[] = [];
+    for (const id of await this.recordIds(directory)) {
+      const run = await this.readChecked<TestRunRecord>(directory, id, testRunProblem, onSkipped);
+      if (run) runs.push(run);
+    }
+    return runs;
+  }
+
+  /** The folder of test runs' evidence. */
+  get testRunsDirectory(): string {
+    return path.join(this.directory, TEST_RUNS_FOLDER);
   }
 
   /** Every record id in the folder, oldest first. */

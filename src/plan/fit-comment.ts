@@ -3,10 +3,11 @@
  * outright), keeping in order: the heading and how to see the whole plan; the environment variables
  * read; the table; then as many sections whole as fit, the next cut with a marker, the rest as headings.
  * Sizes are UTF-8 bytes, never fewer than the characters a host counts. A cut never falls inside a
- * code fence, a secret marker or a character.
+ * code fence (`markdownFence`), a secret marker or a character.
  */
 import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
+import { markdownFence } from '../util/markdown-escape.js';
 import { pluralNoun } from '../util/plural.js';
 
 /** The largest comment voxform writes, in UTF-8 bytes: below GitHub's 65,536, with room for what CI wraps around it. */
@@ -47,36 +48,17 @@ function cost(lines: readonly string[]): number {
   return total;
 }
 
-/** A code fence longer than any run of backticks in the content, so a prompt cannot close it early. */
-function fenceFor(lines: readonly string[]): string {
-  let longest = 2;
-  for (const line of lines) for (const run of line.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
-  return '`'.repeat(longest + 1);
-}
-
 export function wholeSection(section: CommentSection): string[] {
-  const fence = fenceFor(section.diff);
-  return [`<details><summary>${section.summary}</summary>`, '', `${fence}diff`, ...section.diff, fence, '', '</details>', ''];
+  return [`<details><summary>${section.summary}</summary>`, '', ...markdownFence(section.diff, 'diff'), '', '</details>', ''];
 }
-
 
 function cutMarker(shown: number, total: number): string {
   return `⋯ cut to fit the comment: ${shown} of ${total} ${pluralNoun(total, 'line')} shown whole`;
 }
 
 function cutSection(section: CommentSection, kept: string[], shown: number): string[] {
-  const fence = fenceFor(section.diff);
-  return [
-    `<details><summary>${section.summary} (cut)</summary>`,
-    '',
-    `${fence}diff`,
-    ...kept,
-    cutMarker(shown, section.diff.length),
-    fence,
-    '',
-    '</details>',
-    '',
-  ];
+  const block = markdownFence([...kept, cutMarker(shown, section.diff.length)], 'diff', { sizedFor: section.diff });
+  return [`<details><summary>${section.summary} (cut)</summary>`, '', ...block, '', '</details>', ''];
 }
 
 /** Where `line` may be cut at or before `index` (a character boundary): not inside a secret marker. */

@@ -5,7 +5,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { VoxformError } from '../errors.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
-import type { HistoryRecord, HistoryStore } from '../history/types.js';
+import type { HistoryRecord, HistoryStore, TestRunRecord } from '../history/types.js';
 import type { LastApply, WorkspaceState } from './types.js';
 
 /** A workspace as stored, with the serial a compare-and-set write must name. */
@@ -117,6 +117,10 @@ export interface StateBackend {
   exportHistory(): Promise<HistoryRecord[]>;
   /** Stores records as they are, ids kept; a record whose id is already stored is left alone. */
   importHistory(records: readonly HistoryRecord[]): Promise<void>;
+  /** Every test run's evidence of every workspace, oldest first (for `voxform state migrate`). */
+  exportTestRuns(): Promise<TestRunRecord[]>;
+  /** Stores test runs as they are, ids kept; a run whose id is already stored is left alone. */
+  importTestRuns(runs: readonly TestRunRecord[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
-import type { HistoryRecord } from '../history/types.js';
+import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
@@ -91,14 +91,16 @@ export class FileStateBackend implements StateBackend {
     return this.history.all();
   }
 
-  async importHistory(records: readonly HistoryRecord[]): Promise<void> {
-    await mkdir(this.history.directory, { recursive: true });
-    for (const record of records) {
-      if (!HISTORY_RECORD_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
-      const file = path.join(this.history.directory, `${record.id}.json`);
-      if (await stat(file).then(() => true, () => false)) continue;
-      await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
-    }
+  importHistory(records: readonly HistoryRecord[]): Promise<void> {
+    return importRecords(this.history.directory, records);
+  }
+
+  exportTestRuns(): Promise<TestRunRecord[]> {
+    return this.history.allTestRuns();
+  }
+
+  importTestRuns(runs: readonly TestRunRecord[]): Promise<void> {
+    return importRecords(this.history.testRunsDirectory, runs);
   }
 
   async close(): Promise<void> {
@@ -149,4 +151,15 @@ export class FileStateBackend implements StateBackend {
 function holderOf({ owner, lockId, unreadable }: HeldStateLock): LockHolder {
   if (!owner) return { lockId, user: 'unknown', host: 'unknown', pid: 0, command: 'unknown', since: 'unknown', unreadable: unreadable ?? 'its holder file is not one voxform wrote' };
   return { lockId, user: owner.user, host: owner.host, pid: owner.pid, command: owner.command, since: owner.since, ciJobUrl: owner.ciJobUrl };
+}
+
+/** Writes each record to `directory` as `ID.json`, as it is; an id already there is left alone. */
+async function importRecords(directory: string, records: readonly { id: string }[]): Promise<void> {
+  await mkdir(directory, { recursive: true });
+  for (const record of records) {
+    if (!HISTORY_RECORD_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
+    const file = path.join(directory, `${record.id}.json`);
+    if (await stat(file).then(() => true, () => false)) continue;
+    await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
+  }
 }

@@ -1,7 +1,7 @@
 /**
- * `voxform state migrate`: copies every workspace (under both backends' locks) and history record to
- * another backend, then reads the target back and compares. Refuses an empty source, and a target
- * holding anything unless `force`.
+ * `voxform state migrate`: copies every workspace (under both backends' locks) and the whole ledger
+ * (history records and test runs) to another backend, then reads the target back and compares.
+ * Refuses an empty source, and a target holding anything unless `force`.
  */
 import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
@@ -12,6 +12,7 @@ import { plural } from '../util/plural.js';
 interface MigrateResult {
   workspaces: string[];
   historyRecords: number;
+  testRuns: number;
 }
 
 export async function migrateState(source: StateBackend, target: StateBackend, options: { force: boolean }): Promise<MigrateResult> {
@@ -20,25 +21,26 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   }
   // A database lists a workspace its first apply has locked but not written yet (serial 0): nothing to copy there.
   const workspaces = (await source.listWorkspaces()).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
-  if (workspaces.length === 0 && (await source.exportHistory()).length === 0) {
+  const [history, testRuns] = await Promise.all([source.exportHistory(), source.exportTestRuns()]);
+  if (workspaces.length === 0 && history.length === 0 && testRuns.length === 0) {
     // Most often a mistyped --state: "copied 0 workspaces" would pass for a migration done.
     throw new VoxformError('state_migrate_refused', `The migration source ${source.display} holds no workspace and no history record: there is nothing to migrate, and nothing was written.`, {
       hint: `Name the state to copy with --state (or VOXFORM_STATE); without either it is ${DEFAULT_STATE_FILE}.`,
     });
   }
-  const [targetWorkspaces, targetHistory] = await Promise.all([target.listWorkspaces(), target.exportHistory()]);
-  if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0)) {
+  const [targetWorkspaces, targetHistory, targetTestRuns] = await Promise.all([target.listWorkspaces(), target.exportHistory(), target.exportTestRuns()]);
+  if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0 || targetTestRuns.length > 0)) {
     throw new VoxformError(
       'state_migrate_refused',
-      `The migration target ${target.display} already holds ${plural(targetWorkspaces.length, 'workspace')} and ${plural(targetHistory.length, 'history record')}; nothing was copied.`,
-      { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records are added; none is removed).' },
+      `The migration target ${target.display} already holds ${plural(targetWorkspaces.length, 'workspace')}, ${plural(targetHistory.length, 'history record')} and ${plural(targetTestRuns.length, 'test run')}; nothing was copied.`,
+      { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records and test runs are added; none is removed).' },
     );
   }
   for (const key of workspaces) await copyWorkspace(source, target, key);
-  const history = await source.exportHistory();
   await target.importHistory(history);
+  await target.importTestRuns(testRuns);
   await verify(source, target, workspaces);
-  return { workspaces, historyRecords: history.length };
+  return { workspaces, historyRecords: history.length, testRuns: testRuns.length };
 }
 
 async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {
@@ -58,15 +60,20 @@ async function copyWorkspace(source: StateBackend, target: StateBackend, key: st
   }
 }
 
-/** Reads the target back: every workspace and history record must equal the source's. */
+/** Reads the target back: every workspace, history record and test run must equal the source's. */
 async function verify(source: StateBackend, target: StateBackend, workspaces: readonly string[]): Promise<void> {
   for (const key of workspaces) {
     const [from, to] = await Promise.all([source.readWorkspace(key), target.readWorkspace(key)]);
     if (hashValue(from.workspace) !== hashValue(to.workspace)) throw mismatch(target, `workspace ${key} differs`);
   }
-  const copied = new Map((await target.exportHistory()).map((record) => [record.id, hashValue(record)]));
-  for (const record of await source.exportHistory()) {
-    if (copied.get(record.id) !== hashValue(record)) throw mismatch(target, `history record ${record.id} is missing or differs`);
+  verifyRecords(target, 'history record', await source.exportHistory(), await target.exportHistory());
+  verifyRecords(target, 'test run', await source.exportTestRuns(), await target.exportTestRuns());
+}
+
+function verifyRecords(target: StateBackend, kind: string, from: readonly { id: string }[], to: readonly { id: string }[]): void {
+  const copied = new Map(to.map((record) => [record.id, hashValue(record)]));
+  for (const record of from) {
+    if (copied.get(record.id) !== hashValue(record)) throw mismatch(target, `${kind} ${record.id} is missing or differs`);
   }
 }
 

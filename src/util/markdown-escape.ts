@@ -53,11 +53,15 @@ export function markdownCode(text: string, options: { inTable?: boolean } = {}):
   return `${ticks}${pad}${content}${pad}${ticks}`;
 }
 
-/** A fenced code block: the fence is longer than any backtick run inside; each line printable. */
-export function markdownFence(lines: readonly string[], info = ''): string[] {
+/**
+ * A fenced code block: the fence is longer than any backtick run inside; each line printable.
+ * `sizedFor` sizes the fence for other lines than those shown: a block cut to a size budget keeps the
+ * fence of the whole, so its size does not change with how much of it is kept.
+ */
+export function markdownFence(lines: readonly string[], info = '', options: { sizedFor?: readonly string[] } = {}): string[] {
   const shown = lines.map(printable);
   let longest = 2;
-  for (const line of shown) for (const run of line.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+  for (const line of options.sizedFor ?? shown) for (const run of line.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
   const fence = '`'.repeat(longest + 1);
   return [`${fence}${info}`, ...shown, fence];
 }

@@ -1,35 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
 import { MAX_KEY_NAME_LENGTH } from '../../src/cli/commands/keys.js';
 import { loadSchemas } from '../../src/schema/load.js';
 import { runCli } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/project.js';
 
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ port: 0 });
-  env = { VOXFORM_API_KEY: emulator.apiKey, VOXFORM_BASE_URL: emulator.url };
-});
-afterAll(async () => {
-  await emulator.close();
-});
+const service = useEmulator();
 
 describe('voxform keys create', () => {
   it('prints the key alone on stdout, its id and prefix on stderr, and the key works', async () => {
-    const result = await runCli(['keys', 'create', '--type', 'private', '--name', 'ci pipeline'], { env });
+    const result = await runCli(['keys', 'create', '--type', 'private', '--name', 'ci pipeline'], { env: service.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^[A-Za-z0-9]{32}\n$/);
     const key = result.stdout.trim();
     expect(result.stderr).toMatch(/^Created private key "ci pipeline": id \S+, prefix \S+\.\nIt is shown only this once: store it now/);
     expect(result.stderr).not.toContain(key);
-    expect(result.stderr).not.toContain(emulator.apiKey);
-    const stored = emulator.control.state().keys.find((k) => k.name === 'ci pipeline');
+    expect(result.stderr).not.toContain(service.emulator.apiKey);
+    const stored = service.emulator.control.state().keys.find((k) => k.name === 'ci pipeline');
     expect(stored).toMatchObject({ type: 'private' });
     expect(key.startsWith(stored?.prefix ?? '?')).toBe(true);
 
-    const client = createClient({ baseUrl: emulator.url, apiKey: key });
+    const client = createClient({ baseUrl: service.emulator.url, apiKey: key });
     try {
       expect(Array.isArray(await client.listPhones())).toBe(true);
     } finally {
@@ -38,7 +29,7 @@ describe('voxform keys create', () => {
   });
 
   it('creates a public key without a name, and does not offer it as VOXFORM_API_KEY (a private key)', async () => {
-    const result = await runCli(['keys', 'create', '--type', 'public'], { env });
+    const result = await runCli(['keys', 'create', '--type', 'public'], { env: service.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^[A-Za-z0-9]{32}\n$/);
     expect(result.stderr).toMatch(/^Created public key: id \S+, prefix \S+\.\n/);
@@ -49,32 +40,32 @@ describe('voxform keys create', () => {
   });
 
   it('is sent once: a 503 is not retried (a second key could be created)', async () => {
-    emulator.control.clearRequestLog();
-    emulator.control.setFaults([{ path: '/api_keys', errorRate: 1, errorStatus: 503 }]);
+    service.emulator.control.clearRequestLog();
+    service.emulator.control.setFaults([{ path: '/api_keys', errorRate: 1, errorStatus: 503 }]);
     try {
-      const result = await runCli(['keys', 'create', '--type', 'private'], { env });
+      const result = await runCli(['keys', 'create', '--type', 'private'], { env: service.env });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^error\[api_unavailable\]: POST \/api_keys failed: the service answered 503 .+\.\n/);
-      expect(emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(1);
+      expect(service.emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(1);
     } finally {
-      emulator.control.clearFaults();
+      service.emulator.control.clearFaults();
     }
   });
 
   it('refuses a missing or unknown --type, and a name over 100 characters, before sending', async () => {
-    const missing = await runCli(['keys', 'create'], { env });
+    const missing = await runCli(['keys', 'create'], { env: service.env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("required option '--type <type>' not specified");
-    const unknown = await runCli(['keys', 'create', '--type', 'admin'], { env });
+    const unknown = await runCli(['keys', 'create', '--type', 'admin'], { env: service.env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Allowed choices are private, public');
-    emulator.control.clearRequestLog();
-    const long = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env });
+    service.emulator.control.clearRequestLog();
+    const long = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env: service.env });
     expect(long.code).toBe(1);
     expect(long.stderr).toBe('error[invalid_option]: --name is 101 characters long; a key\'s name has at most 100.\n  hint: Give a shorter --name.\n');
-    expect(emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(0);
-    const longest = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(100)], { env });
+    expect(service.emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(0);
+    const longest = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(100)], { env: service.env });
     expect(longest.code).toBe(0);
   });
 
@@ -84,7 +75,7 @@ describe('voxform keys create', () => {
   });
 
   it('a missing key is one clear sentence, exit 1', async () => {
-    const result = await runCli(['keys', 'create', '--type', 'private'], { env: { VOXFORM_BASE_URL: emulator.url } });
+    const result = await runCli(['keys', 'create', '--type', 'private'], { env: { VOXFORM_BASE_URL: service.emulator.url } });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });

@@ -1,24 +1,15 @@
 /** One way of saying things: the same `--format` words, the same `--agent`, addresses suggested whole. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { startEmulator } from '../../src/emulator/index.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const MANIFEST = `version: 1\nagents:\n  receptionist:\n    id: "${FRONT_DESK}"\n`;
 
 const tempDir = useTempDirs();
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, quiet: true });
-  env = { VOXFORM_API_KEY: emulator.apiKey, VOXFORM_BASE_URL: emulator.url };
-});
-afterAll(async () => {
-  await emulator.close();
-});
+const service = useEmulator({ quiet: true });
 
 function formatWords(command: Command, path: string, into: Map<string, string[]>): Map<string, string[]> {
   const format = command.options.find((option) => option.long === '--format');
@@ -38,9 +29,9 @@ describe('every --format speaks the same words', () => {
 
   it('`logs --format text` prints the table; `table` is refused with the choices', async () => {
     const dir = await tempDir({});
-    const text = await runCli(['logs', '--format', 'text'], { cwd: dir, env });
+    const text = await runCli(['logs', '--format', 'text'], { cwd: dir, env: service.env });
     expect(text.code, text.stderr).toBe(0);
-    const refused = await runCli(['logs', '--format', 'table'], { cwd: dir, env });
+    const refused = await runCli(['logs', '--format', 'table'], { cwd: dir, env: service.env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("Allowed choices are text, json, ndjson.");
   });
@@ -64,18 +55,18 @@ describe('--target suggests the whole address', () => {
 describe('chat --agent takes a manifest name, as logs, report and traffic do', () => {
   it('talks to the agent a manifest name stands for', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
-    const result = await runCli(['chat', '--agent', 'receptionist'], { cwd: dir, env, input: 'Hello\n' });
+    const result = await runCli(['chat', '--agent', 'receptionist'], { cwd: dir, env: service.env, input: 'Hello\n' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('[Front desk] You said: Hello\n');
   });
 
   it('a misspelt name is agent_unknown with the closest name, before any message is sent', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
-    const before = emulator.control.requestLog().filter((e) => e.path === '/chat/completions').length;
-    const result = await runCli(['chat', '--agent', 'receptionst'], { cwd: dir, env, input: 'Hello\n' });
+    const before = service.emulator.control.requestLog().filter((e) => e.path === '/chat/completions').length;
+    const result = await runCli(['chat', '--agent', 'receptionst'], { cwd: dir, env: service.env, input: 'Hello\n' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--agent "receptionst" is neither an agent of the manifests nor an agent id on the service.');
     expect(result.stderr).toContain('hint: Did you mean receptionist?');
-    expect(emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(before);
+    expect(service.emulator.control.requestLog().filter((e) => e.path === '/chat/completions')).toHaveLength(before);
   });
 });

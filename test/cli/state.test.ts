@@ -131,7 +131,7 @@ describe('voxform state (file backend)', () => {
     const p = project;
     expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
     const moved = await p.cli(['state', 'migrate', '--to', 'moved/state.json']);
-    expect(moved.stdout).toContain('Copied 1 workspace and ');
+    expect(moved.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
     expect(moved.code).toBe(0);
     expect((await p.cli(['plan', '--detailed-exitcode', '--state', 'moved/state.json'])).code).toBe(0);
     const itself = await p.cli(['state', 'migrate', '--to', '.voxform/state.json']);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
 import { checkDeclaredWork, declaredRequests, DEFAULT_TEST_RUN_LIMITS, type CompletionModel } from '../../src/conversations/budgets.js';
 import { loadTestFiles } from '../../src/conversations/load-tests.js';
@@ -8,14 +8,11 @@ import type { ConversationTest, TestFile } from '../../src/conversations/types.j
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import type { ChatCompletionRequest } from '../../src/schema/types.gen.js';
 import { useTempDirs } from '../helpers/cli.js';
-import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { useExampleProjects } from '../helpers/project.js';
+
+const startProject = useExampleProjects();
 
 const tempDir = useTempDirs();
-let project: ExampleProject | undefined;
-afterEach(async () => {
-  await project?.close();
-  project = undefined;
-});
 
 const location = { file: 'tests/a.test.yaml', line: 3, col: 11 };
 
@@ -212,7 +209,7 @@ describe('caps of the test files', () => {
 
 describe('voxform test within its caps', () => {
   it('refuses a run over --max-conversations or --max-requests before it connects, and runs within them', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     // The example: 5 conversations (booking is repeated) and 9 chat requests.
     const fewer = await project.cli(['test', 'example/tests', '--max-conversations', '4']);
     expect(fewer.code).toBe(1);

@@ -4,15 +4,14 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { echoedForms } from '../../src/secrets/redact.js';
-import { startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
+import { useExampleProjects, SECRETS, type ExampleProject } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 
-let project: ExampleProject | undefined;
+const startProject = useExampleProjects();
+
 let fake: FakeModel | undefined;
 afterEach(async () => {
-  await project?.close();
   await fake?.close();
-  project = undefined;
   fake = undefined;
 });
 
@@ -38,7 +37,7 @@ function assertWellFormedXml(xml: string): void {
 
 describe('voxform test on the example project', () => {
   it('passes the example tests against the desired config, which it sends, and ends every session', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     const result = await project.cli(['test', 'example/tests']);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/^example\/tests\/booking\.test\.yaml \(agent booking\)\n {2}PASS {2}offers to book {2}\[desired 2\/2 \(pass\^2 yes, pass@2 yes, 100% \(34%–100%\)\)\]\n/);
@@ -63,7 +62,7 @@ describe('voxform test on the example project', () => {
   });
 
   it('shows a change that breaks a test as newly failing under --against both, before apply', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     await project.cli(['apply', '--auto-approve']);
     const manifest = path.join(project.dir, 'voxform.yaml');
     const text = await readFile(manifest, 'utf8');
@@ -92,7 +91,7 @@ describe('voxform test on the example project', () => {
   });
 
   it('needs a judge for judge checks, naming the variables; --skip-judge reports them as skipped', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     await writeFile(
       path.join(project.dir, 'example/tests/judged.test.yaml'),
       'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ contains: hi }, { judge: Is friendly. }] }]\n  - name: simulated\n    simulate: { persona: p, goal: g }\n',
@@ -113,7 +112,7 @@ describe('voxform test on the example project', () => {
   });
 
   it('asks for a judge only for the tests --grep keeps', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     await writeFile(
       path.join(project.dir, 'example/tests/j.test.yaml'),
       'agent: front-desk\ntests:\n  - name: greeting\n    turns: [{ expect: [{ contains: acme }] }]\n  - name: judged\n    turns: [{ expect: [{ judge: Is polite. }] }]\n',
@@ -132,7 +131,7 @@ describe('voxform test on the example project', () => {
   });
 
   it('gives the judge --timeout to answer, as the service has', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     // A judge that takes every request and never answers.
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -151,7 +150,7 @@ describe('voxform test on the example project', () => {
   });
 
   it('scrubs a secret the report formats escape (&, <, quotes, |) from JUnit and Markdown too', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     const token = `pass&word<x|y'z"-42`;
     await writeFile(
       path.join(project.dir, 'example/tests/echo.test.yaml'),
@@ -166,7 +165,7 @@ describe('voxform test on the example project', () => {
   });
 
   it('reports test file mistakes with file:line:col and runs nothing', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     await writeFile(path.join(project.dir, 'example/tests/bad.test.yaml'), 'agent: front-desk\ntests:\n  - name: x\n    turns: [{ user: hi, expect: [{ contians: a }] }]\n');
     const result = await project.cli(['test', 'example/tests/bad.test.yaml']);
     expect(result.code).toBe(1);
@@ -176,7 +175,7 @@ describe('voxform test on the example project', () => {
   });
 
   it('never prints a secret: not in text, JSON, Markdown, JUnit or a report file, nor the judge key', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     fake = await startFakeModel();
     const judgeKey = 'judge-secret-key-5e6f7a8b';
     // An agent that repeats a secret (here: the emulator echoing a message that holds one).

@@ -1,17 +1,14 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
 import { runTests } from '../../src/conversations/runner.js';
 import type { TestFile } from '../../src/conversations/types.js';
 import { repoRoot } from '../helpers/cli.js';
-import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { useExampleProjects } from '../helpers/project.js';
 
-let project: ExampleProject | undefined;
-afterEach(async () => {
-  await project?.close();
-  project = undefined;
-});
+const startProject = useExampleProjects();
+
 
 const file: TestFile = {
   path: '/x/a.test.yaml',
@@ -33,7 +30,7 @@ describe('Ctrl-C during voxform test', () => {
   });
 
   it('the command finishes the conversations under way, writes no report, says so and exits 130', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     project.emulator.control.setFaults([{ path: '/chat/completions', latencyMs: 300 }]);
     const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'test', 'example/tests', '--repeat', '20', '--parallelism', '2', '--out', 'report.txt'], {
       cwd: project.dir,

@@ -8,17 +8,16 @@ import { parse } from 'yaml';
 import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
-import { callService, startExampleProject, SECRETS, type ExampleProject } from '../helpers/project.js';
+import { callService, useExampleProjects, SECRETS } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 
-let project: ExampleProject | undefined;
+const startProject = useExampleProjects();
+
 let fake: FakeModel | undefined;
 let toolServer: Server | undefined;
 afterEach(async () => {
-  await project?.close();
   await fake?.close();
   if (toolServer) await new Promise<void>((resolve) => toolServer?.close(() => resolve()));
-  project = undefined;
   fake = undefined;
   toolServer = undefined;
 });
@@ -38,7 +37,7 @@ describe('the emulator playing agents with a model (--llm), and simulated caller
     fake = await startFakeModel();
     const seen: Array<{ url: string; authorization: string | undefined }> = [];
     const slotsUrl = await startToolServer(seen);
-    project = await startExampleProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    const project = await startProject({ llm: { url: fake.url, model: 'fake-agent' } });
     const manifest = path.join(project.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('https://api.example.com/calendar/slots', slotsUrl));
     await writeFile(
@@ -76,7 +75,7 @@ describe('the emulator playing agents with a model (--llm), and simulated caller
 
   it('shows a prompt edit that changes the model’s replies as newly failing', async () => {
     fake = await startFakeModel();
-    project = await startExampleProject({ llm: { url: fake.url } });
+    const project = await startProject({ llm: { url: fake.url } });
     await project.cli(['apply', '--auto-approve']);
     const promptFile = path.join(project.dir, 'example/prompts/front-desk.md');
     const prompt = await readFile(promptFile, 'utf8');
@@ -121,7 +120,7 @@ describe('voxform test capture', () => {
 
   it('round-trips a call made on the emulator: capture, then the captured test passes', async () => {
     fake = await startFakeModel();
-    project = await startExampleProject();
+    const project = await startProject();
     const agent = { agent_id: '-OKdqbqetEcM4ak369ym', metadata: { patient_name: 'Jane Roe' } };
     const say = (messages: Array<{ role: string; content: string }>, end = false) =>
       fetch(`${project?.emulator.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: project?.emulator.apiKey ?? '' }, body: JSON.stringify({ agent, messages, end_of_session: end }) }).then((r) => r.text());
@@ -155,7 +154,7 @@ describe('voxform test capture', () => {
   });
 
   it('names the call it could not find', async () => {
-    project = await startExampleProject();
+    const project = await startProject();
     const result = await project.cli(['test', 'capture', 'call_nope']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error[call_not_found]: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');

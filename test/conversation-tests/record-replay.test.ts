@@ -1,15 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { SECRETS, useExampleProjects } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 
-let project: ExampleProject | undefined;
+const startProject = useExampleProjects();
+
 let fake: FakeModel | undefined;
 afterEach(async () => {
-  await project?.close();
   await fake?.close();
-  project = undefined;
   fake = undefined;
 });
 
@@ -37,7 +36,7 @@ const withoutTimings = (json: string): string => json.replace(/"duration_ms": \d
 describe('voxform test --mode record, then replay', () => {
   it('replays a recorded suite with the model stopped and the service unasked, the same verdicts byte for byte; an edited prompt makes exactly its tests "not recorded"', { timeout: 300_000 }, async () => {
     fake = await startFakeModel();
-    project = await startExampleProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    const project = await startProject({ llm: { url: fake.url, model: 'fake-agent' } });
     await writeFile(path.join(project.dir, 'example/tests/mocked.test.yaml'), BOOKING_TESTS);
     const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
 

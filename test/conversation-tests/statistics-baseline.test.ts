@@ -11,14 +11,13 @@ import { renderTestJunit } from '../../src/conversations/render-junit.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
 import { renderTestText } from '../../src/conversations/render-text.js';
 import { defaultAnswer, startFakeModel, type FakeModel, type FakeRequest } from '../helpers/fake-model.js';
-import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { useExampleProjects } from '../helpers/project.js';
 
-let project: ExampleProject | undefined;
+const startProject = useExampleProjects();
+
 let fake: FakeModel | undefined;
 afterEach(async () => {
-  await project?.close();
   await fake?.close();
-  project = undefined;
   fake = undefined;
 });
 
@@ -182,7 +181,7 @@ const COIN_TESTS = [
 describe('voxform test: statistics, baseline and cache on the CLI', () => {
   it('reports pass^k and a flaky test in JSON, fails a baseline run on exactly one regression, and caches the judge', { timeout: 300_000 }, async () => {
     fake = await startFakeModel(coinModel());
-    project = await startExampleProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    const project = await startProject({ llm: { url: fake.url, model: 'fake-agent' } });
     await writeFile(path.join(project.dir, 'example/tests/coin.test.yaml'), COIN_TESTS);
     const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
     const judgeCalls = () => fake?.requests.filter((request) => request.model === 'fake-judge').length;

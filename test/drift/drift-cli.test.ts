@@ -15,7 +15,9 @@ import addFormatsModule from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { repoRoot, type CliResult } from '../helpers/cli.js';
-import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
+
+const startProject = useExampleProjects();
 
 const addFormats = addFormatsModule.default;
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -47,11 +49,8 @@ beforeAll(async () => {
   validateHistory = await compile('history.schema.json');
 });
 
-let project: ExampleProject | undefined;
 let receiver: Server | undefined;
 afterEach(async () => {
-  await project?.close();
-  project = undefined;
   if (receiver) {
     receiver.closeAllConnections();
     await new Promise<void>((resolve) => receiver?.close(() => resolve()));
@@ -108,7 +107,7 @@ function expectNoSecret(text: string): void {
 
 describe('voxform drift', () => {
   it('reports a dashboard edit of the prompt (not of an ignored field), notifies in both formats, heals it, and then finds no drift', async () => {
-    const p = (project = await startExampleProject());
+    const p = await startProject();
     expectCode(await p.cli(['apply', '--auto-approve']), 0);
     expect(expectCode(await p.cli(['drift']), 0).stdout).toContain('No drift');
     const appliedPrompt = (await getAgent(p)).config.prompt;
@@ -170,7 +169,7 @@ describe('voxform drift', () => {
   }, 120_000);
 
   it('classifies a change in git not applied yet, and a field changed on both sides; --heal puts back only what changed outside', async () => {
-    const p = (project = await startExampleProject());
+    const p = await startProject();
     expectCode(await p.cli(['apply', '--auto-approve']), 0);
     const manifestFile = path.join(p.dir, 'voxform.yaml');
     const manifest = await readFile(manifestFile, 'utf8');
@@ -217,7 +216,7 @@ describe('voxform drift', () => {
   }, 120_000);
 
   it('says why a notification was not delivered (exit 1) without printing the URL\'s path; the JSON output is the error alone', async () => {
-    const p = (project = await startExampleProject());
+    const p = await startProject();
     const { url } = await startReceiver(500);
     const result = expectCode(await p.cli(['drift', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
     expect(result.stderr).toContain(`error[drift_notify_failed]: The drift notification to ${url} was not delivered: the receiver answered HTTP 500.`);
@@ -234,7 +233,7 @@ describe('voxform drift', () => {
   }, 60_000);
 
   it('--watch prints one line per check and stops on SIGTERM with exit 130', async () => {
-    const p = (project = await startExampleProject());
+    const p = await startProject();
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), 'drift', '--watch', '1h', '--format', 'json'], {
         cwd: p.dir,

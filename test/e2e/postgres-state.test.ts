@@ -112,11 +112,11 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
     const migrated = await p.cli(['state', 'migrate', '--to', url]);
     expect(migrated.code).toBe(0);
-    expect(migrated.stdout).toContain('Copied 1 workspace and ');
+    expect(migrated.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
     expect(migrated.stdout).toContain('read them back: identical');
     const again = await p.cli(['state', 'migrate', '--to', url]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('already holds 1 workspace and ');
+    expect(again.stderr).toContain('already holds 1 workspace, 1 history record and 0 test runs; nothing was copied.');
     expect((await p.cli(['state', 'migrate', '--to', url, '--force'])).code).toBe(0);
     const plan = await p.cli(['plan', '--detailed-exitcode', '--state', url]);
     expect(plan.code).toBe(0);

@@ -3,6 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { repoRoot, runCli, type CliResult } from './cli.js';
 
@@ -94,4 +95,52 @@ export async function callService(project: ExampleProject, method: string, pathn
   });
   if (!response.ok) throw new Error(`${method} ${pathname}: ${response.status} ${await response.text()}`);
   return response.json();
+}
+
+/**
+ * Example projects for the tests of one file, each closed after its test (as `useTempDirs` removes
+ * folders). Call it once at the top level; the function it returns starts one.
+ */
+export function useExampleProjects(): (options?: EmulatorOptions) => Promise<ExampleProject> {
+  const started: ExampleProject[] = [];
+  afterEach(async () => {
+    while (started.length > 0) await started.pop()?.close();
+  });
+  return async (options = {}) => {
+    const project = await startExampleProject(options);
+    started.push(project);
+    return project;
+  };
+}
+
+/** The emulator of `useEmulator`, and the environment that points the CLI at it with its key. */
+export interface SharedEmulator {
+  readonly emulator: RunningEmulator;
+  readonly env: Record<string, string>;
+}
+
+/**
+ * One emulator on loopback for all the tests of one file: started before them, closed after. Call
+ * it once at the top level; read `emulator` and `env` inside the tests.
+ */
+export function useEmulator(options: EmulatorOptions = {}): SharedEmulator {
+  let emulator: RunningEmulator | undefined;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, ...options });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+  const running = (): RunningEmulator => {
+    if (!emulator) throw new Error('useEmulator: the emulator starts before the first test, not while the file is read');
+    return emulator;
+  };
+  return {
+    get emulator() {
+      return running();
+    },
+    get env() {
+      return { VOXFORM_API_KEY: running().apiKey, VOXFORM_BASE_URL: running().url };
+    },
+  };
 }

@@ -83,7 +83,7 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
   const result = await migrateState(source, target, { force: options.force === true });
-  ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')} and ${plural(result.historyRecords, 'history record')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
+  ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')}, ${plural(result.historyRecords, 'history record')} and ${plural(result.testRuns, 'test run')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   ctx.stdout.write(`Point --state or VOXFORM_STATE at ${target.display} from now on; ${source.display} is left as it was.\n`);
   return 0;

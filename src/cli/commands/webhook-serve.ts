@@ -8,6 +8,7 @@ import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } fr
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
+import { isLoopback } from '../../util/loopback.js';
 import { printable } from '../../util/printable.js';
 import { parseRequestTarget } from '../../util/request-target.js';
 
@@ -76,10 +77,6 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
       res.destroy();
     },
   );
-}
-
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function parsePort(raw: string): number {
@@ -157,7 +154,7 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
       '',
     ].join('\n'),
   );
-  if (!isLoopbackHost(host)) {
+  if (!isLoopback(host)) {
     ctx.stderr.write(`warning: listening on ${host}, not loopback: whoever can reach this machine can send it requests${agent ? '' : ', and without --agent no header is checked'}.\n`);
   }
   await ctx.interrupted();

@@ -1,9 +1,9 @@
 /** Where call data goes: webhook and tool targets, and the credentials sent with them. */
 import { formatDotted } from '../../util/field-path.js';
+import { isLoopback } from '../../util/loopback.js';
 import { allTargetPlaces, configLocation } from '../places.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Header names that carry a credential. */
 const CREDENTIAL_HEADER = /auth|token|key|secret|password|signature|credential|cookie|session/i;
 /** Query parameters that carry a credential. */
@@ -17,10 +17,6 @@ function parsed(url: string): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host) || host.endsWith('.localhost');
 }
 
 function hasAuthentication(headers: Record<string, unknown> | undefined): boolean {

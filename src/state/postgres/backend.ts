@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
-import type { HistoryRecord } from '../../history/types.js';
+import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
@@ -150,6 +150,14 @@ export class PostgresStateBackend implements StateBackend {
 
   importHistory(records: readonly HistoryRecord[]): Promise<void> {
     return this.run(() => this.history.insert(records));
+  }
+
+  exportTestRuns(): Promise<TestRunRecord[]> {
+    return this.run(() => this.history.allTestRuns());
+  }
+
+  importTestRuns(runs: readonly TestRunRecord[]): Promise<void> {
+    return this.run(() => this.history.insertTestRuns(runs));
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,7 @@
-/** The PostgreSQL backend's deploy ledger: one row per apply in `voxform_history`, the record as jsonb. */
+/**
+ * The PostgreSQL backend's deploy ledger: one row per apply in `voxform_history` and one per test run
+ * in `voxform_test_runs`, the record as jsonb.
+ */
 import type pg from 'pg';
 import { historyRecordProblem, testRunProblem } from '../../history/check-record.js';
 import { newHistoryId } from '../../history/file-store.js';
@@ -14,15 +17,19 @@ interface HistoryRow {
  * The rows' records; a row that holds none (edited by hand, written by something else) is skipped
  * and reported, as the file store skips a damaged file, so one bad row cannot hide the rest.
  */
-function recordsOf(rows: readonly HistoryRow[], onSkipped: ((skipped: SkippedRecord) => void) | undefined): HistoryRecord[] {
-  const records: HistoryRecord[] = [];
+function checkedRows<T extends { id: string }>(table: LedgerTable, rows: readonly HistoryRow[], onSkipped: ((skipped: SkippedRecord) => void) | undefined): T[] {
+  const problemOf = table === 'voxform_history' ? historyRecordProblem : testRunProblem;
+  const records: T[] = [];
   for (const row of rows) {
-    const problem = historyRecordProblem(row.record) ?? ((row.record as HistoryRecord).id === row.id ? undefined : 'id: not the id of its row');
-    if (problem === undefined) records.push(row.record as HistoryRecord);
-    else onSkipped?.({ where: `voxform_history row ${row.id}`, problem });
+    const problem = problemOf(row.record) ?? ((row.record as T).id === row.id ? undefined : 'id: not the id of its row');
+    if (problem === undefined) records.push(row.record as T);
+    else onSkipped?.({ where: `${table} row ${row.id}`, problem });
   }
   return records;
 }
+
+/** The ledger's tables: the applies, and the evidence of test runs. */
+type LedgerTable = 'voxform_history' | 'voxform_test_runs';
 
 export class PostgresHistoryStore implements HistoryStore {
   /** `guard` turns a driver error into a `state_backend_failed` (see the backend's `run`). */
@@ -43,10 +50,7 @@ export class PostgresHistoryStore implements HistoryStore {
 
   async appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
     const stored: TestRunRecord = { ...run, id: newHistoryId(new Date(run.at)) };
-    await this.guard(async () => {
-      const pool = await this.query();
-      await pool.query('INSERT INTO voxform_test_runs (id, workspace, at, record) VALUES ($1, $2, $3, $4::jsonb)', [stored.id, stored.workspace, stored.at, JSON.stringify(stored)]);
-    });
+    await this.guard(() => this.insertInto('voxform_test_runs', [stored]));
     return stored;
   }
 
@@ -54,13 +58,7 @@ export class PostgresHistoryStore implements HistoryStore {
     return this.guard(async () => {
       const pool = await this.query();
       const result = await pool.query<HistoryRow>('SELECT id, record FROM voxform_test_runs WHERE workspace = $1 ORDER BY id DESC LIMIT $2', [query.workspace, query.limit ?? null]);
-      const runs: TestRunRecord[] = [];
-      for (const row of result.rows) {
-        const problem = testRunProblem(row.record) ?? ((row.record as TestRunRecord).id === row.id ? undefined : 'id: not the id of its row');
-        if (problem === undefined) runs.push(row.record as TestRunRecord);
-        else query.onSkipped?.({ where: `voxform_test_runs row ${row.id}`, problem });
-      }
-      return runs;
+      return checkedRows<TestRunRecord>('voxform_test_runs', result.rows, query.onSkipped);
     });
   }
 
@@ -71,21 +69,39 @@ export class PostgresHistoryStore implements HistoryStore {
        ORDER BY id DESC LIMIT $3`,
       [query.workspace, query.agent ?? null, query.limit ?? null],
     );
-    return recordsOf(result.rows, query.onSkipped);
+    return checkedRows<HistoryRecord>('voxform_history', result.rows, query.onSkipped);
   }
 
   /** Every record, oldest first. */
-  async all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
-    const pool = await this.query();
-    return recordsOf((await pool.query<HistoryRow>('SELECT id, record FROM voxform_history ORDER BY id')).rows, onSkipped);
+  all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
+    return this.selectAll<HistoryRecord>('voxform_history', onSkipped);
+  }
+
+  /** Every test run, oldest first. */
+  allTestRuns(onSkipped?: (skipped: SkippedRecord) => void): Promise<TestRunRecord[]> {
+    return this.selectAll<TestRunRecord>('voxform_test_runs', onSkipped);
   }
 
   /** Stores records with their ids; one already stored is left alone. */
-  async insert(records: readonly HistoryRecord[]): Promise<void> {
+  insert(records: readonly HistoryRecord[]): Promise<void> {
+    return this.insertInto('voxform_history', records);
+  }
+
+  /** Stores test runs with their ids; one already stored is left alone. */
+  insertTestRuns(runs: readonly TestRunRecord[]): Promise<void> {
+    return this.insertInto('voxform_test_runs', runs);
+  }
+
+  private async selectAll<T extends { id: string }>(table: LedgerTable, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<T[]> {
+    const pool = await this.query();
+    return checkedRows<T>(table, (await pool.query<HistoryRow>(`SELECT id, record FROM ${table} ORDER BY id`)).rows, onSkipped);
+  }
+
+  private async insertInto(table: LedgerTable, records: readonly { id: string; workspace: string; at: string }[]): Promise<void> {
     if (records.length === 0) return;
     const pool = await this.query();
     for (const record of records) {
-      await pool.query('INSERT INTO voxform_history (id, workspace, at, record) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT (id) DO NOTHING', [
+      await pool.query(`INSERT INTO ${table} (id, workspace, at, record) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT (id) DO NOTHING`, [
         record.id,
         record.workspace,
         record.at,
