@@ -106,8 +106,9 @@ class SubsetReader {
   private values = 0;
   /** The spans of every node read. */
   private readonly spans: PackedSpans;
-  /** The entry offsets of the nodes still open, innermost last: a node's are moved to `spans` when it closes. */
+  /** The entry offsets and keys of the nodes still open, innermost last: a node's are moved to `spans` when it closes. */
   private readonly pending: number[] = [];
+  private readonly pendingKeys: string[] = [];
 
   constructor(
     private readonly text: string,
@@ -190,8 +191,8 @@ class SubsetReader {
   private mapping(index: number, indent: number, firstKey: number): BlockNode {
     this.enter();
     const out: Record<string, unknown> = {};
-    const keys: string[] = [];
     const pendingFrom = this.pending.length;
+    const keysFrom = this.pendingKeys.length;
     let lineIndex = index;
     let keyStart = firstKey;
     let end = firstKey;
@@ -203,7 +204,7 @@ class SubsetReader {
       const value = this.entryValue(lineIndex, this.afterColon, indent);
       setOwn(out, key, value.value);
       this.count();
-      keys.push(key);
+      this.pendingKeys.push(key);
       this.pending.push(keyStart, keyEnd, value.start, value.end);
       end = value.end;
       const next = this.nextSignificant(value.next);
@@ -215,7 +216,7 @@ class SubsetReader {
       if (this.isSequenceItem(next)) giveUp();
       keyStart = this.lines.content[next] as number;
     }
-    attachSpans(out, this.closeNode(firstKey, end, pendingFrom, keys, keys.length));
+    attachSpans(out, this.closeNode(firstKey, end, pendingFrom, keysFrom));
     this.depth--;
     return { value: out, start: firstKey, end, next: lineIndex };
   }
@@ -268,19 +269,26 @@ class SubsetReader {
       if (nextIndent < indent || (nextIndent === indent && !this.isSequenceItem(next))) break;
       if (nextIndent > indent) this.misindentedAt(next, indent, item.next - 1);
     }
-    attachSpans(out, this.closeNode(start, end, pendingFrom, null, out.length));
+    attachSpans(out, this.closeNode(start, end, pendingFrom));
     this.depth--;
     return { value: out, start, end, next: lineIndex };
   }
 
-  /** The spans of a node that closes, its entries' offsets moved from `pending` (from `pendingFrom` on) into the table. */
-  private closeNode(start: number, end: number, pendingFrom: number, keys: string[] | null, count: number): PackedNode {
+  /**
+   * The spans of a node that closes, its entries moved from `pending` (from `pendingFrom` on) into the
+   * table; a mapping's keys from `pendingKeys` (from `keysFrom` on), none for a sequence.
+   */
+  private closeNode(start: number, end: number, pendingFrom: number, keysFrom?: number): PackedNode {
     const at = this.spans.length;
     this.spans.push(start);
     this.spans.push(end);
     for (let i = pendingFrom; i < this.pending.length; i++) this.spans.push(this.pending[i] as number);
     this.pending.length = pendingFrom;
-    return new PackedNode(this.spans, at, keys, count);
+    if (keysFrom === undefined) return new PackedNode(this.spans, at, -1, (this.spans.length - at - 2) / 2);
+    const keysAt = this.spans.keys.length;
+    for (let i = keysFrom; i < this.pendingKeys.length; i++) this.spans.keys.push(this.pendingKeys[i] as string);
+    this.pendingKeys.length = keysFrom;
+    return new PackedNode(this.spans, at, keysAt, (this.spans.length - at - 2) / 4);
   }
 
   private enter(): void {
@@ -477,7 +485,7 @@ class SubsetReader {
         giveUp();
       }
     }
-    attachSpans(out, this.closeNode(open, at + 1, pendingFrom, null, out.length));
+    attachSpans(out, this.closeNode(open, at + 1, pendingFrom));
     this.depth--;
     return { value: out, start: open, end: at + 1 };
   }
@@ -486,8 +494,8 @@ class SubsetReader {
     this.enter();
     const text = this.text;
     const out: Record<string, unknown> = {};
-    const keys: string[] = [];
     const pendingFrom = this.pending.length;
+    const keysFrom = this.pendingKeys.length;
     let at = this.skipSpaces(open + 1, lineEnd);
     if (text[at] !== '}') {
       for (;;) {
@@ -510,7 +518,7 @@ class SubsetReader {
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
         this.count();
-        keys.push(name);
+        this.pendingKeys.push(name);
         this.pending.push(key.start, key.end, value.start, value.end);
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {
@@ -522,7 +530,7 @@ class SubsetReader {
         giveUp();
       }
     }
-    attachSpans(out, this.closeNode(open, at + 1, pendingFrom, keys, keys.length));
+    attachSpans(out, this.closeNode(open, at + 1, pendingFrom, keysFrom));
     this.depth--;
     return { value: out, start: open, end: at + 1 };
   }

@@ -42,13 +42,14 @@ export interface NodeSpans {
 }
 
 /**
- * The offsets of every node a reader builds from one text, kept as numbers in one growing array
- * rather than as an object per entry: few entries are ever pointed at, so their Spans are made
- * only when asked for.
+ * The spans of every node a reader builds from one text, kept as numbers in one growing array (and
+ * the mappings' keys in one list) rather than as objects per entry: few entries are ever pointed
+ * at, so their Spans are made only when asked for.
  */
 export class PackedSpans {
   data = new Int32Array(1024);
   length = 0;
+  readonly keys: string[] = [];
 
   constructor(readonly source: SourceText) {}
 
@@ -75,8 +76,9 @@ export class PackedSpans {
 const SCANNED_KEYS = 16;
 
 /**
- * A node's spans inside a PackedSpans table, from `at`: its start and end, then per entry its key's
- * start and end (mappings only) and its value's start and end. `keys` is null for a sequence.
+ * A node's spans inside a PackedSpans table. From `at` in its numbers: the node's start and end,
+ * then per entry its key's start and end (mappings only) and its value's start and end. A mapping's
+ * keys sit in the table's keys from `keysAt`; a sequence has `keysAt` -1.
  */
 export class PackedNode implements NodeSpans, EntryTable {
   private index: Map<PathPart, number> | undefined;
@@ -84,7 +86,7 @@ export class PackedNode implements NodeSpans, EntryTable {
   constructor(
     private readonly table: PackedSpans,
     private readonly at: number,
-    private readonly keys: readonly string[] | null,
+    private readonly keysAt: number,
     private readonly count: number,
   ) {}
 
@@ -103,25 +105,50 @@ export class PackedNode implements NodeSpans, EntryTable {
   }
 
   *[Symbol.iterator](): Iterator<[PathPart, EntrySpans]> {
-    for (let i = 0; i < this.count; i++) yield [this.keys ? (this.keys[i] as string) : i, this.entry(i)];
+    for (let i = 0; i < this.count; i++) yield [this.keysAt < 0 ? i : (this.table.keys[this.keysAt + i] as string), this.entry(i)];
   }
 
   private indexOf(part: PathPart): number {
-    const keys = this.keys;
-    if (!keys) return typeof part === 'number' && Number.isInteger(part) && part >= 0 && part < this.count ? part : -1;
-    if (keys.length <= SCANNED_KEYS) return keys.indexOf(part as string);
-    this.index ??= new Map(keys.map((key, i) => [key, i]));
+    if (this.keysAt < 0) return typeof part === 'number' && Number.isInteger(part) && part >= 0 && part < this.count ? part : -1;
+    if (typeof part !== 'string') return -1;
+    const keys = this.table.keys;
+    if (this.count <= SCANNED_KEYS) {
+      for (let i = 0; i < this.count; i++) if (keys[this.keysAt + i] === part) return i;
+      return -1;
+    }
+    this.index ??= new Map(keys.slice(this.keysAt, this.keysAt + this.count).map((key, i) => [key, i]));
     return this.index.get(part) ?? -1;
   }
 
   private entry(i: number): EntrySpans {
-    const data = this.table.data;
-    if (!this.keys) {
+    const { data } = this.table;
+    if (this.keysAt < 0) {
       const at = this.at + 2 + 2 * i;
       return { key: undefined, value: this.table.span(data[at] as number, data[at + 1] as number) };
     }
     const at = this.at + 2 + 4 * i;
     return { key: this.table.span(data[at] as number, data[at + 1] as number), value: this.table.span(data[at + 2] as number, data[at + 3] as number) };
+  }
+}
+
+/** The entries of a node made by laying one node over another (a merge): an entry of `over` wins. */
+export class LayeredEntries implements EntryTable {
+  constructor(
+    private readonly under: EntryTable | undefined,
+    private readonly over: EntryTable | undefined,
+  ) {}
+
+  get(part: PathPart): EntrySpans | undefined {
+    return this.over?.get(part) ?? this.under?.get(part);
+  }
+
+  *[Symbol.iterator](): Iterator<[PathPart, EntrySpans]> {
+    const seen = new Set<PathPart>();
+    for (const [part] of this.under ?? []) {
+      seen.add(part);
+      yield [part, this.get(part) as EntrySpans];
+    }
+    for (const [part, entry] of this.over ?? []) if (!seen.has(part)) yield [part, entry];
   }
 }
 
