@@ -7,7 +7,7 @@
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from './env-policy.js';
-import { mapChildren, spansOf, type PathPart } from './positions.js';
+import { setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
 import type { Span } from './source.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -153,7 +153,8 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
-    let changed: Map<PathPart, unknown> | undefined;
+    // Copied on the first child that changes; until then the node itself is the answer.
+    let copy: Record<string, unknown> | undefined;
     const parts: PathPart[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
     ancestors.push(node);
     for (const part of parts) {
@@ -161,12 +162,12 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
       path.push(part);
       const next = walk(child);
       path.pop();
-      if (next !== child) (changed ??= new Map()).set(part, next);
+      if (next === child) continue;
+      copy ??= shallowCopy(node) as Record<string, unknown>;
+      setOwn(copy, String(part), next);
     }
     ancestors.pop();
-    if (!changed) return node;
-    const replacements = changed;
-    return mapChildren(node, (child, part) => (replacements.has(part) ? replacements.get(part) : child));
+    return copy ?? node;
   };
   return walk(value);
 }

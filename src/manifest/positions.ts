@@ -204,22 +204,17 @@ export function entryAt(root: unknown, path: ValuePath): EntrySpans | undefined 
   return last === undefined ? undefined : spansOf(parent)?.entries.get(last);
 }
 
-/**
- * A new object or array with the keys of `source`, each child mapped through `mapChild`; the same
- * keys in the same places, so it shares the spans of `source`.
- */
-export function mapChildren(source: unknown, mapChild: (value: unknown, part: PathPart) => unknown): unknown {
-  let out: unknown;
+/** A shallow copy of an object or array: the same keys in the same places, so it shares the spans. */
+export function shallowCopy(source: object): object {
+  let out: object;
   if (Array.isArray(source)) {
-    out = source.map((item, index) => mapChild(item, index));
-  } else if (isPlainObject(source)) {
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(source)) setOwn(copy, key, mapChild(source[key], key));
-    out = copy;
+    out = source.slice();
   } else {
-    return source;
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(source)) setOwn(copy, key, (source as Record<string, unknown>)[key]);
+    out = copy;
   }
   const spans = spansOf(source);
-  if (spans) attachSpans(out as object, spans);
+  if (spans) attachSpans(out, spans);
   return out;
 }
