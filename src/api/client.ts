@@ -35,7 +35,8 @@ import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
 import { Requester, realSleep, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
 import type { BackoffOptions } from './retry.js';
-import { inspectUploadFile, MAX_KNOWLEDGE_FILE_BYTES, multipartBody, storageFailure } from './upload.js';
+import { inspectUploadFile, multipartBody, storageFailure } from './upload.js';
+import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
 
 export interface ClientOptions {

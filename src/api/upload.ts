@@ -6,9 +6,7 @@ import { Readable } from 'node:stream';
 import { VoxformError } from '../errors.js';
 import { ApiError, codeForStatus } from './errors.js';
 import { mimeTypeFor } from '../util/mime.js';
-
-/** The largest knowledge file voxform uploads: checked first, rather than a cryptic refusal from the storage. */
-export const MAX_KNOWLEDGE_FILE_BYTES = 50 * 1024 * 1024;
+import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 
 /** A file on disk ready to be sent: its size is fixed at inspection and checked again while streaming. */
 interface UploadFile {

@@ -65,8 +65,8 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   };
   const resolved = interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec') }) as Record<string, unknown>;
 
-  const fromEnv = envSecretSet(envPlaces);
-  checkAgainstSchema({ definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => fromEnv.covers(path) }, ctx.diagnostics);
+  // Asked only of a value with a problem: the set is made then.
+  checkAgainstSchema({ definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);
 
   if (resolved.id === undefined || resolved.id === null) {
     ctx.diagnostics.error(
@@ -142,16 +142,18 @@ function withDefaults(spec: Record<string, unknown>, defaultsConfig: unknown): R
   const config = hasDefaults ? deepMerge(defaultsConfig, own) : undefined;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(spec)) if (key !== 'config') setOwn(out, key, spec[key]);
+  if (config !== undefined) out.config = config;
   const spans = spansOf(spec);
-  const entries = new Map(spans?.entries ?? []);
-  if (config === undefined) {
-    entries.delete('config');
-  } else {
-    out.config = config;
-    const configSpans = spansOf(config);
-    if (!entries.has('config') && configSpans) entries.set('config', { key: configSpans.self, value: configSpans.self });
+  if (!spans) return out;
+  if (config !== undefined && spans.entries.get('config')) {
+    attachSpans(out, spans); // the same keys in the same places
+    return out;
   }
-  if (spans) attachSpans(out, { self: spans.self, entries });
+  const entries = new Map(spans.entries);
+  const configSpans = spansOf(config);
+  if (config === undefined) entries.delete('config');
+  else if (configSpans) entries.set('config', { key: configSpans.self, value: configSpans.self });
+  attachSpans(out, { self: spans.self, entries });
   return out;
 }
 

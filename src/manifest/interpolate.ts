@@ -7,7 +7,7 @@
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from './env-policy.js';
-import { mapChildren, spansOf, type EntrySpans, type PathPart } from './positions.js';
+import { setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
 import type { Span } from './source.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -142,32 +142,34 @@ export function interpolateTree(value: unknown, ctx: InterpolationContext, how: 
     }
     return span;
   };
-  // The entry is passed rather than its span: a span is looked up only for a string that needs it.
-  const walk = (node: unknown, entry: EntrySpans | undefined): unknown => {
+  // A string's span is looked up (in its parent, the last ancestor) only when it holds a reference.
+  const walk = (node: unknown): unknown => {
     if (typeof node === 'string') {
       if (!node.includes('{env:')) return node;
-      const result = interpolateString(node, entry ? entry.value : enclosingSpan(), ctx, forbidden?.(path));
+      const parent = ancestors[ancestors.length - 1];
+      const written = parent === undefined ? undefined : spansOf(parent)?.entries.get(path[path.length - 1] as PathPart)?.value;
+      const result = interpolateString(node, written ?? enclosingSpan(), ctx, forbidden?.(path));
       if (result.fromEnv) onEnvPath?.([...path]);
       return result.value;
     }
     if (node === null || typeof node !== 'object') return node;
-    const entries = spansOf(node)?.entries;
-    let changed: Map<PathPart, unknown> | undefined;
+    // Copied on the first child that changes; until then the node itself is the answer.
+    let copy: Record<string, unknown> | undefined;
     const parts: PathPart[] = Array.isArray(node) ? node.map((_, index) => index) : Object.keys(node);
     ancestors.push(node);
     for (const part of parts) {
       const child = (node as Record<PathPart, unknown>)[part];
       path.push(part);
-      const next = walk(child, entries?.get(part));
+      const next = walk(child);
       path.pop();
-      if (next !== child) (changed ??= new Map()).set(part, next);
+      if (next === child) continue;
+      copy ??= shallowCopy(node) as Record<string, unknown>;
+      setOwn(copy, String(part), next);
     }
     ancestors.pop();
-    if (!changed) return node;
-    const replacements = changed;
-    return mapChildren(node, (child, part) => (replacements.has(part) ? replacements.get(part) : child));
+    return copy ?? node;
   };
-  return walk(value, undefined);
+  return walk(value);
 }
 
 /** Reports every reference in a forbidden place of `value`, reading nothing: for the overlays not in use. */

@@ -8,7 +8,7 @@
  * (YAML 1.2 core schema) and quoted scalars with the common escapes, `|` / `|-` block scalars.
  * Its tests check it gives the same values and positions as the general parser.
  */
-import { attachSpans, PackedEntry, PackedNode, setOwn, type EntrySpans, type PathPart } from './positions.js';
+import { attachSpans, PackedNode, PackedSpans, setOwn } from './positions.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import type { ParsedDocument, SourceText, Span } from './source.js';
 
@@ -104,12 +104,18 @@ class SubsetReader {
   misindented: Misindentation | undefined;
   /** Values read so far: past MAX_YAML_TOKENS the general path reports the file as too large. */
   private values = 0;
+  /** The spans of every node read. */
+  private readonly spans: PackedSpans;
+  /** The entry offsets and keys of the nodes still open, innermost last: a node's are moved to `spans` when it closes. */
+  private readonly pending: number[] = [];
+  private readonly pendingKeys: string[] = [];
 
   constructor(
     private readonly text: string,
     private readonly source: SourceText,
   ) {
     this.lines = splitLines(text);
+    this.spans = new PackedSpans(source);
   }
 
   documents(): ParsedDocument[] {
@@ -123,6 +129,7 @@ class SubsetReader {
       if (!(marker && i === 0)) documents.push(this.document(first, i));
       first = i + 1;
     }
+    this.spans.trim();
     return documents;
   }
 
@@ -184,7 +191,8 @@ class SubsetReader {
   private mapping(index: number, indent: number, firstKey: number): BlockNode {
     this.enter();
     const out: Record<string, unknown> = {};
-    const entries = new Map<PathPart, EntrySpans>();
+    const pendingFrom = this.pending.length;
+    const keysFrom = this.pendingKeys.length;
     let lineIndex = index;
     let keyStart = firstKey;
     let end = firstKey;
@@ -196,7 +204,8 @@ class SubsetReader {
       const value = this.entryValue(lineIndex, this.afterColon, indent);
       setOwn(out, key, value.value);
       this.count();
-      entries.set(key, new PackedEntry(this.source, keyStart, keyEnd, value.start, value.end));
+      this.pendingKeys.push(key);
+      this.pending.push(keyStart, keyEnd, value.start, value.end);
       end = value.end;
       const next = this.nextSignificant(value.next);
       lineIndex = next;
@@ -207,7 +216,7 @@ class SubsetReader {
       if (this.isSequenceItem(next)) giveUp();
       keyStart = this.lines.content[next] as number;
     }
-    attachSpans(out, new PackedNode(this.source, firstKey, end, entries));
+    attachSpans(out, this.closeNode(firstKey, end, pendingFrom, keysFrom));
     this.depth--;
     return { value: out, start: firstKey, end, next: lineIndex };
   }
@@ -230,7 +239,7 @@ class SubsetReader {
   private sequence(index: number, indent: number): BlockNode {
     this.enter();
     const out: unknown[] = [];
-    const entries = new Map<PathPart, EntrySpans>();
+    const pendingFrom = this.pending.length;
     const start = this.lines.content[index] as number;
     let end = start;
     let lineIndex = index;
@@ -249,7 +258,7 @@ class SubsetReader {
       } else {
         item = this.inlineValue(lineIndex, at, indent);
       }
-      entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
+      this.pending.push(item.start, item.end);
       out.push(item.value);
       this.count();
       end = item.end;
@@ -260,9 +269,26 @@ class SubsetReader {
       if (nextIndent < indent || (nextIndent === indent && !this.isSequenceItem(next))) break;
       if (nextIndent > indent) this.misindentedAt(next, indent, item.next - 1);
     }
-    attachSpans(out, new PackedNode(this.source, start, end, entries));
+    attachSpans(out, this.closeNode(start, end, pendingFrom));
     this.depth--;
     return { value: out, start, end, next: lineIndex };
+  }
+
+  /**
+   * The spans of a node that closes, its entries moved from `pending` (from `pendingFrom` on) into the
+   * table; a mapping's keys from `pendingKeys` (from `keysFrom` on), none for a sequence.
+   */
+  private closeNode(start: number, end: number, pendingFrom: number, keysFrom?: number): PackedNode {
+    const at = this.spans.length;
+    this.spans.push(start);
+    this.spans.push(end);
+    for (let i = pendingFrom; i < this.pending.length; i++) this.spans.push(this.pending[i] as number);
+    this.pending.length = pendingFrom;
+    if (keysFrom === undefined) return new PackedNode(this.spans, at, -1, (this.spans.length - at - 2) / 2);
+    const keysAt = this.spans.keys.length;
+    for (let i = keysFrom; i < this.pendingKeys.length; i++) this.spans.keys.push(this.pendingKeys[i] as string);
+    this.pendingKeys.length = keysFrom;
+    return new PackedNode(this.spans, at, keysAt, (this.spans.length - at - 2) / 4);
   }
 
   private enter(): void {
@@ -441,12 +467,12 @@ class SubsetReader {
     this.enter();
     const text = this.text;
     const out: unknown[] = [];
-    const entries = new Map<PathPart, EntrySpans>();
+    const pendingFrom = this.pending.length;
     let at = this.skipSpaces(open + 1, lineEnd);
     if (text[at] !== ']') {
       for (;;) {
         const item = this.flowNode(at, lineEnd);
-        entries.set(out.length, new PackedEntry(this.source, -1, -1, item.start, item.end));
+        this.pending.push(item.start, item.end);
         out.push(item.value);
         this.count();
         at = this.skipSpaces(item.end, lineEnd);
@@ -459,7 +485,7 @@ class SubsetReader {
         giveUp();
       }
     }
-    attachSpans(out, new PackedNode(this.source, open, at + 1, entries));
+    attachSpans(out, this.closeNode(open, at + 1, pendingFrom));
     this.depth--;
     return { value: out, start: open, end: at + 1 };
   }
@@ -468,7 +494,8 @@ class SubsetReader {
     this.enter();
     const text = this.text;
     const out: Record<string, unknown> = {};
-    const entries = new Map<PathPart, EntrySpans>();
+    const pendingFrom = this.pending.length;
+    const keysFrom = this.pendingKeys.length;
     let at = this.skipSpaces(open + 1, lineEnd);
     if (text[at] !== '}') {
       for (;;) {
@@ -491,7 +518,8 @@ class SubsetReader {
         const value = this.flowNode(valueAt, lineEnd);
         setOwn(out, name, value.value);
         this.count();
-        entries.set(name, new PackedEntry(this.source, key.start, key.end, value.start, value.end));
+        this.pendingKeys.push(name);
+        this.pending.push(key.start, key.end, value.start, value.end);
         at = this.skipSpaces(value.end, lineEnd);
         if (text[at] === ',') {
           at = this.skipSpaces(at + 1, lineEnd);
@@ -502,7 +530,7 @@ class SubsetReader {
         giveUp();
       }
     }
-    attachSpans(out, new PackedNode(this.source, open, at + 1, entries));
+    attachSpans(out, this.closeNode(open, at + 1, pendingFrom, keysFrom));
     this.depth--;
     return { value: out, start: open, end: at + 1 };
   }

@@ -29,43 +29,126 @@ export interface FilledBy {
   span: Span;
 }
 
+/** The spans of a node's entries by key (objects) or index (arrays); a Map satisfies it. */
+export interface EntryTable {
+  get(part: PathPart): EntrySpans | undefined;
+  [Symbol.iterator](): Iterator<[PathPart, EntrySpans]>;
+}
+
 export interface NodeSpans {
   /** The object or array itself. */
   readonly self: Span;
-  readonly entries: Map<PathPart, EntrySpans>;
+  readonly entries: EntryTable;
 }
 
-/** An entry's positions kept as numbers, its Spans made only when asked for: few entries are ever pointed at. */
-export class PackedEntry implements EntrySpans {
-  constructor(
-    private readonly source: SourceText,
-    /** -1 for an array element (no key). */
-    private readonly keyStart: number,
-    private readonly keyEnd: number,
-    private readonly valueStart: number,
-    private readonly valueEnd: number,
-  ) {}
+/**
+ * The spans of every node a reader builds from one text, kept as numbers in one growing array (and
+ * the mappings' keys in one list) rather than as objects per entry: few entries are ever pointed
+ * at, so their Spans are made only when asked for.
+ */
+export class PackedSpans {
+  data = new Int32Array(1024);
+  length = 0;
+  readonly keys: string[] = [];
 
-  get key(): Span | undefined {
-    return this.keyStart < 0 ? undefined : { source: this.source, start: this.keyStart, end: this.keyEnd };
+  constructor(readonly source: SourceText) {}
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = value;
   }
 
-  get value(): Span {
-    return { source: this.source, start: this.valueStart, end: this.valueEnd };
+  /** Gives back the room grown past what was written. */
+  trim(): void {
+    this.data = this.data.slice(0, this.length);
+  }
+
+  span(start: number, end: number): Span {
+    return { source: this.source, start, end };
   }
 }
 
-/** A node's own positions as numbers (see PackedEntry). */
-export class PackedNode implements NodeSpans {
+/** Above this many keys, a node finds a key through an index (built on first use) rather than by scanning. */
+const SCANNED_KEYS = 16;
+
+/**
+ * A node's spans inside a PackedSpans table. From `at` in its numbers: the node's start and end,
+ * then per entry its key's start and end (mappings only) and its value's start and end. A mapping's
+ * keys sit in the table's keys from `keysAt`; a sequence has `keysAt` -1.
+ */
+export class PackedNode implements NodeSpans, EntryTable {
+  private index: Map<PathPart, number> | undefined;
+
   constructor(
-    private readonly source: SourceText,
-    private readonly start: number,
-    private readonly end: number,
-    readonly entries: Map<PathPart, EntrySpans>,
+    private readonly table: PackedSpans,
+    private readonly at: number,
+    private readonly keysAt: number,
+    private readonly count: number,
   ) {}
 
   get self(): Span {
-    return { source: this.source, start: this.start, end: this.end };
+    const data = this.table.data;
+    return this.table.span(data[this.at] as number, data[this.at + 1] as number);
+  }
+
+  get entries(): EntryTable {
+    return this;
+  }
+
+  get(part: PathPart): EntrySpans | undefined {
+    const i = this.indexOf(part);
+    return i < 0 ? undefined : this.entry(i);
+  }
+
+  *[Symbol.iterator](): Iterator<[PathPart, EntrySpans]> {
+    for (let i = 0; i < this.count; i++) yield [this.keysAt < 0 ? i : (this.table.keys[this.keysAt + i] as string), this.entry(i)];
+  }
+
+  private indexOf(part: PathPart): number {
+    if (this.keysAt < 0) return typeof part === 'number' && Number.isInteger(part) && part >= 0 && part < this.count ? part : -1;
+    if (typeof part !== 'string') return -1;
+    const keys = this.table.keys;
+    if (this.count <= SCANNED_KEYS) {
+      for (let i = 0; i < this.count; i++) if (keys[this.keysAt + i] === part) return i;
+      return -1;
+    }
+    this.index ??= new Map(keys.slice(this.keysAt, this.keysAt + this.count).map((key, i) => [key, i]));
+    return this.index.get(part) ?? -1;
+  }
+
+  private entry(i: number): EntrySpans {
+    const { data } = this.table;
+    if (this.keysAt < 0) {
+      const at = this.at + 2 + 2 * i;
+      return { key: undefined, value: this.table.span(data[at] as number, data[at + 1] as number) };
+    }
+    const at = this.at + 2 + 4 * i;
+    return { key: this.table.span(data[at] as number, data[at + 1] as number), value: this.table.span(data[at + 2] as number, data[at + 3] as number) };
+  }
+}
+
+/** The entries of a node made by laying one node over another (a merge): an entry of `over` wins. */
+export class LayeredEntries implements EntryTable {
+  constructor(
+    private readonly under: EntryTable | undefined,
+    private readonly over: EntryTable | undefined,
+  ) {}
+
+  get(part: PathPart): EntrySpans | undefined {
+    return this.over?.get(part) ?? this.under?.get(part);
+  }
+
+  *[Symbol.iterator](): Iterator<[PathPart, EntrySpans]> {
+    const seen = new Set<PathPart>();
+    for (const [part] of this.under ?? []) {
+      seen.add(part);
+      yield [part, this.get(part) as EntrySpans];
+    }
+    for (const [part, entry] of this.over ?? []) if (!seen.has(part)) yield [part, entry];
   }
 }
 
@@ -121,27 +204,17 @@ export function entryAt(root: unknown, path: ValuePath): EntrySpans | undefined 
   return last === undefined ? undefined : spansOf(parent)?.entries.get(last);
 }
 
-/**
- * Builds a new object or array from `source`, mapping each child through `mapChild` and keeping the
- * spans. `mapChild` returns `undefined` to drop an entry (objects only).
- */
-export function mapChildren(source: unknown, mapChild: (value: unknown, part: PathPart) => unknown): unknown {
-  const spans = spansOf(source);
+/** A shallow copy of an object or array: the same keys in the same places, so it shares the spans. */
+export function shallowCopy(source: object): object {
+  let out: object;
   if (Array.isArray(source)) {
-    const out = source.map((item, index) => mapChild(item, index));
-    if (spans) attachSpans(out, { self: spans.self, entries: spans.entries });
-    return out;
+    out = source.slice();
+  } else {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(source)) setOwn(copy, key, (source as Record<string, unknown>)[key]);
+    out = copy;
   }
-  if (!isPlainObject(source)) return source;
-  const out: Record<string, unknown> = {};
-  const entries = new Map<PathPart, EntrySpans>();
-  for (const key of Object.keys(source)) {
-    const mapped = mapChild(source[key], key);
-    if (mapped === undefined) continue;
-    setOwn(out, key, mapped);
-    const entry = spans?.entries.get(key);
-    if (entry) entries.set(key, entry);
-  }
-  if (spans) attachSpans(out, { self: spans.self, entries });
+  const spans = spansOf(source);
+  if (spans) attachSpans(out, spans);
   return out;
 }

@@ -39,8 +39,8 @@ function resolveEntry(
     envPaths.push(formatDotted(p));
   };
   const resolved = interpolateTree(entry, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces(definition) });
-  const fromEnv = envSecretSet(envPlaces);
-  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => fromEnv.covers(p) }, ctx.diagnostics);
+  // Asked only of a value with a problem: the set is made then.
+  checkAgainstSchema({ definition, value: resolved, at, fallback: keySpan, isSecret: (p) => envSecretSet(envPlaces).covers(p) }, ctx.diagnostics);
   return isPlainObject(resolved) ? resolved : undefined;
 }
 

@@ -4,8 +4,6 @@
  * diagnostic (docs/manifest.md, "Limits"). The caps leave a wide margin over real manifests while
  * keeping the worst input within seconds and a few hundred MB.
  */
-import { MAX_KNOWLEDGE_FILE_BYTES as UPLOAD_LIMIT } from '../api/upload.js';
-
 /** A manifest or template YAML file, bytes (`file_too_large`). */
 export const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 
@@ -15,8 +13,11 @@ export const MAX_PROMPT_FILE_BYTES = 2 * 1024 * 1024;
 /** All prompt files of one load together, bytes (`file_too_large`): they are held in memory until the plan is made. */
 export const MAX_PROMPT_BYTES_TOTAL = 32 * 1024 * 1024;
 
-/** A knowledge file, bytes (`file_too_large`): the same limit the upload enforces, so plan fails where apply would. */
-export const MAX_KNOWLEDGE_FILE_BYTES = UPLOAD_LIMIT;
+/**
+ * A knowledge file, bytes (`file_too_large`): also the largest the upload sends (checked first, rather
+ * than a cryptic refusal from the storage), so plan fails where apply would.
+ */
+export const MAX_KNOWLEDGE_FILE_BYTES = 50 * 1024 * 1024;
 
 /** Resources of one kind (agents, phones, campaigns, knowledge files) in a manifest (`too_many_resources`). */
 export const MAX_RESOURCES_PER_KIND = 10_000;

@@ -87,13 +87,12 @@ async function notFound(given: string, absolute: string): Promise<VoxformError> 
 async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => compareNames(a.name, b.name))) {
-    const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
       if (entry.name.startsWith('.') || SKIPPED_FOLDERS.has(entry.name)) continue;
-      await findYamlFiles(full, search);
+      await findYamlFiles(path.join(folder, entry.name), search);
     } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
       if (TEST_FILE.test(entry.name)) search.testFiles++;
-      else search.found.push(full);
+      else search.found.push(path.join(folder, entry.name));
     }
   }
 }
