@@ -43,8 +43,8 @@ export async function readLiveState(client: LiveReader, desired: DesiredState, l
       ids.map(async (id) => {
         try {
           const agent = await client.getAgent(id);
-          // The transport writes the next request on this connection once the event loop turns:
-          // the answer is diffed after that, not before, so its diff does not hold the wire idle.
+          // undici writes the request that took this answer's slot when the event loop turns: the
+          // answer is diffed after that, not before, so its diff does not hold that request back.
           await setImmediate();
           onAgent?.(agent);
           return agent;
