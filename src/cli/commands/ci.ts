@@ -7,7 +7,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { connectHost, type Provider, type ReviewHost } from '../../ci/host.js';
+import { connectHost } from '../../ci/connect-host.js';
+import type { Provider, ReviewHost } from '../../ci/host.js';
 import { checkEnvironmentName, type ReportKind } from '../../ci/markers.js';
 import { publishReport, type PublishResult } from '../../ci/publish.js';
 import { applyReport, outputReport, planReport, testReport, type Report, type ReportLinks } from '../../ci/reports.js';
