@@ -17,7 +17,7 @@ export type * from './types.js';
 export { Recordings, TEST_MODES } from '../recordings/recordings.js';
 export type { TestMode, RecordingsOptions } from '../recordings/recordings.js';
 export { readBaseline, compareWithBaseline } from './baseline.js';
-export type { Baseline, BaselineComparison, Regression } from './baseline.js';
+export type { Baseline } from './baseline.js';
 export { verdictStatistics } from './statistics.js';
 export type { VerdictStatistics } from './statistics.js';
 export { JudgeCache } from './judge-cache.js';

@@ -7,7 +7,8 @@
  */
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
-import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type CompletionModel, type TestRunLimits } from './budgets.js';
+import type { CompletionModel } from '../model/chat-model.js';
+import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type TestRunLimits } from './budgets.js';
 import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
 import { RegexTimeBudget } from '../util/safe-regex.js';

@@ -5,7 +5,6 @@
  */
 import type { SourceLocation } from '../errors.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
-import type { BaselineComparison } from './baseline.js';
 
 /** A check on one reply of the agent. `contains` and `not_contains` ignore case. */
 export type ReplyCheck =
@@ -132,6 +131,27 @@ export interface TestRunSummary {
   failed: number;
   skipped: number;
   errors: number;
+}
+
+/** A test's verdict in an earlier run's JSON result (`--baseline`, baseline.ts). */
+export interface BaselineVerdict {
+  status: CheckStatus;
+  passes: number;
+  runs: number;
+}
+
+/** A test that got worse than in the baseline: newly failing, or a pass rate that dropped. */
+export interface Regression {
+  report: TestReport;
+  target: Target;
+  change: 'newly_failing' | 'rate_dropped';
+  before: BaselineVerdict | undefined;
+}
+
+export interface BaselineComparison {
+  /** As the operator named it. */
+  file: string;
+  regressions: Regression[];
 }
 
 /** Everything a `voxform test` run found; renderers turn it into text, JSON, JUnit or Markdown. */

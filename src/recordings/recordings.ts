@@ -8,9 +8,8 @@
 import { isVoxformError, VoxformError } from '../errors.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import type { AgentChannel } from '../conversations/agent-channel.js';
-import type { CompletionModel } from '../conversations/budgets.js';
 import type { TestFile } from '../conversations/types.js';
-import type { ModelAnswer as ChatAnswer } from '../model/chat-model.js';
+import type { CompletionModel, ModelAnswer as ChatAnswer } from '../model/chat-model.js';
 import type { Redact } from '../secrets/redact.js';
 import { exchangeKey, type RunIdentity } from './exchange-key.js';
 import {
