@@ -24,7 +24,7 @@ import { labelAsTestTraffic } from '../api/test-traffic.js';
 const ORDINARY_FINISH = new Set(['stop', 'length', 'tool_calls']);
 
 export interface ConversationInput {
-  /** The agent: the service, or a recording of it (src/recordings/). */
+  /** The agent: the service, or a recording of it (src/conversations/recordings/). */
   channel: AgentChannel;
   file: TestFile;
   test: ConversationTest;

@@ -99,7 +99,7 @@ export interface RunResult {
   toolCalls: Array<{ name: string; params: unknown }> | undefined;
   /** What went wrong when the run could not complete (status `error`). */
   error: string | undefined;
-  /** Replaying, the recording had no answer for a request of this run (status `error`, src/recordings/). */
+  /** Replaying, the recording had no answer for a request of this run (status `error`, src/conversations/recordings/). */
   notRecorded?: boolean;
   durationMs: number;
 }
@@ -172,7 +172,7 @@ export interface AgentUnderTest {
   desiredConfig: AgentConfigUpdate;
   /**
    * The configuration hash of what each target talks to (src/history/config-hash.ts), keying its
-   * recorded exchanges (src/recordings/): desired, the manifests' config; live, the live config.
+   * recorded exchanges (src/conversations/recordings/): desired, the manifests' config; live, the live config.
    */
   configHashes?: Partial<Record<Target, string>> | undefined;
   /** Places in `desiredConfig` whose URL the live agent does not call, sent to the sink for this run (src/secrets/sink.ts). */
