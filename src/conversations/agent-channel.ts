@@ -1,6 +1,6 @@
 /**
  * How a conversation reaches the agent: a chat turn, and the call record once the session ended.
- * The service's channel sends them; a recording's channel (src/recordings/) records them on the way
+ * The service's channel sends them; a recording's channel (src/conversations/recordings/) records them on the way
  * or answers them from the file. The conversation does not know which it talks to.
  */
 import type { ApiClient } from '../api/index.js';

@@ -12,33 +12,14 @@ import { MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
 import { TEST_REPORT_FORMAT_VERSION } from './render-json.js';
 import { verdictStatistics } from './statistics.js';
-import type { CheckStatus, Target, TestReport, TestRun } from './types.js';
+import type { BaselineComparison, BaselineVerdict, CheckStatus, Regression, Target, TestRun } from './types.js';
 
 /** A JSON result, bytes: it holds every transcript of its run (tens of MB for the largest run allowed). */
 export const MAX_BASELINE_BYTES = 128 * 1024 * 1024;
 const MAX_BASELINE_JSON_VALUES = 8_000_000;
 
-export interface BaselineVerdict {
-  status: CheckStatus;
-  passes: number;
-  runs: number;
-}
-
 /** The baseline's verdicts, by test file, name and target. */
 export type Baseline = Map<string, Partial<Record<Target, BaselineVerdict>>>;
-
-export interface Regression {
-  report: TestReport;
-  target: Target;
-  change: 'newly_failing' | 'rate_dropped';
-  before: BaselineVerdict | undefined;
-}
-
-export interface BaselineComparison {
-  /** As the operator named it. */
-  file: string;
-  regressions: Regression[];
-}
 
 const testKey = (file: string, name: string): string => `${file}\0${name}`;
 const STATUSES = new Set<CheckStatus>(['passed', 'failed', 'skipped', 'error']);

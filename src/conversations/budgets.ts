@@ -8,7 +8,7 @@
  * file raises them. The per-test caps (turns, `repeat`, `max_turns`) are in schemas/tests.schema.json.
  */
 import { VoxformError } from '../errors.js';
-import type { ChatModel } from '../model/chat-model.js';
+import type { CompletionModel } from '../model/chat-model.js';
 import type { ConversationTest, Target, TestFile } from './types.js';
 import { argsOfCheck } from './checks.js';
 
@@ -126,9 +126,6 @@ export class RequestBudget {
     this.#sent++;
   }
 }
-
-/** What the judge and the simulated caller need of a model. */
-export type CompletionModel = Pick<ChatModel, 'complete'>;
 
 /** The model, each of its requests spent from `budget` before it is sent. */
 export function budgetedModel(model: CompletionModel, budget: RequestBudget): CompletionModel {

@@ -7,7 +7,7 @@ import { isVoxformError } from '../errors.js';
 import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
 import type { JudgeCache } from './judge-cache.js';
-import type { CompletionModel } from './budgets.js';
+import type { CompletionModel } from '../model/chat-model.js';
 import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';

@@ -12,7 +12,8 @@ import type { AgentChannel } from './agent-channel.js';
 import { checkCall, checkReply, flagCallerWords } from './checks.js';
 import { withToolMocks } from './mock-tools.js';
 import { nextCallerMove } from './judge.js';
-import type { CompletionModel, RequestBudget } from './budgets.js';
+import type { CompletionModel } from '../model/chat-model.js';
+import type { RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from '../util/safe-regex.js';
 import type { JudgeCache } from './judge-cache.js';
@@ -23,7 +24,7 @@ import { labelAsTestTraffic } from '../api/test-traffic.js';
 const ORDINARY_FINISH = new Set(['stop', 'length', 'tool_calls']);
 
 export interface ConversationInput {
-  /** The agent: the service, or a recording of it (src/recordings/). */
+  /** The agent: the service, or a recording of it (src/conversations/recordings/). */
   channel: AgentChannel;
   file: TestFile;
   test: ConversationTest;

@@ -5,8 +5,7 @@
  * error of the check (never as a pass).
  */
 import { VoxformError } from '../errors.js';
-import { MODEL_TEXT_LIMIT, parseJsonObject, type ChatTurn } from '../model/chat-model.js';
-import type { CompletionModel } from './budgets.js';
+import { MODEL_TEXT_LIMIT, parseJsonObject, type ChatTurn, type CompletionModel } from '../model/chat-model.js';
 import { keepText, shortenRedacted, type Redact } from '../secrets/redact.js';
 import type { SimulatedCaller, TranscriptMessage } from './types.js';
 

@@ -53,7 +53,7 @@ export async function resolveAgentsUnderTest(
 
 /**
  * The configuration hash of an agent as the manifests define it (src/history/config-hash.ts, its
- * secrets masked): what keys the recorded exchanges of `--against desired` (src/recordings/), so a
+ * secrets masked): what keys the recorded exchanges of `--against desired` (src/conversations/recordings/), so a
  * recording is replayed exactly while the agent's manifest is unchanged.
  */
 export function manifestConfigHash(agent: DesiredAgent): string {

@@ -10,8 +10,7 @@
  */
 import { behaviourChange } from './runner.js';
 import { verdictStatistics } from './statistics.js';
-import type { BaselineComparison } from './baseline.js';
-import type { RunResult, TestReport, TestRun, TestVerdict } from './types.js';
+import type { BaselineComparison, RunResult, TestReport, TestRun, TestVerdict } from './types.js';
 import { toJsonText } from '../util/printable.js';
 
 export const TEST_REPORT_FORMAT_VERSION = 1;

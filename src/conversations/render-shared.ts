@@ -5,8 +5,8 @@
  */
 import { printable } from '../util/printable.js';
 import { describeStatistics } from './statistics.js';
-import { describeBaselineVerdict, type BaselineComparison } from './baseline.js';
-import type { CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
+import { describeBaselineVerdict } from './baseline.js';
+import type { BaselineComparison, CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
 
 export const STATUS_WORD: Record<CheckStatus, string> = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP', error: 'ERROR' };
 

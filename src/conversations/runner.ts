@@ -7,13 +7,14 @@
  */
 import type { ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
-import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type CompletionModel, type TestRunLimits } from './budgets.js';
+import type { CompletionModel } from '../model/chat-model.js';
+import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type TestRunLimits } from './budgets.js';
 import { runConversation } from './conversation.js';
 import { selectTests } from './prepare.js';
 import { RegexTimeBudget } from '../util/safe-regex.js';
 import type { Redact } from '../secrets/redact.js';
 import { serviceChannel, type AgentChannel } from './agent-channel.js';
-import type { ConversationIO, Recordings } from '../recordings/recordings.js';
+import type { ConversationIO, Recordings } from './recordings/recordings.js';
 import type { JudgeCache } from './judge-cache.js';
 import { hashValue } from '../util/hash.js';
 import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
@@ -27,7 +28,7 @@ export interface RunTestsOptions {
   agents: ReadonlyMap<string, AgentUnderTest>;
   /** The judge and simulated caller; undefined with `--skip-judge` (and when replaying: the recording answers). */
   model: CompletionModel | undefined;
-  /** `--mode record|replay|auto` (src/recordings/); without it every run is live. */
+  /** `--mode record|replay|auto` (src/conversations/recordings/); without it every run is live. */
   recordings?: Recordings | undefined;
   /** The judge's cached verdicts, used by live runs only (judge-cache.ts); undefined with --no-cache. */
   judgeCache?: JudgeCache | undefined;

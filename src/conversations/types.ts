@@ -5,7 +5,6 @@
  */
 import type { SourceLocation } from '../errors.js';
 import type { AgentConfigUpdate } from '../schema/types.gen.js';
-import type { BaselineComparison } from './baseline.js';
 
 /** A check on one reply of the agent. `contains` and `not_contains` ignore case. */
 export type ReplyCheck =
@@ -100,7 +99,7 @@ export interface RunResult {
   toolCalls: Array<{ name: string; params: unknown }> | undefined;
   /** What went wrong when the run could not complete (status `error`). */
   error: string | undefined;
-  /** Replaying, the recording had no answer for a request of this run (status `error`, src/recordings/). */
+  /** Replaying, the recording had no answer for a request of this run (status `error`, src/conversations/recordings/). */
   notRecorded?: boolean;
   durationMs: number;
 }
@@ -134,6 +133,27 @@ export interface TestRunSummary {
   errors: number;
 }
 
+/** A test's verdict in an earlier run's JSON result (`--baseline`, baseline.ts). */
+export interface BaselineVerdict {
+  status: CheckStatus;
+  passes: number;
+  runs: number;
+}
+
+/** A test that got worse than in the baseline: newly failing, or a pass rate that dropped. */
+export interface Regression {
+  report: TestReport;
+  target: Target;
+  change: 'newly_failing' | 'rate_dropped';
+  before: BaselineVerdict | undefined;
+}
+
+export interface BaselineComparison {
+  /** As the operator named it. */
+  file: string;
+  regressions: Regression[];
+}
+
 /** Everything a `voxform test` run found; renderers turn it into text, JSON, JUnit or Markdown. */
 export interface TestRun {
   against: Target[];
@@ -152,7 +172,7 @@ export interface AgentUnderTest {
   desiredConfig: AgentConfigUpdate;
   /**
    * The configuration hash of what each target talks to (src/history/config-hash.ts), keying its
-   * recorded exchanges (src/recordings/): desired, the manifests' config; live, the live config.
+   * recorded exchanges (src/conversations/recordings/): desired, the manifests' config; live, the live config.
    */
   configHashes?: Partial<Record<Target, string>> | undefined;
   /** Places in `desiredConfig` whose URL the live agent does not call, sent to the sink for this run (src/secrets/sink.ts). */

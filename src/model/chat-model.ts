@@ -90,6 +90,9 @@ export class ChatModel {
   }
 }
 
+/** What the judge and the simulated caller need of a model: a test may hand them a replayed one instead. */
+export type CompletionModel = Pick<ChatModel, 'complete'>;
+
 function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): string {
   const said = error instanceof APIError && error.status ? `status ${error.status}` : error instanceof Error ? error.message : String(error);
   // Ends a sentence of ours: its own full stop would make two ("Request timed out..").

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_HELP } from '../../src/cli/help.js';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 
 /** Every command the user can run: those with an action, by their full name (`keys create`). */
 function runnableCommands(program: Command): Array<{ name: string; command: Command }> {

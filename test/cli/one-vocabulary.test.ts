@@ -1,7 +1,7 @@
 /** One way of saying things: the same `--format` words, the same `--agent`, addresses suggested whole. */
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/project.js';
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { completionScript, SHELLS, type Shell } from '../../src/completion/scripts.js';
 import type { CompletionCommand } from '../../src/completion/tree.js';
 import { runCli, useTempDirs } from '../helpers/cli.js';

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
-import { checkDeclaredWork, declaredRequests, DEFAULT_TEST_RUN_LIMITS, type CompletionModel } from '../../src/conversations/budgets.js';
+import { checkDeclaredWork, declaredRequests, DEFAULT_TEST_RUN_LIMITS } from '../../src/conversations/budgets.js';
+import type { CompletionModel } from '../../src/model/chat-model.js';
 import { loadTestFiles } from '../../src/conversations/load-tests.js';
 import { runLazily, runTests } from '../../src/conversations/runner.js';
 import type { ConversationTest, TestFile } from '../../src/conversations/types.js';

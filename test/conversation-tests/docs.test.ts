@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { loadTestFiles } from '../../src/conversations/load-tests.js';
 import { repoRoot, useTempDirs } from '../helpers/cli.js';
 

@@ -121,7 +121,7 @@ async function userProject(tarball: string): Promise<Record<string, string>> {
 
 /** Every command's `--help`, printed by the installed package's own parser (one process for all). */
 const PRINT_ALL_HELP = `
-import { buildProgram } from './node_modules/voxform/dist/cli/main.js';
+import { buildProgram } from './node_modules/voxform/dist/cli/program.js';
 const program = buildProgram(async () => undefined);
 let text = '';
 const visit = (command) => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRecording, recordingPathOf, sortExchanges, writeRecording, type RecordedExchange } from '../../src/recordings/recording-file.js';
+import { readRecording, recordingPathOf, sortExchanges, writeRecording, type RecordedExchange } from '../../src/conversations/recordings/recording-file.js';
 
 let dir = '';
 beforeEach(async () => {

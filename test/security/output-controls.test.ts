@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { repoRoot, runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { markdownCode, markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';

@@ -7,7 +7,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { connectHost, type Provider, type ReviewHost } from '../../ci/host.js';
+import { connectHost } from '../../ci/connect-host.js';
+import type { Provider, ReviewHost } from '../../ci/host.js';
 import { checkEnvironmentName, type ReportKind } from '../../ci/markers.js';
 import { publishReport, type PublishResult } from '../../ci/publish.js';
 import { applyReport, outputReport, planReport, testReport, type Report, type ReportLinks } from '../../ci/reports.js';
@@ -18,7 +19,6 @@ import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
-import { runCommandLine } from '../main.js';
 
 export interface CiRunCommandOptions {
   provider: Provider;
@@ -109,7 +109,11 @@ function describeResult(result: PublishResult, provider: Provider): string {
   return `voxform ci: ${parts.join('; ')}.\n`;
 }
 
-export async function run(options: CiRunCommandOptions, ctx: CommandContext): Promise<number> {
+/**
+ * Runs the command line, then reports it. `runCommandLine` runs one voxform command line in this
+ * process with the context given (the CLI's entry passes it: a command does not reach up into it).
+ */
+export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext) => Promise<number>): Promise<number> {
   if (options.env) checkEnvironmentName(options.env);
   const outDir = path.resolve(ctx.cwd, options.outDir);
   await mkdir(outDir, { recursive: true });

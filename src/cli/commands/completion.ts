@@ -6,7 +6,7 @@ import type { Completion, CompletionCommand, CompletionOption } from '../../comp
 import type { CommandContext } from '../context.js';
 import { countProblems } from '../diagnostics.js';
 import { loadCommandManifests } from '../load-manifests.js';
-import { buildProgram } from '../main.js';
+import { buildProgram } from '../program.js';
 
 export interface CompletionOptions {
   file?: string[];

@@ -13,7 +13,7 @@ import { agentsFromManifests, chooseJudge, resolveAgentsUnderTest, selectAgents,
 import { compareWithBaseline, readBaseline } from '../../conversations/baseline.js';
 import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
 import { judgeModelName, judgeSettingsFromEnv } from '../../model/chat-model.js';
-import { Recordings, type TestMode } from '../../recordings/recordings.js';
+import { Recordings, type TestMode } from '../../conversations/recordings/recordings.js';
 import { testJsonPieces } from '../../conversations/render-json.js';
 import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';

@@ -5,13 +5,12 @@
  * recording, and nothing is sent anywhere — a request it does not hold is `not_recorded`, the run's
  * error (never a pass); auto replays and, for a run the recording does not cover, runs it live.
  */
-import { isVoxformError, VoxformError } from '../errors.js';
-import { describeWriteFailure } from '../util/atomic-write.js';
-import type { AgentChannel } from '../conversations/agent-channel.js';
-import type { CompletionModel } from '../conversations/budgets.js';
-import type { TestFile } from '../conversations/types.js';
-import type { ModelAnswer as ChatAnswer } from '../model/chat-model.js';
-import type { Redact } from '../secrets/redact.js';
+import { isVoxformError, VoxformError } from '../../errors.js';
+import { describeWriteFailure } from '../../util/atomic-write.js';
+import type { AgentChannel } from '../agent-channel.js';
+import type { TestFile } from '../types.js';
+import type { CompletionModel, ModelAnswer as ChatAnswer } from '../../model/chat-model.js';
+import type { Redact } from '../../secrets/redact.js';
 import { exchangeKey, type RunIdentity } from './exchange-key.js';
 import {
   MAX_RECORDING_BYTES_PER_RUN,

@@ -14,13 +14,13 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { VoxformError } from '../errors.js';
-import { readKeptJson } from '../project-files/kept-files.js';
-import { MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
-import { formatSize } from '../project-files/guarded-read.js';
-import { isPlainObject } from '../util/json-object.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import type { Target } from '../conversations/types.js';
+import { VoxformError } from '../../errors.js';
+import { readKeptJson } from '../../project-files/kept-files.js';
+import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
+import { formatSize } from '../../project-files/guarded-read.js';
+import { isPlainObject } from '../../util/json-object.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import type { Target } from '../types.js';
 
 export const RECORDING_FORMAT_VERSION = 1;
 

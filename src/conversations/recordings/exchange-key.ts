@@ -10,9 +10,9 @@
  * recording (from replies that may hold a secret) is the key computed when replaying (from the
  * redacted replies the recording holds).
  */
-import { canonicalJson, sha256 } from '../util/hash.js';
-import type { Redact } from '../secrets/redact.js';
-import type { Target } from '../conversations/types.js';
+import { canonicalJson, sha256 } from '../../util/hash.js';
+import type { Redact } from '../../secrets/redact.js';
+import type { Target } from '../types.js';
 
 export interface RunIdentity {
   /** The test file as reports show it. */

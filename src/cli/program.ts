@@ -1,0 +1,371 @@
+/**
+ * The command tree: every command with its options and arguments, as commander parses them. It
+ * names each command's module by a word and runs nothing itself: whoever builds it (the CLI's
+ * entry, main.ts; `voxform completion`; help and tests) passes the function that runs a command.
+ */
+import { readFileSync } from 'node:fs';
+import { Argument, Command, Option } from 'commander';
+import { VoxformError } from '../errors.js';
+import type { CommandErrorCode } from '../error-codes.js';
+import { errorLead } from './error-text.js';
+import { addCommandHelp } from './help.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new VoxformError('invalid_option', `${name} must be a whole number of at least 1, not "${value}".`);
+    return n;
+  };
+}
+
+/** An option only the parent takes (`plan show PLAN -f x.yaml`) would otherwise be ignored without a word. */
+function refuseParentOnlyOptions(cmd: Command, parent: Command): void {
+  const own = new Set(cmd.options.map((option) => option.attributeName()));
+  for (const option of parent.options) {
+    if (own.has(option.attributeName()) || parent.getOptionValueSource(option.attributeName()) !== 'cli') continue;
+    const name = `${parent.name()} ${cmd.name()}`;
+    throw new VoxformError('invalid_argument', `\`${name}\` does not take ${option.long ?? option.flags}; see \`voxform ${name} --help\`.`);
+  }
+}
+
+/** Where state is kept: the operator's choice, never a manifest's (docs/state.md). */
+const STATE_OPTION = 'the state: a file path or a postgres:// URL (env VOXFORM_STATE; default .voxform/state.json)';
+
+function withConnection(cmd: Command): Command {
+  return cmd
+    .option('--base-url <url>', 'the service base URL (default: the region gateway; env VOXFORM_BASE_URL)')
+    .addOption(new Option('--region <region>', 'the regional gateway (env VOXFORM_REGION)').choices(['us', 'eu']))
+    .option('--local', 'use the embedded emulator (data in .voxform/local.json)')
+    .option('--timeout <time>', 'how long the service has to answer a request, e.g. 30s, 2m (default 30s; env VOXFORM_TIMEOUT)');
+}
+
+function withManifest(cmd: Command): Command {
+  return cmd
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .option('--env <name>', 'apply the named environment overlay');
+}
+
+/** The options of a command that runs an apply (`apply`, `rollback`): approval, state, lock, parallelism. */
+function withApplyRun(cmd: Command): Command {
+  return cmd
+    .option('--auto-approve', 'apply without asking')
+    .option('--state <url|path>', STATE_OPTION)
+    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
+    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8);
+}
+
+/**
+ * The code of a usage mistake the argument parser finds: a bad or missing option value, or anything
+ * else about the arguments (commander reports a bad command-argument value with the option's code).
+ */
+function usageErrorCode(commanderCode: string | undefined, message: string): CommandErrorCode {
+  const optionValue = commanderCode === 'commander.optionMissingArgument' || (commanderCode === 'commander.invalidArgument' && !message.includes('command-argument value'));
+  return optionValue ? 'invalid_option' : 'invalid_argument';
+}
+
+/** Commander's commands, whose usage mistakes lead with their code as every other error does (error-text.ts). */
+class VoxformCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new VoxformCommand(name);
+  }
+
+  override error(message: string, options?: { code?: string; exitCode?: number }): never {
+    return super.error(message.replace(/^error:/, `${errorLead(usageErrorCode(options?.code, message))}:`), options);
+  }
+}
+
+export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>): Command {
+  const program = new VoxformCommand('voxform')
+    .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
+    .version(packageJson.version, '-v, --version')
+    .option('--no-color', 'no colour in output (also NO_COLOR=1)')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ sortSubcommands: false });
+
+  const action = (name: string) => async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const positional = cmd.args;
+    // A subcommand's options may be parsed by its parent command (`test capture ID --out F`): merge them.
+    const parent = cmd.parent && cmd.parent !== program ? cmd.parent.opts() : {};
+    if (cmd.parent && cmd.parent !== program) refuseParentOnlyOptions(cmd, cmd.parent);
+    await run(name, { ...program.opts(), ...parent, ...cmd.opts(), args: positional });
+  };
+
+  withManifest(program.command('validate').description('check manifests and their policy; report every problem with file:line:col'))
+    .addOption(new Option('--format <format>', 'output format (sarif: SARIF 2.1.0 for code scanning)').choices(['text', 'json', 'sarif']).default('text'))
+    .action(action('validate'));
+
+  const policy = program.command('policy').description('the policy rules checked by validate and plan (docs/policy.md)');
+  withManifest(policy.command('list').description('list every rule, its level and where that level was set'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('policy-list'));
+
+  addChangeCommands(program, action);
+  addProjectCommands(program, action);
+  addServiceCommands(program, action);
+  addWebhookCommands(program, action);
+
+  addStateCommands(program, action);
+  addCiCommands(program, action);
+
+  addCommandHelp(program);
+  return program;
+}
+
+/** Runs the named command with the options commander parsed for it. */
+type CommandAction = (name: string) => (...args: unknown[]) => Promise<void>;
+
+/** plan, apply and export: the commands that read the service and change it. */
+function addChangeCommands(program: Command, action: CommandAction): void {
+  const plan = withConnection(withManifest(program.command('plan').description('show what apply would change on the service')))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--out <file>', 'save the plan for `voxform apply PLAN`')
+    .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does, 1 on error')
+    .option('--target <address>', 'only this resource and what it needs (repeatable), e.g. agent.front-desk', collect)
+    .option('--state <url|path>', STATE_OPTION)
+    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .option('--base <ref>', 'flag policy relaxations against this git revision, e.g. origin/main (env VOXFORM_BASE_REF)')
+    .action(action('plan'));
+  // `plan` parses `--format` before `show` sees it (see `action`): no default here, `plan`'s applies.
+  plan
+    .command('show')
+    .description('print a saved plan as `plan` printed it (no service contacted, no API key needed)')
+    .argument('<plan>', 'a plan file saved by `voxform plan --out`')
+    .addOption(new Option('--format <format>', 'output format (default: text)').choices(['text', 'json', 'markdown']))
+    .action(action('plan-show'));
+
+  withApplyRun(withConnection(withManifest(program.command('apply').description('make the service match the manifests (or a saved plan)'))))
+    .argument('[plan]', 'a plan file saved by `voxform plan --out`')
+    .option('--target <address>', 'only this resource and what it needs (repeatable)', collect)
+    .action(action('apply'));
+
+  withApplyRun(withConnection(withManifest(program.command('rollback').description('return agents to a configuration the history recorded, through plan and apply'))))
+    .argument('<ref>', 'a history record id (or a unique prefix), a commit (7+ hex digits), or `previous`')
+    .option('--agent <name>', 'only this agent of the record (repeatable)', collect)
+    .action(action('rollback'));
+
+  withApplyRun(withConnection(program.command('promote').description('give an environment exactly what its source runs, once the gates pass, through plan and apply')))
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .requiredOption('--to <env>', 'the environment to promote to')
+    .option('--from <env>', 'the environment to promote from (default: the target\'s promote_from)')
+    .option('--dry-run', 'print the gate table and the plan; apply nothing')
+    .action(action('promote'));
+
+  withConnection(program.command('diff').description('compare two environments\' live agents now, field by field'))
+    .option('-f, --file <path>', 'a manifest file or folder (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .requiredOption('--env <name>', 'an environment to compare (give two)', collect)
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--state <url|path>', STATE_OPTION)
+    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .action(action('diff'));
+
+  withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, then its test runs against the live agents, newest first')))
+    .option('--agent <name>', 'only records that hold this agent')
+    .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--state <url|path>', STATE_OPTION)
+    .action(action('history'));
+
+  withApplyRun(withConnection(withManifest(program.command('drift').description('what differs between the service, the last apply and the manifests, and where each change came from'))))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .option('--notify <url>', 'post the result to this receiver (yours: the operator chooses it)')
+    .addOption(new Option('--notify-format <format>', 'what --notify posts: the JSON report or a Slack message').choices(['json', 'slack']).default('json'))
+    .option('--heal', 'put agents changed outside voxform back to their last recorded configuration, through plan and apply')
+    .option('--watch <interval>', 'check again every INTERVAL (e.g. 5m; jittered) until Ctrl-C or SIGTERM, one line per check')
+    .action(action('drift'));
+
+  withConnection(program.command('export').description('write live agents as a manifest with prompts/*.md'))
+    .option('--agent <id>', 'an agent id to export (repeatable)', collect)
+    .option('--from-phones', 'export every agent bound to a phone number')
+    .option('--out <dir>', 'where to write', '.')
+    .option('--force', 'overwrite existing files')
+    .action(action('export'));
+}
+
+/** init, templates, fmt and the emulator: the commands that work on the project or run locally. */
+function addProjectCommands(program: Command, action: CommandAction): void {
+  program
+    .command('init')
+    .description('start a project from a template')
+    .argument('[dir]', 'the folder to write into', '.')
+    .option('--template <name>', 'the template (see `voxform templates`)')
+    .option('--var <key=value>', 'a template variable (repeatable)', collect)
+    .option('--force', 'overwrite existing files')
+    .action(action('init'));
+
+  program.command('templates').description('list the agent templates').action(action('templates'));
+
+  program
+    .command('completion')
+    .description('print a shell completion script: commands, options, their values, and the manifests\' agent and environment names (docs/completion.md)')
+    .option('-f, --file <path>', 'the manifests whose names to complete (repeatable; default voxform.yaml, else agents.yaml)', collect)
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
+    .action(action('completion'));
+
+  program
+    .command('fmt')
+    .description('rewrite manifests in the canonical layout')
+    .argument('[paths...]', 'files or folders (default: the manifests of this folder)')
+    .option('--check', 'change nothing; exit 1 listing the files that are not formatted')
+    .action(action('fmt'));
+
+  const emulator = program
+    .command('emulator')
+    .description('run the local voice-agent service')
+    .option('--port <n>', 'port to listen on', '4010')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data <file>', 'persist the account to this JSON file')
+    .option('--seed <file>', 'load an account from this YAML or JSON file')
+    .option('--latency <ms>', 'add this much latency to every request (ms, or MIN-MAX for jitter)')
+    .option('--fail-rate <p>', 'answer this fraction of requests with 503 (0 to 1)')
+    .option('--llm <url>', 'play agents with this OpenAI-compatible model (env VOXFORM_EMULATOR_LLM)')
+    .option('--llm-model <name>', 'the model name for --llm (env VOXFORM_EMULATOR_LLM_MODEL)')
+    .option('--traffic <profile>', 'add synthetic calls at start: a built-in profile (steady, light, volatile) or a YAML/JSON profile file')
+    .option('--traffic-calls <n>', 'calls per agent for --traffic (default: the profile\'s)', positiveInt('--traffic-calls'))
+    .option('--traffic-seed <seed>', 'the random seed of --traffic (default 1)')
+    .action(action('emulator'));
+  addEmulatorTrafficCommand(emulator, action);
+}
+
+/** `voxform emulator traffic`: synthetic calls for the folder's `--local` account or a running emulator. */
+function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): void {
+  withManifest(emulator.command('traffic'))
+    .description('add seeded synthetic calls to an emulator\'s call log (docs/traffic.md)')
+    .option('--local', 'the folder\'s embedded emulator (.voxform/local.json)')
+    .option('--url <url>', 'a running `voxform emulator`, e.g. http://127.0.0.1:4010')
+    .option('--profile <profile>', 'a built-in profile (steady, light, volatile) or a YAML/JSON profile file', 'steady')
+    .option('--calls <n>', 'calls per agent (default: the profile\'s)', positiveInt('--calls'))
+    .option('--seed <seed>', 'the random seed (default 1): the same seed and configurations give the same calls')
+    .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent\'s name on the service, or an id (repeatable; default every agent)', collect)
+    .option('--until <time>', 'the end of the window (ISO 8601, Unix seconds, or a duration back from now); default now')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('emulator-traffic'));
+}
+
+/** logs, keys, chat, schema and test: the commands that use the service without changing the manifests' resources. */
+function addServiceCommands(program: Command, action: CommandAction): void {
+  withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
+    .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent id, or an agent\'s name on the service')
+    .option('--status <status>', 'only this call status (e.g. COMPLETED, FAILED, registered)')
+    .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 24h)')
+    .option('--until <time>', 'up to this time')
+    .option('--phone <number>', 'only calls from or to this number')
+    .option('--campaign <id>', 'only this campaign')
+    .option('--limit <n>', 'at most this many records (default 50)', positiveInt('--limit'))
+    .option('--all', 'every record, however many')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'ndjson']).default('text'))
+    .option('--stats', 'print counts, durations and credits instead of records')
+    .action(action('logs'));
+
+  withConnection(withManifest(program.command('report').description('calls per agent and configuration version, each version compared with the one before')))
+    .option('--agent <name|id>', 'only this agent: a name from the manifests or the apply history, an agent id, or an agent\'s name on the service')
+    .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 7d)')
+    .option('--until <time>', 'up to this time')
+    .option('--since-deploy', 'the latest deploy\'s version and the one before it, whole, and no older version')
+    .option('--include-tests', 'count the calls of `voxform test` and `voxform chat` too (left out by default)')
+    .addOption(new Option('--format <format>', 'output format').choices(['markdown', 'json', 'html']).default('markdown'))
+    .option('--out <file>', 'write the report to this file instead of stdout')
+    .option('--state <url|path>', STATE_OPTION)
+    .action(action('report'));
+
+  const keys = program.command('keys').description('manage API keys');
+  withConnection(keys.command('create').description('create an API key and print it once'))
+    .addOption(new Option('--type <type>', 'the key type').choices(['private', 'public']).makeOptionMandatory())
+    .option('--name <name>', 'a name for the key (at most 100 characters)')
+    .action(action('keys-create'));
+
+  withConnection(withManifest(program.command('chat').description('talk to an agent in text')))
+    .requiredOption('--agent <name|id>', 'the agent: a name from the manifests, an agent id, or an agent\'s name on the service')
+    .action(action('chat'));
+
+  program.command('schema').description('print the manifest JSON Schema (for editors)').action(action('schema'));
+
+  withConnection(withManifest(program.command('status').description('show the service, the key type, the state file, its lock and the last apply')))
+    .option('--state <url|path>', STATE_OPTION)
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('status'));
+
+  const test = withConnection(withManifest(program.command('test').description('run conversation tests against the configuration under review')))
+    .argument('[paths...]', 'test files or folders (default: tests/ beside the manifest)')
+    .addOption(new Option('--against <target>', 'talk to the desired config (what apply would send), the live agent, or both').choices(['desired', 'live', 'both']).default('desired'))
+    .option('--agent <name>', 'only the tests of this manifest agent (repeatable)', collect)
+    .option('--grep <text>', 'only tests whose name contains this text')
+    .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat'))
+    .option('--parallelism <n>', 'conversations at once', positiveInt('--parallelism'), 8)
+    .option('--max-conversations <n>', 'refuse a run of more conversations than this (default 1000)', positiveInt('--max-conversations'))
+    .option('--max-requests <n>', 'refuse a run that may send more requests to the agent and the judge than this (default 4000)', positiveInt('--max-requests'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'junit', 'markdown']).default('text'))
+    .option('--out <file>', 'write the report to this file instead of stdout')
+    .option('--skip-judge', 'use no judge model: judge checks and simulated callers are reported as skipped')
+    .option('--with-secrets', "send the config's secrets and, with --local, call its webhooks and tools (only for manifests you have reviewed)")
+    .addOption(new Option('--mode <mode>', 'live: talk to the agent; record: and write each test file\'s recording; replay: answer from the recordings, sending nothing; auto: replay where recorded, else live').choices(['live', 'record', 'replay', 'auto']).default('live'))
+    .option('--baseline <file>', 'an earlier JSON result: fail only on tests that got worse')
+    .option('--no-cache', "neither read nor write the judge's cached verdicts (.voxform/cache/)")
+    .action(action('test'));
+  withConnection(withManifest(test.command('capture').description('turn a logged call into a test file (personal data replaced)')))
+    .argument('<call-id>', 'the call id (see `voxform logs`)')
+    .option('--out <file>', 'write the test file here instead of stdout')
+    .action(action('test-capture'));
+
+  withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged" (docs/get.md)')))
+    .addArgument(new Argument('<kind>', 'what to list').choices(['phones', 'agents']))
+    .argument('[name]', 'only this one: a phone number; an agent\'s manifest name, id or name on the service (an id that starts with - goes after --)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('get'));
+}
+
+/** `voxform state …`: the state backend's workspaces, locks and migration. */
+function addStateCommands(program: Command, action: CommandAction): void {
+  const state = program.command('state').description('list, show, unlock and migrate the state backend (--state or VOXFORM_STATE)');
+  const withState = (cmd: Command) => cmd.option('--state <url|path>', STATE_OPTION);
+  withState(state.command('list').description('list the workspaces, their serials, last applies and lock holders'))
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('state-list'));
+  withState(state.command('show').description("show one workspace's records (the only one, when there is one)"))
+    .argument('[workspace]', 'the workspace, `ENV@SERVICE` (see `voxform state list`)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(action('state-show'));
+  withState(state.command('unlock').description('open a lock whose holder hangs or is gone, by its lock id'))
+    .argument('<lock-id>', 'the lock id, as `voxform state list` or the refused run names it')
+    .option('--force', 'required: open a lock another run may hold')
+    .action(action('state-unlock'));
+  withState(state.command('migrate').description('copy state and history to another backend, and check the copy'))
+    .requiredOption('--to <url|path>', 'the target: a postgres:// URL or a file path')
+    .option('--force', 'overwrite workspaces the target already holds')
+    .action(action('state-migrate'));
+}
+
+/** `voxform ci run`: a command of a CI job, then its report on the review (docs/ci.md). */
+function addCiCommands(program: Command, action: CommandAction): void {
+  const ci = program.command('ci').description('run a command in a CI job and report it on the pull or merge request (docs/ci.md)');
+  withManifest(ci.command('run').description('run plan, apply, test, promote or drift, then comment, label and summarize'))
+    .addOption(new Option('--provider <provider>', 'the CI the job runs in (its variables give the project, review and token)').choices(['github', 'gitlab']).makeOptionMandatory())
+    .addOption(new Option('--command <command>', 'the voxform command to run').choices(['plan', 'apply', 'test', 'promote', 'drift']).makeOptionMandatory())
+    .option('--out-dir <dir>', 'where the saved plan and reports are written (and apply reads the plan)', 'voxform-ci')
+    .option('--command-args <text>', 'more arguments for the command, separated by spaces (e.g. "--target agent.front-desk")')
+    .action(action('ci-run'));
+}
+
+/** webhook send and serve: exercising the receivers of the agents' webhooks without a call. */
+function addWebhookCommands(program: Command, action: CommandAction): void {
+  const webhook = program.command('webhook').description('send a webhook to a receiver, or run a receiver (docs/webhooks.md)');
+  withConnection(withManifest(webhook.command('send').description('send one end-of-call or prefetch webhook and check the answer')))
+    .option('--to <url>', 'the receiver to send to (yours: the operator chooses it)')
+    .option('--to-configured', 'send to the URL the --agent configures (only for manifests you have reviewed)')
+    .addOption(new Option('--event <event>', 'which webhook').choices(['end-of-call', 'prefetch']).makeOptionMandatory())
+    .option('--call <call-id>', 'send the payload of this logged call instead of a sample (see `voxform logs`)')
+    .option('--agent <name>', 'a manifest agent: send its configured headers')
+    .action(action('webhook-send'));
+  withManifest(webhook.command('serve').description('run a local receiver that checks every webhook it gets'))
+    .option('--port <n>', 'port to listen on (0 picks a free one)', '4020')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--prefetch-response <file>', 'a JSON PrefetchWebhookResponse to answer prefetch with (default {})')
+    .option('--agent <name>', 'a manifest agent: require the headers it configures')
+    .action(action('webhook-serve'));
+}
