@@ -60,7 +60,7 @@ export function isTimeout(error: unknown): boolean {
 }
 
 interface HttpTransportOptions {
-  /** Requests on the wire at once, across every origin; each pool keeps at most twice as many sockets. */
+  /** Requests on the wire at once, across every origin; also the socket count of each pool. */
   maxInFlight: number;
   /** Connect time-out per socket (ms). */
   connectTimeoutMs?: number;
@@ -167,10 +167,7 @@ export class HttpTransport {
     let pool = this.pools.get(origin);
     if (!pool) {
       pool = new (loadPoolClass())(origin, {
-        // undici rests a socket that has just answered for a turn of the event loop before it writes
-        // the next request on it: a second socket per slot lets the request that takes the freed
-        // slot go out at once. The slots still bound the requests on the wire.
-        connections: 2 * this.options.maxInFlight,
+        connections: this.options.maxInFlight,
         pipelining: 1,
         keepAliveTimeout: this.options.keepAliveTimeoutMs ?? 10_000,
         connect: { timeout: this.options.connectTimeoutMs ?? 10_000 },

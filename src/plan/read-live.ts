@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers/promises';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type { DesiredState } from '../manifest/types.js';
 
@@ -43,9 +42,6 @@ export async function readLiveState(client: LiveReader, desired: DesiredState, l
       ids.map(async (id) => {
         try {
           const agent = await client.getAgent(id);
-          // undici writes the request that took this answer's slot when the event loop turns: the
-          // answer is diffed after that, not before, so its diff does not hold that request back.
-          await setImmediate();
           onAgent?.(agent);
           return agent;
         } catch (error) {
