@@ -6,6 +6,7 @@
  */
 import picocolors from 'picocolors';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
+import { formatCount, plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { codeLead } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
@@ -18,16 +19,12 @@ function where(location: { file: string; line: number; col: number }): string {
   return `${location.file}:${location.line}:${location.col}`;
 }
 
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
-}
-
 /** "policy: 1 mandatory violation, 2 advisory findings, 1 waived". */
 export function policySummaryLine(report: PolicyReport): string {
   const { mandatory, advisory, waived } = report.summary;
   if (mandatory + advisory + waived === 0) return 'policy: no findings';
   const parts = [plural(mandatory, 'mandatory violation'), plural(advisory, 'advisory finding')];
-  if (waived > 0) parts.push(`${waived.toLocaleString('en-US')} waived`);
+  if (waived > 0) parts.push(`${formatCount(waived)} waived`);
   return `policy: ${parts.join(', ')}`;
 }
 
@@ -103,7 +100,7 @@ export function planPolicyMarkdown(policy: PlanPolicy): string[] {
   lines.push(...promptTokensMarkdown(policy));
   const shown = report.findings.slice(0, COMMENT_FINDINGS_SHOWN);
   lines.push(...shown.map(findingLine));
-  if (report.findings.length > shown.length) lines.push(`- …and ${(report.findings.length - shown.length).toLocaleString('en-US')} more (\`voxform validate\` lists every one)`);
+  if (report.findings.length > shown.length) lines.push(`- …and ${formatCount(report.findings.length - shown.length)} more (\`voxform validate\` lists every one)`);
   if (shown.length > 0) lines.push('');
   const inForce = report.waivers.filter((w) => w.state !== 'expired');
   if (inForce.length > 0) {

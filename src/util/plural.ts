@@ -3,6 +3,15 @@
  * are given (`plural(n, 'reply', 'replies')`); never write "(s)".
  */
 
+/**
+ * A count as people read it: "1,000". Whole numbers are grouped by hand, because the first
+ * `toLocaleString` of a process loads the locale data, which a rule or a summary should not pay
+ * for; fractions still go through the locale.
+ */
+export function formatCount(count: number): string {
+  return Number.isInteger(count) ? String(count).replace(/\B(?=(\d{3})+$)/g, ',') : count.toLocaleString('en-US');
+}
+
 /** The noun alone, in the number `count` asks for. */
 export function pluralNoun(count: number, one: string, many = `${one}s`): string {
   return count === 1 ? one : many;
@@ -10,5 +19,5 @@ export function pluralNoun(count: number, one: string, many = `${one}s`): string
 
 /** The count and its noun: "1 agent", "2 agents", "1,000 calls". */
 export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en-US')} ${pluralNoun(count, one, many)}`;
+  return `${formatCount(count)} ${pluralNoun(count, one, many)}`;
 }

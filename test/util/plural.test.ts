@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
-import { plural, pluralNoun } from '../../src/util/plural.js';
+import { formatCount, plural, pluralNoun } from '../../src/util/plural.js';
 import { planOf } from '../helpers/plan.js';
 
 describe('plural', () => {
@@ -13,6 +13,12 @@ describe('plural', () => {
     [1234, 'call', undefined, '1,234 calls'],
   ])('%d %s → %s', (count, one, many, expected) => {
     expect(plural(count, one, many)).toBe(expected);
+  });
+
+  it('groups a count as the en-US locale does, for every size and sign', () => {
+    for (const count of [0, 7, 999, 1000, 15_000, 123_456, 1_000_000, 987_654_321, -1234, Number.MAX_SAFE_INTEGER, 1.5, 1234.25]) {
+      expect(formatCount(count)).toBe(count.toLocaleString('en-US'));
+    }
   });
 
   it('gives the noun alone for counts shown elsewhere', () => {

@@ -2,6 +2,7 @@
 import type { PathPart } from '../../manifest/positions.js';
 import type { DesiredAgent, DesiredState } from '../../manifest/types.js';
 import { isPlainObject } from '../../util/json-object.js';
+import { formatCount } from '../../util/plural.js';
 import { configLocation, numberAt, promptPlace, valueAt } from '../places.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
@@ -40,7 +41,7 @@ function blank(value: unknown): boolean {
 
 /** A rule that a number of the config stays within bounds. */
 function boundsRule(spec: { id: string; path: PathPart[]; min: number; max: number; unit: string; summary: string; hint: string; why: string }): PolicyRule {
-  const shown = (value: number) => `${value.toLocaleString('en-US')}${spec.unit}`;
+  const shown = (value: number) => `${formatCount(value)}${spec.unit}`;
   return {
     id: spec.id,
     area: 'behaviour',
@@ -159,15 +160,15 @@ export const BEHAVIOUR_RULES: PolicyRule[] = [
     id: 'behaviour-tool-timeout',
     area: 'behaviour',
     level: 'advisory',
-    summary: `Tool time-outs of at most ${TOOL_TIMEOUT_MAX_MS.toLocaleString('en-US')} ms.`,
+    summary: `Tool time-outs of at most ${formatCount(TOOL_TIMEOUT_MAX_MS)} ms.`,
     hint: 'Make the tool answer faster, or say a message first (messages) and keep the time-out at most 15000 ms.',
     check: ({ desired }) =>
       agents(desired).flatMap((agent) =>
         functionsOf(agent).flatMap((fn): RuleHit[] => {
           const found = numberAt(agent, [...fn.path, 'timeout']);
           if (!found || found.value <= TOOL_TIMEOUT_MAX_MS) return [];
-          const most = TOOL_TIMEOUT_MAX_MS.toLocaleString('en-US');
-          return [{ resource: agent.address, message: `${fn.label} waits up to ${found.value.toLocaleString('en-US')} ms (at most ${most} ms): the caller waits in silence`, location: found.locate() }];
+          const most = formatCount(TOOL_TIMEOUT_MAX_MS);
+          return [{ resource: agent.address, message: `${fn.label} waits up to ${formatCount(found.value)} ms (at most ${most} ms): the caller waits in silence`, location: found.locate() }];
         }),
       ),
   },

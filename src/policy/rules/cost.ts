@@ -1,6 +1,7 @@
 /** Cost and latency: what every turn of every call sends to the model. */
 import type { PolicyRule, RuleHit } from '../types.js';
 import { promptPlace } from '../places.js';
+import { formatCount } from '../../util/plural.js';
 
 /** Tokens of a prompt past which every turn costs more and answers later. */
 export const PROMPT_TOKEN_BUDGET = 4_000;
@@ -10,7 +11,7 @@ export const COST_RULES: PolicyRule[] = [
     id: 'cost-prompt-tokens',
     area: 'cost',
     level: 'advisory',
-    summary: `A prompt of at most ${PROMPT_TOKEN_BUDGET.toLocaleString('en-US')} tokens (o200k_base).`,
+    summary: `A prompt of at most ${formatCount(PROMPT_TOKEN_BUDGET)} tokens (o200k_base).`,
     hint: 'Move reference material (prices, opening hours, policies) into a knowledge file; keep the prompt to how the agent behaves.',
     check: async ({ desired, tokens }) => {
       const hits: RuleHit[] = [];
@@ -18,8 +19,7 @@ export const COST_RULES: PolicyRule[] = [
         const prompt = promptPlace(agent);
         const count = prompt ? await tokens.over(prompt.text, PROMPT_TOKEN_BUDGET) : undefined;
         if (!prompt || count === undefined) continue;
-        const shown = (n: number) => n.toLocaleString('en-US');
-        hits.push({ resource: agent.address, message: `the prompt is ${shown(count)} tokens (${tokens.encoding}), over the budget of ${shown(PROMPT_TOKEN_BUDGET)}: every turn of every call sends it`, location: prompt.at(0) });
+        hits.push({ resource: agent.address, message: `the prompt is ${formatCount(count)} tokens (${tokens.encoding}), over the budget of ${formatCount(PROMPT_TOKEN_BUDGET)}: every turn of every call sends it`, location: prompt.at(0) });
       }
       return hits;
     },
