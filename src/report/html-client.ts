@@ -180,17 +180,19 @@ const CHART_OVERLAYS = String.raw`
     function open() {
       node.classList.add('open');
       view.tip.style.display = 'none';
-      // Measured against the whole chart (axes included), relative to the plot area the marker is in.
-      var root = chart.root.getBoundingClientRect(), plot = chart.over.getBoundingClientRect();
-      var dx = plot.left - root.left, dy = plot.top - root.top, markerX = chart.valToPos(t, 'x');
+      // Placed in the whole chart's coordinates (axes included), then set relative to the marker box
+      // that holds it, measured rather than assumed: the marker is offset to centre it on its line.
+      var root = chart.root.getBoundingClientRect(), plot = chart.over.getBoundingClientRect(), box = node.getBoundingClientRect();
+      var lineX = plot.left - root.left + chart.valToPos(t, 'x');
       popup.style.maxWidth = Math.min(280, root.width - 4) + 'px';
       // On a phone a popup can be taller than the chart: it scrolls rather than leaving it.
       popup.style.maxHeight = root.height - 4 + 'px';
       popup.style.overflowY = 'auto';
       popup.style.boxSizing = 'border-box';
-      var left = placeBeside(markerX + dx, popup.offsetWidth, root.width) - dx;
-      popup.style.left = left - markerX + 'px';
-      popup.style.top = Math.max(-dy, Math.min(8, root.height - dy - popup.offsetHeight)) + 'px';
+      var left = placeBeside(lineX, popup.offsetWidth, root.width);
+      var top = Math.max(0, Math.min(plot.top - root.top + 8, root.height - popup.offsetHeight));
+      popup.style.left = left - (box.left - root.left) + 'px';
+      popup.style.top = top - (box.top - root.top) + 'px';
     }
     function close() { if (!node.contains(document.activeElement)) node.classList.remove('open'); }
     node.addEventListener('mouseenter', open);

@@ -143,6 +143,23 @@ describe('the walk-through report in headless Chromium', () => {
         expect(inside(popup.rect, viewport), 'popup inside the viewport').toBe(true);
       }
       await page.mouse.move(0, 0);
+      // Wherever a deploy falls in the plot (the data decides), its popup opens inside the chart: the
+      // first marker moved across the plot, opened by focus at each place.
+      const placed = await page.$$eval('#chart-0 .deploy-marker', ([marker], steps) => {
+        const node = marker as HTMLElement;
+        const width = (node.parentElement as HTMLElement).clientWidth;
+        const drawnAt = node.style.left;
+        const rects: DOMRect[] = [];
+        for (let i = 0; i <= steps; i++) {
+          node.style.left = `${(width * i) / steps}px`;
+          node.focus();
+          rects.push((node.querySelector('.deploy-popup') as HTMLElement).getBoundingClientRect().toJSON() as DOMRect);
+          node.blur();
+        }
+        node.style.left = drawnAt; // the screenshot below shows the marker where the data put it
+        return rects;
+      }, 40);
+      for (const rect of placed) expect(inside(rect, chart), `popup at x=${rect.left} inside the chart`).toBe(true);
 
       // Nothing but the table's scroll box is wider than the viewport.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
