@@ -1,12 +1,12 @@
 /**
  * Where an apply came from, for the ledger: what the CI environment names (GitHub Actions, GitLab CI),
  * else what `git` says, and who ran it. Each value is checked for shape, a strange one dropped.
- * `git` runs only through src/util/git.ts: pinned to the project's repository, nothing from it that
+ * `git` runs only through src/project-files/git.ts: pinned to the project's repository, nothing from it that
  * runs code, no shell. `uncommitted` is asked in CI too: a commit names what was deployed only when
  * nothing was edited beside it.
  */
 import { hostname } from 'node:os';
-import { openGitRepository, type GitAnswer } from '../util/git.js';
+import { openGitRepository, type GitAnswer } from '../project-files/git.js';
 import { gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 

@@ -11,7 +11,7 @@ import { parseYaml } from '../manifest/parse-yaml.js';
 import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
-import { openGitRepository } from '../util/git.js';
+import { openGitRepository } from '../project-files/git.js';
 import type { ManifestDocuments } from './relaxations.js';
 
 export const BASE_REF_VARIABLE = 'VOXFORM_BASE_REF';

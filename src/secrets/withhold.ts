@@ -10,7 +10,6 @@
  *     as `Bearer withheld-by-voxform` (the text around the reference kept, so a URL stays a URL);
  *   - the user info and query values of every URL, where tokens ride (as `voxform export` treats them).
  */
-import type { DesiredAgent } from '../manifest/types.js';
 import { configSecretSet } from './schema-paths.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -18,8 +17,14 @@ import { isPlainObject } from '../util/json-object.js';
 /** What a secret becomes in the config `test` sends: valid in a header, a URL and any text field. */
 export const WITHHELD = 'withheld-by-voxform';
 
-/** The agent's secret places: the `${env:…}` paths, and each one's text as the manifest wrote it. */
-export type SecretPlaces = Pick<DesiredAgent, 'sensitivePaths' | 'envReferences'>;
+/**
+ * The agent's secret places, as withholding needs them (a desired agent has both): the dotted paths
+ * under `config` whose values are secret, and each `${env:…}` value's text as the manifest wrote it.
+ */
+export interface SecretPlaces {
+  readonly sensitivePaths: readonly string[];
+  readonly envReferences?: Record<string, string> | undefined;
+}
 
 /** A copy of `config` with every secret replaced by `WITHHELD` (see above); `config` is left as it is. */
 export function withholdSecrets<T extends object>(config: T, agent: SecretPlaces): T {

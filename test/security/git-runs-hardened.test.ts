@@ -10,7 +10,7 @@ import { chmod, mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/prom
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { filterOverrides, GIT_HARDENING } from '../../src/util/git.js';
+import { filterOverrides, GIT_HARDENING } from '../../src/project-files/git.js';
 import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -133,14 +133,14 @@ describe('git runs nothing from the repository and gets no secret', () => {
 });
 
 describe('the one subprocess rule', () => {
-  it('only src/util/git.ts starts processes', async () => {
+  it('only src/project-files/git.ts starts processes', async () => {
     const src = path.join(repoRoot, 'src');
     const files = (await readdir(src, { recursive: true })).filter((file) => file.endsWith('.ts'));
     const starting: string[] = [];
     for (const file of files) {
       if (/from ['"](node:)?child_process['"]|require\(['"](node:)?child_process/.test(await readFile(path.join(src, file), 'utf8'))) starting.push(file);
     }
-    expect(starting).toEqual([path.join('util', 'git.ts')]);
+    expect(starting).toEqual([path.join('project-files', 'git.ts')]);
   });
 
   it('empties every filter driver the configuration lists, dotted names too, and refuses a name -c cannot spell', () => {

@@ -14,7 +14,7 @@
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs';
 import path from 'node:path';
-import { findProjectRoot } from '../project-files/guarded-read.js';
+import { findProjectRoot } from './guarded-read.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
