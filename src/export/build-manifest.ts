@@ -9,7 +9,7 @@ import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
-import { envPolicyOf } from '../manifest/env-policy.js';
+import { envPolicyOf } from '../secrets/env-policy.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import type { PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';

@@ -9,7 +9,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { envPolicyOf } from '../manifest/env-policy.js';
+import { envPolicyOf } from '../secrets/env-policy.js';
 import { interpolateTree, type InterpolationContext } from '../manifest/interpolate.js';
 import type { PathPart } from '../manifest/positions.js';
 import { configSecretPlaces } from '../secrets/schema-paths.js';

@@ -9,7 +9,7 @@ import type { TemplateVars } from '../templates/substitute.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { resolveFrom, type PromptRequest } from './includes.js';
-import { forbiddenEnvPlaces } from './env-policy.js';
+import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { hasEnvReference, interpolateTree } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, setOwn, spanAt, spansOf, type PathPart } from './positions.js';

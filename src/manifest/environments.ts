@@ -6,7 +6,7 @@
 import { didYouMean } from '../util/did-you-mean.js';
 import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { forbiddenEnvPlaces } from './env-policy.js';
+import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { reportForbiddenReferences } from './interpolate.js';
 import { deepMerge } from './merge.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type PathPart } from './positions.js';

@@ -2,11 +2,11 @@
  * `${env:NAME}` and `${env:NAME:-default}` in string values; the default applies when the variable
  * is unset or empty (as in the shell), and `$${env:NAME}` is literal text. Every substituted value
  * is a secret: the caller hears the paths that received one and the values (to redact). Every read
- * goes through the operator's policy (env-policy.ts): a refused one is never read.
+ * goes through the operator's policy (secrets/env-policy.ts): a refused one is never read.
  */
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from './env-policy.js';
+import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
 import { setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
 import type { Span } from './source.js';
 
@@ -121,7 +121,7 @@ function firstWarning(diagnostics: DiagnosticList, name: string): boolean {
 export interface TreeInterpolation {
   /** Hears the path (below the tree's root) of every string that took a value from the environment. */
   onEnvPath?: (path: PathPart[]) => void;
-  /** Where, inside the tree, references are refused: the place's name (see env-policy.ts). */
+  /** Where, inside the tree, references are refused: the place's name (see secrets/env-policy.ts). */
   forbidden?: (path: readonly PathPart[]) => string | undefined;
   /** Where a string is reported that has no place of its own and no enclosing object with one. */
   span?: Span;

@@ -15,7 +15,7 @@ import { decodeUtf8 } from '../project-files/decode.js';
 import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
-import { envPolicyOf } from './env-policy.js';
+import { envPolicyOf } from '../secrets/env-policy.js';
 import { checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';

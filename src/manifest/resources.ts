@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
-import { forbiddenEnvPlaces } from './env-policy.js';
+import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
 import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';

@@ -13,15 +13,21 @@
  *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
  * Every command asks here (plan, apply, test, report): none derives secret places on its own.
  */
-import type { HistoryRecord } from '../history/types.js';
-import type { StateBackend } from '../state/backend.js';
-import { envPolicyOf } from '../manifest/env-policy.js';
+import { envPolicyOf } from './env-policy.js';
 import { formatDotted, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
 import { sensitiveConfigPatterns } from './schema-paths.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What a deploy record of the ledger tells of secrets: each agent version's id and its places filled
+ * from `${env:…}` (the ledger's records have this shape; a committed one is read defensively).
+ */
+export interface LedgerSecrets {
+  readonly agents?: Readonly<Record<string, { readonly id?: unknown; readonly maskedPaths?: unknown } | undefined>>;
+}
 
 /** What is known, from trusted evidence, about the secrets of one workspace. */
 export class TrustedSecrets {
@@ -51,7 +57,7 @@ export class TrustedSecrets {
   }
 
   /** The deploy ledger: each agent's places filled from `${env:…}` at its applies, by agent id. */
-  noteLedger(records: readonly HistoryRecord[]): void {
+  noteLedger(records: readonly LedgerSecrets[]): void {
     for (const record of records) {
       for (const version of Object.values(record.agents ?? {})) {
         if (typeof version?.id !== 'string' || !Array.isArray(version.maskedPaths)) continue;
@@ -95,20 +101,6 @@ export class TrustedSecrets {
     });
     return [...found];
   }
-}
-
-/**
- * The trusted secrets of a workspace as the operator's state backend knows them: the variables
- * its last apply read, and the deploy ledger's `${env:…}` places of every apply to it. Used where
- * a command reads live values without planning (`test`, `test capture`); `plan` and `apply` hear the
- * same through `PlanOptions.secrets` as they read the workspace.
- */
-export async function readTrustedSecrets(backend: StateBackend, workspace: string, env: Env, registry: SecretRegistry): Promise<TrustedSecrets> {
-  const trusted = new TrustedSecrets(env, registry);
-  const stored = await backend.readWorkspace(workspace);
-  trusted.noteRecordedVariables(stored.workspace.environmentVariables);
-  trusted.noteLedger((await backend.exportHistory()).filter((record) => record.workspace === workspace));
-  return trusted;
 }
 
 /**

@@ -4,7 +4,7 @@ import { buildExport, slugify } from '../../src/export/build-manifest.js';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { DiagnosticList } from '../../src/manifest/diagnostics.js';
-import { envPolicyOf } from '../../src/manifest/env-policy.js';
+import { envPolicyOf } from '../../src/secrets/env-policy.js';
 import { interpolateString } from '../../src/manifest/interpolate.js';
 import type { Agent, Phone } from '../../src/schema/types.gen.js';
 

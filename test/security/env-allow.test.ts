@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envPolicyOf } from '../../src/manifest/env-policy.js';
+import { envPolicyOf } from '../../src/secrets/env-policy.js';
 import { isVoxformError } from '../../src/errors.js';
 import { loadTree, summarize, watchedEnv } from '../manifest/helpers.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { REGION_BASE_URLS } from '../../api/regions.js';
 import { buildExport, type ExportResult } from '../../export/build-manifest.js';
-import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../manifest/env-policy.js';
+import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/env-policy.js';
 import { readLiveAgents } from '../../export/read-live.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { writeScaffold } from '../../templates/write-scaffold.js';

@@ -7,8 +7,7 @@
  *   manifest alone shows where requests go and which files are read.
  */
 import { VoxformError } from '../errors.js';
-import { FieldPattern } from '../util/field-path.js';
-import type { PathPart } from './positions.js';
+import { FieldPattern, type PathSegment } from '../util/field-path.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -74,7 +73,7 @@ const FORBIDDEN_PLACES: Record<string, Record<string, string>> = {
   KnowledgeSpec: { file: 'a file path' },
 };
 
-type PlaceLookup = (path: readonly PathPart[]) => string | undefined;
+type PlaceLookup = (path: readonly PathSegment[]) => string | undefined;
 const lookups = new Map<string, PlaceLookup>();
 
 /** Where `${env:…}` is refused inside an entry of `definition`: the place's name, or undefined where it is allowed. */
