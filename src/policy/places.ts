@@ -5,9 +5,9 @@
  */
 import type { SourceLocation } from '../errors.js';
 import { spanAt, type PathPart } from '../manifest/positions.js';
-import { locationOf } from '../manifest/source.js';
+import { countLines, LineCounter, locationOf } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
-import { formatIndexed } from '../util/field-path.js';
+import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 
 /** A text of a resource: where it is, and where a character of it is. */
@@ -25,25 +25,11 @@ export function configLocation(agent: DesiredAgent, path: readonly PathPart[]): 
   return span ? locationOf(span) : agent.source;
 }
 
-export function valueAt(root: unknown, path: readonly PathPart[]): unknown {
-  let current = root;
-  for (const part of path) {
-    if (Array.isArray(current) && typeof part === 'number') current = current[part];
-    else if (isPlainObject(current) && Object.hasOwn(current, part)) current = current[String(part)];
-    else return undefined;
-  }
-  return current;
-}
-
-/** Line and column of `offset` in `text`, 1-based (CRLF was made LF when the prompt was read: lines are unchanged). */
-function linePosition(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
-    line++;
-    lineStart = at + 1;
-  }
-  return { line, col: offset - lineStart + 1 };
+/** Line and column of `offset` in a prompt file's text, counted as every source position is (CRLF was made LF when the prompt was read). */
+function lineAndColumn(text: string, offset: number): { line: number; col: number } {
+  const lines = new LineCounter();
+  countLines(lines, text);
+  return lines.linePos(offset);
 }
 
 export function promptPlace(agent: DesiredAgent): TextPlace | undefined {
@@ -51,14 +37,14 @@ export function promptPlace(agent: DesiredAgent): TextPlace | undefined {
   if (typeof text !== 'string') return undefined;
   const file = agent.promptFile;
   const at = (offset: number): SourceLocation => {
-    if (file?.verbatim) return { file: file.display, ...linePosition(text, offset) };
+    if (file?.verbatim) return { file: file.display, ...lineAndColumn(text, offset) };
     return file ? file.at : configLocation(agent, ['prompt']);
   };
   return { resource: agent.address, field: 'prompt', text, at };
 }
 
 function stringPlace(agent: DesiredAgent, path: readonly PathPart[]): TextPlace | undefined {
-  const text = valueAt(agent.config, path);
+  const text = valueAtPath(agent.config, path);
   if (typeof text !== 'string') return undefined;
   // Located only when a rule reports it: most texts pass every rule.
   return { resource: agent.address, field: formatIndexed(path), text, at: () => configLocation(agent, path) };
@@ -101,7 +87,7 @@ export function spokenPlaces(agent: DesiredAgent): TextPlace[] {
   const tools = agent.config.tools;
   if (Array.isArray(tools)) tools.forEach((_, index) => lists.push(['tools', index, 'messages']));
   for (const path of lists) {
-    const list = valueAt(agent.config, path);
+    const list = valueAtPath(agent.config, path);
     if (Array.isArray(list)) list.forEach((_, index) => add([...path, index]));
   }
   return places;
@@ -173,6 +159,6 @@ export function targetPlaces(agent: DesiredAgent): TargetPlace[] {
 
 /** The number at `path` of an agent's config when it is one, and how to find where it is written. */
 export function numberAt(agent: DesiredAgent, path: readonly PathPart[]): { value: number; locate(): SourceLocation } | undefined {
-  const value = valueAt(agent.config, path);
+  const value = valueAtPath(agent.config, path);
   return typeof value === 'number' ? { value, locate: () => configLocation(agent, path) } : undefined;
 }

@@ -3,7 +3,8 @@ import type { PathPart } from '../../manifest/positions.js';
 import type { DesiredAgent, DesiredState } from '../../manifest/types.js';
 import { isPlainObject } from '../../util/json-object.js';
 import { formatCount } from '../../util/plural.js';
-import { configLocation, numberAt, promptPlace, valueAt } from '../places.js';
+import { configLocation, numberAt, promptPlace } from '../places.js';
+import { valueAtPath } from '../../util/field-path.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
 /** Longest a caller should wait in silence for a tool. */
@@ -17,7 +18,7 @@ function agents(desired: DesiredState): DesiredAgent[] {
 }
 
 function hasTransferTarget(agent: DesiredAgent): boolean {
-  const transfer = valueAt(agent.config, ['flow', 'call_transfer']);
+  const transfer = valueAtPath(agent.config, ['flow', 'call_transfer']);
   if (!isPlainObject(transfer)) return false;
   return (typeof transfer.phone === 'string' && transfer.phone !== '') || (Array.isArray(transfer.phones) && transfer.phones.length > 0);
 }

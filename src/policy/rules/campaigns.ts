@@ -1,7 +1,7 @@
 /** Outbound campaigns: the agent that places the calls. */
 import type { DesiredAgent, DesiredCampaign, DesiredState } from '../../manifest/types.js';
 import { isPlainObject } from '../../util/json-object.js';
-import { valueAt } from '../places.js';
+import { valueAtPath } from '../../util/field-path.js';
 import type { PolicyRule, RuleHit } from '../types.js';
 
 /** The manifest agent a campaign calls with (the one bound to its caller number), if any. */
@@ -21,7 +21,7 @@ export const CAMPAIGN_RULES: PolicyRule[] = [
     check: ({ desired }) =>
       [...desired.campaigns.values()].flatMap((campaign): RuleHit[] => {
         const agent = campaignAgent(desired, campaign);
-        if (!agent || isPlainObject(valueAt(agent.config, ['flow', 'voicemail']))) return [];
+        if (!agent || isPlainObject(valueAtPath(agent.config, ['flow', 'voicemail']))) return [];
         return [{ resource: campaign.address, message: `campaign "${campaign.localName}" calls with agent "${agent.localName}", which has no flow.voicemail: it will talk to answering machines`, location: campaign.source }];
       }),
   },
