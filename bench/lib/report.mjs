@@ -62,7 +62,9 @@ export function runVoxform(args, { cwd, env = {} }) {
   const probeFile = path.join(cwd, `probe-${process.pid}-${performance.now().toFixed(0)}.json`);
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), ...args], {
+    // BENCH_CPU_PROF=DIR: a CPU profile of each measured command in DIR.
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
+    const child = spawn(process.execPath, [...profile, '--import', path.join(root, 'bench/lib/probe.mjs'), path.join(root, 'bin/voxform.js'), ...args], {
       cwd,
       env: benchEnvironment({ ...env, BENCH_PROBE_FILE: probeFile }),
       stdio: ['ignore', 'ignore', 'pipe'],
