@@ -7,6 +7,11 @@ export interface SourceLocation {
   col: number;
 }
 
+/** A location as every output writes it: `file:line:col`. */
+export function formatSourceLocation(location: SourceLocation): string {
+  return `${location.file}:${location.line}:${location.col}`;
+}
+
 /**
  * An error a user can cause and fix: a stable snake_case `code` (`manifest_invalid`,
  * `reference_missing`, `api_unauthorized`, `plan_stale`, …) and one sentence saying what went wrong

@@ -1,12 +1,13 @@
 /**
- * The JSON REST client the code hosts' APIs are called through (GitHub, GitLab): one undici Agent
- * with time-outs and a cap on what an answer may weigh. The origin is always the operator's (an
- * environment variable the CI runner sets), the token is always the operator's and registered as a
- * secret before the first request, so no error or log line can show it.
+ * The JSON REST client the code hosts' APIs are called through (GitHub, GitLab), on the one client
+ * of hosts the operator names (util/host-client.ts: time-outs, a cap on what an answer may weigh,
+ * no redirect followed). The origin is always the operator's (an environment variable the CI runner
+ * sets), the token is always the operator's and registered as a secret before the first request, so
+ * no error or log line can show it.
  */
-import { Agent } from 'undici';
 import { VoxformError } from '../errors.js';
 import { shortenRedacted, type Redact } from '../secrets/redact.js';
+import { HostClient, type HostAnswer } from '../util/host-client.js';
 
 /** How long a host has to answer one request. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -17,7 +18,7 @@ const MAX_QUOTED_ERROR = 300;
 
 export interface RestAnswer {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: HostAnswer['headers'];
   body: unknown;
 }
 
@@ -33,7 +34,7 @@ export interface RestClientOptions {
 
 /** A JSON client of one host's API. */
 export class RestClient {
-  private readonly agent = new Agent({ headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS, connectTimeout: REQUEST_TIMEOUT_MS, maxResponseSize: MAX_ANSWER_BYTES });
+  private readonly host = new HostClient({ timeoutMs: REQUEST_TIMEOUT_MS, maxAnswerBytes: MAX_ANSWER_BYTES });
   private readonly base: URL;
 
   constructor(private readonly options: RestClientOptions) {
@@ -45,15 +46,12 @@ export class RestClient {
     const url = new URL(path.replace(/^\//, ''), this.base);
     let answer: RestAnswer;
     try {
-      const response = await this.agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: method as 'GET',
+      const response = await this.host.request(url, {
+        method,
         headers: { accept: 'application/json', 'user-agent': 'voxform', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...this.options.headers },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      const text = await response.body.text();
-      answer = { status: response.statusCode, headers: response.headers, body: parseJson(text) };
+      answer = { status: response.status, headers: response.headers, body: parseJson(response.text) };
     } catch (error) {
       throw new VoxformError('ci_request_failed', `${this.options.host} did not answer ${method} ${url.pathname}: ${shortenRedacted((error as Error).message, MAX_QUOTED_ERROR, this.options.redact)}.`, {
         hint: `Check that the job reaches ${url.origin} (the runner's API URL).`,
@@ -66,7 +64,7 @@ export class RestClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.host.close();
   }
 }
 

@@ -5,7 +5,7 @@
 import picocolors from 'picocolors';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
-import { codeLead } from '../errors.js';
+import { codeLead, formatSourceLocation } from '../errors.js';
 import { printable } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 
@@ -27,7 +27,7 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: Di
 
 export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFormat): string {
   const c = picocolors.createColors(color);
-  const where = c.bold(`${printable(diagnostic.file)}:${diagnostic.line}:${diagnostic.col}`);
+  const where = c.bold(printable(formatSourceLocation(diagnostic)));
   // Messages quote what the file says (a misspelt name): shown escaped, like the frame's lines.
   const said = printable(diagnostic.message);
   const accent = diagnostic.severity === 'warning' ? c.yellow : c.red;

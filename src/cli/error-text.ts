@@ -3,7 +3,7 @@
  * and the hint on its own line; in JSON one envelope. The code is the one docs/errors.md explains, so a
  * user can look it up and a script can match on it.
  */
-import { codeLead, type VoxformError } from '../errors.js';
+import { codeLead, formatSourceLocation, type VoxformError } from '../errors.js';
 import { printableKeepingLines } from '../util/printable.js';
 
 /** The first line's lead-in, `error[CODE]`: also what usage mistakes found by the argument parser begin with. */
@@ -13,7 +13,7 @@ export function errorLead(code: string): string {
 
 /** The error as text lines (ending in a newline); messages quote what voxform did not write, so control characters are shown escaped. */
 export function errorText(error: VoxformError): string {
-  const where = error.location ? `${printableKeepingLines(error.location.file)}:${error.location.line}:${error.location.col}: ` : '';
+  const where = error.location ? `${printableKeepingLines(formatSourceLocation(error.location))}: ` : '';
   const hint = error.hint ? `  hint: ${printableKeepingLines(error.hint)}\n` : '';
   return `${errorLead(error.code)}: ${where}${printableKeepingLines(error.message)}\n${hint}`;
 }

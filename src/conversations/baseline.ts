@@ -7,53 +7,28 @@
  * change would deploy.
  */
 import { VoxformError } from '../errors.js';
-import { readKeptJson } from '../project-files/kept-files.js';
-import { MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
-import { isPlainObject } from '../util/json-object.js';
-import { TEST_REPORT_FORMAT_VERSION } from './render-json.js';
+import { readTestReport } from './read-json.js';
 import { verdictStatistics } from './statistics.js';
-import type { BaselineComparison, BaselineVerdict, CheckStatus, Regression, Target, TestRun } from './types.js';
-
-/** A JSON result, bytes: it holds every transcript of its run (tens of MB for the largest run allowed). */
-export const MAX_BASELINE_BYTES = 128 * 1024 * 1024;
-const MAX_BASELINE_JSON_VALUES = 8_000_000;
+import type { BaselineComparison, BaselineVerdict, Regression, Target, TestRun } from './types.js';
 
 /** The baseline's verdicts, by test file, name and target. */
 export type Baseline = Map<string, Partial<Record<Target, BaselineVerdict>>>;
 
 const testKey = (file: string, name: string): string => `${file}\0${name}`;
-const STATUSES = new Set<CheckStatus>(['passed', 'failed', 'skipped', 'error']);
 
-function invalid(display: string, why: string): VoxformError {
-  return new VoxformError('baseline_invalid', `The baseline ${display} ${why}.`, { hint: 'Give --baseline the JSON result of an earlier run (voxform test --format json --out FILE).' });
-}
-
-function verdictOf(value: unknown): BaselineVerdict | undefined {
-  if (!isPlainObject(value) || !STATUSES.has(value.status as CheckStatus)) return undefined;
-  if (!Number.isInteger(value.passes) || !Number.isInteger(value.runs) || (value.passes as number) < 0 || (value.passes as number) > (value.runs as number)) return undefined;
-  return { status: value.status as CheckStatus, passes: value.passes as number, runs: value.runs as number };
-}
-
-/** Reads an earlier JSON result under the kept files' guards and budgets; a file that is not one is `baseline_invalid`. */
+/** Reads an earlier JSON result with the one report reader; a file that is not one is `baseline_invalid`. */
 export async function readBaseline(file: string, display: string): Promise<Baseline> {
-  const kept = await readKeptJson(file, { maxBytes: MAX_BASELINE_BYTES, maxValues: MAX_BASELINE_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH });
-  if (!kept.found) throw invalid(display, 'does not exist');
-  if (!kept.ok) throw invalid(display, kept.problem);
-  const value = kept.value;
-  if (!isPlainObject(value) || value.format_version !== TEST_REPORT_FORMAT_VERSION || !Array.isArray(value.tests)) {
-    throw invalid(display, `is not a JSON result of voxform test (format_version ${TEST_REPORT_FORMAT_VERSION}, with "tests")`);
-  }
+  const run = await readTestReport(file, (problem) =>
+    new VoxformError('baseline_invalid', `The baseline ${display} ${problem}.`, { hint: 'Give --baseline the JSON result of an earlier run (voxform test --format json --out FILE).' }),
+  );
   const baseline: Baseline = new Map();
-  for (const [index, test] of value.tests.entries()) {
-    if (!isPlainObject(test) || typeof test.file !== 'string' || typeof test.name !== 'string' || !isPlainObject(test.verdicts)) throw invalid(display, `has a test (tests[${index}]) without file, name and verdicts`);
+  for (const report of run.reports) {
     const verdicts: Partial<Record<Target, BaselineVerdict>> = {};
     for (const target of ['desired', 'live'] as const) {
-      if (test.verdicts[target] === undefined) continue;
-      const verdict = verdictOf(test.verdicts[target]);
-      if (!verdict) throw invalid(display, `has a verdict (tests[${index}].verdicts.${target}) without status, passes and runs`);
-      verdicts[target] = verdict;
+      const verdict = report.verdicts[target];
+      if (verdict) verdicts[target] = { status: verdict.status, passes: verdict.passes, runs: verdict.runs };
     }
-    baseline.set(testKey(test.file, test.name), verdicts);
+    baseline.set(testKey(report.file, report.name), verdicts);
   }
   return baseline;
 }

@@ -1,8 +1,9 @@
 /**
- * The JSON report (`voxform test --format json`, render-json.ts) read back into a `TestRun`, so a
- * later step of the same CI job (`voxform ci run --command test`) renders it with the Markdown
- * renderer. It is read as a kept file (size and JSON budgets before parsing), and every field is
- * checked: what is not of the report's shape is `test_report_invalid`, never half a report.
+ * The JSON report (`voxform test --format json`, render-json.ts) read back into a `TestRun`: by a
+ * later step of the same CI job (`voxform ci run --command test`), which renders it with the Markdown
+ * renderer, and by `voxform test --baseline`, which compares a run with it (baseline.ts). It is read
+ * as a kept file (size and JSON budgets before parsing), and every field is checked: what is not of
+ * the report's shape is refused with the caller's error, never half a report.
  */
 import { VoxformError } from '../errors.js';
 import { readKeptJson } from '../project-files/kept-files.js';
@@ -11,7 +12,10 @@ import { isPlainObject } from '../util/json-object.js';
 import { TEST_REPORT_FORMAT_VERSION } from './render-json.js';
 import type { CheckResult, CheckStatus, RunResult, Target, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
-/** The largest report read back: the biggest run the budgets allow writes less. */
+/**
+ * The largest report read back. It holds every transcript of its run, and the biggest run the
+ * budgets allow writes less; a baseline is such a report written earlier, so one limit fits both.
+ */
 const MAX_TEST_REPORT_BYTES = 256 * 1024 * 1024;
 const MAX_TEST_REPORT_JSON_VALUES = 20_000_000;
 
@@ -86,12 +90,21 @@ function readRun(value: unknown, where: string): RunResult {
   };
 }
 
+function whole(value: unknown, where: string): number {
+  if (!Number.isInteger(count(value, where))) throw new ShapeError(`${where} is not a whole number`);
+  return value as number;
+}
+
 function readVerdict(value: unknown, where: string): TestVerdict {
   const verdict = object(value, where);
+  const verdictStatus = status(verdict.status, `${where}.status`);
+  const passes = whole(verdict.passes, `${where}.passes`);
+  const runs = whole(verdict.runs, `${where}.runs`);
+  if (passes > runs) throw new ShapeError(`${where} has more passes than runs`);
   return {
-    status: status(verdict.status, `${where}.status`),
-    passes: count(verdict.passes, `${where}.passes`),
-    runs: count(verdict.runs, `${where}.runs`),
+    status: verdictStatus,
+    passes,
+    runs,
     passRate: count(verdict.pass_rate, `${where}.pass_rate`),
     results: list(verdict.results, `${where}.results`).map((run, index) => readRun(run, `${where}.results[${index}]`)),
   };
@@ -135,16 +148,24 @@ function testRunFromJson(value: unknown): TestRun {
   return { against, reports, changes, summary, durationMs: count(report.duration_ms, 'duration_ms') };
 }
 
-/** The report `voxform test --format json --out FILE` wrote, as a `TestRun`. */
-export async function readTestReport(file: string): Promise<TestRun> {
+/** Makes the caller's error from why a file is not a report (`problem` completes "The file X …"). */
+export type InvalidReport = (problem: string) => VoxformError;
+
+const CI_HINT = 'Write it with `voxform test --format json --out FILE` in the same job.';
+
+/**
+ * The report `voxform test --format json --out FILE` wrote, as a `TestRun`. A file that is missing,
+ * over its budget or not of the report's shape is `invalid`'s error: by default `test_report_invalid`
+ * (`ci run`); `--baseline` names its own.
+ */
+export async function readTestReport(file: string, invalid: InvalidReport = (problem) => new VoxformError('test_report_invalid', `The test report ${file} ${problem}.`, { hint: CI_HINT })): Promise<TestRun> {
   const read = await readKeptJson(file, { maxBytes: MAX_TEST_REPORT_BYTES, maxDepth: MAX_KEPT_JSON_DEPTH, maxValues: MAX_TEST_REPORT_JSON_VALUES });
-  const hint = 'Write it with `voxform test --format json --out FILE` in the same job.';
-  if (!read.found) throw new VoxformError('test_report_invalid', `The test report ${file} does not exist.`, { hint });
-  if (!read.ok) throw new VoxformError('test_report_invalid', `The test report ${file} ${read.reason === 'not_json' ? 'is not JSON' : read.problem}.`, { hint });
+  if (!read.found) throw invalid('does not exist');
+  if (!read.ok) throw invalid(read.problem);
   try {
     return testRunFromJson(read.value);
   } catch (error) {
     if (!(error instanceof ShapeError)) throw error;
-    throw new VoxformError('test_report_invalid', `${file} is not a voxform test report: ${error.message}.`, { hint });
+    throw invalid(`is not a JSON result of voxform test (format_version ${TEST_REPORT_FORMAT_VERSION}): ${error.message}`);
   }
 }

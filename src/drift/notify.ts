@@ -62,32 +62,29 @@ export function parseNotifyUrl(text: string): URL {
   return url;
 }
 
+/** The receiver's answer is read and dropped (it is not ours to show): one heavier than this is a failed delivery. */
+const MAX_RECEIVER_ANSWER_BYTES = 1024 * 1024;
+
 /**
  * Posts `body` as JSON; anything but a 2xx answer is an error saying why. The URL is named by its
  * origin only: a chat tool's webhook URL holds its token in the path.
  */
 export async function sendNotification(url: URL, body: string, options: { timeoutMs: number; signal?: AbortSignal | undefined }): Promise<void> {
-  const { request } = await import('undici');
+  // Loaded with the first notification: `drift` without --notify needs no HTTP client.
+  const { HostClient } = await import('../util/host-client.js');
   const failed = (reason: string) =>
     new VoxformError('drift_notify_failed', `The drift notification to ${url.origin} was not delivered: ${reason}.`, {
       hint: 'Check the --notify URL and that the receiver is up; `voxform drift` without --notify shows the report.',
     });
+  const receiver = new HostClient({ timeoutMs: options.timeoutMs, maxAnswerBytes: MAX_RECEIVER_ANSWER_BYTES });
   let status: number;
   try {
-    const answer = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'voxform-drift' },
-      body,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      signal: options.signal,
-    });
-    status = answer.statusCode;
-    // What the receiver answers is not ours to show: read to the end and dropped.
-    await answer.body.dump();
+    ({ status } = await receiver.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'voxform-drift' }, body, signal: options.signal }));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw failed(typeof code === 'string' ? `${code} (${error instanceof Error ? error.message : String(error)})` : error instanceof Error ? error.message : String(error));
+  } finally {
+    await receiver.close();
   }
   if (status < 200 || status > 299) throw failed(`the receiver answered HTTP ${status}`);
 }

@@ -3,6 +3,7 @@
  * resource or setting defined twice an error naming both places. Each fragment's shape is checked
  * here; the resources themselves after defaults, templates and environments apply.
  */
+import { formatSourceLocation } from '../errors.js';
 import type { SchemaIssue } from '../schema/validate.js';
 import { SECTION_NOUN } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -101,7 +102,7 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
     const keySpan = spanAt(value, [name], 'key') as Span;
     const earlier = layer.settings[name];
     if (earlier) {
-      diagnostics.error('duplicate_setting', `${name}${where} is set twice: here and at ${formatLocation(earlier.keySpan)}; keep one`, keySpan);
+      diagnostics.error('duplicate_setting', `${name}${where} is set twice: here and at ${formatSourceLocation(locationOf(earlier.keySpan))}; keep one`, keySpan);
       continue;
     }
     layer.settings[name] = { value: value[name], keySpan, valueSpan: spanAt(value, [name]) };
@@ -129,7 +130,7 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
       if (earlier) {
         diagnostics.error(
           'duplicate_resource',
-          `${SECTION_NOUN[section]} "${name}"${where} is defined twice: here and at ${formatLocation(earlier.key ?? earlier.value)}`,
+          `${SECTION_NOUN[section]} "${name}"${where} is defined twice: here and at ${formatSourceLocation(locationOf(earlier.key ?? earlier.value))}`,
           keySpan,
         );
         continue;
@@ -157,7 +158,7 @@ function addPromotionSettings(settings: Partial<Record<PromotionSettingName, Set
     const keySpan = spanAt(overlay, [name], 'key') as Span;
     const earlier = settings[name];
     if (earlier) {
-      diagnostics.error('duplicate_setting', `${name} in environment "${environment}" is set twice: here and at ${formatLocation(earlier.keySpan)}; keep one`, keySpan);
+      diagnostics.error('duplicate_setting', `${name} in environment "${environment}" is set twice: here and at ${formatSourceLocation(locationOf(earlier.keySpan))}; keep one`, keySpan);
       continue;
     }
     settings[name] = { value: overlay[name], keySpan, valueSpan: spanAt(overlay, [name]) };
@@ -181,11 +182,6 @@ function checkPhoneNumber(number: string, span: Span, diagnostics: DiagnosticLis
     span,
   );
   return false;
-}
-
-export function formatLocation(span: Span): string {
-  const { file, line, col } = locationOf(span);
-  return `${file}:${line}:${col}`;
 }
 
 /** Checks a fragment's shape against the manifest schema (skeletonOf). */

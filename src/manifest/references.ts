@@ -2,7 +2,8 @@
 import { didYouMean } from '../util/did-you-mean.js';
 import type { AgentDraft } from './agents.js';
 import type { DiagnosticList } from './diagnostics.js';
-import { formatLocation } from './fragments.js';
+import { formatSourceLocation } from '../errors.js';
+import { locationOf } from './source.js';
 import type { CampaignDraft, CredentialDraft, PhoneDraft } from './resources.js';
 
 export interface Drafts {
@@ -71,7 +72,7 @@ export function checkUniqueIds(drafts: Drafts, diagnostics: DiagnosticList): voi
       if (first) {
         diagnostics.error(
           'duplicate_id',
-          `${kind} "${item.localName}" has the same id as ${kind} "${first.localName}" (${formatLocation(first.span)}); each live ${kind} can be managed by one entry`,
+          `${kind} "${item.localName}" has the same id as ${kind} "${first.localName}" (${formatSourceLocation(locationOf(first.span))}); each live ${kind} can be managed by one entry`,
           span,
         );
       } else {
@@ -91,7 +92,7 @@ export function checkUniqueProviders(drafts: Drafts, diagnostics: DiagnosticList
     if (first) {
       diagnostics.error(
         'duplicate_resource',
-        `credential "${credential.provider}" is defined twice: here and at ${formatLocation(first.providerSpan)}`,
+        `credential "${credential.provider}" is defined twice: here and at ${formatSourceLocation(locationOf(first.providerSpan))}`,
         credential.providerSpan,
       );
     } else {

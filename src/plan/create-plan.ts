@@ -1,6 +1,6 @@
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { WorkspaceState } from '../state/types.js';
-import { VoxformError } from '../errors.js';
+import { formatSourceLocation, VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { selectTargets, summarize } from './diff.js';
 import { IncrementalDiff } from './incremental-diff.js';
@@ -45,7 +45,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
   const { changes, problems } = diff.finish(live);
   if (problems.length > 0) {
     const first = problems[0]!;
-    const rest = problems.slice(1).map((p) => `\n  ${p.file}:${p.line}:${p.col}: ${p.message}`).join('');
+    const rest = problems.slice(1).map((p) => `\n  ${formatSourceLocation(p)}: ${p.message}`).join('');
     throw new VoxformError('plan_failed', `${first.message}${rest}`, {
       location: { file: first.file, line: first.line, col: first.col },
       details: problems,

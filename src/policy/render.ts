@@ -8,16 +8,12 @@ import picocolors from 'picocolors';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
-import { codeLead } from '../errors.js';
+import { codeLead, formatSourceLocation } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 
 /** Most findings a plan comment lists; the rest are counted (validate and SARIF list every one). */
 export const COMMENT_FINDINGS_SHOWN = 50;
-
-function where(location: { file: string; line: number; col: number }): string {
-  return `${location.file}:${location.line}:${location.col}`;
-}
 
 /** "policy: 1 mandatory violation, 2 advisory findings, 1 waived". */
 export function policySummaryLine(report: PolicyReport): string {
@@ -34,7 +30,7 @@ export function renderFindingsText(report: PolicyReport, options: { color: boole
   const lines: string[] = [];
   for (const finding of report.findings) {
     const accent = finding.level === 'mandatory' ? c.red : c.yellow;
-    lines.push(`${c.bold(printable(where(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}`, `  hint: ${printable(finding.hint)}`, '');
+    lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}`, `  hint: ${printable(finding.hint)}`, '');
   }
   for (const waiver of report.waivers.filter((w) => w.state === 'in-force')) {
     lines.push(`${c.dim(`waived until ${waiver.expires}:`)} ${waiver.rule} for ${printable(waiver.resource)} (${printable(waiver.reason)})`);
@@ -46,7 +42,7 @@ export function renderRelaxationsText(relaxations: readonly Relaxation[], option
   if (relaxations.length === 0) return '';
   const c = picocolors.createColors(options.color);
   const lines = [c.bold(c.yellow(`⚠ policy relaxed: this change weakens review (${plural(relaxations.length, 'relaxation')})`))];
-  for (const r of relaxations) lines.push(`  - ${r.file ? `${printable(`${r.file}:${r.line ?? 1}:${r.column ?? 1}`)}  ` : ''}${printable(r.message)}`);
+  for (const r of relaxations) lines.push(`  - ${r.file ? `${printable(formatSourceLocation({ file: r.file, line: r.line ?? 1, col: r.column ?? 1 }))}  ` : ''}${printable(r.message)}`);
   return `${lines.join('\n')}\n\n`;
 }
 
@@ -79,7 +75,7 @@ function waiverRow(waiver: WaiverStatus): string {
 
 function findingLine(finding: Finding): string {
   const icon = finding.level === 'mandatory' ? '⛔' : '⚠️';
-  return `- ${icon} ${markdownCode(codeLead(finding.level, finding.rule))} ${markdownCode(where(finding.location))}: ${markdownText(finding.message)}`;
+  return `- ${icon} ${markdownCode(codeLead(finding.level, finding.rule))} ${markdownCode(formatSourceLocation(finding.location))}: ${markdownText(finding.message)}`;
 }
 
 /** Whether the policy has findings or waivers to show (else a plan comment shows only its token counts). */

@@ -111,6 +111,6 @@ describe('the test report read back', () => {
 
   it('refuses what is not a report, naming the field', async () => {
     const dir = await tempDir({ 'bad.json': JSON.stringify({ format_version: 1, against: ['desired'], summary: {}, changes: [], tests: [{ file: 1 }], duration_ms: 1 }) });
-    await expect(readTestReport(path.join(dir, 'bad.json'))).rejects.toMatchObject({ code: 'test_report_invalid', message: expect.stringContaining('tests[0].location is not an object') });
+    await expect(readTestReport(path.join(dir, 'bad.json'))).rejects.toMatchObject({ code: 'test_report_invalid', message: `The test report ${path.join(dir, 'bad.json')} is not a JSON result of voxform test (format_version 1): tests[0].location is not an object.` });
   });
 });

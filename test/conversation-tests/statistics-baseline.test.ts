@@ -8,6 +8,7 @@ import { JudgeCache } from '../../src/conversations/judge-cache.js';
 import { describeStatistics, verdictStatistics } from '../../src/conversations/statistics.js';
 import type { CheckStatus, TestReport, TestRun } from '../../src/conversations/types.js';
 import { wilsonInterval } from '../../src/report/statistics.js';
+import { renderTestJson } from '../../src/conversations/render-json.js';
 import { renderTestJunit } from '../../src/conversations/render-junit.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
 import { renderTestText } from '../../src/conversations/render-text.js';
@@ -114,14 +115,40 @@ describe('--baseline: only what got worse', () => {
     expect(compareWithBaseline({ ...run, against: ['live', 'desired'], reports: [liveWorse] }, both, 'base.json').regressions).toEqual([]);
   });
 
-  it('refuses a file that is not a JSON result, naming it', async () => {
+  it('reads the verdicts of a JSON result by test file, name and target', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'voxform-baseline-'));
     try {
-      await writeFile(path.join(dir, 'a.json'), '{"format_version": 1, "tests": [{"file": "x", "name": "y", "verdicts": {"desired": {"status": "won"}}}]}');
-      await expect(readBaseline(path.join(dir, 'a.json'), 'a.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline a.json has a verdict (tests[0].verdicts.desired) without status, passes and runs.' });
+      const report = reportWith('greets', 'failed', 1, 3);
+      report.verdicts.live = { status: 'passed', passes: 2, runs: 2, passRate: 1, results: [] };
+      await writeFile(path.join(dir, 'base.json'), renderTestJson({ against: ['desired', 'live'], reports: [report], changes: [], summary: {}, durationMs: 0 }));
+      expect(await readBaseline(path.join(dir, 'base.json'), 'base.json')).toEqual(
+        new Map([['tests/a.test.yaml\0greets', { desired: { status: 'failed', passes: 1, runs: 3 }, live: { status: 'passed', passes: 2, runs: 2 } }]]),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a file that is not a JSON result, naming it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-baseline-'));
+    // A result as voxform test writes it, with one verdict out of shape.
+    const withVerdict = (verdict: unknown): string => {
+      const result = JSON.parse(renderTestJson({ against: ['desired'], reports: [reportWith('y', 'passed', 1, 1)], changes: [], summary: {}, durationMs: 0 }));
+      result.tests[0].verdicts.desired = verdict;
+      return JSON.stringify(result);
+    };
+    try {
+      await writeFile(path.join(dir, 'a.json'), withVerdict({ status: 'won' }));
+      await expect(readBaseline(path.join(dir, 'a.json'), 'a.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline a.json is not a JSON result of voxform test (format_version 1): tests[0].verdicts.desired.status is not a status.' });
+      await writeFile(path.join(dir, 'c.json'), withVerdict({ status: 'passed', passes: 3, runs: 2, pass_rate: 1, results: [] }));
+      await expect(readBaseline(path.join(dir, 'c.json'), 'c.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline c.json is not a JSON result of voxform test (format_version 1): tests[0].verdicts.desired has more passes than runs.' });
+      await writeFile(path.join(dir, 'd.json'), withVerdict({ status: 'passed', passes: 0.5, runs: 1, pass_rate: 1, results: [] }));
+      await expect(readBaseline(path.join(dir, 'd.json'), 'd.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline d.json is not a JSON result of voxform test (format_version 1): tests[0].verdicts.desired.passes is not a whole number.' });
+      await writeFile(path.join(dir, 'e.json'), JSON.stringify({ format_version: 2, tests: [] }));
+      await expect(readBaseline(path.join(dir, 'e.json'), 'e.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline e.json is not a JSON result of voxform test (format_version 1): format_version is not 1.' });
       await writeFile(path.join(dir, 'b.json'), 'not json {');
       await expect(readBaseline(path.join(dir, 'b.json'), 'b.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline b.json is not valid JSON.' });
-      await expect(readBaseline(path.join(dir, 'none.json'), 'none.json')).rejects.toMatchObject({ code: 'baseline_invalid' });
+      await expect(readBaseline(path.join(dir, 'none.json'), 'none.json')).rejects.toMatchObject({ code: 'baseline_invalid', message: 'The baseline none.json does not exist.', hint: expect.stringContaining('voxform test --format json --out FILE') });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -67,7 +67,14 @@ tests:
 `;
 
 /** An earlier result in which the planted test passed: against it, the run names the test as newly failing. */
-const BASELINE = JSON.stringify({ format_version: 1, tests: [{ file: 'tests/front-desk.test.yaml', name: PLANT, verdicts: { desired: { status: 'passed', passes: 1, runs: 1 } } }] });
+const BASELINE = JSON.stringify({
+  format_version: 1,
+  against: ['desired'],
+  summary: {},
+  changes: [],
+  tests: [{ file: 'tests/front-desk.test.yaml', agent: 'front-desk', name: PLANT, location: { file: 'tests/front-desk.test.yaml', line: 1, col: 1 }, verdicts: { desired: { status: 'passed', passes: 1, runs: 1, pass_rate: 1, results: [] } } }],
+  duration_ms: 0,
+});
 
 interface Case {
   args: string[];

@@ -7,7 +7,7 @@ import { printable, toJsonText } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems } from '../diagnostics.js';
-import { isVoxformError } from '../../errors.js';
+import { formatSourceLocation, isVoxformError } from '../../errors.js';
 import type { LoadResult } from '../../manifest/types.js';
 
 export interface PolicyListOptions {
@@ -20,7 +20,7 @@ function describeSource(source: LevelSource): string {
   if (source.kind === 'default') return 'default';
   if (source.kind === 'fixed') return 'always on';
   if (source.kind === 'operator') return `operator pack ${source.pack}`;
-  return `${source.location.file}:${source.location.line}:${source.location.col}`;
+  return formatSourceLocation(source.location);
 }
 
 /** The manifests' policy section, when there are manifests; without any, the rules at their own levels. */
