@@ -7,7 +7,7 @@ import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { codeLead, formatSourceLocation } from '../errors.js';
 import { printable } from '../util/printable.js';
-import { plural } from '../util/plural.js';
+import { formatCount, plural } from '../util/plural.js';
 
 export interface DiagnosticFormat {
   color: boolean;
@@ -22,7 +22,7 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: Di
   const hidden = diagnostics.length - shown.length + (format.omitted?.errors ?? 0) + (format.omitted?.warnings ?? 0);
   if (hidden === 0) return text;
   const stopped = format.omitted?.stopped ? ', and checking stopped there' : '';
-  return `${text}…and ${hidden.toLocaleString('en-US')} more${stopped} (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)\n\n`;
+  return `${text}…and ${formatCount(hidden)} more${stopped} (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)\n\n`;
 }
 
 export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFormat): string {

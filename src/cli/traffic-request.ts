@@ -7,6 +7,7 @@ import type { TrafficOptions } from '../emulator/index.js';
 import { LineCounter } from 'yaml';
 import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
 import { MAX_YAML_TOKENS } from '../yaml/limits.js';
+import { formatCount } from '../util/plural.js';
 
 export interface TrafficFlags {
   profile?: string;
@@ -51,7 +52,7 @@ async function readProfileFile(file: string, shown: string): Promise<unknown> {
 function profileFromYaml(text: string, shown: string): unknown {
   const lines = new LineCounter();
   const { documents, tooLargeAt } = parseYamlDocuments(text, { onNewLine: lines.addNewLine });
-  if (tooLargeAt !== undefined) throw invalidProfile(shown, [`more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens`]);
+  if (tooLargeAt !== undefined) throw invalidProfile(shown, [`more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens`]);
   const error = documents.flatMap((doc) => doc.errors)[0];
   if (error) throw invalidProfile(shown, [`not valid YAML at line ${lines.linePos(error.pos[0]).line}: ${error.message}`]);
   if (documents.length > 1) throw invalidProfile(shown, ['not valid YAML: more than one document']);

@@ -11,6 +11,7 @@ import { VoxformError } from '../errors.js';
 import type { CompletionModel } from '../model/chat-model.js';
 import type { ConversationTest, Target, TestFile } from './types.js';
 import { argsOfCheck } from './checks.js';
+import { formatCount } from '../util/plural.js';
 
 export interface TestRunLimits {
   /** Conversations (test × target × run) one run may hold. */
@@ -79,8 +80,6 @@ function sharesOf(files: readonly TestFile[], shape: RunShape): TestShare[] {
   );
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
-
 /**
  * The work the files declare, refused (`test_run_too_large`, nothing sent) when it is over a cap.
  * The error points at the test that asks for the most, the one to look at first.
@@ -97,7 +96,7 @@ export function checkDeclaredWork(files: readonly TestFile[], shape: RunShape, l
     const largest = shares.reduce((a, b) => (b[what] > a[what] ? b : a));
     throw new VoxformError(
       'test_run_too_large',
-      `This run asks for ${count(work[what])} ${what} (${explained}), over the cap of ${count(limit)} per run; "${largest.test.name}" asks for the most (${count(largest[what])}). No test was run.`,
+      `This run asks for ${formatCount(work[what])} ${what} (${explained}), over the cap of ${formatCount(limit)} per run; "${largest.test.name}" asks for the most (${formatCount(largest[what])}). No test was run.`,
       { location: largest.test.location, hint: `Run fewer at once (${fewer}), or, as the operator, raise the cap with ${flag} N (docs/testing.md, Budgets).` },
     );
   };
@@ -119,7 +118,7 @@ export class RequestBudget {
   /** Counts a request about to be sent; once the run's cap is reached it is refused instead (an error of the check or run that asked). */
   spend(): void {
     if (this.#sent >= this.limit) {
-      throw new VoxformError('test_requests_spent', `Not sent: this run has sent its ${count(this.limit)} requests (the cap per run).`, {
+      throw new VoxformError('test_requests_spent', `Not sent: this run has sent its ${formatCount(this.limit)} requests (the cap per run).`, {
         hint: 'Fewer judge checks or simulated turns, or, as the operator, a higher --max-requests.',
       });
     }

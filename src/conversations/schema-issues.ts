@@ -12,6 +12,7 @@ import type { DiagnosticList } from '../manifest/diagnostics.js';
 import { spanAt } from '../manifest/positions.js';
 import type { Span } from '../manifest/source.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { formatCount } from '../util/plural.js';
 
 let schema: JsonSchema | undefined;
 function testsSchema(): JsonSchema {
@@ -54,7 +55,7 @@ const WITHIN_CAP: Record<string, string> = {
 function overCap(path: ReadonlyArray<string | number>, found: string, limit: unknown): string {
   const field = [...path].reverse().find((part): part is string => typeof part === 'string') ?? '';
   const fix = WITHIN_CAP[field] ?? 'lower it';
-  return `${describeTestPlace(path)} ${found}, over the cap of ${Number(limit).toLocaleString('en-US')}; ${fix}`;
+  return `${describeTestPlace(path)} ${found}, over the cap of ${formatCount(Number(limit))}; ${fix}`;
 }
 
 export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallback: Span, diagnostics: DiagnosticList): void {
@@ -97,7 +98,7 @@ export function reportTestSchemaIssue(issue: SchemaIssue, root: unknown, fallbac
       diagnostics.error('invalid_value', overCap(path, `is ${String(value)}`, issue.params.limit), span);
       return;
     case 'maxItems':
-      diagnostics.error('invalid_value', overCap(path, `has ${Array.isArray(value) ? value.length.toLocaleString('en-US') : 'too many'} items`, issue.params.limit), span);
+      diagnostics.error('invalid_value', overCap(path, `has ${Array.isArray(value) ? formatCount(value.length) : 'too many'} items`, issue.params.limit), span);
       return;
     default:
       diagnostics.error('invalid_value', `${place} ${issue.message}`, span);

@@ -21,6 +21,7 @@ import { aliasesWithinLimits, parseYamlDocuments } from '../yaml/documents.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
+import { formatCount } from '../util/plural.js';
 
 /** How every manifest is printed: also what `init` and `export` write. */
 export const TO_STRING_OPTIONS: ToStringOptions = {
@@ -235,13 +236,13 @@ function assertSameMeaning(source: string, formatted: string, file: string): voi
 }
 
 function tooLarge(file: string): VoxformError {
-  return new VoxformError('fmt_unsafe', `${file} has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens, more than voxform reads, so it was left as it is.`, {
+  return new VoxformError('fmt_unsafe', `${file} has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens, more than voxform reads, so it was left as it is.`, {
     hint: '`voxform validate` refuses the file too (yaml_too_large): split it into several files.',
   });
 }
 
 function tooManyAliases(file: string): VoxformError {
-  return new VoxformError('fmt_unsafe', `${file} has aliases that expand past what voxform reads (${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions or ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values made by them in one document), so it was left as it is.`, {
+  return new VoxformError('fmt_unsafe', `${file} has aliases that expand past what voxform reads (${formatCount(MAX_ALIAS_EXPANSIONS)} alias expansions or ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values made by them in one document), so it was left as it is.`, {
     hint: '`voxform validate` refuses the file too (yaml_alias_limit): write the repeated part out, or use defaults.',
   });
 }

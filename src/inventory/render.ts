@@ -1,6 +1,7 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
+import { formatCount } from '../util/plural.js';
 
 const GAP = '   ';
 const UNMANAGED = 'unmanaged';
@@ -40,7 +41,7 @@ export function renderAgentsText(report: AgentsReport, options: { filtered?: boo
 /** The service cannot list its agents: the note says where these came from, and what may be missing. */
 export function sourcesNote(report: AgentsReport): string {
   const { sources } = report;
-  const calls = `${sources.more_calls ? 'the latest ' : ''}${sources.calls_read.toLocaleString('en-US')} call${sources.calls_read === 1 ? '' : 's'}`;
+  const calls = `${sources.more_calls ? 'the latest ' : ''}${formatCount(sources.calls_read)} call${sources.calls_read === 1 ? '' : 's'}`;
   return (
     `The service has no list of agents: these are the agents the manifests name (${sources.manifest_agents}), ` +
     `the ${sources.phones} phone number${sources.phones === 1 ? '' : 's'} answer with, and ${calls} ran with. ` +

@@ -13,6 +13,7 @@ import { MAX_RESOURCES_PER_KIND } from '../project-files/limits.js';
 import { isLocalName, isPhoneNumber, LOCAL_NAME_MAX_LENGTH } from './names.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import { locationOf, type Span } from './source.js';
+import { formatCount } from '../util/plural.js';
 
 export const RESOURCE_SECTIONS = ['agents', 'phones', 'campaigns', 'knowledge'] as const;
 export type ResourceSection = (typeof RESOURCE_SECTIONS)[number];
@@ -119,7 +120,7 @@ function addLayer(layer: Layer, value: Record<string, unknown>, at: PathPart[], 
       if (targetEntries.size >= MAX_RESOURCES_PER_KIND) {
         diagnostics.error(
           'too_many_resources',
-          `more than ${MAX_RESOURCES_PER_KIND.toLocaleString('en-US')} ${section}${where}: voxform manages at most that many of one kind per run; split the manifest by environment or team`,
+          `more than ${formatCount(MAX_RESOURCES_PER_KIND)} ${section}${where}: voxform manages at most that many of one kind per run; split the manifest by environment or team`,
           keySpan,
         );
         break;

@@ -9,6 +9,7 @@ import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { countLines, LineCounter, positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
+import { formatCount } from '../util/plural.js';
 
 export type { ParsedDocument } from './source.js';
 
@@ -46,7 +47,7 @@ export async function parseYaml(
     countLines(source.lines, source.text);
     diagnostics.error(
       'yaml_too_large',
-      `this file has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens (keys, values and punctuation; a thousand-agent manifest has about 400,000); split it into several files`,
+      `this file has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens (keys, values and punctuation; a thousand-agent manifest has about 400,000); split it into several files`,
       spanOf(source, tooLargeAt, tooLargeAt),
     );
     return { documents: [], syntaxErrors: true };
@@ -173,7 +174,7 @@ class Converter {
   convert(node: unknown, depth: number): unknown {
     if (node === null || node === undefined || this.stopped) return null;
     if (this.expanding.size > 0 && ++this.expandedValues > MAX_ALIAS_EXPANDED_VALUES) {
-      return this.stop('yaml_alias_limit', `aliases here expand to more than ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values in one document; write the repeated part out, or use defaults`, node);
+      return this.stop('yaml_alias_limit', `aliases here expand to more than ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values in one document; write the repeated part out, or use defaults`, node);
     }
     if (this.yaml.isScalar(node)) return this.scalar(node.value);
     if (this.yaml.isAlias(node)) return this.expandAlias(node, depth);
@@ -196,7 +197,7 @@ class Converter {
 
   private expandAlias(node: import('yaml').Alias, depth: number): unknown {
     if (++this.aliasExpansions > MAX_ALIAS_EXPANSIONS) {
-      return this.stop('yaml_alias_limit', `more than ${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions in one document`, node);
+      return this.stop('yaml_alias_limit', `more than ${formatCount(MAX_ALIAS_EXPANSIONS)} alias expansions in one document`, node);
     }
     const target = this.anchorOf(node);
     if (target !== undefined && this.expanding.has(target)) {

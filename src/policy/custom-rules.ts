@@ -12,6 +12,7 @@ import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace } from './places.js';
 import type { CustomRuleSpec } from './section.js';
 import type { PolicyRule, RuleHit, TokenCounter } from './types.js';
+import { formatCount } from '../util/plural.js';
 
 /** The JSON Schema keywords a team rule may use: none runs a regular expression or reaches outside the schema. */
 export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
@@ -166,10 +167,10 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
       if ('timedOut' in outcome) return 'could not be checked against not_pattern in time (the regular expression is too slow)';
       if (outcome.matched) return 'matches not_pattern';
     }
-    if (spec.max_length !== undefined && text !== undefined && text.length > spec.max_length) return `is ${text.length.toLocaleString('en-US')} characters (at most ${spec.max_length.toLocaleString('en-US')})`;
+    if (spec.max_length !== undefined && text !== undefined && text.length > spec.max_length) return `is ${formatCount(text.length)} characters (at most ${formatCount(spec.max_length)})`;
     if (spec.max_tokens !== undefined && text !== undefined) {
       const count = await c.tokens.over(text, spec.max_tokens);
-      if (count !== undefined) return `is ${count.toLocaleString('en-US')} tokens (${c.tokens.encoding}; at most ${spec.max_tokens.toLocaleString('en-US')})`;
+      if (count !== undefined) return `is ${formatCount(count)} tokens (${c.tokens.encoding}; at most ${formatCount(spec.max_tokens)})`;
     }
     if (spec.one_of && !spec.one_of.some((allowed) => allowed === value)) return `is not one of ${spec.one_of.map((v) => JSON.stringify(v)).join(', ')}`;
     if (c.schemaCheck && !c.schemaCheck(value)) return 'does not satisfy the rule\'s schema';

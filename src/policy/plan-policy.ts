@@ -4,6 +4,7 @@
  * sees first.
  */
 import type { PolicyReport, TokenCounter } from './types.js';
+import { formatCount } from '../util/plural.js';
 
 /** A way the pull request weakens a rule of review: a lowered level, a new waiver, a weakened promotion gate. */
 export interface Relaxation {
@@ -48,10 +49,9 @@ export async function promptTokenChanges(
 
 /** "1,204 → 1,391 tokens, +15.5%"; "1,391 tokens (new)". */
 export function describeTokenChange(change: PromptTokens): string {
-  const shown = (n: number) => n.toLocaleString('en-US');
-  if (change.before === undefined) return `${shown(change.after)} tokens (new)`;
-  if (change.before === 0) return `0 → ${shown(change.after)} tokens`;
+  if (change.before === undefined) return `${formatCount(change.after)} tokens (new)`;
+  if (change.before === 0) return `0 → ${formatCount(change.after)} tokens`;
   const percent = ((change.after - change.before) / change.before) * 100;
   const sign = percent > 0 ? '+' : percent < 0 ? '−' : '±';
-  return `${shown(change.before)} → ${shown(change.after)} tokens, ${sign}${Math.abs(percent).toFixed(1)}%`;
+  return `${formatCount(change.before)} → ${formatCount(change.after)} tokens, ${sign}${Math.abs(percent).toFixed(1)}%`;
 }

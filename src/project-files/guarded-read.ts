@@ -10,6 +10,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpat
 import path from 'node:path';
 import type { DiagnosticCode } from '../error-codes.js';
 import { inSlice } from '../util/sync-slices.js';
+import { formatCount } from '../util/plural.js';
 
 export type ReadFailure =
   | 'missing'
@@ -247,7 +248,7 @@ function tooLarge(size: number, maxBytes: number, atLeast = false): Extract<Read
   if (atLeast) return { ok: false, reason: 'too_large', message: `is more than ${limit}; the limit is ${limit}` };
   // Rounded, a size just over the limit would read as the limit ("1.0 MiB; the limit is 1 MiB"): then exact.
   if (unitOf(size) * Number((size / unitOf(size)).toFixed(1)) > maxBytes) return { ok: false, reason: 'too_large', message: `is ${formatSize(size)}; the limit is ${limit}` };
-  const bytes = (count: number) => `${count.toLocaleString('en-US')} bytes`;
+  const bytes = (count: number) => `${formatCount(count)} bytes`;
   return { ok: false, reason: 'too_large', message: `is ${bytes(size)}; the limit is ${limit} (${bytes(maxBytes)})` };
 }
 

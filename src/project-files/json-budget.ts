@@ -3,6 +3,7 @@
  * bytes before `JSON.parse` sees them, since a size cap alone does not bound memory (`[{},{},…]`).
  * No syntax check: `JSON.parse` does that next, on text known to be within the budget.
  */
+import { formatCount } from '../util/plural.js';
 
 /** What a JSON text may hold. */
 export interface JsonBudget {
@@ -106,6 +107,6 @@ export function overrunOf(text: string | Uint8Array, budget: JsonBudget): JsonOv
 /** "holds more than 2,000,000 JSON values, the limit", "nests deeper than 128 levels, the limit". */
 export function describeOverrun(overrun: JsonOverrun): string {
   return overrun.limit === 'values'
-    ? `holds more than ${overrun.max.toLocaleString('en-US')} JSON values, the limit`
-    : `nests deeper than ${overrun.max.toLocaleString('en-US')} levels, the limit`;
+    ? `holds more than ${formatCount(overrun.max)} JSON values, the limit`
+    : `nests deeper than ${formatCount(overrun.max)} levels, the limit`;
 }

@@ -10,6 +10,7 @@ import { lstat, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { failureOf, formatSize, inspect, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
 import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
+import { formatCount } from '../util/plural.js';
 
 /** Why a kept file was not read: the guards refused it, its JSON passes its budget, or it is not JSON. */
 export type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';
@@ -67,7 +68,7 @@ export async function readKeptJson(file: string, limits: KeptJsonLimits): Promis
   try {
     const info = await handle.stat();
     if (!info.isFile() || info.ino !== checked.info.ino || info.dev !== checked.info.dev) return { found: true, ok: false, reason: 'refused', problem: 'changed while it was being read' };
-    if (info.size > limits.maxBytes) return refusal('too_large', `is ${info.size.toLocaleString('en-US')} bytes; the limit is ${formatSize(limits.maxBytes)}`);
+    if (info.size > limits.maxBytes) return refusal('too_large', `is ${formatCount(info.size)} bytes; the limit is ${formatSize(limits.maxBytes)}`);
     // The file as it was when it was opened: its size then, however it grows.
     bytes = Buffer.allocUnsafe(info.size);
     const counter = new JsonCounter(limits);

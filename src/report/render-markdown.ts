@@ -2,7 +2,7 @@
 import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabel } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { markdownText } from '../util/markdown-escape.js';
-import { plural } from '../util/plural.js';
+import { formatCount, plural } from '../util/plural.js';
 
 export function renderReportMarkdown(report: CallReport): string {
   const lines = ['## Call report', ''];
@@ -37,7 +37,7 @@ function agentTable(agent: AgentReport, minCalls: number): string[] {
     const cells = [
       markdownText(versionLabel(version)),
       version.deploy ? markdownText(version.deploy.at.slice(0, 16).replace('T', ' ')) : '–',
-      m.calls.toLocaleString('en-US'),
+      formatCount(m.calls),
       markdownText(outcomesText(m.by_status)),
       rateText(m.error_rate),
       rateText(m.transfer_rate),

@@ -15,6 +15,7 @@ import { checkTemplateShape, type DeclaredVariable, type TemplateProblem } from 
 import { locationOf, nodeAtPlace } from './yaml-place.js';
 import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
 import { MAX_YAML_TOKENS } from '../yaml/limits.js';
+import { formatCount } from '../util/plural.js';
 
 export { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
 export { RESERVED_VARIABLES, type VariableValue } from './template-shape.js';
@@ -96,7 +97,7 @@ export async function readTemplateAt(dir: string, name: string = path.basename(d
   const lineCounter = new LineCounter();
   const { documents, tooLargeAt } = parseYamlDocuments(text, { onNewLine: lineCounter.addNewLine });
   if (tooLargeAt !== undefined) {
-    throw new VoxformError('template_invalid', `Template ${name}: it has more than ${MAX_YAML_TOKENS.toLocaleString('en-US')} YAML tokens`, { location: { file, line: 1, col: 1 } });
+    throw new VoxformError('template_invalid', `Template ${name}: it has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens`, { location: { file, line: 1, col: 1 } });
   }
   const [document, extra] = documents;
   if (!document || extra) {

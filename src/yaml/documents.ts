@@ -1,6 +1,7 @@
 /** The one way voxform reads YAML with the general parser: every file is untrusted, so ./limits.ts holds for all. */
 import { Composer, Lexer, Parser, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions } from 'yaml';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
+import { formatCount } from '../util/plural.js';
 
 export interface YamlDocuments {
   documents: Document.Parsed[];
@@ -43,7 +44,7 @@ export function parseYamlDocuments(
 /** A document without errors as a plain value, aliases expanded, when within the limits; else why not, in a phrase. */
 export function plainYamlValue(doc: Document): { ok: true; value: unknown } | { ok: false; problem: string } {
   if (!aliasesWithinLimits(doc)) {
-    const problem = `its aliases expand past what voxform reads (${MAX_ALIAS_EXPANSIONS.toLocaleString('en-US')} alias expansions or ${MAX_ALIAS_EXPANDED_VALUES.toLocaleString('en-US')} values made by them in one document)`;
+    const problem = `its aliases expand past what voxform reads (${formatCount(MAX_ALIAS_EXPANSIONS)} alias expansions or ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values made by them in one document)`;
     return { ok: false, problem };
   }
   // The limits were checked above, in one pass; the library's own count walks the document per alias.

@@ -7,6 +7,7 @@ import { emulatorLlmFromEnv, invalidEmulatorOption as invalid } from '../emulato
 import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
+import { formatCount } from '../../util/plural.js';
 
 export interface EmulatorCommandOptions {
   port?: string | number;
@@ -84,7 +85,7 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
   if (traffic) {
     try {
       const summary = await emulator.control.traffic(traffic);
-      trafficLine = [`  traffic      ${summary.calls.toLocaleString('en-US')} synthetic calls added (profile ${summary.profile}, seed ${summary.seed}; docs/traffic.md)`];
+      trafficLine = [`  traffic      ${formatCount(summary.calls)} synthetic calls added (profile ${summary.profile}, seed ${summary.seed}; docs/traffic.md)`];
     } catch (error) {
       if (error instanceof TrafficProfileError) throw invalidProfile(options.traffic ?? '', error.problems);
       throw error;

@@ -35,7 +35,7 @@ import type { TrustedSecrets } from '../../secrets/trusted.js';
 import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import { workspaceKey } from '../../state/types.js';
 import { startTestEvidence } from '../test-evidence.js';
-import { plural, pluralNoun } from '../../util/plural.js';
+import { formatCount, plural, pluralNoun } from '../../util/plural.js';
 
 interface TestOptions extends ProjectOptions {
   args?: string[];
@@ -293,7 +293,7 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
     }
   }
   if (!record) {
-    throw new VoxformError('call_not_found', `No call ${callId} in the ${CAPTURE_SEARCH_DEPTH.toLocaleString('en-US')} most recent call records.`, { hint: 'List calls with `voxform logs`.' });
+    throw new VoxformError('call_not_found', `No call ${callId} in the ${formatCount(CAPTURE_SEARCH_DEPTH)} most recent call records.`, { hint: 'List calls with `voxform logs`.' });
   }
   const agent = [...desired.agents.values()].find((candidate) => candidate.id === record.agent_id);
   if (!agent) {

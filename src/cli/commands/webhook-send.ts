@@ -13,6 +13,7 @@ import type { CommandContext, ConnectionOptions } from '../context.js';
 import { headerNames, loadAgentWebhooks, WEBHOOK_FIELD, type AgentWebhooks, type WebhookEvent } from '../webhook-agent.js';
 import { formatDotted } from '../../util/field-path.js';
 import { printable } from '../../util/printable.js';
+import { formatCount } from '../../util/plural.js';
 
 export interface WebhookSendOptions extends ConnectionOptions {
   file?: string[];
@@ -89,7 +90,7 @@ async function findLoggedCall(callId: string, options: WebhookSendOptions, agent
     return record;
   }
   const whose = agent ? ` of agent ${agent.localName}` : '';
-  throw new VoxformError('call_not_found', `No call ${callId}${whose} in the ${CALL_SEARCH_DEPTH.toLocaleString('en-US')} most recent call records.`, {
+  throw new VoxformError('call_not_found', `No call ${callId}${whose} in the ${formatCount(CALL_SEARCH_DEPTH)} most recent call records.`, {
     hint: 'List calls with `voxform logs`, or leave out --call to send a sample payload.',
   });
 }
@@ -141,7 +142,7 @@ export interface SendVerdict {
 /** Whether the receiver's answer passes: 2xx within the budget, and for prefetch a `PrefetchWebhookResponse`. */
 export function judgeDelivery(event: WebhookEvent, outcome: WebhookOutcome): SendVerdict {
   const { delivery } = outcome;
-  const timing = `in ${Math.round(delivery.duration_ms)} ms (the service waits ${WEBHOOK_BUDGET_MS.toLocaleString('en-US')} ms)`;
+  const timing = `in ${Math.round(delivery.duration_ms)} ms (the service waits ${formatCount(WEBHOOK_BUDGET_MS)} ms)`;
   if (!delivery.ok) {
     return { ok: false, line: `FAIL  the receiver ${delivery.error ?? 'failed'}; ${event === 'prefetch' ? 'the service would go on without the extra data' : 'the service expects a 2xx answer'}` };
   }
