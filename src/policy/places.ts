@@ -14,7 +14,7 @@ import { isPlainObject } from '../util/json-object.js';
 export interface TextPlace {
   resource: string;
   /** As messages name it: `prompt`, `first_message`, `flow.call_transfer.messages[0]`, `description`. */
-  field: string;
+  readonly field: string;
   text: string;
   at(offset: number): SourceLocation;
 }
@@ -32,22 +32,57 @@ function lineAndColumn(text: string, offset: number): { line: number; col: numbe
   return lines.linePos(offset);
 }
 
+/**
+ * A string of an agent's config. Its name and location are worked out when a rule reports it:
+ * most texts pass every rule, and a large project has hundreds of thousands of them.
+ */
+class ConfigText implements TextPlace {
+  readonly resource: string;
+
+  constructor(
+    private readonly agent: DesiredAgent,
+    private readonly path: readonly PathPart[],
+    readonly text: string,
+  ) {
+    this.resource = agent.address;
+  }
+
+  get field(): string {
+    return formatIndexed(this.path);
+  }
+
+  at(): SourceLocation {
+    return configLocation(this.agent, this.path);
+  }
+}
+
+/** An agent's prompt; a place in a prompt file that holds the text as written is a line and column of that file. */
+class PromptText implements TextPlace {
+  readonly resource: string;
+  readonly field = 'prompt';
+
+  constructor(
+    private readonly agent: DesiredAgent,
+    readonly text: string,
+  ) {
+    this.resource = agent.address;
+  }
+
+  at(offset: number): SourceLocation {
+    const file = this.agent.promptFile;
+    if (file?.verbatim) return { file: file.display, ...lineAndColumn(this.text, offset) };
+    return file ? file.at : configLocation(this.agent, ['prompt']);
+  }
+}
+
 export function promptPlace(agent: DesiredAgent): TextPlace | undefined {
   const text = agent.config.prompt;
-  if (typeof text !== 'string') return undefined;
-  const file = agent.promptFile;
-  const at = (offset: number): SourceLocation => {
-    if (file?.verbatim) return { file: file.display, ...lineAndColumn(text, offset) };
-    return file ? file.at : configLocation(agent, ['prompt']);
-  };
-  return { resource: agent.address, field: 'prompt', text, at };
+  return typeof text === 'string' ? new PromptText(agent, text) : undefined;
 }
 
 function stringPlace(agent: DesiredAgent, path: readonly PathPart[]): TextPlace | undefined {
   const text = valueAtPath(agent.config, path);
-  if (typeof text !== 'string') return undefined;
-  // Located only when a rule reports it: most texts pass every rule.
-  return { resource: agent.address, field: formatIndexed(path), text, at: () => configLocation(agent, path) };
+  return typeof text === 'string' ? new ConfigText(agent, path, text) : undefined;
 }
 
 /** The places of one desired state, found once and shared by every rule that reads them. */
@@ -99,7 +134,7 @@ export const allSpokenPlaces = memoized((desired) => [...desired.agents.values()
 /** Every webhook and tool target of every agent. */
 export const allTargetPlaces = memoized((desired) => [...desired.agents.values()].flatMap(targetPlaces));
 
-/** Every text that may hold personal data: prompts, spoken texts, knowledge descriptions. */
+/** Every text that may hold personal data: prompts, spoken texts (the same places the speech rules read), knowledge descriptions. */
 export const personalDataPlaces = memoized(findPersonalDataPlaces);
 
 function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
@@ -107,8 +142,8 @@ function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
   for (const agent of desired.agents.values()) {
     const prompt = promptPlace(agent);
     if (prompt) places.push(prompt);
-    places.push(...spokenPlaces(agent));
   }
+  places.push(...allSpokenPlaces(desired));
   for (const knowledge of desired.knowledge.values()) {
     if (typeof knowledge.description === 'string') {
       places.push({ resource: knowledge.address, field: 'description', text: knowledge.description, at: () => knowledge.source });
