@@ -69,7 +69,7 @@ function baselineSection(run: TestRun, md: Escape): string[] {
   if (!run.baseline) return [];
   const worse = run.baseline.regressions.length;
   if (worse === 0) return [`**Against the baseline** ${md.code(run.baseline.file)}: no test got worse.`, ''];
-  return [`**Against the baseline** ${md.code(run.baseline.file)}: ${worse} test${worse === 1 ? '' : 's'} got worse`, '', ...regressionLines(run.baseline).map((line) => `- 🔴 ${md.text(line)}`), ''];
+  return [`**Against the baseline** ${md.code(run.baseline.file)}: ${plural(worse, 'test')} got worse`, '', ...regressionLines(run.baseline).map((line) => `- 🔴 ${md.text(line)}`), ''];
 }
 
 /** Passing checks that prove little: met by what the caller said (checks.ts `flagCallerWords`). */

@@ -1,5 +1,6 @@
 /** How each class of difference reads, in every format. */
 import type { DriftClass, DriftReport } from './types.js';
+import { plural } from '../util/plural.js';
 
 export const CLASS_LABEL: Record<DriftClass, string> = {
   outside: 'changed outside voxform',
@@ -15,7 +16,7 @@ export function countsLine(report: DriftReport): string {
 
 /** `7 resources checked`. */
 export function checked(report: DriftReport): string {
-  return `${report.summary.checked} resource${report.summary.checked === 1 ? '' : 's'} checked`;
+  return `${plural(report.summary.checked, 'resource')} checked`;
 }
 
 /** The resources that differ, one short line: `drift: 1 changed outside voxform, … — agent.front-desk`. */

@@ -4,6 +4,7 @@ import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
 import { checked, CLASS_LABEL, countsLine } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
+import { plural, pluralNoun } from '../util/plural.js';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
 
@@ -46,6 +47,6 @@ export function renderDriftText(report: DriftReport, options: { color: boolean }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
   const n = report.resources.length;
-  out.push(c.bold(`Drift: ${n} resource${n === 1 ? '' : 's'} differ${n === 1 ? 's' : ''}: ${countsLine(report)}.`), '');
+  out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');
   return out.join('\n');
 }

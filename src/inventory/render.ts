@@ -1,7 +1,7 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
-import { formatCount } from '../util/plural.js';
+import { plural } from '../util/plural.js';
 
 const GAP = '   ';
 const UNMANAGED = 'unmanaged';
@@ -41,10 +41,10 @@ export function renderAgentsText(report: AgentsReport, options: { filtered?: boo
 /** The service cannot list its agents: the note says where these came from, and what may be missing. */
 export function sourcesNote(report: AgentsReport): string {
   const { sources } = report;
-  const calls = `${sources.more_calls ? 'the latest ' : ''}${formatCount(sources.calls_read)} call${sources.calls_read === 1 ? '' : 's'}`;
+  const calls = `${sources.more_calls ? 'the latest ' : ''}${plural(sources.calls_read, 'call')}`;
   return (
     `The service has no list of agents: these are the agents the manifests name (${sources.manifest_agents}), ` +
-    `the ${sources.phones} phone number${sources.phones === 1 ? '' : 's'} answer with, and ${calls} ran with. ` +
+    `the ${plural(sources.phones, 'phone number')} answer with, and ${calls} ran with. ` +
     'An agent with none of these is not shown.'
   );
 }

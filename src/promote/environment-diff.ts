@@ -16,6 +16,7 @@ import type { FieldChange, ResourceChange } from '../plan/types.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { markdownCode, markdownFence, markdownText } from '../util/markdown-escape.js';
 import { controlsAsQuestionMarks, printable, toJsonText } from '../util/printable.js';
+import { plural } from '../util/plural.js';
 
 export const ENVIRONMENT_DIFF_FORMAT_VERSION = '1';
 
@@ -105,10 +106,10 @@ function counts(diff: EnvironmentDiff): { fields: number; unexpected: number } {
 function headline(diff: EnvironmentDiff): string {
   const { a, b } = diff.environments;
   const { fields, unexpected } = counts(diff);
-  const agents = `${diff.agents.length} agent${diff.agents.length === 1 ? '' : 's'}`;
+  const agents = plural(diff.agents.length, 'agent');
   if (fields === 0) return `The live agents of ${a} and ${b} (${agents}) are alike in every managed field.`;
   const overlays = fields - unexpected;
-  return `The live agents of ${a} and ${b} (${agents}) differ in ${fields} field${fields === 1 ? '' : 's'}: ${unexpected} unexpected, ${overlays} set differently by the overlays.`;
+  return `The live agents of ${a} and ${b} (${agents}) differ in ${plural(fields, 'field')}: ${unexpected} unexpected, ${overlays} set differently by the overlays.`;
 }
 
 function viewLines(view: FieldView, indent: string): string[] {

@@ -10,6 +10,7 @@ import type { AgentReport, VersionReport } from '../report/types.js';
 import { MIN_CALLS } from '../report/statistics.js';
 import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
+import { plural } from '../util/plural.js';
 
 export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
 
@@ -82,7 +83,7 @@ function testsGate(source: string, current: HistoryRecord, runs: readonly TestRu
     return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current)} was deployed` };
   }
   const failures = run.summary.failed + run.summary.errors;
-  if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} had ${failures} failure${failures === 1 ? '' : 's'} (run ${run.id})` };
+  if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} had ${plural(failures, 'failure')} (run ${run.id})` };
   if (run.summary.passed === 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} passed no test (${testRunTally(run)})` };
   return { ...base, passed: true, evidence: `the last run against ${source} for ${deployedAs(current)} passed: ${testRunTally(run)} (run ${run.id})` };
 }
@@ -105,7 +106,7 @@ function minCallsGate(minCalls: number, current: HistoryRecord, calls: ReadonlyM
   const fewest = counts[0];
   const base = { gate: 'min_calls' as const, required: String(minCalls) };
   if (!fewest) return { ...base, passed: true, evidence: 'no agent to count calls of' };
-  if (fewest.calls < minCalls) return { ...base, passed: false, evidence: `${fewest.name} ran ${fewest.calls} call${fewest.calls === 1 ? '' : 's'} with this configuration, ${minCalls} required` };
+  if (fewest.calls < minCalls) return { ...base, passed: false, evidence: `${fewest.name} ran ${plural(fewest.calls, 'call')} with this configuration, ${minCalls} required` };
   return { ...base, passed: true, evidence: counts.length === 1 ? `${fewest.name} ran ${fewest.calls} calls` : `every agent ran at least ${minCalls} calls (fewest: ${fewest.name}, ${fewest.calls})` };
 }
 

@@ -1,7 +1,7 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
 import type { CallReport, Difference, Rate, VersionReport } from './types.js';
-import { formatCount } from '../util/plural.js';
+import { plural } from '../util/plural.js';
 
 export function percent(value: number | null, digits = 1): string {
   return value === null ? '–' : `${(value * 100).toFixed(digits)}%`;
@@ -84,6 +84,6 @@ export function comparisonSummary(version: VersionReport, minCalls: number): str
 export function testTrafficLine(report: CallReport): string | undefined {
   const { calls, included } = report.test_traffic;
   if (calls === 0) return undefined;
-  const what = `${formatCount(calls)} test call${calls === 1 ? '' : 's'} (made by \`voxform test\` or \`voxform chat\`)`;
+  const what = `${plural(calls, 'test call')} (made by \`voxform test\` or \`voxform chat\`)`;
   return included ? `Includes ${what}: \`--include-tests\` was given.` : `${what} left out of every figure; \`--include-tests\` counts them.`;
 }

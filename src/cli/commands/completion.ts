@@ -7,6 +7,7 @@ import type { CommandContext } from '../context.js';
 import { countProblems } from '../diagnostics.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { buildProgram } from '../program.js';
+import { plural } from '../../util/plural.js';
 
 export interface CompletionOptions {
   file?: string[];
@@ -41,7 +42,7 @@ async function manifestNames(options: CompletionOptions, ctx: CommandContext): P
     state = result.state;
     if (!state) {
       const { errors } = countProblems(result.diagnostics, result.omitted);
-      ctx.stderr.write(`warning: the manifests have ${errors} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): the script completes no agent or environment names.\n`);
+      ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): the script completes no agent or environment names.\n`);
     }
   } catch (error) {
     if (isVoxformError(error) && error.code === 'manifest_not_found') return none;

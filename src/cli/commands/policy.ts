@@ -9,7 +9,7 @@ import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems } from '../diagnostics.js';
 import { formatSourceLocation, isVoxformError } from '../../errors.js';
 import type { LoadResult } from '../../manifest/types.js';
-import { formatCount } from '../../util/plural.js';
+import { plural } from '../../util/plural.js';
 
 export interface PolicyListOptions {
   file?: string[];
@@ -35,7 +35,7 @@ async function manifestPolicy(options: PolicyListOptions, ctx: CommandContext): 
   }
   if (!result.state) {
     const { errors } = countProblems(result.diagnostics, result.omitted);
-    ctx.stderr.write(`warning: the manifests have ${formatCount(errors)} error${errors === 1 ? '' : 's'} (\`voxform validate\` lists them): levels are shown as the rules set them.\n`);
+    ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): levels are shown as the rules set them.\n`);
     return { policy: undefined, files: result.files };
   }
   return { policy: result.state.policy, files: result.state.files };
