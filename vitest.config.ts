@@ -22,11 +22,11 @@ const common = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' as cons
 
 export default defineConfig({
   test: {
-    // vitest's default is one fork fewer than the cores: a single fork on a 2-core CI machine. Most
-    // test files spend their time in a spawned CLI, an emulator or PostgreSQL, and now and then wait
-    // on a timer (a slow answer, a time-out): one fork more than the cores keeps every core busy
-    // through those waits. Every test is isolated by its own temporary folder, port and database.
-    maxWorkers: availableParallelism() + 1,
+    // vitest's default is one fork fewer than the cores: a single fork on a 2-core CI machine, where
+    // most test files spend their time waiting on a spawned CLI, an emulator or PostgreSQL, and the
+    // other core would idle. One fork per core: every test is isolated by its own temporary folder,
+    // port and database.
+    maxWorkers: Math.max(2, availableParallelism()),
     // One real PostgreSQL server for the run, started in the background (see the file). Here, not
     // in the projects: each project would start one of its own.
     globalSetup: ['test/helpers/postgres-global-setup.ts'],
