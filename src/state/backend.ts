@@ -94,6 +94,12 @@ export interface WorkspaceSummary {
   lock: LockHolder | undefined;
 }
 
+/**
+ * Where a workspace's state, its lock and its deploy ledger are kept. A caller makes one call at a
+ * time on a backend, awaiting each before the next (two backends may work side by side): a database
+ * backend has one connection, and its driver warns of overlapping queries on it (the next major
+ * version refuses them).
+ */
 export interface StateBackend {
   readonly kind: 'file' | 'postgres';
   /** Where the state is, as it may be shown: a path, or the database URL without its password. */

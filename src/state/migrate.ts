@@ -21,14 +21,18 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   }
   // A database lists a workspace its first apply has locked but not written yet (serial 0): nothing to copy there.
   const workspaces = (await source.listWorkspaces()).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
-  const [history, testRuns] = await Promise.all([source.exportHistory(), source.exportTestRuns()]);
+  // One call at a time on a backend (see StateBackend): a database backend has one connection.
+  const history = await source.exportHistory();
+  const testRuns = await source.exportTestRuns();
   if (workspaces.length === 0 && history.length === 0 && testRuns.length === 0) {
     // Most often a mistyped --state: "copied 0 workspaces" would pass for a migration done.
     throw new VoxformError('state_migrate_refused', `The migration source ${source.display} holds no workspace and no history record: there is nothing to migrate, and nothing was written.`, {
       hint: `Name the state to copy with --state (or VOXFORM_STATE); without either it is ${DEFAULT_STATE_FILE}.`,
     });
   }
-  const [targetWorkspaces, targetHistory, targetTestRuns] = await Promise.all([target.listWorkspaces(), target.exportHistory(), target.exportTestRuns()]);
+  const targetWorkspaces = await target.listWorkspaces();
+  const targetHistory = await target.exportHistory();
+  const targetTestRuns = await target.exportTestRuns();
   if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0 || targetTestRuns.length > 0)) {
     throw new VoxformError(
       'state_migrate_refused',

@@ -23,9 +23,13 @@ export interface CliResult {
  */
 const WITHOUT_PERMISSION_OVERRIDE = ['setpriv', '--bounding-set=-dac_override,-dac_read_search,-fowner', '--'];
 
+/** A warning Node prints itself (a deprecation, a listener leak): `(node:4242) [DEP0040] DeprecationWarning: …`. */
+const NODE_WARNING = /^\(node:\d+\) (?:\[\w+\] )?\w*Warning: .*$/m;
+
 /**
  * Runs the real, built CLI (`bin/voxform.js` over `dist/`) as a child process. `npm test` builds
- * first (the `pretest` script). The environment is minimal and explicit: no inherited API key.
+ * first (the `pretest` script). The environment is minimal and explicit: no inherited API key. A run
+that prints a warning of Node's own fails the test: the user would see it.
  * `unprivileged`: file permissions apply to the CLI even when the tests run as root (see
  * WITHOUT_PERMISSION_OVERRIDE).
  */
@@ -46,7 +50,9 @@ export function runCli(
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
+      const warning = NODE_WARNING.exec(stderr);
+      if (warning) reject(new Error(`voxform ${args[0] ?? ''} printed a warning of Node's own, which a user would see too: ${warning[0]}`));
+      else resolve({ code: code ?? -1, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');
   });
