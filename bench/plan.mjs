@@ -13,6 +13,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { bareReads } from './lib/bare-reads.mjs';
 import { startEmulatorProcess } from './lib/emulator-process.mjs';
 import { benchProject } from './lib/project.mjs';
 import { expectClean, guardrails, loadAverage, median, runVoxform, seconds } from './lib/report.mjs';
@@ -57,7 +58,7 @@ const runsAt = args.indexOf('--runs');
 const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
 if (!(Number.isInteger(RUNS) && RUNS > 0)) throw new Error('--runs takes a whole number of rounds, 1 or more');
 
-const { buildSeed, writeProject, API_KEY } = benchProject(point);
+const { buildSeed, writeProject, API_KEY, agentId } = benchProject(point);
 
 /** `500 × GET /agents/{id}, …`: the requests a command sent, by operation, from the emulator's log. */
 function countByOperation(entries) {
@@ -129,6 +130,10 @@ try {
         `${LATENCY_MS} ms latency per request; parallelism ${point.parallelism}; ${RUNS} rounds of plan → apply → plan`,
     );
     console.log(`start: ${loadAverage()}`);
+    // Printed, not asserted: how near the floor this machine lets any client come.
+    const bare = await bareReads(emulator, { apiKey: API_KEY, agentIds: Array.from({ length: point.agents }, (_, i) => agentId(i)), parallelism: point.parallelism });
+    const bareFloorMs = (bare.requests * LATENCY_MS) / point.parallelism;
+    console.log(`bare reads (a client that only reads, same parallelism): ${bare.requests} × GET /agents/{id}, network ${seconds(bare.networkMs)} (${(bare.networkMs / bareFloorMs).toFixed(2)} × floor)`);
     const rows = new Map(COMMANDS.map((command) => [command.label, []]));
     for (let round = 1; round <= RUNS; round++) {
       // Each round starts from the seed: the emulator's account and no state.
