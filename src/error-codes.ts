@@ -70,6 +70,7 @@ export const COMMAND_ERROR_CODES = [
   'plan_write_failed',
   'policy_base_unreadable',
   'policy_pack_invalid',
+  'policy_violated',
   'recording_invalid',
   'region_invalid',
   'rollback_agent_not_recorded',

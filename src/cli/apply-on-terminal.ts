@@ -9,15 +9,22 @@ import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
 import { pluralNoun } from '../util/plural.js';
 import { errorLead } from './error-text.js';
+import { refuseMandatoryViolations } from './policy-check.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
-/** `hint.rerun`: the command that finishes a run that did not finish (default `voxform apply`). */
+/**
+ * `how.rerun`: the command that finishes a run that did not finish (default `voxform apply`).
+ * `how.recorded`: what is deployed is a recorded configuration (rollback, drift --heal), not the
+ * manifests: the policy checked it when it was applied, and a way back is never blocked by it.
+ * Otherwise the manifests' policy must pass first.
+ */
 export async function applyOnTerminal(
   options: TerminalApplyOptions,
   ctx: CommandContext,
-  hint: { rerun?: string | undefined } = {},
+  how: { rerun?: string | undefined; recorded?: boolean } = {},
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
+  if (!how.recorded) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   const status = progressLine(ctx.stderr);
@@ -36,7 +43,7 @@ export async function applyOnTerminal(
     lines.flush();
     status.done();
   });
-  const code = report(outcome, ctx, { backend: options.backend?.kind ?? 'file', rerun: hint.rerun });
+  const code = report(outcome, ctx, { backend: options.backend?.kind ?? 'file', rerun: how.rerun });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };

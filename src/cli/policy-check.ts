@@ -3,20 +3,36 @@
  * evaluated on the checked desired state with today's date, and for plan the changed prompts'
  * token counts and what the change relaxes against the operator's base revision.
  */
+import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { Plan } from '../plan/types.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
 import { loadOperatorPacks } from '../policy/operator-packs.js';
 import { promptTokenChanges, type PlanPolicy } from '../policy/plan-policy.js';
 import { createTokenCounter } from '../policy/tokens.js';
+import { renderFindingsText } from '../policy/render.js';
 import type { PolicyReport } from '../policy/types.js';
 import { findRelaxations } from '../review/relaxations.js';
 import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
+import { plural } from '../util/plural.js';
 import type { CommandContext } from './context.js';
 
 export async function checkPolicy(desired: DesiredState, ctx: CommandContext): Promise<PolicyReport> {
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
   return evaluatePolicy(desired, { now: () => new Date(), packs });
+}
+
+/**
+ * Stops a deploy of manifests that break a mandatory rule before anything is locked or sent: the
+ * findings are printed as validate prints them, and the error says nothing was applied.
+ */
+export async function refuseMandatoryViolations(desired: DesiredState, ctx: CommandContext): Promise<void> {
+  const report = await checkPolicy(desired, ctx);
+  if (report.summary.mandatory === 0) return;
+  ctx.stderr.write(`${renderFindingsText({ ...report, findings: report.findings.filter((finding) => finding.level === 'mandatory') }, { color: ctx.color })}\n`);
+  throw new VoxformError('policy_violated', `The manifests fail the policy with ${plural(report.summary.mandatory, 'mandatory finding')} (listed above); nothing was applied.`, {
+    hint: 'Fix what each finding says, or waive it in the manifest\'s policy section with a reason and an expiry (docs/policy.md); `voxform validate` lists every finding.',
+  });
 }
 
 /** The plan's policy block; `base`: the `--base` flag (else VOXFORM_BASE_REF). */

@@ -4,10 +4,14 @@
  */
 export const GITIGNORE_HEADER = '# voxform: local-only files (the embedded emulator\'s data, the state lock, temporary files)';
 
-export const GITIGNORE_ENTRIES: readonly string[] = ['.voxform/local.json', '.voxform/*.lock', '.voxform/*.tmp'];
+/**
+ * At any depth (`**` first): voxform keeps `.voxform/` in the folder it runs in, and a pattern with a
+ * slash inside it would match at the project's top only.
+ */
+export const GITIGNORE_ENTRIES: readonly string[] = ['**/.voxform/local.json', '**/.voxform/*.lock', '**/.voxform/*.tmp'];
 
-/** Lines that already ignore the whole `.voxform/` folder: then nothing needs adding. */
-const WHOLE_FOLDER = new Set(['.voxform', '.voxform/', '/.voxform', '/.voxform/', '.voxform/*', '/.voxform/*']);
+/** Lines that already ignore every `.voxform/` folder, at any depth: then nothing needs adding. */
+const WHOLE_FOLDER = new Set(['.voxform', '.voxform/', '**/.voxform', '**/.voxform/', '**/.voxform/*']);
 
 /**
  * The `.gitignore` text with the entries it lacks appended (under the header, after a blank line),
@@ -16,7 +20,7 @@ const WHOLE_FOLDER = new Set(['.voxform', '.voxform/', '/.voxform', '/.voxform/'
 export function mergeGitignore(existing: string | undefined, entries: readonly string[] = GITIGNORE_ENTRIES): string | undefined {
   const present = new Set((existing ?? '').split(/\r?\n/).map((line) => line.trim()));
   if ([...present].some((line) => WHOLE_FOLDER.has(line))) return undefined;
-  const missing = entries.filter((entry) => !present.has(entry) && !present.has(`/${entry}`));
+  const missing = entries.filter((entry) => !present.has(entry));
   if (missing.length === 0) return undefined;
   const block = [...(present.has(GITIGNORE_HEADER) ? [] : [GITIGNORE_HEADER]), ...missing].join('\n');
   if (!existing || existing.trim() === '') return `${block}\n`;

@@ -174,7 +174,7 @@ describe('voxform init, refusals', () => {
   });
 
   test('--force overwrites, and .gitignore gains only the lines it lacks', async () => {
-    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n', 'prompts/receptionist.md': 'old\n', '.gitignore': 'node_modules/\n.voxform/local.json\n' });
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\n', 'prompts/receptionist.md': 'old\n', '.gitignore': 'node_modules/\n**/.voxform/local.json\n' });
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, '--force'];
     const result = await runCli(args, { cwd: dir });
     expect(result.code).toBe(0);
@@ -183,8 +183,8 @@ describe('voxform init, refusals', () => {
     expect(result.stdout).toContain('updated      .gitignore');
     expect(await readFile(path.join(dir, 'prompts/receptionist.md'), 'utf8')).toContain('You are Ava, the receptionist of Acme Dental');
     const gitignore = await readFile(path.join(dir, '.gitignore'), 'utf8');
-    expect(gitignore.split('\n').filter((l) => l === '.voxform/local.json')).toHaveLength(1);
-    expect(gitignore).toContain('.voxform/*.lock');
+    expect(gitignore.split('\n').filter((l) => l === '**/.voxform/local.json')).toHaveLength(1);
+    expect(gitignore).toContain('**/.voxform/*.lock');
     expect(gitignore).not.toContain('state.json');
 
     // Again: nothing more to add to .gitignore; the schema copy is the same.

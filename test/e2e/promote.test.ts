@@ -130,7 +130,8 @@ describe('voxform promote', () => {
     const soaking = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(soaking.code).toBe(1);
     expect(soaking.stdout).toMatch(/✓ tests pass +the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed/);
-    expect(soaking.stderr).toMatch(/Refusing to promote staging to production: soak: deployed \d+ min ago, 2h required\./);
+    // Refused as the promotion itself is: the error's code and its hint, after the plan.
+    expect(soaking.stderr).toMatch(/^error\[promote_gate_failed\]: Refusing to promote staging to production: soak: deployed \d+ min ago, 2h required\.\n {2}hint: /m);
 
     await setRecordTimeBack(dir, stagingRecord.id, 3);
     const dryRun = await cli(['promote', '--to', 'production', '--dry-run']);

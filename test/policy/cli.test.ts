@@ -147,3 +147,44 @@ describe('voxform plan', () => {
     expect(unknownBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no-such-branch" is not a commit of this repository');
   });
 });
+
+describe('voxform apply and the policy', () => {
+  it('refuses manifests with a mandatory finding before anything is sent, saves no plan of them, and lets a recorded configuration back', { timeout: 120_000 }, async () => {
+    const manifest = oneAgent('prompt: { file: prompt.md }\nfirst_message: Thanks for calling Acme Dental.').replace('id: ag_1', 'id: "-OKdqbqetEcM4ak369ym"');
+    const dir = await tempDir({ 'voxform.yaml': manifest, 'prompt.md': 'You are the receptionist of Acme Dental.\n' });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'v1');
+    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Be brief.\n');
+    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+
+    await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Records are at 555-201-3344.\n');
+    const service = await readFile(path.join(dir, '.voxform/local.json'), 'utf8');
+    const state = await readFile(path.join(dir, '.voxform/state.json'), 'utf8');
+
+    const saved = await runCli(['plan', '--local', '--out', 'plan.json'], { cwd: dir });
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain('The plan was not saved to plan.json: it breaks mandatory policy (above), and apply refuses such a plan.');
+    await expect(readFile(path.join(dir, 'plan.json'))).rejects.toThrow(/ENOENT/);
+
+    const refused = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('prompt.md:1:57  mandatory[pii-phone-number]: prompt holds a phone number\n  hint: ');
+    expect(refused.stderr).toContain('error[policy_violated]: The manifests fail the policy with 1 mandatory finding (listed above); nothing was applied.\n  hint: ');
+    expect(refused.stdout).not.toContain('Apply complete');
+    expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(service);
+    expect(await readFile(path.join(dir, '.voxform/state.json'), 'utf8')).toBe(state);
+
+    // A rollback deploys a recorded configuration, which the policy checked when it was applied.
+    const rollback = await runCli(['rollback', 'previous', '--local', '--auto-approve'], { cwd: dir });
+    expect(rollback.code, rollback.stderr).toBe(0);
+    expect(rollback.stderr).not.toContain('policy_violated');
+
+    // A waiver in force lets the apply through.
+    await writeFile(path.join(dir, 'voxform.yaml'), `${manifest}policy:\n  waivers:\n    - { rule: pii-phone-number, resource: agent.a, reason: The records line is public, expires: "2999-12-31" }\n`);
+    const waived = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+    expect(waived.code, waived.stderr).toBe(0);
+    expect(waived.stdout).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');
+  });
+});

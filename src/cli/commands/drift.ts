@@ -101,7 +101,7 @@ async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | unde
       source,
     },
     out,
-    { rerun: 'voxform drift --heal' },
+    { rerun: 'voxform drift --heal', recorded: true },
   );
   return code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
 }

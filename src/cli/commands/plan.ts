@@ -34,14 +34,18 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
   plan.policy = await planPolicy(plan, project.desired, ctx, options.base);
+  // A plan that breaks a mandatory rule is not saved: apply would refuse it.
+  const failsPolicy = plan.policy.report.summary.mandatory > 0;
+  const saveTo = failsPolicy ? undefined : options.out;
   // Saved before it is printed: a plan that cannot be saved prints only the error (one JSON document).
-  if (options.out) {
+  if (saveTo) {
     const madeIn = await realpath(ctx.cwd);
-    await savePlanFile(path.resolve(ctx.cwd, options.out), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
+    await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
   }
-  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: options.out }));
-  if (options.out) ctx.stderr.write(`Saved the plan to ${options.out}. Apply exactly this with: voxform apply ${options.out}\n`);
-  if (plan.policy.report.summary.mandatory > 0) return 1;
+  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo }));
+  if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: voxform apply ${saveTo}\n`);
+  else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
+  if (failsPolicy) return 1;
   const hasChanges = plan.summary.create + plan.summary.update > 0;
   return options.detailedExitcode && hasChanges ? 2 : 0;
 }

@@ -16,6 +16,7 @@ import { workspaceKey } from '../../state/types.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
 import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
+import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine } from '../progress.js';
 import { connectProject, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { lockTimeoutSeconds } from './apply.js';
@@ -101,7 +102,7 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
   return code;
 }
 
-/** `--dry-run`: the plan the promotion would apply; exit 1 when a gate refuses it. */
+/** `--dry-run`: the plan the promotion would apply; exit 1 when a gate or the policy refuses it. */
 async function dryRun(project: ConnectedProject, ctx: CommandContext, refusal: VoxformError | undefined): Promise<number> {
   const status = progressLine(ctx.stderr);
   const plan = await makePlan({
@@ -110,10 +111,9 @@ async function dryRun(project: ConnectedProject, ctx: CommandContext, refusal: V
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
   }).finally(() => status.done());
   ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));
-  if (refusal) {
-    ctx.stderr.write(`${refusal.message}\n`);
-    return 1;
-  }
+  // Refused as the promotion itself would be: the gate first, then the manifests' policy.
+  if (refusal) throw refusal;
+  await refuseMandatoryViolations(project.desired, ctx);
   ctx.stdout.write('\nDry run: nothing was applied. Every gate passes; run without --dry-run to promote.\n');
   return 0;
 }

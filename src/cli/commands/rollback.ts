@@ -74,7 +74,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       source,
     },
     ctx,
-    { rerun },
+    { rerun, recorded: true },
   );
   if (outcome.status === 'applied' || outcome.status === 'nothing_to_do') ctx.stdout.write(gitWinsNotice(records, restored));
   return code;
