@@ -1,4 +1,4 @@
-/** `--agent NAME|ID` of `logs`, `report` and `chat`: its agent id; no agent's name is a mistake, not an empty result. */
+/** `--agent NAME|ID` of `logs`, `report` and `chat`, or `get agents NAME`: its agent id; no agent's name is a mistake, not an empty result. */
 import { isApiError, type ApiClient } from '../api/index.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
@@ -11,6 +11,11 @@ export interface KnownAgentNames {
   history?: ReadonlyMap<string, string> | undefined;
 }
 
+/** How an error names what the user typed: `--agent` (the default), or `agent` for a positional NAME. */
+export interface AgentArgumentOptions {
+  label?: '--agent' | 'agent';
+}
+
 type AgentReader = Pick<ApiClient, 'getAgent' | 'iterateCallLogs'>;
 
 /**
@@ -18,7 +23,8 @@ type AgentReader = Pick<ApiClient, 'getAgent' | 'iterateCallLogs'>;
  * (no request); an agent id on the service; the display name of one of those agents; the id of an agent
  * whose calls are still in the log (a deleted agent's). Anything else is `agent_unknown`.
  */
-export async function resolveAgentArgument(agent: string, known: KnownAgentNames, client: AgentReader): Promise<string> {
+export async function resolveAgentArgument(agent: string, known: KnownAgentNames, client: AgentReader, options: AgentArgumentOptions = {}): Promise<string> {
+  const label = options.label ?? '--agent';
   const local = new Map([...(known.history ?? []), ...known.manifests]);
   const byName = local.get(agent);
   if (byName !== undefined) return byName;
@@ -28,13 +34,13 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   const named = [...displayNames].filter(([, name]) => name === agent).map(([id]) => id);
   if (named.length === 1) return named[0] as string;
   if (named.length > 1) {
-    throw new VoxformError('invalid_argument', `--agent "${agent}" is the name of ${named.length} agents on the service (${named.join(', ')}).`, {
+    throw new VoxformError('invalid_argument', `${label} "${agent}" is the name of ${named.length} agents on the service (${named.join(', ')}).`, {
       hint: 'Give the local name from the manifests, or the agent id.',
     });
   }
   if (await hasCalls(agent, client)) return agent;
   const suggestion = didYouMean(agent, [...local.keys(), ...displayNames.values()]);
-  throw new VoxformError('agent_unknown', `--agent "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
+  throw new VoxformError('agent_unknown', `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
     // The suggestion may be an agent's name on the service: its control characters are shown escaped.
     hint: suggestion
       ? `Did you mean ${printable(suggestion)}?`

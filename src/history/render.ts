@@ -48,16 +48,18 @@ export function historyEntries(records: readonly HistoryRecord[], options: { age
   return entries;
 }
 
+/** Where the record's configuration came from, then what the run did beyond a deploy, each after a "; ". */
 function sourceLine(record: HistoryRecord): string {
   const { source } = record;
-  const parts: string[] = [];
-  if (source.commit) parts.push(`commit ${shortCommit(source.commit, source.uncommitted)}`);
-  if (source.branch) parts.push(`on ${source.branch}`);
-  if (source.pullRequest !== undefined) parts.push(`(PR #${source.pullRequest})`);
+  const origin: string[] = [];
+  if (source.commit) origin.push(`commit ${shortCommit(source.commit, source.uncommitted)}`);
+  if (source.branch) origin.push(`on ${source.branch}`);
+  if (source.pullRequest !== undefined) origin.push(`(PR #${source.pullRequest})`);
+  const parts = origin.length > 0 ? [origin.join(' ')] : [];
   if (source.rollbackOf) parts.push(`rollback to ${source.rollbackOf}`);
   if (source.healOf) parts.push(`heal of drift: back to ${source.healOf.join(', ')}`);
-  const line = parts.length > 0 ? parts.join(' ') : 'no commit known';
-  return controlsAsQuestionMarks(source.promotedFrom ? `${line}; promoted from ${source.promotedFrom.workspace} record ${source.promotedFrom.record}` : line);
+  if (source.promotedFrom) parts.push(`promoted from ${source.promotedFrom.workspace} record ${source.promotedFrom.record}`);
+  return controlsAsQuestionMarks(parts.length > 0 ? parts.join('; ') : 'no commit known');
 }
 
 function summaryLine(record: HistoryRecord): string {

@@ -13,6 +13,13 @@ export interface DiffLine {
   text: string;
 }
 
+/**
+ * How a drifting field is marked: in the words `voxform drift` uses for the same class (`outside`),
+ * and saying nothing of the manifests, since a heal or a rollback plans a recorded configuration,
+ * not theirs; there a field the manifests changed too is marked as well.
+ */
+export const DRIFT_NOTE = 'changed outside voxform';
+
 export interface FieldView {
   path: string;
   /** '+' the field is newly set, '-' it is cleared, '~' it changes. */

@@ -1,4 +1,4 @@
-import { describeAction, fieldViews, summaryLine } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, summaryLine } from './field-lines.js';
 import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
@@ -19,7 +19,7 @@ interface MarkdownPlanOptions {
 function diffLines(change: ResourceChange): string[] {
   const lines: string[] = [];
   for (const view of fieldViews(change)) {
-    let drift = view.drift ? '   # drift: changed on the service, not in the manifest' : '';
+    let drift = view.drift ? `   # drift: ${DRIFT_NOTE}` : '';
     if (view.summary !== undefined) {
       lines.push(`${view.marker === '~' ? '!' : view.marker} ${lineAsShown(view.path)}: ${lineAsShown(view.summary)}${drift}`);
       continue;

@@ -1,5 +1,5 @@
 import picocolors from 'picocolors';
-import { describeAction, fieldViews, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { renderPlanPolicyText, renderRelaxationsText } from '../policy/render.js';
@@ -30,7 +30,7 @@ function paintDiffLine(c: Colors, line: DiffLine): string {
 }
 
 function renderField(c: Colors, view: FieldView, lines: string[]): void {
-  const drift = view.drift ? c.magenta('  # drift: changed on the service, not in the manifest') : '';
+  const drift = view.drift ? c.magenta(`  # drift: ${DRIFT_NOTE}`) : '';
   const head = `      ${paintMarker(c, view.marker)} ${lineAsShown(view.path)}`;
   if (view.summary !== undefined) {
     lines.push(`${head}: ${view.summary}${drift}`);

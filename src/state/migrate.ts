@@ -8,6 +8,7 @@ import { hashValue } from '../util/hash.js';
 import type { StateBackend } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
 import { plural } from '../util/plural.js';
+import { shellWord } from '../util/shell-word.js';
 
 interface MigrateResult {
   workspaces: string[];
@@ -85,9 +86,4 @@ function mismatch(target: StateBackend, what: string): VoxformError {
   return new VoxformError('state_migrate_mismatch', `Reading the copy back from ${target.display} failed the check: ${what}.`, {
     hint: 'Another run may be writing to the target; run the migration again with --force once it is idle.',
   });
-}
-
-/** `text` as one word a shell reads back as it is (a database URL's `?` and `&`, a path's spaces). */
-function shellWord(text: string): string {
-  return /^[\w./@:%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

@@ -55,6 +55,8 @@ function stateLine(state: StatusReport['state']): string {
 
 function lastApplyLine(report: StatusReport): string {
   const last = report.last_apply;
+  // An unreadable state says nothing about applies: the State line above says why it could not be read.
+  if (report.state.problem) return 'not known: the state could not be read (see State above)';
   if (!last) return `none recorded for workspace ${report.state.workspace}`;
   const ended = OUTCOME_WORDS[last.outcome] ?? last.outcome;
   return `${last.at} by ${last.by}, "${last.command}", ${ended}: ${last.applied} applied, ${last.failed} failed, ${last.skipped} skipped`;

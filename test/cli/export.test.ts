@@ -7,7 +7,7 @@ import { createClient } from '../../src/api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateAgainst } from '../../src/schema/validate.js';
-import { repoRoot, runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCli, runPrinted, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
@@ -93,6 +93,19 @@ describe('voxform export', () => {
       const validate = await runCli(['validate'], { cwd: out, env: SECRET_ENV });
       expect(validate.code).toBe(0);
     }
+  });
+
+  test('--out a folder whose name a shell would split: the next step it prints runs as printed', async () => {
+    const dir = await tempDir();
+    const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
+    const result = await runCli(['export', '--agent', SPARE, '--out', 'spare agent'], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    const next = /^Next: (.*?) {3}#/m.exec(result.stdout)?.[1];
+    expect(next).toBe("cd 'spare agent' && voxform plan");
+    await quietPolicy(path.join(dir, 'spare agent'), ['security-url-credential', 'security-webhook-auth']);
+    const plan = await runPrinted(next ?? '', { cwd: dir, env: { ...env, SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: URL_TOKEN } });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No changes');
   });
 
   test('--agent: exact prompts and reference-looking text round-trip', async () => {
@@ -193,19 +206,19 @@ describe('voxform export', () => {
 describe('export --local', () => {
   const tempDir = useTempDirs();
 
-  test('suggests a next step that works as printed: the plan of the exported manifest shows no changes', async () => {
+  test('suggests a next step that works as printed, in a folder whose name a shell would split: the plan of the exported manifest shows no changes', async () => {
     const { SECRETS } = await import('../helpers/project.js');
     const dir = await tempDir();
     const applied = await runCli(['apply', '-f', path.join(repoRoot, 'agents.example.yaml'), '--local', '--auto-approve'], { cwd: dir, env: SECRETS });
     expect(applied.code, applied.stderr).toBe(0);
-    const exported = await runCli(['export', '--from-phones', '--local', '--out', 'out'], { cwd: dir });
+    const exported = await runCli(['export', '--from-phones', '--local', '--out', "exp dir's"], { cwd: dir });
     expect(exported.code, exported.stderr).toBe(0);
-    const next = /^Next: voxform (.*?) {3}#/m.exec(exported.stdout)?.[1];
-    expect(next).toBe('plan --local -f out/voxform.yaml');
+    const next = /^Next: (.*?) {3}#/m.exec(exported.stdout)?.[1];
+    expect(next).toBe("voxform plan --local -f 'exp dir'\\''s/voxform.yaml'");
     // The live values of the secrets export left out, under the names it printed.
     const env = { FRONT_DESK_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN: SECRETS.HOOK_TOKEN, APPOINTMENT_BOOKING_TOOLS_FIND_SLOTS_AUTHORIZATION: SECRETS.CALENDAR_TOKEN };
     for (const name of Object.keys(env)) expect(exported.stdout).toContain(name);
-    const plan = await runCli((next ?? '').split(' '), { cwd: dir, env });
+    const plan = await runPrinted(next ?? '', { cwd: dir, env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('0 to create, 0 to update');
   });

@@ -10,7 +10,7 @@ import { isVoxformError } from '../../src/errors.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { templateNames } from '../../src/templates/catalog.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCli, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 const AGENT = '-OKspareAgent0000001';
@@ -200,6 +200,17 @@ describe('voxform init, refusals', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('export CALENDAR_TOKEN=...');
     expect(result.stdout).toContain('  voxform plan\n');
+  });
+
+  test('in a folder whose name a shell would split, the next steps it prints run as printed', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'new proj'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const steps = result.stdout.slice(result.stdout.indexOf('\nNext:\n') + '\nNext:\n'.length).split('\n').map((line) => line.trim());
+    expect(steps[0]).toBe("cd 'new proj'");
+    const validate = await runPrinted(`${steps[0]} && voxform validate`, { cwd: dir });
+    expect(validate.stderr).toBe('');
+    expect(validate.code).toBe(0);
   });
 
   test('a template folder given by path works like a shipped one', async () => {

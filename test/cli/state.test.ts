@@ -27,6 +27,7 @@ describe('voxform state (file backend)', () => {
     const show = await p.cli(['state', 'show']);
     expect(show.stdout).toContain(`Workspace ${workspace}`);
     expect(show.stdout).toContain('agent.front-desk: -OKdqbqetEcM4ak369ym');
+    expect(show.stdout).toContain('  Records: 2 agents, 2 phones, 1 campaign, 1 knowledge file, 1 credential\n');
     const json = JSON.parse((await p.cli(['state', 'show', workspace, '--format', 'json'])).stdout);
     expect(json).toMatchObject({ workspace, lock: null, state: { agents: { 'agent.front-desk': { id: '-OKdqbqetEcM4ak369ym' } } } });
     const unknown = await p.cli(['state', 'show', 'staging@local']);

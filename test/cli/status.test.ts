@@ -113,6 +113,7 @@ describe('voxform status (against the emulator)', () => {
     const result = await project.cli(['status', '--state', 'example']);
     withoutSecrets(result, project.emulator.apiKey);
     expect(result.stdout).toContain('State:       example (unreadable: The state file example is a folder, not a file.)\n');
+    expect(result.stdout).toContain('Last apply:  not known: the state could not be read (see State above)\n');
     expect(result.code).toBe(1);
     const plan = await project.cli(['plan', '--state', 'example']);
     expect(plan.stderr).toBe(
@@ -137,6 +138,7 @@ describe('voxform status (against the emulator)', () => {
       const status = await p.cli(['status']);
       expect(status.stdout).toContain(`State:       .voxform/state.json (unreadable: The state file .voxform/state.json is not a state voxform wrote: ${where}, where `);
       expect(status.stdout).toContain('Lock:        not held\n');
+      expect(status.stdout).toContain('Last apply:  not known: the state could not be read (see State above)\n');
       expect(status.code).toBe(1);
       for (const args of [['plan'], ['state', 'list']]) {
         const refused = await p.cli(args);

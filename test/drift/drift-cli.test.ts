@@ -204,7 +204,10 @@ describe('voxform drift', () => {
     expect(text).toContain('~ config.llm.temperature [changed outside voxform and in git]: 0.9 → 0.2');
 
     // The last applied configuration comes back, not the manifests': what is in git stays to apply.
-    expectCode(await p.cli(['drift', '--heal', '--auto-approve', '--format', 'json']), 2);
+    const healed = expectCode(await p.cli(['drift', '--heal', '--auto-approve', '--format', 'json']), 2);
+    // The heal's plan marks the field changed on both sides in the report's words, not as one the manifests left alone.
+    expect(healed.stderr).toContain('~ config.llm.temperature: 0.9 → 0.4  # drift: changed outside voxform\n');
+    expect(healed.stderr).not.toContain('not in the manifest');
     const live = await getAgent(p);
     expect(live.config.first_message).toBe('Thanks for calling Acme Dental, this is Ava. How can I help you today?');
     expect(live.config.llm?.temperature).toBe(0.4);

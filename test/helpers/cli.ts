@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { shellWord } from '../../src/util/shell-word.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const binPath = path.join(repoRoot, 'bin/voxform.js');
@@ -37,10 +38,27 @@ export function runCli(
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; unprivileged?: boolean } = {},
 ): Promise<CliResult> {
+  const command = [...(options.unprivileged && process.getuid?.() === 0 ? WITHOUT_PERMISSION_OVERRIDE : []), process.execPath, binPath, ...args];
+  return runCommand(command, `voxform ${args[0] ?? ''}`, options);
+}
+
+/**
+ * Runs a command line voxform printed for the user to paste, as a POSIX shell reads it, with
+ * `voxform` standing for the built CLI (as runCli runs it).
+ */
+export function runPrinted(commandLine: string, options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
+  const script = `voxform() { ${shellWord(process.execPath)} ${shellWord(binPath)} "$@"; }\n${commandLine}\n`;
+  return runCommand(['sh', '-c', script], commandLine, options);
+}
+
+function runCommand(
+  command: string[],
+  label: string,
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' };
     for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
-    const command = [...(options.unprivileged && process.getuid?.() === 0 ? WITHOUT_PERMISSION_OVERRIDE : []), process.execPath, binPath, ...args];
     const child = spawn(command[0] as string, command.slice(1), { cwd: options.cwd ?? repoRoot, env, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
@@ -51,7 +69,7 @@ export function runCli(
     child.on('close', (code) => {
       clearTimeout(timer);
       const warning = NODE_WARNING.exec(stderr);
-      if (warning) reject(new Error(`voxform ${args[0] ?? ''} printed a warning of Node's own, which a user would see too: ${warning[0]}`));
+      if (warning) reject(new Error(`${label} printed a warning of Node's own, which a user would see too: ${warning[0]}`));
       else resolve({ code: code ?? -1, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');

@@ -70,6 +70,14 @@ describe('history renderers', () => {
     expect(renderHistoryText(historyEntries([newer, older], { limit: 1 }), 'default@local')).toContain(`rollback to ${older.id}`);
   });
 
+  it('sets a rollback, a heal and a promotion off from the commit it came from with "; "', () => {
+    const source = { commit: older.source.commit, branch: 'master' };
+    const line = (extra: Partial<HistoryRecord['source']>) => renderHistoryText(historyEntries([record('20261123T130000000Z-dddddd', { desk: 'h3' }, { source: { ...source, ...extra } })]), 'default@local');
+    expect(line({ healOf: ['desk'] })).toContain('commit abcdef0 on master; heal of drift: back to desk\n');
+    expect(line({ rollbackOf: older.id })).toContain(`commit abcdef0 on master; rollback to ${older.id}\n`);
+    expect(line({ promotedFrom: { workspace: 'staging@local', record: older.id } })).toContain(`commit abcdef0 on master; promoted from staging@local record ${older.id}\n`);
+  });
+
   it('says when a record was applied from a work tree with uncommitted changes, in text and JSON', () => {
     const dirty = record('20261123T130000000Z-dddddd', { desk: 'h3' }, { source: { ...older.source, uncommitted: true } });
     expect(renderHistoryText(historyEntries([dirty]), 'default@local')).toContain('commit abcdef0 with uncommitted changes on main (PR #12)');

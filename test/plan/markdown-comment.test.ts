@@ -51,7 +51,7 @@ describe('Markdown plan: prompt hunks', () => {
         '',
         '```diff',
         '! config.first_message: "Hello" → "Hi"',
-        '@@ -1,4 +1,4 @@ config.prompt   # drift: changed on the service, not in the manifest',
+        '@@ -1,4 +1,4 @@ config.prompt   # drift: changed outside voxform',
         ' line 1',
         '-line 2',
         '+line two',

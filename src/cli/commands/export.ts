@@ -10,6 +10,7 @@ import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { plural, pluralNoun } from '../../util/plural.js';
+import { shellWord } from '../../util/shell-word.js';
 
 export interface ExportOptions extends ConnectionOptions {
   agent?: string[];
@@ -86,10 +87,10 @@ function writeWarnings(result: ExportResult, policy: EnvPolicy, ctx: CommandCont
 
 /** The command that shows the export matches; `--local` data belongs to this folder, so that plan runs from here. */
 function nextStep(where: string, local: boolean): string {
-  if (local) return where === '.' ? 'voxform plan --local' : `voxform plan --local -f ${path.join(where, 'voxform.yaml')}`;
-  return where === '.' ? 'voxform plan' : `cd ${where} && voxform plan`;
+  if (local) return where === '.' ? 'voxform plan --local' : `voxform plan --local -f ${shellWord(path.join(where, 'voxform.yaml'))}`;
+  return where === '.' ? 'voxform plan' : `cd ${shellWord(where)} && voxform plan`;
 }
 
 function commandLine(agentIds: readonly string[], fromPhones: boolean): string {
-  return ['voxform export', ...agentIds.map((id) => `--agent ${id}`), ...(fromPhones ? ['--from-phones'] : [])].join(' ');
+  return ['voxform export', ...agentIds.map((id) => `--agent ${shellWord(id)}`), ...(fromPhones ? ['--from-phones'] : [])].join(' ');
 }

@@ -8,6 +8,7 @@ import { writeScaffold } from '../../templates/write-scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
 import { pluralNoun } from '../../util/plural.js';
+import { shellWord } from '../../util/shell-word.js';
 
 /** The built-in variable every init asks for (RESERVED_VARIABLES). */
 const AGENT_ID: TemplateVariable = {
@@ -190,7 +191,7 @@ function report(
   for (const file of written.updated) out.write(`  updated      ${file}\n`);
   for (const file of written.kept) out.write(`  kept         ${file}\n`);
   out.write('\nNext:\n');
-  if (where !== '.') out.write(`  cd ${where}\n`);
+  if (where !== '.') out.write(`  cd ${shellWord(where)}\n`);
   if (input.template.prompt) out.write(`  edit prompts/${input.localName}.md: add the facts callers ask about\n`);
   if (input.envVars.length > 0) out.write(`  export ${input.envVars.map((name) => `${name}=...`).join(' ')}   # the manifest reads them with \${env:…}\n`);
   out.write('  voxform validate\n');

@@ -7,6 +7,7 @@ import { desiredFromRecord } from '../../history/restore.js';
 import { shortCommit, type HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
+import { shellWord } from '../../util/shell-word.js';
 import type { CommandContext } from '../context.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
@@ -47,6 +48,11 @@ function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecor
   return `${lines.join('\n')}\n`;
 }
 
+/** The command line of a rollback to `ref`, quoted to run as printed. */
+function rollbackCommand(ref: string, agents: readonly string[]): string {
+  return ['voxform rollback', shellWord(ref), ...agents.map((name) => `--agent ${shellWord(name)}`)].join(' ');
+}
+
 export async function run(options: RollbackOptions, ctx: CommandContext): Promise<number> {
   const ref = options.args?.[0];
   if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).');
@@ -61,7 +67,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
   // The record by its id: `previous` names another once some agents are back.
-  const rerun = `voxform rollback ${restored.id}${agents.map((name) => ` --agent ${name}`).join('')}`;
+  const rerun = rollbackCommand(restored.id, agents);
   const { code, outcome } = await applyOnTerminal(
     {
       ...planInputs({ ...project, desired }, ctx),
@@ -69,7 +75,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
-      command: `voxform rollback ${ref}${agents.map((name) => ` --agent ${name}`).join('')}`,
+      command: rollbackCommand(ref, agents),
       history,
       source,
     },

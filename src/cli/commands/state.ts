@@ -57,12 +57,21 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   const ws = stored.workspace;
   ctx.stdout.write(line(`Workspace ${key} in ${backend.display} (serial ${stored.serial})`));
   ctx.stdout.write(`  Lock: ${lock ? `held by ${describeHolder(lock)}` : 'not held'}\n`);
-  const counts = (['agents', 'phones', 'campaigns', 'knowledge', 'credentials'] as const).map((kind) => `${Object.keys(ws[kind]).length} ${kind}`);
+  const counts = RECORD_NOUNS.map(([kind, noun]) => plural(Object.keys(ws[kind]).length, noun));
   ctx.stdout.write(`  Records: ${counts.join(', ')}\n`);
   for (const [address, agent] of Object.entries(ws.agents)) ctx.stdout.write(line(`    ${address}: ${agent.id}`));
   ctx.stdout.write(line(`  Last apply: ${ws.lastApply ? `${ws.lastApply.outcome} at ${ws.lastApply.at} by ${ws.lastApply.by} ("${ws.lastApply.command}")` : 'none recorded'}`));
   return 0;
 }
+
+/** What `state show` counts, by the word for one of each. */
+const RECORD_NOUNS = [
+  ['agents', 'agent'],
+  ['phones', 'phone'],
+  ['campaigns', 'campaign'],
+  ['knowledge', 'knowledge file'],
+  ['credentials', 'credential'],
+] as const;
 
 export async function unlock(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
   const lockId = options.args?.[0] ?? '';
