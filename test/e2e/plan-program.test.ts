@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot, runPrinted } from '../helpers/cli.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -40,6 +40,19 @@ function valueAt(value: unknown, at: Array<string | number>): unknown {
 }
 
 describe('apply PLAN runs the saved plan', () => {
+  it('names the saved plan in a command that runs as printed, a path with spaces too', async () => {
+    project = await startExampleProject();
+    const p = project;
+    await mkdir(path.join(p.dir, 'saved plans'));
+    const planned = await p.cli(['plan', '--out', "saved plans/tuesday's plan.json"]);
+    expect(planned.code, planned.stderr).toBe(0);
+    const printed = /Apply exactly this with: (voxform apply .*)$/m.exec(planned.stderr)?.[1];
+    expect(printed).toBe("voxform apply 'saved plans/tuesday'\\''s plan.json'");
+    const applied = await runPrinted(printed ?? '', { cwd: p.dir, env: p.env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('Apply complete: 7 applied, 0 failed, 0 skipped.');
+  });
+
   it('sends exactly the saved requests, in dependency order, with the secrets filled in', async () => {
     project = await startExampleProject();
     const p = project;

@@ -4,6 +4,7 @@ import { isVoxformError, VoxformError } from '../../errors.js';
 import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-file.js';
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
+import { shellWord } from '../../util/shell-word.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
@@ -27,7 +28,7 @@ export function lockTimeoutSeconds(value: string | undefined): number {
 function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFile: string, ctx: CommandContext): ProjectOptions {
   if (options.file?.length || options.env || options.target?.length) {
     throw new VoxformError('invalid_option', 'A saved plan already names its manifests, environment and targets: pass only the plan file.', {
-      hint: `Run \`voxform apply ${planFile}\` alone, or plan again with the options you want.`,
+      hint: `Run \`voxform apply ${shellWord(planFile)}\` alone, or plan again with the options you want.`,
     });
   }
   const project: ProjectOptions = { ...options, file: saved.files.map((f) => path.resolve(ctx.cwd, f)) };
@@ -40,7 +41,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const planFile = options.args?.[0];
   const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
   const timeout = lockTimeoutSeconds(options.lockTimeout);
-  const command = `voxform apply${planFile ? ` ${planFile}` : ''}`;
+  const command = `voxform apply${planFile ? ` ${shellWord(planFile)}` : ''}`;
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
   const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx).catch((error: unknown) => {
     // The plan's manifests are not here at all: it was made in another project.
