@@ -51,7 +51,8 @@ export function usageError(commanderCode: string | undefined, message: string, c
     return fail('invalid_argument', `${cmd} needs its <${match[1]}> argument.`);
   }
   if ((match = /^option '(.*)' argument missing$/.exec(text))) {
-    return fail('invalid_option', `${optionName(match[1] ?? '')} needs a value (${match[1]}).`);
+    const value = /<.*>|\[.*\]/.exec(match[1] ?? '')?.[0];
+    return fail('invalid_option', `${optionName(match[1] ?? '')} needs a value${value ? ` (${value})` : ''}.`);
   }
   if ((match = /^required option '(.*)' not specified$/.exec(text))) {
     return fail('invalid_argument', `${cmd} needs ${match[1]}.`);

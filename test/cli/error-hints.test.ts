@@ -90,7 +90,7 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['completion', 'tcsh'], 'invalid_argument', '`tcsh` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Run `voxform completion --help` for its arguments and options.'],
     [['plan', 'show', 'a', 'b'], 'invalid_argument', '`voxform plan show` takes one argument, not 2.', 'Run `voxform plan show --help` for its arguments and options.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.', 'Run `voxform keys create --help` for its arguments and options.'],
-    [['validate', '--format'], 'invalid_option', '--format needs a value (--format <format>).', 'Run `voxform validate --help` for its arguments and options.'],
+    [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],
     [['plan', 'show', 'p.json', '-f', 'x.yaml'], 'invalid_argument', '`voxform plan show` does not take --file.', 'Run `voxform plan show --help` for its arguments and options.'],
   ])('%j', async (args, code, message, hint) => {
     const result = await runCli(args, { cwd: await tempDir({}) });
