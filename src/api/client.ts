@@ -180,7 +180,7 @@ const DEFAULT_USER_AGENT = 'voxform/0.1.0';
 /** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region. */
 export function createClient(options: ClientOptions): ApiClient {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') {
-    throw new VoxformError('api_key_missing', 'No API key: set VOXFORM_API_KEY to your private key, or use --local for the embedded emulator.');
+    throw new VoxformError('api_key_missing', 'No API key was given to the client.', { hint: 'Pass apiKey, the private key of the account (the CLI reads it from VOXFORM_API_KEY).' });
   }
   const baseUrl = resolveBaseUrl({ baseUrl: options.baseUrl, region: options.region });
   const maxInFlight = options.maxInFlight ?? 16;

@@ -149,9 +149,9 @@ export function errorFromTransport(
         hint: 'No answer of the service is this large; check that the base URL (--base-url, VOXFORM_BASE_URL) points at the service.',
       });
     case 'interrupted':
-      return new ApiError({ ...base, code: 'api_interrupted', message: `${where}: stopped because voxform was interrupted.` });
+      return new ApiError({ ...base, code: 'api_interrupted', message: `${where}: stopped because voxform was interrupted.`, hint: 'Run the command again to finish its work.' });
     case 'not_sent':
-      return new ApiError({ ...base, code: 'api_not_sent', message: `${where}: withdrawn before it was sent (the run is stopping).` });
+      return new ApiError({ ...base, code: 'api_not_sent', message: `${where}: withdrawn before it was sent (the run is stopping).`, hint: 'Run the command again to finish its work.' });
     case 'connection':
       return new ApiError({
         ...base,

@@ -135,7 +135,7 @@ async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ 
 async function approve(options: ApplyOptions, plan: Plan): Promise<boolean> {
   if (options.savedPlan || options.autoApprove || !hasChanges(plan)) return true;
   if (!options.confirm) {
-    throw new VoxformError('approval_required', 'Refusing to apply without approval: pass autoApprove, a confirm callback, or a saved plan.');
+    throw new VoxformError('approval_required', 'Refusing to apply without approval: pass autoApprove, a confirm callback, or a saved plan.', { hint: 'On the command line: pass --auto-approve, or apply a plan saved with `voxform plan --out FILE`.' });
   }
   return options.confirm(plan);
 }
@@ -144,7 +144,7 @@ async function approve(options: ApplyOptions, plan: Plan): Promise<boolean> {
 function backendOf(options: ApplyOptions): StateBackend {
   if (options.backend) return options.backend;
   if (options.stateFile) return new FileStateBackend(options.stateFile);
-  throw new VoxformError('invalid_option', 'apply() needs a state backend: pass `backend` (openStateBackend) or `stateFile`.');
+  throw new VoxformError('invalid_option', 'apply() needs a state backend: pass `backend` (openStateBackend) or `stateFile`.', { hint: 'Open one with openStateBackend(spec), or pass stateFile: PATH.' });
 }
 
 export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {

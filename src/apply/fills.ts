@@ -36,7 +36,7 @@ function manifestValues(resource: DesiredResource | undefined): unknown {
 function resolve(source: FillSource, request: PlannedRequest, context: FillContext): unknown {
   if ('resultOf' in source) {
     const result = context.results.get(source.resultOf);
-    if (result === undefined) throw new VoxformError('apply_failed', `${request.id}: ${source.resultOf} returned no id to send.`);
+    if (result === undefined) throw new VoxformError('apply_failed', `${request.id}: ${source.resultOf} returned no id to send.`, { hint: 'Run `voxform plan` again to see what the service holds now, then apply again.' });
     return result;
   }
   const { address, from, path } = source.secret;
@@ -63,7 +63,7 @@ export function filledBody(request: PlannedRequest, context: FillContext): Recor
   const body = structuredClone(request.body);
   for (const fill of request.fills) {
     if (!setValueAt(body, fill.at, resolve(fill.value, request, context))) {
-      throw new VoxformError('plan_unreadable', `${request.id}: the plan fills ${formatDotted(fill.at)}, which its body does not have.`);
+      throw new VoxformError('plan_unreadable', `${request.id}: the plan fills ${formatDotted(fill.at)}, which its body does not have.`, { hint: 'Make the plan again with `voxform plan --out FILE`; never edit a saved plan.' });
     }
   }
   return body;

@@ -35,7 +35,7 @@ const PATHS: Record<RequestOperation, (id: string) => string> = {
 
 function text(body: Record<string, unknown>, key: string): string {
   const value = body[key];
-  if (typeof value !== 'string') throw new VoxformError('plan_unreadable', `The planned body has no \`${key}\`.`);
+  if (typeof value !== 'string') throw new VoxformError('plan_unreadable', `The planned body has no \`${key}\`.`, { hint: 'Make the plan again with `voxform plan --out FILE`; never edit a saved plan.' });
   return value;
 }
 
@@ -47,7 +47,7 @@ export async function sendRequest(
 ): Promise<RequestResult> {
   const id = change.id ?? '';
   if (PATHS[request.operation](id) !== request.path) {
-    throw new VoxformError('plan_unreadable', `${request.id}: ${request.operation} of ${change.address} is sent to ${PATHS[request.operation](id)}, but the plan says ${request.path}; nothing was sent.`);
+    throw new VoxformError('plan_unreadable', `${request.id}: ${request.operation} of ${change.address} is sent to ${PATHS[request.operation](id)}, but the plan says ${request.path}; nothing was sent.`, { hint: 'Make the plan again with `voxform plan --out FILE`; never edit a saved plan.' });
   }
   const { client } = context;
   const payload = body ?? {};

@@ -17,7 +17,7 @@ const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 export function checkEnvironmentName(name: string): string {
   if (!ENVIRONMENT_NAME.test(name)) {
-    throw new VoxformError('invalid_option', `--env must be an environment name (letters, digits, \`_\`, \`.\`, \`-\`), not "${name}".`);
+    throw new VoxformError('invalid_option', `--env must be an environment name (letters, digits, \`_\`, \`.\`, \`-\`), not "${name}".`, { hint: 'Name an environment the manifests define under `environments:`.' });
   }
   return name;
 }

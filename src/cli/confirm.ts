@@ -22,7 +22,7 @@ export async function askYesNo(question: string, streams: PromptStreams): Promis
       rl.close();
       settle();
     };
-    const interrupted = () => finish(() => reject(new VoxformError('interrupted', 'Interrupted at the prompt.')));
+    const interrupted = () => finish(() => reject(new VoxformError('interrupted', 'Interrupted at the prompt.', { hint: 'Run the command again to answer it.' })));
     // A terminal delivers Ctrl-C to readline as a key; without a listener readline would just close.
     rl.on('SIGINT', interrupted);
     rl.on('close', interrupted);

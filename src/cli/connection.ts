@@ -53,10 +53,9 @@ function remoteService(options: ConnectionOptions & { manifest?: ManifestService
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
   const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
   if (apiKey === '') {
-    throw new VoxformError(
-      'api_key_missing',
-      'No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
-    );
+    throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is not set.', {
+      hint: 'Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
+    });
   }
   return { url: baseUrl, apiKey };
 }

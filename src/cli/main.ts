@@ -83,9 +83,23 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    exitCode = reportError(error, { stdout: ctx.stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json: format === 'json' });
+    exitCode = reportError(error, { stdout: ctx.stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json: (format ?? formatAskedFor(argv)) === 'json' });
   }
   return exitCode;
+}
+
+/**
+ * The `--format` a command line asks for (the last one given), for an error the argument parser finds
+ * before the command runs: `voxform plan --format json --bogus` answers in JSON too.
+ */
+function formatAskedFor(argv: readonly string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--format') format = argv[i + 1];
+    else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
+  }
+  return format;
 }
 
 /** Output streams whose reader went away: written to no more (one entry per stream: main may run more than once). */
@@ -215,7 +229,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
+    exitCode = reportError(error, { stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json' });
   } finally {
     await runCleanups().catch((error: unknown) => {
       if (debug) stderr.write(`cleanup failed: ${String(error)}\n`);

@@ -6,9 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, Option } from 'commander';
 import { VoxformError } from '../errors.js';
-import type { CommandErrorCode } from '../error-codes.js';
-import { errorLead } from './error-text.js';
 import { addCommandHelp } from './help.js';
+import { usageError } from './usage-errors.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -19,7 +18,7 @@ function collect(value: string, previous: string[] = []): string[] {
 function positiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new VoxformError('invalid_option', `${name} must be a whole number of at least 1, not "${value}".`);
+    if (!Number.isInteger(n) || n < 1) throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number of at least 1.`, { hint: `For example: ${name} 4.` });
     return n;
   };
 }
@@ -30,7 +29,7 @@ function refuseParentOnlyOptions(cmd: Command, parent: Command): void {
   for (const option of parent.options) {
     if (own.has(option.attributeName()) || parent.getOptionValueSource(option.attributeName()) !== 'cli') continue;
     const name = `${parent.name()} ${cmd.name()}`;
-    throw new VoxformError('invalid_argument', `\`${name}\` does not take ${option.long ?? option.flags}; see \`voxform ${name} --help\`.`);
+    throw new VoxformError('invalid_argument', `\`voxform ${name}\` does not take ${option.long ?? option.flags}.`, { hint: `Run \`voxform ${name} --help\` for its arguments and options.` });
   }
 }
 
@@ -60,23 +59,16 @@ function withApplyRun(cmd: Command): Command {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8);
 }
 
-/**
- * The code of a usage mistake the argument parser finds: a bad or missing option value, or anything
- * else about the arguments (commander reports a bad command-argument value with the option's code).
- */
-function usageErrorCode(commanderCode: string | undefined, message: string): CommandErrorCode {
-  const optionValue = commanderCode === 'commander.optionMissingArgument' || (commanderCode === 'commander.invalidArgument' && !message.includes('command-argument value'));
-  return optionValue ? 'invalid_option' : 'invalid_argument';
-}
-
-/** Commander's commands, whose usage mistakes lead with their code as every other error does (error-text.ts). */
+/** Commander's commands, whose usage mistakes come as every other error does: code, sentence, hint (usage-errors.ts). */
 class VoxformCommand extends Command {
   override createCommand(name?: string): Command {
     return new VoxformCommand(name);
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
-    return super.error(message.replace(/^error:/, `${errorLead(usageErrorCode(options?.code, message))}:`), options);
+    const words: string[] = [];
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) words.unshift(cmd.name());
+    throw usageError(options?.code, message, { path: words.join(' '), hasCommands: this.commands.length > 0 });
   }
 }
 
@@ -85,7 +77,6 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
     .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
     .version(packageJson.version, '-v, --version')
     .option('--no-color', 'no colour in output (also NO_COLOR=1)')
-    .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: false });
 
   const action = (name: string) => async (...args: unknown[]) => {

@@ -4,7 +4,7 @@ import { LATEST_UNIX_SECONDS } from '../util/unix-time.js';
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 
-const FORMS = 'use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d)';
+const FORMS = 'Use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).';
 
 /** ISO 8601 as the flags document it: a date, or a date and a time of day (`T` or a space between) with its zone. */
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
@@ -21,7 +21,7 @@ class NotATime extends Error {}
  */
 export function parseTimeArgument(flag: string, raw: string, now: number): number {
   let seconds: number | undefined;
-  let reason = FORMS;
+  let reason = 'it is none of the forms voxform reads';
   try {
     seconds = readTime(raw.trim(), now);
   } catch (error) {
@@ -29,7 +29,7 @@ export function parseTimeArgument(flag: string, raw: string, now: number): numbe
     reason = error.message;
   }
   if (seconds !== undefined && seconds >= 0 && seconds <= LATEST_UNIX_SECONDS) return seconds;
-  throw new VoxformError('invalid_argument', `${flag} "${raw}" is not a time: ${reason}.`);
+  throw new VoxformError('invalid_argument', `${flag} "${raw}" is not a time: ${reason}.`, { hint: FORMS });
 }
 
 function readTime(text: string, now: number): number | undefined {

@@ -19,7 +19,7 @@ export function parseTimeout(text: string, source: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
   const ms = match ? Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? 's'] as number)) : Number.NaN;
   if (!(ms >= 1 && ms <= MAX_TIMEOUT_MS)) {
-    throw new VoxformError('invalid_option', `${source} must be a time such as 30s, 2m or 500ms (a bare number is seconds), between 1 ms and 24 h, not "${text}".`);
+    throw new VoxformError('invalid_option', `${source} "${text}" is not a time from 1 ms to 24 h.`, { hint: 'Write it as 30s, 2m or 500ms (a bare number is seconds).' });
   }
   return ms;
 }

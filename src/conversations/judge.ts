@@ -91,5 +91,5 @@ async function askValid<T>(asked: { model: CompletionModel; redact: Redact }, me
   const retry = await model.complete([...messages, { role: 'assistant', content: first.content ?? '' }, { role: 'user', content: `That was not valid. Answer with ${expected} and nothing else.` }], { json: true });
   const second = parse(retry.content, redact);
   if (second !== undefined) return second;
-  throw new VoxformError('model_answer_invalid', `The model did not answer with ${expected}, twice; its answer began: ${JSON.stringify(shortenRedacted(retry.content ?? '', 120, redact))}.`);
+  throw new VoxformError('model_answer_invalid', `The model did not answer with ${expected}, twice; its answer began: ${JSON.stringify(shortenRedacted(retry.content ?? '', 120, redact))}.`, { hint: 'Use a model that follows JSON instructions, or check the model name.' });
 }

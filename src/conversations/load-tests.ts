@@ -60,7 +60,7 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
         hint: 'Test files are read only inside the project: move it into the project, or run voxform from the project that holds it.',
       });
     }
-    if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`);
+    if (!outcome.ok) throw new VoxformError('tests_unreadable', `${sources.display(file)} ${outcome.message}.`, { hint: 'Check its path and permissions; keep test files inside the project.' });
     bytes += outcome.bytes.length;
     if (bytes > MAX_TEST_BYTES_PER_RUN) {
       throw new VoxformError('test_run_too_large', `${sources.display(file)} takes the test files of this run past ${formatSize(MAX_TEST_BYTES_PER_RUN)} together (the cap per run). No test was run.`, {

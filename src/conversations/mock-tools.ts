@@ -13,7 +13,7 @@ export function withToolMocks(config: AgentConfigUpdate, mocks: Readonly<Record<
   const names = new Set(tools.flatMap((tool) => (isPlainObject(tool) && typeof tool.name === 'string' ? [tool.name] : [])));
   const unknown = Object.keys(mocks).filter((name) => !names.has(name));
   if (unknown.length > 0) {
-    throw new VoxformError('tests_invalid', `mock_tools names ${unknown.join(', ')}, which the agent has no tool of (its tools: ${[...names].join(', ') || 'none'}).`);
+    throw new VoxformError('tests_invalid', `mock_tools names ${unknown.join(', ')}, which the agent has no tool of (its tools: ${[...names].join(', ') || 'none'}).`, { hint: 'Name only tools of the agent under mock_tools (docs/testing.md).' });
   }
   const mocked = tools.map((tool) => (isPlainObject(tool) && typeof tool.name === 'string' && Object.hasOwn(mocks, tool.name) ? { ...tool, webhook: toolMockUrl(mocks[tool.name]) } : tool));
   return { ...config, tools: mocked } as AgentConfigUpdate;

@@ -96,7 +96,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRun> {
     signal: options.signal,
     onDone: () => options.onProgress?.(++done, work.conversations),
   });
-  if (options.signal?.aborted) throw new VoxformError('interrupted', 'Interrupted: the conversations under way were finished, no other was started, and no report was written.');
+  if (options.signal?.aborted) throw new VoxformError('interrupted', 'Interrupted: the conversations under way were finished, no other was started, and no report was written.', { hint: 'Run `voxform test` again to run every test.' });
   for (const report of reports) for (const verdict of Object.values(report.verdicts)) foldVerdict(verdict);
   const summary: TestRun['summary'] = {};
   for (const target of options.targets) summary[target] = summarize(reports, target);

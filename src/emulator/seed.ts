@@ -19,14 +19,14 @@ export async function readSeedFile(file: string): Promise<EmulatorSeed> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new VoxformError('emulator_seed_unreadable', `Cannot read the seed file ${file}: ${(error as Error).message}.`);
+    throw new VoxformError('emulator_seed_unreadable', `Cannot read the seed file ${file}: ${(error as Error).message}.`, { hint: 'Check the path given with --seed.' });
   }
   const parse = await seedParser(!file.endsWith('.json'));
   let value: unknown;
   try {
     value = parse(text);
   } catch (error) {
-    throw new VoxformError('emulator_seed_invalid', `The seed file ${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
+    throw new VoxformError('emulator_seed_invalid', `The seed file ${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`, { hint: 'Fix the file at the place the message names.' });
   }
   checkSeed(value, file);
   return value;

@@ -68,15 +68,15 @@ function optionFaultRules(options: EmulatorOptions): FaultRule[] {
   const { latencyMs, failRate } = options;
   if (Array.isArray(latencyMs)) {
     const [min, max] = latencyMs;
-    if (!(min >= 0 && max >= min && max <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX ≤ ${MAX_FAULT_DELAY_MS}).`);
+    if (!(min >= 0 && max >= min && max <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${min}-${max} is not a range of milliseconds (MIN-MAX, 0 ≤ MIN ≤ MAX ≤ ${MAX_FAULT_DELAY_MS}).`, { hint: 'Use the forms `voxform emulator --help` shows.' });
     rule.latencyMs = min;
     if (max > min) rule.jitterMs = max - min;
   } else if (latencyMs !== undefined) {
-    if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds from 0 to ${MAX_FAULT_DELAY_MS}.`);
+    if (!(latencyMs >= 0 && latencyMs <= MAX_FAULT_DELAY_MS)) throw new VoxformError('emulator_options_invalid', `Latency ${latencyMs} is not a number of milliseconds from 0 to ${MAX_FAULT_DELAY_MS}.`, { hint: 'Use the forms `voxform emulator --help` shows.' });
     if (latencyMs > 0) rule.latencyMs = latencyMs;
   }
   if (failRate !== undefined) {
-    if (!(failRate >= 0 && failRate <= 1)) throw new VoxformError('emulator_options_invalid', `Fail rate ${failRate} is not a fraction between 0 and 1.`);
+    if (!(failRate >= 0 && failRate <= 1)) throw new VoxformError('emulator_options_invalid', `Fail rate ${failRate} is not a fraction between 0 and 1.`, { hint: 'Use the forms `voxform emulator --help` shows.' });
     if (failRate > 0) {
       rule.errorRate = failRate;
       rule.errorStatus = 503;

@@ -15,7 +15,7 @@ export interface LiveSelection {
  */
 export async function readLiveAgents(client: ApiClient, selection: LiveSelection): Promise<{ agents: Agent[]; phones: Phone[] }> {
   if (selection.agentIds.length === 0 && !selection.fromPhones) {
-    throw new VoxformError('export_nothing_selected', 'Say which agents to export: --agent ID (repeatable), or --from-phones for every agent bound to a phone number.');
+    throw new VoxformError('export_nothing_selected', 'Say which agents to export: --agent ID (repeatable), or --from-phones for every agent bound to a phone number.', { hint: '`voxform get agents` lists the agents and their ids.' });
   }
   const phones = await client.listPhones();
   const bound = phones.map((phone) => phone.agent_id).filter((id): id is string => typeof id === 'string' && id !== '');

@@ -54,7 +54,7 @@ async function rewrite(file: string, text: string, shown: string): Promise<void>
 
 async function readManifestText(file: string, root: string, shown: string): Promise<string> {
   const outcome = await readGuarded(file, { root, maxBytes: MAX_MANIFEST_BYTES });
-  if (!outcome.ok) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${outcome.message}.`);
+  if (!outcome.ok) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it ${outcome.message}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
   const { text, invalidAt } = decodeUtf8(outcome.bytes);
   if (invalidAt !== undefined) throw new VoxformError('file_unreadable', `Cannot read ${shown}: it is not UTF-8 text.`, { hint: 'Save it as UTF-8.' });
   return text;

@@ -160,7 +160,7 @@ async function readManifests(
       continue;
     }
     if (!outcome?.ok) {
-      throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`);
+      throw new VoxformError('manifest_unreadable', `${sources.display(file)} ${outcome?.message ?? 'cannot be read'}.`, { hint: 'Check the path and its permissions; keep manifests inside the project.' });
     }
     ctx.onDigest(sha256Hex(outcome.bytes));
     const { text, invalidAt } = decodeUtf8(outcome.bytes);

@@ -47,6 +47,7 @@ export async function createPlan(options: CreatePlanOptions): Promise<{ plan: Pl
     const first = problems[0]!;
     const rest = problems.slice(1).map((p) => `\n  ${formatSourceLocation(p)}: ${p.message}`).join('');
     throw new VoxformError('plan_failed', `${first.message}${rest}`, {
+      hint: 'Fix what each problem says, then plan again.',
       location: { file: first.file, line: first.line, col: first.col },
       details: problems,
     });

@@ -80,7 +80,7 @@ async function notFound(given: string, absolute: string): Promise<VoxformError> 
   const siblings = await readdir(path.dirname(absolute)).catch(() => [] as string[]);
   const suggestion = didYouMean(path.basename(absolute), siblings);
   const instead = suggestion ? path.join(path.dirname(given), suggestion) : undefined;
-  return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`);
+  return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`, { hint: 'Name a manifest with -f PATH, or start one with `voxform init`.' });
 }
 
 /** Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code point order. */

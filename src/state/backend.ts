@@ -76,7 +76,7 @@ export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unl
 
 /** Waits `ms` before a lock is tried again; an abort ends the wait at once with `interrupted`, so clean-up runs. */
 export async function waitToRetryLock(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  const interrupted = () => new VoxformError('interrupted', 'Interrupted while waiting for the state lock; nothing was changed.');
+  const interrupted = () => new VoxformError('interrupted', 'Interrupted while waiting for the state lock; nothing was changed.', { hint: 'Run the command again; `voxform state unlock` frees a lock a stopped run left behind.' });
   if (signal?.aborted) throw interrupted();
   try {
     await delay(ms, undefined, signal ? { signal } : undefined);

@@ -157,7 +157,7 @@ function holderOf({ owner, lockId, unreadable }: HeldStateLock): LockHolder {
 async function importRecords(directory: string, records: readonly { id: string }[]): Promise<void> {
   await mkdir(directory, { recursive: true });
   for (const record of records) {
-    if (!HISTORY_RECORD_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`);
+    if (!HISTORY_RECORD_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`, { hint: 'Correct or delete the record the message names, or restore the state from a backup.' });
     const file = path.join(directory, `${record.id}.json`);
     if (await stat(file).then(() => true, () => false)) continue;
     await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);

@@ -17,6 +17,9 @@ import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
 import { MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { formatCount } from '../util/plural.js';
 
+/** What a template's author does about a template that breaks the format. */
+const TEMPLATE_FORMAT_HINT = 'Fix the template at the place named; docs/templates.md describes the format.';
+
 export { defaultTemplatesDir, TEMPLATE_FILE } from './location.js';
 export { RESERVED_VARIABLES, type VariableValue } from './template-shape.js';
 
@@ -49,7 +52,7 @@ export function templateNames(dir: string = defaultTemplatesDir): string[] {
   try {
     readdirSync(dir);
   } catch (error) {
-    throw new VoxformError('template_dir_unreadable', `Cannot read the templates folder ${dir}: ${(error as Error).message}.`);
+    throw new VoxformError('template_dir_unreadable', `Cannot read the templates folder ${dir}: ${(error as Error).message}.`, { hint: 'Check the path and its permissions.' });
   }
   return templateNamesIn(dir);
 }
@@ -97,20 +100,21 @@ export async function readTemplateAt(dir: string, name: string = path.basename(d
   const lineCounter = new LineCounter();
   const { documents, tooLargeAt } = parseYamlDocuments(text, { onNewLine: lineCounter.addNewLine });
   if (tooLargeAt !== undefined) {
-    throw new VoxformError('template_invalid', `Template ${name}: it has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens`, { location: { file, line: 1, col: 1 } });
+    throw new VoxformError('template_invalid', `Template ${name}: it has more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens`, { hint: TEMPLATE_FORMAT_HINT, location: { file, line: 1, col: 1 } });
   }
   const [document, extra] = documents;
   if (!document || extra) {
-    throw new VoxformError('template_invalid', `Template ${name}: ${TEMPLATE_FILE} must hold exactly one YAML document`, { location: locate(file, lineCounter, extra?.range[0] ?? 0) });
+    throw new VoxformError('template_invalid', `Template ${name}: ${TEMPLATE_FILE} must hold exactly one YAML document`, { hint: TEMPLATE_FORMAT_HINT, location: locate(file, lineCounter, extra?.range[0] ?? 0) });
   }
   const where = (node: Node | null | undefined): SourceLocation => locate(file, lineCounter, node?.range?.[0] ?? 0);
   const fail = (node: Node | null | undefined, message: string): never => {
-    throw new VoxformError('template_invalid', `Template ${name}: ${message}`, { location: where(node) });
+    throw new VoxformError('template_invalid', `Template ${name}: ${message}`, { hint: TEMPLATE_FORMAT_HINT, location: where(node) });
   };
 
   const syntax = document.errors[0];
   if (syntax) {
     throw new VoxformError('template_invalid', `Template ${name}: ${firstLine(syntax.message)}`, {
+      hint: TEMPLATE_FORMAT_HINT,
       location: locate(file, lineCounter, syntax.pos[0]),
     });
   }
@@ -142,7 +146,7 @@ type Fail = (node: Node | null | undefined, message: string) => never;
 /** The document as plain data for the shape check, within the YAML limits. */
 function plainValue(document: Document.Parsed, name: string, file: string): unknown {
   const plain = plainYamlValue(document);
-  if (!plain.ok) throw new VoxformError('template_invalid', `Template ${name}: ${plain.problem}`, { location: { file, line: 1, col: 1 } });
+  if (!plain.ok) throw new VoxformError('template_invalid', `Template ${name}: ${plain.problem}`, { hint: TEMPLATE_FORMAT_HINT, location: { file, line: 1, col: 1 } });
   return plain.value;
 }
 
@@ -150,7 +154,7 @@ function plainValue(document: Document.Parsed, name: string, file: string): unkn
 function problemError(problem: TemplateProblem, name: string, parsed: { document: Document.Parsed; lineCounter: LineCounter; file: string }): VoxformError {
   const node = problem.places.map((place) => nodeAtPlace(parsed.document, place.path, place.at)).find((found) => found !== undefined) ?? parsed.document.contents;
   const sentence = /[.?!]$/.test(problem.message) ? problem.message : `${problem.message}.`;
-  return new VoxformError('template_invalid', `Template ${name}: ${sentence}`, { location: locationOf(parsed.file, parsed.lineCounter, node) });
+  return new VoxformError('template_invalid', `Template ${name}: ${sentence}`, { hint: TEMPLATE_FORMAT_HINT, location: locationOf(parsed.file, parsed.lineCounter, node) });
 }
 
 /** Every `{{name}}` in the agent's keys and values must be a declared variable. */
@@ -184,10 +188,10 @@ function unknownVariable(template: string, variable: string, declared: string[],
 
 /** The text of a template file read, or the error for why not. */
 function readText(read: TemplateFileOutcome, name: string): string {
-  if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`);
+  if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`, { hint: TEMPLATE_FORMAT_HINT });
   if (read.invalidUtf8At !== undefined) {
     const { line, col } = lineColumn(read.text, read.invalidUtf8At);
-    throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} is not valid UTF-8 text; save it as UTF-8.`, { location: { file: read.file, line, col } });
+    throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} is not valid UTF-8 text; save it as UTF-8.`, { hint: TEMPLATE_FORMAT_HINT, location: { file: read.file, line, col } });
   }
   return read.text;
 }

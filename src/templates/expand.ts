@@ -60,7 +60,7 @@ export interface ExpandedTemplate {
 export function expandTemplate(template: Template, values: TemplateVars): ExpandedTemplate {
   const lacking = template.variables.filter((v) => !Object.hasOwn(values, v.name)).map((v) => v.name);
   if (lacking.length > 0) {
-    throw new VoxformError('template_vars_missing', `Template ${template.name} needs values for ${lacking.join(', ')}.`);
+    throw new VoxformError('template_vars_missing', `Template ${template.name} needs values for ${lacking.join(', ')}.`, { hint: 'Give each a value: under `vars:` in a manifest, or with --var NAME=VALUE for `voxform init`.' });
   }
   const original = template.document.get('agent', true) as YAMLMap;
   const node = original.clone() as YAMLMap;

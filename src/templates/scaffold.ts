@@ -77,6 +77,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
   const issue = validateAgainst('Manifest', doc.toJS())[0];
   if (issue) {
     throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid manifest: ${formatDotted(issue.path)} ${issue.message}.`, {
+      hint: 'Fix the template; docs/templates.md describes the format.',
       location: { file: template.file, line: 1, col: 1 },
     });
   }

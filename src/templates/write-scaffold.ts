@@ -7,7 +7,7 @@
 import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { describeWriteFailure, writeTempBeside } from '../util/atomic-write.js';
+import { describeWriteFailure, FileWriteError, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from './gitignore.js';
 import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
@@ -112,7 +112,8 @@ function writeFailed(error: unknown, options: WriteScaffoldOptions, result: Writ
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const at = (error as NodeJS.ErrnoException | undefined)?.path;
   if (typeof code !== 'string' || typeof at !== 'string') return error;
-  const folder = path.basename(at).endsWith('.tmp') ? path.dirname(at) : at;
+  // A file that could not be made is named by its folder (as a rename's temporary file is).
+  const folder = error instanceof FileWriteError || path.basename(at).endsWith('.tmp') ? path.dirname(at) : at;
   const reason = describeWriteFailure(error);
   // Only a rename can fail after another succeeded: what it had replaced stays replaced.
   const left = result.overwritten.length > 0 ? `; ${result.overwritten.join(', ')} had already been replaced` : '; nothing was written';

@@ -16,8 +16,36 @@ export async function writeFileAtomic(file: string, data: FileData, mode = 0o644
     await rename(temp, file);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
-    throw error;
+    throw asWriteError(error, file);
   }
+}
+
+/**
+ * A file the user named could not be written. The temporary file is voxform's own business: this
+ * error names the user's path (`path`) and says why in plain words (`reason`, describeWriteFailure),
+ * so no command can show the system's message about a `.NAME.PID.tmp` file. It keeps the system's
+ * errno `code` and `syscall` for callers that decide by them.
+ */
+export class FileWriteError extends Error {
+  readonly code: string | undefined;
+  readonly syscall: string | undefined;
+  readonly path: string;
+  readonly reason: string;
+
+  constructor(file: string, cause: unknown) {
+    const reason = describeWriteFailure(cause);
+    super(`Cannot write ${file}: ${reason}.`, { cause });
+    this.name = 'FileWriteError';
+    this.code = (cause as NodeJS.ErrnoException).code;
+    this.syscall = (cause as NodeJS.ErrnoException).syscall;
+    this.path = file;
+    this.reason = reason;
+  }
+}
+
+/** A file-system error of writing `file` as a FileWriteError; anything else (a bug, a failed data source) passes through. */
+function asWriteError(error: unknown, file: string): unknown {
+  return isFileSystemError(error) && !(error instanceof FileWriteError) ? new FileWriteError(file, error) : error;
 }
 
 /**
@@ -26,7 +54,9 @@ export async function writeFileAtomic(file: string, data: FileData, mode = 0o644
  */
 export async function writeTempBeside(target: string, data: FileData, mode = 0o644): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', mode);
+  const handle = await open(temp, 'wx', mode).catch((error: unknown) => {
+    throw asWriteError(error, target);
+  });
   try {
     if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
     else for (const piece of data) await handle.write(piece);
@@ -34,7 +64,7 @@ export async function writeTempBeside(target: string, data: FileData, mode = 0o6
   } catch (error) {
     await handle.close();
     await unlink(temp).catch(() => undefined);
-    throw error;
+    throw asWriteError(error, target);
   }
   await handle.close();
   return temp;
@@ -42,6 +72,7 @@ export async function writeTempBeside(target: string, data: FileData, mode = 0o6
 
 /** Why a file or folder could not be written, in words for a message ("… to FILE: its folder does not exist"). */
 export function describeWriteFailure(error: unknown): string {
+  if (error instanceof FileWriteError) return error.reason;
   const code = (error as NodeJS.ErrnoException).code;
   switch (code) {
     case 'ENOENT':

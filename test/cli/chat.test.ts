@@ -79,10 +79,10 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
     expect(result.stdout).toBe(`${GREETING}\n`);
   });
 
-  it('a missing key is one clear sentence, exit 1', async () => {
+  it('a missing key is one clear sentence and a hint, exit 1', async () => {
     const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_BASE_URL: emulator.url }, input: 'Hello\n' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+    expect(result.stderr).toBe('error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 });
 

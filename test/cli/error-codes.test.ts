@@ -31,16 +31,18 @@ describe('the code leads every error in text', () => {
   });
 
   it.each([
-    [['logs', '--format', 'table'], 'invalid_option', "option '--format <format>' argument 'table' is invalid."],
-    [['plan', '--parallelism', '0'], 'invalid_option', '--parallelism must be a whole number of at least 1, not "0".'],
-    [['plan', '--no-such-flag'], 'invalid_argument', "unknown option '--no-such-flag'"],
-    [['no-such-command'], 'invalid_argument', "unknown command 'no-such-command'"],
-    [['keys', 'create'], 'invalid_argument', "required option '--type <type>' not specified"],
+    [['logs', '--format', 'table'], 'invalid_option', '`table` is not a value --format takes: choose text, json or ndjson.'],
+    [['plan', '--parallelism', '0'], 'invalid_option', '--parallelism "0" is not a whole number of at least 1.'],
+    [['plan', '--no-such-flag'], 'invalid_argument', '`voxform plan` has no option --no-such-flag.'],
+    [['no-such-command'], 'invalid_argument', '`voxform` has no command `no-such-command`.'],
+    [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.'],
   ])('a usage mistake the argument parser finds: %j', async (args, code, message) => {
     const result = await runCli(args, { cwd: await tempDir({}) });
     expect(result.code).toBe(1);
     expect(leadingCode(result.stderr)).toBe(code);
-    expect(result.stderr).toContain(`error[${code}]: ${message}`);
+    const [first, hint, end] = result.stderr.split('\n');
+    expect([first, end]).toEqual([`error[${code}]: ${message}`, '']);
+    expect(hint).toMatch(/^ {2}hint: Run `voxform [a-z ]*--help` for its (arguments|commands) and options\.$|^ {2}hint: For example: --parallelism 4\.$/);
   });
 
   it('JSON carries the same code in its envelope', async () => {

@@ -102,7 +102,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     expect(agent.stderr).toBe('error[agent_unknown]: agent "front-dsk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
     const kind = await project.cli(['get', 'campaigns']);
     expect(kind.code).toBe(1);
-    expect(kind.stderr).toContain("error[invalid_argument]: command-argument value 'campaigns' is invalid for argument 'kind'. Allowed choices are phones, agents.");
+    expect(kind.stderr).toBe('error[invalid_argument]: `campaigns` is not a <kind> `voxform get` knows: choose phones or agents.\n  hint: Run `voxform get --help` for its arguments and options.\n');
   });
 
   it('after an apply, the phone the manifest binds answers with the managed agent', async () => {

@@ -56,10 +56,10 @@ describe('voxform keys create', () => {
   it('refuses a missing or unknown --type, and a name over 100 characters, before sending', async () => {
     const missing = await runCli(['keys', 'create'], { env: service.env });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("required option '--type <type>' not specified");
+    expect(missing.stderr).toContain('error[invalid_argument]: `voxform keys create` needs --type <type>.\n  hint: ');
     const unknown = await runCli(['keys', 'create', '--type', 'admin'], { env: service.env });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('Allowed choices are private, public');
+    expect(unknown.stderr).toContain('error[invalid_option]: `admin` is not a value --type takes: choose private or public.\n  hint: ');
     service.emulator.control.clearRequestLog();
     const long = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env: service.env });
     expect(long.code).toBe(1);
@@ -74,9 +74,9 @@ describe('voxform keys create', () => {
     expect(service).toMatchObject({ $defs: { CreateApiKeyRequest: { properties: { name: { maxLength: MAX_KEY_NAME_LENGTH } } } } });
   });
 
-  it('a missing key is one clear sentence, exit 1', async () => {
+  it('a missing key is one clear sentence and a hint, exit 1', async () => {
     const result = await runCli(['keys', 'create', '--type', 'private'], { env: { VOXFORM_BASE_URL: service.emulator.url } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+    expect(result.stderr).toBe('error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 });

@@ -5,6 +5,9 @@ import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
 import { makeTree, runCli } from '../helpers/cli.js';
 
+/** What every refused time's hint says. */
+const FORMS = 'Use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).';
+
 const NOW = Date.parse('2026-01-10T12:00:00Z');
 
 describe('parseTimeArgument', () => {
@@ -26,8 +29,8 @@ describe('parseTimeArgument', () => {
   });
 
   it.each([['yesterday'], ['7 days'], ['-5m'], [''], ['99999999999999999'], ['253402300800'], ['999999999999d']])('refuses %j with one sentence', (raw) => {
-    expect(() => parseTimeArgument('--since', raw, NOW)).toThrowError(
-      `--since "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
+    expect(() => parseTimeArgument('--since', raw, NOW)).toThrow(
+      expect.objectContaining({ message: `--since "${raw}" is not a time: it is none of the forms voxform reads.`, hint: FORMS }),
     );
   });
 
@@ -61,8 +64,8 @@ describe('parseTimeArgument', () => {
   it.each([['2026-11-01 junk'], ['2026-11-24 december'], ['2026-1-1'], ['2026-01-01T09'], ['2026-01-01T09:30:00ZZ'], ['2026-01-01T09:30:00 +01:00'], ['2026-01-01T'], ['+2026-01-01']])(
     'refuses %j instead of reading part of it',
     (raw) => {
-      expect(() => parseTimeArgument('--since', raw, NOW)).toThrowError(
-        `--since "${raw}" is not a time: use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).`,
+      expect(() => parseTimeArgument('--since', raw, NOW)).toThrow(
+        expect.objectContaining({ message: `--since "${raw}" is not a time: it is none of the forms voxform reads.`, hint: FORMS }),
       );
     },
   );
@@ -282,17 +285,17 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     expect(text.stdout).toContain('  COMPLETED  900');
   });
 
-  it('a missing key is one clear sentence and exit 1', async () => {
+  it('a missing key is one clear sentence and a hint, exit 1', async () => {
     const result = await runCli(['logs'], { env: { VOXFORM_BASE_URL: emulator.url } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('error[api_key_missing]: No API key: set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
+    expect(result.stderr).toBe('error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 
-  it('a bad --since is one clear sentence and exit 1', async () => {
+  it('a bad --since is one clear sentence and a hint, exit 1', async () => {
     const result = await runCli(['logs', '--since', 'last tuesday'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --since "last tuesday" is not a time: .+\.\n$/);
+    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --since "last tuesday" is not a time: .+\.\n {2}hint: Use ISO 8601 .+\.\n$/);
   });
 
   it('a bad base URL and a wrong key are clear errors', async () => {

@@ -33,7 +33,7 @@ describe('every --format speaks the same words', () => {
     expect(text.code, text.stderr).toBe(0);
     const refused = await runCli(['logs', '--format', 'table'], { cwd: dir, env: service.env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("Allowed choices are text, json, ndjson.");
+    expect(refused.stderr).toContain('`table` is not a value --format takes: choose text, json or ndjson.');
   });
 });
 

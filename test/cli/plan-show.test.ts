@@ -147,7 +147,7 @@ describe('voxform plan show', () => {
     await p.cli(['plan', '--out', 'plan.json']);
     const result = await showPlan(p, ['plan.json', '-f', 'voxform.yaml']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('error[invalid_argument]: `plan show` does not take --file; see `voxform plan show --help`.\n');
+    expect(result.stderr).toBe('error[invalid_argument]: `voxform plan show` does not take --file.\n  hint: Run `voxform plan show --help` for its arguments and options.\n');
     expect(result.stdout).toBe('');
   });
 });

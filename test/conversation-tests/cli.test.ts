@@ -126,7 +126,7 @@ describe('voxform test on the example project', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('error[judge_missing]: 1 test needs a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/j.test.yaml › judged.\n');
     const none = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'nothing-like-this']);
-    expect(none.stderr).toBe('error[tests_not_found]: No test matches --grep "nothing-like-this".\n');
+    expect(none.stderr).toBe('error[tests_not_found]: No test matches --grep "nothing-like-this".\n  hint: Check --grep and --agent against the test names; without them `voxform test` runs every test.\n');
     expect(chatBodies(project)).toHaveLength(1);
   });
 

@@ -22,14 +22,14 @@ export interface DiffOptions extends Omit<ProjectOptions, 'env'> {
 export async function run(options: DiffOptions, ctx: CommandContext): Promise<number> {
   const [a, b, ...more] = options.env ?? [];
   if (a === undefined || b === undefined || more.length > 0) {
-    throw new VoxformError('invalid_argument', 'Name two environments to compare: `voxform diff --env staging --env production`.');
+    throw new VoxformError('invalid_argument', 'Name two environments to compare: `voxform diff --env staging --env production`.', { hint: 'The names are those under `environments:` in the manifests.' });
   }
-  if (a === b) throw new VoxformError('invalid_argument', `Both --env name "${a}": name two different environments.`);
+  if (a === b) throw new VoxformError('invalid_argument', `Both --env name "${a}": name two different environments.`, { hint: 'The names are those under `environments:` in the manifests.' });
   const backend = await openOperatorBackend(options, ctx);
   const desiredA = await loadDesiredState({ ...options, env: a }, ctx);
   const desiredB = await loadDesiredState({ ...options, env: b }, ctx);
   if (desiredA.baseUrl !== desiredB.baseUrl || desiredA.region !== desiredB.region) {
-    throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`);
+    throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`, { hint: 'Compare two environments that use the same base_url and region.' });
   }
   const connection = await connectService({ ...options, env: a }, desiredA, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;

@@ -149,7 +149,7 @@ async function askValue(ctx: CommandContext, ask: LineReader, variable: Template
   for (;;) {
     const answer = await ask.question(`  ${variable.name} — ${variable.description}${hint}: `);
     if (answer === undefined) {
-      throw new VoxformError('init_aborted', `No value for ${variable.name}: the input ended; nothing was written.`);
+      throw new VoxformError('init_aborted', `No value for ${variable.name}: the input ended; nothing was written.`, { hint: 'Answer the questions at a terminal, or pass --template and --var KEY=VALUE so nothing is asked.' });
     }
     if (answer.trim() !== '') return answer.trim();
     ctx.stderr.write(`  ${variable.name} is required.\n`);
@@ -169,7 +169,7 @@ async function chooseTemplate(ctx: CommandContext, ask: LineReader | undefined):
   templates.forEach((t, i) => ctx.stderr.write(`  ${String(i + 1).padStart(2)}. ${t.name.padEnd(width)}  ${t.description}\n`));
   for (;;) {
     const answer = (await ask.question('Template (number or name): '))?.trim();
-    if (answer === undefined) throw new VoxformError('init_aborted', 'No template chosen: the input ended; nothing was written.');
+    if (answer === undefined) throw new VoxformError('init_aborted', 'No template chosen: the input ended; nothing was written.', { hint: 'Answer the questions at a terminal, or pass --template and --var KEY=VALUE so nothing is asked.' });
     const byNumber = /^[0-9]+$/.test(answer) ? templates[Number(answer) - 1] : undefined;
     const chosen = byNumber ?? templates.find((t) => t.name === answer);
     if (chosen) return chosen;

@@ -11,7 +11,7 @@ import { renderReportJson } from '../../report/render-json.js';
 import { sinceDeployWindow, type SinceDeployWindow } from '../../report/since-deploy.js';
 import { historyOrder } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
-import { writeFileAtomic } from '../../util/atomic-write.js';
+import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
@@ -98,7 +98,10 @@ async function writeReport(file: string, text: string): Promise<void> {
   try {
     await writeFileAtomic(file, text);
   } catch (error) {
-    throw new VoxformError('report_write_failed', `Cannot write the report to ${file}: ${(error as Error).message}.`, { hint: 'Check that the folder exists and is writable, or choose another --out.' });
+    throw new VoxformError('report_write_failed', `Cannot write the report to ${file}: ${describeWriteFailure(error)}; nothing was written.`, {
+      hint: 'Name a file in a folder that exists and is writable with --out.',
+      cause: error,
+    });
   }
 }
 

@@ -55,7 +55,7 @@ function rollbackCommand(ref: string, agents: readonly string[]): string {
 
 export async function run(options: RollbackOptions, ctx: CommandContext): Promise<number> {
   const ref = options.args?.[0];
-  if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).');
+  if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).', { hint: '`voxform history` lists the records and their ids.' });
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const project = await connectProject(options, ctx);
   const history = project.backend.history;

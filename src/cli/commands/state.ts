@@ -87,7 +87,7 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
 }
 
 export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
-  if (!options.to) throw new VoxformError('invalid_option', '`voxform state migrate` needs --to URL|PATH: where to copy the state.');
+  if (!options.to) throw new VoxformError('invalid_option', '`voxform state migrate` needs --to URL|PATH: where to copy the state.', { hint: 'For example `voxform state migrate --to postgres://HOST/DB`, or a file path.' });
   const source = await openOperatorBackend(options, ctx);
   const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());

@@ -67,7 +67,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const loaded = await loadTests(options, ctx, desired);
   const files = selectTests(selectAgents(loaded, options.agent, new Set(desired.agents.keys())), options.grep);
   if (files.length === 0) {
-    throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`);
+    throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`, { hint: 'Check --grep and --agent against the test names; without them `voxform test` runs every test.' });
   }
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
   const mode = options.mode ?? 'live';

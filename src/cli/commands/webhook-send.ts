@@ -37,7 +37,7 @@ function chooseTarget(options: WebhookSendOptions, agent: AgentWebhooks | undefi
   }
   let raw = options.to;
   if (options.toConfigured) {
-    if (!agent) throw new VoxformError('webhook_target_missing', '--to-configured needs --agent NAME: the URL is the one that agent configures.');
+    if (!agent) throw new VoxformError('webhook_target_missing', '--to-configured needs --agent NAME: the URL is the one that agent configures.', { hint: 'Add --agent NAME (an agent of the manifests), or give --to URL instead.' });
     raw = agent.hooks[options.event].url;
     if (raw === undefined) {
       throw new VoxformError('webhook_not_configured', `Agent ${agent.localName} configures no ${WEBHOOK_FIELD[options.event]}, so there is no URL to send the ${options.event} webhook to.`, {
@@ -120,7 +120,7 @@ function buildDelivery(event: WebhookEvent, record: EndedCallRecord, logged: boo
     const voip = record.voip ?? {};
     const query = prefetchQuery({ session_id: sessionId, agent_id: record.agent_id ?? '', from: voip.from as string | undefined, to: voip.to as string | undefined, metadata: record.metadata });
     const problem = schemaProblem('PrefetchWebhookQuery', query);
-    if (problem) throw new VoxformError('webhook_payload_invalid', `Call ${callId} does not make a valid prefetch request: ${problem}.`);
+    if (problem) throw new VoxformError('webhook_payload_invalid', `Call ${callId} does not make a valid prefetch request: ${problem}.`, { hint: 'Pick another call with --call, or leave out --call to send a sample payload.' });
     return { method: 'GET', query, source, callId, sessionId };
   }
   if (logged && !END_CALL_STATUSES.includes(record.call_status as (typeof END_CALL_STATUSES)[number])) {
@@ -130,7 +130,7 @@ function buildDelivery(event: WebhookEvent, record: EndedCallRecord, logged: boo
   }
   const body = endOfCallPayload(record);
   const problem = schemaProblem('EndOfCallPayload', body);
-  if (problem) throw new VoxformError('webhook_payload_invalid', `Call ${callId} does not make a valid end-of-call payload: ${problem}.`);
+  if (problem) throw new VoxformError('webhook_payload_invalid', `Call ${callId} does not make a valid end-of-call payload: ${problem}.`, { hint: 'Pick another call with --call, or leave out --call to send a sample payload.' });
   return { method: 'POST', body, source, callId, sessionId };
 }
 

@@ -82,7 +82,7 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
 function parsePort(raw: string): number {
   const port = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(port) || port > 65535) {
-    throw new VoxformError('invalid_option', `--port must be a whole number from 0 to 65535 (0 picks a free port), not "${raw}".`);
+    throw new VoxformError('invalid_option', `--port must be a whole number from 0 to 65535 (0 picks a free port), not "${raw}".`, { hint: 'Give --port 0 to let the system pick a free port.' });
   }
   return port;
 }

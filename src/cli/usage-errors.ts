@@ -1,0 +1,75 @@
+/**
+ * Usage mistakes the argument parser (commander) finds, in voxform's words: an error with its code,
+ * one sentence naming the command and what is wrong, and a hint pointing at that command's help. So
+ * `voxform plan --bogus` reads as every other error does (error-text.ts), in text and in JSON.
+ */
+import type { CommandErrorCode } from '../error-codes.js';
+import { VoxformError } from '../errors.js';
+
+/** What the parser knows of the command it was parsing. */
+export interface ParsedCommand {
+  /** Its words: `voxform plan show`. */
+  path: string;
+  /** Whether it has commands of its own (`voxform`, `voxform state`). */
+  hasCommands: boolean;
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+/** `--format <format>` → `--format`; `-f, --file <path>` → `--file`. */
+function optionName(flags: string): string {
+  const words = flags.split(/[\s,|]+/);
+  return words.find((word) => word.startsWith('--')) ?? words[0] ?? flags;
+}
+
+/** Commander's `\n(Did you mean --base?)` as our `; did you mean --base?`. */
+function suggestion(text: string | undefined): string {
+  return text ? `; did you mean ${text}?` : '.';
+}
+
+/**
+ * The error for one of commander's usage messages (`error: unknown option '--bogus'`), by its code.
+ * A message of a shape not known here keeps commander's words, still with code and hint.
+ */
+export function usageError(commanderCode: string | undefined, message: string, command: ParsedCommand): VoxformError {
+  const cmd = `\`${command.path}\``;
+  const hint = `Run \`${command.path} --help\` for its ${command.hasCommands ? 'commands' : 'arguments'} and options.`;
+  const text = message.replace(/^error:\s*/, '');
+  const fail = (code: CommandErrorCode, sentence: string) => new VoxformError(code, sentence, { hint });
+  let match: RegExpExecArray | null;
+
+  if ((match = /^unknown option '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
+    return fail('invalid_argument', `${cmd} has no option ${match[1]}${suggestion(match[2])}`);
+  }
+  if ((match = /^unknown command '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
+    return fail('invalid_argument', `${cmd} has no command \`${match[1]}\`${suggestion(match[2])}`);
+  }
+  if ((match = /^missing required argument '(.*)'$/.exec(text))) {
+    return fail('invalid_argument', `${cmd} needs its <${match[1]}> argument.`);
+  }
+  if ((match = /^option '(.*)' argument missing$/.exec(text))) {
+    const value = /<.*>|\[.*\]/.exec(match[1] ?? '')?.[0];
+    return fail('invalid_option', `${optionName(match[1] ?? '')} needs a value${value ? ` (${value})` : ''}.`);
+  }
+  if ((match = /^required option '(.*)' not specified$/.exec(text))) {
+    return fail('invalid_argument', `${cmd} needs ${match[1]}.`);
+  }
+  if ((match = /^option '(.*)' argument '(.*)' is invalid\. Allowed choices are (.*)\.$/s.exec(text))) {
+    const choices = (match[3] ?? '').split(', ');
+    return fail('invalid_option', `\`${match[2]}\` is not a value ${optionName(match[1] ?? '')} takes: choose ${orList(choices)}.`);
+  }
+  if ((match = /^command-argument value '(.*)' is invalid for argument '(.*)'\. Allowed choices are (.*)\.$/s.exec(text))) {
+    const choices = (match[3] ?? '').split(', ');
+    return fail('invalid_argument', `\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${orList(choices)}.`);
+  }
+  if ((match = /^too many arguments(?: for '.*')?\. Expected (\d+) arguments? but got (\d+)\.$/.exec(text))) {
+    const expected = Number(match[1]);
+    return fail('invalid_argument', `${cmd} takes ${expected === 0 ? 'no argument' : expected === 1 ? 'one argument' : `${expected} arguments`}, not ${match[2]}.`);
+  }
+  const sentence = `${text.charAt(0).toUpperCase()}${text.slice(1)}`.replace(/\s*\n\s*/g, ' ');
+  const optionValue = commanderCode === 'commander.optionMissingArgument' || commanderCode === 'commander.invalidArgument';
+  return fail(optionValue ? 'invalid_option' : 'invalid_argument', /[.?!]$/.test(sentence) ? sentence : `${sentence}.`);
+}

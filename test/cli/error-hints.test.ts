@@ -1,0 +1,112 @@
+/**
+ * Every error says what to do on a line of its own (`  hint: …`, docs/errors.md): each error voxform
+ * builds passes a hint, and the argument parser's usage mistakes come the same way, in our words, in
+ * text and in JSON.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? sourceFiles(path.join(dir, entry.name)) : [path.join(dir, entry.name)])));
+  return nested.flat().filter((file) => file.endsWith('.ts'));
+}
+
+/** Where the call whose `(` is at `open` ends: brackets counted, strings, templates and comments skipped. */
+function callEnd(text: string, open: number): number {
+  const stack: string[] = [];
+  for (let i = open; i < text.length; i++) {
+    const c = text[i] as string;
+    const top = stack[stack.length - 1];
+    if (top === "'" || top === '"' || top === '`') {
+      if (c === '\\') i++;
+      else if (c === top) stack.pop();
+      else if (top === '`' && c === '$' && text[i + 1] === '{') {
+        stack.push('{');
+        i++;
+      }
+    } else if (c === '/' && text[i + 1] === '/') i = text.indexOf('\n', i);
+    else if (c === '/' && text[i + 1] === '*') i = text.indexOf('*/', i) + 1;
+    else if (c === "'" || c === '"' || c === '`' || c === '(' || c === '{' || c === '[') stack.push(c);
+    else if (c === ')' || c === '}' || c === ']') {
+      stack.pop();
+      if (stack.length === 0) return i;
+    }
+  }
+  throw new Error(`unbalanced call at ${open}`);
+}
+
+describe('every error voxform builds carries a hint', () => {
+  it('each `new VoxformError(…)` and `new ApiError({…})` under src/ passes one', async () => {
+    const missing: string[] = [];
+    let calls = 0;
+    for (const file of await sourceFiles(path.join(repoRoot, 'src'))) {
+      const text = await readFile(file, 'utf8');
+      for (const match of text.matchAll(/new (?:VoxformError|ApiError)\(/g)) {
+        calls++;
+        const open = (match.index ?? 0) + match[0].length - 1;
+        if (!/\bhint\b/.test(text.slice(open, callEnd(text, open)))) {
+          missing.push(`${path.relative(repoRoot, file)}:${text.slice(0, match.index).split('\n').length}`);
+        }
+      }
+    }
+    expect(calls).toBeGreaterThan(200);
+    expect(missing, 'errors without a hint').toEqual([]);
+  });
+});
+
+describe('errors found before a command runs have a hint too', () => {
+  const MANIFEST = 'version: 1\nagents:\n  desk:\n    id: "-OKdqbqetEcM4ak369ym"\n';
+
+  it.each([
+    [['plan', '--local', '--timeout', 'soon'], {}, 'error[invalid_option]: --timeout "soon" is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n'],
+    [['plan', '--local'], { VOXFORM_TIMEOUT: '-3' }, 'error[invalid_option]: VOXFORM_TIMEOUT "-3" is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n'],
+    [['plan', '--local', '--parallelism', '0'], {}, 'error[invalid_option]: --parallelism "0" is not a whole number of at least 1.\n  hint: For example: --parallelism 4.\n'],
+    [
+      ['plan'],
+      {},
+      'error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n',
+    ],
+  ])('%j', async (args, env, stderr) => {
+    const result = await runCli(args, { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(stderr);
+  });
+});
+
+describe("the argument parser's mistakes read as every other error", () => {
+  it.each([
+    [['--bogus'], 'invalid_argument', '`voxform` has no option --bogus.', 'Run `voxform --help` for its commands and options.'],
+    [['plan', '--bas'], 'invalid_argument', '`voxform plan` has no option --bas; did you mean --base?', 'Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--format', 'yaml'], 'invalid_option', '`yaml` is not a value --format takes: choose text, json or markdown.', 'Run `voxform plan --help` for its commands and options.'],
+    [['plan', '--region', 'mars'], 'invalid_option', '`mars` is not a value --region takes: choose us or eu.', 'Run `voxform plan --help` for its commands and options.'],
+    [['plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
+    [['state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    [['rollback'], 'invalid_argument', '`voxform rollback` needs its <ref> argument.', 'Run `voxform rollback --help` for its arguments and options.'],
+    [['completion', 'tcsh'], 'invalid_argument', '`tcsh` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Run `voxform completion --help` for its arguments and options.'],
+    [['plan', 'show', 'a', 'b'], 'invalid_argument', '`voxform plan show` takes one argument, not 2.', 'Run `voxform plan show --help` for its arguments and options.'],
+    [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.', 'Run `voxform keys create --help` for its arguments and options.'],
+    [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],
+    [['plan', 'show', 'p.json', '-f', 'x.yaml'], 'invalid_argument', '`voxform plan show` does not take --file.', 'Run `voxform plan show --help` for its arguments and options.'],
+  ])('%j', async (args, code, message, hint) => {
+    const result = await runCli(args, { cwd: await tempDir({}) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error[${code}]: ${message}\n  hint: ${hint}\n`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('with --format json, as the JSON envelope on stdout', async () => {
+    const result = await runCli(['plan', '--format', 'json', '--bogus'], { cwd: await tempDir({}) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: 'invalid_argument', message: '`voxform plan` has no option --bogus.', hint: 'Run `voxform plan --help` for its commands and options.' },
+    });
+    const early = await runCli(['plan', '--parallelism=0', '--format=json'], { cwd: await tempDir({}) });
+    expect(JSON.parse(early.stdout)).toMatchObject({ error: { code: 'invalid_option', hint: 'For example: --parallelism 4.' } });
+  });
+});
