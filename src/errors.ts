@@ -30,7 +30,8 @@ export class VoxformError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { location?: SourceLocation; hint?: string; details?: unknown; cause?: unknown } = {},
+    // `hint` is required (if undefined): every error is written with its way out, or says it has none.
+    options: { location?: SourceLocation; hint: string | undefined; details?: unknown; cause?: unknown },
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'VoxformError';

@@ -37,7 +37,8 @@ export class ApiError extends VoxformError {
   constructor(init: {
     code: ApiErrorCode;
     message: string;
-    hint?: string | undefined;
+    /** Required, if undefined: each error says whether it has a way out to show. */
+    hint: string | undefined;
     status?: number | undefined;
     method: string;
     path: string;
@@ -48,7 +49,7 @@ export class ApiError extends VoxformError {
   }) {
     const issues = init.issues ?? [];
     super(init.code, init.message, {
-      ...(init.hint === undefined ? {} : { hint: init.hint }),
+      hint: init.hint,
       details: { status: init.status, method: init.method, path: init.path, detail: init.detail, issues, attempts: init.attempts },
       ...(init.cause === undefined ? {} : { cause: init.cause }),
     });

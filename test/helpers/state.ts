@@ -62,6 +62,6 @@ export class RefusingWrites extends FileStateBackend {
   override async writeWorkspace(...args: Parameters<FileStateBackend['writeWorkspace']>) {
     if (++this.writes <= this.landing) return super.writeWorkspace(...args);
     this.onRefused();
-    throw new VoxformError('state_conflict', `The state in ${this.display} changed under this run; nothing was written.`);
+    throw new VoxformError('state_conflict', `The state in ${this.display} changed under this run; nothing was written.`, { hint: 'Plan again.' });
   }
 }

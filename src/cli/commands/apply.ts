@@ -19,7 +19,9 @@ export interface ApplyCommandOptions extends ProjectOptions {
 export function lockTimeoutSeconds(value: string | undefined): number {
   const seconds = Number(value ?? '0');
   if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new VoxformError('invalid_option', `--lock-timeout must be a number of seconds (0 or more), not "${value}".`);
+    throw new VoxformError('invalid_option', `--lock-timeout "${value}" is not a number of seconds (0 or more).`, {
+      hint: 'For example: --lock-timeout 60 waits up to a minute for another run to release the lock.',
+    });
   }
   return seconds;
 }

@@ -152,7 +152,9 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Pr
       } else notified ??= key;
       if (!run.options.heal || !report.resources.some((r) => r.healable)) return;
       const code = await heal(run, report, await prepareHeal(run, report), healOut);
-      if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).');
+      if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).', {
+        hint: 'Run `voxform drift` to see what still differs, then `voxform drift --heal` again.',
+      });
     },
     onError: (error, nextMs) => {
       const message = isVoxformError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
@@ -165,10 +167,10 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Pr
 function watchInterval(options: DriftCommandOptions, format: DriftFormat): number | undefined {
   if (options.watch === undefined) return undefined;
   const ms = parseTimeout(options.watch, '--watch');
-  if (ms < MIN_WATCH_MS) throw new VoxformError('invalid_option', `--watch must be at least 10s: each check reads every agent of the manifests (not "${options.watch}").`);
-  if (format === 'markdown') throw new VoxformError('invalid_argument', '--watch prints one line per check: use --format text or json with it.');
+  if (ms < MIN_WATCH_MS) throw new VoxformError('invalid_option', `--watch "${options.watch}" is under 10s: each check reads every agent of the manifests.`, { hint: 'For example: --watch 5m.' });
+  if (format === 'markdown') throw new VoxformError('invalid_argument', '--watch prints one line per check, which a Markdown comment cannot be.', { hint: 'Use --format text (the default) or --format json with --watch.' });
   if (options.heal && !options.autoApprove) {
-    throw new VoxformError('approval_required', '--watch --heal puts agents back with no one to ask: pass --auto-approve with it.');
+    throw new VoxformError('approval_required', '--watch --heal puts agents back with no one to ask.', { hint: 'Pass --auto-approve with it, or leave out --heal to only report.' });
   }
   return ms;
 }

@@ -37,7 +37,11 @@ function sourceOf(options: PromoteOptions, desired: DesiredState): string {
       hint: `Add \`promote_from: SOURCE\` under environments.${options.to} in the manifest, or pass --from SOURCE.`,
     });
   }
-  if (from === options.to) throw new VoxformError('invalid_argument', `--from and --to name the same environment, "${from}".`);
+  if (from === options.to) {
+    throw new VoxformError('invalid_argument', `--from and --to name the same environment, "${from}".`, {
+      hint: "Name another environment with --from, or leave it out to use the target's promote_from.",
+    });
+  }
   return from;
 }
 
