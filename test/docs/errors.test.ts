@@ -70,7 +70,7 @@ describe('docs/errors.md', () => {
 
   it('accepts only codes of the union (a misspelled code fails `npm run typecheck`)', () => {
     // @ts-expect-error — not a code of src/error-codes.ts
-    const misspelled = new VoxformError('manifest_invalidd', 'x');
+    const misspelled = new VoxformError('manifest_invalidd', 'x', { hint: undefined });
     expect(misspelled.code).toBe('manifest_invalidd');
   });
 });
