@@ -108,18 +108,25 @@ function git(dir: string, ...args: string[]): void {
   execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
 }
 
+/** An agent of the embedded emulator's seed (agents are adopted, never created) with a prompt file. */
+const SEEDED_AGENT = oneAgent('prompt: { file: prompt.md }\nfirst_message: Thanks for calling Acme Dental.').replace('id: ag_1', 'id: "-OKdqbqetEcM4ak369ym"');
+
+/** A git repository holding SEEDED_AGENT and `prompt`, committed and applied with --local; its folder. */
+async function appliedProject(prompt: string): Promise<string> {
+  const dir = await tempDir({ 'voxform.yaml': SEEDED_AGENT, 'prompt.md': prompt });
+  git(dir, 'init', '-q');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'base');
+  expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+  return dir;
+}
+
 describe('voxform plan', () => {
   it('shows findings, changed prompt tokens, waivers in force and a "policy relaxed" flag against --base', { timeout: 120_000 }, async () => {
-    // An agent of the embedded emulator's seed: agents are adopted, never created.
-    const base = oneAgent('prompt: { file: prompt.md }\nfirst_message: Thanks for calling Acme Dental.').replace('id: ag_1', 'id: "-OKdqbqetEcM4ak369ym"');
-    const dir = await tempDir({ 'voxform.yaml': base, 'prompt.md': 'You are the receptionist of Acme Dental. Be brief and kind.\n' });
-    git(dir, 'init', '-q');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'base');
-    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const dir = await appliedProject('You are the receptionist of Acme Dental. Be brief and kind.\n');
 
     await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Be brief and kind.\nRecords are at 555-201-3344; the shared inbox is desk@acme.example.\n');
-    await writeFile(path.join(dir, 'voxform.yaml'), `${base}policy:\n  rules: { speech-symbols: off }\n  waivers:\n    - { rule: pii-email-address, resource: agent.a, reason: Shared inbox approved by the privacy lead, expires: "2999-12-31" }\n`);
+    await writeFile(path.join(dir, 'voxform.yaml'), `${SEEDED_AGENT}policy:\n  rules: { speech-symbols: off }\n  waivers:\n    - { rule: pii-email-address, resource: agent.a, reason: Shared inbox approved by the privacy lead, expires: "2999-12-31" }\n`);
 
     const markdown = await runCli(['plan', '--local', '--format', 'markdown', '--base', 'HEAD'], { cwd: dir });
     expect(markdown.code, markdown.stderr).toBe(1);
@@ -150,12 +157,7 @@ describe('voxform plan', () => {
 
 describe('voxform apply and the policy', () => {
   it('refuses manifests with a mandatory finding before anything is sent, saves no plan of them, and lets a recorded configuration back', { timeout: 120_000 }, async () => {
-    const manifest = oneAgent('prompt: { file: prompt.md }\nfirst_message: Thanks for calling Acme Dental.').replace('id: ag_1', 'id: "-OKdqbqetEcM4ak369ym"');
-    const dir = await tempDir({ 'voxform.yaml': manifest, 'prompt.md': 'You are the receptionist of Acme Dental.\n' });
-    git(dir, 'init', '-q');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'v1');
-    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const dir = await appliedProject('You are the receptionist of Acme Dental.\n');
     await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Be brief.\n');
     expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
 
@@ -182,7 +184,7 @@ describe('voxform apply and the policy', () => {
     expect(rollback.stderr).not.toContain('policy_violated');
 
     // A waiver in force lets the apply through.
-    await writeFile(path.join(dir, 'voxform.yaml'), `${manifest}policy:\n  waivers:\n    - { rule: pii-phone-number, resource: agent.a, reason: The records line is public, expires: "2999-12-31" }\n`);
+    await writeFile(path.join(dir, 'voxform.yaml'), `${SEEDED_AGENT}policy:\n  waivers:\n    - { rule: pii-phone-number, resource: agent.a, reason: The records line is public, expires: "2999-12-31" }\n`);
     const waived = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
     expect(waived.code, waived.stderr).toBe(0);
     expect(waived.stdout).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');

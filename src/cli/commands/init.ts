@@ -10,6 +10,9 @@ import type { CommandContext } from '../context.js';
 import { pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
 
+/** What to do when init's questions meet the end of the input. */
+const NO_QUESTIONS_HINT = 'Answer the questions at a terminal, or pass --template and --var KEY=VALUE so nothing is asked.';
+
 /** The built-in variable every init asks for (RESERVED_VARIABLES). */
 const AGENT_ID: TemplateVariable = {
   name: 'agent_id',
@@ -149,7 +152,7 @@ async function askValue(ctx: CommandContext, ask: LineReader, variable: Template
   for (;;) {
     const answer = await ask.question(`  ${variable.name} — ${variable.description}${hint}: `);
     if (answer === undefined) {
-      throw new VoxformError('init_aborted', `No value for ${variable.name}: the input ended; nothing was written.`, { hint: 'Answer the questions at a terminal, or pass --template and --var KEY=VALUE so nothing is asked.' });
+      throw new VoxformError('init_aborted', `No value for ${variable.name}: the input ended; nothing was written.`, { hint: NO_QUESTIONS_HINT });
     }
     if (answer.trim() !== '') return answer.trim();
     ctx.stderr.write(`  ${variable.name} is required.\n`);
@@ -169,7 +172,7 @@ async function chooseTemplate(ctx: CommandContext, ask: LineReader | undefined):
   templates.forEach((t, i) => ctx.stderr.write(`  ${String(i + 1).padStart(2)}. ${t.name.padEnd(width)}  ${t.description}\n`));
   for (;;) {
     const answer = (await ask.question('Template (number or name): '))?.trim();
-    if (answer === undefined) throw new VoxformError('init_aborted', 'No template chosen: the input ended; nothing was written.', { hint: 'Answer the questions at a terminal, or pass --template and --var KEY=VALUE so nothing is asked.' });
+    if (answer === undefined) throw new VoxformError('init_aborted', 'No template chosen: the input ended; nothing was written.', { hint: NO_QUESTIONS_HINT });
     const byNumber = /^[0-9]+$/.test(answer) ? templates[Number(answer) - 1] : undefined;
     const chosen = byNumber ?? templates.find((t) => t.name === answer);
     if (chosen) return chosen;
