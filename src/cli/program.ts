@@ -4,10 +4,11 @@
  * entry, main.ts; `voxform completion`; help and tests) passes the function that runs a command.
  */
 import { readFileSync } from 'node:fs';
-import { Argument, Command, Option } from 'commander';
+import { Argument, Command, Option, type HelpContext } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { usageError } from './usage-errors.js';
+import { didYouMean } from '../util/did-you-mean.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -63,6 +64,16 @@ function withApplyRun(cmd: Command): Command {
 class VoxformCommand extends Command {
   override createCommand(name?: string): Command {
     return new VoxformCommand(name);
+  }
+
+  /** `voxform help frob` is a usage mistake like `voxform frob`, not a request for the general help. */
+  override help(context?: HelpContext | ((text: string) => string)): never {
+    const [word, topic] = this.args;
+    if (typeof context === 'object' && context.error && word === 'help' && topic !== undefined && !this.commands.some((cmd) => cmd.name() === topic || cmd.aliases().includes(topic))) {
+      const suggestion = didYouMean(topic, this.commands.map((cmd) => cmd.name()));
+      this.error(`unknown command '${topic}'${suggestion ? ` (Did you mean ${suggestion}?)` : ''}`, { code: 'commander.unknownCommand' });
+    }
+    return super.help(context as HelpContext);
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {

@@ -36,6 +36,8 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['plan', '--region', 'mars'], 'invalid_option', '`mars` is not a value --region takes: choose us or eu.', 'Run `voxform plan --help` for its commands and options.'],
     [['plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
+    [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
     [['rollback'], 'invalid_argument', '`voxform rollback` needs its <ref> argument.', 'Run `voxform rollback --help` for its arguments and options.'],
     [['completion', 'tcsh'], 'invalid_argument', '`tcsh` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Run `voxform completion --help` for its arguments and options.'],
     [['plan', 'show', 'a', 'b'], 'invalid_argument', '`voxform plan show` takes one argument, not 2.', 'Run `voxform plan show --help` for its arguments and options.'],
@@ -47,6 +49,12 @@ describe("the argument parser's mistakes read as every other error", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`error[${code}]: ${message}\n  hint: ${hint}\n`);
     expect(result.stdout).toBe('');
+  });
+
+  it('help for a command that exists is still help', async () => {
+    const result = await runCli(['help', 'plan'], { cwd: await tempDir({}) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: voxform plan');
   });
 
   it('with --format json, as the JSON envelope on stdout', async () => {
