@@ -9,6 +9,7 @@ import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import type { Plan } from '../plan/types.js';
 import type { Redact } from '../secrets/redact.js';
 import { markdownCode, markdownFence } from '../util/markdown-escape.js';
+import { shellWord } from '../util/shell-word.js';
 import type { ReportKind, ReportStatus } from './markers.js';
 
 export interface Report {
@@ -53,7 +54,7 @@ export function planReport(plan: Plan | undefined, environment: string | undefin
   }
   const changed = plan.changes.some((change) => change.action !== 'no-op');
   const markdown = renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile });
-  const footer = changed ? `\n_Saved plan: ${links.savedPlanWhere} of ${thisRun(links)}; \`voxform plan show ${links.savedPlanFile}\` prints it whole._\n` : '';
+  const footer = changed ? `\n_Saved plan: ${links.savedPlanWhere} of ${thisRun(links)}; ${markdownCode(`voxform plan show ${shellWord(links.savedPlanFile)}`)} prints it whole._\n` : '';
   return { kind: 'plan', environment, status: changed ? 'changes' : 'no-changes', markdown: `${markdown}${footer}` };
 }
 

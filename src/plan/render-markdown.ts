@@ -4,6 +4,7 @@ import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural } from '../util/plural.js';
+import { shellWord } from '../util/shell-word.js';
 import { planPolicyMarkdown, policyHasFindings, promptTokensMarkdown, relaxationsMarkdown } from '../policy/render.js';
 
 const ACTION_LABEL = { create: '➕ create', update: '🔄 update', 'no-op': 'unchanged' } as const;
@@ -76,7 +77,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
 /** The last line of a cut comment: where the whole plan is, and the command that shows it. */
 function cutFooter(savedPlan: string | undefined): string {
   const how = savedPlan
-    ? `download the saved plan \`${savedPlan}\` (this job's artifact) and run \`voxform plan show ${savedPlan}\``
+    ? `download the saved plan ${markdownCode(savedPlan)} (this job's artifact) and run ${markdownCode(`voxform plan show ${shellWord(savedPlan)}`)}`
     : 'save the plan with `voxform plan --out plan.json` (keep it as a CI artifact) and run `voxform plan show plan.json`';
   return `_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, ${how}._`;
 }

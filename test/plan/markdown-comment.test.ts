@@ -145,6 +145,14 @@ describe('Markdown plan: the size limit of a pull-request comment', () => {
     );
   });
 
+  it('names a saved plan whose name has a space or a backtick so that the command runs as shown', () => {
+    const plan = planOf([agentChange('big', [field('config.prompt', 'line 1\n', numberedLines(400))])]);
+    const lines = renderPlanMarkdown(plan, { savedPlan: 'my plan`s.json', limit: 2000 }).trimEnd().split('\n');
+    expect(lines.at(-1)).toBe(
+      "_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, download the saved plan ``my plan`s.json`` (this job's artifact) and run ``voxform plan show 'my plan`s.json'``._",
+    );
+  });
+
   it('is not cut, and has no such last line, when it fits', () => {
     const plan = planOf([agentChange('big', [field('config.prompt', 'line 1\n', numberedLines(400))])]);
     const md = renderPlanMarkdown(plan, { savedPlan: 'plan.json' });
