@@ -28,7 +28,7 @@ function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, env }).toString().trim();
 }
 
-function manifest(firstMessage: string): string {
+function manifest(firstMessage: string, production = { config: 'language: en-US', gates: '    gates: { tests: pass, min_calls: 2, soak: 2h }' }): string {
   return [
     'version: 1',
     'agents:',
@@ -43,19 +43,19 @@ function manifest(firstMessage: string): string {
     '  staging:',
     `    agents: { desk: { id: "${STAGING}", config: { language: en-GB } } }`,
     '  production:',
-    `    agents: { desk: { id: "${PRODUCTION}", config: { language: en-US } } }`,
+    `    agents: { desk: { id: "${PRODUCTION}", config: { ${production.config} } } }`,
     '    promote_from: staging',
-    '    gates: { tests: pass, min_calls: 2, soak: 2h }',
+    production.gates,
     '',
   ].join('\n');
 }
 
 const TESTS = ['agent: desk', 'tests:', '  - name: greets with opening hours', '    turns:', '      - expect: [{ contains: open 9 to 5 }]', ''].join('\n');
 
-async function setUp(): Promise<{ dir: string; cli: (args: string[]) => Promise<CliResult>; emulator: RunningEmulator; outputs: string[] }> {
+async function setUp(manifestText = manifest('Hello from Acme Dental.')): Promise<{ dir: string; cli: (args: string[]) => Promise<CliResult>; emulator: RunningEmulator; outputs: string[] }> {
   const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
   cleanups.push(() => emulator.close());
-  const tree = await makeTree({ 'voxform.yaml': manifest('Hello from Acme Dental.'), 'tests/desk.test.yaml': TESTS, '.gitignore': '.voxform/\n' });
+  const tree = await makeTree({ 'voxform.yaml': manifestText, 'tests/desk.test.yaml': TESTS, '.gitignore': '.voxform/\n' });
   cleanups.push(tree.cleanup);
   const outputs: string[] = [];
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey, HOOK_TOKEN: SECRET };
@@ -172,5 +172,25 @@ describe('voxform promote', () => {
     const ledger = await readdir(path.join(dir, '.voxform/history'), { recursive: true });
     const stored = await Promise.all(ledger.filter((name) => name.endsWith('.json')).map((name) => readFile(path.join(dir, '.voxform/history', name), 'utf8')));
     for (const text of [...outputs, ...stored]) expect(text).not.toContain(SECRET);
+  });
+
+  it("refuses, dry run or not, when the target's manifests break a mandatory rule, with the gates passing", { timeout: 120_000 }, async () => {
+    // Production's overlay gives its agent a first message with a phone number: staging's has none.
+    const { dir, cli, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US, first_message: "Call 555-201-3344 for records."', gates: '' }));
+    commitAll(dir, 'v1');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const before = await liveAgent(emulator, PRODUCTION);
+
+    const dryRun = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(dryRun.code).toBe(1);
+    expect(dryRun.stdout).toContain('~ agent.desk');
+    expect(dryRun.stdout).not.toContain('Dry run: nothing was applied.');
+    expect(dryRun.stderr).toContain('mandatory[pii-phone-number]');
+    expect(dryRun.stderr).toMatch(/^error\[policy_violated\]: The manifests fail the policy with 1 mandatory finding \(listed above\); nothing was applied\.\n {2}hint: /m);
+
+    const promoted = await cli(['promote', '--to', 'production', '--auto-approve']);
+    expect(promoted.code).toBe(1);
+    expect(promoted.stderr).toMatch(/^error\[policy_violated\]: /m);
+    expect(await liveAgent(emulator, PRODUCTION)).toEqual(before);
   });
 });
