@@ -167,7 +167,12 @@ function writeSummary(outcome: ApplyOutcome, ctx: CommandContext): void {
   for (const part of outcome.partlyApplied) {
     out(`  partly applied${mark(part.address)}: ${part.address} (${part.reached.join(', ')} reached the service; ${part.notReached.join(', ')} did not)`);
   }
-  for (const failure of outcome.failed) out(`  failed: ${failure.address}: ${errorSentence(failure.error)}`);
+  for (const failure of outcome.failed) {
+    out(`  failed: ${failure.address}: ${errorSentence(failure.error)}`);
+    // What to do about it, once per failure: the progress line above gave the error only.
+    const hint = isVoxformError(failure.error) ? failure.error.hint : undefined;
+    if (hint) out(`    hint: ${hint}`);
+  }
   for (const skip of outcome.skipped) out(`  skipped: ${skip.address} (${skip.because})`);
   for (const address of outcome.stopped) out(`  not applied: ${address}`);
 }

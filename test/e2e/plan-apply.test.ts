@@ -316,6 +316,7 @@ describe('partial failure', () => {
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain('Apply finished with errors: 5 applied, 1 failed, 1 skipped.');
     expect(failed.stdout).toMatch(/failed: agent\.front-desk: error\[api_unavailable\]: PUT \/agents\/.* 500/);
+    expect(failed.stdout).toMatch(/failed: agent\.front-desk: error\[api_unavailable\]: .*\n {4}hint: \S/);
     expect(failed.stdout).toContain('skipped: phone.+15551230001 (agent.front-desk did not apply)');
     expect(failed.stderr).toContain('✗ agent.front-desk');
     expect((await getAgent(p, '-OKdqbqetEcM4ak369yn')).config.first_message).toBe('Hi! I can help you book, move or cancel an appointment.');
