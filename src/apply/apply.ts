@@ -68,6 +68,8 @@ export interface ApplyOptions {
   parallelism?: number | undefined;
   /** Wait this long for another apply to release the state lock (default 0). */
   lockTimeoutSeconds?: number | undefined;
+  /** Added to the `voxform state unlock` command a lock refusal names (the `--state` this run was given). */
+  unlockOptions?: string | undefined;
   /** How the lock names this run to a refused one (default `voxform apply`). */
   command?: string | undefined;
   /** After a stop, how long to wait for the requests in flight (default 10 s). */
@@ -161,6 +163,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       warn: (message) => emit({ type: 'warning', message }),
       ciJobUrl: ciJobUrlFrom(process.env),
       signal: options.signal,
+      unlockOptions: options.unlockOptions,
     });
   } catch (error) {
     // Stopped while another run held the lock: nothing was read, nothing changed.

@@ -10,11 +10,14 @@ import { progressLine, type ProgressLine } from './progress.js';
 import { pluralNoun } from '../util/plural.js';
 import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
+import { nextCommand, stateFlags, type ChosenTarget } from './next-command.js';
 
 export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 'signal' | 'onLocked' | 'onChange'>;
 
 /**
- * `how.rerun`: the command that finishes a run that did not finish (default `voxform apply`).
+ * `how.chosen`: the options that chose the manifests, environment, service and state, which every
+ * command line printed for the user to run next carries (next-command.ts).
+ * `how.rerun`: the command that finishes a run that did not finish (default `voxform apply` and the chosen options).
  * `how.recorded`: what is deployed is a recorded configuration (rollback, drift --heal), not the
  * manifests: the policy checked it when it was applied, and a way back is never blocked by it.
  * Otherwise the manifests' policy must pass first.
@@ -22,7 +25,7 @@ export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 's
 export async function applyOnTerminal(
   options: TerminalApplyOptions,
   ctx: CommandContext,
-  how: { rerun?: string | undefined; recorded?: boolean } = {},
+  how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: boolean },
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
   if (!how.recorded) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
@@ -39,11 +42,12 @@ export async function applyOnTerminal(
     onEvent: eventPrinter(ctx, status, lines),
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
+    unlockOptions: stateFlags(how.chosen).join(' ') || undefined,
   }).finally(() => {
     lines.flush();
     status.done();
   });
-  const code = report(outcome, ctx, { backend: options.backend?.kind ?? 'file', rerun: how.rerun });
+  const code = report(outcome, ctx, { backend: options.backend?.kind ?? 'file', rerun: how.rerun, chosen: how.chosen });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
@@ -119,7 +123,7 @@ function errorSentence(error: unknown): string {
 }
 
 /** How the run ends: `backend` says what a lost lock means; `rerun` is the command that finishes the run (apply by default). */
-function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: StateBackend['kind']; rerun: string | undefined }): number {
+function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: StateBackend['kind']; rerun: string | undefined; chosen: ChosenTarget }): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
@@ -138,14 +142,14 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
   if (outcome.lockLost) {
     // A database's lock goes with its connection; a file's is forced open (the file itself is there).
     const when = how.backend === 'postgres' ? 'once the database is back' : 'to see where things stand';
-    const next = how.rerun === undefined ? `run \`voxform plan\` ${when}, then apply again` : `run \`${how.rerun}\` again ${when}`;
+    const next = how.rerun === undefined ? `run \`${nextCommand('plan', how.chosen)}\` ${when}, then apply again` : `run \`${how.rerun}\` again ${when}`;
     ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; ${next}.\n`);
     return 1;
   }
   // The state's error follows (see applyOnTerminal): it says what to do.
   if (outcome.stateError !== undefined) return 1;
   const left = outcome.partlyApplied.length + outcome.failed.length + outcome.skipped.length + outcome.stopped.length > 0;
-  ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; run \`${how.rerun ?? 'voxform apply'}\` again to finish` : ''}.\n`);
+  ctx.stdout.write(`State saved to ${outcome.stateLocation}${left ? `; run \`${how.rerun ?? nextCommand('apply', how.chosen)}\` again to finish` : ''}.\n`);
   return outcome.status === 'interrupted' ? EXIT_INTERRUPTED : 1;
 }
 

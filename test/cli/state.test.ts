@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { runPrinted } from '../helpers/cli.js';
 
 let project: ExampleProject | undefined;
 afterEach(async () => {
@@ -34,6 +35,25 @@ describe('voxform state (file backend)', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('holds no workspace staging@local');
     expect(unknown.stderr).toContain(`Workspaces: ${workspace}.`);
+  });
+
+  it("a refused apply's unlock command names the --state it was given, and opens that lock when pasted", async () => {
+    project = await startExampleProject();
+    const p = project;
+    const stateFile = path.join(p.dir, 'team state/s.json');
+    await mkdir(path.dirname(stateFile));
+    const lock = await acquireStateLock(stateFile, { command: 'voxform apply (hung)', timeoutSeconds: 0, warn: () => undefined });
+    try {
+      const refused = await p.cli(['apply', '--auto-approve', '--state', 'team state/s.json']);
+      expect(refused.code).toBe(1);
+      const unlock = /run `(voxform state unlock [^`]*)`/.exec(refused.stderr)?.[1];
+      expect(unlock).toBe(`voxform state unlock --force ${lock.lockId} --state 'team state/s.json'`);
+      const opened = await runPrinted(unlock ?? '', { cwd: p.dir, env: p.env });
+      expect(opened.code, opened.stderr).toBe(0);
+      expect(await lock.stillHeld()).toBe(false);
+    } finally {
+      await lock.release();
+    }
   });
 
   it('unlock needs --force and a lock id that is held; with both it opens the lock', async () => {

@@ -200,6 +200,38 @@ describe('apply PLAN runs the saved plan', () => {
   });
 });
 
+describe('command lines printed for the next step', () => {
+  it("carry the run's manifests, environment and state, so that pasted they work on the same target", async () => {
+    project = await startExampleProject();
+    const p = project;
+    await writeFile(path.join(p.dir, 'staging.yaml'), await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8'));
+    const chosen = ['-f', 'staging.yaml', '--env', 'staging', '--state', 'team state/s.json'];
+
+    // A saved plan names its manifests and environment: its apply line adds only the state.
+    const planned = await p.cli(['plan', ...chosen, '--out', 'p.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const printed = /Apply exactly this with: (.*)$/m.exec(planned.stderr)?.[1];
+    expect(printed).toBe("voxform apply p.json --state 'team state/s.json'");
+    const refused = await p.cli(['apply', 'p.json', '--env', 'staging', '--state', 'team state/s.json']);
+    expect(refused.stderr).toContain("hint: Run `voxform apply p.json --state 'team state/s.json'` without -f, --env or --target");
+
+    // A run that did not finish: its rerun line is the same run again, staging's agents and not the defaults'.
+    p.emulator.control.setFaults([{ path: '/agents/-OKstagingBooking0001', method: 'PUT', errorRate: 1, errorStatus: 500 }]);
+    const failed = await runPrinted(printed ?? '', { cwd: p.dir, env: p.env });
+    expect(failed.code).toBe(1);
+    const again = /run `(.*)` again to finish/.exec(failed.stdout)?.[1];
+    expect(again).toBe("voxform apply -f staging.yaml --env staging --state 'team state/s.json'");
+    p.emulator.control.clearFaults();
+    const finished = await runPrinted(`${again} --auto-approve`, { cwd: p.dir, env: p.env });
+    expect(finished.code, finished.stderr).toBe(0);
+    // What the failure left: the staging booking agent and what depends on it.
+    expect(finished.stdout).toMatch(/Apply complete: \d+ applied, 0 failed, 0 skipped\./);
+    expect(finished.stdout).toContain('agent.booking (-OKstagingBooking0001)');
+    expect(finished.stdout).not.toContain('-OKdqbqetEcM4ak369yn');
+    expect(JSON.parse(await readFile(path.join(p.dir, 'team state/s.json'), 'utf8')).version).toBe(1);
+  });
+});
+
 describe('interrupting apply', () => {
   it('on SIGINT sends no new write, saves the state, lists what was applied, exits 130; the next plan shows only the rest', async () => {
     project = await startExampleProject();

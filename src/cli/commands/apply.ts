@@ -5,6 +5,7 @@ import { madeElsewhere, readPlanFile, type SavedPlan } from '../../plan/plan-fil
 import type { CommandContext } from '../context.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { shellWord } from '../../util/shell-word.js';
+import { nextCommand } from '../next-command.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 
 export interface ApplyCommandOptions extends ProjectOptions {
@@ -30,7 +31,7 @@ export function lockTimeoutSeconds(value: string | undefined): number {
 function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFile: string, ctx: CommandContext): ProjectOptions {
   if (options.file?.length || options.env || options.target?.length) {
     throw new VoxformError('invalid_option', 'A saved plan already names its manifests, environment and targets: pass only the plan file.', {
-      hint: `Run \`voxform apply ${shellWord(planFile)}\` alone, or plan again with the options you want.`,
+      hint: `Run \`${nextCommand(`apply ${shellWord(planFile)}`, options, { manifests: false })}\` without -f, --env or --target, or plan again with the options you want.`,
     });
   }
   const project: ProjectOptions = { ...options, file: saved.files.map((f) => path.resolve(ctx.cwd, f)) };
@@ -67,6 +68,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       source,
     },
     ctx,
+    // Finished from the manifests, the saved plan's own when one was applied (it is stale once partly run).
+    { chosen: saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options },
   );
   return code;
 }

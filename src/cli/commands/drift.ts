@@ -22,6 +22,7 @@ import { progressLine } from '../progress.js';
 import { connectProject, deploySourceOf, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { parseTimeout, resolveTimeoutMs } from '../timeout.js';
 import { lockTimeoutSeconds } from './apply.js';
+import { nextCommand } from '../next-command.js';
 
 export type DriftFormat = 'text' | 'json' | 'markdown';
 
@@ -101,7 +102,7 @@ async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | unde
       source,
     },
     out,
-    { rerun: 'voxform drift --heal', recorded: true },
+    { chosen: run.options, rerun: nextCommand('drift --heal', run.options), recorded: true },
   );
   return code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
 }

@@ -9,6 +9,7 @@ import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
 import { pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
+import { nextCommand } from '../next-command.js';
 
 export type { PlanFormat } from '../render-plan.js';
 
@@ -44,7 +45,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
   }
   ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo }));
-  if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: voxform apply ${shellWord(saveTo)}\n`);
+  if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
   else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
   if (failsPolicy) return 1;
   const hasChanges = plan.summary.create + plan.summary.update > 0;

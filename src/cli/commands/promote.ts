@@ -20,6 +20,8 @@ import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine } from '../progress.js';
 import { connectProject, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { lockTimeoutSeconds } from './apply.js';
+import { shellWord } from '../../util/shell-word.js';
+import { nextCommand } from '../next-command.js';
 
 export interface PromoteOptions extends ProjectOptions {
   to: string;
@@ -89,19 +91,19 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
 
   if (options.dryRun) return dryRun(project, ctx, refusal);
   if (refusal) throw refusal;
-  const rerun = `voxform promote --to ${to} --from ${from}`;
+  const words = `promote --to ${shellWord(to)} --from ${shellWord(from)}`;
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
-      command: rerun,
+      command: `voxform ${words}`,
       history,
       source: { ...checkout, promotedFrom: { workspace: fromWorkspace, record: current.id } },
     },
     ctx,
-    { rerun },
+    { chosen: options, rerun: nextCommand(words, options, { manifests: false }) },
   );
   return code;
 }

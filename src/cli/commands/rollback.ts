@@ -8,6 +8,7 @@ import { shortCommit, type HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { shellWord } from '../../util/shell-word.js';
+import { nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
@@ -49,8 +50,9 @@ function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecor
 }
 
 /** The command line of a rollback to `ref`, quoted to run as printed. */
-function rollbackCommand(ref: string, agents: readonly string[]): string {
-  return ['voxform rollback', shellWord(ref), ...agents.map((name) => `--agent ${shellWord(name)}`)].join(' ');
+/** `rollback REF --agent NAME…`, quoted. */
+function rollbackWords(ref: string, agents: readonly string[]): string {
+  return ['rollback', shellWord(ref), ...agents.map((name) => `--agent ${shellWord(name)}`)].join(' ');
 }
 
 export async function run(options: RollbackOptions, ctx: CommandContext): Promise<number> {
@@ -67,7 +69,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
   // The record by its id: `previous` names another once some agents are back.
-  const rerun = rollbackCommand(restored.id, agents);
+  const rerun = nextCommand(rollbackWords(restored.id, agents), options);
   const { code, outcome } = await applyOnTerminal(
     {
       ...planInputs({ ...project, desired }, ctx),
@@ -75,12 +77,12 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
       lockTimeoutSeconds: timeout,
-      command: rollbackCommand(ref, agents),
+      command: `voxform ${rollbackWords(ref, agents)}`,
       history,
       source,
     },
     ctx,
-    { rerun, recorded: true },
+    { chosen: options, rerun, recorded: true },
   );
   if (outcome.status === 'applied' || outcome.status === 'nothing_to_do') ctx.stdout.write(gitWinsNotice(records, restored));
   return code;
