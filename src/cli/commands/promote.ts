@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { gitSource } from '../../history/source.js';
+import { gitSource, sameProjectFiles } from '../../history/source.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
@@ -70,7 +70,9 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
   const current = deployedRecord(records, from);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
   const checkout = await gitSource(manifestFolder, ctx.env);
-  checkCheckout(current, checkout, from);
+  const deployed = current.source.commit;
+  const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit));
+  checkCheckout(current, checkout, from, sameFiles);
   checkSourceConfiguration(current, desiredSource, from);
 
   // The gates, on the source's evidence.
