@@ -31,10 +31,27 @@ function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string)
 }
 
 /**
+ * Whether `record` holds a whole configuration, not some agents of one: a heal (`drift --heal`)
+ * holds only the agents it put back, and those as an earlier record holds them, so the
+ * configuration as of a heal is that earlier record's; a rollback of some agents (`--agent`)
+ * holds those alone, beside agents that kept a newer configuration. Asked for some agents, a
+ * rollback of them is whole enough.
+ */
+function wholeConfiguration(record: HistoryRecord, records: readonly HistoryRecord[], agents: readonly string[]): boolean {
+  if (record.source.healOf !== undefined) return false;
+  const restoredId = record.source.rollbackOf;
+  if (restoredId === undefined || agents.length > 0) return true;
+  const restored = records.find((candidate) => candidate.id === restoredId);
+  return restored === undefined || Object.keys(restored.agents).every((name) => recordedAgent(record, name) !== undefined);
+}
+
+/**
  * `previous`, from `records` (newest first): the current configuration is each agent's hash in the
  * newest record holding it; the answer is the newest complete record after the newest one, holding
  * the agents asked for, in which some of them is another version (`agentVersionKey`). Applies with nothing to do repeat
- * the current configuration and are passed over, so `previous` is never a no-op.
+ * the current configuration and are passed over, so `previous` is never a no-op. Only a record that
+ * is a whole configuration is returned to (`wholeConfiguration`): a rollback never ends in a mix of
+ * agents never deployed together.
  */
 export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = []): HistoryRecord {
   const known = new Set(records.flatMap((record) => Object.keys(record.agents)));
@@ -57,7 +74,9 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
     const version = recordedAgent(record, name);
     return version !== undefined && agentVersionKey(version) !== current.get(name);
   };
-  const found = relevant.slice(1).find((record) => COMPLETE.has(record.outcome) && holdsAgents(record, agents) && names.some((name) => differs(record, name)));
+  const found = relevant
+    .slice(1)
+    .find((record) => COMPLETE.has(record.outcome) && wholeConfiguration(record, records, agents) && holdsAgents(record, agents) && names.some((name) => differs(record, name)));
   if (!found) {
     const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';
     throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${plural(records.length, 'record')} in this workspace).`, {

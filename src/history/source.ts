@@ -3,7 +3,8 @@
  * else what `git` says, and who ran it. Each value is checked for shape, a strange one dropped.
  * `git` runs only through src/project-files/git.ts: pinned to the project's repository, nothing from it that
  * runs code, no shell. `uncommitted` is asked in CI too: a commit names what was deployed only when
- * nothing was edited beside it.
+ * nothing was edited beside it. voxform's own files (`.voxform/` at any depth: state, ledger, locks)
+ * are never the project's changes: every apply writes them, and docs/ci.md has them committed after it.
  */
 import { hostname } from 'node:os';
 import { openGitRepository, type GitAnswer } from '../project-files/git.js';
@@ -74,11 +75,14 @@ export function ciSource(env: Env): DeploySource | undefined {
   return undefined;
 }
 
+/** The pathspec of the whole work tree but voxform's own files (`.voxform/` at any depth). */
+const PROJECT_FILES = ['--', '.', ':(exclude,glob)**/.voxform/**'] as const;
+
 /** The work tree's porcelain v2 status: the branch headers come first, so a cut status still names both. */
 async function workTreeStatus(cwd: string, env: Env): Promise<GitAnswer | undefined> {
   const repository = await openGitRepository(cwd, env);
   // No rename detection: it would read the contents of files, which a partial clone fetches.
-  return repository?.run(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames']);
+  return repository?.run(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames', ...PROJECT_FILES]);
 }
 
 /** A header of the porcelain v2 status (`# branch.oid 0a1b…`), or undefined. */
@@ -110,6 +114,20 @@ export async function gitSource(cwd: string, env: Env, workTree = true): Promise
   const branch = header(status, 'branch.head');
   // Without a commit, "changes beside it" means nothing.
   return withoutUndefined({ commit, branch: branch === '(detached)' ? undefined : branchOf(branch), uncommitted: commit ? hasChanges(status) : undefined });
+}
+
+/**
+ * Whether commits `a` and `b` hold the same files but voxform's own: then the same manifests made
+ * them, and a commit of the state after an apply is still the source that apply deployed. Compares
+ * trees by their object ids alone: no file content is read, no diff program run. False when git
+ * cannot tell (a commit not in this clone).
+ */
+export async function sameProjectFiles(cwd: string, env: Env, a: string, b: string): Promise<boolean> {
+  if (!COMMIT.test(a) || !COMMIT.test(b)) return false;
+  if (a === b) return true;
+  const repository = await openGitRepository(cwd, env);
+  const answer = await repository?.run(['diff', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...PROJECT_FILES]);
+  return answer !== undefined && !answer.cut && answer.lines.length === 0;
 }
 
 /** The source of an apply run in `cwd`: the CI's, else git's. `workTree: false` when it is not what is deployed. */

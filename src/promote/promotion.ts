@@ -1,6 +1,7 @@
 /**
- * What makes a promotion exact: the checkout is the commit the source's record deployed, clean, and
- * its manifests give the source exactly the configuration that record holds. The target is then
+ * What makes a promotion exact: the checkout is the commit the source's record deployed (or one that
+ * differs from it only in voxform's own files), clean, and its manifests give the source exactly
+ * the configuration that record holds. The target is then
  * planned from the same manifests with its own overlay (its ids, secrets and values), so it gets
  * that configuration and nothing else. Also the gate table and the refusal sentence.
  */
@@ -12,8 +13,14 @@ import { canonicalJson } from '../util/hash.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { GateResult } from './gates.js';
 
-/** Refuses unless the work tree is the source record's commit with nothing beside it; says which commit to check out. */
-export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string): void {
+/**
+ * Refuses unless the work tree is the source record's commit with nothing beside it. `sameFiles`:
+ * the checkout's commit holds the same files as the recorded one but voxform's own
+ * (`sameProjectFiles`), as when the state is committed after the apply (docs/ci.md). A hint never
+ * sends back here: checking out the recorded commit may take a committed ledger with it, so
+ * applying the source from this checkout is offered first.
+ */
+export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string, sameFiles: boolean): void {
   const deployed = current.source.commit;
   if (!deployed) {
     throw new VoxformError('promote_checkout_mismatch', `${source}'s last apply (${current.id}) recorded no commit: which manifests made it is not known.`, {
@@ -25,15 +32,17 @@ export function checkCheckout(current: HistoryRecord, checkout: DeploySource, so
       hint: `Commit the change, apply ${source} from that commit, then promote.`,
     });
   }
-  if (checkout.commit !== deployed) {
+  if (checkout.commit !== deployed && !sameFiles) {
     const here = checkout.commit ? `this checkout is at ${shortCommit(checkout.commit, undefined)}` : 'this folder is not a git checkout';
     throw new VoxformError('promote_checkout_mismatch', `${source} runs commit ${shortCommit(deployed, undefined)}, and ${here}.`, {
-      hint: `Check out the commit ${source} runs (\`git checkout ${deployed}\`) and promote again.`,
+      hint: checkout.commit
+        ? `Apply ${source} from this checkout first (\`voxform apply --env ${source}\`) and promote again, or promote from commit ${deployed.slice(0, 12)} itself.`
+        : `Promote from a git checkout of commit ${deployed.slice(0, 12)}.`,
     });
   }
   if (checkout.uncommitted !== false) {
     throw new VoxformError('promote_checkout_mismatch', `The work tree holds changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs.`, {
-      hint: 'Commit or stash them (`git stash --include-untracked`) and promote again.',
+      hint: "Commit them, or set them aside with `git stash push --include-untracked -- . ':(exclude,glob)**/.voxform/**'` (voxform's own files stay), and promote again.",
     });
   }
 }

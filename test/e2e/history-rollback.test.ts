@@ -19,6 +19,7 @@ import { callService, SECRETS, startExampleProject, type ExampleProject } from '
 
 const addFormats = addFormatsModule.default;
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+const BOOKING = '-OKdqbqetEcM4ak369yn';
 
 let project: ExampleProject | undefined;
 afterEach(async () => {
@@ -194,6 +195,29 @@ describe('history and rollback', () => {
     expect(rollback.stdout).toContain(`to ${v1Record?.id}`);
     expect(rollback.stdout).toContain('~ agent.front-desk');
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
+  }, 120_000);
+
+  it('after a heal of one agent and an apply of both, rollback previous returns both agents to the apply before, not a mix', async () => {
+    const p = (project = await startExampleProject());
+    await commitAll(p.dir, 'v1');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    const v1 = JSON.parse(expectOk(await p.cli(['history', '--format', 'json'])).stdout).records[0] as JsonRecord;
+    const v1Messages = [(await getAgent(p, FRONT_DESK)).config.first_message, (await getAgent(p, BOOKING)).config.first_message];
+    // Front desk changed on the dashboard, then healed back to what v1 recorded: the heal holds front desk alone.
+    await callService(p, 'PUT', `/agents/${FRONT_DESK}`, { name: 'Front desk', config: { first_message: 'Dashboard hello' } });
+    expectOk(await p.cli(['drift', '--heal', '--auto-approve']));
+    const manifestFile = path.join(p.dir, 'voxform.yaml');
+    const manifest = (await readFile(manifestFile, 'utf8'))
+      .replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: Front desk v2.')
+      .replace('first_message: Hi! I can help you book, move or cancel an appointment.', 'first_message: Booking v2.');
+    await writeFile(manifestFile, manifest);
+    const c2 = await commitAll(p.dir, 'v2');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+
+    const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
+    expect(rollback.stdout).toContain(`to ${v1.id} (`);
+    expect(rollback.stdout).toContain(`git revert ${c2.slice(0, 12)}`);
+    expect([(await getAgent(p, FRONT_DESK)).config.first_message, (await getAgent(p, BOOKING)).config.first_message]).toEqual(v1Messages);
   }, 120_000);
 
   it('a rollback that fails names the rollback to run again, by record id, not `voxform apply`; run, it finishes', async () => {

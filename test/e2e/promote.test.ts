@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import type { Agent } from '../../src/schema/types.gen.js';
+import { GITIGNORE_ENTRIES } from '../../src/templates/gitignore.js';
 import { makeTree, runCli, type CliResult } from '../helpers/cli.js';
 
 const STAGING = '-OKstagingFrontDesk01';
@@ -52,10 +53,10 @@ function manifest(firstMessage: string, production = { config: 'language: en-US'
 
 const TESTS = ['agent: desk', 'tests:', '  - name: greets with opening hours', '    turns:', '      - expect: [{ contains: open 9 to 5 }]', ''].join('\n');
 
-async function setUp(manifestText = manifest('Hello from Acme Dental.')): Promise<{ dir: string; cli: (args: string[]) => Promise<CliResult>; emulator: RunningEmulator; outputs: string[] }> {
+async function setUp(manifestText = manifest('Hello from Acme Dental.'), gitignore = '.voxform/\n'): Promise<{ dir: string; cli: (args: string[]) => Promise<CliResult>; emulator: RunningEmulator; outputs: string[] }> {
   const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
   cleanups.push(() => emulator.close());
-  const tree = await makeTree({ 'voxform.yaml': manifestText, 'tests/desk.test.yaml': TESTS, '.gitignore': '.voxform/\n' });
+  const tree = await makeTree({ 'voxform.yaml': manifestText, 'tests/desk.test.yaml': TESTS, '.gitignore': gitignore });
   cleanups.push(tree.cleanup);
   const outputs: string[] = [];
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey, HOOK_TOKEN: SECRET };
@@ -172,6 +173,42 @@ describe('voxform promote', () => {
     const ledger = await readdir(path.join(dir, '.voxform/history'), { recursive: true });
     const stored = await Promise.all(ledger.filter((name) => name.endsWith('.json')).map((name) => readFile(path.join(dir, '.voxform/history', name), 'utf8')));
     for (const text of [...outputs, ...stored]) expect(text).not.toContain(SECRET);
+  });
+
+  it("promotes in the documented setup: voxform init's .gitignore, the state and ledger committed after each apply", { timeout: 180_000 }, async () => {
+    const { dir, cli, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US', gates: '' }), `${GITIGNORE_ENTRIES.join('\n')}\n`);
+    const c1 = commitAll(dir, 'v1');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    // The state and the ledger the apply wrote are voxform's own: not changes beside the commit.
+    expect(git(dir, 'status', '--porcelain')).toContain('.voxform/');
+    expect((await cli(['history', '--env', 'staging'])).stdout).toContain(`commit ${c1.slice(0, 7)} on main\n`);
+    const uncommittedState = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(uncommittedState.stderr).not.toMatch(/^error/m);
+    expect(uncommittedState.code).toBe(0);
+
+    // docs/ci.md: commit the state after each apply. The commit differs from staging's in .voxform/ alone.
+    commitAll(dir, 'state [skip ci]');
+    const stateCommitted = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(stateCommitted.stderr).not.toMatch(/^error/m);
+    expect(stateCommitted.code).toBe(0);
+
+    // Applied again from the state commit (nothing to do), the state rewritten: still the same source.
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const promoted = await cli(['promote', '--to', 'production', '--auto-approve']);
+    expect(promoted.stderr).not.toMatch(/^error/m);
+    expect(promoted.code).toBe(0);
+    expect((await liveAgent(emulator, PRODUCTION)).config.first_message).toBe('Hello from Acme Dental.');
+    for (const env of ['staging', 'production']) expect((await cli(['history', '--env', env])).stdout).not.toContain('with uncommitted changes');
+
+    // A manifest changed and committed, staging not applied: the hint is the way forward, not back.
+    commitAll(dir, 'state [skip ci]');
+    await writeFile(path.join(dir, 'voxform.yaml'), manifest('Hello again.', { config: 'language: en-US', gates: '' }));
+    commitAll(dir, 'v2');
+    const stale = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/^error\[promote_checkout_mismatch\]: staging runs commit [0-9a-f]{7}, and this checkout is at [0-9a-f]{7}\.\n {2}hint: Apply staging from this checkout first \(`voxform apply --env staging`\)/m);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
   });
 
   it("refuses, dry run or not, when the target's manifests break a mandatory rule, with the gates passing", { timeout: 120_000 }, async () => {

@@ -68,6 +68,29 @@ describe('previous', () => {
     expect(previousRecord([newer, older])).toBe(older);
   });
 
+  it('is a whole configuration after a heal: the heal holds the healed agent alone, so the apply it healed back to is returned to', () => {
+    // v1 applied; front desk changed on the dashboard and healed back to v1; v2 applied to both agents.
+    const heal = record('20260101T200000000Z-dddddd', C1, { desk: 'h1' });
+    heal.source = { commit: C1, healOf: [v1.id] };
+    const v2both = record('20260102T100000000Z-eeeeee', C2, { desk: 'h2', booking: 'b2' });
+    expect(previousRecord([v2both, heal, v1])).toBe(v1);
+    // Asked for one agent, the heal is passed over too: it made no configuration of its own.
+    expect(previousRecord([v2both, heal, v1], ['desk'])).toBe(v1);
+  });
+
+  it('passes over a rollback of some agents, which left the others on a newer configuration, unless only those agents are asked for', () => {
+    const v2both = record('20260102T100000000Z-eeeeee', C2, { desk: 'h2', booking: 'b2' });
+    const deskBack = record('20260102T200000000Z-ffffff', C2, { desk: 'h1' });
+    deskBack.source = { commit: C2, rollbackOf: v1.id };
+    const v3 = record('20260103T100000000Z-999999', C3, { desk: 'h3', booking: 'b3' });
+    expect(previousRecord([v3, deskBack, v2both, v1])).toBe(v2both);
+    expect(previousRecord([v3, deskBack, v2both, v1], ['desk'])).toBe(deskBack);
+    // A rollback of every agent the restored record holds is a whole configuration.
+    const allBack = record('20260102T200000000Z-ffffff', C2, { desk: 'h1', booking: 'b1' });
+    allBack.source = { commit: C2, rollbackOf: v1.id };
+    expect(previousRecord([v3, allBack, v2both, v1])).toBe(allBack);
+  });
+
   it('fails clearly when there is nothing earlier', () => {
     expect(codeOf(() => previousRecord([v2]))).toBe('history_ref_unknown');
     expect(codeOf(() => previousRecord([]))).toBe('history_ref_unknown');

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ciSource, deployer, detectDeploySource, gitSource } from '../../src/history/source.js';
+import { ciSource, deployer, detectDeploySource, gitSource, sameProjectFiles } from '../../src/history/source.js';
 import { useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
@@ -78,6 +78,48 @@ describe('git', () => {
     await mkdir(path.join(ignoring.dir, '.voxform'));
     await writeFile(path.join(ignoring.dir, '.voxform', 'state.json'), '{}');
     expect((await gitSource(ignoring.dir, env)).uncommitted).toBe(false);
+  });
+
+  it("never counts voxform's own files (.voxform/ at any depth) as changes, ignored or not, new or edited", async () => {
+    const env = { PATH: process.env.PATH ?? '' };
+    const { dir, commit } = await gitRepo();
+    // What `voxform init` ignores, and no more: the state and the ledger are meant to be committed.
+    await writeFile(path.join(dir, '.gitignore'), '**/.voxform/local.json\n**/.voxform/*.lock\n');
+    await mkdir(path.join(dir, '.voxform', 'history'), { recursive: true });
+    await writeFile(path.join(dir, '.voxform', 'state.json'), '{}');
+    execFileSync('git', ['add', '-A'], { cwd: dir, env });
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'state'], { cwd: dir, env });
+    await writeFile(path.join(dir, '.voxform', 'state.json'), '{"edited":true}');
+    await writeFile(path.join(dir, '.voxform', 'history', 'r1.json'), '{}');
+    await mkdir(path.join(dir, 'agents', '.voxform'), { recursive: true });
+    await writeFile(path.join(dir, 'agents', '.voxform', 'state.json'), '{}');
+    expect((await gitSource(dir, env)).uncommitted).toBe(false);
+    expect((await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: commit, GITHUB_REF_NAME: 'main' }, cwd: dir })).uncommitted).toBe(false);
+    // A file beside them still counts, even one whose name merely ends like the folder.
+    await mkdir(path.join(dir, 'x.voxform'));
+    await writeFile(path.join(dir, 'x.voxform', 'prompt.md'), 'A prompt.\n');
+    expect((await gitSource(dir, env)).uncommitted).toBe(true);
+  });
+
+  it("takes two commits for the same project files when they differ only in voxform's own files", async () => {
+    const env = { PATH: process.env.PATH ?? '' };
+    const { dir, commit } = await gitRepo();
+    const commitAll = (message: string) => {
+      execFileSync('git', ['add', '-A'], { cwd: dir, env });
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', message], { cwd: dir, env });
+      return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
+    };
+    await mkdir(path.join(dir, '.voxform', 'history'), { recursive: true });
+    await writeFile(path.join(dir, '.voxform', 'state.json'), '{}');
+    await writeFile(path.join(dir, '.voxform', 'history', 'r1.json'), '{}');
+    const stateCommitted = commitAll('state');
+    expect(await sameProjectFiles(dir, env, commit, stateCommitted)).toBe(true);
+    await writeFile(path.join(dir, 'voxform.yaml'), 'agents: { edited: {} }\n');
+    const edited = commitAll('edit');
+    expect(await sameProjectFiles(dir, env, commit, edited)).toBe(false);
+    expect(await sameProjectFiles(dir, env, stateCommitted, edited)).toBe(false);
+    // A commit this clone does not hold: not known to be the same.
+    expect(await sameProjectFiles(dir, env, commit, SHA)).toBe(false);
   });
 
   it('counts a status too long to read as uncommitted changes, not as unknown', async () => {
