@@ -76,7 +76,9 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: DiagnosticLis
   const full = [...check.at, ...path];
   const value = valueAtPath(check.value, path);
   const secret = (check.isSecret?.(path) ?? false) || isSecretManifestPath(full);
-  const filledBy = entryAt(check.value, path)?.filledBy;
+  const entry = entryAt(check.value, path);
+  if (entry?.unfilled) return;
+  const filledBy = entry?.filledBy;
   const diagnostics = filledBy ? blameVariables(list, filledBy) : list;
   const valueSpan = filledBy?.span ?? spanAt(check.value, path) ?? check.fallback;
   const found = describeFound(value, secret);
