@@ -17,7 +17,8 @@ import { parseYaml } from './parse-yaml.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type FilledBy, type PathPart } from './positions.js';
 import { valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
-import type { SourceRegistry, SourceText, Span } from './source.js';
+import { locationOf, type SourceRegistry, type SourceText, type Span } from './source.js';
+import type { TemplateOrigin } from './types.js';
 
 export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
 
@@ -123,6 +124,7 @@ export interface TemplateExpansion {
   spec: Record<string, unknown>;
   /** The variables' values, for the files the template includes. */
   vars: TemplateVars;
+  origin: TemplateOrigin;
 }
 
 /**
@@ -181,7 +183,15 @@ export function expandTemplate(
   const unfilled = (text: string): boolean => variablesIn(text).some((name) => template.variables.has(name) && !Object.hasOwn(vars, name));
   const base = substituteTree(template.agent, vars, onUnknown, { filledBy, unfilled });
   const own = substituteTree(entry, vars, onUnknown, { skipKeys: new Set(['template', 'vars']), unfilled });
-  return { spec: deepMerge(base, own) as Record<string, unknown>, vars };
+  const origin: TemplateOrigin = {
+    file: template.source.display,
+    at: locationOf(templateSpan),
+    vars: Object.entries(given).flatMap(([name, value]) => {
+      const span = spanAt(entry, ['vars', name]);
+      return span && ['string', 'number', 'boolean'].includes(typeof value) ? [{ value: String(value), at: locationOf(span) }] : [];
+    }),
+  };
+  return { spec: deepMerge(base, own) as Record<string, unknown>, vars, origin };
 }
 
 /**
