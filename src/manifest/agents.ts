@@ -17,6 +17,7 @@ import { isPlainObject } from '../util/json-object.js';
 import type { ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { SourceText, Span } from './source.js';
+import type { TemplateOrigin } from './types.js';
 import { expandTemplate, type TemplateStore } from './templates.js';
 
 export interface AgentDraft {
@@ -35,6 +36,8 @@ export interface AgentDraft {
   sensitivePaths: string[];
   /** Each value filled from `${env:…}` as written, by dotted path from the entry (`config.tools.0.header.authorization`). */
   envReferences: Record<string, string>;
+  /** The template the agent is made from, when it is. */
+  template: TemplateOrigin | undefined;
 }
 
 export interface AgentContext extends ResourceContext {
@@ -95,6 +98,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     prompt: hasEnvReference(valueAtPath(spec, ['config', 'prompt', 'file'])) ? undefined : promptRequest(config, template),
     sensitivePaths: [...new Set([...schemaSecretPaths, ...envPaths])],
     envReferences,
+    template: template?.origin,
   };
 }
 
@@ -130,7 +134,7 @@ function applyTemplate(
   const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
   return {
     spec: expansion.spec,
-    template: { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source },
+    template: { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source, origin: expansion.origin },
   };
 }
 
@@ -162,6 +166,7 @@ interface TemplateUse {
   vars: TemplateVars;
   declared: string[];
   source: SourceText;
+  origin: TemplateOrigin;
 }
 
 function promptRequest(config: Record<string, unknown>, template: TemplateUse | undefined): PromptRequest | undefined {

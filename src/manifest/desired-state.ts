@@ -33,6 +33,7 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined, 
     sensitivePaths: draft.sensitivePaths,
     envReferences: draft.envReferences,
     ...(promptFile ? { promptFile } : {}),
+    ...(draft.template ? { template: draft.template } : {}),
   };
 }
 

@@ -18,6 +18,11 @@ export interface EntrySpans {
   readonly value: Span;
   /** When a template wrote the value and the manifest's `vars` filled it in: who is to blame for it. */
   readonly filledBy?: FilledBy;
+  /**
+   * The value still holds the placeholder of a template variable the manifest does not give: that
+   * is reported once, at `template:`, and the value is not checked further.
+   */
+  readonly unfilled?: true;
 }
 
 /** A template's value made from variables the manifest gave (`phone: "{{transfer_number}}"`). */

@@ -19,7 +19,7 @@ import {
 import type { DiagnosticList } from './diagnostics.js';
 import { entryAt, setOwn, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
-import { spanText, type Span } from './source.js';
+import { LineCounter, spanText, type Span } from './source.js';
 
 export interface SchemaCheck {
   /** A manifest definition (`AgentSpec`, `PhoneSpec`, …) or `Manifest`. */
@@ -71,12 +71,29 @@ export function checkAgainstSchema(check: SchemaCheck, diagnostics: DiagnosticLi
 /** Where issues are reported: the loader's list, or one that rewrites them (see blameVariables). */
 type ErrorSink = Pick<DiagnosticList, 'error'>;
 
-function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: DiagnosticList): void {
+/**
+ * Validate's wording of each schema issue of `value`, for a caller with no source text to point at
+ * (`voxform init` checking the agent it is about to write); no value is quoted, as for a secret
+ * (what a person typed may be one). `at` is where the value would sit in a manifest.
+ */
+export function schemaIssueMessages(definition: string, value: unknown, at: PathPart[]): Array<{ issue: SchemaIssue; message: string }> {
+  const nowhere: Span = { source: { path: '', display: '', text: '', lines: new LineCounter(), order: 0, root: '' }, start: 0, end: 0 };
+  const check: SchemaCheck = { definition, value, at, fallback: nowhere, isSecret: () => true };
+  const messages: Array<{ issue: SchemaIssue; message: string }> = [];
+  for (const issue of validateAgainstManifestDef(definition, withoutConfigNulls(value, at))) {
+    reportIssue(issue, check, { error: (_code, message) => messages.push({ issue, message }) });
+  }
+  return messages;
+}
+
+function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): void {
   const path = issue.path;
   const full = [...check.at, ...path];
   const value = valueAtPath(check.value, path);
   const secret = (check.isSecret?.(path) ?? false) || isSecretManifestPath(full);
-  const filledBy = entryAt(check.value, path)?.filledBy;
+  const entry = entryAt(check.value, path);
+  if (entry?.unfilled) return;
+  const filledBy = entry?.filledBy;
   const diagnostics = filledBy ? blameVariables(list, filledBy) : list;
   const valueSpan = filledBy?.span ?? spanAt(check.value, path) ?? check.fallback;
   const found = describeFound(value, secret);
@@ -143,7 +160,7 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: DiagnosticLis
 }
 
 /** A value a template wrote and the manifest's `vars` filled in: reported where `vars` sets it, naming the variable. */
-function blameVariables(diagnostics: DiagnosticList, filledBy: FilledBy): ErrorSink {
+function blameVariables(diagnostics: ErrorSink, filledBy: FilledBy): ErrorSink {
   const names = filledBy.variables.map((name) => `vars.${name}`);
   const given = names.length === 1 ? `the value of ${names[0]} does` : `the values of ${names.join(', ')} do`;
   return {

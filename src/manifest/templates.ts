@@ -17,7 +17,8 @@ import { parseYaml } from './parse-yaml.js';
 import { attachSpans, setOwn, spanAt, spansOf, type EntrySpans, type FilledBy, type PathPart } from './positions.js';
 import { valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
-import type { SourceRegistry, SourceText, Span } from './source.js';
+import { locationOf, type SourceRegistry, type SourceText, type Span } from './source.js';
+import type { TemplateOrigin } from './types.js';
 
 export type TemplateVariable = Omit<DeclaredVariable, 'name'>;
 
@@ -123,6 +124,7 @@ export interface TemplateExpansion {
   spec: Record<string, unknown>;
   /** The variables' values, for the files the template includes. */
   vars: TemplateVars;
+  origin: TemplateOrigin;
 }
 
 /**
@@ -178,26 +180,38 @@ export function expandTemplate(
     const span = variables[0] === undefined ? undefined : spanAt(entry, ['vars', variables[0]]);
     return span && { template: template.name, variables, span };
   };
-  const base = substituteTree(template.agent, vars, onUnknown, { filledBy });
-  const own = substituteTree(entry, vars, onUnknown, { skipKeys: new Set(['template', 'vars']) });
-  return { spec: deepMerge(base, own) as Record<string, unknown>, vars };
+  const unfilled = (text: string): boolean => variablesIn(text).some((name) => template.variables.has(name) && !Object.hasOwn(vars, name));
+  const base = substituteTree(template.agent, vars, onUnknown, { filledBy, unfilled });
+  const own = substituteTree(entry, vars, onUnknown, { skipKeys: new Set(['template', 'vars']), unfilled });
+  const origin: TemplateOrigin = {
+    file: template.source.display,
+    at: locationOf(templateSpan),
+    vars: Object.entries(given).flatMap(([name, value]) => {
+      const span = spanAt(entry, ['vars', name]);
+      return span && ['string', 'number', 'boolean'].includes(typeof value) ? [{ value: String(value), at: locationOf(span) }] : [];
+    }),
+  };
+  return { spec: deepMerge(base, own) as Record<string, unknown>, vars, origin };
 }
 
 /**
  * A copy of `value` with `{{name}}` replaced in keys and string values (spans kept). A value that
  * is one placeholder takes the variable's own type. `skipKeys` (at the top) are copied unchanged.
- * `filledBy`, given a string value before substitution, tells who filled it in (see FilledBy).
+ * `filledBy`, given a string value before substitution, tells who filled it in (see FilledBy);
+ * `unfilled` tells whether it holds a variable that has no value (see EntrySpans.unfilled).
  */
 export function substituteTree(
   value: unknown,
   vars: TemplateVars,
   onUnknown: (name: string, span: Span) => void,
-  options: { skipKeys?: ReadonlySet<string>; filledBy?: (text: string) => FilledBy | undefined } = {},
+  options: { skipKeys?: ReadonlySet<string>; filledBy?: (text: string) => FilledBy | undefined; unfilled?: (text: string) => boolean } = {},
 ): unknown {
   const skipKeys = options.skipKeys ?? new Set<string>();
   const mark = (child: unknown, entry: EntrySpans | undefined): EntrySpans | undefined => {
-    const by = entry && typeof child === 'string' && child.includes('{{') ? options.filledBy?.(child) : undefined;
-    return by && entry ? { key: entry.key, value: entry.value, filledBy: by } : entry;
+    if (!entry || typeof child !== 'string' || !child.includes('{{')) return entry;
+    if (options.unfilled?.(child)) return { key: entry.key, value: entry.value, unfilled: true };
+    const by = options.filledBy?.(child);
+    return by ? { key: entry.key, value: entry.value, filledBy: by } : entry;
   };
   // The entry is passed rather than its span: a span is looked up only where a placeholder is.
   const walk = (node: unknown, entry: EntrySpans | undefined, top: boolean): unknown => {

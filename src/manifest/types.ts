@@ -53,6 +53,22 @@ export interface DesiredAgent extends DesiredResource {
   envReferences?: Record<string, string> | undefined;
   /** Where the prompt came from when `prompt: { file: … }` named a file: so a finding in its text can point at its line. */
   promptFile?: PromptFile | undefined;
+  /** Set when the agent is made from a template: where a finding in the template's text is reported instead. */
+  template?: TemplateOrigin | undefined;
+}
+
+/**
+ * A templated agent's places in the manifest. The template's own file is not the user's to edit,
+ * so a finding located there is reported at the `vars` entry whose value holds the text found,
+ * else at the agent's `template:`.
+ */
+export interface TemplateOrigin {
+  /** The template's template.yaml, as locations name it. */
+  file: string;
+  /** The agent's `template:` value. */
+  at: SourceLocation;
+  /** The values the manifest's `vars` give, in written order, with where each is written. */
+  vars: Array<{ value: string; at: SourceLocation }>;
 }
 
 export interface PromptFile {

@@ -4,8 +4,8 @@
  * config values by path. Positions come from the spans the manifest loader attached (positions.ts).
  */
 import type { SourceLocation } from '../errors.js';
-import { spanAt, type PathPart } from '../manifest/positions.js';
-import { countLines, LineCounter, locationOf } from '../manifest/source.js';
+import { entryAt, spanAt, type PathPart } from '../manifest/positions.js';
+import { countLines, LineCounter, locationOf, type Span } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -19,10 +19,44 @@ export interface TextPlace {
   at(offset: number): SourceLocation;
 }
 
-/** The location of the config value at `path` of an agent, else of the agent itself. */
-export function configLocation(agent: DesiredAgent, path: readonly PathPart[]): SourceLocation {
+/**
+ * The location of the config value at `path` of an agent, else of the agent itself. `found` (the
+ * value's text and the offset of what a rule found in it) says which template variable put it there.
+ */
+export function configLocation(agent: DesiredAgent, path: readonly PathPart[], found?: FoundText): SourceLocation {
   const span = path.length === 0 ? undefined : spanAt(agent.config, path);
-  return span ? locationOf(span) : agent.source;
+  if (!span) return agent.source;
+  return inManifest(agent, locationOf(span), found, () => entryAt(agent.config, path)?.filledBy?.span);
+}
+
+/** A text a rule found something in, and where in it. */
+interface FoundText {
+  text: string;
+  offset: number;
+}
+
+/**
+ * Every finding about an agent is located here. A place in a bundled template's file is not the
+ * user's to fix (nor inside their repository): it becomes the manifest's `vars` entry whose value
+ * holds the found text, or (for a value as a whole) the one that filled the value in, else the
+ * agent's `template:`.
+ */
+function inManifest(agent: DesiredAgent, location: SourceLocation, found: FoundText | undefined, filledBy?: () => Span | undefined): SourceLocation {
+  const origin = agent.template;
+  if (!origin || location.file !== origin.file) return location;
+  // Substitution is literal: found text no `vars` value covers is the template's own wording.
+  if (found) return origin.vars.find((given) => coversOffset(found.text, given.value, found.offset))?.at ?? origin.at;
+  const filled = filledBy?.();
+  return filled ? locationOf(filled) : origin.at;
+}
+
+/** Whether an occurrence of `part` in `text` covers `offset`. */
+function coversOffset(text: string, part: string, offset: number): boolean {
+  if (part === '') return false;
+  for (let at = text.indexOf(part); at !== -1 && at <= offset; at = text.indexOf(part, at + 1)) {
+    if (offset < at + part.length) return true;
+  }
+  return false;
 }
 
 /** Line and column of `offset` in a prompt file's text, counted as every source position is (CRLF was made LF when the prompt was read). */
@@ -51,8 +85,8 @@ class ConfigText implements TextPlace {
     return formatIndexed(this.path);
   }
 
-  at(): SourceLocation {
-    return configLocation(this.agent, this.path);
+  at(offset: number): SourceLocation {
+    return configLocation(this.agent, this.path, { text: this.text, offset });
   }
 }
 
@@ -71,7 +105,8 @@ class PromptText implements TextPlace {
   at(offset: number): SourceLocation {
     const file = this.agent.promptFile;
     if (file?.verbatim) return { file: file.display, ...lineAndColumn(this.text, offset) };
-    return file ? file.at : configLocation(this.agent, ['prompt']);
+    const found = { text: this.text, offset };
+    return file ? inManifest(this.agent, file.at, found) : configLocation(this.agent, ['prompt'], found);
   }
 }
 

@@ -4,8 +4,9 @@
  */
 import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
-import { validateAgainstManifestDef } from '../schema/validate.js';
-import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { schemaIssueMessages } from '../manifest/schema-issues.js';
+import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
+import { isPlainObject } from '../util/json-object.js';
 import { locationOf, nodeAlong, nodeAtPlace } from './yaml-place.js';
 import type { Template, TemplateVariable, VariableValue } from './catalog.js';
 import { substituteText, substituteValue, variablesIn, type TemplateVars } from './substitute.js';
@@ -78,27 +79,58 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
     },
   });
   const agent = node.toJSON() as Record<string, unknown>;
-  const issues = validateAgainstManifestDef('AgentSpec', agent);
-  const issue = issues[0];
-  if (issue) {
-    const where = issue.path.length > 0 ? `agent.${formatDotted(issue.path)} ` : 'the agent ';
+  // Worded as validate words the same mistake under `vars:`, without quoting the value given.
+  const problems = [
+    ...schemaIssueMessages('AgentSpec', agent, ['agents', template.name]),
+    ...webhookUrlProblems(agent).map(({ path, message }) => ({ issue: { path, keyword: 'format' }, message })),
+  ];
+  const problem = problems[0];
+  if (problem) {
+    const { issue } = problem;
+    const message = /[.?!]$/.test(problem.message) ? problem.message : `${problem.message}.`; // one sentence, one full stop
     // A value a variable filled in is the fault of the value given: name the variable to fix.
     const written = nodeAtPlace(template.document, ['agent', ...issue.path], 'value');
     const filledBy = isScalar(written) && typeof written.value === 'string' ? variablesIn(written.value) : [];
     if (filledBy.length > 0) {
-      // Named, not repeated: a value may be a secret (a header's token).
-      const names = filledBy.join(', ');
-      throw new VoxformError('init_value_invalid', `The value given for ${names} does not fit template ${template.name}: ${where}${issue.message}.`, {
+      throw new VoxformError('init_value_invalid', `The value given for ${filledBy.join(', ')} does not fit template ${template.name}: ${message}`, {
         hint: `Give ${filledBy.length === 1 ? 'it' : 'them'} another value (--var ${filledBy[0]}=…).`,
       });
     }
-    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${where}${issue.message}.`, {
+    throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${message}`, {
       location: locateIn(template, ['agent', ...issue.path], issue.keyword === 'unknown_property' ? 'key' : 'value'),
       hint: 'A template may set name, config (the AgentConfig update shape), knowledge and ignore; see docs/templates.md.',
     });
   }
   const prompt = template.prompt ? { text: substituteText(template.prompt.text, values).text, source: template.prompt.file } : undefined;
   return { node, agent, prompt };
+}
+
+/**
+ * The URLs the service would send call data to that are not http(s) URLs. The manifest schema takes
+ * any text there (a manifest may fill it from `${env:…}`), but a value given to init is the URL itself.
+ */
+function webhookUrlProblems(agent: Record<string, unknown>): Array<{ path: FieldPath; message: string }> {
+  const config = isPlainObject(agent.config) ? agent.config : {};
+  const places: FieldPath[] = [];
+  for (const field of ['session_data_webhook', 'extra_prompt_webhook']) {
+    places.push(isPlainObject(config[field]) ? ['config', field, 'url'] : ['config', field]);
+  }
+  if (Array.isArray(config.tools)) config.tools.forEach((_, index) => places.push(['config', 'tools', index, 'webhook']));
+  return places.flatMap((path) => {
+    const url = valueAtPath(agent, path);
+    if (typeof url !== 'string' || url.includes('${env:') || isHttpUrl(url)) return [];
+    // Not echoed: a URL may carry a token.
+    return [{ path, message: `${formatDotted(path.slice(1))} is not an http:// or https:// URL` }];
+  });
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
 }
 
 /** The location in template.yaml of the deepest node that exists along a path (with `at: 'key'`, its key). */

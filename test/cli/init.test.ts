@@ -103,9 +103,21 @@ describe('voxform init, refusals', () => {
     const result = await runCli(args, { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'error[init_value_invalid]: The value given for transfer_number does not fit template receptionist: agent.config.flow.call_transfer.phone must match pattern "^\\+[1-9][0-9]{6,14}$".\n  hint: Give it another value (--var transfer_number=…).\n',
+      'error[init_value_invalid]: The value given for transfer_number does not fit template receptionist: flow.call_transfer.phone: is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001").\n  hint: Give it another value (--var transfer_number=…).\n',
     );
     expect(result.stderr).not.toContain('call-me-555');
+    expect(await listFiles(dir)).toEqual([]);
+  });
+
+  test('a webhook URL given that is not an http(s) URL is refused, naming its variable, and nothing is written', async () => {
+    const dir = await tempDir();
+    const values = { ...SAMPLE_VALUES['lead-qualification'], crm_webhook_url: 'notaurl', agent_id: AGENT };
+    const args = ['init', '--template', 'lead-qualification', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
+    const result = await runCli(args, { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error[init_value_invalid]: The value given for crm_webhook_url does not fit template lead-qualification: session_data_webhook.url is not an http:// or https:// URL.\n  hint: Give it another value (--var crm_webhook_url=…).\n',
+    );
     expect(await listFiles(dir)).toEqual([]);
   });
 

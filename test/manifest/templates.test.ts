@@ -47,6 +47,13 @@ describe('templates', () => {
     ]);
   });
 
+  it('a missing variable is the one diagnostic: a value still holding its placeholder is not checked (the shipped receptionist)', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest('    template: receptionist\n    vars: { business: Acme Dental }\n') });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:4:15 template_var_missing template "receptionist" needs variables "business_description" (One phrase on what the business is (e.g. a family dental practice in Springfield)), "opening_hours" (Opening hours, as the agent should say them (e.g. Monday to Friday 8am to 6pm)), "transfer_number" (Where calls go when a caller needs a person, in E.164 (e.g. +15551230000)); add them under vars of agent "front-desk"',
+    ]);
+  });
+
   it('names every missing required variable in one diagnostic, not one per run', async () => {
     const result = await loadWith(manifest('    template: receptionist\n'), {
       'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace(

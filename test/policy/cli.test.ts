@@ -74,6 +74,21 @@ describe('voxform validate', () => {
     expect(brokenSarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['unknown_field']);
   });
 
+  it('a finding in text a template brought in is located at the vars entry that gave it, never in the bundled template (text and SARIF)', async () => {
+    const vars = 'vars: { business: "Call 555-201-3344", business_description: a dental practice, opening_hours: 9 to 5, transfer_number: "+15551230000" }';
+    const dir = await tempDir({ 'voxform.yaml': `version: 1\nagents:\n  downtown:\n    id: ag_1\n    template: receptionist\n    ${vars}\n` });
+    const text = await runCli(['validate'], { cwd: dir });
+    expect(text.code).toBe(1);
+    expect(text.stderr.match(/^\S+:\d+:\d+ {2}mandatory\[[a-z-]+\]: [^\n]*/gm)).toEqual([
+      'voxform.yaml:6:23  mandatory[pii-phone-number]: prompt holds 4 phone numbers',
+      'voxform.yaml:6:23  mandatory[pii-phone-number]: first_message holds a phone number',
+      'voxform.yaml:6:23  mandatory[pii-phone-number]: flow.agent_terminate_call.messages[0] holds a phone number',
+    ]);
+    const sarif = JSON.parse((await runCli(['validate', '--format', 'sarif'], { cwd: dir })).stdout) as { runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }> }> };
+    const uris = sarif.runs[0]?.results.map((r) => r.locations[0]?.physicalLocation.artifactLocation.uri);
+    expect(uris).toEqual(['voxform.yaml', 'voxform.yaml', 'voxform.yaml']);
+  });
+
   it('--format sarif on the shipped example: valid, no results, exit 0', async () => {
     const validate = await sarifValidator();
     const result = await runCli(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });

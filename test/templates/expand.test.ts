@@ -98,7 +98,7 @@ describe('expandTemplate', () => {
     expect(isVoxformError(caught)).toBe(true);
     const error = caught as VoxformError;
     expect(error.code).toBe('template_invalid');
-    expect(error.message).toContain('agent.config.flow.interruption.allowd is not a known field');
+    expect(error.message).toBe('Template bad makes an invalid agent: unknown field "allowd" in flow.interruption; did you mean "allowed"?');
     expect(error.location).toEqual({ file: path.join(dir, 'bad/template.yaml'), line: 8, col: 23 });
   });
 

@@ -1,0 +1,38 @@
+/** Findings about an agent made from a template are located in the manifest, never in the template's own file. */
+import { describe, expect, it } from 'vitest';
+import { evaluatePolicy } from '../../src/policy/evaluate.js';
+import { loadTree, summarize } from '../manifest/helpers.js';
+import { TODAY } from './helpers.js';
+
+const template = [
+  'description: A desk.',
+  'variables:',
+  '  business: { description: The business name, required: true }',
+  '  temperature: { description: How inventive the model is, default: 0.4 }',
+  'agent:',
+  '  config:',
+  '    prompt: You answer calls for {{business}}.',
+  '    first_message: "{{business}} here. For emergencies call 555-201-3344."',
+  '    llm: { temperature: "{{temperature}}" }',
+].join('\n');
+
+async function findings(vars: string): Promise<string[]> {
+  const manifest = `version: 1\nagents:\n  desk:\n    id: ag_1\n    template: desk\n    vars: ${vars}\n`;
+  const result = await loadTree({ 'templates/desk/template.yaml': template, 'voxform.yaml': manifest }, { templatesDir: 'templates' });
+  if (!result.state) throw new Error(summarize(result).join('\n'));
+  const report = await evaluatePolicy(result.state, { now: () => TODAY });
+  return report.findings.map((f) => `${f.rule} ${f.location.file}:${f.location.line}:${f.location.col}`);
+}
+
+describe('policy findings of a templated agent', () => {
+  it('text the template wrote itself: at the agent\'s template:', async () => {
+    expect(await findings('{ business: Acme }')).toEqual(['pii-phone-number voxform.yaml:5:15']);
+  });
+
+  it('a value or text vars brought in: at that vars entry (for text, the one whose value holds what was found)', async () => {
+    expect(await findings('{ business: Acme, temperature: 1.9 }')).toEqual([
+      'pii-phone-number voxform.yaml:5:15',
+      'behaviour-temperature voxform.yaml:6:42',
+    ]);
+  });
+});
