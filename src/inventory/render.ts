@@ -107,6 +107,6 @@ export function knowledgeSourcesNote(report: KnowledgeReport): string {
 
 /** The table, then its notes; a state that could not be read is said whatever else is left out. */
 function withNotes(body: string, notes: string[], stateProblem: string | undefined): string {
-  const all = stateProblem === undefined ? notes : [...notes, `The state could not be read (${controlsAsQuestionMarks(stateProblem)}): what it records is not shown.`];
+  const all = stateProblem === undefined ? notes : [...notes, `The state could not be read, so what it records is not shown: ${controlsAsQuestionMarks(stateProblem)}`];
   return all.length === 0 ? body : `${body}\n${all.join('\n')}\n`;
 }
