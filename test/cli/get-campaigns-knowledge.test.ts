@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStateSpec } from '../../src/state/open.js';
 import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
@@ -34,7 +35,10 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
   it('after an apply: the campaign with what voxform last applied, the file with its id and the agent attaching it, managed, and the sources said', async () => {
     const { project, fileId } = await appliedExample();
     const stateBefore = await readFile(`${project.dir}/.voxform/state.json`, 'utf8');
-    const campaigns = await project.cli(['get', 'campaigns']);
+    // An apply holds the state's lock meanwhile: a listing reads the state without it, neither waiting nor stopping.
+    const backend = await openStateSpec('.voxform/state.json', { cwd: project.dir, registerSecret: () => undefined });
+    const lock = await backend.acquireLock(`default@${project.url}`, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    const campaigns = await project.cli(['get', 'campaigns']).finally(() => lock.release().then(() => backend.close()));
     expect(campaigns.code, campaigns.stderr).toBe(0);
     withoutSecrets(campaigns, project.emulator.apiKey);
     expect(campaigns.stdout).toBe(
