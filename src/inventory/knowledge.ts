@@ -71,7 +71,8 @@ export async function readKnowledge(
   }
   for (const { localName, file } of managed.files) {
     const entry = byAddress.get(`knowledge.${localName}`) ?? { id: null, localName: null, file: null, record: undefined, sources: new Set<KnowledgeSource>(), agents: new Set<string>() };
-    Object.assign(entry, { localName, file });
+    entry.localName = localName;
+    entry.file = file;
     entry.sources.add('manifest');
     if (entry.id === null) entries.set(`knowledge.${localName}`, entry);
   }

@@ -3,14 +3,15 @@ import { readCampaigns } from '../../inventory/campaigns.js';
 import { readLiveAgents, readLivePhones, type ManagedResources } from '../../inventory/inventory.js';
 import { readKnowledge } from '../../inventory/knowledge.js';
 import { renderAgentsText, renderCampaignsText, renderInventoryJson, renderKnowledgeText, renderPhonesText } from '../../inventory/render.js';
-import { readInventoryState } from '../../inventory/state-records.js';
+import { readInventoryState, type InventoryState } from '../../inventory/state-records.js';
+import type { ApiClient } from '../../api/index.js';
 import { workspaceKey } from '../../state/types.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { printable } from '../../util/printable.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
-import { manifestProject } from '../load-manifests.js';
+import { manifestProject, type ManifestProject } from '../load-manifests.js';
 import { openOperatorBackend } from '../project.js';
 
 export interface GetOptions extends ConnectionOptions {
@@ -36,25 +37,8 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
 
   if (backend !== undefined) {
     const state = await readInventoryState(backend, workspaceKey(options.env, connection.local ? 'local' : connection.baseUrl));
-    if (kind === 'campaigns') {
-      const report = await readCampaigns(client, project.campaigns, state);
-      if (name !== undefined) {
-        const id = project.campaigns.get(name) ?? name;
-        const all = report.campaigns;
-        report.campaigns = all.filter((campaign) => campaign.id === id);
-        if (report.campaigns.length === 0) throw unknownName('campaign', name, [...project.campaigns.keys(), ...all.map((campaign) => campaign.id)]);
-      }
-      ctx.stdout.write(json ? renderInventoryJson(report) : renderCampaignsText(report, { filtered: name !== undefined }));
-      return 0;
-    }
-    const files = [...project.knowledge].map(([localName, file]) => ({ localName, file }));
-    const report = await readKnowledge(client, { files, agents: project.names }, state);
-    if (name !== undefined) {
-      const all = report.files;
-      report.files = all.filter((file) => file.managed_by === `knowledge.${name}` || file.id === name);
-      if (report.files.length === 0) throw unknownName('knowledge file', name, [...project.knowledge.keys(), ...all.flatMap((file) => (file.id === null ? [] : [file.id]))]);
-    }
-    ctx.stdout.write(json ? renderInventoryJson(report) : renderKnowledgeText(report, { filtered: name !== undefined }));
+    const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
+    ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render());
     return 0;
   }
 
@@ -80,6 +64,30 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
   ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined }));
   return 0;
+}
+
+/** The campaigns, or the one NAME names (a manifest name or a campaign id), with their table. */
+async function getCampaigns(client: ApiClient, project: ManifestProject, state: InventoryState, name: string | undefined) {
+  const report = await readCampaigns(client, project.campaigns, state);
+  if (name !== undefined) {
+    const id = project.campaigns.get(name) ?? name;
+    const all = report.campaigns;
+    report.campaigns = all.filter((campaign) => campaign.id === id);
+    if (report.campaigns.length === 0) throw unknownName('campaign', name, [...project.campaigns.keys(), ...all.map((campaign) => campaign.id)]);
+  }
+  return { report, render: () => renderCampaignsText(report, { filtered: name !== undefined }) };
+}
+
+/** The knowledge files, or the one NAME names (a manifest name or a file id), with their table. */
+async function getKnowledge(client: ApiClient, project: ManifestProject, state: InventoryState, name: string | undefined) {
+  const files = [...project.knowledge].map(([localName, file]) => ({ localName, file }));
+  const report = await readKnowledge(client, { files, agents: project.names }, state);
+  if (name !== undefined) {
+    const all = report.files;
+    report.files = all.filter((file) => file.managed_by === `knowledge.${name}` || file.id === name);
+    if (report.files.length === 0) throw unknownName('knowledge file', name, [...project.knowledge.keys(), ...all.flatMap((file) => (file.id === null ? [] : [file.id]))]);
+  }
+  return { report, render: () => renderKnowledgeText(report, { filtered: name !== undefined }) };
 }
 
 /** NAME of `get campaigns|knowledge` is neither a manifest name nor an id voxform found. */
