@@ -118,7 +118,7 @@ export async function readKnowledge(
   };
 }
 
-/** The file ids an agent attaches; undefined when the service has no agent of this id. */
+/** The file ids an agent attaches; undefined when the service has no agent of this id (404). */
 async function agentFiles(client: KnowledgeReader, id: string): Promise<string[] | undefined> {
   try {
     const agent = await client.getAgent(id);
@@ -126,7 +126,8 @@ async function agentFiles(client: KnowledgeReader, id: string): Promise<string[]
     const files: unknown = liveKnowledgeFiles(agent.config);
     return Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string' && file !== '') : [];
   } catch (error) {
-    if (isApiError(error) && (error.status === 404 || error.status === 400 || error.status === 422)) return undefined;
+    // Only a 404 says the agent is gone; any other refusal is the service's answer to give (a key refused, a bad id).
+    if (isApiError(error) && error.status === 404) return undefined;
     throw error;
   }
 }
