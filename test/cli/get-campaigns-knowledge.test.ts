@@ -18,6 +18,9 @@ const CAMPAIGNS_NOTE =
 const KNOWLEDGE_NOTE =
   "The service has no list of knowledge files: these are the files the manifests name (1), the files the state records (1, workspace default@URL), and the files the manifests' 2 live agents attach. A file with none of these is not shown.";
 
+/** An apply, then several runs: room on a busy 2-core machine. */
+const APPLIED_TIMEOUT = { timeout: 60_000 };
+
 /** The example project, applied: the campaign's values and the uploaded file's id are in the state. */
 async function appliedExample(): Promise<{ project: ExampleProject; fileId: string }> {
   const started = await startExampleProject();
@@ -32,7 +35,7 @@ async function appliedExample(): Promise<{ project: ExampleProject; fileId: stri
 }
 
 describe('voxform get campaigns|knowledge (against the emulator, the example manifest)', () => {
-  it('after an apply: the campaign with what voxform last applied, the file with its id and the agent attaching it, managed, and the sources said', async () => {
+  it('after an apply: the campaign with what voxform last applied, the file with its id and the agent attaching it, managed, and the sources said', APPLIED_TIMEOUT, async () => {
     const { project, fileId } = await appliedExample();
     const stateBefore = await readFile(`${project.dir}/.voxform/state.json`, 'utf8');
     // An apply holds the state's lock meanwhile: a listing reads the state without it, neither waiting nor stopping.
@@ -67,7 +70,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     expect(await readFile(`${project.dir}/.voxform/state.json`, 'utf8')).toBe(stateBefore);
   });
 
-  it('--format json says the same, with the sources; NAME picks one by manifest name or id', async () => {
+  it('--format json says the same, with the sources; NAME picks one by manifest name or id', APPLIED_TIMEOUT, async () => {
     const { project, fileId } = await appliedExample();
     for (const name of [undefined, 'recall-reminders']) {
       const result = await project.cli(['get', 'campaigns', ...(name ? [name] : []), '--format', 'json']);
@@ -120,7 +123,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     expect(knowledge.stdout).toMatch(/^\(not uploaded\) +— +knowledge\.faq +manifest +—$/m);
   });
 
-  it('a campaign only the call log knows, and a file only an agent attaches, are unmanaged', async () => {
+  it('a campaign only the call log knows, and a file only an agent attaches, are unmanaged', APPLIED_TIMEOUT, async () => {
     const { project, fileId } = await appliedExample();
     // The manifests no longer name the campaign nor the file; another state has no record of them.
     const manifest = `version: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n  booking:\n    id: -OKdqbqetEcM4ak369yn\n`;
