@@ -316,9 +316,10 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .action(action('test-capture'));
 
   withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged" (docs/get.md)')))
-    .addArgument(new Argument('<kind>', 'what to list').choices(['phones', 'agents']))
-    .argument('[name]', 'only this one: a phone number; an agent\'s manifest name, id or name on the service (an id that starts with - goes after --)')
+    .addArgument(new Argument('<kind>', 'what to list').choices(['phones', 'agents', 'campaigns', 'knowledge']))
+    .argument('[name]', 'only this one: a phone number; an agent\'s manifest name, id or name on the service; a campaign\'s or knowledge file\'s manifest name or id (an id that starts with - goes after --)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--state <url|path>', `${STATE_OPTION}; read for campaigns and knowledge`)
     .action(action('get'));
 }
 

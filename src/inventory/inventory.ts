@@ -137,6 +137,7 @@ async function agentNames(client: InventoryReader, ids: ReadonlySet<string>): Pr
   return new Map(read.filter((entry) => entry !== undefined));
 }
 
-function compare(a: string, b: string): number {
+/** Code-point order: the same on every machine, whatever its locale. */
+export function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

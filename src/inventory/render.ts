@@ -1,6 +1,8 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
+import type { CampaignsReport, LiveCampaign } from './campaigns.js';
+import type { KnowledgeReport, LiveKnowledgeFile } from './knowledge.js';
 import { plural } from '../util/plural.js';
 
 const GAP = '   ';
@@ -49,6 +51,62 @@ export function sourcesNote(report: AgentsReport): string {
   );
 }
 
-export function renderInventoryJson(report: PhonesReport | AgentsReport): string {
+export function renderInventoryJson(report: PhonesReport | AgentsReport | CampaignsReport | KnowledgeReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+const CAMPAIGN_SOURCE_WORDS: Record<LiveCampaign['found_through'][number], string> = { manifest: 'manifest', state: 'state', call: 'calls' };
+
+export function renderCampaignsText(report: CampaignsReport, options: { filtered?: boolean } = {}): string {
+  const rows = report.campaigns.map((campaign) => [
+    campaign.id,
+    campaign.last_applied?.name ?? '—',
+    campaign.last_applied?.caller ?? '—',
+    campaign.managed_by ?? UNMANAGED,
+    campaign.found_through.map((source) => CAMPAIGN_SOURCE_WORDS[source]).join(', '),
+    String(campaign.calls),
+  ]);
+  const body = rows.length === 0 ? 'No campaigns found.\n' : table(['CAMPAIGN', 'NAME', 'CALLER', 'MANAGED BY', 'FOUND THROUGH', 'CALLS'], rows);
+  return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state.problem);
+}
+
+/** The service can neither list nor read campaigns: the note says where these came from, and what NAME and CALLER are. */
+export function campaignSourcesNote(report: CampaignsReport): string {
+  const { sources } = report;
+  const calls = `${sources.more_calls ? 'the latest ' : 'the '}${plural(sources.calls_read, 'call')}`;
+  return (
+    `The service has no list of campaigns: these are the campaigns the manifests name (${sources.manifest_campaigns}), ` +
+    `the campaigns the state records (${sources.state.campaigns}, workspace ${sources.state.workspace}), and the campaigns ${calls} ran for. ` +
+    'NAME and CALLER are what voxform last applied: the service cannot read a campaign back. A campaign with none of these is not shown.'
+  );
+}
+
+const KNOWLEDGE_SOURCE_WORDS: Record<LiveKnowledgeFile['found_through'][number], string> = { manifest: 'manifest', state: 'state', agent: 'agents' };
+
+export function renderKnowledgeText(report: KnowledgeReport, options: { filtered?: boolean } = {}): string {
+  const rows = report.files.map((file) => [
+    file.id ?? '(not uploaded)',
+    file.name ?? '—',
+    file.managed_by ?? UNMANAGED,
+    file.found_through.map((source) => KNOWLEDGE_SOURCE_WORDS[source]).join(', '),
+    file.agents.map((agent) => agent.managed_by ?? agent.id).join(', ') || '—',
+  ]);
+  const body = rows.length === 0 ? 'No knowledge files found.\n' : table(['FILE', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'AGENTS'], rows);
+  return withNotes(body, options.filtered ? [] : [knowledgeSourcesNote(report)], report.sources.state.problem);
+}
+
+/** The service can neither list nor read knowledge files: the note says where these came from. */
+export function knowledgeSourcesNote(report: KnowledgeReport): string {
+  const { sources } = report;
+  return (
+    `The service has no list of knowledge files: these are the files the manifests name (${sources.manifest_files}), ` +
+    `the files the state records (${sources.state.files}, workspace ${sources.state.workspace}), and the files the manifests' ${plural(sources.agents_read, 'live agent')} attach. ` +
+    'A file with none of these is not shown.'
+  );
+}
+
+/** The table, then its notes; a state that could not be read is said whatever else is left out. */
+function withNotes(body: string, notes: string[], stateProblem: string | undefined): string {
+  const all = stateProblem === undefined ? notes : [...notes, `The state could not be read, so what it records is not shown: ${controlsAsQuestionMarks(stateProblem)}`];
+  return all.length === 0 ? body : `${body}\n${all.join('\n')}\n`;
 }

@@ -100,9 +100,9 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     expect(agent.code).toBe(1);
     // NAME is an argument here: the error names it as typed, not as an option never passed.
     expect(agent.stderr).toBe('error[agent_unknown]: agent "front-dsk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
-    const kind = await project.cli(['get', 'campaigns']);
+    const kind = await project.cli(['get', 'calls']);
     expect(kind.code).toBe(1);
-    expect(kind.stderr).toBe('error[invalid_argument]: `campaigns` is not a <kind> `voxform get` knows: choose phones or agents.\n  hint: Run `voxform get --help` for its arguments and options.\n');
+    expect(kind.stderr).toBe('error[invalid_argument]: `calls` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.\n  hint: Run `voxform get --help` for its arguments and options.\n');
   });
 
   it('after an apply, the phone the manifest binds answers with the managed agent', async () => {

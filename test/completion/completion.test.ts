@@ -49,6 +49,8 @@ agents:
   booking: { id: -OKdqbqetEcM4ak369yn, name: Booking }
 phones:
   "+15551230001": { agent: front-desk }
+campaigns:
+  recall-reminders: { id: cmp_recall_2026 }
 environments:
   staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
   production: {}
@@ -80,7 +82,8 @@ describe('voxform completion bash, in a real bash', () => {
     expect(complete('test', '--agent', '')).toEqual(['front-desk', 'booking']);
     expect(complete('plan', '--target', 'agent.')).toEqual(['agent.front-desk', 'agent.booking']);
     expect(complete('plan', '--target', 'p')).toEqual(['phone.+15551230001']);
-    expect(complete('get', '')).toEqual(['phones', 'agents']);
+    expect(complete('get', '')).toEqual(['phones', 'agents', 'campaigns', 'knowledge']);
+    expect(complete('get', 'campaigns', 'r')).toEqual(['recall-reminders']);
     expect(complete('get', 'agents', 'b')).toEqual(['booking']);
     expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
     expect(complete('plan', 'show', 'pl')).toEqual(['plan.json']);

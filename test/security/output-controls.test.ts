@@ -47,6 +47,10 @@ agents:
     config:
       prompt: ${PLANT_QUOTED}
       first_message: ${PLANT_QUOTED}
+campaigns:
+  recall: { id: cmp_recall_2026, name: ${PLANT_QUOTED} }
+knowledge:
+  faq: { file: faq.md, name: ${PLANT_QUOTED} }
 environments:
   staging: { agents: { front-desk: { id: -OKstagingFrontDesk01 } } }
   production: { promote_from: staging, gates: { tests: pass } }
@@ -108,8 +112,15 @@ const CASES: Record<string, Case> = {
   'test|junit': { args: ['test', '--skip-judge', '--format', 'junit'], reaches: true },
   'test|markdown': { args: ['test', '--skip-judge', '--format', 'markdown', '--against', 'both', '--baseline', 'base.json'], reaches: true },
   'apply|text': { args: ['apply', '--auto-approve'], reaches: true },
-  'get|text': { args: ['get', 'agents'], reaches: true },
-  'get|json': { args: ['get', 'agents', '--format', 'json'], reaches: true },
+  'get phones|text': { args: ['get', 'phones'] },
+  'get phones|json': { args: ['get', 'phones', '--format', 'json'] },
+  'get agents|text': { args: ['get', 'agents'], reaches: true },
+  'get agents|json': { args: ['get', 'agents', '--format', 'json'], reaches: true },
+  // After `apply`: the state records the planted names voxform gave the campaign and the uploaded file.
+  'get campaigns|text': { args: ['get', 'campaigns'], reaches: true },
+  'get campaigns|json': { args: ['get', 'campaigns', '--format', 'json'], reaches: true },
+  'get knowledge|text': { args: ['get', 'knowledge'], reaches: true },
+  'get knowledge|json': { args: ['get', 'knowledge', '--format', 'json'], reaches: true },
   'completion|text': { args: ['completion', 'bash'] },
   'history|text': { args: ['history'], reaches: true },
   'promote|text': { args: ['promote', '--to', 'production', '--dry-run'] },
@@ -149,7 +160,10 @@ const CASES: Record<string, Case> = {
   'ci run|text': { args: ['ci', 'run', '--provider', 'github', '--command', 'test', '--out-dir', 'ci-out', '--command-args', '--skip-judge'], env: { GITHUB_STEP_SUMMARY: 'ci-summary.md' } },
 };
 
-/** Every runnable command of the CLI with the formats its `--format` offers (`text` when it has none). */
+/**
+ * Every runnable command of the CLI with the formats its `--format` offers (`text` when it has none);
+ * a command whose `<kind>` argument picks what it reads (`get`) counts once per kind.
+ */
 function commandsAndFormats(): string[] {
   const found: string[] = [];
   const walk = (command: Command, prefix: string) => {
@@ -157,7 +171,8 @@ function commandsAndFormats(): string[] {
       const name = `${prefix}${sub.name()}`;
       if ((sub as unknown as { _actionHandler: unknown })._actionHandler) {
         const format = sub.options.find((option) => option.long === '--format');
-        for (const choice of format?.argChoices ?? ['text']) found.push(`${name}|${choice}`);
+        const kinds = sub.registeredArguments.find((argument) => argument.name() === 'kind')?.argChoices;
+        for (const named of kinds?.map((kind) => `${name} ${kind}`) ?? [name]) for (const choice of format?.argChoices ?? ['text']) found.push(`${named}|${choice}`);
       }
       walk(sub, `${name} `);
     }
@@ -276,7 +291,7 @@ describe('what every command prints, with a planted string of controls and Markd
   });
 
   it('prints no raw control character and no active Markdown in any command and format', { timeout: 600_000 }, async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/front-desk.test.yaml': TESTS, 'base.json': BASELINE });
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/front-desk.test.yaml': TESTS, 'base.json': BASELINE, 'faq.md': 'Open 9 to 5.\n' });
     const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
     const problems: string[] = [];
     let callId = '';

@@ -156,9 +156,16 @@ const RUNS: ScanRun[] = [
   { scenario: 'success', command: 'get', format: 'text', args: ['get', 'phones'], codes: [0] },
   { scenario: 'success', command: 'get', format: 'text', args: ['get', 'agents'], debug: true, codes: [0] },
   { scenario: 'success', command: 'get', format: 'json', args: ['get', 'agents', 'front-desk', '--format', 'json'], codes: [0] },
+  // After the applies: the state records the campaign's values and the file's id, read beside the call log and the agents.
+  { scenario: 'success', command: 'get', format: 'text', args: ['get', 'campaigns'], debug: true, codes: [0] },
+  { scenario: 'success', command: 'get', format: 'json', args: ['get', 'campaigns', 'recall-reminders', '--format', 'json'], codes: [0] },
+  { scenario: 'success', command: 'get', format: 'text', args: ['get', 'knowledge', '--env', 'staging'], codes: [0] },
+  { scenario: 'success', command: 'get', format: 'json', args: ['get', 'knowledge', '--format', 'json'], debug: true, codes: [0] },
   { scenario: 'success', command: 'completion', format: 'text', args: ['completion', 'bash'], codes: [0] },
   { scenario: 'service 422', command: 'get', format: 'text', args: ['get', 'agents'], service: 'echo-get', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'get', format: 'json', args: ['get', 'phones', '--format', 'json'], service: 'echo-get', codes: [1] },
+  { scenario: 'service 422', command: 'get', format: 'text', args: ['get', 'campaigns'], service: 'echo-get', debug: true, codes: [1] },
+  { scenario: 'service 422', command: 'get', format: 'json', args: ['get', 'knowledge', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'service 422', command: 'status', format: 'text', args: ['status'], service: 'echo-get', debug: true, codes: [1] },
   { scenario: 'service 422', command: 'status', format: 'json', args: ['status', '--format', 'json'], service: 'echo-get', codes: [1] },
   { scenario: 'success', command: 'chat', format: 'text', args: ['chat', '--agent', FRONT_DESK], stdin: 'Hello\n', outside: true, codes: [0] },
@@ -200,6 +207,8 @@ const RUNS: ScanRun[] = [
   { scenario: 'manifest error', command: 'webhook send', format: 'text', args: ['webhook', 'send', '--to', 'RECEIVER/hook', '--event', 'end-of-call', '--agent', 'front-desk'], codes: [1] },
   { scenario: 'manifest error', command: 'report', format: 'markdown', args: ['report', '--agent', 'front-desk'], codes: [0, 1] },
   { scenario: 'manifest error', command: 'get', format: 'json', args: ['get', 'agents', '--format', 'json'], codes: [0] },
+  { scenario: 'manifest error', command: 'get', format: 'text', args: ['get', 'campaigns'], codes: [0] },
+  { scenario: 'manifest error', command: 'get', format: 'json', args: ['get', 'knowledge', '--format', 'json'], codes: [0] },
   { scenario: 'manifest error', command: 'completion', format: 'text', args: ['completion', 'zsh'], codes: [0] },
 ];
 

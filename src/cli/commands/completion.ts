@@ -22,6 +22,9 @@ interface ManifestNames {
   /** Resource addresses, for `--target`. */
   targets: string[];
   phones: string[];
+  /** Campaigns' and knowledge files' local names, for `get campaigns|knowledge NAME`. */
+  campaigns: string[];
+  knowledge: string[];
 }
 
 /** `voxform completion bash|zsh|fish`: the completion script on stdout. */
@@ -35,7 +38,7 @@ export async function run(options: CompletionOptions, ctx: CommandContext): Prom
 
 /** The folder's manifests' names; none without manifests, and none (with a warning) when they have errors. */
 async function manifestNames(options: CompletionOptions, ctx: CommandContext): Promise<ManifestNames> {
-  const none: ManifestNames = { agents: [], environments: [], targets: [], phones: [] };
+  const none: ManifestNames = { agents: [], environments: [], targets: [], phones: [], campaigns: [], knowledge: [] };
   let state: DesiredState | undefined;
   try {
     const result = await loadCommandManifests({ file: options.file }, ctx);
@@ -62,6 +65,8 @@ async function manifestNames(options: CompletionOptions, ctx: CommandContext): P
       ...[...state.credentials.keys()].map((provider) => `credential.${provider}`),
     ],
     phones,
+    campaigns: [...state.campaigns.keys()],
+    knowledge: [...state.knowledge.keys()],
   };
 }
 
@@ -83,7 +88,7 @@ function optionCompletion(option: Option, names: ManifestNames): Completion | un
 
 function argumentCompletion(path: string, argument: Argument, names: ManifestNames): Completion {
   if (argument.argChoices) return { words: argument.argChoices };
-  if (path === 'get' && argument.name() === 'name') return { words: [...names.agents, ...names.phones] };
+  if (path === 'get' && argument.name() === 'name') return { words: [...names.agents, ...names.phones, ...names.campaigns, ...names.knowledge] };
   return FILE_VALUES.test(argument.name()) ? 'files' : 'free';
 }
 

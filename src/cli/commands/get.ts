@@ -1,28 +1,46 @@
 import { VoxformError } from '../../errors.js';
+import { readCampaigns } from '../../inventory/campaigns.js';
 import { readLiveAgents, readLivePhones, type ManagedResources } from '../../inventory/inventory.js';
-import { renderAgentsText, renderInventoryJson, renderPhonesText } from '../../inventory/render.js';
+import { readKnowledge } from '../../inventory/knowledge.js';
+import { renderAgentsText, renderCampaignsText, renderInventoryJson, renderKnowledgeText, renderPhonesText } from '../../inventory/render.js';
+import { readInventoryState, type InventoryState } from '../../inventory/state-records.js';
+import type { ApiClient } from '../../api/index.js';
+import { workspaceKey } from '../../state/types.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import { printable } from '../../util/printable.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
-import { manifestProject } from '../load-manifests.js';
+import { manifestProject, type ManifestProject } from '../load-manifests.js';
+import { openOperatorBackend } from '../project.js';
 
 export interface GetOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
   format?: 'text' | 'json';
-  /** `phones` or `agents` (commander checks), then an optional NAME. */
+  /** The state backend, read for campaigns and knowledge files (`--state`, else VOXFORM_STATE). */
+  state?: string;
+  /** `phones`, `agents`, `campaigns` or `knowledge` (commander checks), then an optional NAME. */
   args: string[];
 }
 
-/** `voxform get phones|agents [NAME]`: what is live, each entry marked with its manifest address or as unmanaged. */
+/** `voxform get phones|agents|campaigns|knowledge [NAME]`: what is live, each entry marked with its manifest address or as unmanaged. */
 export async function run(options: GetOptions, ctx: CommandContext): Promise<number> {
   const [kind, name] = options.args;
+  // What the state records answers for what the service cannot return; its password is registered before anything is printed.
+  const backend = kind === 'campaigns' || kind === 'knowledge' ? await openOperatorBackend(options, ctx) : undefined;
   const project = await manifestProject(options, ctx);
-  const { client } = await resolveConnection({ ...options, manifest: project.service }, ctx);
+  const connection = await resolveConnection({ ...options, manifest: project.service }, ctx);
+  const { client } = connection;
   const managed: ManagedResources = { agents: project.names, phones: project.phones };
   const json = options.format === 'json';
+
+  if (backend !== undefined) {
+    const state = await readInventoryState(backend, workspaceKey(options.env, connection.local ? 'local' : connection.baseUrl));
+    const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
+    ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render());
+    return 0;
+  }
 
   if (kind === 'phones') {
     const report = await readLivePhones(client, managed);
@@ -46,4 +64,37 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
   ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined }));
   return 0;
+}
+
+/** The campaigns, or the one NAME names (a manifest name or a campaign id), with their table. */
+async function getCampaigns(client: ApiClient, project: ManifestProject, state: InventoryState, name: string | undefined) {
+  const report = await readCampaigns(client, project.campaigns, state);
+  if (name !== undefined) {
+    const id = project.campaigns.get(name) ?? name;
+    const all = report.campaigns;
+    report.campaigns = all.filter((campaign) => campaign.id === id);
+    if (report.campaigns.length === 0) throw unknownName('campaign', name, [...project.campaigns.keys(), ...all.map((campaign) => campaign.id)]);
+  }
+  return { report, render: () => renderCampaignsText(report, { filtered: name !== undefined }) };
+}
+
+/** The knowledge files, or the one NAME names (a manifest name or a file id), with their table. */
+async function getKnowledge(client: ApiClient, project: ManifestProject, state: InventoryState, name: string | undefined) {
+  const files = [...project.knowledge].map(([localName, file]) => ({ localName, file }));
+  const report = await readKnowledge(client, { files, agents: project.names }, state);
+  if (name !== undefined) {
+    const all = report.files;
+    report.files = all.filter((file) => file.managed_by === `knowledge.${name}` || file.id === name);
+    if (report.files.length === 0) throw unknownName('knowledge file', name, [...project.knowledge.keys(), ...all.flatMap((file) => (file.id === null ? [] : [file.id]))]);
+  }
+  return { report, render: () => renderKnowledgeText(report, { filtered: name !== undefined }) };
+}
+
+/** NAME of `get campaigns|knowledge` is neither a manifest name nor an id voxform found. */
+function unknownName(what: 'campaign' | 'knowledge file', name: string, candidates: string[]): VoxformError {
+  const suggestion = didYouMean(name, candidates);
+  const kind = what === 'campaign' ? 'campaigns' : 'knowledge';
+  return new VoxformError(what === 'campaign' ? 'campaign_unknown' : 'knowledge_unknown', `${what} "${printable(name)}" is neither a ${what} of the manifests nor an id voxform found (\`voxform get ${kind}\` lists where it looks).`, {
+    hint: suggestion ? `Did you mean ${suggestion}?` : `Give a manifest name or an id that \`voxform get ${kind}\` lists.`,
+  });
 }
