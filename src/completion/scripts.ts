@@ -77,6 +77,7 @@ function dataFunctions(commands: readonly CompletionCommand[], dialect: Dialect,
     for (const option of command.options) {
       if (option.value) values.push(dialect.branch(option.flags.map((flag) => key(command.path, flag)), completionBody(option.value, dialect)));
     }
+    for (const { index, word, completion } of command.afterWord ?? []) values.push(dialect.branch([key(command.path, `#${index}:${word}`)], completionBody(completion, dialect)));
     command.positionals.forEach((positional, index) => {
       const last = index === command.positionals.length - 1;
       // A variadic last argument completes at every later position too: `#3`, `#12`.
@@ -94,7 +95,10 @@ function dataFunctions(commands: readonly CompletionCommand[], dialect: Dialect,
 const POSIX_SUBJECT = (names: string) => `"${names.split('|').map((name) => `$${name}`).join('|')}"`;
 const FISH_SUBJECT = (names: string) => `"${names.split('|').map((name) => `$${name}`).join('|')}"`;
 
-/** Walks the words before the cursor (bash and zsh share it): sets cmdpath, the positional index n, and pending (an option awaiting its value). */
+/**
+ * Walks the words before the cursor (bash and zsh share it): sets cmdpath, the positional index n, prev
+ * (the word of the positional before the cursor) and pending (an option awaiting its value).
+ */
 const POSIX_WALK = [
   '  local w',
   '  for w in "$@"; do',
@@ -103,7 +107,7 @@ const POSIX_WALK = [
   '      --*=*) ;;',
   `      -*) __voxform_words "$cmdpath" "$w" >/dev/null; (( $? != ${STATUS.none} )) && pending="$w" ;;`,
   '      *)',
-  '        if __voxform_is_command "$cmdpath" "$w"; then cmdpath="${cmdpath:+$cmdpath }$w"; n=0; else n=$((n + 1)); fi',
+  '        if __voxform_is_command "$cmdpath" "$w"; then cmdpath="${cmdpath:+$cmdpath }$w"; n=0; prev=""; else n=$((n + 1)); prev="$w"; fi',
   '        ;;',
   '    esac',
   '  done',
@@ -116,7 +120,7 @@ const POSIX_WALK = [
 const POSIX_CANDIDATES = [
   '__voxform_candidates() {',
   // Not `status` or `path`: zsh keeps its own under those names.
-  '  local cmdpath="" n=0 pending="" code',
+  '  local cmdpath="" n=0 pending="" prev="" code',
   ...POSIX_WALK,
   '  if [[ -n "$pending" ]]; then',
   '    __voxform_words "$cmdpath" "$pending"; code=$?',
@@ -124,7 +128,9 @@ const POSIX_CANDIDATES = [
   '    __voxform_options "$cmdpath"; code=0',
   '  else',
   '    __voxform_commands "$cmdpath"',
-  '    __voxform_words "$cmdpath" "#$n"; code=$?',
+  // What follows the positional before, if it decides (`get agents`); else what the position takes.
+  '    __voxform_words "$cmdpath" "#${n}:${prev}"; code=$?',
+  `    (( code == ${STATUS.none} )) && { __voxform_words "$cmdpath" "#$n"; code=$?; }`,
   '  fi',
   `  (( code == ${STATUS.files} )) && printf '%s\\n' __VOXFORM_FILES__`,
   '  return 0',
@@ -197,6 +203,7 @@ function fishScript(commands: readonly CompletionCommand[]): string {
     '    set -l cur (commandline -ct)',
     "    set -l cmdpath ''",
     '    set -l n 0',
+    "    set -l prev ''",
     "    set -l pending ''",
     '    for w in $tokens[2..-1]',
     '        if test -n "$pending"',
@@ -214,8 +221,10 @@ function fishScript(commands: readonly CompletionCommand[]): string {
     '                if contains -- $w (__voxform_commands "$cmdpath")',
     '                    set cmdpath (string trim -- "$cmdpath $w")',
     '                    set n 0',
+    "                    set prev ''",
     '                else',
     '                    set n (math $n + 1)',
+    '                    set prev $w',
     '                end',
     '        end',
     '    end',
@@ -227,8 +236,12 @@ function fishScript(commands: readonly CompletionCommand[]): string {
     '        __voxform_options "$cmdpath"',
     '    else',
     '        __voxform_commands "$cmdpath"',
-    '        __voxform_words "$cmdpath" "#$n"',
+    '        __voxform_words "$cmdpath" "#$n:$prev"',
     '        set code $status',
+    `        if test $code -eq ${STATUS.none}`,
+    '            __voxform_words "$cmdpath" "#$n"',
+    '            set code $status',
+    '        end',
     '    end',
     `    if test $code -eq ${STATUS.files}`,
     '        __fish_complete_path "$cur"',

@@ -21,17 +21,30 @@ export interface CompletionCommand {
   options: readonly CompletionOption[];
   /** Its positional arguments, in order. */
   positionals: readonly Completion[];
+  /**
+   * Positionals whose completion depends on the word typed at the positional before them (`get agents
+   * NAME` completes agent names, `get phones NUMBER` phone numbers); `positionals` applies to any
+   * other word there.
+   */
+  afterWord?: readonly PositionalAfterWord[];
   /** Whether the last positional takes any number of words (`test [paths...]`). */
   variadic: boolean;
+}
+
+/** What completes at positional `index` when the positional before it is `word` (one of the program's own words). */
+export interface PositionalAfterWord {
+  index: number;
+  word: string;
+  completion: Completion;
 }
 
 /** The characters a command or an option may have: ours, never the manifests'. */
 const OWN_WORD = /^[A-Za-z0-9][A-Za-z0-9 _.:-]*$|^$/;
 
-/** Refuses a command path or flag that is not one of the program's plain words: they are written unquoted into patterns. */
+/** Refuses a command path, flag or positional word that is not one of the program's plain words: they are written unquoted into patterns. */
 export function checkOwnWords(commands: readonly CompletionCommand[]): void {
   for (const command of commands) {
-    const words = [command.path, ...command.subcommands, ...command.options.flatMap((option) => option.flags.map((flag) => flag.replace(/^-+/, '')))];
+    const words = [command.path, ...command.subcommands, ...command.options.flatMap((option) => option.flags.map((flag) => flag.replace(/^-+/, ''))), ...(command.afterWord ?? []).map(({ word }) => word)];
     for (const word of words) if (!OWN_WORD.test(word)) throw new Error(`completion: "${word}" is not a plain command or option word`);
   }
 }

@@ -1,9 +1,11 @@
 /**
  * Live agents → a manifest that plans to no changes (pure: the caller reads and writes). Read-only
  * fields are left out and noted above the agent. Secrets (headers, credentials, URL query values and
- * user info) never go into a file meant for git: each becomes a `${env:NAME}` reference, listed for
- * the user; a secret that is not text cannot be one (a reference loads as text), so its field is left
- * out and noted. Text that looks like a reference is escaped, so it loads back as written.
+ * user info, values an apply filled from `${env:…}`) never go into a file meant for git: a value of a
+ * variable the operator has set becomes the `${env:NAME}` reference that put it there; any other
+ * secret becomes a reference named after its place, listed for the user; a secret that is not text
+ * cannot be one (a reference loads as text), so its field is left out and noted. Text that looks like
+ * a reference is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
@@ -11,7 +13,9 @@ import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { isPhoneNumber } from '../manifest/names.js';
-import type { PatternCursor } from '../util/field-path.js';
+import { DiagnosticList } from '../manifest/diagnostics.js';
+import { interpolateString } from '../manifest/interpolate.js';
+import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import { SCHEMA_MODELINE } from '../templates/scaffold.js';
 
@@ -23,7 +27,19 @@ export interface ExportInput {
   region?: 'us' | 'eu' | undefined;
   /** The command line, for the header comment. */
   command: string;
+  /** What is known of the values `${env:…}` put on the service (src/secrets/trusted.ts answers). */
+  deployed?: DeployedSecrets | undefined;
 }
+
+/** The trusted evidence of deployed `${env:…}` values (`TrustedSecrets`). */
+export interface DeployedSecrets {
+  /** Where `text` holds the value of a variable the operator has set, by its name, in text order, never overlapping. */
+  variablesIn(text: string): ReadonlyArray<{ start: number; end: number; name: string }>;
+  /** The config places (dotted) the deploy ledger recorded as filled from `${env:…}` for the agent. */
+  ledgerPlaces(agentId: string): readonly string[];
+}
+
+const NOTHING_DEPLOYED: DeployedSecrets = { variablesIn: () => [], ledgerPlaces: () => [] };
 
 export interface ExportedSecret {
   /** The environment variable the manifest reads. */
@@ -41,7 +57,10 @@ export interface ExportResult {
   phones: string[];
   /** Phones bound to an exported agent that the manifest cannot hold (not E.164). */
   skippedPhones: string[];
+  /** The references named after their place: the user sets each to its live value. */
   secrets: ExportedSecret[];
+  /** The values of variables set here, written back as the references that put them there. */
+  references: ExportedSecret[];
   /** Read-only fields left out, by local name (`voice.provider=elevenlabs`). */
   readOnly: Map<string, string[]>;
   /** Fields left out because they hold secrets that are not text, by local name. */
@@ -62,6 +81,8 @@ export function buildExport(input: ExportInput): ExportResult {
     agentNames: new Set(),
     secretNames: new Set(),
     secrets: [],
+    references: [],
+    deployed: input.deployed ?? NOTHING_DEPLOYED,
     readOnly: new Map(),
     withheld: new Map(),
     prompts: [],
@@ -78,11 +99,11 @@ export function buildExport(input: ExportInput): ExportResult {
 
   const doc = new Document();
   doc.contents = root;
-  doc.commentBefore = header(input.command, run.secrets);
+  doc.commentBefore = header(input.command, run.secrets, run.references);
   formatDocument(doc);
   for (const pair of agentsMap.items) if (isScalar(pair.key) && pair !== agentsMap.items[0]) pair.key.spaceBefore = true;
-  const { localNames, secrets, readOnly, withheld, prompts } = run;
-  return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, readOnly, withheld };
+  const { localNames, secrets, references, readOnly, withheld, prompts } = run;
+  return { manifest: doc.toString(TO_STRING_OPTIONS), prompts, localNames, phones, skippedPhones, secrets, references, readOnly, withheld };
 }
 
 /** What the agents of one export share: the names taken, and what each agent adds to the result. */
@@ -91,6 +112,8 @@ interface ExportRun {
   agentNames: Set<string>;
   secretNames: Set<string>;
   secrets: ExportedSecret[];
+  references: ExportedSecret[];
+  deployed: DeployedSecrets;
   readOnly: Map<string, string[]>;
   withheld: Map<string, WithheldField[]>;
   prompts: Array<{ path: string; content: string }>;
@@ -98,7 +121,7 @@ interface ExportRun {
 
 /** One agent as a manifest entry (`local-name: { id, name, config }`), its prompt and secrets recorded in `run`. */
 function exportAgent(agent: Agent, run: ExportRun): Pair {
-  const local = uniqueName(slugify(agent.name), run.agentNames);
+  const local = uniqueName(slugify(nameWithoutSecrets(agent.name, run)), run.agentNames);
   run.localNames.set(agent.id, local);
 
   const live = (agent.config ?? {}) as Record<string, unknown>;
@@ -110,16 +133,24 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   run.withheld.set(local, withheld);
   const config = withoutFields(shaped, [...found.values()].map(({ path }) => path)) as Record<string, unknown>;
 
+  const recorded = run.deployed.ledgerPlaces(agent.id);
   const protectedConfig = protectValues(configSecretSet().start(), config, [], {
     secret: (named, path, part) => {
       const name = uniqueName(envName([local, ...named, ...(part ? [part] : [])]), run.secretNames, '_');
       run.secrets.push({ name, path: `agents.${local}.config${renderPath(path)}${part ? ` (${part} in the URL)` : ''}` });
       return `\${env:${name}}`;
     },
+    recorded: (path) => {
+      const place = formatDotted(path);
+      return recorded.some((at) => place === at || place.startsWith(`${at}.`));
+    },
+    deployed: (text) => run.deployed.variablesIn(text),
+    writeBack: (text, path) => writeBack(text, `agents.${local}.config${renderPath(path)}`, run),
   }) as Record<string, unknown>;
 
   const prompt = live.prompt;
-  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt)) {
+  // A prompt file is not interpolated: a prompt that holds a secret stays inline, as a reference.
+  if (typeof prompt === 'string' && promptFileKeepsExactly(prompt) && protectedConfig.prompt === escapeEnv(prompt)) {
     const file = `prompts/${local}.md`;
     // The loader drops one final newline from a prompt file, so writing one more keeps the prompt exact.
     run.prompts.push({ path: file, content: `${prompt}\n` });
@@ -129,13 +160,20 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   const doc = new Document();
   const entry = new YAMLMap();
   entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
-  if (typeof agent.name === 'string') entry.items.push(new Pair(new Scalar('name'), new Scalar(escapeEnv(agent.name))));
+  if (typeof agent.name === 'string') entry.items.push(new Pair(new Scalar('name'), new Scalar(writeBack(agent.name, `agents.${local}.name`, run) ?? secretName(local, run))));
   entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
   const promptNode = entry.getIn(['config', 'prompt'], true);
   if (isMap(promptNode)) promptNode.flow = true;
   const key = new Scalar(local);
   key.commentBefore = agentComment(dropped, withheld);
   return new Pair(key, entry);
+}
+
+/** A reference for an agent's name that holds a deployed value beside reference-like text. */
+function secretName(local: string, run: ExportRun): string {
+  const name = uniqueName(envName([local, 'name']), run.secretNames, '_');
+  run.secrets.push({ name, path: `agents.${local}.name` });
+  return `\${env:${name}}`;
 }
 
 /** Whether a prompt file reads back as itself: the loader drops CR and a BOM, and UTF-8 holds no lone surrogate. */
@@ -214,17 +252,35 @@ function renderPath(path: ReadonlyArray<string | number>): string {
 interface ProtectHooks {
   /** The `${env:…}` reference for the secret at `path`; `part` names the part of a URL (`token`, `password`). */
   secret: (namedPath: Array<string | number>, path: Array<string | number>, part?: string) => string;
+  /** Whether the deploy ledger recorded the place as filled from `${env:…}`. */
+  recorded: (path: Array<string | number>) => boolean;
+  /** Where `text` holds deployed values (`DeployedSecrets.variablesIn`). */
+  deployed: (text: string) => ReadonlyArray<{ start: number; end: number; name: string }>;
+  /** `text` as manifest text, the deployed values it holds as their references (see `writeBack`); undefined when it cannot be. */
+  writeBack: (text: string, path: Array<string | number>) => string | undefined;
 }
 
 /**
- * A copy of `value` where every string in a secret place is replaced by `hooks.secret` for its path (array
+ * A copy of `value` where every string that holds a deployed variable's value has it written back as
+ * its reference; every other string in a secret place is replaced by `hooks.secret` for its path (array
  * elements named by their `name`), and every other string has `${env:` escaped.
  */
 function protectValues(at: PatternCursor, value: unknown, path: Array<string | number>, hooks: ProtectHooks, named: Array<string | number> = path): unknown {
-  const isSecret = path.length > 0 && at.covered;
+  const isSecret = path.length > 0 && (at.covered || hooks.recorded(path));
   if (typeof value === 'string') {
-    if (isSecret) return value !== '' ? hooks.secret(named, path) : value;
-    return protectUrl(value, (part) => hooks.secret(named, path, part)) ?? escapeEnv(value);
+    if (value === '') return value;
+    const held = hooks.deployed(value);
+    const wholly = isWholly(held, value) ? hooks.writeBack(value, path) : undefined;
+    if (wholly !== undefined) return wholly;
+    if (isSecret) return (held.length > 0 ? hooks.writeBack(value, path) : undefined) ?? hooks.secret(named, path);
+    // A deployed value that runs from one part of a URL into the next: the whole URL is then the secret.
+    if (isUrlWithSecrets(value) && held.some(({ start, end }) => URL_SEPARATORS.test(value.slice(start, end)))) return hooks.secret(named, path);
+    const url = protectUrl(
+      value,
+      (part, raw) => (isWholly(hooks.deployed(raw), raw) ? hooks.writeBack(raw, path) : undefined) ?? hooks.secret(named, path, part),
+      (text) => hooks.writeBack(text, path) ?? hooks.secret(named, path),
+    );
+    return url ?? hooks.writeBack(value, path) ?? hooks.secret(named, path);
   }
   if (Array.isArray(value)) {
     return value.map((item, index) => {
@@ -280,33 +336,83 @@ function withoutFields(value: unknown, paths: readonly Path[]): unknown {
 /** An absolute URL, split where secrets ride: scheme, user info, host and path, query, fragment. */
 const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/?#]*)@)?([^?#]*)(?:\?([^#]*))?(#[\s\S]*)?$/i;
 
-/**
- * A URL with each user info and query value (where tokens ride) replaced by `reference(part)`, named
- * after the query parameter or `user` / `password`; undefined for other text. Values stay percent-encoded.
- */
-function protectUrl(text: string, reference: (part: string) => string): string | undefined {
+/** The characters where `protectUrl` splits a URL into parts. */
+const URL_SEPARATORS = /[:/@?&=#]/;
+
+/** Whether `protectUrl` makes references in `text`: a URL with user info or a query value. */
+function isUrlWithSecrets(text: string): boolean {
   const match = URL_PARTS.exec(text);
-  if (!match) return undefined;
+  return match !== null && (match[2] !== undefined || (match[4]?.includes('=') ?? false));
+}
+
+/** Whether `held` is one value that is all of `text`. */
+function isWholly(held: ReadonlyArray<{ start: number; end: number }>, text: string): boolean {
+  return held.length === 1 && held[0]?.start === 0 && held[0].end === text.length;
+}
+
+/**
+ * A URL with each user info and query value (where tokens ride) replaced by `reference(part, value)`,
+ * named after the query parameter or `user` / `password`, and the rest written by `literal`; undefined
+ * for other text. Values stay percent-encoded.
+ */
+function protectUrl(text: string, reference: (part: string, value: string) => string, literal: (text: string) => string): string | undefined {
+  const match = URL_PARTS.exec(text);
+  if (!match || !isUrlWithSecrets(text)) return undefined;
   const [, scheme, userInfo, rest, query, fragment] = match as unknown as [string, string, string | undefined, string, string | undefined, string | undefined];
-  if (userInfo === undefined && !query?.includes('=')) return undefined;
   // A reference-like text may run from one part into the next: the whole URL is then the secret.
-  if (text.includes('{env:')) return reference('');
-  let out = escapeEnv(scheme);
+  if (text.includes('{env:')) return reference('', text);
+  let out = literal(scheme);
   if (userInfo !== undefined) {
     const colon = userInfo.indexOf(':');
-    out += colon === -1 ? `${reference('user')}@` : `${escapeEnv(userInfo.slice(0, colon))}:${reference('password')}@`;
+    out += colon === -1 ? `${reference('user', userInfo)}@` : `${literal(userInfo.slice(0, colon))}:${reference('password', userInfo.slice(colon + 1))}@`;
   }
-  out += escapeEnv(rest);
+  out += literal(rest);
   if (query !== undefined) {
     const params = query.split('&').map((param) => {
       const equals = param.indexOf('=');
-      if (equals === -1 || equals === param.length - 1) return escapeEnv(param);
+      if (equals === -1 || equals === param.length - 1) return literal(param);
       const name = param.slice(0, equals);
-      return `${escapeEnv(name)}=${reference(safeDecode(name) || 'query')}`;
+      return `${literal(name)}=${reference(safeDecode(name) || 'query', param.slice(equals + 1))}`;
     });
     out += `?${params.join('&')}`;
   }
-  return out + escapeEnv(fragment ?? '');
+  return out + literal(fragment ?? '');
+}
+
+/**
+ * `text` as manifest text: each value of a variable set here that it holds written as the
+ * `${env:NAME}` reference that put it there (noted in `run.references` under `place`), the rest
+ * escaped. Undefined when that would not load back as `text` (reference-like text running into a
+ * value): the caller makes the whole text a secret then.
+ */
+function writeBack(text: string, place: string, run: ExportRun): string | undefined {
+  const held = run.deployed.variablesIn(text);
+  if (held.length === 0) return escapeEnv(text);
+  let out = '';
+  let from = 0;
+  for (const { start, end, name } of held) {
+    out += `${escapeEnv(text.slice(from, start))}\${env:${name}}`;
+    from = end;
+  }
+  out += escapeEnv(text.slice(from));
+  const env = Object.fromEntries(held.map(({ start, end, name }) => [name, text.slice(start, end)]));
+  if (interpolateString(out, undefined, { env, diagnostics: new DiagnosticList(), onSecret: () => undefined }).value !== text) return undefined;
+  for (const { name } of held) {
+    if (!run.references.some((known) => known.name === name && known.path === place)) run.references.push({ name, path: place });
+  }
+  return out;
+}
+
+/** An agent's name with the values of variables set here as their names: what its local name is made from. */
+function nameWithoutSecrets(name: string | undefined, run: ExportRun): string | undefined {
+  if (name === undefined) return undefined;
+  let out = '';
+  let from = 0;
+  for (const { start, end, name: variable } of run.deployed.variablesIn(name)) {
+    out += `${name.slice(from, start)} ${variable} `;
+    from = end;
+  }
+  return out + name.slice(from);
 }
 
 function safeDecode(text: string): string {
@@ -348,8 +454,12 @@ function describeValue(value: unknown): string {
   return Array.isArray(value) ? '[…]' : '{…}';
 }
 
-function header(command: string, secrets: readonly ExportedSecret[]): string {
+function header(command: string, secrets: readonly ExportedSecret[], references: readonly ExportedSecret[]): string {
   const lines = [` ${SCHEMA_MODELINE}`, ' ', ` Exported from the live service by \`${command}\`.`, ' `voxform plan` on it shows no changes; edit it, review the plan, apply.'];
+  if (references.length > 0) {
+    lines.push(' Values an apply took from the environment are read from it again, as they were deployed:');
+    for (const reference of references) lines.push(`   ${reference.name}  (${reference.path})`);
+  }
   if (secrets.length > 0) {
     lines.push(' Secrets (headers, credentials, URL query values and user info) are not exported: the manifest');
     lines.push(' reads them from these environment variables; set each to its live value:');

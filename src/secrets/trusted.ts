@@ -31,6 +31,8 @@ export interface LedgerSecrets {
 
 /** What is known, from trusted evidence, about the secrets of one workspace. */
 export class TrustedSecrets {
+  /** Each value a manifest may read, with the name of the first variable (by name) holding it. */
+  private readonly variables: ReadonlyMap<string, string>;
   private readonly candidates: readonly string[];
   /** The candidates long enough to search for that no live value has shown yet: each is searched for until found once. */
   private readonly unfound: Set<string>;
@@ -44,7 +46,9 @@ export class TrustedSecrets {
     private readonly env: Env,
     private readonly registry: SecretRegistry,
   ) {
-    this.candidates = manifestReadableValues(env);
+    this.variables = manifestReadableVariables(env);
+    // Longest first: where one value holds another, `variablesIn` names the longer.
+    this.candidates = [...this.variables.keys()].sort((a, b) => b.length - a.length);
     this.unfound = new Set(this.candidates.filter((candidate) => candidate.length >= MIN_SEARCHABLE_SECRET));
   }
 
@@ -101,6 +105,41 @@ export class TrustedSecrets {
     });
     return [...found];
   }
+
+  /**
+   * Where `text` holds the value of a variable the operator lets a manifest read — only `${env:…}`
+   * can have put it on the service — by the variable's name: longest values first, never
+   * overlapping, in text order; a short value only where it is the whole text (as `livePaths`).
+   * Registers what it finds. `export` writes each back as the reference that put it there.
+   */
+  variablesIn(text: string): HeldVariable[] {
+    const held: HeldVariable[] = [];
+    const overlaps = (start: number, end: number) => held.some((other) => start < other.end && other.start < end);
+    for (const value of this.candidates) {
+      if (value.length < MIN_SEARCHABLE_SECRET) {
+        if (text === value && held.length === 0) held.push({ start: 0, end: text.length, name: this.variables.get(value) as string });
+        continue;
+      }
+      for (let start = text.indexOf(value); start !== -1; start = text.indexOf(value, start + 1)) {
+        if (overlaps(start, start + value.length)) continue;
+        held.push({ start, end: start + value.length, name: this.variables.get(value) as string });
+        this.registry.add(value);
+      }
+    }
+    return held.sort((a, b) => a.start - b.start);
+  }
+
+  /** The places (dotted, in the config) the deploy ledger recorded as filled from `${env:…}` for the agent. */
+  ledgerPlaces(agentId: string): string[] {
+    return [...(this.ledgerPaths.get(agentId) ?? [])];
+  }
+}
+
+/** A stretch of text that holds a variable's value: `text.slice(start, end)` is the value of `name`. */
+export interface HeldVariable {
+  readonly start: number;
+  readonly end: number;
+  readonly name: string;
 }
 
 /**
@@ -113,15 +152,16 @@ export function trustedSecretPaths(trusted: TrustedSecrets, agent: { id: string;
 
 /**
  * The values of the variables a manifest may read under the operator's policy (`VOXFORM_ENV_ALLOW`
- * when set; never `VOXFORM_*`), each at most once.
+ * when set; never `VOXFORM_*`), each once, with the first name (in name order) that holds it.
  */
-function manifestReadableValues(env: Env): string[] {
+function manifestReadableVariables(env: Env): Map<string, string> {
   const policy = envPolicyOf(env);
-  const values = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (value && policy.check(name) === 'allowed') values.add(value);
+  const variables = new Map<string, string>();
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value && !variables.has(value) && policy.check(name) === 'allowed') variables.set(value, name);
   }
-  return [...values];
+  return variables;
 }
 
 function forEachString(value: unknown, at: FieldPath, onString: (text: string, at: FieldPath) => void): void {

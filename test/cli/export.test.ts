@@ -224,6 +224,59 @@ describe('export --local', () => {
   });
 });
 
+describe('export of values an apply took from the environment (docs/export.md)', () => {
+  const tempDir = useTempDirs();
+  const PROMO = 'planted-promo-777';
+  const DEPLOYED = [
+    'version: 1',
+    'agents:',
+    '  promo:',
+    `    id: ${AWKWARD}`,
+    '    config:',
+    '      prompt: "Offer ${env:PROMO_CODE} to every caller."',
+    '      first_message: "Hello, use code ${env:PROMO_CODE} today."',
+    '',
+  ].join('\n');
+
+  /** Every file under `dir`, read. */
+  async function filesOf(dir: string): Promise<string[]> {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+    return Promise.all(entries.filter((entry) => entry.isFile()).map((entry) => readFile(path.join(entry.parentPath, entry.name), 'utf8')));
+  }
+
+  test('the variable set here: written back as ${env:PROMO_CODE}, never in clear, and the export plans to no changes', async () => {
+    const dir = await tempDir({ 'voxform.yaml': DEPLOYED });
+    const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCli(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain('  PROMO_CODE  agents.spare-agent-1.config.first_message\n');
+    expect(`${exported.stdout}${exported.stderr}`).not.toContain(PROMO);
+    for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
+    const manifest = await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8');
+    expect(manifest).toContain('first_message: Hello, use code ${env:PROMO_CODE} today.');
+    expect(manifest).toContain('prompt: Offer ${env:PROMO_CODE} to every caller.');
+    const plan = await runCli(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+
+  test('the variable not set here, the ledger recording the places: references named after them, listed to set, never the value', async () => {
+    const dir = await tempDir({ 'voxform.yaml': DEPLOYED });
+    const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCli(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain('  SPARE_AGENT_1_PROMPT         agents.spare-agent-1.config.prompt\n');
+    expect(exported.stdout).toContain('  SPARE_AGENT_1_FIRST_MESSAGE  agents.spare-agent-1.config.first_message\n');
+    for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
+    const env = { SPARE_AGENT_1_PROMPT: `Offer ${PROMO} to every caller.`, SPARE_AGENT_1_FIRST_MESSAGE: `Hello, use code ${PROMO} today.` };
+    const plan = await runCli(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+});
+
 /** The CLI as a user file permissions apply to, also when the tests run as root (see runCli). */
 function runUnprivileged(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
   return runCli(args, { cwd, env: { HOME: '/tmp', ...env }, unprivileged: true });

@@ -85,6 +85,13 @@ describe('voxform completion bash, in a real bash', () => {
     expect(complete('get', '')).toEqual(['phones', 'agents', 'campaigns', 'knowledge']);
     expect(complete('get', 'campaigns', 'r')).toEqual(['recall-reminders']);
     expect(complete('get', 'agents', 'b')).toEqual(['booking']);
+    // What `get` lists decides what its NAME completes: agent names, or phone numbers.
+    expect(complete('get', 'agents', '')).toEqual(['front-desk', 'booking']);
+    expect(complete('get', 'phones', '')).toEqual(['+15551230001']);
+    expect(complete('get', 'frobs', '')).toEqual([]);
+    // `export --agent` takes an id: the manifests' ids (the default environment's), never their names.
+    expect(complete('export', '--agent', '')).toEqual(['-OKdqbqetEcM4ak369ym', '-OKdqbqetEcM4ak369yn']);
+    expect(complete('export', '--agent', '-OKdqbqetEcM4ak369yn', '--agent', '-OKdqbqetEcM4ak369y')).toEqual(['-OKdqbqetEcM4ak369ym', '-OKdqbqetEcM4ak369yn']);
     expect(complete('completion', '')).toEqual(['bash', 'zsh', 'fish']);
     expect(complete('plan', 'show', 'pl')).toEqual(['plan.json']);
     expect(complete('apply', '--auto-approve', 'vox').sort()).toEqual(['voxform.bash', 'voxform.yaml']);
@@ -124,7 +131,8 @@ function hostileTree(): CompletionCommand[] {
       path: 'get',
       subcommands: [],
       options: [{ flags: ['--agent'], value: { words: [...HOSTILE, 'line\nbreak'] } }],
-      positionals: [{ words: ['agents'] }, { words: [...HOSTILE, 'line\nbreak'] }],
+      positionals: [{ words: ['agents'] }, 'free'],
+      afterWord: [{ index: 1, word: 'agents', completion: { words: [...HOSTILE, 'line\nbreak'] } }],
       variadic: false,
     },
   ];
@@ -138,6 +146,9 @@ describe('manifest names in every script are data', () => {
     expect(bashComplete(scriptFile, ['voxform', 'get', '--agent', ''], dir)).toEqual(HOSTILE);
     expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', ''], dir)).toEqual(HOSTILE);
     expect(bashComplete(scriptFile, ['voxform', 'get', 'agents', '$('], dir)).toEqual(['$(touch pwned-1)']);
+    // A typed word that decides what follows is compared as text, never run.
+    expect(bashComplete(scriptFile, ['voxform', 'get', '$(touch pwned-6)', ''], dir)).toEqual([]);
+    expect(bashComplete(scriptFile, ['voxform', 'get', "agents'; touch pwned-7; '", ''], dir)).toEqual([]);
     expect(await readdir(dir)).toEqual(['voxform.bash']);
   });
 
@@ -181,6 +192,11 @@ describe('manifest names in every script are data', () => {
       expect(spawnSync(binary, ['-n', file], { encoding: 'utf8' }).status, shell).toBe(0);
       const offered = shell === 'zsh' ? zshCandidates(binary, file, ['--no-color', 'plan', '--env', ''], dir) : fishComplete(binary, file, 'voxform --no-color plan --env ', dir);
       expect(offered.sort(), shell).toEqual(['production', 'staging']);
+      // fish sorts what it offers.
+      const candidates = (...words: string[]) => (shell === 'zsh' ? zshCandidates(binary, file, words, dir) : fishComplete(binary, file, `voxform ${words.join(' ')}`, dir)).sort();
+      expect(candidates('get', 'phones', ''), shell).toEqual(['+15551230001']);
+      expect(candidates('get', 'agents', ''), shell).toEqual(['booking', 'front-desk']);
+      expect(candidates('export', '--agent', ''), shell).toEqual(['-OKdqbqetEcM4ak369ym', '-OKdqbqetEcM4ak369yn']);
     }
   });
 });

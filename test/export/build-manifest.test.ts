@@ -7,6 +7,8 @@ import { DiagnosticList } from '../../src/manifest/diagnostics.js';
 import { envPolicyOf } from '../../src/secrets/env-policy.js';
 import { interpolateString } from '../../src/manifest/interpolate.js';
 import type { Agent, Phone } from '../../src/schema/types.gen.js';
+import { SecretRegistry } from '../../src/secrets/redact.js';
+import { TrustedSecrets } from '../../src/secrets/trusted.js';
 
 function agent(id: string, name: string, config: Record<string, unknown>): Agent {
   return { id, name, config, created_at: 1 } as Agent;
@@ -198,5 +200,81 @@ describe('buildExport: values that must load back as they are live', () => {
     const out = buildExport({ agents: [demo], phones: [], command: 'voxform export' });
     expect(out.secrets.map((s) => s.name)).toEqual(['AGENT_VOXFORM_DEMO_SESSION_DATA_WEBHOOK_URL_TOKEN', 'AGENT_VOXFORM_DEMO_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN']);
     for (const { name } of out.secrets) expect(envPolicyOf({}).check(name)).toBe('allowed');
+  });
+});
+
+describe('buildExport: values an apply took from the environment are never written in clear', () => {
+  const PROMO = 'planted-promo-777';
+  /** The trusted evidence of an operator whose environment holds the values, with a deploy ledger. */
+  function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}): TrustedSecrets {
+    const trusted = new TrustedSecrets(env, new SecretRegistry());
+    trusted.noteLedger([{ agents: Object.fromEntries(Object.entries(ledger).map(([id, maskedPaths]) => [id, { id, maskedPaths }])) }]);
+    return trusted;
+  }
+  /** What the exported text loads as, with `env`. */
+  function loadWith(text: string, env: Record<string, string>): string {
+    return interpolateString(text, undefined, { env, diagnostics: new DiagnosticList(), onSecret: () => undefined }).value;
+  }
+
+  test('a value of a variable set here becomes the reference that put it there, in the config, the prompt and the name', () => {
+    const promo = agent('ag_p', `Promo ${PROMO}`, { prompt: `Offer ${PROMO} to callers.`, first_message: `Hello, use code ${PROMO} today, not \${env:X}.` });
+    const env = { PROMO_CODE: PROMO };
+    const out = buildExport({ agents: [promo], phones: [], command: 'voxform export', deployed: deployed(env) });
+    expect(out.manifest).not.toContain(PROMO);
+    // A prompt file is not interpolated: the prompt stays inline, as a reference.
+    expect(out.prompts).toEqual([]);
+    const config = configOf(out, 'promo-promo-code');
+    expect(config.first_message).toBe('Hello, use code ${env:PROMO_CODE} today, not $${env:X}.');
+    expect(loadWith(config.first_message as string, env)).toBe(promo.config?.first_message);
+    expect(loadWith(config.prompt as string, env)).toBe(`Offer ${PROMO} to callers.`);
+    expect((parse(out.manifest) as { agents: Record<string, { name: string }> }).agents['promo-promo-code']?.name).toBe('Promo ${env:PROMO_CODE}');
+    expect(out.references).toEqual([
+      { name: 'PROMO_CODE', path: 'agents.promo-promo-code.config.prompt' },
+      { name: 'PROMO_CODE', path: 'agents.promo-promo-code.config.first_message' },
+      { name: 'PROMO_CODE', path: 'agents.promo-promo-code.name' },
+    ]);
+    expect(out.secrets).toEqual([]);
+    expect(out.manifest).toContain('#   PROMO_CODE  (agents.promo-promo-code.config.first_message)');
+  });
+
+  test('reference-like text that would run into a written-back value: the whole text is one reference, named after its place', () => {
+    const promo = agent('ag_r', 'Run', { first_message: `a \${env:${PROMO}` });
+    const out = buildExport({ agents: [promo], phones: [], command: 'voxform export', deployed: deployed({ PROMO_CODE: PROMO }) });
+    expect(out.manifest).not.toContain(PROMO);
+    expect(configOf(out, 'run').first_message).toBe('${env:RUN_FIRST_MESSAGE}');
+    expect(out.references).toEqual([]);
+  });
+
+  test('a secret place whose value is a variable set here reads it again under its own name', () => {
+    const hook = agent('ag_h', 'Hook', { session_data_webhook: { url: `https://hooks.example.com/${PROMO}/end?token=tok-123456&mode=full`, headers: { 'x-hook-token': 'hook-token-4711' } } });
+    const env = { HOOK_TOKEN: 'hook-token-4711', URL_TOKEN: 'tok-123456', PROMO_CODE: PROMO };
+    const out = buildExport({ agents: [hook], phones: [], command: 'voxform export', deployed: deployed(env) });
+    for (const value of Object.values(env)) expect(out.manifest).not.toContain(value);
+    expect(configOf(out, 'hook').session_data_webhook).toEqual({
+      url: 'https://hooks.example.com/${env:PROMO_CODE}/end?token=${env:URL_TOKEN}&mode=${env:HOOK_SESSION_DATA_WEBHOOK_URL_MODE}',
+      headers: { 'x-hook-token': '${env:HOOK_TOKEN}' },
+    });
+    expect(out.secrets.map((s) => s.name)).toEqual(['HOOK_SESSION_DATA_WEBHOOK_URL_MODE']);
+  });
+
+  test('a value that runs from one part of a URL into the next: the whole URL is one reference', () => {
+    const spanning = 'end?token=abc';
+    const hook = agent('ag_s', 'Span', { session_data_webhook: { url: `https://hooks.example.com/${spanning}123` } });
+    const out = buildExport({ agents: [hook], phones: [], command: 'voxform export', deployed: deployed({ SPANNING: spanning }) });
+    expect(out.manifest).not.toContain('end?token');
+    expect(configOf(out, 'span').session_data_webhook).toEqual({ url: '${env:SPAN_SESSION_DATA_WEBHOOK_URL}' });
+  });
+
+  test('a place the deploy ledger recorded, whose variable is not set here: a reference named after the place, listed to set', () => {
+    const promo = agent('ag_l', 'Ledger', { prompt: `Offer ${PROMO}.`, first_message: `Use ${PROMO} today.`, language: 'en-US' });
+    const out = buildExport({ agents: [promo], phones: [], command: 'voxform export', deployed: deployed({}, { ag_l: ['prompt', 'first_message'] }) });
+    expect(out.manifest).not.toContain(PROMO);
+    expect(out.prompts).toEqual([]);
+    const config = configOf(out, 'ledger');
+    expect([config.prompt, config.first_message, config.language]).toEqual(['${env:LEDGER_PROMPT}', '${env:LEDGER_FIRST_MESSAGE}', 'en-US']);
+    expect(out.secrets).toEqual([
+      { name: 'LEDGER_PROMPT', path: 'agents.ledger.config.prompt' },
+      { name: 'LEDGER_FIRST_MESSAGE', path: 'agents.ledger.config.first_message' },
+    ]);
   });
 });

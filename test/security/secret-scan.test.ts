@@ -227,12 +227,13 @@ interface Leak {
  *
  * The one planted value allowed somewhere: the `${env:}` value sits in a field that is not secret
  * (the first message), so on the service it is plain data. Where voxform shows the service's data
- * without the manifests that put it there — the files `export` writes, `logs` run outside the
- * project — nothing can tell it came from the environment. Secret fields are never exempt.
+ * without the manifests that put it there (`logs` run outside the project), what it prints shows the
+ * value. The files `export` writes are not exempt: the operator's environment holds the value, so
+ * export writes it back as the reference that put it there. Secret fields are never exempt.
  */
 function isExempt(slot: Slot, where: string, outsideProject: boolean, scenario: Scenario): boolean {
   if (slot === 'phone import secret (short)') return where === 'stderr' && (scenario === 'crash' || scenario === 'service 422');
-  return slot === '${env:} value' && (where.startsWith('exported') || outsideProject);
+  return slot === '${env:} value' && outsideProject;
 }
 
 /** Every place a planted value (in any echoed form) occurs in `text`. */

@@ -2,7 +2,7 @@ import { Option, type Argument, type Command } from 'commander';
 import { isVoxformError } from '../../errors.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { completionScript, type Shell } from '../../completion/scripts.js';
-import type { Completion, CompletionCommand, CompletionOption } from '../../completion/tree.js';
+import type { Completion, CompletionCommand, CompletionOption, PositionalAfterWord } from '../../completion/tree.js';
 import type { CommandContext } from '../context.js';
 import { countProblems } from '../diagnostics.js';
 import { loadCommandManifests } from '../load-manifests.js';
@@ -18,6 +18,8 @@ export interface CompletionOptions {
 /** The manifests' names a script offers: untrusted words, quoted by the script writers. */
 interface ManifestNames {
   agents: string[];
+  /** The agents' ids (of the environment the manifests load by default), for an option that takes an id. */
+  agentIds: string[];
   environments: string[];
   /** Resource addresses, for `--target`. */
   targets: string[];
@@ -38,7 +40,7 @@ export async function run(options: CompletionOptions, ctx: CommandContext): Prom
 
 /** The folder's manifests' names; none without manifests, and none (with a warning) when they have errors. */
 async function manifestNames(options: CompletionOptions, ctx: CommandContext): Promise<ManifestNames> {
-  const none: ManifestNames = { agents: [], environments: [], targets: [], phones: [], campaigns: [], knowledge: [] };
+  const none: ManifestNames = { agents: [], agentIds: [], environments: [], targets: [], phones: [], campaigns: [], knowledge: [] };
   let state: DesiredState | undefined;
   try {
     const result = await loadCommandManifests({ file: options.file }, ctx);
@@ -56,6 +58,7 @@ async function manifestNames(options: CompletionOptions, ctx: CommandContext): P
   const phones = [...state.phones.keys()];
   return {
     agents,
+    agentIds: [...state.agents.values()].map((agent) => agent.id),
     environments: state.environments,
     targets: [
       ...agents.map((name) => `agent.${name}`),
@@ -80,16 +83,27 @@ function valueName(option: Option): string | undefined {
 function optionCompletion(option: Option, names: ManifestNames): Completion | undefined {
   if (!option.required && !option.optional) return undefined;
   if (option.argChoices) return { words: option.argChoices };
-  if (option.long === '--agent') return { words: names.agents };
+  // `export --agent <id>` takes ids; every other --agent takes a manifest name.
+  if (option.long === '--agent') return { words: valueName(option) === 'id' ? names.agentIds : names.agents };
   if (option.long === '--env') return { words: names.environments };
   if (option.long === '--target') return { words: names.targets };
   return FILE_VALUES.test(valueName(option) ?? '') ? 'files' : 'free';
 }
 
-function argumentCompletion(path: string, argument: Argument, names: ManifestNames): Completion {
+function argumentCompletion(argument: Argument): Completion {
   if (argument.argChoices) return { words: argument.argChoices };
-  if (path === 'get' && argument.name() === 'name') return { words: [...names.agents, ...names.phones, ...names.campaigns, ...names.knowledge] };
   return FILE_VALUES.test(argument.name()) ? 'files' : 'free';
+}
+
+/** `get KIND NAME` completes the manifests' names of that kind: agents, phone numbers, campaigns, knowledge files. */
+function argumentsAfterWord(path: string, names: ManifestNames): PositionalAfterWord[] {
+  if (path !== 'get') return [];
+  return [
+    { index: 1, word: 'agents', completion: { words: names.agents } },
+    { index: 1, word: 'phones', completion: { words: names.phones } },
+    { index: 1, word: 'campaigns', completion: { words: names.campaigns } },
+    { index: 1, word: 'knowledge', completion: { words: names.knowledge } },
+  ];
 }
 
 /** Every command of the program as completion data, with `--help` (commander keeps it apart from the options). */
@@ -106,7 +120,8 @@ export function completionTree(program: Command, names: ManifestNames): Completi
       path,
       subcommands: command.commands.map((sub) => sub.name()),
       options: [...options, help],
-      positionals: args.map((argument) => argumentCompletion(path, argument, names)),
+      positionals: args.map(argumentCompletion),
+      afterWord: argumentsAfterWord(path, names),
       variadic: args.at(-1)?.variadic ?? false,
     });
     for (const sub of command.commands) visit(sub, path === '' ? sub.name() : `${path} ${sub.name()}`);

@@ -3,11 +3,13 @@ import { REGION_BASE_URLS } from '../../api/regions.js';
 import { buildExport, type ExportResult } from '../../export/build-manifest.js';
 import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/env-policy.js';
 import { readLiveAgents } from '../../export/read-live.js';
+import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { writeScaffold } from '../../templates/write-scaffold.js';
 import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../templates/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
+import { openOperatorBackend } from '../project.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { plural, pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -38,6 +40,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     phones: live.phones,
     region: connection.baseUrl === REGION_BASE_URLS.eu ? 'eu' : undefined,
     command: commandLine(agentIds, fromPhones),
+    deployed: await deployedSecrets(ctx),
   });
 
   const files: ScaffoldFile[] = [
@@ -57,6 +60,11 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   for (const file of written.overwritten) ctx.stdout.write(`  overwritten  ${file}\n`);
   for (const file of written.updated) ctx.stdout.write(`  updated      ${file}\n`);
   for (const file of written.kept) ctx.stdout.write(`  kept         ${file}\n`);
+  if (result.references.length > 0) {
+    ctx.stdout.write('\nValues an apply took from the environment are written as the references that put them there (set here; keep them set for plan and apply):\n');
+    const width = Math.max(...result.references.map((r) => r.name.length));
+    for (const reference of result.references) ctx.stdout.write(`  ${reference.name.padEnd(width)}  ${reference.path}\n`);
+  }
   if (result.secrets.length > 0) {
     ctx.stdout.write('\nSecrets are not exported; set these environment variables to their live values before plan and apply:\n');
     const width = Math.max(...result.secrets.map((s) => s.name.length));
@@ -65,6 +73,18 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   writeWarnings(result, policy, ctx);
   ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
+}
+
+/**
+ * The trusted evidence of what `${env:…}` put on the service: the values of the variables the
+ * operator lets a manifest read, and the places the operator's deploy ledger recorded (every
+ * workspace's: its places are by agent id).
+ */
+async function deployedSecrets(ctx: CommandContext): Promise<TrustedSecrets> {
+  const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
+  const backend = await openOperatorBackend({}, ctx);
+  trusted.noteLedger(await backend.exportHistory());
+  return trusted;
 }
 
 /** What the manifest leaves out, and the variables the operator's `VOXFORM_ENV_ALLOW` would refuse. */
