@@ -75,6 +75,45 @@ describe('voxform validate', () => {
     );
   });
 
+  it('refuses an alias with no anchor before it at the alias, in validate, plan and fmt, rather than reading it as null', async () => {
+    const manifest = [
+      'version: 1',
+      'defaults:',
+      '  config:',
+      '    first_message: &greeting Thanks for calling Acme Dental!',
+      'agents:',
+      '  front-desk:',
+      '    id: -OKspareAgent0000001',
+      '    config:',
+      '      first_message: *greetng',
+      '',
+    ].join('\n');
+    const cwd = await tree({ 'voxform.yaml': manifest });
+    const message = 'YAML syntax error: the alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?';
+    const validate = await runCli(['validate'], { cwd });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain(`voxform.yaml:9:22  error[yaml_syntax]: ${message}\n`);
+    expect(validate.stderr).toContain('> 9 |       first_message: *greetng\n');
+    const plan = await runCli(['plan', '--local'], { cwd });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`voxform.yaml:9:22  error[yaml_syntax]: ${message}\n`);
+    expect(plan.stderr).toContain('error[manifest_invalid]');
+    expect(plan.stdout).toBe('');
+    const fmt = await runCli(['fmt'], { cwd });
+    expect(fmt.code).toBe(1);
+    expect(fmt.stderr).toContain('error[yaml_syntax]: voxform.yaml:9:22: YAML syntax error: The alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?\n');
+    // An alias above its anchor: before, fmt crashed ("unexpected problem") and validate passed.
+    const later = await tree({ 'other.yaml': 'agents:\n  a:\n    config:\n      first_message: *greet\n    id: &greet x1\nversion: 1\n' });
+    const laterMessage = 'the alias *greet comes before its anchor &greet; YAML needs the anchor first: move the value marked &greet above the alias';
+    const validateLater = await runCli(['validate', '-f', 'other.yaml'], { cwd: later });
+    expect(validateLater.code).toBe(1);
+    expect(validateLater.stderr).toContain(`other.yaml:4:22  error[yaml_syntax]: YAML syntax error: ${laterMessage}\n`);
+    const fmtLater = await runCli(['fmt', 'other.yaml'], { cwd: later });
+    expect(fmtLater.code).toBe(1);
+    expect(fmtLater.stderr).toMatch(/^error\[yaml_syntax\]: other\.yaml:4:22: YAML syntax error: The alias \*greet comes before its anchor &greet/m);
+    expect(fmtLater.stderr).not.toContain('unexpected problem');
+  });
+
   it('gives the same diagnostics as data with --format json', async () => {
     const cwd = await tree({ 'voxform.yaml': 'agents:\n  a: { id: ag_1, nmae: A }\n', 'empty.yaml': '' });
     const result = await runCli(['validate', '-f', 'voxform.yaml', '-f', 'empty.yaml', '--format', 'json'], { cwd });
