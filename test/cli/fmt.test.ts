@@ -129,6 +129,18 @@ describe('voxform fmt', () => {
     expect(result.stdout).toBe('manifests/two.yaml\n');
   });
 
+  test('a folder: a manifest holding an empty document (a last `---`, a `---` and a comment) is checked like the others', async () => {
+    const dir = await tree({
+      'manifests/agents.yaml': `${MESSY}---\n`,
+      'manifests/commented.yaml': `${MESSY}---\n# more agents later\n`,
+      'manifests/booking.yaml': MESSY.replace('a:', 'b:'),
+      'manifests/only-separators.yaml': '---\n---\n',
+    });
+    const result = await runCli(['fmt', '--check', 'manifests'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('manifests/agents.yaml\nmanifests/booking.yaml\nmanifests/commented.yaml\n');
+  });
+
   test("the loader's guards: a symbolic link leading out of the project is refused, never read or written", async () => {
     const outside = await tree({ 'victim.yaml': MESSY });
     const dir = await tree({ 'manifests/ok.yaml': TIDY });
