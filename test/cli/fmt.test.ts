@@ -112,7 +112,7 @@ describe('voxform fmt', () => {
     const result = await runCli(['fmt'], { cwd: await tree({ 'notes.txt': 'x' }) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[manifest_not_found]: No manifest found: neither voxform.yaml nor agents.yaml exists in');
-    expect(result.stderr).toContain('hint: Name a manifest with `voxform fmt` PATH (a file or a folder)');
+    expect(result.stderr).toContain('hint: Name a manifest: `voxform fmt PATH` (a file or a folder), or start one with `voxform init`.');
   });
 
   test('a multi-document manifest: every document formatted, the separators kept', async () => {
@@ -154,6 +154,8 @@ describe('voxform fmt', () => {
   test('a path that does not exist: a clear error', async () => {
     const result = await runCli(['fmt', 'nope.yaml'], { cwd: await tree({}) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.');
+    expect(result.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `voxform fmt PATH`, or start one with `voxform init`.');
+    const empty = await runCli(['fmt', 'empty'], { cwd: await tree({ 'empty/notes.txt': 'x' }) });
+    expect(empty.stderr).toContain('error[manifest_not_found]: The folder empty holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `voxform fmt PATH`.');
   });
 });

@@ -205,7 +205,12 @@ describe('voxform validate', () => {
     const result = await runCli(['validate'], { cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[manifest_not_found\]: No manifest found: neither voxform\.yaml nor agents\.yaml exists in .+\.\n {2}hint: /);
+    expect(result.stderr).toContain('hint: Name a manifest: `-f PATH` (a file or a folder), or start one with `voxform init`.');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    const folder = await runCli(['validate', '-f', '.'], { cwd });
+    expect(folder.stderr).toContain('error[manifest_not_found]: The folder . holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `-f PATH`.');
+    const missing = await runCli(['validate', '-f', 'nope.yaml'], { cwd });
+    expect(missing.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `-f PATH`, or start one with `voxform init`.');
   });
 
   it('answers an unknown --env with a suggestion', async () => {
