@@ -1,5 +1,5 @@
 /** The one way voxform reads YAML with the general parser: every file is untrusted, so ./limits.ts holds for all. */
-import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions } from 'yaml';
+import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions, type YAMLError } from 'yaml';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
@@ -39,6 +39,7 @@ export function parseYamlDocuments(
     for (const doc of composer.end(false, text.length)) documents.push(doc);
     // Without a `*` in the text there is no alias: most files skip the walk.
     if (text.includes('*')) for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
+    for (const doc of documents) if (doc.errors.some(isUnclosedQuote)) pointAtOpeningQuotes(doc);
     return { documents };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
@@ -108,6 +109,29 @@ function measureNode(node: unknown, measure: (node: unknown) => Expansion, targe
     sum.values += child.values;
   }
   return sum;
+}
+
+function isUnclosedQuote(error: YAMLError): boolean {
+  return error.code === 'MISSING_CHAR' && /closing ["']quote/.test(error.message);
+}
+
+/**
+ * The library reports a quote never closed where the text it swallowed ends, often the end of the
+ * file: the error is moved to the quote that opens that text, the mistake to fix.
+ */
+function pointAtOpeningQuotes(doc: Document.Parsed): void {
+  const openAt = new Map<number, number>();
+  visit(doc, {
+    Scalar: (_key, node) => {
+      if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range) openAt.set(node.range[1], node.range[0]);
+    },
+  });
+  for (const error of doc.errors) {
+    const start = isUnclosedQuote(error) ? openAt.get(error.pos[0]) : undefined;
+    if (start === undefined) continue;
+    error.pos = [start, start + 1];
+    error.message = `${error.message.replace(/\.$/, '')} for the text this quote opens`;
+  }
 }
 
 /**

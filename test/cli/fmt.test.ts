@@ -93,6 +93,13 @@ describe('voxform fmt', () => {
     expect(await read(dir, 'good.yaml')).toBe(TIDY);
   });
 
+  test('a quote never closed: reported at the quote, not at the end of the file', async () => {
+    const dir = await tree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n' });
+    const result = await runCli(['fmt', '--check'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[yaml_syntax]: voxform.yaml:4:20: YAML syntax error: Missing closing "quote for the text this quote opens.\n');
+  });
+
   test('a file that cannot be written: its own clear error, exit 1, the other files still formatted', async () => {
     const dir = await tree({ 'ro/voxform.yaml': MESSY, 'w/b.yaml': MESSY });
     await chmod(path.join(dir, 'ro'), 0o555);

@@ -37,6 +37,16 @@ describe('parseYamlDocuments', () => {
     expect(errorsOf('a: &x {k: 1}\nb: *x\nc: &s {d: *s}\n')).toEqual([[]]);
   });
 
+  it('reports a quote never closed at the quote, not where the text it swallows ends', () => {
+    const lines = new LineCounter();
+    const { documents } = parseYamlDocuments('version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n', { onNewLine: lines.addNewLine });
+    const error = documents[0]?.errors[0];
+    expect(error?.message).toBe('Missing closing "quote for the text this quote opens');
+    expect(lines.linePos(error?.pos[0] ?? 0)).toEqual({ line: 4, col: 20 });
+    const single = parseYamlDocuments("a: 'x\nb: 2\n").documents[0]?.errors[0];
+    expect([single?.pos, single?.message]).toEqual([[3, 4], "Missing closing 'quote for the text this quote opens"]);
+  });
+
   it('stops past MAX_YAML_TOKENS and says where, with no documents', () => {
     const text = `[${'1,'.repeat(MAX_YAML_TOKENS / 2)}1]\n`;
     const { documents, tooLargeAt } = parseYamlDocuments(text);
