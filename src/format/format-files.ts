@@ -7,7 +7,7 @@ import { readGuarded } from '../project-files/guarded-read.js';
 import { knownProperties, schemaNode } from '../schema/introspect.js';
 import { parseYamlDocuments } from '../yaml/documents.js';
 import { describeWriteFailure, isFileSystemError, writeFileAtomic } from '../util/atomic-write.js';
-import { formatManifest } from './format-manifest.js';
+import { formatManifest, isEmptyDocument } from './format-manifest.js';
 
 export interface FormattedFile {
   /** Absolute path. */
@@ -61,14 +61,14 @@ async function readManifestText(file: string, root: string, shown: string): Prom
 }
 
 /**
- * A manifest's documents are mappings whose keys are all manifest keys. A file that does not parse
- * is taken too: formatting it reports the error its author needs to hear.
+ * A manifest's documents are mappings whose keys are all manifest keys, besides empty ones (a last
+ * `---`). A file that does not parse is taken too: formatting it reports the error its author needs to hear.
  */
 export function looksLikeManifest(text: string): boolean {
   const { documents: docs, tooLargeAt } = parseYamlDocuments(text);
   if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) return true;
   const known = new Set(knownProperties(schemaNode('Manifest', 'manifest')));
-  const roots = docs.map((doc) => doc.contents).filter((root) => root !== null);
+  const roots = docs.filter((doc) => !isEmptyDocument(doc)).map((doc) => doc.contents);
   if (roots.length === 0) return false;
   return roots.every((root) => isMap(root) && root.items.length > 0 && root.items.every((pair) => isScalar(pair.key) && known.has(String(pair.key.value))));
 }

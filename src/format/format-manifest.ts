@@ -87,7 +87,7 @@ export function formatDocument(doc: Document, source?: string): void {
  * A document holding nothing but comments: yaml would print its implicit null as an empty line
  * after `---`, a blank line more on each run, so it is printed as its marker and its comments.
  */
-function isEmptyDocument(doc: Document): boolean {
+export function isEmptyDocument(doc: Document): boolean {
   const root = doc.contents;
   return root === null || (isScalar(root) && root.value === null && root.source === '' && !root.anchor && !root.tag);
 }

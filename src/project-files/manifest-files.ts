@@ -31,21 +31,21 @@ export interface ManifestFile {
 export interface FindManifestOptions {
   /** The project root of every file (else found per file, see findProjectRoot). */
   projectRoot?: string | undefined;
-  /** How the command is told which manifests to use, for the hints: `-f` (the default), `voxform fmt`. */
+  /** How the command is told which manifests to use, as the hints show it: `` `-f PATH` `` (the default), `` `voxform fmt PATH` ``. */
   namedWith?: string;
 }
 
 /** The manifest files to load, in load order (each once), each with its project root (see findProjectRoot). */
 export async function findManifestFiles(paths: readonly string[], cwd: string, options: FindManifestOptions = {}): Promise<ManifestFile[]> {
   const { projectRoot } = options;
-  const namedWith = options.namedWith ?? '-f';
+  const namedWith = options.namedWith ?? '`-f PATH`';
   const rootFor = async (folder: string): Promise<string> => (projectRoot === undefined ? findProjectRoot(folder, cwd) : realFolder(path.resolve(cwd, projectRoot)));
   if (paths.length === 0) return [{ file: await findDefaultManifest(cwd, namedWith), root: await rootFor(cwd), fromFolder: false }];
   const files = new Map<string, { root: string; fromFolder: boolean }>();
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const info = await stat(absolute).catch(() => undefined);
-    if (!info) throw await notFound(given, absolute);
+    if (!info) throw await notFound(given, absolute, namedWith);
     if (info.isDirectory()) {
       const search = { found: [] as string[], testFiles: 0 };
       await findYamlFiles(absolute, search);
@@ -53,7 +53,7 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
       if (found.length === 0) {
         const what = search.testFiles > 0 ? 'no manifest: its only .yaml and .yml files are test files (*.test.yaml), which are not manifests' : 'no .yaml or .yml files';
         throw new VoxformError('manifest_not_found', `The folder ${given} holds ${what}.`, {
-          hint: `Point ${namedWith} at a manifest file or at a folder of manifests.`,
+          hint: `Name a manifest file or a folder of manifests: ${namedWith}.`,
         });
       }
       const root = await rootFor(absolute);
@@ -72,15 +72,15 @@ async function findDefaultManifest(cwd: string, namedWith: string): Promise<stri
     if (info?.isFile()) return candidate;
   }
   throw new VoxformError('manifest_not_found', `No manifest found: neither ${DEFAULT_MANIFESTS.join(' nor ')} exists in ${cwd}.`, {
-    hint: `Name a manifest with ${namedWith} PATH (a file or a folder), or start one with \`voxform init\`.`,
+    hint: `Name a manifest: ${namedWith} (a file or a folder), or start one with \`voxform init\`.`,
   });
 }
 
-async function notFound(given: string, absolute: string): Promise<VoxformError> {
+async function notFound(given: string, absolute: string, namedWith: string): Promise<VoxformError> {
   const siblings = await readdir(path.dirname(absolute)).catch(() => [] as string[]);
   const suggestion = didYouMean(path.basename(absolute), siblings);
   const instead = suggestion ? path.join(path.dirname(given), suggestion) : undefined;
-  return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`, { hint: 'Name a manifest with -f PATH, or start one with `voxform init`.' });
+  return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`, { hint: `Name a manifest: ${namedWith}, or start one with \`voxform init\`.` });
 }
 
 /** Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code point order. */

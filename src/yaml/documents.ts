@@ -1,6 +1,7 @@
 /** The one way voxform reads YAML with the general parser: every file is untrusted, so ./limits.ts holds for all. */
-import { Composer, Lexer, Parser, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions } from 'yaml';
+import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions, type YAMLError } from 'yaml';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
+import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
 
 export interface YamlDocuments {
@@ -11,8 +12,9 @@ export interface YamlDocuments {
 
 /**
  * The text's YAML documents, token by token, stopping past MAX_YAML_TOKENS. `onNewLine` hears each
- * line start, the first one included. No stack traces while parsing: a broken file makes an error
- * per line, and their unread traces would cost most of the time.
+ * line start, the first one included. An alias with no anchor before it is an error of its document
+ * (see undefinedAliases). No stack traces while parsing: a broken file makes an error per line, and
+ * their unread traces would cost most of the time.
  */
 export function parseYamlDocuments(
   text: string,
@@ -35,6 +37,9 @@ export function parseYamlDocuments(
     }
     take(parser.end());
     for (const doc of composer.end(false, text.length)) documents.push(doc);
+    // Without a `*` in the text there is no alias: most files skip the walk.
+    if (text.includes('*')) for (const doc of documents) if (doc.errors.length === 0) doc.errors.push(...undefinedAliases(doc));
+    for (const doc of documents) if (doc.errors.some(isUnclosedQuote)) pointAtOpeningQuotes(doc);
     return { documents };
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
@@ -104,6 +109,53 @@ function measureNode(node: unknown, measure: (node: unknown) => Expansion, targe
     sum.values += child.values;
   }
   return sum;
+}
+
+function isUnclosedQuote(error: YAMLError): boolean {
+  return error.code === 'MISSING_CHAR' && /closing ["']quote/.test(error.message);
+}
+
+/**
+ * The library reports a quote never closed where the text it swallowed ends, often the end of the
+ * file: the error is moved to the quote that opens that text, the mistake to fix.
+ */
+function pointAtOpeningQuotes(doc: Document.Parsed): void {
+  const openAt = new Map<number, number>();
+  visit(doc, {
+    Scalar: (_key, node) => {
+      if ((node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') && node.range) openAt.set(node.range[1], node.range[0]);
+    },
+  });
+  for (const error of doc.errors) {
+    const start = isUnclosedQuote(error) ? openAt.get(error.pos[0]) : undefined;
+    if (start === undefined) continue;
+    error.pos = [start, start + 1];
+    error.message = `${error.message.replace(/\.$/, '')} for the text this quote opens`;
+  }
+}
+
+/**
+ * An error for each alias with no anchor of its name before it. The library composes such an alias
+ * without complaint and makes it null (or throws when printing): a typo (`*greetng`) would silently
+ * clear the value it stands for.
+ */
+function undefinedAliases(doc: Document): YAMLParseError[] {
+  const anchors = new Set<string>();
+  const unresolved: Array<{ name: string; range: readonly number[] | null | undefined; suggestion: string | undefined }> = [];
+  visit(doc, {
+    Node: (_key, node) => {
+      if (isAlias(node)) {
+        if (node.source !== '' && !anchors.has(node.source)) unresolved.push({ name: node.source, range: node.range, suggestion: didYouMean(node.source, anchors) });
+      } else if (node.anchor) anchors.add(node.anchor);
+    },
+  });
+  // `anchors` now holds the anchors set after an alias too.
+  return unresolved.map(({ name, range, suggestion }) => {
+    const message = anchors.has(name)
+      ? `The alias *${name} comes before its anchor &${name}; YAML needs the anchor first: move the value marked &${name} above the alias`
+      : `The alias *${name} refers to no anchor &${name} set before it; ${suggestion === undefined ? `mark the value to repeat with &${name}, or write it out` : `did you mean &${suggestion}?`}`;
+    return new YAMLParseError([range?.[0] ?? 0, range?.[1] ?? 0], 'BAD_ALIAS', message);
+  });
 }
 
 /**

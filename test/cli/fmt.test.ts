@@ -93,6 +93,13 @@ describe('voxform fmt', () => {
     expect(await read(dir, 'good.yaml')).toBe(TIDY);
   });
 
+  test('a quote never closed: reported at the quote, not at the end of the file', async () => {
+    const dir = await tree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n' });
+    const result = await runCli(['fmt', '--check'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[yaml_syntax]: voxform.yaml:4:20: YAML syntax error: Missing closing "quote for the text this quote opens.\n');
+  });
+
   test('a file that cannot be written: its own clear error, exit 1, the other files still formatted', async () => {
     const dir = await tree({ 'ro/voxform.yaml': MESSY, 'w/b.yaml': MESSY });
     await chmod(path.join(dir, 'ro'), 0o555);
@@ -112,7 +119,7 @@ describe('voxform fmt', () => {
     const result = await runCli(['fmt'], { cwd: await tree({ 'notes.txt': 'x' }) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[manifest_not_found]: No manifest found: neither voxform.yaml nor agents.yaml exists in');
-    expect(result.stderr).toContain('hint: Name a manifest with `voxform fmt` PATH (a file or a folder)');
+    expect(result.stderr).toContain('hint: Name a manifest: `voxform fmt PATH` (a file or a folder), or start one with `voxform init`.');
   });
 
   test('a multi-document manifest: every document formatted, the separators kept', async () => {
@@ -129,6 +136,18 @@ describe('voxform fmt', () => {
     expect(result.stdout).toBe('manifests/two.yaml\n');
   });
 
+  test('a folder: a manifest holding an empty document (a last `---`, a `---` and a comment) is checked like the others', async () => {
+    const dir = await tree({
+      'manifests/agents.yaml': `${MESSY}---\n`,
+      'manifests/commented.yaml': `${MESSY}---\n# more agents later\n`,
+      'manifests/booking.yaml': MESSY.replace('a:', 'b:'),
+      'manifests/only-separators.yaml': '---\n---\n',
+    });
+    const result = await runCli(['fmt', '--check', 'manifests'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('manifests/agents.yaml\nmanifests/booking.yaml\nmanifests/commented.yaml\n');
+  });
+
   test("the loader's guards: a symbolic link leading out of the project is refused, never read or written", async () => {
     const outside = await tree({ 'victim.yaml': MESSY });
     const dir = await tree({ 'manifests/ok.yaml': TIDY });
@@ -142,6 +161,8 @@ describe('voxform fmt', () => {
   test('a path that does not exist: a clear error', async () => {
     const result = await runCli(['fmt', 'nope.yaml'], { cwd: await tree({}) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.');
+    expect(result.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `voxform fmt PATH`, or start one with `voxform init`.');
+    const empty = await runCli(['fmt', 'empty'], { cwd: await tree({ 'empty/notes.txt': 'x' }) });
+    expect(empty.stderr).toContain('error[manifest_not_found]: The folder empty holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `voxform fmt PATH`.');
   });
 });

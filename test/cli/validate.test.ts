@@ -75,6 +75,45 @@ describe('voxform validate', () => {
     );
   });
 
+  it('refuses an alias with no anchor before it at the alias, in validate, plan and fmt, rather than reading it as null', async () => {
+    const manifest = [
+      'version: 1',
+      'defaults:',
+      '  config:',
+      '    first_message: &greeting Thanks for calling Acme Dental!',
+      'agents:',
+      '  front-desk:',
+      '    id: -OKspareAgent0000001',
+      '    config:',
+      '      first_message: *greetng',
+      '',
+    ].join('\n');
+    const cwd = await tree({ 'voxform.yaml': manifest });
+    const message = 'YAML syntax error: the alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?';
+    const validate = await runCli(['validate'], { cwd });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain(`voxform.yaml:9:22  error[yaml_syntax]: ${message}\n`);
+    expect(validate.stderr).toContain('> 9 |       first_message: *greetng\n');
+    const plan = await runCli(['plan', '--local'], { cwd });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`voxform.yaml:9:22  error[yaml_syntax]: ${message}\n`);
+    expect(plan.stderr).toContain('error[manifest_invalid]');
+    expect(plan.stdout).toBe('');
+    const fmt = await runCli(['fmt'], { cwd });
+    expect(fmt.code).toBe(1);
+    expect(fmt.stderr).toContain('error[yaml_syntax]: voxform.yaml:9:22: YAML syntax error: The alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?\n');
+    // An alias above its anchor: before, fmt crashed ("unexpected problem") and validate passed.
+    const later = await tree({ 'other.yaml': 'agents:\n  a:\n    config:\n      first_message: *greet\n    id: &greet x1\nversion: 1\n' });
+    const laterMessage = 'the alias *greet comes before its anchor &greet; YAML needs the anchor first: move the value marked &greet above the alias';
+    const validateLater = await runCli(['validate', '-f', 'other.yaml'], { cwd: later });
+    expect(validateLater.code).toBe(1);
+    expect(validateLater.stderr).toContain(`other.yaml:4:22  error[yaml_syntax]: YAML syntax error: ${laterMessage}\n`);
+    const fmtLater = await runCli(['fmt', 'other.yaml'], { cwd: later });
+    expect(fmtLater.code).toBe(1);
+    expect(fmtLater.stderr).toMatch(/^error\[yaml_syntax\]: other\.yaml:4:22: YAML syntax error: The alias \*greet comes before its anchor &greet/m);
+    expect(fmtLater.stderr).not.toContain('unexpected problem');
+  });
+
   it('gives the same diagnostics as data with --format json', async () => {
     const cwd = await tree({ 'voxform.yaml': 'agents:\n  a: { id: ag_1, nmae: A }\n', 'empty.yaml': '' });
     const result = await runCli(['validate', '-f', 'voxform.yaml', '-f', 'empty.yaml', '--format', 'json'], { cwd });
@@ -166,7 +205,12 @@ describe('voxform validate', () => {
     const result = await runCli(['validate'], { cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[manifest_not_found\]: No manifest found: neither voxform\.yaml nor agents\.yaml exists in .+\.\n {2}hint: /);
+    expect(result.stderr).toContain('hint: Name a manifest: `-f PATH` (a file or a folder), or start one with `voxform init`.');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    const folder = await runCli(['validate', '-f', '.'], { cwd });
+    expect(folder.stderr).toContain('error[manifest_not_found]: The folder . holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `-f PATH`.');
+    const missing = await runCli(['validate', '-f', 'nope.yaml'], { cwd });
+    expect(missing.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `-f PATH`, or start one with `voxform init`.');
   });
 
   it('answers an unknown --env with a suggestion', async () => {

@@ -145,7 +145,10 @@ describe('loading test files', () => {
   });
 
   it('reports YAML syntax errors and non-mappings at their place', async () => {
-    expect(await problems('agent: booking\ntests:\n  - name: "open\n')).toEqual(['tests/a.test.yaml:4:1 yaml_syntax YAML syntax error: missing closing "quote']);
+    expect(await problems('agent: booking\ntests:\n  - name: "open\n')).toEqual(['tests/a.test.yaml:3:11 yaml_syntax YAML syntax error: missing closing "quote for the text this quote opens']);
+    expect(await problems('agent: booking\ntests:\n  - name: one\n    turns: [{ user: &hi hello }]\n    expect: [{ judge: *hii }]\n')).toEqual([
+      'tests/a.test.yaml:5:23 yaml_syntax YAML syntax error: the alias *hii refers to no anchor &hii set before it; did you mean &hi?',
+    ]);
     expect(await problems('- just a list\n')).toEqual(['tests/a.test.yaml:1:1 not_a_mapping a test file is a mapping with agent and tests']);
   });
 

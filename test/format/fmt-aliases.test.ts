@@ -52,7 +52,7 @@ describe('fmt and YAML aliases', () => {
   });
 
   it('still lays out a manifest whose aliases stay within the limits', () => {
-    const source = 'agents:\n  b: { id: ag_2, config: { first_message: *m } }\n  a: { id: ag_1, config: { first_message: &m Hello } }\n';
+    const source = 'agents:\n  a: { id: ag_1, config: { first_message: &m Hello, prompt: *m } }\n';
     const error = refusal(source);
     // Sorting would move the alias above its anchor: refused as before, for that reason.
     expect(isVoxformError(error) && error.code).toBe('fmt_unsafe');

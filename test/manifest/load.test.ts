@@ -95,6 +95,20 @@ describe('loadManifests: YAML', () => {
     expect(result.diagnostics[0]?.frame).toContain('> 3 |   other: 2');
   });
 
+  it('refuses an alias with no anchor before it, at the alias (a merge key too), instead of reading null', async () => {
+    const typo = await loadTree({ 'voxform.yaml': 'defaults:\n  config: {first_message: &greeting Hi}\nagents:\n  a:\n    id: ag_1\n    config: {first_message: *greetng}\n' });
+    expect(typo.state).toBeUndefined();
+    expect(summarize(typo)).toEqual(['voxform.yaml:6:29 yaml_syntax YAML syntax error: the alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?']);
+    const merge = await loadTree({ 'voxform.yaml': 'agents:\n  a:\n    <<: *missing\n    id: ag_1\n' });
+    expect(summarize(merge)).toEqual(['voxform.yaml:3:9 yaml_syntax YAML syntax error: the alias *missing refers to no anchor &missing set before it; mark the value to repeat with &missing, or write it out']);
+  });
+
+  it('reports a quote never closed where it opens, not at the end of the file', async () => {
+    const result = await loadTree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    config:\n      first_message: "Hello\n    id: ag_1\n' });
+    expect(summarize(result)).toEqual(['voxform.yaml:5:22 yaml_syntax YAML syntax error: missing closing "quote for the text this quote opens']);
+    expect(result.diagnostics[0]?.frame).toContain('> 5 |       first_message: "Hello');
+  });
+
   it('says plainly that tabs cannot indent YAML', async () => {
     const result = await loadTree({ 'voxform.yaml': 'agents:\n  front-desk:\n\tid: ag_1\n' });
     expect(summarize(result)).toEqual(['voxform.yaml:3:1 yaml_tab_indent tabs are not allowed in YAML indentation; indent with spaces']);

@@ -108,6 +108,7 @@ const outside: Record<string, string> = {
   'CRLF line ends': 'a: 1\r\nb: 2\r\n',
   anchors: 'a: &x 1\nb: *x\n',
   'merge keys': 'a: &x {k: 1}\nb:\n  <<: *x\n',
+  'an alias with no anchor': 'a: *x\n',
   tags: 'a: !!str 1\n',
   'duplicate keys': 'a: 1\na: 2\n',
   'multi-line plain scalars': 'a: one\n  two\n',

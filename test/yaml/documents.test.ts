@@ -25,6 +25,28 @@ describe('parseYamlDocuments', () => {
     expect(lines.linePos(documents[1]?.errors[0]?.pos[0] ?? 0).line).toBe(4);
   });
 
+  it('makes an alias with no anchor before it an error of its document, at the alias', () => {
+    const errorsOf = (text: string) => parseYamlDocuments(text).documents.map((doc) => doc.errors.map((error) => `${error.code} ${error.pos[0]} ${error.message}`));
+    // A typo: the library alone composes it without error, as null.
+    expect(errorsOf('a: &greeting Hi\nb: *greetng\n')).toEqual([['BAD_ALIAS 19 The alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?']]);
+    expect(errorsOf('b: *greet\na: &greet Hi\n')).toEqual([
+      ['BAD_ALIAS 3 The alias *greet comes before its anchor &greet; YAML needs the anchor first: move the value marked &greet above the alias'],
+    ]);
+    // Anchors belong to their document; a merge key's alias is an alias like any other.
+    expect(errorsOf('a: &x {k: 1}\n---\nb:\n  <<: *x\n')).toEqual([[], ['BAD_ALIAS 26 The alias *x refers to no anchor &x set before it; mark the value to repeat with &x, or write it out']]);
+    expect(errorsOf('a: &x {k: 1}\nb: *x\nc: &s {d: *s}\n')).toEqual([[]]);
+  });
+
+  it('reports a quote never closed at the quote, not where the text it swallows ends', () => {
+    const lines = new LineCounter();
+    const { documents } = parseYamlDocuments('version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n', { onNewLine: lines.addNewLine });
+    const error = documents[0]?.errors[0];
+    expect(error?.message).toBe('Missing closing "quote for the text this quote opens');
+    expect(lines.linePos(error?.pos[0] ?? 0)).toEqual({ line: 4, col: 20 });
+    const single = parseYamlDocuments("a: 'x\nb: 2\n").documents[0]?.errors[0];
+    expect([single?.pos, single?.message]).toEqual([[3, 4], "Missing closing 'quote for the text this quote opens"]);
+  });
+
   it('stops past MAX_YAML_TOKENS and says where, with no documents', () => {
     const text = `[${'1,'.repeat(MAX_YAML_TOKENS / 2)}1]\n`;
     const { documents, tooLargeAt } = parseYamlDocuments(text);

@@ -17,7 +17,7 @@ export async function run(options: FmtOptions, ctx: CommandContext): Promise<num
   const check = options.check === true;
   const display = (file: string) => path.relative(ctx.cwd, file) || file;
   // The loader's finder: the same files, defaults and project roots as validate, plan and apply.
-  const files = await findManifestFiles(paths, ctx.cwd, { namedWith: '`voxform fmt`' });
+  const files = await findManifestFiles(paths, ctx.cwd, { namedWith: '`voxform fmt PATH`' });
   const results = await formatFiles(files, { write: !check, displayName: display });
 
   for (const result of results) {
