@@ -124,9 +124,19 @@ describe('apply stopped while its writes are in flight', () => {
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
     const { stdout } = run.output;
-    expect(stdout).toMatch(/^Apply interrupted: \d+ applied, \d+ partly applied, 0 failed, 0 skipped, \d+ not applied\.$/m);
+    const counts = /^Apply interrupted: (\d+ applied, (\d+) partly applied, 0 failed, 0 skipped, (\d+) not applied)\.$/m.exec(stdout);
+    expect(counts, stdout).not.toBeNull();
     expect(stdout).toContain('  partly applied: phone.+15551230002 (import_phone reached the service; set_phone_agent did not)\n');
     expect(p.emulator.control.requestLog().filter((entry) => entry.path === '/phones/+15551230002/set_agent')).toEqual([]);
+
+    // The history and status say what apply said: the partly applied and not applied changes too.
+    const [, said, partly, notApplied] = counts as RegExpExecArray;
+    expect((await p.cli(['history'])).stdout).toContain(`; ${said}\n`);
+    expect((await p.cli(['status'])).stdout).toMatch(new RegExp(`^Last apply: .*, interrupted: ${said}$`, 'm'));
+    const history = JSON.parse((await p.cli(['history', '--format', 'json'])).stdout) as { records: Array<{ summary: Record<string, unknown> }> };
+    expect(history.records[0]?.summary).toMatchObject({ partly_applied: Number(partly), not_applied: Number(notApplied) });
+    const status = JSON.parse((await p.cli(['status', '--format', 'json'])).stdout) as { last_apply: Record<string, unknown> };
+    expect(status.last_apply).toMatchObject({ outcome: 'interrupted', partly_applied: Number(partly), not_applied: Number(notApplied) });
 
     p.emulator.control.clearFaults();
     const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; requests: Array<{ operation: string }> }> };
