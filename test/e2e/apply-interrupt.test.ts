@@ -187,6 +187,19 @@ describe('apply whose state write fails midway', () => {
     expect(stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by someone else\.\n {2}hint: .+\n$/);
   });
 
+  it('the lock forced open while live state is read: error[state_lock_lost] with a hint, nothing applied, exit 1', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'GET', latencyMs: 2_000 }]);
+    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    await arrived(p, 'GET', '/agents/');
+    const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
+    const holder = await backend.readLock();
+    await backend.forceUnlock(holder!.lockId);
+    expect(await run.exited).toBe(1);
+    expect(run.output.stderr).toMatch(/^error\[state_lock_lost\]: Apply stopped before anything was applied: the state lock \w+ was forced open by someone else\.\n {2}hint: Nothing was applied or written; .+\n$/);
+    expect(agentsUpdated(p)).toEqual([]);
+  });
+
   it('the state written by someone else meanwhile: lists what reached the service, records the run in the history, then the conflict, exit 1', async () => {
     const { p, code, stdout, stderr, reached } = await applyMeddledWith(async (p) => {
       // Another run writes the state without the lock.
