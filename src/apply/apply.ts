@@ -234,7 +234,15 @@ async function recordEnd(
   const failed = result.failed.length + result.skipped.length > 0 || result.stateError !== undefined;
   const status = result.interrupted ? 'interrupted' : failed ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
   const stored = store.recordApplyEnd(
-    { command: options.command ?? 'voxform apply', outcome: status, applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length },
+    {
+      command: options.command ?? 'voxform apply',
+      outcome: status,
+      applied: result.applied.length,
+      partlyApplied: result.partlyApplied.length,
+      failed: result.failed.length,
+      skipped: result.skipped.length,
+      notApplied: result.stopped.length,
+    },
     result.interrupted || result.stateError !== undefined ? undefined : options.desired.environmentVariables,
   );
   const recording = appendHistory(options, { ...ran, status });

@@ -120,7 +120,7 @@ export async function recordHistory(context: HistoryContext): Promise<HistoryRec
     outcome: context.outcome,
     source: context.source,
     planned: context.plan.summary,
-    counts: { applied: result.applied.length, failed: result.failed.length, skipped: result.skipped.length },
+    counts: { applied: result.applied.length, partlyApplied: result.partlyApplied.length, failed: result.failed.length, skipped: result.skipped.length, notApplied: result.stopped.length },
     agents: await agentVersions(context),
   });
   return context.history.append(record);

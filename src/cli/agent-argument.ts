@@ -39,8 +39,22 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
     });
   }
   if (await hasCalls(agent, client)) return agent;
-  const suggestion = didYouMean(agent, [...local.keys(), ...displayNames.values()]);
-  throw new VoxformError('agent_unknown', `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
+  throw unknownAgent(agent, known, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`);
+}
+
+/**
+ * `voxform history --agent NAME`, which reads no service: a local name of the manifests or of the
+ * history, else `agent_unknown` as resolveAgentArgument says it, with the closest name suggested.
+ */
+export function checkLocalAgentName(agent: string, known: Required<KnownAgentNames>): void {
+  if (known.manifests.has(agent) || known.history.has(agent)) return;
+  const names = [...known.history.keys(), ...known.manifests.keys()];
+  throw unknownAgent(agent, known, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`);
+}
+
+function unknownAgent(agent: string, known: KnownAgentNames, candidates: string[], message: string): VoxformError {
+  const suggestion = didYouMean(agent, candidates);
+  return new VoxformError('agent_unknown', message, {
     // The suggestion may be an agent's name on the service: its control characters are shown escaped.
     hint: suggestion
       ? `Did you mean ${printable(suggestion)}?`

@@ -130,8 +130,10 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
     return 0;
   }
   if (outcome.lockLost && !outcome.interrupted) {
-    ctx.stderr.write(`Apply stopped before anything was applied: ${outcome.lockLost}.\n`);
-    return 1;
+    // An error like the lock lost later on (the state backend's), with its code and a way on.
+    throw new VoxformError('state_lock_lost', `Apply stopped before anything was applied: ${outcome.lockLost}.`, {
+      hint: 'Nothing was applied or written; run the command again (`voxform status` shows who holds the lock now).',
+    });
   }
   if (outcome.status === 'cancelled' || (outcome.status === 'interrupted' && !outcome.interrupted)) {
     ctx.stderr.write('Apply cancelled; nothing changed.\n');

@@ -14,6 +14,8 @@ const OUTCOMES = new Set(['applied', 'failed', 'interrupted', 'nothing_to_do']);
 const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
 const CONFIG_HASH = /^sha256:[0-9a-f]{64}$/;
 const SUMMARY_COUNTS = ['create', 'update', 'unchanged', 'drifted', 'applied', 'failed', 'skipped'] as const;
+/** Counts later records add: a record older than them has none. */
+const OPTIONAL_SUMMARY_COUNTS = ['partlyApplied', 'notApplied'] as const;
 
 /** One problem, as `field: what is wrong`; undefined when the value fits. */
 type Problem = string | undefined;
@@ -57,7 +59,7 @@ function sourceProblem(source: unknown): Problem {
 
 function summaryProblem(summary: unknown): Problem {
   if (!isPlainObject(summary)) return 'summary: not an object';
-  const wrong = SUMMARY_COUNTS.find((key) => !isCount(summary[key]));
+  const wrong = SUMMARY_COUNTS.find((key) => !isCount(summary[key])) ?? OPTIONAL_SUMMARY_COUNTS.find((key) => !optional(summary[key], isCount));
   return wrong === undefined ? undefined : `summary.${wrong}: not a count`;
 }
 

@@ -92,7 +92,7 @@ interface RecordInput {
   source: DeploySource;
   /** The plan's counts (its `summary`). */
   planned: Pick<DeploySummary, 'create' | 'update' | 'unchanged' | 'drifted'>;
-  counts: Pick<DeploySummary, 'applied' | 'failed' | 'skipped'>;
+  counts: Pick<DeploySummary, 'applied' | 'partlyApplied' | 'failed' | 'skipped' | 'notApplied'>;
   agents: Record<string, AgentVersion>;
 }
 

@@ -5,7 +5,7 @@
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
-import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type HistoryRecord, type TestRunRecord } from './types.js';
+import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type DeploySummary, type HistoryRecord, type TestRunRecord } from './types.js';
 
 /** Version of the JSON history format. */
 export const HISTORY_JSON_FORMAT_VERSION = '1';
@@ -64,7 +64,18 @@ function sourceLine(record: HistoryRecord): string {
 
 function summaryLine(record: HistoryRecord): string {
   const s = record.summary;
-  return `plan ${s.create} to create, ${s.update} to update, ${s.unchanged} unchanged; ${s.applied} applied, ${s.failed} failed, ${s.skipped} skipped`;
+  return `plan ${s.create} to create, ${s.update} to update, ${s.unchanged} unchanged; ${applyCounts(s, record.outcome)}`;
+}
+
+/**
+ * How an apply's changes ended, in apply's own words: `3 applied, 2 partly applied, 0 failed, 0
+ * skipped, 2 not applied`. Partly applied shows when there were any; not applied too, and always
+ * after an interrupted run. A record older than these counts shows the three it has.
+ */
+export function applyCounts(counts: Pick<DeploySummary, 'applied' | 'partlyApplied' | 'failed' | 'skipped' | 'notApplied'>, outcome: string): string {
+  const partly = counts.partlyApplied ? `, ${counts.partlyApplied} partly applied` : '';
+  const stopped = counts.notApplied !== undefined && (counts.notApplied > 0 || outcome === 'interrupted');
+  return `${counts.applied} applied${partly}, ${counts.failed} failed, ${counts.skipped} skipped${stopped ? `, ${counts.notApplied} not applied` : ''}`;
 }
 
 /** The test runs `voxform history` shows (newest first): those that talked to `agent` when given, at most `limit`. */
@@ -143,9 +154,24 @@ function recordJson(record: HistoryRecord, changed: string[]): Record<string, un
       heal_of: source.healOf ?? null,
       promoted_from: source.promotedFrom ? { workspace: source.promotedFrom.workspace, record: source.promotedFrom.record } : null,
     },
-    summary: record.summary,
+    summary: summaryJson(record.summary),
     agents_changed: changed,
     agents: Object.fromEntries(Object.keys(record.agents).sort().map((name) => [name, agentJson(record.agents[name] as AgentVersion)])),
+  };
+}
+
+/** The summary in the JSON's words; the counts a record older than them lacks are null. */
+function summaryJson(s: DeploySummary): Record<string, number | null> {
+  return {
+    create: s.create,
+    update: s.update,
+    unchanged: s.unchanged,
+    drifted: s.drifted,
+    applied: s.applied,
+    partly_applied: s.partlyApplied ?? null,
+    failed: s.failed,
+    skipped: s.skipped,
+    not_applied: s.notApplied ?? null,
   };
 }
 

@@ -81,8 +81,12 @@ export interface DeploySummary {
   unchanged: number;
   drifted: number;
   applied: number;
+  /** Changes some of whose requests reached the service before the run stopped; absent in records older than this field. */
+  partlyApplied?: number | undefined;
   failed: number;
   skipped: number;
+  /** Changes the run stopped before (interrupted, or the lock lost); absent in records older than this field. */
+  notApplied?: number | undefined;
 }
 
 /** A stored record that is not a history record (src/history/check-record.ts): skipped, and said why. */

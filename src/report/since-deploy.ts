@@ -9,6 +9,7 @@ export interface VersionSelection {
   /**
    * Unix seconds: calls of a configuration changed outside voxform count from then on (the earlier
    * version's deploy record, when it was surely live); earlier ones belong to versions before it.
+   * -Infinity on an agent's first deploy: what it replaced was changed outside voxform.
    */
   outsideFrom: number;
 }
@@ -42,9 +43,10 @@ export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: st
   for (const [id, versions] of deployed) {
     const last = lastOf(versions);
     if (deployedAt(last) !== latest) continue;
-    const earlier = versions[versions.length - 2] ?? last;
-    only.set(id, { deploys: new Set([earlier.key, last.key]), outsideFrom: deployedAt(earlier) });
-    starts.push(recordedBefore(history, earlier.key));
+    // On an agent's first deploy the version it replaced is the configuration it had outside voxform.
+    const earlier = versions[versions.length - 2];
+    only.set(id, { deploys: new Set([earlier?.key ?? last.key, last.key]), outsideFrom: earlier ? deployedAt(earlier) : -Infinity });
+    starts.push(recordedBefore(history, (earlier ?? last).key));
   }
   return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only };
 }

@@ -105,7 +105,11 @@ function checkWorkspaceAt(value: unknown, at: Path): WorkspaceState {
 /** Whether `value` is a last-apply record as voxform writes it (`state list` of a database reads the record alone). */
 export function isLastApply(value: unknown): value is LastApply {
   if (!isPlainObject(value)) return false;
-  return ['at', 'by', 'command', 'outcome'].every((key) => typeof value[key] === 'string') && ['applied', 'failed', 'skipped'].every((key) => Number.isInteger(value[key]));
+  return (
+    ['at', 'by', 'command', 'outcome'].every((key) => typeof value[key] === 'string') &&
+    ['applied', 'failed', 'skipped'].every((key) => Number.isInteger(value[key])) &&
+    ['partlyApplied', 'notApplied'].every((key) => value[key] === undefined || Number.isInteger(value[key]))
+  );
 }
 
 function isNameList(value: unknown): value is string[] {

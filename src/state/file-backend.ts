@@ -11,7 +11,7 @@ import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
-import { readStateFile } from './state-file.js';
+import { readStateFile, STATE_OPTION } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
 /** How often a held lock checks that nobody forced it open. */
@@ -24,9 +24,11 @@ export class FileStateBackend implements StateBackend {
   private cached: { state: StateFile; stamp: string } | undefined;
   private readonly held = new Set<{ lock: StateLock; lost: AbortController }>();
 
+  /** `option`: what named the file, for hints (`--to` for a migration's target). */
   constructor(
     readonly file: string,
     readonly display: string = file,
+    private readonly option: string = STATE_OPTION,
   ) {
     this.history = new FileHistoryStore(path.join(path.dirname(file), 'history'));
   }
@@ -112,7 +114,7 @@ export class FileStateBackend implements StateBackend {
   private async load(): Promise<StateFile> {
     const stamp = await this.stamp();
     if (this.cached && stamp === this.cached.stamp) return this.cached.state;
-    const state = await readStateFile(this.file, this.display);
+    const state = await readStateFile(this.file, this.display, this.option);
     this.cached = stamp ? { state, stamp } : undefined;
     return state;
   }

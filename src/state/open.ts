@@ -45,5 +45,5 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     return new PostgresStateBackend(url);
   }
   const file = path.resolve(options.cwd, spec);
-  return new FileStateBackend(file, path.relative(options.cwd, file) || file);
+  return new FileStateBackend(file, path.relative(options.cwd, file) || file, options.source);
 }

@@ -15,7 +15,10 @@ export const STATE_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_KEPT_FILE_BYTES
  * Reads the state file under the guards of kept files: a committed `.voxform/state.json` is the pull
  * request's. A missing file is an empty state; a refused, damaged or foreign one a clear error.
  */
-export async function readStateFile(file: string, display: string = file): Promise<StateFile> {
+/** The option that names the state file, as hints name it (`voxform state migrate --to` names its own). */
+export const STATE_OPTION = '--state (or VOXFORM_STATE)';
+
+export async function readStateFile(file: string, display: string = file, option: string = STATE_OPTION): Promise<StateFile> {
   const read = await readKeptJson(file, STATE_JSON_LIMITS);
   if (!read.found) return { version: 1, serial: 0, workspaces: {} };
   if (read.ok) return checkStateFile(read.value, display);
@@ -27,14 +30,14 @@ export async function readStateFile(file: string, display: string = file): Promi
   // A folder named as the state is a mistaken --state, not a trap.
   if (await stat(file).then((info) => info.isDirectory(), () => false)) {
     throw new VoxformError('state_unreadable', `The state file ${display} is a folder, not a file.`, {
-      hint: `Name the state file itself with --state (or VOXFORM_STATE), such as ${path.join(display, 'state.json')}.`,
+      hint: `Name the state file itself with ${option}, such as ${path.join(display, 'state.json')}.`,
     });
   }
   throw new VoxformError('state_unreadable', `The state file ${display} ${read.problem}. It was not read.`, {
     hint:
       read.reason === 'over_budget'
-        ? 'A state voxform writes stays far below it: restore the file from version control or your CI cache, or delete it (voxform then plans campaigns, knowledge files and credentials as never applied), or point --state elsewhere.'
-        : 'The state file must be a regular file in its folder: remove it (or restore it from the CI cache), or point --state elsewhere.',
+        ? `A state voxform writes stays far below it: restore the file from version control or your CI cache, or delete it (voxform then plans campaigns, knowledge files and credentials as never applied), or point ${option} elsewhere.`
+        : `The state file must be a regular file in its folder: remove it (or restore it from the CI cache), or point ${option} elsewhere.`,
   });
 }
 

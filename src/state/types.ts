@@ -36,8 +36,12 @@ export interface LastApply {
   /** `applied`, `failed` (some changes failed or were skipped), `interrupted` or `nothing_to_do`. */
   outcome: string;
   applied: number;
+  /** Changes some of whose requests reached the service before the run stopped; absent in a state older than this field. */
+  partlyApplied?: number;
   failed: number;
   skipped: number;
+  /** Changes the run stopped before; absent in a state older than this field. */
+  notApplied?: number;
 }
 
 export interface AgentState {

@@ -1,4 +1,6 @@
+import { applyCounts } from '../history/render.js';
 import { describeHolder } from '../state/backend.js';
+import type { LastApply } from '../state/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
 
@@ -36,7 +38,13 @@ export function renderStatusText(report: StatusReport): string {
 
 /** The report as versioned JSON (`format_version`). */
 export function renderStatusJson(report: StatusReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${JSON.stringify({ ...report, last_apply: report.last_apply && lastApplyJson(report.last_apply) }, null, 2)}\n`;
+}
+
+/** The last apply in the JSON's words; the counts a state older than them lacks are null. */
+function lastApplyJson(last: LastApply): Record<string, unknown> {
+  const { partlyApplied, notApplied, ...rest } = last;
+  return { ...rest, partly_applied: partlyApplied ?? null, not_applied: notApplied ?? null };
 }
 
 /** How many of the other workspaces the State line names. */
@@ -59,5 +67,5 @@ function lastApplyLine(report: StatusReport): string {
   if (report.state.problem) return 'not known: the state could not be read (see State above)';
   if (!last) return `none recorded for workspace ${report.state.workspace}`;
   const ended = OUTCOME_WORDS[last.outcome] ?? last.outcome;
-  return `${last.at} by ${last.by}, "${last.command}", ${ended}: ${last.applied} applied, ${last.failed} failed, ${last.skipped} skipped`;
+  return `${last.at} by ${last.by}, "${last.command}", ${ended}: ${applyCounts(last, last.outcome)}`;
 }

@@ -111,6 +111,20 @@ describe('agents changed', () => {
   });
 });
 
+describe('--agent', () => {
+  it('refuses a name neither the manifests nor the history hold, suggesting the closest, exit 1; a name of either is a filter', async () => {
+    const dir = await projectWith({ '20261123T110000000Z-bbbbbb': (r) => (r.agents = { booking: r.agents['front-desk'] }) });
+    const typo = await cli(dir, ['history', '--local', '--agent', 'frontdesk']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe('error[agent_unknown]: --agent "frontdesk" is neither an agent of the manifests nor one of the apply history.\n  hint: Did you mean front-desk?\n');
+    expect((await cli(dir, ['history', '--local', '--agent', 'nosuch'])).code).toBe(1);
+    const recorded = await cli(dir, ['history', '--local', '--agent', 'booking']);
+    expect(recorded.code).toBe(0);
+    expect(recorded.stdout).toContain('20261123T110000000Z-bbbbbb');
+    expect(recorded.stdout).not.toContain(GOOD);
+  });
+});
+
 describe('the operator\'s settings', () => {
   it('a malformed VOXFORM_ENV_ALLOW stops history --local, as it stops apply --local', async () => {
     const dir = await projectWith({});

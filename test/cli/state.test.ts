@@ -20,6 +20,9 @@ describe('voxform state (file backend)', () => {
     const p = project;
     const empty = await p.cli(['state', 'list']);
     expect(empty.stdout).toContain('No workspace yet');
+    const none = await p.cli(['state', 'show']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(`error[workspace_unknown]: ${path.join('.voxform', 'state.json')} holds no workspace yet.\n  hint: Nothing was applied with this backend yet: the first \`voxform apply\` makes a workspace.\n`);
     expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
     const workspace = `default@${p.url}`;
     const list = await p.cli(['state', 'list']);

@@ -235,6 +235,16 @@ describe('voxform drift', () => {
     expect(p.requests.length).toBe(before);
   }, 60_000);
 
+  it('refuses a --watch interval out of its range with that range and examples inside it, before reading anything', async () => {
+    const p = await startProject();
+    const before = p.requests.length;
+    for (const interval of ['2d', '500ms', '9s', 'soon']) {
+      const refused = expectCode(await p.cli(['drift', '--watch', interval]), 1);
+      expect(refused.stderr).toBe(`error[invalid_option]: --watch "${interval}" is not a time from 10 s to 24 h.\n  hint: Write it as 30s, 5m or 1h (a bare number is seconds).\n`);
+    }
+    expect(p.requests.length).toBe(before);
+  }, 60_000);
+
   it('--watch prints one line per check and stops on SIGTERM with exit 130', async () => {
     const p = await startProject();
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {

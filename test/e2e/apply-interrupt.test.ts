@@ -124,9 +124,19 @@ describe('apply stopped while its writes are in flight', () => {
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
     const { stdout } = run.output;
-    expect(stdout).toMatch(/^Apply interrupted: \d+ applied, \d+ partly applied, 0 failed, 0 skipped, \d+ not applied\.$/m);
+    const counts = /^Apply interrupted: (\d+ applied, (\d+) partly applied, 0 failed, 0 skipped, (\d+) not applied)\.$/m.exec(stdout);
+    expect(counts, stdout).not.toBeNull();
     expect(stdout).toContain('  partly applied: phone.+15551230002 (import_phone reached the service; set_phone_agent did not)\n');
     expect(p.emulator.control.requestLog().filter((entry) => entry.path === '/phones/+15551230002/set_agent')).toEqual([]);
+
+    // The history and status say what apply said: the partly applied and not applied changes too.
+    const [, said, partly, notApplied] = counts as RegExpExecArray;
+    expect((await p.cli(['history'])).stdout).toContain(`; ${said}\n`);
+    expect((await p.cli(['status'])).stdout).toMatch(new RegExp(`^Last apply: .*, interrupted: ${said}$`, 'm'));
+    const history = JSON.parse((await p.cli(['history', '--format', 'json'])).stdout) as { records: Array<{ summary: Record<string, unknown> }> };
+    expect(history.records[0]?.summary).toMatchObject({ partly_applied: Number(partly), not_applied: Number(notApplied) });
+    const status = JSON.parse((await p.cli(['status', '--format', 'json'])).stdout) as { last_apply: Record<string, unknown> };
+    expect(status.last_apply).toMatchObject({ outcome: 'interrupted', partly_applied: Number(partly), not_applied: Number(notApplied) });
 
     p.emulator.control.clearFaults();
     const next = JSON.parse((await p.cli(['plan', '--format', 'json'])).stdout) as { resource_changes: Array<{ address: string; requests: Array<{ operation: string }> }> };
@@ -175,6 +185,19 @@ describe('apply whose state write fails midway', () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(new RegExp(`^Apply stopped: the state lock \\w+ was forced open by someone else\\. ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied\\.$`, 'm'));
     expect(stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by someone else\.\n {2}hint: .+\n$/);
+  });
+
+  it('the lock forced open while live state is read: error[state_lock_lost] with a hint, nothing applied, exit 1', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'GET', latencyMs: 2_000 }]);
+    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    await arrived(p, 'GET', '/agents/');
+    const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
+    const holder = await backend.readLock();
+    await backend.forceUnlock(holder!.lockId);
+    expect(await run.exited).toBe(1);
+    expect(run.output.stderr).toMatch(/^error\[state_lock_lost\]: Apply stopped before anything was applied: the state lock \w+ was forced open by someone else\.\n {2}hint: Nothing was applied or written; .+\n$/);
+    expect(agentsUpdated(p)).toEqual([]);
   });
 
   it('the state written by someone else meanwhile: lists what reached the service, records the run in the history, then the conflict, exit 1', async () => {

@@ -57,6 +57,7 @@ describe('historyRecordProblem', () => {
     { name: 'a rollback of something not a record', change: (r: any) => (r.source.rollbackOf = 'previous'), problem: 'source.rollbackOf: not a record id' },
     { name: 'an empty summary', change: (r: any) => (r.summary = {}), problem: 'summary.create: not a count' },
     { name: 'a negative count', change: (r: any) => (r.summary.skipped = -1), problem: 'summary.skipped: not a count' },
+    { name: 'a later count that is not one', change: (r: any) => (r.summary.notApplied = '2'), problem: 'summary.notApplied: not a count' },
     { name: 'agents as a list', change: (r: any) => (r.agents = []), problem: 'agents: not an object' },
     { name: 'a null agent', change: (r: any) => (r.agents['front-desk'] = null), problem: 'agents.front-desk: not an object' },
     { name: 'an agent name with an escape', change: (r: any) => (r.agents['x\u001b[2J'] = r.agents['front-desk']), problem: 'agents: "x\\u001b[2J" is not an agent name' },

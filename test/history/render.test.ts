@@ -70,6 +70,19 @@ describe('history renderers', () => {
     expect(renderHistoryText(historyEntries([newer, older], { limit: 1 }), 'default@local')).toContain(`rollback to ${older.id}`);
   });
 
+  it('counts the partly applied and not applied changes of a stopped run as apply did; a record older than those counts reads as before', () => {
+    const stopped = record('20261123T130000000Z-dddddd', { desk: 'h3' }, {
+      outcome: 'interrupted',
+      summary: { create: 3, update: 4, unchanged: 0, drifted: 0, applied: 3, partlyApplied: 2, failed: 0, skipped: 0, notApplied: 2 },
+    });
+    expect(renderHistoryText(historyEntries([stopped]), 'default@local')).toContain('plan 3 to create, 4 to update, 0 unchanged; 3 applied, 2 partly applied, 0 failed, 0 skipped, 2 not applied\n');
+    const oldInterrupted = { ...stopped, summary: { create: 3, update: 4, unchanged: 0, drifted: 0, applied: 3, failed: 0, skipped: 0 } };
+    expect(renderHistoryText(historyEntries([oldInterrupted]), 'default@local')).toContain('; 3 applied, 0 failed, 0 skipped\n');
+    const json = (entry: HistoryRecord) => JSON.parse(renderHistoryJson(historyEntries([entry]), 'default@local')).records[0].summary;
+    expect(json(stopped)).toEqual({ create: 3, update: 4, unchanged: 0, drifted: 0, applied: 3, partly_applied: 2, failed: 0, skipped: 0, not_applied: 2 });
+    expect(json(oldInterrupted)).toMatchObject({ partly_applied: null, not_applied: null });
+  });
+
   it('sets a rollback, a heal and a promotion off from the commit it came from with "; "', () => {
     const source = { commit: older.source.commit, branch: 'master' };
     const line = (extra: Partial<HistoryRecord['source']>) => renderHistoryText(historyEntries([record('20261123T130000000Z-dddddd', { desk: 'h3' }, { source: { ...source, ...extra } })]), 'default@local');

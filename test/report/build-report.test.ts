@@ -221,7 +221,8 @@ describe('--since-deploy', () => {
     expect([...(window?.only.keys() ?? [])]).toEqual([AGENT]);
     expect(window?.only.get(AGENT)).toEqual({ deploys: new Set([deploy2.id, deploy3.id]), outsideFrom: T0 + DAY });
     // The latest deploy up to --until; an agent's only deploy is both; the workspace's first record has none before it.
-    expect(sinceDeployWindow(history, undefined, T0 + 2 * DAY - 1)?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: T0 + 1.5 * DAY }]]));
+    // An agent's first deploy replaced a configuration changed outside voxform, whenever it began.
+    expect(sinceDeployWindow(history, undefined, T0 + 2 * DAY - 1)?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: -Infinity }]]));
     expect(sinceDeployWindow(history, AGENT, T0 + 1.5 * DAY)?.since).toBeUndefined();
     expect(sinceDeployWindow(history, '-OKnever', T0 + 4 * DAY)).toBeUndefined();
   });
@@ -256,6 +257,25 @@ describe('--since-deploy', () => {
     expect(agent?.versions[1]?.comparison?.against).toBe(deploy2.id);
     expect(agent?.deploys.map((deploy) => deploy.record_id)).toEqual([deploy2.id, deploy3.id]);
     expect(report.calls).toBe(85);
+  });
+
+  it('right after an agent’s first deploy, shows the configuration it replaced (changed outside voxform) as the baseline', async () => {
+    const window = sinceDeployWindow([deploy1], AGENT, T0 + 60);
+    expect(window?.since).toBeUndefined(); // the workspace's first record: the whole log
+    const before = agentConfig('Set up on the dashboard.');
+    const report = await buildCallReport({
+      calls: [newestFirst(calls(before, T0 - DAY, 40, 10))],
+      history: [deploy1],
+      workspace: 'default@local',
+      names: new Map(),
+      since: window?.since,
+      now: new Date((T0 + 60) * 1000),
+      diffLink: () => null,
+      only: window?.only,
+    });
+    expect(report.calls).toBe(40);
+    expect(report.agents[0]?.versions.map((version) => [version.source, version.metrics.calls])).toEqual([['outside', 40]]);
+    expect(report.agents[0]?.deploys.map((deploy) => deploy.record_id)).toEqual([deploy1.id]);
   });
 });
 

@@ -1,3 +1,5 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStateSpec, stateSpec } from '../../src/state/open.js';
@@ -21,6 +23,16 @@ describe('choosing the state backend', () => {
     expect(backend.kind).toBe('file');
     expect((backend as unknown as { file: string }).file).toBe(path.resolve('/work/project', 'state/s.json'));
     expect(backend.display).toBe(path.join('state', 's.json'));
+  });
+
+  it('names in its hint the option that named a state file that is a folder: --to for a migration\'s target', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-open-'));
+    await mkdir(path.join(dir, '.voxform'));
+    const target = await openStateSpec('.voxform', { cwd: dir, registerSecret: () => undefined, source: '--to' });
+    await expect(target.readWorkspace('default@local')).rejects.toMatchObject({ code: 'state_unreadable', hint: 'Name the state file itself with --to, such as .voxform/state.json.' });
+    const chosen = await openStateSpec('.voxform', { cwd: dir, registerSecret: () => undefined });
+    await expect(chosen.readWorkspace('default@local')).rejects.toMatchObject({ hint: expect.stringContaining('with --state (or VOXFORM_STATE)') });
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('registers the password (as written and decoded) before anything can print it, and shows the URL without it', async () => {

@@ -20,7 +20,7 @@ import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { workspaceHistory } from '../history-records.js';
 import { progressLine } from '../progress.js';
 import { connectProject, deploySourceOf, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
-import { parseTimeout, resolveTimeoutMs } from '../timeout.js';
+import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
 import { lockTimeoutSeconds } from './apply.js';
 import { nextCommand } from '../next-command.js';
 
@@ -36,8 +36,8 @@ export interface DriftCommandOptions extends ProjectOptions {
   lockTimeout?: string;
 }
 
-/** The shortest `--watch` interval: each check reads every agent of the manifests. */
-const MIN_WATCH_MS = 10_000;
+/** `--watch` intervals: at least 10 s, as each check reads every agent of the manifests. */
+const WATCH_RANGE: TimeRange = { ...TIMEOUT_RANGE, minMs: 10_000, words: 'from 10 s to 24 h', examples: '30s, 5m or 1h' };
 
 /** Exit codes: no drift, drift. */
 const EXIT_NO_DRIFT = 0;
@@ -167,8 +167,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Pr
 
 function watchInterval(options: DriftCommandOptions, format: DriftFormat): number | undefined {
   if (options.watch === undefined) return undefined;
-  const ms = parseTimeout(options.watch, '--watch');
-  if (ms < MIN_WATCH_MS) throw new VoxformError('invalid_option', `--watch "${options.watch}" is under 10s: each check reads every agent of the manifests.`, { hint: 'For example: --watch 5m.' });
+  const ms = parseTimeout(options.watch, '--watch', WATCH_RANGE);
   if (format === 'markdown') throw new VoxformError('invalid_argument', '--watch prints one line per check, which a Markdown comment cannot be.', { hint: 'Use --format text (the default) or --format json with --watch.' });
   if (options.heal && !options.autoApprove) {
     throw new VoxformError('approval_required', '--watch --heal puts agents back with no one to ask.', { hint: 'Pass --auto-approve with it, or leave out --heal to only report.' });

@@ -45,8 +45,11 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   const keys = (await backend.listWorkspaces()).map((w) => w.key);
   const key = options.args?.[0] ?? (keys.length === 1 ? keys[0] : undefined);
   if (key === undefined || !keys.includes(key)) {
-    const named = key === undefined ? `${backend.display} holds ${keys.length} workspaces; name one` : `${backend.display} holds no workspace ${key}`;
-    throw new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}.`), { hint: keys.length > 0 ? controlsAsQuestionMarks(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet.' });
+    const named =
+      key !== undefined ? `${backend.display} holds no workspace ${key}` : keys.length === 0 ? `${backend.display} holds no workspace yet` : `${backend.display} holds ${keys.length} workspaces; name one`;
+    throw new VoxformError('workspace_unknown', controlsAsQuestionMarks(`${named}.`), {
+      hint: keys.length > 0 ? controlsAsQuestionMarks(`Workspaces: ${keys.join(', ')}.`) : 'Nothing was applied with this backend yet: the first `voxform apply` makes a workspace.',
+    });
   }
   const stored = await backend.readWorkspace(key);
   const lock = await backend.readLock(key);
