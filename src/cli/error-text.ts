@@ -3,8 +3,32 @@
  * and the hint on its own line; in JSON one envelope. The code is the one docs/errors.md explains, so a
  * user can look it up and a script can match on it.
  */
-import { codeLead, formatSourceLocation, type VoxformError } from '../errors.js';
-import { printableKeepingLines } from '../util/printable.js';
+import type { ErrorCode } from '../error-codes.js';
+import { codeLead, formatSourceLocation, VoxformError } from '../errors.js';
+import { printableKeepingLines, toJsonText } from '../util/printable.js';
+
+/**
+ * The error a command stops with after printing, as text on stderr, the problems it found (manifest
+ * or test-file diagnostics, policy findings). The problems travel in `details[listedIn]` too, so the
+ * JSON envelope, alone on stdout, carries them; the one sentence says where they are for each output:
+ * `(listed above)` in text, `(listed in details.diagnostics)` in JSON and for library callers.
+ */
+export class ListedProblemsError extends VoxformError {
+  /** The sentence as the text output shows it, under the problems it printed. */
+  readonly textMessage: string;
+
+  constructor(
+    code: ErrorCode,
+    sentence: { found: string; outcome: string },
+    options: { hint: string; listedIn: 'diagnostics' | 'findings'; problems: readonly unknown[]; details?: Record<string, unknown> },
+  ) {
+    super(code, `${sentence.found} (listed in details.${options.listedIn}); ${sentence.outcome}.`, {
+      hint: options.hint,
+      details: { [options.listedIn]: options.problems, ...options.details },
+    });
+    this.textMessage = `${sentence.found} (listed above); ${sentence.outcome}.`;
+  }
+}
 
 /** The first line's lead-in, `error[CODE]`: also what usage mistakes found by the argument parser begin with. */
 export function errorLead(code: string): string {
@@ -15,11 +39,12 @@ export function errorLead(code: string): string {
 export function errorText(error: VoxformError): string {
   const where = error.location ? `${printableKeepingLines(formatSourceLocation(error.location))}: ` : '';
   const hint = error.hint ? `  hint: ${printableKeepingLines(error.hint)}\n` : '';
-  return `${errorLead(error.code)}: ${where}${printableKeepingLines(error.message)}\n${hint}`;
+  const message = error instanceof ListedProblemsError ? error.textMessage : error.message;
+  return `${errorLead(error.code)}: ${where}${printableKeepingLines(message)}\n${hint}`;
 }
 
 /** The error as `--format json` prints it: `{"error": {"code", "message", "hint", "location", "details"}}`. */
 export function errorJson(error: VoxformError): string {
   const body = { error: { code: error.code, message: error.message, hint: error.hint, location: error.location, details: error.details } };
-  return `${JSON.stringify(body, null, 2)}\n`;
+  return `${toJsonText(body, 2)}\n`;
 }

@@ -3,19 +3,19 @@
  * evaluated on the checked desired state with today's date, and for plan the changed prompts'
  * token counts and what the change relaxes against the operator's base revision.
  */
-import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { Plan } from '../plan/types.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
 import { loadOperatorPacks } from '../policy/operator-packs.js';
 import { promptTokenChanges, type PlanPolicy } from '../policy/plan-policy.js';
 import { createTokenCounter } from '../policy/tokens.js';
-import { renderFindingsText } from '../policy/render.js';
+import { policyReportJson, renderFindingsText } from '../policy/render.js';
 import type { PolicyReport } from '../policy/types.js';
 import { findRelaxations } from '../review/relaxations.js';
 import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
 import { plural } from '../util/plural.js';
 import type { CommandContext } from './context.js';
+import { ListedProblemsError } from './error-text.js';
 
 export async function checkPolicy(desired: DesiredState, ctx: CommandContext): Promise<PolicyReport> {
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
@@ -29,9 +29,12 @@ export async function checkPolicy(desired: DesiredState, ctx: CommandContext): P
 export async function refuseMandatoryViolations(desired: DesiredState, ctx: CommandContext): Promise<void> {
   const report = await checkPolicy(desired, ctx);
   if (report.summary.mandatory === 0) return;
-  ctx.stderr.write(`${renderFindingsText({ ...report, findings: report.findings.filter((finding) => finding.level === 'mandatory') }, { color: ctx.color })}\n`);
-  throw new VoxformError('policy_violated', `The manifests fail the policy with ${plural(report.summary.mandatory, 'mandatory finding')} (listed above); nothing was applied.`, {
+  const mandatory = report.findings.filter((finding) => finding.level === 'mandatory');
+  ctx.stderr.write(`${renderFindingsText({ ...report, findings: mandatory }, { color: ctx.color })}\n`);
+  throw new ListedProblemsError('policy_violated', { found: `The manifests fail the policy with ${plural(report.summary.mandatory, 'mandatory finding')}`, outcome: 'nothing was applied' }, {
     hint: 'Fix what each finding says, or waive it in the manifest\'s policy section with a reason and an expiry (docs/policy.md); `voxform validate` lists every finding.',
+    listedIn: 'findings',
+    problems: policyReportJson({ ...report, findings: mandatory }).findings,
   });
 }
 

@@ -1,6 +1,5 @@
 /** What `plan` and `apply` share: the manifests loaded, the service connected, the state's workspace named. */
 import path from 'node:path';
-import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
 import { openStateBackend } from '../state/open.js';
@@ -11,6 +10,7 @@ import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
 import { loadCommandManifests } from './load-manifests.js';
+import { ListedProblemsError } from './error-text.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import type { Connection, LocalWebhooks, ManifestService } from './connection.js';
 import { plural } from '../util/plural.js';
@@ -27,8 +27,11 @@ export async function loadDesiredState(options: ProjectOptions, ctx: CommandCont
   const { errors } = countProblems(result.diagnostics, result.omitted);
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {
-    throw new VoxformError('manifest_invalid', `The manifests have ${plural(errors, 'error')} (listed above); nothing was planned.`, {
+    throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome: 'nothing was planned' }, {
       hint: 'Fix them and run again (`voxform validate` checks without contacting the service).',
+      listedIn: 'diagnostics',
+      problems: result.diagnostics,
+      details: { omitted: result.omitted.errors + result.omitted.warnings },
     });
   }
   return result.state;

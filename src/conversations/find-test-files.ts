@@ -16,10 +16,13 @@ export async function findTestFiles(paths: readonly string[], cwd: string, manif
   if (paths.length === 0) {
     const first = manifests[0] ?? path.join(cwd, 'voxform.yaml');
     const folder = path.join((await isFolder(first)) ? first : path.dirname(first), 'tests');
-    const found = (await isFolder(folder)) ? await searchFolder(folder) : [];
+    const shown = path.relative(cwd, folder) || folder;
+    const info = await stat(folder).catch(() => undefined);
+    const found = info?.isDirectory() ? await searchFolder(folder) : [];
     if (found.length === 0) {
-      throw new VoxformError('tests_not_found', `No test files: ${path.relative(cwd, folder) || folder} holds no *.test.yaml files.`, {
-        hint: 'Write tests as tests/NAME.test.yaml beside the manifest (see docs/testing.md), or name files or folders: voxform test PATH…',
+      const why = !info ? `the folder ${shown} does not exist` : !info.isDirectory() ? `${shown} is not a folder` : `${shown} holds no *.test.yaml files`;
+      throw new VoxformError('tests_not_found', `No test files: ${why}.`, {
+        hint: `Write a test as ${path.join(shown, 'NAME.test.yaml')}, beside the manifest (see docs/testing.md), or name files or folders: voxform test PATH…`,
       });
     }
     return found;

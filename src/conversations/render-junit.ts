@@ -1,10 +1,11 @@
 /**
  * JUnit XML (`--format junit`), as GitHub and GitLab test reports read it: one <testsuite> per test
  * file, one <testcase> per test and target (the target in brackets when both run), <failure>,
- * <error> or <skipped> with the failed checks, and the transcript in <system-out>.
+ * <error> or <skipped> with the failed checks, and the transcript in <system-out>; a check met by
+ * the caller's own words is flagged in both <system-out> and a `caller_words` property.
  */
 import { printable } from '../util/printable.js';
-import { describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
 import type { TestReport, TestRun, TestVerdict } from './types.js';
 import { verdictStatistics } from './statistics.js';
 
@@ -24,21 +25,27 @@ export function escapeXml(text: string): string {
     .replaceAll("'", '&apos;');
 }
 
-/** A repeated test's statistics (statistics.ts) as JUnit properties: pass@k, pass^k, the rate and its interval, flaky. */
-function statisticsProperties(verdict: TestVerdict): string {
+/**
+ * A testcase's properties: a repeated test's statistics (statistics.ts: pass@k, pass^k, the rate and
+ * its interval, flaky), and one `caller_words` property per check met by the caller's own words.
+ */
+function testcaseProperties(verdict: TestVerdict, callerWords: readonly string[]): string {
+  const property = (name: string, value: string | number | boolean) => `        <property name="${name}" value="${escapeXml(String(value))}"/>\n`;
   const stats = verdictStatistics(verdict);
-  if (stats.runs < 2 || stats.rate === null || !stats.interval) return '';
-  const property = (name: string, value: string | number | boolean) => `        <property name="${name}" value="${value}"/>\n`;
-  return [
-    '      <properties>\n',
-    property('pass_at_k', stats.passAtK === true),
-    property('pass_hat_k', stats.passHatK === true),
-    property('observed_rate', stats.rate),
-    property('interval_low', stats.interval.low),
-    property('interval_high', stats.interval.high),
-    property('flaky', stats.flaky),
-    '      </properties>\n',
-  ].join('');
+  const statistics =
+    stats.runs < 2 || stats.rate === null || !stats.interval
+      ? []
+      : [
+          property('pass_at_k', stats.passAtK === true),
+          property('pass_hat_k', stats.passHatK === true),
+          property('observed_rate', stats.rate),
+          property('interval_low', stats.interval.low),
+          property('interval_high', stats.interval.high),
+          property('flaky', stats.flaky),
+        ];
+  const flagged = callerWords.map((words) => property('caller_words', words));
+  if (statistics.length + flagged.length === 0) return '';
+  return ['      <properties>\n', ...statistics, ...flagged, '      </properties>\n'].join('');
 }
 
 function* testcase(report: TestReport, both: boolean): Generator<string> {
@@ -49,7 +56,9 @@ function* testcase(report: TestReport, both: boolean): Generator<string> {
     const name = printable(both ? `${report.name} [${target}]` : report.name);
     const file = printable(report.file);
     const attrs = `name="${escapeXml(name)}" classname="${escapeXml(file.replace(/\.test\.ya?ml$/i, '').replaceAll('/', '.'))}" file="${escapeXml(file)}" line="${report.location.line}" time="${seconds.toFixed(3)}"`;
-    const properties = statisticsProperties(verdict);
+    // Passing checks that prove little, in the words of the text report (render-text.ts).
+    const callerWords = callerWordChecks(verdict).map(describeCheckResult);
+    const properties = testcaseProperties(verdict, callerWords);
     if (verdict.status === 'passed' && properties === '') {
       yield `    <testcase ${attrs}/>\n`;
       continue;
@@ -63,9 +72,12 @@ function* testcase(report: TestReport, both: boolean): Generator<string> {
       const element = verdict.status === 'error' ? 'error' : 'failure';
       const message = `${describeVerdict(verdict)} runs passed; ${problems[0] ?? 'failed'}`;
       yield `      <${element} message="${escapeXml(message)}" type="${verdict.status}">${escapeXml(problems.join('\n'))}</${element}>\n`;
-      // The transcript a message at a time: escaping each line is escaping the whole.
+    }
+    // The warnings, then the transcript a message at a time: escaping each line is escaping the whole.
+    const out = [...callerWords.map((words) => `⚠ ${words}`), ...(shown ? transcriptLines(shown.run.transcript) : [])];
+    if (out.length > 0) {
       yield '      <system-out>';
-      for (const [index, line] of transcriptLines(shown.run.transcript).entries()) yield `${index === 0 ? '' : '\n'}${escapeXml(line)}`;
+      for (const [index, line] of out.entries()) yield `${index === 0 ? '' : '\n'}${escapeXml(line)}`;
       yield '</system-out>\n';
     }
     yield '    </testcase>\n';

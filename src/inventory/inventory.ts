@@ -29,7 +29,8 @@ export interface LivePhone {
   managed_by: string | null;
 }
 
-export type AgentSource = 'manifest' | 'phone' | 'call';
+/** `named`: none of the three sources reached it, and the user asked for its id. */
+export type AgentSource = 'manifest' | 'phone' | 'call' | 'named';
 
 export interface LiveAgent {
   id: string;
@@ -39,7 +40,7 @@ export interface LiveAgent {
   exists: boolean;
   /** The address of the manifest entry that manages the agent (`agent.front-desk`), or null. */
   managed_by: string | null;
-  /** How the agent was found, in this order: a manifest names it, a phone answers with it, a call ran with it. */
+  /** How the agent was found, in this order: a manifest names it, a phone answers with it, a call ran with it; else `named` alone. */
   found_through: AgentSource[];
   /** The numbers that answer with this agent. */
   phones: string[];
@@ -81,9 +82,9 @@ export async function readLivePhones(client: InventoryReader, managed: ManagedRe
 /** The agents the manifests, the phones and the latest calls name; `extra` adds ids found otherwise (an id the user named). */
 export async function readLiveAgents(client: InventoryReader, managed: ManagedResources, extra: readonly string[] = []): Promise<AgentsReport> {
   const found = new Map<string, { sources: Set<AgentSource>; phones: string[] }>();
-  const note = (id: string, source: AgentSource | undefined, phone?: string) => {
+  const note = (id: string, source: AgentSource, phone?: string) => {
     const entry = found.get(id) ?? { sources: new Set<AgentSource>(), phones: [] };
-    if (source) entry.sources.add(source);
+    entry.sources.add(source);
     if (phone) entry.phones.push(phone);
     found.set(id, entry);
   };
@@ -100,11 +101,11 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
     callsRead++;
     if (call.agent_id) note(call.agent_id, 'call');
   }
-  for (const id of extra) note(id, undefined);
+  for (const id of extra) if (!found.has(id)) note(id, 'named');
 
   const names = await agentNames(client, new Set(found.keys()));
   const managedBy = new Map([...managed.agents].map(([local, id]) => [id, `agent.${local}`]));
-  const order: AgentSource[] = ['manifest', 'phone', 'call'];
+  const order: AgentSource[] = ['manifest', 'phone', 'call', 'named'];
   const agents = [...found].map(([id, entry]) => ({
     id,
     name: names.get(id) ?? null,

@@ -26,14 +26,14 @@ export function renderPhonesText(report: PhonesReport): string {
   return table(['PHONE', 'STATUS', 'AGENT', 'MANAGED BY'], rows);
 }
 
-const SOURCE_WORDS: Record<LiveAgent['found_through'][number], string> = { manifest: 'manifest', phone: 'phone', call: 'calls' };
+const SOURCE_WORDS: Record<LiveAgent['found_through'][number], string> = { manifest: 'manifest', phone: 'phone', call: 'calls', named: 'named' };
 
 export function renderAgentsText(report: AgentsReport, options: { filtered?: boolean } = {}): string {
   const rows = report.agents.map((agent) => [
     agent.id,
     agent.exists ? agent.name ?? '' : '(not on the service)',
     agent.managed_by ?? UNMANAGED,
-    agent.found_through.map((source) => SOURCE_WORDS[source]).join(', ') || 'named',
+    agent.found_through.map((source) => SOURCE_WORDS[source]).join(', '),
     agent.phones.join(', ') || '—',
   ]);
   const body = rows.length === 0 ? 'No agents found.\n' : table(['AGENT', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'PHONES'], rows);

@@ -138,6 +138,11 @@ function reportIssue(issue: SchemaIssue, check: SchemaCheck, list: ErrorSink): v
       diagnostics.error('invalid_value', `${place}: ${shown}is not ${describePattern(String(issue.params.pattern))}`, valueSpan);
       return;
     }
+    case 'format': {
+      const shown = typeof value === 'string' && !secret ? `${quote(value)} ` : '';
+      diagnostics.error('invalid_value', `${place}: ${shown}is not ${describeFormat(String(issue.params.format))}`, valueSpan);
+      return;
+    }
     case 'minLength': {
       const limit = Number(issue.params.limit);
       diagnostics.error('invalid_value', limit <= 1 ? `${place} must not be empty` : `${place} must be at least ${limit} characters long`, valueSpan);
@@ -255,6 +260,15 @@ const PATTERN_WORDS: Record<string, string> = {
   '^[1-9][0-9]{0,5}[mhd]$': 'a duration: a whole number and m (minutes), h (hours) or d (days), such as "30m" or "2h"',
   '^(name|config(\\.[A-Za-z0-9_]+)*)$': 'a field path: name, config, or config followed by dotted fields such as config.voice.settings',
 };
+
+/** The schemas' `format`s in words. */
+const FORMAT_WORDS: Record<string, string> = {
+  date: 'a calendar date written YYYY-MM-DD, such as "2027-06-30" (a month from 01 to 12, a day the month has)',
+};
+
+function describeFormat(format: string): string {
+  return FORMAT_WORDS[format] ?? `in the expected form (${format})`;
+}
 
 function describePattern(pattern: string): string {
   return PATTERN_WORDS[pattern] ?? `in the expected form (${pattern})`;

@@ -1234,7 +1234,7 @@ export interface PolicyWaiver {
    */
   reason: string;
   /**
-   * The last day the waiver holds (YYYY-MM-DD, UTC); from the day after, it is a violation.
+   * The last day the waiver holds: a calendar date, YYYY-MM-DD (UTC); from the day after, it is a violation.
    */
   expires: string;
 }

@@ -82,4 +82,36 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
     expect(result.stderr).toContain('voxform.yaml:7:27  error[type_mismatch]: llm.temperature: expected a number, found a string ("hot")\n');
     expect(result.stderr).toMatch(/\nerror\[manifest_invalid\]: The manifests have 1 error \(listed above\); nothing was planned\.\n/);
   });
+
+  it('in JSON the envelope carries the diagnostics validate lists, and its sentence points at them there', async () => {
+    const dir = await tempDir({ 'voxform.yaml': BROKEN });
+    const validated = JSON.parse((await runCli(['validate', '--format', 'json'], { cwd: dir })).stdout) as { diagnostics: Diagnostic[] };
+    const result = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string; details: { diagnostics: Diagnostic[]; omitted: number } } };
+    expect(error.code).toBe('manifest_invalid');
+    expect(error.message).toBe('The manifests have 1 error (listed in details.diagnostics); nothing was planned.');
+    expect(error.details).toEqual({ diagnostics: validated.diagnostics, omitted: 0 });
+  });
+
+  it('in JSON a test file with a mistake gives its diagnostics in the envelope too', async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/a.test.yaml': 'agent: frnt-desk\ntests:\n  - name: x\n    turns:\n      - user: hi\n' });
+    const result = await runCli(['test', '--local', '--format', 'json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string; details: { diagnostics: Diagnostic[] } } };
+    expect([error.code, error.message]).toEqual(['tests_invalid', 'The test files have 1 error (listed in details.diagnostics); no test was run.']);
+    expect(error.details.diagnostics.map((d) => [d.severity, d.code, d.file, d.line, d.col])).toEqual([['error', 'reference_missing', 'tests/a.test.yaml', 1, 8]]);
+  });
+
+  it('a secret the manifests read is redacted in the diagnostics the envelope carries', async () => {
+    const planted = 'planted-hook-value-5c1e';
+    const manifest = `${MANIFEST}    ${planted}: true\n    config:\n      session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-token: "\${env:HOOK_TOKEN}" } }\n`;
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const result = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir, env: { HOOK_TOKEN: planted } });
+    expect(result.code).toBe(1);
+    const { error } = JSON.parse(result.stdout) as { error: { details: { diagnostics: Diagnostic[] } } };
+    expect(error.details.diagnostics.map((d) => d.code)).toEqual(['unknown_field']);
+    expect(error.details.diagnostics[0]?.frame).toContain('(sensitive): true');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(planted);
+  });
 });

@@ -69,6 +69,13 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     const spare = await project.cli(['get', 'agents', '--', '-OKspareAgent0000001']);
     expect(spare.code, spare.stderr).toBe(0);
     expect(spare.stdout).toMatch(/^-OKspareAgent0000001 +\S.* +unmanaged +named +—$/m);
+    // JSON says what the table says.
+    const spareJson = await project.cli(['get', 'agents', '--format', 'json', '--', '-OKspareAgent0000001']);
+    expect(spareJson.code, spareJson.stderr).toBe(0);
+    expect(JSON.parse(spareJson.stdout).agents).toEqual([{ id: '-OKspareAgent0000001', name: 'Spare agent 1', exists: true, managed_by: null, found_through: ['named'], phones: [] }]);
+    // An id one of the sources reaches is found through it, not `named`, in both.
+    const known = await project.cli(['get', 'agents', '--format', 'json', '--', '-OKnoSuchAgent000001']);
+    expect(JSON.parse(known.stdout).agents.map((agent: { found_through: string[] }) => agent.found_through)).toEqual([['manifest']]);
   });
 
   it('NAME picks one: an agent by manifest name, id or name on the service; a phone by number; JSON is versioned', async () => {

@@ -198,9 +198,14 @@ describe('finding test files', () => {
     expect(found.map((f) => path.relative(dir, f))).toEqual(['tests/a/c.test.yml', 'tests/b.test.yaml']);
   });
 
-  it('says where it looked when there are none', async () => {
+  it('says where it looked when there are none, and whether the folder is there', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
-    await expect(findTestFiles([], dir, [path.join(dir, 'voxform.yaml')])).rejects.toMatchObject({ code: 'tests_not_found', message: 'No test files: tests holds no *.test.yaml files.' });
+    const hint = 'Write a test as tests/NAME.test.yaml, beside the manifest (see docs/testing.md), or name files or folders: voxform test PATH…';
+    await expect(findTestFiles([], dir, [path.join(dir, 'voxform.yaml')])).rejects.toMatchObject({ code: 'tests_not_found', message: 'No test files: the folder tests does not exist.', hint });
+    const empty = await tempDir({ 'voxform.yaml': 'version: 1\n', 'tests/notes.yaml': '' });
+    await expect(findTestFiles([], empty, [path.join(empty, 'voxform.yaml')])).rejects.toMatchObject({ code: 'tests_not_found', message: 'No test files: tests holds no *.test.yaml files.', hint });
+    const file = await tempDir({ 'voxform.yaml': 'version: 1\n', tests: '' });
+    await expect(findTestFiles([], file, [path.join(file, 'voxform.yaml')])).rejects.toMatchObject({ code: 'tests_not_found', message: 'No test files: tests is not a folder.', hint });
     await expect(findTestFiles(['nope'], dir, [])).rejects.toMatchObject({ code: 'tests_not_found', message: 'nope does not exist.' });
   });
 });

@@ -53,6 +53,27 @@ describe('renderers', () => {
     expect(xml).not.toContain('\u0001');
   });
 
+  it('JUnit flags a check met by the caller\'s own words, in the words of the text report', () => {
+    const echoed: RunResult = {
+      ...failedRun('A cleaning on Saturday, sure.'),
+      status: 'passed',
+      checks: [{ check: 'contains "saturday"', turn: 1, status: 'passed', detail: "this check is met by the caller's own words", flag: 'caller_words' }],
+    };
+    const passing = run([{ ...report('echo', ''), verdicts: { desired: verdict([echoed], 'passed', 1) } }]);
+    const warning = 'turn 1: contains "saturday" — this check is met by the caller&apos;s own words';
+    expect(renderTestText(passing, { color: false })).toContain('        ⚠ turn 1: contains "saturday" — this check is met by the caller\'s own words\n');
+    expect(renderTestJunit(passing)).toContain(
+      [
+        '    <testcase name="echo" classname="tests.a" file="tests/a.test.yaml" line="3" time="0.200">',
+        '      <properties>',
+        `        <property name="caller_words" value="${warning.replaceAll('"', '&quot;')}"/>`,
+        '      </properties>',
+        `      <system-out>⚠ ${warning.replaceAll('"', '&quot;')}</system-out>`,
+        '    </testcase>',
+      ].join('\n'),
+    );
+  });
+
   it('Markdown: transcripts cannot break out of their block, and the comment is size-capped', () => {
     const fenced = renderTestMarkdown(run([report('x', 'a ```` fence')]));
     expect(fenced).toContain('`````text\ncaller: Hi\nagent : a ```` fence\n`````');

@@ -73,6 +73,25 @@ describe('waivers', () => {
     expect(lastDay.waived).toHaveLength(1);
   });
 
+  it.each([
+    ['2099-13-45', 'no month 13'],
+    ['2026-02-29', 'not a leap year'],
+    ['2026-04-31', 'April has 30 days'],
+    ['2026-6-15', 'not YYYY-MM-DD'],
+  ])('an expiry that is not a calendar date (%s: %s) is a manifest error at the value, so the waiver never counts', async (expires) => {
+    const dir = await tempDir({ 'voxform.yaml': WAIVER(expires) });
+    const result = await loadManifests({ paths: [], cwd: dir, env: {} });
+    expect(result.state).toBeUndefined();
+    expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
+      `7:99 invalid_value policy.waivers[0].expires: "${expires}" is not a calendar date written YYYY-MM-DD, such as "2027-06-30" (a month from 01 to 12, a day the month has)`,
+    ]);
+  });
+
+  it('a leap day is a calendar date', async () => {
+    const report = await policyOf(await tempDir({ 'voxform.yaml': WAIVER('2028-02-29') }));
+    expect(report.waivers.map((w) => `${w.expires} ${w.state}`)).toEqual(['2028-02-29 in-force']);
+  });
+
   it('a waiver that matches no finding is reported (advisory)', async () => {
     const report = await policyOf(await tempDir({ 'voxform.yaml': withPolicy('waivers:\n  - { rule: speech-url, resource: agent.a, reason: Not needed, expires: "2030-01-01" }') }));
     expect(report.findings.find((f) => f.rule === 'policy-waiver-unused')).toMatchObject({ level: 'advisory', resource: 'agent.a' });

@@ -23,6 +23,7 @@ import type { AgentUnderTest, Target, TestFile, TestRun } from '../../conversati
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
+import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
 import { connectService, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
@@ -138,8 +139,10 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
   if (!result.files) {
     const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-    throw new VoxformError('tests_invalid', `The test files have ${plural(errors, 'error')} (listed above); no test was run.`, {
+    throw new ListedProblemsError('tests_invalid', { found: `The test files have ${plural(errors, 'error')}`, outcome: 'no test was run' }, {
       hint: 'Fix them and run again; schemas/tests.schema.json describes the format (docs/testing.md).',
+      listedIn: 'diagnostics',
+      problems: result.diagnostics,
     });
   }
   return result.files;
