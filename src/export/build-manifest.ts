@@ -17,7 +17,7 @@ import { DiagnosticList } from '../manifest/diagnostics.js';
 import { interpolateString } from '../manifest/interpolate.js';
 import { formatDotted, type PatternCursor } from '../util/field-path.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
-import { SCHEMA_MODELINE } from '../templates/scaffold.js';
+import { SCHEMA_MODELINE } from '../init/scaffold.js';
 
 export interface ExportInput {
   agents: readonly Agent[];

@@ -5,7 +5,7 @@
  * latest calls — and the report says so.
  */
 import type { ApiClient } from '../api/index.js';
-import { CALLS_READ_FOR_AGENTS, compare, INVENTORY_FORMAT_VERSION } from './inventory.js';
+import { compare, eachLatestCall, INVENTORY_FORMAT_VERSION } from './inventory.js';
 import type { InventoryState } from './state-records.js';
 
 type CampaignReader = Pick<ApiClient, 'iterateCallLogs'>;
@@ -44,16 +44,9 @@ export async function readCampaigns(client: CampaignReader, managed: ReadonlyMap
   for (const id of managed.values()) note(id, 'manifest');
   const recorded = new Map(Object.values(state.campaigns).map((record) => [record.id, record.applied]));
   for (const id of recorded.keys()) note(id, 'state');
-  let callsRead = 0;
-  let moreCalls = false;
-  for await (const call of client.iterateCallLogs({}, { max: CALLS_READ_FOR_AGENTS + 1 })) {
-    if (callsRead === CALLS_READ_FOR_AGENTS) {
-      moreCalls = true;
-      break;
-    }
-    callsRead++;
+  const { callsRead, moreCalls } = await eachLatestCall(client, (call) => {
     if (typeof call.campaign_id === 'string' && call.campaign_id !== '') note(call.campaign_id, 'call');
-  }
+  });
 
   const managedBy = new Map([...managed].map(([local, id]) => [id, `campaign.${local}`]));
   const order: CampaignSource[] = ['manifest', 'state', 'call'];

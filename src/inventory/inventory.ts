@@ -5,6 +5,7 @@
  * name, the agents the phones answer with, and the agents of the latest calls — and the report says so.
  */
 import { isApiError, type ApiClient } from '../api/index.js';
+import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 
 /** Calls read for agents, newest first: an account's whole call history can be huge. */
 export const CALLS_READ_FOR_AGENTS = 1000;
@@ -91,16 +92,9 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
   for (const id of managed.agents.values()) note(id, 'manifest');
   const phones = await client.listPhones();
   for (const phone of phones) if (phone.agent_id) note(phone.agent_id, 'phone', phone.id);
-  let callsRead = 0;
-  let moreCalls = false;
-  for await (const call of client.iterateCallLogs({}, { max: CALLS_READ_FOR_AGENTS + 1 })) {
-    if (callsRead === CALLS_READ_FOR_AGENTS) {
-      moreCalls = true;
-      break;
-    }
-    callsRead++;
+  const { callsRead, moreCalls } = await eachLatestCall(client, (call) => {
     if (call.agent_id) note(call.agent_id, 'call');
-  }
+  });
   for (const id of extra) if (!found.has(id)) note(id, 'named');
 
   const names = await agentNames(client, new Set(found.keys()));
@@ -124,6 +118,20 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
 }
 
 /** The service's name of each agent id; an id the service does not know is left out. */
+/** Hands `visit` the latest calls of the log, at most CALLS_READ_FOR_AGENTS; says how many, and whether the log holds more. */
+export async function eachLatestCall(
+  client: Pick<ApiClient, 'iterateCallLogs'>,
+  visit: (call: GlobalCallHistoryRecord) => void,
+): Promise<{ callsRead: number; moreCalls: boolean }> {
+  let callsRead = 0;
+  for await (const call of client.iterateCallLogs({}, { max: CALLS_READ_FOR_AGENTS + 1 })) {
+    if (callsRead === CALLS_READ_FOR_AGENTS) return { callsRead, moreCalls: true };
+    callsRead++;
+    visit(call);
+  }
+  return { callsRead, moreCalls: false };
+}
+
 async function agentNames(client: InventoryReader, ids: ReadonlySet<string>): Promise<Map<string, string>> {
   const read = await Promise.all(
     [...ids].map(async (id): Promise<[string, string] | undefined> => {

@@ -19,8 +19,8 @@ import { parseAllDocuments } from 'yaml';
 import { loadManifests } from '../../src/manifest/index.js';
 import { bundleManifestSchema, loadSchemas } from '../../src/schema/load.js';
 import { readTemplate, templateNames } from '../../src/templates/catalog.js';
-import { resolveVariables } from '../../src/templates/expand.js';
-import { planScaffold } from '../../src/templates/scaffold.js';
+import { resolveVariables } from '../../src/init/expand.js';
+import { planScaffold } from '../../src/init/scaffold.js';
 import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 

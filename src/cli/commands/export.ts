@@ -5,8 +5,8 @@ import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/e
 import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
-import { writeScaffold } from '../../templates/write-scaffold.js';
-import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../templates/scaffold.js';
+import { writeScaffold } from '../../init/write-scaffold.js';
+import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../init/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { openOperatorBackend } from '../project.js';

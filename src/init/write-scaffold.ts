@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { describeWriteFailure, FileWriteError, writeTempBeside } from '../util/atomic-write.js';
-import { mergeGitignore } from './gitignore.js';
+import { mergeGitignore } from '../templates/gitignore.js';
 import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
 /** A file to put in place: its target, its content, and what the report calls it. */

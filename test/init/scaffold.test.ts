@@ -5,12 +5,12 @@ import { parse } from 'yaml';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { listTemplates, type Template } from '../../src/templates/catalog.js';
-import { resolveVariables } from '../../src/templates/expand.js';
-import { envReferences, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/templates/scaffold.js';
-import { writeScaffold } from '../../src/templates/write-scaffold.js';
+import { resolveVariables } from '../../src/init/expand.js';
+import { envReferences, planScaffold, scaffoldTargets, type ScaffoldFile } from '../../src/init/scaffold.js';
+import { writeScaffold } from '../../src/init/write-scaffold.js';
 import { isVoxformError } from '../../src/errors.js';
 import { makeTree } from '../helpers/cli.js';
-import { SAMPLE_VALUES } from './fixtures.js';
+import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {

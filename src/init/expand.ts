@@ -7,9 +7,9 @@ import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
-import { locationOf, nodeAlong, nodeAtPlace } from './yaml-place.js';
-import type { Template, TemplateVariable, VariableValue } from './catalog.js';
-import { substituteText, substituteValue, variablesIn, type TemplateVars } from './substitute.js';
+import { locationOf, nodeAlong, nodeAtPlace } from '../templates/yaml-place.js';
+import type { Template, TemplateVariable, VariableValue } from '../templates/catalog.js';
+import { substituteText, substituteValue, variablesIn, type TemplateVars } from '../templates/substitute.js';
 
 export interface ResolvedVariables {
   /** A value for every declared variable that has one (given, else its default). */

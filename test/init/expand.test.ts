@@ -2,10 +2,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Document } from 'yaml';
 import { readTemplateAt, type Template } from '../../src/templates/catalog.js';
-import { expandTemplate, resolveVariables } from '../../src/templates/expand.js';
+import { expandTemplate, resolveVariables } from '../../src/init/expand.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import { makeTree } from '../helpers/cli.js';
-import { templateFiles } from './fixtures.js';
+import { templateFiles } from '../templates/fixtures.js';
 
 let template: Template;
 let dir: string;

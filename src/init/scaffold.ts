@@ -11,9 +11,9 @@ import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js'
 import { bundleManifestSchema } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
 import { formatDotted } from '../util/field-path.js';
-import type { Template, VariableValue } from './catalog.js';
+import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
-import { GITIGNORE_ENTRIES } from './gitignore.js';
+import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
 
 export const MANIFEST_FILE = 'voxform.yaml';
 /** Where the editor schema goes, relative to the project; the manifest's modeline points at it. */
