@@ -5,7 +5,7 @@
  */
 import type { SourceLocation } from '../errors.js';
 import { entryAt, spanAt, type PathPart } from '../manifest/positions.js';
-import { countLines, LineCounter, locationOf, type Span } from '../manifest/source.js';
+import { countLines, LineCounter, locationOf, positionOf, spanText, type Span } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -26,7 +26,38 @@ export interface TextPlace {
 export function configLocation(agent: DesiredAgent, path: readonly PathPart[], found?: FoundText): SourceLocation {
   const span = path.length === 0 ? undefined : spanAt(agent.config, path);
   if (!span) return agent.source;
-  return inManifest(agent, locationOf(span), found, () => entryAt(agent.config, path)?.filledBy?.span);
+  const at = found === undefined ? undefined : writtenOffset(span, found);
+  const location = at === undefined ? locationOf(span) : { file: span.source.display, ...positionOf(span.source, at) };
+  return inManifest(agent, location, found, () => entryAt(agent.config, path)?.filledBy?.span);
+}
+
+/** A literal block scalar's first line: `|`, with a chomping or indentation indicator and a comment. */
+const LITERAL_HEADER = /^\|[-+1-9]{0,2}[ \t]*(#.*)?$/;
+
+/**
+ * Where in the file the found character is, when the value is written as it reads: a plain or
+ * quoted scalar without escapes, or a literal block (`prompt: |`), whose lines are the value's lines
+ * indented. Undefined for any other writing (folded, escaped, filled in by a variable): the value's
+ * own location is given then.
+ */
+function writtenOffset(span: Span, found: FoundText): number | undefined {
+  const raw = spanText(span);
+  if (raw === found.text) return span.start + found.offset;
+  if (raw.length === found.text.length + 2 && (raw[0] === '"' || raw[0] === "'") && raw.slice(1, -1) === found.text) return span.start + 1 + found.offset;
+  const headerEnd = raw.indexOf('\n');
+  if (headerEnd === -1 || !LITERAL_HEADER.test(raw.slice(0, headerEnd))) return undefined;
+  const written = raw.slice(headerEnd + 1).split('\n');
+  const lines = found.text.split('\n');
+  let before = 0;
+  for (let index = 0, at = headerEnd + 1; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const source = written[index];
+    if (source === undefined || !source.endsWith(line) || source.slice(0, source.length - line.length).trim() !== '') return undefined;
+    if (found.offset <= before + line.length) return span.start + at + (source.length - line.length) + (found.offset - before);
+    before += line.length + 1;
+    at += source.length + 1;
+  }
+  return undefined;
 }
 
 /** A text a rule found something in, and where in it. */

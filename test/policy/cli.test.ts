@@ -30,12 +30,33 @@ const BAD = oneAgent(
 );
 
 describe('voxform validate', () => {
+  it('points a finding in text written as it reads (a literal block, a plain or quoted scalar) at the character found', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  a:',
+      '    id: ag_1',
+      '    config:',
+      '      prompt: |',
+      '        You are the receptionist.',
+      '        For records call 555-201-3344 any day.',
+      '      first_message: "Hi, call 555-201-3344."',
+      '      flow: { agent_terminate_call: { messages: [Bye, call 555-201-3344 again] } }',
+      '      session_timeout: { message: "Bye\\tnow, 555-201-3344" }',
+      '',
+    ].join('\n');
+    const result = await runCli(['validate'], { cwd: await tempDir({ 'voxform.yaml': manifest }) });
+    const places = [...result.stderr.matchAll(/^voxform\.yaml:(\d+:\d+) +mandatory\[pii-phone-number\]: (\S+)/gm)].map((m) => `${m[2]} ${m[1]}`);
+    // Each number's first digit; an escaped string is located at its value, as before.
+    expect(places.sort()).toEqual(['first_message 9:32', 'flow.agent_terminate_call.messages[1] 10:60', 'prompt 8:26', 'session_timeout.message 11:35']);
+  });
+
   it('lists each finding at file:line:col with its hint, and exits 1 on a mandatory violation', async () => {
     const dir = await tempDir({ 'voxform.yaml': BAD });
     const result = await runCli(['validate'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('voxform.yaml:7:22  mandatory[pii-phone-number]: first_message holds a phone number\n  hint: ');
-    expect(result.stderr).toContain('voxform.yaml:6:15  mandatory[behaviour-transfer-target]: ');
+    expect(result.stderr).toContain('voxform.yaml:7:35  mandatory[pii-phone-number]: first_message holds a phone number\n  hint: ');
+    expect(result.stderr).toContain('voxform.yaml:6:48  mandatory[behaviour-transfer-target]: ');
     expect(result.stderr).toContain('waived until 2999-12-31: speech-url for agent.a (The URL is spelled out by the voice)');
     expect(result.stderr).not.toContain('speech-emoji');
     expect(result.stderr).toContain('✗ policy violated: 2 mandatory violations, 0 advisory findings, 1 waived');
