@@ -1,17 +1,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateSpec } from '../../src/state/open.js';
-import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { startExampleProject, withoutSecrets, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
 afterEach(async () => {
   await project?.close();
   project = undefined;
 });
-
-function withoutSecrets(result: { stdout: string; stderr: string }, key: string): void {
-  for (const secret of [...Object.values(SECRETS), key]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
-}
 
 const CAMPAIGNS_NOTE =
   'The service has no list of campaigns: these are the campaigns the manifests name (1), the campaigns the state records (1, workspace default@URL), and the campaigns the 40 calls ran for. NAME and CALLER are what voxform last applied: the service cannot read a campaign back. A campaign with none of these is not shown.';

@@ -1,16 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
+import { startExampleProject, withoutSecrets, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
 afterEach(async () => {
   await project?.close();
   project = undefined;
 });
-
-function withoutSecrets(result: { stdout: string; stderr: string }, key: string): void {
-  for (const secret of [...Object.values(SECRETS), key]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
-}
 
 const NOTE = 'The service has no list of agents: these are the agents the manifests name (2), the 2 phone numbers answer with, and 40 calls ran with. An agent with none of these is not shown.';
 

@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { repoRoot, runCli, type CliResult } from './cli.js';
 
@@ -143,4 +143,9 @@ export function useEmulator(options: EmulatorOptions = {}): SharedEmulator {
       return { VOXFORM_API_KEY: running().apiKey, VOXFORM_BASE_URL: running().url };
     },
   };
+}
+
+/** Fails when a command's output holds a planted secret of the example project or one of `extra` (an API key). */
+export function withoutSecrets(result: { stdout: string; stderr: string }, ...extra: string[]): void {
+  for (const secret of [...Object.values(SECRETS), ...extra]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
 }
