@@ -82,6 +82,8 @@ export interface ApplyOptions {
   source?: DeploySource | Promise<DeploySource> | undefined;
   /** Who runs the apply, for the record (default `deployer(process.env)`: `user@host`). */
   by?: string | undefined;
+  /** The CI job running the apply, named in the lock (default: found in `process.env`). */
+  ciJobUrl?: string | undefined;
 }
 
 export interface ApplyOutcome extends ExecuteResult {
@@ -161,7 +163,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       command: options.command ?? 'voxform apply',
       timeoutSeconds: options.lockTimeoutSeconds ?? 0,
       warn: (message) => emit({ type: 'warning', message }),
-      ciJobUrl: ciJobUrlFrom(process.env),
+      ciJobUrl: options.ciJobUrl ?? ciJobUrlFrom(process.env),
       signal: options.signal,
       unlockOptions: options.unlockOptions,
     });

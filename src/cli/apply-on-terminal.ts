@@ -3,6 +3,7 @@ import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
+import { ciJobUrlFrom } from '../util/run-identity.js';
 import type { StateBackend } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
@@ -36,6 +37,7 @@ export async function applyOnTerminal(
   const outcome = await apply({
     ...options,
     by: options.by ?? deployer(ctx.env),
+    ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
     confirm: () => confirmOnTerminal(ctx, stop),

@@ -76,9 +76,7 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
     if (!loader) throw new Error(`no command module for ${name}`);
     const mod = await loader();
     exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
-  });
-  program.exitOverride();
-  program.configureOutput({ writeOut: (text) => ctx.stdout.write(text), writeErr: (text) => ctx.stderr.write(text) });
+  }, ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
@@ -170,13 +168,21 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
   };
 }
 
+/**
+ * The secrets a run knows before any command starts: the operator's API key, from the first line
+ * printed, before any command connects; and the CI's tokens (`voxform ci run` sends them; no
+ * command may print them).
+ */
+export function operatorSecrets(env: Readonly<Record<string, string | undefined>>): SecretRegistry {
+  const secrets = new SecretRegistry();
+  secrets.add(env.VOXFORM_API_KEY?.trim());
+  registerCiTokens(env, secrets);
+  return secrets;
+}
+
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const secrets = new SecretRegistry();
-  // The operator's API key is a secret from the first line printed, before any command connects;
-  // so are the CI's tokens (`voxform ci run` sends them; no command may print them).
-  secrets.add(process.env.VOXFORM_API_KEY?.trim());
-  registerCiTokens(process.env, secrets);
+  const secrets = operatorSecrets(process.env);
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
   let format: unknown;
@@ -218,12 +224,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!loader) throw new Error(`no command module for ${name}`);
     const mod = await loader();
     exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
-  });
-  program.exitOverride();
-  program.configureOutput({
-    writeOut: (text) => stdout.write(text),
-    writeErr: (text) => stderr.write(text),
-  });
+  }, { stdout, stderr });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

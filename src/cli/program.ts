@@ -83,8 +83,21 @@ class VoxformCommand extends Command {
   }
 }
 
-export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>): Command {
-  const program = new VoxformCommand('voxform')
+/** Where the parser writes help and version text: the run's own outputs, which redact and escape. */
+export interface ParserOutput {
+  stdout: { write(text: string): void };
+  stderr: { write(text: string): void };
+}
+
+/**
+ * The command tree. `output`: where help and version go, and that the parser returns instead of
+ * ending the process (`exitOverride`); set on the root before any command is added, so that every
+ * command inherits it (`voxform help plan` inside `voxform ci run` must not end the run).
+ */
+export function buildProgram(run: (name: string, options: Record<string, unknown>) => Promise<void>, output?: ParserOutput): Command {
+  const program = new VoxformCommand('voxform');
+  if (output) program.exitOverride().configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) });
+  program
     .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
     .version(packageJson.version, '-v, --version')
     .option('--no-color', 'no colour in output (also NO_COLOR=1)')

@@ -5,7 +5,7 @@
  * the same way, in our words, in text and in JSON.
  */
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -22,7 +22,7 @@ describe('errors found before a command runs have a hint too', () => {
       'error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n',
     ],
   ])('%j', async (args, env, stderr) => {
-    const result = await runCli(args, { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env });
+    const result = await runCliInProcess(args, { cwd: await tempDir({ 'voxform.yaml': MANIFEST }), env });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(stderr);
   });
@@ -45,26 +45,26 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],
     [['plan', 'show', 'p.json', '-f', 'x.yaml'], 'invalid_argument', '`voxform plan show` does not take --file.', 'Run `voxform plan show --help` for its arguments and options.'],
   ])('%j', async (args, code, message, hint) => {
-    const result = await runCli(args, { cwd: await tempDir({}) });
+    const result = await runCliInProcess(args, { cwd: await tempDir({}) });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`error[${code}]: ${message}\n  hint: ${hint}\n`);
     expect(result.stdout).toBe('');
   });
 
   it('help for a command that exists is still help', async () => {
-    const result = await runCli(['help', 'plan'], { cwd: await tempDir({}) });
+    const result = await runCliInProcess(['help', 'plan'], { cwd: await tempDir({}) });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: voxform plan');
   });
 
   it('with --format json, as the JSON envelope on stdout', async () => {
-    const result = await runCli(['plan', '--format', 'json', '--bogus'], { cwd: await tempDir({}) });
+    const result = await runCliInProcess(['plan', '--format', 'json', '--bogus'], { cwd: await tempDir({}) });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({
       error: { code: 'invalid_argument', message: '`voxform plan` has no option --bogus.', hint: 'Run `voxform plan --help` for its commands and options.' },
     });
-    const early = await runCli(['plan', '--parallelism=0', '--format=json'], { cwd: await tempDir({}) });
+    const early = await runCliInProcess(['plan', '--parallelism=0', '--format=json'], { cwd: await tempDir({}) });
     expect(JSON.parse(early.stdout)).toMatchObject({ error: { code: 'invalid_option', hint: 'For example: --parallelism 4.' } });
   });
 });

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { Readable } from 'node:stream';
+import { printedText, type CommandContext, type Output } from '../../src/cli/context.js';
+import { operatorSecrets, runCommandLine } from '../../src/cli/main.js';
 import { shellWord } from '../../src/util/shell-word.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -43,6 +46,51 @@ export function runCli(
 }
 
 /**
+ * Runs the CLI's command line inside the test's own process, as `main` runs it in the real one: the
+ * same parser, commands, context, secrets known from the start, redacted and escaped output, and
+ * cleanups at the end; only the process around it is missing. A CLI process costs a third of a
+ * second of CPU to start, which a suite of a thousand runs cannot afford where the process itself
+ * is not under test. What a process alone shows (exit on a signal, Node's own warnings, file
+ * permissions, the built `dist/`) is tested with `runCli`; so is every end-to-end test.
+ */
+export async function runCliInProcess(args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {}): Promise<CliResult> {
+  const env = cliEnvironment(options.env);
+  const secrets = operatorSecrets(env);
+  const captured = { stdout: '', stderr: '' };
+  const output = (key: keyof typeof captured): Output => ({
+    write: (text) => void (captured[key] += printedText(text, secrets, { isTTY: false })),
+    isTTY: false,
+    columns: undefined,
+  });
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const ctx: CommandContext = {
+    cwd: options.cwd ?? repoRoot,
+    env,
+    stdout: output('stdout'),
+    stderr: output('stderr'),
+    stdin: Readable.from([options.input ?? '']),
+    color: false,
+    secrets,
+    confirm: undefined,
+    onExit: (cleanup) => void cleanups.push(cleanup),
+    interrupted: () => new Promise<void>(() => undefined),
+  };
+  try {
+    const code = await runCommandLine(args, ctx);
+    return { code, ...captured };
+  } finally {
+    while (cleanups.length > 0) await cleanups.pop()?.();
+  }
+}
+
+/** The environment a CLI run gets: minimal and explicit (no inherited API key), plus the test's own. */
+function cliEnvironment(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' };
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+/**
  * Runs a command line voxform printed for the user to paste, as a POSIX shell reads it, with
  * `voxform` standing for the built CLI (as runCli runs it).
  */
@@ -57,9 +105,7 @@ function runCommand(
   options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOME: process.env.HOME ?? '/tmp' };
-    for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
-    const child = spawn(command[0] as string, command.slice(1), { cwd: options.cwd ?? repoRoot, env, stdio: 'pipe' });
+    const child = spawn(command[0] as string, command.slice(1), { cwd: options.cwd ?? repoRoot, env: cliEnvironment(options.env), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

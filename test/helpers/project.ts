@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
-import { repoRoot, runCli, type CliResult } from './cli.js';
+import { repoRoot, runCli, runCliInProcess, type CliResult } from './cli.js';
 
 /** Secret values the example manifest reads through `${env:…}`: none may ever be printed or stored. */
 export const SECRETS = {
@@ -33,7 +33,10 @@ export interface ExampleProject {
   url: string;
   requests: RecordedRequest[];
   env: Record<string, string>;
+  /** The built CLI as a process of its own (end-to-end). */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  /** The CLI's command line in the test's process (`runCliInProcess`). */
+  cliInProcess(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ export async function startExampleProject(options: EmulatorOptions = {}): Promis
     requests,
     env,
     cli: (args, extraEnv = {}) => runCli(args, { cwd: dir, env: { ...env, ...extraEnv } }),
+    cliInProcess: (args, extraEnv = {}) => runCliInProcess(args, { cwd: dir, env: { ...env, ...extraEnv } }),
     close: async () => {
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
       proxy.closeAllConnections();

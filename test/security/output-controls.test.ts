@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { repoRoot, runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { markdownCode, markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';
 import { terminalText, toJsonText } from '../../src/util/printable.js';
@@ -299,7 +299,7 @@ describe('what every command prints, with a planted string of controls and Markd
       const args = testCase.args.map((arg) => ({ PLANT, CALL_ID: callId, RECEIVER: receiverUrl, EMULATOR: emulator.url })[arg] ?? arg);
       const result = testCase.serve
         ? await runServer(args, dir, env, testCase.serve)
-        : await runCli(args, { cwd: dir, env: { ...env, ...testCase.env }, input: key.startsWith('chat|') ? `${PLANT}\n/exit\n` : '' });
+        : await runCliInProcess(args, { cwd: dir, env: { ...env, ...testCase.env }, input: key.startsWith('chat|') ? `${PLANT}\n/exit\n` : '' });
       const format = key.split('|')[1] as string;
       const outputs = { stdout: result.stdout, stderr: result.stderr };
       if (key === 'logs|json') callId = (JSON.parse(result.stdout) as Array<{ call_id: string }>).find((call) => call.call_id)?.call_id ?? '';

@@ -133,7 +133,13 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   };
   const report = await reportOf(options, { exitCode, output: stdout.text(), outDir }, links, ctx);
   const review = options.command === 'apply' ? await connect().mergedReview() : options.command === 'plan' || options.command === 'test' ? currentReview(options.provider, ctx.env) : undefined;
-  const result = await publishReport(report, { review, host: connect, summaryFile: summaryFile(options.provider, ctx.env) });
+  const result = await publishReport(report, { review, host: connect, summaryFile: summaryIn(ctx, options.provider) });
   ctx.stderr.write(describeResult(result, options.provider));
   return exitCode;
+}
+
+/** The job summary file, a relative path read from the working directory, as every path the run names. */
+function summaryIn(ctx: CommandContext, provider: 'github' | 'gitlab'): string | undefined {
+  const file = summaryFile(provider, ctx.env);
+  return file === undefined ? undefined : path.resolve(ctx.cwd, file);
 }
