@@ -85,7 +85,7 @@ describe('the library example of docs/library.md', () => {
     expect(stdout).toContain('applied agent.front-desk');
     expect(stdout).toContain('applied: 7 applied, 0 failed');
     for (const secret of Object.values(SECRETS)) expect(stdout).not.toContain(secret);
-    const again = await project.cli(['plan', '--detailed-exitcode']);
+    const again = await project.cliInProcess(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
   });
 });
@@ -94,7 +94,7 @@ describe('the drift and policy example of docs/library.md', () => {
   it('compiles, reports a policy finding, writes it as SARIF, and classifies a change in git not applied yet', async () => {
     project = await startExampleProject();
     const dir = project.dir;
-    expect((await project.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const manifest = path.join(dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('How can I help you today?', 'Book online at www.acme.example.'));
     const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('docs/library.md', '## Drift and policy'));
@@ -102,7 +102,7 @@ describe('the drift and policy example of docs/library.md', () => {
 
     const env = { PATH: process.env.PATH ?? '', ...project.env };
     const { stdout } = await run(process.execPath, [script], { cwd: dir, env });
-    const validate = await project.cli(['validate', '--format', 'json']);
+    const validate = await project.cliInProcess(['validate', '--format', 'json']);
     const { policy } = JSON.parse(validate.stdout) as { policy: { summary: { mandatory: number; advisory: number; waived: number } } };
     const { mandatory, advisory, waived } = policy.summary;
     expect(stdout).toContain(`policy: ${mandatory} mandatory, ${advisory} advisory, ${waived} waived`);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_MS, parseTimeout, resolveTimeoutMs } from '../../src/cli/timeout.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { fakeServer } from './helpers.js';
 
 const KEY = 'vx-test-key-0123456789abcdef';
@@ -52,7 +52,7 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
 
   it('a service that never answers: one clear error naming the flag, after --timeout', async () => {
     const url = await silentService();
-    const result = await runCli(['logs', '--base-url', url, '--timeout', '1s'], { env: { VOXFORM_API_KEY: KEY } });
+    const result = await runCliInProcess(['logs', '--base-url', url, '--timeout', '1s'], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[api_timeout\]: GET \/call-logs failed: the service at http:\/\/127\.0\.0\.1:\d+ did not answer within 1 s\.\n {2}hint: .*give it longer with --timeout \(or VOXFORM_TIMEOUT\), e\.g\. --timeout 2s\.\n$/);
   });
@@ -60,13 +60,13 @@ describe('--timeout and VOXFORM_TIMEOUT', () => {
   it('VOXFORM_TIMEOUT sets it when the flag is absent (plan, through the project connection)', async () => {
     const url = await silentService();
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n' });
-    const result = await runCli(['plan', '--base-url', url], { cwd: dir, env: { VOXFORM_API_KEY: KEY, VOXFORM_TIMEOUT: '500ms' } });
+    const result = await runCliInProcess(['plan', '--base-url', url], { cwd: dir, env: { VOXFORM_API_KEY: KEY, VOXFORM_TIMEOUT: '500ms' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('did not answer within 0.5 s.');
   });
 
   it('an unusable --timeout stops before anything is sent', async () => {
-    const result = await runCli(['logs', '--base-url', 'http://127.0.0.1:9', '--timeout', 'forever'], { env: { VOXFORM_API_KEY: KEY } });
+    const result = await runCliInProcess(['logs', '--base-url', 'http://127.0.0.1:9', '--timeout', 'forever'], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error[invalid_option]: --timeout "forever" is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n');
   });
@@ -76,7 +76,7 @@ describe('TLS failures on the command line', () => {
   it('are a network error naming the cause, not "an unexpected problem"', async () => {
     const fake = await fakeServer((_req, res) => void res.end('[]'));
     cleanups.push(() => fake.close());
-    const result = await runCli(['logs', '--base-url', fake.url.replace('http://', 'https://')], { env: { VOXFORM_API_KEY: KEY } });
+    const result = await runCliInProcess(['logs', '--base-url', fake.url.replace('http://', 'https://')], { env: { VOXFORM_API_KEY: KEY } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[api_tls\]: GET \/call-logs failed: the secure \(TLS\) connection to https:\/\/127\.0\.0\.1:\d+ failed: the server did not answer in TLS/);
     expect(result.stderr).not.toContain('unexpected problem');

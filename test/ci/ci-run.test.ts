@@ -83,7 +83,7 @@ describe('voxform ci run on GitHub', () => {
     const production = fake.addComment(7, BOT, '<!-- voxform:plan:env=production -->\n<!-- voxform:status=no-changes -->\n**voxform plan:** no changes');
     const before = fake.comments.map((comment) => ({ ...comment }));
 
-    const first = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github());
+    const first = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github());
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('voxform ci: comment created on pull request #7; labels +voxform:changes -voxform:no-changes; job summary written.');
     const created = fake.comments.filter((comment) => comment.author === BOT && comment.body.startsWith('<!-- voxform:plan:env=staging -->'));
@@ -95,7 +95,7 @@ describe('voxform ci run on GitHub', () => {
     expect(fake.labelsOf(7)).toEqual(['voxform:changes']);
     expect(await readFile(path.join(work, 'summary.md'), 'utf8')).toContain('### voxform plan (`staging`)');
 
-    const second = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github());
+    const second = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github());
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain('comment updated on pull request #7');
     expect(fake.comments.filter((c) => c.author === BOT && c.body.startsWith('<!-- voxform:plan:env=staging -->'))).toEqual([{ ...comment, edits: 1, body: expect.any(String) }]);
@@ -108,7 +108,7 @@ describe('voxform ci run on GitHub', () => {
   }, 120_000);
 
   it('test: a failing test sets voxform:tests-failing, a passing run takes it off; the results are in the summary', async () => {
-    const failing = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--command-args', 'failing.test.yaml --skip-judge'], github());
+    const failing = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--command-args', 'failing.test.yaml --skip-judge'], github());
     expect(failing.code, failing.stderr).toBe(1);
     expect(failing.stderr).toContain('voxform ci: comment created on pull request #7; labels +voxform:tests-failing; job summary written.');
     const comment = fake.comments.find((c) => c.author === BOT && c.body.startsWith('<!-- voxform:test:env=staging -->'))!;
@@ -117,7 +117,7 @@ describe('voxform ci run on GitHub', () => {
     expect(fake.labelsOf(7)).toEqual(['voxform:changes', 'voxform:tests-failing']);
     expect(await readFile(path.join(work, 'summary.md'), 'utf8')).toContain('says a word it never says');
 
-    const passing = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--command-args', 'example/tests/booking.test.yaml --skip-judge'], github());
+    const passing = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'test', '--env', 'staging', '--command-args', 'example/tests/booking.test.yaml --skip-judge'], github());
     expect(passing.code, passing.stdout + passing.stderr).toBe(0);
     expect(passing.stderr).toContain('comment updated on pull request #7; labels -voxform:tests-failing');
     expect(fake.labelsOf(7)).toEqual(['voxform:changes']);
@@ -126,7 +126,7 @@ describe('voxform ci run on GitHub', () => {
 
   it('apply on main: the result is posted to the pull request that merged the commit, beside the plan', async () => {
     fake.merged.set(MERGE_COMMIT, 7);
-    const apply = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'apply', '--env', 'staging'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_SHA: MERGE_COMMIT }));
+    const apply = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'apply', '--env', 'staging'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_SHA: MERGE_COMMIT }));
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stderr).toContain('voxform ci: comment created on pull request #7; job summary written.');
     const comment = fake.comments.find((c) => c.body.startsWith('<!-- voxform:apply:env=staging -->'))!;
@@ -151,14 +151,14 @@ describe('voxform ci run on GitHub', () => {
 
   it('outside a pull request: the summary only, and no token needed', async () => {
     const before = fake.requests.length;
-    const plan = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'main-plan'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_TOKEN: '' }));
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'main-plan'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_TOKEN: '' }));
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stderr).toContain('voxform ci: no pull or merge request to comment on; job summary written.');
     expect(fake.requests.length).toBe(before);
   }, 120_000);
 
   it('a review to comment on without a token: ci_token_missing, after the command ran', async () => {
-    const plan = await project.cli(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github({ GITHUB_TOKEN: '' }));
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging'], github({ GITHUB_TOKEN: '' }));
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('error[ci_token_missing]: GITHUB_TOKEN is not set: voxform ci needs it to comment on the review and set its labels.');
   }, 120_000);
@@ -167,10 +167,10 @@ describe('voxform ci run on GitHub', () => {
 describe('voxform ci run on GitLab', () => {
   it('plan (no environment): one note, created then edited in place; labels set on the merge request; apply reports on the merged one', async () => {
     fake.addComment(5, 'dave', '<!-- voxform:plan -->\nnot voxform');
-    const first = await project.cli(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
+    const first = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('voxform ci: comment created on merge request !5; labels +voxform:changes -voxform:no-changes.');
-    const second = await project.cli(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
+    const second = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'plan', '--out-dir', 'gl'], gitlab());
     expect(second.stderr).toContain('comment updated on merge request !5');
     const notes = fake.comments.filter((c) => c.review === 5);
     expect(notes.map((c) => [c.author, c.body.split('\n', 1)[0], c.edits])).toEqual([
@@ -182,7 +182,7 @@ describe('voxform ci run on GitLab', () => {
     expect(fake.requests.filter((r) => r.path.startsWith('/api/v4/')).every((r) => r.token === GITLAB_TOKEN)).toBe(true);
 
     fake.merged.set('d'.repeat(40), 5);
-    const apply = await project.cli(['ci', 'run', '--provider', 'gitlab', '--command', 'apply', '--out-dir', 'gl'], gitlab({ CI_MERGE_REQUEST_IID: '', CI_COMMIT_SHA: 'd'.repeat(40) }));
+    const apply = await project.cliInProcess(['ci', 'run', '--provider', 'gitlab', '--command', 'apply', '--out-dir', 'gl'], gitlab({ CI_MERGE_REQUEST_IID: '', CI_COMMIT_SHA: 'd'.repeat(40) }));
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stderr).toContain('voxform ci: comment created on merge request !5.');
     expect(fake.comments.find((c) => c.review === 5 && c.body.startsWith('<!-- voxform:apply -->'))?.body).toContain('✅ applied');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULT_PUBLIC_KEY, defaultSeed, startEmulator } from '../../src/emulator/index.js';
-import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
+import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 const BOOKING = '-OKdqbqetEcM4ak369yn';
@@ -28,7 +28,7 @@ beforeEach(async () => {
 
 describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   it('shows the greeting, streams each reply, continues one session, and ends it at the end of input', async () => {
-    const result = await runCli(['chat', '--agent', FRONT_DESK], { env, input: 'Hello\n\nWhat time do you open?\n' });
+    const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env, input: 'Hello\n\nWhat time do you open?\n' });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${GREETING}\n[Front desk] You said: Hello\n[Front desk] You said: What time do you open?\n`);
     expect(result.stderr).toBe('');
@@ -42,9 +42,9 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   it('records each reply once, so test capture makes one turn per caller line after the greeting', async () => {
     const { dir, cleanup } = await makeTree({ 'voxform.yaml': `version: 1\nagents:\n  front-desk:\n    id: "${FRONT_DESK}"\n` });
     try {
-      const chat = await runCli(['chat', '--agent', 'front-desk'], { cwd: dir, env, input: 'Hello\nBye\n' });
+      const chat = await runCliInProcess(['chat', '--agent', 'front-desk'], { cwd: dir, env, input: 'Hello\nBye\n' });
       expect(chat.code, chat.stderr).toBe(0);
-      const logs = await runCli(['logs', '--format', 'json'], { cwd: dir, env });
+      const logs = await runCliInProcess(['logs', '--format', 'json'], { cwd: dir, env });
       const record = (JSON.parse(logs.stdout) as Array<{ call_id: string; chat: string }>)[0];
       if (!record) throw new Error('the chat left no call record');
       expect(JSON.parse(record.chat)).toEqual([
@@ -54,7 +54,7 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
         { role: 'user', content: 'Bye' },
         { role: 'assistant', content: '[Front desk] You said: Bye' },
       ]);
-      const captured = await runCli(['test', 'capture', record.call_id], { cwd: dir, env });
+      const captured = await runCliInProcess(['test', 'capture', record.call_id], { cwd: dir, env });
       expect(captured.code, captured.stderr).toBe(0);
       const turns = (parse(captured.stdout) as { tests: Array<{ turns: Array<{ user?: string }> }> }).tests[0]?.turns ?? [];
       expect(turns.map((turn) => turn.user)).toEqual([undefined, 'Hello', 'Bye']);
@@ -64,7 +64,7 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   });
 
   it('an unknown agent is one clear sentence, exit 1, before any message is sent', async () => {
-    const result = await runCli(['chat', '--agent', '-OKnoSuchAgent000000'], { env, input: 'Hello\n' });
+    const result = await runCliInProcess(['chat', '--agent', '-OKnoSuchAgent000000'], { env, input: 'Hello\n' });
     expect(result.code).toBe(1);
     // --agent is read as logs and report read it: a manifest name, an id, or a name on the service.
     expect(result.stderr).toBe(
@@ -74,13 +74,13 @@ describe('voxform chat (stdin is not a terminal: one message per line)', () => {
   });
 
   it('empty input still ends the session cleanly, after the greeting', async () => {
-    const result = await runCli(['chat', '--agent', FRONT_DESK], { env, input: '' });
+    const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env, input: '' });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${GREETING}\n`);
   });
 
   it('a missing key is one clear sentence and a hint, exit 1', async () => {
-    const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_BASE_URL: emulator.url }, input: 'Hello\n' });
+    const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_BASE_URL: emulator.url }, input: 'Hello\n' });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
@@ -94,7 +94,7 @@ describe('voxform chat with a service that answers control characters', () => {
     agent.name = 'Front\u001b]0;pwned\u0007 desk\r';
     const service = await startEmulator({ port: 0, seed });
     try {
-      const result = await runCli(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_API_KEY: service.apiKey, VOXFORM_BASE_URL: service.url }, input: 'Hello\u009b2J\tthere\n' });
+      const result = await runCliInProcess(['chat', '--agent', FRONT_DESK], { env: { VOXFORM_API_KEY: service.apiKey, VOXFORM_BASE_URL: service.url }, input: 'Hello\u009b2J\tthere\n' });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toBe(`${GREETING}\n[Front\\u001b]0;pwned\\u0007 desk\\r] You said: Hello\\u009b2J\tthere\n`);
     } finally {
@@ -112,7 +112,7 @@ describe('voxform chat when the service\'s error holds control characters', () =
     await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-      const result = await runCli(['chat', '--agent', FRONT_DESK, '--base-url', url], { env: { VOXFORM_API_KEY: emulator.apiKey }, input: 'Hello\n' });
+      const result = await runCliInProcess(['chat', '--agent', FRONT_DESK, '--base-url', url], { env: { VOXFORM_API_KEY: emulator.apiKey }, input: 'Hello\n' });
       expect(result.code).toBe(1);
       expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
       expect(result.stderr).toMatch(/error\[api_not_found\]: GET \/call-logs failed: the service answered 404 no such agent\\u001b\]0;pwned\\u0007\\u009b2J\.\n/);
@@ -151,7 +151,7 @@ describe('--local: one project database shared by every command of a folder', ()
       chat.stdin.write('Hello\n');
       await expect.poll(() => stdout, { timeout: 30_000 }).toContain('You said: Hello\n');
       // …then an apply changes an agent in another process…
-      const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+      const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
       expect(apply.stderr).not.toMatch(/error/i);
       expect(apply.code).toBe(0);
       // …then the chat writes again: it must not put back the agent it loaded before the apply.
@@ -160,10 +160,10 @@ describe('--local: one project database shared by every command of a folder', ()
       expect(stderr).toBe('');
       expect(stdout).toBe('Hi, I can help you book an appointment.\n[Appointment booking] You said: Hello\n[Appointment booking] You said: Goodbye\n');
 
-      const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: dir });
+      const plan = await runCliInProcess(['plan', '--local', '--detailed-exitcode'], { cwd: dir });
       expect(plan.stdout).toContain('No changes');
       expect(plan.code).toBe(0);
-      const logs = await runCli(['logs', '--local', '--agent', BOOKING, '--format', 'json', '--limit', '1'], { cwd: dir });
+      const logs = await runCliInProcess(['logs', '--local', '--agent', BOOKING, '--format', 'json', '--limit', '1'], { cwd: dir });
       expect(logs.code).toBe(0);
       const [record] = JSON.parse(logs.stdout) as Array<{ call_status: string; chat: string }>;
       expect(record?.call_status).toBe('chat_completion');
@@ -191,7 +191,7 @@ describe('--local: one project database shared by every command of a folder', ()
       const data = JSON.parse(await readFile(dataFile, 'utf8'));
       data.seed_private_key = DEFAULT_PUBLIC_KEY;
       await writeFile(dataFile, JSON.stringify(data));
-      const result = await runCli(['chat', '--local', '--agent', FRONT_DESK], { cwd: dir, input: 'Hello\n' });
+      const result = await runCliInProcess(['chat', '--local', '--agent', FRONT_DESK], { cwd: dir, input: 'Hello\n' });
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(`error[emulator_data_invalid]: ${path.join('.voxform', 'local.json')} holds no private key the embedded emulator accepts.\n  hint: Delete it to start again from the default account.\n`);
     } finally {

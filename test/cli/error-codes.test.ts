@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIAGNOSTIC_CODES, THROWN_ERROR_CODES } from '../../src/error-codes.js';
 import type { Diagnostic } from '../../src/manifest/types.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const MANIFEST = 'version: 1\nagents:\n  front-desk:\n    id: "-OKdqbqetEcM4ak369ym"\n';
@@ -21,7 +21,7 @@ function leadingCode(stderr: string): string {
 describe('the code leads every error in text', () => {
   it('an error a command stops with', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
-    const result = await runCli(['plan', '--local', '--target', 'agent.front-dsek'], { cwd: dir });
+    const result = await runCliInProcess(['plan', '--local', '--target', 'agent.front-dsek'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(leadingCode(result.stderr)).toBe('target_unknown');
     expect(result.stderr).toBe(
@@ -37,7 +37,7 @@ describe('the code leads every error in text', () => {
     [['no-such-command'], 'invalid_argument', '`voxform` has no command `no-such-command`.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.'],
   ])('a usage mistake the argument parser finds: %j', async (args, code, message) => {
-    const result = await runCli(args, { cwd: await tempDir({}) });
+    const result = await runCliInProcess(args, { cwd: await tempDir({}) });
     expect(result.code).toBe(1);
     expect(leadingCode(result.stderr)).toBe(code);
     const [first, hint, end] = result.stderr.split('\n');
@@ -46,7 +46,7 @@ describe('the code leads every error in text', () => {
   });
 
   it('JSON carries the same code in its envelope', async () => {
-    const result = await runCli(['validate', '--format', 'json'], { cwd: await tempDir({}) });
+    const result = await runCliInProcess(['validate', '--format', 'json'], { cwd: await tempDir({}) });
     expect(result.code).toBe(1);
     expect((JSON.parse(result.stdout) as { error: { code: string } }).error.code).toBe('manifest_not_found');
   });
@@ -58,13 +58,13 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
 
   it('validate prints `file:line:col  severity[code]: message` for each diagnostic its JSON lists', async () => {
     const dir = await tempDir({ 'voxform.yaml': BROKEN });
-    const json = await runCli(['validate', '--format', 'json'], { cwd: dir });
+    const json = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir });
     const { diagnostics } = JSON.parse(json.stdout) as { diagnostics: Diagnostic[] };
     expect(diagnostics.map((d) => [d.severity, d.code])).toEqual([
       ['warning', 'vars_without_template'],
       ['error', 'type_mismatch'],
     ]);
-    const text = await runCli(['validate'], { cwd: dir });
+    const text = await runCliInProcess(['validate'], { cwd: dir });
     expect(text.code).toBe(1);
     const lines = text.stderr.split('\n');
     for (const d of diagnostics) {
@@ -77,7 +77,7 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
 
   it('a command that loads manifests prints them the same way before it stops', async () => {
     const dir = await tempDir({ 'voxform.yaml': BROKEN });
-    const result = await runCli(['plan', '--local'], { cwd: dir });
+    const result = await runCliInProcess(['plan', '--local'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('voxform.yaml:7:27  error[type_mismatch]: llm.temperature: expected a number, found a string ("hot")\n');
     expect(result.stderr).toMatch(/\nerror\[manifest_invalid\]: The manifests have 1 error \(listed above\); nothing was planned\.\n/);
@@ -85,8 +85,8 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
 
   it('in JSON the envelope carries the diagnostics validate lists, and its sentence points at them there', async () => {
     const dir = await tempDir({ 'voxform.yaml': BROKEN });
-    const validated = JSON.parse((await runCli(['validate', '--format', 'json'], { cwd: dir })).stdout) as { diagnostics: Diagnostic[] };
-    const result = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir });
+    const validated = JSON.parse((await runCliInProcess(['validate', '--format', 'json'], { cwd: dir })).stdout) as { diagnostics: Diagnostic[] };
+    const result = await runCliInProcess(['plan', '--local', '--format', 'json'], { cwd: dir });
     expect(result.code).toBe(1);
     const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string; details: { diagnostics: Diagnostic[]; omitted: number } } };
     expect(error.code).toBe('manifest_invalid');
@@ -96,7 +96,7 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
 
   it('in JSON a test file with a mistake gives its diagnostics in the envelope too', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/a.test.yaml': 'agent: frnt-desk\ntests:\n  - name: x\n    turns:\n      - user: hi\n' });
-    const result = await runCli(['test', '--local', '--format', 'json'], { cwd: dir });
+    const result = await runCliInProcess(['test', '--local', '--format', 'json'], { cwd: dir });
     expect(result.code).toBe(1);
     const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string; details: { diagnostics: Diagnostic[] } } };
     expect([error.code, error.message]).toEqual(['tests_invalid', 'The test files have 1 error (listed in details.diagnostics); no test was run.']);
@@ -107,7 +107,7 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
     const planted = 'planted-hook-value-5c1e';
     const manifest = `${MANIFEST}    ${planted}: true\n    config:\n      session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-token: "\${env:HOOK_TOKEN}" } }\n`;
     const dir = await tempDir({ 'voxform.yaml': manifest });
-    const result = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir, env: { HOOK_TOKEN: planted } });
+    const result = await runCliInProcess(['plan', '--local', '--format', 'json'], { cwd: dir, env: { HOOK_TOKEN: planted } });
     expect(result.code).toBe(1);
     const { error } = JSON.parse(result.stdout) as { error: { details: { diagnostics: Diagnostic[] } } };
     expect(error.details.diagnostics.map((d) => d.code)).toEqual(['unknown_field']);

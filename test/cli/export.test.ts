@@ -7,7 +7,7 @@ import { createClient } from '../../src/api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { validateAgainst } from '../../src/schema/validate.js';
-import { repoRoot, runCli, runPrinted, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs, type CliResult } from '../helpers/cli.js';
 
 const BOOKING = '-OKdqbqetEcM4ak369yn';
 const SPARE = '-OKspareAgent0000002';
@@ -65,7 +65,7 @@ describe('voxform export', () => {
   test('--from-phones → a valid manifest that plans to no changes', async () => {
     const dir = await tempDir();
     const { args, env } = connection();
-    const result = await runCli(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
+    const result = await runCliInProcess(['export', '--from-phones', '--out', 'live', ...args], { cwd: dir, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Exported \d+ agents and \d+ phone bindings to live:/);
@@ -84,13 +84,13 @@ describe('voxform export', () => {
       expect(existsSync(path.join(out, prompt.file))).toBe(true);
     }
 
-    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: out, env: { ...env, ...SECRET_ENV } });
+    const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: out, env: { ...env, ...SECRET_ENV } });
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);
 
     if (validateBuilt) {
-      const validate = await runCli(['validate'], { cwd: out, env: SECRET_ENV });
+      const validate = await runCliInProcess(['validate'], { cwd: out, env: SECRET_ENV });
       expect(validate.code).toBe(0);
     }
   });
@@ -98,7 +98,7 @@ describe('voxform export', () => {
   test('--out a folder whose name a shell would split: the next step it prints runs as printed', async () => {
     const dir = await tempDir();
     const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
-    const result = await runCli(['export', '--agent', SPARE, '--out', 'spare agent'], { cwd: dir, env });
+    const result = await runCliInProcess(['export', '--agent', SPARE, '--out', 'spare agent'], { cwd: dir, env });
     expect(result.code, result.stderr).toBe(0);
     const next = /^Next: (.*?) {3}#/m.exec(result.stdout)?.[1];
     expect(next).toBe("cd 'spare agent' && voxform plan");
@@ -111,7 +111,7 @@ describe('voxform export', () => {
   test('--agent: exact prompts and reference-looking text round-trip', async () => {
     const dir = await tempDir();
     const { args, env } = connection();
-    const result = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('You are a helper.\n\nSay "${env:HOME}" literally.\n\n');
@@ -121,7 +121,7 @@ describe('voxform export', () => {
     expect(manifest).not.toContain(URL_TOKEN);
     expect(result.stdout).toContain('SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN  agents.spare-agent-2.config.session_data_webhook.url (token in the URL)');
     await quietPolicy(dir, ['security-url-credential', 'security-webhook-auth']);
-    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: URL_TOKEN } });
+    const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: URL_TOKEN } });
     expect(plan.stdout).not.toContain(URL_TOKEN);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
@@ -131,7 +131,7 @@ describe('voxform export', () => {
   test('awkward content round-trips, no secret is written, and every variable named is one the loader reads', async () => {
     const dir = await tempDir();
     const { args, env } = connection();
-    const result = await runCli(['export', '--agent', AWKWARD, ...args], { cwd: dir, env });
+    const result = await runCliInProcess(['export', '--agent', AWKWARD, ...args], { cwd: dir, env });
     expect(result.code, result.stderr).toBe(0);
     const variable = 'AGENT_VOXFORM_DEMO_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN';
     expect(result.stdout).toContain(`  ${variable}  agents.voxform-demo.config.session_data_webhook.headers["x-hook-token"]`);
@@ -145,10 +145,10 @@ describe('voxform export', () => {
     expect(files[0]).not.toMatch(/\$\{env:VOXFORM_/);
 
     await quietPolicy(dir, ['speech-symbols']);
-    const validate = await runCli(['validate'], { cwd: dir, env: { [variable]: AWKWARD_SECRETS.hook } });
+    const validate = await runCliInProcess(['validate'], { cwd: dir, env: { [variable]: AWKWARD_SECRETS.hook } });
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);
-    const plan = await runCli(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, [variable]: AWKWARD_SECRETS.hook } });
+    const plan = await runCliInProcess(['plan', '--detailed-exitcode', ...args], { cwd: dir, env: { ...env, [variable]: AWKWARD_SECRETS.hook } });
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);
@@ -157,7 +157,7 @@ describe('voxform export', () => {
   test('a variable name outside the operator\'s VOXFORM_ENV_ALLOW is warned about', async () => {
     const dir = await tempDir();
     const { args, env } = connection();
-    const result = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,CALENDAR_*' } });
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,CALENDAR_*' } });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
       'warning: VOXFORM_ENV_ALLOW does not allow SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: plan will refuse the manifest until the operator adds it to VOXFORM_ENV_ALLOW.\n',
@@ -167,13 +167,13 @@ describe('voxform export', () => {
   test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
     const dir = await tempDir({ 'prompts/spare-agent-2.md': 'mine\n' });
     const { args, env } = connection();
-    const refused = await runCli(['export', '--agent', SPARE, ...args], { cwd: dir, env });
+    const refused = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('error[would_overwrite]: voxform export would overwrite prompts/spare-agent-2.md in ., which exists already; nothing was written.');
     expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(false);
     expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('mine\n');
 
-    const forced = await runCli(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
+    const forced = await runCliInProcess(['export', '--agent', SPARE, '--force', ...args], { cwd: dir, env });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('overwritten  prompts/spare-agent-2.md');
   });
@@ -182,7 +182,7 @@ describe('voxform export', () => {
     const dir = await tempDir({ out: 'a file\n', 'live/prompts': 'a file too\n' });
     const { args, env } = connection();
     for (const [out, blocked] of [['out', 'out'], ['live', 'live/prompts']]) {
-      const result = await runCli(['export', '--agent', SPARE, '--out', out as string, ...args], { cwd: dir, env });
+      const result = await runCliInProcess(['export', '--agent', SPARE, '--out', out as string, ...args], { cwd: dir, env });
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, blocked as string)} is a file, where voxform export would make a folder.\n  hint: Move it away, or write into another folder.\n`);
     }
@@ -192,10 +192,10 @@ describe('voxform export', () => {
   test('nothing selected, or an unknown agent: a clear error', async () => {
     const dir = await tempDir();
     const { args, env } = connection();
-    const nothing = await runCli(['export', ...args], { cwd: dir, env });
+    const nothing = await runCliInProcess(['export', ...args], { cwd: dir, env });
     expect(nothing.code).toBe(1);
     expect(nothing.stderr).toContain('error[export_nothing_selected]: Say which agents to export: --agent ID (repeatable), or --from-phones');
-    const unknown = await runCli(['export', '--agent', 'ag_does_not_exist', ...args], { cwd: dir, env });
+    const unknown = await runCliInProcess(['export', '--agent', 'ag_does_not_exist', ...args], { cwd: dir, env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^error\[export_agent_not_found\]: .*ag_does_not_exist/m);
     expect(unknown.stderr).not.toContain('    at ');
@@ -209,9 +209,9 @@ describe('export --local', () => {
   test('suggests a next step that works as printed, in a folder whose name a shell would split: the plan of the exported manifest shows no changes', async () => {
     const { SECRETS } = await import('../helpers/project.js');
     const dir = await tempDir();
-    const applied = await runCli(['apply', '-f', path.join(repoRoot, 'agents.example.yaml'), '--local', '--auto-approve'], { cwd: dir, env: SECRETS });
+    const applied = await runCliInProcess(['apply', '-f', path.join(repoRoot, 'agents.example.yaml'), '--local', '--auto-approve'], { cwd: dir, env: SECRETS });
     expect(applied.code, applied.stderr).toBe(0);
-    const exported = await runCli(['export', '--from-phones', '--local', '--out', "exp dir's"], { cwd: dir });
+    const exported = await runCliInProcess(['export', '--from-phones', '--local', '--out', "exp dir's"], { cwd: dir });
     expect(exported.code, exported.stderr).toBe(0);
     const next = /^Next: (.*?) {3}#/m.exec(exported.stdout)?.[1];
     expect(next).toBe("voxform plan --local -f 'exp dir'\\''s/voxform.yaml'");
@@ -246,9 +246,9 @@ describe('export of values an apply took from the environment (docs/export.md)',
 
   test('the variable set here: written back as ${env:PROMO_CODE}, never in clear, and the export plans to no changes', async () => {
     const dir = await tempDir({ 'voxform.yaml': DEPLOYED });
-    const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO_CODE: PROMO } });
     expect(applied.code, applied.stderr).toBe(0);
-    const exported = await runCli(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir, env: { PROMO_CODE: PROMO } });
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toContain('  PROMO_CODE  agents.spare-agent-1.config.first_message\n');
     expect(`${exported.stdout}${exported.stderr}`).not.toContain(PROMO);
@@ -256,22 +256,22 @@ describe('export of values an apply took from the environment (docs/export.md)',
     const manifest = await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8');
     expect(manifest).toContain('first_message: Hello, use code ${env:PROMO_CODE} today.');
     expect(manifest).toContain('prompt: Offer ${env:PROMO_CODE} to every caller.');
-    const plan = await runCli(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    const plan = await runCliInProcess(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env: { PROMO_CODE: PROMO } });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('0 to create, 0 to update');
   });
 
   test('the variable not set here, the ledger recording the places: references named after them, listed to set, never the value', async () => {
     const dir = await tempDir({ 'voxform.yaml': DEPLOYED });
-    const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO_CODE: PROMO } });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO_CODE: PROMO } });
     expect(applied.code, applied.stderr).toBe(0);
-    const exported = await runCli(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir });
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir });
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toContain('  SPARE_AGENT_1_PROMPT         agents.spare-agent-1.config.prompt\n');
     expect(exported.stdout).toContain('  SPARE_AGENT_1_FIRST_MESSAGE  agents.spare-agent-1.config.first_message\n');
     for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
     const env = { SPARE_AGENT_1_PROMPT: `Offer ${PROMO} to every caller.`, SPARE_AGENT_1_FIRST_MESSAGE: `Hello, use code ${PROMO} today.` };
-    const plan = await runCli(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env });
+    const plan = await runCliInProcess(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('0 to create, 0 to update');
   });

@@ -1,7 +1,7 @@
 import { chmod, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { makeTree, runCli } from '../helpers/cli.js';
+import { makeTree, runCli, runCliInProcess } from '../helpers/cli.js';
 
 const MESSY = 'agents:\n  a:\n    name: A   # shown in the dashboard\n    id: x\nversion: 1\n';
 const TIDY = 'version: 1\n\nagents:\n  a:\n    id: x\n    name: A # shown in the dashboard\n';
@@ -22,7 +22,7 @@ describe('voxform fmt', () => {
   test('--check exits 1 listing the files that would change, and writes nothing', async () => {
     const dir = await tree({ 'voxform.yaml': MESSY });
     const before = await stat(path.join(dir, 'voxform.yaml'));
-    const result = await runCli(['fmt', '--check'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('voxform.yaml\n');
     expect(result.stderr).toContain('1 file not in the canonical layout; run `voxform fmt` to fix it.');
@@ -32,11 +32,11 @@ describe('voxform fmt', () => {
 
   test('rewrites the file, lists it, and then --check passes', async () => {
     const dir = await tree({ 'voxform.yaml': MESSY });
-    const result = await runCli(['fmt'], { cwd: dir });
+    const result = await runCliInProcess(['fmt'], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('voxform.yaml\n');
     expect(await read(dir, 'voxform.yaml')).toBe(TIDY);
-    const check = await runCli(['fmt', '--check'], { cwd: dir });
+    const check = await runCliInProcess(['fmt', '--check'], { cwd: dir });
     expect(check.code).toBe(0);
     expect(check.stdout).toBe('');
     expect(check.stderr).toBe('1 file already formatted.\n');
@@ -45,12 +45,12 @@ describe('voxform fmt', () => {
   test('right after fmt, --check passes and another fmt changes nothing (a comment closing a block, a last `---`)', async () => {
     const source = 'version: 1\n\nagents:\n  a:\n    id: -OKspareAgent0000001\n  # b:\n  #   id: -OKspareAgent0000002\n\nphones:\n  "+15551230001": { agent: a }\n---\n';
     const dir = await tree({ 'voxform.yaml': source });
-    expect((await runCli(['fmt'], { cwd: dir })).code).toBe(0);
+    expect((await runCliInProcess(['fmt'], { cwd: dir })).code).toBe(0);
     const formatted = await read(dir, 'voxform.yaml');
-    const check = await runCli(['fmt', '--check'], { cwd: dir });
+    const check = await runCliInProcess(['fmt', '--check'], { cwd: dir });
     expect(check.code).toBe(0);
     expect(check.stdout).toBe('');
-    const again = await runCli(['fmt'], { cwd: dir });
+    const again = await runCliInProcess(['fmt'], { cwd: dir });
     expect(again.stdout).toBe('');
     expect(await read(dir, 'voxform.yaml')).toBe(formatted);
     expect(formatted).toBe(source);
@@ -58,7 +58,7 @@ describe('voxform fmt', () => {
 
   test('falls back to agents.yaml, like the loader', async () => {
     const dir = await tree({ 'agents.yaml': MESSY });
-    const result = await runCli(['fmt'], { cwd: dir });
+    const result = await runCliInProcess(['fmt'], { cwd: dir });
     expect(result.stdout).toBe('agents.yaml\n');
     expect(await read(dir, 'agents.yaml')).toBe(TIDY);
   });
@@ -73,7 +73,7 @@ describe('voxform fmt', () => {
       'manifests/.hidden/c.yaml': MESSY,
       'manifests/node_modules/d.yaml': MESSY,
     });
-    const result = await runCli(['fmt', 'manifests'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', 'manifests'], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('manifests/a.yaml\nmanifests/team/b.yml\n');
     expect(await read(dir, 'manifests/team/b.yml')).toBe(TIDY);
@@ -84,7 +84,7 @@ describe('voxform fmt', () => {
   test('a syntax error: file:line:col, exit 1, that file untouched, the others still formatted', async () => {
     const broken = 'version: 1\nagents:\n  a: [oops\n';
     const dir = await tree({ 'broken.yaml': broken, 'good.yaml': MESSY });
-    const result = await runCli(['fmt', 'broken.yaml', 'good.yaml'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', 'broken.yaml', 'good.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[yaml_syntax\]: broken\.yaml:\d+:\d+: YAML syntax error: /m);
     expect(result.stderr).not.toContain('    at ');
@@ -95,7 +95,7 @@ describe('voxform fmt', () => {
 
   test('a quote never closed: reported at the quote, not at the end of the file', async () => {
     const dir = await tree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    first_message: "Hello\n    id: x\n' });
-    const result = await runCli(['fmt', '--check'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[yaml_syntax]: voxform.yaml:4:20: YAML syntax error: Missing closing "quote for the text this quote opens.\n');
   });
@@ -116,7 +116,7 @@ describe('voxform fmt', () => {
   });
 
   test('no manifest here: a clear error', async () => {
-    const result = await runCli(['fmt'], { cwd: await tree({ 'notes.txt': 'x' }) });
+    const result = await runCliInProcess(['fmt'], { cwd: await tree({ 'notes.txt': 'x' }) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[manifest_not_found]: No manifest found: neither voxform.yaml nor agents.yaml exists in');
     expect(result.stderr).toContain('hint: Name a manifest: `voxform fmt PATH` (a file or a folder), or start one with `voxform init`.');
@@ -124,7 +124,7 @@ describe('voxform fmt', () => {
 
   test('a multi-document manifest: every document formatted, the separators kept', async () => {
     const dir = await tree({ 'voxform.yaml': `${MESSY}---\n${MESSY.replace('a:', 'b:')}` });
-    const result = await runCli(['fmt'], { cwd: dir });
+    const result = await runCliInProcess(['fmt'], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('voxform.yaml\n');
     expect(await read(dir, 'voxform.yaml')).toBe(`${TIDY}---\n${TIDY.replace('a:', 'b:')}`);
@@ -132,7 +132,7 @@ describe('voxform fmt', () => {
 
   test('a folder: a multi-document manifest is recognised as one', async () => {
     const dir = await tree({ 'manifests/two.yaml': `${MESSY}---\n${MESSY.replace('a:', 'b:')}` });
-    const result = await runCli(['fmt', 'manifests'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', 'manifests'], { cwd: dir });
     expect(result.stdout).toBe('manifests/two.yaml\n');
   });
 
@@ -143,7 +143,7 @@ describe('voxform fmt', () => {
       'manifests/booking.yaml': MESSY.replace('a:', 'b:'),
       'manifests/only-separators.yaml': '---\n---\n',
     });
-    const result = await runCli(['fmt', '--check', 'manifests'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', '--check', 'manifests'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('manifests/agents.yaml\nmanifests/booking.yaml\nmanifests/commented.yaml\n');
   });
@@ -152,17 +152,17 @@ describe('voxform fmt', () => {
     const outside = await tree({ 'victim.yaml': MESSY });
     const dir = await tree({ 'manifests/ok.yaml': TIDY });
     await symlink(path.join(outside, 'victim.yaml'), path.join(dir, 'manifests/link.yaml'));
-    const result = await runCli(['fmt', 'manifests/link.yaml'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', 'manifests/link.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[file_unreadable]: Cannot read manifests/link.yaml: it is a symbolic link leading outside the project.');
     expect(await read(outside, 'victim.yaml')).toBe(MESSY);
   });
 
   test('a path that does not exist: a clear error', async () => {
-    const result = await runCli(['fmt', 'nope.yaml'], { cwd: await tree({}) });
+    const result = await runCliInProcess(['fmt', 'nope.yaml'], { cwd: await tree({}) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `voxform fmt PATH`, or start one with `voxform init`.');
-    const empty = await runCli(['fmt', 'empty'], { cwd: await tree({ 'empty/notes.txt': 'x' }) });
+    const empty = await runCliInProcess(['fmt', 'empty'], { cwd: await tree({ 'empty/notes.txt': 'x' }) });
     expect(empty.stderr).toContain('error[manifest_not_found]: The folder empty holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `voxform fmt PATH`.');
   });
 });

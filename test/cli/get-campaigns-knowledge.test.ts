@@ -21,7 +21,7 @@ const APPLIED_TIMEOUT = { timeout: 60_000 };
 async function appliedExample(): Promise<{ project: ExampleProject; fileId: string }> {
   const started = await startExampleProject();
   project = started;
-  const apply = await started.cli(['apply', '--auto-approve']);
+  const apply = await started.cliInProcess(['apply', '--auto-approve']);
   expect(apply.code, apply.stderr).toBe(0);
   const state = JSON.parse(await readFile(`${started.dir}/.voxform/state.json`, 'utf8'));
   const fileId = state.workspaces[`default@${started.url}`].knowledge['knowledge.faq'].fileId as string;
@@ -37,7 +37,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     // An apply holds the state's lock meanwhile: a listing reads the state without it, neither waiting nor stopping.
     const backend = await openStateSpec('.voxform/state.json', { cwd: project.dir, registerSecret: () => undefined });
     const lock = await backend.acquireLock(`default@${project.url}`, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
-    const campaigns = await project.cli(['get', 'campaigns']).finally(() => lock.release().then(() => backend.close()));
+    const campaigns = await project.cliInProcess(['get', 'campaigns']).finally(() => lock.release().then(() => backend.close()));
     expect(campaigns.code, campaigns.stderr).toBe(0);
     withoutSecrets(campaigns, project.emulator.apiKey);
     expect(campaigns.stdout).toBe(
@@ -49,7 +49,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
         '',
       ].join('\n'),
     );
-    const knowledge = await project.cli(['get', 'knowledge']);
+    const knowledge = await project.cliInProcess(['get', 'knowledge']);
     expect(knowledge.code, knowledge.stderr).toBe(0);
     withoutSecrets(knowledge, project.emulator.apiKey);
     expect(knowledge.stdout).toBe(
@@ -69,7 +69,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
   it('--format json says the same, with the sources; NAME picks one by manifest name or id', APPLIED_TIMEOUT, async () => {
     const { project, fileId } = await appliedExample();
     for (const name of [undefined, 'recall-reminders']) {
-      const result = await project.cli(['get', 'campaigns', ...(name ? [name] : []), '--format', 'json']);
+      const result = await project.cliInProcess(['get', 'campaigns', ...(name ? [name] : []), '--format', 'json']);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({
         format_version: 1,
@@ -87,7 +87,7 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
       });
     }
     for (const name of [fileId]) {
-      const result = await project.cli(['get', 'knowledge', ...(name ? [name] : []), '--format', 'json']);
+      const result = await project.cliInProcess(['get', 'knowledge', ...(name ? [name] : []), '--format', 'json']);
       expect(result.code, result.stderr).toBe(0);
       const report = JSON.parse(result.stdout);
       expect(report).toMatchObject({ format_version: 1, kind: 'knowledge', sources: { manifest_files: 1, state: { workspace: `default@${project.url}`, files: 1 }, agents_read: 2 } });
@@ -104,18 +104,18 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
       ]);
     }
     // One picked: the table alone, as `get agents NAME` prints it.
-    const one = await project.cli(['get', 'campaigns', 'recall-reminders']);
+    const one = await project.cliInProcess(['get', 'campaigns', 'recall-reminders']);
     expect(one.stdout).not.toContain('The service has no list');
     expect(one.stdout).toMatch(/^cmp_recall_2026 +Six-month check-up reminders +\+15551230002 +campaign\.recall-reminders +manifest, state, calls +10$/m);
   });
 
   it('before any apply: the campaign is managed but never applied, the file not uploaded yet', async () => {
     project = await startExampleProject();
-    const campaigns = await project.cli(['get', 'campaigns']);
+    const campaigns = await project.cliInProcess(['get', 'campaigns']);
     expect(campaigns.code, campaigns.stderr).toBe(0);
     expect(campaigns.stdout).toMatch(/^cmp_recall_2026 +— +— +campaign\.recall-reminders +manifest, calls +10$/m);
     expect(campaigns.stdout).toContain('the campaigns the state records (0, ');
-    const knowledge = await project.cli(['get', 'knowledge']);
+    const knowledge = await project.cliInProcess(['get', 'knowledge']);
     expect(knowledge.stdout).toMatch(/^\(not uploaded\) +— +knowledge\.faq +manifest +—$/m);
   });
 
@@ -124,16 +124,16 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     // The manifests no longer name the campaign nor the file; another state has no record of them.
     const manifest = `version: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n  booking:\n    id: -OKdqbqetEcM4ak369yn\n`;
     await writeFile(`${project.dir}/voxform.yaml`, manifest);
-    const campaigns = await project.cli(['get', 'campaigns', '--state', 'other/state.json']);
+    const campaigns = await project.cliInProcess(['get', 'campaigns', '--state', 'other/state.json']);
     expect(campaigns.code, campaigns.stderr).toBe(0);
     expect(campaigns.stdout).toMatch(/^cmp_recall_2026 +— +— +unmanaged +calls +10$/m);
-    const knowledge = await project.cli(['get', 'knowledge', '--format', 'json'], { VOXFORM_STATE: 'other/state.json' });
+    const knowledge = await project.cliInProcess(['get', 'knowledge', '--format', 'json'], { VOXFORM_STATE: 'other/state.json' });
     expect(knowledge.code, knowledge.stderr).toBe(0);
     expect(JSON.parse(knowledge.stdout).files).toEqual([
       { id: fileId, name: null, file: null, content_hash: null, managed_by: null, agents: [{ id: '-OKdqbqetEcM4ak369ym', managed_by: 'agent.front-desk' }], found_through: ['agent'] },
     ]);
     // With the state that applied them, the records are found again, still unmanaged (no manifest names them).
-    const recorded = await project.cli(['get', 'campaigns']);
+    const recorded = await project.cliInProcess(['get', 'campaigns']);
     expect(recorded.stdout).toMatch(/^cmp_recall_2026 +Six-month check-up reminders +\+15551230002 +unmanaged +state, calls +10$/m);
   });
 
@@ -141,26 +141,26 @@ describe('voxform get campaigns|knowledge (against the emulator, the example man
     project = await startExampleProject();
     await mkdir(`${project.dir}/.voxform`, { recursive: true });
     await writeFile(`${project.dir}/.voxform/state.json`, '{"version": 1, "serial":');
-    const campaigns = await project.cli(['get', 'campaigns']);
+    const campaigns = await project.cliInProcess(['get', 'campaigns']);
     expect(campaigns.code, campaigns.stderr).toBe(0);
     expect(campaigns.stdout).toMatch(/^cmp_recall_2026 +— +— +campaign\.recall-reminders +manifest, calls +10$/m);
     expect(campaigns.stdout).toMatch(/\nThe state could not be read, so what it records is not shown: .*\.voxform\/state\.json.*\n$/);
-    const json = await project.cli(['get', 'knowledge', 'faq', '--format', 'json']);
+    const json = await project.cliInProcess(['get', 'knowledge', 'faq', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout).sources.state.problem).toMatch(/state\.json/);
   });
 
   it('an unknown NAME is an error with its code and a did-you-mean, exit 1', async () => {
     project = await startExampleProject();
-    const campaign = await project.cli(['get', 'campaigns', 'recall-reminder']);
+    const campaign = await project.cliInProcess(['get', 'campaigns', 'recall-reminder']);
     expect(campaign.code).toBe(1);
     expect(campaign.stderr).toBe(
       'error[campaign_unknown]: campaign "recall-reminder" is neither a campaign of the manifests nor an id voxform found (`voxform get campaigns` lists where it looks).\n  hint: Did you mean recall-reminders?\n',
     );
-    const knowledge = await project.cli(['get', 'knowledge', 'faqs', '--format', 'json']);
+    const knowledge = await project.cliInProcess(['get', 'knowledge', 'faqs', '--format', 'json']);
     expect(knowledge.code).toBe(1);
     expect(JSON.parse(knowledge.stdout)).toMatchObject({ error: { code: 'knowledge_unknown', hint: 'Did you mean faq?' } });
-    const nothingLike = await project.cli(['get', 'knowledge', 'zzzzzzzzzzzz']);
+    const nothingLike = await project.cliInProcess(['get', 'knowledge', 'zzzzzzzzzzzz']);
     expect(nothingLike.stderr).toContain('hint: Give a manifest name or an id that `voxform get knowledge` lists.');
   });
 });

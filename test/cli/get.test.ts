@@ -13,7 +13,7 @@ const NOTE = 'The service has no list of agents: these are the agents the manife
 describe('voxform get (against the emulator, the example manifest)', () => {
   it('get phones: every number of the service, its agent, and the manifest address that manages it or "unmanaged"', async () => {
     project = await startExampleProject();
-    const result = await project.cli(['get', 'phones']);
+    const result = await project.cliInProcess(['get', 'phones']);
     expect(result.code, result.stderr).toBe(0);
     withoutSecrets(result, project.emulator.apiKey);
     expect(result.stdout).toBe(
@@ -30,7 +30,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
 
   it('get agents: found through the manifests, the phones and the calls, and the output says so', async () => {
     project = await startExampleProject();
-    const result = await project.cli(['get', 'agents']);
+    const result = await project.cliInProcess(['get', 'agents']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(
       [
@@ -50,7 +50,7 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     project = await startExampleProject();
     const manifest = `version: 1\nagents:\n  gone:\n    id: -OKnoSuchAgent000001\n    name: Gone\n`;
     await writeFile(`${project.dir}/voxform.yaml`, manifest);
-    const json = await project.cli(['get', 'agents', '--format', 'json']);
+    const json = await project.cliInProcess(['get', 'agents', '--format', 'json']);
     expect(json.code, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout);
     expect(report.agents.find((agent: { id: string }) => agent.id === '-OKnoSuchAgent000001')).toEqual({
@@ -62,28 +62,28 @@ describe('voxform get (against the emulator, the example manifest)', () => {
       phones: [],
     });
     // An id that starts with `-` follows `--`, as any argument that looks like an option does.
-    const spare = await project.cli(['get', 'agents', '--', '-OKspareAgent0000001']);
+    const spare = await project.cliInProcess(['get', 'agents', '--', '-OKspareAgent0000001']);
     expect(spare.code, spare.stderr).toBe(0);
     expect(spare.stdout).toMatch(/^-OKspareAgent0000001 +\S.* +unmanaged +named +—$/m);
     // JSON says what the table says.
-    const spareJson = await project.cli(['get', 'agents', '--format', 'json', '--', '-OKspareAgent0000001']);
+    const spareJson = await project.cliInProcess(['get', 'agents', '--format', 'json', '--', '-OKspareAgent0000001']);
     expect(spareJson.code, spareJson.stderr).toBe(0);
     expect(JSON.parse(spareJson.stdout).agents).toEqual([{ id: '-OKspareAgent0000001', name: 'Spare agent 1', exists: true, managed_by: null, found_through: ['named'], phones: [] }]);
     // An id one of the sources reaches is found through it, not `named`, in both.
-    const known = await project.cli(['get', 'agents', '--format', 'json', '--', '-OKnoSuchAgent000001']);
+    const known = await project.cliInProcess(['get', 'agents', '--format', 'json', '--', '-OKnoSuchAgent000001']);
     expect(JSON.parse(known.stdout).agents.map((agent: { found_through: string[] }) => agent.found_through)).toEqual([['manifest']]);
   });
 
   it('NAME picks one: an agent by manifest name, id or name on the service; a phone by number; JSON is versioned', async () => {
     project = await startExampleProject();
     for (const name of ['front-desk', '-OKdqbqetEcM4ak369ym', 'Front desk']) {
-      const result = await project.cli(['get', 'agents', '--format', 'json', '--', name]);
+      const result = await project.cliInProcess(['get', 'agents', '--format', 'json', '--', name]);
       expect(result.code, result.stderr).toBe(0);
       const report = JSON.parse(result.stdout);
       expect(report).toMatchObject({ format_version: 1, kind: 'agents', sources: { manifest_agents: 2, phones: 2, calls_read: 40, more_calls: false } });
       expect(report.agents).toEqual([{ id: '-OKdqbqetEcM4ak369ym', name: 'Front desk', exists: true, managed_by: 'agent.front-desk', found_through: ['manifest', 'call'], phones: [] }]);
     }
-    const phone = await project.cli(['get', 'phones', '+15551230003', '--format', 'json']);
+    const phone = await project.cliInProcess(['get', 'phones', '+15551230003', '--format', 'json']);
     expect(JSON.parse(phone.stdout)).toEqual({
       format_version: 1,
       kind: 'phones',
@@ -93,26 +93,26 @@ describe('voxform get (against the emulator, the example manifest)', () => {
 
   it('an unknown phone or agent is an error with its code and a hint, exit 1', async () => {
     project = await startExampleProject();
-    const phone = await project.cli(['get', 'phones', '+15551230004']);
+    const phone = await project.cliInProcess(['get', 'phones', '+15551230004']);
     expect(phone.code).toBe(1);
     expect(phone.stderr).toBe('error[phone_unknown]: The service has no phone number "+15551230004".\n  hint: Did you mean +15551230001?\n');
-    const json = await project.cli(['get', 'phones', '+1', '--format', 'json']);
+    const json = await project.cliInProcess(['get', 'phones', '+1', '--format', 'json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'phone_unknown' } });
-    const agent = await project.cli(['get', 'agents', 'front-dsk']);
+    const agent = await project.cliInProcess(['get', 'agents', 'front-dsk']);
     expect(agent.code).toBe(1);
     // NAME is an argument here: the error names it as typed, not as an option never passed.
     expect(agent.stderr).toBe('error[agent_unknown]: agent "front-dsk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean front-desk?\n');
-    const kind = await project.cli(['get', 'calls']);
+    const kind = await project.cliInProcess(['get', 'calls']);
     expect(kind.code).toBe(1);
     expect(kind.stderr).toBe('error[invalid_argument]: `calls` is not a <kind> `voxform get` knows: choose phones, agents, campaigns or knowledge.\n  hint: Run `voxform get --help` for its arguments and options.\n');
   });
 
   it('after an apply, the phone the manifest binds answers with the managed agent', async () => {
     project = await startExampleProject();
-    const apply = await project.cli(['apply', '--auto-approve']);
+    const apply = await project.cliInProcess(['apply', '--auto-approve']);
     expect(apply.code, apply.stderr).toBe(0);
-    const result = await project.cli(['get', 'phones']);
+    const result = await project.cliInProcess(['get', 'phones']);
     expect(result.stdout).toMatch(/^\+15551230001 +active +-OKdqbqetEcM4ak369ym \(Front desk\) +phone\.\+15551230001$/m);
     expect(result.stdout).toMatch(/^\+15551230002 +\S+ +-OKdqbqetEcM4ak369yn \(Appointment booking\) +phone\.\+15551230002$/m);
   });

@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HistoryRecord } from '../../src/history/types.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const MANIFEST = 'version: 1\nagents:\n  front-desk:\n    id: -OKdqbqetEcM4ak369ym\n    config:\n      first_message: "Hello"\n';
@@ -41,7 +41,7 @@ async function projectWith(damaged: Record<string, (record: Record<string, any>)
   return dir;
 }
 
-const cli = (dir: string, args: string[]) => runCli(args, { cwd: dir });
+const cli = (dir: string, args: string[]) => runCliInProcess(args, { cwd: dir });
 
 describe('a damaged history record', () => {
   it('is skipped with a warning by history, which lists the rest', async () => {
@@ -129,7 +129,7 @@ describe('the operator\'s settings', () => {
   it('a malformed VOXFORM_ENV_ALLOW stops history --local, as it stops apply --local', async () => {
     const dir = await projectWith({});
     for (const command of ['history', 'apply']) {
-      const result = await runCli([command, '--local'], { cwd: dir, env: { VOXFORM_ENV_ALLOW: 'bad name!' } });
+      const result = await runCliInProcess([command, '--local'], { cwd: dir, env: { VOXFORM_ENV_ALLOW: 'bad name!' } });
       expect(result.code, command).toBe(1);
       expect(result.stderr).toContain('error[env_allow_invalid]: VOXFORM_ENV_ALLOW holds "bad name!", which is neither a variable name nor a PREFIX_* pattern.');
       expect(result.stdout).not.toContain(GOOD);

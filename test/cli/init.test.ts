@@ -10,7 +10,7 @@ import { isVoxformError } from '../../src/errors.js';
 import { validateAgainst } from '../../src/schema/validate.js';
 import { templateNames } from '../../src/templates/catalog.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
-import { repoRoot, runCli, runPrinted, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCli, runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 const AGENT = '-OKspareAgent0000001';
@@ -30,7 +30,7 @@ async function listFiles(dir: string): Promise<string[]> {
 describe('voxform init, for every template', () => {
   test.each(templateNames())('%s inits, and the manifest is valid', async (name) => {
     const dir = await tempDir();
-    const result = await runCli(['init', '--template', name, ...varsFor(name), '--var', `agent_id=${AGENT}`, 'project'], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', name, ...varsFor(name), '--var', `agent_id=${AGENT}`, 'project'], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Created agent ${name} from template ${name} in project:`);
@@ -41,22 +41,22 @@ describe('voxform init, for every template', () => {
     expect(manifest.agents[name]?.id).toBe(AGENT);
 
     // The project is already in the canonical layout.
-    const fmt = await runCli(['fmt', '--check'], { cwd: project });
+    const fmt = await runCliInProcess(['fmt', '--check'], { cwd: project });
     expect(fmt.stdout).toBe('');
     expect(fmt.code).toBe(0);
 
     const env = { CALENDAR_TOKEN: 'calendar-token', CRM_WEBHOOK_TOKEN: 'crm-token', HELPDESK_TOKEN: 'helpdesk-token', SURVEY_WEBHOOK_TOKEN: 'survey-token' };
     if (validateBuilt) {
-      const validate = await runCli(['validate'], { cwd: project, env });
+      const validate = await runCliInProcess(['validate'], { cwd: project, env });
       expect(validate.stderr + validate.stdout).not.toMatch(/error/i);
       expect(validate.code).toBe(0);
     }
 
     // On the embedded emulator: apply makes the spare agent the template's agent; a second plan is empty.
-    const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env });
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
     expect(apply.stderr).not.toMatch(/error/i);
     expect(apply.code).toBe(0);
-    const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: project, env });
+    const plan = await runCliInProcess(['plan', '--local', '--detailed-exitcode'], { cwd: project, env });
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);
@@ -66,7 +66,7 @@ describe('voxform init, for every template', () => {
 describe('voxform init, refusals', () => {
   test('lists every missing variable, agent_id included, and writes nothing', async () => {
     const dir = await tempDir();
-    const result = await runCli(['init', '--template', 'receptionist', '--var', 'business=Acme Dental'], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', 'receptionist', '--var', 'business=Acme Dental'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('error[init_vars_missing]: Template receptionist needs values for business_description, opening_hours, transfer_number, agent_id; nothing was written.');
@@ -79,14 +79,14 @@ describe('voxform init, refusals', () => {
 
   test('an empty value does not count for a required variable', async () => {
     const dir = await tempDir();
-    const result = await runCli(['init', '--template', 'post-call-survey', '--var', 'business=', '--var', 'results_webhook_url=https://x.test', '--var', `agent_id=${AGENT}`], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', 'post-call-survey', '--var', 'business=', '--var', 'results_webhook_url=https://x.test', '--var', `agent_id=${AGENT}`], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('needs a value for business;');
   });
 
   test('an unknown --var is an error with a suggestion', async () => {
     const dir = await tempDir();
-    const result = await runCli(['init', '--template', 'receptionist', '--var', 'buisness=Acme', '--var', 'colour=blue'], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', 'receptionist', '--var', 'buisness=Acme', '--var', 'colour=blue'], { cwd: dir });
     expect(result.code).toBe(1);
     // The required variables still missing are named in the same run, not one run later.
     expect(result.stderr).toContain(
@@ -100,7 +100,7 @@ describe('voxform init, refusals', () => {
     const dir = await tempDir();
     const values = { ...SAMPLE_VALUES.receptionist, transfer_number: 'call-me-555', agent_id: AGENT };
     const args = ['init', '--template', 'receptionist', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
-    const result = await runCli(args, { cwd: dir });
+    const result = await runCliInProcess(args, { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'error[init_value_invalid]: The value given for transfer_number does not fit template receptionist: flow.call_transfer.phone: is not an E.164 phone number ("+", the country code and the number, digits only, no spaces: "+15551230001").\n  hint: Give it another value (--var transfer_number=…).\n',
@@ -113,7 +113,7 @@ describe('voxform init, refusals', () => {
     const dir = await tempDir();
     const values = { ...SAMPLE_VALUES['lead-qualification'], crm_webhook_url: 'notaurl', agent_id: AGENT };
     const args = ['init', '--template', 'lead-qualification', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
-    const result = await runCli(args, { cwd: dir });
+    const result = await runCliInProcess(args, { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'error[init_value_invalid]: The value given for crm_webhook_url does not fit template lead-qualification: session_data_webhook.url is not an http:// or https:// URL.\n  hint: Give it another value (--var crm_webhook_url=…).\n',
@@ -122,19 +122,19 @@ describe('voxform init, refusals', () => {
   });
 
   test('a --var without = is an error', async () => {
-    const result = await runCli(['init', '--template', 'receptionist', '--var', 'business'], { cwd: await tempDir() });
+    const result = await runCliInProcess(['init', '--template', 'receptionist', '--var', 'business'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[init_var_invalid]: --var "business" is not NAME=VALUE.');
   });
 
   test('an unknown template suggests the closest one', async () => {
-    const result = await runCli(['init', '--template', 'receptionst'], { cwd: await tempDir() });
+    const result = await runCliInProcess(['init', '--template', 'receptionst'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[template_unknown]: There is no template "receptionst"; did you mean "receptionist"?');
   });
 
   test('without --template and without a terminal, lists the templates', async () => {
-    const result = await runCli(['init'], { cwd: await tempDir() });
+    const result = await runCliInProcess(['init'], { cwd: await tempDir() });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error[init_template_required]: Choose a template with --template NAME: ${templateNames().join(', ')}.`);
   });
@@ -142,7 +142,7 @@ describe('voxform init, refusals', () => {
   test('refuses to overwrite, naming the files, before asking anything and without writing', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
     // No values given at all: the conflict is reported first, so nobody types answers in vain.
-    const result = await runCli(['init', '--template', 'receptionist'], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', 'receptionist'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[would_overwrite]: voxform init would overwrite voxform.yaml in ., which exists already; nothing was written.');
     expect(result.stderr).toContain('--force');
@@ -153,11 +153,11 @@ describe('voxform init, refusals', () => {
   test('refuses a file where a folder should go, before writing anything', async () => {
     const dir = await tempDir({ prompts: 'a file, not a folder\n' });
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
-    const inside = await runCli(args, { cwd: dir });
+    const inside = await runCliInProcess(args, { cwd: dir });
     expect(inside.code).toBe(1);
     expect(inside.stderr).toBe(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.\n  hint: Move it away, or write into another folder.\n`);
     expect(await listFiles(dir)).toEqual(['prompts']);
-    const into = await runCli([...args, 'prompts'], { cwd: dir });
+    const into = await runCliInProcess([...args, 'prompts'], { cwd: dir });
     expect(into.code).toBe(1);
     expect(into.stderr).toContain(`error[init_path_is_file]: ${path.join(dir, 'prompts')} is a file, where voxform init would make a folder.`);
     expect(await listFiles(dir)).toEqual(['prompts']);
@@ -188,7 +188,7 @@ describe('voxform init, refusals', () => {
   test('--force overwrites, and .gitignore gains only the lines it lacks', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\n', 'prompts/receptionist.md': 'old\n', '.gitignore': 'node_modules/\n**/.voxform/local.json\n' });
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, '--force'];
-    const result = await runCli(args, { cwd: dir });
+    const result = await runCliInProcess(args, { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('overwritten  voxform.yaml');
     expect(result.stdout).toContain('overwritten  prompts/receptionist.md');
@@ -200,7 +200,7 @@ describe('voxform init, refusals', () => {
     expect(gitignore).not.toContain('state.json');
 
     // Again: nothing more to add to .gitignore; the schema copy is the same.
-    const again = await runCli(args, { cwd: dir });
+    const again = await runCliInProcess(args, { cwd: dir });
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain('.gitignore');
     expect(await readFile(path.join(dir, '.gitignore'), 'utf8')).toBe(gitignore);
@@ -208,7 +208,7 @@ describe('voxform init, refusals', () => {
 
   test('names the environment variables the manifest reads', async () => {
     const dir = await tempDir();
-    const result = await runCli(['init', '--template', 'appointment-booking', ...varsFor('appointment-booking'), '--var', 'agent_id=ag_live_1'], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', 'appointment-booking', ...varsFor('appointment-booking'), '--var', 'agent_id=ag_live_1'], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('export CALENDAR_TOKEN=...');
     expect(result.stdout).toContain('  voxform plan\n');
@@ -216,7 +216,7 @@ describe('voxform init, refusals', () => {
 
   test('in a folder whose name a shell would split, the next steps it prints run as printed', async () => {
     const dir = await tempDir();
-    const result = await runCli(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'new proj'], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, 'new proj'], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     const steps = result.stdout.slice(result.stdout.indexOf('\nNext:\n') + '\nNext:\n'.length).split('\n').map((line) => line.trim());
     expect(steps[0]).toBe("cd 'new proj'");
@@ -229,7 +229,7 @@ describe('voxform init, refusals', () => {
     const dir = await tempDir({
       'my-templates/concierge/template.yaml': 'description: A concierge.\nvariables:\n  hotel: { description: The hotel, required: true }\nagent:\n  name: "{{hotel}} concierge"\n  config: { first_message: "Welcome to {{hotel}}!" }\n',
     });
-    const result = await runCli(['init', '--template', './my-templates/concierge', '--var', 'hotel=The Grand', '--var', 'agent_id=ag_1'], { cwd: dir });
+    const result = await runCliInProcess(['init', '--template', './my-templates/concierge', '--var', 'hotel=The Grand', '--var', 'agent_id=ag_1'], { cwd: dir });
     expect(result.stderr).toBe('');
     const manifest = parse(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')) as Record<string, unknown>;
     expect(manifest).toEqual({ version: 1, agents: { concierge: { id: 'ag_1', name: 'The Grand concierge', config: { first_message: 'Welcome to The Grand!' } } } });

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { MAX_KEY_NAME_LENGTH } from '../../src/cli/commands/keys.js';
 import { loadSchemas } from '../../src/schema/load.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/project.js';
 
 const service = useEmulator();
 
 describe('voxform keys create', () => {
   it('prints the key alone on stdout, its id and prefix on stderr, and the key works', async () => {
-    const result = await runCli(['keys', 'create', '--type', 'private', '--name', 'ci pipeline'], { env: service.env });
+    const result = await runCliInProcess(['keys', 'create', '--type', 'private', '--name', 'ci pipeline'], { env: service.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^[A-Za-z0-9]{32}\n$/);
     const key = result.stdout.trim();
@@ -29,7 +29,7 @@ describe('voxform keys create', () => {
   });
 
   it('creates a public key without a name, and does not offer it as VOXFORM_API_KEY (a private key)', async () => {
-    const result = await runCli(['keys', 'create', '--type', 'public'], { env: service.env });
+    const result = await runCliInProcess(['keys', 'create', '--type', 'public'], { env: service.env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^[A-Za-z0-9]{32}\n$/);
     expect(result.stderr).toMatch(/^Created public key: id \S+, prefix \S+\.\n/);
@@ -43,7 +43,7 @@ describe('voxform keys create', () => {
     service.emulator.control.clearRequestLog();
     service.emulator.control.setFaults([{ path: '/api_keys', errorRate: 1, errorStatus: 503 }]);
     try {
-      const result = await runCli(['keys', 'create', '--type', 'private'], { env: service.env });
+      const result = await runCliInProcess(['keys', 'create', '--type', 'private'], { env: service.env });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^error\[api_unavailable\]: POST \/api_keys failed: the service answered 503 .+\.\n/);
@@ -54,18 +54,18 @@ describe('voxform keys create', () => {
   });
 
   it('refuses a missing or unknown --type, and a name over 100 characters, before sending', async () => {
-    const missing = await runCli(['keys', 'create'], { env: service.env });
+    const missing = await runCliInProcess(['keys', 'create'], { env: service.env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('error[invalid_argument]: `voxform keys create` needs --type <type>.\n  hint: ');
-    const unknown = await runCli(['keys', 'create', '--type', 'admin'], { env: service.env });
+    const unknown = await runCliInProcess(['keys', 'create', '--type', 'admin'], { env: service.env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('error[invalid_option]: `admin` is not a value --type takes: choose private or public.\n  hint: ');
     service.emulator.control.clearRequestLog();
-    const long = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env: service.env });
+    const long = await runCliInProcess(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(101)], { env: service.env });
     expect(long.code).toBe(1);
     expect(long.stderr).toBe('error[invalid_option]: --name is 101 characters long; a key\'s name has at most 100.\n  hint: Give a shorter --name.\n');
     expect(service.emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(0);
-    const longest = await runCli(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(100)], { env: service.env });
+    const longest = await runCliInProcess(['keys', 'create', '--type', 'private', '--name', 'é'.repeat(100)], { env: service.env });
     expect(longest.code).toBe(0);
   });
 
@@ -75,7 +75,7 @@ describe('voxform keys create', () => {
   });
 
   it('a missing key is one clear sentence and a hint, exit 1', async () => {
-    const result = await runCli(['keys', 'create', '--type', 'private'], { env: { VOXFORM_BASE_URL: service.emulator.url } });
+    const result = await runCliInProcess(['keys', 'create', '--type', 'private'], { env: { VOXFORM_BASE_URL: service.emulator.url } });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });

@@ -3,7 +3,7 @@ import { buildFilters, checkStatus, formatDuration, percentile, recordLimit, red
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
-import { makeTree, runCli } from '../helpers/cli.js';
+import { makeTree, runCliInProcess } from '../helpers/cli.js';
 
 /** What every refused time's hint says. */
 const FORMS = 'Use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).';
@@ -237,7 +237,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('--format ndjson walks every page: 1,000 records, none twice', async () => {
-    const result = await runCli(['logs', '--all', '--format', 'ndjson'], { env });
+    const result = await runCliInProcess(['logs', '--all', '--format', 'ndjson'], { env });
     expect(result.code).toBe(0);
     const ids = result.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { call_id: string }).call_id);
     expect(ids).toHaveLength(1000);
@@ -246,7 +246,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('filters: an agent id starting with "-", a status, a window, a phone, a campaign, a limit', async () => {
-    const result = await runCli(
+    const result = await runCliInProcess(
       ['logs', '--agent', OTHER, '--status', 'FAILED', '--since', '2025-12-31T00:00:00Z', '--until', '1767225600', '--phone', '+15550100020', '--campaign', 'cmp_1', '--limit', '3', '--format', 'json'],
       { env },
     );
@@ -262,7 +262,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('prints an aligned table by default', async () => {
-    const result = await runCli(['logs', '--limit', '3'], { env });
+    const result = await runCliInProcess(['logs', '--limit', '3'], { env });
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
@@ -272,7 +272,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('--stats counts by status, duration percentiles and credits by cost type', async () => {
-    const result = await runCli(['logs', '--all', '--stats', '--format', 'json'], { env });
+    const result = await runCliInProcess(['logs', '--all', '--stats', '--format', 'json'], { env });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       calls: 1000,
@@ -280,29 +280,29 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       duration_seconds: { calls: 1000, p50: 59, p95: 104 },
       credits: { by_type: { stt: 2, llm: 1 }, total: 3 },
     });
-    const text = await runCli(['logs', '--all', '--stats'], { env });
+    const text = await runCliInProcess(['logs', '--all', '--stats'], { env });
     expect(text.stdout).toContain('Calls: 1000');
     expect(text.stdout).toContain('  COMPLETED  900');
   });
 
   it('a missing key is one clear sentence and a hint, exit 1', async () => {
-    const result = await runCli(['logs'], { env: { VOXFORM_BASE_URL: emulator.url } });
+    const result = await runCliInProcess(['logs'], { env: { VOXFORM_BASE_URL: emulator.url } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('error[api_key_missing]: No API key: VOXFORM_API_KEY is not set.\n  hint: Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.\n');
   });
 
   it('a bad --since is one clear sentence and a hint, exit 1', async () => {
-    const result = await runCli(['logs', '--since', 'last tuesday'], { env });
+    const result = await runCliInProcess(['logs', '--since', 'last tuesday'], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[invalid_argument\]: --since "last tuesday" is not a time: .+\.\n {2}hint: Use ISO 8601 .+\.\n$/);
   });
 
   it('a bad base URL and a wrong key are clear errors', async () => {
-    const badUrl = await runCli(['logs', '--base-url', 'not a url'], { env });
+    const badUrl = await runCliInProcess(['logs', '--base-url', 'not a url'], { env });
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toContain('error[base_url_invalid]: The base URL "not a url" is not usable: it is not an absolute URL.');
-    const wrong = await runCli(['logs'], { env: { ...env, VOXFORM_API_KEY: 'wrongwrongwrongwrongwrongwrong01' } });
+    const wrong = await runCliInProcess(['logs'], { env: { ...env, VOXFORM_API_KEY: 'wrongwrongwrongwrongwrongwrong01' } });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^error\[api_unauthorized\]: GET \/call-logs failed: the service answered 401 .+\.\n {2}hint: Check VOXFORM_API_KEY/);
     expect(wrong.stderr).not.toContain('wrongwrongwrongwrongwrongwrong01');
@@ -310,7 +310,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('VOXFORM_DEBUG=1 logs each request with the key redacted', async () => {
-    const result = await runCli(['logs', '--limit', '150', '--format', 'ndjson'], { env: { ...env, VOXFORM_DEBUG: '1' } });
+    const result = await runCliInProcess(['logs', '--limit', '150', '--format', 'ndjson'], { env: { ...env, VOXFORM_DEBUG: '1' } });
     expect(result.code).toBe(0);
     const debug = result.stderr.split('\n').filter((line) => line.startsWith('[voxform api]'));
     expect(debug.filter((line) => line.includes('→ GET'))).toHaveLength(2);
@@ -323,10 +323,10 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     const named = await makeTree({ 'voxform.yaml': `agents:\n  desk: { id: "${OTHER}" }\n` });
     const broken = await makeTree({ 'voxform.yaml': `agents:\n  desk: { id: "${OTHER}", colour: blue }\n` });
     try {
-      const byName = await runCli(['logs', '--agent', 'desk', '--limit', '2', '--format', 'json'], { cwd: named.dir, env });
+      const byName = await runCliInProcess(['logs', '--agent', 'desk', '--limit', '2', '--format', 'json'], { cwd: named.dir, env });
       expect(byName.code, byName.stderr).toBe(0);
       expect((JSON.parse(byName.stdout) as GlobalCallHistoryRecord[]).map((record) => record.agent_id)).toEqual([OTHER, OTHER]);
-      const byId = await runCli(['logs', '--agent', OTHER, '--limit', '2', '--format', 'json'], { cwd: broken.dir, env });
+      const byId = await runCliInProcess(['logs', '--agent', OTHER, '--limit', '2', '--format', 'json'], { cwd: broken.dir, env });
       expect(byId.code, byId.stderr).toBe(0);
       expect(byId.stderr).toBe('warning: the manifests have 1 error (`voxform validate` lists them): their agent names and service are not used.\n');
       expect((JSON.parse(byId.stdout) as GlobalCallHistoryRecord[]).map((record) => record.agent_id)).toEqual([OTHER, OTHER]);
@@ -339,7 +339,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   it('--local uses the embedded emulator, with its data in .voxform/local.json', async () => {
     const tree = await makeTree({});
     try {
-      const result = await runCli(['logs', '--local', '--format', 'json', '--limit', '5'], { cwd: tree.dir });
+      const result = await runCliInProcess(['logs', '--local', '--format', 'json', '--limit', '5'], { cwd: tree.dir });
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toHaveLength(5);
       const { existsSync } = await import('node:fs');
@@ -350,14 +350,14 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('reads the latest 50 calls by default and says so on stderr', async () => {
-    const result = await runCli(['logs', '--format', 'ndjson'], { env });
+    const result = await runCliInProcess(['logs', '--format', 'ndjson'], { env });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(50);
     expect(result.stderr).toBe('Showing the latest 50 calls; --limit N reads more, --all reads every one.\n');
   });
 
   it.each([['text'], ['json'], ['ndjson']])('redacts webhook and tool header values (--format %s)', async (format) => {
-    const result = await runCli(['logs', '--limit', '2', '--format', format], { env });
+    const result = await runCliInProcess(['logs', '--limit', '2', '--format', format], { env });
     expect(result.code).toBe(0);
     for (const secret of Object.values(HEADER_SECRETS)) {
       expect(result.stdout).not.toContain(secret);
@@ -367,7 +367,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('a misspelled --status is refused with a suggestion', async () => {
-    const result = await runCli(['logs', '--status', 'FAILD'], { env });
+    const result = await runCliInProcess(['logs', '--status', 'FAILD'], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[invalid_argument\]: --status "FAILD" is not a call status\.\n {2}hint: Did you mean FAILED\? /);
   });
@@ -375,12 +375,12 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   it('--agent takes a manifest name; a name that is neither a manifest agent nor an id is an error with a suggestion', async () => {
     const tree = await makeTree({ 'voxform.yaml': `agents:\n  sales-line:\n    id: "${OTHER}"\n    config:\n      prompt: hi\n` });
     try {
-      const byName = await runCli(['logs', '--agent', 'sales-line', '--limit', '5', '--format', 'json'], { cwd: tree.dir, env });
+      const byName = await runCliInProcess(['logs', '--agent', 'sales-line', '--limit', '5', '--format', 'json'], { cwd: tree.dir, env });
       expect(byName.code).toBe(0);
       const records = JSON.parse(byName.stdout) as GlobalCallHistoryRecord[];
       expect(records).toHaveLength(5);
       for (const r of records) expect(r.agent_id).toBe(OTHER);
-      const typo = await runCli(['logs', '--agent', 'sales-lien'], { cwd: tree.dir, env });
+      const typo = await runCliInProcess(['logs', '--agent', 'sales-lien'], { cwd: tree.dir, env });
       expect(typo.code).toBe(1);
       expect(typo.stderr).toBe('error[agent_unknown]: --agent "sales-lien" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean sales-line?\n');
     } finally {
@@ -391,12 +391,12 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   it('an unknown --agent with --stats is the error alone, with no summary printed first', async () => {
     const message = '--agent "nobody" is neither an agent of the manifests nor an agent id on the service.';
     const hint = 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).';
-    const table = await runCli(['logs', '--agent', 'nobody', '--stats'], { env });
+    const table = await runCliInProcess(['logs', '--agent', 'nobody', '--stats'], { env });
     expect(table.code).toBe(1);
     expect(table.stdout).toBe('');
     expect(table.stderr).toBe(`error[agent_unknown]: ${message}\n  hint: ${hint}\n`);
     // With --format json the error is the one JSON document on stdout.
-    const json = await runCli(['logs', '--agent', 'nobody', '--stats', '--format', 'json'], { env });
+    const json = await runCliInProcess(['logs', '--agent', 'nobody', '--stats', '--format', 'json'], { env });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'agent_unknown', message, hint } });
   });
@@ -405,7 +405,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     const tree = await makeTree({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: -OKdqbqetEcM4ak369ym\n    config: { prompt: "v1" }\n' });
     try {
       // The embedded emulator's default account names this agent "Front desk"; the manifest names it desk.
-      const result = await runCli(['logs', '--local', '--agent', 'Front desk', '--limit', '3', '--format', 'json'], { cwd: tree.dir });
+      const result = await runCliInProcess(['logs', '--local', '--agent', 'Front desk', '--limit', '3', '--format', 'json'], { cwd: tree.dir });
       expect(result.code, result.stderr).toBe(0);
       const records = JSON.parse(result.stdout) as GlobalCallHistoryRecord[];
       expect(records.length).toBeGreaterThan(0);
@@ -441,13 +441,13 @@ describe('voxform logs with a service that answers control characters', () => {
   });
 
   it('the table and the summary show each control character as ?, in its place', async () => {
-    const table = await runCli(['logs'], { env });
+    const table = await runCliInProcess(['logs'], { env });
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^2026-01-01 00:00:00 {2}COMPLETED\?\[2J +10s {2}agent\?\[31m {2}\+1555\?0001 {2}\+1555\?0002 +0\.002 {2}call\?\]0;pwned\?$/);
-    const stats = await runCli(['logs', '--stats'], { env });
+    const stats = await runCliInProcess(['logs', '--stats'], { env });
     expect(stats.code, stats.stderr).toBe(0);
     expect(stats.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(stats.stdout).toContain('  COMPLETED?[2J  1');
@@ -457,7 +457,7 @@ describe('voxform logs with a service that answers control characters', () => {
   it('a suggestion for --agent shows the service\'s name with its control characters escaped', async () => {
     const tree = await makeTree({ 'voxform.yaml': 'agents:\n  desk:\n    id: -OKdqbqetEcM4ak369ym\n    config: { prompt: hi }\n' });
     try {
-      const result = await runCli(['logs', '--agent', 'Front desk'], { cwd: tree.dir, env });
+      const result = await runCliInProcess(['logs', '--agent', 'Front desk'], { cwd: tree.dir, env });
       expect(result.code).toBe(1);
       expect(result.stderr).toBe('error[agent_unknown]: --agent "Front desk" is neither an agent of the manifests nor an agent id on the service.\n  hint: Did you mean Front desk\\u0007?\n');
     } finally {

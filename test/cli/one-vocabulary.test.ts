@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -29,9 +29,9 @@ describe('every --format speaks the same words', () => {
 
   it('`logs --format text` prints the table; `table` is refused with the choices', async () => {
     const dir = await tempDir({});
-    const text = await runCli(['logs', '--format', 'text'], { cwd: dir, env: service.env });
+    const text = await runCliInProcess(['logs', '--format', 'text'], { cwd: dir, env: service.env });
     expect(text.code, text.stderr).toBe(0);
-    const refused = await runCli(['logs', '--format', 'table'], { cwd: dir, env: service.env });
+    const refused = await runCliInProcess(['logs', '--format', 'table'], { cwd: dir, env: service.env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('`table` is not a value --format takes: choose text, json or ndjson.');
   });
@@ -40,14 +40,14 @@ describe('every --format speaks the same words', () => {
 describe('--target suggests the whole address', () => {
   it('a bare agent name suggests agent.NAME', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
-    const result = await runCli(['plan', '--local', '--target', 'receptionist'], { cwd: dir });
+    const result = await runCliInProcess(['plan', '--local', '--target', 'receptionist'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--target receptionist names no resource of the manifests; did you mean agent.receptionist?');
   });
 
   it('a misspelt bare name suggests the address of the closest name', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
-    const result = await runCli(['plan', '--local', '--target', 'receptionst'], { cwd: dir });
+    const result = await runCliInProcess(['plan', '--local', '--target', 'receptionst'], { cwd: dir });
     expect(result.stderr).toContain('did you mean agent.receptionist?');
   });
 });
@@ -55,7 +55,7 @@ describe('--target suggests the whole address', () => {
 describe('chat --agent takes a manifest name, as logs, report and traffic do', () => {
   it('talks to the agent a manifest name stands for', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
-    const result = await runCli(['chat', '--agent', 'receptionist'], { cwd: dir, env: service.env, input: 'Hello\n' });
+    const result = await runCliInProcess(['chat', '--agent', 'receptionist'], { cwd: dir, env: service.env, input: 'Hello\n' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('[Front desk] You said: Hello\n');
   });
@@ -63,7 +63,7 @@ describe('chat --agent takes a manifest name, as logs, report and traffic do', (
   it('a misspelt name is agent_unknown with the closest name, before any message is sent', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
     const before = service.emulator.control.requestLog().filter((e) => e.path === '/chat/completions').length;
-    const result = await runCli(['chat', '--agent', 'receptionst'], { cwd: dir, env: service.env, input: 'Hello\n' });
+    const result = await runCliInProcess(['chat', '--agent', 'receptionst'], { cwd: dir, env: service.env, input: 'Hello\n' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--agent "receptionst" is neither an agent of the manifests nor an agent id on the service.');
     expect(result.stderr).toContain('hint: Did you mean receptionist?');

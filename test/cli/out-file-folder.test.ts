@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -20,7 +20,7 @@ describe('--out into a missing folder', () => {
     ['test', ['test', '--local', '--out', 'r dir/r.json'], 'report_write_failed', 'Cannot write the report to', 'no test was run'],
   ])('%s names the file and says its folder does not exist', async (_name, args, code, lead, outcome) => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/desk.test.yaml': TESTS });
-    const result = await runCli(args, { cwd: dir });
+    const result = await runCliInProcess(args, { cwd: dir });
     expect(result.code, result.stderr).toBe(1);
     const [first, hint, ...rest] = result.stderr.split('\n');
     expect(first).toBe(`error[${code}]: ${lead} ${path.join(dir, 'r dir/r.json')}: its folder does not exist; ${outcome}.`);

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 /** `plan show` with nothing but PATH and HOME in its environment: no key, no service named. */
 function showPlan(p: ExampleProject, args: string[]) {
-  return runCli(['plan', 'show', ...args], { cwd: p.dir });
+  return runCliInProcess(['plan', 'show', ...args], { cwd: p.dir });
 }
 
 function expectNoSecret(text: string): void {
@@ -30,7 +30,7 @@ describe('voxform plan show', () => {
     project = await startExampleProject();
     const p = project;
     for (const format of ['text', 'json', 'markdown']) {
-      const planned = await p.cli(['plan', '--format', format, '--out', `plan-${format}.json`]);
+      const planned = await p.cliInProcess(['plan', '--format', format, '--out', `plan-${format}.json`]);
       expect(planned.code, planned.stderr).toBe(0);
       const requestsBefore = p.requests.length;
       const shown = await showPlan(p, [`plan-${format}.json`, '--format', format]);
@@ -52,7 +52,7 @@ describe('voxform plan show', () => {
     const p = project;
     const rules = Array.from({ length: 3000 }, (_, i) => `- Rule ${i + 1}: confirm the caller's details before booking anything.`).join('\n');
     await writeFile(path.join(p.dir, 'example/prompts/front-desk.md'), `# Role\nYou are the front desk.\n${rules}\n`);
-    const comment = await p.cli(['plan', '--format', 'markdown', '--out', 'plan.json']);
+    const comment = await p.cliInProcess(['plan', '--format', 'markdown', '--out', 'plan.json']);
     expect(comment.code, comment.stderr).toBe(0);
     expect(Buffer.byteLength(comment.stdout)).toBeLessThanOrEqual(60_000);
     const last = comment.stdout.trimEnd().split('\n');
@@ -76,13 +76,13 @@ describe('voxform plan show', () => {
       ['zero.json', 'it is a symbolic link leading out of its folder'],
     ] as const) {
       for (const args of [['plan', 'show', name], ['apply', name]]) {
-        const result = await p.cli(args);
+        const result = await p.cliInProcess(args);
         expect(result.stderr, args.join(' ')).toContain('error[plan_unreadable]: Cannot read the plan ');
         expect(result.stderr, args.join(' ')).toContain(`${name}: ${problem}.`);
         expect(result.code).toBe(1);
       }
     }
-    const out = await p.cli(['plan', '--out', 'fifo.json']);
+    const out = await p.cliInProcess(['plan', '--out', 'fifo.json']);
     expect(out.stderr).toContain(`error[plan_write_failed]: Cannot save the plan to ${path.join(p.dir, 'fifo.json')}: the file exists and is not a plan voxform saved; nothing was saved.`);
     expect(out.code).toBe(1);
   });
@@ -90,7 +90,7 @@ describe('voxform plan show', () => {
   it('refuses a file that is not a voxform plan of this format, naming it, with exit 1 and no stack', async () => {
     project = await startExampleProject();
     const p = project;
-    await p.cli(['plan', '--out', 'plan.json']);
+    await p.cliInProcess(['plan', '--out', 'plan.json']);
     const saved = JSON.parse(await readFile(path.join(p.dir, 'plan.json'), 'utf8'));
     const files: Record<string, string> = {
       'not-json.json': 'this is not JSON',
@@ -118,7 +118,7 @@ describe('voxform plan show', () => {
   it('refuses a plan whose names hold a control character (a hand edit), in every format, printing none raw', async () => {
     project = await startExampleProject();
     const p = project;
-    await p.cli(['plan', '--out', 'plan.json']);
+    await p.cliInProcess(['plan', '--out', 'plan.json']);
     const saved = JSON.parse(await readFile(path.join(p.dir, 'plan.json'), 'utf8'));
     const TITLE = '\u001b]0;pwned\u0007';
     const [first, ...rest] = saved.resource_changes;
@@ -144,7 +144,7 @@ describe('voxform plan show', () => {
   it('refuses an option of plan that it does not take, rather than ignoring it', async () => {
     project = await startExampleProject();
     const p = project;
-    await p.cli(['plan', '--out', 'plan.json']);
+    await p.cliInProcess(['plan', '--out', 'plan.json']);
     const result = await showPlan(p, ['plan.json', '-f', 'voxform.yaml']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error[invalid_argument]: `voxform plan show` does not take --file.\n  hint: Run `voxform plan show --help` for its arguments and options.\n');

@@ -3,7 +3,7 @@
  * flag's mistake, named as such with the likely environment, before anything is read from the service.
  */
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -30,7 +30,7 @@ describe('voxform promote --to / --from', () => {
       [['--to', 'qa'], 'error[invalid_argument]: --to names the environment "qa", which the manifests do not define.'],
     ];
     for (const [flags, message] of cases) {
-      const result = await runCli(['promote', ...flags, '--local', '--dry-run'], { cwd: dir });
+      const result = await runCliInProcess(['promote', ...flags, '--local', '--dry-run'], { cwd: dir });
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(`${message}\n  hint: The manifests define "production", "staging" (under \`environments:\`).\n`);
       expect(result.stdout).toBe('');

@@ -18,23 +18,23 @@ describe('voxform state (file backend)', () => {
   it('lists and shows the workspace an apply made, and refuses an unknown one naming those there are', async () => {
     project = await startExampleProject();
     const p = project;
-    const empty = await p.cli(['state', 'list']);
+    const empty = await p.cliInProcess(['state', 'list']);
     expect(empty.stdout).toContain('No workspace yet');
-    const none = await p.cli(['state', 'show']);
+    const none = await p.cliInProcess(['state', 'show']);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(`error[workspace_unknown]: ${path.join('.voxform', 'state.json')} holds no workspace yet.\n  hint: Nothing was applied with this backend yet: the first \`voxform apply\` makes a workspace.\n`);
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const workspace = `default@${p.url}`;
-    const list = await p.cli(['state', 'list']);
+    const list = await p.cliInProcess(['state', 'list']);
     expect(list.stdout).toContain(`State: ${path.join('.voxform', 'state.json')} (file)`);
     expect(list.stdout).toMatch(new RegExp(`${workspace.replace(/[.:/]/g, '\\$&')}  serial \\d+, last apply applied at .* not locked`));
-    const show = await p.cli(['state', 'show']);
+    const show = await p.cliInProcess(['state', 'show']);
     expect(show.stdout).toContain(`Workspace ${workspace}`);
     expect(show.stdout).toContain('agent.front-desk: -OKdqbqetEcM4ak369ym');
     expect(show.stdout).toContain('  Records: 2 agents, 2 phones, 1 campaign, 1 knowledge file, 1 credential\n');
-    const json = JSON.parse((await p.cli(['state', 'show', workspace, '--format', 'json'])).stdout);
+    const json = JSON.parse((await p.cliInProcess(['state', 'show', workspace, '--format', 'json'])).stdout);
     expect(json).toMatchObject({ workspace, lock: null, state: { agents: { 'agent.front-desk': { id: '-OKdqbqetEcM4ak369ym' } } } });
-    const unknown = await p.cli(['state', 'show', 'staging@local']);
+    const unknown = await p.cliInProcess(['state', 'show', 'staging@local']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('holds no workspace staging@local');
     expect(unknown.stderr).toContain(`Workspaces: ${workspace}.`);
@@ -47,7 +47,7 @@ describe('voxform state (file backend)', () => {
     await mkdir(path.dirname(stateFile));
     const lock = await acquireStateLock(stateFile, { command: 'voxform apply (hung)', timeoutSeconds: 0, warn: () => undefined });
     try {
-      const refused = await p.cli(['apply', '--auto-approve', '--state', 'team state/s.json']);
+      const refused = await p.cliInProcess(['apply', '--auto-approve', '--state', 'team state/s.json']);
       expect(refused.code).toBe(1);
       const unlock = /run `(voxform state unlock [^`]*)`/.exec(refused.stderr)?.[1];
       expect(unlock).toBe(`voxform state unlock --force ${lock.lockId} --state 'team state/s.json'`);
@@ -65,22 +65,22 @@ describe('voxform state (file backend)', () => {
     const stateFile = path.join(p.dir, '.voxform/state.json');
     const lock = await acquireStateLock(stateFile, { command: 'voxform apply (hung)', timeoutSeconds: 0, warn: () => undefined });
     try {
-      const list = await p.cli(['state', 'list', '--format', 'json']);
+      const list = await p.cliInProcess(['state', 'list', '--format', 'json']);
       expect(JSON.parse(list.stdout)).toMatchObject({ backend: 'file', workspaces: [] });
-      const noForce = await p.cli(['state', 'unlock', lock.lockId]);
+      const noForce = await p.cliInProcess(['state', 'unlock', lock.lockId]);
       expect(noForce.code).toBe(1);
       expect(noForce.stderr).toContain('needs --force');
-      const wrong = await p.cli(['state', 'unlock', '--force', '00000000deadbeef']);
+      const wrong = await p.cliInProcess(['state', 'unlock', '--force', '00000000deadbeef']);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('No lock with id 00000000deadbeef');
-      const refused = await p.cli(['apply', '--auto-approve']);
+      const refused = await p.cliInProcess(['apply', '--auto-approve']);
       expect(refused.stderr).toContain(`voxform state unlock --force ${lock.lockId}`);
-      const opened = await p.cli(['state', 'unlock', '--force', lock.lockId]);
+      const opened = await p.cliInProcess(['state', 'unlock', '--force', lock.lockId]);
       expect(opened.code).toBe(0);
       expect(opened.stdout).toContain(`Opened the lock ${lock.lockId} held by`);
       expect(existsSync(`${stateFile}.lock`)).toBe(false);
       expect(await lock.stillHeld()).toBe(false);
-      expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+      expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     } finally {
       await lock.release();
     }
@@ -90,13 +90,13 @@ describe('voxform state (file backend)', () => {
     project = await startExampleProject();
     const p = project;
     p.emulator.control.setFaults([{ path: '**', latencyMs: 300 }]);
-    const running = p.cli(['apply', '--auto-approve', '--parallelism', '1']);
+    const running = p.cliInProcess(['apply', '--auto-approve', '--parallelism', '1']);
     const lockDir = path.join(p.dir, '.voxform/state.json.lock');
     // Once a first change is applied, open the lock as an operator would.
     while (p.requests.filter((r) => r.method !== 'GET').length < 2) await delay(20);
     const holderFile = (await readdir(lockDir)).find((name) => name.startsWith('holder-')) ?? '';
     const lockId = /^holder-([0-9a-f]+)\.json$/.exec(holderFile)?.[1] ?? '';
-    expect((await p.cli(['state', 'unlock', '--force', lockId])).code).toBe(0);
+    expect((await p.cliInProcess(['state', 'unlock', '--force', lockId])).code).toBe(0);
     const result = await running;
     expect(result.stdout).toContain(`Apply stopped: the state lock ${lockId} was forced open by someone else.`);
     expect(result.stdout).toContain('What was recorded before the loss is in .voxform/state.json; run `voxform plan` to see where things stand, then apply again.\n');
@@ -107,29 +107,29 @@ describe('voxform state (file backend)', () => {
   it('a lock whose holder file cannot be read: apply, status and state list all say it is held, by a run they cannot name, and how to open it', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const lockDir = path.join(p.dir, '.voxform/state.json.lock');
     await mkdir(lockDir);
     await writeFile(path.join(lockDir, 'holder-abcdef0123456789.json'), 'garbage');
     const who = 'an unknown run (its holder file holder-abcdef0123456789.json is not one voxform wrote, lock abcdef0123456789)';
-    const apply = await p.cli(['apply', '--auto-approve']);
+    const apply = await p.cliInProcess(['apply', '--auto-approve']);
     expect(apply.stderr).toContain(`is locked by ${who}.`);
     expect(apply.stderr).toContain('If no such run exists any more, run `voxform state unlock --force abcdef0123456789`.');
     expect(apply.code).toBe(1);
-    expect((await p.cli(['status'])).stdout).toContain(`Lock:        held by ${who}\n`);
-    expect(JSON.parse((await p.cli(['status', '--format', 'json'])).stdout).lock).toMatchObject({ held: true, lockId: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' });
-    expect((await p.cli(['state', 'list'])).stdout).toContain(`; locked by ${who}\n`);
-    const opened = await p.cli(['state', 'unlock', '--force', 'abcdef0123456789']);
+    expect((await p.cliInProcess(['status'])).stdout).toContain(`Lock:        held by ${who}\n`);
+    expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout).lock).toMatchObject({ held: true, lockId: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' });
+    expect((await p.cliInProcess(['state', 'list'])).stdout).toContain(`; locked by ${who}\n`);
+    const opened = await p.cliInProcess(['state', 'unlock', '--force', 'abcdef0123456789']);
     expect(opened.stdout).toContain(`Opened the lock abcdef0123456789 held by ${who}.`);
-    expect((await p.cli(['status'])).stdout).toContain('Lock:        not held\n');
+    expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        not held\n');
 
     // A lock folder holding something else than a holder file: refused at once (it was a busy loop), held for status too.
     await mkdir(lockDir);
     await writeFile(path.join(lockDir, 'notes.txt'), 'mine');
-    const refused = await p.cli(['apply', '--auto-approve']);
+    const refused = await p.cliInProcess(['apply', '--auto-approve']);
     expect(refused.stderr).toContain('is locked by an unknown run (the lock folder holds no holder file).');
     expect(refused.stderr).toContain(`If no such run exists any more, remove ${lockDir}.`);
-    expect((await p.cli(['status'])).stdout).toContain('Lock:        held by an unknown run (the lock folder holds no holder file)\n');
+    expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        held by an unknown run (the lock folder holds no holder file)\n');
   });
 
   it('prints no control character the state or a lock holder file holds (a terminal escape sequence is shown as ?)', async () => {
@@ -144,21 +144,21 @@ describe('voxform state (file backend)', () => {
     await writeFile(path.join(p.dir, '.voxform/state.json.lock/holder-abcdef0123456789.json'), JSON.stringify(holder));
     const runs = [['state', 'list'], ['state', 'show'], ['status'], ['apply', '--auto-approve'], ['state', 'migrate', '--to', 'moved/state.json']];
     for (const args of runs) {
-      const result = await p.cli(args);
+      const result = await p.cliInProcess(args);
       expect(`${result.stdout}${result.stderr}`, args.join(' ')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
-    expect((await p.cli(['state', 'list'])).stdout).toContain('  evil?[2J@local  serial 2, last apply applied at 2026-11-25T10:00:00.000Z by ana?]0;owned?@laptop; locked by ana@elsewhere?[5m.invalid');
+    expect((await p.cliInProcess(['state', 'list'])).stdout).toContain('  evil?[2J@local  serial 2, last apply applied at 2026-11-25T10:00:00.000Z by ana?]0;owned?@laptop; locked by ana@elsewhere?[5m.invalid');
   });
 
   it('migrates one state file to another, and refuses the source itself as the target', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
-    const moved = await p.cli(['state', 'migrate', '--to', 'moved/state.json']);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    const moved = await p.cliInProcess(['state', 'migrate', '--to', 'moved/state.json']);
     expect(moved.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
     expect(moved.code).toBe(0);
-    expect((await p.cli(['plan', '--detailed-exitcode', '--state', 'moved/state.json'])).code).toBe(0);
-    const itself = await p.cli(['state', 'migrate', '--to', '.voxform/state.json']);
+    expect((await p.cliInProcess(['plan', '--detailed-exitcode', '--state', 'moved/state.json'])).code).toBe(0);
+    const itself = await p.cliInProcess(['state', 'migrate', '--to', '.voxform/state.json']);
     expect(itself.code).toBe(1);
     expect(itself.stderr).toContain('is the source itself');
   });
@@ -166,14 +166,14 @@ describe('voxform state (file backend)', () => {
   it('a migration refused by a lock says to wait and migrate again (migrate takes no --lock-timeout), and how to open that lock', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     for (const [role, stateFile, unlock] of [
       ['source', '.voxform/state.json', ''],
       ['target', 'moved/state.json', ' --state moved/state.json'],
     ] as const) {
       const lock = await acquireStateLock(path.join(p.dir, stateFile), { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
       try {
-        const refused = await p.cli(['state', 'migrate', '--to', 'moved/state.json']);
+        const refused = await p.cliInProcess(['state', 'migrate', '--to', 'moved/state.json']);
         expect(refused.stderr, role).toContain(`error[state_locked]: The state file ${path.join(p.dir, stateFile)} is locked by `);
         expect(refused.stderr, role).toContain(
           `  hint: Wait for it to finish, then migrate again. If no such run exists any more, run \`voxform state unlock --force ${lock.lockId}${unlock}\`.\n`,
@@ -189,7 +189,7 @@ describe('voxform state (file backend)', () => {
   it('refuses to migrate from a source that holds nothing (a mistyped --state), writing nothing', async () => {
     project = await startExampleProject();
     const p = project;
-    const empty = await p.cli(['state', 'migrate', '--state', 'nowhere/state.json', '--to', 'moved/state.json']);
+    const empty = await p.cliInProcess(['state', 'migrate', '--state', 'nowhere/state.json', '--to', 'moved/state.json']);
     expect(empty.stderr).toBe(
       [
         'error[state_migrate_refused]: The migration source nowhere/state.json holds no workspace and no history record: there is nothing to migrate, and nothing was written.',

@@ -21,7 +21,7 @@ function withoutSecrets(result: { stdout: string; stderr: string }, ...keys: str
 describe('voxform status (against the emulator)', () => {
   it('before any apply: the service, a private key, no state file, no lock, no last apply', async () => {
     project = await startExampleProject();
-    const result = await project.cli(['status']);
+    const result = await project.cliInProcess(['status']);
     withoutSecrets(result, project.emulator.apiKey);
     expect(result.stdout).toBe(
       [
@@ -42,14 +42,14 @@ describe('voxform status (against the emulator)', () => {
 
   it('after an apply: the serial and what the last apply did, in text and in versioned JSON', async () => {
     project = await startExampleProject();
-    const apply = await project.cli(['apply', '--auto-approve']);
+    const apply = await project.cliInProcess(['apply', '--auto-approve']);
     expect(apply.code, apply.stderr).toBe(0);
-    const text = await project.cli(['status']);
+    const text = await project.cliInProcess(['status']);
     withoutSecrets(text, project.emulator.apiKey);
     expect(text.stdout).toMatch(/^State: +\.voxform\/state\.json \(serial \d+, workspace default@http:\/\/127\.0\.0\.1:\d+\)$/m);
     expect(text.stdout).toMatch(/^Last apply: +\d{4}-\d\d-\d\dT[\d:.]+Z by .+@.+, "voxform apply", complete: 7 applied, 0 failed, 0 skipped$/m);
 
-    const json = await project.cli(['status', '--format', 'json']);
+    const json = await project.cliInProcess(['status', '--format', 'json']);
     withoutSecrets(json, project.emulator.apiKey);
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({
@@ -68,10 +68,10 @@ describe('voxform status (against the emulator)', () => {
     const stateFile = path.join(project.dir, '.voxform/state.json');
     await mkdir(path.dirname(stateFile), { recursive: true });
     await writeFile(stateFile, JSON.stringify({ version: 1, serial: 3, workspaces: { 'staging@local': {}, 'default@local': {} } }));
-    const text = await project.cli(['status']);
+    const text = await project.cliInProcess(['status']);
     expect(text.stdout).toContain(`State:       .voxform/state.json (serial 3; no workspace default@${project.url} yet, the first apply to it makes it; it holds default@local, staging@local)\n`);
     expect(text.code).toBe(0);
-    const json = JSON.parse((await project.cli(['status', '--format', 'json'])).stdout);
+    const json = JSON.parse((await project.cliInProcess(['status', '--format', 'json'])).stdout);
     expect(json.state).toEqual({
       file: '.voxform/state.json',
       backend: 'file',
@@ -87,22 +87,22 @@ describe('voxform status (against the emulator)', () => {
     project = await startExampleProject();
     const lock = await acquireStateLock(path.join(project.dir, '.voxform/state.json'), { command: 'voxform apply plan.json', timeoutSeconds: 0, warn: () => undefined });
     try {
-      const result = await project.cli(['status', '--format', 'json']);
+      const result = await project.cliInProcess(['status', '--format', 'json']);
       expect(JSON.parse(result.stdout).lock).toEqual({ held: true, ...lock.owner, lockId: lock.lockId });
-      const text = await project.cli(['status']);
+      const text = await project.cliInProcess(['status']);
       expect(text.stdout).toContain(`Lock:        held by ${lock.owner.user}@${lock.owner.host} (pid ${process.pid}, "voxform apply plan.json", since ${lock.owner.since}, lock ${lock.lockId})`);
     } finally {
       await lock.release();
     }
-    expect((await project.cli(['status'])).stdout).toContain('Lock:        not held');
+    expect((await project.cliInProcess(['status'])).stdout).toContain('Lock:        not held');
   });
 
   it('a public key: reported as refused for management, exit 1, the key never printed', async () => {
     project = await startExampleProject();
-    const created = await project.cli(['keys', 'create', '--type', 'public']);
+    const created = await project.cliInProcess(['keys', 'create', '--type', 'public']);
     const publicKey = created.stdout.trim();
     expect(publicKey).toMatch(/^\w{32}$/);
-    const result = await project.cli(['status'], { VOXFORM_API_KEY: publicKey });
+    const result = await project.cliInProcess(['status'], { VOXFORM_API_KEY: publicKey });
     withoutSecrets(result, publicKey, project.emulator.apiKey);
     expect(result.stdout).toContain('API key:     public (refused for plan and apply): a public key only starts sessions; plan and apply need a private key\n');
     expect(result.code).toBe(1);
@@ -110,12 +110,12 @@ describe('voxform status (against the emulator)', () => {
 
   it('a state that cannot be read: reported, exit 1, as plan would stop on it', async () => {
     project = await startExampleProject();
-    const result = await project.cli(['status', '--state', 'example']);
+    const result = await project.cliInProcess(['status', '--state', 'example']);
     withoutSecrets(result, project.emulator.apiKey);
     expect(result.stdout).toContain('State:       example (unreadable: The state file example is a folder, not a file.)\n');
     expect(result.stdout).toContain('Last apply:  not known: the state could not be read (see State above)\n');
     expect(result.code).toBe(1);
-    const plan = await project.cli(['plan', '--state', 'example']);
+    const plan = await project.cliInProcess(['plan', '--state', 'example']);
     expect(plan.stderr).toBe(
       'error[state_unreadable]: The state file example is a folder, not a file.\n  hint: Name the state file itself with --state (or VOXFORM_STATE), such as example/state.json.\n',
     );
@@ -135,13 +135,13 @@ describe('voxform status (against the emulator)', () => {
     ];
     for (const { state, where } of states) {
       await writeFile(stateFile, JSON.stringify(state));
-      const status = await p.cli(['status']);
+      const status = await p.cliInProcess(['status']);
       expect(status.stdout).toContain(`State:       .voxform/state.json (unreadable: The state file .voxform/state.json is not a state voxform wrote: ${where}, where `);
       expect(status.stdout).toContain('Lock:        not held\n');
       expect(status.stdout).toContain('Last apply:  not known: the state could not be read (see State above)\n');
       expect(status.code).toBe(1);
       for (const args of [['plan'], ['state', 'list']]) {
-        const refused = await p.cli(args);
+        const refused = await p.cliInProcess(args);
         expect(refused.stderr).toContain(`error[state_invalid]: The state file .voxform/state.json is not a state voxform wrote: ${where}, where `);
         expect(refused.stderr).not.toContain('unexpected problem');
         expect(refused.code).toBe(1);
@@ -150,7 +150,7 @@ describe('voxform status (against the emulator)', () => {
     const agent = { id: '-OKdqbqetEcM4ak369ym', applied: null };
     await writeFile(stateFile, JSON.stringify({ version: 1, serial: 1, workspaces: { [workspace]: { agents: { 'agent.front-desk': agent } } } }));
     p.requests.length = 0;
-    const apply = await p.cli(['apply', '--auto-approve']);
+    const apply = await p.cliInProcess(['apply', '--auto-approve']);
     expect(apply.stderr).toContain(`error[state_invalid]: The state file .voxform/state.json is not a state voxform wrote: workspaces[${JSON.stringify(workspace)}].agents["agent.front-desk"].applied is null, where an object of field paths and hashes belongs.`);
     expect(apply.code).toBe(1);
     expect(p.requests.filter((r) => r.method !== 'GET')).toEqual([]);
@@ -159,7 +159,7 @@ describe('voxform status (against the emulator)', () => {
   it('an unknown key: invalid, exit 1, never printed', async () => {
     project = await startExampleProject();
     const wrongKey = 'Wr0ngKeyWr0ngKeyWr0ngKeyWr0ngKey';
-    const result = await project.cli(['status', '--format', 'json'], { VOXFORM_API_KEY: wrongKey });
+    const result = await project.cliInProcess(['status', '--format', 'json'], { VOXFORM_API_KEY: wrongKey });
     withoutSecrets(result, wrongKey);
     expect(JSON.parse(result.stdout).key.type).toBe('invalid');
     expect(result.code).toBe(1);
@@ -168,7 +168,7 @@ describe('voxform status (against the emulator)', () => {
   it('a missing or empty key: reported, exit 1, and nothing is sent', async () => {
     project = await startExampleProject();
     for (const value of ['', '   ']) {
-      const result = await project.cli(['status'], { VOXFORM_API_KEY: value });
+      const result = await project.cliInProcess(['status'], { VOXFORM_API_KEY: value });
       withoutSecrets(result, project.emulator.apiKey);
       expect(result.stdout).toContain('API key:     missing (VOXFORM_API_KEY is not set; nothing was sent)\n');
       expect(result.code).toBe(1);
@@ -185,7 +185,7 @@ describe('voxform status (against the emulator)', () => {
         server.close(() => resolve(port));
       });
     });
-    const result = await project.cli(['status', '--format', 'json'], { VOXFORM_BASE_URL: `http://127.0.0.1:${closed}` });
+    const result = await project.cliInProcess(['status', '--format', 'json'], { VOXFORM_BASE_URL: `http://127.0.0.1:${closed}` });
     withoutSecrets(result, project.emulator.apiKey);
     const report = JSON.parse(result.stdout);
     expect(report.key.type).toBe('unchecked');
@@ -195,7 +195,7 @@ describe('voxform status (against the emulator)', () => {
 
   it('reports manifests that do not load instead of failing, and a regional gateway by name', async () => {
     project = await startExampleProject();
-    const result = await project.cli(['status', '-f', 'nowhere.yaml', '--region', 'eu', '--format', 'json'], { VOXFORM_BASE_URL: '', VOXFORM_API_KEY: '' });
+    const result = await project.cliInProcess(['status', '-f', 'nowhere.yaml', '--region', 'eu', '--format', 'json'], { VOXFORM_BASE_URL: '', VOXFORM_API_KEY: '' });
     const report = JSON.parse(result.stdout);
     expect(report.manifest).toEqual({ environment: null, problem: 'nowhere.yaml does not exist.' });
     expect(report.service).toEqual({ id: 'https://api-eu-west.millis.ai', base_url: 'https://api-eu-west.millis.ai', region: 'eu', source: '--region' });

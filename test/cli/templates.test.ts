@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { stringify } from 'yaml';
 import { listTemplates } from '../../src/templates/catalog.js';
-import { makeTree, runCli } from '../helpers/cli.js';
+import { makeTree, runCliInProcess } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 describe('voxform templates', () => {
   test('lists every template with its description and variables', async () => {
-    const result = await runCli(['templates']);
+    const result = await runCliInProcess(['templates']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     for (const template of await listTemplates()) {
@@ -32,13 +32,13 @@ describe('template: + vars: in a manifest', () => {
     try {
       // Distinct, realistic tokens: every secret is scrubbed from the output however short, so one-letter values would mangle it.
       const env = { CALENDAR_TOKEN: 'calendar-token-1', CRM_WEBHOOK_TOKEN: 'crm-token-2', HELPDESK_TOKEN: 'helpdesk-token-3', SURVEY_WEBHOOK_TOKEN: 'survey-token-4' };
-      const validate = await runCli(['validate'], { cwd: dir, env });
+      const validate = await runCliInProcess(['validate'], { cwd: dir, env });
       expect(validate.stderr).toBe('');
       expect(validate.code).toBe(0);
-      const apply = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir, env });
+      const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env });
       expect(apply.stderr).not.toMatch(/error/i);
       expect(apply.code).toBe(0);
-      const plan = await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: dir, env });
+      const plan = await runCliInProcess(['plan', '--local', '--detailed-exitcode'], { cwd: dir, env });
       expect(plan.stderr).toBe('');
       expect(plan.stdout).toContain('No changes');
       expect(plan.code).toBe(0);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 // These run the built CLI (dist/): `npm test` builds first (pretest).
-import { makeTree, runCli, repoRoot } from '../helpers/cli.js';
+import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -16,14 +16,14 @@ async function tree(files: Record<string, string>): Promise<string> {
 
 describe('voxform validate', () => {
   it('accepts agents.example.yaml', async () => {
-    const result = await runCli(['validate', '-f', 'agents.example.yaml'], { cwd: repoRoot });
+    const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml'], { cwd: repoRoot });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('✓ agents.example.yaml is valid: 2 agents, 2 phones, 1 campaign, 1 knowledge file, 1 credential\n');
     expect(result.code).toBe(0);
   });
 
   it('accepts agents.example.yaml with its staging environment', async () => {
-    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--env', 'staging'], { cwd: repoRoot });
+    const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--env', 'staging'], { cwd: repoRoot });
     expect(result.stdout).toContain('is valid (environment staging)');
     expect(result.code).toBe(0);
   });
@@ -42,7 +42,7 @@ describe('voxform validate', () => {
         '  "+15551230001": { agent: front-dsk }',
       ].join('\n'),
     });
-    const result = await runCli(['validate'], { cwd });
+    const result = await runCliInProcess(['validate'], { cwd });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
@@ -90,25 +90,25 @@ describe('voxform validate', () => {
     ].join('\n');
     const cwd = await tree({ 'voxform.yaml': manifest });
     const message = 'YAML syntax error: the alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?';
-    const validate = await runCli(['validate'], { cwd });
+    const validate = await runCliInProcess(['validate'], { cwd });
     expect(validate.code).toBe(1);
     expect(validate.stderr).toContain(`voxform.yaml:9:22  error[yaml_syntax]: ${message}\n`);
     expect(validate.stderr).toContain('> 9 |       first_message: *greetng\n');
-    const plan = await runCli(['plan', '--local'], { cwd });
+    const plan = await runCliInProcess(['plan', '--local'], { cwd });
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(`voxform.yaml:9:22  error[yaml_syntax]: ${message}\n`);
     expect(plan.stderr).toContain('error[manifest_invalid]');
     expect(plan.stdout).toBe('');
-    const fmt = await runCli(['fmt'], { cwd });
+    const fmt = await runCliInProcess(['fmt'], { cwd });
     expect(fmt.code).toBe(1);
     expect(fmt.stderr).toContain('error[yaml_syntax]: voxform.yaml:9:22: YAML syntax error: The alias *greetng refers to no anchor &greetng set before it; did you mean &greeting?\n');
     // An alias above its anchor: before, fmt crashed ("unexpected problem") and validate passed.
     const later = await tree({ 'other.yaml': 'agents:\n  a:\n    config:\n      first_message: *greet\n    id: &greet x1\nversion: 1\n' });
     const laterMessage = 'the alias *greet comes before its anchor &greet; YAML needs the anchor first: move the value marked &greet above the alias';
-    const validateLater = await runCli(['validate', '-f', 'other.yaml'], { cwd: later });
+    const validateLater = await runCliInProcess(['validate', '-f', 'other.yaml'], { cwd: later });
     expect(validateLater.code).toBe(1);
     expect(validateLater.stderr).toContain(`other.yaml:4:22  error[yaml_syntax]: YAML syntax error: ${laterMessage}\n`);
-    const fmtLater = await runCli(['fmt', 'other.yaml'], { cwd: later });
+    const fmtLater = await runCliInProcess(['fmt', 'other.yaml'], { cwd: later });
     expect(fmtLater.code).toBe(1);
     expect(fmtLater.stderr).toMatch(/^error\[yaml_syntax\]: other\.yaml:4:22: YAML syntax error: The alias \*greet comes before its anchor &greet/m);
     expect(fmtLater.stderr).not.toContain('unexpected problem');
@@ -116,7 +116,7 @@ describe('voxform validate', () => {
 
   it('gives the same diagnostics as data with --format json', async () => {
     const cwd = await tree({ 'voxform.yaml': 'agents:\n  a: { id: ag_1, nmae: A }\n', 'empty.yaml': '' });
-    const result = await runCli(['validate', '-f', 'voxform.yaml', '-f', 'empty.yaml', '--format', 'json'], { cwd });
+    const result = await runCliInProcess(['validate', '-f', 'voxform.yaml', '-f', 'empty.yaml', '--format', 'json'], { cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({
@@ -148,7 +148,7 @@ describe('voxform validate', () => {
   });
 
   it('reports a valid manifest as JSON with what it defines', async () => {
-    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--format', 'json'], { cwd: repoRoot });
+    const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--format', 'json'], { cwd: repoRoot });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({
       valid: true,
@@ -175,7 +175,7 @@ describe('voxform validate', () => {
     });
     const env = { VAD_SECRET: 'vad-secret-4711', HOOK_TOKEN: 'hook-secret-0815', OPENAI_KEY: 'sk-secret-openai-42' };
     for (const format of ['text', 'json']) {
-      const result = await runCli(['validate', '--format', format], { cwd, env });
+      const result = await runCliInProcess(['validate', '--format', format], { cwd, env });
       expect(result.code).toBe(1);
       const output = result.stdout + result.stderr;
       expect(output).toContain('vad_threshold: expected a number, found a string');
@@ -193,7 +193,7 @@ describe('voxform validate', () => {
       'manifests/phones.yml': 'phones:\n  "+15551230001": { agent: a }\n',
       'manifests/empty.yaml': '# nothing yet\n',
     });
-    const result = await runCli(['validate', '-f', 'manifests'], { cwd });
+    const result = await runCliInProcess(['validate', '-f', 'manifests'], { cwd });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('✓ 3 files are valid, with 2 warnings: 1 agent, 1 phone, 0 campaigns, 0 knowledge files, 0 credentials\n');
     expect(result.stderr).toContain('manifests/agents.yaml:2:18  warning[vars_without_template]: vars has no effect without template');
@@ -202,19 +202,19 @@ describe('voxform validate', () => {
 
   it('says clearly when there is no manifest, without a stack trace', async () => {
     const cwd = await tree({ 'README.md': 'nothing here' });
-    const result = await runCli(['validate'], { cwd });
+    const result = await runCliInProcess(['validate'], { cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[manifest_not_found\]: No manifest found: neither voxform\.yaml nor agents\.yaml exists in .+\.\n {2}hint: /);
     expect(result.stderr).toContain('hint: Name a manifest: `-f PATH` (a file or a folder), or start one with `voxform init`.');
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    const folder = await runCli(['validate', '-f', '.'], { cwd });
+    const folder = await runCliInProcess(['validate', '-f', '.'], { cwd });
     expect(folder.stderr).toContain('error[manifest_not_found]: The folder . holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `-f PATH`.');
-    const missing = await runCli(['validate', '-f', 'nope.yaml'], { cwd });
+    const missing = await runCliInProcess(['validate', '-f', 'nope.yaml'], { cwd });
     expect(missing.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `-f PATH`, or start one with `voxform init`.');
   });
 
   it('answers an unknown --env with a suggestion', async () => {
-    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--env', 'stagin'], { cwd: repoRoot });
+    const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--env', 'stagin'], { cwd: repoRoot });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unknown environment "stagin" (--env); did you mean "staging"?');
   });
@@ -261,7 +261,7 @@ describe('voxform validate, in process', () => {
 describe('an error that quotes a name voxform did not write', () => {
   it('shows its control characters escaped, whatever the source forgot (the one printer of errors escapes them)', async () => {
     const name = 'no\u001b]0;pwned\u0007such.yaml';
-    const result = await runCli(['validate', '-f', name], { cwd: repoRoot });
+    const result = await runCliInProcess(['validate', '-f', name], { cwd: repoRoot });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[manifest_not_found]: no\\u001b]0;pwned\\u0007such.yaml does not exist');
     // eslint-disable-next-line no-control-regex

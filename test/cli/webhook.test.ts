@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { repoRoot, runCli, useTempDirs, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
 import { HOSTILE_REQUEST_LINES, rawExchange } from '../emulator/helpers.js';
 
 const HOOK_TOKEN = 'hook-token-planted-7c6b5a49';
@@ -113,7 +113,7 @@ async function startReceiver(respond: (res: ServerResponse) => void): Promise<{ 
 const answerWith = (status: number, body = '', type = 'application/json') => (res: ServerResponse) => res.writeHead(status, { 'content-type': type }).end(body);
 
 function send(args: string[], cwd: string, env: Record<string, string> = ENV): Promise<CliResult> {
-  return runCli(['webhook', 'send', ...args], { cwd, env });
+  return runCliInProcess(['webhook', 'send', ...args], { cwd, env });
 }
 
 describe('voxform webhook send → voxform webhook serve on loopback', () => {
@@ -394,7 +394,7 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     [['serve', '--port', '0', '--prefetch-response', 'voxform.yaml'], 'error[webhook_response_invalid]: --prefetch-response voxform.yaml is not JSON.'],
   ])('webhook %j', async (args, expected) => {
     const dir = await tempDir({ 'voxform.yaml': manifest(), 'bad.json': '{"extra_prompt": 42}' });
-    const result = await runCli(['webhook', ...args], { cwd: dir, env: ENV });
+    const result = await runCliInProcess(['webhook', ...args], { cwd: dir, env: ENV });
     expect(result.stderr).toContain(expected);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.code).toBe(1);
@@ -404,7 +404,7 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
   it('serve on a port that is taken', async () => {
     const receiver = await startReceiver(answerWith(200));
     const port = new URL(receiver.url).port;
-    const result = await runCli(['webhook', 'serve', '--port', port], { cwd: await tempDir({}) });
+    const result = await runCliInProcess(['webhook', 'serve', '--port', port], { cwd: await tempDir({}) });
     expect(result.stderr).toContain(`error[webhook_listen_failed]: voxform webhook serve cannot listen on 127.0.0.1:${port}: port ${port} is taken.`);
     expect(result.code).toBe(1);
   });

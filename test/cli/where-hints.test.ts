@@ -5,7 +5,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorFromTransport } from '../../src/api/errors.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -36,7 +36,7 @@ describe('a refused connection', () => {
 
   it('the CLI shows it, with the code', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const result = await runCli(['logs', '--base-url', url], { cwd: await tempDir({}), env: { VOXFORM_API_KEY: 'vx-test-key-0123456789' } });
+    const result = await runCliInProcess(['logs', '--base-url', url], { cwd: await tempDir({}), env: { VOXFORM_API_KEY: 'vx-test-key-0123456789' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error[api_unavailable]: GET /call-logs failed: could not reach the service at ${url} (connection refused)`);
     expect(result.stderr).toContain(`hint: Nothing listens at ${url} on this machine: start the local service there with \`voxform emulator\``);
@@ -50,7 +50,7 @@ describe('voxform test PATH outside the project', () => {
       'elsewhere/a.test.yaml': 'agent: front-desk\ntests:\n  - name: hi\n    turns:\n      - expect: [{ contains: Hello }]\n',
     });
     const project = path.join(dir, 'project');
-    const result = await runCli(['test', '../elsewhere/a.test.yaml', '--local'], { cwd: project });
+    const result = await runCliInProcess(['test', '../elsewhere/a.test.yaml', '--local'], { cwd: project });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       `error[tests_unreadable]: ../elsewhere/a.test.yaml is outside the project, whose root is ${await realpath(project)} (the folder voxform runs in, which is in no git work tree).\n` +

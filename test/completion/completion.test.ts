@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { completionScript, SHELLS, type Shell } from '../../src/completion/scripts.js';
 import type { CompletionCommand } from '../../src/completion/tree.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -59,7 +59,7 @@ environments:
 describe('voxform completion bash, in a real bash', () => {
   it('registers itself and completes commands, subcommands, options, --format values, and the manifests\' names', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'plan.json': '{}' });
-    const generated = await runCli(['completion', 'bash'], { cwd: dir });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
     expect(generated.code, generated.stderr).toBe(0);
     expect(generated.stderr).toBe('');
     const scriptFile = path.join(dir, 'voxform.bash');
@@ -101,7 +101,7 @@ describe('voxform completion bash, in a real bash', () => {
 
   it('offers every subcommand and option the parser has, nothing it lacks', async () => {
     const dir = await tempDir({});
-    const generated = await runCli(['completion', 'bash'], { cwd: dir });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
     const scriptFile = path.join(dir, 'voxform.bash');
     await writeFile(scriptFile, generated.stdout);
     const program = buildProgram(async () => undefined);
@@ -114,7 +114,7 @@ describe('voxform completion bash, in a real bash', () => {
 
   it('a manifest with errors gives a script without names, a warning, and exit 0', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  "$(touch pwned)": { id: x }\n' });
-    const generated = await runCli(['completion', 'bash'], { cwd: dir });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
     expect(generated.code).toBe(0);
     expect(generated.stderr).toMatch(/^warning: the manifests have \d+ errors? \(`voxform validate` lists them\): the script completes no agent or environment names\.\n$/);
     expect(generated.stdout).not.toContain('pwned');
@@ -183,7 +183,7 @@ describe('manifest names in every script are data', () => {
   it('the CLI\'s scripts for zsh and fish pass their syntax check where the shells are installed', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST });
     for (const shell of ['zsh', 'fish'] as const) {
-      const generated = await runCli(['completion', shell], { cwd: dir });
+      const generated = await runCliInProcess(['completion', shell], { cwd: dir });
       expect(generated.code, generated.stderr).toBe(0);
       const binary = shellPath(shell);
       if (!binary) continue;

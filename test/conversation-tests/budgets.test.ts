@@ -212,17 +212,17 @@ describe('voxform test within its caps', () => {
   it('refuses a run over --max-conversations or --max-requests before it connects, and runs within them', async () => {
     const project = await startProject();
     // The example: 5 conversations (booking is repeated) and 9 chat requests.
-    const fewer = await project.cli(['test', 'example/tests', '--max-conversations', '4']);
+    const fewer = await project.cliInProcess(['test', 'example/tests', '--max-conversations', '4']);
     expect(fewer.code).toBe(1);
     expect(fewer.stderr).toMatch(/^error\[test_run_too_large\]: example\/tests\/booking\.test\.yaml:4:11: This run asks for 5 conversations \(each test × target × repeat\), over the cap of 4 per run; "offers to book" asks for the most \(2\)\. No test was run\.\n/);
     expect(fewer.stderr).toContain('--max-conversations N');
-    const requests = await project.cli(['test', 'example/tests', '--max-requests', '8']);
+    const requests = await project.cliInProcess(['test', 'example/tests', '--max-requests', '8']);
     expect(requests.code).toBe(1);
     expect(requests.stderr).toContain('This run asks for 9 requests');
-    const repeated = await project.cli(['test', 'example/tests', '--repeat', '300']);
+    const repeated = await project.cliInProcess(['test', 'example/tests', '--repeat', '300']);
     expect(repeated.stderr).toContain('This run asks for 1,200 conversations');
     expect(project.requests).toEqual([]);
-    const within = await project.cli(['test', 'example/tests', '--max-conversations', '5', '--max-requests', '9']);
+    const within = await project.cliInProcess(['test', 'example/tests', '--max-conversations', '5', '--max-requests', '9']);
     expect(within.stderr).toBe('');
     expect(within.code).toBe(0);
   });

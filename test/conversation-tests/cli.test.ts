@@ -38,7 +38,7 @@ function assertWellFormedXml(xml: string): void {
 describe('voxform test on the example project', () => {
   it('passes the example tests against the desired config, which it sends, and ends every session', async () => {
     const project = await startProject();
-    const result = await project.cli(['test', 'example/tests']);
+    const result = await project.cliInProcess(['test', 'example/tests']);
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/^example\/tests\/booking\.test\.yaml \(agent booking\)\n {2}PASS {2}offers to book {2}\[desired 2\/2 \(pass\^2 yes, pass@2 yes, 100% \(34%–100%\)\)\]\n/);
     expect(result.stdout).toContain('desired: 4 passed, 0 failed\n');
@@ -53,7 +53,7 @@ describe('voxform test on the example project', () => {
     // Before review the secrets are withheld (docs/security.md §5); --with-secrets sends them as apply would.
     expect(frontDesk.agent.agent_config.session_data_webhook.headers['x-hook-token']).toBe('withheld-by-voxform');
     expect(JSON.stringify(bodies)).not.toContain(SECRETS.HOOK_TOKEN);
-    await project.cli(['test', 'example/tests', '--with-secrets', '--grep', 'introduces herself']);
+    await project.cliInProcess(['test', 'example/tests', '--with-secrets', '--grep', 'introduces herself']);
     const reviewed = chatBodies(project).slice(bodies.length).find((b) => b.agent.agent_id === '-OKdqbqetEcM4ak369ym');
     expect(reviewed.agent.agent_config.session_data_webhook.headers['x-hook-token']).toBe(SECRETS.HOOK_TOKEN);
     // The test file's metadata, and voxform's label of test traffic (docs/report.md) on every session.
@@ -63,12 +63,12 @@ describe('voxform test on the example project', () => {
 
   it('shows a change that breaks a test as newly failing under --against both, before apply', async () => {
     const project = await startProject();
-    await project.cli(['apply', '--auto-approve']);
+    await project.cliInProcess(['apply', '--auto-approve']);
     const manifest = path.join(project.dir, 'voxform.yaml');
     const text = await readFile(manifest, 'utf8');
     await writeFile(manifest, text.replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: Hi, this is Ava. What can I do for you?'));
 
-    const result = await project.cli(['test', 'example/tests', '--against', 'both', '--format', 'markdown']);
+    const result = await project.cliInProcess(['test', 'example/tests', '--against', 'both', '--format', 'markdown']);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^### voxform test: 1 newly failing, 0 newly passing · live: 4 passed, 0 failed · desired: 3 passed, 1 failed\n/);
     expect(result.stdout).toContain(
@@ -77,11 +77,11 @@ describe('voxform test on the example project', () => {
     expect(result.stdout).toContain('<details><summary>❌ greets with the practice\'s name (desired, 0/1): turn 1: contains "acme dental" — the reply does not contain "acme dental"</summary>');
     expect(result.stdout).toContain('agent : Hi, this is Ava. What can I do for you?');
 
-    const json = JSON.parse((await project.cli(['test', 'example/tests', '--against', 'both', '--format', 'json'])).stdout);
+    const json = JSON.parse((await project.cliInProcess(['test', 'example/tests', '--against', 'both', '--format', 'json'])).stdout);
     expect(json.format_version).toBe(1);
     expect(json.changes).toEqual([{ change: 'newly_failing', file: 'example/tests/front-desk.test.yaml', test: "greets with the practice's name" }]);
 
-    const junit = await project.cli(['test', 'example/tests', '--against', 'both', '--format', 'junit', '--out', 'report.xml']);
+    const junit = await project.cliInProcess(['test', 'example/tests', '--against', 'both', '--format', 'junit', '--out', 'report.xml']);
     expect(junit.stderr).toBe('Wrote the report to report.xml.\n');
     const xml = await readFile(path.join(project.dir, 'report.xml'), 'utf8');
     assertWellFormedXml(xml);
@@ -96,13 +96,13 @@ describe('voxform test on the example project', () => {
       path.join(project.dir, 'example/tests/judged.test.yaml'),
       'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ contains: hi }, { judge: Is friendly. }] }]\n  - name: simulated\n    simulate: { persona: p, goal: g }\n',
     );
-    const refused = await project.cli(['test', 'example/tests/judged.test.yaml']);
+    const refused = await project.cliInProcess(['test', 'example/tests/judged.test.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
       'error[judge_missing]: 2 tests need a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/judged.test.yaml › judged.\n' +
         '  hint: Set VOXFORM_JUDGE_URL (an OpenAI-compatible API), VOXFORM_JUDGE_MODEL and VOXFORM_JUDGE_API_KEY, or run with --skip-judge to report those checks as skipped.\n',
     );
-    const skipped = await project.cli(['test', 'example/tests/judged.test.yaml', '--skip-judge']);
+    const skipped = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--skip-judge']);
     expect(skipped.code).toBe(0);
     // `contains: hi` after the caller said "hi" passes on the caller's own words, and is flagged.
     expect(skipped.stdout).toContain(
@@ -117,15 +117,15 @@ describe('voxform test on the example project', () => {
       path.join(project.dir, 'example/tests/j.test.yaml'),
       'agent: front-desk\ntests:\n  - name: greeting\n    turns: [{ expect: [{ contains: acme }] }]\n  - name: judged\n    turns: [{ expect: [{ judge: Is polite. }] }]\n',
     );
-    const kept = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'greeting']);
+    const kept = await project.cliInProcess(['test', 'example/tests/j.test.yaml', '--grep', 'greeting']);
     expect(kept.stderr).toBe('');
     expect(kept.stdout).toContain('  PASS  greeting  [desired 1/1]\n');
     expect(kept.stdout).not.toContain('judged');
     expect(kept.code).toBe(0);
-    const refused = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'judged']);
+    const refused = await project.cliInProcess(['test', 'example/tests/j.test.yaml', '--grep', 'judged']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('error[judge_missing]: 1 test needs a judge model (judge: checks or a simulated caller), and none is configured; first: example/tests/j.test.yaml › judged.\n');
-    const none = await project.cli(['test', 'example/tests/j.test.yaml', '--grep', 'nothing-like-this']);
+    const none = await project.cliInProcess(['test', 'example/tests/j.test.yaml', '--grep', 'nothing-like-this']);
     expect(none.stderr).toBe('error[tests_not_found]: No test matches --grep "nothing-like-this".\n  hint: Check --grep and --agent against the test names; without them `voxform test` runs every test.\n');
     expect(chatBodies(project)).toHaveLength(1);
   });
@@ -139,7 +139,7 @@ describe('voxform test on the example project', () => {
       await writeFile(path.join(project.dir, 'example/tests/judged.test.yaml'), 'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ user: hi, expect: [{ judge: Is friendly. }] }]\n');
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
       // Long enough for the emulator to answer on a loaded machine; the silent judge never does.
-      const result = await project.cli(['test', 'example/tests/judged.test.yaml', '--timeout', '3s', '--format', 'json'], { VOXFORM_JUDGE_URL: url, VOXFORM_JUDGE_MODEL: 'silent' });
+      const result = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--timeout', '3s', '--format', 'json'], { VOXFORM_JUDGE_URL: url, VOXFORM_JUDGE_MODEL: 'silent' });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stdout).toContain(`The model at ${url} failed: Request timed out.`);
       expect(result.stdout).not.toContain('timed out..');
@@ -157,7 +157,7 @@ describe('voxform test on the example project', () => {
       `agent: front-desk\ntests:\n  - name: echo\n    turns: [{ user: ${JSON.stringify(token)}, expect: [{ equals: nope }] }]\n`,
     );
     for (const format of ['junit', 'markdown', 'text', 'json']) {
-      const result = await project.cli(['test', 'example/tests/echo.test.yaml', '--format', format], { HOOK_TOKEN: token });
+      const result = await project.cliInProcess(['test', 'example/tests/echo.test.yaml', '--format', format], { HOOK_TOKEN: token });
       expect(result.code, result.stderr).toBe(1);
       for (const form of echoedForms(token)) expect(`${result.stdout}${result.stderr}`, `${format}: ${form}`).not.toContain(form);
       expect(result.stdout).toContain('(sensitive)');
@@ -167,7 +167,7 @@ describe('voxform test on the example project', () => {
   it('reports test file mistakes with file:line:col and runs nothing', async () => {
     const project = await startProject();
     await writeFile(path.join(project.dir, 'example/tests/bad.test.yaml'), 'agent: front-desk\ntests:\n  - name: x\n    turns: [{ user: hi, expect: [{ contians: a }] }]\n');
-    const result = await project.cli(['test', 'example/tests/bad.test.yaml']);
+    const result = await project.cliInProcess(['test', 'example/tests/bad.test.yaml']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('example/tests/bad.test.yaml:4:36  error[unknown_field]: unknown field "contians" in tests[0].turns[0].expect[0]; did you mean "contains"?');
     expect(result.stderr).toContain('error[tests_invalid]: The test files have 1 error (listed above); no test was run.');
@@ -185,11 +185,11 @@ describe('voxform test on the example project', () => {
     );
     const env = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_API_KEY: judgeKey };
     for (const format of ['text', 'json', 'markdown', 'junit']) {
-      const result = await project.cli(['test', 'example/tests/leak.test.yaml', '--format', format], env);
+      const result = await project.cliInProcess(['test', 'example/tests/leak.test.yaml', '--format', format], env);
       expect(result.code).toBe(1);
       for (const secret of [...Object.values(SECRETS), judgeKey]) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
       expect(result.stdout).toContain('(sensitive)');
-      await project.cli(['test', 'example/tests/leak.test.yaml', '--format', format, '--out', `report.${format}`], env);
+      await project.cliInProcess(['test', 'example/tests/leak.test.yaml', '--format', format, '--out', `report.${format}`], env);
       const file = await readFile(path.join(project.dir, `report.${format}`), 'utf8');
       for (const secret of [...Object.values(SECRETS), judgeKey]) expect(file).not.toContain(secret);
     }

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { captureTestFile, scrubPersonalData } from '../../src/conversations/capture.js';
 import { SecretRegistry } from '../../src/secrets/redact.js';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess } from '../helpers/cli.js';
 import { callService, useExampleProjects, SECRETS } from '../helpers/project.js';
 import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 
@@ -56,7 +56,7 @@ describe('the emulator playing agents with a model (--llm), and simulated caller
       ].join('\n'),
     );
     // --with-secrets: the manifests are the operator's (reviewed), so the tool gets its real header.
-    const result = await project.cli(['test', 'example/tests/simulated.test.yaml', '--with-secrets'], { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    const result = await project.cliInProcess(['test', 'example/tests/simulated.test.yaml', '--with-secrets'], { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' });
     expect(result.stdout).toContain('  PASS  books a cleaning  [desired 1/1]\n');
     expect(result.code).toBe(0);
     // The emulator called the webhook as the service would: GET, the arguments and the session as query, the tool's header.
@@ -76,12 +76,12 @@ describe('the emulator playing agents with a model (--llm), and simulated caller
   it('shows a prompt edit that changes the model’s replies as newly failing', async () => {
     fake = await startFakeModel();
     const project = await startProject({ llm: { url: fake.url } });
-    await project.cli(['apply', '--auto-approve']);
+    await project.cliInProcess(['apply', '--auto-approve']);
     const promptFile = path.join(project.dir, 'example/prompts/front-desk.md');
     const prompt = await readFile(promptFile, 'utf8');
     await writeFile(path.join(project.dir, 'example/tests/prompt.test.yaml'), `agent: front-desk\ntests:\n  - name: keeps its persona\n    turns: [{ user: hello, expect: [{ contains: "${prompt.split('\n')[0]?.replace(/"/g, '\\"')}" }] }]\n`);
     await writeFile(promptFile, `You are a pirate.\n${prompt}`);
-    const result = await project.cli(['test', 'example/tests/prompt.test.yaml', '--against', 'both']);
+    const result = await project.cliInProcess(['test', 'example/tests/prompt.test.yaml', '--against', 'both']);
     expect(result.stdout).toContain('Behaviour changes (live → desired):\n  newly failing  example/tests/prompt.test.yaml › keeps its persona\n');
     expect(result.code).toBe(1);
   });
@@ -94,7 +94,7 @@ describe('--local with VOXFORM_EMULATOR_LLM', () => {
     try {
       await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
       await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
-      const result = await runCli(['test', 'example/tests/front-desk.test.yaml', '-f', 'agents.example.yaml', '--local'], {
+      const result = await runCliInProcess(['test', 'example/tests/front-desk.test.yaml', '-f', 'agents.example.yaml', '--local'], {
         cwd: dir,
         env: { VOXFORM_EMULATOR_LLM: fake.url, VOXFORM_EMULATOR_LLM_MODEL: 'local-agent' },
       });
@@ -130,7 +130,7 @@ describe('voxform test capture', () => {
     const user = 'This is Jane Roe, my number is +1 555 123 4567 and my mail is jane@example.com.';
     await say([{ role: 'assistant', content: greeting }, { role: 'user', content: user }], true);
 
-    const captured = await project.cli(['test', 'capture', callId, '--out', 'tests/captured.test.yaml']);
+    const captured = await project.cliInProcess(['test', 'capture', callId, '--out', 'tests/captured.test.yaml']);
     // tests/ did not exist: capture makes it (a new project's first test file).
     expect(captured.stderr).toBe('Wrote the test file to tests/captured.test.yaml.\n');
     expect(captured.code).toBe(0);
@@ -139,7 +139,7 @@ describe('voxform test capture', () => {
     expect(text).toContain(`name: replays call ${callId}`);
     expect(text).toContain('user: This is <patient_name>, my number is <phone> and my mail is <email>.');
     expect(text).toContain(`judge: 'Answers like: "${greeting}"`);
-    const refused = await project.cli(['test', 'capture', callId, '--out', 'voxform.yaml/captured.test.yaml']);
+    const refused = await project.cliInProcess(['test', 'capture', callId, '--out', 'voxform.yaml/captured.test.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
       `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
@@ -148,14 +148,14 @@ describe('voxform test capture', () => {
 
     // The default tests/ folder beside the manifest, judged by the fake (a quoted reference must appear in the reply).
     // Against the live agent, the one that made the call (the desired greeting differs, so desired would fail).
-    const rerun = await project.cli(['test', '--against', 'live'], { VOXFORM_JUDGE_URL: fake.url });
+    const rerun = await project.cliInProcess(['test', '--against', 'live'], { VOXFORM_JUDGE_URL: fake.url });
     expect(rerun.stdout).toContain(`  PASS  replays call ${callId}  [live 1/1]\n`);
     expect(rerun.code).toBe(0);
   });
 
   it('names the call it could not find', async () => {
     const project = await startProject();
-    const result = await project.cli(['test', 'capture', 'call_nope']);
+    const result = await project.cliInProcess(['test', 'capture', 'call_nope']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('error[call_not_found]: No call call_nope in the 10,000 most recent call records.\n  hint: List calls with `voxform logs`.\n');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -11,14 +11,14 @@ describe('-f FOLDER with the tests beside the manifest, in FOLDER/tests', () => 
       'config/agents/more.yaml': 'phones:\n  "+15551230001": { agent: desk }\n',
       'config/tests/a.test.yaml': 'agent: desk\ntests:\n  - name: greets\n    turns:\n      - expect: [{ contains: Acme }]\n',
     });
-    const test = await runCli(['test', '-f', 'config', '--local'], { cwd: dir });
+    const test = await runCliInProcess(['test', '-f', 'config', '--local'], { cwd: dir });
     expect(test.stderr).toBe('');
     expect(test.stdout).toContain('config/tests/a.test.yaml (agent desk)\n  PASS  greets  [desired 1/1]\n');
     expect(test.code).toBe(0);
-    const validate = await runCli(['validate', '-f', 'config'], { cwd: dir });
+    const validate = await runCliInProcess(['validate', '-f', 'config'], { cwd: dir });
     expect(validate.stdout + validate.stderr).not.toContain('a.test.yaml');
     expect(validate.code).toBe(0);
-    const plan = await runCli(['plan', '-f', 'config', '--local'], { cwd: dir });
+    const plan = await runCliInProcess(['plan', '-f', 'config', '--local'], { cwd: dir });
     expect(plan.stderr).not.toContain('a.test.yaml');
     expect(plan.code).toBe(0);
   });

@@ -40,7 +40,7 @@ describe('voxform test --mode record, then replay', () => {
     await writeFile(path.join(project.dir, 'example/tests/mocked.test.yaml'), BOOKING_TESTS);
     const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
 
-    const recorded = await project.cli(['test', 'example/tests', '--mode', 'record', '--format', 'json'], judge);
+    const recorded = await project.cliInProcess(['test', 'example/tests', '--mode', 'record', '--format', 'json'], judge);
     expect(recorded.stderr).toContain('Recorded example/tests/mocked.recording.json.\n');
     expect(recorded.code, `${recorded.stdout}${recorded.stderr}`).toBe(0);
     const live = JSON.parse(recorded.stdout) as { summary: unknown; tests: Array<{ name: string; verdicts: { desired: { results: Array<{ transcript: unknown[]; tool_calls: unknown }> } } }> };
@@ -63,7 +63,7 @@ describe('voxform test --mode record, then replay', () => {
     const mockedFile = path.join(project.dir, 'example/tests/mocked.test.yaml');
     await writeFile(mockedFile, `${BOOKING_TESTS}  - name: is new\n    turns: [{ user: new here }]\n`);
     const asked = fake.requests.length;
-    const auto = await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'auto'], judge);
+    const auto = await project.cliInProcess(['test', 'example/tests/mocked.test.yaml', '--mode', 'auto'], judge);
     expect(auto.stdout).toContain('  PASS  is new  [desired 1/1]\n');
     expect(auto.code).toBe(0);
     expect(fake.requests.slice(asked).map((request) => request.messages.at(-1)?.content)).toEqual(['new here']);
@@ -74,10 +74,10 @@ describe('voxform test --mode record, then replay', () => {
     const recordingFile = path.join(project.dir, 'example/tests/mocked.recording.json');
     const testsIn = async () => new Set((JSON.parse(await readFile(recordingFile, 'utf8')) as { exchanges: Array<{ test: string }> }).exchanges.map((e) => e.test));
     await writeFile(mockedFile, BOOKING_TESTS.replace(/ {2}- name: repeats a token\n.*\n/, ''));
-    await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'mocked calendar'], judge);
+    await project.cliInProcess(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'mocked calendar'], judge);
     expect(await testsIn()).toEqual(new Set(['books with a mocked calendar']));
     await writeFile(mockedFile, BOOKING_TESTS);
-    await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'repeats a token'], judge);
+    await project.cliInProcess(['test', 'example/tests/mocked.test.yaml', '--mode', 'record', '--grep', 'repeats a token'], judge);
     // Recorded in two parts, the file is the one recorded whole: stable order and layout.
     expect(await readFile(recordingFile, 'utf8')).toBe(recording);
 
@@ -85,22 +85,22 @@ describe('voxform test --mode record, then replay', () => {
     await fake.close();
     fake = undefined;
     const serviceRequests = project.requests.length;
-    const replayed = await project.cli(['test', 'example/tests', '--mode', 'replay', '--format', 'json'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    const replayed = await project.cliInProcess(['test', 'example/tests', '--mode', 'replay', '--format', 'json'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
     expect(replayed.code).toBe(0);
     expect(project.requests.length).toBe(serviceRequests);
     expect(withoutTimings(replayed.stdout)).toBe(withoutTimings(recorded.stdout));
-    const again = await project.cli(['test', 'example/tests', '--mode', 'replay', '--format', 'json'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    const again = await project.cliInProcess(['test', 'example/tests', '--mode', 'replay', '--format', 'json'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
     expect(withoutTimings(again.stdout)).toBe(withoutTimings(replayed.stdout));
 
     // Another judge model is another key: its answers were never recorded.
-    const otherJudge = await project.cli(['test', 'example/tests/mocked.test.yaml', '--mode', 'replay', '--grep', 'mocked'], { VOXFORM_JUDGE_MODEL: 'another-judge' });
+    const otherJudge = await project.cliInProcess(['test', 'example/tests/mocked.test.yaml', '--mode', 'replay', '--grep', 'mocked'], { VOXFORM_JUDGE_MODEL: 'another-judge' });
     expect(otherJudge.stdout).toContain("has no judge's or caller's answer for this request");
     expect(otherJudge.code).toBe(1);
 
     // One agent's prompt edited: exactly its tests are not recorded; the others replay as before.
     const promptFile = path.join(project.dir, 'example/prompts/front-desk.md');
     await writeFile(promptFile, `${await readFile(promptFile, 'utf8')}\nAlways mention the parking.\n`);
-    const edited = await project.cli(['test', 'example/tests', '--mode', 'replay'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
+    const edited = await project.cliInProcess(['test', 'example/tests', '--mode', 'replay'], { VOXFORM_JUDGE_MODEL: 'fake-judge' });
     expect(edited.code).toBe(1);
     expect(project.requests.length).toBe(serviceRequests);
     const verdicts = [...edited.stdout.matchAll(/^ {2}(PASS|FAIL|ERROR|SKIP) +(.+?) {2}\[/gm)].map((match) => `${match[1]} ${match[2]}`);

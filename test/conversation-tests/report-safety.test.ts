@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -25,11 +25,11 @@ describe('test reports never hold part of a secret', () => {
     // --with-secrets: the agent then holds the real value and says it (without it, voxform withholds
     // the value from the config it sends, and there would be nothing to scrub).
     for (const format of ['text', 'json', 'junit', 'markdown']) {
-      const result = await runCli(['test', '--local', '--with-secrets', '--format', format], { cwd: dir, env: SECRET_ENV });
+      const result = await runCliInProcess(['test', '--local', '--with-secrets', '--format', format], { cwd: dir, env: SECRET_ENV });
       expect(result.code, result.stderr).toBe(1);
       for (const piece of pieces) expect(`${result.stdout}${result.stderr}`, `${format}: ${piece}`).not.toContain(piece);
       if (format === 'text') expect(result.stdout).toContain('✗ turn 1: equals "Hello" — the reply is "Thanks for calling Acme Dental, your access code is (sensit…"');
-      const saved = await runCli(['test', '--local', '--with-secrets', '--format', format, '--out', `r.${format}`], { cwd: dir, env: SECRET_ENV });
+      const saved = await runCliInProcess(['test', '--local', '--with-secrets', '--format', format, '--out', `r.${format}`], { cwd: dir, env: SECRET_ENV });
       expect(saved.code, saved.stderr).toBe(1);
       const file = await readFile(path.join(dir, `r.${format}`), 'utf8');
       for (const piece of pieces) expect(file, `${format} file: ${piece}`).not.toContain(piece);
@@ -50,7 +50,7 @@ describe('test --out', () => {
       // A folder that takes no new file, even for root (whom permissions do not stop).
       ['/proc/voxform-report.txt', process.getuid?.() === 0 ? 'no file can be created in its folder' : 'voxform may not write there'],
     ] as const) {
-      const result = await runCli(['test', '--local', '--out', out], { cwd: dir });
+      const result = await runCliInProcess(['test', '--local', '--out', out], { cwd: dir });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toBe(
         `error[report_write_failed]: Cannot write the report to ${path.resolve(dir, out)}: ${why}; no test was run.\n  hint: Name a file in a folder that exists and is writable with --out.\n`,
@@ -59,7 +59,7 @@ describe('test --out', () => {
     }
     expect(await readFile(path.join(dir, 'afile'), 'utf8')).toBe('keep me');
     expect((await readdir(dir)).sort()).toEqual(['afile', 'tests', 'voxform.yaml']);
-    const json = await runCli(['test', '--local', '--format', 'json', '--out', 'afile/x.json'], { cwd: dir });
+    const json = await runCliInProcess(['test', '--local', '--format', 'json', '--out', 'afile/x.json'], { cwd: dir });
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'report_write_failed' } });
   });
 });
@@ -75,7 +75,7 @@ describe('test reports are safe on a terminal', () => {
   it('writes control characters of test files and replies escaped, in text, Markdown and JUnit', { timeout: 120_000 }, async () => {
     const dir = await tempDir(files());
     for (const format of ['text', 'markdown', 'junit']) {
-      const result = await runCli(['test', '--local', '--format', format], { cwd: dir });
+      const result = await runCliInProcess(['test', '--local', '--format', format], { cwd: dir });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stdout, format).not.toMatch(CONTROL);
       expect(result.stdout, format).toContain('x\\u001b]0;PWNED\\u0007');
@@ -90,16 +90,16 @@ describe('test reports are safe on a terminal', () => {
       'tests/t.test.yaml': 'agent: desk\ntests:\n  - name: x\u001b]0;PWNED\u0007\n    turns:\n      - expect: [{ contians: Hello }]\n',
       'judged/j.test.yaml': 'agent: desk\ntests:\n  - name: "x\\e]0;PWNED\\a"\n    turns:\n      - expect: [{ judge: Is polite. }]\n',
     });
-    const invalid = await runCli(['test', 'tests', '--local'], { cwd: dir });
+    const invalid = await runCliInProcess(['test', 'tests', '--local'], { cwd: dir });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).not.toMatch(CONTROL);
     expect(invalid.stderr).toContain('  3 |   - name: x\\u001b]0;PWNED\\u0007\n');
-    const judged = await runCli(['test', 'judged', '--local'], { cwd: dir });
+    const judged = await runCliInProcess(['test', 'judged', '--local'], { cwd: dir });
     expect(judged.code).toBe(1);
     expect(judged.stderr).not.toMatch(CONTROL);
     expect(judged.stderr).toContain('first: judged/j.test.yaml › x\\u001b]0;PWNED\\u0007.');
     await writeFile(path.join(dir, 'voxform.yaml'), 'version: 1\nagents:\n  desk\u001b]0;PWNED\u0007:\n    id: x\n');
-    const manifestError = await runCli(['validate'], { cwd: dir });
+    const manifestError = await runCliInProcess(['validate'], { cwd: dir });
     expect(manifestError.code).toBe(1);
     expect(manifestError.stdout + manifestError.stderr).not.toMatch(CONTROL);
     expect(manifestError.stdout + manifestError.stderr).toContain('agent name "desk\\u001b]0;PWNED\\u0007" is not a valid name');
@@ -109,7 +109,7 @@ describe('test reports are safe on a terminal', () => {
     const secret = 'tok\u001b[0m-\u0085-line\nbreak-S3CRET';
     const dir = await tempDir({ ...files(), 'voxform.yaml': manifest('Your code is ${env:GREET_SECRET}') });
     for (const format of ['text', 'markdown', 'junit', 'json']) {
-      const result = await runCli(['test', '--local', '--format', format], { cwd: dir, env: { VOXFORM_ENV_ALLOW: 'GREET_SECRET', GREET_SECRET: secret } });
+      const result = await runCliInProcess(['test', '--local', '--format', format], { cwd: dir, env: { VOXFORM_ENV_ALLOW: 'GREET_SECRET', GREET_SECRET: secret } });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stdout, format).not.toContain('S3CRET');
       expect(result.stdout, format).not.toContain('tok');

@@ -214,7 +214,7 @@ describe('voxform test: statistics, baseline and cache on the CLI', () => {
     const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
     const judgeCalls = () => fake?.requests.filter((request) => request.model === 'fake-judge').length;
 
-    const first = await project.cli(['test', 'example/tests/coin.test.yaml', '--format', 'json', '--out', 'base.json'], judge);
+    const first = await project.cliInProcess(['test', 'example/tests/coin.test.yaml', '--format', 'json', '--out', 'base.json'], judge);
     expect(first.code).toBe(1); // "knows a word it never says" fails
     const base = JSON.parse(await readFile(path.join(project.dir, 'base.json'), 'utf8')) as { tests: Array<{ name: string; verdicts: { desired: Record<string, unknown> } }> };
     const coin = base.tests.find((test) => test.name === 'flips a coin')?.verdicts.desired;
@@ -223,28 +223,28 @@ describe('voxform test: statistics, baseline and cache on the CLI', () => {
     expect(judgeCalls()).toBe(1);
 
     // Against the baseline, the test that failed before and still fails is known: the run passes. The judge is not asked again (cache).
-    const same = await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json'], judge);
+    const same = await project.cliInProcess(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json'], judge);
     expect(same.stdout).toContain('flips a coin  [desired 2/4 (needs 50%; pass^4 no, pass@4 yes, 50% (15%–85%), flaky)]');
     expect(same.stdout).toContain('Against the baseline base.json: no test got worse\n');
     expect(same.code).toBe(0);
     expect(judgeCalls()).toBe(1);
-    await project.cli(['test', 'example/tests/coin.test.yaml', '--no-cache'], judge);
+    await project.cliInProcess(['test', 'example/tests/coin.test.yaml', '--no-cache'], judge);
     expect(judgeCalls()).toBe(2);
 
     // The prompt now makes the agent rude: exactly one test got worse, and the run fails on it alone.
     const promptFile = path.join(project.dir, 'example/prompts/front-desk.md');
     await writeFile(promptFile, `You are rude.\n${await readFile(promptFile, 'utf8')}`);
-    const worse = await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json'], judge);
+    const worse = await project.cliInProcess(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json'], judge);
     expect(worse.stdout).toContain(
       'Against the baseline base.json: 1 test got worse\n  newly failing  example/tests/coin.test.yaml › stays polite [desired] (baseline: passed 1/1; now failed 0/1)\n',
     );
     expect(worse.code).toBe(1);
-    const json = JSON.parse((await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json', '--format', 'json'], judge)).stdout) as { baseline: unknown };
+    const json = JSON.parse((await project.cliInProcess(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json', '--format', 'json'], judge)).stdout) as { baseline: unknown };
     expect(json.baseline).toEqual({
       file: 'base.json',
       regressions: [{ change: 'newly_failing', file: 'example/tests/coin.test.yaml', test: 'stays polite', target: 'desired', before: { status: 'passed', passes: 1, runs: 1 }, after: { status: 'failed', passes: 0, runs: 1 } }],
     });
-    const markdown = await project.cli(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json', '--format', 'markdown'], judge);
+    const markdown = await project.cliInProcess(['test', 'example/tests/coin.test.yaml', '--baseline', 'base.json', '--format', 'markdown'], judge);
     expect(markdown.stdout).toContain('**Against the baseline** `base.json`: 1 test got worse');
   });
 });

@@ -96,7 +96,7 @@ function expectCode(result: CliResult, code: number): CliResult {
 }
 
 async function driftJson(p: ExampleProject, code = 2): Promise<DriftJson> {
-  const document = JSON.parse(expectCode(await p.cli(['drift', '--format', 'json']), code).stdout) as DriftJson;
+  const document = JSON.parse(expectCode(await p.cliInProcess(['drift', '--format', 'json']), code).stdout) as DriftJson;
   validateDrift(document);
   return document;
 }
@@ -108,8 +108,8 @@ function expectNoSecret(text: string): void {
 describe('voxform drift', () => {
   it('reports a dashboard edit of the prompt (not of an ignored field), notifies in both formats, heals it, and then finds no drift', async () => {
     const p = await startProject();
-    expectCode(await p.cli(['apply', '--auto-approve']), 0);
-    expect(expectCode(await p.cli(['drift']), 0).stdout).toContain('No drift');
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    expect(expectCode(await p.cliInProcess(['drift']), 0).stdout).toContain('No drift');
     const appliedPrompt = (await getAgent(p)).config.prompt;
 
     await editLive(p, (config) => {
@@ -117,7 +117,7 @@ describe('voxform drift', () => {
       (config.voice as Json).settings = { stability: 0.11 };
     });
 
-    const text = expectCode(await p.cli(['drift']), 2).stdout;
+    const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
     expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) changed outside voxform  --heal puts it back');
     expect(text).toContain('~ config.prompt:');
     expect(text).toContain('-You are a pirate. Answer every question with a sea shanty.');
@@ -131,12 +131,12 @@ describe('voxform drift', () => {
     ]);
     expect(document.resources[0]?.fields[0]?.manifests).toBe(appliedPrompt);
 
-    const markdown = expectCode(await p.cli(['drift', '--format', 'markdown']), 2).stdout;
+    const markdown = expectCode(await p.cliInProcess(['drift', '--format', 'markdown']), 2).stdout;
     expect(markdown).toContain('| `agent.front-desk` | changed outside voxform | `config.prompt` | puts it back |');
 
     const { url, bodies } = await startReceiver();
-    expectCode(await p.cli(['drift', '--notify', `${url}/json`]), 2);
-    expectCode(await p.cli(['drift', '--notify', `${url}/slack/T000/B000/XXXX`, '--notify-format', 'slack', '--format', 'json']), 2);
+    expectCode(await p.cliInProcess(['drift', '--notify', `${url}/json`]), 2);
+    expectCode(await p.cliInProcess(['drift', '--notify', `${url}/slack/T000/B000/XXXX`, '--notify-format', 'slack', '--format', 'json']), 2);
     expect(bodies.map((b) => b.path)).toEqual(['/json', '/slack/T000/B000/XXXX']);
     const posted = JSON.parse(bodies[0]?.body ?? '') as DriftJson;
     validateDrift(posted);
@@ -146,16 +146,16 @@ describe('voxform drift', () => {
     expect(slack.blocks[1]?.text?.text).toBe('*agent.front-desk*: changed outside voxform. `--heal` puts it back.\nconfig.prompt (changed outside voxform)');
     expectNoSecret(bodies.map((b) => b.body).join('\n'));
 
-    const healed = expectCode(await p.cli(['drift', '--heal', '--auto-approve']), 0);
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 0);
     expect(healed.stdout).toMatch(/Healing front-desk: back to the configuration last applied \(\d{8}T\d{6}\d{3}Z-[0-9a-f]{6}\)\./);
     expect(healed.stdout).toContain('~ agent.front-desk');
     const after = await getAgent(p);
     expect(after.config.prompt).toBe(appliedPrompt);
     // The ignored field is the dashboard's: the heal leaves it as it is.
     expect(after.config.voice?.settings).toEqual({ stability: 0.11 });
-    expect(expectCode(await p.cli(['drift']), 0).stdout).toContain('No drift');
+    expect(expectCode(await p.cliInProcess(['drift']), 0).stdout).toContain('No drift');
 
-    const history = JSON.parse(expectCode(await p.cli(['history', '--format', 'json']), 0).stdout) as {
+    const history = JSON.parse(expectCode(await p.cliInProcess(['history', '--format', 'json']), 0).stdout) as {
       records: Array<{ id: string; command: string; source: { heal_of: string[] | null; rollback_of: string | null }; agents: Json; agents_changed: string[] }>;
     };
     validateHistory(history);
@@ -164,13 +164,13 @@ describe('voxform drift', () => {
     expect(heal?.source.heal_of).toEqual([first?.id]);
     expect(Object.keys(heal?.agents ?? {})).toEqual(['front-desk']);
     expect(first?.source.heal_of).toBeNull();
-    expect(expectCode(await p.cli(['history']), 0).stdout).toContain(`heal of drift: back to ${first?.id}`);
+    expect(expectCode(await p.cliInProcess(['history']), 0).stdout).toContain(`heal of drift: back to ${first?.id}`);
     expectNoSecret([text, JSON.stringify(document), markdown, healed.stdout, healed.stderr].join('\n'));
   }, 120_000);
 
   it('classifies a change in git not applied yet, and a field changed on both sides; --heal puts back only what changed outside', async () => {
     const p = await startProject();
-    expectCode(await p.cli(['apply', '--auto-approve']), 0);
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
     const manifestFile = path.join(p.dir, 'voxform.yaml');
     const manifest = await readFile(manifestFile, 'utf8');
     await writeFile(manifestFile, manifest.replace('response_delay: 300', 'response_delay: 250').replace('temperature: 0.4', 'temperature: 0.2'));
@@ -179,7 +179,7 @@ describe('voxform drift', () => {
     expect(pending.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
       ['agent.front-desk', 'pending', false, [['config.flow.response_delay', 'pending'], ['config.llm.temperature', 'pending']]],
     ]);
-    expect(expectCode(await p.cli(['drift', '--heal', '--auto-approve']), 2).stdout).toContain('Nothing to heal');
+    expect(expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve']), 2).stdout).toContain('Nothing to heal');
 
     await editLive(p, (config) => {
       (config.llm as Json).temperature = 0.9;
@@ -199,12 +199,12 @@ describe('voxform drift', () => {
         ],
       ],
     ]);
-    const text = expectCode(await p.cli(['drift']), 2).stdout;
+    const text = expectCode(await p.cliInProcess(['drift']), 2).stdout;
     expect(text).toContain('~ config.first_message [changed outside voxform]: "Ahoy!" → "Thanks for calling Acme Dental, this is Ava. How can I help you today?"');
     expect(text).toContain('~ config.llm.temperature [changed outside voxform and in git]: 0.9 → 0.2');
 
     // The last applied configuration comes back, not the manifests': what is in git stays to apply.
-    const healed = expectCode(await p.cli(['drift', '--heal', '--auto-approve', '--format', 'json']), 2);
+    const healed = expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve', '--format', 'json']), 2);
     // The heal's plan marks the field changed on both sides in the report's words, not as one the manifests left alone.
     expect(healed.stderr).toContain('~ config.llm.temperature: 0.9 → 0.4  # drift: changed outside voxform\n');
     expect(healed.stderr).not.toContain('not in the manifest');
@@ -221,17 +221,17 @@ describe('voxform drift', () => {
   it('says why a notification was not delivered (exit 1) without printing the URL\'s path; the JSON output is the error alone', async () => {
     const p = await startProject();
     const { url } = await startReceiver(500);
-    const result = expectCode(await p.cli(['drift', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
+    const result = expectCode(await p.cliInProcess(['drift', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
     expect(result.stderr).toContain(`error[drift_notify_failed]: The drift notification to ${url} was not delivered: the receiver answered HTTP 500.`);
     expect(`${result.stdout}${result.stderr}`).not.toContain('token-abc123');
-    const json = expectCode(await p.cli(['drift', '--format', 'json', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
+    const json = expectCode(await p.cliInProcess(['drift', '--format', 'json', '--notify', `${url}/services/T0/B0/token-abc123`]), 1);
     expect((JSON.parse(json.stdout) as { error: { code: string } }).error.code).toBe('drift_notify_failed');
     expect(json.stdout).not.toContain('token-abc123');
-    const refused = expectCode(await p.cli(['drift', '--notify', 'ftp://example.com/x']), 1);
+    const refused = expectCode(await p.cliInProcess(['drift', '--notify', 'ftp://example.com/x']), 1);
     expect(refused.stderr).toContain('--notify must be an http:// or https:// URL');
     // No terminal to ask on: --heal needs --auto-approve, and says so before reading the service.
     const before = p.requests.length;
-    expect(expectCode(await p.cli(['drift', '--heal']), 1).stderr).toContain('Refusing to heal without approval');
+    expect(expectCode(await p.cliInProcess(['drift', '--heal']), 1).stderr).toContain('Refusing to heal without approval');
     expect(p.requests.length).toBe(before);
   }, 60_000);
 
@@ -239,7 +239,7 @@ describe('voxform drift', () => {
     const p = await startProject();
     const before = p.requests.length;
     for (const interval of ['2d', '500ms', '9s', 'soon']) {
-      const refused = expectCode(await p.cli(['drift', '--watch', interval]), 1);
+      const refused = expectCode(await p.cliInProcess(['drift', '--watch', interval]), 1);
       expect(refused.stderr).toBe(`error[invalid_option]: --watch "${interval}" is not a time from 10 s to 24 h.\n  hint: Write it as 30s, 5m or 1h (a bare number is seconds).\n`);
     }
     expect(p.requests.length).toBe(before);

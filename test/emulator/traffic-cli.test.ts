@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator, type TrafficSummary } from '../../src/emulator/index.js';
 import { renderTrafficSummary } from '../../src/cli/commands/emulator-traffic.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SECRETS } from '../helpers/project.js';
 import { FRONT_DESK } from './helpers.js';
 
@@ -36,7 +36,7 @@ async function localCalls(dir: string): Promise<StoredCall[]> {
 describe('voxform emulator traffic --local', () => {
   it('runs the loop: apply, traffic, change the prompt, apply, traffic — each version its own calls, after its deploy', async () => {
     const dir = await exampleProject();
-    const cli = (args: string[]) => runCli(args, { cwd: dir, env: { ...SECRETS } });
+    const cli = (args: string[]) => runCliInProcess(args, { cwd: dir, env: { ...SECRETS } });
     expect((await cli(['apply', '--local', '--auto-approve'])).code).toBe(0);
     // The manifest's local name, as `voxform logs --agent` takes it.
     const first = await cli(['emulator', 'traffic', '--local', '--profile', 'light', '--agent', 'front-desk', '--format', 'json']);
@@ -64,7 +64,7 @@ describe('voxform emulator traffic --local', () => {
     const runs = [];
     for (let i = 0; i < 2; i++) {
       const dir = await tempDir();
-      const result = await runCli(['emulator', 'traffic', '--local', '--profile', 'light', '--seed', '42', '--calls', '5', '--until', UNTIL], { cwd: dir });
+      const result = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'light', '--seed', '42', '--calls', '5', '--until', UNTIL], { cwd: dir });
       expect(result.code, result.stderr).toBe(0);
       runs.push({ stdout: result.stdout, calls: await localCalls(dir) });
     }
@@ -79,42 +79,42 @@ describe('voxform emulator traffic --local', () => {
       'bad.yaml': 'window: soon\noutcomes: { error: lots }\nrules: [{ scale: { error: 2 } }]\n',
       'broken.json': '{"window": ',
     });
-    const ok = await runCli(['emulator', 'traffic', '--local', '--profile', 'ok.yaml', '--format', 'json'], { cwd: dir });
+    const ok = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'ok.yaml', '--format', 'json'], { cwd: dir });
     expect(ok.code, ok.stderr).toBe(0);
     const summary = JSON.parse(ok.stdout) as TrafficSummary;
     expect(summary).toMatchObject({ profile: 'light (custom)', calls: 27 });
     expect(summary.agents.find((a) => a.agent_id === FRONT_DESK)?.rules).toEqual(['rules[0]']);
 
-    const bad = await runCli(['emulator', 'traffic', '--local', '--profile', 'bad.yaml'], { cwd: dir });
+    const bad = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'bad.yaml'], { cwd: dir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error[traffic_profile_invalid]: The traffic profile bad.yaml is invalid:\n  window: must be seconds above 0 or a duration such as 90m, 24h, 7d, not "soon"\n  outcomes.error: must be a number 0 or more, not "lots"\n  rules[0].when: needs prompt_contains or agent');
     expect(bad.stderr).toContain('hint: See docs/traffic.md, "Profiles"');
     expect(bad.stderr).not.toMatch(/\n\s+at /);
-    const broken = await runCli(['emulator', 'traffic', '--local', '--profile', 'broken.json'], { cwd: dir });
+    const broken = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'broken.json'], { cwd: dir });
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/error\[traffic_profile_invalid\]: The traffic profile broken\.json is invalid:\n {2}not valid JSON: /);
-    const missing = await runCli(['emulator', 'traffic', '--local', '--profile', 'busy'], { cwd: dir });
+    const missing = await runCliInProcess(['emulator', 'traffic', '--local', '--profile', 'busy'], { cwd: dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('error[traffic_profile_unreadable]: Cannot read the traffic profile busy: it does not exist.\n  hint: Give a built-in profile (steady, light, volatile) or the path of a YAML or JSON profile file.');
-    const agent = await runCli(['emulator', 'traffic', '--local', '--agent', 'nobody'], { cwd: dir });
+    const agent = await runCliInProcess(['emulator', 'traffic', '--local', '--agent', 'nobody'], { cwd: dir });
     expect(agent.code).toBe(1);
     expect(agent.stderr).toBe(
       'error[agent_unknown]: --agent "nobody": the emulator has no agent of that id or name.\n  hint: The emulator\'s agents: Front desk, Appointment booking, Front desk (staging), Appointment booking (staging), ' +
         'Spare agent 1, Spare agent 2, Spare agent 3, Spare agent 4, Spare agent 5. Without --agent, every agent gets calls.\n',
     );
-    const typo = await runCli(['emulator', 'traffic', '--local', '--agent', 'Front dsk'], { cwd: dir });
+    const typo = await runCliInProcess(['emulator', 'traffic', '--local', '--agent', 'Front dsk'], { cwd: dir });
     expect(typo.code).toBe(1);
     expect(typo.stderr).toBe('error[agent_unknown]: --agent "Front dsk": the emulator has no agent of that id or name.\n  hint: Did you mean Front desk?\n');
   });
 
   it('refuses calls that would make the data file too large to save or read back, saving nothing, not "unexpected problem"', async () => {
     const dir = await exampleProject();
-    const before = (await runCli(['emulator', 'traffic', '--local', '--calls', '1', '--agent', FRONT_DESK], { cwd: dir })).code;
+    const before = (await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '1', '--agent', FRONT_DESK], { cwd: dir })).code;
     expect(before).toBe(0);
     const saved = await readFile(path.join(dir, '.voxform/local.json'), 'utf8');
     // About a kilobyte a call: 300,000 calls, well inside the documented range of --calls, make more
     // than the 256 MiB a data file may hold (a million crashed JSON.stringify outright; the same path).
-    const result = await runCli(['emulator', 'traffic', '--local', '--calls', '300000', '--agent', FRONT_DESK], { cwd: dir });
+    const result = await runCliInProcess(['emulator', 'traffic', '--local', '--calls', '300000', '--agent', FRONT_DESK], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[emulator_data_too_large\]: The emulator's account is too large to save in .*local\.json: the file would be over 256 MiB, the most the emulator reads back\. Nothing was saved\.\n {2}hint: /);
     expect(await readFile(path.join(dir, '.voxform/local.json'), 'utf8')).toBe(saved);
@@ -123,7 +123,7 @@ describe('voxform emulator traffic --local', () => {
   it('needs exactly one of --local and --url', async () => {
     const dir = await tempDir();
     for (const args of [[], ['--local', '--url', 'http://127.0.0.1:4010']]) {
-      const result = await runCli(['emulator', 'traffic', ...args], { cwd: dir });
+      const result = await runCliInProcess(['emulator', 'traffic', ...args], { cwd: dir });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('Say which emulator gets the calls: --local');
     }
@@ -136,15 +136,15 @@ describe('voxform emulator traffic --url', () => {
   afterAll(() => emulator?.close());
 
   it('adds the calls to a running emulator, and says when none answers', async () => {
-    const result = await runCli(['emulator', 'traffic', '--url', emulator.url, '--profile', 'light', '--calls', '2', '--seed', 'x']);
+    const result = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--profile', 'light', '--calls', '2', '--seed', 'x']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`Added 18 synthetic calls (profile light, seed x) to the call log of ${emulator.url}:`);
     expect(emulator.control.state().call_logs).toHaveLength(58);
-    const bad = await runCli(['emulator', 'traffic', '--url', emulator.url, '--calls', '2', '--agent', 'nobody']);
+    const bad = await runCliInProcess(['emulator', 'traffic', '--url', emulator.url, '--calls', '2', '--agent', 'nobody']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error\[agent_unknown\]: --agent "nobody": the emulator has no agent of that id or name\.\n {2}hint: The emulator's agents: Front desk, /);
     expect(bad.stderr).not.toContain('Profiles');
-    const none = await runCli(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
+    const none = await runCliInProcess(['emulator', 'traffic', '--url', 'http://127.0.0.1:9']);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/error\[emulator_unreachable\]: No emulator answered at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\.\n {2}hint: Start one with `voxform emulator`/);
   });
@@ -166,7 +166,7 @@ describe('voxform emulator traffic --url, a server that is not a voxform emulato
     for (const body of ['{}', '"ok"', '{"calls":1,"profile":"p","seed":1,"agents":[null],"skipped":[]}']) {
       const server = await answering(body);
       try {
-        const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+        const result = await runCliInProcess(['emulator', 'traffic', '--url', server.url]);
         expect(result.code, body).toBe(1);
         expect(result.stderr, body).toBe(
           `error[emulator_unreachable]: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered 200, but not with a summary of the calls it added).\n` +
@@ -184,7 +184,7 @@ describe('voxform emulator traffic --url, a reply too large', () => {
     const summary = { profile: 'light', seed: 1, until: 60, calls: 0, agents: [], skipped: [] };
     const server = await answering(`${' '.repeat(17 * 1024 * 1024)}${JSON.stringify(summary)}`);
     try {
-      const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+      const result = await runCliInProcess(['emulator', 'traffic', '--url', server.url]);
       expect(result.code, result.stdout).toBe(1);
       expect(result.stderr).toBe(
         `error[emulator_unreachable]: ${server.url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than 16 MiB).\n` +
@@ -203,7 +203,7 @@ describe('voxform emulator traffic, names it did not write', () => {
     const summary = { profile: 'light\u001b[31m', seed: 's\u001b', until: 60, calls: 1, agents: [agent], skipped: [{ agent_id: 'ag_\u001b[5m', reason: 'no\u0007 config' }] };
     const server = await answering(JSON.stringify(summary));
     try {
-      const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+      const result = await runCliInProcess(['emulator', 'traffic', '--url', server.url]);
       expect(result.code, result.stderr).toBe(0);
       for (const escape of ESCAPES) expect(result.stdout).not.toContain(escape);
       expect(result.stdout).toBe(
@@ -220,7 +220,7 @@ describe('voxform emulator traffic, names it did not write', () => {
     for (const refusal of [{ detail: 'Invalid traffic request: calls\u001b]0;pwned\u0007' }, { detail: 'x', unknown_agents: ['ag_\u001b[2J'], agent_names: ['Desk\u001b[31m'] }]) {
       const server = await answering(JSON.stringify(refusal), 400);
       try {
-        const result = await runCli(['emulator', 'traffic', '--url', server.url]);
+        const result = await runCliInProcess(['emulator', 'traffic', '--url', server.url]);
         expect(result.code).toBe(1);
         expect(result.stderr).toMatch(/^error\[\w+\]: /);
         for (const escape of ESCAPES) expect(result.stderr).not.toContain(escape);
@@ -257,10 +257,10 @@ describe('voxform emulator --traffic', () => {
 
   it('refuses --traffic-calls without --traffic, and a bad profile before starting', async () => {
     const dir = await tempDir({ 'bad.yaml': 'calls_per_agent: -1\n' });
-    const alone = await runCli(['emulator', '--port', '0', '--traffic-calls', '3'], { cwd: dir });
+    const alone = await runCliInProcess(['emulator', '--port', '0', '--traffic-calls', '3'], { cwd: dir });
     expect(alone.code).toBe(1);
     expect(alone.stderr).toContain('error[invalid_option]: --traffic-calls and --traffic-seed go with --traffic PROFILE.');
-    const bad = await runCli(['emulator', '--port', '0', '--traffic', 'bad.yaml'], { cwd: dir });
+    const bad = await runCliInProcess(['emulator', '--port', '0', '--traffic', 'bad.yaml'], { cwd: dir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('error[traffic_profile_invalid]: The traffic profile bad.yaml is invalid:\n  calls_per_agent: must be a whole number from 1 to 1000000, not -1');
   });

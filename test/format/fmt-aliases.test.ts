@@ -7,7 +7,7 @@ import { Alias, parseDocument } from 'yaml';
 import { aliasesWithinLimits } from '../../src/yaml/documents.js';
 import { formatManifest } from '../../src/format/format-manifest.js';
 import { isVoxformError } from '../../src/errors.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -61,7 +61,7 @@ describe('fmt and YAML aliases', () => {
 
   it('fmt --check on 12 levels: exit 1 with the reason, not a hang', async () => {
     const dir = await tempDir({ 'voxform.yaml': laughs(12) });
-    const result = await runCli(['fmt', '--check'], { cwd: dir });
+    const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });
     expect(result.stderr).toContain('has aliases that expand past what voxform reads');
     expect(result.code).toBe(1);
   });

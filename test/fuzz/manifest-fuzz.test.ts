@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli.js';
 import { generateCase, openWorkspace, PLANTED, runCase, writeCase } from './manifest-fuzzer.mjs';
 
 const SEED = Number(process.env.VOXFORM_FUZZ_SEED ?? 20_261_123);
@@ -39,7 +39,7 @@ describe(`manifest fuzzer, seed ${SEED}`, () => {
       const { project, cleanup } = await writeCase(testCase);
       try {
         for (const args of [['validate'], ['plan', '--format', 'markdown', '--local']]) {
-          const result = await runCli(args, { cwd: project, env: { PLANTED_VALUE: PLANTED } });
+          const result = await runCliInProcess(args, { cwd: project, env: { PLANTED_VALUE: PLANTED } });
           const where = `${testCase.name}, voxform ${args.join(' ')}`;
           expect(result.stderr, where).not.toMatch(/unexpected problem|\n\s+at /);
           expect(result.stdout + result.stderr, where).not.toContain(PLANTED);
@@ -78,7 +78,7 @@ describe('inputs that once broke the loader (test/fuzz/fixtures)', () => {
         expect(result.diagnostics.map((d) => (codes[0]?.includes(':') ? `${d.line}:${d.col} ${d.code}` : d.code))).toEqual(codes);
         // Through the CLI as well: exit 1 and the place, never a crash.
         await writeFile(path.join(project, 'voxform.yaml'), testCase.manifest);
-        const cli = await runCli(['validate'], { cwd: project });
+        const cli = await runCliInProcess(['validate'], { cwd: project });
         expect(cli.code).toBe(1);
         expect(cli.stderr).toMatch(/^voxform\.yaml:\d+:\d+ {2}/m);
       } finally {

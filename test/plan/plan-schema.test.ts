@@ -31,7 +31,7 @@ let project: ExampleProject;
 const plans = new Map<string, Json>();
 
 async function planJson(name: string, args: string[] = []): Promise<void> {
-  const result = await project.cli(['plan', '--format', 'json', '--out', `${name}.json`, ...args]);
+  const result = await project.cliInProcess(['plan', '--format', 'json', '--out', `${name}.json`, ...args]);
   expect(result.code, result.stderr).toBe(0);
   plans.set(`${name} (printed)`, JSON.parse(result.stdout) as Json);
   plans.set(`${name} (saved)`, JSON.parse(await readFile(path.join(project.dir, `${name}.json`), 'utf8')) as Json);
@@ -43,7 +43,7 @@ beforeAll(async () => {
   // Before the first apply: creates, updates, live state unknown, uploads, secrets to fill.
   await planJson('first');
   await planJson('targeted', ['--target', 'phone.+15551230002']);
-  expect((await project.cli(['apply', '--auto-approve'])).code).toBe(0);
+  expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
   await planJson('converged');
   // Drift on the service, a prompt edited in the manifest, a knowledge file changed.
   const booking = `/agents/${encodeURIComponent('-OKdqbqetEcM4ak369yn')}`;

@@ -10,7 +10,7 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { oneAgent } from './helpers.js';
 
 const addFormats = addFormatsModule.default;
@@ -45,7 +45,7 @@ describe('voxform validate', () => {
       '      session_timeout: { message: "Bye\\tnow, 555-201-3344" }',
       '',
     ].join('\n');
-    const result = await runCli(['validate'], { cwd: await tempDir({ 'voxform.yaml': manifest }) });
+    const result = await runCliInProcess(['validate'], { cwd: await tempDir({ 'voxform.yaml': manifest }) });
     const places = [...result.stderr.matchAll(/^voxform\.yaml:(\d+:\d+) +mandatory\[pii-phone-number\]: (\S+)/gm)].map((m) => `${m[2]} ${m[1]}`);
     // Each number's first digit; an escaped string is located at its value, as before.
     expect(places.sort()).toEqual(['first_message 9:32', 'flow.agent_terminate_call.messages[1] 10:60', 'prompt 8:26', 'session_timeout.message 11:35']);
@@ -53,7 +53,7 @@ describe('voxform validate', () => {
 
   it('lists each finding at file:line:col with its hint, and exits 1 on a mandatory violation', async () => {
     const dir = await tempDir({ 'voxform.yaml': BAD });
-    const result = await runCli(['validate'], { cwd: dir });
+    const result = await runCliInProcess(['validate'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('voxform.yaml:7:35  mandatory[pii-phone-number]: first_message holds a phone number\n  hint: ');
     expect(result.stderr).toContain('voxform.yaml:6:48  mandatory[behaviour-transfer-target]: ');
@@ -64,7 +64,7 @@ describe('voxform validate', () => {
 
   it('--format json carries the policy block', async () => {
     const dir = await tempDir({ 'voxform.yaml': BAD });
-    const result = await runCli(['validate', '--format', 'json'], { cwd: dir });
+    const result = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir });
     expect(result.code).toBe(1);
     const json = JSON.parse(result.stdout) as { valid: boolean; policy: { summary: object; findings: Array<{ rule: string; file: string; line: number }>; waivers: Array<{ state: string }> } };
     expect(json.valid).toBe(false);
@@ -76,7 +76,7 @@ describe('voxform validate', () => {
   it('--format sarif is valid SARIF 2.1.0: findings, waived findings as suppressed results, manifest errors', async () => {
     const validate = await sarifValidator();
     const dir = await tempDir({ 'voxform.yaml': BAD, 'broken/voxform.yaml': 'version: 1\nagents:\n  a: { id: ag_1, nme: x }\n' });
-    const result = await runCli(['validate', '--format', 'sarif'], { cwd: dir });
+    const result = await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir });
     expect(result.code).toBe(1);
     const sarif = JSON.parse(result.stdout) as { runs: Array<{ tool: { driver: { rules: Array<{ id: string }> } }; results: Array<{ ruleId: string; level: string; suppressions?: unknown[]; locations: Array<{ physicalLocation: { region: { startLine: number } } }> }> }> };
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
@@ -88,7 +88,7 @@ describe('voxform validate', () => {
     ]);
     expect(run?.tool.driver.rules.length).toBeGreaterThanOrEqual(28);
 
-    const broken = await runCli(['validate', '--format', 'sarif'], { cwd: path.join(dir, 'broken') });
+    const broken = await runCliInProcess(['validate', '--format', 'sarif'], { cwd: path.join(dir, 'broken') });
     expect(broken.code).toBe(1);
     const brokenSarif = JSON.parse(broken.stdout) as typeof sarif;
     expect(validate(brokenSarif), JSON.stringify(validate.errors)).toBe(true);
@@ -98,21 +98,21 @@ describe('voxform validate', () => {
   it('a finding in text a template brought in is located at the vars entry that gave it, never in the bundled template (text and SARIF)', async () => {
     const vars = 'vars: { business: "Call 555-201-3344", business_description: a dental practice, opening_hours: 9 to 5, transfer_number: "+15551230000" }';
     const dir = await tempDir({ 'voxform.yaml': `version: 1\nagents:\n  downtown:\n    id: ag_1\n    template: receptionist\n    ${vars}\n` });
-    const text = await runCli(['validate'], { cwd: dir });
+    const text = await runCliInProcess(['validate'], { cwd: dir });
     expect(text.code).toBe(1);
     expect(text.stderr.match(/^\S+:\d+:\d+ {2}mandatory\[[a-z-]+\]: [^\n]*/gm)).toEqual([
       'voxform.yaml:6:23  mandatory[pii-phone-number]: prompt holds 4 phone numbers',
       'voxform.yaml:6:23  mandatory[pii-phone-number]: first_message holds a phone number',
       'voxform.yaml:6:23  mandatory[pii-phone-number]: flow.agent_terminate_call.messages[0] holds a phone number',
     ]);
-    const sarif = JSON.parse((await runCli(['validate', '--format', 'sarif'], { cwd: dir })).stdout) as { runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }> }> };
+    const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir })).stdout) as { runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }> }> };
     const uris = sarif.runs[0]?.results.map((r) => r.locations[0]?.physicalLocation.artifactLocation.uri);
     expect(uris).toEqual(['voxform.yaml', 'voxform.yaml', 'voxform.yaml']);
   });
 
   it('--format sarif on the shipped example: valid, no results, exit 0', async () => {
     const validate = await sarifValidator();
-    const result = await runCli(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });
+    const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });
     expect(result.code, result.stderr).toBe(0);
     const sarif = JSON.parse(result.stdout) as { runs: Array<{ results: unknown[] }> };
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
@@ -123,18 +123,18 @@ describe('voxform validate', () => {
 describe('voxform policy list', () => {
   it('shows every rule, its level and where the level was set', async () => {
     const dir = await tempDir({ 'voxform.yaml': BAD });
-    const text = await runCli(['policy', 'list'], { cwd: dir });
+    const text = await runCliInProcess(['policy', 'list'], { cwd: dir });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^ {2}speech-emoji +off +voxform\.yaml:9:26$/m);
     expect(text.stdout).toMatch(/^ {2}pii-phone-number +mandatory +default$/m);
     expect(text.stdout).toMatch(/^ {2}policy-waiver-expired +mandatory +always on$/m);
-    const json = JSON.parse((await runCli(['policy', 'list', '--format', 'json'], { cwd: dir })).stdout) as { rules: Array<{ id: string; level: string; default_level: string; set_by: string }> };
+    const json = JSON.parse((await runCliInProcess(['policy', 'list', '--format', 'json'], { cwd: dir })).stdout) as { rules: Array<{ id: string; level: string; default_level: string; set_by: string }> };
     expect(json.rules.find((r) => r.id === 'speech-emoji')).toMatchObject({ level: 'off', default_level: 'advisory', set_by: 'voxform.yaml:9:26' });
     expect(json.rules.length).toBeGreaterThanOrEqual(30);
   });
 
   it('works without a manifest: the rules at their own levels', async () => {
-    const result = await runCli(['policy', 'list', '--format', 'json'], { cwd: await tempDir({}) });
+    const result = await runCliInProcess(['policy', 'list', '--format', 'json'], { cwd: await tempDir({}) });
     expect(result.code, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as { rules: Array<{ set_by: string }> }).rules.every((r) => r.set_by === 'default' || r.set_by === 'always on')).toBe(true);
   });
@@ -153,7 +153,7 @@ async function appliedProject(prompt: string): Promise<string> {
   git(dir, 'init', '-q');
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'base');
-  expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+  expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
   return dir;
 }
 
@@ -164,7 +164,7 @@ describe('voxform plan', () => {
     await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Be brief and kind.\nRecords are at 555-201-3344; the shared inbox is desk@acme.example.\n');
     await writeFile(path.join(dir, 'voxform.yaml'), `${SEEDED_AGENT}policy:\n  rules: { speech-symbols: off }\n  waivers:\n    - { rule: pii-email-address, resource: agent.a, reason: Shared inbox approved by the privacy lead, expires: "2999-12-31" }\n`);
 
-    const markdown = await runCli(['plan', '--local', '--format', 'markdown', '--base', 'HEAD'], { cwd: dir });
+    const markdown = await runCliInProcess(['plan', '--local', '--format', 'markdown', '--base', 'HEAD'], { cwd: dir });
     expect(markdown.code, markdown.stderr).toBe(1);
     expect(markdown.stdout).toMatch(/^> \[!WARNING\]\n> \*\*Policy relaxed:\*\* this pull request weakens review \(2 relaxations\)\.\n/);
     expect(markdown.stdout).toContain('> - `voxform.yaml:9` rule speech-symbols is lowered from advisory to off');
@@ -173,7 +173,7 @@ describe('voxform plan', () => {
     expect(markdown.stdout).toContain('- ⛔ `mandatory[pii-phone-number]` `prompt.md:2:16`: prompt holds a phone number');
     expect(markdown.stdout).toContain('| `pii-email-address` | `agent.a` | 2999-12-31 | Shared inbox approved by the privacy lead |');
 
-    const json = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir, env: { VOXFORM_BASE_REF: 'HEAD' } });
+    const json = await runCliInProcess(['plan', '--local', '--format', 'json'], { cwd: dir, env: { VOXFORM_BASE_REF: 'HEAD' } });
     const plan = JSON.parse(json.stdout) as { policy: { base: string; relaxations: Array<{ kind: string; file: string; line: number }>; prompt_tokens: Array<{ before: number; after: number }> } };
     expect(plan.policy.base).toBe('HEAD');
     expect(plan.policy.relaxations.map((r) => `${r.kind} ${r.file}:${r.line}`)).toEqual(['level-lowered voxform.yaml:9', 'waiver-added voxform.yaml:11']);
@@ -185,7 +185,7 @@ describe('voxform plan', () => {
     const validatePlan = ajv.compile(schema);
     expect(validatePlan(plan), JSON.stringify(validatePlan.errors)).toBe(true);
 
-    const unknownBase = await runCli(['plan', '--local', '--base', 'no-such-branch'], { cwd: dir });
+    const unknownBase = await runCliInProcess(['plan', '--local', '--base', 'no-such-branch'], { cwd: dir });
     expect(unknownBase.code).toBe(1);
     expect(unknownBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no-such-branch" is not a commit of this repository');
   });
@@ -195,18 +195,18 @@ describe('voxform apply and the policy', () => {
   it('refuses manifests with a mandatory finding before anything is sent, saves no plan of them, and lets a recorded configuration back', { timeout: 120_000 }, async () => {
     const dir = await appliedProject('You are the receptionist of Acme Dental.\n');
     await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Be brief.\n');
-    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
 
     await writeFile(path.join(dir, 'prompt.md'), 'You are the receptionist of Acme Dental. Records are at 555-201-3344.\n');
     const service = await readFile(path.join(dir, '.voxform/local.json'), 'utf8');
     const state = await readFile(path.join(dir, '.voxform/state.json'), 'utf8');
 
-    const saved = await runCli(['plan', '--local', '--out', 'plan.json'], { cwd: dir });
+    const saved = await runCliInProcess(['plan', '--local', '--out', 'plan.json'], { cwd: dir });
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('The plan was not saved to plan.json: it breaks mandatory policy (above), and apply refuses such a plan.');
     await expect(readFile(path.join(dir, 'plan.json'))).rejects.toThrow(/ENOENT/);
 
-    const refused = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+    const refused = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('prompt.md:1:57  mandatory[pii-phone-number]: prompt holds a phone number\n  hint: ');
     expect(refused.stderr).toContain('error[policy_violated]: The manifests fail the policy with 1 mandatory finding (listed above); nothing was applied.\n  hint: ');
@@ -215,13 +215,13 @@ describe('voxform apply and the policy', () => {
     expect(await readFile(path.join(dir, '.voxform/state.json'), 'utf8')).toBe(state);
 
     // A rollback deploys a recorded configuration, which the policy checked when it was applied.
-    const rollback = await runCli(['rollback', 'previous', '--local', '--auto-approve'], { cwd: dir });
+    const rollback = await runCliInProcess(['rollback', 'previous', '--local', '--auto-approve'], { cwd: dir });
     expect(rollback.code, rollback.stderr).toBe(0);
     expect(rollback.stderr).not.toContain('policy_violated');
 
     // A waiver in force lets the apply through.
     await writeFile(path.join(dir, 'voxform.yaml'), `${SEEDED_AGENT}policy:\n  waivers:\n    - { rule: pii-phone-number, resource: agent.a, reason: The records line is public, expires: "2999-12-31" }\n`);
-    const waived = await runCli(['apply', '--local', '--auto-approve'], { cwd: dir });
+    const waived = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
     expect(waived.code, waived.stderr).toBe(0);
     expect(waived.stdout).toContain('Apply complete: 1 applied, 0 failed, 0 skipped.');
   });

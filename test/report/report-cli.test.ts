@@ -23,7 +23,7 @@ import { FileHistoryStore } from '../../src/history/file-store.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
 import { workspaceKey } from '../../src/state/types.js';
-import { makeTree, repoRoot, runCli } from '../helpers/cli.js';
+import { makeTree, repoRoot, runCliInProcess } from '../helpers/cli.js';
 import { addCalls } from './local-traffic.js';
 
 const addFormats = addFormatsModule.default;
@@ -78,7 +78,7 @@ const PROFILE = ['extends: steady', 'version_effect: 0', 'rules:', '  - when: { 
 let dir: string;
 let cleanup: () => Promise<void>;
 const env = { DESK_TOKEN: TOKEN, VOXFORM_ENV_ALLOW: 'DESK_TOKEN' };
-const cli = (args: string[], extra: Record<string, string> = {}, input?: string) => runCli(args, { cwd: dir, env: { ...env, ...extra }, input });
+const cli = (args: string[], extra: Record<string, string> = {}, input?: string) => runCliInProcess(args, { cwd: dir, env: { ...env, ...extra }, input });
 const commits: string[] = [];
 const traffic: TrafficSummary[] = [];
 let deploys: HistoryRecord[] = [];
@@ -192,7 +192,7 @@ describe('voxform report --local', () => {
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
     // The default account's calls: versions changed outside voxform, no history, no window.
     const fresh = await makeTree({});
-    const outside = await runCli(['report', '--local', '--format', 'json'], { cwd: fresh.dir });
+    const outside = await runCliInProcess(['report', '--local', '--format', 'json'], { cwd: fresh.dir });
     await fresh.cleanup();
     expect(outside.code, outside.stderr).toBe(0);
     const outsideReport = JSON.parse(outside.stdout) as CallReport;
@@ -262,7 +262,7 @@ describe('voxform report against the service a manifest names', () => {
     try {
       // The operator trusts the origin and gives the key; the manifest names the service.
       const operator = { ...env, VOXFORM_API_KEY: emulator.apiKey, VOXFORM_TRUSTED_ORIGINS: new URL(emulator.url).origin };
-      const run = (args: string[]) => runCli(args, { cwd: tree.dir, env: operator });
+      const run = (args: string[]) => runCliInProcess(args, { cwd: tree.dir, env: operator });
       const applied = await run(['apply', '--auto-approve']);
       expect(applied.code, applied.stderr).toBe(0);
       const generated = await run(['emulator', 'traffic', '--url', emulator.url, '--calls', '30', '--agent', 'front-desk', '--format', 'json']);

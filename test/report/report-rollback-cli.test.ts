@@ -13,14 +13,14 @@ import { FileHistoryStore } from '../../src/history/file-store.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 import type { CallReport } from '../../src/report/types.js';
 import { workspaceKey } from '../../src/state/types.js';
-import { makeTree, runCli } from '../helpers/cli.js';
+import { makeTree, runCliInProcess } from '../helpers/cli.js';
 
 const DESK = '-OKdqbqetEcM4ak369ym';
 const CALLS = 40;
 
 let dir: string;
 let cleanup: () => Promise<void>;
-const cli = (args: string[]) => runCli(args, { cwd: dir });
+const cli = (args: string[]) => runCliInProcess(args, { cwd: dir });
 const traffic: TrafficSummary[] = [];
 let deploys: HistoryRecord[] = [];
 

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess } from '../helpers/cli.js';
 import { drawnPositions, launchBrowser } from './browser.js';
 
 let browser: Browser;
@@ -28,7 +28,7 @@ function git(...args: string[]): void {
 }
 
 async function voxform(...args: string[]): Promise<string> {
-  const result = await runCli(args, { cwd: project });
+  const result = await runCliInProcess(args, { cwd: project });
   expect(result.code, result.stderr).toBe(0);
   return result.stdout;
 }

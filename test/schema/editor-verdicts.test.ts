@@ -21,7 +21,7 @@ import { bundleManifestSchema, loadSchemas } from '../../src/schema/load.js';
 import { readTemplate, templateNames } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/init/expand.js';
 import { planScaffold } from '../../src/init/scaffold.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 /**
@@ -165,7 +165,7 @@ describe('the published manifest schema and voxform agree', () => {
   it('`voxform validate` itself gives the verdicts its library entry gives (two cases through the CLI)', async () => {
     for (const c of [cases[0], cases.find((k) => k.voxform === 'schema')] as Case[]) {
       const dir = await tempDir({ 'voxform.yaml': c.yaml });
-      const cli = await runCli(['validate', '--format', 'json'], { cwd: dir, env: c.env });
+      const cli = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir, env: c.env });
       const library = await voxformVerdict(dir, 'voxform.yaml', c.env);
       const json = JSON.parse(cli.stdout) as { summary: { errors: number }; policy: { summary: { mandatory: number } } | null };
       // validate's exit code also counts mandatory policy violations (docs/policy.md); the manifest's verdict is its errors.

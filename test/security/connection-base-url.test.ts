@@ -60,7 +60,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     attacker = await startAttacker();
     const p = await projectWithBaseUrl(attacker.url);
     for (const args of [['plan'], ['apply', '--auto-approve'], ['validate']]) {
-      const result = await p.cli(args);
+      const result = await p.cliInProcess(args);
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.stderr).toMatch(/^voxform\.yaml:1:11  error\[base_url_untrusted\]: base_url names http:\/\/127\.0\.0\.1:\d+, an origin the operator has not trusted with the API key/m);
       expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS');
@@ -72,7 +72,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
   it('sends nothing to it even once trusted, while the operator names another service: the environment beats the manifest', async () => {
     attacker = await startAttacker();
     const p = await projectWithBaseUrl(attacker.url);
-    const result = await p.cli(['plan'], { VOXFORM_TRUSTED_ORIGINS: attacker.url });
+    const result = await p.cliInProcess(['plan'], { VOXFORM_TRUSTED_ORIGINS: attacker.url });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(attacker.received).toEqual([]);
@@ -83,7 +83,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     attacker = await startAttacker();
     const p = await projectWithBaseUrl(attacker.url);
     const commands = [['plan'], ['test', 'example/tests', '--skip-judge'], ['test', 'capture', 'call_unknown'], ['logs'], ['export', '--agent', '-OKdqbqetEcM4ak369ym', '--out', 'exported']];
-    for (const args of commands) await p.cli(args, { VOXFORM_TRUSTED_ORIGINS: attacker.url });
+    for (const args of commands) await p.cliInProcess(args, { VOXFORM_TRUSTED_ORIGINS: attacker.url });
     expect(attacker.received).toEqual([]);
   });
 
@@ -93,12 +93,12 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
     const withoutBaseUrl = { VOXFORM_BASE_URL: '' };
 
-    const refused = await p.cli(['plan'], withoutBaseUrl);
+    const refused = await p.cliInProcess(['plan'], withoutBaseUrl);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('base_url names');
     expect(p.requests).toEqual([]);
 
-    const trusted = await p.cli(['plan'], { ...withoutBaseUrl, VOXFORM_TRUSTED_ORIGINS: `https://proxy.example.com, ${p.url}/` });
+    const trusted = await p.cliInProcess(['plan'], { ...withoutBaseUrl, VOXFORM_TRUSTED_ORIGINS: `https://proxy.example.com, ${p.url}/` });
     expect(trusted.stderr).toBe('');
     expect(trusted.code).toBe(0);
     expect(p.requests.some((request) => request.path.startsWith('/agents/'))).toBe(true);
@@ -110,7 +110,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
     const flagOnly = { VOXFORM_BASE_URL: '' };
     for (const args of [['plan'], ['status'], ['history'], ['logs', '--agent', 'front-desk'], ['report', '--agent', 'front-desk']]) {
-      const result = await p.cli([...args, '--base-url', p.url], flagOnly);
+      const result = await p.cliInProcess([...args, '--base-url', p.url], flagOnly);
       expect(result.stderr, args.join(' ')).not.toContain('base_url');
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
     }
@@ -125,14 +125,14 @@ describe('exfiltration: a manifest base_url naming another host', () => {
     const manifest = path.join(p.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('http://127.0.0.1:1', p.url));
     const manifestDecides = { VOXFORM_BASE_URL: '', VOXFORM_TRUSTED_ORIGINS: p.url };
-    expect((await p.cli(['apply', '--auto-approve'], manifestDecides)).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'], manifestDecides)).code).toBe(0);
     for (const args of [['logs'], ['report']]) {
       const before = p.requests.length;
-      const result = await p.cli(args, manifestDecides);
+      const result = await p.cliInProcess(args, manifestDecides);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(p.requests.slice(before).some((request) => request.path.startsWith('/call-logs'))).toBe(true);
     }
-    const history = await p.cli(['history'], manifestDecides);
+    const history = await p.cliInProcess(['history'], manifestDecides);
     expect(history.code, history.stderr).toBe(0);
     expect(history.stdout).toContain(`History of default@${p.url}, newest first:`);
   });
@@ -140,7 +140,7 @@ describe('exfiltration: a manifest base_url naming another host', () => {
   it('a malformed VOXFORM_TRUSTED_ORIGINS stops every command that reads the manifests with a clear error', async () => {
     const p = await projectWithBaseUrl('https://api-west.millis.ai');
     for (const args of [['validate'], ['history'], ['logs'], ['report']]) {
-      const result = await p.cli(args, { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com/voice' });
+      const result = await p.cliInProcess(args, { VOXFORM_TRUSTED_ORIGINS: 'https://proxy.example.com/voice' });
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.stderr).toContain('VOXFORM_TRUSTED_ORIGINS holds "https://proxy.example.com/voice", which is not an origin.');
       expect(result.stderr).not.toMatch(/\n\s+at /);

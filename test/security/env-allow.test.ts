@@ -120,7 +120,7 @@ describe('exfiltration through a webhook header, end to end', () => {
     await writeFile(manifest, text.replace('${env:HOOK_TOKEN:-local-dev-token}', `\${env:${variable}}`));
     const planted = 'planted-cloud-secret-3d4c';
     const extra: Record<string, string> = { AWS_SECRET_ACCESS_KEY: planted, ...(allow === undefined ? {} : { VOXFORM_ENV_ALLOW: allow }) };
-    const result = await project.cli(['apply', '--auto-approve'], extra);
+    const result = await project.cliInProcess(['apply', '--auto-approve'], extra);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`\${env:${variable}} is refused`);
     // The manifests fail to load before any request (docs/plan.md, "The operation, in order"):

@@ -104,10 +104,10 @@ describe('end to end: apply records the names, the next plan marks a new one', (
 
   it('lists every name, then only the new one as new, in text, JSON and Markdown; the state holds names only', async () => {
     project = await startExampleProject();
-    const first = JSON.parse((await project.cli(['plan', '--format', 'json'])).stdout) as { environment_variables: unknown };
+    const first = JSON.parse((await project.cliInProcess(['plan', '--format', 'json'])).stdout) as { environment_variables: unknown };
     expect(first.environment_variables).toEqual({ names: EXAMPLE_NAMES, new: EXAMPLE_NAMES, recorded: false });
 
-    expect((await project.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
     const stateText = await readFile(path.join(project.dir, '.voxform/state.json'), 'utf8');
     const state = await readStateFile(path.join(project.dir, '.voxform/state.json'));
     expect(Object.values(state.workspaces).map((ws) => ws.environmentVariables)).toEqual([EXAMPLE_NAMES]);
@@ -116,15 +116,15 @@ describe('end to end: apply records the names, the next plan marks a new one', (
     const manifest = path.join(project.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('${env:HOOK_TOKEN:-local-dev-token}', '${env:DEPLOY_TOKEN}'));
     const planted = { DEPLOY_TOKEN: 'deploy-planted-6a5b4c' };
-    const text = await project.cli(['plan'], planted);
+    const text = await project.cliInProcess(['plan'], planted);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('(names only; + not read at the last apply):\n');
     expect(text.stdout).toContain('\n  + DEPLOY_TOKEN\n');
     expect(text.stdout).toContain('\n    CALENDAR_TOKEN\n');
     expect(text.stdout).not.toContain('HOOK_TOKEN');
-    const json = JSON.parse((await project.cli(['plan', '--format', 'json'], planted)).stdout) as { environment_variables: unknown };
+    const json = JSON.parse((await project.cliInProcess(['plan', '--format', 'json'], planted)).stdout) as { environment_variables: unknown };
     expect(json.environment_variables).toEqual({ names: ['CALENDAR_TOKEN', 'DEPLOY_TOKEN', 'OPENAI_API_KEY', 'TWILIO_API_KEY', 'TWILIO_API_SECRET'], new: ['DEPLOY_TOKEN'], recorded: true });
-    const markdown = await project.cli(['plan', '--format', 'markdown'], planted);
+    const markdown = await project.cliInProcess(['plan', '--format', 'markdown'], planted);
     expect(markdown.stdout).toContain('**`DEPLOY_TOKEN` (new)**');
     for (const output of [text.stdout, text.stderr, markdown.stdout]) expect(output).not.toContain(planted.DEPLOY_TOKEN);
   });

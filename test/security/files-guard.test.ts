@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
 import { MAX_KNOWLEDGE_FILE_BYTES, MAX_MANIFEST_BYTES, MAX_PROMPT_BYTES_TOTAL, MAX_PROMPT_FILE_BYTES } from '../../src/project-files/limits.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { summarize } from '../manifest/helpers.js';
 
 const tempDir = useTempDirs();
@@ -182,7 +182,7 @@ describe('files a manifest names must stay inside the project', () => {
 describe('the pull-request comment cannot carry a file from outside the project', () => {
   it('plan --format markdown with prompt: { file: /proc/self/environ } prints a diagnostic, not the environment', async () => {
     const { project } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('/proc/self/environ') });
-    const result = await runCli(['plan', '--format', 'markdown', '--local'], { cwd: project, env: { CI_SECRET: PLANTED } });
+    const result = await runCliInProcess(['plan', '--format', 'markdown', '--local'], { cwd: project, env: { CI_SECRET: PLANTED } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('voxform.yaml:5:23');
     expect(result.stderr).toContain('is an absolute path');
@@ -193,7 +193,7 @@ describe('the pull-request comment cannot carry a file from outside the project'
   it('plan --format markdown with a prompt linked to a file outside prints a diagnostic, not the file', async () => {
     const { project, outside } = await projectWithOutsideSecret({ 'voxform.yaml': manifestWithPrompt('prompt.md') });
     await symlink(path.join(outside, 'secret.md'), path.join(project, 'prompt.md'));
-    const result = await runCli(['plan', '--format', 'markdown', '--local'], { cwd: project });
+    const result = await runCliInProcess(['plan', '--format', 'markdown', '--local'], { cwd: project });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('voxform.yaml:5:23');
     expect(result.stdout + result.stderr).not.toContain(PLANTED);
@@ -213,7 +213,7 @@ describe("the repository's .git and voxform's .voxform hold no file a manifest m
 
   it('plan --format markdown with prompt: { file: .git/config } prints a diagnostic at the path, not the token', async () => {
     const project = await checkout({ 'voxform.yaml': manifestWithPrompt('.git/config') });
-    const result = await runCli(['plan', '--format', 'markdown', '--local'], { cwd: project });
+    const result = await runCliInProcess(['plan', '--format', 'markdown', '--local'], { cwd: project });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`voxform.yaml:5:23  error[file_outside_project]: prompt file ".git/config" is inside .git, git's own folder (its config can hold the CI job's token): voxform reads no file there`);
     expect(result.stdout + result.stderr).not.toContain(PLANTED);
@@ -237,7 +237,7 @@ describe("the repository's .git and voxform's .voxform hold no file a manifest m
   it('refuses a conversation test file in .git', async () => {
     const project = await checkout({ 'voxform.yaml': 'agents:\n  desk: { id: ag_1 }\n' });
     await writeFile(path.join(project, '.git/a.test.yaml'), `agent: desk\ntests: [{ name: "${PLANTED}", turns: [{ expect: [{ contains: x }] }] }]\n`);
-    const result = await runCli(['test', '.git/a.test.yaml', '--local'], { cwd: project });
+    const result = await runCliInProcess(['test', '.git/a.test.yaml', '--local'], { cwd: project });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('.git/a.test.yaml is inside .git');
     expect(result.stdout + result.stderr).not.toContain(PLANTED);

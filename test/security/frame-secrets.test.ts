@@ -4,7 +4,7 @@
  * values are secret (docs/security.md §5, docs/manifest.md "Secret fields").
  */
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
 
 const tempDir = useTempDirs();
@@ -39,10 +39,10 @@ describe('code frames never show a secret header value', () => {
   it.each(TRIGGERS)('$name: validate (text and JSON) and plan', async ({ lines, at }) => {
     const cwd = await tempDir({ 'voxform.yaml': [...HEAD, ...lines, ''].join('\n') });
     const runs = [
-      await runCli(['validate'], { cwd }),
-      await runCli(['validate', '--format', 'json'], { cwd }),
-      await runCli(['plan', '--local'], { cwd }),
-      await runCli(['plan', '--local', '--format', 'markdown'], { cwd }),
+      await runCliInProcess(['validate'], { cwd }),
+      await runCliInProcess(['validate', '--format', 'json'], { cwd }),
+      await runCliInProcess(['plan', '--local'], { cwd }),
+      await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd }),
     ];
     for (const run of runs) {
       expect(run.code).toBe(1);
@@ -57,7 +57,7 @@ describe('code frames never show a secret header value', () => {
 
   it('keeps the header names and the rest of the frame readable', async () => {
     const cwd = await tempDir({ 'voxform.yaml': [...HEAD, ...(TRIGGERS[0]?.lines ?? []), ''].join('\n') });
-    const result = await runCli(['validate'], { cwd });
+    const result = await runCliInProcess(['validate'], { cwd });
     expect(result.stderr).toBe(
       [
         'voxform.yaml:10:11  error[duplicate_key]: this key appears twice in the same mapping; YAML keys must be unique',

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { filterOverrides, GIT_HARDENING } from '../../src/project-files/git.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const API_KEY = 'vx_planted_api_key_7f3a91c0d2';
@@ -94,13 +94,13 @@ describe('git runs nothing from the repository and gets no secret', () => {
     const bin = await loggingGit(log);
     const env = { VOXFORM_API_KEY: API_KEY, PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: gitEnv.HOME, GIT_CONFIG_NOSYSTEM: '1' };
 
-    const apply = await runCli(['apply', '--local', '--auto-approve', '-f', 'agents/voxform.yaml'], { cwd: dir, env });
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve', '-f', 'agents/voxform.yaml'], { cwd: dir, env });
     expect(apply.code).toBe(0);
     expect(existsSync(marker)).toBe(false);
 
     // git did run, in the checkout's own repository: the record names its commit. Only the files
     // the apply wrote (.voxform/, voxform's own) differ from it, and they do not count.
-    const history = await runCli(['history', '--local', '--format', 'json', '-f', 'agents/voxform.yaml'], { cwd: dir, env });
+    const history = await runCliInProcess(['history', '--local', '--format', 'json', '-f', 'agents/voxform.yaml'], { cwd: dir, env });
     expect(JSON.parse(history.stdout).records[0].source).toMatchObject({ commit, branch: 'main', uncommitted: false });
 
     // Every git run had the whole rule and none of the secret.
@@ -126,8 +126,8 @@ describe('git runs nothing from the repository and gets no secret', () => {
   it('a rollback asks for the commit and the branch under the same rule', async () => {
     const { dir, marker, commit, gitEnv } = await hostileCheckout();
     const env = { VOXFORM_API_KEY: API_KEY, HOME: gitEnv.HOME, GIT_CONFIG_NOSYSTEM: '1' };
-    expect((await runCli(['apply', '--local', '--auto-approve', '-f', 'agents/voxform.yaml'], { cwd: dir, env })).code).toBe(0);
-    const rollback = await runCli(['rollback', commit, '--local', '--auto-approve', '-f', 'agents/voxform.yaml'], { cwd: dir, env });
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve', '-f', 'agents/voxform.yaml'], { cwd: dir, env })).code).toBe(0);
+    const rollback = await runCliInProcess(['rollback', commit, '--local', '--auto-approve', '-f', 'agents/voxform.yaml'], { cwd: dir, env });
     expect(rollback.code).toBe(0);
     expect(existsSync(marker) ? await readFile(marker, 'utf8') : '').toBe('');
   });

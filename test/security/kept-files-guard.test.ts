@@ -18,7 +18,7 @@ import {
   MAX_KEPT_JSON_DEPTH,
   MAX_STATE_JSON_VALUES,
 } from '../../src/project-files/limits.js';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const PLANTED = 'AWS_SECRET_planted_4c8e2a';
@@ -52,7 +52,7 @@ describe.each([
 ])('.voxform/%s from the repository', (name, noun) => {
   it.each(CASES)('%s: exit 1, a clear error, nothing of it shown', async (_case, make, problem) => {
     const dir = await project(name, make);
-    const result = await runCli(['plan', '--local'], { cwd: dir });
+    const result = await runCliInProcess(['plan', '--local'], { cwd: dir });
     expect(result.stderr).toMatch(new RegExp(`error\\[(state|emulator_data)_(invalid|unreadable)\\]: ${noun} `));
     expect(result.stderr).toMatch(problem);
     expect(result.stderr).not.toContain('Invalid string length');
@@ -87,8 +87,8 @@ describe('.voxform/history/ records from the repository', () => {
   ];
   it.each(cases)('%s: skipped with a warning naming it, the rest of the history still shown', async (_case, make, problem) => {
     const dir = await project(RECORD, make);
-    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
-    const result = await runCli(['history', '--local'], { cwd: dir });
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const result = await runCliInProcess(['history', '--local'], { cwd: dir });
     expect(result.stderr).toContain(`warning: .voxform/${RECORD} is skipped: it is not a voxform history record (it `);
     expect(result.stderr).toMatch(problem);
     expect(result.stdout).toContain('agents changed: desk');
@@ -100,12 +100,12 @@ describe('.voxform/history/ records from the repository', () => {
 describe('.voxform/state.json.lock holder files from the repository', () => {
   it.each(NOT_REGULAR)('%s: the lock is held by an unknown run, in status and apply alike', async (_case, make, problem) => {
     const dir = await project('state.json.lock/holder-abc.json', make);
-    const status = await runCli(['status', '--local'], { cwd: dir });
+    const status = await runCliInProcess(['status', '--local'], { cwd: dir });
     expect(status.stdout).toContain('held by an unknown run (its holder file holder-abc.json ');
     expect(status.stdout).toMatch(problem);
     expectNothingOfIt(status);
     expect(status.code).toBe(0);
-    const apply = await runCli(['apply', '--local', '--auto-approve', '--lock-timeout', '0'], { cwd: dir });
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve', '--lock-timeout', '0'], { cwd: dir });
     expect(apply.stderr).toContain('is locked by an unknown run (its holder file holder-abc.json ');
     expectNothingOfIt(apply);
     expect(apply.code).toBe(1);
@@ -124,7 +124,7 @@ describe('kept files within their budget of JSON values and depth', () => {
     ['local.json', 'list', 13_000_000, 'emulator_data_unreadable', 'The emulator data file', MAX_EMULATOR_DATA_JSON_VALUES],
   ] as const)('.voxform/%s of empty objects (%s, about 40 MB): refused at the limit, naming the file, the limit and a fix', async (name, shape, count, code, noun, limit) => {
     const dir = await project(name, (file) => writeFile(file, emptyObjects(count, shape)));
-    const result = await runCli(['plan', '--local', '--format', 'json'], { cwd: dir });
+    const result = await runCliInProcess(['plan', '--local', '--format', 'json'], { cwd: dir });
     expect(JSON.parse(result.stdout)).toEqual({
       error: {
         code,
@@ -138,7 +138,7 @@ describe('kept files within their budget of JSON values and depth', () => {
 
   it('a state nested deeper than the limit: refused, naming the file and the limit', async () => {
     const dir = await project('state.json', (file) => writeFile(file, `${'['.repeat(MAX_KEPT_JSON_DEPTH + 1)}${']'.repeat(MAX_KEPT_JSON_DEPTH + 1)}`));
-    const result = await runCli(['plan', '--local'], { cwd: dir });
+    const result = await runCliInProcess(['plan', '--local'], { cwd: dir });
     expect(result.stderr).toContain(`.voxform/state.json nests deeper than ${MAX_KEPT_JSON_DEPTH} levels, the limit. It was not read.`);
     expect(result.code).toBe(1);
   });
@@ -146,8 +146,8 @@ describe('kept files within their budget of JSON values and depth', () => {
   it('a history record over its budget: skipped with a warning naming it and the limit', async () => {
     const RECORD = 'history/20260101T000000000Z-abcdef.json';
     const dir = await project(RECORD, (file) => writeFile(file, emptyObjects(MAX_HISTORY_RECORD_JSON_VALUES + 1, 'list')));
-    expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
-    const result = await runCli(['history', '--local'], { cwd: dir });
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const result = await runCliInProcess(['history', '--local'], { cwd: dir });
     expect(result.stderr).toContain(`warning: .voxform/${RECORD} is skipped: it is not a voxform history record (it holds more than ${MAX_HISTORY_RECORD_JSON_VALUES.toLocaleString('en-US')} JSON values, the limit`);
     expect(result.stdout).toContain('agents changed: desk');
     expect(result.code).toBe(0);

@@ -10,7 +10,7 @@ import { parseYaml, reportYamlErrors } from '../../src/manifest/parse-yaml.js';
 import { countLines, SourceRegistry } from '../../src/manifest/source.js';
 import { MAX_DIAGNOSTICS_KEPT, MAX_DIAGNOSTICS_SHOWN } from '../../src/project-files/limits.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../../src/yaml/limits.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { loadTree } from '../manifest/helpers.js';
 
 const tempDir = useTempDirs();
@@ -124,12 +124,12 @@ describe('parser limits', () => {
   it('shows the first diagnostics and sums up the rest in one line', async () => {
     const names = Array.from({ length: 5_000 }, (_, i) => `  "bad name ${i}": { id: ag_${i} }`).join('\n');
     const cwd = await tempDir({ 'voxform.yaml': `agents:\n${names}\n` });
-    const result = await runCli(['validate'], { cwd });
+    const result = await runCliInProcess(['validate'], { cwd });
     expect(result.code).toBe(1);
     expect(result.stderr.match(/^voxform\.yaml:\d+:\d+ {2}/gm)).toHaveLength(MAX_DIAGNOSTICS_SHOWN);
     expect(result.stderr).toContain(`…and 4,950 more, and checking stopped there (only the first ${MAX_DIAGNOSTICS_SHOWN} are shown; fix these and run again)`);
     expect(result.stderr).toContain('5,000 errors in 1 file');
-    const json = await runCli(['validate', '--format', 'json'], { cwd });
+    const json = await runCliInProcess(['validate', '--format', 'json'], { cwd });
     expect(JSON.parse(json.stdout).summary).toMatchObject({ errors: 5_000, omitted: 5_000 - MAX_DIAGNOSTICS_KEPT });
   });
 });

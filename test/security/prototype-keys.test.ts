@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 
@@ -28,7 +28,7 @@ it('a `__proto__` key in a manifest steers no option: plan writes no file and re
       '',
     ].join('\n'),
   );
-  const result = await runCli(['plan', '--local'], { cwd: project });
+  const result = await runCliInProcess(['plan', '--local'], { cwd: project });
   expect(result.stderr).not.toContain('Saved the plan');
   expect(existsSync(planned)).toBe(false);
   expect(result.stderr).not.toMatch(/is not a known field|unexpected problem/);

@@ -37,8 +37,8 @@ describe('fingerprints in the state file and saved plans', () => {
   it('cannot be tested offline: keyed with a key derived from the API key, which neither file holds', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['apply', '--auto-approve'], SHORT)).code).toBe(0);
-    expect((await p.cli(['plan', '--out', 'plan.json'], SHORT)).code).toBe(0);
+    expect((await p.cliInProcess(['apply', '--auto-approve'], SHORT)).code).toBe(0);
+    expect((await p.cliInProcess(['plan', '--out', 'plan.json'], SHORT)).code).toBe(0);
     const state = await readFile(path.join(p.dir, '.voxform/state.json'), 'utf8');
     const plan = await readFile(path.join(p.dir, 'plan.json'), 'utf8');
     const key = fingerprintKey(p.emulator.apiKey);
@@ -63,15 +63,15 @@ describe('fingerprints in the state file and saved plans', () => {
   it('still notices a changed secret: a credential key (state), and a ${env:} value after a saved plan', async () => {
     project = await startExampleProject();
     const p = project;
-    expect((await p.cli(['apply', '--auto-approve'], SHORT)).code).toBe(0);
-    const same = await p.cli(['plan', '--detailed-exitcode'], SHORT);
+    expect((await p.cliInProcess(['apply', '--auto-approve'], SHORT)).code).toBe(0);
+    const same = await p.cliInProcess(['plan', '--detailed-exitcode'], SHORT);
     expect(same.code).toBe(0);
 
-    const changedCredential = await p.cli(['plan'], { ...SHORT, OPENAI_API_KEY: 'sk-5' });
+    const changedCredential = await p.cliInProcess(['plan'], { ...SHORT, OPENAI_API_KEY: 'sk-5' });
     expect(changedCredential.stdout).toMatch(/credential\.openai[\s\S]*api_key[^\n]*\(sensitive value changed\)/);
 
-    expect((await p.cli(['plan', '--out', 'plan.json'], SHORT)).code).toBe(0);
-    const stale = await p.cli(['apply', 'plan.json'], { ...SHORT, HOOK_TOKEN: 'k9Zr' });
+    expect((await p.cliInProcess(['plan', '--out', 'plan.json'], SHORT)).code).toBe(0);
+    const stale = await p.cliInProcess(['apply', 'plan.json'], { ...SHORT, HOOK_TOKEN: 'k9Zr' });
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('the value of a ${env:…} secret changed');
   });

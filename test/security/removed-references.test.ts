@@ -7,7 +7,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const GREETING = 'LIVESECRET_greet_123';
@@ -33,10 +33,10 @@ function manifest(withReferences: boolean): string {
 it('a plan that removes an ${env:…} reference never shows the value the last apply put there', async () => {
   const project = await tempDir();
   await writeFile(path.join(project, 'voxform.yaml'), manifest(true));
-  expect((await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env })).code).toBe(0);
+  expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env })).code).toBe(0);
   await writeFile(path.join(project, 'voxform.yaml'), manifest(false));
   for (const format of ['text', 'markdown', 'json']) {
-    const plan = await runCli(['plan', '--local', '--format', format, '--out', 'plan.json'], { cwd: project, env });
+    const plan = await runCliInProcess(['plan', '--local', '--format', format, '--out', 'plan.json'], { cwd: project, env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('first_message');
     for (const secret of [GREETING, URL_TOKEN]) expect(plan.stdout + plan.stderr).not.toContain(secret);
@@ -44,7 +44,7 @@ it('a plan that removes an ${env:…} reference never shows the value the last a
   // The saved plan's before values are the live ones as well.
   expect(await readFile(path.join(project, 'plan.json'), 'utf8')).not.toContain(GREETING);
   // apply prints the plan it runs, with the same before values.
-  const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
   expect(applied.code, applied.stderr).toBe(0);
   expect(applied.stdout).toContain('first_message');
   for (const secret of [GREETING, URL_TOKEN]) expect(applied.stdout + applied.stderr).not.toContain(secret);
@@ -53,15 +53,15 @@ it('a plan that removes an ${env:…} reference never shows the value the last a
 it('an agent name filled from ${env:…} is a secret: redacted in the plan and its file, filled in at apply', async () => {
   const project = await tempDir();
   await writeFile(path.join(project, 'voxform.yaml'), ['version: 1', 'agents:', '  front-desk:', '    id: -OKdqbqetEcM4ak369ym', '    name: "Desk ${env:S_NAME}"', ''].join('\n'));
-  const plan = await runCli(['plan', '--local', '--out', 'plan.json'], { cwd: project, env });
+  const plan = await runCliInProcess(['plan', '--local', '--out', 'plan.json'], { cwd: project, env });
   expect(plan.code, plan.stderr).toBe(0);
   expect(plan.stdout).toContain('~ name: (sensitive value changed)');
   expect(await readFile(path.join(project, 'plan.json'), 'utf8')).not.toContain(NAME);
-  const show = await runCli(['plan', 'show', 'plan.json'], { cwd: project });
+  const show = await runCliInProcess(['plan', 'show', 'plan.json'], { cwd: project });
   expect(show.stdout).not.toContain(NAME);
-  expect((await runCli(['apply', '--local', 'plan.json'], { cwd: project, env })).code).toBe(0);
+  expect((await runCliInProcess(['apply', '--local', 'plan.json'], { cwd: project, env })).code).toBe(0);
   for (const file of await readdir(path.join(project, '.voxform', 'history'))) {
     expect(await readFile(path.join(project, '.voxform', 'history', file), 'utf8')).not.toContain(NAME);
   }
-  expect((await runCli(['plan', '--local', '--detailed-exitcode'], { cwd: project, env })).code).toBe(0);
+  expect((await runCliInProcess(['plan', '--local', '--detailed-exitcode'], { cwd: project, env })).code).toBe(0);
 });

@@ -5,7 +5,7 @@
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCli, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const makeDir = useTempDirs();
 const PLANTED = { PLANTED_CAMPAIGN: 'planted-campaign-name-5521', PLANTED_DESCRIPTION: 'planted-knowledge-description-8830' };
@@ -32,7 +32,7 @@ describe('secrets in the state', () => {
   it("keeps a campaign name and a knowledge description from ${env:…} as keyed hashes, and plans no change after apply", async () => {
     const dir = await exampleWithEnvValues();
     const env = { ...PLANTED };
-    const applied = await runCli(['apply', '-f', 'agents.example.yaml', '--local', '--auto-approve'], { cwd: dir, env });
+    const applied = await runCliInProcess(['apply', '-f', 'agents.example.yaml', '--local', '--auto-approve'], { cwd: dir, env });
     expect(applied.code, applied.stderr).toBe(0);
 
     const state = await readFile(path.join(dir, '.voxform/state.json'), 'utf8');
@@ -43,7 +43,7 @@ describe('secrets in the state', () => {
       for (const value of Object.values(PLANTED)) expect(text, file).not.toContain(value);
     }
 
-    const planned = await runCli(['plan', '-f', 'agents.example.yaml', '--local', '--format', 'json'], { cwd: dir, env });
+    const planned = await runCliInProcess(['plan', '-f', 'agents.example.yaml', '--local', '--format', 'json'], { cwd: dir, env });
     expect(planned.code, planned.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout) as { resource_changes: Array<{ address: string; action: string }> };
     const actions = Object.fromEntries(plan.resource_changes.map((change) => [change.address, change.action]));
@@ -51,7 +51,7 @@ describe('secrets in the state', () => {
     expect(actions['knowledge.faq']).toBe('no-op');
 
     // A new value is still seen as a change.
-    const changed = await runCli(['plan', '-f', 'agents.example.yaml', '--local', '--format', 'json'], { cwd: dir, env: { ...env, PLANTED_CAMPAIGN: 'another-name-7741' } });
+    const changed = await runCliInProcess(['plan', '-f', 'agents.example.yaml', '--local', '--format', 'json'], { cwd: dir, env: { ...env, PLANTED_CAMPAIGN: 'another-name-7741' } });
     const after = JSON.parse(changed.stdout) as { resource_changes: Array<{ address: string; action: string }> };
     expect(after.resource_changes.find((change) => change.address === 'campaign.recall-reminders')?.action).toBe('update');
     for (const value of [...Object.values(PLANTED), 'another-name-7741']) expect(changed.stdout + changed.stderr).not.toContain(value);

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const AGENT = '-OKdqbqetEcM4ak369ym';
 const PLANTED = { HOOK_TOKEN: 'SECRETHOOKVALUE_exfil', CALENDAR_TOKEN: 'CALSECRET_planted_77', URL_TOKEN: 'URLTOKEN_planted_55' };
@@ -94,7 +94,7 @@ describe('voxform test sends no secret to a URL the repository names, before rev
   it('--local: the embedded emulator calls none of its webhooks, and keeps no secret in .voxform/', async () => {
     const { url, deliveries } = await startListener();
     const dir = await makeDir(project(url, TOOL(url)));
-    const result = await runCli(['test', '--local'], { cwd: dir, env });
+    const result = await runCliInProcess(['test', '--local'], { cwd: dir, env });
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('PASS  greets');
     expect(result.code).toBe(0);
@@ -116,7 +116,7 @@ describe('voxform test sends no secret to a URL the repository names, before rev
     });
     expect(put.status).toBe(200);
     const dir = await makeDir(project(url));
-    const result = await runCli(['test'], { cwd: dir, env: { ...env, VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey } });
+    const result = await runCliInProcess(['test'], { cwd: dir, env: { ...env, VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey } });
     expect(result.code).toBe(0);
     await received(2);
     expect(deliveries.map((d) => `${d.method} ${d.url.split('?')[0]}`)).toEqual(['GET /prefetch', 'POST /end']);
@@ -130,7 +130,7 @@ describe('voxform test sends no secret to a URL the repository names, before rev
   it('--with-secrets (the operator has reviewed the manifests): sent as apply would, and the emulator calls the webhooks', async () => {
     const { url, deliveries } = await startListener();
     const dir = await makeDir(project(url));
-    const result = await runCli(['test', '--local', '--with-secrets'], { cwd: dir, env });
+    const result = await runCliInProcess(['test', '--local', '--with-secrets'], { cwd: dir, env });
     expect(result.code).toBe(0);
     // The prefetch is awaited before the greeting (the end-of-call webhook may be cut short as the run ends).
     expect(deliveries[0]?.method).toBe('GET');

@@ -13,7 +13,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { markdownText } from '../../src/util/markdown-escape.js';
 import { SINK_URL } from '../../src/secrets/sink.js';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const AGENT = '-OKdqbqetEcM4ak369ym';
 const PROMO = 'PROMO-LIVE-8812';
@@ -39,7 +39,7 @@ const GREETING_TEST = 'agent: front-desk\ntests:\n  - name: greets with a welcom
 async function pullRequestAfterApply(): Promise<string> {
   const project = await tempDir();
   await writeFile(path.join(project, 'voxform.yaml'), manifest('Hello, your code is ${env:PROMO_CODE}'));
-  const applied = await runCli(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
   expect(applied.code, applied.stderr).toBe(0);
   await writeFile(path.join(project, 'voxform.yaml'), manifest('Hello'));
   const statePath = path.join(project, '.voxform', 'state.json');
@@ -55,7 +55,7 @@ async function pullRequestAfterApply(): Promise<string> {
 
 it('plan --format markdown: a committed state whose list of variables was emptied unmasks nothing', async () => {
   const project = await pullRequestAfterApply();
-  const plan = await runCli(['plan', '--local', '--format', 'markdown'], { cwd: project, env });
+  const plan = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: project, env });
   expect(plan.code, plan.stderr).toBe(0);
   expect(plan.stdout).toContain('first_message');
   expect(plan.stdout + plan.stderr).not.toContain(PROMO);
@@ -66,7 +66,7 @@ it('test --format markdown: the live greeting a failing check quotes is scrubbed
   await mkdir(path.join(project, 'tests'));
   await writeFile(path.join(project, 'tests', 'greet.test.yaml'), GREETING_TEST);
   for (const format of ['markdown', 'text', 'json', 'junit']) {
-    const result = await runCli(['test', '--local', '--against', 'both', '--format', format], { cwd: project, env });
+    const result = await runCliInProcess(['test', '--local', '--against', 'both', '--format', format], { cwd: project, env });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toContain('(sensitive)');
     expect(result.stdout + result.stderr, format).not.toContain(PROMO);
@@ -126,7 +126,7 @@ it('test --against desired: a session_data_webhook the pull request points at it
   const running = await liveAgentWithSecretPrompt(reviewed);
   // The pull request drops `prompt` (the live one, with the secret, would be kept) and names its host.
   const project = await projectWith([`      session_data_webhook: { url: "${attacker.url}/end" }`]);
-  const result = await runCli(['test', '--format', 'markdown'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
+  const result = await runCliInProcess(['test', '--format', 'markdown'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
   expect(result.code, result.stderr).toBe(0);
   // The report (the pull request's comment) says which target the run replaced.
   // (Markdown-escaped like every text in the comment: a bare address is never made a link.)
@@ -142,7 +142,7 @@ it('test --against desired: a live prompt holding a deployed secret, kept becaus
   const reviewed = await startReceiver();
   const running = await liveAgentWithSecretPrompt(reviewed);
   const project = await projectWith([`      session_data_webhook: { url: "${reviewed.url}/end" }`]);
-  const result = await runCli(['test'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
+  const result = await runCliInProcess(['test'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
   expect(result.code, result.stderr).toBe(0);
   await reviewed.received(1);
   const body = reviewed.bodies.join('\n');
@@ -156,7 +156,7 @@ it('--with-secrets (reviewed manifests): the configuration runs as it would be a
   const target = await startReceiver();
   const running = await liveAgentWithSecretPrompt(reviewed);
   const project = await projectWith([`      session_data_webhook: { url: "${target.url}/end" }`]);
-  const result = await runCli(['test', '--with-secrets'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
+  const result = await runCliInProcess(['test', '--with-secrets'], { cwd: project, env: { ...env, VOXFORM_BASE_URL: running.url, VOXFORM_API_KEY: running.apiKey } });
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout).not.toContain(SINK_URL);
   await target.received(1);
@@ -173,7 +173,7 @@ it('a secret too short to search for is masked where it stands, never inside wor
   );
   const shortEnv = { VOXFORM_ENV_ALLOW: 'HOOK_TOKEN', HOOK_TOKEN: 'x' };
   for (const format of ['text', 'markdown', 'json']) {
-    const plan = await runCli(['plan', '--local', '--format', format], { cwd: project, env: shortEnv });
+    const plan = await runCliInProcess(['plan', '--local', '--format', format], { cwd: project, env: shortEnv });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('This excludes nothing from voxform.yaml');
     expect(plan.stdout).not.toContain('(sensitive)cludes');
