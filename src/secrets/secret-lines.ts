@@ -100,22 +100,32 @@ function inRegion(region: Region, indent: number, content: string): boolean {
   return indent > region.column || (indent === region.column && /^-(\s|$)/.test(content));
 }
 
-/** A line inside a secret value: `name: (sensitive)` for a key at the region's first indentation, else hidden whole. */
+/**
+ * A line inside a secret value: `name: (sensitive)` for a key at the region's first indentation
+ * (also after a list item's `- `, so that each item of `credentials:` shows its keys), else hidden whole.
+ */
 function maskRegionLine(lead: string, content: string, indent: number, state: ScanState): MaskedLine {
   const region = state.region as Region;
-  region.childIndent ??= indent;
   if (region.literal !== undefined && indent > region.literal) return hideWhole(lead, content);
   region.literal = undefined;
-  const key = indent === region.childIndent ? /^([A-Za-z0-9_][A-Za-z0-9_.-]*|"[A-Za-z0-9_.-]*"|'[A-Za-z0-9_.-]*'):(\s|$)/.exec(content) : null;
+  const item = LIST_ITEMS.exec(content)?.[0] ?? '';
+  const keyColumn = indent + item.length;
+  region.childIndent ??= keyColumn;
+  const key = keyColumn === region.childIndent ? PLAIN_KEY.exec(content.slice(item.length)) : null;
   if (!key) {
     state.open = scanValue(content, undefined);
     return hideWhole(lead, content);
   }
-  const value = content.slice(key[0].length);
+  const value = content.slice(item.length + key[0].length);
   state.open = scanValue(value, undefined);
-  if (BLOCK_SCALAR.test(value)) region.literal = indent;
-  return hideAfter(`${lead}${key[1] as string}:`, value);
+  if (BLOCK_SCALAR.test(value)) region.literal = keyColumn;
+  return hideAfter(`${lead}${item}${key[1] as string}:`, value);
 }
+
+/** The `- ` of list items a line starts with. */
+const LIST_ITEMS = /^(?:- +)+/;
+/** A key as a mapping line starts with it: plain, or quoted without escapes. */
+const PLAIN_KEY = /^([A-Za-z0-9_][A-Za-z0-9_.-]*|"[A-Za-z0-9_.-]*"|'[A-Za-z0-9_.-]*'):(\s|$)/;
 
 /**
  * A line outside any secret value: hides what follows the first secret key (or secret anchor) on

@@ -45,6 +45,11 @@ describe('maskSecretLines', () => {
       expected: ['credentials:', '(sensitive)', '(sensitive)', 'next: 1'],
     },
     {
+      name: 'each list item shows its keys, and a value that is one reference, as a mapping does',
+      text: ['credentials:', '  - provider: openai', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: x', '    api_key: sk-literal', '    note: |', '      sk-in-a-block', '      - provider: y', 'next: 1'],
+      expected: ['credentials:', '  - provider: (sensitive)', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: (sensitive)', '    api_key: (sensitive)', '    note: (sensitive)', '      (sensitive)', '      (sensitive)', 'next: 1'],
+    },
+    {
       name: 'an anchor a secret value refers to',
       text: ['base: &tok abc', 'list:', '  - &h', '    x: y', 'headers: { a: *tok, <<: *h }'],
       expected: ['base: &tok (sensitive)', 'list:', '  - &h', '    x: (sensitive)', 'headers: (sensitive)'],
