@@ -66,7 +66,11 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     const written = valueAtPath(spec, path);
     if (typeof written === 'string') envReferences[formatDotted(path)] = written;
   };
-  const resolved = interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec') }) as Record<string, unknown>;
+  const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec') }) as Record<string, unknown>;
+  // A reference the template writes (a header's token) is the user's to set, at the line that uses the template.
+  const resolved = template
+    ? ctx.diagnostics.reportingAt(template.source, spanAt(entry, ['template']) ?? keySpan, `template "${template.name}": `, interpolate)
+    : interpolate();
 
   // Asked only of a value with a problem: the set is made then.
   checkAgainstSchema({ definition: 'AgentSpec', value: resolved, at, fallback: keySpan, isSecret: (path) => envSecretSet(envPlaces).covers(path) }, ctx.diagnostics);

@@ -23,6 +23,7 @@ export class DiagnosticList {
   private readonly pending: Pending[] = [];
   private readonly seen = new Set<string>();
   private errorCount = 0;
+  private relocation: { from: SourceText; at: Span; lead: string } | undefined;
   /**
    * Problems found past MAX_DIAGNOSTICS_KEPT: counted, not kept (a hostile manifest can make
    * millions); `stopped` once the loader stopped looking for more (see `full`).
@@ -51,13 +52,29 @@ export class DiagnosticList {
     return this.errorCount;
   }
 
-  private add(item: Pending): void {
+  /**
+   * Runs `check` with the problems it finds in the text `from` (a bundled template's, which is not
+   * the user's to open or fix) reported at `at` instead, each led by `lead`: once per message there,
+   * however many places of the template repeat it.
+   */
+  reportingAt<T>(from: SourceText, at: Span, lead: string, check: () => T): T {
+    this.relocation = { from, at, lead };
+    try {
+      return check();
+    } finally {
+      this.relocation = undefined;
+    }
+  }
+
+  private add(found: Pending): void {
+    const moved = this.relocation && found.span.source === this.relocation.from;
+    const item = moved && this.relocation ? { ...found, message: `${this.relocation.lead}${found.message}`, span: this.relocation.at } : found;
     if (this.pending.length >= MAX_DIAGNOSTICS_KEPT) {
       if (item.severity === 'error') this.errorCount++;
       this.omitted[item.severity === 'error' ? 'errors' : 'warnings']++;
       return;
     }
-    const key = `${item.span.source.path}\0${item.span.start}\0${item.code}`;
+    const key = `${item.span.source.path}\0${item.span.start}\0${item.code}${moved ? `\0${item.message}` : ''}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
     if (item.severity === 'error') this.errorCount++;

@@ -54,6 +54,16 @@ describe('templates', () => {
     ]);
   });
 
+  it('a variable the shipped template reads through ${env:…} and the environment lacks: one diagnostic at template:, not one per place in the package\'s file', async () => {
+    const vars = '    vars: { business: Acme, services: cleaning, calendar_api_url: "https://cal.example.com" }\n';
+    const result = await loadTree({ 'voxform.yaml': manifest(`    template: appointment-booking\n${vars}`) });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:4:15 env_missing template "appointment-booking": environment variable CALENDAR_TOKEN is not set; set it, or give a default with ${env:CALENDAR_TOKEN:-default}',
+    ]);
+    const set = await loadTree({ 'voxform.yaml': manifest(`    template: appointment-booking\n${vars}`) }, { env: { CALENDAR_TOKEN: 'calendar-token-long-enough' } });
+    expect(summarize(set)).toEqual([]);
+  });
+
   it('names every missing required variable in one diagnostic, not one per run', async () => {
     const result = await loadWith(manifest('    template: receptionist\n'), {
       'templates/receptionist/template.yaml': receptionist['templates/receptionist/template.yaml'].replace(
