@@ -200,6 +200,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--from-phones', 'export every agent bound to a phone number')
     .option('--out <dir>', 'where to write', '.')
     .option('--force', 'overwrite existing files')
+    .option('--state <url|path>', `${STATE_OPTION}; its deploy ledger says which live values came from \${env:…}`)
     .action(action('export'));
 }
 

@@ -275,6 +275,18 @@ describe('export of values an apply took from the environment (docs/export.md)',
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('0 to create, 0 to update');
   });
+
+  test('--state names the state whose ledger is read, as it does for plan and apply', async () => {
+    const dir = await tempDir({ 'voxform.yaml': DEPLOYED });
+    const state = ['--state', 'elsewhere/state.json'];
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve', ...state], { cwd: dir, env: { PROMO_CODE: PROMO } })).code).toBe(0);
+    const unread = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'unread'], { cwd: dir });
+    expect(unread.stdout).not.toContain('SPARE_AGENT_1_PROMPT');
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported', ...state], { cwd: dir });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain('  SPARE_AGENT_1_PROMPT         agents.spare-agent-1.config.prompt\n');
+    for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
+  });
 });
 
 /** The CLI as a user file permissions apply to, also when the tests run as root (see runCli). */

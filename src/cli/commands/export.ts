@@ -19,6 +19,8 @@ export interface ExportOptions extends ConnectionOptions {
   fromPhones?: boolean;
   out?: string;
   force?: boolean;
+  /** The state whose deploy ledger says which values `${env:…}` put there (`--state`, else VOXFORM_STATE). */
+  state?: string;
 }
 
 /** `voxform export`: the live agents as a manifest, prompts and phone bindings; nothing overwritten without --force. */
@@ -40,7 +42,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     phones: live.phones,
     region: connection.baseUrl === REGION_BASE_URLS.eu ? 'eu' : undefined,
     command: commandLine(agentIds, fromPhones),
-    deployed: await deployedSecrets(ctx),
+    deployed: await deployedSecrets(options, ctx),
   });
 
   const files: ScaffoldFile[] = [
@@ -80,9 +82,9 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
  * operator lets a manifest read, and the places the operator's deploy ledger recorded (every
  * workspace's: its places are by agent id).
  */
-async function deployedSecrets(ctx: CommandContext): Promise<TrustedSecrets> {
+async function deployedSecrets(options: ExportOptions, ctx: CommandContext): Promise<TrustedSecrets> {
   const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
-  const backend = await openOperatorBackend({}, ctx);
+  const backend = await openOperatorBackend(options, ctx);
   trusted.noteLedger(await backend.exportHistory());
   return trusted;
 }
