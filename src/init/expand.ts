@@ -94,6 +94,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
     if (filledBy.length > 0) {
       throw new VoxformError('init_value_invalid', `The value given for ${filledBy.join(', ')} does not fit template ${template.name}: ${message}`, {
         hint: `Give ${filledBy.length === 1 ? 'it' : 'them'} another value (--var ${filledBy[0]}=…).`,
+        details: { variables: filledBy },
       });
     }
     throw new VoxformError('template_invalid', `Template ${template.name} makes an invalid agent: ${message}`, {

@@ -276,6 +276,19 @@ describe('voxform init on a terminal', () => {
     expect(term.out()).toContain('Created agent post-call-survey');
   });
 
+  test('a value that does not fit is asked for again, saying why, instead of ending the run', async () => {
+    const dir = await tempDir();
+    const answers = ['Acme Dental', 'not a url', AGENT, 'https://hooks.acme.example/survey', ''].join('\n');
+    const term = terminalContext(dir, answers);
+    const code = await runInit({ args: [], template: 'post-call-survey', var: [] }, term.ctx);
+    expect(code).toBe(0);
+    expect(term.err()).toContain('  The value given for results_webhook_url does not fit template post-call-survey: ');
+    expect(term.err().split('  results_webhook_url — ').length).toBe(3);
+    const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');
+    expect(manifest).toContain('https://hooks.acme.example/survey');
+    expect(manifest).not.toContain('not a url');
+  });
+
   test('an existing voxform.yaml stops it before a template is asked for', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'version: 1\n' });
     const term = terminalContext(dir, '1\n');

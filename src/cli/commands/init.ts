@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { VoxformError } from '../../errors.js';
-import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable } from '../../templates/catalog.js';
+import { isVoxformError, VoxformError } from '../../errors.js';
+import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { resolveVariables } from '../../init/expand.js';
-import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets } from '../../init/scaffold.js';
+import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, type Scaffold } from '../../init/scaffold.js';
 import { writeScaffold } from '../../init/write-scaffold.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
@@ -63,7 +63,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
       }
     }
 
-    const scaffold = planScaffold({ template, values: resolved.values, agentId });
+    const scaffold = await planAsking(ctx, ask, template, { values: resolved.values, agentId });
     const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init' });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
     return 0;
@@ -156,6 +156,25 @@ async function askValue(ctx: CommandContext, ask: LineReader, variable: Template
     }
     if (answer.trim() !== '') return answer.trim();
     ctx.stderr.write(`  ${variable.name} is required.\n`);
+  }
+}
+
+/**
+ * The scaffold of the values given. On a terminal, a value that does not fit where the template puts
+ * it is asked for again, with what is wrong, instead of ending the run after every answer was typed.
+ */
+async function planAsking(ctx: CommandContext, ask: LineReader | undefined, template: Template, given: { values: Record<string, VariableValue>; agentId: string }): Promise<Scaffold> {
+  for (;;) {
+    try {
+      return planScaffold({ template, ...given });
+    } catch (error) {
+      if (!ask || !isVoxformError(error) || error.code !== 'init_value_invalid') throw error;
+      const names = (error.details as { variables?: string[] } | undefined)?.variables ?? [];
+      const unfit = template.variables.filter((variable) => names.includes(variable.name));
+      if (unfit.length === 0) throw error;
+      ctx.stderr.write(`  ${error.message}\n`);
+      for (const variable of unfit) given.values[variable.name] = await askValue(ctx, ask, variable);
+    }
   }
 }
 
