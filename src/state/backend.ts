@@ -132,10 +132,11 @@ export interface StateBackend {
 
 /** `ana@ci-runner-7 (pid 4242, "voxform apply", since …, lock 3f9a…)`, or `an unknown run (why, lock 3f9a…)`. */
 export function describeHolder(holder: LockHolder): string {
-  if (holder.unreadable !== undefined) return controlsAsQuestionMarks(`an unknown run (${holder.unreadable}${holder.lockId ? `, lock ${holder.lockId}` : ''})`);
+  const lock = holder.lockId ? `, lock ${holder.lockId}` : '';
+  if (holder.unreadable !== undefined) return controlsAsQuestionMarks(`an unknown run (${holder.unreadable}${lock})`);
   const job = holder.ciJobUrl ? `, job ${holder.ciJobUrl}` : '';
   // Read from a holder file or row any run could have written.
-  return controlsAsQuestionMarks(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}, lock ${holder.lockId})`);
+  return controlsAsQuestionMarks(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}${lock})`);
 }
 
 /** A compare-and-set write that found another serial than the one its writer read. */

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { osUser } from '../util/run-identity.js';
-import { controlsAsQuestionMarks } from '../util/printable.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { DEFAULT_WAIT_ADVICE, unlockCommand, waitToRetryLock, type AcquireOptions } from './backend.js';
+import { DEFAULT_WAIT_ADVICE, describeHolder, unlockCommand, waitToRetryLock, type AcquireOptions } from './backend.js';
 import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
@@ -79,7 +78,7 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
       if (holder === 'gone') continue;
       // A holder voxform cannot name is never judged dead: it may be running.
       if (holder.owner && isDead(holder.owner)) {
-        options.warn(`Taking over the state lock left by ${describeLockOwner(holder.owner)}, which no longer runs.`);
+        options.warn(`Taking over the state lock left by ${describeHolder({ ...holder.owner, lockId: lockIdOf(holder) })}, which no longer runs.`);
         await removeDeadHolder(lockDir, holder);
         continue;
       }
@@ -134,11 +133,6 @@ export async function forceUnlockState(stateFile: string, lockId: string): Promi
   return { owner: holder.owner, lockId, unreadable: holder.unreadable };
 }
 
-/** `ana@ci-runner-7 (pid 4242, "voxform apply", since 2026-01-31T09:00:00.000Z)`. */
-function describeLockOwner(owner: LockOwner): string {
-  // Read from a holder file any run could have written.
-  return controlsAsQuestionMarks(`${owner.user}@${owner.host} (pid ${owner.pid}, "${owner.command}", since ${owner.since})`);
-}
 
 /** The lock's path: `state.json.lock` beside the state file. */
 function lockPathOf(stateFile: string): string {
@@ -240,8 +234,7 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
 
 function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireOptions): VoxformError {
   const lockId = lockIdOf(holder);
-  const named = lockId ? `, lock ${lockId}` : '';
-  const who = holder.owner ? `${describeLockOwner(holder.owner)}${named}` : `an unknown run (${holder.unreadable}${named})`;
+  const who = describeHolder(holder.owner ? { ...holder.owner, lockId } : { lockId, user: 'unknown', host: 'unknown', pid: 0, command: 'unknown', since: 'unknown', unreadable: holder.unreadable });
   const unlock = lockId ? `run ${unlockCommand(lockId, options)}` : `remove ${lockDir}`;
   const details = holder.owner ? { ...holder.owner } : { unreadable: holder.unreadable };
   return new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {

@@ -18,6 +18,17 @@ afterEach(async () => {
 const warn = () => undefined;
 
 describe('state lock', () => {
+  it('names the CI job of the run holding the lock, as the Postgres lock and `voxform status` do', async () => {
+    const file = path.join(dir, 'state.json');
+    const job = 'https://github.com/acme/agents/actions/runs/555';
+    const first = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn, ciJobUrl: job });
+    await expect(acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn })).rejects.toMatchObject({
+      code: 'state_locked',
+      message: expect.stringMatching(new RegExp(`"voxform apply", since [^,]+, job ${job.replace(/[.]/g, '\\.')}, lock [0-9a-f]+\\)\\.$`)),
+    });
+    await first.release();
+  });
+
   it('refuses a second holder, naming the first, and can be taken again once released', async () => {
     const file = path.join(dir, 'state.json');
     const first = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
@@ -49,7 +60,7 @@ describe('state lock', () => {
     await writeFile(`${file}.lock/holder-0123456789abcdef.json`, JSON.stringify({ pid: DEAD_PID, host: hostname(), user: 'x', command: 'voxform apply', since: 'then' }));
     const warnings: string[] = [];
     const lock = await acquireStateLock(file, { command: 'c', timeoutSeconds: 0, warn: (m) => warnings.push(m) });
-    expect(warnings).toEqual([`Taking over the state lock left by x@${hostname()} (pid ${DEAD_PID}, "voxform apply", since then), which no longer runs.`]);
+    expect(warnings).toEqual([`Taking over the state lock left by x@${hostname()} (pid ${DEAD_PID}, "voxform apply", since then, lock 0123456789abcdef), which no longer runs.`]);
     expect(await readStateLock(file)).toMatchObject({ pid: process.pid, command: 'c' });
     await lock.release();
   });
