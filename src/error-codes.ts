@@ -69,6 +69,7 @@ export const COMMAND_ERROR_CODES = [
   'plan_stale',
   'plan_unreadable',
   'not_recorded',
+  'output_failed',
   'plan_write_failed',
   'policy_base_unreadable',
   'policy_pack_invalid',

@@ -7,7 +7,7 @@ import { CommanderError } from 'commander';
 import { registerCiTokens } from '../ci/runner-env.js';
 import { SecretRegistry } from '../secrets/redact.js';
 import { printableKeepingLines } from '../util/printable.js';
-import { isVoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output } from './context.js';
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
@@ -100,8 +100,17 @@ function formatAskedFor(argv: readonly string[]): string | undefined {
   return format;
 }
 
-/** Output streams whose reader went away: written to no more (one entry per stream: main may run more than once). */
-const failedStreams = new WeakMap<NodeJS.WriteStream, { failed: boolean }>();
+/**
+ * Output streams that failed: written to no more (one entry per stream: main may run more than once).
+ * `lost`: why, when the reason was not a reader going away (a full disk): then the output the user
+ * asked for is incomplete, and the run fails.
+ */
+const failedStreams = new WeakMap<NodeJS.WriteStream, StreamStatus>();
+
+interface StreamStatus {
+  failed: boolean;
+  lost?: string;
+}
 
 function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {
   // A closed pipe (`voxform schema | head -1`) does not cut an apply short: the rest of that output
@@ -127,11 +136,28 @@ function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output
   };
 }
 
-function watchForFailure(stream: NodeJS.WriteStream): { failed: boolean } {
-  const status = { failed: false };
-  stream.on('error', () => (status.failed = true));
+function watchForFailure(stream: NodeJS.WriteStream): StreamStatus {
+  const status: StreamStatus = { failed: false };
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    status.failed = true;
+    // EPIPE: the reader went away (`voxform schema | head -1`), which is no failure of the command.
+    if (error.code !== 'EPIPE') status.lost ??= error.code ?? error.message;
+  });
   failedStreams.set(stream, status);
   return status;
+}
+
+/**
+ * The error for standard output that could not be written (a full disk behind `> plan.md`), once
+ * the errors of the writes made have arrived; undefined when it took all it was given.
+ */
+async function lostOutput(): Promise<VoxformError | undefined> {
+  await new Promise((resolve) => setImmediate(resolve));
+  const lost = failedStreams.get(process.stdout)?.lost;
+  if (lost === undefined) return undefined;
+  return new VoxformError('output_failed', `voxform could not write to standard output (${printableKeepingLines(lost)}): what it printed there is incomplete.`, {
+    hint: 'Make room where the output goes (a full disk), or send it somewhere that takes it; then run the command again.',
+  });
 }
 
 function confirmOnTerminal(question: string, options: { signal?: AbortSignal | undefined } = {}): Promise<boolean> {
@@ -235,6 +261,8 @@ export async function main(argv: string[]): Promise<number> {
     await runCleanups().catch((error: unknown) => {
       if (debug) stderr.write(`cleanup failed: ${String(error)}\n`);
     });
+    const lost = await lostOutput();
+    if (lost) exitCode = reportError(lost, { stdout, stderr, debug, json: false });
     signals.release();
     process.off('uncaughtException', onStrayError);
     process.off('unhandledRejection', onStrayError);
