@@ -25,6 +25,7 @@ export const COMMAND_ERROR_CODES = [
   'emulator_data_invalid',
   'emulator_data_too_large',
   'emulator_data_unreadable',
+  'emulator_data_unwritable',
   'emulator_listen_failed',
   'emulator_options_invalid',
   'emulator_port_in_use',

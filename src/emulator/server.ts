@@ -30,6 +30,7 @@ import { checkBody, missingHeader, readQuery, ValidationFailure, type Validation
 import { WebhookSender } from './webhooks.js';
 import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
 import { parseRequestTarget } from '../util/request-target.js';
+import { describeWriteFailure } from '../util/atomic-write.js';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** How long close() lets requests in flight finish before cutting their connections. */
@@ -380,14 +381,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       });
     }
   }
+  // A new data file is written before the emulator listens: one that cannot be written is refused
+  // at the start, rather than served with a 500 for every change.
+  if (created && options.dataFile) await store.commit().catch((error: unknown) => Promise.reject(dataFileUnwritable(options.dataFile as string, error)));
   await emulator.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  if (created && options.dataFile) await store.commit();
   return {
     url: emulator.url(),
     apiKey: usablePrivateKey(store),
     close: () => emulator.close(),
     control: emulator.control,
   };
+}
+
+function dataFileUnwritable(file: string, error: unknown): VoxformError {
+  return new VoxformError('emulator_data_unwritable', `The emulator cannot write its data file ${file}: ${describeWriteFailure(error)}. It did not start.`, {
+    hint: 'Point --data at a file in a folder that exists and that you may write, or leave --data out to keep the data in memory.',
+  });
 }
 
 /** The seed's raw private key, only if the account accepts it as one (a data file may say anything). */

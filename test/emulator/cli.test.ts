@@ -107,6 +107,21 @@ describe('voxform emulator', () => {
     }
   });
 
+  it('refuses a data file it cannot write at the start, instead of serving a 500 for every change', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-cli-'));
+    try {
+      const { ctx, out } = fakeContext(dir);
+      const refused = runEmulator({ port: '0', data: 'no-such-folder/acct.json' }, ctx, new Promise(() => undefined));
+      await expect(refused).rejects.toMatchObject({
+        code: 'emulator_data_unwritable',
+        message: `The emulator cannot write its data file ${path.join(dir, 'no-such-folder/acct.json')}: its folder does not exist. It did not start.`,
+      });
+      expect(out.stdout).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports an address it cannot listen on with a hint, as every bad input', async () => {
     const { ctx } = fakeContext('/tmp');
     const refused = runEmulator({ port: 0, host: 'no such host' }, ctx, new Promise(() => undefined));
@@ -164,6 +179,22 @@ describe('the banner never suggests a key that will be refused', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('says the key is the one VOXFORM_API_KEY holds already, instead of an export line the redaction would break', async () => {
+    const key = (await startEmulator().then(async (probe) => (await probe.close(), probe.apiKey))) as string;
+    const { ctx, out } = fakeContext('/tmp');
+    ctx.env = { VOXFORM_API_KEY: key };
+    ctx.secrets.add(key);
+    let stop!: () => void;
+    const running = runEmulator({ port: '0' }, ctx, new Promise<void>((resolve) => (stop = resolve)));
+    for (let i = 0; i < 200 && !/Ctrl-C/.test(out.stdout); i++) await new Promise((r) => setTimeout(r, 10));
+    stop();
+    expect(await running).toBe(130);
+    expect(out.stdout).toContain('  private key  the one VOXFORM_API_KEY holds here');
+    expect(out.stdout).toContain('  export VOXFORM_BASE_URL=');
+    expect(out.stdout).not.toContain('export VOXFORM_API_KEY');
+    expect(out.stdout).not.toContain('(sensitive)');
   });
 
   it('the key it prints is accepted where only a private key is', async () => {

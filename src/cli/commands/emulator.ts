@@ -92,13 +92,17 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
     }
   }
 
+  // The operator's own VOXFORM_API_KEY is hidden from every line printed: when it is this key already, say so instead.
+  const keySet = emulator.apiKey !== '' && ctx.env.VOXFORM_API_KEY?.trim() === emulator.apiKey;
   const data = emulatorOptions.dataFile ? `${emulatorOptions.dataFile} (kept between runs)` : 'in memory (use --data FILE to keep it)';
   const seed = typeof emulatorOptions.seed === 'string' ? emulatorOptions.seed : 'built-in default (the account of agents.example.yaml)';
   ctx.stdout.write(
     [
       `voxform emulator listening on ${emulator.url}`,
       // `apiKey` is only ever a key this account accepts as a private key, never a public one.
-      emulator.apiKey
+      keySet
+        ? '  private key  the one VOXFORM_API_KEY holds here   (a local key, only the emulator accepts it)'
+        : emulator.apiKey
         ? `  private key  ${emulator.apiKey}   (a local key, only the emulator accepts it)`
         : '  private key  (none to show: the seed or data file holds no raw private key this account accepts; seed one, or use a new --data file)',
       `  data         ${data}`,
@@ -108,7 +112,7 @@ export async function runEmulator(options: EmulatorCommandOptions, ctx: CommandC
       '',
       'Point voxform at it:',
       `  export VOXFORM_BASE_URL=${emulator.url}`,
-      ...(emulator.apiKey ? [`  export VOXFORM_API_KEY=${emulator.apiKey}`] : []),
+      ...(emulator.apiKey && !keySet ? [`  export VOXFORM_API_KEY=${emulator.apiKey}`] : []),
       '',
       `Controls: ${emulator.url}/_emulator (see docs/emulator.md). Press Ctrl-C to stop.`,
       '',
