@@ -108,7 +108,7 @@ export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>
       if (taken.has(rule.id)) {
         const owner = owners.get(rule.id);
         const whose = owner === undefined ? 'a built-in rule' : owner === pack.name ? 'another rule of the same pack' : `a rule of policy pack ${owner}`;
-        refuse(pack.name, `has rule "${rule.id}", the id of ${whose}`, { rule: rule.id, hint: 'Give the rule an id of its own: `voxform policy list` shows the ids taken (docs/policy.md#operator-rule-packs).' });
+        refuse(pack.name, `has rule "${rule.id}", the id of ${whose}`, { rule: rule.id, hint: 'Give the rule an id no other rule has (`voxform policy list` run without this pack lists the ids taken); docs/policy.md#operator-rule-packs.' });
       }
       taken.add(rule.id);
       owners.set(rule.id, pack.name);
