@@ -110,6 +110,30 @@ describe('voxform validate', () => {
     expect(uris).toEqual(['voxform.yaml', 'voxform.yaml', 'voxform.yaml']);
   });
 
+  it('--format sarif names files from the git repository\'s root wherever in it voxform runs, else from the working directory', async () => {
+    const validate = await sarifValidator();
+    type Sarif = { runs: Array<{ originalUriBaseIds: Record<string, { description: { text: string } }>; results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: { uri: string; uriBaseId: string } } }> }> }> };
+    const sarifFrom = async (dir: string, folder: string, args: string[] = []) => {
+      const result = await runCliInProcess(['validate', ...args, '--format', 'sarif'], { cwd: path.join(dir, folder) });
+      expect(result.code).toBe(1);
+      const sarif = JSON.parse(result.stdout) as Sarif;
+      expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+      const [run] = sarif.runs;
+      const places = new Set(run?.results.map((r) => `${r.locations[0]?.physicalLocation.artifactLocation.uriBaseId} ${r.locations[0]?.physicalLocation.artifactLocation.uri}`));
+      return { places: [...places], root: run?.originalUriBaseIds['%SRCROOT%']?.description.text };
+    };
+    const files = { 'agents/voxform.yaml': BAD, 'sub/README.md': 'x\n' };
+    const repository = await tempDir(files);
+    git(repository, 'init', '-q');
+    const inRepository = { root: 'The root of the git repository voxform ran in.' };
+    expect(await sarifFrom(repository, 'agents')).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
+    expect(await sarifFrom(repository, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
+    const outside = await tempDir(files);
+    const inFolder = { root: 'The folder voxform ran in (it is in no git work tree).' };
+    expect(await sarifFrom(outside, 'agents')).toEqual({ ...inFolder, places: ['%SRCROOT% voxform.yaml'] });
+    expect(await sarifFrom(outside, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inFolder, places: ['%SRCROOT% ../agents/voxform.yaml'] });
+  });
+
   it('--format sarif on the shipped example: valid, no results, exit 0', async () => {
     const validate = await sarifValidator();
     const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });
