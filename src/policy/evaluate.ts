@@ -8,7 +8,7 @@ import type { SourceLocation } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { RegexTimeBudget } from '../util/safe-regex.js';
 import { compileCustomRule } from './custom-rules.js';
-import type { OperatorPack } from './operator-packs.js';
+import { operatorRules, type OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';
 import { checkRuleIds, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
 import { createTokenCounter } from './tokens.js';
@@ -40,13 +40,7 @@ export async function resolveRules(
   const problems: RuleHit[] = [];
   const rules: Array<{ rule: PolicyRule; source: RuleStatus['source'] }> = BUILT_IN_RULES.map((rule) => ({ rule, source: { kind: 'default' } }));
   const taken = new Set(rules.map(({ rule }) => rule.id));
-  for (const pack of options.packs ?? []) {
-    for (const rule of pack.rules) {
-      if (taken.has(rule.id)) continue;
-      taken.add(rule.id);
-      rules.push({ rule, source: { kind: 'operator', pack: pack.name } });
-    }
-  }
+  for (const { pack, rule } of operatorRules(options.packs ?? [], taken)) rules.push({ rule, source: { kind: 'operator', pack } });
   const regexBudget = new RegexTimeBudget();
   for (const spec of section.custom) {
     if (taken.has(spec.id)) {

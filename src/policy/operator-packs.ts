@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VoxformError } from '../errors.js';
-import { POLICY_LEVELS, type PolicyRule } from './types.js';
+import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
 
@@ -19,9 +19,14 @@ export interface OperatorPack {
 
 const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
-function refuse(pack: string, why: string): never {
+const PACK_SHAPE = 'A pack is an ES module exporting `rules`: a list of { id, level, summary, hint, check(subject) } (docs/policy.md#operator-rule-packs).';
+const FINDING_SHAPE = 'check(subject) must return a list of findings, each { resource, message, location: { file, line, col } } (docs/policy.md#operator-rule-packs).';
+
+function refuse(pack: string, why: string, more: { rule?: string; hint?: string; cause?: unknown } = {}): never {
   throw new VoxformError('policy_pack_invalid', `policy pack ${pack} (${POLICY_PACKS_VARIABLE}) ${why}.`, {
-    hint: 'A pack is an ES module exporting `rules`: a list of { id, area, level, summary, hint, check(subject) } (docs/policy.md).',
+    hint: more.hint ?? PACK_SHAPE,
+    details: { pack, rule: more.rule ?? null },
+    cause: more.cause,
   });
 }
 
@@ -32,6 +37,85 @@ function asRule(pack: string, value: unknown, index: number): PolicyRule {
   if (!POLICY_LEVELS.includes(rule.level as never)) refuse(pack, `has rule "${rule.id}" whose level is not mandatory, advisory or off`);
   if (typeof rule.check !== 'function') refuse(pack, `has rule "${rule.id}" without a check function`);
   return { id: rule.id, area: 'operator', level: rule.level as PolicyRule['level'], summary: String(rule.summary ?? rule.id), hint: String(rule.hint ?? ''), check: rule.check.bind(rule) };
+}
+
+/** What is wrong with a value a check returned as a finding; undefined when it is one. */
+function findingFault(value: unknown): string | undefined {
+  if (!value || typeof value !== 'object') return 'is not an object';
+  const hit = value as Partial<Record<keyof RuleHit, unknown>>;
+  if (typeof hit.resource !== 'string') return 'has no resource (a string)';
+  if (typeof hit.message !== 'string') return 'has no message (a string)';
+  const location = hit.location as Partial<Record<'file' | 'line' | 'col', unknown>> | null | undefined;
+  if (!location || typeof location !== 'object' || typeof location.file !== 'string') return 'has no location { file, line, col }';
+  const position = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 1;
+  if (!position(location.line) || !position(location.col)) return 'has a location whose line or col is not a whole number from 1';
+  return undefined;
+}
+
+/** A thrown value as a sentence: its message (operator text, printed through the run's redacting output). */
+function thrownText(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'a value that cannot be shown';
+  }
+}
+
+function valueKind(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  const kind = typeof value;
+  return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
+}
+
+/**
+ * A pack rule whose check is held to the rule shape: a check that throws, or returns anything but a
+ * list of findings, stops the run with policy_pack_invalid naming the pack and the rule — the fault
+ * is the pack's, not voxform's.
+ */
+function guardedRule(pack: string, rule: PolicyRule): PolicyRule {
+  return {
+    ...rule,
+    async check(subject: PolicySubject): Promise<RuleHit[]> {
+      let hits: unknown;
+      try {
+        hits = await rule.check(subject);
+      } catch (error) {
+        refuse(pack, `has rule "${rule.id}" whose check threw: ${thrownText(error)}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}`, cause: error });
+      }
+      if (!Array.isArray(hits)) {
+        refuse(pack, `has rule "${rule.id}" whose check returned ${valueKind(hits)}, not a list of findings`, { rule: rule.id, hint: FINDING_SHAPE });
+      }
+      hits.forEach((hit: unknown, index) => {
+        const fault = findingFault(hit);
+        if (fault) refuse(pack, `has rule "${rule.id}" whose check returned a finding (number ${index + 1}) that ${fault}`, { rule: rule.id, hint: FINDING_SHAPE });
+      });
+      return hits as RuleHit[];
+    },
+  };
+}
+
+/**
+ * The packs' rules, in order, each check guarded (guardedRule); `taken`: the ids of the rules
+ * before them, to which each pack rule's id is added. A rule whose id another rule has (a built-in
+ * rule's, another pack's) is refused, never silently dropped.
+ */
+export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>): Array<{ pack: string; rule: PolicyRule }> {
+  const owners = new Map<string, string>();
+  const rules: Array<{ pack: string; rule: PolicyRule }> = [];
+  for (const pack of packs) {
+    for (const rule of pack.rules) {
+      if (taken.has(rule.id)) {
+        const owner = owners.get(rule.id);
+        const whose = owner === undefined ? 'a built-in rule' : owner === pack.name ? 'another rule of the same pack' : `a rule of policy pack ${owner}`;
+        refuse(pack.name, `has rule "${rule.id}", the id of ${whose}`, { rule: rule.id, hint: 'Give the rule an id no other rule has (`voxform policy list` run without this pack lists the ids taken); docs/policy.md#operator-rule-packs.' });
+      }
+      taken.add(rule.id);
+      owners.set(rule.id, pack.name);
+      rules.push({ pack: pack.name, rule: guardedRule(pack.name, rule) });
+    }
+  }
+  return rules;
 }
 
 /** The packs VOXFORM_POLICY_PACKS names, loaded; none when it is unset. */

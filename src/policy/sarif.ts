@@ -4,7 +4,10 @@
  * (their code is the rule id), so a broken manifest is annotated as well. A waived finding is a
  * result with an external suppression holding the waiver's reason.
  */
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
 import type { Diagnostic } from '../manifest/types.js';
+import { gitWorkTreeRoot } from '../project-files/git.js';
 import type { Finding, PolicyLevel, PolicyReport } from './types.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -15,12 +18,37 @@ function sarifLevel(level: PolicyLevel): SarifLevel {
   return level === 'mandatory' ? 'error' : level === 'advisory' ? 'warning' : 'none';
 }
 
-function location(file: string, line: number, col: number) {
-  return { physicalLocation: { artifactLocation: { uri: encodeURI(file), uriBaseId: '%SRCROOT%' }, region: { startLine: Math.max(1, line), startColumn: Math.max(1, col) } } };
+/** The folder artifact URIs are relative to (%SRCROOT%). */
+export interface SarifSourceRoot {
+  /** The working directory as a '/'-separated path from that folder ('' when it is that folder). */
+  cwd: string;
+  /** What the folder is, in the document. */
+  description: string;
 }
 
-export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string }): Record<string, unknown> {
+const WORKING_DIRECTORY: SarifSourceRoot = { cwd: '', description: 'The folder voxform ran in.' };
+
+/**
+ * Code scanning places a result by its path from the repository's root, wherever in the repository
+ * voxform ran (a CI step's working-directory): the root of the git work tree holding `cwd`, else
+ * `cwd` itself.
+ */
+export async function sarifSourceRoot(cwd: string): Promise<SarifSourceRoot> {
+  const root = await gitWorkTreeRoot(cwd);
+  if (root === undefined) return { cwd: '', description: 'The folder voxform ran in (it is in no git work tree).' };
+  return { cwd: path.relative(root, await realpath(cwd)).split(path.sep).join('/'), description: 'The root of the git repository voxform ran in.' };
+}
+
+export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {
   const { report } = input;
+  const sourceRoot = input.sourceRoot ?? WORKING_DIRECTORY;
+  // Files are named from the working directory, '/'-separated.
+  const location = (file: string, line: number, col: number) => ({
+    physicalLocation: {
+      artifactLocation: { uri: encodeURI(path.posix.normalize(path.posix.join(sourceRoot.cwd, file))), uriBaseId: '%SRCROOT%' },
+      region: { startLine: Math.max(1, line), startColumn: Math.max(1, col) },
+    },
+  });
   const rules: Array<Record<string, unknown>> = (report?.rules ?? []).map((rule) => ({
     id: rule.id,
     shortDescription: { text: rule.summary },
@@ -58,7 +86,7 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     runs: [
       {
         tool: { driver: { name: 'voxform', version: input.version, semanticVersion: input.version, rules } },
-        originalUriBaseIds: { '%SRCROOT%': { description: { text: 'The folder voxform ran in.' } } },
+        originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot.description } } },
         results,
         properties: { tokenizer: report?.tokenizer ?? null },
       },

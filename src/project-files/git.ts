@@ -113,10 +113,19 @@ function exists(file: string): Promise<boolean> {
   return new Promise((resolve) => stat(file, (error) => resolve(!error)));
 }
 
+/**
+ * The root (a real path) of the git work tree holding folder `start`, as every git run here is
+ * pinned to it; undefined when `start` is in none. Found without running git.
+ */
+export async function gitWorkTreeRoot(start: string): Promise<string | undefined> {
+  const root = await findProjectRoot(start, start);
+  return (await exists(path.join(root, '.git'))) ? root : undefined;
+}
+
 /** The repository of the project holding folder `start`; undefined without a `.git` or a listing of its filters. */
 export async function openGitRepository(start: string, env: Env): Promise<GitRepository | undefined> {
-  const root = await findProjectRoot(start, start);
-  if (!(await exists(path.join(root, '.git')))) return undefined;
+  const root = await gitWorkTreeRoot(start);
+  if (root === undefined) return undefined;
   const gitEnv = gitEnvironment(env, root);
   // Exit code 1: no filter defined.
   const listing = await execGit(['config', '-z', '--get-regexp', '^filter\\.'], root, gitEnv);

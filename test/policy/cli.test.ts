@@ -110,6 +110,30 @@ describe('voxform validate', () => {
     expect(uris).toEqual(['voxform.yaml', 'voxform.yaml', 'voxform.yaml']);
   });
 
+  it('--format sarif names files from the git repository\'s root wherever in it voxform runs, else from the working directory', async () => {
+    const validate = await sarifValidator();
+    type Sarif = { runs: Array<{ originalUriBaseIds: Record<string, { description: { text: string } }>; results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: { uri: string; uriBaseId: string } } }> }> }> };
+    const sarifFrom = async (dir: string, folder: string, args: string[] = []) => {
+      const result = await runCliInProcess(['validate', ...args, '--format', 'sarif'], { cwd: path.join(dir, folder) });
+      expect(result.code).toBe(1);
+      const sarif = JSON.parse(result.stdout) as Sarif;
+      expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+      const [run] = sarif.runs;
+      const places = new Set(run?.results.map((r) => `${r.locations[0]?.physicalLocation.artifactLocation.uriBaseId} ${r.locations[0]?.physicalLocation.artifactLocation.uri}`));
+      return { places: [...places], root: run?.originalUriBaseIds['%SRCROOT%']?.description.text };
+    };
+    const files = { 'agents/voxform.yaml': BAD, 'sub/README.md': 'x\n' };
+    const repository = await tempDir(files);
+    git(repository, 'init', '-q');
+    const inRepository = { root: 'The root of the git repository voxform ran in.' };
+    expect(await sarifFrom(repository, 'agents')).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
+    expect(await sarifFrom(repository, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
+    const outside = await tempDir(files);
+    const inFolder = { root: 'The folder voxform ran in (it is in no git work tree).' };
+    expect(await sarifFrom(outside, 'agents')).toEqual({ ...inFolder, places: ['%SRCROOT% voxform.yaml'] });
+    expect(await sarifFrom(outside, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inFolder, places: ['%SRCROOT% ../agents/voxform.yaml'] });
+  });
+
   it('--format sarif on the shipped example: valid, no results, exit 0', async () => {
     const validate = await sarifValidator();
     const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });
@@ -117,6 +141,50 @@ describe('voxform validate', () => {
     const sarif = JSON.parse(result.stdout) as { runs: Array<{ results: unknown[] }> };
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     expect(sarif.runs[0]?.results).toEqual([]);
+  });
+});
+
+describe('an operator pack at fault', () => {
+  const KEY = 'vxk_PackFaultSecret000000000000001';
+  const pack = (id: string, check: string) => `export const rules = [{ id: '${id}', level: 'mandatory', summary: 'S.', hint: 'H.', check() { ${check} } }];\n`;
+
+  it('a check that throws or returns no list of findings is policy_pack_invalid naming the pack and the rule, never a voxform bug', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': oneAgent('first_message: Hi.'),
+      'throws.mjs': pack('acme-throws', `throw new Error('boom: ${KEY}');`),
+      'shape.mjs': pack('acme-shape', "return [{ message: 'x' }];"),
+      'null.mjs': pack('acme-null', 'return null;'),
+    });
+    const cases = [
+      ['throws.mjs', 'policy pack throws.mjs (VOXFORM_POLICY_PACKS) has rule "acme-throws" whose check threw: boom: (sensitive).'],
+      ['shape.mjs', 'policy pack shape.mjs (VOXFORM_POLICY_PACKS) has rule "acme-shape" whose check returned a finding (number 1) that has no resource (a string).'],
+      ['null.mjs', 'policy pack null.mjs (VOXFORM_POLICY_PACKS) has rule "acme-null" whose check returned null, not a list of findings.'],
+    ];
+    for (const [name, message] of cases) {
+      const result = await runCliInProcess(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: name, VOXFORM_API_KEY: KEY } });
+      expect(result.code, name).toBe(1);
+      expect(result.stderr, name).toContain(`error[policy_pack_invalid]: ${message}\n  hint: `);
+      expect(result.stderr, name).not.toContain('unexpected problem');
+      expect(result.stderr, name).not.toContain(KEY);
+      expect(result.stderr, name).not.toMatch(/^\s+at /m);
+    }
+    const json = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'shape.mjs' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'policy_pack_invalid', hint: expect.stringContaining('{ resource, message, location: { file, line, col } }'), details: { pack: 'shape.mjs', rule: 'acme-shape' } } });
+  });
+
+  it('a pack rule with the id of a built-in rule or of another pack\'s rule is refused when the packs load, by policy list too', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': oneAgent('first_message: Hi.'),
+      'builtin.mjs': pack('pii-phone-number', 'return [];'),
+      'one.mjs': pack('acme-rule', 'return [];'),
+      'two.mjs': pack('acme-rule', 'return [];'),
+    });
+    const builtin = await runCliInProcess(['policy', 'list'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'builtin.mjs' } });
+    expect(builtin.code).toBe(1);
+    expect(builtin.stderr).toContain('error[policy_pack_invalid]: policy pack builtin.mjs (VOXFORM_POLICY_PACKS) has rule "pii-phone-number", the id of a built-in rule.\n  hint: ');
+    const two = await runCliInProcess(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'one.mjs,two.mjs' } });
+    expect(two.code).toBe(1);
+    expect(two.stderr).toContain('error[policy_pack_invalid]: policy pack two.mjs (VOXFORM_POLICY_PACKS) has rule "acme-rule", the id of a rule of policy pack one.mjs.');
   });
 });
 

@@ -1,5 +1,5 @@
 /** The manifest's policy section: levels, waivers (with an injected day), team rules, operator packs. */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RegexTimeBudget } from '../../src/util/safe-regex.js';
@@ -10,7 +10,7 @@ import { readPolicySection } from '../../src/policy/section.js';
 import { createTokenCounter } from '../../src/policy/tokens.js';
 import { isVoxformError } from '../../src/errors.js';
 import { loadManifests } from '../../src/manifest/index.js';
-import { useTempDirs } from '../helpers/cli.js';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
 import { loadState, oneAgent, policyOf, TODAY } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -179,5 +179,12 @@ describe('operator rule packs', () => {
       const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: name }, dir).catch((e: unknown) => e);
       expect(isVoxformError(error) && error.code, name).toBe('policy_pack_invalid');
     }
+  });
+
+  it('the error\'s hint gives the rule shape docs/policy.md gives', async () => {
+    const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: 'missing.mjs' }, await tempDir({})).catch((e: unknown) => e);
+    const shape = isVoxformError(error) ? /\{ id[^}]*\}/.exec(error.hint ?? '')?.[0] : undefined;
+    expect(shape).toBe('{ id, level, summary, hint, check(subject) }');
+    expect(await readFile(path.join(repoRoot, 'docs/policy.md'), 'utf8')).toContain(`\`${shape}\``);
   });
 });

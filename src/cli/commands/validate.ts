@@ -8,7 +8,7 @@ import picocolors from 'picocolors';
 import { toJsonText } from '../../util/printable.js';
 import type { DesiredState, Diagnostic } from '../../manifest/types.js';
 import { policyReportJson, policySummaryLine, renderFindingsText } from '../../policy/render.js';
-import { renderSarif } from '../../policy/sarif.js';
+import { renderSarif, sarifSourceRoot } from '../../policy/sarif.js';
 import type { PolicyReport } from '../../policy/types.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
@@ -52,7 +52,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
     const { policy, ...rest } = report;
     ctx.stdout.write(`${toJsonText({ ...rest, policy: policy ? policyReportJson(policy) : null }, 2)}\n`);
   } else if (options.format === 'sarif') {
-    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion }), 2)}\n`);
+    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion, sourceRoot: await sarifSourceRoot(ctx.cwd) }), 2)}\n`);
   } else {
     const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
     for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;
