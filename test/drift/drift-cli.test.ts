@@ -268,6 +268,7 @@ describe('voxform drift', () => {
       });
     });
     expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toBe('Interrupted: voxform drift --watch stopped at your request (exit 130).\n');
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const document = JSON.parse(lines[0] ?? '') as DriftJson;

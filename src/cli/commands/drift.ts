@@ -162,6 +162,7 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Pr
       ctx.stderr.write(`${new Date().toISOString()} check failed: ${message.split('\n')[0]}; next check in ${Math.round(nextMs / 1000)} s\n`);
     },
   });
+  ctx.stderr.write('Interrupted: voxform drift --watch stopped at your request (exit 130).\n');
   return EXIT_INTERRUPTED;
 }
 
