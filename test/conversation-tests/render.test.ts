@@ -53,6 +53,11 @@ describe('renderers', () => {
     expect(xml).not.toContain('\u0001');
   });
 
+  it('JUnit: the run\'s time is the sum of its suites\' (tests run side by side: the wall clock would be shorter)', () => {
+    const xml = renderTestJunit(run([report('one', 'x'), report('two', 'y')]));
+    expect(xml).toMatch(/<testsuites name="voxform test" tests="2" failures="2" errors="0" skipped="0" time="0\.400">/);
+  });
+
   it('JUnit flags a check met by the caller\'s own words, in the words of the text report', () => {
     const echoed: RunResult = {
       ...failedRun('A cleaning on Saturday, sure.'),
