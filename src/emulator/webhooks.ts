@@ -115,7 +115,7 @@ export class WebhookSender {
         finish(fail(`timed out after ${this.timeoutMs} ms`));
         req.destroy();
       }, this.timeoutMs);
-      req.on('error', (error: NodeJS.ErrnoException) => finish(fail(error.code ? `${error.code}: ${error.message}` : error.message)));
+      req.on('error', (error: NodeJS.ErrnoException) => finish(fail(connectionFailure(error))));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -141,4 +141,18 @@ export class WebhookSender {
   abortAll(): void {
     for (const req of this.inFlight) req.destroy(new Error('the emulator is shutting down'));
   }
+}
+
+/** What went wrong with the connection, as what the receiver did ("the receiver refused the connection"), its code kept. */
+function connectionFailure(error: NodeJS.ErrnoException): string {
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'refused the connection: nothing listens there',
+    ECONNRESET: 'dropped the connection before answering',
+    ENOTFOUND: 'could not be found: no such host',
+    EAI_AGAIN: 'could not be found: the name lookup failed for now',
+    EHOSTUNREACH: 'could not be reached: no route to its host',
+    ETIMEDOUT: 'could not be reached in time',
+  };
+  const said = error.code ? words[error.code] : undefined;
+  return said ? `${said} (${error.code})` : error.code ? `${error.code}: ${error.message}` : error.message;
 }

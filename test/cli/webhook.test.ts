@@ -290,7 +290,7 @@ describe('voxform webhook send checks the answer', () => {
     const port = new URL(closed.url).port;
     await cleanups.pop()?.();
     const refused = await send(['--to', `http://127.0.0.1:${port}/`, '--event', 'end-of-call'], await tempDir({}));
-    expect(refused.stdout).toContain('FAIL  the receiver ECONNREFUSED');
+    expect(refused.stdout).toContain('FAIL  the receiver refused the connection: nothing listens there (ECONNREFUSED); ');
     expect(refused.code).toBe(1);
   });
 });
