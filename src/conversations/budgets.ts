@@ -100,8 +100,10 @@ export function checkDeclaredWork(files: readonly TestFile[], shape: RunShape, l
       { location: largest.test.location, hint: `Run fewer at once (${fewer}), or, as the operator, raise the cap with ${flag} N (docs/testing.md, Budgets).` },
     );
   };
-  over('conversations', limits.maxConversations, '--max-conversations', 'each test × target × repeat', '--grep, --agent, a lower repeat:');
-  over('requests', limits.maxRequests, '--max-requests', 'up to one per scripted turn, two per simulated turn, one per judge check', '--grep, --agent, a lower repeat: or max_turns:');
+  // With --repeat, the flag sets every test's repeat: lower the flag, not the files' repeat:.
+  const repeat = shape.repeat === undefined ? 'a lower repeat:' : 'a lower --repeat';
+  over('conversations', limits.maxConversations, '--max-conversations', 'each test × target × repeat', `--grep, --agent, ${repeat}`);
+  over('requests', limits.maxRequests, '--max-requests', 'up to one per scripted turn, two per simulated turn, one per judge check', `--grep, --agent, ${repeat} or max_turns:`);
   return work;
 }
 

@@ -71,6 +71,8 @@ describe('the work a run declares', () => {
     expect(error.message).toBe('This run asks for 44 conversations (each test × target × repeat), over the cap of 40 per run; "big" asks for the most (40). No test was run.');
     expect(error.location).toEqual({ file: 'tests/a.test.yaml', line: 9, col: 11 });
     expect(error.hint).toBe('Run fewer at once (--grep, --agent, a lower repeat:), or, as the operator, raise the cap with --max-conversations N (docs/testing.md, Budgets).');
+    const flagged = thrown(() => checkDeclaredWork(files, { targets: ['live', 'desired'], repeat: 30, judge: false }, { maxConversations: 40, maxRequests: 4_000 }));
+    expect(flagged.hint).toBe('Run fewer at once (--grep, --agent, a lower --repeat), or, as the operator, raise the cap with --max-conversations N (docs/testing.md, Budgets).');
   });
 
   it('refuses a run over the request cap; the operator may raise either cap, a test file cannot', () => {
