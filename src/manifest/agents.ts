@@ -67,8 +67,10 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
     if (typeof written === 'string') envReferences[formatDotted(path)] = written;
   };
   const interpolate = () => interpolateTree(spec, ctx.interpolation, { onEnvPath, forbidden: forbiddenEnvPlaces('AgentSpec') }) as Record<string, unknown>;
-  // A reference the template writes (a header's token) is the user's to set, at the line that uses the template.
-  const resolved = template
+  // A reference a shipped template writes (a header's token) is the user's to set: reported at the
+  // line that uses the template, not in the installed package's file. A project's own template is
+  // the user's file, and its mistakes are reported there.
+  const resolved = template?.shipped
     ? ctx.diagnostics.reportingAt(template.source, spanAt(entry, ['template']) ?? keySpan, `template "${template.name}": `, interpolate)
     : interpolate();
 
@@ -138,7 +140,7 @@ function applyTemplate(
   const expansion = expandTemplate(found, entry, localName, ctx.diagnostics);
   return {
     spec: expansion.spec,
-    template: { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source, origin: expansion.origin },
+    template: { name: found.name, vars: expansion.vars, declared: [...found.variables.keys()], source: found.source, shipped: found.shipped, origin: expansion.origin },
   };
 }
 
@@ -170,6 +172,7 @@ interface TemplateUse {
   vars: TemplateVars;
   declared: string[];
   source: SourceText;
+  shipped: boolean;
   origin: TemplateOrigin;
 }
 

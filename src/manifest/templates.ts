@@ -4,6 +4,7 @@
  * template, its files and the entry's strings. Mistakes are reported in whichever file made them.
  */
 import path from 'node:path';
+import { defaultTemplatesDir } from '../templates/location.js';
 import { readTemplateFile, TEMPLATE_NAME, templateNamesIn, templateRoot, type TemplateFileOutcome } from '../templates/template-files.js';
 import { checkTemplateShape, type DeclaredVariable, type TemplatePlace, type VariableValue } from '../templates/template-shape.js';
 import { mapBounded } from '../util/semaphore.js';
@@ -40,6 +41,8 @@ export interface AgentTemplate {
   variables: Map<string, TemplateVariable>;
   /** The agent fragment, spans attached. */
   agent: Record<string, unknown>;
+  /** One of the templates voxform ships: a file of the installed package, not of the repository. */
+  shipped: boolean;
 }
 
 /** A template whose template.yaml exists but was refused by the file guards: why, as a diagnostic. */
@@ -115,7 +118,7 @@ export class TemplateStore {
     for (const problem of shape.problems) this.diagnostics.error(problem.code, problem.message, placeSpan(root, problem.places) ?? parsed.documents[0]?.span ?? whole);
     if (this.diagnostics.errors > errorsBefore || !shape.agent) return 'invalid';
     const variables = new Map(shape.variables.map(({ name, ...variable }) => [name, variable]));
-    return { name, source, variables, agent: shape.agent };
+    return { name, source, variables, agent: shape.agent, shipped: path.resolve(this.dir) === path.resolve(defaultTemplatesDir) };
   }
 }
 
