@@ -85,6 +85,23 @@ describe('the comment body', () => {
   });
 });
 
+describe('a failed command\'s report', () => {
+  it('quotes the end of what it printed, where the error is, cut to its limit with a line saying so', () => {
+    const output = `${Array.from({ length: 500 }, (_, n) => `line ${n} secret-value-123`).join('\n')}\nerror[promote_gate_failed]: \`\`\`the gate\n`;
+    const report = outputReport('promote', output, 1, 'production', (text) => text.replaceAll('secret-value-123', '(sensitive)'));
+    expect(report.status).toBe('failed');
+    const lines = report.markdown.split('\n');
+    expect(lines.slice(0, 4)).toEqual(['### voxform promote → `production`: ❌ not promoted (exit 1)', '', '````text', '⋯ 101 earlier lines in the job log']);
+    expect(lines.slice(-4)).toEqual(['line 499 (sensitive)', 'error[promote_gate_failed]: ```the gate', '````', '']);
+  });
+
+  it('a plan that made none quotes it in a fence its text cannot close', () => {
+    const report = planReport(undefined, 'staging', links, { output: 'a.yaml:3:5  mandatory[pii-phone-number]: first_message holds a phone number\n````\n@someone <b>', redact: (text) => text });
+    expect(report.status).toBe('error');
+    expect(report.markdown).toContain('\n`````text\na.yaml:3:5  mandatory[pii-phone-number]: first_message holds a phone number\n````\n@someone <b>\n`````\n');
+  });
+});
+
 describe('the test report read back', () => {
   it('is the run the JSON report was written from, as the Markdown renderer shows it', async () => {
     const verdict = (status: 'passed' | 'failed') => ({
