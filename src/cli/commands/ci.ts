@@ -108,8 +108,9 @@ interface CommandOutcome {
 }
 
 async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir }: CommandOutcome, links: ReportLinks, ctx: CommandContext): Promise<Report> {
-  // Redacted as the report is made: every secret the run met by then is hidden.
-  const redact = (text: string) => ctx.secrets.redact(text);
+  // Redacted as the report is made: every secret the run met by then is hidden, short ones too
+  // (what a command printed, an error quoting what it was given, goes to the review's readers).
+  const redact = (text: string) => ctx.secrets.redactQuoted(text);
   const failure = { output, redact };
   switch (options.command) {
     case 'plan':
