@@ -17,10 +17,13 @@ export const LABELS = { changes: 'voxform:changes', noChanges: 'voxform:no-chang
 export interface PublishResult {
   /** The review commented on, if any. */
   review: number | undefined;
-  comment: 'created' | 'updated' | 'none';
+  /** `failed`: finding the review, or commenting on it, failed (see `failures`). */
+  comment: 'created' | 'updated' | 'none' | 'failed';
   labelsAdded: string[];
   labelsRemoved: string[];
   summary: boolean;
+  /** What went wrong, in the order tried: one place failing does not stop the other. */
+  failures: unknown[];
 }
 
 /** The whole comment: the marker, the status, the report. */
@@ -43,7 +46,7 @@ export function labelsFor(kind: ReportKind, statuses: readonly ReportStatus[]): 
 }
 
 /** The comment `report` is, created or edited on `review`; the labels its kind sets. */
-async function publishOnReview(host: ReviewHost, review: number, report: Report): Promise<Omit<PublishResult, 'summary' | 'review'>> {
+async function publishOnReview(host: ReviewHost, review: number, report: Report): Promise<Pick<PublishResult, 'comment' | 'labelsAdded' | 'labelsRemoved'>> {
   const body = commentBody(report);
   const marker = markerFor(report.kind, report.environment);
   const author = await host.author();
@@ -69,17 +72,34 @@ async function appendSummary(file: string, report: Report): Promise<void> {
 }
 
 export interface PublishOptions {
-  /** The review to comment on (undefined: none; the summary only). */
-  review: number | undefined;
+  /** The review to comment on (undefined: none; the summary only); it may ask the host. */
+  review: () => Promise<number | undefined> | number | undefined;
   /** The host, needed only when there is a review. */
   host: () => ReviewHost;
   /** The job summary file, when the CI has one. */
   summaryFile: string | undefined;
 }
 
+/**
+ * Publishes the outcome of a command that already ran wherever it can: the job summary first (it
+ * needs no host), then the review; a failure of one is recorded and does not stop the other.
+ */
 export async function publishReport(report: Report, options: PublishOptions): Promise<PublishResult> {
-  if (options.summaryFile) await appendSummary(options.summaryFile, report);
-  const result: PublishResult = { review: options.review, comment: 'none', labelsAdded: [], labelsRemoved: [], summary: options.summaryFile !== undefined };
-  if (options.review === undefined) return result;
-  return { ...result, ...(await publishOnReview(options.host(), options.review, report)) };
+  const result: PublishResult = { review: undefined, comment: 'none', labelsAdded: [], labelsRemoved: [], summary: false, failures: [] };
+  if (options.summaryFile) {
+    try {
+      await appendSummary(options.summaryFile, report);
+      result.summary = true;
+    } catch (error) {
+      result.failures.push(error);
+    }
+  }
+  try {
+    result.review = await options.review();
+    if (result.review !== undefined) Object.assign(result, await publishOnReview(options.host(), result.review, report));
+  } catch (error) {
+    result.comment = 'failed';
+    result.failures.push(error);
+  }
+  return result;
 }

@@ -5,10 +5,12 @@
  */
 import { renderTestMarkdown } from '../conversations/render-markdown.js';
 import type { TestRun } from '../conversations/types.js';
+import { COMMENT_SIZE_LIMIT } from '../plan/fit-comment.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import type { Plan } from '../plan/types.js';
 import type { Redact } from '../secrets/redact.js';
 import { markdownCode, markdownFence } from '../util/markdown-escape.js';
+import { printable } from '../util/printable.js';
 import { shellWord } from '../util/shell-word.js';
 import type { ReportKind, ReportStatus } from './markers.js';
 
@@ -31,8 +33,14 @@ export interface ReportLinks {
 }
 
 /** The most output of a command (drift, promote) a report quotes, in lines and in characters. */
-const MAX_OUTPUT_LINES = 400;
-const MAX_OUTPUT_CHARACTERS = 50_000;
+const OUTPUT_LIMITS: QuoteLimits = { lines: 400, characters: 50_000 };
+/** The most of a failed command's output a report quotes: room is left for the reviewed plan an apply's report folds away. */
+const FAILURE_LIMITS: QuoteLimits = { lines: 200, characters: 20_000 };
+
+interface QuoteLimits {
+  lines: number;
+  characters: number;
+}
 
 function environmentLabel(environment: string | undefined): string {
   return environment ? ` (${markdownCode(environment)})` : '';
@@ -42,14 +50,28 @@ function thisRun(links: ReportLinks): string {
   return links.runUrl ? `[this run](${links.runUrl})` : 'this run';
 }
 
-/** `voxform plan` saved `plan`, or failed (`plan` undefined) with `exitCode`. */
-export function planReport(plan: Plan | undefined, environment: string | undefined, links: ReportLinks): Report {
+/**
+ * What a command that failed printed, as the job log shows it (output and errors in the order
+ * written): its end, where the error and the problems it lists are, so the author sees on the review
+ * why it failed.
+ */
+export interface FailureOutput {
+  output: string;
+  redact: Redact;
+}
+
+function whyItFailed(failure: FailureOutput, links: ReportLinks): string {
+  return [`The end of what it printed (the log of ${thisRun(links)} has all of it):`, '', ...quotedOutput(failure.output, failure.redact, 'end', FAILURE_LIMITS), ''].join('\n');
+}
+
+/** `voxform plan` saved `plan`, or made none (`plan` undefined) and printed `failure`. */
+export function planReport(plan: Plan | undefined, environment: string | undefined, links: ReportLinks, failure: FailureOutput): Report {
   if (!plan) {
     return {
       kind: 'plan',
       environment,
       status: 'error',
-      markdown: `### voxform plan${environmentLabel(environment)}: failed\n\nNo plan was made; the log of ${thisRun(links)} says why.\n`,
+      markdown: `### voxform plan${environmentLabel(environment)}: failed\n\nNo plan was saved. ${whyItFailed(failure, links)}`,
     };
   }
   const changed = plan.changes.some((change) => change.action !== 'no-op');
@@ -58,41 +80,49 @@ export function planReport(plan: Plan | undefined, environment: string | undefin
   return { kind: 'plan', environment, status: changed ? 'changes' : 'no-changes', markdown: `${markdown}${footer}` };
 }
 
-/** `voxform test` wrote `run` (undefined: it stopped before a report), exiting `exitCode`. */
-export function testReport(run: TestRun | undefined, exitCode: number, environment: string | undefined, links: ReportLinks, redact: Redact): Report {
+/** `voxform test` wrote `run` (undefined: it stopped before a report, printing `failure`), exiting `exitCode`. */
+export function testReport(run: TestRun | undefined, exitCode: number, environment: string | undefined, links: ReportLinks, failure: FailureOutput): Report {
   if (!run) {
     return {
       kind: 'test',
       environment,
       status: 'failing',
-      markdown: `### voxform test${environmentLabel(environment)}: the tests did not run\n\nThe log of ${thisRun(links)} says why.\n`,
+      markdown: `### voxform test${environmentLabel(environment)}: the tests did not run\n\n${whyItFailed(failure, links)}`,
     };
   }
-  const markdown = renderTestMarkdown(run, undefined, redact).replace(/^### voxform test:/, `### voxform test${environmentLabel(environment)}:`);
+  const markdown = renderTestMarkdown(run, undefined, failure.redact).replace(/^### voxform test:/, `### voxform test${environmentLabel(environment)}:`);
   return { kind: 'test', environment, status: exitCode === 0 ? 'passing' : 'failing', markdown };
 }
 
-/** `voxform apply` of the saved `plan` ended with `exitCode`: the result, for the merged review. */
-export function applyReport(plan: Plan | undefined, exitCode: number, environment: string | undefined, links: ReportLinks): Report {
+/** `voxform apply` of the saved `plan` ended with `exitCode` (printing `failure`): the result, for the merged review. */
+export function applyReport(plan: Plan | undefined, exitCode: number, environment: string | undefined, links: ReportLinks, failure: FailureOutput): Report {
   const applied = exitCode === 0;
   const head = `### voxform apply${environmentLabel(environment)}: ${applied ? '✅ applied' : `❌ failed (exit ${exitCode})`}`;
-  const said = applied ? `${thisRun(links)} applied the reviewed plan.` : `${thisRun(links)} did not apply the whole plan: its log says why, and what was applied is recorded in the state.`;
-  const planned = plan ? `\n<details><summary>The reviewed plan</summary>\n\n${renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile })}\n</details>\n` : '';
+  const said = applied ? `${thisRun(links)} applied the reviewed plan.` : `${thisRun(links)} did not apply the whole plan; what was applied is recorded in the state. ${whyItFailed(failure, links)}`;
+  // Beside a failure's quote, the plan gets the rest of the comment's room.
+  const limit = applied ? COMMENT_SIZE_LIMIT : COMMENT_SIZE_LIMIT - FAILURE_LIMITS.characters - 1_000;
+  const planned = plan ? `\n<details><summary>The reviewed plan</summary>\n\n${renderPlanMarkdown(plan, { savedPlan: links.savedPlanFile, limit })}\n</details>\n` : '';
   return { kind: 'apply', environment, status: applied ? 'applied' : 'failed', markdown: `${head}\n\n${said}\n${planned}` };
 }
 
-/** The lines of a command's output shown whole, cut to the limits with a line saying so. */
-function quotedOutput(output: string, redact: Redact): string[] {
-  const lines = redact(output).replace(/\n$/, '').split('\n');
+/**
+ * A command's output in a fence, cut to the limits with a line saying so: its start is kept, or its
+ * end (`keep: 'end'`: where a failed command says why).
+ */
+function quotedOutput(output: string, redact: Redact, keep: 'start' | 'end', limits: QuoteLimits): string[] {
+  // Measured as shown: a control character takes more room escaped.
+  const all = redact(output).replace(/\n$/, '').split('\n').map(printable);
+  const lines = keep === 'start' ? all : [...all].reverse();
   const shown: string[] = [];
   let characters = 0;
   for (const line of lines) {
-    if (shown.length >= MAX_OUTPUT_LINES || characters + line.length > MAX_OUTPUT_CHARACTERS) break;
+    if (shown.length >= limits.lines || characters + line.length > limits.characters) break;
     shown.push(line);
     characters += line.length + 1;
   }
-  if (shown.length < lines.length) shown.push(`⋯ ${lines.length - shown.length} more lines in the job log`);
-  return markdownFence(shown, 'text');
+  const cut = all.length - shown.length;
+  if (keep === 'start') return markdownFence(cut > 0 ? [...shown, `⋯ ${cut} more lines in the job log`] : shown, 'text');
+  return markdownFence(cut > 0 ? [`⋯ ${cut} earlier lines in the job log`, ...shown.reverse()] : shown.reverse(), 'text');
 }
 
 const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: ReportStatus; words: string }> = {
@@ -100,9 +130,11 @@ const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: Repo
   promote: (code) => (code === 0 ? { status: 'applied', words: '✅ promoted' } : { status: 'failed', words: `❌ not promoted (exit ${code})` }),
 };
 
-/** `voxform drift` or `voxform promote` printed `output` and ended with `exitCode`. */
+/** `voxform drift` or `voxform promote` printed `output` (its errors too, as the log shows them) and ended with `exitCode`. */
 export function outputReport(kind: 'drift' | 'promote', output: string, exitCode: number, environment: string | undefined, redact: Redact): Report {
   const outcome = OUTCOMES[kind](exitCode);
   const head = kind === 'promote' ? `### voxform promote${environment ? ` → ${markdownCode(environment)}` : ''}: ${outcome.words}` : `### voxform drift${environmentLabel(environment)}: ${outcome.words}`;
-  return { kind, environment, status: outcome.status, markdown: [head, '', ...quotedOutput(output, redact), ''].join('\n') };
+  // A failure says why at the end of what it printed.
+  const failed = outcome.status === 'error' || outcome.status === 'failed';
+  return { kind, environment, status: outcome.status, markdown: [head, '', ...quotedOutput(output, redact, failed ? 'end' : 'start', OUTPUT_LIMITS), ''].join('\n') };
 }

@@ -43,9 +43,17 @@ export function shortenRedacted(text: string, max: number, redact: Redact): stri
 export class SecretRegistry {
   private readonly values = new Set<string>();
   private needles: string[] | undefined;
+  /** The values too short to search for in printed text, kept for `redactQuoted`. */
+  private readonly shortValues = new Set<string>();
+  private shortNeedles: string[] | undefined;
 
   add(value: string | undefined | null): void {
-    if (typeof value !== 'string' || value.length < MIN_SEARCHABLE_SECRET || this.values.has(value)) return;
+    if (typeof value !== 'string' || value === '') return;
+    if (value.length < MIN_SEARCHABLE_SECRET) {
+      if (!this.shortValues.has(value)) (this.shortValues.add(value), (this.shortNeedles = undefined));
+      return;
+    }
+    if (this.values.has(value)) return;
     this.values.add(value);
     this.needles = undefined;
   }
@@ -58,6 +66,19 @@ export class SecretRegistry {
     if (this.values.size === 0) return text;
     this.needles ??= [...new Set([...this.values].flatMap(echoedForms))];
     return redactNeedles(String(text), this.needles);
+  }
+
+  /**
+   * Text quoted from the job log onto a review (a failed command's output, which may hold an error
+   * quoting every value it was given): short secrets are hidden too, even inside words. The quote
+   * may read garbled; it never shows a secret to the review's readers.
+   */
+  redactQuoted(text: string): string {
+    if (this.shortValues.size === 0) return this.redact(text);
+    this.needles ??= [...new Set([...this.values].flatMap(echoedForms))];
+    // One pass over both lists: a short value is never searched for inside a marker already written.
+    this.shortNeedles ??= [...new Set([...this.shortValues].flatMap(echoedForms))];
+    return redactNeedles(String(text), [...this.needles, ...this.shortNeedles]);
   }
 }
 

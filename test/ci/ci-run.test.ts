@@ -164,6 +164,67 @@ describe('voxform ci run on GitHub', () => {
   }, 120_000);
 });
 
+describe('voxform ci run when something fails', () => {
+  const summary = () => readFile(path.join(work, 'summary.md'), 'utf8').catch(() => '');
+
+  it('a plan that breaks mandatory policy: the comment and summary show the finding and the error, as the log does', async () => {
+    const manifest = await readFile(path.join(project.dir, 'voxform.yaml'), 'utf8');
+    await writeFile(path.join(project.dir, 'phone.yaml'), manifest.replace('How can I help you today?', 'How can I help you today? Or call 555-201-3344.'));
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '-f', 'phone.yaml', '--out-dir', 'policy-plan'], github({ GITHUB_REF: 'refs/pull/8/merge' }));
+    expect(plan.code).toBe(1);
+    const comment = fake.comments.find((c) => c.review === 8 && c.body.startsWith('<!-- voxform:plan:env=staging -->'))!;
+    for (const body of [comment.body, await summary()]) {
+      expect(body).toMatch(/phone\.yaml:\d+:\d+ +mandatory\[pii-phone-number\]: first_message holds a phone number/);
+      expect(body).toContain('it breaks mandatory policy (above), and apply refuses such a plan.');
+    }
+    expect(comment.body).toContain('<!-- voxform:status=error -->\n### voxform plan (`staging`): failed');
+  }, 120_000);
+
+  it('a manifest the operator refuses: the comment shows each diagnostic at its place and the error, with no secret', async () => {
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'refused-plan'], github({ GITHUB_REF: 'refs/pull/9/merge', VOXFORM_ENV_ALLOW: 'NOTHING_ELSE' }));
+    expect(plan.code).toBe(1);
+    const comment = fake.comments.find((c) => c.review === 9)!;
+    expect(comment.body).toMatch(/voxform\.yaml:\d+:\d+ +error\[env_not_allowed\]: \$\{env:HOOK_TOKEN\} is refused/);
+    expect(comment.body).toContain('error[manifest_invalid]: The manifests have');
+    await expectNoToken([plan.stdout, plan.stderr]);
+  }, 120_000);
+
+  it('a drift check that fails: the summary shows the error sentence, not an empty block', async () => {
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const drift = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'drift', '--env', 'stagingg'], github({ GITHUB_REF: 'refs/heads/main' }));
+    expect(drift.code).toBe(1);
+    expect(await summary()).toContain('error[environment_unknown]: unknown environment "stagingg" (--env); did you mean "staging"?');
+  }, 120_000);
+
+  it('the code host unreachable after an apply: the summary is written all the same, and the job fails saying why', async () => {
+    await rm(path.join(work, 'summary.md'), { force: true });
+    const apply = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'apply', '--out-dir', 'no-plan-here'], github({ GITHUB_REF: 'refs/heads/main', GITHUB_API_URL: 'http://127.0.0.1:9' }));
+    expect(apply.code).toBe(1);
+    expect(await summary()).toContain('### voxform apply: ❌ failed (exit 1)');
+    expect(apply.stderr).toContain('voxform ci: no comment posted (the error below says why); job summary written.');
+    expect(apply.stderr).toContain('error[ci_request_failed]: GitHub did not answer');
+  }, 120_000);
+
+  it('a job summary that cannot be written: the comment is posted all the same, and the job fails saying why', async () => {
+    const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--env', 'staging', '--out-dir', 'no-summary'], github({ GITHUB_REF: 'refs/pull/10/merge', GITHUB_STEP_SUMMARY: path.join(work, 'missing', 'summary.md') }));
+    expect(plan.code).toBe(1);
+    expect(fake.comments.filter((c) => c.review === 10 && c.body.startsWith('<!-- voxform:plan:env=staging -->'))).toHaveLength(1);
+    expect(plan.stderr).toContain('voxform ci: comment created on pull request #10; labels ');
+    expect(plan.stderr).toContain('error[ci_summary_failed]: Cannot write the job summary');
+  }, 120_000);
+
+  it('refuses --command-args that hold an option ci run sets itself, before running anything', async () => {
+    const before = fake.requests.length;
+    for (const [args, option] of [['--out ../mine.json', '--out'], ['--format=json', '--format'], ['--detailed-exitcode', '--detailed-exitcode']] as const) {
+      const plan = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--command-args', args, '--out-dir', 'owned'], github());
+      expect(plan.code).toBe(1);
+      expect(plan.stdout + plan.stderr).toContain(`--command-args cannot hold ${option}: `);
+    }
+    expect(fake.requests.length).toBe(before);
+  }, 120_000);
+});
+
 describe('voxform ci run on GitLab', () => {
   it('plan (no environment): one note, created then edited in place; labels set on the merge request; apply reports on the merged one', async () => {
     fake.addComment(5, 'dave', '<!-- voxform:plan -->\nnot voxform');

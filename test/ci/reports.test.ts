@@ -69,7 +69,7 @@ function bigPlan(): Plan {
 
 describe('the comment body', () => {
   it('stays under the host limit for a plan far larger than it, and says how to see it whole', () => {
-    const body = commentBody(planReport(bigPlan(), 'production', links));
+    const body = commentBody(planReport(bigPlan(), 'production', links, { output: '', redact: (text) => text }));
     expect(body.length).toBeLessThanOrEqual(HOST_COMMENT_LIMIT);
     expect(body).toContain('This comment is cut to fit');
     expect(body).toContain('`voxform plan show plan.json` prints it whole');
@@ -82,6 +82,23 @@ describe('the comment body', () => {
     expect(report.markdown.split('\n').slice(0, 3)).toEqual(['### voxform drift (`production`): ⚠️ drift found', '', '````text']);
     expect(report.markdown).toContain('⋯ 100 more lines in the job log');
     expect(report.markdown).not.toContain('secret-value-123');
+  });
+});
+
+describe('a failed command\'s report', () => {
+  it('quotes the end of what it printed, where the error is, cut to its limit with a line saying so', () => {
+    const output = `${Array.from({ length: 500 }, (_, n) => `line ${n} secret-value-123`).join('\n')}\nerror[promote_gate_failed]: \`\`\`the gate\n`;
+    const report = outputReport('promote', output, 1, 'production', (text) => text.replaceAll('secret-value-123', '(sensitive)'));
+    expect(report.status).toBe('failed');
+    const lines = report.markdown.split('\n');
+    expect(lines.slice(0, 4)).toEqual(['### voxform promote → `production`: ❌ not promoted (exit 1)', '', '````text', '⋯ 101 earlier lines in the job log']);
+    expect(lines.slice(-4)).toEqual(['line 499 (sensitive)', 'error[promote_gate_failed]: ```the gate', '````', '']);
+  });
+
+  it('a plan that made none quotes it in a fence its text cannot close', () => {
+    const report = planReport(undefined, 'staging', links, { output: 'a.yaml:3:5  mandatory[pii-phone-number]: first_message holds a phone number\n````\n@someone <b>', redact: (text) => text });
+    expect(report.status).toBe('error');
+    expect(report.markdown).toContain('\n`````text\na.yaml:3:5  mandatory[pii-phone-number]: first_message holds a phone number\n````\n@someone <b>\n`````\n');
   });
 });
 

