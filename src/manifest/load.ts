@@ -101,6 +101,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   const state: DesiredState = {
     files,
+    sourceFiles: [...new Set([...cache.files(), ...knowledgeList.map((draft) => draft.request.file)])].sort(),
     manifestHash: sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n')),
     environment: options.environment,
     environments: [...combined.environments.keys()].sort(),

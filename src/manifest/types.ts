@@ -143,6 +143,11 @@ export interface DesiredCredential extends DesiredResource {
 export interface DesiredState {
   /** The manifest files read, absolute, in load order. */
   files: string[];
+  /**
+   * Every file the load read, absolute, sorted: the manifests, the templates they use, the prompt and
+   * knowledge files they name. What a deploy is made from; absent when not made by the loader.
+   */
+  sourceFiles?: string[] | undefined;
   /** `sha256:<hex>` over the files' content and every included file: bound into saved plans. */
   manifestHash: string;
   /** The `--env` overlay applied, if any. */

@@ -14,9 +14,9 @@ import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { GateResult } from './gates.js';
 
 /**
- * Refuses unless the work tree is the source record's commit with nothing beside it. `sameFiles`:
- * the checkout's commit holds the same files as the recorded one but voxform's own
- * (`sameProjectFiles`), as when the state is committed after the apply (docs/ci.md). A hint never
+ * Refuses unless the work tree is the source record's commit with nothing beside it in the files the
+ * deploys are made from. `sameFiles`: the checkout's commit holds those files as the recorded one
+ * does (`sameProjectFiles`), as when the state is committed after the apply (docs/ci.md). A hint never
  * sends back here: checking out the recorded commit may take a committed ledger with it, so
  * applying the source from this checkout is offered first.
  */

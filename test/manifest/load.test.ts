@@ -420,6 +420,18 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     expect(result.state?.agents.get('front-desk')?.knowledge).toEqual(['faq', 'prices']);
   });
 
+  it('lists every file it read, and no other, as what a deploy is made from: manifests, prompts, knowledge files', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts/desk.md }\n    knowledge: [faq]\nknowledge:\n  faq: { file: kb/faq.md }\n`,
+      'prompts/desk.md': 'You are the front desk.',
+      'kb/faq.md': '# FAQ\n',
+      'plan.json': '{}',
+      'notes.txt': 'not read',
+    });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.sourceFiles).toEqual(['kb/faq.md', 'prompts/desk.md', 'voxform.yaml'].map((file) => path.join(result.dir, file)));
+  });
+
   it('changes the manifest hash when an included file changes, and only then', async () => {
     const files = { 'voxform.yaml': `${AGENT}    config:\n      prompt: { file: p.md }\n`, 'p.md': 'one' };
     const first = await loadTree(files);

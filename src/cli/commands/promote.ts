@@ -18,7 +18,7 @@ import type { CommandContext } from '../context.js';
 import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine } from '../progress.js';
-import { connectProject, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { connectProject, deployedFiles, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { lockTimeoutSeconds } from './apply.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
@@ -98,9 +98,11 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
   const records = await workspaceHistory(history, fromWorkspace, ctx);
   const current = deployedRecord(records, from);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
-  const checkout = await gitSource(manifestFolder, ctx.env);
+  // What either environment's deploy is made from: no other file of the checkout counts.
+  const files = [...new Set([...deployedFiles(project.desired), ...deployedFiles(desiredSource)])];
+  const checkout = await gitSource(manifestFolder, ctx.env, files);
   const deployed = current.source.commit;
-  const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit));
+  const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
   checkCheckout(current, checkout, from, sameFiles);
   checkSourceConfiguration(current, desiredSource, from);
 
