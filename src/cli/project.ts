@@ -18,6 +18,8 @@ import { plural } from '../util/plural.js';
 export interface ProjectOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
+  /** The flag that named `env` (see `ManifestOptions`). */
+  envFlag?: string | false;
   state?: string;
   parallelism?: number;
 }

@@ -528,9 +528,15 @@ describe('loadManifests: defaults and environments', () => {
     });
   });
 
-  it('answers an unknown environment with a suggestion', async () => {
-    const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'stagign' });
+  it('answers an unknown environment with a suggestion, naming the flag that chose it, and lists the environments', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'stagign', environmentFlag: '--env' });
     expect(summarize(result)).toEqual(['voxform.yaml:10:1 environment_unknown unknown environment "stagign" (--env); did you mean "staging"?']);
+    expect(result.environments).toEqual(['production', 'staging']);
+    const fromCode = await loadTree({ 'voxform.yaml': manifest }, { environment: 'prod' });
+    expect(summarize(fromCode)).toEqual(['voxform.yaml:10:1 environment_unknown unknown environment "prod"; did you mean "production"?']);
+    // A file that could not be parsed may hold more: the list is not given.
+    const broken = await loadTree({ 'voxform.yaml': manifest, 'more.yaml': 'environments: [' }, { paths: ['.'] });
+    expect(broken.environments).toBeUndefined();
   });
 
   it('refuses an overlay of a resource the manifest does not define', async () => {
