@@ -41,7 +41,7 @@ export function checkCheckout(current: HistoryRecord, checkout: DeploySource, so
     });
   }
   if (checkout.uncommitted !== false) {
-    throw new VoxformError('promote_checkout_mismatch', `The work tree holds changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs.`, {
+    throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs.`, {
       hint: "Commit them, or set them aside with `git stash push --include-untracked -- . ':(exclude,glob)**/.voxform/**'` (voxform's own files stay), and promote again.",
     });
   }

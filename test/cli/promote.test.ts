@@ -4,6 +4,8 @@
  * is judged by the files the deploys are made from, not by what else lies beside them.
  */
 import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -63,5 +65,10 @@ describe('voxform promote --to / --from', () => {
     expect(promoted.stderr).toBe('');
     expect(promoted.stdout).toContain('Every gate passes');
     expect(promoted.code).toBe(0);
+    // A manifest edited beside the commit still counts, even with the configuration unchanged.
+    await writeFile(path.join(dir, 'voxform.yaml'), `${MANIFEST}# edited\n`);
+    const edited = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(edited.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests or a file they read hold changes beside commit [0-9a-f]{7}, which staging runs\./);
+    expect(edited.code).toBe(1);
   });
 });
