@@ -1,30 +1,55 @@
 /**
  * The one way a command loads the manifests its options name (`-f`, `--env`; `--base-url` trusted for a
  * manifest's `base_url`). Each secret is registered the moment the loader meets it, so no diagnostic shows one.
+ * An environment a flag names that the manifests do not define is the flag's mistake, said as one
+ * (`invalid_argument`), for every command alike.
  */
 import path from 'node:path';
-import { isVoxformError } from '../errors.js';
+import { isVoxformError, VoxformError } from '../errors.js';
 import { loadManifests } from '../manifest/index.js';
+import { likelyEnvironment } from '../manifest/environments.js';
 import type { LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext } from './context.js';
 import { countProblems } from './diagnostics.js';
 import { plural } from '../util/plural.js';
+import { controlsAsQuestionMarks } from '../util/printable.js';
 
 export interface ManifestOptions {
   file?: string[] | undefined;
   env?: string | undefined;
+  /**
+   * The flag that named `env` (default `--env`; promote's `--to`, `--from`); `false` when no flag did
+   * (a saved plan's environment): an unknown one is then the manifests' error.
+   */
+  envFlag?: string | false | undefined;
   baseUrl?: string | undefined;
 }
 
-export function loadCommandManifests(options: ManifestOptions, ctx: CommandContext): Promise<LoadResult> {
-  return loadManifests({
+export async function loadCommandManifests(options: ManifestOptions, ctx: CommandContext): Promise<LoadResult> {
+  const flag = options.envFlag === false ? undefined : (options.envFlag ?? '--env');
+  const result = await loadManifests({
     paths: options.file ?? [],
     cwd: ctx.cwd,
     env: ctx.env,
     environment: options.env,
+    environmentFlag: flag,
     operatorBaseUrl: options.baseUrl,
     onSecret: (secret) => ctx.secrets.add(secret),
+  });
+  if (flag !== undefined && options.env !== undefined && result.environments && !result.environments.includes(options.env)) {
+    throw unknownEnvironment(flag, options.env, result.environments);
+  }
+  return result;
+}
+
+/** The code of an environment a flag names that the manifests do not define. */
+const UNKNOWN_ENVIRONMENT = 'invalid_argument';
+
+function unknownEnvironment(flag: string, name: string, known: readonly string[]): VoxformError {
+  const suggestion = likelyEnvironment(name, known);
+  return new VoxformError(UNKNOWN_ENVIRONMENT, `${flag} names the environment "${controlsAsQuestionMarks(name)}", which the manifests do not define${suggestion ? `; did you mean "${suggestion}"?` : '.'}`, {
+    hint: known.length > 0 ? `The manifests define ${known.map((environment) => `"${environment}"`).join(', ')} (under \`environments:\`).` : 'The manifests define no environment: add them under `environments:` (docs/promotion.md).',
   });
 }
 
@@ -42,7 +67,7 @@ export interface ManifestProject {
 
 /**
  * The manifests' agent ids by local name, their phone numbers, campaigns, knowledge files, and their service, for the commands that read from the service
- * without planning. No manifest, or manifests with errors (with a warning), give neither; a mistake in the
+ * without planning. No manifest, manifests with errors or without the `--env` named (with a warning), give neither; a mistake in the
  * operator's own settings (VOXFORM_ENV_ALLOW) stops the run, as it does `apply`.
  */
 export async function manifestProject(
@@ -54,6 +79,11 @@ export async function manifestProject(
     result = await loadCommandManifests(options, ctx);
   } catch (error) {
     if (isVoxformError(error) && error.code === 'manifest_not_found') return emptyProject();
+    // The ledger may hold an environment the manifests no longer define: read, with the flag's mistake said.
+    if (isVoxformError(error) && error.code === UNKNOWN_ENVIRONMENT) {
+      ctx.stderr.write(`warning: ${error.message} Their agent names and service are not used.\n  hint: ${error.hint ?? ''}\n`);
+      return emptyProject();
+    }
     throw error;
   }
   if (!result.state) {

@@ -18,6 +18,8 @@ import { plural } from '../util/plural.js';
 export interface ProjectOptions extends ConnectionOptions {
   file?: string[];
   env?: string;
+  /** The flag that named `env` (see `ManifestOptions`). */
+  envFlag?: string | false;
   state?: string;
   parallelism?: number;
 }
@@ -102,8 +104,16 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
   };
 }
 
-/** Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest. */
+/**
+ * Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest;
+ * with `workTree: false` (what is deployed is not the work tree's) the deploy's files are not asked about.
+ */
 export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean } = {}): Promise<DeploySource> {
   const first = desired.files[0];
-  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, ...options });
+  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files: options.workTree === false ? undefined : deployedFiles(desired) });
+}
+
+/** The files a deploy of `desired` is made from, absolute: what the loader read, else the manifests. */
+export function deployedFiles(desired: DesiredState): string[] {
+  return desired.sourceFiles ?? desired.files;
 }

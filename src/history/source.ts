@@ -3,11 +3,14 @@
  * else what `git` says, and who ran it. Each value is checked for shape, a strange one dropped.
  * `git` runs only through src/project-files/git.ts: pinned to the project's repository, nothing from it that
  * runs code, no shell. `uncommitted` is asked in CI too: a commit names what was deployed only when
- * nothing was edited beside it. voxform's own files (`.voxform/` at any depth: state, ledger, locks)
- * are never the project's changes: every apply writes them, and docs/ci.md has them committed after it.
+ * nothing the deploy was made from was edited beside it. Git is asked about those files alone (the
+ * manifests and every file the loader read for them): a saved plan, CI output or notes beside them,
+ * and voxform's own files (`.voxform/`: state, ledger, locks), are never the deploy's changes.
  */
+import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { openGitRepository, type GitAnswer } from '../project-files/git.js';
+import path from 'node:path';
+import { openGitRepository, type GitAnswer, type GitRepository } from '../project-files/git.js';
 import { gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 
@@ -75,14 +78,40 @@ export function ciSource(env: Env): DeploySource | undefined {
   return undefined;
 }
 
-/** The pathspec of the whole work tree but voxform's own files (`.voxform/` at any depth). */
-const PROJECT_FILES = ['--', '.', ':(exclude,glob)**/.voxform/**'] as const;
+/**
+ * The literal pathspecs of `files` inside the repository, after `--`: each file as named (a symbolic
+ * link is what git tracks) and where it leads. None for a file outside it (a package's template).
+ */
+async function pathspecs(repository: GitRepository, files: readonly string[]): Promise<string[]> {
+  const places = await Promise.all(
+    files.map(async (file) => {
+      const absolute = path.resolve(file);
+      const folder = await realpath(path.dirname(absolute)).catch(() => path.dirname(absolute));
+      return [path.join(folder, path.basename(absolute)), await realpath(absolute).catch(() => absolute)];
+    }),
+  );
+  const inside = new Set<string>();
+  for (const place of places.flat()) {
+    const relative = path.relative(repository.root, place);
+    if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
+    inside.add(`:(literal)${relative.split(path.sep).join('/')}`);
+  }
+  return ['--', ...[...inside].sort()];
+}
 
-/** The work tree's porcelain v2 status: the branch headers come first, so a cut status still names both. */
-async function workTreeStatus(cwd: string, env: Env): Promise<GitAnswer | undefined> {
+/**
+ * The porcelain v2 status of `files` (the branch headers come first, so a cut status still names
+ * both).
+ */
+async function workTreeStatus(cwd: string, env: Env, files: readonly string[]): Promise<GitAnswer | undefined> {
   const repository = await openGitRepository(cwd, env);
+  if (!repository) return undefined;
+  const paths = await pathspecs(repository, files);
+  // No file of the deploy in the repository: nothing of it can differ, and `--` alone would mean every
+  // file, so the pathspec excludes them all (`*` matches every path): the headers alone remain.
+  const scope = paths.length > 1 ? paths : ['--', ':(exclude)*'];
   // No rename detection: it would read the contents of files, which a partial clone fetches.
-  return repository?.run(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames', ...PROJECT_FILES]);
+  return repository.run(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames', ...scope]);
 }
 
 /** A header of the porcelain v2 status (`# branch.oid 0a1b…`), or undefined. */
@@ -91,24 +120,24 @@ function header(status: GitAnswer, name: string): string | undefined {
   return status.lines.find((line) => line.startsWith(prefix))?.slice(prefix.length);
 }
 
-/** Whether the work tree holds changes (new unignored files count: a manifest may read any); a cut status does. */
+/** Whether a file of the deploy changed beside the commit (a new unignored one counts); a cut status does. */
 function hasChanges(status: GitAnswer): boolean {
   return status.cut || status.lines.some((line) => !line.startsWith('# '));
 }
 
 /**
- * What `git` says: the commit, the branch (none when detached), and with `workTree` whether anything
- * beside the commit changed, all from one `git status` (each `git` started costs a copy of the memory
- * map); without it the work tree is not scanned.
+ * What `git` says: the commit, the branch (none when detached), and with `files` (what the deploy is
+ * made from, absolute) whether any of them differs from the commit, all from one `git status` (each
+ * `git` started costs a copy of the memory map); without them the work tree is not asked about.
  */
-export async function gitSource(cwd: string, env: Env, workTree = true): Promise<DeploySource> {
-  if (!workTree) {
+export async function gitSource(cwd: string, env: Env, files?: readonly string[]): Promise<DeploySource> {
+  if (!files) {
     const repository = await openGitRepository(cwd, env);
     if (!repository) return {};
     const [commit, branch] = await Promise.all([repository.run(['rev-parse', '--verify', 'HEAD']), repository.run(['branch', '--show-current'])]);
     return withoutUndefined({ commit: commitOf(commit?.lines[0]), branch: branchOf(branch?.lines[0]) });
   }
-  const status = await workTreeStatus(cwd, env);
+  const status = await workTreeStatus(cwd, env, files);
   if (!status) return {};
   const commit = commitOf(header(status, 'branch.oid'));
   const branch = header(status, 'branch.head');
@@ -117,29 +146,34 @@ export async function gitSource(cwd: string, env: Env, workTree = true): Promise
 }
 
 /**
- * Whether commits `a` and `b` hold the same files but voxform's own: then the same manifests made
- * them, and a commit of the state after an apply is still the source that apply deployed. Compares
- * trees by their object ids alone: no file content is read, no diff program run. False when git
- * cannot tell (a commit not in this clone).
+ * Whether commits `a` and `b` hold the same `files` (what a deploy is made from, absolute, as for
+ * `gitSource`): then the same manifests made them, and a commit of the state (or of anything else)
+ * after an apply is still the source that apply deployed. Compares trees by their object ids alone:
+ * no file content is read, no diff program run. False when git cannot tell (a commit not in this clone).
  */
-export async function sameProjectFiles(cwd: string, env: Env, a: string, b: string): Promise<boolean> {
+export async function sameProjectFiles(cwd: string, env: Env, a: string, b: string, files: readonly string[]): Promise<boolean> {
   if (!COMMIT.test(a) || !COMMIT.test(b)) return false;
   if (a === b) return true;
   const repository = await openGitRepository(cwd, env);
-  const answer = await repository?.run(['diff', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...PROJECT_FILES]);
+  if (!repository) return false;
+  const paths = await pathspecs(repository, files);
+  if (paths.length === 1) return true;
+  const answer = await repository.run(['diff', '--name-only', '--no-renames', '--no-ext-diff', '--no-textconv', a, b, ...paths]);
   return answer !== undefined && !answer.cut && answer.lines.length === 0;
 }
 
-/** The source of an apply run in `cwd`: the CI's, else git's. `workTree: false` when it is not what is deployed. */
-export async function detectDeploySource(options: { env: Env; cwd: string; workTree?: boolean }): Promise<DeploySource> {
-  const workTree = options.workTree ?? true;
+/**
+ * The source of an apply run in `cwd`: the CI's, else git's. `files`: what the deploy is made from
+ * (absolute), asked about for uncommitted changes; absent when what is deployed is not the work tree's.
+ */
+export async function detectDeploySource(options: { env: Env; cwd: string; files?: readonly string[] | undefined }): Promise<DeploySource> {
   const fromCi = ciSource(options.env);
   if (fromCi && fromCi.commit) {
-    // The CI's commit is what is deployed; git is asked only whether the work tree holds more.
-    const status = workTree ? await workTreeStatus(options.cwd, options.env) : undefined;
+    // The CI's commit is what is deployed; git is asked only whether the deploy's files hold more.
+    const status = options.files ? await workTreeStatus(options.cwd, options.env, options.files) : undefined;
     return withoutUndefined({ ...fromCi, uncommitted: status ? hasChanges(status) : undefined });
   }
-  const fromGit = await gitSource(options.cwd, options.env, workTree);
+  const fromGit = await gitSource(options.cwd, options.env, options.files);
   return { ...fromGit, ...fromCi };
 }
 

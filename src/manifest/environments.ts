@@ -15,19 +15,28 @@ import { RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Laye
 import { refuseSettingReferences } from './service-settings.js';
 import type { Span } from './source.js';
 
-/** The layer to resolve: the manifest itself, or with the named environment's overlay applied. */
-export function selectEnvironment(combined: CombinedManifest, name: string | undefined, diagnostics: DiagnosticList): Layer {
+/** The environment a mistyped name most likely meant: a close spelling, else the one it begins (`prod`). */
+export function likelyEnvironment(name: string, known: readonly string[]): string | undefined {
+  const prefixed = known.filter((environment) => name.length > 0 && environment.startsWith(name));
+  return didYouMean(name, known) ?? (prefixed.length === 1 ? prefixed[0] : undefined);
+}
+
+/**
+ * The layer to resolve: the manifest itself, or with the named environment's overlay applied. `flag`:
+ * the option that named it (`--env`), which an unknown name's diagnostic names.
+ */
+export function selectEnvironment(combined: CombinedManifest, name: string | undefined, flag: string | undefined, diagnostics: DiagnosticList): Layer {
   if (name === undefined) return combined;
   const environment = combined.environments.get(name);
   if (!environment) {
     const known = [...combined.environments.keys()];
-    const suggestion = didYouMean(name, known);
+    const suggestion = likelyEnvironment(name, known);
     const detail = suggestion
       ? `; did you mean "${suggestion}"?`
       : known.length > 0
         ? `; the manifests define ${known.map((k) => `"${k}"`).join(', ')}`
         : '; the manifests define no environments';
-    diagnostics.error('environment_unknown', `unknown environment "${name}" (--env)${detail}`, combined.environmentsSpan ?? combined.firstSpan);
+    diagnostics.error('environment_unknown', `unknown environment "${name}"${flag ? ` (${flag})` : ''}${detail}`, combined.environmentsSpan ?? combined.firstSpan);
     return combined;
   }
   return applyOverlay(combined, environment.layer);

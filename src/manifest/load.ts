@@ -67,7 +67,9 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   checkOverlayReferences(combined, diagnostics);
   checkOverlayTargets(combined, diagnostics);
   const promotions = resolvePromotions(combined, diagnostics);
-  const layer = selectEnvironment(combined, options.environment, diagnostics);
+  const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics);
+  const environments = [...combined.environments.keys()].sort();
+  const environmentsKnown = unparsed ? {} : { environments };
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256Hex(bytes)));
@@ -84,7 +86,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
     diagnostics.omitted.stopped = true;
-    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files, secrets: [...secrets] };
+    return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files, ...environmentsKnown, secrets: [...secrets] };
   }
   for (const rule of CROSS_RESOURCE_RULES) {
     if (unparsed && REFERENCE_RULES.has(rule)) continue;
@@ -97,13 +99,14 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   const secretList = [...secrets];
   const omitted = { ...diagnostics.omitted };
-  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
+  if (diagnostics.hasErrors) return { state: undefined, diagnostics: diagnostics.toList(), omitted, files, ...environmentsKnown, secrets: secretList };
 
   const state: DesiredState = {
     files,
+    sourceFiles: [...new Set([...cache.files(), ...knowledgeList.map((draft) => draft.request.file)])].sort(),
     manifestHash: sha256([...digests.manifests, ...digests.templates, ...digests.prompts, ...digests.knowledge].join('\n')),
     environment: options.environment,
-    environments: [...combined.environments.keys()].sort(),
+    environments,
     region,
     baseUrl,
     agents: new Map(agentList.map((draft) => [draft.localName, desiredAgent(draft, draft.prompt ? promptTextOf.get(draft.prompt) : undefined, draft.prompt ? sources.display(draft.prompt.file) : undefined)])),
@@ -116,7 +119,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
     promotions,
     ...(layer.settings.policy ? { policy: layer.settings.policy.value } : {}),
   };
-  return { state, diagnostics: diagnostics.toList(), omitted, files, secrets: secretList };
+  return { state, diagnostics: diagnostics.toList(), omitted, files, ...environmentsKnown, secrets: secretList };
 }
 
 /** The prompts and knowledge files the resolved resources point at, read concurrently; digests recorded by role. */

@@ -143,6 +143,11 @@ export interface DesiredCredential extends DesiredResource {
 export interface DesiredState {
   /** The manifest files read, absolute, in load order. */
   files: string[];
+  /**
+   * Every file the load read, absolute, sorted: the manifests, the templates they use, the prompt and
+   * knowledge files they name. What a deploy is made from; absent when not made by the loader.
+   */
+  sourceFiles?: string[] | undefined;
   /** `sha256:<hex>` over the files' content and every included file: bound into saved plans. */
   manifestHash: string;
   /** The `--env` overlay applied, if any. */
@@ -174,6 +179,8 @@ export interface LoadOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The `--env` overlay to apply. */
   environment?: string | undefined;
+  /** The option that named `environment` (`--env`), named by the diagnostic of one the manifests do not define. */
+  environmentFlag?: string | undefined;
   /** Folder of agent templates (default: the package's `templates/`). */
   templatesDir?: string;
   /** `--base-url`, if the operator gave it: its origin is trusted for the manifest's `base_url`. */
@@ -196,6 +203,11 @@ export interface LoadResult {
   omitted: { errors: number; warnings: number; stopped: boolean };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];
+  /**
+   * The name of every environment overlay the manifests define, sorted, also when there are errors;
+   * absent when a manifest file could not be parsed (the list may then be short of one).
+   */
+  environments?: string[] | undefined;
   /** Every secret value met while loading, also when there are errors: a caller must still redact them. */
   secrets: string[];
 }

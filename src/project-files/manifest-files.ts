@@ -106,6 +106,7 @@ export class FileCache {
   private readonly pending = new Map<string, Promise<ReadOutcome>>();
   /** The real paths of the folders read from, for this load only (see `RealFolders`). */
   private readonly folders: RealFolders = new Map();
+  private readonly asked = new Set<string>();
 
   read(file: string, policy: ReadPolicy): Promise<ReadOutcome> {
     const key = `${policy.root}\0${policy.maxBytes}\0${file}`;
@@ -113,8 +114,14 @@ export class FileCache {
     if (!outcome) {
       outcome = readGuarded(file, policy, this.folders);
       this.pending.set(key, outcome);
+      this.asked.add(file);
     }
     return outcome;
+  }
+
+  /** Every file asked for, once each, in the order first asked. */
+  files(): string[] {
+    return [...this.asked];
   }
 
   /** Reads each file under its policy; outcomes by file. */

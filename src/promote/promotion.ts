@@ -14,9 +14,9 @@ import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { GateResult } from './gates.js';
 
 /**
- * Refuses unless the work tree is the source record's commit with nothing beside it. `sameFiles`:
- * the checkout's commit holds the same files as the recorded one but voxform's own
- * (`sameProjectFiles`), as when the state is committed after the apply (docs/ci.md). A hint never
+ * Refuses unless the work tree is the source record's commit with nothing beside it in the files the
+ * deploys are made from. `sameFiles`: the checkout's commit holds those files as the recorded one
+ * does (`sameProjectFiles`), as when the state is committed after the apply (docs/ci.md). A hint never
  * sends back here: checking out the recorded commit may take a committed ledger with it, so
  * applying the source from this checkout is offered first.
  */
@@ -41,7 +41,7 @@ export function checkCheckout(current: HistoryRecord, checkout: DeploySource, so
     });
   }
   if (checkout.uncommitted !== false) {
-    throw new VoxformError('promote_checkout_mismatch', `The work tree holds changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs.`, {
+    throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs.`, {
       hint: "Commit them, or set them aside with `git stash push --include-untracked -- . ':(exclude,glob)**/.voxform/**'` (voxform's own files stay), and promote again.",
     });
   }

@@ -1,11 +1,20 @@
 /**
- * `voxform promote`'s flags, through the built CLI: an environment `--to` or `--from` mistypes is the
- * flag's mistake, named as such with the likely environment, before anything is read from the service.
+ * `voxform promote` through the CLI: an environment `--to` or `--from` mistypes is the flag's mistake,
+ * named as such with the likely environment, before anything is read from the service; the checkout
+ * is judged by the files the deploys are made from, not by what else lies beside them.
  */
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
 
 const MANIFEST = [
   'version: 1',
@@ -35,5 +44,31 @@ describe('voxform promote --to / --from', () => {
       expect(result.stderr).toBe(`${message}\n  hint: The manifests define "production", "staging" (under \`environments:\`).\n`);
       expect(result.stdout).toBe('');
     }
+  });
+
+  it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
+    const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
+    cleanups.push(() => emulator.close());
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, '.gitignore': '.voxform/\n' });
+    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
+    const cli = (args: string[]) => runCliInProcess(args, { cwd: dir, env });
+    expect((await cli(['plan', '--env', 'staging', '--out', 'plan.json'])).code).toBe(0);
+    expect((await cli(['apply', 'plan.json'])).code).toBe(0);
+    const history = await cli(['history', '--env', 'staging']);
+    expect(history.stdout).not.toContain('uncommitted');
+    const promoted = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(promoted.stderr).toBe('');
+    expect(promoted.stdout).toContain('Every gate passes');
+    expect(promoted.code).toBe(0);
+    // A manifest edited beside the commit still counts, even with the configuration unchanged.
+    await writeFile(path.join(dir, 'voxform.yaml'), `${MANIFEST}# edited\n`);
+    const edited = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(edited.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests or a file they read hold changes beside commit [0-9a-f]{7}, which staging runs\./);
+    expect(edited.code).toBe(1);
   });
 });

@@ -213,10 +213,10 @@ describe('voxform validate', () => {
     expect(missing.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `-f PATH`, or start one with `voxform init`.');
   });
 
-  it('answers an unknown --env with a suggestion', async () => {
+  it('answers an unknown --env with a suggestion, as the flag\'s mistake', async () => {
     const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--env', 'stagin'], { cwd: repoRoot });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('unknown environment "stagin" (--env); did you mean "staging"?');
+    expect(result.stderr).toContain('error[invalid_argument]: --env names the environment "stagin", which the manifests do not define; did you mean "staging"?');
   });
 });
 

@@ -8,6 +8,11 @@ import { useTempDirs } from '../helpers/cli.js';
 const tempDir = useTempDirs();
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 
+/** The files a deploy was made from, absolute: `voxform.yaml` and `others` in `dir`. */
+function deployed(dir: string, ...others: string[]): string[] {
+  return ['voxform.yaml', ...others].map((file) => path.join(dir, file));
+}
+
 /** A git repository with one commit on `feature/x`; resolves to its folder and the commit id. */
 async function gitRepo(): Promise<{ dir: string; commit: string }> {
   const dir = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
@@ -55,29 +60,29 @@ describe('ciSource', () => {
 describe('git', () => {
   it('finds the commit and the branch of the project folder', async () => {
     const { dir, commit } = await gitRepo();
-    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' })).toEqual({ commit, branch: 'feature/x', uncommitted: false });
+    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' }, deployed(dir))).toEqual({ commit, branch: 'feature/x', uncommitted: false });
   });
 
   it('says when the work tree holds changes the commit does not: edited, staged, new; ignored files do not count', async () => {
     const env = { PATH: process.env.PATH ?? '' };
     const edited = await gitRepo();
     await writeFile(path.join(edited.dir, 'voxform.yaml'), 'agents: { a: {} }\n');
-    expect(await gitSource(edited.dir, env)).toEqual({ commit: edited.commit, branch: 'feature/x', uncommitted: true });
+    expect(await gitSource(edited.dir, env, deployed(edited.dir))).toEqual({ commit: edited.commit, branch: 'feature/x', uncommitted: true });
     const staged = await gitRepo();
     await writeFile(path.join(staged.dir, 'voxform.yaml'), 'agents: { b: {} }\n');
     execFileSync('git', ['add', 'voxform.yaml'], { cwd: staged.dir, env });
-    expect((await gitSource(staged.dir, env)).uncommitted).toBe(true);
+    expect((await gitSource(staged.dir, env, deployed(staged.dir))).uncommitted).toBe(true);
     const added = await gitRepo();
     await mkdir(path.join(added.dir, 'prompts'));
     await writeFile(path.join(added.dir, 'prompts', 'new.md'), 'A new prompt.\n');
-    expect((await gitSource(added.dir, env)).uncommitted).toBe(true);
+    expect((await gitSource(added.dir, env, deployed(added.dir, 'prompts/new.md'))).uncommitted).toBe(true);
     const ignoring = await gitRepo();
     await writeFile(path.join(ignoring.dir, '.gitignore'), '.voxform/\n');
     execFileSync('git', ['add', '.gitignore'], { cwd: ignoring.dir, env });
     execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c2'], { cwd: ignoring.dir, env });
     await mkdir(path.join(ignoring.dir, '.voxform'));
     await writeFile(path.join(ignoring.dir, '.voxform', 'state.json'), '{}');
-    expect((await gitSource(ignoring.dir, env)).uncommitted).toBe(false);
+    expect((await gitSource(ignoring.dir, env, deployed(ignoring.dir))).uncommitted).toBe(false);
   });
 
   it("never counts voxform's own files (.voxform/ at any depth) as changes, ignored or not, new or edited", async () => {
@@ -93,12 +98,12 @@ describe('git', () => {
     await writeFile(path.join(dir, '.voxform', 'history', 'r1.json'), '{}');
     await mkdir(path.join(dir, 'agents', '.voxform'), { recursive: true });
     await writeFile(path.join(dir, 'agents', '.voxform', 'state.json'), '{}');
-    expect((await gitSource(dir, env)).uncommitted).toBe(false);
-    expect((await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: commit, GITHUB_REF_NAME: 'main' }, cwd: dir })).uncommitted).toBe(false);
+    expect((await gitSource(dir, env, deployed(dir))).uncommitted).toBe(false);
+    expect((await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: commit, GITHUB_REF_NAME: 'main' }, cwd: dir, files: deployed(dir) })).uncommitted).toBe(false);
     // A file beside them still counts, even one whose name merely ends like the folder.
     await mkdir(path.join(dir, 'x.voxform'));
     await writeFile(path.join(dir, 'x.voxform', 'prompt.md'), 'A prompt.\n');
-    expect((await gitSource(dir, env)).uncommitted).toBe(true);
+    expect((await gitSource(dir, env, deployed(dir, 'x.voxform/prompt.md'))).uncommitted).toBe(true);
   });
 
   it("takes two commits for the same project files when they differ only in voxform's own files", async () => {
@@ -113,71 +118,103 @@ describe('git', () => {
     await writeFile(path.join(dir, '.voxform', 'state.json'), '{}');
     await writeFile(path.join(dir, '.voxform', 'history', 'r1.json'), '{}');
     const stateCommitted = commitAll('state');
-    expect(await sameProjectFiles(dir, env, commit, stateCommitted)).toBe(true);
+    expect(await sameProjectFiles(dir, env, commit, stateCommitted, deployed(dir))).toBe(true);
     await writeFile(path.join(dir, 'voxform.yaml'), 'agents: { edited: {} }\n');
     const edited = commitAll('edit');
-    expect(await sameProjectFiles(dir, env, commit, edited)).toBe(false);
-    expect(await sameProjectFiles(dir, env, stateCommitted, edited)).toBe(false);
+    expect(await sameProjectFiles(dir, env, commit, edited, deployed(dir))).toBe(false);
+    expect(await sameProjectFiles(dir, env, stateCommitted, edited, deployed(dir))).toBe(false);
     // A commit this clone does not hold: not known to be the same.
-    expect(await sameProjectFiles(dir, env, commit, SHA)).toBe(false);
+    expect(await sameProjectFiles(dir, env, commit, SHA, deployed(dir))).toBe(false);
+  });
+
+  it('asks only about the files the deploy was made from: a saved plan, notes or CI output beside them never count', async () => {
+    const env = { PATH: process.env.PATH ?? '' };
+    const { dir, commit } = await gitRepo();
+    await mkdir(path.join(dir, 'prompts'));
+    await writeFile(path.join(dir, 'prompts', 'desk.md'), 'You are the front desk.\n');
+    await writeFile(path.join(dir, 'prompts', 'p*.md'), 'A prompt whose name is a glob.\n');
+    execFileSync('git', ['add', '-A'], { cwd: dir, env });
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'prompts'], { cwd: dir, env });
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
+    const files = deployed(dir, 'prompts/desk.md', 'prompts/p*.md');
+    await writeFile(path.join(dir, 'plan.json'), '{}');
+    await writeFile(path.join(dir, 'notes.txt'), 'to do\n');
+    await mkdir(path.join(dir, 'voxform-ci', 'staging'), { recursive: true });
+    await writeFile(path.join(dir, 'voxform-ci', 'staging', 'plan.json'), '{}');
+    // A file the deploy did not read, even one a glob among the files read would match: named literally.
+    await writeFile(path.join(dir, 'prompts', 'pending.md'), 'A draft.\n');
+    expect(await gitSource(dir, env, files)).toEqual({ commit: head, branch: 'feature/x', uncommitted: false });
+    expect((await detectDeploySource({ env: { ...env, GITLAB_CI: 'true', CI_COMMIT_SHA: head }, cwd: dir, files })).uncommitted).toBe(false);
+    // A template or other file outside the repository is not git's to answer for.
+    expect((await gitSource(dir, env, [...files, path.join(path.dirname(dir), 'templates', 'template.yaml')])).uncommitted).toBe(false);
+    // A commit that adds only such files holds the same deploy.
+    execFileSync('git', ['add', '-A'], { cwd: dir, env });
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-qm', 'plan'], { cwd: dir, env });
+    const withPlan = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env }).toString().trim();
+    expect(await sameProjectFiles(dir, env, head, withPlan, files)).toBe(true);
+    expect(await sameProjectFiles(dir, env, commit, withPlan, files)).toBe(false);
+    // An edited prompt the deploy read still counts.
+    await writeFile(path.join(dir, 'prompts', 'desk.md'), 'You are the night desk.\n');
+    expect((await gitSource(dir, env, files)).uncommitted).toBe(true);
   });
 
   it('counts a status too long to read as uncommitted changes, not as unknown', async () => {
     const { dir, commit } = await gitRepo();
-    // 3,000 new files: about 170 KB of short status, more than git's answer is read for.
-    await Promise.all(Array.from({ length: 3000 }, (_, i) => writeFile(path.join(dir, `untracked-file-with-a-long-name-${String(i).padStart(5, '0')}.md`), '')));
+    // 3,000 new knowledge files: about 170 KB of short status, more than git's answer is read for.
+    const files = Array.from({ length: 3000 }, (_, i) => `untracked-file-with-a-long-name-${String(i).padStart(5, '0')}.md`);
+    await Promise.all(files.map((file) => writeFile(path.join(dir, file), '')));
     // The commit and the branch come first in git's answer: what is cut is only the count of changes.
-    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' })).toEqual({ commit, branch: 'feature/x', uncommitted: true });
+    expect(await gitSource(dir, { PATH: process.env.PATH ?? '' }, deployed(dir, ...files))).toEqual({ commit, branch: 'feature/x', uncommitted: true });
   });
 
   it('names no branch on a detached checkout, and no commit before the first', async () => {
     const { dir, commit } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
     execFileSync('git', ['checkout', '-q', '--detach'], { cwd: dir, env });
-    expect(await gitSource(dir, env)).toEqual({ commit, uncommitted: false });
+    expect(await gitSource(dir, env, deployed(dir))).toEqual({ commit, uncommitted: false });
     const fresh = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: fresh, env });
-    expect(await gitSource(fresh, env)).toEqual({ branch: 'main' });
+    expect(await gitSource(fresh, env, deployed(fresh))).toEqual({ branch: 'main' });
   });
 
   it('gives nothing, without failing, outside a repository and when git is absent', async () => {
     const dir = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
     await writeFile(path.join(dir, 'x'), '');
-    expect(await gitSource(dir, { PATH: process.env.PATH ?? '', GIT_CEILING_DIRECTORIES: path.dirname(dir) })).toEqual({});
+    expect(await gitSource(dir, { PATH: process.env.PATH ?? '', GIT_CEILING_DIRECTORIES: path.dirname(dir) }, deployed(dir))).toEqual({});
     const { dir: repo } = await gitRepo();
-    expect(await gitSource(repo, { PATH: path.join(dir, 'no-such-bin') })).toEqual({});
+    expect(await gitSource(repo, { PATH: path.join(dir, 'no-such-bin') }, deployed(repo))).toEqual({});
   });
 
   it('prefers the CI commit, and falls back to git when the CI names none', async () => {
     const { dir, commit } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '' };
-    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir })).toEqual({ commit: SHA, branch: 'main', uncommitted: false });
-    expect(await detectDeploySource({ env: { ...env, GITLAB_CI: 'true', CI_JOB_URL: 'https://gitlab.example.com/j/1' }, cwd: dir })).toEqual({
+    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir, files: deployed(dir) })).toEqual({ commit: SHA, branch: 'main', uncommitted: false });
+    expect(await detectDeploySource({ env: { ...env, GITLAB_CI: 'true', CI_JOB_URL: 'https://gitlab.example.com/j/1' }, cwd: dir, files: deployed(dir) })).toEqual({
       commit,
       branch: 'feature/x',
       uncommitted: false,
       ciJobUrl: 'https://gitlab.example.com/j/1',
     });
-    expect(await detectDeploySource({ env, cwd: dir })).toEqual({ commit, branch: 'feature/x', uncommitted: false });
+    expect(await detectDeploySource({ env, cwd: dir, files: deployed(dir) })).toEqual({ commit, branch: 'feature/x', uncommitted: false });
   });
 
   it('does not ask about the work tree for a deploy of something else (a rollback): no uncommitted, from CI or git', async () => {
     const { dir, commit } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '' };
     await writeFile(path.join(dir, 'voxform.yaml'), 'agents: { edited: {} }\n');
-    expect(await detectDeploySource({ env, cwd: dir, workTree: false })).toEqual({ commit, branch: 'feature/x' });
-    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir, workTree: false })).toEqual({ commit: SHA, branch: 'main' });
-    expect((await detectDeploySource({ env, cwd: dir })).uncommitted).toBe(true);
+    expect(await detectDeploySource({ env, cwd: dir })).toEqual({ commit, branch: 'feature/x' });
+    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir })).toEqual({ commit: SHA, branch: 'main' });
+    expect((await detectDeploySource({ env, cwd: dir, files: deployed(dir) })).uncommitted).toBe(true);
   });
 
   it('asks git for uncommitted changes in CI too, and leaves them unknown where there is no repository', async () => {
     const { dir } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '' };
     await writeFile(path.join(dir, 'generated.yaml'), 'agents: {}\n');
-    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir })).toEqual({ commit: SHA, branch: 'main', uncommitted: true });
+    expect(await detectDeploySource({ env: { ...env, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: dir, files: deployed(dir, 'generated.yaml') })).toEqual({ commit: SHA, branch: 'main', uncommitted: true });
     const outside = await tempDir({ 'voxform.yaml': 'agents: {}\n' });
     const ceiling = { ...env, GIT_CEILING_DIRECTORIES: path.dirname(outside) };
-    expect(await detectDeploySource({ env: { ...ceiling, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: outside })).toEqual({ commit: SHA, branch: 'main' });
+    expect(await detectDeploySource({ env: { ...ceiling, GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA, GITHUB_REF_NAME: 'main' }, cwd: outside, files: deployed(outside) })).toEqual({ commit: SHA, branch: 'main' });
   });
 });
 

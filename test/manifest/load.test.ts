@@ -420,6 +420,18 @@ describe('loadManifests: prompt includes and knowledge files', () => {
     expect(result.state?.agents.get('front-desk')?.knowledge).toEqual(['faq', 'prices']);
   });
 
+  it('lists every file it read, and no other, as what a deploy is made from: manifests, prompts, knowledge files', async () => {
+    const result = await loadTree({
+      'voxform.yaml': `${AGENT}    config:\n      prompt: { file: prompts/desk.md }\n    knowledge: [faq]\nknowledge:\n  faq: { file: kb/faq.md }\n`,
+      'prompts/desk.md': 'You are the front desk.',
+      'kb/faq.md': '# FAQ\n',
+      'plan.json': '{}',
+      'notes.txt': 'not read',
+    });
+    expect(summarize(result)).toEqual([]);
+    expect(result.state?.sourceFiles).toEqual(['kb/faq.md', 'prompts/desk.md', 'voxform.yaml'].map((file) => path.join(result.dir, file)));
+  });
+
   it('changes the manifest hash when an included file changes, and only then', async () => {
     const files = { 'voxform.yaml': `${AGENT}    config:\n      prompt: { file: p.md }\n`, 'p.md': 'one' };
     const first = await loadTree(files);
@@ -516,9 +528,15 @@ describe('loadManifests: defaults and environments', () => {
     });
   });
 
-  it('answers an unknown environment with a suggestion', async () => {
-    const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'stagign' });
+  it('answers an unknown environment with a suggestion, naming the flag that chose it, and lists the environments', async () => {
+    const result = await loadTree({ 'voxform.yaml': manifest }, { environment: 'stagign', environmentFlag: '--env' });
     expect(summarize(result)).toEqual(['voxform.yaml:10:1 environment_unknown unknown environment "stagign" (--env); did you mean "staging"?']);
+    expect(result.environments).toEqual(['production', 'staging']);
+    const fromCode = await loadTree({ 'voxform.yaml': manifest }, { environment: 'prod' });
+    expect(summarize(fromCode)).toEqual(['voxform.yaml:10:1 environment_unknown unknown environment "prod"; did you mean "production"?']);
+    // A file that could not be parsed may hold more: the list is not given.
+    const broken = await loadTree({ 'voxform.yaml': manifest, 'more.yaml': 'environments: [' }, { paths: ['.'] });
+    expect(broken.environments).toBeUndefined();
   });
 
   it('refuses an overlay of a resource the manifest does not define', async () => {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTree, summarize } from './helpers.js';
 
@@ -38,6 +39,8 @@ describe('templates', () => {
       language: 'de-DE',
       voice: { voice_id: 'Ava-warm' },
     });
+    // The template's files are among what a deploy is made from.
+    expect(local.state!.sourceFiles).toEqual(['templates/receptionist/prompt.md', 'templates/receptionist/template.yaml', 'voxform.yaml'].map((file) => path.join(local.dir, file)));
   });
 
   it('reports a missing required variable at template: in the manifest', async () => {

@@ -35,7 +35,11 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
     });
   }
   const project: ProjectOptions = { ...options, file: saved.files.map((f) => path.resolve(ctx.cwd, f)) };
-  if (saved.environment) project.env = saved.environment;
+  // The plan's environment, not a flag's: one the manifests no longer define is their error.
+  if (saved.environment) {
+    project.env = saved.environment;
+    project.envFlag = false;
+  }
   return project;
 }
 

@@ -18,13 +18,10 @@ import type { CommandContext } from '../context.js';
 import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine } from '../progress.js';
-import { connectProject, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { connectProject, deployedFiles, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { lockTimeoutSeconds } from './apply.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
-import { loadCommandManifests } from '../load-manifests.js';
-import { didYouMean } from '../../util/did-you-mean.js';
-import { controlsAsQuestionMarks } from '../../util/printable.js';
 
 export interface PromoteOptions extends ProjectOptions {
   to: string;
@@ -50,29 +47,6 @@ function sourceOf(options: PromoteOptions, desired: DesiredState): string {
   return from;
 }
 
-/** The environment a mistyped name most likely meant: a close spelling, else the one it begins (`prod`). */
-function likelyEnvironment(name: string, known: readonly string[]): string | undefined {
-  const prefixed = known.filter((environment) => name.length > 0 && environment.startsWith(name));
-  return didYouMean(name, known) ?? (prefixed.length === 1 ? prefixed[0] : undefined);
-}
-
-/**
- * `--to` and `--from` name environments of the manifests: a typo is the flag's mistake, said as
- * one, not an error of the manifests. Manifests with errors are left to the load that lists them.
- */
-async function checkEnvironmentFlags(options: PromoteOptions, ctx: CommandContext): Promise<void> {
-  const { state } = await loadCommandManifests({ ...options, env: undefined }, ctx);
-  if (!state) return;
-  const known = state.environments;
-  for (const [flag, name] of [['--to', options.to], ['--from', options.from]] as const) {
-    if (name === undefined || known.includes(name)) continue;
-    const suggestion = likelyEnvironment(name, known);
-    throw new VoxformError('invalid_argument', `${flag} names the environment "${controlsAsQuestionMarks(name)}", which the manifests do not define${suggestion ? `; did you mean "${suggestion}"?` : '.'}`, {
-      hint: known.length > 0 ? `The manifests define ${known.map((environment) => `"${environment}"`).join(', ')} (under \`environments:\`).` : 'The manifests define no environment: add them under `environments:` (docs/promotion.md).',
-    });
-  }
-}
-
 /** Where the evidence is: the source's workspace on the same service, checked to be the target's service. */
 function sourceWorkspace(project: ConnectedProject, desiredSource: DesiredState, from: string, to: string): string {
   const target = project.desired;
@@ -87,10 +61,10 @@ function sourceWorkspace(project: ConnectedProject, desiredSource: DesiredState,
 export async function run(options: PromoteOptions, ctx: CommandContext): Promise<number> {
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const to = options.to;
-  await checkEnvironmentFlags(options, ctx);
-  const project = await connectProject({ ...options, env: to }, ctx);
+  const project = await connectProject({ ...options, env: to, envFlag: '--to' }, ctx);
   const from = sourceOf(options, project.desired);
-  const desiredSource = await loadDesiredState({ ...options, env: from }, ctx);
+  // A source from promote_from is checked by the target's load; one from --from is that flag's.
+  const desiredSource = await loadDesiredState({ ...options, env: from, envFlag: '--from' }, ctx);
   const fromWorkspace = sourceWorkspace(project, desiredSource, from, to);
   const history = project.backend.history;
 
@@ -98,9 +72,11 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
   const records = await workspaceHistory(history, fromWorkspace, ctx);
   const current = deployedRecord(records, from);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
-  const checkout = await gitSource(manifestFolder, ctx.env);
+  // What either environment's deploy is made from: no other file of the checkout counts.
+  const files = [...new Set([...deployedFiles(project.desired), ...deployedFiles(desiredSource)])];
+  const checkout = await gitSource(manifestFolder, ctx.env, files);
   const deployed = current.source.commit;
-  const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit));
+  const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
   checkCheckout(current, checkout, from, sameFiles);
   checkSourceConfiguration(current, desiredSource, from);
 
