@@ -7,13 +7,26 @@ import type { ApiClient } from '../api/index.js';
 import type { ChatCompletionRequest } from '../schema/types.gen.js';
 import { findCallRecord, viewOfRecord } from './call-record.js';
 import type { CallRecordView } from './checks.js';
-import type { TranscriptMessage } from './types.js';
+import type { CheckStatus, TranscriptMessage } from './types.js';
 
 export interface AgentTurn {
   reply: string;
   /** The session the service matched the request to; undefined from a recording (its call record is recorded too). */
   sessionId: string | undefined;
   finishReason: string | null | undefined;
+  /**
+   * From a recording that holds the reply redacted (its text no longer gives the verdicts): the
+   * outcome a check of the reply had on the reply as it was; `not_recorded` for a check it lacks.
+   */
+  recordedCheck?: ((check: unknown) => ReplyCheckOutcome) | undefined;
+  /** Recording a reply it must redact: hears the outcome of each check on the reply as it is. */
+  noteCheck?: ((check: unknown, outcome: ReplyCheckOutcome) => void) | undefined;
+}
+
+/** A check's outcome on a reply, as a recording keeps it. */
+export interface ReplyCheckOutcome {
+  status: CheckStatus;
+  detail: string | undefined;
 }
 
 export interface CallRecordQuery {

@@ -119,3 +119,37 @@ describe('voxform test --mode record, then replay', () => {
     expect(edited.stdout).toContain('desired: 3 passed, 0 failed, 3 errors\n');
   });
 });
+
+describe('a recording of a reply that held a secret', () => {
+  it('replays the verdicts it recorded — each check\'s outcome on the reply as it was — while holding no planted value; a changed check is not recorded', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const planted = { PROMO_CODE: 'SPRING-2026' };
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: "Welcome! Today\'s code is ${env:PROMO_CODE}."'));
+    expect((await project.cliInProcess(['apply', '--auto-approve'], planted)).code).toBe(0);
+    const testFile = path.join(project.dir, 'example/tests/promo.test.yaml');
+    const promoTests = (pattern: string) => `agent: front-desk\ntests:\n  - name: gives the code\n    turns: [{ expect: [{ regex: "${pattern}" }, { not_contains: "no code" }] }]\n`;
+    await writeFile(testFile, promoTests('code is [A-Z]+-[0-9]+'));
+    const args = ['test', 'example/tests/promo.test.yaml', '--against', 'live'];
+
+    const recorded = await project.cliInProcess([...args, '--mode', 'record'], planted);
+    expect(recorded.stdout).toContain('  PASS  gives the code  [live 1/1]\n');
+    expect(recorded.code).toBe(0);
+    const recording = await readFile(path.join(project.dir, 'example/tests/promo.recording.json'), 'utf8');
+    expect(recording).not.toContain(planted.PROMO_CODE);
+    for (const secret of Object.values(SECRETS)) expect(recording).not.toContain(secret);
+
+    for (const mode of ['replay', 'auto']) {
+      const replayed = await project.cliInProcess([...args, '--mode', mode], planted);
+      expect(replayed.stdout, mode).toContain('  PASS  gives the code  [live 1/1]\n');
+      expect(replayed.code, mode).toBe(0);
+    }
+    expect(await readFile(path.join(project.dir, 'example/tests/promo.recording.json'), 'utf8')).toBe(recording);
+
+    // A check the recording has no outcome for is not answered from the redacted text.
+    await writeFile(testFile, promoTests('code is [A-Z]+-[0-9]{4}'));
+    const changed = await project.cliInProcess([...args, '--mode', 'replay'], planted);
+    expect(changed.stdout).toContain('Not recorded: example/tests/promo.test.yaml › "gives the code", turn 1 (live, run 1)');
+    expect(changed.code).toBe(1);
+  });
+});

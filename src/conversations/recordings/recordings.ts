@@ -7,11 +7,11 @@
  */
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { describeWriteFailure } from '../../util/atomic-write.js';
-import type { AgentChannel } from '../agent-channel.js';
+import type { AgentChannel, ReplyCheckOutcome } from '../agent-channel.js';
 import type { TestFile } from '../types.js';
 import type { CompletionModel, ModelAnswer as ChatAnswer } from '../../model/chat-model.js';
 import type { Redact } from '../../secrets/redact.js';
-import { exchangeKey, type RunIdentity } from './exchange-key.js';
+import { checkKey, exchangeKey, type RunIdentity } from './exchange-key.js';
 import {
   MAX_RECORDING_BYTES_PER_RUN,
   readRecording,
@@ -21,6 +21,7 @@ import {
   type CallRecordAnswer,
   type ExchangeKind,
   type ModelAnswer,
+  type RecordedCheck,
   type RecordedExchange,
 } from './recording-file.js';
 
@@ -150,8 +151,15 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
     async send(request) {
       const answer = await live.channel.send(request);
       turns.made++;
-      note('agent', agentRequestKey(request), lastUserText(request.messages), { reply: redact(answer.reply), finish_reason: answer.finishReason ?? null } satisfies AgentAnswer);
-      return answer;
+      const recorded: AgentAnswer = { reply: redact(answer.reply), finish_reason: answer.finishReason ?? null };
+      note('agent', agentRequestKey(request), lastUserText(request.messages), recorded);
+      if (recorded.reply === answer.reply) return answer;
+      // Written redacted, the reply would not give its checks' verdicts again: their outcomes are kept.
+      const checks: Record<string, RecordedCheck> = (recorded.checks = {});
+      const noteCheck = (check: unknown, outcome: ReplyCheckOutcome): void => {
+        checks[checkKey(check, redact)] = { status: outcome.status, detail: outcome.detail === undefined ? null : redact(outcome.detail) };
+      };
+      return { ...answer, noteCheck };
     },
     async callRecord(query) {
       const record = await live.channel.callRecord(query);
@@ -175,23 +183,35 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
 
 const WHAT: Record<ExchangeKind, string> = { agent: "agent's reply", model: "judge's or caller's answer", call_record: 'call record' };
 
+function notRecorded(run: RunIdentity, turn: number, recordingName: string, what: string): VoxformError {
+  return new VoxformError(
+    'not_recorded',
+    `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${recordingName} has no ${what} — the agent, the test or its checks changed since it was recorded.`,
+    { hint: 'Record it again: voxform test --mode record (with --agent or --grep for just these tests).' },
+  );
+}
+
 function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; options: RecordingsOptions; recordingName: string }): ConversationIO {
   const { turns, answers, options, recordingName } = context;
   const find = (kind: ExchangeKind, request: unknown, turn: number): RecordedExchange['answer'] => {
     const found = answers.get(exchangeKey(run, kind, request, options.redact));
     if (found && found.kind === kind) return found.answer;
-    throw new VoxformError(
-      'not_recorded',
-      `Not recorded: ${run.file} › "${run.test}", turn ${turn} (${run.target}, run ${run.run}): ${recordingName} has no ${WHAT[kind]} for this request — the agent, the test or its checks changed since it was recorded.`,
-      { hint: 'Record it again: voxform test --mode record (with --agent or --grep for just these tests).' },
-    );
+    throw notRecorded(run, turn, recordingName, `${WHAT[kind]} for this request`);
   };
   const channel: AgentChannel = {
     async send(request) {
       const turn = turns.made + 1;
       const answer = find('agent', agentRequestKey(request), turn) as AgentAnswer;
       turns.made = turn;
-      return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason };
+      const checks = answer.checks;
+      if (!checks) return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason };
+      const recordedCheck = (check: unknown) => {
+        const key = checkKey(check, options.redact);
+        const outcome = Object.hasOwn(checks, key) ? checks[key] : undefined;
+        if (!outcome) throw notRecorded(run, turn, recordingName, 'outcome of this check on the reply (the reply is recorded redacted, so its checks\' outcomes are recorded instead)');
+        return { status: outcome.status, detail: outcome.detail ?? undefined };
+      };
+      return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason, recordedCheck };
     },
     async callRecord(query) {
       const answer = find('call_record', { transcript: query.transcript }, turns.made) as CallRecordAnswer;
