@@ -8,8 +8,8 @@
  */
 import { isVoxformError } from '../errors.js';
 import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
-import type { AgentChannel, AgentTurn } from './agent-channel.js';
-import { checkCall, checkReply, describeReplyCheck, flagCallerWords } from './checks.js';
+import type { AgentChannel, AgentTurn, RecordedOutcomes } from './agent-channel.js';
+import { checkCall, checkReply, describeCallCheck, describeReplyCheck, flagCallerWords } from './checks.js';
 import { withToolMocks } from './mock-tools.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel } from '../model/chat-model.js';
@@ -17,7 +17,7 @@ import type { RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from '../util/safe-regex.js';
 import type { JudgeCache } from './judge-cache.js';
-import type { CheckResult, CheckStatus, ConversationTest, ReplyCheck, RunResult, TestFile, TranscriptMessage } from './types.js';
+import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ConversationTest, ReplyCheck, RunResult, TestFile, TranscriptMessage } from './types.js';
 import { labelAsTestTraffic } from '../api/test-traffic.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
@@ -124,18 +124,33 @@ async function runScripted(input: ConversationInput, exchange: Exchange): Promis
  * (sensitive)`), so for such a reply the recording keeps each check's outcome, keyed by the check
  * (src/conversations/recordings/). A judge's answers are recorded as they are, and asked again.
  */
-async function checkAnswer(check: ReplyCheck, answer: AgentTurn, turn: number, input: ConversationInput): Promise<CheckResult> {
-  if (check.kind === 'judge') return checkReply(check, answer.reply, turn, input);
-  const key = replyCheckKey(check);
-  if (answer.recordedCheck) return { check: describeReplyCheck(check), turn, ...answer.recordedCheck(key) };
-  const outcome = await checkReply(check, answer.reply, turn, input);
-  answer.noteCheck?.(key, { status: outcome.status, detail: outcome.detail });
+function checkAnswer(check: ReplyCheck, answer: AgentTurn, turn: number, input: ConversationInput): Promise<CheckResult> {
+  const evaluate = () => checkReply(check, answer.reply, turn, input);
+  if (check.kind === 'judge') return evaluate();
+  const key = check.kind === 'regex' ? { kind: check.kind, pattern: patternKey(check.pattern) } : { kind: check.kind, text: check.text };
+  return recordedOr(answer, key, describeReplyCheck(check), turn, evaluate);
+}
+
+/** The outcome the recording holds for the check (`key`: what decides it), else the check made (and noted, recording). */
+async function recordedOr(source: RecordedOutcomes, key: unknown, name: string, turn: number | undefined, evaluate: () => Promise<CheckResult>): Promise<CheckResult> {
+  if (source.recordedCheck) return { check: name, turn, ...source.recordedCheck(key) };
+  const outcome = await evaluate();
+  source.noteCheck?.(key, { status: outcome.status, detail: outcome.detail });
   return outcome;
 }
 
-/** What decides a check's outcome on a reply: a changed check has another key. */
-function replyCheckKey(check: Exclude<ReplyCheck, { kind: 'judge' }>): unknown {
-  return check.kind === 'regex' ? { kind: check.kind, source: check.pattern.source, flags: check.pattern.flags } : { kind: check.kind, text: check.text };
+const patternKey = (pattern: RegExp) => ({ source: pattern.source, flags: pattern.flags });
+
+function argsKey(args: Record<string, ArgExpectation> | undefined): unknown {
+  if (!args) return null;
+  return Object.fromEntries(Object.entries(args).map(([name, expectation]) => [name, expectation.kind === 'regex' ? { kind: 'regex', pattern: patternKey(expectation.pattern) } : expectation]));
+}
+
+/** What decides a check of the call record's tool calls (their arguments are recorded redacted); undefined for the others. */
+function callCheckKey(check: CallCheck): unknown {
+  if (check.kind === 'tool_called') return { kind: check.kind, tool: check.tool, args: argsKey(check.args) };
+  if (check.kind === 'tool_calls') return { kind: check.kind, calls: check.calls.map((call) => ({ tool: call.tool, args: argsKey(call.args) })) };
+  return undefined;
 }
 
 async function runSimulated(input: ConversationInput, exchange: Exchange): Promise<void> {
@@ -167,6 +182,10 @@ async function checkRecord(input: ConversationInput, exchange: Exchange): Promis
   }
   // The transcript judged is the conversation as the test held it; the record's tool calls and status are the service's.
   const view = { ...record, transcript: exchange.transcript };
-  for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input));
+  for (const check of input.test.expect) {
+    const key = callCheckKey(check);
+    const evaluate = () => checkCall(check, view, input);
+    exchange.checks.push(await (key === undefined ? evaluate() : recordedOr(record, key, describeCallCheck(check), undefined, evaluate)));
+  }
   return view.toolCalls;
 }

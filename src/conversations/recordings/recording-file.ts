@@ -38,12 +38,14 @@ export type ExchangeKind = 'agent' | 'model' | 'call_record';
 export interface AgentAnswer {
   reply: string;
   finish_reason: string | null;
-  /**
-   * Only for a reply written redacted: the outcome of each check of it on the reply as it was, by
-   * the check's key (exchange-key.ts `checkKey`), so a replay gives the verdicts recorded.
-   */
-  checks?: Record<string, RecordedCheck>;
+  checks?: RecordedChecks;
 }
+
+/**
+ * Only for an answer written redacted (a reply, tool calls' arguments): the outcome of each check on
+ * it as it was, by the check's key (exchange-key.ts `checkKey`), so a replay gives the verdicts recorded.
+ */
+export type RecordedChecks = Record<string, RecordedCheck>;
 
 export interface RecordedCheck {
   status: CheckStatus;
@@ -57,6 +59,7 @@ export interface ModelAnswer {
 export interface CallRecordAnswer {
   call_status: string | null;
   tool_calls: Array<{ name: string; params: unknown }>;
+  checks?: RecordedChecks;
 }
 
 export interface RecordedExchange {
@@ -90,7 +93,7 @@ function validAnswer(kind: ExchangeKind, answer: unknown): boolean {
   if (!isPlainObject(answer)) return false;
   if (kind === 'agent') return isString(answer.reply) && isStringOrNull(answer.finish_reason) && (answer.checks === undefined || validChecks(answer.checks));
   if (kind === 'model') return isStringOrNull(answer.content);
-  return isStringOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isString(call.name));
+  return isStringOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isString(call.name)) && (answer.checks === undefined || validChecks(answer.checks));
 }
 
 const CHECK_STATUSES = new Set<unknown>(['passed', 'failed', 'skipped', 'error']);

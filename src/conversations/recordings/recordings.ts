@@ -7,7 +7,7 @@
  */
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { describeWriteFailure } from '../../util/atomic-write.js';
-import type { AgentChannel, ReplyCheckOutcome } from '../agent-channel.js';
+import type { AgentChannel, CheckOutcome, RecordedOutcomes } from '../agent-channel.js';
 import type { TestFile } from '../types.js';
 import type { CompletionModel, ModelAnswer as ChatAnswer } from '../../model/chat-model.js';
 import type { Redact } from '../../secrets/redact.js';
@@ -153,22 +153,16 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
       turns.made++;
       const recorded: AgentAnswer = { reply: redact(answer.reply), finish_reason: answer.finishReason ?? null };
       note('agent', agentRequestKey(request), lastUserText(request.messages), recorded);
-      if (recorded.reply === answer.reply) return answer;
-      // Written redacted, the reply would not give its checks' verdicts again: their outcomes are kept.
-      const checks: Record<string, RecordedCheck> = (recorded.checks = {});
-      const noteCheck = (check: unknown, outcome: ReplyCheckOutcome): void => {
-        checks[checkKey(check, redact)] = { status: outcome.status, detail: outcome.detail === undefined ? null : redact(outcome.detail) };
-      };
-      return { ...answer, noteCheck };
+      return recorded.reply === answer.reply ? answer : { ...answer, ...notingChecks(recorded, redact) };
     },
     async callRecord(query) {
       const record = await live.channel.callRecord(query);
       // A record not found is not recorded: the replay says "not recorded", as the live run's error is the service's.
-      if (record) {
-        const toolCalls = record.toolCalls.map((call) => ({ name: call.name, params: JSON.parse(redact(JSON.stringify(call.params ?? null))) as unknown }));
-        note('call_record', { transcript: query.transcript }, null, { call_status: record.callStatus ?? null, tool_calls: toolCalls } satisfies CallRecordAnswer);
-      }
-      return record;
+      if (!record) return record;
+      const asIs = JSON.stringify(record.toolCalls.map((call) => ({ name: call.name, params: call.params ?? null })));
+      const recorded: CallRecordAnswer = { call_status: record.callStatus ?? null, tool_calls: JSON.parse(redact(asIs)) as CallRecordAnswer['tool_calls'] };
+      note('call_record', { transcript: query.transcript }, null, recorded);
+      return redact(asIs) === asIs ? record : { ...record, ...notingChecks(recorded, redact) };
     },
   };
   const model: CompletionModel | undefined = live.model && {
@@ -181,7 +175,32 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
   return { channel, model };
 }
 
+/** For an answer written redacted: the checks on it note their outcomes on the answer as it was, into `recorded.checks`. */
+function notingChecks(recorded: AgentAnswer | CallRecordAnswer, redact: Redact): RecordedOutcomes {
+  const checks: Record<string, RecordedCheck> = (recorded.checks = {});
+  return {
+    noteCheck: (check: unknown, outcome: CheckOutcome) => {
+      checks[checkKey(check, redact)] = { status: outcome.status, detail: outcome.detail === undefined ? null : redact(outcome.detail) };
+    },
+  };
+}
+
+/** Replaying an answer recorded with its checks' outcomes: each check answered from them. */
+function replayingChecks(checks: Record<string, RecordedCheck> | undefined, redact: Redact, notFound: () => VoxformError): RecordedOutcomes {
+  if (!checks) return {};
+  return {
+    recordedCheck: (check: unknown) => {
+      const key = checkKey(check, redact);
+      const outcome = Object.hasOwn(checks, key) ? checks[key] : undefined;
+      if (!outcome) throw notFound();
+      return { status: outcome.status, detail: outcome.detail ?? undefined };
+    },
+  };
+}
+
 const WHAT: Record<ExchangeKind, string> = { agent: "agent's reply", model: "judge's or caller's answer", call_record: 'call record' };
+
+const OUTCOME = "outcome of this check (what it checks was recorded redacted, so its checks' outcomes were recorded instead)";
 
 function notRecorded(run: RunIdentity, turn: number, recordingName: string, what: string): VoxformError {
   return new VoxformError(
@@ -203,19 +222,13 @@ function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; o
       const turn = turns.made + 1;
       const answer = find('agent', agentRequestKey(request), turn) as AgentAnswer;
       turns.made = turn;
-      const checks = answer.checks;
-      if (!checks) return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason };
-      const recordedCheck = (check: unknown) => {
-        const key = checkKey(check, options.redact);
-        const outcome = Object.hasOwn(checks, key) ? checks[key] : undefined;
-        if (!outcome) throw notRecorded(run, turn, recordingName, 'outcome of this check on the reply (the reply is recorded redacted, so its checks\' outcomes are recorded instead)');
-        return { status: outcome.status, detail: outcome.detail ?? undefined };
-      };
-      return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason, recordedCheck };
+      const outcomes = replayingChecks(answer.checks, options.redact, () => notRecorded(run, turn, recordingName, OUTCOME));
+      return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason, ...outcomes };
     },
     async callRecord(query) {
       const answer = find('call_record', { transcript: query.transcript }, turns.made) as CallRecordAnswer;
-      return { callStatus: answer.call_status ?? undefined, toolCalls: answer.tool_calls };
+      const outcomes = replayingChecks(answer.checks, options.redact, () => notRecorded(run, turns.made, recordingName, OUTCOME));
+      return { callStatus: answer.call_status ?? undefined, toolCalls: answer.tool_calls, ...outcomes };
     },
   };
   const model: CompletionModel | undefined = !options.judge ? undefined : {
