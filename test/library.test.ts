@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as library from '../src/index.js';
-import { apply, createClient, fingerprintKey, loadManifests, plan, startEmulator } from '../src/index.js';
+import { apply, createClient, fingerprintKey, findTestFiles, loadManifests, loadTestFiles, plan, runTests, startEmulator } from '../src/index.js';
 import { repoRoot } from './helpers/cli.js';
 import { compileExample, typescriptExample } from './helpers/doc-example.js';
 import { SECRETS, startExampleProject, type ExampleProject } from './helpers/project.js';
@@ -115,6 +115,58 @@ describe('the drift and policy example of docs/library.md', () => {
     expect(stdout).toContain('drift (pending): agent.front-desk at config.first_message\n');
     expect(stdout).toContain('drift: 1 of 7 resources differ\n');
     for (const secret of Object.values(SECRETS)) expect(stdout).not.toContain(secret);
+  });
+});
+
+describe('runTests of the library', () => {
+  /** The example's tests of the front desk, run against desired through the library only; what the service received. */
+  async function runFrontDesk(withSecrets: boolean | undefined): Promise<string> {
+    project = await startExampleProject();
+    const { dir } = project;
+    const { state: desired } = await loadManifests({ paths: ['voxform.yaml'], cwd: dir, env: SECRETS });
+    const paths = await findTestFiles(['example/tests/front-desk.test.yaml'], dir, desired!.files);
+    const { files } = await loadTestFiles({ files: paths, cwd: dir, agents: new Set(desired!.agents.keys()) });
+    const client = createClient({ baseUrl: project.url, apiKey: project.emulator.apiKey });
+    try {
+      const run = await runTests({ files: files!, targets: ['desired'], client, desired: desired!, model: undefined, parallelism: 4, ...(withSecrets === undefined ? {} : { withSecrets }) });
+      expect(run.reports.length).toBeGreaterThan(0);
+      if (!withSecrets) expect(run.sinked).toEqual([{ agent: 'front-desk', places: expect.arrayContaining(['session_data_webhook.url']) as unknown as string[] }]);
+    } finally {
+      await client.close();
+    }
+    return project.requests.filter((r) => r.path.startsWith('/chat/completions')).map((r) => r.body).join('\n');
+  }
+
+  it('withholds the secrets and sends the URLs the live agent does not call to the sink, as `voxform test` does', async () => {
+    const sent = await runFrontDesk(undefined);
+    expect(sent).toContain('"x-hook-token":"withheld-by-voxform"');
+    expect(sent).toContain('https://sink.voxform.invalid/');
+    expect(sent).not.toContain('hooks.example.com');
+    for (const secret of Object.values(SECRETS)) expect(sent).not.toContain(secret);
+  });
+
+  it('sends them, as apply would, only when the caller says the manifests are reviewed (withSecrets, as --with-secrets)', async () => {
+    const sent = await runFrontDesk(true);
+    expect(sent).toContain(`"x-hook-token":"${SECRETS.HOOK_TOKEN}"`);
+    expect(sent).toContain('https://hooks.example.com/voice/end-of-call');
+  });
+});
+
+describe('the library example of docs/testing.md', () => {
+  it('compiles, runs the tests against desired, and the service receives none of the manifests\' secrets nor their URLs', async () => {
+    project = await startExampleProject();
+    const dir = project.dir;
+    const { diagnostics, script } = await compileExample(dir, 'example', await typescriptExample('docs/testing.md', '## Library'));
+    expect(diagnostics).toBe('');
+
+    const env = { PATH: process.env.PATH ?? '', ...project.env };
+    const { stdout } = await run(process.execPath, [script], { cwd: dir, env });
+    expect(stdout).toContain('front-desk: session_data_webhook.url sent to the sink');
+    expect(stdout).toMatch(/\d+ passed/);
+    const sent = project.requests.filter((r) => r.path.startsWith('/chat/completions')).map((r) => r.body).join('\n');
+    expect(sent).toContain('withheld-by-voxform');
+    expect(sent).not.toContain('hooks.example.com');
+    for (const secret of Object.values(SECRETS)) expect(sent).not.toContain(secret);
   });
 });
 

@@ -8,8 +8,8 @@
  */
 import { isVoxformError } from '../errors.js';
 import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
-import type { AgentChannel } from './agent-channel.js';
-import { checkCall, checkReply, flagCallerWords } from './checks.js';
+import type { AgentChannel, AgentTurn, RecordedOutcomes } from './agent-channel.js';
+import { checkCall, checkReply, describeCallCheck, describeReplyCheck, flagCallerWords } from './checks.js';
 import { withToolMocks } from './mock-tools.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel } from '../model/chat-model.js';
@@ -17,7 +17,7 @@ import type { RequestBudget } from './budgets.js';
 import type { Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from '../util/safe-regex.js';
 import type { JudgeCache } from './judge-cache.js';
-import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
+import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ConversationTest, ReplyCheck, RunResult, TestFile, TranscriptMessage } from './types.js';
 import { labelAsTestTraffic } from '../api/test-traffic.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
@@ -87,7 +87,7 @@ export function overallStatus(checks: readonly CheckResult[]): CheckStatus {
   return 'passed';
 }
 
-async function send(input: ConversationInput, exchange: Exchange, user: string | undefined, endOfSession: boolean): Promise<{ reply: string; ended: boolean }> {
+async function send(input: ConversationInput, exchange: Exchange, user: string | undefined, endOfSession: boolean): Promise<{ answer: AgentTurn; ended: boolean }> {
   const messages = [...exchange.transcript];
   if (user !== undefined) messages.push({ role: 'user', content: user });
   const agent: ChatCompletionRequest['agent'] = { agent_id: input.agentId };
@@ -102,20 +102,55 @@ async function send(input: ConversationInput, exchange: Exchange, user: string |
   exchange.sessionId = answer.sessionId ?? exchange.sessionId;
   exchange.transcript = [...messages, { role: 'assistant', content: reply }];
   const reason = answer.finishReason;
-  return { reply, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };
+  return { answer, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };
 }
 
 async function runScripted(input: ConversationInput, exchange: Exchange): Promise<void> {
   const turns = input.test.turns ?? [];
   for (const [index, turn] of turns.entries()) {
     const last = index === turns.length - 1;
-    const { reply, ended } = await send(input, exchange, turn.user, last);
-    for (const check of turn.checks) exchange.checks.push(flagCallerWords(check, await checkReply(check, reply, index + 1, input), exchange.transcript));
+    const { answer, ended } = await send(input, exchange, turn.user, last);
+    for (const check of turn.checks) exchange.checks.push(flagCallerWords(check, await checkAnswer(check, answer, index + 1, input), exchange.transcript));
     if (ended && !last) {
       exchange.checks.push({ check: `turn ${index + 2}`, turn: index + 2, status: 'failed', detail: 'the agent ended the session before this turn' });
       return;
     }
   }
+}
+
+/**
+ * A check of a reply. A recording keeps a reply redacted, and a check on the redacted text may not
+ * give the verdict the reply as it was gave (`regex: "code is [A-Z]+-[0-9]+"` on `code is
+ * (sensitive)`), so for such a reply the recording keeps each check's outcome, keyed by the check
+ * (src/conversations/recordings/). A judge's answers are recorded as they are, and asked again.
+ */
+function checkAnswer(check: ReplyCheck, answer: AgentTurn, turn: number, input: ConversationInput): Promise<CheckResult> {
+  const evaluate = () => checkReply(check, answer.reply, turn, input);
+  if (check.kind === 'judge') return evaluate();
+  const key = check.kind === 'regex' ? { kind: check.kind, pattern: patternKey(check.pattern) } : { kind: check.kind, text: check.text };
+  return recordedOr(answer, key, describeReplyCheck(check), turn, evaluate);
+}
+
+/** The outcome the recording holds for the check (`key`: what decides it), else the check made (and noted, recording). */
+async function recordedOr(source: RecordedOutcomes, key: unknown, name: string, turn: number | undefined, evaluate: () => Promise<CheckResult>): Promise<CheckResult> {
+  if (source.recordedCheck) return { check: name, turn, ...source.recordedCheck(key) };
+  const outcome = await evaluate();
+  source.noteCheck?.(key, { status: outcome.status, detail: outcome.detail });
+  return outcome;
+}
+
+const patternKey = (pattern: RegExp) => ({ source: pattern.source, flags: pattern.flags });
+
+function argsKey(args: Record<string, ArgExpectation> | undefined): unknown {
+  if (!args) return null;
+  return Object.fromEntries(Object.entries(args).map(([name, expectation]) => [name, expectation.kind === 'regex' ? { kind: 'regex', pattern: patternKey(expectation.pattern) } : expectation]));
+}
+
+/** What decides a check of the call record's tool calls (their arguments are recorded redacted); undefined for the others. */
+function callCheckKey(check: CallCheck): unknown {
+  if (check.kind === 'tool_called') return { kind: check.kind, tool: check.tool, args: argsKey(check.args) };
+  if (check.kind === 'tool_calls') return { kind: check.kind, calls: check.calls.map((call) => ({ tool: call.tool, args: argsKey(call.args) })) };
+  return undefined;
 }
 
 async function runSimulated(input: ConversationInput, exchange: Exchange): Promise<void> {
@@ -147,6 +182,10 @@ async function checkRecord(input: ConversationInput, exchange: Exchange): Promis
   }
   // The transcript judged is the conversation as the test held it; the record's tool calls and status are the service's.
   const view = { ...record, transcript: exchange.transcript };
-  for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input));
+  for (const check of input.test.expect) {
+    const key = callCheckKey(check);
+    const evaluate = () => checkCall(check, view, input);
+    exchange.checks.push(await (key === undefined ? evaluate() : recordedOr(record, key, describeCallCheck(check), undefined, evaluate)));
+  }
   return view.toolCalls;
 }

@@ -2,7 +2,7 @@
 export { findTestFiles } from './find-test-files.js';
 export { loadTestFiles } from './load-tests.js';
 export type { LoadTestsOptions, LoadTestsResult } from './load-tests.js';
-export { chooseJudge, resolveAgentsUnderTest, selectAgents, selectTests } from './prepare.js';
+export { chooseJudge, selectAgents, selectTests } from './prepare.js';
 export { runTests, runSucceeded } from './runner.js';
 export type { RunTestsOptions } from './runner.js';
 export type { AgentUnderTest } from './types.js';

@@ -10,7 +10,10 @@ import { VoxformError } from '../errors.js';
 import type { CompletionModel } from '../model/chat-model.js';
 import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type TestRunLimits } from './budgets.js';
 import { runConversation } from './conversation.js';
-import { selectTests } from './prepare.js';
+import { agentsFromManifests, resolveAgentsUnderTest, selectTests } from './prepare.js';
+import type { DesiredState } from '../manifest/types.js';
+import { SecretRegistry } from '../secrets/redact.js';
+import { TrustedSecrets } from '../secrets/trusted.js';
 import { RegexTimeBudget } from '../util/safe-regex.js';
 import type { Redact } from '../secrets/redact.js';
 import { serviceChannel, type AgentChannel } from './agent-channel.js';
@@ -22,10 +25,24 @@ import type { AgentUnderTest, BehaviourChange, Target, TestFile, TestReport, Tes
 export interface RunTestsOptions {
   files: readonly TestFile[];
   targets: readonly Target[];
-  /** The service; undefined only when every run is replayed (`recordings` in replay mode). */
+  /**
+   * The service; undefined only when every run is replayed (`recordings` in replay mode): then the
+   * agents are read from the manifests only, and nothing is sent.
+   */
   client: ApiClient | undefined;
-  /** By local name: every agent the files name. */
-  agents: ReadonlyMap<string, AgentUnderTest>;
+  /** The manifests (`loadManifests`): every agent the files name is read live and prepared from them. */
+  desired: DesiredState;
+  /**
+   * The operator's word that the manifests are reviewed (`--with-secrets`): the configuration under
+   * test is sent as apply would send it, secrets and URLs included. Without it, every secret is
+   * withheld and every URL the live agent does not already call goes to the sink (docs/security.md).
+   */
+  withSecrets?: boolean | undefined;
+  /**
+   * Which live values are secret, from evidence the manifests cannot edit (the CLI's: the state
+   * backend's). Without it: the schema's secret places and the manifests' `${env:…}` places.
+   */
+  secrets?: TrustedSecrets | undefined;
   /** The judge and simulated caller; undefined with `--skip-judge` (and when replaying: the recording answers). */
   model: CompletionModel | undefined;
   /** `--mode record|replay|auto` (src/conversations/recordings/); without it every run is live. */
@@ -50,7 +67,39 @@ export interface RunTestsOptions {
   redact?: Redact | undefined;
 }
 
+/**
+ * The one way tests run, for the CLI and the library alike: the agents the selected files name are
+ * prepared (secrets withheld, new URLs sent to the sink, unless `withSecrets`; prepare.ts), then
+ * every conversation runs. The run's caps are checked before anything is read.
+ */
 export async function runTests(options: RunTestsOptions): Promise<TestRun> {
+  const files = selectTests(options.files, options.grep);
+  const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };
+  checkDeclaredWork(files, { targets: options.targets, repeat: options.repeat, judge: options.model !== undefined }, limits);
+  const { desired, withSecrets, secrets, ...rest } = options;
+  const agents = options.client
+    ? await resolveAgentsUnderTest(files, desired, options.client, options.parallelism, { withSecrets: withSecrets === true, trusted: secrets ?? new TrustedSecrets({}, new SecretRegistry()) })
+    : agentsFromManifests(files, desired);
+  const run = await runPreparedTests({ ...rest, files, grep: undefined, agents });
+  const sinked = options.client && options.targets.includes('desired') ? sinkedTargets(agents) : [];
+  return sinked.length > 0 ? { ...run, sinked } : run;
+}
+
+/** The agents whose configuration under test had URLs sent to the sink, and those places. */
+function sinkedTargets(agents: ReadonlyMap<string, AgentUnderTest>): NonNullable<TestRun['sinked']> {
+  return [...agents].flatMap(([agent, { sinkedTargets: places }]) => (places?.length ? [{ agent, places: [...places] }] : []));
+}
+
+/**
+ * The conversations of a run whose agents are prepared already: what `runTests` runs once it has
+ * prepared them. Not part of the package: only `runTests` decides what a run sends.
+ */
+export interface PreparedRunOptions extends Omit<RunTestsOptions, 'desired' | 'withSecrets' | 'secrets'> {
+  /** By local name: every agent the files name, as prepare.ts prepares it. */
+  agents: ReadonlyMap<string, AgentUnderTest>;
+}
+
+export async function runPreparedTests(options: PreparedRunOptions): Promise<TestRun> {
   const started = performance.now();
   const files = selectTests(options.files, options.grep);
   const limits = { ...DEFAULT_TEST_RUN_LIMITS, ...options.limits };

@@ -163,6 +163,11 @@ export interface TestRun {
   summary: Partial<Record<Target, TestRunSummary>>;
   /** With `--baseline`: the tests that got worse than in the earlier result (baseline.ts). */
   baseline?: BaselineComparison | undefined;
+  /**
+   * Against desired without `withSecrets`: each agent whose configuration under test named URLs
+   * the live agent does not call, and those places (dotted); the run sent them to the sink instead.
+   */
+  sinked?: Array<{ agent: string; places: string[] }> | undefined;
   durationMs: number;
 }
 

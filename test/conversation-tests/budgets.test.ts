@@ -4,7 +4,7 @@ import type { ApiClient } from '../../src/api/index.js';
 import { checkDeclaredWork, declaredRequests, DEFAULT_TEST_RUN_LIMITS } from '../../src/conversations/budgets.js';
 import type { CompletionModel } from '../../src/model/chat-model.js';
 import { loadTestFiles } from '../../src/conversations/load-tests.js';
-import { runLazily, runTests } from '../../src/conversations/runner.js';
+import { runLazily, runPreparedTests } from '../../src/conversations/runner.js';
 import type { ConversationTest, TestFile } from '../../src/conversations/types.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import type { ChatCompletionRequest } from '../../src/schema/types.gen.js';
@@ -115,7 +115,7 @@ describe('the requests a run sends', () => {
       },
     };
     // Declared: greeting + 3 × (move + reply) + the end = 8 requests, within a cap of 8.
-    const run = await runTests({ files: [fileOf(simulated('caller', 3))], targets: ['desired'], client: service.client, agents, model, parallelism: 1, limits: { maxRequests: 8 } });
+    const run = await runPreparedTests({ files: [fileOf(simulated('caller', 3))], targets: ['desired'], client: service.client, agents, model, parallelism: 1, limits: { maxRequests: 8 } });
     expect(service.requests.length + asked.length).toBe(8);
     const result = run.reports[0]?.verdicts.desired?.results[0];
     expect(result).toMatchObject({ status: 'error', error: 'Not sent: this run has sent its 8 requests (the cap per run).' });
@@ -123,7 +123,7 @@ describe('the requests a run sends', () => {
 
   it('refuses the run before any request when the files declare more than the cap', async () => {
     const service = instantService();
-    const run = runTests({ files: [fileOf(scripted('long', 5, { repeat: 3 }))], targets: ['desired'], client: service.client, agents, model: undefined, parallelism: 4, limits: { maxRequests: 14 } });
+    const run = runPreparedTests({ files: [fileOf(scripted('long', 5, { repeat: 3 }))], targets: ['desired'], client: service.client, agents, model: undefined, parallelism: 4, limits: { maxRequests: 14 } });
     await expect(run).rejects.toMatchObject({ code: 'test_run_too_large' });
     expect(service.requests).toHaveLength(0);
   });
@@ -152,7 +152,7 @@ describe('scheduling', () => {
     const service = instantService();
     const progress: Array<[number, number]> = [];
     const files = [fileOf(scripted('a', 2, { repeat: 20 }), scripted('b', 1))];
-    const run = await runTests({
+    const run = await runPreparedTests({
       files,
       targets: ['live', 'desired'],
       client: service.client,

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/index.js';
-import { runTests } from '../../src/conversations/runner.js';
+import { runPreparedTests } from '../../src/conversations/runner.js';
 import type { TestFile } from '../../src/conversations/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { useExampleProjects } from '../helpers/project.js';
@@ -20,12 +20,12 @@ const file: TestFile = {
 };
 
 describe('Ctrl-C during voxform test', () => {
-  it('runTests starts no conversation once aborted, and says it was interrupted', async () => {
+  it('runPreparedTests starts no conversation once aborted, and says it was interrupted', async () => {
     const controller = new AbortController();
     controller.abort();
     const client = { chatCompletions: () => { throw new Error('no conversation may start'); } } as unknown as ApiClient;
     await expect(
-      runTests({ files: [file], targets: ['desired'], client, agents: new Map([['front-desk', { id: '-OK', desiredConfig: {} }]]), model: undefined, parallelism: 2, signal: controller.signal }),
+      runPreparedTests({ files: [file], targets: ['desired'], client, agents: new Map([['front-desk', { id: '-OK', desiredConfig: {} }]]), model: undefined, parallelism: 2, signal: controller.signal }),
     ).rejects.toMatchObject({ code: 'interrupted' });
   });
 

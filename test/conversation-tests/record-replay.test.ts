@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SECRETS, useExampleProjects } from '../helpers/project.js';
-import { startFakeModel, type FakeModel } from '../helpers/fake-model.js';
+import { defaultAnswer, startFakeModel, type FakeModel } from '../helpers/fake-model.js';
 
 const startProject = useExampleProjects();
 
@@ -117,5 +117,75 @@ describe('voxform test --mode record, then replay', () => {
     );
     expect(edited.stdout.match(/Not recorded:/g)).toHaveLength(3);
     expect(edited.stdout).toContain('desired: 3 passed, 0 failed, 3 errors\n');
+  });
+});
+
+describe('a recording of a reply that held a secret', () => {
+  it('replays the verdicts it recorded — each check\'s outcome on the reply as it was — while holding no planted value; a changed check is not recorded', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const planted = { PROMO_CODE: 'SPRING-2026' };
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: "Welcome! Today\'s code is ${env:PROMO_CODE}."'));
+    expect((await project.cliInProcess(['apply', '--auto-approve'], planted)).code).toBe(0);
+    const testFile = path.join(project.dir, 'example/tests/promo.test.yaml');
+    const promoTests = (pattern: string) => `agent: front-desk\ntests:\n  - name: gives the code\n    turns: [{ expect: [{ regex: "${pattern}" }, { not_contains: "no code" }] }]\n`;
+    await writeFile(testFile, promoTests('code is [A-Z]+-[0-9]+'));
+    const args = ['test', 'example/tests/promo.test.yaml', '--against', 'live'];
+
+    const recorded = await project.cliInProcess([...args, '--mode', 'record'], planted);
+    expect(recorded.stdout).toContain('  PASS  gives the code  [live 1/1]\n');
+    expect(recorded.code).toBe(0);
+    const recording = await readFile(path.join(project.dir, 'example/tests/promo.recording.json'), 'utf8');
+    expect(recording).not.toContain(planted.PROMO_CODE);
+    for (const secret of Object.values(SECRETS)) expect(recording).not.toContain(secret);
+
+    for (const mode of ['replay', 'auto']) {
+      const replayed = await project.cliInProcess([...args, '--mode', mode], planted);
+      expect(replayed.stdout, mode).toContain('  PASS  gives the code  [live 1/1]\n');
+      expect(replayed.code, mode).toBe(0);
+    }
+    expect(await readFile(path.join(project.dir, 'example/tests/promo.recording.json'), 'utf8')).toBe(recording);
+
+    // A check the recording has no outcome for is not answered from the redacted text.
+    await writeFile(testFile, promoTests('code is [A-Z]+-[0-9]{4}'));
+    const changed = await project.cliInProcess([...args, '--mode', 'replay'], planted);
+    expect(changed.stdout).toContain('Not recorded: example/tests/promo.test.yaml › "gives the code", turn 1 (live, run 1)');
+    expect(changed.code).toBe(1);
+  });
+});
+
+describe('a recording of tool calls whose arguments held a secret', () => {
+  it('replays the verdicts the argument checks had on the arguments as they were, and holds no planted value', { timeout: 120_000 }, async () => {
+    const planted = { PROMO_CODE: 'SPRING-2026' };
+    // The agent's model books with the day's code when asked for it.
+    fake = await startFakeModel((request) => {
+      const lastUser = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+      const tool = request.tools?.[0]?.function.name;
+      if (tool && request.messages.at(-1)?.role === 'user' && lastUser.includes('code')) return { toolCalls: [{ name: tool, arguments: { code: planted.PROMO_CODE } }] };
+      return defaultAnswer(request);
+    });
+    const project = await startProject({ llm: { url: fake.url, model: 'fake-agent' } });
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('first_message: Hi! I can help you book, move or cancel an appointment.', 'first_message: "Hi! Quote ${env:PROMO_CODE} when you book."'));
+    expect((await project.cliInProcess(['apply', '--auto-approve'], planted)).code).toBe(0);
+    const testFile = path.join(project.dir, 'example/tests/code.test.yaml');
+    const codeTests = (pattern: string) => `agent: booking\ntests:\n  - name: books with the code\n    turns: [{ user: "Book with the code, please." }]\n    expect:\n      - tool_called: find_slots\n        args: { code: { regex: "${pattern}" } }\n`;
+    await writeFile(testFile, codeTests('^[A-Z]+-[0-9]+$'));
+    const args = ['test', 'example/tests/code.test.yaml', '--against', 'live'];
+
+    const recorded = await project.cliInProcess([...args, '--mode', 'record'], planted);
+    expect(recorded.stdout, recorded.stderr).toContain('  PASS  books with the code  [live 1/1]\n');
+    const recording = await readFile(path.join(project.dir, 'example/tests/code.recording.json'), 'utf8');
+    expect(recording).toContain('"code": "(sensitive)"');
+    expect(recording).not.toContain(planted.PROMO_CODE);
+
+    const replayed = await project.cliInProcess([...args, '--mode', 'replay'], planted);
+    expect(replayed.stdout).toContain('  PASS  books with the code  [live 1/1]\n');
+    expect(replayed.code).toBe(0);
+
+    await writeFile(testFile, codeTests('^[A-Z]+$'));
+    const changed = await project.cliInProcess([...args, '--mode', 'replay'], planted);
+    expect(changed.stdout).toContain('Not recorded: example/tests/code.test.yaml › "books with the code"');
+    expect(changed.code).toBe(1);
   });
 });

@@ -9,7 +9,7 @@ import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/
 import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
-import { agentsFromManifests, chooseJudge, resolveAgentsUnderTest, selectAgents, selectTests } from '../../conversations/prepare.js';
+import { chooseJudge, selectAgents, selectTests } from '../../conversations/prepare.js';
 import { compareWithBaseline, readBaseline } from '../../conversations/baseline.js';
 import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
 import { judgeModelName, judgeSettingsFromEnv } from '../../model/chat-model.js';
@@ -19,7 +19,7 @@ import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
 import { testTextPieces } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
-import type { AgentUnderTest, Target, TestFile, TestRun } from '../../conversations/types.js';
+import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
@@ -85,10 +85,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const parallelism = options.parallelism ?? 8;
   const withSecrets = options.withSecrets === true;
   // Replaying what the manifests define needs no service: nothing is sent, and the recording keys on the manifests' config.
-  const service = mode === 'replay' && !targets.includes('live') ? undefined : await connectAgents(options, ctx, desired, files, { parallelism, withSecrets });
-  const agents = service?.agents ?? agentsFromManifests(files, desired);
-  // Only a run that sends the configuration under test has targets to report.
-  const sinked = service && targets.includes('desired') ? sinkNotes(agents) : [];
+  const service = mode === 'replay' && !targets.includes('live') ? undefined : await connect(options, ctx, desired, { parallelism, withSecrets });
   // A run against the live agents is evidence for `voxform promote` (docs/promotion.md); a replayed one is not.
   const evidence = service && targets.includes('live') && (mode === 'live' || mode === 'record') ? await startTestEvidence(options, ctx, desired, service.connection, files) : undefined;
   const judgeSettings = judgeSettingsFromEnv(ctx.env);
@@ -103,8 +100,10 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const testRun = await runTests({
     files,
     targets,
-    client: service?.client,
-    agents,
+    client: service?.connection.client,
+    desired,
+    withSecrets,
+    secrets: service?.trusted,
     model,
     recordings,
     judgeCache,
@@ -127,7 +126,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);
-  await emit(render(testRun, options.format ?? 'text', ctx, sinked), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
+  await emit(render(testRun, options.format ?? 'text', ctx, sinkNotes(testRun)), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
 }
 
@@ -148,19 +147,16 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Awa
   return result.files;
 }
 
-/** The service and the agents under test, read live (their desired configs built, secrets withheld unless `withSecrets`). */
-async function connectAgents(
+/** The service, and the trusted evidence of which of its live values are secret (runTests prepares the agents with it). */
+async function connect(
   options: TestOptions,
   ctx: CommandContext,
   desired: DesiredState,
-  files: readonly TestFile[],
   how: { parallelism: number; withSecrets: boolean },
-): Promise<{ connection: Connection; client: Connection['client']; agents: Map<string, AgentUnderTest> }> {
+): Promise<{ connection: Connection; trusted: TrustedSecrets }> {
   // Before review (no --with-secrets) the embedded emulator calls none of the URLs the repository names.
   const connection = await connectService({ ...options, parallelism: how.parallelism }, desired, ctx, { emulatorWebhooks: how.withSecrets ? 'all' : 'none' });
-  const trusted = await trustedSecretsOf(options, ctx, desired, connection);
-  const agents = await resolveAgentsUnderTest(files, desired, connection.client, how.parallelism, { withSecrets: how.withSecrets, trusted });
-  return { connection, client: connection.client, agents };
+  return { connection, trusted: await trustedSecretsOf(options, ctx, desired, connection) };
 }
 
 /** `--mode record`: each test file's recording written beside it (whole or not at all). */
@@ -179,11 +175,10 @@ async function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, de
 }
 
 /** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts). */
-function sinkNotes(agents: ReadonlyMap<string, AgentUnderTest>): string[] {
-  return [...agents].flatMap(([name, agent]) =>
-    agent.sinkedTargets?.length
-      ? [`Note: ${printable(name)}: ${agent.sinkedTargets.map(printable).join(', ')} named ${agent.sinkedTargets.length === 1 ? 'a URL' : 'URLs'} the live agent does not call; the run sent ${agent.sinkedTargets.length === 1 ? 'it' : 'them'} to ${SINK_URL} instead (pass --with-secrets once the change is reviewed).`]
-      : [],
+function sinkNotes(testRun: TestRun): string[] {
+  return (testRun.sinked ?? []).map(
+    ({ agent, places }) =>
+      `Note: ${printable(agent)}: ${places.map(printable).join(', ')} named ${places.length === 1 ? 'a URL' : 'URLs'} the live agent does not call; the run sent ${places.length === 1 ? 'it' : 'them'} to ${SINK_URL} instead (pass --with-secrets once the change is reviewed).`,
   );
 }
 
