@@ -63,9 +63,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache, sources, diagnostics, onDigest: (digest) => digests.manifests.push(digest) });
 
   const combined = combineFragments(fragments, fallbackSpan, diagnostics);
-  checkEnvironmentOverlays(combined, diagnostics);
-  checkOverlayReferences(combined, diagnostics);
-  checkOverlayTargets(combined, diagnostics);
+  for (const check of [checkEnvironmentOverlays, checkOverlayReferences, checkOverlayTargets]) check(combined, diagnostics);
   const promotions = resolvePromotions(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics);
   const environments = [...combined.environments.keys()].sort();
