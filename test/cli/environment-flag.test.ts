@@ -7,28 +7,15 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
-
-const MANIFEST = [
-  'version: 1',
-  'agents:',
-  '  front-desk:',
-  '    id: -OKdqbqetEcM4ak369ym',
-  '    config: { prompt: "You are the receptionist of Acme Dental." }',
-  'environments:',
-  '  staging:',
-  '    agents: { front-desk: { id: -OKstagingFrontDesk01 } }',
-  '  production:',
-  '    promote_from: staging',
-  '',
-].join('\n');
 
 const HINT = '  hint: The manifests define "production", "staging" (under `environments:`).\n';
 
 describe('an unknown environment named by a flag', () => {
   it('is invalid_argument naming --env, with the likely environment, for plan, diff, apply and validate', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const cases: Array<[string[], string]> = [
       [['plan', '--env', 'prod', '--local'], '--env names the environment "prod", which the manifests do not define; did you mean "production"?'],
       [['diff', '--env', 'staging', '--env', 'prod', '--local'], '--env names the environment "prod", which the manifests do not define; did you mean "production"?'],
@@ -43,7 +30,7 @@ describe('an unknown environment named by a flag', () => {
   });
 
   it('is the same error in JSON', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const result = await runCliInProcess(['plan', '--env', 'prod', '--local', '--format', 'json'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -56,13 +43,13 @@ describe('an unknown environment named by a flag', () => {
   });
 
   it('names promote its own flags, --to and --from, the same way', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const result = await runCliInProcess(['promote', '--to', 'prod', '--local', '--dry-run'], { cwd: dir });
     expect(result.stderr).toBe(`error[invalid_argument]: --to names the environment "prod", which the manifests do not define; did you mean "production"?\n${HINT}`);
   });
 
   it('is a warning for a command that only reads, which goes on: the ledger may hold an environment no longer defined', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const result = await runCliInProcess(['history', '--env', 'prod', '--local'], { cwd: dir });
     expect(result.stderr).toBe(`warning: --env names the environment "prod", which the manifests do not define; did you mean "production"? Their agent names and service are not used.\n${HINT}`);
     expect(result.stdout).toContain('No history for prod@local yet');
@@ -70,7 +57,7 @@ describe('an unknown environment named by a flag', () => {
   });
 
   it('stays the manifests\' error when the manifests cannot all be read: the list of environments may be short', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'more.yaml': 'environments: [' });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST, 'more.yaml': 'environments: [' });
     const result = await runCliInProcess(['plan', '--env', 'prod', '--local', '-f', '.'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[manifest_invalid]');
@@ -78,9 +65,9 @@ describe('an unknown environment named by a flag', () => {
   });
 
   it("stays the manifests' error for a saved plan's environment, which no flag named", async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     expect((await runCliInProcess(['plan', '--env', 'staging', '--local', '--out', 'plan.json'], { cwd: dir })).code).toBe(0);
-    await writeFile(path.join(dir, 'voxform.yaml'), MANIFEST.replace('  staging:', '  stage:').replace('promote_from: staging', 'promote_from: stage'));
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('  staging:', '  stage:').replace('promote_from: staging', 'promote_from: stage'));
     const result = await runCliInProcess(['apply', 'plan.json', '--local'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[environment_unknown]: unknown environment "staging"; the manifests define "stage", "production"');

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
 const cleanups: Array<() => Promise<void>> = [];
@@ -16,23 +17,9 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
-const MANIFEST = [
-  'version: 1',
-  'agents:',
-  '  front-desk:',
-  '    id: -OKdqbqetEcM4ak369ym',
-  '    config: { prompt: "You are the receptionist of Acme Dental." }',
-  'environments:',
-  '  staging:',
-  '    agents: { front-desk: { id: -OKstagingFrontDesk01 } }',
-  '  production:',
-  '    promote_from: staging',
-  '',
-].join('\n');
-
 describe('voxform promote --to / --from', () => {
   it('names the flag that holds an unknown environment, with the one it likely meant, and no manifest error', async () => {
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
     const cases: Array<[string[], string]> = [
       [['--to', 'prod'], 'error[invalid_argument]: --to names the environment "prod", which the manifests do not define; did you mean "production"?'],
       [['--to', 'production', '--from', 'stagin'], 'error[invalid_argument]: --from names the environment "stagin", which the manifests do not define; did you mean "staging"?'],
@@ -49,7 +36,7 @@ describe('voxform promote --to / --from', () => {
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
     const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
     cleanups.push(() => emulator.close());
-    const dir = await tempDir({ 'voxform.yaml': MANIFEST, '.gitignore': '.voxform/\n' });
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST, '.gitignore': '.voxform/\n' });
     const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
     git('init', '-q', '-b', 'main');
@@ -66,7 +53,7 @@ describe('voxform promote --to / --from', () => {
     expect(promoted.stdout).toContain('Every gate passes');
     expect(promoted.code).toBe(0);
     // A manifest edited beside the commit still counts, even with the configuration unchanged.
-    await writeFile(path.join(dir, 'voxform.yaml'), `${MANIFEST}# edited\n`);
+    await writeFile(path.join(dir, 'voxform.yaml'), `${STAGED_MANIFEST}# edited\n`);
     const edited = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(edited.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests or a file they read hold changes beside commit [0-9a-f]{7}, which staging runs\./);
     expect(edited.code).toBe(1);

@@ -16,6 +16,21 @@ export const SECRETS = {
   OPENAI_API_KEY: 'sk-openai-secret-77aa88bb99cc',
 };
 
+/** One agent, a staging overlay that adopts another id, and production promoted from staging. */
+export const STAGED_MANIFEST = [
+  'version: 1',
+  'agents:',
+  '  front-desk:',
+  '    id: -OKdqbqetEcM4ak369ym',
+  '    config: { prompt: "You are the receptionist of Acme Dental." }',
+  'environments:',
+  '  staging:',
+  '    agents: { front-desk: { id: -OKstagingFrontDesk01 } }',
+  '  production:',
+  '    promote_from: staging',
+  '',
+].join('\n');
+
 export interface RecordedRequest {
   method: string;
   path: string;
