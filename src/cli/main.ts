@@ -94,7 +94,9 @@ function formatAskedFor(argv: readonly string[]): string | undefined {
   let format: string | undefined;
   for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
     const arg = argv[i] as string;
-    if (arg === '--format') format = argv[i + 1];
+    // `ci run --command-args "…"` hands its value to another command line: its --format is that one's.
+    if (arg === '--command-args') i++;
+    else if (arg === '--format') format = argv[i + 1];
     else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
   }
   return format;
