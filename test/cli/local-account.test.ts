@@ -1,0 +1,41 @@
+/**
+ * `--local` keeps one emulator account per folder, as the state: run from a subfolder of a project
+ * whose folder has an account, it starts a new one there, and says where the project's is.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { STAGED_MANIFEST } from '../helpers/project.js';
+
+const tempDir = useTempDirs();
+
+describe('--local from a subfolder', () => {
+  it("says that it starts a new account there, and where the project's account is", async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    await mkdir(path.join(dir, 'tests'));
+    const atRoot = await runCliInProcess(['plan', '--local'], { cwd: dir });
+    expect(atRoot.code, atRoot.stderr).toBe(0);
+    expect(atRoot.stderr).not.toContain('note: --local');
+
+    const below = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(dir, 'tests') });
+    expect(below.code, below.stderr).toBe(0);
+    expect(below.stderr).toContain(
+      `note: --local keeps one account per folder, as the state: this folder has none yet, so it starts a new one in ${path.join('.voxform', 'local.json')}; the project's is in ${path.join('..', '.voxform', 'local.json')}, used when voxform runs from ...\n`,
+    );
+    // Said once: the folder has its own account now.
+    const again = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(dir, 'tests') });
+    expect(again.stderr).not.toContain('note: --local');
+  });
+
+  it('says nothing outside a git work tree, where no folder is known to be the project', async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
+    await mkdir(path.join(dir, 'tests'));
+    expect((await runCliInProcess(['plan', '--local'], { cwd: dir })).code).toBe(0);
+    const below = await runCliInProcess(['plan', '--local', '-f', '..'], { cwd: path.join(dir, 'tests') });
+    expect(below.code, below.stderr).toBe(0);
+    expect(below.stderr).not.toContain('note: --local');
+  });
+});
