@@ -67,8 +67,8 @@ export class DiagnosticList {
   }
 
   private add(found: Pending): void {
-    const moved = this.relocation && found.span.source === this.relocation.from;
-    const item = moved && this.relocation ? { ...found, message: `${this.relocation.lead}${found.message}`, span: this.relocation.at } : found;
+    const moved = this.relocation?.from === found.span.source ? this.relocation : undefined;
+    const item = moved ? { ...found, message: `${moved.lead}${found.message}`, span: moved.at } : found;
     if (this.pending.length >= MAX_DIAGNOSTICS_KEPT) {
       if (item.severity === 'error') this.errorCount++;
       this.omitted[item.severity === 'error' ? 'errors' : 'warnings']++;

@@ -169,8 +169,8 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   const result = await publishReport(report, { review, host: connect, summaryFile: summaryIn(ctx, options.provider) });
   ctx.stderr.write(describeResult(result, options.provider));
   // The command ran and is published where it could be; a place that failed fails the job, each error printed.
-  const [last, ...earlier] = [...result.failures].reverse();
-  for (const failure of earlier.reverse()) {
+  const last = result.failures.at(-1);
+  for (const failure of result.failures.slice(0, -1)) {
     if (!(failure instanceof VoxformError)) throw failure;
     ctx.stderr.write(errorText(failure));
   }

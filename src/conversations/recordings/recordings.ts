@@ -160,9 +160,10 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
       // A record not found is not recorded: the replay says "not recorded", as the live run's error is the service's.
       if (!record) return record;
       const asIs = JSON.stringify(record.toolCalls.map((call) => ({ name: call.name, params: call.params ?? null })));
-      const recorded: CallRecordAnswer = { call_status: record.callStatus ?? null, tool_calls: JSON.parse(redact(asIs)) as CallRecordAnswer['tool_calls'] };
+      const written = redact(asIs);
+      const recorded: CallRecordAnswer = { call_status: record.callStatus ?? null, tool_calls: JSON.parse(written) as CallRecordAnswer['tool_calls'] };
       note('call_record', { transcript: query.transcript }, null, recorded);
-      return redact(asIs) === asIs ? record : { ...record, ...notingChecks(recorded, redact) };
+      return written === asIs ? record : { ...record, ...notingChecks(recorded, redact) };
     },
   };
   const model: CompletionModel | undefined = live.model && {
