@@ -24,6 +24,8 @@ export interface ManifestOptions {
    */
   envFlag?: string | false | undefined;
   baseUrl?: string | undefined;
+  /** An unset variable reads as withheld, not as an error (`LoadOptions.withholdUnsetEnv`). */
+  withholdUnsetEnv?: boolean | undefined;
 }
 
 export async function loadCommandManifests(options: ManifestOptions, ctx: CommandContext): Promise<LoadResult> {
@@ -35,6 +37,7 @@ export async function loadCommandManifests(options: ManifestOptions, ctx: Comman
     environment: options.env,
     environmentFlag: flag,
     operatorBaseUrl: options.baseUrl,
+    withholdUnsetEnv: options.withholdUnsetEnv,
     onSecret: (secret) => ctx.secrets.add(secret),
   });
   if (flag !== undefined && options.env !== undefined && result.environments && !result.environments.includes(options.env)) {

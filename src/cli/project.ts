@@ -9,7 +9,7 @@ import { fingerprintKey } from '../util/hash.js';
 import { detectDeploySource } from '../history/source.js';
 import type { DeploySource } from '../history/types.js';
 import { countProblems, formatDiagnostics } from './diagnostics.js';
-import { loadCommandManifests } from './load-manifests.js';
+import { loadCommandManifests, type ManifestOptions } from './load-manifests.js';
 import { ListedProblemsError } from './error-text.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import type { Connection, LocalWebhooks, ManifestService } from './connection.js';
@@ -24,12 +24,13 @@ export interface ProjectOptions extends ConnectionOptions {
   parallelism?: number;
 }
 
-export async function loadDesiredState(options: ProjectOptions, ctx: CommandContext): Promise<DesiredState> {
+/** The manifests as the command's plan starts from; errors stop it, saying what did not happen (`outcome`). */
+export async function loadDesiredState(options: ProjectOptions & ManifestOptions, ctx: CommandContext, outcome = 'nothing was planned'): Promise<DesiredState> {
   const result = await loadCommandManifests(options, ctx);
   const { errors } = countProblems(result.diagnostics, result.omitted);
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {
-    throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome: 'nothing was planned' }, {
+    throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {
       hint: 'Fix them and run again (`voxform validate` checks without contacting the service).',
       listedIn: 'diagnostics',
       problems: result.diagnostics,

@@ -5,6 +5,7 @@
  * goes through the operator's policy (secrets/env-policy.ts): a refused one is never read.
  */
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
+import { WITHHELD } from '../secrets/withhold.js';
 import type { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf, FORBIDDEN_PLACE_FIX, refusalMessage, type EnvPolicy } from '../secrets/env-policy.js';
 import { setOwn, shallowCopy, spansOf, type PathPart } from './positions.js';
@@ -21,6 +22,11 @@ export interface InterpolationContext {
   onEnvName?(name: string): void;
   /** Which variables may be read; by default the policy `env` itself sets (`VOXFORM_ENV_ALLOW`). */
   policy?: EnvPolicy;
+  /**
+   * An unset variable without a fallback reads as `WITHHELD` instead of an error, its place still
+   * marked as from the environment: for a run that withholds every such value anyway (LoadOptions).
+   */
+  unsetAsWithheld?: boolean;
 }
 
 const REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
@@ -82,6 +88,10 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
     let resolved: string | undefined;
     if (fallback !== undefined) resolved = set === undefined || set === '' ? fallback : set;
     else resolved = set;
+    if (resolved === undefined && ctx.unsetAsWithheld) {
+      fromEnv = true;
+      return WITHHELD;
+    }
     if (resolved === undefined) {
       if (span) {
         ctx.diagnostics.error(

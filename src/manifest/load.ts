@@ -16,6 +16,7 @@ import { READ_FAILURE_CODES } from '../project-files/guarded-read.js';
 import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
+import { WITHHELD } from '../secrets/withhold.js';
 import { checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
@@ -52,8 +53,9 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const secrets = new Set<string>();
   const environmentVariables = new Set<string>();
   const onSecret = (value: string): void => {
-    // A reference left unresolved (its variable is missing) is not a secret: it is the manifest's own text.
-    if (value === '' || value.includes('${env:') || secrets.has(value)) return;
+    // A reference left unresolved (its variable is missing) is not a secret: it is the manifest's own
+    // text; nor is one read as withheld (withholdUnsetEnv).
+    if (value === '' || value.includes('${env:') || (options.withholdUnsetEnv === true && value.includes(WITHHELD)) || secrets.has(value)) return;
     secrets.add(value);
     options.onSecret?.(value);
   };
@@ -74,7 +76,14 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const templateNames = Object.values(layer.sections.agents).flatMap((entry) => (isPlainObject(entry) && typeof entry.template === 'string' ? [entry.template] : []));
   if (templateNames.length > 0) await templates.load(templateNames);
 
-  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName: (name) => environmentVariables.add(name) };
+  const interpolation: InterpolationContext = {
+    env: options.env,
+    diagnostics,
+    onSecret,
+    policy,
+    onEnvName: (name) => environmentVariables.add(name),
+    unsetAsWithheld: options.withholdUnsetEnv === true,
+  };
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };

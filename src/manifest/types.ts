@@ -192,6 +192,12 @@ export interface LoadOptions {
    * may print while the load goes on adds it to its redaction here.
    */
   onSecret?: ((secret: string) => void) | undefined;
+  /**
+   * A `${env:…}` whose variable is unset (and has no fallback) reads as `WITHHELD` rather than an
+   * error (`env_missing`): for `voxform test` without `--with-secrets`, which withholds every value
+   * from the environment before anything is sent, so needs none of them (docs/testing.md).
+   */
+  withholdUnsetEnv?: boolean | undefined;
 }
 
 export interface LoadResult {

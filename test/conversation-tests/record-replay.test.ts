@@ -189,3 +189,33 @@ describe('a recording of tool calls whose arguments held a secret', () => {
     expect(changed.code).toBe(1);
   });
 });
+
+describe('a run that withholds the secrets (no --with-secrets)', () => {
+  it('needs none of the variables the manifests read: replayed, its verdicts and recording unchanged; run live, the withheld config is sent; --with-secrets needs them', { timeout: 120_000 }, async () => {
+    const project = await startProject();
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: "Welcome! Today\'s code is ${env:PROMO_CODE}."'));
+    const testFile = path.join(project.dir, 'example/tests/promo.test.yaml');
+    await writeFile(testFile, 'agent: front-desk\ntests:\n  - name: greets\n    turns: [{ expect: [{ contains: "Welcome" }, { not_contains: "SPRING" }] }]\n');
+    const args = ['test', 'example/tests/promo.test.yaml'];
+    const recorded = await project.cliInProcess([...args, '--mode', 'record'], { PROMO_CODE: 'SPRING-2026' });
+    expect(recorded.stdout).toContain('  PASS  greets  [desired 1/1]\n');
+    const recordingFile = path.join(project.dir, 'example/tests/promo.recording.json');
+    const recording = await readFile(recordingFile, 'utf8');
+    expect(recording).toContain("Today's code is withheld-by-voxform.");
+
+    const unset = {}; // PROMO_CODE is not among the project's variables
+    for (const mode of ['replay', 'auto', 'live']) {
+      const run = await project.cliInProcess([...args, '--mode', mode], unset);
+      expect(run.stdout, mode).toContain('  PASS  greets  [desired 1/1]\n');
+      expect(run.stderr, mode).not.toContain('env_missing');
+      expect(run.code, mode).toBe(0);
+    }
+    expect(await readFile(recordingFile, 'utf8')).toBe(recording);
+
+    const withSecrets = await project.cliInProcess([...args, '--with-secrets'], unset);
+    expect(withSecrets.stderr).toContain('error[env_missing]: environment variable PROMO_CODE is not set');
+    expect(withSecrets.stderr).toContain('error[manifest_invalid]: The manifests have 1 error (listed above); no test was run.');
+    expect(withSecrets.code).toBe(1);
+  });
+});

@@ -26,8 +26,8 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
   }
   if (a === b) throw new VoxformError('invalid_argument', `Both --env name "${a}": name two different environments.`, { hint: 'The names are those under `environments:` in the manifests.' });
   const backend = await openOperatorBackend(options, ctx);
-  const desiredA = await loadDesiredState({ ...options, env: a }, ctx);
-  const desiredB = await loadDesiredState({ ...options, env: b }, ctx);
+  const desiredA = await loadDesiredState({ ...options, env: a }, ctx, 'nothing was compared');
+  const desiredB = await loadDesiredState({ ...options, env: b }, ctx, 'nothing was compared');
   if (desiredA.baseUrl !== desiredB.baseUrl || desiredA.region !== desiredB.region) {
     throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`, { hint: 'Compare two environments that use the same base_url and region.' });
   }

@@ -64,7 +64,9 @@ const TARGETS: Record<NonNullable<TestOptions['against']>, Target[]> = { desired
 
 export async function run(options: TestOptions, ctx: CommandContext): Promise<number> {
   if (options.out !== undefined) await checkOutFile(options.out, ctx);
-  const desired = await loadDesiredState(options, ctx);
+  // Without --with-secrets every value from the environment is withheld before anything is sent
+  // (prepare.ts), so a variable this run cannot read is no reason to stop it.
+  const desired = await loadDesiredState({ ...options, withholdUnsetEnv: options.withSecrets !== true }, ctx, 'no test was run');
   const loaded = await loadTests(options, ctx, desired);
   const files = selectTests(selectAgents(loaded, options.agent, new Set(desired.agents.keys())), options.grep);
   if (files.length === 0) {
@@ -280,7 +282,7 @@ const CAPTURE_SEARCH_DEPTH = 10_000;
 /** `voxform test capture CALL_ID [--out FILE]`. */
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
-  const desired = await loadDesiredState(options, ctx);
+  const desired = await loadDesiredState(options, ctx, 'no call was captured');
   const connection = await connectService(options, desired, ctx);
   const { client } = connection;
   let record;
