@@ -146,6 +146,27 @@ export async function gitSource(cwd: string, env: Env, files?: readonly string[]
 }
 
 /**
+ * Which of `files` (what a deploy is made from, absolute, as for `gitSource`) differ from the commit,
+ * each as a path from `cwd`, sorted; undefined when git cannot tell. Asked only to say which.
+ */
+export async function uncommittedFiles(cwd: string, env: Env, files: readonly string[]): Promise<string[] | undefined> {
+  const repository = await openGitRepository(cwd, env);
+  if (!repository) return undefined;
+  const paths = await pathspecs(repository, files);
+  if (paths.length === 1) return [];
+  // -z: every path as it is (no quoting), each entry ended by a NUL (a name may hold a line break).
+  const answer = await repository.run(['status', '--porcelain=v2', '-z', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames', ...paths], { keepBlankLines: true });
+  if (!answer || answer.cut) return undefined;
+  const changed = answer.lines.join('\n').split('\0').flatMap((entry) => {
+    // Porcelain v2: "1 XY sub mH mI mW hH hI PATH", "u XY sub m1 m2 m3 mW h1 h2 h3 PATH", "? PATH".
+    const fields = { '1': 8, u: 10, '?': 1 }[entry[0] as string];
+    return fields === undefined ? [] : [entry.split(' ').slice(fields).join(' ')];
+  });
+  const from = await realpath(cwd).catch(() => cwd);
+  return changed.map((file) => path.relative(from, path.join(repository.root, file)) || '.').sort();
+}
+
+/**
  * Whether commits `a` and `b` hold the same `files` (what a deploy is made from, absolute, as for
  * `gitSource`): then the same manifests made them, and a commit of the state (or of anything else)
  * after an apply is still the source that apply deployed. Compares trees by their object ids alone:

@@ -18,9 +18,9 @@ import type { GateResult } from './gates.js';
  * deploys are made from. `sameFiles`: the checkout's commit holds those files as the recorded one
  * does (`sameProjectFiles`), as when the state is committed after the apply (docs/ci.md). A hint never
  * sends back here: checking out the recorded commit may take a committed ledger with it, so
- * applying the source from this checkout is offered first.
+ * applying the source from this checkout is offered first. `changed`: the files that differ, to name.
  */
-export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string, sameFiles: boolean): void {
+export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string, sameFiles: boolean, changed?: readonly string[]): void {
   const deployed = current.source.commit;
   if (!deployed) {
     throw new VoxformError('promote_checkout_mismatch', `${source}'s last apply (${current.id}) recorded no commit: which manifests made it is not known.`, {
@@ -41,10 +41,20 @@ export function checkCheckout(current: HistoryRecord, checkout: DeploySource, so
     });
   }
   if (checkout.uncommitted !== false) {
-    throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs.`, {
-      hint: "Commit them, or set them aside with `git stash push --include-untracked -- . ':(exclude,glob)**/.voxform/**'` (voxform's own files stay), and promote again.",
+    const named = changed && changed.length > 0 ? `: ${changed.slice(0, NAMED_CHANGES).map(controlsAsQuestionMarks).join(', ')}${changed.length > NAMED_CHANGES ? ` and ${changed.length - NAMED_CHANGES} more` : ''}` : '';
+    throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs${named}.`, {
+      hint: `Commit them, or set them aside with \`git stash push --include-untracked -- ${stashPathspec(changed)}\`, and promote again.`,
     });
   }
+}
+
+/** How many changed files the refusal names. */
+const NAMED_CHANGES = 5;
+
+/** The changed files as `git stash` takes them when each is a plain path; else a placeholder for them. */
+function stashPathspec(changed: readonly string[] | undefined): string {
+  const plain = changed !== undefined && changed.length > 0 && changed.length <= NAMED_CHANGES && changed.every((file) => /^[\w./@+-]+$/.test(file) && !file.startsWith('-'));
+  return plain ? changed.join(' ') : 'FILE…';
 }
 
 /**

@@ -55,7 +55,9 @@ describe('voxform promote --to / --from', () => {
     // A manifest edited beside the commit still counts, even with the configuration unchanged.
     await writeFile(path.join(dir, 'voxform.yaml'), `${STAGED_MANIFEST}# edited\n`);
     const edited = await cli(['promote', '--to', 'production', '--dry-run']);
-    expect(edited.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests or a file they read hold changes beside commit [0-9a-f]{7}, which staging runs\./);
+    expect(edited.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests or a file they read hold changes beside commit [0-9a-f]{7}, which staging runs: voxform\.yaml\.\n/);
+    // The hint sets aside exactly the changed file: the saved plan in the checkout stays.
+    expect(edited.stderr).toContain('hint: Commit them, or set them aside with `git stash push --include-untracked -- voxform.yaml`, and promote again.');
     expect(edited.code).toBe(1);
   });
 });

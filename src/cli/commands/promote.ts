@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { gitSource, sameProjectFiles } from '../../history/source.js';
+import { gitSource, sameProjectFiles, uncommittedFiles } from '../../history/source.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
@@ -77,7 +77,8 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
   const checkout = await gitSource(manifestFolder, ctx.env, files);
   const deployed = current.source.commit;
   const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
-  checkCheckout(current, checkout, from, sameFiles);
+  const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
+  checkCheckout(current, checkout, from, sameFiles, changed);
   checkSourceConfiguration(current, desiredSource, from);
 
   // The gates, on the source's evidence.
