@@ -76,14 +76,8 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const templateNames = Object.values(layer.sections.agents).flatMap((entry) => (isPlainObject(entry) && typeof entry.template === 'string' ? [entry.template] : []));
   if (templateNames.length > 0) await templates.load(templateNames);
 
-  const interpolation: InterpolationContext = {
-    env: options.env,
-    diagnostics,
-    onSecret,
-    policy,
-    onEnvName: (name) => environmentVariables.add(name),
-    unsetAsWithheld: options.withholdUnsetEnv === true,
-  };
+  const onEnvName = (name: string): void => void environmentVariables.add(name);
+  const interpolation: InterpolationContext = { env: options.env, diagnostics, onSecret, policy, onEnvName, unsetAsWithheld: options.withholdUnsetEnv === true };
   const resourceContext: ResourceContext = { diagnostics, interpolation, onSecret };
   const defaults = layer.settings.defaults?.value;
   const agentContext = { ...resourceContext, templates, defaultsConfig: isPlainObject(defaults) ? defaults.config : undefined };
