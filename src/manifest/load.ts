@@ -53,8 +53,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const secrets = new Set<string>();
   const environmentVariables = new Set<string>();
   const onSecret = (value: string): void => {
-    // A reference left unresolved (its variable is missing) is not a secret: it is the manifest's own
-    // text; nor is one read as withheld (withholdUnsetEnv).
+    // Not a secret: a reference left unresolved (the manifest's own text), or one read as withheld.
     if (value === '' || value.includes('${env:') || (options.withholdUnsetEnv === true && value.includes(WITHHELD)) || secrets.has(value)) return;
     secrets.add(value);
     options.onSecret?.(value);
