@@ -66,6 +66,8 @@ export interface ManifestProject {
   /** Knowledge files by local name, each file relative to the working directory. */
   knowledge: Map<string, string>;
   service: ManifestService;
+  /** Every file the load read (absolute): the manifests and the files they name. */
+  inputs: string[];
 }
 
 /**
@@ -92,7 +94,7 @@ export async function manifestProject(
   if (!result.state) {
     const { errors } = countProblems(result.diagnostics, result.omitted);
     ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): their agent names and service are not used.\n`);
-    return emptyProject();
+    return emptyProject(result.files);
   }
   const { agents, phones, campaigns, knowledge, baseUrl, region } = result.state;
   return {
@@ -101,9 +103,10 @@ export async function manifestProject(
     campaigns: new Map([...campaigns.values()].map((campaign) => [campaign.localName, campaign.id])),
     knowledge: new Map([...knowledge.values()].map((file) => [file.localName, path.relative(ctx.cwd, file.path) || file.path])),
     service: { baseUrl, region },
+    inputs: result.state.sourceFiles ?? result.files,
   };
 }
 
-function emptyProject(): ManifestProject {
-  return { names: new Map(), phones: new Set(), campaigns: new Map(), knowledge: new Map(), service: {} };
+function emptyProject(inputs: string[] = []): ManifestProject {
+  return { names: new Map(), phones: new Set(), campaigns: new Map(), knowledge: new Map(), service: {}, inputs };
 }

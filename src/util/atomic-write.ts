@@ -1,4 +1,4 @@
-import { open, rename, stat, unlink } from 'node:fs/promises';
+import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -122,4 +122,17 @@ export async function findWriteObstacle(file: string): Promise<string | undefine
   }
   await unlink(probe).catch(() => undefined);
   return undefined;
+}
+
+/**
+ * Whether `file` is one of `inputs` (absolute paths), links resolved: a report written with `--out`
+ * must never replace what its own run read (a mistyped `--out voxform.yaml`).
+ */
+export async function isOneOf(file: string, inputs: readonly string[]): Promise<boolean> {
+  const real = async (name: string): Promise<string> => realpath(name).catch(() => path.resolve(name));
+  const target = await real(file);
+  // Only a name the target is known by can be it, through a link at most in the folders above.
+  const names = new Set([path.basename(file), path.basename(target)]);
+  const candidates = inputs.filter((input) => names.has(path.basename(input)));
+  return (await Promise.all(candidates.map(real))).includes(target);
 }

@@ -11,7 +11,7 @@ import { renderReportJson } from '../../report/render-json.js';
 import { sinceDeployWindow, type SinceDeployWindow } from '../../report/since-deploy.js';
 import { historyOrder } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
-import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
+import { describeWriteFailure, isOneOf, writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
@@ -50,7 +50,12 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   if (since !== undefined && until !== undefined && since > until) {
     throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
   }
-  const { names: manifestNames, service } = await manifestProject(options, ctx);
+  const { names: manifestNames, service, inputs } = await manifestProject(options, ctx);
+  if (options.out !== undefined && (await isOneOf(path.resolve(ctx.cwd, options.out), inputs))) {
+    throw new VoxformError('report_write_failed', `Cannot write the report to ${options.out}: this run read it as a manifest or a file one names; nothing was written.`, {
+      hint: 'Name another file with --out.',
+    });
+  }
   // The service and workspace as apply names them, so the report reads the history apply wrote.
   const { client, baseUrl, local } = await resolveConnection({ ...options, manifest: service }, ctx);
   const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);

@@ -14,19 +14,20 @@ import { compareWithBaseline, readBaseline } from '../../conversations/baseline.
 import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
 import { judgeModelName, judgeSettingsFromEnv } from '../../model/chat-model.js';
 import { Recordings, type TestMode } from '../../conversations/recordings/recordings.js';
+import { recordingPathOf } from '../../conversations/recordings/recording-file.js';
 import { testJsonPieces } from '../../conversations/render-json.js';
 import { testJunitPieces } from '../../conversations/render-junit.js';
 import { renderTestMarkdown } from '../../conversations/render-markdown.js';
 import { testTextPieces } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
-import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
+import { describeWriteFailure, findWriteObstacle, isOneOf, writeFileAtomic } from '../../util/atomic-write.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
-import { connectService, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
+import { connectService, deployedFiles, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
 import type { Connection } from '../connection.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { SINK_URL } from '../../secrets/sink.js';
@@ -68,6 +69,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   // (prepare.ts), so a variable this run cannot read is no reason to stop it.
   const desired = await loadDesiredState({ ...options, withholdUnsetEnv: options.withSecrets !== true }, ctx, 'no test was run');
   const loaded = await loadTests(options, ctx, desired);
+  await refuseInputAsOut(options.out, [...deployedFiles(desired), ...loaded.flatMap((file) => [file.path, recordingPathOf(file.path)])], ctx, 'no test was run');
   const files = selectTests(selectAgents(loaded, options.agent, new Set(desired.agents.keys())), options.grep);
   if (files.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`, { hint: 'Check --grep and --agent against the test names; without them `voxform test` runs every test.' });
@@ -209,6 +211,12 @@ async function checkOutFile(out: string, ctx: CommandContext): Promise<void> {
   if (obstacle !== undefined) throw writeFailed('the report', file, `${obstacle}; no test was run`);
 }
 
+/** `--out` naming a file the run reads (a manifest, a file it names, a test file, a recording) is refused before anything runs. */
+async function refuseInputAsOut(out: string | undefined, inputs: readonly string[], ctx: CommandContext, outcome: string): Promise<void> {
+  if (out === undefined || !(await isOneOf(path.resolve(ctx.cwd, out), inputs))) return;
+  throw writeFailed('the report', out, `this run reads it (a manifest, a file one names, a test file or a recording); ${outcome}`);
+}
+
 function writeFailed(what: string, file: string, why: string): VoxformError {
   return new VoxformError('report_write_failed', `Cannot write ${what} to ${file}: ${why}.`, { hint: 'Name a file in a folder that exists and is writable with --out.' });
 }
@@ -283,6 +291,7 @@ const CAPTURE_SEARCH_DEPTH = 10_000;
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx, 'no call was captured');
+  await refuseInputAsOut(options.out, deployedFiles(desired), ctx, 'no call was captured');
   const connection = await connectService(options, desired, ctx);
   const { client } = connection;
   let record;
