@@ -40,7 +40,7 @@ export async function applyOnTerminal(
     ciJobUrl: ciJobUrlFrom(ctx.env),
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
-    confirm: () => confirmOnTerminal(ctx, stop),
+    confirm: () => confirmOnTerminal(ctx, stop, how),
     onEvent: eventPrinter(ctx, status, lines),
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
@@ -55,11 +55,14 @@ export async function applyOnTerminal(
   return { code, outcome };
 }
 
-async function confirmOnTerminal(ctx: CommandContext, stop: AbortController): Promise<boolean> {
+async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: boolean }): Promise<boolean> {
   if (!ctx.confirm) {
-    throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', {
-      hint: 'Pass --auto-approve, or save a reviewed plan with `voxform plan --out plan.json` and run `voxform apply plan.json`.',
-    });
+    // A recorded configuration (rollback, drift --heal) has no plan to save: its own command is approved.
+    const hint =
+      how.recorded && how.rerun !== undefined
+        ? `Pass --auto-approve: \`${how.rerun} --auto-approve\`.`
+        : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}\`.`;
+    throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', { hint });
   }
   try {
     return await ctx.confirm('\nApply these changes?', { signal: stop.signal });
