@@ -2,7 +2,7 @@
 import { readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, useTempDirs } from '../helpers/cli.js';
+import { runCli, runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -33,6 +33,17 @@ describe('a saved plan applied against another service', () => {
     const applied = await runCli(['apply', 'plan.json'], { cwd: dir, env: { VOXFORM_API_KEY: service.emulator.apiKey, VOXFORM_BASE_URL: 'http://127.0.0.1:9' } });
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain('error[plan_stale]: The saved plan was made with --local; this apply targets http://127.0.0.1:9. Nothing was applied.');
+  });
+
+  it('says so when no key is set either: the key of another service is not the point', async () => {
+    const dir = await tempDir({ 'voxform.yaml': manifest('Desk A') });
+    expect((await runCli(['plan', '--local', '--out', 'plan.json'], { cwd: dir })).code).toBe(0);
+    const applied = await runCliInProcess(['apply', 'plan.json'], { cwd: dir, env: {} });
+    expect(applied.stderr).toBe(
+      'error[plan_stale]: The saved plan was made with --local; this apply targets a service on the network. Nothing was applied.\n' +
+        '  hint: Apply it to the embedded emulator with `voxform apply plan.json --local`, or run `voxform plan --out FILE` for the service, review it, and apply that plan.\n',
+    );
+    expect(applied.code).toBe(1);
   });
 
   it('names a URL the plan file gives without its credentials or query', async () => {

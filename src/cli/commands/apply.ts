@@ -43,6 +43,13 @@ function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFi
   return project;
 }
 
+function localPlanElsewhere(planFile: string): VoxformError {
+  return new VoxformError('plan_stale', 'The saved plan was made with --local; this apply targets a service on the network. Nothing was applied.', {
+    hint: `Apply it to the embedded emulator with \`voxform apply ${shellWord(planFile)} --local\`, or run \`voxform plan --out FILE\` for the service, review it, and apply that plan.`,
+    details: { reasons: ['made for another service'], resources: [] },
+  });
+}
+
 /** `voxform apply [PLAN]`: load and connect (the saved plan's manifests, if given), then apply on the terminal. */
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
@@ -53,6 +60,8 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx).catch((error: unknown) => {
     // The plan's manifests are not here at all: it was made in another project.
     const elsewhere = saved && isVoxformError(error) && error.code === 'manifest_not_found' ? madeElsewhere(saved, { serviceId: saved.base_url, workingDir }) : undefined;
+    // A --local plan applied without --local: another service, so "no key" is not the point.
+    if (saved?.base_url === 'local' && isVoxformError(error) && error.code === 'api_key_missing') throw localPlanElsewhere(planFile ?? '');
     throw elsewhere ?? error;
   });
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
