@@ -39,7 +39,10 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
     });
   }
   if (await hasCalls(agent, client)) return agent;
-  throw unknownAgent(agent, known, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`);
+  throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
+    known: known.manifests.size > 0 ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.` : undefined,
+    none: 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).',
+  });
 }
 
 /**
@@ -48,19 +51,19 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
  */
 export function checkLocalAgentName(agent: string, known: Required<KnownAgentNames>): void {
   if (known.manifests.has(agent) || known.history.has(agent)) return;
-  const names = [...known.history.keys(), ...known.manifests.keys()];
-  throw unknownAgent(agent, known, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`);
+  const names = [...new Set([...known.history.keys(), ...known.manifests.keys()])];
+  throw unknownAgent(agent, names, `--agent "${agent}" is neither an agent of the manifests nor one of the apply history.`, {
+    known: `Agents of the manifests and the history: ${names.map(printable).join(', ')}.`,
+    none: 'Give an agent name from voxform.yaml (-f to name the manifests) or from the apply history.',
+  });
 }
 
-function unknownAgent(agent: string, known: KnownAgentNames, candidates: string[], message: string): VoxformError {
+/** `hint.known` lists the names when there is no close one; `hint.none` says what to give when nothing is known. */
+function unknownAgent(agent: string, candidates: string[], message: string, hint: { known: string | undefined; none: string }): VoxformError {
   const suggestion = didYouMean(agent, candidates);
   return new VoxformError('agent_unknown', message, {
     // The suggestion may be an agent's name on the service: its control characters are shown escaped.
-    hint: suggestion
-      ? `Did you mean ${printable(suggestion)}?`
-      : known.manifests.size > 0
-        ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.`
-        : 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).',
+    hint: suggestion ? `Did you mean ${printable(suggestion)}?` : candidates.length > 0 && hint.known !== undefined ? hint.known : hint.none,
   });
 }
 

@@ -117,7 +117,10 @@ describe('--agent', () => {
     const typo = await cli(dir, ['history', '--local', '--agent', 'frontdesk']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toBe('error[agent_unknown]: --agent "frontdesk" is neither an agent of the manifests nor one of the apply history.\n  hint: Did you mean front-desk?\n');
-    expect((await cli(dir, ['history', '--local', '--agent', 'nosuch'])).code).toBe(1);
+    // An id is no name: the hint lists the names it takes, never suggests an id.
+    const byId = await cli(dir, ['history', '--local', '--agent=-OKdqbqetEcM4ak369ym']);
+    expect(byId.stderr).toMatch(/\n {2}hint: Agents of the manifests and the history: (booking, front-desk|front-desk, booking)\.\n$/);
+    expect(byId.code).toBe(1);
     const recorded = await cli(dir, ['history', '--local', '--agent', 'booking']);
     expect(recorded.code).toBe(0);
     expect(recorded.stdout).toContain('20261123T110000000Z-bbbbbb');
