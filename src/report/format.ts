@@ -50,8 +50,20 @@ export function signedCredits(value: number): string {
   return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
 }
 
+/**
+ * The names of one agent's versions, in order: each its `versionLabel`, and where two would read the
+ * same (two applies from one work tree with changes), each of those with its record id.
+ */
+export function versionLabels(versions: readonly VersionReport[]): string[] {
+  const labels = versions.map(versionLabel);
+  return labels.map((label, index) => {
+    const recordId = versions[index]?.deploy?.record_id;
+    return recordId !== undefined && labels.indexOf(label) !== labels.lastIndexOf(label) ? `${label} · ${recordId}` : label;
+  });
+}
+
 /** A version's name for people: `PR #42 · 3f9a2c1` (`… with uncommitted changes`) / the record id, or "changed outside voxform". */
-export function versionLabel(version: VersionReport): string {
+function versionLabel(version: VersionReport): string {
   const deploy = version.deploy;
   if (!deploy) return `changed outside voxform (${version.config_hash.replace(/^sha256:/, '').slice(0, 12)})`;
   const parts: string[] = [];

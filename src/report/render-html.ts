@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
-import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabel } from './format.js';
+import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
 import { HTML_CLIENT_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport } from './types.js';
 
@@ -107,14 +107,15 @@ function windowLine(report: CallReport): string {
 
 /** What the charts call each version: `v1`, `v2`… in the order of the table, and the table's name for it. */
 function chartLabels(report: CallReport): Array<Array<{ short: string; title: string }>> {
-  return report.agents.map((agent) => agent.versions.map((version, index) => ({ short: `v${index + 1}`, title: versionLabel(version) })));
+  return report.agents.map((agent) => versionLabels(agent.versions).map((title, index) => ({ short: `v${index + 1}`, title })));
 }
 
 function agentSection(agent: AgentReport, index: number, minCalls: number, testsIncluded: boolean): string {
+  const labels = versionLabels(agent.versions);
   const rows = agent.versions.map((version, versionIndex) => {
     const m = version.metrics;
     const cells = [
-      `<td>${escapeHtml(`v${versionIndex + 1} · ${versionLabel(version)}`)}</td>`,
+      `<td>${escapeHtml(`v${versionIndex + 1} · ${labels[versionIndex] ?? ''}`)}</td>`,
       `<td>${version.deploy ? escapeHtml(`${version.deploy.at.slice(0, 16).replace('T', ' ')} UTC`) : '–'}</td>`,
       `<td class="num">${m.calls}</td>`,
       `<td>${escapeHtml(Object.entries(m.by_status).map(([status, count]) => `${status} ${count}`).join(', '))}</td>`,

@@ -1,5 +1,5 @@
 /** The version comparison as Markdown; every value from the service or the repository passes `markdownText`. */
-import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabel } from './format.js';
+import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -32,10 +32,11 @@ function agentTable(agent: AgentReport, minCalls: number): string[] {
   const lines = [`### ${markdownText(agent.name)}`, ''];
   lines.push('| version | deployed | calls | outcomes | error rate | transfer rate | duration median / p90 | credits per call | tool calls (failed) | against the version before |');
   lines.push('|---|---|--:|---|---|---|---|--:|--:|---|');
-  for (const version of agent.versions) {
+  const labels = versionLabels(agent.versions);
+  for (const [index, version] of agent.versions.entries()) {
     const m = version.metrics;
     const cells = [
-      markdownText(versionLabel(version)),
+      markdownText(labels[index] ?? ''),
       version.deploy ? markdownText(version.deploy.at.slice(0, 16).replace('T', ' ')) : '–',
       formatCount(m.calls),
       markdownText(outcomesText(m.by_status)),

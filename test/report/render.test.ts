@@ -87,6 +87,18 @@ describe('Markdown', () => {
     expect(renderReportMarkdown(data)).toContain('| PR #42 · bbbbbbb | 2026-03-02 00:00 |');
   });
 
+  it('tells apart two versions that would read the same (applied from one work tree with changes): each with its record id', () => {
+    const data = report('desk');
+    const agent = data.agents[0] as (typeof data.agents)[number];
+    const deployed = agent.versions[1] as (typeof agent.versions)[number];
+    deployed.deploy = { ...(deployed.deploy as NonNullable<typeof deployed.deploy>), uncommitted: true, record_id: '20260302T000000000Z-bbbbbb' };
+    agent.versions.push({ ...deployed, deploy: { ...deployed.deploy, record_id: '20260302T010000000Z-cccccc' } });
+    const text = renderReportMarkdown(data);
+    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T000000000Z-bbbbbb | 2026-03-02 00:00 |');
+    expect(text).toContain('| PR #42 · bbbbbbb with uncommitted changes · 20260302T010000000Z-cccccc | 2026-03-02 00:00 |');
+    expect(text).toContain('| changed outside voxform (cccccccccccc) | – |');
+  });
+
   it('names the source environment of a promoted version', () => {
     const data = report('desk');
     const agent = data.agents[0] as (typeof data.agents)[number];
