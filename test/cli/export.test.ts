@@ -112,7 +112,11 @@ describe('voxform export', () => {
     const dir = await tempDir();
     const { args, env } = connection();
     const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env });
-    expect(result.stderr).toBe('');
+    // The live agent breaks mandatory policy: said at export, not first at the plan that refuses it.
+    expect(result.stderr).toMatch(/^\nvoxform\.yaml:\d+:\d+ {2}mandatory\[security-url-credential\]: /);
+    expect(result.stderr).toContain('mandatory[security-webhook-auth]');
+    expect(result.stderr).toContain('warning: the live agents break mandatory policy (2 findings above): plan shows no changes, but plan and apply refuse the manifest until each is fixed, or waived in its policy section with a reason (docs/policy.md).\n');
+    expect(result.stderr).not.toContain(URL_TOKEN);
     expect(result.code).toBe(0);
     expect(await readFile(path.join(dir, 'prompts/spare-agent-2.md'), 'utf8')).toBe('You are a helper.\n\nSay "${env:HOME}" literally.\n\n');
     const manifest = await readFile(path.join(dir, 'voxform.yaml'), 'utf8');

@@ -9,6 +9,9 @@ import { writeScaffold } from '../../init/write-scaffold.js';
 import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../init/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
+import { loadManifests } from '../../manifest/index.js';
+import { renderFindingsText } from '../../policy/render.js';
+import { checkPolicy } from '../policy-check.js';
 import { openOperatorBackend } from '../project.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { plural, pluralNoun } from '../../util/plural.js';
@@ -73,8 +76,26 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
   }
   writeWarnings(result, policy, ctx);
+  if (!written.kept.some((file) => path.basename(file) === MANIFEST_FILE)) await warnMandatoryFindings(path.join(out, MANIFEST_FILE), ctx);
   ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
+}
+
+/**
+ * What the live agents break of the mandatory policy (a token in a URL's query, a webhook without
+ * authentication): the exported manifest shows no changes, yet plan and apply refuse it until each
+ * finding is fixed or waived. Its variables are not set yet, so their values read as withheld.
+ */
+async function warnMandatoryFindings(manifest: string, ctx: CommandContext): Promise<void> {
+  const loaded = await loadManifests({ paths: [manifest], cwd: ctx.cwd, env: ctx.env, withholdUnsetEnv: true, onSecret: (secret) => ctx.secrets.add(secret) });
+  if (!loaded.state) return;
+  const report = await checkPolicy(loaded.state, ctx);
+  const mandatory = report.findings.filter((finding) => finding.level === 'mandatory');
+  if (mandatory.length === 0) return;
+  ctx.stderr.write(`\n${renderFindingsText({ ...report, findings: mandatory }, { color: ctx.color })}\n`);
+  ctx.stderr.write(
+    `warning: the live agents break mandatory policy (${plural(mandatory.length, 'finding')} above): plan shows no changes, but plan and apply refuse the manifest until each is fixed, or waived in its policy section with a reason (docs/policy.md).\n`,
+  );
 }
 
 /**
