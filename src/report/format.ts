@@ -79,7 +79,10 @@ function versionLabel(version: VersionReport): string {
 export function comparisonSummary(version: VersionReport, minCalls: number): string {
   const comparison = version.comparison;
   if (!comparison) return 'first version in the window';
-  if (!comparison.enough_calls) return `not enough calls yet (${minCalls} per version needed)`;
+  if (!comparison.enough_calls) {
+    // The version before may be the one short of calls: it will get no more.
+    return version.metrics.calls >= minCalls ? `the version before has too few calls to compare (${minCalls} per version needed)` : `not enough calls yet (${minCalls} per version needed)`;
+  }
   const changes: string[] = [];
   const say = (label: string, difference: Difference, unit: (value: number) => string) => {
     if (difference.verdict === 'higher' || difference.verdict === 'lower') changes.push(`${label} ${differenceText(difference, unit)}`);

@@ -99,6 +99,16 @@ describe('Markdown', () => {
     expect(text).toContain('| changed outside voxform (cccccccccccc) | – |');
   });
 
+  it('says which version is short of calls: this one (not yet), or the one before (which will get no more)', () => {
+    const data = report('desk');
+    const agent = data.agents[0] as (typeof data.agents)[number];
+    const deployed = agent.versions[1] as (typeof agent.versions)[number];
+    deployed.comparison = { ...(deployed.comparison as NonNullable<typeof deployed.comparison>), enough_calls: false };
+    expect(renderReportMarkdown(data)).toContain('| the version before has too few calls to compare (30 per version needed) |');
+    deployed.metrics = { ...deployed.metrics, calls: 12 };
+    expect(renderReportMarkdown(data)).toContain('| not enough calls yet (30 per version needed) |');
+  });
+
   it('names the source environment of a promoted version', () => {
     const data = report('desk');
     const agent = data.agents[0] as (typeof data.agents)[number];
