@@ -259,6 +259,35 @@ describe('voxform plan', () => {
   });
 });
 
+describe('plan --base reads the base as the same -f paths find it there', () => {
+  const TEAM_RULE = '  custom:\n    - { id: greeting-names-business, path: config.first_message, pattern: Acme Dental }\n';
+  const relaxationsOf = async (args: string[], dir: string) => {
+    const result = await runCliInProcess(['plan', '--local', '--format', 'json', ...args], { cwd: dir });
+    expect(result.stderr).not.toContain('error[');
+    return (JSON.parse(result.stdout) as { policy: { relaxations: Array<{ kind: string; message: string }> } }).policy.relaxations.map((r) => `${r.kind}: ${r.message}`);
+  };
+
+  it('a manifest renamed in a folder is still compared: its team rule removed and its level lowered are flagged', { timeout: 120_000 }, async () => {
+    const dir = await tempDir({ 'm/voxform.yaml': `${SEEDED_AGENT}policy:\n  rules: { speech-url: mandatory }\n${TEAM_RULE}`, 'm/prompt.md': 'You are the receptionist of Acme Dental.\n' });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'base');
+    git(dir, 'mv', 'm/voxform.yaml', 'm/agents.yaml');
+    await writeFile(path.join(dir, 'm/agents.yaml'), `${SEEDED_AGENT}policy:\n  rules: { speech-url: "off" }\n`);
+    expect(await relaxationsOf(['-f', 'm', '--base', 'HEAD'], dir)).toEqual(['level-lowered: rule speech-url is lowered from mandatory to off', 'team-rule-removed: team rule greeting-names-business (mandatory) is removed']);
+  });
+
+  it('the default voxform.yaml renamed to agents.yaml, its policy deleted, is flagged', { timeout: 120_000 }, async () => {
+    const dir = await tempDir({ 'voxform.yaml': `${SEEDED_AGENT}policy:\n  rules: { speech-url: mandatory }\n${TEAM_RULE}`, 'prompt.md': 'You are the receptionist of Acme Dental.\n' });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'base');
+    git(dir, 'mv', 'voxform.yaml', 'agents.yaml');
+    await writeFile(path.join(dir, 'agents.yaml'), SEEDED_AGENT);
+    expect(await relaxationsOf(['--base', 'HEAD'], dir)).toEqual(['level-lowered: rule speech-url is lowered from mandatory to advisory', 'team-rule-removed: team rule greeting-names-business (mandatory) is removed']);
+  });
+});
+
 describe('voxform apply and the policy', () => {
   it('refuses manifests with a mandatory finding before anything is sent, saves no plan of them, and lets a recorded configuration back', { timeout: 120_000 }, async () => {
     const dir = await appliedProject('You are the receptionist of Acme Dental.\n');
