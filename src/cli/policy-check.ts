@@ -18,7 +18,7 @@ import type { CommandContext } from './context.js';
 import { ListedProblemsError } from './error-text.js';
 
 export async function checkPolicy(desired: DesiredState, ctx: CommandContext): Promise<PolicyReport> {
-  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
   return evaluatePolicy(desired, { now: () => new Date(), packs });
 }
 
@@ -41,7 +41,7 @@ export async function refuseMandatoryViolations(desired: DesiredState, ctx: Comm
 /** The plan's policy block; `base`: the `--base` flag (else VOXFORM_BASE_REF); `paths`: the `-f` paths the manifests were found with. */
 export async function planPolicy(plan: Plan, desired: DesiredState, ctx: CommandContext, review: { base: string | undefined; paths: readonly string[] }): Promise<PlanPolicy> {
   const tokens = createTokenCounter();
-  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
   const report = await evaluatePolicy(desired, { now: () => new Date(), packs, tokens });
   const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), tokens);
   const ref = baseRefOf(review.base, ctx.env);
