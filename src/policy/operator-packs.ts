@@ -10,7 +10,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VoxformError } from '../errors.js';
-import { findProjectRoot, isInside } from '../project-files/guarded-read.js';
+import { findProjectRoot, isInside, realFolder } from '../project-files/guarded-read.js';
 import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
@@ -136,7 +136,7 @@ async function projectRoots(cwd: string, manifestFiles: readonly string[]): Prom
  * pull request's to change) or by its real path (a link from outside into the checkout).
  */
 async function refuseProjectPack(name: string, cwd: string, roots: readonly string[]): Promise<void> {
-  const written = path.resolve(await realpath(cwd), name);
+  const written = path.resolve(await realFolder(cwd), name);
   const real = await realpath(written).catch(() => written);
   const root = roots.find((folder) => isInside(folder, written) || isInside(folder, real));
   if (root === undefined) return;
