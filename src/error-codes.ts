@@ -73,6 +73,7 @@ export const COMMAND_ERROR_CODES = [
   'output_failed',
   'plan_write_failed',
   'policy_base_unreadable',
+  'policy_pack_in_project',
   'policy_pack_invalid',
   'policy_violated',
   'recording_invalid',

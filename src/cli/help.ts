@@ -31,7 +31,8 @@ const ENVIRONMENT = {
   GITLAB_TOKEN: 'the token `ci run` writes notes and labels with on GitLab: `api` scope (never printed)',
   CI_API_V4_URL: 'set by GitLab CI: the API `ci run` talks to',
   CI_MERGE_REQUEST_IID: 'set by GitLab CI in a merge-request pipeline: the merge request `ci run` comments on',
-  VOXFORM_POLICY_PACKS: 'comma-separated paths of JavaScript rule packs (operator code, trusted; docs/policy.md)',
+  VOXFORM_POLICY_PACKS: 'comma-separated paths of JavaScript rule packs outside the checkout (operator code, trusted; docs/policy.md)',
+  VOXFORM_TRUST_PROJECT_PACKS: '1: load rule packs inside the project too, where no pull-request code runs (docs/policy.md)',
   VOXFORM_BASE_REF: 'the git revision `plan` compares the policy with to flag relaxations (`--base` beats it)',
   NO_COLOR: 'any value: no colour in output',
 } as const;
@@ -60,17 +61,17 @@ export interface CommandHelp {
 /** Keyed by the command's full name as the user types it (`keys create`). */
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   validate: {
-    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS'],
+    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'],
     exitCodes: ['0  the manifests are valid and no mandatory policy rule is violated', '1  problems or mandatory policy violations (each with file:line:col and its code, which docs/errors.md explains)'],
     examples: ['voxform validate', 'voxform validate -f agents/ --env staging', 'voxform validate --format json', 'voxform validate --format sarif > voxform.sarif'],
   },
   plan: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_BASE_REF'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS', 'VOXFORM_BASE_REF'],
     exitCodes: [...OK_OR_ERROR, '1  also: a mandatory policy violation (the plan is printed)', '2  changes present (with --detailed-exitcode; 0 then means none)', INTERRUPTED],
     examples: ['voxform plan', 'voxform plan --format markdown --base origin/main --out plan.json > plan.md', 'voxform plan --detailed-exitcode --env production'],
   },
   'policy list': {
-    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS'],
+    environment: [...MANIFEST_ENV, 'VOXFORM_POLICY_PACKS', 'VOXFORM_TRUST_PROJECT_PACKS'],
     exitCodes: OK_OR_ERROR,
     examples: ['voxform policy list', 'voxform policy list --format json'],
   },

@@ -18,7 +18,7 @@ import type { CommandContext } from './context.js';
 import { ListedProblemsError } from './error-text.js';
 
 export async function checkPolicy(desired: DesiredState, ctx: CommandContext): Promise<PolicyReport> {
-  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
   return evaluatePolicy(desired, { now: () => new Date(), packs });
 }
 
@@ -38,15 +38,15 @@ export async function refuseMandatoryViolations(desired: DesiredState, ctx: Comm
   });
 }
 
-/** The plan's policy block; `base`: the `--base` flag (else VOXFORM_BASE_REF). */
-export async function planPolicy(plan: Plan, desired: DesiredState, ctx: CommandContext, base: string | undefined): Promise<PlanPolicy> {
+/** The plan's policy block; `base`: the `--base` flag (else VOXFORM_BASE_REF); `paths`: the `-f` paths the manifests were found with. */
+export async function planPolicy(plan: Plan, desired: DesiredState, ctx: CommandContext, review: { base: string | undefined; paths: readonly string[] }): Promise<PlanPolicy> {
   const tokens = createTokenCounter();
-  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
   const report = await evaluatePolicy(desired, { now: () => new Date(), packs, tokens });
   const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), tokens);
-  const ref = baseRefOf(base, ctx.env);
+  const ref = baseRefOf(review.base, ctx.env);
   if (ref === undefined) return { report, promptTokens, base: undefined, relaxations: [] };
-  const [baseManifests, headManifests] = await Promise.all([readBaseManifests(ref, desired.files, ctx.cwd, ctx.env), readHeadManifests(desired.files, ctx.cwd)]);
+  const [baseManifests, headManifests] = await Promise.all([readBaseManifests(ref, review.paths, ctx.cwd, ctx.env), readHeadManifests(desired.files, ctx.cwd)]);
   const defaultLevels = new Map(report.rules.filter((rule) => rule.area !== 'team').map((rule) => [rule.id, rule.defaultLevel]));
   return { report, promptTokens, base: ref, relaxations: findRelaxations({ base: baseManifests, head: headManifests, defaultLevels }) };
 }

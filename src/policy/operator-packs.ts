@@ -2,14 +2,20 @@
  * Rule packs in JavaScript, from the operator only: VOXFORM_POLICY_PACKS names ES modules
  * (comma-separated paths, relative to the working directory) whose `rules` export is a list of
  * PolicyRule. The environment is the operator's, like every flag (docs/security.md); nothing in a
- * manifest can name a pack, so no code from the repository runs.
+ * manifest can name a pack, and a pack inside the project (where a pull request can change it) is
+ * refused unless the operator trusts the project's code (VOXFORM_TRUST_PROJECT_PACKS=1), so no code
+ * from the repository runs.
  */
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VoxformError } from '../errors.js';
+import { findProjectRoot, isInside, realFolder } from '../project-files/guarded-read.js';
 import { POLICY_LEVELS, type PolicyRule, type PolicySubject, type RuleHit } from './types.js';
 
 export const POLICY_PACKS_VARIABLE = 'VOXFORM_POLICY_PACKS';
+/** Set to 1 by an operator whose job runs no pull-request code (a developer's machine, a job on the main branch): packs inside the project load. */
+export const TRUST_PROJECT_PACKS_VARIABLE = 'VOXFORM_TRUST_PROJECT_PACKS';
 
 export interface OperatorPack {
   /** The path as the operator wrote it. */
@@ -118,11 +124,38 @@ export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>
   return rules;
 }
 
-/** The packs VOXFORM_POLICY_PACKS names, loaded; none when it is unset. */
-export async function loadOperatorPacks(env: Readonly<Record<string, string | undefined>>, cwd: string): Promise<OperatorPack[]> {
+/** The folders a pull request controls: the project (git work tree, else working directory) of the working directory and of each manifest. */
+async function projectRoots(cwd: string, manifestFiles: readonly string[]): Promise<string[]> {
+  const roots = new Set([await findProjectRoot(cwd, cwd)]);
+  for (const file of manifestFiles) roots.add(await findProjectRoot(path.dirname(file), cwd));
+  return [...roots];
+}
+
+/**
+ * Refuses a pack that lies inside a project, by the path as written (a link in the checkout is the
+ * pull request's to change) or by its real path (a link from outside into the checkout).
+ */
+async function refuseProjectPack(name: string, cwd: string, roots: readonly string[]): Promise<void> {
+  const written = path.resolve(await realFolder(cwd), name);
+  const real = await realpath(written).catch(() => written);
+  const root = roots.find((folder) => isInside(folder, written) || isInside(folder, real));
+  if (root === undefined) return;
+  throw new VoxformError('policy_pack_in_project', `policy pack ${name} (${POLICY_PACKS_VARIABLE}) lies inside the project folder ${root}, where a pull request can change it: it was not loaded, since it would run with this job's secrets.`, {
+    hint: `Keep the pack outside the checkout: install it as a package outside it (e.g. \`npm install --prefix\` a folder of the runner), or have the job fetch it from a trusted branch into a folder outside the checkout. Where no pull-request code runs (your own machine, a job on the main branch), set ${TRUST_PROJECT_PACKS_VARIABLE}=1 (docs/policy.md#operator-rule-packs).`,
+    details: { pack: name },
+  });
+}
+
+/**
+ * The packs VOXFORM_POLICY_PACKS names, loaded; none when it is unset. `manifestFiles`: the
+ * manifests of the run, whose projects (besides the working directory's) no pack may lie in.
+ */
+export async function loadOperatorPacks(env: Readonly<Record<string, string | undefined>>, cwd: string, manifestFiles: readonly string[]): Promise<OperatorPack[]> {
   const names = (env[POLICY_PACKS_VARIABLE] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
   const packs: OperatorPack[] = [];
+  const roots = names.length === 0 || env[TRUST_PROJECT_PACKS_VARIABLE] === '1' ? [] : await projectRoots(cwd, manifestFiles);
   for (const name of names) {
+    await refuseProjectPack(name, cwd, roots);
     let module: { rules?: unknown; default?: { rules?: unknown } };
     try {
       module = (await import(pathToFileURL(path.resolve(cwd, name)).href)) as typeof module;

@@ -83,21 +83,33 @@ async function notFound(given: string, absolute: string, namedWith: string): Pro
   return new VoxformError('manifest_not_found', `${given} does not exist${instead ? `; did you mean ${instead}?` : '.'}`, { hint: `Name a manifest: ${namedWith}, or start one with \`voxform init\`.` });
 }
 
+/** Whether a folder's search enters its subfolder `name`. */
+export function folderSearchEnters(name: string): boolean {
+  return !name.startsWith('.') && !SKIPPED_FOLDERS.has(name);
+}
+
+/** What a folder's search makes of its file `name`: a manifest, a conversation test file (never a manifest), or neither. */
+export function folderSearchTakes(name: string): 'manifest' | 'test' | undefined {
+  if (!MANIFEST_EXTENSIONS.has(path.extname(name).toLowerCase())) return undefined;
+  return TEST_FILE.test(name) ? 'test' : 'manifest';
+}
+
 /** Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code point order. */
 async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
   for (const entry of entries.sort((a, b) => compareNames(a.name, b.name))) {
     if (entry.isDirectory()) {
-      if (entry.name.startsWith('.') || SKIPPED_FOLDERS.has(entry.name)) continue;
-      await findYamlFiles(path.join(folder, entry.name), search);
-    } else if (entry.isFile() && MANIFEST_EXTENSIONS.has(path.extname(entry.name).toLowerCase())) {
-      if (TEST_FILE.test(entry.name)) search.testFiles++;
-      else search.found.push(path.join(folder, entry.name));
+      if (folderSearchEnters(entry.name)) await findYamlFiles(path.join(folder, entry.name), search);
+    } else if (entry.isFile()) {
+      const kind = folderSearchTakes(entry.name);
+      if (kind === 'test') search.testFiles++;
+      else if (kind === 'manifest') search.found.push(path.join(folder, entry.name));
     }
   }
 }
 
-function compareNames(a: string, b: string): number {
+/** Names (of one folder's entries, or a path's parts) in code point order: the order a folder's search finds files in. */
+export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

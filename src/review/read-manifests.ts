@@ -1,9 +1,9 @@
 /**
  * The manifests as the base revision had them and as the pull request has them, for the relaxation
  * detectors. The base is chosen by the operator (`plan --base REF`, else VOXFORM_BASE_REF) and read
- * only through the hardened git module (`git show REF:PATH`): the repository chooses nothing.
+ * only through the hardened git module (`git ls-tree`, `git show`): the repository chooses nothing.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
@@ -11,7 +11,8 @@ import { parseYaml } from '../manifest/parse-yaml.js';
 import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
-import { openGitRepository } from '../project-files/git.js';
+import { openGitRepository, type GitRepository } from '../project-files/git.js';
+import { compareNames, DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
 import type { ManifestDocuments } from './relaxations.js';
 
 export const BASE_REF_VARIABLE = 'VOXFORM_BASE_REF';
@@ -40,21 +41,92 @@ function unreadable(ref: string, why: string): VoxformError {
   });
 }
 
-/** The same files at the base revision; a file the base did not have is left out. */
-export async function readBaseManifests(ref: string, files: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<ManifestDocuments[]> {
+/** What `git ls-tree` may print for the folders the operator names: far more files than any project holds. */
+const MAX_TREE_LISTING_BYTES = 8 * 1024 * 1024;
+
+/** A regular file (not a link, not a submodule) in a `git ls-tree -z` entry `MODE TYPE OBJECT<TAB>PATH`: its path. */
+function regularFile(entry: string): string | undefined {
+  const tab = entry.indexOf('\t');
+  const [mode, type] = entry.slice(0, tab).split(' ');
+  return tab > 0 && type === 'blob' && (mode === '100644' || mode === '100755') ? entry.slice(tab + 1) : undefined;
+}
+
+/** The regular files at `commit` whose paths (from the repository's root) are `at` or under it; everything when `at` is empty. */
+async function filesAt(repository: GitRepository, commit: string, at: string, ref: string): Promise<string[]> {
+  // Literal: a path the operator wrote holding `*` names that file, not a pattern.
+  const listed = await repository.run(['--literal-pathspecs', 'ls-tree', '-r', '-z', commit, '--', ...(at === '' ? [] : [at])], { maxOutput: MAX_TREE_LISTING_BYTES, keepBlankLines: true });
+  if (!listed) throw unreadable(ref, `cannot be listed at ${at === '' ? 'the repository\'s root' : at}`);
+  if (listed.cut) throw unreadable(ref, `has more files under ${at === '' ? 'the repository\'s root' : at} than voxform lists`);
+  return listed.lines.join('\n').split('\0').flatMap((entry) => regularFile(entry) ?? []);
+}
+
+/** Whether a folder's search (findManifestFiles) takes the file at `relative` (parts joined by `/`) below the folder searched. */
+function foundByFolderSearch(relative: string): boolean {
+  const parts = relative.split('/');
+  return folderSearchTakes(parts[parts.length - 1] ?? '') === 'manifest' && parts.slice(0, -1).every(folderSearchEnters);
+}
+
+function comparePaths(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const order = compareNames(left[i] as string, right[i] as string);
+    if (order !== 0) return order;
+  }
+  return left.length - right.length;
+}
+
+/**
+ * The manifest files (paths from the repository's root) the operator's `-f` paths find at `commit`,
+ * found as the loader finds them in the work tree (findManifestFiles): a file, a folder's manifests,
+ * or with no path the default (voxform.yaml, else agents.yaml) in the working directory. A path
+ * outside the repository, or that the base did not have, finds nothing.
+ */
+async function baseManifestPaths(repository: GitRepository, commit: string, ref: string, paths: readonly string[], cwd: string): Promise<string[]> {
+  const fromRoot = (absolute: string): string | undefined => {
+    const relative = path.relative(repository.root, absolute);
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
+    return relative.split(path.sep).join('/');
+  };
+  const workingDirectory = await realpath(cwd);
+  if (paths.length === 0) {
+    for (const name of DEFAULT_MANIFESTS) {
+      const candidate = fromRoot(path.join(workingDirectory, name));
+      if (candidate !== undefined && (await filesAt(repository, commit, candidate, ref)).includes(candidate)) return [candidate];
+    }
+    return [];
+  }
+  const found: string[] = [];
+  for (const given of paths) {
+    const at = fromRoot(path.resolve(workingDirectory, given));
+    if (at === undefined) continue;
+    const files = await filesAt(repository, commit, at, ref);
+    const named = files.includes(at) ? [at] : files.filter((file) => foundByFolderSearch(at === '' ? file : file.slice(at.length + 1))).sort(comparePaths);
+    for (const file of named) if (!found.includes(file)) found.push(file);
+  }
+  return found;
+}
+
+/**
+ * The manifests at the base revision: what the operator's `-f` paths (the same the pull request's
+ * manifests were found with) find there, so a manifest the pull request renames, moves or deletes
+ * is still compared.
+ */
+export async function readBaseManifests(ref: string, paths: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<ManifestDocuments[]> {
   // A revision starting with "-" would be read by git as an option.
   if (ref.startsWith('-')) throw unreadable(ref, 'starts with "-"');
   const repository = await openGitRepository(cwd, env);
   if (!repository) throw unreadable(ref, 'cannot be read: the project is not a git checkout (or git is not installed)');
   const commit = await repository.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (!commit || commit.lines.length === 0) throw unreadable(ref, 'is not a commit of this repository');
+  const id = commit.lines[0] as string;
   const sources = new SourceRegistry(cwd);
   const out: ManifestDocuments[] = [];
-  for (const file of files) {
-    const inRepository = path.relative(repository.root, file).split(path.sep).join('/');
-    const shown = await repository.run(['show', `${commit.lines[0]}:${inRepository}`], { maxOutput: MAX_MANIFEST_BYTES, keepBlankLines: true });
-    if (!shown) continue;
+  for (const inRepository of await baseManifestPaths(repository, id, ref, paths, cwd)) {
+    const shown = await repository.run(['show', `${id}:${inRepository}`], { maxOutput: MAX_MANIFEST_BYTES, keepBlankLines: true });
+    if (!shown) throw unreadable(ref, `has a ${inRepository} git cannot show`);
     if (shown.cut) throw unreadable(ref, `has a ${inRepository} larger than a manifest may be`);
+    const file = path.join(repository.root, ...inRepository.split('/'));
     out.push(await parseDocuments(file, sources.display(file), shown.lines.join('\n'), sources));
   }
   return out;

@@ -22,7 +22,7 @@ export interface ManifestDocuments {
 }
 
 export interface ReviewInput {
-  /** The manifests at the base revision; a file that did not exist there has no entry. */
+  /** The manifests at the base revision: what the same `-f` paths find there (renamed, moved or deleted files included). */
   base: readonly ManifestDocuments[];
   /** The manifests of the pull request. */
   head: readonly ManifestDocuments[];

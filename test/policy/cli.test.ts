@@ -4,7 +4,7 @@
  * (findings, prompt tokens, waivers and the "policy relaxed" flag).
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -144,21 +144,27 @@ describe('voxform validate', () => {
   });
 });
 
+/** A project folder (no git) holding one manifest, beside a folder `packs` outside it holding `packs`; the project's folder. */
+async function projectAndPacks(packs: Record<string, string>): Promise<string> {
+  const files: Record<string, string> = { 'project/voxform.yaml': oneAgent('first_message: Hi.') };
+  for (const [name, text] of Object.entries(packs)) files[`packs/${name}`] = text;
+  return path.join(await tempDir(files), 'project');
+}
+
 describe('an operator pack at fault', () => {
   const KEY = 'vxk_PackFaultSecret000000000000001';
   const pack = (id: string, check: string) => `export const rules = [{ id: '${id}', level: 'mandatory', summary: 'S.', hint: 'H.', check() { ${check} } }];\n`;
 
   it('a check that throws or returns no list of findings is policy_pack_invalid naming the pack and the rule, never a voxform bug', async () => {
-    const dir = await tempDir({
-      'voxform.yaml': oneAgent('first_message: Hi.'),
+    const dir = await projectAndPacks({
       'throws.mjs': pack('acme-throws', `throw new Error('boom: ${KEY}');`),
       'shape.mjs': pack('acme-shape', "return [{ message: 'x' }];"),
       'null.mjs': pack('acme-null', 'return null;'),
     });
     const cases = [
-      ['throws.mjs', 'policy pack throws.mjs (VOXFORM_POLICY_PACKS) has rule "acme-throws" whose check threw: boom: (sensitive).'],
-      ['shape.mjs', 'policy pack shape.mjs (VOXFORM_POLICY_PACKS) has rule "acme-shape" whose check returned a finding (number 1) that has no resource (a string).'],
-      ['null.mjs', 'policy pack null.mjs (VOXFORM_POLICY_PACKS) has rule "acme-null" whose check returned null, not a list of findings.'],
+      ['../packs/throws.mjs', 'policy pack ../packs/throws.mjs (VOXFORM_POLICY_PACKS) has rule "acme-throws" whose check threw: boom: (sensitive).'],
+      ['../packs/shape.mjs', 'policy pack ../packs/shape.mjs (VOXFORM_POLICY_PACKS) has rule "acme-shape" whose check returned a finding (number 1) that has no resource (a string).'],
+      ['../packs/null.mjs', 'policy pack ../packs/null.mjs (VOXFORM_POLICY_PACKS) has rule "acme-null" whose check returned null, not a list of findings.'],
     ];
     for (const [name, message] of cases) {
       const result = await runCliInProcess(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: name, VOXFORM_API_KEY: KEY } });
@@ -168,23 +174,76 @@ describe('an operator pack at fault', () => {
       expect(result.stderr, name).not.toContain(KEY);
       expect(result.stderr, name).not.toMatch(/^\s+at /m);
     }
-    const json = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'shape.mjs' } });
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'policy_pack_invalid', hint: expect.stringContaining('{ resource, message, location: { file, line, col } }'), details: { pack: 'shape.mjs', rule: 'acme-shape' } } });
+    const json = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: '../packs/shape.mjs' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'policy_pack_invalid', hint: expect.stringContaining('{ resource, message, location: { file, line, col } }'), details: { pack: '../packs/shape.mjs', rule: 'acme-shape' } } });
   });
 
   it('a pack rule with the id of a built-in rule or of another pack\'s rule is refused when the packs load, by policy list too', async () => {
-    const dir = await tempDir({
-      'voxform.yaml': oneAgent('first_message: Hi.'),
+    const dir = await projectAndPacks({
       'builtin.mjs': pack('pii-phone-number', 'return [];'),
       'one.mjs': pack('acme-rule', 'return [];'),
       'two.mjs': pack('acme-rule', 'return [];'),
     });
-    const builtin = await runCliInProcess(['policy', 'list'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'builtin.mjs' } });
+    const builtin = await runCliInProcess(['policy', 'list'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: '../packs/builtin.mjs' } });
     expect(builtin.code).toBe(1);
-    expect(builtin.stderr).toContain('error[policy_pack_invalid]: policy pack builtin.mjs (VOXFORM_POLICY_PACKS) has rule "pii-phone-number", the id of a built-in rule.\n  hint: ');
-    const two = await runCliInProcess(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'one.mjs,two.mjs' } });
+    expect(builtin.stderr).toContain('error[policy_pack_invalid]: policy pack ../packs/builtin.mjs (VOXFORM_POLICY_PACKS) has rule "pii-phone-number", the id of a built-in rule.\n  hint: ');
+    const two = await runCliInProcess(['validate'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: '../packs/one.mjs,../packs/two.mjs' } });
     expect(two.code).toBe(1);
-    expect(two.stderr).toContain('error[policy_pack_invalid]: policy pack two.mjs (VOXFORM_POLICY_PACKS) has rule "acme-rule", the id of a rule of policy pack one.mjs.');
+    expect(two.stderr).toContain('error[policy_pack_invalid]: policy pack ../packs/two.mjs (VOXFORM_POLICY_PACKS) has rule "acme-rule", the id of a rule of policy pack ../packs/one.mjs.');
+  });
+});
+
+describe('an operator pack inside the project', () => {
+  const KEY = 'vxk_PackInProjectSecret00000000001';
+  /** A pack that leaks the key to a file beside it when imported: a pull request's edit. */
+  const LEAKING_PACK = "import { writeFileSync } from 'node:fs';\nwriteFileSync(new URL('./leaked.txt', import.meta.url), `key=${process.env.VOXFORM_API_KEY}`);\nexport const rules = [];\n";
+  const refused = (result: { code: number; stderr: string }, pack: string, root: string) => {
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain(`error[policy_pack_in_project]: policy pack ${pack} (VOXFORM_POLICY_PACKS) lies inside the project folder ${root}, where a pull request can change it: it was not loaded`);
+    expect(result.stderr).toContain('hint: Keep the pack outside the checkout');
+    expect(result.stderr).not.toContain(KEY);
+  };
+  const leaked = (file: string) => readFile(file, 'utf8').then(() => true, () => false);
+
+  it('is refused before it is imported: in the git work tree, or without git in the working directory', async () => {
+    const repository = await tempDir({ 'agents/voxform.yaml': oneAgent('first_message: Hi.'), 'policy/pack.mjs': LEAKING_PACK });
+    git(repository, 'init', '-q');
+    const realRepository = await realpath(repository);
+    const inRepository = await runCliInProcess(['validate'], { cwd: path.join(repository, 'agents'), env: { VOXFORM_POLICY_PACKS: '../policy/pack.mjs', VOXFORM_API_KEY: KEY } });
+    refused(inRepository, '../policy/pack.mjs', realRepository);
+    const plain = await tempDir({ 'voxform.yaml': SEEDED_AGENT, 'prompt.md': 'You are the receptionist of Acme Dental.\n', 'policy/pack.mjs': LEAKING_PACK });
+    for (const command of [['validate'], ['plan', '--local'], ['policy', 'list']]) {
+      refused(await runCliInProcess(command, { cwd: plain, env: { VOXFORM_POLICY_PACKS: 'policy/pack.mjs', VOXFORM_API_KEY: KEY } }), 'policy/pack.mjs', await realpath(plain));
+    }
+    expect(await leaked(path.join(repository, 'policy/leaked.txt'))).toBe(false);
+    expect(await leaked(path.join(plain, 'policy/leaked.txt'))).toBe(false);
+  });
+
+  it('is refused in the work tree of manifests named from elsewhere, and through a link either way', async () => {
+    const dir = await tempDir({ 'checkout/voxform.yaml': oneAgent('first_message: Hi.'), 'checkout/pack.mjs': LEAKING_PACK, 'runner/pack-outside.mjs': 'export const rules = [];\n', 'elsewhere/.keep': '' });
+    git(path.join(dir, 'checkout'), 'init', '-q');
+    const checkout = await realpath(path.join(dir, 'checkout'));
+    const env = (pack: string) => ({ VOXFORM_POLICY_PACKS: pack, VOXFORM_API_KEY: KEY });
+    const fromElsewhere = await runCliInProcess(['validate', '-f', '../checkout/voxform.yaml'], { cwd: path.join(dir, 'elsewhere'), env: env('../checkout/pack.mjs') });
+    refused(fromElsewhere, '../checkout/pack.mjs', checkout);
+    // A link outside the checkout to a pack in it, and a link in the checkout to a folder outside it.
+    await symlink(path.join(checkout, 'pack.mjs'), path.join(dir, 'runner/link.mjs'));
+    await symlink(path.join(dir, 'runner'), path.join(checkout, 'runner-link'));
+    refused(await runCliInProcess(['validate'], { cwd: checkout, env: env('../runner/link.mjs') }), '../runner/link.mjs', checkout);
+    refused(await runCliInProcess(['validate'], { cwd: checkout, env: env('runner-link/pack-outside.mjs') }), 'runner-link/pack-outside.mjs', checkout);
+    expect(await leaked(path.join(checkout, 'leaked.txt'))).toBe(false);
+    // The same pack outside every project loads.
+    const outside = await runCliInProcess(['validate'], { cwd: checkout, env: env('../runner/pack-outside.mjs') });
+    expect(outside.code, outside.stderr).toBe(0);
+  });
+
+  it('loads when the operator trusts the project\'s code (VOXFORM_TRUST_PROJECT_PACKS=1)', async () => {
+    const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: See you Friday.'), 'policy/pack.mjs': "export const rules = [{ id: 'acme-trusted', level: 'advisory', summary: 'S.', hint: 'H.', check: () => [] }];\n" });
+    const result = await runCliInProcess(['policy', 'list', '--format', 'json'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'policy/pack.mjs', VOXFORM_TRUST_PROJECT_PACKS: '1' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { rules: Array<{ id: string; set_by: string }> }).rules.find((rule) => rule.id === 'acme-trusted')).toMatchObject({ set_by: 'operator pack policy/pack.mjs' });
+    const notOne = await runCliInProcess(['policy', 'list'], { cwd: dir, env: { VOXFORM_POLICY_PACKS: 'policy/pack.mjs', VOXFORM_TRUST_PROJECT_PACKS: 'yes' } });
+    expect(notOne.stderr).toContain('error[policy_pack_in_project]');
   });
 });
 
@@ -256,6 +315,35 @@ describe('voxform plan', () => {
     const unknownBase = await runCliInProcess(['plan', '--local', '--base', 'no-such-branch'], { cwd: dir });
     expect(unknownBase.code).toBe(1);
     expect(unknownBase.stderr).toContain('error[policy_base_unreadable]: the base revision "no-such-branch" is not a commit of this repository');
+  });
+});
+
+describe('plan --base reads the base as the same -f paths find it there', () => {
+  const TEAM_RULE = '  custom:\n    - { id: greeting-names-business, path: config.first_message, pattern: Acme Dental }\n';
+  const relaxationsOf = async (args: string[], dir: string) => {
+    const result = await runCliInProcess(['plan', '--local', '--format', 'json', ...args], { cwd: dir });
+    expect(result.stderr).not.toContain('error[');
+    return (JSON.parse(result.stdout) as { policy: { relaxations: Array<{ kind: string; message: string }> } }).policy.relaxations.map((r) => `${r.kind}: ${r.message}`);
+  };
+
+  it('a manifest renamed in a folder is still compared: its team rule removed and its level lowered are flagged', { timeout: 120_000 }, async () => {
+    const dir = await tempDir({ 'm/voxform.yaml': `${SEEDED_AGENT}policy:\n  rules: { speech-url: mandatory }\n${TEAM_RULE}`, 'm/prompt.md': 'You are the receptionist of Acme Dental.\n' });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'base');
+    git(dir, 'mv', 'm/voxform.yaml', 'm/agents.yaml');
+    await writeFile(path.join(dir, 'm/agents.yaml'), `${SEEDED_AGENT}policy:\n  rules: { speech-url: "off" }\n`);
+    expect(await relaxationsOf(['-f', 'm', '--base', 'HEAD'], dir)).toEqual(['level-lowered: rule speech-url is lowered from mandatory to off', 'team-rule-removed: team rule greeting-names-business (mandatory) is removed']);
+  });
+
+  it('the default voxform.yaml renamed to agents.yaml, its policy deleted, is flagged', { timeout: 120_000 }, async () => {
+    const dir = await tempDir({ 'voxform.yaml': `${SEEDED_AGENT}policy:\n  rules: { speech-url: mandatory }\n${TEAM_RULE}`, 'prompt.md': 'You are the receptionist of Acme Dental.\n' });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'base');
+    git(dir, 'mv', 'voxform.yaml', 'agents.yaml');
+    await writeFile(path.join(dir, 'agents.yaml'), SEEDED_AGENT);
+    expect(await relaxationsOf(['--base', 'HEAD'], dir)).toEqual(['level-lowered: rule speech-url is lowered from mandatory to advisory', 'team-rule-removed: team rule greeting-names-business (mandatory) is removed']);
   });
 });
 

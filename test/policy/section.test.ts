@@ -156,12 +156,13 @@ describe('operator rule packs', () => {
   check: ({ desired }) => [...desired.agents.values()].filter((a) => String(a.config.first_message).includes('Friday')).map((a) => ({ resource: a.address, message: 'first_message names Friday', location: a.source })) }];\n`;
 
   it('come only from VOXFORM_POLICY_PACKS, and their rules run like the built-in ones', async () => {
-    const dir = await tempDir({ 'voxform.yaml': oneAgent('first_message: See you Friday.'), 'pack.mjs': PACK });
-    const packs = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: 'pack.mjs' }, dir);
-    const report = await evaluatePolicy(await loadState(dir), { now: () => TODAY, packs });
+    const dir = await tempDir({ 'project/voxform.yaml': oneAgent('first_message: See you Friday.'), 'packs/pack.mjs': PACK });
+    const project = path.join(dir, 'project');
+    const packs = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: '../packs/pack.mjs' }, project, []);
+    const report = await evaluatePolicy(await loadState(project), { now: () => TODAY, packs });
     expect(report.findings.map((f) => f.rule)).toEqual(['acme-no-friday']);
-    expect(report.rules.find((r) => r.id === 'acme-no-friday')?.source).toEqual({ kind: 'operator', pack: 'pack.mjs' });
-    expect(await loadOperatorPacks({}, dir)).toEqual([]);
+    expect(report.rules.find((r) => r.id === 'acme-no-friday')?.source).toEqual({ kind: 'operator', pack: '../packs/pack.mjs' });
+    expect(await loadOperatorPacks({}, project, [])).toEqual([]);
   });
 
   it('a manifest cannot name a pack: the policy section has no such field, and nothing it names is imported', async () => {
@@ -173,16 +174,16 @@ describe('operator rule packs', () => {
   });
 
   it('a pack that cannot be loaded stops the run with policy_pack_invalid', async () => {
-    const dir = await tempDir({ 'bad.mjs': 'export const rules = [{ id: "Bad Id", level: "mandatory", check() { return []; } }];\n' });
-    await writeFile(path.join(dir, 'none.mjs'), 'export const nothing = 1;\n');
+    const dir = await tempDir({ 'packs/bad.mjs': 'export const rules = [{ id: "Bad Id", level: "mandatory", check() { return []; } }];\n', 'project/voxform.yaml': oneAgent('first_message: Hi.') });
+    await writeFile(path.join(dir, 'packs/none.mjs'), 'export const nothing = 1;\n');
     for (const name of ['bad.mjs', 'none.mjs', 'missing.mjs']) {
-      const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: name }, dir).catch((e: unknown) => e);
+      const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: `../packs/${name}` }, path.join(dir, 'project'), []).catch((e: unknown) => e);
       expect(isVoxformError(error) && error.code, name).toBe('policy_pack_invalid');
     }
   });
 
   it('the error\'s hint gives the rule shape docs/policy.md gives', async () => {
-    const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: 'missing.mjs' }, await tempDir({})).catch((e: unknown) => e);
+    const error = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: '../missing.mjs' }, path.join(await tempDir({ 'project/voxform.yaml': '' }), 'project'), []).catch((e: unknown) => e);
     const shape = isVoxformError(error) ? /\{ id[^}]*\}/.exec(error.hint ?? '')?.[0] : undefined;
     expect(shape).toBe('{ id, level, summary, hint, check(subject) }');
     expect(await readFile(path.join(repoRoot, 'docs/policy.md'), 'utf8')).toContain(`\`${shape}\``);

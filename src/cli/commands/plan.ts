@@ -35,7 +35,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());
-  plan.policy = await planPolicy(plan, project.desired, ctx, options.base);
+  plan.policy = await planPolicy(plan, project.desired, ctx, { base: options.base, paths: options.file ?? [] });
   // A plan that breaks a mandatory rule is not saved: apply would refuse it.
   const failsPolicy = plan.policy.report.summary.mandatory > 0;
   const saveTo = failsPolicy ? undefined : options.out;

@@ -42,8 +42,8 @@ async function manifestPolicy(options: PolicyListOptions, ctx: CommandContext): 
 }
 
 export async function run(options: PolicyListOptions, ctx: CommandContext): Promise<number> {
-  const packs = await loadOperatorPacks(ctx.env, ctx.cwd);
   const { policy, files } = await manifestPolicy(options, ctx);
+  const packs = await loadOperatorPacks(ctx.env, ctx.cwd, files);
   const { rules } = await resolveRules({ policy, files }, { packs, fallback: { file: files[0] ?? 'voxform.yaml', line: 1, col: 1 } });
   const statuses = [...rules.map(({ status }) => status), ...SECTION_RULES];
   if (options.format === 'json') {

@@ -1,0 +1,60 @@
+/** The base side of "policy relaxed": the manifests the operator's -f paths find at the base revision of a real git repository. */
+import { execFileSync } from 'node:child_process';
+import { rm, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readBaseManifests } from '../../src/review/read-manifests.js';
+import { useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+function git(dir: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' });
+}
+
+/** A repository whose only commit holds `files`, which are then deleted from the work tree: what is found comes from the base alone. */
+async function committedThenDeleted(files: Record<string, string>, links: Record<string, string> = {}): Promise<string> {
+  const dir = await tempDir(files);
+  for (const [link, target] of Object.entries(links)) await symlink(target, path.join(dir, link));
+  git(dir, 'init', '-q');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'base');
+  for (const file of [...Object.keys(files), ...Object.keys(links)]) await rm(path.join(dir, file));
+  return dir;
+}
+
+const found = async (paths: string[], cwd: string) => (await readBaseManifests('HEAD', paths, cwd, process.env)).map((m) => `${m.file}: ${JSON.stringify(m.documents)}`);
+
+describe('readBaseManifests', () => {
+  it('finds a folder\'s manifests as the loader does: nested ones in path order; no hidden or node_modules folder, test file, other extension or link', async () => {
+    const dir = await committedThenDeleted(
+      {
+        'm/b.yaml': 'n: b',
+        'm/a/z.YML': 'n: az',
+        'm/a.yaml': 'n: a',
+        'm/.hidden/h.yaml': 'n: h',
+        'm/node_modules/p.yaml': 'n: p',
+        'm/greeting.test.yaml': 'n: t',
+        'm/notes.md': 'n: md',
+        'm/*.yaml': 'n: star',
+        'other.yaml': 'n: other',
+      },
+      { 'm/link.yaml': 'b.yaml' },
+    );
+    expect(await found(['m'], dir)).toEqual(['m/*.yaml: [{"n":"star"}]', 'm/a/z.YML: [{"n":"az"}]', 'm/a.yaml: [{"n":"a"}]', 'm/b.yaml: [{"n":"b"}]']);
+    // A name holding `*` is that file, not a pattern; a path given twice is read once.
+    expect(await found(['m/*.yaml', 'm/*.yaml'], dir)).toEqual(['m/*.yaml: [{"n":"star"}]']);
+    expect(await found(['no-such-folder'], dir)).toEqual([]);
+  });
+
+  it('with no path, reads the default the working directory had: voxform.yaml, else agents.yaml', async () => {
+    const both = await committedThenDeleted({ 'sub/voxform.yaml': 'n: v', 'sub/agents.yaml': 'n: ag' });
+    expect(await found([], path.join(both, 'sub'))).toEqual(['voxform.yaml: [{"n":"v"}]']);
+    const agentsOnly = await committedThenDeleted({ 'agents.yaml': 'n: ag', 'sub/x.yaml': 'n: x' });
+    expect(await found([], agentsOnly)).toEqual(['agents.yaml: [{"n":"ag"}]']);
+    // The working directory's own default, never the repository root's.
+    expect(await found([], path.join(agentsOnly, 'sub'))).toEqual([]);
+    // `-f .` at the root searches the whole tree.
+    expect(await found(['.'], agentsOnly)).toEqual(['agents.yaml: [{"n":"ag"}]', 'sub/x.yaml: [{"n":"x"}]']);
+  });
+});
