@@ -28,7 +28,7 @@ export function renderStatusText(report: StatusReport): string {
     ['API key', `${KEY_WORDS[key.type]}${key.problem ? `: ${key.problem}` : ''}`],
     ['Environment', `${manifest.environment ?? 'default'}${manifest.problem ? ` (manifests not read: ${manifest.problem})` : ''}`],
     ['State', stateLine(state)],
-    ['Lock', lock.held ? `held by ${describeHolder(lock)}` : 'not held'],
+    ['Lock', lock.held ? `held by ${describeHolder(lock)}` : lock.held === null ? 'unknown (the state could not be read)' : 'not held'],
     ['Last apply', lastApplyLine(report)],
   ];
   const width = Math.max(...lines.map(([label]) => label.length)) + 1;

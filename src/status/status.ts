@@ -50,7 +50,8 @@ export interface StatusReport {
     /** Why the state file could not be read, when it could not. */
     problem?: string;
   };
-  lock: { held: false } | ({ held: true } & LockHolder);
+  /** `held: null`: the lock could not be read (the state is not reachable), so whether it is held is not known. */
+  lock: { held: false } | { held: null } | ({ held: true } & LockHolder);
   last_apply: LastApply | null;
 }
 
@@ -98,8 +99,8 @@ export async function readStateStatus(
   backend: StateBackend,
   workspace: string,
 ): Promise<Pick<StatusReport, 'lock' | 'last_apply'> & { state: Omit<StatusReport['state'], 'file' | 'workspace' | 'backend'> }> {
-  const holder = await backend.readLock(workspace).catch(() => undefined);
-  const lock: StatusReport['lock'] = holder ? { held: true, ...holder } : { held: false };
+  const holder = await backend.readLock(workspace).catch(() => null);
+  const lock: StatusReport['lock'] = holder === null ? { held: null } : holder ? { held: true, ...holder } : { held: false };
   try {
     const stored = await backend.readWorkspace(workspace);
     if (stored.exists) return { lock, state: { exists: true, workspace_exists: true, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };

@@ -122,6 +122,14 @@ describe('voxform status (against the emulator)', () => {
     expect(plan.code).toBe(1);
   });
 
+  it('a state database that cannot be reached: the lock unknown, not "not held"; the password never printed', async () => {
+    project = await startExampleProject();
+    const result = await project.cliInProcess(['status', '--state', 'postgres://voxform:planted-db-pass-31c@127.0.0.1:1/voxform?sslmode=disable', '--format', 'text']);
+    expect(result.stdout).toContain('Lock:        unknown (the state could not be read)\n');
+    expect(`${result.stdout}${result.stderr}`).not.toContain('planted-db-pass-31c');
+    expect(result.code).toBe(1);
+  });
+
   it('a state that is not one voxform wrote: status reports where, exit 1; plan, apply and state list stop with state_invalid, not as a bug', async () => {
     project = await startExampleProject();
     const p = project;
