@@ -5,7 +5,7 @@
 import type { Diagnostic } from './types.js';
 import type { DiagnosticCode } from '../error-codes.js';
 import { codeFrame } from './code-frame.js';
-import { REDACTED } from '../secrets/redact.js';
+import { MIN_SEARCHABLE_SECRET, redactNeedles } from '../secrets/redact.js';
 import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
 import { positionOf, type SourceText, type Span } from './source.js';
 import { maskSecretLines, type MaskedLine } from '../secrets/secret-lines.js';
@@ -120,13 +120,12 @@ const NOT_SECRET = /^(?:[|>][-+0-9]*|[[{])$/;
 
 /**
  * `message` with every hidden part it quotes replaced, as written or JSON-quoted (as the YAML parser
- * quotes a token it cannot place): plain-string search, as the secret registry does.
+ * quotes a token it cannot place), in one pass of the secret registry's search: a part is never
+ * searched for inside the marker another one left, and, as there, a part shorter than
+ * MIN_SEARCHABLE_SECRET is not searched for (hiding every `e` would garble the sentence; the frame
+ * hides it where it stands).
  */
 function hideParts(message: string, hidden: readonly string[]): string {
-  let out = message;
-  for (const part of hidden) {
-    if (NOT_SECRET.test(part)) continue;
-    out = out.replaceAll(part, REDACTED).replaceAll(JSON.stringify(part).slice(1, -1), REDACTED);
-  }
-  return out;
+  const searched = hidden.filter((part) => part.length >= MIN_SEARCHABLE_SECRET && !NOT_SECRET.test(part));
+  return redactNeedles(message, searched.flatMap((part) => [part, JSON.stringify(part).slice(1, -1)]));
 }

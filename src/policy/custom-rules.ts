@@ -7,6 +7,8 @@
 import type { SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
+import { agentSensitivePatterns } from '../plan/agent-fields.js';
+import { withholdEntrySecrets } from '../secrets/withhold.js';
 import { compileRegex, type RegexTimeBudget } from '../util/safe-regex.js';
 import { isPlainObject } from '../util/json-object.js';
 import { configLocation, promptPlace } from './places.js';
@@ -36,12 +38,17 @@ interface Document {
   locate(path: PathPart[]): SourceLocation;
 }
 
+/**
+ * The resources of a kind as team rules read them: with every secret withheld as `voxform test`
+ * sends it (src/secrets/withhold.ts). A rule is the pull request's, and its findings are printed: a
+ * rule that read a secret could spell it out, one finding per character tested.
+ */
 function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): Document[] {
   switch (kind) {
     case 'agents':
       return [...desired.agents.values()].map((agent) => ({
         address: agent.address,
-        value: { id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge },
+        value: withholdEntrySecrets({ id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge }, { sensitivePaths: agentSensitivePatterns(agent), envReferences: agent.envReferences }),
         locate: (path) => {
           if (path[0] !== 'config') return agent.source;
           if (path[1] === 'prompt' && path.length === 2) return promptPlace(agent)?.at(0) ?? agent.source;
@@ -49,11 +56,11 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
         },
       }));
     case 'phones':
-      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: { number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, locate: () => phone.source }));
+      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: withholdEntrySecrets({ number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, phone), locate: () => phone.source }));
     case 'campaigns':
-      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: { id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, locate: () => c.source }));
+      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: withholdEntrySecrets({ id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, c), locate: () => c.source }));
     case 'knowledge':
-      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: { name: k.name, description: k.description }, locate: () => k.source }));
+      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: withholdEntrySecrets({ name: k.name, description: k.description }, k), locate: () => k.source }));
   }
 }
 

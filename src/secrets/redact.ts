@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { printable } from '../util/printable.js';
 
 /** What every printed, logged or stored secret becomes. */
@@ -38,7 +39,7 @@ export function shortenRedacted(text: string, max: number, redact: Redact): stri
  * so a value of any characters is scrubbed in linear time. A value shorter than
  * `MIN_SEARCHABLE_SECRET` is not searched for (see there): it is masked by place. Besides the
  * value as written, the forms a service or a renderer echoes it in are scrubbed too (see
- * `echoedForms`).
+ * `echoedForms`), whatever the case of their ASCII letters (`redactNeedles`).
  */
 export class SecretRegistry {
   private readonly values = new Set<string>();
@@ -85,8 +86,9 @@ export class SecretRegistry {
 /**
  * A secret as it may appear in text: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
  * with `/` as `\/`, and escaped twice, as in a JSON body quoted inside a JSON error message);
- * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`); and as the
- * report formats show it (shownForms) and escape it (markupForms).
+ * URL-encoded (path and query encodings, upper- and lower-case hex, space as `+`, and as a URL
+ * parser writes it: urlPartForms); and as the report formats show it (shownForms) and escape it
+ * (markupForms). A parser's lower-cased host is matched by the scrub ignoring case.
  */
 export function echoedForms(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -104,6 +106,7 @@ export function echoedForms(secret: string): string[] {
     component?.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
     safeEncode(encodeURI, secret),
     new URLSearchParams([['', secret]]).toString().slice(1),
+    ...urlPartForms(secret),
     ...shownForms(secret).flatMap(markupForms),
   ];
   return [...new Set(forms.filter((form): form is string => typeof form === 'string' && form !== ''))];
@@ -135,6 +138,49 @@ function markupForms(secret: string): string[] {
   return cells.flatMap((cell) => [cell(secret), ...markup.map((escape) => cell(escape(secret)))]);
 }
 
+/**
+ * Each part of a URL the parser writes a secret into, as a function of one character: a path, a
+ * query and user info each escape their own set (a path keeps `|` and `[`, which `encodeURI`
+ * escapes), and a host of non-ASCII letters becomes punycode (`domainToASCII`).
+ */
+const URL_PARTS: ReadonlyArray<(ch: string) => string> = [
+  // Between two letters: the parser trims white space at the ends of its input.
+  (ch) => new URL(`http://h/x${ch}x`).pathname.slice(2, -1),
+  (ch) => new URL(`http://h/?x${ch}x`).search.slice(2, -1),
+  (ch) => new URL(`http://x${ch}x@h/`).username.slice(1, -1),
+];
+
+/** A secret as `new URL(…)` writes it in a path, a query, user info and a host (see URL_PARTS). */
+function urlPartForms(secret: string): string[] {
+  const forms = URL_PARTS.map((part) => {
+    const seen = new Map<string, string>();
+    let out = '';
+    for (const ch of secret) {
+      let written = seen.get(ch);
+      if (written === undefined) {
+        written = partOf(part, ch);
+        seen.set(ch, written);
+      }
+      out += written;
+    }
+    return out;
+  });
+  // Only text a host can hold: the parser stops a host at `/`, `?`, `#`, `@` or `:`, and a prefix is no form of the secret.
+  return HOST_TEXT.test(secret) ? [...forms, domainToASCII(secret)] : forms;
+}
+
+/** Non-ASCII text with none of the characters that end a host or that a host refuses. */
+const HOST_TEXT = /^(?=.*[^\x00-\x7f])[^\x00-\x20\x7f/\\?#@:%[\]<>^|]+$/su;
+
+/** The character as the part writes it; itself where the part gives it a meaning of its own (`?` in a path, `:` in user info). */
+function partOf(part: (ch: string) => string, ch: string): string {
+  try {
+    return part(ch) || ch;
+  } catch {
+    return ch;
+  }
+}
+
 /** `encodeURIComponent` and `encodeURI` throw on a lone surrogate; such a value has no URL form. */
 function safeEncode(encode: (text: string) => string, text: string): string | undefined {
   try {
@@ -144,17 +190,26 @@ function safeEncode(encode: (text: string) => string, text: string): string | un
   }
 }
 
+/** ASCII letters lower-cased, every other character kept: the same length, so a place in the result is the same place in the text. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
 /**
- * Replaces every occurrence of every needle with `REDACTED`. Occurrences are found with `indexOf`
- * on the original text (never on text already redacted), then overlapping and touching ones are
- * merged, so overlapping secrets are scrubbed as one span and the marker itself is never re-scanned.
+ * Replaces every occurrence of every needle with `REDACTED`, whatever the case of its ASCII letters
+ * (a URL parser lower-cases a host; a service may upper-case what it echoes). Occurrences are found
+ * with `indexOf` on the original text (never on text already redacted), then overlapping and
+ * touching ones are merged, so overlapping secrets are scrubbed as one span and the marker itself
+ * is never re-scanned.
  */
 export function redactNeedles(text: string, needles: readonly string[]): string {
+  const haystack = asciiLower(text);
   const spans: Array<[number, number]> = [];
-  for (const needle of needles) {
-    if (needle === '' || needle.length > text.length) continue;
+  for (const written of needles) {
+    if (written === '' || written.length > text.length) continue;
+    const needle = asciiLower(written);
     // Continue after the whole match: linear time even for a long, repetitive secret.
-    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) spans.push([at, at + needle.length]);
+    for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) spans.push([at, at + needle.length]);
   }
   if (spans.length === 0) return text;
   spans.sort((a, b) => a[0] - b[0]);

@@ -9,9 +9,10 @@
  *   - every `${env:…}` reference of the manifest: a value written as `Bearer ${env:TOKEN}` is sent
  *     as `Bearer withheld-by-voxform` (the text around the reference kept, so a URL stays a URL);
  *   - the user info and query values of every URL, where tokens ride (as `voxform export` treats them).
+ * The manifest's team policy rules read every resource withheld the same way (`withholdEntrySecrets`).
  */
-import { configSecretSet } from './schema-paths.js';
-import { formatDotted, type PatternCursor } from '../util/field-path.js';
+import { configSecretSet, secretPatternSet } from './schema-paths.js';
+import { formatDotted, type PatternCursor, type PatternSet } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 
 /** What a secret becomes in the config `test` sends: valid in a header, a URL and any text field. */
@@ -28,17 +29,29 @@ export interface SecretPlaces {
 
 /** A copy of `config` with every secret replaced by `WITHHELD` (see above); `config` is left as it is. */
 export function withholdSecrets<T extends object>(config: T, agent: SecretPlaces): T {
-  const references = agent.envReferences ?? {};
-  const walk = (value: unknown, at: PatternCursor, path: Array<string | number>): unknown => {
-    if (path.length > 0 && at.covered) return withheldValue(value, references[formatDotted(['config', ...path])]);
-    if (typeof value === 'string') return withholdUrlTokens(value);
-    if (Array.isArray(value)) return value.map((item, index) => walk(item, at.step(index), [...path, index]));
-    if (!isPlainObject(value)) return value;
+  return withheldCopy(config, configSecretSet(agent.sensitivePaths), agent.envReferences ?? {}, ['config']);
+}
+
+/**
+ * A copy of a resource entry (`{ id, name, config }` of an agent, a campaign's fields) withheld the
+ * same way, its places dotted from the entry: what a team rule of the manifest reads (docs/policy.md),
+ * so no rule of a pull request's can test a secret's characters.
+ */
+export function withholdEntrySecrets<T extends object>(entry: T, places: SecretPlaces): T {
+  return withheldCopy(entry, secretPatternSet(places.sensitivePaths), places.envReferences ?? {}, []);
+}
+
+function withheldCopy<T extends object>(value: T, secrets: PatternSet, references: Record<string, string>, prefix: Array<string | number>): T {
+  const walk = (current: unknown, at: PatternCursor, path: Array<string | number>): unknown => {
+    if (path.length > 0 && at.covered) return withheldValue(current, references[formatDotted([...prefix, ...path])]);
+    if (typeof current === 'string') return withholdUrlTokens(current);
+    if (Array.isArray(current)) return current.map((item, index) => walk(item, at.step(index), [...path, index]));
+    if (!isPlainObject(current)) return current;
     const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) out[key] = walk(child, at.step(key), [...path, key]);
+    for (const [key, child] of Object.entries(current)) out[key] = walk(child, at.step(key), [...path, key]);
     return out;
   };
-  return walk(config, configSecretSet(agent.sensitivePaths).start(), []) as T;
+  return walk(value, secrets.start(), []) as T;
 }
 
 /**

@@ -142,6 +142,20 @@ describe('voxform validate', () => {
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     expect(sarif.runs[0]?.results).toEqual([]);
   });
+
+  it('a team rule cannot spell out a secret: one rule per guessed first character finds the same for two values (text and SARIF)', async () => {
+    const guesses = [...'abcdefghijklmnopqrstuvwxyz0123456789-'].map((c, i) => `    - { id: first-${i}, level: advisory, path: config.session_data_webhook.headers.authorization, not_pattern: "^${c}" }`);
+    const manifest = oneAgent('session_data_webhook: { url: "https://hooks.example.com/x", headers: { authorization: "${env:HOOK_TOKEN}" } }', `policy:\n  custom:\n${guesses.join('\n')}\n`);
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const findings = async (token: string, format: string) => {
+      const result = await runCliInProcess(['validate', '--format', format], { cwd: dir, env: { HOOK_TOKEN: token } });
+      expect(result.code, result.stderr).toBe(0);
+      return [...new Set([...`${result.stdout}${result.stderr}`.matchAll(/first-\d+/g)].map((m) => m[0]))];
+    };
+    for (const format of ['text', 'sarif']) expect(await findings('planted-hook-7f3a', format)).toEqual(await findings('zz-other-value-0000', format));
+    // The withheld text begins with "w": the one rule that fires, whatever the secret.
+    expect(await findings('planted-hook-7f3a', 'text')).toEqual(['first-22']);
+  });
 });
 
 /** A project folder (no git) holding one manifest, beside a folder `packs` outside it holding `packs`; the project's folder. */

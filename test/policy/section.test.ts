@@ -139,6 +139,38 @@ describe('team rules', () => {
     ]);
   });
 
+  it('never reads a secret: a rule whose outcome would depend on its characters gives the same findings for two values', async () => {
+    const probes = [
+      { id: 'first-char', path: 'config.session_data_webhook.headers.authorization', not_pattern: '^p' },
+      { id: 'length', path: 'config.session_data_webhook.headers.authorization', max_length: 10 },
+      { id: 'guess', path: 'config.session_data_webhook.headers.authorization', one_of: ['planted-hook-7f3a'] },
+      { id: 'guess-schema', path: 'config.tools.0.header.x-token', schema: { const: 'Bearer planted-hook-7f3a' } },
+      { id: 'in-text', path: 'config.first_message', not_pattern: 'planted' },
+      { id: 'in-name', path: 'name', max_length: 25 },
+      { id: 'seen-as-sent', path: 'config.first_message', pattern: '^Hi withheld-by-voxform$' },
+      { id: 'header-withheld', path: 'config.tools.0.header.x-token', schema: { const: 'withheld-by-voxform' } },
+    ];
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  a:',
+      '    id: ag_1',
+      '    name: "Desk ${env:HOOK_TOKEN}"',
+      '    config:',
+      '      first_message: "Hi ${env:HOOK_TOKEN}"',
+      '      session_data_webhook: { url: "https://hooks.example.com/x", headers: { authorization: "${env:HOOK_TOKEN}" } }',
+      '      tools: [{ name: t, description: d, webhook: "https://tools.example.com/t", header: { x-token: "Bearer ${env:HOOK_TOKEN}" } }]',
+      `policy:\n  custom:\n${probes.map((rule) => `    - ${JSON.stringify({ level: 'advisory', ...rule })}`).join('\n')}`,
+      '',
+    ].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const findingsWith = async (value: string) => (await evaluatePolicy(await loadState(dir, { HOOK_TOKEN: value }), { now: () => TODAY })).findings.filter((f) => f.level === 'advisory').map((f) => `${f.rule} ${f.message}`);
+    const planted = await findingsWith('planted-hook-7f3a');
+    expect(planted).toEqual(await findingsWith('other-value-0000000000000000'));
+    // Seen as `voxform test` sends it: in text, the words around the reference kept; at a secret place, withheld whole.
+    expect(planted.map((finding) => finding.split(' ')[0]).sort()).toEqual(['guess', 'guess-schema', 'length']);
+  });
+
   it('a team regex runs under the shared time budget: a match that runs out of time is a finding, never a hang', async () => {
     const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
     const section = readPolicySection({ custom: [{ id: 'slow', path: 'config.first_message', pattern: '^(a+)+$' }] }, { file: 'voxform.yaml', line: 1, col: 1 });

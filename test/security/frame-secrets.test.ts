@@ -108,3 +108,21 @@ describe('the loader hides secrets in frames and messages', () => {
     expect(result.diagnostics.some((d) => d.frame?.includes('(sensitive)'))).toBe(true);
   });
 });
+
+describe('a message that quotes a hidden part stays readable', () => {
+  it('a secret shorter than 6 characters is hidden where it stands, never inside the words of the message', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': 'version: 1\ncredentials:\n  - provider: openai\n    api_key: e\n' });
+    const result = await runCliInProcess(['validate'], { cwd });
+    expect(result.code).toBe(0);
+    // The provider line is hidden too: a frame hides every key of a list item under `credentials`.
+    expect(result.stderr).toContain('voxform.yaml:4:14  warning[secret_in_manifest]: api_key of credential "(sensitive)" is written in the manifest; use ${env:NAME} so the secret stays out of version control\n');
+    expect(result.stderr).toContain('> 4 |     api_key: (sensitive)\n');
+  });
+
+  it('a hidden part is never searched for inside the marker another one left', async () => {
+    const result = await loadTree({ 'voxform.yaml': `${[...HEAD, '          x-token: !PLANTTAG1', '          x-other: sensitive', '      bogus: 1'].join('\n')}\n` });
+    const quoting = result.diagnostics.filter((d) => d.message.includes('(sensitive)'));
+    expect(quoting.length).toBeGreaterThan(0);
+    for (const diagnostic of quoting) expect(diagnostic.message).not.toMatch(/\(\(sensitive\)|\(\(s|\(s\(/);
+  });
+});

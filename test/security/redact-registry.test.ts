@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scrub } from '../../src/api/errors.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { echoedForms, MIN_SEARCHABLE_SECRET, REDACTED, redactNeedles, SecretRegistry } from '../../src/secrets/redact.js';
 
 function registryOf(...values: string[]): SecretRegistry {
@@ -47,10 +48,16 @@ describe('SecretRegistry.redact', () => {
     ['HTML-escaped with numeric entities (the report)', "pa&ss<w'd", '<td>pa&#38;ss&#60;w&#39;d</td>'],
     ['escaped in a Markdown table cell', 'a|b-secret', '| reply | a\\|b-secret |'],
     ['escaped in a Markdown <summary> and a table cell at once', 'a<b|c-42', '<summary>You said: a&lt;b\\|c-42</summary>'],
+    ['host lower-cased by a URL parser', 'Planted-HOOK-7f3a', new URL('http://Planted-HOOK-7f3a.example.com/b').host],
+    ['upper-cased in an echo', 'planted-hook-7f3a', 'INVALID TOKEN PLANTED-HOOK-7F3A'],
+    ['path a URL parser wrote', 'p ss|[x]^`y', new URL('https://h/a/p ss|[x]^`y').href],
+    ['query a URL parser wrote', "p ss|'x\"y", new URL(`https://h/?t=p ss|'x"y`).href],
+    ['user info a URL parser wrote', 'us er|[x]', new URL('https://us er|[x]@h/').href],
+    ['non-ASCII host a URL parser wrote as punycode', 'Sécret-hôte', new URL('https://Sécret-hôte/x').host],
   ])('scrubs the %s form', (_name, secret, text) => {
     const out = registryOf(secret).redact(text);
     expect(out).toContain(REDACTED);
-    for (const form of echoedForms(secret)) expect(out).not.toContain(form);
+    for (const form of echoedForms(secret)) expect(out.toLowerCase()).not.toContain(form.toLowerCase());
   });
 
   it('scrubs overlapping secrets as one span and never re-scans the marker', () => {
@@ -76,6 +83,30 @@ describe('SecretRegistry.redact', () => {
     const out = redactNeedles(text, [secret]);
     // Back-to-back occurrences touch, so they merge into one marker.
     expect(out).toBe(REDACTED);
+  });
+});
+
+describe('a secret a command prints in the form a URL parser gives it', () => {
+  const tempDir = useTempDirs();
+  const manifest = (url: string) =>
+    ['version: 1', 'agents:', '  desk:', '    id: ag_1', '    config:', `      session_data_webhook: { url: "${url}" }`, `      tools: [{ name: t, description: d, webhook: "${url}" }]`, ''].join('\n');
+
+  it('a host lower-cased: validate in text and JSON shows (sensitive)', async () => {
+    const dir = await tempDir({ 'voxform.yaml': manifest('http://${env:HOOK_TOKEN}.example.com/b') });
+    for (const format of ['text', 'json']) {
+      const result = await runCliInProcess(['validate', '--format', format], { cwd: dir, env: { HOOK_TOKEN: 'Planted-HOOK-7f3a' } });
+      const printed = `${result.stdout}${result.stderr}`;
+      expect(printed).toContain(`${REDACTED}.example.com`);
+      expect(printed.toLowerCase()).not.toContain('planted-hook-7f3a');
+    }
+  });
+
+  it('a path percent-encoded: webhook send --to-configured shows (sensitive)', async () => {
+    const dir = await tempDir({ 'voxform.yaml': manifest('http://127.0.0.1:9/${env:HOOK_TOKEN}') });
+    const result = await runCliInProcess(['webhook', 'send', '--to-configured', '--agent', 'desk', '--event', 'end-of-call'], { cwd: dir, env: { HOOK_TOKEN: 'Planted HOOK|7f3a' } });
+    const printed = `${result.stdout}${result.stderr}`;
+    expect(printed).toContain(`POST http://127.0.0.1:9/${REDACTED}`);
+    for (const form of echoedForms('Planted HOOK|7f3a')) expect(printed.toLowerCase()).not.toContain(form.toLowerCase());
   });
 });
 

@@ -236,12 +236,14 @@ function isExempt(slot: Slot, where: string, outsideProject: boolean, scenario: 
   return slot === '${env:} value' && outsideProject;
 }
 
-/** Every place a planted value (in any echoed form) occurs in `text`. */
+/** Every place a planted value (in any echoed form, any letter case) occurs in `text`. */
 function findLeaks(text: string, run: string, where: string, scenario: Scenario, outsideProject = false): Leak[] {
   const leaks: Leak[] = [];
+  // In any letter case, as the scrub searches: a URL parser lower-cases a host.
+  const lowered = text.toLowerCase();
   for (const slot of SLOTS) {
     if (isExempt(slot, where, outsideProject, scenario)) continue;
-    for (const form of echoedForms(PLANTED[slot])) if (text.includes(form)) leaks.push({ run, where, slot, form });
+    for (const form of echoedForms(PLANTED[slot])) if (lowered.includes(form.toLowerCase())) leaks.push({ run, where, slot, form });
   }
   return leaks;
 }
