@@ -50,6 +50,7 @@ export const COMMAND_ERROR_CODES = [
   'init_var_unknown',
   'init_write_failed',
   'init_vars_missing',
+  'init_would_shadow',
   'interrupted',
   'invalid_argument',
   'invalid_option',

@@ -1,13 +1,13 @@
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { normalizeBaseUrl } from '../api/regions.js';
 import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
-import { gitWorkTreeRoot } from '../project-files/git.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { emulatorLlmFromEnv } from './emulator-llm.js';
+import { notePerFolderFile } from './per-folder-files.js';
 import { resolveTimeoutMs } from './timeout.js';
 
 /** A client ready to use, and where it points. */
@@ -82,12 +82,7 @@ export const LOCAL_DATA_FILE = path.join('.voxform', 'local.json');
 export async function startLocalEmulator(ctx: CommandContext, options: { webhooks?: LocalWebhooks | undefined } = {}): Promise<RunningEmulator> {
   const { startEmulator } = await import('../emulator/index.js');
   const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
-  const enclosing = await enclosingAccount(ctx.cwd);
-  if (enclosing !== undefined) {
-    ctx.stderr.write(
-      `note: --local keeps one account per folder, as the state: this folder has none yet, so it starts a new one in ${LOCAL_DATA_FILE}; the project's is in ${path.join(enclosing, LOCAL_DATA_FILE)}, used when voxform runs from ${enclosing}.\n`,
-    );
-  }
+  await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state');
   await mkdir(path.dirname(dataFile), { recursive: true });
   const llm = emulatorLlmFromEnv({}, ctx.env);
   ctx.secrets.add(llm?.apiKey);
@@ -100,24 +95,6 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
     });
   }
   return emulator;
-}
-
-/**
- * The enclosing folder of the same git work tree that holds a `--local` account, relative to `cwd`,
- * when `cwd` holds none yet: a command run from a project's subfolder would otherwise start a fresh
- * account there without a word (`cd tests && voxform test --local -f ..`).
- */
-async function enclosingAccount(cwd: string): Promise<string | undefined> {
-  const has = (dir: string) => stat(path.join(dir, LOCAL_DATA_FILE)).then(() => true, () => false);
-  if (await has(cwd)) return undefined;
-  const root = await gitWorkTreeRoot(cwd);
-  if (root === undefined) return undefined;
-  const here = await realpath(cwd);
-  for (let dir = here; dir !== root && dir.startsWith(`${root}${path.sep}`); ) {
-    dir = path.dirname(dir);
-    if (await has(dir)) return path.relative(here, dir);
-  }
-  return undefined;
 }
 
 /** The base URL the operator named, or undefined when the manifests decide. */

@@ -2,7 +2,8 @@
 import path from 'node:path';
 import type { DesiredState } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
-import { openStateBackend } from '../state/open.js';
+import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend } from '../state/open.js';
+import { notePerFolderFile } from './per-folder-files.js';
 import { workspaceKey } from '../state/types.js';
 import { TrustedSecrets } from '../secrets/trusted.js';
 import { fingerprintKey } from '../util/hash.js';
@@ -81,6 +82,9 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
 
 /** The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit. */
 export async function openOperatorBackend(options: { state?: string | undefined }, ctx: CommandContext): Promise<StateBackend> {
+  if (chosenStateSpec({ state: options.state, env: ctx.env }) === undefined) {
+    await notePerFolderFile(ctx, DEFAULT_STATE_FILE, 'voxform keeps the state and its deploy history per folder', (theirs) => `, or with --state ${theirs}`);
+  }
   const backend = await openStateBackend({ state: options.state, env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
   ctx.onExit(() => backend.close());
   return backend;

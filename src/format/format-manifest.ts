@@ -13,11 +13,13 @@ import {
   visit,
   type Document,
   type Pair,
+  type ScalarTag,
+  type SchemaOptions,
   type ToStringOptions,
   type YAMLMap,
 } from 'yaml';
 import { VoxformError } from '../errors.js';
-import { aliasesWithinLimits, parseYamlDocuments } from '../yaml/documents.js';
+import { aliasesWithinLimits, keyText, parseYamlDocuments } from '../yaml/documents.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
@@ -42,7 +44,7 @@ export interface FormatResult {
 /** Formats a manifest's text, each YAML document on its own; the result means the same as the source (checked). */
 export function formatManifest(source: string, file: string): FormatResult {
   const lineCounter = new LineCounter();
-  const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine });
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine, document: { customTags: printedAsWritten } });
   if (tooLargeAt !== undefined) throw tooLarge(file);
   const syntax = docs.flatMap((doc) => doc.errors)[0];
   if (syntax) {
@@ -63,6 +65,26 @@ export function formatManifest(source: string, file: string): FormatResult {
   }
   assertSameMeaning(source, text, file);
   return { text, changed: text !== source };
+}
+
+/**
+ * A plain number prints as it was written (`+15551230001`, `012`, `.5e1`), not as yaml spells the
+ * value it holds: a phone key that lost its `+` would name another phone. Only text the tag itself
+ * reads back is kept; true, null and the like already print as written.
+ */
+const printedAsWritten: NonNullable<SchemaOptions['customTags']> = (tags) =>
+  tags.map((tag): typeof tag => {
+    if (typeof tag === 'string' || !isScalarTag(tag) || !tag.test || !tag.stringify) return tag;
+    const { test, stringify } = tag;
+    return {
+      ...tag,
+      stringify: (node, ctx, onComment, onChompKeep) =>
+        node.type === Scalar.PLAIN && typeof node.source === 'string' && test.test(node.source) ? node.source : stringify(node, ctx, onComment, onChompKeep),
+    };
+  });
+
+function isScalarTag(tag: object): tag is ScalarTag {
+  return !('collection' in tag) || tag.collection === undefined;
 }
 
 /**
@@ -223,16 +245,36 @@ function useBlockScalars(doc: Document): void {
 
 /** A formatter that changed what a manifest means would be a silent disaster: refuse instead. */
 function assertSameMeaning(source: string, formatted: string, file: string): void {
-  const valuesOf = (text: string): unknown => {
-    const { documents: docs, tooLargeAt } = parseYamlDocuments(text);
-    if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) return Symbol('unparsable');
-    // Compared value by value below: aliases past the loader's limits would take exponential time.
-    if (!docs.every(aliasesWithinLimits)) throw tooManyAliases(file);
-    return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
-  };
-  const before = valuesOf(source);
-  const after = valuesOf(formatted);
-  if (!isDeepStrictEqual(before, after)) throw unsafe(file);
+  const before = loaderReading(source);
+  if (before === TOO_MANY_ALIASES) throw tooManyAliases(file);
+  if (!isDeepStrictEqual(before, loaderReading(formatted))) throw unsafe(file);
+}
+
+/** Whether two manifest texts read the same to the loader: keys as text, values as data. */
+export function sameManifestMeaning(a: string, b: string): boolean {
+  return isDeepStrictEqual(loaderReading(a), loaderReading(b));
+}
+
+const UNPARSABLE = Symbol('unparsable');
+const TOO_MANY_ALIASES = Symbol('too many aliases');
+
+/**
+ * A text's documents as the loader reads them, keys as text (`+15551230001` and `15551230001` are
+ * the same number to YAML, two phones to voxform); or why they cannot be read.
+ */
+function loaderReading(text: string): unknown[] | typeof UNPARSABLE | typeof TOO_MANY_ALIASES {
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(text);
+  if (tooLargeAt !== undefined || docs.some((doc) => doc.errors.length > 0)) return UNPARSABLE;
+  // Compared value by value below: aliases past the loader's limits would take exponential time.
+  if (!docs.every(aliasesWithinLimits)) return TOO_MANY_ALIASES;
+  for (const doc of docs) {
+    visit(doc, {
+      Pair(_key, pair) {
+        if (isScalar(pair.key) && typeof pair.key.value !== 'string') pair.key.value = keyText(pair.key);
+      },
+    });
+  }
+  return docs.map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown);
 }
 
 function tooLarge(file: string): VoxformError {

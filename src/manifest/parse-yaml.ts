@@ -37,10 +37,10 @@ export async function parseYaml(
     }
   }
   // The general parser is loaded only when needed: most runs never pay for it.
-  const [yaml, { aliasTargets, parseYamlDocuments }] = await Promise.all([import('yaml'), import('../yaml/documents.js')]);
+  const [yaml, yamlDocuments] = await Promise.all([import('yaml'), import('../yaml/documents.js')]);
   // Duplicate keys are found by the Converter: the library's own check compares every key with every
   // earlier one, which a mapping of many keys turns into minutes.
-  const { documents: parsed, tooLargeAt } = parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false } });
+  const { documents: parsed, tooLargeAt } = yamlDocuments.parseYamlDocuments(source.text, { onNewLine: source.lines.addNewLine, document: { merge: true, uniqueKeys: false } });
   if (tooLargeAt !== undefined) {
     // The parser recorded line starts only up to there: count them all, so positions stay right.
     source.lines = new LineCounter();
@@ -63,7 +63,7 @@ export async function parseYaml(
     for (const warning of doc.warnings) {
       diagnostics.warning('yaml_warning', sentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
     }
-    const converter = new Converter(yaml, aliasTargets, source, doc, diagnostics);
+    const converter = new Converter(yaml, yamlDocuments, source, doc, diagnostics);
     const value = converter.convert(doc.contents, 0);
     if (converter.failed) {
       syntaxErrors = true;
@@ -76,6 +76,7 @@ export async function parseYaml(
 }
 
 type YamlModule = typeof import('yaml');
+type YamlDocumentsModule = typeof import('../yaml/documents.js');
 
 /** The general parser's errors of one document as diagnostics (exported for its tests). */
 export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>, source: SourceText, diagnostics: DiagnosticList, misindented: Misindentation | undefined): void {
@@ -164,7 +165,7 @@ class Converter {
 
   constructor(
     private readonly yaml: YamlModule,
-    private readonly aliasTargets: (doc: Document) => Map<unknown, Node | undefined>,
+    private readonly documents: YamlDocumentsModule,
     private readonly source: SourceText,
     private readonly doc: Document.Parsed,
     private readonly diagnostics: DiagnosticList,
@@ -211,7 +212,7 @@ class Converter {
   }
 
   private anchorOf(alias: import('yaml').Alias): Node | undefined {
-    this.anchors ??= this.aliasTargets(this.doc);
+    this.anchors ??= this.documents.aliasTargets(this.doc);
     return this.anchors.get(alias);
   }
 
@@ -254,17 +255,10 @@ class Converter {
     return value ?? null;
   }
 
-  /**
-   * Keys are text. A plain key that YAML reads as a number keeps its written form, so that
-   * `+15551230001:` stays "+15551230001" rather than becoming 15551230001.
-   */
+  /** Keys are text (see keyText in ../yaml/documents.ts); a list or a mapping as a key is an error. */
   private keyText(keyNode: Node | null): string | undefined {
     if (keyNode === null) return '';
-    if (this.yaml.isScalar(keyNode)) {
-      if (typeof keyNode.value === 'string') return keyNode.value;
-      if (keyNode.value === null) return keyNode.source ?? '';
-      return keyNode.source ?? String(keyNode.value);
-    }
+    if (this.yaml.isScalar(keyNode)) return this.documents.keyText(keyNode);
     this.fail('yaml_complex_key', 'a key must be plain text, not a list or a mapping', keyNode);
     return undefined;
   }

@@ -20,8 +20,12 @@ export interface OpenStateOptions {
 
 /** The operator's choice as given (flag, then environment, then the default). */
 export function stateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>): string {
-  const chosen = options.state?.trim() || options.env.VOXFORM_STATE?.trim();
-  return chosen || DEFAULT_STATE_FILE;
+  return chosenStateSpec(options) ?? DEFAULT_STATE_FILE;
+}
+
+/** The operator's choice (flag, then environment); undefined when they made none. */
+export function chosenStateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>): string | undefined {
+  return options.state?.trim() || options.env.VOXFORM_STATE?.trim() || undefined;
 }
 
 export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {

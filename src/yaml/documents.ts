@@ -1,5 +1,5 @@
 /** The one way voxform reads YAML with the general parser: every file is untrusted, so ./limits.ts holds for all. */
-import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type SchemaOptions, type YAMLError } from 'yaml';
+import { Composer, Lexer, Parser, YAMLParseError, isAlias, isCollection, isPair, isScalar, visit, type Document, type DocumentOptions, type Node, type ParseOptions, type Scalar, type SchemaOptions, type YAMLError } from 'yaml';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from './limits.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
@@ -54,6 +54,17 @@ export function plainYamlValue(doc: Document): { ok: true; value: unknown } | { 
   }
   // The limits were checked above, in one pass; the library's own count walks the document per alias.
   return { ok: true, value: doc.toJS({ maxAliasCount: -1 }) as unknown };
+}
+
+/**
+ * The text of a scalar key, as every reader of a manifest takes it. Keys are text: a plain key that
+ * YAML reads as a number keeps its written form, so that `+15551230001:` stays "+15551230001"
+ * rather than becoming 15551230001.
+ */
+export function keyText(key: Scalar): string {
+  if (typeof key.value === 'string') return key.value;
+  if (key.value === null) return key.source ?? '';
+  return key.source ?? String(key.value);
 }
 
 interface Expansion {

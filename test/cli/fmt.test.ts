@@ -56,6 +56,17 @@ describe('voxform fmt', () => {
     expect(formatted).toBe(source);
   });
 
+  test('a manifest that validates still validates after fmt: an unquoted phone number key keeps its +', async () => {
+    const source = 'phones:\n  +15551230001: { agent: a }\n\nagents:\n  a:\n    config: { prompt: hi }\n    id: -OKspareAgent0000001\n';
+    const dir = await tree({ 'voxform.yaml': source });
+    expect((await runCliInProcess(['validate'], { cwd: dir })).code).toBe(0);
+    expect((await runCliInProcess(['fmt'], { cwd: dir })).code).toBe(0);
+    expect(await read(dir, 'voxform.yaml')).toBe('agents:\n  a:\n    id: -OKspareAgent0000001\n    config: { prompt: hi }\n\nphones:\n  +15551230001: { agent: a }\n');
+    const validate = await runCliInProcess(['validate'], { cwd: dir });
+    expect(validate.stderr).toBe('');
+    expect(validate.code).toBe(0);
+  });
+
   test('falls back to agents.yaml, like the loader', async () => {
     const dir = await tree({ 'agents.yaml': MESSY });
     const result = await runCliInProcess(['fmt'], { cwd: dir });

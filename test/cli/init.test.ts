@@ -150,6 +150,26 @@ describe('voxform init, refusals', () => {
     expect(await readFile(path.join(dir, 'voxform.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
+  test('refuses to hide an agents.yaml behind a new voxform.yaml; with --force writes it and warns', async () => {
+    const dir = await tempDir({ 'agents.yaml': 'version: 1\n' });
+    const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];
+    const refused = await runCliInProcess(args, { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error[init_would_shadow]: voxform init would write voxform.yaml beside agents.yaml in .: voxform reads voxform.yaml first, so agents.yaml would no longer be read; nothing was written.\n' +
+        "  hint: Rename agents.yaml to voxform.yaml to keep it as the project's manifest, init into another folder (voxform init --template NAME DIR), or pass --force to write voxform.yaml anyway.\n",
+    );
+    expect(await listFiles(dir)).toEqual(['agents.yaml']);
+    // Refused before a template is asked for, too.
+    expect((await runCliInProcess(['init'], { cwd: dir })).stderr).toContain('error[init_would_shadow]');
+
+    const forced = await runCliInProcess([...args, '--force'], { cwd: dir });
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toBe('warning: agents.yaml in . is no longer read: voxform reads voxform.yaml first.\n  hint: Move its agents into voxform.yaml, or name it with -f agents.yaml.\n');
+    expect(await readFile(path.join(dir, 'agents.yaml'), 'utf8')).toBe('version: 1\n');
+    expect(existsSync(path.join(dir, 'voxform.yaml'))).toBe(true);
+  });
+
   test('refuses a file where a folder should go, before writing anything', async () => {
     const dir = await tempDir({ prompts: 'a file, not a folder\n' });
     const args = ['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`];

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { formatManifest } from '../../src/format/format-manifest.js';
+import { formatManifest, sameManifestMeaning } from '../../src/format/format-manifest.js';
 import { isVoxformError, type VoxformError } from '../../src/errors.js';
 import { repoRoot } from '../helpers/cli.js';
 
@@ -236,6 +236,44 @@ describe('formatManifest', () => {
     const comments = (text: string) => text.split('\n').flatMap((line) => /#\s(.*)$/.exec(line)?.[1]?.trim() ?? []);
     expect(comments(once).sort()).toEqual(comments(source).sort());
     expect(once.startsWith('# yaml-language-server: $schema=')).toBe(true);
+  });
+
+  test('keeps plain scalars as written, keys included: a phone number keeps its +, numbers their spelling', () => {
+    const source = [
+      'agents:',
+      '  a:',
+      '    config: { prompt: hi, vad_threshold: .5e1, session_timeout: 012 }',
+      '    id: -OKspareAgent0000001',
+      'phones:',
+      '  +15551230001:',
+      '    agent: a',
+      '  +15551230002: { agent: a, note: +15551239999 }',
+      'version: 0x1',
+      '',
+    ].join('\n');
+    expect(fmt(source)).toBe(
+      [
+        'version: 0x1',
+        '',
+        'agents:',
+        '  a:',
+        '    id: -OKspareAgent0000001',
+        '    config: { prompt: hi, vad_threshold: .5e1, session_timeout: 012 }',
+        '',
+        'phones:',
+        '  +15551230001:',
+        '    agent: a',
+        '  +15551230002: { agent: a, note: +15551239999 }',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('the meaning check reads keys as the loader does: +15551230001 and 15551230001 are different phones', () => {
+    expect(sameManifestMeaning('phones:\n  +15551230001: { agent: a }\n', 'phones:\n  15551230001: { agent: a }\n')).toBe(false);
+    expect(sameManifestMeaning('phones:\n  +15551230001: { agent: a }\n', 'phones: { +15551230001: { agent: a } }\n')).toBe(true);
+    // Values are compared as read: the loader reads both as the same number.
+    expect(sameManifestMeaning('version: 012\n', 'version: 12\n')).toBe(true);
   });
 
   test('a YAML syntax error names the file, line and column', () => {

@@ -1,0 +1,37 @@
+/**
+ * voxform keeps the state (with its deploy history) and the `--local` account in the folder a command
+ * runs from. Run from a project's subfolder, a command would start new ones there without a word, and
+ * split the project's history (`cd tests && voxform apply -f ..`): one rule says where the project's are.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { gitWorkTreeRoot } from '../project-files/git.js';
+import type { CommandContext } from './context.js';
+
+/**
+ * The nearest enclosing folder of the same git work tree holding `file`, relative to `cwd`, when
+ * `cwd` holds none: outside a git work tree no folder is known to be the project's.
+ */
+export async function enclosingFolderWith(cwd: string, file: string): Promise<string | undefined> {
+  const has = (dir: string) => stat(path.join(dir, file)).then(() => true, () => false);
+  if (await has(cwd)) return undefined;
+  const root = await gitWorkTreeRoot(cwd);
+  if (root === undefined) return undefined;
+  const here = await realpath(cwd);
+  for (let dir = here; dir !== root && dir.startsWith(`${root}${path.sep}`); ) {
+    dir = path.dirname(dir);
+    if (await has(dir)) return path.relative(here, dir);
+  }
+  return undefined;
+}
+
+/**
+ * Says, on stderr, that `file` starts anew in this folder while an enclosing one holds the project's.
+ * `what` leads the note (`--local keeps one account per folder, as the state`); `otherwise` ends it.
+ */
+export async function notePerFolderFile(ctx: Pick<CommandContext, 'cwd' | 'stderr'>, file: string, what: string, otherwise: (theirs: string) => string = () => ''): Promise<void> {
+  const enclosing = await enclosingFolderWith(ctx.cwd, file);
+  if (enclosing === undefined) return;
+  const theirs = path.join(enclosing, file);
+  ctx.stderr.write(`note: ${what}: this folder has none yet, so it starts a new one in ${file}; the project's is in ${theirs}, used when voxform runs from ${enclosing}${otherwise(theirs)}.\n`);
+}
