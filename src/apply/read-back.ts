@@ -1,6 +1,7 @@
 import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
-import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
+import { comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
+import { agentSensitivePatterns } from '../secrets/schema-paths.js';
 import { isUnchanged } from '../plan/compare.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { redactValue } from '../plan/redact.js';

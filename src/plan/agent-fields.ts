@@ -2,19 +2,12 @@
 import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent } from '../manifest/types.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
-import { agentSecretPatterns } from '../secrets/schema-paths.js';
 import { dottedLeaves, isDottedAtOrUnder } from '../util/field-path.js';
 
 /** A live agent as comparable to a manifest: read-only extras stripped (they are never managed). */
 export interface ComparableAgent {
   name: string;
   config: Record<string, unknown>;
-}
-
-/** Every sensitive path pattern of an agent's fields: the schema's, those filled from `${env:…}`, `name` if it is. */
-export function agentSensitivePatterns(agent: DesiredAgent): readonly string[] {
-  const patterns = agentSecretPatterns(agent.sensitivePaths);
-  return agent.envReferences?.name === undefined ? patterns : [...patterns, 'name'];
 }
 
 /** Fields made once per loaded agent (which does not change): the differ, apply and the read-back each ask. */

@@ -13,11 +13,11 @@ import type {
   DesiredState,
 } from '../manifest/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
-import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
+import { comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
 import { isUnchanged } from './compare.js';
 import { agentFingerprinted, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
-import { entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
+import { agentSensitivePatterns, entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import type { LiveState } from './read-live.js';
 import {
   agentFilesRequest,

@@ -7,7 +7,7 @@
 import type { SourceLocation } from '../errors.js';
 import type { PathPart } from '../manifest/positions.js';
 import type { DesiredState } from '../manifest/types.js';
-import { agentSensitivePatterns } from '../plan/agent-fields.js';
+import { agentSensitivePatterns } from '../secrets/schema-paths.js';
 import { withholdEntrySecrets } from '../secrets/withhold.js';
 import { compileRegex, type RegexTimeBudget } from '../util/safe-regex.js';
 import { isPlainObject } from '../util/json-object.js';

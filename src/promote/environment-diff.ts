@@ -6,12 +6,12 @@
  */
 import type { Agent } from '../schema/types.gen.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
-import { agentSensitivePatterns, comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
+import { comparableLiveAgent, desiredAgentFields } from '../plan/agent-fields.js';
 import { serializeAlike } from '../plan/compare.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { redactValue } from '../plan/redact.js';
 import { REDACTED } from '../secrets/redact.js';
-import { secretPatternSet } from '../secrets/schema-paths.js';
+import { agentSensitivePatterns, secretPatternSet } from '../secrets/schema-paths.js';
 import type { FieldChange, ResourceChange } from '../plan/types.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { markdownCode, markdownFence, markdownText } from '../util/markdown-escape.js';

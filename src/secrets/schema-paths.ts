@@ -108,6 +108,12 @@ export function agentSecretPatterns(envConfigPaths: readonly string[]): readonly
   return [...agentSchemaPatterns, ...envConfigPaths.map((p) => `config.${p}`)];
 }
 
+/** Every sensitive path pattern of an agent's fields: the schema's, those filled from `${env:…}`, `name` if it is. */
+export function agentSensitivePatterns(agent: { readonly sensitivePaths: readonly string[]; readonly envReferences?: Record<string, string> | undefined }): readonly string[] {
+  const patterns = agentSecretPatterns(agent.sensitivePaths);
+  return agent.envReferences?.name === undefined ? patterns : [...patterns, 'name'];
+}
+
 const compiled = new WeakMap<readonly string[], PatternSet>();
 
 /**
