@@ -54,6 +54,7 @@ export const COMMAND_ERROR_CODES = [
   'invalid_argument',
   'invalid_option',
   'judge_missing',
+  'kept_folder_linked',
   'knowledge_file_changed',
   'knowledge_file_too_large',
   'knowledge_file_unreadable',

@@ -1,4 +1,4 @@
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { normalizeBaseUrl } from '../api/regions.js';
@@ -6,6 +6,7 @@ import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
 import { gitWorkTreeRoot } from '../project-files/git.js';
+import { makeKeptFolder } from '../project-files/kept-files.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { emulatorLlmFromEnv } from './emulator-llm.js';
 import { resolveTimeoutMs } from './timeout.js';
@@ -88,7 +89,7 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
       `note: --local keeps one account per folder, as the state: this folder has none yet, so it starts a new one in ${LOCAL_DATA_FILE}; the project's is in ${path.join(enclosing, LOCAL_DATA_FILE)}, used when voxform runs from ${enclosing}.\n`,
     );
   }
-  await mkdir(path.dirname(dataFile), { recursive: true });
+  await makeKeptFolder(path.dirname(dataFile));
   const llm = emulatorLlmFromEnv({}, ctx.env);
   ctx.secrets.add(llm?.apiKey);
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.
