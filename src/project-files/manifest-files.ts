@@ -73,8 +73,10 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
 async function findDefaultManifest(cwd: string, namedWith: string): Promise<string> {
   for (const name of DEFAULT_MANIFESTS) {
     const candidate = path.join(cwd, name);
+    // Whatever is there but a folder is the manifest, read under the guards: a FIFO, a device or a
+    // link out of the project is refused at its name (file_not_regular…), not taken for no manifest.
     const info = await stat(candidate).catch(() => undefined);
-    if (info?.isFile()) return candidate;
+    if (info !== undefined && !info.isDirectory()) return candidate;
   }
   throw new VoxformError('manifest_not_found', `No manifest found: neither ${DEFAULT_MANIFESTS.join(' nor ')} exists in ${cwd}.`, {
     hint: `Name a manifest: ${namedWith} (a file or a folder), or start one with \`voxform init\`.`,

@@ -172,6 +172,15 @@ describe('files a manifest names must stay inside the project', () => {
     expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_outside_project manifest voxform.yaml is a symbolic link leading outside the project']);
   });
 
+  it.each([
+    ['a FIFO', (file: string) => void execFileSync('mkfifo', [file]), 'file_not_regular manifest voxform.yaml is a FIFO (named pipe), not a regular file'],
+    ['a link to /dev/zero', (file: string) => symlink('/dev/zero', file), 'file_outside_project manifest voxform.yaml is a symbolic link leading outside the project'],
+  ])('takes a default voxform.yaml that is %s for the manifest, and refuses it at its name', async (_name, make, expected) => {
+    const { project } = await projectWithOutsideSecret({ 'agents.yaml': 'agents:\n  desk: { id: ag_1 }\n' });
+    await make(path.join(project, 'voxform.yaml'));
+    expect(summarize(await load(project))).toEqual([`voxform.yaml:1:1 ${expected}`]);
+  });
+
   it('refuses a manifest over the document size limit', async () => {
     const { project } = await projectWithOutsideSecret({});
     await writeFile(path.join(project, 'voxform.yaml'), `# ${'x'.repeat(MAX_MANIFEST_BYTES)}\n`);
