@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { normalizeBaseUrl } from '../api/regions.js';
 import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
+import { makeKeptFolder } from '../project-files/kept-files.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { emulatorLlmFromEnv } from './emulator-llm.js';
 import { notePerFolderFile } from './per-folder-files.js';
@@ -83,7 +83,7 @@ export async function startLocalEmulator(ctx: CommandContext, options: { webhook
   const { startEmulator } = await import('../emulator/index.js');
   const dataFile = path.join(ctx.cwd, LOCAL_DATA_FILE);
   await notePerFolderFile(ctx, LOCAL_DATA_FILE, '--local keeps one account per folder, as the state');
-  await mkdir(path.dirname(dataFile), { recursive: true });
+  await makeKeptFolder(path.dirname(dataFile));
   const llm = emulatorLlmFromEnv({}, ctx.env);
   ctx.secrets.add(llm?.apiKey);
   // Shared: a `chat` and an `apply` run at once in this folder each embed an emulator on this file.

@@ -10,10 +10,8 @@
  * (readKeptJson: size and JSON budgets); one that is unreadable, malformed or expired is a miss.
  * Writing is best effort: a cache that cannot be written costs a judge call next time, nothing else.
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { readKeptJson } from '../project-files/kept-files.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { makeKeptFolder, readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
 import { fingerprintKey, hashValue, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { Redact } from '../secrets/redact.js';
@@ -74,8 +72,8 @@ export class JudgeCache {
   async put(question: JudgeQuestion, verdict: Verdict): Promise<void> {
     const entry = { format_version: 1, stored_at: new Date(this.#now()).toISOString(), verdict: verdict.pass ? 'pass' : 'fail', reason: verdict.reason };
     try {
-      await mkdir(this.#options.folder, { recursive: true });
-      await writeFileAtomic(this.#file(question), this.#options.redact(`${JSON.stringify(entry, null, 2)}\n`));
+      await makeKeptFolder(this.#options.folder);
+      await writeKeptFile(this.#file(question), this.#options.redact(`${JSON.stringify(entry, null, 2)}\n`));
     } catch {
       // Best effort (see above): the verdict stands, and the next run asks the judge again.
     }

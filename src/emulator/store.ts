@@ -6,12 +6,11 @@
  * next one. A data file shared with other processes (`--local`) is written by the batches of
  * `SharedDataFile` instead.
  */
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { VoxformError } from '../errors.js';
 import type { Agent, Campaign } from '../schema/types.gen.js';
 import { nowSeconds } from './ids.js';
 import { SharedDataFile } from './shared-file.js';
-import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_EMULATOR_DATA_JSON_VALUES, MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
 
 import type {
@@ -275,7 +274,7 @@ export class EmulatorStore {
     const text = this.serialize();
     let failure: unknown;
     try {
-      await writeFileAtomic(this.dataFile as string, text);
+      await writeKeptFile(this.dataFile as string, text);
     } catch (error) {
       failure = error;
     }
@@ -291,7 +290,7 @@ export class EmulatorStore {
   /** The write at the end of a shared batch (the batch holds the lock, so writes never overlap). */
   private async writeShared(): Promise<void> {
     const version = this.dirtyVersion;
-    await writeFileAtomic(this.dataFile as string, this.serialize());
+    await writeKeptFile(this.dataFile as string, this.serialize());
     this.flushedVersion = version;
   }
 

@@ -4,12 +4,11 @@
  * so one bad file cannot hide the rest of the history.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { checkKeptFolder, makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_HISTORY_RECORD_BYTES, MAX_HISTORY_RECORD_JSON_VALUES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
 import { HISTORY_RECORD_ID, historyRecordProblem, testRunProblem } from './check-record.js';
 import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore, type SkippedRecord, type TestRunRecord } from './types.js';
 
@@ -37,8 +36,8 @@ export class FileHistoryStore implements HistoryStore {
 
   async append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
     const stored: HistoryRecord = { id: newHistoryId(new Date(record.at)), ...record };
-    await mkdir(this.directory, { recursive: true });
-    await writeFileAtomic(path.join(this.directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
+    await makeKeptFolder(this.directory);
+    await writeKeptFile(path.join(this.directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
     return stored;
   }
 
@@ -58,8 +57,8 @@ export class FileHistoryStore implements HistoryStore {
   async appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
     const stored: TestRunRecord = { id: newHistoryId(new Date(run.at)), ...run };
     const directory = this.testRunsDirectory;
-    await mkdir(directory, { recursive: true });
-    await writeFileAtomic(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
+    await makeKeptFolder(directory);
+    await writeKeptFile(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
     return stored;
   }
 
@@ -102,6 +101,8 @@ export class FileHistoryStore implements HistoryStore {
 
   /** Every record id in the folder, oldest first. */
   private async recordIds(directory = this.directory): Promise<string[]> {
+    // Before listing it: a linked folder's names are another folder's.
+    await checkKeptFolder(directory);
     let names: string[];
     try {
       names = await readdir(directory);

@@ -7,6 +7,7 @@ import type { DiagnosticCode } from '../error-codes.js';
 import { codeFrame } from './code-frame.js';
 import { MIN_SEARCHABLE_SECRET, redactNeedles } from '../secrets/redact.js';
 import { MAX_DIAGNOSTICS_KEPT } from '../project-files/limits.js';
+import { formatCount } from '../util/plural.js';
 import { positionOf, type SourceText, type Span } from './source.js';
 import { maskSecretLines, type MaskedLine } from '../secrets/secret-lines.js';
 
@@ -24,11 +25,18 @@ export class DiagnosticList {
   private readonly seen = new Set<string>();
   private errorCount = 0;
   private relocation: { from: SourceText; at: Span; lead: string } | undefined;
+  /** The files of the problems kept, and of those only counted: totals count every file with a problem. */
+  private readonly keptSources = new Set<SourceText>();
+  private readonly omittedSources = new Set<SourceText>();
+  private firstOmitted: Span | undefined;
+  /** Why checking stopped, when nothing else fails the run (see `stop`): listed first, so it is among those shown. */
+  private stopError: Pending | undefined;
   /**
    * Problems found past MAX_DIAGNOSTICS_KEPT: counted, not kept (a hostile manifest can make
-   * millions); `stopped` once the loader stopped looking for more (see `full`).
+   * millions), and the files holding them that hold no kept one; `stopped` once the loader stopped
+   * looking for more (see `stop`).
    */
-  readonly omitted = { errors: 0, warnings: 0, stopped: false };
+  readonly omitted = { errors: 0, warnings: 0, files: 0, stopped: false };
 
   error(code: DiagnosticCode, message: string, span: Span): void {
     this.add({ severity: 'error', code, message, span });
@@ -72,6 +80,12 @@ export class DiagnosticList {
     if (this.pending.length >= MAX_DIAGNOSTICS_KEPT) {
       if (item.severity === 'error') this.errorCount++;
       this.omitted[item.severity === 'error' ? 'errors' : 'warnings']++;
+      this.firstOmitted ??= item.span;
+      const source = item.span.source;
+      if (!this.keptSources.has(source) && !this.omittedSources.has(source)) {
+        this.omittedSources.add(source);
+        this.omitted.files++;
+      }
       return;
     }
     const key = `${item.span.source.path}\0${item.span.start}\0${item.code}${moved ? `\0${item.message}` : ''}`;
@@ -79,10 +93,26 @@ export class DiagnosticList {
     this.seen.add(key);
     if (item.severity === 'error') this.errorCount++;
     this.pending.push(item);
+    this.keptSources.add(item.span.source);
   }
 
   /**
-   * The diagnostics in file order, then by position, with code frames. A frame never shows a secret
+   * The loader stops checking (the list is `full`). Found errors already fail the run; with warnings
+   * only, one more error, where checking stopped, says why the manifests are not valid.
+   */
+  stop(): void {
+    this.omitted.stopped = true;
+    const at = this.firstOmitted ?? this.pending.at(-1)?.span;
+    if (this.errorCount > 0 || at === undefined) return;
+    const message = `checking stopped at ${formatCount(MAX_DIAGNOSTICS_KEPT)} problems, the most one run keeps (this is the first past them), so the manifests are not valid until it can finish; fix the problems listed, or check fewer files at a time with -f PATH, and run again`;
+    this.errorCount++;
+    this.stopError = { severity: 'error', code: 'too_many_problems', message, span: at };
+    if (this.omittedSources.delete(at.source)) this.omitted.files--;
+    this.keptSources.add(at.source);
+  }
+
+  /**
+   * The diagnostics in file order, then by position (why checking stopped first), with code frames. A frame never shows a secret
    * the text holds: those lines are shown with it hidden, and so is a message that quotes one.
    */
   toList(): Diagnostic[] {
@@ -92,8 +122,8 @@ export class DiagnosticList {
       if (!mask) masks.set(source, (mask = maskSecretLines(source.text)));
       return mask;
     };
-    return [...this.pending]
-      .sort((a, b) => a.span.source.order - b.span.source.order || a.span.start - b.span.start)
+    const sorted = [...this.pending].sort((a, b) => a.span.source.order - b.span.source.order || a.span.start - b.span.start);
+    return (this.stopError ? [this.stopError, ...sorted] : sorted)
       .map(({ severity, code, message, span }) => {
         const { line, col } = positionOf(span.source, span.start);
         const mask = maskOf(span.source);

@@ -85,7 +85,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
 
   if (diagnostics.full) {
     // A thousand problems found: the rest of the checks (and reading every named file) would only be counted.
-    diagnostics.omitted.stopped = true;
+    diagnostics.stop();
     return { state: undefined, diagnostics: diagnostics.toList(), omitted: { ...diagnostics.omitted }, files, ...environmentsKnown, secrets: [...secrets] };
   }
   for (const rule of CROSS_RESOURCE_RULES) {

@@ -205,8 +205,11 @@ export interface LoadResult {
   state: DesiredState | undefined;
   /** Errors and warnings, sorted by file (load order) and position; each problem once; at most MAX_DIAGNOSTICS_KEPT. */
   diagnostics: Diagnostic[];
-  /** Problems past MAX_DIAGNOSTICS_KEPT, counted; `stopped`: the load stopped checking, so there may be more. */
-  omitted: { errors: number; warnings: number; stopped: boolean };
+  /**
+   * Problems past MAX_DIAGNOSTICS_KEPT, counted, and the files holding them with none kept;
+   * `stopped`: the load stopped checking, so there may be more.
+   */
+  omitted: { errors: number; warnings: number; files: number; stopped: boolean };
   /** The manifest files read, absolute, in load order (also when there are errors). */
   files: string[];
   /**

@@ -1,9 +1,10 @@
 import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
-import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { checkKeptFolder, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
 import { PLAN_JSON_FORMAT_VERSION, planToJson } from './render-json.js';
@@ -101,6 +102,7 @@ export async function savePlanFile(
     ...(options.madeIn === undefined ? {} : { made_in: options.madeIn }),
   };
   body.plan_digest = planDigest(body, fingerprintKey);
+  await checkKeptFolder(path.dirname(file));
   await refuseToOverwriteOther(file);
   try {
     await writeFileAtomic(file, `${JSON.stringify(body, null, 2)}\n`, 0o600);

@@ -6,7 +6,7 @@
  * It is then opened without following a last link and without blocking, checked again on the
  * descriptor, and read up to the cap only (a file in `/proc` reports size 0 and has content).
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpath, realpathSync, stat, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstat, lstatSync, openSync, readSync, realpath, realpathSync, stat, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { DiagnosticCode } from '../error-codes.js';
 import { inSlice } from '../util/sync-slices.js';
@@ -46,16 +46,22 @@ export interface ReadPolicy {
   budget?: { remaining: number; limit: number; noun: string };
 }
 
-/** The project root (a real path) from folder `start`: its git work tree, else `cwd` when it holds `start`, else `start`. */
+/**
+ * The project root (a real path) of folder `start`, found from the path as written, not from where
+ * its links lead (a link in the checkout is the pull request's): the nearest folder holding `start`
+ * with a `.git` (its git work tree), else `cwd` when it holds `start`, else `start`. A folder that is
+ * itself a symbolic link is never taken for the work tree: its `.git` is that of wherever it leads.
+ * Only the folder found is then resolved; a file's real path must lie inside it (inspectNow).
+ */
 export async function findProjectRoot(start: string, cwd: string): Promise<string> {
-  const real = await realFolder(start);
-  for (let dir = real; ; dir = path.dirname(dir)) {
+  const workingDirectory = path.resolve(cwd);
+  const written = path.resolve(workingDirectory, start);
+  for (let dir = written; ; dir = path.dirname(dir)) {
     // `.git` is a folder in a clone and a file in a worktree or submodule: either marks the work tree.
-    if (await exists(path.join(dir, '.git'))) return dir;
+    if ((await exists(path.join(dir, '.git'))) && !(await isLink(dir))) return realFolder(dir);
     if (path.dirname(dir) === dir) break;
   }
-  const workingDirectory = await realFolder(cwd);
-  return isInside(workingDirectory, real) ? workingDirectory : real;
+  return realFolder(isInside(workingDirectory, written) ? workingDirectory : written);
 }
 
 /** `root` (from findProjectRoot with `start` the working directory) and how it was found, for messages. */
@@ -300,4 +306,8 @@ function attempt<T>(read: () => T): T | undefined {
 
 function exists(file: string): Promise<boolean> {
   return new Promise((resolve) => stat(file, (error) => resolve(!error)));
+}
+
+function isLink(file: string): Promise<boolean> {
+  return new Promise((resolve) => lstat(file, (error, info) => resolve(!error && info.isSymbolicLink())));
 }

@@ -3,11 +3,15 @@
  * the emulator's data, saved plans), under the guards of guarded-read.ts: a committed `.voxform/` is
  * the pull request's, so any may be a link to `/dev/urandom`, a FIFO or the CI machine's files. Each
  * must be a regular file, not linked out of its folder, within its size cap and JSON budget
- * (limits.ts); what fails to parse is never quoted back (it may be someone else's secret).
+ * (limits.ts); what fails to parse is never quoted back (it may be someone else's secret). A kept
+ * file is read and written only in real folders (checkKeptFolder): a committed `.voxform` link would
+ * otherwise send voxform's reads and writes wherever the pull request chose.
  */
 import { constants } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { VoxformError } from '../errors.js';
+import { writeFileAtomic, type FileData } from '../util/atomic-write.js';
 import { failureOf, formatSize, inspect, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
 import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
 import { formatCount } from '../util/plural.js';
@@ -20,6 +24,58 @@ export type KeptFile<T> = { found: false } | { found: true; ok: true; value: T }
 
 async function policyFor(file: string, maxBytes: number): Promise<ReadPolicy> {
   return { root: await realFolder(path.dirname(file)), maxBytes };
+}
+
+/**
+ * The outermost folder that is a symbolic link, from `folder` (absolute) up to the git work tree
+ * holding it (outside git: `folder` itself only), and that work tree; undefined when none is a link.
+ * A folder that is itself a link is not a work tree (its `.git` is elsewhere).
+ */
+async function linkedFolderOf(folder: string): Promise<{ link: string; root: string | undefined } | undefined> {
+  let link: string | undefined;
+  for (let dir = folder; ; dir = path.dirname(dir)) {
+    if (await isLink(dir)) link = dir;
+    else if (await isThere(path.join(dir, '.git'))) return link === undefined ? undefined : { link, root: dir };
+    if (path.dirname(dir) === dir) return (await isLink(folder)) ? { link: folder, root: undefined } : undefined;
+  }
+}
+
+function isLink(file: string): Promise<boolean> {
+  return lstat(file).then(
+    (info) => info.isSymbolicLink(),
+    () => false,
+  );
+}
+
+/**
+ * Refuses a folder of kept files (to read or write one there) that is a symbolic link, or is inside
+ * one in its git work tree: the checkout's link could lead to another project's state or to any
+ * folder of the machine, and voxform would read its secrets or write there.
+ */
+export async function checkKeptFolder(folder: string): Promise<void> {
+  const absolute = path.resolve(folder);
+  const found = await linkedFolderOf(absolute);
+  if (found === undefined) return;
+  const shown = (where: string) => (found.root === undefined ? where : path.relative(found.root, where));
+  const where = `${shown(absolute)}${found.root === undefined ? '' : ` (in ${found.root})`}`;
+  const what = found.link === absolute ? `${where} is a symbolic link` : `${where} is inside ${shown(found.link)}, a symbolic link`;
+  throw new VoxformError(
+    'kept_folder_linked',
+    `${what}: voxform reads and writes its own files (the state, its history and lock, the local account, saved plans, caches, recordings, ci run's outputs) only in real folders, never where a link leads.`,
+    { hint: `Remove the link (\`git rm ${shown(found.link)}\` if it is committed), or name a file in a real folder (--state, --out, --out-dir).` },
+  );
+}
+
+/** Creates a folder for kept files (and those above it), once checkKeptFolder allows it. */
+export async function makeKeptFolder(folder: string): Promise<void> {
+  await checkKeptFolder(folder);
+  await mkdir(folder, { recursive: true });
+}
+
+/** Writes a kept file atomically (writeFileAtomic), once checkKeptFolder allows its folder. */
+export async function writeKeptFile(file: string, data: FileData, mode?: number): Promise<void> {
+  await checkKeptFolder(path.dirname(file));
+  await writeFileAtomic(file, data, mode);
 }
 
 /** Whether anything at all is at the path (a link to nothing is something). */
@@ -54,6 +110,7 @@ const CHUNK_BYTES = 1024 * 1024;
  * (refused before it is read whole or parsed), a chunk at a time so Ctrl-C stops a long load.
  */
 export async function readKeptJson(file: string, limits: KeptJsonLimits): Promise<KeptFile<unknown>> {
+  await checkKeptFolder(path.dirname(file));
   if (!(await isThere(file))) return { found: false };
   const checked = await inspect(file, await policyFor(file, limits.maxBytes));
   if (!checked.ok) return (await goneMeanwhile(file)) ? { found: false } : refusal(checked.reason, checked.message);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { mapBounded } from '../util/semaphore.js';
-import { findProjectRoot, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
+import { findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
 export type { ReadOutcome, ReadPolicy } from './guarded-read.js';
 
@@ -47,6 +47,12 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
     const info = await stat(absolute).catch(() => undefined);
     if (!info) throw await notFound(given, absolute, namedWith);
     if (info.isDirectory()) {
+      const root = await rootFor(absolute);
+      if (!isInside(root, await realFolder(absolute))) {
+        // Linked out of the project: not searched; read as a file, it is refused (file_outside_project).
+        if (!files.has(absolute)) files.set(absolute, { root, fromFolder: false });
+        continue;
+      }
       const search = { found: [] as string[], testFiles: 0 };
       await findYamlFiles(absolute, search);
       const { found } = search;
@@ -56,7 +62,6 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
           hint: `Name a manifest file or a folder of manifests: ${namedWith}.`,
         });
       }
-      const root = await rootFor(absolute);
       for (const file of found) if (!files.has(file)) files.set(file, { root, fromFolder: true });
     } else if (!files.has(absolute)) {
       files.set(absolute, { root: await rootFor(path.dirname(absolute)), fromFolder: false });
@@ -68,8 +73,10 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
 async function findDefaultManifest(cwd: string, namedWith: string): Promise<string> {
   for (const name of DEFAULT_MANIFESTS) {
     const candidate = path.join(cwd, name);
+    // Whatever is there but a folder is the manifest, read under the guards: a FIFO, a device or a
+    // link out of the project is refused at its name (file_not_regular…), not taken for no manifest.
     const info = await stat(candidate).catch(() => undefined);
-    if (info?.isFile()) return candidate;
+    if (info !== undefined && !info.isDirectory()) return candidate;
   }
   throw new VoxformError('manifest_not_found', `No manifest found: neither ${DEFAULT_MANIFESTS.join(' nor ')} exists in ${cwd}.`, {
     hint: `Name a manifest: ${namedWith} (a file or a folder), or start one with \`voxform init\`.`,

@@ -2,13 +2,13 @@
  * The file backend: every workspace in one state file written atomically, one lock folder beside it,
  * and the ledger in `history/`. The compare-and-set serial is the file's: any write moves it.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord, TestRunRecord } from '../history/types.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
 import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile, STATE_OPTION } from './state-file.js';
@@ -45,8 +45,8 @@ export class FileStateBackend implements StateBackend {
     if (state.serial !== expectedSerial) throw conflict(this.file, expectedSerial, state.serial);
     state.workspaces[key] = workspace;
     state.serial += 1;
-    await mkdir(path.dirname(this.file), { recursive: true });
-    await writeFileAtomic(this.file, `${JSON.stringify(state, null, 2)}\n`);
+    await makeKeptFolder(path.dirname(this.file));
+    await writeKeptFile(this.file, `${JSON.stringify(state, null, 2)}\n`);
     await this.remember(state);
     return { serial: state.serial };
   }
@@ -157,11 +157,11 @@ function holderOf({ owner, lockId, unreadable }: HeldStateLock): LockHolder {
 
 /** Writes each record to `directory` as `ID.json`, as it is; an id already there is left alone. */
 async function importRecords(directory: string, records: readonly { id: string }[]): Promise<void> {
-  await mkdir(directory, { recursive: true });
+  await makeKeptFolder(directory);
   for (const record of records) {
     if (!HISTORY_RECORD_ID.test(record.id)) throw new VoxformError('state_invalid', `A history record has an id that is not a record id: "${record.id}".`, { hint: 'Correct or delete the record the message names, or restore the state from a backup.' });
     const file = path.join(directory, `${record.id}.json`);
     if (await stat(file).then(() => true, () => false)) continue;
-    await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
+    await writeKeptFile(file, `${JSON.stringify(record, null, 2)}\n`);
   }
 }

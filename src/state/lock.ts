@@ -5,7 +5,7 @@ import { osUser } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { DEFAULT_WAIT_ADVICE, describeHolder, unlockCommand, waitToRetryLock, type AcquireOptions } from './backend.js';
-import { readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { makeKeptFolder, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
 
@@ -58,7 +58,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireOption
 }
 
 async function takeLock(stateFile: string, lockDir: string, options: AcquireOptions): Promise<StateLock> {
-  await mkdir(path.dirname(lockDir), { recursive: true });
+  await makeKeptFolder(path.dirname(lockDir));
   const owner: LockOwner = { pid: process.pid, host: hostname(), user: osUser(), command: options.command, since: new Date().toISOString() };
   if (options.ciJobUrl) owner.ciJobUrl = options.ciJobUrl;
   const nonce = randomBytes(8).toString('hex');

@@ -143,7 +143,7 @@ describe('voxform validate', () => {
       ],
       // Policy checks only manifests that load.
       policy: null,
-      summary: { errors: 1, warnings: 1, omitted: 0, stopped: false, files: ['voxform.yaml', 'empty.yaml'], environment: null, resources: null },
+      summary: { errors: 1, warnings: 1, omitted: 0, stopped: false, problemFiles: 2, files: ['voxform.yaml', 'empty.yaml'], environment: null, resources: null },
     });
   });
 

@@ -4,7 +4,7 @@
  * and the refused file is never read: a planted value in it never shows up anywhere.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, symlink, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
@@ -172,10 +172,66 @@ describe('files a manifest names must stay inside the project', () => {
     expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_outside_project manifest voxform.yaml is a symbolic link leading outside the project']);
   });
 
+  it.each([
+    ['a FIFO', (file: string) => void execFileSync('mkfifo', [file]), 'file_not_regular manifest voxform.yaml is a FIFO (named pipe), not a regular file'],
+    ['a link to /dev/zero', (file: string) => symlink('/dev/zero', file), 'file_outside_project manifest voxform.yaml is a symbolic link leading outside the project'],
+  ])('takes a default voxform.yaml that is %s for the manifest, and refuses it at its name', async (_name, make, expected) => {
+    const { project } = await projectWithOutsideSecret({ 'agents.yaml': 'agents:\n  desk: { id: ag_1 }\n' });
+    await make(path.join(project, 'voxform.yaml'));
+    expect(summarize(await load(project))).toEqual([`voxform.yaml:1:1 ${expected}`]);
+  });
+
   it('refuses a manifest over the document size limit', async () => {
     const { project } = await projectWithOutsideSecret({});
     await writeFile(path.join(project, 'voxform.yaml'), `# ${'x'.repeat(MAX_MANIFEST_BYTES)}\n`);
     expect(summarize(await load(project))).toEqual(['voxform.yaml:1:1 file_too_large manifest voxform.yaml is 8,388,611 bytes; the limit is 8 MiB (8,388,608 bytes)']);
+  });
+});
+
+describe('the project root is found from the path as written, not from where a link leads', () => {
+  /** A project holding `manifests`, a committed link to a folder outside it with a manifest that quotes the planted value. */
+  async function linkedManifests(options: { git: boolean; outsideIsRepository?: boolean }): Promise<string> {
+    const { project, outside } = await projectWithOutsideSecret({ 'voxform.yaml': 'agents:\n  desk: { id: ag_1 }\n' });
+    await writeFile(path.join(outside, 'settings.yaml'), `database:\n  password: ${PLANTED}\n`);
+    if (options.git) await mkdir(path.join(project, '.git'));
+    if (options.outsideIsRepository === true) await mkdir(path.join(outside, '.git'));
+    await symlink(outside, path.join(project, 'manifests'));
+    return project;
+  }
+
+  it.each([
+    ['a folder linked out of a git work tree', { git: true }, ['-f', 'manifests']],
+    ['a folder linked out of a folder in no work tree', { git: false }, ['-f', 'manifests']],
+    ['a file through a folder linked out', { git: true }, ['-f', 'manifests/settings.yaml']],
+    ['a folder linked to another git work tree', { git: true, outsideIsRepository: true }, ['-f', 'manifests']],
+  ])('validate refuses %s without quoting it', async (_name, options, args) => {
+    const project = await linkedManifests(options);
+    const result = await runCliInProcess(['validate', ...args], { cwd: project });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${args[1]}:1:1  error[file_outside_project]: manifest ${args[1]} is a symbolic link leading outside the project`);
+    expect(result.stdout + result.stderr).not.toContain(PLANTED);
+  });
+
+  it('ci run --command plan puts nothing of a folder linked out on the job summary', async () => {
+    const project = await linkedManifests({ git: true });
+    const summary = path.join(project, 'summary.md');
+    await writeFile(summary, '');
+    const result = await runCliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--command-args', '--local', '-f', 'manifests'], {
+      cwd: project,
+      env: { GITHUB_ACTIONS: 'true', GITHUB_REF: 'refs/heads/main', GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr + (await readFile(summary, 'utf8'))).not.toContain(PLANTED);
+    expect(await readFile(summary, 'utf8')).toContain('file_outside_project');
+  });
+
+  it('keeps working for a project reached through a linked parent folder', async () => {
+    const base = await tempDir({ 'real/project/voxform.yaml': manifestWithPrompt('prompts/front.md'), 'real/project/prompts/front.md': 'Be kind.\n' });
+    await mkdir(path.join(base, 'real/project/.git'));
+    await symlink(path.join(base, 'real'), path.join(base, 'linked'));
+    const project = path.join(base, 'linked/project');
+    expect(summarize(await load(project))).toEqual([]);
+    expect(summarize(await load(base, ['linked/project/voxform.yaml']))).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@
  * ended in "Invalid string length").
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -178,5 +178,94 @@ describe('a kept file that is slow to load', () => {
     expect(await exited, stderr).toBe(130);
     expect(stderr).toContain('Interrupted: voxform stopped at your request (exit 130).');
     expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('a kept folder that is a symbolic link (a committed .voxform or voxform-ci link)', () => {
+  const PROMO = 'VICTIM-PROMO-SECRET-42';
+  const LINKED = /error\[kept_folder_linked\]: (\.voxform|voxform-ci)\S* \(in .+\) is (a symbolic link|inside \S+, a symbolic link): voxform reads and writes its own files/;
+
+  /** A git work tree holding the manifest, and beside it (outside) an empty folder. */
+  async function checkout(): Promise<{ dir: string; outside: string }> {
+    const base = await tempDir({ 'project/voxform.yaml': MANIFEST, 'project/.git/HEAD': 'ref: refs/heads/main\n', 'outside/.keep': '' });
+    return { dir: path.join(base, 'project'), outside: path.join(base, 'outside') };
+  }
+
+  async function expectUntouched(outside: string): Promise<void> {
+    expect(await readdir(outside)).toEqual(['.keep']);
+  }
+
+  it("plan --local --format markdown through a link to another project's .voxform: refused, its secret never shown", async () => {
+    const victim = await checkout();
+    await writeFile(path.join(victim.dir, 'voxform.yaml'), MANIFEST.replace('first_message: Hello', 'first_message: "Promo ${env:PROMO_CODE}"'));
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: victim.dir, env: { PROMO_CODE: PROMO } })).code).toBe(0);
+    const { dir } = await checkout();
+    await symlink(path.join(victim.dir, '.voxform'), path.join(dir, '.voxform'));
+    const result = await runCliInProcess(['plan', '--local', '--format', 'markdown'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(LINKED);
+    expect(result.stdout + result.stderr).not.toContain(PROMO);
+  });
+
+  it.each([
+    ['plan --local', ['plan', '--local']],
+    ['apply --local', ['apply', '--local', '--auto-approve']],
+    ['apply with the state in the linked folder', ['apply', '--local', '--auto-approve', '--state', 'kept/state.json']],
+  ])('%s writes nothing where .voxform leads', async (_name, args) => {
+    const { dir, outside } = await checkout();
+    await symlink(outside, path.join(dir, '.voxform'));
+    await symlink(outside, path.join(dir, 'kept'));
+    const result = await runCliInProcess(args, { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/error\[kept_folder_linked\]: (\.voxform|kept)\S* \(in .+\) is (a symbolic link|inside)/);
+    await expectUntouched(outside);
+  });
+
+  it('a linked .voxform/history: apply records nothing there, and history refuses to list it', async () => {
+    const { dir, outside } = await checkout();
+    await mkdir(path.join(dir, '.voxform'));
+    await symlink(outside, path.join(dir, '.voxform/history'));
+    const apply = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir });
+    expect(apply.stderr).toContain('.voxform/history (in ');
+    await expectUntouched(outside);
+    const history = await runCliInProcess(['history', '--local'], { cwd: dir });
+    expect(history.code).toBe(1);
+    expect(history.stderr).toMatch(LINKED);
+  });
+
+  it('plan --out and plan show refuse a saved plan in a linked folder', async () => {
+    const { dir, outside } = await checkout();
+    await symlink(outside, path.join(dir, 'voxform-ci'));
+    const saved = await runCliInProcess(['plan', '--local', '--out', 'voxform-ci/plan.json'], { cwd: dir });
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toMatch(LINKED);
+    await expectUntouched(outside);
+    await writeFile(path.join(outside, 'plan.json'), `{"kind": "voxform-plan", "note": "${PROMO}"}\n`);
+    const shown = await runCliInProcess(['plan', 'show', 'voxform-ci/plan.json'], { cwd: dir });
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toMatch(LINKED);
+    expect(shown.stdout + shown.stderr).not.toContain(PROMO);
+  });
+
+  it('ci run writes nothing into a linked voxform-ci', async () => {
+    const { dir, outside } = await checkout();
+    await symlink(outside, path.join(dir, 'voxform-ci'));
+    const result = await runCliInProcess(['ci', 'run', '--provider', 'github', '--command', 'plan', '--command-args', '--local'], {
+      cwd: dir,
+      env: { GITHUB_ACTIONS: 'true', GITHUB_REF: 'refs/heads/main' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(LINKED);
+    await expectUntouched(outside);
+  });
+
+  it('keeps working for a project reached through a linked parent folder', async () => {
+    const base = await tempDir({ 'real/project/voxform.yaml': MANIFEST, 'real/project/.git/HEAD': 'ref: refs/heads/main\n' });
+    await symlink(path.join(base, 'real'), path.join(base, 'linked'));
+    const dir = path.join(base, 'linked/project');
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const history = await runCliInProcess(['history', '--local'], { cwd: dir });
+    expect(history.stdout).toContain('agents changed: desk');
+    expect(await readdir(path.join(base, 'real/project/.voxform'))).toContain('state.json');
   });
 });

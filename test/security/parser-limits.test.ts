@@ -109,7 +109,7 @@ describe('parser limits', () => {
     const agents = Array.from({ length: 5_000 }, (_, i) => `  a${i}: { id: ag_${i}, config: { llm: { temperature: warm } } }`).join('\n');
     const result = await loadTree({ 'voxform.yaml': `agents:\n${agents}\n` });
     expect(result.diagnostics).toHaveLength(MAX_DIAGNOSTICS_KEPT);
-    expect(result.omitted).toEqual({ errors: 0, warnings: 0, stopped: true });
+    expect(result.omitted).toEqual({ errors: 0, warnings: 0, files: 0, stopped: true });
   });
 
   it('keeps a bounded number of diagnostics and counts the rest', async () => {
@@ -117,8 +117,19 @@ describe('parser limits', () => {
     const result = await loadTree({ 'voxform.yaml': `agents:\n${names}\n` });
     expect(result.diagnostics).toHaveLength(MAX_DIAGNOSTICS_KEPT);
     // Every name is checked (counted), but once 1,000 problems are kept the per-resource checks stop.
-    expect(result.omitted).toEqual({ errors: 3_000 - MAX_DIAGNOSTICS_KEPT, warnings: 0, stopped: true });
+    expect(result.omitted).toEqual({ errors: 3_000 - MAX_DIAGNOSTICS_KEPT, warnings: 0, files: 0, stopped: true });
     expect(result.diagnostics[0]).toMatchObject({ code: 'invalid_name', line: 2, col: 3 });
+  });
+
+  it('with warnings only past the limit, names the limit as an error, first, and counts every file with a problem', async () => {
+    const count = MAX_DIAGNOSTICS_KEPT + 200;
+    const cwd = await tempDir(Object.fromEntries(Array.from({ length: count }, (_, i) => [`m/f${i}.yaml`, '# nothing yet\n'])));
+    const result = await runCliInProcess(['validate', '-f', 'm'], { cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^m\/f\d+\.yaml:1:1 {2}error\[too_many_problems\]: checking stopped at 1,000 problems, the most one run keeps \(this is the first past them\).*-f PATH/);
+    expect(result.stderr).toContain('1 error, 1,200 warnings in 1,200 files');
+    const json = await runCliInProcess(['validate', '-f', 'm', '--format', 'json'], { cwd });
+    expect(JSON.parse(json.stdout).summary).toMatchObject({ errors: 1, warnings: count, omitted: count - MAX_DIAGNOSTICS_KEPT, problemFiles: count, stopped: true });
   });
 
   it('shows the first diagnostics and sums up the rest in one line', async () => {

@@ -5,7 +5,6 @@
  * place, found by its marker), the review's labels, and after an apply a comment on the review that
  * merged the commit. Its exit code is the command's, so the job fails as the command would.
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { connectHost } from '../../ci/connect-host.js';
 import type { Provider, ReviewHost } from '../../ci/host.js';
@@ -16,6 +15,7 @@ import { currentReview, registerCiTokens, runUrl, summaryFile } from '../../ci/r
 import { readTestReport } from '../../conversations/read-json.js';
 import { VoxformError } from '../../errors.js';
 import { errorText } from '../error-text.js';
+import { makeKeptFolder } from '../../project-files/kept-files.js';
 import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
@@ -149,7 +149,7 @@ function describeResult(result: PublishResult, provider: Provider): string {
 export async function run(options: CiRunCommandOptions, ctx: CommandContext, runCommandLine: (argv: string[], ctx: CommandContext) => Promise<number>): Promise<number> {
   if (options.env) checkEnvironmentName(options.env);
   const outDir = path.resolve(ctx.cwd, options.outDir);
-  await mkdir(outDir, { recursive: true });
+  await makeKeptFolder(outDir);
   const argv = commandLine(options, outDir);
   // Registered before the command runs (main does too): its output and the report quoting it never show a token.
   registerCiTokens(ctx.env, ctx.secrets);

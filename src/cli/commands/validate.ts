@@ -36,6 +36,8 @@ export interface ValidateReport {
     omitted: number;
     /** Whether checking stopped at 1,000 problems (then there may be more than counted). */
     stopped: boolean;
+    /** How many files hold a problem, those of the problems past the listed ones too. */
+    problemFiles: number;
     /** Manifest files read, relative to the working directory. */
     files: string[];
     environment: string | null;
@@ -82,6 +84,7 @@ export async function validate(options: ValidateOptions, ctx: CommandContext): P
       warnings,
       omitted: result.omitted.errors + result.omitted.warnings,
       stopped: result.omitted.stopped,
+      problemFiles: new Set(result.diagnostics.map((d) => d.file)).size + result.omitted.files,
       files: result.files.map((file) => (path.relative(ctx.cwd, file) || path.basename(file)).split(path.sep).join('/')),
       environment: options.env ?? null,
       resources: result.state ? countResources(result.state) : null,
@@ -107,8 +110,7 @@ function summaryLine(report: ValidateReport, color = false): string {
   const findings = report.policy ? report.policy.summary.mandatory + report.policy.summary.advisory + report.policy.summary.waived : 0;
   const policy = report.policy && findings > 0 ? `; ${policySummaryLine(report.policy)}` : '';
   if (summary.errors > 0 || !summary.resources) {
-    const files = new Set(report.diagnostics.map((d) => d.file)).size;
-    return `${problems.text} in ${plural(files, 'file')}`;
+    return `${problems.text} in ${plural(summary.problemFiles, 'file')}`;
   }
   if (!report.valid) return `${c.red('✗')} policy violated${policy.replace(/^; policy/, '')}`;
   const what = summary.files.length === 1 ? `${summary.files[0]} is valid` : `${summary.files.length} files are valid`;

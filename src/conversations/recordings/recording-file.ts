@@ -15,11 +15,10 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { readKeptJson } from '../../project-files/kept-files.js';
+import { readKeptJson, writeKeptFile } from '../../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
 import { formatSize } from '../../project-files/guarded-read.js';
 import { isPlainObject } from '../../util/json-object.js';
-import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { CheckStatus, Target } from '../types.js';
 
 export const RECORDING_FORMAT_VERSION = 1;
@@ -172,5 +171,5 @@ export function sortExchanges(exchanges: readonly RecordedExchange[]): RecordedE
 /** Writes the recording whole or not at all; `redact` scrubs it once more as a whole (a text may hold a secret in any part). */
 export async function writeRecording(file: string, testFile: string, exchanges: readonly RecordedExchange[], redact: (text: string) => string): Promise<void> {
   const document = { format_version: RECORDING_FORMAT_VERSION, test_file: path.basename(testFile), exchanges: sortExchanges(exchanges) };
-  await writeFileAtomic(file, redact(`${JSON.stringify(document, null, 2)}\n`));
+  await writeKeptFile(file, redact(`${JSON.stringify(document, null, 2)}\n`));
 }
