@@ -46,7 +46,7 @@ describe('voxform rollback previous', () => {
 
     const back = (await vx('rollback', 'previous', '--auto-approve')).stdout;
     expect(back).toContain(`Rolling back booking, front-desk to ${first?.id} (`);
-    expect(back).toContain("Not rolled back: the knowledge files of front-desk, which stay as they are now (a rollback restores agents' names and configurations; `voxform apply` of the manifests sets the files).");
+    expect(back).toContain("Not rolled back: the knowledge files of front-desk, which stay as they are now (a rollback restores agents' names and configurations; `voxform apply` of the manifests sets the files).\n\nvoxform will make these changes on local:");
     expect(back).toContain('~ config.llm.temperature: 0.3 → 0.4');
     expect(back).not.toContain('matches the manifests');
     expect(back).toContain('the next `voxform apply` of them undoes this rollback');

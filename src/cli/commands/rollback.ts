@@ -59,9 +59,8 @@ function notRolledBack(records: readonly HistoryRecord[], restored: HistoryRecor
     return [restored, current].some((record) => (record ? recordedAgent(record, name)?.knowledge?.length ?? 0 : 0) > 0);
   });
   if (withFiles.length === 0) return '';
-  return controlsAsQuestionMarks(
-    `Not rolled back: the knowledge files of ${withFiles.join(', ')}, which stay as they are now (a rollback restores agents' names and configurations; \`voxform apply\` of the manifests sets the files).\n`,
-  );
+  const sentence = `Not rolled back: the knowledge files of ${withFiles.join(', ')}, which stay as they are now (a rollback restores agents' names and configurations; \`voxform apply\` of the manifests sets the files).`;
+  return `${controlsAsQuestionMarks(sentence)}\n`;
 }
 
 /** `rollback REF --agent NAME…`, quoted. */
