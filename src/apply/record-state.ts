@@ -2,9 +2,10 @@
 import type { DesiredAgent } from '../manifest/types.js';
 import { desiredAgentFields } from '../plan/agent-fields.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';
-import { appliedValue, hashApplied, type CampaignState, type WorkspaceState } from '../state/types.js';
+import { appliedValue, hashApplied, type AgentState, type CampaignState, type WorkspaceState } from '../state/types.js';
 import type { DesiredIndex } from './resources.js';
 import type { RequestResult } from './send-request.js';
+import { fingerprintKeyId } from '../util/hash.js';
 
 export type StateChange = (workspace: WorkspaceState) => void;
 
@@ -13,6 +14,11 @@ function appliedHashes(agent: DesiredAgent, key: string): Record<string, string>
   const applied: Record<string, string> = {};
   for (const [path, value] of desiredAgentFields(agent)) applied[path] = hashApplied(key, value);
   return applied;
+}
+
+/** An agent's state: its hashes beside the id of the key they are made with, so drift can tell when that key is no longer the one in use. */
+function agentState(id: string, applied: Record<string, string>, key: string): AgentState {
+  return { id, applied, fingerprintKeyId: fingerprintKeyId(key) };
 }
 
 /** What the state keeps of a campaign request's body: the values, secret ones as keyed hashes. */
@@ -52,11 +58,13 @@ export function stateAfterRequest(
     case 'update_agent': {
       const agent = resources.of(address, 'agent');
       return (ws) => {
-        // The attached files are not this request's: what the state knew of them stays.
-        const knowledge = ws.agents[address]?.applied.knowledge;
+        // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
+        const previous = ws.agents[address];
+        const sameKey = previous?.fingerprintKeyId === undefined || previous.fingerprintKeyId === fingerprintKeyId(salt);
+        const knowledge = sameKey ? previous?.applied.knowledge : undefined;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
-        ws.agents[address] = { id: agent.id, applied };
+        ws.agents[address] = agentState(agent.id, applied, salt);
       };
     }
     case 'set_agent_files': {
@@ -65,7 +73,7 @@ export function stateAfterRequest(
       return (ws) => {
         const applied = appliedHashes(agent, salt);
         applied.knowledge = hashApplied(salt, body.files);
-        ws.agents[address] = { id: agent.id, applied };
+        ws.agents[address] = agentState(agent.id, applied, salt);
       };
     }
     case 'import_phone':
@@ -94,7 +102,8 @@ export function stateWhenUnchanged(change: ResourceChange, context: { resources:
     const applied = appliedHashes(agent, context.key);
     // Unchanged, so the attached files are the desired ones: remember them for drift too.
     if (agent.knowledge !== undefined) applied.knowledge = hashApplied(context.key, change.before?.knowledge ?? []);
-    return (ws) => (ws.agents[address] = { id: agent.id, applied });
+    const state = agentState(agent.id, applied, context.key);
+    return (ws) => (ws.agents[address] = state);
   }
   if (change.kind === 'phone') {
     const phone = context.resources.of(address, 'phone');

@@ -20,15 +20,16 @@ export type TerminalApplyOptions = Omit<ApplyOptions, 'confirm' | 'onEvent' | 's
  * command line printed for the user to run next carries (next-command.ts).
  * `how.rerun`: the command that finishes a run that did not finish (default `voxform apply` and the chosen options).
  * `how.recorded`: what is deployed is a recorded configuration (rollback, drift --heal), not the
- * manifests: the policy checked it when it was applied, and a way back is never blocked by it.
- * Otherwise the manifests' policy must pass first.
+ * manifests, named as the plan names it (`the configuration of record …`): the policy checked it
+ * when it was applied, and a way back is never blocked by it. Otherwise the manifests' policy must
+ * pass first.
  */
 export async function applyOnTerminal(
   options: TerminalApplyOptions,
   ctx: CommandContext,
-  how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: boolean },
+  how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: string | undefined },
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
-  if (!how.recorded) await refuseMandatoryViolations(options.desired, ctx);
+  if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   const status = progressLine(ctx.stderr);
@@ -41,7 +42,7 @@ export async function applyOnTerminal(
     // The plan is printed before it runs: each agent's block of it is made as the agent is compared.
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
     confirm: () => confirmOnTerminal(ctx, stop, how),
-    onEvent: eventPrinter(ctx, status, lines),
+    onEvent: eventPrinter(ctx, status, lines, how.recorded),
     signal: stop.signal,
     onLocked: (lock) => ctx.onExit(() => lock.release()),
     unlockOptions: stateFlags(how.chosen).join(' ') || undefined,
@@ -55,11 +56,11 @@ export async function applyOnTerminal(
   return { code, outcome };
 }
 
-async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: boolean }): Promise<boolean> {
+async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: string | undefined }): Promise<boolean> {
   if (!ctx.confirm) {
     // A recorded configuration (rollback, drift --heal) has no plan to save: its own command is approved.
     const hint =
-      how.recorded && how.rerun !== undefined
+      how.recorded !== undefined && how.rerun !== undefined
         ? `Pass --auto-approve: \`${how.rerun} --auto-approve\`.`
         : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}\`.`;
     throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', { hint });
@@ -76,7 +77,8 @@ async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how
   }
 }
 
-function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch): (event: ApplyEvent) => void {
+/** `desired`: what is applied, as the plan names it (see `renderPlanText`). */
+function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, desired: string | undefined): (event: ApplyEvent) => void {
   const c = picocolors.createColors(ctx.color);
   const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
@@ -84,7 +86,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
     if (event.type === 'planned') {
       lines.flush();
       status.done();
-      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color }));
+      return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, desired }));
     }
     if (event.type === 'warning') return lines.add(`warning: ${event.message}\n`);
     if (event.type === 'stopping') return lines.add(`Stopping: no new write is sent; waiting for ${event.inFlight} in flight…\n`);

@@ -1,10 +1,11 @@
 /**
  * The classification of a plan's differences (pure): for each changed field, the keyed hash the
  * state keeps of what voxform last applied there says which side moved — the service, the
- * manifests, or both. See `DriftClass`.
+ * manifests, or both; made under another key, it says nothing (`unlabelled`). See `DriftClass`.
  */
 import type { Plan, ResourceChange, FieldChange } from '../plan/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
+import { fingerprintKeyId } from '../util/hash.js';
 import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
 
 interface ClassifyInput {
@@ -27,10 +28,16 @@ function appliedHash(change: ResourceChange, path: string, workspace: WorkspaceS
   return { applied: undefined, hash };
 }
 
+/** Whether hashes recorded under the key named `recorded` cannot be compared under `salt`; a state without the name is read as made with it. */
+function hashedWithAnotherKey(recorded: string | undefined, salt: string): boolean {
+  return recorded !== undefined && recorded !== fingerprintKeyId(salt);
+}
+
 function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput): DriftClass {
   // Campaigns, knowledge files and credentials cannot be read back: their `before` is what was last
   // applied, so a difference is the manifests' alone. So is a resource still to be created.
   if (change.action === 'create' || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
+  if (change.kind === 'agent' && hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, input.salt)) return 'unlabelled';
   const { applied, hash } = appliedHash(change, field.path, input.workspace, input.salt);
   if (applied === undefined) return 'pending';
   const manifestsAsApplied = applied === hash(field.after);
@@ -42,7 +49,9 @@ function classifyField(change: ResourceChange, field: FieldChange, input: Classi
 
 function resourceClass(fields: readonly DriftedField[]): DriftClass {
   const classes = new Set(fields.map((f) => f.class));
-  return classes.size === 1 ? (fields[0] as DriftedField).class : 'both';
+  if (classes.size === 1) return (fields[0] as DriftedField).class;
+  // A resource some of whose fields cannot be told is not said to be changed on both sides.
+  return classes.has('unlabelled') ? 'unlabelled' : 'both';
 }
 
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */
@@ -59,7 +68,7 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
       kind: change.kind,
       class: resourceClass(fields),
       fields,
-      healable: change.kind === 'agent' && fields.some((f) => f.class !== 'pending' && f.field.path !== 'knowledge'),
+      healable: change.kind === 'agent' && fields.some((f) => (f.class === 'outside' || f.class === 'both') && f.field.path !== 'knowledge'),
     });
   }
   const count = (wanted: DriftClass) => resources.filter((r) => r.class === wanted).length;
@@ -70,6 +79,6 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
     baseUrl: plan.baseUrl,
     files: plan.files,
     resources,
-    summary: { checked: plan.changes.length, outside: count('outside'), pending: count('pending'), both: count('both') },
+    summary: { checked: plan.changes.length, outside: count('outside'), pending: count('pending'), both: count('both'), unlabelled: count('unlabelled') },
   };
 }

@@ -6,12 +6,24 @@ export const CLASS_LABEL: Record<DriftClass, string> = {
   outside: 'changed outside voxform',
   pending: 'in git, not applied yet',
   both: 'changed outside voxform and in git',
+  unlabelled: 'not labelled (last applied under another API key)',
 };
 
-/** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`. */
+/** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
 export function countsLine(report: DriftReport): string {
   const s = report.summary;
-  return `${s.outside} changed outside voxform, ${s.pending} in git not applied yet, ${s.both} both (${checked(report)})`;
+  const unlabelled = s.unlabelled > 0 ? `, ${s.unlabelled} not labelled` : '';
+  return `${s.outside} changed outside voxform, ${s.pending} in git not applied yet, ${s.both} both${unlabelled} (${checked(report)})`;
+}
+
+/** Why some differences carry no class, and when they will again; undefined when every one has its class. `name`: how an address is written. */
+export function unlabelledNote(report: DriftReport, name: (address: string) => string = (address) => address): string | undefined {
+  const unlabelled = report.resources.filter((r) => r.fields.some((f) => f.class === 'unlabelled'));
+  if (unlabelled.length === 0) return undefined;
+  return (
+    `Not labelled: ${unlabelled.map((r) => name(r.address)).join(', ')}. What voxform last applied there was recorded under another API key ` +
+    '(rotated since?), so it cannot be compared: the differences are shown, not where they came from. The next `voxform apply` records them under this key and drift labels them again.'
+  );
 }
 
 /** `7 resources checked`. */

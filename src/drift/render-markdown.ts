@@ -2,7 +2,7 @@
 import { fieldViews } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, CLASS_LABEL, countsLine } from './labels.js';
+import { checked, CLASS_LABEL, countsLine, unlabelledNote } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -24,6 +24,12 @@ function diffLines(resource: DriftedResource): string[] {
   return lines;
 }
 
+/** The note on differences not labelled, addresses in code spans. */
+function noteLines(report: DriftReport): string[] {
+  const note = unlabelledNote(report, (address) => markdownCode(address));
+  return note ? [note, ''] : [];
+}
+
 export function renderDriftMarkdown(report: DriftReport): string {
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
@@ -34,6 +40,7 @@ export function renderDriftMarkdown(report: DriftReport): string {
     '',
     `${countsLine(report)}.`,
     '',
+    ...noteLines(report),
     '| resource | difference | fields | `--heal` |',
     '|---|---|---|---|',
     ...report.resources.map((r) => {

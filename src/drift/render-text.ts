@@ -2,7 +2,7 @@
 import picocolors from 'picocolors';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, CLASS_LABEL, countsLine } from './labels.js';
+import { checked, CLASS_LABEL, countsLine, unlabelledNote } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -46,6 +46,8 @@ export function renderDriftText(report: DriftReport, options: { color: boolean }
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
+  const note = unlabelledNote(report);
+  if (note) out.push(note, '');
   const n = report.resources.length;
   out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');
   return out.join('\n');

@@ -12,9 +12,12 @@ import type { FieldChange, ResourceChange, ResourceKind } from '../plan/types.js
  *   applied, the service does not;
  * - `pending`: in git but not applied yet: the service holds what was last applied (or voxform never
  *   applied the field, or the service cannot be read for it), the manifests changed;
- * - `both`: the service and the manifests each moved away from what was last applied.
+ * - `both`: the service and the manifests each moved away from what was last applied;
+ * - `unlabelled`: not told: the state's hashes of the agent were made with another key (the API key
+ *   rotated since the apply that recorded them), so they match neither side. The next apply
+ *   records them with the key in use.
  */
-export type DriftClass = 'outside' | 'pending' | 'both';
+export type DriftClass = 'outside' | 'pending' | 'both' | 'unlabelled';
 
 export interface DriftedField {
   /** The field's change as the plan made it (`before` live, `after` the manifests'). */
@@ -27,7 +30,7 @@ export interface DriftedResource {
   change: ResourceChange;
   address: string;
   kind: ResourceKind;
-  /** `outside` or `pending` when every field is; `both` when the fields differ in class or one is `both`. */
+  /** Its fields' class when they all agree; else `unlabelled` when one is, else `both`. */
   class: DriftClass;
   fields: DriftedField[];
   /**
@@ -44,6 +47,7 @@ export interface DriftSummary {
   outside: number;
   pending: number;
   both: number;
+  unlabelled: number;
 }
 
 export interface DriftReport {

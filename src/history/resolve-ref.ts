@@ -1,10 +1,10 @@
 /**
  * Which record `voxform rollback REF` returns to. REF is a record id or a unique prefix of one, a
  * commit (full, or a prefix of at least 7 hex digits), or `previous`: the last configuration that
- * applied completely and differs from the current one (see `previousRecord`).
+ * applied completely and differs from the current one in what a rollback restores (see `previousRecord`).
  */
 import { VoxformError } from '../errors.js';
-import { agentVersionKey, recordedAgent, shortCommit, type HistoryRecord } from './types.js';
+import { recordedAgent, restorableKey, shortCommit, type HistoryRecord } from './types.js';
 import { plural } from '../util/plural.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
@@ -46,10 +46,12 @@ function wholeConfiguration(record: HistoryRecord, records: readonly HistoryReco
 }
 
 /**
- * `previous`, from `records` (newest first): the current configuration is each agent's hash in the
+ * `previous`, from `records` (newest first): the current configuration is each agent's in the
  * newest record holding it; the answer is the newest complete record after the newest one, holding
- * the agents asked for, in which some of them is another version (`agentVersionKey`). Applies with nothing to do repeat
- * the current configuration and are passed over, so `previous` is never a no-op. Only a record that
+ * the agents asked for, in which some of them differs in what a rollback restores (`restorableKey`).
+ * Applies with nothing to do repeat the current configuration, and records that differ only in what
+ * a rollback leaves as it is (knowledge files) would restore nothing: both are passed over, so
+ * `previous` is never a no-op. Only a record that
  * is a whole configuration is returned to (`wholeConfiguration`): a rollback never ends in a mix of
  * agents never deployed together.
  */
@@ -67,12 +69,12 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
   for (const record of relevant) {
     for (const name of names) {
       const version = recordedAgent(record, name);
-      if (!current.has(name) && version) current.set(name, agentVersionKey(version));
+      if (!current.has(name) && version) current.set(name, restorableKey(version));
     }
   }
   const differs = (record: HistoryRecord, name: string) => {
     const version = recordedAgent(record, name);
-    return version !== undefined && agentVersionKey(version) !== current.get(name);
+    return version !== undefined && restorableKey(version) !== current.get(name);
   };
   const found = relevant
     .slice(1)

@@ -166,5 +166,14 @@ export function shortCommit(commit: string, uncommitted: boolean | null | undefi
 
 /** What tells two versions apart: the live hash, and the recorded configuration (a new `${env:…}` alone counts). */
 export function agentVersionKey(version: AgentVersion): string {
-  return `${version.configHash} ${hashValue({ name: version.name ?? null, config: version.config })}`;
+  return `${version.configHash} ${restorableKey(version)}`;
+}
+
+/**
+ * What tells apart what a rollback restores of two versions: their recorded name and configuration.
+ * The live hash is left out: it also covers the knowledge files attached and fields the manifests do
+ * not manage, which a rollback leaves as they are.
+ */
+export function restorableKey(version: AgentVersion): string {
+  return hashValue({ name: version.name ?? null, config: version.config });
 }

@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
-import { keyedHash } from '../util/hash.js';
+import { fingerprintKeyId, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkKeptFolder, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
@@ -51,11 +51,6 @@ export interface PlanFreshnessInputs {
 /** The secret values of the manifests, keyed (see `fingerprintKey`). */
 export function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
   return keyedHash(fingerprintKey, [desired.manifestHash, [...desired.secrets].sort()]);
-}
-
-/** Names the fingerprint key without revealing it (an HMAC of a constant under it). */
-export function fingerprintKeyId(fingerprintKey: string): string {
-  return keyedHash(fingerprintKey, 'voxform fingerprint key id');
 }
 
 /** Every string inside a JSON value passed through `redact` (keys are the plan's own). */

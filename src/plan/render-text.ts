@@ -77,8 +77,12 @@ function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables |
   ];
 }
 
-/** Terraform-like text: one block per changed resource, full dotted paths, line diffs for prompts. */
-export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean }): string {
+/**
+ * Terraform-like text: one block per changed resource, full dotted paths, line diffs for prompts.
+ * `desired`: what the plan applies, as the line saying the service already holds it names it (a
+ * rollback's is a recorded configuration): `the manifests` when not given.
+ */
+export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean; desired?: string | undefined }): string {
   const c = colorsFor(options.color);
   const out: string[] = [];
   // What the change relaxes comes first: a reviewer reads it before the diff.
@@ -87,7 +91,7 @@ export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: 
   const changed = plan.changes.filter((ch) => ch.action !== 'no-op');
   const where = `${plan.baseUrl}${plan.environment ? `, environment ${plan.environment}` : ''}`;
   if (changed.length === 0) {
-    out.push(`No changes. The service (${where}) matches the manifests.`);
+    out.push(`No changes. The service (${where}) matches ${options.desired ?? 'the manifests'}.`);
   } else {
     out.push(`voxform will make these changes on ${where}:`, '');
     for (const change of changed) out.push(changeText(c, change, options.color), '');

@@ -15,6 +15,7 @@ const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'cam
     requireString(entry, 'id', at, "the agent's id (a string)");
     const applied = requireObject(entry, 'applied', at, 'an object of field paths and hashes');
     for (const [field, hash] of Object.entries(applied)) if (typeof hash !== 'string') throw new Problem([...at, 'applied', field], hash, 'a hash (a string)');
+    optionalString(entry, 'fingerprintKeyId', at, 'the id of the key the hashes were made with (a string)');
   },
   phones: (entry, at) => {
     optionalString(entry, 'agentId', at, 'the id of the agent the number was bound to (a string)');

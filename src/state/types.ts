@@ -48,6 +48,11 @@ export interface AgentState {
   id: string;
   /** Field path (`name`, `config.prompt`, …) → `sha256:` of the value voxform last applied there. */
   applied: Record<string, string>;
+  /**
+   * The `fingerprintKeyId` of the key `applied` is hashed with: under another key (the API key
+   * rotated since) the hashes tell nothing. Absent in a state older than this field: taken to be the current key's.
+   */
+  fingerprintKeyId?: string;
 }
 
 export interface PhoneState {

@@ -148,3 +148,8 @@ export function fingerprintKey(secret: string): string {
 export function keyedHash(key: string, value: unknown): string {
   return `hmac-sha256:${createHmac('sha256', key).update(canonicalJson(value)).digest('hex')}`;
 }
+
+/** Names the fingerprint key without revealing it (an HMAC of a constant under it): saved plans and the state say which key they were made with. */
+export function fingerprintKeyId(fingerprintKey: string): string {
+  return keyedHash(fingerprintKey, 'voxform fingerprint key id');
+}

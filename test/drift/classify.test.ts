@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyDrift } from '../../src/drift/classify.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { emptyWorkspace, hashApplied, type WorkspaceState } from '../../src/state/types.js';
+import { fingerprintKeyId } from '../../src/util/hash.js';
 
 const SALT = 'test-salt';
 
@@ -94,6 +95,21 @@ describe('classifyDrift', () => {
     expect(classes(changes, workspace).map((row) => row[1])).toEqual(['pending', 'pending', 'pending']);
   });
 
+  it('an agent whose hashes were recorded under another key (the API key rotated) is not labelled: differences shown, no heal', () => {
+    const rotated = workspaceWith({ 'config.prompt': 'v1', name: 'A' });
+    const agent = rotated.agents['agent.a'];
+    if (agent) agent.fingerprintKeyId = fingerprintKeyId('old-salt');
+    const fields = [field('config.prompt', 'v1', 'v2'), field('name', 'A', 'B')];
+    expect(classes([change('agent.a', 'agent', fields)], rotated)).toEqual([['agent.a', 'unlabelled', false, ['config.prompt:unlabelled', 'name:unlabelled']]]);
+    const report = classifyDrift({ plan: plan([change('agent.a', 'agent', fields)]), workspace: rotated, salt: SALT, workspaceKey: 'default@local' });
+    expect(report.summary).toEqual({ checked: 1, outside: 0, pending: 0, both: 0, unlabelled: 1 });
+    // Recorded under the key in use, or by a version that did not name the key: labelled as before.
+    if (agent) agent.fingerprintKeyId = fingerprintKeyId(SALT);
+    expect(classes([change('agent.a', 'agent', fields)], rotated)).toEqual([['agent.a', 'pending', false, ['config.prompt:pending', 'name:pending']]]);
+    if (agent) delete agent.fingerprintKeyId;
+    expect(classes([change('agent.a', 'agent', fields)], rotated)).toEqual([['agent.a', 'pending', false, ['config.prompt:pending', 'name:pending']]]);
+  });
+
   it('counts resources by class, and every resource compared', () => {
     const workspace = workspaceWith({ 'config.prompt': 'v1' });
     const report = classifyDrift({
@@ -102,6 +118,6 @@ describe('classifyDrift', () => {
       salt: SALT,
       workspaceKey: 'default@local',
     });
-    expect(report.summary).toEqual({ checked: 3, outside: 1, pending: 1, both: 0 });
+    expect(report.summary).toEqual({ checked: 3, outside: 1, pending: 1, both: 0, unlabelled: 0 });
   });
 });

@@ -25,7 +25,7 @@ const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 type Json = Record<string, unknown>;
 interface DriftJson {
   drift: boolean;
-  summary: { checked: number; outside: number; pending: number; both: number };
+  summary: { checked: number; outside: number; pending: number; both: number; unlabelled: number };
   resources: Array<{ address: string; class: string; healable: boolean; fields: Array<{ path: string; class: string; live: unknown; manifests: unknown }> }>;
 }
 
@@ -125,7 +125,7 @@ describe('voxform drift', () => {
     expect(text).toContain('Drift: 1 resource differs: 1 changed outside voxform, 0 in git not applied yet, 0 both (7 resources checked).');
 
     const document = await driftJson(p);
-    expect(document.summary).toEqual({ checked: 7, outside: 1, pending: 0, both: 0 });
+    expect(document.summary).toEqual({ checked: 7, outside: 1, pending: 0, both: 0, unlabelled: 0 });
     expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
       ['agent.front-desk', 'outside', true, [['config.prompt', 'outside']]],
     ]);
@@ -186,7 +186,7 @@ describe('voxform drift', () => {
       config.first_message = 'Ahoy!';
     });
     const mixed = await driftJson(p);
-    expect(mixed.summary).toEqual({ checked: 7, outside: 0, pending: 0, both: 1 });
+    expect(mixed.summary).toEqual({ checked: 7, outside: 0, pending: 0, both: 1, unlabelled: 0 });
     expect(mixed.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
       [
         'agent.front-desk',
@@ -216,6 +216,42 @@ describe('voxform drift', () => {
     expect(left.resources.map((r) => [r.address, r.class, r.fields.map((f) => [f.path, f.class])])).toEqual([
       ['agent.front-desk', 'pending', [['config.flow.response_delay', 'pending'], ['config.llm.temperature', 'pending']]],
     ]);
+  }, 120_000);
+
+  it('after the API key is rotated, shows the differences unlabelled (no outside edit claimed, nothing to heal) until the next apply records them again', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    const manifestFile = path.join(p.dir, 'voxform.yaml');
+    await writeFile(manifestFile, (await readFile(manifestFile, 'utf8')).replace('temperature: 0.4', 'temperature: 0.5'));
+    expect((await driftJson(p)).resources.find((r) => r.address === 'agent.front-desk')?.class).toBe('pending');
+
+    const rotated = { VOXFORM_API_KEY: expectCode(await p.cliInProcess(['keys', 'create', '--type', 'private']), 0).stdout.trim() };
+    const document = JSON.parse(expectCode(await p.cliInProcess(['drift', '--format', 'json'], rotated), 2).stdout) as DriftJson;
+    validateDrift(document);
+    const agent = document.resources.find((r) => r.address === 'agent.front-desk');
+    expect([agent?.class, agent?.healable, agent?.fields.map((f) => [f.path, f.class, f.live, f.manifests])]).toEqual(['unlabelled', false, [['config.llm.temperature', 'unlabelled', 0.4, 0.5]]]);
+    expect(document.summary.unlabelled).toBe(1);
+    expect(document.summary.outside + document.summary.both).toBe(0);
+
+    const text = expectCode(await p.cliInProcess(['drift'], rotated), 2).stdout;
+    expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) not labelled (last applied under another API key)\n');
+    expect(text).toContain('Not labelled: agent.front-desk. What voxform last applied there was recorded under another API key');
+    expect(text).toContain('The next `voxform apply` records them under this key and drift labels them again.');
+    expect(text).not.toContain('--heal puts it back');
+    expect(text).not.toContain('changed outside voxform and in git');
+    expect(expectCode(await p.cliInProcess(['drift', '--format', 'markdown'], rotated), 2).stdout).toContain('| `agent.front-desk` | not labelled (last applied under another API key) | `config.llm.temperature` | — |');
+    const { url, bodies } = await startReceiver();
+    expectCode(await p.cliInProcess(['drift', '--notify', url, '--notify-format', 'slack'], rotated), 2);
+    const slack = JSON.parse(bodies[0]?.body ?? '') as { text: string; blocks: Array<{ text?: { text: string } }> };
+    expect(slack.text).toMatch(/: 0 changed outside voxform, \d+ in git not applied yet, 0 both, 1 not labelled \(7 resources checked\)\.$/);
+    expect(JSON.stringify(slack.blocks)).not.toContain('puts it back');
+    expect(expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve'], rotated), 2).stdout).toContain('Nothing to heal');
+
+    // The next apply records the hashes under the key in use: a dashboard edit is told as one again.
+    expectCode(await p.cliInProcess(['apply', '--auto-approve'], rotated), 0);
+    await editLive(p, (config) => (config.first_message = 'Ahoy!'));
+    const labelled = JSON.parse(expectCode(await p.cliInProcess(['drift', '--format', 'json'], rotated), 2).stdout) as DriftJson;
+    expect(labelled.resources.map((r) => [r.address, r.class, r.healable])).toEqual([['agent.front-desk', 'outside', true]]);
   }, 120_000);
 
   it('says why a notification was not delivered (exit 1) without printing the URL\'s path; the JSON output is the error alone', async () => {

@@ -7,8 +7,9 @@ const C1 = '1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const C2 = '2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 const C3 = '2222222ccccccccccccccccccccccccccccccccc';
 
-function version(hash: string): AgentVersion {
-  return { id: 'ag', config: {}, configHash: hash, maskedPaths: [] };
+/** A version whose recorded configuration (what a rollback restores) is told by `label`. */
+function version(label: string): AgentVersion {
+  return { id: 'ag', config: { prompt: label }, configHash: `sha256:${label}`, maskedPaths: [] };
 }
 
 function record(id: string, commit: string | undefined, agents: Record<string, string>, outcome = 'applied'): HistoryRecord {
@@ -55,6 +56,22 @@ describe('previous', () => {
     const v3 = record('20260104T100000000Z-eeeeee', C3, { desk: 'h2', booking: 'b3' });
     expect(previousRecord([v3, ...records], ['booking'])).toBe(v2again);
     expect(previousRecord([v3, ...records], ['desk'])).toBe(v1);
+  });
+
+  it('passes over a record that differs only in what a rollback does not restore (a knowledge file\'s content, in the live hash alone)', () => {
+    const temperature = (id: string, value: number, liveHash: string) => {
+      const r = record(id, C1, { desk: 'x' });
+      r.agents.desk = { id: 'ag', config: { llm: { temperature: value } }, knowledge: ['faq'], configHash: liveHash, maskedPaths: [] };
+      return r;
+    };
+    const first = temperature('20260101T100000000Z-111111', 0.4, 'sha256:a');
+    const second = temperature('20260102T100000000Z-222222', 0.3, 'sha256:b');
+    const knowledgeChanged = temperature('20260103T100000000Z-333333', 0.3, 'sha256:c');
+    expect(previousRecord([knowledgeChanged, second, first])).toBe(first);
+    // After that rollback, `previous` is the configuration it replaced.
+    const rollback = temperature('20260104T100000000Z-444444', 0.4, 'sha256:d');
+    rollback.source = { commit: C1, rollbackOf: first.id };
+    expect(previousRecord([rollback, knowledgeChanged, second, first])).toBe(knowledgeChanged);
   });
 
   it('counts a changed ${env:} reference as a new version, though the live hash masks the secret', () => {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { assertPlanFresh, fingerprintKeyId, type SavedPlan } from '../../src/plan/plan-file.js';
+import { assertPlanFresh, type SavedPlan } from '../../src/plan/plan-file.js';
 import type { DesiredState } from '../../src/manifest/types.js';
-import { canonicalJson, fingerprintKey, hashValue, keyedHash, sha256 } from '../../src/util/hash.js';
+import { canonicalJson, fingerprintKey, fingerprintKeyId, hashValue, keyedHash, sha256 } from '../../src/util/hash.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 /** Every string anywhere in a parsed JSON document: what an attacker holding the file can try as a salt. */

@@ -102,7 +102,7 @@ async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | unde
       source,
     },
     out,
-    { chosen: run.options, rerun: nextCommand('drift --heal', run.options), recorded: true },
+    { chosen: run.options, rerun: nextCommand('drift --heal', run.options), recorded: 'the configurations last applied' },
   );
   return code !== 0 ? code : differsAfterHeal(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
 }

@@ -4,7 +4,7 @@
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
-import { shortCommit, type HistoryRecord } from '../../history/types.js';
+import { recordedAgent, shortCommit, type HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -49,7 +49,20 @@ function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecor
   return `${lines.join('\n')}\n`;
 }
 
-/** The command line of a rollback to `ref`, quoted to run as printed. */
+/**
+ * What the rollback leaves as it is, where it matters: the knowledge files of the agents it restores
+ * that have some attached, in the restored record or now (`records`' newest holding the agent).
+ */
+function notRolledBack(records: readonly HistoryRecord[], restored: HistoryRecord, agents: readonly string[]): string {
+  const withFiles = agents.filter((name) => {
+    const current = records.find((record) => recordedAgent(record, name) !== undefined);
+    return [restored, current].some((record) => (record ? recordedAgent(record, name)?.knowledge?.length ?? 0 : 0) > 0);
+  });
+  if (withFiles.length === 0) return '';
+  const sentence = `Not rolled back: the knowledge files of ${withFiles.join(', ')}, which stay as they are now (a rollback restores agents' names and configurations; \`voxform apply\` of the manifests sets the files).`;
+  return `${controlsAsQuestionMarks(sentence)}\n`;
+}
+
 /** `rollback REF --agent NAME…`, quoted. */
 function rollbackWords(ref: string, agents: readonly string[]): string {
   return ['rollback', shellWord(ref), ...agents.map((name) => `--agent ${shellWord(name)}`)].join(' ');
@@ -65,7 +78,8 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const records = await workspaceHistory(history, project.workspaceKey, ctx);
   const restored = resolveHistoryRef(records, ref, agents);
   const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
-  ctx.stdout.write(`Rolling back ${[...desired.agents.keys()].join(', ')} to ${describeRecord(restored)}.\n\n`);
+  const names = [...desired.agents.keys()];
+  ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notRolledBack(records, restored, names)}\n`);
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
   // The record by its id: `previous` names another once some agents are back.
@@ -82,8 +96,9 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
       source,
     },
     ctx,
-    { chosen: options, rerun, recorded: true },
+    { chosen: options, rerun, recorded: `the configuration of record ${restored.id}` },
   );
-  if (outcome.status === 'applied' || outcome.status === 'nothing_to_do') ctx.stdout.write(gitWinsNotice(records, restored));
+  // With nothing to do, nothing was rolled back for an apply to undo.
+  if (outcome.status === 'applied') ctx.stdout.write(gitWinsNotice(records, restored));
   return code;
 }

@@ -1,0 +1,69 @@
+/**
+ * `voxform rollback previous` against the embedded emulator (`--local`), in the test's process:
+ * after an apply that changed only a knowledge file, `previous` passes over the record that differs
+ * only in what a rollback does not restore, says the knowledge files stay, and a second
+ * `previous` returns to the configuration the first replaced.
+ */
+import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+
+async function exampleProject(): Promise<string> {
+  const dir = await tempDir();
+  await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(dir, 'agents.example.yaml'));
+  await cp(path.join(repoRoot, 'example'), path.join(dir, 'example'), { recursive: true });
+  return dir;
+}
+
+function expectCode(result: CliResult, code: number): CliResult {
+  expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(code);
+  return result;
+}
+
+interface HistoryJson {
+  records: Array<{ id: string; source: { rollback_of: string | null }; agents: Record<string, { config: { llm?: { temperature?: number } } }> }>;
+}
+
+describe('voxform rollback previous', () => {
+  it('passes over a record that differs only in knowledge files, says they are not rolled back, and a second one returns', async () => {
+    const dir = await exampleProject();
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '-f', 'agents.example.yaml', '--local'], { cwd: dir }), 0);
+    const manifest = path.join(dir, 'agents.example.yaml');
+    await vx('apply', '--auto-approve');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('temperature: 0.4', 'temperature: 0.3'));
+    await vx('apply', '--auto-approve');
+    await appendFile(path.join(dir, 'example/knowledge/faq.md'), '\nQ: Do you open on Sundays? A: No.\n');
+    await vx('apply', '--auto-approve');
+    const temperatures = async () => {
+      const history = JSON.parse((await vx('history', '--format', 'json')).stdout) as HistoryJson;
+      return history.records.map((record) => record.agents['front-desk']?.config.llm?.temperature);
+    };
+    expect(await temperatures()).toEqual([0.3, 0.3, 0.4]);
+    const [, , first] = (JSON.parse((await vx('history', '--format', 'json')).stdout) as HistoryJson).records;
+
+    const back = (await vx('rollback', 'previous', '--auto-approve')).stdout;
+    expect(back).toContain(`Rolling back booking, front-desk to ${first?.id} (`);
+    expect(back).toContain("Not rolled back: the knowledge files of front-desk, which stay as they are now (a rollback restores agents' names and configurations; `voxform apply` of the manifests sets the files).\n\nvoxform will make these changes on local:");
+    expect(back).toContain('~ config.llm.temperature: 0.3 → 0.4');
+    expect(back).not.toContain('matches the manifests');
+    expect(back).toContain('the next `voxform apply` of them undoes this rollback');
+
+    const again = (await vx('rollback', 'previous', '--auto-approve')).stdout;
+    expect(again).toContain('~ config.llm.temperature: 0.4 → 0.3');
+    expect(await temperatures()).toEqual([0.3, 0.4, 0.3, 0.3, 0.4]);
+  }, 120_000);
+
+  it('says a rollback with nothing to do matches the recorded configuration, not the manifests, and claims no rollback to undo', async () => {
+    const dir = await exampleProject();
+    const vx = async (...args: string[]) => expectCode(await runCliInProcess([...args, '-f', 'agents.example.yaml', '--local'], { cwd: dir }), 0);
+    await vx('apply', '--auto-approve');
+    const [record] = (JSON.parse((await vx('history', '--format', 'json')).stdout) as HistoryJson).records;
+    const result = (await vx('rollback', record?.id ?? '', '--auto-approve')).stdout;
+    expect(result).toContain(`No changes. The service (local) matches the configuration of record ${record?.id}.`);
+    expect(result).toContain('Nothing to apply.');
+    expect(result).not.toContain('undoes this rollback');
+  }, 60_000);
+});
