@@ -245,7 +245,7 @@ describe('voxform drift', () => {
     const slack = JSON.parse(bodies[0]?.body ?? '') as { text: string; blocks: Array<{ text?: { text: string } }> };
     expect(slack.text).toMatch(/: 0 changed outside voxform, \d+ in git not applied yet, 0 both, 1 not labelled \(7 resources checked\)\.$/);
     expect(JSON.stringify(slack.blocks)).not.toContain('puts it back');
-    expect(expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve'], rotated), 2).stdout).toContain('Nothing to heal');
+    expect(expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve'], rotated), 2).stdout).toContain('Nothing to heal: no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them).');
 
     // The next apply records the hashes under the key in use: a dashboard edit is told as one again.
     expectCode(await p.cliInProcess(['apply', '--auto-approve'], rotated), 0);

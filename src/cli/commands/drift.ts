@@ -84,7 +84,9 @@ async function prepareHeal(run: DriftRun, report: DriftReport): Promise<HealPlan
 async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | undefined, out: CommandContext): Promise<number> {
   const { project, ctx, options } = run;
   if (!healing) {
-    out.stdout.write('Nothing to heal: no agent was changed outside voxform.\n');
+    // Unlabelled agents (last applied under another API key) may have been changed outside voxform: which side moved is not known.
+    const why = report.summary.unlabelled > 0 ? 'no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them)' : 'no agent was changed outside voxform';
+    out.stdout.write(`Nothing to heal: ${why}.\n`);
     return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
   }
   out.stdout.write(`Healing ${[...healing.desired.agents.keys()].join(', ')}: back to the configuration last applied (${healing.records.join(', ')}).\n\n`);
