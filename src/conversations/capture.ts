@@ -37,6 +37,8 @@ export interface CaptureInput {
    * matches) and before a reply is shortened.
    */
   redact?: Redact | undefined;
+  /** Where the test file's editor modeline finds the test schema, from the file's folder (default: a tests/ folder beside node_modules). */
+  schemaPath?: string | undefined;
 }
 
 /** Replaces personal data in free text: metadata values first (exact strings), then the patterns. */
@@ -92,7 +94,7 @@ export function captureTestFile(input: CaptureInput): string {
     tests: [{ name: `replays call ${callId}`, turns }],
   };
   const header = [
-    '# yaml-language-server: $schema=../node_modules/voxform/schemas/tests.schema.json',
+    `# yaml-language-server: $schema=${input.schemaPath ?? '../node_modules/voxform/schemas/tests.schema.json'}`,
     `# Captured from call ${callId} by \`voxform test capture\`. Personal data is replaced by <placeholders>:`,
     '# review the script and the judge references before committing.',
   ].join('\n');

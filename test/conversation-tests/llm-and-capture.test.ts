@@ -137,6 +137,10 @@ describe('voxform test capture', () => {
     const text = await readFile(path.join(project.dir, 'tests/captured.test.yaml'), 'utf8');
     expect(text).not.toMatch(/Jane|555 123|jane@/);
     expect(text).toContain(`name: replays call ${callId}`);
+    // The editor's schema is found from where the file was written.
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/voxform/schemas/tests.schema.json');
+    expect((await project.cliInProcess(['test', 'capture', callId, '--out', 'tests/deep/er/captured.test.yaml'])).code).toBe(0);
+    expect((await readFile(path.join(project.dir, 'tests/deep/er/captured.test.yaml'), 'utf8')).split('\n')[0]).toBe('# yaml-language-server: $schema=../../../node_modules/voxform/schemas/tests.schema.json');
     expect(text).toContain('user: This is <patient_name>, my number is <phone> and my mail is <email>.');
     expect(text).toContain(`judge: 'Answers like: "${greeting}"`);
     const refused = await project.cliInProcess(['test', 'capture', callId, '--out', 'voxform.yaml/captured.test.yaml']);

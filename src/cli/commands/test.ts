@@ -312,7 +312,9 @@ export async function capture(options: CaptureOptions, ctx: CommandContext): Pro
   }
   // What the call's configuration and transcript hold of the operator's secrets is never written.
   (await trustedSecretsOf(options, ctx, desired, connection)).noteLive(record);
-  const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value) });
+  // The modeline points at the package's schema in the project's node_modules, from where the file is written.
+  const schemaPath = options.out === undefined ? undefined : path.relative(path.dirname(path.resolve(ctx.cwd, options.out)), path.join(ctx.cwd, 'node_modules/voxform/schemas/tests.schema.json')).split(path.sep).join('/');
+  const text = captureTestFile({ record, agentName: agent.localName, redact: (value) => ctx.secrets.redact(value), schemaPath });
   await emit(text, options.out, ctx, { what: 'the test file', createFolder: true, unwritten: 'nothing was written' });
   return 0;
 }
