@@ -2,7 +2,7 @@
  * `voxform webhook send` and `voxform webhook serve` as a user runs them: the built CLI, on
  * loopback only, with planted secrets that must never reach the terminal.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
@@ -399,6 +399,16 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.code).toBe(1);
     expectNoSecret(result.stdout, result.stderr);
+  });
+
+  it('serve refuses a --prefetch-response that is a FIFO or a device at once, instead of waiting on it forever', async () => {
+    const dir = await tempDir({});
+    execFileSync('mkfifo', [path.join(dir, 'answer.fifo')]);
+    for (const file of ['answer.fifo', '/dev/zero']) {
+      const result = await runCliInProcess(['webhook', 'serve', '--port', '0', '--prefetch-response', file], { cwd: dir, env: ENV });
+      expect(result.stderr, file).toContain(`error[file_unreadable]: --prefetch-response ${file} is not a regular file (a folder, a FIFO or a device).`);
+      expect(result.code, file).toBe(1);
+    }
   });
 
   it('serve on a port that is taken', async () => {

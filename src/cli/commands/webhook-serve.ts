@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -87,13 +87,22 @@ function parsePort(raw: string): number {
   return port;
 }
 
+/** What a `--prefetch-response` file may hold: an answer is a few fields. */
+const MAX_PREFETCH_RESPONSE_BYTES = 1024 * 1024;
+
 /** The `--prefetch-response` file's JSON, checked to be an answer the service would use. */
 async function readPrefetchResponse(file: string, ctx: CommandContext): Promise<string> {
+  const hint = 'Give a JSON file such as {"metadata": {"tier": "gold"}, "extra_prompt": "…"}.';
+  const full = path.resolve(ctx.cwd, file);
+  // Checked before it is opened: a FIFO would hold the open (and the start) forever, a device never end.
+  const info = await stat(full).catch(() => undefined);
+  if (info && !info.isFile()) throw new VoxformError('file_unreadable', `--prefetch-response ${file} is not a regular file (a folder, a FIFO or a device).`, { hint });
+  if (info && info.size > MAX_PREFETCH_RESPONSE_BYTES) throw new VoxformError('file_unreadable', `--prefetch-response ${file} is larger than 1 MiB, far more than an answer needs.`, { hint });
   let text: string;
   try {
-    text = await readFile(path.resolve(ctx.cwd, file), 'utf8');
+    text = await readFile(full, 'utf8');
   } catch (error) {
-    throw new VoxformError('file_unreadable', `--prefetch-response ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { hint: 'Give a JSON file such as {"metadata": {"tier": "gold"}, "extra_prompt": "…"}.' });
+    throw new VoxformError('file_unreadable', `--prefetch-response ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { hint });
   }
   let value: unknown;
   try {
