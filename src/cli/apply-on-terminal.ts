@@ -58,9 +58,9 @@ export async function applyOnTerminal(
 
 async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how: { chosen: ChosenTarget; rerun?: string | undefined; recorded?: string | undefined }): Promise<boolean> {
   if (!ctx.confirm) {
-    // A recorded configuration (rollback, drift --heal) has no plan to save: its own command is approved.
+    // A command of its own (rollback, drift --heal, promote with its gates) has no plan to save: it is approved itself.
     const hint =
-      how.recorded !== undefined && how.rerun !== undefined
+      how.rerun !== undefined
         ? `Pass --auto-approve: \`${how.rerun} --auto-approve\`.`
         : `Pass --auto-approve, or save a reviewed plan with \`${nextCommand('plan --out plan.json', how.chosen)}\` and run \`${nextCommand('apply plan.json', how.chosen, { manifests: false })}\`.`;
     throw new VoxformError('approval_required', 'Refusing to apply without approval: there is no terminal to ask on.', { hint });

@@ -52,6 +52,10 @@ describe('voxform promote --to / --from', () => {
     expect(promoted.stderr).toBe('');
     expect(promoted.stdout).toContain('Every gate passes');
     expect(promoted.code).toBe(0);
+    // Without a terminal the hint is promote's own command: a saved plan would skip the gates.
+    const unapproved = await cli(['promote', '--to', 'production']);
+    expect(unapproved.stderr).toContain('error[approval_required]: Refusing to apply without approval: there is no terminal to ask on.\n  hint: Pass --auto-approve: `voxform promote --to production --from staging --auto-approve`.\n');
+    expect(unapproved.code).toBe(1);
     // A manifest edited beside the commit still counts, even with the configuration unchanged.
     await writeFile(path.join(dir, 'voxform.yaml'), `${STAGED_MANIFEST}# edited\n`);
     const edited = await cli(['promote', '--to', 'production', '--dry-run']);
