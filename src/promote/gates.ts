@@ -134,12 +134,14 @@ function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord
   const names = Object.keys(current.agents).sort();
   const qualified = (name: string, text: string) => (names.length === 1 ? text : `${name}: ${text}`);
   let compared = 0;
+  let uncalled = 0;
   for (const name of names) {
     const version = current.agents[name];
     if (!version) continue;
     const agent = calls.get(version.id);
     const now = versionOf(agent, version.configHash);
     const comparison = now?.comparison;
+    if (!now) uncalled++;
     if (!now || !comparison) continue; // no calls yet, or no version before it: nothing to regress from
     const before = agent?.versions.find((candidate) => candidate.key === comparison.against);
     if (!comparison.enough_calls) {
@@ -151,7 +153,8 @@ function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord
       return { ...base, passed: false, evidence: qualified(name, `${METRIC_WORDS[metric]} ${metricValue(now, metric)} vs ${metricValue(before, metric)} before, interval excludes zero`) };
     }
   }
-  return { ...base, passed: true, evidence: compared === 0 ? 'no earlier version with calls to compare with' : 'no metric is worse than before (95% intervals)' };
+  const nothingCompared = uncalled > 0 ? 'no call yet with this configuration to compare (min_calls is the gate for that)' : 'no earlier version with calls to compare with';
+  return { ...base, passed: true, evidence: compared === 0 ? nothingCompared : 'no metric is worse than before (95% intervals)' };
 }
 
 export interface GateEvidence {

@@ -101,7 +101,10 @@ describe('the gates', () => {
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.evidence).toBe('error rate 6.3% vs 1.5% before, interval excludes zero');
     const thin = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')]);
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]?.evidence).toBe('12 calls with this configuration and 400 before; a comparison needs 30 each');
-    expect(checkGates({ noRegression: ['error_rate'] }, evidence())[0]).toMatchObject({ passed: true, evidence: 'no earlier version with calls to compare with' });
+    // No call yet with this configuration is said as such, not blamed on the version before.
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence())[0]).toMatchObject({ passed: true, evidence: 'no call yet with this configuration to compare (min_calls is the gate for that)' });
+    const first = calls([version('20261128T100000000Z-bbbbbb', HASH_B, 120, 2, undefined)]);
+    expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: first }))[0]).toMatchObject({ passed: true, evidence: 'no earlier version with calls to compare with' });
   });
 
   it('prints a table and refuses with one sentence naming the first failed gate', () => {
