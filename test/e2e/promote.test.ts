@@ -101,6 +101,11 @@ describe('voxform promote', () => {
     expect(refused.stdout).toContain('✗ tests pass');
     expect(refused.stderr).toContain(`error[promote_gate_failed]: Refusing to promote staging to production: tests: the last run against staging for commit ${c1.slice(0, 7)} had 1 failure`);
     expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('Hello from Acme Dental.');
+    // A run narrowed by --grep is no evidence: it would stand for the whole suite in the gate.
+    const narrowed = await cli(['test', '--env', 'staging', '--against', 'live', '--grep', 'greets']);
+    expect(narrowed.stderr).toContain('note: a run narrowed by --grep or --agent is not recorded as evidence for `voxform promote`.');
+    const recordedRuns = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
+    expect(recordedRuns.test_runs).toHaveLength(1);
 
     // The fix: the agent says what the test expects; staging gets it from a new commit.
     await writeFile(path.join(dir, 'voxform.yaml'), manifest('Hello from Acme Dental, open 9 to 5.'));
