@@ -12,6 +12,7 @@
  */
 import path from 'node:path';
 import { makeKeptFolder, readKeptJson, writeKeptFile } from '../project-files/kept-files.js';
+import { isVoxformError } from '../errors.js';
 import { fingerprintKey, hashValue, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { Redact } from '../secrets/redact.js';
@@ -60,7 +61,11 @@ export class JudgeCache {
   }
 
   async get(question: JudgeQuestion): Promise<Verdict | undefined> {
-    const kept = await readKeptJson(this.#file(question), ENTRY_LIMITS);
+    // A cache voxform may not read (its folder a link: kept_folder_linked) is a miss, as an unreadable entry is.
+    const kept = await readKeptJson(this.#file(question), ENTRY_LIMITS).catch((error: unknown) => {
+      if (isVoxformError(error)) return { found: false as const };
+      throw error;
+    });
     if (!kept.found || !kept.ok || !isPlainObject(kept.value)) return undefined;
     const { stored_at: storedAt, verdict, reason } = kept.value;
     if (typeof storedAt !== 'string' || (verdict !== 'pass' && verdict !== 'fail') || typeof reason !== 'string') return undefined;
