@@ -41,7 +41,8 @@ export async function resolveAgentArgument(agent: string, known: KnownAgentNames
   if (await hasCalls(agent, client)) return agent;
   throw unknownAgent(agent, [...local.keys(), ...displayNames.values()], `${label} "${agent}" is neither an agent of the manifests${known.history ? ' or the apply history' : ''} nor an agent id on the service.`, {
     known: known.manifests.size > 0 ? `Agents of the manifests: ${[...known.manifests.keys()].join(', ')}.` : undefined,
-    none: 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests).',
+    // No names known: there may be no manifest, or manifests that did not load (said in a warning above).
+    none: 'Give an agent id, or an agent name from voxform.yaml (-f to name the manifests; if a warning above says they could not be read, `voxform validate` says why).',
   });
 }
 
