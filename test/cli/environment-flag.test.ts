@@ -74,3 +74,12 @@ describe('an unknown environment named by a flag', () => {
     expect(result.stderr).not.toContain('--env');
   });
 });
+
+describe('voxform diff of an environment whose agent id the service does not have', () => {
+  it('names the environment, the agent and its place, as plan does, not only the service\'s 404', async () => {
+    const dir = await tempDir({ 'voxform.yaml': `${STAGED_MANIFEST}  canary:\n    agents: { front-desk: { id: -OKnoSuchAgent000009 } }\n` });
+    const result = await runCliInProcess(['diff', '--env', 'staging', '--env', 'canary', '--local'], { cwd: dir });
+    expect(result.stderr).toContain('error[agent_not_on_service]: voxform.yaml:3:3: agent.front-desk of "canary": the service has no agent with id "-OKnoSuchAgent000009"; nothing was compared.\n');
+    expect(result.code).toBe(1);
+  });
+});

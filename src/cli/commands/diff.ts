@@ -2,7 +2,8 @@
  * `voxform diff --env A --env B`: the two environments' live agents compared now, field by field
  * (src/promote/environment-diff.ts). Reads the service only; nothing is locked or written.
  */
-import { VoxformError } from '../../errors.js';
+import { formatSourceLocation, VoxformError } from '../../errors.js';
+import { isApiError } from '../../api/index.js';
 import type { Agent } from '../../schema/types.gen.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { diffEnvironments, renderEnvironmentDiffJson, renderEnvironmentDiffMarkdown, renderEnvironmentDiffText } from '../../promote/environment-diff.js';
@@ -38,7 +39,13 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
   const readLive = async (desired: DesiredState): Promise<Map<string, Agent>> => {
     const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
     const agents = await mapBounded([...desired.agents.values()], parallelism, async (agent): Promise<[string, Agent]> => {
-      const live = await connection.client.getAgent(agent.id);
+      const live = await connection.client.getAgent(agent.id).catch((error: unknown) => {
+        if (!isApiError(error) || error.status !== 404) throw error;
+        // Said as plan says it, with the environment and the place: the service's own message names neither.
+        throw new VoxformError('agent_not_on_service', `${formatSourceLocation(agent.source)}: ${agent.address} of "${desired.environment ?? 'default'}": the service has no agent with id "${agent.id}"; nothing was compared.`, {
+          hint: 'voxform adopts existing agents: put the id of the live agent under that environment (`voxform plan --env` checks it the same way).',
+        });
+      });
       const places = trustedSecretPaths(trusted, agent, (live.config ?? {}) as Record<string, unknown>).map((place) => `config.${place}`);
       liveSecrets.set(agent.localName, [...(liveSecrets.get(agent.localName) ?? []), ...places]);
       return [agent.localName, live];
