@@ -100,6 +100,12 @@ async function pathspecs(repository: GitRepository, files: readonly string[]): P
 }
 
 /**
+ * How the deploy's files are asked about: untracked files count, no rename detection (it would read
+ * the contents of files, which a partial clone fetches).
+ */
+const STATUS = ['status', '--porcelain=v2', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames'] as const;
+
+/**
  * The porcelain v2 status of `files` (the branch headers come first, so a cut status still names
  * both).
  */
@@ -110,8 +116,7 @@ async function workTreeStatus(cwd: string, env: Env, files: readonly string[]): 
   // No file of the deploy in the repository: nothing of it can differ, and `--` alone would mean every
   // file, so the pathspec excludes them all (`*` matches every path): the headers alone remain.
   const scope = paths.length > 1 ? paths : ['--', ':(exclude)*'];
-  // No rename detection: it would read the contents of files, which a partial clone fetches.
-  return repository.run(['status', '--porcelain=v2', '--branch', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames', ...scope]);
+  return repository.run([...STATUS, '--branch', ...scope]);
 }
 
 /** A header of the porcelain v2 status (`# branch.oid 0a1b…`), or undefined. */
@@ -154,8 +159,9 @@ export async function uncommittedFiles(cwd: string, env: Env, files: readonly st
   if (!repository) return undefined;
   const paths = await pathspecs(repository, files);
   if (paths.length === 1) return [];
-  // -z: every path as it is (no quoting), each entry ended by a NUL (a name may hold a line break).
-  const answer = await repository.run(['status', '--porcelain=v2', '-z', '--untracked-files=normal', '--ignore-submodules=dirty', '--no-renames', ...paths], { keepBlankLines: true });
+  // -z: every path as it is (no quoting), each entry ended by a NUL (a name may hold a line break). A
+  // separate run from gitSource's: a cut -z answer would lose its branch headers, which gitSource needs.
+  const answer = await repository.run([...STATUS, '-z', ...paths], { keepBlankLines: true });
   if (!answer || answer.cut) return undefined;
   const changed = answer.lines.join('\n').split('\0').flatMap((entry) => {
     // Porcelain v2: "1 XY sub mH mI mW hH hI PATH", "u XY sub m1 m2 m3 mW h1 h2 h3 PATH", "? PATH".
