@@ -65,7 +65,7 @@ export class SecretRegistry {
 
   redact(text: string): string {
     if (this.values.size === 0) return text;
-    this.needles ??= [...new Set([...this.values].flatMap(echoedForms))];
+    this.needles ??= searchedForms(this.values);
     return redactNeedles(String(text), this.needles);
   }
 
@@ -76,11 +76,16 @@ export class SecretRegistry {
    */
   redactQuoted(text: string): string {
     if (this.shortValues.size === 0) return this.redact(text);
-    this.needles ??= [...new Set([...this.values].flatMap(echoedForms))];
+    this.needles ??= searchedForms(this.values);
     // One pass over both lists: a short value is never searched for inside a marker already written.
-    this.shortNeedles ??= [...new Set([...this.shortValues].flatMap(echoedForms))];
+    this.shortNeedles ??= searchedForms(this.shortValues);
     return redactNeedles(String(text), [...this.needles, ...this.shortNeedles]);
   }
+}
+
+/** Every echoed form of the values, once: forms that differ only in the case of ASCII letters are one search (redactNeedles ignores it). */
+function searchedForms(values: ReadonlySet<string>): string[] {
+  return [...new Set([...values].flatMap(echoedForms).map(asciiLower))];
 }
 
 /**
