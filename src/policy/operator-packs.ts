@@ -127,7 +127,7 @@ export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>
 /** The folders a pull request controls: the project (git work tree, else working directory) of the working directory and of each manifest. */
 async function projectRoots(cwd: string, manifestFiles: readonly string[]): Promise<string[]> {
   const roots = new Set([await findProjectRoot(cwd, cwd)]);
-  for (const file of manifestFiles) roots.add(await findProjectRoot(path.dirname(file), cwd));
+  for (const folder of new Set(manifestFiles.map((file) => path.dirname(file)))) roots.add(await findProjectRoot(folder, cwd));
   return [...roots];
 }
 
