@@ -93,8 +93,9 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   // A run against the live agents is evidence for `voxform promote` (docs/promotion.md); a replayed one
   // is not, nor one that --grep or --agent narrowed: it would stand for the whole suite in the gate.
   const narrowed = options.grep !== undefined || options.agent !== undefined;
-  const evidence = service && targets.includes('live') && (mode === 'live' || mode === 'record') && !narrowed ? await startTestEvidence(options, ctx, desired, service.connection, files) : undefined;
-  if (service && targets.includes('live') && narrowed) ctx.stderr.write('note: a run narrowed by --grep or --agent is not recorded as evidence for `voxform promote`.\n');
+  const live = service && targets.includes('live') ? service : undefined;
+  if (live && narrowed) ctx.stderr.write('note: a run narrowed by --grep or --agent is not recorded as evidence for `voxform promote`.\n');
+  const evidence = live && !narrowed && (mode === 'live' || mode === 'record') ? await startTestEvidence(options, ctx, desired, live.connection, files) : undefined;
   const judgeSettings = judgeSettingsFromEnv(ctx.env);
   const judgeCache =
     model && judgeSettings && options.cache !== false
