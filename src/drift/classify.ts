@@ -28,16 +28,17 @@ function appliedHash(change: ResourceChange, path: string, workspace: WorkspaceS
   return { applied: undefined, hash };
 }
 
-/** Whether hashes recorded under the key named `recorded` cannot be compared under `salt`; a state without the name is read as made with it. */
-function hashedWithAnotherKey(recorded: string | undefined, salt: string): boolean {
-  return recorded !== undefined && recorded !== fingerprintKeyId(salt);
+/** Whether hashes recorded under the key named `recorded` cannot be compared under the key named `keyId`; a state without the name is read as made with it. */
+function hashedWithAnotherKey(recorded: string | undefined, keyId: string): boolean {
+  return recorded !== undefined && recorded !== keyId;
 }
 
-function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput): DriftClass {
+/** `keyId`: the name of the key the run hashes with (`fingerprintKeyId` of the salt), made once per check. */
+function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftClass {
   // Campaigns, knowledge files and credentials cannot be read back: their `before` is what was last
   // applied, so a difference is the manifests' alone. So is a resource still to be created.
   if (change.action === 'create' || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';
-  if (change.kind === 'agent' && hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, input.salt)) return 'unlabelled';
+  if (change.kind === 'agent' && hashedWithAnotherKey(input.workspace.agents[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
   const { applied, hash } = appliedHash(change, field.path, input.workspace, input.salt);
   if (applied === undefined) return 'pending';
   const manifestsAsApplied = applied === hash(field.after);
@@ -57,10 +58,11 @@ function resourceClass(fields: readonly DriftedField[]): DriftClass {
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */
 export function classifyDrift(input: ClassifyInput): DriftReport {
   const { plan } = input;
+  const keyId = fingerprintKeyId(input.salt);
   const resources: DriftedResource[] = [];
   for (const change of plan.changes) {
     if (change.action === 'no-op') continue;
-    const fields = change.fieldChanges.map((field) => ({ field, class: classifyField(change, field, input) }));
+    const fields = change.fieldChanges.map((field) => ({ field, class: classifyField(change, field, input, keyId) }));
     if (fields.length === 0) continue;
     resources.push({
       change,
