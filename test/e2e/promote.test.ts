@@ -7,7 +7,7 @@
  * difference left but the overlays'.
  */
 import { execFileSync } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
@@ -103,9 +103,18 @@ describe('voxform promote', () => {
     expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('Hello from Acme Dental.');
     // A run narrowed by --grep is no evidence: it would stand for the whole suite in the gate.
     const narrowed = await cli(['test', '--env', 'staging', '--against', 'live', '--grep', 'greets']);
-    expect(narrowed.stderr).toContain('note: a run narrowed by --grep or --agent is not recorded as evidence for `voxform promote`.');
-    const recordedRuns = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
+    expect(narrowed.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it is narrowed by --grep, and would stand for the whole suite in the gate.');
+    // So is a run of some of the suite's files, named as paths; naming all of them is the whole suite.
+    await writeFile(path.join(dir, 'tests/hours.test.yaml'), TESTS.replace('greets with opening hours', 'names the opening hours'));
+    const partial = await cli(['test', '--env', 'staging', '--against', 'live', 'tests/desk.test.yaml']);
+    expect(partial.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it leaves out 1 test file of the suite (tests/hours.test.yaml), and would stand for the whole suite in the gate.');
+    let recordedRuns = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
     expect(recordedRuns.test_runs).toHaveLength(1);
+    const whole = await cli(['test', '--env', 'staging', '--against', 'live', 'tests/hours.test.yaml', 'tests']);
+    expect(whole.stderr).not.toContain('not recorded as evidence');
+    recordedRuns = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
+    expect(recordedRuns.test_runs).toHaveLength(2);
+    await rm(path.join(dir, 'tests/hours.test.yaml'));
 
     // The fix: the agent says what the test expects; staging gets it from a new commit.
     await writeFile(path.join(dir, 'voxform.yaml'), manifest('Hello from Acme Dental, open 9 to 5.'));
@@ -124,6 +133,7 @@ describe('voxform promote', () => {
     expect(history.test_runs.map((run) => [run.summary.passed, run.summary.failed])).toEqual([
       [1, 0],
       [1, 0],
+      [0, 2],
       [0, 1],
     ]);
     expect(history.test_runs[0]?.agents.desk?.id).toBe(STAGING);
