@@ -37,14 +37,14 @@ export interface StatusReport {
     /** Where the state is kept: the file's path, or the database URL without its password. */
     file: string;
     backend: 'file' | 'postgres';
-    /** Whether the state holds anything: a workspace of any environment or service (false: nothing was applied with it yet). */
-    exists: boolean;
-    /** Whether it holds `workspace`. */
-    workspace_exists: boolean;
+    /** Whether the state holds anything: a workspace of any environment or service (false: nothing was applied with it yet); null when it could not be read. */
+    exists: boolean | null;
+    /** Whether it holds `workspace`; null when the state could not be read. */
+    workspace_exists: boolean | null;
     /** When it does not hold `workspace`: the workspaces it holds (another `--env` or service may be meant). */
     other_workspaces?: string[];
-    /** The file's serial (every workspace's); in a database, the workspace's (0 when it does not hold it). */
-    serial: number;
+    /** The file's serial (every workspace's); in a database, the workspace's (0 when it does not hold it); null when the state could not be read. */
+    serial: number | null;
     /** The workspace this folder's plans and applies use: `ENV@SERVICE`. */
     workspace: string;
     /** Why the state file could not be read, when it could not. */
@@ -109,7 +109,8 @@ export async function readStateStatus(
     return { lock, state, last_apply: null };
   } catch (error) {
     if (!isVoxformError(error)) throw error;
-    return { lock, state: { exists: true, workspace_exists: false, serial: 0, problem: error.message }, last_apply: null };
+    // Nothing is known of a state that could not be read: not "there, and empty".
+    return { lock, state: { exists: null, workspace_exists: null, serial: null, problem: error.message }, last_apply: null };
   }
 }
 

@@ -115,6 +115,9 @@ describe('voxform status (against the emulator)', () => {
     expect(result.stdout).toContain('State:       example (unreadable: The state file example is a folder, not a file.)\n');
     expect(result.stdout).toContain('Last apply:  not known: the state could not be read (see State above)\n');
     expect(result.code).toBe(1);
+    // In JSON, what could not be known is null, not "there, and empty".
+    const json = JSON.parse((await project.cliInProcess(['status', '--state', 'example', '--format', 'json'])).stdout) as { state: Record<string, unknown> };
+    expect(json.state).toMatchObject({ exists: null, workspace_exists: null, serial: null, problem: 'The state file example is a folder, not a file.' });
     const plan = await project.cliInProcess(['plan', '--state', 'example']);
     expect(plan.stderr).toBe(
       'error[state_unreadable]: The state file example is a folder, not a file.\n  hint: Name the state file itself with --state (or VOXFORM_STATE), such as example/state.json.\n',
