@@ -73,21 +73,30 @@ export async function connectService(
  * connected: no request is made before the manifests have loaded in full (docs/security.md, §1).
  */
 export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
-  const backend = await openOperatorBackend(options, ctx);
+  const backend = await openOperatorBackend(options, ctx, { note: 'later' });
   const desired = await loadDesiredState(options, ctx);
+  await notePerFolderState(options, ctx);
   const connection = await connectService(options, desired, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;
   return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
 }
 
-/** The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit. */
-export async function openOperatorBackend(options: { state?: string | undefined }, ctx: CommandContext): Promise<StateBackend> {
-  if (chosenStateSpec({ state: options.state, env: ctx.env }) === undefined) {
-    await notePerFolderFile(ctx, DEFAULT_STATE_FILE, 'voxform keeps the state and its deploy history per folder', (theirs) => `, or with --state ${theirs}`);
-  }
+/**
+ * The state backend of `--state` or `VOXFORM_STATE` (its password registered for redaction), closed at exit.
+ * `note: 'later'`: the caller gives notePerFolderState once its manifests have loaded, so that a run
+ * that stops on them is not told where a state it never reaches would be.
+ */
+export async function openOperatorBackend(options: { state?: string | undefined }, ctx: CommandContext, how: { note: 'now' | 'later' } = { note: 'now' }): Promise<StateBackend> {
+  if (how.note === 'now') await notePerFolderState(options, ctx);
   const backend = await openStateBackend({ state: options.state, env: ctx.env, cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value) });
   ctx.onExit(() => backend.close());
   return backend;
+}
+
+/** Says so when this folder starts a state of its own while an enclosing folder of the project holds one. */
+export async function notePerFolderState(options: { state?: string | undefined }, ctx: CommandContext): Promise<void> {
+  if (chosenStateSpec({ state: options.state, env: ctx.env }) !== undefined) return;
+  await notePerFolderFile(ctx, DEFAULT_STATE_FILE, 'voxform keeps the state and its deploy history per folder', (theirs) => `, or with --state ${theirs}`);
 }
 
 /** Manifest files as the user would name them (relative to the working directory). */

@@ -39,6 +39,16 @@ describe('the state from a subfolder', () => {
     expect(fromEnv.stderr).not.toContain('deploy history per folder');
   });
 
+  it('says nothing when the run stops on its manifests: it reaches no state', async () => {
+    const dir = await appliedProject();
+    for (const args of [['plan', '--local'], ['diff', '--local', '--env', 'staging', '--env', 'production'], ['promote', '--local', '--to', 'production']]) {
+      const stopped = await runCliInProcess(args, { cwd: path.join(dir, 'sub') });
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toContain('error[manifest_not_found]');
+      expect(stopped.stderr).not.toContain('deploy history per folder');
+    }
+  });
+
   it('says nothing once the subfolder has a state of its own, nor outside a git work tree', async () => {
     const dir = await appliedProject();
     const sub = path.join(dir, 'sub');

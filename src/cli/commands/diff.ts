@@ -12,7 +12,7 @@ import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import { workspaceKey } from '../../state/types.js';
 import { mapBounded } from '../../util/semaphore.js';
 import type { CommandContext } from '../context.js';
-import { connectService, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
+import { connectService, loadDesiredState, notePerFolderState, openOperatorBackend, type ProjectOptions } from '../project.js';
 
 export interface DiffOptions extends Omit<ProjectOptions, 'env'> {
   /** `--env`, twice. */
@@ -26,9 +26,10 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
     throw new VoxformError('invalid_argument', 'Name two environments to compare: `voxform diff --env staging --env production`.', { hint: 'The names are those under `environments:` in the manifests.' });
   }
   if (a === b) throw new VoxformError('invalid_argument', `Both --env name "${a}": name two different environments.`, { hint: 'The names are those under `environments:` in the manifests.' });
-  const backend = await openOperatorBackend(options, ctx);
+  const backend = await openOperatorBackend(options, ctx, { note: 'later' });
   const desiredA = await loadDesiredState({ ...options, env: a }, ctx, 'nothing was compared');
   const desiredB = await loadDesiredState({ ...options, env: b }, ctx, 'nothing was compared');
+  await notePerFolderState(options, ctx);
   if (desiredA.baseUrl !== desiredB.baseUrl || desiredA.region !== desiredB.region) {
     throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`, { hint: 'Compare two environments that use the same base_url and region.' });
   }
