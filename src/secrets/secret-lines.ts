@@ -11,7 +11,10 @@
  *   - every line a quoted or flow value that starts in a hidden part goes on to, wherever it is
  *     indented, until it closes;
  *   - the anchors (`&name`) whose aliases (`*name`) a hidden part uses, as if they were secret keys.
- * It hides more than the schemas would (a `headers:` in a prompt's text), never less.
+ * It hides more than the schemas would (a `headers:` in a prompt's text), never less. One key is
+ * told by its place: the manifest's own `credentials:` list (at the top, or right under an
+ * environment) is no secret, only each entry's `api_key` is; the provider's name shows, so that a
+ * message about `${env:OPENAI_API_KEY}` can name it.
  */
 import { sensitiveFieldNames } from './schema-paths.js';
 import { REDACTED } from './redact.js';
@@ -59,14 +62,22 @@ interface Region {
   literal: number | undefined;
 }
 
+/** A mapping key of a line outside any secret value, at the column it starts. */
+interface KeyAt {
+  column: number;
+  key: string;
+}
+
 interface ScanState {
   open: Open | undefined;
   region: Region | undefined;
+  /** The keys enclosing the current line, outermost first (block style only). */
+  parents: KeyAt[];
 }
 
 function scanText(text: string, keys: readonly string[], anchors: AnchorRule): Map<number, MaskedLine> {
   const masked = new Map<number, MaskedLine>();
-  const state: ScanState = { open: undefined, region: undefined };
+  const state: ScanState = { open: undefined, region: undefined, parents: [] };
   let start = 0;
   for (let number = 1; start <= text.length; number++) {
     const newline = text.indexOf('\n', start);
@@ -93,7 +104,32 @@ function scanLine(line: string, state: ScanState, keys: readonly string[], ancho
   const indent = /[^ ]/.test(lead) ? Infinity : lead.length;
   if (state.region && inRegion(state.region, indent, content)) return maskRegionLine(lead, content, indent, state);
   state.region = undefined;
-  return maskOpener(line, lead.length, state, keys, anchors);
+  const own = enterKey(state, indent, content);
+  return maskOpener(line, lead.length, state, isCredentialList(own, state.parents) ? keysBut(keys, 'credentials') : keys, anchors);
+}
+
+/** Records the key a line outside any secret value starts with (after `- `), among its parents; returns it. */
+function enterKey(state: ScanState, indent: number, content: string): KeyAt | undefined {
+  if (content.startsWith('#')) return undefined;
+  const item = LIST_ITEMS.exec(content)?.[0] ?? '';
+  const column = indent + item.length;
+  while ((state.parents.at(-1)?.column ?? -1) >= column) state.parents.pop();
+  const key = PLAIN_KEY.exec(content.slice(item.length))?.[1]?.replace(/^["']|["']$/g, '');
+  if (key === undefined || indent === Infinity) return undefined;
+  const own = { column, key };
+  state.parents.push(own);
+  return own;
+}
+
+/** Whether `own` is the manifest's list of provider credentials: `credentials:` at the top, or right under an environment. */
+function isCredentialList(own: KeyAt | undefined, parents: readonly KeyAt[]): boolean {
+  if (own?.key !== 'credentials') return false;
+  const above = parents.slice(0, -1).map((parent) => parent.key);
+  return above.length === 0 || (above.length === 2 && above[0] === 'environments');
+}
+
+function keysBut(keys: readonly string[], name: string): string[] {
+  return keys.filter((key) => key !== name);
 }
 
 function inRegion(region: Region, indent: number, content: string): boolean {

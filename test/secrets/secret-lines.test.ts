@@ -21,8 +21,8 @@ describe('maskSecretLines', () => {
     },
     {
       name: 'a block scalar and a comment are hidden whole',
-      text: ['credentials:', '  pin: |', '    line one', '    pin: two', '  # old: xyz', 'next: 1'],
-      expected: ['credentials:', '  pin: (sensitive)', '    (sensitive)', '    (sensitive)', '  (sensitive)', 'next: 1'],
+      text: ['headers:', '  pin: |', '    line one', '    pin: two', '  # old: xyz', 'next: 1'],
+      expected: ['headers:', '  pin: (sensitive)', '    (sensitive)', '    (sensitive)', '  (sensitive)', 'next: 1'],
     },
     {
       name: 'a tab or any odd blank in the indentation stays inside the value',
@@ -41,13 +41,18 @@ describe('maskSecretLines', () => {
     },
     {
       name: 'a list under the key at its own column',
-      text: ['credentials:', '- one', '- two', 'next: 1'],
-      expected: ['credentials:', '(sensitive)', '(sensitive)', 'next: 1'],
+      text: ['headers:', '- one', '- two', 'next: 1'],
+      expected: ['headers:', '(sensitive)', '(sensitive)', 'next: 1'],
     },
     {
       name: 'each list item shows its keys, and a value that is one reference, as a mapping does',
-      text: ['credentials:', '  - provider: openai', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: x', '    api_key: sk-literal', '    note: |', '      sk-in-a-block', '      - provider: y', 'next: 1'],
-      expected: ['credentials:', '  - provider: (sensitive)', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: (sensitive)', '    api_key: (sensitive)', '    note: (sensitive)', '      (sensitive)', '      (sensitive)', 'next: 1'],
+      text: ['      app_functions:', '        - credentials:', '          - provider: openai', '            api_key: ${env:VOXFORM_OPENAI_KEY}', '          - provider: x', '            note: |', '              sk-in-a-block', '              - provider: y', 'next: 1'],
+      expected: ['      app_functions:', '        - credentials:', '          - provider: (sensitive)', '            api_key: ${env:VOXFORM_OPENAI_KEY}', '          - provider: (sensitive)', '            note: (sensitive)', '              (sensitive)', '              (sensitive)', 'next: 1'],
+    },
+    {
+      name: "the manifest's own credentials list (at the top, or right under an environment) shows its providers; only api_key is hidden",
+      text: ['credentials:', '  - provider: openai', '    api_key: ${env:OPENAI_API_KEY}', '  - { provider: deepgram, api_key: dg-literal }', 'environments:', '  # the staging keys', '  staging:', '    credentials:', '    - provider: elevenlabs', '      api_key: el-literal', '  other:', '    agents:', '      credentials:', '        - provider: hidden-here'],
+      expected: ['credentials:', '  - provider: openai', '    api_key: ${env:OPENAI_API_KEY}', '  - { provider: deepgram, api_key: (sensitive)', 'environments:', '  # the staging keys', '  staging:', '    credentials:', '    - provider: elevenlabs', '      api_key: (sensitive)', '  other:', '    agents:', '      credentials:', '        - provider: (sensitive)'],
     },
     {
       name: 'an anchor a secret value refers to',

@@ -114,9 +114,24 @@ describe('a message that quotes a hidden part stays readable', () => {
     const cwd = await tempDir({ 'voxform.yaml': 'version: 1\ncredentials:\n  - provider: openai\n    api_key: e\n' });
     const result = await runCliInProcess(['validate'], { cwd });
     expect(result.code).toBe(0);
-    // The provider line is hidden too: a frame hides every key of a list item under `credentials`.
-    expect(result.stderr).toContain('voxform.yaml:4:14  warning[secret_in_manifest]: api_key of credential "(sensitive)" is written in the manifest; use ${env:NAME} so the secret stays out of version control\n');
+    // The provider's name is no secret: the message names it.
+    expect(result.stderr).toContain('voxform.yaml:4:14  warning[secret_in_manifest]: api_key of credential "openai" is written in the manifest; use ${env:NAME} so the secret stays out of version control\n');
     expect(result.stderr).toContain('> 4 |     api_key: (sensitive)\n');
+  });
+
+  it("names the variable and the provider of the manifest's credentials, which are no secret: only their keys are", async () => {
+    const cwd = await tempDir({
+      'voxform.yaml': ['version: 1', 'credentials:', '  - provider: openai', '    api_key: ${env:OPENAI_API_KEY}', 'environments:', '  staging:', '    credentials:', '      - provider: openai', '        api_key: sk-PLANTSTAGING1', ''].join('\n'),
+    });
+    const result = await runCliInProcess(['validate'], { cwd, env: { OPENAI_API_KEY: undefined } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[env_missing]: environment variable OPENAI_API_KEY is not set; set it, or give a default with ${env:OPENAI_API_KEY:-default}\n');
+    expect(result.stderr).toContain('  3 |   - provider: openai\n');
+    const staging = await runCliInProcess(['validate', '--env', 'staging'], { cwd, env: { OPENAI_API_KEY: 'sk-PLANTENV1' } });
+    expect(staging.code).toBe(0);
+    expect(staging.stderr).toContain('warning[secret_in_manifest]: api_key of credential "openai"');
+    expect(staging.stderr).toContain('  8 |       - provider: openai\n');
+    for (const run of [result, staging]) expect(`${run.stdout}${run.stderr}`).not.toMatch(PLANTED);
   });
 
   it('a hidden part is never searched for inside the marker another one left', async () => {
