@@ -15,6 +15,7 @@ import { writeFileAtomic, type FileData } from '../util/atomic-write.js';
 import { failureOf, formatSize, inspect, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
 import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
 import { formatCount } from '../util/plural.js';
+import { shellWord } from '../util/shell-word.js';
 
 /** Why a kept file was not read: the guards refused it, its JSON passes its budget, or it is not JSON. */
 export type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';
@@ -62,7 +63,7 @@ export async function checkKeptFolder(folder: string): Promise<void> {
   throw new VoxformError(
     'kept_folder_linked',
     `${what}: voxform reads and writes its own files (the state, its history and lock, the local account, saved plans, caches, recordings, ci run's outputs) only in real folders, never where a link leads.`,
-    { hint: `Remove the link (\`git rm ${shown(found.link)}\` if it is committed), or name a file in a real folder (--state, --out, --out-dir).` },
+    { hint: `Remove the link (\`git rm ${shellWord(shown(found.link))}\` if it is committed), or name a file in a real folder (--state, --out, --out-dir).` },
   );
 }
 

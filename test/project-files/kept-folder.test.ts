@@ -37,6 +37,12 @@ describe('kept files live in real folders', () => {
     expect(await readdir(outside)).toEqual(['state.json']);
   });
 
+  it('quotes the linked folder in the hint, so that the command can be pasted', async () => {
+    const base = await tempDir({ 'project/.git/HEAD': 'ref: refs/heads/main\n', 'outside/state.json': '{}\n' });
+    await symlink(path.join(base, 'outside'), path.join(base, 'project/my plans'));
+    await expect(readKeptJson(path.join(base, 'project/my plans/plan.json'), LIMITS)).rejects.toMatchObject({ ...LINKED, hint: expect.stringContaining("`git rm 'my plans'`") });
+  });
+
   it("the judge's cache and a recording write nothing where a link leads", async () => {
     const { project, outside } = await linkedCheckout();
     const cache = new JudgeCache({ folder: path.join(project, '.voxform/cache/judge'), modelName: 'judge', apiKey: undefined, redact: (text) => text });
