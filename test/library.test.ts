@@ -53,6 +53,19 @@ describe('the library', () => {
     }
   });
 
+  it('loadManifests: problems in the manifests come back as diagnostics; nothing to read rejects with manifest_not_found', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'voxform-lib-'));
+    try {
+      await writeFile(path.join(dir, 'voxform.yaml'), 'version: 1\nagents:\n  a: { name: no id }\n');
+      const broken = await loadManifests({ paths: ['voxform.yaml'], cwd: dir, env: SECRETS });
+      expect(broken.state).toBeUndefined();
+      expect(broken.diagnostics.map((d) => d.code)).toContain('missing_id');
+      await expect(loadManifests({ paths: ['nowhere.yaml'], cwd: dir, env: SECRETS })).rejects.toMatchObject({ code: 'manifest_not_found' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to apply a fresh plan with changes without approval', async () => {
     const emulator = await startEmulator({ quiet: true });
     const client = createClient({ baseUrl: emulator.url, apiKey: emulator.apiKey });
