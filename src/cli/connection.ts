@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createClient, resolveBaseUrl, type ApiClient, type ClientOptions } from '../api/index.js';
 import { normalizeBaseUrl } from '../api/regions.js';
-import { nonEmpty, originOf, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
+import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
@@ -110,6 +110,8 @@ function operatorBaseUrl(options: ConnectionOptions, env: Readonly<Record<string
  * again: a desired state built some other way cannot send the key to an untrusted origin either.
  */
 export function chooseBaseUrl(options: ConnectionOptions, env: Readonly<Record<string, string | undefined>>, manifest: ManifestService = {}): string {
+  // Checked whether a manifest needs it or not, so that an operator's typo is found on the first run.
+  parseTrustedOrigins(env.VOXFORM_TRUSTED_ORIGINS);
   const chosen = operatorBaseUrl(options, env);
   if (chosen !== undefined) return chosen;
   const manifestBaseUrl = nonEmpty(manifest.baseUrl);

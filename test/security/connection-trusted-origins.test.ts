@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseTrustedOrigins, trustedOrigins } from '../../src/api/trusted-origins.js';
 import { isVoxformError } from '../../src/errors.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
 
 describe('trustedOrigins', () => {
   it('holds the gateways alone when the operator names nothing', () => {
@@ -40,5 +43,14 @@ describe('parseTrustedOrigins', () => {
     }
     expect(isVoxformError(error) && error.code).toBe('trusted_origins_invalid');
     expect((error as Error).message).not.toContain('pw@');
+  });
+});
+
+describe('a VOXFORM_TRUSTED_ORIGINS that is not a list of origins', () => {
+  it('stops a run that connects to a service although no manifest names a base_url: the typo is found on the first run', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': 'version: 1\nagents: {}\n' });
+    const result = await runCliInProcess(['plan', '--base-url', 'http://127.0.0.1:9'], { cwd, env: { VOXFORM_API_KEY: 'k-test', VOXFORM_TRUSTED_ORIGINS: 'notanorigin' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[trusted_origins_invalid]: VOXFORM_TRUSTED_ORIGINS holds "notanorigin", which is not an origin.');
   });
 });
