@@ -8,14 +8,19 @@ import { plural } from '../util/plural.js';
 const GAP = '   ';
 const UNMANAGED = 'unmanaged';
 
-function table(header: string[], rows: string[][]): string {
-  const cells = rows.map((row) => row.map(controlsAsQuestionMarks));
+/** How a text table is made: `redact` hides secret values before the columns are sized, so they stay aligned and show no secret's length. */
+export interface TableText {
+  redact?: (text: string) => string;
+}
+
+function table(header: string[], rows: string[][], { redact = (text) => text }: TableText): string {
+  const cells = rows.map((row) => row.map((cell) => controlsAsQuestionMarks(redact(cell))));
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => (row[i] as string).length)));
   const line = (row: string[]) => `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number))).join(GAP)}`.trimEnd();
   return [line(header), ...cells.map(line)].map((text) => `${text}\n`).join('');
 }
 
-export function renderPhonesText(report: PhonesReport): string {
+export function renderPhonesText(report: PhonesReport, options: TableText = {}): string {
   if (report.phones.length === 0) return 'The service has no phone numbers.\n';
   const rows = report.phones.map((phone) => [
     phone.number,
@@ -23,12 +28,12 @@ export function renderPhonesText(report: PhonesReport): string {
     phone.agent_id === null ? '—' : `${phone.agent_id}${phone.agent_name === null ? ' (not found)' : ` (${phone.agent_name})`}`,
     phone.managed_by ?? UNMANAGED,
   ]);
-  return table(['PHONE', 'STATUS', 'AGENT', 'MANAGED BY'], rows);
+  return table(['PHONE', 'STATUS', 'AGENT', 'MANAGED BY'], rows, options);
 }
 
 const SOURCE_WORDS: Record<LiveAgent['found_through'][number], string> = { manifest: 'manifest', phone: 'phone', call: 'calls', named: 'named' };
 
-export function renderAgentsText(report: AgentsReport, options: { filtered?: boolean } = {}): string {
+export function renderAgentsText(report: AgentsReport, options: TableText & { filtered?: boolean } = {}): string {
   const rows = report.agents.map((agent) => [
     agent.id,
     agent.exists ? agent.name ?? '' : '(not on the service)',
@@ -36,7 +41,7 @@ export function renderAgentsText(report: AgentsReport, options: { filtered?: boo
     agent.found_through.map((source) => SOURCE_WORDS[source]).join(', '),
     agent.phones.join(', ') || '—',
   ]);
-  const body = rows.length === 0 ? 'No agents found.\n' : table(['AGENT', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'PHONES'], rows);
+  const body = rows.length === 0 ? 'No agents found.\n' : table(['AGENT', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'PHONES'], rows, options);
   return options.filtered ? body : `${body}\n${sourcesNote(report)}\n`;
 }
 
@@ -57,7 +62,7 @@ export function renderInventoryJson(report: PhonesReport | AgentsReport | Campai
 
 const CAMPAIGN_SOURCE_WORDS: Record<LiveCampaign['found_through'][number], string> = { manifest: 'manifest', state: 'state', call: 'calls' };
 
-export function renderCampaignsText(report: CampaignsReport, options: { filtered?: boolean } = {}): string {
+export function renderCampaignsText(report: CampaignsReport, options: TableText & { filtered?: boolean } = {}): string {
   const rows = report.campaigns.map((campaign) => [
     campaign.id,
     campaign.last_applied?.name ?? '—',
@@ -66,7 +71,7 @@ export function renderCampaignsText(report: CampaignsReport, options: { filtered
     campaign.found_through.map((source) => CAMPAIGN_SOURCE_WORDS[source]).join(', '),
     String(campaign.calls),
   ]);
-  const body = rows.length === 0 ? 'No campaigns found.\n' : table(['CAMPAIGN', 'NAME', 'CALLER', 'MANAGED BY', 'FOUND THROUGH', 'CALLS'], rows);
+  const body = rows.length === 0 ? 'No campaigns found.\n' : table(['CAMPAIGN', 'NAME', 'CALLER', 'MANAGED BY', 'FOUND THROUGH', 'CALLS'], rows, options);
   return withNotes(body, options.filtered ? [] : [campaignSourcesNote(report)], report.sources.state.problem);
 }
 
@@ -83,7 +88,7 @@ export function campaignSourcesNote(report: CampaignsReport): string {
 
 const KNOWLEDGE_SOURCE_WORDS: Record<LiveKnowledgeFile['found_through'][number], string> = { manifest: 'manifest', state: 'state', agent: 'agents' };
 
-export function renderKnowledgeText(report: KnowledgeReport, options: { filtered?: boolean } = {}): string {
+export function renderKnowledgeText(report: KnowledgeReport, options: TableText & { filtered?: boolean } = {}): string {
   const rows = report.files.map((file) => [
     file.id ?? '(not uploaded)',
     file.name ?? '—',
@@ -91,7 +96,7 @@ export function renderKnowledgeText(report: KnowledgeReport, options: { filtered
     file.found_through.map((source) => KNOWLEDGE_SOURCE_WORDS[source]).join(', '),
     file.agents.map((agent) => agent.managed_by ?? agent.id).join(', ') || '—',
   ]);
-  const body = rows.length === 0 ? 'No knowledge files found.\n' : table(['FILE', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'AGENTS'], rows);
+  const body = rows.length === 0 ? 'No knowledge files found.\n' : table(['FILE', 'NAME', 'MANAGED BY', 'FOUND THROUGH', 'AGENTS'], rows, options);
   return withNotes(body, options.filtered ? [] : [knowledgeSourcesNote(report)], report.sources.state.problem);
 }
 

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { startExampleProject, withoutSecrets, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
@@ -115,5 +116,25 @@ describe('voxform get (against the emulator, the example manifest)', () => {
     const result = await project.cliInProcess(['get', 'phones']);
     expect(result.stdout).toMatch(/^\+15551230001 +active +-OKdqbqetEcM4ak369ym \(Front desk\) +phone\.\+15551230001$/m);
     expect(result.stdout).toMatch(/^\+15551230002 +\S+ +-OKdqbqetEcM4ak369yn \(Appointment booking\) +phone\.\+15551230002$/m);
+  });
+});
+
+describe('voxform get: a value hidden as a secret', () => {
+  const tempDir = useTempDirs();
+
+  it('is hidden before the columns are sized: they stay aligned, and show no secret length', async () => {
+    const cwd = await tempDir({
+      'voxform.yaml': 'version: 1\nagents:\n  a: { id: -OKspareAgent0000001, name: "${env:AG_NAME}" }\nphones:\n  "+15551230001": { agent: a }\n',
+    });
+    const env = { AG_NAME: 'planted-agent-name-77' };
+    expect((await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd, env })).code).toBe(0);
+    const agents = await runCliInProcess(['get', 'agents', '--local'], { cwd, env });
+    expect(agents.stdout).not.toContain('planted-agent-name-77');
+    const rows = agents.stdout.split('\n').slice(0, 2);
+    expect(rows[0]).toMatch(/^AGENT +NAME +MANAGED BY/);
+    expect(rows[1]?.indexOf('agent.a')).toBe(rows[0]?.indexOf('MANAGED BY'));
+    const phones = await runCliInProcess(['get', 'phones', '--local'], { cwd, env });
+    const phoneRows = phones.stdout.split('\n').slice(0, 2);
+    expect(phoneRows[1]?.indexOf('phone.+15551230001')).toBe(phoneRows[0]?.indexOf('MANAGED BY'));
   });
 });

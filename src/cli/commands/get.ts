@@ -2,7 +2,7 @@ import { VoxformError } from '../../errors.js';
 import { readCampaigns } from '../../inventory/campaigns.js';
 import { readLiveAgents, readLivePhones, type ManagedResources } from '../../inventory/inventory.js';
 import { readKnowledge } from '../../inventory/knowledge.js';
-import { renderAgentsText, renderCampaignsText, renderInventoryJson, renderKnowledgeText, renderPhonesText } from '../../inventory/render.js';
+import { renderAgentsText, renderCampaignsText, renderInventoryJson, renderKnowledgeText, renderPhonesText, type TableText } from '../../inventory/render.js';
 import { readInventoryState, type InventoryState } from '../../inventory/state-records.js';
 import type { ApiClient } from '../../api/index.js';
 import { workspaceKey } from '../../state/types.js';
@@ -38,7 +38,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   if (backend !== undefined) {
     const state = await readInventoryState(backend, workspaceKey(options.env, connection.local ? 'local' : connection.baseUrl));
     const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
-    ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render());
+    ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render({ redact: (text) => ctx.secrets.redact(text) }));
     return 0;
   }
 
@@ -54,7 +54,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
       }
       report.phones = phones;
     }
-    ctx.stdout.write(json ? renderInventoryJson(report) : renderPhonesText(report));
+    ctx.stdout.write(json ? renderInventoryJson(report) : renderPhonesText(report, { redact: (text) => ctx.secrets.redact(text) }));
     return 0;
   }
 
@@ -62,7 +62,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const id = name === undefined ? undefined : await resolveAgentArgument(name, { manifests: project.names }, client, { label: 'agent' });
   const report = await readLiveAgents(client, managed, id === undefined ? [] : [id]);
   if (id !== undefined) report.agents = report.agents.filter((agent) => agent.id === id);
-  ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined }));
+  ctx.stdout.write(json ? renderInventoryJson(report) : renderAgentsText(report, { filtered: id !== undefined, redact: (text) => ctx.secrets.redact(text) }));
   return 0;
 }
 
@@ -75,7 +75,7 @@ async function getCampaigns(client: ApiClient, project: ManifestProject, state: 
     report.campaigns = all.filter((campaign) => campaign.id === id);
     if (report.campaigns.length === 0) throw unknownName('campaign', name, [...project.campaigns.keys(), ...all.map((campaign) => campaign.id)]);
   }
-  return { report, render: () => renderCampaignsText(report, { filtered: name !== undefined }) };
+  return { report, render: (table: TableText) => renderCampaignsText(report, { ...table, filtered: name !== undefined }) };
 }
 
 /** The knowledge files, or the one NAME names (a manifest name or a file id), with their table. */
@@ -87,7 +87,7 @@ async function getKnowledge(client: ApiClient, project: ManifestProject, state: 
     report.files = all.filter((file) => file.managed_by === `knowledge.${name}` || file.id === name);
     if (report.files.length === 0) throw unknownName('knowledge file', name, [...project.knowledge.keys(), ...all.flatMap((file) => (file.id === null ? [] : [file.id]))]);
   }
-  return { report, render: () => renderKnowledgeText(report, { filtered: name !== undefined }) };
+  return { report, render: (table: TableText) => renderKnowledgeText(report, { ...table, filtered: name !== undefined }) };
 }
 
 /** NAME of `get campaigns|knowledge` is neither a manifest name nor an id voxform found. */
