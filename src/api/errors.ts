@@ -5,6 +5,7 @@ import { echoedForms, redactNeedles } from '../secrets/redact.js';
 import { formatDotted } from '../util/field-path.js';
 import { printable } from '../util/printable.js';
 import { isLoopback } from '../util/loopback.js';
+import { formatSize } from '../util/size.js';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
 interface ValidationIssue {
@@ -146,7 +147,7 @@ export function errorFromTransport(
       return new ApiError({
         ...base,
         code: 'api_response_too_large',
-        message: `${where}: the answer from ${ctx.origin} was larger than ${formatBytes(ctx.maxResponseBytes)}, the most voxform reads.`,
+        message: `${where}: the answer from ${ctx.origin} was larger than ${formatSize(ctx.maxResponseBytes)}, the most voxform reads.`,
         hint: 'No answer of the service is this large; check that the base URL (--base-url, VOXFORM_BASE_URL) points at the service.',
       });
     case 'interrupted':
@@ -307,11 +308,6 @@ function suggestLonger(ms: number): string {
   return seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
 
 /** A short reason for a connection failure: the system or undici code when there is one. */
 export function transportReason(error: unknown): string {

@@ -17,6 +17,9 @@ export const NOT_SENT_CODE = 'ERR_VOXFORM_NOT_SENT';
 /** undici's code when an answer outgrows `maxResponseBytes`. */
 export const RESPONSE_TOO_LARGE_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 
+/** Largest JSON body the service takes in one request (docs/service-api.md, Limits): plan refuses a larger update before apply would send it. */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+
 /** Largest answer read by default (64 MiB): a list of 500 agents with long prompts is a few MiB. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 

@@ -7,6 +7,7 @@ import { VoxformError } from '../errors.js';
 import { ApiError, codeForStatus } from './errors.js';
 import { mimeTypeFor } from '../util/mime.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
+import { formatSize } from '../util/size.js';
 
 /** A file on disk ready to be sent: its size is fixed at inspection and checked again while streaming. */
 interface UploadFile {
@@ -35,7 +36,7 @@ export async function inspectUploadFile(filePath: string, maxBytes: number = MAX
     });
   }
   if (info.size > maxBytes) {
-    throw new VoxformError('knowledge_file_too_large', `The knowledge file ${filePath} is ${formatBytes(info.size)}; voxform uploads knowledge files of at most ${formatBytes(maxBytes)}.`, {
+    throw new VoxformError('knowledge_file_too_large', `The knowledge file ${filePath} is ${formatSize(info.size)}; voxform uploads knowledge files of at most ${formatSize(maxBytes)}.`, {
       hint: 'Split the document into smaller files, or trim it.',
       details: { path: filePath, size: info.size, limit: maxBytes },
     });
@@ -116,8 +117,3 @@ function escapeQuoted(value: string): string {
   return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}

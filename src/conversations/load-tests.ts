@@ -8,7 +8,8 @@
 import { VoxformError } from '../errors.js';
 import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
-import { describeProjectRoot, findProjectRoot, formatSize, readGuarded } from '../project-files/guarded-read.js';
+import { describeProjectRoot, findProjectRoot, readGuarded } from '../project-files/guarded-read.js';
+import { formatSize } from '../util/size.js';
 import { parseYaml } from '../manifest/parse-yaml.js';
 import { spanAt } from '../manifest/positions.js';
 import { isPlainObject } from '../util/json-object.js';

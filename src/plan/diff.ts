@@ -3,6 +3,8 @@
  * clock (the caller stamps the plan), so it is tested table-driven with exact expectations.
  */
 import type { PlanProblemCode } from '../error-codes.js';
+import { MAX_REQUEST_BODY_BYTES } from '../api/http.js';
+import { formatSize } from '../util/size.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type {
   DesiredAgent,
@@ -437,6 +439,17 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
       continue;
     }
     const c = early.agent?.(agent, liveAgent) ?? differ.agent(agent, liveAgent);
+    const tooLarge = oversizedRequest(c);
+    if (tooLarge !== undefined) {
+      const prompt = agent.promptFile ? ` (${agent.promptFile.display})` : '';
+      problems.push({
+        code: 'request_too_large',
+        address: agent.address,
+        message: `${agent.address}: its update would send ${formatSize(tooLarge)}, more than the ${formatSize(MAX_REQUEST_BODY_BYTES)} the service takes in one request. Shorten its prompt${prompt} or its other long fields.`,
+        ...agent.source,
+      });
+      continue;
+    }
     agentChanges.set(agent.localName, c);
     changes.push(c);
   }
@@ -463,6 +476,16 @@ export function diffStates(input: DiffInput, differ = new ResourceDiffer(input),
   for (const campaign of desired.campaigns.values()) changes.push(differ.campaign(campaign, phoneChanges));
 
   return { changes: orderChanges(changes), problems };
+}
+
+/** The size of the largest request body of `change` when it is over what the service takes, else undefined. */
+function oversizedRequest(change: ResourceChange): number | undefined {
+  for (const request of change.requests) {
+    if (request.body === undefined) continue;
+    const bytes = Buffer.byteLength(JSON.stringify(request.body));
+    if (bytes > MAX_REQUEST_BODY_BYTES) return bytes;
+  }
+  return undefined;
 }
 
 function orderChanges(changes: ResourceChange[]): ResourceChange[] {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { DiagnosticCode } from '../error-codes.js';
 import { inSlice } from '../util/sync-slices.js';
 import { formatCount } from '../util/plural.js';
+import { formatSize } from '../util/size.js';
 
 export type ReadFailure =
   | 'missing'
@@ -260,16 +261,6 @@ function tooLarge(size: number, maxBytes: number, atLeast = false): Extract<Read
 
 const unitOf = (bytes: number): number => (bytes >= 1024 * 1024 ? 1024 * 1024 : bytes >= 1024 ? 1024 : 1);
 
-/** "2 MiB", "512 KiB", "300 bytes". */
-export function formatSize(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${trim(bytes / (1024 * 1024))} MiB`;
-  if (bytes >= 1024) return `${trim(bytes / 1024)} KiB`;
-  return `${bytes} bytes`;
-}
-
-function trim(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
-}
 
 function kindOf(info: Stats): string {
   if (info.isFIFO()) return 'a FIFO (named pipe)';

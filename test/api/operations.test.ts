@@ -196,7 +196,7 @@ describe('every operation against the emulator', () => {
     const { createClient } = await import('../../src/api/index.js');
     const small = createClient({ baseUrl: env.emulator.url, apiKey: env.emulator.apiKey, maxUploadBytes: 1024 });
     try {
-      await expect(small.uploadKnowledgeFile(big)).rejects.toMatchObject({ code: 'knowledge_file_too_large', message: expect.stringContaining('at most 1.0 KiB') });
+      await expect(small.uploadKnowledgeFile(big)).rejects.toMatchObject({ code: 'knowledge_file_too_large', message: expect.stringContaining("at most 1 KiB") });
     } finally {
       await small.close();
     }

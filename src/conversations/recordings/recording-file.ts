@@ -17,7 +17,8 @@ import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { readKeptJson, writeKeptFile } from '../../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
-import { formatSize } from '../../project-files/guarded-read.js';
+
+import { formatSize } from '../../util/size.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { CheckStatus, Target } from '../types.js';
 
