@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { StateBackend } from './backend.js';
 import { FileStateBackend } from './file-backend.js';
 import { isPostgresUrl, parseStateUrl } from './postgres/url.js';
+import { VoxformError } from '../errors.js';
 
 export const DEFAULT_STATE_FILE = '.voxform/state.json';
 
@@ -28,6 +29,9 @@ export function chosenStateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>
   return options.state?.trim() || options.env.VOXFORM_STATE?.trim() || undefined;
 }
 
+/** A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that `C:/state.json` stays a path. */
+const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\//;
+
 export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {
   return openStateSpec(stateSpec(options), options);
 }
@@ -47,6 +51,15 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     // Loaded only when asked for: a file-backed run never loads the database driver.
     const { PostgresStateBackend } = await import('./postgres/backend.js');
     return new PostgresStateBackend(url);
+  }
+  const scheme = URL_SCHEME.exec(spec.trim())?.[1];
+  if (scheme !== undefined) {
+    // A misspelt scheme (`postgress://`, `pg://`, `postgres:/`) is no file name: taken for one, the
+    // password would be a folder name, printed and written to disk, and the team's lock skipped.
+    options.registerSecret(spec);
+    throw new VoxformError('state_url_invalid', `The state given with ${options.source ?? '--state or VOXFORM_STATE'} is a URL with the scheme "${scheme}": voxform keeps its state in a file or in PostgreSQL (postgres:// or postgresql://).`, {
+      hint: 'Spell the scheme postgres:// (or postgresql://), or give a file path.',
+    });
   }
   const file = path.resolve(options.cwd, spec);
   return new FileStateBackend(file, path.relative(options.cwd, file) || file, options.source);

@@ -18,6 +18,23 @@ describe('choosing the state backend', () => {
     expect(['state.json', 'postgres.json', 'mysql://h/db', './postgres://x'].map(isPostgresUrl)).toEqual([false, false, false, false]);
   });
 
+  it('refuses a URL of another scheme (a misspelt postgres://) instead of taking it for a file name, and registers it all as a secret', async () => {
+    for (const spec of ['postgress://u:planted-pw-77@127.0.0.1:5432/db', 'pg://u:planted-pw-77@h/db', 'postgres:/u:planted-pw-77@h/db']) {
+      const secrets: string[] = [];
+      await expect(openStateSpec(spec, { cwd: tmpdir(), registerSecret: (value) => secrets.push(value) })).rejects.toMatchObject({
+        code: 'state_url_invalid',
+        message: expect.not.stringContaining('planted-pw-77'),
+      });
+      expect(secrets).toContain(spec);
+    }
+    // A path with a drive letter or a colon is a path.
+    for (const spec of ['C:/state.json', 'state:v1.json']) {
+      const backend = await openStateSpec(spec, { cwd: tmpdir(), registerSecret: () => undefined });
+      expect(backend.kind).toBe('file');
+      await backend.close();
+    }
+  });
+
   it('opens a path as the file backend, relative to the working folder', async () => {
     const backend = await openStateSpec('state/s.json', { cwd: '/work/project', registerSecret: () => undefined });
     expect(backend.kind).toBe('file');
