@@ -68,8 +68,8 @@ export interface ClientOptions {
   onResponse?: (event: ResponseEvent) => void;
   /** Called before each retry, with the reason and the wait. */
   onRetry?: (event: RetryEvent) => void;
-  /** Waits between attempts (default: a real timer). Tests pass an instant one. */
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits between attempts (default: a real timer); should end early once `signal` aborts. Tests pass an instant one. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The random source of the jitter (default `Math.random`). */
   random?: () => number;
   /** Largest knowledge file `uploadKnowledgeFile` accepts, bytes (default 50 MiB). */
@@ -177,6 +177,9 @@ export interface ApiClient {
 
 const DEFAULT_USER_AGENT = 'voxform/0.1.0';
 
+/** How to see whether a call whose answer was lost was started. */
+const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
+
 /** Builds a client; throws `base_url_invalid` / `region_invalid` for a bad base URL or region. */
 export function createClient(options: ClientOptions): ApiClient {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') {
@@ -225,7 +228,7 @@ class ServiceClient implements ApiClient {
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
     check('POST /api_keys', 'CreateApiKeyRequest', body);
-    return this.json<CreatedApiKey>({ method: 'POST', path: '/api_keys', json: body, retry: 'refused-only' }, isObjectWith('key'));
+    return this.json<CreatedApiKey>({ method: 'POST', path: '/api_keys', json: body, retry: 'refused-only', checkOutcome: 'look for the new key in the service’s dashboard.' }, isObjectWith('key'));
   }
 
   async setCredential(body: SetCredentialRequest): Promise<void> {
@@ -335,12 +338,12 @@ class ServiceClient implements ApiClient {
 
   async registerCall(body: RegisterCallRequest): Promise<RegisterCallResponse> {
     check('POST /register_call', 'RegisterCallRequest', body);
-    return this.json<RegisterCallResponse>({ method: 'POST', path: '/register_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.' }, isObjectWith('call_id'));
+    return this.json<RegisterCallResponse>({ method: 'POST', path: '/register_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.', checkOutcome: CHECK_CALLS }, isObjectWith('call_id'));
   }
 
   async registerSipCall(body: RegisterSipCallRequest): Promise<RegisterSipCallResponse> {
     check('POST /register_sip_call', 'RegisterSipCallRequest', body);
-    return this.json<RegisterSipCallResponse>({ method: 'POST', path: '/register_sip_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.' }, isObjectWith('call_id'));
+    return this.json<RegisterSipCallResponse>({ method: 'POST', path: '/register_sip_call', json: body, retry: 'refused-only', notFoundHint: 'Check the agent id.', checkOutcome: CHECK_CALLS }, isObjectWith('call_id'));
   }
 
   async createSip(body: CreateSipRequest): Promise<CreateSipResponse> {
@@ -375,7 +378,13 @@ class ServiceClient implements ApiClient {
 
   async createKnowledgeFile(body: KnowledgeFileRecord): Promise<string> {
     check('POST /knowledge/create_file', 'KnowledgeFileRecord', body);
-    const answer = await this.json<unknown>({ method: 'POST', path: '/knowledge/create_file', json: body, retry: 'refused-only' }, () => true);
+    const answer = await this.json<unknown>({
+        method: 'POST',
+        path: '/knowledge/create_file',
+        json: body,
+        retry: 'refused-only',
+        checkOutcome: 'the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.',
+      }, () => true);
     const id = fileIdOf(answer);
     if (id === undefined) throw this.unexpected('POST', '/knowledge/create_file', 'a file id (a string, or an object with `id`)');
     return id;

@@ -80,6 +80,8 @@ export interface FailureContext {
   redact?: ((text: string) => string) | undefined;
   /** What to check when the service answers 404 (e.g. "Check the agent id in your manifest."). */
   notFoundHint?: string | undefined;
+  /** How to see whether a request not safe to repeat got through (`Exchange.checkOutcome`). */
+  checkOutcome?: string | undefined;
 }
 
 /** Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. */
@@ -117,8 +119,12 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
   });
 }
 
-/** How an attempt failed on the way, when no usable answer arrived. */
-export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'interrupted' | 'not_sent';
+/**
+ * How an attempt failed on the way, when no usable answer arrived. `outcome_unknown`: the connection
+ * of a request not safe to repeat dropped once it may have reached the service; `not_retried`: a
+ * stopping run ended the wait before another attempt; `too_many_files`: no socket could be opened.
+ */
+export type TransportFailure = 'timeout' | 'connection' | 'outcome_unknown' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
 
 /** No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. */
 export function errorFromTransport(
@@ -154,6 +160,27 @@ export function errorFromTransport(
       return new ApiError({ ...base, code: 'api_interrupted', message: `${where}: stopped because voxform was interrupted.`, hint: 'Run the command again to finish its work.' });
     case 'not_sent':
       return new ApiError({ ...base, code: 'api_not_sent', message: `${where}: withdrawn before it was sent (the run is stopping).`, hint: 'Run the command again to finish its work.' });
+    case 'not_retried':
+      return new ApiError({
+        ...base,
+        code: 'api_not_sent',
+        message: `${where}: not sent again (the run is stopping); attempt ${ctx.attempts} had failed: ${String(ctx.cause)}.`,
+        hint: 'Run the command again to finish its work.',
+      });
+    case 'outcome_unknown':
+      return new ApiError({
+        ...base,
+        code: 'api_outcome_unknown',
+        message: `${where}: the request was sent to ${ctx.origin}, but no answer came (${transportReason(ctx.cause)}): the service may have acted on it.`,
+        hint: `Check before running it again, or it may be done twice: ${ctx.checkOutcome ?? 'the next `voxform plan` shows what the service holds now.'}`,
+      });
+    case 'too_many_files':
+      return new ApiError({
+        ...base,
+        code: 'api_too_many_open_files',
+        message: `${where}: no connection to ${ctx.origin} could be opened: this process has as many files open as the system lets it (${errorCode(ctx.cause)}).`,
+        hint: 'Lower --parallelism (each request in flight holds a connection), or raise the limit of open files (`ulimit -n`) and run again.',
+      });
     case 'connection':
       return new ApiError({
         ...base,

@@ -2,6 +2,7 @@
  * The wire: an undici `Pool` per origin, one bound on the requests in flight across all origins, a
  * time-out per attempt and a cap on the size of an answer. One attempt; retrying is requester.ts's.
  */
+import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
@@ -78,9 +79,17 @@ export class HttpTransport {
   private readonly slots: Semaphore;
   private closed = false;
   private destroyed = false;
+  private readonly destruction = new AbortController();
 
   constructor(private readonly options: HttpTransportOptions) {
     this.slots = new Semaphore(options.maxInFlight);
+    // Every request waiting to be retried listens.
+    setMaxListeners(0, this.destruction.signal);
+  }
+
+  /** Aborts once the transport is destroyed: what waits to send again stops waiting. */
+  get stopped(): AbortSignal {
+    return this.destruction.signal;
   }
 
   /** The largest answer body this transport reads (bytes). */
@@ -148,6 +157,7 @@ export class HttpTransport {
   async destroy(): Promise<void> {
     this.closed = true;
     this.destroyed = true;
+    this.destruction.abort();
     await Promise.all(this.takePools().map((pool) => pool.destroy(destroyedError())));
   }
 

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { REDACTED } from '../secrets/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
 import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
-import { backoffDelay, isConnectionError, parseRetryAfter, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
+import { backoffDelay, certainlyNotSent, isConnectionError, parseRetryAfter, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
 
 /** An attempt is about to be sent (for progress displays and debugging). */
 export interface RequestEvent {
@@ -50,7 +50,8 @@ export interface RequesterOptions {
   onRequest: ((event: RequestEvent) => void) | undefined;
   onResponse: ((event: ResponseEvent) => void) | undefined;
   onRetry: ((event: RetryEvent) => void) | undefined;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits between attempts; ends early (resolving or rejecting) once `signal` aborts. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random: () => number;
   /** Withdraws every request of this requester still waiting for a slot once it aborts (`withSignal`). */
   signal?: AbortSignal | undefined;
@@ -75,6 +76,8 @@ export interface Exchange {
   describeFailure?: (status: number, body: string, attempts: number) => ApiError;
   /** Runs before each retry; `true` counts the request as done (an attempt whose answer was lost got through). */
   alreadyDone?: () => Promise<boolean>;
+  /** For an operation not safe to repeat: how the user sees whether an attempt whose answer was lost got through. */
+  checkOutcome?: string;
   /** Goes before the requests already waiting for a slot: a read that many others' work waits on (the phone list). */
   ahead?: boolean;
 }
@@ -193,7 +196,9 @@ export class Requester {
         if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
         continue;
       }
-      throw this.transportError(kind, exchange, target, attempt, failure);
+      // Not safe to repeat, and it may have reached the service: "try again" could do it twice.
+      const outcome = kind === 'connection' && exchange.retry === 'refused-only' && !certainlyNotSent(failure) ? 'outcome_unknown' : kind;
+      throw this.transportError(outcome, exchange, target, attempt, failure);
     }
   }
 
@@ -222,12 +227,30 @@ export class Requester {
     const delayMs = retryAfterMs ?? backoffDelay(event.attempt, this.options.backoff, this.options.random);
     this.options.onRetry?.({ ...event, reason, status, delayMs, retryAfterMs });
     this.log(`↻ ${event.method} ${event.path}: ${reason}; attempt ${event.attempt + 1} in ${delayMs} ms${retryAfterMs === undefined ? '' : ' (Retry-After)'}`);
-    await this.options.sleep(delayMs);
+    const stopped = await this.waitToRetry(delayMs);
+    if (stopped) throw this.transportError(stopped, exchange, this.target(exchange), event.attempt, reason);
     if (exchange.alreadyDone && (await exchange.alreadyDone())) {
       this.log(`✓ ${event.method} ${event.path}: already done, not sent again`);
       return true;
     }
     return false;
+  }
+
+  /**
+   * The wait before a retry, ended at once by the signal (a stopping run: `not_retried`) or by the
+   * transport's destruction (an interrupted run: `interrupted`). A request waiting to be retried is
+   * not on the wire, so a stop has nothing to wait for.
+   */
+  private async waitToRetry(delayMs: number): Promise<'not_retried' | 'interrupted' | undefined> {
+    const destroyed = this.options.transport.stopped;
+    const stop = this.options.signal ? AbortSignal.any([this.options.signal, destroyed]) : destroyed;
+    if (!stop.aborted) {
+      await this.options.sleep(delayMs, stop).catch((error: unknown) => {
+        if (!stop.aborted) throw error;
+      });
+    }
+    if (destroyed.aborted) return 'interrupted';
+    return stop.aborted ? 'not_retried' : undefined;
   }
 
   private target(exchange: Exchange): { origin: string; path: string; displayPath: string; logUrl: string } {
@@ -263,12 +286,20 @@ export class Requester {
   }
 
   private failureContext(exchange: Exchange, target: { displayPath: string }, attempts: number) {
-    return { method: exchange.method, path: target.displayPath, attempts, secret: this.options.apiKey, redact: this.options.redact, notFoundHint: exchange.notFoundHint };
+    return {
+      method: exchange.method,
+      path: target.displayPath,
+      attempts,
+      secret: this.options.apiKey,
+      redact: this.options.redact,
+      notFoundHint: exchange.notFoundHint,
+      checkOutcome: exchange.checkOutcome,
+    };
   }
 }
 
-/** Builds the default sleep: a real timer (tests inject an instant one). */
-export const realSleep = (ms: number): Promise<void> => (ms <= 0 ? Promise.resolve() : delay(ms));
+/** Builds the default sleep: a real timer, cleared when `signal` aborts (tests inject an instant one). */
+export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> => (ms <= 0 || signal?.aborted ? Promise.resolve() : delay(ms, undefined, { signal }).catch(() => undefined));
 
 function buildQuery(query: Exchange['query']): string {
   if (!query) return '';
@@ -285,6 +316,7 @@ function failureKind(error: unknown): TransportFailure | undefined {
   if (code === CLIENT_DESTROYED_CODE) return 'interrupted';
   if (code === NOT_SENT_CODE) return 'not_sent';
   if (code === RESPONSE_TOO_LARGE_CODE) return 'too_large';
+  if (code === 'EMFILE' || code === 'ENFILE') return 'too_many_files';
   if (isTlsError(error)) return 'tls';
   if (isConnectionError(error)) return 'connection';
   if (code !== undefined && (code.startsWith('UND_ERR_') || code.startsWith('HPE_') || code === 'ENOTFOUND')) return 'connection';

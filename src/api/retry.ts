@@ -53,11 +53,14 @@ export function shouldRetry(mode: RetryMode, failure: { status?: number; error?:
     if (mode === 'refused-only') return failure.status === 429;
     return RETRYABLE_STATUSES.has(failure.status);
   }
-  if (mode === 'refused-only') {
-    const code = errorCode(failure.error);
-    return code !== undefined && NOT_SENT_CODES.has(code);
-  }
+  if (mode === 'refused-only') return certainlyNotSent(failure.error);
   return isConnectionError(failure.error);
+}
+
+/** A connection failure after which the request certainly never left this machine. */
+export function certainlyNotSent(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && NOT_SENT_CODES.has(code);
 }
 
 /**

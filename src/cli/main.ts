@@ -114,13 +114,14 @@ interface StreamStatus {
   lost?: string;
 }
 
-function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry): Output {
+/** `silenced`: once it says so, nothing more is written (a run stopped by a signal has said its last line). */
+function makeOutput(stream: NodeJS.WriteStream, secrets: SecretRegistry, silenced: () => boolean): Output {
   // A closed pipe (`voxform schema | head -1`) does not cut an apply short: the rest of that output
   // is dropped. Unwatched, the stream's error would end the process with Node's trace.
   const status = failedStreams.get(stream) ?? watchForFailure(stream);
   return {
     write: (text: string) => {
-      if (!status.failed && !stream.destroyed) stream.write(printedText(text, secrets, stream));
+      if (!status.failed && !stream.destroyed && !silenced()) stream.write(printedText(text, secrets, stream));
     },
     drained: async () => {
       if (status.failed || stream.destroyed || !stream.writableNeedDrain) return;
@@ -166,8 +167,12 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
   return askYesNo(question, { input: process.stdin, output: process.stderr, terminal: true, signal: options.signal });
 }
 
-/** A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise cleanups run, and exit 130. */
-function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interrupted(): Promise<void>; release(): void } {
+/**
+ * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise the run stops:
+ * one line says so, `onStop` silences the output (what the command still says is the fallout of the
+ * stop, such as a request cut short), cleanups run, and exit 130.
+ */
+function trapSignals(runCleanups: () => Promise<void>, stderr: Output, onStop: () => void): { interrupted(): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
   let notifyInterrupted: () => void = () => undefined;
@@ -176,6 +181,7 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output): { interr
     clearProgressLines();
     if (signalled || !stopsGracefully) {
       stderr.write('Interrupted: voxform stopped at your request (exit 130).\n');
+      onStop();
       void runCleanups().finally(() => process.exit(EXIT_INTERRUPTED));
       return;
     }
@@ -215,16 +221,19 @@ export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   let format: unknown;
   const debug = process.env.VOXFORM_DEBUG === '1';
-  const stderr = makeOutput(process.stderr, secrets);
-  const stdout = makeOutput(process.stdout, secrets);
+  let stoppedBySignal = false;
+  const stderr = makeOutput(process.stderr, secrets, () => stoppedBySignal);
+  const stdout = makeOutput(process.stdout, secrets, () => stoppedBySignal);
+  // After a stop, what fails is the fallout of the stop itself: it is not reported, and the exit is 130.
+  const report = (error: unknown) => (stoppedBySignal ? EXIT_INTERRUPTED : reportError(error, { stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json' }));
 
   const runCleanups = async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
-  const signals = trapSignals(runCleanups, stderr);
+  const signals = trapSignals(runCleanups, stderr, () => (stoppedBySignal = true));
   // An error outside the awaited chain (a timer) would otherwise reach Node's handler, which prints it unredacted.
   const onStrayError = (error: unknown) => {
-    exitCode = reportError(error, { stdout, stderr, debug, json: format === 'json' });
+    exitCode = report(error);
     // Cleanups may wait on the very thing that broke (a request never answered): not for long.
     const giveUp = new Promise<void>((resolve) => setTimeout(resolve, STRAY_ERROR_CLEANUP_MS).unref());
     void Promise.race([runCleanups(), giveUp]).finally(() => process.exit(exitCode));
@@ -258,7 +267,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    exitCode = reportError(error, { stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json' });
+    exitCode = report(error);
   } finally {
     await runCleanups().catch((error: unknown) => {
       if (debug) stderr.write(`cleanup failed: ${String(error)}\n`);
@@ -269,7 +278,7 @@ export async function main(argv: string[]): Promise<number> {
     process.off('uncaughtException', onStrayError);
     process.off('unhandledRejection', onStrayError);
   }
-  return exitCode;
+  return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }
 
 /** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */

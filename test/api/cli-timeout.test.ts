@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_MS, parseTimeout, resolveTimeoutMs } from '../../src/cli/timeout.js';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { startEmulator } from '../../src/emulator/index.js';
 import { fakeServer } from './helpers.js';
 
 const KEY = 'vx-test-key-0123456789abcdef';
@@ -80,6 +81,29 @@ describe('TLS failures on the command line', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[api_tls\]: GET \/call-logs failed: the secure \(TLS\) connection to https:\/\/127\.0\.0\.1:\d+ failed: the server did not answer in TLS/);
     expect(result.stderr).not.toContain('unexpected problem');
+  });
+});
+
+describe('more connections than the process may open', () => {
+  it('is a clear error naming --parallelism and `ulimit -n`, not "an unexpected problem"', async () => {
+    const agents = Array.from({ length: 300 }, (_, i) => ({ id: `-OKmany${String(i).padStart(13, '0')}`, name: `Agent ${i}`, created_at: 1_700_000_000, config: { prompt: 'Old.' } }));
+    const emulator = await startEmulator({ port: 0, quiet: true, seed: { keys: [{ type: 'private', key: KEY }], agents } });
+    cleanups.push(() => emulator.close());
+    const manifest = ['version: 1', 'agents:', ...agents.map((agent, i) => `  agent-${i}: { id: "${agent.id}", config: { prompt: New. } }`)].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': `${manifest}\n` });
+    // Few open files and many requests at once: sockets run out, whatever the machine.
+    const child = spawn('/bin/sh', ['-c', `ulimit -n 64 && exec "${process.execPath}" "${path.join(repoRoot, 'bin/voxform.js')}" plan --parallelism 200`], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_API_KEY: KEY, VOXFORM_BASE_URL: emulator.url },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error\[api_too_many_open_files\]: GET \/agents\/-OKmany\d+ failed: no connection to http:\/\/127\.0\.0\.1:\d+ could be opened: this process has as many files open as the system lets it \(EMFILE\)\.\n/);
+    expect(stderr).toContain('hint: Lower --parallelism (each request in flight holds a connection), or raise the limit of open files (`ulimit -n`) and run again.');
+    expect(stderr).not.toContain('unexpected problem');
   });
 });
 

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/index.js';
+import { realSleep } from '../../src/api/requester.js';
 import { emulatorWithClient, fakeServer, logged, testClient } from './helpers.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -140,12 +141,29 @@ describe('no blind retry of a POST that is not safe to repeat', () => {
       expect(env.retries).toHaveLength(0);
     });
 
-    it(`${path}: a dropped connection is not retried`, async () => {
+    it(`${path}: a dropped connection is not retried, and the error says the service may have acted on it`, async () => {
       env.emulator.control.setFaults([{ path, dropRate: 1, dropPhase: 'after' }]);
-      await expect(call()).rejects.toMatchObject({ code: 'api_unavailable', attempts: 1 });
+      const error = (await call().catch((e: unknown) => e)) as ApiError;
+      expect(error).toMatchObject({ code: 'api_outcome_unknown', attempts: 1 });
+      expect(error.message).toMatch(new RegExp(`^POST ${path} failed: the request was sent to http://127\\.0\\.0\\.1:\\d+, but no answer came \\(.+\\): the service may have acted on it\\.$`));
+      expect(error.message).not.toContain('could not reach');
+      expect(error.hint).toMatch(/^Check before running it again, or it may be done twice: /);
       expect(logged(env.emulator, path)).toHaveLength(1);
     });
   }
+
+  it('the hint of a lost answer says where to look: the dashboard for a key or a knowledge file, the call logs for a call', async () => {
+    const hints: Record<string, string | undefined> = {};
+    for (const [path, call] of creators.filter(([path]) => ['/api_keys', '/knowledge/create_file', '/register_call'].includes(path))) {
+      env.emulator.control.setFaults([{ path, dropRate: 1, dropPhase: 'after' }]);
+      hints[path] = ((await call().catch((e: unknown) => e)) as ApiError).hint;
+    }
+    expect(hints).toEqual({
+      '/api_keys': 'Check before running it again, or it may be done twice: look for the new key in the service’s dashboard.',
+      '/knowledge/create_file': 'Check before running it again, or it may be done twice: the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.',
+      '/register_call': 'Check before running it again, or it may be done twice: `voxform logs` lists the calls the service started.',
+    });
+  });
 
   it('a 429 (the service refused it) is retried even for register_call', async () => {
     env.emulator.control.setFaults([{ path: '/register_call', rateLimit: { burst: 1, retryAfterSeconds: 1, limited: 1 } }]);
@@ -265,5 +283,57 @@ describe('time-outs and concurrency', () => {
       await test.client.close();
       await fake.close();
     }
+  });
+});
+
+describe('a stop while a request waits to be retried', () => {
+  /** A client whose waits between attempts end only when their signal aborts: what a 40 s Retry-After is, seen from a stop. */
+  function waitingClient() {
+    let waiting!: () => void;
+    const waitStarted = new Promise<void>((resolve) => (waiting = resolve));
+    const test = testClient({
+      baseUrl: env.emulator.url,
+      apiKey: env.emulator.apiKey,
+      sleep: (_ms, signal) => {
+        waiting();
+        return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    });
+    return { ...test, waitStarted };
+  }
+
+  beforeEach(() => {
+    env.emulator.control.setFaults([{ path: '**', rateLimit: { burst: 0, retryAfterSeconds: 40, limited: 100 } }]);
+  });
+
+  it('the signal ends the wait at once: api_not_sent, naming the failed attempt, and no second attempt', async () => {
+    const test = waitingClient();
+    const stop = new AbortController();
+    const pending = test.client.withSignal(stop.signal).createApiKey({ type: 'private' }).catch((e: unknown) => e);
+    await test.waitStarted;
+    expect(test.retries.map((r) => r.retryAfterMs)).toEqual([40_000]);
+    stop.abort();
+    const error = (await pending) as ApiError;
+    expect(error).toMatchObject({ code: 'api_not_sent', attempts: 1 });
+    expect(error.message).toBe('POST /api_keys failed: not sent again (the run is stopping); attempt 1 had failed: 429 Too Many Requests.');
+    expect(logged(env.emulator, '/api_keys')).toHaveLength(1);
+    await test.client.close();
+  });
+
+  it('closing the client with abort ends the wait too: api_interrupted', async () => {
+    const test = waitingClient();
+    const pending = test.client.getAgent(FRONT_DESK).catch((e: unknown) => e);
+    await test.waitStarted;
+    await test.client.close({ abort: true });
+    expect(await pending).toMatchObject({ code: 'api_interrupted', attempts: 1 });
+    expect(logged(env.emulator, AGENT_PATH)).toHaveLength(1);
+  });
+
+  it('the real sleep ends when its signal aborts, its timer cleared', async () => {
+    const stop = new AbortController();
+    const slept = realSleep(3_600_000, stop.signal);
+    stop.abort();
+    await slept;
+    await realSleep(3_600_000, stop.signal);
   });
 });
