@@ -82,14 +82,15 @@ async function finishingApplyHtml(): Promise<string> {
 
 /**
  * A version changed outside voxform and healed: v1 deployed from outside a git checkout (no commit),
- * its calls, an edit on the dashboard and its calls, `drift --heal` putting v1 back, v1's calls again.
+ * its calls, an edit on the dashboard and its calls, `drift --heal` putting v1 back (or, without
+ * `heal`, v1 put back on the dashboard), v1's calls again.
  */
-async function healedHtml(): Promise<string> {
+async function healedHtml(heal = true): Promise<string> {
   const v1 = agentConfig('You are the receptionist.');
   const edited = agentConfig('Edited on the dashboard.');
   const t = Date.parse('2026-04-01T08:00:00Z') / 1000;
   const deploy = historyRecord('2026-04-01T08:00:00.000Z', { [DESK]: { name: 'front-desk', config: v1 } });
-  const heal = historyRecord('2026-04-01T08:02:13.000Z', { [DESK]: { name: 'front-desk', config: v1 } }, { healOf: [deploy.id] });
+  const healRecord = historyRecord('2026-04-01T08:02:13.000Z', { [DESK]: { name: 'front-desk', config: v1 } }, { healOf: [deploy.id] });
   const stamps = [
     ...Array.from({ length: 60 }, (_, i) => ({ config: v1, ts: t + 5 + i })),
     ...Array.from({ length: 60 }, (_, i) => ({ config: edited, ts: t + 70 + i })),
@@ -97,7 +98,7 @@ async function healedHtml(): Promise<string> {
   ];
   const report = await buildCallReport({
     calls: [newestFirst(stamps.map(({ config, ts }, i) => callRecord({ agentId: DESK, config, ts, status: i % 9 === 0 ? 'error' : 'user-ended', duration: 30 })))],
-    history: [heal, deploy],
+    history: heal ? [healRecord, deploy] : [deploy],
     workspace: 'default@local',
     names: new Map(),
     now: new Date('2026-04-01T09:00:00Z'),
@@ -236,6 +237,19 @@ describe('the HTML report in headless Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it('draws a version put back outside voxform in a period of its own from where its calls resume', async () => {
+    const { page, texts } = await openHealed(false);
+    expect(await page.$$('.deploy-marker')).toHaveLength(1);
+    const canvasLeft = await page.$eval('#chart-0 canvas', (canvas) => canvas.getBoundingClientRect().left);
+    const bandLabels = (await texts()).drawn.filter((drawn) => /^v\d/.test(drawn.text));
+    expect(bandLabels.map((drawn) => drawn.text.split(' · ')[0])).toEqual(['v1', 'v2', 'v1']);
+    const columns = await colourColumns(page, 0);
+    const back = (bandLabels[2]?.x ?? 0) + canvasLeft;
+    expect(Math.max(...(columns.v2 ?? []))).toBeLessThan(back);
+    expect((columns.v1 ?? []).filter((x) => x >= back).length).toBeGreaterThan(100);
+    await page.close();
+  }, 120_000);
+
   it('names each version in its band and legend once, by the table\'s rule', async () => {
     const { page, texts } = await openHealed();
     // Every label the bands tried: v1 by its record id (deployed with no commit), v2 as changed outside voxform, once.
@@ -258,9 +272,9 @@ interface CanvasTexts {
 }
 
 /** The healed report opened at 1280 px, and the texts its chart measured and drew on the canvas (x in CSS pixels from the canvas's left). */
-async function openHealed(): Promise<{ page: Page; texts: () => Promise<CanvasTexts> }> {
-  const file = path.join(dir, 'healed.html');
-  await writeFile(file, await healedHtml());
+async function openHealed(heal = true): Promise<{ page: Page; texts: () => Promise<CanvasTexts> }> {
+  const file = path.join(dir, heal ? 'healed.html' : 'put-back.html');
+  await writeFile(file, await healedHtml(heal));
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
   await page.evaluateOnNewDocument(() => {
