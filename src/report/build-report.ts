@@ -146,13 +146,15 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
   // Without --since the window starts with the first call, or with the deploy of its version.
   const from = input.since ?? Math.min(...ordered.map(startOf));
   const deploys = deployed
-    .flatMap((version) => (version.deployed ? [version.deployed] : []))
-    .filter((deploy) => {
+    .flatMap((version) => (version.deployed ? [{ deploy: version.deployed, version, heal: false }, ...(version.heals ?? []).map((deploy) => ({ deploy, version, heal: true }))] : []))
+    .filter(({ deploy, version }) => {
       const at = Date.parse(deploy.at) / 1000;
-      const selected = input.only?.get(agent.agentId)?.deploys.has(deploy.recordId) ?? true;
+      // A heal goes with the version it put back.
+      const selected = input.only?.get(agent.agentId)?.deploys.has(version.key) ?? true;
       return selected && at >= from && (input.until === undefined || at <= input.until);
     })
-    .map((deploy) => deployMarker(deploy, input.diffLink));
+    .sort((a, b) => a.deploy.at.localeCompare(b.deploy.at) || a.deploy.recordId.localeCompare(b.deploy.recordId))
+    .map(({ deploy, version, heal }) => ({ ...deployMarker(deploy, input.diffLink), puts_back: heal ? version.key : null }));
   return {
     agent_id: agent.agentId,
     name,
@@ -179,6 +181,7 @@ function deployMarker(deploy: DeployInfo, diffLink: DiffLink): DeployMarker {
     ci_job_url: deploy.ciJobUrl ?? null,
     uncommitted: deploy.uncommitted ?? null,
     promoted_from: deploy.promotedFrom ? { workspace: deploy.promotedFrom.workspace, record: deploy.promotedFrom.record } : null,
+    puts_back: null,
     changed_fields: deploy.changedFields,
     diff_url: diffLink(deploy),
   };

@@ -1,7 +1,7 @@
 /**
  * The script the HTML report runs in the browser, inlined after uPlot. Per agent: a chart of calls
- * over time where each version is a labelled band starting at its deploy and its calls are bars
- * inside its band; a marker at each deploy whose popup names the commit, who deployed and links to
+ * over time where each period a version ran is a labelled band, from its deploy (or its return) to
+ * the next period's, and its calls are bars inside it; a marker at each deploy whose popup names the commit, who deployed and links to
  * the diff; a tooltip for the bin under the cursor; and the rates of each version drawn as intervals.
  * Every text goes in with `textContent` and every link is checked to be http(s): the data came from
  * the service and the repository. Popups and tooltips are placed inside their chart, whatever its width.
@@ -53,7 +53,7 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
     if (deploy.pull_request !== null) box.appendChild(el('div', '', 'Pull request #' + deploy.pull_request));
     box.appendChild(el('div', '', 'Commit ' + (deploy.commit || 'unknown') + (deploy.uncommitted ? ' with uncommitted changes' : '') + (deploy.branch ? ' on ' + deploy.branch : '')));
     box.appendChild(el('div', '', 'By ' + deploy.by));
-    box.appendChild(el('div', '', deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'First deploy of this agent in the history'));
+    box.appendChild(el('div', '', deploy.puts_back ? 'Put back ' + (version ? version.label : 'its version') + ' after a change outside voxform (voxform drift --heal)' : deploy.changed_fields.length ? 'Changed: ' + deploy.changed_fields.join(', ') : 'First deploy of this agent in the history'));
     var diff = safeUrl(deploy.diff_url);
     if (diff) {
       var link = el('a', '', 'See the diff');
@@ -74,20 +74,22 @@ const PAGE_HELPERS = String.raw`  var PALETTE = ['#1f4e8c', '#d35400', '#2e8540'
 `;
 
 /**
- * The versions of an agent as the chart draws them: a band from the moment the version went live
- * (its deploy, or its first call when that came while the apply was finishing) to the next one's.
+ * How the chart draws an agent: each version's look (colour, names), and the periods it ran in. A
+ * version that came back — healed, or put back outside voxform — has a period each time, so its
+ * calls are drawn where they happened.
  */
-const VERSION_BANDS = String.raw`
-  function versionBands(agent, labels, end) {
-    var bands = agent.versions.map(function (version, i) {
+const VERSION_PERIODS = String.raw`
+  function versionLooks(agent, labels) {
+    return agent.versions.map(function (version, i) {
       var first = seconds(version.first_call);
       var deployed = version.deploy ? seconds(version.deploy.at) : first;
       return {
         key: version.key,
         label: labels[i].short,
-        title: labels[i].title + (version.deploy ? ' · by ' + version.deploy.by : ' · changed outside voxform'),
-        compact: version.deploy ? (version.deploy.commit || 'no commit').slice(0, 7) + (version.deploy.uncommitted ? ' +changes' : '') + ' · ' + version.deploy.by : 'outside',
+        title: labels[i].title,
+        full: labels[i].full,
         color: PALETTE[i % PALETTE.length],
+        // Live from its deploy, or from its first call when that came while the apply was finishing.
         start: Math.min(deployed, first),
         firstCall: version.first_call,
         liveBeforeRecord: version.deploy !== null && first < deployed,
@@ -95,54 +97,89 @@ const VERSION_BANDS = String.raw`
         version: version
       };
     });
-    bands.forEach(function (band, i) { band.end = i + 1 < bands.length ? bands[i + 1].start : end; });
-    return bands;
+  }
+  /**
+   * The periods, read from the bins in time order: one starts at a bin with calls of a version other
+   * than the current period's. The first period of a version starts when it went live; a later one
+   * at the heal that put it back, else at its bin — the bin's middle when the version before has
+   * calls in it too (the calls tell the change only to the bin). Each ends where the next starts.
+   */
+  function versionPeriods(looks, deploys, bin, end) {
+    var byTime = {};
+    looks.forEach(function (look, order) {
+      look.version.series.forEach(function (p) {
+        if (p.calls === 0) return;
+        var t = seconds(p.start);
+        (byTime[t] = byTime[t] || []).push({ t: t, look: look, order: order, point: p });
+      });
+    });
+    var periods = [], current = null;
+    Object.keys(byTime).map(Number).sort(function (a, b) { return a - b; }).forEach(function (t) {
+      // Within a bin the current period's calls come first: the others began after them.
+      byTime[t].sort(function (a, b) { return (b.look === (current && current.look)) - (a.look === (current && current.look)) || a.order - b.order; });
+      byTime[t].forEach(function (cell) {
+        if (!current || current.look !== cell.look) {
+          var previous = current;
+          current = { look: cell.look, start: periodStart(cell, previous, periods, deploys, bin), cells: [] };
+          periods.push(current);
+        }
+        current.cells.push(cell);
+      });
+    });
+    periods.forEach(function (period, i) { period.end = i + 1 < periods.length ? periods[i + 1].start : end; });
+    return periods;
+  }
+  function periodStart(cell, previous, periods, deploys, bin) {
+    var look = cell.look, start;
+    if (!periods.some(function (period) { return period.look === look; })) start = look.start;
+    else {
+      var heals = deploys.filter(function (d) { var at = seconds(d.at); return d.puts_back === look.key && at >= previous.start && at <= cell.t + bin; });
+      var shared = previous.cells[previous.cells.length - 1].t === cell.t;
+      start = heals.length ? seconds(heals[heals.length - 1].at) : shared ? cell.t + bin / 2 : cell.t;
+    }
+    return previous ? Math.max(start, previous.start) : start;
   }
 `;
 
-/** A version's bars: each spans the part of its bin the version's calls can be in. */
+/** A period's bars: each spans the part of its bin inside the period (a bin shared by two periods is cut where they meet). */
 const CHART_BARS = String.raw`
-  function barsOf(band, bin) {
-    var out = [];
-    var first = seconds(band.version.first_call);
-    band.version.series.forEach(function (p) {
-      if (p.calls === 0) return;
-      var s = seconds(p.start);
-      // From the version's first call on, and up to the next version's start (a bin shared with a deploy is cut there).
-      var from = Math.max(s, first), to = Math.min(s + bin, band.end);
+  function barsOf(period, bin) {
+    var first = seconds(period.look.firstCall);
+    return period.cells.map(function (cell) {
+      var from = Math.max(cell.t, first, period.start), to = Math.min(cell.t + bin, period.end);
       if (to <= from) to = from + bin / 50;
-      out.push({ from: from, to: to, point: p });
+      return { from: from, to: to, point: cell.point };
     });
-    return out;
   }
-  /** The tinted band of each version, labelled as fully as its width allows. */
-  function paintBands(u, bands) {
+  /** The tinted band of each period, labelled as fully as its width allows. */
+  function paintBands(u, periods) {
     var ctx = u.ctx, dpr = devicePixelRatio;
     ctx.save();
-    bands.forEach(function (band) {
-      var x0 = u.valToPos(band.start, 'x', true), x1 = u.valToPos(band.end, 'x', true);
-      ctx.fillStyle = band.color;
+    periods.forEach(function (period) {
+      var look = period.look;
+      var x0 = u.valToPos(period.start, 'x', true), x1 = u.valToPos(period.end, 'x', true);
+      ctx.fillStyle = look.color;
       ctx.globalAlpha = 0.08;
       ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
       ctx.globalAlpha = 1;
       ctx.fillStyle = '#222';
       ctx.font = 'bold ' + 12 * dpr + 'px system-ui, sans-serif';
       var room = x1 - x0 - 8 * dpr;
-      var text = [band.label + ' · ' + band.title, band.label + ' · ' + band.compact, band.label].filter(function (candidate) { return ctx.measureText(candidate).width <= room; })[0] || band.label;
-      if (ctx.measureText(text).width <= room || bands.length === 1) ctx.fillText(text, x0 + 4 * dpr, u.bbox.top + 14 * dpr);
+      var text = [look.label + ' · ' + look.full, look.label + ' · ' + look.title, look.label].filter(function (candidate) { return ctx.measureText(candidate).width <= room; })[0] || look.label;
+      if (ctx.measureText(text).width <= room || periods.length === 1) ctx.fillText(text, x0 + 4 * dpr, u.bbox.top + 14 * dpr);
     });
     ctx.restore();
   }
   /** The bars in their version's colour (errors as their lower part), then a dashed line at each deploy. */
-  function paintBarsAndMarkers(u, bands, markers) {
+  function paintBarsAndMarkers(u, periods, markers) {
     var ctx = u.ctx, dpr = devicePixelRatio;
     ctx.save();
-    bands.forEach(function (band) {
-      band.bars.forEach(function (bar) {
+    periods.forEach(function (period) {
+      period.bars.forEach(function (bar) {
         var x0 = Math.round(u.valToPos(bar.from, 'x', true)), x1 = Math.round(u.valToPos(bar.to, 'x', true));
         var w = Math.max(1, x1 - x0 - (x1 - x0 > 3 * dpr ? dpr : 0));
         var y = u.valToPos(bar.point.calls, 'y', true), y0 = u.valToPos(0, 'y', true);
-        ctx.fillStyle = band.color;
+        ctx.fillStyle = period.look.color;
         ctx.fillRect(x0, y, w, y0 - y);
         if (bar.point.outcomes.error > 0) {
           var ye = u.valToPos(bar.point.outcomes.error, 'y', true);
@@ -168,13 +205,14 @@ const CHART_BARS = String.raw`
 
 /** A deploy's marker and its popup, and the tooltip of the bin under the cursor: both kept inside the chart. */
 const CHART_OVERLAYS = String.raw`
-  function addMarker(view, t, deploy, band) {
+  function addMarker(view, t, deploy, look) {
     var chart = view.chart, node = el('div', 'deploy-marker');
     node.tabIndex = 0;
     node.setAttribute('role', 'button');
-    node.setAttribute('aria-label', (band ? band.label + ' ' : '') + 'deploy ' + (deploy.commit || deploy.record_id));
-    if (band) node.setAttribute('data-version', band.label);
-    var popup = deployPopup(deploy, band);
+    node.setAttribute('aria-label', (look ? look.label + ' ' : '') + (deploy.puts_back ? 'heal ' : 'deploy ') + (deploy.commit || deploy.record_id));
+    if (look) node.setAttribute('data-version', look.label);
+    if (deploy.puts_back) node.setAttribute('data-heal', 'true');
+    var popup = deployPopup(deploy, look);
     node.appendChild(popup);
     // The popup is placed inside the chart's plot area each time it opens, so it is never cut off.
     function open() {
@@ -206,12 +244,12 @@ const CHART_OVERLAYS = String.raw`
     var tip = view.tip, bin = view.bin, left = u.cursor.left;
     if (left === undefined || left < 0 || view.markers.some(function (m) { return m.node.classList.contains('open'); })) { tip.style.display = 'none'; return; }
     var t = u.posToVal(left, 'x');
-    var band = null, bar = null;
-    view.bands.forEach(function (b) { if (t >= b.start && t < b.end) band = b; });
-    if (band) band.bars.forEach(function (candidate) { if (t >= candidate.from && t < candidate.to) bar = candidate; });
+    var period = null, bar = null;
+    view.periods.forEach(function (p) { if (t >= p.start && t < p.end) period = p; });
+    if (period) period.bars.forEach(function (candidate) { if (t >= candidate.from && t < candidate.to) bar = candidate; });
     tip.textContent = '';
-    if (!band) { tip.style.display = 'none'; return; }
-    tip.appendChild(el('strong', '', band.label + ' · ' + band.title));
+    if (!period) { tip.style.display = 'none'; return; }
+    tip.appendChild(el('strong', '', period.look.label + ' · ' + period.look.full));
     if (bar) {
       var p = bar.point;
       tip.appendChild(el('div', '', timeText(seconds(p.start), bin) + ' + ' + widthText(bin) + ': ' + p.calls + (p.calls === 1 ? ' call' : ' calls')));
@@ -225,7 +263,7 @@ const CHART_OVERLAYS = String.raw`
   }
 `;
 
-/** One agent's chart: uPlot for the scales and axes, the bands, bars and markers drawn over them. */
+/** One agent's chart: uPlot for the scales and axes, the periods' bands, bars and markers drawn over them. */
 const DRAW_CHART = String.raw`
   function drawChart(agent, index, labels) {
     var host = document.getElementById('chart-' + index);
@@ -233,17 +271,19 @@ const DRAW_CHART = String.raw`
     var xs = agent.series.points.map(function (p) { return seconds(p.start); });
     var lastCall = Math.max.apply(null, agent.versions.map(function (v) { return seconds(v.last_call); }));
     var end = Math.max(lastCall, xs.length ? xs[xs.length - 1] + bin : lastCall);
-    var bands = versionBands(agent, labels, end);
-    var extraDeploys = agent.deploys.filter(function (d) { return !bands.some(function (b) { return b.deploy && b.deploy.record_id === d.record_id; }); });
-    var times = bands.map(function (b) { return b.start; }).concat(extraDeploys.map(function (d) { return seconds(d.at); }), [end]);
+    var looks = versionLooks(agent, labels);
+    var periods = versionPeriods(looks, agent.deploys, bin, end);
+    // Deploys that started no version in the chart: heals, and deploys no call ran with yet.
+    var extraDeploys = agent.deploys.filter(function (d) { return !looks.some(function (look) { return look.deploy && look.deploy.record_id === d.record_id; }); });
+    var times = looks.map(function (look) { return look.start; }).concat(extraDeploys.map(function (d) { return seconds(d.at); }), [end]);
     var min = Math.min.apply(null, times), max = Math.max.apply(null, times);
     var pad = Math.max((max - min) * 0.03, bin);
     min -= pad; max += pad;
     var top = 1;
     agent.versions.forEach(function (v) { v.series.forEach(function (p) { top = Math.max(top, p.calls); }); });
-    var view = { bin: bin, bands: bands, markers: [], tip: el('div', 'chart-tip'), chart: null };
+    var view = { bin: bin, periods: periods, markers: [], tip: el('div', 'chart-tip'), chart: null };
     view.tip.setAttribute('role', 'status');
-    bands.forEach(function (band) { band.bars = barsOf(band, bin); });
+    periods.forEach(function (period) { period.bars = barsOf(period, bin); });
     function sizeOf() {
       var width = Math.max(280, host.clientWidth || 900);
       return { width: width, height: width < 600 ? 240 : 300 };
@@ -258,15 +298,15 @@ const DRAW_CHART = String.raw`
       axes: [{ stroke: '#444', space: 90 }, { stroke: '#444', label: 'calls per ' + widthText(bin), size: 56 }],
       series: [{}, { label: 'calls', stroke: 'transparent', points: { show: false } }],
       hooks: {
-        drawClear: [function (u) { paintBands(u, bands); }],
-        draw: [function (u) { paintBarsAndMarkers(u, bands, view.markers); }],
+        drawClear: [function (u) { paintBands(u, periods); }],
+        draw: [function (u) { paintBarsAndMarkers(u, periods, view.markers); }],
         setCursor: [function (u) { showTip(u, view); }]
       }
     }, [xs, agent.series.points.map(function (p) { return p.calls; })], host);
     view.chart = chart;
     chart.over.appendChild(view.tip);
-    bands.forEach(function (band) { if (band.deploy) addMarker(view, band.start, band.deploy, band); });
-    extraDeploys.forEach(function (deploy) { addMarker(view, seconds(deploy.at), deploy, null); });
+    looks.forEach(function (look) { if (look.deploy) addMarker(view, look.start, look.deploy, look); });
+    extraDeploys.forEach(function (deploy) { addMarker(view, seconds(deploy.at), deploy, looks.filter(function (look) { return look.key === deploy.puts_back; })[0] || null); });
     host.addEventListener('mouseleave', function () { view.tip.style.display = 'none'; });
     window.addEventListener('resize', function () {
       var next = sizeOf();
@@ -276,7 +316,7 @@ const DRAW_CHART = String.raw`
     host.setAttribute('data-points', String(xs.length));
     host.setAttribute('data-deploys', String(view.markers.length));
     host.setAttribute('data-rendered', 'true');
-    return bands;
+    return looks;
   }
 `;
 
@@ -284,13 +324,13 @@ const DRAW_CHART = String.raw`
 const DRAW_RATES = String.raw`
   var RATES = [['error_rate', 'Error rate'], ['transfer_rate', 'Transfer rate'], ['tool_failure_rate', 'Tool failure rate']];
   function rateOf(version, key) { return key === 'tool_failure_rate' ? version.metrics.tool_calls.failure_rate : version.metrics[key]; }
-  function drawRates(agent, index, bands) {
+  function drawRates(agent, index, looks) {
     var host = document.getElementById('rates-' + index);
     function render() {
       host.textContent = '';
       var width = Math.max(260, host.clientWidth || 600);
       RATES.forEach(function (rate) {
-        var rows = agent.versions.map(function (v, i) { return { band: bands[i], r: rateOf(v, rate[0]) }; }).filter(function (row) { return row.r.value !== null; });
+        var rows = agent.versions.map(function (v, i) { return { look: looks[i], r: rateOf(v, rate[0]) }; }).filter(function (row) { return row.r.value !== null; });
         if (rows.length === 0) return;
         var top = Math.max.apply(null, rows.map(function (row) { return row.r.high; }));
         top = top <= 0 ? 0.01 : Math.min(1, top * 1.15);
@@ -307,15 +347,15 @@ const DRAW_RATES = String.raw`
         });
         rows.forEach(function (row, i) {
           var y = 12 + i * rowH;
-          var g = svg('g', { class: 'rate-row', 'data-version': row.band.label, 'data-low': row.r.low, 'data-high': row.r.high });
-          g.appendChild(svg('text', { x: 0, y: y + 4, 'font-size': 12, 'font-weight': 'bold', fill: row.band.color }, row.band.label));
-          g.appendChild(svg('line', { class: 'interval', x1: xOf(row.r.low), x2: xOf(row.r.high), y1: y, y2: y, stroke: row.band.color, 'stroke-width': 3 }));
-          g.appendChild(svg('line', { x1: xOf(row.r.low), x2: xOf(row.r.low), y1: y - 6, y2: y + 6, stroke: row.band.color, 'stroke-width': 2 }));
-          g.appendChild(svg('line', { x1: xOf(row.r.high), x2: xOf(row.r.high), y1: y - 6, y2: y + 6, stroke: row.band.color, 'stroke-width': 2 }));
-          g.appendChild(svg('circle', { class: 'estimate', cx: xOf(row.r.value), cy: y, r: 4.5, fill: '#fff', stroke: row.band.color, 'stroke-width': 2 }));
+          var g = svg('g', { class: 'rate-row', 'data-version': row.look.label, 'data-low': row.r.low, 'data-high': row.r.high });
+          g.appendChild(svg('text', { x: 0, y: y + 4, 'font-size': 12, 'font-weight': 'bold', fill: row.look.color }, row.look.label));
+          g.appendChild(svg('line', { class: 'interval', x1: xOf(row.r.low), x2: xOf(row.r.high), y1: y, y2: y, stroke: row.look.color, 'stroke-width': 3 }));
+          g.appendChild(svg('line', { x1: xOf(row.r.low), x2: xOf(row.r.low), y1: y - 6, y2: y + 6, stroke: row.look.color, 'stroke-width': 2 }));
+          g.appendChild(svg('line', { x1: xOf(row.r.high), x2: xOf(row.r.high), y1: y - 6, y2: y + 6, stroke: row.look.color, 'stroke-width': 2 }));
+          g.appendChild(svg('circle', { class: 'estimate', cx: xOf(row.r.value), cy: y, r: 4.5, fill: '#fff', stroke: row.look.color, 'stroke-width': 2 }));
           var text = percent(row.r.value) + ' (' + percent(row.r.low) + '–' + percent(row.r.high) + '), ' + row.r.count + ' of ' + row.r.of;
           g.appendChild(svg('text', narrow ? { x: left, y: y + 20, 'font-size': 12, fill: '#222' } : { x: width - textW, y: y + 4, 'font-size': 12, fill: '#222' }, text));
-          g.appendChild(svg('title', {}, row.band.label + ' ' + rate[1] + ': ' + text));
+          g.appendChild(svg('title', {}, row.look.label + ' ' + rate[1] + ': ' + text));
           plot.appendChild(g);
         });
         figure.appendChild(plot);
@@ -330,16 +370,16 @@ const DRAW_RATES = String.raw`
 
 /** The legend under a chart: each version's colour, label, commit, who deployed and its calls. */
 const DRAW_LEGEND = String.raw`
-  function drawLegend(index, bands) {
+  function drawLegend(index, looks) {
     var list = document.getElementById('legend-' + index);
-    bands.forEach(function (band) {
+    looks.forEach(function (look) {
       var item = el('li', '');
       var swatch = el('span', 'swatch');
-      swatch.style.background = band.color;
+      swatch.style.background = look.color;
       item.appendChild(swatch);
-      item.appendChild(el('strong', '', band.label + ' '));
-      var d = band.deploy;
-      item.appendChild(el('span', '', band.title + (d ? ' · deployed ' + d.at.replace('T', ' ').slice(0, 19) + ' UTC' : '') + ' · ' + band.version.metrics.calls + (band.version.metrics.calls === 1 ? ' call' : ' calls')));
+      item.appendChild(el('strong', '', look.label + ' '));
+      var d = look.deploy, calls = look.version.metrics.calls;
+      item.appendChild(el('span', '', look.full + (d ? ' · deployed ' + d.at.replace('T', ' ').slice(0, 19) + ' UTC' : '') + ' · ' + calls + (calls === 1 ? ' call' : ' calls')));
       list.appendChild(item);
     });
     var errors = el('li', '');
@@ -355,10 +395,10 @@ export const HTML_CLIENT_SCRIPT = `(function () {
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var labels = JSON.parse(document.getElementById('report-labels').textContent);
-${PAGE_HELPERS}${VERSION_BANDS}${CHART_BARS}${CHART_OVERLAYS}${DRAW_CHART}${DRAW_RATES}${DRAW_LEGEND}  data.agents.forEach(function (agent, index) {
-    var bands = drawChart(agent, index, labels[index]);
-    drawLegend(index, bands);
-    drawRates(agent, index, bands);
+${PAGE_HELPERS}${VERSION_PERIODS}${CHART_BARS}${CHART_OVERLAYS}${DRAW_CHART}${DRAW_RATES}${DRAW_LEGEND}  data.agents.forEach(function (agent, index) {
+    var looks = drawChart(agent, index, labels[index]);
+    drawLegend(index, looks);
+    drawRates(agent, index, looks);
   });
   document.body.setAttribute('data-charts-ready', String(data.agents.length));
 })();

@@ -105,9 +105,17 @@ function windowLine(report: CallReport): string {
   return `Workspace ${report.workspace} · from ${since} to ${until} · ${report.calls} calls · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`;
 }
 
-/** What the charts call each version: `v1`, `v2`… in the order of the table, and the table's name for it. */
-function chartLabels(report: CallReport): Array<Array<{ short: string; title: string }>> {
-  return report.agents.map((agent) => versionLabels(agent.versions).map((title, index) => ({ short: `v${index + 1}`, title })));
+/**
+ * What the charts call each version: `v1`, `v2`… in the order of the table, the table's name for it
+ * (`versionLabels`, the one rule), and that name with who deployed it.
+ */
+function chartLabels(report: CallReport): Array<Array<{ short: string; title: string; full: string }>> {
+  return report.agents.map((agent) =>
+    versionLabels(agent.versions).map((title, index) => {
+      const deploy = agent.versions[index]?.deploy;
+      return { short: `v${index + 1}`, title, full: deploy ? `${title} · by ${deploy.by}` : title };
+    }),
+  );
 }
 
 function agentSection(agent: AgentReport, index: number, minCalls: number, testsIncluded: boolean): string {

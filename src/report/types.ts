@@ -50,6 +50,8 @@ export interface DeployMarker {
   uncommitted: boolean | null;
   /** On a promotion: the source environment's workspace and the record promoted; null otherwise (always written by buildCallReport). */
   promoted_from?: { workspace: string; record: string } | null;
+  /** On a heal (`voxform drift --heal`) that put back a version after a change outside voxform: that version's key; null otherwise (always written by buildCallReport). */
+  puts_back?: string | null;
   /** Top-level config fields this deploy changed for the agent (names only). */
   changed_fields: string[];
   /** Where to see the change: the commit, or the diff against the version before, on the CI's server; null when unknown. */

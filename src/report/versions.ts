@@ -16,6 +16,8 @@ export interface ConfigVersion {
   agentId: string;
   configHash: string;
   deployed?: DeployInfo | undefined;
+  /** Heals (`drift --heal`) that put this configuration back after a change outside voxform, oldest first. */
+  heals?: DeployInfo[] | undefined;
 }
 
 export interface DeployInfo {
@@ -50,7 +52,11 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
       if (typeof agent?.id !== 'string' || typeof agent.configHash !== 'string') continue;
       const versions = byAgent.get(agent.id) ?? [];
       const previous = versions[versions.length - 1];
-      if (previous?.configHash === agent.configHash) continue;
+      if (previous?.configHash === agent.configHash) {
+        // Not a new version, but a heal changed the agent: back from a configuration changed outside voxform.
+        if (record.source.healOf && previous.deployed) previous.heals = [...(previous.heals ?? []), { ...deployInfo(record, agentName), changedFields: [] }];
+        continue;
+      }
       versions.push({
         key: record.id,
         agentId: agent.id,
@@ -59,17 +65,7 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
         promptLength: typeof agent.promptLength === 'number' ? agent.promptLength : undefined,
         config: isPlainObject(agent.config) ? agent.config : {},
         deployed: {
-          recordId: record.id,
-          at: record.at,
-          by: record.by,
-          outcome: record.outcome,
-          commit: record.source.commit,
-          branch: record.source.branch,
-          pullRequest: record.source.pullRequest,
-          ciJobUrl: record.source.ciJobUrl,
-          uncommitted: record.source.uncommitted,
-          promotedFrom: record.source.promotedFrom,
-          agentName,
+          ...deployInfo(record, agentName),
           changedFields: previous ? changedTopLevelFields(previous.config, isPlainObject(agent.config) ? agent.config : {}) : [],
           previousCommit: previous?.deployed?.commit,
         },
@@ -78,6 +74,23 @@ export function deployedVersions(records: readonly HistoryRecord[]): Map<string,
     }
   }
   return byAgent;
+}
+
+/** What a record says of a deploy of one agent, but for what it changed. */
+function deployInfo(record: HistoryRecord, agentName: string): Omit<DeployInfo, 'changedFields' | 'previousCommit'> {
+  return {
+    recordId: record.id,
+    at: record.at,
+    by: record.by,
+    outcome: record.outcome,
+    commit: record.source.commit,
+    branch: record.source.branch,
+    pullRequest: record.source.pullRequest,
+    ciJobUrl: record.source.ciJobUrl,
+    uncommitted: record.source.uncommitted,
+    promotedFrom: record.source.promotedFrom,
+    agentName,
+  };
 }
 
 /** The order records were written in: by time, then id. */

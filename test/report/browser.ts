@@ -63,3 +63,25 @@ export async function drawnPositions(page: Page, chart: number): Promise<Drawn> 
   }, chart);
 }
 
+
+/** Per version of the legend, the on-screen columns (CSS pixels, left edges) where its colour is drawn on the chart. */
+export async function colourColumns(page: Page, chart: number): Promise<Record<string, number[]>> {
+  return page.$eval(`#chart-${chart}`, (host, index) => {
+    const canvas = host.querySelector('canvas') as HTMLCanvasElement;
+    const box = canvas.getBoundingClientRect();
+    const scale = canvas.width / box.width;
+    const pixels = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(0, 0, canvas.width, canvas.height).data;
+    const out: Record<string, number[]> = {};
+    for (const li of document.querySelectorAll(`#legend-${index} li`)) {
+      const label = li.querySelector('strong')?.textContent?.trim() ?? '';
+      if (!/^v\d+$/.test(label)) continue;
+      const [r, g, b] = (getComputedStyle(li.querySelector('.swatch') as HTMLElement).backgroundColor.match(/\d+/g) ?? []).map(Number);
+      const columns = new Set<number>();
+      for (let i = 0; i < pixels.length; i += 4) {
+        if (pixels[i] === r && pixels[i + 1] === g && pixels[i + 2] === b && pixels[i + 3] === 255) columns.add(((i / 4) % canvas.width));
+      }
+      out[label] = [...columns].sort((x, y) => x - y).map((x) => box.left + x / scale);
+    }
+    return out;
+  }, chart);
+}

@@ -199,6 +199,20 @@ describe('test traffic', () => {
     expect(report.agents[0]?.versions[0]?.metrics.error_rate).toMatchObject({ count: 10, of: 69 });
   });
 
+  it('keeps a heal (`drift --heal`) as a deploy that puts the version back, not a version of its own', async () => {
+    const edited = agentConfig('Edited on the dashboard.');
+    // The heal's record holds only the healed agent, with the configuration it put back.
+    const heal = historyRecord('2026-03-01T02:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } }, { healOf: [deploy1.id] });
+    // An apply that left the agent as it was is neither.
+    const unchanged = historyRecord('2026-03-01T03:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } });
+    const records = [...calls(v1, T0 + 60, 40, 10), ...calls(edited, T0 + 3600, 20, 10), ...calls(v1, T0 + 7300, 40, 10)];
+    const report = await buildCallReport({ calls: [newestFirst(records)], history: [unchanged, heal, deploy1], workspace: 'w', names: new Map(), now: new Date('2026-03-02T00:00:00Z'), diffLink: () => null });
+    const [agent] = report.agents;
+    expect(agent?.versions.map((version) => [version.key, version.metrics.calls])).toEqual([[deploy1.id, 80], [expect.stringMatching(/^outside:/), 20]]);
+    expect(agent?.deploys.map((deploy) => [deploy.record_id, deploy.puts_back])).toEqual([[deploy1.id, null], [heal.id, deploy1.id]]);
+    expect(agent?.versions[0]?.deploy?.puts_back).toBeNull();
+  });
+
   it('shows no agent whose every call was test traffic', async () => {
     const only = calls(v1, T0 + 60, 4, 1).map((record) => ({ ...record, metadata: { voxform_source: 'chat' } }));
     const report = await buildCallReport({ calls: [newestFirst(only)], history: [deploy1], workspace: 'w', names: new Map(), now: new Date(), diffLink: () => null });

@@ -10,12 +10,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCallReport } from '../../src/report/build-report.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { renderReportHtml } from '../../src/report/render-html.js';
-import { drawnPositions, launchBrowser, type Drawn } from './browser.js';
+import { colourColumns, drawnPositions, launchBrowser, type Drawn } from './browser.js';
 import { agentConfig, callRecord, historyRecord, newestFirst } from './helpers.js';
 
 const HOSTILE = '"><img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';
@@ -72,6 +72,33 @@ async function finishingApplyHtml(): Promise<string> {
   const report = await buildCallReport({
     calls: [newestFirst(stamps.map(({ config, ts }, i) => callRecord({ agentId: DESK, config, ts, status: i % 9 === 0 ? 'error' : 'user-ended', duration: 30 })))],
     history,
+    workspace: 'default@local',
+    names: new Map(),
+    now: new Date('2026-04-01T09:00:00Z'),
+    diffLink: () => null,
+  });
+  return renderReportHtml(report);
+}
+
+/**
+ * A version changed outside voxform and healed: v1 deployed from outside a git checkout (no commit),
+ * its calls, an edit on the dashboard and its calls, `drift --heal` putting v1 back (or, without
+ * `heal`, v1 put back on the dashboard), v1's calls again.
+ */
+async function healedHtml(heal = true): Promise<string> {
+  const v1 = agentConfig('You are the receptionist.');
+  const edited = agentConfig('Edited on the dashboard.');
+  const t = Date.parse('2026-04-01T08:00:00Z') / 1000;
+  const deploy = historyRecord('2026-04-01T08:00:00.000Z', { [DESK]: { name: 'front-desk', config: v1 } });
+  const healRecord = historyRecord('2026-04-01T08:02:13.000Z', { [DESK]: { name: 'front-desk', config: v1 } }, { healOf: [deploy.id] });
+  const stamps = [
+    ...Array.from({ length: 60 }, (_, i) => ({ config: v1, ts: t + 5 + i })),
+    ...Array.from({ length: 60 }, (_, i) => ({ config: edited, ts: t + 70 + i })),
+    ...Array.from({ length: 60 }, (_, i) => ({ config: v1, ts: t + 135 + i })),
+  ];
+  const report = await buildCallReport({
+    calls: [newestFirst(stamps.map(({ config, ts }, i) => callRecord({ agentId: DESK, config, ts, status: i % 9 === 0 ? 'error' : 'user-ended', duration: 30 })))],
+    history: heal ? [healRecord, deploy] : [deploy],
     workspace: 'default@local',
     names: new Map(),
     now: new Date('2026-04-01T09:00:00Z'),
@@ -183,4 +210,87 @@ describe('the HTML report in headless Chromium', () => {
     expect(await page.$eval('.deploy-marker.open .deploy-popup', (box) => box.textContent)).toContain('Live from 08:00:02.850 — its first call, made while the apply was finishing');
     await page.close();
   }, 120_000);
+
+  it('draws a version\'s calls after a heal in a period of their own, from the heal\'s marker', async () => {
+    const { page, texts } = await openHealed();
+    const heal = await page.$('.deploy-marker[data-heal]');
+    expect(heal).not.toBeNull();
+    expect(await heal?.evaluate((node) => node.getAttribute('data-version'))).toBe('v1');
+    const { healX, canvasLeft } = await page.$eval('#chart-0', (host) => {
+      const marker = (host.querySelector('.deploy-marker[data-heal]') as HTMLElement).getBoundingClientRect();
+      return { healX: marker.left + marker.width / 2, canvasLeft: (host.querySelector('canvas') as HTMLCanvasElement).getBoundingClientRect().left };
+    });
+    const columns = await colourColumns(page, 0);
+    const v1 = columns.v1 ?? [];
+    const v2 = columns.v2 ?? [];
+    // v1's calls after the heal are drawn after its marker, v2's all before it.
+    expect(v1.filter((x) => x > healX + 1).length).toBeGreaterThan(100);
+    expect(v1.filter((x) => x < healX - 1).length).toBeGreaterThan(100);
+    expect(v2.length).toBeGreaterThan(100);
+    expect(Math.max(...v2)).toBeLessThan(healX);
+    // v1's band is labelled again from the heal on: the outside version's band ends there.
+    const bandLabels = (await texts()).drawn.filter((drawn) => /^v\d/.test(drawn.text));
+    expect(bandLabels.map((drawn) => drawn.text.split(' · ')[0])).toEqual(['v1', 'v2', 'v1']);
+    expect((bandLabels[2]?.x ?? 0) + canvasLeft).toBeGreaterThanOrEqual(healX - 1);
+    await heal?.hover();
+    expect(await page.$eval('.deploy-marker.open .deploy-popup', (box) => box.textContent)).toContain('Put back v1 after a change outside voxform');
+    await page.close();
+  }, 120_000);
+
+  it('draws a version put back outside voxform in a period of its own from where its calls resume', async () => {
+    const { page, texts } = await openHealed(false);
+    expect(await page.$$('.deploy-marker')).toHaveLength(1);
+    const canvasLeft = await page.$eval('#chart-0 canvas', (canvas) => canvas.getBoundingClientRect().left);
+    const bandLabels = (await texts()).drawn.filter((drawn) => /^v\d/.test(drawn.text));
+    expect(bandLabels.map((drawn) => drawn.text.split(' · ')[0])).toEqual(['v1', 'v2', 'v1']);
+    const columns = await colourColumns(page, 0);
+    const back = (bandLabels[2]?.x ?? 0) + canvasLeft;
+    expect(Math.max(...(columns.v2 ?? []))).toBeLessThan(back);
+    expect((columns.v1 ?? []).filter((x) => x >= back).length).toBeGreaterThan(100);
+    await page.close();
+  }, 120_000);
+
+  it('names each version in its band and legend once, by the table\'s rule', async () => {
+    const { page, texts } = await openHealed();
+    // Every label the bands tried: v1 by its record id (deployed with no commit), v2 as changed outside voxform, once.
+    const candidates = (await texts()).measured.filter((text) => /^v\d/.test(text));
+    expect(candidates.filter((text) => text.startsWith('v2 · ')).length).toBeGreaterThan(0);
+    for (const text of candidates) {
+      if (text.startsWith('v1 · ')) expect(text).toMatch(/^v1 · \d{8}T\d{6}Z-\d{6}( · by dev@laptop)?$/);
+      if (text.startsWith('v2 · ')) expect(text).toMatch(/^v2 · changed outside voxform \([0-9a-f]{12}\)$/);
+    }
+    const legend = await page.$$eval('#legend-0 li', (items) => items.map((item) => item.textContent ?? ''));
+    expect(legend[0]).toMatch(/^v1 \d{8}T\d{6}Z-\d{6} · by dev@laptop · deployed 2026-04-01 08:00:00 UTC · 120 calls$/);
+    expect(legend[1]).toMatch(/^v2 changed outside voxform \([0-9a-f]{12}\) · 60 calls$/);
+    await page.close();
+  }, 120_000);
 });
+
+interface CanvasTexts {
+  measured: string[];
+  drawn: Array<{ text: string; x: number }>;
+}
+
+/** The healed report opened at 1280 px, and the texts its chart measured and drew on the canvas (x in CSS pixels from the canvas's left). */
+async function openHealed(heal = true): Promise<{ page: Page; texts: () => Promise<CanvasTexts> }> {
+  const file = path.join(dir, heal ? 'healed.html' : 'put-back.html');
+  await writeFile(file, await healedHtml(heal));
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.evaluateOnNewDocument(() => {
+    const seen: CanvasTexts = { measured: [], drawn: [] };
+    (globalThis as unknown as { __canvasTexts: CanvasTexts }).__canvasTexts = seen;
+    const { fillText, measureText } = CanvasRenderingContext2D.prototype;
+    CanvasRenderingContext2D.prototype.fillText = function (text: string, x: number, y: number) {
+      seen.drawn.push({ text, x: x / devicePixelRatio });
+      return fillText.call(this, text, x, y);
+    };
+    CanvasRenderingContext2D.prototype.measureText = function (text: string) {
+      seen.measured.push(text);
+      return measureText.call(this, text);
+    };
+  });
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  await page.waitForSelector('body[data-charts-ready="1"]');
+  return { page, texts: () => page.evaluate(() => (globalThis as unknown as { __canvasTexts: CanvasTexts }).__canvasTexts) };
+}
