@@ -88,7 +88,8 @@ export interface ApplyOptions {
 
 export interface ApplyOutcome extends ExecuteResult {
   /**
-   * `failed`: some changes failed or were skipped, or a state write failed (`stateError`);
+   * `failed`: some changes failed or were skipped (wholly, or after some of their writes reached the
+   * service: `partlyApplied` with an `error` or `because`), or a state write failed (`stateError`);
    * `cancelled`: `confirm` said no; `interrupted`: the signal or a lost lock stopped the run.
    */
   status: 'nothing_to_do' | 'applied' | 'failed' | 'cancelled' | 'interrupted';
@@ -233,7 +234,8 @@ async function recordEnd(
   ran: { plan: Plan; live: LiveState; result: ExecuteResult; readBacks: AgentReadBacks; workspace: string },
 ): Promise<{ status: ApplyOutcome['status']; result: ExecuteResult; record: HistoryRecord | undefined }> {
   const { result, plan } = ran;
-  const failed = result.failed.length + result.skipped.length > 0 || result.stateError !== undefined;
+  const partlyFailed = result.partlyApplied.some((part) => part.error !== undefined || part.because !== undefined);
+  const failed = result.failed.length + result.skipped.length > 0 || partlyFailed || result.stateError !== undefined;
   const status = result.interrupted ? 'interrupted' : failed ? 'failed' : hasChanges(plan) ? 'applied' : 'nothing_to_do';
   const stored = store.recordApplyEnd(
     {

@@ -15,6 +15,13 @@ import { stateAfterRequest, stateWhenUnchanged, type StateChange } from './recor
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 
+/** An error as a warning names it: its code and message, never a stack. */
+function errorText(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' ? `${code}: ${message}` : message;
+}
+
 function isNotSent(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'api_not_sent';
 }
@@ -34,24 +41,34 @@ export type ProgressEvent =
   | { type: 'done'; change: ResourceChange; ms: number }
   | { type: 'failed'; change: ResourceChange; error: unknown }
   | { type: 'skipped'; change: ResourceChange; because: string }
+  /** Some writes of the change reached the service, then one failed or was skipped. */
+  | { type: 'partly'; change: ResourceChange; part: PartlyApplied }
   | { type: 'stopping'; inFlight: number };
 
-/** A change stopped between its writes: some reached the service, the rest were not sent (or not answered within the stop's wait). */
+/**
+ * A change some of whose writes reached the service and the rest did not: one failed, or was skipped as
+ * what it depends on did not apply, or the run stopped before it (not sent, or not answered within the wait).
+ */
 export interface PartlyApplied {
   address: string;
   /** The operations of the writes the service accepted, in plan order. */
   reached: RequestOperation[];
-  /** The operations of the writes it did not: not sent after the stop, or unanswered when the wait ended. */
+  /** The operations of the writes it did not accept, in plan order. */
   notReached: RequestOperation[];
+  /** The error of the write that failed, when one did. */
+  error?: unknown;
+  /** When a write was skipped: why (`knowledge.faq did not apply`). */
+  because?: string;
 }
 
 export interface ExecuteResult {
   /** Changes whose every write the service accepted (a read-back unanswered after a stop is a warning). */
   applied: string[];
-  /** After a stop: changes some of whose writes reached the service and others did not. */
+  /** Changes some of whose writes reached the service and others did not (a write that failed or was skipped, or a stop). */
   partlyApplied: PartlyApplied[];
+  /** Changes none of whose writes reached the service, one of them failing. */
   failed: Array<{ address: string; error: unknown }>;
-  /** Changes not run because a change they depend on did not apply. */
+  /** Changes none of whose writes reached the service, because a change they depend on did not apply. */
   skipped: Array<{ address: string; because: string }>;
   /** After a stop: changes none of whose writes reached the service (unanswered ones may yet land). */
   stopped: string[];
@@ -217,28 +234,47 @@ class PlanRun {
     });
   }
 
-  /** Files the change under what its requests did: failed, skipped, else by its writes accepted (all, some, none). */
+  /**
+   * Files the change under its writes the service accepted (`read_agent` only reads): all of them,
+   * applied; some, partly applied; none, failed, skipped or not applied as the first write not
+   * accepted says. A write accepted is never reported as not applied, whatever came after it.
+   */
   private conclude(change: ResourceChange, outcomes: readonly RequestOutcome[]): void {
     this.settled.add(change.address);
-    const failed = outcomes.find((o) => o.status === 'failed');
-    const skipped = outcomes.find((o) => o.status === 'skipped');
-    if (failed) {
-      this.result.failed.push({ address: change.address, error: failed.error });
-      return this.emit({ type: 'failed', change, error: failed.error });
+    const writes = change.requests.map((request, i) => ({ request, outcome: outcomes[i] ?? ({ status: 'not_started' } as const) })).filter(({ request }) => request.operation !== 'read_agent');
+    const accepted = writes.filter(({ outcome }) => outcome.status === 'done').map(({ request }) => request.operation);
+    const notAccepted = writes.filter(({ outcome }) => outcome.status !== 'done');
+    const failed = notAccepted.find(({ outcome }) => outcome.status === 'failed')?.outcome;
+    const skipped = notAccepted.find(({ outcome }) => outcome.status === 'skipped')?.outcome;
+    const because = skipped?.status === 'skipped' ? `${skipped.cause} did not apply` : undefined;
+    const error = failed?.status === 'failed' ? failed.error : undefined;
+    if (accepted.length === 0) {
+      if (failed) {
+        this.result.failed.push({ address: change.address, error });
+        return this.emit({ type: 'failed', change, error });
+      }
+      if (because !== undefined) {
+        this.result.skipped.push({ address: change.address, because });
+        return this.emit({ type: 'skipped', change, because });
+      }
+      return void this.result.stopped.push(change.address);
     }
-    if (skipped) {
-      const because = `${skipped.cause} did not apply`;
-      this.result.skipped.push({ address: change.address, because });
-      return this.emit({ type: 'skipped', change, because });
-    }
-    const reached = (wanted: boolean) =>
-      change.requests.filter((request, i) => request.operation !== 'read_agent' && (outcomes[i]?.status === 'done') === wanted).map((request) => request.operation);
-    const [accepted, notReached] = [reached(true), reached(false)];
-    if (accepted.length === 0) return void this.result.stopped.push(change.address);
     if (this.unrecorded.has(change.address)) this.result.unrecorded.push(change.address);
-    if (notReached.length > 0) return void this.result.partlyApplied.push({ address: change.address, reached: accepted, notReached });
+    if (notAccepted.length > 0) {
+      const part: PartlyApplied = { address: change.address, reached: accepted, notReached: notAccepted.map(({ request }) => request.operation) };
+      if (failed) part.error = error;
+      else if (because !== undefined) part.because = because;
+      this.result.partlyApplied.push(part);
+      // A stop's partly applied changes are listed in the summary; a failure's is said as it happens.
+      if (failed || because !== undefined) this.emit({ type: 'partly', change, part });
+      return;
+    }
     this.result.applied.push(change.address);
-    if (change.requests.some((request, i) => request.operation === 'read_agent' && outcomes[i]?.status !== 'done')) {
+    const readBack = change.requests.findIndex((request) => request.operation === 'read_agent');
+    const read = outcomes[readBack];
+    if (read?.status === 'failed') {
+      this.result.warnings.push(`${change.address}: applied, but not read back (${errorText(read.error)}); \`voxform plan\` shows what the service kept.`);
+    } else if (readBack >= 0 && read?.status !== 'done') {
       this.result.warnings.push(`${change.address}: applied, but not read back after the stop; \`voxform plan\` shows what the service kept.`);
     }
     this.emit({ type: 'done', change, ms: Date.now() - (this.started.get(change.address) ?? Date.now()) });
@@ -260,6 +296,8 @@ class PlanRun {
     for (const id of request.dependsOn) {
       const dependency = this.requests.get(id);
       const outcome = dependency ? await this.request(dependency.request, dependency.change) : ({ status: 'done' } as const);
+      // A read-back only reads: what comes after it waits for it, not for its success.
+      if (outcome.status === 'failed' && dependency?.request.operation === 'read_agent') continue;
       if (outcome.status === 'failed') return { status: 'skipped', cause: dependency?.change.address ?? id };
       if (outcome.status !== 'done') return outcome;
     }

@@ -1,7 +1,8 @@
 /**
  * The deploy ledger's side of apply: each agent's live configuration once the plan ran, and the
- * record appended. An agent left alone is as planned; an updated one as its read-back found it; only
- * one whose files were set after that read-back, or whose change failed or stopped, is read again.
+ * record appended. An agent left alone is as planned (left out when it does not hold the manifests'
+ * values); an updated one as its read-back found it; only one whose files were set after that
+ * read-back, or whose change failed or stopped, is read again.
  */
 import { agentVersion, historyRecord } from '../history/record.js';
 import type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
@@ -67,11 +68,15 @@ function versionOrNone(agent: DesiredAgent, config: Record<string, unknown>): Ag
 
 /**
  * The agent's live configuration where no read-back gives it: as planned when left alone, else read
- * again. An agent whose change did not apply counts only if the service holds the manifests' values.
+ * again. An agent this apply did not change (one `--target` left out of the plan), or whose change did
+ * not apply, counts only if the service holds the manifests' values: a record holds what an agent
+ * runs, never a manifest's configuration the service does not have.
  */
 async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | undefined, context: HistoryContext): Promise<Record<string, unknown> | undefined> {
   const planned = context.live.agents.get(agent.id);
-  if (!change || change.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
+  // Planned unchanged: the plan found the service holding the manifests' values.
+  if (change?.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
+  if (!change) return planned && readBackDifferences(agent, planned).length === 0 ? (planned.config as Record<string, unknown>) : undefined;
   if (context.signal?.aborted) return undefined;
   try {
     const live = await context.client.getAgent(agent.id);
@@ -82,7 +87,7 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
   }
 }
 
-/** Every agent of the manifests as the apply left it, by local name (an agent whose state is unknown left out). */
+/** Every agent of the manifests as the apply left it, by local name (an agent whose state is unknown, or not the manifests', left out). */
 async function agentVersions(context: HistoryContext): Promise<Record<string, AgentVersion>> {
   const changes = new Map(context.plan.changes.map((change) => [change.address, change]));
   const applied = new Set(context.result.applied);

@@ -1,6 +1,7 @@
 /** The library's `apply` on the terminal, for `apply` and `rollback`: question, progress, graceful stop, report. */
 import picocolors from 'picocolors';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
+import type { PartlyApplied } from '../apply/execute-plan.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
@@ -94,6 +95,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
     if (event.type === 'start') lines.add(`${address}: ${verb(event, 'creating', 'updating')}…\n`);
     else if (event.type === 'done') lines.add(`${c.green('✓')} ${address}: ${verb(event, 'created', 'updated')} (${event.ms} ms)\n`);
     else if (event.type === 'failed') lines.add(`${c.red('✗')} ${address}: ${errorSentence(event.error)}\n`);
+    else if (event.type === 'partly') lines.add(`${c.yellow('~')} ${address}: partly applied (${partlyText(event.part)})\n`);
     else lines.add(`${c.yellow('-')} ${address}: skipped, because ${event.because}\n`);
   };
 }
@@ -122,6 +124,12 @@ class LineBatch {
     this.pending = '';
     this.stream.write(text);
   }
+}
+
+/** Which writes of a partly applied change reached the service, which did not, and why not. */
+function partlyText(part: PartlyApplied): string {
+  const why = part.error !== undefined ? `: ${errorSentence(part.error)}` : part.because !== undefined ? `, because ${part.because}` : '';
+  return `${part.reached.join(', ')} reached the service; ${part.notReached.join(', ')} did not${why}`;
 }
 
 function errorSentence(error: unknown): string {
@@ -178,7 +186,9 @@ function writeSummary(outcome: ApplyOutcome, ctx: CommandContext): void {
   const mark = (address: string) => (unrecorded.has(address) ? ', not recorded in the state' : '');
   for (const address of outcome.applied) if (stopped || unrecorded.has(address)) out(`  applied${mark(address)}: ${address}`);
   for (const part of outcome.partlyApplied) {
-    out(`  partly applied${mark(part.address)}: ${part.address} (${part.reached.join(', ')} reached the service; ${part.notReached.join(', ')} did not)`);
+    out(`  partly applied${mark(part.address)}: ${part.address} (${partlyText(part)})`);
+    const hint = isVoxformError(part.error) ? part.error.hint : undefined;
+    if (hint) out(`    hint: ${hint}`);
   }
   for (const failure of outcome.failed) {
     out(`  failed: ${failure.address}: ${errorSentence(failure.error)}`);

@@ -65,7 +65,11 @@ export function recordedAgentConfig(agent: DesiredAgent): { name: string | undef
   return { name, config, unrecordedSecrets };
 }
 
-/** One agent as an apply left it: its recorded config, and its live config's hash (secrets masked) and prompt length. */
+/**
+ * One agent as an apply left it: its recorded config, and its live config's hash (secrets masked) and
+ * prompt length. The recorded config is the manifest's: only for an agent that the apply changed, or
+ * whose live config holds the manifest's values (src/apply/record-history.ts decides).
+ */
 export function agentVersion(agent: DesiredAgent, liveConfig: Record<string, unknown>): AgentVersion {
   const recorded = recordedAgentConfig(agent);
   const maskedPaths = envConfigPaths(agent);

@@ -123,6 +123,56 @@ describe('executePlan', () => {
     expect(calls.map((c) => c[0])).toEqual(['updateAgent']);
   });
 
+  it('lists a change whose later write failed as partly applied, naming what reached the service and the error', async () => {
+    // The number is not on the account: it is imported, then bound.
+    const phone = desiredPhone('+15550000009', {
+      agent: { id: 'a1', localName: 'front' },
+      import: { provider: 'twilio', country: 'US', region: 'CA', api_key: 'import-key', api_secret: 'import-secret' },
+    });
+    const desired = desiredState({ phones: [phone] });
+    const liveState: LiveState = { agents: new Map(), phones: [] };
+    const { changes } = diffStates({ desired, live: liveState, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    expect(changes[0]?.requests.map((r) => r.operation)).toEqual(['import_phone', 'set_phone_agent']);
+    const plan: Plan = { formatVersion: 1, createdAt: '2026-01-01T00:00:00.000Z', manifestHash: desired.manifestHash, files: [], environment: undefined, baseUrl: 'local', targets: [], changes, summary: summarize(changes) };
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const { client, calls } = fakeClient({ id: 'x', name: 'x', created_at: 1, config: {} }, ['setPhoneAgent']);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
+    expect(result).toMatchObject({ applied: [], failed: [], skipped: [], stopped: [] });
+    expect(result.partlyApplied).toEqual([{ address: 'phone.+15550000009', reached: ['import_phone'], notReached: ['set_phone_agent'], error: new Error('setPhoneAgent failed') }]);
+    expect(calls.map((c) => c[0])).toEqual(['importPhone', 'setPhoneAgent']);
+    // The import is recorded, so the next plan sends only the binding.
+    expect(store.workspace.phones['phone.+15550000009']).toMatchObject({ imported: true });
+  });
+
+  it('lists a change whose later write was skipped as partly applied, saying why', async () => {
+    const phone = desiredPhone('+15550000009', { agent: { id: 'a1', localName: 'front' } });
+    const campaign = desiredCampaign('spring', { name: 'Spring recall', caller: '+15550000009' });
+    const desired = desiredState({ phones: [phone], campaigns: [campaign] });
+    const liveState: LiveState = { agents: new Map(), phones: [{ id: '+15550000009', agent_id: 'other' } as LiveState['phones'][number]] };
+    const { changes } = diffStates({ desired, live: liveState, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });
+    const plan: Plan = { formatVersion: 1, createdAt: '2026-01-01T00:00:00.000Z', manifestHash: desired.manifestHash, files: [], environment: undefined, baseUrl: 'local', targets: [], changes, summary: summarize(changes) };
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key');
+    const { client, calls } = fakeClient({ id: 'x', name: 'x', created_at: 1, config: {} }, ['setPhoneAgent']);
+    const events: string[] = [];
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, onProgress: (event) => void events.push(event.type) });
+    expect(result.failed.map((f) => f.address)).toEqual(['phone.+15550000009']);
+    expect(result.skipped).toEqual([]);
+    expect(result.partlyApplied).toEqual([{ address: 'campaign.spring', reached: ['edit_campaign_info'], notReached: ['set_campaign_caller'], because: 'phone.+15550000009 did not apply' }]);
+    expect(events).toContain('partly');
+    expect(calls.map((c) => c[0]).sort()).toEqual(['editCampaignInfo', 'setPhoneAgent']);
+  });
+
+  it('counts an update whose read-back failed as applied, with a warning, and sends what comes after it', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client, calls } = fakeClient(live);
+    client.getAgent = () => (calls.push(['getAgent']), Promise.reject(Object.assign(new Error('the service answered 429'), { code: 'api_rate_limited' })));
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 2 });
+    // The phone's binding waits for the agent's read-back, not for its success: a read changes nothing.
+    expect(result).toMatchObject({ applied: ['agent.front', 'phone.+15550000001'], partlyApplied: [], failed: [], skipped: [] });
+    expect(result.warnings).toContain('agent.front: applied, but not read back (api_rate_limited: the service answered 429); `voxform plan` shows what the service kept.');
+    expect(calls.map((c) => c[0])).toEqual(['updateAgent', 'getAgent', 'setPhoneAgent']);
+  });
+
   it('starts nothing once the signal has fired, and says so', async () => {
     const { desired, live, liveState, plan, store } = await setup();
     const { client, calls } = fakeClient(live);

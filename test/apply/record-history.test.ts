@@ -104,6 +104,24 @@ describe('apply records its history', () => {
     await expectHashesOfService(client, record!);
   });
 
+  it('leaves out an agent --target kept out of the plan while it does not run its manifest, reading nothing more', async () => {
+    const { client, base, store } = await setUp();
+    const { client: counting, reads } = countingClient(client);
+    const outcome = await apply({ ...base, client: counting, targets: ['agent.booking'] });
+    expect(outcome.status).toBe('applied');
+    const [record] = await store.list({ workspace: 'default@local' });
+    // The front desk is as the service had it before any apply, not as its manifest says.
+    expect(Object.keys(record!.agents)).toEqual(['booking']);
+    // Read once, for the plan (which reads every agent), and not again for the record.
+    expect(reads.get(FRONT_DESK)).toBe(1);
+
+    // Once it runs its manifest, it is recorded as the plan read it.
+    await apply({ ...base, client: counting });
+    const targeted = await apply({ ...base, client: counting, targets: ['agent.booking'] });
+    expect(Object.keys(targeted.record!.agents).sort()).toEqual(['booking', 'front-desk']);
+    await expectHashesOfService(client, targeted.record!);
+  });
+
   it('records nothing when the apply is cancelled', async () => {
     const { client, base, store } = await setUp();
     const outcome = await apply({ ...base, autoApprove: false, confirm: async () => false, client: client });

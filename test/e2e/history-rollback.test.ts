@@ -197,6 +197,36 @@ describe('history and rollback', () => {
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
   }, 120_000);
 
+  it('a --target apply records no agent it left out unless it holds its manifest: rollback previous then changes the target alone', async () => {
+    const p = (project = await startExampleProject());
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    // The front desk as the service holds it before any apply: not its manifest's configuration.
+    const frontDesk = (await getAgent(p, FRONT_DESK)).config;
+    expectOk(await p.cli(['apply', '--auto-approve', '--target', 'agent.booking']));
+    const first = JSON.parse(expectOk(await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout).records[0] as JsonRecord;
+    expect(Object.keys(first.agents)).toEqual(['booking']);
+    expect(first.agents_changed).toEqual(['booking']);
+
+    const text = await readFile(manifest, 'utf8');
+    await writeFile(manifest, text.replace('Hi! I can help you book', 'Hello! I can help you book'));
+    expectOk(await p.cli(['apply', '--auto-approve', '--target', 'agent.booking']));
+    const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
+    expect(rollback.stdout).toContain(`Rolling back booking to ${first.id}`);
+    expect(rollback.stdout).not.toContain('front-desk');
+    expect((await getAgent(p, FRONT_DESK)).config).toEqual(frontDesk);
+    expect((await getAgent(p, BOOKING)).config.first_message).toBe('Hi! I can help you book, move or cancel an appointment.');
+
+    // Once the front desk holds its manifest, a --target apply of the booking agent records it as it is, unchanged.
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    await writeFile(manifest, text.replace('Hi! I can help you book', 'Hey! I can help you book'));
+    expectOk(await p.cli(['apply', '--auto-approve', '--target', 'agent.booking']));
+    const [targeted, full] = JSON.parse(expectOk(await p.cli(['history', '--format', 'json', '--limit', '2'])).stdout).records as JsonRecord[];
+    expect(Object.keys(targeted!.agents).sort()).toEqual(['booking', 'front-desk']);
+    expect(targeted!.agents['front-desk']).toEqual(full!.agents['front-desk']);
+    expect(targeted!.agents_changed).toEqual(['booking']);
+    await expectHashesMatchService(p, targeted!);
+  }, 120_000);
+
   it('after a heal of one agent and an apply of both, rollback previous returns both agents to the apply before, not a mix', async () => {
     const p = (project = await startExampleProject());
     await commitAll(p.dir, 'v1');

@@ -328,6 +328,34 @@ describe('partial failure', () => {
   });
 });
 
+describe('partly applied', () => {
+  it('lists a change whose first write reached the service as partly applied, and the summary, the history and status agree', async () => {
+    project = await startExampleProject();
+    const p = project;
+    // Every phone binding fails (a 500 is not retried): the new number is imported all the same, and
+    // the campaign's name is set before its caller, which waits for that number, is skipped.
+    p.emulator.control.setFaults([{ path: '/phones/*/set_agent', errorRate: 1, errorStatus: 500 }]);
+    const run = await p.cli(['apply', '--auto-approve']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Apply finished with errors: 4 applied, 2 partly applied, 1 failed, 0 skipped.');
+    expect(run.stdout).toMatch(/partly applied: phone\.\+15551230002 \(import_phone reached the service; set_phone_agent did not: error\[api_unavailable\]: POST .*500.*\)\n {4}hint: \S/);
+    expect(run.stdout).toContain('partly applied: campaign.recall-reminders (edit_campaign_info reached the service; set_campaign_caller did not, because phone.+15551230002 did not apply)');
+    expect(run.stdout).toMatch(/failed: phone\.\+15551230001: error\[api_unavailable\]/);
+    expect(run.stderr).toContain('~ phone.+15551230002: partly applied (import_phone reached the service;');
+    const counts = { applied: 4, partly_applied: 2, failed: 1, skipped: 0 };
+    const history = JSON.parse((await p.cli(['history', '--format', 'json', '--limit', '1'])).stdout) as { records: Array<{ outcome: string; summary: object }> };
+    expect(history.records[0]).toMatchObject({ outcome: 'failed', summary: counts });
+    const status = JSON.parse((await p.cli(['status', '--format', 'json'])).stdout) as { last_apply: object };
+    expect(status.last_apply).toMatchObject({ outcome: 'failed', ...counts });
+
+    // What reached the service is not sent again: the next apply binds the numbers and sets the caller.
+    p.emulator.control.clearFaults();
+    const finished = await p.cli(['apply', '--auto-approve']);
+    expect(finished.stdout).toContain('Apply complete: 3 applied, 0 failed, 0 skipped.');
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+});
+
 describe('targets and formats', () => {
   it('--target applies only the target and what it depends on', async () => {
     project = await startExampleProject();
