@@ -79,7 +79,7 @@ class VoxformCommand extends Command {
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     const words: string[] = [];
     for (let cmd: Command | null = this; cmd; cmd = cmd.parent) words.unshift(cmd.name());
-    throw usageError(options?.code, message, { path: words.join(' '), hasCommands: this.commands.length > 0 });
+    throw usageError(options?.code, message, { path: words.join(' '), hasCommands: this.commands.length > 0, takesArguments: this.registeredArguments.length > 0, words: this.args });
   }
 }
 
