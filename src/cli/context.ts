@@ -37,6 +37,11 @@ export interface CommandContext {
    * it, or on a second signal, the cleanups run and the process exits 130.
    */
   interrupted(): Promise<void>;
+  /**
+   * The pull or merge request `voxform ci run` found for this run's commit, when the runner's variables
+   * name none (an apply on the push of a merge): a deploy records it as its source's.
+   */
+  review?: number | undefined;
 }
 
 /**

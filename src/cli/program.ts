@@ -79,7 +79,7 @@ class VoxformCommand extends Command {
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     const words: string[] = [];
     for (let cmd: Command | null = this; cmd; cmd = cmd.parent) words.unshift(cmd.name());
-    throw usageError(options?.code, message, { path: words.join(' '), hasCommands: this.commands.length > 0 });
+    throw usageError(options?.code, message, { path: words.join(' '), hasCommands: this.commands.length > 0, takesArguments: this.registeredArguments.length > 0, words: this.args });
   }
 }
 
@@ -190,7 +190,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
   withApplyRun(withConnection(withManifest(program.command('drift').description('what differs between the service, the last apply and the manifests, and where each change came from'))))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--notify <url>', 'post the result to this receiver (yours: the operator chooses it)')
-    .addOption(new Option('--notify-format <format>', 'what --notify posts: the JSON report or a Slack message').choices(['json', 'slack']).default('json'))
+    .addOption(new Option('--notify-format <format>', 'what --notify posts: the JSON report or a Slack message (default: json)').choices(['json', 'slack']))
     .option('--heal', 'put agents changed outside voxform back to their last recorded configuration, through plan and apply')
     .option('--watch <interval>', 'check again every INTERVAL (e.g. 5m; jittered) until Ctrl-C or SIGTERM, one line per check')
     .action(action('drift'));

@@ -119,12 +119,13 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
 }
 
 /**
- * Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest;
+ * Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest,
+ * and the pull request `ci run` found for it;
  * with `workTree: false` (what is deployed is not the work tree's) the deploy's files are not asked about.
  */
 export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean } = {}): Promise<DeploySource> {
   const first = desired.files[0];
-  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files: options.workTree === false ? undefined : deployedFiles(desired) });
+  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files: options.workTree === false ? undefined : deployedFiles(desired), review: ctx.review });
 }
 
 /** The files a deploy of `desired` is made from, absolute: what the loader read, else the manifests. */

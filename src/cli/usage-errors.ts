@@ -5,6 +5,7 @@
  */
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
+import { shellWord } from '../util/shell-word.js';
 
 /** What the parser knows of the command it was parsing. */
 export interface ParsedCommand {
@@ -12,6 +13,10 @@ export interface ParsedCommand {
   path: string;
   /** Whether it has commands of its own (`voxform`, `voxform state`). */
   hasCommands: boolean;
+  /** Whether it takes arguments (`voxform get [kind] [name]`). */
+  takesArguments?: boolean;
+  /** Its words after the command's, options aside, as parsed up to the mistake (an unknown option and what follows it last). */
+  words?: readonly string[];
 }
 
 /** `a`, `a or b`, `a, b or c`. */
@@ -42,7 +47,14 @@ export function usageError(commanderCode: string | undefined, message: string, c
   let match: RegExpExecArray | null;
 
   if ((match = /^unknown option '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
-    return fail('invalid_argument', `${cmd} has no option ${match[1]}${suggestion(match[2])}`);
+    const flag = match[1] ?? '';
+    const sentence = `${cmd} has no option ${flag}${suggestion(match[2])}`;
+    // An id may start with a dash (`-OKdqbq…`): the parser takes it for an option unless it follows `--`.
+    if (!command.takesArguments || !/^-[^-]./.test(flag)) return fail('invalid_argument', sentence);
+    const before = command.words?.slice(0, Math.max(0, command.words.indexOf(flag))) ?? [];
+    return new VoxformError('invalid_argument', sentence, {
+      hint: `If ${flag} is an argument (an id starting with \`-\`), put it after \`--\`, which ends the options: \`${[command.path, ...[...before, '--', flag].map(shellWord)].join(' ')}\`.`,
+    });
   }
   if ((match = /^unknown command '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
     return fail('invalid_argument', `${cmd} has no command \`${match[1]}\`${suggestion(match[2])}`);

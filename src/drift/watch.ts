@@ -1,6 +1,7 @@
 /**
  * `drift --watch INTERVAL`: a check, then a wait, until stopped. The waits are jittered (checks of
- * many workspaces spread out) and grow after failures (a service in trouble is asked less often).
+ * many workspaces spread out) and grow after failures (a service in trouble is asked less often),
+ * not after a check that asked the service nothing.
  * Time is injected (`sleep`, `random`), so tests need no clock.
  */
 
@@ -18,6 +19,11 @@ export interface WatchOptions {
   check: () => Promise<void>;
   /** Told of a failed check and how long until the next one. */
   onError: (error: unknown, nextMs: number) => void;
+  /**
+   * Whether a check failed before asking the service anything (its manifests did not load): the
+   * next one comes after the interval, as there is no service to spare. Without it, every failed check counts.
+   */
+  madeNoRequest?: (error: unknown) => boolean;
   sleep: Sleep;
   /** In [0, 1): the jitter's draw. */
   random: () => number;
@@ -40,8 +46,10 @@ export async function watchDrift(options: WatchOptions): Promise<void> {
       failures = 0;
     } catch (error) {
       if (options.signal.aborted) break;
-      failures++;
-      const wait = nextDelay(options.intervalMs, failures, options.random);
+      // A check that asked nothing leaves the count of the service's failures as it was.
+      const asked = !options.madeNoRequest?.(error);
+      if (asked) failures++;
+      const wait = nextDelay(options.intervalMs, asked ? failures : 0, options.random);
       options.onError(error, wait);
       await options.sleep(wait, options.signal);
       continue;

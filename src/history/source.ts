@@ -192,9 +192,13 @@ export async function sameProjectFiles(cwd: string, env: Env, a: string, b: stri
 /**
  * The source of an apply run in `cwd`: the CI's, else git's. `files`: what the deploy is made from
  * (absolute), asked about for uncommitted changes; absent when what is deployed is not the work tree's.
+ * `review`: the pull or merge request the CI's host names for the commit (the one that merged it, on
+ * the push to main), when the runner's variables name none.
  */
-export async function detectDeploySource(options: { env: Env; cwd: string; files?: readonly string[] | undefined }): Promise<DeploySource> {
-  const fromCi = ciSource(options.env);
+export async function detectDeploySource(options: { env: Env; cwd: string; files?: readonly string[] | undefined; review?: number | undefined }): Promise<DeploySource> {
+  const ci = ciSource(options.env);
+  const review = options.review !== undefined && Number.isSafeInteger(options.review) && options.review > 0 ? options.review : undefined;
+  const fromCi = ci && withoutUndefined({ ...ci, pullRequest: ci.pullRequest ?? review });
   if (fromCi && fromCi.commit) {
     // The CI's commit is what is deployed; git is asked only whether the deploy's files hold more.
     const status = options.files ? await workTreeStatus(options.cwd, options.env, options.files) : undefined;

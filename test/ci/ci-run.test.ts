@@ -146,7 +146,20 @@ describe('voxform ci run on GitHub', () => {
       '<!-- voxform:test:env=staging -->',
       '<!-- voxform:apply:env=staging -->',
     ]);
+    // The deploy's record names the pull request too, though the push to main's variables do not: report names versions by it.
+    const history = JSON.parse((await project.cliInProcess(['history', '--env', 'staging', '--format', 'json', '--limit', '1'])).stdout) as { records: Array<{ source: Record<string, unknown> }> };
+    expect(history.records[0]?.source).toMatchObject({ commit: MERGE_COMMIT, pull_request: 7 });
     await expectNoToken([apply.stdout, apply.stderr]);
+  }, 120_000);
+
+  it('drift on a pull request: its output is a comment of its own, beside the plan', async () => {
+    const drift = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'drift', '--env', 'staging'], github({ GITHUB_REF: 'refs/pull/11/merge' }));
+    expect([0, 2], drift.stderr).toContain(drift.code);
+    expect(drift.stderr).toContain('voxform ci: comment created on pull request #11; job summary written.');
+    const comment = fake.comments.find((c) => c.review === 11 && c.body.startsWith('<!-- voxform:drift:env=staging -->'))!;
+    expect(comment.author).toBe(BOT);
+    expect(comment.body).toContain('### voxform drift');
+    expect(fake.labelsOf(11)).toEqual([]);
   }, 120_000);
 
   it('outside a pull request: the summary only, and no token needed', async () => {

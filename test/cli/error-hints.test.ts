@@ -44,6 +44,9 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.', 'Run `voxform keys create --help` for its arguments and options.'],
     [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],
     [['plan', 'show', 'p.json', '-f', 'x.yaml'], 'invalid_argument', '`voxform plan show` does not take --file.', 'Run `voxform plan show --help` for its arguments and options.'],
+    [['get', 'agents', '-OKspareAgent0000001', '--local'], 'invalid_argument', '`voxform get` has no option -OKspareAgent0000001.', 'If -OKspareAgent0000001 is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform get agents -- -OKspareAgent0000001`.'],
+    [['rollback', '-OKdqbq'], 'invalid_argument', '`voxform rollback` has no option -OKdqbq.', 'If -OKdqbq is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform rollback -- -OKdqbq`.'],
+    [['validate', '-OKdqbq'], 'invalid_argument', '`voxform validate` has no option -OKdqbq.', 'Run `voxform validate --help` for its arguments and options.'],
   ])('%j', async (args, code, message, hint) => {
     const result = await runCliInProcess(args, { cwd: await tempDir({}) });
     expect(result.code).toBe(1);

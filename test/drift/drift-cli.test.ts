@@ -13,8 +13,10 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { run as runDrift } from '../../src/cli/commands/drift.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { repoRoot, type CliResult } from '../helpers/cli.js';
+import { makeContext } from '../helpers/context.js';
 import { callService, SECRETS, useExampleProjects, type ExampleProject } from '../helpers/project.js';
 
 const startProject = useExampleProjects();
@@ -311,4 +313,79 @@ describe('voxform drift', () => {
     validateDrift(document);
     expect(document.summary.pending).toBe(7);
   }, 90_000);
+
+  it('--watch reads the manifests and the state again at each check: an apply in between is no drift; manifests that stop loading skip checks without backing off, then it goes on', async () => {
+    const p = await startProject();
+    expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+    const { url, bodies } = await startReceiver();
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    const written = await readFile(manifest, 'utf8');
+    let stopped = () => undefined as void;
+    const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
+    ctx.interrupted = () => new Promise<void>((resolve) => (stopped = resolve));
+    const waits: number[] = [];
+    // What happens during each wait: the change a `git pull` brings, and its apply; then manifests broken, twice; then mended; then Ctrl-C.
+    const duringWait: Array<() => Promise<void>> = [
+      async () => {
+        await writeFile(path.join(p.dir, 'example/prompts/front-desk.md'), "Always confirm the caller's name.\n", { flag: 'a' });
+        expectCode(await p.cliInProcess(['apply', '--auto-approve']), 0);
+      },
+      () => writeFile(manifest, written.replace('agents:\n', 'agents:\n  front-desk: [\n')),
+      async () => undefined,
+      () => writeFile(manifest, written),
+    ];
+    const code = await runDrift({ watch: '10s', notify: url, lockTimeout: '0' }, ctx, {
+      random: () => 0.5,
+      sleep: async (ms, signal) => {
+        waits.push(ms);
+        const step = duringWait.shift();
+        if (step) return step();
+        stopped();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    }).finally(close);
+    expect(code).toBe(130);
+    const lines = captured.stdout.trim().split('\n');
+    expect(lines.map((line) => line.replace(/^\S+ /, ''))).toEqual(['no drift (7 resources checked)', 'no drift (7 resources checked)', 'no drift (7 resources checked)']);
+    // Nothing differed at any check: nothing was posted (the old prompt least of all).
+    expect(bodies).toEqual([]);
+    const skipped = captured.stderr.split('\n').filter((line) => line.includes(' check '));
+    expect(skipped.map((line) => line.replace(/^\S+ /, ''))).toEqual([
+      'check skipped: manifest_invalid: The manifests have 1 error (listed above); the service was not read; next check in 10 s',
+      'check skipped: manifest_invalid: The manifests have 1 error (listed above); the service was not read; next check in 10 s',
+    ]);
+    // The diagnostics once, not at every check that finds the same.
+    expect(captured.stderr.match(/voxform\.yaml:\d+:\d+/g)).toHaveLength(1);
+    expect(waits).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+  }, 90_000);
+
+  it('--watch: a notification not delivered is one line on stderr, and the next check waits twice the interval', async () => {
+    const p = await startProject();
+    const { url } = await startReceiver(500);
+    let stopped = () => undefined as void;
+    const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
+    ctx.interrupted = () => new Promise<void>((resolve) => (stopped = resolve));
+    const waits: number[] = [];
+    const code = await runDrift({ watch: '10s', notify: `${url}/hooks/token-abc123`, lockTimeout: '0' }, ctx, {
+      random: () => 0.5,
+      sleep: async (ms, signal) => {
+        waits.push(ms);
+        stopped();
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    }).finally(close);
+    expect(code).toBe(130);
+    expect(waits).toEqual([20_000]);
+    expect(captured.stderr.split('\n').filter((line) => line.includes(' check ')).map((line) => line.replace(/^\S+ /, ''))).toEqual([
+      `check failed: drift_notify_failed: The drift notification to ${url} was not delivered: the receiver answered HTTP 500; next check in 20 s`,
+    ]);
+  }, 60_000);
+
+  it('refuses --notify-format without --notify, before reading anything', async () => {
+    const p = await startProject();
+    const before = p.requests.length;
+    const refused = expectCode(await p.cliInProcess(['drift', '--notify-format', 'slack']), 1);
+    expect(refused.stderr).toBe('error[invalid_option]: --notify-format says what --notify posts, and there is no --notify.\n  hint: Add --notify URL (the receiver), or leave out --notify-format.\n');
+    expect(p.requests.length).toBe(before);
+  }, 60_000);
 });

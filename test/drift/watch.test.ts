@@ -68,4 +68,25 @@ describe('watchDrift', () => {
     });
     expect(events).toEqual(['check', 'sleep', 'check']);
   });
+
+  it('a check that asked the service nothing waits the interval and leaves the count of failures as it was', async () => {
+    const stop = new AbortController();
+    const waits: number[] = [];
+    const outcomes = ['fail', 'unloaded', 'fail', 'unloaded', 'ok'];
+    let checks = 0;
+    await watchDrift({
+      intervalMs: 1000,
+      random: () => 0.5,
+      signal: stop.signal,
+      check: async () => {
+        const outcome = outcomes[checks++];
+        if (checks === outcomes.length) stop.abort();
+        if (outcome !== 'ok') throw new Error(outcome);
+      },
+      madeNoRequest: (error) => (error as Error).message === 'unloaded',
+      onError: () => undefined,
+      sleep: async (ms) => void waits.push(ms),
+    });
+    expect(waits).toEqual([2000, 1000, 4000, 1000]);
+  });
 });

@@ -198,6 +198,15 @@ describe('git', () => {
     expect(await detectDeploySource({ env, cwd: dir, files: deployed(dir) })).toEqual({ commit, branch: 'feature/x', uncommitted: false });
   });
 
+  it('takes the pull request the CI host found (the one that merged the commit) when the runner names none; the runner\'s own wins', async () => {
+    const { dir } = await gitRepo();
+    const env = { PATH: process.env.PATH ?? '', GITHUB_ACTIONS: 'true', GITHUB_SHA: SHA };
+    expect(await detectDeploySource({ env: { ...env, GITHUB_REF: 'refs/heads/main', GITHUB_REF_NAME: 'main' }, cwd: dir, files: deployed(dir), review: 7 })).toEqual({ commit: SHA, branch: 'main', pullRequest: 7, uncommitted: false });
+    expect((await detectDeploySource({ env: { ...env, GITHUB_REF: 'refs/pull/9/merge' }, cwd: dir, review: 7 })).pullRequest).toBe(9);
+    expect((await detectDeploySource({ env, cwd: dir, review: 0 })).pullRequest).toBeUndefined();
+    expect((await detectDeploySource({ env: { PATH: env.PATH }, cwd: dir, review: 7 })).pullRequest).toBeUndefined();
+  });
+
   it('does not ask about the work tree for a deploy of something else (a rollback): no uncommitted, from CI or git', async () => {
     const { dir, commit } = await gitRepo();
     const env = { PATH: process.env.PATH ?? '' };

@@ -156,8 +156,10 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   let host: ReviewHost | undefined;
   const connect = () => (host ??= connectHost(options.provider, ctx.env, ctx.secrets));
   ctx.onExit(() => host?.close());
+  // An apply's review is the one that merged its commit: asked first, so that the apply's record names it.
+  const merged = options.command === 'apply' ? await outcomeOf(() => connect().mergedReview()) : undefined;
   const recorded = recording(ctx);
-  const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr });
+  const exitCode = await runCommandLine(argv, { ...ctx, stdout: recorded.stdout, stderr: recorded.stderr, review: merged?.value });
   if (exitCode === EXIT_INTERRUPTED) return exitCode;
   const links: ReportLinks = {
     runUrl: runUrl(options.provider, ctx.env),
@@ -165,7 +167,8 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
     savedPlanFile: PLAN_FILE,
   };
   const report = await reportOf(options, { exitCode, output: recorded.text(), outDir }, links, ctx);
-  const review = () => (options.command === 'apply' ? connect().mergedReview() : options.command === 'plan' || options.command === 'test' ? currentReview(options.provider, ctx.env) : undefined);
+  // Every other command reports on the review the job runs for, if any (a scheduled drift check has none).
+  const review = () => (merged ? merged.get() : currentReview(options.provider, ctx.env));
   const result = await publishReport(report, { review, host: connect, summaryFile: summaryIn(ctx, options.provider) });
   ctx.stderr.write(describeResult(result, options.provider));
   // The command ran and is published where it could be; a place that failed fails the job, each error printed.
@@ -176,6 +179,24 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   }
   if (last !== undefined) throw last;
   return exitCode;
+}
+
+/**
+ * What `ask` gave, or how it failed, kept for later: the host's answer is not worth stopping the
+ * command for, and a failure is reported with the comment it prevents (`get` throws it then).
+ */
+async function outcomeOf<T>(ask: () => Promise<T>): Promise<{ value: T | undefined; get: () => T }> {
+  try {
+    const value = await ask();
+    return { value, get: () => value };
+  } catch (error) {
+    return {
+      value: undefined,
+      get: () => {
+        throw error;
+      },
+    };
+  }
 }
 
 /** The job summary file, a relative path read from the working directory, as every path the run names. */

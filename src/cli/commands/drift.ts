@@ -12,14 +12,16 @@ import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
 import { renderDriftMarkdown } from '../../drift/render-markdown.js';
 import { renderDriftText } from '../../drift/render-text.js';
 import { hasDrift, type DriftReport } from '../../drift/types.js';
-import { sleepUnlessAborted, watchDrift } from '../../drift/watch.js';
+import { sleepUnlessAborted, watchDrift, type Sleep } from '../../drift/watch.js';
 import { toJsonText } from '../../util/printable.js';
+import { ListedProblemsError } from '../error-text.js';
 import { hashValue } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
-import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
+import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
 import { workspaceHistory } from '../history-records.js';
 import { progressLine } from '../progress.js';
-import { connectProject, deploySourceOf, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { workspaceKey } from '../../state/types.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
 import { lockTimeoutSeconds } from './apply.js';
 import { nextCommand } from '../next-command.js';
@@ -56,7 +58,6 @@ function differsAfterHeal(report: DriftReport): boolean {
 
 interface DriftRun {
   options: DriftCommandOptions;
-  project: ConnectedProject;
   ctx: CommandContext;
   notifyUrl: URL | undefined;
   timeoutMs: number;
@@ -70,8 +71,8 @@ async function notify(run: DriftRun, report: DriftReport): Promise<void> {
 }
 
 /** What `--heal` will put back, found before anything is printed or posted: an agent it cannot heal stops the run first. */
-async function prepareHeal(run: DriftRun, report: DriftReport): Promise<HealPlan | undefined> {
-  const { project, ctx } = run;
+async function prepareHeal(run: DriftRun, project: ConnectedProject, report: DriftReport): Promise<HealPlan | undefined> {
+  const { ctx } = run;
   const records = await workspaceHistory(project.backend.history, project.workspaceKey, ctx);
   return healDesired(report, records, { env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
 }
@@ -81,8 +82,8 @@ async function prepareHeal(run: DriftRun, report: DriftReport): Promise<HealPlan
  * heal; `out`: where the apply's plan and progress go. The exit code: the apply's when it did not
  * complete, else whether anything still differs.
  */
-async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | undefined, out: CommandContext): Promise<number> {
-  const { project, ctx, options } = run;
+async function heal(run: DriftRun, project: ConnectedProject, report: DriftReport, healing: HealPlan | undefined, out: CommandContext): Promise<number> {
+  const { ctx, options } = run;
   if (!healing) {
     // Unlabelled agents (last applied under another API key) may have been changed outside voxform: which side moved is not known.
     const why = report.summary.unlabelled > 0 ? 'no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them)' : 'no agent was changed outside voxform';
@@ -110,20 +111,20 @@ async function heal(run: DriftRun, report: DriftReport, healing: HealPlan | unde
 }
 
 /** One check, printed, posted and healed as asked. */
-async function checkOnce(run: DriftRun, format: DriftFormat): Promise<number> {
+async function checkOnce(run: DriftRun, project: ConnectedProject, format: DriftFormat): Promise<number> {
   const { ctx } = run;
   const status = progressLine(ctx.stderr);
   const report = await checkDrift({
-    ...planInputs(run.project, ctx),
+    ...planInputs(project, ctx),
     onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
   }).finally(() => status.done());
   // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
-  const healing = run.options.heal ? await prepareHeal(run, report) : undefined;
+  const healing = run.options.heal ? await prepareHeal(run, project, report) : undefined;
   await notify(run, report);
   ctx.stdout.write(renderDrift(report, format, ctx));
   if (!run.options.heal) return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
   // A JSON or Markdown report stays one document on stdout: the heal's plan and progress go to stderr.
-  return heal(run, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
+  return heal(run, project, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
 }
 
 /** What a notification is about: a new one is posted only when this changes. */
@@ -131,21 +132,79 @@ function driftKey(report: DriftReport): string {
   return hashValue(report.resources.map((r) => [r.address, r.fields.map((f) => [f.field.path, f.class])]));
 }
 
-/** Checks every interval until Ctrl-C or SIGTERM: one line per check on stdout, exit 130 at the stop. */
-async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Promise<number> {
+/** The time a watch waits or retries in: the real clock's, or a test's. */
+export interface WatchClock {
+  sleep: Sleep;
+  random: () => number;
+}
+
+const REAL_CLOCK: WatchClock = { sleep: sleepUnlessAborted, random: Math.random };
+
+/** An error as one line of the watch's stderr: `code: sentence` (its own full stop dropped before what follows). */
+function errorLine(error: unknown): string {
+  const message = error instanceof ListedProblemsError ? `${error.code}: ${error.textMessage}` : isVoxformError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  return (message.split('\n')[0] ?? '').replace(/\.$/, '');
+}
+
+/**
+ * The project as a fresh `voxform drift` would see it at this check: the manifests loaded again (a
+ * `git pull` between checks counts), before any request; the service connected again only when the
+ * manifests now name another one. The state backend stays open: each check reads the state anew.
+ * What loading printed (diagnostics, warnings) is printed again only when it changed.
+ */
+async function reloadProject(run: DriftRun, previous: ConnectedProject, printed: { text: string }): Promise<ConnectedProject> {
+  const { ctx, options } = run;
+  let text = '';
+  const stderr: Output = { ...ctx.stderr, write: (chunk: string) => void (text += chunk) };
+  try {
+    const desired = await loadDesiredState(options, { ...ctx, stderr }, 'the service was not read');
+    const sameService = options.local === true || (desired.baseUrl === previous.desired.baseUrl && desired.region === previous.desired.region);
+    const connection = sameService ? previous.connection : await connectService(options, desired, ctx);
+    const serviceId = connection.local ? 'local' : connection.baseUrl;
+    return { desired, connection, serviceId, backend: previous.backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
+  } finally {
+    if (text !== printed.text) ctx.stderr.write(text);
+    printed.text = text;
+  }
+}
+
+/** Why a check did not run at all: its manifests did not load, so nothing was asked of the service. */
+class ManifestsNotLoaded extends Error {
+  constructor(readonly reason: unknown) {
+    super('the manifests did not load');
+  }
+}
+
+/**
+ * Checks every interval until Ctrl-C or SIGTERM: one line per check on stdout, exit 130 at the stop.
+ * Each check starts from the manifests and state as they are then (`reloadProject`); one whose
+ * manifests no longer load says so on stderr and the watch waits its interval (no request was made,
+ * so there is nothing to back off from).
+ */
+async function watch(run: DriftRun, intervalMs: number, format: DriftFormat, clock: WatchClock): Promise<number> {
   const { ctx } = run;
+  // Loaded before the watch starts: manifests that do not load stop it at once (exit 1), as a single check.
+  const printed = { text: '' };
+  const first = await connectProject(run.options, { ...ctx, stderr: { ...ctx.stderr, write: (chunk: string) => ((printed.text += chunk), ctx.stderr.write(chunk)) } });
   const stop = new AbortController();
   void ctx.interrupted().then(() => stop.abort());
   let notified: string | undefined;
+  let project: ConnectedProject | undefined;
   // The heal's plan and progress go to stderr: stdout stays one line per check.
   const healOut = { ...ctx, stdout: ctx.stderr };
   await watchDrift({
     intervalMs,
     signal: stop.signal,
-    sleep: sleepUnlessAborted,
-    random: Math.random,
+    sleep: clock.sleep,
+    random: clock.random,
     check: async () => {
-      const report = await checkDrift(planInputs(run.project, ctx));
+      try {
+        // The first check uses the project the run started with: its manifests were loaded just now.
+        project = project === undefined ? first : await reloadProject(run, project, printed);
+      } catch (error) {
+        throw new ManifestsNotLoaded(error);
+      }
+      const report = await checkDrift(planInputs(project, ctx));
       ctx.stdout.write(format === 'json' ? `${toJsonText(driftToJson(report))}\n` : `${report.checkedAt} ${oneLine(report)}\n`);
       const key = driftKey(report);
       // The first check posts only drift; later ones post each change, the return to no drift too.
@@ -154,14 +213,15 @@ async function watch(run: DriftRun, intervalMs: number, format: DriftFormat): Pr
         notified = key;
       } else notified ??= key;
       if (!run.options.heal || !report.resources.some((r) => r.healable)) return;
-      const code = await heal(run, report, await prepareHeal(run, report), healOut);
+      const code = await heal(run, project, report, await prepareHeal(run, project, report), healOut);
       if (code !== EXIT_NO_DRIFT && code !== EXIT_DRIFT) throw new VoxformError('apply_failed', 'The heal did not complete (see above).', {
         hint: 'Run `voxform drift` to see what still differs, then `voxform drift --heal` again.',
       });
     },
+    madeNoRequest: (error) => error instanceof ManifestsNotLoaded,
     onError: (error, nextMs) => {
-      const message = isVoxformError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
-      ctx.stderr.write(`${new Date().toISOString()} check failed: ${message.split('\n')[0]}; next check in ${Math.round(nextMs / 1000)} s\n`);
+      const what = error instanceof ManifestsNotLoaded ? `skipped: ${errorLine(error.reason)}` : `failed: ${errorLine(error)}`;
+      ctx.stderr.write(`${new Date().toISOString()} check ${what}; next check in ${Math.round(nextMs / 1000)} s\n`);
     },
   });
   ctx.stderr.write('Interrupted: voxform drift --watch stopped at your request (exit 130).\n');
@@ -178,7 +238,8 @@ function watchInterval(options: DriftCommandOptions, format: DriftFormat): numbe
   return ms;
 }
 
-export async function run(options: DriftCommandOptions, ctx: CommandContext): Promise<number> {
+/** `clock`: what `--watch` waits with (a test's instead of the real one). */
+export async function run(options: DriftCommandOptions, ctx: CommandContext, clock: WatchClock = REAL_CLOCK): Promise<number> {
   const format = options.format ?? 'text';
   const intervalMs = watchInterval(options, format);
   if (options.heal && !options.autoApprove && !ctx.confirm) {
@@ -186,12 +247,14 @@ export async function run(options: DriftCommandOptions, ctx: CommandContext): Pr
       hint: 'Pass --auto-approve with --heal (the plan is printed before it runs).',
     });
   }
+  if (options.notifyFormat !== undefined && options.notify === undefined) {
+    throw new VoxformError('invalid_option', '--notify-format says what --notify posts, and there is no --notify.', { hint: 'Add --notify URL (the receiver), or leave out --notify-format.' });
+  }
   const notifyUrl = options.notify === undefined ? undefined : parseNotifyUrl(options.notify);
   // A chat tool's webhook URL holds its token: it is never printed.
   if (notifyUrl) ctx.secrets.add(notifyUrl.href);
   const lockTimeout = lockTimeoutSeconds(options.lockTimeout);
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
-  const project = await connectProject(options, ctx);
-  const driftRun: DriftRun = { options, project, ctx, notifyUrl, timeoutMs, lockTimeout };
-  return intervalMs === undefined ? checkOnce(driftRun, format) : watch(driftRun, intervalMs, format);
+  const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs, lockTimeout };
+  return intervalMs === undefined ? checkOnce(driftRun, await connectProject(options, ctx), format) : watch(driftRun, intervalMs, format, clock);
 }
