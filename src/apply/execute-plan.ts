@@ -143,8 +143,9 @@ function stopWait(signal: AbortSignal, graceMs: number, run: PlanRun): { promise
   let onAbort: () => void = () => undefined;
   const promise = new Promise<void>((resolve) => {
     onAbort = () => {
-      run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire) });
       timer = setTimeout(resolve, graceMs);
+      // Counted a turn later: a request waiting to be retried is withdrawn by the stop itself, and is not in flight.
+      setImmediate(() => run.emit({ type: 'stopping', inFlight: Math.min(run.inFlight, run.onTheWire) }));
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });

@@ -256,6 +256,27 @@ describe('executePlan stopped while a write is on the wire', () => {
     expect(store.workspace.agents['agent.front']?.id).toBe('a1');
   });
 
+  it('says it waits only for the writes on the wire: one waiting to be retried is withdrawn by the stop', async () => {
+    const { desired, live, liveState, plan, store } = await setup();
+    const { client } = fakeClient(live);
+    let waiting: () => void = () => undefined;
+    const retryWaitStarted = new Promise<void>((resolve) => (waiting = resolve));
+    // As the client's retry wait does: it ends at once on the stop, the request not sent again.
+    client.updateAgent = () => {
+      waiting();
+      return new Promise((_, reject) => stop.signal.addEventListener('abort', () => reject(Object.assign(new Error('not sent again'), { code: 'api_not_sent' }))));
+    };
+    const stop = new AbortController();
+    const events: Array<{ type: string; inFlight?: number }> = [];
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 2, signal: stop.signal, onProgress: (event) => events.push(event) });
+    await retryWaitStarted;
+    stop.abort();
+    const result = await running;
+    // Nothing was on the wire: no "waiting for 1 in flight" (the run ends at once, before it could be said).
+    expect(events.filter((event) => event.type === 'stopping' && (event.inFlight ?? 0) > 0)).toEqual([]);
+    expect(result.stopped).toContain('agent.front');
+  });
+
   it('lists a change some of whose writes reached the service as partly applied, naming them', async () => {
     const campaign = desiredCampaign('spring', { name: 'Spring recall', caller: '+15550000009' });
     const desired = desiredState({ campaigns: [campaign] });
