@@ -118,7 +118,7 @@ describe('apply, then plan', () => {
     }
   });
 
-  it('keeps secrets out of every output, the plan file and the state file', async () => {
+  it('keeps secrets out of every output, the plan file and the state file', { timeout: 90_000 }, async () => {
     project = await startExampleProject();
     const p = project;
     const outputs: string[] = [];
