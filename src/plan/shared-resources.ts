@@ -83,7 +83,7 @@ export function findSharedConflicts(changes: readonly ResourceChange[], others: 
         }
       } else if (change.kind === 'credential') {
         const theirs = workspace.credentials[change.address]?.fingerprint;
-        if (theirs !== undefined && theirs !== change.after?.api_key && sameKey(workspace, salt)) add('api_key', 'a key', 'another key');
+        if (theirs !== undefined && theirs !== change.after?.api_key && sameKey(workspace, salt)) add('api_key', SENSITIVE, SENSITIVE);
       }
     }
   }
