@@ -85,6 +85,7 @@ export const COMMAND_ERROR_CODES = [
   'rollback_secret_unrecorded',
   'report_no_deploy',
   'report_write_failed',
+  'shared_resource_conflict',
   'state_backend_failed',
   'state_conflict',
   'state_invalid',

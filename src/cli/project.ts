@@ -23,6 +23,8 @@ export interface ProjectOptions extends ConnectionOptions {
   envFlag?: string | false;
   state?: string;
   parallelism?: number;
+  /** `--take-over ADDRESS`: resources the plan may take from another environment of the same service. */
+  takeOver?: string[];
 }
 
 /** The manifests as the command's plan starts from; errors stop it, saying what did not happen (`outcome`). */
@@ -49,6 +51,8 @@ export interface ConnectedProject {
   /** Where state, lock and history are kept: closed when the run ends. */
   backend: StateBackend;
   workspaceKey: string;
+  /** `--take-over`: see `PlanOptions.takeOver`. */
+  takeOver: string[];
 }
 
 /** The service the manifests' project talks to, with --parallelism requests in flight. */
@@ -78,7 +82,7 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   await notePerFolderState(options, ctx);
   const connection = await connectService(options, desired, ctx);
   const serviceId = connection.local ? 'local' : connection.baseUrl;
-  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId) };
+  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId), takeOver: options.takeOver ?? [] };
 }
 
 /**
@@ -115,6 +119,7 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     files: displayFiles(project.desired, ctx.cwd),
     // What `${env:…}` put on the service stays secret whatever the manifests and the state file now say.
     secrets: new TrustedSecrets(ctx.env, ctx.secrets),
+    takeOver: project.takeOver,
   };
 }
 

@@ -5,6 +5,7 @@ import { FileStateBackend } from '../state/file-backend.js';
 import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { createPlan } from './create-plan.js';
+import { checkTakeOver, findSharedConflicts, readOtherWorkspaces, sharedConflictError } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 
@@ -33,6 +34,11 @@ export interface PlanOptions {
    * variables the last apply read as secrets, so a plan that no longer reads them never prints them.
    */
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
+  /**
+   * Addresses this plan may take from another environment of the same service (`--take-over`): a
+   * number, campaign or credential another environment's last apply set differently is otherwise refused.
+   */
+  takeOver?: string[] | undefined;
   /** Hears the recorded variables and every live value read before they are reported, so no secret is printed. */
   secrets?: TrustedSecrets | undefined;
 }
@@ -46,9 +52,15 @@ export async function plan(options: PlanOptions): Promise<Plan> {
   return (await planWorkspace(options, workspace)).plan;
 }
 
-/** A fresh plan against `workspace`; every live value it reads is noted as a possible secret first. */
-export function planWorkspace(options: PlanOptions, workspace: WorkspaceState): Promise<{ plan: Plan; live: LiveState }> {
-  return createPlan({
+/**
+ * A fresh plan against `workspace`; every live value it reads is noted as a possible secret first.
+ * Refused (`shared_resource_conflict`) when it would undo another environment's apply of the same service.
+ */
+export async function planWorkspace(options: PlanOptions, workspace: WorkspaceState): Promise<{ plan: Plan; live: LiveState }> {
+  checkTakeOver(options.desired, options.takeOver ?? []);
+  const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
+  const others = await readOtherWorkspaces(backend, workspaceKey(options.desired.environment, options.serviceId), options.serviceId);
+  const made = await createPlan({
     desired: options.desired,
     client: options.client,
     workspace,
@@ -62,4 +74,7 @@ export function planWorkspace(options: PlanOptions, workspace: WorkspaceState): 
       options.onChange?.(change);
     },
   });
+  const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver);
+  if (conflicts.length > 0) throw sharedConflictError(conflicts, options.desired);
+  return made;
 }

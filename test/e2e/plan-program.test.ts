@@ -213,7 +213,7 @@ describe('command lines printed for the next step', () => {
     const printed = /Apply exactly this with: (.*)$/m.exec(planned.stderr)?.[1];
     expect(printed).toBe("voxform apply p.json --state 'team state/s.json'");
     const refused = await p.cli(['apply', 'p.json', '--env', 'staging', '--state', 'team state/s.json']);
-    expect(refused.stderr).toContain("hint: Run `voxform apply p.json --state 'team state/s.json'` without -f, --env or --target");
+    expect(refused.stderr).toContain("hint: Run `voxform apply p.json --state 'team state/s.json'` without -f, --env, --target or --take-over");
 
     // A run that did not finish: its rerun line is the same run again, staging's agents and not the defaults'.
     p.emulator.control.setFaults([{ path: '/agents/-OKstagingBooking0001', method: 'PUT', errorRate: 1, errorStatus: 500 }]);

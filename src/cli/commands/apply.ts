@@ -29,9 +29,9 @@ export function lockTimeoutSeconds(value: string | undefined): number {
 
 /** The project a saved plan names: its manifests and environment, and no other selection. */
 function savedPlanProject(options: ApplyCommandOptions, saved: SavedPlan, planFile: string, ctx: CommandContext): ProjectOptions {
-  if (options.file?.length || options.env || options.target?.length) {
+  if (options.file?.length || options.env || options.target?.length || options.takeOver?.length) {
     throw new VoxformError('invalid_option', 'A saved plan already names its manifests, environment and targets: pass only the plan file.', {
-      hint: `Run \`${nextCommand(`apply ${shellWord(planFile)}`, options, { manifests: false })}\` without -f, --env or --target, or plan again with the options you want.`,
+      hint: `Run \`${nextCommand(`apply ${shellWord(planFile)}`, options, { manifests: false })}\` without -f, --env, --target or --take-over, or plan again with the options you want.`,
     });
   }
   const project: ProjectOptions = { ...options, file: saved.files.map((f) => path.resolve(ctx.cwd, f)) };

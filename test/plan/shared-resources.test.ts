@@ -1,0 +1,178 @@
+/**
+ * Two environments of one service share the account's numbers, campaigns and credentials: a plan that
+ * would undo another environment's last apply of one of them is refused before anything is sent
+ * (plan, apply and drift share the check), unless the operator names it with --take-over.
+ */
+import { cp } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { findSharedConflicts, readOtherWorkspaces } from '../../src/plan/shared-resources.js';
+import type { ResourceChange } from '../../src/plan/types.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
+import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
+
+const tempDir = useTempDirs();
+
+const MANIFEST = [
+  'version: 1',
+  'agents:',
+  '  desk: { id: -OKspareAgent0000001, name: Desk }',
+  'phones:',
+  '  "+15551230001": { agent: desk }',
+  'campaigns:',
+  '  recall: { id: cmp_recall_2026, name: Recall, caller: "+15551230001" }',
+  'credentials:',
+  '  - { provider: openai, api_key: "${env:OPENAI_KEY:-key-one}" }',
+  'environments:',
+  '  staging:',
+  '    agents: { desk: { id: -OKspareAgent0000002 } }',
+  '',
+].join('\n');
+
+/** `MANIFEST` whose staging overlay leaves the number with the default environment's agent, plus `overlay` lines. */
+function pinnedManifest(...overlay: string[]): string {
+  return `${MANIFEST}    phones: { "+15551230001": { agent: { id: -OKspareAgent0000001 } } }\n${overlay.map((line) => `    ${line}\n`).join('')}`;
+}
+
+const cli = (cwd: string, ...args: string[]) => runCliInProcess([...args, '--local'], { cwd });
+
+async function boundAgent(cwd: string): Promise<string> {
+  const { phones } = JSON.parse((await cli(cwd, 'get', 'phones', '--format', 'json')).stdout) as { phones: Array<{ number: string; agent_id: string }> };
+  return phones.find((phone) => phone.number === '+15551230001')!.agent_id;
+}
+
+describe('a number another environment of the service bound', () => {
+  it('is not rebound by plan or apply; --take-over moves it, and drift then names the environment that did', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+
+    const conflict =
+      'error[shared_resource_conflict]: voxform.yaml:5:3: phone.+15551230001: the last apply of the default environment (no --env) bound it to agent -OKspareAgent0000001; this plan would bind it to -OKspareAgent0000002.';
+    const apply = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(conflict);
+    expect(apply.stderr).toContain('Nothing was sent.');
+    expect(apply.stderr).toContain('plan or apply with --take-over phone.+15551230001.');
+    expect(await boundAgent(cwd)).toBe('-OKspareAgent0000001');
+    const plan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(conflict);
+
+    const takeOver = await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'phone.+15551230001', '--auto-approve');
+    expect(takeOver.code).toBe(0);
+    expect(await boundAgent(cwd)).toBe('-OKspareAgent0000002');
+    // The default environment's drift check: staging's apply did it, not someone outside voxform.
+    const drift = await cli(cwd, 'drift');
+    expect(drift.code).toBe(1);
+    expect(drift.stdout + drift.stderr).not.toContain('outside voxform');
+    expect(drift.stderr).toContain(
+      'error[shared_resource_conflict]: voxform.yaml:5:3: phone.+15551230001: the last apply of environment staging bound it to agent -OKspareAgent0000002; this plan would bind it to -OKspareAgent0000001.',
+    );
+  });
+
+  it('--take-over names a number, campaign or credential of the manifests, and not with a saved plan', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
+    const unknown = await cli(cwd, 'plan', '--take-over', 'phone.+15550000000');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('error[invalid_option]: --take-over phone.+15550000000 names no phone, campaign or credential of the manifests.');
+    expect(unknown.stderr).toContain('hint: Name one of: phone.+15551230001, campaign.recall, credential.openai.');
+    expect((await cli(cwd, 'plan', '--out', 'plan.json')).code).toBe(0);
+    const saved = await cli(cwd, 'apply', 'plan.json', '--take-over', 'phone.+15551230001');
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain('error[invalid_option]: A saved plan already names its manifests, environment and targets: pass only the plan file.');
+  });
+});
+
+describe('a campaign or credential another environment of the service set', () => {
+  it('is refused when set differently, at its place in the manifests', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('campaigns: { recall: { name: Recall (staging) } }', 'credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]') });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const apply = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(
+      'error[shared_resource_conflict]: voxform.yaml:9:5: credential.openai: the last apply of the default environment (no --env) set another key for this provider; this plan would replace it.',
+    );
+    expect(apply.stderr).toContain('\n  campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).\n');
+    expect(apply.stderr).toContain('--take-over credential.openai --take-over campaign.recall.');
+    expect(apply.stderr).not.toContain('key-one');
+    expect(apply.stderr).not.toContain('key-two');
+  });
+
+  it('goes through when both set the same values, and the number stays where it is', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest() });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--auto-approve')).code).toBe(0);
+    expect(await boundAgent(cwd)).toBe('-OKspareAgent0000001');
+    const drift = await cli(cwd, 'drift');
+    expect(drift.code).toBe(0);
+    expect(drift.stdout).toMatch(/^No drift/);
+  });
+});
+
+describe('agents.example.yaml', () => {
+  it('applies to both environments on one service without rebinding production\'s numbers, and drift finds nothing', async () => {
+    const cwd = await tempDir({});
+    await cp(path.join(repoRoot, 'agents.example.yaml'), path.join(cwd, 'agents.yaml'));
+    await cp(path.join(repoRoot, 'example'), path.join(cwd, 'example'), { recursive: true });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const staging = await cli(cwd, 'apply', '--env', 'staging', '--auto-approve');
+    expect(staging.code).toBe(0);
+    expect(staging.stdout + staging.stderr).not.toContain('phone.');
+    expect(await boundAgent(cwd)).toBe('-OKdqbqetEcM4ak369ym');
+    const drift = await cli(cwd, 'drift');
+    expect(drift.code).toBe(0);
+    expect(drift.stdout).toMatch(/^No drift/);
+  });
+});
+
+/** A phone change rebinding `+15551230001` from `from` to `to` (the fields the check reads). */
+function rebind(from: string, to: string): ResourceChange {
+  return {
+    address: 'phone.+15551230001',
+    kind: 'phone',
+    action: 'update',
+    id: '+15551230001',
+    before: { agent_id: from },
+    after: { agent_id: to },
+    fieldChanges: [{ path: 'agent_id', before: from, after: to, sensitive: false, drift: false }],
+    sensitivePaths: [],
+    reason: undefined,
+    dependsOn: [],
+    requests: [],
+    liveFingerprint: '',
+  };
+}
+
+function boundTo(agentId: string): WorkspaceState {
+  return { ...emptyWorkspace(), phones: { 'phone.+15551230001': { agentId, imported: false } } };
+}
+
+describe('findSharedConflicts', () => {
+  const cases: Array<{ name: string; change: ResourceChange; other: WorkspaceState; takeOver?: string[]; conflicts: number }> = [
+    { name: 'a number bound now to the agent the other environment bound it to', change: rebind('ag-prod', 'ag-staging'), other: boundTo('ag-prod'), conflicts: 1 },
+    { name: 'a number bound since to an agent of neither (the other\'s binding is no longer live)', change: rebind('ag-hand', 'ag-staging'), other: boundTo('ag-prod'), conflicts: 0 },
+    { name: 'a number the other environment never bound', change: rebind('ag-prod', 'ag-staging'), other: emptyWorkspace(), conflicts: 0 },
+    { name: 'a number the operator lets this plan take', change: rebind('ag-prod', 'ag-staging'), other: boundTo('ag-prod'), takeOver: ['phone.+15551230001'], conflicts: 0 },
+    { name: 'no write', change: { ...rebind('ag-prod', 'ag-prod'), action: 'no-op', fieldChanges: [] }, other: boundTo('ag-prod'), conflicts: 0 },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(findSharedConflicts([c.change], [{ environment: 'default', workspace: c.other }], 'salt', c.takeOver)).toHaveLength(c.conflicts);
+    });
+  }
+});
+
+describe('readOtherWorkspaces', () => {
+  it('reads the other environments of the same service only', async () => {
+    const dir = await tempDir({});
+    const backend = new FileStateBackend(path.join(dir, 'state.json'));
+    for (const key of ['default@local', 'staging@local', 'staging@https://api.example.com']) {
+      const { serial } = await backend.readWorkspace(key);
+      await backend.writeWorkspace(key, boundTo(key), serial);
+    }
+    const others = await readOtherWorkspaces(backend, 'default@local', 'local');
+    expect(others.map((o) => [o.environment, o.workspace.phones['phone.+15551230001']?.agentId])).toEqual([['staging', 'staging@local']]);
+    await backend.close();
+  });
+});
