@@ -51,6 +51,8 @@ export interface ApplyOptions {
   workingDir?: string | undefined;
   /** Told of each change of a fresh plan as it is made (see `PlanOptions.onChange`). */
   onChange?: ((change: ResourceChange) => void) | undefined;
+  /** Resources a fresh plan may take from another environment of the same service (see `PlanOptions.takeOver`). */
+  takeOver?: string[] | undefined;
   /** Told of the workspace as read, before the plan is made (see `PlanOptions.onWorkspace`). */
   onWorkspace?: ((workspace: WorkspaceState) => void) | undefined;
   /** Hears the recorded variables and every live value a fresh plan reads (see `PlanOptions.secrets`). */
