@@ -89,7 +89,7 @@ describe('voxform ci run on GitHub', () => {
     const created = fake.comments.filter((comment) => comment.author === BOT && comment.body.startsWith('<!-- voxform:plan:env=staging -->'));
     expect(created).toHaveLength(1);
     const comment = created[0]!;
-    expect(comment.body.split('\n').slice(0, 3)).toEqual(['<!-- voxform:plan:env=staging -->', '<!-- voxform:status=changes -->', expect.stringMatching(/^### voxform plan \(`staging`\): 3 to create, 3 to update/)]);
+    expect(comment.body.split('\n').slice(0, 3)).toEqual(['<!-- voxform:plan:env=staging -->', '<!-- voxform:status=changes -->', expect.stringMatching(/^### voxform plan \(`staging`\): 3 to create, 4 to update/)]);
     expect(comment.body).toContain('_Saved plan: artifact `voxform-plan-staging` of [this run](https://github.example/acme/agents/actions/runs/4242); `voxform plan show plan.json` prints it whole._');
     expect(comment.body.length).toBeLessThanOrEqual(65_536);
     expect(fake.labelsOf(7)).toEqual(['voxform:changes']);
