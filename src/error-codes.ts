@@ -86,6 +86,7 @@ export const COMMAND_ERROR_CODES = [
   'report_no_deploy',
   'report_write_failed',
   'state_backend_failed',
+  'state_password_missing',
   'state_conflict',
   'state_invalid',
   'state_lock_failed',
