@@ -219,10 +219,16 @@ export class PostgresStateBackend implements StateBackend {
 
   private async wasForcedOpen(held: PgHeldLock): Promise<boolean> {
     // Short: when the database is down, the run is not kept waiting to be told so.
-    const client = new pg.Client({ ...this.clientConfig(), connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
+    const socket = new Socket();
+    const client = new pg.Client({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
     client.on('error', () => undefined);
     try {
       await client.connect();
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    }
+    try {
       return await forcedOpenSince(client, held.workspace, held.generation);
     } finally {
       await client.end().catch(() => undefined);
@@ -239,9 +245,12 @@ export class PostgresStateBackend implements StateBackend {
       client.on('end', () => {
         if (this.session === session) this.session = undefined;
       });
+      const socket = this.connecting;
       try {
         await client.connect();
       } catch (error) {
+        // A failed login (a password the driver could not send) leaves the socket open: it would keep the process alive.
+        socket?.destroy();
         throw this.passwordMissing(error) ?? error;
       } finally {
         this.connecting = undefined;
