@@ -87,6 +87,7 @@ export const COMMAND_ERROR_CODES = [
   'report_write_failed',
   'shared_resource_conflict',
   'state_backend_failed',
+  'state_password_missing',
   'state_conflict',
   'state_invalid',
   'state_lock_failed',

@@ -5,7 +5,7 @@ import type { PartlyApplied } from '../apply/execute-plan.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
-import type { StateBackend } from '../state/backend.js';
+import { wasForcedOpen, type StateBackend } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
@@ -157,8 +157,8 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
   writeSummary(outcome, ctx);
   if (outcome.status === 'applied') return 0;
   if (outcome.lockLost) {
-    // A database's lock goes with its connection; a file's is forced open (the file itself is there).
-    const when = how.backend === 'postgres' ? 'once the database is back' : 'to see where things stand';
+    // A lock forced open by another operator leaves the store as it was; a database's lock that went with its connection needs the database back.
+    const when = how.backend === 'postgres' && !wasForcedOpen(outcome.lockLost) ? 'once the database is back' : 'to see where things stand';
     const next = how.rerun === undefined ? `run \`${nextCommand('plan', how.chosen)}\` ${when}, then apply again` : `run \`${how.rerun}\` again ${when}`;
     ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; ${next}.\n`);
     return 1;

@@ -6,6 +6,7 @@
  * must not apply the production defaults. Every such line is built here.
  */
 import { shellWord } from '../util/shell-word.js';
+import { pastableStateSpec } from '../state/open.js';
 import type { ProjectOptions } from './project.js';
 
 /** The options that choose what a run works on. */
@@ -29,9 +30,10 @@ export function nextCommand(words: string, chosen: ChosenTarget, options: { mani
 
 /**
  * `--state SPEC` when the option named the state backend: `voxform state unlock` must open the lock
- * of that backend. A database URL's password is a registered secret: the printed line shows it
- * redacted, never in clear. (VOXFORM_STATE stays in the environment and needs no flag.)
+ * of that backend. A database URL's password is never printed: the line shows `PASSWORD` in its
+ * place for the operator to fill in (pastableStateSpec). VOXFORM_STATE stays in the environment and
+ * needs no flag.
  */
 export function stateFlags(chosen: Pick<ChosenTarget, 'state'>): string[] {
-  return chosen.state === undefined ? [] : ['--state', shellWord(chosen.state)];
+  return chosen.state === undefined ? [] : ['--state', shellWord(pastableStateSpec(chosen.state))];
 }

@@ -7,6 +7,7 @@ import { VoxformError } from '../errors.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { HistoryRecord, HistoryStore, TestRunRecord } from '../history/types.js';
 import type { LastApply, WorkspaceState } from './types.js';
+import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER } from './postgres/url.js';
 
 /** A workspace as stored, with the serial a compare-and-set write must name. */
 export interface StoredWorkspace {
@@ -37,6 +38,8 @@ export interface LockHolder {
   ciJobUrl?: string | undefined;
   /** Why, when the holder is a run voxform cannot name (`user`, `host`, `command`, `since` `unknown`, `pid` 0). */
   unreadable?: string | undefined;
+  /** Set when the holder is known to have ended (its process is gone on this host): the next apply takes the lock over. */
+  noLongerRuns?: true | undefined;
 }
 
 export interface HeldLock {
@@ -69,21 +72,70 @@ export interface AcquireOptions {
 
 export const DEFAULT_WAIT_ADVICE = 'Wait for it to finish (or pass --lock-timeout SECONDS to wait).';
 
-/** The unlock command a refusal names, as an operator types it. */
-export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unlockOptions'>): string {
-  return `\`voxform state unlock --force ${lockId}${options.unlockOptions ? ` ${options.unlockOptions}` : ''}\``;
+/** A refusal's advice on waiting: how long this run waited, or how to wait. */
+export function waitAdviceOf(options: Pick<AcquireOptions, 'timeoutSeconds' | 'waitAdvice'>): string {
+  if (options.timeoutSeconds > 0) return `This run waited ${options.timeoutSeconds} s for it to finish (--lock-timeout ${options.timeoutSeconds}); wait again, or longer with a larger --lock-timeout.`;
+  return options.waitAdvice ?? DEFAULT_WAIT_ADVICE;
 }
 
+/** Said once, when a run starts waiting for a held lock: a silent wait would look hung. */
+export function waitingNotice(where: string, who: string, options: Pick<AcquireOptions, 'timeoutSeconds'>): string {
+  return `${where} is locked by ${who}; waiting up to ${options.timeoutSeconds} s for it to finish (--lock-timeout).`;
+}
+
+/** The unlock command a refusal names, as an operator types it. */
+export function unlockCommand(lockId: string, options: Pick<AcquireOptions, 'unlockOptions'>): string {
+  const fillIn = options.unlockOptions !== undefined && hasPasswordPlaceholder(options.unlockOptions) ? ` (with the database password in place of ${PASSWORD_PLACEHOLDER})` : '';
+  return `\`voxform state unlock --force ${lockId}${options.unlockOptions ? ` ${options.unlockOptions}` : ''}\`${fillIn}`;
+}
+
+const interruptedWaiting = () => new VoxformError('interrupted', 'Interrupted while waiting for the state lock; nothing was changed.', { hint: 'Run the command again; `voxform state unlock` frees a lock a stopped run left behind.' });
+
 /** Waits `ms` before a lock is tried again; an abort ends the wait at once with `interrupted`, so clean-up runs. */
-export async function waitToRetryLock(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  const interrupted = () => new VoxformError('interrupted', 'Interrupted while waiting for the state lock; nothing was changed.', { hint: 'Run the command again; `voxform state unlock` frees a lock a stopped run left behind.' });
-  if (signal?.aborted) throw interrupted();
-  try {
-    await delay(ms, undefined, signal ? { signal } : undefined);
-  } catch (error) {
-    if (signal?.aborted) throw interrupted();
-    throw error;
+export function waitToRetryLock(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return untilInterrupted(delay(ms, undefined, signal ? { signal } : undefined), signal);
+}
+
+/**
+ * Every wait for the lock (a holder to finish, the database to answer) ends at once on `signal`
+ * with `interrupted`, nothing held; `abandon` ends the work waited for.
+ */
+export async function untilInterrupted<T>(work: Promise<T>, signal: AbortSignal | undefined, abandon?: () => void): Promise<T> {
+  if (signal?.aborted) {
+    abandon?.();
+    work.catch(() => undefined);
+    throw interruptedWaiting();
   }
+  if (!signal) return work;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      abandon?.();
+      reject(interruptedWaiting());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } catch (error) {
+    if (signal.aborted) throw interruptedWaiting();
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    work.catch(() => undefined);
+  }
+}
+
+const FORCED_OPEN = 'was forced open by another operator';
+
+/** Why a held lock was lost when someone ran `voxform state unlock --force` on it (`what`: `the lock 3f9a…`). */
+export function forcedOpenReason(what: string): string {
+  return `${what} ${FORCED_OPEN} (\`voxform state unlock --force\`)`;
+}
+
+/** Whether a lost lock's reason (`HeldLock.lostReason`) is that it was forced open, rather than the state's store going away. */
+export function wasForcedOpen(reason: string): boolean {
+  return reason.includes(FORCED_OPEN);
 }
 
 /** One workspace in `voxform state list`. */
@@ -104,6 +156,8 @@ export interface StateBackend {
   readonly kind: 'file' | 'postgres';
   /** Where the state is, as it may be shown: a path, or the database URL without its password. */
   readonly display: string;
+  /** Where the state is, as a command line to paste names it: the database URL with `PASSWORD` for its password. */
+  readonly pastable: string;
   /** The deploy ledger kept beside the state. */
   readonly history: HistoryStore;
   readWorkspace(key: string): Promise<StoredWorkspace>;
@@ -135,8 +189,9 @@ export function describeHolder(holder: LockHolder): string {
   const lock = holder.lockId ? `, lock ${holder.lockId}` : '';
   if (holder.unreadable !== undefined) return controlsAsQuestionMarks(`an unknown run (${holder.unreadable}${lock})`);
   const job = holder.ciJobUrl ? `, job ${holder.ciJobUrl}` : '';
+  const ended = holder.noLongerRuns ? ', which no longer runs: the next apply takes the lock over' : '';
   // Read from a holder file or row any run could have written.
-  return controlsAsQuestionMarks(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}${lock})`);
+  return controlsAsQuestionMarks(`${holder.user}@${holder.host} (pid ${holder.pid}, "${holder.command}", since ${holder.since}${job}${lock})${ended}`);
 }
 
 /** A compare-and-set write that found another serial than the one its writer read. */

@@ -9,7 +9,7 @@ import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
-import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
+import { conflict, forcedOpenReason, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile, STATE_OPTION } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
@@ -31,6 +31,10 @@ export class FileStateBackend implements StateBackend {
     private readonly option: string = STATE_OPTION,
   ) {
     this.history = new FileHistoryStore(path.join(path.dirname(file), 'history'));
+  }
+
+  get pastable(): string {
+    return this.display;
   }
 
   async readWorkspace(key: string): Promise<StoredWorkspace> {
@@ -133,7 +137,7 @@ export class FileStateBackend implements StateBackend {
   private async checkHeld(entry: { lock: StateLock; lost: AbortController }): Promise<boolean> {
     if (entry.lost.signal.aborted) return false;
     if (await entry.lock.stillHeld()) return true;
-    entry.lost.abort(`the state lock ${entry.lock.lockId} was forced open by someone else`);
+    entry.lost.abort(forcedOpenReason(`the state lock ${entry.lock.lockId}`));
     return false;
   }
 
@@ -150,9 +154,9 @@ export class FileStateBackend implements StateBackend {
 }
 
 /** A lock as the backends name its holder; one whose holder voxform cannot name, with the reason. */
-function holderOf({ owner, lockId, unreadable }: HeldStateLock): LockHolder {
+function holderOf({ owner, lockId, unreadable, noLongerRuns }: HeldStateLock): LockHolder {
   if (!owner) return { lockId, user: 'unknown', host: 'unknown', pid: 0, command: 'unknown', since: 'unknown', unreadable: unreadable ?? 'its holder file is not one voxform wrote' };
-  return { lockId, user: owner.user, host: owner.host, pid: owner.pid, command: owner.command, since: owner.since, ciJobUrl: owner.ciJobUrl };
+  return { lockId, user: owner.user, host: owner.host, pid: owner.pid, command: owner.command, since: owner.since, ciJobUrl: owner.ciJobUrl, ...(noLongerRuns ? { noLongerRuns } : {}) };
 }
 
 /** Writes each record to `directory` as `ID.json`, as it is; an id already there is left alone. */

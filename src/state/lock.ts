@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { osUser } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { DEFAULT_WAIT_ADVICE, describeHolder, unlockCommand, waitToRetryLock, type AcquireOptions } from './backend.js';
+import { describeHolder, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type LockHolder } from './backend.js';
 import { makeKeptFolder, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
@@ -69,6 +69,7 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
   try {
     await writeFile(path.join(staging, ownerFile), `${JSON.stringify(owner)}\n`);
     const deadline = Date.now() + options.timeoutSeconds * 1000;
+    let waiting = false;
     for (;;) {
       if (await moveInto(staging, lockDir)) {
         held = true;
@@ -83,6 +84,8 @@ async function takeLock(stateFile: string, lockDir: string, options: AcquireOpti
         continue;
       }
       if (Date.now() >= deadline) throw lockedError(stateFile, lockDir, holder, options);
+      if (!waiting) options.warn(waitingNotice(`The state file ${stateFile}`, describeHolder(holderOf(holder)), options));
+      waiting = true;
       await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
     }
   } finally {
@@ -101,6 +104,8 @@ export interface HeldStateLock {
   /** The nonce of its holder file; empty for a lock of an older voxform, or one without a holder file. */
   lockId: string;
   unreadable?: string | undefined;
+  /** Its holder no longer runs (see `isDead`): the next run takes the lock over. */
+  noLongerRuns?: true | undefined;
 }
 
 /** Whether the lock of `stateFile` is held, and by whom; one voxform cannot read is held, with the reason. */
@@ -113,7 +118,7 @@ export async function readStateLockWithId(stateFile: string): Promise<HeldStateL
     return { owner: undefined, lockId: '', unreadable: `the lock ${lockDir} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   }
   if (holder === 'gone') return undefined;
-  return { owner: holder.owner, lockId: lockIdOf(holder), unreadable: holder.unreadable };
+  return { owner: holder.owner, lockId: lockIdOf(holder), unreadable: holder.unreadable, ...(holder.owner && isDead(holder.owner) ? { noLongerRuns: true } : {}) };
 }
 
 function lockIdOf(holder: { file: string }): string {
@@ -234,13 +239,19 @@ function heldLock(owner: LockOwner, lockDir: string, ownerFile: string, lockId: 
 
 function lockedError(stateFile: string, lockDir: string, holder: Exclude<Holder, 'gone'>, options: AcquireOptions): VoxformError {
   const lockId = lockIdOf(holder);
-  const who = describeHolder(holder.owner ? { ...holder.owner, lockId } : { lockId, user: 'unknown', host: 'unknown', pid: 0, command: 'unknown', since: 'unknown', unreadable: holder.unreadable });
+  const who = describeHolder(holderOf(holder));
   const unlock = lockId ? `run ${unlockCommand(lockId, options)}` : `remove ${lockDir}`;
   const details = holder.owner ? { ...holder.owner } : { unreadable: holder.unreadable };
   return new VoxformError('state_locked', `The state file ${stateFile} is locked by ${who}.`, {
-    hint: `${options.waitAdvice ?? DEFAULT_WAIT_ADVICE} If no such run exists any more, ${unlock}.`,
+    hint: `${waitAdviceOf(options)} If no such run exists any more, ${unlock}.`,
     details: { holder: { ...details, ...(lockId ? { lockId } : {}) } },
   });
+}
+
+/** A holder as the backends name it; one voxform cannot name, with the reason. */
+function holderOf(holder: Exclude<Holder, 'gone'>): LockHolder {
+  const lockId = lockIdOf(holder);
+  return holder.owner ? { ...holder.owner, lockId } : { lockId, user: 'unknown', host: 'unknown', pid: 0, command: 'unknown', since: 'unknown', unreadable: holder.unreadable };
 }
 
 function isDead(owner: LockOwner): boolean {

@@ -53,7 +53,7 @@ async function copyWorkspace(source: StateBackend, target: StateBackend, key: st
   const lockOptions = { command: 'voxform state migrate', timeoutSeconds: 0, warn: () => undefined, waitAdvice: 'Wait for it to finish, then migrate again.' };
   const sourceLock = await source.acquireLock(key, lockOptions);
   try {
-    const targetLock = await target.acquireLock(key, { ...lockOptions, unlockOptions: `--state ${shellWord(target.display)}` });
+    const targetLock = await target.acquireLock(key, { ...lockOptions, unlockOptions: `--state ${shellWord(target.pastable)}` });
     try {
       const [from, to] = await Promise.all([source.readWorkspace(key), target.readWorkspace(key)]);
       await target.writeWorkspace(key, from.workspace, to.serial);

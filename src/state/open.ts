@@ -29,6 +29,21 @@ export function chosenStateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>
   return options.state?.trim() || options.env.VOXFORM_STATE?.trim() || undefined;
 }
 
+/**
+ * A state spec as a command line voxform prints may carry it: a database URL's password replaced by
+ * `PASSWORD` for the operator to fill in (printed, the password would be redacted, and the line
+ * would fail when pasted).
+ */
+export function pastableStateSpec(spec: string): string {
+  if (!isPostgresUrl(spec)) return spec;
+  try {
+    return parseStateUrl(spec).pastable;
+  } catch {
+    // A URL that cannot be parsed stops the run before any command line is printed.
+    return spec;
+  }
+}
+
 /** A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that `C:/state.json` stays a path. */
 const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\//;
 
@@ -41,13 +56,14 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
   if (isPostgresUrl(spec)) {
     let url: ReturnType<typeof parseStateUrl>;
     try {
-      url = parseStateUrl(spec, options.source);
+      url = parseStateUrl(spec, options.source, options.registerSecret);
     } catch (error) {
       // A URL too broken to parse may still hold its password: the whole text is a secret then.
       options.registerSecret(spec);
       throw error;
     }
-    url.secrets.forEach(options.registerSecret);
+    // The driver reads a password left out of the URL from here (docs/state.md).
+    if (process.env.PGPASSWORD) options.registerSecret(process.env.PGPASSWORD);
     // Loaded only when asked for: a file-backed run never loads the database driver.
     const { PostgresStateBackend } = await import('./postgres/backend.js');
     return new PostgresStateBackend(url);

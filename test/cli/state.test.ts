@@ -98,7 +98,7 @@ describe('voxform state (file backend)', () => {
     const lockId = /^holder-([0-9a-f]+)\.json$/.exec(holderFile)?.[1] ?? '';
     expect((await p.cliInProcess(['state', 'unlock', '--force', lockId])).code).toBe(0);
     const result = await running;
-    expect(result.stdout).toContain(`Apply stopped: the state lock ${lockId} was forced open by someone else.`);
+    expect(result.stdout).toContain(`Apply stopped: the state lock ${lockId} was forced open by another operator (\`voxform state unlock --force\`).`);
     expect(result.stdout).toContain('What was recorded before the loss is in .voxform/state.json; run `voxform plan` to see where things stand, then apply again.\n');
     expect(result.stdout).not.toContain('database');
     expect(result.code).toBe(1);

@@ -183,8 +183,8 @@ describe('apply whose state write fails midway', () => {
       await backend.forceUnlock(holder!.lockId);
     });
     expect(code).toBe(1);
-    expect(stdout).toMatch(new RegExp(`^Apply stopped: the state lock \\w+ was forced open by someone else\\. ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied\\.$`, 'm'));
-    expect(stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by someone else\.\n {2}hint: .+\n$/);
+    expect(stdout).toMatch(new RegExp(`^Apply stopped: the state lock \\w+ was forced open by another operator \\(\`voxform state unlock --force\`\\)\\. ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied\\.$`, 'm'));
+    expect(stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by another operator \(`voxform state unlock --force`\)\.\n {2}hint: .+\n$/);
   });
 
   it('the lock forced open while live state is read: error[state_lock_lost] with a hint, nothing applied, exit 1', async () => {
@@ -196,7 +196,7 @@ describe('apply whose state write fails midway', () => {
     const holder = await backend.readLock();
     await backend.forceUnlock(holder!.lockId);
     expect(await run.exited).toBe(1);
-    expect(run.output.stderr).toMatch(/^error\[state_lock_lost\]: Apply stopped before anything was applied: the state lock \w+ was forced open by someone else\.\n {2}hint: Nothing was applied or written; .+\n$/);
+    expect(run.output.stderr).toMatch(/^error\[state_lock_lost\]: Apply stopped before anything was applied: the state lock \w+ was forced open by another operator \(`voxform state unlock --force`\)\.\n {2}hint: Nothing was applied or written; .+\n$/);
     expect(agentsUpdated(p)).toEqual([]);
   });
 

@@ -3,13 +3,15 @@
  * database (one server per test run; a fresh database and a role without superuser per test) whose
  * password is planted and must never be printed.
  */
+import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCli, runPrinted, type CliResult } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -68,7 +70,12 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`is locked by`);
     expect(refused.stderr).toContain(`pid ${holder.pid}`);
-    expect(refused.stderr).toContain(`voxform state unlock --force ${holder.lockId}`);
+    expect(refused.stderr).toContain(`voxform state unlock --force ${holder.lockId}\` opens the lock`);
+    // It said it waits, for whom and how long, and then that it waited: --lock-timeout was given.
+    expect(refused.stderr).toContain(`is locked by `);
+    expect(refused.stderr).toContain('; waiting up to 1 s for it to finish (--lock-timeout).');
+    expect(refused.stderr).toContain('hint: This run waited 1 s for it to finish (--lock-timeout 1)');
+    expect(refused.stderr).not.toContain('pass --lock-timeout SECONDS');
     // The refusal is seen: the first apply need not be slow any more (its rest takes moments, not seconds).
     p.emulator.control.clearFaults();
     const done = await first;
@@ -144,6 +151,10 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(unlocked.stdout).toContain(`Opened the lock ${holder.lockId}`);
     const stopped = await running;
     expect(stopped.code).toBe(1);
+    // Told the lock was forced open by someone, not that the database is down.
+    expect(stopped.stdout).toContain(`Apply stopped: the lock ${holder.lockId} was forced open by another operator`);
+    expect(stopped.stdout).not.toContain('once the database is back');
+    expect(stopped.stdout).toContain('to see where things stand');
     const wrongPassword = await p.cli(['state', 'list'], { VOXFORM_STATE: url.replace(encodeURIComponent(PLANTED_DB_PASSWORD), encodeURIComponent(`${PLANTED_DB_PASSWORD}-wrong`)) });
     expect(wrongPassword.code).toBe(1);
     expect(wrongPassword.stderr).toContain('error[state_backend_failed]: The state database postgres://');
@@ -182,4 +193,80 @@ describe('the PostgreSQL state backend, end to end', () => {
     expectNoPassword(...results);
     for (const secret of Object.values(SECRETS)) for (const r of results) expect(r.stdout + r.stderr).not.toContain(secret);
   }, 120_000);
+
+  it('applies with a role allowed one connection: the history record goes over the lock\'s', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url, role } = await freshDatabase();
+    await asAdmin((client) => client.query(`ALTER ROLE ${role} CONNECTION LIMIT 1`));
+    const applied = await p.cli(['apply', '--auto-approve'], { VOXFORM_STATE: url });
+    expect(applied.stderr).not.toContain('not recorded in the history');
+    expect(applied.stdout).toContain('Apply complete');
+    expect(applied.code).toBe(0);
+    const history = await p.cli(['history', '--format', 'json'], { VOXFORM_STATE: url });
+    expect((JSON.parse(history.stdout) as { records: unknown[] }).records).toHaveLength(1);
+    expectNoPassword(applied, history);
+  }, 90_000);
+
+  it('stops at once on Ctrl-C while connecting to a database that does not answer (exit 130)', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const accepted: Socket[] = [];
+    const silent = createServer((socket) => void accepted.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const state = `postgres://voxform:x@127.0.0.1:${(silent.address() as AddressInfo).port}/voxform`;
+    for (const args of [['apply', '--auto-approve'], ['plan'], ['status'], ['state', 'list']]) {
+      const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args, '--state', state], { cwd: p.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+      await connected;
+      child.kill('SIGINT');
+      expect({ args, code: await exited }).toEqual({ args, code: 130 });
+      expect(output).not.toContain('timeout expired');
+    }
+  }, 90_000);
+
+  it('says a password is missing when the URL state migrate names gives none', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url } = await freshDatabase();
+    const withoutPassword = new URL(url);
+    withoutPassword.password = '';
+    withoutPassword.search = 'sslmode=disable';
+    const plan = await p.cli(['plan'], { VOXFORM_STATE: withoutPassword.href, PGPASSFILE: path.join(p.dir, 'no-such-pgpass') });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`error[state_password_missing]: The state database ${withoutPassword.href} asks for a password, and none was given.`);
+    expect(plan.stderr).not.toContain('SASL');
+    // PGPASSWORD is where node-postgres looks next, as the hint says.
+    const withEnv = await p.cli(['plan'], { VOXFORM_STATE: withoutPassword.href, PGPASSWORD: PLANTED_DB_PASSWORD });
+    expect(withEnv.code).toBe(0);
+    expectNoPassword(plan, withEnv);
+  }, 90_000);
+
+  it('prints an unlock command that works when pasted with the password filled in, never the password', async () => {
+    project = await startExampleProject();
+    const p = project;
+    const { url, database } = await freshDatabase();
+    p.emulator.control.setFaults([{ path: '**', latencyMs: 800 }]);
+    const running = p.cli(['apply', '--auto-approve', '--parallelism', '1', '--state', url]);
+    const holder = await waitForHolder(database);
+    const refused = await p.cli(['apply', '--auto-approve', '--state', url]);
+    expect(refused.code).toBe(1);
+    const printed = /`(voxform state unlock --force \S+ --state [^`]+)` \(with the database password in place of PASSWORD\)/.exec(refused.stderr)?.[1];
+    expect(printed, refused.stderr).toContain('--state postgres://');
+    expect(printed).toContain(':PASSWORD@');
+    const unlocked = await runPrinted((printed as string).replace('PASSWORD', encodeURIComponent(PLANTED_DB_PASSWORD)), { cwd: p.dir, env: p.env });
+    expect(unlocked.stdout).toContain(`Opened the lock ${holder.lockId}`);
+    expect(unlocked.code).toBe(0);
+    p.emulator.control.clearFaults();
+    expect((await running).code).toBe(1);
+    expectNoPassword(refused);
+  }, 90_000);
 });

@@ -8,9 +8,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
-import type { StateBackend } from '../../src/state/backend.js';
+import { wasForcedOpen, type StateBackend } from '../../src/state/backend.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
@@ -258,5 +259,74 @@ describe('the PostgreSQL backend', () => {
     expect(tables.found.map((t) => t.tablename)).toEqual(['voxform_history', 'voxform_locks', 'voxform_schema_version', 'voxform_test_runs', 'voxform_workspaces']);
     expect(new Set(tables.found.map((t) => t.tableowner))).toEqual(new Set([role]));
     expect(tables.versions).toEqual([1, 2]);
+  });
+
+  it('writes the history record and test-run evidence of a run holding the lock over the lock\'s connection: one connection for the whole run', async () => {
+    const { url, role } = await freshDatabase();
+    await asAdmin((client) => client.query(`ALTER ROLE ${role} CONNECTION LIMIT 1`));
+    const backend = await open(url);
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await backend.readWorkspace(WORKSPACE);
+    const stored = await backend.history.append(record('', WORKSPACE));
+    const evidence = await backend.history.appendTestRun(testRun(WORKSPACE, '2026-11-23T12:00:00.000Z', 0));
+    await lock.release();
+    expect((await backend.history.list({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([stored.id]);
+    expect((await backend.history.listTestRuns({ workspace: WORKSPACE })).map((r) => r.id)).toEqual([evidence.id]);
+  });
+
+  it('ends the wait for a database that does not answer at once on the run\'s interrupt, and on close', async () => {
+    const accepted: Socket[] = [];
+    const silent = createServer((socket) => void accepted.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const connected = () => new Promise<void>((resolve) => silent.once('connection', () => resolve()));
+    const where = `postgres://voxform:planted-pw@127.0.0.1:${(silent.address() as AddressInfo).port}/voxform`;
+    const backend = await open(where);
+    const stop = new AbortController();
+    const arrived = connected();
+    const locking = backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined, signal: stop.signal });
+    await arrived;
+    stop.abort();
+    await expect(locking).rejects.toMatchObject({ code: 'interrupted' });
+    // A read outside a lock (plan, status) ends with the backend's close, as the CLI's clean-up closes it on Ctrl-C.
+    const other = await open(where);
+    const arrivedAgain = connected();
+    const reading = other.readWorkspace(WORKSPACE).catch((error: unknown) => error);
+    await arrivedAgain;
+    await other.close();
+    expect(await reading).toMatchObject({ code: 'state_backend_failed', message: expect.not.stringContaining('timeout expired') });
+  });
+
+  it('tells a lock forced open by another operator (who ended its connection) from a lost database', async () => {
+    const { url } = await freshDatabase();
+    const holder = await open(url);
+    const lock = await holder.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    const { note } = await (await open(url)).forceUnlock(lock.holder.lockId);
+    expect(note).toContain('connection was ended');
+    await new Promise((resolve) => lock.lost.addEventListener('abort', resolve, { once: true }));
+    expect(lock.lostReason()).toBe(`the lock ${lock.holder.lockId} was forced open by another operator (\`voxform state unlock --force\`)`);
+    expect(wasForcedOpen(lock.lostReason() ?? '')).toBe(true);
+  });
+
+  it('says a password is missing when the server asks for one and the URL, PGPASSWORD and .pgpass give none', async () => {
+    const { url } = await freshDatabase();
+    const withoutPassword = new URL(url);
+    withoutPassword.password = '';
+    const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+    delete process.env.PGPASSWORD;
+    process.env.PGPASSFILE = path.join(tmpdir(), 'voxform-no-such-pgpass');
+    cleanups.push(async () => {
+      for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    });
+    const backend = await open(withoutPassword.href);
+    await expect(backend.readWorkspace(WORKSPACE)).rejects.toMatchObject({
+      code: 'state_password_missing',
+      message: `The state database ${withoutPassword.href} asks for a password, and none was given.`,
+      hint: expect.stringContaining('set PGPASSWORD'),
+    });
   });
 });

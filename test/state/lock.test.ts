@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeHolder } from '../../src/state/backend.js';
+import { FileStateBackend } from '../../src/state/file-backend.js';
 import { acquireStateLock, readStateLock } from '../../src/state/lock.js';
 
 /** A pid above Linux's largest (2²²): no process can have it. */
@@ -52,6 +54,33 @@ describe('state lock', () => {
     const second = await waiting;
     expect(second.owner.command).toBe('b');
     await second.release();
+  });
+
+  it('says once that it waits, for whom and how long; a refusal after the wait says it waited', async () => {
+    const file = path.join(dir, 'state.json');
+    const first = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
+    const warnings: string[] = [];
+    const refused = await acquireStateLock(file, { command: 'b', timeoutSeconds: 1, warn: (m) => warnings.push(m) }).catch((error: unknown) => error);
+    expect(warnings).toEqual([expect.stringMatching(new RegExp(`^The state file .*state\\.json is locked by .*\\(pid ${process.pid}, "voxform apply", since .*\\); waiting up to 1 s for it to finish \\(--lock-timeout\\)\\.$`))]);
+    expect(refused).toMatchObject({ code: 'state_locked', hint: expect.stringMatching(/^This run waited 1 s for it to finish \(--lock-timeout 1\); wait again, or longer with a larger --lock-timeout\. /) });
+    expect((refused as { hint: string }).hint).not.toContain('pass --lock-timeout SECONDS');
+    await first.release();
+  });
+
+  it('shows a lock whose holder no longer runs as such: the next apply takes it over', async () => {
+    const file = path.join(dir, 'state.json');
+    await mkdir(`${file}.lock`);
+    await writeFile(`${file}.lock/holder-0123456789abcdef.json`, JSON.stringify({ pid: DEAD_PID, host: hostname(), user: 'x', command: 'voxform apply', since: 'then' }));
+    const backend = new FileStateBackend(file);
+    const holder = await backend.readLock();
+    expect(holder).toMatchObject({ pid: DEAD_PID, noLongerRuns: true });
+    expect(describeHolder(holder!)).toBe(`x@${hostname()} (pid ${DEAD_PID}, "voxform apply", since then, lock 0123456789abcdef), which no longer runs: the next apply takes the lock over`);
+    await writeFile(file, JSON.stringify({ version: 1, serial: 1, workspaces: { 'default@local': { agents: {}, knowledge: {}, credentials: {}, environmentVariables: {} } } }));
+    expect((await backend.listWorkspaces())[0]?.lock).toMatchObject({ noLongerRuns: true });
+    // A live holder is shown as it is.
+    const live = await acquireStateLock(path.join(dir, 'other.json'), { command: 'c', timeoutSeconds: 0, warn });
+    expect(await new FileStateBackend(path.join(dir, 'other.json')).readLock()).not.toHaveProperty('noLongerRuns');
+    await live.release();
   });
 
   it('takes over a lock whose process is gone, with a warning naming it', async () => {

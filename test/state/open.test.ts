@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStateSpec, stateSpec } from '../../src/state/open.js';
+import { openStateSpec, pastableStateSpec, stateSpec } from '../../src/state/open.js';
 import { advisoryKey } from '../../src/state/postgres/lock.js';
 import { isPostgresUrl, parseStateUrl } from '../../src/state/postgres/url.js';
 
@@ -107,5 +107,37 @@ describe('the advisory lock key', () => {
     expect(BigInt(key)).toBeLessThan(2n ** 63n);
     expect(advisoryKey('default@local', 0)).toBe(key);
     expect(new Set([key, advisoryKey('default@local', 1), advisoryKey('staging@local', 0)]).size).toBe(3);
+  });
+
+  it.each([['passwd'], ['pwd'], ['pass'], ['Password'], ['PGPASSWORD']])('keeps the value of a parameter named %s secret, and refuses it: the driver does not know it', async (name) => {
+    const secrets: string[] = [];
+    const spec = `postgres://voxform@db.internal/voxform?sslmode=disable&${name}=planted-pw-91`;
+    let caught: unknown;
+    await openStateSpec(spec, { cwd: '/', registerSecret: (value) => secrets.push(value) }).catch((error: unknown) => (caught = error));
+    expect(caught).toMatchObject({ code: 'state_url_invalid', message: `The PostgreSQL URL postgres://voxform@db.internal/voxform?sslmode=disable given with --state or VOXFORM_STATE has the parameter "${name}", which the driver does not know (its value is kept secret).` });
+    expect(JSON.stringify(caught)).not.toContain('planted-pw-91');
+    expect(secrets).toContain('planted-pw-91');
+  });
+
+  it.each([
+    ['?', 'postgres://voxform:4242?planted-pw@127.0.0.1:5432/voxform'],
+    ['/', 'postgres://voxform:4242/planted-pw@127.0.0.1:5432/voxform'],
+    ['# after digits', 'postgres://voxform:4242#planted-pw@127.0.0.1:5432/voxform'],
+  ])('refuses a password with a %s not percent-encoded without printing the URL, and says to encode it', (_, spec) => {
+    let caught: unknown;
+    try {
+      parseStateUrl(spec);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'state_url_invalid', message: 'The PostgreSQL URL given with --state or VOXFORM_STATE has an @ after its host: a character of the password (such as ?, #, / or @) is probably not percent-encoded.', hint: expect.stringContaining('Percent-encode special characters in the password') });
+    expect(`${(caught as Error).message} ${(caught as { hint: string }).hint}`).not.toContain('planted');
+  });
+
+  it('prints a URL for pasting with PASSWORD where its password was, and a file path or a URL without a password as given', () => {
+    expect(pastableStateSpec('postgres://ops:p%40ss@db.internal:6543/voxform?sslmode=require')).toBe('postgres://ops:PASSWORD@db.internal:6543/voxform?sslmode=require');
+    expect(pastableStateSpec('postgres://ops@db.internal/voxform?password=hunter22')).toBe('postgres://ops@db.internal/voxform?password=PASSWORD');
+    expect(pastableStateSpec('postgres://ops@db.internal/voxform')).toBe('postgres://ops@db.internal/voxform');
+    expect(pastableStateSpec('shared/state.json')).toBe('shared/state.json');
   });
 });

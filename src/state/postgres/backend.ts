@@ -5,16 +5,17 @@
  * holds a workspace's lock, its state writes go over the lock's own connection, fenced on the lock
  * id: when that connection drops, the lock and the right to write go together.
  */
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
-import { conflict, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import { conflict, forcedOpenReason, noSuchLock, untilInterrupted, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS } from '../state-file.js';
-import { forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
+import { forcedOpenSince, forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema } from './schema.js';
 import type { StateUrl } from './url.js';
 
@@ -25,13 +26,20 @@ const INVALID_TEXT = '22P02';
 interface PgHeldLock {
   client: pg.Client;
   holder: LockHolder;
+  workspace: string;
+  /** The advisory lock's key. */
   key: string;
+  /** The workspace's lock generation when taken: forcing the lock open moves it on. */
+  generation: number;
   lost: AbortController;
+  /** Finding out why the connection went, once (see `lose`). */
+  losing?: Promise<void>;
 }
 
 export class PostgresStateBackend implements StateBackend {
   readonly kind = 'postgres';
   readonly display: string;
+  readonly pastable: string;
   readonly history: PostgresHistoryStore;
   /**
    * The connection for queries outside a lock (plan's read, `state list`), connected and the schema
@@ -41,10 +49,13 @@ export class PostgresStateBackend implements StateBackend {
   /** The schema brought up to date, once per backend, on whichever connection comes first. */
   private schema: Promise<void> | undefined;
   private readonly locks = new Map<string, PgHeldLock>();
+  /** The socket of a connection still being made: ended at once on Ctrl-C or close, never waited for. */
+  private connecting: Socket | undefined;
 
   constructor(private readonly url: StateUrl) {
     this.display = url.display;
-    this.history = new PostgresHistoryStore(() => this.ready(), (step) => this.run(step));
+    this.pastable = url.pastable;
+    this.history = new PostgresHistoryStore(() => this.ledgerConnection(), (step) => this.run(step));
   }
 
   async readWorkspace(key: string): Promise<StoredWorkspace> {
@@ -71,7 +82,7 @@ export class PostgresStateBackend implements StateBackend {
     const row = result.rows[0];
     if (row) return { serial: Number(row.serial) };
     if (lock && !(await this.stillNamed(lock, key))) {
-      lock.lost.abort(`the lock ${lock.holder.lockId} was forced open by someone else`);
+      lock.lost.abort(forcedOpenReason(`the lock ${lock.holder.lockId}`));
       throw lockLost(this.display, lock);
     }
     const found = await target.query<{ serial: string }>('SELECT serial FROM voxform_workspaces WHERE workspace = $1', [key]);
@@ -79,12 +90,15 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async acquireLock(key: string, options: AcquireOptions): Promise<HeldLock> {
-    const client = await this.ready();
+    // A database that does not answer is waited for like a held lock: Ctrl-C ends the wait at once.
+    const client = await untilInterrupted(this.ready(), options.signal, () => this.abandonConnecting());
     // The session becomes the lock's connection; queries outside the lock open a new one.
     this.session = undefined;
     const lost = new AbortController();
+    let held: PgHeldLock | undefined;
     const onLost = (error?: Error) => {
-      if (!lost.signal.aborted) lost.abort(`the connection to the state database was lost${error ? ` (${error.message})` : ''}; the lock went with it`);
+      if (held) void this.lose(held, error);
+      else if (!lost.signal.aborted) lost.abort(connectionLost(error));
     };
     client.on('error', onLost);
     client.on('end', () => onLost());
@@ -96,7 +110,7 @@ export class PostgresStateBackend implements StateBackend {
       await client.end().catch(() => undefined);
       throw error;
     }
-    const held: PgHeldLock = { client, holder: taken.holder, key: taken.key, lost };
+    held = { client, holder: taken.holder, workspace: key, key: taken.key, generation: taken.generation, lost };
     this.locks.set(key, held);
     return {
       holder: taken.holder,
@@ -161,6 +175,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async close(): Promise<void> {
+    this.abandonConnecting();
     for (const [key, held] of [...this.locks]) await this.release(key, held);
     const session = this.session;
     this.session = undefined;
@@ -180,6 +195,46 @@ export class PostgresStateBackend implements StateBackend {
     return result.rowCount === 1;
   }
 
+  /**
+   * The ledger's connection: a held lock's while a run holds one (its history record and test-run
+   * evidence go over it, so a whole apply uses one connection), else the session.
+   */
+  private async ledgerConnection(): Promise<pg.Client> {
+    for (const held of this.locks.values()) if (!held.lost.signal.aborted) return held.client;
+    return this.ready();
+  }
+
+  /**
+   * The lock's connection went. Someone's `state unlock --force` ends it too (where the role may): a
+   * new connection looks whether the lock was forced open, so the run is not told the database is
+   * down when it is not. Until that is known, the lock counts as held, and writes on it fail anyway.
+   */
+  private lose(held: PgHeldLock, error: Error | undefined): Promise<void> {
+    held.losing ??= (async () => {
+      const forced = await this.wasForcedOpen(held).catch(() => false);
+      if (!held.lost.signal.aborted) held.lost.abort(forced ? forcedOpenReason(`the lock ${held.holder.lockId}`) : connectionLost(error));
+    })();
+    return held.losing;
+  }
+
+  private async wasForcedOpen(held: PgHeldLock): Promise<boolean> {
+    // Short: when the database is down, the run is not kept waiting to be told so.
+    const socket = new Socket();
+    const client = new pg.Client({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    }
+    try {
+      return await forcedOpenSince(client, held.workspace, held.generation);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
   /** The session connection, with the schema brought up to date on first use. */
   private ready(): Promise<pg.Client> {
     if (this.session) return this.session;
@@ -190,7 +245,16 @@ export class PostgresStateBackend implements StateBackend {
       client.on('end', () => {
         if (this.session === session) this.session = undefined;
       });
-      await client.connect();
+      const socket = this.connecting;
+      try {
+        await client.connect();
+      } catch (error) {
+        // A failed login (a password the driver could not send) leaves the socket open: it would keep the process alive.
+        socket?.destroy();
+        throw this.passwordMissing(error) ?? error;
+      } finally {
+        this.connecting = undefined;
+      }
       try {
         await this.ensureSchemaOn(client);
       } catch (error) {
@@ -203,6 +267,26 @@ export class PostgresStateBackend implements StateBackend {
     return session;
   }
 
+  /**
+   * The server asked for a password and none was found: not in the URL, not in PGPASSWORD, not in a
+   * .pgpass file (where node-postgres looks, in that order). The driver says so only as a type
+   * error ("client password must be a string"), which tells the operator nothing.
+   */
+  private passwordMissing(error: unknown): VoxformError | undefined {
+    if (this.url.hasPassword || process.env.PGPASSWORD) return undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof TypeError) && !/password must be a string/i.test(message)) return undefined;
+    return new VoxformError('state_password_missing', `The state database ${this.display} asks for a password, and none was given.`, {
+      hint: 'Give it in the URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE, special characters percent-encoded) or as ?password=, or set PGPASSWORD, or add a line for the database to ~/.pgpass (or the file PGPASSFILE names; mode 0600).',
+    });
+  }
+
+  /** Ends the connection being made, if any: its `connect()` fails at once. */
+  private abandonConnecting(): void {
+    this.connecting?.destroy(new Error('stopped while connecting'));
+    this.connecting = undefined;
+  }
+
   private ensureSchemaOn(client: pg.ClientBase): Promise<void> {
     this.schema ??= ensureSchema(client).catch((error: unknown) => {
       this.schema = undefined;
@@ -212,7 +296,9 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   private clientConfig(): pg.ClientConfig {
-    return { connectionString: this.url.connectionString, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 15_000, application_name: 'voxform' };
+    // The socket is made here so that a connection being made can be ended (`abandonConnecting`).
+    const stream = () => (this.connecting = new Socket());
+    return { connectionString: this.url.connectionString, stream, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 15_000, application_name: 'voxform' };
   }
 
   /** Runs a database step; a driver or server error becomes a `state_backend_failed` that names the database without its password. */
@@ -222,9 +308,7 @@ export class PostgresStateBackend implements StateBackend {
     } catch (error) {
       if (isVoxformError(error)) throw error;
       // The lock's connection died under this query (the events saying so may come a moment later).
-      if (lock && isConnectionLoss(error) && !lock.lost.signal.aborted) {
-        lock.lost.abort(`the connection to the state database was lost (${error instanceof Error ? error.message : String(error)}); the lock went with it`);
-      }
+      if (lock && isConnectionLoss(error)) await this.lose(lock, error instanceof Error ? error : new Error(String(error)));
       if (lock?.lost.signal.aborted) throw lockLost(this.display, lock);
       const message = error instanceof Error ? error.message : String(error);
       throw new VoxformError('state_backend_failed', `The state database ${this.display} failed: ${message}.`, {
@@ -233,6 +317,13 @@ export class PostgresStateBackend implements StateBackend {
       });
     }
   }
+}
+
+/** How long a lost lock's run waits to learn whether it was forced open (see `lose`). */
+const LOSS_CHECK_TIMEOUT_MS = 5000;
+
+function connectionLost(error: Error | undefined): string {
+  return `the connection to the state database was lost${error ? ` (${error.message})` : ''}; the lock went with it`;
 }
 
 /** A failure of the connection rather than of the statement: no SQLSTATE, class 08 (connection) or 57 (operator intervention), or a socket error (ECONNRESET). */

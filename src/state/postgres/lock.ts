@@ -13,7 +13,7 @@ import { sha256Bytes } from '../../util/hash.js';
 import { osUser } from '../../util/run-identity.js';
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
-import { DEFAULT_WAIT_ADVICE, describeHolder, unlockCommand, waitToRetryLock, type AcquireOptions, type LockHolder } from '../backend.js';
+import { describeHolder, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type LockHolder } from '../backend.js';
 
 /** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
 export function advisoryKey(workspace: string, generation: number): string {
@@ -22,7 +22,7 @@ export function advisoryKey(workspace: string, generation: number): string {
 }
 
 /** Takes the lock on `client` (kept open by the caller), polling until `timeoutSeconds`. */
-export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<{ holder: LockHolder; key: string }> {
+export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<{ holder: LockHolder; key: string; generation: number }> {
   const holder: LockHolder = {
     lockId: randomBytes(8).toString('hex'),
     user: osUser(),
@@ -33,6 +33,7 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
     ...(options.ciJobUrl ? { ciJobUrl: options.ciJobUrl } : {}),
   };
   const deadline = Date.now() + options.timeoutSeconds * 1000;
+  let waiting = false;
   for (;;) {
     // The workspace's row, made on its first lock; one round trip either way.
     const row = await client.query<{ generation: string }>(
@@ -49,7 +50,7 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
       );
       if (named.rowCount === 1) {
         holder.since = new Date().toISOString();
-        return { holder, key };
+        return { holder, key, generation };
       }
       // Forced open between reading the generation and locking: look again.
       await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
@@ -57,6 +58,8 @@ export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string,
     }
     const current = await readAdvisoryHolder(client, workspace);
     if (Date.now() >= deadline) throw lockedError(workspace, current, options);
+    if (!waiting) options.warn(waitingNotice(`The workspace ${workspace}`, current ? describeHolder(current) : 'another voxform run', options));
+    waiting = true;
     await waitToRetryLock(Math.min(500, Math.max(50, deadline - Date.now())), options.signal);
   }
 }
@@ -68,6 +71,12 @@ export async function releaseAdvisoryLock(client: pg.ClientBase, workspace: stri
      SELECT pg_advisory_unlock($3::bigint), (SELECT count(*) FROM cleared)`,
     [workspace, lockId, key],
   );
+}
+
+/** Whether the lock taken at `generation` was forced open since (`forceOpen` moves the generation on). */
+export async function forcedOpenSince(client: pg.ClientBase, workspace: string, generation: number): Promise<boolean> {
+  const result = await client.query<{ generation: string }>('SELECT generation FROM voxform_locks WHERE workspace = $1', [workspace]);
+  return Number(result.rows[0]?.generation ?? generation) > generation;
 }
 
 /**
@@ -114,7 +123,7 @@ export async function forceOpen(client: pg.ClientBase | pg.Pool, lockId: string)
 
 function lockedError(workspace: string, holder: LockHolder | undefined, options: AcquireOptions): VoxformError {
   const who = holder ? describeHolder(holder) : 'another voxform run';
-  const wait = options.waitAdvice ?? DEFAULT_WAIT_ADVICE;
+  const wait = waitAdviceOf(options);
   return new VoxformError('state_locked', `The workspace ${workspace} is locked by ${who}.`, {
     hint: holder ? `${wait} If that run hangs, ${unlockCommand(holder.lockId, options)} opens the lock.` : wait,
     ...(holder ? { details: { holder } } : {}),

@@ -11,6 +11,18 @@ export interface StateUrl {
   display: string;
   /** Values to redact from every output: the password, as written and decoded. */
   secrets: string[];
+  /** Whether the URL gives a password (else the driver looks for PGPASSWORD, then a .pgpass file). */
+  hasPassword: boolean;
+  /** The URL to print in a command line to paste: its password replaced by `PASSWORD_PLACEHOLDER`. */
+  pastable: string;
+}
+
+/** What a printed command line shows in place of the database password, for the operator to fill in. */
+export const PASSWORD_PLACEHOLDER = 'PASSWORD';
+
+/** Whether a printed command line carries a database URL with `PASSWORD_PLACEHOLDER` for its password. */
+export function hasPasswordPlaceholder(text: string): boolean {
+  return text.includes(`:${PASSWORD_PLACEHOLDER}@`) || text.includes(`password=${PASSWORD_PLACEHOLDER}`);
 }
 
 /** Whether `spec` names a PostgreSQL database rather than a state file path. */
@@ -37,8 +49,14 @@ const TLS_OPTIONS: Record<string, readonly string[] | undefined> = {
   uselibpqcompat: ['true', 'false'],
 };
 
-/** `source` names where the URL was given, for the messages (`--to` for `voxform state migrate`). */
-export function parseStateUrl(spec: string, source = '--state or VOXFORM_STATE'): StateUrl {
+/** A query parameter whose name says it holds a password, in any case (`passwd`, `pwd`, `Password`). */
+const PASSWORD_LIKE = /pass|pwd/i;
+
+/**
+ * `source` names where the URL was given, for the messages (`--to` for `voxform state migrate`).
+ * `registerSecret` hears every secret found, before any refusal is thrown: a refusal may quote the URL.
+ */
+export function parseStateUrl(spec: string, source = '--state or VOXFORM_STATE', registerSecret: (value: string) => void = () => undefined): StateUrl {
   let url: URL;
   try {
     url = new URL(spec.trim());
@@ -51,25 +69,46 @@ export function parseStateUrl(spec: string, source = '--state or VOXFORM_STATE')
   const secrets: string[] = [];
   const remember = (value: string) => {
     if (value === '') return;
-    secrets.push(value);
+    const forms = [value];
     try {
-      secrets.push(decodeURIComponent(value));
+      forms.push(decodeURIComponent(value));
     } catch {
       // Not percent-encoded: the value as written is the secret.
     }
+    for (const form of forms) {
+      secrets.push(form);
+      registerSecret(form);
+    }
   };
   remember(url.password);
-  for (const name of SECRET_PARAMS) for (const value of url.searchParams.getAll(name)) remember(value);
+  const secretNames = [...new Set([...url.searchParams.keys()].filter((name) => SECRET_PARAMS.includes(name) || PASSWORD_LIKE.test(name)))];
+  for (const name of secretNames) for (const value of url.searchParams.getAll(name)) remember(value);
+  // An `@` after the host: a `?`, `#` or `/` in the password was not percent-encoded, so the
+  // password's tail was read as the path, query or fragment. The URL is not quoted: it holds it.
+  if (/@|%40/i.test(`${url.pathname}${url.search}${url.hash}`)) {
+    throw new VoxformError('state_url_invalid', `The PostgreSQL URL given with ${source} has an @ after its host: a character of the password (such as ?, #, / or @) is probably not percent-encoded.`, {
+      hint: 'Percent-encode special characters in the password (? is %3F, # is %23, / is %2F, @ is %40): postgres://USER:PASSWORD@HOST:PORT/DATABASE.',
+    });
+  }
   const shown = new URL(url.href);
   shown.password = '';
-  for (const name of SECRET_PARAMS) shown.searchParams.delete(name);
+  for (const name of secretNames) shown.searchParams.delete(name);
+  for (const name of secretNames) {
+    if (SECRET_PARAMS.includes(name)) continue;
+    throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown.href} given with ${source} has the parameter "${name}", which the driver does not know (its value is kept secret).`, {
+      hint: 'Give the password in the URL (postgres://USER:PASSWORD@HOST/DATABASE) or as password=, or set PGPASSWORD (docs/state.md).',
+    });
+  }
   if (!url.hostname && !url.searchParams.get('host')) {
     throw new VoxformError('state_url_invalid', `The PostgreSQL URL ${shown.href} given with ${source} names no host.`, {
       hint: 'Give postgres://USER:PASSWORD@HOST:PORT/DATABASE.',
     });
   }
   checkTlsOptions(url, shown.href, source);
-  return { connectionString: url.href, display: shown.href, secrets: [...new Set(secrets)] };
+  const pastable = new URL(url.href);
+  if (pastable.password !== '') pastable.password = PASSWORD_PLACEHOLDER;
+  for (const name of secretNames) if (pastable.searchParams.has(name)) pastable.searchParams.set(name, PASSWORD_PLACEHOLDER);
+  return { connectionString: url.href, display: shown.href, secrets: [...new Set(secrets)], hasPassword: secrets.length > 0, pastable: pastable.href };
 }
 
 function checkTlsOptions(url: URL, shown: string, source: string): void {
