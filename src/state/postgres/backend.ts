@@ -55,13 +55,13 @@ export class PostgresStateBackend implements StateBackend {
   constructor(private readonly url: StateUrl) {
     this.display = url.display;
     this.pastable = url.pastable;
-    this.history = new PostgresHistoryStore(() => this.ledgerConnection(), (step) => this.run(step));
+    this.history = new PostgresHistoryStore(() => this.runConnection(), (step) => this.run(step));
   }
 
   async readWorkspace(key: string): Promise<StoredWorkspace> {
     // An apply reads over its lock's connection: one connection for the whole run.
     const lock = this.locks.get(key);
-    const source = lock?.client ?? (await this.ready());
+    const source = lock?.client ?? (await this.runConnection());
     const result = await this.run(() => source.query<{ serial: string; state: string }>('SELECT serial, state FROM voxform_workspaces WHERE workspace = $1', [key]), lock);
     const row = result.rows[0];
     if (!row) return { workspace: emptyWorkspace(), serial: 0, exists: false };
@@ -136,7 +136,7 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
-    const pool = await this.ready();
+    const pool = await this.runConnection();
     const rows = await this.run(() => pool.query<{ workspace: string; serial: string; last_apply: WorkspaceState['lastApply'] | null }>(
       "SELECT workspace, serial, state::jsonb -> 'lastApply' AS last_apply FROM voxform_workspaces ORDER BY workspace",
     )).catch(async (error: unknown) => {
@@ -196,10 +196,11 @@ export class PostgresStateBackend implements StateBackend {
   }
 
   /**
-   * The ledger's connection: a held lock's while a run holds one (its history record and test-run
-   * evidence go over it, so a whole apply uses one connection), else the session.
+   * The connection of what a run reads and records beside its own workspace (the other workspaces a
+   * plan compares with, its history record, its test-run evidence): a held lock's while the run holds
+   * one, so that a whole apply uses one connection, else the session.
    */
-  private async ledgerConnection(): Promise<pg.Client> {
+  private async runConnection(): Promise<pg.Client> {
     for (const held of this.locks.values()) if (!held.lost.signal.aborted) return held.client;
     return this.ready();
   }
