@@ -97,6 +97,7 @@ export async function migrate(options: StateCommandOptions, ctx: CommandContext)
   const result = await migrateState(source, target, { force: options.force === true });
   ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')}, ${plural(result.historyRecords, 'history record')} and ${plural(result.testRuns, 'test run')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
-  ctx.stdout.write(`Point --state or VOXFORM_STATE at ${target.display} from now on; ${source.display} is left as it was.\n`);
+  const password = target.pastable === target.display ? '' : ' (with the database password in place of PASSWORD)';
+  ctx.stdout.write(`Point --state or VOXFORM_STATE at ${target.pastable}${password} from now on; ${source.display} is left as it was.\n`);
   return 0;
 }
