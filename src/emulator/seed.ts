@@ -1,6 +1,7 @@
 /** Seeds: reading a seed file, checking it against the service schemas (every problem at once), loading it. */
 import { readFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
+import { failureOf } from '../project-files/guarded-read.js';
 import { validateAgainst } from '../schema/validate.js';
 import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
 import { defaultSeed } from './default-seed.js';
@@ -19,7 +20,7 @@ export async function readSeedFile(file: string): Promise<EmulatorSeed> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new VoxformError('emulator_seed_unreadable', `Cannot read the seed file ${file}: ${(error as Error).message}.`, { hint: 'Check the path given with --seed.' });
+    throw new VoxformError('emulator_seed_unreadable', `The seed file ${file} ${failureOf(error).message}.`, { hint: 'Check the path given with --seed.' });
   }
   const parse = await seedParser(!file.endsWith('.json'));
   let value: unknown;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
-import { seedProblems } from '../../src/emulator/seed.js';
+import { readSeedFile, seedProblems } from '../../src/emulator/seed.js';
 import { repoRoot } from '../helpers/cli.js';
 import { clientFor, expectSchema } from './helpers.js';
 
@@ -110,5 +110,13 @@ describe('seed files', () => {
 
   it('refuses duplicate ids', () => {
     expect(seedProblems({ agents: [{ id: 'a', name: 'A', config: {} }, { id: 'a', name: 'B', config: {} }] })).toEqual(['agents[1].id: "a" is already used by agents[0]']);
+  });
+});
+
+describe('a seed file that cannot be read', () => {
+  it('is named once, with why in words, not the system error that repeats its path', async () => {
+    const file = path.join(tmpdir(), 'voxform-no-such-seed.json');
+    await expect(readSeedFile(file)).rejects.toMatchObject({ code: 'emulator_seed_unreadable', message: `The seed file ${file} does not exist.` });
+    await expect(readSeedFile(tmpdir())).rejects.toMatchObject({ message: `The seed file ${tmpdir()} is a folder, not a file.` });
   });
 });
