@@ -27,16 +27,17 @@ export interface GateResult {
 const COMPLETE = new Set(['applied', 'nothing_to_do']);
 
 /** What the source runs: its newest record, which must have applied completely; refused otherwise. */
-export function deployedRecord(records: readonly HistoryRecord[], source: string): HistoryRecord {
+/** `applySource`: the command that applies the source, as the user would paste it (with their -f, --local, …). */
+export function deployedRecord(records: readonly HistoryRecord[], source: string, applySource = `voxform apply --env ${source}`): HistoryRecord {
   const newest = records[0];
   if (!newest || Object.keys(newest.agents).length === 0) {
     throw new VoxformError('promote_source_unknown', `${source} has no apply in the history: there is nothing to promote.`, {
-      hint: `Apply ${source} first (\`voxform apply --env ${source}\`); promotion gives the target what the source's last apply recorded.`,
+      hint: `Apply ${source} first (\`${applySource}\`); promotion gives the target what the source's last apply recorded.`,
     });
   }
   if (!COMPLETE.has(newest.outcome)) {
     throw new VoxformError('promote_source_unknown', `${source}'s last apply (${newest.id}) ended ${newest.outcome}: what ${source} runs is not known.`, {
-      hint: `Finish it with \`voxform apply --env ${source}\`, then promote.`,
+      hint: `Finish it with \`${applySource}\`, then promote.`,
     });
   }
   return newest;

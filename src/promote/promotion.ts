@@ -20,7 +20,7 @@ import type { GateResult } from './gates.js';
  * sends back here: checking out the recorded commit may take a committed ledger with it, so
  * applying the source from this checkout is offered first. `changed`: the files that differ, to name.
  */
-export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string, sameFiles: boolean, changed?: readonly string[]): void {
+export function checkCheckout(current: HistoryRecord, checkout: DeploySource, source: string, sameFiles: boolean, changed?: readonly string[], applySource = `voxform apply --env ${source}`): void {
   const deployed = current.source.commit;
   if (!deployed) {
     throw new VoxformError('promote_checkout_mismatch', `${source}'s last apply (${current.id}) recorded no commit: which manifests made it is not known.`, {
@@ -36,7 +36,7 @@ export function checkCheckout(current: HistoryRecord, checkout: DeploySource, so
     const here = checkout.commit ? `this checkout is at ${shortCommit(checkout.commit, undefined)}` : 'this folder is not a git checkout';
     throw new VoxformError('promote_checkout_mismatch', `${source} runs commit ${shortCommit(deployed, undefined)}, and ${here}.`, {
       hint: checkout.commit
-        ? `Apply ${source} from this checkout first (\`voxform apply --env ${source}\`) and promote again, or promote from commit ${deployed.slice(0, 12)} itself.`
+        ? `Apply ${source} from this checkout first (\`${applySource}\`) and promote again, or promote from commit ${deployed.slice(0, 12)} itself.`
         : `Promote from a git checkout of commit ${deployed.slice(0, 12)}.`,
     });
   }
@@ -61,7 +61,7 @@ function stashPathspec(changed: readonly string[] | undefined): string {
  * Refuses unless the manifests, with the source's overlay, give every agent of the record the
  * configuration it records (a rollback's record holds another commit's configuration, for one).
  */
-export function checkSourceConfiguration(current: HistoryRecord, desiredSource: DesiredState, source: string): void {
+export function checkSourceConfiguration(current: HistoryRecord, desiredSource: DesiredState, source: string, applySource = `voxform apply --env ${source}`): void {
   for (const [name, version] of Object.entries(current.agents)) {
     const agent = desiredSource.agents.get(name);
     const recorded = agent ? recordedAgentConfig(agent) : undefined;
@@ -69,7 +69,7 @@ export function checkSourceConfiguration(current: HistoryRecord, desiredSource: 
     if (same) continue;
     const why = current.source.rollbackOf ? ` (its last record is a rollback to ${current.source.rollbackOf})` : '';
     throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout do not give ${source}'s agent ${controlsAsQuestionMarks(name)} the configuration ${source} runs${why}.`, {
-      hint: `Apply ${source} from this checkout first (\`voxform apply --env ${source}\`), so that what it runs is what a commit holds, then promote.`,
+      hint: `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`,
     });
   }
 }

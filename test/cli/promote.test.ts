@@ -33,6 +33,13 @@ describe('voxform promote --to / --from', () => {
     }
   });
 
+  it("tells how to apply the source as this run was given: its manifests and service", async () => {
+    const dir = await tempDir({ 'p.yaml': STAGED_MANIFEST });
+    const result = await runCliInProcess(['promote', '--to', 'production', '-f', 'p.yaml', '--local', '--dry-run'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[promote_source_unknown]: staging has no apply in the history: there is nothing to promote.\n  hint: Apply staging first (`voxform apply -f p.yaml --env staging --local`)');
+  });
+
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
     const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
     cleanups.push(() => emulator.close());

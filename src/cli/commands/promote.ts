@@ -70,7 +70,9 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
 
   // What the source runs, and that this checkout is exactly it.
   const records = await workspaceHistory(history, fromWorkspace, ctx);
-  const current = deployedRecord(records, from);
+  // The source's apply as the user would paste it: with the manifests, service and state of this run.
+  const applySource = nextCommand('apply', { ...options, env: from });
+  const current = deployedRecord(records, from, applySource);
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
   // What either environment's deploy is made from: no other file of the checkout counts.
   const files = [...new Set([...deployedFiles(project.desired), ...deployedFiles(desiredSource)])];
@@ -78,8 +80,8 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
   const deployed = current.source.commit;
   const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;
-  checkCheckout(current, checkout, from, sameFiles, changed);
-  checkSourceConfiguration(current, desiredSource, from);
+  checkCheckout(current, checkout, from, sameFiles, changed, applySource);
+  checkSourceConfiguration(current, desiredSource, from, applySource);
 
   // The gates, on the source's evidence.
   const gates = project.desired.promotions?.get(to)?.gates ?? {};
