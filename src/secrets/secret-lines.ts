@@ -11,10 +11,8 @@
  *   - every line a quoted or flow value that starts in a hidden part goes on to, wherever it is
  *     indented, until it closes;
  *   - the anchors (`&name`) whose aliases (`*name`) a hidden part uses, as if they were secret keys.
- * It hides more than the schemas would (a `headers:` in a prompt's text), never less. One key is
- * told by its place: the manifest's own `credentials:` list (at the top, or right under an
- * environment) is no secret, only each entry's `api_key` is; the provider's name shows, so that a
- * message about `${env:OPENAI_API_KEY}` can name it.
+ * It hides more than the schemas would (a `headers:` in a prompt's text), never less. Only one
+ * hidden part is left for messages to name: the `provider:` of the top-level `credentials:` list.
  */
 import { sensitiveFieldNames } from './schema-paths.js';
 import { REDACTED } from './redact.js';
@@ -60,24 +58,22 @@ interface Region {
   childIndent: number | undefined;
   /** Lines indented more than this are a block scalar's text (`key: |`): hidden, their quotes not followed. */
   literal: number | undefined;
-}
-
-/** A mapping key of a line outside any secret value, at the column it starts. */
-interface KeyAt {
-  column: number;
-  key: string;
+  /**
+   * The manifest's own `credentials:` list (at the top): its `provider:` values stay hidden in the
+   * frame, but a message may name them (`credential "openai"`, `${env:OPENAI_API_KEY}`): a provider
+   * is the credential's name, not its secret.
+   */
+  namesProviders: boolean;
 }
 
 interface ScanState {
   open: Open | undefined;
   region: Region | undefined;
-  /** The keys enclosing the current line, outermost first (block style only). */
-  parents: KeyAt[];
 }
 
 function scanText(text: string, keys: readonly string[], anchors: AnchorRule): Map<number, MaskedLine> {
   const masked = new Map<number, MaskedLine>();
-  const state: ScanState = { open: undefined, region: undefined, parents: [] };
+  const state: ScanState = { open: undefined, region: undefined };
   let start = 0;
   for (let number = 1; start <= text.length; number++) {
     const newline = text.indexOf('\n', start);
@@ -104,32 +100,7 @@ function scanLine(line: string, state: ScanState, keys: readonly string[], ancho
   const indent = /[^ ]/.test(lead) ? Infinity : lead.length;
   if (state.region && inRegion(state.region, indent, content)) return maskRegionLine(lead, content, indent, state);
   state.region = undefined;
-  const own = enterKey(state, indent, content);
-  return maskOpener(line, lead.length, state, isCredentialList(own, state.parents) ? keysBut(keys, 'credentials') : keys, anchors);
-}
-
-/** Records the key a line outside any secret value starts with (after `- `), among its parents; returns it. */
-function enterKey(state: ScanState, indent: number, content: string): KeyAt | undefined {
-  if (content.startsWith('#')) return undefined;
-  const item = LIST_ITEMS.exec(content)?.[0] ?? '';
-  const column = indent + item.length;
-  while ((state.parents.at(-1)?.column ?? -1) >= column) state.parents.pop();
-  const key = PLAIN_KEY.exec(content.slice(item.length))?.[1]?.replace(/^["']|["']$/g, '');
-  if (key === undefined || indent === Infinity) return undefined;
-  const own = { column, key };
-  state.parents.push(own);
-  return own;
-}
-
-/** Whether `own` is the manifest's list of provider credentials: `credentials:` at the top, or right under an environment. */
-function isCredentialList(own: KeyAt | undefined, parents: readonly KeyAt[]): boolean {
-  if (own?.key !== 'credentials') return false;
-  const above = parents.slice(0, -1).map((parent) => parent.key);
-  return above.length === 0 || (above.length === 2 && above[0] === 'environments');
-}
-
-function keysBut(keys: readonly string[], name: string): string[] {
-  return keys.filter((key) => key !== name);
+  return maskOpener(line, lead.length, state, keys, anchors);
 }
 
 function inRegion(region: Region, indent: number, content: string): boolean {
@@ -155,7 +126,13 @@ function maskRegionLine(lead: string, content: string, indent: number, state: Sc
   const value = content.slice(item.length + key[0].length);
   state.open = scanValue(value, undefined);
   if (BLOCK_SCALAR.test(value)) region.literal = keyColumn;
-  return hideAfter(`${lead}${item}${key[1] as string}:`, value);
+  const masked = hideAfter(`${lead}${item}${key[1] as string}:`, value);
+  const providerName = region.namesProviders && unquoted(key[1] as string).toLowerCase() === 'provider' && state.open === undefined;
+  return providerName ? { shown: masked.shown, hidden: [] } : masked;
+}
+
+function unquoted(key: string): string {
+  return key.replace(/^(["'])(.*)\1$/, '$2');
 }
 
 /** The `- ` of list items a line starts with. */
@@ -175,7 +152,8 @@ function maskOpener(line: string, leadLength: number, state: ScanState, keys: re
   const block = /^(\s*(?:-\s+)*)/.exec(line)?.[1]?.length ?? leadLength;
   if (found.keyAt === block || found.anchor) {
     const column = found.anchor ? leadLength : block;
-    state.region = { column, childIndent: undefined, literal: BLOCK_SCALAR.test(value) ? column : undefined };
+    const namesProviders = !found.anchor && column === 0 && /^credentials:/.test(line);
+    state.region = { column, childIndent: undefined, literal: BLOCK_SCALAR.test(value) ? column : undefined, namesProviders };
   }
   return hideAfter(line.slice(0, found.at).trimEnd(), value);
 }

@@ -21,8 +21,8 @@ describe('maskSecretLines', () => {
     },
     {
       name: 'a block scalar and a comment are hidden whole',
-      text: ['headers:', '  pin: |', '    line one', '    pin: two', '  # old: xyz', 'next: 1'],
-      expected: ['headers:', '  pin: (sensitive)', '    (sensitive)', '    (sensitive)', '  (sensitive)', 'next: 1'],
+      text: ['credentials:', '  pin: |', '    line one', '    pin: two', '  # old: xyz', 'next: 1'],
+      expected: ['credentials:', '  pin: (sensitive)', '    (sensitive)', '    (sensitive)', '  (sensitive)', 'next: 1'],
     },
     {
       name: 'a tab or any odd blank in the indentation stays inside the value',
@@ -41,18 +41,13 @@ describe('maskSecretLines', () => {
     },
     {
       name: 'a list under the key at its own column',
-      text: ['headers:', '- one', '- two', 'next: 1'],
-      expected: ['headers:', '(sensitive)', '(sensitive)', 'next: 1'],
+      text: ['credentials:', '- one', '- two', 'next: 1'],
+      expected: ['credentials:', '(sensitive)', '(sensitive)', 'next: 1'],
     },
     {
       name: 'each list item shows its keys, and a value that is one reference, as a mapping does',
-      text: ['      app_functions:', '        - credentials:', '          - provider: openai', '            api_key: ${env:VOXFORM_OPENAI_KEY}', '          - provider: x', '            note: |', '              sk-in-a-block', '              - provider: y', 'next: 1'],
-      expected: ['      app_functions:', '        - credentials:', '          - provider: (sensitive)', '            api_key: ${env:VOXFORM_OPENAI_KEY}', '          - provider: (sensitive)', '            note: (sensitive)', '              (sensitive)', '              (sensitive)', 'next: 1'],
-    },
-    {
-      name: "the manifest's own credentials list (at the top, or right under an environment) shows its providers; only api_key is hidden",
-      text: ['credentials:', '  - provider: openai', '    api_key: ${env:OPENAI_API_KEY}', '  - { provider: deepgram, api_key: dg-literal }', 'environments:', '  # the staging keys', '  staging:', '    credentials:', '    - provider: elevenlabs', '      api_key: el-literal', '  other:', '    agents:', '      credentials:', '        - provider: hidden-here'],
-      expected: ['credentials:', '  - provider: openai', '    api_key: ${env:OPENAI_API_KEY}', '  - { provider: deepgram, api_key: (sensitive)', 'environments:', '  # the staging keys', '  staging:', '    credentials:', '    - provider: elevenlabs', '      api_key: (sensitive)', '  other:', '    agents:', '      credentials:', '        - provider: (sensitive)'],
+      text: ['credentials:', '  - provider: openai', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: x', '    api_key: sk-literal', '    note: |', '      sk-in-a-block', '      - provider: y', 'next: 1'],
+      expected: ['credentials:', '  - provider: (sensitive)', '    api_key: ${env:VOXFORM_OPENAI_KEY}', '  - provider: (sensitive)', '    api_key: (sensitive)', '    note: (sensitive)', '      (sensitive)', '      (sensitive)', 'next: 1'],
     },
     {
       name: 'an anchor a secret value refers to',
@@ -66,6 +61,13 @@ describe('maskSecretLines', () => {
     },
   ])('$name', ({ text, expected }) => {
     expect(shown(text)).toEqual(expected);
+  });
+
+  it("leaves messages free to name the top-level credentials' providers (hidden in the frame all the same), and nothing else", () => {
+    const masked = maskSecretLines(['credentials:', '  - provider: openai', '    api_key: sk-literal-1', 'agents:', '  a:', '    config:', '      app_functions:', '        - credentials:', '            provider: app-secret-2'].join('\n'));
+    expect(masked.get(2)).toEqual({ shown: '  - provider: (sensitive)', hidden: [] });
+    expect(masked.get(3)?.hidden).toEqual(['sk-literal-1']);
+    expect(masked.get(9)).toEqual({ shown: '            provider: (sensitive)', hidden: ['app-secret-2'] });
   });
 
   it('reads a hostile megabyte line in linear time', () => {
