@@ -44,8 +44,11 @@ export function pastableStateSpec(spec: string): string {
   }
 }
 
-/** A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that `C:/state.json` stays a path. */
-const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\//;
+/**
+ * A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that
+ * `C:/state.json` stays a path; or a database scheme that lost its colon (`postgres//…`).
+ */
+const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\/|^(postgres(?:ql)?|pg)\/\//i;
 
 export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {
   return openStateSpec(stateSpec(options), options);
@@ -68,7 +71,8 @@ export async function openStateSpec(spec: string, options: Pick<OpenStateOptions
     const { PostgresStateBackend } = await import('./postgres/backend.js');
     return new PostgresStateBackend(url);
   }
-  const scheme = URL_SCHEME.exec(spec.trim())?.[1];
+  const found = URL_SCHEME.exec(spec.trim());
+  const scheme = found?.[1] ?? found?.[2];
   if (scheme !== undefined) {
     // A misspelt scheme (`postgress://`, `pg://`, `postgres:/`) is no file name: taken for one, the
     // password would be a folder name, printed and written to disk, and the team's lock skipped.

@@ -19,7 +19,7 @@ describe('choosing the state backend', () => {
   });
 
   it('refuses a URL of another scheme (a misspelt postgres://) instead of taking it for a file name, and registers it all as a secret', async () => {
-    for (const spec of ['postgress://u:planted-pw-77@127.0.0.1:5432/db', 'pg://u:planted-pw-77@h/db', 'postgres:/u:planted-pw-77@h/db']) {
+    for (const spec of ['postgress://u:planted-pw-77@127.0.0.1:5432/db', 'pg://u:planted-pw-77@h/db', 'postgres:/u:planted-pw-77@h/db', 'postgres//u:planted-pw-77@h/db', 'PostgreSQL//u:planted-pw-77@h/db']) {
       const secrets: string[] = [];
       await expect(openStateSpec(spec, { cwd: tmpdir(), registerSecret: (value) => secrets.push(value) })).rejects.toMatchObject({
         code: 'state_url_invalid',
