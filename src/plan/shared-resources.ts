@@ -11,7 +11,7 @@ import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
-import { fingerprintKeyId } from '../util/hash.js';
+import { fingerprintKeyId, isKeyedHash } from '../util/hash.js';
 import type { ResourceChange } from './types.js';
 
 /** Another environment's workspace of the same service, as its last apply left it. */
@@ -78,8 +78,10 @@ export function findSharedConflicts(changes: readonly ResourceChange[], others: 
         for (const field of change.fieldChanges) {
           const theirs = (entry.applied as Record<string, unknown>)[field.path];
           if (theirs === undefined || theirs === field.after) continue;
-          if (field.sensitive && theirs === hashApplied(salt, field.after)) continue;
-          add(field.path, field.sensitive ? SENSITIVE : shown(theirs), field.sensitive ? SENSITIVE : shown(field.after));
+          // Either side may have been a secret: the state keeps a secret as its keyed hash.
+          const theirsSecret = isKeyedHash(theirs);
+          if ((field.sensitive || theirsSecret) && theirs === hashApplied(salt, field.after)) continue;
+          add(field.path, field.sensitive || theirsSecret ? SENSITIVE : shown(theirs), field.sensitive ? SENSITIVE : shown(field.after));
         }
       } else if (change.kind === 'credential') {
         const theirs = workspace.credentials[change.address]?.fingerprint;

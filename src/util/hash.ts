@@ -144,6 +144,11 @@ export function fingerprintKey(secret: string): string {
   return createHmac('sha256', secret).update('voxform fingerprint key v1').digest('hex');
 }
 
+/** Whether a kept value is a keyed hash (what the state keeps of a secret), not the value itself. */
+export function isKeyedHash(value: unknown): boolean {
+  return typeof value === 'string' && /^hmac-sha256:[0-9a-f]{64}$/.test(value);
+}
+
 /** `hmac-sha256:<hex>` of a value's canonical JSON under `key` (see `fingerprintKey`). */
 export function keyedHash(key: string, value: unknown): string {
   return `hmac-sha256:${createHmac('sha256', key).update(canonicalJson(value)).digest('hex')}`;

@@ -99,6 +99,16 @@ describe('a campaign or credential another environment of the service set', () =
     expect(apply.stderr).not.toContain('key-two');
   });
 
+  it("says (sensitive) for a value the other environment read from ${env:…}, never the hash the state keeps of it", async () => {
+    const base = MANIFEST.replace('name: Recall,', 'name: "${env:CAMP_NAME:-planted-camp-3d9f}",');
+    const cwd = await tempDir({ 'voxform.yaml': `${base}    phones: { "+15551230001": { agent: { id: -OKspareAgent0000001 } } }\n    campaigns: { recall: { name: staging name } }\n` });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const plan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to (sensitive); this plan would set staging name.');
+    expect(plan.stderr).not.toMatch(/hmac-sha256|planted-camp/);
+  });
+
   it('goes through when both set the same values, and the number stays where it is', async () => {
     const cwd = await tempDir({ 'voxform.yaml': pinnedManifest() });
     expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
