@@ -150,8 +150,10 @@ function maskOpener(line: string, leadLength: number, state: ScanState, keys: re
   const value = line.slice(found.at);
   state.open = scanValue(value, undefined);
   const block = /^(\s*(?:-\s+)*)/.exec(line)?.[1]?.length ?? leadLength;
-  if (found.keyAt === block || found.anchor) {
-    const column = found.anchor ? leadLength : block;
+  // A key inside a line (flow style) whose value starts on the next line: the lines indented under this one hold it.
+  const valueBelow = !found.anchor && found.keyAt !== block && value.trim() === '';
+  if (found.keyAt === block || found.anchor || valueBelow) {
+    const column = found.anchor || valueBelow ? leadLength : block;
     const namesProviders = !found.anchor && column === 0 && /^credentials:/.test(line);
     state.region = { column, childIndent: undefined, literal: BLOCK_SCALAR.test(value) ? column : undefined, namesProviders };
   }

@@ -99,6 +99,10 @@ const SHAPES: Array<{ name: string; yaml: string }> = [
   { name: 'a credential key written with an escape', yaml: ['credentials:', '  - provider: d', '    "api\\u005fkey": PLANTESCAPE1', '    bad: ['].join('\n') },
   { name: 'a credential key whose value starts on the next line of a flow list', yaml: ['credentials: [{provider: openai, api_key:', '    PLANTFLOWNEXT1}]', 'agents: ['].join('\n') },
   { name: 'app credentials inside a flow collection over several lines', yaml: ['agents:', '  support: {id: ag_1}', 'environments:', '  staging: {agents: {support: {id: ag_2, config: {app_functions: [{name: crm,', '    credentials: {token: PLANTAPPFLOW1}}]}}}}', '  prod: ['].join('\n') },
+  {
+    name: 'a header value on the line after its key, inside a flow mapping',
+    yaml: [...HEAD.slice(0, 5), '      session_data_webhook: {url: "https://h.example/x", headers:', '          {x-token: PLANTFLOWBELOW1}}', '      tools: ['].join('\n'),
+  },
   { name: 'a header key in another letter case', yaml: [...HEAD.slice(0, 7), '        Headers:', '          x-token: PLANTCASE1', '      bogus: ['].join('\n') },
 ];
 
