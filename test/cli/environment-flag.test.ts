@@ -83,3 +83,14 @@ describe('voxform diff of an environment whose agent id the service does not hav
     expect(result.code).toBe(1);
   });
 });
+
+describe('a stale saved plan', () => {
+  it("says how to plan again with the plan's own manifests, environment and service, into the same file", async () => {
+    const dir = await tempDir({ 'p.yaml': STAGED_MANIFEST });
+    expect((await runCliInProcess(['plan', '-f', 'p.yaml', '--env', 'staging', '--local', '--out', 'staged plan.json'], { cwd: dir })).code).toBe(0);
+    await writeFile(path.join(dir, 'p.yaml'), `${STAGED_MANIFEST}# edited\n`);
+    const stale = await runCliInProcess(['apply', 'staged plan.json', '--local'], { cwd: dir });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("error[plan_stale]: The saved plan is stale: the manifests (or files they include) changed. Nothing was applied.\n  hint: Run `voxform plan --out 'staged plan.json' -f p.yaml --env staging --local` again, review it, and apply the new plan.\n");
+  });
+});

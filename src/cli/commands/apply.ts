@@ -83,6 +83,14 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
     ctx,
     // Finished from the manifests, the saved plan's own when one was applied (it is stale once partly run).
     { chosen: saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options },
-  );
+  ).catch((error: unknown) => {
+    throw saved && planFile && isVoxformError(error) && error.code === 'plan_stale' ? planAgainHint(error, { ...options, file: saved.files, env: saved.environment ?? undefined }, planFile) : error;
+  });
   return code;
+}
+
+/** A stale saved plan's way out as a command to paste: a new plan of the same manifests, environment and service, into the same file. */
+function planAgainHint(error: VoxformError, chosen: ApplyCommandOptions, planFile: string): VoxformError {
+  const again = nextCommand(`plan --out ${shellWord(planFile)}`, chosen);
+  return new VoxformError(error.code, error.message, { hint: `Run \`${again}\` again, review it, and apply the new plan.`, details: error.details, location: error.location });
 }
