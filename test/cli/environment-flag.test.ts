@@ -94,3 +94,14 @@ describe('a stale saved plan', () => {
     expect(stale.stderr).toContain("error[plan_stale]: The saved plan is stale: the manifests (or files they include) changed. Nothing was applied.\n  hint: Run `voxform plan --out 'staged plan.json' -f p.yaml --env staging --local` again, review it, and apply the new plan.\n");
   });
 });
+
+describe('rollback to a record the history does not hold', () => {
+  it("points at the history of this run's manifests, environment and service", async () => {
+    const dir = await tempDir({ 'p.yaml': STAGED_MANIFEST });
+    expect((await runCliInProcess(['apply', '-f', 'p.yaml', '--env', 'staging', '--local', '--auto-approve'], { cwd: dir })).code).toBe(0);
+    const refused = await runCliInProcess(['rollback', 'nosuchrecord', '-f', 'p.yaml', '--env', 'staging', '--local', '--auto-approve'], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error[history_ref_unknown]: No history record of this workspace is "nosuchrecord"');
+    expect(refused.stderr).toContain('hint: List the records with `voxform history -f p.yaml --env staging --local`;');
+  });
+});
