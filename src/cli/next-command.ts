@@ -7,10 +7,14 @@
  */
 import { shellWord } from '../util/shell-word.js';
 import { pastableStateSpec } from '../state/open.js';
-import type { ProjectOptions } from './project.js';
+import type { ConnectionOptions } from './context.js';
 
-/** The options that choose what a run works on. */
-export type ChosenTarget = Pick<ProjectOptions, 'file' | 'env' | 'local' | 'baseUrl' | 'region' | 'state'>;
+/** The options that choose what a run works on (those of src/cli/project.ts's ProjectOptions). */
+export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl' | 'region'> {
+  file?: string[] | undefined;
+  env?: string | undefined;
+  state?: string | undefined;
+}
 
 /**
  * `voxform WORDS` (already quoted) and the chosen options; `manifests: false` leaves out `-f` and

@@ -4,6 +4,7 @@ import type { DesiredState } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
 import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend } from '../state/open.js';
 import { notePerFolderFile } from './per-folder-files.js';
+import { nextCommand } from './next-command.js';
 import { workspaceKey } from '../state/types.js';
 import { TrustedSecrets } from '../secrets/trusted.js';
 import { fingerprintKey } from '../util/hash.js';
@@ -34,7 +35,8 @@ export async function loadDesiredState(options: ProjectOptions & ManifestOptions
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
   if (errors > 0 || !result.state) {
     throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {
-      hint: 'Fix them and run again (`voxform validate` checks without contacting the service).',
+      // validate takes the manifests and environment only (no service); an environment no flag named (a saved plan's) is not one to type.
+      hint: `Fix them and run again (\`${nextCommand('validate', { file: options.file, env: options.envFlag === false ? undefined : options.env })}\` checks without contacting the service).`,
       listedIn: 'diagnostics',
       problems: result.diagnostics,
       details: { omitted: result.omitted.errors + result.omitted.warnings },

@@ -105,3 +105,12 @@ describe('rollback to a record the history does not hold', () => {
     expect(refused.stderr).toContain('hint: List the records with `voxform history -f p.yaml --env staging --local`;');
   });
 });
+
+describe('a plan of manifests with errors', () => {
+  it('names the validate command of the same manifests and environment', async () => {
+    const dir = await tempDir({ 'bad.yaml': `${STAGED_MANIFEST}bogus: 1\n` });
+    const plan = await runCliInProcess(['plan', '-f', 'bad.yaml', '--env', 'staging', '--local'], { cwd: dir });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('hint: Fix them and run again (`voxform validate -f bad.yaml --env staging` checks without contacting the service).');
+  });
+});
