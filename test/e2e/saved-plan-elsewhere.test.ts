@@ -21,7 +21,7 @@ describe('a saved plan applied against another service', () => {
     expect(applied.code).toBe(1);
     expect(applied.stderr).toBe(
       `error[plan_stale]: The saved plan was made with --local; this apply targets ${service.emulator.url}. Nothing was applied.\n` +
-        '  hint: Apply it where it was made, or run `voxform plan --out FILE` here, review it, and apply the new plan.\n',
+        '  hint: Apply it where it was made, or run `voxform plan --out plan.json -f voxform.yaml` here, review it, and apply the new plan.\n',
     );
     expect(applied.stderr).not.toContain(service.emulator.apiKey);
     expect(service.emulator.control.requestLog().slice(before).filter((entry) => entry.method !== 'GET')).toEqual([]);

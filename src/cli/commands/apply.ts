@@ -91,6 +91,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
 
 /** A stale saved plan's way out as a command to paste: a new plan of the same manifests, environment and service, into the same file. */
 function planAgainHint(error: VoxformError, chosen: ApplyCommandOptions, planFile: string): VoxformError {
+  if (!error.hint?.includes('`voxform plan --out FILE`')) return error;
   const again = nextCommand(`plan --out ${shellWord(planFile)}`, chosen);
-  return new VoxformError(error.code, error.message, { hint: `Run \`${again}\` again, review it, and apply the new plan.`, details: error.details, location: error.location });
+  return new VoxformError(error.code, error.message, { hint: error.hint.replace('`voxform plan --out FILE`', `\`${again}\``), details: error.details, location: error.location });
 }
