@@ -124,7 +124,7 @@ function hasChanges(plan: Plan): boolean {
 }
 
 /** The plan to run and the live state it was checked against: a fresh plan, or the saved one if current. */
-async function preparePlan(options: ApplyOptions, store: StateStore): Promise<{ plan: Plan; live: LiveState }> {
+async function preparePlan(options: ApplyOptions & { backend: StateBackend }, store: StateStore): Promise<{ plan: Plan; live: LiveState }> {
   const { desired, savedPlan, client } = options;
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
   if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store.workspace);
@@ -191,7 +191,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     options.onWorkspace?.(store.workspace);
     options.secrets?.noteRecordedVariables(store.workspace.environmentVariables);
     if (signal.aborted) return outcome('interrupted', undefined);
-    const prepared = await unlessAborted(preparePlan(options, store), signal);
+    const prepared = await unlessAborted(preparePlan({ ...options, backend }, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);
     const { plan, live } = prepared;
     emit({ type: 'planned', plan, saved: options.savedPlan !== undefined });

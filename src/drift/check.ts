@@ -18,6 +18,6 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   const { workspace } = await backend.readWorkspace(key);
   options.onWorkspace?.(workspace);
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
-  const { plan } = await planWorkspace(options, workspace);
+  const { plan } = await planWorkspace({ ...options, backend }, workspace);
   return classifyDrift({ plan, workspace, salt: options.fingerprintKey, workspaceKey: key });
 }

@@ -49,7 +49,7 @@ export async function plan(options: PlanOptions): Promise<Plan> {
   const { workspace } = await backend.readWorkspace(workspaceKey(options.desired.environment, options.serviceId));
   options.onWorkspace?.(workspace);
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
-  return (await planWorkspace(options, workspace)).plan;
+  return (await planWorkspace({ ...options, backend }, workspace)).plan;
 }
 
 /**
