@@ -5,14 +5,13 @@
  */
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot, runCli, runPrinted, type CliResult } from '../helpers/cli.js';
-import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD } from '../helpers/postgres.js';
+import { asAdmin, freshDatabase, PLANTED_DB_PASSWORD, silentDatabase } from '../helpers/postgres.js';
 import { callService, SECRETS, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
@@ -214,14 +213,10 @@ describe('the PostgreSQL state backend, end to end', () => {
   it('stops at once on Ctrl-C while connecting to a database that does not answer (exit 130)', async () => {
     project = await startExampleProject();
     const p = project;
-    const accepted: Socket[] = [];
-    const silent = createServer((socket) => void accepted.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      for (const socket of accepted) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
-    });
-    const state = `postgres://voxform:x@127.0.0.1:${(silent.address() as AddressInfo).port}/voxform`;
+    const database = await silentDatabase();
+    const silent = database.server;
+    cleanups.push(database.close);
+    const state = `postgres://voxform:x@127.0.0.1:${database.port}/voxform`;
     for (const args of [['apply', '--auto-approve'], ['plan'], ['status'], ['state', 'list']]) {
       const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
       const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args, '--state', state], { cwd: p.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });

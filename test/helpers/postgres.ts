@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -49,4 +50,19 @@ export async function freshDatabase(): Promise<{ url: string; database: string; 
   });
   const admin = new URL(await postgresAdminUrl());
   return { url: `postgres://${role}:${encodeURIComponent(PLANTED_DB_PASSWORD)}@${admin.host}/${database}`, database, role };
+}
+
+/**
+ * A TCP server on loopback that takes connections and never answers: a database that does not
+ * respond. `close()` ends the connections it holds and the server.
+ */
+export async function silentDatabase(): Promise<{ port: number; server: Server; close: () => Promise<void> }> {
+  const accepted: Socket[] = [];
+  const server = createServer((socket) => void accepted.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = async () => {
+    for (const socket of accepted) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return { port: (server.address() as AddressInfo).port, server, close };
 }

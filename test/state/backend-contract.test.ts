@@ -8,14 +8,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
 import { wasForcedOpen, type StateBackend } from '../../src/state/backend.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { repoRoot } from '../helpers/cli.js';
-import { asAdmin, freshDatabase } from '../helpers/postgres.js';
+import { asAdmin, freshDatabase, silentDatabase } from '../helpers/postgres.js';
 
 const WORKSPACE = 'default@local';
 const cleanups: Array<() => Promise<void>> = [];
@@ -275,15 +274,11 @@ describe('the PostgreSQL backend', () => {
   });
 
   it('ends the wait for a database that does not answer at once on the run\'s interrupt, and on close', async () => {
-    const accepted: Socket[] = [];
-    const silent = createServer((socket) => void accepted.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      for (const socket of accepted) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
-    });
+    const database = await silentDatabase();
+    const silent = database.server;
+    cleanups.push(database.close);
     const connected = () => new Promise<void>((resolve) => silent.once('connection', () => resolve()));
-    const where = `postgres://voxform:planted-pw@127.0.0.1:${(silent.address() as AddressInfo).port}/voxform`;
+    const where = `postgres://voxform:planted-pw@127.0.0.1:${database.port}/voxform`;
     const backend = await open(where);
     const stop = new AbortController();
     const arrived = connected();
