@@ -91,8 +91,9 @@ describe('more connections than the process may open', () => {
     cleanups.push(() => emulator.close());
     const manifest = ['version: 1', 'agents:', ...agents.map((agent, i) => `  agent-${i}: { id: "${agent.id}", config: { prompt: New. } }`)].join('\n');
     const dir = await tempDir({ 'voxform.yaml': `${manifest}\n` });
-    // Few open files and many requests at once: sockets run out, whatever the machine.
-    const child = spawn('/bin/sh', ['-c', `ulimit -n 64 && exec "${process.execPath}" "${path.join(repoRoot, 'bin/voxform.js')}" plan --parallelism 200`], {
+    // Few open files and many requests at once: sockets run out, whatever the machine. Enough for
+    // loading the modules (the loader opens a level of them at once; at 64 it could run out there first).
+    const child = spawn('/bin/sh', ['-c', `ulimit -n 128 && exec "${process.execPath}" "${path.join(repoRoot, 'bin/voxform.js')}" plan --parallelism 200`], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', VOXFORM_API_KEY: KEY, VOXFORM_BASE_URL: emulator.url },
       stdio: ['ignore', 'ignore', 'pipe'],
