@@ -3,7 +3,7 @@
  * would undo another environment's last apply of one of them is refused before anything is sent
  * (plan, apply and drift share the check), unless the operator names it with --take-over.
  */
-import { cp } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
@@ -120,6 +120,60 @@ describe('a campaign or credential another environment of the service set', () =
   });
 });
 
+describe('a campaign another environment took over', () => {
+  const staging = pinnedManifest('campaigns: { recall: { name: Recall (staging) } }');
+
+  it("refuses the environment it was taken from, which can take it back; then the taker is refused", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    // The campaign cannot be read back, and the default environment's state still holds what it applied.
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(
+      'error[shared_resource_conflict]: voxform.yaml:7:3: campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall.',
+    );
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(1);
+
+    const takeBack = await cli(cwd, 'apply', '--take-over', 'campaign.recall', '--auto-approve');
+    expect(takeBack.code).toBe(0);
+    expect(takeBack.stdout).toContain('campaign.recall');
+    expect((await cli(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+    const stagingPlan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(stagingPlan.code).toBe(1);
+    expect(stagingPlan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).');
+  });
+
+  it('makes a plan the other environment saved before it stale', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await writeFile(path.join(cwd, 'voxform.yaml'), staging.replace('name: Recall,', 'name: Recall v2,'));
+    expect((await cli(cwd, 'plan', '--out', 'plan.json')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    const saved = await cli(cwd, 'apply', 'plan.json');
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain('error[plan_stale]: The saved plan is stale: live state changed for campaign.recall. Nothing was applied.');
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall v2.');
+  });
+
+  it('reads a state written before the order was recorded as before: the conflict is checked against every environment', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const file = path.join(cwd, '.voxform', 'state.json');
+    const state = JSON.parse(await readFile(file, 'utf8')) as { workspaces: Record<string, { campaigns: Record<string, { writeOrder?: number }> }> };
+    expect(state.workspaces['default@local']!.campaigns['campaign.recall']!.writeOrder).toBe(1);
+    delete state.workspaces['default@local']!.campaigns['campaign.recall']!.writeOrder;
+    await writeFile(file, JSON.stringify(state));
+    const plan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).');
+  });
+});
+
 describe('agents.example.yaml', () => {
   it('applies to both environments on one service without rebinding production\'s numbers, and drift finds nothing', async () => {
     const cwd = await tempDir({});
@@ -171,6 +225,26 @@ describe('findSharedConflicts', () => {
       expect(findSharedConflicts([c.change], [{ environment: 'default', workspace: c.other }], 'salt', c.takeOver)).toHaveLength(c.conflicts);
     });
   }
+});
+
+describe('findSharedConflicts, once the last writer of a campaign is known', () => {
+  const renamed: ResourceChange = {
+    ...rebind('', ''),
+    address: 'campaign.recall',
+    kind: 'campaign',
+    id: 'cmp_recall_2026',
+    fieldChanges: [{ path: 'name', before: 'Recall', after: 'Recall v2', sensitive: false, drift: false }],
+  };
+  const staging = { environment: 'staging', workspace: { ...emptyWorkspace(), campaigns: { 'campaign.recall': { id: 'cmp_recall_2026', applied: { name: 'Recall (staging)' }, writeOrder: 1 } } } };
+  it('compares with every other environment when it is not known', () => {
+    expect(findSharedConflicts([renamed], [staging], 'salt')).toHaveLength(1);
+  });
+  it('leaves out an environment whose write was undone since', () => {
+    expect(findSharedConflicts([renamed], [staging], 'salt', [], new Map([['campaign.recall', 'default']]))).toEqual([]);
+  });
+  it('compares with the environment that wrote it last', () => {
+    expect(findSharedConflicts([renamed], [staging], 'salt', [], new Map([['campaign.recall', 'staging']]))).toHaveLength(1);
+  });
 });
 
 describe('readOtherWorkspaces', () => {
