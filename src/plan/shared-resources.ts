@@ -189,6 +189,11 @@ function describe(conflict: SharedResourceConflict): string {
   return `${conflict.address}: ${by} set ${conflict.field} to ${conflict.theirs}; this plan would set ${conflict.ours}.`;
 }
 
+/** The refusal's way out; `takeOver`: how this command moves the resources to its environment on purpose. */
+export function sharedConflictHint(takeOver: string): string {
+  return `Give each environment its own numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, ${takeOver}.`;
+}
+
 /** The refusal: every conflict, at the first one's place in the manifests. */
 export function sharedConflictError(conflicts: readonly SharedResourceConflict[], desired: DesiredState): VoxformError {
   const first = conflicts[0]!;
@@ -196,7 +201,7 @@ export function sharedConflictError(conflicts: readonly SharedResourceConflict[]
   const rest = conflicts.slice(1).map((c) => `\n  ${describe(c)}`).join('');
   const addresses = [...new Set(conflicts.map((c) => c.address))];
   return new VoxformError('shared_resource_conflict', `${describe(first)} A number, a campaign or a credential is one per account: this plan would undo another environment's apply of the same service. Nothing was sent.${rest}`, {
-    hint: `Give each environment its own numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, plan or apply with --take-over ${addresses.join(' --take-over ')}.`,
+    hint: sharedConflictHint(`plan or apply with --take-over ${addresses.join(' --take-over ')}`),
     ...(source ? { location: source } : {}),
     details: conflicts,
   });

@@ -3,10 +3,11 @@
  * would undo another environment's last apply of one of them is refused before anything is sent
  * (plan, apply and drift share the check), unless the operator names it with --take-over.
  */
+import { execFileSync } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { findSharedConflicts, readOtherWorkspaces } from '../../src/plan/shared-resources.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
@@ -64,11 +65,10 @@ describe('a number another environment of the service bound', () => {
     expect(await boundAgent(cwd)).toBe('-OKspareAgent0000002');
     // The default environment's drift check: staging's apply did it, not someone outside voxform.
     const drift = await cli(cwd, 'drift');
-    expect(drift.code).toBe(1);
-    expect(drift.stdout + drift.stderr).not.toContain('outside voxform');
-    expect(drift.stderr).toContain(
-      'error[shared_resource_conflict]: voxform.yaml:5:3: phone.+15551230001: the last apply of environment staging bound it to agent -OKspareAgent0000002; this plan would bind it to -OKspareAgent0000001.',
-    );
+    expect(drift.code).toBe(2);
+    expect(drift.stderr).toBe('');
+    expect(drift.stdout).toContain("  ! phone.+15551230001 changed by staging's apply\n");
+    expect(drift.stdout).toContain("Drift: 1 resource differs: 0 changed outside voxform, 0 in git not applied yet, 0 both, 1 changed by another environment's apply (4 resources checked).");
   });
 
   it('--take-over names a number, campaign or credential of the manifests, and not with a saved plan', async () => {
@@ -145,6 +145,23 @@ describe('a campaign another environment took over', () => {
     expect(stagingPlan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).');
   });
 
+  it("is reported by the drift of the environment it was taken from as changed by the taker's apply, with the commands that take it back", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    const drift = await cli(cwd, 'drift');
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain("  ! campaign.recall (cmp_recall_2026) changed by staging's apply\n");
+    expect(drift.stdout).toContain('review `voxform plan --take-over campaign.recall --local`, then run `voxform apply --take-over campaign.recall --local`.');
+    expect(drift.stdout).not.toContain('outside voxform and');
+    const json = JSON.parse((await cli(cwd, 'drift', '--format', 'json')).stdout) as { summary: Record<string, number>; resources: Array<Record<string, unknown>> };
+    expect(json.summary).toMatchObject({ outside: 0, environment: 1 });
+    expect(json.resources).toMatchObject([{ address: 'campaign.recall', class: 'environment', environment: 'staging', healable: false, fields: [{ path: 'name', class: 'environment', environment: 'staging', live: 'Recall (staging)', manifests: 'Recall' }] }]);
+    const markdown = await cli(cwd, 'drift', '--format', 'markdown');
+    expect(markdown.stdout).toContain("| `campaign.recall` | changed by `staging`'s apply | `name` | — |");
+  });
+
   it('makes a plan the other environment saved before it stale', async () => {
     const cwd = await tempDir({ 'voxform.yaml': staging });
     expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
@@ -171,6 +188,28 @@ describe('a campaign another environment took over', () => {
     const plan = await cli(cwd, 'plan', '--env', 'staging');
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).');
+  });
+});
+
+describe('a refusal of a command that takes no --take-over', () => {
+  it('names the plan and apply of the same manifests, environment and service that settle it', async () => {
+    const production = ['  production:', '    promote_from: staging', ''].join('\n');
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('campaigns: { recall: { name: Recall (staging) } }') + production, '.gitignore': '.voxform/\n' });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'agents');
+    expect((await cli(cwd, 'apply', '--env', 'production', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    const promote = await cli(cwd, 'promote', '--to', 'production', '--auto-approve');
+    expect(promote.code).toBe(1);
+    expect(promote.stderr).toContain('error[shared_resource_conflict]: voxform.yaml:7:3: campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall.');
+    const plan = 'voxform plan --take-over campaign.recall --env production --local';
+    expect(promote.stderr).toContain(`To move it to this environment on purpose, \`voxform promote\` takes no --take-over: review \`${plan}\`, then run \`voxform apply --take-over campaign.recall --env production --local\`.`);
+    const pasted = await runPrinted(plan, { cwd });
+    expect(pasted.code).toBe(0);
+    expect(pasted.stdout).toContain('campaign.recall');
   });
 });
 
