@@ -162,6 +162,16 @@ describe('a campaign another environment took over', () => {
     expect(markdown.stdout).toContain("| `campaign.recall` | changed by `staging`'s apply | `name` | — |");
   });
 
+  it('refuses the environment a credential was taken from, naming no key', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]') });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'credential.openai', '--auto-approve')).code).toBe(0);
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('credential.openai: the last apply of environment staging set another key for this provider; this plan would replace it.');
+    expect(plan.stderr).not.toMatch(/key-one|key-two/);
+  });
+
   it('makes a plan the other environment saved before it stale', async () => {
     const cwd = await tempDir({ 'voxform.yaml': staging });
     expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
