@@ -9,6 +9,7 @@ import { liveFingerprints } from '../plan/fingerprint.js';
 import { assertPlanFresh, madeElsewhere, type SavedPlan } from '../plan/plan-file.js';
 import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { planWorkspace } from '../plan/plan.js';
+import { readSharedView, type SharedView } from '../plan/shared-resources.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import type { HeldLock, StateBackend } from '../state/backend.js';
@@ -123,8 +124,12 @@ function hasChanges(plan: Plan): boolean {
   return plan.changes.some((change) => change.action !== 'no-op');
 }
 
-/** The plan to run and the live state it was checked against: a fresh plan, or the saved one if current. */
-async function preparePlan(options: ApplyOptions & { backend: StateBackend }, store: StateStore): Promise<{ plan: Plan; live: LiveState }> {
+/**
+ * The plan to run, the live state it was checked against, and the order each campaign or credential
+ * written records: a fresh plan, or the saved one if current. A saved plan is checked against the
+ * state as the other environments left it too: one that wrote a campaign or credential since makes it stale.
+ */
+async function preparePlan(options: ApplyOptions & { backend: StateBackend }, store: StateStore): Promise<{ plan: Plan; live: LiveState; view: SharedView }> {
   const { desired, savedPlan, client } = options;
   const onReadProgress = (agentsRead: number, agents: number) => options.onEvent?.({ type: 'reading', agentsRead, agents });
   if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store.workspace);
@@ -133,9 +138,10 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId });
   if (elsewhere) throw elsewhere;
   const live = await readLiveState(client, desired, { onProgress: onReadProgress });
+  const { view } = await readSharedView(options.backend, desired, options.serviceId, store.workspace);
   const key = store.fingerprintKey;
-  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, store.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir });
-  return { plan, live };
+  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir });
+  return { plan, live, view };
 }
 
 /** Whether to go on: a saved plan or `autoApprove` approve; otherwise `confirm` decides. */
@@ -193,7 +199,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
     if (signal.aborted) return outcome('interrupted', undefined);
     const prepared = await unlessAborted(preparePlan({ ...options, backend }, store), signal);
     if (!prepared || signal.aborted) return outcome('interrupted', prepared?.plan);
-    const { plan, live } = prepared;
+    const { plan, live, view } = prepared;
     emit({ type: 'planned', plan, saved: options.savedPlan !== undefined });
 
     // 3. Confirm.
@@ -210,6 +216,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       live,
       client: options.client,
       store,
+      shared: view,
       parallelism: options.parallelism ?? 8,
       signal,
       stopGraceMs: options.stopGraceMs,

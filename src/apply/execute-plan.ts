@@ -11,6 +11,7 @@ import { Semaphore } from '../util/semaphore.js';
 import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
 import { readBackDifferences } from './read-back.js';
+import type { SharedView } from '../plan/shared-resources.js';
 import { stateAfterRequest, stateWhenUnchanged, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
@@ -89,6 +90,8 @@ export interface ExecuteOptions {
   live: LiveState;
   client: ApplyClient;
   store: StateStore;
+  /** The other environments' word on campaigns and credentials, as the plan was made or checked against it: what a write records. */
+  shared?: SharedView | undefined;
   parallelism: number;
   signal?: AbortSignal | undefined;
   stopGraceMs?: number | undefined;
@@ -354,7 +357,7 @@ class PlanRun {
     this.options.onRequestDone?.({ request, change, body: sent.body, result });
     if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
     if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
-    const record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey });
+    const record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey, shared: this.options.shared });
     // Written outside the slot, so a slow disk never holds back other requests.
     if (record) {
       const writes = this.writes.get(change.address) ?? [];

@@ -1,6 +1,7 @@
 /** What the state keeps once a request succeeded: facts the service cannot return, keyed hashes for drift; never a secret. */
 import type { DesiredAgent } from '../manifest/types.js';
 import { desiredAgentFields } from '../plan/agent-fields.js';
+import type { SharedView } from '../plan/shared-resources.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';
 import { appliedValue, hashApplied, type AgentState, type CampaignState, type WorkspaceState } from '../state/types.js';
 import type { DesiredIndex } from './resources.js';
@@ -37,15 +38,18 @@ export function stateAfterRequest(
   change: ResourceChange,
   body: Record<string, unknown>,
   result: RequestResult,
-  context: { resources: DesiredIndex; key: string },
+  context: { resources: DesiredIndex; key: string; shared?: SharedView | undefined },
 ): StateChange | undefined {
   const address = change.address;
   const { resources, key: salt } = context;
+  // Which environment wrote a campaign or credential last (see `SharedWrite`).
+  const writeOrder = context.shared?.nextWriteOrders.get(address);
+  const order = writeOrder === undefined ? {} : { writeOrder };
   switch (request.operation) {
     case 'set_credential': {
       const credential = resources.of(address, 'credential');
       const fingerprint = hashApplied(salt, credential.fingerprint);
-      return (ws) => (ws.credentials[address] = { fingerprint });
+      return (ws) => (ws.credentials[address] = { fingerprint, ...order });
     }
     case 'upload_knowledge_file': {
       const file = resources.of(address, 'knowledge');
@@ -84,9 +88,14 @@ export function stateAfterRequest(
     case 'set_campaign_caller': {
       const id = change.id ?? '';
       const values = campaignValues(body, resources.of(address, 'campaign').sensitivePaths, salt);
+      // Kept beside the values sent: those the plan found applied (another environment's, when it
+      // wrote them last) and those an earlier request of this run wrote.
+      const planned = context.shared?.workspace.campaigns[address];
+      const found = planned?.id === id ? planned.applied : {};
       return (ws) => {
         const previous = ws.campaigns[address];
-        ws.campaigns[address] = { id, applied: { ...(previous?.id === id ? previous.applied : {}), ...values } };
+        const earlier = previous?.id === id && (planned === undefined || previous.writeOrder === writeOrder) ? previous.applied : {};
+        ws.campaigns[address] = { id, applied: { ...found, ...earlier, ...values }, ...order };
       };
     }
     case 'read_agent':

@@ -18,6 +18,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   const { workspace } = await backend.readWorkspace(key);
   options.onWorkspace?.(workspace);
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
-  const { plan } = await planWorkspace({ ...options, backend }, workspace);
-  return classifyDrift({ plan, workspace, salt: options.fingerprintKey, workspaceKey: key });
+  // A value another environment's apply set is classified, not refused: drift reports, it does not write.
+  const { plan, conflicts } = await planWorkspace({ ...options, backend, reportConflicts: true }, workspace);
+  return classifyDrift({ plan, workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts });
 }

@@ -3,6 +3,7 @@
  * state keeps of what voxform last applied there says which side moved — the service, the
  * manifests, or both; made under another key, it says nothing (`unlabelled`). See `DriftClass`.
  */
+import type { SharedResourceConflict } from '../plan/shared-resources.js';
 import type { Plan, ResourceChange, FieldChange } from '../plan/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId } from '../util/hash.js';
@@ -14,6 +15,8 @@ interface ClassifyInput {
   /** The fingerprint key the state's hashes are keyed with. */
   salt: string;
   workspaceKey: string;
+  /** The plan's values that would undo another environment's apply (`findSharedConflicts`): set there by that environment. */
+  conflicts?: readonly SharedResourceConflict[] | undefined;
 }
 
 /** The hash the state holds of what was last applied at `path` of a resource; undefined when none. */
@@ -52,7 +55,16 @@ function resourceClass(fields: readonly DriftedField[]): DriftClass {
   const classes = new Set(fields.map((f) => f.class));
   if (classes.size === 1) return (fields[0] as DriftedField).class;
   // A resource some of whose fields cannot be told is not said to be changed on both sides.
-  return classes.has('unlabelled') ? 'unlabelled' : 'both';
+  if (classes.has('unlabelled')) return 'unlabelled';
+  // Another environment's apply is what this one must settle first: its plan is refused there.
+  return classes.has('environment') ? 'environment' : 'both';
+}
+
+/** The field as classified: another environment's when its apply set the live value, else by the state's hashes. */
+function driftedField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftedField {
+  const conflict = input.conflicts?.find((c) => c.address === change.address && c.field === field.path);
+  if (conflict) return { field, class: 'environment', environment: conflict.environment };
+  return { field, class: classifyField(change, field, input, keyId) };
 }
 
 /** Every changed resource of `plan`, classified; unchanged ones are counted only. */
@@ -62,13 +74,15 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
   const resources: DriftedResource[] = [];
   for (const change of plan.changes) {
     if (change.action === 'no-op') continue;
-    const fields = change.fieldChanges.map((field) => ({ field, class: classifyField(change, field, input, keyId) }));
+    const fields = change.fieldChanges.map((field) => driftedField(change, field, input, keyId));
     if (fields.length === 0) continue;
+    const resourceClassOf = resourceClass(fields);
     resources.push({
       change,
       address: change.address,
       kind: change.kind,
-      class: resourceClass(fields),
+      class: resourceClassOf,
+      ...(resourceClassOf === 'environment' ? { environment: fields.find((f) => f.environment !== undefined)?.environment } : {}),
       fields,
       healable: change.kind === 'agent' && fields.some((f) => (f.class === 'outside' || f.class === 'both') && f.field.path !== 'knowledge'),
     });
@@ -81,6 +95,6 @@ export function classifyDrift(input: ClassifyInput): DriftReport {
     baseUrl: plan.baseUrl,
     files: plan.files,
     resources,
-    summary: { checked: plan.changes.length, outside: count('outside'), pending: count('pending'), both: count('both'), unlabelled: count('unlabelled') },
+    summary: { checked: plan.changes.length, outside: count('outside'), pending: count('pending'), both: count('both'), unlabelled: count('unlabelled'), environment: count('environment') },
   };
 }

@@ -7,14 +7,44 @@ export const CLASS_LABEL: Record<DriftClass, string> = {
   pending: 'in git, not applied yet',
   both: 'changed outside voxform and in git',
   unlabelled: 'not labelled (last applied under another API key)',
+  environment: "changed by another environment's apply",
 };
+
+/**
+ * How a resource's or field's class reads: `changed by staging's apply` where the environment is
+ * known. `name`: how an environment's name is written (it comes from the state: escaped in Markdown).
+ */
+export function classLabel(item: { class: DriftClass; environment?: string | undefined }, name: (environment: string) => string = (environment) => environment): string {
+  if (item.class !== 'environment' || item.environment === undefined) return CLASS_LABEL[item.class];
+  return `changed by ${item.environment === 'default' ? 'the default environment' : name(item.environment)}'s apply`;
+}
 
 /** `1 changed outside voxform, 0 in git not applied yet, 0 both (5 resources checked)`; resources not labelled are counted when there are some. */
 export function countsLine(report: DriftReport): string {
   const s = report.summary;
   const unlabelled = s.unlabelled > 0 ? `, ${s.unlabelled} not labelled` : '';
-  return `${s.outside} changed outside voxform, ${s.pending} in git not applied yet, ${s.both} both${unlabelled} (${checked(report)})`;
+  const environment = s.environment > 0 ? `, ${s.environment} changed by another environment's apply` : '';
+  return `${s.outside} changed outside voxform, ${s.pending} in git not applied yet, ${s.both} both${unlabelled}${environment} (${checked(report)})`;
 }
+
+/**
+ * What a difference another environment's apply made means, and how to settle it; undefined when
+ * there is none. `takeOver`: the commands (built by the CLI, with this run's options) that move the
+ * resources to this environment on purpose; drift itself takes no `--take-over`.
+ */
+export function environmentNote(report: DriftReport, takeOver: TakeOverCommands | undefined, name: (address: string) => string = (address) => address): string | undefined {
+  const taken = report.resources.filter((r) => r.fields.some((f) => f.class === 'environment'));
+  if (taken.length === 0) return undefined;
+  const addresses = taken.map((r) => r.address);
+  const how = takeOver ? `review \`${takeOver(addresses).plan}\`, then run \`${takeOver(addresses).apply}\`` : 'plan and apply with --take-over ADDRESS';
+  return (
+    `Changed by another environment's apply: ${taken.map((r) => name(r.address)).join(', ')}. A number, campaign or credential is one per account: ` +
+    `until the manifests of this environment set what that apply set, its plan and apply are refused there (shared_resource_conflict). To move it to this environment on purpose, ${how}.`
+  );
+}
+
+/** `voxform plan … --take-over ADDRESS…` and `voxform apply … --take-over ADDRESS…`, as the user would paste them. */
+export type TakeOverCommands = (addresses: readonly string[]) => { plan: string; apply: string };
 
 /** Why some differences carry no class, and when they will again; undefined when every one has its class. `name`: how an address is written. */
 export function unlabelledNote(report: DriftReport, name: (address: string) => string = (address) => address): string | undefined {

@@ -6,7 +6,7 @@
 import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
 import { toJsonText } from '../util/printable.js';
-import { checked, CLASS_LABEL, countsLine } from './labels.js';
+import { checked, classLabel, countsLine } from './labels.js';
 import { driftToJson } from './render-json.js';
 import type { DriftReport } from './types.js';
 
@@ -30,9 +30,9 @@ function slackMessage(report: DriftReport): Record<string, unknown> {
   const shown = report.resources.slice(0, SLACK_RESOURCES);
   const blocks: Array<Record<string, unknown>> = [{ type: 'section', text: { type: 'mrkdwn', text: `*voxform drift* on ${where}\n${slackText(countsLine(report))}.` } }];
   for (const resource of shown) {
-    const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${CLASS_LABEL[f.class]})`).join(', ');
+    const fields = resource.fields.map((f) => `${slackText(f.field.path)} (${classLabel(f, slackText)})`).join(', ');
     const heal = resource.healable ? ' `--heal` puts it back.' : '';
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(resource.address)}*: ${CLASS_LABEL[resource.class]}.${heal}\n${fields}` } });
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${slackText(resource.address)}*: ${classLabel(resource, slackText)}.${heal}\n${fields}` } });
   }
   if (report.resources.length > shown.length) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `and ${report.resources.length - shown.length} more: run \`voxform drift\` to see them all.` }] });

@@ -17,6 +17,7 @@ function fieldJson(drifted: DriftedField, resource: DriftedResource) {
     live_unset: field.before === undefined,
     manifests: redact(field.after) ?? null,
     sensitive: field.sensitive,
+    ...(drifted.environment !== undefined ? { environment: drifted.environment } : {}),
   };
 }
 
@@ -35,6 +36,7 @@ export function driftToJson(report: DriftReport): Record<string, unknown> {
       kind: resource.kind,
       id: resource.change.id ?? null,
       class: resource.class,
+      ...(resource.environment !== undefined ? { environment: resource.environment } : {}),
       healable: resource.healable,
       fields: resource.fields.map((field) => fieldJson(field, resource)),
     })),

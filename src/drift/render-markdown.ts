@@ -2,7 +2,7 @@
 import { fieldViews } from '../plan/field-lines.js';
 import { markdownCode, markdownFence, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, CLASS_LABEL, countsLine, unlabelledNote } from './labels.js';
+import { checked, classLabel, countsLine, environmentNote, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 
 function diffLines(resource: DriftedResource): string[] {
@@ -13,7 +13,7 @@ function diffLines(resource: DriftedResource): string[] {
   resource.fields.forEach((drifted, index) => {
     const view = views[index];
     if (!view) return;
-    const label = mixed ? `   # ${CLASS_LABEL[drifted.class]}` : '';
+    const label = mixed ? `   # ${classLabel(drifted)}` : '';
     if (view.summary !== undefined) {
       lines.push(`! ${lineAsShown(view.path)}: ${lineAsShown(view.summary)}${label}`);
       return;
@@ -24,13 +24,14 @@ function diffLines(resource: DriftedResource): string[] {
   return lines;
 }
 
-/** The note on differences not labelled, addresses in code spans. */
-function noteLines(report: DriftReport): string[] {
-  const note = unlabelledNote(report, (address) => markdownCode(address));
-  return note ? [note, ''] : [];
+/** The notes on differences not labelled and on those another environment's apply made, addresses in code spans. */
+function noteLines(report: DriftReport, takeOver: TakeOverCommands | undefined): string[] {
+  const code = (address: string) => markdownCode(address);
+  return [unlabelledNote(report, code), environmentNote(report, takeOver, code)].flatMap((note) => (note ? [note, ''] : []));
 }
 
-export function renderDriftMarkdown(report: DriftReport): string {
+/** `takeOver`: as for `renderDriftText`. */
+export function renderDriftMarkdown(report: DriftReport, options: { takeOver?: TakeOverCommands | undefined } = {}): string {
   const where = `${markdownCode(report.baseUrl)}${report.environment ? `, environment ${markdownCode(report.environment)}` : ''}`;
   if (report.resources.length === 0) {
     return `**voxform drift:** no drift — the service (${where}) matches the manifests and the last apply (${checked(report)}).\n`;
@@ -40,17 +41,17 @@ export function renderDriftMarkdown(report: DriftReport): string {
     '',
     `${countsLine(report)}.`,
     '',
-    ...noteLines(report),
+    ...noteLines(report, options.takeOver),
     '| resource | difference | fields | `--heal` |',
     '|---|---|---|---|',
     ...report.resources.map((r) => {
       const fields = r.fields.map((f) => markdownCode(f.field.path, { inTable: true })).join(', ');
-      return `| ${markdownCode(r.address, { inTable: true })} | ${CLASS_LABEL[r.class]} | ${fields} | ${r.healable ? 'puts it back' : '—'} |`;
+      return `| ${markdownCode(r.address, { inTable: true })} | ${classLabel(r, (name) => markdownCode(name, { inTable: true }))} | ${fields} | ${r.healable ? 'puts it back' : '—'} |`;
     }),
     '',
   ];
   for (const resource of report.resources) {
-    out.push(`<details><summary><code>${markdownHtmlText(resource.address)}</code> ${CLASS_LABEL[resource.class]}</summary>`, '', 'Values: `-` the service\'s, `+` the manifests\'.', '');
+    out.push(`<details><summary><code>${markdownHtmlText(resource.address)}</code> ${classLabel(resource, (name) => `<code>${markdownHtmlText(name)}</code>`)}</summary>`, '', 'Values: `-` the service\'s, `+` the manifests\'.', '');
     out.push(...markdownFence(diffLines(resource), 'diff'), '', '</details>', '');
   }
   return out.join('\n');

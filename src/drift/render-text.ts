@@ -2,7 +2,7 @@
 import picocolors from 'picocolors';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
-import { checked, CLASS_LABEL, countsLine, unlabelledNote } from './labels.js';
+import { checked, classLabel, countsLine, environmentNote, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
 
@@ -29,25 +29,25 @@ function fieldLines(c: Colors, view: FieldView, label: string | undefined): stri
 function resourceLines(c: Colors, resource: DriftedResource): string[] {
   const id = resource.change.id && !resource.address.endsWith(resource.change.id) ? c.dim(` (${resource.change.id})`) : '';
   const heal = resource.healable ? c.dim('  --heal puts it back') : '';
-  const lines = [`  ! ${c.bold(resource.address)}${id} ${CLASS_LABEL[resource.class]}${heal}`];
+  const lines = [`  ! ${c.bold(resource.address)}${id} ${classLabel(resource)}${heal}`];
   const views = fieldViews(resource.change);
   const mixed = resource.fields.some((f) => f.class !== resource.class);
   resource.fields.forEach((drifted, index) => {
     const view = views[index];
-    if (view) lines.push(...fieldLines(c, view, mixed ? CLASS_LABEL[drifted.class] : undefined));
+    if (view) lines.push(...fieldLines(c, view, mixed ? classLabel(drifted) : undefined));
   });
   return lines;
 }
 
-export function renderDriftText(report: DriftReport, options: { color: boolean }): string {
+/** `takeOver`: the commands that move a resource another environment's apply set to this one (see `environmentNote`). */
+export function renderDriftText(report: DriftReport, options: { color: boolean; takeOver?: TakeOverCommands | undefined }): string {
   const c = picocolors.createColors(options.color);
   if (report.resources.length === 0) {
     return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
   }
   const out = [`Drift on ${where(report)} (values: - the service's, + the manifests'):`, ''];
   for (const resource of report.resources) out.push(...resourceLines(c, resource), '');
-  const note = unlabelledNote(report);
-  if (note) out.push(note, '');
+  for (const note of [unlabelledNote(report), environmentNote(report, options.takeOver)]) if (note) out.push(note, '');
   const n = report.resources.length;
   out.push(c.bold(`Drift: ${plural(n, 'resource')} ${pluralNoun(n, 'differs', 'differ')}: ${countsLine(report)}.`), '');
   return out.join('\n');

@@ -15,14 +15,19 @@ import type { FieldChange, ResourceChange, ResourceKind } from '../plan/types.js
  * - `both`: the service and the manifests each moved away from what was last applied;
  * - `unlabelled`: not told: the state's hashes of the agent were made with another key (the API key
  *   rotated since the apply that recorded them), so they match neither side. The next apply
- *   records them with the key in use.
+ *   records them with the key in use;
+ * - `environment`: another environment of the same service set the live value at its last apply (a
+ *   number, campaign or credential is one per account): a plan of this one is refused there
+ *   (`shared_resource_conflict`) until it takes the resource back (`--take-over`).
  */
-export type DriftClass = 'outside' | 'pending' | 'both' | 'unlabelled';
+export type DriftClass = 'outside' | 'pending' | 'both' | 'unlabelled' | 'environment';
 
 export interface DriftedField {
   /** The field's change as the plan made it (`before` live, `after` the manifests'). */
   field: FieldChange;
   class: DriftClass;
+  /** With class `environment`: the environment whose apply set the live value (`default` without --env). */
+  environment?: string | undefined;
 }
 
 export interface DriftedResource {
@@ -30,8 +35,10 @@ export interface DriftedResource {
   change: ResourceChange;
   address: string;
   kind: ResourceKind;
-  /** Its fields' class when they all agree; else `unlabelled` when one is, else `both`. */
+  /** Its fields' class when they all agree; else `unlabelled` when one is, else `environment` when one is, else `both`. */
   class: DriftClass;
+  /** With class `environment`: the environment whose apply set it (its first such field's). */
+  environment?: string | undefined;
   fields: DriftedField[];
   /**
    * Whether `--heal` puts it back: an agent with a field changed outside voxform (`outside` or
@@ -48,6 +55,7 @@ export interface DriftSummary {
   pending: number;
   both: number;
   unlabelled: number;
+  environment: number;
 }
 
 export interface DriftReport {

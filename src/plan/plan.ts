@@ -5,7 +5,7 @@ import { FileStateBackend } from '../state/file-backend.js';
 import { DEFAULT_STATE_FILE } from '../state/open.js';
 import { workspaceKey, type WorkspaceState } from '../state/types.js';
 import { createPlan } from './create-plan.js';
-import { checkTakeOver, findSharedConflicts, readOtherWorkspaces, sharedConflictError } from './shared-resources.js';
+import { checkTakeOver, findSharedConflicts, readSharedView, sharedConflictError, type SharedResourceConflict, type SharedView } from './shared-resources.js';
 import type { LiveReader, LiveState } from './read-live.js';
 import type { Plan, ResourceChange } from './types.js';
 
@@ -52,18 +52,29 @@ export async function plan(options: PlanOptions): Promise<Plan> {
   return (await planWorkspace({ ...options, backend }, workspace)).plan;
 }
 
+export interface PlannedWorkspace {
+  plan: Plan;
+  live: LiveState;
+  /** What the other workspaces of the service say of its campaigns and credentials: the plan was made against `view.workspace`. */
+  view: SharedView;
+  /** What the plan would undo of another environment's apply; empty unless `reportConflicts`. */
+  conflicts: SharedResourceConflict[];
+}
+
 /**
- * A fresh plan against `workspace`; every live value it reads is noted as a possible secret first.
- * Refused (`shared_resource_conflict`) when it would undo another environment's apply of the same service.
+ * A fresh plan against `workspace` (as `sharedView` sees it among the other workspaces of the service);
+ * every live value it reads is noted as a possible secret first. Refused (`shared_resource_conflict`)
+ * when it would undo another environment's apply of the same service, unless `reportConflicts`
+ * (drift, which classifies those differences instead).
  */
-export async function planWorkspace(options: PlanOptions, workspace: WorkspaceState): Promise<{ plan: Plan; live: LiveState }> {
+export async function planWorkspace(options: PlanOptions & { reportConflicts?: boolean }, workspace: WorkspaceState): Promise<PlannedWorkspace> {
   checkTakeOver(options.desired, options.takeOver ?? []);
   const backend = options.backend ?? new FileStateBackend(options.stateFile ?? DEFAULT_STATE_FILE);
-  const others = await readOtherWorkspaces(backend, workspaceKey(options.desired.environment, options.serviceId), options.serviceId);
+  const { view, others } = await readSharedView(backend, options.desired, options.serviceId, workspace);
   const made = await createPlan({
     desired: options.desired,
     client: options.client,
-    workspace,
+    workspace: view.workspace,
     salt: options.fingerprintKey,
     baseUrl: options.serviceId,
     files: options.files ?? [],
@@ -74,7 +85,7 @@ export async function planWorkspace(options: PlanOptions, workspace: WorkspaceSt
       options.onChange?.(change);
     },
   });
-  const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver);
-  if (conflicts.length > 0) throw sharedConflictError(conflicts, options.desired);
-  return made;
+  const conflicts = findSharedConflicts(made.plan.changes, others, options.fingerprintKey, options.takeOver, view.lastWriters);
+  if (conflicts.length > 0 && !options.reportConflicts) throw sharedConflictError(conflicts, options.desired);
+  return { ...made, view, conflicts };
 }

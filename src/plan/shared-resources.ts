@@ -5,12 +5,16 @@
  * This check compares what a plan would write with what the other workspaces of the same service
  * recorded at their last apply, and refuses the plan before anything is sent.
  *
+ * A campaign or a credential cannot be read back, so the state tells which environment wrote it last
+ * (`SharedWrite.writeOrder`): when another one did, this environment plans against that environment's
+ * values, not its own stale ones, and is refused where its manifests differ.
+ *
  * Knowledge files are not shared: every upload makes a new file, so each environment has its own.
  */
 import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { hashApplied, type WorkspaceState } from '../state/types.js';
+import { hashApplied, workspaceKey, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, isKeyedHash } from '../util/hash.js';
 import type { ResourceChange } from './types.js';
 
@@ -44,6 +48,63 @@ export async function readOtherWorkspaces(backend: StateBackend, ownKey: string,
   return others;
 }
 
+/**
+ * What the workspaces of the service say of this environment's campaigns and credentials: the
+ * workspace to plan against, which environment wrote each last, and the order this one's next write takes.
+ */
+export interface SharedView {
+  /** This environment's workspace, with each campaign or credential another environment wrote last as that environment recorded it. */
+  workspace: WorkspaceState;
+  /** Address → the environment whose apply wrote it last (this one's included); absent when unknown (a state older than `writeOrder`). */
+  lastWriters: Map<string, string>;
+  /** Address → the `writeOrder` an apply of this environment records when it writes the resource. */
+  nextWriteOrders: Map<string, number>;
+}
+
+interface SharedEntry<T extends SharedWrite> {
+  environment: string;
+  entry: T | undefined;
+}
+
+/** Of the entries, the one written last and the order a next write takes: an entry without an order counts as written before any with one. */
+function lastWrite<T extends SharedWrite>(entries: ReadonlyArray<SharedEntry<T>>): { last: SharedEntry<T> | undefined; next: number } {
+  const order = (e: SharedEntry<T>) => e.entry?.writeOrder ?? 0;
+  const highest = Math.max(0, ...entries.map(order));
+  const written = entries.filter((e) => highest > 0 && order(e) === highest);
+  // Two applies that ran at once under their own locks may record one order: which was last is not known.
+  return { last: written.length === 1 ? written[0] : undefined, next: highest + 1 };
+}
+
+/** The view of `own` (the workspace of `environment`) among `others` for the campaigns and credentials of `desired`. */
+export function sharedView(desired: DesiredState, own: WorkspaceState, others: readonly OtherWorkspace[]): SharedView {
+  const environment = desired.environment ?? 'default';
+  const workspace: WorkspaceState = { ...own, campaigns: { ...own.campaigns }, credentials: { ...own.credentials } };
+  const view: SharedView = { workspace, lastWriters: new Map(), nextWriteOrders: new Map() };
+  const settle = <T extends SharedWrite>(address: string, entries: ReadonlyArray<SharedEntry<T>>, take: (entry: T) => void) => {
+    const { last, next } = lastWrite(entries);
+    view.nextWriteOrders.set(address, next);
+    if (!last) return;
+    view.lastWriters.set(address, last.environment);
+    if (last.environment !== environment && last.entry) take(last.entry);
+  };
+  for (const campaign of desired.campaigns.values()) {
+    const mine = own.campaigns[campaign.address];
+    const entries = [{ environment, entry: mine?.id === campaign.id ? mine : undefined }, ...others.map((o) => ({ environment: o.environment, entry: Object.values(o.workspace.campaigns).find((c) => c.id === campaign.id) }))];
+    settle(campaign.address, entries, (entry) => (workspace.campaigns[campaign.address] = entry));
+  }
+  for (const credential of desired.credentials.values()) {
+    const entries = [{ environment, entry: own.credentials[credential.address] }, ...others.map((o) => ({ environment: o.environment, entry: o.workspace.credentials[credential.address] }))];
+    settle(credential.address, entries, (entry) => (workspace.credentials[credential.address] = entry));
+  }
+  return view;
+}
+
+/** The other workspaces of the service, and `own` (the workspace of `desired`'s environment) as `sharedView` sees it among them. */
+export async function readSharedView(backend: StateBackend, desired: DesiredState, serviceId: string, own: WorkspaceState): Promise<{ view: SharedView; others: OtherWorkspace[] }> {
+  const others = await readOtherWorkspaces(backend, workspaceKey(desired.environment, serviceId), serviceId);
+  return { view: sharedView(desired, own, others), others };
+}
+
 const SENSITIVE = '(sensitive)';
 
 function shown(value: unknown): string {
@@ -60,12 +121,22 @@ function sameKey(other: WorkspaceState, salt: string): boolean {
  * The values of `changes` that would undo another environment's last apply: a number bound now to the
  * agent another environment bound it to, rebound elsewhere; a campaign field or a credential another
  * environment set to something else. `takeOver`: addresses the operator lets this plan take.
+ * `lastWriters` (`SharedView`): a campaign or credential whose last writer is known is compared with
+ * that writer's values alone (none when it is this environment): the others' were undone since.
  */
-export function findSharedConflicts(changes: readonly ResourceChange[], others: readonly OtherWorkspace[], salt: string, takeOver: readonly string[] = []): SharedResourceConflict[] {
+export function findSharedConflicts(
+  changes: readonly ResourceChange[],
+  others: readonly OtherWorkspace[],
+  salt: string,
+  takeOver: readonly string[] = [],
+  lastWriters: ReadonlyMap<string, string> = new Map(),
+): SharedResourceConflict[] {
   const conflicts: SharedResourceConflict[] = [];
   for (const change of changes) {
     if (change.action === 'no-op' || takeOver.includes(change.address)) continue;
+    const lastWriter = change.kind === 'phone' ? undefined : lastWriters.get(change.address);
     for (const { environment, workspace } of others) {
+      if (lastWriter !== undefined && lastWriter !== environment) continue;
       const add = (field: string, theirs: string, ours: string) => conflicts.push({ address: change.address, environment, field, theirs, ours });
       if (change.kind === 'phone') {
         const rebind = change.fieldChanges.find((f) => f.path === 'agent_id');
@@ -118,6 +189,11 @@ function describe(conflict: SharedResourceConflict): string {
   return `${conflict.address}: ${by} set ${conflict.field} to ${conflict.theirs}; this plan would set ${conflict.ours}.`;
 }
 
+/** The refusal's way out; `takeOver`: how this command moves the resources to its environment on purpose. */
+export function sharedConflictHint(takeOver: string): string {
+  return `Give each environment its own numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, ${takeOver}.`;
+}
+
 /** The refusal: every conflict, at the first one's place in the manifests. */
 export function sharedConflictError(conflicts: readonly SharedResourceConflict[], desired: DesiredState): VoxformError {
   const first = conflicts[0]!;
@@ -125,7 +201,7 @@ export function sharedConflictError(conflicts: readonly SharedResourceConflict[]
   const rest = conflicts.slice(1).map((c) => `\n  ${describe(c)}`).join('');
   const addresses = [...new Set(conflicts.map((c) => c.address))];
   return new VoxformError('shared_resource_conflict', `${describe(first)} A number, a campaign or a credential is one per account: this plan would undo another environment's apply of the same service. Nothing was sent.${rest}`, {
-    hint: `Give each environment its own numbers and campaigns, or name the resource only in a manifest that just the environment owning it applies (its own file or folder, passed with -f). To move it to this environment on purpose, plan or apply with --take-over ${addresses.join(' --take-over ')}.`,
+    hint: sharedConflictHint(`plan or apply with --take-over ${addresses.join(' --take-over ')}`),
     ...(source ? { location: source } : {}),
     details: conflicts,
   });

@@ -34,6 +34,8 @@ export interface ReportInput {
   includeTests?: boolean | undefined;
   /** Only these agents, and of each only these versions and their deploys (`--since-deploy`); without it, every call read. */
   only?: ReadonlyMap<string, VersionSelection> | undefined;
+  /** Agent id → the other environment of the service that applies it: its calls are left out, counted per environment. */
+  otherEnvironments?: ReadonlyMap<string, string> | undefined;
 }
 
 interface AgentState {
@@ -60,9 +62,19 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
   let read = 0;
   let testCalls = 0;
   const includeTests = input.includeTests ?? false;
+  const elsewhere = new Map<string, { agents: Set<string>; calls: number }>();
   const add = (record: GlobalCallHistoryRecord) => {
     input.onCall?.(++read);
     const agentId = typeof record.agent_id === 'string' ? record.agent_id : '(unknown agent)';
+    const environment = input.otherEnvironments?.get(agentId);
+    if (environment !== undefined) {
+      // Not a version of this workspace's agents, nor a change outside voxform: another environment's.
+      const tally = elsewhere.get(environment) ?? { agents: new Set<string>(), calls: 0 };
+      elsewhere.set(environment, tally);
+      tally.agents.add(agentId);
+      tally.calls++;
+      return;
+    }
     const ts = typeof record.ts === 'number' && Number.isFinite(record.ts) ? record.ts : 0;
     const version = resolver.resolve(agentId, record.agent_config, ts);
     if (input.only && !isSelected(input.only.get(agentId), version, ts)) return;
@@ -104,6 +116,9 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     min_calls: MIN_CALLS,
     calls: count,
     test_traffic: { included: includeTests, calls: testCalls },
+    other_environments: [...elsewhere]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([environment, tally]) => ({ environment, agents: tally.agents.size, calls: tally.calls })),
     // An agent whose every call was left out as test traffic has nothing to show.
     agents: [...agents.values()]
       .filter((agent) => agent.calls > 0)

@@ -102,3 +102,13 @@ export function testTrafficLine(report: CallReport): string | undefined {
   const what = `${plural(calls, 'test call')} (made by \`voxform test\` or \`voxform chat\`)`;
   return included ? `Includes ${what}: \`--include-tests\` was given.` : `${what} left out of every figure; \`--include-tests\` counts them.`;
 }
+
+/** The calls of other environments' agents, left out: one line, or undefined when there were none. */
+export function otherEnvironmentsLine(report: CallReport): string | undefined {
+  if (report.other_environments.length === 0) return undefined;
+  const each = report.other_environments.map(({ environment, agents, calls }) => {
+    const which = environment === 'default' ? 'the default environment (`voxform report` without `--env` reports them)' : `environment ${environment} (\`--env ${environment}\` reports them)`;
+    return `${plural(calls, 'call')} of ${plural(agents, 'agent')} of ${which}`;
+  });
+  return `Left out: ${each.join('; ')}.`;
+}

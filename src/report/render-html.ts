@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
-import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
+import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
 import { HTML_CLIENT_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport } from './types.js';
 
@@ -93,10 +93,12 @@ ${testTrafficParagraph(report)}${body}
 `;
 }
 
+/** The lines on calls left out (test traffic, other environments' agents). */
 function testTrafficParagraph(report: CallReport): string {
-  const line = testTrafficLine(report);
-  // The line marks commands with backticks for Markdown; here they are code.
-  return line ? `<p class="test-traffic">${escapeHtml(line).replace(/`([^`]*)`/g, '<code>$1</code>')}</p>\n` : '';
+  // The lines mark commands with backticks for Markdown; here they are code.
+  return [testTrafficLine(report), otherEnvironmentsLine(report)]
+    .map((line) => (line ? `<p class="test-traffic">${escapeHtml(line).replace(/`([^`]*)`/g, '<code>$1</code>')}</p>\n` : ''))
+    .join('');
 }
 
 function windowLine(report: CallReport): string {

@@ -1,5 +1,5 @@
 /** The version comparison as Markdown; every value from the service or the repository passes `markdownText`. */
-import { comparisonSummary, creditsText, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
+import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
 import type { AgentReport, CallReport } from './types.js';
 import { markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
@@ -7,8 +7,7 @@ import { formatCount, plural } from '../util/plural.js';
 export function renderReportMarkdown(report: CallReport): string {
   const lines = ['## Call report', ''];
   lines.push(`${windowText(report)} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`);
-  const tests = testTrafficLine(report);
-  if (tests) lines.push('', tests);
+  for (const line of [testTrafficLine(report), otherEnvironmentsLine(report)]) if (line) lines.push('', line);
   if (report.agents.length === 0) lines.push('', 'No calls in the window.');
   for (const agent of report.agents) lines.push('', ...agentTable(agent, report.min_calls));
   return `${lines.join('\n')}\n`;

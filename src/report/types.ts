@@ -124,5 +124,10 @@ export interface CallReport {
   calls: number;
   /** Calls of voxform's own sessions (`voxform test`, `chat`) read in the window: left out unless `included`. */
   test_traffic: { included: boolean; calls: number };
+  /**
+   * Calls of agents another environment of the same service applies (known from the state), left
+   * out of this workspace's report and counted per environment; sorted by environment.
+   */
+  other_environments: Array<{ environment: string; agents: number; calls: number }>;
   agents: AgentReport[];
 }

@@ -28,6 +28,7 @@ const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'cam
     optionalString(applied, 'caller', [...at, 'applied'], 'a phone number (a string)');
     const metadata = applied.include_metadata_in_prompt;
     if (metadata !== undefined && typeof metadata !== 'boolean') throw new Problem([...at, 'applied', 'include_metadata_in_prompt'], metadata, 'true or false');
+    optionalWriteOrder(entry, at);
   },
   knowledge: (entry, at) => {
     requireString(entry, 'fileId', at, "the service's file id (a string)");
@@ -35,7 +36,10 @@ const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'cam
     requireString(entry, 'name', at, "the file's name (a string)");
     optionalString(entry, 'description', at, "the file's description (a string)");
   },
-  credentials: (entry, at) => requireString(entry, 'fingerprint', at, 'a fingerprint (a string)'),
+  credentials: (entry, at) => {
+    requireString(entry, 'fingerprint', at, 'a fingerprint (a string)');
+    optionalWriteOrder(entry, at);
+  },
 };
 
 /** A place in the state document, outermost first (`['workspaces', 'default@local', 'agents']`). */
@@ -127,6 +131,12 @@ function requireString(entry: JsonObject, key: string, at: Path, expected: strin
 
 function optionalString(entry: JsonObject, key: string, at: Path, expected: string): void {
   if (entry[key] !== undefined && typeof entry[key] !== 'string') throw new Problem([...at, key], entry[key], `${expected}, or nothing`);
+}
+
+/** `writeOrder` (`SharedWrite`): absent in an older state. */
+function optionalWriteOrder(entry: JsonObject, at: Path): void {
+  const order = entry.writeOrder;
+  if (order !== undefined && !(Number.isSafeInteger(order) && (order as number) > 0)) throw new Problem([...at, 'writeOrder'], order, 'the order of the write among the environments (a whole number above 0)');
 }
 
 function requireObject(entry: JsonObject, key: string, at: Path, expected: string): JsonObject {

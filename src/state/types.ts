@@ -61,7 +61,20 @@ export interface PhoneState {
   imported: boolean;
 }
 
-export interface CampaignState {
+/**
+ * A campaign or credential is one per account, and the service cannot show it back: which
+ * environment of the service wrote it last is told by the order its applies recorded.
+ */
+export interface SharedWrite {
+  /**
+   * One more than the highest `writeOrder` any workspace of the same service held for the resource
+   * when this workspace's apply wrote it: the workspace holding the highest wrote it last. Absent in
+   * a state older than this field: that write's place is unknown.
+   */
+  writeOrder?: number;
+}
+
+export interface CampaignState extends SharedWrite {
   id: string;
   /** The values voxform last applied (campaigns cannot be read back); a secret one as its `hashApplied`. */
   applied: { name?: string; include_metadata_in_prompt?: boolean; caller?: string };
@@ -76,7 +89,7 @@ export interface KnowledgeState {
   description: string | undefined;
 }
 
-export interface CredentialState {
+export interface CredentialState extends SharedWrite {
   /** `hashApplied` of the provider and key; never the key. */
   fingerprint: string;
 }

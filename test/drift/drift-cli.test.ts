@@ -127,7 +127,7 @@ describe('voxform drift', () => {
     expect(text).toContain('Drift: 1 resource differs: 1 changed outside voxform, 0 in git not applied yet, 0 both (7 resources checked).');
 
     const document = await driftJson(p);
-    expect(document.summary).toEqual({ checked: 7, outside: 1, pending: 0, both: 0, unlabelled: 0 });
+    expect(document.summary).toEqual({ checked: 7, outside: 1, pending: 0, both: 0, unlabelled: 0, environment: 0 });
     expect(document.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
       ['agent.front-desk', 'outside', true, [['config.prompt', 'outside']]],
     ]);
@@ -188,7 +188,7 @@ describe('voxform drift', () => {
       config.first_message = 'Ahoy!';
     });
     const mixed = await driftJson(p);
-    expect(mixed.summary).toEqual({ checked: 7, outside: 0, pending: 0, both: 1, unlabelled: 0 });
+    expect(mixed.summary).toEqual({ checked: 7, outside: 0, pending: 0, both: 1, unlabelled: 0, environment: 0 });
     expect(mixed.resources.map((r) => [r.address, r.class, r.healable, r.fields.map((f) => [f.path, f.class])])).toEqual([
       [
         'agent.front-desk',

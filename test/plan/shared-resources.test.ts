@@ -3,10 +3,11 @@
  * would undo another environment's last apply of one of them is refused before anything is sent
  * (plan, apply and drift share the check), unless the operator names it with --take-over.
  */
-import { cp } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { findSharedConflicts, readOtherWorkspaces } from '../../src/plan/shared-resources.js';
 import type { ResourceChange } from '../../src/plan/types.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
@@ -64,11 +65,10 @@ describe('a number another environment of the service bound', () => {
     expect(await boundAgent(cwd)).toBe('-OKspareAgent0000002');
     // The default environment's drift check: staging's apply did it, not someone outside voxform.
     const drift = await cli(cwd, 'drift');
-    expect(drift.code).toBe(1);
-    expect(drift.stdout + drift.stderr).not.toContain('outside voxform');
-    expect(drift.stderr).toContain(
-      'error[shared_resource_conflict]: voxform.yaml:5:3: phone.+15551230001: the last apply of environment staging bound it to agent -OKspareAgent0000002; this plan would bind it to -OKspareAgent0000001.',
-    );
+    expect(drift.code).toBe(2);
+    expect(drift.stderr).toBe('');
+    expect(drift.stdout).toContain("  ! phone.+15551230001 changed by staging's apply\n");
+    expect(drift.stdout).toContain("Drift: 1 resource differs: 0 changed outside voxform, 0 in git not applied yet, 0 both, 1 changed by another environment's apply (4 resources checked).");
   });
 
   it('--take-over names a number, campaign or credential of the manifests, and not with a saved plan', async () => {
@@ -117,6 +117,109 @@ describe('a campaign or credential another environment of the service set', () =
     const drift = await cli(cwd, 'drift');
     expect(drift.code).toBe(0);
     expect(drift.stdout).toMatch(/^No drift/);
+  });
+});
+
+describe('a campaign another environment took over', () => {
+  const staging = pinnedManifest('campaigns: { recall: { name: Recall (staging) } }');
+
+  it("refuses the environment it was taken from, which can take it back; then the taker is refused", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    // The campaign cannot be read back, and the default environment's state still holds what it applied.
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(
+      'error[shared_resource_conflict]: voxform.yaml:7:3: campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall.',
+    );
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(1);
+
+    const takeBack = await cli(cwd, 'apply', '--take-over', 'campaign.recall', '--auto-approve');
+    expect(takeBack.code).toBe(0);
+    expect(takeBack.stdout).toContain('campaign.recall');
+    expect((await cli(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+    const stagingPlan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(stagingPlan.code).toBe(1);
+    expect(stagingPlan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).');
+  });
+
+  it("is reported by the drift of the environment it was taken from as changed by the taker's apply, with the commands that take it back", async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    const drift = await cli(cwd, 'drift');
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain("  ! campaign.recall (cmp_recall_2026) changed by staging's apply\n");
+    expect(drift.stdout).toContain('review `voxform plan --take-over campaign.recall --local`, then run `voxform apply --take-over campaign.recall --local`.');
+    expect(drift.stdout).not.toContain('outside voxform and');
+    const json = JSON.parse((await cli(cwd, 'drift', '--format', 'json')).stdout) as { summary: Record<string, number>; resources: Array<Record<string, unknown>> };
+    expect(json.summary).toMatchObject({ outside: 0, environment: 1 });
+    expect(json.resources).toMatchObject([{ address: 'campaign.recall', class: 'environment', environment: 'staging', healable: false, fields: [{ path: 'name', class: 'environment', environment: 'staging', live: 'Recall (staging)', manifests: 'Recall' }] }]);
+    const markdown = await cli(cwd, 'drift', '--format', 'markdown');
+    expect(markdown.stdout).toContain("| `campaign.recall` | changed by `staging`'s apply | `name` | — |");
+  });
+
+  it('refuses the environment a credential was taken from, naming no key', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]') });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'credential.openai', '--auto-approve')).code).toBe(0);
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('credential.openai: the last apply of environment staging set another key for this provider; this plan would replace it.');
+    expect(plan.stderr).not.toMatch(/key-one|key-two/);
+  });
+
+  it('makes a plan the other environment saved before it stale', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await writeFile(path.join(cwd, 'voxform.yaml'), staging.replace('name: Recall,', 'name: Recall v2,'));
+    expect((await cli(cwd, 'plan', '--out', 'plan.json')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    const saved = await cli(cwd, 'apply', 'plan.json');
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain('error[plan_stale]: The saved plan is stale: live state changed for campaign.recall. Nothing was applied.');
+    const plan = await cli(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall v2.');
+  });
+
+  it('reads a state written before the order was recorded as before: the conflict is checked against every environment', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const file = path.join(cwd, '.voxform', 'state.json');
+    const state = JSON.parse(await readFile(file, 'utf8')) as { workspaces: Record<string, { campaigns: Record<string, { writeOrder?: number }> }> };
+    expect(state.workspaces['default@local']!.campaigns['campaign.recall']!.writeOrder).toBe(1);
+    delete state.workspaces['default@local']!.campaigns['campaign.recall']!.writeOrder;
+    await writeFile(file, JSON.stringify(state));
+    const plan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).');
+  });
+});
+
+describe('a refusal of a command that takes no --take-over', () => {
+  it('names the plan and apply of the same manifests, environment and service that settle it', async () => {
+    const production = ['  production:', '    promote_from: staging', ''].join('\n');
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('campaigns: { recall: { name: Recall (staging) } }') + production, '.gitignore': '.voxform/\n' });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'agents');
+    expect((await cli(cwd, 'apply', '--env', 'production', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+
+    const promote = await cli(cwd, 'promote', '--to', 'production', '--auto-approve');
+    expect(promote.code).toBe(1);
+    expect(promote.stderr).toContain('error[shared_resource_conflict]: voxform.yaml:7:3: campaign.recall: the last apply of environment staging set name to Recall (staging); this plan would set Recall.');
+    const plan = 'voxform plan --take-over campaign.recall --env production --local';
+    expect(promote.stderr).toContain(`To move it to this environment on purpose, \`voxform promote\` takes no --take-over: review \`${plan}\`, then run \`voxform apply --take-over campaign.recall --env production --local\`.`);
+    const pasted = await runPrinted(plan, { cwd });
+    expect(pasted.code).toBe(0);
+    expect(pasted.stdout).toContain('campaign.recall');
   });
 });
 
@@ -171,6 +274,26 @@ describe('findSharedConflicts', () => {
       expect(findSharedConflicts([c.change], [{ environment: 'default', workspace: c.other }], 'salt', c.takeOver)).toHaveLength(c.conflicts);
     });
   }
+});
+
+describe('findSharedConflicts, once the last writer of a campaign is known', () => {
+  const renamed: ResourceChange = {
+    ...rebind('', ''),
+    address: 'campaign.recall',
+    kind: 'campaign',
+    id: 'cmp_recall_2026',
+    fieldChanges: [{ path: 'name', before: 'Recall', after: 'Recall v2', sensitive: false, drift: false }],
+  };
+  const staging = { environment: 'staging', workspace: { ...emptyWorkspace(), campaigns: { 'campaign.recall': { id: 'cmp_recall_2026', applied: { name: 'Recall (staging)' }, writeOrder: 1 } } } };
+  it('compares with every other environment when it is not known', () => {
+    expect(findSharedConflicts([renamed], [staging], 'salt')).toHaveLength(1);
+  });
+  it('leaves out an environment whose write was undone since', () => {
+    expect(findSharedConflicts([renamed], [staging], 'salt', [], new Map([['campaign.recall', 'default']]))).toEqual([]);
+  });
+  it('compares with the environment that wrote it last', () => {
+    expect(findSharedConflicts([renamed], [staging], 'salt', [], new Map([['campaign.recall', 'staging']]))).toHaveLength(1);
+  });
 });
 
 describe('readOtherWorkspaces', () => {

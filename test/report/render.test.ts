@@ -27,6 +27,7 @@ function report(name: string): CallReport {
     min_calls: 30,
     calls: 80,
     test_traffic: { included: false, calls: 0 },
+    other_environments: [],
     agents: [
       {
         agent_id: `id-${name}`,

@@ -25,6 +25,7 @@ import { workspaceKey } from '../../state/types.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
 import { lockTimeoutSeconds } from './apply.js';
 import { nextCommand } from '../next-command.js';
+import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
 
 export type DriftFormat = 'text' | 'json' | 'markdown';
 
@@ -45,10 +46,12 @@ const WATCH_RANGE: TimeRange = { ...TIMEOUT_RANGE, minMs: 10_000, words: 'from 1
 const EXIT_NO_DRIFT = 0;
 const EXIT_DRIFT = 2;
 
-function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext): string {
+/** `options`: the run's, so a note on another environment's apply names the plan and apply that settle it. */
+function renderDrift(report: DriftReport, format: DriftFormat, ctx: CommandContext, options: DriftCommandOptions): string {
   if (format === 'json') return renderDriftJson(report);
-  if (format === 'markdown') return renderDriftMarkdown(report);
-  return renderDriftText(report, { color: ctx.color });
+  const takeOver = takeOverCommands(options);
+  if (format === 'markdown') return renderDriftMarkdown(report, { takeOver });
+  return renderDriftText(report, { color: ctx.color, takeOver });
 }
 
 /** What stays different after a heal: anything but a field changed outside voxform of an agent it puts back. */
@@ -121,7 +124,7 @@ async function checkOnce(run: DriftRun, project: ConnectedProject, format: Drift
   // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
   const healing = run.options.heal ? await prepareHeal(run, project, report) : undefined;
   await notify(run, report);
-  ctx.stdout.write(renderDrift(report, format, ctx));
+  ctx.stdout.write(renderDrift(report, format, ctx, run.options));
   if (!run.options.heal) return hasDrift(report) ? EXIT_DRIFT : EXIT_NO_DRIFT;
   // A JSON or Markdown report stays one document on stdout: the heal's plan and progress go to stderr.
   return heal(run, project, report, healing, format === 'text' ? ctx : { ...ctx, stdout: ctx.stderr });
@@ -256,5 +259,9 @@ export async function run(options: DriftCommandOptions, ctx: CommandContext, clo
   const lockTimeout = lockTimeoutSeconds(options.lockTimeout);
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
   const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs, lockTimeout };
-  return intervalMs === undefined ? checkOnce(driftRun, await connectProject(options, ctx), format) : watch(driftRun, intervalMs, format, clock);
+  const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(options, ctx), format) : watch(driftRun, intervalMs, format, clock);
+  // drift takes no --take-over: a refusal (of a heal's plan) names the plan and apply that do.
+  return checking.catch((error: unknown) => {
+    throw withTakeOverCommands(error, options, 'drift');
+  });
 }

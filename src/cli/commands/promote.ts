@@ -22,6 +22,7 @@ import { connectProject, deployedFiles, loadDesiredState, planInputs, type Conne
 import { lockTimeoutSeconds } from './apply.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
+import { withTakeOverCommands } from '../take-over.js';
 
 export interface PromoteOptions extends ProjectOptions {
   to: string;
@@ -59,6 +60,13 @@ function sourceWorkspace(project: ConnectedProject, desiredSource: DesiredState,
 }
 
 export async function run(options: PromoteOptions, ctx: CommandContext): Promise<number> {
+  // promote takes no --take-over: a refusal names the plan and apply of the target that do.
+  return promote(options, ctx).catch((error: unknown) => {
+    throw withTakeOverCommands(error, { ...options, env: options.to }, 'promote');
+  });
+}
+
+async function promote(options: PromoteOptions, ctx: CommandContext): Promise<number> {
   const timeout = lockTimeoutSeconds(options.lockTimeout);
   const to = options.to;
   const project = await connectProject({ ...options, env: to, envFlag: '--to' }, ctx);

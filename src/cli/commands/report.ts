@@ -11,6 +11,9 @@ import { renderReportJson } from '../../report/render-json.js';
 import { sinceDeployWindow, type SinceDeployWindow } from '../../report/since-deploy.js';
 import { historyOrder } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
+import type { StateBackend } from '../../state/backend.js';
+import { isLocalName } from '../../manifest/names.js';
+import { readOtherWorkspaces } from '../../plan/shared-resources.js';
 import { describeWriteFailure, isOneOf, writeFileAtomic } from '../../util/atomic-write.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
@@ -62,9 +65,12 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const backend = await openOperatorBackend(options, ctx);
   // The values the last apply read from the environment are secrets here too (src/secrets/trusted.ts),
   // whatever the manifests of this checkout now reference.
-  new TrustedSecrets(ctx.env, ctx.secrets).noteRecordedVariables((await backend.readWorkspace(workspace)).workspace.environmentVariables);
+  const own = (await backend.readWorkspace(workspace)).workspace;
+  new TrustedSecrets(ctx.env, ctx.secrets).noteRecordedVariables(own.environmentVariables);
   const history = await workspaceHistory(backend.history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(history) }, client);
+  // An agent asked for by name is reported whichever environment applies it.
+  const otherEnvironments = agentId === undefined ? await otherEnvironmentAgents(backend, workspace, local ? 'local' : baseUrl, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]) : new Map<string, string>();
   const selection = options.sinceDeploy ? sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000) : undefined;
   if (selection) since = selection.since;
   // One agent's calls are asked of the service alone.
@@ -82,6 +88,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     now,
     diffLink: diffLinkFromEnv(ctx.env),
     only: selection?.only,
+    otherEnvironments,
     includeTests: options.includeTests ?? false,
     onCall: (count) => {
       if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
@@ -126,4 +133,19 @@ function sinceDeploy(history: readonly HistoryRecord[], agentId: string | undefi
   throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agent === undefined ? '' : ` of agent ${agent}`} in this workspace.`, {
     hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
   });
+}
+
+/**
+ * Agent id → the other environment of the service whose workspace holds it, for agents neither this
+ * workspace nor its manifests name: their calls are that environment's, not changes outside voxform.
+ * Only names an environment can have count (the state is read as untrusted).
+ */
+async function otherEnvironmentAgents(backend: StateBackend, workspace: string, serviceId: string, ourIds: readonly string[]): Promise<Map<string, string>> {
+  const ours = new Set(ourIds);
+  const agents = new Map<string, string>();
+  for (const { environment, workspace: theirs } of await readOtherWorkspaces(backend, workspace, serviceId)) {
+    if (!isLocalName(environment)) continue;
+    for (const { id } of Object.values(theirs.agents)) if (!ours.has(id) && !agents.has(id)) agents.set(id, environment);
+  }
+  return agents;
 }
