@@ -128,12 +128,12 @@ export class RequestBudget {
   }
 }
 
-/** The model, each of its requests spent from `budget` before it is sent. */
+/** The model, each of its requests spent from `budget` before it is sent, a request sent again after a failure included. */
 export function budgetedModel(model: CompletionModel, budget: RequestBudget): CompletionModel {
   return {
     complete: async (messages, options) => {
       budget.spend();
-      return model.complete(messages, options);
+      return model.complete(messages, { ...options, onRetry: () => budget.spend() });
     },
   };
 }

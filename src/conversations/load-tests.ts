@@ -22,6 +22,7 @@ import { didYouMean } from '../util/did-you-mean.js';
 import { MAX_TEST_BYTES_PER_RUN } from './budgets.js';
 import { compileRegex } from '../util/safe-regex.js';
 import { reportTestSchemaIssue } from './schema-issues.js';
+import type { AgentToolNames } from './agent-config.js';
 import type { ArgExpectation, CallCheck, ConversationTest, ReplyCheck, ScriptedTurn, TestFile } from './types.js';
 
 /** Largest test file read: a bigger one is refused before it is read into memory. */
@@ -34,6 +35,8 @@ export interface LoadTestsOptions {
   cwd: string;
   /** Local names of the manifest's agents: a test file must name one of them. */
   agents: ReadonlySet<string>;
+  /** The tool names each agent's tests may give, where the manifests fix them (`toolNamesOf`). */
+  toolsOf?: (agent: string) => AgentToolNames | undefined;
 }
 
 export interface LoadTestsResult {
@@ -84,13 +87,14 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
       continue;
     }
     const value = (documents[0] as { value: unknown }).value;
-    const checked = checkTestFile(value, documents[0]?.span ?? fileStart, options.agents, diagnostics);
+    const checked = checkTestFile(value, documents[0]?.span ?? fileStart, options, diagnostics);
     if (checked) loaded.push({ ...checked, path: file, display: source.display });
   }
   return { files: diagnostics.hasErrors ? undefined : loaded, diagnostics: diagnostics.toList() };
 }
 
-function checkTestFile(value: unknown, span: Span, agents: ReadonlySet<string>, diagnostics: DiagnosticList): Omit<TestFile, 'path' | 'display'> | undefined {
+function checkTestFile(value: unknown, span: Span, options: Pick<LoadTestsOptions, 'agents' | 'toolsOf'>, diagnostics: DiagnosticList): Omit<TestFile, 'path' | 'display'> | undefined {
+  const { agents } = options;
   if (!isPlainObject(value)) {
     diagnostics.error('not_a_mapping', 'a test file is a mapping with agent and tests', span);
     return undefined;
@@ -107,6 +111,8 @@ function checkTestFile(value: unknown, span: Span, agents: ReadonlySet<string>, 
   // and every check the schema found nothing wrong with: one run names every mistake. What they
   // build is used only when the file has no error at all (then it has the schema's shape).
   checkAcrossTests(value, span, diagnostics);
+  const tools = typeof value.agent === 'string' && agents.has(value.agent) ? options.toolsOf?.(value.agent) : undefined;
+  if (tools) checkToolNames(value, value.agent as string, tools, diagnostics);
   const tests: ConversationTest[] = [];
   (Array.isArray(value.tests) ? value.tests : []).forEach((test: unknown, index) => {
     if (isPlainObject(test)) tests.push(checkTest(test, { root: value, at: ['tests', index], fallback: span, diagnostics, issues }));
@@ -150,6 +156,42 @@ function checkAcrossTests(file: Record<string, unknown>, span: Span, diagnostics
     if (name !== undefined) names.add(name);
     if ((test.turns === undefined) === (test.simulate === undefined)) {
       diagnostics.error('invalid_value', `test ${name === undefined ? index + 1 : `"${name}"`} needs exactly one of turns (a scripted conversation) and simulate (a simulated caller)`, at('name'));
+    }
+  });
+}
+
+/**
+ * The tool names of a file's checks and `mock_tools:` against the tools the manifests fix for its
+ * agent. A name in no check can match: a misspelt `tool_not_called` would pass every run, so a check
+ * naming no tool of the agent is a warning (a platform function the manifests leave to the service
+ * may still be called by it). `mock_tools:` can only replace the agent's own tools: another name
+ * is an error, found here with its place rather than when the run sends the config.
+ */
+function checkToolNames(file: Record<string, unknown>, agent: string, tools: AgentToolNames, diagnostics: DiagnosticList): void {
+  const unknownName = (name: unknown, known: ReadonlySet<string>): name is string => typeof name === 'string' && !known.has(name);
+  const problem = (kind: string, name: string, known: ReadonlySet<string>, what: string, outcome: string): string => {
+    const suggestion = didYouMean(name, known);
+    const instead = suggestion ? `did you mean "${suggestion}"?` : `it has ${[...known].join(', ') || 'none'}`;
+    return `${kind}: agent "${agent}" has no ${what} "${name}" in the manifests, ${outcome}; ${instead}`;
+  };
+  const callable = (kind: string, name: string, outcome: string) => problem(kind, name, tools.callable, 'tool or platform function', outcome);
+  listAt(file.tests).forEach((test, t) => {
+    if (!isPlainObject(test)) return;
+    const at = (...path: Array<string | number>) => spanAt(file, ['tests', t, ...path]);
+    listAt(test.expect).forEach((check, c) => {
+      if (!isPlainObject(check)) return;
+      for (const kind of ['tool_called', 'tool_not_called'] as const) {
+        const span = at('expect', c, kind);
+        if (unknownName(check[kind], tools.callable) && span) diagnostics.warning('reference_missing', callable(kind, check[kind], 'so the check never sees it called'), span);
+      }
+      listAt(check.tool_calls).forEach((call, i) => {
+        const span = at('expect', c, 'tool_calls', i, 'name');
+        if (isPlainObject(call) && unknownName(call.name, tools.callable) && span) diagnostics.warning('reference_missing', callable('tool_calls', call.name, 'so the check can never pass'), span);
+      });
+    });
+    for (const name of Object.keys(isPlainObject(test.mock_tools) ? test.mock_tools : {})) {
+      const span = spanAt(file, ['tests', t, 'mock_tools', name], 'key');
+      if (unknownName(name, tools.tools) && span) diagnostics.error('reference_missing', problem('mock_tools', name, tools.tools, 'tool', 'and only its own tools can be mocked'), span);
     }
   });
 }

@@ -3,6 +3,7 @@
  * the emulator's `--llm`. Its URL and key come from the operator, never from a test file or manifest.
  */
 import type OpenAI from 'openai';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { VoxformError } from '../errors.js';
 import { isPlainObject } from '../util/json-object.js';
 
@@ -54,24 +55,37 @@ export class ChatModel {
     }
   }
 
-  /** One completion (not streamed). With `json`, the model is asked for a JSON object. */
-  async complete(messages: ChatTurn[], options: { json?: boolean; tools?: ToolDefinition[]; model?: string } = {}): Promise<ModelAnswer> {
+  /**
+   * One completion (not streamed). With `json`, the model is asked for a JSON object. A request
+   * that failed in a way worth repeating (no answer in time, the connection lost, 408, 409, 429 or
+   * a 5xx) is sent again, up to MODEL_ATTEMPTS in all: each time only after `onRetry`, which may
+   * refuse by throwing, so a run's request cap counts every request sent and `--timeout` holds for
+   * each one.
+   */
+  async complete(messages: ChatTurn[], options: { json?: boolean; tools?: ToolDefinition[]; model?: string; onRetry?: () => void } = {}): Promise<ModelAnswer> {
     const { client, APIError } = await (this.client ??= this.connect());
-    try {
-      const completion = await client.chat.completions.create({
-        model: options.model ?? this.settings.model,
-        messages,
-        temperature: 0,
-        ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
-        ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
-      });
-      const message = completion.choices?.[0]?.message;
-      if (!message) throw new Error('the answer has no choices');
-      return message;
-    } catch (error) {
-      throw new VoxformError('model_failed', `The model at ${this.settings.url} failed: ${describeModelError(error, APIError)}.`, {
-        hint: 'Check the URL, model name and key, and that the server speaks the OpenAI chat completions API.',
-      });
+    const body = {
+      model: options.model ?? this.settings.model,
+      messages,
+      temperature: 0,
+      ...(options.json ? { response_format: { type: 'json_object' as const } } : {}),
+      ...(options.tools && options.tools.length > 0 ? { tools: options.tools } : {}),
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const message = (await client.chat.completions.create(body)).choices?.[0]?.message;
+        if (!message) throw new Error('the answer has no choices');
+        return message;
+      } catch (error) {
+        if (attempt < MODEL_ATTEMPTS && worthRepeating(error, APIError)) {
+          await sleep(RETRY_DELAY_MS * attempt);
+          options.onRetry?.();
+          continue;
+        }
+        throw new VoxformError('model_failed', `The model at ${this.settings.url} failed: ${describeModelError(error, APIError)}.`, {
+          hint: 'Check the URL, model name and key, and that the server speaks the OpenAI chat completions API.',
+        });
+      }
     }
   }
 
@@ -84,10 +98,24 @@ export class ChatModel {
       organization: null,
       project: null,
       timeout: this.settings.timeoutMs ?? 60_000,
-      maxRetries: 2,
+      // Repeated by `complete`, where each request sent is counted: the library's own retries are not.
+      maxRetries: 0,
     });
     return { client, APIError: OpenAIClient.APIError };
   }
+}
+
+/** Requests one completion may take: the first and two more after failures worth repeating. */
+const MODEL_ATTEMPTS = 3;
+/** The wait before the second request; the third waits twice as long. */
+const RETRY_DELAY_MS = 500;
+
+/** A failure that another request may not meet: no answer, a lost connection, or a status that says try again. */
+function worthRepeating(error: unknown, APIError: typeof OpenAI.APIError): boolean {
+  if (!(error instanceof APIError)) return false;
+  // No status: the request timed out or the connection failed (the library's APIConnectionError).
+  const status = error.status;
+  return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 /** What the judge and the simulated caller need of a model: a test may hand them a replayed one instead. */

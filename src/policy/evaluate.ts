@@ -10,7 +10,7 @@ import { RegexTimeBudget } from '../util/safe-regex.js';
 import { compileCustomRule } from './custom-rules.js';
 import { operatorRules, type OperatorPack } from './operator-packs.js';
 import { BUILT_IN_RULES } from './rules/index.js';
-import { checkRuleIds, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
+import { checkSectionRules, POLICY_INVALID, readPolicySection, WAIVER_EXPIRED, WAIVER_UNUSED, type PolicySection, type WaiverSpec } from './section.js';
 import { createTokenCounter } from './tokens.js';
 import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCounter, WaiverStatus } from './types.js';
 
@@ -52,7 +52,7 @@ export async function resolveRules(
     if ('problems' in compiled) problems.push(...compiled.problems);
     else rules.push({ rule: compiled.rule, source: { kind: 'manifest', location: spec.location } });
   }
-  problems.push(...checkRuleIds(section, taken));
+  problems.push(...checkSectionRules(section, taken));
   return {
     section,
     problems,

@@ -107,8 +107,11 @@ export function readPolicySection(section: unknown, fallback: SourceLocation): P
   return { levels, custom, waivers, location };
 }
 
-/** Problems the schema cannot see: unknown rule ids (with a likely meant one) and ids used twice. */
-export function checkRuleIds(section: PolicySection, known: ReadonlySet<string>): RuleHit[] {
+/**
+ * Problems the schema cannot see: unknown rule ids (with a likely meant one), rules that check the
+ * policy section itself named by a level or a waiver, and a waiver whose reason is only blanks.
+ */
+export function checkSectionRules(section: PolicySection, known: ReadonlySet<string>): RuleHit[] {
   const hits: RuleHit[] = [];
   const unknown = (id: string, where: string, location: SourceLocation) => {
     const meant = didYouMean(id, known);
@@ -118,6 +121,10 @@ export function checkRuleIds(section: PolicySection, known: ReadonlySet<string>)
     if (SECTION_RULE_IDS.includes(id)) hits.push({ resource: 'policy', message: `policy.rules cannot set the level of "${id}": it checks the policy section itself and is always on`, location: setting.location });
     else if (!known.has(id)) unknown(id, 'policy.rules', setting.location);
   }
-  for (const waiver of section.waivers) if (!known.has(waiver.rule)) unknown(waiver.rule, 'a waiver', waiver.location);
+  for (const waiver of section.waivers) {
+    if (SECTION_RULE_IDS.includes(waiver.rule)) hits.push({ resource: 'policy', message: `a waiver cannot name "${waiver.rule}": it checks the policy section itself and cannot be waived; fix what its finding says instead`, location: waiver.location });
+    else if (!known.has(waiver.rule)) unknown(waiver.rule, 'a waiver', waiver.location);
+    if (waiver.reason.trim() === '') hits.push({ resource: 'policy', message: `the waiver of "${waiver.rule}" for ${waiver.resource} gives no reason: say why the exception is allowed, and who approved it`, location: waiver.location });
+  }
   return hits;
 }

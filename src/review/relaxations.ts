@@ -88,14 +88,46 @@ export const waiversAdded: RelaxationDetector = ({ base, head }) => {
   return out;
 };
 
-/** Every detector a plan runs; promotion gates and other reviews add theirs here. */
+/**
+ * A team rule the pull request keeps but makes check less: a check removed, a limit raised, the
+ * value no longer required, or what it reads or matches changed (a pattern `.*`, or a path that
+ * names nothing, disables a rule as surely as removing it, and which way a changed pattern goes
+ * is the reviewer's call). A limit lowered or a check added is left alone: it checks more.
+ */
+export const teamRulesLoosened: RelaxationDetector = ({ base, head }) => {
+  const after = new Map(policyOf(head).custom.map((rule) => [rule.id, rule]));
+  const out: Relaxation[] = [];
+  for (const was of policyOf(base).custom) {
+    const now = after.get(was.id);
+    if (!now) continue; // removed: levelsLowered says so
+    for (const field of RULE_CHECKS) {
+      const change = loosened(field, was[field], now[field]);
+      if (change) out.push({ kind: 'team-rule-loosened', message: `team rule ${was.id}: ${field} ${change}`, ...at(now[field] === undefined ? now.location : now.at(field)) });
+    }
+  }
+  return out;
+};
+
+/** What a team rule reads and checks (src/policy/section.ts), in the order a rule is written. */
+const RULE_CHECKS = ['resources', 'path', 'pattern', 'not_pattern', 'max_length', 'max_tokens', 'required', 'one_of', 'schema'] as const;
+
+/** How a check got looser from `was` to `now`, as words after its name; undefined when it did not. */
+function loosened(field: (typeof RULE_CHECKS)[number], was: unknown, now: unknown): string | undefined {
+  if (JSON.stringify(was) === JSON.stringify(now) || was === undefined || was === false) return undefined;
+  if (now === undefined || now === false) return `is no longer checked (was ${JSON.stringify(was)})`;
+  if ((field === 'max_length' || field === 'max_tokens') && (now as number) < (was as number)) return undefined;
+  const verb = field === 'max_length' || field === 'max_tokens' ? 'raised' : 'changed';
+  return `${verb} from ${JSON.stringify(was)} to ${JSON.stringify(now)}`;
+}
+
 /** A promotion gate the pull request weakens or removes (src/promote/relaxations.ts). */
 export const gatesWeakened: RelaxationDetector = ({ base, head }) => {
   const promotionsOf = (files: readonly ManifestDocuments[]) => promotionsOfDocuments(files.flatMap((file) => file.documents));
   return gateRelaxations(promotionsOf(base), promotionsOf(head));
 };
 
-export const RELAXATION_DETECTORS: readonly RelaxationDetector[] = [levelsLowered, waiversAdded, gatesWeakened];
+/** Every detector a plan runs; promotion gates and other reviews add theirs here. */
+export const RELAXATION_DETECTORS: readonly RelaxationDetector[] = [levelsLowered, teamRulesLoosened, waiversAdded, gatesWeakened];
 
 export function findRelaxations(input: ReviewInput, detectors: readonly RelaxationDetector[] = RELAXATION_DETECTORS): Relaxation[] {
   return detectors.flatMap((detect) => detect(input));

@@ -213,3 +213,43 @@ describe('finding test files', () => {
 function gold(): string {
   return 'gold';
 }
+
+describe('tool names in checks and mock_tools', () => {
+  const FILE = [
+    'agent: front-desk',
+    'tests:',
+    '  - name: books',
+    '    simulate: { persona: P, goal: G }',
+    '    mock_tools: { find_slot: { returns: [] } }',
+    '    expect:',
+    '      - tool_called: find_slot',
+    '      - tool_not_called: transfer_cal',
+    '      - tool_calls: [{ name: find_slots }, { name: nosuch }]',
+    '      - tool_not_called: transfer_call',
+    '      - tool_called: lookup',
+  ].join('\n');
+  const tools = { tools: new Set(['find_slots']), callable: new Set(['find_slots', 'lookup', 'transfer_call']) };
+
+  async function loadWith(toolsOf: (agent: string) => typeof tools | undefined) {
+    const dir = await tempDir({ 'tests/a.test.yaml': FILE });
+    const result = await loadTestFiles({ files: [path.join(dir, 'tests/a.test.yaml')], cwd: dir, agents: AGENTS, toolsOf });
+    return { result, lines: result.diagnostics.map((d) => `${d.line}:${d.col} ${d.severity} ${d.message}`) };
+  }
+
+  it('warns at each check that names no tool the manifests give the agent, and refuses a mock of one', async () => {
+    const { result, lines } = await loadWith((agent) => (agent === 'front-desk' ? tools : undefined));
+    expect(lines).toEqual([
+      '5:19 error mock_tools: agent "front-desk" has no tool "find_slot" in the manifests, and only its own tools can be mocked; did you mean "find_slots"?',
+      '7:22 warning tool_called: agent "front-desk" has no tool or platform function "find_slot" in the manifests, so the check never sees it called; did you mean "find_slots"?',
+      '8:26 warning tool_not_called: agent "front-desk" has no tool or platform function "transfer_cal" in the manifests, so the check never sees it called; did you mean "transfer_call"?',
+      '9:52 warning tool_calls: agent "front-desk" has no tool or platform function "nosuch" in the manifests, so the check can never pass; it has find_slots, lookup, transfer_call',
+    ]);
+    expect(result.files).toBeUndefined();
+  });
+
+  it('says nothing when the manifests leave the agent\'s tools to the service', async () => {
+    const { result, lines } = await loadWith(() => undefined);
+    expect(lines).toEqual([]);
+    expect(result.files).toHaveLength(1);
+  });
+});

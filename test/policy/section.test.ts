@@ -55,6 +55,24 @@ describe('levels', () => {
 describe('waivers', () => {
   const WAIVER = (expires: string) => withPolicy(`waivers:\n  - { rule: pii-phone-number, resource: agent.a, reason: Approved by the privacy lead, expires: "${expires}" }`);
 
+  it('a waiver of a rule that checks the policy section, or with a blank reason, is a policy-invalid finding saying so', async () => {
+    const report = await policyOf(
+      await tempDir({
+        'voxform.yaml': withPolicy(
+          [
+            'waivers:',
+            '  - { rule: policy-waiver-expired, resource: agent.a, reason: Approved, expires: "2026-06-15" }',
+            '  - { rule: pii-phone-number, resource: agent.b, reason: "   ", expires: "2026-06-15" }',
+          ].join('\n'),
+        ),
+      }),
+    );
+    expect(report.findings.filter((f) => f.rule === 'policy-invalid').map((f) => `${f.location?.line} ${f.message}`)).toEqual([
+      '7 a waiver cannot name "policy-waiver-expired": it checks the policy section itself and cannot be waived; fix what its finding says instead',
+      '8 the waiver of "pii-phone-number" for agent.b gives no reason: say why the exception is allowed, and who approved it',
+    ]);
+  });
+
   it('a waiver in force silences exactly its rule for its resource', async () => {
     const report = await policyOf(await tempDir({ 'voxform.yaml': WAIVER('2026-06-15') }));
     expect(report.findings.map((f) => `${f.rule} ${f.resource}`)).toEqual(['pii-phone-number agent.b']);

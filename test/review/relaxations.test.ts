@@ -35,6 +35,24 @@ describe('relaxations', () => {
       { custom: [{ id: 'team-b', path: 'config.prompt', max_length: 10, level: 'advisory' }] },
       ['team-rule-removed: team rule team-a (mandatory) is removed', 'level-lowered: rule team-b is lowered from mandatory to advisory'],
     ],
+    [
+      'a team rule kept but made to check less',
+      { custom: [{ id: 'greet', path: 'config.first_message', pattern: 'Hello', max_length: 200, required: true }, { id: 'short', path: 'config.prompt', max_tokens: 100 }] },
+      { custom: [{ id: 'greet', path: 'config.first_msg', pattern: '.*', max_length: 400 }, { id: 'short', path: 'config.prompt' }] },
+      [
+        'team-rule-loosened: team rule greet: path changed from "config.first_message" to "config.first_msg"',
+        'team-rule-loosened: team rule greet: pattern changed from "Hello" to ".*"',
+        'team-rule-loosened: team rule greet: max_length raised from 200 to 400',
+        'team-rule-loosened: team rule greet: required is no longer checked (was true)',
+        'team-rule-loosened: team rule short: max_tokens is no longer checked (was 100)',
+      ],
+    ],
+    [
+      'a team rule made to check more',
+      { custom: [{ id: 'greet', path: 'config.first_message', max_length: 400 }] },
+      { custom: [{ id: 'greet', path: 'config.first_message', max_length: 200, pattern: 'Hello', required: true, description: 'Greets by name' }] },
+      [],
+    ],
   ])('%s', (_name, base, head, expected) => {
     const found = findRelaxations({ base: manifest(base), head: manifest(head), defaultLevels: DEFAULTS });
     expect(found.map((r) => `${r.kind}: ${r.message}`)).toEqual(expected);

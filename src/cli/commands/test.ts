@@ -9,6 +9,7 @@ import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/
 import { captureTestFile } from '../../conversations/capture.js';
 import { findTestFiles } from '../../conversations/find-test-files.js';
 import { loadTestFiles } from '../../conversations/load-tests.js';
+import { toolNamesOf } from '../../conversations/agent-config.js';
 import { chooseJudge, selectAgents, selectTests } from '../../conversations/prepare.js';
 import { compareWithBaseline, readBaseline } from '../../conversations/baseline.js';
 import { JUDGE_CACHE_FOLDER, JudgeCache } from '../../conversations/judge-cache.js';
@@ -145,7 +146,15 @@ function manifestPlaces(options: TestOptions, ctx: CommandContext, desired: Desi
 
 async function loadTests(options: TestOptions, ctx: CommandContext, desired: DesiredState): Promise<TestFile[]> {
   const paths = await findTestFiles(options.args ?? [], ctx.cwd, manifestPlaces(options, ctx, desired));
-  const result = await loadTestFiles({ files: paths, cwd: ctx.cwd, agents: new Set(desired.agents.keys()) });
+  const result = await loadTestFiles({
+    files: paths,
+    cwd: ctx.cwd,
+    agents: new Set(desired.agents.keys()),
+    toolsOf: (name) => {
+      const agent = desired.agents.get(name);
+      return agent && toolNamesOf(agent);
+    },
+  });
   if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
   if (!result.files) {
     const errors = result.diagnostics.filter((d) => d.severity === 'error').length;

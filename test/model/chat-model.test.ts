@@ -1,0 +1,71 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChatModel } from '../../src/model/chat-model.js';
+import { budgetedModel, RequestBudget } from '../../src/conversations/budgets.js';
+
+/** A model that answers each request with the next status of `script` (the last one repeats); `hang` never answers. */
+async function scriptedModel(script: Array<number | 'hang'>): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+  let received = 0;
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const step = script[Math.min(received, script.length - 1)];
+      received++;
+      if (step === 'hang') return;
+      const body = step === 200 ? { id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }] } : { error: { message: 'busy' } };
+      res.writeHead(step as number, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    received: () => received,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+const servers: Array<{ close: () => Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function modelAnswering(script: Array<number | 'hang'>, timeoutMs = 30_000) {
+  const server = await scriptedModel(script);
+  servers.push(server);
+  return { server, model: new ChatModel({ url: server.url, model: 'm', apiKey: undefined, timeoutMs }) };
+}
+
+describe('the chat model sends a failed request again, each one counted', () => {
+  it('sends again after a 503 and answers with the request that succeeded', async () => {
+    const { server, model } = await modelAnswering([503, 503, 200]);
+    let retries = 0;
+    const answer = await model.complete([{ role: 'user', content: 'hi' }], { onRetry: () => retries++ });
+    expect(answer.content).toBe('ok');
+    expect(server.received()).toBe(3);
+    expect(retries).toBe(2);
+  });
+
+  it('sends a request the service refused as wrong (400) once', async () => {
+    const { server, model } = await modelAnswering([400]);
+    await expect(model.complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed' });
+    expect(server.received()).toBe(1);
+  });
+
+  it("spends a run's request budget on every request sent, so the cap holds with failures", async () => {
+    const { server, model } = await modelAnswering([503]);
+    const budget = new RequestBudget(2);
+    await expect(budgetedModel(model, budget).complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'test_requests_spent' });
+    expect(server.received()).toBe(2);
+    expect(budget.sent).toBe(2);
+  });
+
+  it('gives each request the whole timeout, and counts the ones that got no answer', async () => {
+    const { server, model } = await modelAnswering(['hang'], 200);
+    const budget = new RequestBudget(10);
+    await expect(budgetedModel(model, budget).complete([{ role: 'user', content: 'hi' }])).rejects.toMatchObject({ code: 'model_failed' });
+    expect(server.received()).toBe(3);
+    expect(budget.sent).toBe(3);
+  });
+});
