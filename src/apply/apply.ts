@@ -49,6 +49,8 @@ export interface ApplyOptions {
   savedPlan?: SavedPlan | undefined;
   /** The folder apply runs in (a real path): named when a saved plan made in another folder is refused. */
   workingDir?: string | undefined;
+  /** The command a stale saved plan's refusal names to make a new one (default `voxform plan --out FILE`). */
+  planCommand?: string | undefined;
   /** Told of each change of a fresh plan as it is made (see `PlanOptions.onChange`). */
   onChange?: ((change: ResourceChange) => void) | undefined;
   /** Resources a fresh plan may take from another environment of the same service (see `PlanOptions.takeOver`). */
@@ -130,11 +132,11 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store.workspace);
   const plan = planFromJson(savedPlan, 'the saved plan');
   // Made for another service: said before that service is read (it may not even be running).
-  const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId });
+  const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId, planCommand: options.planCommand });
   if (elsewhere) throw elsewhere;
   const live = await readLiveState(client, desired, { onProgress: onReadProgress });
   const key = store.fingerprintKey;
-  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, store.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir });
+  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, store.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand });
   return { plan, live };
 }
 
