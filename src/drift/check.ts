@@ -9,6 +9,7 @@ import { workspaceKey } from '../state/types.js';
 import { classifyDrift } from './classify.js';
 import type { DriftReport } from './types.js';
 
+/** What `plan` takes but `targets` and `onChange`: a drift check is of the whole workspace, as `voxform drift` is. */
 export type DriftCheckOptions = Omit<PlanOptions, 'targets' | 'onChange'>;
 
 /** What differs now between the service, the last apply and the manifests, classified. */
@@ -18,6 +19,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   const { workspace } = await backend.readWorkspace(key);
   options.onWorkspace?.(workspace);
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
-  const { plan } = await planWorkspace({ ...options, backend }, workspace);
+  // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
+  const { plan } = await planWorkspace({ ...options, backend, targets: undefined, onChange: undefined }, workspace);
   return classifyDrift({ plan, workspace, salt: options.fingerprintKey, workspaceKey: key });
 }
