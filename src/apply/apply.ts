@@ -11,7 +11,7 @@ import { readLiveState, type LiveState } from '../plan/read-live.js';
 import { planWorkspace } from '../plan/plan.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import type { HeldLock, StateBackend } from '../state/backend.js';
+import type { HeldLock, LockLoss, StateBackend } from '../state/backend.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
@@ -101,8 +101,8 @@ export interface ApplyOutcome extends ExecuteResult {
   plan: Plan | undefined;
   /** Where the state was kept: the state file's path, or the database URL without its password. */
   stateLocation: string;
-  /** Set when the run stopped because the lock was lost (the database connection dropped): why. */
-  lockLost?: string | undefined;
+  /** Set when the run stopped because the lock was lost (forced open, or the database connection dropped): why (`describeLockLoss` words it). */
+  lockLost?: LockLoss | undefined;
   /** The deploy ledger's record of this apply, when `history` was given and the plan ran. */
   record?: HistoryRecord | undefined;
 }
