@@ -113,6 +113,7 @@ export const COMMAND_ERROR_CODES = [
   'tests_not_found',
   'tests_unreadable',
   'test_report_invalid',
+  'too_many_open_files',
   'traffic_profile_invalid',
   'traffic_profile_unreadable',
   'trusted_origins_invalid',

@@ -49,7 +49,7 @@ export { renderSarif } from './policy/sarif.js';
 // Where apply keeps what the service cannot return, and the record of each apply.
 export { openStateBackend } from './state/open.js';
 export type { OpenStateOptions } from './state/open.js';
-export type { StateBackend } from './state/backend.js';
+export type { LockLoss, StateBackend } from './state/backend.js';
 export { fingerprintKey } from './util/hash.js';
 export { FileHistoryStore } from './history/file-store.js';
 export { configurationHash } from './history/config-hash.js';

@@ -12,7 +12,7 @@ import { planWorkspace } from '../plan/plan.js';
 import { readSharedView, type SharedView } from '../plan/shared-resources.js';
 import { planFromJson } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
-import type { HeldLock, StateBackend } from '../state/backend.js';
+import type { HeldLock, LockLoss, StateBackend } from '../state/backend.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
 import { FileStateBackend } from '../state/file-backend.js';
 import { StateStore } from '../state/state-file.js';
@@ -50,6 +50,8 @@ export interface ApplyOptions {
   savedPlan?: SavedPlan | undefined;
   /** The folder apply runs in (a real path): named when a saved plan made in another folder is refused. */
   workingDir?: string | undefined;
+  /** The command a stale saved plan's refusal names to make a new one (default `voxform plan --out FILE`). */
+  planCommand?: string | undefined;
   /** Told of each change of a fresh plan as it is made (see `PlanOptions.onChange`). */
   onChange?: ((change: ResourceChange) => void) | undefined;
   /** Resources a fresh plan may take from another environment of the same service (see `PlanOptions.takeOver`). */
@@ -100,8 +102,8 @@ export interface ApplyOutcome extends ExecuteResult {
   plan: Plan | undefined;
   /** Where the state was kept: the state file's path, or the database URL without its password. */
   stateLocation: string;
-  /** Set when the run stopped because the lock was lost (the database connection dropped): why. */
-  lockLost?: string | undefined;
+  /** Set when the run stopped because the lock was lost (forced open, or the database connection dropped): why (`describeLockLoss` words it). */
+  lockLost?: LockLoss | undefined;
   /** The deploy ledger's record of this apply, when `history` was given and the plan ran. */
   record?: HistoryRecord | undefined;
 }
@@ -135,12 +137,12 @@ async function preparePlan(options: ApplyOptions & { backend: StateBackend }, st
   if (!savedPlan) return planWorkspace({ ...options, onReadProgress }, store.workspace);
   const plan = planFromJson(savedPlan, 'the saved plan');
   // Made for another service: said before that service is read (it may not even be running).
-  const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId });
+  const elsewhere = madeElsewhere(savedPlan, { serviceId: options.serviceId, planCommand: options.planCommand });
   if (elsewhere) throw elsewhere;
   const live = await readLiveState(client, desired, { onProgress: onReadProgress });
   const { view } = await readSharedView(options.backend, desired, options.serviceId, store.workspace);
   const key = store.fingerprintKey;
-  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir });
+  assertPlanFresh(savedPlan, { fingerprints: liveFingerprints(desired, live, view.workspace, key), desired, serviceId: options.serviceId, fingerprintKey: key, workingDir: options.workingDir, planCommand: options.planCommand });
   return { plan, live, view };
 }
 

@@ -5,7 +5,7 @@ import type { PartlyApplied } from '../apply/execute-plan.js';
 import { isVoxformError, VoxformError } from '../errors.js';
 import { deployer } from '../history/source.js';
 import { ciJobUrlFrom } from '../util/run-identity.js';
-import { wasForcedOpen, type StateBackend } from '../state/backend.js';
+import { describeLockLoss } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
 import { progressLine, type ProgressLine } from './progress.js';
@@ -51,7 +51,7 @@ export async function applyOnTerminal(
     lines.flush();
     status.done();
   });
-  const code = report(outcome, ctx, { backend: options.backend?.kind ?? 'file', rerun: how.rerun, chosen: how.chosen });
+  const code = report(outcome, ctx, { rerun: how.rerun, chosen: how.chosen });
   // A failed state write ends the run with its error (exit 1), after the summary of what reached the service.
   if (outcome.stateError !== undefined) throw outcome.stateError;
   return { code, outcome };
@@ -137,8 +137,8 @@ function errorSentence(error: unknown): string {
   return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** How the run ends: `backend` says what a lost lock means; `rerun` is the command that finishes the run (apply by default). */
-function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: StateBackend['kind']; rerun: string | undefined; chosen: ChosenTarget }): number {
+/** How the run ends: `rerun` is the command that finishes the run (apply by default). */
+function report(outcome: ApplyOutcome, ctx: CommandContext, how: { rerun: string | undefined; chosen: ChosenTarget }): number {
   for (const warning of outcome.warnings) ctx.stderr.write(`warning: ${warning}\n`);
   if (outcome.status === 'nothing_to_do') {
     ctx.stdout.write('Nothing to apply.\n');
@@ -146,7 +146,7 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
   }
   if (outcome.lockLost && !outcome.interrupted) {
     // An error like the lock lost later on (the state backend's), with its code and a way on.
-    throw new VoxformError('state_lock_lost', `Apply stopped before anything was applied: ${outcome.lockLost}.`, {
+    throw new VoxformError('state_lock_lost', `Apply stopped before anything was applied: ${describeLockLoss(outcome.lockLost)}.`, {
       hint: 'Nothing was applied or written; run the command again (`voxform status` shows who holds the lock now).',
     });
   }
@@ -158,7 +158,7 @@ function report(outcome: ApplyOutcome, ctx: CommandContext, how: { backend: Stat
   if (outcome.status === 'applied') return 0;
   if (outcome.lockLost) {
     // A lock forced open by another operator leaves the store as it was; a database's lock that went with its connection needs the database back.
-    const when = how.backend === 'postgres' && !wasForcedOpen(outcome.lockLost) ? 'once the database is back' : 'to see where things stand';
+    const when = outcome.lockLost.reason === 'connection_lost' ? 'once the database is back' : 'to see where things stand';
     const next = how.rerun === undefined ? `run \`${nextCommand('plan', how.chosen)}\` ${when}, then apply again` : `run \`${how.rerun}\` again ${when}`;
     ctx.stdout.write(`What was recorded before the loss is in ${outcome.stateLocation}; ${next}.\n`);
     return 1;
@@ -176,7 +176,7 @@ function writeSummary(outcome: ApplyOutcome, ctx: CommandContext): void {
   const partly = outcome.partlyApplied.length > 0 ? `, ${outcome.partlyApplied.length} partly applied` : '';
   const counts = `${outcome.applied.length} applied${partly}, ${outcome.failed.length} failed, ${outcome.skipped.length} skipped`;
   const stopped = outcome.lockLost !== undefined || outcome.status === 'interrupted';
-  if (outcome.lockLost) out(`\nApply stopped: ${outcome.lockLost}. ${counts}, ${outcome.stopped.length} not applied.`);
+  if (outcome.lockLost) out(`\nApply stopped: ${describeLockLoss(outcome.lockLost)}. ${counts}, ${outcome.stopped.length} not applied.`);
   else if (stopped) out(`\nApply interrupted: ${counts}, ${outcome.stopped.length} not applied.`);
   else {
     const notApplied = outcome.stopped.length > 0 ? `, ${outcome.stopped.length} not applied` : '';

@@ -12,6 +12,8 @@ import { EXIT_INTERRUPTED, printedText, type CommandContext, type Output } from 
 import { clearProgressLines } from './progress.js';
 import { askYesNo } from './confirm.js';
 import { errorJson, errorText } from './error-text.js';
+import { formatAskedFor } from './format-asked-for.js';
+import { tooManyOpenFilesError } from './open-files.js';
 import { buildProgram } from './program.js';
 import type { CiRunCommandOptions } from './commands/ci.js';
 
@@ -70,8 +72,10 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
 export async function runCommandLine(argv: string[], ctx: CommandContext): Promise<number> {
   let exitCode = 0;
   let format: unknown;
+  let parallelism = false;
   const program = buildProgram(async (name, options) => {
     format = options.format;
+    parallelism = 'parallelism' in options;
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);
     const mod = await loader();
@@ -81,25 +85,9 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     clearProgressLines();
-    exitCode = reportError(error, { stdout: ctx.stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json: (format ?? formatAskedFor(argv)) === 'json' });
+    exitCode = reportError(error, { stdout: ctx.stdout, stderr: ctx.stderr, debug: ctx.env.VOXFORM_DEBUG === '1', json: (format ?? formatAskedFor(argv)) === 'json', parallelism });
   }
   return exitCode;
-}
-
-/**
- * The `--format` a command line asks for (the last one given), for an error the argument parser finds
- * before the command runs: `voxform plan --format json --bogus` answers in JSON too.
- */
-function formatAskedFor(argv: readonly string[]): string | undefined {
-  let format: string | undefined;
-  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
-    const arg = argv[i] as string;
-    // `ci run --command-args "…"` hands its value to another command line: its --format is that one's.
-    if (arg === '--command-args') i++;
-    else if (arg === '--format') format = argv[i + 1];
-    else if (arg.startsWith('--format=')) format = arg.slice('--format='.length);
-  }
-  return format;
 }
 
 /**
@@ -220,12 +208,14 @@ export async function main(argv: string[]): Promise<number> {
   const cleanups: Array<() => Promise<void> | void> = [];
   let exitCode = 0;
   let format: unknown;
+  // Whether the command has --parallelism: the hint for running out of open files names it then.
+  let parallelism = false;
   const debug = process.env.VOXFORM_DEBUG === '1';
   let stoppedBySignal = false;
   const stderr = makeOutput(process.stderr, secrets, () => stoppedBySignal);
   const stdout = makeOutput(process.stdout, secrets, () => stoppedBySignal);
   // After a stop, what fails is the fallout of the stop itself: it is not reported, and the exit is 130.
-  const report = (error: unknown) => (stoppedBySignal ? EXIT_INTERRUPTED : reportError(error, { stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json' }));
+  const report = (error: unknown) => (stoppedBySignal ? EXIT_INTERRUPTED : reportError(error, { stdout, stderr, debug, json: (format ?? formatAskedFor(argv)) === 'json', parallelism }));
 
   const runCleanups = async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
@@ -243,6 +233,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const program = buildProgram(async (name, options) => {
     format = options.format;
+    parallelism = 'parallelism' in options;
     const color = options.color !== false && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
     const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
     const ctx: CommandContext = {
@@ -273,7 +264,7 @@ export async function main(argv: string[]): Promise<number> {
       if (debug) stderr.write(`cleanup failed: ${String(error)}\n`);
     });
     const lost = await lostOutput();
-    if (lost) exitCode = reportError(lost, { stdout, stderr, debug, json: false });
+    if (lost) exitCode = reportError(lost, { stdout, stderr, debug, json: false, parallelism: false });
     signals.release();
     process.off('uncaughtException', onStrayError);
     process.off('unhandledRejection', onStrayError);
@@ -281,8 +272,17 @@ export async function main(argv: string[]): Promise<number> {
   return stoppedBySignal ? EXIT_INTERRUPTED : exitCode;
 }
 
+/** Where an error is reported, and how; `parallelism`: whether the command has --parallelism. */
+interface ErrorOutput {
+  stdout: Output;
+  stderr: Output;
+  debug: boolean;
+  json: boolean;
+  parallelism: boolean;
+}
+
 /** Prints what went wrong (through the redacting streams) and returns the exit code; never throws. */
-function reportError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
+function reportError(error: unknown, out: ErrorOutput): number {
   try {
     return describeError(error, out);
   } catch {
@@ -291,17 +291,20 @@ function reportError(error: unknown, out: { stdout: Output; stderr: Output; debu
   }
 }
 
-function describeError(error: unknown, out: { stdout: Output; stderr: Output; debug: boolean; json: boolean }): number {
+function describeError(error: unknown, out: ErrorOutput): number {
   if (error instanceof CommanderError) {
     // Help and --version arrive here as "errors" with exit code 0; usage mistakes are exit 1.
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
     return 1;
   }
-  if (isVoxformError(error)) {
-    if (out.json) out.stdout.write(errorJson(error));
-    else out.stderr.write(errorText(error));
-    if (out.debug && error.stack) out.stderr.write(`${error.stack}\n`);
-    return error.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
+  // Out of open files, wherever (loading a command's modules, opening a file): the limit's, not a bug.
+  const reported = isVoxformError(error) ? error : tooManyOpenFilesError(error, { parallelism: out.parallelism });
+  if (reported) {
+    if (out.json) out.stdout.write(errorJson(reported));
+    else out.stderr.write(errorText(reported));
+    const stack = reported === error ? reported.stack : (error as Error).stack;
+    if (out.debug && stack) out.stderr.write(`${stack}\n`);
+    return reported.code === 'interrupted' ? EXIT_INTERRUPTED : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   out.stderr.write(`error: voxform hit an unexpected problem (this is a bug; please report it): ${printableKeepingLines(message)}\n`);

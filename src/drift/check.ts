@@ -9,6 +9,7 @@ import { workspaceKey } from '../state/types.js';
 import { classifyDrift } from './classify.js';
 import type { DriftReport } from './types.js';
 
+/** What `plan` takes but `targets` and `onChange`: a drift check is of the whole workspace, as `voxform drift` is. */
 export type DriftCheckOptions = Omit<PlanOptions, 'targets' | 'onChange'>;
 
 /** What differs now between the service, the last apply and the manifests, classified. */
@@ -19,6 +20,7 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   options.onWorkspace?.(workspace);
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
   // A value another environment's apply set is classified, not refused: drift reports, it does not write.
-  const { plan, conflicts } = await planWorkspace({ ...options, backend, reportConflicts: true }, workspace);
+  // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
+  const { plan, conflicts } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, workspace);
   return classifyDrift({ plan, workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts });
 }

@@ -12,7 +12,12 @@ const COMPLETE = new Set(['applied', 'nothing_to_do']);
 const COMMIT_PREFIX = /^[0-9a-f]{7,64}$/i;
 const LISTED = 5;
 
-const REF_HINT = 'List the records with `voxform history`; REF is a record id (or a unique prefix of one), a commit (7 or more hex digits) or `previous`.';
+/** The command a refusal's hint names to list the records; the CLI names the one of the run's manifests, environment and service. */
+const DEFAULT_HISTORY_COMMAND = 'voxform history';
+
+function refHint(historyCommand: string): string {
+  return `List the records with \`${historyCommand}\`; REF is a record id (or a unique prefix of one), a commit (7 or more hex digits) or \`previous\`.`;
+}
 
 /** Whether every named agent is in the record (without names: whether it has any agent at all). */
 function holdsAgents(record: HistoryRecord, agents: readonly string[]): boolean {
@@ -55,7 +60,7 @@ function wholeConfiguration(record: HistoryRecord, records: readonly HistoryReco
  * is a whole configuration is returned to (`wholeConfiguration`): a rollback never ends in a mix of
  * agents never deployed together.
  */
-export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = []): HistoryRecord {
+export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND): HistoryRecord {
   const known = new Set(records.flatMap((record) => Object.keys(record.agents)));
   const unknown = agents.find((name) => !known.has(name));
   if (unknown !== undefined) {
@@ -82,17 +87,17 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
   if (!found) {
     const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';
     throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${plural(records.length, 'record')} in this workspace).`, {
-      hint: REF_HINT,
+      hint: refHint(historyCommand),
     });
   }
   return found;
 }
 
-/** The record REF names, from `records` of one workspace, newest first. */
-export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string, agents: readonly string[] = []): HistoryRecord {
+/** The record REF names, from `records` of one workspace, newest first; `historyCommand` is what refusals name to list them. */
+export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string, agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND): HistoryRecord {
   const wanted = ref.trim();
-  if (wanted === 'previous') return previousRecord(records, agents);
-  if (wanted === '') throw new VoxformError('history_ref_unknown', 'The reference is empty.', { hint: REF_HINT });
+  if (wanted === 'previous') return previousRecord(records, agents, historyCommand);
+  if (wanted === '') throw new VoxformError('history_ref_unknown', 'The reference is empty.', { hint: refHint(historyCommand) });
   const exact = records.find((record) => record.id === wanted);
   if (exact) return exact;
   const byId = records.filter((record) => record.id.startsWith(wanted));
@@ -103,8 +108,8 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
   if (byId.length === 1) return byId[0] as HistoryRecord;
   const commits = new Set(byCommit.map((record) => record.source.commit));
   if (commits.size > 1) throw ambiguous(wanted, byCommit, `${commits.size} commits`);
-  if (byCommit.length === 0) throw new VoxformError('history_ref_unknown', `No history record of this workspace is "${wanted}" or has a commit starting with it.`, { hint: REF_HINT });
-  return commitRecord(byCommit);
+  if (byCommit.length === 0) throw new VoxformError('history_ref_unknown', `No history record of this workspace is "${wanted}" or has a commit starting with it.`, { hint: refHint(historyCommand) });
+  return commitRecord(byCommit, historyCommand);
 }
 
 /**
@@ -115,13 +120,13 @@ export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string
  * the newest. An apply made with uncommitted changes holds the commit's manifests and those changes,
  * so one made without them is preferred; when there is none, the newest with them is the nearest.
  */
-function commitRecord(byCommit: readonly HistoryRecord[]): HistoryRecord {
+function commitRecord(byCommit: readonly HistoryRecord[], historyCommand: string): HistoryRecord {
   const deploys = byCommit.filter((record) => record.source.rollbackOf === undefined && record.source.healOf === undefined);
   const newestComplete = (records: readonly HistoryRecord[]) => records.find((record) => COMPLETE.has(record.outcome)) ?? records[0];
   const found = newestComplete(deploys.filter((record) => record.source.uncommitted !== true)) ?? newestComplete(deploys);
   if (found) return found;
   const commit = (byCommit[0] as HistoryRecord).source.commit as string;
   throw new VoxformError('history_ref_unknown', `Commit ${commit.slice(0, 12)} was checked out only during rollbacks: no record holds the configuration of its manifests.`, {
-    hint: 'Give the id of the record to return to (`voxform history` lists them), or apply the commit\'s manifests.',
+    hint: `Give the id of the record to return to (\`${historyCommand}\` lists them), or apply the commit's manifests.`,
   });
 }

@@ -46,7 +46,11 @@ export interface PlanFreshnessInputs {
   fingerprintKey: string;
   /** The folder apply runs in (a real path), compared with the plan's `made_in` to explain changed manifests. */
   workingDir?: string | undefined;
+  /** The command a refusal's hint names to make a new plan (default `voxform plan --out FILE`). */
+  planCommand?: string | undefined;
 }
+
+const DEFAULT_PLAN_COMMAND = 'voxform plan --out FILE';
 
 /** The secret values of the manifests, keyed (see `fingerprintKey`). */
 export function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
@@ -173,8 +177,8 @@ export function describeService(serviceId: string): string {
 }
 
 /** A saved plan applied where it was not made: which service, or which folder, says why it cannot run. */
-export function madeElsewhere(saved: Pick<SavedPlan, 'base_url' | 'made_in'>, here: { serviceId: string; workingDir?: string | undefined }): VoxformError | undefined {
-  const hint = 'Apply it where it was made, or run `voxform plan --out FILE` here, review it, and apply the new plan.';
+export function madeElsewhere(saved: Pick<SavedPlan, 'base_url' | 'made_in'>, here: Pick<PlanFreshnessInputs, 'serviceId' | 'workingDir' | 'planCommand'>): VoxformError | undefined {
+  const hint = `Apply it where it was made, or run \`${here.planCommand ?? DEFAULT_PLAN_COMMAND}\` here, review it, and apply the new plan.`;
   if (saved.base_url !== here.serviceId) {
     const made = saved.base_url === 'local' ? 'made with --local' : `made for ${describeService(saved.base_url)}`;
     return new VoxformError('plan_stale', `The saved plan was ${made}; this apply targets ${describeService(here.serviceId)}. Nothing was applied.`, {
@@ -198,15 +202,16 @@ export function madeElsewhere(saved: Pick<SavedPlan, 'base_url' | 'made_in'>, he
  */
 export function assertPlanFresh(saved: SavedPlan, now: PlanFreshnessInputs): void {
   const { fingerprints, desired, serviceId, fingerprintKey } = now;
+  const planCommand = now.planCommand ?? DEFAULT_PLAN_COMMAND;
   // Another service or project first: its key, and so every keyed digest, may differ too, and would only
   // blame the key. The same manifests in another checkout are fine; other manifests in another folder are another project.
   const manifestsChanged = saved.manifest_hash !== desired.manifestHash;
-  const elsewhere = madeElsewhere(saved, { serviceId, workingDir: manifestsChanged ? now.workingDir : undefined });
+  const elsewhere = madeElsewhere(saved, { serviceId, workingDir: manifestsChanged ? now.workingDir : undefined, planCommand });
   if (elsewhere) throw elsewhere;
   if (saved.fingerprint_key_id !== fingerprintKeyId(fingerprintKey)) {
     // Every keyed digest differs under another key: comparing them would only blame the wrong thing.
     throw new VoxformError('plan_stale', 'The saved plan was made with another API key, so voxform cannot check it is still current. Nothing was applied.', {
-      hint: 'Run `voxform plan --out FILE` again with this VOXFORM_API_KEY, review it, and apply the new plan.',
+      hint: `Run \`${planCommand}\` again with this VOXFORM_API_KEY, review it, and apply the new plan.`,
       details: { reasons: ['made with another API key'], resources: [] },
     });
   }
@@ -228,7 +233,7 @@ export function assertPlanFresh(saved: SavedPlan, now: PlanFreshnessInputs): voi
   }
   if (reasons.length > 0) {
     throw new VoxformError('plan_stale', `The saved plan is stale: ${reasons.join('; ')}. Nothing was applied.`, {
-      hint: 'Run `voxform plan --out FILE` again, review it, and apply the new plan.',
+      hint: `Run \`${planCommand}\` again, review it, and apply the new plan.`,
       details: { reasons, resources: moved },
     });
   }

@@ -17,7 +17,7 @@ import type { Finding, PolicyReport, PolicyRule, RuleHit, RuleStatus, TokenCount
 export interface PolicyOptions {
   /** Today, as the waivers' expiry dates are read (UTC). */
   now: () => Date;
-  /** Rule packs from VOXFORM_POLICY_PACKS (operator-packs.ts). */
+  /** Rule packs: those VOXFORM_POLICY_PACKS names (operator-packs.ts), or a library caller's own. */
   packs?: readonly OperatorPack[];
   tokens?: TokenCounter;
 }

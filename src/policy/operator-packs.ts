@@ -28,20 +28,31 @@ const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const PACK_SHAPE = 'A pack is an ES module exporting `rules`: a list of { id, level, summary, hint, check(subject) } (docs/policy.md#operator-rule-packs).';
 const FINDING_SHAPE = 'check(subject) must return a list of findings, each { resource, message, location: { file, line, col } } (docs/policy.md#operator-rule-packs).';
 
-function refuse(pack: string, why: string, more: { rule?: string; hint?: string; cause?: unknown } = {}): never {
-  throw new VoxformError('policy_pack_invalid', `policy pack ${pack} (${POLICY_PACKS_VARIABLE}) ${why}.`, {
+/** The packs loadOperatorPacks read from VOXFORM_POLICY_PACKS; any other came in evaluatePolicy's `packs` option, from a library caller. */
+const packsOfTheVariable = new WeakSet<OperatorPack>();
+
+/** Where a pack came from, as its errors say: the variable only if it named the pack. */
+function originOf(pack: OperatorPack): string {
+  return packsOfTheVariable.has(pack) ? POLICY_PACKS_VARIABLE : 'given in the `packs` option';
+}
+
+/** `origin`: where the pack came from (originOf). */
+function refuse(pack: string, origin: string, why: string, more: { rule?: string; hint?: string; cause?: unknown } = {}): never {
+  throw new VoxformError('policy_pack_invalid', `policy pack ${pack} (${origin}) ${why}.`, {
     hint: more.hint ?? PACK_SHAPE,
     details: { pack, rule: more.rule ?? null },
     cause: more.cause,
   });
 }
 
+/** A rule of a pack VOXFORM_POLICY_PACKS names, held to the rule shape. */
 function asRule(pack: string, value: unknown, index: number): PolicyRule {
+  const refuseRule: (why: string) => never = (why) => refuse(pack, POLICY_PACKS_VARIABLE, why);
   const rule = value as Partial<PolicyRule> | null;
-  if (!rule || typeof rule !== 'object') refuse(pack, `has rule ${index + 1} that is not an object`);
-  if (typeof rule.id !== 'string' || !RULE_ID.test(rule.id)) refuse(pack, `has rule ${index + 1} without a valid id (lower-case words joined by "-")`);
-  if (!POLICY_LEVELS.includes(rule.level as never)) refuse(pack, `has rule "${rule.id}" whose level is not mandatory, advisory or off`);
-  if (typeof rule.check !== 'function') refuse(pack, `has rule "${rule.id}" without a check function`);
+  if (!rule || typeof rule !== 'object') refuseRule(`has rule ${index + 1} that is not an object`);
+  if (typeof rule.id !== 'string' || !RULE_ID.test(rule.id)) refuseRule(`has rule ${index + 1} without a valid id (lower-case words joined by "-")`);
+  if (!POLICY_LEVELS.includes(rule.level as never)) refuseRule(`has rule "${rule.id}" whose level is not mandatory, advisory or off`);
+  if (typeof rule.check !== 'function') refuseRule(`has rule "${rule.id}" without a check function`);
   return { id: rule.id, area: 'operator', level: rule.level as PolicyRule['level'], summary: String(rule.summary ?? rule.id), hint: String(rule.hint ?? ''), check: rule.check.bind(rule) };
 }
 
@@ -79,7 +90,7 @@ function valueKind(value: unknown): string {
  * list of findings, stops the run with policy_pack_invalid naming the pack and the rule — the fault
  * is the pack's, not voxform's.
  */
-function guardedRule(pack: string, rule: PolicyRule): PolicyRule {
+function guardedRule(pack: string, origin: string, rule: PolicyRule): PolicyRule {
   return {
     ...rule,
     async check(subject: PolicySubject): Promise<RuleHit[]> {
@@ -87,14 +98,14 @@ function guardedRule(pack: string, rule: PolicyRule): PolicyRule {
       try {
         hits = await rule.check(subject);
       } catch (error) {
-        refuse(pack, `has rule "${rule.id}" whose check threw: ${thrownText(error)}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}`, cause: error });
+        refuse(pack, origin, `has rule "${rule.id}" whose check threw: ${thrownText(error)}`, { rule: rule.id, hint: `Fix the rule's check function; ${FINDING_SHAPE}`, cause: error });
       }
       if (!Array.isArray(hits)) {
-        refuse(pack, `has rule "${rule.id}" whose check returned ${valueKind(hits)}, not a list of findings`, { rule: rule.id, hint: FINDING_SHAPE });
+        refuse(pack, origin, `has rule "${rule.id}" whose check returned ${valueKind(hits)}, not a list of findings`, { rule: rule.id, hint: FINDING_SHAPE });
       }
       hits.forEach((hit: unknown, index) => {
         const fault = findingFault(hit);
-        if (fault) refuse(pack, `has rule "${rule.id}" whose check returned a finding (number ${index + 1}) that ${fault}`, { rule: rule.id, hint: FINDING_SHAPE });
+        if (fault) refuse(pack, origin, `has rule "${rule.id}" whose check returned a finding (number ${index + 1}) that ${fault}`, { rule: rule.id, hint: FINDING_SHAPE });
       });
       return hits as RuleHit[];
     },
@@ -114,11 +125,11 @@ export function operatorRules(packs: readonly OperatorPack[], taken: Set<string>
       if (taken.has(rule.id)) {
         const owner = owners.get(rule.id);
         const whose = owner === undefined ? 'a built-in rule' : owner === pack.name ? 'another rule of the same pack' : `a rule of policy pack ${owner}`;
-        refuse(pack.name, `has rule "${rule.id}", the id of ${whose}`, { rule: rule.id, hint: 'Give the rule an id no other rule has (`voxform policy list` run without this pack lists the ids taken); docs/policy.md#operator-rule-packs.' });
+        refuse(pack.name, originOf(pack), `has rule "${rule.id}", the id of ${whose}`, { rule: rule.id, hint: 'Give the rule an id no other rule has (`voxform policy list` run without this pack lists the ids taken); docs/policy.md#operator-rule-packs.' });
       }
       taken.add(rule.id);
       owners.set(rule.id, pack.name);
-      rules.push({ pack: pack.name, rule: guardedRule(pack.name, rule) });
+      rules.push({ pack: pack.name, rule: guardedRule(pack.name, originOf(pack), rule) });
     }
   }
   return rules;
@@ -160,11 +171,13 @@ export async function loadOperatorPacks(env: Readonly<Record<string, string | un
     try {
       module = (await import(pathToFileURL(path.resolve(cwd, name)).href)) as typeof module;
     } catch (error) {
-      refuse(name, `could not be loaded: ${(error as Error).message}`);
+      refuse(name, POLICY_PACKS_VARIABLE, `could not be loaded: ${(error as Error).message}`);
     }
     const rules = module.rules ?? module.default?.rules;
-    if (!Array.isArray(rules)) refuse(name, 'exports no `rules` list');
-    packs.push({ name, rules: rules.map((rule, index) => asRule(name, rule, index)) });
+    if (!Array.isArray(rules)) refuse(name, POLICY_PACKS_VARIABLE, 'exports no `rules` list');
+    const pack = { name, rules: rules.map((rule, index) => asRule(name, rule, index)) };
+    packsOfTheVariable.add(pack);
+    packs.push(pack);
   }
   return packs;
 }

@@ -47,7 +47,7 @@ export interface HeldLock {
   /** Aborts when the lock is lost while held (the connection dropped, or it was forced open): no new write is sent. */
   lost: AbortSignal;
   /** Why `lost` fired, once it has. */
-  lostReason(): string | undefined;
+  lostReason(): LockLoss | undefined;
   /** Gives the lock up; safe to call twice. */
   release(): Promise<void>;
 }
@@ -126,16 +126,16 @@ export async function untilInterrupted<T>(work: Promise<T>, signal: AbortSignal 
   }
 }
 
-const FORCED_OPEN = 'was forced open by another operator';
+/**
+ * Why a held lock was lost: someone ran `voxform state unlock --force` on it (`forced_open`), or the
+ * database connection that held it went (`connection_lost`, PostgreSQL; `cause`: the driver's words).
+ */
+export type LockLoss = { reason: 'forced_open'; lockId: string; backend: StateBackend['kind'] } | { reason: 'connection_lost'; cause: string | undefined };
 
-/** Why a held lock was lost when someone ran `voxform state unlock --force` on it (`what`: `the lock 3f9a…`). */
-export function forcedOpenReason(what: string): string {
-  return `${what} ${FORCED_OPEN} (\`voxform state unlock --force\`)`;
-}
-
-/** Whether a lost lock's reason (`HeldLock.lostReason`) is that it was forced open, rather than the state's store going away. */
-export function wasForcedOpen(reason: string): boolean {
-  return reason.includes(FORCED_OPEN);
+/** A lost lock as a clause of the run's message: `the lock 3f9a… was forced open by another operator (…)`. */
+export function describeLockLoss(loss: LockLoss): string {
+  if (loss.reason === 'connection_lost') return `the connection to the state database was lost${loss.cause !== undefined ? ` (${loss.cause})` : ''}; the lock went with it`;
+  return `the ${loss.backend === 'file' ? 'state lock' : 'lock'} ${loss.lockId} was forced open by another operator (\`voxform state unlock --force\`)`;
 }
 
 /** One workspace in `voxform state list`. */

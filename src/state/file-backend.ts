@@ -9,7 +9,7 @@ import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
-import { conflict, forcedOpenReason, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
+import { conflict, describeLockLoss, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
 import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
 import { readStateFile, STATE_OPTION } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
@@ -66,7 +66,7 @@ export class FileStateBackend implements StateBackend {
     return {
       holder: holderOf(lock),
       lost: lost.signal,
-      lostReason: () => (lost.signal.aborted ? String(lost.signal.reason) : undefined),
+      lostReason: () => (lost.signal.aborted ? (lost.signal.reason as LockLoss) : undefined),
       release: async () => {
         clearInterval(watch);
         this.held.delete(entry);
@@ -137,7 +137,8 @@ export class FileStateBackend implements StateBackend {
   private async checkHeld(entry: { lock: StateLock; lost: AbortController }): Promise<boolean> {
     if (entry.lost.signal.aborted) return false;
     if (await entry.lock.stillHeld()) return true;
-    entry.lost.abort(forcedOpenReason(`the state lock ${entry.lock.lockId}`));
+    const loss: LockLoss = { reason: 'forced_open', lockId: entry.lock.lockId, backend: 'file' };
+    entry.lost.abort(loss);
     return false;
   }
 
@@ -145,7 +146,7 @@ export class FileStateBackend implements StateBackend {
   private async assertLocksHeld(): Promise<void> {
     for (const entry of this.held) {
       if (!(await this.checkHeld(entry))) {
-        throw new VoxformError('state_lock_lost', `The state lock of ${this.display} is no longer held by this run: ${String(entry.lost.signal.reason)}.`, {
+        throw new VoxformError('state_lock_lost', `The state lock of ${this.display} is no longer held by this run: ${describeLockLoss(entry.lost.signal.reason as LockLoss)}.`, {
           hint: 'Nothing more is written; run `voxform plan` to see where things stand.',
         });
       }

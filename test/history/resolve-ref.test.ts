@@ -161,3 +161,27 @@ describe('ids and commits', () => {
     expect(codeOf(() => resolveHistoryRef([clash, ...records], '2026010'))).toBe('history_ref_ambiguous');
   });
 });
+
+describe('the command a refusal names to list the records', () => {
+  function hintOf(action: () => unknown): string | undefined {
+    try {
+      action();
+    } catch (error) {
+      if (isVoxformError(error)) return error.hint;
+      throw error;
+    }
+    return undefined;
+  }
+  const listing = 'voxform history -f p.yaml --env staging';
+
+  it('is the one the caller passes, for an unknown ref, no earlier configuration and a commit seen only in rollbacks', () => {
+    expect(hintOf(() => resolveHistoryRef(records, 'nope', [], listing))).toContain(`List the records with \`${listing}\`;`);
+    expect(hintOf(() => resolveHistoryRef([v1], 'previous', [], listing))).toContain(`List the records with \`${listing}\`;`);
+    const rollback = { ...record('20260104T100000000Z-dddddd', C3, { desk: 'h1' }), source: { commit: C3, rollbackOf: v1.id } };
+    expect(hintOf(() => resolveHistoryRef([rollback, ...records], C3.slice(0, 12), [], listing))).toContain(`(\`${listing}\` lists them)`);
+  });
+
+  it('is `voxform history` by default', () => {
+    expect(hintOf(() => resolveHistoryRef(records, 'nope'))).toContain('List the records with `voxform history`;');
+  });
+});

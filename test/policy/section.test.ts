@@ -239,3 +239,22 @@ describe('operator rule packs', () => {
     expect(await readFile(path.join(repoRoot, 'docs/policy.md'), 'utf8')).toContain(`\`${shape}\``);
   });
 });
+
+describe('packs a library caller passes (evaluatePolicy packs)', () => {
+  const pack = (name: string, id: string, check: () => unknown) => ({ name, rules: [{ id, area: 'operator' as const, level: 'mandatory' as const, summary: id, hint: '', check: check as never }] });
+
+  it('are refused in words naming the option they came in, never VOXFORM_POLICY_PACKS, which the caller did not set', async () => {
+    const state = await loadState(await tempDir({ 'voxform.yaml': oneAgent('first_message: Hi.') }));
+    const messageOf = (packs: ReturnType<typeof pack>[]) => evaluatePolicy(state, { now: () => TODAY, packs }).then(() => 'no error', (e: unknown) => (isVoxformError(e) ? `${e.code}: ${e.message}` : String(e)));
+    expect(await messageOf([pack('mine', 'acme-throws', () => { throw new Error('boom'); })])).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "acme-throws" whose check threw: boom.');
+    expect(await messageOf([pack('mine', 'pii-phone-number', () => [])])).toBe('policy_pack_invalid: policy pack mine (given in the `packs` option) has rule "pii-phone-number", the id of a built-in rule.');
+  });
+
+  it('are named by VOXFORM_POLICY_PACKS when that is where they came from', async () => {
+    const dir = await tempDir({ 'project/voxform.yaml': oneAgent('first_message: Hi.'), 'packs/throws.mjs': "export const rules = [{ id: 'acme-throws', level: 'mandatory', check() { throw new Error('boom'); } }];\n" });
+    const project = path.join(dir, 'project');
+    const packs = await loadOperatorPacks({ [POLICY_PACKS_VARIABLE]: '../packs/throws.mjs' }, project, []);
+    const error = await evaluatePolicy(await loadState(project), { now: () => TODAY, packs }).catch((e: unknown) => e);
+    expect(isVoxformError(error) && error.message).toBe('policy pack ../packs/throws.mjs (VOXFORM_POLICY_PACKS) has rule "acme-throws" whose check threw: boom.');
+  });
+});

@@ -10,9 +10,10 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
-import { wasForcedOpen, type StateBackend } from '../../src/state/backend.js';
+import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
+import { emptyWorkspace } from '../../src/state/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, silentDatabase } from '../helpers/postgres.js';
 
@@ -114,6 +115,15 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(lock.holder.pid).toBe(process.pid);
     await lock.release();
     expect(await backend.readLock(WORKSPACE)).toBeUndefined();
+  });
+
+  it('says why a lock was lost by a field, not a phrase: forced open, with the lock\'s id', async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await (await open(where)).forceUnlock(lock.holder.lockId);
+    await expect(backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0)).rejects.toMatchObject({ code: 'state_lock_lost' });
+    expect(lock.lostReason()).toEqual({ reason: 'forced_open', lockId: lock.holder.lockId, backend: kind });
   });
 
   it('opens a lock by its id (unlock --force): the next run locks at once, the old holder can write no more', async () => {
@@ -302,8 +312,9 @@ describe('the PostgreSQL backend', () => {
     const { note } = await (await open(url)).forceUnlock(lock.holder.lockId);
     expect(note).toContain('connection was ended');
     await new Promise((resolve) => lock.lost.addEventListener('abort', resolve, { once: true }));
-    expect(lock.lostReason()).toBe(`the lock ${lock.holder.lockId} was forced open by another operator (\`voxform state unlock --force\`)`);
-    expect(wasForcedOpen(lock.lostReason() ?? '')).toBe(true);
+    // Told by a field, not by a phrase of the message.
+    expect(lock.lostReason()).toEqual({ reason: 'forced_open', lockId: lock.holder.lockId, backend: 'postgres' });
+    expect(describeLockLoss(lock.lostReason()!)).toBe(`the lock ${lock.holder.lockId} was forced open by another operator (\`voxform state unlock --force\`)`);
   });
 
   it('says a password is missing when the server asks for one and the URL, PGPASSWORD and .pgpass give none', async () => {

@@ -67,11 +67,15 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
   // Found while the plan is made and applied (git runs meanwhile): only the history record needs it.
   const source = deploySourceOf(project.desired, ctx);
   source.catch(() => undefined);
+  // Finished from the manifests, the saved plan's own when one was applied (it is stale once partly run).
+  const chosen = saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options;
   const { code } = await applyOnTerminal(
     {
       ...planInputs(project, ctx),
       savedPlan: saved,
       workingDir,
+      // A stale saved plan's way out as a command to paste: a new plan of the same manifests, environment and service, into the same file.
+      planCommand: planFile ? nextCommand(`plan --out ${shellWord(planFile)}`, chosen) : undefined,
       targets: options.target ?? [],
       autoApprove: options.autoApprove,
       parallelism: options.parallelism,
@@ -81,17 +85,7 @@ export async function run(options: ApplyCommandOptions, ctx: CommandContext): Pr
       source,
     },
     ctx,
-    // Finished from the manifests, the saved plan's own when one was applied (it is stale once partly run).
-    { chosen: saved ? { ...options, file: saved.files, env: saved.environment ?? undefined } : options },
-  ).catch((error: unknown) => {
-    throw saved && planFile && isVoxformError(error) && error.code === 'plan_stale' ? planAgainHint(error, { ...options, file: saved.files, env: saved.environment ?? undefined }, planFile) : error;
-  });
+    { chosen },
+  );
   return code;
-}
-
-/** A stale saved plan's way out as a command to paste: a new plan of the same manifests, environment and service, into the same file. */
-function planAgainHint(error: VoxformError, chosen: ApplyCommandOptions, planFile: string): VoxformError {
-  if (!error.hint?.includes('`voxform plan --out FILE`')) return error;
-  const again = nextCommand(`plan --out ${shellWord(planFile)}`, chosen);
-  return new VoxformError(error.code, error.message, { hint: error.hint.replace('`voxform plan --out FILE`', `\`${again}\``), details: error.details, location: error.location });
 }

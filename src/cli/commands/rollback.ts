@@ -5,7 +5,7 @@
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
 import { recordedAgent, shortCommit, type HistoryRecord } from '../../history/types.js';
-import { isVoxformError, VoxformError } from '../../errors.js';
+import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
@@ -68,17 +68,6 @@ function rollbackWords(ref: string, agents: readonly string[]): string {
   return ['rollback', shellWord(ref), ...agents.map((name) => `--agent ${shellWord(name)}`)].join(' ');
 }
 
-/** `resolve()`, its refusal's `voxform history` made the command that lists this run's records (its manifests, environment and service). */
-function withHistoryCommand<T>(resolve: () => T, options: RollbackOptions): T {
-  try {
-    return resolve();
-  } catch (error) {
-    if (!isVoxformError(error) || !error.hint?.includes('`voxform history`')) throw error;
-    const hint = error.hint.replace('`voxform history`', `\`${nextCommand('history', options)}\``);
-    throw new VoxformError(error.code, error.message, { hint, details: error.details, location: error.location });
-  }
-}
-
 export async function run(options: RollbackOptions, ctx: CommandContext): Promise<number> {
   const ref = options.args?.[0];
   if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).', { hint: '`voxform history` lists the records and their ids.' });
@@ -87,7 +76,7 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const history = project.backend.history;
   const agents = options.agent ?? [];
   const records = await workspaceHistory(history, project.workspaceKey, ctx);
-  const restored = withHistoryCommand(() => resolveHistoryRef(records, ref, agents), options);
+  const restored = resolveHistoryRef(records, ref, agents, nextCommand('history', options));
   const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
   const names = [...desired.agents.keys()];
   ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notRolledBack(records, restored, names)}\n`);

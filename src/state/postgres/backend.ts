@@ -9,7 +9,7 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
-import { conflict, forcedOpenReason, noSuchLock, untilInterrupted, type AcquireOptions, type HeldLock, type LockHolder, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import { conflict, describeLockLoss, noSuchLock, untilInterrupted, type AcquireOptions, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
@@ -82,7 +82,7 @@ export class PostgresStateBackend implements StateBackend {
     const row = result.rows[0];
     if (row) return { serial: Number(row.serial) };
     if (lock && !(await this.stillNamed(lock, key))) {
-      lock.lost.abort(forcedOpenReason(`the lock ${lock.holder.lockId}`));
+      lock.lost.abort(forcedOpen(lock));
       throw lockLost(this.display, lock);
     }
     const found = await target.query<{ serial: string }>('SELECT serial FROM voxform_workspaces WHERE workspace = $1', [key]);
@@ -115,7 +115,7 @@ export class PostgresStateBackend implements StateBackend {
     return {
       holder: taken.holder,
       lost: lost.signal,
-      lostReason: () => (lost.signal.aborted ? String(lost.signal.reason) : undefined),
+      lostReason: () => (lost.signal.aborted ? (lost.signal.reason as LockLoss) : undefined),
       release: () => this.release(key, held),
     };
   }
@@ -213,7 +213,7 @@ export class PostgresStateBackend implements StateBackend {
   private lose(held: PgHeldLock, error: Error | undefined): Promise<void> {
     held.losing ??= (async () => {
       const forced = await this.wasForcedOpen(held).catch(() => false);
-      if (!held.lost.signal.aborted) held.lost.abort(forced ? forcedOpenReason(`the lock ${held.holder.lockId}`) : connectionLost(error));
+      if (!held.lost.signal.aborted) held.lost.abort(forced ? forcedOpen(held) : connectionLost(error));
     })();
     return held.losing;
   }
@@ -323,8 +323,12 @@ export class PostgresStateBackend implements StateBackend {
 /** How long a lost lock's run waits to learn whether it was forced open (see `lose`). */
 const LOSS_CHECK_TIMEOUT_MS = 5000;
 
-function connectionLost(error: Error | undefined): string {
-  return `the connection to the state database was lost${error ? ` (${error.message})` : ''}; the lock went with it`;
+function connectionLost(error: Error | undefined): LockLoss {
+  return { reason: 'connection_lost', cause: error?.message };
+}
+
+function forcedOpen(lock: PgHeldLock): LockLoss {
+  return { reason: 'forced_open', lockId: lock.holder.lockId, backend: 'postgres' };
 }
 
 /** A failure of the connection rather than of the statement: no SQLSTATE, class 08 (connection) or 57 (operator intervention), or a socket error (ECONNRESET). */
@@ -346,7 +350,7 @@ function parseWorkspace(text: string, key: string, display: string): WorkspaceSt
 }
 
 function lockLost(display: string, lock: PgHeldLock): VoxformError {
-  return new VoxformError('state_lock_lost', `The apply lock on ${display} is no longer held: ${String(lock.lost.signal.reason)}.`, {
+  return new VoxformError('state_lock_lost', `The apply lock on ${display} is no longer held: ${describeLockLoss(lock.lost.signal.reason as LockLoss)}.`, {
     hint: 'No new request is sent. Run `voxform plan` to see where things stand, then apply again.',
   });
 }

@@ -1,0 +1,61 @@
+/**
+ * The process out of open files (`ulimit -n`), wherever it happens: while Node loads voxform's own
+ * modules (at start, or a command's, which main.ts loads lazily), or when a command opens a file.
+ * Nothing here is a bug of voxform, so the error says what the limit is and how to raise it.
+ * bin/voxform.js loads this module before the rest of the CLI, while few files are open, so that
+ * it can report a failure to load the rest: it imports little for that reason.
+ */
+import { VoxformError } from '../errors.js';
+import { errorJson, errorText } from './error-text.js';
+import { formatAskedFor } from './format-asked-for.js';
+
+/** How many causes deep an error is searched for the code (a cause chain is never that long). */
+const MAX_CAUSES = 8;
+
+type ExhaustedCode = 'EMFILE' | 'ENFILE';
+
+/** `EMFILE` (this process's limit) or `ENFILE` (the system's) when `error`, or an error that caused it, is one. */
+function exhaustedCode(error: unknown): { code: ExhaustedCode; path: string | undefined } | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSES && current instanceof Error; depth++) {
+    const { code, path } = current as NodeJS.ErrnoException;
+    if (code === 'EMFILE' || code === 'ENFILE') return { code, path: typeof path === 'string' ? path : undefined };
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * The error to report for `error` when the process or the system ran out of open files; undefined
+ * for any other. `parallelism`: whether the command has --parallelism, which the hint then names.
+ */
+export function tooManyOpenFilesError(error: unknown, options: { parallelism: boolean }): VoxformError | undefined {
+  const found = exhaustedCode(error);
+  if (!found) return undefined;
+  const opening = found.path === undefined ? 'a file it needs' : found.path;
+  if (found.code === 'ENFILE') {
+    return new VoxformError('too_many_open_files', `voxform could not open ${opening}: the system has as many files open as it allows (ENFILE).`, {
+      hint: 'Close programs that hold many files open, or raise the system-wide limit of open files; then run the command again.',
+      cause: error,
+    });
+  }
+  const parallelism = options.parallelism ? ', or lower --parallelism (each request in flight holds a connection, an open file)' : '';
+  return new VoxformError('too_many_open_files', `voxform could not open ${opening}: this process has as many files open as the system lets it (EMFILE).`, {
+    hint: `Raise the limit of open files (\`ulimit -n\`, e.g. \`ulimit -n 4096\`) and run the command again${parallelism}.`,
+    cause: error,
+  });
+}
+
+/**
+ * For bin/voxform.js when the CLI itself could not be loaded: reports running out of open files as
+ * the CLI reports its errors (`--format json` too) and returns the exit code; undefined for any
+ * other failure, which is not this module's to describe.
+ */
+export function reportLoadFailure(error: unknown, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const reported = tooManyOpenFilesError(error, { parallelism: false });
+  if (!reported) return undefined;
+  if (formatAskedFor(argv) === 'json') process.stdout.write(errorJson(reported));
+  else process.stderr.write(errorText(reported));
+  if (env.VOXFORM_DEBUG === '1' && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`);
+  return 1;
+}

@@ -1,0 +1,81 @@
+/**
+ * Running out of open files (`ulimit -n`) is the limit's, never "an unexpected problem": while Node
+ * loads the CLI itself, a command's modules (loaded lazily), or anywhere else, the error says what
+ * happened and how to raise the limit, exit 1, without a trace unless VOXFORM_DEBUG=1.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tooManyOpenFilesError } from '../../src/cli/open-files.js';
+import { repoRoot, useTempDirs } from '../helpers/cli.js';
+
+const tempDir = useTempDirs();
+const bin = path.join(repoRoot, 'bin/voxform.js');
+const failingLoad = path.join(repoRoot, 'test/helpers/emfile-on-load.mjs');
+
+async function run(shellLine: string, options: { cwd: string; env?: Record<string, string> }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('/bin/sh', ['-c', shellLine], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
+
+const EMFILE_LINE = /^error\[too_many_open_files\]: voxform could not open \S+\.js: this process has as many files open as the system lets it \(EMFILE\)\.\n/;
+const RAISE_HINT = '  hint: Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again.\n';
+
+describe('running out of open files while the CLI loads its modules', () => {
+  it('under a low `ulimit -n` is a clear error naming the limit, not "an unexpected problem"', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n' });
+    // Enough files for Node to start, too few for the modules a command loads at once.
+    const result = await run(`ulimit -n 36 && exec "${process.execPath}" "${bin}" validate`, { cwd: dir });
+    expect(result.stderr).toMatch(EMFILE_LINE);
+    expect(result.stderr.replace(EMFILE_LINE, '')).toBe(RAISE_HINT);
+    expect(result.code).toBe(1);
+  });
+
+  it('names --parallelism too for a command that has it, in JSON when asked', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n' });
+    const result = await run(`ulimit -n 36 && exec "${process.execPath}" "${bin}" plan --format json`, { cwd: dir });
+    const body = JSON.parse(result.stdout) as { error: { code: string; hint: string } };
+    expect(body.error.code).toBe('too_many_open_files');
+    expect(body.error.hint).toBe('Raise the limit of open files (`ulimit -n`, e.g. `ulimit -n 4096`) and run the command again, or lower --parallelism (each request in flight holds a connection, an open file).');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+  });
+
+  it.each([
+    ['the CLI itself (bin/voxform.js loading dist/cli/main.js)', 'dist/cli/program.js'],
+    ['a command\'s module, loaded lazily', 'dist/cli/commands/validate.js'],
+  ])('%s: the same error; VOXFORM_DEBUG=1 adds the trace', async (_what, failing) => {
+    const dir = await tempDir({});
+    const line = `exec "${process.execPath}" --import "${failingLoad}" "${bin}" validate`;
+    const env = { VOXFORM_TEST_EMFILE_ON: failing };
+    const result = await run(line, { cwd: dir, env });
+    expect(result.stderr).toBe(`error[too_many_open_files]: voxform could not open ${path.join(repoRoot, failing)}: this process has as many files open as the system lets it (EMFILE).\n${RAISE_HINT}`);
+    expect(result.code).toBe(1);
+    const debug = await run(line, { cwd: dir, env: { ...env, VOXFORM_DEBUG: '1' } });
+    expect(debug.stderr).toContain(RAISE_HINT);
+    expect(debug.stderr).toMatch(/\n {4}at /);
+    expect(debug.code).toBe(1);
+  });
+});
+
+describe('tooManyOpenFilesError', () => {
+  const emfile = Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+
+  it('finds EMFILE on the error or among its causes', () => {
+    expect(tooManyOpenFilesError(emfile, { parallelism: false })?.code).toBe('too_many_open_files');
+    expect(tooManyOpenFilesError(new Error('wrapped', { cause: new Error('again', { cause: emfile }) }), { parallelism: false })?.code).toBe('too_many_open_files');
+    expect(tooManyOpenFilesError(Object.assign(new Error('gone'), { code: 'ENOENT' }), { parallelism: true })).toBeUndefined();
+    expect(tooManyOpenFilesError('EMFILE', { parallelism: true })).toBeUndefined();
+  });
+
+  it('says ENFILE is the system\'s limit, which `ulimit -n` does not raise', () => {
+    const error = tooManyOpenFilesError(Object.assign(new Error('ENFILE'), { code: 'ENFILE', path: '/p/voxform.yaml' }), { parallelism: true });
+    expect(error?.message).toBe('voxform could not open /p/voxform.yaml: the system has as many files open as it allows (ENFILE).');
+    expect(error?.hint).toBe('Close programs that hold many files open, or raise the system-wide limit of open files; then run the command again.');
+  });
+});
