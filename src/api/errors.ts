@@ -82,19 +82,21 @@ export interface FailureContext {
   notFoundHint?: string | undefined;
   /** How to see whether a request not safe to repeat got through (`Exchange.checkOutcome`). */
   checkOutcome?: string | undefined;
+  /** The failure leaves it unknown whether the service acted on the request (`mayHaveActed`, retry.ts): `api_outcome_unknown`. */
+  mayHaveActed?: boolean | undefined;
 }
 
 /** Turns a non-2xx answer into an `ApiError` with the right code, sentence and hint. */
 export function errorFromResponse(status: number, body: string, ctx: FailureContext): ApiError {
   const parsed = parseErrorBody(scrubEcho(body, ctx));
-  const code = codeForStatus(status);
+  const code = ctx.mayHaveActed ? 'api_outcome_unknown' : codeForStatus(status);
   const reason = parsed.detail ?? STATUS_CODES[status] ?? 'an error';
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
-  const message = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason)}${retried}.`;
+  const answered = `${ctx.method} ${displayPath(ctx.path)} failed: the service answered ${status} ${clip(reason)}${retried}`;
   return new ApiError({
     code,
-    message,
-    hint: hintFor(code, ctx, parsed.issues),
+    message: ctx.mayHaveActed ? `${answered}: the service may have acted on it.` : `${answered}.`,
+    hint: ctx.mayHaveActed ? outcomeUnknownHint(ctx) : hintFor(code, ctx, parsed.issues),
     status,
     method: ctx.method,
     path: ctx.path,
@@ -119,12 +121,18 @@ export function errorFromBadAnswer(status: number, what: string, ctx: FailureCon
   });
 }
 
+/** What to do when a request not safe to repeat may have got through: check before running it again. */
+function outcomeUnknownHint(ctx: FailureContext): string {
+  return `Check before running it again, or it may be done twice: ${ctx.checkOutcome ?? 'the next `voxform plan` shows what the service holds now.'}`;
+}
+
 /**
- * How an attempt failed on the way, when no usable answer arrived. `outcome_unknown`: the connection
- * of a request not safe to repeat dropped once it may have reached the service; `not_retried`: a
- * stopping run ended the wait before another attempt; `too_many_files`: no socket could be opened.
+ * How an attempt failed on the way, when no usable answer arrived. `not_retried`: a stopping run
+ * ended the wait before another attempt; `too_many_files`: no socket could be opened. A time-out or
+ * a connection failure of a request that may have reached the service (`mayHaveActed`) is
+ * `api_outcome_unknown`.
  */
-export type TransportFailure = 'timeout' | 'connection' | 'outcome_unknown' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
+export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
 
 /** No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. */
 export function errorFromTransport(
@@ -134,6 +142,15 @@ export function errorFromTransport(
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const where = `${ctx.method} ${displayPath(ctx.path)} failed`;
   const base = { method: ctx.method, path: ctx.path, attempts: ctx.attempts, cause: ctx.cause };
+  if (ctx.mayHaveActed && (kind === 'timeout' || kind === 'connection')) {
+    const unanswered = kind === 'timeout' ? `no complete answer came within ${formatSeconds(ctx.timeoutMs)}` : `no answer came (${transportReason(ctx.cause)})`;
+    return new ApiError({
+      ...base,
+      code: 'api_outcome_unknown',
+      message: `${where}: the request was sent to ${ctx.origin}, but ${unanswered}${retried}: the service may have acted on it.`,
+      hint: kind === 'timeout' ? `${outcomeUnknownHint(ctx)} A slow service may be given longer with --timeout (or VOXFORM_TIMEOUT), e.g. --timeout ${suggestLonger(ctx.timeoutMs)}.` : outcomeUnknownHint(ctx),
+    });
+  }
   switch (kind) {
     case 'timeout':
       return new ApiError({
@@ -166,13 +183,6 @@ export function errorFromTransport(
         code: 'api_not_sent',
         message: `${where}: not sent again (the run is stopping); attempt ${ctx.attempts} had failed: ${String(ctx.cause)}.`,
         hint: 'Run the command again to finish its work.',
-      });
-    case 'outcome_unknown':
-      return new ApiError({
-        ...base,
-        code: 'api_outcome_unknown',
-        message: `${where}: the request was sent to ${ctx.origin}, but no answer came (${transportReason(ctx.cause)}): the service may have acted on it.`,
-        hint: `Check before running it again, or it may be done twice: ${ctx.checkOutcome ?? 'the next `voxform plan` shows what the service holds now.'}`,
       });
     case 'too_many_files':
       return new ApiError({

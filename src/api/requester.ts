@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { REDACTED } from '../secrets/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
 import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
-import { backoffDelay, certainlyNotSent, isConnectionError, parseRetryAfter, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
+import { backoffDelay, isConnectionError, mayHaveActed, parseRetryAfter, shouldRetry, type BackoffOptions, type RetryMode } from './retry.js';
 
 /** An attempt is about to be sent (for progress displays and debugging). */
 export interface RequestEvent {
@@ -181,9 +181,9 @@ export class Requester {
           if (await this.pause(exchange, event, `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim(), response.status, retryAfterMs)) return undefined;
           continue;
         }
-        throw exchange.describeFailure
-          ? exchange.describeFailure(response.status, body, attempt)
-          : errorFromResponse(response.status, body, this.failureContext(exchange, target, attempt));
+        if (exchange.describeFailure) throw exchange.describeFailure(response.status, body, attempt);
+        const mayHaveActedOnIt = mayHaveActed(exchange.retry, { status: response.status });
+        throw errorFromResponse(response.status, body, { ...this.failureContext(exchange, target, attempt), mayHaveActed: mayHaveActedOnIt });
       }
 
       const kind = failureKind(failure);
@@ -197,8 +197,8 @@ export class Requester {
         continue;
       }
       // Not safe to repeat, and it may have reached the service: "try again" could do it twice.
-      const outcome = kind === 'connection' && exchange.retry === 'refused-only' && !certainlyNotSent(failure) ? 'outcome_unknown' : kind;
-      throw this.transportError(outcome, exchange, target, attempt, failure);
+      const uncertain = (kind === 'timeout' || kind === 'connection') && mayHaveActed(exchange.retry, { timedOut: kind === 'timeout', error: failure });
+      throw this.transportError(kind, exchange, target, attempt, failure, uncertain);
     }
   }
 
@@ -208,9 +208,11 @@ export class Requester {
     target: { origin: string; displayPath: string },
     attempts: number,
     cause: unknown,
+    mayHaveActedOnIt = false,
   ): ApiError {
     return errorFromTransport(kind, {
       ...this.failureContext(exchange, target, attempts),
+      mayHaveActed: mayHaveActedOnIt,
       origin: target.origin,
       timeoutMs: this.options.timeoutMs,
       maxResponseBytes: this.options.transport.maxResponseBytes,

@@ -57,6 +57,19 @@ export function shouldRetry(mode: RetryMode, failure: { status?: number; error?:
   return isConnectionError(failure.error);
 }
 
+/**
+ * Whether the service may have acted on a failed request, so that it is `api_outcome_unknown` and
+ * "try again" could do it twice. Only an operation not safe to repeat (`refused-only`) asks. The
+ * service promises nothing about what it did before a 5xx (docs/service-api.md, Errors): only a 429
+ * says it refused the request unhandled. A time-out may come after the service acted; a connection
+ * failure too, unless the request certainly never left this machine.
+ */
+export function mayHaveActed(mode: RetryMode, failure: { status: number } | { timedOut: boolean; error: unknown }): boolean {
+  if (mode !== 'refused-only') return false;
+  if ('status' in failure) return failure.status >= 500;
+  return failure.timedOut || !certainlyNotSent(failure.error);
+}
+
 /** A connection failure after which the request certainly never left this machine. */
 export function certainlyNotSent(error: unknown): boolean {
   const code = errorCode(error);

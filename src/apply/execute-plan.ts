@@ -39,6 +39,7 @@ export function nothingRan(): ExecuteResult {
 
 export type ProgressEvent =
   | { type: 'start'; change: ResourceChange }
+  /** `ms`: from the change's first request sent to its last answered, not the wait for its state write after. */
   | { type: 'done'; change: ResourceChange; ms: number }
   | { type: 'failed'; change: ResourceChange; error: unknown }
   | { type: 'skipped'; change: ResourceChange; because: string }
@@ -98,6 +99,8 @@ export interface ExecuteOptions {
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   /** Told of every request that succeeded, with the body as sent and what it returned (the deploy ledger's read-backs). */
   onRequestDone?: ((done: RequestDone) => void) | undefined;
+  /** Milliseconds, for the time a change's requests took (`done`'s `ms`); default `Date.now`. Tests inject one. */
+  now?: (() => number) | undefined;
 }
 
 /** A request that succeeded. `body` is as sent: it may hold secrets, so it is never printed or stored. */
@@ -207,6 +210,10 @@ class PlanRun {
     if (!this.closed) this.options.onProgress?.(event);
   }
 
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
   private get stopping(): boolean {
     return this.stop.aborted;
   }
@@ -221,9 +228,11 @@ class PlanRun {
       return;
     }
     const outcomes = await Promise.all(change.requests.map((request) => this.request(request, change)));
+    // Taken before the state write: that may wait for the next paced write, or for a stop to flush it.
+    const answeredAt = this.now();
     await Promise.all(this.writes.get(change.address) ?? []);
     if (this.closed) return;
-    this.conclude(change, outcomes);
+    this.conclude(change, outcomes, answeredAt);
   }
 
   /**
@@ -243,7 +252,7 @@ class PlanRun {
    * applied; some, partly applied; none, failed, skipped or not applied as the first write not
    * accepted says. A write accepted is never reported as not applied, whatever came after it.
    */
-  private conclude(change: ResourceChange, outcomes: readonly RequestOutcome[]): void {
+  private conclude(change: ResourceChange, outcomes: readonly RequestOutcome[], answeredAt = this.now()): void {
     this.settled.add(change.address);
     const writes = change.requests.map((request, i) => ({ request, outcome: outcomes[i] ?? ({ status: 'not_started' } as const) })).filter(({ request }) => request.operation !== 'read_agent');
     const accepted = writes.filter(({ outcome }) => outcome.status === 'done').map(({ request }) => request.operation);
@@ -281,7 +290,7 @@ class PlanRun {
     } else if (readBack >= 0 && read?.status !== 'done') {
       this.result.warnings.push(`${change.address}: applied, but not read back after the stop; \`voxform plan\` shows what the service kept.`);
     }
-    this.emit({ type: 'done', change, ms: Date.now() - (this.started.get(change.address) ?? Date.now()) });
+    this.emit({ type: 'done', change, ms: answeredAt - (this.started.get(change.address) ?? answeredAt) });
   }
 
   private request(request: PlannedRequest, change: ResourceChange): Promise<RequestOutcome> {
@@ -314,7 +323,7 @@ class PlanRun {
       // No new write once a stop is asked for, however long this one waited for its slot.
       if (this.closed || (this.stopping && !reading)) return { status: 'not_started' };
       if (!this.started.has(change.address)) {
-        this.started.set(change.address, Date.now());
+        this.started.set(change.address, this.now());
         this.emit({ type: 'start', change });
       }
       this.inFlight++;

@@ -2,9 +2,11 @@
  * The deploy ledger's side of apply: each agent's live configuration once the plan ran, and the
  * record appended. An agent left alone is as planned (left out when it does not hold the manifests'
  * values); an updated one as its read-back found it; only one whose files were set after that
- * read-back, or whose change failed or stopped, is read again.
+ * read-back, or whose change failed or stopped, is read again. After a stop (or when that read
+ * fails) an agent whose files were set is as read before them, with the files and messages sent.
  */
 import { agentVersion, historyRecord } from '../history/record.js';
+import { isPlainObject } from '../util/json-object.js';
 import type { AgentVersion, DeploySource, HistoryRecord, HistoryStore } from '../history/types.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import type { LiveState } from '../plan/read-live.js';
@@ -17,7 +19,10 @@ import type { ExecuteResult, RequestDone } from './execute-plan.js';
 export class AgentReadBacks {
   /** By change address: the version made from the agent's read-back. */
   private readonly versions = new Map<string, AgentVersion | undefined>();
-  private readonly filesSet = new Set<string>();
+  /** By change address: the agent's config as read back after its update. */
+  private readonly readBackConfigs = new Map<string, Record<string, unknown>>();
+  /** By change address: the body of its `set_agent_files` as sent (file ids, and messages when given). */
+  private readonly filesSent = new Map<string, Record<string, unknown>>();
   private readonly agents: Map<string, DesiredAgent>;
 
   constructor(desired: DesiredState) {
@@ -30,13 +35,31 @@ export class AgentReadBacks {
       const desired = this.agents.get(address);
       const agent = done.result.agent;
       this.versions.set(address, desired && agent.config ? versionOrNone(desired, agent.config as Record<string, unknown>) : undefined);
+      if (isPlainObject(agent.config)) this.readBackConfigs.set(address, agent.config);
     }
-    if (done.request.operation === 'set_agent_files') this.filesSet.add(address);
+    if (done.request.operation === 'set_agent_files') this.filesSent.set(address, done.body ?? {});
   };
 
   /** The record's version of an applied change's agent, from its read-back, unless something changed the agent after it. */
   currentVersion(address: string): AgentVersion | undefined {
-    return this.filesSet.has(address) ? undefined : this.versions.get(address);
+    return this.filesSent.has(address) ? undefined : this.versions.get(address);
+  }
+
+  /**
+   * The config of an agent whose knowledge files were set, without reading it again: as read before
+   * (the read-back after its update, or the plan's read when the change sent no update), with
+   * `knowledge_base.files` and `messages` as sent, which is all `set_agent_files` sets
+   * (docs/service-api.md). Undefined when no such read is known (an update not read back).
+   */
+  configWithFilesSent(change: ResourceChange, planned: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    const sent = this.filesSent.get(change.address);
+    if (!sent) return undefined;
+    const updated = change.requests.some((request) => request.operation === 'update_agent');
+    const before = updated ? this.readBackConfigs.get(change.address) : planned;
+    if (!before) return undefined;
+    const knowledgeBase = isPlainObject(before.knowledge_base) ? before.knowledge_base : {};
+    const setNow = sent.messages === undefined ? { files: sent.files } : { files: sent.files, messages: sent.messages };
+    return { ...before, knowledge_base: { ...knowledgeBase, ...setNow } };
   }
 }
 
@@ -53,7 +76,7 @@ interface HistoryContext {
   command: string;
   by: string;
   source: DeploySource;
-  /** Once aborted, no agent is read again: those whose state is unknown are left out of the record. */
+  /** Once aborted, no agent is read again: those whose state is unknown are left out of the record (see `configWithFilesSent`). */
   signal?: AbortSignal | undefined;
 }
 
@@ -68,7 +91,7 @@ function versionOrNone(agent: DesiredAgent, config: Record<string, unknown>): Ag
 
 /**
  * The agent's live configuration where no read-back gives it: as planned when left alone, else read
- * again. An agent this apply did not change (one `--target` left out of the plan), or whose change did
+ * again (after a stop, or when that read fails, an applied change's from what it sent: `configWithFilesSent`). An agent this apply did not change (one `--target` left out of the plan), or whose change did
  * not apply, counts only if the service holds the manifests' values: a record holds what an agent
  * runs, never a manifest's configuration the service does not have.
  */
@@ -77,13 +100,16 @@ async function liveConfigAfter(agent: DesiredAgent, change: ResourceChange | und
   // Planned unchanged: the plan found the service holding the manifests' values.
   if (change?.action === 'no-op') return planned?.config as Record<string, unknown> | undefined;
   if (!change) return planned && readBackDifferences(agent, planned).length === 0 ? (planned.config as Record<string, unknown>) : undefined;
-  if (context.signal?.aborted) return undefined;
+  const applied = context.result.applied.includes(change.address);
+  // Its writes all landed: without another read, it is what was read before them plus the files sent.
+  const known = () => (applied ? context.readBacks.configWithFilesSent(change, planned?.config as Record<string, unknown> | undefined) : undefined);
+  if (context.signal?.aborted) return known();
   try {
     const live = await context.client.getAgent(agent.id);
-    if (!context.result.applied.includes(change.address) && readBackDifferences(agent, live).length > 0) return undefined;
+    if (!applied && readBackDifferences(agent, live).length > 0) return undefined;
     return live.config as Record<string, unknown>;
   } catch {
-    return undefined;
+    return known();
   }
 }
 

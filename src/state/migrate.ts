@@ -1,7 +1,8 @@
 /**
  * `voxform state migrate`: copies every workspace (under both backends' locks) and the whole ledger
  * (history records and test runs) to another backend, then reads the target back and compares.
- * Refuses an empty source, and a target holding anything unless `force`.
+ * Refuses an empty source, and a target holding anything unless `force`. A stop (`signal`) takes
+ * effect between steps, so the step under way finishes and each side's state is known when it says so.
  */
 import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
@@ -16,7 +17,17 @@ interface MigrateResult {
   testRuns: number;
 }
 
-export async function migrateState(source: StateBackend, target: StateBackend, options: { force: boolean }): Promise<MigrateResult> {
+interface MigrateOptions {
+  force: boolean;
+  /** Stops the migration after the step under way (Ctrl-C): `interrupted`, saying what each side holds. */
+  signal?: AbortSignal | undefined;
+  /** The migration as a command line to paste, without `--force` (default: `voxform state migrate --to TARGET`). */
+  command?: string | undefined;
+  /** Said after that command line (that it holds `PASSWORD` in place of a database password). */
+  commandNote?: string | undefined;
+}
+
+export async function migrateState(source: StateBackend, target: StateBackend, options: MigrateOptions): Promise<MigrateResult> {
   if (source.kind === target.kind && source.display === target.display) {
     throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself.`, { hint: 'Name another backend with --to.' });
   }
@@ -41,11 +52,40 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
       { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records and test runs are added; none is removed).' },
     );
   }
-  for (const key of workspaces) await copyWorkspace(source, target, key);
+  const copied = { workspaces: 0, of: workspaces.length, ledger: false };
+  const stopIfAsked = () => {
+    if (options.signal?.aborted) throw interrupted(source, target, copied, options);
+  };
+  stopIfAsked();
+  for (const key of workspaces) {
+    await copyWorkspace(source, target, key);
+    copied.workspaces++;
+    stopIfAsked();
+  }
   await target.importHistory(history);
   await target.importTestRuns(testRuns);
+  copied.ledger = true;
+  stopIfAsked();
   await verify(source, target, workspaces);
   return { workspaces, historyRecords: history.length, testRuns: testRuns.length };
+}
+
+/** How far a stopped migration got, in each side's terms, and the command that finishes it. */
+function interrupted(source: StateBackend, target: StateBackend, copied: { workspaces: number; of: number; ledger: boolean }, options: MigrateOptions): VoxformError {
+  const command = options.command ?? `voxform state migrate --to ${shellWord(target.pastable)}`;
+  const note = options.commandNote ?? '';
+  const wrote = copied.workspaces > 0 || copied.ledger;
+  if (!wrote) {
+    return new VoxformError('interrupted', `Migration interrupted before anything was copied: ${source.display} and ${target.display} are as they were.`, {
+      hint: `Run \`${command}${options.force ? ' --force' : ''}\`${note} to migrate.`,
+    });
+  }
+  const held = copied.ledger
+    ? 'holds the whole copy, written but not yet read back and checked'
+    : `holds part of the copy (${copied.workspaces} of ${plural(copied.of, 'workspace')}, no history record or test run yet)`;
+  return new VoxformError('interrupted', `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} ${held}.`, {
+    hint: `Run \`${command} --force\`${note} to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`,
+  });
 }
 
 async function copyWorkspace(source: StateBackend, target: StateBackend, key: string): Promise<void> {

@@ -134,11 +134,24 @@ describe('no blind retry of a POST that is not safe to repeat', () => {
   ] as const;
 
   for (const [path, call] of creators) {
-    it(`${path}: a 503 is not retried`, async () => {
-      env.emulator.control.setFaults([{ path, errorRate: 1, errorStatus: 503 }]);
-      await expect(call()).rejects.toMatchObject({ code: 'api_unavailable', status: 503, attempts: 1 });
-      expect(logged(env.emulator, path)).toHaveLength(1);
+    it(`${path}: a 5xx is not retried, and the error says the service may have acted on it (it promises nothing about a 5xx)`, async () => {
+      for (const status of [503, 500] as const) {
+        env.emulator.control.setFaults([{ path, errorRate: 1, errorStatus: status }]);
+        const error = (await call().catch((e: unknown) => e)) as ApiError;
+        expect(error).toMatchObject({ code: 'api_outcome_unknown', status, attempts: 1 });
+        expect(error.message).toMatch(new RegExp(`^POST ${path} failed: the service answered ${status} .+: the service may have acted on it\\.$`));
+        expect(error.hint).toMatch(/^Check before running it again, or it may be done twice: /);
+        expect(error.hint).not.toContain('try again later');
+      }
+      expect(logged(env.emulator, path)).toHaveLength(2);
       expect(env.retries).toHaveLength(0);
+    });
+
+    it(`${path}: a 429 that outlasts the retries keeps its words: the service refused it unhandled`, async () => {
+      env.emulator.control.setFaults([{ path, rateLimit: { burst: 0, retryAfterSeconds: 1, limited: 10 } }]);
+      const error = (await call().catch((e: unknown) => e)) as ApiError;
+      expect(error).toMatchObject({ code: 'api_rate_limited', status: 429, attempts: 5 });
+      expect(error.message).not.toContain('may have acted');
     });
 
     it(`${path}: a dropped connection is not retried, and the error says the service may have acted on it`, async () => {
@@ -163,6 +176,25 @@ describe('no blind retry of a POST that is not safe to repeat', () => {
       '/knowledge/create_file': 'Check before running it again, or it may be done twice: the service cannot list its knowledge files, so look for the file in its dashboard: another upload makes a second one.',
       '/register_call': 'Check before running it again, or it may be done twice: `voxform logs` lists the calls the service started.',
     });
+  });
+
+  it('a time-out of a create says the service may have acted on it, and how to check, not "try again later"', async () => {
+    const slow = testClient({ baseUrl: env.emulator.url, apiKey: env.emulator.apiKey, timeoutMs: 100 });
+    // The emulator acts on the request at once and holds its answer back.
+    env.emulator.control.setFaults([{ path: '/api_keys', latencyMs: 1500 }]);
+    const keysBefore = env.emulator.control.state().keys.length;
+    try {
+      const error = (await slow.client.createApiKey({ type: 'public' }).catch((e: unknown) => e)) as ApiError;
+      expect(error).toMatchObject({ code: 'api_outcome_unknown', attempts: 1 });
+      expect(error.message).toMatch(/^POST \/api_keys failed: the request was sent to http:\/\/127\.0\.0\.1:\d+, but no complete answer came within 0\.1 s: the service may have acted on it\.$/);
+      expect(error.hint).toBe(
+        'Check before running it again, or it may be done twice: look for the new key in the service’s dashboard. A slow service may be given longer with --timeout (or VOXFORM_TIMEOUT), e.g. --timeout 1s.',
+      );
+      expect(env.emulator.control.state().keys.length).toBe(keysBefore + 1);
+      expect(slow.retries).toEqual([]);
+    } finally {
+      await slow.client.close();
+    }
   });
 
   it('a 429 (the service refused it) is retried even for register_call', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter, shouldRetry } from '../../src/api/retry.js';
+import { backoffDelay, mayHaveActed, parseRetryAfter, shouldRetry } from '../../src/api/retry.js';
 
 const connection = (code: string) => Object.assign(new Error(code), { code });
 
@@ -63,5 +63,23 @@ describe('shouldRetry', () => {
   it('finds the code in a cause chain', () => {
     const wrapped = new Error('fetch failed', { cause: connection('ECONNRESET') });
     expect(shouldRetry('safe', { error: wrapped })).toBe(true);
+  });
+});
+
+describe('mayHaveActed (the one rule for operations not safe to repeat)', () => {
+  it.each([
+    // mode, failure, expected
+    ['refused-only', { status: 503 }, true],
+    ['refused-only', { status: 500 }, true],
+    ['refused-only', { status: 504 }, true],
+    ['refused-only', { status: 429 }, false],
+    ['refused-only', { status: 422 }, false],
+    ['refused-only', { timedOut: true, error: connection('ERR_VOXFORM_ATTEMPT_TIMEOUT') }, true],
+    ['refused-only', { timedOut: false, error: connection('ECONNRESET') }, true],
+    ['refused-only', { timedOut: false, error: connection('ECONNREFUSED') }, false],
+    ['safe', { status: 503 }, false],
+    ['safe', { timedOut: true, error: connection('ERR_VOXFORM_ATTEMPT_TIMEOUT') }, false],
+  ] as const)('%s %o → %s', (mode, failure, expected) => {
+    expect(mayHaveActed(mode, failure)).toBe(expected);
   });
 });

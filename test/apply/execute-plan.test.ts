@@ -304,6 +304,44 @@ describe('executePlan stopped while a write is on the wire', () => {
     expect(store.workspace.campaigns['campaign.spring']).toEqual({ id: 'cmp_spring', applied: { name: 'Spring recall' } });
   });
 
+  it('times a change by its own requests, not by the wait for its state write that the stop ends', async () => {
+    const { desired, plan, live, liveState } = await manyAgents(3, 'New');
+    // Time never moves for the state: the second change's record waits for the next paced write.
+    const store = await StateStore.open(new FileStateBackend(path.join(await tempDir(), 'state.json')), 'default@local', 'fingerprint-key', new ManualClock());
+    let now = 0;
+    const { client } = fakeClient(live);
+    let reads = 0;
+    let bothRead: () => void = () => undefined;
+    const readBacks = new Promise<void>((resolve) => (bothRead = resolve));
+    // Each read-back takes 7 ms of the injected clock.
+    client.getAgent = async () => {
+      now += 7;
+      if (++reads === 2) bothRead();
+      return live;
+    };
+    const held = heldRequest();
+    client.updateAgent = (id) => (id === 'a2' ? held.send() : Promise.resolve());
+    const stop = new AbortController();
+    const done: Array<[string, number]> = [];
+    const running = executePlan({
+      plan, desired, live: liveState, client, store, parallelism: 3, signal: stop.signal, now: () => now,
+      onProgress: (event) => void (event.type === 'done' && done.push([event.change.address, event.ms])),
+    });
+    await held.wasCalled;
+    await readBacks;
+    await new Promise((resolve) => setImmediate(resolve));
+    // Ten seconds later, Ctrl-C: the waiting record is written at once, and its change reported.
+    now += 10_000;
+    stop.abort();
+    held.answer();
+    await running;
+    // Both read-backs were answered 14 ms of the clock after the changes started, ten seconds before they were reported.
+    expect(done.filter(([address]) => address !== 'agent.agent-00002')).toEqual([
+      ['agent.agent-00000', 14],
+      ['agent.agent-00001', 14],
+    ]);
+  });
+
   it('counts an accepted write as applied also when the wait for the read-back runs out', async () => {
     const { desired, live, liveState, plan, store } = await setup();
     const { client, calls } = fakeClient(live);

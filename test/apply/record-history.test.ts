@@ -122,6 +122,31 @@ describe('apply records its history', () => {
     await expectHashesOfService(client, targeted.record!);
   });
 
+  it('records an agent whose knowledge files were set before Ctrl-C, without reading it again, and the next apply records it as well', async () => {
+    const { client, base, store } = await setUp();
+    const { client: counting, reads } = countingClient(client);
+    const stop = new AbortController();
+    // Ctrl-C as the service accepts the front desk's files: its last write; the read for the record is never made.
+    counting.setAgentFiles = async (body) => {
+      await client.setAgentFiles(body);
+      if (body.agent_id === FRONT_DESK) stop.abort();
+    };
+    const outcome = await apply({ ...base, client: counting, signal: stop.signal });
+    expect(outcome.status).toBe('interrupted');
+    expect(outcome.applied).toContain('agent.front-desk');
+    // The plan's read and the read-back after its update: none after the stop.
+    expect(reads.get(FRONT_DESK)).toBe(2);
+    const [record] = await store.list({ workspace: 'default@local' });
+    expect(record).toMatchObject({ outcome: 'interrupted' });
+    expect(record!.agents['front-desk']?.knowledge).toEqual(['faq']);
+    await expectHashesOfService(client, record!);
+
+    const again = await apply({ ...base, client: counting });
+    expect(Object.keys(again.record!.agents)).toContain('front-desk');
+    expect(again.record!.agents['front-desk']?.configHash).toBe(record!.agents['front-desk']?.configHash);
+    await expectHashesOfService(client, again.record!);
+  });
+
   it('records nothing when the apply is cancelled', async () => {
     const { client, base, store } = await setUp();
     const outcome = await apply({ ...base, autoApprove: false, confirm: async () => false, client: client });

@@ -39,14 +39,15 @@ describe('voxform keys create', () => {
     expect(result.stderr).not.toContain('e.g. as VOXFORM_API_KEY');
   });
 
-  it('is sent once: a 503 is not retried (a second key could be created)', async () => {
+  it('is sent once: a 503 is not retried (a second key could be created), and says to look for the key before creating another', async () => {
     service.emulator.control.clearRequestLog();
     service.emulator.control.setFaults([{ path: '/api_keys', errorRate: 1, errorStatus: 503 }]);
     try {
       const result = await runCliInProcess(['keys', 'create', '--type', 'private'], { env: service.env });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(/^error\[api_unavailable\]: POST \/api_keys failed: the service answered 503 .+\.\n/);
+      expect(result.stderr).toMatch(/^error\[api_outcome_unknown\]: POST \/api_keys failed: the service answered 503 .+: the service may have acted on it\.\n/);
+      expect(result.stderr).toContain('  hint: Check before running it again, or it may be done twice: look for the new key in the service’s dashboard.\n');
       expect(service.emulator.control.requestLog().filter((e) => e.path === '/api_keys')).toHaveLength(1);
     } finally {
       service.emulator.control.clearFaults();

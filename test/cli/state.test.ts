@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
-import { runPrinted } from '../helpers/cli.js';
+import { runCliInProcess, runPrinted } from '../helpers/cli.js';
 
 let project: ExampleProject | undefined;
 afterEach(async () => {
@@ -161,6 +161,25 @@ describe('voxform state (file backend)', () => {
     const itself = await p.cliInProcess(['state', 'migrate', '--to', '.voxform/state.json']);
     expect(itself.code).toBe(1);
     expect(itself.stderr).toContain('is the source itself');
+  });
+
+  it('a migration stopped by Ctrl-C says what each side holds and the command to paste, which migrates', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    const stopped = await runCliInProcess(['state', 'migrate', '--state', '.voxform/state.json', '--to', 'moved/state.json'], { cwd: p.dir, env: p.env, interrupted: Promise.resolve() });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toBe(
+      [
+        'Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).',
+        'error[interrupted]: Migration interrupted before anything was copied: .voxform/state.json and moved/state.json are as they were.',
+        '  hint: Run `voxform state migrate --state .voxform/state.json --to moved/state.json` to migrate.',
+        '',
+      ].join('\n'),
+    );
+    const pasted = await runPrinted('voxform state migrate --state .voxform/state.json --to moved/state.json', { cwd: p.dir, env: p.env });
+    expect(pasted.stdout).toContain('Copied 1 workspace, 1 history record and 0 test runs ');
+    expect(pasted.code).toBe(0);
   });
 
   it('a migration refused by a lock says to wait and migrate again (migrate takes no --lock-timeout), and how to open that lock', async () => {

@@ -53,7 +53,10 @@ export function runCli(
  * is not under test. What a process alone shows (exit on a signal, Node's own warnings, file
  * permissions, the built `dist/`) is tested with `runCli`; so is every end-to-end test.
  */
-export async function runCliInProcess(args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {}): Promise<CliResult> {
+export async function runCliInProcess(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; /** Ctrl-C, for a command that stops gracefully: once it resolves. */ interrupted?: Promise<void> } = {},
+): Promise<CliResult> {
   const env = cliEnvironment(options.env);
   const secrets = operatorSecrets(env);
   const captured = { stdout: '', stderr: '' };
@@ -73,7 +76,7 @@ export async function runCliInProcess(args: string[], options: { cwd?: string; e
     secrets,
     confirm: undefined,
     onExit: (cleanup) => void cleanups.push(cleanup),
-    interrupted: () => new Promise<void>(() => undefined),
+    interrupted: () => options.interrupted ?? new Promise<void>(() => undefined),
   };
   try {
     const code = await runCommandLine(args, ctx);

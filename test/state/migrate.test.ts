@@ -108,3 +108,64 @@ describe.each(pairs)('state migrate from %s to %s', (from, to) => {
     expect(await target.history.listTestRuns({ workspace: WORKSPACE })).toEqual([mine, theirs]);
   });
 });
+
+describe('state migrate stopped by Ctrl-C', () => {
+  /** The file target, its step `at` (a method name, and which call of it) running `then` once done: Ctrl-C as that step finishes. */
+  function stopAfter(target: StateBackend, at: 'writeWorkspace' | 'importTestRuns', call: number, then: () => void): StateBackend {
+    const original = target[at].bind(target) as (...args: unknown[]) => Promise<unknown>;
+    let calls = 0;
+    Object.assign(target, {
+      [at]: async (...args: unknown[]) => {
+        const done = await original(...args);
+        if (++calls === call) then();
+        return done;
+      },
+    });
+    return target;
+  }
+
+  async function sourceWith(workspaces: string[]): Promise<StateBackend> {
+    const source = await openNew('file');
+    for (const key of workspaces) await (await StateStore.open(source, key, 'key')).update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    await source.history.append(apply(WORKSPACE));
+    return source;
+  }
+
+  it('after the copy was written: says the source is still the state, the target holds the copy unchecked, and the command that finishes it', async () => {
+    const source = await sourceWith([WORKSPACE]);
+    const stop = new AbortController();
+    const target = stopAfter(await openNew('file'), 'importTestRuns', 1, () => stop.abort());
+    const error = await migrateState(source, target, { force: false, signal: stop.signal }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'interrupted',
+      message: `Migration interrupted: ${source.display} is left as it was and is still the state to use; ${target.display} holds the whole copy, written but not yet read back and checked.`,
+      hint: `Run \`voxform state migrate --to ${target.pastable} --force\` to copy everything again and check the copy (--force: the target now holds what was copied so far); once it says identical, point --state or VOXFORM_STATE at the target.`,
+    });
+    // The command it names finishes the migration.
+    expect(await migrateState(source, target, { force: true })).toEqual({ workspaces: [WORKSPACE], historyRecords: 1, testRuns: 0 });
+  });
+
+  it('midway through the workspaces: says how many the target holds', async () => {
+    const source = await sourceWith([WORKSPACE, 'staging@local']);
+    const stop = new AbortController();
+    const target = stopAfter(await openNew('file'), 'writeWorkspace', 1, () => stop.abort());
+    const error = await migrateState(source, target, { force: false, signal: stop.signal, command: 'voxform state migrate --state s.json --to t.json' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'interrupted', message: expect.stringContaining(`${target.display} holds part of the copy (1 of 2 workspaces, no history record or test run yet).`) });
+    expect((error as Error & { hint: string }).hint).toMatch(/^Run `voxform state migrate --state s\.json --to t\.json --force` to copy everything again/);
+    expect(await target.history.list({ workspace: WORKSPACE })).toEqual([]);
+  });
+
+  it('before anything was copied: says neither side changed', async () => {
+    const source = await sourceWith([WORKSPACE]);
+    const target = await openNew('file');
+    const stop = new AbortController();
+    stop.abort();
+    const error = await migrateState(source, target, { force: false, signal: stop.signal }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'interrupted',
+      message: `Migration interrupted before anything was copied: ${source.display} and ${target.display} are as they were.`,
+      hint: `Run \`voxform state migrate --to ${target.pastable}\` to migrate.`,
+    });
+    expect(await target.listWorkspaces()).toEqual([]);
+  });
+});

@@ -2,7 +2,9 @@
 import { VoxformError } from '../../errors.js';
 import { describeHolder, type WorkspaceSummary } from '../../state/backend.js';
 import { migrateState } from '../../state/migrate.js';
-import { openStateSpec } from '../../state/open.js';
+import { openStateSpec, pastableStateSpec } from '../../state/open.js';
+import { shellWord } from '../../util/shell-word.js';
+import { stateFlags } from '../next-command.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { openOperatorBackend } from '../project.js';
@@ -89,12 +91,25 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
   return 0;
 }
 
+/** This migration as a command line to paste (without --force), the options as typed, a database password as PASSWORD. */
+function migrateCommand(options: StateCommandOptions & { to: string }): { command: string; commandNote: string | undefined } {
+  const specs = [options.state, options.to].filter((spec): spec is string => spec !== undefined);
+  const command = ['voxform state migrate', ...stateFlags(options), '--to', shellWord(pastableStateSpec(options.to))].join(' ');
+  const password = specs.some((spec) => pastableStateSpec(spec) !== spec);
+  return { command, commandNote: password ? ' (with the database password in place of PASSWORD)' : undefined };
+}
+
 export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
   if (!options.to) throw new VoxformError('invalid_option', '`voxform state migrate` needs --to URL|PATH: where to copy the state.', { hint: 'For example `voxform state migrate --to postgres://HOST/DB`, or a file path.' });
   const source = await openOperatorBackend(options, ctx);
   const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
-  const result = await migrateState(source, target, { force: options.force === true });
+  const stop = new AbortController();
+  void ctx.interrupted().then(() => {
+    ctx.stderr.write('Stopping: the migration stops once the step under way is done (Ctrl-C again ends it at once).\n');
+    stop.abort();
+  });
+  const result = await migrateState(source, target, { force: options.force === true, signal: stop.signal, ...migrateCommand({ ...options, to: options.to }) });
   ctx.stdout.write(`Copied ${plural(result.workspaces.length, 'workspace')}, ${plural(result.historyRecords, 'history record')} and ${plural(result.testRuns, 'test run')} from ${source.display} to ${target.display}, and read them back: identical.\n`);
   for (const key of result.workspaces) ctx.stdout.write(line(`  ${key}`));
   const password = target.pastable === target.display ? '' : ' (with the database password in place of PASSWORD)';
