@@ -40,7 +40,7 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Failures where the request certainly never left this machine. */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN']);
+const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EAI_AGAIN', 'ENOTFOUND']);
 
 export function isConnectionError(error: unknown): boolean {
   const code = errorCode(error);
@@ -53,7 +53,8 @@ export function shouldRetry(mode: RetryMode, failure: { status?: number; error?:
     if (mode === 'refused-only') return failure.status === 429;
     return RETRYABLE_STATUSES.has(failure.status);
   }
-  if (mode === 'refused-only') return certainlyNotSent(failure.error);
+  // Never sent, and a failure another attempt may not meet (a host that does not resolve will not).
+  if (mode === 'refused-only') return certainlyNotSent(failure.error) && isConnectionError(failure.error);
   return isConnectionError(failure.error);
 }
 

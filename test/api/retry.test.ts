@@ -56,6 +56,8 @@ describe('shouldRetry', () => {
     ['refused-only', { error: connection('ECONNREFUSED') }, true],
     ['refused-only', { error: connection('ECONNRESET') }, false],
     ['refused-only', { error: connection('UND_ERR_SOCKET') }, false],
+    ['refused-only', { error: connection('ENOTFOUND') }, false], // never sent, and another attempt meets the same name
+
   ] as const)('%s %o → %s', (mode, failure, expected) => {
     expect(shouldRetry(mode, failure)).toBe(expected);
   });
@@ -77,6 +79,7 @@ describe('mayHaveActed (the one rule for operations not safe to repeat)', () => 
     ['refused-only', { timedOut: true, error: connection('ERR_VOXFORM_ATTEMPT_TIMEOUT') }, true],
     ['refused-only', { timedOut: false, error: connection('ECONNRESET') }, true],
     ['refused-only', { timedOut: false, error: connection('ECONNREFUSED') }, false],
+    ['refused-only', { timedOut: false, error: connection('ENOTFOUND') }, false],
     ['safe', { status: 503 }, false],
     ['safe', { timedOut: true, error: connection('ERR_VOXFORM_ATTEMPT_TIMEOUT') }, false],
   ] as const)('%s %o → %s', (mode, failure, expected) => {
