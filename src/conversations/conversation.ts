@@ -68,7 +68,7 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
     ...extra,
   });
   if (input.test.mockTools && !input.agentConfig) {
-    return finish('skipped', { checks: [{ check: 'mock_tools', turn: undefined, status: 'skipped', detail: "mock_tools: the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)" }] });
+    return finish('skipped', { checks: [{ check: 'mock_tools', turn: undefined, status: 'skipped', detail: "the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)" }] });
   }
   if (input.test.simulate && !input.model) {
     return finish('skipped', { checks: [{ check: 'simulate', turn: undefined, status: 'skipped', detail: 'a simulated caller needs the judge model (--skip-judge)' }] });
