@@ -7,31 +7,13 @@ import type { ApiClient } from '../api/index.js';
 import type { ChatCompletionRequest } from '../schema/types.gen.js';
 import { findCallRecord, viewOfRecord } from './call-record.js';
 import type { CallRecordView } from './checks.js';
-import type { CheckStatus, TranscriptMessage } from './types.js';
+import type { TranscriptMessage } from './types.js';
 
-export interface AgentTurn extends RecordedOutcomes {
+export interface AgentTurn {
   reply: string;
   /** The session the service matched the request to; undefined from a recording (its call record is recorded too). */
   sessionId: string | undefined;
   finishReason: string | null | undefined;
-}
-
-/**
- * What a recording adds to an answer it had to redact (a reply, a call record's tool calls): its
- * text no longer gives the verdicts of the checks on it, so their outcomes are recorded and replayed
- * (src/conversations/recordings/).
- */
-export interface RecordedOutcomes {
-  /** Replaying: the outcome a check had on the answer as it was; `not_recorded` for a check it lacks. */
-  recordedCheck?: ((check: unknown) => CheckOutcome) | undefined;
-  /** Recording: hears the outcome of each check on the answer as it is. */
-  noteCheck?: ((check: unknown, outcome: CheckOutcome) => void) | undefined;
-}
-
-/** A check's outcome, as a recording keeps it. */
-export interface CheckOutcome {
-  status: CheckStatus;
-  detail: string | undefined;
 }
 
 export interface CallRecordQuery {
@@ -43,7 +25,7 @@ export interface CallRecordQuery {
 export interface AgentChannel {
   send(request: ChatCompletionRequest): Promise<AgentTurn>;
   /** The session's record as the checks see it (tools called, status); undefined when not in the call log. */
-  callRecord(query: CallRecordQuery): Promise<(Pick<CallRecordView, 'callStatus' | 'toolCalls'> & RecordedOutcomes) | undefined>;
+  callRecord(query: CallRecordQuery): Promise<Pick<CallRecordView, 'callStatus' | 'toolCalls'> | undefined>;
 }
 
 export function serviceChannel(client: ApiClient): AgentChannel {

@@ -43,6 +43,26 @@ export interface CheckContext {
 /** A quoted text for a check's name or detail: redacted, then cut to 60 characters. */
 const short = (text: string, redact: Redact = keepText): string => JSON.stringify(shortenRedacted(text, 60, redact));
 
+/** Characters an `equals` detail quotes from before the first difference. */
+const DIFFERENCE_CONTEXT = 20;
+
+/**
+ * Where an `equals` check's texts first differ, each quoted from a little before that place: both
+ * quoted from their start and cut, a difference past the cut would not show. Redacted before it is
+ * cut, as every quote is.
+ */
+function differenceDetail(expected: string, reply: string, redact: Redact = keepText): string {
+  const want = redact(expected);
+  const got = redact(reply);
+  let at = 0;
+  while (at < want.length && at < got.length && want[at] === got[at]) at++;
+  let from = Math.max(0, at - DIFFERENCE_CONTEXT);
+  // Never from the second half of a surrogate pair.
+  if (from > 0 && /[\uDC00-\uDFFF]/.test(got[from] ?? '')) from--;
+  const quote = (text: string) => JSON.stringify(`${from > 0 ? '…' : ''}${shortenRedacted(text.slice(from), 60, keepText)}`);
+  return `the reply differs at character ${at + 1}: it has ${quote(got)}, expected ${quote(want)}`;
+}
+
 export function describeReplyCheck(check: ReplyCheck): string {
   if (check.kind === 'regex') return `regex ${short(check.pattern.source)}`;
   if (check.kind === 'judge') return `judge: ${check.rubric}`;
@@ -77,7 +97,7 @@ export async function checkReply(check: ReplyCheck, reply: string, turn: number,
     case 'not_contains':
       return reply.toLowerCase().includes(check.text.toLowerCase()) ? result(name, turn, 'failed', `the reply contains ${short(check.text)}`) : result(name, turn, 'passed');
     case 'equals':
-      return reply.trim() === check.text.trim() ? result(name, turn, 'passed') : result(name, turn, 'failed', `the reply is ${short(reply, redact)}`);
+      return reply.trim() === check.text.trim() ? result(name, turn, 'passed') : result(name, turn, 'failed', differenceDetail(check.text.trim(), reply.trim(), redact));
     case 'regex':
       return regexResult(name, turn, check.pattern, reply, 'the reply', context.regexTime);
     case 'judge':

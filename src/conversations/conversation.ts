@@ -5,19 +5,21 @@
  * Requests: a scripted test of N turns sends N chat requests, the last one with
  * `end_of_session: true` (its reply still comes back); a simulated one ends with its own request.
  * Each request carries the whole conversation so far, as the chat interface intends.
+ *
+ * What checks see: the conversation as a report may show it (`shownText`), never as the agent said it.
  */
 import { isVoxformError } from '../errors.js';
 import type { AgentConfigUpdate, ChatCompletionRequest } from '../schema/types.gen.js';
-import type { AgentChannel, AgentTurn, RecordedOutcomes } from './agent-channel.js';
-import { checkCall, checkReply, describeCallCheck, describeReplyCheck, flagCallerWords } from './checks.js';
+import type { AgentChannel } from './agent-channel.js';
+import { checkCall, checkReply, flagCallerWords, type ToolCall } from './checks.js';
 import { withToolMocks } from './mock-tools.js';
 import { nextCallerMove } from './judge.js';
 import type { CompletionModel } from '../model/chat-model.js';
 import type { RequestBudget } from './budgets.js';
-import type { Redact } from '../secrets/redact.js';
+import { keepText, redactStrings, type Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from '../util/safe-regex.js';
 import type { JudgeCache } from './judge-cache.js';
-import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ConversationTest, ReplyCheck, RunResult, TestFile, TranscriptMessage } from './types.js';
+import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 import { labelAsTestTraffic } from '../api/test-traffic.js';
 
 /** Finish reasons of an ordinary reply; any other means the agent ended the session. */
@@ -35,7 +37,10 @@ export interface ConversationInput {
   model: CompletionModel | undefined;
   /** The requests the run has left: each chat request spends one before it is sent. */
   requests: RequestBudget;
-  /** Hides secrets in texts before they are shortened for a check's detail (see checks.ts). */
+  /**
+   * Hides the run's secrets: every check, the judge and the simulated caller see the conversation
+   * with it applied (`shownText`); undefined hides nothing.
+   */
   redact?: Redact | undefined;
   /** The time the run's regex checks share (safe-regex.ts). */
   regexTime: RegexTimeBudget;
@@ -44,6 +49,7 @@ export interface ConversationInput {
 }
 
 interface Exchange {
+  /** The conversation as the agent is told it: its replies as they came. */
   transcript: TranscriptMessage[];
   sessionId: string | undefined;
   checks: CheckResult[];
@@ -54,7 +60,7 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
   const exchange: Exchange = { transcript: [], sessionId: undefined, checks: [] };
   const finish = (status: CheckStatus, extra: Partial<RunResult> = {}): RunResult => ({
     status,
-    transcript: exchange.transcript,
+    transcript: shownTranscript(input, exchange.transcript),
     checks: exchange.checks,
     toolCalls: undefined,
     error: undefined,
@@ -62,7 +68,7 @@ export async function runConversation(input: ConversationInput): Promise<RunResu
     ...extra,
   });
   if (input.test.mockTools && !input.agentConfig) {
-    return finish('skipped', { checks: [{ check: 'mock_tools', turn: undefined, status: 'skipped', detail: "mock_tools: the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)" }] });
+    return finish('skipped', { checks: [{ check: 'mock_tools', turn: undefined, status: 'skipped', detail: "the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)" }] });
   }
   if (input.test.simulate && !input.model) {
     return finish('skipped', { checks: [{ check: 'simulate', turn: undefined, status: 'skipped', detail: 'a simulated caller needs the judge model (--skip-judge)' }] });
@@ -87,7 +93,28 @@ export function overallStatus(checks: readonly CheckResult[]): CheckStatus {
   return 'passed';
 }
 
-async function send(input: ConversationInput, exchange: Exchange, user: string | undefined, endOfSession: boolean): Promise<{ answer: AgentTurn; ended: boolean }> {
+/**
+ * The one rule of what every check, the judge and the simulated caller see: the text as a report
+ * may show it, each known secret replaced by its placeholder, before anything looks at it. A
+ * check's outcome is reported, so a check that saw a secret would tell it a character at a time
+ * (`regex: "code is .{3}X"` passing or not), and the judge and the caller are a model the test file
+ * instructs. A regex can only ever see the placeholder. The agent is told the conversation as it
+ * was: its own words, secrets included.
+ */
+function shownText(input: ConversationInput, text: string): string {
+  return (input.redact ?? keepText)(text);
+}
+
+function shownTranscript(input: ConversationInput, transcript: readonly TranscriptMessage[]): TranscriptMessage[] {
+  return transcript.map((line) => ({ ...line, content: shownText(input, line.content) }));
+}
+
+/** Tool calls as the checks see them: every text in them (names, arguments) as `shownText` shows it. */
+function shownToolCalls(input: ConversationInput, calls: readonly ToolCall[]): ToolCall[] {
+  return redactStrings(calls, input.redact ?? keepText) as ToolCall[];
+}
+
+async function send(input: ConversationInput, exchange: Exchange, user: string | undefined, endOfSession: boolean): Promise<{ reply: string; ended: boolean }> {
   const messages = [...exchange.transcript];
   if (user !== undefined) messages.push({ role: 'user', content: user });
   const agent: ChatCompletionRequest['agent'] = { agent_id: input.agentId };
@@ -102,55 +129,22 @@ async function send(input: ConversationInput, exchange: Exchange, user: string |
   exchange.sessionId = answer.sessionId ?? exchange.sessionId;
   exchange.transcript = [...messages, { role: 'assistant', content: reply }];
   const reason = answer.finishReason;
-  return { answer, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };
+  return { reply, ended: endOfSession || (typeof reason === 'string' && !ORDINARY_FINISH.has(reason)) };
 }
 
 async function runScripted(input: ConversationInput, exchange: Exchange): Promise<void> {
   const turns = input.test.turns ?? [];
   for (const [index, turn] of turns.entries()) {
     const last = index === turns.length - 1;
-    const { answer, ended } = await send(input, exchange, turn.user, last);
-    for (const check of turn.checks) exchange.checks.push(flagCallerWords(check, await checkAnswer(check, answer, index + 1, input), exchange.transcript));
+    const { reply, ended } = await send(input, exchange, turn.user, last);
+    const shown = shownText(input, reply);
+    const transcript = shownTranscript(input, exchange.transcript);
+    for (const check of turn.checks) exchange.checks.push(flagCallerWords(check, await checkReply(check, shown, index + 1, input), transcript));
     if (ended && !last) {
       exchange.checks.push({ check: `turn ${index + 2}`, turn: index + 2, status: 'failed', detail: 'the agent ended the session before this turn' });
       return;
     }
   }
-}
-
-/**
- * A check of a reply. A recording keeps a reply redacted, and a check on the redacted text may not
- * give the verdict the reply as it was gave (`regex: "code is [A-Z]+-[0-9]+"` on `code is
- * (sensitive)`), so for such a reply the recording keeps each check's outcome, keyed by the check
- * (src/conversations/recordings/). A judge's answers are recorded as they are, and asked again.
- */
-function checkAnswer(check: ReplyCheck, answer: AgentTurn, turn: number, input: ConversationInput): Promise<CheckResult> {
-  const evaluate = () => checkReply(check, answer.reply, turn, input);
-  if (check.kind === 'judge') return evaluate();
-  const key = check.kind === 'regex' ? { kind: check.kind, pattern: patternKey(check.pattern) } : { kind: check.kind, text: check.text };
-  return recordedOr(answer, key, describeReplyCheck(check), turn, evaluate);
-}
-
-/** The outcome the recording holds for the check (`key`: what decides it), else the check made (and noted, recording). */
-async function recordedOr(source: RecordedOutcomes, key: unknown, name: string, turn: number | undefined, evaluate: () => Promise<CheckResult>): Promise<CheckResult> {
-  if (source.recordedCheck) return { check: name, turn, ...source.recordedCheck(key) };
-  const outcome = await evaluate();
-  source.noteCheck?.(key, { status: outcome.status, detail: outcome.detail });
-  return outcome;
-}
-
-const patternKey = (pattern: RegExp) => ({ source: pattern.source, flags: pattern.flags });
-
-function argsKey(args: Record<string, ArgExpectation> | undefined): unknown {
-  if (!args) return null;
-  return Object.fromEntries(Object.entries(args).map(([name, expectation]) => [name, expectation.kind === 'regex' ? { kind: 'regex', pattern: patternKey(expectation.pattern) } : expectation]));
-}
-
-/** What decides a check of the call record's tool calls (their arguments are recorded redacted); undefined for the others. */
-function callCheckKey(check: CallCheck): unknown {
-  if (check.kind === 'tool_called') return { kind: check.kind, tool: check.tool, args: argsKey(check.args) };
-  if (check.kind === 'tool_calls') return { kind: check.kind, calls: check.calls.map((call) => ({ tool: call.tool, args: argsKey(call.args) })) };
-  return undefined;
 }
 
 async function runSimulated(input: ConversationInput, exchange: Exchange): Promise<void> {
@@ -160,7 +154,7 @@ async function runSimulated(input: ConversationInput, exchange: Exchange): Promi
   // The agent speaks first (its greeting), as on a call; then the caller answers.
   let { ended } = await send(input, exchange, undefined, false);
   for (let turn = 0; turn < caller.maxTurns && !ended; turn++) {
-    const move = await nextCallerMove(model, caller, exchange.transcript, input.redact);
+    const move = await nextCallerMove(model, caller, shownTranscript(input, exchange.transcript), input.redact);
     if (move.message !== undefined) ({ ended } = await send(input, exchange, move.message, false));
     if (move.goalReached) break;
   }
@@ -181,11 +175,7 @@ async function checkRecord(input: ConversationInput, exchange: Exchange): Promis
     return undefined;
   }
   // The transcript judged is the conversation as the test held it; the record's tool calls and status are the service's.
-  const view = { ...record, transcript: exchange.transcript };
-  for (const check of input.test.expect) {
-    const key = callCheckKey(check);
-    const evaluate = () => checkCall(check, view, input);
-    exchange.checks.push(await (key === undefined ? evaluate() : recordedOr(record, key, describeCallCheck(check), undefined, evaluate)));
-  }
+  const view = { callStatus: record.callStatus, toolCalls: shownToolCalls(input, record.toolCalls), transcript: shownTranscript(input, exchange.transcript) };
+  for (const check of input.test.expect) exchange.checks.push(await checkCall(check, view, input));
   return view.toolCalls;
 }

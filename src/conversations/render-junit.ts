@@ -5,7 +5,7 @@
  * the caller's own words is flagged in both <system-out> and a `caller_words` property.
  */
 import { printable } from '../util/printable.js';
-import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, runToShow, skipReason, targetsOf, transcriptLines } from './render-shared.js';
 import type { TestReport, TestRun, TestVerdict } from './types.js';
 import { verdictStatistics } from './statistics.js';
 
@@ -65,7 +65,7 @@ function* testcase(report: TestReport, both: boolean): Generator<string> {
     }
     yield `    <testcase ${attrs}>\n`;
     yield properties;
-    if (verdict.status === 'skipped') yield '      <skipped message="needs the judge model (--skip-judge)"/>\n';
+    if (verdict.status === 'skipped') yield `      <skipped message="${escapeXml(skipReason(verdict) ?? 'skipped')}"/>\n`;
     const shown = runToShow(verdict);
     if (shown) {
       const problems = describeProblems(shown.run);

@@ -5,7 +5,7 @@
  * comment says how many.
  */
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, skipReason, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
@@ -81,6 +81,17 @@ function callerWordsSection(run: TestRun, md: Escape): string[] {
   return lines.length > 0 ? ['', "**Checks met by the caller's own words** (they pass, and prove little):", '', ...lines] : [];
 }
 
+/** Why each skipped verdict was skipped (render-shared.ts `skipReason`). */
+function skippedSection(run: TestRun, md: Escape): string[] {
+  const lines = run.reports.flatMap((report) =>
+    targetsOf(report).flatMap((target) => {
+      const reason = skipReason(report.verdicts[target] as TestVerdict);
+      return reason ? [`- ${ICON.skipped} ${md.text(report.name)} (${target}): ${md.text(reason)}`] : [];
+    }),
+  );
+  return lines.length > 0 ? ['', '**Skipped:**', '', ...lines] : [];
+}
+
 function testTable(run: TestRun, md: Escape): string[] {
   const targets = run.against;
   const out = [`| test | file | ${targets.join(' | ')} |`, `|---|---|${targets.map(() => '---|').join('')}`];
@@ -106,7 +117,7 @@ function failureDetails(report: TestReport, md: Escape): string[] {
 /** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
 export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact: Redact = keepText): string {
   const md = escaperFor(redact);
-  const head = [headline(run), '', ...baselineSection(run, md), ...changeSection(run, md), ...testTable(run, md), ...callerWordsSection(run, md), ''].join('\n');
+  const head = [headline(run), '', ...baselineSection(run, md), ...changeSection(run, md), ...testTable(run, md), ...skippedSection(run, md), ...callerWordsSection(run, md), ''].join('\n');
   // Failures in order of interest: the behaviour diff's first, then the rest.
   const changed = new Set(run.changes.map((c) => c.report));
   const ordered = [...run.changes.map((c) => c.report), ...run.reports.filter((r) => !changed.has(r))];

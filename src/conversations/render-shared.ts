@@ -37,6 +37,20 @@ export function describeCheckResult(check: CheckResult): string {
   return printable(`${where}${check.check}${check.detail ? ` — ${check.detail}` : ''}`);
 }
 
+/**
+ * Why a verdict was skipped, the one source every format quotes: the first skipped check of its
+ * first run ("mock_tools — the live agent's tools cannot be mocked (…)", "turn 1: judge: … — no
+ * judge (--skip-judge)"); undefined for a verdict that was not skipped.
+ */
+export function skipReason(verdict: TestVerdict): string | undefined {
+  if (verdict.status !== 'skipped') return undefined;
+  for (const run of verdict.results) {
+    const skipped = run.checks.find((check) => check.status === 'skipped');
+    if (skipped) return describeCheckResult(skipped);
+  }
+  return undefined;
+}
+
 /** What went wrong in a run: its error (a run that could not complete), then its failed checks. */
 export function describeProblems(run: RunResult): string[] {
   return [...(run.error ? [printable(run.error)] : []), ...problemChecks(run).map(describeCheckResult)];

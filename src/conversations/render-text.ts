@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import { printable } from '../util/printable.js';
-import { callerWordChecks, describeCheckResult, describeVerdict, problemChecks, regressionLines, runToShow, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeVerdict, problemChecks, regressionLines, runToShow, skipReason, STATUS_WORD, targetsOf, transcriptLines } from './render-shared.js';
 import type { CheckStatus, TestRun, TestVerdict } from './types.js';
 import { plural } from '../util/plural.js';
 
@@ -43,6 +43,8 @@ export function* testTextPieces(run: TestRun, options: { color: boolean }): Gene
     for (const target of targets) {
       const verdict = report.verdicts[target];
       if (!verdict) continue;
+      const skipped = skipReason(verdict);
+      if (skipped) yield line(paint(`        ${target} skipped: ${skipped}`, pc.yellow));
       const shown = verdict.status === 'passed' || verdict.status === 'skipped' ? undefined : runToShow(verdict);
       if (!shown) continue;
       yield line(`        ${target}, run ${shown.index + 1} of ${verdict.results.length}:`);

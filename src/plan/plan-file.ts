@@ -4,6 +4,7 @@ import { VoxformError } from '../errors.js';
 import type { DesiredState } from '../manifest/types.js';
 import { fingerprintKeyId, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
+import { redactStrings } from '../secrets/redact.js';
 import { checkKeptFolder, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH, MAX_PLAN_JSON_VALUES } from '../project-files/limits.js';
 import { describeWriteFailure, writeFileAtomic } from '../util/atomic-write.js';
@@ -55,14 +56,6 @@ const DEFAULT_PLAN_COMMAND = 'voxform plan --out FILE';
 /** The secret values of the manifests, keyed (see `fingerprintKey`). */
 export function secretsDigest(desired: DesiredState, fingerprintKey: string): string {
   return keyedHash(fingerprintKey, [desired.manifestHash, [...desired.secrets].sort()]);
-}
-
-/** Every string inside a JSON value passed through `redact` (keys are the plan's own). */
-function redactStrings(value: unknown, redact: (text: string) => string): unknown {
-  if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, redactStrings(child, redact)]));
-  return value;
 }
 
 /** The digest of a saved plan's every other field (its `plan_digest`, if any, left out). */

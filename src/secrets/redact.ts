@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url';
+import { isPlainObject } from '../util/json-object.js';
 import { printable } from '../util/printable.js';
 
 /** What every printed, logged or stored secret becomes. */
@@ -28,6 +29,17 @@ export const keepText: Redact = (text) => text;
 export function shortenRedacted(text: string, max: number, redact: Redact): string {
   const clean = redact(text);
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/**
+ * Every text inside a JSON value — strings and object keys — passed through `redact`, each on its
+ * own: a secret scrubbed from the value's JSON text could span its syntax and leave it unparseable.
+ */
+export function redactStrings(value: unknown, redact: Redact): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [redact(key), redactStrings(child, redact)]));
+  return value;
 }
 
 /**

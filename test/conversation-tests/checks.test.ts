@@ -22,12 +22,21 @@ describe('reply checks', () => {
     ['not_contains ignores case', { kind: 'not_contains', text: 'OPEN' }, 'failed', 'the reply contains "OPEN"'],
     ['not_contains holds', { kind: 'not_contains', text: 'closed' }, 'passed', undefined],
     ['equals is exact (trimmed)', { kind: 'equals', text: ` ${REPLY} ` }, 'passed', undefined],
-    ['equals keeps case', { kind: 'equals', text: REPLY.toLowerCase() }, 'failed', `the reply is "${REPLY}"`],
+    ['equals keeps case', { kind: 'equals', text: REPLY.toLowerCase() }, 'failed', `the reply differs at character 1: it has "${REPLY}", expected "${REPLY.toLowerCase()}"`],
     ['regex matches', { kind: 'regex', pattern: /open \d+ to \d+\.$/ }, 'passed', undefined],
     ['regex misses', { kind: 'regex', pattern: /^Hello/ }, 'failed', 'the reply does not match'],
     ['judge without a judge is skipped, never passed', { kind: 'judge', rubric: 'Gives the hours.' }, 'skipped', 'no judge (--skip-judge)'],
   ])('%s', async (_name, check, status, detail) => {
     expect(await checkReply(check, REPLY, 1, { model: undefined, regexTime: new RegexTimeBudget() })).toMatchObject({ status, detail, turn: 1 });
+  });
+
+  it('equals quotes both texts from just before their first difference, however far in it lies', async () => {
+    const greeting = 'Thank you for calling Acme Dental, this is Ava, your receptionist. How can I help you today?';
+    const result = await checkReply({ kind: 'equals', text: greeting.replace('today', 'tomorrow') }, greeting, 1, { model: undefined, regexTime: new RegexTimeBudget() });
+    expect(result.detail).toBe('the reply differs at character 89: it has "…ow can I help you today?", expected "…ow can I help you tomorrow?"');
+    // A reply that stops short shows where it ends.
+    const short = await checkReply({ kind: 'equals', text: greeting }, greeting.replace(' you today?', ''), 1, { model: undefined, regexTime: new RegexTimeBudget() });
+    expect(short.detail).toBe('the reply differs at character 82: it has "…nist. How can I help", expected "…nist. How can I help you today?"');
   });
 
   it('stops a catastrophic regex at its time budget instead of hanging, and says why', async () => {
@@ -168,7 +177,7 @@ describe('a quoted text is redacted before it is shortened', () => {
 
   it('in the detail of equals and of a tool argument', async () => {
     const equals = await checkReply({ kind: 'equals', text: 'Hello' }, around(60), 1, { model: undefined, redact, regexTime: new RegexTimeBudget() });
-    expect(equals.detail).toBe(`the reply is "${'x'.repeat(50)} (sensiti…"`);
+    expect(equals.detail).toBe(`the reply differs at character 1: it has "${'x'.repeat(50)} (sensiti…", expected "Hello"`);
     const record = { callStatus: undefined, transcript: [], toolCalls: [{ name: 'book', params: { code: around(60) } }] };
     const exact = await checkCall({ kind: 'tool_called', tool: 'book', args: { code: { kind: 'exact', value: 'x' } } }, record, { model: undefined, redact, regexTime: new RegexTimeBudget() });
     expect(leaks(exact.detail)).toEqual([]);

@@ -104,9 +104,16 @@ describe('voxform test on the example project', () => {
     );
     const skipped = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--skip-judge']);
     expect(skipped.code).toBe(0);
-    // `contains: hi` after the caller said "hi" passes on the caller's own words, and is flagged.
+    // `contains: hi` after the caller said "hi" passes on the caller's own words, and is flagged; each skip says why.
     expect(skipped.stdout).toContain(
-      '  SKIP  judged  [desired skipped]\n        ⚠ turn 1: contains "hi" — this check is met by the caller\'s own words\n  SKIP  simulated  [desired skipped]\n',
+      [
+        '  SKIP  judged  [desired skipped]',
+        '        ⚠ turn 1: contains "hi" — this check is met by the caller\'s own words',
+        '        desired skipped: turn 1: judge: Is friendly. — no judge (--skip-judge)',
+        '  SKIP  simulated  [desired skipped]',
+        '        desired skipped: simulate — a simulated caller needs the judge model (--skip-judge)',
+        '',
+      ].join('\n'),
     );
     expect(skipped.stdout).toContain('desired: 0 passed, 0 failed, 2 skipped\n');
   });

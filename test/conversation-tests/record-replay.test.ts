@@ -121,41 +121,52 @@ describe('voxform test --mode record, then replay', () => {
 });
 
 describe('a recording of a reply that held a secret', () => {
-  it('replays the verdicts it recorded — each check\'s outcome on the reply as it was — while holding no planted value; a changed check is not recorded', { timeout: 120_000 }, async () => {
+  it('replays the verdicts the checks gave live, on the reply as reports show it (the secret its placeholder), and holds no planted value', { timeout: 120_000 }, async () => {
     const project = await startProject();
     const planted = { PROMO_CODE: 'SPRING-2026' };
     const manifest = path.join(project.dir, 'voxform.yaml');
     await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('first_message: Thanks for calling Acme Dental, this is Ava. How can I help you today?', 'first_message: "Welcome! Today\'s code is ${env:PROMO_CODE}."'));
     expect((await project.cliInProcess(['apply', '--auto-approve'], planted)).code).toBe(0);
     const testFile = path.join(project.dir, 'example/tests/promo.test.yaml');
-    const promoTests = (pattern: string) => `agent: front-desk\ntests:\n  - name: gives the code\n    turns: [{ expect: [{ regex: "${pattern}" }, { not_contains: "no code" }] }]\n`;
-    await writeFile(testFile, promoTests('code is [A-Z]+-[0-9]+'));
+    const promoTests = (shownPattern: string) =>
+      [
+        'agent: front-desk',
+        'tests:',
+        '  - name: sees the placeholder',
+        `    turns: [{ expect: [{ regex: "${shownPattern}" }, { not_contains: "SPRING" }] }]`,
+        '  - name: cannot see the code',
+        '    turns: [{ expect: [{ regex: "code is [A-Z]+-[0-9]+" }] }]',
+        '',
+      ].join('\n');
+    await writeFile(testFile, promoTests('code is \\\\(sensitive\\\\)'));
     const args = ['test', 'example/tests/promo.test.yaml', '--against', 'live'];
+    const verdicts = ['  PASS  sees the placeholder  [live 1/1]\n', '  FAIL  cannot see the code  [live 0/1]\n'];
 
     const recorded = await project.cliInProcess([...args, '--mode', 'record'], planted);
-    expect(recorded.stdout).toContain('  PASS  gives the code  [live 1/1]\n');
-    expect(recorded.code).toBe(0);
+    for (const verdict of verdicts) expect(recorded.stdout).toContain(verdict);
+    expect(recorded.code).toBe(1);
     const recording = await readFile(path.join(project.dir, 'example/tests/promo.recording.json'), 'utf8');
+    expect(recording).toContain("Today's code is (sensitive).");
     expect(recording).not.toContain(planted.PROMO_CODE);
     for (const secret of Object.values(SECRETS)) expect(recording).not.toContain(secret);
 
     for (const mode of ['replay', 'auto']) {
       const replayed = await project.cliInProcess([...args, '--mode', mode], planted);
-      expect(replayed.stdout, mode).toContain('  PASS  gives the code  [live 1/1]\n');
-      expect(replayed.code, mode).toBe(0);
+      for (const verdict of verdicts) expect(replayed.stdout, mode).toContain(verdict);
+      expect(replayed.code, mode).toBe(1);
     }
     expect(await readFile(path.join(project.dir, 'example/tests/promo.recording.json'), 'utf8')).toBe(recording);
 
-    // A check the recording has no outcome for is not answered from the redacted text.
-    await writeFile(testFile, promoTests('code is [A-Z]+-[0-9]{4}'));
+    // A changed check needs no new recording: it sees the recorded text, as it would see the live reply.
+    await writeFile(testFile, promoTests('code is \\\\(sens'));
     const changed = await project.cliInProcess([...args, '--mode', 'replay'], planted);
-    expect(changed.stdout).toContain('Not recorded: example/tests/promo.test.yaml › "gives the code", turn 1 (live, run 1)');
-    expect(changed.code).toBe(1);
+    for (const verdict of verdicts) expect(changed.stdout).toContain(verdict);
+    expect(changed.stdout).not.toContain('Not recorded');
   });
 });
 
 describe('a recording of tool calls whose arguments held a secret', () => {
-  it('replays the verdicts the argument checks had on the arguments as they were, and holds no planted value', { timeout: 120_000 }, async () => {
+  it('replays the verdicts the argument checks gave live, on the arguments as reports show them, and holds no planted value', { timeout: 120_000 }, async () => {
     const planted = { PROMO_CODE: 'SPRING-2026' };
     // The agent's model books with the day's code when asked for it.
     fake = await startFakeModel((request) => {
@@ -170,7 +181,7 @@ describe('a recording of tool calls whose arguments held a secret', () => {
     expect((await project.cliInProcess(['apply', '--auto-approve'], planted)).code).toBe(0);
     const testFile = path.join(project.dir, 'example/tests/code.test.yaml');
     const codeTests = (pattern: string) => `agent: booking\ntests:\n  - name: books with the code\n    turns: [{ user: "Book with the code, please." }]\n    expect:\n      - tool_called: find_slots\n        args: { code: { regex: "${pattern}" } }\n`;
-    await writeFile(testFile, codeTests('^[A-Z]+-[0-9]+$'));
+    await writeFile(testFile, codeTests('^\\\\(sensitive\\\\)$'));
     const args = ['test', 'example/tests/code.test.yaml', '--against', 'live'];
 
     const recorded = await project.cliInProcess([...args, '--mode', 'record'], planted);
@@ -183,10 +194,13 @@ describe('a recording of tool calls whose arguments held a secret', () => {
     expect(replayed.stdout).toContain('  PASS  books with the code  [live 1/1]\n');
     expect(replayed.code).toBe(0);
 
-    await writeFile(testFile, codeTests('^[A-Z]+$'));
-    const changed = await project.cliInProcess([...args, '--mode', 'replay'], planted);
-    expect(changed.stdout).toContain('Not recorded: example/tests/code.test.yaml › "books with the code"');
-    expect(changed.code).toBe(1);
+    // The code as it was is seen by no check, live or replayed.
+    await writeFile(testFile, codeTests('^[A-Z]+-[0-9]+$'));
+    for (const mode of ['replay', 'live']) {
+      const changed = await project.cliInProcess([...args, '--mode', mode], planted);
+      expect(changed.stdout, mode).toContain('  FAIL  books with the code  [live 0/1]\n');
+      expect(changed.stdout + changed.stderr, mode).not.toContain(planted.PROMO_CODE);
+    }
   });
 });
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { renderTestJunit } from '../../src/conversations/render-junit.js';
 import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
 import { renderTestText } from '../../src/conversations/render-text.js';
-import type { RunResult, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
+import { runPreparedTests } from '../../src/conversations/runner.js';
+import type { ApiClient } from '../../src/api/index.js';
+import type { CompletionModel } from '../../src/model/chat-model.js';
+import type { ConversationTest, RunResult, TestReport, TestRun, TestVerdict } from '../../src/conversations/types.js';
 
 function failedRun(reply: string): RunResult {
   return {
@@ -98,5 +101,36 @@ describe('renderers', () => {
     const capped = renderTestMarkdown(tests, limit, redact);
     expect(capped).toContain('_(cut at the size limit)_');
     expect(capped).not.toContain(secret.slice(0, 8));
+  });
+});
+
+describe('a skipped verdict', () => {
+  /** `mock_tools:` against both, with a judge: the live agent's run is skipped for its tools, not for the judge. */
+  async function mockedRun(): Promise<TestRun> {
+    const test: ConversationTest = {
+      name: 'books with a mock',
+      location: { file: 'tests/a.test.yaml', line: 3, col: 11 },
+      turns: [{ user: 'Hi', checks: [{ kind: 'judge', rubric: 'Greets' }] }],
+      simulate: undefined,
+      expect: [],
+      mockTools: { find_slots: { slots: [] } },
+      repeat: 1,
+      passRate: 1,
+      needsModel: true,
+    };
+    const client = { chatCompletions: () => ({ collect: async () => 'Hello.', sessionId: 's1', finishReason: 'stop' }) } as unknown as ApiClient;
+    const model: CompletionModel = { complete: async () => ({ role: 'assistant', content: '{"verdict": "pass", "reason": "it greets"}', refusal: null }) };
+    const file = { path: '/p/tests/a.test.yaml', display: 'tests/a.test.yaml', agent: 'front-desk', metadata: undefined, includeMetadataInPrompt: undefined, tests: [test] };
+    const agents = new Map([['front-desk', { id: 'ag_1', desiredConfig: { tools: [{ name: 'find_slots' }] } as never }]]);
+    return runPreparedTests({ files: [file], targets: ['live', 'desired'], client, agents, model, parallelism: 1 });
+  }
+
+  it('gives the reason it was skipped, the same in text, Markdown and JUnit', async () => {
+    const run = await mockedRun();
+    expect(run.reports[0]?.verdicts).toMatchObject({ live: { status: 'skipped' }, desired: { status: 'passed' } });
+    const reason = "mock_tools — the live agent's tools cannot be mocked (only the configuration voxform sends, --against desired)";
+    expect(renderTestText(run, { color: false })).toContain(`  PASS  books with a mock  [live skipped · desired 1/1]\n        live skipped: ${reason}\n`);
+    expect(renderTestMarkdown(run)).toContain(`**Skipped:**\n\n- ⏭️ books with a mock (live): ${reason.replace('mock_tools', 'mock\\_tools')}\n`);
+    expect(renderTestJunit(run)).toContain(`<skipped message="${reason.replaceAll("'", '&apos;')}"/>`);
   });
 });

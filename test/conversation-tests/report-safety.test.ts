@@ -28,7 +28,7 @@ describe('test reports never hold part of a secret', () => {
       const result = await runCliInProcess(['test', '--local', '--with-secrets', '--format', format], { cwd: dir, env: SECRET_ENV });
       expect(result.code, result.stderr).toBe(1);
       for (const piece of pieces) expect(`${result.stdout}${result.stderr}`, `${format}: ${piece}`).not.toContain(piece);
-      if (format === 'text') expect(result.stdout).toContain('✗ turn 1: equals "Hello" — the reply is "Thanks for calling Acme Dental, your access code is (sensit…"');
+      if (format === 'text') expect(result.stdout).toContain('✗ turn 1: equals "Hello" — the reply differs at character 1: it has "Thanks for calling Acme Dental, your access code is (sensit…", expected "Hello"');
       const saved = await runCliInProcess(['test', '--local', '--with-secrets', '--format', format, '--out', `r.${format}`], { cwd: dir, env: SECRET_ENV });
       expect(saved.code, saved.stderr).toBe(1);
       const file = await readFile(path.join(dir, `r.${format}`), 'utf8');

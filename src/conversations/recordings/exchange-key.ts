@@ -30,7 +30,3 @@ export function exchangeKey(run: RunIdentity, kind: string, request: unknown, re
   return sha256(redact(canonicalJson({ kind, test, target, run: index, agent: agentHash, request })));
 }
 
-/** The key of a check's recorded outcome on a reply (its kind and text or pattern), hashed as an exchange's. */
-export function checkKey(check: unknown, redact: Redact): string {
-  return sha256(redact(canonicalJson(check)));
-}

@@ -20,7 +20,7 @@ import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
 
 import { formatSize } from '../../util/size.js';
 import { isPlainObject } from '../../util/json-object.js';
-import type { CheckStatus, Target } from '../types.js';
+import type { Target } from '../types.js';
 
 export const RECORDING_FORMAT_VERSION = 1;
 
@@ -38,18 +38,6 @@ export type ExchangeKind = 'agent' | 'model' | 'call_record';
 export interface AgentAnswer {
   reply: string;
   finish_reason: string | null;
-  checks?: RecordedChecks;
-}
-
-/**
- * Only for an answer written redacted (a reply, tool calls' arguments): the outcome of each check on
- * it as it was, by the check's key (exchange-key.ts `checkKey`), so a replay gives the verdicts recorded.
- */
-export type RecordedChecks = Record<string, RecordedCheck>;
-
-export interface RecordedCheck {
-  status: CheckStatus;
-  detail: string | null;
 }
 
 export interface ModelAnswer {
@@ -59,7 +47,6 @@ export interface ModelAnswer {
 export interface CallRecordAnswer {
   call_status: string | null;
   tool_calls: Array<{ name: string; params: unknown }>;
-  checks?: RecordedChecks;
 }
 
 export interface RecordedExchange {
@@ -91,16 +78,9 @@ const isStringOrNull = (value: unknown): value is string | null => value === nul
 
 function validAnswer(kind: ExchangeKind, answer: unknown): boolean {
   if (!isPlainObject(answer)) return false;
-  if (kind === 'agent') return isString(answer.reply) && isStringOrNull(answer.finish_reason) && (answer.checks === undefined || validChecks(answer.checks));
+  if (kind === 'agent') return isString(answer.reply) && isStringOrNull(answer.finish_reason);
   if (kind === 'model') return isStringOrNull(answer.content);
-  return isStringOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isString(call.name)) && (answer.checks === undefined || validChecks(answer.checks));
-}
-
-const CHECK_STATUSES = new Set<unknown>(['passed', 'failed', 'skipped', 'error']);
-
-function validChecks(checks: unknown): boolean {
-  if (!isPlainObject(checks)) return false;
-  return Object.entries(checks).every(([key, outcome]) => /^sha256:[0-9a-f]{64}$/.test(key) && isPlainObject(outcome) && CHECK_STATUSES.has(outcome.status) && isStringOrNull(outcome.detail));
+  return isStringOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isString(call.name));
 }
 
 /** Why an entry is not an exchange; undefined when it is one. */

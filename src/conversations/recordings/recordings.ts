@@ -7,11 +7,11 @@
  */
 import { isVoxformError, VoxformError } from '../../errors.js';
 import { describeWriteFailure } from '../../util/atomic-write.js';
-import type { AgentChannel, CheckOutcome, RecordedOutcomes } from '../agent-channel.js';
+import type { AgentChannel } from '../agent-channel.js';
 import type { TestFile } from '../types.js';
 import type { CompletionModel, ModelAnswer as ChatAnswer } from '../../model/chat-model.js';
-import type { Redact } from '../../secrets/redact.js';
-import { checkKey, exchangeKey, type RunIdentity } from './exchange-key.js';
+import { redactStrings, type Redact } from '../../secrets/redact.js';
+import { exchangeKey, type RunIdentity } from './exchange-key.js';
 import {
   MAX_RECORDING_BYTES_PER_RUN,
   readRecording,
@@ -21,7 +21,6 @@ import {
   type CallRecordAnswer,
   type ExchangeKind,
   type ModelAnswer,
-  type RecordedCheck,
   type RecordedExchange,
 } from './recording-file.js';
 
@@ -153,17 +152,15 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
       turns.made++;
       const recorded: AgentAnswer = { reply: redact(answer.reply), finish_reason: answer.finishReason ?? null };
       note('agent', agentRequestKey(request), lastUserText(request.messages), recorded);
-      return recorded.reply === answer.reply ? answer : { ...answer, ...notingChecks(recorded, redact) };
+      return answer;
     },
     async callRecord(query) {
       const record = await live.channel.callRecord(query);
       // A record not found is not recorded: the replay says "not recorded", as the live run's error is the service's.
       if (!record) return record;
-      const asIs = JSON.stringify(record.toolCalls.map((call) => ({ name: call.name, params: call.params ?? null })));
-      const written = redact(asIs);
-      const recorded: CallRecordAnswer = { call_status: record.callStatus ?? null, tool_calls: JSON.parse(written) as CallRecordAnswer['tool_calls'] };
-      note('call_record', { transcript: query.transcript }, null, recorded);
-      return written === asIs ? record : { ...record, ...notingChecks(recorded, redact) };
+      const toolCalls = record.toolCalls.map((call) => ({ name: redact(call.name), params: redactStrings(call.params ?? null, redact) }));
+      note('call_record', { transcript: query.transcript }, null, { call_status: record.callStatus ?? null, tool_calls: toolCalls } satisfies CallRecordAnswer);
+      return record;
     },
   };
   const model: CompletionModel | undefined = live.model && {
@@ -176,32 +173,7 @@ function recordingIO(live: ConversationIO, context: { run: RunIdentity; turns: T
   return { channel, model };
 }
 
-/** For an answer written redacted: the checks on it note their outcomes on the answer as it was, into `recorded.checks`. */
-function notingChecks(recorded: AgentAnswer | CallRecordAnswer, redact: Redact): RecordedOutcomes {
-  const checks: Record<string, RecordedCheck> = (recorded.checks = {});
-  return {
-    noteCheck: (check: unknown, outcome: CheckOutcome) => {
-      checks[checkKey(check, redact)] = { status: outcome.status, detail: outcome.detail === undefined ? null : redact(outcome.detail) };
-    },
-  };
-}
-
-/** Replaying an answer recorded with its checks' outcomes: each check answered from them. */
-function replayingChecks(checks: Record<string, RecordedCheck> | undefined, redact: Redact, notFound: () => VoxformError): RecordedOutcomes {
-  if (!checks) return {};
-  return {
-    recordedCheck: (check: unknown) => {
-      const key = checkKey(check, redact);
-      const outcome = Object.hasOwn(checks, key) ? checks[key] : undefined;
-      if (!outcome) throw notFound();
-      return { status: outcome.status, detail: outcome.detail ?? undefined };
-    },
-  };
-}
-
 const WHAT: Record<ExchangeKind, string> = { agent: "agent's reply", model: "judge's or caller's answer", call_record: 'call record' };
-
-const OUTCOME = "outcome of this check (what it checks was recorded redacted, so its checks' outcomes were recorded instead)";
 
 function notRecorded(run: RunIdentity, turn: number, recordingName: string, what: string): VoxformError {
   return new VoxformError(
@@ -223,13 +195,11 @@ function replayIO(run: RunIdentity, context: { turns: Turns; answers: Answers; o
       const turn = turns.made + 1;
       const answer = find('agent', agentRequestKey(request), turn) as AgentAnswer;
       turns.made = turn;
-      const outcomes = replayingChecks(answer.checks, options.redact, () => notRecorded(run, turn, recordingName, OUTCOME));
-      return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason, ...outcomes };
+      return { reply: answer.reply, sessionId: undefined, finishReason: answer.finish_reason };
     },
     async callRecord(query) {
       const answer = find('call_record', { transcript: query.transcript }, turns.made) as CallRecordAnswer;
-      const outcomes = replayingChecks(answer.checks, options.redact, () => notRecorded(run, turns.made, recordingName, OUTCOME));
-      return { callStatus: answer.call_status ?? undefined, toolCalls: answer.tool_calls, ...outcomes };
+      return { callStatus: answer.call_status ?? undefined, toolCalls: answer.tool_calls };
     },
   };
   const model: CompletionModel | undefined = !options.judge ? undefined : {
