@@ -2,7 +2,7 @@
  * `voxform test`: conversation tests against the configuration under review (desired), the live
  * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
  */
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/budgets.js';
@@ -285,16 +285,31 @@ function* mapPieces(pieces: Iterable<string>, map: (piece: string) => string): G
 interface CaptureOptions extends ProjectOptions {
   args?: string[];
   out?: string;
+  /** Overwrite the file `--out` names when it exists. */
+  force?: boolean;
+}
+
+/** `test capture --out` naming a file that exists (a test file of the suite, most likely): overwritten only with --force. */
+async function refuseExistingOut(out: string, ctx: CommandContext): Promise<void> {
+  const exists = await lstat(path.resolve(ctx.cwd, out)).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return;
+  throw new VoxformError('would_overwrite', `voxform test capture would overwrite ${out}, which exists already; no call was captured.`, {
+    hint: 'Pass --force to overwrite it, or name another file with --out.',
+  });
 }
 
 /** Call records searched for the call id, newest first. */
 const CAPTURE_SEARCH_DEPTH = 10_000;
 
-/** `voxform test capture CALL_ID [--out FILE]`. */
+/** `voxform test capture CALL_ID [--out FILE [--force]]`. */
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx, 'no call was captured');
   await refuseInputAsOut(options.out, deployedFiles(desired), ctx, 'no call was captured');
+  if (options.out !== undefined && options.force !== true) await refuseExistingOut(options.out, ctx);
   const connection = await connectService(options, desired, ctx);
   const { client } = connection;
   let record;
