@@ -329,6 +329,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
   withConnection(withManifest(test.command('capture').description('turn a logged call into a test file (personal data replaced)')))
     .argument('<call-id>', 'the call id (see `voxform logs`)')
     .option('--out <file>', 'write the test file here instead of stdout')
+    .option('--force', 'overwrite the file --out names when it exists')
     .action(action('test-capture'));
 
   withConnection(withManifest(program.command('get').description('list what is live on the service, each entry marked with the manifest name that manages it or "unmanaged" (docs/get.md)')))

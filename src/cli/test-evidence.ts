@@ -1,13 +1,25 @@
 /**
  * `voxform test` against live agents: the run's evidence recorded in the workspace's ledger
- * (src/promote/evidence.ts), for `voxform promote`'s `tests` gate. A run that cannot be recorded
- * still reports its tests; it says why it left no evidence.
+ * (src/promote/evidence.ts), for `voxform promote`'s `tests` gate. Only a run of the whole suite, as
+ * its files ask, is evidence; any other run says why it left none. A run that cannot be recorded
+ * still reports its tests. Also the suite of the checkout `promote` runs in, which the gate compares
+ * the runs' suites with.
  */
-import { deployer } from '../history/source.js';
+import path from 'node:path';
+import { MAX_TEST_BYTES_PER_RUN } from '../conversations/budgets.js';
+import { findTestSuite, type TestSuite } from '../conversations/find-test-files.js';
+import { MAX_TEST_FILE_BYTES } from '../conversations/load-tests.js';
+import type { TestMode } from '../conversations/recordings/recordings.js';
+import { deployer, uncommittedFiles } from '../history/source.js';
 import type { DesiredState } from '../manifest/types.js';
-import { changedDuringRun, liveConfigurationHashes, testRunRecord } from '../promote/evidence.js';
+import { findProjectRoot, readGuarded } from '../project-files/guarded-read.js';
+import { changedDuringRun, liveConfigurationHashes, suiteDigest, testRunRecord } from '../promote/evidence.js';
+import type { CheckoutSuite } from '../promote/gates.js';
 import { workspaceKey } from '../state/types.js';
 import type { TestFile, TestRun } from '../conversations/types.js';
+import { sha256 } from '../util/hash.js';
+import { plural } from '../util/plural.js';
+import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import type { Connection } from './connection.js';
 import type { CommandContext } from './context.js';
 import { deploySourceOf, openOperatorBackend, type ProjectOptions } from './project.js';
@@ -17,8 +29,61 @@ export interface TestEvidence {
   record(run: TestRun): Promise<void>;
 }
 
-/** Before the run: the live configurations the tests will talk to. */
-export async function startTestEvidence(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection, files: readonly TestFile[]): Promise<TestEvidence> {
+/** Where the suite is looked for: beside the first manifest, in the folder -f names, else beside the first file read. */
+export function manifestPlaces(options: ProjectOptions, ctx: CommandContext, desired: DesiredState): string[] {
+  return options.file?.length ? options.file.map((given) => path.resolve(ctx.cwd, given)) : desired.files;
+}
+
+/** The suite of the manifests: what `voxform test` without paths reads. */
+export function testSuiteOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState): Promise<TestSuite> {
+  return findTestSuite(ctx.cwd, manifestPlaces(options, ctx, desired));
+}
+
+/** How the run was asked for, as far as it decides whether the run is evidence. */
+export interface RunRequest {
+  args?: string[] | undefined;
+  agent?: string[] | undefined;
+  grep?: string | undefined;
+  repeat?: number | undefined;
+  skipJudge?: boolean | undefined;
+  mode: TestMode;
+}
+
+const shown = (ctx: CommandContext, file: string) => path.relative(ctx.cwd, file) || file;
+
+/** `first (…)`: the first of some files, as a note names them. */
+function someOf(ctx: CommandContext, files: readonly string[]): string {
+  return `${shown(ctx, files[0] as string)}${files.length > 1 ? ', …' : ''}`;
+}
+
+/**
+ * Why this run is no evidence for the `tests` gate, as a clause after "it"; undefined when it is:
+ * it ran, live, exactly the suite's files (what a run without paths reads, and there is one), every
+ * test of them as its file asks: not narrowed, not replayed, the judge's checks not skipped, each
+ * test repeated as often as its own `repeat:` says. A skip the suite itself makes (`mock_tools:`
+ * against the live agent) is the suite's: every live run of it has the same.
+ */
+export function whyNoEvidence(request: RunRequest, ctx: CommandContext, suite: TestSuite, ran: readonly TestFile[]): string | undefined {
+  if (request.mode === 'replay' || request.mode === 'auto') return `answers from recordings (--mode ${request.mode})`;
+  if (request.grep !== undefined) return 'is narrowed by --grep';
+  if (request.agent !== undefined) return 'is narrowed by --agent';
+  const tests = ran.flatMap((file) => file.tests);
+  if (request.skipJudge && tests.some((test) => test.needsModel)) return "skips the judge's checks and simulated callers (--skip-judge)";
+  const repeat = request.repeat;
+  const changed = repeat === undefined ? undefined : tests.find((test) => test.repeat !== repeat);
+  if (changed) return `runs each test ${plural(repeat as number, 'time')}, where "${printable(changed.name)}" asks for ${changed.repeat} (--repeat)`;
+  if (suite.files.length === 0) return `runs no suite: a run without paths reads ${shown(ctx, suite.folder)}/ beside the manifest, which holds no test file`;
+  const ranFiles = new Set(ran.map((file) => file.path));
+  const left = suite.files.filter((file) => !ranFiles.has(file));
+  if (left.length > 0) return `leaves out ${plural(left.length, 'test file')} of the suite (${someOf(ctx, left)})`;
+  const inSuite = new Set(suite.files);
+  const outside = [...ranFiles].filter((file) => !inSuite.has(file));
+  if (outside.length > 0) return `runs test files outside the suite, ${shown(ctx, suite.folder)}/ (${someOf(ctx, outside)})`;
+  return undefined;
+}
+
+/** Before the run: the live configurations the tests will talk to. `suite`: the suite's folder; the run reads all of it. */
+export async function startTestEvidence(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection, suite: TestSuite, files: readonly TestFile[]): Promise<TestEvidence> {
   const names = [...new Set(files.map((file) => file.agent))];
   const parallelism = options.parallelism ?? 8;
   const before = await liveConfigurationHashes(desired, connection.client, names, parallelism);
@@ -32,7 +97,8 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
         return;
       }
       const workspace = workspaceKey(desired.environment, connection.local ? 'local' : connection.baseUrl);
-      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, run });
+      const digest = suiteDigest(suite.folder, files);
+      const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, suiteDigest: digest, run });
       if (!record) return;
       const backend = await openOperatorBackend(options, ctx);
       try {
@@ -42,4 +108,25 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
       }
     },
   };
+}
+
+/**
+ * The suite of the checkout `promote` runs in, read as `voxform test` reads test files (inside the
+ * project, regular files, the same caps), or why it has none a run could have read. Its folder must
+ * hold what the commit holds: the gate speaks for the commit, not for edits beside it.
+ */
+export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext, desired: DesiredState): Promise<CheckoutSuite> {
+  const suite = await testSuiteOf(options, ctx, desired);
+  if (suite.files.length === 0) return { problem: `this checkout has no test suite (${shown(ctx, suite.folder)}/ beside the manifest holds no test file)` };
+  const changed = await uncommittedFiles(ctx.cwd, ctx.env, [suite.folder]);
+  if (changed && changed.length > 0) return { problem: `this checkout's test files hold changes beside its commit (${changed.slice(0, 3).map(controlsAsQuestionMarks).join(', ')}${changed.length > 3 ? ', …' : ''})` };
+  const root = await findProjectRoot(ctx.cwd, ctx.cwd);
+  const budget = { remaining: MAX_TEST_BYTES_PER_RUN, limit: MAX_TEST_BYTES_PER_RUN, noun: 'test files' };
+  const hashed: Array<{ path: string; contentHash: string }> = [];
+  for (const file of suite.files) {
+    const outcome = await readGuarded(file, { root, maxBytes: MAX_TEST_FILE_BYTES, budget });
+    if (!outcome.ok) return { problem: `this checkout's test file ${shown(ctx, file)} ${outcome.message} (no run reads it)` };
+    hashed.push({ path: file, contentHash: sha256(outcome.bytes) });
+  }
+  return { digest: suiteDigest(suite.folder, hashed) };
 }

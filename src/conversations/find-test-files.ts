@@ -11,15 +11,28 @@ import { VoxformError } from '../errors.js';
 const TEST_FILE = /\.test\.ya?ml$/i;
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
+/** The suite: what a run without paths reads, the test files of the `tests/` folder beside the first manifest (none when it is missing). */
+export interface TestSuite {
+  /** The `tests/` folder (absolute), whether it exists or not. */
+  folder: string;
+  /** Its test files (absolute, sorted as a search finds them); empty when it holds none or is no folder. */
+  files: string[];
+}
+
+/** `manifests`: the manifest files read, or the files and folders named with -f (absolute). */
+export async function findTestSuite(cwd: string, manifests: readonly string[]): Promise<TestSuite> {
+  const first = manifests[0] ?? path.join(cwd, 'voxform.yaml');
+  const folder = path.join((await isFolder(first)) ? first : path.dirname(first), 'tests');
+  return { folder, files: (await isFolder(folder)) ? await searchFolder(folder) : [] };
+}
+
 /** `manifests`: the manifest files read, or the files and folders named with -f (absolute). */
 export async function findTestFiles(paths: readonly string[], cwd: string, manifests: readonly string[]): Promise<string[]> {
   if (paths.length === 0) {
-    const first = manifests[0] ?? path.join(cwd, 'voxform.yaml');
-    const folder = path.join((await isFolder(first)) ? first : path.dirname(first), 'tests');
+    const { folder, files: found } = await findTestSuite(cwd, manifests);
     const shown = path.relative(cwd, folder) || folder;
-    const info = await stat(folder).catch(() => undefined);
-    const found = info?.isDirectory() ? await searchFolder(folder) : [];
     if (found.length === 0) {
+      const info = await stat(folder).catch(() => undefined);
       const why = !info ? `the folder ${shown} does not exist` : !info.isDirectory() ? `${shown} is not a folder` : `${shown} holds no *.test.yaml files`;
       throw new VoxformError('tests_not_found', `No test files: ${why}.`, {
         hint: `Write a test as ${path.join(shown, 'NAME.test.yaml')}, beside the manifest (see docs/testing.md), or name files or folders: voxform test PATH…`,

@@ -10,6 +10,7 @@ import { decodeUtf8 } from '../project-files/decode.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
 import { describeProjectRoot, findProjectRoot, readGuarded } from '../project-files/guarded-read.js';
 import { formatSize } from '../util/size.js';
+import { sha256 } from '../util/hash.js';
 import { parseYaml } from '../manifest/parse-yaml.js';
 import { spanAt } from '../manifest/positions.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -88,12 +89,12 @@ export async function loadTestFiles(options: LoadTestsOptions): Promise<LoadTest
     }
     const value = (documents[0] as { value: unknown }).value;
     const checked = checkTestFile(value, documents[0]?.span ?? fileStart, options, diagnostics);
-    if (checked) loaded.push({ ...checked, path: file, display: source.display });
+    if (checked) loaded.push({ ...checked, path: file, display: source.display, contentHash: sha256(outcome.bytes) });
   }
   return { files: diagnostics.hasErrors ? undefined : loaded, diagnostics: diagnostics.toList() };
 }
 
-function checkTestFile(value: unknown, span: Span, options: Pick<LoadTestsOptions, 'agents' | 'toolsOf'>, diagnostics: DiagnosticList): Omit<TestFile, 'path' | 'display'> | undefined {
+function checkTestFile(value: unknown, span: Span, options: Pick<LoadTestsOptions, 'agents' | 'toolsOf'>, diagnostics: DiagnosticList): Omit<TestFile, 'path' | 'display' | 'contentHash'> | undefined {
   const { agents } = options;
   if (!isPlainObject(value)) {
     diagnostics.error('not_a_mapping', 'a test file is a mapping with agent and tests', span);

@@ -57,6 +57,8 @@ export interface TestFile {
   path: string;
   /** As reports show it: relative to the working directory, with `/`. */
   display: string;
+  /** `sha256:` of the bytes read: which version of the file a run used (the evidence of `voxform promote`). */
+  contentHash: string;
   /** The agent's local name in the manifest. */
   agent: string;
   metadata: Record<string, unknown> | undefined;

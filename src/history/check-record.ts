@@ -133,6 +133,7 @@ export function testRunProblem(value: unknown): Problem {
   if (!isText(value.workspace)) return 'workspace: not a workspace';
   if (!isTime(value.at)) return 'at: not a time (ISO 8601, UTC)';
   if (typeof value.by !== 'string' || typeof value.command !== 'string') return 'by, command: not text';
+  if (!optional(value.suiteDigest, (v) => typeof v === 'string' && CONFIG_HASH.test(v))) return 'suiteDigest: not a sha256: hash';
   const source = sourceProblem(value.source);
   if (source) return source;
   if (!isPlainObject(value.summary)) return 'summary: not an object';

@@ -183,6 +183,7 @@ function testRunJson(run: TestRunRecord): Record<string, unknown> {
     command: run.command,
     commit: run.source.commit ?? null,
     uncommitted: run.source.uncommitted ?? null,
+    suite_digest: run.suiteDigest ?? null,
     summary: run.summary,
     agents: Object.fromEntries(Object.keys(run.agents).sort().map((name) => [name, { id: run.agents[name]?.id, config_hash: run.agents[name]?.configHash }])),
     tests: run.tests.map((test) => ({ file: test.file, agent: test.agent, name: test.name, status: test.status, passes: test.passes, runs: test.runs, pass_rate: test.passRate })),

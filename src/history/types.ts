@@ -138,6 +138,11 @@ export interface TestRunRecord {
   source: DeploySource;
   /** Each agent the run talked to, by local name: its id and its live configuration's hash. */
   agents: Record<string, { id: string; configHash: string }>;
+  /**
+   * `suiteDigest` of the test files the run read, the whole suite (src/promote/evidence.ts): the
+   * `tests` gate takes the run only for a checkout whose suite has the same. Absent in records older than it.
+   */
+  suiteDigest?: string | undefined;
   summary: { passed: number; failed: number; skipped: number; errors: number };
   tests: TestOutcome[];
 }

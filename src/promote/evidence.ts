@@ -2,14 +2,18 @@
  * The evidence a `voxform test` run leaves in the ledger: only what it tested against the live
  * agents (the `live` target), with each agent's live configuration hash, taken as an apply takes it,
  * before and after the run. A configuration that changed during the run is not evidence for either
- * version, so such a run is not recorded. Nothing from a reply, a transcript or a secret is kept.
+ * version, so such a run is not recorded. The run is recorded with the digest of the suite it read,
+ * so the gate takes it only for a checkout holding the same test files. Nothing from a reply, a
+ * transcript or a secret is kept.
  */
+import path from 'node:path';
 import type { ApiClient } from '../api/index.js';
 import { configurationHash } from '../history/config-hash.js';
 import { envConfigPaths } from '../history/record.js';
 import type { DeploySource, TestRunRecord } from '../history/types.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { TestRun } from '../conversations/types.js';
+import { hashValue } from '../util/hash.js';
 import { mapBounded } from '../util/semaphore.js';
 
 export type TestedAgents = TestRunRecord['agents'];
@@ -30,6 +34,16 @@ export function changedDuringRun(before: TestedAgents, after: TestedAgents): str
   return Object.keys(before).filter((name) => before[name]?.configHash !== after[name]?.configHash);
 }
 
+/**
+ * One digest of a suite's test files: each file's path from the suite's folder (with `/`, so the
+ * digest is the same whatever the working directory and system) and the hash of its content.
+ * Paths are hashed too: a file moved out of the suite changes what a run without paths reads.
+ */
+export function suiteDigest(folder: string, files: ReadonlyArray<{ path: string; contentHash: string }>): string {
+  const entries = files.map((file) => [path.relative(folder, file.path).split(path.sep).join('/'), file.contentHash] as const);
+  return hashValue(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 interface TestRunRecordInput {
   workspace: string;
   at: Date;
@@ -37,6 +51,8 @@ interface TestRunRecordInput {
   command: string;
   source: DeploySource;
   agents: TestedAgents;
+  /** `suiteDigest` of the test files the run read. */
+  suiteDigest: string;
   run: TestRun;
 }
 
@@ -55,6 +71,7 @@ export function testRunRecord(input: TestRunRecordInput): Omit<TestRunRecord, 'i
     command: input.command,
     source: input.source,
     agents: input.agents,
+    suiteDigest: input.suiteDigest,
     summary: { passed: summary.passed, failed: summary.failed, skipped: summary.skipped, errors: summary.errors },
     tests,
   };

@@ -69,19 +69,32 @@ export function deployedSince(records: readonly HistoryRecord[], current: Histor
   return new Date(since.at);
 }
 
-/** The newest test run that talked to the configuration `current` holds: every agent it tested has that agent's hash. */
-export function runOfConfiguration(runs: readonly TestRunRecord[], current: HistoryRecord): TestRunRecord | undefined {
-  return runs.find((run) => {
-    const names = Object.keys(run.agents);
-    return names.length > 0 && names.every((name) => Object.hasOwn(current.agents, name) && current.agents[name]?.configHash === run.agents[name]?.configHash);
-  });
+/** Whether a test run talked to the configuration `current` holds: every agent it tested has that agent's hash. */
+function ranConfiguration(run: TestRunRecord, current: HistoryRecord): boolean {
+  const names = Object.keys(run.agents);
+  return names.length > 0 && names.every((name) => Object.hasOwn(current.agents, name) && current.agents[name]?.configHash === run.agents[name]?.configHash);
 }
 
-function testsGate(source: string, current: HistoryRecord, runs: readonly TestRunRecord[]): GateResult {
-  const run = runOfConfiguration(runs, current);
+/** The test suite of the checkout promote runs in (`suiteDigest` of its files), or why there is none to compare with. */
+export type CheckoutSuite = { digest: string } | { problem: string };
+
+/**
+ * The tests gate: the newest run that talked to the configuration `current` holds and read the
+ * checkout's test suite. A newer run of other test files (a pull request's, run against the source)
+ * is passed over, never taken for this commit's, and the ✗ line says so when no run is left.
+ */
+function testsGate(source: string, current: HistoryRecord, runs: readonly TestRunRecord[], suite: CheckoutSuite): GateResult {
   const base = { gate: 'tests' as const, required: 'pass' };
-  if (!run) {
+  const ofConfiguration = runs.filter((candidate) => ranConfiguration(candidate, current));
+  const newest = ofConfiguration[0];
+  if (!newest) {
     return { ...base, passed: false, evidence: `no \`voxform test --against live\` run against ${source} since ${deployedAs(current)} was deployed` };
+  }
+  if ('problem' in suite) return { ...base, passed: false, evidence: `${suite.problem}, so no run against ${source} can stand for its tests` };
+  const run = ofConfiguration.find((candidate) => candidate.suiteDigest === suite.digest);
+  if (!run) {
+    const why = newest.suiteDigest === undefined ? 'was recorded without the test files it ran (by an earlier voxform)' : "ran other test files than this commit's";
+    return { ...base, passed: false, evidence: `no run of this checkout's test files against ${source} for ${deployedAs(current)}: the last one (run ${newest.id}) ${why}` };
   }
   const failures = run.summary.failed + run.summary.errors;
   if (failures > 0) return { ...base, passed: false, evidence: `the last run against ${source} for ${deployedAs(current)} had ${plural(failures, 'failure')} (run ${run.id})` };
@@ -167,6 +180,8 @@ export interface GateEvidence {
   current: HistoryRecord;
   /** The source workspace's test runs, newest first. */
   testRuns: readonly TestRunRecord[];
+  /** The checkout's test suite: read when the `tests` gate is set. */
+  suite?: CheckoutSuite | undefined;
   /** By agent id: the call report of the source's agents (needed for `min_calls` and `no_regression`). */
   calls: ReadonlyMap<string, AgentReport>;
   now: Date;
@@ -175,7 +190,7 @@ export interface GateEvidence {
 /** Every gate the manifest sets, in a fixed order, each with its evidence. */
 export function checkGates(gates: Gates, evidence: GateEvidence): GateResult[] {
   const results: GateResult[] = [];
-  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.testRuns));
+  if (gates.tests) results.push(testsGate(evidence.source, evidence.current, evidence.testRuns, evidence.suite ?? { problem: "this checkout's test suite was not read" }));
   if (gates.minCalls !== undefined) results.push(minCallsGate(gates.minCalls, evidence.current, evidence.calls));
   if (gates.noRegression && gates.noRegression.length > 0) results.push(noRegressionGate(gates.noRegression, evidence.current, evidence.calls));
   if (gates.soak) results.push(soakGate(gates.soak, deployedSince(evidence.records, evidence.current), evidence.now));

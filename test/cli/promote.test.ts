@@ -4,7 +4,7 @@
  * is judged by the files the deploys are made from, not by what else lies beside them.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -70,5 +70,36 @@ describe('voxform promote --to / --from', () => {
     // The hint sets aside exactly the changed file: the saved plan in the checkout stays.
     expect(edited.stderr).toContain('hint: Commit them, or set them aside with `git stash push --include-untracked -- voxform.yaml`, and promote again.');
     expect(edited.code).toBe(1);
+  });
+
+  it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {
+    const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
+    cleanups.push(() => emulator.close());
+    const manifest = STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass }\n');
+    const test = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';
+    const dir = await tempDir({ 'voxform.yaml': manifest, '.gitignore': '.voxform/\n' });
+    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
+    const cli = (args: string[]) => runCliInProcess(args, { cwd: dir, env });
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const testsLine = async () => /^ {2}. tests pass {2}.*$/m.exec((await cli(['promote', '--to', 'production', '--dry-run'])).stdout)?.[0];
+
+    // A run recorded, then its suite removed from the checkout: nothing here for a run to stand for.
+    await writeFile(path.join(dir, 'answers.test.yaml'), test);
+    expect((await cli(['test', 'answers.test.yaml', '--env', 'staging', '--against', 'live'])).stderr).toContain('runs no suite');
+    await mkdir(path.join(dir, 'tests'));
+    await rename(path.join(dir, 'answers.test.yaml'), path.join(dir, 'tests/answers.test.yaml'));
+    expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
+    expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/?\S*\), so no run against staging can stand for its tests$/);
+    git('add', '-A');
+    git('commit', '-qm', 'tests');
+    expect(await testsLine()).toMatch(/^ {2}✓ tests pass {2}the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed \(run /);
+    await rm(path.join(dir, 'tests'), { recursive: true });
+    git('commit', '-qam', 'no tests');
+    expect(await testsLine()).toBe("  ✗ tests pass  this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests");
   });
 });

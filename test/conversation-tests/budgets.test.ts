@@ -26,7 +26,7 @@ function simulated(name: string, maxTurns: number, extra: Partial<ConversationTe
   return { name, location, turns: undefined, simulate: { persona: 'P', goal: 'G', maxTurns }, expect: [], repeat: 1, passRate: 1, needsModel: true, ...extra };
 }
 
-const fileOf = (...tests: ConversationTest[]): TestFile => ({ path: '/p/tests/a.test.yaml', display: 'tests/a.test.yaml', agent: 'front-desk', metadata: undefined, includeMetadataInPrompt: undefined, tests });
+const fileOf = (...tests: ConversationTest[]): TestFile => ({ path: '/p/tests/a.test.yaml', display: 'tests/a.test.yaml', contentHash: 'sha256:0', agent: 'front-desk', metadata: undefined, includeMetadataInPrompt: undefined, tests });
 
 function thrown(run: () => unknown): VoxformError {
   try {

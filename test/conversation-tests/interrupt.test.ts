@@ -13,6 +13,7 @@ const startProject = useExampleProjects();
 const file: TestFile = {
   path: '/x/a.test.yaml',
   display: 'a.test.yaml',
+  contentHash: 'sha256:0',
   agent: 'front-desk',
   metadata: undefined,
   includeMetadataInPrompt: undefined,

@@ -140,6 +140,16 @@ describe('voxform test capture', () => {
     // The editor's schema is found from where the file was written.
     expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/voxform/schemas/tests.schema.json');
     expect((await project.cliInProcess(['test', 'capture', callId, '--out', 'tests/deep/er/captured.test.yaml'])).code).toBe(0);
+    // A test file that exists is the suite's: kept, unless --force.
+    await writeFile(path.join(project.dir, 'tests/deep/er/captured.test.yaml'), 'agent: front-desk\ntests: []\n');
+    const kept = await project.cliInProcess(['test', 'capture', callId, '--out', 'tests/deep/er/captured.test.yaml']);
+    expect(kept.code).toBe(1);
+    expect(kept.stderr).toBe(
+      'error[would_overwrite]: voxform test capture would overwrite tests/deep/er/captured.test.yaml, which exists already; no call was captured.\n' +
+        '  hint: Pass --force to overwrite it, or name another file with --out.\n',
+    );
+    expect(await readFile(path.join(project.dir, 'tests/deep/er/captured.test.yaml'), 'utf8')).toBe('agent: front-desk\ntests: []\n');
+    expect((await project.cliInProcess(['test', 'capture', callId, '--out', 'tests/deep/er/captured.test.yaml', '--force'])).code).toBe(0);
     expect((await readFile(path.join(project.dir, 'tests/deep/er/captured.test.yaml'), 'utf8')).split('\n')[0]).toBe('# yaml-language-server: $schema=../../../node_modules/voxform/schemas/tests.schema.json');
     expect(text).toContain('user: This is <patient_name>, my number is <phone> and my mail is <email>.');
     expect(text).toContain(`judge: 'Answers like: "${greeting}"`);

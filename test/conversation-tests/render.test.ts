@@ -120,7 +120,7 @@ describe('a skipped verdict', () => {
     };
     const client = { chatCompletions: () => ({ collect: async () => 'Hello.', sessionId: 's1', finishReason: 'stop' }) } as unknown as ApiClient;
     const model: CompletionModel = { complete: async () => ({ role: 'assistant', content: '{"verdict": "pass", "reason": "it greets"}', refusal: null }) };
-    const file = { path: '/p/tests/a.test.yaml', display: 'tests/a.test.yaml', agent: 'front-desk', metadata: undefined, includeMetadataInPrompt: undefined, tests: [test] };
+    const file = { path: '/p/tests/a.test.yaml', display: 'tests/a.test.yaml', contentHash: 'sha256:0', agent: 'front-desk', metadata: undefined, includeMetadataInPrompt: undefined, tests: [test] };
     const agents = new Map([['front-desk', { id: 'ag_1', desiredConfig: { tools: [{ name: 'find_slots' }] } as never }]]);
     return runPreparedTests({ files: [file], targets: ['live', 'desired'], client, agents, model, parallelism: 1 });
   }

@@ -103,11 +103,11 @@ describe('voxform promote', () => {
     expect((await liveAgent(emulator, PRODUCTION)).config.first_message).not.toBe('Hello from Acme Dental.');
     // A run narrowed by --grep is no evidence: it would stand for the whole suite in the gate.
     const narrowed = await cli(['test', '--env', 'staging', '--against', 'live', '--grep', 'greets']);
-    expect(narrowed.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it is narrowed by --grep, and would stand for the whole suite in the gate.');
+    expect(narrowed.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it is narrowed by --grep; the tests gate takes only a live run of the whole suite as its files ask.');
     // So is a run of some of the suite's files, named as paths; naming all of them is the whole suite.
     await writeFile(path.join(dir, 'tests/hours.test.yaml'), TESTS.replace('greets with opening hours', 'names the opening hours'));
     const partial = await cli(['test', '--env', 'staging', '--against', 'live', 'tests/desk.test.yaml']);
-    expect(partial.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it leaves out 1 test file of the suite (tests/hours.test.yaml), and would stand for the whole suite in the gate.');
+    expect(partial.stderr).toContain('note: this run is not recorded as evidence for `voxform promote`: it leaves out 1 test file of the suite (tests/hours.test.yaml); the tests gate');
     let recordedRuns = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { test_runs: unknown[] };
     expect(recordedRuns.test_runs).toHaveLength(1);
     const whole = await cli(['test', '--env', 'staging', '--against', 'live', 'tests/hours.test.yaml', 'tests']);
@@ -123,6 +123,18 @@ describe('voxform promote', () => {
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toContain(`staging runs commit ${c1.slice(0, 7)}, and this checkout is at ${c2.slice(0, 7)}`);
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+
+    // A pull request's own tests, run against staging (as the CI recipe's pull-request job does),
+    // are evidence of its test files, never of main's: the gate passes them over and says why.
+    git(dir, 'checkout', '-q', '-b', 'pr');
+    await writeFile(path.join(dir, 'tests/desk.test.yaml'), TESTS.replace('open 9 to 5', 'Acme'));
+    commitAll(dir, 'tests that pass whatever the agent says');
+    expect((await cli(['test', '--env', 'staging', '--against', 'both'])).code).toBe(0);
+    git(dir, 'checkout', '-q', 'main');
+    const othersTests = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(othersTests.code).toBe(1);
+    expect(othersTests.stdout).toMatch(new RegExp(`✗ tests pass +no run of this checkout's test files against staging for commit ${c2.slice(0, 7)}: the last one \\(run [0-9a-fTZ-]+\\) ran other test files than this commit's\n`));
+
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
     expect((await cli(['test', '--env', 'staging', '--against', 'live'])).code).toBe(0);
 
@@ -131,6 +143,7 @@ describe('voxform promote', () => {
       test_runs: Array<{ summary: { passed: number; failed: number }; agents: Record<string, { id: string; config_hash: string }> }>;
     };
     expect(history.test_runs.map((run) => [run.summary.passed, run.summary.failed])).toEqual([
+      [1, 0],
       [1, 0],
       [1, 0],
       [0, 2],

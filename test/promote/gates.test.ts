@@ -8,6 +8,9 @@ import { rate } from '../../src/report/metrics.js';
 const HASH_A = `sha256:${'a'.repeat(64)}`;
 const HASH_B = `sha256:${'b'.repeat(64)}`;
 const COMMIT = '4a530e8'.padEnd(40, '0');
+/** The digests of two versions of a suite: the commit's, and a pull request's. */
+const SUITE = `sha256:${'5'.repeat(64)}`;
+const OTHER_SUITE = `sha256:${'6'.repeat(64)}`;
 
 function record(id: string, at: string, hash: string, outcome = 'applied'): HistoryRecord {
   return {
@@ -23,8 +26,8 @@ function record(id: string, at: string, hash: string, outcome = 'applied'): Hist
   };
 }
 
-function run(id: string, hash: string, summary: TestRunRecord['summary']): TestRunRecord {
-  return { id, workspace: 'staging@local', at: '2026-11-28T11:00:00.000Z', by: 'ana@laptop', command: 'voxform test --against live', source: {}, agents: { desk: { id: 'ag_s', configHash: hash } }, summary, tests: [] };
+function run(id: string, hash: string, summary: TestRunRecord['summary'], suiteDigest = SUITE): TestRunRecord {
+  return { id, workspace: 'staging@local', at: '2026-11-28T11:00:00.000Z', by: 'ana@laptop', command: 'voxform test --against live', source: {}, agents: { desk: { id: 'ag_s', configHash: hash } }, suiteDigest, summary, tests: [] };
 }
 
 function version(key: string, hash: string, calls: number, errors: number, against: string | undefined, verdict: 'higher' | 'no clear difference' | 'not enough calls' = 'no clear difference'): VersionReport {
@@ -63,7 +66,7 @@ const repeat = record('20261128T103000000Z-cccccc', '2026-11-28T10:30:00.000Z', 
 const records = [repeat, deploy, older];
 
 function evidence(overrides: Partial<GateEvidence> = {}): GateEvidence {
-  return { source: 'staging', records, current: repeat, testRuns: [], calls: new Map(), now: new Date('2026-11-28T10:35:00.000Z'), ...overrides };
+  return { source: 'staging', records, current: repeat, testRuns: [], suite: { digest: SUITE }, calls: new Map(), now: new Date('2026-11-28T10:35:00.000Z'), ...overrides };
 }
 
 describe('the gates', () => {
@@ -86,6 +89,23 @@ describe('the gates', () => {
     expect(checkGates({ tests: true }, evidence({ testRuns: [passing, failing] }))[0]).toMatchObject({ passed: true, evidence: 'the last run against staging for commit 4a530e8 passed: 5 passed, 0 failed, 1 skipped (run 20261128T130000000Z-ffffff)' });
     const skippedOnly = run('20261128T130000000Z-ffffff', HASH_B, { passed: 0, failed: 0, skipped: 4, errors: 0 });
     expect(checkGates({ tests: true }, evidence({ testRuns: [skippedOnly] }))[0]?.passed).toBe(false);
+  });
+
+  it("takes only a run of the checkout's own test files: a newer run of a pull request's passes over, and says why when it is the only one", () => {
+    const failing = run('20261128T110000000Z-dddddd', HASH_B, { passed: 0, failed: 1, skipped: 0, errors: 0 });
+    const ofPullRequest = run('20261128T120000000Z-eeeeee', HASH_B, { passed: 1, failed: 0, skipped: 0, errors: 0 }, OTHER_SUITE);
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest, failing] }))[0]).toMatchObject({ passed: false, evidence: 'the last run against staging for commit 4a530e8 had 1 failure (run 20261128T110000000Z-dddddd)' });
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest] }))[0]).toMatchObject({
+      passed: false,
+      evidence: "no run of this checkout's test files against staging for commit 4a530e8: the last one (run 20261128T120000000Z-eeeeee) ran other test files than this commit's",
+    });
+    const unknownFiles = { ...run('20261128T120000000Z-eeeeee', HASH_B, { passed: 1, failed: 0, skipped: 0, errors: 0 }), suiteDigest: undefined };
+    expect(checkGates({ tests: true }, evidence({ testRuns: [unknownFiles] }))[0]?.evidence).toBe(
+      "no run of this checkout's test files against staging for commit 4a530e8: the last one (run 20261128T120000000Z-eeeeee) was recorded without the test files it ran (by an earlier voxform)",
+    );
+    expect(checkGates({ tests: true }, evidence({ testRuns: [ofPullRequest], suite: { problem: 'this checkout has no test suite (tests/ beside the manifest holds no test file)' } }))[0]?.evidence).toBe(
+      'this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests',
+    );
   });
 
   it('counts the calls of the version the source runs, and refuses a regression whose interval excludes zero', () => {

@@ -23,6 +23,7 @@ import { lockTimeoutSeconds } from './apply.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
+import { checkoutSuite } from '../test-evidence.js';
 
 export interface PromoteOptions extends ProjectOptions {
   to: string;
@@ -99,7 +100,9 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const calls = gatesNeedCalls(gates)
     ? await readCallEvidence({ client: project.connection.client, workspace: fromWorkspace, records, current, now, parallelism: options.parallelism ?? 8 }).finally(() => status.done())
     : new Map();
-  const results = checkGates(gates, { source: from, records, current, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), calls, now });
+  // The tests gate takes a run of the test files this checkout holds, not of a pull request's.
+  const suite = gates.tests ? await checkoutSuite(options, ctx, project.desired) : undefined;
+  const results = checkGates(gates, { source: from, records, current, testRuns: await workspaceTestRuns(history, fromWorkspace, ctx), suite, calls, now });
   ctx.stdout.write(`Promoting ${from} (record ${current.id}, commit ${(current.source.commit as string).slice(0, 7)}) to ${to}.\n\n`);
   ctx.stdout.write(renderGateTable(results, from, to));
   ctx.stdout.write('\n');

@@ -2,7 +2,7 @@
  * `voxform test`: conversation tests against the configuration under review (desired), the live
  * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
  */
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/budgets.js';
@@ -37,7 +37,7 @@ import { printable } from '../../util/printable.js';
 import type { TrustedSecrets } from '../../secrets/trusted.js';
 import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import { workspaceKey } from '../../state/types.js';
-import { startTestEvidence } from '../test-evidence.js';
+import { manifestPlaces, startTestEvidence, testSuiteOf, whyNoEvidence } from '../test-evidence.js';
 import { formatCount, plural, pluralNoun } from '../../util/plural.js';
 
 interface TestOptions extends ProjectOptions {
@@ -91,12 +91,13 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   const withSecrets = options.withSecrets === true;
   // Replaying what the manifests define needs no service: nothing is sent, and the recording keys on the manifests' config.
   const service = mode === 'replay' && !targets.includes('live') ? undefined : await connect(options, ctx, desired, { parallelism, withSecrets });
-  // A run against the live agents is evidence for `voxform promote` (docs/promotion.md); a replayed one
-  // is not, nor one that leaves out part of the suite: it would stand for the whole suite in the gate.
+  // A run against the live agents is evidence for `voxform promote` (docs/promotion.md) when it ran the
+  // whole suite as written: the gate takes it for the suite.
   const live = service && targets.includes('live') ? service : undefined;
-  const narrowed = live ? await howNarrowed(options, ctx, desired, files) : undefined;
-  if (narrowed) ctx.stderr.write(`note: this run is not recorded as evidence for \`voxform promote\`: it ${narrowed}, and would stand for the whole suite in the gate.\n`);
-  const evidence = live && !narrowed && (mode === 'live' || mode === 'record') ? await startTestEvidence(options, ctx, desired, live.connection, files) : undefined;
+  const suite = live ? await testSuiteOf(options, ctx, desired) : undefined;
+  const noEvidence = suite ? whyNoEvidence({ ...options, mode }, ctx, suite, files) : undefined;
+  if (noEvidence) ctx.stderr.write(`note: this run is not recorded as evidence for \`voxform promote\`: it ${noEvidence}; the tests gate takes only a live run of the whole suite as its files ask.\n`);
+  const evidence = live && suite && !noEvidence ? await startTestEvidence(options, ctx, desired, live.connection, suite, files) : undefined;
   const judgeSettings = judgeSettingsFromEnv(ctx.env);
   const judgeCache =
     model && judgeSettings && options.cache !== false
@@ -139,11 +140,6 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   return runSucceeded(testRun) ? 0 : 1;
 }
 
-/** Where the suite is looked for: beside the first manifest, in the folder -f names, else beside the first file read. */
-function manifestPlaces(options: TestOptions, ctx: CommandContext, desired: DesiredState): string[] {
-  return options.file?.length ? options.file.map((given) => path.resolve(ctx.cwd, given)) : desired.files;
-}
-
 async function loadTests(options: TestOptions, ctx: CommandContext, desired: DesiredState): Promise<TestFile[]> {
   const paths = await findTestFiles(options.args ?? [], ctx.cwd, manifestPlaces(options, ctx, desired));
   const result = await loadTestFiles({
@@ -165,25 +161,6 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Des
     });
   }
   return result.files;
-}
-
-/**
- * How this run leaves out part of the suite, or undefined when it runs all of it. The suite is what
- * a run without paths reads (the tests/ folder); paths that name all of its files, or a project
- * with no such folder, leave nothing out.
- */
-async function howNarrowed(options: TestOptions, ctx: CommandContext, desired: DesiredState, ran: readonly TestFile[]): Promise<string | undefined> {
-  if (options.grep !== undefined) return 'is narrowed by --grep';
-  if (options.agent !== undefined) return 'is narrowed by --agent';
-  if (!options.args?.length) return undefined;
-  const suite = await findTestFiles([], ctx.cwd, manifestPlaces(options, ctx, desired)).catch((error: unknown) => {
-    if (error instanceof VoxformError && error.code === 'tests_not_found') return [];
-    throw error;
-  });
-  const ranFiles = new Set(ran.map((file) => file.path));
-  const left = suite.filter((file) => !ranFiles.has(file));
-  if (left.length === 0) return undefined;
-  return `leaves out ${plural(left.length, 'test file')} of the suite (${path.relative(ctx.cwd, left[0] as string)}${left.length > 1 ? ', …' : ''})`;
 }
 
 /** The service, and the trusted evidence of which of its live values are secret (runTests prepares the agents with it). */
@@ -317,16 +294,31 @@ function* mapPieces(pieces: Iterable<string>, map: (piece: string) => string): G
 interface CaptureOptions extends ProjectOptions {
   args?: string[];
   out?: string;
+  /** Overwrite the file `--out` names when it exists. */
+  force?: boolean;
+}
+
+/** `test capture --out` naming a file that exists (a test file of the suite, most likely): overwritten only with --force. */
+async function refuseExistingOut(out: string, ctx: CommandContext): Promise<void> {
+  const exists = await lstat(path.resolve(ctx.cwd, out)).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return;
+  throw new VoxformError('would_overwrite', `voxform test capture would overwrite ${out}, which exists already; no call was captured.`, {
+    hint: 'Pass --force to overwrite it, or name another file with --out.',
+  });
 }
 
 /** Call records searched for the call id, newest first. */
 const CAPTURE_SEARCH_DEPTH = 10_000;
 
-/** `voxform test capture CALL_ID [--out FILE]`. */
+/** `voxform test capture CALL_ID [--out FILE [--force]]`. */
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx, 'no call was captured');
   await refuseInputAsOut(options.out, deployedFiles(desired), ctx, 'no call was captured');
+  if (options.out !== undefined && options.force !== true) await refuseExistingOut(options.out, ctx);
   const connection = await connectService(options, desired, ctx);
   const { client } = connection;
   let record;

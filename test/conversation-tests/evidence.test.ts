@@ -1,0 +1,66 @@
+/**
+ * Which `voxform test --against live` runs are recorded as evidence for `voxform promote`'s tests
+ * gate (docs/promotion.md): only a live run of the whole suite, as its files ask. Run on the
+ * example project, whose layout (the manifest at the root, its tests in example/tests) has no
+ * `tests/` folder beside the manifest.
+ */
+import { cp, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useExampleProjects, type ExampleProject } from '../helpers/project.js';
+
+const startProject = useExampleProjects();
+
+const NOTE = 'note: this run is not recorded as evidence for `voxform promote`: it ';
+const GATE_TAKES = '; the tests gate takes only a live run of the whole suite as its files ask.\n';
+
+async function recordedRuns(project: ExampleProject): Promise<Array<{ suite_digest: string | null; summary: { passed: number; skipped: number } }>> {
+  const history = await project.cliInProcess(['history', '--format', 'json']);
+  expect(history.code, history.stderr).toBe(0);
+  return (JSON.parse(history.stdout) as { test_runs: Array<{ suite_digest: string | null; summary: { passed: number; skipped: number } }> }).test_runs;
+}
+
+describe('test runs as evidence for promote', () => {
+  it('records no run of the example layout, whose manifest has no tests/ beside it: not one file, nor all of example/tests', async () => {
+    const project = await startProject();
+    expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    const noSuite = `${NOTE}runs no suite: a run without paths reads tests/ beside the manifest, which holds no test file${GATE_TAKES}`;
+    const oneFile = await project.cliInProcess(['test', 'example/tests/booking.test.yaml', '--against', 'live']);
+    expect(oneFile.code, oneFile.stdout).toBe(0);
+    expect(oneFile.stderr).toBe(noSuite);
+    expect((await project.cliInProcess(['test', 'example/tests', '--against', 'live'])).stderr).toBe(noSuite);
+    expect(await recordedRuns(project)).toEqual([]);
+
+    // The suite moved where a run without paths reads it: a run of it is recorded, one of part of it is not.
+    await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
+    const whole = await project.cliInProcess(['test', '--against', 'live']);
+    expect(whole.stderr).toBe('');
+    const part = await project.cliInProcess(['test', 'tests/booking.test.yaml', '--against', 'live']);
+    expect(part.stderr).toBe(`${NOTE}leaves out 1 test file of the suite (tests/front-desk.test.yaml)${GATE_TAKES}`);
+    const beyond = await project.cliInProcess(['test', 'tests', 'example/tests/booking.test.yaml', '--against', 'live']);
+    expect(beyond.stderr).toBe(`${NOTE}runs test files outside the suite, tests/ (example/tests/booking.test.yaml)${GATE_TAKES}`);
+    const runs = await recordedRuns(project);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.suite_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it("records no run that skips the judge's checks or changes a test's repeat:, and a --skip-judge run of a suite with no judge checks", async () => {
+    const project = await startProject();
+    expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);
+    await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
+
+    // booking asks for 2 runs of its test; the front desk's tests for 1.
+    const fewer = await project.cliInProcess(['test', '--against', 'live', '--repeat', '1']);
+    expect(fewer.stderr).toBe(`${NOTE}runs each test 1 time, where "offers to book" asks for 2 (--repeat)${GATE_TAKES}`);
+    expect((await project.cliInProcess(['test', '--against', 'live', '--repeat', '2'])).stderr).toContain(`${NOTE}runs each test 2 times, where "greets with the practice's name" asks for 1 (--repeat)`);
+    const nothingToSkip = await project.cliInProcess(['test', '--against', 'live', '--skip-judge']);
+    expect(nothingToSkip.stderr).toBe('');
+    expect(await recordedRuns(project)).toHaveLength(1);
+
+    await writeFile(path.join(project.dir, 'tests/judged.test.yaml'), 'agent: front-desk\ntests:\n  - name: judged\n    turns: [{ expect: [{ judge: Is friendly. }] }]\n');
+    const skipped = await project.cliInProcess(['test', '--against', 'live', '--skip-judge']);
+    expect(skipped.stdout).toContain('live: 4 passed, 0 failed, 1 skipped\n');
+    expect(skipped.stderr).toBe(`${NOTE}skips the judge's checks and simulated callers (--skip-judge)${GATE_TAKES}`);
+    expect(await recordedRuns(project)).toHaveLength(1);
+  });
+});
