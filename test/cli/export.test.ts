@@ -280,6 +280,22 @@ describe('export of values an apply took from the environment (docs/export.md)',
     expect(plan.stdout).toContain('0 to create, 0 to update');
   });
 
+  test('a name an apply took from the environment: not in the name, the agent key, the prompt file, the bindings or the variable names', async () => {
+    const manifest = ['version: 1', 'agents:', '  staging:', `    id: ${AWKWARD}`, '    name: "Staging ${env:PROMO}"', '    config:', '      prompt: You are Ava.', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO, VOXFORM_ENV_ALLOW: 'PROMO' } });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(`${exported.stdout}${exported.stderr}`).not.toContain(PROMO);
+    const entries = await readdir(path.join(dir, 'exported'), { recursive: true });
+    expect(entries.join('\n')).not.toContain('promo');
+    for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
+    const written = parse(await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8')) as { agents: Record<string, { name: string }> };
+    expect(written.agents).toEqual({ 'agent-okspareagent0000001': expect.objectContaining({ name: '${env:AGENT_OKSPAREAGENT0000001_NAME}' }) });
+    expect(exported.stdout).toContain('  AGENT_OKSPAREAGENT0000001_NAME');
+  });
+
   test('--state names the state whose ledger is read, as it does for plan and apply', async () => {
     const dir = await tempDir({ 'voxform.yaml': DEPLOYED });
     const state = ['--state', 'elsewhere/state.json'];
