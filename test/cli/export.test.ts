@@ -158,14 +158,19 @@ describe('voxform export', () => {
     expect(plan.code).toBe(0);
   });
 
-  test('a variable name outside the operator\'s VOXFORM_ENV_ALLOW is warned about', async () => {
+  test('a variable name outside the operator\'s VOXFORM_ENV_ALLOW is warned about, and the mandatory policy is still checked', async () => {
     const dir = await tempDir();
     const { args, env } = connection();
-    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,CALENDAR_*' } });
+    // Set, but refused to manifests: the check reads it as unset, as plan would refuse to read it.
+    const refused = { SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: 'operator-value-4711' };
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env: { ...env, ...refused, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,CALENDAR_*' } });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(
-      'warning: VOXFORM_ENV_ALLOW does not allow SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: plan will refuse the manifest until the operator adds it to VOXFORM_ENV_ALLOW.\n',
+    expect(result.stderr).toMatch(
+      /^warning: VOXFORM_ENV_ALLOW does not allow SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: plan will refuse the manifest until the operator adds it to VOXFORM_ENV_ALLOW\.\n\nvoxform\.yaml:\d+:\d+ {2}mandatory\[security-url-credential\]: /,
     );
+    expect(result.stderr).toContain('warning: the live agents break mandatory policy (2 findings above)');
+    expect(result.stderr).not.toContain('operator-value-4711');
+    expect(result.stderr).not.toContain(URL_TOKEN);
   });
 
   test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
