@@ -25,13 +25,20 @@ export function policySummaryLine(report: PolicyReport): string {
   return `policy: ${parts.join(', ')}`;
 }
 
+/** " (environment staging)" for a finding only environment overlays bring; else nothing. */
+export function inEnvironments(finding: Finding): string {
+  const names = finding.environments;
+  if (!names || names.length === 0) return '';
+  return ` (${names.length === 1 ? 'environment' : 'environments'} ${names.join(', ')})`;
+}
+
 /** Each finding as `file:line:col  level[rule-id]: message` (as a diagnostic leads with `error[code]:`), its hint under it. */
 export function renderFindingsText(report: PolicyReport, options: { color: boolean }): string {
   const c = picocolors.createColors(options.color);
   const lines: string[] = [];
   for (const finding of report.findings) {
     const accent = finding.level === 'mandatory' ? c.red : c.yellow;
-    lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}`, `  hint: ${printable(finding.hint)}`, '');
+    lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}${printable(inEnvironments(finding))}`, `  hint: ${printable(finding.hint)}`, '');
   }
   for (const waiver of report.waivers.filter((w) => w.state === 'in-force')) {
     lines.push(`${c.dim(`waived until ${waiver.expires}:`)} ${waiver.rule} for ${printable(waiver.resource)} (${printable(waiver.reason)})`);
@@ -120,7 +127,8 @@ export function planPolicyMarkdown(policy: PlanPolicy): CommentBlock[] {
 }
 
 function findingJson(finding: Finding) {
-  return { rule: finding.rule, level: finding.level, resource: finding.resource, message: finding.message, hint: finding.hint, file: finding.location.file, line: finding.location.line, col: finding.location.col };
+  const json = { rule: finding.rule, level: finding.level, resource: finding.resource, message: finding.message, hint: finding.hint, file: finding.location.file, line: finding.location.line, col: finding.location.col };
+  return finding.environments ? { ...json, environments: finding.environments } : json;
 }
 
 /** The `policy` block of validate's and plan's JSON. */

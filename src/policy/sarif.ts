@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../manifest/types.js';
 import { gitWorkTreeRoot } from '../project-files/git.js';
 import type { Finding, PolicyLevel, PolicyReport } from './types.js';
+import { inEnvironments } from './render.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -69,9 +70,9 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     return {
       ruleId: finding.rule,
       level: sarifLevel(finding.level),
-      message: { text: `${finding.message}. ${finding.hint}` },
+      message: { text: `${finding.message}${inEnvironments(finding)}. ${finding.hint}` },
       locations: [location(finding.location.file, finding.location.line, finding.location.col)],
-      properties: { resource: finding.resource },
+      properties: { resource: finding.resource, ...(finding.environments ? { environments: finding.environments } : {}) },
       ...(waived ? { suppressions: [{ kind: 'external', status: 'accepted', justification: waiver ? `${waiver.reason} (until ${waiver.expires})` : 'waived' }] } : {}),
     };
   };

@@ -134,6 +134,38 @@ describe('voxform validate', () => {
     expect(await sarifFrom(outside, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inFolder, places: ['%SRCROOT% ../agents/voxform.yaml'] });
   });
 
+  it('without --env checks the policy of every environment too: each finding once, naming the environments only they bring it in', async () => {
+    const manifest = [
+      oneAgent('prompt: If the caller asks for a person, transfer them.\nfirst_message: Hello'),
+      'environments:',
+      '  staging:',
+      '    agents:',
+      '      a: { id: ag_2, config: { first_message: "Call 555-201-3344" } }',
+      '  production:',
+      '    agents:',
+      '      a: { id: ag_3 }',
+      '',
+    ].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const text = await runCliInProcess(['validate'], { cwd: dir });
+    expect(text.code).toBe(1);
+    expect(text.stderr.match(/^\S+:\d+:\d+ {2}mandatory\[[a-z-]+\]: [^\n]*/gm)).toEqual([
+      'voxform.yaml:6:48  mandatory[behaviour-transfer-target]: the prompt speaks of transferring the caller, but flow.call_transfer has no number to transfer to',
+      'voxform.yaml:12:53  mandatory[pii-phone-number]: first_message holds a phone number (environment staging)',
+    ]);
+    const validate = await sarifValidator();
+    const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir })).stdout) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> };
+    expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+    expect(sarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['behaviour-transfer-target', 'pii-phone-number']);
+    expect(sarif.runs[0]?.results[1]?.message.text).toContain('(environment staging)');
+    const json = JSON.parse((await runCliInProcess(['validate', '--format', 'json'], { cwd: dir })).stdout) as { policy: { summary: object; findings: Array<{ environments?: string[] }> } };
+    expect(json.policy.summary).toEqual({ mandatory: 2, advisory: 0, waived: 0 });
+    expect(json.policy.findings.map((f) => f.environments)).toEqual([undefined, ['staging']]);
+    // --env checks that environment alone, as plan and apply do.
+    const staging = await runCliInProcess(['validate', '--env', 'staging', '--format', 'json'], { cwd: dir });
+    expect((JSON.parse(staging.stdout) as { policy: { findings: Array<{ environments?: string[] }> } }).policy.findings.map((f) => f.environments)).toEqual([undefined, undefined]);
+  });
+
   it('--format sarif on the shipped example: valid, no results, exit 0', async () => {
     const validate = await sarifValidator();
     const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });

@@ -15,6 +15,7 @@ import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
+import { mergeEnvironmentReports } from '../../policy/environments.js';
 
 export interface ValidateOptions {
   file?: string[];
@@ -74,7 +75,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
   const result = await loadCommandManifests(options, ctx);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
-  const policy = result.state ? await checkPolicy(result.state, ctx) : undefined;
+  const policy = result.state ? await everyEnvironmentPolicy(result.state, result.environments, options, ctx) : undefined;
   return {
     valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
@@ -90,6 +91,22 @@ export async function validate(options: ValidateOptions, ctx: CommandContext): P
       resources: result.state ? countResources(result.state) : null,
     },
   };
+}
+
+/**
+ * The policy of the manifests; without `--env`, of each environment's too (an overlay can bring a
+ * finding: a phone number in its `first_message`), each finding once. An environment is checked as
+ * `--env` loads it, unset variables read as withheld; one that does not load alone is left to `--env`.
+ */
+async function everyEnvironmentPolicy(state: DesiredState, environments: readonly string[] | undefined, options: ValidateOptions, ctx: CommandContext): Promise<PolicyReport> {
+  const report = await checkPolicy(state, ctx);
+  if (options.env !== undefined || !environments || environments.length === 0) return report;
+  const overlays = new Map<string, PolicyReport>();
+  for (const environment of environments) {
+    const loaded = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: true }, ctx);
+    if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx));
+  }
+  return mergeEnvironmentReports(report, overlays);
 }
 
 function countResources(state: DesiredState): NonNullable<ValidateReport['summary']['resources']> {
