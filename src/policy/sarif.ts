@@ -94,3 +94,37 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     ],
   };
 }
+
+/** What stopped a run before it checked anything: its error code (undefined for a fault of voxform's own), what happened and how to fix it. */
+export interface SarifFailure {
+  code: string | undefined;
+  message: string;
+  hint: string | undefined;
+}
+
+/**
+ * The SARIF log of a run that failed as a whole (no manifest found, an unknown environment, an
+ * operator pack that does not load): no results, and the failure as the invocation's error
+ * notification, so the upload step reads a valid file that says the check did not run.
+ */
+export function renderSarifFailure(failure: SarifFailure, version: string): Record<string, unknown> {
+  const text = failure.hint ? `${failure.message} ${failure.hint}` : failure.message;
+  return {
+    $schema: SARIF_SCHEMA_URI,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'voxform', version, semanticVersion: version, rules: [] } },
+        invocations: [
+          {
+            executionSuccessful: false,
+            exitCode: 1,
+            toolExecutionNotifications: [{ level: 'error', message: { text }, ...(failure.code ? { descriptor: { id: failure.code } } : {}) }],
+          },
+        ],
+        // Code scanning refuses a run without a results list; the invocation says these are not a check's.
+        results: [],
+      },
+    ],
+  };
+}

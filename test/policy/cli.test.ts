@@ -166,6 +166,31 @@ describe('voxform validate', () => {
     expect((JSON.parse(staging.stdout) as { policy: { findings: Array<{ environments?: string[] }> } }).policy.findings.map((f) => f.environments)).toEqual([undefined, undefined]);
   });
 
+  it('--format sarif when the whole run fails: a valid log with no results whose invocation says why, the error on stderr too', async () => {
+    const validate = await sarifValidator();
+    const dir = await tempDir({ 'voxform.yaml': BAD });
+    type Sarif = { runs: Array<{ results: unknown[]; invocations: Array<{ executionSuccessful: boolean; toolExecutionNotifications: Array<{ level: string; message: { text: string }; descriptor?: { id: string } }> }> }> };
+    const runs = [
+      { args: ['-f', 'missing.yaml'], env: {}, code: 'manifest_not_found' },
+      { args: ['--env', 'nope'], env: {}, code: 'invalid_argument' },
+      { args: [], env: { VOXFORM_POLICY_PACKS: './no-such-pack.mjs' }, code: undefined },
+    ];
+    for (const { args, env, code } of runs) {
+      const result = await runCliInProcess(['validate', ...args, '--format', 'sarif'], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^error\[[a-z_]+\]: /);
+      const sarif = JSON.parse(result.stdout) as Sarif;
+      expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+      const [run] = sarif.runs;
+      expect(run?.results).toEqual([]);
+      expect(run?.invocations[0]?.executionSuccessful).toBe(false);
+      const [notification] = run?.invocations[0]?.toolExecutionNotifications ?? [];
+      expect(notification?.level).toBe('error');
+      if (code) expect(notification?.descriptor?.id).toBe(code);
+      expect(result.stderr).toContain(notification?.message.text.slice(0, 20));
+    }
+  });
+
   it('--format sarif on the shipped example: valid, no results, exit 0', async () => {
     const validate = await sarifValidator();
     const result = await runCliInProcess(['validate', '-f', 'agents.example.yaml', '--format', 'sarif'], { cwd: repoRoot });

@@ -8,7 +8,8 @@ import picocolors from 'picocolors';
 import { toJsonText } from '../../util/printable.js';
 import type { DesiredState, Diagnostic } from '../../manifest/types.js';
 import { policyReportJson, policySummaryLine, renderFindingsText } from '../../policy/render.js';
-import { renderSarif, sarifSourceRoot } from '../../policy/sarif.js';
+import { renderSarif, renderSarifFailure, sarifSourceRoot, type SarifFailure } from '../../policy/sarif.js';
+import { isVoxformError } from '../../errors.js';
 import type { PolicyReport } from '../../policy/types.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
@@ -50,7 +51,14 @@ export interface ValidateReport {
 const packageVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export async function run(options: ValidateOptions, ctx: CommandContext): Promise<number> {
-  const report = await validate(options, ctx);
+  let report: ValidateReport;
+  try {
+    report = await validate(options, ctx);
+  } catch (error) {
+    // A SARIF step's output is uploaded whatever the exit: it gets a log saying the check failed (the error still goes to stderr).
+    if (options.format === 'sarif') ctx.stdout.write(`${toJsonText(renderSarifFailure(sarifFailureOf(error), packageVersion), 2)}\n`);
+    throw error;
+  }
   if (options.format === 'json') {
     const { policy, ...rest } = report;
     ctx.stdout.write(`${toJsonText({ ...rest, policy: policy ? policyReportJson(policy) : null }, 2)}\n`);
@@ -69,6 +77,11 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
     else ctx.stderr.write(`${line}\n`);
   }
   return report.valid ? 0 : 1;
+}
+
+function sarifFailureOf(error: unknown): SarifFailure {
+  if (isVoxformError(error)) return { code: error.code, message: error.message, hint: error.hint };
+  return { code: undefined, message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
 }
 
 /** Loads the manifests and builds the report; secrets met are registered for redaction first. */
