@@ -6,6 +6,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from '../manifest/types.js';
 import { gitWorkTreeRoot } from '../project-files/git.js';
 import type { Finding, PolicyLevel, PolicyReport } from './types.js';
@@ -21,32 +22,41 @@ function sarifLevel(level: PolicyLevel): SarifLevel {
 
 /** The folder artifact URIs are relative to (%SRCROOT%). */
 export interface SarifSourceRoot {
-  /** The working directory as a '/'-separated path from that folder ('' when it is that folder). */
+  /** The folder, a real path. */
+  root: string;
+  /** The working directory, a real path: the files the report names are relative to it. */
   cwd: string;
   /** What the folder is, in the document. */
   description: string;
 }
 
-const WORKING_DIRECTORY: SarifSourceRoot = { cwd: '', description: 'The folder voxform ran in.' };
-
 /**
  * Code scanning places a result by its path from the repository's root, wherever in the repository
- * voxform ran (a CI step's working-directory): the root of the git work tree holding `cwd`, else
- * `cwd` itself.
+ * voxform ran (a CI step's working-directory): the root of the git work tree holding `cwd`, else of
+ * the one holding the first manifest (`-f ../app/voxform.yaml` run from outside it), else `cwd`.
  */
-export async function sarifSourceRoot(cwd: string): Promise<SarifSourceRoot> {
-  const root = await gitWorkTreeRoot(cwd);
-  if (root === undefined) return { cwd: '', description: 'The folder voxform ran in (it is in no git work tree).' };
-  return { cwd: path.relative(root, await realpath(cwd)).split(path.sep).join('/'), description: 'The root of the git repository voxform ran in.' };
+export async function sarifSourceRoot(cwd: string, firstManifest?: string): Promise<SarifSourceRoot> {
+  const real = await realpath(cwd);
+  const root = (await gitWorkTreeRoot(cwd)) ?? (firstManifest === undefined ? undefined : await gitWorkTreeRoot(path.dirname(path.resolve(real, firstManifest))));
+  if (root === undefined) return { root: real, cwd: real, description: 'The folder voxform ran in (it is in no git work tree).' };
+  return { root, cwd: real, description: 'The root of the git repository of the manifests.' };
+}
+
+/** Where `file` (relative to the working directory) is: from %SRCROOT% when it is under it, else as an absolute file: URI, so no URI leaves its base. */
+function artifactLocation(file: string, sourceRoot: SarifSourceRoot | undefined): { uri: string; uriBaseId?: string } {
+  if (!sourceRoot) return { uri: encodeURI(path.posix.normalize(file)), uriBaseId: '%SRCROOT%' };
+  const absolute = path.resolve(sourceRoot.cwd, file);
+  const relative = path.relative(sourceRoot.root, absolute);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return { uri: pathToFileURL(absolute).href };
+  return { uri: encodeURI(relative.split(path.sep).join('/')), uriBaseId: '%SRCROOT%' };
 }
 
 export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {
   const { report } = input;
-  const sourceRoot = input.sourceRoot ?? WORKING_DIRECTORY;
-  // Files are named from the working directory, '/'-separated.
+  const { sourceRoot } = input;
   const location = (file: string, line: number, col: number) => ({
     physicalLocation: {
-      artifactLocation: { uri: encodeURI(path.posix.normalize(path.posix.join(sourceRoot.cwd, file))), uriBaseId: '%SRCROOT%' },
+      artifactLocation: artifactLocation(file, sourceRoot),
       region: { startLine: Math.max(1, line), startColumn: Math.max(1, col) },
     },
   });
@@ -87,7 +97,7 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     runs: [
       {
         tool: { driver: { name: 'voxform', version: input.version, semanticVersion: input.version, rules } },
-        originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot.description } } },
+        originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot?.description ?? 'The folder voxform ran in.' } } },
         results,
         properties: { tokenizer: report?.tokenizer ?? null },
       },

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -125,13 +126,17 @@ describe('voxform validate', () => {
     const files = { 'agents/voxform.yaml': BAD, 'sub/README.md': 'x\n' };
     const repository = await tempDir(files);
     git(repository, 'init', '-q');
-    const inRepository = { root: 'The root of the git repository voxform ran in.' };
+    const inRepository = { root: 'The root of the git repository of the manifests.' };
     expect(await sarifFrom(repository, 'agents')).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
     expect(await sarifFrom(repository, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
     const outside = await tempDir(files);
     const inFolder = { root: 'The folder voxform ran in (it is in no git work tree).' };
     expect(await sarifFrom(outside, 'agents')).toEqual({ ...inFolder, places: ['%SRCROOT% voxform.yaml'] });
-    expect(await sarifFrom(outside, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inFolder, places: ['%SRCROOT% ../agents/voxform.yaml'] });
+    // Never a name that climbs out of its base: a file outside it is named by its absolute file: URI.
+    const absolute = pathToFileURL(path.join(await realpath(outside), 'agents/voxform.yaml')).href;
+    expect(await sarifFrom(outside, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inFolder, places: [`undefined ${absolute}`] });
+    // Run from outside the manifests' repository: named from its root.
+    expect(await sarifFrom(outside, 'sub', ['-f', path.join(repository, 'agents/voxform.yaml')])).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
   });
 
   it('without --env checks the policy of every environment too: each finding once, naming the environments only they bring it in', async () => {

@@ -63,7 +63,7 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
     const { policy, ...rest } = report;
     ctx.stdout.write(`${toJsonText({ ...rest, policy: policy ? policyReportJson(policy) : null }, 2)}\n`);
   } else if (options.format === 'sarif') {
-    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion, sourceRoot: await sarifSourceRoot(ctx.cwd) }), 2)}\n`);
+    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion, sourceRoot: await sarifSourceRoot(ctx.cwd, report.summary.files[0]) }), 2)}\n`);
   } else {
     const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
     for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;
