@@ -37,9 +37,11 @@ export interface DeployedSecrets {
   variablesIn(text: string): ReadonlyArray<{ start: number; end: number; name: string }>;
   /** The config places (dotted) the deploy ledger recorded as filled from `${env:…}` for the agent. */
   ledgerPlaces(agentId: string): readonly string[];
+  /** The agent's names as the deploy ledger recorded them when filled from `${env:…}` (with the references); none when never. */
+  ledgerNamesOf(agentId: string): readonly string[];
 }
 
-const NOTHING_DEPLOYED: DeployedSecrets = { variablesIn: () => [], ledgerPlaces: () => [] };
+const NOTHING_DEPLOYED: DeployedSecrets = { variablesIn: () => [], ledgerPlaces: () => [], ledgerNamesOf: () => [] };
 
 export interface ExportedSecret {
   /** The environment variable the manifest reads. */
@@ -121,7 +123,9 @@ interface ExportRun {
 
 /** One agent as a manifest entry (`local-name: { id, name, config }`), its prompt and secrets recorded in `run`. */
 function exportAgent(agent: Agent, run: ExportRun): Pair {
-  const local = uniqueName(slugify(nameWithoutSecrets(agent.name, run)), run.agentNames);
+  const nameShown = nameMayShow(agent, run);
+  // Nothing is made of a name that holds an environment value: its local name (hence its prompt file, phone bindings and variables) comes from the id.
+  const local = uniqueName(slugify(nameShown ? nameWithoutSecrets(agent.name, run) : `agent ${agent.id}`), run.agentNames);
   run.localNames.set(agent.id, local);
 
   const live = (agent.config ?? {}) as Record<string, unknown>;
@@ -160,7 +164,10 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   const doc = new Document();
   const entry = new YAMLMap();
   entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
-  if (typeof agent.name === 'string') entry.items.push(new Pair(new Scalar('name'), new Scalar(writeBack(agent.name, `agents.${local}.name`, run) ?? secretName(local, run))));
+  if (typeof agent.name === 'string') {
+    const name = (nameShown ? writeBack(agent.name, `agents.${local}.name`, run) : undefined) ?? secretName(local, run);
+    entry.items.push(new Pair(new Scalar('name'), new Scalar(name)));
+  }
   entry.items.push(new Pair(new Scalar('config'), doc.createNode(protectedConfig)));
   const promptNode = entry.getIn(['config', 'prompt'], true);
   if (isMap(promptNode)) promptNode.flow = true;
@@ -169,7 +176,19 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
   return new Pair(key, entry);
 }
 
-/** A reference for an agent's name that holds a deployed value beside reference-like text. */
+/**
+ * Whether the agent's name may be written (its values of variables set here as their references):
+ * always, unless the deploy ledger says an apply took it from `${env:…}`; then only when that writes
+ * it as the ledger recorded it, so every value the apply put there is a reference again.
+ */
+function nameMayShow(agent: Agent, run: ExportRun): boolean {
+  const applied = run.deployed.ledgerNamesOf(agent.id);
+  if (applied.length === 0 || typeof agent.name !== 'string') return true;
+  const written = withReferences(agent.name, run.deployed.variablesIn(agent.name));
+  return written !== undefined && applied.includes(written);
+}
+
+/** A reference for an agent's name that holds a deployed value beside reference-like text, or that the ledger says came from the environment. */
 function secretName(local: string, run: ExportRun): string {
   const name = uniqueName(envName([local, 'name']), run.secretNames, '_');
   run.secrets.push({ name, path: `agents.${local}.name` });
@@ -284,7 +303,9 @@ function protectValues(at: PatternCursor, value: unknown, path: Array<string | n
   }
   if (Array.isArray(value)) {
     return value.map((item, index) => {
-      const label = item && typeof item === 'object' && typeof (item as { name?: unknown }).name === 'string' ? (item as { name: string }).name : index;
+      const itemName = item && typeof item === 'object' ? (item as { name?: unknown }).name : undefined;
+      // A name an apply took from the environment names no variable.
+      const label = typeof itemName === 'string' && !hooks.recorded([...path, index, 'name']) && hooks.deployed(itemName).length === 0 ? itemName : index;
       return protectValues(at.step(index), item, [...path, index], hooks, [...named, label]);
     });
   }
@@ -387,6 +408,16 @@ function protectUrl(text: string, reference: (part: string, value: string) => st
  */
 function writeBack(text: string, place: string, run: ExportRun): string | undefined {
   const held = run.deployed.variablesIn(text);
+  const out = withReferences(text, held);
+  if (out === undefined) return undefined;
+  for (const { name } of held) {
+    if (!run.references.some((known) => known.name === name && known.path === place)) run.references.push({ name, path: place });
+  }
+  return out;
+}
+
+/** `text` with each `held` value as its reference and the rest escaped; undefined when that would not load back as `text`. */
+function withReferences(text: string, held: ReadonlyArray<{ start: number; end: number; name: string }>): string | undefined {
   if (held.length === 0) return escapeEnv(text);
   let out = '';
   let from = 0;
@@ -396,11 +427,7 @@ function writeBack(text: string, place: string, run: ExportRun): string | undefi
   }
   out += escapeEnv(text.slice(from));
   const env = Object.fromEntries(held.map(({ start, end, name }) => [name, text.slice(start, end)]));
-  if (interpolateString(out, undefined, { env, diagnostics: new DiagnosticList(), onSecret: () => undefined }).value !== text) return undefined;
-  for (const { name } of held) {
-    if (!run.references.some((known) => known.name === name && known.path === place)) run.references.push({ name, path: place });
-  }
-  return out;
+  return interpolateString(out, undefined, { env, diagnostics: new DiagnosticList(), onSecret: () => undefined }).value === text ? out : undefined;
 }
 
 /** An agent's name with the values of variables set here as their names: what its local name is made from. */

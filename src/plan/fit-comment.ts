@@ -2,6 +2,8 @@
  * Cuts a Markdown plan to what a pull-request comment may hold (a host refuses a longer one
  * outright), keeping in order: the heading and how to see the whole plan; the environment variables
  * read; the table; then as many sections whole as fit, the next cut with a marker, the rest as headings.
+ * The policy part above it is cut too: each of its lists (relaxations, findings, waivers) to what
+ * fits, with a line counting the rest (`fitBlocks`).
  * Sizes are UTF-8 bytes, never fewer than the characters a host counts. A cut never falls inside a
  * code fence (`markdownFence`), a secret marker or a character.
  */
@@ -24,6 +26,18 @@ export interface CommentSection {
   summary: string;
   diff: string[];
 }
+
+/** A list the comment may shorten: `head`, one line per item (at most `most`), `foot`; `more(n)` is the line standing for n left out. */
+export interface CommentList {
+  head: string[];
+  items: string[];
+  foot: string[];
+  most: number;
+  more: (omitted: number) => string;
+}
+
+/** Lines kept whole or left out, or a list. */
+export type CommentBlock = string[] | CommentList;
 
 /** A Markdown plan in parts, as `renderPlanMarkdown` assembles it. */
 export interface CommentParts {
@@ -168,4 +182,39 @@ export function fitComment(parts: CommentParts, footer: string, limit: number): 
   room -= cost(rows);
   const sections = fitSections(parts.sections, room);
   return [...parts.head, ...parts.tableHeader, ...rows, '', ...sections, ...tail, footer];
+}
+
+/** The list within `budget`: its items in order while they fit, then the line counting the rest; nothing when not even that fits. */
+export function fitList(list: CommentList, budget: number): string[] {
+  const whole = [...list.head, ...list.items, ...list.foot];
+  if (list.items.length <= list.most && cost(whole) <= budget) return whole;
+  // The count line takes at most as many digits as the total.
+  let left = budget - cost([...list.head, ...list.foot, list.more(list.items.length)]);
+  if (left < 0) return [];
+  const kept: string[] = [];
+  for (const item of list.items.slice(0, list.most)) {
+    if (cost([item]) > left) break;
+    kept.push(item);
+    left -= cost([item]);
+  }
+  return [...list.head, ...kept, list.more(list.items.length - kept.length), ...list.foot];
+}
+
+/** The least a block takes: fixed lines whole, a list its frame and count line. */
+function leastCost(block: CommentBlock): number {
+  return Array.isArray(block) ? cost(block) : cost([...block.head, ...block.foot, block.more(block.items.length)]);
+}
+
+/** The blocks within `budget`, in order: the later ones keep room for their least, the first lists get the rest. */
+export function fitBlocks(blocks: readonly CommentBlock[], budget: number): string[] {
+  const out: string[] = [];
+  let left = budget;
+  blocks.forEach((block, index) => {
+    const reserved = blocks.slice(index + 1).reduce((total, later) => total + leastCost(later), 0);
+    const room = Math.max(left - reserved, 0);
+    const lines = Array.isArray(block) ? (cost(block) <= room ? block : []) : fitList(block, room);
+    out.push(...lines);
+    left -= cost(lines);
+  });
+  return out;
 }

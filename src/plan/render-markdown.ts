@@ -1,5 +1,5 @@
 import { describeAction, DRIFT_NOTE, fieldViews, summaryLine } from './field-lines.js';
-import { byteLength, COMMENT_SIZE_LIMIT, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
+import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
@@ -47,10 +47,13 @@ function environmentVariablesLines(variables: EnvironmentVariables | undefined):
   return [`**Environment variables read** (names only): ${names}.${note}`, ''];
 }
 
-function noChangesLine(plan: Plan, env: string): string {
+/** The one line of a plan without changes, naming the new variables read while that fits in `limit`, else counting them. */
+function noChangesLine(plan: Plan, env: string, limit: number): string {
   const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plural(plan.summary.unchanged, 'resource')} checked).`;
   const fresh = plan.environmentVariables?.recorded ? plan.environmentVariables.new : [];
-  return fresh.length === 0 ? `${line}\n` : `${line} New environment variables read: ${fresh.map((name) => `**${markdownCode(name)}**`).join(', ')}.\n`;
+  if (fresh.length === 0) return `${line}\n`;
+  const named = `${line} New environment variables read: ${fresh.map((name) => `**${markdownCode(name)}**`).join(', ')}.\n`;
+  return byteLength(named) <= limit ? named : `${line} ${plural(fresh.length, 'new environment variable')} read (\`voxform plan\` names them).\n`;
 }
 
 function commentParts(plan: Plan, changed: ResourceChange[], env: string): CommentParts {
@@ -82,23 +85,33 @@ function cutFooter(savedPlan: string | undefined): string {
   return `_This comment is cut to fit the size limit of a pull-request comment. To see the whole plan, ${how}._`;
 }
 
+/** Lines as the top of a comment: without trailing blank lines, then one blank line. */
+function asTop(lines: readonly string[]): string {
+  return lines.length > 0 ? `${lines.join('\n').trimEnd()}\n\n` : '';
+}
+
 /**
- * A pull-request comment: a summary heading, a table of changed resources, a collapsible ```diff
- * section per resource; no changes, one line. Over the size limit it is cut (see `fitComment`).
+ * A pull-request comment: "Policy relaxed" and the policy's findings first, then a summary heading, a
+ * table of changed resources, a collapsible ```diff section per resource; no changes, one line. Over
+ * the size limit both parts are cut (see `fitComment`), the policy to no less than half of it when
+ * the changes need that much.
  */
 export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
-  // "Policy relaxed", then the policy's findings, open the comment, kept whole: the diffs below are what is cut.
   // A policy with nothing to report adds only its token counts, beside the variables read.
-  const policy = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
-  const top = policy.length > 0 ? `${policy.join('\n').trimEnd()}\n\n` : '';
-  const limit = (options.limit ?? COMMENT_SIZE_LIMIT) - byteLength(top);
-  return `${top}${renderChanges(plan, { ...options, limit })}`;
+  const blocks = plan.policy ? [...relaxationsMarkdown(plan.policy.relaxations), ...(policyHasFindings(plan.policy) ? planPolicyMarkdown(plan.policy) : [])] : [];
+  const limit = options.limit ?? COMMENT_SIZE_LIMIT;
+  const changes = renderChanges(plan, { ...options, limit: Number.POSITIVE_INFINITY });
+  const policy = asTop(fitBlocks(blocks, Number.POSITIVE_INFINITY));
+  if (byteLength(policy) + byteLength(changes) <= limit) return `${policy}${changes}`;
+  // asTop adds at most one byte to what the lines cost.
+  const top = asTop(fitBlocks(blocks, limit - Math.min(byteLength(changes), Math.floor(limit / 2)) - 1));
+  return `${top}${renderChanges(plan, { ...options, limit: limit - byteLength(top) })}`;
 }
 
 function renderChanges(plan: Plan, options: MarkdownPlanOptions & { limit: number }): string {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
-  if (changed.length === 0) return noChangesLine(plan, env);
+  if (changed.length === 0) return noChangesLine(plan, env, options.limit);
   const parts = commentParts(plan, changed, env);
   const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat()];
   const text = `${whole.join('\n').trimEnd()}\n`;

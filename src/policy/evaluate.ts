@@ -72,7 +72,7 @@ export async function resolveRules(
   };
 }
 
-function byPosition(a: Finding, b: Finding): number {
+export function byPosition(a: Finding, b: Finding): number {
   return a.location.file.localeCompare(b.location.file) || a.location.line - b.location.line || a.location.col - b.location.col || a.rule.localeCompare(b.rule);
 }
 

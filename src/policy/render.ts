@@ -11,9 +11,10 @@ import { printable } from '../util/printable.js';
 import { codeLead, formatSourceLocation } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
+import type { CommentBlock } from '../plan/fit-comment.js';
 
-/** Most findings a plan comment lists; the rest are counted (validate and SARIF list every one). */
-export const COMMENT_FINDINGS_SHOWN = 50;
+/** Most entries a plan comment lists of each policy list (relaxations, findings, waivers, token counts); the rest are counted (validate, SARIF and the text plan list every one). */
+export const COMMENT_LIST_SHOWN = 50;
 
 /** "policy: 1 mandatory violation, 2 advisory findings, 1 waived". */
 export function policySummaryLine(report: PolicyReport): string {
@@ -24,13 +25,20 @@ export function policySummaryLine(report: PolicyReport): string {
   return `policy: ${parts.join(', ')}`;
 }
 
+/** " (environment staging)" for a finding only environment overlays bring; else nothing. */
+export function inEnvironments(finding: Finding): string {
+  const names = finding.environments;
+  if (!names || names.length === 0) return '';
+  return ` (${names.length === 1 ? 'environment' : 'environments'} ${names.join(', ')})`;
+}
+
 /** Each finding as `file:line:col  level[rule-id]: message` (as a diagnostic leads with `error[code]:`), its hint under it. */
 export function renderFindingsText(report: PolicyReport, options: { color: boolean }): string {
   const c = picocolors.createColors(options.color);
   const lines: string[] = [];
   for (const finding of report.findings) {
     const accent = finding.level === 'mandatory' ? c.red : c.yellow;
-    lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}`, `  hint: ${printable(finding.hint)}`, '');
+    lines.push(`${c.bold(printable(formatSourceLocation(finding.location)))}  ${accent(`${codeLead(finding.level, finding.rule)}:`)} ${printable(finding.message)}${printable(inEnvironments(finding))}`, `  hint: ${printable(finding.hint)}`, '');
   }
   for (const waiver of report.waivers.filter((w) => w.state === 'in-force')) {
     lines.push(`${c.dim(`waived until ${waiver.expires}:`)} ${waiver.rule} for ${printable(waiver.resource)} (${printable(waiver.reason)})`);
@@ -60,12 +68,18 @@ export function renderPlanPolicyText(policy: PlanPolicy, options: { color: boole
   return out.join('\n');
 }
 
-/** The "policy relaxed" block that opens a plan comment; empty when nothing was relaxed. */
-export function relaxationsMarkdown(relaxations: readonly Relaxation[]): string[] {
+/** The "policy relaxed" list that opens a plan comment; none when nothing was relaxed. */
+export function relaxationsMarkdown(relaxations: readonly Relaxation[]): CommentBlock[] {
   if (relaxations.length === 0) return [];
-  const lines = [`> [!WARNING]`, `> **Policy relaxed:** this pull request weakens review (${plural(relaxations.length, 'relaxation')}).`];
-  for (const r of relaxations) lines.push(`> - ${r.file ? `${markdownCode(`${r.file}:${r.line ?? 1}`)} ` : ''}${markdownText(r.message)}`);
-  return [...lines, ''];
+  return [
+    {
+      head: [`> [!WARNING]`, `> **Policy relaxed:** this pull request weakens review (${plural(relaxations.length, 'relaxation')}).`],
+      items: relaxations.map((r) => `> - ${r.file ? `${markdownCode(`${r.file}:${r.line ?? 1}`)} ` : ''}${markdownText(r.message)}`),
+      foot: [''],
+      most: COMMENT_LIST_SHOWN,
+      more: (omitted) => `> - …and ${formatCount(omitted)} more (\`voxform plan\` lists every one)`,
+    },
+  ];
 }
 
 function waiverRow(waiver: WaiverStatus): string {
@@ -86,27 +100,35 @@ export function policyHasFindings(policy: PlanPolicy): boolean {
 /** "**Prompt tokens** (o200k_base): `agent.a` 1,204 → 1,391 tokens, +15.5%." */
 export function promptTokensMarkdown(policy: PlanPolicy): string[] {
   if (policy.promptTokens.length === 0) return [];
-  return [`**Prompt tokens** (${markdownCode(policy.report.tokenizer)}): ${policy.promptTokens.map((t) => `${markdownCode(t.address)} ${describeTokenChange(t)}`).join('; ')}.`, ''];
+  const shown = policy.promptTokens.slice(0, COMMENT_LIST_SHOWN).map((t) => `${markdownCode(t.address)} ${describeTokenChange(t)}`);
+  const omitted = policy.promptTokens.length - shown.length;
+  if (omitted > 0) shown.push(`and ${formatCount(omitted)} more`);
+  return [`**Prompt tokens** (${markdownCode(policy.report.tokenizer)}): ${shown.join('; ')}.`, ''];
 }
 
-/** The policy section of a plan comment: token changes, findings, every waiver in force. */
-export function planPolicyMarkdown(policy: PlanPolicy): string[] {
+/** The policy section of a plan comment: token changes, findings, every waiver in force (each list cut by `fitBlocks`). */
+export function planPolicyMarkdown(policy: PlanPolicy): CommentBlock[] {
   const { report } = policy;
-  const lines: string[] = [`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, ''];
-  lines.push(...promptTokensMarkdown(policy));
-  const shown = report.findings.slice(0, COMMENT_FINDINGS_SHOWN);
-  lines.push(...shown.map(findingLine));
-  if (report.findings.length > shown.length) lines.push(`- …and ${formatCount(report.findings.length - shown.length)} more (\`voxform validate\` lists every one)`);
-  if (shown.length > 0) lines.push('');
+  const blocks: CommentBlock[] = [[`### Policy: ${markdownText(policySummaryLine(report).replace(/^policy: /, ''))}`, '', ...promptTokensMarkdown(policy)]];
+  if (report.findings.length > 0) {
+    blocks.push({ head: [], items: report.findings.map(findingLine), foot: [''], most: COMMENT_LIST_SHOWN, more: (omitted) => `- …and ${formatCount(omitted)} more (\`voxform validate\` lists every one)` });
+  }
   const inForce = report.waivers.filter((w) => w.state !== 'expired');
   if (inForce.length > 0) {
-    lines.push('**Waivers in force**', '', '| Rule | Resource | Until | Reason |', '|---|---|---|---|', ...inForce.map(waiverRow), '');
+    blocks.push({
+      head: ['**Waivers in force**', '', '| Rule | Resource | Until | Reason |', '|---|---|---|---|'],
+      items: inForce.map(waiverRow),
+      foot: [''],
+      most: COMMENT_LIST_SHOWN,
+      more: (omitted) => `| …and ${formatCount(omitted)} more (\`voxform validate\` lists every one) | | | |`,
+    });
   }
-  return lines;
+  return blocks;
 }
 
 function findingJson(finding: Finding) {
-  return { rule: finding.rule, level: finding.level, resource: finding.resource, message: finding.message, hint: finding.hint, file: finding.location.file, line: finding.location.line, col: finding.location.col };
+  const json = { rule: finding.rule, level: finding.level, resource: finding.resource, message: finding.message, hint: finding.hint, file: finding.location.file, line: finding.location.line, col: finding.location.col };
+  return finding.environments ? { ...json, environments: finding.environments } : json;
 }
 
 /** The `policy` block of validate's and plan's JSON. */

@@ -6,9 +6,11 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from '../manifest/types.js';
 import { gitWorkTreeRoot } from '../project-files/git.js';
 import type { Finding, PolicyLevel, PolicyReport } from './types.js';
+import { inEnvironments } from './render.js';
 
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -20,32 +22,41 @@ function sarifLevel(level: PolicyLevel): SarifLevel {
 
 /** The folder artifact URIs are relative to (%SRCROOT%). */
 export interface SarifSourceRoot {
-  /** The working directory as a '/'-separated path from that folder ('' when it is that folder). */
+  /** The folder, a real path. */
+  root: string;
+  /** The working directory, a real path: the files the report names are relative to it. */
   cwd: string;
   /** What the folder is, in the document. */
   description: string;
 }
 
-const WORKING_DIRECTORY: SarifSourceRoot = { cwd: '', description: 'The folder voxform ran in.' };
-
 /**
  * Code scanning places a result by its path from the repository's root, wherever in the repository
- * voxform ran (a CI step's working-directory): the root of the git work tree holding `cwd`, else
- * `cwd` itself.
+ * voxform ran (a CI step's working-directory): the root of the git work tree holding `cwd`, else of
+ * the one holding the first manifest (`-f ../app/voxform.yaml` run from outside it), else `cwd`.
  */
-export async function sarifSourceRoot(cwd: string): Promise<SarifSourceRoot> {
-  const root = await gitWorkTreeRoot(cwd);
-  if (root === undefined) return { cwd: '', description: 'The folder voxform ran in (it is in no git work tree).' };
-  return { cwd: path.relative(root, await realpath(cwd)).split(path.sep).join('/'), description: 'The root of the git repository voxform ran in.' };
+export async function sarifSourceRoot(cwd: string, firstManifest?: string): Promise<SarifSourceRoot> {
+  const real = await realpath(cwd);
+  const root = (await gitWorkTreeRoot(cwd)) ?? (firstManifest === undefined ? undefined : await gitWorkTreeRoot(path.dirname(path.resolve(real, firstManifest))));
+  if (root === undefined) return { root: real, cwd: real, description: 'The folder voxform ran in (it is in no git work tree).' };
+  return { root, cwd: real, description: 'The root of the git repository of the manifests.' };
+}
+
+/** Where `file` (relative to the working directory) is: from %SRCROOT% when it is under it, else as an absolute file: URI, so no URI leaves its base. */
+function artifactLocation(file: string, sourceRoot: SarifSourceRoot | undefined): { uri: string; uriBaseId?: string } {
+  if (!sourceRoot) return { uri: encodeURI(path.posix.normalize(file)), uriBaseId: '%SRCROOT%' };
+  const absolute = path.resolve(sourceRoot.cwd, file);
+  const relative = path.relative(sourceRoot.root, absolute);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return { uri: pathToFileURL(absolute).href };
+  return { uri: encodeURI(relative.split(path.sep).join('/')), uriBaseId: '%SRCROOT%' };
 }
 
 export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {
   const { report } = input;
-  const sourceRoot = input.sourceRoot ?? WORKING_DIRECTORY;
-  // Files are named from the working directory, '/'-separated.
+  const { sourceRoot } = input;
   const location = (file: string, line: number, col: number) => ({
     physicalLocation: {
-      artifactLocation: { uri: encodeURI(path.posix.normalize(path.posix.join(sourceRoot.cwd, file))), uriBaseId: '%SRCROOT%' },
+      artifactLocation: artifactLocation(file, sourceRoot),
       region: { startLine: Math.max(1, line), startColumn: Math.max(1, col) },
     },
   });
@@ -69,9 +80,9 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     return {
       ruleId: finding.rule,
       level: sarifLevel(finding.level),
-      message: { text: `${finding.message}. ${finding.hint}` },
+      message: { text: `${finding.message}${inEnvironments(finding)}. ${finding.hint}` },
       locations: [location(finding.location.file, finding.location.line, finding.location.col)],
-      properties: { resource: finding.resource },
+      properties: { resource: finding.resource, ...(finding.environments ? { environments: finding.environments } : {}) },
       ...(waived ? { suppressions: [{ kind: 'external', status: 'accepted', justification: waiver ? `${waiver.reason} (until ${waiver.expires})` : 'waived' }] } : {}),
     };
   };
@@ -86,9 +97,43 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     runs: [
       {
         tool: { driver: { name: 'voxform', version: input.version, semanticVersion: input.version, rules } },
-        originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot.description } } },
+        originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot?.description ?? 'The folder voxform ran in.' } } },
         results,
         properties: { tokenizer: report?.tokenizer ?? null },
+      },
+    ],
+  };
+}
+
+/** What stopped a run before it checked anything: its error code (undefined for a fault of voxform's own), what happened and how to fix it. */
+export interface SarifFailure {
+  code: string | undefined;
+  message: string;
+  hint: string | undefined;
+}
+
+/**
+ * The SARIF log of a run that failed as a whole (no manifest found, an unknown environment, an
+ * operator pack that does not load): no results, and the failure as the invocation's error
+ * notification, so the upload step reads a valid file that says the check did not run.
+ */
+export function renderSarifFailure(failure: SarifFailure, version: string): Record<string, unknown> {
+  const text = failure.hint ? `${failure.message} ${failure.hint}` : failure.message;
+  return {
+    $schema: SARIF_SCHEMA_URI,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'voxform', version, semanticVersion: version, rules: [] } },
+        invocations: [
+          {
+            executionSuccessful: false,
+            exitCode: 1,
+            toolExecutionNotifications: [{ level: 'error', message: { text }, ...(failure.code ? { descriptor: { id: failure.code } } : {}) }],
+          },
+        ],
+        // Code scanning refuses a run without a results list; the invocation says these are not a check's.
+        results: [],
       },
     ],
   };

@@ -70,6 +70,8 @@ export interface Finding extends RuleHit {
   rule: string;
   level: Exclude<PolicyLevel, 'off'>;
   hint: string;
+  /** Set when only environment overlays bring it (`validate` without `--env`): those environments. */
+  environments?: string[];
 }
 
 export interface WaiverStatus {

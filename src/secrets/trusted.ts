@@ -7,13 +7,15 @@
  *   - the places whose live value holds the value of a variable the operator lets a manifest read
  *     (the operator's environment and policy, compared with what the service holds: only
  *     `${env:…}` can have put it there);
- *   - the places the deploy ledger recorded as filled from `${env:…}` at the last apply, and the
+ *   - the places the deploy ledger recorded as filled from `${env:…}` at the last apply (an agent's
+ *     name too, recorded as the reference), and the
  *     values of the variables the state recorded. A state file or ledger inside the checkout is the
  *     pull request's: what it lists is added, and nothing it leaves out is relied on;
  *   - the places the pull request's own manifests fill from `${env:…}` (they add, never remove).
  * Every command asks here (plan, apply, test, report): none derives secret places on its own.
  */
 import { envPolicyOf } from './env-policy.js';
+import { hasEnvReference } from '../manifest/interpolate.js';
 import { formatDotted, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
@@ -26,7 +28,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * from `${env:…}` (the ledger's records have this shape; a committed one is read defensively).
  */
 export interface LedgerSecrets {
-  readonly agents?: Readonly<Record<string, { readonly id?: unknown; readonly maskedPaths?: unknown } | undefined>>;
+  readonly agents?: Readonly<Record<string, { readonly id?: unknown; readonly name?: unknown; readonly maskedPaths?: unknown } | undefined>>;
 }
 
 /** What is known, from trusted evidence, about the secrets of one workspace. */
@@ -37,6 +39,8 @@ export class TrustedSecrets {
   /** The candidates long enough to search for that no live value has shown yet: each is searched for until found once. */
   private readonly unfound: Set<string>;
   private readonly ledgerPaths = new Map<string, Set<string>>();
+  /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id. */
+  private readonly ledgerNames = new Map<string, Set<string>>();
 
   /**
    * `env` is the operator's environment; `registry` hears every secret value found, for the scrub
@@ -64,7 +68,14 @@ export class TrustedSecrets {
   noteLedger(records: readonly LedgerSecrets[]): void {
     for (const record of records) {
       for (const version of Object.values(record.agents ?? {})) {
-        if (typeof version?.id !== 'string' || !Array.isArray(version.maskedPaths)) continue;
+        if (typeof version?.id !== 'string') continue;
+        // The ledger records a name as the manifest wrote it: one holding a reference took a value from the environment.
+        if (hasEnvReference(version.name)) {
+          let names = this.ledgerNames.get(version.id);
+          if (!names) this.ledgerNames.set(version.id, (names = new Set()));
+          names.add(version.name as string);
+        }
+        if (!Array.isArray(version.maskedPaths)) continue;
         let paths = this.ledgerPaths.get(version.id);
         if (!paths) this.ledgerPaths.set(version.id, (paths = new Set()));
         for (const place of version.maskedPaths) if (typeof place === 'string') paths.add(place);
@@ -132,6 +143,11 @@ export class TrustedSecrets {
   /** The places (dotted, in the config) the deploy ledger recorded as filled from `${env:…}` for the agent. */
   ledgerPlaces(agentId: string): string[] {
     return [...(this.ledgerPaths.get(agentId) ?? [])];
+  }
+
+  /** The agent's names as the deploy ledger recorded them when an apply filled them from `${env:…}` (`Staging ${env:PROMO}`); none when it never did. */
+  ledgerNamesOf(agentId: string): string[] {
+    return [...(this.ledgerNames.get(agentId) ?? [])];
   }
 }
 

@@ -158,14 +158,19 @@ describe('voxform export', () => {
     expect(plan.code).toBe(0);
   });
 
-  test('a variable name outside the operator\'s VOXFORM_ENV_ALLOW is warned about', async () => {
+  test('a variable name outside the operator\'s VOXFORM_ENV_ALLOW is warned about, and the mandatory policy is still checked', async () => {
     const dir = await tempDir();
     const { args, env } = connection();
-    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env: { ...env, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,CALENDAR_*' } });
+    // Set, but refused to manifests: the check reads it as unset, as plan would refuse to read it.
+    const refused = { SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: 'operator-value-4711' };
+    const result = await runCliInProcess(['export', '--agent', SPARE, ...args], { cwd: dir, env: { ...env, ...refused, VOXFORM_ENV_ALLOW: 'HOOK_TOKEN,CALENDAR_*' } });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(
-      'warning: VOXFORM_ENV_ALLOW does not allow SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: plan will refuse the manifest until the operator adds it to VOXFORM_ENV_ALLOW.\n',
+    expect(result.stderr).toMatch(
+      /^warning: VOXFORM_ENV_ALLOW does not allow SPARE_AGENT_2_SESSION_DATA_WEBHOOK_URL_TOKEN: plan will refuse the manifest until the operator adds it to VOXFORM_ENV_ALLOW\.\n\nvoxform\.yaml:\d+:\d+ {2}mandatory\[security-url-credential\]: /,
     );
+    expect(result.stderr).toContain('warning: the live agents break mandatory policy (2 findings above)');
+    expect(result.stderr).not.toContain('operator-value-4711');
+    expect(result.stderr).not.toContain(URL_TOKEN);
   });
 
   test('refuses to overwrite without --force, writing nothing; --force overwrites', async () => {
@@ -278,6 +283,22 @@ describe('export of values an apply took from the environment (docs/export.md)',
     const plan = await runCliInProcess(['plan', '--local', '-f', 'exported/voxform.yaml'], { cwd: dir, env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('0 to create, 0 to update');
+  });
+
+  test('a name an apply took from the environment: not in the name, the agent key, the prompt file, the bindings or the variable names', async () => {
+    const manifest = ['version: 1', 'agents:', '  staging:', `    id: ${AWKWARD}`, '    name: "Staging ${env:PROMO}"', '    config:', '      prompt: You are Ava.', ''].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: dir, env: { PROMO, VOXFORM_ENV_ALLOW: 'PROMO' } });
+    expect(applied.code, applied.stderr).toBe(0);
+    const exported = await runCliInProcess(['export', '--local', '--agent', AWKWARD, '--out', 'exported'], { cwd: dir });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(`${exported.stdout}${exported.stderr}`).not.toContain(PROMO);
+    const entries = await readdir(path.join(dir, 'exported'), { recursive: true });
+    expect(entries.join('\n')).not.toContain('promo');
+    for (const file of await filesOf(path.join(dir, 'exported'))) expect(file).not.toContain(PROMO);
+    const written = parse(await readFile(path.join(dir, 'exported/voxform.yaml'), 'utf8')) as { agents: Record<string, { name: string }> };
+    expect(written.agents).toEqual({ 'agent-okspareagent0000001': expect.objectContaining({ name: '${env:AGENT_OKSPAREAGENT0000001_NAME}' }) });
+    expect(exported.stdout).toContain('  AGENT_OKSPAREAGENT0000001_NAME');
   });
 
   test('--state names the state whose ledger is read, as it does for plan and apply', async () => {

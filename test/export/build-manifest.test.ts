@@ -206,9 +206,10 @@ describe('buildExport: values that must load back as they are live', () => {
 describe('buildExport: values an apply took from the environment are never written in clear', () => {
   const PROMO = 'planted-promo-777';
   /** The trusted evidence of an operator whose environment holds the values, with a deploy ledger. */
-  function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}): TrustedSecrets {
+  function deployed(env: Record<string, string>, ledger: Record<string, string[]> = {}, names: Record<string, string> = {}): TrustedSecrets {
     const trusted = new TrustedSecrets(env, new SecretRegistry());
-    trusted.noteLedger([{ agents: Object.fromEntries(Object.entries(ledger).map(([id, maskedPaths]) => [id, { id, maskedPaths }])) }]);
+    const ids = [...new Set([...Object.keys(ledger), ...Object.keys(names)])];
+    trusted.noteLedger([{ agents: Object.fromEntries(ids.map((id) => [id, { id, name: names[id], maskedPaths: ledger[id] ?? [] }])) }]);
     return trusted;
   }
   /** What the exported text loads as, with `env`. */
@@ -276,5 +277,30 @@ describe('buildExport: values an apply took from the environment are never writt
       { name: 'LEDGER_PROMPT', path: 'agents.ledger.config.prompt' },
       { name: 'LEDGER_FIRST_MESSAGE', path: 'agents.ledger.config.first_message' },
     ]);
+  });
+
+  test('a name the ledger recorded as filled from the environment, its variable not set here: a reference, and nothing named after its value', () => {
+    const staging = agent('ag_n', `Staging ${PROMO}`, {
+      prompt: 'You are Ava.',
+      tools: [{ name: `lookup-${PROMO}`, webhook: 'https://x.test', header: { authorization: 'tool-token-1' } }],
+      session_data_webhook: { url: 'https://h.example.com/end', headers: { 'x-hook-token': 'hook-token-1' } },
+    });
+    const trusted = deployed({}, { ag_n: ['tools.0.name'] }, { ag_n: 'Staging ${env:PROMO}' });
+    const phones = [{ id: '+15551230001', agent_id: 'ag_n' } as Phone];
+    const out = buildExport({ agents: [staging], phones, command: 'voxform export', deployed: trusted });
+    expect(JSON.stringify(out)).not.toContain('planted');
+    expect(out.localNames.get('ag_n')).toBe('agent-ag-n');
+    expect((parse(out.manifest) as { agents: Record<string, { name: string }> }).agents['agent-ag-n']?.name).toBe('${env:AGENT_AG_N_NAME}');
+    expect(out.prompts.map((p) => p.path)).toEqual(['prompts/agent-ag-n.md']);
+    expect(out.secrets.map((s) => s.name)).toEqual(['AGENT_AG_N_TOOLS_0_NAME', 'AGENT_AG_N_TOOLS_0_AUTHORIZATION', 'AGENT_AG_N_SESSION_DATA_WEBHOOK_X_HOOK_TOKEN', 'AGENT_AG_N_NAME']);
+  });
+
+  test('a name the ledger recorded as filled from the environment, its variable set here: written as it was applied', () => {
+    const staging = agent('ag_n', `Staging ${PROMO}`, { prompt: 'You are Ava.' });
+    const asApplied = buildExport({ agents: [staging], phones: [], command: 'voxform export', deployed: deployed({ PROMO }, {}, { ag_n: 'Staging ${env:PROMO}' }) });
+    expect((parse(asApplied.manifest) as { agents: Record<string, { name: string }> }).agents['staging-promo']?.name).toBe('Staging ${env:PROMO}');
+    // Under another name than the apply read, part of the name could be a value no variable here holds.
+    const other = buildExport({ agents: [staging], phones: [], command: 'voxform export', deployed: deployed({ OTHER: PROMO }, {}, { ag_n: 'Staging ${env:PROMO}' }) });
+    expect(other.localNames.get('ag_n')).toBe('agent-ag-n');
   });
 });

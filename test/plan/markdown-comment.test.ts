@@ -3,6 +3,8 @@ import { COMMENT_SIZE_LIMIT } from '../../src/plan/fit-comment.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { planOf } from '../helpers/plan.js';
+import type { PlanPolicy, Relaxation } from '../../src/policy/plan-policy.js';
+import type { Finding, PolicyReport, WaiverStatus } from '../../src/policy/types.js';
 
 function field(path: string, before: unknown, after: unknown, extra: Partial<FieldChange> = {}): FieldChange {
   return { path, before, after, sensitive: false, drift: false, ...extra };
@@ -224,5 +226,44 @@ describe('Markdown plan: where a cut may fall', () => {
       }
       expect(open, `limit ${limit}: a fence left open`).toBeUndefined();
     }
+  });
+});
+
+/** A policy with `count` of everything a comment lists: relaxations, findings, waivers in force, each with a long text. */
+function hugePolicy(count: number): PlanPolicy {
+  const long = 'approved by the privacy lead after review of the shared inbox, '.repeat(7);
+  const at = (n: number) => ({ file: 'voxform.yaml', line: n, col: 5 });
+  const findings: Finding[] = Array.from({ length: count }, (_, i) => ({ rule: 'pii-email-address', level: 'advisory', hint: 'remove it', resource: `agent.loc-${i}`, message: `${long}${i}`, location: at(i) }));
+  const waivers: WaiverStatus[] = Array.from({ length: count }, (_, i) => ({ rule: 'pii-email-address', resource: `agent.loc-${i}`, reason: `${long}${i}`, expires: '2027-06-30', state: 'in-force', location: at(i) }));
+  const relaxations: Relaxation[] = Array.from({ length: count }, (_, i) => ({ kind: 'waiver-added', message: `a waiver of pii-email-address for agent.loc-${i} was added: ${long}`, file: 'voxform.yaml', line: i }));
+  const report: PolicyReport = { tokenizer: 'o200k_base', rules: [], findings, waived: [], waivers, summary: { mandatory: 0, advisory: count, waived: count } };
+  return { report, promptTokens: Array.from({ length: count }, (_, i) => ({ address: `agent.loc-${i}`, before: 10, after: 20 })), base: 'main', relaxations };
+}
+
+describe('Markdown plan: the policy part within the size limit', () => {
+  it('cuts each policy list to what fits with "…and N more", whatever their number, with changes or without', () => {
+    const changes = planOf([agentChange('big', [field('config.prompt', '', numberedLines(4000, (n) => `Rule ${n}: be brief.`))])]);
+    for (const plan of [{ ...changes, policy: hugePolicy(5000) }, planOf([], { policy: hugePolicy(5000) })]) {
+      const md = renderPlanMarkdown(plan, { savedPlan: 'plan.json' });
+      expect(bytes(md)).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
+      expect(md).toMatch(/^> \[!WARNING\]\n> \*\*Policy relaxed:\*\* this pull request weakens review \(5,000 relaxations\)\.\n/);
+      expect(md).toMatch(/^> - …and [\d,]+ more \(`voxform plan` lists every one\)$/m);
+      expect(md).toMatch(/^- …and [\d,]+ more \(`voxform validate` lists every one\)$/m);
+      expect(md).toMatch(/^\| …and [\d,]+ more \(`voxform validate` lists every one\) \| \| \| \|$/m);
+      expect(md).toContain('; and 4,950 more.');
+    }
+    expect(renderPlanMarkdown({ ...changes, policy: hugePolicy(5000) })).toContain('| `agent.big` | 🔄 update | `config.prompt` |');
+  });
+
+  it('lists at most 50 of each, counting the rest, even when they would fit', () => {
+    const md = renderPlanMarkdown(planOf([], { policy: hugePolicy(60) }), { limit: Number.MAX_SAFE_INTEGER });
+    expect(md).toContain('> - …and 10 more (`voxform plan` lists every one)');
+    expect(md).toContain('- …and 10 more (`voxform validate` lists every one)');
+    expect(md).toContain('| …and 10 more (`voxform validate` lists every one) | | | |');
+  });
+
+  it('keeps within every smaller limit too', () => {
+    const plan = planOf([agentChange('a', [field('config.first_message', 'Hello', 'Hi')])], { policy: hugePolicy(200) });
+    for (let limit = 2000; limit < 120_000; limit += 4999) expect(bytes(renderPlanMarkdown(plan, { limit })), `limit ${limit}`).toBeLessThanOrEqual(limit);
   });
 });

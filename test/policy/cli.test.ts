@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -125,13 +126,74 @@ describe('voxform validate', () => {
     const files = { 'agents/voxform.yaml': BAD, 'sub/README.md': 'x\n' };
     const repository = await tempDir(files);
     git(repository, 'init', '-q');
-    const inRepository = { root: 'The root of the git repository voxform ran in.' };
+    const inRepository = { root: 'The root of the git repository of the manifests.' };
     expect(await sarifFrom(repository, 'agents')).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
     expect(await sarifFrom(repository, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
     const outside = await tempDir(files);
     const inFolder = { root: 'The folder voxform ran in (it is in no git work tree).' };
     expect(await sarifFrom(outside, 'agents')).toEqual({ ...inFolder, places: ['%SRCROOT% voxform.yaml'] });
-    expect(await sarifFrom(outside, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inFolder, places: ['%SRCROOT% ../agents/voxform.yaml'] });
+    // Never a name that climbs out of its base: a file outside it is named by its absolute file: URI.
+    const absolute = pathToFileURL(path.join(await realpath(outside), 'agents/voxform.yaml')).href;
+    expect(await sarifFrom(outside, 'sub', ['-f', '../agents/voxform.yaml'])).toEqual({ ...inFolder, places: [`undefined ${absolute}`] });
+    // Run from outside the manifests' repository: named from its root.
+    expect(await sarifFrom(outside, 'sub', ['-f', path.join(repository, 'agents/voxform.yaml')])).toEqual({ ...inRepository, places: ['%SRCROOT% agents/voxform.yaml'] });
+  });
+
+  it('without --env checks the policy of every environment too: each finding once, naming the environments only they bring it in', async () => {
+    const manifest = [
+      oneAgent('prompt: If the caller asks for a person, transfer them.\nfirst_message: Hello'),
+      'environments:',
+      '  staging:',
+      '    agents:',
+      '      a: { id: ag_2, config: { first_message: "Call 555-201-3344" } }',
+      '  production:',
+      '    agents:',
+      '      a: { id: ag_3 }',
+      '',
+    ].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const text = await runCliInProcess(['validate'], { cwd: dir });
+    expect(text.code).toBe(1);
+    expect(text.stderr.match(/^\S+:\d+:\d+ {2}mandatory\[[a-z-]+\]: [^\n]*/gm)).toEqual([
+      'voxform.yaml:6:48  mandatory[behaviour-transfer-target]: the prompt speaks of transferring the caller, but flow.call_transfer has no number to transfer to',
+      'voxform.yaml:12:53  mandatory[pii-phone-number]: first_message holds a phone number (environment staging)',
+    ]);
+    const validate = await sarifValidator();
+    const sarif = JSON.parse((await runCliInProcess(['validate', '--format', 'sarif'], { cwd: dir })).stdout) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> };
+    expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+    expect(sarif.runs[0]?.results.map((r) => r.ruleId)).toEqual(['behaviour-transfer-target', 'pii-phone-number']);
+    expect(sarif.runs[0]?.results[1]?.message.text).toContain('(environment staging)');
+    const json = JSON.parse((await runCliInProcess(['validate', '--format', 'json'], { cwd: dir })).stdout) as { policy: { summary: object; findings: Array<{ environments?: string[] }> } };
+    expect(json.policy.summary).toEqual({ mandatory: 2, advisory: 0, waived: 0 });
+    expect(json.policy.findings.map((f) => f.environments)).toEqual([undefined, ['staging']]);
+    // --env checks that environment alone, as plan and apply do.
+    const staging = await runCliInProcess(['validate', '--env', 'staging', '--format', 'json'], { cwd: dir });
+    expect((JSON.parse(staging.stdout) as { policy: { findings: Array<{ environments?: string[] }> } }).policy.findings.map((f) => f.environments)).toEqual([undefined, undefined]);
+  });
+
+  it('--format sarif when the whole run fails: a valid log with no results whose invocation says why, the error on stderr too', async () => {
+    const validate = await sarifValidator();
+    const dir = await tempDir({ 'voxform.yaml': BAD });
+    type Sarif = { runs: Array<{ results: unknown[]; invocations: Array<{ executionSuccessful: boolean; toolExecutionNotifications: Array<{ level: string; message: { text: string }; descriptor?: { id: string } }> }> }> };
+    const runs = [
+      { args: ['-f', 'missing.yaml'], env: {}, code: 'manifest_not_found' },
+      { args: ['--env', 'nope'], env: {}, code: 'invalid_argument' },
+      { args: [], env: { VOXFORM_POLICY_PACKS: './no-such-pack.mjs' }, code: undefined },
+    ];
+    for (const { args, env, code } of runs) {
+      const result = await runCliInProcess(['validate', ...args, '--format', 'sarif'], { cwd: dir, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^error\[[a-z_]+\]: /);
+      const sarif = JSON.parse(result.stdout) as Sarif;
+      expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
+      const [run] = sarif.runs;
+      expect(run?.results).toEqual([]);
+      expect(run?.invocations[0]?.executionSuccessful).toBe(false);
+      const [notification] = run?.invocations[0]?.toolExecutionNotifications ?? [];
+      expect(notification?.level).toBe('error');
+      if (code) expect(notification?.descriptor?.id).toBe(code);
+      expect(result.stderr).toContain(notification?.message.text.slice(0, 20));
+    }
   });
 
   it('--format sarif on the shipped example: valid, no results, exit 0', async () => {

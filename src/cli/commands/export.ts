@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { REGION_BASE_URLS } from '../../api/regions.js';
-import { buildExport, type ExportResult } from '../../export/build-manifest.js';
+import { buildExport, type ExportedSecret, type ExportResult } from '../../export/build-manifest.js';
 import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/env-policy.js';
 import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
@@ -76,9 +76,25 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     for (const secret of result.secrets) ctx.stdout.write(`  ${secret.name.padEnd(width)}  ${secret.path}\n`);
   }
   writeWarnings(result, policy, ctx);
-  if (!written.kept.some((file) => path.basename(file) === MANIFEST_FILE)) await warnMandatoryFindings(path.join(out, MANIFEST_FILE), ctx);
+  if (!written.kept.some((file) => path.basename(file) === MANIFEST_FILE)) {
+    await warnMandatoryFindings(path.join(out, MANIFEST_FILE), checkingEnv(ctx.env, result.secrets, policy), ctx);
+  }
   ctx.stdout.write(`\nNext: ${nextStep(where, connection.local)}   # shows no changes\n`);
   return 0;
+}
+
+/**
+ * The environment the exported manifest's policy is checked with: the variables export named that
+ * the operator's `VOXFORM_ENV_ALLOW` refuses (warned about apart) are allowed for the check and read
+ * as unset, so the manifest loads as it will once the operator allows them, and no value the
+ * operator keeps from manifests is read.
+ */
+function checkingEnv(env: CommandContext['env'], secrets: readonly ExportedSecret[], policy: EnvPolicy): CommandContext['env'] {
+  const refused = secrets.map((secret) => secret.name).filter((name) => policy.check(name) === 'not_allowed');
+  if (refused.length === 0) return env;
+  const checking: Record<string, string | undefined> = { ...env, [ENV_ALLOW_VARIABLE]: [env[ENV_ALLOW_VARIABLE], ...refused].join(',') };
+  for (const name of refused) delete checking[name];
+  return checking;
 }
 
 /**
@@ -86,9 +102,14 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
  * authentication): the exported manifest shows no changes, yet plan and apply refuse it until each
  * finding is fixed or waived. Its variables are not set yet, so their values read as withheld.
  */
-async function warnMandatoryFindings(manifest: string, ctx: CommandContext): Promise<void> {
-  const loaded = await loadManifests({ paths: [manifest], cwd: ctx.cwd, env: ctx.env, withholdUnsetEnv: true, onSecret: (secret) => ctx.secrets.add(secret) });
-  if (!loaded.state) return;
+async function warnMandatoryFindings(manifest: string, env: CommandContext['env'], ctx: CommandContext): Promise<void> {
+  const loaded = await loadManifests({ paths: [manifest], cwd: ctx.cwd, env, withholdUnsetEnv: true, onSecret: (secret) => ctx.secrets.add(secret) });
+  if (!loaded.state) {
+    // Said rather than skipped: the promise is that a manifest plan will refuse is never handed over silently.
+    ctx.stderr.write(`warning: the exported manifest does not load here (${loaded.diagnostics.find((d) => d.severity === 'error')?.code ?? 'unknown'}), so its policy was not checked: run voxform validate on it.
+`);
+    return;
+  }
   const report = await checkPolicy(loaded.state, ctx);
   const mandatory = report.findings.filter((finding) => finding.level === 'mandatory');
   if (mandatory.length === 0) return;

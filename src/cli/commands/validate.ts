@@ -8,13 +8,15 @@ import picocolors from 'picocolors';
 import { toJsonText } from '../../util/printable.js';
 import type { DesiredState, Diagnostic } from '../../manifest/types.js';
 import { policyReportJson, policySummaryLine, renderFindingsText } from '../../policy/render.js';
-import { renderSarif, sarifSourceRoot } from '../../policy/sarif.js';
+import { renderSarif, renderSarifFailure, sarifSourceRoot, type SarifFailure } from '../../policy/sarif.js';
+import { isVoxformError } from '../../errors.js';
 import type { PolicyReport } from '../../policy/types.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
+import { mergeEnvironmentReports } from '../../policy/environments.js';
 
 export interface ValidateOptions {
   file?: string[];
@@ -49,12 +51,19 @@ export interface ValidateReport {
 const packageVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export async function run(options: ValidateOptions, ctx: CommandContext): Promise<number> {
-  const report = await validate(options, ctx);
+  let report: ValidateReport;
+  try {
+    report = await validate(options, ctx);
+  } catch (error) {
+    // A SARIF step's output is uploaded whatever the exit: it gets a log saying the check failed (the error still goes to stderr).
+    if (options.format === 'sarif') ctx.stdout.write(`${toJsonText(renderSarifFailure(sarifFailureOf(error), packageVersion), 2)}\n`);
+    throw error;
+  }
   if (options.format === 'json') {
     const { policy, ...rest } = report;
     ctx.stdout.write(`${toJsonText({ ...rest, policy: policy ? policyReportJson(policy) : null }, 2)}\n`);
   } else if (options.format === 'sarif') {
-    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion, sourceRoot: await sarifSourceRoot(ctx.cwd) }), 2)}\n`);
+    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion, sourceRoot: await sarifSourceRoot(ctx.cwd, report.summary.files[0]) }), 2)}\n`);
   } else {
     const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
     for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;
@@ -70,11 +79,16 @@ export async function run(options: ValidateOptions, ctx: CommandContext): Promis
   return report.valid ? 0 : 1;
 }
 
+function sarifFailureOf(error: unknown): SarifFailure {
+  if (isVoxformError(error)) return { code: error.code, message: error.message, hint: error.hint };
+  return { code: undefined, message: 'voxform hit an unexpected problem (this is a bug; please report it): its standard error says more.', hint: undefined };
+}
+
 /** Loads the manifests and builds the report; secrets met are registered for redaction first. */
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
   const result = await loadCommandManifests(options, ctx);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
-  const policy = result.state ? await checkPolicy(result.state, ctx) : undefined;
+  const policy = result.state ? await everyEnvironmentPolicy(result.state, result.environments, options, ctx) : undefined;
   return {
     valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
@@ -90,6 +104,22 @@ export async function validate(options: ValidateOptions, ctx: CommandContext): P
       resources: result.state ? countResources(result.state) : null,
     },
   };
+}
+
+/**
+ * The policy of the manifests; without `--env`, of each environment's too (an overlay can bring a
+ * finding: a phone number in its `first_message`), each finding once. An environment is checked as
+ * `--env` loads it, unset variables read as withheld; one that does not load alone is left to `--env`.
+ */
+async function everyEnvironmentPolicy(state: DesiredState, environments: readonly string[] | undefined, options: ValidateOptions, ctx: CommandContext): Promise<PolicyReport> {
+  const report = await checkPolicy(state, ctx);
+  if (options.env !== undefined || !environments || environments.length === 0) return report;
+  const overlays = new Map<string, PolicyReport>();
+  for (const environment of environments) {
+    const loaded = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: true }, ctx);
+    if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx));
+  }
+  return mergeEnvironmentReports(report, overlays);
 }
 
 function countResources(state: DesiredState): NonNullable<ValidateReport['summary']['resources']> {

@@ -1,0 +1,46 @@
+/**
+ * One policy report for manifests and every environment overlay (`validate` without `--env`): each
+ * finding once, wherever it occurs. A finding of the manifests as they stand (no overlay) is theirs;
+ * one that only an overlay brings names the environments it occurs in.
+ */
+import { formatSourceLocation } from '../errors.js';
+import { byPosition } from './evaluate.js';
+import type { Finding, PolicyReport, WaiverStatus } from './types.js';
+
+function findingKey(finding: Finding): string {
+  return [finding.rule, finding.level, finding.resource, finding.message, formatSourceLocation(finding.location)].join('\0');
+}
+
+/** Every finding once, by position: those only environments bring with the environments they occur in. */
+function mergeFindings(base: readonly Finding[], environments: ReadonlyArray<[string, readonly Finding[]]>): Finding[] {
+  const merged = new Map(base.map((finding) => [findingKey(finding), finding]));
+  for (const [environment, findings] of environments) {
+    for (const finding of findings) {
+      const key = findingKey(finding);
+      const known = merged.get(key);
+      if (!known) merged.set(key, { ...finding, environments: [environment] });
+      else if (known.environments && !known.environments.includes(environment)) known.environments.push(environment);
+    }
+  }
+  return [...merged.values()].sort(byPosition);
+}
+
+/** A waiver is in force when it silences a finding in any of them, else as the manifests without an overlay have it. */
+function mergeWaivers(base: readonly WaiverStatus[], reports: readonly PolicyReport[]): WaiverStatus[] {
+  const key = (waiver: WaiverStatus) => `${waiver.rule}\0${waiver.resource}\0${formatSourceLocation(waiver.location)}`;
+  const inForce = new Set(reports.flatMap((report) => report.waivers.filter((w) => w.state === 'in-force').map(key)));
+  return base.map((waiver) => (inForce.has(key(waiver)) ? { ...waiver, state: 'in-force' } : waiver));
+}
+
+export function mergeEnvironmentReports(base: PolicyReport, environments: ReadonlyMap<string, PolicyReport>): PolicyReport {
+  const entries = [...environments];
+  const findings = mergeFindings(base.findings, entries.map(([name, report]) => [name, report.findings]));
+  const waived = mergeFindings(base.waived, entries.map(([name, report]) => [name, report.waived]));
+  return {
+    ...base,
+    findings,
+    waived,
+    waivers: mergeWaivers(base.waivers, [base, ...environments.values()]),
+    summary: { mandatory: findings.filter((f) => f.level === 'mandatory').length, advisory: findings.filter((f) => f.level === 'advisory').length, waived: waived.length },
+  };
+}
