@@ -52,6 +52,28 @@ export function hasEnvReference(text: unknown): boolean {
   return false;
 }
 
+/**
+ * The literal text around the references of a written value, unescaped (`$${env:X}` is the text
+ * `${env:X}`): one more part than the value has references (`Code ${env:P}.` → `Code `, `.`).
+ */
+export function literalParts(text: string): string[] {
+  const parts: string[] = [];
+  let literal = '';
+  let from = 0;
+  for (const match of text.matchAll(REFERENCE)) {
+    literal += text.slice(from, match.index);
+    from = match.index + match[0].length;
+    if (match[1]) {
+      literal += match[0].slice(1);
+      continue;
+    }
+    parts.push(literal);
+    literal = '';
+  }
+  parts.push(literal + text.slice(from));
+  return parts;
+}
+
 export interface StringInterpolation {
   value: string;
   /** Whether any part of the value came from the environment. */

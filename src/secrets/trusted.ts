@@ -15,8 +15,8 @@
  * Every command asks here (plan, apply, test, report): none derives secret places on its own.
  */
 import { envPolicyOf } from './env-policy.js';
-import { hasEnvReference } from '../manifest/interpolate.js';
-import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { hasEnvReference, literalParts } from '../manifest/interpolate.js';
+import { formatDotted, parseDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';
 import { sensitiveConfigPatterns } from './schema-paths.js';
@@ -28,7 +28,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * from `${env:…}` (the ledger's records have this shape; a committed one is read defensively).
  */
 export interface LedgerSecrets {
-  readonly agents?: Readonly<Record<string, { readonly id?: unknown; readonly name?: unknown; readonly maskedPaths?: unknown } | undefined>>;
+  readonly agents?: Readonly<Record<string, { readonly id?: unknown; readonly name?: unknown; readonly config?: unknown; readonly maskedPaths?: unknown } | undefined>>;
 }
 
 /** What is known, from trusted evidence, about the secrets of one workspace. */
@@ -39,6 +39,8 @@ export class TrustedSecrets {
   /** The candidates long enough to search for that no live value has shown yet: each is searched for until found once. */
   private readonly unfound: Set<string>;
   private readonly ledgerPaths = new Map<string, Set<string>>();
+  /** Each ledger place's values as applies recorded them, references written back (`Code ${env:PROMO}.`), by agent id and place. */
+  private readonly ledgerValues = new Map<string, Map<string, Set<string>>>();
   /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id. */
   private readonly ledgerNames = new Map<string, Set<string>>();
 
@@ -78,9 +80,22 @@ export class TrustedSecrets {
         if (!Array.isArray(version.maskedPaths)) continue;
         let paths = this.ledgerPaths.get(version.id);
         if (!paths) this.ledgerPaths.set(version.id, (paths = new Set()));
-        for (const place of version.maskedPaths) if (typeof place === 'string') paths.add(place);
+        for (const place of version.maskedPaths) {
+          if (typeof place !== 'string') continue;
+          paths.add(place);
+          this.noteLedgerValue(version.id, place, valueAtPath(version.config, parseDotted(place)));
+        }
       }
     }
+  }
+
+  private noteLedgerValue(agentId: string, place: string, written: unknown): void {
+    if (!hasEnvReference(written)) return;
+    let places = this.ledgerValues.get(agentId);
+    if (!places) this.ledgerValues.set(agentId, (places = new Map()));
+    let values = places.get(place);
+    if (!values) places.set(place, (values = new Set()));
+    values.add(written as string);
   }
 
   /**
@@ -106,6 +121,7 @@ export class TrustedSecrets {
    */
   livePaths(agentId: string, liveConfig: Record<string, unknown>): string[] {
     const found = new Set(this.ledgerPaths.get(agentId) ?? []);
+    for (const place of found) this.noteLedgerPlace(agentId, place, valueAtPath(liveConfig, parseDotted(place)));
     forEachString(liveConfig, [], (text, at) => {
       for (const candidate of this.candidates) {
         const holds = candidate.length >= MIN_SEARCHABLE_SECRET ? text.includes(candidate) : text === candidate;
@@ -115,6 +131,20 @@ export class TrustedSecrets {
       }
     });
     return [...found];
+  }
+
+  /**
+   * What the service holds at a place the ledger recorded as filled from `${env:…}` is registered,
+   * whole, and so is each value its references took, read off it by the recorded value's literal
+   * text (`Code ${env:PROMO}.` against `Code SPRING-26.` → `SPRING-26`): the agent may say the value
+   * in other words, and a job without the variable still knows it is secret.
+   */
+  private noteLedgerPlace(agentId: string, place: string, live: unknown): void {
+    if (typeof live !== 'string' || live === '') return;
+    this.registry.add(live);
+    for (const written of this.ledgerValues.get(agentId)?.get(place) ?? []) {
+      for (const value of referencedValues(written, live) ?? []) this.registry.add(value);
+    }
   }
 
   /**
@@ -149,6 +179,29 @@ export class TrustedSecrets {
   ledgerNamesOf(agentId: string): string[] {
     return [...(this.ledgerNames.get(agentId) ?? [])];
   }
+}
+
+/**
+ * The values the references of `written` (a value as recorded, `Code ${env:P}.`) took in `live`:
+ * the text between its literal parts, each found leftmost; undefined when `live` does not have
+ * their shape (it changed since). Linear in the text: a recorded value may come from a checkout.
+ */
+export function referencedValues(written: string, live: string): string[] | undefined {
+  const literals = literalParts(written);
+  const first = literals[0] as string;
+  const last = literals[literals.length - 1] as string;
+  const end = live.length - last.length;
+  if (literals.length < 2 || !live.startsWith(first) || !live.endsWith(last) || end < first.length) return undefined;
+  const values: string[] = [];
+  let at = first.length;
+  for (const literal of literals.slice(1, -1)) {
+    const found = live.indexOf(literal, at);
+    if (found === -1 || found + literal.length > end) return undefined;
+    values.push(live.slice(at, found));
+    at = found + literal.length;
+  }
+  values.push(live.slice(at, end));
+  return values.filter((value) => value !== '');
 }
 
 /** A stretch of text that holds a variable's value: `text.slice(start, end)` is the value of `name`. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REDACTED, SecretRegistry } from '../../src/secrets/redact.js';
 import { SINK_URL, sinkNewTargets } from '../../src/secrets/sink.js';
-import { trustedSecretPaths, TrustedSecrets } from '../../src/secrets/trusted.js';
+import { referencedValues, trustedSecretPaths, TrustedSecrets } from '../../src/secrets/trusted.js';
 import type { HistoryRecord } from '../../src/history/types.js';
 
 const PROMO = 'PROMO-LIVE-8812';
@@ -28,6 +28,27 @@ describe('TrustedSecrets', () => {
   ])('finds the live places holding a secret: %s', (_name, config, expected) => {
     const trusted = new TrustedSecrets({ VOXFORM_ENV_ALLOW: 'PROMO_CODE,HOOK_TOKEN', PROMO_CODE: PROMO, HOOK_TOKEN: 'x' }, new SecretRegistry());
     expect(trusted.livePaths('ag_1', config)).toEqual(expected);
+  });
+
+  it("registers what the service holds at the ledger's places, and the values its references took, though the job holds no variable", () => {
+    const registry = new SecretRegistry();
+    const trusted = new TrustedSecrets({}, registry);
+    const config = { first_message: "Today's code is ${env:PROMO_CODE}. Welcome!", prompt: 'Cost $${env:NOT} and ${env:A:-x}/${env:B}' };
+    const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['first_message', 'prompt'] } } } as unknown as HistoryRecord;
+    trusted.noteLedger([record]);
+    trusted.livePaths('ag_1', { first_message: `Today's code is ${PROMO}. Welcome!`, prompt: 'Cost ${env:NOT} and alpha-value-1/beta-value-2' });
+    expect(registry.redact(`The code? ${PROMO}, yes. Then alpha-value-1 and beta-value-2.`)).toBe(`The code? ${REDACTED}, yes. Then ${REDACTED} and ${REDACTED}.`);
+  });
+
+  it.each([
+    ['Code ${env:P}.', 'Code SPRING-26.', ['SPRING-26']],
+    ['${env:P}', 'whole-value', ['whole-value']],
+    ['a ${env:A} b ${env:B} c', 'a one b two c', ['one', 'two']],
+    ['$${env:X} ${env:P}', '${env:X} value', ['value']],
+    ['Code ${env:P}.', 'Changed since', undefined],
+    ['no reference', 'no reference', undefined],
+  ])('reads the values of %j off %j', (written, live, expected) => {
+    expect(referencedValues(written, live)).toEqual(expected);
   });
 
   it('adds the ledger places of the agent, and the schema and manifest places, to the secret paths', () => {

@@ -77,6 +77,22 @@ it('test --format markdown: the live greeting a failing check quotes is scrubbed
   }
 }, 180_000);
 
+it("test --against live in a job that holds no variable: the ledger's places are scrubbed, the value a reference took included", async () => {
+  const project = await tempDir();
+  await writeFile(path.join(project, 'voxform.yaml'), manifest("Today's code is ${env:PROMO_CODE}. Welcome!"));
+  const applied = await runCliInProcess(['apply', '--local', '--auto-approve'], { cwd: project, env });
+  expect(applied.code, applied.stderr).toBe(0);
+  await mkdir(path.join(project, 'tests'));
+  const test = ['agent: front-desk', 'tests:', '  - name: shows', '    turns: [{ expect: [{ equals: x }] }]', '  - name: oracle', '    turns: [{ expect: [{ regex: "code is P" }] }]', ''].join('\n');
+  await writeFile(path.join(project, 'tests', 'show.test.yaml'), test);
+  for (const format of ['text', 'markdown', 'junit']) {
+    const result = await runCliInProcess(['test', '--local', '--against', 'live', '--format', format], { cwd: project, env: {} });
+    expect(result.stdout + result.stderr, format).not.toContain(PROMO);
+    expect(result.stdout, format).toContain('(sensitive)');
+    if (format === 'text') expect(result.stdout).toMatch(/FAIL +oracle/);
+  }
+}, 180_000);
+
 /** The characters the planted value is made of: what a pull request's oracle guesses from, per position. */
 const GUESSED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-';
 
