@@ -8,6 +8,7 @@ import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { HistoryRecord, HistoryStore, TestRunRecord } from '../history/types.js';
 import type { LastApply, WorkspaceState } from './types.js';
 import { hasPasswordPlaceholder, PASSWORD_PLACEHOLDER } from './postgres/url.js';
+import { runIdentityOf, type RunIdentity } from '../util/run-identity.js';
 
 /** A workspace as stored, with the serial a compare-and-set write must name. */
 export interface StoredWorkspace {
@@ -24,18 +25,11 @@ export interface WriteResult {
 }
 
 /** Who holds an apply lock: readable by every run that is refused, and by `voxform state list`. */
-export interface LockHolder {
+export interface LockHolder extends RunIdentity {
   /** Names this holding of the lock for `voxform state unlock --force LOCK_ID`. */
   lockId: string;
-  user: string;
-  host: string;
-  pid: number;
-  /** What the holder runs (`voxform apply plan.json`). */
-  command: string;
   /** ISO 8601: when the lock was taken. */
   since: string;
-  /** The CI job that runs the holder, when the CI environment names it. */
-  ciJobUrl?: string | undefined;
   /** Why, when the holder is a run voxform cannot name (`user`, `host`, `command`, `since` `unknown`, `pid` 0). */
   unreadable?: string | undefined;
   /** Set when the holder is known to have ended (its process is gone on this host): the next apply takes the lock over. */
@@ -126,16 +120,53 @@ export async function untilInterrupted<T>(work: Promise<T>, signal: AbortSignal 
   }
 }
 
+/** The last forced open of a lock (`voxform state unlock --force`), as the backend records it: which lock, who, when. */
+export interface ForcedOpen {
+  lockId: string;
+  by: RunIdentity;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** A forced open as read back from a file or row anyone may have written; undefined when it is not one voxform wrote. */
+export function forcedOpenOf(value: unknown): ForcedOpen | undefined {
+  const record = value as { lockId?: unknown; by?: unknown; at?: unknown } | null;
+  if (typeof record !== 'object' || record === null || typeof record.lockId !== 'string' || typeof record.at !== 'string') return undefined;
+  const by = runIdentityOf(record.by);
+  return by ? { lockId: record.lockId, by, at: record.at } : undefined;
+}
+
 /**
- * Why a held lock was lost: someone ran `voxform state unlock --force` on it (`forced_open`), or the
+ * Why a held lock was lost: someone ran `voxform state unlock --force` on it (`forced_open`; `by` and
+ * `at` when the backend recorded who and when, absent for a lock opened by an older voxform), or the
  * database connection that held it went (`connection_lost`, PostgreSQL; `cause`: the driver's words).
  */
-export type LockLoss = { reason: 'forced_open'; lockId: string; backend: StateBackend['kind'] } | { reason: 'connection_lost'; cause: string | undefined };
+export type LockLoss =
+  | { reason: 'forced_open'; lockId: string; backend: StateBackend['kind']; by?: RunIdentity | undefined; at?: string | undefined }
+  | { reason: 'connection_lost'; cause: string | undefined };
 
-/** A lost lock as a clause of the run's message: `the lock 3f9a… was forced open by another operator (…)`. */
+/** The loss of the lock `lockId`, with who forced it and when when `recorded` is of that lock. */
+export function forcedOpenLoss(lockId: string, backend: StateBackend['kind'], recorded: ForcedOpen | undefined): LockLoss {
+  return { reason: 'forced_open', lockId, backend, ...(recorded?.lockId === lockId ? { by: recorded.by, at: recorded.at } : {}) };
+}
+
+/** A lost lock as a clause of the run's message: `the lock 3f9a… was forced open by ana@ops-1 (pid 77, "voxform state unlock --force") at …`. */
 export function describeLockLoss(loss: LockLoss): string {
   if (loss.reason === 'connection_lost') return `the connection to the state database was lost${loss.cause !== undefined ? ` (${loss.cause})` : ''}; the lock went with it`;
-  return `the ${loss.backend === 'file' ? 'state lock' : 'lock'} ${loss.lockId} was forced open by another operator (\`voxform state unlock --force\`)`;
+  const lock = `the ${loss.backend === 'file' ? 'state lock' : 'lock'} ${loss.lockId}`;
+  if (loss.by === undefined) return `${lock} was forced open by another operator (\`voxform state unlock --force\`)`;
+  return `${lock} was forced open by ${describeRun(loss.by)}${loss.at !== undefined ? ` at ${controlsAsQuestionMarks(loss.at)}` : ''}`;
+}
+
+/** `lock 3f9a… by ana@ops-1 (pid 77, "voxform state unlock --force", job …) at …`: a forced open for `status` and `state show`. */
+export function describeForcedOpen(forced: ForcedOpen): string {
+  return controlsAsQuestionMarks(`lock ${forced.lockId} by ${describeRun(forced.by)} at ${forced.at}`);
+}
+
+/** `ana@ops-1 (pid 77, "voxform state unlock --force", job …)`, its control characters as `?`: read from a file or row any run could have written. */
+function describeRun(run: RunIdentity): string {
+  const job = run.ciJobUrl ? `, job ${run.ciJobUrl}` : '';
+  return controlsAsQuestionMarks(`${run.user}@${run.host} (pid ${run.pid}, "${run.command}"${job})`);
 }
 
 /** One workspace in `voxform state list`. */
@@ -170,8 +201,13 @@ export interface StateBackend {
   acquireLock(key: string, options: AcquireOptions): Promise<HeldLock>;
   /** The current holder of a workspace's lock, if anyone holds it. */
   readLock(key: string): Promise<LockHolder | undefined>;
-  /** Opens a lock whose holder no longer runs or hangs, by its id; resolves to the holder it removed. */
-  forceUnlock(lockId: string): Promise<{ holder: LockHolder; note: string }>;
+  /**
+   * Opens a lock whose holder no longer runs or hangs, by its id, recording that `by` forced it open
+   * (the holder that loses it names who); resolves to the holder it removed.
+   */
+  forceUnlock(lockId: string, by: RunIdentity): Promise<{ holder: LockHolder; note: string }>;
+  /** The last forced open of a workspace's lock, if one was recorded (the file backend: of the state file's one lock). */
+  readLastForcedOpen(key: string): Promise<ForcedOpen | undefined>;
   listWorkspaces(): Promise<WorkspaceSummary[]>;
   /** Every history record of every workspace, oldest first (for `voxform state migrate`). */
   exportHistory(): Promise<HistoryRecord[]>;

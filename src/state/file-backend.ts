@@ -9,8 +9,9 @@ import { HISTORY_RECORD_ID } from '../history/check-record.js';
 import { FileHistoryStore } from '../history/file-store.js';
 import type { HistoryRecord, TestRunRecord } from '../history/types.js';
 import { makeKeptFolder, writeKeptFile } from '../project-files/kept-files.js';
-import { conflict, describeLockLoss, noSuchLock, type AcquireOptions, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
-import { acquireStateLock, forceUnlockState, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
+import { conflict, describeLockLoss, forcedOpenLoss, noSuchLock, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from './backend.js';
+import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLockWithId, type HeldStateLock, type StateLock } from './lock.js';
+import type { RunIdentity } from '../util/run-identity.js';
 import { readStateFile, STATE_OPTION } from './state-file.js';
 import { emptyWorkspace, type StateFile, type WorkspaceState } from './types.js';
 
@@ -80,10 +81,15 @@ export class FileStateBackend implements StateBackend {
     return found ? holderOf(found) : undefined;
   }
 
-  async forceUnlock(lockId: string): Promise<{ holder: LockHolder; note: string }> {
-    const opened = await forceUnlockState(this.file, lockId);
+  async forceUnlock(lockId: string, by: RunIdentity): Promise<{ holder: LockHolder; note: string }> {
+    const opened = await forceUnlockState(this.file, lockId, by);
     if (!opened) throw noSuchLock(lockId, this.display);
     return { holder: holderOf(opened), note: 'If that run still runs, it stops before its next state write.' };
+  }
+
+  /** One lock guards the whole file: its last forced open is every workspace's. */
+  readLastForcedOpen(): Promise<ForcedOpen | undefined> {
+    return readLastForcedOpen(this.file);
   }
 
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
@@ -137,8 +143,9 @@ export class FileStateBackend implements StateBackend {
   private async checkHeld(entry: { lock: StateLock; lost: AbortController }): Promise<boolean> {
     if (entry.lost.signal.aborted) return false;
     if (await entry.lock.stillHeld()) return true;
-    const loss: LockLoss = { reason: 'forced_open', lockId: entry.lock.lockId, backend: 'file' };
-    entry.lost.abort(loss);
+    const recorded = await readLastForcedOpen(this.file).catch(() => undefined);
+    // Checked twice at once (the timer and a write): the first to get here says why.
+    if (!entry.lost.signal.aborted) entry.lost.abort(forcedOpenLoss(entry.lock.lockId, 'file', recorded));
     return false;
   }
 

@@ -1,26 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { osUser } from '../util/run-identity.js';
+import { thisRun, type RunIdentity } from '../util/run-identity.js';
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { describeHolder, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type LockHolder } from './backend.js';
-import { makeKeptFolder, readKeptJson, type KeptJsonLimits } from '../project-files/kept-files.js';
+import { describeHolder, forcedOpenOf, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from './backend.js';
+import { makeKeptFolder, readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
 import { MAX_KEPT_JSON_DEPTH, MAX_LOCK_HOLDER_BYTES, MAX_LOCK_HOLDER_JSON_VALUES } from '../project-files/limits.js';
 
 const HOLDER_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_LOCK_HOLDER_BYTES, maxValues: MAX_LOCK_HOLDER_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** Who holds a state lock: written into the lock so a refused run can name its owner. */
-interface LockOwner {
-  pid: number;
-  host: string;
-  user: string;
-  command: string;
+interface LockOwner extends RunIdentity {
   /** ISO 8601. */
   since: string;
-  /** The CI job running the holder, when known. */
-  ciJobUrl?: string | undefined;
 }
 
 export interface StateLock {
@@ -59,8 +53,7 @@ export async function acquireStateLock(stateFile: string, options: AcquireOption
 
 async function takeLock(stateFile: string, lockDir: string, options: AcquireOptions): Promise<StateLock> {
   await makeKeptFolder(path.dirname(lockDir));
-  const owner: LockOwner = { pid: process.pid, host: hostname(), user: osUser(), command: options.command, since: new Date().toISOString() };
-  if (options.ciJobUrl) owner.ciJobUrl = options.ciJobUrl;
+  const owner: LockOwner = { ...thisRun(options.command, options.ciJobUrl), since: new Date().toISOString() };
   const nonce = randomBytes(8).toString('hex');
   const ownerFile = `holder-${nonce}.json`;
   const staging = `${lockDir}.${nonce}.tmp`;
@@ -127,17 +120,41 @@ function lockIdOf(holder: { file: string }): string {
 
 const HOLDER_FILE = /^holder-([0-9a-f]+)\.json$/;
 
-/** Opens the lock held under `lockId` (`state unlock --force`), another id's lock left alone; undefined if none. */
-export async function forceUnlockState(stateFile: string, lockId: string): Promise<HeldStateLock | undefined> {
+/**
+ * Opens the lock held under `lockId` (`state unlock --force`), another id's lock left alone;
+ * undefined if none. Who forced it is recorded first, so the holder finds the record as it finds
+ * its lock gone.
+ */
+export async function forceUnlockState(stateFile: string, lockId: string, by: RunIdentity, now: Date = new Date()): Promise<HeldStateLock | undefined> {
   const lockDir = lockPathOf(stateFile);
   if (!/^[0-9a-f]+$/.test(lockId)) return undefined;
   const file = path.join(lockDir, `holder-${lockId}.json`);
   const holder = await readHolderFile(file).catch(() => 'gone' as const);
   if (holder === 'gone') return undefined;
+  const record: ForcedOpen = { lockId, by, at: now.toISOString() };
+  try {
+    await writeKeptFile(forcedOpenPathOf(stateFile), `${JSON.stringify(record)}\n`);
+  } catch (error) {
+    if (isVoxformError(error)) throw error;
+    throw new VoxformError('state_lock_failed', `Could not record who opens the state lock in ${forcedOpenPathOf(stateFile)}: ${describeWriteFailure(error)}; the lock was left as it was.`, {
+      hint: 'Check that the folder of the state file is writable (--state names the state file), then run the unlock again.',
+      cause: error,
+    });
+  }
   await removeDeadHolder(lockDir, { file });
   return { owner: holder.owner, lockId, unreadable: holder.unreadable };
 }
 
+/** The last forced open of the lock of `stateFile`; undefined when none was recorded, or the record is not one voxform wrote. */
+export async function readLastForcedOpen(stateFile: string): Promise<ForcedOpen | undefined> {
+  const read = await readKeptJson(forcedOpenPathOf(stateFile), HOLDER_JSON_LIMITS);
+  return read.found && read.ok ? forcedOpenOf(read.value) : undefined;
+}
+
+/** The record of the last forced open: `state.json.forced-open.json` beside the state file and its lock. */
+function forcedOpenPathOf(stateFile: string): string {
+  return `${stateFile}.forced-open.json`;
+}
 
 /** The lock's path: `state.json.lock` beside the state file. */
 function lockPathOf(stateFile: string): string {

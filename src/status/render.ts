@@ -1,5 +1,5 @@
 import { applyCounts } from '../history/render.js';
-import { describeHolder } from '../state/backend.js';
+import { describeForcedOpen, describeHolder } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
@@ -28,7 +28,7 @@ export function renderStatusText(report: StatusReport): string {
     ['API key', `${KEY_WORDS[key.type]}${key.problem ? `: ${key.problem}` : ''}`],
     ['Environment', `${manifest.environment ?? 'default'}${manifest.problem ? ` (manifests not read: ${manifest.problem})` : ''}`],
     ['State', stateLine(state)],
-    ['Lock', lock.held ? `held by ${describeHolder(lock)}` : lock.held === null ? 'unknown (the state could not be read)' : 'not held'],
+    ['Lock', `${lock.held ? `held by ${describeHolder(lock)}` : lock.held === null ? 'unknown (the state could not be read)' : 'not held'}${lastForcedOpenClause(report)}`],
     ['Last apply', lastApplyLine(report)],
   ];
   const width = Math.max(...lines.map(([label]) => label.length)) + 1;
@@ -45,6 +45,11 @@ export function renderStatusJson(report: StatusReport): string {
 function lastApplyJson(last: LastApply): Record<string, unknown> {
   const { partlyApplied, notApplied, ...rest } = last;
   return { ...rest, partly_applied: partlyApplied ?? null, not_applied: notApplied ?? null };
+}
+
+/** `; last forced open: lock 3f9a… by ana@ops-1 (…) at …` after the Lock line, when one was recorded. */
+function lastForcedOpenClause(report: StatusReport): string {
+  return report.last_forced_open ? `; last forced open: ${describeForcedOpen(report.last_forced_open)}` : '';
 }
 
 /** How many of the other workspaces the State line names. */

@@ -3,7 +3,7 @@ import { isApiError, type ApiClient } from '../api/index.js';
 import { REGION_BASE_URLS } from '../api/regions.js';
 import { nonEmpty } from '../api/trusted-origins.js';
 import { isVoxformError } from '../errors.js';
-import type { LockHolder, StateBackend } from '../state/backend.js';
+import type { ForcedOpen, LockHolder, StateBackend } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
 
 /** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
@@ -52,6 +52,8 @@ export interface StatusReport {
   };
   /** `held: null`: the lock could not be read (the state is not reachable), so whether it is held is not known. */
   lock: { held: false } | { held: null } | ({ held: true } & LockHolder);
+  /** The last `voxform state unlock --force` of the workspace's lock (the file backend: of the state file's lock); null when none was recorded or the state could not be read. */
+  last_forced_open: ForcedOpen | null;
   last_apply: LastApply | null;
 }
 
@@ -98,19 +100,20 @@ export async function probeKey(client: ApiClient): Promise<StatusReport['key']> 
 export async function readStateStatus(
   backend: StateBackend,
   workspace: string,
-): Promise<Pick<StatusReport, 'lock' | 'last_apply'> & { state: Omit<StatusReport['state'], 'file' | 'workspace' | 'backend'> }> {
+): Promise<Pick<StatusReport, 'lock' | 'last_forced_open' | 'last_apply'> & { state: Omit<StatusReport['state'], 'file' | 'workspace' | 'backend'> }> {
   const holder = await backend.readLock(workspace).catch(() => null);
   const lock: StatusReport['lock'] = holder === null ? { held: null } : holder ? { held: true, ...holder } : { held: false };
+  const last_forced_open = (await backend.readLastForcedOpen(workspace).catch(() => undefined)) ?? null;
   try {
     const stored = await backend.readWorkspace(workspace);
-    if (stored.exists) return { lock, state: { exists: true, workspace_exists: true, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
+    if (stored.exists) return { lock, last_forced_open, state: { exists: true, workspace_exists: true, serial: stored.serial }, last_apply: stored.workspace.lastApply ?? null };
     const others = (await backend.listWorkspaces()).map((summary) => summary.key).filter((key) => key !== workspace);
     const state = { exists: others.length > 0, workspace_exists: false, ...(others.length > 0 ? { other_workspaces: others.sort() } : {}), serial: stored.serial };
-    return { lock, state, last_apply: null };
+    return { lock, last_forced_open, state, last_apply: null };
   } catch (error) {
     if (!isVoxformError(error)) throw error;
     // Nothing is known of a state that could not be read: not "there, and empty".
-    return { lock, state: { exists: null, workspace_exists: null, serial: null, problem: error.message }, last_apply: null };
+    return { lock, last_forced_open, state: { exists: null, workspace_exists: null, serial: null, problem: error.message }, last_apply: null };
   }
 }
 

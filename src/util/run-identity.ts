@@ -29,3 +29,27 @@ export function ciJobUrlFrom(env: Env): string | undefined {
   if (env.VOXFORM_CI_JOB_URL) return env.VOXFORM_CI_JOB_URL;
   return gitHubRunUrl(env) ?? (env.CI_JOB_URL || undefined);
 }
+
+/** Who and where a run is, as a lock names its holder and a forced open names who forced it. */
+export interface RunIdentity {
+  user: string;
+  host: string;
+  pid: number;
+  /** What the run runs (`voxform apply plan.json`): the command's words, never its options' values. */
+  command: string;
+  /** The CI job that runs it, when the CI environment names it. */
+  ciJobUrl?: string | undefined;
+}
+
+/** This run: its account, host and pid, with the command and CI job it names. */
+export function thisRun(command: string, ciJobUrl: string | undefined): RunIdentity {
+  return { user: osUser(), host: hostname(), pid: process.pid, command, ...(ciJobUrl ? { ciJobUrl } : {}) };
+}
+
+/** A run's identity as read back from a file or row anyone may have written; undefined when it is not one voxform wrote. */
+export function runIdentityOf(value: unknown): RunIdentity | undefined {
+  const run = value as Partial<Record<keyof RunIdentity, unknown>> | null;
+  if (typeof run !== 'object' || run === null) return undefined;
+  if (typeof run.user !== 'string' || typeof run.host !== 'string' || typeof run.command !== 'string' || typeof run.pid !== 'number') return undefined;
+  return { user: run.user, host: run.host, pid: run.pid, command: run.command, ...(typeof run.ciJobUrl === 'string' ? { ciJobUrl: run.ciJobUrl } : {}) };
+}

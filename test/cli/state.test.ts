@@ -1,10 +1,12 @@
 /** `voxform state …` on the file backend (PostgreSQL: test/e2e/postgres-state.test.ts). */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireStateLock } from '../../src/state/lock.js';
+import { osUser } from '../../src/util/run-identity.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 import { runCliInProcess, runPrinted } from '../helpers/cli.js';
 
@@ -96,9 +98,19 @@ describe('voxform state (file backend)', () => {
     while (p.requests.filter((r) => r.method !== 'GET').length < 2) await delay(20);
     const holderFile = (await readdir(lockDir)).find((name) => name.startsWith('holder-')) ?? '';
     const lockId = /^holder-([0-9a-f]+)\.json$/.exec(holderFile)?.[1] ?? '';
-    expect((await p.cliInProcess(['state', 'unlock', '--force', lockId])).code).toBe(0);
+    const job = 'https://ci.example.test/jobs/31';
+    expect((await p.cliInProcess(['state', 'unlock', '--force', lockId], { VOXFORM_CI_JOB_URL: job })).code).toBe(0);
     const result = await running;
-    expect(result.stdout).toContain(`Apply stopped: the state lock ${lockId} was forced open by another operator (\`voxform state unlock --force\`).`);
+    // The operator who opened it, as `unlock` recorded itself (in process here: this process's pid).
+    const by = `${osUser()}@${hostname()} (pid ${process.pid}, "voxform state unlock --force", job ${job})`;
+    const at = /was forced open by .* at (\S+)\. /.exec(result.stdout)?.[1] ?? '';
+    expect(result.stdout).toContain(`Apply stopped: the state lock ${lockId} was forced open by ${by} at ${at}.`);
+    expect(Date.parse(at)).not.toBeNaN();
+    const forced = { lockId, by: { user: osUser(), host: hostname(), pid: process.pid, command: 'voxform state unlock --force', ciJobUrl: job }, at };
+    expect((await p.cliInProcess(['status'])).stdout).toContain(`Lock:        not held; last forced open: lock ${lockId} by ${by} at ${at}\n`);
+    expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout)).toMatchObject({ lock: { held: false }, last_forced_open: forced });
+    expect((await p.cliInProcess(['state', 'show'])).stdout).toContain(`  Lock: not held\n  Last forced open: lock ${lockId} by ${by} at ${at}\n`);
+    expect(JSON.parse((await p.cliInProcess(['state', 'show', '--format', 'json'])).stdout)).toMatchObject({ lock: null, lastForcedOpen: forced });
     expect(result.stdout).toContain('What was recorded before the loss is in .voxform/state.json; run `voxform plan` to see where things stand, then apply again.\n');
     expect(result.stdout).not.toContain('database');
     expect(result.code).toBe(1);
@@ -121,7 +133,7 @@ describe('voxform state (file backend)', () => {
     expect((await p.cliInProcess(['state', 'list'])).stdout).toContain(`; locked by ${who}\n`);
     const opened = await p.cliInProcess(['state', 'unlock', '--force', 'abcdef0123456789']);
     expect(opened.stdout).toContain(`Opened the lock abcdef0123456789 held by ${who}.`);
-    expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        not held\n');
+    expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        not held; last forced open: lock abcdef0123456789 by ');
 
     // A lock folder holding something else than a holder file: refused at once (it was a busy loop), held for status too.
     await mkdir(lockDir);
@@ -129,7 +141,7 @@ describe('voxform state (file backend)', () => {
     const refused = await p.cliInProcess(['apply', '--auto-approve']);
     expect(refused.stderr).toContain('is locked by an unknown run (the lock folder holds no holder file).');
     expect(refused.stderr).toContain(`If no such run exists any more, remove ${lockDir}.`);
-    expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        held by an unknown run (the lock folder holds no holder file)\n');
+    expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        held by an unknown run (the lock folder holds no holder file); last forced open: lock abcdef0123456789 by ');
   });
 
   it('prints no control character the state or a lock holder file holds (a terminal escape sequence is shown as ?)', async () => {

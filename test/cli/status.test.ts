@@ -58,6 +58,7 @@ describe('voxform status (against the emulator)', () => {
       key: { type: 'private' },
       state: { file: '.voxform/state.json', exists: true },
       lock: { held: false },
+      last_forced_open: null,
       last_apply: { command: 'voxform apply', outcome: 'applied', applied: 7, failed: 0, skipped: 0 },
     });
     expect(report.state.serial).toBeGreaterThan(0);

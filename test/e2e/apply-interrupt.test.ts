@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
+import { thisRun } from '../../src/util/run-identity.js';
 import { repoRoot } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
@@ -180,11 +181,13 @@ describe('apply whose state write fails midway', () => {
       // `voxform state unlock --force`, in-process: done long before the held PUT is answered.
       const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
       const holder = await backend.readLock();
-      await backend.forceUnlock(holder!.lockId);
+      await backend.forceUnlock(holder!.lockId, thisRun('voxform state unlock --force', undefined));
     });
     expect(code).toBe(1);
-    expect(stdout).toMatch(new RegExp(`^Apply stopped: the state lock \\w+ was forced open by another operator \\(\`voxform state unlock --force\`\\)\\. ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied\\.$`, 'm'));
-    expect(stderr).toMatch(/\nerror\[state_lock_lost\]: The state lock of \S*state\.json is no longer held by this run: the state lock \w+ was forced open by another operator \(`voxform state unlock --force`\)\.\n {2}hint: .+\n$/);
+    // Who forced it open, and when: this process, as `voxform state unlock --force` records itself.
+    const by = `\\S+@\\S+ \\(pid ${process.pid}, "voxform state unlock --force"\\) at [\\d:.TZ-]+`;
+    expect(stdout).toMatch(new RegExp(`^Apply stopped: the state lock \\w+ was forced open by ${by}\\. ${reached.length} applied, 0 failed, 0 skipped, ${3 - reached.length} not applied\\.$`, 'm'));
+    expect(stderr).toMatch(new RegExp(`\\nerror\\[state_lock_lost\\]: The state lock of \\S*state\\.json is no longer held by this run: the state lock \\w+ was forced open by ${by}\\.\\n {2}hint: .+\\n$`));
   });
 
   it('the lock forced open while live state is read: error[state_lock_lost] with a hint, nothing applied, exit 1', async () => {
@@ -194,9 +197,9 @@ describe('apply whose state write fails midway', () => {
     await arrived(p, 'GET', '/agents/');
     const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
     const holder = await backend.readLock();
-    await backend.forceUnlock(holder!.lockId);
+    await backend.forceUnlock(holder!.lockId, thisRun('voxform state unlock --force', undefined));
     expect(await run.exited).toBe(1);
-    expect(run.output.stderr).toMatch(/^error\[state_lock_lost\]: Apply stopped before anything was applied: the state lock \w+ was forced open by another operator \(`voxform state unlock --force`\)\.\n {2}hint: Nothing was applied or written; .+\n$/);
+    expect(run.output.stderr).toMatch(/^error\[state_lock_lost\]: Apply stopped before anything was applied: the state lock \w+ was forced open by \S+@\S+ \(pid \d+, "voxform state unlock --force"\) at [\d:.TZ-]+\.\n {2}hint: Nothing was applied or written; .+\n$/);
     expect(agentsUpdated(p)).toEqual([]);
   });
 

@@ -147,22 +147,36 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(JSON.parse(list.stdout).workspaces[0].lock).toMatchObject({ lockId: holder.lockId, pid: holder.pid });
     const refusedWithoutForce = await p.cli(['state', 'unlock', holder.lockId], { VOXFORM_STATE: url });
     expect(refusedWithoutForce.code).toBe(1);
-    const unlocked = await p.cli(['state', 'unlock', '--force', holder.lockId], { VOXFORM_STATE: url });
+    // The password on the unlock's command line: what it records of itself must not hold it.
+    const job = 'https://ci.example.test/jobs/77';
+    const unlocked = await p.cli(['state', 'unlock', '--force', holder.lockId, '--state', url], { VOXFORM_CI_JOB_URL: job });
     expect(unlocked.code).toBe(0);
     expect(unlocked.stdout).toContain(`Opened the lock ${holder.lockId}`);
     const stopped = await running;
     expect(stopped.code).toBe(1);
-    // Told the lock was forced open by someone, not that the database is down: while it planned (before
+    // Told who forced the lock open and when, not that the database is down: while it planned (before
     // anything was applied) or while it applied, as the emulator's pace decides.
+    const recorded = await asAdmin((client) => client.query<{ last_forced_by: { pid: number } }>('SELECT last_forced_by FROM voxform_locks'), database);
+    const forcedBy = recorded.rows[0]?.last_forced_by;
+    expect(forcedBy).toMatchObject({ command: 'voxform state unlock --force', ciJobUrl: job });
+    // status, not state show: the apply may have been stopped before it wrote a workspace.
+    const statusJson = await p.cli(['status', '--format', 'json'], { VOXFORM_STATE: url });
+    const shown = JSON.parse(statusJson.stdout).last_forced_open as { at: string };
+    expect(shown).toMatchObject({ lockId: holder.lockId, by: forcedBy, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) });
+    const by = `\\S+@\\S+ \\(pid ${forcedBy?.pid}, "voxform state unlock --force", job ${job.replace(/\./g, '\\.')}\\) at ${shown.at}`;
     const told = stopped.stdout + stopped.stderr;
-    expect(told).toMatch(new RegExp(`Apply stopped( before anything was applied)?: the lock ${holder.lockId} was forced open by another operator`));
+    expect(told).toMatch(new RegExp(`Apply stopped( before anything was applied)?: the lock ${holder.lockId} was forced open by ${by}\\.`));
     expect(told).not.toContain('once the database is back');
+    const status = await p.cli(['status'], { VOXFORM_STATE: url });
+    expect(status.stdout).toMatch(new RegExp(`^Lock: +not held; last forced open: lock ${holder.lockId} by ${by}$`, 'm'));
+    expect(JSON.stringify(recorded.rows)).not.toContain(encodeURIComponent(PLANTED_DB_PASSWORD));
+    expect(JSON.stringify(recorded.rows)).not.toContain(PLANTED_DB_PASSWORD);
     const wrongPassword = await p.cli(['state', 'list'], { VOXFORM_STATE: url.replace(encodeURIComponent(PLANTED_DB_PASSWORD), encodeURIComponent(`${PLANTED_DB_PASSWORD}-wrong`)) });
     expect(wrongPassword.code).toBe(1);
     expect(wrongPassword.stderr).toContain('error[state_backend_failed]: The state database postgres://');
     const broken = await p.cli(['state', 'list', '--state', `postgres://someone:${PLANTED_DB_PASSWORD}@[bad/db`]);
     expect(broken.code).toBe(1);
-    expectNoPassword(list, refusedWithoutForce, unlocked, stopped, wrongPassword, broken);
+    expectNoPassword(list, refusedWithoutForce, unlocked, stopped, status, statusJson, wrongPassword, broken);
   }, 90_000);
 
   it('keeps the deploy ledger in the database: apply v1, apply v2, rollback previous, three records', async () => {

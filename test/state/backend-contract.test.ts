@@ -8,9 +8,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryRecord, TestRunRecord } from '../../src/history/types.js';
 import { describeLockLoss, type StateBackend } from '../../src/state/backend.js';
+import { MIGRATIONS } from '../../src/state/postgres/schema.js';
+import type { RunIdentity } from '../../src/util/run-identity.js';
 import { openStateSpec } from '../../src/state/open.js';
 import { StateStore } from '../../src/state/state-file.js';
 import { emptyWorkspace } from '../../src/state/types.js';
@@ -18,6 +21,9 @@ import { repoRoot } from '../helpers/cli.js';
 import { asAdmin, freshDatabase, silentDatabase } from '../helpers/postgres.js';
 
 const WORKSPACE = 'default@local';
+/** Who runs `voxform state unlock --force` in these tests: an operator of another machine, in CI. */
+const OPERATOR: RunIdentity = { user: 'ops', host: 'ops-laptop', pid: 4242, command: 'voxform state unlock --force', ciJobUrl: 'https://ci.example.test/jobs/7' };
+const BY_OPERATOR = 'ops@ops-laptop (pid 4242, "voxform state unlock --force", job https://ci.example.test/jobs/7)';
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
@@ -117,13 +123,33 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(await backend.readLock(WORKSPACE)).toBeUndefined();
   });
 
-  it('says why a lock was lost by a field, not a phrase: forced open, with the lock\'s id', async () => {
+  it('says why a lock was lost by a field, not a phrase: forced open, with the lock\'s id, by whom and when', async () => {
     const where = await spec();
     const backend = await open(where);
     const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
-    await (await open(where)).forceUnlock(lock.holder.lockId);
+    expect(await backend.readLastForcedOpen(WORKSPACE)).toBeUndefined();
+    await (await open(where)).forceUnlock(lock.holder.lockId, OPERATOR);
+    await expect(backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0)).rejects.toMatchObject({ code: 'state_lock_lost', message: expect.stringContaining(`was forced open by ${BY_OPERATOR} at `) });
+    const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    expect(lock.lostReason()).toEqual({ reason: 'forced_open', lockId: lock.holder.lockId, backend: kind, by: OPERATOR, at });
+    const { at: when } = lock.lostReason() as { at: string };
+    expect(describeLockLoss(lock.lostReason()!)).toBe(`the ${kind === 'file' ? 'state lock' : 'lock'} ${lock.holder.lockId} was forced open by ${BY_OPERATOR} at ${when}`);
+    // status and state show read the same record.
+    expect(await (await open(where)).readLastForcedOpen(WORKSPACE)).toEqual({ lockId: lock.holder.lockId, by: OPERATOR, at: when });
+  });
+
+  it('a lock opened without a record of who (by an older voxform), or recorded for another lock, is lost as before: no by', async () => {
+    const where = await spec();
+    const first = await (await open(where)).acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await (await open(where)).forceUnlock(first.holder.lockId, OPERATOR);
+    const backend = await open(where);
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await openAsOlderVoxform(where, lock.holder.lockId);
     await expect(backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0)).rejects.toMatchObject({ code: 'state_lock_lost' });
-    expect(lock.lostReason()).toEqual({ reason: 'forced_open', lockId: lock.holder.lockId, backend: kind });
+    expect(lock.lostReason()).toStrictEqual({ reason: 'forced_open', lockId: lock.holder.lockId, backend: kind });
+    expect(describeLockLoss(lock.lostReason()!)).toContain('was forced open by another operator (`voxform state unlock --force`)');
+    // The record still names the first lock's opening.
+    expect(await backend.readLastForcedOpen(WORKSPACE)).toMatchObject({ lockId: first.holder.lockId, by: OPERATOR });
   });
 
   it('opens a lock by its id (unlock --force): the next run locks at once, the old holder can write no more', async () => {
@@ -132,15 +158,16 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     const locked = await holder.next();
     const lockId = (locked.holder as { lockId: string }).lockId;
     const backend = await open(where);
-    await expect(backend.forceUnlock('0000000000000000')).rejects.toMatchObject({ code: 'lock_not_found' });
-    const opened = await backend.forceUnlock(lockId);
+    await expect(backend.forceUnlock('0000000000000000', OPERATOR)).rejects.toMatchObject({ code: 'lock_not_found' });
+    expect(await backend.readLastForcedOpen(WORKSPACE)).toBeUndefined();
+    const opened = await backend.forceUnlock(lockId, OPERATOR);
     expect(opened.holder).toMatchObject({ lockId, pid: holder.child.pid });
     const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
     holder.send('write');
     // The holder may hear of the loss first (`lost`); its write is refused either way.
     let answer = await holder.next();
     while (answer.event === 'lost') answer = await holder.next();
-    expect(answer).toMatchObject({ event: 'write-failed', code: 'state_lock_lost' });
+    expect(answer).toMatchObject({ event: 'write-failed', code: 'state_lock_lost', message: expect.stringContaining(`was forced open by ${BY_OPERATOR} at `) });
     await lock.release();
   });
 
@@ -250,6 +277,21 @@ async function plantWorkspace(backend: StateBackend, where: string, text: string
   );
 }
 
+/** Opens the lock `lockId` as a voxform before the record of who forced it did: the holder gone, nothing recorded. */
+async function openAsOlderVoxform(where: string, lockId: string): Promise<void> {
+  if (!where.startsWith('postgres://')) {
+    await rm(path.join(`${where}.lock`, `holder-${lockId}.json`));
+    return;
+  }
+  const client = new pg.Client({ connectionString: where });
+  await client.connect();
+  try {
+    await client.query('UPDATE voxform_locks SET generation = generation + 1, lock_id = NULL, holder = NULL, backend_pid = NULL, acquired_at = NULL WHERE lock_id = $1', [lockId]);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The same database as `backend`, through a second backend (a second run). */
 async function reopenSpec(backend: StateBackend): Promise<string> {
   return (backend as unknown as { url: { connectionString: string } }).url.connectionString;
@@ -267,7 +309,7 @@ describe('the PostgreSQL backend', () => {
     }, database);
     expect(tables.found.map((t) => t.tablename)).toEqual(['voxform_history', 'voxform_locks', 'voxform_schema_version', 'voxform_test_runs', 'voxform_workspaces']);
     expect(new Set(tables.found.map((t) => t.tableowner))).toEqual(new Set([role]));
-    expect(tables.versions).toEqual([1, 2]);
+    expect(tables.versions).toEqual([1, 2, 3]);
   });
 
   it('writes the history record and test-run evidence of a run holding the lock over the lock\'s connection: one connection for the whole run', async () => {
@@ -309,12 +351,41 @@ describe('the PostgreSQL backend', () => {
     const { url } = await freshDatabase();
     const holder = await open(url);
     const lock = await holder.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
-    const { note } = await (await open(url)).forceUnlock(lock.holder.lockId);
+    const { note } = await (await open(url)).forceUnlock(lock.holder.lockId, OPERATOR);
     expect(note).toContain('connection was ended');
     await new Promise((resolve) => lock.lost.addEventListener('abort', resolve, { once: true }));
     // Told by a field, not by a phrase of the message.
-    expect(lock.lostReason()).toEqual({ reason: 'forced_open', lockId: lock.holder.lockId, backend: 'postgres' });
-    expect(describeLockLoss(lock.lostReason()!)).toBe(`the lock ${lock.holder.lockId} was forced open by another operator (\`voxform state unlock --force\`)`);
+    expect(lock.lostReason()).toMatchObject({ reason: 'forced_open', lockId: lock.holder.lockId, backend: 'postgres', by: OPERATOR });
+    expect(describeLockLoss(lock.lostReason()!)).toMatch(new RegExp(`^the lock ${lock.holder.lockId} was forced open by ${BY_OPERATOR.replace(/[().]/g, '\\$&')} at \\d{4}-`));
+  });
+
+  it('migrates a database of an older voxform forward: its lock rows read as without a forced open, then record one', async () => {
+    const { url, database } = await freshDatabase();
+    // The database as schema version 2 left it, with a lock row of a run that ended.
+    const older = new pg.Client({ connectionString: url });
+    await older.connect();
+    try {
+      await older.query('CREATE TABLE voxform_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      for (const migration of MIGRATIONS.filter((m) => m.version <= 2)) {
+        await older.query(migration.sql);
+        await older.query('INSERT INTO voxform_schema_version (version) VALUES ($1)', [migration.version]);
+      }
+      await older.query("INSERT INTO voxform_locks (workspace, generation) VALUES ($1, 3)", [WORKSPACE]);
+    } finally {
+      await older.end();
+    }
+    const backend = await open(url);
+    expect(await backend.readLastForcedOpen(WORKSPACE)).toBeUndefined();
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await (await open(url)).forceUnlock(lock.holder.lockId, OPERATOR);
+    expect(await (await open(url)).readLastForcedOpen(WORKSPACE)).toMatchObject({ lockId: lock.holder.lockId, by: OPERATOR });
+    const stored = await asAdmin(async (client) => {
+      const versions = await client.query<{ version: number }>('SELECT version FROM voxform_schema_version ORDER BY 1');
+      const row = await client.query<{ generation: string; last_forced_by: unknown }>('SELECT generation, last_forced_by FROM voxform_locks');
+      return { versions: versions.rows.map((r) => r.version), rows: row.rows };
+    }, database);
+    expect(stored.versions).toEqual([1, 2, 3]);
+    expect(stored.rows).toEqual([{ generation: '4', last_forced_by: OPERATOR }]);
   });
 
   it('says a password is missing when the server asks for one and the URL, PGPASSWORD and .pgpass give none', async () => {

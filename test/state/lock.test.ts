@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeHolder } from '../../src/state/backend.js';
+import { describeForcedOpen, describeHolder } from '../../src/state/backend.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
-import { acquireStateLock, readStateLock } from '../../src/state/lock.js';
+import { acquireStateLock, forceUnlockState, readLastForcedOpen, readStateLock } from '../../src/state/lock.js';
 
 /** A pid above Linux's largest (2²²): no process can have it. */
 const DEAD_PID = 2 ** 22 + 12345;
@@ -20,6 +20,35 @@ afterEach(async () => {
 const warn = () => undefined;
 
 describe('state lock', () => {
+  it('records who forced it open beside it, at an injected time; a record voxform did not write reads as none, its controls never shown', async () => {
+    const file = path.join(dir, 'state.json');
+    const lock = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
+    const by = { user: 'ops\u001b[2J', host: 'ops-1', pid: 77, command: 'voxform state unlock --force' };
+    await forceUnlockState(file, lock.lockId, by, new Date('2026-11-23T12:07:43.120Z'));
+    const recorded = await readLastForcedOpen(file);
+    expect(recorded).toEqual({ lockId: lock.lockId, by, at: '2026-11-23T12:07:43.120Z' });
+    expect(describeForcedOpen(recorded!)).toBe(`lock ${lock.lockId} by ops?[2J@ops-1 (pid 77, "voxform state unlock --force") at 2026-11-23T12:07:43.120Z`);
+    const record = `${file}.forced-open.json`;
+    for (const planted of [{ lockId: 'x' }, [1, 2], 'not json {']) {
+      await writeFile(record, typeof planted === 'string' ? planted : JSON.stringify(planted));
+      expect(await readLastForcedOpen(file)).toBeUndefined();
+    }
+    await rm(record);
+    await symlink('/dev/zero', record);
+    expect(await readLastForcedOpen(file)).toBeUndefined();
+  });
+
+  it('leaves the lock held when who forces it open cannot be recorded, saying so', async () => {
+    const file = path.join(dir, 'state.json');
+    const lock = await acquireStateLock(file, { command: 'voxform apply', timeoutSeconds: 0, warn });
+    // A folder where the record goes: it cannot be replaced by a file.
+    await mkdir(path.join(dir, 'state.json.forced-open.json'));
+    const by = { user: 'ops', host: 'ops-1', pid: 77, command: 'voxform state unlock --force' };
+    await expect(forceUnlockState(file, lock.lockId, by)).rejects.toMatchObject({ code: 'state_lock_failed', message: expect.stringContaining('the lock was left as it was') });
+    expect(await lock.stillHeld()).toBe(true);
+    await lock.release();
+  });
+
   it('names the CI job of the run holding the lock, as the Postgres lock and `voxform status` do', async () => {
     const file = path.join(dir, 'state.json');
     const job = 'https://github.com/acme/agents/actions/runs/555';

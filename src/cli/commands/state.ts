@@ -1,6 +1,7 @@
 /** `voxform state list | show | unlock --force | migrate --to`: the operator's view of the state backend. */
 import { VoxformError } from '../../errors.js';
-import { describeHolder, type WorkspaceSummary } from '../../state/backend.js';
+import { describeForcedOpen, describeHolder, type WorkspaceSummary } from '../../state/backend.js';
+import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
 import { migrateState } from '../../state/migrate.js';
 import { openStateSpec, pastableStateSpec } from '../../state/open.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -55,13 +56,15 @@ export async function show(options: StateCommandOptions, ctx: CommandContext): P
   }
   const stored = await backend.readWorkspace(key);
   const lock = await backend.readLock(key);
+  const lastForcedOpen = await backend.readLastForcedOpen(key);
   if (options.format === 'json') {
-    ctx.stdout.write(`${JSON.stringify({ workspace: key, serial: stored.serial, lock: lock ?? null, state: stored.workspace }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ workspace: key, serial: stored.serial, lock: lock ?? null, lastForcedOpen: lastForcedOpen ?? null, state: stored.workspace }, null, 2)}\n`);
     return 0;
   }
   const ws = stored.workspace;
   ctx.stdout.write(line(`Workspace ${key} in ${backend.display} (serial ${stored.serial})`));
   ctx.stdout.write(`  Lock: ${lock ? `held by ${describeHolder(lock)}` : 'not held'}\n`);
+  if (lastForcedOpen) ctx.stdout.write(`  Last forced open: ${describeForcedOpen(lastForcedOpen)}\n`);
   const counts = RECORD_NOUNS.map(([kind, noun]) => plural(Object.keys(ws[kind]).length, noun));
   ctx.stdout.write(`  Records: ${counts.join(', ')}\n`);
   for (const [address, agent] of Object.entries(ws.agents)) ctx.stdout.write(line(`    ${address}: ${agent.id}`));
@@ -86,7 +89,8 @@ export async function unlock(options: StateCommandOptions, ctx: CommandContext):
     });
   }
   const backend = await openOperatorBackend(options, ctx);
-  const { holder, note } = await backend.forceUnlock(lockId);
+  // The command's words only: its options may name a database URL with its password.
+  const { holder, note } = await backend.forceUnlock(lockId, thisRun('voxform state unlock --force', ciJobUrlFrom(ctx.env)));
   ctx.stdout.write(`Opened the lock ${lockId} held by ${describeHolder(holder)}.\n${note}\n`);
   return 0;
 }

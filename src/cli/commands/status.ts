@@ -27,6 +27,7 @@ export async function run(options: StatusOptions, ctx: CommandContext): Promise<
     manifest: { environment: options.env ?? null, ...(manifest.problem ? { problem: manifest.problem } : {}) },
     state: { file: backend.display, backend: backend.kind, workspace, ...fromState.state },
     lock: fromState.lock,
+    last_forced_open: fromState.last_forced_open,
     last_apply: fromState.last_apply,
   };
   ctx.stdout.write(options.format === 'json' ? renderStatusJson(report) : renderStatusText(report));

@@ -9,13 +9,14 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { isVoxformError, VoxformError } from '../../errors.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
-import { conflict, describeLockLoss, noSuchLock, untilInterrupted, type AcquireOptions, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import { conflict, describeLockLoss, forcedOpenLoss, noSuchLock, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
+import type { RunIdentity } from '../../util/run-identity.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
 import { emptyWorkspace, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS } from '../state-file.js';
-import { forcedOpenSince, forceOpen, readAdvisoryHolder, readAllHolders, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
+import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema } from './schema.js';
 import type { StateUrl } from './url.js';
 
@@ -81,9 +82,12 @@ export class PostgresStateBackend implements StateBackend {
     const result = await this.run(() => target.query<{ serial: string }>(sql, [key, expectedSerial, json, lock?.holder.lockId ?? null]), lock);
     const row = result.rows[0];
     if (row) return { serial: Number(row.serial) };
-    if (lock && !(await this.stillNamed(lock, key))) {
-      lock.lost.abort(forcedOpen(lock));
-      throw lockLost(this.display, lock);
+    if (lock) {
+      const { named, recorded } = await lockStillNamed(lock.client, key, lock.holder.lockId);
+      if (!named) {
+        if (!lock.lost.signal.aborted) lock.lost.abort(forcedOpen(lock, recorded));
+        throw lockLost(this.display, lock);
+      }
     }
     const found = await target.query<{ serial: string }>('SELECT serial FROM voxform_workspaces WHERE workspace = $1', [key]);
     throw conflict(`${this.display} (workspace ${key})`, expectedSerial, Number(found.rows[0]?.serial ?? 0));
@@ -125,14 +129,19 @@ export class PostgresStateBackend implements StateBackend {
     return this.run(() => readAdvisoryHolder(pool, key));
   }
 
-  async forceUnlock(lockId: string): Promise<{ holder: LockHolder; note: string }> {
+  async forceUnlock(lockId: string, by: RunIdentity): Promise<{ holder: LockHolder; note: string }> {
     const pool = await this.ready();
-    const opened = await this.run(() => forceOpen(pool, lockId));
+    const opened = await this.run(() => forceOpen(pool, lockId, by));
     if (!opened) throw noSuchLock(lockId, this.display);
     const note = opened.ended
       ? "The holder's database connection was ended: if that run still ran, it stopped and reported what it had applied."
       : "The holder's connection could not be ended (that needs the same role or pg_signal_backend); if that run still runs, it stops before its next state write.";
     return { holder: opened.holder, note };
+  }
+
+  async readLastForcedOpen(key: string): Promise<ForcedOpen | undefined> {
+    const pool = await this.runConnection();
+    return this.run(() => readLastForcedOpen(pool, key));
   }
 
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
@@ -190,11 +199,6 @@ export class PostgresStateBackend implements StateBackend {
     await held.client.end().catch(() => undefined);
   }
 
-  private async stillNamed(lock: PgHeldLock, key: string): Promise<boolean> {
-    const result = await lock.client.query('SELECT 1 FROM voxform_locks WHERE workspace = $1 AND lock_id = $2', [key, lock.holder.lockId]);
-    return result.rowCount === 1;
-  }
-
   /**
    * The connection of what a run reads and records beside its own workspace (the other workspaces a
    * plan compares with, its history record, its test-run evidence): a held lock's while the run holds
@@ -212,13 +216,13 @@ export class PostgresStateBackend implements StateBackend {
    */
   private lose(held: PgHeldLock, error: Error | undefined): Promise<void> {
     held.losing ??= (async () => {
-      const forced = await this.wasForcedOpen(held).catch(() => false);
-      if (!held.lost.signal.aborted) held.lost.abort(forced ? forcedOpen(held) : connectionLost(error));
+      const found = await this.wasForcedOpen(held).catch(() => undefined);
+      if (!held.lost.signal.aborted) held.lost.abort(found?.forced ? forcedOpen(held, found.recorded) : connectionLost(error));
     })();
     return held.losing;
   }
 
-  private async wasForcedOpen(held: PgHeldLock): Promise<boolean> {
+  private async wasForcedOpen(held: PgHeldLock): Promise<{ forced: boolean; recorded: ForcedOpen | undefined }> {
     // Short: when the database is down, the run is not kept waiting to be told so.
     const socket = new Socket();
     const client = new pg.Client({ ...this.clientConfig(), stream: () => socket, connectionTimeoutMillis: LOSS_CHECK_TIMEOUT_MS });
@@ -327,8 +331,9 @@ function connectionLost(error: Error | undefined): LockLoss {
   return { reason: 'connection_lost', cause: error?.message };
 }
 
-function forcedOpen(lock: PgHeldLock): LockLoss {
-  return { reason: 'forced_open', lockId: lock.holder.lockId, backend: 'postgres' };
+/** The lock forced open; who did it and when, when the record is of this lock (another may have been forced open since). */
+function forcedOpen(lock: PgHeldLock, recorded: ForcedOpen | undefined): LockLoss {
+  return forcedOpenLoss(lock.holder.lockId, 'postgres', recorded);
 }
 
 /** A failure of the connection rather than of the statement: no SQLSTATE, class 08 (connection) or 57 (operator intervention), or a socket error (ECONNRESET). */

@@ -8,12 +8,11 @@
  * or `pg_signal_backend`), the old holder's connection is also ended.
  */
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { sha256Bytes } from '../../util/hash.js';
-import { osUser } from '../../util/run-identity.js';
+import { thisRun, type RunIdentity } from '../../util/run-identity.js';
 import type pg from 'pg';
 import { VoxformError } from '../../errors.js';
-import { describeHolder, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type LockHolder } from '../backend.js';
+import { describeHolder, forcedOpenOf, unlockCommand, waitAdviceOf, waitingNotice, waitToRetryLock, type AcquireOptions, type ForcedOpen, type LockHolder } from '../backend.js';
 
 /** The advisory lock key of a workspace at a generation: 64 bits of a hash, as PostgreSQL's signed bigint. */
 export function advisoryKey(workspace: string, generation: number): string {
@@ -23,15 +22,7 @@ export function advisoryKey(workspace: string, generation: number): string {
 
 /** Takes the lock on `client` (kept open by the caller), polling until `timeoutSeconds`. */
 export async function takeAdvisoryLock(client: pg.ClientBase, workspace: string, options: AcquireOptions): Promise<{ holder: LockHolder; key: string; generation: number }> {
-  const holder: LockHolder = {
-    lockId: randomBytes(8).toString('hex'),
-    user: osUser(),
-    host: hostname(),
-    pid: process.pid,
-    command: options.command,
-    since: new Date().toISOString(),
-    ...(options.ciJobUrl ? { ciJobUrl: options.ciJobUrl } : {}),
-  };
+  const holder: LockHolder = { lockId: randomBytes(8).toString('hex'), ...thisRun(options.command, options.ciJobUrl), since: new Date().toISOString() };
   const deadline = Date.now() + options.timeoutSeconds * 1000;
   let waiting = false;
   for (;;) {
@@ -73,10 +64,42 @@ export async function releaseAdvisoryLock(client: pg.ClientBase, workspace: stri
   );
 }
 
-/** Whether the lock taken at `generation` was forced open since (`forceOpen` moves the generation on). */
-export async function forcedOpenSince(client: pg.ClientBase, workspace: string, generation: number): Promise<boolean> {
-  const result = await client.query<{ generation: string }>('SELECT generation FROM voxform_locks WHERE workspace = $1', [workspace]);
-  return Number(result.rows[0]?.generation ?? generation) > generation;
+/** The columns of the last forced open (migration 3), as `forcedOpenOfRow` reads them. */
+const LAST_FORCED_OPEN = 'last_forced_lock_id, last_forced_by, last_forced_at';
+
+interface ForcedOpenRow {
+  last_forced_lock_id: string | null;
+  last_forced_by: unknown;
+  last_forced_at: Date | null;
+}
+
+/** A row's last forced open; undefined when none was recorded (a row of an older voxform), or it is not one voxform wrote. */
+function forcedOpenOfRow(row: ForcedOpenRow | undefined): ForcedOpen | undefined {
+  if (!row || row.last_forced_lock_id === null || !(row.last_forced_at instanceof Date)) return undefined;
+  return forcedOpenOf({ lockId: row.last_forced_lock_id, by: row.last_forced_by, at: row.last_forced_at.toISOString() });
+}
+
+/**
+ * Whether the lock taken at `generation` was forced open since (`forceOpen` moves the generation
+ * on), and the last forced open recorded (the caller checks it is of its lock).
+ */
+export async function forcedOpenSince(client: pg.ClientBase, workspace: string, generation: number): Promise<{ forced: boolean; recorded: ForcedOpen | undefined }> {
+  const result = await client.query<{ generation: string } & ForcedOpenRow>(`SELECT generation, ${LAST_FORCED_OPEN} FROM voxform_locks WHERE workspace = $1`, [workspace]);
+  const row = result.rows[0];
+  return { forced: Number(row?.generation ?? generation) > generation, recorded: forcedOpenOfRow(row) };
+}
+
+/** Whether `lockId` still names the workspace's holder, and the last forced open recorded. */
+export async function lockStillNamed(client: pg.ClientBase, workspace: string, lockId: string): Promise<{ named: boolean; recorded: ForcedOpen | undefined }> {
+  const result = await client.query<{ lock_id: string | null } & ForcedOpenRow>(`SELECT lock_id, ${LAST_FORCED_OPEN} FROM voxform_locks WHERE workspace = $1`, [workspace]);
+  const row = result.rows[0];
+  return { named: row?.lock_id === lockId, recorded: forcedOpenOfRow(row) };
+}
+
+/** The last forced open of a workspace's lock, if one was recorded. */
+export async function readLastForcedOpen(client: pg.ClientBase | pg.Pool, workspace: string): Promise<ForcedOpen | undefined> {
+  const result = await client.query<ForcedOpenRow>(`SELECT ${LAST_FORCED_OPEN} FROM voxform_locks WHERE workspace = $1`, [workspace]);
+  return forcedOpenOfRow(result.rows[0]);
 }
 
 /**
@@ -99,15 +122,17 @@ export async function readAllHolders(client: pg.ClientBase | pg.Pool): Promise<M
 }
 
 /**
- * Forces the lock `lockId` open: bumps the workspace's generation (new runs lock another key) and
- * forgets the holder (its fenced writes fail), then tries to end its connection.
+ * Forces the lock `lockId` open: bumps the workspace's generation (new runs lock another key),
+ * forgets the holder (its fenced writes fail) and records who forced it, at the server's time, in
+ * the same statement; then tries to end the holder's connection.
  */
-export async function forceOpen(client: pg.ClientBase | pg.Pool, lockId: string): Promise<{ holder: LockHolder; ended: boolean } | undefined> {
+export async function forceOpen(client: pg.ClientBase | pg.Pool, lockId: string, by: RunIdentity): Promise<{ holder: LockHolder; ended: boolean } | undefined> {
   const result = await client.query<{ holder: LockHolder; backend_pid: number | null }>(
-    `UPDATE voxform_locks l SET generation = l.generation + 1, lock_id = NULL, holder = NULL, backend_pid = NULL, acquired_at = NULL
+    `UPDATE voxform_locks l SET generation = l.generation + 1, lock_id = NULL, holder = NULL, backend_pid = NULL, acquired_at = NULL,
+       last_forced_lock_id = $1, last_forced_by = $2::jsonb, last_forced_at = now()
      FROM voxform_locks old WHERE old.workspace = l.workspace AND l.lock_id = $1
      RETURNING old.holder, old.backend_pid`,
-    [lockId],
+    [lockId, JSON.stringify(by)],
   );
   const row = result.rows[0];
   if (!row) return undefined;

@@ -2,7 +2,8 @@
  * The tables of the PostgreSQL backend, created on first use by versioned migrations. Each
  * migration runs once, in a transaction, under a transaction-level advisory lock, so two runs that
  * start together against a new database do not race; `voxform_schema_version` records which ran.
- * Only `CREATE TABLE`/`CREATE INDEX` in the connection's current schema: no superuser, no extension.
+ * Only `CREATE TABLE`/`CREATE INDEX`/`ALTER TABLE … ADD COLUMN` on voxform's own tables in the
+ * connection's current schema: no superuser, no extension.
  * docs/state.md ("Schema") lists the tables; a new version adds a migration here and a line there.
  */
 import type pg from 'pg';
@@ -49,6 +50,17 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
         record jsonb NOT NULL
       );
       CREATE INDEX voxform_test_runs_by_workspace ON voxform_test_runs (workspace, id);
+    `,
+  },
+  {
+    version: 3,
+    // Who forced a workspace's lock open last, and when: the holder that loses it names them. Rows
+    // of older versions keep NULL there (no forced open recorded).
+    sql: `
+      ALTER TABLE voxform_locks
+        ADD COLUMN last_forced_lock_id text,
+        ADD COLUMN last_forced_by jsonb,
+        ADD COLUMN last_forced_at timestamptz;
     `,
   },
 ];
