@@ -134,17 +134,17 @@ export class TrustedSecrets {
   }
 
   /**
-   * What the service holds at a place the ledger recorded as filled from `${env:…}` is registered,
-   * whole, and so is each value its references took, read off it by the recorded value's literal
-   * text (`Code ${env:PROMO}.` against `Code SPRING-26.` → `SPRING-26`): the agent may say the value
-   * in other words, and a job without the variable still knows it is secret.
+   * The values the references took at a place the ledger recorded as filled from `${env:…}`, read
+   * off what the service holds there by the recorded value's literal text (`Code ${env:PROMO}.`
+   * against `Code SPRING-26.` → `SPRING-26`), are registered, so a job without the variable still
+   * scrubs them wherever the agent says them. When no recorded value has the live value's shape (it
+   * changed since), which part is secret is unknown: the whole live value is registered.
    */
   private noteLedgerPlace(agentId: string, place: string, live: unknown): void {
     if (typeof live !== 'string' || live === '') return;
-    this.registry.add(live);
-    for (const written of this.ledgerValues.get(agentId)?.get(place) ?? []) {
-      for (const value of referencedValues(written, live) ?? []) this.registry.add(value);
-    }
+    const read = [...(this.ledgerValues.get(agentId)?.get(place) ?? [])].map((written) => referencedValues(written, live)).filter((values) => values !== undefined);
+    if (read.length === 0) this.registry.add(live);
+    for (const value of read.flat()) this.registry.add(value);
   }
 
   /**

@@ -37,7 +37,10 @@ describe('TrustedSecrets', () => {
     const record = { workspace: 'default@local', agents: { desk: { id: 'ag_1', config, configHash: 'h', maskedPaths: ['first_message', 'prompt'] } } } as unknown as HistoryRecord;
     trusted.noteLedger([record]);
     trusted.livePaths('ag_1', { first_message: `Today's code is ${PROMO}. Welcome!`, prompt: 'Cost ${env:NOT} and alpha-value-1/beta-value-2' });
-    expect(registry.redact(`The code? ${PROMO}, yes. Then alpha-value-1 and beta-value-2.`)).toBe(`The code? ${REDACTED}, yes. Then ${REDACTED} and ${REDACTED}.`);
+    expect(registry.redact(`Today's code is ${PROMO}. Welcome! Then alpha-value-1 and beta-value-2.`)).toBe(`Today's code is ${REDACTED}. Welcome! Then ${REDACTED} and ${REDACTED}.`);
+    // Changed since the apply: which part is secret is unknown, so the whole value is.
+    trusted.livePaths('ag_1', { first_message: 'Edited on the dashboard: use WINTER-9931', prompt: '' });
+    expect(registry.redact('Edited on the dashboard: use WINTER-9931')).toBe(REDACTED);
   });
 
   it.each([
