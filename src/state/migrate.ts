@@ -6,7 +6,7 @@
  */
 import { VoxformError } from '../errors.js';
 import { hashValue } from '../util/hash.js';
-import type { StateBackend } from './backend.js';
+import { untilInterrupted, type StateBackend } from './backend.js';
 import { DEFAULT_STATE_FILE } from './open.js';
 import { plural } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
@@ -31,20 +31,27 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
   if (source.kind === target.kind && source.display === target.display) {
     throw new VoxformError('state_migrate_refused', `The migration target ${target.display} is the source itself.`, { hint: 'Name another backend with --to.' });
   }
+  const copied = { workspaces: 0, of: 0, ledger: false };
+  // Reading writes nothing: a stop ends a read at once (a database that never answers included).
+  const read = <T>(work: Promise<T>): Promise<T> =>
+    untilInterrupted(work, options.signal).catch((error: unknown) => {
+      throw options.signal?.aborted ? interrupted(source, target, copied, options) : error;
+    });
   // A database lists a workspace its first apply has locked but not written yet (serial 0): nothing to copy there.
-  const workspaces = (await source.listWorkspaces()).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
+  const workspaces = (await read(source.listWorkspaces())).filter((w) => source.kind === 'file' || w.serial > 0).map((w) => w.key);
+  copied.of = workspaces.length;
   // One call at a time on a backend (see StateBackend): a database backend has one connection.
-  const history = await source.exportHistory();
-  const testRuns = await source.exportTestRuns();
+  const history = await read(source.exportHistory());
+  const testRuns = await read(source.exportTestRuns());
   if (workspaces.length === 0 && history.length === 0 && testRuns.length === 0) {
     // Most often a mistyped --state: "copied 0 workspaces" would pass for a migration done.
     throw new VoxformError('state_migrate_refused', `The migration source ${source.display} holds no workspace and no history record: there is nothing to migrate, and nothing was written.`, {
       hint: `Name the state to copy with --state (or VOXFORM_STATE); without either it is ${DEFAULT_STATE_FILE}.`,
     });
   }
-  const targetWorkspaces = await target.listWorkspaces();
-  const targetHistory = await target.exportHistory();
-  const targetTestRuns = await target.exportTestRuns();
+  const targetWorkspaces = await read(target.listWorkspaces());
+  const targetHistory = await read(target.exportHistory());
+  const targetTestRuns = await read(target.exportTestRuns());
   if (!options.force && (targetWorkspaces.length > 0 || targetHistory.length > 0 || targetTestRuns.length > 0)) {
     throw new VoxformError(
       'state_migrate_refused',
@@ -52,7 +59,6 @@ export async function migrateState(source: StateBackend, target: StateBackend, o
       { hint: 'Pick an empty target, or pass --force to overwrite its workspaces of the same names (history records and test runs are added; none is removed).' },
     );
   }
-  const copied = { workspaces: 0, of: workspaces.length, ledger: false };
   const stopIfAsked = () => {
     if (options.signal?.aborted) throw interrupted(source, target, copied, options);
   };

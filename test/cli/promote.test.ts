@@ -17,6 +17,20 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
 
+/** `voxform.yaml` committed on main in a git checkout, and the CLI run there against an emulator of its own. */
+async function committedProject(manifest: string) {
+  const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
+  cleanups.push(() => emulator.close());
+  const dir = await tempDir({ 'voxform.yaml': manifest, '.gitignore': '.voxform/\n' });
+  const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'base');
+  const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
+  return { dir, git, cli: (args: string[]) => runCliInProcess(args, { cwd: dir, env }) };
+}
+
 describe('voxform promote --to / --from', () => {
   it('names the flag that holds an unknown environment, with the one it likely meant, and no manifest error', async () => {
     const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
@@ -41,16 +55,7 @@ describe('voxform promote --to / --from', () => {
   });
 
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
-    const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
-    cleanups.push(() => emulator.close());
-    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST, '.gitignore': '.voxform/\n' });
-    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-qm', 'base');
-    const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
-    const cli = (args: string[]) => runCliInProcess(args, { cwd: dir, env });
+    const { dir, cli } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['plan', '--env', 'staging', '--out', 'plan.json'])).code).toBe(0);
     expect((await cli(['apply', 'plan.json'])).code).toBe(0);
     const history = await cli(['history', '--env', 'staging']);
@@ -73,18 +78,8 @@ describe('voxform promote --to / --from', () => {
   });
 
   it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {
-    const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
-    cleanups.push(() => emulator.close());
-    const manifest = STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass }\n');
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass }\n'));
     const test = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';
-    const dir = await tempDir({ 'voxform.yaml': manifest, '.gitignore': '.voxform/\n' });
-    const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-qm', 'base');
-    const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
-    const cli = (args: string[]) => runCliInProcess(args, { cwd: dir, env });
     expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
     const testsLine = async () => /^ {2}. tests pass {2}.*$/m.exec((await cli(['promote', '--to', 'production', '--dry-run'])).stdout)?.[0];
 

@@ -155,6 +155,19 @@ describe('state migrate stopped by Ctrl-C', () => {
     expect(await target.history.list({ workspace: WORKSPACE })).toEqual([]);
   });
 
+  it('while a target that never answers is read: stops at once, saying neither side changed', async () => {
+    const source = await sourceWith([WORKSPACE]);
+    const target = await openNew('file');
+    let asked!: () => void;
+    const reading = new Promise<void>((resolve) => (asked = resolve));
+    Object.assign(target, { listWorkspaces: () => (asked(), new Promise<never>(() => undefined)) });
+    const stop = new AbortController();
+    const migration = migrateState(source, target, { force: false, signal: stop.signal }).catch((e: unknown) => e);
+    await reading;
+    stop.abort();
+    expect(await migration).toMatchObject({ code: 'interrupted', message: `Migration interrupted before anything was copied: ${source.display} and ${target.display} are as they were.` });
+  });
+
   it('before anything was copied: says neither side changed', async () => {
     const source = await sourceWith([WORKSPACE]);
     const target = await openNew('file');
