@@ -22,6 +22,18 @@ export function likelyEnvironment(name: string, known: readonly string[]): strin
 }
 
 /**
+ * Whether an overlay changes only where resources live: the ids of agents and campaigns, the region
+ * and base URL. Such an environment runs what the manifests define, so a check of what they say
+ * (the policy) finds what it finds in them; an id is all it could differ in.
+ */
+export function changesOnlyPlacement(overlay: Layer): boolean {
+  const settings = Object.keys(overlay.settings).filter((name) => name !== 'region' && name !== 'base_url');
+  const idsOnly = (section: Record<string, unknown>) => Object.values(section).every((entry) => isPlainObject(entry) && Object.keys(entry).every((key) => key === 'id'));
+  const { agents, campaigns, phones, knowledge } = overlay.sections;
+  return settings.length === 0 && overlay.credentials.length === 0 && Object.keys(phones).length === 0 && Object.keys(knowledge).length === 0 && idsOnly(agents) && idsOnly(campaigns);
+}
+
+/**
  * The layer to resolve: the manifest itself, or with the named environment's overlay applied. `flag`:
  * the option that named it (`--env`), which an unknown name's diagnostic names.
  */

@@ -17,7 +17,7 @@ import { describeFound } from './describe.js';
 import { DiagnosticList } from './diagnostics.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
 import { WITHHELD } from '../secrets/withhold.js';
-import { checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
+import { changesOnlyPlacement, checkOverlayReferences, checkOverlayTargets, selectEnvironment } from './environments.js';
 import { combineFragments, RESOURCE_SECTIONS, SECTION_DEFINITION, type CombinedManifest, type Fragment, type Layer } from './fragments.js';
 import { resolvePromotions } from './promotion.js';
 import { hashKnowledgeFiles, promptBudget, readPrompts, type IncludeContext, type KnowledgeContent, type PromptRequest } from './includes.js';
@@ -68,7 +68,8 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const promotions = resolvePromotions(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics);
   const environments = [...combined.environments.keys()].sort();
-  const environmentsKnown = unparsed ? {} : { environments };
+  const placementOnly = environments.filter((name) => changesOnlyPlacement(combined.environments.get(name)!.layer));
+  const environmentsKnown = unparsed ? {} : { environments, placementOnlyEnvironments: placementOnly };
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256Hex(bytes)));

@@ -217,6 +217,8 @@ export interface LoadResult {
    * absent when a manifest file could not be parsed (the list may then be short of one).
    */
   environments?: string[] | undefined;
+  /** Of `environments`, those whose overlays change only where resources live: ids, region, base URL. */
+  placementOnlyEnvironments?: string[] | undefined;
   /** Every secret value met while loading, also when there are errors: a caller must still redact them. */
   secrets: string[];
 }

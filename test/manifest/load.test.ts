@@ -598,3 +598,25 @@ describe('loadManifests: secrets told as they are met', () => {
     expect(told).toEqual(['planted-hook-token']);
   });
 });
+
+describe('environments that change only where resources live', () => {
+  it('are those whose overlays set only ids, region and base URL', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  a: { id: ag_1, config: { first_message: Hello } }',
+      'campaigns:',
+      '  c: { id: cmp_1, name: Recall }',
+      'environments:',
+      '  ids: { region: eu, agents: { a: { id: ag_2 } }, campaigns: { c: { id: cmp_2 } } }',
+      '  url: { base_url: "http://127.0.0.1:4010" }',
+      '  config: { agents: { a: { id: ag_3, config: { first_message: Hi } } } }',
+      '  renamed: { campaigns: { c: { name: Winter } } }',
+      '  defaults: { defaults: { config: { language: fr } } }',
+      '',
+    ].join('\n');
+    const result = await loadTree({ 'voxform.yaml': manifest });
+    expect(result.environments).toEqual(['config', 'defaults', 'ids', 'renamed', 'url']);
+    expect(result.placementOnlyEnvironments).toEqual(['ids', 'url']);
+  });
+});

@@ -171,6 +171,15 @@ describe('voxform validate', () => {
     expect((JSON.parse(staging.stdout) as { policy: { findings: Array<{ environments?: string[] }> } }).policy.findings.map((f) => f.environments)).toEqual([undefined, undefined]);
   });
 
+  it('without --env, an overlay that changes only ids is checked where a team rule reads ids', async () => {
+    const overlay = ['environments:', '  staging:', '    agents:', '      a: { id: -OKstaging }', ''];
+    const idRule = ['policy:', '  custom:', '    - { id: ids-from-the-account, path: id, pattern: "^ag_" }'];
+    const dir = await tempDir({ 'voxform.yaml': [oneAgent('first_message: Hello'), ...idRule, ...overlay].join('\n') });
+    const checked = await runCliInProcess(['validate', '--format', 'json'], { cwd: dir });
+    const findings = (JSON.parse(checked.stdout) as { policy: { findings: Array<{ rule: string; environments?: string[] }> } }).policy.findings;
+    expect(findings.filter((f) => f.rule === 'ids-from-the-account').map((f) => f.environments)).toEqual([['staging']]);
+  });
+
   it('--format sarif when the whole run fails: a valid log with no results whose invocation says why, the error on stderr too', async () => {
     const validate = await sarifValidator();
     const dir = await tempDir({ 'voxform.yaml': BAD });

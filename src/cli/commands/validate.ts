@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import picocolors from 'picocolors';
 import { toJsonText } from '../../util/printable.js';
-import type { DesiredState, Diagnostic } from '../../manifest/types.js';
+import type { DesiredState, Diagnostic, LoadResult } from '../../manifest/types.js';
+import { POLICY_PACKS_VARIABLE } from '../../policy/operator-packs.js';
+import { isPlainObject } from '../../util/json-object.js';
 import { policyReportJson, policySummaryLine, renderFindingsText } from '../../policy/render.js';
 import { renderSarif, renderSarifFailure, sarifSourceRoot, type SarifFailure } from '../../policy/sarif.js';
 import { isVoxformError } from '../../errors.js';
@@ -88,7 +90,7 @@ function sarifFailureOf(error: unknown): SarifFailure {
 export async function validate(options: ValidateOptions, ctx: CommandContext): Promise<ValidateReport> {
   const result = await loadCommandManifests(options, ctx);
   const { errors, warnings } = countProblems(result.diagnostics, result.omitted);
-  const policy = result.state ? await everyEnvironmentPolicy(result.state, result.environments, options, ctx) : undefined;
+  const policy = result.state ? await everyEnvironmentPolicy(result.state, result, options, ctx) : undefined;
   return {
     valid: errors === 0 && result.state !== undefined && (policy?.summary.mandatory ?? 0) === 0,
     diagnostics: result.diagnostics,
@@ -110,16 +112,26 @@ export async function validate(options: ValidateOptions, ctx: CommandContext): P
  * The policy of the manifests; without `--env`, of each environment's too (an overlay can bring a
  * finding: a phone number in its `first_message`), each finding once. An environment is checked as
  * `--env` loads it, unset variables read as withheld; one that does not load alone is left to `--env`.
+ * An overlay that changes only ids, region and base URL is not loaded again: the manifests' findings
+ * are its findings, unless a rule reads an id (a team rule's path, or an operator's pack, unseen here).
  */
-async function everyEnvironmentPolicy(state: DesiredState, environments: readonly string[] | undefined, options: ValidateOptions, ctx: CommandContext): Promise<PolicyReport> {
+async function everyEnvironmentPolicy(state: DesiredState, result: LoadResult, options: ValidateOptions, ctx: CommandContext): Promise<PolicyReport> {
   const report = await checkPolicy(state, ctx);
-  if (options.env !== undefined || !environments || environments.length === 0) return report;
+  if (options.env !== undefined || !result.environments || result.environments.length === 0) return report;
+  const idsRead = readsIds(state.policy) || Boolean(ctx.env[POLICY_PACKS_VARIABLE]?.trim());
   const overlays = new Map<string, PolicyReport>();
-  for (const environment of environments) {
+  for (const environment of result.environments) {
+    if (!idsRead && result.placementOnlyEnvironments?.includes(environment)) continue;
     const loaded = await loadCommandManifests({ file: options.file, env: environment, withholdUnsetEnv: true }, ctx);
     if (loaded.state) overlays.set(environment, await checkPolicy(loaded.state, ctx));
   }
   return mergeEnvironmentReports(report, overlays);
+}
+
+/** Whether a team rule of the manifests' policy section may read a resource's `id` (its path, or a glob, starts there). */
+function readsIds(policy: unknown): boolean {
+  const custom = isPlainObject(policy) && Array.isArray(policy.custom) ? policy.custom : [];
+  return custom.some((rule) => isPlainObject(rule) && typeof rule.path === 'string' && /^(id|\*)(\.|$)/.test(rule.path));
 }
 
 function countResources(state: DesiredState): NonNullable<ValidateReport['summary']['resources']> {
