@@ -68,8 +68,7 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   const promotions = resolvePromotions(combined, diagnostics);
   const layer = selectEnvironment(combined, options.environment, options.environmentFlag, diagnostics);
   const environments = [...combined.environments.keys()].sort();
-  const placementOnly = environments.filter((name) => changesOnlyPlacement(combined.environments.get(name)!.layer));
-  const environmentsKnown = unparsed ? {} : { environments, placementOnlyEnvironments: placementOnly };
+  const environmentsKnown = unparsed ? {} : { environments, placementOnlyEnvironments: environments.filter((name) => changesOnlyPlacement(combined.environments.get(name)!.layer)) };
   const { baseUrl, region } = resolveServiceSettings(layer, { diagnostics, env: options.env, operatorBaseUrl: options.operatorBaseUrl });
 
   const templates = new TemplateStore(options.templatesDir ?? defaultTemplatesDir, cache, sources, diagnostics, (bytes) => digests.templates.push(sha256Hex(bytes)));
