@@ -4,6 +4,7 @@
  * is a secret: the caller hears the paths that received one and the values (to redact). Every read
  * goes through the operator's policy (secrets/env-policy.ts): a refused one is never read.
  */
+import { ENV_REFERENCE, hasEnvReference } from '../secrets/env-reference.js';
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -29,7 +30,6 @@ export interface InterpolationContext {
   unsetAsWithheld?: boolean;
 }
 
-const REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
 const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
 /** One policy per environment object: parsed once, however many strings are interpolated. */
@@ -45,35 +45,6 @@ function policyOf(ctx: InterpolationContext): EnvPolicy {
   return policy;
 }
 
-/** Whether `text` is a string holding a reference (not only escaped `$${env:…}` text). */
-export function hasEnvReference(text: unknown): boolean {
-  if (typeof text !== 'string') return false;
-  for (const match of text.matchAll(REFERENCE)) if (!match[1]) return true;
-  return false;
-}
-
-/**
- * The literal text around the references of a written value, unescaped (`$${env:X}` is the text
- * `${env:X}`): one more part than the value has references (`Code ${env:P}.` → `Code `, `.`).
- */
-export function literalParts(text: string): string[] {
-  const parts: string[] = [];
-  let literal = '';
-  let from = 0;
-  for (const match of text.matchAll(REFERENCE)) {
-    literal += text.slice(from, match.index);
-    from = match.index + match[0].length;
-    if (match[1]) {
-      literal += match[0].slice(1);
-      continue;
-    }
-    parts.push(literal);
-    literal = '';
-  }
-  parts.push(literal + text.slice(from));
-  return parts;
-}
-
 export interface StringInterpolation {
   value: string;
   /** Whether any part of the value came from the environment. */
@@ -87,7 +58,7 @@ export interface StringInterpolation {
 export function interpolateString(text: string, span: Span | undefined, ctx: InterpolationContext, forbiddenPlace?: string): StringInterpolation {
   if (!text.includes('{env:')) return { value: text, fromEnv: false };
   let fromEnv = false;
-  const value = text.replace(REFERENCE, (whole: string, escape: string, body: string) => {
+  const value = text.replace(ENV_REFERENCE, (whole: string, escape: string, body: string) => {
     if (escape) return whole.slice(1);
     if (forbiddenPlace !== undefined) {
       if (span) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(span, whole));

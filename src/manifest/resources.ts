@@ -5,7 +5,8 @@
 import path from 'node:path';
 import type { DiagnosticList } from './diagnostics.js';
 import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
-import { hasEnvReference, interpolateTree, type InterpolationContext } from './interpolate.js';
+import { interpolateTree, type InterpolationContext } from './interpolate.js';
+import { hasEnvReference } from '../secrets/env-reference.js';
 import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
 import { spanAt, type PathPart } from './positions.js';

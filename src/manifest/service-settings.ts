@@ -7,7 +7,8 @@ import { baseUrlProblem, normalizeBaseUrl } from '../api/regions.js';
 import { trustedOrigins, untrustedBaseUrlMessage } from '../api/trusted-origins.js';
 import type { DiagnosticList } from './diagnostics.js';
 import type { Layer, Setting } from './fragments.js';
-import { hasEnvReference, interpolateString } from './interpolate.js';
+import { interpolateString } from './interpolate.js';
+import { hasEnvReference } from '../secrets/env-reference.js';
 import type { Span } from './source.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

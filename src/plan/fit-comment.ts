@@ -11,6 +11,7 @@ import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 import { markdownFence } from '../util/markdown-escape.js';
 import { pluralNoun } from '../util/plural.js';
+import type { CommentBlock, CommentList } from '../util/comment-blocks.js';
 
 /** The largest comment voxform writes, in UTF-8 bytes: below GitHub's 65,536, with room for what CI wraps around it. */
 export const COMMENT_SIZE_LIMIT = 60_000;
@@ -27,17 +28,6 @@ export interface CommentSection {
   diff: string[];
 }
 
-/** A list the comment may shorten: `head`, one line per item (at most `most`), `foot`; `more(n)` is the line standing for n left out. */
-export interface CommentList {
-  head: string[];
-  items: string[];
-  foot: string[];
-  most: number;
-  more: (omitted: number) => string;
-}
-
-/** Lines kept whole or left out, or a list. */
-export type CommentBlock = string[] | CommentList;
 
 /** A Markdown plan in parts, as `renderPlanMarkdown` assembles it. */
 export interface CommentParts {

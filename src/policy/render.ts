@@ -11,7 +11,7 @@ import { printable } from '../util/printable.js';
 import { codeLead, formatSourceLocation } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
-import type { CommentBlock } from '../plan/fit-comment.js';
+import type { CommentBlock } from '../util/comment-blocks.js';
 
 /** Most entries a plan comment lists of each policy list (relaxations, findings, waivers, token counts); the rest are counted (validate, SARIF and the text plan list every one). */
 export const COMMENT_LIST_SHOWN = 50;

@@ -15,7 +15,7 @@
  * Every command asks here (plan, apply, test, report): none derives secret places on its own.
  */
 import { envPolicyOf } from './env-policy.js';
-import { hasEnvReference, literalParts } from '../manifest/interpolate.js';
+import { hasEnvReference, literalParts } from './env-reference.js';
 import { formatDotted, parseDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 import { MIN_SEARCHABLE_SECRET, type SecretRegistry } from './redact.js';

@@ -1,0 +1,37 @@
+/**
+ * The `${env:NAME}` reference as manifests write it (`${env:NAME:-fallback}`; `$${env:…}` is the
+ * text itself, escaped): one definition for the loader that fills references in and for the
+ * trusted-secrets evidence that reads values back out of what an apply recorded.
+ */
+
+/** A reference, or an escaped one (group 1 `$`); group 2 its body, `NAME` or `NAME:-fallback`. */
+export const ENV_REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
+
+/** Whether `text` is a string holding a reference (not only escaped `$${env:…}` text). */
+export function hasEnvReference(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  for (const match of text.matchAll(ENV_REFERENCE)) if (!match[1]) return true;
+  return false;
+}
+
+/**
+ * The literal text around the references of a written value, unescaped (`$${env:X}` is the text
+ * `${env:X}`): one more part than the value has references (`Code ${env:P}.` → `Code `, `.`).
+ */
+export function literalParts(text: string): string[] {
+  const parts: string[] = [];
+  let literal = '';
+  let from = 0;
+  for (const match of text.matchAll(ENV_REFERENCE)) {
+    literal += text.slice(from, match.index);
+    from = match.index + match[0].length;
+    if (match[1]) {
+      literal += match[0].slice(1);
+      continue;
+    }
+    parts.push(literal);
+    literal = '';
+  }
+  parts.push(literal + text.slice(from));
+  return parts;
+}
