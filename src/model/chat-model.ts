@@ -4,6 +4,7 @@
  */
 import type OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { isPlainObject } from '../util/json-object.js';
 
@@ -78,7 +79,7 @@ export class ChatModel {
         return message;
       } catch (error) {
         if (attempt < MODEL_ATTEMPTS && worthRepeating(error, APIError)) {
-          await sleep(RETRY_DELAY_MS * attempt);
+          await sleep(backoffDelay(attempt));
           options.onRetry?.();
           continue;
         }
@@ -105,10 +106,8 @@ export class ChatModel {
   }
 }
 
-/** Requests one completion may take: the first and two more after failures worth repeating. */
+/** Requests one completion may take: the first and two more after failures worth repeating, each after the client's backoff. */
 const MODEL_ATTEMPTS = 3;
-/** The wait before the second request; the third waits twice as long. */
-const RETRY_DELAY_MS = 500;
 
 /** A failure that another request may not meet: no answer, a lost connection, or a status that says try again. */
 function worthRepeating(error: unknown, APIError: typeof OpenAI.APIError): boolean {
