@@ -38,9 +38,11 @@ export class TrustedSecrets {
   private readonly candidates: readonly string[];
   /** The candidates long enough to search for that no live value has shown yet: each is searched for until found once. */
   private readonly unfound: Set<string>;
-  private readonly ledgerPaths = new Map<string, Set<string>>();
-  /** Each ledger place's values as applies recorded them, references written back (`Code ${env:PROMO}.`), by agent id and place. */
-  private readonly ledgerValues = new Map<string, Map<string, Set<string>>>();
+  /**
+   * Each agent's places filled from `${env:…}` at its applies, by agent id, each with its values as
+   * the applies recorded them, references written back (`Code ${env:PROMO}.`).
+   */
+  private readonly ledgerEnvPlaces = new Map<string, Map<string, Set<string>>>();
   /** Each agent's names as applies recorded them holding a `${env:…}` reference, by agent id. */
   private readonly ledgerNames = new Map<string, Set<string>>();
 
@@ -78,24 +80,17 @@ export class TrustedSecrets {
           names.add(version.name as string);
         }
         if (!Array.isArray(version.maskedPaths)) continue;
-        let paths = this.ledgerPaths.get(version.id);
-        if (!paths) this.ledgerPaths.set(version.id, (paths = new Set()));
+        let places = this.ledgerEnvPlaces.get(version.id);
+        if (!places) this.ledgerEnvPlaces.set(version.id, (places = new Map()));
         for (const place of version.maskedPaths) {
           if (typeof place !== 'string') continue;
-          paths.add(place);
-          this.noteLedgerValue(version.id, place, valueAtPath(version.config, parseDotted(place)));
+          let values = places.get(place);
+          if (!values) places.set(place, (values = new Set()));
+          const written = valueAtPath(version.config, parseDotted(place));
+          if (hasEnvReference(written)) values.add(written as string);
         }
       }
     }
-  }
-
-  private noteLedgerValue(agentId: string, place: string, written: unknown): void {
-    if (!hasEnvReference(written)) return;
-    let places = this.ledgerValues.get(agentId);
-    if (!places) this.ledgerValues.set(agentId, (places = new Map()));
-    let values = places.get(place);
-    if (!values) places.set(place, (values = new Set()));
-    values.add(written as string);
   }
 
   /**
@@ -120,7 +115,7 @@ export class TrustedSecrets {
    * finds, as `noteLive` does.
    */
   livePaths(agentId: string, liveConfig: Record<string, unknown>): string[] {
-    const found = new Set(this.ledgerPaths.get(agentId) ?? []);
+    const found = new Set(this.ledgerEnvPlaces.get(agentId)?.keys() ?? []);
     for (const place of found) this.noteLedgerPlace(agentId, place, valueAtPath(liveConfig, parseDotted(place)));
     forEachString(liveConfig, [], (text, at) => {
       for (const candidate of this.candidates) {
@@ -142,7 +137,7 @@ export class TrustedSecrets {
    */
   private noteLedgerPlace(agentId: string, place: string, live: unknown): void {
     if (typeof live !== 'string' || live === '') return;
-    const read = [...(this.ledgerValues.get(agentId)?.get(place) ?? [])].map((written) => referencedValues(written, live)).filter((values) => values !== undefined);
+    const read = [...(this.ledgerEnvPlaces.get(agentId)?.get(place) ?? [])].map((written) => referencedValues(written, live)).filter((values) => values !== undefined);
     if (read.length === 0) this.registry.add(live);
     for (const value of read.flat()) this.registry.add(value);
   }
@@ -172,7 +167,7 @@ export class TrustedSecrets {
 
   /** The places (dotted, in the config) the deploy ledger recorded as filled from `${env:…}` for the agent. */
   ledgerPlaces(agentId: string): string[] {
-    return [...(this.ledgerPaths.get(agentId) ?? [])];
+    return [...(this.ledgerEnvPlaces.get(agentId)?.keys() ?? [])];
   }
 
   /** The agent's names as the deploy ledger recorded them when an apply filled them from `${env:…}` (`Staging ${env:PROMO}`); none when it never did. */
