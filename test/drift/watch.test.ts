@@ -15,33 +15,46 @@ describe('nextDelay', () => {
   });
 });
 
+/**
+ * A watch whose checks end as `outcomes` say, in turn (any but `ok` fails with that message), and
+ * that is stopped during the last: what it did (`check …`, `error …, next in …`, `sleep …`) and the waits.
+ */
+async function watchScript(outcomes: readonly string[], options: { madeNoRequest?: (error: unknown) => boolean } = {}) {
+  const stop = new AbortController();
+  const events: string[] = [];
+  const waits: number[] = [];
+  let checks = 0;
+  await watchDrift({
+    intervalMs: 1000,
+    random: () => 0.5,
+    signal: stop.signal,
+    check: async () => {
+      const outcome = outcomes[checks++] as string;
+      events.push(`check ${outcome}`);
+      if (checks === outcomes.length) stop.abort();
+      if (outcome !== 'ok') throw new Error(outcome);
+    },
+    ...options,
+    onError: (error, nextMs) => events.push(`error ${(error as Error).message}, next in ${nextMs}`),
+    sleep: async (ms) => {
+      waits.push(ms);
+      events.push(`sleep ${ms}`);
+    },
+  });
+  return { events, waits };
+}
+
 describe('watchDrift', () => {
   it('checks, waits, backs off after failures, recovers, and stops at the signal without another check', async () => {
-    const stop = new AbortController();
-    const events: string[] = [];
-    const outcomes = ['ok', 'fail', 'fail', 'ok', 'ok'];
-    let checks = 0;
-    await watchDrift({
-      intervalMs: 1000,
-      random: () => 0.5,
-      signal: stop.signal,
-      check: async () => {
-        const outcome = outcomes[checks++];
-        events.push(`check ${outcome}`);
-        if (outcome === 'fail') throw new Error('service down');
-        if (checks === outcomes.length) stop.abort();
-      },
-      onError: (error, nextMs) => events.push(`error ${(error as Error).message}, next in ${nextMs}`),
-      sleep: async (ms) => void events.push(`sleep ${ms}`),
-    });
+    const { events } = await watchScript(['ok', 'fail', 'fail', 'ok', 'ok']);
     expect(events).toEqual([
       'check ok',
       'sleep 1000',
       'check fail',
-      'error service down, next in 2000',
+      'error fail, next in 2000',
       'sleep 2000',
       'check fail',
-      'error service down, next in 4000',
+      'error fail, next in 4000',
       'sleep 4000',
       'check ok',
       'sleep 1000',
@@ -70,23 +83,7 @@ describe('watchDrift', () => {
   });
 
   it('a check that asked the service nothing waits the interval and leaves the count of failures as it was', async () => {
-    const stop = new AbortController();
-    const waits: number[] = [];
-    const outcomes = ['fail', 'unloaded', 'fail', 'unloaded', 'ok'];
-    let checks = 0;
-    await watchDrift({
-      intervalMs: 1000,
-      random: () => 0.5,
-      signal: stop.signal,
-      check: async () => {
-        const outcome = outcomes[checks++];
-        if (checks === outcomes.length) stop.abort();
-        if (outcome !== 'ok') throw new Error(outcome);
-      },
-      madeNoRequest: (error) => (error as Error).message === 'unloaded',
-      onError: () => undefined,
-      sleep: async (ms) => void waits.push(ms),
-    });
+    const { waits } = await watchScript(['fail', 'unloaded', 'fail', 'unloaded', 'ok'], { madeNoRequest: (error) => (error as Error).message === 'unloaded' });
     expect(waits).toEqual([2000, 1000, 4000, 1000]);
   });
 });
