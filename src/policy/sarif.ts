@@ -91,18 +91,16 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
     return { ruleId: d.code, level: d.severity === 'error' ? 'error' : 'warning', message: { text: d.message }, locations: [location(d.file, d.line, d.col)] };
   });
   const results = [...diagnosticResults, ...(report?.findings ?? []).map((f) => findingResult(f, false)), ...(report?.waived ?? []).map((f) => findingResult(f, true))];
-  return {
-    $schema: SARIF_SCHEMA_URI,
-    version: '2.1.0',
-    runs: [
-      {
-        tool: { driver: { name: 'voxform', version: input.version, semanticVersion: input.version, rules } },
-        originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot?.description ?? 'The folder voxform ran in.' } } },
-        results,
-        properties: { tokenizer: report?.tokenizer ?? null },
-      },
-    ],
-  };
+  return sarifLog(input.version, rules, {
+    originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot?.description ?? 'The folder voxform ran in.' } } },
+    results,
+    properties: { tokenizer: report?.tokenizer ?? null },
+  });
+}
+
+/** A SARIF 2.1.0 log of one run of voxform, with its rules and what else the run holds. */
+function sarifLog(version: string, rules: readonly unknown[], run: Record<string, unknown>): Record<string, unknown> {
+  return { $schema: SARIF_SCHEMA_URI, version: '2.1.0', runs: [{ tool: { driver: { name: 'voxform', version, semanticVersion: version, rules } }, ...run }] };
 }
 
 /** What stopped a run before it checked anything: its error code (undefined for a fault of voxform's own), what happened and how to fix it. */
@@ -119,22 +117,15 @@ export interface SarifFailure {
  */
 export function renderSarifFailure(failure: SarifFailure, version: string): Record<string, unknown> {
   const text = failure.hint ? `${failure.message} ${failure.hint}` : failure.message;
-  return {
-    $schema: SARIF_SCHEMA_URI,
-    version: '2.1.0',
-    runs: [
+  return sarifLog(version, [], {
+    invocations: [
       {
-        tool: { driver: { name: 'voxform', version, semanticVersion: version, rules: [] } },
-        invocations: [
-          {
-            executionSuccessful: false,
-            exitCode: 1,
-            toolExecutionNotifications: [{ level: 'error', message: { text }, ...(failure.code ? { descriptor: { id: failure.code } } : {}) }],
-          },
-        ],
-        // Code scanning refuses a run without a results list; the invocation says these are not a check's.
-        results: [],
+        executionSuccessful: false,
+        exitCode: 1,
+        toolExecutionNotifications: [{ level: 'error', message: { text }, ...(failure.code ? { descriptor: { id: failure.code } } : {}) }],
       },
     ],
-  };
+    // Code scanning refuses a run without a results list; the invocation says these are not a check's.
+    results: [],
+  });
 }
