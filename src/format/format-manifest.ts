@@ -103,6 +103,19 @@ export function formatDocument(doc: Document, source?: string): void {
   joinCommentRuns(doc);
   if (isMap(root)) separateSections(root);
   useBlockScalars(doc);
+  quoteMergeLookalikes(doc);
+}
+
+/**
+ * A key that is the text `<<` is written quoted: plain, every YAML reader voxform uses takes it for a
+ * merge key (a merge key itself holds no text, and keeps its form).
+ */
+function quoteMergeLookalikes(doc: Document): void {
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.value === '<<') pair.key.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
 }
 
 /**

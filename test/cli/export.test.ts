@@ -37,7 +37,8 @@ beforeAll(async () => {
     config: {
       prompt: '\ufeffHello BOM prompt',
       first_message: 'cost is ${env:PRICE',
-      custom_vocabulary: { keywords: { '': 1, other: 2 } },
+      // A key a plain `<<` would make a merge key.
+      custom_vocabulary: { keywords: { '': 1, other: 2, '<<': 3 } },
       session_data_webhook: { url: 'https://hooks.example.com/end', headers: { 'x-hook-token': AWKWARD_SECRETS.hook } },
       app_functions: [{ name: 'crm', credentials: { api_key: AWKWARD_SECRETS.crm, pin: AWKWARD_SECRETS.pin } }],
     },
