@@ -268,17 +268,20 @@ class Converter {
     for (const target of targets) {
       const value = this.convert(target, depth);
       if (this.stopped) return;
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-        this.fail('yaml_merge', 'a merge key (<<) takes a mapping or a list of mappings', target as Node);
-        continue;
-      }
-      const record = value as Record<string, unknown>;
+      // `<<: *list`, an alias of a list of mappings, merges them as `<<: [*a, *b]` would.
+      const records = Array.isArray(value) && target === source ? value : [value];
       const from = this.spanOfNode(target as Node);
-      const written = spansOf(record)?.entries;
-      for (const key of Object.keys(record)) {
-        if (Object.hasOwn(out, key)) continue;
-        setOwn(out, key, record[key]);
-        entries.set(key, written?.get(key) ?? { key: from, value: from });
+      for (const record of records) {
+        if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+          this.fail('yaml_merge', 'a merge key (<<) takes a mapping or a list of mappings', target as Node);
+          continue;
+        }
+        const written = spansOf(record)?.entries;
+        for (const key of Object.keys(record)) {
+          if (Object.hasOwn(out, key)) continue;
+          setOwn(out, key, (record as Record<string, unknown>)[key]);
+          entries.set(key, written?.get(key) ?? { key: from, value: from });
+        }
       }
     }
   }

@@ -30,3 +30,22 @@ describe('deepMerge', () => {
     expect(locationOf(spanAt(merged, ['flow', 'b'], 'key')!)).toEqual({ file: 'over.yaml', line: 3, col: 3 });
   });
 });
+
+describe('merge keys', () => {
+  const parse = async (text: string) => {
+    const diagnostics = new DiagnosticList();
+    const value = (await parseYaml(new SourceRegistry('/p').forYaml('/p/m.yaml', text), diagnostics)).documents[0]?.value;
+    return { value, codes: diagnostics.toList().map((diagnostic) => diagnostic.code) };
+  };
+
+  it('merge an alias of a list of mappings as they merge a list of aliases, the first mapping winning', async () => {
+    const { value, codes } = await parse('parts: &parts [{ a: 1 }, { a: 2, b: 2 }]\nx: { <<: *parts, c: 3 }\n');
+    expect(codes).toEqual([]);
+    expect((value as { x: unknown }).x).toEqual({ a: 1, b: 2, c: 3 });
+  });
+
+  it('refuse a list inside the list', async () => {
+    const { codes } = await parse('parts: &parts [[{ a: 1 }]]\nx: { <<: *parts }\n');
+    expect(codes).toEqual(['yaml_merge']);
+  });
+});
