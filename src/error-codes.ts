@@ -171,6 +171,7 @@ export const DIAGNOSTIC_CODES = [
   'yaml_too_deep',
   'yaml_too_large',
   'yaml_indentation',
+  'yaml_unsupported',
   'duplicate_key',
   'file_not_utf8',
   'empty_file',

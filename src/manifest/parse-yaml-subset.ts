@@ -610,9 +610,8 @@ export function resolvePlain(text: string): unknown {
   if (/^0o[0-7]+$/.test(text)) return Number.parseInt(text.slice(2), 8);
   if (/^[-+]?[0-9]+$/.test(text)) return Number.parseInt(text, 10);
   if (/^0x[0-9a-fA-F]+$/.test(text)) return Number.parseInt(text.slice(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text)) {
-    return text.slice(-3).toLowerCase() === 'nan' ? Number.NaN : text[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  }
+  // No manifest value is infinite or not a number (JSON has neither): the general path reports it.
+  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text)) giveUp();
   if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(text)) return Number.parseFloat(text);
   if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(text)) return Number.parseFloat(text);
   return text;

@@ -63,6 +63,13 @@ export async function parseYaml(
     for (const warning of doc.warnings) {
       diagnostics.warning('yaml_warning', sentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
     }
+    if (doc.directives?.yaml.version === '1.1') {
+      // YAML 1.1 reads `yes` as true, `010` as 8 and a date as a time: not what the manifest means in 1.2.
+      const at = Math.max(0, source.text.lastIndexOf('%YAML', doc.range[0]));
+      diagnostics.error('yaml_unsupported', 'voxform reads YAML 1.2, not 1.1 (where `yes` is true and `010` is 8); remove the %YAML 1.1 line', spanOf(source, at, lineEndAt(source.text, at)));
+      syntaxErrors = true;
+      continue;
+    }
     const converter = new Converter(yaml, yamlDocuments, source, doc, diagnostics);
     const value = converter.convert(doc.contents, 0);
     if (converter.failed) {
@@ -147,6 +154,11 @@ function firstNonSpace(text: string, offset: number): number {
   return at;
 }
 
+/** YAML's own tags (`!!name`) begin with this. */
+const CORE_TAG = 'tag:yaml.org,2002:';
+/** The tags of the kinds of value JSON has: any other (`!!timestamp`, `!!binary`, `!!set`) makes one it has not. */
+const JSON_KINDS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq']);
+
 /**
  * yaml nodes → plain values with spans. Aliases are expanded here, so this keeps the limits on
  * expansion and nesting: past one, the document is abandoned with one diagnostic.
@@ -174,10 +186,21 @@ class Converter {
   /** `depth`: collections around `node` (aliases expanded). */
   convert(node: unknown, depth: number): unknown {
     if (node === null || node === undefined || this.stopped) return null;
+    const tag = (node as { tag?: string }).tag;
+    if (tag?.startsWith(CORE_TAG) && !JSON_KINDS.has(tag.slice(CORE_TAG.length))) {
+      this.fail('yaml_unsupported', `the tag !!${tag.slice(CORE_TAG.length)} makes a value no manifest field takes (they hold text, numbers, true/false, null, lists and mappings); remove it, and write a date or bytes as text in quotes`, node);
+      return null;
+    }
     if (this.expanding.size > 0 && ++this.expandedValues > MAX_ALIAS_EXPANDED_VALUES) {
       return this.stop('yaml_alias_limit', `aliases here expand to more than ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values in one document; write the repeated part out, or use defaults`, node);
     }
-    if (this.yaml.isScalar(node)) return this.scalar(node.value);
+    if (this.yaml.isScalar(node)) {
+      if (typeof node.value === 'number' && !Number.isFinite(node.value)) {
+        this.fail('yaml_unsupported', `${node.source ?? node.value} is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number`, node);
+        return null;
+      }
+      return this.scalar(node.value);
+    }
     if (this.yaml.isAlias(node)) return this.expandAlias(node, depth);
     if (depth >= MAX_NESTING_DEPTH) {
       return this.stop('yaml_too_deep', `this value is nested more than ${MAX_NESTING_DEPTH} levels deep (counting what aliases expand to); a manifest needs a dozen at most`, node);

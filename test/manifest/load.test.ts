@@ -103,6 +103,24 @@ describe('loadManifests: YAML', () => {
     expect(summarize(merge)).toEqual(['voxform.yaml:3:9 yaml_syntax YAML syntax error: the alias *missing refers to no anchor &missing set before it; mark the value to repeat with &missing, or write it out']);
   });
 
+  it('refuses a %YAML 1.1 line and tags that make values no field takes, where they are; JSON kinds may be tagged', async () => {
+    const old = await loadTree({ 'voxform.yaml': '%YAML 1.1\n---\nagents:\n  a:\n    id: ag_1\n    config: { first_message: yes }\n' });
+    expect(old.state).toBeUndefined();
+    expect(summarize(old)).toEqual(['voxform.yaml:1:1 yaml_unsupported voxform reads YAML 1.2, not 1.1 (where `yes` is true and `010` is 8); remove the %YAML 1.1 line']);
+    const tagged = await loadTree({
+      'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config:\n      voice: { voice_id: v, settings: { a: !!timestamp 2001-12-14, b: !!binary aGk=, c: !!set { x, y }, d: !!str 12 } }\n',
+    });
+    expect(tagged.state).toBeUndefined();
+    expect(summarize(tagged).map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual([
+      'voxform.yaml:5:56 yaml_unsupported the',
+      'voxform.yaml:5:80 yaml_unsupported the',
+      'voxform.yaml:5:95 yaml_unsupported the',
+    ]);
+    expect(summarize(tagged)[0]).toContain('the tag !!timestamp makes a value no manifest field takes');
+    const infinite = await loadTree({ 'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    config:\n      voice: { voice_id: v, settings: { stability: .nan } }\n' });
+    expect(summarize(infinite)).toEqual(['voxform.yaml:5:52 yaml_unsupported .nan is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number']);
+  });
+
   it('reports a quote never closed where it opens, not at the end of the file', async () => {
     const result = await loadTree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    config:\n      first_message: "Hello\n    id: ag_1\n' });
     expect(summarize(result)).toEqual(['voxform.yaml:5:22 yaml_syntax YAML syntax error: missing closing "quote for the text this quote opens']);
