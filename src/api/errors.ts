@@ -129,8 +129,8 @@ function outcomeUnknownHint(ctx: FailureContext): string {
 /**
  * How an attempt failed on the way, when no usable answer arrived. `not_retried`: a stopping run
  * ended the wait before another attempt; `too_many_files`: no socket could be opened. A time-out or
- * a connection failure of a request that may have reached the service (`mayHaveActed`) is
- * `api_outcome_unknown`.
+ * a connection failure or an interruption of a request that may have reached the service
+ * (`mayHaveActed`) is `api_outcome_unknown`.
  */
 export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
 
@@ -142,8 +142,9 @@ export function errorFromTransport(
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const where = `${ctx.method} ${displayPath(ctx.path)} failed`;
   const base = { method: ctx.method, path: ctx.path, attempts: ctx.attempts, cause: ctx.cause };
-  if (ctx.mayHaveActed && (kind === 'timeout' || kind === 'connection')) {
-    const unanswered = kind === 'timeout' ? `no complete answer came within ${formatSeconds(ctx.timeoutMs)}` : `no answer came (${transportReason(ctx.cause)})`;
+  if (ctx.mayHaveActed && (kind === 'timeout' || kind === 'connection' || kind === 'interrupted')) {
+    const unanswered =
+      kind === 'timeout' ? `no complete answer came within ${formatSeconds(ctx.timeoutMs)}` : kind === 'interrupted' ? 'voxform was interrupted before an answer came' : `no answer came (${transportReason(ctx.cause)})`;
     return new ApiError({
       ...base,
       code: 'api_outcome_unknown',

@@ -196,8 +196,10 @@ export class Requester {
         if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
         continue;
       }
-      // Not safe to repeat, and it may have reached the service: "try again" could do it twice.
-      const uncertain = (kind === 'timeout' || kind === 'connection') && mayHaveActed(exchange.retry, { timedOut: kind === 'timeout', error: failure });
+      // Not safe to repeat, and it may have reached the service: "try again" could do it twice. An
+      // interrupted attempt may have too, once it was handed to the connection.
+      const reachable = kind === 'timeout' || kind === 'connection' || (kind === 'interrupted' && sentAt !== undefined);
+      const uncertain = reachable && mayHaveActed(exchange.retry, { timedOut: kind === 'timeout', error: failure });
       throw this.transportError(kind, exchange, target, attempt, failure, uncertain);
     }
   }

@@ -176,4 +176,25 @@ describe('stopping', () => {
     await test.client.close({ abort: true });
     expect(await pending).toMatchObject({ code: 'api_interrupted', message: 'GET /phones failed: stopped because voxform was interrupted.' });
   });
+
+  it('close({abort: true}) while a create is on the wire: api_outcome_unknown, since the service may have acted on it', async () => {
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    const fake = await serve(() => received()); // never answers
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    const pending = test.client.createApiKey({ type: 'public' }).catch((e: unknown) => e);
+    await arrived;
+    await test.client.close({ abort: true });
+    const error = (await pending) as ApiError;
+    expect(error).toMatchObject({ code: 'api_outcome_unknown', attempts: 1 });
+    expect(error.message).toMatch(/^POST \/api_keys failed: the request was sent to http:\/\/127\.0\.0\.1:\d+, but voxform was interrupted before an answer came: the service may have acted on it\.$/);
+    expect(error.hint).toBe('Check before running it again, or it may be done twice: look for the new key in the service’s dashboard.');
+  });
+
+  it('close({abort: true}) before a create is sent: api_interrupted, nothing reached the service', async () => {
+    const fake = await serve(() => undefined);
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    await test.client.close({ abort: true });
+    expect(await test.client.createApiKey({ type: 'public' }).catch((e: unknown) => e)).toMatchObject({ code: 'api_interrupted' });
+  });
 });
