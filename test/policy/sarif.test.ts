@@ -14,10 +14,10 @@ function artifactUris(sarif: Record<string, unknown>): unknown[] {
 
 describe('renderSarif without a sourceRoot', () => {
   it('names a file from the working directory, and one outside it by an absolute file: URI, never with ../', () => {
-    const sarif = renderSarif({ report: undefined, diagnostics: [problem('agents/voxform.yaml'), problem('../shared/voxform.yaml')], version: '1.0.0' });
+    const sarif = renderSarif({ report: undefined, diagnostics: [problem('agents/voxform.yaml'), problem('../elsewhere/voxform.yaml')], version: '1.0.0' });
     expect(artifactUris(sarif)).toEqual([
       { uri: 'agents/voxform.yaml', uriBaseId: '%SRCROOT%' },
-      { uri: pathToFileURL(path.resolve(process.cwd(), '../shared/voxform.yaml')).href },
+      { uri: pathToFileURL(path.resolve(process.cwd(), '../elsewhere/voxform.yaml')).href },
     ]);
   });
 });
