@@ -128,11 +128,12 @@ function outcomeUnknownHint(ctx: FailureContext): string {
 
 /**
  * How an attempt failed on the way, when no usable answer arrived. `not_retried`: a stopping run
- * ended the wait before another attempt; `too_many_files`: no socket could be opened. A time-out or
+ * ended the wait before another attempt; `too_many_files`: no socket could be opened; `cut_off`: the
+ * connection was lost while a streamed answer was read. A time-out or
  * a connection failure or an interruption of a request that may have reached the service
  * (`mayHaveActed`) is `api_outcome_unknown`.
  */
-export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
+export type TransportFailure = 'timeout' | 'connection' | 'cut_off' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
 
 /** No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. */
 export function errorFromTransport(
@@ -173,6 +174,13 @@ export function errorFromTransport(
         code: 'api_response_too_large',
         message: `${where}: the answer from ${ctx.origin} was larger than ${formatSize(ctx.maxResponseBytes)}, the most voxform reads.`,
         hint: 'No answer of the service is this large; check that the base URL (--base-url, VOXFORM_BASE_URL) points at the service.',
+      });
+    case 'cut_off':
+      return new ApiError({
+        ...base,
+        code: 'api_connection_lost',
+        message: `${where}: the service at ${ctx.origin} began its answer, then ${transportReason(ctx.cause)} before the end.`,
+        hint: 'Send it again: the answer was lost on the way, not refused. If it keeps happening, check what lies between this machine and the service (a proxy that cuts long answers off).',
       });
     case 'interrupted':
       return new ApiError({ ...base, code: 'api_interrupted', message: `${where}: stopped because voxform was interrupted.`, hint: 'Run the command again to finish its work.' });

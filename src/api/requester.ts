@@ -123,14 +123,17 @@ export class Requester {
     return { ...response, body: Readable.from(this.translateBodyFailures(exchange, response.body), { objectMode: false }) };
   }
 
-  /** The body of a streamed answer, a failure on the way turned into the `ApiError` a failed request gets. */
+  /**
+   * The body of a streamed answer, a failure on the way turned into the `ApiError` a failed request
+   * gets. The service answered: a connection lost now cut its answer off (`cut_off`), it was reached.
+   */
   private async *translateBodyFailures(exchange: Exchange, body: Readable): AsyncGenerator<Buffer> {
     try {
       for await (const chunk of body) yield chunk as Buffer;
     } catch (error) {
       const kind = failureKind(error);
       if (kind === undefined) throw error;
-      throw this.transportError(kind, exchange, this.target(exchange), 1, error);
+      throw this.transportError(kind === 'connection' ? 'cut_off' : kind, exchange, this.target(exchange), 1, error);
     } finally {
       if (!body.destroyed) body.destroy();
     }

@@ -5,6 +5,7 @@
  * - an answer larger than the cap ends in `api_response_too_large`, whether it announces its length
  *   or not;
  * - a TLS failure is a network error (`api_tls`) that names its cause, never "a bug in voxform";
+ * - a streamed chat reply whose connection drops partway is `api_connection_lost`, not a time-out;
  * - closing the client with `abort` stops requests in flight (what an interrupted run does).
  * No test measures time: each uses a time-out far shorter than its test's own limit, so a guard
  * that did not work would make the test hang and fail.
@@ -162,6 +163,21 @@ describe('TLS', () => {
 
   it.each(['ECONNRESET', 'ENOTFOUND', 'UND_ERR_SOCKET'])('%s is not a TLS failure', (code) => {
     expect(isTlsError(Object.assign(new Error('x'), { code }))).toBe(false);
+  });
+});
+
+describe('a streamed chat reply cut off partway', () => {
+  it('is api_connection_lost: the service answered, then the connection dropped; neither a time-out nor "could not reach"', async () => {
+    const fake = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"delta":{"content":"Hel"}}]}\n\ndata: {"cho');
+      setImmediate(() => res.destroy());
+    });
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    const error = (await test.client.chatCompletions({ agent: { agent_id: 'a' }, messages: [{ role: 'user', content: 'hi' }] }).collect().catch((e: unknown) => e)) as ApiError;
+    expect(error).toMatchObject({ code: 'api_connection_lost', attempts: 1 });
+    expect(error.message).toMatch(/^POST \/chat\/completions failed: the service at http:\/\/127\.0\.0\.1:\d+ began its answer, then the connection was dropped before the end\.$/);
+    expect(error.hint).toMatch(/^Send it again/);
   });
 });
 
