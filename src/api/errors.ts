@@ -128,11 +128,12 @@ function outcomeUnknownHint(ctx: FailureContext): string {
 
 /**
  * How an attempt failed on the way, when no usable answer arrived. `not_retried`: a stopping run
- * ended the wait before another attempt; `too_many_files`: no socket could be opened. A time-out or
- * a connection failure of a request that may have reached the service (`mayHaveActed`) is
- * `api_outcome_unknown`.
+ * ended the wait before another attempt; `too_many_files`: no socket could be opened; `cut_off`: the
+ * connection was lost while a streamed answer was read. A time-out or
+ * a connection failure or an interruption of a request that may have reached the service
+ * (`mayHaveActed`) is `api_outcome_unknown`.
  */
-export type TransportFailure = 'timeout' | 'connection' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
+export type TransportFailure = 'timeout' | 'connection' | 'cut_off' | 'tls' | 'too_large' | 'too_many_files' | 'interrupted' | 'not_sent' | 'not_retried';
 
 /** No usable answer: a time-out, a failed connection or TLS, an answer too large, or a stopped run. */
 export function errorFromTransport(
@@ -142,8 +143,9 @@ export function errorFromTransport(
   const retried = ctx.attempts > 1 ? ` (after ${ctx.attempts} attempts)` : '';
   const where = `${ctx.method} ${displayPath(ctx.path)} failed`;
   const base = { method: ctx.method, path: ctx.path, attempts: ctx.attempts, cause: ctx.cause };
-  if (ctx.mayHaveActed && (kind === 'timeout' || kind === 'connection')) {
-    const unanswered = kind === 'timeout' ? `no complete answer came within ${formatSeconds(ctx.timeoutMs)}` : `no answer came (${transportReason(ctx.cause)})`;
+  if (ctx.mayHaveActed && (kind === 'timeout' || kind === 'connection' || kind === 'interrupted')) {
+    const unanswered =
+      kind === 'timeout' ? `no complete answer came within ${formatSeconds(ctx.timeoutMs)}` : kind === 'interrupted' ? 'voxform was interrupted before an answer came' : `no answer came (${transportReason(ctx.cause)})`;
     return new ApiError({
       ...base,
       code: 'api_outcome_unknown',
@@ -172,6 +174,13 @@ export function errorFromTransport(
         code: 'api_response_too_large',
         message: `${where}: the answer from ${ctx.origin} was larger than ${formatSize(ctx.maxResponseBytes)}, the most voxform reads.`,
         hint: 'No answer of the service is this large; check that the base URL (--base-url, VOXFORM_BASE_URL) points at the service.',
+      });
+    case 'cut_off':
+      return new ApiError({
+        ...base,
+        code: 'api_connection_lost',
+        message: `${where}: the service at ${ctx.origin} began its answer, then ${transportReason(ctx.cause)} before the end.`,
+        hint: 'Send it again: the answer was lost on the way, not refused. If it keeps happening, check what lies between this machine and the service (a proxy that cuts long answers off).',
       });
     case 'interrupted':
       return new ApiError({ ...base, code: 'api_interrupted', message: `${where}: stopped because voxform was interrupted.`, hint: 'Run the command again to finish its work.' });

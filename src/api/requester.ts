@@ -123,14 +123,17 @@ export class Requester {
     return { ...response, body: Readable.from(this.translateBodyFailures(exchange, response.body), { objectMode: false }) };
   }
 
-  /** The body of a streamed answer, a failure on the way turned into the `ApiError` a failed request gets. */
+  /**
+   * The body of a streamed answer, a failure on the way turned into the `ApiError` a failed request
+   * gets. The service answered: a connection lost now cut its answer off (`cut_off`), it was reached.
+   */
   private async *translateBodyFailures(exchange: Exchange, body: Readable): AsyncGenerator<Buffer> {
     try {
       for await (const chunk of body) yield chunk as Buffer;
     } catch (error) {
       const kind = failureKind(error);
       if (kind === undefined) throw error;
-      throw this.transportError(kind, exchange, this.target(exchange), 1, error);
+      throw this.transportError(kind === 'connection' ? 'cut_off' : kind, exchange, this.target(exchange), 1, error);
     } finally {
       if (!body.destroyed) body.destroy();
     }
@@ -196,8 +199,10 @@ export class Requester {
         if (await this.pause(exchange, event, code, undefined, undefined)) return undefined;
         continue;
       }
-      // Not safe to repeat, and it may have reached the service: "try again" could do it twice.
-      const uncertain = (kind === 'timeout' || kind === 'connection') && mayHaveActed(exchange.retry, { timedOut: kind === 'timeout', error: failure });
+      // Not safe to repeat, and it may have reached the service: "try again" could do it twice. An
+      // interrupted attempt may have too, once it was handed to the connection.
+      const reachable = kind === 'timeout' || kind === 'connection' || (kind === 'interrupted' && sentAt !== undefined);
+      const uncertain = reachable && mayHaveActed(exchange.retry, { timedOut: kind === 'timeout', error: failure });
       throw this.transportError(kind, exchange, target, attempt, failure, uncertain);
     }
   }

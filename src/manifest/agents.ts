@@ -13,7 +13,7 @@ import { forbiddenEnvPlaces } from '../secrets/env-policy.js';
 import { interpolateTree } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { deepMerge } from './merge.js';
-import { attachSpans, setOwn, spanAt, spansOf, type PathPart } from './positions.js';
+import { attachSpans, setOwn, spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { ResourceContext } from './resources.js';
 import { checkAgainstSchema } from './schema-issues.js';
@@ -25,6 +25,8 @@ export interface AgentDraft {
   localName: string;
   /** The agent's key in the manifest. */
   keySpan: Span;
+  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
+  entrySpans: NodeSpans | undefined;
   id: string | undefined;
   idSpan: Span | undefined;
   name: string | undefined;
@@ -93,6 +95,7 @@ export function resolveAgent(localName: string, entry: unknown, keySpan: Span, c
   return {
     localName,
     keySpan,
+    entrySpans: spansOf(resolved),
     id: typeof resolved.id === 'string' ? resolved.id : undefined,
     idSpan: spanAt(resolved, ['id']),
     name: typeof resolved.name === 'string' ? resolved.name : undefined,

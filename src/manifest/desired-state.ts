@@ -3,7 +3,7 @@ import type { AgentDraft } from './agents.js';
 import type { KnowledgeContent } from './includes.js';
 import { sha256 } from '../util/hash.js';
 import { mimeTypeFor } from '../util/mime.js';
-import { attachSpans, setOwn, spansOf } from './positions.js';
+import { attachSpans, setOwn, spansOf, type NodeSpans } from './positions.js';
 import type { CampaignDraft, CredentialDraft, KnowledgeDraft, PhoneDraft } from './resources.js';
 import { locationOf } from './source.js';
 import type { DesiredAgent, DesiredCampaign, DesiredCredential, DesiredKnowledgeFile, DesiredPhone } from './types.js';
@@ -20,7 +20,7 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined, 
     config = withPrompt;
     if (draft.prompt && promptDisplay !== undefined) promptFile = { display: promptDisplay, verbatim: draft.prompt.template === undefined, at: locationOf(draft.prompt.span) };
   }
-  return {
+  return withEntrySpans(draft.entrySpans, {
     kind: 'agent',
     address: `agent.${draft.localName}`,
     source: locationOf(draft.keySpan),
@@ -34,18 +34,18 @@ export function desiredAgent(draft: AgentDraft, promptText: string | undefined, 
     envReferences: draft.envReferences,
     ...(promptFile ? { promptFile } : {}),
     ...(draft.template ? { template: draft.template } : {}),
-  };
+  });
 }
 
 export function desiredPhone(draft: PhoneDraft, agents: Map<string, AgentDraft>): DesiredPhone {
   let agent: DesiredPhone['agent'];
   if (draft.agent && 'localName' in draft.agent) agent = { id: agents.get(draft.agent.localName)?.id as string, localName: draft.agent.localName };
   else if (draft.agent) agent = { id: draft.agent.id, localName: undefined };
-  return { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import, sensitivePaths: draft.sensitivePaths };
+  return withEntrySpans(draft.entrySpans, { kind: 'phone', address: `phone.${draft.number}`, source: locationOf(draft.keySpan), number: draft.number, agent, import: draft.import, sensitivePaths: draft.sensitivePaths });
 }
 
 export function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
-  return {
+  return withEntrySpans(draft.entrySpans, {
     kind: 'campaign',
     address: `campaign.${draft.localName}`,
     source: locationOf(draft.keySpan),
@@ -55,11 +55,11 @@ export function desiredCampaign(draft: CampaignDraft): DesiredCampaign {
     include_metadata_in_prompt: draft.include_metadata_in_prompt,
     caller: draft.caller?.number,
     sensitivePaths: draft.sensitivePaths,
-  };
+  });
 }
 
 export function desiredKnowledge(draft: KnowledgeDraft, content: KnowledgeContent): DesiredKnowledgeFile {
-  return {
+  return withEntrySpans(draft.entrySpans, {
     kind: 'knowledge',
     address: `knowledge.${draft.localName}`,
     source: locationOf(draft.keySpan),
@@ -71,7 +71,7 @@ export function desiredKnowledge(draft: KnowledgeDraft, content: KnowledgeConten
     size: content.size,
     mimeType: mimeTypeFor(draft.request.file),
     sensitivePaths: draft.sensitivePaths,
-  };
+  });
 }
 
 export function desiredCredential(draft: CredentialDraft): DesiredCredential {
@@ -85,3 +85,11 @@ export function desiredCredential(draft: CredentialDraft): DesiredCredential {
   };
 }
 
+/**
+ * The record with the spans of the entry it was made from: a value the record keeps under the
+ * entry's own key (`name`, `description`, `config`) is then found where it is written (policy/places.ts).
+ */
+function withEntrySpans<T extends object>(spans: NodeSpans | undefined, record: T): T {
+  if (spans) attachSpans(record, spans);
+  return record;
+}

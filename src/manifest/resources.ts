@@ -9,7 +9,7 @@ import { interpolateTree, type InterpolationContext } from './interpolate.js';
 import { hasEnvReference } from '../secrets/env-reference.js';
 import { credentialSecretFields, entrySecretPaths, envSecretSet, phoneSecretFields } from '../secrets/schema-paths.js';
 import { formatDotted, parseDotted, valueAtPath } from '../util/field-path.js';
-import { spanAt, type PathPart } from './positions.js';
+import { spanAt, spansOf, type NodeSpans, type PathPart } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { checkAgainstSchema } from './schema-issues.js';
 import type { Span } from './source.js';
@@ -70,6 +70,8 @@ function markSecretFields(
 export interface PhoneDraft {
   number: string;
   keySpan: Span;
+  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
+  entrySpans: NodeSpans | undefined;
   /** A local agent name, or an agent outside the manifest by id. */
   agent: { localName: string; span: Span } | { id: string } | undefined;
   import: PhoneImport | undefined;
@@ -97,12 +99,14 @@ export function resolvePhone(number: string, entry: unknown, keySpan: Span, ctx:
       ...(spec.app_id !== undefined ? { app_id: spec.app_id as string | null } : {}),
     };
   }
-  return { number, keySpan, agent, import: phoneImport, sensitivePaths: entrySecretPaths('phone', envPaths) };
+  return { number, keySpan, entrySpans: spansOf(resolved), agent, import: phoneImport, sensitivePaths: entrySecretPaths('phone', envPaths) };
 }
 
 export interface CampaignDraft {
   localName: string;
   keySpan: Span;
+  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
+  entrySpans: NodeSpans | undefined;
   id: string | undefined;
   idSpan: Span | undefined;
   name: string | undefined;
@@ -126,6 +130,7 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
   return {
     localName,
     keySpan,
+    entrySpans: spansOf(resolved),
     id: typeof resolved.id === 'string' ? resolved.id : undefined,
     idSpan: spanAt(resolved, ['id']),
     name: typeof resolved.name === 'string' ? resolved.name : undefined,
@@ -138,6 +143,8 @@ export function resolveCampaign(localName: string, entry: unknown, keySpan: Span
 export interface KnowledgeDraft {
   localName: string;
   keySpan: Span;
+  /** Where each value of the entry is written, as resolved: the desired record carries them, so a finding about a value points at it. */
+  entrySpans: NodeSpans | undefined;
   request: KnowledgeRequest;
   name: string;
   description: string | undefined;
@@ -159,6 +166,7 @@ export function resolveKnowledge(localName: string, entry: unknown, keySpan: Spa
   return {
     localName,
     keySpan,
+    entrySpans: spansOf(resolved),
     request: { file, written: resolved.file, span },
     name: typeof resolved.name === 'string' && resolved.name !== '' ? resolved.name : path.basename(file),
     description: typeof resolved.description === 'string' ? resolved.description : undefined,

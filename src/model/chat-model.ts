@@ -4,7 +4,8 @@
  */
 import type OpenAI from 'openai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelay } from '../api/retry.js';
+import { transportReason } from '../api/errors.js';
+import { backoffDelay, isConnectionError } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { isPlainObject } from '../util/json-object.js';
 
@@ -111,7 +112,8 @@ const MODEL_ATTEMPTS = 3;
 
 /** A failure that another request may not meet: no answer, a lost connection, or a status that says try again. */
 function worthRepeating(error: unknown, APIError: typeof OpenAI.APIError): boolean {
-  if (!(error instanceof APIError)) return false;
+  // An answer cut off partway (the connection dropped while its body was read) fails in the fetch, not the library.
+  if (!(error instanceof APIError)) return isConnectionError(error);
   // No status: the request timed out or the connection failed (the library's APIConnectionError).
   const status = error.status;
   return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
@@ -121,7 +123,8 @@ function worthRepeating(error: unknown, APIError: typeof OpenAI.APIError): boole
 export type CompletionModel = Pick<ChatModel, 'complete'>;
 
 function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): string {
-  const said = error instanceof APIError && error.status ? `status ${error.status}` : error instanceof Error ? error.message : String(error);
+  const cutOff = !(error instanceof APIError) && isConnectionError(error);
+  const said = error instanceof APIError && error.status ? `status ${error.status}` : cutOff ? `${transportReason(error)} before its answer was complete` : error instanceof Error ? error.message : String(error);
   // Ends a sentence of ours: its own full stop would make two ("Request timed out..").
   return said.slice(0, 200).replace(/\.+$/, '');
 }

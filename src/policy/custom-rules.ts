@@ -11,7 +11,7 @@ import { agentSensitivePatterns } from '../secrets/schema-paths.js';
 import { withholdEntrySecrets } from '../secrets/withhold.js';
 import { compileRegex, type RegexTimeBudget } from '../util/safe-regex.js';
 import { isPlainObject } from '../util/json-object.js';
-import { configLocation, promptPlace } from './places.js';
+import { configLocation, promptPlace, valueLocation } from './places.js';
 import type { CustomRuleSpec } from './section.js';
 import type { PolicyRule, RuleHit, TokenCounter } from './types.js';
 import { formatCount } from '../util/plural.js';
@@ -50,17 +50,17 @@ function documentsOf(desired: DesiredState, kind: CustomRuleSpec['resources']): 
         address: agent.address,
         value: withholdEntrySecrets({ id: agent.id, name: agent.name, config: agent.config, knowledge: agent.knowledge }, { sensitivePaths: agentSensitivePatterns(agent), envReferences: agent.envReferences }),
         locate: (path) => {
-          if (path[0] !== 'config') return agent.source;
+          if (path[0] !== 'config') return valueLocation(agent, path);
           if (path[1] === 'prompt' && path.length === 2) return promptPlace(agent)?.at(0) ?? agent.source;
           return configLocation(agent, path.slice(1));
         },
       }));
     case 'phones':
-      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: withholdEntrySecrets({ number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, phone), locate: () => phone.source }));
+      return [...desired.phones.values()].map((phone) => ({ address: phone.address, value: withholdEntrySecrets({ number: phone.number, agent: phone.agent?.localName ?? phone.agent?.id }, phone), locate: (path) => valueLocation(phone, path) }));
     case 'campaigns':
-      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: withholdEntrySecrets({ id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, c), locate: () => c.source }));
+      return [...desired.campaigns.values()].map((c) => ({ address: c.address, value: withholdEntrySecrets({ id: c.id, name: c.name, caller: c.caller, include_metadata_in_prompt: c.include_metadata_in_prompt }, c), locate: (path) => valueLocation(c, path) }));
     case 'knowledge':
-      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: withholdEntrySecrets({ name: k.name, description: k.description }, k), locate: () => k.source }));
+      return [...desired.knowledge.values()].map((k) => ({ address: k.address, value: withholdEntrySecrets({ name: k.name, description: k.description }, k), locate: (path) => valueLocation(k, path) }));
   }
 }
 

@@ -6,7 +6,7 @@
 import type { SourceLocation } from '../errors.js';
 import { entryAt, spanAt, type PathPart } from '../manifest/positions.js';
 import { countLines, LineCounter, locationOf, positionOf, spanText, type Span } from '../manifest/source.js';
-import type { DesiredAgent, DesiredState } from '../manifest/types.js';
+import type { DesiredAgent, DesiredCampaign, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
 import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 
@@ -24,11 +24,28 @@ export interface TextPlace {
  * value's text and the offset of what a rule found in it) says which template variable put it there.
  */
 export function configLocation(agent: DesiredAgent, path: readonly PathPart[], found?: FoundText): SourceLocation {
-  const span = path.length === 0 ? undefined : spanAt(agent.config, path);
-  if (!span) return agent.source;
+  return locateIn(agent, agent.config, path, found);
+}
+
+/** A resource a policy finding is about. */
+export type PolicyResource = DesiredAgent | DesiredPhone | DesiredCampaign | DesiredKnowledgeFile;
+
+/**
+ * The location of the value at `path` of a resource's own entry (`name`, `description`), else of
+ * the resource's key: so is a value its entry does not write (a phone's number is its key; a
+ * knowledge file's name may come from its file).
+ */
+export function valueLocation(resource: PolicyResource, path: readonly PathPart[], found?: FoundText): SourceLocation {
+  return entryAt(resource, path.slice(0, 1)) ? locateIn(resource, resource, path, found) : resource.source;
+}
+
+/** Where the value at `path` of `root` (a resource's entry or an agent's config) is written, else the resource's key. */
+function locateIn(resource: PolicyResource, root: object, path: readonly PathPart[], found: FoundText | undefined): SourceLocation {
+  const span = path.length === 0 ? undefined : spanAt(root, path);
+  if (!span) return resource.source;
   const at = found === undefined ? undefined : writtenOffset(span, found);
   const location = at === undefined ? locationOf(span) : { file: span.source.display, ...positionOf(span.source, at) };
-  return inManifest(agent, location, found, () => entryAt(agent.config, path)?.filledBy?.span);
+  return resource.kind === 'agent' ? inManifest(resource, location, found, () => entryAt(root, path)?.filledBy?.span) : location;
 }
 
 /** A literal block scalar's first line: `|`, with a chomping or indentation indicator and a comment. */
@@ -212,7 +229,8 @@ function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
   places.push(...allSpokenPlaces(desired));
   for (const knowledge of desired.knowledge.values()) {
     if (typeof knowledge.description === 'string') {
-      places.push({ resource: knowledge.address, field: 'description', text: knowledge.description, at: () => knowledge.source });
+      const text = knowledge.description;
+      places.push({ resource: knowledge.address, field: 'description', text, at: (offset) => valueLocation(knowledge, ['description'], { text, offset }) });
     }
   }
   return places;

@@ -42,9 +42,18 @@ export async function sarifSourceRoot(cwd: string, firstManifest?: string): Prom
   return { root, cwd: real, description: 'The root of the git repository of the manifests.' };
 }
 
+/**
+ * The working directory as %SRCROOT%: what a library caller that gives no source root gets. Code
+ * scanning refuses or misplaces a URI that climbs out of its base, so a file outside the working
+ * directory is named by an absolute file: URI there too, never with `../`.
+ */
+function workingDirectoryRoot(): SarifSourceRoot {
+  const cwd = process.cwd();
+  return { root: cwd, cwd, description: 'The folder voxform ran in.' };
+}
+
 /** Where `file` (relative to the working directory) is: from %SRCROOT% when it is under it, else as an absolute file: URI, so no URI leaves its base. */
-function artifactLocation(file: string, sourceRoot: SarifSourceRoot | undefined): { uri: string; uriBaseId?: string } {
-  if (!sourceRoot) return { uri: encodeURI(path.posix.normalize(file)), uriBaseId: '%SRCROOT%' };
+function artifactLocation(file: string, sourceRoot: SarifSourceRoot): { uri: string; uriBaseId?: string } {
   const absolute = path.resolve(sourceRoot.cwd, file);
   const relative = path.relative(sourceRoot.root, absolute);
   if (relative.startsWith('..') || path.isAbsolute(relative)) return { uri: pathToFileURL(absolute).href };
@@ -53,7 +62,7 @@ function artifactLocation(file: string, sourceRoot: SarifSourceRoot | undefined)
 
 export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {
   const { report } = input;
-  const { sourceRoot } = input;
+  const sourceRoot = input.sourceRoot ?? workingDirectoryRoot();
   const location = (file: string, line: number, col: number) => ({
     physicalLocation: {
       artifactLocation: artifactLocation(file, sourceRoot),
@@ -92,7 +101,7 @@ export function renderSarif(input: { report: PolicyReport | undefined; diagnosti
   });
   const results = [...diagnosticResults, ...(report?.findings ?? []).map((f) => findingResult(f, false)), ...(report?.waived ?? []).map((f) => findingResult(f, true))];
   return sarifLog(input.version, rules, {
-    originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot?.description ?? 'The folder voxform ran in.' } } },
+    originalUriBaseIds: { '%SRCROOT%': { description: { text: sourceRoot.description } } },
     results,
     properties: { tokenizer: report?.tokenizer ?? null },
   });

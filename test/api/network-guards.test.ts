@@ -5,6 +5,7 @@
  * - an answer larger than the cap ends in `api_response_too_large`, whether it announces its length
  *   or not;
  * - a TLS failure is a network error (`api_tls`) that names its cause, never "a bug in voxform";
+ * - a streamed chat reply whose connection drops partway is `api_connection_lost`, not a time-out;
  * - closing the client with `abort` stops requests in flight (what an interrupted run does).
  * No test measures time: each uses a time-out far shorter than its test's own limit, so a guard
  * that did not work would make the test hang and fail.
@@ -165,6 +166,21 @@ describe('TLS', () => {
   });
 });
 
+describe('a streamed chat reply cut off partway', () => {
+  it('is api_connection_lost: the service answered, then the connection dropped; neither a time-out nor "could not reach"', async () => {
+    const fake = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"delta":{"content":"Hel"}}]}\n\ndata: {"cho');
+      setImmediate(() => res.destroy());
+    });
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    const error = (await test.client.chatCompletions({ agent: { agent_id: 'a' }, messages: [{ role: 'user', content: 'hi' }] }).collect().catch((e: unknown) => e)) as ApiError;
+    expect(error).toMatchObject({ code: 'api_connection_lost', attempts: 1 });
+    expect(error.message).toMatch(/^POST \/chat\/completions failed: the service at http:\/\/127\.0\.0\.1:\d+ began its answer, then the connection was dropped before the end\.$/);
+    expect(error.hint).toMatch(/^Send it again/);
+  });
+});
+
 describe('stopping', () => {
   it('close({abort: true}) stops a request in flight with api_interrupted', async () => {
     let received!: () => void;
@@ -175,5 +191,26 @@ describe('stopping', () => {
     await arrived;
     await test.client.close({ abort: true });
     expect(await pending).toMatchObject({ code: 'api_interrupted', message: 'GET /phones failed: stopped because voxform was interrupted.' });
+  });
+
+  it('close({abort: true}) while a create is on the wire: api_outcome_unknown, since the service may have acted on it', async () => {
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    const fake = await serve(() => received()); // never answers
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    const pending = test.client.createApiKey({ type: 'public' }).catch((e: unknown) => e);
+    await arrived;
+    await test.client.close({ abort: true });
+    const error = (await pending) as ApiError;
+    expect(error).toMatchObject({ code: 'api_outcome_unknown', attempts: 1 });
+    expect(error.message).toMatch(/^POST \/api_keys failed: the request was sent to http:\/\/127\.0\.0\.1:\d+, but voxform was interrupted before an answer came: the service may have acted on it\.$/);
+    expect(error.hint).toBe('Check before running it again, or it may be done twice: look for the new key in the service’s dashboard.');
+  });
+
+  it('close({abort: true}) before a create is sent: api_interrupted, nothing reached the service', async () => {
+    const fake = await serve(() => undefined);
+    const test = client(fake.url, { timeoutMs: 600_000 });
+    await test.client.close({ abort: true });
+    expect(await test.client.createApiKey({ type: 'public' }).catch((e: unknown) => e)).toMatchObject({ code: 'api_interrupted' });
   });
 });

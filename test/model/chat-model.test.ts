@@ -4,8 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChatModel } from '../../src/model/chat-model.js';
 import { budgetedModel, RequestBudget } from '../../src/conversations/budgets.js';
 
-/** A model that answers each request with the next status of `script` (the last one repeats); `hang` never answers. */
-async function scriptedModel(script: Array<number | 'hang'>): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+/**
+ * A model that answers each request with the next status of `script` (the last one repeats); `hang`
+ * never answers; `cut` starts a 200 answer and drops the connection partway through it.
+ */
+type Step = number | 'hang' | 'cut';
+
+async function scriptedModel(script: Step[]): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
   let received = 0;
   const server: Server = createServer((req, res) => {
     req.resume();
@@ -13,6 +18,12 @@ async function scriptedModel(script: Array<number | 'hang'>): Promise<{ url: str
       const step = script[Math.min(received, script.length - 1)];
       received++;
       if (step === 'hang') return;
+      if (step === 'cut') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"o');
+        setImmediate(() => res.destroy());
+        return;
+      }
       const body = step === 200 ? { id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'ok' } }] } : { error: { message: 'busy' } };
       res.writeHead(step as number, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
@@ -31,7 +42,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function modelAnswering(script: Array<number | 'hang'>, timeoutMs = 30_000) {
+async function modelAnswering(script: Step[], timeoutMs = 30_000) {
   const server = await scriptedModel(script);
   servers.push(server);
   return { server, model: new ChatModel({ url: server.url, model: 'm', apiKey: undefined, timeoutMs }) };
@@ -45,6 +56,16 @@ describe('the chat model sends a failed request again, each one counted', () => 
     expect(answer.content).toBe('ok');
     expect(server.received()).toBe(3);
     expect(retries).toBe(2);
+  });
+
+  it('sends again after an answer cut off partway (the connection dropped), and says so when every attempt was', async () => {
+    const { server, model } = await modelAnswering(['cut', 200]);
+    expect((await model.complete([{ role: 'user', content: 'hi' }])).content).toBe('ok');
+    expect(server.received()).toBe(2);
+    const cut = await modelAnswering(['cut']);
+    const error = await cut.model.complete([{ role: 'user', content: 'hi' }]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'model_failed', message: `The model at ${cut.server.url} failed: the connection was dropped before its answer was complete.` });
+    expect(cut.server.received()).toBe(3);
   });
 
   it('sends a request the service refused as wrong (400) once', async () => {

@@ -110,6 +110,16 @@ describe('places and messages', () => {
     expect((await policyOf(dir)).findings).toMatchObject([{ rule: 'pii-email-address', resource: 'knowledge.faq', location: { file: 'voxform.yaml', line: 3 } }]);
   });
 
+  it('points a finding in a knowledge file description at the text found, not at the knowledge key', async () => {
+    const dir = await tempDir({
+      'voxform.yaml': 'version: 1\nknowledge:\n  faq:\n    file: faq.md\n    description: Ask jane.doe@example.com for prices\n  notes:\n    file: faq.md\n    description: >-\n      Ask jane.doe@example.com\n',
+      'faq.md': 'Prices.',
+    });
+    const located = (await policyOf(dir)).findings.map((f) => `${f.resource} ${f.location.file}:${f.location.line}:${f.location.col}`);
+    // Written as it reads: the character found; folded: the value.
+    expect(located).toEqual(['knowledge.faq voxform.yaml:5:22', 'knowledge.notes voxform.yaml:8:18']);
+  });
+
   it('never quotes a literal credential or a personal datum', async () => {
     const dir = await tempDir({
       'voxform.yaml': oneAgent('first_message: Call 555-201-3344.\nsession_data_webhook: { url: "https://hooks.example.com/end", headers: { authorization: "literal-secret-9f8e" } }'),

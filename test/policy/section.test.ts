@@ -133,6 +133,29 @@ describe('team rules', () => {
     expect(bad.findings.filter((f) => f.rule === 'team-rule').map((f) => f.message)).toEqual([expect.stringContaining(problem as string)]);
   });
 
+  it('a finding about a value outside an agent\'s config points at that value, not at the resource\'s key', async () => {
+    const manifest = [
+      'version: 1',
+      'agents:',
+      '  a:',
+      '    id: ag_1',
+      '    name: Front desk of the Acme dental practice',
+      '    config: { first_message: Hi. }',
+      'knowledge:',
+      '  faq:',
+      '    file: faq.md',
+      '    name: Prices and opening hours of every practice',
+      'policy:',
+      '  custom:',
+      '    - { id: short-agent-name, path: name, max_length: 10 }',
+      '    - { id: short-file-name, resources: knowledge, path: name, max_length: 10 }',
+      '',
+    ].join('\n');
+    const report = await policyOf(await tempDir({ 'voxform.yaml': manifest, 'faq.md': 'Prices.' }));
+    const located = report.findings.filter((f) => f.rule.startsWith('short-')).map((f) => `${f.rule} ${f.location.line}:${f.location.col}`);
+    expect(located).toEqual(['short-agent-name 5:11', 'short-file-name 10:11']);
+  });
+
   it('a glob reaches every matching value, each at its own line', async () => {
     const config = 'tools:\n  - { name: a, description: Short. }\n  - { name: b, description: A description long enough to pass the rule. }\n  - { name: c, description: Tiny. }';
     const report = await policyOf(await tempDir({ 'voxform.yaml': TEAM('path: "config.tools.*.description", max_length: 10', config).replace('max_length: 10', 'pattern: ".{20}"') }));

@@ -35,4 +35,13 @@ describe('policy findings of a templated agent', () => {
       'behaviour-temperature voxform.yaml:6:42',
     ]);
   });
+
+  it('a team rule on the agent\'s name the template wrote from vars: at that vars entry', async () => {
+    const named = ['description: A desk.', 'variables:', '  business: { description: The business name, required: true }', 'agent:', '  name: "{{business}} front desk"', '  config: { prompt: Be kind. }'].join('\n');
+    const manifest = 'version: 1\nagents:\n  desk:\n    id: ag_1\n    template: desk\n    vars: { business: Acme Dental of Springfield }\npolicy:\n  custom:\n    - { id: short-name, path: name, max_length: 10 }\n';
+    const result = await loadTree({ 'templates/desk/template.yaml': named, 'voxform.yaml': manifest }, { templatesDir: 'templates' });
+    if (!result.state) throw new Error(summarize(result).join('\n'));
+    const report = await evaluatePolicy(result.state, { now: () => TODAY });
+    expect(report.findings.map((f) => `${f.rule} ${f.location.file}:${f.location.line}:${f.location.col}`)).toEqual(['short-name voxform.yaml:6:23']);
+  });
 });
