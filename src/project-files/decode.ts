@@ -15,11 +15,14 @@ const lenient = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
 
 export function decodeUtf8(bytes: Uint8Array): DecodedText {
   const text = lenient.decode(bytes);
-  if (isUtf8(bytes)) return { text, invalidAt: undefined };
-  const badByte = firstInvalidByte(bytes);
+  const invalid = isUtf8(bytes) ? -1 : firstInvalidByte(bytes);
+  // UTF-8 allows a NUL, but no text file holds one: UTF-16 without a byte-order mark reads as UTF-8
+  // with a NUL beside every letter, and would otherwise be reported as a value of the wrong kind.
+  const nul = bytes.indexOf(0);
+  const bad = nul === -1 ? invalid : invalid === -1 ? nul : Math.min(nul, invalid);
+  if (bad === -1) return { text, invalidAt: undefined };
   // The valid prefix decodes to exactly the characters before the bad byte.
-  const prefix = lenient.decode(bytes.subarray(0, badByte));
-  return { text, invalidAt: prefix.length };
+  return { text, invalidAt: lenient.decode(bytes.subarray(0, bad)).length };
 }
 
 /** Byte offset of the first byte that does not start or continue a well-formed UTF-8 sequence. */

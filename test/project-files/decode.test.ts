@@ -29,4 +29,10 @@ describe('decodeUtf8', () => {
     const input = Uint8Array.from([...text('日本\n'), 0xff, ...text('x')]);
     expect(decodeUtf8(input)).toEqual({ text: '日本\n\uFFFDx', invalidAt: 3 });
   });
+
+  it('takes a NUL byte for a sign of another encoding (UTF-16 without a byte-order mark), at the first one', () => {
+    const utf16 = Uint8Array.from([...'ab:'].flatMap((c) => [c.charCodeAt(0), 0]));
+    expect(decodeUtf8(utf16).invalidAt).toBe(1);
+    expect(decodeUtf8(Uint8Array.from([0x61, 0xff, 0x00])).invalidAt).toBe(1);
+  });
 });
