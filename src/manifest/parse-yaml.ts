@@ -255,7 +255,9 @@ class Converter {
       const keySpan = this.spanOfNode(keyNode, node);
       if (Object.hasOwn(out, key)) {
         this.failed = true;
-        this.diagnostics.error('duplicate_key', 'this key appears twice in the same mapping; YAML keys must be unique', keySpan);
+        const first = entries.get(key)?.key;
+        const firstLine = first ? ` (first on line ${positionOf(this.source, first.start).line})` : '';
+        this.diagnostics.error('duplicate_key', `the key ${JSON.stringify(key)} is written twice in this mapping${firstLine}; YAML keys must be unique: keep one`, keySpan);
         continue;
       }
       const valueNode = pair.value as Node | null;

@@ -134,7 +134,7 @@ describe('loadManifests: YAML', () => {
 
   it('refuses a key written twice in one mapping', async () => {
     const result = await loadTree({ 'voxform.yaml': `${AGENT}    name: Again\n` });
-    expect(summarize(result)).toEqual(['voxform.yaml:5:5 duplicate_key this key appears twice in the same mapping; YAML keys must be unique']);
+    expect(summarize(result)).toEqual(['voxform.yaml:5:5 duplicate_key the key "name" is written twice in this mapping (first on line 4); YAML keys must be unique: keep one']);
   });
 
   it('reads each document of a multi-document file as a fragment', async () => {

@@ -60,7 +60,7 @@ describe('code frames never show a secret header value', () => {
     const result = await runCliInProcess(['validate'], { cwd });
     expect(result.stderr).toBe(
       [
-        'voxform.yaml:10:11  error[duplicate_key]: this key appears twice in the same mapping; YAML keys must be unique',
+        'voxform.yaml:10:11  error[duplicate_key]: the key "x-token" is written twice in this mapping (first on line 9); YAML keys must be unique: keep one',
         '   8 |         headers:',
         '   9 |           x-token: (sensitive)',
         '> 10 |           x-token: (sensitive)',
