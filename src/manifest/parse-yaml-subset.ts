@@ -94,6 +94,11 @@ function giveUp(): never {
   throw GIVE_UP;
 }
 
+/** No manifest value is infinite or not a number (JSON has neither): the general path reports one. */
+function finite(value: unknown): unknown {
+  return typeof value === 'number' && !Number.isFinite(value) ? giveUp() : value;
+}
+
 class SubsetReader {
   private readonly lines: Lines;
   /** One past the last line of the document being read. */
@@ -395,7 +400,7 @@ class SubsetReader {
       if (c === 58 /* : */ && (i + 1 === lineEnd || text.charCodeAt(i + 1) === 32)) giveUp(); // a mapping where a scalar must be
     }
     while (end > start && text.charCodeAt(end - 1) === 32) end--;
-    return { value: resolvePlain(text.slice(start, end)), start, end };
+    return { value: finite(resolvePlain(text.slice(start, end))), start, end };
   }
 
   /** Whether a plain scalar may begin at `at` (YAML's ns-plain-first), in block or flow context. */
@@ -549,7 +554,7 @@ class SubsetReader {
     let trimmed = end;
     while (trimmed > start && text[trimmed - 1] === ' ') trimmed--;
     if (trimmed === start || text[end] === '[' || text[end] === '{') giveUp();
-    return { value: resolvePlain(text.slice(start, trimmed)), start, end: trimmed };
+    return { value: finite(resolvePlain(text.slice(start, trimmed))), start, end: trimmed };
   }
 
   private quoted(start: number, lineEnd: number): Node {
@@ -610,8 +615,9 @@ export function resolvePlain(text: string): unknown {
   if (/^0o[0-7]+$/.test(text)) return Number.parseInt(text.slice(2), 8);
   if (/^[-+]?[0-9]+$/.test(text)) return Number.parseInt(text, 10);
   if (/^0x[0-9a-fA-F]+$/.test(text)) return Number.parseInt(text.slice(2), 16);
-  // No manifest value is infinite or not a number (JSON has neither): the general path reports it.
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text)) giveUp();
+  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text)) {
+    return text.slice(-3).toLowerCase() === 'nan' ? Number.NaN : text[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  }
   if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(text)) return Number.parseFloat(text);
   if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(text)) return Number.parseFloat(text);
   return text;

@@ -17,6 +17,7 @@ import {
   quote,
 } from './describe.js';
 import type { DiagnosticList } from './diagnostics.js';
+import { resolvePlain } from './parse-yaml-subset.js';
 import { entryAt, setOwn, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
 import { LineCounter, spanText, type Span } from './source.js';
@@ -251,7 +252,9 @@ function configFieldNamed(full: ValuePath, key: string): string | undefined {
 function quoteHint(expected: string[], value: unknown, span: Span, secret: boolean): string {
   if (secret || !expected.includes('string') || (typeof value !== 'number' && typeof value !== 'boolean')) return '';
   const written = spanText(span).trim();
-  return written ? `; write it in quotes if you meant text: "${written.replaceAll('"', '\\"')}"` : '';
+  // Only where the text itself reads as this value: not an alias (`*i`), nor a quoted placeholder a template filled.
+  if (resolvePlain(written) !== value) return '';
+  return `; write it in quotes if you meant text: "${written.replaceAll('"', '\\"')}"`;
 }
 
 const PATTERN_WORDS: Record<string, string> = {

@@ -199,6 +199,7 @@ describe('loadManifests: schema checks', () => {
   it.each([
     { yaml: '    config:\n      flow: { response_delay: fast }', at: '6:31', message: 'flow.response_delay: expected a number, found a string ("fast")' },
     { yaml: '    config:\n      language: 42', at: '6:17', message: 'language: expected a string, found a number (42); write it in quotes if you meant text: "42"' },
+    { yaml: '    config:\n      llm: { temperature: &t 0.5 }\n      language: *t', at: '7:17', message: 'language: expected a string, found a number (0.5)' },
     { yaml: '    config:\n      tools: { name: x }', at: '6:14', message: 'tools: expected a list, found an object' },
     { yaml: '    config:\n      privacy_settings: { opt_out_data_collection: "no" }', at: '6:52', message: 'privacy_settings.opt_out_data_collection: expected a boolean (true or false), found a string ("no")' },
     { yaml: '    config:\n      prompt: 12', at: '6:15', message: 'prompt: expected a string or an object (key: value pairs), found a number (12)' },
