@@ -103,9 +103,18 @@ export function stateAfterRequest(
   }
 }
 
+/** What `stateWhenUnchanged` needs: `shared` and `takeOver` as for the run's writes (`ExecuteOptions`). */
+export interface UnchangedContext {
+  resources: DesiredIndex;
+  key: string;
+  shared?: SharedView | undefined;
+  takeOver?: readonly string[] | undefined;
+}
+
 /** Remember what is applied even when nothing had to change, so later drift can be told apart. */
-export function stateWhenUnchanged(change: ResourceChange, context: { resources: DesiredIndex; key: string }): StateChange | undefined {
+export function stateWhenUnchanged(change: ResourceChange, context: UnchangedContext): StateChange | undefined {
   const address = change.address;
+  if (change.kind === 'campaign' || change.kind === 'credential') return takenOverUnchanged(change, context);
   if (change.kind === 'agent') {
     const agent = context.resources.of(address, 'agent');
     const applied = appliedHashes(agent, context.key);
@@ -121,4 +130,25 @@ export function stateWhenUnchanged(change: ResourceChange, context: { resources:
     return (ws) => (ws.phones[address] = { agentId, imported: ws.phones[address]?.imported ?? false });
   }
   return undefined;
+}
+
+/**
+ * A campaign or credential `--take-over` names that already holds this environment's values: nothing
+ * is sent, yet the take-over is recorded as this environment's write (`SharedWrite`), so the
+ * environment it was taken from is refused from then on, as after a take-over that sent something.
+ * Already this environment's, it is left as recorded.
+ */
+function takenOverUnchanged(change: ResourceChange, context: UnchangedContext): StateChange | undefined {
+  const { address } = change;
+  const { shared } = context;
+  const writeOrder = shared?.nextWriteOrders.get(address);
+  if (!shared || writeOrder === undefined || !context.takeOver?.includes(address)) return undefined;
+  if (shared.lastWriters.get(address) === shared.environment) return undefined;
+  if (change.kind === 'credential') {
+    const planned = shared.workspace.credentials[address];
+    return planned && ((ws) => (ws.credentials[address] = { fingerprint: planned.fingerprint, writeOrder }));
+  }
+  const planned = shared.workspace.campaigns[address];
+  if (!planned || planned.id !== change.id) return undefined;
+  return (ws) => (ws.campaigns[address] = { id: planned.id, applied: { ...planned.applied }, writeOrder });
 }

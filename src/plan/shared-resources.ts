@@ -53,6 +53,8 @@ export async function readOtherWorkspaces(backend: StateBackend, ownKey: string,
  * workspace to plan against, which environment wrote each last, and the order this one's next write takes.
  */
 export interface SharedView {
+  /** The environment of the view: `default` for runs without `--env`. */
+  environment: string;
   /** This environment's workspace, with each campaign or credential another environment wrote last as that environment recorded it. */
   workspace: WorkspaceState;
   /** Address → the environment whose apply wrote it last (this one's included); absent when unknown (a state older than `writeOrder`). */
@@ -79,7 +81,7 @@ function lastWrite<T extends SharedWrite>(entries: ReadonlyArray<SharedEntry<T>>
 export function sharedView(desired: DesiredState, own: WorkspaceState, others: readonly OtherWorkspace[]): SharedView {
   const environment = desired.environment ?? 'default';
   const workspace: WorkspaceState = { ...own, campaigns: { ...own.campaigns }, credentials: { ...own.credentials } };
-  const view: SharedView = { workspace, lastWriters: new Map(), nextWriteOrders: new Map() };
+  const view: SharedView = { environment, workspace, lastWriters: new Map(), nextWriteOrders: new Map() };
   const settle = <T extends SharedWrite>(address: string, entries: ReadonlyArray<SharedEntry<T>>, take: (entry: T) => void) => {
     const { last, next } = lastWrite(entries);
     view.nextWriteOrders.set(address, next);
