@@ -6,7 +6,7 @@ import type { PlannedRequest, ResourceChange } from '../plan/types.js';
 import { appliedValue, hashApplied, type AgentState, type CampaignState, type WorkspaceState } from '../state/types.js';
 import type { DesiredIndex } from './resources.js';
 import type { RequestResult } from './send-request.js';
-import { fingerprintKeyId } from '../util/hash.js';
+import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 
 export type StateChange = (workspace: WorkspaceState) => void;
 
@@ -49,7 +49,7 @@ export function stateAfterRequest(
     case 'set_credential': {
       const credential = resources.of(address, 'credential');
       const fingerprint = hashApplied(salt, credential.fingerprint);
-      return (ws) => (ws.credentials[address] = { fingerprint, ...order });
+      return (ws) => (ws.credentials[address] = { fingerprint, fingerprintKeyId: fingerprintKeyId(salt), ...order });
     }
     case 'upload_knowledge_file': {
       const file = resources.of(address, 'knowledge');
@@ -64,8 +64,7 @@ export function stateAfterRequest(
       return (ws) => {
         // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
         const previous = ws.agents[address];
-        const sameKey = previous?.fingerprintKeyId === undefined || previous.fingerprintKeyId === fingerprintKeyId(salt);
-        const knowledge = sameKey ? previous?.applied.knowledge : undefined;
+        const knowledge = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt)) ? undefined : previous?.applied.knowledge;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
         ws.agents[address] = agentState(agent.id, applied, salt);
@@ -146,7 +145,8 @@ function takenOverUnchanged(change: ResourceChange, context: UnchangedContext): 
   if (shared.lastWriters.get(address) === shared.environment) return undefined;
   if (change.kind === 'credential') {
     const planned = shared.workspace.credentials[address];
-    return planned && ((ws) => (ws.credentials[address] = { fingerprint: planned.fingerprint, writeOrder }));
+    // Unchanged: the fingerprint planned against is the one made with this run's key.
+    return planned && ((ws) => (ws.credentials[address] = { fingerprint: planned.fingerprint, fingerprintKeyId: fingerprintKeyId(context.key), writeOrder }));
   }
   const planned = shared.workspace.campaigns[address];
   if (!planned || planned.id !== change.id) return undefined;

@@ -14,7 +14,7 @@
 import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { hashApplied, workspaceKey, type SharedWrite, type WorkspaceState } from '../state/types.js';
+import { hashApplied, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, isKeyedHash } from '../util/hash.js';
 import type { ResourceChange } from './types.js';
 
@@ -113,9 +113,13 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** Whether `other` was applied with the API key of this run: under another key its hashes cannot be compared. */
-function sameKey(other: WorkspaceState, salt: string): boolean {
+/**
+ * Whether `credential` of `other` was applied with the API key of this run: under another key its
+ * fingerprint cannot be compared. A state older than the credential's own key id is judged by its agents'.
+ */
+function sameKey(other: WorkspaceState, credential: CredentialState, salt: string): boolean {
   const id = fingerprintKeyId(salt);
+  if (credential.fingerprintKeyId !== undefined) return credential.fingerprintKeyId === id;
   return Object.values(other.agents).some((agent) => agent.fingerprintKeyId === id);
 }
 
@@ -157,8 +161,8 @@ export function findSharedConflicts(
           add(field.path, field.sensitive || theirsSecret ? SENSITIVE : shown(theirs), field.sensitive ? SENSITIVE : shown(field.after));
         }
       } else if (change.kind === 'credential') {
-        const theirs = workspace.credentials[change.address]?.fingerprint;
-        if (theirs !== undefined && theirs !== change.after?.api_key && sameKey(workspace, salt)) add('api_key', SENSITIVE, SENSITIVE);
+        const theirs = workspace.credentials[change.address];
+        if (theirs && theirs.fingerprint !== change.after?.api_key && sameKey(workspace, theirs, salt)) add('api_key', SENSITIVE, SENSITIVE);
       }
     }
   }

@@ -12,6 +12,7 @@ import { findSharedConflicts, readOtherWorkspaces } from '../../src/plan/shared-
 import type { ResourceChange } from '../../src/plan/types.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
+import { fingerprintKeyId } from '../../src/util/hash.js';
 
 const tempDir = useTempDirs();
 
@@ -329,6 +330,24 @@ describe('findSharedConflicts, once the last writer of a campaign is known', () 
   });
   it('compares with the environment that wrote it last', () => {
     expect(findSharedConflicts([renamed], [staging], 'salt', [], new Map([['campaign.recall', 'staging']]))).toHaveLength(1);
+  });
+});
+
+describe('findSharedConflicts, for a credential', () => {
+  const replaced: ResourceChange = {
+    ...rebind('', ''),
+    address: 'credential.openai',
+    kind: 'credential',
+    id: 'openai',
+    after: { api_key: 'hmac-sha256:new' },
+    fieldChanges: [{ path: 'api_key', before: undefined, after: 'hmac-sha256:new', sensitive: true, drift: false }],
+  };
+  const setBy = (keyId: string): WorkspaceState => ({ ...emptyWorkspace(), credentials: { 'credential.openai': { fingerprint: 'hmac-sha256:old', fingerprintKeyId: keyId } } });
+  it('compares a key the other environment set under the same API key, though it applied no agent', () => {
+    expect(findSharedConflicts([replaced], [{ environment: 'staging', workspace: setBy(fingerprintKeyId('salt')) }], 'salt')).toHaveLength(1);
+  });
+  it('cannot compare one set under another API key', () => {
+    expect(findSharedConflicts([replaced], [{ environment: 'staging', workspace: setBy(fingerprintKeyId('old-salt')) }], 'salt')).toEqual([]);
   });
 });
 
