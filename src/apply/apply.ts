@@ -219,6 +219,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       client: options.client,
       store,
       shared: view,
+      takeOver: options.takeOver,
       parallelism: options.parallelism ?? 8,
       signal,
       stopGraceMs: options.stopGraceMs,

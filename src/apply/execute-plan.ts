@@ -93,6 +93,8 @@ export interface ExecuteOptions {
   store: StateStore;
   /** The other environments' word on campaigns and credentials, as the plan was made or checked against it: what a write records. */
   shared?: SharedView | undefined;
+  /** `--take-over`: a campaign or credential it names is recorded as this environment's even when nothing had to change. */
+  takeOver?: readonly string[] | undefined;
   parallelism: number;
   signal?: AbortSignal | undefined;
   stopGraceMs?: number | undefined;
@@ -222,7 +224,8 @@ class PlanRun {
     // Set going after the run reported: it stays listed as stopped.
     if (this.closed) return;
     if (change.action === 'no-op') {
-      const record = stateWhenUnchanged(change, { resources: this.resources, key: this.options.store.fingerprintKey });
+      const { shared, takeOver } = this.options;
+      const record = stateWhenUnchanged(change, { resources: this.resources, key: this.options.store.fingerprintKey, shared, takeOver });
       if (record) await this.record(change.address, record);
       this.settled.add(change.address);
       return;

@@ -6,7 +6,7 @@ import type { PlannedRequest, ResourceChange } from '../plan/types.js';
 import { appliedValue, hashApplied, type AgentState, type CampaignState, type WorkspaceState } from '../state/types.js';
 import type { DesiredIndex } from './resources.js';
 import type { RequestResult } from './send-request.js';
-import { fingerprintKeyId } from '../util/hash.js';
+import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 
 export type StateChange = (workspace: WorkspaceState) => void;
 
@@ -49,7 +49,7 @@ export function stateAfterRequest(
     case 'set_credential': {
       const credential = resources.of(address, 'credential');
       const fingerprint = hashApplied(salt, credential.fingerprint);
-      return (ws) => (ws.credentials[address] = { fingerprint, ...order });
+      return (ws) => (ws.credentials[address] = { fingerprint, fingerprintKeyId: fingerprintKeyId(salt), ...order });
     }
     case 'upload_knowledge_file': {
       const file = resources.of(address, 'knowledge');
@@ -64,8 +64,7 @@ export function stateAfterRequest(
       return (ws) => {
         // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
         const previous = ws.agents[address];
-        const sameKey = previous?.fingerprintKeyId === undefined || previous.fingerprintKeyId === fingerprintKeyId(salt);
-        const knowledge = sameKey ? previous?.applied.knowledge : undefined;
+        const knowledge = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt)) ? undefined : previous?.applied.knowledge;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
         ws.agents[address] = agentState(agent.id, applied, salt);
@@ -103,9 +102,18 @@ export function stateAfterRequest(
   }
 }
 
+/** What `stateWhenUnchanged` needs: `shared` and `takeOver` as for the run's writes (`ExecuteOptions`). */
+export interface UnchangedContext {
+  resources: DesiredIndex;
+  key: string;
+  shared?: SharedView | undefined;
+  takeOver?: readonly string[] | undefined;
+}
+
 /** Remember what is applied even when nothing had to change, so later drift can be told apart. */
-export function stateWhenUnchanged(change: ResourceChange, context: { resources: DesiredIndex; key: string }): StateChange | undefined {
+export function stateWhenUnchanged(change: ResourceChange, context: UnchangedContext): StateChange | undefined {
   const address = change.address;
+  if (change.kind === 'campaign' || change.kind === 'credential') return takenOverUnchanged(change, context);
   if (change.kind === 'agent') {
     const agent = context.resources.of(address, 'agent');
     const applied = appliedHashes(agent, context.key);
@@ -121,4 +129,26 @@ export function stateWhenUnchanged(change: ResourceChange, context: { resources:
     return (ws) => (ws.phones[address] = { agentId, imported: ws.phones[address]?.imported ?? false });
   }
   return undefined;
+}
+
+/**
+ * A campaign or credential `--take-over` names that already holds this environment's values: nothing
+ * is sent, yet the take-over is recorded as this environment's write (`SharedWrite`), so the
+ * environment it was taken from is refused from then on, as after a take-over that sent something.
+ * Already this environment's, it is left as recorded.
+ */
+function takenOverUnchanged(change: ResourceChange, context: UnchangedContext): StateChange | undefined {
+  const { address } = change;
+  const { shared } = context;
+  const writeOrder = shared?.nextWriteOrders.get(address);
+  if (!shared || writeOrder === undefined || !context.takeOver?.includes(address)) return undefined;
+  if (shared.lastWriters.get(address) === shared.environment) return undefined;
+  if (change.kind === 'credential') {
+    const planned = shared.workspace.credentials[address];
+    // Unchanged: the fingerprint planned against is the one made with this run's key.
+    return planned && ((ws) => (ws.credentials[address] = { fingerprint: planned.fingerprint, fingerprintKeyId: fingerprintKeyId(context.key), writeOrder }));
+  }
+  const planned = shared.workspace.campaigns[address];
+  if (!planned || planned.id !== change.id) return undefined;
+  return (ws) => (ws.campaigns[address] = { id: planned.id, applied: { ...planned.applied }, writeOrder });
 }

@@ -21,6 +21,6 @@ export async function checkDrift(options: DriftCheckOptions): Promise<DriftRepor
   options.secrets?.noteRecordedVariables(workspace.environmentVariables);
   // A value another environment's apply set is classified, not refused: drift reports, it does not write.
   // A plain JS caller may pass what the type leaves out: like every option outside a function's type, it is not read.
-  const { plan, conflicts } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, workspace);
-  return classifyDrift({ plan, workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts });
+  const { plan, conflicts, view } = await planWorkspace({ ...options, backend, reportConflicts: true, targets: undefined, onChange: undefined }, workspace);
+  return classifyDrift({ plan, workspace: view.workspace, salt: options.fingerprintKey, workspaceKey: key, conflicts });
 }

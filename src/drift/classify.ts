@@ -6,11 +6,12 @@
 import type { SharedResourceConflict } from '../plan/shared-resources.js';
 import type { Plan, ResourceChange, FieldChange } from '../plan/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
-import { fingerprintKeyId } from '../util/hash.js';
+import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import type { DriftClass, DriftedField, DriftedResource, DriftReport } from './types.js';
 
 interface ClassifyInput {
   plan: Plan;
+  /** The workspace the plan was made against (`SharedView.workspace`). */
   workspace: WorkspaceState;
   /** The fingerprint key the state's hashes are keyed with. */
   salt: string;
@@ -31,13 +32,10 @@ function appliedHash(change: ResourceChange, path: string, workspace: WorkspaceS
   return { applied: undefined, hash };
 }
 
-/** Whether hashes recorded under the key named `recorded` cannot be compared under the key named `keyId`; a state without the name is read as made with it. */
-function hashedWithAnotherKey(recorded: string | undefined, keyId: string): boolean {
-  return recorded !== undefined && recorded !== keyId;
-}
-
 /** `keyId`: the name of the key the run hashes with (`fingerprintKeyId` of the salt), made once per check. */
 function classifyField(change: ResourceChange, field: FieldChange, input: ClassifyInput, keyId: string): DriftClass {
+  // A credential's fingerprint made under another key says nothing of whether the manifests moved.
+  if (change.kind === 'credential' && hashedWithAnotherKey(input.workspace.credentials[change.address]?.fingerprintKeyId, keyId)) return 'unlabelled';
   // Campaigns, knowledge files and credentials cannot be read back: their `before` is what was last
   // applied, so a difference is the manifests' alone. So is a resource still to be created.
   if (change.action === 'create' || change.reason === 'live_unknown' || (change.kind !== 'agent' && change.kind !== 'phone')) return 'pending';

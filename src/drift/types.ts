@@ -13,9 +13,9 @@ import type { FieldChange, ResourceChange, ResourceKind } from '../plan/types.js
  * - `pending`: in git but not applied yet: the service holds what was last applied (or voxform never
  *   applied the field, or the service cannot be read for it), the manifests changed;
  * - `both`: the service and the manifests each moved away from what was last applied;
- * - `unlabelled`: not told: the state's hashes of the agent were made with another key (the API key
- *   rotated since the apply that recorded them), so they match neither side. The next apply
- *   records them with the key in use;
+ * - `unlabelled`: not told: the state's hashes of the agent (or the credential's fingerprint) were
+ *   made with another key (the API key rotated since the apply that recorded them), so they match
+ *   neither side. The next apply records them with the key in use;
  * - `environment`: another environment of the same service set the live value at its last apply (a
  *   number, campaign or credential is one per account): a plan of this one is refused there
  *   (`shared_resource_conflict`) until it takes the resource back (`--take-over`).

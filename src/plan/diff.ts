@@ -15,6 +15,7 @@ import type {
   DesiredState,
 } from '../manifest/types.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
+import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
 import { isUnchanged } from './compare.js';
 import { agentFingerprinted, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
@@ -352,12 +353,14 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: M
 
 function diffCredential(credential: DesiredCredential, input: DiffContext, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.credentials[credential.address];
-  const before = stateEntry ? { api_key: stateEntry.fingerprint } : null;
+  // Recorded under another API key (rotated since), the fingerprint tells nothing of what is set.
+  const known = stateEntry && !hashedWithAnotherKey(stateEntry.fingerprintKeyId, fingerprintKeyId(input.salt)) ? stateEntry : undefined;
+  const before = known ? { api_key: known.fingerprint } : null;
   // Keyed like the state's entry, so the plan never carries a hash of the key that could be tested offline.
   const keyed = hashApplied(input.salt, credential.fingerprint);
   const after = { api_key: keyed };
   const fieldChanges: FieldChange[] =
-    stateEntry?.fingerprint === keyed ? [] : [{ path: 'api_key', before: before?.api_key, after: keyed, sensitive: true, drift: false }];
+    known?.fingerprint === keyed ? [] : [{ path: 'api_key', before: before?.api_key, after: keyed, sensitive: true, drift: false }];
   return change({
     address: credential.address,
     kind: 'credential',
@@ -366,7 +369,7 @@ function diffCredential(credential: DesiredCredential, input: DiffContext, owner
     after,
     fieldChanges,
     create: !stateEntry,
-    reason: stateEntry ? undefined : 'live_unknown',
+    reason: known ? undefined : 'live_unknown',
     sensitivePaths: entrySecretPaths('credential', []),
     requests: credentialRequests(credential),
     owners,

@@ -14,7 +14,7 @@
 import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { hashApplied, workspaceKey, type SharedWrite, type WorkspaceState } from '../state/types.js';
+import { hashApplied, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, isKeyedHash } from '../util/hash.js';
 import type { ResourceChange } from './types.js';
 
@@ -53,6 +53,8 @@ export async function readOtherWorkspaces(backend: StateBackend, ownKey: string,
  * workspace to plan against, which environment wrote each last, and the order this one's next write takes.
  */
 export interface SharedView {
+  /** The environment of the view: `default` for runs without `--env`. */
+  environment: string;
   /** This environment's workspace, with each campaign or credential another environment wrote last as that environment recorded it. */
   workspace: WorkspaceState;
   /** Address → the environment whose apply wrote it last (this one's included); absent when unknown (a state older than `writeOrder`). */
@@ -79,7 +81,7 @@ function lastWrite<T extends SharedWrite>(entries: ReadonlyArray<SharedEntry<T>>
 export function sharedView(desired: DesiredState, own: WorkspaceState, others: readonly OtherWorkspace[]): SharedView {
   const environment = desired.environment ?? 'default';
   const workspace: WorkspaceState = { ...own, campaigns: { ...own.campaigns }, credentials: { ...own.credentials } };
-  const view: SharedView = { workspace, lastWriters: new Map(), nextWriteOrders: new Map() };
+  const view: SharedView = { environment, workspace, lastWriters: new Map(), nextWriteOrders: new Map() };
   const settle = <T extends SharedWrite>(address: string, entries: ReadonlyArray<SharedEntry<T>>, take: (entry: T) => void) => {
     const { last, next } = lastWrite(entries);
     view.nextWriteOrders.set(address, next);
@@ -111,9 +113,13 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** Whether `other` was applied with the API key of this run: under another key its hashes cannot be compared. */
-function sameKey(other: WorkspaceState, salt: string): boolean {
+/**
+ * Whether `credential` of `other` was applied with the API key of this run: under another key its
+ * fingerprint cannot be compared. A state older than the credential's own key id is judged by its agents'.
+ */
+function sameKey(other: WorkspaceState, credential: CredentialState, salt: string): boolean {
   const id = fingerprintKeyId(salt);
+  if (credential.fingerprintKeyId !== undefined) return credential.fingerprintKeyId === id;
   return Object.values(other.agents).some((agent) => agent.fingerprintKeyId === id);
 }
 
@@ -155,8 +161,8 @@ export function findSharedConflicts(
           add(field.path, field.sensitive || theirsSecret ? SENSITIVE : shown(theirs), field.sensitive ? SENSITIVE : shown(field.after));
         }
       } else if (change.kind === 'credential') {
-        const theirs = workspace.credentials[change.address]?.fingerprint;
-        if (theirs !== undefined && theirs !== change.after?.api_key && sameKey(workspace, salt)) add('api_key', SENSITIVE, SENSITIVE);
+        const theirs = workspace.credentials[change.address];
+        if (theirs && theirs.fingerprint !== change.after?.api_key && sameKey(workspace, theirs, salt)) add('api_key', SENSITIVE, SENSITIVE);
       }
     }
   }

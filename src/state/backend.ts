@@ -175,6 +175,8 @@ export interface WorkspaceSummary {
   serial: number;
   lastApply: LastApply | undefined;
   lock: LockHolder | undefined;
+  /** The last forced open of its lock, when recorded (`readLastForcedOpen`). */
+  lastForcedOpen: ForcedOpen | undefined;
 }
 
 /**

@@ -38,6 +38,7 @@ const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'cam
   },
   credentials: (entry, at) => {
     requireString(entry, 'fingerprint', at, 'a fingerprint (a string)');
+    optionalString(entry, 'fingerprintKeyId', at, 'the id of the key the fingerprint was made with (a string)');
     optionalWriteOrder(entry, at);
   },
 };

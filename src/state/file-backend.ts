@@ -95,7 +95,8 @@ export class FileStateBackend implements StateBackend {
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
     const state = await this.load();
     const lock = await this.readLock();
-    return Object.entries(state.workspaces).map(([key, workspace]) => ({ key, serial: state.serial, lastApply: workspace.lastApply, lock }));
+    const lastForcedOpen = await this.readLastForcedOpen();
+    return Object.entries(state.workspaces).map(([key, workspace]) => ({ key, serial: state.serial, lastApply: workspace.lastApply, lock, lastForcedOpen }));
   }
 
   async exportHistory(): Promise<HistoryRecord[]> {

@@ -92,6 +92,8 @@ export interface KnowledgeState {
 export interface CredentialState extends SharedWrite {
   /** `hashApplied` of the provider and key; never the key. */
   fingerprint: string;
+  /** The `fingerprintKeyId` of the key `fingerprint` is hashed with, as for an agent (`AgentState`). Absent in a state older than this field: taken to be the current key's. */
+  fingerprintKeyId?: string;
 }
 
 /** The hash kept for a value voxform applied: an HMAC under the fingerprint key, never written beside it. */

@@ -1,6 +1,6 @@
 import { applyCounts } from '../history/render.js';
 import { describeForcedOpen, describeHolder } from '../state/backend.js';
-import type { LastApply } from '../state/types.js';
+import { lastApplyJson } from '../state/json-words.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
 
@@ -39,12 +39,6 @@ export function renderStatusText(report: StatusReport): string {
 /** The report as versioned JSON (`format_version`). */
 export function renderStatusJson(report: StatusReport): string {
   return `${JSON.stringify({ ...report, last_apply: report.last_apply && lastApplyJson(report.last_apply) }, null, 2)}\n`;
-}
-
-/** The last apply in the JSON's words; the counts a state older than them lacks are null. */
-function lastApplyJson(last: LastApply): Record<string, unknown> {
-  const { partlyApplied, notApplied, ...rest } = last;
-  return { ...rest, partly_applied: partlyApplied ?? null, not_applied: notApplied ?? null };
 }
 
 /** `; last forced open: lock 3f9a… by ana@ops-1 (…) at …` after the Lock line, when one was recorded. */

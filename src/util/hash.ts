@@ -154,6 +154,11 @@ export function keyedHash(key: string, value: unknown): string {
   return `hmac-sha256:${createHmac('sha256', key).update(canonicalJson(value)).digest('hex')}`;
 }
 
+/** Whether hashes recorded under the key named `recorded` cannot be compared under the key named `keyId`; a state without the name is read as made with it. */
+export function hashedWithAnotherKey(recorded: string | undefined, keyId: string): boolean {
+  return recorded !== undefined && recorded !== keyId;
+}
+
 /** Names the fingerprint key without revealing it (an HMAC of a constant under it): saved plans and the state say which key they were made with. */
 export function fingerprintKeyId(fingerprintKey: string): string {
   return keyedHash(fingerprintKey, 'voxform fingerprint key id');

@@ -10,6 +10,13 @@ import { osUser } from '../../src/util/run-identity.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 import { runCliInProcess, runPrinted } from '../helpers/cli.js';
 
+/** Every key of a JSON value, at every depth. */
+function keysOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(keysOf);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => [key, ...keysOf(inner)]);
+}
+
 let project: ExampleProject | undefined;
 afterEach(async () => {
   await project?.close();
@@ -111,6 +118,10 @@ describe('voxform state (file backend)', () => {
     expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout)).toMatchObject({ lock: { held: false }, last_forced_open: forced });
     expect((await p.cliInProcess(['state', 'show'])).stdout).toContain(`  Lock: not held\n  Last forced open: lock ${lockId} by ${by} at ${at}\n`);
     expect(JSON.parse((await p.cliInProcess(['state', 'show', '--format', 'json'])).stdout)).toMatchObject({ lock: null, lastForcedOpen: forced });
+    expect((await p.cliInProcess(['state', 'list'])).stdout).toContain(`; not locked; last forced open: lock ${lockId} by ${by} at ${at}\n`);
+    const listed = JSON.parse((await p.cliInProcess(['state', 'list', '--format', 'json'])).stdout) as { workspaces: unknown[] };
+    const forcedJson = { lock_id: lockId, at, by: { user: osUser(), host: hostname(), pid: process.pid, command: 'voxform state unlock --force', ci_job_url: job } };
+    expect(listed.workspaces).toEqual([expect.objectContaining({ workspace: `default@${p.url}`, lock: null, last_forced_open: forcedJson })]);
     expect(result.stdout).toContain('What was recorded before the loss is in .voxform/state.json; run `voxform plan` to see where things stand, then apply again.\n');
     expect(result.stdout).not.toContain('database');
     expect(result.code).toBe(1);
@@ -131,6 +142,11 @@ describe('voxform state (file backend)', () => {
     expect((await p.cliInProcess(['status'])).stdout).toContain(`Lock:        held by ${who}\n`);
     expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout).lock).toMatchObject({ held: true, lockId: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' });
     expect((await p.cliInProcess(['state', 'list'])).stdout).toContain(`; locked by ${who}\n`);
+    // One key style, as every other JSON output of voxform writes: snake_case, nested objects included.
+    const listed = JSON.parse((await p.cliInProcess(['state', 'list', '--format', 'json'])).stdout) as { workspaces: Array<Record<string, unknown>> };
+    expect(listed).toMatchObject({ format_version: 1, backend: 'file' });
+    expect(listed.workspaces[0]).toMatchObject({ lock: { lock_id: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' }, last_apply: { outcome: 'applied', partly_applied: 0, not_applied: 0 } });
+    expect(keysOf(listed).filter((key) => !/^[a-z]+(_[a-z]+)*$/.test(key))).toEqual([]);
     const opened = await p.cliInProcess(['state', 'unlock', '--force', 'abcdef0123456789']);
     expect(opened.stdout).toContain(`Opened the lock abcdef0123456789 held by ${who}.`);
     expect((await p.cliInProcess(['status'])).stdout).toContain('Lock:        not held; last forced open: lock abcdef0123456789 by ');

@@ -110,6 +110,17 @@ describe('classifyDrift', () => {
     expect(classes([change('agent.a', 'agent', fields)], rotated)).toEqual([['agent.a', 'pending', false, ['config.prompt:pending', 'name:pending']]]);
   });
 
+  it('a credential whose fingerprint was recorded under another key is not labelled; under the key in use, or unnamed, it is in git, not applied yet', () => {
+    const workspace = emptyWorkspace();
+    workspace.credentials['credential.openai'] = { fingerprint: hashApplied('old-salt', 'openai:k1'), fingerprintKeyId: fingerprintKeyId('old-salt') };
+    const rotated = [change('credential.openai', 'credential', [field('api_key', 'old', 'new')])];
+    expect(classes(rotated, workspace)).toEqual([['credential.openai', 'unlabelled', false, ['api_key:unlabelled']]]);
+    workspace.credentials['credential.openai'] = { fingerprint: hashApplied(SALT, 'openai:k1'), fingerprintKeyId: fingerprintKeyId(SALT) };
+    expect(classes(rotated, workspace)).toEqual([['credential.openai', 'pending', false, ['api_key:pending']]]);
+    workspace.credentials['credential.openai'] = { fingerprint: hashApplied(SALT, 'openai:k1') };
+    expect(classes(rotated, workspace)).toEqual([['credential.openai', 'pending', false, ['api_key:pending']]]);
+  });
+
   it('counts resources by class, and every resource compared', () => {
     const workspace = workspaceWith({ 'config.prompt': 'v1' });
     const report = classifyDrift({

@@ -232,12 +232,13 @@ describe('voxform drift', () => {
     validateDrift(document);
     const agent = document.resources.find((r) => r.address === 'agent.front-desk');
     expect([agent?.class, agent?.healable, agent?.fields.map((f) => [f.path, f.class, f.live, f.manifests])]).toEqual(['unlabelled', false, [['config.llm.temperature', 'unlabelled', 0.4, 0.5]]]);
-    expect(document.summary.unlabelled).toBe(1);
-    expect(document.summary.outside + document.summary.both).toBe(0);
+    // The credential's fingerprint was made under the old key too: it is not said to be in git and not applied yet.
+    expect(document.resources.find((r) => r.address === 'credential.openai')?.class).toBe('unlabelled');
+    expect(document.summary).toMatchObject({ outside: 0, pending: 0, both: 0, unlabelled: 2 });
 
     const text = expectCode(await p.cliInProcess(['drift'], rotated), 2).stdout;
     expect(text).toContain('! agent.front-desk (-OKdqbqetEcM4ak369ym) not labelled (last applied under another API key)\n');
-    expect(text).toContain('Not labelled: agent.front-desk. What voxform last applied there was recorded under another API key');
+    expect(text).toContain('Not labelled: credential.openai, agent.front-desk. What voxform last applied there was recorded under another API key');
     expect(text).toContain('The next `voxform apply` records them under this key and drift labels them again.');
     expect(text).not.toContain('--heal puts it back');
     expect(text).not.toContain('changed outside voxform and in git');
@@ -245,9 +246,14 @@ describe('voxform drift', () => {
     const { url, bodies } = await startReceiver();
     expectCode(await p.cliInProcess(['drift', '--notify', url, '--notify-format', 'slack'], rotated), 2);
     const slack = JSON.parse(bodies[0]?.body ?? '') as { text: string; blocks: Array<{ text?: { text: string } }> };
-    expect(slack.text).toMatch(/: 0 changed outside voxform, \d+ in git not applied yet, 0 both, 1 not labelled \(7 resources checked\)\.$/);
+    expect(slack.text).toMatch(/: 0 changed outside voxform, 0 in git not applied yet, 0 both, 2 not labelled \(7 resources checked\)\.$/);
     expect(JSON.stringify(slack.blocks)).not.toContain('puts it back');
     expect(expectCode(await p.cliInProcess(['drift', '--heal', '--auto-approve'], rotated), 2).stdout).toContain('Nothing to heal: no agent is known to be changed outside voxform (the unlabelled ones were last applied under another API key: apply once to label them).');
+
+    // The plan sends the credential again, without claiming its key changed.
+    const plan = expectCode(await p.cliInProcess(['plan'], rotated), 0).stdout;
+    expect(plan).toContain('credential.openai will be set (live state unknown: credentials cannot be read back)');
+    expect(plan).not.toContain('sensitive value changed');
 
     // The next apply records the hashes under the key in use: a dashboard edit is told as one again.
     expectCode(await p.cliInProcess(['apply', '--auto-approve'], rotated), 0);

@@ -144,7 +144,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     const running = p.cli(['apply', '--auto-approve', '--parallelism', '1'], { VOXFORM_STATE: url });
     const holder = await waitForHolder(database);
     const list = await p.cli(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url });
-    expect(JSON.parse(list.stdout).workspaces[0].lock).toMatchObject({ lockId: holder.lockId, pid: holder.pid });
+    expect(JSON.parse(list.stdout).workspaces[0].lock).toMatchObject({ lock_id: holder.lockId, pid: holder.pid });
     const refusedWithoutForce = await p.cli(['state', 'unlock', holder.lockId], { VOXFORM_STATE: url });
     expect(refusedWithoutForce.code).toBe(1);
     // The password on the unlock's command line: what it records of itself must not hold it.
@@ -159,7 +159,6 @@ describe('the PostgreSQL state backend, end to end', () => {
     const recorded = await asAdmin((client) => client.query<{ last_forced_by: { pid: number } }>('SELECT last_forced_by FROM voxform_locks'), database);
     const forcedBy = recorded.rows[0]?.last_forced_by;
     expect(forcedBy).toMatchObject({ command: 'voxform state unlock --force', ciJobUrl: job });
-    // status, not state show: the apply may have been stopped before it wrote a workspace.
     const statusJson = await p.cli(['status', '--format', 'json'], { VOXFORM_STATE: url });
     const shown = JSON.parse(statusJson.stdout).last_forced_open as { at: string };
     expect(shown).toMatchObject({ lockId: holder.lockId, by: forcedBy, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) });
@@ -169,6 +168,14 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(told).not.toContain('once the database is back');
     const status = await p.cli(['status'], { VOXFORM_STATE: url });
     expect(status.stdout).toMatch(new RegExp(`^Lock: +not held; last forced open: lock ${holder.lockId} by ${by}$`, 'm'));
+    // state list and show name it too, also when the apply was stopped before it wrote its workspace.
+    const workspace = `default@${p.url}`;
+    const listed = await p.cli(['state', 'list'], { VOXFORM_STATE: url });
+    expect(listed.stdout).toMatch(new RegExp(`; not locked; last forced open: lock ${holder.lockId} by ${by}$`, 'm'));
+    const listedJson = JSON.parse((await p.cli(['state', 'list', '--format', 'json'], { VOXFORM_STATE: url })).stdout) as { workspaces: Array<{ workspace: string; last_forced_open: unknown }> };
+    expect(listedJson.workspaces.find((w) => w.workspace === workspace)?.last_forced_open).toMatchObject({ lock_id: holder.lockId, at: shown.at, by: { command: 'voxform state unlock --force', ci_job_url: job } });
+    const show = await p.cli(['state', 'show', workspace], { VOXFORM_STATE: url });
+    expect(show.stdout).toMatch(new RegExp(`^  Last forced open: lock ${holder.lockId} by ${by}$`, 'm'));
     expect(JSON.stringify(recorded.rows)).not.toContain(encodeURIComponent(PLANTED_DB_PASSWORD));
     expect(JSON.stringify(recorded.rows)).not.toContain(PLANTED_DB_PASSWORD);
     const wrongPassword = await p.cli(['state', 'list'], { VOXFORM_STATE: url.replace(encodeURIComponent(PLANTED_DB_PASSWORD), encodeURIComponent(`${PLANTED_DB_PASSWORD}-wrong`)) });
@@ -176,7 +183,7 @@ describe('the PostgreSQL state backend, end to end', () => {
     expect(wrongPassword.stderr).toContain('error[state_backend_failed]: The state database postgres://');
     const broken = await p.cli(['state', 'list', '--state', `postgres://someone:${PLANTED_DB_PASSWORD}@[bad/db`]);
     expect(broken.code).toBe(1);
-    expectNoPassword(list, refusedWithoutForce, unlocked, stopped, status, statusJson, wrongPassword, broken);
+    expectNoPassword(list, refusedWithoutForce, unlocked, stopped, status, statusJson, listed, show, wrongPassword, broken);
   }, 90_000);
 
   it('keeps the deploy ledger in the database: apply v1, apply v2, rollback previous, three records', async () => {

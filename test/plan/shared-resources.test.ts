@@ -12,6 +12,7 @@ import { findSharedConflicts, readOtherWorkspaces } from '../../src/plan/shared-
 import type { ResourceChange } from '../../src/plan/types.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
+import { fingerprintKeyId } from '../../src/util/hash.js';
 
 const tempDir = useTempDirs();
 
@@ -143,6 +144,42 @@ describe('a campaign another environment took over', () => {
     const stagingPlan = await cli(cwd, 'plan', '--env', 'staging');
     expect(stagingPlan.code).toBe(1);
     expect(stagingPlan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall; this plan would set Recall (staging).');
+  });
+
+  it('is taken back by a --take-over that finds it already as desired: the taker is refused from then on', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': staging });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+    // The default environment's manifests come to agree with staging's values, and it takes them back.
+    await writeFile(path.join(cwd, 'voxform.yaml'), staging.replace('name: Recall,', 'name: Recall (staging),'));
+    const takeBack = await cli(cwd, 'apply', '--take-over', 'campaign.recall', '--auto-approve');
+    expect(takeBack.code).toBe(0);
+    expect(takeBack.stdout).not.toContain('campaign.recall');
+
+    await writeFile(path.join(cwd, 'voxform.yaml'), staging.replace('name: Recall,', 'name: Recall (staging),').replace('name: Recall (staging) }', 'name: Recall (staging v2) }'));
+    const stagingPlan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(stagingPlan.code).toBe(1);
+    expect(stagingPlan.stderr).toContain('campaign.recall: the last apply of the default environment (no --env) set name to Recall (staging); this plan would set Recall (staging v2).');
+    // Taken back by an apply that sent nothing, the same again writes nothing more.
+    const file = path.join(cwd, '.voxform', 'state.json');
+    const before = await readFile(file, 'utf8');
+    await writeFile(path.join(cwd, 'voxform.yaml'), staging.replace('name: Recall,', 'name: Recall (staging),'));
+    expect((await cli(cwd, 'apply', '--take-over', 'campaign.recall', '--auto-approve')).code).toBe(0);
+    const orders = (text: string) => (JSON.parse(text) as { workspaces: Record<string, { campaigns: Record<string, { writeOrder?: number }> }> }).workspaces['default@local']!.campaigns['campaign.recall']!.writeOrder;
+    expect(orders(await readFile(file, 'utf8'))).toBe(orders(before));
+  });
+
+  it('takes a credential back by a --take-over that finds it already as desired', async () => {
+    const cwd = await tempDir({ 'voxform.yaml': pinnedManifest('credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]') });
+    expect((await cli(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await cli(cwd, 'apply', '--env', 'staging', '--take-over', 'credential.openai', '--auto-approve')).code).toBe(0);
+    const agreeing = pinnedManifest('credentials: [{ provider: openai, api_key: "${env:STAGING_KEY:-key-two}" }]').replace('OPENAI_KEY:-key-one', 'OPENAI_KEY:-key-two');
+    await writeFile(path.join(cwd, 'voxform.yaml'), agreeing);
+    expect((await cli(cwd, 'apply', '--take-over', 'credential.openai', '--auto-approve')).code).toBe(0);
+    await writeFile(path.join(cwd, 'voxform.yaml'), agreeing.replace('STAGING_KEY:-key-two', 'STAGING_KEY:-key-three'));
+    const stagingPlan = await cli(cwd, 'plan', '--env', 'staging');
+    expect(stagingPlan.code).toBe(1);
+    expect(stagingPlan.stderr).toContain('credential.openai: the last apply of the default environment (no --env) set another key for this provider; this plan would replace it.');
   });
 
   it("is reported by the drift of the environment it was taken from as changed by the taker's apply, with the commands that take it back", async () => {
@@ -293,6 +330,24 @@ describe('findSharedConflicts, once the last writer of a campaign is known', () 
   });
   it('compares with the environment that wrote it last', () => {
     expect(findSharedConflicts([renamed], [staging], 'salt', [], new Map([['campaign.recall', 'staging']]))).toHaveLength(1);
+  });
+});
+
+describe('findSharedConflicts, for a credential', () => {
+  const replaced: ResourceChange = {
+    ...rebind('', ''),
+    address: 'credential.openai',
+    kind: 'credential',
+    id: 'openai',
+    after: { api_key: 'hmac-sha256:new' },
+    fieldChanges: [{ path: 'api_key', before: undefined, after: 'hmac-sha256:new', sensitive: true, drift: false }],
+  };
+  const setBy = (keyId: string): WorkspaceState => ({ ...emptyWorkspace(), credentials: { 'credential.openai': { fingerprint: 'hmac-sha256:old', fingerprintKeyId: keyId } } });
+  it('compares a key the other environment set under the same API key, though it applied no agent', () => {
+    expect(findSharedConflicts([replaced], [{ environment: 'staging', workspace: setBy(fingerprintKeyId('salt')) }], 'salt')).toHaveLength(1);
+  });
+  it('cannot compare one set under another API key', () => {
+    expect(findSharedConflicts([replaced], [{ environment: 'staging', workspace: setBy(fingerprintKeyId('old-salt')) }], 'salt')).toEqual([]);
   });
 });
 

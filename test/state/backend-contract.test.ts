@@ -138,6 +138,22 @@ describe.each(kinds)('the $kind state backend', ({ kind, spec }) => {
     expect(await (await open(where)).readLastForcedOpen(WORKSPACE)).toEqual({ lockId: lock.holder.lockId, by: OPERATOR, at: when });
   });
 
+  it("lists each workspace's last forced open; a database lists a workspace whose first apply's lock was forced open before it wrote anything", async () => {
+    const where = await spec();
+    const backend = await open(where);
+    const first = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await (await open(where)).forceUnlock(first.holder.lockId, OPERATOR);
+    await first.release();
+    const forced = { lockId: first.holder.lockId, by: OPERATOR, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) };
+    // A file's record is the file's lock's: it is shown with the workspaces the file holds, none yet.
+    const neverWritten = kind === 'postgres' ? [{ key: WORKSPACE, serial: 0, lastApply: undefined, lock: undefined, lastForcedOpen: forced }] : [];
+    expect(await backend.listWorkspaces()).toEqual(neverWritten);
+    const lock = await backend.acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });
+    await backend.writeWorkspace(WORKSPACE, emptyWorkspace(), 0);
+    await lock.release();
+    expect(await backend.listWorkspaces()).toEqual([{ key: WORKSPACE, serial: 1, lastApply: undefined, lock: undefined, lastForcedOpen: forced }]);
+  });
+
   it('a lock opened without a record of who (by an older voxform), or recorded for another lock, is lost as before: no by', async () => {
     const where = await spec();
     const first = await (await open(where)).acquireLock(WORKSPACE, { command: 'voxform apply', timeoutSeconds: 0, warn: () => undefined });

@@ -1,6 +1,7 @@
 /** `voxform state list | show | unlock --force | migrate --to`: the operator's view of the state backend. */
 import { VoxformError } from '../../errors.js';
 import { describeForcedOpen, describeHolder, type WorkspaceSummary } from '../../state/backend.js';
+import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
 import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
 import { migrateState } from '../../state/migrate.js';
 import { openStateSpec, pastableStateSpec } from '../../state/open.js';
@@ -10,6 +11,9 @@ import { controlsAsQuestionMarks } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
 import { openOperatorBackend } from '../project.js';
 import { plural } from '../../util/plural.js';
+
+/** Bumped when a field of `state list --format json` changes meaning or goes away (new fields do not bump it). */
+const STATE_LIST_FORMAT_VERSION = 1;
 
 export interface StateCommandOptions {
   state?: string;
@@ -23,7 +27,14 @@ export async function list(options: StateCommandOptions, ctx: CommandContext): P
   const backend = await openOperatorBackend(options, ctx);
   const workspaces = await backend.listWorkspaces();
   if (options.format === 'json') {
-    ctx.stdout.write(`${JSON.stringify({ backend: backend.kind, location: backend.display, workspaces }, null, 2)}\n`);
+    const listed = workspaces.map((w) => ({
+      workspace: w.key,
+      serial: w.serial,
+      last_apply: w.lastApply ? lastApplyJson(w.lastApply) : null,
+      lock: w.lock ? lockHolderJson(w.lock) : null,
+      last_forced_open: w.lastForcedOpen ? forcedOpenJson(w.lastForcedOpen) : null,
+    }));
+    ctx.stdout.write(`${JSON.stringify({ format_version: STATE_LIST_FORMAT_VERSION, backend: backend.kind, location: backend.display, workspaces: listed }, null, 2)}\n`);
     return 0;
   }
   ctx.stdout.write(`State: ${backend.display} (${backend.kind})\n`);
@@ -40,7 +51,8 @@ function line(text: string): string {
 function summaryLine(workspace: WorkspaceSummary): string {
   const last = workspace.lastApply ? `last apply ${workspace.lastApply.outcome} at ${workspace.lastApply.at} by ${workspace.lastApply.by}` : 'no apply recorded';
   const lock = workspace.lock ? `locked by ${describeHolder(workspace.lock)}` : 'not locked';
-  return `  ${workspace.key}  serial ${workspace.serial}, ${last}; ${lock}`;
+  const forced = workspace.lastForcedOpen ? `; last forced open: ${describeForcedOpen(workspace.lastForcedOpen)}` : '';
+  return `  ${workspace.key}  serial ${workspace.serial}, ${last}; ${lock}${forced}`;
 }
 
 export async function show(options: StateCommandOptions, ctx: CommandContext): Promise<number> {

@@ -12,11 +12,11 @@ import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
 import { conflict, describeLockLoss, forcedOpenLoss, noSuchLock, untilInterrupted, type AcquireOptions, type ForcedOpen, type HeldLock, type LockHolder, type LockLoss, type StateBackend, type StoredWorkspace, type WorkspaceSummary, type WriteResult } from '../backend.js';
 import type { RunIdentity } from '../../util/run-identity.js';
 import { checkWorkspace, isLastApply } from '../check-state.js';
-import { emptyWorkspace, type WorkspaceState } from '../types.js';
+import { emptyWorkspace, type LastApply, type WorkspaceState } from '../types.js';
 import { PostgresHistoryStore } from './history.js';
 import { parseKeptJson } from '../../project-files/kept-files.js';
 import { STATE_JSON_LIMITS } from '../state-file.js';
-import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
+import { forcedOpenSince, forceOpen, lockStillNamed, readAdvisoryHolder, readAllForcedOpens, readAllHolders, readLastForcedOpen, releaseAdvisoryLock, takeAdvisoryLock } from './lock.js';
 import { ensureSchema } from './schema.js';
 import type { StateUrl } from './url.js';
 
@@ -154,10 +154,12 @@ export class PostgresStateBackend implements StateBackend {
       throw error;
     });
     const holders = await this.run(() => readAllHolders(pool));
+    const forcedOpens = await this.run(() => readAllForcedOpens(pool));
+    const summaryOf = (key: string, serial: number, lastApply: LastApply | undefined): WorkspaceSummary => ({ key, serial, lastApply, lock: holders.get(key), lastForcedOpen: forcedOpens.get(key) });
     // The record alone is read, so it is checked here as a whole workspace's read checks it.
-    const summaries: WorkspaceSummary[] = rows.rows.map((row) => ({ key: row.workspace, serial: Number(row.serial), lastApply: isLastApply(row.last_apply) ? row.last_apply : undefined, lock: holders.get(row.workspace) }));
-    // A workspace locked by its first apply has no row yet.
-    for (const [key, lock] of holders) if (!summaries.some((s) => s.key === key)) summaries.push({ key, serial: 0, lastApply: undefined, lock });
+    const summaries = rows.rows.map((row) => summaryOf(row.workspace, Number(row.serial), isLastApply(row.last_apply) ? row.last_apply : undefined));
+    // A workspace locked by its first apply has no row yet; nor has one whose first apply's lock was forced open.
+    for (const key of [...holders.keys(), ...forcedOpens.keys()]) if (!summaries.some((s) => s.key === key)) summaries.push(summaryOf(key, 0, undefined));
     return summaries;
   }
 

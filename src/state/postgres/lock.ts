@@ -102,6 +102,13 @@ export async function readLastForcedOpen(client: pg.ClientBase | pg.Pool, worksp
   return forcedOpenOfRow(result.rows[0]);
 }
 
+/** The last forced open of every workspace's lock that has one recorded. */
+export async function readAllForcedOpens(client: pg.ClientBase | pg.Pool): Promise<Map<string, ForcedOpen>> {
+  const result = await client.query<{ workspace: string } & ForcedOpenRow>(`SELECT workspace, ${LAST_FORCED_OPEN} FROM voxform_locks WHERE last_forced_lock_id IS NOT NULL`);
+  const recorded = result.rows.map((row) => [row.workspace, forcedOpenOfRow(row)] as const);
+  return new Map(recorded.filter((entry): entry is readonly [string, ForcedOpen] => entry[1] !== undefined));
+}
+
 /**
  * Holders whose connection still holds an advisory lock (a row left by a connection that ended is
  * no holder). `pg_locks` is readable by every role.
