@@ -131,6 +131,18 @@ describe('places and messages', () => {
   });
 
   it.each([
+    ['pii-card-number', 'Card 4111\u00a01111\u00a01111\u00a01111 on file.'],
+    ['pii-card-number', 'Card 4111\u20071111\u20071111\u20071111 on file.'],
+    ['pii-card-number', 'Card 4111\u20131111\u20131111\u20131111 on file.'],
+    ['pii-phone-number', 'Call (555) 123\u20114567 anytime.'],
+    ['pii-phone-number', 'Call 555\u2013123\u20134567 anytime.'],
+    ['pii-national-id', 'SSN 123\u201145\u20116789 on file.'],
+  ])('%s finds a number grouped as pasted from a document: %j', async (rule, text) => {
+    const report = await policyOf(await tempDir(manifest(`first_message: ${JSON.stringify(text)}`)));
+    expect(report.findings.map((finding) => finding.rule)).toContain(rule);
+  });
+
+  it.each([
     ['4111111111111111', true],
     ['4111111111111112', false],
     ['79927398713', true],

@@ -3,13 +3,26 @@ import { personalDataPlaces } from '../places.js';
 import type { PolicyRule } from '../types.js';
 import { counted, matchOffsets, textHits } from './text-rules.js';
 
+/**
+ * What people group digits with, as typed or pasted from a document: spaces (the no-break, figure
+ * and narrow no-break ones too) and dashes (the hyphen-minus, the Unicode hyphens and dashes, minus).
+ */
+const SPACES = String.raw` \u00a0\u2007\u202f`;
+const DASHES = String.raw`\-\u2010-\u2015\u2212`;
+
 /** North American numbers (with or without +1) and E.164 numbers; never part of a longer run of digits. */
-const PHONE = /(?<![\w+])(?:\+1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\w])|(?<![\w+])\+[1-9]\d{7,14}(?!\d)/g;
+const PHONE = new RegExp(
+  String.raw`(?<![\w+])(?:\+1[\s.${DASHES}]?)?(?:\(\d{3}\)\s?|\d{3}[\s.${DASHES}])\d{3}[\s.${DASHES}]\d{4}(?![\w])|(?<![\w+])\+[1-9]\d{7,14}(?!\d)`,
+  'g',
+);
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 /** 13 to 19 digits, optionally grouped by spaces or dashes; kept only when the Luhn check passes. */
-const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+const CARD = new RegExp(String.raw`(?<![\d${DASHES}])\d(?:[${SPACES}${DASHES}]?\d){12,18}(?![\d${DASHES}])`, 'g');
 /** US Social Security numbers (not the never-issued 000, 666 and 9xx areas) and UK National Insurance numbers. */
-const NATIONAL_ID = /(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])|\b(?![DFIQUV])[A-CEGHJ-PR-TW-Z](?![DFIQUVO])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/g;
+const NATIONAL_ID = new RegExp(
+  String.raw`(?<![\w${DASHES}])(?!000|666|9\d\d)\d{3}[${DASHES}](?!00)\d{2}[${DASHES}](?!0000)\d{4}(?![\w${DASHES}])|\b(?![DFIQUV])[A-CEGHJ-PR-TW-Z](?![DFIQUVO])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b`,
+  'g',
+);
 
 export function passesLuhn(digits: string): boolean {
   let sum = 0;
@@ -24,7 +37,7 @@ export function passesLuhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-const isCardNumber = (match: string): boolean => passesLuhn(match.replace(/[ -]/g, ''));
+const isCardNumber = (match: string): boolean => passesLuhn(match.replace(/\D/g, ''));
 
 export const PERSONAL_DATA_RULES: PolicyRule[] = [
   {
