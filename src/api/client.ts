@@ -68,6 +68,8 @@ export interface ClientOptions {
   onResponse?: (event: ResponseEvent) => void;
   /** Called before each retry, with the reason and the wait. */
   onRetry?: (event: RetryEvent) => void;
+  /** Hears every answer body the service sends back, parsed (JSON, else its text), before the caller gets it. */
+  onAnswer?: (answer: unknown) => void;
   /** Waits between attempts (default: a real timer); should end early once `signal` aborts. Tests pass an instant one. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The random source of the jitter (default `Math.random`). */
@@ -210,7 +212,7 @@ export function createClient(options: ClientOptions): ApiClient {
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
   });
-  return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight);
+  return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight, options.onAnswer);
 }
 
 class ServiceClient implements ApiClient {
@@ -220,10 +222,11 @@ class ServiceClient implements ApiClient {
     private readonly apiKey: string,
     private readonly maxUploadBytes: number,
     readonly maxInFlight: number,
+    private readonly onAnswer: ((answer: unknown) => void) | undefined,
   ) {}
 
   withSignal(signal: AbortSignal): ApiClient {
-    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal), this.apiKey, this.maxUploadBytes, this.maxInFlight);
+    return new ServiceClient(this.baseUrl, this.requester.withSignal(signal), this.apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
   }
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {
@@ -427,7 +430,7 @@ class ServiceClient implements ApiClient {
   private async json<T>(exchange: Exchange, looksRight: (value: unknown) => boolean): Promise<T> {
     const response = await this.requester.send(exchange);
     if (!response) throw new Error(`${exchange.method} ${exchange.path} was settled without an answer`);
-    const value = parseBody(response.body);
+    const value = this.parse(response.body);
     if (!looksRight(value)) throw this.unexpected(exchange.method, exchange.path, 'the documented answer', response.status);
     return value as T;
   }
@@ -440,11 +443,18 @@ class ServiceClient implements ApiClient {
   }
 
   private checkAction(response: HttpResponse, method: string, path: string): unknown {
-    const value = parseBody(response.body);
+    const value = this.parse(response.body);
     if (value !== null && typeof value === 'object' && (value as { success?: unknown }).success === false) {
       const detail = (value as { detail?: unknown; message?: unknown }).detail ?? (value as { message?: unknown }).message;
       throw errorFromBadAnswer(response.status, '`success: false`', this.context(method, path), typeof detail === 'string' ? detail : undefined);
     }
+    return value;
+  }
+
+  /** An answer's body parsed, and heard by `onAnswer`. */
+  private parse(body: string): unknown {
+    const value = parseBody(body);
+    this.onAnswer?.(value);
     return value;
   }
 

@@ -5,6 +5,7 @@ import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseU
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
+import { registerUrlTokens } from '../secrets/url-tokens.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { emulatorLlmFromEnv } from './emulator-llm.js';
 import { notePerFolderFile } from './per-folder-files.js';
@@ -61,12 +62,17 @@ function remoteService(options: ConnectionOptions & { manifest?: ManifestService
   return { url: baseUrl, apiKey };
 }
 
-/** The client settings every connection shares: time-out and debug lines, then the command's own. */
-function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact'> {
+/**
+ * The client settings every connection shares: time-out, debug lines and the secrets of the service's
+ * answers, then the command's own.
+ */
+function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact' | 'onAnswer'> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
   // Every secret of the run, as known when an error is made (the manifests register theirs as they load).
   const redact = (text: string) => ctx.secrets.redact(text);
-  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, ...(debug ? { debug } : {}) };
+  // A live webhook or tool URL carries its token in user info or a query value: every command hides it.
+  const onAnswer = (answer: unknown) => registerUrlTokens(answer, (token) => ctx.secrets.add(token));
+  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, onAnswer, ...(debug ? { debug } : {}) };
 }
 
 /** Whether the embedded emulator calls its agents' webhooks and tools: `none` for `voxform test` before review. */

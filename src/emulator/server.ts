@@ -31,6 +31,8 @@ import { WebhookSender } from './webhooks.js';
 import { WEBHOOK_BUDGET_MS } from '../webhooks/budget.js';
 import { parseRequestTarget } from '../util/request-target.js';
 import { describeWriteFailure } from '../util/atomic-write.js';
+import { REDACTED } from '../secrets/redact.js';
+import { replaceUrlTokens } from '../secrets/url-tokens.js';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** How long close() lets requests in flight finish before cutting their connections. */
@@ -347,9 +349,10 @@ class Emulator implements ControlHost {
     this.log?.(`${entry.method} ${entry.path}${entry.query ? `?${entry.query}` : ''} → ${status} (${entry.duration_ms} ms)${faults}`);
   }
 
+  /** A delivery's line: its URL's tokens (user info, query values) shown as `(sensitive)`, as every command shows them. */
   private logDelivery(delivery: WebhookDelivery): void {
     const outcome = delivery.ok ? `${delivery.status}` : `failed: ${delivery.error}`;
-    this.log?.(`  webhook ${delivery.hook} ${delivery.method} ${delivery.url} → ${outcome} (${delivery.duration_ms} ms)`);
+    this.log?.(`  webhook ${delivery.hook} ${delivery.method} ${replaceUrlTokens(delivery.url, REDACTED)} → ${outcome} (${delivery.duration_ms} ms)`);
   }
 }
 

@@ -12,6 +12,7 @@ import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js'
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
+import { decodeQueryPart, splitTokenUrl, splitUserInfo } from '../secrets/url-tokens.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
 import { interpolateString } from '../manifest/interpolate.js';
@@ -354,16 +355,12 @@ function withoutFields(value: unknown, paths: readonly Path[]): unknown {
   return out;
 }
 
-/** An absolute URL, split where secrets ride: scheme, user info, host and path, query, fragment. */
-const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/?#]*)@)?([^?#]*)(?:\?([^#]*))?(#[\s\S]*)?$/i;
-
 /** The characters where `protectUrl` splits a URL into parts. */
 const URL_SEPARATORS = /[:/@?&=#]/;
 
 /** Whether `protectUrl` makes references in `text`: a URL with user info or a query value. */
 function isUrlWithSecrets(text: string): boolean {
-  const match = URL_PARTS.exec(text);
-  return match !== null && (match[2] !== undefined || (match[4]?.includes('=') ?? false));
+  return splitTokenUrl(text) !== undefined;
 }
 
 /** Whether `held` is one value that is all of `text`. */
@@ -377,27 +374,21 @@ function isWholly(held: ReadonlyArray<{ start: number; end: number }>, text: str
  * for other text. Values stay percent-encoded.
  */
 function protectUrl(text: string, reference: (part: string, value: string) => string, literal: (text: string) => string): string | undefined {
-  const match = URL_PARTS.exec(text);
-  if (!match || !isUrlWithSecrets(text)) return undefined;
-  const [, scheme, userInfo, rest, query, fragment] = match as unknown as [string, string, string | undefined, string, string | undefined, string | undefined];
+  const url = splitTokenUrl(text);
+  if (!url) return undefined;
   // A reference-like text may run from one part into the next: the whole URL is then the secret.
   if (text.includes('{env:')) return reference('', text);
-  let out = literal(scheme);
-  if (userInfo !== undefined) {
-    const colon = userInfo.indexOf(':');
-    out += colon === -1 ? `${reference('user', userInfo)}@` : `${literal(userInfo.slice(0, colon))}:${reference('password', userInfo.slice(colon + 1))}@`;
+  let out = literal(url.scheme);
+  if (url.userInfo !== undefined) {
+    const { user, password } = splitUserInfo(url.userInfo);
+    out += password === undefined ? `${reference('user', user)}@` : `${literal(user)}:${reference('password', password)}@`;
   }
-  out += literal(rest);
-  if (query !== undefined) {
-    const params = query.split('&').map((param) => {
-      const equals = param.indexOf('=');
-      if (equals === -1 || equals === param.length - 1) return literal(param);
-      const name = param.slice(0, equals);
-      return `${literal(name)}=${reference(safeDecode(name) || 'query', param.slice(equals + 1))}`;
-    });
+  out += literal(url.rest);
+  if (url.query !== undefined) {
+    const params = url.query.map(({ written, name, value }) => (value === undefined ? literal(written) : `${literal(name)}=${reference(decodeQueryPart(name) || 'query', value)}`));
     out += `?${params.join('&')}`;
   }
-  return out + literal(fragment ?? '');
+  return out + literal(url.fragment);
 }
 
 /**
@@ -440,14 +431,6 @@ function nameWithoutSecrets(name: string | undefined, run: ExportRun): string | 
     from = end;
   }
   return out + name.slice(from);
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
 }
 
 /** `$${env:X}` loads as the literal text; `${env:` without a closing `}` is no reference and stays as it is. */

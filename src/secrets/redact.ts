@@ -59,16 +59,21 @@ export class SecretRegistry {
   /** The values too short to search for in printed text, kept for `redactQuoted`. */
   private readonly shortValues = new Set<string>();
   private shortNeedles: string[] | undefined;
+  /** Each value's searched forms, lower-cased (see searchedForms). */
+  private readonly formsOf = new Map<string, string[]>();
+  /** Both lists as one, kept while neither changes (redactNeedles keeps its buckets by the list). */
+  private quotedNeedles: string[] | undefined;
 
   add(value: string | undefined | null): void {
     if (typeof value !== 'string' || value === '') return;
     if (value.length < MIN_SEARCHABLE_SECRET) {
-      if (!this.shortValues.has(value)) (this.shortValues.add(value), (this.shortNeedles = undefined));
+      if (!this.shortValues.has(value)) (this.shortValues.add(value), (this.shortNeedles = undefined), (this.quotedNeedles = undefined));
       return;
     }
     if (this.values.has(value)) return;
     this.values.add(value);
     this.needles = undefined;
+    this.quotedNeedles = undefined;
   }
 
   get size(): number {
@@ -77,7 +82,7 @@ export class SecretRegistry {
 
   redact(text: string): string {
     if (this.values.size === 0) return text;
-    this.needles ??= searchedForms(this.values);
+    this.needles ??= this.searchedForms(this.values);
     return redactNeedles(String(text), this.needles);
   }
 
@@ -88,17 +93,31 @@ export class SecretRegistry {
    */
   redactQuoted(text: string): string {
     if (this.shortValues.size === 0) return this.redact(text);
-    this.needles ??= searchedForms(this.values);
+    this.needles ??= this.searchedForms(this.values);
     // One pass over both lists: a short value is never searched for inside a marker already written.
-    this.shortNeedles ??= searchedForms(this.shortValues);
-    return redactNeedles(String(text), [...this.needles, ...this.shortNeedles]);
+    this.shortNeedles ??= this.searchedForms(this.shortValues);
+    this.quotedNeedles ??= [...this.needles, ...this.shortNeedles];
+    return redactNeedles(String(text), this.quotedNeedles);
+  }
+
+  /**
+   * Every echoed form of the values, once: forms that differ only in the case of ASCII letters are one
+   * search (redactNeedles ignores it). Each value's forms are worked out once, however often values
+   * are added between two scrubs (a call log's pages each add URL tokens).
+   */
+  private searchedForms(values: ReadonlySet<string>): string[] {
+    const forms = new Set<string>();
+    for (const value of values) {
+      let own = this.formsOf.get(value);
+      if (!own) this.formsOf.set(value, (own = echoedForms(value).map(asciiLower)));
+      for (const form of own) forms.add(form);
+    }
+    return [...forms];
   }
 }
 
-/** Every echoed form of the values, once: forms that differ only in the case of ASCII letters are one search (redactNeedles ignores it). */
-function searchedForms(values: ReadonlySet<string>): string[] {
-  return [...new Set([...values].flatMap(echoedForms).map(asciiLower))];
-}
+/** Text that every echoed form writes unchanged. */
+const WRITTEN_AS_ITSELF = /^[A-Za-z0-9._-]+$/;
 
 /**
  * A secret as it may appear in text: as written; JSON-escaped (also with non-ASCII as `\uXXXX`,
@@ -108,6 +127,8 @@ function searchedForms(values: ReadonlySet<string>): string[] {
  * (markupForms). A parser's lower-cased host is matched by the scrub ignoring case.
  */
 export function echoedForms(secret: string): string[] {
+  // Letters, digits, `.`, `_` and `-` are written as themselves in every form: most tokens, found at once.
+  if (WRITTEN_AS_ITSELF.test(secret)) return [secret];
   const json = JSON.stringify(secret).slice(1, -1);
   const jsonAscii = json.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const component = safeEncode(encodeURIComponent, secret);
@@ -167,16 +188,24 @@ const URL_PARTS: ReadonlyArray<(ch: string) => string> = [
   (ch) => new URL(`http://x${ch}x@h/`).username.slice(1, -1),
 ];
 
+/**
+ * How each part writes each ASCII character, kept for the run: a parser per character is the dear part
+ * of a value's forms, and a call log's URL tokens are thousands of values.
+ */
+const ASCII_WRITTEN: ReadonlyArray<Map<string, string>> = URL_PARTS.map(() => new Map());
+
 /** A secret as `new URL(…)` writes it in a path, a query, user info and a host (see URL_PARTS). */
 function urlPartForms(secret: string): string[] {
-  const forms = URL_PARTS.map((part) => {
+  const forms = URL_PARTS.map((part, index) => {
     const seen = new Map<string, string>();
+    const asciiSeen = ASCII_WRITTEN[index] as Map<string, string>;
     let out = '';
     for (const ch of secret) {
-      let written = seen.get(ch);
+      const known = ch < '\x80' ? asciiSeen : seen;
+      let written = known.get(ch);
       if (written === undefined) {
         written = partOf(part, ch);
-        seen.set(ch, written);
+        known.set(ch, written);
       }
       out += written;
     }
@@ -221,13 +250,7 @@ function asciiLower(text: string): string {
  */
 export function redactNeedles(text: string, needles: readonly string[]): string {
   const haystack = asciiLower(text);
-  const spans: Array<[number, number]> = [];
-  for (const written of needles) {
-    if (written === '' || written.length > text.length) continue;
-    const needle = asciiLower(written);
-    // Continue after the whole match: linear time even for a long, repetitive secret.
-    for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) spans.push([at, at + needle.length]);
-  }
+  const spans = needles.length < BUCKETED_SEARCH_FROM ? searchEach(haystack, needles) : searchBucketed(haystack, needles);
   if (spans.length === 0) return text;
   spans.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
@@ -243,4 +266,91 @@ export function redactNeedles(text: string, needles: readonly string[]): string 
     cursor = to;
   }
   return out + text.slice(cursor);
+}
+
+/** Each needle's occurrences in `haystack` (lower-cased), one search per needle. */
+function searchEach(haystack: string, needles: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const written of needles) {
+    if (written === '' || written.length > haystack.length) continue;
+    const needle = asciiLower(written);
+    // Continue after the whole match: linear time even for a long, repetitive secret.
+    for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) spans.push([at, at + needle.length]);
+  }
+  return spans;
+}
+
+/**
+ * From this many needles on, the text is read once, each place looked up among the needles by its
+ * first characters, instead of searched once per needle: the URL tokens of a long call log are
+ * thousands of values, and every printed line is scrubbed of them all.
+ */
+const BUCKETED_SEARCH_FROM = 64;
+
+/**
+ * Needles by a hash of their last MIN_SEARCHABLE_SECRET characters (lower-cased: tokens often share
+ * their start, a JWT's header, a `sk-live-`, seldom their end), and those searched
+ * one by one: shorter ones, longer ones than BUCKETED_LONGEST and those past BUCKET_SIZE in a bucket,
+ * so a place of the text costs at most BUCKET_SIZE comparisons of BUCKETED_LONGEST characters, whatever
+ * the needles (a manifest chooses some: its literal headers, its URL tokens).
+ */
+interface NeedleBuckets {
+  byEnd: Map<number, string[]>;
+  each: string[];
+}
+
+const BUCKETED_LONGEST = 256;
+const BUCKET_SIZE = 4;
+
+/** The buckets of each needle list, built once: a registry keeps its list until a value is added. */
+const bucketsOfNeedles = new WeakMap<readonly string[], NeedleBuckets>();
+
+function needleBuckets(needles: readonly string[]): NeedleBuckets {
+  let buckets = bucketsOfNeedles.get(needles);
+  if (buckets) return buckets;
+  buckets = { byEnd: new Map(), each: [] };
+  for (const written of needles) {
+    const needle = asciiLower(written);
+    const end = needle.length < MIN_SEARCHABLE_SECRET || needle.length > BUCKETED_LONGEST ? undefined : startHash(needle, needle.length - MIN_SEARCHABLE_SECRET);
+    const bucket = end === undefined ? undefined : buckets.byEnd.get(end);
+    if (end === undefined || (bucket && bucket.length >= BUCKET_SIZE)) buckets.each.push(needle);
+    else if (bucket) bucket.push(needle);
+    else buckets.byEnd.set(end, [needle]);
+  }
+  bucketsOfNeedles.set(needles, buckets);
+  return buckets;
+}
+
+/** The rolling hash of MIN_SEARCHABLE_SECRET characters: each step drops the first character and adds the next. */
+const HASH_BASE = 31;
+/** HASH_BASE to the power MIN_SEARCHABLE_SECRET − 1, in 32 bits: the weight of the character a step drops. */
+const HASH_TOP = Array.from({ length: MIN_SEARCHABLE_SECRET - 1 }).reduce<number>((power) => Math.imul(power, HASH_BASE), 1);
+
+/** The hash of the MIN_SEARCHABLE_SECRET characters of `text` from `from` on. */
+function startHash(text: string, from: number): number {
+  let hash = 0;
+  for (let at = from; at < from + MIN_SEARCHABLE_SECRET; at++) hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(at)) | 0;
+  return hash;
+}
+
+/** The same occurrences as `searchEach` (each needle's, left to right, none overlapping its own last), in one pass. */
+function searchBucketed(haystack: string, needles: readonly string[]): Array<[number, number]> {
+  const { byEnd, each } = needleBuckets(needles);
+  const spans = searchEach(haystack, each);
+  if (haystack.length < MIN_SEARCHABLE_SECRET) return spans;
+  const nextFrom = new Map<string, number>();
+  // `hash` is that of the characters from `at` on: the end of every needle that ends there.
+  for (let at = 0, hash = startHash(haystack, 0); ; at++) {
+    const bucket = byEnd.get(hash);
+    if (bucket) {
+      for (const needle of bucket) {
+        const start = at + MIN_SEARCHABLE_SECRET - needle.length;
+        if (start < (nextFrom.get(needle) ?? 0) || !haystack.startsWith(needle, start)) continue;
+        spans.push([start, start + needle.length]);
+        nextFrom.set(needle, start + needle.length);
+      }
+    }
+    if (at + MIN_SEARCHABLE_SECRET >= haystack.length) return spans;
+    hash = (Math.imul((hash - Math.imul(haystack.charCodeAt(at), HASH_TOP)) | 0, HASH_BASE) + haystack.charCodeAt(at + MIN_SEARCHABLE_SECRET)) | 0;
+  }
 }

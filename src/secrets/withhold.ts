@@ -8,10 +8,11 @@
  *     whether the manifest or the live agent put it there;
  *   - every `${env:…}` reference of the manifest: a value written as `Bearer ${env:TOKEN}` is sent
  *     as `Bearer withheld-by-voxform` (the text around the reference kept, so a URL stays a URL);
- *   - the user info and query values of every URL, where tokens ride (as `voxform export` treats them).
+ *   - the user info and query values of every URL, where tokens ride (url-tokens.ts, as every command treats them).
  * The manifest's team policy rules read every resource withheld the same way (`withholdEntrySecrets`).
  */
 import { configSecretSet, secretPatternSet } from './schema-paths.js';
+import { replaceUrlTokens } from './url-tokens.js';
 import { formatDotted, type PatternCursor, type PatternSet } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 
@@ -70,22 +71,7 @@ function withheldValue(value: unknown, written: string | undefined): unknown {
   return out;
 }
 
-/** A whole text that is an absolute URL (no white space): scheme, user info, the rest up to the query, the query, the fragment. */
-const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/?#\s]*)@)?([^?#\s]*)(?:\?([^#\s]*))?(#\S*)?$/i;
-
 /** `https://user:pass@h/hook?token=abc&x` → `https://withheld-by-voxform@h/hook?token=withheld-by-voxform&x`; other text unchanged. */
 export function withholdUrlTokens(text: string): string {
-  const match = URL_PARTS.exec(text);
-  if (!match) return text;
-  const [, scheme, userInfo, rest, query, fragment] = match as unknown as [string, string, string | undefined, string, string | undefined, string | undefined];
-  if (userInfo === undefined && !query?.includes('=')) return text;
-  let out = scheme + (userInfo === undefined ? '' : `${WITHHELD}@`) + rest;
-  if (query !== undefined) {
-    const params = query.split('&').map((param) => {
-      const equals = param.indexOf('=');
-      return equals === -1 || equals === param.length - 1 ? param : `${param.slice(0, equals)}=${WITHHELD}`;
-    });
-    out += `?${params.join('&')}`;
-  }
-  return out + (fragment ?? '');
+  return replaceUrlTokens(text, WITHHELD);
 }

@@ -2,6 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { scrub } from '../../src/api/errors.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
 import { echoedForms, MIN_SEARCHABLE_SECRET, REDACTED, redactNeedles, SecretRegistry } from '../../src/secrets/redact.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
+
+/** What redactNeedles does, the plain way: every needle searched on its own, the spans merged. */
+function redactOneByOne(text: string, needles: readonly string[]): string {
+  const lower = text.toLowerCase();
+  const spans: Array<[number, number]> = [];
+  for (const needle of new Set(needles.map((n) => n.toLowerCase()))) {
+    for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, at + needle.length)) spans.push([at, at + needle.length]);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let cursor = 0;
+  let open: [number, number] | undefined;
+  for (const span of [...spans, [Infinity, Infinity] as [number, number]]) {
+    if (open && span[0] <= open[1]) open[1] = Math.max(open[1], span[1]);
+    else {
+      if (open) (out += `${text.slice(cursor, open[0])}${REDACTED}`), (cursor = open[1]);
+      open = span;
+    }
+  }
+  return out + text.slice(cursor);
+}
 
 function registryOf(...values: string[]): SecretRegistry {
   const registry = new SecretRegistry();
@@ -75,6 +97,24 @@ describe('SecretRegistry.redact', () => {
   it('a lone surrogate has no URL form, and is still scrubbed as written', () => {
     const odd = `x\ud800y-secret`;
     expect(registryOf(odd).redact(`a ${odd} b`)).toBe(`a ${REDACTED} b`);
+  });
+
+  it('with many secrets (URL tokens of a call log), finds what one search per secret finds', () => {
+    const random = seededRandom(7);
+    const word = (length: number) => Array.from({ length }, () => 'abAB-'[Math.floor(random() * 5)]).join('');
+    // Short, ordinary, sharing their ends (more than a bucket holds), longer than a bucket takes, repeated.
+    const needles = [word(3), ...Array.from({ length: 150 }, () => word(6 + Math.floor(random() * 10))), ...Array.from({ length: 8 }, () => `${word(4)}-end-x`), word(300), 'abab-a', 'abab-a'];
+    for (let round = 0; round < 50; round++) {
+      const text = Array.from({ length: 40 }, () => (random() < 0.3 ? needles[Math.floor(random() * needles.length)] : word(5))).join(random() < 0.5 ? '' : ' ');
+      expect(redactNeedles(text, needles)).toBe(redactOneByOne(text, needles));
+    }
+  });
+
+  it('scrubs the tokens of thousands of URLs from every line', () => {
+    const registry = new SecretRegistry();
+    const tokens = Array.from({ length: 5000 }, (_, i) => `sig-${i.toString(16).padStart(8, '0')}-${(i * 7919) % 10007}`);
+    for (const token of tokens) registry.add(token);
+    for (const token of [tokens[0], tokens[2500], tokens[4999]] as string[]) expect(registry.redact(`"recording_url": "https://s3.example/a.wav?X-Amz-Signature=${token}"`)).toBe(`"recording_url": "https://s3.example/a.wav?X-Amz-Signature=${REDACTED}"`);
   });
 
   it('stays linear on a long repetitive secret in long repetitive text', () => {

@@ -1,0 +1,95 @@
+/**
+ * A webhook's or tool's URL carries its token in user info or a query value. Every command treats
+ * those parts as secrets (docs/security.md §5): the CLI registers the tokens of every URL in the
+ * service's answers and in the manifests, so `plan`, `drift` and `logs` in every format show them as
+ * `(sensitive)`, and the emulator's log line of a delivery masks them too. A query value too short to
+ * search for (`?v=2`) stays readable, as every short secret does.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { registerUrlTokens, urlTokens } from '../../src/secrets/url-tokens.js';
+import { callService, useExampleProjects } from '../helpers/project.js';
+
+const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
+
+/** The live tokens a dashboard edit puts in the front desk's URLs, and the one the manifest writes. */
+const PLANTED = {
+  password: 'TOPSECRETPW-4e1',
+  hookToken: 'TOPSECRETQ-8a2',
+  toolKey: 'TOPSECRETTOOL-c93',
+  manifestKey: 'MANIFESTKEY-2d7',
+};
+
+const startProject = useExampleProjects();
+
+/** An example project whose live front desk calls URLs holding the planted tokens (port 9 refuses), and whose manifest's tool URL holds one. */
+async function projectWithUrlTokens(log: string[]) {
+  const project = await startProject({ quiet: false, log: (line) => log.push(line) });
+  const manifest = path.join(project.dir, 'voxform.yaml');
+  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('webhook: https://api.example.com/calendar/slots', `webhook: https://api.example.com/calendar/slots?account=${PLANTED.manifestKey}&v=2`));
+  await callService(project, 'PUT', `/agents/${FRONT_DESK}`, {
+    name: 'Front desk',
+    config: {
+      session_data_webhook: { url: `http://u:${PLANTED.password}@127.0.0.1:9/end?token=${PLANTED.hookToken}&v=2`, headers: { 'x-hook-token': 'TOPSECRET1-hdr' } },
+      tools: [{ name: 'lookup', description: 'Looks a patient up.', webhook: `https://api.example.com/lookup?key=${PLANTED.toolKey}`, method: 'GET' }],
+    },
+  });
+  return project;
+}
+
+function expectNoToken(output: string): void {
+  for (const token of Object.values(PLANTED)) expect(output).not.toContain(token);
+}
+
+describe('URL tokens are secrets in every command', () => {
+  it('plan (text, JSON, Markdown) and drift (JSON) show the live and the manifest URLs with their tokens as (sensitive)', async () => {
+    const project = await projectWithUrlTokens([]);
+    for (const format of ['text', 'json', 'markdown']) {
+      const result = await project.cliInProcess(['plan', '--format', format]);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expectNoToken(result.stdout + result.stderr);
+      // The URL is still shown, its short query value readable.
+      expect(result.stdout).toContain('127.0.0.1:9/end?token=(sensitive)&v=2');
+      expect(result.stdout).toContain('slots?account=(sensitive)&v=2');
+    }
+    const drift = await project.cliInProcess(['drift', '--format', 'json']);
+    expect(drift.code, drift.stderr).toBe(2);
+    expectNoToken(drift.stdout + drift.stderr);
+    expect(drift.stdout).toContain('http://(sensitive)@127.0.0.1:9/end?token=(sensitive)&v=2');
+  });
+
+  it('logs (JSON, NDJSON) show a call record’s URLs with their tokens as (sensitive), and the emulator’s log its delivery', async () => {
+    const log: string[] = [];
+    const project = await projectWithUrlTokens(log);
+    const { call_id } = (await callService(project, 'POST', '/register_call', { agent_id: FRONT_DESK })) as { call_id: string };
+    await callService(project, 'POST', `/_emulator/calls/${call_id}/end`, { status: 'user-ended' });
+    for (const format of ['json', 'ndjson']) {
+      const result = await project.cliInProcess(['logs', '--format', format]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(call_id);
+      expectNoToken(result.stdout + result.stderr);
+      expect(result.stdout).toContain('lookup?key=(sensitive)');
+    }
+    const delivery = log.find((line) => line.includes('webhook end_of_call'));
+    // The log has no registry to tell a short value from a token: it hides every value.
+    expect(delivery).toContain('POST http://(sensitive)@127.0.0.1:9/end?token=(sensitive)&v=(sensitive) → ');
+    expectNoToken(log.join('\n'));
+  });
+});
+
+describe('urlTokens and registerUrlTokens', () => {
+  it('find the user, the password, the whole user info and each query value, as written and decoded', () => {
+    expect(urlTokens('https://bot:p%40ss@h.example/x?token=a%2Bb&flag&x=&q=1+2#frag')).toEqual(['bot', 'p%40ss', 'p@ss', 'bot:p%40ss', 'bot:p@ss', 'a%2Bb', 'a+b', '1+2', '1 2']);
+    expect(urlTokens('https://h.example/x?flag#frag')).toEqual([]);
+    expect(urlTokens('not a url?token=abcdefgh')).toEqual([]);
+  });
+
+  it('hand on only the tokens the scrub searches for, from every string of a deeply nested answer', () => {
+    let nested: unknown = { url: 'https://h.example/x?token=long-enough-1&v=2', user: 'ftp://ab@h' };
+    for (let depth = 0; depth < 100_000; depth++) nested = [nested];
+    const found: string[] = [];
+    registerUrlTokens(nested, (token) => found.push(token));
+    expect(found.sort()).toEqual(['long-enough-1']);
+  });
+});
