@@ -24,6 +24,8 @@ export interface Misindentation {
   /** The indentation of the block it continues, and the offset of that block's line before it. */
   expected: number;
   previousLine: number;
+  /** The offset of a comment line, indented less than the `|` text above it, that ended that text. */
+  endingComment?: number;
 }
 
 /** Thrown inside the reader to give up; never escapes it. */
@@ -69,6 +71,8 @@ interface Node {
 interface BlockNode extends Node {
   /** Index of the first line after the node. */
   next: number;
+  /** Set on a `|` text that a comment line indented less than it ended: that line's index. */
+  endingComment?: number;
 }
 
 const MAX_KEY_LENGTH = 1000;
@@ -217,7 +221,7 @@ class SubsetReader {
       if (next >= this.documentEnd) break;
       const nextIndent = this.indent(next);
       if (nextIndent < indent) break;
-      if (nextIndent > indent) this.misindentedAt(next, indent, value.next - 1);
+      if (nextIndent > indent) this.misindentedAt(next, indent, value);
       if (this.isSequenceItem(next)) giveUp();
       keyStart = this.lines.content[next] as number;
     }
@@ -272,7 +276,7 @@ class SubsetReader {
       if (next >= this.documentEnd) break;
       const nextIndent = this.indent(next);
       if (nextIndent < indent || (nextIndent === indent && !this.isSequenceItem(next))) break;
-      if (nextIndent > indent) this.misindentedAt(next, indent, item.next - 1);
+      if (nextIndent > indent) this.misindentedAt(next, indent, item);
     }
     attachSpans(out, this.closeNode(start, end, pendingFrom));
     this.depth--;
@@ -304,11 +308,12 @@ class SubsetReader {
     if (++this.values > MAX_YAML_TOKENS) giveUp();
   }
 
-  /** Gives up on line `index`, indented more than `expected` though nothing before it opens a block. */
-  private misindentedAt(index: number, expected: number, previous: number): never {
-    let before = previous;
+  /** Gives up on line `index`, indented more than `expected` though nothing before it (`previous`, the node it follows) opens a block. */
+  private misindentedAt(index: number, expected: number, previous: BlockNode): never {
+    let before = previous.next - 1;
     while (before > 0 && this.lines.insignificant[before] === 1) before--;
-    this.misindented = { at: this.lines.content[index] as number, found: this.indent(index), expected, previousLine: this.lines.start[before] as number };
+    const ending = previous.endingComment === undefined ? {} : { endingComment: this.lines.content[previous.endingComment] as number };
+    this.misindented = { at: this.lines.content[index] as number, found: this.indent(index), expected, previousLine: this.lines.start[before] as number, ...ending };
     return giveUp();
   }
 
@@ -454,7 +459,8 @@ class SubsetReader {
     if (contentIndent < 0) giveUp(); // empty block scalar
     const body = contentLines.join('\n');
     // Clip keeps one final newline, also at the end of a file without one (as the general parser does).
-    return { value: strip ? body : `${body}\n`, start: at, end: Math.min(lastContentEnd + 1, text.length), next: i };
+    const ended = i < this.documentEnd && this.lines.insignificant[i] === 1 ? { endingComment: i } : {};
+    return { value: strip ? body : `${body}\n`, start: at, end: Math.min(lastContentEnd + 1, text.length), next: i, ...ended };
   }
 
   // ── flow collections and quoted scalars (one line) ──

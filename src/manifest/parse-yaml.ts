@@ -133,11 +133,13 @@ export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>,
 }
 
 function reportMisindentation(misindented: Misindentation, source: SourceText, diagnostics: DiagnosticList): void {
-  const { found, expected, previousLine } = misindented;
+  const { found, expected, previousLine, endingComment } = misindented;
   const previousIndent = firstNonSpace(source.text, previousLine) - previousLine;
   const previousNumber = positionOf(source, previousLine).line;
-  const message =
-    previousIndent === expected
+  const comment = endingComment === undefined ? undefined : positionOf(source, endingComment);
+  const message = comment
+    ? `wrong indentation: this line is indented ${found} spaces, but the comment on line ${comment.line}, indented less than the | text above it, ended that text; indent the comment as the text is (${previousIndent} spaces), or remove it`
+    : previousIndent === expected
       ? `wrong indentation: this line is indented ${found} spaces, but the block it continues is indented ${expected} (as on line ${previousNumber}); line it up with it`
       : `wrong indentation: this line is indented ${found} spaces, which lines up with no block above it: line ${previousNumber} is indented ${previousIndent} and the block around it ${expected}; line it up with one of them`;
   diagnostics.error('yaml_indentation', message, spanOf(source, misindented.at, lineEndAt(source.text, misindented.at)));

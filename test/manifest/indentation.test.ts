@@ -37,4 +37,18 @@ describe('wrong indentation', () => {
     expect(summarize(result)).toEqual([]);
     expect(result.state?.agents.get('a')?.name).toBe('A long name');
   });
+
+  it('names the comment that ended a | text when the text goes on below it', async () => {
+    const result = await loadTree({
+      'voxform.yaml': ['agents:', '  a:', '    id: ag_1', '    config:', '      prompt: |', '        You are kind.', '      # Rules', '        Be brief.', ''].join('\n'),
+    });
+    expect(summarize(result)).toEqual([
+      'voxform.yaml:8:9 yaml_indentation wrong indentation: this line is indented 8 spaces, but the comment on line 7, indented less than the | text above it, ended that text; indent the comment as the text is (8 spaces), or remove it',
+    ]);
+  });
+
+  it('does not blame a comment after a key that is not a | text', async () => {
+    const result = await loadTree({ 'voxform.yaml': ['agents:', '  a:', '    id: ag_1', '# note', '     name: A', ''].join('\n') });
+    expect(summarize(result)[0]).toContain('but the block it continues is indented 4');
+  });
 });
