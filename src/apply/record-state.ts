@@ -22,6 +22,16 @@ function agentState(id: string, applied: Record<string, string>, key: string): A
   return { id, applied, fingerprintKeyId: fingerprintKeyId(key) };
 }
 
+/**
+ * Writes an agent's state under its address. A renamed agent (`ResourceChange.movedFrom`) leaves its
+ * old key: the entry moved with it, so one agent never has two.
+ */
+function recordAgent(ws: WorkspaceState, change: ResourceChange, state: AgentState): void {
+  ws.agents[change.address] = state;
+  const from = change.movedFrom;
+  if (from !== undefined && from !== change.address && ws.agents[from]?.id === state.id) delete ws.agents[from];
+}
+
 /** What the state keeps of a campaign request's body: the values, secret ones as keyed hashes. */
 function campaignValues(body: Record<string, unknown>, secretFields: readonly string[], key: string): CampaignState['applied'] {
   const applied: CampaignState['applied'] = {};
@@ -63,11 +73,11 @@ export function stateAfterRequest(
       const agent = resources.of(address, 'agent');
       return (ws) => {
         // The attached files are not this request's: what the state knew of them stays, if hashed with this key.
-        const previous = ws.agents[address];
+        const previous = ws.agents[address] ?? (change.movedFrom === undefined ? undefined : ws.agents[change.movedFrom]);
         const knowledge = hashedWithAnotherKey(previous?.fingerprintKeyId, fingerprintKeyId(salt)) ? undefined : previous?.applied.knowledge;
         const applied = appliedHashes(agent, salt);
         if (knowledge) applied.knowledge = knowledge;
-        ws.agents[address] = agentState(agent.id, applied, salt);
+        recordAgent(ws, change, agentState(agent.id, applied, salt));
       };
     }
     case 'set_agent_files': {
@@ -76,7 +86,7 @@ export function stateAfterRequest(
       return (ws) => {
         const applied = appliedHashes(agent, salt);
         applied.knowledge = hashApplied(salt, body.files);
-        ws.agents[address] = agentState(agent.id, applied, salt);
+        recordAgent(ws, change, agentState(agent.id, applied, salt));
       };
     }
     case 'import_phone':
@@ -120,7 +130,7 @@ export function stateWhenUnchanged(change: ResourceChange, context: UnchangedCon
     // Unchanged, so the attached files are the desired ones: remember them for drift too.
     if (agent.knowledge !== undefined) applied.knowledge = hashApplied(context.key, change.before?.knowledge ?? []);
     const state = agentState(agent.id, applied, context.key);
-    return (ws) => (ws.agents[address] = state);
+    return (ws) => recordAgent(ws, change, state);
   }
   if (change.kind === 'phone') {
     const phone = context.resources.of(address, 'phone');

@@ -5,6 +5,8 @@
  * bin/voxform.js loads this module before the rest of the CLI, while few files are open, so that
  * it can report a failure to load the rest: it imports little for that reason.
  */
+import { closeSync, existsSync, openSync } from 'node:fs';
+import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { errorJson, errorText } from './error-text.js';
 import { formatAskedFor } from './format-asked-for.js';
@@ -22,7 +24,46 @@ function exhaustedCode(error: unknown): { code: ExhaustedCode; path: string | un
     if (code === 'EMFILE' || code === 'ENFILE') return { code, path: typeof path === 'string' ? path : undefined };
     current = current.cause;
   }
-  return undefined;
+  return moduleNotReadable(error);
+}
+
+/** `Cannot find package '/p/node_modules/diff/index.js' imported from …`, `Cannot find module '/p/dist/x.js' imported from …`. */
+const NOT_FOUND = /^Cannot find (package|module) '([^']+)'/;
+const NODE_MODULES = `${path.sep}node_modules${path.sep}`;
+
+/** The folder of the package a path lies in (`/p/node_modules/@scope/name`), or the path itself outside node_modules. */
+function packageFolder(file: string): string {
+  const at = file.lastIndexOf(NODE_MODULES);
+  if (at < 0) return file;
+  const inside = file.slice(at + NODE_MODULES.length).split(path.sep);
+  const name = inside[0]?.startsWith('@') ? inside.slice(0, 2) : inside.slice(0, 1);
+  return path.join(file.slice(0, at), 'node_modules', ...name);
+}
+
+/** EMFILE or ENFILE when this process cannot open a file now, by trying one. */
+function openingFails(): ExhaustedCode | undefined {
+  try {
+    closeSync(openSync(process.execPath, 'r'));
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EMFILE' || code === 'ENFILE' ? code : undefined;
+  }
+}
+
+/**
+ * Node's loader reports a module it could not read for want of a file descriptor as not found
+ * (ERR_MODULE_NOT_FOUND), without the EMFILE: a module that is there all the same (the file, or its
+ * package's folder: `existsSync` needs no descriptor) while opening a file fails with EMFILE or
+ * ENFILE is that. A module missing indeed, or one found while files still open, is not.
+ */
+function moduleNotReadable(error: unknown): { code: ExhaustedCode; path: string | undefined } | undefined {
+  if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  const [, kind, named] = NOT_FOUND.exec(error.message) ?? [];
+  if (named === undefined || !path.isAbsolute(named)) return undefined;
+  const module = kind === 'package' ? packageFolder(named) : named;
+  const code = existsSync(module) ? openingFails() : undefined;
+  return code === undefined ? undefined : { code, path: module };
 }
 
 /**

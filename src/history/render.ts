@@ -5,6 +5,7 @@
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
+import { AgentNames } from './agent-names.js';
 import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type DeploySummary, type HistoryRecord, type TestRunRecord } from './types.js';
 
 /** Version of the JSON history format. */
@@ -13,13 +14,15 @@ export const HISTORY_JSON_FORMAT_VERSION = '1';
 /**
  * The agents whose configuration a record changed: those whose version (agentVersionKey: the hash,
  * or the recorded configuration) differs from the next older record holding them (`older`: the
- * records after it, newest first), or that no older record holds.
+ * records after it, newest first), or that no older record holds. An agent whose key was renamed
+ * is compared with its records under the earlier name (`names`, from the workspace's records).
  */
-export function agentsChanged(record: HistoryRecord, older: readonly HistoryRecord[]): string[] {
+export function agentsChanged(record: HistoryRecord, older: readonly HistoryRecord[], names = new AgentNames([record, ...older])): string[] {
   return Object.keys(record.agents)
     .filter((name) => {
       const now = recordedAgent(record, name) as AgentVersion;
-      const before = older.map((candidate) => recordedAgent(candidate, name)).find((version) => version !== undefined);
+      const nameNow = names.nameNow(name, now);
+      const before = older.map((candidate) => names.versionIn(candidate, nameNow)).find((version) => version !== undefined);
       return before === undefined || agentVersionKey(before) !== agentVersionKey(now);
     })
     .sort();
@@ -33,17 +36,17 @@ export interface HistoryEntry {
 
 /**
  * The records `voxform history` shows, from every record of the workspace (newest first): those
- * holding `agent` when given, at most `limit`. What a record changed is found against the records
+ * holding `agent` when given (under an earlier name too, when its key was renamed: `names`), at most `limit`. What a record changed is found against the records
  * before it in that whole history, whatever the filters: the same record names the same agents
  * with any `--limit` or `--agent`.
  */
-export function historyEntries(records: readonly HistoryRecord[], options: { agent?: string | undefined; limit?: number | undefined } = {}): HistoryEntry[] {
-  const { agent, limit = Number.POSITIVE_INFINITY } = options;
+export function historyEntries(records: readonly HistoryRecord[], options: { agent?: string | undefined; limit?: number | undefined; names?: AgentNames | undefined } = {}): HistoryEntry[] {
+  const { agent, limit = Number.POSITIVE_INFINITY, names = new AgentNames(records) } = options;
   const entries: HistoryEntry[] = [];
   for (let index = 0; index < records.length && entries.length < limit; index++) {
     const record = records[index] as HistoryRecord;
-    if (agent !== undefined && !recordedAgent(record, agent)) continue;
-    entries.push({ record, agentsChanged: agentsChanged(record, records.slice(index + 1)) });
+    if (agent !== undefined && !names.versionIn(record, agent)) continue;
+    entries.push({ record, agentsChanged: agentsChanged(record, records.slice(index + 1), names) });
   }
   return entries;
 }
@@ -78,9 +81,13 @@ export function applyCounts(counts: Pick<DeploySummary, 'applied' | 'partlyAppli
   return `${counts.applied} applied${partly}, ${counts.failed} failed, ${counts.skipped} skipped${stopped ? `, ${counts.notApplied} not applied` : ''}`;
 }
 
-/** The test runs `voxform history` shows (newest first): those that talked to `agent` when given, at most `limit`. */
-export function testRunEntries(runs: readonly TestRunRecord[], options: { agent?: string | undefined; limit?: number | undefined } = {}): TestRunRecord[] {
-  const held = options.agent === undefined ? runs : runs.filter((run) => Object.hasOwn(run.agents, options.agent as string));
+/**
+ * The test runs `voxform history` shows (newest first): those that talked to `agent` when given (under
+ * an earlier name too: `names`, from the workspace's records), at most `limit`.
+ */
+export function testRunEntries(runs: readonly TestRunRecord[], options: { agent?: string | undefined; limit?: number | undefined; names?: AgentNames | undefined } = {}): TestRunRecord[] {
+  const { agent, names = new AgentNames(runs) } = options;
+  const held = agent === undefined ? runs : runs.filter((run) => names.versionIn(run, agent) !== undefined);
   return held.slice(0, options.limit ?? Number.POSITIVE_INFINITY);
 }
 

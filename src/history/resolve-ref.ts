@@ -4,7 +4,8 @@
  * applied completely and differs from the current one in what a rollback restores (see `previousRecord`).
  */
 import { VoxformError } from '../errors.js';
-import { recordedAgent, restorableKey, shortCommit, type HistoryRecord } from './types.js';
+import { AgentNames } from './agent-names.js';
+import { restorableKey, shortCommit, type HistoryRecord } from './types.js';
 import { plural } from '../util/plural.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
@@ -19,9 +20,9 @@ function refHint(historyCommand: string): string {
   return `List the records with \`${historyCommand}\`; REF is a record id (or a unique prefix of one), a commit (7 or more hex digits) or \`previous\`.`;
 }
 
-/** Whether every named agent is in the record (without names: whether it has any agent at all). */
-function holdsAgents(record: HistoryRecord, agents: readonly string[]): boolean {
-  return agents.length === 0 ? Object.keys(record.agents).length > 0 : agents.every((name) => recordedAgent(record, name) !== undefined);
+/** Whether every named agent is in the record, under an earlier name too (without names: whether it has any agent at all). */
+function holdsAgents(record: HistoryRecord, agents: readonly string[], names: AgentNames): boolean {
+  return agents.length === 0 ? Object.keys(record.agents).length > 0 : agents.every((name) => names.versionIn(record, name) !== undefined);
 }
 
 function describe(record: HistoryRecord): string {
@@ -42,12 +43,12 @@ function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string)
  * holds those alone, beside agents that kept a newer configuration. Asked for some agents, a
  * rollback of them is whole enough.
  */
-function wholeConfiguration(record: HistoryRecord, records: readonly HistoryRecord[], agents: readonly string[]): boolean {
+function wholeConfiguration(record: HistoryRecord, records: readonly HistoryRecord[], agents: readonly string[], names: AgentNames): boolean {
   if (record.source.healOf !== undefined) return false;
   const restoredId = record.source.rollbackOf;
   if (restoredId === undefined || agents.length > 0) return true;
   const restored = records.find((candidate) => candidate.id === restoredId);
-  return restored === undefined || Object.keys(restored.agents).every((name) => recordedAgent(record, name) !== undefined);
+  return restored === undefined || Object.entries(restored.agents).every(([name, version]) => names.versionIn(record, names.nameNow(name, version)) !== undefined);
 }
 
 /**
@@ -58,9 +59,10 @@ function wholeConfiguration(record: HistoryRecord, records: readonly HistoryReco
  * a rollback leaves as it is (knowledge files) would restore nothing: both are passed over, so
  * `previous` is never a no-op. Only a record that
  * is a whole configuration is returned to (`wholeConfiguration`): a rollback never ends in a mix of
- * agents never deployed together.
+ * agents never deployed together. An agent whose key was renamed is followed to its records under
+ * the earlier name (`AgentNames`).
  */
-export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND): HistoryRecord {
+export function previousRecord(records: readonly HistoryRecord[], agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND, agentNames = new AgentNames(records)): HistoryRecord {
   const known = new Set(records.flatMap((record) => Object.keys(record.agents)));
   const unknown = agents.find((name) => !known.has(name));
   if (unknown !== undefined) {
@@ -68,22 +70,22 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
       hint: known.size > 0 ? `The recorded agents are: ${[...known].sort().join(', ')}.` : 'Nothing is recorded yet: every `voxform apply` adds a record.',
     });
   }
-  const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => recordedAgent(record, name) !== undefined)));
-  const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.keys(record.agents)))];
+  const relevant = records.filter((record) => (agents.length === 0 ? true : agents.some((name) => agentNames.versionIn(record, name) !== undefined)));
+  const names = agents.length > 0 ? agents : [...new Set(relevant.flatMap((record) => Object.entries(record.agents).map(([name, version]) => agentNames.nameNow(name, version))))];
   const current = new Map<string, string>();
   for (const record of relevant) {
     for (const name of names) {
-      const version = recordedAgent(record, name);
+      const version = agentNames.versionIn(record, name);
       if (!current.has(name) && version) current.set(name, restorableKey(version));
     }
   }
   const differs = (record: HistoryRecord, name: string) => {
-    const version = recordedAgent(record, name);
+    const version = agentNames.versionIn(record, name);
     return version !== undefined && restorableKey(version) !== current.get(name);
   };
   const found = relevant
     .slice(1)
-    .find((record) => COMPLETE.has(record.outcome) && wholeConfiguration(record, records, agents) && holdsAgents(record, agents) && names.some((name) => differs(record, name)));
+    .find((record) => COMPLETE.has(record.outcome) && wholeConfiguration(record, records, agents, agentNames) && holdsAgents(record, agents, agentNames) && names.some((name) => differs(record, name)));
   if (!found) {
     const whose = agents.length > 0 ? ` of ${agents.join(', ')}` : '';
     throw new VoxformError('history_ref_unknown', `The history holds no earlier configuration${whose} to roll back to (${plural(records.length, 'record')} in this workspace).`, {
@@ -93,10 +95,13 @@ export function previousRecord(records: readonly HistoryRecord[], agents: readon
   return found;
 }
 
-/** The record REF names, from `records` of one workspace, newest first; `historyCommand` is what refusals name to list them. */
-export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string, agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND): HistoryRecord {
+/**
+ * The record REF names, from `records` of one workspace, newest first; `historyCommand` is what
+ * refusals name to list them; `agentNames` follows renamed keys (by default from the records alone).
+ */
+export function resolveHistoryRef(records: readonly HistoryRecord[], ref: string, agents: readonly string[] = [], historyCommand = DEFAULT_HISTORY_COMMAND, agentNames = new AgentNames(records)): HistoryRecord {
   const wanted = ref.trim();
-  if (wanted === 'previous') return previousRecord(records, agents, historyCommand);
+  if (wanted === 'previous') return previousRecord(records, agents, historyCommand, agentNames);
   if (wanted === '') throw new VoxformError('history_ref_unknown', 'The reference is empty.', { hint: refHint(historyCommand) });
   const exact = records.find((record) => record.id === wanted);
   if (exact) return exact;

@@ -17,7 +17,8 @@ import { formatDotted, valueAtPath } from '../util/field-path.js';
 import { LineCounter, type SourceText } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
-import { recordedAgent, type AgentVersion, type HistoryRecord } from './types.js';
+import { AgentNames } from './agent-names.js';
+import type { AgentVersion, HistoryRecord } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -28,16 +29,21 @@ export interface RestoreOptions {
   env: Env;
   /** The project's desired state as loaded now: the environment, region and base URL are kept. */
   current: DesiredState;
+  /** The workspace's agents across renamed keys: an agent the record holds under an earlier name is restored under its name now. */
+  names?: AgentNames | undefined;
   /** Hears every secret value read, at once (so that even an error printed next is scrubbed of it). */
   onSecret?: ((value: string) => void) | undefined;
 }
 
-/** The agents to restore, each checked to be in the record. */
-function chosenAgents(record: HistoryRecord, agents: readonly string[]): Array<[string, AgentVersion]> {
+/** The agents to restore, each by its name now, each checked to be in the record. */
+function chosenAgents(record: HistoryRecord, agents: readonly string[], names: AgentNames): Array<[string, AgentVersion]> {
   const recorded = Object.keys(record.agents).sort();
-  if (agents.length === 0) return recorded.map((name) => [name, record.agents[name] as AgentVersion]);
+  if (agents.length === 0) {
+    const now = recorded.map((name): [string, AgentVersion] => [names.nameNow(name, record.agents[name] as AgentVersion), record.agents[name] as AgentVersion]);
+    return now.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
   return [...new Set(agents)].map((name) => {
-    const version = recordedAgent(record, name);
+    const version = names.versionIn(record, name);
     if (!version) {
       throw new VoxformError('rollback_agent_not_recorded', `Record ${record.id} holds no agent "${name}".`, {
         hint: recorded.length > 0 ? `Its agents are: ${recorded.join(', ')}.` : 'It holds no agent at all: pick another record with `voxform history`.',
@@ -99,7 +105,7 @@ export function desiredFromRecord(record: HistoryRecord, options: RestoreOptions
     onEnvName: (name) => names.add(name),
   };
   const agents = new Map<string, DesiredAgent>();
-  for (const [name, version] of chosenAgents(record, options.agents)) {
+  for (const [name, version] of chosenAgents(record, options.agents, options.names ?? new AgentNames([record]))) {
     agents.set(name, restoredAgent(name, version, record, { interpolation, display: `history record ${record.id}, agent ${name}` }));
   }
   const problems = diagnostics.toList().filter((diagnostic) => diagnostic.severity === 'error');

@@ -14,6 +14,7 @@ import type {
   DesiredPhone,
   DesiredState,
 } from '../manifest/types.js';
+import { movedAgents, withMovedAgents } from '../state/moved-agents.js';
 import { hashApplied, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
@@ -58,6 +59,8 @@ interface DiffInput {
   desired: DesiredState;
   live: LiveState;
   state: WorkspaceState;
+  /** The renamed agents (new address → the address the state kept each under), once the differ found them; its `state` then holds them moved. */
+  moves?: ReadonlyMap<string, string> | undefined;
   /** The fingerprint key (a secret): the key of the state's hashes and of live fingerprints. */
   salt: string;
   baseUrl: string;
@@ -105,7 +108,7 @@ const LIVE_FINGERPRINT: PropertyDescriptor = {
 };
 
 function change(
-  base: Pick<ResourceChange, 'address' | 'kind' | 'id' | 'before' | 'after' | 'sensitivePaths'> & {
+  base: Pick<ResourceChange, 'address' | 'kind' | 'id' | 'before' | 'after' | 'sensitivePaths' | 'movedFrom'> & {
     fieldChanges: FieldChange[];
     /** The live values the change was computed from, for its `liveFingerprint`. */
     fingerprinted: unknown;
@@ -133,6 +136,7 @@ function change(
     reason,
     dependsOn: dependedOnAddresses(requests, base.owners, base.address),
     requests,
+    ...(base.movedFrom === undefined ? {} : { movedFrom: base.movedFrom }),
     [FINGERPRINT_INPUT]: fingerprintInput,
   };
   return Object.defineProperty(made, 'liveFingerprint', LIVE_FINGERPRINT) as typeof made & ResourceChange;
@@ -225,6 +229,7 @@ function diffAgent(agent: DesiredAgent, live: Agent, input: DiffContext, knowled
     owners,
     fingerprinted: agentFingerprinted(agent, comparable, liveFiles),
     input,
+    movedFrom: input.moves?.get(agent.address),
   });
 }
 
@@ -389,7 +394,12 @@ export class ResourceDiffer {
   /** The credentials' and knowledge files' changes. */
   readonly independent: ResourceChange[] = [];
 
-  constructor(readonly context: DiffContext) {
+  readonly context: DiffContext;
+
+  constructor(context: DiffContext) {
+    // A renamed agent's state entry is read under its new key: its drift baseline follows it.
+    const moves = movedAgents(context.state, context.desired.agents.values());
+    this.context = { ...context, state: withMovedAgents(context.state, moves), moves };
     for (const credential of context.desired.credentials.values()) this.independent.push(diffCredential(credential, context, this.owners));
     for (const file of context.desired.knowledge.values()) {
       const c = diffKnowledge(file, context, this.owners);

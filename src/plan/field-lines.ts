@@ -3,7 +3,7 @@ import { structuredPatch } from 'diff';
 import { REDACTED } from '../secrets/redact.js';
 import { serializeAlike } from './compare.js';
 import { redactValue } from './redact.js';
-import { UNKNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from './types.js';
+import { UNKNOWN_AFTER_APPLY, type FieldChange, type Plan, type ResourceChange } from './types.js';
 
 type FieldMarker = '+' | '-' | '~';
 
@@ -125,6 +125,14 @@ export function describeAction(change: ResourceChange): string {
       return 'will be updated in place';
   }
 }
+
+/** The agents whose manifest keys were renamed, `agent.front-desk → agent.reception`, in plan order. */
+export function movedAgentLines(plan: Plan): string[] {
+  return plan.changes.filter((change) => change.movedFrom !== undefined).map((change) => `${change.movedFrom} → ${change.address}`);
+}
+
+/** What a move does, said once after the moves it explains. */
+export const MOVED_NOTE = 'the same agents, by id, under new keys: apply moves what the state keeps of each to its new key, and its history follows it';
 
 export function summaryLine(summary: { create: number; update: number; unchanged: number; drifted: number }): string {
   const drift = summary.drifted > 0 ? ` (${summary.drifted} drifted)` : '';

@@ -5,7 +5,7 @@ import { toJsonText } from '../util/printable.js';
 import { planPolicyJson } from '../policy/render.js';
 
 /** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
-export const PLAN_JSON_FORMAT_VERSION = '1.2';
+export const PLAN_JSON_FORMAT_VERSION = '1.3';
 
 function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
   if (value === null) return null;
@@ -61,6 +61,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
       action: change.action,
       id: change.id ?? null,
       reason: change.reason ?? null,
+      moved_from: change.movedFrom ?? null,
       depends_on: change.dependsOn,
       live_fingerprint: change.liveFingerprint,
       sensitive_paths: change.sensitivePaths,

@@ -1,4 +1,4 @@
-import { describeAction, DRIFT_NOTE, fieldViews, summaryLine } from './field-lines.js';
+import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine } from './field-lines.js';
 import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
@@ -47,6 +47,18 @@ function environmentVariablesLines(variables: EnvironmentVariables | undefined):
   return [`**Environment variables read** (names only): ${names}.${note}`, ''];
 }
 
+/** The agents whose keys were renamed, as one paragraph; none when no key was. */
+function movedAgentsLines(plan: Plan): string[] {
+  const moved = movedAgentLines(plan);
+  return moved.length === 0 ? [] : [`**Renamed agents** (${MOVED_NOTE}): ${moved.map((line) => markdownCode(line)).join(', ')}.`, ''];
+}
+
+/** A plan without changes: its one line, then the renamed agents, if any. */
+function noChangesText(plan: Plan, env: string, limit: number): string {
+  const moved = movedAgentsLines(plan);
+  return `${noChangesLine(plan, env, limit)}${moved.length > 0 ? `\n${moved.join('\n')}` : ''}`;
+}
+
 /** The one line of a plan without changes, naming the new variables read while that fits in `limit`, else counting them. */
 function noChangesLine(plan: Plan, env: string, limit: number): string {
   const line = `**voxform plan${env}:** no changes — the service matches the manifests (${plural(plan.summary.unchanged, 'resource')} checked).`;
@@ -67,7 +79,7 @@ function commentParts(plan: Plan, changed: ResourceChange[], env: string): Comme
     diff: diffLines(change),
   }));
   const tokens = plan.policy && !policyHasFindings(plan.policy) ? promptTokensMarkdown(plan.policy) : [];
-  const tail = [environmentVariablesLines(plan.environmentVariables), tokens].filter((lines) => lines.length > 0);
+  const tail = [movedAgentsLines(plan), environmentVariablesLines(plan.environmentVariables), tokens].filter((lines) => lines.length > 0);
   return {
     head: [`### voxform plan${env}: ${summaryLine(plan.summary).replace(/^Plan: /, '')}`, ''],
     tableHeader: ['| Resource | Action | Fields |', '|---|---|---|'],
@@ -111,7 +123,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
 function renderChanges(plan: Plan, options: MarkdownPlanOptions & { limit: number }): string {
   const changed = plan.changes.filter((c) => c.action !== 'no-op');
   const env = plan.environment ? ` (${markdownCode(plan.environment)})` : '';
-  if (changed.length === 0) return noChangesLine(plan, env, options.limit);
+  if (changed.length === 0) return noChangesText(plan, env, options.limit);
   const parts = commentParts(plan, changed, env);
   const whole = [...parts.head, ...parts.tableHeader, ...parts.rows, '', ...parts.sections.flatMap(wholeSection), ...parts.tail.flat()];
   const text = `${whole.join('\n').trimEnd()}\n`;

@@ -109,6 +109,7 @@ function readChange(value: unknown): ResourceChange {
     fieldChanges: (field(value, 'field_changes', Array.isArray, address) as unknown[]).map((f) => readFieldChange(f, address)),
     sensitivePaths: field(value, 'sensitive_paths', isStrings, address),
     reason: oneOf(REASONS)(reason) ? reason : undefined,
+    ...(isString(value.moved_from) ? { movedFrom: field(value, 'moved_from', isName, address) } : {}),
     dependsOn: field(value, 'depends_on', isNames, address),
     requests: (field(value, 'requests', Array.isArray, address) as unknown[]).map((r) => readRequest(r, address)),
     liveFingerprint: field(value, 'live_fingerprint', isString, address),

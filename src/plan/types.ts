@@ -114,6 +114,11 @@ export interface ResourceChange {
   /** The requests apply sends for this change, in order. Empty for `no-op`. */
   requests: PlannedRequest[];
   /**
+   * An agent whose manifest key was renamed (the same `id:`): the address the state kept it under.
+   * Apply moves that entry to `address`, whatever the action (src/state/moved-agents.ts).
+   */
+  movedFrom?: string | undefined;
+  /**
    * Keyed hash of the live values this change was computed from (an agent's managed top-level config
    * keys whole). `apply PLAN` computes it again and refuses the plan (`plan_stale`) when it moved.
    */

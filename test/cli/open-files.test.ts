@@ -4,6 +4,7 @@
  * happened and how to raise the limit, exit 1, without a trace unless VOXFORM_DEBUG=1.
  */
 import { spawn } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tooManyOpenFilesError } from '../../src/cli/open-files.js';
@@ -63,6 +64,30 @@ describe('running out of open files while the CLI loads its modules', () => {
   });
 });
 
+describe('a module Node reports as not found because the process ran out of open files', () => {
+  const manifest = { 'voxform.yaml': 'version: 1\nagents:\n  desk:\n    id: agent-1\n    name: Desk\n' };
+
+  it('is the same error, naming the module, not "an unexpected problem"', async () => {
+    const dir = await tempDir(manifest);
+    // The command's module resolves, then every descriptor is taken and Node's "Cannot find module" thrown.
+    const line = `ulimit -n 256 && exec "${process.execPath}" --import "${failingLoad}" "${bin}" validate`;
+    const result = await run(line, { cwd: dir, env: { VOXFORM_TEST_NOT_FOUND_OUT_OF_FILES: 'dist/cli/commands/validate.js' } });
+    const module = await realpath(path.join(repoRoot, 'dist/cli/commands/validate.js'));
+    expect(result.stderr).toBe(`error[too_many_open_files]: voxform could not open ${module}: this process has as many files open as the system lets it (EMFILE).\n${RAISE_HINT}`);
+    expect(result.code).toBe(1);
+  });
+
+  it('under a real `ulimit -n` that runs out while a command loads its packages: never "this is a bug"', async () => {
+    const dir = await tempDir(manifest);
+    // Around these limits Node runs out reading either a module (EMFILE) or a package.json (reported as not found).
+    for (const limit of [46, 47, 48, 50]) {
+      const result = await run(`ulimit -n ${limit} && exec "${process.execPath}" "${bin}" plan --local`, { cwd: dir });
+      expect(result.stderr, `ulimit -n ${limit}`).toMatch(/^error\[too_many_open_files\]: voxform could not open \S+: this process has as many files open as the system lets it \(EMFILE\)\.\n {2}hint: /);
+      expect(result.code, `ulimit -n ${limit}`).toBe(1);
+    }
+  }, 60_000);
+});
+
 describe('tooManyOpenFilesError', () => {
   const emfile = Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
 
@@ -71,6 +96,12 @@ describe('tooManyOpenFilesError', () => {
     expect(tooManyOpenFilesError(new Error('wrapped', { cause: new Error('again', { cause: emfile }) }), { parallelism: false })?.code).toBe('too_many_open_files');
     expect(tooManyOpenFilesError(Object.assign(new Error('gone'), { code: 'ENOENT' }), { parallelism: true })).toBeUndefined();
     expect(tooManyOpenFilesError('EMFILE', { parallelism: true })).toBeUndefined();
+  });
+
+  it('takes a module not found for a bug while files still open, or when it is missing indeed', () => {
+    const notFound = (named: string) => Object.assign(new Error(`Cannot find package '${named}' imported from ${path.join(repoRoot, 'dist/plan/field-lines.js')}`), { code: 'ERR_MODULE_NOT_FOUND' });
+    expect(tooManyOpenFilesError(notFound(path.join(repoRoot, 'node_modules/diff/index.js')), { parallelism: false })).toBeUndefined();
+    expect(tooManyOpenFilesError(notFound(path.join(repoRoot, 'node_modules/no-such-package/index.js')), { parallelism: false })).toBeUndefined();
   });
 
   it('says ENFILE is the system\'s limit, which `ulimit -n` does not raise', () => {

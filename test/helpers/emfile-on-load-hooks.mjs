@@ -1,10 +1,37 @@
-/** The loader hooks of emfile-on-load.mjs: the one module named fails to load with EMFILE. */
+/** The loader hooks of emfile-on-load.mjs: the one module named fails to load with EMFILE, or is "not found" once the descriptors are gone. */
+import { openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 let failing;
+let notFound;
+/** The descriptors taken: held open until the process ends. */
+const held = [];
 
 export function initialize(data) {
   failing = data.failing;
+  notFound = data.notFound;
+}
+
+/** Opens files until the process may open no more (the test runs it under a low `ulimit -n`). */
+function takeEveryDescriptor() {
+  for (;;) {
+    try {
+      held.push(openSync(process.execPath, 'r'));
+    } catch (error) {
+      if (error.code === 'EMFILE') return;
+      throw error;
+    }
+  }
+}
+
+export async function resolve(specifier, context, nextResolve) {
+  const resolved = await nextResolve(specifier, context);
+  if (notFound && resolved.url.startsWith('file:') && fileURLToPath(resolved.url).endsWith(notFound)) {
+    takeEveryDescriptor();
+    const from = context.parentURL ? fileURLToPath(context.parentURL) : 'the command line';
+    throw Object.assign(new Error(`Cannot find module '${fileURLToPath(resolved.url)}' imported from ${from}`), { code: 'ERR_MODULE_NOT_FOUND' });
+  }
+  return resolved;
 }
 
 export async function load(url, context, nextLoad) {

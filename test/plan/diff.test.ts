@@ -111,6 +111,31 @@ describe('agent diff', () => {
     expect(changes[0]).toMatchObject({ reason: undefined, fieldChanges: [{ drift: false }] });
   });
 
+  it('reads a renamed agent key as a move: the old entry is its drift baseline, and the change says where it moved from', () => {
+    const agent = desiredAgent('reception', { id: 'a1', config: { first_message: 'Hello' } });
+    const other = desiredAgent('booking', { id: 'a2', config: { first_message: 'Hi' } });
+    const state = emptyWorkspace();
+    state.agents['agent.front-desk'] = { id: 'a1', applied: { 'config.first_message': hashApplied('salt', 'Hello') } };
+    state.agents['agent.gone'] = { id: 'a3', applied: {} };
+    const { changes } = diffStates({
+      desired: desiredState({ agents: [agent, other] }),
+      live: { agents: new Map([['a1', liveAgent('a1', { first_message: 'Changed in the dashboard' })], ['a2', liveAgent('a2', { first_message: 'Hi' })]]), phones: [] },
+      state,
+      salt: 'salt', baseUrl: 'local',
+      files: [],
+    });
+    expect(changes.find((c) => c.address === 'agent.reception')).toMatchObject({ movedFrom: 'agent.front-desk', reason: 'drift', fieldChanges: [{ drift: true }] });
+    expect(changes.find((c) => c.address === 'agent.booking')?.movedFrom).toBeUndefined();
+  });
+
+  it('moves no state entry when two keys name its agent: which one it became is unknown', () => {
+    const agents = [desiredAgent('reception', { id: 'a1', config: {} }), desiredAgent('lobby', { id: 'a1', config: {} })];
+    const state = emptyWorkspace();
+    state.agents['agent.front-desk'] = { id: 'a1', applied: {} };
+    const { changes } = diffStates({ desired: desiredState({ agents }), live: { agents: new Map([['a1', liveAgent('a1', {})]]), phones: [] }, state, salt: 'salt', baseUrl: 'local', files: [] });
+    expect(changes.map((c) => c.movedFrom)).toEqual([undefined, undefined]);
+  });
+
   it('reports an agent id the service does not know, at its place', () => {
     const agent = desiredAgent('front', { id: 'missing', source: { file: 'a.yaml', line: 4, col: 3 } });
     const { problems } = diffStates({ desired: desiredState({ agents: [agent] }), live: { agents: new Map(), phones: [] }, state: emptyWorkspace(), salt: 'salt', baseUrl: 'local', files: [] });

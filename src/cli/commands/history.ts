@@ -1,4 +1,5 @@
 /** `voxform history`: the workspace's deploy ledger, newest first; nothing is sent to the service. */
+import { AgentNames } from '../../history/agent-names.js';
 import { historyEntries, renderHistoryJson, renderHistoryText, testRunEntries } from '../../history/render.js';
 import type { HistoryRecord, TestRunRecord } from '../../history/types.js';
 import { workspaceKey } from '../../state/types.js';
@@ -35,8 +36,10 @@ export async function run(options: HistoryOptions, ctx: CommandContext): Promise
   // A name in neither the manifests nor the ledger is a typo, refused as report and rollback refuse it.
   if (options.agent !== undefined) checkLocalAgentName(options.agent, { manifests: names, history: ledgerNames(records, runs) });
   // The whole history, whatever the filters: what a record changed is found against the records before it.
-  const entries = historyEntries(records, { agent: options.agent, limit });
-  const testRuns = testRunEntries(runs, { agent: options.agent, limit });
+  // An agent whose key was renamed is followed to its records under the earlier name.
+  const agentNames = new AgentNames(records, names.keys());
+  const entries = historyEntries(records, { agent: options.agent, limit, names: agentNames });
+  const testRuns = testRunEntries(runs, { agent: options.agent, limit, names: agentNames });
   ctx.stdout.write(options.format === 'json' ? renderHistoryJson(entries, workspace, testRuns) : renderHistoryText(entries, workspace, options.agent, testRuns));
   return 0;
 }

@@ -4,7 +4,8 @@
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
-import { recordedAgent, shortCommit, type HistoryRecord } from '../../history/types.js';
+import { AgentNames } from '../../history/agent-names.js';
+import { shortCommit, type HistoryRecord } from '../../history/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -53,10 +54,10 @@ function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecor
  * What the rollback leaves as it is, where it matters: the knowledge files of the agents it restores
  * that have some attached, in the restored record or now (`records`' newest holding the agent).
  */
-function notRolledBack(records: readonly HistoryRecord[], restored: HistoryRecord, agents: readonly string[]): string {
+function notRolledBack(records: readonly HistoryRecord[], restored: HistoryRecord, agents: readonly string[], names: AgentNames): string {
   const withFiles = agents.filter((name) => {
-    const current = records.find((record) => recordedAgent(record, name) !== undefined);
-    return [restored, current].some((record) => (record ? recordedAgent(record, name)?.knowledge?.length ?? 0 : 0) > 0);
+    const current = records.find((record) => names.versionIn(record, name) !== undefined);
+    return [restored, current].some((record) => (record ? names.versionIn(record, name)?.knowledge?.length ?? 0 : 0) > 0);
   });
   if (withFiles.length === 0) return '';
   const sentence = `Not rolled back: the knowledge files of ${withFiles.join(', ')}, which stay as they are now (a rollback restores agents' names and configurations; \`voxform apply\` of the manifests sets the files).`;
@@ -76,10 +77,12 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
   const history = project.backend.history;
   const agents = options.agent ?? [];
   const records = await workspaceHistory(history, project.workspaceKey, ctx);
-  const restored = resolveHistoryRef(records, ref, agents, nextCommand('history', options));
-  const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, onSecret: (value) => ctx.secrets.add(value) });
+  // An agent whose key was renamed is followed to its records under the earlier name.
+  const agentNames = new AgentNames(records, project.desired.agents.keys());
+  const restored = resolveHistoryRef(records, ref, agents, nextCommand('history', options), agentNames);
+  const desired = desiredFromRecord(restored, { agents, env: ctx.env, current: project.desired, names: agentNames, onSecret: (value) => ctx.secrets.add(value) });
   const names = [...desired.agents.keys()];
-  ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notRolledBack(records, restored, names)}\n`);
+  ctx.stdout.write(`Rolling back ${names.join(', ')} to ${describeRecord(restored)}.\n${notRolledBack(records, restored, names, agentNames)}\n`);
   // What is deployed is the restored record's configuration, not the work tree's: its changes do not count.
   const source = { ...(await deploySourceOf(project.desired, ctx, { workTree: false })), rollbackOf: restored.id };
   // The record by its id: `previous` names another once some agents are back.
