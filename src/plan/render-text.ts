@@ -1,16 +1,14 @@
-import picocolors from 'picocolors';
+import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { describeAction, DRIFT_NOTE, fieldViews, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { renderPlanPolicyText, renderRelaxationsText } from '../policy/render.js';
 
-type Colors = ReturnType<typeof picocolors.createColors>;
-
 const palettes = new Map<boolean, Colors>();
 function colorsFor(color: boolean): Colors {
   let palette = palettes.get(color);
   if (!palette) {
-    palette = picocolors.createColors(color);
+    palette = terminalColors(color);
     palettes.set(color, palette);
   }
   return palette;
