@@ -4,8 +4,7 @@
  * clusters), so an emoji, a flag or a letter with its accents is kept whole or left out whole, never
  * cut into a half that shows as �.
  */
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+import { graphemes } from './display-width.js';
 
 /** `text`, or its longest start that fits `max` units with the "…" after it. */
 export function shorten(text: string, max: number): string {
@@ -16,7 +15,7 @@ export function shorten(text: string, max: number): string {
 /** The end of the longest run of whole graphemes within `budget` units; inside one longer grapheme, a code point boundary. */
 function boundaryWithin(text: string, budget: number): number {
   let end = 0;
-  for (const { index, segment } of graphemes.segment(text)) {
+  for (const { index, segment } of graphemes(text)) {
     if (index + segment.length > budget) return end > 0 ? end : codePointBoundary(text, budget);
     end = index + segment.length;
   }
