@@ -6,6 +6,7 @@ import { formatDotted } from '../util/field-path.js';
 import { printable } from '../util/printable.js';
 import { isLoopback } from '../util/loopback.js';
 import { formatSize } from '../util/size.js';
+import { shorten } from '../util/shorten.js';
 
 /** One entry of a FastAPI validation error (`422 {detail: [{loc, msg, type}]}`). */
 interface ValidationIssue {
@@ -341,7 +342,7 @@ export function displayPath(path: string): string {
 /** What the service said, as one line of at most 300 characters, control characters escaped for the terminal. */
 function clip(text: string): string {
   const oneLine = printable(text.replace(/\s+/g, ' ').trim());
-  return oneLine.length > 300 ? `${oneLine.slice(0, 299)}…` : oneLine;
+  return shorten(oneLine, 300);
 }
 
 function formatSeconds(ms: number): string {

@@ -1,5 +1,5 @@
 /** The library's `apply` on the terminal, for `apply` and `rollback`: question, progress, graceful stop, report. */
-import picocolors from 'picocolors';
+import { terminalColors } from '../util/terminal-colors.js';
 import { apply, type ApplyEvent, type ApplyOptions, type ApplyOutcome } from '../apply/apply.js';
 import type { PartlyApplied } from '../apply/execute-plan.js';
 import { isVoxformError, VoxformError } from '../errors.js';
@@ -80,7 +80,7 @@ async function confirmOnTerminal(ctx: CommandContext, stop: AbortController, how
 
 /** `desired`: what is applied, as the plan names it (see `renderPlanText`). */
 function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatch, desired: string | undefined): (event: ApplyEvent) => void {
-  const c = picocolors.createColors(ctx.color);
+  const c = terminalColors(ctx.color);
   const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
     if (event.type === 'reading') return status.update(`Reading live state… ${event.agentsRead}/${event.agents} ${pluralNoun(event.agents, 'agent')}`);

@@ -2,7 +2,7 @@
  * Manifest diagnostics as every command prints them: `file:line:col  error[CODE]: message` (or
  * `warning[CODE]`), then the code frame. The code is the one docs/errors.md lists, as on a thrown error.
  */
-import picocolors from 'picocolors';
+import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { MAX_DIAGNOSTICS_SHOWN } from '../project-files/limits.js';
 import type { Diagnostic } from '../manifest/types.js';
 import { codeLead, formatSourceLocation } from '../errors.js';
@@ -26,7 +26,7 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], format: Di
 }
 
 export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFormat): string {
-  const c = picocolors.createColors(color);
+  const c = terminalColors(color);
   const where = c.bold(printable(formatSourceLocation(diagnostic)));
   // Messages quote what the file says (a misspelt name): shown escaped, like the frame's lines.
   const said = printable(diagnostic.message);
@@ -37,7 +37,7 @@ export function formatDiagnostic(diagnostic: Diagnostic, { color }: DiagnosticFo
   return `${head}\n${frame}`;
 }
 
-function colorFrame(frame: string, c: ReturnType<typeof picocolors.createColors>, severity: Diagnostic['severity']): string {
+function colorFrame(frame: string, c: Colors, severity: Diagnostic['severity']): string {
   const accent = severity === 'warning' ? c.yellow : c.red;
   return frame
     .split('\n')

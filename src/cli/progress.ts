@@ -1,4 +1,5 @@
 import type { Output } from './context.js';
+import { ownSequence } from '../util/printable.js';
 
 export interface ProgressLine {
   /** Shows `text` in place of the previous update (at most ten times a second). */
@@ -6,6 +7,9 @@ export interface ProgressLine {
   /** Clears the line. */
   done(): void;
 }
+
+/** Back to the line's start and clear it: voxform's own sequence, so the terminal rule keeps it. */
+export const CLEAR_LINE = ownSequence('\r\x1b[K');
 
 const NO_PROGRESS: ProgressLine = { update: () => undefined, done: () => undefined };
 
@@ -22,10 +26,10 @@ export function progressLine(stream: Output): ProgressLine {
       if (now - last < 100) return;
       last = now;
       visible.add(line);
-      stream.write(`\r\x1b[K${text}`);
+      stream.write(`${CLEAR_LINE}${text}`);
     },
     done() {
-      if (visible.delete(line)) stream.write('\r\x1b[K');
+      if (visible.delete(line)) stream.write(CLEAR_LINE);
     },
   };
   return line;

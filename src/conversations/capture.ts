@@ -10,6 +10,7 @@ import { parseChat } from './call-record.js';
 import { isPlainObject } from '../util/json-object.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { TEST_TRAFFIC_KEY } from '../api/test-traffic.js';
+import { shorten } from '../util/shorten.js';
 
 /** Longest agent reply quoted in a reference (longer ones are shortened). */
 const REFERENCE_LIMIT = 600;
@@ -62,8 +63,7 @@ function metadataOf(record: GlobalCallHistoryRecord): Record<string, unknown> {
 }
 
 function reference(reply: string): string {
-  const short = reply.length > REFERENCE_LIMIT ? `${reply.slice(0, REFERENCE_LIMIT - 1)}…` : reply;
-  return `Answers like: "${short}" (the same substance; wording may differ).`;
+  return `Answers like: "${shorten(reply, REFERENCE_LIMIT)}" (the same substance; wording may differ).`;
 }
 
 /** The test file's YAML text, with the schema modeline and where it came from. */

@@ -1,12 +1,10 @@
 /** The drift report for people: one block per resource that differs, each field with its class and diff. */
-import picocolors from 'picocolors';
+import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { fieldViews, type FieldView } from '../plan/field-lines.js';
 import { lineAsShown } from '../util/printable.js';
 import { checked, classLabel, countsLine, environmentNote, unlabelledNote, type TakeOverCommands } from './labels.js';
 import type { DriftedResource, DriftReport } from './types.js';
 import { plural, pluralNoun } from '../util/plural.js';
-
-type Colors = ReturnType<typeof picocolors.createColors>;
 
 function where(report: DriftReport): string {
   return `${report.baseUrl}${report.environment ? `, environment ${report.environment}` : ''}`;
@@ -41,7 +39,7 @@ function resourceLines(c: Colors, resource: DriftedResource): string[] {
 
 /** `takeOver`: the commands that move a resource another environment's apply set to this one (see `environmentNote`). */
 export function renderDriftText(report: DriftReport, options: { color: boolean; takeOver?: TakeOverCommands | undefined }): string {
-  const c = picocolors.createColors(options.color);
+  const c = terminalColors(options.color);
   if (report.resources.length === 0) {
     return `No drift: the service (${where(report)}) matches the manifests and the last apply (${checked(report)}).\n`;
   }

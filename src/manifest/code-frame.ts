@@ -1,6 +1,8 @@
 /**
  * A code frame: the lines around a position with a line-number gutter and a caret under the column.
  * The lines are untrusted: control characters are shown escaped, so none can reach the terminal.
+ * The caret is placed, and long lines are cut, by terminal cells (`displayWidth`): under CJK text,
+ * emoji or combining accents it still sits under the value, and no character is cut in half.
  *
  *     11 |       flow:
  *   > 12 |         response_delay: fast
@@ -8,12 +10,13 @@
  *     13 |       llm:
  */
 import { printable } from '../util/printable.js';
+import { displayWidth, graphemes, graphemeWidth } from '../util/display-width.js';
 import { REDACTED } from '../secrets/redact.js';
 
 export interface CodeFrameOptions {
   /** Lines shown before and after the one at fault. */
   context?: number;
-  /** Longer lines are cut to a window around the column. */
+  /** Lines wider than this many terminal cells are cut to a window around the column. */
   maxWidth?: number;
   /** Offsets where lines start (index 0: line 1), when known: the frame then starts there instead of scanning from the top. */
   lineStarts?: readonly number[];
@@ -40,7 +43,7 @@ export function codeFrame(text: string, line: number, col: number, options: Code
       out.push(trimEnd(`${gutter} ${fitWidth(shown(content), 0, maxWidth).text}`));
       continue;
     }
-    const caretAt = Math.min(shown(original.slice(0, Math.max(0, col - 1))).length, replaced ? caretLimit(shown(content)) : Infinity);
+    const caretAt = Math.min(displayWidth(shown(original.slice(0, Math.max(0, col - 1)))), replaced ? caretLimit(shown(content)) : Infinity);
     const fitted = fitWidth(shown(content), caretAt, maxWidth);
     out.push(trimEnd(`${gutter} ${fitted.text}`));
     out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
@@ -54,7 +57,7 @@ export function codeFrame(text: string, line: number, col: number, options: Code
  */
 function caretLimit(shown: string): number {
   const hidden = shown.indexOf(REDACTED);
-  return hidden === -1 ? shown.length : hidden;
+  return displayWidth(hidden === -1 ? shown : shown.slice(0, hidden));
 }
 
 function linesAround(text: string, line: number, context: number, lineStarts?: readonly number[]): Array<{ number: number; content: string }> {
@@ -83,15 +86,30 @@ function shown(text: string): string {
   return printable(text.replaceAll('\t', TAB));
 }
 
-/** Cuts a long line to `maxWidth` around the caret, marking what was left out with "…". */
+/**
+ * Cuts a line wider than `maxWidth` cells to a window of whole characters around the caret (a cell
+ * count too), marking what was left out with "…".
+ */
 function fitWidth(text: string, caret: number, maxWidth: number): { text: string; caret: number } {
-  if (text.length <= maxWidth) return { text, caret };
-  const half = Math.floor(maxWidth / 2);
-  const start = Math.max(0, Math.min(caret - half, text.length - maxWidth));
-  const end = Math.min(text.length, start + maxWidth);
-  const prefix = start > 0 ? '…' : '';
-  const suffix = end < text.length ? '…' : '';
-  return { text: `${prefix}${text.slice(start, end)}${suffix}`, caret: caret - start + prefix.length };
+  const width = displayWidth(text);
+  if (width <= maxWidth) return { text, caret };
+  const start = Math.max(0, Math.min(caret - Math.floor(maxWidth / 2), width - maxWidth));
+  const end = start + maxWidth;
+  let kept = '';
+  let keptFrom: number | undefined;
+  let column = 0;
+  for (const { segment } of graphemes(text)) {
+    const next = column + graphemeWidth(segment);
+    if (column >= start && next <= end) {
+      keptFrom ??= column;
+      kept += segment;
+    }
+    column = next;
+  }
+  const from = keptFrom ?? start;
+  const prefix = from > 0 ? '…' : '';
+  const suffix = from + displayWidth(kept) < width ? '…' : '';
+  return { text: `${prefix}${kept}${suffix}`, caret: caret - from + prefix.length };
 }
 
 function trimEnd(text: string): string {

@@ -4,6 +4,7 @@
  */
 import { formatIndexed } from '../util/field-path.js';
 import type { PathPart, ValuePath } from './positions.js';
+import { shorten } from '../util/shorten.js';
 
 /** What one resource of each section is called. */
 export const SECTION_NOUN = { agents: 'agent', phones: 'phone', campaigns: 'campaign', knowledge: 'knowledge file' } as const;
@@ -80,6 +81,5 @@ export function describeFound(value: unknown, secret: boolean): string {
 
 /** A value quoted for a message, long values shortened. */
 export function quote(value: string, max = 40): string {
-  const short = value.length > max ? `${value.slice(0, max - 1)}…` : value;
-  return JSON.stringify(short);
+  return JSON.stringify(shorten(value, max));
 }

@@ -8,6 +8,7 @@ import { transportReason } from '../api/errors.js';
 import { backoffDelay, isConnectionError } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
 import { isPlainObject } from '../util/json-object.js';
+import { shorten } from '../util/shorten.js';
 
 export interface ModelSettings {
   /** Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1. */
@@ -126,7 +127,7 @@ function describeModelError(error: unknown, APIError: typeof OpenAI.APIError): s
   const cutOff = !(error instanceof APIError) && isConnectionError(error);
   const said = error instanceof APIError && error.status ? `status ${error.status}` : cutOff ? `${transportReason(error)} before its answer was complete` : error instanceof Error ? error.message : String(error);
   // Ends a sentence of ours: its own full stop would make two ("Request timed out..").
-  return said.slice(0, 200).replace(/\.+$/, '');
+  return shorten(said, 200).replace(/\.+$/, '');
 }
 
 /** Parses a model's JSON answer; undefined when it is not a JSON object. */
@@ -142,5 +143,5 @@ export function parseJsonObject(text: string | null | undefined): Record<string,
 }
 
 export function clip(text: string, limit = MODEL_TEXT_LIMIT): string {
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+  return shorten(text, limit);
 }

@@ -1,20 +1,9 @@
-import picocolors from 'picocolors';
+import { terminalColors, type Colors } from '../util/terminal-colors.js';
 import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine, type DiffLine, type FieldView } from './field-lines.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
 import { lineAsShown } from '../util/printable.js';
 import { renderPlanPolicyText, renderRelaxationsText } from '../policy/render.js';
 
-type Colors = ReturnType<typeof picocolors.createColors>;
-
-const palettes = new Map<boolean, Colors>();
-function colorsFor(color: boolean): Colors {
-  let palette = palettes.get(color);
-  if (!palette) {
-    palette = picocolors.createColors(color);
-    palettes.set(color, palette);
-  }
-  return palette;
-}
 
 const MARKER = { create: '+', update: '~', 'no-op': ' ' } as const;
 
@@ -45,7 +34,7 @@ const blocks = new WeakMap<ResourceChange, { color: boolean; text: string }>();
 
 /** Makes the text block of a changed resource now, while the other reads are still on the wire. */
 export function prepareChangeText(change: ResourceChange, options: { color: boolean }): void {
-  if (change.action !== 'no-op') changeText(colorsFor(options.color), change, options.color);
+  if (change.action !== 'no-op') changeText(terminalColors(options.color), change, options.color);
 }
 
 function changeText(c: Colors, change: ResourceChange, color: boolean): string {
@@ -83,7 +72,7 @@ function renderEnvironmentVariables(c: Colors, variables: EnvironmentVariables |
  * rollback's is a recorded configuration): `the manifests` when not given.
  */
 export function renderPlanText(plan: Plan, options: { color: boolean; verbose?: boolean; desired?: string | undefined }): string {
-  const c = colorsFor(options.color);
+  const c = terminalColors(options.color);
   const out: string[] = [];
   // What the change relaxes comes first: a reviewer reads it before the diff.
   const relaxed = plan.policy ? renderRelaxationsText(plan.policy.relaxations, options) : '';

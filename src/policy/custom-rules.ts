@@ -174,7 +174,10 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
       if ('timedOut' in outcome) return 'could not be checked against not_pattern in time (the regular expression is too slow)';
       if (outcome.matched) return 'matches not_pattern';
     }
-    if (spec.max_length !== undefined && text !== undefined && text.length > spec.max_length) return `is ${formatCount(text.length)} characters (at most ${formatCount(spec.max_length)})`;
+    if (spec.max_length !== undefined && text !== undefined) {
+      const characters = characterCount(text);
+      if (characters > spec.max_length) return `is ${formatCount(characters)} characters (at most ${formatCount(spec.max_length)})`;
+    }
     if (spec.max_tokens !== undefined && text !== undefined) {
       const count = await c.tokens.over(text, spec.max_tokens);
       if (count !== undefined) return `is ${formatCount(count)} tokens (${c.tokens.encoding}; at most ${formatCount(spec.max_tokens)})`;
@@ -186,3 +189,9 @@ export async function compileCustomRule(spec: CustomRuleSpec, context: { regexBu
   return { rule: { id: spec.id, area: 'team', level: spec.level, summary: spec.description ?? `${spec.resources}: ${spec.path}`, hint: spec.hint ?? 'See the team rule in the manifest\'s policy section.', check } };
 }
 
+/** Characters as the schema's `maxLength` counts them: code points, so an emoji is one, not two UTF-16 units. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}

@@ -4,7 +4,7 @@
  * Every text passes through the CLI's printer or the Markdown escaper: rule messages quote
  * what a manifest says.
  */
-import picocolors from 'picocolors';
+import { terminalColors } from '../util/terminal-colors.js';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
 import { formatCount, plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
@@ -34,7 +34,7 @@ export function inEnvironments(finding: Finding): string {
 
 /** Each finding as `file:line:col  level[rule-id]: message` (as a diagnostic leads with `error[code]:`), its hint under it. */
 export function renderFindingsText(report: PolicyReport, options: { color: boolean }): string {
-  const c = picocolors.createColors(options.color);
+  const c = terminalColors(options.color);
   const lines: string[] = [];
   for (const finding of report.findings) {
     const accent = finding.level === 'mandatory' ? c.red : c.yellow;
@@ -48,7 +48,7 @@ export function renderFindingsText(report: PolicyReport, options: { color: boole
 
 export function renderRelaxationsText(relaxations: readonly Relaxation[], options: { color: boolean }): string {
   if (relaxations.length === 0) return '';
-  const c = picocolors.createColors(options.color);
+  const c = terminalColors(options.color);
   const lines = [c.bold(c.yellow(`⚠ policy relaxed: this change weakens review (${plural(relaxations.length, 'relaxation')})`))];
   for (const r of relaxations) lines.push(`  - ${r.file ? `${printable(formatSourceLocation({ file: r.file, line: r.line ?? 1, col: r.column ?? 1 }))}  ` : ''}${printable(r.message)}`);
   return `${lines.join('\n')}\n\n`;

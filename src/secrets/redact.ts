@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { isPlainObject } from '../util/json-object.js';
 import { printable } from '../util/printable.js';
+import { shorten } from '../util/shorten.js';
 
 /** What every printed, logged or stored secret becomes. */
 export const REDACTED = '(sensitive)';
@@ -27,8 +28,7 @@ export const keepText: Redact = (text) => text;
  * answer) shortens through this.
  */
 export function shortenRedacted(text: string, max: number, redact: Redact): string {
-  const clean = redact(text);
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+  return shorten(redact(text), max);
 }
 
 /**

@@ -8,6 +8,7 @@ import { VoxformError } from '../errors.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { LastApply, StateFile, WorkspaceState } from './types.js';
+import { shorten } from '../util/shorten.js';
 
 /** The maps of entries of a workspace, each entry checked by its own function. */
 const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'campaigns' | 'knowledge' | 'credentials'>, (entry: JsonObject, at: Path) => void> = {
@@ -164,11 +165,7 @@ function refusal(subject: string, problem: Problem, how: { deletable: number[]; 
 
 /** `workspaces["default@local"].agents["agent.front-desk"].applied`: names as JSON strings, so nothing in them can pass for layout or a terminal escape. */
 function formatPath(path: Path): string {
-  return path.map((segment, i) => (/^[A-Za-z_]\w*$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${controlsAsQuestionMarks(JSON.stringify(shorten(segment)))}]`)).join('');
-}
-
-function shorten(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  return path.map((segment, i) => (/^[A-Za-z_]\w*$/.test(segment) ? `${i === 0 ? '' : '.'}${segment}` : `[${controlsAsQuestionMarks(JSON.stringify(shorten(segment, 80)))}]`)).join('');
 }
 
 function describe(value: unknown): string {

@@ -2,25 +2,52 @@
  * The one printing rule: text voxform did not write made safe to show. Control characters begin
  * every escape sequence that retitles or rewrites a terminal (`ESC ]52;…` sets its clipboard), and a
  * line break in a name can fake a line of output; DEL and C1 count too (U+009B is a CSI), and so do
- * the bidirectional controls, which reorder what a reader sees. Every write to stdout and stderr
+ * the invisible characters (`INVISIBLE`), which reorder or hide what a reader sees. Every write to stdout and stderr
  * passes `terminalText`; the other functions keep what a layout needs on top of it.
  */
 
-/** The bidirectional controls, as a character-class body. */
-const BIDI = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+/**
+ * The mark voxform's own terminal sequences carry (its colours, the progress line's `\r ESC[K`),
+ * drawn afresh each run from the private-use area: text voxform quotes cannot know it, so a sequence
+ * in a file name or a prompt is escaped however exactly it copies one of voxform's.
+ */
+const OWN_MARK = String.fromCharCode(...crypto.getRandomValues(new Uint16Array(6)).map((n) => 0xe000 + (n % 0x1900)));
+
+/** A terminal sequence voxform writes itself (`terminal-colors.ts`, the progress line), marked so `terminalText` keeps it. */
+export function ownSequence(sequence: string): string {
+  return `${OWN_MARK}${sequence}`;
+}
+
+/**
+ * The invisible characters, as a character-class body: every format character (Unicode category Cf:
+ * the bidirectional controls, which reorder what a reader sees, zero-width spaces and joiners, the
+ * soft hyphen, U+FEFF) and the tag characters U+E0000–U+E007F, which spell text a model reads and a
+ * person cannot see. A line that only gained some of them looks unchanged.
+ */
+const INVISIBLE = '\\p{Cf}\\u{e0000}-\\u{e007f}';
+/**
+ * The zero-width joiner inside an emoji sequence (👩‍💻, ❤️‍🔥: an emoji, maybe a skin tone or
+ * U+FE0F, the joiner, an emoji) draws one picture and hides nothing, so it stays as it is.
+ */
+const NOT_AN_EMOJI_JOINER = '(?!(?<=\\p{Extended_Pictographic}[\\u{1f3fb}-\\u{1f3ff}\\ufe0f]?)\\u200d(?=\\p{Extended_Pictographic}))';
+
+/** A pattern of the C0 controls `c0` (a class body), DEL, C1 and the invisible characters; `before`: an alternative matched first. */
+function controlPattern(c0: string, before = ''): RegExp {
+  return new RegExp(`${before}${NOT_AN_EMOJI_JOINER}[${c0}\\x7f-\\x9f${INVISIBLE}]`, 'gu');
+}
 
 /** Every control character. */
-const CONTROLS = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f${BIDI}]`, 'g');
+const CONTROLS = controlPattern('\\x00-\\x1f');
 /** Every control character but the tab. */
-const CONTROLS_BUT_TAB = new RegExp(`[\\x00-\\x08\\x0a-\\x1f\\x7f-\\x9f${BIDI}]`, 'g');
+const CONTROLS_BUT_TAB = controlPattern('\\x00-\\x08\\x0a-\\x1f');
 /** Every control character but the tab and the line feed. */
-const CONTROLS_BUT_TAB_AND_LINE_FEED = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f${BIDI}]`, 'g');
-/** A terminal stream: voxform's own sequences (an SGR colour, `\r ESC[K`) matched whole first, then any control. */
-const TERMINAL = new RegExp(`(\\x1b\\[[0-9;]*m|\\r\\x1b\\[K)|[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f${BIDI}]`, 'g');
-/** What JSON.stringify leaves raw inside a string and a terminal would obey: DEL, C1, bidi. */
-const JSON_RAW_CONTROLS = new RegExp(`[\\x7f-\\x9f${BIDI}]`, 'g');
+const CONTROLS_BUT_TAB_AND_LINE_FEED = controlPattern('\\x00-\\x08\\x0b-\\x1f');
+/** A terminal stream: voxform's own marked sequences (an SGR colour, `\r ESC[K`) matched whole first, then any control. */
+const TERMINAL = controlPattern('\\x00-\\x08\\x0b-\\x1f', `${OWN_MARK}(\\r?\\x1b\\[[0-9;]*[mK])|`);
+/** What JSON.stringify leaves raw inside a string that a terminal would obey or a reader not see: DEL, C1, invisible characters. */
+const JSON_RAW_CONTROLS = controlPattern('');
 
-/** Each control character but the tab escaped as JSON writes it (`\u001b`, `\n`), DEL, C1 and bidi included. */
+/** Each control character but the tab escaped as JSON writes it (`\u001b`, `\n`), DEL, C1 and the invisible characters included. */
 export function printable(text: string): string {
   return text.replace(CONTROLS_BUT_TAB, escapeControl);
 }
@@ -31,22 +58,28 @@ export function printableKeepingLines(text: string): string {
 }
 
 /**
- * The rule every write to stdout and stderr passes: as `printableKeepingLines`, but on a terminal
- * (`styled`) voxform's own colour and line-clearing sequences are kept. JSON stays valid JSON.
+ * The rule every write to stdout and stderr passes: as `printableKeepingLines`, but voxform's own
+ * colour and line-clearing sequences (`ownSequence`) are kept on a terminal (`styled`) and dropped
+ * elsewhere. Any other sequence is escaped, even one that reads exactly like voxform's. JSON stays valid JSON.
  */
 export function terminalText(text: string, styled: boolean): string {
   TERMINAL.lastIndex = 0;
   if (!TERMINAL.test(text)) return text;
-  return text.replace(TERMINAL, (match: string, own: string | undefined) => (own !== undefined && styled ? match : match.replace(CONTROLS, escapeControl)));
+  return text.replace(TERMINAL, (match: string, own: string | undefined) => (own === undefined ? escapeControl(match) : styled ? own : ''));
 }
 
-/** The one JSON serializer for output: JSON.stringify, with DEL, C1 and bidi (left raw by it) escaped too. */
+/** The one JSON serializer for output: JSON.stringify, with DEL, C1 and the invisible characters (left raw by it) escaped too. */
 export function toJsonText(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(JSON_RAW_CONTROLS, escapeControl);
 }
 
+/** As JSON writes it: `\n`, `\u001b`, and a character beyond U+FFFF as its two UTF-16 units (`\udb40\udc41`). */
 function escapeControl(ch: string): string {
-  return ch < ' ' ? JSON.stringify(ch).slice(1, -1) : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  if (ch < ' ') return JSON.stringify(ch).slice(1, -1);
+  return ch
+    .split('')
+    .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .join('');
 }
 
 /** A value in a fixed layout (`status`, `history`): each control character, line breaks too, is one `?`. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clearProgressLines, progressLine } from '../../src/cli/progress.js';
+import { CLEAR_LINE, clearProgressLines, progressLine } from '../../src/cli/progress.js';
+import { terminalText } from '../../src/util/printable.js';
 
 function stream(isTTY: boolean) {
   const written: string[] = [];
@@ -13,7 +14,9 @@ describe('progressLine', () => {
     line.update('Reading live state… 1/2 agents');
     line.update('Reading live state… 2/2 agents'); // within 100 ms: skipped
     line.done();
-    expect(written).toEqual(['\r\x1b[KReading live state… 1/2 agents', '\r\x1b[K']);
+    expect(written).toEqual([`${CLEAR_LINE}Reading live state… 1/2 agents`, CLEAR_LINE]);
+    // voxform's own sequence, which the terminal rule keeps.
+    expect(terminalText(written.join(''), true)).toBe('\r\x1b[KReading live state… 1/2 agents\r\x1b[K');
   });
 
   it('prints nothing when the stream is not a terminal', () => {
@@ -31,6 +34,6 @@ describe('progressLine', () => {
     clearProgressLines();
     line.done();
     clearProgressLines();
-    expect(written).toEqual(['\r\x1b[KReading live state… 1/500 agents', '\r\x1b[K']);
+    expect(written).toEqual([`${CLEAR_LINE}Reading live state… 1/500 agents`, CLEAR_LINE]);
   });
 });

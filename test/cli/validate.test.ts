@@ -227,7 +227,8 @@ describe('voxform validate, in process', () => {
     const secrets = new SecretRegistry();
     let stdout = '';
     let stderr = '';
-    const output = (write: (text: string) => void) => ({ write: (text: string) => write(secrets.redact(text)), isTTY: color, columns: 100 });
+    const { printedText } = await import('../../src/cli/context.js');
+    const output = (write: (text: string) => void) => ({ write: (text: string) => write(printedText(text, secrets, { isTTY: color })), isTTY: color, columns: 100 });
     const code = await run(
       { format: 'text' },
       {

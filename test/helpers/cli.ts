@@ -55,15 +55,23 @@ export function runCli(
  */
 export async function runCliInProcess(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; /** Ctrl-C, for a command that stops gracefully: once it resolves. */ interrupted?: Promise<void> } = {},
+  options: {
+    cwd?: string;
+    env?: Record<string, string | undefined>;
+    input?: string;
+    /** Ctrl-C, for a command that stops gracefully: once it resolves. */
+    interrupted?: Promise<void>;
+    /** Output as a terminal gets it, with colour (`true`) or with `--no-color` (`'no-color'`). */
+    terminal?: true | 'no-color';
+  } = {},
 ): Promise<CliResult> {
   const env = cliEnvironment(options.env);
   const secrets = operatorSecrets(env);
   const captured = { stdout: '', stderr: '' };
   const output = (key: keyof typeof captured): Output => ({
-    write: (text) => void (captured[key] += printedText(text, secrets, { isTTY: false })),
-    isTTY: false,
-    columns: undefined,
+    write: (text) => void (captured[key] += printedText(text, secrets, { isTTY: options.terminal !== undefined })),
+    isTTY: options.terminal !== undefined,
+    columns: options.terminal === undefined ? undefined : 80,
   });
   const cleanups: Array<() => Promise<void> | void> = [];
   const ctx: CommandContext = {
@@ -72,7 +80,7 @@ export async function runCliInProcess(
     stdout: output('stdout'),
     stderr: output('stderr'),
     stdin: Readable.from([options.input ?? '']),
-    color: false,
+    color: options.terminal === true,
     secrets,
     confirm: undefined,
     onExit: (cleanup) => void cleanups.push(cleanup),

@@ -51,6 +51,24 @@ describe('codeFrame', () => {
     expect((frame[0] as string).slice(caretColumn, caretColumn + 4)).toBe('HERE');
   });
 
+  it('puts the caret under the value on a terminal after wide characters, emoji and combining accents', () => {
+    // Each text with the cells a terminal draws it in: CJK and emoji two each, an accent none.
+    for (const [before, cells] of [['受付です', 8], ['😀👩‍💻', 4], ['cafe\u0301e\u0301', 5]] as const) {
+      const line = `config: { first_message: "${before}", llm: { temperature: "hot" } }`;
+      const [shown, caret] = codeFrame(line, 1, line.indexOf('"hot"') + 1, { context: 0 }).split('\n') as [string, string];
+      expect(caret.indexOf('^')).toBe(shown.indexOf('"hot"') - before.length + cells);
+    }
+  });
+
+  it('cuts a long line of wide characters and emoji between characters, the caret still under the value', () => {
+    const line = `prompt: ${'受😀'.repeat(100)}HERE${'😀y'.repeat(100)}`;
+    const [shown, caret] = codeFrame(line, 1, line.indexOf('HERE') + 1, { context: 0, maxWidth: 40 }).split('\n') as [string, string];
+    expect(shown).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    const before = shown.slice(0, shown.indexOf('HERE'));
+    expect([...before].reduce((sum, ch) => sum + (/[受😀]/u.test(ch) ? 2 : 1), 0)).toBe(caret.indexOf('^'));
+    expect([...shown.slice(6)].reduce((sum, ch) => sum + (/[受😀]/u.test(ch) ? 2 : 1), 0)).toBeLessThanOrEqual(42);
+  });
+
   it('ignores CR of CRLF line ends', () => {
     expect(codeFrame('a: 1\r\nb: x\r\n', 2, 4, { context: 0 })).toBe('> 2 | b: x\n    |    ^');
   });

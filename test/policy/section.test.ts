@@ -156,6 +156,14 @@ describe('team rules', () => {
     expect(located).toEqual(['short-agent-name 5:11', 'short-file-name 10:11']);
   });
 
+  it('max_length counts characters as the schema does (code points): two emoji are two', async () => {
+    const rule = 'path: name, max_length: 3';
+    const fits = await policyOf(await tempDir({ 'voxform.yaml': TEAM(rule).replace('config:', 'name: "😀😀"\n    config:') }));
+    expect(fits.findings.filter((f) => f.rule === 'team-rule')).toEqual([]);
+    const over = await policyOf(await tempDir({ 'voxform.yaml': TEAM(rule).replace('config:', 'name: "😀😀😀😀"\n    config:') }));
+    expect(over.findings.filter((f) => f.rule === 'team-rule').map((f) => f.message)).toEqual([expect.stringContaining('is 4 characters (at most 3)')]);
+  });
+
   it('a glob reaches every matching value, each at its own line', async () => {
     const config = 'tools:\n  - { name: a, description: Short. }\n  - { name: b, description: A description long enough to pass the rule. }\n  - { name: c, description: Tiny. }';
     const report = await policyOf(await tempDir({ 'voxform.yaml': TEAM('path: "config.tools.*.description", max_length: 10', config).replace('max_length: 10', 'pattern: ".{20}"') }));

@@ -22,6 +22,8 @@ import { repoRoot, runCliInProcess, useTempDirs, type CliResult } from '../helpe
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { markdownCode, markdownHtmlText, markdownText } from '../../src/util/markdown-escape.js';
 import { terminalText, toJsonText } from '../../src/util/printable.js';
+import { terminalColors } from '../../src/util/terminal-colors.js';
+import { CLEAR_LINE } from '../../src/cli/progress.js';
 
 const PLANT = 'Hi \u001b[31mred\u001b]52;c;ZXZpbA==\u0007 \u009b2J \u0085 \u007f \u202eright\u202c @team <img src=x onerror=alert(1)> [link](https://evil.example) | `tick` done';
 /** The planted text as a YAML (and JSON) double-quoted string: every character beyond ASCII escaped. */
@@ -250,7 +252,11 @@ describe('the printable-text function and the JSON serializer', () => {
     ['a\u009b2J\u0085\u007f\u202eb\u2066\u200f', false, 'a\\u009b2J\\u0085\\u007f\\u202eb\\u2066\\u200f'],
     ['line\n\tindented\r\n', false, 'line\n\tindented\\r\n'],
     ['\u001b[31mred\u001b[39m', false, '\\u001b[31mred\\u001b[39m'],
-    ['\u001b[31mred\u001b[39m\r\u001b[K', true, '\u001b[31mred\u001b[39m\r\u001b[K'],
+    [`${terminalColors(true).red('red')}${CLEAR_LINE}`, true, '\u001b[31mred\u001b[39m\r\u001b[K'],
+    [`${terminalColors(true).red('red')}${CLEAR_LINE}`, false, 'red'],
+    // The same sequences in quoted text (a file name) are not voxform's, however exactly they copy them.
+    ['\u001b[31mred\u001b[39m\r\u001b[K \u001b[8mhidden', true, '\\u001b[31mred\\u001b[39m\\r\\u001b[K \\u001b[8mhidden'],
+    [terminalColors(true).bold('a \u001b[8mb'), true, '\u001b[1ma \\u001b[8mb\u001b[22m'],
     ['\u001b]0;title\u0007 \u009b2J', true, '\\u001b]0;title\\u0007 \\u009b2J'],
   ])('terminalText(%j, styled %s)', (text, styled, shown) => {
     expect(terminalText(text, styled)).toBe(shown);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printable, printableKeepingLines } from '../../src/util/printable.js';
+import { printable, printableKeepingLines, toJsonText } from '../../src/util/printable.js';
 
 describe('printable', () => {
   it.each([
@@ -9,6 +9,9 @@ describe('printable', () => {
     ['line breaks as JSON writes them', 'a\nb\r\n', 'a\\nb\\r\\n'],
     ['NUL and backspace', '\u0000\b', '\\u0000\\b'],
     ['DEL and the C1 controls, which JSON leaves raw', '\u007f\u0085\u009b31m', '\\u007f\\u0085\\u009b31m'],
+    ['zero-width characters, the soft hyphen and U+FEFF (format characters)', 'a\u200bb\u2060c\u00add\ufeffe\u200df', 'a\\u200bb\\u2060c\\u00add\\ufeffe\\u200df'],
+    ['tag characters, which spell hidden text, as their UTF-16 units', 'Hi\u{e0049}\u{e007f}', 'Hi\\udb40\\udc49\\udb40\\udc7f'],
+    ['emoji sequences joined by U+200D stay whole, skin tones and U+FE0F too', '👩‍💻 ❤️‍🔥 👩🏽‍💻', '👩‍💻 ❤️‍🔥 👩🏽‍💻'],
   ])('%s', (_name, text, expected) => {
     expect(printable(text)).toBe(expected);
   });
@@ -17,5 +20,14 @@ describe('printable', () => {
 describe('printableKeepingLines', () => {
   it('keeps line breaks and tabs, and escapes every other control character as printable does', () => {
     expect(printableKeepingLines('one\n\ttwo\r\nx\u001b[2J\u0007\u009b31m')).toBe('one\n\ttwo\\r\nx\\u001b[2J\\u0007\\u009b31m');
+  });
+});
+
+describe('toJsonText', () => {
+  it('escapes invisible characters as valid JSON that reads back the same value', () => {
+    const value = { text: 'a\u200b\u{e0041}👩‍💻' };
+    const json = toJsonText(value);
+    expect(json).toBe('{"text":"a\\u200b\\udb40\\udc41👩‍💻"}');
+    expect(JSON.parse(json)).toEqual(value);
   });
 });

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import pc from 'picocolors';
+import { terminalColors } from '../../util/terminal-colors.js';
 import { ApiError, isApiError } from '../../api/index.js';
 import { printable, printableKeepingLines } from '../../util/printable.js';
 import { resolveAgentArgument } from '../agent-argument.js';
@@ -43,11 +43,11 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   const session = client.chatSession({ agentId, metadata: labelAsTestTraffic(undefined, 'chat') });
   ctx.onExit(() => session.end().catch(() => undefined));
 
-  const paint = (text: string, style: (s: string) => string) => (ctx.color ? style(text) : text);
+  const c = terminalColors(ctx.color);
   // The agent's name and replies are a model's text: control characters shown escaped (a reply keeps its lines).
   const agentName = printable(agent.name || agentId);
   const prompt = () => {
-    if (interactive) ctx.stderr.write(paint('you> ', pc.bold));
+    if (interactive) ctx.stderr.write(c.bold('you> '));
   };
   if (interactive) {
     ctx.stderr.write(`Chatting with ${agentName} (${printable(agentId)}). Type /exit or press Ctrl-D to end.\n`);
@@ -61,7 +61,7 @@ export async function run(options: ChatOptions, ctx: CommandContext): Promise<nu
   const showReply = async (deltas: AsyncIterable<string>, options: { greeting: boolean }) => {
     let started = false;
     const start = () => {
-      if (!started && interactive) ctx.stdout.write(paint(`${agent.name ? printable(agent.name) : 'agent'}> `, pc.cyan));
+      if (!started && interactive) ctx.stdout.write(c.cyan(`${agent.name ? printable(agent.name) : 'agent'}> `));
       started = true;
     };
     try {

@@ -20,6 +20,7 @@ import { readPlanFile } from '../../plan/plan-file.js';
 import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
+import { terminalText } from '../../util/printable.js';
 
 export interface CiRunCommandOptions {
   provider: Provider;
@@ -84,10 +85,11 @@ function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
 /**
  * The command's output and error streams, each also kept, together in the order written as the job
  * log shows them: drift and promote are quoted in their report, and a failure's report quotes why.
+ * What is kept is the text as a file gets it: voxform's own colours dropped, any other control escaped.
  */
 function recording(ctx: CommandContext): { stdout: Output; stderr: Output; text: () => string } {
   let text = '';
-  const kept = (output: Output): Output => ({ ...output, write: (chunk: string) => ((text += chunk), output.write(chunk)) });
+  const kept = (output: Output): Output => ({ ...output, write: (chunk: string) => ((text += terminalText(chunk, false)), output.write(chunk)) });
   return { stdout: kept(ctx.stdout), stderr: kept(ctx.stderr), text: () => text };
 }
 

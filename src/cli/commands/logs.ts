@@ -13,6 +13,7 @@ import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { parseTimeArgument } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
+import { shorten } from '../../util/shorten.js';
 
 export interface LogsOptions extends ConnectionOptions {
   file?: string[];
@@ -285,7 +286,7 @@ export function renderTable(records: readonly GlobalCallHistoryRecord[], columns
     cells
       .map((cell, i) => {
         const width = widths[i] as number;
-        const fitted = cell.length > width ? `${cell.slice(0, width - 1)}…` : cell;
+        const fitted = shorten(cell, width);
         return COLUMNS[i]?.align === 'right' ? fitted.padStart(width) : fitted.padEnd(width);
       })
       .join(' '.repeat(GAP))

@@ -1,5 +1,5 @@
 /** `voxform policy list`: every rule validate and plan check, its level, and where that level was set. */
-import picocolors from 'picocolors';
+import { terminalColors } from '../../util/terminal-colors.js';
 import { resolveRules, SECTION_RULES } from '../../policy/evaluate.js';
 import { loadOperatorPacks } from '../../policy/operator-packs.js';
 import type { LevelSource, RuleStatus } from '../../policy/types.js';
@@ -56,7 +56,7 @@ export async function run(options: PolicyListOptions, ctx: CommandContext): Prom
 }
 
 function renderList(rules: readonly RuleStatus[], color: boolean): string {
-  const c = picocolors.createColors(color);
+  const c = terminalColors(color);
   const width = Math.max(...rules.map((rule) => rule.id.length));
   const lines: string[] = [];
   let area = '';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import picocolors from 'picocolors';
+import { terminalColors } from '../../util/terminal-colors.js';
 import { toJsonText } from '../../util/printable.js';
 import type { DesiredState, Diagnostic, LoadResult } from '../../manifest/types.js';
 import { POLICY_PACKS_VARIABLE } from '../../policy/operator-packs.js';
@@ -145,7 +145,7 @@ function countResources(state: DesiredState): NonNullable<ValidateReport['summar
 }
 
 function summaryLine(report: ValidateReport, color = false): string {
-  const c = picocolors.createColors(color);
+  const c = terminalColors(color);
   const { summary } = report;
   const problems = countProblems([], { errors: summary.errors, warnings: summary.warnings });
   // A clean policy says nothing: the line names findings only when there are some.

@@ -1,0 +1,33 @@
+/**
+ * How wide text is on a terminal, in cells: what a caret under a value is padded by. A character as a
+ * reader sees it (a grapheme cluster) takes two cells when it is East Asian wide or fullwidth (CJK,
+ * Hangul, fullwidth forms) or an emoji shown as one, none when it is only marks that draw on what is
+ * before them (a combining accent alone, a zero-width character), and one otherwise.
+ */
+
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The East Asian Wide and Fullwidth blocks, by the character a cluster starts with. */
+const WIDE = /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{16fe0}-\u{16fe4}\u{17000}-\u{18aff}\u{1b000}-\u{1b2ff}\u{1f200}-\u{1f251}\u{20000}-\u{2fffd}\u{30000}-\u{3fffd}]/u;
+/** An emoji drawn as a picture: one that is by default, one asked to be (U+FE0F), a flag, a keycap. */
+const EMOJI = /\p{Emoji_Presentation}|\ufe0f|\p{Regional_Indicator}{2}|\u20e3/u;
+/** Marks and format characters only: drawn on what comes before, or not at all. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
+
+/** The grapheme clusters of `text`, each with where it starts (UTF-16 units). */
+export function graphemes(text: string): Iterable<{ segment: string; index: number }> {
+  return graphemeSegmenter.segment(text);
+}
+
+/** The cells one grapheme cluster takes. */
+export function graphemeWidth(cluster: string): number {
+  if (ZERO_WIDTH.test(cluster)) return 0;
+  return WIDE.test(cluster) || EMOJI.test(cluster) ? 2 : 1;
+}
+
+/** The cells `text` takes on a terminal (one line of it). */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const { segment } of graphemes(text)) width += graphemeWidth(segment);
+  return width;
+}

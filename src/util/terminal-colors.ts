@@ -1,0 +1,44 @@
+/**
+ * voxform's colours on a terminal: the usual SGR sequences, each marked as voxform's own
+ * (`ownSequence`), so the terminal rule keeps them and escapes any sequence in the text they wrap.
+ */
+import { ownSequence } from './printable.js';
+
+export interface Colors {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  magenta(text: string): string;
+}
+
+/** SGR sequences, each marked as voxform's own. */
+function sgr(...codes: number[]): string {
+  return codes.map((code) => ownSequence(`\x1b[${code}m`)).join('');
+}
+
+/** A style: a close inside the text (a nested style's) is replaced by `reopen`, so the style goes on after it. */
+function style(open: number, close: number, reopen = sgr(open)): (text: string) => string {
+  const opening = sgr(open);
+  const closing = sgr(close);
+  return (text) => `${opening}${text.replaceAll(closing, reopen)}${closing}`;
+}
+
+const COLORS: Colors = {
+  bold: style(1, 22, sgr(22, 1)),
+  dim: style(2, 22, sgr(22, 2)),
+  red: style(31, 39),
+  green: style(32, 39),
+  yellow: style(33, 39),
+  cyan: style(36, 39),
+  magenta: style(35, 39),
+};
+
+const PLAIN: Colors = { bold: String, dim: String, red: String, green: String, yellow: String, cyan: String, magenta: String };
+
+/** The palette: marked sequences when `enabled` (a terminal with colour on), the text as it is otherwise. */
+export function terminalColors(enabled: boolean): Colors {
+  return enabled ? COLORS : PLAIN;
+}

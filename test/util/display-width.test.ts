@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { displayWidth } from '../../src/util/display-width.js';
+
+describe('displayWidth, in terminal cells', () => {
+  it.each([
+    ['ASCII', 'hot', 3],
+    ['CJK and fullwidth forms take two', '受付です１', 10],
+    ['Hangul takes two', '안녕', 4],
+    ['an emoji takes two, joined or with a skin tone still one picture', '😀👩‍💻👍🏽', 6],
+    ['a flag takes two', '🇯🇵', 2],
+    ['a text symbol asked to be an emoji takes two', '❤️', 2],
+    ['a combining accent takes none', 'e\u0301', 1],
+    ['a zero-width space takes none', 'a\u200bb', 2],
+  ])('%s', (_name, text, cells) => {
+    expect(displayWidth(text)).toBe(cells);
+  });
+});
