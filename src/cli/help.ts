@@ -154,7 +154,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   logs: {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
-    examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status completed --format ndjson --all'],
+    examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status error --format ndjson --all'],
   },
   report: {
     environment: [...SERVICE_ENV, ...STATE_ENV, 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'CI_PROJECT_URL'],
