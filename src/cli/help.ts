@@ -21,6 +21,8 @@ const ENVIRONMENT = {
   VOXFORM_JUDGE_MODEL: 'the judge endpoint\'s model',
   VOXFORM_JUDGE_API_KEY: 'the judge endpoint\'s key (never printed)',
   VOXFORM_EMULATOR_LLM: 'an OpenAI-compatible model that plays the agents of `--local` and `voxform emulator`',
+  VOXFORM_EMULATOR_LLM_MODEL: 'that model\'s name (`--llm-model` beats it)',
+  VOXFORM_EMULATOR_LLM_API_KEY: 'that model\'s key, read from here only (never printed)',
   GITHUB_SERVER_URL: 'set by GitHub Actions: with `GITHUB_REPOSITORY`, where `report` links a deploy\'s diff',
   GITHUB_REPOSITORY: 'set by GitHub Actions: the repository (`owner/name`)',
   CI_PROJECT_URL: 'set by GitLab CI: the project, where `report` links a deploy\'s diff',
@@ -142,7 +144,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform fmt', 'voxform fmt --check', 'voxform fmt agents/'],
   },
   emulator: {
-    environment: ['VOXFORM_EMULATOR_LLM'],
+    environment: ['VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
     exitCodes: ['0  never: the emulator runs until it is stopped', '1  could not start (the port is taken, a bad seed file)', '130  stopped with Ctrl-C or SIGTERM, its data file flushed (it says so)'],
     examples: ['voxform emulator', 'voxform emulator --port 4010 --data account.json', 'voxform emulator --latency 50-200 --fail-rate 0.05', 'voxform emulator --traffic steady --traffic-seed 7'],
   },
@@ -154,7 +156,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   logs: {
     environment: [...SERVICE_ENV],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
-    examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status completed --format ndjson --all'],
+    examples: ['voxform logs --local', 'voxform logs --agent front-desk --since 24h', 'voxform logs --status error --format ndjson --all'],
   },
   report: {
     environment: [...SERVICE_ENV, ...STATE_ENV, 'GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'CI_PROJECT_URL'],
@@ -172,7 +174,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform chat --agent front-desk --local', 'voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
   },
   test: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
     exitCodes: ['0  every test met its pass rate', '1  a test failed, or an error', INTERRUPTED],
     examples: ['voxform test example/tests -f agents.example.yaml --local', 'voxform test --against both --format markdown --out tests.md', 'voxform test --skip-judge --grep greets'],
   },

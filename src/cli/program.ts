@@ -270,7 +270,7 @@ function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): vo
 function addServiceCommands(program: Command, action: CommandAction): void {
   withConnection(withManifest(program.command('logs').description('list call logs (the latest 50 unless --limit or --all)')))
     .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent id, or an agent\'s name on the service')
-    .option('--status <status>', 'only this call status (e.g. COMPLETED, FAILED, registered)')
+    .option('--status <status>', 'only this call status (e.g. user-ended, error, in-progress)')
     .option('--since <time>', 'from this time (ISO 8601, Unix seconds, or a duration such as 24h)')
     .option('--until <time>', 'up to this time')
     .option('--phone <number>', 'only calls from or to this number')

@@ -64,7 +64,8 @@ function printWords(words: readonly string[], dialect: Dialect): string[] {
 function completionBody(completion: Completion, dialect: Dialect): string[] {
   if (completion === 'files') return [dialect.ret(STATUS.files)];
   if (completion === 'free') return [dialect.ret(STATUS.free)];
-  return printWords(completion.words, dialect);
+  const words = printWords(completion.words, dialect);
+  return completion.files ? [...words.filter((line) => line.startsWith('printf')), dialect.ret(STATUS.files)] : words;
 }
 
 /** The data functions: subcommands and options of a path, and what completes after an option or at a positional. */
@@ -124,6 +125,11 @@ const POSIX_CANDIDATES = [
   ...POSIX_WALK,
   '  if [[ -n "$pending" ]]; then',
   '    __voxform_words "$cmdpath" "$pending"; code=$?',
+  // `--format=j`: the option's values, written as the word is (`--format=json`).
+  '  elif [[ "$__voxform_cur" == --*=* ]]; then',
+  '    local line',
+  `    while IFS= read -r line; do printf '%s=%s\\n' "\${__voxform_cur%%=*}" "$line"; done < <(__voxform_words "$cmdpath" "\${__voxform_cur%%=*}")`,
+  '    code=0',
   `  elif [[ "$__voxform_cur" == -* ]]; then`,
   '    __voxform_options "$cmdpath"; code=0',
   '  else',
@@ -154,12 +160,24 @@ function bashScript(commands: readonly CompletionCommand[]): string {
     ...dataFunctions(commands, posix, POSIX_SUBJECT),
     ...POSIX_CANDIDATES,
     '_voxform() {',
-    '  local __voxform_cur="${COMP_WORDS[COMP_CWORD]}" line files=0',
+    // bash splits `--format=j` into `--format`, `=`, `j` (COMP_WORDBREAKS): the words are glued back,
+    // and what is offered replaces only the part bash completes, the one after the `=`.
+    '  local -a typed=()',
+    '  local i w last glue=0 line files=0',
+    '  for (( i = 1; i <= COMP_CWORD; i++ )); do',
+    '    w="${COMP_WORDS[i]}"; last=$(( ${#typed[@]} - 1 ))',
+    '    if (( glue )); then typed[last]+="$w"; glue=0',
+    '    elif [[ "$w" == "=" && $last -ge 0 && "${typed[last]}" == --* && "${typed[last]}" != *=* ]]; then typed[last]+="="; glue=1',
+    '    else typed+=("$w"); fi',
+    '  done',
+    '  local __voxform_cur="${typed[${#typed[@]}-1]}" word="${COMP_WORDS[COMP_CWORD]}"',
+    '  [[ "$word" == "=" ]] && word=""',
+    '  local before="${__voxform_cur%"$word"}"',
     '  COMPREPLY=()',
     '  while IFS= read -r line; do',
     '    if [[ "$line" == __VOXFORM_FILES__ ]]; then files=1',
-    '    elif [[ -n "$line" && "$line" == "$__voxform_cur"* ]]; then COMPREPLY+=("$line"); fi',
-    '  done < <(__voxform_candidates "${COMP_WORDS[@]:1:COMP_CWORD-1}")',
+    '    elif [[ -n "$line" && "$line" == "$__voxform_cur"* ]]; then COMPREPLY+=("${line#"$before"}"); fi',
+    '  done < <(__voxform_candidates "${typed[@]:0:${#typed[@]}-1}")',
     '  if (( files )); then',
     '    compopt -o filenames 2>/dev/null',
     '    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$__voxform_cur")',
@@ -232,6 +250,11 @@ function fishScript(commands: readonly CompletionCommand[]): string {
     '    if test -n "$pending"',
     '        __voxform_words "$cmdpath" "$pending"',
     '        set code $status',
+    "    else if string match -q -- '--*=*' \"$cur\"",
+    '        set -l option (string split -m 1 -- = "$cur")[1]',
+    '        for value in (__voxform_words "$cmdpath" "$option")',
+    "            printf '%s=%s\\n' $option $value",
+    '        end',
     "    else if string match -q -- '-*' \"$cur\"",
     '        __voxform_options "$cmdpath"',
     '    else',

@@ -4,8 +4,11 @@
  * part of it: they are untrusted data, and every script writer quotes them as such.
  */
 
-/** What completes at a place: these words, file names, or nothing (a free value such as a URL). */
-export type Completion = { words: readonly string[] } | 'files' | 'free';
+/**
+ * What completes at a place: these words (and file names too with `files`: a built-in name or a
+ * file), file names, or nothing (a free value such as a URL).
+ */
+export type Completion = { words: readonly string[]; files?: true } | 'files' | 'free';
 
 export interface CompletionOption {
   /** `-f` and `--file`: every spelling. */

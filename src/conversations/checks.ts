@@ -8,7 +8,7 @@ import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
 import type { JudgeCache } from './judge-cache.js';
 import type { CompletionModel } from '../model/chat-model.js';
-import { REGEX_TIME_BUDGET_MS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
+import { REGEX_TIME_BUDGET_MS, SIMPLIFY_NESTED_QUANTIFIERS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
 import { keepText, shortenRedacted, type Redact } from '../secrets/redact.js';
@@ -119,7 +119,7 @@ export function flagCallerWords(check: ReplyCheck, outcome: CheckResult, transcr
   return said ? { ...outcome, detail: CALLER_WORDS, flag: 'caller_words' } : outcome;
 }
 
-const SIMPLIFY = 'simplify it (nested quantifiers such as (a+)+ take exponential time)';
+const SIMPLIFY = SIMPLIFY_NESTED_QUANTIFIERS;
 
 function refusalDetail(refusal: RegexRefusal, time: RegexTimeBudget): string {
   const runTime = `${time.totalMs / 1000} s`;

@@ -5,6 +5,7 @@
  */
 import type { FaultRule, FaultSettings } from './types.js';
 import { seededRandom } from '../util/seeded-random.js';
+import { matchWithBudget, nestedQuantifierAt, REGEX_TIME_BUDGET_MS, SIMPLIFY_NESTED_QUANTIFIERS, type LimitedMatch } from '../util/safe-regex.js';
 
 /** What to do to one request. */
 interface FaultDecision {
@@ -33,13 +34,26 @@ function hashSeed(seed: number | string): number {
   return h >>> 0;
 }
 
-/** Compiles a rule's path: a glob, or a regular expression when written `^…` or `re:…`. */
+/** Whether a rule's path is a regular expression (written `^…` or `re:…`) rather than a glob. */
+const isRegexPath = (pattern: string) => pattern.startsWith('re:') || pattern.startsWith('^');
+
+/**
+ * Compiles a rule's path: a glob, or a regular expression when written `^…` or `re:…`. A regular
+ * expression comes from whoever reaches the control surface, and is matched on every request's path:
+ * one that repeats a repeating group is refused (util/safe-regex.ts).
+ */
 export function compilePathPattern(pattern: string): RegExp {
-  try {
-    if (pattern.startsWith('re:')) return new RegExp(pattern.slice(3));
-    if (pattern.startsWith('^')) return new RegExp(pattern);
-  } catch (error) {
-    throw new FaultConfigError(`path ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}`);
+  if (isRegexPath(pattern)) {
+    const source = pattern.startsWith('re:') ? pattern.slice(3) : pattern;
+    const nestedAt = nestedQuantifierAt(source);
+    if (nestedAt !== undefined) {
+      throw new FaultConfigError(`path ${JSON.stringify(pattern)} repeats a group that repeats (at character ${nestedAt + 1} of the expression); ${SIMPLIFY_NESTED_QUANTIFIERS}`);
+    }
+    try {
+      return new RegExp(source);
+    } catch (error) {
+      throw new FaultConfigError(`path ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}`);
+    }
   }
   let source = '';
   for (let i = 0; i < pattern.length; i++) {
@@ -57,6 +71,10 @@ export function compilePathPattern(pattern: string): RegExp {
 interface ActiveRule {
   rule: FaultRule;
   path: RegExp;
+  /** A regular expression (matched with a time budget), not a glob we compiled. */
+  regex: boolean;
+  /** A regular expression once stopped for running too long: the rule matches nothing since. */
+  stopped: boolean;
   methods: Set<string> | undefined;
   latency: () => number;
   error: () => number;
@@ -108,8 +126,14 @@ export class FaultInjector {
   private settings: FaultSettings = { rules: [] };
   private active: ActiveRule[] = [];
 
-  /** `defaultSeed`: used when the settings carry none (random per process unless given). */
-  constructor(private readonly defaultSeed: number | string = Math.floor(Math.random() * 2 ** 32)) {}
+  /**
+   * `defaultSeed`: used when the settings carry none (random per process unless given). `match`: how a
+   * regular expression path is matched with a time budget (a stand-in in tests).
+   */
+  constructor(
+    private readonly defaultSeed: number | string = Math.floor(Math.random() * 2 ** 32),
+    private readonly match: LimitedMatch = matchWithBudget,
+  ) {}
 
   /** Replaces every rule (the rules are checked first). */
   set(settings: FaultSettings): void {
@@ -119,6 +143,8 @@ export class FaultInjector {
     this.active = checked.rules.map((rule, index) => ({
       rule,
       path: compilePathPattern(rule.path),
+      regex: isRegexPath(rule.path),
+      stopped: false,
       methods: rule.method === undefined ? undefined : new Set((Array.isArray(rule.method) ? rule.method : [rule.method]).map((m) => m.toUpperCase())),
       latency: seededRandom(base ^ hashSeed(`${index}:latency`)),
       error: seededRandom(base ^ hashSeed(`${index}:error`)),
@@ -140,9 +166,18 @@ export class FaultInjector {
     return this.active.length > 0;
   }
 
+  /** Whether a rule's path matches; a regular expression that runs too long is stopped for good (no request waits on it again). */
+  private pathMatches(active: ActiveRule, path: string): boolean {
+    if (!active.regex) return active.path.test(path);
+    if (active.stopped) return false;
+    const outcome = this.match(active.path, path, REGEX_TIME_BUDGET_MS);
+    if ('timedOut' in outcome) active.stopped = true;
+    return 'matched' in outcome && outcome.matched;
+  }
+
   /** The faults for one request: the first matching rule decides; undefined when none matches. */
   decide(method: string, path: string): FaultDecision | undefined {
-    const active = this.active.find((a) => a.path.test(path) && (!a.methods || a.methods.has(method)));
+    const active = this.active.find((a) => (!a.methods || a.methods.has(method)) && this.pathMatches(a, path));
     if (!active) return undefined;
     const { rule } = active;
     const decision: FaultDecision = { delayMs: 0, labels: [] };

@@ -46,6 +46,20 @@ export const specRoutes: Route[] = [
   ...knowledgeRoutes,
 ];
 
+/**
+ * Whether a request declares its body JSON: `application/json` or an `application/…+json` type, as a
+ * FastAPI service reads one. **Decision:** an undeclared body is refused too (FastAPI would read it
+ * as JSON): the interface's transport is `Content-Type: application/json`, and a client that leaves
+ * the header out should learn it here.
+ */
+function declaresJson(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/** What FastAPI answers for a body it did not read as JSON: the bytes are not the object the operation takes. */
+const NOT_READ_AS_JSON: ValidationDetail = { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from' };
+
 /** The JSON body, or undefined with its problem added (a 422 on a spec route); a 400 on a control route. */
 function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail[]): unknown {
   const text = rawBody.toString('utf8');
@@ -309,6 +323,10 @@ class Emulator implements ControlHost {
       query = Object.fromEntries(new URLSearchParams(search));
     }
 
+    if (route.body && rawBody.length > 0 && !declaresJson(req.headers['content-type'])) {
+      problems.push(NOT_READ_AS_JSON);
+      return { problems, query, parsed: undefined, body: undefined };
+    }
     const parsed = route.rawBody || rawBody.length === 0 ? undefined : parseJsonBody(route, rawBody, problems);
     let body: unknown = parsed;
     if (route.body && parsed === undefined && !problems.some((p) => p.type === 'json_invalid')) {

@@ -86,7 +86,8 @@ export class WebhookSender {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail(`unsupported scheme ${url.protocol}`);
     if (this.policy === 'none') return fail('skipped: webhooks are turned off');
     if (this.policy === 'loopback' && !isLoopback(url.hostname)) return fail('skipped: only loopback webhooks are allowed');
-    for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.append(name, value);
+    // The service's parameters replace those of the same name in the configured URL: a receiver reads one value, the service's.
+    for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, value);
 
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
     const headers = requestHeaders(target.headers, payload);

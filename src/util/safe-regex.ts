@@ -95,3 +95,62 @@ export function compileRegex(source: string): RegExp | string {
     return (error as Error).message.replace(/^Invalid regular expression: /, '');
   }
 }
+
+/** What a pattern refused before it runs is told to do. */
+export const SIMPLIFY_NESTED_QUANTIFIERS = 'simplify it (nested quantifiers such as (a+)+ take exponential time)';
+
+/**
+ * Where a pattern repeats a group that itself repeats something — `(a+)+`, `(?:a|b*){2,}`, `((ab)*c)*`
+ * — the shape that backtracks exponentially; undefined when it has none. For patterns matched where
+ * even one stopped match costs too much (on every request of a server): refused before they run,
+ * while the time budget above still stops what this misses (overlapping alternatives such as (a|a)*).
+ */
+export function nestedQuantifierAt(source: string): number | undefined {
+  /** Per open group: where it opened and whether it holds a repeating quantifier. */
+  const groups: { start: number; repeats: boolean }[] = [];
+  let i = 0;
+  const quantifierAt = (at: number): { repeats: boolean; end: number } | undefined => {
+    const ch = source[at];
+    if (ch === '*' || ch === '+') return { repeats: true, end: at + 1 };
+    if (ch === '?') return { repeats: false, end: at + 1 };
+    const braces = ch === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at)) : null;
+    if (!braces) return undefined;
+    const repeats = braces[2] !== undefined && (braces[3] === '' || Number(braces[3]) > 1);
+    return { repeats: repeats || Number(braces[1]) > 1, end: at + braces[0].length };
+  };
+  const markRepeat = () => {
+    const inner = groups[groups.length - 1];
+    if (inner) inner.repeats = true;
+  };
+  while (i < source.length) {
+    const ch = source[i] as string;
+    if (ch === '\\') {
+      i += 2;
+    } else if (ch === '[') {
+      i++;
+      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+      i++;
+    } else if (ch === '(') {
+      groups.push({ start: i, repeats: false });
+      i++;
+      continue;
+    } else if (ch === ')') {
+      const group = groups.pop();
+      i++;
+      const quantifier = quantifierAt(i);
+      if (group && quantifier?.repeats && group.repeats) return group.start;
+      // A repeated group, or one holding a repeat, makes its enclosing group hold a repeat.
+      if (group && (group.repeats || quantifier?.repeats)) markRepeat();
+      if (quantifier) i = quantifier.end + (source[quantifier.end] === '?' ? 1 : 0);
+      continue;
+    } else {
+      i++;
+    }
+    const quantifier = quantifierAt(i);
+    if (quantifier) {
+      if (quantifier.repeats) markRepeat();
+      i = quantifier.end + (source[quantifier.end] === '?' ? 1 : 0);
+    }
+  }
+  return undefined;
+}

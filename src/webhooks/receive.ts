@@ -103,7 +103,8 @@ const PREFETCH_PARAMETERS = new Set(['session_id', 'agent_id', 'from', 'to']);
 
 /**
  * A prefetch GET: its URL (`req.url`, a path with a query, or a full URL) and headers. A parameter
- * given twice counts once, with its first value.
+ * given twice counts once, with its last value: a service that adds its query to a configured URL
+ * already carrying `session_id` puts its own value after the URL's (docs/webhooks.md).
  */
 export function parsePrefetchRequest(url: string | URL, headers: IncomingHeaders = {}, options: WebhookCheckOptions = {}): WebhookParseResult<PrefetchRequest> {
   const refused = rejectHeaders(headers, options);
@@ -115,7 +116,7 @@ export function parsePrefetchRequest(url: string | URL, headers: IncomingHeaders
     return { ok: false, status: 400, reason: 'url', message: 'not a prefetch request: its URL cannot be parsed', issues: [] };
   }
   const query: Record<string, string> = {};
-  for (const [name, value] of parsed.searchParams) if (!(name in query)) query[name] = value;
+  for (const [name, value] of parsed.searchParams) query[name] = value;
   const issues = validateAgainst('PrefetchWebhookQuery', query);
   if (issues.length > 0) return { ok: false, status: 422, reason: 'schema', message: `not a prefetch request: ${describeIssue(issues[0] as SchemaIssue, '(query)')}`, issues };
   const metadata = Object.fromEntries(Object.entries(query).filter(([name]) => !PREFETCH_PARAMETERS.has(name)));

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_HELP } from '../../src/cli/help.js';
@@ -79,6 +80,16 @@ describe('command help', () => {
         await expect(parser.parseAsync(words.slice(1), { from: 'user' }), example).resolves.toBeDefined();
         expect(ran, example).toEqual([name.replace(' ', '-')]);
       }
+    }
+  });
+
+  it('voxform emulator and test list every variable the emulator\'s model is read from (its key comes from nowhere else)', async () => {
+    const source = await readFile(new URL('../../src/cli/emulator-llm.ts', import.meta.url), 'utf8');
+    const read = [...new Set([...source.matchAll(/env\.(VOXFORM_[A-Z_]+)/g)].map((match) => match[1]))];
+    expect(read).toContain('VOXFORM_EMULATOR_LLM_API_KEY');
+    for (const name of ['emulator', 'test']) {
+      const help = helpOf(commands.find((c) => c.name === name)?.command as Command);
+      for (const variable of read) expect(help, `${name}: ${variable}`).toContain(variable);
     }
   });
 

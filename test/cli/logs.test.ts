@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
+import { COMMAND_HELP } from '../../src/cli/help.js';
 import { defaultSeed, startEmulator } from '../../src/emulator/index.js';
 import type { GlobalCallHistoryRecord } from '../../src/schema/types.gen.js';
 import { makeTree, runCliInProcess } from '../helpers/cli.js';
@@ -75,9 +76,9 @@ describe('parseTimeArgument', () => {
   });
 
   it('maps every option to the service’s filter', () => {
-    expect(buildFilters({ agent: '-OKa', status: 'FAILED', phone: '+1555', campaign: 'c', since: '2026-01-01', until: '1767312000' }, NOW)).toEqual({
+    expect(buildFilters({ agent: '-OKa', status: 'ERROR', phone: '+1555', campaign: 'c', since: '2026-01-01', until: '1767312000' }, NOW)).toEqual({
       agent_id: '-OKa',
-      call_status: 'FAILED',
+      call_status: 'ERROR',
       phone_number: '+1555',
       campaign_id: 'c',
       start_time: 1_767_225_600,
@@ -95,14 +96,21 @@ describe('limit, status and redaction', () => {
   });
 
   it('accepts a known status in any case, and suggests the closest for a typo', () => {
-    expect(checkStatus('failed')).toBe('failed');
+    expect(checkStatus('ERROR')).toBe('ERROR');
     expect(checkStatus('in-progress')).toBe('in-progress');
-    expect(() => checkStatus('COMPLETD')).toThrowError('--status "COMPLETD" is not a call status.');
+    expect(() => checkStatus('user-endd')).toThrowError('--status "user-endd" is not a call status.');
     try {
-      checkStatus('COMPLETD');
+      checkStatus('user-endd');
     } catch (error) {
-      expect((error as { hint: string }).hint).toMatch(/^Did you mean COMPLETED\? Known statuses: registered, /);
+      expect((error as { hint: string }).hint).toMatch(/^Did you mean user-ended\? Known statuses: registered, /);
     }
+  });
+
+  it("the help's --status example is a known status that the emulator's default account has calls of", () => {
+    const example = COMMAND_HELP.logs?.examples.find((line) => line.includes('--status')) ?? '';
+    const status = /--status (\S+)/.exec(example)?.[1] ?? '';
+    expect(checkStatus(status)).toBe(status);
+    expect((defaultSeed().call_logs ?? []).some((record) => record.call_status?.toLowerCase() === status.toLowerCase())).toBe(true);
   });
 
   it('redacts webhook and tool headers, credentials and keys anywhere in a record, and nothing else', () => {
@@ -220,7 +228,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       agent_id: i % 4 === 0 ? OTHER : AGENT,
       ts: 1_767_225_600 - i * 60 - (i % 3 === 0 ? 0 : 0.5),
       duration: 10 + (i % 100),
-      call_status: i % 10 === 0 ? 'FAILED' : 'COMPLETED',
+      call_status: i % 10 === 0 ? 'error' : 'user-ended',
       voip: { provider: 'twilio', from: `+1555010${String(i % 100).padStart(4, '0')}`, to: '+15551230001' },
       cost_breakdown: [{ type: 'stt', provider: 'deepgram', credit: 0.002 }, { type: 'llm', provider: 'x', credit: 0.001 }],
       campaign_id: i % 5 === 0 ? 'cmp_1' : null,
@@ -247,7 +255,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
 
   it('filters: an agent id starting with "-", a status, a window, a phone, a campaign, a limit', async () => {
     const result = await runCliInProcess(
-      ['logs', '--agent', OTHER, '--status', 'FAILED', '--since', '2025-12-31T00:00:00Z', '--until', '1767225600', '--phone', '+15550100020', '--campaign', 'cmp_1', '--limit', '3', '--format', 'json'],
+      ['logs', '--agent', OTHER, '--status', 'ERROR', '--since', '2025-12-31T00:00:00Z', '--until', '1767225600', '--phone', '+15550100020', '--campaign', 'cmp_1', '--limit', '3', '--format', 'json'],
       { env },
     );
     expect(result.code).toBe(0);
@@ -255,7 +263,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     expect(records.length).toBeGreaterThan(0);
     expect(records.length).toBeLessThanOrEqual(3);
     for (const r of records) {
-      expect(r).toMatchObject({ agent_id: OTHER, call_status: 'FAILED', campaign_id: 'cmp_1' });
+      expect(r).toMatchObject({ agent_id: OTHER, call_status: 'error', campaign_id: 'cmp_1' });
       expect(r.voip?.from).toBe('+15550100020');
       expect(r.ts).toBeGreaterThanOrEqual(1_767_139_200);
     }
@@ -267,7 +275,7 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^TIME \(UTC\) +STATUS +DURATION +AGENT +FROM +TO +CREDITS +CALL ID$/);
-    expect(lines[1]).toMatch(/^2026-01-01 00:00:00 +COMPLETED|FAILED/);
+    expect(lines[1]).toMatch(/^2026-01-01 00:00:00 +(user-ended|error) /);
     expect(lines[1]?.indexOf('call_0000')).toBe(lines[0]?.indexOf('CALL ID'));
   });
 
@@ -276,13 +284,13 @@ describe('voxform logs (the built CLI against the emulator)', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       calls: 1000,
-      by_status: { COMPLETED: 900, FAILED: 100 },
+      by_status: { 'user-ended': 900, error: 100 },
       duration_seconds: { calls: 1000, p50: 59, p95: 104 },
       credits: { by_type: { stt: 2, llm: 1 }, total: 3 },
     });
     const text = await runCliInProcess(['logs', '--all', '--stats'], { env });
     expect(text.stdout).toContain('Calls: 1000');
-    expect(text.stdout).toContain('  COMPLETED  900');
+    expect(text.stdout).toContain('  user-ended  900');
   });
 
   it('a missing key is one clear sentence and a hint, exit 1', async () => {
@@ -367,9 +375,17 @@ describe('voxform logs (the built CLI against the emulator)', () => {
   });
 
   it('a misspelled --status is refused with a suggestion', async () => {
-    const result = await runCliInProcess(['logs', '--status', 'FAILD'], { env });
+    const result = await runCliInProcess(['logs', '--status', 'eror'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --status "FAILD" is not a call status\.\n {2}hint: Did you mean FAILED\? /);
+    expect(result.stderr).toMatch(/^error\[invalid_argument\]: --status "eror" is not a call status\.\n {2}hint: Did you mean error\? /);
+  });
+
+  it('a status the service does not have (completed, failed) is refused, not sent to match nothing', async () => {
+    for (const status of ['completed', 'FAILED']) {
+      const result = await runCliInProcess(['logs', '--status', status], { env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^error\\[invalid_argument\\]: --status "${status}" is not a call status\\.`));
+    }
   });
 
   it('--agent takes a manifest name; a name that is neither a manifest agent nor an id is an error with a suggestion', async () => {

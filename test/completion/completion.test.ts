@@ -99,6 +99,32 @@ describe('voxform completion bash, in a real bash', () => {
     expect(complete('apply', '--auto-approve', '--tar')).toEqual(['--target']);
   });
 
+  it('completes traffic profiles (built-in names and files), --take-over addresses, --status values, and an --option=value word', async () => {
+    const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'traffic.yaml': 'extends: steady\n' });
+    const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });
+    const scriptFile = path.join(dir, 'voxform.bash');
+    await writeFile(scriptFile, generated.stdout);
+    const complete = (...words: string[]) => bashComplete(scriptFile, ['voxform', ...words], dir);
+
+    expect(complete('emulator', 'traffic', '--profile', '')).toEqual(expect.arrayContaining(['steady', 'light', 'volatile', 'traffic.yaml']));
+    expect(complete('emulator', 'traffic', '--profile', 'vol')).toEqual(['volatile']);
+    expect(complete('emulator', 'traffic', '--profile', 'tr')).toEqual(['traffic.yaml']);
+    expect(complete('emulator', '--traffic', 'l')).toEqual(['light']);
+    expect(complete('plan', '--take-over', 'p')).toEqual(['phone.+15551230001']);
+    expect(complete('apply', '--take-over', 'campaign.')).toEqual(['campaign.recall-reminders']);
+    expect(complete('logs', '--status', 'user')).toEqual(['user-ended']);
+    expect(complete('logs', '--status', 'c')).toEqual(['chat_completion']);
+    // bash splits `--format=j` at the `=`: what it offers replaces the part after it.
+    expect(complete('plan', '--format', '=')).toEqual(['text', 'json', 'markdown']);
+    expect(complete('plan', '--format', '=', 'j')).toEqual(['json']);
+    expect(complete('plan', '--target', '=', 'agent.b')).toEqual(['agent.booking']);
+    // An option given as one `--format=json` is not taken for a positional or an option awaiting a value.
+    expect(complete('plan', '--format', '=', 'json', '--target', 'agent.b')).toEqual(['agent.booking']);
+    expect(complete('plan', '--format', '=', 'json', '')).toEqual(['show']);
+    // Where COMP_WORDBREAKS has no `=`, the word is whole and so is what replaces it.
+    expect(complete('plan', '--format=j')).toEqual(['--format=json']);
+  });
+
   it('offers every subcommand and option the parser has, nothing it lacks', async () => {
     const dir = await tempDir({});
     const generated = await runCliInProcess(['completion', 'bash'], { cwd: dir });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { compilePathPattern } from '../../src/emulator/faults.js';
+import { compilePathPattern, FaultInjector } from '../../src/emulator/faults.js';
 import { FRONT_DESK, startTestEmulator, type Client } from './helpers.js';
 
 let emulator: RunningEmulator;
@@ -150,6 +150,16 @@ describe('faults', () => {
     }
   });
 
+  it('refuses a regular expression that repeats a repeating group, before any request is matched on it', async () => {
+    const res = await client.put('/_emulator/faults', { rules: [{ path: 're:^/(a+)+$', latencyMs: 1 }] });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBe(
+      'Invalid fault settings: path "re:^/(a+)+$" repeats a group that repeats (at character 3 of the expression); simplify it (nested quantifiers such as (a+)+ take exponential time)',
+    );
+    expect((await client.get('/_emulator/faults')).body).toEqual({ rules: [] });
+    expect((await client.get('/phones')).status).toBe(200);
+  });
+
   it('GET shows the rules; DELETE clears them', async () => {
     await client.put('/_emulator/faults', { seed: 7, rules: [{ path: '/phones', errorRate: 1 }] });
     expect((await client.get('/_emulator/faults')).body).toEqual({ seed: 7, rules: [{ path: '/phones', errorRate: 1 }] });
@@ -177,5 +187,20 @@ describe('faults from options (the CLI flags)', () => {
     await expect(startTestEmulator({ latencyMs: [10, 5] })).rejects.toThrow(/Latency/);
     await expect(startTestEmulator({ latencyMs: 99_999_999_999 })).rejects.toThrow(/Latency 99999999999 is not a number of milliseconds from 0 to 2147483647/);
     await expect(startTestEmulator({ latencyMs: [0, 99_999_999_999] })).rejects.toThrow(/Latency/);
+  });
+});
+
+describe('regular expression paths run with a time budget', () => {
+  it('a path expression stopped for running too long matches no request again; globs never go through the budget', () => {
+    const matched: string[] = [];
+    const injector = new FaultInjector(1, (pattern, subject) => {
+      matched.push(`${pattern.source} ${subject}`);
+      return subject.endsWith('!') ? { timedOut: true } : { matched: pattern.test(subject), truncated: false };
+    });
+    injector.set({ rules: [{ path: 're:^/a', errorRate: 1 }, { path: '/a*', latencyMs: 1 }] });
+    expect(injector.decide('GET', '/aa')?.status).toBe(503);
+    expect(injector.decide('GET', '/aa!')?.labels).toEqual(['latency']);
+    expect(injector.decide('GET', '/aa')?.labels).toEqual(['latency']);
+    expect(matched).toEqual(['^\\/a /aa', '^\\/a /aa!']);
   });
 });

@@ -143,6 +143,25 @@ describe('other malformed requests', () => {
   });
 });
 
+describe('a body not declared JSON', () => {
+  const body = JSON.stringify({ name: 'Renamed', config: {} });
+
+  it.each([
+    ['text/plain', { 'content-type': 'text/plain' }],
+    ['form-encoded', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['undeclared', {}],
+  ])('%s is a 422 at ["body"], as the service refuses it, and changes nothing', async (_what, headers) => {
+    const answer = await client.call('PUT', `/agents/${FRONT_DESK}`, { rawBody: body, headers });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({ detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from' }] });
+    expect((await client.get(`/agents/${FRONT_DESK}`)).body.name).not.toBe('Renamed');
+  });
+
+  it.each(['application/json; charset=utf-8', 'application/merge-patch+json'])('%s is read as JSON', async (type) => {
+    expect((await client.call('PUT', `/agents/${FRONT_DESK}`, { rawBody: body, headers: { 'content-type': type } })).status).toBe(200);
+  });
+});
+
 function randomValue(next: () => number, depth: number): unknown {
   const pick = Math.floor(next() * (depth > 90 ? 5 : 8));
   const strings = ['', FRONT_DESK, '+15551230001', '__proto__', 'constructor', '\u0000', 'ñ', 'x'.repeat(300)];

@@ -55,6 +55,22 @@ describe('the prefetch webhook (extra_prompt_webhook)', () => {
     }
   });
 
+  it("replaces, not repeats, a parameter the configured URL already carries: the receiver reads the service's", async () => {
+    const receiver = await startReceiver();
+    try {
+      await configure({ extra_prompt_webhook: `${receiver.url}/p?session_id=configured&agent_id=configured&keep=1` });
+      const res = await client.post('/register_call', { agent_id: FRONT_DESK, metadata: { keep: '2' } });
+      const got = await receiver.next();
+      expect([...got.url.searchParams]).toEqual([
+        ['session_id', res.body.session_id],
+        ['agent_id', FRONT_DESK],
+        ['keep', '2'],
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('is called before the first chat message only, without from/to', async () => {
     const receiver = await startReceiver();
     try {

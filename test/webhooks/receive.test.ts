@@ -72,8 +72,13 @@ describe('checkWebhookHeaders', () => {
 describe('parsePrefetchRequest', () => {
   it('reads the spec parameters and keeps the rest as metadata', () => {
     const result = parsePrefetchRequest('/prefetch?session_id=s1&agent_id=a1&from=%2B15550100001&customer=c1&customer=c2');
-    expect(result).toEqual({ ok: true, value: { query: { session_id: 's1', agent_id: 'a1', from: '+15550100001', customer: 'c1' }, metadata: { customer: 'c1' } } });
+    expect(result).toEqual({ ok: true, value: { query: { session_id: 's1', agent_id: 'a1', from: '+15550100001', customer: 'c2' }, metadata: { customer: 'c2' } } });
     expect(parsePrefetchRequest(new URL('https://hooks.example.com/p?session_id=s&agent_id=a')).ok).toBe(true);
+  });
+
+  it("a parameter given twice takes its last value: the service's, after the configured URL's own", () => {
+    const result = parsePrefetchRequest('/prefetch?session_id=configured&agent_id=configured&session_id=s1&agent_id=a1');
+    expect(result).toMatchObject({ ok: true, value: { query: { session_id: 's1', agent_id: 'a1' }, metadata: {} } });
   });
 
   it('refuses a request without session_id or agent_id (422) and checks headers (401)', () => {

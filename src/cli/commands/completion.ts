@@ -8,6 +8,8 @@ import { countProblems } from '../diagnostics.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { buildProgram } from '../program.js';
 import { plural } from '../../util/plural.js';
+import { BUILT_IN_PROFILES } from '../../emulator/traffic/index.js';
+import { CALL_STATUSES } from './logs.js';
 
 export interface CompletionOptions {
   file?: string[];
@@ -21,7 +23,7 @@ interface ManifestNames {
   /** The agents' ids (of the environment the manifests load by default), for an option that takes an id. */
   agentIds: string[];
   environments: string[];
-  /** Resource addresses, for `--target`. */
+  /** Resource addresses, for `--target` and `--take-over`. */
   targets: string[];
   phones: string[];
   /** Campaigns' and knowledge files' local names, for `get campaigns|knowledge NAME`. */
@@ -86,7 +88,10 @@ function optionCompletion(option: Option, names: ManifestNames): Completion | un
   // `export --agent <id>` takes ids; every other --agent takes a manifest name.
   if (option.long === '--agent') return { words: valueName(option) === 'id' ? names.agentIds : names.agents };
   if (option.long === '--env') return { words: names.environments };
-  if (option.long === '--target') return { words: names.targets };
+  if (option.long === '--target' || option.long === '--take-over') return { words: names.targets };
+  // A traffic profile is a built-in name or a profile file.
+  if (valueName(option) === 'profile') return { words: Object.keys(BUILT_IN_PROFILES), files: true };
+  if (option.long === '--status' && valueName(option) === 'status') return { words: CALL_STATUSES };
   return FILE_VALUES.test(valueName(option) ?? '') ? 'files' : 'free';
 }
 

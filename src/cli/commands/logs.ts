@@ -33,7 +33,7 @@ export interface LogsOptions extends ConnectionOptions {
 /** Records read when neither `--limit` nor `--all` is given: an account's whole history can be huge. */
 export const DEFAULT_LOG_LIMIT = 50;
 
-/** The call statuses of the service's logs (any case): progress states, end reasons, its filters' COMPLETED/FAILED. */
+/** The call statuses of the service's logs (any case, docs/service-api.md): progress states, then how a call ended. */
 export const CALL_STATUSES = [
   'registered',
   'queued',
@@ -48,8 +48,6 @@ export const CALL_STATUSES = [
   'timeout',
   'error',
   'chat_completion',
-  'COMPLETED',
-  'FAILED',
 ] as const;
 
 /** `voxform logs`: the call log, newest first, redacted, up to `--limit` records; progress on stderr. */

@@ -8,10 +8,10 @@ import type { SessionKind } from '../types.js';
 import { bodyValueError } from '../validation.js';
 
 /**
- * The body's top-level fields the service reads. The interface marks only `POST /api_keys` as
- * refusing unknown fields; everywhere else a FastAPI service ignores them, and OpenAI clients send
- * theirs (`model`, `stream`, `temperature`, …) on every call. So a chat request keeps only these,
- * then is validated as strictly as before (docs/emulator.md, "Chat completions").
+ * The body's top-level fields the service reads. Every other body refuses an unknown field
+ * (`extra_forbidden`), but OpenAI clients send theirs (`model`, `stream`, `temperature`, …) on every
+ * call: so a chat request keeps only these, then is validated as strictly as before
+ * (docs/service-api.md and docs/emulator.md, "OpenAI clients and unknown fields").
  */
 let chatFields: Set<string> | undefined;
 
