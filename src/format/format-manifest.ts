@@ -24,6 +24,7 @@ import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from
 import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { formatCount } from '../util/plural.js';
+import { printHiddenCharactersEscaped } from './hidden-characters.js';
 
 /** How every manifest is printed: also what `init` and `export` write. */
 export const TO_STRING_OPTIONS: ToStringOptions = {
@@ -104,6 +105,7 @@ export function formatDocument(doc: Document, source?: string): void {
   if (isMap(root)) separateSections(root);
   useBlockScalars(doc);
   quoteMergeLookalikes(doc);
+  printHiddenCharactersEscaped(doc);
 }
 
 /**
