@@ -246,11 +246,19 @@ function separateSections(root: YAMLMap): void {
   });
 }
 
-/** Multi-line strings as literal block scalars (`|`), unless already a block scalar (`>` kept). */
+/**
+ * Multi-line strings as literal block scalars (`|`), unless already a block scalar (`>` kept). A
+ * block scalar holds text by its lines: one of nothing but whitespace (`" \n"`) it cannot hold
+ * exactly, so such a string is double-quoted.
+ */
 function useBlockScalars(doc: Document): void {
   visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('\n')) return;
+      if (node.value.trim() === '') {
+        node.type = Scalar.QUOTE_DOUBLE;
+        return;
+      }
       if (node.type === Scalar.BLOCK_FOLDED || node.type === Scalar.BLOCK_LITERAL) return;
       // yaml falls back to a quoted string where a block scalar cannot go (inside a flow collection).
       node.type = Scalar.BLOCK_LITERAL;

@@ -350,3 +350,23 @@ describe('formatManifest: characters a reader cannot see stay escaped', () => {
     expect(fmt('version: 1\nagents:\n  "a\\u202eb":\n    id: x\n')).toBe('version: 1\n\nagents:\n  "a\\u202eb":\n    id: x\n');
   });
 });
+
+describe('formatManifest: a multi-line string of nothing but whitespace', () => {
+  const manifest = (value: string) => `version: 1\n\nagents:\n  a:\n    id: x\n    config:\n      prompt: ${value}\n`;
+  const promptOf = (text: string) => (parse(text) as { agents: { a: { config: { prompt: string } } } }).agents.a.config.prompt;
+
+  test.each([' \n', '   \n\n', '\n\n \n\n', '\t\n ', '\n\n'])('%j stays double-quoted: a block scalar cannot hold it exactly', (prompt) => {
+    const once = fmt(manifest(JSON.stringify(prompt)));
+    expect(once).toMatch(/^      prompt: ".*"$/m);
+    expect(promptOf(once)).toBe(prompt);
+    expect(fmt(once)).toBe(once);
+  });
+
+  test('written as a block scalar, it is double-quoted too', () => {
+    const source = manifest('|2+\n        \t ');
+    expect(promptOf(source)).toBe('\t \n');
+    const once = fmt(source);
+    expect(once).toMatch(/^      prompt: ".*"$/m);
+    expect(promptOf(once)).toBe('\t \n');
+  });
+});
