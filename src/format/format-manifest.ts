@@ -42,8 +42,22 @@ export interface FormatResult {
   changed: boolean;
 }
 
-/** Formats a manifest's text, each YAML document on its own; the result means the same as the source (checked). */
+/**
+ * Formats a manifest's text, each YAML document on its own; the result means the same as the source
+ * (checked). It keeps the file's line ending: a file whose first line ends in CRLF (a Windows
+ * checkout) is written with CRLF throughout.
+ */
 export function formatManifest(source: string, file: string): FormatResult {
+  const crlf = /^[^\n]*\r\n/.test(source);
+  // YAML reads a CRLF as one line break, in a scalar too: the text means the same with LF.
+  const formatted = formatLines(crlf ? source.replaceAll('\r\n', '\n') : source, file);
+  const text = crlf ? formatted.replaceAll('\n', '\r\n') : formatted;
+  assertSameMeaning(source, text, file);
+  return { text, changed: text !== source };
+}
+
+/** The canonical layout of a text whose lines end in LF. */
+function formatLines(source: string, file: string): string {
   const lineCounter = new LineCounter();
   const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine, document: { customTags: printedAsWritten } });
   if (tooLargeAt !== undefined) throw tooLarge(file);
@@ -55,17 +69,14 @@ export function formatManifest(source: string, file: string): FormatResult {
       hint: 'Fix the YAML first; voxform fmt leaves the file untouched until it parses.',
     });
   }
-  if (docs.every((doc) => doc.contents === null)) return { text: source, changed: false };
+  if (docs.every((doc) => doc.contents === null)) return source;
   for (const doc of docs) if (!isEmptyDocument(doc)) formatDocument(doc, source);
-  let text: string;
   try {
-    text = docs.map(renderDocument).join('');
+    return docs.map(renderDocument).join('');
   } catch {
     // yaml refuses to print an alias that sorting moved above its anchor.
     throw unsafe(file);
   }
-  assertSameMeaning(source, text, file);
-  return { text, changed: text !== source };
 }
 
 /**

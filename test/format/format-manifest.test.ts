@@ -370,3 +370,26 @@ describe('formatManifest: a multi-line string of nothing but whitespace', () => 
     expect(promptOf(once)).toBe('\t \n');
   });
 });
+
+describe('formatManifest: line endings', () => {
+  const crlf = (text: string) => text.replaceAll('\n', '\r\n');
+
+  test('a formatted file with CRLF line endings is unchanged', () => {
+    const source = crlf('# head\nversion: 1\n\nagents:\n  a:\n    id: x # c\n    config:\n      first_message: |\n        Hi\n\n        there\n');
+    expect(formatManifest(source, 'x.yaml')).toEqual({ text: source, changed: false });
+  });
+
+  test('a file whose first line ends in CRLF is formatted with CRLF throughout, block scalars and escapes meaning the same', () => {
+    const source = 'agents:\r\n  a:\r\n    config:\r\n      prompt: "one\\r\\ntwo"\r\n      first_message: |\r\n        Hi\r\n\r\n        there  \r\n    id: x\nversion: 1\r\n';
+    const { text, changed } = formatManifest(source, 'x.yaml');
+    expect(changed).toBe(true);
+    expect(text).toBe(crlf('version: 1\n\nagents:\n  a:\n    id: x\n    config:\n      prompt: "one\\r\\ntwo"\n      first_message: |\n        Hi\n\n        there  \n'));
+    expect(sameManifestMeaning(text, source)).toBe(true);
+    expect(parse(text)).toEqual({ version: 1, agents: { a: { id: 'x', config: { prompt: 'one\r\ntwo', first_message: 'Hi\n\nthere  \n' } } } });
+    expect(formatManifest(text, 'x.yaml').changed).toBe(false);
+  });
+
+  test('a file whose first line ends in LF is written with LF', () => {
+    expect(fmt('agents:\n  a:\r\n    id: x\r\nversion: 1\r\n')).toBe('version: 1\n\nagents:\n  a:\n    id: x\n');
+  });
+});
