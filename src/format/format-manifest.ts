@@ -24,6 +24,7 @@ import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_YAML_TOKENS } from
 import { collapseBlankLinesInComments, hoistFirstKeyComment, isNodeWithSpace, joinCommentRuns, moveBlankLinesAfterClosingComments, moveRootCommentToDocument, stackComments } from './comment-layout.js';
 import { knownProperties, propertyNode, schemaNode, type SchemaNode } from '../schema/introspect.js';
 import { formatCount } from '../util/plural.js';
+import { printHiddenCharactersEscaped } from './hidden-characters.js';
 
 /** How every manifest is printed: also what `init` and `export` write. */
 export const TO_STRING_OPTIONS: ToStringOptions = {
@@ -41,8 +42,22 @@ export interface FormatResult {
   changed: boolean;
 }
 
-/** Formats a manifest's text, each YAML document on its own; the result means the same as the source (checked). */
+/**
+ * Formats a manifest's text, each YAML document on its own; the result means the same as the source
+ * (checked). It keeps the file's line ending: a file whose first line ends in CRLF (a Windows
+ * checkout) is written with CRLF throughout.
+ */
 export function formatManifest(source: string, file: string): FormatResult {
+  const crlf = /^[^\n]*\r\n/.test(source);
+  // YAML reads a CRLF as one line break, in a scalar too: the text means the same with LF.
+  const formatted = formatLines(crlf ? source.replaceAll('\r\n', '\n') : source, file);
+  const text = crlf ? formatted.replaceAll('\n', '\r\n') : formatted;
+  assertSameMeaning(source, text, file);
+  return { text, changed: text !== source };
+}
+
+/** The canonical layout of a text whose lines end in LF. */
+function formatLines(source: string, file: string): string {
   const lineCounter = new LineCounter();
   const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine, document: { customTags: printedAsWritten } });
   if (tooLargeAt !== undefined) throw tooLarge(file);
@@ -54,17 +69,14 @@ export function formatManifest(source: string, file: string): FormatResult {
       hint: 'Fix the YAML first; voxform fmt leaves the file untouched until it parses.',
     });
   }
-  if (docs.every((doc) => doc.contents === null)) return { text: source, changed: false };
+  if (docs.every((doc) => doc.contents === null)) return source;
   for (const doc of docs) if (!isEmptyDocument(doc)) formatDocument(doc, source);
-  let text: string;
   try {
-    text = docs.map(renderDocument).join('');
+    return docs.map(renderDocument).join('');
   } catch {
     // yaml refuses to print an alias that sorting moved above its anchor.
     throw unsafe(file);
   }
-  assertSameMeaning(source, text, file);
-  return { text, changed: text !== source };
 }
 
 /**
@@ -104,6 +116,7 @@ export function formatDocument(doc: Document, source?: string): void {
   if (isMap(root)) separateSections(root);
   useBlockScalars(doc);
   quoteMergeLookalikes(doc);
+  printHiddenCharactersEscaped(doc);
 }
 
 /**
@@ -244,11 +257,19 @@ function separateSections(root: YAMLMap): void {
   });
 }
 
-/** Multi-line strings as literal block scalars (`|`), unless already a block scalar (`>` kept). */
+/**
+ * Multi-line strings as literal block scalars (`|`), unless already a block scalar (`>` kept). A
+ * block scalar holds text by its lines: one of nothing but whitespace (`" \n"`) it cannot hold
+ * exactly, so such a string is double-quoted.
+ */
 function useBlockScalars(doc: Document): void {
   visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('\n')) return;
+      if (node.value.trim() === '') {
+        node.type = Scalar.QUOTE_DOUBLE;
+        return;
+      }
       if (node.type === Scalar.BLOCK_FOLDED || node.type === Scalar.BLOCK_LITERAL) return;
       // yaml falls back to a quoted string where a block scalar cannot go (inside a flow collection).
       node.type = Scalar.BLOCK_LITERAL;

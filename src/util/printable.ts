@@ -24,7 +24,7 @@ export function ownSequence(sequence: string): string {
  * soft hyphen, U+FEFF) and the tag characters U+E0000–U+E007F, which spell text a model reads and a
  * person cannot see. A line that only gained some of them looks unchanged.
  */
-const INVISIBLE = '\\p{Cf}\\u{e0000}-\\u{e007f}';
+export const INVISIBLE = '\\p{Cf}\\u{e0000}-\\u{e007f}';
 /**
  * The zero-width joiner inside an emoji sequence (👩‍💻, ❤️‍🔥: an emoji, maybe a skin tone or
  * U+FE0F, the joiner, an emoji) draws one picture and hides nothing, so it stays as it is.

@@ -42,6 +42,17 @@ describe('voxform fmt', () => {
     expect(check.stderr).toBe('1 file already formatted.\n');
   });
 
+  test('a file with CRLF line endings (a Windows checkout): --check passes when it is formatted; fmt keeps CRLF', async () => {
+    const crlf = (text: string) => text.replaceAll('\n', '\r\n');
+    const dir = await tree({ 'voxform.yaml': crlf(TIDY), 'messy/voxform.yaml': crlf(MESSY) });
+    const check = await runCliInProcess(['fmt', '--check', 'voxform.yaml'], { cwd: dir });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toBe('');
+    const result = await runCliInProcess(['fmt', 'messy/voxform.yaml'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(await read(dir, 'messy/voxform.yaml')).toBe(crlf(TIDY));
+  });
+
   test('right after fmt, --check passes and another fmt changes nothing (a comment closing a block, a last `---`)', async () => {
     const source = 'version: 1\n\nagents:\n  a:\n    id: -OKspareAgent0000001\n  # b:\n  #   id: -OKspareAgent0000002\n\nphones:\n  "+15551230001": { agent: a }\n---\n';
     const dir = await tree({ 'voxform.yaml': source });

@@ -123,6 +123,14 @@ describe('buildExport', () => {
     expect(result.skippedPhones).toEqual(['sip:desk@example.com']);
   });
 
+  test('a name or message holding a character a reader cannot see is written escaped, as fmt writes it', () => {
+    const out = buildExport({ agents: [agent('ag_h', 'Desk', { first_message: 'Hi\u202e there\u200b' })], phones: [], command: 'voxform export' });
+    expect(out.manifest).not.toMatch(/[\u202e\u200b]/u);
+    expect(out.manifest).toContain('first_message: "Hi\\u202e there\\u200b"');
+    expect(configOf(out, 'desk').first_message).toBe('Hi\u202e there\u200b');
+    expect(formatManifest(out.manifest, 'voxform.yaml').changed).toBe(false);
+  });
+
   test('an EU export says so', () => {
     const eu = buildExport({ agents: [twin], phones: [], region: 'eu', command: 'voxform export' });
     expect(parse(eu.manifest)).toMatchObject({ version: 1, region: 'eu' });

@@ -314,3 +314,82 @@ describe('formatManifest', () => {
     expect(formatManifest('# nothing yet\n', 'x.yaml')).toEqual({ text: '# nothing yet\n', changed: false });
   });
 });
+
+describe('formatManifest: characters a reader cannot see stay escaped', () => {
+  const manifest = (value: string) => `version: 1\n\nagents:\n  a:\n    id: x\n    config:\n      prompt: ${value}\n`;
+  const promptOf = (text: string) => (parse(text) as { agents: { a: { config: { prompt: string } } } }).agents.a.config.prompt;
+
+  test.each([
+    ['a right-to-left override', String.raw`"a\u202eb"`, String.raw`"a\u202eb"`],
+    ['the other bidirectional controls', String.raw`"\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061c"`, String.raw`"\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061c"`],
+    ['zero-width characters, word joiner, byte-order mark, soft hyphen', String.raw`"\u200b\u200c\u200d\u2060\ufeff\u00ad"`, String.raw`"\u200b\u200c\u200d\u2060\ufeff\u00ad"`],
+    ['a tag character, beyond the BMP', String.raw`"a\U000E0041"`, String.raw`"a\U000e0041"`],
+    ['DEL and C1, NEL among them', String.raw`"a\x7f\u0085\x9b"`, String.raw`"a\u007f\u0085\u009b"`],
+    ['a line separator', String.raw`"a\u2028b"`, String.raw`"a\u2028b"`],
+    ['written raw in a plain scalar', 'a\u202eb\u200b', String.raw`"a\u202eb\u200b"`],
+    ['written raw in single quotes', "'a\u202eb'", String.raw`"a\u202eb"`],
+    ['with a line break: quoted, never a block scalar', String.raw`"x\u202e\ny"`, String.raw`"x\u202e\ny"`],
+    ['ordinary escapes and letters are written as they read', String.raw`"\u00e9 日本 😀 \x41 \t\u202e"`, String.raw`"é 日本 😀 A \t\u202e"`],
+  ])('%s', (_name, written, formatted) => {
+    const once = fmt(manifest(written));
+    expect(once).toBe(manifest(formatted));
+    expect(promptOf(once)).toBe(promptOf(manifest(written)));
+    expect(formatManifest(once, 'x.yaml').changed).toBe(false);
+  });
+
+  test('a long prompt with line breaks and a hidden character: quoted, every hidden character escaped, same meaning', () => {
+    const prompt = `You are Ava.\u202e\n\nBe brief and kind to every caller.\n\u200bBye.\n`;
+    const once = fmt(manifest(JSON.stringify(prompt)));
+    expect(once).not.toMatch(/[\u202e\u200b]/u);
+    expect(once).not.toContain('prompt: |');
+    expect(promptOf(once)).toBe(prompt);
+    expect(fmt(once)).toBe(once);
+  });
+
+  test('a key holding one is escaped too', () => {
+    expect(fmt('version: 1\nagents:\n  "a\\u202eb":\n    id: x\n')).toBe('version: 1\n\nagents:\n  "a\\u202eb":\n    id: x\n');
+  });
+});
+
+describe('formatManifest: a multi-line string of nothing but whitespace', () => {
+  const manifest = (value: string) => `version: 1\n\nagents:\n  a:\n    id: x\n    config:\n      prompt: ${value}\n`;
+  const promptOf = (text: string) => (parse(text) as { agents: { a: { config: { prompt: string } } } }).agents.a.config.prompt;
+
+  test.each([' \n', '   \n\n', '\n\n \n\n', '\t\n ', '\n\n'])('%j stays double-quoted: a block scalar cannot hold it exactly', (prompt) => {
+    const once = fmt(manifest(JSON.stringify(prompt)));
+    expect(once).toMatch(/^      prompt: ".*"$/m);
+    expect(promptOf(once)).toBe(prompt);
+    expect(fmt(once)).toBe(once);
+  });
+
+  test('written as a block scalar, it is double-quoted too', () => {
+    const source = manifest('|2+\n        \t ');
+    expect(promptOf(source)).toBe('\t \n');
+    const once = fmt(source);
+    expect(once).toMatch(/^      prompt: ".*"$/m);
+    expect(promptOf(once)).toBe('\t \n');
+  });
+});
+
+describe('formatManifest: line endings', () => {
+  const crlf = (text: string) => text.replaceAll('\n', '\r\n');
+
+  test('a formatted file with CRLF line endings is unchanged', () => {
+    const source = crlf('# head\nversion: 1\n\nagents:\n  a:\n    id: x # c\n    config:\n      first_message: |\n        Hi\n\n        there\n');
+    expect(formatManifest(source, 'x.yaml')).toEqual({ text: source, changed: false });
+  });
+
+  test('a file whose first line ends in CRLF is formatted with CRLF throughout, block scalars and escapes meaning the same', () => {
+    const source = 'agents:\r\n  a:\r\n    config:\r\n      prompt: "one\\r\\ntwo"\r\n      first_message: |\r\n        Hi\r\n\r\n        there  \r\n    id: x\nversion: 1\r\n';
+    const { text, changed } = formatManifest(source, 'x.yaml');
+    expect(changed).toBe(true);
+    expect(text).toBe(crlf('version: 1\n\nagents:\n  a:\n    id: x\n    config:\n      prompt: "one\\r\\ntwo"\n      first_message: |\n        Hi\n\n        there  \n'));
+    expect(sameManifestMeaning(text, source)).toBe(true);
+    expect(parse(text)).toEqual({ version: 1, agents: { a: { id: 'x', config: { prompt: 'one\r\ntwo', first_message: 'Hi\n\nthere  \n' } } } });
+    expect(formatManifest(text, 'x.yaml').changed).toBe(false);
+  });
+
+  test('a file whose first line ends in LF is written with LF', () => {
+    expect(fmt('agents:\n  a:\r\n    id: x\r\nversion: 1\r\n')).toBe('version: 1\n\nagents:\n  a:\n    id: x\n');
+  });
+});

@@ -67,6 +67,15 @@ describe('planScaffold, for every shipped template', () => {
     expect(JSON.parse(fileOf(scaffold.files, '.voxform/manifest.schema.json'))).toMatchObject({ title: 'Manifest' });
   });
 
+  test('a value holding a character a reader cannot see is written escaped in the manifest, as fmt writes it', () => {
+    const template = readTemplate('receptionist');
+    const values = resolveVariables(template, { ...SAMPLE_VALUES.receptionist, business: 'Acme\u202e Dental' }).values;
+    const manifestText = fileOf(planScaffold({ template, values, agentId: '-OKspareAgent0000001' }).files, 'voxform.yaml');
+    expect(manifestText).not.toContain('\u202e');
+    expect(manifestText).toContain('name: "Acme\\u202e Dental receptionist"');
+    expect(formatManifest(manifestText, 'voxform.yaml').changed).toBe(false);
+  });
+
   test('the template comments carry over into the manifest', () => {
     const manifestText = fileOf(scaffoldOf('receptionist').files, 'voxform.yaml');
     expect(manifestText).toContain('first_messsage: false # the service spells it with three s');

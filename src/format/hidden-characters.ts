@@ -1,0 +1,47 @@
+/**
+ * A manifest is read by people in editors and reviews: a string holding a character they cannot see
+ * is printed with that character escaped, so what a reviewer reads is what the service gets. A
+ * right-to-left override written raw reorders the text around it ("Trojan Source"); an author who
+ * wrote `\u202e` to make it visible must not find fmt writing it back invisible.
+ */
+import { Scalar, type Document, type ScalarTag } from 'yaml';
+import { INVISIBLE } from '../util/printable.js';
+
+/**
+ * What a reader cannot see: control characters (the tab and the line feed aside, which YAML writes
+ * as they are), DEL and C1 (NEL too), the invisible characters the printing rule escapes (format and
+ * tag characters, see ../util/printable.ts), and the line and paragraph separators, which editors
+ * break lines at where YAML does not.
+ */
+const HIDDEN_CHARACTER = new RegExp(`[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f${INVISIBLE}\\u2028\\u2029]`, 'u');
+const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
+
+const STRING_TAG = 'tag:yaml.org,2002:str';
+
+/**
+ * From now on the document prints a string holding a hidden character double-quoted (never plain,
+ * single-quoted or as a block scalar, where YAML has no escapes), that character escaped
+ * (`\u202e`, `\U000e0041`).
+ */
+export function printHiddenCharactersEscaped(doc: Document): void {
+  doc.schema.tags = doc.schema.tags.map((tag) => (tag.tag === STRING_TAG && tag.stringify ? escapingHiddenCharacters(tag, tag.stringify) : tag));
+}
+
+function escapingHiddenCharacters(tag: ScalarTag, stringify: NonNullable<ScalarTag['stringify']>): ScalarTag {
+  return {
+    ...tag,
+    stringify(node, ctx, onComment, onChompKeep) {
+      if (typeof node.value !== 'string' || !HIDDEN_CHARACTER.test(node.value)) return stringify(node, ctx, onComment, onChompKeep);
+      const quoted = node.clone() as Scalar;
+      quoted.type = Scalar.QUOTE_DOUBLE;
+      // yaml escapes C0 itself; what it leaves raw inside the quotes is each such character as written.
+      return stringify(quoted, ctx, onComment, onChompKeep).replace(HIDDEN_CHARACTERS, escapeSequence);
+    },
+  };
+}
+
+/** The YAML double-quoted escape of one character: `\uXXXX`, or `\UXXXXXXXX` beyond the BMP. */
+function escapeSequence(character: string): string {
+  const code = character.codePointAt(0) ?? 0;
+  return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
