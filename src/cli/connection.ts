@@ -45,7 +45,7 @@ export async function resolveConnection(
   const emulator = options.local ? await startLocalEmulator(ctx, { webhooks: options.emulatorWebhooks }) : undefined;
   const { url: baseUrl, apiKey } = emulator ?? remoteService(options, ctx);
   ctx.secrets.add(apiKey);
-  const client = createClient({ ...clientTuning(options, ctx, tuning), baseUrl, apiKey });
+  const client = createClient({ ...clientTuning(options, ctx, tuning, emulator === undefined), baseUrl, apiKey });
   ctx.onExit(() => client.close({ abort: true }));
   return { client, baseUrl: client.baseUrl, apiKey, local: emulator !== undefined };
 }
@@ -63,16 +63,18 @@ function remoteService(options: ConnectionOptions & { manifest?: ManifestService
 }
 
 /**
- * The client settings every connection shares: time-out, debug lines and the secrets of the service's
- * answers, then the command's own.
+ * The client settings every connection shares: time-out, debug lines and, from a service (`deployed`),
+ * the secrets of its answers; then the command's own.
  */
-function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact' | 'onAnswer'> {
+function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning, deployed: boolean): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact' | 'onAnswer'> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
   // Every secret of the run, as known when an error is made (the manifests register theirs as they load).
   const redact = (text: string) => ctx.secrets.redact(text);
   // A live webhook or tool URL carries its token in user info or a query value: every command hides it.
-  const onAnswer = (answer: unknown) => registerUrlTokens(answer, (token) => ctx.secrets.add(token));
-  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, onAnswer, ...(debug ? { debug } : {}) };
+  // Not `--local`'s: the embedded emulator serves the folder's own file, which a pull request may write,
+  // and no deployed secret is in it.
+  const onAnswer = deployed ? (answer: unknown) => registerUrlTokens(answer, (token) => ctx.secrets.add(token)) : undefined;
+  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, ...(onAnswer ? { onAnswer } : {}), ...(debug ? { debug } : {}) };
 }
 
 /** Whether the embedded emulator calls its agents' webhooks and tools: `none` for `voxform test` before review. */

@@ -1,7 +1,6 @@
 /**
  * The one way a command loads the manifests its options name (`-f`, `--env`; `--base-url` trusted for a
- * manifest's `base_url`). Each secret is registered the moment the loader meets it, so no diagnostic shows one;
- * the tokens of its URLs (user info, query values) once it is loaded, before anything is printed.
+ * manifest's `base_url`). Each secret is registered the moment the loader meets it, so no diagnostic shows one.
  * An environment a flag names that the manifests do not define is the flag's mistake, said as one
  * (`invalid_argument`), for every command alike.
  */
@@ -13,7 +12,6 @@ import type { LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
 import type { CommandContext } from './context.js';
 import { countProblems } from './diagnostics.js';
-import { registerUrlTokens } from '../secrets/url-tokens.js';
 import { plural } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 
@@ -42,8 +40,6 @@ export async function loadCommandManifests(options: ManifestOptions, ctx: Comman
     withholdUnsetEnv: options.withholdUnsetEnv,
     onSecret: (secret) => ctx.secrets.add(secret),
   });
-  // The tokens of the manifests' URLs are hidden as the live ones are (connection.ts): a plan shows both sides alike.
-  for (const agent of result.state?.agents.values() ?? []) registerUrlTokens(agent.config, (token) => ctx.secrets.add(token));
   if (flag !== undefined && options.env !== undefined && result.environments && !result.environments.includes(options.env)) {
     throw unknownEnvironment(flag, options.env, result.environments);
   }

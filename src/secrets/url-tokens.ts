@@ -3,17 +3,22 @@
  * and its query values (`?token=…`). A webhook or tool URL is often its own credential, so every
  * command treats these parts as secrets (docs/security.md §5): `voxform test` withholds them
  * (withhold.ts), `export` writes them as `${env:…}` references, the emulator's log masks them, and the
- * CLI registers those of every URL in the service's answers and the manifests for the last scrub
- * (`registerUrlTokens`). One splitter serves them all.
+ * CLI registers those of every URL in the service's answers for the last scrub (`registerUrlTokens`).
+ * A manifest's own URL is not registered: it is in git, and a pull request that chose its query
+ * values would hide any word it liked from every output. One splitter serves them all.
  */
 import { isPlainObject } from '../util/json-object.js';
 import { MIN_SEARCHABLE_SECRET } from './redact.js';
 
-/** An absolute URL, split where tokens ride: scheme, user info, host and path, query, fragment. */
-const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/?#]*)@)?([^?#]*)(?:\?([^#]*))?(#[\s\S]*)?$/i;
+/**
+ * An absolute URL, split where tokens ride: scheme, user info, host and path, query, fragment. As
+ * URL parsers read it: white space before it, one slash after the scheme (`https:/host`), and user
+ * info up to the last `@` before the path (a password may hold a raw `@`).
+ */
+const URL_PARTS = /^(\s*[a-z][a-z0-9+.-]*:\/\/?)(?:([^/?#]*)@)?([^?#]*)(?:\?([^#]*))?(#[\s\S]*)?$/i;
 
-/** How a text that may be a URL starts: a short scheme and `://` (cheap to test on any string). */
-const SCHEME = /^[a-z][a-z0-9+.-]{0,31}:\/\//i;
+/** How a text that may be a URL starts: a short scheme and `:/` (cheap to test on any string). */
+const SCHEME = /^\s*[a-z][a-z0-9+.-]{0,31}:\//i;
 
 /** A query parameter as written (`token=abc`, `flag`, `x=`), `value` undefined when it has none. */
 export interface QueryParam {
@@ -95,8 +100,8 @@ function safeDecode(text: string): string {
 }
 
 /**
- * Hands `add` the tokens of every URL among the strings of `value` (a parsed answer, a manifest's
- * config). Only tokens the last scrub searches for are handed on: one under MIN_SEARCHABLE_SECRET
+ * Hands `add` the tokens of every URL among the strings of `value` (a parsed answer): strings that
+ * are a URL, not a URL inside prose. Only tokens the last scrub searches for are handed on: one under MIN_SEARCHABLE_SECRET
  * characters (`?v=2`, a user `u`) would be hidden in every word holding it, so it stays readable.
  * Linear in the size of `value`, without recursion (an answer may nest deeply), and a string is
  * only looked into when it starts with a scheme.

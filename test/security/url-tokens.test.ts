@@ -1,9 +1,10 @@
 /**
  * A webhook's or tool's URL carries its token in user info or a query value. Every command treats
- * those parts as secrets (docs/security.md §5): the CLI registers the tokens of every URL in the
- * service's answers and in the manifests, so `plan`, `drift` and `logs` in every format show them as
- * `(sensitive)`, and the emulator's log line of a delivery masks them too. A query value too short to
- * search for (`?v=2`) stays readable, as every short secret does.
+ * those parts as secrets (docs/security.md §5): the CLI registers the tokens of every URL in a
+ * service's answers, so `plan`, `drift` and `logs` in every format show them as `(sensitive)`, and the
+ * emulator's log line of a delivery masks them too. A query value too short to search for (`?v=2`)
+ * stays readable, as every short secret does. A manifest's own URL is in git: its query values are
+ * not searched for, or a pull request could hide any word it chose from every output.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,13 +14,14 @@ import { callService, useExampleProjects } from '../helpers/project.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
 
-/** The live tokens a dashboard edit puts in the front desk's URLs, and the one the manifest writes. */
+/** The live tokens a dashboard edit puts in the front desk's URLs (a password holding a raw `@`). */
 const PLANTED = {
-  password: 'TOPSECRETPW-4e1',
+  password: 'TOPSECRETPW@4e1',
   hookToken: 'TOPSECRETQ-8a2',
   toolKey: 'TOPSECRETTOOL-c93',
-  manifestKey: 'MANIFESTKEY-2d7',
 };
+/** The value the manifest's own tool URL writes: in git, so shown. */
+const MANIFEST_KEY = 'MANIFESTKEY-2d7';
 
 const startProject = useExampleProjects();
 
@@ -27,12 +29,13 @@ const startProject = useExampleProjects();
 async function projectWithUrlTokens(log: string[]) {
   const project = await startProject({ quiet: false, log: (line) => log.push(line) });
   const manifest = path.join(project.dir, 'voxform.yaml');
-  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('webhook: https://api.example.com/calendar/slots', `webhook: https://api.example.com/calendar/slots?account=${PLANTED.manifestKey}&v=2`));
+  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('webhook: https://api.example.com/calendar/slots', `webhook: https://api.example.com/calendar/slots?account=${MANIFEST_KEY}&v=2`));
   await callService(project, 'PUT', `/agents/${FRONT_DESK}`, {
     name: 'Front desk',
     config: {
       session_data_webhook: { url: `http://u:${PLANTED.password}@127.0.0.1:9/end?token=${PLANTED.hookToken}&v=2`, headers: { 'x-hook-token': 'TOPSECRET1-hdr' } },
-      tools: [{ name: 'lookup', description: 'Looks a patient up.', webhook: `https://api.example.com/lookup?key=${PLANTED.toolKey}`, method: 'GET' }],
+      // One slash after the scheme, as URL parsers accept it.
+      tools: [{ name: 'lookup', description: 'Looks a patient up.', webhook: ` https:/api.example.com/lookup?key=${PLANTED.toolKey}`, method: 'GET' }],
     },
   });
   return project;
@@ -43,7 +46,7 @@ function expectNoToken(output: string): void {
 }
 
 describe('URL tokens are secrets in every command', () => {
-  it('plan (text, JSON, Markdown) and drift (JSON) show the live and the manifest URLs with their tokens as (sensitive)', async () => {
+  it('plan (text, JSON, Markdown) and drift (JSON) show the live URLs with their tokens as (sensitive), the manifest\'s as written', async () => {
     const project = await projectWithUrlTokens([]);
     for (const format of ['text', 'json', 'markdown']) {
       const result = await project.cliInProcess(['plan', '--format', format]);
@@ -51,7 +54,7 @@ describe('URL tokens are secrets in every command', () => {
       expectNoToken(result.stdout + result.stderr);
       // The URL is still shown, its short query value readable.
       expect(result.stdout).toContain('127.0.0.1:9/end?token=(sensitive)&v=2');
-      expect(result.stdout).toContain('slots?account=(sensitive)&v=2');
+      expect(result.stdout).toContain(`slots?account=${MANIFEST_KEY}&v=2`);
     }
     const drift = await project.cliInProcess(['drift', '--format', 'json']);
     expect(drift.code, drift.stderr).toBe(2);
@@ -83,6 +86,10 @@ describe('urlTokens and registerUrlTokens', () => {
     expect(urlTokens('https://bot:p%40ss@h.example/x?token=a%2Bb&flag&x=&q=1+2#frag')).toEqual(['bot', 'p%40ss', 'p@ss', 'bot:p%40ss', 'bot:p@ss', 'a%2Bb', 'a+b', '1+2', '1 2']);
     expect(urlTokens('https://h.example/x?flag#frag')).toEqual([]);
     expect(urlTokens('not a url?token=abcdefgh')).toEqual([]);
+    // User info up to the last `@`, white space before the URL, one slash after the scheme.
+    expect(urlTokens('https://svc:pass@word@h.example/x')).toEqual(['svc', 'pass@word', 'svc:pass@word']);
+    expect(urlTokens(' https:/h.example/x?auth=one-slash-1')).toEqual(['one-slash-1']);
+    expect(urlTokens('See https://h.example/x?auth=in-prose-1 for more')).toEqual([]);
   });
 
   it('hand on only the tokens the scrub searches for, from every string of a deeply nested answer', () => {
@@ -91,5 +98,22 @@ describe('urlTokens and registerUrlTokens', () => {
     const found: string[] = [];
     registerUrlTokens(nested, (token) => found.push(token));
     expect(found.sort()).toEqual(['long-enough-1']);
+  });
+});
+
+describe('what a pull request writes cannot hide words', () => {
+  it('the query values of a manifest URL and of --local answers are not searched for: the plan\'s JSON keys and words stay', async () => {
+    const project = await startProject({});
+    const manifest = path.join(project.dir, 'voxform.yaml');
+    const chosen = 'summary=1&b=resource_changes&c=update&d=mandatory';
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('webhook: https://api.example.com/calendar/slots', `webhook: https://api.example.com/calendar/slots?a=${chosen}`));
+    // Applied, the URL is also in the embedded emulator's answers: the folder's own file, which the pull request may write too.
+    const applied = await project.cliInProcess(['apply', '--local', '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const result = await project.cliInProcess(['plan', '--format', 'json', '--local']);
+    const plan = JSON.parse(result.stdout) as { summary?: unknown; resource_changes?: unknown };
+    expect(plan.summary).toBeDefined();
+    expect(plan.resource_changes).toBeDefined();
+    expect(result.stdout).not.toContain('(sensitive)d');
   });
 });
