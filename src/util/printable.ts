@@ -21,19 +21,26 @@ export function ownSequence(sequence: string): string {
 /**
  * The invisible characters, as a character-class body: every format character (Unicode category Cf:
  * the bidirectional controls, which reorder what a reader sees, zero-width spaces and joiners, the
- * soft hyphen, U+FEFF) and the tag characters U+E0000–U+E007F, which spell text a model reads and a
- * person cannot see. A line that only gained some of them looks unchanged.
+ * soft hyphen, U+FEFF), the tag characters U+E0000–U+E007F, which spell text a model reads and a
+ * person cannot see, and the characters drawn as nothing (the combining grapheme joiner, the Hangul
+ * fillers). A line that only gained some of them looks unchanged.
  */
-export const INVISIBLE = '\\p{Cf}\\u{e0000}-\\u{e007f}';
+export const INVISIBLE = '\\p{Cf}\\u{e0000}-\\u{e007f}\\u034f\\u115f\\u1160\\u3164\\uffa0';
+/**
+ * A variation selector where it selects nothing: U+FE0E/U+FE0F pick the look of an emoji or a keycap
+ * digit, the others of an ideograph; anywhere else (a run of them after a full stop) each is a byte
+ * of hidden text.
+ */
+const STRAY_SELECTOR = '(?<![\\p{Extended_Pictographic}0-9#*])[\\ufe0e\\ufe0f]|(?<!\\p{Ideographic})[\\ufe00-\\ufe0d\\u{e0100}-\\u{e01ef}]';
 /**
  * The zero-width joiner inside an emoji sequence (👩‍💻, ❤️‍🔥: an emoji, maybe a skin tone or
  * U+FE0F, the joiner, an emoji) draws one picture and hides nothing, so it stays as it is.
  */
 const NOT_AN_EMOJI_JOINER = '(?!(?<=\\p{Extended_Pictographic}[\\u{1f3fb}-\\u{1f3ff}\\ufe0f]?)\\u200d(?=\\p{Extended_Pictographic}))';
 
-/** A pattern of the C0 controls `c0` (a class body), DEL, C1 and the invisible characters; `before`: an alternative matched first. */
+/** A pattern of the C0 controls `c0` (a class body), DEL, C1, the invisible characters and stray selectors; `before`: an alternative matched first. */
 function controlPattern(c0: string, before = ''): RegExp {
-  return new RegExp(`${before}${NOT_AN_EMOJI_JOINER}[${c0}\\x7f-\\x9f${INVISIBLE}]`, 'gu');
+  return new RegExp(`${before}${STRAY_SELECTOR}|${NOT_AN_EMOJI_JOINER}[${c0}\\x7f-\\x9f${INVISIBLE}]`, 'gu');
 }
 
 /** Every control character. */

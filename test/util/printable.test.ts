@@ -12,6 +12,9 @@ describe('printable', () => {
     ['zero-width characters, the soft hyphen and U+FEFF (format characters)', 'a\u200bb\u2060c\u00add\ufeffe\u200df', 'a\\u200bb\\u2060c\\u00add\\ufeffe\\u200df'],
     ['tag characters, which spell hidden text, as their UTF-16 units', 'Hi\u{e0049}\u{e007f}', 'Hi\\udb40\\udc49\\udb40\\udc7f'],
     ['emoji sequences joined by U+200D stay whole, skin tones and U+FE0F too', '👩‍💻 ❤️‍🔥 👩🏽‍💻', '👩‍💻 ❤️‍🔥 👩🏽‍💻'],
+    ['variation selectors that pick an emoji, a keycap or an ideograph\'s look stay', '☺️ 1️⃣ 葛\u{e0100}', '☺️ 1️⃣ 葛\u{e0100}'],
+    ['variation selectors after anything else (hidden bytes) are escaped', 'asked.\ufe01\u{e0131}\ufe0f', 'asked.\\ufe01\\udb40\\udd31\\ufe0f'],
+    ['characters drawn as nothing: the combining grapheme joiner and the Hangul fillers', 'a\u034fb\u3164c\u115f', 'a\\u034fb\\u3164c\\u115f'],
   ])('%s', (_name, text, expected) => {
     expect(printable(text)).toBe(expected);
   });
