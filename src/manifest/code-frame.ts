@@ -39,12 +39,15 @@ export function codeFrame(text: string, line: number, col: number, options: Code
   for (const { number, content, original, replaced } of lines) {
     const marker = number === line ? '>' : ' ';
     const gutter = `${marker} ${String(number).padStart(gutterWidth)} |`;
+    const at = number === line ? Math.max(0, col - 1) : 0;
+    const near = nearColumn(Math.max(content.length, original.length), at, maxWidth);
+    const part = { text: cutUnits(content, near.from, near.to), before: near.from > 0, after: near.to < content.length };
     if (number !== line) {
-      out.push(trimEnd(`${gutter} ${fitWidth(shown(content), 0, maxWidth).text}`));
+      out.push(trimEnd(`${gutter} ${fitWidth(shown(part.text), 0, maxWidth, part).text}`));
       continue;
     }
-    const caretAt = Math.min(displayWidth(shown(original.slice(0, Math.max(0, col - 1)))), replaced ? caretLimit(shown(content)) : Infinity);
-    const fitted = fitWidth(shown(content), caretAt, maxWidth);
+    const caretAt = Math.min(displayWidth(shown(cutUnits(original, near.from, at))), replaced ? caretLimit(shown(part.text)) : Infinity);
+    const fitted = fitWidth(shown(part.text), caretAt, maxWidth, part);
     out.push(trimEnd(`${gutter} ${fitted.text}`));
     out.push(`  ${' '.repeat(gutterWidth)} | ${' '.repeat(fitted.caret)}^`);
   }
@@ -87,12 +90,34 @@ function shown(text: string): string {
 }
 
 /**
- * Cuts a line wider than `maxWidth` cells to a window of whole characters around the caret (a cell
- * count too), marking what was left out with "…".
+ * The units of a line a frame may show: a few windows' worth either side of the column. Measuring a
+ * megabyte line in terminal cells, once per problem on it, would take minutes; a frame shows at most
+ * `maxWidth` cells of it.
  */
-function fitWidth(text: string, caret: number, maxWidth: number): { text: string; caret: number } {
+function nearColumn(length: number, at: number, maxWidth: number): { from: number; to: number } {
+  const reach = maxWidth * 4;
+  const from = Math.max(0, Math.min(at - reach, length - 2 * reach));
+  return { from, to: from + 2 * reach };
+}
+
+/** `text` from unit `from` to `to`, never cutting a surrogate pair in half. */
+function cutUnits(text: string, from: number, to: number): string {
+  let start = Math.max(0, from);
+  let end = Math.min(to, text.length);
+  if (start > 0 && start < text.length && /[\udc00-\udfff]/.test(text.charAt(start))) start++;
+  if (end < text.length && end > 0 && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
+  return text.slice(start, end);
+}
+
+/**
+ * Cuts a line wider than `maxWidth` cells to a window of whole characters around the caret (a cell
+ * count too), marking what was left out with "…", as what `cut` says was left out before and after it.
+ */
+function fitWidth(text: string, caret: number, maxWidth: number, cut: { before: boolean; after: boolean }): { text: string; caret: number } {
   const width = displayWidth(text);
-  if (width <= maxWidth) return { text, caret };
+  const before = cut.before ? '…' : '';
+  const after = cut.after ? '…' : '';
+  if (width <= maxWidth) return { text: `${before}${text}${after}`, caret: caret + before.length };
   const start = Math.max(0, Math.min(caret - Math.floor(maxWidth / 2), width - maxWidth));
   const end = start + maxWidth;
   let kept = '';
@@ -107,8 +132,8 @@ function fitWidth(text: string, caret: number, maxWidth: number): { text: string
     column = next;
   }
   const from = keptFrom ?? start;
-  const prefix = from > 0 ? '…' : '';
-  const suffix = from + displayWidth(kept) < width ? '…' : '';
+  const prefix = from > 0 || cut.before ? '…' : '';
+  const suffix = from + displayWidth(kept) < width || cut.after ? '…' : '';
   return { text: `${prefix}${kept}${suffix}`, caret: caret - from + prefix.length };
 }
 

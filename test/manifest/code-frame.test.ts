@@ -51,6 +51,15 @@ describe('codeFrame', () => {
     expect((frame[0] as string).slice(caretColumn, caretColumn + 4)).toBe('HERE');
   });
 
+  it('measures only the part of a megabyte line around the column, cut between surrogates, the caret still under the value', () => {
+    const line = `prompt: ${'😀'.repeat(300_000)}HERE${'y'.repeat(600_000)}`;
+    const frame = codeFrame(line, 1, line.indexOf('HERE') + 1, { context: 0, maxWidth: 40 }).split('\n');
+    expect(frame[0]).toMatch(/^> 1 \| …(😀)+HEREy+…$/u);
+    const caretCells = (frame[1] as string).indexOf('^') - '  1 | '.length;
+    const before = (frame[0] as string).slice('> 1 | '.length, (frame[0] as string).indexOf('HERE'));
+    expect(caretCells).toBe(1 + ([...before].length - 1) * 2);
+  });
+
   it('puts the caret under the value on a terminal after wide characters, emoji and combining accents', () => {
     // Each text with the cells a terminal draws it in: CJK and emoji two each, an accent none.
     for (const [before, cells] of [['受付です', 8], ['😀👩‍💻', 4], ['cafe\u0301e\u0301', 5]] as const) {
