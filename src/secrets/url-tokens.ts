@@ -100,8 +100,18 @@ function safeDecode(text: string): string {
 }
 
 /**
+ * Whether `text` is a URL on a `.invalid` host, which never resolves (RFC 6761): voxform's own sink and
+ * tool mocks (`?returns=…`, what a test file wrote). Its query guards nothing, and searching for it
+ * would let a test file hide words of its own choosing.
+ */
+function reachesNothing(text: string): boolean {
+  const host = splitTokenUrl(text)?.rest.split('/')[0]?.replace(/:\d*$/, '').toLowerCase();
+  return host !== undefined && (host.endsWith('.invalid') || host === 'invalid');
+}
+
+/**
  * Hands `add` the tokens of every URL among the strings of `value` (a parsed answer): strings that
- * are a URL, not a URL inside prose. Only tokens the last scrub searches for are handed on: one under MIN_SEARCHABLE_SECRET
+ * are a URL, not a URL inside prose, nor one that reaches nothing. Only tokens the last scrub searches for are handed on: one under MIN_SEARCHABLE_SECRET
  * characters (`?v=2`, a user `u`) would be hidden in every word holding it, so it stays readable.
  * Linear in the size of `value`, without recursion (an answer may nest deeply), and a string is
  * only looked into when it starts with a scheme.
@@ -111,6 +121,7 @@ export function registerUrlTokens(value: unknown, add: (secret: string) => void)
   while (pending.length > 0) {
     const current = pending.pop();
     if (typeof current === 'string') {
+      if (reachesNothing(current)) continue;
       for (const token of urlTokens(current)) if (token.length >= MIN_SEARCHABLE_SECRET) add(token);
     } else if (Array.isArray(current)) {
       for (const item of current) pending.push(item);

@@ -130,11 +130,9 @@ describe('files a manifest names must stay inside the project', () => {
     const count = MAX_PROMPT_BYTES_TOTAL / MAX_PROMPT_FILE_BYTES + 1;
     const agents = Array.from({ length: count }, (_, i) => `  a${i}:\n    id: ag_${i}\n    config:\n      prompt: { file: p${i}.md }\n`).join('');
     const { project } = await projectWithOutsideSecret({ 'voxform.yaml': `agents:\n${agents}` });
-    for (let i = 0; i < count; i++) {
-      // Sparse: each as large as the per-file cap allows, without writing it.
-      await writeFile(path.join(project, `p${i}.md`), '');
-      await truncate(path.join(project, `p${i}.md`), MAX_PROMPT_FILE_BYTES);
-    }
+    // Each as large as the per-file cap allows, of text (a file of NUL bytes is not text).
+    const text = 'x'.repeat(MAX_PROMPT_FILE_BYTES);
+    for (let i = 0; i < count; i++) await writeFile(path.join(project, `p${i}.md`), text);
     const result = await load(project);
     expect(result.diagnostics.map((d) => d.code)).toEqual(['file_too_large']);
     expect(result.diagnostics[0]?.message).toMatch(/^prompt file "p\d+\.md" would take the prompt files of this manifest past 32 MiB together; that is the limit$/);
