@@ -74,7 +74,10 @@ export function splitUserInfo(userInfo: string): { user: string; password: strin
 /** Each token of a URL with tokens: the user, the password and each query value, as written and percent-decoded. */
 export function urlTokens(text: string): string[] {
   const url = splitTokenUrl(text);
-  if (!url) return [];
+  return url ? tokensOf(url) : [];
+}
+
+function tokensOf(url: TokenUrl): string[] {
   const tokens: string[] = [];
   if (url.userInfo !== undefined) {
     const { user, password } = splitUserInfo(url.userInfo);
@@ -100,13 +103,13 @@ function safeDecode(text: string): string {
 }
 
 /**
- * Whether `text` is a URL on a `.invalid` host, which never resolves (RFC 6761): voxform's own sink and
+ * Whether `url` is on a `.invalid` host, which never resolves (RFC 6761): voxform's own sink and
  * tool mocks (`?returns=…`, what a test file wrote). Its query guards nothing, and searching for it
  * would let a test file hide words of its own choosing.
  */
-function reachesNothing(text: string): boolean {
-  const host = splitTokenUrl(text)?.rest.split('/')[0]?.replace(/:\d*$/, '').toLowerCase();
-  return host !== undefined && (host.endsWith('.invalid') || host === 'invalid');
+function reachesNothing(url: TokenUrl): boolean {
+  const host = url.rest.split('/')[0]?.replace(/:\d*$/, '').toLowerCase() ?? '';
+  return host.endsWith('.invalid') || host === 'invalid';
 }
 
 /**
@@ -121,8 +124,8 @@ export function registerUrlTokens(value: unknown, add: (secret: string) => void)
   while (pending.length > 0) {
     const current = pending.pop();
     if (typeof current === 'string') {
-      if (reachesNothing(current)) continue;
-      for (const token of urlTokens(current)) if (token.length >= MIN_SEARCHABLE_SECRET) add(token);
+      const url = splitTokenUrl(current);
+      if (url && !reachesNothing(url)) for (const token of tokensOf(url)) if (token.length >= MIN_SEARCHABLE_SECRET) add(token);
     } else if (Array.isArray(current)) {
       for (const item of current) pending.push(item);
     } else if (isPlainObject(current)) {
