@@ -11,6 +11,7 @@
  */
 import { printable } from '../util/printable.js';
 import { displayWidth, graphemes, graphemeWidth } from '../util/display-width.js';
+import { codePointBoundary } from '../util/shorten.js';
 import { REDACTED } from '../secrets/redact.js';
 
 export interface CodeFrameOptions {
@@ -102,11 +103,7 @@ function nearColumn(length: number, at: number, maxWidth: number): { from: numbe
 
 /** `text` from unit `from` to `to`, never cutting a surrogate pair in half. */
 function cutUnits(text: string, from: number, to: number): string {
-  let start = Math.max(0, from);
-  let end = Math.min(to, text.length);
-  if (start > 0 && start < text.length && /[\udc00-\udfff]/.test(text.charAt(start))) start++;
-  if (end < text.length && end > 0 && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end--;
-  return text.slice(start, end);
+  return text.slice(codePointBoundary(text, Math.max(0, from)), codePointBoundary(text, Math.min(to, text.length)));
 }
 
 /**

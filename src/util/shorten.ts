@@ -23,7 +23,7 @@ function boundaryWithin(text: string, budget: number): number {
 }
 
 /** `at`, or one unit before it when `at` would split a surrogate pair. */
-function codePointBoundary(text: string, at: number): number {
+export function codePointBoundary(text: string, at: number): number {
   const unit = text.charCodeAt(at - 1);
   return at > 0 && unit >= 0xd800 && unit <= 0xdbff ? at - 1 : at;
 }
