@@ -188,24 +188,16 @@ const URL_PARTS: ReadonlyArray<(ch: string) => string> = [
   (ch) => new URL(`http://x${ch}x@h/`).username.slice(1, -1),
 ];
 
-/**
- * How each part writes each ASCII character, kept for the run: a parser per character is the dear part
- * of a value's forms, and a call log's URL tokens are thousands of values.
- */
-const ASCII_WRITTEN: ReadonlyArray<Map<string, string>> = URL_PARTS.map(() => new Map());
-
 /** A secret as `new URL(…)` writes it in a path, a query, user info and a host (see URL_PARTS). */
 function urlPartForms(secret: string): string[] {
-  const forms = URL_PARTS.map((part, index) => {
+  const forms = URL_PARTS.map((part) => {
     const seen = new Map<string, string>();
-    const asciiSeen = ASCII_WRITTEN[index] as Map<string, string>;
     let out = '';
     for (const ch of secret) {
-      const known = ch < '\x80' ? asciiSeen : seen;
-      let written = known.get(ch);
+      let written = seen.get(ch);
       if (written === undefined) {
         written = partOf(part, ch);
-        known.set(ch, written);
+        seen.set(ch, written);
       }
       out += written;
     }
