@@ -1,5 +1,6 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
 import { controlsAsQuestionMarks } from '../util/printable.js';
+import { displayWidth, padToWidth } from '../util/display-width.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
 import type { CampaignsReport, LiveCampaign } from './campaigns.js';
 import type { KnowledgeReport, LiveKnowledgeFile } from './knowledge.js';
@@ -15,8 +16,8 @@ export interface TableText {
 
 function table(header: string[], rows: string[][], { redact = (text) => text }: TableText): string {
   const cells = rows.map((row) => row.map((cell) => controlsAsQuestionMarks(redact(cell))));
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => (row[i] as string).length)));
-  const line = (row: string[]) => `${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number))).join(GAP)}`.trimEnd();
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => displayWidth(row[i] as string))));
+  const line = (row: string[]) => `${row.map((cell, i) => (i === row.length - 1 ? cell : padToWidth(cell, widths[i] as number))).join(GAP)}`.trimEnd();
   return [line(header), ...cells.map(line)].map((text) => `${text}\n`).join('');
 }
 

@@ -34,3 +34,22 @@ export function displayWidth(text: string): number {
   for (const { segment } of graphemes(text)) width += graphemeWidth(segment);
   return width;
 }
+
+/** `text` with spaces added to fill `width` cells: after it, or before it for a right-aligned cell. */
+export function padToWidth(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return align === 'right' ? fill + text : text + fill;
+}
+
+/** `text`, or its longest start of whole graphemes that fits `width` cells with a "…" after it. */
+export function fitToWidth(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  let end = 0;
+  let used = 0;
+  for (const { index, segment } of graphemes(text)) {
+    used += graphemeWidth(segment);
+    if (used > width - 1) break;
+    end = index + segment.length;
+  }
+  return `${text.slice(0, end)}…`;
+}

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { displayWidth } from '../../src/util/display-width.js';
 import { buildFilters, checkStatus, formatDuration, percentile, recordLimit, redactCallRecord, renderStats, renderTable, summarizeCalls } from '../../src/cli/commands/logs.js';
 import { parseTimeArgument } from '../../src/cli/time-argument.js';
 import { COMMAND_HELP } from '../../src/cli/help.js';
@@ -202,6 +203,18 @@ describe('stats and table', () => {
     for (const line of fitted) expect(line.length).toBeLessThanOrEqual(100);
     expect(fitted[1]).toMatch(/-OKdqbq\S*…/);
     expect(fitted[1]).toContain('call_7d1c0a5e…'.slice(0, 8));
+  });
+
+  it('renderTable lines up and fits wide characters by the cells a terminal gives them', () => {
+    const wide = records.map((r, i) => ({ ...r, agent_id: i === 0 ? '受付エージェント' : `b${i}`, call_id: i === 0 ? '😀'.repeat(20) : `c${i}` }));
+    const lines = renderTable(wide, undefined).split('\n').filter(Boolean);
+    const callIdColumn = (line: string) => displayWidth(line.slice(0, line.indexOf('CALL ID') === -1 ? undefined : line.indexOf('CALL ID')));
+    const starts = lines.map((line) => displayWidth(line.split(/  (?=\S+$)/)[0] as string));
+    expect(new Set(starts.slice(1)).size).toBe(1);
+    expect(starts[1]).toBe(callIdColumn(lines[0] as string) - 2);
+    const fitted = renderTable(wide, 90).split('\n').filter(Boolean);
+    for (const line of fitted) expect(displayWidth(line)).toBeLessThanOrEqual(90);
+    expect(fitted[1]).toMatch(/😀…$/);
   });
 
   it('renderTable prints a record whose time no date can hold as the number it came as', () => {

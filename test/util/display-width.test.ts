@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth } from '../../src/util/display-width.js';
+import { displayWidth, fitToWidth, padToWidth } from '../../src/util/display-width.js';
 
 describe('displayWidth, in terminal cells', () => {
   it.each([
@@ -13,5 +13,20 @@ describe('displayWidth, in terminal cells', () => {
     ['a zero-width space takes none', 'a\u200bb', 2],
   ])('%s', (_name, text, cells) => {
     expect(displayWidth(text)).toBe(cells);
+  });
+});
+
+describe('padToWidth and fitToWidth, in terminal cells', () => {
+  it('pads by cells, on the right or on the left', () => {
+    expect(padToWidth('受付', 6)).toBe('受付  ');
+    expect(padToWidth('😀', 4, 'right')).toBe('  😀');
+    expect(padToWidth('long text', 3)).toBe('long text');
+  });
+
+  it('cuts at whole graphemes so that the text and its "…" fit', () => {
+    expect(fitToWidth('受付エージェント', 7)).toBe('受付エ…');
+    expect(fitToWidth('👩‍💻👩‍💻👩‍💻', 5)).toBe('👩‍💻👩‍💻…');
+    expect(fitToWidth('short', 5)).toBe('short');
+    expect(displayWidth(fitToWidth('受付エージェント', 8))).toBeLessThanOrEqual(8);
   });
 });

@@ -12,6 +12,7 @@ import { manifestProject } from '../load-manifests.js';
 import { parseTimeArgument } from '../time-argument.js';
 import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
 import { plural } from '../../util/plural.js';
+import { displayWidth, padToWidth } from '../../util/display-width.js';
 
 export interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
@@ -28,11 +29,11 @@ const when = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOStri
 /** The summary, per agent; names and ids are the emulator account's (anyone's): controls shown as `?`. */
 export function renderTrafficSummary(summary: TrafficSummary, where: string): string {
   const lines = [`Added ${plural(summary.calls, 'synthetic call')} (profile ${shown(summary.profile)}, seed ${shown(String(summary.seed))}) to ${where}:`];
-  const width = Math.max(0, ...summary.agents.map((agent) => agent.name.length));
+  const width = Math.max(0, ...summary.agents.map((agent) => displayWidth(shown(agent.name))));
   for (const agent of summary.agents) {
     const errors = agent.outcomes.error ?? 0;
     lines.push(
-      `  ${shown(agent.name).padEnd(width)}  ${shown(agent.agent_id)}  ${String(agent.calls).padStart(6)} ${agent.calls === 1 ? 'call ' : 'calls'}  version ${shown(agent.config_hash.slice(0, 19))}  ` +
+      `  ${padToWidth(shown(agent.name), width)}  ${shown(agent.agent_id)}  ${String(agent.calls).padStart(6)} ${agent.calls === 1 ? 'call ' : 'calls'}  version ${shown(agent.config_hash.slice(0, 19))}  ` +
         `${when(agent.from)} → ${when(agent.until)}  errors ${errors}, transfers ${agent.transfers}, tool failures ${agent.tool_failures}/${agent.tool_calls}`,
     );
   }

@@ -13,7 +13,7 @@ import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { parseTimeArgument } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
-import { shorten } from '../../util/shorten.js';
+import { displayWidth, fitToWidth, padToWidth } from '../../util/display-width.js';
 
 export interface LogsOptions extends ConnectionOptions {
   file?: string[];
@@ -235,9 +235,9 @@ export function renderStats(stats: CallStats): string {
 /** Pairs aligned in two columns; a key is the service's data (a status, a cost type), shown as the table shows it. */
 function alignPairs(pairs: Array<[string, string]>): string[] {
   const shown = pairs.map(([key, value]): [string, string] => [controlsAsQuestionMarks(key), value]);
-  const left = Math.max(0, ...shown.map(([key]) => key.length));
+  const left = Math.max(0, ...shown.map(([key]) => displayWidth(key)));
   const right = Math.max(0, ...shown.map(([, value]) => value.length));
-  return shown.map(([key, value]) => `  ${key.padEnd(left)}  ${value.padStart(right)}`);
+  return shown.map(([key, value]) => `  ${padToWidth(key, left)}  ${value.padStart(right)}`);
 }
 
 interface Column {
@@ -266,7 +266,7 @@ const MIN_SHRUNK = 6;
 export function renderTable(records: readonly GlobalCallHistoryRecord[], columns: number | undefined): string {
   // The service's data: each control character becomes one `?`, so no escape is sent and a cell keeps its width.
   const rows = records.map((record) => COLUMNS.map((column) => controlsAsQuestionMarks(column.cell(record))));
-  const widths = COLUMNS.map((column, i) => Math.max(column.title.length, ...rows.map((row) => (row[i] as string).length)));
+  const widths = COLUMNS.map((column, i) => Math.max(column.title.length, ...rows.map((row) => displayWidth(row[i] as string))));
   if (columns !== undefined) {
     let total = widths.reduce((sum, w) => sum + w, 0) + GAP * (widths.length - 1);
     while (total > columns) {
@@ -284,8 +284,7 @@ export function renderTable(records: readonly GlobalCallHistoryRecord[], columns
     cells
       .map((cell, i) => {
         const width = widths[i] as number;
-        const fitted = shorten(cell, width);
-        return COLUMNS[i]?.align === 'right' ? fitted.padStart(width) : fitted.padEnd(width);
+        return padToWidth(fitToWidth(cell, width), width, COLUMNS[i]?.align);
       })
       .join(' '.repeat(GAP))
       .trimEnd();
