@@ -1,6 +1,6 @@
 import { applyCounts } from '../history/render.js';
 import { describeForcedOpen, describeHolder } from '../state/backend.js';
-import { lastApplyJson } from '../state/json-words.js';
+import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../state/json-words.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
 
@@ -36,9 +36,19 @@ export function renderStatusText(report: StatusReport): string {
   return lines.map(([label, value]) => `${`${label}:`.padEnd(width)} ${controlsAsQuestionMarks(value)}\n`).join('');
 }
 
-/** The report as versioned JSON (`format_version`). */
+/** The report as versioned JSON (`format_version`), what it tells of the state in snake_case as its own keys are. */
 export function renderStatusJson(report: StatusReport): string {
-  return `${JSON.stringify({ ...report, last_apply: report.last_apply && lastApplyJson(report.last_apply) }, null, 2)}\n`;
+  const { lock, last_forced_open: forced, last_apply: last } = report;
+  return `${JSON.stringify(
+    {
+      ...report,
+      lock: lock.held ? { held: true, ...lockHolderJson(lock) } : lock,
+      last_forced_open: forced && forcedOpenJson(forced),
+      last_apply: last && lastApplyJson(last),
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 /** `; last forced open: lock 3f9a… by ana@ops-1 (…) at …` after the Lock line, when one was recorded. */

@@ -7,7 +7,7 @@ import type { ForcedOpen, LockHolder, StateBackend } from '../state/backend.js';
 import type { LastApply } from '../state/types.js';
 
 /** Bumped when a field of the JSON report changes meaning or goes away (new fields do not bump it). */
-export const STATUS_FORMAT_VERSION = 1;
+export const STATUS_FORMAT_VERSION = 2;
 
 /** Where the service choice came from, in the order the choice is made (README.md, "Connection"). */
 export type ServiceSource = '--local' | '--base-url' | 'VOXFORM_BASE_URL' | '--region' | 'VOXFORM_REGION' | 'manifest base_url' | 'manifest region' | 'default';

@@ -115,12 +115,12 @@ describe('voxform state (file backend)', () => {
     expect(Date.parse(at)).not.toBeNaN();
     const forced = { lockId, by: { user: osUser(), host: hostname(), pid: process.pid, command: 'voxform state unlock --force', ciJobUrl: job }, at };
     expect((await p.cliInProcess(['status'])).stdout).toContain(`Lock:        not held; last forced open: lock ${lockId} by ${by} at ${at}\n`);
-    expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout)).toMatchObject({ lock: { held: false }, last_forced_open: forced });
+    const forcedJson = { lock_id: lockId, at, by: { user: osUser(), host: hostname(), pid: process.pid, command: 'voxform state unlock --force', ci_job_url: job } };
+    expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout)).toMatchObject({ lock: { held: false }, last_forced_open: forcedJson });
     expect((await p.cliInProcess(['state', 'show'])).stdout).toContain(`  Lock: not held\n  Last forced open: lock ${lockId} by ${by} at ${at}\n`);
     expect(JSON.parse((await p.cliInProcess(['state', 'show', '--format', 'json'])).stdout)).toMatchObject({ lock: null, lastForcedOpen: forced });
     expect((await p.cliInProcess(['state', 'list'])).stdout).toContain(`; not locked; last forced open: lock ${lockId} by ${by} at ${at}\n`);
     const listed = JSON.parse((await p.cliInProcess(['state', 'list', '--format', 'json'])).stdout) as { workspaces: unknown[] };
-    const forcedJson = { lock_id: lockId, at, by: { user: osUser(), host: hostname(), pid: process.pid, command: 'voxform state unlock --force', ci_job_url: job } };
     expect(listed.workspaces).toEqual([expect.objectContaining({ workspace: `default@${p.url}`, lock: null, last_forced_open: forcedJson })]);
     expect(result.stdout).toContain('What was recorded before the loss is in .voxform/state.json; run `voxform plan` to see where things stand, then apply again.\n');
     expect(result.stdout).not.toContain('database');
@@ -140,7 +140,7 @@ describe('voxform state (file backend)', () => {
     expect(apply.stderr).toContain('If no such run exists any more, run `voxform state unlock --force abcdef0123456789`.');
     expect(apply.code).toBe(1);
     expect((await p.cliInProcess(['status'])).stdout).toContain(`Lock:        held by ${who}\n`);
-    expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout).lock).toMatchObject({ held: true, lockId: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' });
+    expect(JSON.parse((await p.cliInProcess(['status', '--format', 'json'])).stdout).lock).toMatchObject({ held: true, lock_id: 'abcdef0123456789', unreadable: 'its holder file holder-abcdef0123456789.json is not one voxform wrote' });
     expect((await p.cliInProcess(['state', 'list'])).stdout).toContain(`; locked by ${who}\n`);
     // One key style, as every other JSON output of voxform writes: snake_case, nested objects included.
     const listed = JSON.parse((await p.cliInProcess(['state', 'list', '--format', 'json'])).stdout) as { workspaces: Array<Record<string, unknown>> };

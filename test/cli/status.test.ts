@@ -53,7 +53,7 @@ describe('voxform status (against the emulator)', () => {
     withoutSecrets(json, project.emulator.apiKey);
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({
-      format_version: 1,
+      format_version: 2,
       service: { base_url: project.url, region: null, source: 'VOXFORM_BASE_URL' },
       key: { type: 'private' },
       state: { file: '.voxform/state.json', exists: true },
@@ -89,7 +89,9 @@ describe('voxform status (against the emulator)', () => {
     const lock = await acquireStateLock(path.join(project.dir, '.voxform/state.json'), { command: 'voxform apply plan.json', timeoutSeconds: 0, warn: () => undefined });
     try {
       const result = await project.cliInProcess(['status', '--format', 'json']);
-      expect(JSON.parse(result.stdout).lock).toEqual({ held: true, ...lock.owner, lockId: lock.lockId });
+      // snake_case, as the report's own keys are.
+      const { user, host, pid, command, since } = lock.owner;
+      expect(JSON.parse(result.stdout).lock).toEqual({ held: true, lock_id: lock.lockId, user, host, pid, command, since });
       const text = await project.cliInProcess(['status']);
       expect(text.stdout).toContain(`Lock:        held by ${lock.owner.user}@${lock.owner.host} (pid ${process.pid}, "voxform apply plan.json", since ${lock.owner.since}, lock ${lock.lockId})`);
     } finally {
