@@ -72,7 +72,7 @@ export async function parseYaml(
     }
     const converter = new Converter(yaml, yamlDocuments, source, doc, diagnostics);
     const value = converter.convert(doc.contents, 0);
-    if (converter.failed) {
+    if (converter.failed || value === LEFT_OUT) {
       syntaxErrors = true;
       continue;
     }
@@ -160,6 +160,12 @@ function firstNonSpace(text: string, offset: number): number {
 const CORE_TAG = 'tag:yaml.org,2002:';
 /** The tags of the kinds of value JSON has: any other (`!!timestamp`, `!!binary`, `!!set`) makes one it has not. */
 const JSON_KINDS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq']);
+/**
+ * What a value no manifest field takes converts to: reported where it stands and left out of its
+ * mapping (null in a list, whose later items keep their places), so the rest of the document is
+ * still checked and every other problem reported in the same run.
+ */
+const LEFT_OUT = Symbol('left out');
 
 /**
  * yaml nodes → plain values with spans. Aliases are expanded here, so this keeps the limits on
@@ -190,16 +196,14 @@ class Converter {
     if (node === null || node === undefined || this.stopped) return null;
     const tag = (node as { tag?: string }).tag;
     if (tag?.startsWith(CORE_TAG) && !JSON_KINDS.has(tag.slice(CORE_TAG.length))) {
-      this.fail('yaml_unsupported', `the tag !!${tag.slice(CORE_TAG.length)} makes a value no manifest field takes (they hold text, numbers, true/false, null, lists and mappings); remove it, and write a date or bytes as text in quotes`, node);
-      return null;
+      return this.leaveOut(`the tag !!${tag.slice(CORE_TAG.length)} makes a value no manifest field takes (they hold text, numbers, true/false, null, lists and mappings); remove it, and write a date or bytes as text in quotes`, node);
     }
     if (this.expanding.size > 0 && ++this.expandedValues > MAX_ALIAS_EXPANDED_VALUES) {
       return this.stop('yaml_alias_limit', `aliases here expand to more than ${formatCount(MAX_ALIAS_EXPANDED_VALUES)} values in one document; write the repeated part out, or use defaults`, node);
     }
     if (this.yaml.isScalar(node)) {
       if (typeof node.value === 'number' && !Number.isFinite(node.value)) {
-        this.fail('yaml_unsupported', `${node.source ?? node.value} is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number`, node);
-        return null;
+        return this.leaveOut(`${node.source ?? node.value} is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number`, node);
       }
       return this.scalar(node.value);
     }
@@ -212,7 +216,8 @@ class Converter {
       const entries = new Map<PathPart, EntrySpans>();
       for (const item of node.items) {
         entries.set(out.length, { key: undefined, value: this.spanOfNode(item as Node | null, node) });
-        out.push(this.convert(item, depth + 1));
+        const value = this.convert(item, depth + 1);
+        out.push(value === LEFT_OUT ? null : value);
       }
       attachSpans(out, { self: this.spanOfNode(node), entries });
       return out;
@@ -255,8 +260,8 @@ class Converter {
       const key = this.keyText(keyNode);
       if (key === undefined) continue;
       const keySpan = this.spanOfNode(keyNode, node);
-      if (Object.hasOwn(out, key)) {
-        this.failed = true;
+      if (Object.hasOwn(out, key) || entries.has(key)) {
+        // The first is kept and the rest of the document still checked: which one was meant is the user's to say.
         const first = entries.get(key)?.key;
         const firstLine = first ? ` (first on line ${positionOf(this.source, first.start).line})` : '';
         this.diagnostics.error('duplicate_key', `the key ${JSON.stringify(key)} is written twice in this mapping${firstLine}; YAML keys must be unique: keep one`, keySpan);
@@ -264,7 +269,8 @@ class Converter {
       }
       const valueNode = pair.value as Node | null;
       entries.set(key, { key: keySpan, value: valueNode ? this.spanOfNode(valueNode) : keySpan });
-      setOwn(out, key, this.convert(valueNode, depth + 1));
+      const value = this.convert(valueNode, depth + 1);
+      if (value !== LEFT_OUT) setOwn(out, key, value);
     }
     for (const source of merged) this.mergeInto(out, entries, source, depth);
     attachSpans(out, { self: this.spanOfNode(node), entries });
@@ -295,6 +301,7 @@ class Converter {
     for (const target of targets) {
       const value = this.convert(target, depth);
       if (this.stopped) return;
+      if (value === LEFT_OUT) continue;
       // `<<: *list`, an alias of a list of mappings, merges them as `<<: [*a, *b]` would.
       const records = Array.isArray(value) && target === source ? value : [value];
       const from = this.spanOfNode(target as Node);
@@ -311,6 +318,11 @@ class Converter {
         }
       }
     }
+  }
+
+  private leaveOut(message: string, node: unknown): typeof LEFT_OUT {
+    this.diagnostics.error('yaml_unsupported', message, this.spanOfNode(node as Node | null));
+    return LEFT_OUT;
   }
 
   private fail(code: DiagnosticCode, message: string, node: unknown): void {

@@ -121,6 +121,20 @@ describe('loadManifests: YAML', () => {
     expect(summarize(infinite)).toEqual(['voxform.yaml:5:52 yaml_unsupported .nan is not a number a manifest field takes (JSON has no infinity and no NaN); write a finite number']);
   });
 
+  it('a value left out or a key written twice hides no other problem: of its document, or across files', async () => {
+    const result = await loadTree({
+      'voxform.yaml': 'agents:\n  a:\n    id: ag_1\n    id: ag_2\n    config: { vad_threshold: .inf, llm: { temperature: hot } }\n',
+      'more.yaml': 'agents:\n  a:\n    id: ag_3\n',
+    }, { paths: ['voxform.yaml', 'more.yaml'] });
+    expect(result.state).toBeUndefined();
+    expect(summarize(result).map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+      'voxform.yaml:4:5 duplicate_key',
+      'voxform.yaml:5:30 yaml_unsupported',
+      'voxform.yaml:5:56 type_mismatch',
+      'more.yaml:2:3 duplicate_resource',
+    ]);
+  });
+
   it('reports a quote never closed where it opens, not at the end of the file', async () => {
     const result = await loadTree({ 'voxform.yaml': 'version: 1\nagents:\n  a:\n    config:\n      first_message: "Hello\n    id: ag_1\n' });
     expect(summarize(result)).toEqual(['voxform.yaml:5:22 yaml_syntax YAML syntax error: missing closing "quote for the text this quote opens']);
