@@ -6,7 +6,7 @@
 import { isVoxformError } from '../errors.js';
 import { canonicalJson } from '../util/hash.js';
 import { judge } from './judge.js';
-import type { JudgeCache } from './judge-cache.js';
+import type { RunJudgeCache } from './judge-cache.js';
 import type { CompletionModel } from '../model/chat-model.js';
 import { REGEX_TIME_BUDGET_MS, SIMPLIFY_NESTED_QUANTIFIERS, type RegexRefusal, type RegexTimeBudget } from '../util/safe-regex.js';
 import type { ArgExpectation, CallCheck, CheckResult, CheckStatus, ReplyCheck, TranscriptMessage } from './types.js';
@@ -37,7 +37,7 @@ export interface CheckContext {
   /** The time the run's regex checks share (one per run, safe-regex.ts). */
   regexTime: RegexTimeBudget;
   /** The judge's cached verdicts (live runs without --no-cache; judge-cache.ts). */
-  judgeCache?: JudgeCache | undefined;
+  judgeCache?: RunJudgeCache | undefined;
 }
 
 /** A quoted text for a check's name or detail: redacted, then cut to 60 characters. */

@@ -18,7 +18,7 @@ import type { CompletionModel } from '../model/chat-model.js';
 import type { RequestBudget } from './budgets.js';
 import { keepText, redactStrings, type Redact } from '../secrets/redact.js';
 import type { RegexTimeBudget } from '../util/safe-regex.js';
-import type { JudgeCache } from './judge-cache.js';
+import type { RunJudgeCache } from './judge-cache.js';
 import type { CheckResult, CheckStatus, ConversationTest, RunResult, TestFile, TranscriptMessage } from './types.js';
 import { labelAsTestTraffic } from '../api/test-traffic.js';
 
@@ -45,7 +45,7 @@ export interface ConversationInput {
   /** The time the run's regex checks share (safe-regex.ts). */
   regexTime: RegexTimeBudget;
   /** The judge's cached verdicts, for a live run (judge-cache.ts). */
-  judgeCache?: JudgeCache | undefined;
+  judgeCache?: RunJudgeCache | undefined;
 }
 
 interface Exchange {

@@ -1,8 +1,13 @@
 /**
  * The judge's verdicts, cached by model, rubric and text judged (`.voxform/cache/judge/`), so a
- * test whose transcript did not change costs no judge call — the way promptfoo caches by provider
- * and prompt. An entry expires (14 days by default); `--no-cache` neither reads nor writes it.
- * Only live runs use it: recording notes what the judge answers, and replaying asks the recording.
+ * test whose transcript did not change costs no judge call. An entry expires (14 days by default);
+ * `--no-cache` neither reads nor writes it. Only live runs use it: recording notes what the judge
+ * answers, and replaying asks the recording.
+ *
+ * Each run of a test has its own entries (keyed by file, test, target and run, as a recording's
+ * exchanges are): a judge is not deterministic, and one verdict shared by a test's repeats would
+ * make them all pass or all fail on the next run — whichever repeat wrote last — so pass^k, pass@k
+ * and flaky would mean nothing, and a run would not reproduce the one before it.
  *
  * The folder is in the checkout, where a pull request could commit entries: with a judge key, an
  * entry is named by an HMAC under it (src/util/hash.ts `fingerprintKey`), so no one without the key
@@ -17,6 +22,16 @@ import { fingerprintKey, hashValue, keyedHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { Redact } from '../secrets/redact.js';
 import type { JudgeQuestion, Verdict } from './judge.js';
+import type { RunIdentity } from './recordings/exchange-key.js';
+
+/** Which run of which test a verdict was given in. */
+export type JudgedRun = Pick<RunIdentity, 'file' | 'test' | 'target' | 'run'>;
+
+/** The cache as one run of a test reads and writes it (`JudgeCache.forRun`). */
+export interface RunJudgeCache {
+  get(question: JudgeQuestion): Promise<Verdict | undefined>;
+  put(question: JudgeQuestion, verdict: Verdict): Promise<void>;
+}
 
 /** Where, under the project's folder. */
 export const JUDGE_CACHE_FOLDER = path.join('.voxform', 'cache', 'judge');
@@ -50,8 +65,9 @@ export class JudgeCache {
     this.#hmacKey = options.apiKey ? fingerprintKey(options.apiKey) : undefined;
   }
 
-  #file(question: JudgeQuestion): string {
-    const subject = { model: this.#options.modelName, rubric: question.rubric, what: question.what, text: question.subject };
+  #file(question: JudgeQuestion, judged: JudgedRun): string {
+    const { file, test, target, run } = judged;
+    const subject = { model: this.#options.modelName, rubric: question.rubric, what: question.what, text: question.subject, file, test, target, run };
     const name = this.#hmacKey ? keyedHash(this.#hmacKey, subject) : hashValue(subject);
     return path.join(this.#options.folder, `${name.slice(name.indexOf(':') + 1)}.json`);
   }
@@ -60,9 +76,14 @@ export class JudgeCache {
     return (this.#options.now ?? Date.now)();
   }
 
-  async get(question: JudgeQuestion): Promise<Verdict | undefined> {
+  /** The cache of one run: its verdicts are its own. */
+  forRun(judged: JudgedRun): RunJudgeCache {
+    return { get: (question) => this.get(question, judged), put: (question, verdict) => this.put(question, judged, verdict) };
+  }
+
+  async get(question: JudgeQuestion, judged: JudgedRun): Promise<Verdict | undefined> {
     // A cache voxform may not read (its folder a link: kept_folder_linked) is a miss, as an unreadable entry is.
-    const kept = await readKeptJson(this.#file(question), ENTRY_LIMITS).catch((error: unknown) => {
+    const kept = await readKeptJson(this.#file(question, judged), ENTRY_LIMITS).catch((error: unknown) => {
       if (isVoxformError(error)) return { found: false as const };
       throw error;
     });
@@ -74,11 +95,11 @@ export class JudgeCache {
     return { pass: verdict === 'pass', reason };
   }
 
-  async put(question: JudgeQuestion, verdict: Verdict): Promise<void> {
+  async put(question: JudgeQuestion, judged: JudgedRun, verdict: Verdict): Promise<void> {
     const entry = { format_version: 1, stored_at: new Date(this.#now()).toISOString(), verdict: verdict.pass ? 'pass' : 'fail', reason: verdict.reason };
     try {
       await makeKeptFolder(this.#options.folder);
-      await writeKeptFile(this.#file(question), this.#options.redact(`${JSON.stringify(entry, null, 2)}\n`));
+      await writeKeptFile(this.#file(question, judged), this.#options.redact(`${JSON.stringify(entry, null, 2)}\n`));
     } catch {
       // Best effort (see above): the verdict stands, and the next run asks the judge again.
     }

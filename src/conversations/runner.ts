@@ -130,9 +130,11 @@ export async function runPreparedTests(options: PreparedRunOptions): Promise<Tes
               const io = options.recordings?.forRun(file, identity, live) ?? live;
               const input = { file, test, agentId: agent.id, agentConfig: target === 'desired' ? agent.desiredConfig : undefined, requests, redact: options.redact, regexTime };
               // A recorded or replayed run asks the judge itself: the recording holds its answers.
-              let result = await runConversation({ ...input, ...io, judgeCache: io === live ? options.judgeCache : undefined });
+              // Each run has its own cached verdicts (judge-cache.ts): the judge varies, as the agent does.
+              const judgeCache = options.judgeCache?.forRun(identity);
+              let result = await runConversation({ ...input, ...io, judgeCache: io === live ? judgeCache : undefined });
               // auto: a run the recording does not cover is run live, from its start.
-              if (result.notRecorded && options.recordings?.mode === 'auto') result = await runConversation({ ...input, ...live, judgeCache: options.judgeCache });
+              if (result.notRecorded && options.recordings?.mode === 'auto') result = await runConversation({ ...input, ...live, judgeCache });
               verdict.results[i] = result;
             };
           }

@@ -156,27 +156,66 @@ describe('--baseline: only what got worse', () => {
 });
 
 describe("the judge's verdict cache", () => {
-  it('reuses a verdict for the same model, rubric and text until it expires; a key names entries no one else can', async () => {
+  it('reuses a verdict for the same model, rubric, text and run of a test until it expires; a key names entries no one else can', async () => {
     const folder = await mkdtemp(path.join(tmpdir(), 'voxform-judge-cache-'));
     try {
       let now = Date.parse('2026-03-01T00:00:00Z');
       const options = { folder, modelName: 'judge-a', apiKey: undefined, redact: (text: string) => text.replaceAll('s3cret-value', '(sensitive)'), now: () => now };
       const cache = new JudgeCache(options);
       const question = { rubric: 'Is friendly.', subject: 'Hello!', what: 'reply of the agent' };
-      expect(await cache.get(question)).toBeUndefined();
-      await cache.put(question, { pass: true, reason: 'warm; says s3cret-value' });
-      expect(await cache.get(question)).toEqual({ pass: true, reason: 'warm; says (sensitive)' });
-      expect(await cache.get({ ...question, subject: 'Go away.' })).toBeUndefined();
-      expect(await new JudgeCache({ ...options, modelName: 'judge-b' }).get(question)).toBeUndefined();
+      const run = { file: 'tests/a.test.yaml', test: 'greets', target: 'desired' as const, run: 1 };
+      expect(await cache.get(question, run)).toBeUndefined();
+      await cache.put(question, run, { pass: true, reason: 'warm; says s3cret-value' });
+      expect(await cache.get(question, run)).toEqual({ pass: true, reason: 'warm; says (sensitive)' });
+      expect(await cache.get({ ...question, subject: 'Go away.' }, run)).toBeUndefined();
+      // Another run of the test, another test or another target has verdicts of its own.
+      for (const other of [{ ...run, run: 2 }, { ...run, test: 'stays polite' }, { ...run, target: 'live' as const }]) expect(await cache.get(question, other)).toBeUndefined();
+      expect(await cache.forRun(run).get(question)).toEqual({ pass: true, reason: 'warm; says (sensitive)' });
+      expect(await new JudgeCache({ ...options, modelName: 'judge-b' }).get(question, run)).toBeUndefined();
       // Under a judge key the same question has another entry: one written without the key is not found.
-      expect(await new JudgeCache({ ...options, apiKey: 'judge-key-123456' }).get(question)).toBeUndefined();
+      expect(await new JudgeCache({ ...options, apiKey: 'judge-key-123456' }).get(question, run)).toBeUndefined();
       now += 14 * 24 * 60 * 60 * 1000;
-      expect(await cache.get(question)).toEqual({ pass: true, reason: 'warm; says (sensitive)' });
+      expect(await cache.get(question, run)).toEqual({ pass: true, reason: 'warm; says (sensitive)' });
       now += 1;
-      expect(await cache.get(question)).toBeUndefined();
+      expect(await cache.get(question, run)).toBeUndefined();
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
+  });
+});
+
+/** A judge that is not deterministic: it alternates pass and fail, whatever it is asked. */
+function coinJudge(): (request: FakeRequest) => ReturnType<typeof defaultAnswer> {
+  let verdicts = 0;
+  return (request) => (request.model === 'fake-judge' ? { content: JSON.stringify({ verdict: verdicts++ % 2 === 0 ? 'pass' : 'fail', reason: 'a coin' }) } : defaultAnswer(request));
+}
+
+const JUDGED_COIN_TESTS = ['agent: front-desk', 'tests:', '  - name: is judged by a coin', '    turns: [{ user: hello, expect: [{ judge: Is polite. }] }]', '    repeat: 4', '    pass_rate: 0.5', ''].join('\n');
+
+describe("the judge's cache and repeated runs", () => {
+  it('gives each repeat its own verdict: a second run reproduces the first repeat by repeat, and a new repeat asks the judge', { timeout: 120_000 }, async () => {
+    fake = await startFakeModel(coinJudge());
+    const project = await startProject();
+    await writeFile(path.join(project.dir, 'example/tests/judged.test.yaml'), JUDGED_COIN_TESTS);
+    const judge = { VOXFORM_JUDGE_URL: fake.url, VOXFORM_JUDGE_MODEL: 'fake-judge' };
+    const judgeCalls = () => fake?.requests.filter((request) => request.model === 'fake-judge').length;
+    const verdictOf = async (args: string[] = []) => {
+      const run = await project.cliInProcess(['test', 'example/tests/judged.test.yaml', '--format', 'json', ...args], judge);
+      const json = JSON.parse(run.stdout) as { tests: Array<{ verdicts: { desired: { status: string; passes: number; results: Array<{ status: string }> } } }> };
+      const verdict = json.tests[0]?.verdicts.desired;
+      return { status: verdict?.status, passes: verdict?.passes, runs: verdict?.results.map((result) => result.status) };
+    };
+
+    const first = await verdictOf();
+    expect(first).toMatchObject({ status: 'passed', passes: 2 });
+    expect(judgeCalls()).toBe(4);
+    // Nothing changed: the same verdicts, run by run, and the judge is not asked.
+    expect(await verdictOf()).toEqual(first);
+    expect(judgeCalls()).toBe(4);
+    // Two more runs: the first four keep their verdicts; only the new ones ask the judge.
+    const more = await verdictOf(['--repeat', '6']);
+    expect(more.runs?.slice(0, 4)).toEqual(first.runs);
+    expect(judgeCalls()).toBe(6);
   });
 });
 

@@ -46,9 +46,10 @@ describe('kept files live in real folders', () => {
   it("the judge's cache and a recording write nothing where a link leads", async () => {
     const { project, outside } = await linkedCheckout();
     const cache = new JudgeCache({ folder: path.join(project, '.voxform/cache/judge'), modelName: 'judge', apiKey: undefined, redact: (text) => text });
-    await cache.put({ rubric: 'Is kind.', subject: 'Hello', what: 'reply of the agent' }, { pass: true, reason: 'kind' });
+    const run = { file: 'desk.test.yaml', test: 'is kind', target: 'desired' as const, run: 1 };
+    await cache.put({ rubric: 'Is kind.', subject: 'Hello', what: 'reply of the agent' }, run, { pass: true, reason: 'kind' });
     // Read through the link: a miss (the judge is asked), as docs/testing.md says of an unusable cache, not an error.
-    expect(await cache.get({ rubric: 'Is kind.', subject: 'Hello', what: 'reply of the agent' })).toBeUndefined();
+    expect(await cache.get({ rubric: 'Is kind.', subject: 'Hello', what: 'reply of the agent' }, run)).toBeUndefined();
     await expect(writeRecording(path.join(project, '.voxform/desk.recording.json'), 'desk.test.yaml', [], (text) => text)).rejects.toMatchObject(LINKED);
     expect(await readdir(outside)).toEqual(['state.json']);
   });
