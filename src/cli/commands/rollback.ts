@@ -3,7 +3,6 @@
  * in git are unchanged, so the next apply undoes it: the output says so and names the commits to revert
  * (unless what it restored is what the manifests say now).
  */
-import { isDeepStrictEqual } from 'node:util';
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
@@ -12,6 +11,7 @@ import { recordedAgentConfig } from '../../history/record.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
+import { jsonEqual } from '../../util/json-equal.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
@@ -55,7 +55,7 @@ export function manifestsSayRestored(restored: DesiredState, manifests: DesiredS
     const written = manifests.agents.get(name);
     if (!written || written.id !== agent.id) return false;
     const [back, now] = [recordedAgentConfig(agent), recordedAgentConfig(written)];
-    return back.name === now.name && isDeepStrictEqual(back.config, now.config);
+    return back.name === now.name && jsonEqual(back.config, now.config);
   });
 }
 
