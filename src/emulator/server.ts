@@ -15,6 +15,7 @@ import type { EmulatorCore } from './core.js';
 import { FaultConfigError, FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
 import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
+import { jsonErrorPosition } from './json-error-position.js';
 import { RequestLog } from './request-log.js';
 import { Router, type Route, type RouteContext } from './router.js';
 import { accountRoutes } from './routes/account.js';
@@ -73,8 +74,7 @@ function parseJsonBody(route: Route, rawBody: Buffer, problems: ValidationDetail
     return JSON.parse(text);
   } catch (error) {
     if (route.control) throw new HttpError(400, `the body is not valid JSON: ${(error as Error).message}`);
-    const position = Number(/position (\d+)/.exec((error as Error).message)?.[1] ?? 0);
-    problems.push({ type: 'json_invalid', loc: ['body', position], msg: 'JSON decode error' });
+    problems.push({ type: 'json_invalid', loc: ['body', jsonErrorPosition(text) ?? 0], msg: 'JSON decode error' });
     return undefined;
   }
 }

@@ -42,7 +42,7 @@ export class FileHistoryStore implements HistoryStore {
   }
 
   async list(query: HistoryQuery): Promise<HistoryRecord[]> {
-    const ids = (await this.recordIds()).reverse();
+    const ids = (await this.recordIds(this.directory, query.onSkipped)).reverse();
     const found: HistoryRecord[] = [];
     for (const id of ids) {
       if (query.limit !== undefined && found.length >= query.limit) break;
@@ -65,7 +65,7 @@ export class FileHistoryStore implements HistoryStore {
   async listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
     const directory = this.testRunsDirectory;
     const found: TestRunRecord[] = [];
-    for (const id of (await this.recordIds(directory)).reverse()) {
+    for (const id of (await this.recordIds(directory, query.onSkipped)).reverse()) {
       if (query.limit !== undefined && found.length >= query.limit) break;
       const run = await this.readChecked<TestRunRecord>(directory, id, testRunProblem, query.onSkipped);
       if (run && run.workspace === query.workspace) found.push(run);
@@ -76,7 +76,7 @@ export class FileHistoryStore implements HistoryStore {
   /** Every record of every workspace, oldest first (`voxform state migrate`); files that hold none are skipped. */
   async all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
     const records: HistoryRecord[] = [];
-    for (const id of await this.recordIds()) {
+    for (const id of await this.recordIds(this.directory, onSkipped)) {
       const record = await this.read(id, onSkipped);
       if (record) records.push(record);
     }
@@ -87,7 +87,7 @@ export class FileHistoryStore implements HistoryStore {
   async allTestRuns(onSkipped?: (skipped: SkippedRecord) => void): Promise<TestRunRecord[]> {
     const directory = this.testRunsDirectory;
     const runs: TestRunRecord[] = [];
-    for (const id of await this.recordIds(directory)) {
+    for (const id of await this.recordIds(directory, onSkipped)) {
       const run = await this.readChecked<TestRunRecord>(directory, id, testRunProblem, onSkipped);
       if (run) runs.push(run);
     }
@@ -99,8 +99,12 @@ export class FileHistoryStore implements HistoryStore {
     return path.join(this.directory, TEST_RUNS_FOLDER);
   }
 
-  /** Every record id in the folder, oldest first. */
-  private async recordIds(directory = this.directory): Promise<string[]> {
+  /**
+   * Every record id in the folder, oldest first. A JSON file named otherwise (`foreign.json`, a renamed
+   * copy of a record) is no record: reported to `onSkipped`. Other names are not the ledger's
+   * (an atomic write's `.NAME.PID.tmp`, the folder of test runs, a `.gitkeep`).
+   */
+  private async recordIds(directory: string, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<string[]> {
     // Before listing it: a linked folder's names are another folder's.
     await checkKeptFolder(directory);
     let names: string[];
@@ -110,8 +114,13 @@ export class FileHistoryStore implements HistoryStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw unreadableFolder(directory, error as NodeJS.ErrnoException);
     }
-    const ids = names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length));
-    return ids.filter((id) => HISTORY_RECORD_ID.test(id)).sort();
+    const ids: string[] = [];
+    for (const name of names.filter((name) => name.endsWith('.json')).sort()) {
+      const id = name.slice(0, -'.json'.length);
+      if (HISTORY_RECORD_ID.test(id)) ids.push(id);
+      else onSkipped?.({ where: path.join(directory, name), problem: 'file name: not a record id followed by .json' });
+    }
+    return ids;
   }
 
   /**

@@ -238,6 +238,12 @@ describe('voxform ci run when something fails', () => {
     }
     expect(fake.requests.length).toBe(before);
   }, 120_000);
+
+  it('refuses --command promote without --env, as a missing required option', async () => {
+    const promote = await project.cliInProcess(['ci', 'run', '--provider', 'github', '--command', 'promote', '--out-dir', 'owned'], github());
+    expect(promote.code).toBe(1);
+    expect(promote.stderr).toContain('error[invalid_argument]: `voxform ci run --command promote` needs --env: the environment promoted to.');
+  }, 120_000);
 });
 
 describe('voxform ci run on GitLab', () => {

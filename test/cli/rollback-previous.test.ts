@@ -2,7 +2,7 @@
  * `voxform rollback previous` against the embedded emulator (`--local`), in the test's process:
  * after an apply that changed only a knowledge file, `previous` passes over the record that differs
  * only in what a rollback does not restore, says the knowledge files stay, and a second
- * `previous` returns to the configuration the first replaced.
+ * `previous` returns to the configuration the first replaced, which it says the manifests hold.
  */
 import { appendFile, cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -53,6 +53,10 @@ describe('voxform rollback previous', () => {
 
     const again = (await vx('rollback', 'previous', '--auto-approve')).stdout;
     expect(again).toContain('~ config.llm.temperature: 0.4 → 0.3');
+    // Back to what the manifests say: no apply undoes it, no change to the manifests keeps it.
+    expect(again).toContain('The configuration restored is what the manifests in git say now: the next `voxform apply` of them keeps it.');
+    expect(again).not.toContain('undoes this rollback');
+    expect(again).not.toContain('To keep it');
     expect(await temperatures()).toEqual([0.3, 0.4, 0.3, 0.3, 0.4]);
   }, 120_000);
 

@@ -78,7 +78,7 @@ describe('voxform state (file backend)', () => {
       expect(JSON.parse(list.stdout)).toMatchObject({ backend: 'file', workspaces: [] });
       const noForce = await p.cliInProcess(['state', 'unlock', lock.lockId]);
       expect(noForce.code).toBe(1);
-      expect(noForce.stderr).toContain('needs --force');
+      expect(noForce.stderr).toContain("error[invalid_argument]: Opening someone else's lock needs --force");
       const wrong = await p.cliInProcess(['state', 'unlock', '--force', '00000000deadbeef']);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('No lock with id 00000000deadbeef');
@@ -189,6 +189,9 @@ describe('voxform state (file backend)', () => {
     const itself = await p.cliInProcess(['state', 'migrate', '--to', '.voxform/state.json']);
     expect(itself.code).toBe(1);
     expect(itself.stderr).toContain('is the source itself');
+    const nowhere = await p.cliInProcess(['state', 'migrate']);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain('error[invalid_argument]: `voxform state migrate` needs --to');
   });
 
   it('a migration stopped by Ctrl-C says what each side holds and the command to paste, which migrates', async () => {

@@ -125,7 +125,8 @@ describe('voxform emulator traffic --local', () => {
     for (const args of [[], ['--local', '--url', 'http://127.0.0.1:4010']]) {
       const result = await runCliInProcess(['emulator', 'traffic', ...args], { cwd: dir });
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('Say which emulator gets the calls: --local');
+      // A missing required option, or two that contradict each other: the command line's mistake (docs/errors.md).
+      expect(result.stderr).toContain('error[invalid_argument]: Say which emulator gets the calls: --local');
     }
   });
 });

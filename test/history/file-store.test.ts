@@ -66,6 +66,31 @@ describe('FileHistoryStore', () => {
     ]);
   });
 
+  it('reports a JSON file not named by a record id (a foreign file, a renamed copy) and passes over names that are not JSON', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
+    const store = new FileHistoryStore(dir);
+    const kept = await store.append(record('2026-01-01T10:00:00.000Z'));
+    await writeFile(path.join(dir, 'foreign.json'), '{}');
+    await writeFile(path.join(dir, `copy of ${kept.id}.json`), await readFile(path.join(dir, `${kept.id}.json`)));
+    await writeFile(path.join(dir, '.gitkeep'), '');
+    await writeFile(path.join(dir, `.${kept.id}.json.123.tmp`), '');
+    await mkdir(path.join(dir, 'test-runs'));
+    await writeFile(path.join(dir, 'test-runs', 'notes.json'), '{}');
+    const problem = 'file name: not a record id followed by .json';
+    const skipped: SkippedRecord[] = [];
+    expect((await store.list({ workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).map((r) => r.id)).toEqual([kept.id]);
+    expect(skipped).toEqual([
+      { where: path.join(dir, `copy of ${kept.id}.json`), problem },
+      { where: path.join(dir, 'foreign.json'), problem },
+    ]);
+    skipped.length = 0;
+    expect((await store.all((s) => skipped.push(s))).map((r) => r.id)).toEqual([kept.id]);
+    expect(skipped).toHaveLength(2);
+    skipped.length = 0;
+    expect(await store.listTestRuns({ workspace: 'default@local', onSkipped: (s) => skipped.push(s) })).toEqual([]);
+    expect(skipped).toEqual([{ where: path.join(dir, 'test-runs', 'notes.json'), problem }]);
+  });
+
   it('refuses, with a clear error, a history folder that is a file or is under one', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vf-history-'));
     await writeFile(path.join(dir, 'history'), '');

@@ -75,7 +75,7 @@ function commandLine(options: CiRunCommandOptions, outDir: string): string[] {
     case 'test':
       return ['test', ...selection, '--against', 'both', '--format', 'json', '--out', path.join(outDir, TESTS_FILE), ...extra];
     case 'promote':
-      if (!options.env) throw new VoxformError('invalid_option', '`voxform ci run --command promote` needs --env: the environment promoted to.', { hint: 'Add --env NAME, the environment to promote to.' });
+      if (!options.env) throw new VoxformError('invalid_argument', '`voxform ci run --command promote` needs --env: the environment promoted to.', { hint: 'Add --env NAME, the environment to promote to.' });
       return ['promote', '--to', options.env, ...(options.file ?? []).flatMap((file) => ['-f', file]), ...extra];
     case 'drift':
       return ['drift', ...selection, ...extra];

@@ -148,7 +148,7 @@ function unknownAgents(error: TrafficAgentsUnknownError, given: readonly string[
 
 export async function run(options: TrafficCommandOptions, ctx: CommandContext): Promise<number> {
   if (Boolean(options.local) === Boolean(options.url)) {
-    throw new VoxformError('invalid_option', 'Say which emulator gets the calls: --local (this folder\'s) or --url URL (a running `voxform emulator`), one of them.', {
+    throw new VoxformError('invalid_argument', 'Say which emulator gets the calls: --local (this folder\'s) or --url URL (a running `voxform emulator`), one of them.', {
       hint: 'For example `voxform emulator traffic --local --profile steady`.',
     });
   }

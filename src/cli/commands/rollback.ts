@@ -1,13 +1,17 @@
 /**
  * `voxform rollback REF`: agents back to a recorded configuration through plan and apply. The manifests
- * in git are unchanged, so the next apply undoes it: the output says so and names the commits to revert.
+ * in git are unchanged, so the next apply undoes it: the output says so and names the commits to revert
+ * (unless what it restored is what the manifests say now).
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
 import { shortCommit, type HistoryRecord } from '../../history/types.js';
+import { recordedAgentConfig } from '../../history/record.js';
+import type { DesiredState } from '../../manifest/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
+import { jsonEqual } from '../../util/json-equal.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
@@ -42,7 +46,22 @@ export function commitsAfter(records: readonly HistoryRecord[], restored: Histor
   return commits;
 }
 
-function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecord): string {
+/**
+ * Whether every agent restored is, name and config, what the manifests say now: each side as the
+ * history records it (references, not the values read from them; ignored paths left out).
+ */
+export function manifestsSayRestored(restored: DesiredState, manifests: DesiredState): boolean {
+  return [...restored.agents].every(([name, agent]) => {
+    const written = manifests.agents.get(name);
+    if (!written || written.id !== agent.id) return false;
+    const [back, now] = [recordedAgentConfig(agent), recordedAgentConfig(written)];
+    return back.name === now.name && jsonEqual(back.config, now.config);
+  });
+}
+
+function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecord, manifestsAgree: boolean): string {
+  // Nothing for the next apply to undo, nor to keep by a change to the manifests.
+  if (manifestsAgree) return '\nThe configuration restored is what the manifests in git say now: the next `voxform apply` of them keeps it.\n';
   const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.'];
   const commits = commitsAfter(records, restored);
   if (commits.length > 0) lines.push(`To keep it, revert the commits deployed after it: git revert ${commits.map((c) => c.slice(0, 12)).join(' ')}`);
@@ -102,6 +121,6 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
     { chosen: options, rerun, recorded: `the configuration of record ${restored.id}` },
   );
   // With nothing to do, nothing was rolled back for an apply to undo.
-  if (outcome.status === 'applied') ctx.stdout.write(gitWinsNotice(records, restored));
+  if (outcome.status === 'applied') ctx.stdout.write(gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired)));
   return code;
 }

@@ -96,7 +96,7 @@ const RECORD_NOUNS = [
 export async function unlock(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
   const lockId = options.args?.[0] ?? '';
   if (!options.force) {
-    throw new VoxformError('invalid_option', 'Opening someone else\'s lock needs --force: `voxform state unlock --force LOCK_ID`.', {
+    throw new VoxformError('invalid_argument', 'Opening someone else\'s lock needs --force: `voxform state unlock --force LOCK_ID`.', {
       hint: 'Make sure the holder no longer runs (or hangs) first; `voxform state list` names it.',
     });
   }
@@ -116,7 +116,7 @@ function migrateCommand(options: StateCommandOptions & { to: string }): { comman
 }
 
 export async function migrate(options: StateCommandOptions, ctx: CommandContext): Promise<number> {
-  if (!options.to) throw new VoxformError('invalid_option', '`voxform state migrate` needs --to URL|PATH: where to copy the state.', { hint: 'For example `voxform state migrate --to postgres://HOST/DB`, or a file path.' });
+  if (!options.to) throw new VoxformError('invalid_argument', '`voxform state migrate` needs --to URL|PATH: where to copy the state.', { hint: 'For example `voxform state migrate --to postgres://HOST/DB`, or a file path.' });
   const source = await openOperatorBackend(options, ctx);
   const target = await openStateSpec(options.to, { cwd: ctx.cwd, registerSecret: (value) => ctx.secrets.add(value), source: '--to' });
   ctx.onExit(() => target.close());
