@@ -44,9 +44,10 @@ export async function resolveAgentsUnderTest(
     const config = desiredAgentConfig(agent, live);
     const configHashes = { desired: manifestConfigHash(agent), live: configurationHash(liveConfig, { maskPaths: secretPaths }) };
     if (options.withSecrets) return [name, { id: agent.id, desiredConfig: config, configHashes, sinkedTargets: [] }];
-    const sinked = sinkNewTargets(config, liveConfig);
-    const desiredConfig = withholdSecrets(sinked.config, { sensitivePaths: secretPaths, envReferences: agent.envReferences });
-    return [name, { id: agent.id, desiredConfig, configHashes, sinkedTargets: sinked.replaced }];
+    const withheld = withholdSecrets(config, { sensitivePaths: secretPaths, envReferences: agent.envReferences });
+    // Last: nothing may rewrite a URL after the sink has replaced it.
+    const sinked = sinkNewTargets(withheld, config, liveConfig);
+    return [name, { id: agent.id, desiredConfig: sinked.config, configHashes, sinkedTargets: sinked.replaced }];
   });
   return new Map(agents);
 }

@@ -5,13 +5,21 @@
  * comment says how many.
  */
 import { markdownCode, markdownFence, markdownHtmlText, markdownText } from '../util/markdown-escape.js';
-import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, skipReason, targetsOf, transcriptLines } from './render-shared.js';
+import { callerWordChecks, describeCheckResult, describeProblems, describeVerdict, regressionLines, runToShow, sinkNote, skipReason, targetsOf, transcriptLines } from './render-shared.js';
+import { SINK_URL } from '../secrets/sink.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
 
 /** GitHub refuses comments over 65,536 characters; this leaves room for the rest of a comment. */
 export const MARKDOWN_LIMIT = 60_000;
+
+/** The most one agent's sink note takes of the comment; places that do not fit are counted. */
+const SINK_NOTE_LIMIT = 1_000;
+/** The share of the comment the sink notes may take; agents that do not fit are counted in one last note. */
+const SINK_NOTES_SHARE = 0.1;
+/** Room kept for that last note (its counts are numbers, its other words fixed). */
+const SINK_SUMMARY_ROOM = 400;
 
 const ICON: Record<CheckStatus, string> = { passed: '✅', failed: '❌', skipped: '⏭️', error: '⚠️' };
 
@@ -114,6 +122,27 @@ function failureDetails(report: TestReport, md: Escape): string[] {
   return blocks;
 }
 
+/**
+ * The comment's last lines: which places of which agents the run sent to the sink. Each note and all
+ * of them are bounded (the pull request chooses how many places and agents there are), so the
+ * failures keep the room the cap leaves.
+ */
+function sinkSection(run: TestRun, md: Escape, room: number): string {
+  const agents = run.sinked ?? [];
+  const quoted = (note: string) => `\n> ${md.text(note)}\n`;
+  let section = '';
+  for (const [index, { agent, places }] of agents.entries()) {
+    const note = quoted(sinkNote(agent, places, (text) => quoted(text).length <= SINK_NOTE_LIMIT));
+    if (section.length + note.length + SINK_SUMMARY_ROOM > room) {
+      const rest = agents.slice(index);
+      const count = rest.reduce((sum, { places: more }) => sum + more.length, 0);
+      return `${section}${quoted(`Note: ${plural(rest.length, 'more agent')} named URLs the live agent does not call, at ${plural(count, 'place')}; the run sent them to ${SINK_URL} too.`)}`;
+    }
+    section += note;
+  }
+  return section;
+}
+
 /** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
 export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact: Redact = keepText): string {
   const md = escaperFor(redact);
@@ -122,14 +151,17 @@ export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact:
   const changed = new Set(run.changes.map((c) => c.report));
   const ordered = [...run.changes.map((c) => c.report), ...run.reports.filter((r) => !changed.has(r))];
   const details = ordered.flatMap((report) => failureDetails(report, md));
+  const notes = sinkSection(run, md, Math.floor(limit * SINK_NOTES_SHARE));
   let text = head;
   let shown = 0;
   for (const block of details) {
-    if (text.length + block.length + 200 > limit) break;
+    if (text.length + block.length + notes.length + 200 > limit) break;
     text += `\n${block}\n`;
     shown++;
   }
   if (shown < details.length) text += `\n_${plural(details.length - shown, 'more failure', 'more failures')} not shown (the comment is size-capped); the job log and \`--format json\` have them all._\n`;
+  // The notes stay whole (they are bounded): a cut takes from what comes before them.
   text = redact(text);
-  return text.length > limit ? `${text.slice(0, limit - 40)}\n\n_(cut at the size limit)_\n` : text;
+  const room = Math.max(40, limit - notes.length);
+  return `${text.length > room ? `${text.slice(0, room - 40)}\n\n_(cut at the size limit)_\n` : text}${notes}`;
 }

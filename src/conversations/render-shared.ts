@@ -4,6 +4,8 @@
  * escapes): a test name or a reply could otherwise retitle or recolour the reader's terminal.
  */
 import { printable } from '../util/printable.js';
+import { plural } from '../util/plural.js';
+import { SINK_URL } from '../secrets/sink.js';
 import { describeStatistics } from './statistics.js';
 import { describeBaselineVerdict } from './baseline.js';
 import type { BaselineComparison, CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
@@ -77,4 +79,28 @@ export function callerWordChecks(verdict: TestVerdict): CheckResult[] {
     if (flagged.length > 0) return flagged;
   }
   return [];
+}
+
+/**
+ * The note of an agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts),
+ * naming as many of its places as let the note pass `fits` and counting the rest: the places are the
+ * pull request's, as many and as long as it likes, and the Markdown comment is size-capped.
+ */
+export function sinkNote(agent: string, places: readonly string[], fits: (note: string) => boolean = () => true): string {
+  const named = places.map(printable);
+  const noteNaming = (count: number): string => {
+    const left = named.length - count;
+    const list = left === 0 ? named.join(', ') : count === 0 ? plural(left, 'place') : `${named.slice(0, count).join(', ')} and ${plural(left, 'more place')}`;
+    const one = named.length === 1;
+    return `Note: ${printable(agent)}: ${list} named ${one ? 'a URL' : 'URLs'} the live agent does not call; the run sent ${one ? 'it' : 'them'} to ${SINK_URL} instead (pass --with-secrets once the change is reviewed).`;
+  };
+  // The most places that fit: a note only grows with each place named.
+  let low = 0;
+  let high = named.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(noteNaming(middle))) low = middle;
+    else high = middle - 1;
+  }
+  return noteNaming(low);
 }

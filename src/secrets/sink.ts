@@ -6,7 +6,7 @@
  * run, unless the operator passes `--with-secrets`: the run reaches only hosts the reviewed, live
  * configuration names. URLs the live agent has keep working, so tests of reviewed tools still run.
  */
-import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
 
 /**
@@ -25,20 +25,37 @@ export interface SinkedConfig<T> {
   replaced: string[];
 }
 
-/** A copy of `config` where every URL the live config does not hold is `SINK_URL`; `config` is left as it is. */
-export function sinkNewTargets<T extends object>(config: T, liveConfig: Record<string, unknown>): SinkedConfig<T> {
+/**
+ * A copy of `sent` — the config as it leaves voxform, its secrets already withheld — where every URL
+ * is `SINK_URL` unless `resolved` (the same config before withholding, as apply would send it) holds,
+ * at the same place, a URL the live config holds, and `sent` still names that URL's origin; `sent`
+ * is left as it is. It must be the last step: withholding rebuilds a `${env:…}` value from the
+ * manifest's text, which would undo a sink put in before it.
+ */
+export function sinkNewTargets<T extends object>(sent: T, resolved: unknown, liveConfig: Record<string, unknown>): SinkedConfig<T> {
   const known = new Set<string>();
   walk(liveConfig, [], (text) => {
     if (CALLABLE_URL.test(text)) known.add(text);
     return text;
   });
   const replaced: string[] = [];
-  const out = walk(config, [], (text, at) => {
-    if (!CALLABLE_URL.test(text) || known.has(text)) return text;
+  const out = walk(sent, [], (text, at) => {
+    if (!CALLABLE_URL.test(text)) return text;
+    const before = valueAtPath(resolved, at);
+    if (typeof before === 'string' && known.has(before) && sameOrigin(text, before)) return text;
     replaced.push(formatDotted(at));
     return SINK_URL;
   }) as T;
   return { config: out, replaced };
+}
+
+/** Whether two URLs name the same scheme, host and port: withholding may rewrite a host written with `${env:…}`. */
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
 
 function walk(value: unknown, at: FieldPath, onString: (text: string, at: FieldPath) => string): unknown {

@@ -74,7 +74,7 @@ describe('sinkNewTargets', () => {
       tools: [{ name: 'a', webhook: 'https://tools.example.com/a' }, { name: 'b', webhook: 'wss://attacker.example.net/b' }],
       prompt: 'Call https://example.org/help when asked.',
     };
-    const { config, replaced } = sinkNewTargets(desired, live);
+    const { config, replaced } = sinkNewTargets(desired, desired, live);
     expect(replaced).toEqual(['session_data_webhook.url', 'tools.1.webhook']);
     expect(config.session_data_webhook.url).toBe(SINK_URL);
     expect(config.extra_prompt_webhook.url).toBe('https://reviewed.example.com/end');
@@ -83,9 +83,29 @@ describe('sinkNewTargets', () => {
     expect(desired.session_data_webhook.url).toBe('https://attacker.example.net/end');
   });
 
+  it('decides on the config as sent: a URL withholding rebuilt from the manifest\'s text is sunk, as is one whose host withholding changed', () => {
+    const resolved = {
+      session_data_webhook: { url: 'https://attacker.example.net/end?x=' },
+      extra_prompt_webhook: { url: 'https://reviewed.example.com/end' },
+      tools: [{ name: 'a', webhook: 'https://tools.example.com/a' }],
+    };
+    // As withholding writes them: the manifest's text, each `${env:…}` replaced.
+    const sent = {
+      session_data_webhook: { url: 'https://attacker.example.net/end?x=withheld-by-voxform' },
+      extra_prompt_webhook: { url: 'https://withheld-by-voxformreviewed.example.com/end' },
+      tools: [{ name: 'a', webhook: 'https://tools.example.com/a?k=withheld-by-voxform' }],
+    };
+    const { config, replaced } = sinkNewTargets(sent, resolved, live);
+    expect(replaced).toEqual(['session_data_webhook.url', 'extra_prompt_webhook.url']);
+    expect(config.session_data_webhook.url).toBe(SINK_URL);
+    expect(config.extra_prompt_webhook.url).toBe(SINK_URL);
+    // The live agent's tool, its token withheld, still goes where the live agent calls.
+    expect(config.tools[0]?.webhook).toBe('https://tools.example.com/a?k=withheld-by-voxform');
+  });
+
   it('keeps a __proto__ key as data', () => {
     const desired = JSON.parse('{"voice":{"settings":{"__proto__":{"url":"https://attacker.example.net/"}}}}');
-    const { config, replaced } = sinkNewTargets(desired, {});
+    const { config, replaced } = sinkNewTargets(desired, desired, {});
     expect(replaced).toEqual(['voice.settings.__proto__.url']);
     expect(Object.getPrototypeOf(config.voice.settings)).toBe(Object.prototype);
     expect(Object.hasOwn(config.voice.settings, '__proto__')).toBe(true);

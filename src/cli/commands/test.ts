@@ -31,9 +31,7 @@ import { resolveTimeoutMs } from '../timeout.js';
 import { connectService, deployedFiles, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
 import type { Connection } from '../connection.js';
 import type { DesiredState } from '../../manifest/types.js';
-import { SINK_URL } from '../../secrets/sink.js';
-import { markdownText } from '../../util/markdown-escape.js';
-import { printable } from '../../util/printable.js';
+import { sinkNote } from '../../conversations/render-shared.js';
 import type { TrustedSecrets } from '../../secrets/trusted.js';
 import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import { workspaceKey } from '../../state/types.js';
@@ -136,7 +134,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   if (recordings) await saveRecordings(recordings, ctx);
   if (baseline && options.baseline !== undefined) testRun.baseline = compareWithBaseline(testRun, baseline, options.baseline);
   await evidence?.record(testRun);
-  await emit(render(testRun, options.format ?? 'text', ctx, sinkNotes(testRun)), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
+  await emit(render(testRun, options.format ?? 'text', ctx), options.out, ctx, { what: 'the report', createFolder: false, unwritten: 'the tests ran, and their report was not written' });
   return runSucceeded(testRun) ? 0 : 1;
 }
 
@@ -190,12 +188,9 @@ async function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, de
   return readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
 }
 
-/** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts). */
+/** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts): the text report's last lines. */
 function sinkNotes(testRun: TestRun): string[] {
-  return (testRun.sinked ?? []).map(
-    ({ agent, places }) =>
-      `Note: ${printable(agent)}: ${places.map(printable).join(', ')} named ${places.length === 1 ? 'a URL' : 'URLs'} the live agent does not call; the run sent ${places.length === 1 ? 'it' : 'them'} to ${SINK_URL} instead (pass --with-secrets once the change is reviewed).`,
-  );
+  return (testRun.sinked ?? []).map(({ agent, places }) => sinkNote(agent, places));
 }
 
 /**
@@ -204,16 +199,16 @@ function sinkNotes(testRun: TestRun): string[] {
  * The Markdown report is size-capped, so it comes whole. The text and Markdown reports (the pull
  * request's comment) say which targets the run replaced; JSON and JUnit keep their documents' shape.
  */
-function* render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext, notes: readonly string[]): Iterable<string> {
+function* render(testRun: TestRun, format: NonNullable<TestOptions['format']>, ctx: CommandContext): Iterable<string> {
   if (format === 'json') return yield* testJsonPieces(testRun);
   if (format === 'junit') return yield* testJunitPieces(testRun);
   if (format === 'markdown') {
+    // The comment ends with the sink notes itself, inside its size cap.
     yield renderTestMarkdown(testRun, undefined, (text) => ctx.secrets.redact(text));
-    for (const line of notes) yield `\n> ${markdownText(line)}\n`;
     return;
   }
   yield* testTextPieces(testRun, { color: ctx.color });
-  for (const line of notes) yield `${line}\n`;
+  for (const line of sinkNotes(testRun)) yield `${line}\n`;
 }
 
 /** `voxform test --out`: checked before any conversation starts, so a mistyped path costs no run. */
