@@ -16,8 +16,16 @@ import { isPlainObject } from '../util/json-object.js';
  */
 export const SINK_URL = 'https://sink.voxform.invalid/';
 
-/** A whole text that is a URL the service can call. */
-const CALLABLE_URL = /^(?:https?|wss?):\/\/\S+$/i;
+/** The schemes of URLs a service calls. */
+const CALLABLE_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:']);
+
+/**
+ * Whether a URL parser, as a service reads a webhook with one, takes the text for a URL it can call:
+ * so a leading space, a tab inside it or `https:/host` does not slip past the sink.
+ */
+function isCallableUrl(text: string): boolean {
+  return URL.canParse(text) && CALLABLE_SCHEMES.has(new URL(text).protocol);
+}
 
 export interface SinkedConfig<T> {
   config: T;
@@ -35,12 +43,12 @@ export interface SinkedConfig<T> {
 export function sinkNewTargets<T extends object>(sent: T, resolved: unknown, liveConfig: Record<string, unknown>): SinkedConfig<T> {
   const known = new Set<string>();
   walk(liveConfig, [], (text) => {
-    if (CALLABLE_URL.test(text)) known.add(text);
+    if (isCallableUrl(text)) known.add(text);
     return text;
   });
   const replaced: string[] = [];
   const out = walk(sent, [], (text, at) => {
-    if (!CALLABLE_URL.test(text)) return text;
+    if (!isCallableUrl(text)) return text;
     const before = valueAtPath(resolved, at);
     if (typeof before === 'string' && known.has(before) && sameOrigin(text, before)) return text;
     replaced.push(formatDotted(at));

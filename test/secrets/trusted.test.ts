@@ -83,6 +83,15 @@ describe('sinkNewTargets', () => {
     expect(desired.session_data_webhook.url).toBe('https://attacker.example.net/end');
   });
 
+  it('reads a URL as a URL parser does: a leading space, a tab or newline inside it, one slash or capitals do not slip past', () => {
+    const written = [' https://attacker.example.net/a', 'https://attacker.example.net/b ', 'https://attacker\t.example.net/c', 'https:\n//attacker.example.net/d', 'https:/attacker.example.net/e', 'HTTPS://attacker.example.net/f', 'https:attacker.example.net/g'];
+    const desired = { tools: written.map((webhook, index) => ({ name: `t${index}`, webhook })), prompt: 'Say hello.', first_message: 'https is how we talk' };
+    const { config, replaced } = sinkNewTargets(desired, desired, live);
+    expect(config.tools.map((tool) => tool.webhook)).toEqual(written.map(() => SINK_URL));
+    expect(replaced).toHaveLength(written.length);
+    expect([config.prompt, config.first_message]).toEqual([desired.prompt, desired.first_message]);
+  });
+
   it('decides on the config as sent: a URL withholding rebuilt from the manifest\'s text is sunk, as is one whose host withholding changed', () => {
     const resolved = {
       session_data_webhook: { url: 'https://attacker.example.net/end?x=' },
