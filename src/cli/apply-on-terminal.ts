@@ -32,7 +32,7 @@ export async function applyOnTerminal(
 ): Promise<{ code: number; outcome: ApplyOutcome }> {
   if (how.recorded === undefined) await refuseMandatoryViolations(options.desired, ctx);
   const stop = new AbortController();
-  void ctx.interrupted().then(() => stop.abort());
+  void ctx.interrupted('writes in flight may have reached the service, and neither the state nor the history records them: run `voxform plan` to see where things stand').then(() => stop.abort());
   const status = progressLine(ctx.stderr);
   const lines = new LineBatch(ctx.stderr);
   ctx.onExit(() => lines.flush());
@@ -90,7 +90,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
       return ctx.stdout.write(renderPlanText(event.plan, { color: ctx.color, desired }));
     }
     if (event.type === 'warning') return lines.add(`warning: ${event.message}\n`);
-    if (event.type === 'stopping') return lines.add(`Stopping: no new write is sent; waiting for ${event.inFlight} in flight…\n`);
+    if (event.type === 'stopping') return lines.add(`Stopping: no new write is sent; waiting for ${event.inFlight} in flight (Ctrl-C again stops at once, without recording them)…\n`);
     const address = event.change.address;
     if (event.type === 'start') lines.add(`${address}: ${verb(event, 'creating', 'updating')}…\n`);
     else if (event.type === 'done') lines.add(`${c.green('✓')} ${address}: ${verb(event, 'created', 'updated')} (${event.ms} ms)\n`);

@@ -34,9 +34,10 @@ export interface CommandContext {
   onExit(cleanup: () => Promise<void> | void): void;
   /**
    * Resolves on Ctrl-C or SIGTERM, for a command that stops gracefully by itself (the emulator); without
-   * it, or on a second signal, the cleanups run and the process exits 130.
+   * it, or on a second signal, the cleanups run and the process exits 130. `leftUndone`: what stopping
+   * at once, on a second signal, leaves undone, which that signal's line then says.
    */
-  interrupted(): Promise<void>;
+  interrupted(leftUndone?: string): Promise<void>;
   /**
    * The pull or merge request `voxform ci run` found for this run's commit, when the runner's variables
    * name none (an apply on the push of a merge): a deploy records it as its source's.

@@ -160,15 +160,16 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
  * one line says so, `onStop` silences the output (what the command still says is the fallout of the
  * stop, such as a request cut short), cleanups run, and exit 130.
  */
-function trapSignals(runCleanups: () => Promise<void>, stderr: Output, onStop: () => void): { interrupted(): Promise<void>; release(): void } {
+function trapSignals(runCleanups: () => Promise<void>, stderr: Output, onStop: () => void): { interrupted(leftUndone?: string): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
+  let leftUndoneAtOnce: string | undefined;
   let notifyInterrupted: () => void = () => undefined;
   const interruptedPromise = new Promise<void>((resolve) => (notifyInterrupted = resolve));
   const onSignal = () => {
     clearProgressLines();
     if (signalled || !stopsGracefully) {
-      stderr.write('Interrupted: voxform stopped at your request (exit 130).\n');
+      stderr.write(signalled ? `Interrupted again: voxform stopped at once${leftUndoneAtOnce ? `; ${leftUndoneAtOnce}` : ''} (exit 130).\n` : 'Interrupted: voxform stopped at your request (exit 130).\n');
       onStop();
       void runCleanups().finally(() => process.exit(EXIT_INTERRUPTED));
       return;
@@ -179,8 +180,9 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output, onStop: (
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {
-    interrupted: () => {
+    interrupted: (leftUndone) => {
       stopsGracefully = true;
+      leftUndoneAtOnce ??= leftUndone;
       return interruptedPromise;
     },
     release: () => {

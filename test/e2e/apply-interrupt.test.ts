@@ -64,6 +64,21 @@ function liveAgent(p: ExampleProject, id: string): Promise<Agent> {
 }
 
 describe('apply stopped while its writes are in flight', () => {
+  it('a second SIGINT stops at once, and says that writes in flight may have reached the service unrecorded', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 60_000 }]);
+    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '2']);
+    await arrived(p, 'PUT', '/agents/', 2);
+    run.child.kill('SIGINT');
+    while (!run.output.stderr.includes('Stopping:')) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(run.output.stderr).toContain('waiting for 2 in flight (Ctrl-C again stops at once, without recording them)…');
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    expect(run.output.stderr).toContain(
+      'Interrupted again: voxform stopped at once; writes in flight may have reached the service, and neither the state nor the history records them: run `voxform plan` to see where things stand (exit 130).\n',
+    );
+  });
+
   it('on SIGINT reports the changes the service accepted as applied, records them, and the next plan shows only the rest', async () => {
     const p = await projectWith(AGENTS, 'v2');
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
