@@ -188,6 +188,8 @@ class PlanRun {
   /** The client writes go through: when it queues ahead, a view whose queued requests the stop withdraws. */
   private readonly client: ApplyClient;
   readonly onTheWire: number;
+  /** Whether requests handed to the client may wait in its queue: then it tells when each leaves (`withOnSent`). */
+  private readonly queuesAhead: boolean;
 
   constructor(private readonly options: ExecuteOptions) {
     const parallelism = Math.max(1, options.parallelism);
@@ -200,6 +202,7 @@ class PlanRun {
     const { maxInFlight } = client;
     const queuesAhead = maxInFlight !== undefined && maxInFlight <= parallelism && client.withSignal !== undefined;
     this.client = queuesAhead && client.withSignal ? client.withSignal(this.stop) : client;
+    this.queuesAhead = queuesAhead;
     this.onTheWire = queuesAhead ? maxInFlight : parallelism;
     this.slots = new Semaphore(queuesAhead ? parallelism * QUEUED_AHEAD_FACTOR : parallelism);
     this.resources = new DesiredIndex(options.desired);
@@ -325,10 +328,6 @@ class PlanRun {
     try {
       // No new write once a stop is asked for, however long this one waited for its slot.
       if (this.closed || (this.stopping && !reading)) return { status: 'not_started' };
-      if (!this.started.has(change.address)) {
-        this.started.set(change.address, this.now());
-        this.emit({ type: 'start', change });
-      }
       this.inFlight++;
       try {
         sent = await this.sendFilled(request, change);
@@ -354,8 +353,19 @@ class PlanRun {
     const context = { resources: this.resources, live: this.options.live, results: this.results };
     const body = filledBody(request, context);
     // A read-back goes through the client a stop does not withdraw requests from.
-    const client = request.operation === 'read_agent' ? this.options.client : this.client;
+    const through = request.operation === 'read_agent' ? this.options.client : this.client;
+    // A client that queues ahead tells when the request leaves its queue: one still waiting there has
+    // not started. Any other sends what it is handed at once (the slots bound it).
+    const onSent = () => this.onSent(change);
+    const client = (this.queuesAhead ? through.withOnSent?.(onSent) : undefined) ?? (onSent(), through);
     return { body, result: await sendRequest(request, change, body, { client, resources: this.resources }) };
+  }
+
+  /** A request of `change` left for the service: the change starts with its first. */
+  private onSent(change: ResourceChange): void {
+    if (this.started.has(change.address)) return;
+    this.started.set(change.address, this.now());
+    this.emit({ type: 'start', change });
   }
 
   private succeeded(

@@ -361,6 +361,53 @@ describe('executePlan stopped while a write is on the wire', () => {
   });
 });
 
+/**
+ * A client that, as `ApiClient` does, has one request on the wire at a time: the others wait in its
+ * queue until the test lets the next one go (`sendNext`), and a stop withdraws them unsent.
+ */
+function queuingClient(live: Agent) {
+  const queue: Array<{ go: () => void }> = [];
+  const answers: Array<() => void> = [];
+  const make = (signal: AbortSignal | undefined, onSent: (() => void) | undefined): ApplyClient => ({
+    ...fakeClient(live).client,
+    maxInFlight: 1,
+    withSignal: (withdrawing) => make(withdrawing, onSent),
+    withOnSent: (told) => make(signal, told),
+    updateAgent: () =>
+      new Promise((resolve, reject) => {
+        const entry = { go: () => (onSent?.(), answers.push(() => resolve(undefined))) };
+        queue.push(entry);
+        signal?.addEventListener('abort', () => {
+          if (!queue.includes(entry)) return;
+          queue.splice(queue.indexOf(entry), 1);
+          reject(Object.assign(new Error('withdrawn'), { code: 'api_not_sent' }));
+        });
+      }),
+  });
+  const sendNext = () => queue.shift()?.go();
+  return { client: make(undefined, undefined), queue, sendNext, answers };
+}
+
+describe('executePlan with a client that queues requests', () => {
+  it('announces a change once its first request leaves the queue: one withdrawn by the stop was never said to start', async () => {
+    const { desired, plan, live, liveState, store } = await manyAgents(2, 'New');
+    const { client, queue, sendNext, answers } = queuingClient(live);
+    const started: string[] = [];
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 1, signal: stop.signal, onProgress: (event) => void (event.type === 'start' && started.push(event.change.address)) });
+    // Both updates are handed to the client, one to send and the next queued behind it.
+    while (queue.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([]);
+    sendNext();
+    expect(started).toEqual(['agent.agent-00000']);
+    stop.abort();
+    answers[0]?.();
+    const result = await running;
+    expect(result).toMatchObject({ applied: ['agent.agent-00000'], stopped: ['agent.agent-00001'], interrupted: true });
+    expect(started).toEqual(['agent.agent-00000']);
+  });
+});
+
 describe('executePlan when a state write fails', () => {
   it('leaves no rejection unhandled while the read-back is on the wire, and keeps the change applied but not recorded', async () => {
     const { desired, live, liveState, plan } = await setup();

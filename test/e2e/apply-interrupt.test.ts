@@ -116,6 +116,20 @@ describe('apply stopped while its writes are in flight', () => {
     expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v1');
   });
 
+  it('announces only the change whose write went out: one waiting its turn in the client is not said to be updating', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    // One request on the wire at a time: the next change's PUT waits in the client's queue meanwhile.
+    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    const [reachedPath] = await arrived(p, 'PUT', '/agents/');
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    const reached = Object.entries(AGENTS).find(([, id]) => reachedPath === `/agents/${id}`)?.[0];
+    expect([...run.output.stderr.matchAll(/^(\S+): updating…$/gm)].map((m) => m[1])).toEqual([`agent.${reached}`]);
+    expect(run.output.stdout).toContain('Apply interrupted: 1 applied, 0 failed, 0 skipped, 2 not applied.\n');
+    expect(p.emulator.control.requestLog().filter((entry) => entry.method === 'PUT')).toHaveLength(1);
+  });
+
   it('lists a change stopped between its writes as partly applied, naming what reached the service', async () => {
     project = await startExampleProject();
     const p = project;
