@@ -173,6 +173,11 @@ export interface ApiClient {
    * never sent); one on the wire runs to its answer, unretried. A stopped apply so sends nothing new.
    */
   withSignal(signal: AbortSignal): ApiClient;
+  /**
+   * The same client, telling `onSent` as each attempt of its requests leaves the queue for the wire:
+   * a request waiting for a slot has not started.
+   */
+  withOnSent(onSent: () => void): ApiClient;
   /** Closes the pools once requests sent have finished; with `abort`, at once (`api_interrupted`). */
   close(options?: { abort?: boolean }): Promise<void>;
 }
@@ -227,6 +232,10 @@ class ServiceClient implements ApiClient {
 
   withSignal(signal: AbortSignal): ApiClient {
     return new ServiceClient(this.baseUrl, this.requester.withSignal(signal), this.apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
+  }
+
+  withOnSent(onSent: () => void): ApiClient {
+    return new ServiceClient(this.baseUrl, this.requester.withOnSent(onSent), this.apiKey, this.maxUploadBytes, this.maxInFlight, this.onAnswer);
   }
 
   async createApiKey(body: CreateApiKeyRequest): Promise<CreatedApiKey> {

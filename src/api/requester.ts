@@ -55,6 +55,8 @@ export interface RequesterOptions {
   random: () => number;
   /** Withdraws every request of this requester still waiting for a slot once it aborts (`withSignal`). */
   signal?: AbortSignal | undefined;
+  /** Told as each attempt leaves the queue for the wire (`withOnSent`). */
+  onSent?: (() => void) | undefined;
 }
 
 /** One logical request: the attempts it may take and how its body and failures are built. */
@@ -111,6 +113,11 @@ export class Requester {
     return new Requester({ ...this.options, signal: unlimitedListeners(signal) });
   }
 
+  /** The same requester, telling `onSent` as each attempt of its requests leaves the queue for the wire. */
+  withOnSent(onSent: () => void): Requester {
+    return new Requester({ ...this.options, onSent });
+  }
+
   /** Sends with retries; resolves to a 2xx answer (body read whole), or throws an `ApiError`. */
   async send(exchange: Exchange): Promise<HttpResponse | undefined> {
     return (await this.attempts(exchange, false)) as HttpResponse | undefined;
@@ -152,7 +159,10 @@ export class Requester {
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json, timeLeftMs);
       let sentAt: number | undefined;
-      request.onDispatch = (atMs) => (sentAt = atMs);
+      request.onDispatch = (atMs) => {
+        sentAt = atMs;
+        this.options.onSent?.();
+      };
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
       this.options.onRequest?.(event);
       // Debug lines are built only when someone reads them: this loop is the hot path of 500-agent plans.

@@ -21,4 +21,6 @@ export interface ApplyClient extends LiveReader {
   /** With both, apply keeps a request queued in the client ahead of each one on the wire (`ApiClient.withSignal`). */
   readonly maxInFlight?: number;
   withSignal?(signal: AbortSignal): ApplyClient;
+  /** Tells `onSent` as each attempt of a request leaves the client's queue (`ApiClient.withOnSent`): with `withSignal`, apply says a change started only then. */
+  withOnSent?(onSent: () => void): ApplyClient;
 }

@@ -12,7 +12,7 @@ import type { ApplyClient } from './client.js';
 import { filledBody } from './fills.js';
 import { readBackDifferences } from './read-back.js';
 import type { SharedView } from '../plan/shared-resources.js';
-import { stateAfterRequest, stateWhenUnchanged, type StateChange } from './record-state.js';
+import { changesToMark, stateAfterRequest, stateWhenUnchanged, stateWritesSettled, stateWritesUnrecorded, type StateChange } from './record-state.js';
 import { DesiredIndex } from './resources.js';
 import { sendRequest, type RequestResult } from './send-request.js';
 
@@ -125,6 +125,7 @@ const CHANGES_PER_TURN = 256;
 
 export async function executePlan(options: ExecuteOptions): Promise<ExecuteResult> {
   const run = new PlanRun(options);
+  await run.markUnreadableWrites();
   const changes = startChanges(options.plan.changes, run);
   const stopped = stopWait(run.stop, options.stopGraceMs ?? STOP_GRACE_MS, run);
   await Promise.race([changes, stopped.promise]);
@@ -175,6 +176,10 @@ class PlanRun {
   /** State writes of each change's successful requests, by change address (they never reject). */
   private readonly writes = new Map<string, Array<Promise<void>>>();
   private readonly unrecorded = new Set<string>();
+  /** Campaigns and credentials this run marked `writeUnrecorded` before sending anything. */
+  private readonly marked = new Set<string>();
+  /** Requests an attempt of which left for the service: they may have reached it. */
+  private readonly sent = new Set<string>();
   /** Aborted by the first state write that fails. */
   private readonly stateFailure = new AbortController();
   /** The caller's signal or a failed state write: either stops the run. */
@@ -188,6 +193,8 @@ class PlanRun {
   /** The client writes go through: when it queues ahead, a view whose queued requests the stop withdraws. */
   private readonly client: ApplyClient;
   readonly onTheWire: number;
+  /** Whether requests handed to the client may wait in its queue: then it tells when each leaves (`withOnSent`). */
+  private readonly queuesAhead: boolean;
 
   constructor(private readonly options: ExecuteOptions) {
     const parallelism = Math.max(1, options.parallelism);
@@ -200,6 +207,7 @@ class PlanRun {
     const { maxInFlight } = client;
     const queuesAhead = maxInFlight !== undefined && maxInFlight <= parallelism && client.withSignal !== undefined;
     this.client = queuesAhead && client.withSignal ? client.withSignal(this.stop) : client;
+    this.queuesAhead = queuesAhead;
     this.onTheWire = queuesAhead ? maxInFlight : parallelism;
     this.slots = new Semaphore(queuesAhead ? parallelism * QUEUED_AHEAD_FACTOR : parallelism);
     this.resources = new DesiredIndex(options.desired);
@@ -233,7 +241,8 @@ class PlanRun {
     const outcomes = await Promise.all(change.requests.map((request) => this.request(request, change)));
     // Taken before the state write: that may wait for the next paced write, or for a stop to flush it.
     const answeredAt = this.now();
-    await Promise.all(this.writes.get(change.address) ?? []);
+    const settled = this.settleMark(change, outcomes);
+    await Promise.all([...(this.writes.get(change.address) ?? []), settled]);
     if (this.closed) return;
     this.conclude(change, outcomes, answeredAt);
   }
@@ -245,9 +254,37 @@ class PlanRun {
   private record(address: string, change: StateChange): Promise<void> {
     return this.options.store.update(change).catch((error: unknown) => {
       this.unrecorded.add(address);
-      if (!this.closed) this.result.stateError ??= error;
-      this.stateFailure.abort();
+      this.stateFailed(error);
     });
+  }
+
+  private stateFailed(error: unknown): void {
+    if (!this.closed) this.result.stateError ??= error;
+    this.stateFailure.abort();
+  }
+
+  /**
+   * Before anything is sent: the campaigns and credentials the plan writes are marked in the state,
+   * stored at once (`changesToMark`). Not stored, nothing is sent: the run stops as after any failed state write.
+   */
+  async markUnreadableWrites(): Promise<void> {
+    const { store } = this.options;
+    const changes = this.stopping ? [] : changesToMark(this.options.plan.changes, store.workspace);
+    if (changes.length === 0) return;
+    for (const change of changes) this.marked.add(change.address);
+    await store.updateNow(stateWritesUnrecorded(changes)).catch((error: unknown) => this.stateFailed(error));
+  }
+
+  /**
+   * A marked change keeps its mark while a write of it may have landed unrecorded: one sent that the
+   * service did not accept. Otherwise each write is recorded (the last one's record cleared the mark)
+   * or was never sent, and the mark goes.
+   */
+  private settleMark(change: ResourceChange, outcomes: readonly RequestOutcome[]): Promise<void> | undefined {
+    if (!this.marked.has(change.address)) return undefined;
+    const unsettled = change.requests.filter((_, i) => outcomes[i]?.status !== 'done');
+    if (unsettled.length === 0 || unsettled.some((request) => this.sent.has(request.id))) return undefined;
+    return this.record(change.address, stateWritesSettled(change));
   }
 
   /**
@@ -325,10 +362,6 @@ class PlanRun {
     try {
       // No new write once a stop is asked for, however long this one waited for its slot.
       if (this.closed || (this.stopping && !reading)) return { status: 'not_started' };
-      if (!this.started.has(change.address)) {
-        this.started.set(change.address, this.now());
-        this.emit({ type: 'start', change });
-      }
       this.inFlight++;
       try {
         sent = await this.sendFilled(request, change);
@@ -354,8 +387,20 @@ class PlanRun {
     const context = { resources: this.resources, live: this.options.live, results: this.results };
     const body = filledBody(request, context);
     // A read-back goes through the client a stop does not withdraw requests from.
-    const client = request.operation === 'read_agent' ? this.options.client : this.client;
+    const through = request.operation === 'read_agent' ? this.options.client : this.client;
+    // A client that queues ahead tells when the request leaves its queue: one still waiting there has
+    // not started. Any other sends what it is handed at once (the slots bound it).
+    const onSent = () => this.onSent(request, change);
+    const client = (this.queuesAhead ? through.withOnSent?.(onSent) : undefined) ?? (onSent(), through);
     return { body, result: await sendRequest(request, change, body, { client, resources: this.resources }) };
+  }
+
+  /** An attempt of `request` left for the service: its change starts with its first request sent. */
+  private onSent(request: PlannedRequest, change: ResourceChange): void {
+    this.sent.add(request.id);
+    if (this.started.has(change.address)) return;
+    this.started.set(change.address, this.now());
+    this.emit({ type: 'start', change });
   }
 
   private succeeded(
@@ -369,7 +414,13 @@ class PlanRun {
     this.options.onRequestDone?.({ request, change, body: sent.body, result });
     if (result && 'fileId' in result) this.results.set(request.id, result.fileId);
     if (result && 'agent' in result) this.result.warnings.push(...readBackDifferences(this.resources.of(change.address, 'agent'), result.agent));
-    const record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey, shared: this.options.shared });
+    let record = stateAfterRequest(request, change, sent.body ?? {}, result, { resources: this.resources, key: this.options.store.fingerprintKey, shared: this.options.shared });
+    // The entry this write records keeps the mark while another write of the change is unanswered.
+    if (record && this.marked.has(change.address) && change.requests.some((other) => !this.succeededRequests.has(other.id))) {
+      const written = record;
+      const marking = stateWritesUnrecorded([change]);
+      record = (ws) => (written(ws), marking(ws));
+    }
     // Written outside the slot, so a slow disk never holds back other requests.
     if (record) {
       const writes = this.writes.get(change.address) ?? [];
@@ -386,6 +437,8 @@ class PlanRun {
     for (const change of this.options.plan.changes) {
       if (this.settled.has(change.address)) continue;
       const outcomes = change.requests.map((request): RequestOutcome => (this.succeededRequests.has(request.id) ? { status: 'done' } : { status: 'not_started' }));
+      // Stored by the run's last write, made by its caller.
+      void this.settleMark(change, outcomes);
       this.conclude(change, outcomes);
     }
     return this.result;

@@ -3,7 +3,7 @@ import type { DesiredAgent } from '../manifest/types.js';
 import { desiredAgentFields } from '../plan/agent-fields.js';
 import type { SharedView } from '../plan/shared-resources.js';
 import type { PlannedRequest, ResourceChange } from '../plan/types.js';
-import { appliedValue, hashApplied, type AgentState, type CampaignState, type WorkspaceState } from '../state/types.js';
+import { appliedValue, hashApplied, type AgentState, type CampaignState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import type { DesiredIndex } from './resources.js';
 import type { RequestResult } from './send-request.js';
 import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
@@ -110,6 +110,48 @@ export function stateAfterRequest(
     case 'read_agent':
       return undefined;
   }
+}
+
+/** The state's entries of a kind the service cannot show back (campaigns, credentials); undefined for another kind. */
+function unreadableEntries(ws: WorkspaceState, kind: ResourceChange['kind']): Record<string, SharedWrite> | undefined {
+  if (kind === 'campaign') return ws.campaigns;
+  if (kind === 'credential') return ws.credentials;
+  return undefined;
+}
+
+/**
+ * The changes whose entry must be marked `writeUnrecorded` before any write is sent: campaigns and
+ * credentials the plan writes, whose entry the state holds unmarked. The service cannot show them
+ * back, so an entry left as it was would pass its old values for the service's should the write land
+ * unrecorded (the run killed, or its lock lost). One marked already stays so until it is written.
+ */
+export function changesToMark(changes: readonly ResourceChange[], ws: WorkspaceState): ResourceChange[] {
+  return changes.filter((change) => {
+    const entry = change.action === 'no-op' ? undefined : unreadableEntries(ws, change.kind)?.[change.address];
+    return entry !== undefined && entry.writeUnrecorded === undefined;
+  });
+}
+
+/** Marks the entries of `changes` as holding a write whose outcome the state does not know (`SharedWrite.writeUnrecorded`). */
+export function stateWritesUnrecorded(changes: readonly ResourceChange[]): StateChange {
+  return (ws) => {
+    for (const { kind, address } of changes) {
+      const entries = unreadableEntries(ws, kind);
+      const entry = entries?.[address];
+      if (entries && entry) entries[address] = { ...entry, writeUnrecorded: true };
+    }
+  };
+}
+
+/** Clears the mark of `change`'s entry: each of its writes is recorded, or was never sent. */
+export function stateWritesSettled(change: ResourceChange): StateChange {
+  return (ws) => {
+    const entries = unreadableEntries(ws, change.kind);
+    const entry = entries?.[change.address];
+    if (!entries || !entry?.writeUnrecorded) return;
+    const { writeUnrecorded: _settled, ...settled } = entry;
+    entries[change.address] = settled;
+  };
 }
 
 /** What `stateWhenUnchanged` needs: `shared` and `takeOver` as for the run's writes (`ExecuteOptions`). */

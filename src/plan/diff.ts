@@ -293,7 +293,8 @@ function isApplied(desired: unknown, applied: unknown, sensitive: boolean, key: 
 
 function diffCampaign(campaign: DesiredCampaign, input: DiffContext, phoneChanges: Map<string, ResourceChange>, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.campaigns[campaign.address];
-  const lastApplied = stateEntry && stateEntry.id === campaign.id ? stateEntry.applied : undefined;
+  // A write whose outcome was never recorded may have changed any of them: what it holds is unknown.
+  const lastApplied = stateEntry && stateEntry.id === campaign.id && !stateEntry.writeUnrecorded ? stateEntry.applied : undefined;
   const after: Record<string, unknown> = {};
   if (campaign.name !== undefined) after.name = campaign.name;
   if (campaign.include_metadata_in_prompt !== undefined) after.include_metadata_in_prompt = campaign.include_metadata_in_prompt;
@@ -358,8 +359,9 @@ function diffKnowledge(file: DesiredKnowledgeFile, input: DiffContext, owners: M
 
 function diffCredential(credential: DesiredCredential, input: DiffContext, owners: Map<string, string>): ResourceChange {
   const stateEntry = input.state.credentials[credential.address];
-  // Recorded under another API key (rotated since), the fingerprint tells nothing of what is set.
-  const known = stateEntry && !hashedWithAnotherKey(stateEntry.fingerprintKeyId, fingerprintKeyId(input.salt)) ? stateEntry : undefined;
+  // Recorded under another API key (rotated since), or before a write whose outcome was never
+  // recorded, the fingerprint tells nothing of what is set.
+  const known = stateEntry && !stateEntry.writeUnrecorded && !hashedWithAnotherKey(stateEntry.fingerprintKeyId, fingerprintKeyId(input.salt)) ? stateEntry : undefined;
   const before = known ? { api_key: known.fingerprint } : null;
   // Keyed like the state's entry, so the plan never carries a hash of the key that could be tested offline.
   const keyed = hashApplied(input.salt, credential.fingerprint);

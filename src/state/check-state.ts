@@ -29,7 +29,7 @@ const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'cam
     optionalString(applied, 'caller', [...at, 'applied'], 'a phone number (a string)');
     const metadata = applied.include_metadata_in_prompt;
     if (metadata !== undefined && typeof metadata !== 'boolean') throw new Problem([...at, 'applied', 'include_metadata_in_prompt'], metadata, 'true or false');
-    optionalWriteOrder(entry, at);
+    optionalSharedWrite(entry, at);
   },
   knowledge: (entry, at) => {
     requireString(entry, 'fileId', at, "the service's file id (a string)");
@@ -40,7 +40,7 @@ const ENTRY_CHECKS: Record<keyof Pick<WorkspaceState, 'agents' | 'phones' | 'cam
   credentials: (entry, at) => {
     requireString(entry, 'fingerprint', at, 'a fingerprint (a string)');
     optionalString(entry, 'fingerprintKeyId', at, 'the id of the key the fingerprint was made with (a string)');
-    optionalWriteOrder(entry, at);
+    optionalSharedWrite(entry, at);
   },
 };
 
@@ -135,10 +135,11 @@ function optionalString(entry: JsonObject, key: string, at: Path, expected: stri
   if (entry[key] !== undefined && typeof entry[key] !== 'string') throw new Problem([...at, key], entry[key], `${expected}, or nothing`);
 }
 
-/** `writeOrder` (`SharedWrite`): absent in an older state. */
-function optionalWriteOrder(entry: JsonObject, at: Path): void {
+/** `writeOrder` and `writeUnrecorded` (`SharedWrite`): absent in an older state. */
+function optionalSharedWrite(entry: JsonObject, at: Path): void {
   const order = entry.writeOrder;
   if (order !== undefined && !(Number.isSafeInteger(order) && (order as number) > 0)) throw new Problem([...at, 'writeOrder'], order, 'the order of the write among the environments (a whole number above 0)');
+  if (entry.writeUnrecorded !== undefined && entry.writeUnrecorded !== true) throw new Problem([...at, 'writeUnrecorded'], entry.writeUnrecorded, 'true (a write whose outcome the state never recorded)');
 }
 
 function requireObject(entry: JsonObject, key: string, at: Path, expected: string): JsonObject {

@@ -95,6 +95,8 @@ export class StateStore {
   private cancelTimer: (() => void) | undefined;
   /** Once flushed, every update is written without waiting for the interval. */
   private flushed = false;
+  /** The pending updates are written at once, and their write does not count for the interval (`updateNow`). */
+  private urgent = false;
 
   /** `fingerprintKey` keys the hashes of applied values (memory only); `serial` is the one `workspace` was read at. */
   constructor(
@@ -115,6 +117,19 @@ export class StateStore {
   /** Applies `change` to the workspace in memory and resolves once a write holding it is stored. */
   async update(change: (workspace: WorkspaceState) => void): Promise<void> {
     change(this.workspace);
+    await this.save();
+  }
+
+  /**
+   * Like `update`, but written at once, whatever the interval: for what must be stored before a
+   * request is sent. The write leaves the interval as it was, so the first success after it is still
+   * written at once.
+   */
+  async updateNow(change: (workspace: WorkspaceState) => void): Promise<void> {
+    change(this.workspace);
+    this.urgent = true;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     await this.save();
   }
 
@@ -145,7 +160,7 @@ export class StateStore {
   /** Starts the next write now, or sets a timer for when the interval allows it. */
   private schedule(): void {
     if (!this.pending || this.writing || this.cancelTimer) return;
-    const wait = this.flushed ? 0 : this.lastWriteAt + PERSIST_INTERVAL_MS - this.clock.now();
+    const wait = this.flushed || this.urgent ? 0 : this.lastWriteAt + PERSIST_INTERVAL_MS - this.clock.now();
     if (wait <= 0) return void this.write();
     this.cancelTimer = this.clock.schedule(() => {
       this.cancelTimer = undefined;
@@ -158,7 +173,8 @@ export class StateStore {
     if (!batch || this.writing) return;
     this.pending = undefined;
     this.writing = true;
-    this.lastWriteAt = this.clock.now();
+    if (!this.urgent) this.lastWriteAt = this.clock.now();
+    this.urgent = false;
     try {
       ({ serial: this.serial } = await this.backend.writeWorkspace(this.workspaceKey, this.workspace, this.serial));
       batch.resolve();

@@ -72,6 +72,13 @@ export interface SharedWrite {
    * a state older than this field: that write's place is unknown.
    */
   writeOrder?: number;
+  /**
+   * Set before an apply sends a write of the resource, cleared once the service's answer is recorded
+   * (or the write was never sent): still set, the write may have landed without the state knowing
+   * (the run was killed or lost its lock), so the next plan takes what the service holds as unknown
+   * and sends the values again. Absent in a state older than this field.
+   */
+  writeUnrecorded?: true;
 }
 
 export interface CampaignState extends SharedWrite {

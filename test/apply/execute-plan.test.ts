@@ -9,7 +9,8 @@ import type { Plan } from '../../src/plan/types.js';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { readStateFile, StateStore } from '../../src/state/state-file.js';
 import { ManualClock, RefusingWrites } from '../helpers/state.js';
-import { emptyWorkspace } from '../../src/state/types.js';
+import { emptyWorkspace, type WorkspaceState } from '../../src/state/types.js';
+import type { DesiredState } from '../../src/manifest/types.js';
 import { useTempDirs } from '../helpers/cli.js';
 import { desiredAgent, desiredCampaign, desiredPhone, desiredState } from '../helpers/desired.js';
 
@@ -358,6 +359,103 @@ describe('executePlan stopped while a write is on the wire', () => {
     expect(result.applied).toEqual(['agent.front']);
     expect(result.stopped).toEqual(['phone.+15550000001']);
     expect(result.warnings).toContain('agent.front: applied, but not read back after the stop; `voxform plan` shows what the service kept.');
+  });
+});
+
+/**
+ * A client that, as `ApiClient` does, has one request on the wire at a time: the others wait in its
+ * queue until the test lets the next one go (`sendNext`), and a stop withdraws them unsent.
+ */
+function queuingClient(live: Agent) {
+  const queue: Array<{ go: () => void }> = [];
+  const answers: Array<() => void> = [];
+  const make = (signal: AbortSignal | undefined, onSent: (() => void) | undefined): ApplyClient => ({
+    ...fakeClient(live).client,
+    maxInFlight: 1,
+    withSignal: (withdrawing) => make(withdrawing, onSent),
+    withOnSent: (told) => make(signal, told),
+    updateAgent: () =>
+      new Promise((resolve, reject) => {
+        const entry = { go: () => (onSent?.(), answers.push(() => resolve(undefined))) };
+        queue.push(entry);
+        signal?.addEventListener('abort', () => {
+          if (!queue.includes(entry)) return;
+          queue.splice(queue.indexOf(entry), 1);
+          reject(Object.assign(new Error('withdrawn'), { code: 'api_not_sent' }));
+        });
+      }),
+  });
+  const sendNext = () => queue.shift()?.go();
+  return { client: make(undefined, undefined), queue, sendNext, answers };
+}
+
+describe('executePlan with a client that queues requests', () => {
+  it('announces a change once its first request leaves the queue: one withdrawn by the stop was never said to start', async () => {
+    const { desired, plan, live, liveState, store } = await manyAgents(2, 'New');
+    const { client, queue, sendNext, answers } = queuingClient(live);
+    const started: string[] = [];
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 1, signal: stop.signal, onProgress: (event) => void (event.type === 'start' && started.push(event.change.address)) });
+    // Both updates are handed to the client, one to send and the next queued behind it.
+    while (queue.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([]);
+    sendNext();
+    expect(started).toEqual(['agent.agent-00000']);
+    stop.abort();
+    answers[0]?.();
+    const result = await running;
+    expect(result).toMatchObject({ applied: ['agent.agent-00000'], stopped: ['agent.agent-00001'], interrupted: true });
+    expect(started).toEqual(['agent.agent-00000']);
+  });
+});
+
+/** A plan of `campaigns` against a state whose entry of each says its name is `Old`, and the store of that state. */
+async function campaignsOnceApplied(names: string[]) {
+  const campaigns = names.map((name) => desiredCampaign(name, { name: 'New' }));
+  const desired = desiredState({ campaigns });
+  const liveState: LiveState = { agents: new Map(), phones: [] };
+  const file = path.join(await tempDir(), 'state.json');
+  const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'fingerprint-key');
+  for (const campaign of campaigns) store.workspace.campaigns[campaign.address] = { id: campaign.id, applied: { name: 'Old' } };
+  const plan = planOf(desired, liveState, store.workspace);
+  return { desired, liveState, file, store, plan };
+}
+
+function planOf(desired: DesiredState, live: LiveState, state: WorkspaceState): Plan {
+  const { changes } = diffStates({ desired, live, state, salt: 'fingerprint-key', baseUrl: 'local', files: [] });
+  return { formatVersion: 1, createdAt: '2026-01-01T00:00:00.000Z', manifestHash: desired.manifestHash, files: [], environment: undefined, baseUrl: 'local', targets: [], changes, summary: summarize(changes) };
+}
+
+describe('executePlan and what the service cannot show back', () => {
+  it("stores a campaign's entry marked before its write is sent, so a write landing unrecorded leaves it unknown; recorded, the mark goes", async () => {
+    const { desired, liveState, file, store, plan } = await campaignsOnceApplied(['spring']);
+    const { client } = fakeClient({ id: 'x', name: 'x', created_at: 1, config: {} });
+    let storedWhenSent: WorkspaceState | undefined;
+    client.editCampaignInfo = async () => void (storedWhenSent = (await readStateFile(file)).workspaces['default@local']);
+    const result = await executePlan({ plan, desired, live: liveState, client, store, parallelism: 1 });
+    expect(result.applied).toEqual(['campaign.spring']);
+    // Killed or without its lock from here on, the run would leave this: the next plan sends the campaign again.
+    expect(storedWhenSent?.campaigns['campaign.spring']).toEqual({ id: 'cmp_spring', applied: { name: 'Old' }, writeUnrecorded: true });
+    expect(planOf(desired, liveState, storedWhenSent!).changes[0]).toMatchObject({ reason: 'live_unknown', before: null });
+    expect(store.workspace.campaigns['campaign.spring']).toEqual({ id: 'cmp_spring', applied: { name: 'New' } });
+  });
+
+  it('keeps the mark of a write sent and not accepted, and takes back that of one never sent', async () => {
+    const { desired, liveState, store, plan } = await campaignsOnceApplied(['early', 'late']);
+    const { client } = fakeClient({ id: 'x', name: 'x', created_at: 1, config: {} });
+    const early = heldRequest();
+    client.editCampaignInfo = async () => {
+      await early.send();
+      throw new Error('the connection dropped after the request was sent');
+    };
+    const stop = new AbortController();
+    const running = executePlan({ plan, desired, live: liveState, client, store, parallelism: 1, signal: stop.signal });
+    await early.wasCalled;
+    stop.abort();
+    early.answer();
+    expect(await running).toMatchObject({ applied: [], failed: [{ address: 'campaign.early' }], stopped: ['campaign.late'] });
+    expect(store.workspace.campaigns['campaign.early']).toMatchObject({ writeUnrecorded: true });
+    expect(store.workspace.campaigns['campaign.late']).toEqual({ id: 'cmp_late', applied: { name: 'Old' } });
   });
 });
 

@@ -6,7 +6,7 @@
  * it does always falls while they are in flight.
  */
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
@@ -37,10 +37,10 @@ async function projectWith(agents: Record<string, string>, firstMessage: string)
 }
 
 /** The real CLI as a child process, its output collected. */
-function spawnCli(p: ExampleProject, args: string[]) {
+function spawnCli(p: ExampleProject, args: string[], extraEnv: Record<string, string> = {}) {
   const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
     cwd: p.dir,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env },
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = { stdout: '', stderr: '' };
@@ -131,6 +131,20 @@ describe('apply stopped while its writes are in flight', () => {
     expect((await liveAgent(p, agents['front-desk'])).config.first_message).toBe('v1');
   });
 
+  it('announces only the change whose write went out: one waiting its turn in the client is not said to be updating', async () => {
+    const p = await projectWith(AGENTS, 'v2');
+    p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
+    // One request on the wire at a time: the next change's PUT waits in the client's queue meanwhile.
+    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    const [reachedPath] = await arrived(p, 'PUT', '/agents/');
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output.stderr).toBe(130);
+    const reached = Object.entries(AGENTS).find(([, id]) => reachedPath === `/agents/${id}`)?.[0];
+    expect([...run.output.stderr.matchAll(/^(\S+): updating…$/gm)].map((m) => m[1])).toEqual([`agent.${reached}`]);
+    expect(run.output.stdout).toContain('Apply interrupted: 1 applied, 0 failed, 0 skipped, 2 not applied.\n');
+    expect(p.emulator.control.requestLog().filter((entry) => entry.method === 'PUT')).toHaveLength(1);
+  });
+
   it('lists a change stopped between its writes as partly applied, naming what reached the service', async () => {
     project = await startExampleProject();
     const p = project;
@@ -216,6 +230,43 @@ describe('apply whose state write fails midway', () => {
     expect(await run.exited).toBe(1);
     expect(run.output.stderr).toMatch(/^error\[state_lock_lost\]: Apply stopped before anything was applied: the state lock \w+ was forced open by \S+@\S+ \(pid \d+, "voxform state unlock --force"\) at [\d:.TZ-]+\.\n {2}hint: Nothing was applied or written; .+\n$/);
     expect(agentsUpdated(p)).toEqual([]);
+  });
+
+  it('the lock forced open while a campaign and a credential are written: the next plan takes them as unknown and sends them again, a revert included', async () => {
+    project = await startExampleProject();
+    const p = project;
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    const manifest = path.join(p.dir, 'voxform.yaml');
+    const original = await readFile(manifest, 'utf8');
+    await writeFile(manifest, original.replace('include_metadata_in_prompt: true', 'include_metadata_in_prompt: false'));
+    const credential = () => p.emulator.control.state().credentials.find((c) => c.provider === 'openai')?.fingerprint;
+    const firstKey = credential();
+    p.emulator.control.clearRequestLog();
+    p.emulator.control.setFaults([
+      { path: '/campaigns/**', method: 'PUT', latencyMs: 2_000 },
+      { path: '/user/credentials', method: 'POST', latencyMs: 2_000 },
+    ]);
+    const run = spawnCli(p, ['apply', '--auto-approve'], { OPENAI_API_KEY: 'sk-another-openai-key' });
+    await arrived(p, 'PUT', '/campaigns/');
+    await arrived(p, 'POST', '/user/credentials');
+    const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
+    await backend.forceUnlock((await backend.readLock())!.lockId, thisRun('voxform state unlock --force', undefined));
+    expect(await run.exited).toBe(1);
+    expect(run.output.stdout).toContain('  applied, not recorded in the state: campaign.recall-reminders\n');
+    expect(run.output.stdout).toContain('  applied, not recorded in the state: credential.openai\n');
+    expect(p.emulator.control.state().campaigns.find((c) => c.id === 'cmp_recall_2026')?.include_metadata_in_prompt).toBe(false);
+    expect(credential()).not.toBe(firstKey);
+
+    // Back to what the state last recorded: the service holds the lost run's values, so both are sent again.
+    p.emulator.control.clearFaults();
+    await writeFile(manifest, original);
+    const plan = await p.cli(['plan']);
+    expect(plan.stdout).toContain('~ campaign.recall-reminders (cmp_recall_2026) will be updated (live state unknown');
+    expect(plan.stdout).toContain('~ credential.openai will be set (live state unknown');
+    expect((await p.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect(p.emulator.control.state().campaigns.find((c) => c.id === 'cmp_recall_2026')?.include_metadata_in_prompt).toBe(true);
+    expect(credential()).toBe(firstKey);
+    expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('the state written by someone else meanwhile: lists what reached the service, records the run in the history, then the conflict, exit 1', async () => {

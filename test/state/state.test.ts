@@ -77,6 +77,25 @@ describe('state file', () => {
     expect(onDisk.lastApply?.outcome).toBe('applied');
   });
 
+  it('writes an update that must be stored before a request is sent at once, without holding back the next one', async () => {
+    const backend = new CountingWrites(path.join(dir, 'state.json'));
+    const clock = new ManualClock();
+    const store = await StateStore.open(backend, 'default@local', 'test-fingerprint-key', clock);
+    await store.update((ws) => (ws.credentials['credential.a'] = { fingerprint: 'sha256:a' }));
+    // Within the interval of that write: stored at once all the same.
+    await store.updateNow((ws) => (ws.credentials['credential.b'] = { fingerprint: 'sha256:b' }));
+    expect(backend.writes).toBe(2);
+    const paced = store.update((ws) => (ws.credentials['credential.c'] = { fingerprint: 'sha256:c' }));
+    clock.advance(PERSIST_INTERVAL_MS);
+    await paced;
+    expect(backend.writes).toBe(3);
+    // The first write of a run being at once, so is its first update after one written at once.
+    const fresh = await StateStore.open(backend, 'default@local', 'test-fingerprint-key', new ManualClock());
+    await fresh.updateNow((ws) => (ws.credentials['credential.d'] = { fingerprint: 'sha256:d' }));
+    await fresh.update((ws) => (ws.credentials['credential.e'] = { fingerprint: 'sha256:e' }));
+    expect(backend.writes).toBe(5);
+  });
+
   it('records the end of an apply at once, whatever the interval', async () => {
     const file = path.join(dir, 'state.json');
     const store = await StateStore.open(new FileStateBackend(file), 'default@local', 'test-fingerprint-key', new ManualClock());
