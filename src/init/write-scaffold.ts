@@ -4,10 +4,10 @@
  * renamed into place. On a failure what was made is removed again: a project never holds a manifest
  * without its prompts, and running the command again once the folder is writable works.
  */
-import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { describeWriteFailure, FileWriteError, writeTempBeside } from '../util/atomic-write.js';
+import { describeWriteFailure, discardTemp, FileWriteError, placeTemp, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
 import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
@@ -56,7 +56,7 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
     for (const folder of foldersFor(dir, pending)) await makeFolder(folder, made);
     for (const item of pending) item.temp = await writeTempBeside(item.target, item.content);
     for (const item of pending) {
-      await rename(item.temp as string, item.target);
+      await placeTemp(item.temp as string, item.target);
       item.temp = undefined;
       item.placed = true;
       result[item.outcome].push(item.file.path);
@@ -101,7 +101,7 @@ async function makeFolder(folder: string, made: string[]): Promise<void> {
  */
 async function undo(pending: readonly Pending[], made: readonly string[]): Promise<void> {
   for (const item of pending) {
-    if (item.temp !== undefined) await unlink(item.temp).catch(() => undefined);
+    if (item.temp !== undefined) await discardTemp(item.temp);
     else if (item.placed && item.outcome === 'created') await unlink(item.target).catch(() => undefined);
   }
   for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);

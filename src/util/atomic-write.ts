@@ -1,3 +1,4 @@
+import { unlinkSync } from 'node:fs';
 import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -13,11 +14,51 @@ export type FileData = string | Uint8Array | Iterable<string>;
 export async function writeFileAtomic(file: string, data: FileData, mode = 0o644): Promise<void> {
   const temp = await writeTempBeside(file, data, mode);
   try {
-    await rename(temp, file);
+    await placeTemp(temp, file);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await discardTemp(temp);
     throw asWriteError(error, file);
   }
+}
+
+/**
+ * The temporary files written and neither renamed into place nor removed yet. A run stopped midway
+ * (Ctrl-C or SIGTERM: voxform exits with 130 at once) removes them as it exits: otherwise a full copy
+ * of a manifest, or half an account, stays beside its target, and `git add -A` commits it.
+ */
+const unfinishedTemps = new Set<string>();
+let removesTempsOnExit = false;
+
+function trackTemp(temp: string): void {
+  if (!removesTempsOnExit) {
+    process.on('exit', removeUnfinishedTemps);
+    removesTempsOnExit = true;
+  }
+  unfinishedTemps.add(temp);
+}
+
+/** Removes every temporary file not yet in place; synchronous, as the last thing a process does. */
+export function removeUnfinishedTemps(): void {
+  for (const temp of unfinishedTemps) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Gone already.
+    }
+  }
+  unfinishedTemps.clear();
+}
+
+/** Renames a temporary file of writeTempBeside over its target. */
+export async function placeTemp(temp: string, target: string): Promise<void> {
+  await rename(temp, target);
+  unfinishedTemps.delete(temp);
+}
+
+/** Removes a temporary file of writeTempBeside that will not be put in place. */
+export async function discardTemp(temp: string): Promise<void> {
+  await unlink(temp).catch(() => undefined);
+  unfinishedTemps.delete(temp);
 }
 
 /**
@@ -50,11 +91,15 @@ function asWriteError(error: unknown, file: string): unknown {
 
 /**
  * Writes `data` to a new file beside `target` under a temporary name, flushed to disk, and returns
- * that name (for the caller to rename into place); on failure nothing is left behind.
+ * that name (for the caller to put in place with placeTemp, or to remove with discardTemp); on
+ * failure, or when the run is stopped, nothing is left behind.
  */
 export async function writeTempBeside(target: string, data: FileData, mode = 0o644): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // Tracked before it exists: a stop while it is being made still removes it.
+  trackTemp(temp);
   const handle = await open(temp, 'wx', mode).catch((error: unknown) => {
+    unfinishedTemps.delete(temp);
     throw asWriteError(error, target);
   });
   try {
@@ -63,7 +108,7 @@ export async function writeTempBeside(target: string, data: FileData, mode = 0o6
     await handle.sync();
   } catch (error) {
     await handle.close();
-    await unlink(temp).catch(() => undefined);
+    await discardTemp(temp);
     throw asWriteError(error, target);
   }
   await handle.close();
