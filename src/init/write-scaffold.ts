@@ -118,7 +118,9 @@ function writeFailed(error: unknown, options: WriteScaffoldOptions, result: Writ
   // Only a rename can fail after another succeeded: what it had replaced stays replaced.
   const left = result.overwritten.length > 0 ? `; ${result.overwritten.join(', ')} had already been replaced` : '; nothing was written';
   const [errorCode, elsewhere] = options.command === 'voxform init' ? (['init_write_failed', 'init into another folder'] as const) : (['export_write_failed', 'choose another folder with --out DIR'] as const);
-  return new VoxformError(errorCode, `${options.command} cannot write into ${options.displayDir}: ${reason} (${folder})${left}.`, {
+  // A reason that names the place itself (a broken link) needs no second naming.
+  const where = reason.includes(folder) ? '' : ` (${folder})`;
+  return new VoxformError(errorCode, `${options.command} cannot write into ${options.displayDir}: ${reason}${where}${left}.`, {
     hint: `Make the folder writable for this user, or ${elsewhere}.`,
     cause: error,
   });

@@ -1,7 +1,8 @@
-import { unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, unlinkSync } from 'node:fs';
 import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { printable, toJsonText } from './printable.js';
 
 /** A file's content: whole, or pieces of text in order. */
 export type FileData = string | Uint8Array | Iterable<string>;
@@ -124,7 +125,7 @@ export function describeWriteFailure(error: unknown): string {
       return 'its folder does not exist';
     case 'ENOTDIR':
     case 'EEXIST': // from creating its folder
-      return 'a part of its folder is a file, not a folder';
+      return describeBrokenLink(brokenLinkOn((error as NodeJS.ErrnoException).path)) ?? 'a part of its folder is a file, not a folder';
     case 'EISDIR':
       return 'it is a folder';
     case 'EACCES':
@@ -141,6 +142,28 @@ export function describeWriteFailure(error: unknown): string {
     default:
       return typeof code === 'string' ? `the system refused it (${code})` : (error as Error).message;
   }
+}
+
+/**
+ * The symbolic link on `file`'s path (it, or a folder above) that leads to nothing: a folder cannot be
+ * made through it, and the system says only that something is there.
+ */
+function brokenLinkOn(file: string | undefined): { link: string; target: string } | undefined {
+  if (file === undefined) return undefined;
+  for (let at = path.resolve(file); path.dirname(at) !== at; at = path.dirname(at)) {
+    try {
+      if (lstatSync(at).isSymbolicLink() && !existsSync(at)) return { link: at, target: readlinkSync(at) };
+    } catch {
+      // Not there: a folder above may be the link.
+    }
+  }
+  return undefined;
+}
+
+/** A broken link as a reason; where it points is the repository's text, shown escaped. */
+function describeBrokenLink(found: { link: string; target: string } | undefined): string | undefined {
+  if (found === undefined) return undefined;
+  return `${printable(found.link)} is a broken symbolic link (it points to ${toJsonText(found.target)}, which does not exist)`;
 }
 
 /** An error of the file system (it has an errno code such as EACCES and a system call), as opposed to a bug. */
