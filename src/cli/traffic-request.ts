@@ -1,7 +1,7 @@
 /** A traffic request from the flags of `voxform emulator traffic` and `voxform emulator --traffic`. */
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { readOperatorFile } from '../project-files/guarded-read.js';
 import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../emulator/traffic/index.js';
 import type { TrafficOptions } from '../emulator/index.js';
 import { LineCounter } from 'yaml';
@@ -28,16 +28,13 @@ export function invalidProfile(where: string, problems: string[]): VoxformError 
 }
 
 async function readProfileFile(file: string, shown: string): Promise<unknown> {
-  let text: string;
-  try {
-    if ((await stat(file)).size > MAX_PROFILE_BYTES) throw new Error(`it is larger than ${MAX_PROFILE_BYTES} bytes`);
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message;
-    throw new VoxformError('traffic_profile_unreadable', `Cannot read the traffic profile ${shown}: ${reason}.`, {
+  const read = await readOperatorFile(file, MAX_PROFILE_BYTES);
+  if (!read.ok) {
+    throw new VoxformError('traffic_profile_unreadable', `Cannot read the traffic profile ${shown}: it ${read.message}.`, {
       hint: `Give a built-in profile (${Object.keys(BUILT_IN_PROFILES).join(', ')}) or the path of a YAML or JSON profile file.`,
     });
   }
+  const text = read.bytes.toString('utf8');
   if (file.endsWith('.json')) {
     try {
       return JSON.parse(text);

@@ -1,7 +1,7 @@
 /** Seeds: reading a seed file, checking it against the service schemas (every problem at once), loading it. */
-import { readFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
-import { failureOf } from '../project-files/guarded-read.js';
+import { readOperatorFile } from '../project-files/guarded-read.js';
+import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import { validateAgainst } from '../schema/validate.js';
 import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
 import { defaultSeed } from './default-seed.js';
@@ -16,12 +16,10 @@ const SEED_KEYS = ['keys', 'agents', 'phones', 'campaigns', 'call_logs'] as cons
 
 /** Reads a seed file; `.json` is JSON, anything else YAML (a superset of JSON). */
 export async function readSeedFile(file: string): Promise<EmulatorSeed> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new VoxformError('emulator_seed_unreadable', `The seed file ${file} ${failureOf(error).message}.`, { hint: 'Check the path given with --seed.' });
-  }
+  // A seed is an account: its cap is that of the emulator's data file.
+  const read = await readOperatorFile(file, MAX_KEPT_FILE_BYTES);
+  if (!read.ok) throw new VoxformError('emulator_seed_unreadable', `The seed file ${file} ${read.message}.`, { hint: 'Check the path given with --seed: a regular YAML or JSON file.' });
+  const text = read.bytes.toString('utf8');
   const parse = await seedParser(!file.endsWith('.json'));
   let value: unknown;
   try {

@@ -4,11 +4,12 @@
  * renamed into place. On a failure what was made is removed again: a project never holds a manifest
  * without its prompts, and running the command again once the folder is writable works.
  */
-import { mkdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { describeWriteFailure, FileWriteError, writeTempBeside } from '../util/atomic-write.js';
+import { describeWriteFailure, discardTemp, FileWriteError, placeTemp, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
+import { ownFileProblem, type OwnFiles } from '../project-files/own-files.js';
 import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
 /** A file to put in place: its target, its content, and what the report calls it. */
@@ -37,10 +38,13 @@ export interface WriteScaffoldOptions {
   /** `dir` as the user named it, for messages. */
   displayDir: string;
   command: ScaffoldingCommand;
+  /** What the folder must not be (ownFileProblem): voxform's own folder, the state's. */
+  own: OwnFiles;
 }
 
 /** Writes `files` into `dir` (made if needed), all or nothing. */
 export async function writeScaffold(dir: string, files: readonly ScaffoldFile[], options: WriteScaffoldOptions): Promise<WriteResult> {
+  await refuseOwnFolder(dir, options);
   const conflicts = await findConflicts(dir, files, options.force, options.command);
   if (conflicts.length > 0) throw existingFilesError(options.displayDir, conflicts, options.command);
   const result: WriteResult = { created: [], overwritten: [], updated: [], kept: [] };
@@ -56,7 +60,7 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
     for (const folder of foldersFor(dir, pending)) await makeFolder(folder, made);
     for (const item of pending) item.temp = await writeTempBeside(item.target, item.content);
     for (const item of pending) {
-      await rename(item.temp as string, item.target);
+      await placeTemp(item.temp as string, item.target);
       item.temp = undefined;
       item.placed = true;
       result[item.outcome].push(item.file.path);
@@ -66,6 +70,19 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
     throw writeFailed(error, options, result);
   }
   return result;
+}
+
+/** Refuses to scaffold into voxform's own folder (`.voxform`, the state's lock or history): a manifest there is read by nothing and breaks what is. */
+export async function refuseOwnFolder(dir: string, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<void> {
+  const problem = await ownFileProblem(dir, options.own);
+  if (problem === undefined) return;
+  const [code, elsewhere] = commandWords(options.command);
+  throw new VoxformError(code, `${options.command} cannot write into ${options.displayDir}: ${problem}; nothing was written.`, { hint: `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` });
+}
+
+/** The error code of a failed write of `command`, and how to write elsewhere. */
+function commandWords(command: ScaffoldingCommand): readonly ['init_write_failed' | 'export_write_failed', string] {
+  return command === 'voxform init' ? ['init_write_failed', 'init into another folder'] : ['export_write_failed', 'choose another folder with --out DIR'];
 }
 
 async function planFile(dir: string, file: ScaffoldFile, force: boolean): Promise<FilePlan> {
@@ -101,7 +118,7 @@ async function makeFolder(folder: string, made: string[]): Promise<void> {
  */
 async function undo(pending: readonly Pending[], made: readonly string[]): Promise<void> {
   for (const item of pending) {
-    if (item.temp !== undefined) await unlink(item.temp).catch(() => undefined);
+    if (item.temp !== undefined) await discardTemp(item.temp);
     else if (item.placed && item.outcome === 'created') await unlink(item.target).catch(() => undefined);
   }
   for (const folder of [...made].reverse()) await rmdir(folder).catch(() => undefined);
@@ -117,8 +134,10 @@ function writeFailed(error: unknown, options: WriteScaffoldOptions, result: Writ
   const reason = describeWriteFailure(error);
   // Only a rename can fail after another succeeded: what it had replaced stays replaced.
   const left = result.overwritten.length > 0 ? `; ${result.overwritten.join(', ')} had already been replaced` : '; nothing was written';
-  const [errorCode, elsewhere] = options.command === 'voxform init' ? (['init_write_failed', 'init into another folder'] as const) : (['export_write_failed', 'choose another folder with --out DIR'] as const);
-  return new VoxformError(errorCode, `${options.command} cannot write into ${options.displayDir}: ${reason} (${folder})${left}.`, {
+  const [errorCode, elsewhere] = commandWords(options.command);
+  // A reason that names the place itself (a broken link) needs no second naming.
+  const where = reason.includes(folder) ? '' : ` (${folder})`;
+  return new VoxformError(errorCode, `${options.command} cannot write into ${options.displayDir}: ${reason}${where}${left}.`, {
     hint: `Make the folder writable for this user, or ${elsewhere}.`,
     cause: error,
   });

@@ -193,10 +193,35 @@ function inspectNow(file: string, policy: ReadPolicy, folders: RealFolders | und
   } catch (error) {
     return failureOf(error);
   }
+  return checkKind(real, info, policy.maxBytes);
+}
+
+/** A regular file within its cap passes; a folder, a FIFO, a socket, a device or a larger file does not. */
+function checkKind(real: string, info: Stats, maxBytes: number): Inspection {
   if (info.isDirectory()) return { ok: false, reason: 'folder', message: 'is a folder, not a file' };
   if (!info.isFile()) return { ok: false, reason: 'not_regular', message: `is ${kindOf(info)}, not a regular file` };
-  if (info.size > policy.maxBytes) return tooLarge(info.size, policy.maxBytes);
+  if (info.size > maxBytes) return tooLarge(info.size, maxBytes);
   return { ok: true, real, info };
+}
+
+/**
+ * Reads a file the operator names on the command line (`emulator --seed`, a traffic profile): it may
+ * be anywhere, links followed, but like every file voxform reads it must be a regular file within its
+ * cap, opened without blocking: a FIFO would hold the open forever, past Ctrl-C, and `/dev/zero` never end.
+ */
+export function readOperatorFile(file: string, maxBytes: number): Promise<ReadOutcome> {
+  return inSlice(() => {
+    let real: string;
+    let info: Stats;
+    try {
+      real = realpathSync.native(path.resolve(file));
+      info = statSync(real);
+    } catch (error) {
+      return failureOf(error);
+    }
+    const checked = checkKind(real, info, maxBytes);
+    return checked.ok ? readOpened(checked.real, checked.info, maxBytes) : checked;
+  });
 }
 
 /** Opens the inspected file without following a link or blocking, checks it is still that file, reads at most `maxBytes`. */

@@ -1,6 +1,8 @@
+import { existsSync, lstatSync, readlinkSync, unlinkSync } from 'node:fs';
 import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { printable, toJsonText } from './printable.js';
 
 /** A file's content: whole, or pieces of text in order. */
 export type FileData = string | Uint8Array | Iterable<string>;
@@ -13,11 +15,51 @@ export type FileData = string | Uint8Array | Iterable<string>;
 export async function writeFileAtomic(file: string, data: FileData, mode = 0o644): Promise<void> {
   const temp = await writeTempBeside(file, data, mode);
   try {
-    await rename(temp, file);
+    await placeTemp(temp, file);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await discardTemp(temp);
     throw asWriteError(error, file);
   }
+}
+
+/**
+ * The temporary files written and neither renamed into place nor removed yet. A run stopped midway
+ * (Ctrl-C or SIGTERM: voxform exits with 130 at once) removes them as it exits: otherwise a full copy
+ * of a manifest, or half an account, stays beside its target, and `git add -A` commits it.
+ */
+const unfinishedTemps = new Set<string>();
+let removesTempsOnExit = false;
+
+function trackTemp(temp: string): void {
+  if (!removesTempsOnExit) {
+    process.on('exit', removeUnfinishedTemps);
+    removesTempsOnExit = true;
+  }
+  unfinishedTemps.add(temp);
+}
+
+/** Removes every temporary file not yet in place; synchronous, as the last thing a process does. */
+export function removeUnfinishedTemps(): void {
+  for (const temp of unfinishedTemps) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Gone already.
+    }
+  }
+  unfinishedTemps.clear();
+}
+
+/** Renames a temporary file of writeTempBeside over its target. */
+export async function placeTemp(temp: string, target: string): Promise<void> {
+  await rename(temp, target);
+  unfinishedTemps.delete(temp);
+}
+
+/** Removes a temporary file of writeTempBeside that will not be put in place. */
+export async function discardTemp(temp: string): Promise<void> {
+  await unlink(temp).catch(() => undefined);
+  unfinishedTemps.delete(temp);
 }
 
 /**
@@ -50,11 +92,15 @@ function asWriteError(error: unknown, file: string): unknown {
 
 /**
  * Writes `data` to a new file beside `target` under a temporary name, flushed to disk, and returns
- * that name (for the caller to rename into place); on failure nothing is left behind.
+ * that name (for the caller to put in place with placeTemp, or to remove with discardTemp); on
+ * failure, or when the run is stopped, nothing is left behind.
  */
 export async function writeTempBeside(target: string, data: FileData, mode = 0o644): Promise<string> {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // Tracked before it exists: a stop while it is being made still removes it.
+  trackTemp(temp);
   const handle = await open(temp, 'wx', mode).catch((error: unknown) => {
+    unfinishedTemps.delete(temp);
     throw asWriteError(error, target);
   });
   try {
@@ -63,7 +109,7 @@ export async function writeTempBeside(target: string, data: FileData, mode = 0o6
     await handle.sync();
   } catch (error) {
     await handle.close();
-    await unlink(temp).catch(() => undefined);
+    await discardTemp(temp);
     throw asWriteError(error, target);
   }
   await handle.close();
@@ -79,7 +125,7 @@ export function describeWriteFailure(error: unknown): string {
       return 'its folder does not exist';
     case 'ENOTDIR':
     case 'EEXIST': // from creating its folder
-      return 'a part of its folder is a file, not a folder';
+      return describeBrokenLink(brokenLinkOn((error as NodeJS.ErrnoException).path)) ?? 'a part of its folder is a file, not a folder';
     case 'EISDIR':
       return 'it is a folder';
     case 'EACCES':
@@ -96,6 +142,28 @@ export function describeWriteFailure(error: unknown): string {
     default:
       return typeof code === 'string' ? `the system refused it (${code})` : (error as Error).message;
   }
+}
+
+/**
+ * The symbolic link on `file`'s path (it, or a folder above) that leads to nothing: a folder cannot be
+ * made through it, and the system says only that something is there.
+ */
+function brokenLinkOn(file: string | undefined): { link: string; target: string } | undefined {
+  if (file === undefined) return undefined;
+  for (let at = path.resolve(file); path.dirname(at) !== at; at = path.dirname(at)) {
+    try {
+      if (lstatSync(at).isSymbolicLink() && !existsSync(at)) return { link: at, target: readlinkSync(at) };
+    } catch {
+      // Not there: a folder above may be the link.
+    }
+  }
+  return undefined;
+}
+
+/** A broken link as a reason; where it points is the repository's text, shown escaped. */
+function describeBrokenLink(found: { link: string; target: string } | undefined): string | undefined {
+  if (found === undefined) return undefined;
+  return `${printable(found.link)} is a broken symbolic link (it points to ${toJsonText(found.target)}, which does not exist)`;
 }
 
 /** An error of the file system (it has an errno code such as EACCES and a system call), as opposed to a bug. */

@@ -1,7 +1,8 @@
 import { chmod, readdir, readFile, stat, symlink } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { makeTree, runCli, runCliInProcess } from '../helpers/cli.js';
+import { makeTree, repoRoot, runCli, runCliInProcess } from '../helpers/cli.js';
 
 const MESSY = 'agents:\n  a:\n    name: A   # shown in the dashboard\n    id: x\nversion: 1\n';
 const TIDY = 'version: 1\n\nagents:\n  a:\n    id: x\n    name: A # shown in the dashboard\n';
@@ -186,5 +187,31 @@ describe('voxform fmt', () => {
     expect(result.stderr).toContain('error[manifest_not_found]: nope.yaml does not exist.\n  hint: Name a manifest: `voxform fmt PATH`, or start one with `voxform init`.');
     const empty = await runCliInProcess(['fmt', 'empty'], { cwd: await tree({ 'empty/notes.txt': 'x' }) });
     expect(empty.stderr).toContain('error[manifest_not_found]: The folder empty holds no .yaml or .yml files.\n  hint: Name a manifest file or a folder of manifests: `voxform fmt PATH`.');
+  });
+});
+
+describe('voxform fmt stopped midway', () => {
+  test.each(['SIGINT', 'SIGTERM'] as const)('%s while a manifest is being written leaves no temporary file beside it, and the manifest as it was', async (signal) => {
+    const dir = await tree({ 'm/a.yaml': MESSY });
+    // Every write of a temporary file announces itself and never completes: the write ends only by the signal.
+    const child = spawn(process.execPath, ['--import', path.join(repoRoot, 'test/helpers/stall-temp-writes.mjs'), path.join(repoRoot, 'bin/voxform.js'), 'fmt', 'm'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const stalled = new Promise<void>((resolve) =>
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes('stalled writing')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await stalled;
+    expect(stderr).toMatch(/stalled writing .*\/m\/\.a\.yaml\.\d+\.[0-9a-f]+\.tmp\n/);
+    child.kill(signal);
+    expect(await exited, stderr).toBe(130);
+    expect(await readdir(path.join(dir, 'm'))).toEqual(['a.yaml']);
+    expect(await read(dir, 'm/a.yaml')).toBe(MESSY);
   });
 });

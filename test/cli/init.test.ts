@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
@@ -203,6 +203,20 @@ describe('voxform init, refusals', () => {
     expect(again.stderr).toBe('');
     expect(again.code).toBe(0);
     expect(await listFiles(half)).toEqual(['.gitignore', '.voxform/manifest.schema.json', 'prompts/receptionist.md', 'voxform.yaml']);
+  });
+
+  test('a folder that is a broken symbolic link (or lies under one) is named as one, with where it points escaped', async () => {
+    const dir = await tempDir();
+    await symlink('nowhere/\u001b]0;pwned\u0007x', path.join(dir, 'dangling'));
+    for (const target of ['dangling', 'dangling/sub']) {
+      const result = await runCliInProcess(['init', '--template', 'receptionist', ...varsFor('receptionist'), '--var', `agent_id=${AGENT}`, target], { cwd: dir });
+      expect(result.stderr, target).toBe(
+        `error[init_write_failed]: voxform init cannot write into ${target}: ${path.join(dir, 'dangling')} is a broken symbolic link (it points to "nowhere/\\u001b]0;pwned\\u0007x", which does not exist); nothing was written.\n` +
+          '  hint: Make the folder writable for this user, or init into another folder.\n',
+      );
+      expect(result.code).toBe(1);
+    }
+    expect(await readdir(dir)).toEqual(['dangling']);
   });
 
   test('--force overwrites, and .gitignore gains only the lines it lacks', async () => {

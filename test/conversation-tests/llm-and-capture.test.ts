@@ -159,6 +159,15 @@ describe('voxform test capture', () => {
       `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'voxform.yaml/captured.test.yaml')}: a part of its folder is a file, not a folder; nothing was written.\n` +
         '  hint: Name a file in a folder that exists and is writable with --out.\n',
     );
+    // A folder cannot become the test file: said at once, with --force or without.
+    for (const force of [[], ['--force']]) {
+      const folder = await project.cliInProcess(['test', 'capture', callId, '--out', 'tests', ...force]);
+      expect(folder.stderr, force.join()).toBe(
+        `error[report_write_failed]: Cannot write the test file to ${path.join(project.dir, 'tests')}: it is a folder; no call was captured.\n` +
+          '  hint: Name a file in a folder that exists and is writable with --out.\n',
+      );
+      expect(folder.code).toBe(1);
+    }
 
     // The default tests/ folder beside the manifest, judged by the fake (a quoted reference must appear in the reply).
     // Against the live agent, the one that made the call (the desired greeting differs, so desired would fail).

@@ -103,7 +103,7 @@ describe('envReferences', () => {
 });
 
 describe('writeScaffold', () => {
-  const init = { command: 'voxform init', displayDir: 'project' } as const;
+  const init = { command: 'voxform init', displayDir: 'project', own: { cwd: '/' } } as const;
   const files: ScaffoldFile[] = [
     { path: 'voxform.yaml', mode: 'create', content: 'version: 1\n' },
     { path: 'prompts/a.md', mode: 'create', content: '# Role\n' },

@@ -5,7 +5,8 @@ import { ENV_ALLOW_VARIABLE, envPolicyOf, type EnvPolicy } from '../../secrets/e
 import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
-import { writeScaffold } from '../../init/write-scaffold.js';
+import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
+import { stateSpec } from '../../state/open.js';
 import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../init/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
@@ -32,6 +33,10 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const fromPhones = options.fromPhones === true;
   const out = path.resolve(ctx.cwd, typeof options.out === 'string' ? options.out : '.');
   const force = options.force === true;
+  const where = path.relative(ctx.cwd, out) || '.';
+  const own = { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }) };
+  // Refused before the service is asked anything.
+  await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).
   const policy = envPolicyOf(ctx.env);
 
@@ -54,8 +59,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     { path: SCHEMA_FILE, mode: 'refresh', content: `${JSON.stringify(bundleManifestSchema(), null, 2)}\n` },
     { path: '.gitignore', mode: 'merge', content: GITIGNORE_ENTRIES.join('\n') },
   ];
-  const where = path.relative(ctx.cwd, out) || '.';
-  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export' });
+  const written = await writeScaffold(out, files, { force, displayDir: where, command: 'voxform export', own });
 
   const agents = result.localNames.size;
   ctx.stdout.write(

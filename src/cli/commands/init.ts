@@ -5,7 +5,8 @@ import { isVoxformError, VoxformError } from '../../errors.js';
 import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type TemplateVariable, type VariableValue } from '../../templates/catalog.js';
 import { resolveVariables } from '../../init/expand.js';
 import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, type Scaffold } from '../../init/scaffold.js';
-import { writeScaffold } from '../../init/write-scaffold.js';
+import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
+import { stateSpec } from '../../state/open.js';
 import { DEFAULT_MANIFESTS } from '../../project-files/manifest-files.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
@@ -40,7 +41,9 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   const given = parseVars(options.var ?? []);
   const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
   const ask = interactive ? lineReader(ctx) : undefined;
+  const own = { cwd: ctx.cwd, stateSpec: stateSpec({ env: ctx.env }) };
   try {
+    await refuseOwnFolder(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     // The manifest is written whatever the template: an existing one stops the run before a template is asked for.
     if (typeof options.template !== 'string') await refuseConflicts(dir, [{ path: MANIFEST_FILE, mode: 'create' }], force, ctx);
     const template = typeof options.template === 'string' ? await readTemplate(options.template, { cwd: ctx.cwd }) : await chooseTemplate(ctx, ask);
@@ -67,7 +70,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
 
     const scaffold = await planAsking(ctx, ask, template, { values: resolved.values, agentId });
     const shadowed = await shadowedManifest(dir);
-    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init' });
+    const written = await writeScaffold(dir, scaffold.files, { force, displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     report(ctx, { dir, template, written, envVars: scaffold.envVars, localName: scaffold.localName, agentId });
     if (shadowed !== undefined) {
       ctx.stderr.write(`warning: ${shadowed} in ${displayDir(ctx, dir)} is no longer read: voxform reads ${MANIFEST_FILE} first.\n  hint: Move its agents into ${MANIFEST_FILE}, or name it with -f ${shadowed}.\n`);

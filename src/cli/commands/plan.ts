@@ -2,7 +2,10 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
-import { connectProject, planInputs, type ProjectOptions } from '../project.js';
+import { connectProject, deployedFiles, planInputs, type ProjectOptions } from '../project.js';
+import { VoxformError } from '../../errors.js';
+import { ownFileProblem } from '../../project-files/own-files.js';
+import { stateSpec } from '../../state/open.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { planPolicy } from '../policy-check.js';
@@ -25,6 +28,7 @@ export interface PlanCommandOptions extends ProjectOptions {
 /** `voxform plan`: what apply would change, and the policy's findings, as text, JSON or a Markdown PR comment; optionally saved; exit 1 on a mandatory violation. */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
+  if (options.out) await refuseOwnFileAsOut(options.out, options, deployedFiles(project.desired), ctx);
   const format = options.format ?? 'text';
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx.stderr);
@@ -50,4 +54,13 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   if (failsPolicy) return 1;
   const hasChanges = plan.summary.create + plan.summary.update > 0;
   return options.detailedExitcode && hasChanges ? 2 : 0;
+}
+
+/** `--out` naming voxform's own files or a manifest (ownFileProblem) is refused before anything is planned. */
+async function refuseOwnFileAsOut(out: string, options: PlanCommandOptions, inputs: readonly string[], ctx: CommandContext): Promise<void> {
+  const problem = await ownFileProblem(out, { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), inputs });
+  if (problem === undefined) return;
+  throw new VoxformError('plan_write_failed', `Cannot save the plan to ${out}: ${problem}; nothing was planned or saved.`, {
+    hint: 'Name another file with --out.',
+  });
 }

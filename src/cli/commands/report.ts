@@ -14,7 +14,9 @@ import { workspaceKey } from '../../state/types.js';
 import type { StateBackend } from '../../state/backend.js';
 import { isLocalName } from '../../manifest/names.js';
 import { readOtherWorkspaces } from '../../plan/shared-resources.js';
-import { describeWriteFailure, isOneOf, writeFileAtomic } from '../../util/atomic-write.js';
+import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
+import { ownFileProblem } from '../../project-files/own-files.js';
+import { stateSpec } from '../../state/open.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
@@ -54,8 +56,9 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
   }
   const { names: manifestNames, service, inputs } = await manifestProject(options, ctx);
-  if (options.out !== undefined && (await isOneOf(path.resolve(ctx.cwd, options.out), inputs))) {
-    throw new VoxformError('report_write_failed', `Cannot write the report to ${options.out}: this run read it as a manifest or a file one names; nothing was written.`, {
+  const ownFile = options.out === undefined ? undefined : await ownFileProblem(options.out, { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), inputs });
+  if (ownFile !== undefined) {
+    throw new VoxformError('report_write_failed', `Cannot write the report to ${options.out}: ${ownFile}; nothing was written.`, {
       hint: 'Name another file with --out.',
     });
   }

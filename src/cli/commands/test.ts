@@ -2,7 +2,7 @@
  * `voxform test`: conversation tests against the configuration under review (desired), the live
  * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
  */
-import { lstat, mkdir } from 'node:fs/promises';
+import { lstat, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/budgets.js';
@@ -22,7 +22,9 @@ import { renderTestMarkdown } from '../../conversations/render-markdown.js';
 import { testTextPieces } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
-import { describeWriteFailure, findWriteObstacle, isOneOf, writeFileAtomic } from '../../util/atomic-write.js';
+import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
+import { ownFileProblem } from '../../project-files/own-files.js';
+import { stateSpec } from '../../state/open.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
@@ -68,7 +70,7 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   // (prepare.ts), so a variable this run cannot read is no reason to stop it.
   const desired = await loadDesiredState({ ...options, withholdUnsetEnv: options.withSecrets !== true }, ctx, 'no test was run');
   const loaded = await loadTests(options, ctx, desired);
-  await refuseInputAsOut(options.out, [...deployedFiles(desired), ...loaded.flatMap((file) => [file.path, recordingPathOf(file.path)])], ctx, 'no test was run');
+  await refuseOwnFileAsOut(options.out, options, [...deployedFiles(desired), ...loaded.flatMap((file) => [file.path, recordingPathOf(file.path)])], ctx, { what: 'the report', unwritten: 'no test was run' });
   const files = selectTests(selectAgents(loaded, options.agent, new Set(desired.agents.keys())), options.grep);
   if (files.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`, { hint: 'Check --grep and --agent against the test names; without them `voxform test` runs every test.' });
@@ -218,10 +220,14 @@ async function checkOutFile(out: string, ctx: CommandContext): Promise<void> {
   if (obstacle !== undefined) throw writeFailed('the report', file, `${obstacle}; no test was run`);
 }
 
-/** `--out` naming a file the run reads (a manifest, a file it names, a test file, a recording) is refused before anything runs. */
-async function refuseInputAsOut(out: string | undefined, inputs: readonly string[], ctx: CommandContext, outcome: string): Promise<void> {
-  if (out === undefined || !(await isOneOf(path.resolve(ctx.cwd, out), inputs))) return;
-  throw writeFailed('the report', out, `this run reads it (a manifest, a file one names, a test file or a recording); ${outcome}`);
+/**
+ * `--out` naming voxform's own files (ownFileProblem) or a file the run reads (a manifest, a file it
+ * names, a test file, a recording) is refused before anything runs.
+ */
+async function refuseOwnFileAsOut(out: string | undefined, options: ProjectOptions, inputs: readonly string[], ctx: CommandContext, words: Pick<EmitOptions, 'what' | 'unwritten'>): Promise<void> {
+  if (out === undefined) return;
+  const problem = await ownFileProblem(out, { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), inputs });
+  if (problem !== undefined) throw writeFailed(words.what, out, `${problem}; ${words.unwritten}`);
 }
 
 function writeFailed(what: string, file: string, why: string): VoxformError {
@@ -293,13 +299,18 @@ interface CaptureOptions extends ProjectOptions {
   force?: boolean;
 }
 
-/** `test capture --out` naming a file that exists (a test file of the suite, most likely): overwritten only with --force. */
-async function refuseExistingOut(out: string, ctx: CommandContext): Promise<void> {
-  const exists = await lstat(path.resolve(ctx.cwd, out)).then(
+/**
+ * `test capture --out` naming a folder is refused whatever --force says (it cannot become the test
+ * file); naming a file that exists (a test file of the suite, most likely), it is overwritten only with --force.
+ */
+async function checkCaptureOut(out: string, force: boolean, ctx: CommandContext): Promise<void> {
+  const file = path.resolve(ctx.cwd, out);
+  if ((await stat(file).catch(() => undefined))?.isDirectory()) throw writeFailed('the test file', file, 'it is a folder; no call was captured');
+  const exists = await lstat(file).then(
     () => true,
     () => false,
   );
-  if (!exists) return;
+  if (!exists || force) return;
   throw new VoxformError('would_overwrite', `voxform test capture would overwrite ${out}, which exists already; no call was captured.`, {
     hint: 'Pass --force to overwrite it, or name another file with --out.',
   });
@@ -312,8 +323,8 @@ const CAPTURE_SEARCH_DEPTH = 10_000;
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx, 'no call was captured');
-  await refuseInputAsOut(options.out, deployedFiles(desired), ctx, 'no call was captured');
-  if (options.out !== undefined && options.force !== true) await refuseExistingOut(options.out, ctx);
+  await refuseOwnFileAsOut(options.out, options, deployedFiles(desired), ctx, { what: 'the test file', unwritten: 'no call was captured' });
+  if (options.out !== undefined) await checkCaptureOut(options.out, options.force === true, ctx);
   const connection = await connectService(options, desired, ctx);
   const { client } = connection;
   let record;

@@ -1,0 +1,94 @@
+/**
+ * The one rule for a path the user names for voxform to write (`report --out`, `test --out`,
+ * `test capture --out`, `plan --out`, the folder of `export --out` and `init`): it must not replace
+ * voxform's own files nor what the run reads. A report over `.voxform/state.json` would lose the
+ * state (and with it what apply made), one over `.voxform/local.json` the local account, one over a
+ * history record an apply's record, one over `voxform.yaml` the manifest.
+ *
+ * The files voxform writes as its own at a path the user chooses (`emulator --data`, `state migrate
+ * --to`) are not outputs of this kind: their readers take only a file of their own kind over.
+ */
+import { lstat, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { isOneOf } from '../util/atomic-write.js';
+import { isInside } from './guarded-read.js';
+
+/** voxform's folder of its own files in a project. */
+const OWN_FOLDER = '.voxform';
+
+/** What a run must not write over, beyond every `.voxform` folder. */
+export interface OwnFiles {
+  /** The folder relative paths are resolved from. */
+  cwd: string;
+  /** The state the operator chose (`--state` or VOXFORM_STATE): a path, or a database URL (then no file). */
+  stateSpec?: string | undefined;
+  /** Files the run reads (absolute): manifests, the files they name, test files, recordings. */
+  inputs?: readonly string[];
+}
+
+/**
+ * Why voxform may not write `target` (a file or the folder it writes into), completing "Cannot write X: …";
+ * undefined when it may. Links are followed: a link to the state is the state.
+ */
+export async function ownFileProblem(target: string, own: OwnFiles): Promise<string | undefined> {
+  const written = path.resolve(own.cwd, target);
+  const real = await realPathOfMaybeMissing(written);
+  const ownFolder = `${OWN_FOLDER}, voxform's own folder (the state, its lock and history, test runs, the local emulator's account, caches)`;
+  if (await inOwnFolder(written)) return `it is in ${ownFolder}`;
+  if (await inOwnFolder(real)) return `it is a symbolic link into ${ownFolder}`;
+  const state = await stateFileOf(own);
+  if (state !== undefined && (await isStateFile(written, real, state))) return 'it is the state file, or its lock or history, which voxform keeps';
+  if (own.inputs !== undefined && (await isOneOf(written, own.inputs))) return 'this run reads it (a manifest, a file one names, a test file or a recording)';
+  return undefined;
+}
+
+/** The chosen state file, absolute, or undefined when the state is in a database (or is the default, in `.voxform`). */
+async function stateFileOf(own: OwnFiles): Promise<string | undefined> {
+  const spec = own.stateSpec?.trim();
+  if (spec === undefined || spec === '' || /^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(spec)) return undefined;
+  return path.resolve(own.cwd, spec);
+}
+
+/** Whether `written` (or its real path) is the state file, its lock or forced-open record, or in its history folder. */
+async function isStateFile(written: string, real: string, state: string): Promise<boolean> {
+  const states = new Set([state, await realPathOfMaybeMissing(state)]);
+  for (const file of states) {
+    const own = [file, `${file}.forced-open.json`];
+    const folders = [`${file}.lock`, path.join(path.dirname(file), 'history')];
+    for (const candidate of [written, real]) {
+      if (own.includes(candidate) || folders.some((folder) => isInside(folder, candidate))) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether `file` is, or is inside, a `.voxform` folder, looking up to the git work tree holding it
+ * (outside git: to the root): a project kept in a folder that happens to be named `.voxform` above
+ * its work tree is not voxform's.
+ */
+async function inOwnFolder(file: string): Promise<boolean> {
+  for (let dir = file; ; dir = path.dirname(dir)) {
+    if (path.basename(dir) === OWN_FOLDER) return true;
+    if (dir !== file && (await isThere(path.join(dir, '.git')))) return false;
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
+/** The real path of `file`; for a file not there yet, the real path of the deepest folder above that is, and the rest as written. */
+async function realPathOfMaybeMissing(file: string): Promise<string> {
+  const rest: string[] = [];
+  for (let at = file; ; at = path.dirname(at)) {
+    const real = await realpath(at).catch(() => undefined);
+    if (real !== undefined) return path.join(real, ...rest.reverse());
+    if (path.dirname(at) === at) return file;
+    rest.push(path.basename(at));
+  }
+}
+
+function isThere(file: string): Promise<boolean> {
+  return lstat(file).then(
+    () => true,
+    () => false,
+  );
+}

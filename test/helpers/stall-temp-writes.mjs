@@ -1,0 +1,26 @@
+/**
+ * Loaded into a voxform process with `node --import` by tests that stop a run midway through an
+ * atomic write: every write to a temporary file (`.NAME.PID.HEX.tmp`, opened by writeTempBeside)
+ * through a file handle announces itself on stderr once and then never completes, so the write
+ * ends only if a signal ends the run.
+ */
+import { readlinkSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+const probe = await open(process.execPath, 'r');
+const FileHandle = Object.getPrototypeOf(probe);
+await probe.close();
+
+let announced = false;
+for (const method of ['write', 'writeFile']) {
+  const original = FileHandle[method];
+  FileHandle[method] = function stalledWrite(...args) {
+    const target = readlinkSync(`/proc/self/fd/${this.fd}`);
+    if (!target.endsWith('.tmp')) return original.apply(this, args);
+    if (!announced) process.stderr.write(`stalled writing ${target}\n`);
+    announced = true;
+    // A timer keeps the process alive (nothing else may): it ends by the signal, not by running out of work.
+    setInterval(() => undefined, 60_000);
+    return new Promise(() => undefined);
+  };
+}
