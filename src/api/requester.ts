@@ -50,6 +50,8 @@ export interface RequesterOptions {
   onRequest: ((event: RequestEvent) => void) | undefined;
   onResponse: ((event: ResponseEvent) => void) | undefined;
   onRetry: ((event: RetryEvent) => void) | undefined;
+  /** `ClientOptions.onWriteSent`: told of each attempt of an operation not safe to repeat as it is sent. */
+  onWriteSent: ((ifInterrupted: () => ApiError) => () => void) | undefined;
   /** Waits between attempts; ends early (resolving or rejecting) once `signal` aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random: () => number;
@@ -152,7 +154,11 @@ export class Requester {
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json, timeLeftMs);
       let sentAt: number | undefined;
-      request.onDispatch = (atMs) => (sentAt = atMs);
+      let ended: (() => void) | undefined;
+      request.onDispatch = (atMs) => {
+        sentAt = atMs;
+        if (exchange.retry === 'refused-only') ended = this.options.onWriteSent?.(() => this.transportError('interrupted', exchange, target, attempt, undefined, true));
+      };
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
       this.options.onRequest?.(event);
       // Debug lines are built only when someone reads them: this loop is the hot path of 500-agent plans.
@@ -164,10 +170,12 @@ export class Requester {
         response = streaming ? await transport.stream(request) : await transport.send(request);
       } catch (error) {
         failure = error;
+      } finally {
+        ended?.();
       }
-      const ended = performance.now();
-      const durationMs = Math.round(ended - started);
-      if (sentAt !== undefined) timeLeftMs -= ended - sentAt;
+      const endedAt = performance.now();
+      const durationMs = Math.round(endedAt - started);
+      if (sentAt !== undefined) timeLeftMs -= endedAt - sentAt;
       const mayRetry = attempt < maxAttempts && timeLeftMs >= 1;
 
       if (response) {
