@@ -5,6 +5,7 @@ import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseU
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
+import { headerValueFromEnv } from '../util/env-header.js';
 import { registerUrlTokens } from '../secrets/url-tokens.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { emulatorLlmFromEnv } from './emulator-llm.js';
@@ -53,7 +54,7 @@ export async function resolveConnection(
 /** The base URL and key of a service on the network (not `--local`). */
 function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
-  const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
+  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') ?? '';
   if (apiKey === '') {
     throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is not set.', {
       hint: 'Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',

@@ -1,6 +1,7 @@
 /** Which model plays the emulator's agents; its own module, so `--local` does not load the `emulator` command's YAML. */
 import { VoxformError } from '../errors.js';
 import type { EmulatorOptions } from '../emulator/index.js';
+import { headerValueFromEnv } from '../util/env-header.js';
 
 /** A bad value of one of the `emulator` command's flags. */
 export function invalidEmulatorOption(flag: string, message: string): VoxformError {
@@ -16,5 +17,5 @@ export function emulatorLlmFromEnv(
   if (!url) return undefined;
   if (!/^https?:\/\/[^\s]+$/.test(url)) throw invalidEmulatorOption('--llm', `must be the http(s) base URL of an OpenAI-compatible API, not "${url}".`);
   const model = (typeof flags.llmModel === 'string' ? flags.llmModel : env.VOXFORM_EMULATOR_LLM_MODEL)?.trim() || undefined;
-  return { url, model, apiKey: env.VOXFORM_EMULATOR_LLM_API_KEY?.trim() || undefined };
+  return { url, model, apiKey: headerValueFromEnv(env, 'VOXFORM_EMULATOR_LLM_API_KEY') };
 }
