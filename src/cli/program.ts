@@ -18,10 +18,10 @@ function collect(value: string, previous: string[] = []): string[] {
 
 /**
  * The upper bounds of the whole-number options, as their docs give them. Requests in flight hold a
- * socket each, an open file; `repeat:` is at most 20 in a test file too; a million calls is what the
- * emulator generates at once; a million records or conversations is past any run's need.
+ * socket each, an open file; a million calls is what the emulator generates at once; a million
+ * records, repeats or conversations is past any run's need (`voxform test`'s caps bound its run).
  */
-const MOST = { parallelism: 256, repeat: 20, count: 1_000_000 } as const;
+const MOST = { parallelism: 256, count: 1_000_000 } as const;
 
 /**
  * A whole number from 1 to `max`, in decimal digits only: `0x10`, `1e3` and ` 4`, which a number
@@ -31,7 +31,7 @@ function positiveInt(name: string, max: number) {
   return (value: string): number => {
     const n = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
     if (!(n >= 1 && n <= max)) {
-      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${max.toLocaleString('en-US')}.`, { hint: `For example: ${name} ${Math.min(4, max)}.` });
+      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${max.toLocaleString('en-US')}.`, { hint: `For example: ${name} 4.` });
     }
     return n;
   };
@@ -327,7 +327,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .addOption(new Option('--against <target>', 'talk to the desired config (what apply would send), the live agent, or both').choices(['desired', 'live', 'both']).default('desired'))
     .option('--agent <name>', 'only the tests of this manifest agent (repeatable)', collect)
     .option('--grep <text>', 'only tests whose name contains this text')
-    .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat', MOST.repeat))
+    .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat', MOST.count))
     .option('--parallelism <n>', 'conversations at once', positiveInt('--parallelism', MOST.parallelism), 8)
     .option('--max-conversations <n>', 'refuse a run of more conversations than this (default 1000)', positiveInt('--max-conversations', MOST.count))
     .option('--max-requests <n>', 'refuse a run that may send more requests to the agent and the judge than this (default 4000)', positiveInt('--max-requests', MOST.count))

@@ -22,7 +22,7 @@ describe('errors found before a command runs have a hint too', () => {
     [['plan', '--local', '--parallelism', '257'], {}, 'error[invalid_option]: --parallelism "257" is not a whole number from 1 to 256.\n  hint: For example: --parallelism 4.\n'],
     [['logs', '--local', '--limit', '99999999999999999999'], {}, 'error[invalid_option]: --limit "99999999999999999999" is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
     [['logs', '--local', '--limit', '1e3'], {}, 'error[invalid_option]: --limit "1e3" is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
-    [['test', '--local', '--repeat', '21'], {}, 'error[invalid_option]: --repeat "21" is not a whole number from 1 to 20.\n  hint: For example: --repeat 4.\n'],
+    [['test', '--local', '--repeat', '1000001'], {}, 'error[invalid_option]: --repeat "1000001" is not a whole number from 1 to 1,000,000.\n  hint: For example: --repeat 4.\n'],
     [
       ['plan'],
       {},
