@@ -33,6 +33,7 @@ export const COMMAND_ERROR_CODES = [
   'emulator_seed_unreadable',
   'emulator_unreachable',
   'env_allow_invalid',
+  'env_header_invalid',
   'export_agent_not_found',
   'export_nothing_selected',
   'export_write_failed',

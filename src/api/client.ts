@@ -68,6 +68,13 @@ export interface ClientOptions {
   onResponse?: (event: ResponseEvent) => void;
   /** Called before each retry, with the reason and the wait. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Told as each attempt of an operation not safe to repeat (one that creates something) is sent;
+   * the function it returns is called when the attempt ends. `ifInterrupted` is the error the attempt
+   * gets if the client is closed with `abort` meanwhile (`api_outcome_unknown`): a caller that stops
+   * without waiting for it (the CLI on Ctrl-C) can still say what may have been done.
+   */
+  onWriteSent?: (ifInterrupted: () => ApiError) => () => void;
   /** Hears every answer body the service sends back, parsed (JSON, else its text), before the caller gets it. */
   onAnswer?: (answer: unknown) => void;
   /** Waits between attempts (default: a real timer); should end early once `signal` aborts. Tests pass an instant one. */
@@ -214,6 +221,7 @@ export function createClient(options: ClientOptions): ApiClient {
     onRequest: options.onRequest,
     onResponse: options.onResponse,
     onRetry: options.onRetry,
+    onWriteSent: options.onWriteSent,
     sleep: options.sleep ?? realSleep,
     random: options.random ?? Math.random,
   });

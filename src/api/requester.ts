@@ -50,6 +50,8 @@ export interface RequesterOptions {
   onRequest: ((event: RequestEvent) => void) | undefined;
   onResponse: ((event: ResponseEvent) => void) | undefined;
   onRetry: ((event: RetryEvent) => void) | undefined;
+  /** `ClientOptions.onWriteSent`: told of each attempt of an operation not safe to repeat as it is sent. */
+  onWriteSent: ((ifInterrupted: () => ApiError) => () => void) | undefined;
   /** Waits between attempts; ends early (resolving or rejecting) once `signal` aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random: () => number;
@@ -159,9 +161,11 @@ export class Requester {
     for (let attempt = 1; ; attempt++) {
       const request = this.buildRequest(exchange, target, json, timeLeftMs);
       let sentAt: number | undefined;
+      let ended: (() => void) | undefined;
       request.onDispatch = (atMs) => {
         sentAt = atMs;
         this.options.onSent?.();
+        if (exchange.retry === 'refused-only') ended = this.options.onWriteSent?.(() => this.transportError('interrupted', exchange, target, attempt, undefined, true));
       };
       const event: RequestEvent = { method: exchange.method, path: target.displayPath, attempt };
       this.options.onRequest?.(event);
@@ -174,10 +178,12 @@ export class Requester {
         response = streaming ? await transport.stream(request) : await transport.send(request);
       } catch (error) {
         failure = error;
+      } finally {
+        ended?.();
       }
-      const ended = performance.now();
-      const durationMs = Math.round(ended - started);
-      if (sentAt !== undefined) timeLeftMs -= ended - sentAt;
+      const endedAt = performance.now();
+      const durationMs = Math.round(endedAt - started);
+      if (sentAt !== undefined) timeLeftMs -= endedAt - sentAt;
       const mayRetry = attempt < maxAttempts && timeLeftMs >= 1;
 
       if (response) {

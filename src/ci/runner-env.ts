@@ -1,5 +1,6 @@
 /** The CI runner's variables, read and checked: the only source of a token, an API URL, a project or a review. */
 import { VoxformError } from '../errors.js';
+import { headerValueFromEnv } from '../util/env-header.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -29,7 +30,7 @@ export function apiBaseUrl(env: Env, name: string, fallback: string | undefined)
 
 /** The token, or `ci_token_missing` naming the variable to set. */
 export function requireToken(env: Env, name: string, hint: string): string {
-  const value = env[name]?.trim();
+  const value = headerValueFromEnv(env, name);
   if (!value) throw new VoxformError('ci_token_missing', `${name} is not set: voxform ci needs it to comment on the review and set its labels.`, { hint });
   return value;
 }

@@ -5,6 +5,7 @@ import { nonEmpty, originOf, parseTrustedOrigins, trustedOrigins, untrustedBaseU
 import type { RunningEmulator } from '../emulator/index.js';
 import { VoxformError } from '../errors.js';
 import { makeKeptFolder } from '../project-files/kept-files.js';
+import { headerValueFromEnv } from '../util/env-header.js';
 import { registerUrlTokens } from '../secrets/url-tokens.js';
 import type { CommandContext, ConnectionOptions } from './context.js';
 import { emulatorLlmFromEnv } from './emulator-llm.js';
@@ -53,7 +54,7 @@ export async function resolveConnection(
 /** The base URL and key of a service on the network (not `--local`). */
 function remoteService(options: ConnectionOptions & { manifest?: ManifestService }, ctx: CommandContext) {
   const baseUrl = chooseBaseUrl(options, ctx.env, options.manifest);
-  const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
+  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') ?? '';
   if (apiKey === '') {
     throw new VoxformError('api_key_missing', 'No API key: VOXFORM_API_KEY is not set.', {
       hint: 'Set VOXFORM_API_KEY to your private key (from the service’s dashboard), or use --local for the embedded emulator.',
@@ -63,10 +64,10 @@ function remoteService(options: ConnectionOptions & { manifest?: ManifestService
 }
 
 /**
- * The client settings every connection shares: time-out, debug lines and, from a service (`deployed`),
- * the secrets of its answers; then the command's own.
+ * The client settings every connection shares: time-out, debug lines, the creates a stop must report
+ * and, from a service (`deployed`), the secrets of its answers; then the command's own.
  */
-function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning, deployed: boolean): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact' | 'onAnswer'> {
+function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: ConnectionTuning, deployed: boolean): ConnectionTuning & Pick<ClientOptions, 'debug' | 'redact' | 'onAnswer' | 'onWriteSent'> {
   const debug = ctx.env.VOXFORM_DEBUG === '1' ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined;
   // Every secret of the run, as known when an error is made (the manifests register theirs as they load).
   const redact = (text: string) => ctx.secrets.redact(text);
@@ -74,7 +75,9 @@ function clientTuning(options: ConnectionOptions, ctx: CommandContext, tuning: C
   // Not `--local`'s: the embedded emulator serves the folder's own file, which a pull request may write,
   // and no deployed secret is in it.
   const onAnswer = deployed ? (answer: unknown) => registerUrlTokens(answer, (token) => ctx.secrets.add(token)) : undefined;
-  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, ...(onAnswer ? { onAnswer } : {}), ...(debug ? { debug } : {}) };
+  // A create cut short by Ctrl-C may have been done: the stop says so, whichever command sent it.
+  const onWriteSent = (ifInterrupted: () => VoxformError) => ctx.writeSent(ifInterrupted);
+  return { timeoutMs: resolveTimeoutMs(options.timeout, ctx.env), ...tuning, redact, onWriteSent, ...(onAnswer ? { onAnswer } : {}), ...(debug ? { debug } : {}) };
 }
 
 /** Whether the embedded emulator calls its agents' webhooks and tools: `none` for `voxform test` before review. */

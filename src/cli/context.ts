@@ -1,3 +1,4 @@
+import type { VoxformError } from '../errors.js';
 import { terminalText } from '../util/printable.js';
 import type { SecretRegistry } from '../secrets/redact.js';
 
@@ -38,6 +39,13 @@ export interface CommandContext {
    * at once, on a second signal, leaves undone, which that signal's line then says.
    */
   interrupted(leftUndone?: string): Promise<void>;
+  /**
+   * Marks a request not safe to repeat (one that creates something) as sent, until the returned
+   * function says it ended. A run a signal stops meanwhile prints `ifInterrupted()` after its
+   * interrupted line: the service may have acted on it (`api_outcome_unknown`), and the hint says
+   * where to look before running again.
+   */
+  writeSent(ifInterrupted: () => VoxformError): () => void;
   /**
    * The pull or merge request `voxform ci run` found for this run's commit, when the runner's variables
    * name none (an apply on the push of a merge): a deploy records it as its source's.

@@ -1,6 +1,7 @@
 /** Which model plays the emulator's agents; its own module, so `--local` does not load the `emulator` command's YAML. */
 import { VoxformError } from '../errors.js';
 import type { EmulatorOptions } from '../emulator/index.js';
+import { headerValueFromEnv } from '../util/env-header.js';
 
 /** A bad value of one of the `emulator` command's flags. */
 export function invalidEmulatorOption(flag: string, message: string): VoxformError {
@@ -12,9 +13,17 @@ export function emulatorLlmFromEnv(
   flags: { llm?: unknown; llmModel?: unknown },
   env: Readonly<Record<string, string | undefined>>,
 ): EmulatorOptions['llm'] {
-  const url = (typeof flags.llm === 'string' ? flags.llm : env.VOXFORM_EMULATOR_LLM)?.trim();
+  const fromFlag = typeof flags.llm === 'string';
+  const url = (fromFlag ? (flags.llm as string) : env.VOXFORM_EMULATOR_LLM)?.trim();
   if (!url) return undefined;
-  if (!/^https?:\/\/[^\s]+$/.test(url)) throw invalidEmulatorOption('--llm', `must be the http(s) base URL of an OpenAI-compatible API, not "${url}".`);
+  if (!/^https?:\/\/[^\s]+$/.test(url)) {
+    const problem = `must be the http(s) base URL of an OpenAI-compatible API, not "${url}".`;
+    // The error names where the value came from: a user who never typed --llm looks for the variable.
+    if (fromFlag) throw invalidEmulatorOption('--llm', problem);
+    throw new VoxformError('model_url_invalid', `VOXFORM_EMULATOR_LLM ${problem}`, {
+      hint: 'Set VOXFORM_EMULATOR_LLM to one, such as http://127.0.0.1:11434/v1, or unset it for the deterministic reply.',
+    });
+  }
   const model = (typeof flags.llmModel === 'string' ? flags.llmModel : env.VOXFORM_EMULATOR_LLM_MODEL)?.trim() || undefined;
-  return { url, model, apiKey: env.VOXFORM_EMULATOR_LLM_API_KEY?.trim() || undefined };
+  return { url, model, apiKey: headerValueFromEnv(env, 'VOXFORM_EMULATOR_LLM_API_KEY') };
 }

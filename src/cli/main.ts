@@ -156,11 +156,32 @@ function confirmOnTerminal(question: string, options: { signal?: AbortSignal | u
 }
 
 /**
- * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise the run stops:
- * one line says so, `onStop` silences the output (what the command still says is the fallout of the
- * stop, such as a request cut short), cleanups run, and exit 130.
+ * The requests not safe to repeat that are on the wire (`ctx.writeSent`). A stop does not wait for
+ * their answers, and the errors the stop gives them are silenced with the rest: what it leaves
+ * unknown is said here instead.
  */
-function trapSignals(runCleanups: () => Promise<void>, stderr: Output, onStop: () => void): { interrupted(leftUndone?: string): Promise<void>; release(): void } {
+class WritesInFlight {
+  private readonly sent = new Set<{ ifInterrupted: () => VoxformError }>();
+
+  add(ifInterrupted: () => VoxformError): () => void {
+    const write = { ifInterrupted };
+    this.sent.add(write);
+    return () => void this.sent.delete(write);
+  }
+
+  /** What a stop leaves unknown, each error once (fifty calls cut short alike are one). */
+  unknownOutcomes(): string {
+    return [...new Set([...this.sent].map((write) => errorText(write.ifInterrupted())))].join('');
+  }
+}
+
+/**
+ * A first Ctrl-C or SIGTERM stops a command awaiting `ctx.interrupted()`; otherwise the run stops:
+ * one line says so, then each write it cuts short whose outcome is unknown (`writes`); `onStop`
+ * silences the output (what the command still says is the fallout of the stop, such as a request
+ * cut short), cleanups run, and exit 130.
+ */
+function trapSignals(runCleanups: () => Promise<void>, stderr: Output, writes: WritesInFlight, onStop: () => void): { interrupted(leftUndone?: string): Promise<void>; release(): void } {
   let signalled = false;
   let stopsGracefully = false;
   let leftUndoneAtOnce: string | undefined;
@@ -170,6 +191,7 @@ function trapSignals(runCleanups: () => Promise<void>, stderr: Output, onStop: (
     clearProgressLines();
     if (signalled || !stopsGracefully) {
       stderr.write(signalled ? `Interrupted again: voxform stopped at once${leftUndoneAtOnce ? `; ${leftUndoneAtOnce}` : ''} (exit 130).\n` : 'Interrupted: voxform stopped at your request (exit 130).\n');
+      stderr.write(writes.unknownOutcomes());
       onStop();
       void runCleanups().finally(() => process.exit(EXIT_INTERRUPTED));
       return;
@@ -222,7 +244,8 @@ export async function main(argv: string[]): Promise<number> {
   const runCleanups = async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();
   };
-  const signals = trapSignals(runCleanups, stderr, () => (stoppedBySignal = true));
+  const writes = new WritesInFlight();
+  const signals = trapSignals(runCleanups, stderr, writes, () => (stoppedBySignal = true));
   // An error outside the awaited chain (a timer) would otherwise reach Node's handler, which prints it unredacted.
   const onStrayError = (error: unknown) => {
     exitCode = report(error);
@@ -249,6 +272,7 @@ export async function main(argv: string[]): Promise<number> {
       confirm: interactive ? confirmOnTerminal : undefined,
       onExit: (cleanup) => void cleanups.push(cleanup),
       interrupted: signals.interrupted,
+      writeSent: (ifInterrupted) => writes.add(ifInterrupted),
     };
     const loader = loaders[name];
     if (!loader) throw new Error(`no command module for ${name}`);

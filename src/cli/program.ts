@@ -16,10 +16,23 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-function positiveInt(name: string) {
+/**
+ * The upper bounds of the whole-number options, as their docs give them. Requests in flight hold a
+ * socket each, an open file; a million calls is what the emulator generates at once; a million
+ * records, repeats or conversations is past any run's need (`voxform test`'s caps bound its run).
+ */
+const MOST = { parallelism: 256, count: 1_000_000 } as const;
+
+/**
+ * A whole number from 1 to `max`, in decimal digits only: `0x10`, `1e3` and ` 4`, which a number
+ * parser reads, are refused, and so is a number past `max` (twenty nines would be read rounded).
+ */
+function positiveInt(name: string, max: number) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number of at least 1.`, { hint: `For example: ${name} 4.` });
+    const n = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+    if (!(n >= 1 && n <= max)) {
+      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${max.toLocaleString('en-US')}.`, { hint: `For example: ${name} 4.` });
+    }
     return n;
   };
 }
@@ -57,7 +70,7 @@ function withApplyRun(cmd: Command): Command {
     .option('--auto-approve', 'apply without asking')
     .option('--state <url|path>', STATE_OPTION)
     .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
-    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism'), 8);
+    .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 
 /** Commander's commands, whose usage mistakes come as every other error does: code, sentence, hint (usage-errors.ts). */
@@ -144,7 +157,7 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .option('--detailed-exitcode', 'exit 0 when nothing changes, 2 when something does, 1 on error')
     .option('--target <address>', 'only this resource and what it needs (repeatable), e.g. agent.front-desk', collect)
     .option('--state <url|path>', STATE_OPTION)
-    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism', MOST.parallelism), 8)
     .option('--base <ref>', 'flag policy relaxations against this git revision, e.g. origin/main (env VOXFORM_BASE_REF)')
     .option('--take-over <address>', 'let this plan change a number, campaign or credential another environment of the service set (repeatable)', collect)
     .action(action('plan'));
@@ -179,12 +192,12 @@ function addChangeCommands(program: Command, action: CommandAction): void {
     .requiredOption('--env <name>', 'an environment to compare (give two)', collect)
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .option('--state <url|path>', STATE_OPTION)
-    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism'), 8)
+    .option('--parallelism <n>', 'requests in flight at once', positiveInt('--parallelism', MOST.parallelism), 8)
     .action(action('diff'));
 
   withConnection(withManifest(program.command('history').description('list the applies recorded for this workspace, then its test runs against the live agents, newest first')))
     .option('--agent <name>', 'only records that hold this agent')
-    .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit'))
+    .option('--limit <n>', 'at most this many records (default 20)', positiveInt('--limit', MOST.count))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('--state <url|path>', STATE_OPTION)
     .action(action('history'));
@@ -245,7 +258,7 @@ function addProjectCommands(program: Command, action: CommandAction): void {
     .option('--llm <url>', 'play agents with this OpenAI-compatible model (env VOXFORM_EMULATOR_LLM)')
     .option('--llm-model <name>', 'the model name for --llm (env VOXFORM_EMULATOR_LLM_MODEL)')
     .option('--traffic <profile>', 'add synthetic calls at start: a built-in profile (steady, light, volatile) or a YAML/JSON profile file')
-    .option('--traffic-calls <n>', 'calls per agent for --traffic (default: the profile\'s)', positiveInt('--traffic-calls'))
+    .option('--traffic-calls <n>', 'calls per agent for --traffic (default: the profile\'s)', positiveInt('--traffic-calls', MOST.count))
     .option('--traffic-seed <seed>', 'the random seed of --traffic (default 1)')
     .action(action('emulator'));
   addEmulatorTrafficCommand(emulator, action);
@@ -258,7 +271,7 @@ function addEmulatorTrafficCommand(emulator: Command, action: CommandAction): vo
     .option('--local', 'the folder\'s embedded emulator (.voxform/local.json)')
     .option('--url <url>', 'a running `voxform emulator`, e.g. http://127.0.0.1:4010')
     .option('--profile <profile>', 'a built-in profile (steady, light, volatile) or a YAML/JSON profile file', 'steady')
-    .option('--calls <n>', 'calls per agent (default: the profile\'s)', positiveInt('--calls'))
+    .option('--calls <n>', 'calls per agent (default: the profile\'s)', positiveInt('--calls', MOST.count))
     .option('--seed <seed>', 'the random seed (default 1): the same seed and configurations give the same calls')
     .option('--agent <name|id>', 'only this agent: a name from the manifests, an agent\'s name on the service, or an id (repeatable; default every agent)', collect)
     .option('--until <time>', 'the end of the window (ISO 8601, Unix seconds, or a duration back from now); default now')
@@ -275,7 +288,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .option('--until <time>', 'up to this time')
     .option('--phone <number>', 'only calls from or to this number')
     .option('--campaign <id>', 'only this campaign')
-    .option('--limit <n>', 'at most this many records (default 50)', positiveInt('--limit'))
+    .option('--limit <n>', 'at most this many records (default 50)', positiveInt('--limit', MOST.count))
     .option('--all', 'every record, however many')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'ndjson']).default('text'))
     .option('--stats', 'print counts, durations and credits instead of records')
@@ -314,10 +327,10 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .addOption(new Option('--against <target>', 'talk to the desired config (what apply would send), the live agent, or both').choices(['desired', 'live', 'both']).default('desired'))
     .option('--agent <name>', 'only the tests of this manifest agent (repeatable)', collect)
     .option('--grep <text>', 'only tests whose name contains this text')
-    .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat'))
-    .option('--parallelism <n>', 'conversations at once', positiveInt('--parallelism'), 8)
-    .option('--max-conversations <n>', 'refuse a run of more conversations than this (default 1000)', positiveInt('--max-conversations'))
-    .option('--max-requests <n>', 'refuse a run that may send more requests to the agent and the judge than this (default 4000)', positiveInt('--max-requests'))
+    .option('--repeat <n>', 'run each test this many times (overrides repeat:)', positiveInt('--repeat', MOST.count))
+    .option('--parallelism <n>', 'conversations at once', positiveInt('--parallelism', MOST.parallelism), 8)
+    .option('--max-conversations <n>', 'refuse a run of more conversations than this (default 1000)', positiveInt('--max-conversations', MOST.count))
+    .option('--max-requests <n>', 'refuse a run that may send more requests to the agent and the judge than this (default 4000)', positiveInt('--max-requests', MOST.count))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'junit', 'markdown']).default('text'))
     .option('--out <file>', 'write the report to this file instead of stdout')
     .option('--skip-judge', 'use no judge model: judge checks and simulated callers are reported as skipped')

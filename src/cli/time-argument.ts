@@ -32,6 +32,23 @@ export function parseTimeArgument(flag: string, raw: string, now: number): numbe
   throw new VoxformError('invalid_argument', `${flag} "${raw}" is not a time: ${reason}.`, { hint: FORMS });
 }
 
+/**
+ * `--since` and `--until` as Unix seconds, each read as `parseTimeArgument` reads it. A window that
+ * starts after it ends is `invalid_argument`: after `--until`, or, without one, after `now` (ms),
+ * where the window ends then; it could hold no call.
+ */
+export function parseTimeWindow(flags: { since?: string | undefined; until?: string | undefined }, now: number): { since?: number; until?: number } {
+  const since = flags.since === undefined ? undefined : parseTimeArgument('--since', flags.since, now);
+  const until = flags.until === undefined ? undefined : parseTimeArgument('--until', flags.until, now);
+  if (since !== undefined && since > (until ?? now / 1000)) {
+    const end = until === undefined ? 'now' : `--until (${flags.until})`;
+    throw new VoxformError('invalid_argument', `--since (${flags.since}) is later than ${end}.`, {
+      hint: until === undefined ? 'Give a time in the past: --since is the start of the window, which ends now unless --until says otherwise.' : 'Swap them: --since is the start of the window, --until its end.',
+    });
+  }
+  return { ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+}
+
 function readTime(text: string, now: number): number | undefined {
   const relative = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text);
   if (relative) return (now - Number(relative[1]) * (UNIT_SECONDS[(relative[2] as string).toLowerCase()] as number) * 1000) / 1000;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { transportReason } from '../api/errors.js';
 import { backoffDelay, isConnectionError } from '../api/retry.js';
 import { VoxformError } from '../errors.js';
+import { headerValueFromEnv } from '../util/env-header.js';
 import { isPlainObject } from '../util/json-object.js';
 import { shorten } from '../util/shorten.js';
 
@@ -36,7 +37,7 @@ export function judgeModelName(env: Readonly<Record<string, string | undefined>>
 export function judgeSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): ModelSettings | undefined {
   const url = env.VOXFORM_JUDGE_URL?.trim();
   if (!url) return undefined;
-  return { url, model: judgeModelName(env), apiKey: env.VOXFORM_JUDGE_API_KEY?.trim() || undefined };
+  return { url, model: judgeModelName(env), apiKey: headerValueFromEnv(env, 'VOXFORM_JUDGE_API_KEY') };
 }
 
 const MODEL_URL_HINT =

@@ -15,7 +15,14 @@ describe('errors found before a command runs have a hint too', () => {
   it.each([
     [['plan', '--local', '--timeout', 'soon'], {}, 'error[invalid_option]: --timeout "soon" is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n'],
     [['plan', '--local'], { VOXFORM_TIMEOUT: '-3' }, 'error[invalid_option]: VOXFORM_TIMEOUT "-3" is not a time from 1 ms to 24 h.\n  hint: Write it as 30s, 2m or 500ms (a bare number is seconds).\n'],
-    [['plan', '--local', '--parallelism', '0'], {}, 'error[invalid_option]: --parallelism "0" is not a whole number of at least 1.\n  hint: For example: --parallelism 4.\n'],
+    [['plan', '--local', '--parallelism', '0'], {}, 'error[invalid_option]: --parallelism "0" is not a whole number from 1 to 256.\n  hint: For example: --parallelism 4.\n'],
+    // Decimal digits only, up to the documented bound: a number parser would read these as 16 and 1e20.
+    [['plan', '--local', '--parallelism', '0x10'], {}, 'error[invalid_option]: --parallelism "0x10" is not a whole number from 1 to 256.\n  hint: For example: --parallelism 4.\n'],
+    [['plan', '--local', '--parallelism', '99999999999999999999'], {}, 'error[invalid_option]: --parallelism "99999999999999999999" is not a whole number from 1 to 256.\n  hint: For example: --parallelism 4.\n'],
+    [['plan', '--local', '--parallelism', '257'], {}, 'error[invalid_option]: --parallelism "257" is not a whole number from 1 to 256.\n  hint: For example: --parallelism 4.\n'],
+    [['logs', '--local', '--limit', '99999999999999999999'], {}, 'error[invalid_option]: --limit "99999999999999999999" is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
+    [['logs', '--local', '--limit', '1e3'], {}, 'error[invalid_option]: --limit "1e3" is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
+    [['test', '--local', '--repeat', '1000001'], {}, 'error[invalid_option]: --repeat "1000001" is not a whole number from 1 to 1,000,000.\n  hint: For example: --repeat 4.\n'],
     [
       ['plan'],
       {},

@@ -85,7 +85,8 @@ describe('command help', () => {
 
   it('voxform emulator and test list every variable the emulator\'s model is read from (its key comes from nowhere else)', async () => {
     const source = await readFile(new URL('../../src/cli/emulator-llm.ts', import.meta.url), 'utf8');
-    const read = [...new Set([...source.matchAll(/env\.(VOXFORM_[A-Z_]+)/g)].map((match) => match[1]))];
+    // Read as `env.NAME`, or through the reader of header values (`headerValueFromEnv(env, 'NAME')`).
+    const read = [...new Set([...source.matchAll(/env\.(VOXFORM_[A-Z_]+)|FromEnv\(env, '(VOXFORM_[A-Z_]+)'\)/g)].map((match) => match[1] ?? match[2]))];
     expect(read).toContain('VOXFORM_EMULATOR_LLM_API_KEY');
     for (const name of ['emulator', 'test']) {
       const help = helpOf(commands.find((c) => c.name === name)?.command as Command);

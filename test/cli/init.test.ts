@@ -288,6 +288,7 @@ function terminalContext(cwd: string, answers: string): { ctx: CommandContext; o
     confirm: async () => true,
     onExit: () => undefined,
     interrupted: () => new Promise<void>(() => undefined),
+    writeSent: () => () => undefined,
   };
   return { ctx, out: () => out, err: () => err };
 }

@@ -72,8 +72,10 @@ describe('parseTimeArgument', () => {
     },
   );
 
-  it('refuses a window that ends before it starts', () => {
+  it('refuses a window that ends before it starts, or, without --until, starts after now', () => {
     expect(() => buildFilters({ since: '1d', until: '2d' }, NOW)).toThrowError('--since (1d) is later than --until (2d).');
+    expect(() => buildFilters({ since: '2099-01-01' }, NOW)).toThrowError('--since (2099-01-01) is later than now.');
+    expect(buildFilters({ since: String(NOW / 1000) }, NOW)).toEqual({ start_time: NOW / 1000 });
   });
 
   it('maps every option to the service’s filter', () => {

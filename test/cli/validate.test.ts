@@ -242,6 +242,7 @@ describe('voxform validate, in process', () => {
         confirm: undefined,
         onExit: () => undefined,
         interrupted: () => new Promise<void>(() => undefined),
+        writeSent: () => () => undefined,
       },
     );
     return { code, stdout, stderr };

@@ -26,6 +26,7 @@ function fakeContext(cwd: string) {
     confirm: undefined,
     onExit: (c) => void cleanups.push(c),
     interrupted: () => new Promise<void>(() => undefined),
+    writeSent: () => () => undefined,
   };
   return { ctx, out, cleanups };
 }

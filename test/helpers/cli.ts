@@ -85,6 +85,7 @@ export async function runCliInProcess(
     confirm: undefined,
     onExit: (cleanup) => void cleanups.push(cleanup),
     interrupted: () => options.interrupted ?? new Promise<void>(() => undefined),
+    writeSent: () => () => undefined,
   };
   try {
     const code = await runCommandLine(args, ctx);

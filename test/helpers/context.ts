@@ -28,6 +28,7 @@ export function makeContext(options: {
     confirm: options.confirm,
     onExit: (cleanup) => void cleanups.push(cleanup),
     interrupted: () => new Promise<void>(() => undefined),
+    writeSent: () => () => undefined,
   };
   const close = async () => {
     while (cleanups.length > 0) await cleanups.pop()?.();

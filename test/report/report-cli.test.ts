@@ -253,6 +253,16 @@ describe('voxform report --local', () => {
     expect(none.stderr).toContain('error[report_no_deploy]: --since-deploy: the apply history has no deploy in this workspace.');
     expect(none.stderr).not.toContain('    at ');
   });
+
+  it('refuses a window that starts after it ends, as logs does: after --until, or after now without one', async () => {
+    const future = await cli(['report', '--local', '--since', '2099-01-01']);
+    expect(future.code).toBe(1);
+    expect(future.stdout).toBe('');
+    expect(future.stderr).toContain('error[invalid_argument]: --since (2099-01-01) is later than now.\n  hint: Give a time in the past:');
+    const swapped = await cli(['report', '--local', '--since', '1h', '--until', '2h']);
+    expect(swapped.code).toBe(1);
+    expect(swapped.stderr).toContain('error[invalid_argument]: --since (1h) is later than --until (2h).\n  hint: Swap them:');
+  });
 });
 
 describe('voxform report against the service a manifest names', () => {

@@ -1,5 +1,6 @@
 /** `voxform emulator traffic`: seeded synthetic calls for the `--local` account or a running emulator (`--url`). */
 import { request, type Dispatcher } from 'undici';
+import { errorFromTransport } from '../../api/errors.js';
 import { VoxformError } from '../../errors.js';
 import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
@@ -64,8 +65,24 @@ async function readReply(body: Dispatcher.ResponseData['body']): Promise<unknown
   }
 }
 
+/** What a stop while the emulator at `origin` adds the calls leaves unknown, and where to look. */
+function trafficCutShort(origin: string): VoxformError {
+  return errorFromTransport('interrupted', {
+    method: 'POST',
+    path: '/_emulator/traffic',
+    attempts: 1,
+    secret: '',
+    mayHaveActed: true,
+    checkOutcome: `the emulator may have added the calls already; \`voxform logs --base-url ${origin} --stats\` (with the emulator's key in VOXFORM_API_KEY) counts the calls it holds.`,
+    origin,
+    timeoutMs: 0,
+    maxResponseBytes: MAX_REPLY_BYTES,
+    cause: undefined,
+  });
+}
+
 /** Sends the request to a running emulator's control surface. */
-async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<TrafficSummary> {
+async function trafficAt(url: string, trafficOptions: TrafficOptions, ctx: CommandContext): Promise<TrafficSummary> {
   let base: URL;
   try {
     base = new URL(url);
@@ -75,6 +92,8 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
   }
   let status: number;
   let body: { detail?: unknown; unknown_agents?: unknown; agent_names?: unknown } | undefined | typeof REPLY_TOO_LARGE;
+  // Not safe to repeat: a stop before the answer must say the calls may be there already.
+  const ended = ctx.writeSent(() => trafficCutShort(base.origin));
   try {
     const response = await request(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trafficOptions) });
     status = response.statusCode;
@@ -82,6 +101,8 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions): Promise<T
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new VoxformError('emulator_unreachable', `No emulator answered at ${base.origin} (${reason}).`, { hint: 'Start one with `voxform emulator`, or use --local for the folder\'s embedded emulator.' });
+  } finally {
+    ended();
   }
   if (body === REPLY_TOO_LARGE) {
     throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than ${MAX_REPLY_BYTES / 1024 / 1024} MiB).`, {
@@ -159,7 +180,7 @@ export async function run(options: TrafficCommandOptions, ctx: CommandContext): 
   if (request.agents) request.agents = request.agents.map((agent) => names.get(agent) ?? agent);
   let summary: TrafficSummary;
   try {
-    summary = options.local ? await trafficAtLocal(ctx, request) : await trafficAt(options.url as string, request);
+    summary = options.local ? await trafficAtLocal(ctx, request) : await trafficAt(options.url as string, request, ctx);
   } catch (error) {
     if (error instanceof TrafficAgentsUnknownError) throw unknownAgents(error, options.agent ?? [], names);
     throw error;

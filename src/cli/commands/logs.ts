@@ -11,7 +11,7 @@ import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
-import { parseTimeArgument } from '../time-argument.js';
+import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
 import { displayWidth, fitToWidth, padToWidth } from '../../util/display-width.js';
 
@@ -145,13 +145,9 @@ export function buildFilters(options: LogsOptions, now: number): CallLogFilters 
   if (options.status !== undefined) filters.call_status = checkStatus(options.status);
   if (options.phone !== undefined) filters.phone_number = options.phone;
   if (options.campaign !== undefined) filters.campaign_id = options.campaign;
-  if (options.since !== undefined) filters.start_time = parseTimeArgument('--since', options.since, now);
-  if (options.until !== undefined) filters.end_time = parseTimeArgument('--until', options.until, now);
-  if (filters.start_time !== undefined && filters.end_time !== undefined && filters.start_time > filters.end_time) {
-    throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, {
-      hint: 'Swap them: --since is the start of the window, --until its end.',
-    });
-  }
+  const { since, until } = parseTimeWindow(options, now);
+  if (since !== undefined) filters.start_time = since;
+  if (until !== undefined) filters.end_time = until;
   return filters;
 }
 

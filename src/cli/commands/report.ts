@@ -25,7 +25,7 @@ import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { openOperatorBackend } from '../project.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
-import { parseTimeArgument } from '../time-argument.js';
+import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
 
 export interface ReportOptions extends ConnectionOptions {
@@ -47,13 +47,11 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     throw new VoxformError('invalid_argument', 'An HTML report is a file to open in a browser, not text for the terminal.', { hint: 'Add --out report.html.' });
   }
   const now = new Date();
-  const until = options.until === undefined ? undefined : parseTimeArgument('--until', options.until, now.getTime());
-  let since = options.since === undefined ? undefined : parseTimeArgument('--since', options.since, now.getTime());
+  const window = parseTimeWindow(options, now.getTime());
+  const until = window.until;
+  let since = window.since;
   if (options.sinceDeploy && since !== undefined) {
     throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
-  }
-  if (since !== undefined && until !== undefined && since > until) {
-    throw new VoxformError('invalid_argument', `--since (${options.since}) is later than --until (${options.until}).`, { hint: 'Swap them: --since is the start of the window, --until its end.' });
   }
   const { names: manifestNames, service, inputs } = await manifestProject(options, ctx);
   const ownFile = options.out === undefined ? undefined : await ownFileProblem(options.out, { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), inputs });

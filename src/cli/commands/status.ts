@@ -7,6 +7,7 @@ import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 import { plural } from '../../util/plural.js';
+import { headerValueFromEnv } from '../../util/env-header.js';
 
 export interface StatusOptions extends ProjectOptions {
   format?: 'text' | 'json';
@@ -54,7 +55,7 @@ async function connectAndProbe(
   ctx: CommandContext,
   manifest: ManifestService,
 ): Promise<{ serviceId: string; baseUrl: string; key: StatusReport['key'] }> {
-  const apiKey = ctx.env.VOXFORM_API_KEY?.trim() ?? '';
+  const apiKey = headerValueFromEnv(ctx.env, 'VOXFORM_API_KEY') ?? '';
   if (!options.local && apiKey === '') {
     // Nothing is sent without a key; the base URL is still worth showing.
     const baseUrl = chooseBaseUrl(options, ctx.env, manifest);

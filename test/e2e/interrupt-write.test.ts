@@ -1,0 +1,70 @@
+/**
+ * A command stopped by Ctrl-C while a request that creates something is on the wire says, after the
+ * interrupted line, that the service may have acted on it and where to look: the stop does not wait
+ * for the answer, so without it a key or a batch of calls would be made unseen. The test signals once
+ * the request has arrived (the emulator holds it, or a server that never answers), so the stop always
+ * falls while it is on the wire.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+import { startExampleProject, type ExampleProject } from '../helpers/project.js';
+
+let project: ExampleProject;
+beforeAll(async () => {
+  project = await startExampleProject();
+  project.emulator.control.setFaults([{ path: '/api_keys', method: 'POST', latencyMs: 60_000 }]);
+});
+afterAll(async () => {
+  await project.close();
+});
+
+/** Runs the CLI, sends SIGINT once `arrived()` says the request is on the wire, and resolves to what it printed. */
+async function interruptOnce(args: string[], arrived: () => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
+    cwd: project.dir,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...project.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  while (!arrived()) await new Promise((resolve) => setTimeout(resolve, 20));
+  child.kill('SIGINT');
+  return { code: await exited, ...output };
+}
+
+describe('Ctrl-C while a create is on the wire', () => {
+  it('keys create: says the key may have been made, and where to look', async () => {
+    const before = project.emulator.control.requestLog().length;
+    const result = await interruptOnce(['keys', 'create', '--type', 'private', '--name', 'k'], () =>
+      project.emulator.control.requestLog().slice(before).some((entry) => entry.method === 'POST' && entry.path === '/api_keys'),
+    );
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n');
+    expect(lines[0]).toBe('Interrupted: voxform stopped at your request (exit 130).');
+    expect(lines[1]).toMatch(/^error\[api_outcome_unknown\]: POST \/api_keys failed: the request was sent to http:\/\/127\.0\.0\.1:\d+, but voxform was interrupted before an answer came: the service may have acted on it\.$/);
+    expect(lines[2]).toBe('  hint: Check before running it again, or it may be done twice: look for the new key in the service’s dashboard.');
+  });
+
+  it('emulator traffic --url: says calls may have been added, and how to see them', async () => {
+    let arrived = false;
+    const server: Server = createServer(() => void (arrived = true));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = await interruptOnce(['emulator', 'traffic', '--url', url, '--calls', '50'], () => arrived);
+      expect(result.code).toBe(130);
+      expect(result.stderr).toContain(`error[api_outcome_unknown]: POST /_emulator/traffic failed: the request was sent to ${url}, but voxform was interrupted before an answer came`);
+      expect(result.stderr).toContain(`\`voxform logs --base-url ${url} --stats\``);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
