@@ -171,8 +171,12 @@ describe('apply PLAN runs the saved plan', () => {
     const refused = await p.cli(['plan', '--out', 'voxform.yaml']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toContain(`error[plan_write_failed]: Cannot save the plan to ${path.join(p.dir, 'voxform.yaml')}: the file exists and is not a plan voxform saved; nothing was saved.`);
+    expect(refused.stderr).toContain('error[plan_write_failed]: Cannot save the plan to voxform.yaml: this run reads it (a manifest, a file one names, a test file or a recording); nothing was planned or saved.');
     expect(await readFile(path.join(p.dir, 'voxform.yaml'), 'utf8')).toBe(manifest);
+    await writeFile(path.join(p.dir, 'notes.txt'), 'mine\n');
+    const notPlan = await p.cli(['plan', '--out', 'notes.txt']);
+    expect(notPlan.stderr).toContain(`error[plan_write_failed]: Cannot save the plan to ${path.join(p.dir, 'notes.txt')}: the file exists and is not a plan voxform saved; nothing was saved.`);
+    expect(await readFile(path.join(p.dir, 'notes.txt'), 'utf8')).toBe('mine\n');
     for (let round = 0; round < 2; round++) expect((await p.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
   });
 
