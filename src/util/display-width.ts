@@ -5,9 +5,7 @@
  * before them (a combining accent alone, a zero-width character), and one otherwise.
  */
 
-// Made on first use: building a segmenter loads the locale's break rules, which every command
-// would pay for as it starts, though most never measure text.
-let graphemeSegmenter: Intl.Segmenter | undefined;
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** The East Asian Wide and Fullwidth blocks, by the character a cluster starts with. */
 const WIDE = /^[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{16fe0}-\u{16fe4}\u{17000}-\u{18aff}\u{1b000}-\u{1b2ff}\u{1f200}-\u{1f251}\u{20000}-\u{2fffd}\u{30000}-\u{3fffd}]/u;
@@ -18,7 +16,6 @@ const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]+$/u;
 
 /** The grapheme clusters of `text`, each with where it starts (UTF-16 units). */
 export function graphemes(text: string): Iterable<{ segment: string; index: number }> {
-  graphemeSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return graphemeSegmenter.segment(text);
 }
 
