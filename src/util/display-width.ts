@@ -37,16 +37,3 @@ export function padToWidth(text: string, width: number, align: 'left' | 'right' 
   const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
   return align === 'right' ? fill + text : text + fill;
 }
-
-/** `text`, or its longest start of whole graphemes that fits `width` cells with a "…" after it. */
-export function fitToWidth(text: string, width: number): string {
-  if (displayWidth(text) <= width) return text;
-  let end = 0;
-  let used = 0;
-  for (const { index, segment } of graphemes(text)) {
-    used += graphemeWidth(segment);
-    if (used > width - 1) break;
-    end = index + segment.length;
-  }
-  return `${text.slice(0, end)}…`;
-}

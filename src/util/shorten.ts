@@ -1,22 +1,30 @@
 /**
  * The one way voxform shortens text it quotes: at most `max` UTF-16 units (what bounds a message's
- * size), the cut marked with "…" and made between two characters as a reader sees them (grapheme
- * clusters), so an emoji, a flag or a letter with its accents is kept whole or left out whole, never
- * cut into a half that shows as �.
+ * size), or `max` terminal cells (what a table's column holds), the cut marked with "…" and made
+ * between two characters as a reader sees them (grapheme clusters), so an emoji, a flag or a letter
+ * with its accents is kept whole or left out whole, never cut into a half that shows as �.
  */
-import { graphemes } from './display-width.js';
+import { displayWidth, graphemes, graphemeWidth } from './display-width.js';
 
-/** `text`, or its longest start that fits `max` units with the "…" after it. */
-export function shorten(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, boundaryWithin(text, Math.max(0, max - 1)))}…`;
+/** What `max` counts: UTF-16 units, or the cells a terminal gives the text. */
+export type Measure = 'units' | 'cells';
+
+/** `text`, or its longest start that fits `max` (units or cells) with the "…" after it. */
+export function shorten(text: string, max: number, measure: Measure = 'units'): string {
+  if ((measure === 'cells' ? displayWidth(text) : text.length) <= max) return text;
+  return `${text.slice(0, boundaryWithin(text, Math.max(0, max - 1), measure))}…`;
 }
 
-/** The end of the longest run of whole graphemes within `budget` units; inside one longer grapheme, a code point boundary. */
-function boundaryWithin(text: string, budget: number): number {
+/**
+ * The end of the longest run of whole graphemes within `budget`; by units, inside one longer
+ * grapheme, a code point boundary (cells have no half of a grapheme to keep).
+ */
+function boundaryWithin(text: string, budget: number, measure: Measure): number {
   let end = 0;
+  let cells = 0;
   for (const { index, segment } of graphemes(text)) {
-    if (index + segment.length > budget) return end > 0 ? end : codePointBoundary(text, budget);
+    const used = measure === 'cells' ? (cells += graphemeWidth(segment)) : index + segment.length;
+    if (used > budget) return end > 0 || measure === 'cells' ? end : codePointBoundary(text, budget);
     end = index + segment.length;
   }
   return end;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fitToWidth, padToWidth } from '../../src/util/display-width.js';
+import { displayWidth, padToWidth } from '../../src/util/display-width.js';
+import { shorten } from '../../src/util/shorten.js';
 
 describe('displayWidth, in terminal cells', () => {
   it.each([
@@ -16,7 +17,7 @@ describe('displayWidth, in terminal cells', () => {
   });
 });
 
-describe('padToWidth and fitToWidth, in terminal cells', () => {
+describe('padToWidth and shorten by cells, in terminal cells', () => {
   it('pads by cells, on the right or on the left', () => {
     expect(padToWidth('受付', 6)).toBe('受付  ');
     expect(padToWidth('😀', 4, 'right')).toBe('  😀');
@@ -24,9 +25,9 @@ describe('padToWidth and fitToWidth, in terminal cells', () => {
   });
 
   it('cuts at whole graphemes so that the text and its "…" fit', () => {
-    expect(fitToWidth('受付エージェント', 7)).toBe('受付エ…');
-    expect(fitToWidth('👩‍💻👩‍💻👩‍💻', 5)).toBe('👩‍💻👩‍💻…');
-    expect(fitToWidth('short', 5)).toBe('short');
-    expect(displayWidth(fitToWidth('受付エージェント', 8))).toBeLessThanOrEqual(8);
+    expect(shorten('受付エージェント', 7, 'cells')).toBe('受付エ…');
+    expect(shorten('👩‍💻👩‍💻👩‍💻', 5, 'cells')).toBe('👩‍💻👩‍💻…');
+    expect(shorten('short', 5, 'cells')).toBe('short');
+    expect(displayWidth(shorten('受付エージェント', 8, 'cells'))).toBeLessThanOrEqual(8);
   });
 });

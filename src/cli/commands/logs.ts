@@ -13,7 +13,8 @@ import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
 import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
-import { displayWidth, fitToWidth, padToWidth } from '../../util/display-width.js';
+import { displayWidth, padToWidth } from '../../util/display-width.js';
+import { shorten } from '../../util/shorten.js';
 
 export interface LogsOptions extends ConnectionOptions {
   file?: string[];
@@ -280,7 +281,7 @@ export function renderTable(records: readonly GlobalCallHistoryRecord[], columns
     cells
       .map((cell, i) => {
         const width = widths[i] as number;
-        return padToWidth(fitToWidth(cell, width), width, COLUMNS[i]?.align);
+        return padToWidth(shorten(cell, width, 'cells'), width, COLUMNS[i]?.align);
       })
       .join(' '.repeat(GAP))
       .trimEnd();
