@@ -2,7 +2,8 @@
 import path from 'node:path';
 import type { DesiredState } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
-import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend } from '../state/open.js';
+import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend, stateSpec } from '../state/open.js';
+import type { OwnFiles } from '../project-files/own-files.js';
 import { notePerFolderFile } from './per-folder-files.js';
 import { nextCommand } from './next-command.js';
 import { workspaceKey } from '../state/types.js';
@@ -133,6 +134,11 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
 export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean } = {}): Promise<DeploySource> {
   const first = desired.files[0];
   return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files: options.workTree === false ? undefined : deployedFiles(desired), review: ctx.review });
+}
+
+/** What a file the user names for output must not be (ownFileProblem): the run's state, as chosen, and `inputs`, the files it reads. */
+export function ownFilesOf(options: { state?: string | undefined }, ctx: CommandContext, inputs?: readonly string[]): OwnFiles {
+  return { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), ...(inputs ? { inputs } : {}) };
 }
 
 /** The files a deploy of `desired` is made from, absolute: what the loader read, else the manifests. */

@@ -6,14 +6,13 @@ import { readLiveAgents } from '../../export/read-live.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { GITIGNORE_ENTRIES } from '../../templates/gitignore.js';
 import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { stateSpec } from '../../state/open.js';
 import { MANIFEST_FILE, SCHEMA_FILE, type ScaffoldFile } from '../../init/scaffold.js';
 import { bundleManifestSchema } from '../../schema/load.js';
 import { resolveConnection } from '../connection.js';
 import { loadManifests } from '../../manifest/index.js';
 import { renderFindingsText } from '../../policy/render.js';
 import { checkPolicy } from '../policy-check.js';
-import { openOperatorBackend } from '../project.js';
+import { openOperatorBackend, ownFilesOf } from '../project.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { plural, pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -34,7 +33,7 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
   const out = path.resolve(ctx.cwd, typeof options.out === 'string' ? options.out : '.');
   const force = options.force === true;
   const where = path.relative(ctx.cwd, out) || '.';
-  const own = { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }) };
+  const own = ownFilesOf(options, ctx);
   // Refused before the service is asked anything.
   await refuseOwnFolder(out, { displayDir: where, command: 'voxform export', own });
   // Read before anything is written: a malformed list stops the run (env_allow_invalid).

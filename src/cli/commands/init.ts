@@ -6,10 +6,10 @@ import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type Te
 import { resolveVariables } from '../../init/expand.js';
 import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, type Scaffold } from '../../init/scaffold.js';
 import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
-import { stateSpec } from '../../state/open.js';
 import { DEFAULT_MANIFESTS } from '../../project-files/manifest-files.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
+import { ownFilesOf } from '../project.js';
 import { pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
 
@@ -41,7 +41,7 @@ export async function run(options: InitOptions, ctx: CommandContext): Promise<nu
   const given = parseVars(options.var ?? []);
   const interactive = Boolean(ctx.stdin.isTTY && ctx.stderr.isTTY);
   const ask = interactive ? lineReader(ctx) : undefined;
-  const own = { cwd: ctx.cwd, stateSpec: stateSpec({ env: ctx.env }) };
+  const own = ownFilesOf({}, ctx);
   try {
     await refuseOwnFolder(dir, { displayDir: displayDir(ctx, dir), command: 'voxform init', own });
     // The manifest is written whatever the template: an existing one stops the run before a template is asked for.

@@ -2,10 +2,9 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { progressLine } from '../progress.js';
-import { connectProject, deployedFiles, planInputs, type ProjectOptions } from '../project.js';
+import { connectProject, deployedFiles, ownFilesOf, planInputs, type ProjectOptions } from '../project.js';
 import { VoxformError } from '../../errors.js';
 import { ownFileProblem } from '../../project-files/own-files.js';
-import { stateSpec } from '../../state/open.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { planPolicy } from '../policy-check.js';
@@ -58,7 +57,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
 
 /** `--out` naming voxform's own files or a manifest (ownFileProblem) is refused before anything is planned. */
 async function refuseOwnFileAsOut(out: string, options: PlanCommandOptions, inputs: readonly string[], ctx: CommandContext): Promise<void> {
-  const problem = await ownFileProblem(out, { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), inputs });
+  const problem = await ownFileProblem(out, ownFilesOf(options, ctx, inputs));
   if (problem === undefined) return;
   throw new VoxformError('plan_write_failed', `Cannot save the plan to ${out}: ${problem}; nothing was planned or saved.`, {
     hint: 'Name another file with --out.',

@@ -16,14 +16,13 @@ import { isLocalName } from '../../manifest/names.js';
 import { readOtherWorkspaces } from '../../plan/shared-resources.js';
 import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
 import { ownFileProblem } from '../../project-files/own-files.js';
-import { stateSpec } from '../../state/open.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
 import { workspaceHistory } from '../history-records.js';
 import { manifestProject } from '../load-manifests.js';
 import { progressLine } from '../progress.js';
-import { openOperatorBackend } from '../project.js';
+import { openOperatorBackend, ownFilesOf } from '../project.js';
 import { TrustedSecrets } from '../../secrets/trusted.js';
 import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
@@ -54,7 +53,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
   }
   const { names: manifestNames, service, inputs } = await manifestProject(options, ctx);
-  const ownFile = options.out === undefined ? undefined : await ownFileProblem(options.out, { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), inputs });
+  const ownFile = options.out === undefined ? undefined : await ownFileProblem(options.out, ownFilesOf(options, ctx, inputs));
   if (ownFile !== undefined) {
     throw new VoxformError('report_write_failed', `Cannot write the report to ${options.out}: ${ownFile}; nothing was written.`, {
       hint: 'Name another file with --out.',

@@ -24,13 +24,12 @@ import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
 import { ownFileProblem } from '../../project-files/own-files.js';
-import { stateSpec } from '../../state/open.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
 import { progressLine } from '../progress.js';
 import { resolveTimeoutMs } from '../timeout.js';
-import { connectService, deployedFiles, loadDesiredState, openOperatorBackend, type ProjectOptions } from '../project.js';
+import { connectService, deployedFiles, loadDesiredState, openOperatorBackend, ownFilesOf, type ProjectOptions } from '../project.js';
 import type { Connection } from '../connection.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { sinkNote } from '../../conversations/render-shared.js';
@@ -226,7 +225,7 @@ async function checkOutFile(out: string, ctx: CommandContext): Promise<void> {
  */
 async function refuseOwnFileAsOut(out: string | undefined, options: ProjectOptions, inputs: readonly string[], ctx: CommandContext, words: Pick<EmitOptions, 'what' | 'unwritten'>): Promise<void> {
   if (out === undefined) return;
-  const problem = await ownFileProblem(out, { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), inputs });
+  const problem = await ownFileProblem(out, ownFilesOf(options, ctx, inputs));
   if (problem !== undefined) throw writeFailed(words.what, out, `${problem}; ${words.unwritten}`);
 }
 
