@@ -5,14 +5,13 @@
  * each PUT (fault latency); the test acts once the PUTs have arrived in its request log, so what
  * it does always falls while they are in flight.
  */
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/schema/types.gen.js';
 import { FileStateBackend } from '../../src/state/file-backend.js';
 import { thisRun } from '../../src/util/run-identity.js';
-import { repoRoot } from '../helpers/cli.js';
+import { spawnCli } from '../helpers/cli.js';
 import { callService, startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject | undefined;
@@ -36,18 +35,9 @@ async function projectWith(agents: Record<string, string>, firstMessage: string)
   return project;
 }
 
-/** The real CLI as a child process, its output collected. */
-function spawnCli(p: ExampleProject, args: string[], extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
-    cwd: p.dir,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...p.env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-  return { child, output, exited };
+/** The real CLI as a child process in the project, its output collected. */
+function runInProject(p: ExampleProject, args: string[], extraEnv: Record<string, string> = {}) {
+  return spawnCli(p.dir, { ...p.env, ...extraEnv }, args);
 }
 
 /** Waits until `count` requests `method path…` have arrived at the emulator (held there by a fault's latency); their paths. */
@@ -67,7 +57,7 @@ describe('apply stopped while its writes are in flight', () => {
   it('a second SIGINT stops at once, and says that writes in flight may have reached the service unrecorded', async () => {
     const p = await projectWith(AGENTS, 'v2');
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 60_000 }]);
-    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '2']);
+    const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '2']);
     await arrived(p, 'PUT', '/agents/', 2);
     run.child.kill('SIGINT');
     while (!run.output.stderr.includes('Stopping:')) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -82,7 +72,7 @@ describe('apply stopped while its writes are in flight', () => {
   it('on SIGINT reports the changes the service accepted as applied, records them, and the next plan shows only the rest', async () => {
     const p = await projectWith(AGENTS, 'v2');
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
-    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '2']);
+    const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '2']);
     const reachedPaths = await arrived(p, 'PUT', '/agents/', 2);
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
@@ -115,7 +105,7 @@ describe('apply stopped while its writes are in flight', () => {
     await writeFile(path.join(p.dir, 'voxform.yaml'), manifest(agents, 'v2'));
     p.emulator.control.clearRequestLog();
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
-    const run = spawnCli(p, ['apply', '--auto-approve']);
+    const run = runInProject(p, ['apply', '--auto-approve']);
     await arrived(p, 'PUT', '/agents/');
     run.child.kill('SIGTERM');
     expect(await run.exited, run.output.stderr).toBe(130);
@@ -135,7 +125,7 @@ describe('apply stopped while its writes are in flight', () => {
     const p = await projectWith(AGENTS, 'v2');
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
     // One request on the wire at a time: the next change's PUT waits in the client's queue meanwhile.
-    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '1']);
     const [reachedPath] = await arrived(p, 'PUT', '/agents/');
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
@@ -149,7 +139,7 @@ describe('apply stopped while its writes are in flight', () => {
     project = await startExampleProject();
     const p = project;
     p.emulator.control.setFaults([{ path: '/phones/import', method: 'POST', latencyMs: 2_000 }]);
-    const run = spawnCli(p, ['apply', '--auto-approve']);
+    const run = runInProject(p, ['apply', '--auto-approve']);
     await arrived(p, 'POST', '/phones/import');
     run.child.kill('SIGINT');
     expect(await run.exited, run.output.stderr).toBe(130);
@@ -186,7 +176,7 @@ describe('apply whose state write fails midway', () => {
   async function applyMeddledWith(meddle: (p: ExampleProject) => Promise<void>) {
     const p = await projectWith(AGENTS, 'v2');
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'PUT', latencyMs: 2_000 }]);
-    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '1']);
     await arrived(p, 'PUT', '/agents/');
     await meddle(p);
     const code = await run.exited;
@@ -222,7 +212,7 @@ describe('apply whose state write fails midway', () => {
   it('the lock forced open while live state is read: error[state_lock_lost] with a hint, nothing applied, exit 1', async () => {
     const p = await projectWith(AGENTS, 'v2');
     p.emulator.control.setFaults([{ path: '/agents/*', method: 'GET', latencyMs: 2_000 }]);
-    const run = spawnCli(p, ['apply', '--auto-approve', '--parallelism', '1']);
+    const run = runInProject(p, ['apply', '--auto-approve', '--parallelism', '1']);
     await arrived(p, 'GET', '/agents/');
     const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));
     const holder = await backend.readLock();
@@ -246,7 +236,7 @@ describe('apply whose state write fails midway', () => {
       { path: '/campaigns/**', method: 'PUT', latencyMs: 2_000 },
       { path: '/user/credentials', method: 'POST', latencyMs: 2_000 },
     ]);
-    const run = spawnCli(p, ['apply', '--auto-approve'], { OPENAI_API_KEY: 'sk-another-openai-key' });
+    const run = runInProject(p, ['apply', '--auto-approve'], { OPENAI_API_KEY: 'sk-another-openai-key' });
     await arrived(p, 'PUT', '/campaigns/');
     await arrived(p, 'POST', '/user/credentials');
     const backend = new FileStateBackend(path.join(p.dir, '.voxform/state.json'));

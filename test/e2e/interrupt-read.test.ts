@@ -5,10 +5,8 @@
  * holds every GET (fault latency); the test signals once one has arrived, so the stop always falls
  * while a read is on the wire.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { spawnCli } from '../helpers/cli.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject;
@@ -30,15 +28,7 @@ describe('Ctrl-C while a command reads the service', () => {
     async (commandLine) => {
       const args = commandLine.split(' ');
       const before = project.emulator.control.requestLog().length;
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
-        cwd: project.dir,
-        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...project.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const output = { stdout: '', stderr: '' };
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const { child, output, exited } = spawnCli(project.dir, project.env, args);
       await getArrived(before);
       child.kill('SIGINT');
       expect(await exited).toBe(130);

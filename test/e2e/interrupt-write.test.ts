@@ -5,12 +5,10 @@
  * the request has arrived (the emulator holds it, or a server that never answers), so the stop always
  * falls while it is on the wire.
  */
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
+import { spawnCli } from '../helpers/cli.js';
 import { startExampleProject, type ExampleProject } from '../helpers/project.js';
 
 let project: ExampleProject;
@@ -24,15 +22,7 @@ afterAll(async () => {
 
 /** Runs the CLI, sends SIGINT once `arrived()` says the request is on the wire, and resolves to what it printed. */
 async function interruptOnce(args: string[], arrived: () => boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
-    cwd: project.dir,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...project.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const { child, output, exited } = spawnCli(project.dir, project.env, args);
   while (!arrived()) await new Promise((resolve) => setTimeout(resolve, 20));
   child.kill('SIGINT');
   return { code: await exited, ...output };

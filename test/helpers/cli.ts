@@ -10,6 +10,20 @@ import { operatorSecrets, runCommandLine } from '../../src/cli/main.js';
 import { shellWord } from '../../src/util/shell-word.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The built CLI as a child process in `cwd`, with `PATH`, no colour and `env`; its output collected as it comes, for a test that acts while it runs. */
+export function spawnCli(cwd: string, env: Record<string, string | undefined>, args: string[]) {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, output, exited };
+}
 const binPath = path.join(repoRoot, 'bin/voxform.js');
 
 export interface CliResult {
