@@ -1,6 +1,7 @@
 /** The CI runner's variables, read and checked: the only source of a token, an API URL, a project or a review. */
 import { VoxformError } from '../errors.js';
 import { headerValueFromEnv } from '../util/env-header.js';
+import { httpUrl } from '../util/http-url.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -12,7 +13,7 @@ export function registerCiTokens(env: Env, secrets: { add(value: string | undefi
 }
 
 /** A variable the runner sets, checked: a missing or malformed one is `ci_environment_invalid`, naming it. */
-export function runnerVariable(env: Env, name: string, pattern: RegExp, what: string): string {
+export function runnerVariable(env: Env, name: string, pattern: Pick<RegExp, 'test'>, what: string): string {
   const value = env[name]?.trim() ?? '';
   if (!pattern.test(value)) {
     throw new VoxformError('ci_environment_invalid', `${name} is ${value === '' ? 'not set' : 'not ' + what}: voxform ci reads the job's project and review from the runner's variables.`, {
@@ -22,10 +23,10 @@ export function runnerVariable(env: Env, name: string, pattern: RegExp, what: st
   return value;
 }
 
-/** The API's base URL: the runner's variable (an http(s) URL), or `fallback` when it is unset. */
+/** The API's base URL: the runner's variable (an http(s) URL without credentials), or `fallback` when it is unset. */
 export function apiBaseUrl(env: Env, name: string, fallback: string | undefined): string {
   const value = env[name]?.trim() || fallback || '';
-  return runnerVariable({ [name]: value }, name, /^https?:\/\/[^\s/]+\S*$/i, 'an http(s) URL');
+  return runnerVariable({ [name]: value }, name, { test: (text) => httpUrl(text) !== undefined }, 'an http(s) URL without a user or password');
 }
 
 /** The token, or `ci_token_missing` naming the variable to set. */

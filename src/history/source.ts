@@ -11,6 +11,7 @@ import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { openGitRepository, type GitAnswer, type GitRepository } from '../project-files/git.js';
+import { httpUrl } from '../util/http-url.js';
 import { gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 
@@ -35,17 +36,6 @@ function numberOf(value: string | undefined): number | undefined {
   return value && /^[1-9][0-9]{0,9}$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
 
-function httpUrlOf(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  try {
-    const url = new URL(value);
-    // No credentials in a recorded link, ever.
-    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function withoutUndefined(source: DeploySource): DeploySource {
   return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as DeploySource;
 }
@@ -57,7 +47,7 @@ function gitHubSource(env: Env): DeploySource {
     commit: commitOf(env.GITHUB_SHA),
     branch: branchOf(env.GITHUB_HEAD_REF) ?? branchOf(env.GITHUB_REF_NAME),
     pullRequest: numberOf(pull?.[1]),
-    ciJobUrl: httpUrlOf(gitHubRunUrl(env)),
+    ciJobUrl: httpUrl(gitHubRunUrl(env) ?? '')?.href,
   });
 }
 
@@ -67,7 +57,7 @@ function gitLabSource(env: Env): DeploySource {
     commit: commitOf(env.CI_COMMIT_SHA),
     branch: branchOf(env.CI_MERGE_REQUEST_SOURCE_BRANCH_NAME) ?? branchOf(env.CI_COMMIT_REF_NAME),
     pullRequest: numberOf(env.CI_MERGE_REQUEST_IID),
-    ciJobUrl: httpUrlOf(env.CI_JOB_URL),
+    ciJobUrl: httpUrl(env.CI_JOB_URL ?? '')?.href,
   });
 }
 

@@ -6,6 +6,7 @@ import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
+import { httpUrl } from '../util/http-url.js';
 import { isPlainObject } from '../util/json-object.js';
 import { locationOf, nodeAlong, nodeAtPlace } from '../templates/yaml-place.js';
 import type { Template, TemplateVariable, VariableValue } from '../templates/catalog.js';
@@ -119,19 +120,10 @@ function webhookUrlProblems(agent: Record<string, unknown>): Array<{ path: Field
   if (Array.isArray(config.tools)) config.tools.forEach((_, index) => places.push(['config', 'tools', index, 'webhook']));
   return places.flatMap((path) => {
     const url = valueAtPath(agent, path);
-    if (typeof url !== 'string' || url.includes('${env:') || isHttpUrl(url)) return [];
+    if (typeof url !== 'string' || url.includes('${env:') || httpUrl(url, { credentials: 'allow' })) return [];
     // Not echoed: a URL may carry a token.
     return [{ path, message: `${formatDotted(path.slice(1))} is not an http:// or https:// URL` }];
   });
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
 }
 
 /** The location in template.yaml of the deepest node that exists along a path (with `at: 'key'`, its key). */
