@@ -10,7 +10,7 @@
 import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { openGitRepository, type GitAnswer, type GitRepository } from '../project-files/git.js';
+import { openGitRepository, pathFromRoot, type GitAnswer, type GitRepository } from '../project-files/git.js';
 import { httpUrl } from '../util/http-url.js';
 import { gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
@@ -82,9 +82,8 @@ async function pathspecs(repository: GitRepository, files: readonly string[]): P
   );
   const inside = new Set<string>();
   for (const place of places.flat()) {
-    const relative = path.relative(repository.root, place);
-    if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
-    inside.add(`:(literal)${relative.split(path.sep).join('/')}`);
+    const relative = pathFromRoot(repository.root, place);
+    if (relative) inside.add(`:(literal)${relative}`);
   }
   return ['--', ...[...inside].sort()];
 }

@@ -13,7 +13,7 @@
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { findProjectRoot, pathExists } from './guarded-read.js';
+import { findProjectRoot, isInside, pathExists } from './guarded-read.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -115,6 +115,11 @@ export function filterOverrides(listing: string): string[] | undefined {
 export async function gitWorkTreeRoot(start: string): Promise<string | undefined> {
   const root = await findProjectRoot(start, start);
   return (await pathExists(path.join(root, '.git'), { follow: true })) ? root : undefined;
+}
+
+/** `file` (absolute) as a path from `root` with `/` separators, as git names it (`''` for `root` itself); undefined when it is not inside. */
+export function pathFromRoot(root: string, file: string): string | undefined {
+  return isInside(root, file) ? path.relative(root, file).split(path.sep).join('/') : undefined;
 }
 
 /** The repository of the project holding folder `start`; undefined without a `.git` or a listing of its filters. */
