@@ -5,7 +5,8 @@
 import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
-import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
+import { callTargets } from '../policy/places.js';
+import { formatDotted, type FieldPath } from '../util/field-path.js';
 import { httpUrl } from '../util/http-url.js';
 import { isPlainObject } from '../util/json-object.js';
 import { locationOf, nodeAlong, nodeAtPlace } from '../templates/yaml-place.js';
@@ -112,18 +113,10 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
  * any text there (a manifest may fill it from `${env:…}`), but a value given to init is the URL itself.
  */
 function webhookUrlProblems(agent: Record<string, unknown>): Array<{ path: FieldPath; message: string }> {
-  const config = isPlainObject(agent.config) ? agent.config : {};
-  const places: FieldPath[] = [];
-  for (const field of ['session_data_webhook', 'extra_prompt_webhook']) {
-    places.push(isPlainObject(config[field]) ? ['config', field, 'url'] : ['config', field]);
-  }
-  if (Array.isArray(config.tools)) config.tools.forEach((_, index) => places.push(['config', 'tools', index, 'webhook']));
-  return places.flatMap((path) => {
-    const url = valueAtPath(agent, path);
-    if (typeof url !== 'string' || url.includes('${env:') || httpUrl(url, { credentials: 'allow' })) return [];
+  return callTargets(isPlainObject(agent.config) ? agent.config : {})
+    .filter(({ url }) => !url.includes('${env:') && !httpUrl(url, { credentials: 'allow' }))
     // Not echoed: a URL may carry a token.
-    return [{ path, message: `${formatDotted(path.slice(1))} is not an http:// or https:// URL` }];
-  });
+    .map((target) => ({ path: ['config', ...target.path], message: `${formatDotted(target.path)} is not an http:// or https:// URL` }));
 }
 
 /** The location in template.yaml of the deepest node that exists along a path (with `at: 'key'`, its key). */
