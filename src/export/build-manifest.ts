@@ -12,6 +12,7 @@ import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js'
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
+import { ENV_REFERENCE } from '../secrets/env-reference.js';
 import { decodeQueryPart, mapUrlTokens, splitTokenUrl, splitUserInfo } from '../secrets/url-tokens.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
@@ -427,11 +428,8 @@ function nameWithoutSecrets(name: string | undefined, run: ExportRun): string | 
 
 /** `$${env:X}` loads as the literal text; `${env:` without a closing `}` is no reference and stays as it is. */
 function escapeEnv(text: string): string {
-  return text.replace(REFERENCE_LIKE, (reference) => `$${reference}`);
+  return text.replace(ENV_REFERENCE, (reference) => `$${reference}`);
 }
-
-/** What the loader takes for a reference (src/manifest/interpolate.ts, `REFERENCE`), without its escape. */
-const REFERENCE_LIKE = /\$\{env:[^}]*\}/g;
 
 /** `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. */
 function droppedFields(live: unknown, kept: unknown, path = ''): string[] {

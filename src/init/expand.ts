@@ -6,6 +6,7 @@ import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
 import { callTargets } from '../policy/places.js';
+import { hasEnvReference } from '../secrets/env-reference.js';
 import { formatDotted, type FieldPath } from '../util/field-path.js';
 import { httpUrl } from '../util/http-url.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -114,7 +115,7 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
  */
 function webhookUrlProblems(agent: Record<string, unknown>): Array<{ path: FieldPath; message: string }> {
   return callTargets(isPlainObject(agent.config) ? agent.config : {})
-    .filter(({ url }) => !url.includes('${env:') && !httpUrl(url, { credentials: 'allow' }))
+    .filter(({ url }) => !hasEnvReference(url) && !httpUrl(url, { credentials: 'allow' }))
     // Not echoed: a URL may carry a token.
     .map((target) => ({ path: ['config', ...target.path], message: `${formatDotted(target.path)} is not an http:// or https:// URL` }));
 }
