@@ -1,7 +1,8 @@
-/** The CI runner's variables, read and checked: the only source of a token, an API URL, a project or a review. */
+/** The CI runner's variables, read and checked: the only source of a token, an API URL or a project (the review: util/run-identity.ts). */
 import { VoxformError } from '../errors.js';
 import { headerValueFromEnv } from '../util/env-header.js';
 import { httpUrl } from '../util/http-url.js';
+import { gitHubRunUrl } from '../util/run-identity.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -41,19 +42,8 @@ const LINKABLE_URL = /^https?:\/\/[A-Za-z0-9.-]+(?::\d+)?(?:\/[A-Za-z0-9._~%\/+=
 
 /** The web page of this job's run (linked from comments), when the runner names one that can be linked. */
 export function runUrl(provider: 'github' | 'gitlab', env: Env): string | undefined {
-  const url =
-    provider === 'github'
-      ? env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
-        ? `${env.GITHUB_SERVER_URL.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
-        : undefined
-      : env.CI_JOB_URL;
+  const url = provider === 'github' ? gitHubRunUrl(env) : env.CI_JOB_URL;
   return url !== undefined && LINKABLE_URL.test(url) ? url : undefined;
-}
-
-/** The review this job runs for: a pull-request event's number (GITHUB_REF `refs/pull/N/merge`) or a merge-request pipeline's iid. */
-export function currentReview(provider: 'github' | 'gitlab', env: Env): number | undefined {
-  const found = provider === 'github' ? /^refs\/pull\/(\d+)\/(?:merge|head)$/.exec(env.GITHUB_REF ?? '')?.[1] : /^\d+$/.exec(env.CI_MERGE_REQUEST_IID?.trim() ?? '')?.[0];
-  return found === undefined ? undefined : Number(found);
 }
 
 /** The job summary file (GitHub's GITHUB_STEP_SUMMARY; GitLab has none). */

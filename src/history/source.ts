@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { openGitRepository, pathFromRoot, type GitAnswer, type GitRepository } from '../project-files/git.js';
 import { httpUrl } from '../util/http-url.js';
-import { gitHubRunUrl, osUser } from '../util/run-identity.js';
+import { ciReviewNumber, gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -32,21 +32,16 @@ function branchOf(value: string | undefined): string | undefined {
   return trimmed && BRANCH.test(trimmed) ? trimmed : undefined;
 }
 
-function numberOf(value: string | undefined): number | undefined {
-  return value && /^[1-9][0-9]{0,9}$/.test(value.trim()) ? Number(value.trim()) : undefined;
-}
-
 function withoutUndefined(source: DeploySource): DeploySource {
   return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as DeploySource;
 }
 
 /** GitHub Actions: the commit, the branch (the pull request's head branch on a pull request), its number, the run's link. */
 function gitHubSource(env: Env): DeploySource {
-  const pull = /^refs\/pull\/(\d+)\/merge$/.exec(env.GITHUB_REF ?? '');
   return withoutUndefined({
     commit: commitOf(env.GITHUB_SHA),
     branch: branchOf(env.GITHUB_HEAD_REF) ?? branchOf(env.GITHUB_REF_NAME),
-    pullRequest: numberOf(pull?.[1]),
+    pullRequest: ciReviewNumber('github', env),
     ciJobUrl: httpUrl(gitHubRunUrl(env) ?? '')?.href,
   });
 }
@@ -56,7 +51,7 @@ function gitLabSource(env: Env): DeploySource {
   return withoutUndefined({
     commit: commitOf(env.CI_COMMIT_SHA),
     branch: branchOf(env.CI_MERGE_REQUEST_SOURCE_BRANCH_NAME) ?? branchOf(env.CI_COMMIT_REF_NAME),
-    pullRequest: numberOf(env.CI_MERGE_REQUEST_IID),
+    pullRequest: ciReviewNumber('gitlab', env),
     ciJobUrl: httpUrl(env.CI_JOB_URL ?? '')?.href,
   });
 }
