@@ -1,6 +1,8 @@
-/** The CI runner's variables, read and checked: the only source of a token, an API URL, a project or a review. */
+/** The CI runner's variables, read and checked: the only source of a token, an API URL or a project (the review: util/run-identity.ts). */
 import { VoxformError } from '../errors.js';
 import { headerValueFromEnv } from '../util/env-header.js';
+import { httpUrl } from '../util/http-url.js';
+import { gitHubRunUrl } from '../util/run-identity.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -12,7 +14,7 @@ export function registerCiTokens(env: Env, secrets: { add(value: string | undefi
 }
 
 /** A variable the runner sets, checked: a missing or malformed one is `ci_environment_invalid`, naming it. */
-export function runnerVariable(env: Env, name: string, pattern: RegExp, what: string): string {
+export function runnerVariable(env: Env, name: string, pattern: Pick<RegExp, 'test'>, what: string): string {
   const value = env[name]?.trim() ?? '';
   if (!pattern.test(value)) {
     throw new VoxformError('ci_environment_invalid', `${name} is ${value === '' ? 'not set' : 'not ' + what}: voxform ci reads the job's project and review from the runner's variables.`, {
@@ -22,10 +24,10 @@ export function runnerVariable(env: Env, name: string, pattern: RegExp, what: st
   return value;
 }
 
-/** The API's base URL: the runner's variable (an http(s) URL), or `fallback` when it is unset. */
+/** The API's base URL: the runner's variable (an http(s) URL without credentials), or `fallback` when it is unset. */
 export function apiBaseUrl(env: Env, name: string, fallback: string | undefined): string {
   const value = env[name]?.trim() || fallback || '';
-  return runnerVariable({ [name]: value }, name, /^https?:\/\/[^\s/]+\S*$/i, 'an http(s) URL');
+  return runnerVariable({ [name]: value }, name, { test: (text) => httpUrl(text) !== undefined }, 'an http(s) URL without a user or password');
 }
 
 /** The token, or `ci_token_missing` naming the variable to set. */
@@ -40,19 +42,8 @@ const LINKABLE_URL = /^https?:\/\/[A-Za-z0-9.-]+(?::\d+)?(?:\/[A-Za-z0-9._~%\/+=
 
 /** The web page of this job's run (linked from comments), when the runner names one that can be linked. */
 export function runUrl(provider: 'github' | 'gitlab', env: Env): string | undefined {
-  const url =
-    provider === 'github'
-      ? env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
-        ? `${env.GITHUB_SERVER_URL.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
-        : undefined
-      : env.CI_JOB_URL;
+  const url = provider === 'github' ? gitHubRunUrl(env) : env.CI_JOB_URL;
   return url !== undefined && LINKABLE_URL.test(url) ? url : undefined;
-}
-
-/** The review this job runs for: a pull-request event's number (GITHUB_REF `refs/pull/N/merge`) or a merge-request pipeline's iid. */
-export function currentReview(provider: 'github' | 'gitlab', env: Env): number | undefined {
-  const found = provider === 'github' ? /^refs\/pull\/(\d+)\/(?:merge|head)$/.exec(env.GITHUB_REF ?? '')?.[1] : /^\d+$/.exec(env.CI_MERGE_REQUEST_IID?.trim() ?? '')?.[0];
-  return found === undefined ? undefined : Number(found);
 }
 
 /** The job summary file (GitHub's GITHUB_STEP_SUMMARY; GitLab has none). */

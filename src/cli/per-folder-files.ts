@@ -3,9 +3,10 @@
  * runs from. Run from a project's subfolder, a command would start new ones there without a word, and
  * split the project's history (`cd tests && voxform apply -f ..`): one rule says where the project's are.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { gitWorkTreeRoot } from '../project-files/git.js';
+import { pathExists } from '../project-files/guarded-read.js';
 import type { CommandContext } from './context.js';
 
 /**
@@ -13,7 +14,7 @@ import type { CommandContext } from './context.js';
  * `cwd` holds none: outside a git work tree no folder is known to be the project's.
  */
 export async function enclosingFolderWith(cwd: string, file: string): Promise<string | undefined> {
-  const has = (dir: string) => stat(path.join(dir, file)).then(() => true, () => false);
+  const has = (dir: string) => pathExists(path.join(dir, file), { follow: true });
   if (await has(cwd)) return undefined;
   const root = await gitWorkTreeRoot(cwd);
   if (root === undefined) return undefined;

@@ -5,6 +5,7 @@
  */
 import { VoxformError } from '../errors.js';
 import type { Redact } from '../secrets/redact.js';
+import { httpUrl } from '../util/http-url.js';
 import { toJsonText } from '../util/printable.js';
 import { checked, classLabel, countsLine } from './labels.js';
 import { driftToJson } from './render-json.js';
@@ -48,13 +49,8 @@ export function notificationBody(report: DriftReport, format: NotifyFormat, reda
 
 /** The receiver's URL, checked: http or https, no user or password in it. */
 export function parseNotifyUrl(text: string): URL {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+  const url = httpUrl(text);
+  if (!url) {
     throw new VoxformError('drift_notify_url_invalid', '--notify must be an http:// or https:// URL without a user or password in it.', {
       hint: 'Give the receiver\'s URL as your chat tool or alerting service shows it, e.g. https://hooks.slack.com/services/….',
     });

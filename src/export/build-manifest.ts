@@ -12,7 +12,8 @@ import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js'
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
-import { decodeQueryPart, splitTokenUrl, splitUserInfo } from '../secrets/url-tokens.js';
+import { ENV_REFERENCE } from '../secrets/env-reference.js';
+import { decodeQueryPart, mapUrlTokens, splitTokenUrl, splitUserInfo } from '../secrets/url-tokens.js';
 import { isPhoneNumber } from '../manifest/names.js';
 import { DiagnosticList } from '../manifest/diagnostics.js';
 import { interpolateString } from '../manifest/interpolate.js';
@@ -374,21 +375,13 @@ function isWholly(held: ReadonlyArray<{ start: number; end: number }>, text: str
  * for other text. Values stay percent-encoded.
  */
 function protectUrl(text: string, reference: (part: string, value: string) => string, literal: (text: string) => string): string | undefined {
-  const url = splitTokenUrl(text);
-  if (!url) return undefined;
   // A reference-like text may run from one part into the next: the whole URL is then the secret.
-  if (text.includes('{env:')) return reference('', text);
-  let out = literal(url.scheme);
-  if (url.userInfo !== undefined) {
-    const { user, password } = splitUserInfo(url.userInfo);
-    out += password === undefined ? `${reference('user', user)}@` : `${literal(user)}:${reference('password', password)}@`;
-  }
-  out += literal(url.rest);
-  if (url.query !== undefined) {
-    const params = url.query.map(({ written, name, value }) => (value === undefined ? literal(written) : `${literal(name)}=${reference(decodeQueryPart(name) || 'query', value)}`));
-    out += `?${params.join('&')}`;
-  }
-  return out + literal(url.fragment);
+  if (text.includes('{env:') && isUrlWithSecrets(text)) return reference('', text);
+  const userInfo = (written: string) => {
+    const { user, password } = splitUserInfo(written);
+    return password === undefined ? reference('user', user) : `${literal(user)}:${reference('password', password)}`;
+  };
+  return mapUrlTokens(text, userInfo, (name, value) => reference(decodeQueryPart(name) || 'query', value), literal);
 }
 
 /**
@@ -435,11 +428,8 @@ function nameWithoutSecrets(name: string | undefined, run: ExportRun): string | 
 
 /** `$${env:X}` loads as the literal text; `${env:` without a closing `}` is no reference and stays as it is. */
 function escapeEnv(text: string): string {
-  return text.replace(REFERENCE_LIKE, (reference) => `$${reference}`);
+  return text.replace(ENV_REFERENCE, (reference) => `$${reference}`);
 }
-
-/** What the loader takes for a reference (src/manifest/interpolate.ts, `REFERENCE`), without its escape. */
-const REFERENCE_LIKE = /\$\{env:[^}]*\}/g;
 
 /** `voice.provider=elevenlabs` for every leaf of `live` that `kept` lacks. */
 function droppedFields(live: unknown, kept: unknown, path = ''): string[] {

@@ -3,6 +3,7 @@
  * field `history`, `rollback` and `report` use is checked first: one that does not fit what voxform
  * writes (schemas/history.schema.json) is skipped, never half used; a field a later version adds is left alone.
  */
+import { httpUrl } from '../util/http-url.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { hasControlCharacter } from '../util/printable.js';
 import { BRANCH, COMMIT } from './source.js';
@@ -29,13 +30,7 @@ function optional(value: unknown, fits: (value: unknown) => boolean): boolean {
 }
 
 function isLink(value: unknown): boolean {
-  if (typeof value !== 'string' || hasControlCharacter(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
-  } catch {
-    return false;
-  }
+  return typeof value === 'string' && !hasControlCharacter(value) && httpUrl(value) !== undefined;
 }
 
 function isTime(value: unknown): boolean {

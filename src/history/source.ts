@@ -10,8 +10,9 @@
 import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { openGitRepository, type GitAnswer, type GitRepository } from '../project-files/git.js';
-import { gitHubRunUrl, osUser } from '../util/run-identity.js';
+import { openGitRepository, pathFromRoot, type GitAnswer, type GitRepository } from '../project-files/git.js';
+import { httpUrl } from '../util/http-url.js';
+import { ciReviewNumber, gitHubRunUrl, osUser } from '../util/run-identity.js';
 import type { DeploySource } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -31,33 +32,17 @@ function branchOf(value: string | undefined): string | undefined {
   return trimmed && BRANCH.test(trimmed) ? trimmed : undefined;
 }
 
-function numberOf(value: string | undefined): number | undefined {
-  return value && /^[1-9][0-9]{0,9}$/.test(value.trim()) ? Number(value.trim()) : undefined;
-}
-
-function httpUrlOf(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  try {
-    const url = new URL(value);
-    // No credentials in a recorded link, ever.
-    return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function withoutUndefined(source: DeploySource): DeploySource {
   return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as DeploySource;
 }
 
 /** GitHub Actions: the commit, the branch (the pull request's head branch on a pull request), its number, the run's link. */
 function gitHubSource(env: Env): DeploySource {
-  const pull = /^refs\/pull\/(\d+)\/merge$/.exec(env.GITHUB_REF ?? '');
   return withoutUndefined({
     commit: commitOf(env.GITHUB_SHA),
     branch: branchOf(env.GITHUB_HEAD_REF) ?? branchOf(env.GITHUB_REF_NAME),
-    pullRequest: numberOf(pull?.[1]),
-    ciJobUrl: httpUrlOf(gitHubRunUrl(env)),
+    pullRequest: ciReviewNumber('github', env),
+    ciJobUrl: httpUrl(gitHubRunUrl(env) ?? '')?.href,
   });
 }
 
@@ -66,8 +51,8 @@ function gitLabSource(env: Env): DeploySource {
   return withoutUndefined({
     commit: commitOf(env.CI_COMMIT_SHA),
     branch: branchOf(env.CI_MERGE_REQUEST_SOURCE_BRANCH_NAME) ?? branchOf(env.CI_COMMIT_REF_NAME),
-    pullRequest: numberOf(env.CI_MERGE_REQUEST_IID),
-    ciJobUrl: httpUrlOf(env.CI_JOB_URL),
+    pullRequest: ciReviewNumber('gitlab', env),
+    ciJobUrl: httpUrl(env.CI_JOB_URL ?? '')?.href,
   });
 }
 
@@ -92,9 +77,8 @@ async function pathspecs(repository: GitRepository, files: readonly string[]): P
   );
   const inside = new Set<string>();
   for (const place of places.flat()) {
-    const relative = path.relative(repository.root, place);
-    if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
-    inside.add(`:(literal)${relative.split(path.sep).join('/')}`);
+    const relative = pathFromRoot(repository.root, place);
+    if (relative) inside.add(`:(literal)${relative}`);
   }
   return ['--', ...[...inside].sort()];
 }

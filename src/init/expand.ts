@@ -5,7 +5,10 @@
 import { isScalar, Scalar, visit, type YAMLMap } from 'yaml';
 import { VoxformError, type SourceLocation } from '../errors.js';
 import { schemaIssueMessages } from '../manifest/schema-issues.js';
-import { formatDotted, valueAtPath, type FieldPath } from '../util/field-path.js';
+import { callTargets } from '../policy/places.js';
+import { hasEnvReference } from '../secrets/env-reference.js';
+import { formatDotted, type FieldPath } from '../util/field-path.js';
+import { httpUrl } from '../util/http-url.js';
 import { isPlainObject } from '../util/json-object.js';
 import { locationOf, nodeAlong, nodeAtPlace } from '../templates/yaml-place.js';
 import type { Template, TemplateVariable, VariableValue } from '../templates/catalog.js';
@@ -111,27 +114,10 @@ export function expandTemplate(template: Template, values: TemplateVars): Expand
  * any text there (a manifest may fill it from `${env:…}`), but a value given to init is the URL itself.
  */
 function webhookUrlProblems(agent: Record<string, unknown>): Array<{ path: FieldPath; message: string }> {
-  const config = isPlainObject(agent.config) ? agent.config : {};
-  const places: FieldPath[] = [];
-  for (const field of ['session_data_webhook', 'extra_prompt_webhook']) {
-    places.push(isPlainObject(config[field]) ? ['config', field, 'url'] : ['config', field]);
-  }
-  if (Array.isArray(config.tools)) config.tools.forEach((_, index) => places.push(['config', 'tools', index, 'webhook']));
-  return places.flatMap((path) => {
-    const url = valueAtPath(agent, path);
-    if (typeof url !== 'string' || url.includes('${env:') || isHttpUrl(url)) return [];
+  return callTargets(isPlainObject(agent.config) ? agent.config : {})
+    .filter(({ url }) => !hasEnvReference(url) && !httpUrl(url, { credentials: 'allow' }))
     // Not echoed: a URL may carry a token.
-    return [{ path, message: `${formatDotted(path.slice(1))} is not an http:// or https:// URL` }];
-  });
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
-  }
+    .map((target) => ({ path: ['config', ...target.path], message: `${formatDotted(target.path)} is not an http:// or https:// URL` }));
 }
 
 /** The location in template.yaml of the deepest node that exists along a path (with `at: 'key'`, its key). */

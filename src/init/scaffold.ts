@@ -10,6 +10,7 @@ import { VoxformError } from '../errors.js';
 import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { bundleManifestSchema } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
+import { ENV_REFERENCE, ENV_REFERENCE_BODY } from '../secrets/env-reference.js';
 import { formatDotted } from '../util/field-path.js';
 import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
@@ -169,12 +170,12 @@ function header(template: Template, localName: string, agentId: string): string 
   return lines.join('\n');
 }
 
-/** `${env:NAME}` references that have no `:-default`, in order of first use. */
+/** `${env:NAME}` references that have no `:-default`, in order of first use (an escaped `$${env:NAME}` is text, not one). */
 export function envReferences(text: string): string[] {
   const names: string[] = [];
-  for (const match of text.matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g)) {
-    const name = match[1] as string;
-    if (match[2] === undefined && !names.includes(name)) names.push(name);
+  for (const [, escaped, body] of text.matchAll(ENV_REFERENCE)) {
+    const [, name, fallback] = ENV_REFERENCE_BODY.exec(body ?? '') ?? [];
+    if (!escaped && name !== undefined && fallback === undefined && !names.includes(name)) names.push(name);
   }
   return names;
 }

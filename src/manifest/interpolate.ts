@@ -4,7 +4,7 @@
  * is a secret: the caller hears the paths that received one and the values (to redact). Every read
  * goes through the operator's policy (secrets/env-policy.ts): a refused one is never read.
  */
-import { ENV_REFERENCE, hasEnvReference } from '../secrets/env-reference.js';
+import { ENV_REFERENCE, ENV_REFERENCE_BODY, hasEnvReference } from '../secrets/env-reference.js';
 import { MIN_SEARCHABLE_SECRET } from '../secrets/redact.js';
 import { WITHHELD } from '../secrets/withhold.js';
 import type { DiagnosticList } from './diagnostics.js';
@@ -29,8 +29,6 @@ export interface InterpolationContext {
    */
   unsetAsWithheld?: boolean;
 }
-
-const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
 /** One policy per environment object: parsed once, however many strings are interpolated. */
 const policies = new WeakMap<Env, EnvPolicy>();
@@ -64,7 +62,7 @@ export function interpolateString(text: string, span: Span | undefined, ctx: Int
       if (span) ctx.diagnostics.error('env_forbidden', `\${env:…} cannot be used in ${forbiddenPlace}; ${FORBIDDEN_PLACE_FIX}`, locate(span, whole));
       return whole;
     }
-    const parsed = BODY.exec(body);
+    const parsed = ENV_REFERENCE_BODY.exec(body);
     if (!parsed) {
       if (span) ctx.diagnostics.error('env_syntax', `"${whole}" is not a valid reference; write \${env:NAME} or \${env:NAME:-default}`, locate(span, whole));
       return whole;

@@ -236,44 +236,47 @@ function findPersonalDataPlaces(desired: DesiredState): TextPlace[] {
   return places;
 }
 
-/** A URL an agent sends call data to, with where it is written and the headers sent with it. */
-export interface TargetPlace {
-  resource: string;
+/** A URL an agent's config sends call data to (a webhook's, a string or an object's `url`, or a tool's), and the headers sent with it. */
+export interface CallTarget {
+  /** Where the URL is in the config: `session_data_webhook`, `extra_prompt_webhook.url`, `tools.0.webhook`. */
+  path: PathPart[];
+  url: string;
+  kind: 'webhook' | 'tool';
   /** `session_data_webhook`, `tools[0] "find_slots"`. */
   what: string;
-  url: string;
   /** Path of the headers object (`session_data_webhook.headers`, `tools.0.header`), whether or not set. */
   headersPath: PathPart[];
   headers: Record<string, unknown> | undefined;
-  kind: 'webhook' | 'tool';
+}
+
+/** A call target of a manifest agent, with where it is written. */
+export interface TargetPlace extends CallTarget {
+  resource: string;
   /** Where the URL is written (found when asked: most targets pass every rule). */
   locate(): SourceLocation;
   agent: DesiredAgent;
 }
 
-const WEBHOOK_FIELDS = ['session_data_webhook', 'extra_prompt_webhook'] as const;
-
-export function targetPlaces(agent: DesiredAgent): TargetPlace[] {
-  const targets: TargetPlace[] = [];
-  for (const field of WEBHOOK_FIELDS) {
-    const webhook = agent.config[field];
-    if (typeof webhook === 'string') {
-      targets.push({ resource: agent.address, what: field, url: webhook, headersPath: [field, 'headers'], headers: undefined, kind: 'webhook', locate: () => configLocation(agent, [field]), agent });
-    } else if (isPlainObject(webhook) && typeof webhook.url === 'string') {
-      const headers = isPlainObject(webhook.headers) ? webhook.headers : undefined;
-      targets.push({ resource: agent.address, what: field, url: webhook.url, headersPath: [field, 'headers'], headers, kind: 'webhook', locate: () => configLocation(agent, [field, 'url']), agent });
-    }
+/** The call targets of an agent's config, webhooks first, then tools in order. */
+export function callTargets(config: Record<string, unknown>): CallTarget[] {
+  const targets: CallTarget[] = [];
+  for (const field of ['session_data_webhook', 'extra_prompt_webhook']) {
+    const webhook = config[field];
+    const url = isPlainObject(webhook) ? webhook.url : webhook;
+    if (typeof url !== 'string') continue;
+    const headers = isPlainObject(webhook) && isPlainObject(webhook.headers) ? webhook.headers : undefined;
+    targets.push({ path: isPlainObject(webhook) ? [field, 'url'] : [field], url, kind: 'webhook', what: field, headersPath: [field, 'headers'], headers });
   }
-  const tools = agent.config.tools;
-  if (Array.isArray(tools)) {
-    tools.forEach((tool, index) => {
-      if (!isPlainObject(tool) || typeof tool.webhook !== 'string') return;
-      const headers = isPlainObject(tool.header) ? tool.header : undefined;
-      const what = `tools[${index}]${typeof tool.name === 'string' ? ` "${tool.name}"` : ''}`;
-      targets.push({ resource: agent.address, what, url: tool.webhook, headersPath: ['tools', index, 'header'], headers, kind: 'tool', locate: () => configLocation(agent, ['tools', index, 'webhook']), agent });
-    });
-  }
+  (Array.isArray(config.tools) ? config.tools : []).forEach((tool: unknown, index) => {
+    if (!isPlainObject(tool) || typeof tool.webhook !== 'string') return;
+    const what = `tools[${index}]${typeof tool.name === 'string' ? ` "${tool.name}"` : ''}`;
+    targets.push({ path: ['tools', index, 'webhook'], url: tool.webhook, kind: 'tool', what, headersPath: ['tools', index, 'header'], headers: isPlainObject(tool.header) ? tool.header : undefined });
+  });
   return targets;
+}
+
+function targetPlaces(agent: DesiredAgent): TargetPlace[] {
+  return callTargets(agent.config).map((target) => ({ ...target, resource: agent.address, locate: () => configLocation(agent, target.path), agent }));
 }
 
 /** The number at `path` of an agent's config when it is one, and how to find where it is written. */

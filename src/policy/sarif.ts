@@ -8,7 +8,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from '../manifest/types.js';
-import { gitWorkTreeRoot } from '../project-files/git.js';
+import { gitWorkTreeRoot, pathFromRoot } from '../project-files/git.js';
 import type { Finding, PolicyLevel, PolicyReport } from './types.js';
 import { inEnvironments } from './render.js';
 
@@ -55,9 +55,8 @@ function workingDirectoryRoot(): SarifSourceRoot {
 /** Where `file` (relative to the working directory) is: from %SRCROOT% when it is under it, else as an absolute file: URI, so no URI leaves its base. */
 function artifactLocation(file: string, sourceRoot: SarifSourceRoot): { uri: string; uriBaseId?: string } {
   const absolute = path.resolve(sourceRoot.cwd, file);
-  const relative = path.relative(sourceRoot.root, absolute);
-  if (relative.startsWith('..') || path.isAbsolute(relative)) return { uri: pathToFileURL(absolute).href };
-  return { uri: encodeURI(relative.split(path.sep).join('/')), uriBaseId: '%SRCROOT%' };
+  const relative = pathFromRoot(sourceRoot.root, absolute);
+  return relative === undefined ? { uri: pathToFileURL(absolute).href } : { uri: encodeURI(relative), uriBaseId: '%SRCROOT%' };
 }
 
 export function renderSarif(input: { report: PolicyReport | undefined; diagnostics: readonly Diagnostic[]; version: string; sourceRoot?: SarifSourceRoot }): Record<string, unknown> {

@@ -12,9 +12,8 @@
  * Every failure is an answer of undefined: what git would have said is unknown.
  */
 import { execFile } from 'node:child_process';
-import { stat } from 'node:fs';
 import path from 'node:path';
-import { findProjectRoot } from './guarded-read.js';
+import { findProjectRoot, isInside, pathExists } from './guarded-read.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -109,17 +108,18 @@ export function filterOverrides(listing: string): string[] | undefined {
   return settings;
 }
 
-function exists(file: string): Promise<boolean> {
-  return new Promise((resolve) => stat(file, (error) => resolve(!error)));
-}
-
 /**
  * The root (a real path) of the git work tree holding folder `start`, as every git run here is
  * pinned to it; undefined when `start` is in none. Found without running git.
  */
 export async function gitWorkTreeRoot(start: string): Promise<string | undefined> {
   const root = await findProjectRoot(start, start);
-  return (await exists(path.join(root, '.git'))) ? root : undefined;
+  return (await pathExists(path.join(root, '.git'), { follow: true })) ? root : undefined;
+}
+
+/** `file` (absolute) as a path from `root` with `/` separators, as git names it (`''` for `root` itself); undefined when it is not inside. */
+export function pathFromRoot(root: string, file: string): string | undefined {
+  return isInside(root, file) ? path.relative(root, file).split(path.sep).join('/') : undefined;
 }
 
 /** The repository of the project holding folder `start`; undefined without a `.git` or a listing of its filters. */

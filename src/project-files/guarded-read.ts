@@ -59,7 +59,7 @@ export async function findProjectRoot(start: string, cwd: string): Promise<strin
   const written = path.resolve(workingDirectory, start);
   for (let dir = written; ; dir = path.dirname(dir)) {
     // `.git` is a folder in a clone and a file in a worktree or submodule: either marks the work tree.
-    if ((await exists(path.join(dir, '.git'))) && !(await isLink(dir))) return realFolder(dir);
+    if ((await pathExists(path.join(dir, '.git'), { follow: true })) && !(await isSymbolicLink(dir))) return realFolder(dir);
     if (path.dirname(dir) === dir) break;
   }
   return realFolder(isInside(workingDirectory, written) ? workingDirectory : written);
@@ -67,7 +67,7 @@ export async function findProjectRoot(start: string, cwd: string): Promise<strin
 
 /** `root` (from findProjectRoot with `start` the working directory) and how it was found, for messages. */
 export async function describeProjectRoot(root: string): Promise<string> {
-  return (await exists(path.join(root, '.git')))
+  return (await pathExists(path.join(root, '.git'), { follow: true }))
     ? `${root} (the git work tree voxform runs in)`
     : `${root} (the folder voxform runs in, which is in no git work tree)`;
 }
@@ -320,10 +320,14 @@ function attempt<T>(read: () => T): T | undefined {
   }
 }
 
-function exists(file: string): Promise<boolean> {
-  return new Promise((resolve) => stat(file, (error) => resolve(!error)));
+/**
+ * Whether anything is at `file`: with `follow`, where a link leads (a link to nothing is nothing);
+ * without, the path itself. A place that cannot be looked at counts as nothing.
+ */
+export function pathExists(file: string, options: { follow: boolean }): Promise<boolean> {
+  return new Promise((resolve) => (options.follow ? stat : lstat)(file, (error) => resolve(!error)));
 }
 
-function isLink(file: string): Promise<boolean> {
+export function isSymbolicLink(file: string): Promise<boolean> {
   return new Promise((resolve) => lstat(file, (error, info) => resolve(!error && info.isSymbolicLink())));
 }

@@ -12,7 +12,7 @@ import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { writeFileAtomic, type FileData } from '../util/atomic-write.js';
-import { failureOf, inspect, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
+import { failureOf, inspect, isSymbolicLink, realFolder, type ReadFailure, type ReadPolicy } from './guarded-read.js';
 import { formatSize } from '../util/size.js';
 import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
 import { formatCount } from '../util/plural.js';
@@ -36,17 +36,10 @@ async function policyFor(file: string, maxBytes: number): Promise<ReadPolicy> {
 async function linkedFolderOf(folder: string): Promise<{ link: string; root: string | undefined } | undefined> {
   let link: string | undefined;
   for (let dir = folder; ; dir = path.dirname(dir)) {
-    if (await isLink(dir)) link = dir;
+    if (await isSymbolicLink(dir)) link = dir;
     else if (await isThere(path.join(dir, '.git'))) return link === undefined ? undefined : { link, root: dir };
-    if (path.dirname(dir) === dir) return (await isLink(folder)) ? { link: folder, root: undefined } : undefined;
+    if (path.dirname(dir) === dir) return (await isSymbolicLink(folder)) ? { link: folder, root: undefined } : undefined;
   }
-}
-
-function isLink(file: string): Promise<boolean> {
-  return lstat(file).then(
-    (info) => info.isSymbolicLink(),
-    () => false,
-  );
 }
 
 /**
@@ -80,7 +73,10 @@ export async function writeKeptFile(file: string, data: FileData, mode?: number)
   await writeFileAtomic(file, data, mode);
 }
 
-/** Whether anything at all is at the path (a link to nothing is something). */
+/**
+ * Whether anything at all is at the path (a link to nothing is something). Unlike pathExists, a place
+ * that cannot be looked at is there: a kept file voxform may not read is refused, never taken for none.
+ */
 function isThere(file: string): Promise<boolean> {
   return lstat(file).then(
     () => true,

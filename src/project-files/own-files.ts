@@ -8,10 +8,10 @@
  * The files voxform writes as its own at a path the user chooses (`emulator --data`, `state migrate
  * --to`) are not outputs of this kind: their readers take only a file of their own kind over.
  */
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isOneOf } from '../util/atomic-write.js';
-import { isInside } from './guarded-read.js';
+import { isInside, pathExists } from './guarded-read.js';
 
 /** voxform's folder of its own files in a project. */
 const OWN_FOLDER = '.voxform';
@@ -70,7 +70,7 @@ async function isStateFile(written: string, real: string, state: string): Promis
 async function inOwnFolder(file: string): Promise<boolean> {
   for (let dir = file; ; dir = path.dirname(dir)) {
     if (path.basename(dir) === OWN_FOLDER) return true;
-    if (dir !== file && (await isThere(path.join(dir, '.git')))) return false;
+    if (dir !== file && (await pathExists(path.join(dir, '.git'), { follow: false }))) return false;
     if (path.dirname(dir) === dir) return false;
   }
 }
@@ -84,11 +84,4 @@ async function realPathOfMaybeMissing(file: string): Promise<string> {
     if (path.dirname(at) === at) return file;
     rest.push(path.basename(at));
   }
-}
-
-function isThere(file: string): Promise<boolean> {
-  return lstat(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -3,6 +3,7 @@
  * The repository's address comes from the CI's environment (the operator's, never the repository's):
  * GitHub Actions' `GITHUB_SERVER_URL` and `GITHUB_REPOSITORY`, or GitLab's `CI_PROJECT_URL`.
  */
+import { httpUrl } from '../util/http-url.js';
 import type { DeployInfo } from './versions.js';
 
 const COMMIT = /^[0-9a-f]{7,64}$/i;
@@ -10,8 +11,9 @@ const COMMIT = /^[0-9a-f]{7,64}$/i;
 export type DiffLink = (deploy: DeployInfo) => string | null;
 
 export function diffLinkFromEnv(env: Readonly<Record<string, string | undefined>>): DiffLink {
-  const github = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? httpUrl(`${env.GITHUB_SERVER_URL.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}`) : undefined;
-  const gitlab = env.CI_PROJECT_URL ? httpUrl(env.CI_PROJECT_URL.replace(/\/+$/, '')) : undefined;
+  const asLink = (text: string) => (httpUrl(text) ? text : undefined);
+  const github = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY ? asLink(`${env.GITHUB_SERVER_URL.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}`) : undefined;
+  const gitlab = env.CI_PROJECT_URL ? asLink(env.CI_PROJECT_URL.replace(/\/+$/, '')) : undefined;
   const base = github ?? gitlab;
   if (!base) return () => null;
   const infix = github ? '' : '/-';
@@ -23,15 +25,4 @@ export function diffLinkFromEnv(env: Readonly<Record<string, string | undefined>
     }
     return `${base}${infix}/commit/${commit}`;
   };
-}
-
-/** The URL when it is an http(s) URL without credentials, else undefined. */
-function httpUrl(text: string): string | undefined {
-  try {
-    const url = new URL(text);
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return undefined;
-    return text;
-  } catch {
-    return undefined;
-  }
 }

@@ -11,7 +11,7 @@ import { parseYaml } from '../manifest/parse-yaml.js';
 import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
-import { openGitRepository, type GitRepository } from '../project-files/git.js';
+import { openGitRepository, pathFromRoot, type GitRepository } from '../project-files/git.js';
 import { compareNames, DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
 import type { ManifestDocuments } from './relaxations.js';
 
@@ -83,22 +83,17 @@ function comparePaths(a: string, b: string): number {
  * outside the repository, or that the base did not have, finds nothing.
  */
 async function baseManifestPaths(repository: GitRepository, commit: string, ref: string, paths: readonly string[], cwd: string): Promise<string[]> {
-  const fromRoot = (absolute: string): string | undefined => {
-    const relative = path.relative(repository.root, absolute);
-    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
-    return relative.split(path.sep).join('/');
-  };
   const workingDirectory = await realpath(cwd);
   if (paths.length === 0) {
     for (const name of DEFAULT_MANIFESTS) {
-      const candidate = fromRoot(path.join(workingDirectory, name));
+      const candidate = pathFromRoot(repository.root, path.join(workingDirectory, name));
       if (candidate !== undefined && (await filesAt(repository, commit, candidate, ref)).includes(candidate)) return [candidate];
     }
     return [];
   }
   const found: string[] = [];
   for (const given of paths) {
-    const at = fromRoot(path.resolve(workingDirectory, given));
+    const at = pathFromRoot(repository.root, path.resolve(workingDirectory, given));
     if (at === undefined) continue;
     const files = await filesAt(repository, commit, at, ref);
     const named = files.includes(at) ? [at] : files.filter((file) => foundByFolderSearch(at === '' ? file : file.slice(at.length + 1))).sort(comparePaths);

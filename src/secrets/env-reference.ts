@@ -7,6 +7,9 @@
 /** A reference, or an escaped one (group 1 `$`); group 2 its body, `NAME` or `NAME:-fallback`. */
 export const ENV_REFERENCE = /\$(\$?)\{env:([^}]*)\}/g;
 
+/** A reference's body as the loader takes it: group 1 the variable's name, group 2 its fallback when it has one. */
+export const ENV_REFERENCE_BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+
 /** Whether `text` is a string holding a reference (not only escaped `$${env:…}` text). */
 export function hasEnvReference(text: unknown): boolean {
   if (typeof text !== 'string') return false;

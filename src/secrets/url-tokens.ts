@@ -56,13 +56,18 @@ export function splitTokenUrl(text: string): TokenUrl | undefined {
   return { scheme, userInfo, rest, query: params, fragment: fragment ?? '' };
 }
 
+/** A URL with tokens rebuilt part by part, in order: its user info (before `@`), each query value, and `literal` for the rest; undefined for other text. */
+export function mapUrlTokens(text: string, userInfo: (written: string) => string, queryValue: (name: string, value: string) => string, literal = (part: string) => part): string | undefined {
+  const url = splitTokenUrl(text);
+  if (!url) return undefined;
+  let out = literal(url.scheme) + (url.userInfo === undefined ? '' : `${userInfo(url.userInfo)}@`) + literal(url.rest);
+  if (url.query !== undefined) out += `?${url.query.map(({ written, name, value }) => (value === undefined ? literal(written) : `${literal(name)}=${queryValue(name, value)}`)).join('&')}`;
+  return out + literal(url.fragment);
+}
+
 /** `https://user:pass@h/hook?token=abc&x` → `https://R@h/hook?token=R&x` with `replacement` as R; other text unchanged. */
 export function replaceUrlTokens(text: string, replacement: string): string {
-  const url = splitTokenUrl(text);
-  if (!url) return text;
-  let out = url.scheme + (url.userInfo === undefined ? '' : `${replacement}@`) + url.rest;
-  if (url.query !== undefined) out += `?${url.query.map((param) => (param.value === undefined ? param.written : `${param.name}=${replacement}`)).join('&')}`;
-  return out + url.fragment;
+  return mapUrlTokens(text, () => replacement, () => replacement) ?? text;
 }
 
 /** The user and the password of user info (`user:pass`); the password undefined without a `:`. */

@@ -11,6 +11,7 @@
  *   - the user info and query values of every URL, where tokens ride (url-tokens.ts, as every command treats them).
  * The manifest's team policy rules read every resource withheld the same way (`withholdEntrySecrets`).
  */
+import { literalParts } from './env-reference.js';
 import { configSecretSet, secretPatternSet } from './schema-paths.js';
 import { replaceUrlTokens } from './url-tokens.js';
 import { formatDotted, type PatternCursor, type PatternSet } from '../util/field-path.js';
@@ -62,7 +63,7 @@ function withheldCopy<T extends object>(value: T, secrets: PatternSet, reference
 function withheldValue(value: unknown, written: string | undefined): unknown {
   if (typeof value === 'string') {
     if (written === undefined) return value === '' ? value : WITHHELD;
-    return withholdUrlTokens(written.replace(/\$(\$?)\{env:[^}]*\}/g, (match, escaped: string) => (escaped ? match.slice(1) : WITHHELD)));
+    return withholdUrlTokens(literalParts(written).join(WITHHELD));
   }
   if (Array.isArray(value)) return value.map((item) => withheldValue(item, undefined));
   if (!isPlainObject(value)) return value;

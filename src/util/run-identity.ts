@@ -1,4 +1,4 @@
-/** Who and where this run is, for locks and records: the account, the host, and the CI job's link. */
+/** Who and where this run is, for locks and records: the account, the host, the CI job's link and review. */
 import { hostname, userInfo } from 'node:os';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -22,6 +22,15 @@ export function gitHubRunUrl(env: Env): string | undefined {
   const server = env.GITHUB_SERVER_URL;
   if (!server || !env.GITHUB_REPOSITORY || !env.GITHUB_RUN_ID) return undefined;
   return `${server.replace(/\/+$/, '')}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+}
+
+/**
+ * The pull or merge request a CI job runs for: GitHub's `GITHUB_REF` `refs/pull/N/merge` (or
+ * `/head`), GitLab's `CI_MERGE_REQUEST_IID`; a number of 1 to 10 digits without a leading 0.
+ */
+export function ciReviewNumber(provider: 'github' | 'gitlab', env: Env): number | undefined {
+  const written = provider === 'github' ? /^refs\/pull\/([^/]*)\/(?:merge|head)$/.exec(env.GITHUB_REF ?? '')?.[1] : env.CI_MERGE_REQUEST_IID?.trim();
+  return written !== undefined && /^[1-9][0-9]{0,9}$/.test(written) ? Number(written) : undefined;
 }
 
 /** The CI job URL of this run, when the CI environment tells it (GitHub Actions, GitLab CI, others via `VOXFORM_CI_JOB_URL`). */

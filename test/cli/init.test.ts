@@ -109,6 +109,15 @@ describe('voxform init, refusals', () => {
     expect(await listFiles(dir)).toEqual([]);
   });
 
+  test('a webhook URL given as an escaped $${env:…} is text, not a reference: refused as not an http(s) URL', async () => {
+    const dir = await tempDir();
+    const values = { ...SAMPLE_VALUES['lead-qualification'], crm_webhook_url: '$${env:CRM_URL}', agent_id: AGENT };
+    const args = ['init', '--template', 'lead-qualification', ...Object.entries(values).flatMap(([name, value]) => ['--var', `${name}=${value}`])];
+    const result = await runCliInProcess(args, { cwd: dir });
+    expect(result.stderr).toContain('session_data_webhook.url is not an http:// or https:// URL');
+    expect(result.code).toBe(1);
+  });
+
   test('a webhook URL given that is not an http(s) URL is refused, naming its variable, and nothing is written', async () => {
     const dir = await tempDir();
     const values = { ...SAMPLE_VALUES['lead-qualification'], crm_webhook_url: 'notaurl', agent_id: AGENT };

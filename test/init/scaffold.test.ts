@@ -100,6 +100,10 @@ describe('envReferences', () => {
   test('finds ${env:NAME} without a default, once each, in order', () => {
     expect(envReferences('a: ${env:B}\nb: ${env:A:-x}\nc: "Bearer ${env:B}" ${env:C}')).toEqual(['B', 'C']);
   });
+
+  test('an escaped $${env:NAME} is text, not a reference: no variable to set', () => {
+    expect(envReferences('a: ${env:A}\nb: $${env:B}\nc: ${env:not a name} ${env:A:-}')).toEqual(['A']);
+  });
 });
 
 describe('writeScaffold', () => {

@@ -20,4 +20,9 @@ describe('renderSarif without a sourceRoot', () => {
       { uri: pathToFileURL(path.resolve(process.cwd(), '../elsewhere/voxform.yaml')).href },
     ]);
   });
+
+  it('names a file in a folder whose name starts with two dots from the working directory: it is inside', () => {
+    const sarif = renderSarif({ report: undefined, diagnostics: [problem('..agents/voxform.yaml')], version: '1.0.0' });
+    expect(artifactUris(sarif)).toEqual([{ uri: '..agents/voxform.yaml', uriBaseId: '%SRCROOT%' }]);
+  });
 });

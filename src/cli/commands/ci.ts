@@ -11,7 +11,7 @@ import type { Provider, ReviewHost } from '../../ci/host.js';
 import { checkEnvironmentName, type ReportKind } from '../../ci/markers.js';
 import { publishReport, type PublishResult } from '../../ci/publish.js';
 import { applyReport, outputReport, planReport, testReport, type Report, type ReportLinks } from '../../ci/reports.js';
-import { currentReview, registerCiTokens, runUrl, summaryFile } from '../../ci/runner-env.js';
+import { registerCiTokens, runUrl, summaryFile } from '../../ci/runner-env.js';
 import { readTestReport } from '../../conversations/read-json.js';
 import { VoxformError } from '../../errors.js';
 import { errorText } from '../error-text.js';
@@ -21,6 +21,7 @@ import { planFromJson } from '../../plan/saved-plan.js';
 import type { Plan } from '../../plan/types.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
 import { terminalText } from '../../util/printable.js';
+import { ciReviewNumber } from '../../util/run-identity.js';
 
 export interface CiRunCommandOptions {
   provider: Provider;
@@ -170,7 +171,7 @@ export async function run(options: CiRunCommandOptions, ctx: CommandContext, run
   };
   const report = await reportOf(options, { exitCode, output: recorded.text(), outDir }, links, ctx);
   // Every other command reports on the review the job runs for, if any (a scheduled drift check has none).
-  const review = () => (merged ? merged.get() : currentReview(options.provider, ctx.env));
+  const review = () => (merged ? merged.get() : ciReviewNumber(options.provider, ctx.env));
   const result = await publishReport(report, { review, host: connect, summaryFile: summaryIn(ctx, options.provider) });
   ctx.stderr.write(describeResult(result, options.provider));
   // The command ran and is published where it could be; a place that failed fails the job, each error printed.

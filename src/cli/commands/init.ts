@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { isVoxformError, VoxformError } from '../../errors.js';
@@ -6,6 +5,7 @@ import { listTemplates, readTemplate, RESERVED_VARIABLES, type Template, type Te
 import { resolveVariables } from '../../init/expand.js';
 import { existingFilesError, findConflicts, MANIFEST_FILE, planScaffold, scaffoldTargets, type Scaffold } from '../../init/scaffold.js';
 import { refuseOwnFolder, writeScaffold } from '../../init/write-scaffold.js';
+import { pathExists } from '../../project-files/guarded-read.js';
 import { DEFAULT_MANIFESTS } from '../../project-files/manifest-files.js';
 import { didYouMean } from '../../util/did-you-mean.js';
 import type { CommandContext } from '../context.js';
@@ -252,6 +252,6 @@ async function refuseConflicts(dir: string, paths: Parameters<typeof findConflic
  */
 async function shadowedManifest(dir: string): Promise<string | undefined> {
   const [first, fallback] = DEFAULT_MANIFESTS;
-  const exists = (file: string) => stat(path.join(dir, file)).then(() => true, () => false);
+  const exists = (file: string) => pathExists(path.join(dir, file), { follow: true });
   return first === MANIFEST_FILE && !(await exists(first)) && (await exists(fallback)) ? fallback : undefined;
 }

@@ -2,7 +2,7 @@
  * `voxform test`: conversation tests against the configuration under review (desired), the live
  * agent, or both (the behaviour diff). `voxform test capture CALL_ID`: a logged call → a test file.
  */
-import { lstat, mkdir, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS } from '../../conversations/budgets.js';
@@ -23,6 +23,7 @@ import { testTextPieces } from '../../conversations/render-text.js';
 import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
+import { pathExists } from '../../project-files/guarded-read.js';
 import { ownFileProblem } from '../../project-files/own-files.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
@@ -305,11 +306,7 @@ interface CaptureOptions extends ProjectOptions {
 async function checkCaptureOut(out: string, force: boolean, ctx: CommandContext): Promise<void> {
   const file = path.resolve(ctx.cwd, out);
   if ((await stat(file).catch(() => undefined))?.isDirectory()) throw writeFailed('the test file', file, 'it is a folder; no call was captured');
-  const exists = await lstat(file).then(
-    () => true,
-    () => false,
-  );
-  if (!exists || force) return;
+  if (force || !(await pathExists(file, { follow: false }))) return;
   throw new VoxformError('would_overwrite', `voxform test capture would overwrite ${out}, which exists already; no call was captured.`, {
     hint: 'Pass --force to overwrite it, or name another file with --out.',
   });

@@ -1,4 +1,5 @@
 /** Where call data goes: webhook and tool targets, and the credentials sent with them. */
+import { hasEnvReference } from '../../secrets/env-reference.js';
 import { formatDotted } from '../../util/field-path.js';
 import { isLoopback } from '../../util/loopback.js';
 import { allTargetPlaces, configLocation } from '../places.js';
@@ -11,7 +12,7 @@ const CREDENTIAL_PARAMETER = /^(?:token|access_token|api[-_]?key|key|secret|pass
 
 function parsed(url: string): URL | undefined {
   // A value still holding `${env:…}` or `{{…}}` is not a URL yet: nothing to say about it.
-  if (url.includes('${env:') || url.includes('{{')) return undefined;
+  if (hasEnvReference(url) || url.includes('{{')) return undefined;
   try {
     return new URL(url);
   } catch {
