@@ -9,6 +9,7 @@ import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { formatCount } from '../util/plural.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -31,7 +32,7 @@ function positiveInt(name: string, max: number) {
   return (value: string): number => {
     const n = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
     if (!(n >= 1 && n <= max)) {
-      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${max.toLocaleString('en-US')}.`, { hint: `For example: ${name} 4.` });
+      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${formatCount(max)}.`, { hint: `For example: ${name} 4.` });
     }
     return n;
   };

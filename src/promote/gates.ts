@@ -10,7 +10,7 @@ import type { AgentReport, VersionReport } from '../report/types.js';
 import { MIN_CALLS } from '../report/statistics.js';
 import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
-import { plural } from '../util/plural.js';
+import { formatCount, plural } from '../util/plural.js';
 
 export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
 
@@ -121,7 +121,7 @@ function minCallsGate(minCalls: number, current: HistoryRecord, calls: ReadonlyM
   const base = { gate: 'min_calls' as const, required: String(minCalls) };
   if (!fewest) return { ...base, passed: true, evidence: 'no agent to count calls of' };
   if (fewest.calls < minCalls) return { ...base, passed: false, evidence: `${fewest.name} ran ${plural(fewest.calls, 'call')} with this configuration, ${minCalls} required` };
-  return { ...base, passed: true, evidence: counts.length === 1 ? `${fewest.name} ran ${fewest.calls} calls` : `every agent ran at least ${minCalls} calls (fewest: ${fewest.name}, ${fewest.calls})` };
+  return { ...base, passed: true, evidence: counts.length === 1 ? `${fewest.name} ran ${plural(fewest.calls, 'call')}` : `every agent ran at least ${plural(minCalls, 'call')} (fewest: ${fewest.name}, ${formatCount(fewest.calls)})` };
 }
 
 const METRIC_WORDS: Record<GateMetric, string> = {
@@ -159,7 +159,7 @@ function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord
     if (!now || !comparison) continue; // no calls yet, or no version before it: nothing to regress from
     const before = agent?.versions.find((candidate) => candidate.key === comparison.against);
     if (!comparison.enough_calls) {
-      return { ...base, passed: false, evidence: qualified(name, `${now.metrics.calls} calls with this configuration and ${before?.metrics.calls ?? 0} before; a comparison needs ${MIN_CALLS} each`) };
+      return { ...base, passed: false, evidence: qualified(name, `${plural(now.metrics.calls, 'call')} with this configuration and ${before?.metrics.calls ?? 0} before; a comparison needs ${MIN_CALLS} each`) };
     }
     compared++;
     for (const metric of metrics) {

@@ -115,6 +115,11 @@ describe('the gates', () => {
       ['min_calls', true, 'desk ran 120 calls'],
       ['no_regression', true, 'no metric is worse than before (95% intervals)'],
     ]);
+    // One call, and `min_calls: 1`, are said in the singular.
+    const once = calls([version('20261128T100000000Z-bbbbbb', HASH_B, 1, 0, undefined)]);
+    expect(checkGates({ minCalls: 1 }, evidence({ calls: once }))[0]?.evidence).toBe('desk ran 1 call');
+    const twoAgents = { ...repeat, agents: { ...repeat.agents, front: { id: 'ag_s', config: { prompt: HASH_B }, configHash: HASH_B, maskedPaths: [] } } };
+    expect(checkGates({ minCalls: 1 }, evidence({ calls: once, current: twoAgents }))[0]?.evidence).toBe('every agent ran at least 1 call (fewest: desk, 1)');
     const few = checkGates({ minCalls: 200 }, evidence({ calls: steady }))[0];
     expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
     const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);

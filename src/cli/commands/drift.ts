@@ -19,7 +19,7 @@ import { hashValue } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
 import { workspaceHistory } from '../history-records.js';
-import { progressLine } from '../progress.js';
+import { progressLine, readProgress } from '../progress.js';
 import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { workspaceKey } from '../../state/types.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
@@ -119,7 +119,7 @@ async function checkOnce(run: DriftRun, project: ConnectedProject, format: Drift
   const status = progressLine(ctx.stderr);
   const report = await checkDrift({
     ...planInputs(project, ctx),
-    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+    onReadProgress: (read, total) => status.update(readProgress(read, total)),
   }).finally(() => status.done());
   // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
   const healing = run.options.heal ? await prepareHeal(run, project, report) : undefined;
