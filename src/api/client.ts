@@ -33,11 +33,12 @@ import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './ch
 import { ApiError, errorFromBadAnswer, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
-import { Requester, realSleep, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
+import { Requester, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
 import type { BackoffOptions } from './retry.js';
 import { inspectUploadFile, multipartBody, storageFailure } from './upload.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
+import { sleepUnlessAborted } from '../util/sleep.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -222,7 +223,7 @@ export function createClient(options: ClientOptions): ApiClient {
     onResponse: options.onResponse,
     onRetry: options.onRetry,
     onWriteSent: options.onWriteSent,
-    sleep: options.sleep ?? realSleep,
+    sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   });
   return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight, options.onAnswer);

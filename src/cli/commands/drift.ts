@@ -12,7 +12,7 @@ import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
 import { renderDriftMarkdown } from '../../drift/render-markdown.js';
 import { renderDriftText } from '../../drift/render-text.js';
 import { hasDrift, type DriftReport } from '../../drift/types.js';
-import { sleepUnlessAborted, watchDrift, type Sleep } from '../../drift/watch.js';
+import { watchDrift, type Sleep } from '../../drift/watch.js';
 import { toJsonText } from '../../util/printable.js';
 import { ListedProblemsError } from '../error-text.js';
 import { hashValue } from '../../util/hash.js';
@@ -26,6 +26,7 @@ import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '.
 import { lockTimeoutSeconds } from './apply.js';
 import { nextCommand } from '../next-command.js';
 import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
+import { sleepUnlessAborted } from '../../util/sleep.js';
 
 export type DriftFormat = 'text' | 'json' | 'markdown';
 
