@@ -5,11 +5,12 @@
  * is given, so a soak is checked against any clock.
  */
 import { VoxformError } from '../errors.js';
-import { formatDuration, type GateMetric, type Gates } from '../manifest/promotion-settings.js';
+import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
 import { MIN_CALLS } from '../report/statistics.js';
 import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
+import { formatAge } from '../util/duration.js';
 import { formatCount, plural } from '../util/plural.js';
 
 export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
@@ -105,7 +106,7 @@ function testsGate(source: string, current: HistoryRecord, runs: readonly TestRu
 function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {
   const age = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
   const passed = age >= soak.seconds;
-  return { gate: 'soak', required: soak.text, passed, evidence: passed ? `deployed ${formatDuration(age)} ago` : `deployed ${formatDuration(age)} ago, ${soak.text} required` };
+  return { gate: 'soak', required: soak.text, passed, evidence: passed ? `deployed ${formatAge(age)} ago` : `deployed ${formatAge(age)} ago, ${soak.text} required` };
 }
 
 /** The version of an agent's report that ran the configuration of hash `configHash` (the newest deploy of it). */
