@@ -7,6 +7,7 @@
 import { VoxformError } from '../errors.js';
 import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
+import { creditsText, percent, secondsText } from '../report/format.js';
 import { MIN_CALLS } from '../report/statistics.js';
 import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
@@ -133,15 +134,12 @@ const METRIC_WORDS: Record<GateMetric, string> = {
   mean_credits_per_call: 'mean credits per call',
 };
 
-/** A version's value of a metric, as people read it. */
+/** A version's value of a metric, written as the call report writes it: the gate and the report never disagree. */
 function metricValue(version: VersionReport, metric: GateMetric): string {
-  const percent = (value: number | null) => (value === null ? 'none' : `${(value * 100).toFixed(1)}%`);
   const metrics = version.metrics;
-  if (metric === 'error_rate') return percent(metrics.error_rate.value);
-  if (metric === 'transfer_rate') return percent(metrics.transfer_rate.value);
-  if (metric === 'tool_failure_rate') return percent(metrics.tool_calls.failure_rate.value);
-  if (metric === 'mean_duration_seconds') return metrics.duration_seconds.mean === null ? 'none' : `${metrics.duration_seconds.mean.toFixed(1)} s`;
-  return metrics.credits.mean_per_call === null ? 'none' : metrics.credits.mean_per_call.toFixed(3);
+  if (metric === 'mean_duration_seconds') return secondsText(metrics.duration_seconds.mean);
+  if (metric === 'mean_credits_per_call') return creditsText(metrics.credits.mean_per_call);
+  return percent({ error_rate: metrics.error_rate, transfer_rate: metrics.transfer_rate, tool_failure_rate: metrics.tool_calls.failure_rate }[metric].value);
 }
 
 function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {

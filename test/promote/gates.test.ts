@@ -124,6 +124,11 @@ describe('the gates', () => {
     expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
     const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.evidence).toBe('error rate 6.3% vs 1.5% before, interval excludes zero');
+    // Seconds as the call report writes them, so the gate and the report say the same.
+    const [earlier, slower] = [version('20261128T080000000Z-aaaaaa', HASH_A, 400, 6, undefined), version('20261128T100000000Z-bbbbbb', HASH_B, 400, 6, '20261128T080000000Z-aaaaaa', 'higher')];
+    earlier.metrics.duration_seconds.mean = 12.34;
+    slower.metrics.duration_seconds.mean = 123.4;
+    expect(checkGates({ noRegression: ['mean_duration_seconds'] }, evidence({ calls: calls([earlier, slower]) }))[0]?.evidence).toBe('mean duration 123s vs 12.3s before, interval excludes zero');
     const thin = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')]);
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]?.evidence).toBe('12 calls with this configuration and 400 before; a comparison needs 30 each');
     // No call yet with this configuration is said as such, not blamed on the version before.
