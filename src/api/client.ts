@@ -39,6 +39,7 @@ import { inspectUploadFile, multipartBody, storageFailure } from './upload.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
 import { sleepUnlessAborted } from '../util/sleep.js';
+import { voxformVersion } from '../version.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -190,8 +191,6 @@ export interface ApiClient {
   close(options?: { abort?: boolean }): Promise<void>;
 }
 
-const DEFAULT_USER_AGENT = 'voxform/0.1.0';
-
 /** How to see whether a call whose answer was lost was started. */
 const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
 
@@ -216,7 +215,7 @@ export function createClient(options: ClientOptions): ApiClient {
     timeoutMs,
     retries: nonNegative('retries', options.retries ?? 4),
     backoff: options.backoff ?? {},
-    userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+    userAgent: options.userAgent ?? `voxform/${voxformVersion()}`,
     debug: options.debug,
     redact: options.redact,
     onRequest: options.onRequest,
