@@ -33,11 +33,13 @@ import { ChatCompletionStream, ChatSession, type ChatSessionOptions } from './ch
 import { ApiError, errorFromBadAnswer, isApiError, requestInvalid, scrubEcho, type FailureContext } from './errors.js';
 import { HttpTransport, type HttpResponse } from './http.js';
 import { resolveBaseUrl } from './regions.js';
-import { Requester, realSleep, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
+import { Requester, type Exchange, type RequestEvent, type ResponseEvent, type RetryEvent } from './requester.js';
 import type { BackoffOptions } from './retry.js';
 import { inspectUploadFile, multipartBody, storageFailure } from './upload.js';
 import { MAX_KNOWLEDGE_FILE_BYTES } from '../project-files/limits.js';
 import { isPlainObject, splitTopLevelNulls } from '../util/json-object.js';
+import { sleepUnlessAborted } from '../util/sleep.js';
+import { voxformVersion } from '../version.js';
 
 export interface ClientOptions {
   /** The service's base URL; overrides `region`. May carry a path prefix. */
@@ -189,8 +191,6 @@ export interface ApiClient {
   close(options?: { abort?: boolean }): Promise<void>;
 }
 
-const DEFAULT_USER_AGENT = 'voxform/0.1.0';
-
 /** How to see whether a call whose answer was lost was started. */
 const CHECK_CALLS = '`voxform logs` lists the calls the service started.';
 
@@ -215,14 +215,14 @@ export function createClient(options: ClientOptions): ApiClient {
     timeoutMs,
     retries: nonNegative('retries', options.retries ?? 4),
     backoff: options.backoff ?? {},
-    userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+    userAgent: options.userAgent ?? `voxform/${voxformVersion()}`,
     debug: options.debug,
     redact: options.redact,
     onRequest: options.onRequest,
     onResponse: options.onResponse,
     onRetry: options.onRetry,
     onWriteSent: options.onWriteSent,
-    sleep: options.sleep ?? realSleep,
+    sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   });
   return new ServiceClient(baseUrl, requester, options.apiKey, options.maxUploadBytes ?? MAX_KNOWLEDGE_FILE_BYTES, maxInFlight, options.onAnswer);

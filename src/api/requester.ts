@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
 import { REDACTED } from '../secrets/redact.js';
 import { ApiError, errorCode, errorFromResponse, errorFromTransport, isTlsError, scrub, transportReason, type TransportFailure } from './errors.js';
 import { CLIENT_DESTROYED_CODE, HttpTransport, isTimeout, NOT_SENT_CODE, readBodyText, RESPONSE_TOO_LARGE_CODE, type HttpRequest, type HttpResponse, type HttpStreamResponse } from './http.js';
@@ -320,9 +319,6 @@ export class Requester {
     };
   }
 }
-
-/** Builds the default sleep: a real timer, cleared when `signal` aborts (tests inject an instant one). */
-export const realSleep = (ms: number, signal?: AbortSignal): Promise<void> => (ms <= 0 || signal?.aborted ? Promise.resolve() : delay(ms, undefined, { signal }).catch(() => undefined));
 
 function buildQuery(query: Exchange['query']): string {
   if (!query) return '';

@@ -8,8 +8,7 @@ import { ciJobUrlFrom } from '../util/run-identity.js';
 import { describeLockLoss } from '../state/backend.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import { EXIT_INTERRUPTED, type CommandContext } from './context.js';
-import { progressLine, type ProgressLine } from './progress.js';
-import { pluralNoun } from '../util/plural.js';
+import { progressLine, readProgress, type ProgressLine } from './progress.js';
 import { errorLead } from './error-text.js';
 import { refuseMandatoryViolations } from './policy-check.js';
 import { nextCommand, stateFlags, type ChosenTarget } from './next-command.js';
@@ -83,7 +82,7 @@ function eventPrinter(ctx: CommandContext, status: ProgressLine, lines: LineBatc
   const c = terminalColors(ctx.color);
   const verb = (event: { change: { action: string } }, creating: string, updating: string) => (event.change.action === 'create' ? creating : updating);
   return (event) => {
-    if (event.type === 'reading') return status.update(`Reading live state… ${event.agentsRead}/${event.agents} ${pluralNoun(event.agents, 'agent')}`);
+    if (event.type === 'reading') return status.update(readProgress(event.agentsRead, event.agents));
     if (event.type === 'planned') {
       lines.flush();
       status.done();

@@ -3,14 +3,13 @@
  * names each command's module by a word and runs nothing itself: whoever builds it (the CLI's
  * entry, main.ts; `voxform completion`; help and tests) passes the function that runs a command.
  */
-import { readFileSync } from 'node:fs';
 import { Argument, Command, Option, type HelpContext } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
-
-const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { formatCount } from '../util/plural.js';
+import { voxformVersion } from '../version.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -31,7 +30,7 @@ function positiveInt(name: string, max: number) {
   return (value: string): number => {
     const n = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
     if (!(n >= 1 && n <= max)) {
-      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${max.toLocaleString('en-US')}.`, { hint: `For example: ${name} 4.` });
+      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${formatCount(max)}.`, { hint: `For example: ${name} 4.` });
     }
     return n;
   };
@@ -112,7 +111,7 @@ export function buildProgram(run: (name: string, options: Record<string, unknown
   if (output) program.exitOverride().configureOutput({ writeOut: (text) => output.stdout.write(text), writeErr: (text) => output.stderr.write(text) });
   program
     .description('Agents-as-code for hosted voice agents: validate, plan and apply YAML manifests.')
-    .version(packageJson.version, '-v, --version')
+    .version(voxformVersion(), '-v, --version')
     .option('--no-color', 'no colour in output (also NO_COLOR=1)')
     .configureHelp({ sortSubcommands: false });
 

@@ -1,4 +1,5 @@
 import type { Output } from './context.js';
+import { pluralNoun } from '../util/plural.js';
 import { ownSequence } from '../util/printable.js';
 
 export interface ProgressLine {
@@ -33,6 +34,11 @@ export function progressLine(stream: Output): ProgressLine {
     },
   };
   return line;
+}
+
+/** The progress of reading the live agents: `Reading live state… 3/8 agents`. */
+export function readProgress(read: number, total: number): string {
+  return `Reading live state… ${read}/${total} ${pluralNoun(total, 'agent')}`;
 }
 
 /** Clears every progress line still on screen (an interrupted run, an error on its way out). */

@@ -18,7 +18,7 @@ import type { CheckoutSuite } from '../promote/gates.js';
 import { workspaceKey } from '../state/types.js';
 import type { TestFile, TestRun } from '../conversations/types.js';
 import { sha256 } from '../util/hash.js';
-import { plural } from '../util/plural.js';
+import { plural, someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks, printable } from '../util/printable.js';
 import type { Connection } from './connection.js';
 import type { CommandContext } from './context.js';
@@ -51,11 +51,6 @@ export interface RunRequest {
 
 const shown = (ctx: CommandContext, file: string) => path.relative(ctx.cwd, file) || file;
 
-/** `first (…)`: the first of some files, as a note names them. */
-function someOf(ctx: CommandContext, files: readonly string[]): string {
-  return `${shown(ctx, files[0] as string)}${files.length > 1 ? ', …' : ''}`;
-}
-
 /**
  * Why this run is no evidence for the `tests` gate, as a clause after "it"; undefined when it is:
  * it ran, live, exactly the suite's files (what a run without paths reads, and there is one), every
@@ -75,10 +70,10 @@ export function whyNoEvidence(request: RunRequest, ctx: CommandContext, suite: T
   if (suite.files.length === 0) return `runs no suite: a run without paths reads ${shown(ctx, suite.folder)}/ beside the manifest, which holds no test file`;
   const ranFiles = new Set(ran.map((file) => file.path));
   const left = suite.files.filter((file) => !ranFiles.has(file));
-  if (left.length > 0) return `leaves out ${plural(left.length, 'test file')} of the suite (${someOf(ctx, left)})`;
+  if (left.length > 0) return `leaves out ${plural(left.length, 'test file')} of the suite (${someOf(left.map((file) => shown(ctx, file)), 1)})`;
   const inSuite = new Set(suite.files);
   const outside = [...ranFiles].filter((file) => !inSuite.has(file));
-  if (outside.length > 0) return `runs test files outside the suite, ${shown(ctx, suite.folder)}/ (${someOf(ctx, outside)})`;
+  if (outside.length > 0) return `runs test files outside the suite, ${shown(ctx, suite.folder)}/ (${someOf(outside.map((file) => shown(ctx, file)), 1)})`;
   return undefined;
 }
 
@@ -119,7 +114,7 @@ export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext
   const suite = await testSuiteOf(options, ctx, desired);
   if (suite.files.length === 0) return { problem: `this checkout has no test suite (${shown(ctx, suite.folder)}/ beside the manifest holds no test file)` };
   const changed = await uncommittedFiles(ctx.cwd, ctx.env, [suite.folder]);
-  if (changed && changed.length > 0) return { problem: `this checkout's test files hold changes beside its commit (${changed.slice(0, 3).map(controlsAsQuestionMarks).join(', ')}${changed.length > 3 ? ', …' : ''})` };
+  if (changed && changed.length > 0) return { problem: `this checkout's test files hold changes beside its commit (${someOf(changed.map(controlsAsQuestionMarks), 3)})` };
   const root = await findProjectRoot(ctx.cwd, ctx.cwd);
   const budget = { remaining: MAX_TEST_BYTES_PER_RUN, limit: MAX_TEST_BYTES_PER_RUN, noun: 'test files' };
   const hashed: Array<{ path: string; contentHash: string }> = [];

@@ -1,8 +1,7 @@
 /** A point in time on the command line, read strictly: a date that does not exist (February 30th) is refused. */
 import { VoxformError } from '../errors.js';
+import { durationSeconds } from '../util/duration.js';
 import { LATEST_UNIX_SECONDS } from '../util/unix-time.js';
-
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 
 const FORMS = 'Use ISO 8601 (2025-01-31 or 2025-01-31T09:00:00Z), Unix seconds (1738314000), or a duration back from now (30m, 24h, 7d).';
 
@@ -50,8 +49,8 @@ export function parseTimeWindow(flags: { since?: string | undefined; until?: str
 }
 
 function readTime(text: string, now: number): number | undefined {
-  const relative = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(text);
-  if (relative) return (now - Number(relative[1]) * (UNIT_SECONDS[(relative[2] as string).toLowerCase()] as number) * 1000) / 1000;
+  const back = durationSeconds(text);
+  if (back !== undefined) return (now - back * 1000) / 1000;
   if (/^\d+(\.\d+)?$/.test(text)) {
     const value = Number(text);
     return /^\d{13}$/.test(text) ? value / 1000 : value;

@@ -5,6 +5,7 @@
  */
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
+import { wordList } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 
 /** What the parser knows of the command it was parsing. */
@@ -17,11 +18,6 @@ export interface ParsedCommand {
   takesArguments?: boolean;
   /** Its words after the command's, options aside, as parsed up to the mistake (an unknown option and what follows it last). */
   words?: readonly string[];
-}
-
-/** `a`, `a or b`, `a, b or c`. */
-function orList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
 /** `--format <format>` → `--format`; `-f, --file <path>` → `--file`. */
@@ -71,11 +67,11 @@ export function usageError(commanderCode: string | undefined, message: string, c
   }
   if ((match = /^option '(.*)' argument '(.*)' is invalid\. Allowed choices are (.*)\.$/s.exec(text))) {
     const choices = (match[3] ?? '').split(', ');
-    return fail('invalid_option', `\`${match[2]}\` is not a value ${optionName(match[1] ?? '')} takes: choose ${orList(choices)}.`);
+    return fail('invalid_option', `\`${match[2]}\` is not a value ${optionName(match[1] ?? '')} takes: choose ${wordList(choices, 'or')}.`);
   }
   if ((match = /^command-argument value '(.*)' is invalid for argument '(.*)'\. Allowed choices are (.*)\.$/s.exec(text))) {
     const choices = (match[3] ?? '').split(', ');
-    return fail('invalid_argument', `\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${orList(choices)}.`);
+    return fail('invalid_argument', `\`${match[1]}\` is not a <${match[2]}> ${cmd} knows: choose ${wordList(choices, 'or')}.`);
   }
   if ((match = /^too many arguments(?: for '.*')?\. Expected (\d+) arguments? but got (\d+)\.$/.exec(text))) {
     const expected = Number(match[1]);

@@ -7,6 +7,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
+import { byCodeUnits } from '../util/compare.js';
 
 const TEST_FILE = /\.test\.ya?ml$/i;
 const SKIPPED_FOLDERS = new Set(['node_modules']);
@@ -63,7 +64,7 @@ async function isFolder(folder: string): Promise<boolean> {
 async function searchFolder(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true });
   const found: string[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
       if (!entry.name.startsWith('.') && !SKIPPED_FOLDERS.has(entry.name)) found.push(...(await searchFolder(full)));

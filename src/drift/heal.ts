@@ -8,6 +8,7 @@ import { desiredFromRecord, type RestoreOptions } from '../history/restore.js';
 import { recordedAgent, type HistoryRecord } from '../history/types.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
+import { pluralNoun } from '../util/plural.js';
 import type { DriftReport } from './types.js';
 
 export interface HealPlan {
@@ -38,7 +39,7 @@ export function healDesired(report: DriftReport, records: readonly HistoryRecord
     else byRecord.set(record, [...(byRecord.get(record) ?? []), name]);
   }
   if (unrecorded.length > 0) {
-    throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${unrecorded.join(', ')}: no history record of this workspace holds the configuration voxform last applied to ${unrecorded.length === 1 ? 'it' : 'them'}; nothing was changed.`, {
+    throw new VoxformError('drift_heal_unrecorded', `Cannot heal ${unrecorded.join(', ')}: no history record of this workspace holds the configuration voxform last applied to ${pluralNoun(unrecorded.length, 'it', 'them')}; nothing was changed.`, {
       hint: 'Only what an apply recorded can be put back. Run `voxform apply` to make the agents match the manifests instead.',
     });
   }

@@ -1,6 +1,6 @@
 /** How each class of difference reads, in every format. */
 import type { DriftClass, DriftReport } from './types.js';
-import { plural } from '../util/plural.js';
+import { plural, someOf } from '../util/plural.js';
 
 export const CLASS_LABEL: Record<DriftClass, string> = {
   outside: 'changed outside voxform',
@@ -64,7 +64,5 @@ export function checked(report: DriftReport): string {
 /** The resources that differ, one short line: `drift: 1 changed outside voxform, … — agent.front-desk`. */
 export function oneLine(report: DriftReport): string {
   if (report.resources.length === 0) return `no drift (${checked(report)})`;
-  const shown = report.resources.slice(0, 5).map((r) => r.address);
-  const more = report.resources.length > shown.length ? `, and ${report.resources.length - shown.length} more` : '';
-  return `drift: ${countsLine(report)}: ${shown.join(', ')}${more}`;
+  return `drift: ${countsLine(report)}: ${someOf(report.resources.map((r) => r.address), 5)}`;
 }

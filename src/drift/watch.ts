@@ -59,15 +59,3 @@ export async function watchDrift(options: WatchOptions): Promise<void> {
   }
 }
 
-/** The real clock's `Sleep`. */
-export const sleepUnlessAborted: Sleep = (ms, signal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });

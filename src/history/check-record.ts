@@ -4,6 +4,7 @@
  * writes (schemas/history.schema.json) is skipped, never half used; a field a later version adds is left alone.
  */
 import { httpUrl } from '../util/http-url.js';
+import { isContentHash } from '../util/hash.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
 import { hasControlCharacter } from '../util/printable.js';
 import { BRANCH, COMMIT } from './source.js';
@@ -13,7 +14,6 @@ import { isLocalName } from '../manifest/names.js';
 export const HISTORY_RECORD_ID = /^\d{8}T\d{6}(?:\d{3})?Z-[0-9a-f]{6}$/;
 const OUTCOMES = new Set(['applied', 'failed', 'interrupted', 'nothing_to_do']);
 const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
-const CONFIG_HASH = /^sha256:[0-9a-f]{64}$/;
 const SUMMARY_COUNTS = ['create', 'update', 'unchanged', 'drifted', 'applied', 'failed', 'skipped'] as const;
 /** Counts later records add: a record older than them has none. */
 const OPTIONAL_SUMMARY_COUNTS = ['partlyApplied', 'notApplied'] as const;
@@ -63,7 +63,7 @@ function agentProblem(agent: JsonObject): Problem {
   if (!optional(agent.name, (v) => typeof v === 'string')) return 'name: not text';
   if (!isPlainObject(agent.config)) return 'config: not an object';
   if (!optional(agent.knowledge, isStringList)) return 'knowledge: not a list of names';
-  if (typeof agent.configHash !== 'string' || !CONFIG_HASH.test(agent.configHash)) return 'configHash: not a sha256: hash';
+  if (!isContentHash(agent.configHash)) return 'configHash: not a sha256: hash';
   if (!isStringList(agent.maskedPaths)) return 'maskedPaths: not a list of paths';
   if (!optional(agent.promptLength, isCount)) return 'promptLength: not a length';
   if (!optional(agent.unrecordedSecrets, isStringList)) return 'unrecordedSecrets: not a list of paths';
@@ -116,7 +116,7 @@ function testedAgentsProblem(agents: unknown): Problem {
   for (const [name, agent] of Object.entries(agents)) {
     if (!isLocalName(name)) return `agents: ${JSON.stringify(name)} is not an agent name`;
     if (!isPlainObject(agent) || !isText(agent.id)) return `agents.${name}.id: not an agent id`;
-    if (typeof agent.configHash !== 'string' || !CONFIG_HASH.test(agent.configHash)) return `agents.${name}.configHash: not a sha256: hash`;
+    if (!isContentHash(agent.configHash)) return `agents.${name}.configHash: not a sha256: hash`;
   }
   return undefined;
 }
@@ -128,7 +128,7 @@ export function testRunProblem(value: unknown): Problem {
   if (!isText(value.workspace)) return 'workspace: not a workspace';
   if (!isTime(value.at)) return 'at: not a time (ISO 8601, UTC)';
   if (typeof value.by !== 'string' || typeof value.command !== 'string') return 'by, command: not text';
-  if (!optional(value.suiteDigest, (v) => typeof v === 'string' && CONFIG_HASH.test(v))) return 'suiteDigest: not a sha256: hash';
+  if (!optional(value.suiteDigest, isContentHash)) return 'suiteDigest: not a sha256: hash';
   const source = sourceProblem(value.source);
   if (source) return source;
   if (!isPlainObject(value.summary)) return 'summary: not an object';

@@ -4,6 +4,7 @@
  * A history file is data like any other in the project's folder: text from a record is printed
  * through `controlsAsQuestionMarks`, which shows a control character as `?`.
  */
+import { shortHash } from '../util/hash.js';
 import { controlsAsQuestionMarks, toJsonText } from '../util/printable.js';
 import { AgentNames } from './agent-names.js';
 import { agentVersionKey, recordedAgent, shortCommit, type AgentVersion, type DeploySummary, type HistoryRecord, type TestRunRecord } from './types.js';
@@ -103,7 +104,7 @@ function testRunsText(runs: readonly TestRunRecord[]): string[] {
   for (const run of runs) {
     lines.push(controlsAsQuestionMarks(`${run.id}  ${run.at}  ${testRunTally(run)}`));
     lines.push(`  by ${controlsAsQuestionMarks(run.by)}, ${run.source.commit ? `tests of commit ${shortCommit(run.source.commit, run.source.uncommitted)}` : 'no commit known'}`);
-    const agents = Object.keys(run.agents).sort().map((name) => `${name} ${(run.agents[name]?.configHash ?? '').slice('sha256:'.length, 'sha256:'.length + 12)}`);
+    const agents = Object.keys(run.agents).sort().map((name) => `${name} ${shortHash(run.agents[name]?.configHash ?? '')}`);
     lines.push(`  agents: ${controlsAsQuestionMarks(agents.join(', '))}`);
     const failing = run.tests.filter((test) => test.status === 'failed' || test.status === 'error');
     for (const test of failing) lines.push(`  ${test.status}: ${controlsAsQuestionMarks(`${test.file} › ${test.name}`)} (${test.passes}/${test.runs} passed)`);

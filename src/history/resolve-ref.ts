@@ -6,7 +6,7 @@
 import { VoxformError } from '../errors.js';
 import { AgentNames } from './agent-names.js';
 import { restorableKey, shortCommit, type HistoryRecord } from './types.js';
-import { plural } from '../util/plural.js';
+import { plural, someOf } from '../util/plural.js';
 
 /** Outcomes after which the recorded configuration is what the service held. */
 const COMPLETE = new Set(['applied', 'nothing_to_do']);
@@ -31,9 +31,7 @@ function describe(record: HistoryRecord): string {
 }
 
 function ambiguous(ref: string, matches: readonly HistoryRecord[], what: string): VoxformError {
-  const listed = matches.slice(0, LISTED).map(describe).join(', ');
-  const more = matches.length > LISTED ? `, and ${matches.length - LISTED} more` : '';
-  return new VoxformError('history_ref_ambiguous', `"${ref}" matches ${what}: ${listed}${more}.`, { hint: 'Give more characters of the id or the commit.' });
+  return new VoxformError('history_ref_ambiguous', `"${ref}" matches ${what}: ${someOf(matches.map(describe), LISTED)}.`, { hint: 'Give more characters of the id or the commit.' });
 }
 
 /**

@@ -17,6 +17,7 @@ import { formatDotted, valueAtPath } from '../util/field-path.js';
 import { LineCounter, type SourceText } from '../manifest/source.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
+import { byCodeUnits } from '../util/compare.js';
 import { AgentNames } from './agent-names.js';
 import type { AgentVersion, HistoryRecord } from './types.js';
 
@@ -40,7 +41,7 @@ function chosenAgents(record: HistoryRecord, agents: readonly string[], names: A
   const recorded = Object.keys(record.agents).sort();
   if (agents.length === 0) {
     const now = recorded.map((name): [string, AgentVersion] => [names.nameNow(name, record.agents[name] as AgentVersion), record.agents[name] as AgentVersion]);
-    return now.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return now.sort(([a], [b]) => byCodeUnits(a, b));
   }
   return [...new Set(agents)].map((name) => {
     const version = names.versionIn(record, name);

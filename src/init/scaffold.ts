@@ -12,6 +12,7 @@ import { bundleManifestSchema } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
 import { ENV_REFERENCE, ENV_REFERENCE_BODY } from '../secrets/env-reference.js';
 import { formatDotted } from '../util/field-path.js';
+import { pluralNoun, wordList } from '../util/plural.js';
 import type { Template, VariableValue } from '../templates/catalog.js';
 import { expandTemplate } from './expand.js';
 import { GITIGNORE_ENTRIES } from '../templates/gitignore.js';
@@ -137,11 +138,10 @@ export function foldersOnTheWay(dir: string, paths: ReadonlyArray<{ path: string
 }
 
 export function existingFilesError(dir: string, conflicts: readonly string[], command = 'voxform init'): VoxformError {
-  const list = conflicts.length <= 2 ? conflicts.join(' and ') : `${conflicts.slice(0, -1).join(', ')} and ${conflicts[conflicts.length - 1]}`;
   const elsewhere = command === 'voxform init' ? 'init into another folder: voxform init --template NAME DIR' : 'choose another folder with --out DIR';
   return new VoxformError(
     'would_overwrite',
-    `${command} would overwrite ${list} in ${dir}, which ${conflicts.length === 1 ? 'exists' : 'exist'} already; nothing was written.`,
+    `${command} would overwrite ${wordList(conflicts, 'and')} in ${dir}, which ${pluralNoun(conflicts.length, 'exists', 'exist')} already; nothing was written.`,
     { hint: `Pass --force to overwrite, or ${elsewhere}.` },
   );
 }

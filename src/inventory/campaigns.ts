@@ -5,7 +5,8 @@
  * latest calls — and the report says so.
  */
 import type { ApiClient } from '../api/index.js';
-import { compare, eachLatestCall, INVENTORY_FORMAT_VERSION } from './inventory.js';
+import { byCodeUnits } from '../util/compare.js';
+import { eachLatestCall, INVENTORY_FORMAT_VERSION } from './inventory.js';
 import type { InventoryState } from './state-records.js';
 
 type CampaignReader = Pick<ApiClient, 'iterateCallLogs'>;
@@ -64,7 +65,7 @@ export async function readCampaigns(client: CampaignReader, managed: ReadonlyMap
     format_version: INVENTORY_FORMAT_VERSION,
     kind: 'campaigns',
     // Managed first (by address), then the rest by id, as `get agents` orders them.
-    campaigns: campaigns.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || compare(a.managed_by ?? a.id, b.managed_by ?? b.id)),
+    campaigns: campaigns.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || byCodeUnits(a.managed_by ?? a.id, b.managed_by ?? b.id)),
     sources: {
       manifest_campaigns: managed.size,
       state: { workspace: state.workspace, campaigns: recorded.size, ...(state.problem !== undefined ? { problem: state.problem } : {}) },

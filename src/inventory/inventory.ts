@@ -6,6 +6,7 @@
  */
 import { isApiError, type ApiClient } from '../api/index.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
+import { byCodeUnits } from '../util/compare.js';
 
 /** Calls read for agents, newest first: an account's whole call history can be huge. */
 export const CALLS_READ_FOR_AGENTS = 1000;
@@ -76,7 +77,7 @@ export async function readLivePhones(client: InventoryReader, managed: ManagedRe
         agent_name: (phone.agent_id && names.get(phone.agent_id)) || null,
         managed_by: managed.phones.has(phone.id) ? `phone.${phone.id}` : null,
       }))
-      .sort((a, b) => compare(a.number, b.number)),
+      .sort((a, b) => byCodeUnits(a.number, b.number)),
   };
 }
 
@@ -106,13 +107,13 @@ export async function readLiveAgents(client: InventoryReader, managed: ManagedRe
     exists: names.has(id),
     managed_by: managedBy.get(id) ?? null,
     found_through: order.filter((source) => entry.sources.has(source)),
-    phones: [...entry.phones].sort(compare),
+    phones: [...entry.phones].sort(byCodeUnits),
   }));
   return {
     format_version: INVENTORY_FORMAT_VERSION,
     kind: 'agents',
     // Managed first (by address), then the rest by name: what the manifests hold, then what they do not.
-    agents: agents.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || compare(a.managed_by ?? a.name ?? a.id, b.managed_by ?? b.name ?? b.id)),
+    agents: agents.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || byCodeUnits(a.managed_by ?? a.name ?? a.id, b.managed_by ?? b.name ?? b.id)),
     sources: { manifest_agents: managed.agents.size, phones: phones.length, calls_read: callsRead, more_calls: moreCalls },
   };
 }
@@ -146,7 +147,3 @@ async function agentNames(client: InventoryReader, ids: ReadonlySet<string>): Pr
   return new Map(read.filter((entry) => entry !== undefined));
 }
 
-/** Code-point order: the same on every machine, whatever its locale. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

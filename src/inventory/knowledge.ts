@@ -6,7 +6,8 @@
  */
 import { isApiError, type ApiClient } from '../api/index.js';
 import { liveKnowledgeFiles } from '../plan/fingerprint.js';
-import { compare, INVENTORY_FORMAT_VERSION } from './inventory.js';
+import { byCodeUnits } from '../util/compare.js';
+import { INVENTORY_FORMAT_VERSION } from './inventory.js';
 import type { InventoryState } from './state-records.js';
 
 type KnowledgeReader = Pick<ApiClient, 'getAgent'>;
@@ -101,7 +102,7 @@ export async function readKnowledge(
       file: entry.file,
       content_hash: entry.record?.contentHash ?? null,
       managed_by: entry.localName === null ? null : `knowledge.${entry.localName}`,
-      agents: [...entry.agents].sort(compare).map((id) => ({ id, managed_by: agentAddress.get(id) ?? null })),
+      agents: [...entry.agents].sort(byCodeUnits).map((id) => ({ id, managed_by: agentAddress.get(id) ?? null })),
       found_through: order.filter((source) => entry.sources.has(source)),
     }),
   );
@@ -109,7 +110,7 @@ export async function readKnowledge(
     format_version: INVENTORY_FORMAT_VERSION,
     kind: 'knowledge',
     // Managed first (by address), then the rest by id, as `get agents` orders them.
-    files: files.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || compare(a.managed_by ?? a.id ?? '', b.managed_by ?? b.id ?? '')),
+    files: files.sort((a, b) => Number(a.managed_by === null) - Number(b.managed_by === null) || byCodeUnits(a.managed_by ?? a.id ?? '', b.managed_by ?? b.id ?? '')),
     sources: {
       manifest_files: managed.files.length,
       state: { workspace: state.workspace, files: Object.keys(state.knowledge).length, ...(state.problem !== undefined ? { problem: state.problem } : {}) },

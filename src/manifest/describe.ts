@@ -4,6 +4,7 @@
  */
 import { formatIndexed } from '../util/field-path.js';
 import type { PathPart, ValuePath } from './positions.js';
+import { wordList } from '../util/plural.js';
 import { shorten } from '../util/shorten.js';
 
 /** What one resource of each section is called. */
@@ -56,9 +57,8 @@ const TYPE_PHRASES: Record<string, string> = {
 
 /** "a string", "a string or an object (key: value pairs)". */
 export function describeExpected(types: readonly string[]): string {
-  const phrases = [...new Set(types.map((t) => TYPE_PHRASES[t] ?? (t.startsWith('an object with') ? TYPE_PHRASES.object : t)))];
-  if (phrases.length <= 1) return phrases[0] ?? 'something else';
-  return `${phrases.slice(0, -1).join(', ')} or ${phrases[phrases.length - 1]}`;
+  const phrases = [...new Set(types.map((t) => TYPE_PHRASES[t.startsWith('an object with') ? 'object' : t] ?? t))];
+  return phrases.length === 0 ? 'something else' : wordList(phrases, 'or');
 }
 
 /** "a string ("fast")", "a number (3)", "a list". A secret value is never shown: only its kind. */

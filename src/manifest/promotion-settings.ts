@@ -4,6 +4,7 @@
  * manifest room: the desired state's types refer to these.
  */
 import type { SourceLocation } from '../errors.js';
+import { durationSeconds } from '../util/duration.js';
 
 /** The metrics `no_regression` may name: each is worse when higher (the report's comparison, docs/report.md). */
 export const GATE_METRICS = ['error_rate', 'transfer_rate', 'tool_failure_rate', 'mean_duration_seconds', 'mean_credits_per_call'] as const;
@@ -31,20 +32,7 @@ export interface EnvironmentPromotion {
   locations: Partial<Record<PromotionPlace, SourceLocation>>;
 }
 
-const UNIT_SECONDS: Record<string, number> = { m: 60, h: 3600, d: 86400 };
-
-/** Seconds of a duration as the schema allows it (`30m`, `2h`, `1d`); undefined for any other text. */
+/** Seconds of a soak as the schema allows it (`30m`, `2h`, `1d`); undefined for any other text. */
 export function parseDuration(text: string): number | undefined {
-  const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(text);
-  return match ? Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number) : undefined;
-}
-
-/** A number of seconds as people read it: `35 min`, `2h`, `1d 3h`. */
-export function formatDuration(seconds: number): string {
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return minutes % 60 === 0 ? `${hours}h` : `${hours}h ${minutes % 60} min`;
-  const days = Math.floor(hours / 24);
-  return hours % 24 === 0 ? `${days}d` : `${days}d ${hours % 24}h`;
+  return /^[1-9][0-9]{0,5}[mhd]$/.test(text) ? durationSeconds(text) : undefined;
 }

@@ -20,6 +20,7 @@ import { fingerprintKeyId, hashedWithAnotherKey } from '../util/hash.js';
 import { comparableLiveAgent, desiredAgentFields, type ComparableAgent } from './agent-fields.js';
 import { isUnchanged } from './compare.js';
 import { agentFingerprinted, fingerprint, liveKnowledgeFiles } from './fingerprint.js';
+import { byCodeUnits } from '../util/compare.js';
 import { parseDotted, valueAtPath } from '../util/field-path.js';
 import { agentSensitivePatterns, entrySecretPaths, secretPatternSet } from '../secrets/schema-paths.js';
 import type { LiveState } from './read-live.js';
@@ -131,7 +132,7 @@ function change(
     id: base.id,
     before: base.before,
     after: base.after,
-    fieldChanges: base.fieldChanges.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    fieldChanges: base.fieldChanges.sort((a, b) => byCodeUnits(a.path, b.path)),
     sensitivePaths: base.sensitivePaths,
     reason,
     dependsOn: dependedOnAddresses(requests, base.owners, base.address),
@@ -506,7 +507,7 @@ function oversizedRequest(change: ResourceChange): number | undefined {
 function orderChanges(changes: ResourceChange[]): ResourceChange[] {
   return [...changes].sort((a, b) => {
     const byKind = KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind);
-    return byKind !== 0 ? byKind : a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
+    return byKind || byCodeUnits(a.address, b.address);
   });
 }
 

@@ -6,7 +6,7 @@
  */
 import { terminalColors } from '../util/terminal-colors.js';
 import { markdownCode, markdownText } from '../util/markdown-escape.js';
-import { formatCount, plural } from '../util/plural.js';
+import { formatCount, plural, pluralNoun } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { codeLead, formatSourceLocation } from '../errors.js';
 import { describeTokenChange, type PlanPolicy, type Relaxation } from './plan-policy.js';
@@ -29,7 +29,7 @@ export function policySummaryLine(report: PolicyReport): string {
 export function inEnvironments(finding: Finding): string {
   const names = finding.environments;
   if (!names || names.length === 0) return '';
-  return ` (${names.length === 1 ? 'environment' : 'environments'} ${names.join(', ')})`;
+  return ` (${pluralNoun(names.length, 'environment')} ${names.join(', ')})`;
 }
 
 /** Each finding as `file:line:col  level[rule-id]: message` (as a diagnostic leads with `error[code]:`), its hint under it. */

@@ -7,6 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { byCodeUnits } from '../util/compare.js';
 import { mapBounded } from '../util/semaphore.js';
 import { findProjectRoot, isInside, readGuarded, realFolder, type ReadOutcome, type ReadPolicy, type RealFolders } from './guarded-read.js';
 
@@ -101,10 +102,10 @@ export function folderSearchTakes(name: string): 'manifest' | 'test' | undefined
   return TEST_FILE.test(name) ? 'test' : 'manifest';
 }
 
-/** Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code point order. */
+/** Every *.yaml and *.yml under a folder but test files (counted), recursively, by path in code unit order. */
 async function findYamlFiles(folder: string, search: { found: string[]; testFiles: number }): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true });
-  for (const entry of entries.sort((a, b) => compareNames(a.name, b.name))) {
+  for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     if (entry.isDirectory()) {
       if (folderSearchEnters(entry.name)) await findYamlFiles(path.join(folder, entry.name), search);
     } else if (entry.isFile()) {
@@ -113,11 +114,6 @@ async function findYamlFiles(folder: string, search: { found: string[]; testFile
       else if (kind === 'manifest') search.found.push(path.join(folder, entry.name));
     }
   }
-}
-
-/** Names (of one folder's entries, or a path's parts) in code point order: the order a folder's search finds files in. */
-export function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Reads many files once each per policy (root and size cap), under the guards of guarded-read.ts. */

@@ -14,6 +14,7 @@ import type { DeploySource, TestRunRecord } from '../history/types.js';
 import type { DesiredState } from '../manifest/types.js';
 import type { TestRun } from '../conversations/types.js';
 import { hashValue } from '../util/hash.js';
+import { byCodeUnits } from '../util/compare.js';
 import { mapBounded } from '../util/semaphore.js';
 
 export type TestedAgents = TestRunRecord['agents'];
@@ -41,7 +42,7 @@ export function changedDuringRun(before: TestedAgents, after: TestedAgents): str
  */
 export function suiteDigest(folder: string, files: ReadonlyArray<{ path: string; contentHash: string }>): string {
   const entries = files.map((file) => [path.relative(folder, file.path).split(path.sep).join('/'), file.contentHash] as const);
-  return hashValue(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return hashValue(entries.sort(([a], [b]) => byCodeUnits(a, b)));
 }
 
 interface TestRunRecordInput {

@@ -5,12 +5,14 @@
  * is given, so a soak is checked against any clock.
  */
 import { VoxformError } from '../errors.js';
-import { formatDuration, type GateMetric, type Gates } from '../manifest/promotion-settings.js';
+import type { GateMetric, Gates } from '../manifest/promotion-settings.js';
 import type { AgentReport, VersionReport } from '../report/types.js';
+import { creditsText, percent, secondsText } from '../report/format.js';
 import { MIN_CALLS } from '../report/statistics.js';
 import { agentVersionKey, shortCommit, type HistoryRecord, type TestRunRecord } from '../history/types.js';
 import { testRunTally } from '../history/render.js';
-import { plural } from '../util/plural.js';
+import { formatAge } from '../util/duration.js';
+import { formatCount, plural } from '../util/plural.js';
 
 export type GateName = 'tests' | 'min_calls' | 'no_regression' | 'soak';
 
@@ -105,7 +107,7 @@ function testsGate(source: string, current: HistoryRecord, runs: readonly TestRu
 function soakGate(soak: NonNullable<Gates['soak']>, since: Date, now: Date): GateResult {
   const age = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
   const passed = age >= soak.seconds;
-  return { gate: 'soak', required: soak.text, passed, evidence: passed ? `deployed ${formatDuration(age)} ago` : `deployed ${formatDuration(age)} ago, ${soak.text} required` };
+  return { gate: 'soak', required: soak.text, passed, evidence: passed ? `deployed ${formatAge(age)} ago` : `deployed ${formatAge(age)} ago, ${soak.text} required` };
 }
 
 /** The version of an agent's report that ran the configuration of hash `configHash` (the newest deploy of it). */
@@ -121,7 +123,7 @@ function minCallsGate(minCalls: number, current: HistoryRecord, calls: ReadonlyM
   const base = { gate: 'min_calls' as const, required: String(minCalls) };
   if (!fewest) return { ...base, passed: true, evidence: 'no agent to count calls of' };
   if (fewest.calls < minCalls) return { ...base, passed: false, evidence: `${fewest.name} ran ${plural(fewest.calls, 'call')} with this configuration, ${minCalls} required` };
-  return { ...base, passed: true, evidence: counts.length === 1 ? `${fewest.name} ran ${fewest.calls} calls` : `every agent ran at least ${minCalls} calls (fewest: ${fewest.name}, ${fewest.calls})` };
+  return { ...base, passed: true, evidence: counts.length === 1 ? `${fewest.name} ran ${plural(fewest.calls, 'call')}` : `every agent ran at least ${plural(minCalls, 'call')} (fewest: ${fewest.name}, ${formatCount(fewest.calls)})` };
 }
 
 const METRIC_WORDS: Record<GateMetric, string> = {
@@ -132,15 +134,12 @@ const METRIC_WORDS: Record<GateMetric, string> = {
   mean_credits_per_call: 'mean credits per call',
 };
 
-/** A version's value of a metric, as people read it. */
+/** A version's value of a metric, written as the call report writes it: the gate and the report never disagree. */
 function metricValue(version: VersionReport, metric: GateMetric): string {
-  const percent = (value: number | null) => (value === null ? 'none' : `${(value * 100).toFixed(1)}%`);
   const metrics = version.metrics;
-  if (metric === 'error_rate') return percent(metrics.error_rate.value);
-  if (metric === 'transfer_rate') return percent(metrics.transfer_rate.value);
-  if (metric === 'tool_failure_rate') return percent(metrics.tool_calls.failure_rate.value);
-  if (metric === 'mean_duration_seconds') return metrics.duration_seconds.mean === null ? 'none' : `${metrics.duration_seconds.mean.toFixed(1)} s`;
-  return metrics.credits.mean_per_call === null ? 'none' : metrics.credits.mean_per_call.toFixed(3);
+  if (metric === 'mean_duration_seconds') return secondsText(metrics.duration_seconds.mean);
+  if (metric === 'mean_credits_per_call') return creditsText(metrics.credits.mean_per_call);
+  return percent({ error_rate: metrics.error_rate, transfer_rate: metrics.transfer_rate, tool_failure_rate: metrics.tool_calls.failure_rate }[metric].value);
 }
 
 function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord, calls: ReadonlyMap<string, AgentReport>): GateResult {
@@ -159,7 +158,7 @@ function noRegressionGate(metrics: readonly GateMetric[], current: HistoryRecord
     if (!now || !comparison) continue; // no calls yet, or no version before it: nothing to regress from
     const before = agent?.versions.find((candidate) => candidate.key === comparison.against);
     if (!comparison.enough_calls) {
-      return { ...base, passed: false, evidence: qualified(name, `${now.metrics.calls} calls with this configuration and ${before?.metrics.calls ?? 0} before; a comparison needs ${MIN_CALLS} each`) };
+      return { ...base, passed: false, evidence: qualified(name, `${plural(now.metrics.calls, 'call')} with this configuration and ${before?.metrics.calls ?? 0} before; a comparison needs ${MIN_CALLS} each`) };
     }
     compared++;
     for (const metric of metrics) {

@@ -10,6 +10,7 @@ import { recordedAgentConfig } from '../history/record.js';
 import { shortCommit, type DeploySource, type HistoryRecord } from '../history/types.js';
 import type { DesiredState } from '../manifest/types.js';
 import { canonicalJson } from '../util/hash.js';
+import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { GateResult } from './gates.js';
 
@@ -41,7 +42,7 @@ export function checkCheckout(current: HistoryRecord, checkout: DeploySource, so
     });
   }
   if (checkout.uncommitted !== false) {
-    const named = changed && changed.length > 0 ? `: ${changed.slice(0, NAMED_CHANGES).map(controlsAsQuestionMarks).join(', ')}${changed.length > NAMED_CHANGES ? ` and ${changed.length - NAMED_CHANGES} more` : ''}` : '';
+    const named = changed && changed.length > 0 ? `: ${someOf(changed.map(controlsAsQuestionMarks), NAMED_CHANGES)}` : '';
     throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs${named}.`, {
       hint: `Commit them, or set them aside with \`git stash push --include-untracked -- ${stashPathspec(changed)}\`, and promote again.`,
     });

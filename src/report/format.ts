@@ -1,6 +1,7 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
 import type { CallReport, Difference, Rate, VersionReport } from './types.js';
+import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
 
 export function percent(value: number | null, digits = 1): string {
@@ -65,7 +66,7 @@ export function versionLabels(versions: readonly VersionReport[]): string[] {
 /** A version's name for people: `PR #42 · 3f9a2c1` (`… with uncommitted changes`) / the record id, or "changed outside voxform". */
 function versionLabel(version: VersionReport): string {
   const deploy = version.deploy;
-  if (!deploy) return `changed outside voxform (${version.config_hash.replace(/^sha256:/, '').slice(0, 12)})`;
+  if (!deploy) return `changed outside voxform (${shortHash(version.config_hash)})`;
   const parts: string[] = [];
   if (deploy.pull_request !== null) parts.push(`PR #${deploy.pull_request}`);
   if (deploy.commit) parts.push(shortCommit(deploy.commit, deploy.uncommitted));

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { cspSourceHash } from '../util/hash.js';
+import { plural } from '../util/plural.js';
 import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
 import { HTML_CLIENT_SCRIPT } from './html-client.js';
 import type { AgentReport, CallReport } from './types.js';
@@ -104,7 +105,7 @@ function testTrafficParagraph(report: CallReport): string {
 function windowLine(report: CallReport): string {
   const since = report.window.since ?? 'the first call';
   const until = report.window.until ?? 'now';
-  return `Workspace ${report.workspace} · from ${since} to ${until} · ${report.calls} calls · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`;
+  return `Workspace ${report.workspace} · from ${since} to ${until} · ${plural(report.calls, 'call')} · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`;
 }
 
 /**
@@ -139,7 +140,7 @@ function agentSection(agent: AgentReport, index: number, minCalls: number, tests
     return `<tr>${cells.join('')}</tr>`;
   });
   return `<section>
-<h2>${escapeHtml(agent.name)} <span class="meta">· ${agent.calls} ${agent.calls === 1 ? 'call' : 'calls'}${agent.test_calls > 0 ? ` (${agent.test_calls} test ${agent.test_calls === 1 ? 'call' : 'calls'} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
+<h2>${escapeHtml(agent.name)} <span class="meta">· ${plural(agent.calls, 'call')}${agent.test_calls > 0 ? ` (${plural(agent.test_calls, 'test call')} ${testsIncluded ? 'included' : 'left out'})` : ''}</span><span class="meta agent-id">${escapeHtml(agent.agent_id)}</span></h2>
 <div class="chart" id="chart-${index}"></div>
 <ul class="legend" id="legend-${index}"></ul>
 <h3>Rates per version</h3>

@@ -5,7 +5,7 @@
  */
 import { configurationHash } from '../history/config-hash.js';
 import type { HistoryRecord } from '../history/types.js';
-import { canonicalJson } from '../util/hash.js';
+import { canonicalJson, shortHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
 import { objectsEqualExcept } from '../util/json-equal.js';
 
@@ -226,7 +226,7 @@ export class VersionResolver {
     this.outside.set(agentId, seen);
     if (!seen.has(hash) && seen.size >= OUTSIDE_LIMIT) return { key: 'outside:more', agentId, configHash: hash };
     seen.add(hash);
-    return { key: `outside:${hash.replace(/^sha256:/, '').slice(0, 12)}`, agentId, configHash: hash };
+    return { key: `outside:${shortHash(hash)}`, agentId, configHash: hash };
   }
 
   /** The cache entry of the config's text without its prompt: the last one when the config is the last one's but for the prompt. */

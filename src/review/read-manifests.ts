@@ -12,7 +12,8 @@ import { SourceRegistry } from '../manifest/source.js';
 import { MAX_MANIFEST_BYTES } from '../project-files/limits.js';
 import { isPlainObject } from '../util/json-object.js';
 import { openGitRepository, pathFromRoot, type GitRepository } from '../project-files/git.js';
-import { compareNames, DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
+import { DEFAULT_MANIFESTS, folderSearchEnters, folderSearchTakes } from '../project-files/manifest-files.js';
+import { byCodeUnits } from '../util/compare.js';
 import type { ManifestDocuments } from './relaxations.js';
 
 export const BASE_REF_VARIABLE = 'VOXFORM_BASE_REF';
@@ -70,7 +71,7 @@ function comparePaths(a: string, b: string): number {
   const left = a.split('/');
   const right = b.split('/');
   for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    const order = compareNames(left[i] as string, right[i] as string);
+    const order = byCodeUnits(left[i] as string, right[i] as string);
     if (order !== 0) return order;
   }
   return left.length - right.length;

@@ -1,6 +1,7 @@
 import { applyCounts } from '../history/render.js';
 import { describeForcedOpen, describeHolder } from '../state/backend.js';
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../state/json-words.js';
+import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { KeyType, StatusReport } from './status.js';
 
@@ -66,8 +67,7 @@ function stateLine(state: StatusReport['state']): string {
   // A database keeps a serial per workspace: this one has none yet.
   const serial = state.backend === 'file' ? `serial ${state.serial}; ` : '';
   const others = state.other_workspaces ?? [];
-  const more = others.length > OTHERS_SHOWN ? ` and ${others.length - OTHERS_SHOWN} more` : '';
-  return `${state.file} (${serial}no workspace ${state.workspace} yet, the first apply to it makes it; it holds ${others.slice(0, OTHERS_SHOWN).join(', ')}${more})`;
+  return `${state.file} (${serial}no workspace ${state.workspace} yet, the first apply to it makes it; it holds ${someOf(others, OTHERS_SHOWN)})`;
 }
 
 function lastApplyLine(report: StatusReport): string {

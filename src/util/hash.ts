@@ -144,6 +144,16 @@ export function fingerprintKey(secret: string): string {
   return createHmac('sha256', secret).update('voxform fingerprint key v1').digest('hex');
 }
 
+/** Whether a value is a content hash, `sha256:` and 64 hex digits (what records keep of a configuration). */
+export function isContentHash(value: unknown): value is string {
+  return typeof value === 'string' && /^sha256:[0-9a-f]{64}$/.test(value);
+}
+
+/** A content hash as people compare it by eye: its first 12 hex digits. */
+export function shortHash(hash: string): string {
+  return hash.replace(/^sha256:/, '').slice(0, 12);
+}
+
 /** Whether a kept value is a keyed hash (what the state keeps of a secret), not the value itself. */
 export function isKeyedHash(value: unknown): boolean {
   return typeof value === 'string' && /^hmac-sha256:[0-9a-f]{64}$/.test(value);

@@ -21,3 +21,19 @@ export function pluralNoun(count: number, one: string, many = `${one}s`): string
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${pluralNoun(count, one, many)}`;
 }
+
+/** "a phone number", "an e-mail address", "3 phone numbers": an article for one, where the count reads as prose. */
+export function pluralWithArticle(count: number, one: string, many = `${one}s`): string {
+  return count === 1 ? `a${/^[aeiou]/.test(one) ? 'n' : ''} ${one}` : plural(count, one, many);
+}
+
+/** `a`, `a or b`, `a, b or c` (with `and`: `a, b and c`). */
+export function wordList(items: readonly string[], conjunction: 'or' | 'and'): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
+}
+
+/** The first `shown` of `items` and how many more: `a, b, c and 4 more`; all of them when they are few. */
+export function someOf(items: readonly string[], shown: number): string {
+  const rest = items.length - shown;
+  return rest > 0 ? `${items.slice(0, shown).join(', ')} and ${formatCount(rest)} more` : items.join(', ');
+}

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/api/index.js';
-import { realSleep } from '../../src/api/requester.js';
+import { sleepUnlessAborted } from '../../src/util/sleep.js';
 import { emulatorWithClient, fakeServer, logged, testClient } from './helpers.js';
 
 const FRONT_DESK = '-OKdqbqetEcM4ak369ym';
@@ -363,9 +363,9 @@ describe('a stop while a request waits to be retried', () => {
 
   it('the real sleep ends when its signal aborts, its timer cleared', async () => {
     const stop = new AbortController();
-    const slept = realSleep(3_600_000, stop.signal);
+    const slept = sleepUnlessAborted(3_600_000, stop.signal);
     stop.abort();
     await slept;
-    await realSleep(3_600_000, stop.signal);
+    await sleepUnlessAborted(3_600_000, stop.signal);
   });
 });

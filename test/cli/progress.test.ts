@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CLEAR_LINE, clearProgressLines, progressLine } from '../../src/cli/progress.js';
 import { terminalText } from '../../src/util/printable.js';
+import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { STAGED_MANIFEST } from '../helpers/project.js';
+
+const tempDir = useTempDirs();
 
 function stream(isTTY: boolean) {
   const written: string[] = [];
@@ -35,5 +39,11 @@ describe('progressLine', () => {
     line.done();
     clearProgressLines();
     expect(written).toEqual([`${CLEAR_LINE}Reading live state… 1/500 agents`, CLEAR_LINE]);
+  });
+
+  it('drift counts one agent read as one: "1/1 agent"', async () => {
+    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
+    const result = await runCliInProcess(['drift', '--local'], { cwd: dir, terminal: 'no-color' });
+    expect(result.stderr).toBe('\r\x1b[KReading live state… 1/1 agent\r\x1b[K');
   });
 });

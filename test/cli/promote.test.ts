@@ -28,7 +28,7 @@ async function committedProject(manifest: string) {
   git('add', '-A');
   git('commit', '-qm', 'base');
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
-  return { dir, git, cli: (args: string[]) => runCliInProcess(args, { cwd: dir, env }) };
+  return { dir, git, cli: (args: string[], terminal?: 'no-color') => runCliInProcess(args, { cwd: dir, env, terminal }) };
 }
 
 describe('voxform promote --to / --from', () => {
@@ -64,6 +64,8 @@ describe('voxform promote --to / --from', () => {
     expect(promoted.stderr).toBe('');
     expect(promoted.stdout).toContain('Every gate passes');
     expect(promoted.code).toBe(0);
+    // On a terminal, the one agent read is counted as one.
+    expect((await cli(['promote', '--to', 'production', '--dry-run'], 'no-color')).stderr).toContain('Reading live state… 1/1 agent\r');
     // Without a terminal the hint is promote's own command: a saved plan would skip the gates.
     const unapproved = await cli(['promote', '--to', 'production']);
     expect(unapproved.stderr).toContain('error[approval_required]: Refusing to apply without approval: there is no terminal to ask on.\n  hint: Pass --auto-approve: `voxform promote --to production --from staging --auto-approve`.\n');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../src/manifest/promotion-settings.js';
+import { parseDuration } from '../../src/manifest/promotion-settings.js';
+import { formatAge } from '../../src/util/duration.js';
 import { loadTree, summarize } from './helpers.js';
 
 const manifest = (environments: string) =>
@@ -80,6 +81,6 @@ describe('durations', () => {
     [7200 + 300, '2h 5 min'],
     [86400 * 2 + 3600, '2d 1h'],
   ])('%s seconds read as %s', (seconds, text) => {
-    expect(formatDuration(seconds)).toBe(text);
+    expect(formatAge(seconds)).toBe(text);
   });
 });

@@ -115,10 +115,20 @@ describe('the gates', () => {
       ['min_calls', true, 'desk ran 120 calls'],
       ['no_regression', true, 'no metric is worse than before (95% intervals)'],
     ]);
+    // One call, and `min_calls: 1`, are said in the singular.
+    const once = calls([version('20261128T100000000Z-bbbbbb', HASH_B, 1, 0, undefined)]);
+    expect(checkGates({ minCalls: 1 }, evidence({ calls: once }))[0]?.evidence).toBe('desk ran 1 call');
+    const twoAgents = { ...repeat, agents: { ...repeat.agents, front: { id: 'ag_s', config: { prompt: HASH_B }, configHash: HASH_B, maskedPaths: [] } } };
+    expect(checkGates({ minCalls: 1 }, evidence({ calls: once, current: twoAgents }))[0]?.evidence).toBe('every agent ran at least 1 call (fewest: desk, 1)');
     const few = checkGates({ minCalls: 200 }, evidence({ calls: steady }))[0];
     expect(few?.evidence).toBe('desk ran 120 calls with this configuration, 200 required');
     const worse = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 400, 25, before.key, 'higher')]);
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: worse }))[0]?.evidence).toBe('error rate 6.3% vs 1.5% before, interval excludes zero');
+    // Seconds as the call report writes them, so the gate and the report say the same.
+    const [earlier, slower] = [version('20261128T080000000Z-aaaaaa', HASH_A, 400, 6, undefined), version('20261128T100000000Z-bbbbbb', HASH_B, 400, 6, '20261128T080000000Z-aaaaaa', 'higher')];
+    earlier.metrics.duration_seconds.mean = 12.34;
+    slower.metrics.duration_seconds.mean = 123.4;
+    expect(checkGates({ noRegression: ['mean_duration_seconds'] }, evidence({ calls: calls([earlier, slower]) }))[0]?.evidence).toBe('mean duration 123s vs 12.3s before, interval excludes zero');
     const thin = calls([before, version('20261128T100000000Z-bbbbbb', HASH_B, 12, 0, before.key, 'not enough calls')]);
     expect(checkGates({ noRegression: ['error_rate'] }, evidence({ calls: thin }))[0]?.evidence).toBe('12 calls with this configuration and 400 before; a comparison needs 30 each');
     // No call yet with this configuration is said as such, not blamed on the version before.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, fingerprintKey, hashValue, keyedHash } from '../../src/util/hash.js';
+import { canonicalJson, fingerprintKey, hashValue, isContentHash, keyedHash, shortHash } from '../../src/util/hash.js';
 import { seededRandom } from '../../src/util/seeded-random.js';
 
 describe('keyed fingerprints', () => {
@@ -62,5 +62,14 @@ describe('canonicalJson', () => {
     expect(canonicalJson(undefined)).toBe('undefined');
     expect(canonicalJson([undefined, NaN])).toBe('[null,null]');
     expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
+  });
+});
+
+describe('content hashes', () => {
+  it('knows a content hash and shows its first 12 hex digits', () => {
+    const hash = hashValue({ prompt: 'Hi' });
+    expect(isContentHash(hash)).toBe(true);
+    expect([hash.toUpperCase(), hash.slice(0, -1), `hmac-sha256:${hash.slice(7)}`, 42].some(isContentHash)).toBe(false);
+    expect(shortHash(hash)).toBe(hash.slice(7, 19));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
-import { formatCount, plural, pluralNoun } from '../../src/util/plural.js';
+import { formatCount, plural, pluralNoun, pluralWithArticle, someOf, wordList } from '../../src/util/plural.js';
 import { planOf } from '../helpers/plan.js';
 
 describe('plural', () => {
@@ -29,5 +29,19 @@ describe('plural', () => {
   it('a plan of one unchanged resource says "1 resource checked"', () => {
     const text = renderPlanMarkdown(planOf([], { summary: { create: 0, update: 0, unchanged: 1, drifted: 0 } }));
     expect(text).toContain('(1 resource checked)');
+  });
+
+  it('gives one an article where the count reads as prose', () => {
+    expect(pluralWithArticle(1, 'phone number')).toBe('a phone number');
+    expect(pluralWithArticle(1, 'e-mail address', 'e-mail addresses')).toBe('an e-mail address');
+    expect(pluralWithArticle(1, 'URL')).toBe('a URL');
+    expect(pluralWithArticle(1200, 'URL')).toBe('1,200 URLs');
+  });
+
+  it('lists words with "or" or "and", and names the first few of many', () => {
+    expect([[], ['a'], ['a', 'b'], ['a', 'b', 'c']].map((items) => wordList(items, 'or'))).toEqual(['', 'a', 'a or b', 'a, b or c']);
+    expect(wordList(['a', 'b', 'c'], 'and')).toBe('a, b and c');
+    expect(someOf(['a', 'b'], 2)).toBe('a, b');
+    expect(someOf(['a', 'b', 'c', 'd'], 2)).toBe('a, b and 2 more');
   });
 });

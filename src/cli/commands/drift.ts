@@ -12,20 +12,21 @@ import { driftToJson, renderDriftJson } from '../../drift/render-json.js';
 import { renderDriftMarkdown } from '../../drift/render-markdown.js';
 import { renderDriftText } from '../../drift/render-text.js';
 import { hasDrift, type DriftReport } from '../../drift/types.js';
-import { sleepUnlessAborted, watchDrift, type Sleep } from '../../drift/watch.js';
+import { watchDrift, type Sleep } from '../../drift/watch.js';
 import { toJsonText } from '../../util/printable.js';
 import { ListedProblemsError } from '../error-text.js';
 import { hashValue } from '../../util/hash.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { EXIT_INTERRUPTED, type CommandContext, type Output } from '../context.js';
 import { workspaceHistory } from '../history-records.js';
-import { progressLine } from '../progress.js';
+import { progressLine, readProgress } from '../progress.js';
 import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { workspaceKey } from '../../state/types.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
 import { lockTimeoutSeconds } from './apply.js';
 import { nextCommand } from '../next-command.js';
 import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
+import { sleepUnlessAborted } from '../../util/sleep.js';
 
 export type DriftFormat = 'text' | 'json' | 'markdown';
 
@@ -119,7 +120,7 @@ async function checkOnce(run: DriftRun, project: ConnectedProject, format: Drift
   const status = progressLine(ctx.stderr);
   const report = await checkDrift({
     ...planInputs(project, ctx),
-    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+    onReadProgress: (read, total) => status.update(readProgress(read, total)),
   }).finally(() => status.done());
   // Found, and posted, before the report is printed: a heal or notification that fails prints only the error (one JSON document).
   const healing = run.options.heal ? await prepareHeal(run, project, report) : undefined;

@@ -1,7 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
-import { progressLine } from '../progress.js';
+import { progressLine, readProgress } from '../progress.js';
 import { connectProject, deployedFiles, ownFilesOf, planInputs, type ProjectOptions } from '../project.js';
 import { VoxformError } from '../../errors.js';
 import { ownFileProblem } from '../../project-files/own-files.js';
@@ -9,7 +9,6 @@ import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { planPolicy } from '../policy-check.js';
 import { prepareChangeOutput, renderPlanAs, type PlanFormat } from '../render-plan.js';
-import { pluralNoun } from '../../util/plural.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 
@@ -34,7 +33,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   const plan = await makePlan({
     ...inputs,
     targets: options.target ?? [],
-    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} ${pluralNoun(total, 'agent')}`),
+    onReadProgress: (read, total) => status.update(readProgress(read, total)),
     // Each agent's output (prompt diffs above all) is made while the other reads are on the wire.
     onChange: (change) => prepareChangeOutput(change, format, { color: ctx.color }),
   }).finally(() => status.done());

@@ -17,7 +17,7 @@ import { applyOnTerminal } from '../apply-on-terminal.js';
 import type { CommandContext } from '../context.js';
 import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
-import { progressLine } from '../progress.js';
+import { progressLine, readProgress } from '../progress.js';
 import { connectProject, deployedFiles, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { lockTimeoutSeconds } from './apply.js';
 import { shellWord } from '../../util/shell-word.js';
@@ -132,7 +132,7 @@ async function dryRun(project: ConnectedProject, ctx: CommandContext, refusal: V
   const status = progressLine(ctx.stderr);
   const plan = await makePlan({
     ...planInputs(project, ctx),
-    onReadProgress: (read, total) => status.update(`Reading live state… ${read}/${total} agents`),
+    onReadProgress: (read, total) => status.update(readProgress(read, total)),
     onChange: (change) => prepareChangeText(change, { color: ctx.color }),
   }).finally(() => status.done());
   ctx.stdout.write(renderPlanText(plan, { color: ctx.color }));

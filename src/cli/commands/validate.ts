@@ -2,7 +2,6 @@
  * `voxform validate`: every problem of the manifests and every policy finding, or what they define;
  * never contacts the service. Exit 1 on an error or a mandatory policy violation.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { terminalColors } from '../../util/terminal-colors.js';
 import { toJsonText } from '../../util/printable.js';
@@ -18,6 +17,7 @@ import { loadCommandManifests } from '../load-manifests.js';
 import { countProblems, formatDiagnostics } from '../diagnostics.js';
 import { plural } from '../../util/plural.js';
 import { checkPolicy } from '../policy-check.js';
+import { voxformVersion } from '../../version.js';
 import { mergeEnvironmentReports } from '../../policy/environments.js';
 
 export interface ValidateOptions {
@@ -50,22 +50,20 @@ export interface ValidateReport {
   };
 }
 
-const packageVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
 export async function run(options: ValidateOptions, ctx: CommandContext): Promise<number> {
   let report: ValidateReport;
   try {
     report = await validate(options, ctx);
   } catch (error) {
     // A SARIF step's output is uploaded whatever the exit: it gets a log saying the check failed (the error still goes to stderr).
-    if (options.format === 'sarif') ctx.stdout.write(`${toJsonText(renderSarifFailure(sarifFailureOf(error), packageVersion), 2)}\n`);
+    if (options.format === 'sarif') ctx.stdout.write(`${toJsonText(renderSarifFailure(sarifFailureOf(error), voxformVersion()), 2)}\n`);
     throw error;
   }
   if (options.format === 'json') {
     const { policy, ...rest } = report;
     ctx.stdout.write(`${toJsonText({ ...rest, policy: policy ? policyReportJson(policy) : null }, 2)}\n`);
   } else if (options.format === 'sarif') {
-    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: packageVersion, sourceRoot: await sarifSourceRoot(ctx.cwd, report.summary.files[0]) }), 2)}\n`);
+    ctx.stdout.write(`${toJsonText(renderSarif({ report: report.policy, diagnostics: report.diagnostics, version: voxformVersion(), sourceRoot: await sarifSourceRoot(ctx.cwd, report.summary.files[0]) }), 2)}\n`);
   } else {
     const omitted = { errors: report.summary.errors, warnings: report.summary.warnings, stopped: report.summary.stopped };
     for (const d of report.diagnostics) omitted[d.severity === 'error' ? 'errors' : 'warnings']--;

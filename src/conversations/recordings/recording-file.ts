@@ -19,6 +19,7 @@ import { readKeptJson, writeKeptFile } from '../../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
 
 import { formatSize } from '../../util/size.js';
+import { isContentHash } from '../../util/hash.js';
 import { isPlainObject } from '../../util/json-object.js';
 import type { Target } from '../types.js';
 
@@ -91,7 +92,7 @@ function problemOf(entry: unknown): string | undefined {
   if (!Number.isInteger(entry.run) || (entry.run as number) < 1) return 'has no run number';
   if (!Number.isInteger(entry.turn) || (entry.turn as number) < 0) return 'has no turn number';
   if (!KINDS.has(entry.kind as ExchangeKind)) return 'has no kind (agent, model or call_record)';
-  if (!isString(entry.key) || !/^sha256:[0-9a-f]{64}$/.test(entry.key)) return 'has no key';
+  if (!isContentHash(entry.key)) return 'has no key';
   if (!isStringOrNull(entry.asked)) return 'has an "asked" that is not text';
   if (!validAnswer(entry.kind as ExchangeKind, entry.answer)) return `has an answer that is not a recorded ${String(entry.kind)} answer`;
   return undefined;

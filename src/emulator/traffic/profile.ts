@@ -3,6 +3,7 @@
  * or an object that may `extend` a built-in; every problem is reported at once, each with its path.
  */
 import { END_CALL_STATUSES, type EndCallStatus } from '../types.js';
+import { durationSeconds } from '../../util/duration.js';
 import { isPlainObject } from '../../util/json-object.js';
 
 /** The end-of-call statuses a phone call can have (a chat's `chat_completion` is not one). */
@@ -101,14 +102,10 @@ export class TrafficAgentsUnknownError extends TrafficProfileError {
   }
 }
 
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
-
 /** `window`: seconds, or a duration such as `90m`, `24h`, `7d`. */
 function windowSeconds(value: unknown): number | undefined {
   if (typeof value === 'number') return value > 0 && Number.isFinite(value) ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const match = /^(\d+(?:\.\d+)?)\s*([smhdw])$/i.exec(value.trim());
-  return match ? Number(match[1]) * (UNIT_SECONDS[(match[2] as string).toLowerCase()] as number) : undefined;
+  return typeof value === 'string' ? durationSeconds(value.trim()) : undefined;
 }
 
 type Problems = string[];

@@ -1,7 +1,8 @@
 /** Personal data written into what every caller's session carries: prompts, spoken texts, knowledge descriptions. */
 import { personalDataPlaces } from '../places.js';
 import type { PolicyRule } from '../types.js';
-import { counted, matchOffsets, textHits } from './text-rules.js';
+import { pluralWithArticle } from '../../util/plural.js';
+import { matchOffsets, textHits } from './text-rules.js';
 
 /**
  * What people group digits with, as typed or pasted from a document: spaces (the no-break, figure
@@ -46,7 +47,7 @@ export const PERSONAL_DATA_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'No phone numbers in prompts, spoken texts or knowledge descriptions.',
     hint: 'Configure a transfer number in flow.call_transfer, or pass caller details as session metadata; never write a person\'s number into the configuration.',
-    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(PHONE), (n, place) => `${place.field} holds ${counted(n, 'phone number')}`),
+    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(PHONE), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'phone number')}`),
   },
   {
     id: 'pii-email-address',
@@ -55,7 +56,7 @@ export const PERSONAL_DATA_RULES: PolicyRule[] = [
     summary: 'No e-mail addresses in prompts, spoken texts or knowledge descriptions.',
     hint: 'Keep contact details in your systems and let a tool look them up; a shared mailbox the agent may name belongs in a knowledge file.',
     // Only texts with an "@" are searched: the pattern is costly on long runs of word characters.
-    check: ({ desired }) => textHits(personalDataPlaces(desired).filter((place) => place.text.includes('@')), matchOffsets(EMAIL), (n, place) => `${place.field} holds ${counted(n, 'e-mail address', 'e-mail addresses')}`),
+    check: ({ desired }) => textHits(personalDataPlaces(desired).filter((place) => place.text.includes('@')), matchOffsets(EMAIL), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'e-mail address', 'e-mail addresses')}`),
   },
   {
     id: 'pii-card-number',
@@ -63,7 +64,7 @@ export const PERSONAL_DATA_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'No payment card numbers (13 to 19 digits passing the Luhn check).',
     hint: 'Remove the number; payments belong in a PCI-compliant tool, never in a prompt.',
-    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(CARD, isCardNumber), (n, place) => `${place.field} holds ${counted(n, 'payment card number')}`),
+    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(CARD, isCardNumber), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'payment card number')}`),
   },
   {
     id: 'pii-national-id',
@@ -71,6 +72,6 @@ export const PERSONAL_DATA_RULES: PolicyRule[] = [
     level: 'mandatory',
     summary: 'No national identity numbers (US Social Security numbers, UK National Insurance numbers).',
     hint: 'Remove the number; an agent that verifies identity should ask the caller and check it through a tool.',
-    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(NATIONAL_ID), (n, place) => `${place.field} holds ${counted(n, 'national identity number')}`),
+    check: ({ desired }) => textHits(personalDataPlaces(desired), matchOffsets(NATIONAL_ID), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'national identity number')}`),
   },
 ];

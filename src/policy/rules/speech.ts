@@ -1,7 +1,8 @@
 /** What a voice reads badly: texts spoken as written (first message, transfer and goodbye messages, …). */
 import { allSpokenPlaces } from '../places.js';
 import type { PolicyRule } from '../types.js';
-import { counted, matchOffsets, textHits } from './text-rules.js';
+import { pluralWithArticle } from '../../util/plural.js';
+import { matchOffsets, textHits } from './text-rules.js';
 
 /** Words of a first message past which callers talk over it. */
 export const FIRST_MESSAGE_MAX_WORDS = 30;
@@ -25,7 +26,7 @@ export const SPEECH_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: 'No Markdown (bold, code, links, headings, bullets) in spoken texts.',
     hint: 'Write the text as it should sound: plain sentences, no formatting marks.',
-    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(MARKDOWN), (n, place) => `${place.field} holds ${counted(n, 'piece of Markdown', 'pieces of Markdown')}, which a voice reads out as symbols`),
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(MARKDOWN), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'piece of Markdown', 'pieces of Markdown')}, which a voice reads out as symbols`),
   },
   {
     id: 'speech-url',
@@ -33,7 +34,7 @@ export const SPEECH_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: 'No URLs in spoken texts.',
     hint: 'Say where to go in words ("on our website, acme dental dot com") or offer to send a text message.',
-    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(URL), (n, place) => `${place.field} holds ${counted(n, 'URL')}, which a voice reads character by character`),
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(URL), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'URL')}, which a voice reads character by character`),
   },
   {
     id: 'speech-emoji',
@@ -41,7 +42,7 @@ export const SPEECH_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: 'No emoji in spoken texts.',
     hint: 'Remove the emoji: a voice either skips it or reads its name.',
-    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(EMOJI), (n, place) => `${place.field} holds ${counted(n, 'emoji', 'emoji')}`),
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(EMOJI), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'emoji', 'emoji')}`),
   },
   {
     id: 'speech-symbols',
@@ -49,7 +50,7 @@ export const SPEECH_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: 'No unexpanded symbols (& @ # % = < > | ~ ^ \\ { }) in spoken texts.',
     hint: 'Write the words: "and" for "&", "percent" for "%", "at" for "@".',
-    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(SYMBOLS), (n, place) => `${place.field} holds ${counted(n, 'symbol')} a voice reads badly`),
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(SYMBOLS), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'symbol')} a voice reads badly`),
   },
   {
     id: 'speech-abbreviations',
@@ -57,7 +58,7 @@ export const SPEECH_RULES: PolicyRule[] = [
     level: 'advisory',
     summary: 'No written abbreviations (e.g., i.e., etc., approx., appt, hrs, mins, w/) in spoken texts.',
     hint: 'Write the words in full: "for example", "about", "appointment", "hours".',
-    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(ABBREVIATIONS), (n, place) => `${place.field} holds ${counted(n, 'abbreviation')} a voice reads letter by letter`),
+    check: ({ desired }) => textHits(allSpokenPlaces(desired), matchOffsets(ABBREVIATIONS), (n, place) => `${place.field} holds ${pluralWithArticle(n, 'abbreviation')} a voice reads letter by letter`),
   },
   {
     id: 'speech-first-message-length',

@@ -21,8 +21,3 @@ export function matchOffsets(pattern: RegExp, accept: (match: string) => boolean
     return offsets;
   };
 }
-
-/** "a phone number", "3 phone numbers". */
-export function counted(count: number, one: string, many = `${one}s`): string {
-  return count === 1 ? `a${/^[aeiou]/.test(one) ? 'n' : ''} ${one}` : `${count} ${many}`;
-}
