@@ -5,12 +5,10 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { VoxformError } from '../errors.js';
+import { HOST_COMMENT_LIMIT } from '../util/comment-blocks.js';
 import type { ReviewHost } from './host.js';
 import { hasMarker, kindOf, markerFor, statusLine, statusOf, type ReportKind, type ReportStatus } from './markers.js';
 import type { Report } from './reports.js';
-
-/** GitHub refuses a comment longer than this many characters (GitLab's notes allow more). */
-export const HOST_COMMENT_LIMIT = 65_536;
 
 export const LABELS = { changes: 'voxform:changes', noChanges: 'voxform:no-changes', testsFailing: 'voxform:tests-failing' } as const;
 

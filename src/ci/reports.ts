@@ -5,11 +5,12 @@
  */
 import { renderTestMarkdown } from '../conversations/render-markdown.js';
 import type { TestRun } from '../conversations/types.js';
-import { COMMENT_SIZE_LIMIT } from '../plan/fit-comment.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import type { Plan } from '../plan/types.js';
 import type { Redact } from '../secrets/redact.js';
+import { characterLength, COMMENT_SIZE_LIMIT, fitList } from '../util/comment-blocks.js';
 import { markdownCode, markdownFence } from '../util/markdown-escape.js';
+import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { shellWord } from '../util/shell-word.js';
 import type { ReportKind, ReportStatus } from './markers.js';
@@ -112,17 +113,10 @@ export function applyReport(plan: Plan | undefined, exitCode: number, environmen
 function quotedOutput(output: string, redact: Redact, keep: 'start' | 'end', limits: QuoteLimits): string[] {
   // Measured as shown: a control character takes more room escaped.
   const all = redact(output).replace(/\n$/, '').split('\n').map(printable);
-  const lines = keep === 'start' ? all : [...all].reverse();
-  const shown: string[] = [];
-  let characters = 0;
-  for (const line of lines) {
-    if (shown.length >= limits.lines || characters + line.length > limits.characters) break;
-    shown.push(line);
-    characters += line.length + 1;
-  }
-  const cut = all.length - shown.length;
-  if (keep === 'start') return markdownFence(cut > 0 ? [...shown, `⋯ ${cut} more lines in the job log`] : shown, 'text');
-  return markdownFence(cut > 0 ? [`⋯ ${cut} earlier lines in the job log`, ...shown.reverse()] : shown.reverse(), 'text');
+  const fromEnd = keep === 'end';
+  const more = (cut: number) => `⋯ ${plural(cut, fromEnd ? 'earlier line' : 'more line')} in the job log`;
+  const shown = fitList({ head: [], items: fromEnd ? all.reverse() : all, foot: [], most: limits.lines, more }, limits.characters, characterLength);
+  return markdownFence(fromEnd ? shown.reverse() : shown, 'text');
 }
 
 const OUTCOMES: Record<'drift' | 'promote', (exitCode: number) => { status: ReportStatus; words: string }> = {

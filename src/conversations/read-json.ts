@@ -8,7 +8,7 @@
 import { VoxformError } from '../errors.js';
 import { readKeptJson } from '../project-files/kept-files.js';
 import { MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
-import { isPlainObject } from '../util/json-object.js';
+import { count, each, isOneOf, list, object, optional, shaped, ShapeError, text, whole } from '../util/json-shape.js';
 import { TEST_REPORT_FORMAT_VERSION } from './render-json.js';
 import type { CheckResult, CheckStatus, RunResult, Target, TestReport, TestRun, TestRunSummary, TestVerdict } from './types.js';
 
@@ -22,54 +22,18 @@ const MAX_TEST_REPORT_JSON_VALUES = 20_000_000;
 const STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'skipped', 'error'];
 const TARGETS: readonly Target[] = ['desired', 'live'];
 const CHANGES = ['newly_failing', 'newly_passing'] as const;
+const ROLES = ['user', 'assistant'] as const;
 
-type Json = Record<string, unknown>;
-
-class ShapeError extends Error {}
-
-function object(value: unknown, where: string): Json {
-  if (!isPlainObject(value)) throw new ShapeError(`${where} is not an object`);
-  return value as Json;
-}
-
-function list(value: unknown, where: string): unknown[] {
-  if (!Array.isArray(value)) throw new ShapeError(`${where} is not a list`);
-  return value;
-}
-
-function text(value: unknown, where: string): string {
-  if (typeof value !== 'string') throw new ShapeError(`${where} is not a string`);
-  return value;
-}
-
-function count(value: unknown, where: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new ShapeError(`${where} is not a count`);
-  return value;
-}
-
-function optionalText(value: unknown, where: string): string | undefined {
-  return value === null || value === undefined ? undefined : text(value, where);
-}
-
-function status(value: unknown, where: string): CheckStatus {
-  const found = STATUSES.find((known) => known === value);
-  if (!found) throw new ShapeError(`${where} is not a status`);
-  return found;
-}
-
-function target(value: string, where: string): Target {
-  const found = TARGETS.find((known) => known === value);
-  if (!found) throw new ShapeError(`${where} is not desired or live`);
-  return found;
-}
+const status = (value: unknown, where: string): CheckStatus => shaped(value, isOneOf(STATUSES), where, 'a status');
+const target = (value: unknown, where: string): Target => shaped(value, isOneOf(TARGETS), where, 'desired or live');
 
 function readCheck(value: unknown, where: string): CheckResult {
   const check = object(value, where);
   return {
     check: text(check.check, `${where}.check`),
-    turn: check.turn === null || check.turn === undefined ? undefined : count(check.turn, `${where}.turn`),
+    turn: optional(check.turn, `${where}.turn`, count),
     status: status(check.status, `${where}.status`),
-    detail: optionalText(check.detail, `${where}.detail`),
+    detail: optional(check.detail, `${where}.detail`, text),
   };
 }
 
@@ -77,22 +41,15 @@ function readRun(value: unknown, where: string): RunResult {
   const run = object(value, where);
   return {
     status: status(run.status, `${where}.status`),
-    transcript: list(run.transcript, `${where}.transcript`).map((item, index) => {
-      const message = object(item, `${where}.transcript[${index}]`);
-      const role = message.role === 'user' || message.role === 'assistant' ? message.role : undefined;
-      if (!role) throw new ShapeError(`${where}.transcript[${index}].role is not user or assistant`);
-      return { role, content: text(message.content, `${where}.transcript[${index}].content`) };
+    transcript: each(run.transcript, `${where}.transcript`, (item, at) => {
+      const message = object(item, at);
+      return { role: shaped(message.role, isOneOf(ROLES), `${at}.role`, 'user or assistant'), content: text(message.content, `${at}.content`) };
     }),
-    checks: list(run.checks, `${where}.checks`).map((check, index) => readCheck(check, `${where}.checks[${index}]`)),
-    toolCalls: run.tool_calls === null || run.tool_calls === undefined ? undefined : (list(run.tool_calls, `${where}.tool_calls`) as RunResult['toolCalls']),
-    error: optionalText(run.error, `${where}.error`),
+    checks: each(run.checks, `${where}.checks`, readCheck),
+    toolCalls: optional(run.tool_calls, `${where}.tool_calls`, list) as RunResult['toolCalls'],
+    error: optional(run.error, `${where}.error`, text),
     durationMs: count(run.duration_ms, `${where}.duration_ms`),
   };
-}
-
-function whole(value: unknown, where: string): number {
-  if (!Number.isInteger(count(value, where))) throw new ShapeError(`${where} is not a whole number`);
-  return value as number;
 }
 
 function readVerdict(value: unknown, where: string): TestVerdict {
@@ -106,7 +63,7 @@ function readVerdict(value: unknown, where: string): TestVerdict {
     passes,
     runs,
     passRate: count(verdict.pass_rate, `${where}.pass_rate`),
-    results: list(verdict.results, `${where}.results`).map((run, index) => readRun(run, `${where}.results[${index}]`)),
+    results: each(verdict.results, `${where}.results`, readRun),
   };
 }
 
@@ -133,8 +90,8 @@ function readSummary(value: unknown, where: string): TestRunSummary {
 function testRunFromJson(value: unknown): TestRun {
   const report = object(value, 'the report');
   if (report.format_version !== TEST_REPORT_FORMAT_VERSION) throw new ShapeError(`format_version is not ${TEST_REPORT_FORMAT_VERSION}`);
-  const against = list(report.against, 'against').map((name, index) => target(text(name, `against[${index}]`), `against[${index}]`));
-  const reports = list(report.tests, 'tests').map((test, index) => readTest(test, `tests[${index}]`));
+  const against = each(report.against, 'against', target);
+  const reports = each(report.tests, 'tests', readTest);
   const summary: TestRun['summary'] = {};
   for (const [name, counts] of Object.entries(object(report.summary, 'summary'))) summary[target(name, `summary.${name}`)] = readSummary(counts, `summary.${name}`);
   // The report lists each change by file and test name: the change belongs to that test's report.

@@ -10,16 +10,12 @@ import { SINK_URL } from '../secrets/sink.js';
 import type { CheckStatus, TestReport, TestRun, TestVerdict } from './types.js';
 import { keepText, type Redact } from '../secrets/redact.js';
 import { plural } from '../util/plural.js';
-
-/** GitHub refuses comments over 65,536 characters; this leaves room for the rest of a comment. */
-export const MARKDOWN_LIMIT = 60_000;
+import { characterLength, COMMENT_SIZE_LIMIT, fitItems, linesSize } from '../util/comment-blocks.js';
 
 /** The most one agent's sink note takes of the comment; places that do not fit are counted. */
 const SINK_NOTE_LIMIT = 1_000;
 /** The share of the comment the sink notes may take; agents that do not fit are counted in one last note. */
 const SINK_NOTES_SHARE = 0.1;
-/** Room kept for that last note (its counts are numbers, its other words fixed). */
-const SINK_SUMMARY_ROOM = 400;
 
 const ICON: Record<CheckStatus, string> = { passed: '✅', failed: '❌', skipped: '⏭️', error: '⚠️' };
 
@@ -129,22 +125,17 @@ function failureDetails(report: TestReport, md: Escape): string[] {
  */
 function sinkSection(run: TestRun, md: Escape, room: number): string {
   const agents = run.sinked ?? [];
-  const quoted = (note: string) => `\n> ${md.text(note)}\n`;
-  let section = '';
-  for (const [index, { agent, places }] of agents.entries()) {
-    const note = quoted(sinkNote(agent, places, (text) => quoted(text).length <= SINK_NOTE_LIMIT));
-    if (section.length + note.length + SINK_SUMMARY_ROOM > room) {
-      const rest = agents.slice(index);
-      const count = rest.reduce((sum, { places: more }) => sum + more.length, 0);
-      return `${section}${quoted(`Note: ${plural(rest.length, 'more agent')} named URLs the live agent does not call, at ${plural(count, 'place')}; the run sent them to ${SINK_URL} too.`)}`;
-    }
-    section += note;
-  }
-  return section;
+  const quoted = (note: string) => ['', `> ${md.text(note)}`];
+  const notes = agents.map(({ agent, places }) => quoted(sinkNote(agent, places, (text) => linesSize(quoted(text), characterLength) <= SINK_NOTE_LIMIT)));
+  const rest = (omitted: number) => {
+    const count = agents.slice(agents.length - omitted).reduce((sum, { places }) => sum + places.length, 0);
+    return quoted(`Note: ${plural(omitted, 'more agent')} named URLs the live agent does not call, at ${plural(count, 'place')}; the run sent them to ${SINK_URL} too.`);
+  };
+  return fitItems(notes, room, rest, characterLength).map((line) => `${line}\n`).join('');
 }
 
 /** `redact` hides the run's secrets before the comment is cut at `limit` (a secret cut in two would escape the last scrub). */
-export function renderTestMarkdown(run: TestRun, limit = MARKDOWN_LIMIT, redact: Redact = keepText): string {
+export function renderTestMarkdown(run: TestRun, limit = COMMENT_SIZE_LIMIT, redact: Redact = keepText): string {
   const md = escaperFor(redact);
   const head = [headline(run), '', ...baselineSection(run, md), ...changeSection(run, md), ...testTable(run, md), ...skippedSection(run, md), ...callerWordsSection(run, md), ''].join('\n');
   // Failures in order of interest: the behaviour diff's first, then the rest.

@@ -6,6 +6,7 @@
 import { httpUrl } from '../util/http-url.js';
 import { isContentHash } from '../util/hash.js';
 import { isPlainObject, type JsonObject } from '../util/json-object.js';
+import { isName, isText, isWhole } from '../util/json-shape.js';
 import { hasControlCharacter } from '../util/printable.js';
 import { BRANCH, COMMIT } from './source.js';
 import { isLocalName } from '../manifest/names.js';
@@ -21,9 +22,9 @@ const OPTIONAL_SUMMARY_COUNTS = ['partlyApplied', 'notApplied'] as const;
 /** One problem, as `field: what is wrong`; undefined when the value fits. */
 type Problem = string | undefined;
 
-const isCount = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-const isText = (value: unknown) => typeof value === 'string' && value !== '' && !hasControlCharacter(value);
-const isStringList = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+/** An id or a workspace: a name, never empty. */
+const isFilledName = (value: unknown) => isName(value) && value !== '';
+const isTextList = (value: unknown) => Array.isArray(value) && value.every(isText);
 
 function optional(value: unknown, fits: (value: unknown) => boolean): boolean {
   return value === undefined || fits(value);
@@ -41,12 +42,12 @@ function sourceProblem(source: unknown): Problem {
   if (!isPlainObject(source)) return 'source: not an object';
   if (!optional(source.commit, (v) => typeof v === 'string' && COMMIT.test(v))) return 'source.commit: not a commit id (40 or 64 hex digits)';
   if (!optional(source.branch, (v) => typeof v === 'string' && BRANCH.test(v))) return 'source.branch: not a branch name';
-  if (!optional(source.pullRequest, (v) => isCount(v) && (v as number) > 0)) return 'source.pullRequest: not a request number';
+  if (!optional(source.pullRequest, (v) => isWhole(v) && (v as number) > 0)) return 'source.pullRequest: not a request number';
   if (!optional(source.ciJobUrl, isLink)) return 'source.ciJobUrl: not an http(s) link';
   if (!optional(source.uncommitted, (v) => typeof v === 'boolean')) return 'source.uncommitted: not true or false';
   if (!optional(source.rollbackOf, (v) => typeof v === 'string' && HISTORY_RECORD_ID.test(v))) return 'source.rollbackOf: not a record id';
   if (!optional(source.healOf, (v) => Array.isArray(v) && v.every((id) => typeof id === 'string' && HISTORY_RECORD_ID.test(id)))) return 'source.healOf: not a list of record ids';
-  if (!optional(source.promotedFrom, (v) => isPlainObject(v) && isText(v.workspace) && typeof v.record === 'string' && HISTORY_RECORD_ID.test(v.record))) {
+  if (!optional(source.promotedFrom, (v) => isPlainObject(v) && isFilledName(v.workspace) && typeof v.record === 'string' && HISTORY_RECORD_ID.test(v.record))) {
     return 'source.promotedFrom: not a workspace and a record id';
   }
   return undefined;
@@ -54,19 +55,19 @@ function sourceProblem(source: unknown): Problem {
 
 function summaryProblem(summary: unknown): Problem {
   if (!isPlainObject(summary)) return 'summary: not an object';
-  const wrong = SUMMARY_COUNTS.find((key) => !isCount(summary[key])) ?? OPTIONAL_SUMMARY_COUNTS.find((key) => !optional(summary[key], isCount));
+  const wrong = SUMMARY_COUNTS.find((key) => !isWhole(summary[key])) ?? OPTIONAL_SUMMARY_COUNTS.find((key) => !optional(summary[key], isWhole));
   return wrong === undefined ? undefined : `summary.${wrong}: not a count`;
 }
 
 function agentProblem(agent: JsonObject): Problem {
-  if (!isText(agent.id)) return 'id: not an agent id';
-  if (!optional(agent.name, (v) => typeof v === 'string')) return 'name: not text';
+  if (!isFilledName(agent.id)) return 'id: not an agent id';
+  if (!optional(agent.name, isText)) return 'name: not text';
   if (!isPlainObject(agent.config)) return 'config: not an object';
-  if (!optional(agent.knowledge, isStringList)) return 'knowledge: not a list of names';
+  if (!optional(agent.knowledge, isTextList)) return 'knowledge: not a list of names';
   if (!isContentHash(agent.configHash)) return 'configHash: not a sha256: hash';
-  if (!isStringList(agent.maskedPaths)) return 'maskedPaths: not a list of paths';
-  if (!optional(agent.promptLength, isCount)) return 'promptLength: not a length';
-  if (!optional(agent.unrecordedSecrets, isStringList)) return 'unrecordedSecrets: not a list of paths';
+  if (!isTextList(agent.maskedPaths)) return 'maskedPaths: not a list of paths';
+  if (!optional(agent.promptLength, isWhole)) return 'promptLength: not a length';
+  if (!optional(agent.unrecordedSecrets, isTextList)) return 'unrecordedSecrets: not a list of paths';
   return undefined;
 }
 
@@ -84,7 +85,7 @@ function agentsProblem(agents: unknown): Problem {
 
 function headerProblem(record: JsonObject): Problem {
   if (typeof record.id !== 'string' || !HISTORY_RECORD_ID.test(record.id)) return 'id: not a record id';
-  if (!isText(record.workspace)) return 'workspace: not a workspace';
+  if (!isFilledName(record.workspace)) return 'workspace: not a workspace';
   if (!isTime(record.at)) return 'at: not a time (ISO 8601, UTC)';
   if (typeof record.by !== 'string') return 'by: not text';
   if (typeof record.command !== 'string') return 'command: not text';
@@ -106,7 +107,7 @@ function testOutcomeProblem(test: unknown): Problem {
   if (typeof test.file !== 'string' || typeof test.name !== 'string') return 'file, name: not text';
   if (typeof test.agent !== 'string' || !isLocalName(test.agent)) return 'agent: not an agent name';
   if (typeof test.status !== 'string' || !TEST_STATUSES.has(test.status)) return 'status: not passed, failed, skipped or error';
-  if (!isCount(test.passes) || !isCount(test.runs)) return 'passes, runs: not counts';
+  if (!isWhole(test.passes) || !isWhole(test.runs)) return 'passes, runs: not counts';
   if (typeof test.passRate !== 'number' || !(test.passRate >= 0 && test.passRate <= 1)) return 'passRate: not a fraction';
   return undefined;
 }
@@ -115,7 +116,7 @@ function testedAgentsProblem(agents: unknown): Problem {
   if (!isPlainObject(agents)) return 'agents: not an object';
   for (const [name, agent] of Object.entries(agents)) {
     if (!isLocalName(name)) return `agents: ${JSON.stringify(name)} is not an agent name`;
-    if (!isPlainObject(agent) || !isText(agent.id)) return `agents.${name}.id: not an agent id`;
+    if (!isPlainObject(agent) || !isFilledName(agent.id)) return `agents.${name}.id: not an agent id`;
     if (!isContentHash(agent.configHash)) return `agents.${name}.configHash: not a sha256: hash`;
   }
   return undefined;
@@ -125,7 +126,7 @@ function testedAgentsProblem(agents: unknown): Problem {
 export function testRunProblem(value: unknown): Problem {
   if (!isPlainObject(value)) return 'not a JSON object';
   if (typeof value.id !== 'string' || !HISTORY_RECORD_ID.test(value.id)) return 'id: not a record id';
-  if (!isText(value.workspace)) return 'workspace: not a workspace';
+  if (!isFilledName(value.workspace)) return 'workspace: not a workspace';
   if (!isTime(value.at)) return 'at: not a time (ISO 8601, UTC)';
   if (typeof value.by !== 'string' || typeof value.command !== 'string') return 'by, command: not text';
   if (!optional(value.suiteDigest, isContentHash)) return 'suiteDigest: not a sha256: hash';
@@ -133,7 +134,7 @@ export function testRunProblem(value: unknown): Problem {
   if (source) return source;
   if (!isPlainObject(value.summary)) return 'summary: not an object';
   const summary = value.summary;
-  const wrong = TEST_COUNTS.find((key) => !isCount(summary[key]));
+  const wrong = TEST_COUNTS.find((key) => !isWhole(summary[key]));
   if (wrong !== undefined) return `summary.${wrong}: not a count`;
   if (!Array.isArray(value.tests)) return 'tests: not a list';
   for (const [index, test] of value.tests.entries()) {

@@ -15,6 +15,9 @@ import { recordedAgent, type HistoryQuery, type HistoryRecord, type HistoryStore
 /** The folder of test runs' evidence, inside the history folder. */
 export const TEST_RUNS_FOLDER = 'test-runs';
 
+type ProblemOf = (value: unknown) => string | undefined;
+type OnSkipped = ((skipped: SkippedRecord) => void) | undefined;
+
 const HISTORY_JSON_LIMITS: KeptJsonLimits = { maxBytes: MAX_HISTORY_RECORD_BYTES, maxValues: MAX_HISTORY_RECORD_JSON_VALUES, maxDepth: MAX_KEPT_JSON_DEPTH };
 
 /** A new record id: the time to the millisecond, then randomness so two applies in one ms differ. */
@@ -34,64 +37,30 @@ function unreadableFolder(directory: string, error: NodeJS.ErrnoException): Voxf
 export class FileHistoryStore implements HistoryStore {
   constructor(readonly directory: string) {}
 
-  async append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
-    const stored: HistoryRecord = { id: newHistoryId(new Date(record.at)), ...record };
-    await makeKeptFolder(this.directory);
-    await writeKeptFile(path.join(this.directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
-    return stored;
+  append(record: Omit<HistoryRecord, 'id'>): Promise<HistoryRecord> {
+    return this.appendIn(this.directory, record);
   }
 
-  async list(query: HistoryQuery): Promise<HistoryRecord[]> {
-    const ids = (await this.recordIds(this.directory, query.onSkipped)).reverse();
-    const found: HistoryRecord[] = [];
-    for (const id of ids) {
-      if (query.limit !== undefined && found.length >= query.limit) break;
-      const record = await this.read(id, query.onSkipped);
-      if (!record || record.workspace !== query.workspace) continue;
-      if (query.agent !== undefined && !recordedAgent(record, query.agent)) continue;
-      found.push(record);
-    }
-    return found;
+  list(query: HistoryQuery): Promise<HistoryRecord[]> {
+    return this.readNewest<HistoryRecord>(this.directory, historyRecordProblem, query, (record) => query.agent === undefined || recordedAgent(record, query.agent) !== undefined);
   }
 
-  async appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
-    const stored: TestRunRecord = { id: newHistoryId(new Date(run.at)), ...run };
-    const directory = this.testRunsDirectory;
-    await makeKeptFolder(directory);
-    await writeKeptFile(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
-    return stored;
+  appendTestRun(run: Omit<TestRunRecord, 'id'>): Promise<TestRunRecord> {
+    return this.appendIn(this.testRunsDirectory, run);
   }
 
-  async listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
-    const directory = this.testRunsDirectory;
-    const found: TestRunRecord[] = [];
-    for (const id of (await this.recordIds(directory, query.onSkipped)).reverse()) {
-      if (query.limit !== undefined && found.length >= query.limit) break;
-      const run = await this.readChecked<TestRunRecord>(directory, id, testRunProblem, query.onSkipped);
-      if (run && run.workspace === query.workspace) found.push(run);
-    }
-    return found;
+  listTestRuns(query: Omit<HistoryQuery, 'agent'>): Promise<TestRunRecord[]> {
+    return this.readNewest<TestRunRecord>(this.testRunsDirectory, testRunProblem, query);
   }
 
   /** Every record of every workspace, oldest first (`voxform state migrate`); files that hold none are skipped. */
-  async all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
-    const records: HistoryRecord[] = [];
-    for (const id of await this.recordIds(this.directory, onSkipped)) {
-      const record = await this.read(id, onSkipped);
-      if (record) records.push(record);
-    }
-    return records;
+  all(onSkipped?: (skipped: SkippedRecord) => void): Promise<HistoryRecord[]> {
+    return this.readAll<HistoryRecord>(this.directory, historyRecordProblem, onSkipped);
   }
 
   /** Every test run of every workspace, oldest first (`voxform state migrate`); files that hold none are skipped. */
-  async allTestRuns(onSkipped?: (skipped: SkippedRecord) => void): Promise<TestRunRecord[]> {
-    const directory = this.testRunsDirectory;
-    const runs: TestRunRecord[] = [];
-    for (const id of await this.recordIds(directory, onSkipped)) {
-      const run = await this.readChecked<TestRunRecord>(directory, id, testRunProblem, onSkipped);
-      if (run) runs.push(run);
-    }
-    return runs;
+  allTestRuns(onSkipped?: (skipped: SkippedRecord) => void): Promise<TestRunRecord[]> {
+    return this.readAll<TestRunRecord>(this.testRunsDirectory, testRunProblem, onSkipped);
   }
 
   /** The folder of test runs' evidence. */
@@ -104,7 +73,7 @@ export class FileHistoryStore implements HistoryStore {
    * copy of a record) is no record: reported to `onSkipped`. Other names are not the ledger's
    * (an atomic write's `.NAME.PID.tmp`, the folder of test runs, a `.gitkeep`).
    */
-  private async recordIds(directory: string, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<string[]> {
+  private async recordIds(directory: string, onSkipped: OnSkipped): Promise<string[]> {
     // Before listing it: a linked folder's names are another folder's.
     await checkKeptFolder(directory);
     let names: string[];
@@ -123,15 +92,38 @@ export class FileHistoryStore implements HistoryStore {
     return ids;
   }
 
+  private async appendIn<T extends { id: string; at: string }>(directory: string, record: Omit<T, 'id'>): Promise<T> {
+    const stored = { id: newHistoryId(new Date(record.at)), ...record } as T;
+    await makeKeptFolder(directory);
+    await writeKeptFile(path.join(directory, `${stored.id}.json`), `${JSON.stringify(stored, null, 2)}\n`);
+    return stored;
+  }
+
+  /** The query's workspace's records that `keep` accepts, newest first, at most `query.limit`. */
+  private async readNewest<T extends { id: string; workspace: string }>(directory: string, problemOf: ProblemOf, query: Omit<HistoryQuery, 'agent'>, keep: (record: T) => boolean = () => true): Promise<T[]> {
+    const found: T[] = [];
+    for (const id of (await this.recordIds(directory, query.onSkipped)).reverse()) {
+      if (query.limit !== undefined && found.length >= query.limit) break;
+      const record = await this.readChecked<T>(directory, id, problemOf, query.onSkipped);
+      if (record && record.workspace === query.workspace && keep(record)) found.push(record);
+    }
+    return found;
+  }
+
+  private async readAll<T extends { id: string }>(directory: string, problemOf: ProblemOf, onSkipped: OnSkipped): Promise<T[]> {
+    const records: T[] = [];
+    for (const id of await this.recordIds(directory, onSkipped)) {
+      const record = await this.readChecked<T>(directory, id, problemOf, onSkipped);
+      if (record) records.push(record);
+    }
+    return records;
+  }
+
   /**
    * The record of a file, or undefined (reported to `onSkipped`) when it holds none. Read under the
    * guards of kept files: a record may be a link to `/dev/urandom`, a FIFO or a file outside its folder.
    */
-  private read(id: string, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<HistoryRecord | undefined> {
-    return this.readChecked<HistoryRecord>(this.directory, id, historyRecordProblem, onSkipped);
-  }
-
-  private async readChecked<T extends { id: string }>(directory: string, id: string, problemOf: (value: unknown) => string | undefined, onSkipped: ((skipped: SkippedRecord) => void) | undefined): Promise<T | undefined> {
+  private async readChecked<T extends { id: string }>(directory: string, id: string, problemOf: ProblemOf, onSkipped: OnSkipped): Promise<T | undefined> {
     const file = path.join(directory, `${id}.json`);
     let problem: string | undefined;
     try {

@@ -179,6 +179,11 @@ export function agentVersionKey(version: AgentVersion): string {
  * The live hash is left out: it also covers the knowledge files attached and fields the manifests do
  * not manage, which a rollback leaves as they are.
  */
-export function restorableKey(version: AgentVersion): string {
+export function restorableKey(version: Pick<AgentVersion, 'name' | 'config'>): string {
   return hashValue({ name: version.name ?? null, config: version.config });
+}
+
+/** Whether two versions record the same name and configuration, as `restorableKey` tells them apart (promotion and rollback ask it). */
+export function sameRecordedConfig(a: Pick<AgentVersion, 'name' | 'config'>, b: Pick<AgentVersion, 'name' | 'config'>): boolean {
+  return restorableKey(a) === restorableKey(b);
 }

@@ -11,10 +11,7 @@ import { REDACTED } from '../secrets/redact.js';
 import { UNKNOWN_AFTER_APPLY } from './types.js';
 import { markdownFence } from '../util/markdown-escape.js';
 import { pluralNoun } from '../util/plural.js';
-import type { CommentBlock, CommentList } from '../util/comment-blocks.js';
-
-/** The largest comment voxform writes, in UTF-8 bytes: below GitHub's 65,536, with room for what CI wraps around it. */
-export const COMMENT_SIZE_LIMIT = 60_000;
+import { fitItems, fitList, linesSize, type CommentBlock } from '../util/comment-blocks.js';
 
 /** Placeholders that stand for a secret or a value known only at apply: never cut in two. */
 const SECRET_MARKERS = ['(sensitive value changed)', '(sensitive value cleared)', '(sensitive value)', REDACTED, UNKNOWN_AFTER_APPLY];
@@ -47,9 +44,7 @@ export function byteLength(text: string): number {
 
 /** The size of lines joined with newlines, with a newline at the end. */
 function cost(lines: readonly string[]): number {
-  let total = 0;
-  for (const line of lines) total += byteLength(line) + 1;
-  return total;
+  return linesSize(lines, byteLength);
 }
 
 export function wholeSection(section: CommentSection): string[] {
@@ -115,23 +110,6 @@ function sectionWithin(section: CommentSection, budget: number): string[] {
   return cutSection(section, kept, kept.length);
 }
 
-/** Whole items in order while they fit, then `more(left out)` when any are left out. */
-function fitItems(items: readonly string[][], budget: number, more: (omitted: number) => string[]): string[] {
-  const out: string[] = [];
-  let used = 0;
-  for (const [index, item] of items.entries()) {
-    const rest = items.length - index - 1;
-    const reserve = rest > 0 ? cost(more(items.length)) : 0;
-    if (used + cost(item) + reserve > budget) {
-      const note = more(items.length - index);
-      return cost(note) + used <= budget ? [...out, ...note] : out;
-    }
-    out.push(...item);
-    used += cost(item);
-  }
-  return out;
-}
-
 /** Every section within `budget`: each reduced to its heading, then made whole in order while room allows, one cut. */
 function fitSections(sections: readonly CommentSection[], budget: number): string[] {
   // A short diff costs less whole than its cut marker does.
@@ -141,7 +119,7 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
   });
   const minimalCost = cost(minimal.flat());
   if (minimalCost > budget) {
-    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed ${pluralNoun(omitted, 'resource')} not shown here._`, '']);
+    return fitItems(minimal, budget, (omitted) => [`_${omitted} more changed ${pluralNoun(omitted, 'resource')} not shown here._`, ''], byteLength);
   }
   let room = budget - minimalCost;
   const chosen = [...minimal];
@@ -162,32 +140,17 @@ function fitSections(sections: readonly CommentSection[], budget: number): strin
 /** The comment's lines within `limit` bytes, ending with `footer` (how to see the whole plan). */
 export function fitComment(parts: CommentParts, footer: string, limit: number): string[] {
   let room = limit - cost(parts.head) - cost([footer]) - cost(parts.tableHeader) - cost(['']);
-  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (the environment variables read) not shown here._`, '']);
+  const tail = fitItems(parts.tail, Math.floor(room / 2), (omitted) => [`_${omitted} more ${pluralNoun(omitted, 'note')} (the environment variables read) not shown here._`, ''], byteLength);
   room -= cost(tail);
   const rows = fitItems(
     parts.rows.map((row) => [row]),
     Math.floor(room / 2),
     (omitted) => [`| ⋯ ${omitted} more changed ${pluralNoun(omitted, 'resource')}, not listed here | | |`],
+    byteLength,
   );
   room -= cost(rows);
   const sections = fitSections(parts.sections, room);
   return [...parts.head, ...parts.tableHeader, ...rows, '', ...sections, ...tail, footer];
-}
-
-/** The list within `budget`: its items in order while they fit, then the line counting the rest; nothing when not even that fits. */
-export function fitList(list: CommentList, budget: number): string[] {
-  const whole = [...list.head, ...list.items, ...list.foot];
-  if (list.items.length <= list.most && cost(whole) <= budget) return whole;
-  // The count line takes at most as many digits as the total.
-  let left = budget - cost([...list.head, ...list.foot, list.more(list.items.length)]);
-  if (left < 0) return [];
-  const kept: string[] = [];
-  for (const item of list.items.slice(0, list.most)) {
-    if (cost([item]) > left) break;
-    kept.push(item);
-    left -= cost([item]);
-  }
-  return [...list.head, ...kept, list.more(list.items.length - kept.length), ...list.foot];
 }
 
 /** The least a block takes: fixed lines whole, a list its frame and count line. */
@@ -202,7 +165,7 @@ export function fitBlocks(blocks: readonly CommentBlock[], budget: number): stri
   blocks.forEach((block, index) => {
     const reserved = blocks.slice(index + 1).reduce((total, later) => total + leastCost(later), 0);
     const room = Math.max(left - reserved, 0);
-    const lines = Array.isArray(block) ? (cost(block) <= room ? block : []) : fitList(block, room);
+    const lines = Array.isArray(block) ? (cost(block) <= room ? block : []) : fitList(block, room, byteLength);
     out.push(...lines);
     left -= cost(lines);
   });

@@ -1,6 +1,7 @@
 import { describeAction, DRIFT_NOTE, fieldViews, movedAgentLines, MOVED_NOTE, summaryLine } from './field-lines.js';
-import { byteLength, COMMENT_SIZE_LIMIT, fitBlocks, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
+import { byteLength, fitBlocks, fitComment, wholeSection, type CommentParts, type CommentSection } from './fit-comment.js';
 import type { EnvironmentVariables, Plan, ResourceChange } from './types.js';
+import { COMMENT_SIZE_LIMIT } from '../util/comment-blocks.js';
 import { markdownCode, markdownHtmlText } from '../util/markdown-escape.js';
 import { lineAsShown } from '../util/printable.js';
 import { plural } from '../util/plural.js';

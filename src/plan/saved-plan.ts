@@ -7,7 +7,7 @@ import { VoxformError } from '../errors.js';
 import type { Action, ChangeReason, FieldChange, FillSource, Plan, PlannedRequest, RequestOperation, ResourceChange, ResourceKind, ValueFill } from './types.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { PathSegment } from '../util/field-path.js';
-import { hasControlCharacter } from '../util/printable.js';
+import { isName, isOneOf, isText, isWhole, ShapeError } from '../util/json-shape.js';
 import { planPolicyFromJson } from '../policy/read-plan-policy.js';
 
 const KINDS: readonly ResourceKind[] = ['agent', 'phone', 'campaign', 'knowledge', 'credential'];
@@ -28,55 +28,46 @@ const OPERATIONS: readonly RequestOperation[] = [
 
 type Json = Record<string, unknown>;
 
-class Malformed extends Error {}
-
 function field<T>(object: Json, key: string, check: (value: unknown) => value is T, what: string): T {
   const value = object[key];
-  if (!check(value)) throw new Malformed(`${what}: \`${key}\` is missing or malformed`);
+  if (!check(value)) throw new ShapeError(`${what}: \`${key}\` is missing or malformed`);
   return value;
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
-/** A name voxform wrote never holds a control character: one is a hand edit that would reach the terminal raw. */
-const isName = (v: unknown): v is string => isString(v) && !hasControlCharacter(v);
+const isTexts = (v: unknown): v is string[] => Array.isArray(v) && v.every(isText);
 const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every(isName);
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (v: unknown): v is T =>
-    typeof v === 'string' && (values as readonly string[]).includes(v);
-const isPathPart = (v: unknown): v is PathSegment => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
+const isPathPart = (v: unknown): v is PathSegment => isText(v) || isWhole(v);
 const isPath = (v: unknown): v is PathSegment[] => Array.isArray(v) && v.every(isPathPart);
 
 function readFill(value: unknown, where: string): ValueFill {
-  if (!isPlainObject(value)) throw new Malformed(`${where}: a fill is not an object`);
+  if (!isPlainObject(value)) throw new ShapeError(`${where}: a fill is not an object`);
   const at = field(value, 'at', isPath, where);
   let source: FillSource;
-  if (isString(value.result_of)) source = { resultOf: value.result_of };
+  if (isText(value.result_of)) source = { resultOf: value.result_of };
   else if (isPlainObject(value.secret)) {
     const secret = value.secret;
     source = {
       secret: {
-        address: field(secret, 'address', isString, where),
-        from: field(secret, 'from', oneOf(['manifest', 'live'] as const), where),
+        address: field(secret, 'address', isText, where),
+        from: field(secret, 'from', isOneOf(['manifest', 'live'] as const), where),
         path: field(secret, 'path', isPath, where),
       },
     };
-  } else throw new Malformed(`${where}: a fill has neither \`secret\` nor \`result_of\``);
+  } else throw new ShapeError(`${where}: a fill has neither \`secret\` nor \`result_of\``);
   return { at, value: source };
 }
 
 function readRequest(value: unknown, where: string): PlannedRequest {
-  if (!isPlainObject(value)) throw new Malformed(`${where}: a request is not an object`);
+  if (!isPlainObject(value)) throw new ShapeError(`${where}: a request is not an object`);
   const id = field(value, 'id', isName, where);
   const body = value.body;
-  if (body !== null && !isPlainObject(body)) throw new Malformed(`${where} ${id}: \`body\` is malformed`);
+  if (body !== null && !isPlainObject(body)) throw new ShapeError(`${where} ${id}: \`body\` is malformed`);
   const fills = field(value, 'fills', Array.isArray, `${where} ${id}`) as unknown[];
   return {
     id,
-    operation: field(value, 'operation', oneOf(OPERATIONS), `${where} ${id}`),
-    method: field(value, 'method', oneOf(METHODS), `${where} ${id}`),
-    path: field(value, 'path', isString, `${where} ${id}`),
+    operation: field(value, 'operation', isOneOf(OPERATIONS), `${where} ${id}`),
+    method: field(value, 'method', isOneOf(METHODS), `${where} ${id}`),
+    path: field(value, 'path', isText, `${where} ${id}`),
     body: body === null ? undefined : body,
     fills: fills.map((fill) => readFill(fill, `${where} ${id}`)),
     dependsOn: field(value, 'depends_on', isNames, `${where} ${id}`),
@@ -84,9 +75,9 @@ function readRequest(value: unknown, where: string): PlannedRequest {
 }
 
 function readFieldChange(value: unknown, where: string): FieldChange {
-  if (!isPlainObject(value)) throw new Malformed(`${where}: a field change is not an object`);
+  if (!isPlainObject(value)) throw new ShapeError(`${where}: a field change is not an object`);
   return {
-    path: field(value, 'path', isString, where),
+    path: field(value, 'path', isText, where),
     before: value.before_unset === true ? undefined : value.before,
     after: value.after,
     sensitive: value.sensitive === true,
@@ -95,24 +86,24 @@ function readFieldChange(value: unknown, where: string): FieldChange {
 }
 
 function readChange(value: unknown): ResourceChange {
-  if (!isPlainObject(value)) throw new Malformed('a resource change is not an object');
+  if (!isPlainObject(value)) throw new ShapeError('a resource change is not an object');
   const address = field(value, 'address', isName, 'a resource change');
   const values = (key: string) => (isPlainObject(value[key]) ? (value[key] as Json) : null);
   const reason = value.reason;
   return {
     address,
-    kind: field(value, 'kind', oneOf(KINDS), address),
-    action: field(value, 'action', oneOf(ACTIONS), address),
-    id: isString(value.id) ? field(value, 'id', isName, address) : undefined,
+    kind: field(value, 'kind', isOneOf(KINDS), address),
+    action: field(value, 'action', isOneOf(ACTIONS), address),
+    id: isText(value.id) ? field(value, 'id', isName, address) : undefined,
     before: values('before'),
     after: values('after'),
     fieldChanges: (field(value, 'field_changes', Array.isArray, address) as unknown[]).map((f) => readFieldChange(f, address)),
-    sensitivePaths: field(value, 'sensitive_paths', isStrings, address),
-    reason: oneOf(REASONS)(reason) ? reason : undefined,
-    ...(isString(value.moved_from) ? { movedFrom: field(value, 'moved_from', isName, address) } : {}),
+    sensitivePaths: field(value, 'sensitive_paths', isTexts, address),
+    reason: isOneOf(REASONS)(reason) ? reason : undefined,
+    ...(isText(value.moved_from) ? { movedFrom: field(value, 'moved_from', isName, address) } : {}),
     dependsOn: field(value, 'depends_on', isNames, address),
     requests: (field(value, 'requests', Array.isArray, address) as unknown[]).map((r) => readRequest(r, address)),
-    liveFingerprint: field(value, 'live_fingerprint', isString, address),
+    liveFingerprint: field(value, 'live_fingerprint', isText, address),
   };
 }
 
@@ -123,11 +114,11 @@ function checkDependencies(requests: readonly PlannedRequest[]): void {
   const visiting = new Set<string>();
   const visit = (request: PlannedRequest): void => {
     if (done.has(request.id)) return;
-    if (visiting.has(request.id)) throw new Malformed(`request ${request.id} depends on itself through its dependencies`);
+    if (visiting.has(request.id)) throw new ShapeError(`request ${request.id} depends on itself through its dependencies`);
     visiting.add(request.id);
     for (const id of request.dependsOn) {
       const dependency = byId.get(id);
-      if (!dependency) throw new Malformed(`request ${request.id} depends on ${id}, which the plan does not hold`);
+      if (!dependency) throw new ShapeError(`request ${request.id} depends on ${id}, which the plan does not hold`);
       visit(dependency);
     }
     visiting.delete(request.id);
@@ -138,14 +129,13 @@ function checkDependencies(requests: readonly PlannedRequest[]): void {
 
 /** The names of the variables the plan's manifests read, as the plan showed them (names only). */
 function environmentVariablesOf(value: unknown): Pick<Plan, 'environmentVariables'> {
-  if (!isPlainObject(value) || !isStrings(value.names) || !isStrings(value.new) || typeof value.recorded !== 'boolean') return {};
-  if (!isNames(value.names) || !isNames(value.new)) throw new Malformed('the plan: `environment_variables` is malformed');
+  if (!isPlainObject(value) || !isTexts(value.names) || !isTexts(value.new) || typeof value.recorded !== 'boolean') return {};
+  if (!isNames(value.names) || !isNames(value.new)) throw new ShapeError('the plan: `environment_variables` is malformed');
   return { environmentVariables: { names: value.names, new: value.new, recorded: value.recorded } };
 }
 
 function policyOf(value: unknown): Pick<Plan, 'policy'> {
   const policy = planPolicyFromJson(value);
-  if (policy === 'malformed') throw new Malformed('the plan: `policy` is malformed');
   return policy ? { policy } : {};
 }
 
@@ -155,7 +145,7 @@ export function planFromJson(saved: Json, file: string): Plan {
     const changes = (field(saved, 'resource_changes', Array.isArray, 'the plan') as unknown[]).map(readChange);
     const ids = new Set<string>();
     for (const request of changes.flatMap((c) => c.requests)) {
-      if (ids.has(request.id)) throw new Malformed(`request ${request.id} appears twice`);
+      if (ids.has(request.id)) throw new ShapeError(`request ${request.id} appears twice`);
       ids.add(request.id);
     }
     checkDependencies(changes.flatMap((c) => c.requests));
@@ -163,10 +153,10 @@ export function planFromJson(saved: Json, file: string): Plan {
     const count = (key: string) => (typeof summary[key] === 'number' ? (summary[key] as number) : 0);
     return {
       formatVersion: 1,
-      createdAt: field(saved, 'created_at', isString, 'the plan'),
-      manifestHash: field(saved, 'manifest_hash', isString, 'the plan'),
-      files: field(saved, 'files', isStrings, 'the plan'),
-      environment: isString(saved.environment) ? field(saved, 'environment', isName, 'the plan') : undefined,
+      createdAt: field(saved, 'created_at', isText, 'the plan'),
+      manifestHash: field(saved, 'manifest_hash', isText, 'the plan'),
+      files: field(saved, 'files', isTexts, 'the plan'),
+      environment: isText(saved.environment) ? field(saved, 'environment', isName, 'the plan') : undefined,
       baseUrl: field(saved, 'base_url', isName, 'the plan'),
       targets: field(saved, 'targets', isNames, 'the plan'),
       changes,
@@ -175,7 +165,7 @@ export function planFromJson(saved: Json, file: string): Plan {
       ...policyOf(saved.policy),
     };
   } catch (error) {
-    if (!(error instanceof Malformed)) throw error;
+    if (!(error instanceof ShapeError)) throw error;
     throw new VoxformError('plan_unreadable', `${file} is not a valid voxform plan: ${error.message}.`, { hint: 'Make it again with `voxform plan --out FILE`.' });
   }
 }

@@ -3,18 +3,25 @@
  * and the relaxations against the base revision (a lowered level, a new waiver), which a reviewer
  * sees first.
  */
+import type { SourceLocation } from '../errors.js';
 import type { PolicyReport, TokenCounter } from './types.js';
 import { formatCount } from '../util/plural.js';
 
 /** A way the pull request weakens a rule of review: a lowered level, a new waiver, a weakened promotion gate. */
 export interface Relaxation {
-  /** What was relaxed: `level-lowered`, `waiver-added`, `waiver-extended`, `team-rule-removed`, … */
+  /** What was relaxed: `level-lowered`, `waiver-added`, `waiver-extended`, `team-rule-removed`, `gate`, … */
   kind: string;
-  /** One sentence for the reviewer. */
+  /** One sentence for the reviewer: `production: min_calls lowered from 50 to 10`. */
   message: string;
+  /** Where in the pull request's manifests, when the setting is still written there. */
   file?: string;
   line?: number;
   column?: number;
+}
+
+/** Where a relaxation is written, from a manifest location; nothing when it has none (or names no file). */
+export function relaxationPlace(location: SourceLocation | undefined): Pick<Relaxation, 'file' | 'line' | 'column'> {
+  return location && location.file !== '' ? { file: location.file, line: location.line, column: location.col } : {};
 }
 
 export interface PromptTokens {

@@ -7,9 +7,8 @@
  */
 import { VoxformError } from '../errors.js';
 import { recordedAgentConfig } from '../history/record.js';
-import { shortCommit, type DeploySource, type HistoryRecord } from '../history/types.js';
+import { sameRecordedConfig, shortCommit, type DeploySource, type HistoryRecord } from '../history/types.js';
 import type { DesiredState } from '../manifest/types.js';
-import { canonicalJson } from '../util/hash.js';
 import { someOf } from '../util/plural.js';
 import { controlsAsQuestionMarks } from '../util/printable.js';
 import type { GateResult } from './gates.js';
@@ -66,8 +65,7 @@ export function checkSourceConfiguration(current: HistoryRecord, desiredSource: 
   for (const [name, version] of Object.entries(current.agents)) {
     const agent = desiredSource.agents.get(name);
     const recorded = agent ? recordedAgentConfig(agent) : undefined;
-    const same = recorded !== undefined && canonicalJson({ name: recorded.name ?? null, config: recorded.config }) === canonicalJson({ name: version.name ?? null, config: version.config });
-    if (same) continue;
+    if (recorded !== undefined && sameRecordedConfig(recorded, version)) continue;
     const why = current.source.rollbackOf ? ` (its last record is a rollback to ${current.source.rollbackOf})` : '';
     throw new VoxformError('promote_checkout_mismatch', `The manifests of this checkout do not give ${source}'s agent ${controlsAsQuestionMarks(name)} the configuration ${source} runs${why}.`, {
       hint: `Apply ${source} from this checkout first (\`${applySource}\`), so that what it runs is what a commit holds, then promote.`,

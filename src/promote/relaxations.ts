@@ -3,33 +3,18 @@
  * shorter `soak`, a gate or a metric removed, tests no longer required, a source removed or
  * changed. Pure: the pull request's plan comment shows each at its top, pointing at the head's manifest.
  */
-import type { SourceLocation } from '../errors.js';
 import type { EnvironmentPromotion, PromotionPlace } from '../manifest/promotion-settings.js';
-
-export interface GateRelaxation {
-  kind: 'gate';
-  /** One sentence: `production: min_calls lowered from 50 to 10`. */
-  message: string;
-  /** Where in the head's manifest, when the setting is still written there. */
-  file?: string;
-  line?: number;
-  column?: number;
-}
+import { relaxationPlace, type Relaxation } from '../policy/plan-policy.js';
 
 type Promotions = ReadonlyMap<string, EnvironmentPromotion>;
 
-function at(head: EnvironmentPromotion | undefined, ...places: PromotionPlace[]): Pick<GateRelaxation, 'file' | 'line' | 'column'> {
-  const location: SourceLocation | undefined = places.map((place) => head?.locations[place]).find((found) => found !== undefined);
-  return location ? { file: location.file, line: location.line, column: location.col } : {};
-}
-
 /** Every weakening of a gate from `base` to `head` (each the `promotions` of a loaded manifest), by environment name. */
-export function gateRelaxations(base: Promotions, head: Promotions): GateRelaxation[] {
-  const found: GateRelaxation[] = [];
+export function gateRelaxations(base: Promotions, head: Promotions): Relaxation[] {
+  const found: Relaxation[] = [];
   for (const environment of [...base.keys()].sort()) {
     const before = base.get(environment) as EnvironmentPromotion;
     const after = head.get(environment);
-    const add = (message: string, ...places: PromotionPlace[]) => found.push({ kind: 'gate', message: `${environment}: ${message}`, ...at(after, ...places) });
+    const add = (message: string, ...places: PromotionPlace[]) => found.push({ kind: 'gate', message: `${environment}: ${message}`, ...relaxationPlace(places.map((place) => after?.locations[place]).find(Boolean)) });
     if (before.from !== undefined && after?.from !== before.from) {
       add(after?.from === undefined ? `promote_from ${before.from} removed` : `promote_from changed from ${before.from} to ${after.from}`, 'promote_from');
     }

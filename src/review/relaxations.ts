@@ -5,12 +5,13 @@
  * RELAXATION_DETECTORS.
  */
 import type { SourceLocation } from '../errors.js';
-import type { Relaxation } from '../policy/plan-policy.js';
+import { relaxationPlace, type Relaxation } from '../policy/plan-policy.js';
 import { readPolicySection, type PolicySection } from '../policy/section.js';
 import { LEVEL_RANK, type PolicyLevel } from '../policy/types.js';
 import { promotionsOfDocuments } from '../manifest/promotion.js';
 import { gateRelaxations } from '../promote/relaxations.js';
 import { isPlainObject } from '../util/json-object.js';
+import { jsonEqual } from '../util/json-equal.js';
 
 export type { Relaxation } from '../policy/plan-policy.js';
 
@@ -44,10 +45,6 @@ function policyOf(files: readonly ManifestDocuments[]): PolicySection {
   return readPolicySection(undefined, NOWHERE);
 }
 
-function at(location: SourceLocation | undefined): Pick<Relaxation, 'file' | 'line' | 'column'> {
-  return location && location.file !== '' ? { file: location.file, line: location.line, column: location.col } : {};
-}
-
 /** Every rule's level, built-in and team, as a policy section sets it (with where). */
 function levelsOf(section: PolicySection, defaults: ReadonlyMap<string, PolicyLevel>): Map<string, { level: PolicyLevel; location: SourceLocation | undefined }> {
   const levels = new Map<string, { level: PolicyLevel; location: SourceLocation | undefined }>();
@@ -67,7 +64,7 @@ export const levelsLowered: RelaxationDetector = ({ base, head, defaultLevels })
     if (!now) {
       out.push({ kind: 'team-rule-removed', message: `team rule ${id} (${was.level}) is removed` });
     } else if (LEVEL_RANK[now.level] < LEVEL_RANK[was.level]) {
-      out.push({ kind: 'level-lowered', message: `rule ${id} is lowered from ${was.level} to ${now.level}`, ...at(now.location) });
+      out.push({ kind: 'level-lowered', message: `rule ${id} is lowered from ${was.level} to ${now.level}`, ...relaxationPlace(now.location) });
     }
   }
   return out;
@@ -80,9 +77,9 @@ export const waiversAdded: RelaxationDetector = ({ base, head }) => {
   for (const waiver of policyOf(head).waivers) {
     const was = before.get(`${waiver.rule}\0${waiver.resource}`);
     if (!was) {
-      out.push({ kind: 'waiver-added', message: `a waiver of ${waiver.rule} for ${waiver.resource} is added, until ${waiver.expires}: "${waiver.reason}"`, ...at(waiver.location) });
+      out.push({ kind: 'waiver-added', message: `a waiver of ${waiver.rule} for ${waiver.resource} is added, until ${waiver.expires}: "${waiver.reason}"`, ...relaxationPlace(waiver.location) });
     } else if (waiver.expires > was.expires) {
-      out.push({ kind: 'waiver-extended', message: `the waiver of ${waiver.rule} for ${waiver.resource} is extended from ${was.expires} to ${waiver.expires}`, ...at(waiver.location) });
+      out.push({ kind: 'waiver-extended', message: `the waiver of ${waiver.rule} for ${waiver.resource} is extended from ${was.expires} to ${waiver.expires}`, ...relaxationPlace(waiver.location) });
     }
   }
   return out;
@@ -102,7 +99,7 @@ export const teamRulesLoosened: RelaxationDetector = ({ base, head }) => {
     if (!now) continue; // removed: levelsLowered says so
     for (const field of RULE_CHECKS) {
       const change = loosened(field, was[field], now[field]);
-      if (change) out.push({ kind: 'team-rule-loosened', message: `team rule ${was.id}: ${field} ${change}`, ...at(now[field] === undefined ? now.location : now.at(field)) });
+      if (change) out.push({ kind: 'team-rule-loosened', message: `team rule ${was.id}: ${field} ${change}`, ...relaxationPlace(now[field] === undefined ? now.location : now.at(field)) });
     }
   }
   return out;
@@ -113,7 +110,7 @@ const RULE_CHECKS = ['resources', 'path', 'pattern', 'not_pattern', 'max_length'
 
 /** How a check got looser from `was` to `now`, as words after its name; undefined when it did not. */
 function loosened(field: (typeof RULE_CHECKS)[number], was: unknown, now: unknown): string | undefined {
-  if (JSON.stringify(was) === JSON.stringify(now) || was === undefined || was === false) return undefined;
+  if (jsonEqual(was, now) || was === undefined || was === false) return undefined;
   if (now === undefined || now === false) return `is no longer checked (was ${JSON.stringify(was)})`;
   if ((field === 'max_length' || field === 'max_tokens') && (now as number) < (was as number)) return undefined;
   const verb = field === 'max_length' || field === 'max_tokens' ? 'raised' : 'changed';

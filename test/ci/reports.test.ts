@@ -6,7 +6,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasMarker, kindOf, markerFor, statusOf } from '../../src/ci/markers.js';
-import { commentBody, HOST_COMMENT_LIMIT, labelsFor } from '../../src/ci/publish.js';
+import { commentBody, labelsFor } from '../../src/ci/publish.js';
+import { HOST_COMMENT_LIMIT } from '../../src/util/comment-blocks.js';
 import { outputReport, planReport } from '../../src/ci/reports.js';
 import { readTestReport } from '../../src/conversations/read-json.js';
 import { renderTestJson } from '../../src/conversations/render-json.js';
@@ -82,6 +83,12 @@ describe('the comment body', () => {
     expect(report.markdown.split('\n').slice(0, 3)).toEqual(['### voxform drift (`production`): ⚠️ drift found', '', '````text']);
     expect(report.markdown).toContain('⋯ 100 more lines in the job log');
     expect(report.markdown).not.toContain('secret-value-123');
+  });
+
+  it('counts one line left out as one line, from either end', () => {
+    const output = Array.from({ length: 401 }, (_, n) => `line ${n}`).join('\n');
+    expect(outputReport('drift', output, 0, undefined, (text) => text).markdown).toContain('\n⋯ 1 more line in the job log\n');
+    expect(outputReport('promote', output, 1, undefined, (text) => text).markdown).toContain('\n⋯ 1 earlier line in the job log\nline 1\n');
   });
 });
 

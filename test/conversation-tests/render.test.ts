@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderTestJunit } from '../../src/conversations/render-junit.js';
-import { MARKDOWN_LIMIT, renderTestMarkdown } from '../../src/conversations/render-markdown.js';
+import { renderTestMarkdown } from '../../src/conversations/render-markdown.js';
+import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 import { renderTestText } from '../../src/conversations/render-text.js';
 import { runPreparedTests } from '../../src/conversations/runner.js';
 import type { ApiClient } from '../../src/api/index.js';
@@ -109,28 +110,28 @@ describe('renderers', () => {
 
     it('a few places are named in full, at the end of a comment full of failures', () => {
       const comment = sunk([{ agent: 'front-desk', places: ['session_data_webhook.url', 'tools.0.webhook'] }]);
-      expect(comment.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+      expect(comment.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
       expect(comment).toMatch(/> Note: front-desk: session\\_data\\_webhook\.url, tools\.0\.webhook named URLs the live agent does not call; the run sent them to .+ instead \(pass --with-secrets once the change is reviewed\)\.\n$/);
     });
 
     it("one agent's 2,500 tool webhooks: the note names those that fit and counts the rest", () => {
       const places = Array.from({ length: 2_500 }, (_, i) => `tools.${i}.webhook`);
       const comment = sunk([{ agent: 'front-desk', places }]);
-      expect(comment.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+      expect(comment.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
       expect(comment).toMatch(/> Note: front-desk: tools\.0\.webhook, tools\.1\.webhook, .+ and 2,\d{3} more places named URLs the live agent does not call;/);
       expect(comment).toContain('more failures not shown');
     });
 
     it('a place too long to name is counted', () => {
       const comment = sunk([{ agent: 'front-desk', places: [`voice.settings.${'k'.repeat(70_000)}`] }]);
-      expect(comment.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+      expect(comment.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
       expect(comment).toContain('> Note: front-desk: 1 place named a URL the live agent does not call;');
     });
 
     it('hundreds of agents: those that do not fit are counted in one last note', () => {
       const sinked = Array.from({ length: 400 }, (_, i) => ({ agent: `agent-${i}`, places: ['session_data_webhook.url', 'extra_prompt_webhook'] }));
       const comment = sunk(sinked);
-      expect(comment.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+      expect(comment.length).toBeLessThanOrEqual(COMMENT_SIZE_LIMIT);
       expect(comment).toContain('> Note: agent-0: session\\_data\\_webhook.url, extra\\_prompt\\_webhook named URLs');
       expect(comment).toMatch(/> Note: 3\d\d more agents named URLs the live agent does not call, at 7\d\d places; the run sent them to .+ too\.\n$/);
     });

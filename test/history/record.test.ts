@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { configurationHash } from '../../src/history/config-hash.js';
 import { agentVersion, envConfigPaths, historyRecord, recordedAgentConfig } from '../../src/history/record.js';
 import { desiredFromRecord } from '../../src/history/restore.js';
-import type { HistoryRecord } from '../../src/history/types.js';
+import { sameRecordedConfig, type HistoryRecord } from '../../src/history/types.js';
 import type { DesiredAgent, DesiredState } from '../../src/manifest/types.js';
 import { isVoxformError } from '../../src/errors.js';
 import { loadTree } from '../manifest/helpers.js';
@@ -136,6 +136,18 @@ function restoreError(action: () => unknown): { code: string; message: string } 
   }
   throw new Error('expected an error');
 }
+
+describe('sameRecordedConfig', () => {
+  it('finds an agent the same as its record read back (key order and an absent name do not count), and a changed value or name not', async () => {
+    const { agent } = await loadDesk();
+    const recorded = recordedAgentConfig(agent);
+    const readBack = JSON.parse(JSON.stringify({ name: recorded.name, config: Object.fromEntries(Object.entries(recorded.config).reverse()) }));
+    expect(sameRecordedConfig(recorded, readBack)).toBe(true);
+    expect(sameRecordedConfig({ name: undefined, config: { a: 1 } }, { config: { a: 1 } })).toBe(true);
+    expect(sameRecordedConfig(recorded, { ...readBack, name: 'Front desk' })).toBe(false);
+    expect(sameRecordedConfig(recorded, { ...readBack, config: { ...readBack.config, first_message: 'Hi' } })).toBe(false);
+  });
+});
 
 describe('desiredFromRecord', () => {
   const MANIFEST_WITHOUT_LITERAL = MANIFEST.replace('          x-fixed: literal-header-secret-777\n', '');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMENT_SIZE_LIMIT } from '../../src/plan/fit-comment.js';
+import { COMMENT_SIZE_LIMIT } from '../../src/util/comment-blocks.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import type { FieldChange, Plan, ResourceChange } from '../../src/plan/types.js';
 import { planOf } from '../helpers/plan.js';

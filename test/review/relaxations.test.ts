@@ -48,6 +48,12 @@ describe('relaxations', () => {
       ],
     ],
     [
+      'a team rule whose schema is written with its keys in another order',
+      { custom: [{ id: 'code', path: 'config.language', schema: { type: 'string', enum: ['en', 'de'], maxLength: 2 } }] },
+      { custom: [{ id: 'code', path: 'config.language', schema: { maxLength: 2, enum: ['en', 'de'], type: 'string' } }] },
+      [],
+    ],
+    [
       'a team rule made to check more',
       { custom: [{ id: 'greet', path: 'config.first_message', max_length: 400 }] },
       { custom: [{ id: 'greet', path: 'config.first_message', max_length: 200, pattern: 'Hello', required: true, description: 'Greets by name' }] },

@@ -6,12 +6,11 @@
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
-import { shortCommit, type HistoryRecord } from '../../history/types.js';
+import { sameRecordedConfig, shortCommit, type HistoryRecord } from '../../history/types.js';
 import { recordedAgentConfig } from '../../history/record.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
-import { jsonEqual } from '../../util/json-equal.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
@@ -54,8 +53,7 @@ export function manifestsSayRestored(restored: DesiredState, manifests: DesiredS
   return [...restored.agents].every(([name, agent]) => {
     const written = manifests.agents.get(name);
     if (!written || written.id !== agent.id) return false;
-    const [back, now] = [recordedAgentConfig(agent), recordedAgentConfig(written)];
-    return back.name === now.name && jsonEqual(back.config, now.config);
+    return sameRecordedConfig(recordedAgentConfig(agent), recordedAgentConfig(written));
   });
 }
 

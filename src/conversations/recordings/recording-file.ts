@@ -21,6 +21,7 @@ import { MAX_KEPT_JSON_DEPTH } from '../../project-files/limits.js';
 import { formatSize } from '../../util/size.js';
 import { isContentHash } from '../../util/hash.js';
 import { isPlainObject } from '../../util/json-object.js';
+import { isText, isWhole } from '../../util/json-shape.js';
 import type { Target } from '../types.js';
 
 export const RECORDING_FORMAT_VERSION = 1;
@@ -74,26 +75,25 @@ export function recordingPathOf(testFile: string): string {
 const TARGETS = new Set<Target>(['desired', 'live']);
 const KINDS = new Set<ExchangeKind>(['agent', 'model', 'call_record']);
 
-const isString = (value: unknown): value is string => typeof value === 'string';
-const isStringOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+const isTextOrNull = (value: unknown): value is string | null => value === null || isText(value);
 
 function validAnswer(kind: ExchangeKind, answer: unknown): boolean {
   if (!isPlainObject(answer)) return false;
-  if (kind === 'agent') return isString(answer.reply) && isStringOrNull(answer.finish_reason);
-  if (kind === 'model') return isStringOrNull(answer.content);
-  return isStringOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isString(call.name));
+  if (kind === 'agent') return isText(answer.reply) && isTextOrNull(answer.finish_reason);
+  if (kind === 'model') return isTextOrNull(answer.content);
+  return isTextOrNull(answer.call_status) && Array.isArray(answer.tool_calls) && answer.tool_calls.every((call) => isPlainObject(call) && isText(call.name));
 }
 
 /** Why an entry is not an exchange; undefined when it is one. */
 function problemOf(entry: unknown): string | undefined {
   if (!isPlainObject(entry)) return 'is not an object';
-  if (!isString(entry.test)) return 'has no test name';
+  if (!isText(entry.test)) return 'has no test name';
   if (!TARGETS.has(entry.target as Target)) return 'has no target (desired or live)';
-  if (!Number.isInteger(entry.run) || (entry.run as number) < 1) return 'has no run number';
-  if (!Number.isInteger(entry.turn) || (entry.turn as number) < 0) return 'has no turn number';
+  if (!isWhole(entry.run) || entry.run < 1) return 'has no run number';
+  if (!isWhole(entry.turn)) return 'has no turn number';
   if (!KINDS.has(entry.kind as ExchangeKind)) return 'has no kind (agent, model or call_record)';
   if (!isContentHash(entry.key)) return 'has no key';
-  if (!isStringOrNull(entry.asked)) return 'has an "asked" that is not text';
+  if (!isTextOrNull(entry.asked)) return 'has an "asked" that is not text';
   if (!validAnswer(entry.kind as ExchangeKind, entry.answer)) return `has an answer that is not a recorded ${String(entry.kind)} answer`;
   return undefined;
 }
