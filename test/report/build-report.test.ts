@@ -199,6 +199,18 @@ describe('test traffic', () => {
     expect(report.agents[0]?.versions[0]?.metrics.error_rate).toMatchObject({ count: 10, of: 69 });
   });
 
+  it("counts another environment's calls as its own report would: its test calls only with includeTests", async () => {
+    const otherEnvironments = new Map([[AGENT, 'staging']]);
+    const left = async (includeTests?: boolean) =>
+      (await buildCallReport({ calls: [newestFirst(mixed())], history: [], workspace: 'default@local', names: new Map(), now: new Date('2026-03-03T00:00:00Z'), diffLink: () => null, includeTests, otherEnvironments })).other_environments;
+    expect(await left()).toEqual([{ environment: 'staging', agents: 1, calls: 61 }]);
+    expect(await left(true)).toEqual([{ environment: 'staging', agents: 1, calls: 69 }]);
+    // An agent whose every call was test traffic is no agent that report shows.
+    const onlyTests = mixed().filter((record) => record.metadata?.voxform_source === 'test');
+    const report = await buildCallReport({ calls: [newestFirst(onlyTests)], history: [], workspace: 'default@local', names: new Map(), now: new Date(), diffLink: () => null, otherEnvironments });
+    expect(report.other_environments).toEqual([]);
+  });
+
   it('keeps a heal (`drift --heal`) as a deploy that puts the version back, not a version of its own', async () => {
     const edited = agentConfig('Edited on the dashboard.');
     // The heal's record holds only the healed agent, with the configuration it put back.
