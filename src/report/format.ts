@@ -48,16 +48,27 @@ export function differenceText(difference: Difference, unit: (value: number) => 
   }
 }
 
+/**
+ * `+1.2`/`−1.2`: `digits` decimals or, where those would read as zero, as many as show the value's
+ * first digit, so the bound of an interval that excludes zero never reads as touching it.
+ */
+function signed(value: number, digits: number): string {
+  const magnitude = Math.abs(value);
+  let shown = digits;
+  while (magnitude > 0 && Number(fixedDecimals(magnitude, shown)) === 0 && shown < 20) shown++;
+  return `${value >= 0 ? '+' : '−'}${fixedDecimals(magnitude, shown)}`;
+}
+
 export function signedPoints(value: number): string {
-  return `${value >= 0 ? '+' : '−'}${fixedDecimals(Math.abs(value * 100), 1)} pts`;
+  return `${signed(value * 100, 1)} pts`;
 }
 
 export function signedSeconds(value: number): string {
-  return `${value >= 0 ? '+' : '−'}${fixedDecimals(Math.abs(value), 1)}s`;
+  return `${signed(value, 1)}s`;
 }
 
 export function signedCredits(value: number): string {
-  return `${value >= 0 ? '+' : '−'}${fixedDecimals(Math.abs(value), 3)}`;
+  return signed(value, 3);
 }
 
 /**
