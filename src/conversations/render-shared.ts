@@ -6,7 +6,7 @@
 import { printable } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 import { SINK_URL } from '../secrets/sink.js';
-import { describeStatistics } from './statistics.js';
+import { describeStatistics, passRateText } from './statistics.js';
 import { describeBaselineVerdict } from './baseline.js';
 import type { BaselineComparison, CheckResult, CheckStatus, RunResult, Target, TestReport, TestVerdict, TranscriptMessage } from './types.js';
 
@@ -19,7 +19,7 @@ export function targetsOf(report: TestReport): Target[] {
 /** "3/5 (needs 80%; pass^5 no, pass@5 yes, 60% (23–88%), flaky)" or "1/1"; "skipped" when no run counted. */
 export function describeVerdict(verdict: TestVerdict): string {
   if (verdict.runs === 0) return 'skipped';
-  const notes = [verdict.passRate < 1 ? `needs ${Math.round(verdict.passRate * 100)}%` : '', describeStatistics(verdict)].filter(Boolean);
+  const notes = [verdict.passRate < 1 ? `needs ${passRateText(verdict.passRate)}` : '', describeStatistics(verdict)].filter(Boolean);
   return `${verdict.passes}/${verdict.runs}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 

@@ -10,6 +10,7 @@ import { VoxformError } from '../errors.js';
 import type { CompletionModel } from '../model/chat-model.js';
 import { budgetedModel, checkDeclaredWork, DEFAULT_TEST_RUN_LIMITS, RequestBudget, type TestRunLimits } from './budgets.js';
 import { runConversation } from './conversation.js';
+import { meetsPassRate } from './statistics.js';
 import { agentsFromManifests, resolveAgentsUnderTest, selectTests } from './prepare.js';
 import type { DesiredState } from '../manifest/types.js';
 import { SecretRegistry } from '../secrets/redact.js';
@@ -187,7 +188,7 @@ export function foldVerdict(verdict: TestVerdict): void {
   verdict.runs = counted.length;
   verdict.passes = counted.filter((run) => run.status === 'passed').length;
   if (counted.length === 0) verdict.status = 'skipped';
-  else if (verdict.passes / counted.length >= verdict.passRate - 1e-9) verdict.status = 'passed';
+  else if (meetsPassRate(verdict.passes, counted.length, verdict.passRate)) verdict.status = 'passed';
   else verdict.status = counted.some((run) => run.status === 'error') ? 'error' : 'failed';
 }
 

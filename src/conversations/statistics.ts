@@ -4,6 +4,7 @@
  * passed and failed). The interval is the report's Wilson interval (src/report/statistics.ts): one
  * implementation for every rate voxform prints.
  */
+import { fixedDecimals } from '../report/format.js';
 import { wilsonInterval } from '../report/statistics.js';
 import type { TestVerdict } from './types.js';
 
@@ -39,17 +40,41 @@ export function verdictStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'>)
   };
 }
 
-const percent = (value: number): string => `${Math.round(value * 100)}%`;
+/** Whether `passes` of `runs` reach the pass rate a test needs, with a hair of slack for binary rounding. */
+export function meetsPassRate(passes: number, runs: number, passRate: number): boolean {
+  return passes / runs >= passRate - 1e-9;
+}
+
+const percent = (value: number, digits = 0): string => `${fixedDecimals(value * 100, digits)}%`;
+
+/** The pass rate a test needs, as its file writes it: `67%` for 0.67, `95.1%` for 0.951. */
+export function passRateText(passRate: number): string {
+  return `${Number((passRate * 100).toPrecision(12))}%`;
+}
+
+/**
+ * The measured rate, in whole percent unless more decimals are needed to keep it on its side of
+ * the pass rate: 2/3 against 67% is `66.7%`, never `67%`, which would read as meeting it.
+ */
+function measuredRateText(passes: number, runs: number, passRate: number): string {
+  const meets = meetsPassRate(passes, runs, passRate);
+  const needed = Number(passRateText(passRate).slice(0, -1));
+  let digits = 0;
+  while (digits < 12 && Number(fixedDecimals((passes / runs) * 100, digits)) >= needed !== meets) digits++;
+  return percent(passes / runs, digits);
+}
 
 /**
  * The statistics of a repeated test as words, for the text, Markdown and JUnit reports:
  * `pass^5 no, pass@5 yes, 60% (23–88%), flaky`. Empty for a single run, where passes/runs says it all.
+ * With the pass rate the test needs, the measured rate never reads as meeting it when it does not.
  */
-export function describeStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'>): string {
+export function describeStatistics(verdict: Pick<TestVerdict, 'passes' | 'runs'> & { passRate?: number }): string {
   const stats = verdictStatistics(verdict);
   if (stats.runs < 2 || stats.rate === null || !stats.interval) return '';
   const k = stats.runs;
-  const parts = [`pass^${k} ${stats.passHatK ? 'yes' : 'no'}`, `pass@${k} ${stats.passAtK ? 'yes' : 'no'}`, `${percent(stats.rate)} (${percent(stats.interval.low)}–${percent(stats.interval.high)})`];
+  const rate = measuredRateText(stats.passes, k, verdict.passRate ?? 1);
+  const parts = [`pass^${k} ${stats.passHatK ? 'yes' : 'no'}`, `pass@${k} ${stats.passAtK ? 'yes' : 'no'}`, `${rate} (${percent(stats.interval.low)}–${percent(stats.interval.high)})`];
   if (stats.flaky) parts.push('flaky');
   return parts.join(', ');
 }

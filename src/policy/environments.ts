@@ -5,6 +5,7 @@
  */
 import { formatSourceLocation } from '../errors.js';
 import { byPosition } from './evaluate.js';
+import { WAIVER_UNUSED } from './section.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 
 function findingKey(finding: Finding): string {
@@ -32,15 +33,26 @@ function mergeWaivers(base: readonly WaiverStatus[], reports: readonly PolicyRep
   return base.map((waiver) => (inForce.has(key(waiver)) ? { ...waiver, state: 'in-force' } : waiver));
 }
 
+/**
+ * Whether a finding says a waiver silences nothing although it silences a finding of another of the
+ * reports: unused is a verdict over all of them, as the waiver's merged state has it.
+ */
+function unusedButInForce(finding: Finding, waivers: readonly WaiverStatus[]): boolean {
+  if (finding.rule !== WAIVER_UNUSED) return false;
+  const at = formatSourceLocation(finding.location);
+  return waivers.some((waiver) => waiver.state === 'in-force' && waiver.resource === finding.resource && formatSourceLocation(waiver.location) === at);
+}
+
 export function mergeEnvironmentReports(base: PolicyReport, environments: ReadonlyMap<string, PolicyReport>): PolicyReport {
   const entries = [...environments];
-  const findings = mergeFindings(base.findings, entries.map(([name, report]) => [name, report.findings]));
+  const waivers = mergeWaivers(base.waivers, [base, ...environments.values()]);
+  const findings = mergeFindings(base.findings, entries.map(([name, report]) => [name, report.findings])).filter((finding) => !unusedButInForce(finding, waivers));
   const waived = mergeFindings(base.waived, entries.map(([name, report]) => [name, report.waived]));
   return {
     ...base,
     findings,
     waived,
-    waivers: mergeWaivers(base.waivers, [base, ...environments.values()]),
+    waivers,
     summary: { mandatory: findings.filter((f) => f.level === 'mandatory').length, advisory: findings.filter((f) => f.level === 'advisory').length, waived: waived.length },
   };
 }

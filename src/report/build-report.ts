@@ -68,7 +68,9 @@ export async function buildCallReport(input: ReportInput): Promise<CallReport> {
     const agentId = typeof record.agent_id === 'string' ? record.agent_id : '(unknown agent)';
     const environment = input.otherEnvironments?.get(agentId);
     if (environment !== undefined) {
-      // Not a version of this workspace's agents, nor a change outside voxform: another environment's.
+      // Not a version of this workspace's agents, nor a change outside voxform: another environment's,
+      // counted as that environment's report counts it (its test calls only with --include-tests).
+      if (testTrafficSource(record) !== undefined && !includeTests) return;
       const tally = elsewhere.get(environment) ?? { agents: new Set<string>(), calls: 0 };
       elsewhere.set(environment, tally);
       tally.agents.add(agentId);

@@ -4,7 +4,9 @@ import { MIN_CALLS, meanDifferenceInterval, rateDifferenceInterval, verdictOf, t
 import type { Comparison, Difference } from './types.js';
 
 function difference(value: number | null, interval: Interval | undefined, enough: boolean): Difference {
-  const round = (n: number) => Math.round(n * 1e6) / 1e6;
+  // Six decimals, but a value near zero keeps its own: a bound rounded to zero would seem to touch
+  // zero while the verdict says the interval excludes it.
+  const round = (n: number) => (Math.round(n * 1e6) === 0 ? n : Math.round(n * 1e6) / 1e6);
   return {
     difference: value === null ? null : round(value),
     low: interval ? round(interval.low) : null,

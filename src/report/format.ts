@@ -4,8 +4,19 @@ import type { CallReport, Difference, Rate, VersionReport } from './types.js';
 import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
 
+/**
+ * `value` with `digits` decimals, a half rounded away from zero on the decimal the number stands for:
+ * `toFixed` rounds the binary double, so 28.75 read 28.7 while 1.75 read 1.8.
+ */
+export function fixedDecimals(value: number, digits: number): string {
+  // Fifteen significant digits hold the decimal a double stands for; the binary error lies below them.
+  const units = Math.round(Number((Math.abs(value) * 10 ** digits).toPrecision(15)));
+  const text = (units / 10 ** digits).toFixed(digits);
+  return value < 0 && units !== 0 ? `-${text}` : text;
+}
+
 export function percent(value: number | null, digits = 1): string {
-  return value === null ? '–' : `${(value * 100).toFixed(digits)}%`;
+  return value === null ? '–' : `${fixedDecimals(value * 100, digits)}%`;
 }
 
 /** `4.0% (2.1–7.3%)`: the rate and its 95% interval. */
@@ -16,11 +27,11 @@ export function rateText(rate: Rate): string {
 
 export function secondsText(value: number | null): string {
   if (value === null) return '–';
-  return value >= 100 ? `${Math.round(value)}s` : `${value.toFixed(1)}s`;
+  return value >= 100 ? `${fixedDecimals(value, 0)}s` : `${fixedDecimals(value, 1)}s`;
 }
 
 export function creditsText(value: number | null): string {
-  return value === null ? '–' : value.toFixed(3);
+  return value === null ? '–' : fixedDecimals(value, 3);
 }
 
 /** The change against the version before, as a short phrase; `unit` formats the difference. */
@@ -38,17 +49,27 @@ export function differenceText(difference: Difference, unit: (value: number) => 
   }
 }
 
+/**
+ * `+1.2`/`−1.2`: `digits` decimals or, where those would read as zero, as many as show the value's
+ * first digit, so the bound of an interval that excludes zero never reads as touching it.
+ */
+function signed(value: number, digits: number): string {
+  const magnitude = Math.abs(value);
+  let shown = digits;
+  while (magnitude > 0 && Number(fixedDecimals(magnitude, shown)) === 0 && shown < 20) shown++;
+  return `${value >= 0 ? '+' : '−'}${fixedDecimals(magnitude, shown)}`;
+}
+
 export function signedPoints(value: number): string {
-  const points = value * 100;
-  return `${points >= 0 ? '+' : '−'}${Math.abs(points).toFixed(1)} pts`;
+  return `${signed(value * 100, 1)} pts`;
 }
 
 export function signedSeconds(value: number): string {
-  return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(1)}s`;
+  return `${signed(value, 1)}s`;
 }
 
 export function signedCredits(value: number): string {
-  return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}`;
+  return signed(value, 3);
 }
 
 /**

@@ -88,6 +88,7 @@ const VERSION_PERIODS = String.raw`
         label: labels[i].short,
         title: labels[i].title,
         full: labels[i].full,
+        rates: labels[i].rates,
         color: PALETTE[i % PALETTE.length],
         // Live from its deploy, or from its first call when that came while the apply was finishing.
         start: Math.min(deployed, first),
@@ -353,7 +354,7 @@ const DRAW_RATES = String.raw`
           g.appendChild(svg('line', { x1: xOf(row.r.low), x2: xOf(row.r.low), y1: y - 6, y2: y + 6, stroke: row.look.color, 'stroke-width': 2 }));
           g.appendChild(svg('line', { x1: xOf(row.r.high), x2: xOf(row.r.high), y1: y - 6, y2: y + 6, stroke: row.look.color, 'stroke-width': 2 }));
           g.appendChild(svg('circle', { class: 'estimate', cx: xOf(row.r.value), cy: y, r: 4.5, fill: '#fff', stroke: row.look.color, 'stroke-width': 2 }));
-          var text = percent(row.r.value) + ' (' + percent(row.r.low) + '–' + percent(row.r.high) + '), ' + row.r.count + ' of ' + row.r.of;
+          var text = row.look.rates[rate[0]] + ', ' + row.r.count + ' of ' + row.r.of;
           g.appendChild(svg('text', narrow ? { x: left, y: y + 20, 'font-size': 12, fill: '#222' } : { x: width - textW, y: y + 4, 'font-size': 12, fill: '#222' }, text));
           g.appendChild(svg('title', {}, row.look.label + ' ' + rate[1] + ': ' + text));
           plot.appendChild(g);

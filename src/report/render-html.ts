@@ -10,7 +10,7 @@ import { cspSourceHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
 import { comparisonSummary, creditsText, otherEnvironmentsLine, rateText, secondsText, testTrafficLine, versionLabels } from './format.js';
 import { HTML_CLIENT_SCRIPT } from './html-client.js';
-import type { AgentReport, CallReport } from './types.js';
+import type { AgentReport, CallReport, VersionReport } from './types.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -112,11 +112,15 @@ function windowLine(report: CallReport): string {
  * What the charts call each version: `v1`, `v2`… in the order of the table, the table's name for it
  * (`versionLabels`, the one rule), and that name with who deployed it.
  */
-function chartLabels(report: CallReport): Array<Array<{ short: string; title: string; full: string }>> {
+/** Per agent and version, the texts the page's script shows: names, and each rate as the table writes it. */
+function chartLabels(report: CallReport): Array<Array<{ short: string; title: string; full: string; rates: Record<string, string> }>> {
   return report.agents.map((agent) =>
     versionLabels(agent.versions).map((title, index) => {
-      const deploy = agent.versions[index]?.deploy;
-      return { short: `v${index + 1}`, title, full: deploy ? `${title} · by ${deploy.by}` : title };
+      const version = agent.versions[index] as VersionReport;
+      const deploy = version.deploy;
+      const { error_rate, transfer_rate, tool_calls } = version.metrics;
+      const rates = { error_rate: rateText(error_rate), transfer_rate: rateText(transfer_rate), tool_failure_rate: rateText(tool_calls.failure_rate) };
+      return { short: `v${index + 1}`, title, full: deploy ? `${title} · by ${deploy.by}` : title, rates };
     }),
   );
 }

@@ -1,4 +1,5 @@
 /** `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, from the apply history. */
+import { agentsChanged } from '../history/render.js';
 import type { HistoryRecord } from '../history/types.js';
 import { deployedVersions, historyOrder, type ConfigVersion } from './versions.js';
 
@@ -25,30 +26,38 @@ export interface SinceDeployWindow {
 }
 
 /**
- * The agents of the latest deploy up to `until` (Unix seconds) — `agentId` alone when given — each
- * with its latest version and the one before it. Undefined when the history has no such deploy.
+ * The agents the latest deploy up to `until` (Unix seconds) changed — `agentId` alone when given —
+ * each with its latest version and the one before it. Undefined when the history has no such deploy.
  */
 export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: string | undefined, until: number): SinceDeployWindow | undefined {
-  const deployed = new Map<string, ConfigVersion[]>();
-  for (const [id, versions] of deployedVersions(history)) {
-    if (agentId !== undefined && id !== agentId) continue;
-    const upTo = versions.filter((version) => deployedAt(version) <= until);
-    if (upTo.length > 0) deployed.set(id, upTo);
-  }
-  const lastOf = (versions: ConfigVersion[]) => versions[versions.length - 1] as ConfigVersion;
-  const latest = Math.max(...[...deployed.values()].map((versions) => deployedAt(lastOf(versions))));
-  if (!Number.isFinite(latest)) return undefined;
+  const agents = agentId === undefined ? agentsOfLatestChange(history, until) : new Set([agentId]);
   const only = new Map<string, VersionSelection>();
   const starts: Array<number | undefined> = [];
-  for (const [id, versions] of deployed) {
-    const last = lastOf(versions);
-    if (deployedAt(last) !== latest) continue;
+  for (const [id, all] of deployedVersions(history)) {
+    const versions = all.filter((version) => deployedAt(version) <= until);
+    const last = versions[versions.length - 1];
+    if (!agents.has(id) || last === undefined) continue;
     // On an agent's first deploy the version it replaced is the configuration it had outside voxform.
     const earlier = versions[versions.length - 2];
     only.set(id, { deploys: new Set([earlier?.key ?? last.key, last.key]), outsideFrom: earlier ? deployedAt(earlier) : -Infinity });
     starts.push(recordedBefore(history, (earlier ?? last).key));
   }
+  if (only.size === 0) return undefined;
   return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only };
+}
+
+/**
+ * The ids of the agents the latest record up to `until` changed, as `voxform history` counts them:
+ * a new configuration, and also a new name or recorded configuration on the same live one (which
+ * starts no version: the agent's latest version is the one it ran before).
+ */
+function agentsOfLatestChange(history: readonly HistoryRecord[], until: number): Set<string> {
+  const newestFirst = history.filter((record) => Date.parse(record.at) / 1000 <= until).sort(historyOrder).reverse();
+  for (const [index, record] of newestFirst.entries()) {
+    const changed = agentsChanged(record, newestFirst.slice(index + 1));
+    if (changed.length > 0) return new Set(changed.map((name) => record.agents[name]?.id as string));
+  }
+  return new Set();
 }
 
 /** Unix seconds of a version's deploy record (NaN when unknown, which no comparison passes). */

@@ -126,7 +126,8 @@ export interface CallReport {
   test_traffic: { included: boolean; calls: number };
   /**
    * Calls of agents another environment of the same service applies (known from the state), left
-   * out of this workspace's report and counted per environment; sorted by environment.
+   * out of this workspace's report and counted per environment as that environment's report counts
+   * them (their test calls only with `--include-tests`); sorted by environment.
    */
   other_environments: Array<{ environment: string; agents: number; calls: number }>;
   agents: AgentReport[];

@@ -71,6 +71,32 @@ describe('the statistics in every report', () => {
   });
 });
 
+describe('the pass rate a test needs, beside the rate it measured', () => {
+  const failedRun = { status: 'failed' as const, transcript: [], checks: [], toolCalls: undefined, error: undefined, durationMs: 0 };
+  const run = (passes: number, runs: number, passRate: number, status: CheckStatus): TestRun => ({
+    against: ['desired'],
+    reports: [{ file: 'tests/a.test.yaml', agent: 'desk', name: 'two of three', location: { file: 'tests/a.test.yaml', line: 2, col: 5 }, verdicts: { desired: { status, passes, runs, passRate, results: [failedRun] } } }],
+    changes: [],
+    summary: { desired: { passed: status === 'passed' ? 1 : 0, failed: status === 'failed' ? 1 : 0, skipped: 0, errors: 0 } },
+    durationMs: 0,
+  });
+
+  it.each([
+    // A failing rate never reads as meeting the pass rate: it gets the decimals that tell them apart.
+    [2, 3, 0.67, 'failed', '2/3 (needs 67%; pass^3 no, pass@3 yes, 66.7% (21%–94%), flaky)'],
+    [2, 3, 0.6667, 'failed', '2/3 (needs 66.67%; pass^3 no, pass@3 yes, 66.667% (21%–94%), flaky)'],
+    [19, 20, 0.951, 'failed', '19/20 (needs 95.1%; pass^20 no, pass@20 yes, 95% (76%–99%), flaky)'],
+    // A passing one reads as meeting it.
+    [2, 3, 0.66, 'passed', '2/3 (needs 66%; pass^3 no, pass@3 yes, 67% (21%–94%), flaky)'],
+    [2, 3, 2 / 3, 'passed', '2/3 (needs 66.6666666667%; pass^3 no, pass@3 yes, 67% (21%–94%), flaky)'],
+  ] as const)('%i of %i against %d: %s, in text, Markdown and JUnit', (passes, runs, passRate, status, words) => {
+    const tests = run(passes, runs, passRate, status);
+    expect(renderTestText(tests, { color: false })).toContain(`[desired ${words}]`);
+    expect(renderTestMarkdown(tests)).toContain(` ${words} |`);
+    if (status === 'failed') expect(renderTestJunit(tests)).toContain(`message="${words} runs passed; failed"`);
+  });
+});
+
 function reportWith(name: string, status: CheckStatus, passes: number, runs: number): TestReport {
   return { file: 'tests/a.test.yaml', agent: 'desk', name, location: { file: 'tests/a.test.yaml', line: 1, col: 1 }, verdicts: { desired: { status, passes, runs, passRate: 1, results: [] } } };
 }

@@ -171,6 +171,35 @@ describe('voxform validate', () => {
     expect((JSON.parse(staging.stdout) as { policy: { findings: Array<{ environments?: string[] }> } }).policy.findings.map((f) => f.environments)).toEqual([undefined, undefined]);
   });
 
+  it('without --env, a waiver that silences a finding of an overlay alone is in force, not unused; one that silences nothing anywhere is unused once', async () => {
+    const manifest = [
+      oneAgent('first_message: Hello'),
+      'environments:',
+      '  staging:',
+      '    agents:',
+      '      a: { config: { first_message: "Test line, call 555-201-3344" } }',
+      '  production:',
+      '    agents:',
+      '      a: { config: { first_message: "Welcome" } }',
+      'policy:',
+      '  waivers:',
+      '    - { rule: pii-phone-number, resource: agent.a, reason: The staging line, expires: "2999-12-31" }',
+      '    - { rule: speech-url, resource: agent.a, reason: Nothing to silence, expires: "2999-12-31" }',
+      '',
+    ].join('\n');
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const text = await runCliInProcess(['validate'], { cwd: dir });
+    expect(text.stderr).not.toContain('pii-phone-number for agent.a matches no finding');
+    expect(text.stderr.match(/policy-waiver-unused/g)).toHaveLength(1);
+    expect(text.stderr).toContain('the waiver of speech-url for agent.a matches no finding');
+    expect(text.stdout).toContain('policy: 0 mandatory violations, 1 advisory finding, 1 waived');
+    type Json = { policy: { summary: object; findings: Array<{ rule: string; message: string }>; waivers: Array<{ rule: string; state: string }> } };
+    const json = (JSON.parse((await runCliInProcess(['validate', '--format', 'json'], { cwd: dir })).stdout) as Json).policy;
+    expect(json.summary).toEqual({ mandatory: 0, advisory: 1, waived: 1 });
+    expect(json.findings.map((f) => f.message)).toEqual(['the waiver of speech-url for agent.a matches no finding']);
+    expect(json.waivers.map((w) => `${w.rule} ${w.state}`)).toEqual(['pii-phone-number in-force', 'speech-url unused']);
+  });
+
   it('without --env, an overlay that changes only ids is checked where a team rule reads ids', async () => {
     const overlay = ['environments:', '  staging:', '    agents:', '      a: { id: -OKstaging }', ''];
     const idRule = ['policy:', '  custom:', '    - { id: ids-from-the-account, path: id, pattern: "^ag_" }'];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { agentsChanged } from '../../src/history/render.js';
 import { buildCallReport } from '../../src/report/build-report.js';
 import { sinceDeployWindow } from '../../src/report/since-deploy.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
@@ -199,6 +200,18 @@ describe('test traffic', () => {
     expect(report.agents[0]?.versions[0]?.metrics.error_rate).toMatchObject({ count: 10, of: 69 });
   });
 
+  it("counts another environment's calls as its own report would: its test calls only with includeTests", async () => {
+    const otherEnvironments = new Map([[AGENT, 'staging']]);
+    const left = async (includeTests?: boolean) =>
+      (await buildCallReport({ calls: [newestFirst(mixed())], history: [], workspace: 'default@local', names: new Map(), now: new Date('2026-03-03T00:00:00Z'), diffLink: () => null, includeTests, otherEnvironments })).other_environments;
+    expect(await left()).toEqual([{ environment: 'staging', agents: 1, calls: 61 }]);
+    expect(await left(true)).toEqual([{ environment: 'staging', agents: 1, calls: 69 }]);
+    // An agent whose every call was test traffic is no agent that report shows.
+    const onlyTests = mixed().filter((record) => record.metadata?.voxform_source === 'test');
+    const report = await buildCallReport({ calls: [newestFirst(onlyTests)], history: [], workspace: 'default@local', names: new Map(), now: new Date(), diffLink: () => null, otherEnvironments });
+    expect(report.other_environments).toEqual([]);
+  });
+
   it('keeps a heal (`drift --heal`) as a deploy that puts the version back, not a version of its own', async () => {
     const edited = agentConfig('Edited on the dashboard.');
     // The heal's record holds only the healed agent, with the configuration it put back.
@@ -239,6 +252,19 @@ describe('--since-deploy', () => {
     expect(sinceDeployWindow(history, undefined, T0 + 2 * DAY - 1)?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: -Infinity }]]));
     expect(sinceDeployWindow(history, AGENT, T0 + 1.5 * DAY)?.since).toBeUndefined();
     expect(sinceDeployWindow(history, '-OKnever', T0 + 4 * DAY)).toBeUndefined();
+  });
+
+  it('takes an apply that only renamed an agent for the deploy that changed it, as history does: that agent, in the version it runs', () => {
+    const renamed = historyRecord('2026-03-04T00:00:00.000Z', { [OTHER]: { name: 'booking', config: v1 } });
+    (renamed.agents.booking as { name?: string }).name = 'Appointment booking 2';
+    const withRename = [...history, renamed];
+    expect(agentsChanged(renamed, [deploy3, other, deploy2, deploy1])).toEqual(['booking']);
+    const window = sinceDeployWindow(withRename, undefined, T0 + 4 * DAY);
+    expect(window?.only).toEqual(new Map([[OTHER, { deploys: new Set([other.id]), outsideFrom: -Infinity }]]));
+    // Before the rename, the latest deploy was front-desk's, as before.
+    expect([...(sinceDeployWindow(withRename, undefined, T0 + 3 * DAY - 1)?.only.keys() ?? [])]).toEqual([AGENT]);
+    // --agent still asks for that agent's latest version and the one before it.
+    expect(sinceDeployWindow(withRename, AGENT, T0 + 4 * DAY)?.only.get(AGENT)?.deploys).toEqual(new Set([deploy2.id, deploy3.id]));
   });
 
   it('reports those two versions whole and nothing older, though older calls are in the window read', async () => {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { compareVersions } from '../../src/report/compare.js';
+import { percent, rateText, signedCredits, signedPoints, signedSeconds } from '../../src/report/format.js';
+import { MetricsAccumulator } from '../../src/report/metrics.js';
 import { escapeHtml, renderReportHtml } from '../../src/report/render-html.js';
 import { renderReportMarkdown } from '../../src/report/render-markdown.js';
 import { markdownText } from '../../src/util/markdown-escape.js';
@@ -119,6 +122,45 @@ describe('Markdown', () => {
   });
 });
 
+describe('numbers', () => {
+  it('rounds a half away from zero on the decimal value, as a reader would: 28.75% is 28.8%, as 1.75% is 1.8%', () => {
+    expect([23 / 80, 41 / 80, 7 / 400, 0.2875, 0.0005, 0.00049999, 1, 0].map((value) => percent(value))).toEqual(['28.8%', '51.3%', '1.8%', '28.8%', '0.1%', '0.0%', '100.0%', '0.0%']);
+    expect(rateText({ count: 23, of: 80, value: 23 / 80, low: 0.2, high: 0.395 })).toBe('28.8% (20.0%–39.5%)');
+    expect([signedPoints(-0.19125), signedPoints(0.00125), signedSeconds(-2.25), signedCredits(0.0125)]).toEqual(['−19.1 pts', '+0.1 pts', '−2.3s', '+0.013']);
+  });
+
+  it('never writes the bound of a claimed difference as zero: it shows the digits that tell it from zero', () => {
+    expect([signedPoints(-0.000_12), signedPoints(0.000_004), signedSeconds(-0.03), signedCredits(0.000_2)]).toEqual(['−0.01 pts', '+0.0004 pts', '−0.03s', '+0.0002']);
+    // 236 transfers of 6,000 against 4 of 40: the interval's upper end lies just below zero.
+    const calls = (transfers: number, of: number) => {
+      const metrics = new MetricsAccumulator();
+      for (let i = 0; i < of; i++) metrics.add({ call_status: 'user-ended', function_calls: i < transfers ? [{ name: 'transfer_call' }] : [] } as never, i);
+      return metrics;
+    };
+    const comparison = compareVersions(calls(236, 6000), 'before', calls(4, 40));
+    expect(comparison.transfer_rate.verdict).toBe('lower');
+    expect(comparison.transfer_rate.high).toBeLessThan(0);
+    const data = report('desk');
+    const deployed = data.agents[0]!.versions[1]!;
+    deployed.comparison = { ...deployed.comparison!, transfer_rate: comparison.transfer_rate };
+    const line = /transfers ▼ lower \(([^)]*)\)/.exec(renderReportMarkdown(data))?.[1];
+    expect(line).toMatch(/^−\d+\.\d pts to −0\.0*[1-9]\d* pts$/);
+    // A bound within six decimals of zero keeps its value in the report, and its side of zero in print.
+    const credits = (values: number[]) => {
+      const metrics = new MetricsAccumulator();
+      values.forEach((credit, i) => metrics.add({ call_status: 'user-ended', cost_breakdown: [{ credit }] } as never, i));
+      return metrics;
+    };
+    const spread = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? 0.9 : 1.1));
+    const halfWidth = compareVersions(credits(Array(30).fill(1)), 'before', credits(spread)).mean_credits_per_call.high!;
+    const justBelow = compareVersions(credits(Array(30).fill(1 - halfWidth - 1e-8)), 'before', credits(spread)).mean_credits_per_call;
+    expect(justBelow.verdict).toBe('lower');
+    expect(justBelow.high).toBeLessThan(0);
+    deployed.comparison.transfer_rate = { difference: -0.06, low: -0.19, high: -0.000_000_3, verdict: 'lower' };
+    expect(renderReportMarkdown(data)).toContain('transfers ▼ lower (−19.0 pts to −0.00003 pts)');
+  });
+});
+
 describe('HTML', () => {
   it('escapes every value and allows no network in its policy', () => {
     expect(escapeHtml(`<script>"'&`)).toBe('&#60;script&#62;&#34;&#39;&#38;');
@@ -131,5 +173,15 @@ describe('HTML', () => {
     expect((JSON.parse(data) as CallReport).agents[0]?.name).toBe('<script>window.x=1</script>');
     expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+' 'sha256-[^']+'; style-src 'sha256-[^']+';/);
     expect(html.match(/<script>/g)).toHaveLength(2);
+  });
+
+  it('gives the page the rates as the table writes them, for the interval plots', () => {
+    const data = report('desk');
+    const version = data.agents[0]!.versions[1]!;
+    version.metrics = { ...version.metrics, error_rate: { count: 23, of: 80, value: 23 / 80, low: 0.2, high: 0.395 } };
+    const html = renderReportHtml(data);
+    const labels = JSON.parse(/<script type="application\/json" id="report-labels">(.*?)<\/script>/s.exec(html)?.[1] ?? '[]') as Array<Array<{ rates: Record<string, string> }>>;
+    expect(labels[0]?.[1]?.rates).toEqual({ error_rate: '28.8% (20.0%–39.5%)', transfer_rate: '2.5% (0.4%–12.8%)', tool_failure_rate: '33.3% (6.0%–79.0%)' });
+    expect(html).toContain('<td>28.8% (20.0%–39.5%)</td>');
   });
 });

@@ -183,6 +183,12 @@ describe('the HTML report in headless Chromium', () => {
     expect(popup.text).toContain('Changed: prompt');
     expect(popup.links).toEqual([`https://github.example/acme/agents/compare/${'a'.repeat(40)}...${'b'.repeat(40)}`]);
 
+    // The interval plots write each rate as the table does.
+    const plotted = await page.$$eval('.rate-row', (rows) => rows.map((row) => row.querySelectorAll('text')[1]?.textContent ?? ''));
+    const cells = await page.$$eval('td', (tds) => tds.map((td) => td.textContent ?? ''));
+    expect(plotted.length).toBeGreaterThan(0);
+    for (const text of plotted) expect(cells).toContain(text.replace(/, \d+ of \d+$/, ''));
+
     // Hostile names stayed text: no script of theirs ran, no element of theirs exists.
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.$$('img')).toHaveLength(0);

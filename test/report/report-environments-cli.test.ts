@@ -25,7 +25,7 @@ const MANIFEST = [
 ].join('\n');
 
 describe("the report of one environment, beside another environment's agents", () => {
-  it('leaves their calls out with a one-line count, in every format; --agent still reports one of them', async () => {
+  it('leaves their calls out with a one-line count, in every format; --agent still reports one of them, from its own history', async () => {
     const cwd = await tempDir({ 'voxform.yaml': MANIFEST });
     const cli = (...args: string[]) => runCliInProcess([...args, '--local'], { cwd });
     expect((await cli('apply', '--auto-approve')).code).toBe(0);
@@ -57,5 +57,13 @@ describe("the report of one environment, beside another environment's agents", (
     const asked = JSON.parse((await cli('report', '--agent', '-OKspareAgent0000002', '--format', 'json')).stdout) as CallReport;
     expect(asked.agents.map((agent) => agent.agent_id)).toEqual(['-OKspareAgent0000002']);
     expect(asked.other_environments).toEqual([]);
+    // Its versions are read from the history of the environment that applies it, as --env staging reads them.
+    expect(asked.workspace).toBe('staging@local');
+    const stagingVersions = staging.agents.find((agent) => agent.agent_id === '-OKspareAgent0000002')!.versions;
+    expect(asked.agents[0]!.versions.map((version) => [version.source, version.deploy?.record_id, version.metrics.calls])).toEqual(
+      stagingVersions.map((version) => [version.source, version.deploy?.record_id, version.metrics.calls]),
+    );
+    expect(asked.agents[0]!.versions.filter((version) => version.source === 'voxform').map((version) => version.metrics.calls)).toEqual([3]);
+    expect((await cli('report', '--agent', '-OKspareAgent0000002')).stdout).not.toContain('changed outside voxform');
   }, 180_000);
 });

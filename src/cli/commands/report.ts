@@ -65,12 +65,19 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const backend = await openOperatorBackend(options, ctx);
   // The values the last apply read from the environment are secrets here too (src/secrets/trusted.ts),
   // whatever the manifests of this checkout now reference.
+  const serviceId = local ? 'local' : baseUrl;
   const own = (await backend.readWorkspace(workspace)).workspace;
-  new TrustedSecrets(ctx.env, ctx.secrets).noteRecordedVariables(own.environmentVariables);
-  const history = await workspaceHistory(backend.history, workspace, ctx);
-  const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(history) }, client);
-  // An agent asked for by name is reported whichever environment applies it.
-  const otherEnvironments = agentId === undefined ? await otherEnvironmentAgents(backend, workspace, local ? 'local' : baseUrl, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]) : new Map<string, string>();
+  const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
+  trusted.noteRecordedVariables(own.environmentVariables);
+  const ownHistory = await workspaceHistory(backend.history, workspace, ctx);
+  const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(ownHistory) }, client);
+  const otherEnvironments = await otherEnvironmentAgents(backend, workspace, serviceId, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]);
+  // An agent asked for with --agent is reported whichever environment applies it: its versions are
+  // that environment's deploys, so its history is read, not this one's.
+  const agentEnvironment = agentId === undefined ? undefined : otherEnvironments.get(agentId);
+  const reported = agentEnvironment === undefined ? workspace : workspaceKey(agentEnvironment, serviceId);
+  if (reported !== workspace) trusted.noteRecordedVariables((await backend.readWorkspace(reported)).workspace.environmentVariables);
+  const history = reported === workspace ? ownHistory : await workspaceHistory(backend.history, reported, ctx);
   const selection = options.sinceDeploy ? sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000) : undefined;
   if (selection) since = selection.since;
   // One agent's calls are asked of the service alone.
@@ -81,14 +88,14 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const report = await buildCallReport({
     calls,
     history,
-    workspace,
+    workspace: reported,
     names: new Map([...manifestNames].map(([name, id]) => [id, name])),
     since,
     until,
     now,
     diffLink: diffLinkFromEnv(ctx.env),
     only: selection?.only,
-    otherEnvironments,
+    otherEnvironments: agentId === undefined ? otherEnvironments : undefined,
     includeTests: options.includeTests ?? false,
     onCall: (count) => {
       if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
