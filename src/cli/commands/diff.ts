@@ -34,11 +34,10 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
     throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`, { hint: 'Compare two environments that use the same base_url and region.' });
   }
   const connection = await connectService({ ...options, env: a }, desiredA, ctx);
-  const serviceId = connection.local ? 'local' : connection.baseUrl;
   const parallelism = options.parallelism ?? 8;
   const liveSecrets = new Map<string, string[]>();
   const readLive = async (desired: DesiredState): Promise<Map<string, Agent>> => {
-    const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
+    const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets);
     const agents = await mapBounded([...desired.agents.values()], parallelism, async (agent): Promise<[string, Agent]> => {
       const live = await connection.client.getAgent(agent.id).catch((error: unknown) => {
         if (!isApiError(error) || error.status !== 404) throw error;

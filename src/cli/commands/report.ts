@@ -55,8 +55,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const { names: manifestNames, service, inputs } = await manifestProject(options, ctx);
   if (options.out !== undefined) await refuseOwnFile(options.out, ownFilesOf(options, ctx, inputs), { code: 'report_write_failed', cannot: `Cannot write the report to ${options.out}`, outcome: 'nothing was written' });
   // The service and workspace as apply names them, so the report reads the history apply wrote.
-  const { client, baseUrl, local } = await resolveConnection({ ...options, manifest: service }, ctx);
-  const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
+  const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const workspace = workspaceKey(options.env, serviceId);
   const backend = await openOperatorBackend(options, ctx);
   // The values the last apply read from the environment are secrets here too (src/secrets/trusted.ts),
   // whatever the manifests of this checkout now reference.
@@ -65,7 +65,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const history = await workspaceHistory(backend.history, workspace, ctx);
   const agentId = options.agent === undefined ? undefined : await resolveAgentArgument(options.agent, { manifests: manifestNames, history: historyNames(history) }, client);
   // An agent asked for by name is reported whichever environment applies it.
-  const otherEnvironments = agentId === undefined ? await otherEnvironmentAgents(backend, workspace, local ? 'local' : baseUrl, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]) : new Map<string, string>();
+  const otherEnvironments = agentId === undefined ? await otherEnvironmentAgents(backend, workspace, serviceId, [...manifestNames.values(), ...Object.values(own.agents).map((agent) => agent.id)]) : new Map<string, string>();
   const selection = options.sinceDeploy ? sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000) : undefined;
   if (selection) since = selection.since;
   // One agent's calls are asked of the service alone.

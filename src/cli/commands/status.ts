@@ -62,5 +62,5 @@ async function connectAndProbe(
     return { serviceId: baseUrl, baseUrl, key: { type: 'missing' } };
   }
   const connection = await resolveConnection({ ...options, manifest }, ctx, { retries: 0 });
-  return { serviceId: connection.local ? 'local' : connection.baseUrl, baseUrl: connection.baseUrl, key: await probeKey(connection.client) };
+  return { serviceId: connection.serviceId, baseUrl: connection.baseUrl, key: await probeKey(connection.client) };
 }

@@ -187,8 +187,7 @@ async function saveRecordings(recordings: Recordings, ctx: CommandContext): Prom
  */
 async function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
   const backend = await openOperatorBackend(options, ctx);
-  const serviceId = connection.local ? 'local' : connection.baseUrl;
-  return readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
+  return readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets);
 }
 
 /** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts): the text report's last lines. */
