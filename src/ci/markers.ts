@@ -4,6 +4,7 @@
  * it and its first line is the marker exactly: a marker quoted or pasted by someone else is text.
  */
 import { VoxformError } from '../errors.js';
+import { isLocalName } from '../manifest/names.js';
 
 export type ReportKind = 'plan' | 'apply' | 'test' | 'promote' | 'drift';
 
@@ -12,11 +13,9 @@ export type ReportStatus = 'changes' | 'no-changes' | 'passing' | 'failing' | 'a
 
 const STATUSES: readonly ReportStatus[] = ['changes', 'no-changes', 'passing', 'failing', 'applied', 'failed', 'error'];
 
-/** An environment name as markers carry it (the manifest's names are of this form too). */
-const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
-
 export function checkEnvironmentName(name: string): string {
-  if (!ENVIRONMENT_NAME.test(name)) {
+  // A marker carries an environment's name as the manifests write it.
+  if (!isLocalName(name)) {
     throw new VoxformError('invalid_option', `--env must be an environment name (letters, digits, \`_\`, \`.\`, \`-\`), not "${name}".`, { hint: 'Name an environment the manifests define under `environments:`.' });
   }
   return name;

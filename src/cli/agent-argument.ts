@@ -1,5 +1,6 @@
 /** `--agent NAME|ID` of `logs`, `report` and `chat`, or `get agents NAME`: its agent id; no agent's name is a mistake, not an empty result. */
-import { isApiError, type ApiClient } from '../api/index.js';
+import type { ApiClient } from '../api/index.js';
+import { agentIfExists } from '../api/agent-if-exists.js';
 import { VoxformError } from '../errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { printable } from '../util/printable.js';
@@ -70,29 +71,13 @@ function unknownAgent(agent: string, candidates: string[], message: string, hint
 
 /** Whether the service has an agent of this id. A value no id can be may be refused rather than not found. */
 async function isAgentId(agent: string, client: AgentReader): Promise<boolean> {
-  try {
-    await client.getAgent(agent);
-    return true;
-  } catch (error) {
-    if (isApiError(error) && (error.status === 404 || error.status === 400 || error.status === 422)) return false;
-    throw error;
-  }
+  return (await agentIfExists(client, agent, { refusedMeansAbsent: true })) !== undefined;
 }
 
 /** The display names on the service of the agents these ids name; an agent not found is left out. */
 async function displayNamesOf(ids: ReadonlySet<string>, client: AgentReader): Promise<Map<string, string>> {
-  const read = await Promise.all(
-    [...ids].map(async (id): Promise<[string, string] | undefined> => {
-      try {
-        const { name } = await client.getAgent(id);
-        return typeof name === 'string' && name !== '' ? [id, name] : undefined;
-      } catch (error) {
-        if (isApiError(error) && error.status === 404) return undefined;
-        throw error;
-      }
-    }),
-  );
-  return new Map(read.filter((entry) => entry !== undefined));
+  const agents = await Promise.all([...ids].map(async (id) => [id, await agentIfExists(client, id)] as const));
+  return new Map(agents.flatMap(([id, agent]): Array<[string, string]> => (typeof agent?.name === 'string' && agent.name !== '' ? [[id, agent.name]] : [])));
 }
 
 /** Whether the call log holds a call of this agent id: an agent deleted since still has its calls. */

@@ -20,6 +20,8 @@ export interface Connection {
   apiKey: string;
   /** Whether this is the embedded emulator (`--local`). */
   local: boolean;
+  /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
+  serviceId: string;
 }
 
 /** What the manifests ask for: used only when the operator named neither a base URL nor a region. */
@@ -48,7 +50,7 @@ export async function resolveConnection(
   ctx.secrets.add(apiKey);
   const client = createClient({ ...clientTuning(options, ctx, tuning, emulator === undefined), baseUrl, apiKey });
   ctx.onExit(() => client.close({ abort: true }));
-  return { client, baseUrl: client.baseUrl, apiKey, local: emulator !== undefined };
+  return { client, baseUrl: client.baseUrl, apiKey, local: emulator !== undefined, serviceId: emulator ? 'local' : client.baseUrl };
 }
 
 /** The base URL and key of a service on the network (not `--local`). */

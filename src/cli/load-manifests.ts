@@ -56,6 +56,26 @@ function unknownEnvironment(flag: string, name: string, known: readonly string[]
   });
 }
 
+/**
+ * The manifests the options name, for a command that also works without them: no manifest in the folder gives
+ * none; manifests with errors give none either, with a warning ending in what the command does without them
+ * (`unused`). A path named with `-f` that is not there is the operator's mistake: `manifest_not_found`, as everywhere.
+ */
+export async function loadManifestsIfAny(options: ManifestOptions, ctx: CommandContext, unused: string): Promise<Pick<LoadResult, 'state' | 'files'>> {
+  let result: LoadResult;
+  try {
+    result = await loadCommandManifests(options, ctx);
+  } catch (error) {
+    if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { state: undefined, files: [] };
+    throw error;
+  }
+  if (!result.state) {
+    const { errors } = countProblems(result.diagnostics, result.omitted);
+    ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): ${unused}.\n`);
+  }
+  return { state: result.state, files: result.files };
+}
+
 /** What the commands that read without planning take from the manifests. */
 export interface ManifestProject {
   /** Agent ids by local name. */
@@ -79,11 +99,10 @@ export async function manifestProject(
   options: ManifestOptions,
   ctx: CommandContext,
 ): Promise<ManifestProject> {
-  let result: LoadResult;
+  let loaded: Pick<LoadResult, 'state' | 'files'>;
   try {
-    result = await loadCommandManifests(options, ctx);
+    loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
   } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found') return emptyProject();
     // The ledger may hold an environment the manifests no longer define: read, with the flag's mistake said.
     if (isVoxformError(error) && error.code === UNKNOWN_ENVIRONMENT) {
       ctx.stderr.write(`warning: ${error.message} Their agent names and service are not used.\n  hint: ${error.hint ?? ''}\n`);
@@ -91,19 +110,15 @@ export async function manifestProject(
     }
     throw error;
   }
-  if (!result.state) {
-    const { errors } = countProblems(result.diagnostics, result.omitted);
-    ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): their agent names and service are not used.\n`);
-    return emptyProject(result.files);
-  }
-  const { agents, phones, campaigns, knowledge, baseUrl, region } = result.state;
+  if (!loaded.state) return emptyProject(loaded.files);
+  const { agents, phones, campaigns, knowledge, baseUrl, region } = loaded.state;
   return {
     names: new Map([...agents.values()].map((agent) => [agent.localName, agent.id])),
     phones: new Set(phones.keys()),
     campaigns: new Map([...campaigns.values()].map((campaign) => [campaign.localName, campaign.id])),
     knowledge: new Map([...knowledge.values()].map((file) => [file.localName, path.relative(ctx.cwd, file.path) || file.path])),
     service: { baseUrl, region },
-    inputs: result.state.sourceFiles ?? result.files,
+    inputs: loaded.state.sourceFiles ?? loaded.files,
   };
 }
 

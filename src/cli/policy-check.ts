@@ -10,16 +10,16 @@ import { loadOperatorPacks } from '../policy/operator-packs.js';
 import { promptTokenChanges, type PlanPolicy } from '../policy/plan-policy.js';
 import { createTokenCounter } from '../policy/tokens.js';
 import { policyReportJson, renderFindingsText } from '../policy/render.js';
-import type { PolicyReport } from '../policy/types.js';
+import type { PolicyReport, TokenCounter } from '../policy/types.js';
 import { findRelaxations } from '../review/relaxations.js';
 import { baseRefOf, readBaseManifests, readHeadManifests } from '../review/read-manifests.js';
 import { plural } from '../util/plural.js';
 import type { CommandContext } from './context.js';
 import { ListedProblemsError } from './error-text.js';
 
-export async function checkPolicy(desired: DesiredState, ctx: CommandContext): Promise<PolicyReport> {
+export async function checkPolicy(desired: DesiredState, ctx: CommandContext, how: { tokens?: TokenCounter } = {}): Promise<PolicyReport> {
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
-  return evaluatePolicy(desired, { now: () => new Date(), packs });
+  return evaluatePolicy(desired, { now: () => new Date(), packs, ...how });
 }
 
 /**
@@ -41,8 +41,7 @@ export async function refuseMandatoryViolations(desired: DesiredState, ctx: Comm
 /** The plan's policy block; `base`: the `--base` flag (else VOXFORM_BASE_REF); `paths`: the `-f` paths the manifests were found with. */
 export async function planPolicy(plan: Plan, desired: DesiredState, ctx: CommandContext, review: { base: string | undefined; paths: readonly string[] }): Promise<PlanPolicy> {
   const tokens = createTokenCounter();
-  const packs = await loadOperatorPacks(ctx.env, ctx.cwd, desired.files);
-  const report = await evaluatePolicy(desired, { now: () => new Date(), packs, tokens });
+  const report = await checkPolicy(desired, ctx, { tokens });
   const promptTokens = await promptTokenChanges(plan.changes.filter((change) => change.action !== 'no-op'), tokens);
   const ref = baseRefOf(review.base, ctx.env);
   if (ref === undefined) return { report, promptTokens, base: undefined, relaxations: [] };

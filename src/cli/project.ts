@@ -49,8 +49,6 @@ export async function loadDesiredState(options: ProjectOptions & ManifestOptions
 export interface ConnectedProject {
   desired: DesiredState;
   connection: Connection;
-  /** How the service is named in state and saved plans: its base URL, or `local` for the embedded emulator. */
-  serviceId: string;
   /** Where state, lock and history are kept: closed when the run ends. */
   backend: StateBackend;
   workspaceKey: string;
@@ -84,8 +82,7 @@ export async function connectProject(options: ProjectOptions, ctx: CommandContex
   const desired = await loadDesiredState(options, ctx);
   await notePerFolderState(options, ctx);
   const connection = await connectService(options, desired, ctx);
-  const serviceId = connection.local ? 'local' : connection.baseUrl;
-  return { desired, connection, serviceId, backend, workspaceKey: workspaceKey(desired.environment, serviceId), takeOver: options.takeOver ?? [] };
+  return { desired, connection, backend, workspaceKey: workspaceKey(desired.environment, connection.serviceId), takeOver: options.takeOver ?? [] };
 }
 
 /**
@@ -117,7 +114,7 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
     desired: project.desired,
     client: project.connection.client,
     backend: project.backend,
-    serviceId: project.serviceId,
+    serviceId: project.connection.serviceId,
     fingerprintKey: fingerprintKey(project.connection.apiKey),
     files: displayFiles(project.desired, ctx.cwd),
     // What `${env:…}` put on the service stays secret whatever the manifests and the state file now say.

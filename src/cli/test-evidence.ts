@@ -91,7 +91,7 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
         ctx.stderr.write(`warning: the live configuration of ${changed.join(', ')} changed during the run: it is not recorded as evidence for promotion.\n`);
         return;
       }
-      const workspace = workspaceKey(desired.environment, connection.local ? 'local' : connection.baseUrl);
+      const workspace = workspaceKey(desired.environment, connection.serviceId);
       const digest = suiteDigest(suite.folder, files);
       const record = testRunRecord({ workspace, at: new Date(), by: deployer(ctx.env), command: 'voxform test --against live', source: await source, agents: before, suiteDigest: digest, run });
       if (!record) return;

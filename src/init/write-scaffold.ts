@@ -9,7 +9,7 @@ import path from 'node:path';
 import { VoxformError } from '../errors.js';
 import { describeWriteFailure, discardTemp, FileWriteError, placeTemp, writeTempBeside } from '../util/atomic-write.js';
 import { mergeGitignore } from '../templates/gitignore.js';
-import { ownFileProblem, type OwnFiles } from '../project-files/own-files.js';
+import { refuseOwnFile, type OwnFiles } from '../project-files/own-files.js';
 import { existingFilesError, findConflicts, foldersOnTheWay, type ScaffoldFile, type WriteResult } from './scaffold.js';
 
 /** A file to put in place: its target, its content, and what the report calls it. */
@@ -74,10 +74,8 @@ export async function writeScaffold(dir: string, files: readonly ScaffoldFile[],
 
 /** Refuses to scaffold into voxform's own folder (`.voxform`, the state's lock or history): a manifest there is read by nothing and breaks what is. */
 export async function refuseOwnFolder(dir: string, options: Pick<WriteScaffoldOptions, 'displayDir' | 'command' | 'own'>): Promise<void> {
-  const problem = await ownFileProblem(dir, options.own);
-  if (problem === undefined) return;
   const [code, elsewhere] = commandWords(options.command);
-  throw new VoxformError(code, `${options.command} cannot write into ${options.displayDir}: ${problem}; nothing was written.`, { hint: `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` });
+  await refuseOwnFile(dir, options.own, { code, cannot: `${options.command} cannot write into ${options.displayDir}`, outcome: 'nothing was written', hint: `${elsewhere[0]?.toUpperCase()}${elsewhere.slice(1)}.` });
 }
 
 /** The error code of a failed write of `command`, and how to write elsewhere. */

@@ -4,7 +4,8 @@
  * service has no list of agents, so agents are gathered from three sources — the agents the manifests
  * name, the agents the phones answer with, and the agents of the latest calls — and the report says so.
  */
-import { isApiError, type ApiClient } from '../api/index.js';
+import type { ApiClient } from '../api/index.js';
+import { agentIfExists } from '../api/agent-if-exists.js';
 import type { GlobalCallHistoryRecord } from '../schema/types.gen.js';
 import { byCodeUnits } from '../util/compare.js';
 
@@ -134,16 +135,8 @@ export async function eachLatestCall(
 }
 
 async function agentNames(client: InventoryReader, ids: ReadonlySet<string>): Promise<Map<string, string>> {
-  const read = await Promise.all(
-    [...ids].map(async (id): Promise<[string, string] | undefined> => {
-      try {
-        return [id, (await client.getAgent(id)).name];
-      } catch (error) {
-        if (isApiError(error) && (error.status === 404 || error.status === 400 || error.status === 422)) return undefined;
-        throw error;
-      }
-    }),
-  );
-  return new Map(read.filter((entry) => entry !== undefined));
+  // An id may be one the user named (`get agents ID`): a refused one is no agent either.
+  const agents = await Promise.all([...ids].map(async (id) => [id, await agentIfExists(client, id, { refusedMeansAbsent: true })] as const));
+  return new Map(agents.flatMap(([id, agent]): Array<[string, string]> => (agent ? [[id, agent.name]] : [])));
 }
 

@@ -4,7 +4,8 @@
  * (their ids, names on the service and content hashes), and the files the manifests' live agents
  * attach (`knowledge_base.files`) — and the report says so.
  */
-import { isApiError, type ApiClient } from '../api/index.js';
+import type { ApiClient } from '../api/index.js';
+import { agentIfExists } from '../api/agent-if-exists.js';
 import { liveKnowledgeFiles } from '../plan/fingerprint.js';
 import { byCodeUnits } from '../util/compare.js';
 import { INVENTORY_FORMAT_VERSION } from './inventory.js';
@@ -121,14 +122,10 @@ export async function readKnowledge(
 
 /** The file ids an agent attaches; undefined when the service has no agent of this id (404). */
 async function agentFiles(client: KnowledgeReader, id: string): Promise<string[] | undefined> {
-  try {
-    const agent = await client.getAgent(id);
-    // The agent's config is the service's answer: anything but a list of ids attaches nothing.
-    const files: unknown = liveKnowledgeFiles(agent.config);
-    return Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string' && file !== '') : [];
-  } catch (error) {
-    // Only a 404 says the agent is gone; any other refusal is the service's answer to give (a key refused, a bad id).
-    if (isApiError(error) && error.status === 404) return undefined;
-    throw error;
-  }
+  // Only a 404 says the agent is gone; any other refusal is the service's answer to give (a key refused, a bad id).
+  const agent = await agentIfExists(client, id);
+  if (agent === undefined) return undefined;
+  // The agent's config is the service's answer: anything but a list of ids attaches nothing.
+  const files: unknown = liveKnowledgeFiles(agent.config);
+  return Array.isArray(files) ? files.filter((file): file is string => typeof file === 'string' && file !== '') : [];
 }

@@ -1,12 +1,11 @@
 /** The inventory as a table (text) or as versioned JSON. The service's names are data: control characters shown as `?`. */
 import { controlsAsQuestionMarks } from '../util/printable.js';
-import { displayWidth, padToWidth } from '../util/display-width.js';
+import { renderTable } from '../util/table.js';
 import type { AgentsReport, LiveAgent, PhonesReport } from './inventory.js';
 import type { CampaignsReport, LiveCampaign } from './campaigns.js';
 import type { KnowledgeReport, LiveKnowledgeFile } from './knowledge.js';
 import { plural } from '../util/plural.js';
 
-const GAP = '   ';
 const UNMANAGED = 'unmanaged';
 
 /** How a text table is made: `redact` hides secret values before the columns are sized, so they stay aligned and show no secret's length. */
@@ -15,10 +14,7 @@ export interface TableText {
 }
 
 function table(header: string[], rows: string[][], { redact = (text) => text }: TableText): string {
-  const cells = rows.map((row) => row.map((cell) => controlsAsQuestionMarks(redact(cell))));
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => displayWidth(row[i] as string))));
-  const line = (row: string[]) => `${row.map((cell, i) => (i === row.length - 1 ? cell : padToWidth(cell, widths[i] as number))).join(GAP)}`.trimEnd();
-  return [line(header), ...cells.map(line)].map((text) => `${text}\n`).join('');
+  return renderTable(header.map((title) => ({ title })), rows.map((row) => row.map(redact)), { gap: 3 });
 }
 
 export function renderPhonesText(report: PhonesReport, options: TableText = {}): string {

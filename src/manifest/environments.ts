@@ -21,6 +21,13 @@ export function likelyEnvironment(name: string, known: readonly string[]): strin
   return didYouMean(name, known) ?? (prefixed.length === 1 ? prefixed[0] : undefined);
 }
 
+/** What follows "unknown environment NAME": the likely one, else those `known` (`other`: all but the one naming it). */
+export function unknownEnvironmentDetail(name: string, known: readonly string[], other = false): string {
+  const suggestion = likelyEnvironment(name, known);
+  if (suggestion) return `; did you mean "${suggestion}"?`;
+  return known.length > 0 ? `; the manifests define ${known.map((k) => `"${k}"`).join(', ')}` : `; the manifests define no ${other ? 'other environment' : 'environments'}`;
+}
+
 /**
  * Whether an overlay changes only where resources live: the ids of agents and campaigns, the region
  * and base URL. Such an environment runs what the manifests define, so a check of what they say
@@ -41,13 +48,7 @@ export function selectEnvironment(combined: CombinedManifest, name: string | und
   if (name === undefined) return combined;
   const environment = combined.environments.get(name);
   if (!environment) {
-    const known = [...combined.environments.keys()];
-    const suggestion = likelyEnvironment(name, known);
-    const detail = suggestion
-      ? `; did you mean "${suggestion}"?`
-      : known.length > 0
-        ? `; the manifests define ${known.map((k) => `"${k}"`).join(', ')}`
-        : '; the manifests define no environments';
+    const detail = unknownEnvironmentDetail(name, [...combined.environments.keys()]);
     diagnostics.error('environment_unknown', `unknown environment "${name}"${flag ? ` (${flag})` : ''}${detail}`, combined.environmentsSpan ?? combined.firstSpan);
     return combined;
   }

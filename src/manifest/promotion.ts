@@ -4,9 +4,9 @@
  * exist, a cycle). The shape (a gate's type, a metric's name, a duration's form) is the schema's,
  * checked with the rest of the manifest; what does not fit it is left out here, already reported.
  */
-import { didYouMean } from '../util/did-you-mean.js';
 import { isPlainObject } from '../util/json-object.js';
 import type { DiagnosticList } from './diagnostics.js';
+import { unknownEnvironmentDetail } from './environments.js';
 import type { CombinedManifest } from './fragments.js';
 import { spanAt } from './positions.js';
 import { locationOf, type Span } from './source.js';
@@ -60,9 +60,7 @@ export function resolvePromotions(combined: CombinedManifest, diagnostics: Diagn
         from = written.value;
         fromSpans.set(environment, span);
       } else {
-        const suggestion = didYouMean(written.value, known.filter((name) => name !== environment));
-        const others = known.filter((name) => name !== environment);
-        const detail = suggestion ? `; did you mean "${suggestion}"?` : others.length > 0 ? `; the manifests define ${others.map((name) => `"${name}"`).join(', ')}` : '; the manifests define no other environment';
+        const detail = unknownEnvironmentDetail(written.value, known.filter((name) => name !== environment), true);
         diagnostics.error('promotion_source_unknown', `environment "${environment}" is promoted from "${written.value}", which is not an environment${detail}`, span);
       }
     }

@@ -1,3 +1,4 @@
+import { agentIfExists } from '../api/agent-if-exists.js';
 import type { Agent, Phone } from '../schema/types.gen.js';
 import type { DesiredState } from '../manifest/types.js';
 
@@ -11,10 +12,6 @@ export interface LiveState {
 export interface LiveReader {
   getAgent(id: string): Promise<Agent>;
   listPhones(): Promise<Phone[]>;
-}
-
-function isNotFound(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'api_not_found';
 }
 
 /** Who hears of the reads as they arrive. */
@@ -32,29 +29,27 @@ interface LiveStateListeners {
  * agent the service does not know is left out, for the differ to report; any other failure stops it.
  */
 export async function readLiveState(client: LiveReader, desired: DesiredState, listeners: LiveStateListeners = {}): Promise<LiveState> {
-  const { onProgress, onAgent, onPhones } = listeners;
-  const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
-  let read = 0;
+  const { onPhones } = listeners;
   // The phone list is asked for first, so that it is not the last answer in, behind every agent.
   const phonesRead = desired.phones.size > 0 ? client.listPhones().then((phones) => (onPhones?.(phones), phones)) : Promise.resolve([] as Phone[]);
-  const [agents, phones] = await Promise.all([
-    Promise.all(
-      ids.map(async (id) => {
-        try {
-          const agent = await client.getAgent(id);
-          onAgent?.(agent);
-          return agent;
-        } catch (error) {
-          if (isNotFound(error)) return undefined;
-          throw error;
-        } finally {
-          onProgress?.(++read, ids.length);
-        }
-      }),
-    ),
-    phonesRead,
-  ]);
-  const byId = new Map<string, Agent>();
-  for (const agent of agents) if (agent) byId.set(agent.id, agent);
-  return { agents: byId, phones };
+  const [agents, phones] = await Promise.all([readLiveAgents(client, desired, listeners), phonesRead]);
+  return { agents, phones };
+}
+
+/** Every desired agent the service knows, by id, read concurrently (the client bounds the requests in flight); one it does not know is left out. */
+export async function readLiveAgents(client: Pick<LiveReader, 'getAgent'>, desired: DesiredState, { onProgress, onAgent }: LiveStateListeners = {}): Promise<Map<string, Agent>> {
+  const ids = [...new Set([...desired.agents.values()].map((agent) => agent.id))];
+  let read = 0;
+  const agents = await Promise.all(
+    ids.map(async (id) => {
+      try {
+        const agent = await agentIfExists(client, id);
+        if (agent) onAgent?.(agent);
+        return agent;
+      } finally {
+        onProgress?.(++read, ids.length);
+      }
+    }),
+  );
+  return new Map(agents.flatMap((agent): Array<[string, Agent]> => (agent ? [[agent.id, agent]] : [])));
 }

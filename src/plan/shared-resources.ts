@@ -14,7 +14,7 @@
 import type { DesiredState } from '../manifest/types.js';
 import { VoxformError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { hashApplied, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
+import { hashApplied, splitWorkspaceKey, workspaceKey, type CredentialState, type SharedWrite, type WorkspaceState } from '../state/types.js';
 import { fingerprintKeyId, isKeyedHash } from '../util/hash.js';
 import type { ResourceChange } from './types.js';
 
@@ -40,10 +40,10 @@ export interface SharedResourceConflict {
 export async function readOtherWorkspaces(backend: StateBackend, ownKey: string, serviceId: string): Promise<OtherWorkspace[]> {
   const others: OtherWorkspace[] = [];
   for (const { key } of await backend.listWorkspaces()) {
-    const at = key.indexOf('@');
-    if (key === ownKey || at < 0 || key.slice(at + 1) !== serviceId) continue;
+    const theirs = splitWorkspaceKey(key);
+    if (key === ownKey || theirs?.serviceId !== serviceId) continue;
     const { workspace } = await backend.readWorkspace(key);
-    others.push({ environment: key.slice(0, at), workspace });
+    others.push({ environment: theirs.environment, workspace });
   }
   return others;
 }

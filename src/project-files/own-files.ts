@@ -10,6 +10,8 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import type { ErrorCode } from '../error-codes.js';
+import { VoxformError } from '../errors.js';
 import { isOneOf } from '../util/atomic-write.js';
 import { isInside, pathExists } from './guarded-read.js';
 
@@ -40,6 +42,16 @@ export async function ownFileProblem(target: string, own: OwnFiles): Promise<str
   if (state !== undefined && (await isStateFile(written, real, state))) return 'it is the state file, or its lock or history, which voxform keeps';
   if (own.inputs !== undefined && (await isOneOf(written, own.inputs))) return 'this run reads it (a manifest, a file one names, a test file or a recording)';
   return undefined;
+}
+
+/**
+ * Refuses `target` when voxform may not write it (ownFileProblem): "<cannot>: <why>; <outcome>." ("Cannot save the
+ * plan to plan.json", "nothing was written"), with `hint`, by default naming another file with --out.
+ */
+export async function refuseOwnFile(target: string, own: OwnFiles, refusal: { code: ErrorCode; cannot: string; outcome: string; hint?: string }): Promise<void> {
+  const problem = await ownFileProblem(target, own);
+  if (problem === undefined) return;
+  throw new VoxformError(refusal.code, `${refusal.cannot}: ${problem}; ${refusal.outcome}.`, { hint: refusal.hint ?? 'Name another file with --out.' });
 }
 
 /** The chosen state file, absolute, or undefined when the state is in a database (or is the default, in `.voxform`). */

@@ -1,5 +1,6 @@
 /** How the Markdown and HTML renderers write numbers, rates and verdicts, so both say the same. */
 import { shortCommit } from '../history/types.js';
+import { splitWorkspaceKey } from '../state/types.js';
 import type { CallReport, Difference, Rate, VersionReport } from './types.js';
 import { shortHash } from '../util/hash.js';
 import { plural } from '../util/plural.js';
@@ -92,8 +93,7 @@ function versionLabel(version: VersionReport): string {
   if (deploy.pull_request !== null) parts.push(`PR #${deploy.pull_request}`);
   if (deploy.commit) parts.push(shortCommit(deploy.commit, deploy.uncommitted));
   if (parts.length === 0) parts.push(deploy.record_id);
-  // The source environment's name: the part of its workspace (`staging@SERVICE`) before the service.
-  if (deploy.promoted_from) parts.push(`promoted from ${deploy.promoted_from.workspace.split('@')[0]}`);
+  if (deploy.promoted_from) parts.push(`promoted from ${splitWorkspaceKey(deploy.promoted_from.workspace)?.environment ?? deploy.promoted_from.workspace}`);
   return parts.join(' · ');
 }
 

@@ -120,3 +120,9 @@ export function emptyWorkspace(): WorkspaceState {
 export function workspaceKey(environment: string | undefined, baseUrl: string): string {
   return `${environment ?? 'default'}@${baseUrl}`;
 }
+
+/** The environment and service of a workspace key (`staging@SERVICE`; no environment name holds an `@`); undefined for another key. */
+export function splitWorkspaceKey(key: string): { environment: string; serviceId: string } | undefined {
+  const at = key.indexOf('@');
+  return at < 0 ? undefined : { environment: key.slice(0, at), serviceId: key.slice(at + 1) };
+}

@@ -353,6 +353,11 @@ describe('voxform logs (the built CLI against the emulator)', () => {
       expect(byId.code, byId.stderr).toBe(0);
       expect(byId.stderr).toBe('warning: the manifests have 1 error (`voxform validate` lists them): their agent names and service are not used.\n');
       expect((JSON.parse(byId.stdout) as GlobalCallHistoryRecord[]).map((record) => record.agent_id)).toEqual([OTHER, OTHER]);
+      // A mistyped -f is not taken for "no manifests": the run stops before reading the service.
+      const mistyped = await runCliInProcess(['logs', '--agent', 'desk', '-f', 'voxfrom.yaml'], { cwd: named.dir, env });
+      expect(mistyped.code).toBe(1);
+      expect(mistyped.stderr).toContain('error[manifest_not_found]: voxfrom.yaml does not exist; did you mean voxform.yaml?');
+      expect(mistyped.stdout).toBe('');
     } finally {
       await named.cleanup();
       await broken.cleanup();

@@ -28,7 +28,7 @@ describe('--out never replaces a file its run reads', () => {
     expect(report.code).toBe(1);
     for (const out of inputs) {
       const run = await project.cliInProcess(['test', 'example/tests', '--format', 'junit', '--out', out]);
-      expect(run.stderr, out).toContain(`error[report_write_failed]: Cannot write the report to ${out}: this run reads it (a manifest, a file one names, a test file or a recording); no test was run.`);
+      expect(run.stderr, out).toContain(`error[report_write_failed]: Cannot write the report to ${out}: this run reads it (a manifest, a file one names, a test file or a recording); no test was run.\n  hint: Name another file with --out.\n`);
       expect(run.code, out).toBe(1);
     }
     const recording = await project.cliInProcess(['test', 'example/tests', '--out', 'example/tests/front-desk.recording.json']);

@@ -145,6 +145,17 @@ describe('voxform completion bash, in a real bash', () => {
     expect(generated.stderr).toMatch(/^warning: the manifests have \d+ errors? \(`voxform validate` lists them\): the script completes no agent or environment names\.\n$/);
     expect(generated.stdout).not.toContain('pwned');
   });
+
+  it('a -f path that does not exist is an error, as for every command; no manifest in the folder is not', async () => {
+    const dir = await tempDir({ 'voxform.yaml': 'version: 1\nagents:\n  desk: { id: x }\n' });
+    const mistyped = await runCliInProcess(['completion', 'bash', '-f', 'voxfrom.yaml'], { cwd: dir });
+    expect(mistyped.code).toBe(1);
+    expect(mistyped.stderr).toContain('error[manifest_not_found]: voxfrom.yaml does not exist; did you mean voxform.yaml?');
+    expect(mistyped.stdout).toBe('');
+    const empty = await runCliInProcess(['completion', 'bash'], { cwd: await tempDir({}) });
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stderr).toBe('');
+  });
 });
 
 /** Names a pull request could try: command substitution, quotes, globs, options, escapes, a line break. */

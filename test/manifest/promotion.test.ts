@@ -55,6 +55,15 @@ describe('environments.NAME.promote_from and gates', () => {
     expect(result.state).toBeUndefined();
   });
 
+  it('suggests the environment an unknown source begins, as --env does, else lists the others', async () => {
+    const prefix = await loadTree({ 'voxform.yaml': manifest('  production: {}\n  canary: { promote_from: prod }') });
+    expect(summarize(prefix)).toEqual(['voxform.yaml:6:27 promotion_source_unknown environment "canary" is promoted from "prod", which is not an environment; did you mean "production"?']);
+    const listed = await loadTree({ 'voxform.yaml': manifest('  staging: {}\n  production: { promote_from: qa }') });
+    expect(summarize(listed)).toEqual(['voxform.yaml:6:31 promotion_source_unknown environment "production" is promoted from "qa", which is not an environment; the manifests define "staging"']);
+    const alone = await loadTree({ 'voxform.yaml': manifest('  production: { promote_from: qa }') });
+    expect(summarize(alone)).toEqual(['voxform.yaml:5:31 promotion_source_unknown environment "production" is promoted from "qa", which is not an environment; the manifests define no other environment']);
+  });
+
   it('refuses an environment promoted from itself', async () => {
     const result = await loadTree({ 'voxform.yaml': manifest('  production: { promote_from: production }') });
     expect(summarize(result)).toEqual([

@@ -1,13 +1,9 @@
 import { Option, type Argument, type Command } from 'commander';
-import { isVoxformError } from '../../errors.js';
-import type { DesiredState } from '../../manifest/types.js';
 import { completionScript, type Shell } from '../../completion/scripts.js';
 import type { Completion, CompletionCommand, CompletionOption, PositionalAfterWord } from '../../completion/tree.js';
 import type { CommandContext } from '../context.js';
-import { countProblems } from '../diagnostics.js';
-import { loadCommandManifests } from '../load-manifests.js';
+import { loadManifestsIfAny } from '../load-manifests.js';
 import { buildProgram } from '../program.js';
-import { plural } from '../../util/plural.js';
 import { BUILT_IN_PROFILES } from '../../emulator/traffic/index.js';
 import { CALL_STATUSES } from './logs.js';
 
@@ -43,18 +39,7 @@ export async function run(options: CompletionOptions, ctx: CommandContext): Prom
 /** The folder's manifests' names; none without manifests, and none (with a warning) when they have errors. */
 async function manifestNames(options: CompletionOptions, ctx: CommandContext): Promise<ManifestNames> {
   const none: ManifestNames = { agents: [], agentIds: [], environments: [], targets: [], phones: [], campaigns: [], knowledge: [] };
-  let state: DesiredState | undefined;
-  try {
-    const result = await loadCommandManifests({ file: options.file }, ctx);
-    state = result.state;
-    if (!state) {
-      const { errors } = countProblems(result.diagnostics, result.omitted);
-      ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): the script completes no agent or environment names.\n`);
-    }
-  } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found') return none;
-    throw error;
-  }
+  const { state } = await loadManifestsIfAny({ file: options.file }, ctx, 'the script completes no agent or environment names');
   if (!state) return none;
   const agents = [...state.agents.keys()];
   const phones = [...state.phones.keys()];

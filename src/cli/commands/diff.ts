@@ -3,14 +3,13 @@
  * (src/promote/environment-diff.ts). Reads the service only; nothing is locked or written.
  */
 import { formatSourceLocation, VoxformError } from '../../errors.js';
-import { isApiError } from '../../api/index.js';
 import type { Agent } from '../../schema/types.gen.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { diffEnvironments, renderEnvironmentDiffJson, renderEnvironmentDiffMarkdown, renderEnvironmentDiffText } from '../../promote/environment-diff.js';
 import { trustedSecretPaths } from '../../secrets/trusted.js';
 import { readTrustedSecrets } from '../../state/trusted-secrets.js';
 import { workspaceKey } from '../../state/types.js';
-import { mapBounded } from '../../util/semaphore.js';
+import { readLiveAgents } from '../../plan/read-live.js';
 import type { CommandContext } from '../context.js';
 import { connectService, loadDesiredState, notePerFolderState, openOperatorBackend, type ProjectOptions } from '../project.js';
 
@@ -34,19 +33,18 @@ export async function run(options: DiffOptions, ctx: CommandContext): Promise<nu
     throw new VoxformError('invalid_argument', `"${a}" and "${b}" set different services (base_url or region): voxform diff compares environments of one service.`, { hint: 'Compare two environments that use the same base_url and region.' });
   }
   const connection = await connectService({ ...options, env: a }, desiredA, ctx);
-  const serviceId = connection.local ? 'local' : connection.baseUrl;
-  const parallelism = options.parallelism ?? 8;
   const liveSecrets = new Map<string, string[]>();
   const readLive = async (desired: DesiredState): Promise<Map<string, Agent>> => {
-    const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
-    const agents = await mapBounded([...desired.agents.values()], parallelism, async (agent): Promise<[string, Agent]> => {
-      const live = await connection.client.getAgent(agent.id).catch((error: unknown) => {
-        if (!isApiError(error) || error.status !== 404) throw error;
-        // Said as plan says it, with the environment and the place: the service's own message names neither.
+    const trusted = await readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets);
+    const read = await readLiveAgents(connection.client, desired);
+    const agents = [...desired.agents.values()].map((agent): [string, Agent] => {
+      const live = read.get(agent.id);
+      // Said as plan says it, with the environment and the place: the service's own message names neither.
+      if (live === undefined) {
         throw new VoxformError('agent_not_on_service', `${formatSourceLocation(agent.source)}: ${agent.address} of "${desired.environment ?? 'default'}": the service has no agent with id "${agent.id}"; nothing was compared.`, {
           hint: 'voxform adopts existing agents: put the id of the live agent under that environment (`voxform plan --env` checks it the same way).',
         });
-      });
+      }
       const places = trustedSecretPaths(trusted, agent, (live.config ?? {}) as Record<string, unknown>).map((place) => `config.${place}`);
       liveSecrets.set(agent.localName, [...(liveSecrets.get(agent.localName) ?? []), ...places]);
       return [agent.localName, live];

@@ -164,8 +164,7 @@ async function reloadProject(run: DriftRun, previous: ConnectedProject, printed:
     const desired = await loadDesiredState(options, { ...ctx, stderr }, 'the service was not read');
     const sameService = options.local === true || (desired.baseUrl === previous.desired.baseUrl && desired.region === previous.desired.region);
     const connection = sameService ? previous.connection : await connectService(options, desired, ctx);
-    const serviceId = connection.local ? 'local' : connection.baseUrl;
-    return { ...previous, desired, connection, serviceId, workspaceKey: workspaceKey(desired.environment, serviceId) };
+    return { ...previous, desired, connection, workspaceKey: workspaceKey(desired.environment, connection.serviceId) };
   } finally {
     if (text !== printed.text) ctx.stderr.write(text);
     printed.text = text;

@@ -36,7 +36,7 @@ export async function run(options: GetOptions, ctx: CommandContext): Promise<num
   const json = options.format === 'json';
 
   if (backend !== undefined) {
-    const state = await readInventoryState(backend, workspaceKey(options.env, connection.local ? 'local' : connection.baseUrl));
+    const state = await readInventoryState(backend, workspaceKey(options.env, connection.serviceId));
     const listed = kind === 'campaigns' ? await getCampaigns(client, project, state, name) : await getKnowledge(client, project, state, name);
     ctx.stdout.write(json ? renderInventoryJson(listed.report) : listed.render({ redact: (text) => ctx.secrets.redact(text) }));
     return 0;

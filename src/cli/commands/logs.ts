@@ -14,7 +14,7 @@ import { progressLine } from '../progress.js';
 import { parseTimeWindow } from '../time-argument.js';
 import { plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
-import { shorten } from '../../util/shorten.js';
+import { renderTable as renderTextTable, type TableColumn } from '../../util/table.js';
 
 export interface LogsOptions extends ConnectionOptions {
   file?: string[];
@@ -237,55 +237,24 @@ function alignPairs(pairs: Array<[string, string]>): string[] {
   return shown.map(([key, value]) => `  ${padToWidth(key, left)}  ${value.padStart(right)}`);
 }
 
-interface Column {
-  title: string;
-  /** Cells that may be cut with `…` when the terminal is too narrow, widest first. */
-  shrinkable: boolean;
-  align: 'left' | 'right';
+interface Column extends TableColumn {
   cell(record: GlobalCallHistoryRecord): string;
 }
 
 const COLUMNS: Column[] = [
-  { title: 'TIME (UTC)', shrinkable: false, align: 'left', cell: (r) => (typeof r.ts === 'number' ? formatTime(r.ts) : '') },
-  { title: 'STATUS', shrinkable: false, align: 'left', cell: (r) => r.call_status ?? '' },
-  { title: 'DURATION', shrinkable: false, align: 'right', cell: (r) => (typeof r.duration === 'number' ? formatDuration(r.duration) : '') },
-  { title: 'AGENT', shrinkable: true, align: 'left', cell: (r) => r.agent_id ?? '' },
-  { title: 'FROM', shrinkable: true, align: 'left', cell: (r) => voipField(r, 'from') },
-  { title: 'TO', shrinkable: true, align: 'left', cell: (r) => voipField(r, 'to') },
-  { title: 'CREDITS', shrinkable: false, align: 'right', cell: (r) => formatCredits((r.cost_breakdown ?? []).reduce((sum, item) => sum + (typeof item.credit === 'number' ? item.credit : 0), 0)) },
-  { title: 'CALL ID', shrinkable: true, align: 'left', cell: (r) => r.call_id ?? '' },
+  { title: 'TIME (UTC)', cell: (r) => (typeof r.ts === 'number' ? formatTime(r.ts) : '') },
+  { title: 'STATUS', cell: (r) => r.call_status ?? '' },
+  { title: 'DURATION', align: 'right', cell: (r) => (typeof r.duration === 'number' ? formatDuration(r.duration) : '') },
+  { title: 'AGENT', shrinkable: true, cell: (r) => r.agent_id ?? '' },
+  { title: 'FROM', shrinkable: true, cell: (r) => voipField(r, 'from') },
+  { title: 'TO', shrinkable: true, cell: (r) => voipField(r, 'to') },
+  { title: 'CREDITS', align: 'right', cell: (r) => formatCredits((r.cost_breakdown ?? []).reduce((sum, item) => sum + (typeof item.credit === 'number' ? item.credit : 0), 0)) },
+  { title: 'CALL ID', shrinkable: true, cell: (r) => r.call_id ?? '' },
 ];
-
-const GAP = 2;
-const MIN_SHRUNK = 6;
 
 /** The records as an aligned table; with `columns` (a terminal's width) the widest shrinkable ones are cut to fit. */
 export function renderTable(records: readonly GlobalCallHistoryRecord[], columns: number | undefined): string {
-  // The service's data: each control character becomes one `?`, so no escape is sent and a cell keeps its width.
-  const rows = records.map((record) => COLUMNS.map((column) => controlsAsQuestionMarks(column.cell(record))));
-  const widths = COLUMNS.map((column, i) => Math.max(column.title.length, ...rows.map((row) => displayWidth(row[i] as string))));
-  if (columns !== undefined) {
-    let total = widths.reduce((sum, w) => sum + w, 0) + GAP * (widths.length - 1);
-    while (total > columns) {
-      let widest = -1;
-      COLUMNS.forEach((column, i) => {
-        const floor = Math.max(MIN_SHRUNK, column.title.length); // a header is never cut
-        if (column.shrinkable && (widths[i] as number) > floor && (widest === -1 || (widths[i] as number) > (widths[widest] as number))) widest = i;
-      });
-      if (widest === -1) break; // as narrow as it gets; the terminal wraps the rest
-      widths[widest] = (widths[widest] as number) - 1;
-      total--;
-    }
-  }
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => {
-        const width = widths[i] as number;
-        return padToWidth(shorten(cell, width, 'cells'), width, COLUMNS[i]?.align);
-      })
-      .join(' '.repeat(GAP))
-      .trimEnd();
-  return `${[line(COLUMNS.map((column) => column.title)), ...rows.map(line)].join('\n')}\n`;
+  return renderTextTable(COLUMNS, records.map((record) => COLUMNS.map((column) => column.cell(record))), { gap: 2, maxWidth: columns });
 }
 
 function voipField(record: GlobalCallHistoryRecord, key: 'from' | 'to'): string {

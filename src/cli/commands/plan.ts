@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { CommandContext } from '../context.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, deployedFiles, ownFilesOf, planInputs, type ProjectOptions } from '../project.js';
-import { VoxformError } from '../../errors.js';
-import { ownFileProblem } from '../../project-files/own-files.js';
+import { refuseOwnFile } from '../../project-files/own-files.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { savePlanFile } from '../../plan/plan-file.js';
 import { planPolicy } from '../policy-check.js';
@@ -26,7 +25,8 @@ export interface PlanCommandOptions extends ProjectOptions {
 /** `voxform plan`: what apply would change, and the policy's findings, as text, JSON or a Markdown PR comment; optionally saved; exit 1 on a mandatory violation. */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
   const project = await connectProject(options, ctx);
-  if (options.out) await refuseOwnFileAsOut(options.out, options, deployedFiles(project.desired), ctx);
+  // Refused before anything is planned.
+  if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
   const format = options.format ?? 'text';
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx.stderr);
@@ -54,11 +54,3 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
   return options.detailedExitcode && hasChanges ? 2 : 0;
 }
 
-/** `--out` naming voxform's own files or a manifest (ownFileProblem) is refused before anything is planned. */
-async function refuseOwnFileAsOut(out: string, options: PlanCommandOptions, inputs: readonly string[], ctx: CommandContext): Promise<void> {
-  const problem = await ownFileProblem(out, ownFilesOf(options, ctx, inputs));
-  if (problem === undefined) return;
-  throw new VoxformError('plan_write_failed', `Cannot save the plan to ${out}: ${problem}; nothing was planned or saved.`, {
-    hint: 'Name another file with --out.',
-  });
-}

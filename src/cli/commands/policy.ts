@@ -5,11 +5,8 @@ import { loadOperatorPacks } from '../../policy/operator-packs.js';
 import type { LevelSource, RuleStatus } from '../../policy/types.js';
 import { printable, toJsonText } from '../../util/printable.js';
 import type { CommandContext } from '../context.js';
-import { loadCommandManifests } from '../load-manifests.js';
-import { countProblems } from '../diagnostics.js';
-import { formatSourceLocation, isVoxformError } from '../../errors.js';
-import type { LoadResult } from '../../manifest/types.js';
-import { plural } from '../../util/plural.js';
+import { loadManifestsIfAny } from '../load-manifests.js';
+import { formatSourceLocation } from '../../errors.js';
 
 export interface PolicyListOptions {
   file?: string[];
@@ -24,25 +21,10 @@ function describeSource(source: LevelSource): string {
   return formatSourceLocation(source.location);
 }
 
-/** The manifests' policy section, when there are manifests; without any, the rules at their own levels. */
-async function manifestPolicy(options: PolicyListOptions, ctx: CommandContext): Promise<{ policy: unknown; files: string[] }> {
-  let result: LoadResult;
-  try {
-    result = await loadCommandManifests(options, ctx);
-  } catch (error) {
-    if (isVoxformError(error) && error.code === 'manifest_not_found' && (options.file ?? []).length === 0) return { policy: undefined, files: [] };
-    throw error;
-  }
-  if (!result.state) {
-    const { errors } = countProblems(result.diagnostics, result.omitted);
-    ctx.stderr.write(`warning: the manifests have ${plural(errors, 'error')} (\`voxform validate\` lists them): levels are shown as the rules set them.\n`);
-    return { policy: undefined, files: result.files };
-  }
-  return { policy: result.state.policy, files: result.state.files };
-}
-
 export async function run(options: PolicyListOptions, ctx: CommandContext): Promise<number> {
-  const { policy, files } = await manifestPolicy(options, ctx);
+  // Without manifests, or with broken ones, the rules at their own levels.
+  const { state, files } = await loadManifestsIfAny(options, ctx, 'levels are shown as the rules set them');
+  const policy = state?.policy;
   const packs = await loadOperatorPacks(ctx.env, ctx.cwd, files);
   const { rules } = await resolveRules({ policy, files }, { packs, fallback: { file: files[0] ?? 'voxform.yaml', line: 1, col: 1 } });
   const statuses = [...rules.map(({ status }) => status), ...SECTION_RULES];

@@ -57,7 +57,7 @@ function sourceWorkspace(project: ConnectedProject, desiredSource: DesiredState,
       hint: 'Promote between environments of one service; give each its own agent ids in its overlay.',
     });
   }
-  return workspaceKey(from, project.serviceId);
+  return workspaceKey(from, project.connection.serviceId);
 }
 
 export async function run(options: PromoteOptions, ctx: CommandContext): Promise<number> {

@@ -15,7 +15,7 @@ import type { StateBackend } from '../../state/backend.js';
 import { isLocalName } from '../../manifest/names.js';
 import { readOtherWorkspaces } from '../../plan/shared-resources.js';
 import { describeWriteFailure, writeFileAtomic } from '../../util/atomic-write.js';
-import { ownFileProblem } from '../../project-files/own-files.js';
+import { refuseOwnFile } from '../../project-files/own-files.js';
 import { resolveAgentArgument } from '../agent-argument.js';
 import { resolveConnection } from '../connection.js';
 import type { CommandContext, ConnectionOptions } from '../context.js';
@@ -53,19 +53,13 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
   }
   const { names: manifestNames, service, inputs } = await manifestProject(options, ctx);
-  const ownFile = options.out === undefined ? undefined : await ownFileProblem(options.out, ownFilesOf(options, ctx, inputs));
-  if (ownFile !== undefined) {
-    throw new VoxformError('report_write_failed', `Cannot write the report to ${options.out}: ${ownFile}; nothing was written.`, {
-      hint: 'Name another file with --out.',
-    });
-  }
+  if (options.out !== undefined) await refuseOwnFile(options.out, ownFilesOf(options, ctx, inputs), { code: 'report_write_failed', cannot: `Cannot write the report to ${options.out}`, outcome: 'nothing was written' });
   // The service and workspace as apply names them, so the report reads the history apply wrote.
-  const { client, baseUrl, local } = await resolveConnection({ ...options, manifest: service }, ctx);
-  const workspace = workspaceKey(options.env, local ? 'local' : baseUrl);
+  const { client, serviceId } = await resolveConnection({ ...options, manifest: service }, ctx);
+  const workspace = workspaceKey(options.env, serviceId);
   const backend = await openOperatorBackend(options, ctx);
   // The values the last apply read from the environment are secrets here too (src/secrets/trusted.ts),
   // whatever the manifests of this checkout now reference.
-  const serviceId = local ? 'local' : baseUrl;
   const own = (await backend.readWorkspace(workspace)).workspace;
   const trusted = new TrustedSecrets(ctx.env, ctx.secrets);
   trusted.noteRecordedVariables(own.environmentVariables);

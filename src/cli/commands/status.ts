@@ -5,6 +5,7 @@ import { isReady, probeKey, readStateStatus, regionOf, serviceSourceOf, STATUS_F
 import { chooseBaseUrl, resolveConnection, type ManifestService } from '../connection.js';
 import type { CommandContext } from '../context.js';
 import { loadCommandManifests } from '../load-manifests.js';
+import { countProblems } from '../diagnostics.js';
 import { openOperatorBackend, type ProjectOptions } from '../project.js';
 import { plural } from '../../util/plural.js';
 import { headerValueFromEnv } from '../../util/env-header.js';
@@ -40,8 +41,7 @@ async function readManifestService(options: StatusOptions, ctx: CommandContext):
   try {
     const result = await loadCommandManifests(options, ctx);
     if (!result.state) {
-      const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-      return { service: {}, problem: `${plural(errors, 'error')}; run \`voxform validate\`` };
+      return { service: {}, problem: `${plural(countProblems(result.diagnostics, result.omitted).errors, 'error')}; run \`voxform validate\`` };
     }
     return { service: { baseUrl: result.state.baseUrl, region: result.state.region } };
   } catch (error) {
@@ -62,5 +62,5 @@ async function connectAndProbe(
     return { serviceId: baseUrl, baseUrl, key: { type: 'missing' } };
   }
   const connection = await resolveConnection({ ...options, manifest }, ctx, { retries: 0 });
-  return { serviceId: connection.local ? 'local' : connection.baseUrl, baseUrl: connection.baseUrl, key: await probeKey(connection.client) };
+  return { serviceId: connection.serviceId, baseUrl: connection.baseUrl, key: await probeKey(connection.client) };
 }

@@ -24,7 +24,7 @@ import { runSucceeded, runTests } from '../../conversations/runner.js';
 import type { Target, TestFile, TestRun } from '../../conversations/types.js';
 import { describeWriteFailure, findWriteObstacle, writeFileAtomic } from '../../util/atomic-write.js';
 import { pathExists } from '../../project-files/guarded-read.js';
-import { ownFileProblem } from '../../project-files/own-files.js';
+import { refuseOwnFile } from '../../project-files/own-files.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { formatDiagnostics } from '../diagnostics.js';
 import { ListedProblemsError } from '../error-text.js';
@@ -70,7 +70,9 @@ export async function run(options: TestOptions, ctx: CommandContext): Promise<nu
   // (prepare.ts), so a variable this run cannot read is no reason to stop it.
   const desired = await loadDesiredState({ ...options, withholdUnsetEnv: options.withSecrets !== true }, ctx, 'no test was run');
   const loaded = await loadTests(options, ctx, desired);
-  await refuseOwnFileAsOut(options.out, options, [...deployedFiles(desired), ...loaded.flatMap((file) => [file.path, recordingPathOf(file.path)])], ctx, { what: 'the report', unwritten: 'no test was run' });
+  // A manifest, a file it names, a test file or a recording as --out is refused before anything runs.
+  const inputs = [...deployedFiles(desired), ...loaded.flatMap((file) => [file.path, recordingPathOf(file.path)])];
+  if (options.out !== undefined) await refuseOwnFile(options.out, ownFilesOf(options, ctx, inputs), { code: 'report_write_failed', cannot: `Cannot write the report to ${options.out}`, outcome: 'no test was run' });
   const files = selectTests(selectAgents(loaded, options.agent, new Set(desired.agents.keys())), options.grep);
   if (files.length === 0) {
     throw new VoxformError('tests_not_found', `No test matches${options.grep ? ` --grep "${options.grep}"` : ''}${options.agent ? ` --agent ${options.agent.join(', ')}` : ''}.`, { hint: 'Check --grep and --agent against the test names; without them `voxform test` runs every test.' });
@@ -186,8 +188,7 @@ async function saveRecordings(recordings: Recordings, ctx: CommandContext): Prom
  */
 async function trustedSecretsOf(options: ProjectOptions, ctx: CommandContext, desired: DesiredState, connection: Connection): Promise<TrustedSecrets> {
   const backend = await openOperatorBackend(options, ctx);
-  const serviceId = connection.local ? 'local' : connection.baseUrl;
-  return readTrustedSecrets(backend, workspaceKey(desired.environment, serviceId), ctx.env, ctx.secrets);
+  return readTrustedSecrets(backend, workspaceKey(desired.environment, connection.serviceId), ctx.env, ctx.secrets);
 }
 
 /** One line per agent whose configuration under test had URLs sent to the sink (src/secrets/sink.ts): the text report's last lines. */
@@ -218,16 +219,6 @@ async function checkOutFile(out: string, ctx: CommandContext): Promise<void> {
   const file = path.resolve(ctx.cwd, out);
   const obstacle = await findWriteObstacle(file);
   if (obstacle !== undefined) throw writeFailed('the report', file, `${obstacle}; no test was run`);
-}
-
-/**
- * `--out` naming voxform's own files (ownFileProblem) or a file the run reads (a manifest, a file it
- * names, a test file, a recording) is refused before anything runs.
- */
-async function refuseOwnFileAsOut(out: string | undefined, options: ProjectOptions, inputs: readonly string[], ctx: CommandContext, words: Pick<EmitOptions, 'what' | 'unwritten'>): Promise<void> {
-  if (out === undefined) return;
-  const problem = await ownFileProblem(out, ownFilesOf(options, ctx, inputs));
-  if (problem !== undefined) throw writeFailed(words.what, out, `${problem}; ${words.unwritten}`);
 }
 
 function writeFailed(what: string, file: string, why: string): VoxformError {
@@ -319,8 +310,10 @@ const CAPTURE_SEARCH_DEPTH = 10_000;
 export async function capture(options: CaptureOptions, ctx: CommandContext): Promise<number> {
   const callId = options.args?.[0] ?? '';
   const desired = await loadDesiredState(options, ctx, 'no call was captured');
-  await refuseOwnFileAsOut(options.out, options, deployedFiles(desired), ctx, { what: 'the test file', unwritten: 'no call was captured' });
-  if (options.out !== undefined) await checkCaptureOut(options.out, options.force === true, ctx);
+  if (options.out !== undefined) {
+    await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(desired)), { code: 'report_write_failed', cannot: `Cannot write the test file to ${options.out}`, outcome: 'no call was captured' });
+    await checkCaptureOut(options.out, options.force === true, ctx);
+  }
   const connection = await connectService(options, desired, ctx);
   const { client } = connection;
   let record;
