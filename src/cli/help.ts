@@ -174,7 +174,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform chat --agent front-desk --local', 'voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
   },
   test: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
     exitCodes: ['0  every test met its pass rate', '1  a test failed, or an error', INTERRUPTED],
     examples: ['voxform test example/tests -f agents.example.yaml --local', 'voxform test --against both --format markdown --out tests.md', 'voxform test --skip-judge --grep greets'],
   },

@@ -338,6 +338,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .addOption(new Option('--mode <mode>', 'live: talk to the agent; record: and write each test file\'s recording; replay: answer from the recordings, sending nothing; auto: replay where recorded, else live').choices(['live', 'record', 'replay', 'auto']).default('live'))
     .option('--baseline <file>', 'an earlier JSON result: fail only on tests that got worse')
     .option('--no-cache', "neither read nor write the judge's cached verdicts (.voxform/cache/)")
+    .option('--state <url|path>', `${STATE_OPTION}; a live run's evidence for promote is recorded there`)
     .action(action('test'));
   withConnection(withManifest(test.command('capture').description('turn a logged call into a test file (personal data replaced)')))
     .argument('<call-id>', 'the call id (see `voxform logs`)')
