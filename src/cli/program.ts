@@ -9,6 +9,8 @@ import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
+import { shellWord } from '../util/shell-word.js';
+import { nextCommand, type ChosenTarget } from './next-command.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -92,7 +94,27 @@ class VoxformCommand extends Command {
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     const words: string[] = [];
     for (let cmd: Command | null = this; cmd; cmd = cmd.parent) words.unshift(cmd.name());
-    throw usageError(options?.code, message, { path: words.join(' '), hasCommands: this.commands.length > 0, takesArguments: this.registeredArguments.length > 0, words: this.args });
+    throw usageError(options?.code, message, {
+      path: words.join(' '),
+      hasCommands: this.commands.length > 0,
+      takesArguments: this.registeredArguments.length > 0,
+      withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
+    });
+  }
+
+  /**
+   * This command line again with `argument`, taken for an option, after `--`: its operands, then the
+   * options that chose what it works on (nextCommand), also those typed after `argument`, which the
+   * parser stopped before. Pasted, it must work on the same project and service (`--local` kept).
+   */
+  private withArgumentAfterDashes(commandWords: string[], argument: string): string {
+    const at = this.args.indexOf(argument);
+    // What follows the argument, parsed now: an invalid value there is reported as such.
+    const after = this.parseOptions(this.args.slice(at + 1));
+    const operands = [...this.args.slice(0, at), ...after.operands];
+    let chosen: ChosenTarget = {};
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) chosen = { ...cmd.opts(), ...chosen };
+    return `${nextCommand([...commandWords, ...operands.map(shellWord)].join(' '), chosen)} -- ${shellWord(argument)}`;
   }
 }
 

@@ -5,7 +5,6 @@
  */
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
-import { shellWord } from '../util/shell-word.js';
 
 /** What the parser knows of the command it was parsing. */
 export interface ParsedCommand {
@@ -15,8 +14,8 @@ export interface ParsedCommand {
   hasCommands: boolean;
   /** Whether it takes arguments (`voxform get [kind] [name]`). */
   takesArguments?: boolean;
-  /** Its words after the command's, options aside, as parsed up to the mistake (an unknown option and what follows it last). */
-  words?: readonly string[];
+  /** The command line to paste with `argument` (taken for an option) after `--`, keeping the options that chose the project and service. */
+  withArgumentAfterDashes?: (argument: string) => string;
 }
 
 /** `a`, `a or b`, `a, b or c`. */
@@ -50,10 +49,9 @@ export function usageError(commanderCode: string | undefined, message: string, c
     const flag = match[1] ?? '';
     const sentence = `${cmd} has no option ${flag}${suggestion(match[2])}`;
     // An id may start with a dash (`-OKdqbq…`): the parser takes it for an option unless it follows `--`.
-    if (!command.takesArguments || !/^-[^-]./.test(flag)) return fail('invalid_argument', sentence);
-    const before = command.words?.slice(0, Math.max(0, command.words.indexOf(flag))) ?? [];
+    if (!command.takesArguments || !command.withArgumentAfterDashes || !/^-[^-]./.test(flag)) return fail('invalid_argument', sentence);
     return new VoxformError('invalid_argument', sentence, {
-      hint: `If ${flag} is an argument (an id starting with \`-\`), put it after \`--\`, which ends the options: \`${[command.path, ...[...before, '--', flag].map(shellWord)].join(' ')}\`.`,
+      hint: `If ${flag} is an argument (an id starting with \`-\`), put it after \`--\`, which ends the options: \`${command.withArgumentAfterDashes(flag)}\`.`,
     });
   }
   if ((match = /^unknown command '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
