@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Argument, Command, Option, type HelpContext } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
-import { usageError } from './usage-errors.js';
+import { missingCommandError, usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { shellWord } from '../util/shell-word.js';
 import { nextCommand, type ChosenTarget } from './next-command.js';
@@ -75,15 +75,30 @@ function withApplyRun(cmd: Command): Command {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 
+/** `voxform state list`: the words that run `cmd`. */
+function fullCommandName(cmd: Command): string {
+  const words: string[] = [];
+  for (let current: Command | null = cmd; current; current = current.parent) words.unshift(current.name());
+  return words.join(' ');
+}
+
 /** Commander's commands, whose usage mistakes come as every other error does: code, sentence, hint (usage-errors.ts). */
 class VoxformCommand extends Command {
   override createCommand(name?: string): Command {
     return new VoxformCommand(name);
   }
 
-  /** `voxform help frob` is a usage mistake like `voxform frob`, not a request for the general help. */
+  /**
+   * `voxform help frob` is a usage mistake like `voxform frob`, not a request for the general help;
+   * so is a group without its command (`voxform state`), as any missing argument is. `voxform`
+   * alone is a request for its help, as `voxform --help` (docs/errors.md).
+   */
   override help(context?: HelpContext | ((text: string) => string)): never {
     const [word, topic] = this.args;
+    if (typeof context === 'object' && context.error && word === undefined) {
+      if (this.parent) throw missingCommandError(fullCommandName(this), this.commands.map((cmd) => cmd.name()));
+      return super.help();
+    }
     if (typeof context === 'object' && context.error && word === 'help' && topic !== undefined && !this.commands.some((cmd) => cmd.name() === topic || cmd.aliases().includes(topic))) {
       const suggestion = didYouMean(topic, this.commands.map((cmd) => cmd.name()));
       this.error(`unknown command '${topic}'${suggestion ? ` (Did you mean ${suggestion}?)` : ''}`, { code: 'commander.unknownCommand' });
@@ -92,8 +107,7 @@ class VoxformCommand extends Command {
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
-    const words: string[] = [];
-    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) words.unshift(cmd.name());
+    const words = fullCommandName(this).split(' ');
     throw usageError(options?.code, message, {
       path: words.join(' '),
       hasCommands: this.commands.length > 0,

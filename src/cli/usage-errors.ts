@@ -83,3 +83,10 @@ export function usageError(commanderCode: string | undefined, message: string, c
   const optionValue = commanderCode === 'commander.optionMissingArgument' || commanderCode === 'commander.invalidArgument';
   return fail(optionValue ? 'invalid_option' : 'invalid_argument', /[.?!]$/.test(sentence) ? sentence : `${sentence}.`);
 }
+
+/** A group run without one of its commands (`voxform state`): a missing argument, with the commands it takes. */
+export function missingCommandError(path: string, commands: readonly string[]): VoxformError {
+  return new VoxformError('invalid_argument', `\`${path}\` needs a command.`, {
+    hint: `${commands.length === 1 ? 'Add its command' : 'Add one of its commands'}: ${orList(commands)} (\`${path} --help\` describes ${commands.length === 1 ? 'it' : 'them'}).`,
+  });
+}
