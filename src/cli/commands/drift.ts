@@ -165,6 +165,10 @@ async function reloadProject(run: DriftRun, previous: ConnectedProject, printed:
     const connection = sameService ? previous.connection : await connectService(options, desired, ctx);
     const serviceId = connection.local ? 'local' : connection.baseUrl;
     return { ...previous, desired, connection, serviceId, workspaceKey: workspaceKey(desired.environment, serviceId) };
+  } catch (error) {
+    // The problems that stopped the load are part of what it says: printed again only when they change.
+    if (error instanceof ListedProblemsError) text += error.listing;
+    throw error;
   } finally {
     if (text !== printed.text) ctx.stderr.write(text);
     printed.text = text;
