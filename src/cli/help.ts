@@ -131,7 +131,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   init: {
     environment: [],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
-    examples: ['voxform init', 'voxform init --template receptionist --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" acme'],
+    // Every variable a template needs is given: without a terminal, init asks for none.
+    examples: [
+      'voxform init --template post-call-survey --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" --var results_webhook_url=https://hooks.example.com/survey survey',
+      'voxform init --template receptionist --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" --var business_description="a family dental practice" --var opening_hours="Monday to Friday 8am to 6pm" --var transfer_number=+15551239999 acme',
+    ],
   },
   templates: {
     environment: [],
