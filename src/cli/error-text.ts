@@ -8,25 +8,29 @@ import { codeLead, formatSourceLocation, VoxformError } from '../errors.js';
 import { printableKeepingLines, toJsonText } from '../util/printable.js';
 
 /**
- * The error a command stops with after printing, as text on stderr, the problems it found (manifest
- * or test-file diagnostics, policy findings). The problems travel in `details[listedIn]` too, so the
- * JSON envelope, alone on stdout, carries them; the one sentence says where they are for each output:
- * `(listed above)` in text, `(listed in details.diagnostics)` in JSON and for library callers.
+ * The error a command stops with on the problems it found (manifest or test-file diagnostics, policy
+ * findings). They are shown as the error is: in text, `listing` (the problems as text) on stderr above
+ * the sentence; with a JSON format, in `details[listedIn]` of the envelope, alone on stdout, and
+ * nothing on stderr. The sentence says where they are for each output: `(listed above)` in text,
+ * `(listed in details.diagnostics)` in JSON and for library callers.
  */
 export class ListedProblemsError extends VoxformError {
   /** The sentence as the text output shows it, under the problems it printed. */
   readonly textMessage: string;
+  /** The problems as text (frames, findings), printed above the sentence. */
+  readonly listing: string;
 
   constructor(
     code: ErrorCode,
     sentence: { found: string; outcome: string },
-    options: { hint: string; listedIn: 'diagnostics' | 'findings'; problems: readonly unknown[]; details?: Record<string, unknown> },
+    options: { hint: string; listedIn: 'diagnostics' | 'findings'; problems: readonly unknown[]; listing: string; details?: Record<string, unknown> },
   ) {
     super(code, `${sentence.found} (listed in details.${options.listedIn}); ${sentence.outcome}.`, {
       hint: options.hint,
       details: { [options.listedIn]: options.problems, ...options.details },
     });
     this.textMessage = `${sentence.found} (listed above); ${sentence.outcome}.`;
+    this.listing = options.listing;
   }
 }
 
@@ -35,12 +39,12 @@ export function errorLead(code: string): string {
   return codeLead('error', code);
 }
 
-/** The error as text lines (ending in a newline); messages quote what voxform did not write, so control characters are shown escaped. */
+/** The error as text lines (ending in a newline), after the problems it lists; messages quote what voxform did not write, so control characters are shown escaped. */
 export function errorText(error: VoxformError): string {
   const where = error.location ? `${printableKeepingLines(formatSourceLocation(error.location))}: ` : '';
   const hint = error.hint ? `  hint: ${printableKeepingLines(error.hint)}\n` : '';
-  const message = error instanceof ListedProblemsError ? error.textMessage : error.message;
-  return `${errorLead(error.code)}: ${where}${printableKeepingLines(message)}\n${hint}`;
+  if (error instanceof ListedProblemsError) return `${error.listing}${errorLead(error.code)}: ${where}${printableKeepingLines(error.textMessage)}\n${hint}`;
+  return `${errorLead(error.code)}: ${where}${printableKeepingLines(error.message)}\n${hint}`;
 }
 
 /** The error as `--format json` prints it: `{"error": {"code", "message", "hint", "location", "details"}}`. */

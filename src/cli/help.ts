@@ -131,7 +131,11 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
   init: {
     environment: [],
     exitCodes: [...OK_OR_ERROR, INTERRUPTED],
-    examples: ['voxform init', 'voxform init --template receptionist --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" acme'],
+    // Every variable a template needs is given: without a terminal, init asks for none.
+    examples: [
+      'voxform init --template post-call-survey --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" --var results_webhook_url=https://hooks.example.com/survey survey',
+      'voxform init --template receptionist --var agent_id=-OKspareAgent0000001 --var business="Acme Dental" --var business_description="a family dental practice" --var opening_hours="Monday to Friday 8am to 6pm" --var transfer_number=+15551239999 acme',
+    ],
   },
   templates: {
     environment: [],
@@ -174,7 +178,7 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     examples: ['voxform chat --agent front-desk --local', 'voxform chat --agent -OKdqbqetEcM4ak369ym --local'],
   },
   test: {
-    environment: [...SERVICE_ENV, ...MANIFEST_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
+    environment: [...SERVICE_ENV, ...MANIFEST_ENV, ...STATE_ENV, 'VOXFORM_JUDGE_URL', 'VOXFORM_JUDGE_MODEL', 'VOXFORM_JUDGE_API_KEY', 'VOXFORM_EMULATOR_LLM', 'VOXFORM_EMULATOR_LLM_MODEL', 'VOXFORM_EMULATOR_LLM_API_KEY'],
     exitCodes: ['0  every test met its pass rate', '1  a test failed, or an error', INTERRUPTED],
     examples: ['voxform test example/tests -f agents.example.yaml --local', 'voxform test --against both --format markdown --out tests.md', 'voxform test --skip-judge --grep greets'],
   },

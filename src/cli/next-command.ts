@@ -18,7 +18,7 @@ export interface ChosenTarget extends Pick<ConnectionOptions, 'local' | 'baseUrl
 
 /**
  * `voxform WORDS` (already quoted) and the chosen options; `manifests: false` leaves out `-f` and
- * `--env`, for a command that names its own (a saved plan) or takes none (`promote`).
+ * `--env`, only for `apply PLAN`: a saved plan names its own manifests, and apply refuses both beside it.
  */
 export function nextCommand(words: string, chosen: ChosenTarget, options: { manifests?: boolean } = {}): string {
   const flags: string[] = [];

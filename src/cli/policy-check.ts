@@ -24,17 +24,17 @@ export async function checkPolicy(desired: DesiredState, ctx: CommandContext, ho
 
 /**
  * Stops a deploy of manifests that break a mandatory rule before anything is locked or sent: the
- * findings are printed as validate prints them, and the error says nothing was applied.
+ * error lists the findings as validate prints them, and says nothing was applied.
  */
 export async function refuseMandatoryViolations(desired: DesiredState, ctx: CommandContext): Promise<void> {
   const report = await checkPolicy(desired, ctx);
   if (report.summary.mandatory === 0) return;
   const mandatory = report.findings.filter((finding) => finding.level === 'mandatory');
-  ctx.stderr.write(`${renderFindingsText({ ...report, findings: mandatory }, { color: ctx.color })}\n`);
   throw new ListedProblemsError('policy_violated', { found: `The manifests fail the policy with ${plural(report.summary.mandatory, 'mandatory finding')}`, outcome: 'nothing was applied' }, {
     hint: 'Fix what each finding says, or waive it in the manifest\'s policy section with a reason and an expiry (docs/policy.md); `voxform validate` lists every finding.',
     listedIn: 'findings',
     problems: policyReportJson({ ...report, findings: mandatory }).findings,
+    listing: `${renderFindingsText({ ...report, findings: mandatory }, { color: ctx.color })}\n`,
   });
 }
 

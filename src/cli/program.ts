@@ -6,10 +6,12 @@
 import { Argument, Command, Option, type HelpContext } from 'commander';
 import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
-import { usageError } from './usage-errors.js';
+import { missingCommandError, usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
 import { formatCount } from '../util/plural.js';
 import { voxformVersion } from '../version.js';
+import { shellWord } from '../util/shell-word.js';
+import { nextCommand, type ChosenTarget } from './next-command.js';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -72,15 +74,30 @@ function withApplyRun(cmd: Command): Command {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 
+/** `voxform state list`: the words that run `cmd`. */
+function fullCommandName(cmd: Command): string {
+  const words: string[] = [];
+  for (let current: Command | null = cmd; current; current = current.parent) words.unshift(current.name());
+  return words.join(' ');
+}
+
 /** Commander's commands, whose usage mistakes come as every other error does: code, sentence, hint (usage-errors.ts). */
 class VoxformCommand extends Command {
   override createCommand(name?: string): Command {
     return new VoxformCommand(name);
   }
 
-  /** `voxform help frob` is a usage mistake like `voxform frob`, not a request for the general help. */
+  /**
+   * `voxform help frob` is a usage mistake like `voxform frob`, not a request for the general help;
+   * so is a group without its command (`voxform state`), as any missing argument is. `voxform`
+   * alone is a request for its help, as `voxform --help` (docs/errors.md).
+   */
   override help(context?: HelpContext | ((text: string) => string)): never {
     const [word, topic] = this.args;
+    if (typeof context === 'object' && context.error && word === undefined) {
+      if (this.parent) throw missingCommandError(fullCommandName(this), this.commands.map((cmd) => cmd.name()));
+      return super.help();
+    }
     if (typeof context === 'object' && context.error && word === 'help' && topic !== undefined && !this.commands.some((cmd) => cmd.name() === topic || cmd.aliases().includes(topic))) {
       const suggestion = didYouMean(topic, this.commands.map((cmd) => cmd.name()));
       this.error(`unknown command '${topic}'${suggestion ? ` (Did you mean ${suggestion}?)` : ''}`, { code: 'commander.unknownCommand' });
@@ -89,9 +106,28 @@ class VoxformCommand extends Command {
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
-    const words: string[] = [];
-    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) words.unshift(cmd.name());
-    throw usageError(options?.code, message, { path: words.join(' '), hasCommands: this.commands.length > 0, takesArguments: this.registeredArguments.length > 0, words: this.args });
+    const words = fullCommandName(this).split(' ');
+    throw usageError(options?.code, message, {
+      path: words.join(' '),
+      hasCommands: this.commands.length > 0,
+      takesArguments: this.registeredArguments.length > 0,
+      withArgumentAfterDashes: (argument) => this.withArgumentAfterDashes(words.slice(1), argument),
+    });
+  }
+
+  /**
+   * This command line again with `argument`, taken for an option, after `--`: its operands, then the
+   * options that chose what it works on (nextCommand), also those typed after `argument`, which the
+   * parser stopped before. Pasted, it must work on the same project and service (`--local` kept).
+   */
+  private withArgumentAfterDashes(commandWords: string[], argument: string): string {
+    const at = this.args.indexOf(argument);
+    // What follows the argument, parsed now: an invalid value there is reported as such.
+    const after = this.parseOptions(this.args.slice(at + 1));
+    const operands = [...this.args.slice(0, at), ...after.operands];
+    let chosen: ChosenTarget = {};
+    for (let cmd: Command | null = this; cmd; cmd = cmd.parent) chosen = { ...cmd.opts(), ...chosen };
+    return `${nextCommand([...commandWords, ...operands.map(shellWord)].join(' '), chosen)} -- ${shellWord(argument)}`;
   }
 }
 
@@ -337,6 +373,7 @@ function addServiceCommands(program: Command, action: CommandAction): void {
     .addOption(new Option('--mode <mode>', 'live: talk to the agent; record: and write each test file\'s recording; replay: answer from the recordings, sending nothing; auto: replay where recorded, else live').choices(['live', 'record', 'replay', 'auto']).default('live'))
     .option('--baseline <file>', 'an earlier JSON result: fail only on tests that got worse')
     .option('--no-cache', "neither read nor write the judge's cached verdicts (.voxform/cache/)")
+    .option('--state <url|path>', `${STATE_OPTION}; a live run's evidence for promote is recorded there`)
     .action(action('test'));
   withConnection(withManifest(test.command('capture').description('turn a logged call into a test file (personal data replaced)')))
     .argument('<call-id>', 'the call id (see `voxform logs`)')

@@ -33,17 +33,19 @@ export interface ProjectOptions extends ConnectionOptions {
 export async function loadDesiredState(options: ProjectOptions & ManifestOptions, ctx: CommandContext, outcome = 'nothing was planned'): Promise<DesiredState> {
   const result = await loadCommandManifests(options, ctx);
   const { errors } = countProblems(result.diagnostics, result.omitted);
-  if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }));
-  if (errors > 0 || !result.state) {
-    throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {
-      // validate takes the manifests and environment only (no service); an environment no flag named (a saved plan's) is not one to type.
-      hint: `Fix them and run again (\`${nextCommand('validate', { file: options.file, env: options.envFlag === false ? undefined : options.env })}\` checks without contacting the service).`,
-      listedIn: 'diagnostics',
-      problems: result.diagnostics,
-      details: { omitted: result.omitted.errors + result.omitted.warnings },
-    });
+  const listing = result.diagnostics.length > 0 ? formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }) : '';
+  if (errors === 0 && result.state) {
+    ctx.stderr.write(listing);
+    return result.state;
   }
-  return result.state;
+  throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {
+    // validate takes the manifests and environment only (no service); an environment no flag named (a saved plan's) is not one to type.
+    hint: `Fix them and run again (\`${nextCommand('validate', { file: options.file, env: options.envFlag === false ? undefined : options.env })}\` checks without contacting the service).`,
+    listedIn: 'diagnostics',
+    problems: result.diagnostics,
+    listing,
+    details: { omitted: result.omitted.errors + result.omitted.warnings },
+  });
 }
 
 export interface ConnectedProject {

@@ -6,7 +6,6 @@
 import type { CommandErrorCode } from '../error-codes.js';
 import { VoxformError } from '../errors.js';
 import { wordList } from '../util/plural.js';
-import { shellWord } from '../util/shell-word.js';
 
 /** What the parser knows of the command it was parsing. */
 export interface ParsedCommand {
@@ -16,8 +15,8 @@ export interface ParsedCommand {
   hasCommands: boolean;
   /** Whether it takes arguments (`voxform get [kind] [name]`). */
   takesArguments?: boolean;
-  /** Its words after the command's, options aside, as parsed up to the mistake (an unknown option and what follows it last). */
-  words?: readonly string[];
+  /** The command line to paste with `argument` (taken for an option) after `--`, keeping the options that chose the project and service. */
+  withArgumentAfterDashes?: (argument: string) => string;
 }
 
 /** `--format <format>` → `--format`; `-f, --file <path>` → `--file`. */
@@ -46,10 +45,9 @@ export function usageError(commanderCode: string | undefined, message: string, c
     const flag = match[1] ?? '';
     const sentence = `${cmd} has no option ${flag}${suggestion(match[2])}`;
     // An id may start with a dash (`-OKdqbq…`): the parser takes it for an option unless it follows `--`.
-    if (!command.takesArguments || !/^-[^-]./.test(flag)) return fail('invalid_argument', sentence);
-    const before = command.words?.slice(0, Math.max(0, command.words.indexOf(flag))) ?? [];
+    if (!command.takesArguments || !command.withArgumentAfterDashes || !/^-[^-]./.test(flag)) return fail('invalid_argument', sentence);
     return new VoxformError('invalid_argument', sentence, {
-      hint: `If ${flag} is an argument (an id starting with \`-\`), put it after \`--\`, which ends the options: \`${[command.path, ...[...before, '--', flag].map(shellWord)].join(' ')}\`.`,
+      hint: `If ${flag} is an argument (an id starting with \`-\`), put it after \`--\`, which ends the options: \`${command.withArgumentAfterDashes(flag)}\`.`,
     });
   }
   if ((match = /^unknown command '(.*?)'(?:\s*\(Did you mean (.*)\?\))?$/s.exec(text))) {
@@ -80,4 +78,11 @@ export function usageError(commanderCode: string | undefined, message: string, c
   const sentence = `${text.charAt(0).toUpperCase()}${text.slice(1)}`.replace(/\s*\n\s*/g, ' ');
   const optionValue = commanderCode === 'commander.optionMissingArgument' || commanderCode === 'commander.invalidArgument';
   return fail(optionValue ? 'invalid_option' : 'invalid_argument', /[.?!]$/.test(sentence) ? sentence : `${sentence}.`);
+}
+
+/** A group run without one of its commands (`voxform state`): a missing argument, with the commands it takes. */
+export function missingCommandError(path: string, commands: readonly string[]): VoxformError {
+  return new VoxformError('invalid_argument', `\`${path}\` needs a command.`, {
+    hint: `${commands.length === 1 ? 'Add its command' : 'Add one of its commands'}: ${wordList(commands, 'or')} (\`${path} --help\` describes ${commands.length === 1 ? 'it' : 'them'}).`,
+  });
 }

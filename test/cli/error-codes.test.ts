@@ -92,6 +92,8 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
     expect(error.code).toBe('manifest_invalid');
     expect(error.message).toBe('The manifests have 1 error (listed in details.diagnostics); nothing was planned.');
     expect(error.details).toEqual({ diagnostics: validated.diagnostics, omitted: 0 });
+    // A JSON format gives them in the JSON only, as validate does: no text frames on stderr.
+    expect(result.stderr).toBe('');
   });
 
   it('in JSON a test file with a mistake gives its diagnostics in the envelope too', async () => {
@@ -101,6 +103,7 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
     const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string; details: { diagnostics: Diagnostic[] } } };
     expect([error.code, error.message]).toEqual(['tests_invalid', 'The test files have 1 error (listed in details.diagnostics); no test was run.']);
     expect(error.details.diagnostics.map((d) => [d.severity, d.code, d.file, d.line, d.col])).toEqual([['error', 'reference_missing', 'tests/a.test.yaml', 1, 8]]);
+    expect(result.stderr).toBe('');
   });
 
   it('a secret the manifests read is redacted in the diagnostics the envelope carries', async () => {

@@ -45,13 +45,19 @@ describe("the argument parser's mistakes read as every other error", () => {
     [['state', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
     [['help', 'plna'], 'invalid_argument', '`voxform` has no command `plna`; did you mean plan?', 'Run `voxform --help` for its commands and options.'],
     [['state', 'help', 'frob'], 'invalid_argument', '`voxform state` has no command `frob`.', 'Run `voxform state --help` for its commands and options.'],
+    // A group without its command is a missing argument too; the hint lists the commands it takes.
+    [['state'], 'invalid_argument', '`voxform state` needs a command.', 'Add one of its commands: list, show, unlock or migrate (`voxform state --help` describes them).'],
+    [['keys'], 'invalid_argument', '`voxform keys` needs a command.', 'Add its command: create (`voxform keys --help` describes it).'],
+    [['webhook', '--no-color'], 'invalid_argument', '`voxform webhook` needs a command.', 'Add one of its commands: send or serve (`voxform webhook --help` describes them).'],
     [['rollback'], 'invalid_argument', '`voxform rollback` needs its <ref> argument.', 'Run `voxform rollback --help` for its arguments and options.'],
     [['completion', 'tcsh'], 'invalid_argument', '`tcsh` is not a <shell> `voxform completion` knows: choose bash, zsh or fish.', 'Run `voxform completion --help` for its arguments and options.'],
     [['plan', 'show', 'a', 'b'], 'invalid_argument', '`voxform plan show` takes one argument, not 2.', 'Run `voxform plan show --help` for its arguments and options.'],
     [['keys', 'create'], 'invalid_argument', '`voxform keys create` needs --type <type>.', 'Run `voxform keys create --help` for its arguments and options.'],
     [['validate', '--format'], 'invalid_option', '--format needs a value (<format>).', 'Run `voxform validate --help` for its arguments and options.'],
     [['plan', 'show', 'p.json', '-f', 'x.yaml'], 'invalid_argument', '`voxform plan show` does not take --file.', 'Run `voxform plan show --help` for its arguments and options.'],
-    [['get', 'agents', '-OKspareAgent0000001', '--local'], 'invalid_argument', '`voxform get` has no option -OKspareAgent0000001.', 'If -OKspareAgent0000001 is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform get agents -- -OKspareAgent0000001`.'],
+    [['get', 'agents', '-OKspareAgent0000001', '--local'], 'invalid_argument', '`voxform get` has no option -OKspareAgent0000001.', 'If -OKspareAgent0000001 is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform get agents --local -- -OKspareAgent0000001`.'],
+    // The options that choose the project and service are kept, also those after the id, which the parser had not reached.
+    [['get', '-f', 'a b.yaml', 'agents', '-OKspareAgent0000001', '--env', 'staging', '--state', 'postgres://voxform:pw@db/voxform', '--region', 'eu'], 'invalid_argument', '`voxform get` has no option -OKspareAgent0000001.', "If -OKspareAgent0000001 is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform get agents -f 'a b.yaml' --env staging --region eu --state postgres://voxform:PASSWORD@db/voxform -- -OKspareAgent0000001`."],
     [['rollback', '-OKdqbq'], 'invalid_argument', '`voxform rollback` has no option -OKdqbq.', 'If -OKdqbq is an argument (an id starting with `-`), put it after `--`, which ends the options: `voxform rollback -- -OKdqbq`.'],
     [['validate', '-OKdqbq'], 'invalid_argument', '`voxform validate` has no option -OKdqbq.', 'Run `voxform validate --help` for its arguments and options.'],
   ])('%j', async (args, code, message, hint) => {
@@ -59,6 +65,12 @@ describe("the argument parser's mistakes read as every other error", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`error[${code}]: ${message}\n  hint: ${hint}\n`);
     expect(result.stdout).toBe('');
+  });
+
+  it('`voxform` alone is a request for its help, as `voxform --help`', async () => {
+    const bare = await runCliInProcess([], { cwd: await tempDir({}) });
+    expect(bare).toEqual({ ...(await runCliInProcess(['--help'], { cwd: await tempDir({}) })), code: 0 });
+    expect(bare.stdout).toContain('Usage: voxform [options] [command]');
   });
 
   it('help for a command that exists is still help', async () => {

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { run as runInit } from '../../src/cli/commands/init.js';
+import { COMMAND_HELP } from '../../src/cli/help.js';
 import type { CommandContext, Output } from '../../src/cli/context.js';
 import { isVoxformError } from '../../src/errors.js';
 import { validateAgainst } from '../../src/schema/validate.js';
@@ -60,6 +61,15 @@ describe('voxform init, for every template', () => {
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes');
     expect(plan.code).toBe(0);
+  });
+});
+
+describe('voxform init --help', () => {
+  // Pasted where there is no terminal (a script, CI), init asks for nothing: each example must name all it needs.
+  test.each(COMMAND_HELP.init?.examples ?? [])('%s: works as pasted, without a terminal', async (example) => {
+    const result = await runPrinted(example, { cwd: await tempDir() });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
   });
 });
 

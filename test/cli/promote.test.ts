@@ -8,7 +8,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
-import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { runCliInProcess, runPrinted, useTempDirs } from '../helpers/cli.js';
 import { STAGED_MANIFEST } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
@@ -18,17 +18,17 @@ afterEach(async () => {
 });
 
 /** `voxform.yaml` committed on main in a git checkout, and the CLI run there against an emulator of its own. */
-async function committedProject(manifest: string) {
+async function committedProject(manifest: string, file = 'voxform.yaml') {
   const emulator = await startEmulator({ port: 0, quiet: true, webhooks: 'none' });
   cleanups.push(() => emulator.close());
-  const dir = await tempDir({ 'voxform.yaml': manifest, '.gitignore': '.voxform/\n' });
+  const dir = await tempDir({ [file]: manifest, '.gitignore': '.voxform/\n' });
   const gitEnv = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1' };
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { cwd: dir, env: gitEnv });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-qm', 'base');
   const env = { VOXFORM_BASE_URL: emulator.url, VOXFORM_API_KEY: emulator.apiKey };
-  return { dir, git, cli: (args: string[], terminal?: 'no-color') => runCliInProcess(args, { cwd: dir, env, terminal }) };
+  return { dir, git, env, cli: (args: string[], terminal?: 'no-color') => runCliInProcess(args, { cwd: dir, env, terminal }) };
 }
 
 describe('voxform promote --to / --from', () => {
@@ -77,6 +77,16 @@ describe('voxform promote --to / --from', () => {
     // The hint sets aside exactly the changed file: the saved plan in the checkout stays.
     expect(edited.stderr).toContain('hint: Commit them, or set them aside with `git stash push --include-untracked -- voxform.yaml`, and promote again.');
     expect(edited.code).toBe(1);
+  });
+
+  it('asks for approval with a command that, pasted, promotes the same manifests (-f kept)', async () => {
+    const { dir, env, cli } = await committedProject(STAGED_MANIFEST, 'p.yaml');
+    expect((await cli(['apply', '-f', 'p.yaml', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const unapproved = await cli(['promote', '--to', 'production', '-f', 'p.yaml']);
+    const pasted = /hint: Pass --auto-approve: `(.*)`\.\n/.exec(unapproved.stderr)?.[1];
+    expect(pasted).toBe('voxform promote --to production --from staging -f p.yaml --auto-approve');
+    const promoted = await runPrinted(pasted ?? '', { cwd: dir, env });
+    expect(promoted.code, promoted.stderr).toBe(0);
   });
 
   it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {

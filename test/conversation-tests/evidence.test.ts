@@ -44,6 +44,19 @@ describe('test runs as evidence for promote', () => {
     expect(runs[0]?.suite_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
+  it('records the evidence in the state backend --state names, as plan, apply and promote read it', async () => {
+    const project = await startProject();
+    const state = ['--state', '../state-elsewhere/state.json'];
+    expect((await project.cliInProcess(['apply', '--auto-approve', ...state])).code).toBe(0);
+    await cp(path.join(project.dir, 'example/tests'), path.join(project.dir, 'tests'), { recursive: true });
+    const run = await project.cliInProcess(['test', '--against', 'live', ...state]);
+    expect(run.stderr).toBe('');
+    expect(run.code, run.stdout).toBe(0);
+    const history = await project.cliInProcess(['history', '--format', 'json', ...state]);
+    expect((JSON.parse(history.stdout) as { test_runs: unknown[] }).test_runs).toHaveLength(1);
+    expect(await recordedRuns(project)).toEqual([]);
+  });
+
   it("records no run that skips the judge's checks or changes a test's repeat:, and a --skip-judge run of a suite with no judge checks", async () => {
     const project = await startProject();
     expect((await project.cliInProcess(['apply', '--auto-approve'])).code).toBe(0);

@@ -165,6 +165,10 @@ async function reloadProject(run: DriftRun, previous: ConnectedProject, printed:
     const sameService = options.local === true || (desired.baseUrl === previous.desired.baseUrl && desired.region === previous.desired.region);
     const connection = sameService ? previous.connection : await connectService(options, desired, ctx);
     return { ...previous, desired, connection, workspaceKey: workspaceKey(desired.environment, connection.serviceId) };
+  } catch (error) {
+    // The problems that stopped the load are part of what it says: printed again only when they change.
+    if (error instanceof ListedProblemsError) text += error.listing;
+    throw error;
   } finally {
     if (text !== printed.text) ctx.stderr.write(text);
     printed.text = text;

@@ -122,7 +122,8 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
       source: { ...checkout, promotedFrom: { workspace: fromWorkspace, record: current.id } },
     },
     ctx,
-    { chosen: options, rerun: nextCommand(words, options, { manifests: false }) },
+    // With this run's -f: pasted, the line must read the same manifests (promote takes no --env).
+    { chosen: options, rerun: nextCommand(words, options) },
   );
   return code;
 }

@@ -153,16 +153,18 @@ async function loadTests(options: TestOptions, ctx: CommandContext, desired: Des
       return agent && toolNamesOf(agent);
     },
   });
-  if (result.diagnostics.length > 0) ctx.stderr.write(formatDiagnostics(result.diagnostics, { color: ctx.color }));
-  if (!result.files) {
-    const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-    throw new ListedProblemsError('tests_invalid', { found: `The test files have ${plural(errors, 'error')}`, outcome: 'no test was run' }, {
-      hint: 'Fix them and run again; schemas/tests.schema.json describes the format (docs/testing.md).',
-      listedIn: 'diagnostics',
-      problems: result.diagnostics,
-    });
+  const listing = result.diagnostics.length > 0 ? formatDiagnostics(result.diagnostics, { color: ctx.color }) : '';
+  if (result.files) {
+    ctx.stderr.write(listing);
+    return result.files;
   }
-  return result.files;
+  const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+  throw new ListedProblemsError('tests_invalid', { found: `The test files have ${plural(errors, 'error')}`, outcome: 'no test was run' }, {
+    hint: 'Fix them and run again; schemas/tests.schema.json describes the format (docs/testing.md).',
+    listedIn: 'diagnostics',
+    problems: result.diagnostics,
+    listing,
+  });
 }
 
 /** The service, and the trusted evidence of which of its live values are secret (runTests prepares the agents with it). */
