@@ -6,7 +6,7 @@
  * must not apply the production defaults. Every such line is built here.
  */
 import { shellWord } from '../util/shell-word.js';
-import { pastableStateSpec } from '../state/open.js';
+import { pastableStateSpec } from '../state/postgres/url.js';
 import type { ConnectionOptions } from './context.js';
 
 /** The options that choose what a run works on (those of src/cli/project.ts's ProjectOptions). */

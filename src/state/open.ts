@@ -30,21 +30,6 @@ export function chosenStateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>
 }
 
 /**
- * A state spec as a command line voxform prints may carry it: a database URL's password replaced by
- * `PASSWORD` for the operator to fill in (printed, the password would be redacted, and the line
- * would fail when pasted).
- */
-export function pastableStateSpec(spec: string): string {
-  if (!isPostgresUrl(spec)) return spec;
-  try {
-    return parseStateUrl(spec).pastable;
-  } catch {
-    // A URL that cannot be parsed stops the run before any command line is printed.
-    return spec;
-  }
-}
-
-/**
  * A URL's scheme as it starts a state spec (`pg://`, `postgres:/`): two letters or more, so that
  * `C:/state.json` stays a path; or a database scheme that lost its colon (`postgres//…`).
  */

@@ -27,6 +27,16 @@ describe('start-up imports', () => {
     });
   }
 
+  // Every command, `--version` and `--help` too, loads the command line's shell (src/cli/main.ts and
+  // what it imports statically) first: the state backends, the history, the manifest loader and the
+  // client come with the command that uses them, never with the shell.
+  it('the command line\'s shell loads no state backend, history, manifests, files or client', () => {
+    const { modules } = importGraph(path.join(src, 'cli/main.ts'));
+    const rooms = [...modules].map((file) => path.relative(src, file).split(path.sep));
+    expect(rooms.filter(([room]) => ['manifest', 'plan', 'apply', 'history', 'project-files', 'api', 'policy'].includes(room as string))).toEqual([]);
+    expect(rooms.filter((parts) => parts[0] === 'state' && parts.join('/') !== 'state/postgres/url.ts')).toEqual([]);
+  });
+
   // `voxform test` needs a model only for judge: checks and simulated callers: the OpenAI client
   // (slow to load) comes with the first request to one.
   it('`test` loads no OpenAI client until a model is asked', () => {

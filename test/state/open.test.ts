@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStateSpec, pastableStateSpec, stateSpec } from '../../src/state/open.js';
+import { openStateSpec, stateSpec } from '../../src/state/open.js';
+import { pastableStateSpec } from '../../src/state/postgres/url.js';
 import { advisoryKey } from '../../src/state/postgres/lock.js';
 import { isPostgresUrl, parseStateUrl } from '../../src/state/postgres/url.js';
 

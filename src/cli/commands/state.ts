@@ -4,7 +4,8 @@ import { describeForcedOpen, describeHolder, type WorkspaceSummary } from '../..
 import { forcedOpenJson, lastApplyJson, lockHolderJson } from '../../state/json-words.js';
 import { ciJobUrlFrom, thisRun } from '../../util/run-identity.js';
 import { migrateState } from '../../state/migrate.js';
-import { openStateSpec, pastableStateSpec } from '../../state/open.js';
+import { openStateSpec } from '../../state/open.js';
+import { pastableStateSpec } from '../../state/postgres/url.js';
 import { shellWord } from '../../util/shell-word.js';
 import { stateFlags } from '../next-command.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';

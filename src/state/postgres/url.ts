@@ -128,3 +128,18 @@ function checkTlsOptions(url: URL, shown: string, source: string): void {
     }
   }
 }
+
+/**
+ * A state spec as a command line voxform prints may carry it: a database URL's password replaced by
+ * `PASSWORD` for the operator to fill in (printed, the password would be redacted, and the line
+ * would fail when pasted).
+ */
+export function pastableStateSpec(spec: string): string {
+  if (!isPostgresUrl(spec)) return spec;
+  try {
+    return parseStateUrl(spec).pastable;
+  } catch {
+    // A URL that cannot be parsed stops the run before any command line is printed.
+    return spec;
+  }
+}
