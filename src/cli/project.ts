@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { DesiredState } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
-import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend, stateSpec } from '../state/open.js';
+import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend, stateFileOf, stateSpec } from '../state/open.js';
 import type { OwnFiles } from '../project-files/own-files.js';
 import { notePerFolderFile } from './per-folder-files.js';
 import { nextCommand } from './next-command.js';
@@ -137,7 +137,7 @@ export function deploySourceOf(desired: DesiredState, ctx: CommandContext, optio
 
 /** What a file the user names for output must not be (ownFileProblem): the run's state, as chosen, and `inputs`, the files it reads. */
 export function ownFilesOf(options: { state?: string | undefined }, ctx: CommandContext, inputs?: readonly string[]): OwnFiles {
-  return { cwd: ctx.cwd, stateSpec: stateSpec({ state: options.state, env: ctx.env }), ...(inputs ? { inputs } : {}) };
+  return { cwd: ctx.cwd, stateFile: stateFileOf(stateSpec({ state: options.state, env: ctx.env }), ctx.cwd), ...(inputs ? { inputs } : {}) };
 }
 
 /** The files a deploy of `desired` is made from, absolute: what the loader read, else the manifests. */

@@ -22,8 +22,8 @@ const OWN_FOLDER = '.voxform';
 export interface OwnFiles {
   /** The folder relative paths are resolved from. */
   cwd: string;
-  /** The state the operator chose (`--state` or VOXFORM_STATE): a path, or a database URL (then no file). */
-  stateSpec?: string | undefined;
+  /** The state file the operator chose (`--state` or VOXFORM_STATE), absolute; undefined for a database URL. */
+  stateFile?: string | undefined;
   /** Files the run reads (absolute): manifests, the files they name, test files, recordings. */
   inputs?: readonly string[];
 }
@@ -38,7 +38,7 @@ export async function ownFileProblem(target: string, own: OwnFiles): Promise<str
   const ownFolder = `${OWN_FOLDER}, voxform's own folder (the state, its lock and history, test runs, the local emulator's account, caches)`;
   if (await inOwnFolder(written)) return `it is in ${ownFolder}`;
   if (await inOwnFolder(real)) return `it is a symbolic link into ${ownFolder}`;
-  const state = await stateFileOf(own);
+  const state = own.stateFile;
   if (state !== undefined && (await isStateFile(written, real, state))) return 'it is the state file, or its lock or history, which voxform keeps';
   if (own.inputs !== undefined && (await isOneOf(written, own.inputs))) return 'this run reads it (a manifest, a file one names, a test file or a recording)';
   return undefined;
@@ -52,13 +52,6 @@ export async function refuseOwnFile(target: string, own: OwnFiles, refusal: { co
   const problem = await ownFileProblem(target, own);
   if (problem === undefined) return;
   throw new VoxformError(refusal.code, `${refusal.cannot}: ${problem}; ${refusal.outcome}.`, { hint: refusal.hint ?? 'Name another file with --out.' });
-}
-
-/** The chosen state file, absolute, or undefined when the state is in a database (or is the default, in `.voxform`). */
-async function stateFileOf(own: OwnFiles): Promise<string | undefined> {
-  const spec = own.stateSpec?.trim();
-  if (spec === undefined || spec === '' || /^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(spec)) return undefined;
-  return path.resolve(own.cwd, spec);
 }
 
 /** Whether `written` (or its real path) is the state file, its lock or forced-open record, or in its history folder. */

@@ -35,6 +35,11 @@ export function chosenStateSpec(options: Pick<OpenStateOptions, 'state' | 'env'>
  */
 const URL_SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):\/|^(postgres(?:ql)?|pg)\/\//i;
 
+/** The file a state spec names, absolute; undefined for a URL (a database's, or one openStateSpec refuses). */
+export function stateFileOf(spec: string, cwd: string): string | undefined {
+  return isPostgresUrl(spec) || URL_SCHEME.test(spec.trim()) ? undefined : path.resolve(cwd, spec);
+}
+
 export async function openStateBackend(options: OpenStateOptions): Promise<StateBackend> {
   return openStateSpec(stateSpec(options), options);
 }
