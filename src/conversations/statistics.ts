@@ -47,9 +47,14 @@ export function meetsPassRate(passes: number, runs: number, passRate: number): b
 
 const percent = (value: number, digits = 0): string => `${fixedDecimals(value * 100, digits)}%`;
 
+/** The pass rate a test needs in percent, as its file writes it: 67 for 0.67, 95.1 for 0.951. */
+function passRatePercent(passRate: number): number {
+  return Number((passRate * 100).toPrecision(12));
+}
+
 /** The pass rate a test needs, as its file writes it: `67%` for 0.67, `95.1%` for 0.951. */
 export function passRateText(passRate: number): string {
-  return `${Number((passRate * 100).toPrecision(12))}%`;
+  return `${passRatePercent(passRate)}%`;
 }
 
 /**
@@ -58,7 +63,7 @@ export function passRateText(passRate: number): string {
  */
 function measuredRateText(passes: number, runs: number, passRate: number): string {
   const meets = meetsPassRate(passes, runs, passRate);
-  const needed = Number(passRateText(passRate).slice(0, -1));
+  const needed = passRatePercent(passRate);
   let digits = 0;
   while (digits < 12 && Number(fixedDecimals((passes / runs) * 100, digits)) >= needed !== meets) digits++;
   return percent(passes / runs, digits);
