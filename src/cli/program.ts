@@ -74,11 +74,11 @@ function withApplyRun(cmd: Command): Command {
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 
-/** `voxform state list`: the words that run `cmd`. */
-function fullCommandName(cmd: Command): string {
+/** `['voxform', 'state', 'list']`: the words that run `cmd`. */
+function commandWords(cmd: Command): string[] {
   const words: string[] = [];
   for (let current: Command | null = cmd; current; current = current.parent) words.unshift(current.name());
-  return words.join(' ');
+  return words;
 }
 
 /** Commander's commands, whose usage mistakes come as every other error does: code, sentence, hint (usage-errors.ts). */
@@ -95,7 +95,7 @@ class VoxformCommand extends Command {
   override help(context?: HelpContext | ((text: string) => string)): never {
     const [word, topic] = this.args;
     if (typeof context === 'object' && context.error && word === undefined) {
-      if (this.parent) throw missingCommandError(fullCommandName(this), this.commands.map((cmd) => cmd.name()));
+      if (this.parent) throw missingCommandError(commandWords(this).join(' '), this.commands.map((cmd) => cmd.name()));
       return super.help();
     }
     if (typeof context === 'object' && context.error && word === 'help' && topic !== undefined && !this.commands.some((cmd) => cmd.name() === topic || cmd.aliases().includes(topic))) {
@@ -106,7 +106,7 @@ class VoxformCommand extends Command {
   }
 
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
-    const words = fullCommandName(this).split(' ');
+    const words = commandWords(this);
     throw usageError(options?.code, message, {
       path: words.join(' '),
       hasCommands: this.commands.length > 0,
