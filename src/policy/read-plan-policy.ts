@@ -5,11 +5,17 @@
  * manifest (a message, a reason) is any string: every renderer escapes it.
  */
 import { each, isOneOf, name, object, optional, shaped, text, whole } from '../util/json-shape.js';
+import type { JsonObject } from '../util/json-object.js';
 import type { PlanPolicy } from './plan-policy.js';
 import type { Finding, PolicyReport, WaiverStatus } from './types.js';
 
 const LEVELS = ['mandatory', 'advisory'] as const;
 const WAIVER_STATES = ['in-force', 'expired', 'unused'] as const;
+
+/** Where a finding or waiver is written, as the saved block keeps it: `file`, `line`, `col` beside its other fields. */
+function place(entry: JsonObject, where: string): Finding['location'] {
+  return { file: name(entry.file, `${where}.file`), line: whole(entry.line, `${where}.line`), col: whole(entry.col, `${where}.col`) };
+}
 
 function finding(value: unknown, where: string): Finding {
   const f = object(value, where);
@@ -19,7 +25,7 @@ function finding(value: unknown, where: string): Finding {
     resource: text(f.resource, `${where}.resource`),
     message: text(f.message, `${where}.message`),
     hint: text(f.hint, `${where}.hint`),
-    location: { file: name(f.file, `${where}.file`), line: whole(f.line, `${where}.line`), col: whole(f.col, `${where}.col`) },
+    location: place(f, where),
   };
 }
 
@@ -31,7 +37,7 @@ function waiver(value: unknown, where: string): WaiverStatus {
     reason: text(w.reason, `${where}.reason`),
     expires: text(w.expires, `${where}.expires`),
     state: shaped(w.state, isOneOf(WAIVER_STATES), `${where}.state`, 'in-force, expired or unused'),
-    location: { file: name(w.file, `${where}.file`), line: whole(w.line, `${where}.line`), col: whole(w.col, `${where}.col`) },
+    location: place(w, where),
   };
 }
 
