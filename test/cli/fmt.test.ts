@@ -1,8 +1,7 @@
 import { chmod, readdir, readFile, stat, symlink } from 'node:fs/promises';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { makeTree, repoRoot, runCli, runCliInProcess } from '../helpers/cli.js';
+import { makeTree, repoRoot, runCli, runCliInProcess, spawnCli } from '../helpers/cli.js';
 
 const MESSY = 'agents:\n  a:\n    name: A   # shown in the dashboard\n    id: x\nversion: 1\n';
 const TIDY = 'version: 1\n\nagents:\n  a:\n    id: x\n    name: A # shown in the dashboard\n';
@@ -194,23 +193,11 @@ describe('voxform fmt stopped midway', () => {
   test.each(['SIGINT', 'SIGTERM'] as const)('%s while a manifest is being written leaves no temporary file beside it, and the manifest as it was', async (signal) => {
     const dir = await tree({ 'm/a.yaml': MESSY });
     // Every write of a temporary file announces itself and never completes: the write ends only by the signal.
-    const child = spawn(process.execPath, ['--import', path.join(repoRoot, 'test/helpers/stall-temp-writes.mjs'), path.join(repoRoot, 'bin/voxform.js'), 'fmt', 'm'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    const stalled = new Promise<void>((resolve) =>
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-        if (stderr.includes('stalled writing')) resolve();
-      }),
-    );
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await stalled;
-    expect(stderr).toMatch(/stalled writing .*\/m\/\.a\.yaml\.\d+\.[0-9a-f]+\.tmp\n/);
+    const { child, output, exited, stderrShows } = spawnCli(dir, {}, ['fmt', 'm'], { preload: path.join(repoRoot, 'test/helpers/stall-temp-writes.mjs') });
+    await stderrShows('stalled writing');
+    expect(output.stderr).toMatch(/stalled writing .*\/m\/\.a\.yaml\.\d+\.[0-9a-f]+\.tmp\n/);
     child.kill(signal);
-    expect(await exited, stderr).toBe(130);
+    expect(await exited, output.stderr).toBe(130);
     expect(await readdir(path.join(dir, 'm'))).toEqual(['a.yaml']);
     expect(await read(dir, 'm/a.yaml')).toBe(MESSY);
   });

@@ -11,9 +11,14 @@ import { shellWord } from '../../src/util/shell-word.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The built CLI as a child process in `cwd`, with `PATH`, no colour and `env`; its output collected as it comes, for a test that acts while it runs. */
-export function spawnCli(cwd: string, env: Record<string, string | undefined>, args: string[]) {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/voxform.js'), ...args], {
+/**
+ * The built CLI as a child process in `cwd`, with `PATH`, no colour and `env`; its output collected as it comes, for a
+ * test that acts while it runs. `preload`: a module Node imports first (a helper that stalls some I/O); `stderrShows`
+ * resolves once stderr holds a text.
+ */
+export function spawnCli(cwd: string, env: Record<string, string | undefined>, args: string[], options: { preload?: string } = {}) {
+  const preload = options.preload === undefined ? [] : ['--import', options.preload];
+  const child = spawn(process.execPath, [...preload, path.join(repoRoot, 'bin/voxform.js'), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -22,7 +27,17 @@ export function spawnCli(cwd: string, env: Record<string, string | undefined>, a
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, output, exited };
+  const stderrShows = (text: string) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!output.stderr.includes(text)) return;
+        child.stderr.off('data', check);
+        resolve();
+      };
+      child.stderr.on('data', check);
+      check();
+    });
+  return { child, output, exited, stderrShows };
 }
 const binPath = path.join(repoRoot, 'bin/voxform.js');
 

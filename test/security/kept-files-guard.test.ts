@@ -6,7 +6,7 @@
  * sentence naming the file (a hang would end in the helper's kill, -1; memory spent on /dev/zero
  * ended in "Invalid string length").
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, realpath, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import {
   MAX_KEPT_JSON_DEPTH,
   MAX_STATE_JSON_VALUES,
 } from '../../src/project-files/limits.js';
-import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { repoRoot, runCliInProcess, spawnCli, useTempDirs } from '../helpers/cli.js';
 
 const tempDir = useTempDirs();
 const PLANTED = 'AWS_SECRET_planted_4c8e2a';
@@ -159,25 +159,13 @@ describe('a kept file that is slow to load', () => {
     const dir = await project('state.json', (file) => writeFile(file, '{"version":1,"serial":0,"workspaces":{}}\n'));
     // Every read of a file under .voxform/ announces itself and then never completes: the load
     // can end only by the signal.
-    const child = spawn(process.execPath, ['--import', path.join(repoRoot, 'test/helpers/stall-kept-reads.mjs'), path.join(repoRoot, 'bin/voxform.js'), 'plan', '--local'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    const stalled = new Promise<void>((resolve) =>
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-        if (stderr.includes('stalled reading')) resolve();
-      }),
-    );
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await stalled;
-    expect(stderr).toContain(`stalled reading ${path.join(await realpath(dir), '.voxform/state.json')}`);
+    const { child, output, exited, stderrShows } = spawnCli(dir, {}, ['plan', '--local'], { preload: path.join(repoRoot, 'test/helpers/stall-kept-reads.mjs') });
+    await stderrShows('stalled reading');
+    expect(output.stderr).toContain(`stalled reading ${path.join(await realpath(dir), '.voxform/state.json')}`);
     child.kill('SIGTERM');
-    expect(await exited, stderr).toBe(130);
-    expect(stderr).toContain('Interrupted: voxform stopped at your request (exit 130).');
-    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(await exited, output.stderr).toBe(130);
+    expect(output.stderr).toContain('Interrupted: voxform stopped at your request (exit 130).');
+    expect(output.stderr).not.toMatch(/\n\s+at /);
   });
 });
 
