@@ -40,14 +40,24 @@ function packageFolder(file: string): string {
   return path.join(file.slice(0, at), 'node_modules', ...name);
 }
 
-/** EMFILE or ENFILE when this process cannot open a file now, by trying one. */
+/**
+ * How many files a check may still open and take the process for out of them: the loads that ran
+ * beside the one that failed close theirs before its error is handled, so a check of one file can
+ * find a descriptor they freed.
+ */
+const FREED_MEANWHILE = 16;
+
+/** EMFILE or ENFILE when this process cannot open FREED_MEANWHILE more files now, by trying. */
 function openingFails(): ExhaustedCode | undefined {
+  const opened: number[] = [];
   try {
-    closeSync(openSync(process.execPath, 'r'));
+    while (opened.length <= FREED_MEANWHILE) opened.push(openSync(process.execPath, 'r'));
     return undefined;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'EMFILE' || code === 'ENFILE' ? code : undefined;
+  } finally {
+    for (const fd of opened) closeSync(fd);
   }
 }
 
