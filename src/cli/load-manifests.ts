@@ -2,11 +2,13 @@
  * The one way a command loads the manifests its options name (`-f`, `--env`; `--base-url` trusted for a
  * manifest's `base_url`). Each secret is registered the moment the loader meets it, so no diagnostic shows one.
  * An environment a flag names that the manifests do not define is the flag's mistake, said as one
- * (`invalid_argument`), for every command alike.
+ * (`invalid_argument`), for every command alike: `--env` before the command runs
+ * (`refuseUnknownEnvironment`), and again as the manifests load, as a flag a command names itself
+ * (promote's `--to`) is.
  */
 import path from 'node:path';
 import { isVoxformError, VoxformError } from '../errors.js';
-import { loadManifests } from '../manifest/index.js';
+import { loadManifests, readEnvironmentNames } from '../manifest/index.js';
 import { likelyEnvironment } from '../manifest/environments.js';
 import type { LoadResult } from '../manifest/types.js';
 import type { ManifestService } from './connection.js';
@@ -46,12 +48,29 @@ export async function loadCommandManifests(options: ManifestOptions, ctx: Comman
   return result;
 }
 
-/** The code of an environment a flag names that the manifests do not define. */
-const UNKNOWN_ENVIRONMENT = 'invalid_argument';
+/**
+ * The command line's `--env` (diff's each one) checked against the manifests' environments before
+ * the command runs (main.ts): no command goes on without the environment it was told to use, whether
+ * it reads the manifests on every path, on some, or only when it can. Without manifests (no -f, no voxform.yaml) there is nothing to check against: the
+ * name stands as given, and a command that needs manifests says they are missing, as plan does.
+ * Manifests that cannot be read, or not as YAML, leave it to the command's own load to say why.
+ */
+export async function refuseUnknownEnvironment(options: { file?: string[] | undefined; env?: string | string[] | undefined }, ctx: CommandContext): Promise<void> {
+  if (options.env === undefined) return;
+  let known: string[] | undefined;
+  try {
+    known = await readEnvironmentNames({ paths: options.file ?? [], cwd: ctx.cwd });
+  } catch (error) {
+    if (isVoxformError(error)) return;
+    throw error;
+  }
+  const unknown = [options.env].flat().find((name) => !known?.includes(name));
+  if (known && unknown !== undefined) throw unknownEnvironment('--env', unknown, known);
+}
 
 function unknownEnvironment(flag: string, name: string, known: readonly string[]): VoxformError {
   const suggestion = likelyEnvironment(name, known);
-  return new VoxformError(UNKNOWN_ENVIRONMENT, `${flag} names the environment "${controlsAsQuestionMarks(name)}", which the manifests do not define${suggestion ? `; did you mean "${suggestion}"?` : '.'}`, {
+  return new VoxformError('invalid_argument', `${flag} names the environment "${controlsAsQuestionMarks(name)}", which the manifests do not define${suggestion ? `; did you mean "${suggestion}"?` : '.'}`, {
     hint: known.length > 0 ? `The manifests define ${known.map((environment) => `"${environment}"`).join(', ')} (under \`environments:\`).` : 'The manifests define no environment: add them under `environments:` (docs/promotion.md).',
   });
 }
@@ -92,24 +111,14 @@ export interface ManifestProject {
 
 /**
  * The manifests' agent ids by local name, their phone numbers, campaigns, knowledge files, and their service, for the commands that read from the service
- * without planning. No manifest, manifests with errors or without the `--env` named (with a warning), give neither; a mistake in the
+ * without planning. No manifest, or manifests with errors (with a warning), give neither; a mistake in the
  * operator's own settings (VOXFORM_ENV_ALLOW) stops the run, as it does `apply`.
  */
 export async function manifestProject(
   options: ManifestOptions,
   ctx: CommandContext,
 ): Promise<ManifestProject> {
-  let loaded: Pick<LoadResult, 'state' | 'files'>;
-  try {
-    loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
-  } catch (error) {
-    // The ledger may hold an environment the manifests no longer define: read, with the flag's mistake said.
-    if (isVoxformError(error) && error.code === UNKNOWN_ENVIRONMENT) {
-      ctx.stderr.write(`warning: ${error.message} Their agent names and service are not used.\n  hint: ${error.hint ?? ''}\n`);
-      return emptyProject();
-    }
-    throw error;
-  }
+  const loaded = await loadManifestsIfAny(options, ctx, 'their agent names and service are not used');
   if (!loaded.state) return emptyProject(loaded.files);
   const { agents, phones, campaigns, knowledge, baseUrl, region } = loaded.state;
   return {
@@ -122,6 +131,6 @@ export async function manifestProject(
   };
 }
 
-function emptyProject(inputs: string[] = []): ManifestProject {
+function emptyProject(inputs: string[]): ManifestProject {
   return { names: new Map(), phones: new Set(), campaigns: new Map(), knowledge: new Map(), service: {}, inputs };
 }

@@ -65,6 +65,22 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
 };
 
 /**
+ * The commands whose --env is checked where they load the manifests (load-manifests.ts), inside their
+ * own account of a failed run: validate writes it as a SARIF log, and ci run's --env is the command's
+ * it runs, whose failure it reports on the review.
+ */
+const CHECKS_ITS_OWN_ENVIRONMENT = new Set(['validate', 'ci-run']);
+
+/** Loads the named command and runs it; given an --env it cannot use, it is stopped first, before it does anything. */
+async function runCommand(name: string, options: ParsedOptions, ctx: CommandContext): Promise<number> {
+  const loader = loaders[name];
+  if (!loader) throw new Error(`no command module for ${name}`);
+  if (options.env !== undefined && !CHECKS_ITS_OWN_ENVIRONMENT.has(name)) await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, ctx);
+  const mod = await loader();
+  return (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
+}
+
+/**
  * Runs one command line inside a running command (`voxform ci run`), with that command's context:
  * its output, secrets, cleanups and signals. An error is reported as the CLI reports it; the exit
  * code is returned, never thrown.
@@ -76,10 +92,7 @@ export async function runCommandLine(argv: string[], ctx: CommandContext): Promi
   const program = buildProgram(async (name, options) => {
     format = options.format;
     parallelism = 'parallelism' in options;
-    const loader = loaders[name];
-    if (!loader) throw new Error(`no command module for ${name}`);
-    const mod = await loader();
-    exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
+    exitCode = await runCommand(name, options, ctx);
   }, ctx);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -274,10 +287,7 @@ export async function main(argv: string[]): Promise<number> {
       interrupted: signals.interrupted,
       writeSent: (ifInterrupted) => writes.add(ifInterrupted),
     };
-    const loader = loaders[name];
-    if (!loader) throw new Error(`no command module for ${name}`);
-    const mod = await loader();
-    exitCode = await (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
+    exitCode = await runCommand(name, options, ctx);
   }, { stdout, stderr });
 
   try {

@@ -1,3 +1,3 @@
 /** Manifest loading: YAML files → the checked desired state, or every problem with file:line:col. */
-export { loadManifests } from './load.js';
+export { loadManifests, readEnvironmentNames } from './load.js';
 export type * from './types.js';

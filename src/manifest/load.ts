@@ -122,6 +122,19 @@ export async function loadManifests(options: LoadOptions): Promise<LoadResult> {
   return { state, diagnostics: diagnostics.toList(), omitted, files, ...environmentsKnown, secrets: secretList };
 }
 
+/**
+ * The environments the manifests define, from their files' YAML alone (nothing resolved, nothing
+ * beside them read): what a command's `--env` is checked against before the command runs.
+ * Undefined when a file could not be read as YAML, as the list may then be short.
+ */
+export async function readEnvironmentNames(options: Pick<LoadOptions, 'paths' | 'cwd' | 'projectRoot'>): Promise<string[] | undefined> {
+  const cwd = path.resolve(options.cwd);
+  const manifestFiles = await findManifestFiles(options.paths, cwd, { projectRoot: options.projectRoot });
+  const diagnostics = new DiagnosticList();
+  const { fragments, unparsed, fallbackSpan } = await readManifests(manifestFiles, { cache: new FileCache(), sources: new SourceRegistry(cwd), diagnostics, onDigest: () => undefined });
+  return unparsed ? undefined : [...combineFragments(fragments, fallbackSpan, diagnostics).environments.keys()].sort();
+}
+
 /** The prompts and knowledge files the resolved resources point at, read concurrently; digests recorded by role. */
 async function readNamedFiles(
   agents: readonly AgentDraft[],

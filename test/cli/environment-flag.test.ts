@@ -1,13 +1,18 @@
 /**
  * An environment a flag names that the manifests do not define is the flag's mistake, said the same
- * way by every command (one place: the CLI's manifest load): `invalid_argument` naming the flag, the
- * environment it likely meant, and the environments there are; never a manifest error with a code frame.
+ * way by every command (one place: the command line checks --env before any command runs):
+ * `invalid_argument` naming the flag, the environment it likely meant, and the environments there
+ * are; never a manifest error with a code frame.
  */
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
 import { runCliInProcess, useTempDirs } from '../helpers/cli.js';
-import { STAGED_MANIFEST } from '../helpers/project.js';
+import { STAGED_MANIFEST, useExampleProjects } from '../helpers/project.js';
 
 const tempDir = useTempDirs();
 
@@ -48,12 +53,14 @@ describe('an unknown environment named by a flag', () => {
     expect(result.stderr).toBe(`error[invalid_argument]: --to names the environment "prod", which the manifests do not define; did you mean "production"?\n${HINT}`);
   });
 
-  it('is a warning for a command that only reads, which goes on: the ledger may hold an environment no longer defined', async () => {
-    const dir = await tempDir({ 'voxform.yaml': STAGED_MANIFEST });
-    const result = await runCliInProcess(['history', '--env', 'prod', '--local'], { cwd: dir });
-    expect(result.stderr).toBe(`warning: --env names the environment "prod", which the manifests do not define; did you mean "production"? Their agent names and service are not used.\n${HINT}`);
-    expect(result.stdout).toContain('No history for prod@local yet');
-    expect(result.code).toBe(0);
+  it('stands as given where there are no manifests to check it against (no -f, no voxform.yaml), as plan then stops on the missing manifests', async () => {
+    const dir = await tempDir({});
+    const history = await runCliInProcess(['history', '--env', 'prod', '--local'], { cwd: dir });
+    expect({ code: history.code, stderr: history.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(history.stdout).toContain('No history for prod@local yet');
+    const plan = await runCliInProcess(['plan', '--env', 'prod', '--local'], { cwd: dir });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('error[manifest_not_found]');
   });
 
   it('stays the manifests\' error when the manifests cannot all be read: the list of environments may be short', async () => {
@@ -72,6 +79,87 @@ describe('an unknown environment named by a flag', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[environment_unknown]: unknown environment "staging"; the manifests define "stage", "production"');
     expect(result.stderr).not.toContain('--env');
+  });
+});
+
+/** The words of every command that takes --env, from the command tree itself. */
+function commandsTakingEnv(command: Command, words: string[] = []): string[] {
+  return command.commands.flatMap((sub) => {
+    const own = [...words, sub.name()];
+    return [...(sub.options.some((option) => option.long === '--env') ? [own.join(' ')] : []), ...commandsTakingEnv(sub, own)];
+  });
+}
+
+describe('a mistyped --env, against the example project and the emulator', () => {
+  const startProject = useExampleProjects();
+  const MISTYPED = 'error[invalid_argument]: --env names the environment "stagign", which the manifests do not define; did you mean "staging"?\n  hint: The manifests define "staging" (under `environments:`).\n';
+
+  /** A receiver `webhook send` would post to: it must get nothing. */
+  async function startReceiver(): Promise<{ url: string; hits: () => number; close: () => Promise<void> }> {
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits += 1;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, hits: () => hits, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  }
+
+  // The built CLI, each before it does anything: nothing reaches the service or the receiver.
+  const builtCliRuns: Record<string, (receiver: string) => string[]> = {
+    status: () => ['status'],
+    'webhook send': (receiver) => ['webhook', 'send', '--event', 'end-of-call', '--to', receiver],
+    'webhook send --call': (receiver) => ['webhook', 'send', '--event', 'end-of-call', '--to', receiver, '--call', 'call_seed0000'],
+    chat: () => ['chat', '--agent', 'front-desk'],
+  };
+  for (const [name, args] of Object.entries(builtCliRuns)) {
+    it(`stops ${name} as it stops plan: exit 1, invalid_argument, the environment it likely meant`, async () => {
+      const project = await startProject();
+      const receiver = await startReceiver();
+      try {
+        const result = await project.cli([...args(receiver.url), '--env', 'stagign']);
+        expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 1, stdout: '', stderr: MISTYPED });
+        expect(project.requests).toEqual([]);
+        expect(receiver.hits()).toBe(0);
+      } finally {
+        await receiver.close();
+      }
+    });
+  }
+
+  it('stops every command that takes --env the same way; a command added with --env is listed here or this fails', async () => {
+    const project = await startProject();
+    // The arguments each needs besides --env to get past the parser; diff compares two environments.
+    const rest: Record<string, string[]> = {
+      validate: [],
+      'policy list': [],
+      plan: [],
+      apply: ['--auto-approve'],
+      rollback: ['previous', '--auto-approve'],
+      diff: ['--env', 'staging'],
+      history: [],
+      drift: [],
+      'emulator traffic': ['--local'],
+      logs: [],
+      report: [],
+      chat: ['--agent', 'front-desk'],
+      status: [],
+      test: [],
+      'test capture': ['call_seed0000'],
+      get: ['agents'],
+      'webhook send': ['--event', 'prefetch', '--to', 'http://127.0.0.1:9/hook'],
+      'webhook serve': ['--port', '0'],
+      'ci run': ['--provider', 'github', '--command', 'plan'],
+    };
+    const commands = commandsTakingEnv(buildProgram(async () => undefined));
+    expect(commands.sort()).toEqual(Object.keys(rest).sort());
+    for (const command of commands) {
+      const result = await project.cliInProcess([...command.split(' '), ...(rest[command] ?? []), '--env', 'stagign']);
+      // ci run's --env is the command's it runs: that one stops, and ci run goes on to report it (docs/ci.md).
+      const after = command === 'ci run' ? result.stderr.slice(MISTYPED.length) : '';
+      expect({ command, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ command, code: 1, stdout: '', stderr: `${MISTYPED}${after}` });
+    }
+    expect(project.requests).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { GlobalCallHistoryRecord } from '../../schema/types.gen.js';
-import { sensitiveFieldNames } from '../../secrets/schema-paths.js';
+import { isSecretKeyName } from '../../secrets/schema-paths.js';
 import { validateAgainst } from '../../schema/validate.js';
 import { WebhookSender, type WebhookOutcome } from '../../emulator/webhooks.js';
 import { END_CALL_STATUSES } from '../../emulator/types.js';
@@ -58,9 +58,8 @@ function chooseTarget(options: WebhookSendOptions, agent: AgentWebhooks | undefi
   return url;
 }
 
-/** Every string under a secret key of a call record (webhook and tool headers, credentials): registered for redaction. */
+/** Every string under a secret key of a call record (`isSecretKeyName`: webhook and tool headers, credentials): registered for redaction. */
 function registerRecordSecrets(record: unknown, ctx: CommandContext): void {
-  const secretKeys = new Set([...sensitiveFieldNames(), 'authorization']);
   const addAll = (value: unknown): void => {
     if (typeof value === 'string') ctx.secrets.add(value);
     else if (Array.isArray(value)) value.forEach(addAll);
@@ -68,7 +67,7 @@ function registerRecordSecrets(record: unknown, ctx: CommandContext): void {
   };
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(walk);
-    else if (isPlainObject(value)) for (const [key, inner] of Object.entries(value)) (secretKeys.has(key.toLowerCase()) ? addAll : walk)(inner);
+    else if (isPlainObject(value)) for (const [key, inner] of Object.entries(value)) (isSecretKeyName(key) ? addAll : walk)(inner);
   };
   walk(record);
 }
