@@ -65,17 +65,20 @@ const loaders: Record<string, () => Promise<CommandModule>> = {
 };
 
 /**
- * The commands whose --env is checked where they load the manifests (load-manifests.ts), inside their
- * own account of a failed run: validate writes it as a SARIF log, and ci run's --env is the command's
- * it runs, whose failure it reports on the review.
+ * The commands whose first step loads the manifests for their --env (load-manifests.ts), which
+ * refuses an environment the manifests do not define: checking them again before they run would
+ * parse a large project's YAML twice. validate and ci run must also say it inside their own account
+ * of a failed run (a SARIF log; the review's report). Every other command is checked before it
+ * runs, so a new one is by default; test/cli/environment-flag.test.ts holds every command that takes
+ * --env to the refusal.
  */
-const CHECKS_ITS_OWN_ENVIRONMENT = new Set(['validate', 'ci-run']);
+const LOADS_MANIFESTS_FIRST = new Set(['validate', 'ci-run', 'plan', 'apply', 'diff', 'test', 'promote']);
 
 /** Loads the named command and runs it; given an --env it cannot use, it is stopped first, before it does anything. */
 async function runCommand(name: string, options: ParsedOptions, ctx: CommandContext): Promise<number> {
   const loader = loaders[name];
   if (!loader) throw new Error(`no command module for ${name}`);
-  if (options.env !== undefined && !CHECKS_ITS_OWN_ENVIRONMENT.has(name)) await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, ctx);
+  if (options.env !== undefined && !LOADS_MANIFESTS_FIRST.has(name)) await (await import('./load-manifests.js')).refuseUnknownEnvironment(options as { file?: string[]; env: string | string[] }, ctx);
   const mod = await loader();
   return (mod.run as (options: ParsedOptions, ctx: CommandContext) => Promise<number>)(options, ctx);
 }
