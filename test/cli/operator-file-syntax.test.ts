@@ -2,7 +2,7 @@
  * A file the operator names on the command line that is not valid YAML or JSON stops the command
  * with exit 1 and an error at its place, `file:line:col`, saying what was wrong there and how to fix
  * it: `emulator --seed`, a traffic profile (`emulator --traffic`, `emulator traffic --profile`),
- * and `webhook serve --prefetch-response`. The text of the file is
+ * `webhook serve --prefetch-response`, and a saved plan given to `apply`. The text of the file is
  * never quoted raw: a control character at the place is shown escaped, and the text around it not at all.
  */
 import path from 'node:path';
@@ -50,6 +50,13 @@ const FILES: Array<[string, string, string, (file: string) => string[], (dir: st
     `{\n  "extra_prompt": "${NEARBY}"\n  "metadata": {}\n}\n`,
     (file) => ['webhook', 'serve', '--port', '0', '--prefetch-response', file],
     () => /^error\[webhook_response_invalid\]: answer\.json:3:3: --prefetch-response answer\.json is not valid JSON: expected "," or "}", found "\\""\.\n {2}hint: Fix the JSON at that line and column/,
+  ],
+  [
+    'a saved plan (apply PLANFILE)',
+    'plan.json',
+    `{\n  "kind": "voxform-plan",\n  "secrets_digest": "${NEARBY}",\n  ${ESCAPE}\n}\n`,
+    (file) => ['apply', file],
+    (dir) => new RegExp(`^error\\[plan_unreadable\\]: ${path.join(dir, 'plan.json')}:4:3: Cannot read the plan: it stops being JSON here, where JSON expected a key in double quotes; voxform saves plans as JSON, so it was damaged or is another file\\.\\n {2}hint: Make it again with \`voxform plan --out FILE\``),
   ],
 ];
 
