@@ -1,13 +1,9 @@
 /** A traffic request from the flags of `voxform emulator traffic` and `voxform emulator --traffic`. */
 import path from 'node:path';
 import { VoxformError } from '../errors.js';
-import { readOperatorFile } from '../project-files/guarded-read.js';
+import { documentSyntaxError, readOperatorDocument } from '../project-files/operator-document.js';
 import { BUILT_IN_PROFILES, resolveTrafficProfile, TrafficProfileError } from '../emulator/traffic/index.js';
 import type { TrafficOptions } from '../emulator/index.js';
-import { LineCounter } from 'yaml';
-import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
-import { MAX_YAML_TOKENS } from '../yaml/limits.js';
-import { formatCount } from '../util/plural.js';
 
 export interface TrafficFlags {
   profile?: string;
@@ -28,35 +24,14 @@ export function invalidProfile(where: string, problems: string[]): VoxformError 
 }
 
 async function readProfileFile(file: string, shown: string): Promise<unknown> {
-  const read = await readOperatorFile(file, MAX_PROFILE_BYTES);
-  if (!read.ok) {
+  const read = await readOperatorDocument(file, { shown, maxBytes: MAX_PROFILE_BYTES });
+  if (read.ok) return read.value;
+  if (read.unreadable) {
     throw new VoxformError('traffic_profile_unreadable', `Cannot read the traffic profile ${shown}: it ${read.message}.`, {
       hint: `Give a built-in profile (${Object.keys(BUILT_IN_PROFILES).join(', ')}) or the path of a YAML or JSON profile file.`,
     });
   }
-  const text = read.bytes.toString('utf8');
-  if (file.endsWith('.json')) {
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw invalidProfile(shown, [`not valid JSON: ${(error as Error).message}`]);
-    }
-  }
-  return profileFromYaml(text, shown);
-}
-
-/** A YAML profile's one document as a plain value, read as every YAML file is (src/yaml/). */
-function profileFromYaml(text: string, shown: string): unknown {
-  const lines = new LineCounter();
-  const { documents, tooLargeAt } = parseYamlDocuments(text, { onNewLine: lines.addNewLine });
-  if (tooLargeAt !== undefined) throw invalidProfile(shown, [`more than ${formatCount(MAX_YAML_TOKENS)} YAML tokens`]);
-  const error = documents.flatMap((doc) => doc.errors)[0];
-  if (error) throw invalidProfile(shown, [`not valid YAML at line ${lines.linePos(error.pos[0]).line}: ${error.message}`]);
-  if (documents.length > 1) throw invalidProfile(shown, ['not valid YAML: more than one document']);
-  if (!documents[0]) return null;
-  const plain = plainYamlValue(documents[0]);
-  if (!plain.ok) throw invalidProfile(shown, [plain.problem]);
-  return plain.value;
+  throw documentSyntaxError('traffic_profile_invalid', 'The traffic profile', read, `Fix the profile at that line and column (a file ending in .json is read as JSON, any other as YAML). ${PROFILE_HINT}`);
 }
 
 /** A built-in profile's name as it is, else a YAML or JSON file, checked before anything starts. */

@@ -1,6 +1,6 @@
 /** Seeds: reading a seed file, checking it against the service schemas (every problem at once), loading it. */
 import { VoxformError } from '../errors.js';
-import { readOperatorFile } from '../project-files/guarded-read.js';
+import { documentSyntaxError, readOperatorDocument } from '../project-files/operator-document.js';
 import { MAX_KEPT_FILE_BYTES } from '../project-files/limits.js';
 import { validateAgainst } from '../schema/validate.js';
 import type { Agent, AgentConfigRead } from '../schema/types.gen.js';
@@ -17,18 +17,13 @@ const SEED_KEYS = ['keys', 'agents', 'phones', 'campaigns', 'call_logs'] as cons
 /** Reads a seed file; `.json` is JSON, anything else YAML (a superset of JSON). */
 export async function readSeedFile(file: string): Promise<EmulatorSeed> {
   // A seed is an account: its cap is that of the emulator's data file.
-  const read = await readOperatorFile(file, MAX_KEPT_FILE_BYTES);
-  if (!read.ok) throw new VoxformError('emulator_seed_unreadable', `The seed file ${file} ${read.message}.`, { hint: 'Check the path given with --seed: a regular YAML or JSON file.' });
-  const text = read.bytes.toString('utf8');
-  const parse = await seedParser(!file.endsWith('.json'));
-  let value: unknown;
-  try {
-    value = parse(text);
-  } catch (error) {
-    throw new VoxformError('emulator_seed_invalid', `The seed file ${file} is not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`, { hint: 'Fix the file at the place the message names.' });
+  const read = await readOperatorDocument(file, { shown: file, maxBytes: MAX_KEPT_FILE_BYTES });
+  if (read.ok) {
+    checkSeed(read.value, file);
+    return read.value;
   }
-  checkSeed(value, file);
-  return value;
+  if (read.unreadable) throw new VoxformError('emulator_seed_unreadable', `The seed file ${file} ${read.message}.`, { hint: 'Check the path given with --seed: a regular YAML or JSON file.' });
+  throw documentSyntaxError('emulator_seed_invalid', 'The seed file', read, 'Fix the seed at that line and column (a file ending in .json is read as JSON, any other as YAML); see docs/emulator.md, "Seeds".');
 }
 
 /** What reads a seed's text; the YAML library is loaded only for a seed written in YAML. */

@@ -10,6 +10,7 @@ import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
 import { countLines, LineCounter, positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
 import { formatCount } from '../util/plural.js';
+import { yamlErrorSentence } from '../yaml/error-sentence.js';
 
 export type { ParsedDocument } from './source.js';
 
@@ -61,7 +62,7 @@ export async function parseYaml(
       continue;
     }
     for (const warning of doc.warnings) {
-      diagnostics.warning('yaml_warning', sentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
+      diagnostics.warning('yaml_warning', yamlErrorSentence(warning.message), spanOf(source, warning.pos[0], warning.pos[1]));
     }
     if (doc.directives?.yaml.version === '1.1') {
       // YAML 1.1 reads `yes` as true, `010` as 8 and a date as a time: not what the manifest means in 1.2.
@@ -115,10 +116,10 @@ export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>,
         if (/must start at the same column/.test(error.message)) {
           // The parser points at the line's start: the key that is out of line is what to show.
           const at = firstNonSpace(source.text, error.pos[0]);
-          diagnostics.error('yaml_indentation', `wrong indentation: ${sentence(error.message)}`, spanOf(source, at, Math.max(at, error.pos[1])));
+          diagnostics.error('yaml_indentation', `wrong indentation: ${yamlErrorSentence(error.message)}`, spanOf(source, at, Math.max(at, error.pos[1])));
           break;
         }
-        diagnostics.error('yaml_syntax', `YAML syntax error: ${sentence(error.message)}`, span);
+        diagnostics.error('yaml_syntax', `YAML syntax error: ${yamlErrorSentence(error.message)}`, span);
         break;
       default:
         if (/call stack/i.test(error.message)) {
@@ -127,7 +128,7 @@ export function reportYamlErrors(doc: Pick<Document.Parsed, 'errors' | 'range'>,
           outOfStack = true;
           break;
         }
-        diagnostics.error('yaml_syntax', `YAML syntax error: ${sentence(error.message)}`, span);
+        diagnostics.error('yaml_syntax', `YAML syntax error: ${yamlErrorSentence(error.message)}`, span);
     }
   }
 }
@@ -339,10 +340,4 @@ class Converter {
 
 function spanOf(source: SourceText, start: number, end: number): Span {
   return { source, start, end: Math.max(start, end) };
-}
-
-/** The parser's message, first line only, without a trailing period (the diagnostic adds context). */
-function sentence(message: string): string {
-  const first = (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
-  return first.replace(/[.:]$/, '').replace(/^\w/, (c) => c.toLowerCase());
 }

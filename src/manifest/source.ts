@@ -93,6 +93,13 @@ export function positionOf(source: SourceText, offset: number): { line: number; 
   return line === 0 ? { line: 1, col: offset + 1 } : { line, col };
 }
 
+/** 1-based line and column of an offset in a text no LineCounter has read yet. */
+export function textPosition(text: string, offset: number): { line: number; col: number } {
+  const lines = new LineCounter();
+  countLines(lines, text);
+  return lines.linePos(offset);
+}
+
 export function locationOf(span: Span): SourceLocation {
   return { file: span.source.display, ...positionOf(span.source, span.start) };
 }

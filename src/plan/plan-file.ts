@@ -137,6 +137,13 @@ async function readStart(file: string): Promise<string> {
 export async function readPlanFile(file: string): Promise<SavedPlan> {
   // Read under the guards of kept files: a plan handed on between CI jobs may be a link to a FIFO or a device.
   const read = await readKeptJson(file, PLAN_JSON_LIMITS);
+  if (read.found && !read.ok && read.syntax) {
+    const { line, col, expected } = read.syntax;
+    throw new VoxformError('plan_unreadable', `Cannot read the plan: it stops being JSON here, where JSON expected ${expected}; voxform saves plans as JSON, so it was damaged or is another file.`, {
+      location: { file, line, col },
+      hint: 'Make it again with `voxform plan --out FILE`; never edit a saved plan.',
+    });
+  }
   if (!read.found || !read.ok) {
     const reason = !read.found ? 'it does not exist' : read.reason === 'not_json' ? 'it is not a JSON plan file' : `it ${read.problem}`;
     throw new VoxformError('plan_unreadable', `Cannot read the plan ${file}: ${reason}.`, { hint: 'Make one with `voxform plan --out FILE`.' });

@@ -5,7 +5,7 @@
  */
 import type { SourceLocation } from '../errors.js';
 import { entryAt, spanAt, type PathPart } from '../manifest/positions.js';
-import { countLines, LineCounter, locationOf, positionOf, spanText, type Span } from '../manifest/source.js';
+import { locationOf, positionOf, spanText, textPosition, type Span } from '../manifest/source.js';
 import type { DesiredAgent, DesiredCampaign, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
 import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';
@@ -107,13 +107,6 @@ function coversOffset(text: string, part: string, offset: number): boolean {
   return false;
 }
 
-/** Line and column of `offset` in a prompt file's text, counted as every source position is (CRLF was made LF when the prompt was read). */
-function lineAndColumn(text: string, offset: number): { line: number; col: number } {
-  const lines = new LineCounter();
-  countLines(lines, text);
-  return lines.linePos(offset);
-}
-
 /**
  * A string of an agent's config. Its name and location are worked out when a rule reports it:
  * most texts pass every rule, and a large project has hundreds of thousands of them.
@@ -152,7 +145,7 @@ class PromptText implements TextPlace {
 
   at(offset: number): SourceLocation {
     const file = this.agent.promptFile;
-    if (file?.verbatim) return { file: file.display, ...lineAndColumn(this.text, offset) };
+    if (file?.verbatim) return { file: file.display, ...textPosition(this.text, offset) };
     const found = { text: this.text, offset };
     return file ? inManifest(this.agent, file.at, found) : configLocation(this.agent, ['prompt'], found);
   }

@@ -17,12 +17,27 @@ import { formatSize } from '../util/size.js';
 import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json-budget.js';
 import { formatCount } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
+import { jsonSyntaxError } from '../util/json-error-position.js';
+import { textPosition } from '../manifest/source.js';
 
 /** Why a kept file was not read: the guards refused it, its JSON passes its budget, or it is not JSON. */
 export type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';
 
-/** What was found where a kept file should be: nothing yet, its value, or why it is refused (`problem` completes "The file X …"). */
-export type KeptFile<T> = { found: false } | { found: true; ok: true; value: T } | { found: true; ok: false; reason: KeptFileRefusal; problem: string };
+/**
+ * What was found where a kept file should be: nothing yet, its value, or why it is refused (`problem`
+ * completes "The file X …"); text that is not JSON says where it stops being JSON and what JSON wanted there.
+ */
+export type KeptFile<T> =
+  | { found: false }
+  | { found: true; ok: true; value: T }
+  | { found: true; ok: false; reason: KeptFileRefusal; problem: string; syntax?: KeptJsonSyntax };
+
+/** Where a kept file's text stops being JSON (1-based line and column) and what JSON `expected` there. */
+export interface KeptJsonSyntax {
+  line: number;
+  col: number;
+  expected: string;
+}
 
 async function policyFor(file: string, maxBytes: number): Promise<ReadPolicy> {
   return { root: await realFolder(path.dirname(file)), maxBytes };
@@ -139,11 +154,19 @@ export async function readKeptJson(file: string, limits: KeptJsonLimits): Promis
   } finally {
     await handle.close();
   }
+  return parseCounted(bytes.toString('utf8'));
+}
+
+/** Text within its JSON budget, parsed. */
+function parseCounted(text: string): Exclude<KeptFile<unknown>, { found: false }> {
   try {
-    return { found: true, ok: true, value: JSON.parse(bytes.toString('utf8')) as unknown };
+    return { found: true, ok: true, value: JSON.parse(text) as unknown };
   } catch {
-    // The parser's message quotes the text, which may be anyone's secret.
-    return { found: true, ok: false, reason: 'not_json', problem: NOT_JSON };
+    // The parser's message quotes the text, which may be anyone's secret: only the place and what JSON wanted are said.
+    // Read again by the grammar, which recurses per level: the budget bounded the nesting.
+    const error = jsonSyntaxError(text);
+    const syntax = error === undefined ? undefined : { ...textPosition(text, error.at), expected: error.expected };
+    return { found: true, ok: false, reason: 'not_json', problem: NOT_JSON, ...(syntax === undefined ? {} : { syntax }) };
   }
 }
 
@@ -153,9 +176,5 @@ const NOT_JSON = 'is not valid JSON';
 export function parseKeptJson(text: string, budget: JsonBudget): Exclude<KeptFile<unknown>, { found: false }> {
   const overrun = overrunOf(text, budget);
   if (overrun) return { found: true, ok: false, reason: 'over_budget', problem: describeOverrun(overrun) };
-  try {
-    return { found: true, ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { found: true, ok: false, reason: 'not_json', problem: NOT_JSON };
-  }
+  return parseCounted(text);
 }

@@ -16,6 +16,7 @@ import { locationOf, nodeAtPlace } from './yaml-place.js';
 import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
 import { MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { formatCount } from '../util/plural.js';
+import { textPosition } from '../manifest/source.js';
 
 /** What a template's author does about a template that breaks the format. */
 const TEMPLATE_FORMAT_HINT = 'Fix the template at the place named; docs/templates.md describes the format.';
@@ -190,16 +191,10 @@ function unknownVariable(template: string, variable: string, declared: string[],
 function readText(read: TemplateFileOutcome, name: string): string {
   if (!read.ok) throw new VoxformError('template_invalid', `Template ${name}: ${read.file} ${read.message}.`, { hint: TEMPLATE_FORMAT_HINT });
   if (read.invalidUtf8At !== undefined) {
-    const { line, col } = lineColumn(read.text, read.invalidUtf8At);
+    const { line, col } = textPosition(read.text, read.invalidUtf8At);
     throw new VoxformError('template_invalid', `Template ${name}: ${path.basename(read.file)} is not valid UTF-8 text; save it as UTF-8.`, { hint: TEMPLATE_FORMAT_HINT, location: { file: read.file, line, col } });
   }
   return read.text;
-}
-
-function lineColumn(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { line: before.split('\n').length, col: offset - lineStart + 1 };
 }
 
 /** The prompt file of `config.prompt: { file }`, read inside the template's folder (template-files.ts). */

@@ -389,9 +389,9 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
     [['send', '--to', 'http://127.0.0.1:9/', '--event', 'prefetch', '--agent', 'front-dsk'], 'error[agent_unknown]: --agent "front-dsk" is not an agent of the manifests.\n  hint: Did you mean front-desk?'],
     [['send', '--to-configured', '--event', 'prefetch', '--agent', 'booking'], 'error[webhook_not_configured]: Agent booking configures no extra_prompt_webhook'],
     [['serve', '--port', 'http'], 'error[invalid_option]: --port must be a whole number from 0 to 65535 (0 picks a free port), not "http".\n  hint: Give --port 0 to let the system pick a free port.'],
-    [['serve', '--port', '0', '--prefetch-response', 'missing.json'], 'error[file_unreadable]: --prefetch-response missing.json cannot be read (ENOENT).'],
+    [['serve', '--port', '0', '--prefetch-response', 'missing.json'], 'error[file_unreadable]: --prefetch-response missing.json does not exist.'],
     [['serve', '--port', '0', '--prefetch-response', 'bad.json'], 'error[webhook_response_invalid]: --prefetch-response bad.json is not a PrefetchWebhookResponse: extra_prompt must be string.'],
-    [['serve', '--port', '0', '--prefetch-response', 'voxform.yaml'], 'error[webhook_response_invalid]: --prefetch-response voxform.yaml is not JSON.'],
+    [['serve', '--port', '0', '--prefetch-response', 'voxform.yaml'], 'error[webhook_response_invalid]: voxform.yaml:1:1: --prefetch-response voxform.yaml is not valid JSON: expected a value (an object, a list, a string in double quotes, a number, true, false or null), found "a".'],
   ])('webhook %j', async (args, expected) => {
     const dir = await tempDir({ 'voxform.yaml': manifest(), 'bad.json': '{"extra_prompt": 42}' });
     const result = await runCliInProcess(['webhook', ...args], { cwd: dir, env: ENV });
@@ -404,9 +404,12 @@ describe('bad flags: one clear sentence, exit 1, no stack trace', () => {
   it('serve refuses a --prefetch-response that is a FIFO or a device at once, instead of waiting on it forever', async () => {
     const dir = await tempDir({});
     execFileSync('mkfifo', [path.join(dir, 'answer.fifo')]);
-    for (const file of ['answer.fifo', '/dev/zero']) {
+    for (const [file, kind] of [
+      ['answer.fifo', 'a FIFO (named pipe)'],
+      ['/dev/zero', 'a device'],
+    ] as const) {
       const result = await runCliInProcess(['webhook', 'serve', '--port', '0', '--prefetch-response', file], { cwd: dir, env: ENV });
-      expect(result.stderr, file).toContain(`error[file_unreadable]: --prefetch-response ${file} is not a regular file (a folder, a FIFO or a device).`);
+      expect(result.stderr, file).toContain(`error[file_unreadable]: --prefetch-response ${file} is ${kind}, not a regular file.`);
       expect(result.code, file).toBe(1);
     }
   });

@@ -1,8 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
+import { documentSyntaxError, readOperatorDocument } from '../../project-files/operator-document.js';
 import { describeEndOfCall, describePrefetch } from '../../webhooks/describe.js';
 import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } from '../../webhooks/receive.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
@@ -92,29 +92,16 @@ const MAX_PREFETCH_RESPONSE_BYTES = 1024 * 1024;
 
 /** The `--prefetch-response` file's JSON, checked to be an answer the service would use. */
 async function readPrefetchResponse(file: string, ctx: CommandContext): Promise<string> {
-  const hint = 'Give a JSON file such as {"metadata": {"tier": "gold"}, "extra_prompt": "…"}.';
-  const full = path.resolve(ctx.cwd, file);
-  // Checked before it is opened: a FIFO would hold the open (and the start) forever, a device never end.
-  const info = await stat(full).catch(() => undefined);
-  if (info && !info.isFile()) throw new VoxformError('file_unreadable', `--prefetch-response ${file} is not a regular file (a folder, a FIFO or a device).`, { hint });
-  if (info && info.size > MAX_PREFETCH_RESPONSE_BYTES) throw new VoxformError('file_unreadable', `--prefetch-response ${file} is larger than 1 MiB, far more than an answer needs.`, { hint });
-  let text: string;
-  try {
-    text = await readFile(full, 'utf8');
-  } catch (error) {
-    throw new VoxformError('file_unreadable', `--prefetch-response ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, { hint });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    throw new VoxformError('webhook_response_invalid', `--prefetch-response ${file} is not JSON.`, { hint: 'Write a PrefetchWebhookResponse: {"metadata": {"tier": "gold"}, "extra_prompt": "…"}.' });
-  }
-  const problem = prefetchAnswerProblem(value);
+  const example = '{"metadata": {"tier": "gold"}, "extra_prompt": "…"}';
+  // Read under the guards: a FIFO would hold the open (and the start) forever, a device never end.
+  const read = await readOperatorDocument(path.resolve(ctx.cwd, file), { shown: file, maxBytes: MAX_PREFETCH_RESPONSE_BYTES, json: true });
+  if (!read.ok && read.unreadable) throw new VoxformError('file_unreadable', `--prefetch-response ${file} ${read.message}.`, { hint: `Give a JSON file such as ${example}.` });
+  if (!read.ok) throw documentSyntaxError('webhook_response_invalid', `--prefetch-response ${file}`, read, `Fix the JSON at that line and column; a PrefetchWebhookResponse reads ${example}.`);
+  const problem = prefetchAnswerProblem(read.value);
   if (problem) {
     throw new VoxformError('webhook_response_invalid', `--prefetch-response ${file} is not a PrefetchWebhookResponse: ${problem}.`, { hint: 'It may hold `metadata` (an object) and `extra_prompt` (a string), nothing else.' });
   }
-  return JSON.stringify(value);
+  return JSON.stringify(read.value);
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<number> {

@@ -3,7 +3,7 @@
  * the body's length when it ends too soon, counted in characters; never a guess from JSON.parse's message.
  */
 import { describe, expect, it } from 'vitest';
-import { jsonErrorPosition } from '../../src/emulator/json-error-position.js';
+import { jsonErrorPosition } from '../../src/util/json-error-position.js';
 
 describe('jsonErrorPosition', () => {
   it.each([
