@@ -14,7 +14,7 @@ import { checkResponseStyle, controlRequestRefusal, controlRoutes, createControl
 import type { EmulatorCore } from './core.js';
 import { FaultConfigError, FaultInjector, MAX_FAULT_DELAY_MS } from './faults.js';
 import { BodyCutShort, BodyTooLarge, detail, HttpError, json, readBody, writeReply, type Reply } from './http.js';
-import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import { jsonErrorPosition } from '../util/json-error-position.js';
 import { RequestLog } from './request-log.js';
 import { Router, type Route, type RouteContext } from './router.js';

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SecretHeaders, WebhookTarget } from '../schema/types.gen.js';
-import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-limits.js';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
 import type { WebhookDelivery } from './types.js';
 import { isLoopback } from '../util/loopback.js';
 

@@ -14,7 +14,8 @@ import { interpolateTree, type InterpolationContext } from '../manifest/interpol
 import type { PathPart } from '../manifest/positions.js';
 import { configSecretPlaces } from '../secrets/schema-paths.js';
 import { formatDotted, valueAtPath } from '../util/field-path.js';
-import { LineCounter, type SourceText } from '../manifest/source.js';
+import { type SourceText } from '../manifest/source.js';
+import { LineCounter } from '../util/text-position.js';
 import type { DesiredAgent, DesiredState } from '../manifest/types.js';
 import { hashValue } from '../util/hash.js';
 import { byCodeUnits } from '../util/compare.js';

@@ -8,7 +8,8 @@ import type { DiagnosticCode, DiagnosticList } from './diagnostics.js';
 import { MAX_ALIAS_EXPANDED_VALUES, MAX_ALIAS_EXPANSIONS, MAX_NESTING_DEPTH, MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { attachSpans, setOwn, spansOf, type EntrySpans, type PathPart } from './positions.js';
 import { parseYamlSubset, type Misindentation } from './parse-yaml-subset.js';
-import { countLines, LineCounter, positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
+import { positionOf, type ParsedDocument, type SourceText, type Span } from './source.js';
+import { countLines, LineCounter } from '../util/text-position.js';
 import { formatCount } from '../util/plural.js';
 import { yamlErrorSentence } from '../yaml/error-sentence.js';
 

@@ -20,7 +20,8 @@ import type { DiagnosticList } from './diagnostics.js';
 import { resolvePlain } from './parse-yaml-subset.js';
 import { entryAt, setOwn, spanAt, type FilledBy, type PathPart, type ValuePath } from './positions.js';
 import { isPlainObject } from '../util/json-object.js';
-import { LineCounter, spanText, type Span } from './source.js';
+import { spanText, type Span } from './source.js';
+import { LineCounter } from '../util/text-position.js';
 
 export interface SchemaCheck {
   /** A manifest definition (`AgentSpec`, `PhoneSpec`, …) or `Manifest`. */

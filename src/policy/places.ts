@@ -5,7 +5,8 @@
  */
 import type { SourceLocation } from '../errors.js';
 import { entryAt, spanAt, type PathPart } from '../manifest/positions.js';
-import { locationOf, positionOf, spanText, textPosition, type Span } from '../manifest/source.js';
+import { locationOf, positionOf, spanText, type Span } from '../manifest/source.js';
+import { textPosition } from '../util/text-position.js';
 import type { DesiredAgent, DesiredCampaign, DesiredKnowledgeFile, DesiredPhone, DesiredState } from '../manifest/types.js';
 import { formatIndexed, valueAtPath } from '../util/field-path.js';
 import { isPlainObject } from '../util/json-object.js';

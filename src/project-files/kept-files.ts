@@ -18,7 +18,7 @@ import { describeOverrun, JsonCounter, overrunOf, type JsonBudget } from './json
 import { formatCount } from '../util/plural.js';
 import { shellWord } from '../util/shell-word.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';
-import { textPosition } from '../manifest/source.js';
+import { textPosition } from '../util/text-position.js';
 
 /** Why a kept file was not read: the guards refused it, its JSON passes its budget, or it is not JSON. */
 export type KeptFileRefusal = 'refused' | 'over_budget' | 'not_json';

@@ -9,8 +9,8 @@
  */
 import type { ErrorCode } from '../error-codes.js';
 import { VoxformError, type SourceLocation } from '../errors.js';
-import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../emulator/json-limits.js';
-import { LineCounter, textPosition } from '../manifest/source.js';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from '../util/json-depth.js';
+import { LineCounter, textPosition } from '../util/text-position.js';
 import { jsonSyntaxError } from '../util/json-error-position.js';
 import { formatCount } from '../util/plural.js';
 import { printable, toJsonText } from '../util/printable.js';

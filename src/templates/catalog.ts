@@ -16,7 +16,7 @@ import { locationOf, nodeAtPlace } from './yaml-place.js';
 import { parseYamlDocuments, plainYamlValue } from '../yaml/documents.js';
 import { MAX_YAML_TOKENS } from '../yaml/limits.js';
 import { formatCount } from '../util/plural.js';
-import { textPosition } from '../manifest/source.js';
+import { textPosition } from '../util/text-position.js';
 
 /** What a template's author does about a template that breaks the format. */
 const TEMPLATE_FORMAT_HINT = 'Fix the template at the place named; docs/templates.md describes the format.';

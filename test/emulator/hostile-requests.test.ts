@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/emulator/json-limits.js';
+import { MAX_JSON_DEPTH } from '../../src/util/json-depth.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { FRONT_DESK, HOSTILE_REQUEST_LINES, rawExchange, startTestEmulator, streamedText, type Client } from './helpers.js';
 import { seededRandom } from '../../src/util/seeded-random.js';

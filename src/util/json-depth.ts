@@ -1,6 +1,7 @@
 /**
- * How deeply JSON may nest in what the emulator accepts: serializing a stored value recurses, so
- * one value nested thousands of levels deep would make every later read of it a 500.
+ * How deeply JSON may nest in what voxform accepts from outside (the emulator's requests, an
+ * operator's files): reading and serializing a value recurse, so one value nested thousands of
+ * levels deep would make every later read of it fail.
  */
 
 /** The deepest nesting accepted: `{}` is depth 1, `{"a":[1]}` depth 2. */
