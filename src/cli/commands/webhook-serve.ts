@@ -12,6 +12,7 @@ import { BodyTooLarge, readBody } from '../../util/read-body.js';
 import { isLoopback } from '../../util/loopback.js';
 import { printable } from '../../util/printable.js';
 import { parseRequestTarget } from '../../util/request-target.js';
+import { formatSize } from '../../util/size.js';
 
 export interface WebhookServeOptions {
   file?: string[];
@@ -90,7 +91,7 @@ async function readPrefetchResponse(file: string, ctx: CommandContext): Promise<
   // Checked before it is opened: a FIFO would hold the open (and the start) forever, a device never end.
   const info = await stat(full).catch(() => undefined);
   if (info && !info.isFile()) throw new VoxformError('file_unreadable', `--prefetch-response ${file} is not a regular file (a folder, a FIFO or a device).`, { hint });
-  if (info && info.size > MAX_PREFETCH_RESPONSE_BYTES) throw new VoxformError('file_unreadable', `--prefetch-response ${file} is larger than 1 MiB, far more than an answer needs.`, { hint });
+  if (info && info.size > MAX_PREFETCH_RESPONSE_BYTES) throw new VoxformError('file_unreadable', `--prefetch-response ${file} is larger than ${formatSize(MAX_PREFETCH_RESPONSE_BYTES)}, far more than an answer needs.`, { hint });
   let text: string;
   try {
     text = await readFile(full, 'utf8');
