@@ -103,7 +103,7 @@ describe('voxform plan show', () => {
       'missing.json': /^error\[plan_unreadable\]: Cannot read the plan .*missing\.json: it does not exist\.\n  hint: Make one with `voxform plan --out FILE`\.\n$/,
       'not-json.json': /^error\[plan_unreadable\]: Cannot read the plan .*not-json\.json: it is not a JSON plan file\.\n/,
       'terraform.json': /^error\[plan_unreadable\]: .*terraform\.json is not a voxform plan file\.\n/,
-      'old.json': /^error\[plan_unreadable\]: .*old\.json has plan format 1\.0; this voxform reads 1\.3\.\n  hint: Make the plan again with this version of voxform\.\n$/,
+      'old.json': /^error\[plan_unreadable\]: .*old\.json has plan format 1\.0; this voxform reads 1\.4\.\n  hint: Make the plan again with this version of voxform\.\n$/,
       'damaged.json': /^error\[plan_unreadable\]: .*damaged\.json is not a valid voxform plan: credential\.openai: `requests` is missing or malformed\.\n/,
     };
     for (const [name, message] of Object.entries(expected)) {
