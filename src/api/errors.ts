@@ -4,6 +4,7 @@ import { VoxformError } from '../errors.js';
 import { echoedForms, redactNeedles } from '../secrets/redact.js';
 import { formatDotted } from '../util/field-path.js';
 import { printable } from '../util/printable.js';
+import { someOf } from '../util/plural.js';
 import { isLoopback } from '../util/loopback.js';
 import { formatSize } from '../util/size.js';
 import { shorten } from '../util/shorten.js';
@@ -385,11 +386,12 @@ export function errorCode(error: unknown): string | undefined {
 
 /** Thrown when our own code built a body the schema rejects: a bug, caught before the service sees it. */
 export function requestInvalid(operation: string, issues: Array<{ path: Array<string | number>; message: string }>): VoxformError {
-  const listed = issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? formatDotted(issue.path) : '(body)'} ${issue.message}`)
-    .join('; ');
-  return new VoxformError('api_request_invalid', `voxform built an invalid request for ${operation}: ${listed}${issues.length > 5 ? `; and ${issues.length - 5} more` : ''}.`, {
+  const listed = someOf(
+    issues.map((issue) => `${issue.path.length > 0 ? formatDotted(issue.path) : '(body)'} ${issue.message}`),
+    5,
+    '; ',
+  );
+  return new VoxformError('api_request_invalid', `voxform built an invalid request for ${operation}: ${listed}.`, {
     hint: 'The request was not sent. If the values come from your manifest, run `voxform validate`; otherwise this is a bug in voxform: please report it.',
     details: { operation, issues: issues.map((issue) => ({ path: issue.path, message: issue.message })) },
   });

@@ -8,7 +8,7 @@ import { VoxformError } from '../errors.js';
 import { addCommandHelp } from './help.js';
 import { missingCommandError, usageError } from './usage-errors.js';
 import { didYouMean } from '../util/did-you-mean.js';
-import { formatCount } from '../util/plural.js';
+import { wholeNumberOption } from './whole-number.js';
 import { voxformVersion } from '../version.js';
 import { shellWord } from '../util/shell-word.js';
 import { nextCommand, type ChosenTarget } from './next-command.js';
@@ -20,22 +20,14 @@ function collect(value: string, previous: string[] = []): string[] {
 /**
  * The upper bounds of the whole-number options, as their docs give them. Requests in flight hold a
  * socket each, an open file; a million calls is what the emulator generates at once; a million
- * records, repeats or conversations is past any run's need (`voxform test`'s caps bound its run).
+ * records, repeats or conversations is past any run's need (`voxform test`'s caps bound its run);
+ * a day's wait for the state lock is past any CI job's limit.
  */
-const MOST = { parallelism: 256, count: 1_000_000 } as const;
+const MOST = { parallelism: 256, count: 1_000_000, lockTimeoutSeconds: 86_400 } as const;
 
-/**
- * A whole number from 1 to `max`, in decimal digits only: `0x10`, `1e3` and ` 4`, which a number
- * parser reads, are refused, and so is a number past `max` (twenty nines would be read rounded).
- */
+/** A whole number from 1 to `max` (whole-number.ts). */
 function positiveInt(name: string, max: number) {
-  return (value: string): number => {
-    const n = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
-    if (!(n >= 1 && n <= max)) {
-      throw new VoxformError('invalid_option', `${name} "${value}" is not a whole number from 1 to ${formatCount(max)}.`, { hint: `For example: ${name} 4.` });
-    }
-    return n;
-  };
+  return wholeNumberOption(name, { min: 1, max });
 }
 
 /** An option only the parent takes (`plan show PLAN -f x.yaml`) would otherwise be ignored without a word. */
@@ -65,12 +57,14 @@ function withManifest(cmd: Command): Command {
     .option('--env <name>', 'apply the named environment overlay');
 }
 
+const LOCK_TIMEOUT = { min: 0, max: MOST.lockTimeoutSeconds, hint: 'For example: --lock-timeout 60 waits up to a minute for another run to release the lock.' };
+
 /** The options of a command that runs an apply (`apply`, `rollback`): approval, state, lock, parallelism. */
 function withApplyRun(cmd: Command): Command {
   return cmd
     .option('--auto-approve', 'apply without asking')
     .option('--state <url|path>', STATE_OPTION)
-    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', '0')
+    .option('--lock-timeout <seconds>', 'wait this long for another apply to release the state lock', wholeNumberOption('--lock-timeout', LOCK_TIMEOUT), 0)
     .option('--parallelism <n>', 'changes in flight at once', positiveInt('--parallelism', MOST.parallelism), 8);
 }
 

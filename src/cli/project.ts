@@ -1,6 +1,6 @@
 /** What `plan` and `apply` share: the manifests loaded, the service connected, the state's workspace named. */
 import path from 'node:path';
-import type { DesiredState } from '../manifest/types.js';
+import type { DesiredState, Diagnostic } from '../manifest/types.js';
 import type { StateBackend } from '../state/backend.js';
 import { chosenStateSpec, DEFAULT_STATE_FILE, openStateBackend, stateFileOf, stateSpec } from '../state/open.js';
 import type { OwnFiles } from '../project-files/own-files.js';
@@ -29,13 +29,18 @@ export interface ProjectOptions extends ConnectionOptions {
   takeOver?: string[];
 }
 
-/** The manifests as the command's plan starts from; errors stop it, saying what did not happen (`outcome`). */
-export async function loadDesiredState(options: ProjectOptions & ManifestOptions, ctx: CommandContext, outcome = 'nothing was planned'): Promise<DesiredState> {
+/**
+ * The manifests as the command's plan starts from; errors stop it, saying what did not happen
+ * (`outcome`). Their warnings are listed on stderr; given `warnings`, they are added to it instead,
+ * for a command whose JSON carries them (docs/errors.md: no text frames in JSON).
+ */
+export async function loadDesiredState(options: ProjectOptions & ManifestOptions, ctx: CommandContext, outcome = 'nothing was planned', warnings?: Diagnostic[]): Promise<DesiredState> {
   const result = await loadCommandManifests(options, ctx);
   const { errors } = countProblems(result.diagnostics, result.omitted);
   const listing = result.diagnostics.length > 0 ? formatDiagnostics(result.diagnostics, { color: ctx.color, omitted: result.omitted }) : '';
   if (errors === 0 && result.state) {
-    ctx.stderr.write(listing);
+    if (warnings) warnings.push(...result.diagnostics);
+    else ctx.stderr.write(listing);
     return result.state;
   }
   throw new ListedProblemsError('manifest_invalid', { found: `The manifests have ${plural(errors, 'error')}`, outcome }, {
@@ -78,10 +83,11 @@ export async function connectService(
  * The first steps of every command that plans, in this order: the operator's state backend opened (its
  * password registered before anything is printed), every manifest loaded and checked, then the service
  * connected: no request is made before the manifests have loaded in full (docs/security.md, §1).
+ * `warnings`: as `loadDesiredState` takes it.
  */
-export async function connectProject(options: ProjectOptions, ctx: CommandContext): Promise<ConnectedProject> {
+export async function connectProject(options: ProjectOptions, ctx: CommandContext, warnings?: Diagnostic[]): Promise<ConnectedProject> {
   const backend = await openOperatorBackend(options, ctx, { note: 'later' });
-  const desired = await loadDesiredState(options, ctx);
+  const desired = await loadDesiredState(options, ctx, undefined, warnings);
   await notePerFolderState(options, ctx);
   const connection = await connectService(options, desired, ctx);
   return { desired, connection, backend, workspaceKey: workspaceKey(desired.environment, connection.serviceId), takeOver: options.takeOver ?? [] };

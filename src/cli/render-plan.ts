@@ -3,12 +3,16 @@ import { renderPlanJson } from '../plan/render-json.js';
 import { renderPlanMarkdown } from '../plan/render-markdown.js';
 import { prepareChangeText, renderPlanText } from '../plan/render-text.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
+import type { Diagnostic } from '../manifest/types.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
-/** The plan as `plan` and `plan show` print it, so the two cannot differ; `savedPlan`: the file as named. */
-export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined }): string {
-  if (format === 'json') return renderPlanJson(plan);
+/**
+ * The plan as `plan` and `plan show` print it, so the two cannot differ; `savedPlan`: the file as
+ * named; `diagnostics`: the manifests' warnings, which `plan`'s JSON carries (`plan show` loads none).
+ */
+export function renderPlanAs(plan: Plan, format: PlanFormat, options: { color: boolean; savedPlan: string | undefined; diagnostics?: Diagnostic[] | undefined }): string {
+  if (format === 'json') return renderPlanJson(plan, options.diagnostics);
   if (format === 'markdown') return renderPlanMarkdown(plan, { savedPlan: options.savedPlan });
   return renderPlanText(plan, { color: options.color });
 }

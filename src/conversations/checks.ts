@@ -4,7 +4,7 @@
  * judge (`--skip-judge`) is `skipped`, never `passed`; a judge that fails to answer is `error`.
  */
 import { isVoxformError } from '../errors.js';
-import { canonicalJson } from '../util/hash.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { judge } from './judge.js';
 import type { RunJudgeCache } from './judge-cache.js';
 import type { CompletionModel } from '../model/chat-model.js';
@@ -222,7 +222,7 @@ async function matchArgs(expected: Record<string, ArgExpectation>, params: unkno
     const value = actual[arg];
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (expectation.kind === 'exact') {
-      if (canonicalJson(value) !== canonicalJson(expectation.value)) {
+      if (!jsonEqual(value, expectation.value)) {
         const wanted = shortenRedacted(JSON.stringify(expectation.value) ?? 'null', 60, context.redact ?? keepText);
         return { status: 'failed', detail: `${arg} is ${short(text, context.redact)}, expected ${wanted}` };
       }

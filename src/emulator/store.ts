@@ -12,6 +12,7 @@ import { nowSeconds } from './ids.js';
 import { SharedDataFile } from './shared-file.js';
 import { readKeptJson, writeKeptFile, type KeptJsonLimits } from '../project-files/kept-files.js';
 import { MAX_EMULATOR_DATA_JSON_VALUES, MAX_KEPT_FILE_BYTES, MAX_KEPT_JSON_DEPTH } from '../project-files/limits.js';
+import { formatSize } from '../util/size.js';
 
 import type {
   CallRecord,
@@ -315,7 +316,7 @@ export class EmulatorStore {
       if (!(error instanceof RangeError)) throw error;
     }
     if (text === undefined || Buffer.byteLength(text) > MAX_KEPT_FILE_BYTES) {
-      throw new VoxformError('emulator_data_too_large', `The emulator's account is too large to save in ${this.dataFile}: the file would be over ${MAX_KEPT_FILE_BYTES / 1024 / 1024} MiB, the most the emulator reads back. Nothing was saved.`, {
+      throw new VoxformError('emulator_data_too_large', `The emulator's account is too large to save in ${this.dataFile}: the file would be over ${formatSize(MAX_KEPT_FILE_BYTES)}, the most the emulator reads back. Nothing was saved.`, {
         hint: 'Add fewer synthetic calls (--calls), or delete the data file to start again from the seed.',
       });
     }

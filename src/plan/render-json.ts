@@ -1,11 +1,12 @@
 import { REDACTED } from '../secrets/redact.js';
 import { redactValue } from './redact.js';
 import type { FieldChange, Plan, PlannedRequest, ResourceChange } from './types.js';
+import type { Diagnostic } from '../manifest/types.js';
 import { toJsonText } from '../util/printable.js';
 import { planPolicyJson } from '../policy/render.js';
 
 /** Version of the JSON plan format (`voxform plan --format json` and saved plan files). */
-export const PLAN_JSON_FORMAT_VERSION = '1.3';
+export const PLAN_JSON_FORMAT_VERSION = '1.4';
 
 function sortedObject(value: Record<string, unknown> | null, change: ResourceChange): Record<string, unknown> | null {
   if (value === null) return null;
@@ -74,6 +75,10 @@ export function planToJson(plan: Plan): Record<string, unknown> {
   };
 }
 
-export function renderPlanJson(plan: Plan): string {
-  return `${toJsonText(planToJson(plan), 2)}\n`;
+/**
+ * `diagnostics`: the manifests' warnings met making it, last, when there are any (so that `plan
+ * show`, which loads no manifest, prints a plan without warnings as `plan` did); a saved plan keeps none.
+ */
+export function renderPlanJson(plan: Plan, diagnostics: Diagnostic[] = []): string {
+  return `${toJsonText(diagnostics.length > 0 ? { ...planToJson(plan), diagnostics } : planToJson(plan), 2)}\n`;
 }

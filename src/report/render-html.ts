@@ -105,7 +105,7 @@ function testTrafficParagraph(report: CallReport): string {
 function windowLine(report: CallReport): string {
   const since = report.window.since ?? 'the first call';
   const until = report.window.until ?? 'now';
-  return `Workspace ${report.workspace} · from ${since} to ${until} · ${plural(report.calls, 'call')} · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`;
+  return `Workspace ${report.workspace} · from ${since} to ${until} · ${plural(report.calls, 'call')} · generated ${report.generated_at}. Intervals are 95% (Wilson for rates, Newcombe for their differences); a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { formatCount, plural } from '../util/plural.js';
 
 export function renderReportMarkdown(report: CallReport): string {
   const lines = ['## Call report', ''];
-  lines.push(`${windowText(report)} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${report.min_calls} calls are not compared.`);
+  lines.push(`${windowText(report)} · ${plural(report.calls, 'call')} · intervals are 95%; a difference is claimed only when its interval excludes zero; versions with fewer than ${plural(report.min_calls, 'call')} are not compared.`);
   for (const line of [testTrafficLine(report), otherEnvironmentsLine(report)]) if (line) lines.push('', line);
   if (report.agents.length === 0) lines.push('', 'No calls in the window.');
   for (const agent of report.agents) lines.push('', ...agentTable(agent, report.min_calls));

@@ -5,9 +5,9 @@
  */
 import { configurationHash } from '../history/config-hash.js';
 import type { HistoryRecord } from '../history/types.js';
-import { canonicalJson, shortHash } from '../util/hash.js';
+import { shortHash } from '../util/hash.js';
 import { isPlainObject } from '../util/json-object.js';
-import { objectsEqualExcept } from '../util/json-equal.js';
+import { jsonEqual, objectsEqualExcept } from '../util/json-equal.js';
 
 /** A configuration of one agent, as deployed by voxform or as found in calls. */
 export interface ConfigVersion {
@@ -101,7 +101,7 @@ export function historyOrder(a: HistoryRecord, b: HistoryRecord): number {
 /** Top-level keys whose values differ between two configs, sorted. */
 export function changedTopLevelFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((key) => canonicalJson(before[key] ?? null) !== canonicalJson(after[key] ?? null)).sort();
+  return [...keys].filter((key) => !jsonEqual(before[key] ?? null, after[key] ?? null)).sort();
 }
 
 /** Hash outcomes remembered at once; when full, the cache starts again empty. */

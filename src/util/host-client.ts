@@ -16,8 +16,14 @@ export interface HostAnswer {
 export class HostClient {
   private readonly agent: Agent;
 
-  constructor(limits: { timeoutMs: number; maxAnswerBytes: number }) {
-    this.agent = new Agent({ connectTimeout: limits.timeoutMs, headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs, maxResponseSize: limits.maxAnswerBytes });
+  /** `connectTimeoutMs`: connecting apart, when an answer may take longer than a host takes to be reached (default `timeoutMs`). */
+  constructor(limits: { timeoutMs: number; connectTimeoutMs?: number; maxAnswerBytes: number }) {
+    this.agent = new Agent({
+      connectTimeout: limits.connectTimeoutMs ?? limits.timeoutMs,
+      headersTimeout: limits.timeoutMs,
+      bodyTimeout: limits.timeoutMs,
+      maxResponseSize: limits.maxAnswerBytes,
+    });
   }
 
   async request(url: URL, request: { method: string; headers: Record<string, string>; body?: string | undefined; signal?: AbortSignal | undefined }): Promise<HostAnswer> {

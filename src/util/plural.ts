@@ -32,8 +32,11 @@ export function wordList(items: readonly string[], conjunction: 'or' | 'and'): s
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
 }
 
-/** The first `shown` of `items` and how many more: `a, b, c and 4 more`; all of them when they are few. */
-export function someOf(items: readonly string[], shown: number): string {
+/**
+ * The first `shown` of `items` and how many more: `a, b, c and 4 more`; all of them when they are
+ * few. Items that may hold commas themselves (sentences) are set apart by `'; '`.
+ */
+export function someOf(items: readonly string[], shown: number, separator = ', '): string {
   const rest = items.length - shown;
-  return rest > 0 ? `${items.slice(0, shown).join(', ')} and ${formatCount(rest)} more` : items.join(', ');
+  return rest > 0 ? `${items.slice(0, shown).join(separator)} and ${formatCount(rest)} more` : items.join(separator);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, errorFromResponse, parseErrorBody } from '../../src/api/errors.js';
+import { ApiError, errorFromResponse, parseErrorBody, requestInvalid } from '../../src/api/errors.js';
 import { VoxformError } from '../../src/errors.js';
 import { normalizeBaseUrl, resolveBaseUrl } from '../../src/api/regions.js';
 import { mimeTypeFor } from '../../src/util/mime.js';
@@ -52,6 +52,16 @@ describe('errorFromResponse', () => {
     const error = errorFromResponse(503, '<html>busy</html>', { ...ctx, method: 'POST', path: '/phones/%2B15551230001/set_agent', attempts: 5 });
     expect(error.message).toBe('POST /phones/+15551230001/set_agent failed: the service answered 503 Service Unavailable (after 5 attempts).');
     expect(error.path).toBe('/phones/%2B15551230001/set_agent');
+  });
+});
+
+describe('requestInvalid', () => {
+  it('names the first five issues and counts the rest as every list does', () => {
+    const issues = Array.from({ length: 1005 }, (_, i) => ({ path: ['config', `field${i}`], message: 'must be string' }));
+    expect(requestInvalid('PUT /agents/{id}', issues).message).toBe(
+      'voxform built an invalid request for PUT /agents/{id}: config.field0 must be string; config.field1 must be string; config.field2 must be string; config.field3 must be string; config.field4 must be string and 1,000 more.',
+    );
+    expect(requestInvalid('PUT /agents/{id}', issues.slice(0, 2)).message).toBe('voxform built an invalid request for PUT /agents/{id}: config.field0 must be string; config.field1 must be string.');
   });
 });
 

@@ -96,6 +96,23 @@ describe('the code leads every manifest diagnostic in text, as in JSON', () => {
     expect(result.stderr).toBe('');
   });
 
+  it('in JSON a plan of manifests with only warnings carries them in `diagnostics`, as validate lists them: no text frames on stderr', async () => {
+    const planted = 'planted-hook-value-7d2f';
+    const manifest = `${MANIFEST}    vars: { clinic: ${planted} }\n    config:\n      session_data_webhook: { url: "https://hooks.example.com/end", headers: { x-token: "\${env:HOOK_TOKEN}" } }\n`;
+    const dir = await tempDir({ 'voxform.yaml': manifest });
+    const env = { HOOK_TOKEN: planted };
+    const validated = JSON.parse((await runCliInProcess(['validate', '--format', 'json'], { cwd: dir, env })).stdout) as { diagnostics: Diagnostic[] };
+    expect(validated.diagnostics.map((d) => [d.severity, d.code])).toEqual([['warning', 'vars_without_template']]);
+    const result = await runCliInProcess(['plan', '--local', '--format', 'json'], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { diagnostics: Diagnostic[] }).diagnostics).toEqual(validated.diagnostics);
+    expect(result.stderr).not.toContain('warning[');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(planted);
+    // In text (and Markdown) they are listed on stderr, as before.
+    const text = await runCliInProcess(['plan', '--local'], { cwd: dir, env });
+    expect(text.stderr).toContain('warning[vars_without_template]');
+  });
+
   it('in JSON a test file with a mistake gives its diagnostics in the envelope too', async () => {
     const dir = await tempDir({ 'voxform.yaml': MANIFEST, 'tests/a.test.yaml': 'agent: frnt-desk\ntests:\n  - name: x\n    turns:\n      - user: hi\n' });
     const result = await runCliInProcess(['test', '--local', '--format', 'json'], { cwd: dir });

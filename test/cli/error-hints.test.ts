@@ -23,6 +23,15 @@ describe('errors found before a command runs have a hint too', () => {
     [['logs', '--local', '--limit', '99999999999999999999'], {}, 'error[invalid_option]: --limit "99999999999999999999" is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
     [['logs', '--local', '--limit', '1e3'], {}, 'error[invalid_option]: --limit "1e3" is not a whole number from 1 to 1,000,000.\n  hint: For example: --limit 4.\n'],
     [['test', '--local', '--repeat', '1000001'], {}, 'error[invalid_option]: --repeat "1000001" is not a whole number from 1 to 1,000,000.\n  hint: For example: --repeat 4.\n'],
+    // Every whole-number flag is read one way (whole-number.ts): --lock-timeout too, of every command that takes it.
+    [['apply', '--local', '--lock-timeout', '0x10'], {}, 'error[invalid_option]: --lock-timeout "0x10" is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
+    [['apply', '--local', '--lock-timeout', '1e3'], {}, 'error[invalid_option]: --lock-timeout "1e3" is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
+    [['apply', '--local', '--lock-timeout', ' 5 '], {}, 'error[invalid_option]: --lock-timeout " 5 " is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
+    [['apply', '--local', '--lock-timeout', '1.5'], {}, 'error[invalid_option]: --lock-timeout "1.5" is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
+    [['apply', '--local', '--lock-timeout', '86401'], {}, 'error[invalid_option]: --lock-timeout "86401" is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
+    [['drift', '--local', '--lock-timeout', '0x10'], {}, 'error[invalid_option]: --lock-timeout "0x10" is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
+    [['rollback', 'previous', '--local', '--lock-timeout', '-1'], {}, 'error[invalid_option]: --lock-timeout "-1" is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
+    [['promote', '--to', 'prod', '--local', '--lock-timeout', '1e3'], {}, 'error[invalid_option]: --lock-timeout "1e3" is not a whole number from 0 to 86,400.\n  hint: For example: --lock-timeout 60 waits up to a minute for another run to release the lock.\n'],
     [
       ['plan'],
       {},

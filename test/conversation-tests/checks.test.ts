@@ -119,6 +119,16 @@ describe('call record checks', () => {
     expect(await checkCall(check, record, { model: undefined, regexTime: new RegexTimeBudget() })).toMatchObject({ status, detail, turn: undefined });
   });
 
+  it('expects an argument equal as JSON (key order aside), as jsonEqual tells: a value JSON has no form for is no null', async () => {
+    const called = { callStatus: 'chat_completion', toolCalls: [{ name: 'book', params: { room: null, floor: { b: 2, a: 1 } } }], transcript: [] };
+    const check = (arg: string, value: unknown): CallCheck => ({ kind: 'tool_called', tool: 'book', args: { [arg]: { kind: 'exact', value } } });
+    const outcome = (value: unknown, arg = 'room') => checkCall(check(arg, value), called, { model: undefined, regexTime: new RegexTimeBudget() });
+    // A test file cannot write .inf or .nan (yaml_unsupported); a caller of checkCall can, and text equality took them for null.
+    for (const value of [Number.POSITIVE_INFINITY, Number.NaN]) expect(await outcome(value)).toMatchObject({ status: 'failed' });
+    expect(await outcome(null)).toMatchObject({ status: 'passed' });
+    expect(await outcome({ a: 1, b: 2 }, 'floor')).toMatchObject({ status: 'passed' });
+  });
+
   it('judges the transcript with the judge model and records its reason', async () => {
     fake = await startFakeModel();
     const model = new ChatModel({ url: fake.url, model: 'fake-judge', apiKey: 'judge-key-123456' });

@@ -340,7 +340,7 @@ describe('voxform drift', () => {
       async () => undefined,
       () => writeFile(manifest, written),
     ];
-    const code = await runDrift({ watch: '10s', notify: url, lockTimeout: '0' }, ctx, {
+    const code = await runDrift({ watch: '10s', notify: url, lockTimeout: 0 }, ctx, {
       random: () => 0.5,
       sleep: async (ms, signal) => {
         waits.push(ms);
@@ -372,7 +372,7 @@ describe('voxform drift', () => {
     const { ctx, captured, close } = makeContext({ cwd: p.dir, env: p.env });
     ctx.interrupted = () => new Promise<void>((resolve) => (stopped = resolve));
     const waits: number[] = [];
-    const code = await runDrift({ watch: '10s', notify: `${url}/hooks/token-abc123`, lockTimeout: '0' }, ctx, {
+    const code = await runDrift({ watch: '10s', notify: `${url}/hooks/token-abc123`, lockTimeout: 0 }, ctx, {
       random: () => 0.5,
       sleep: async (ms, signal) => {
         waits.push(ms);

@@ -195,6 +195,26 @@ describe('voxform emulator traffic --url, a reply too large', () => {
       await server.close();
     }
   });
+
+  it('stops reading too when the reply comes in pieces with no length given', async () => {
+    const piece = ' '.repeat(1024 * 1024);
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let i = 0; i < 17; i++) res.write(piece);
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = await runCliInProcess(['emulator', 'traffic', '--url', url]);
+      expect(result.code, result.stdout).toBe(1);
+      expect(result.stderr).toContain(`error[emulator_unreachable]: ${url} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than 16 MiB).\n`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 });
 
 describe('voxform emulator traffic, names it did not write', () => {

@@ -53,6 +53,9 @@ beforeAll(async () => {
   await writeFile(prompt, `${await readFile(prompt, 'utf8')}\n- Always end politely.\n`);
   const faq = path.join(project.dir, 'example/knowledge/faq.md');
   await writeFile(faq, `${await readFile(faq, 'utf8')}\nParking is free after 6 pm.\n`);
+  // A warning too (vars without a template): the printed plan lists it in `diagnostics`.
+  const manifest = path.join(project.dir, 'voxform.yaml');
+  await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('    id: -OKdqbqetEcM4ak369ym\n', '    id: -OKdqbqetEcM4ak369ym\n    vars: { clinic: Acme }\n'));
   await planJson('edited');
 }, 120_000);
 
@@ -69,9 +72,11 @@ describe('schemas/plan.schema.json', () => {
     // The scenarios reach every action and the features a plan can hold.
     expect([...actions].sort()).toEqual(['create', 'no-op', 'update']);
     const all = JSON.stringify([...plans.values()]);
-    for (const feature of ['"result_of"', '"from":"manifest"', '"reason":"live_unknown"', '"reason":"content_changed"', '"reason":"drift"', '"drift":true', '"kind":"voxform-plan"']) {
+    for (const feature of ['"result_of"', '"from":"manifest"', '"reason":"live_unknown"', '"reason":"content_changed"', '"reason":"drift"', '"drift":true', '"kind":"voxform-plan"', '"code":"vars_without_template"']) {
       expect(all).toContain(feature);
     }
+    // The warnings are the printed plan's, when there are any; a saved plan keeps none.
+    for (const [name, plan] of plans) expect(Array.isArray(plan.diagnostics), name).toBe(name === 'edited (printed)');
   });
 
   it('describes the format voxform writes', async () => {
@@ -89,6 +94,9 @@ describe('schemas/plan.schema.json', () => {
       ['an unknown action', { ...saved, resource_changes: [{ ...changes[0], action: 'delete' }] }],
       ['a no-op that sends requests', { ...saved, resource_changes: [{ ...changes[0], action: 'no-op', field_changes: [] }] }],
       ['a saved plan without its digest', { ...saved, secrets_digest: undefined }],
+      ['a saved plan with diagnostics', { ...saved, diagnostics: (plans.get('edited (printed)')!.diagnostics as Json[]) }],
+      ['an empty list of diagnostics', { ...plans.get('first (printed)')!, diagnostics: [] }],
+      ['a diagnostic that is an error', { ...plans.get('first (printed)')!, diagnostics: [{ severity: 'error', code: 'yaml_syntax', message: 'x', file: 'a.yaml', line: 1, col: 1 }] }],
       ['an unknown operation', { ...saved, resource_changes: [{ ...changes[0], requests: [{ ...(changes[0]!.requests as Json[])[0], operation: 'delete_agent' }] }] }],
       ['a fill that is both a secret and a result', {
         ...saved,

@@ -96,6 +96,7 @@ describe('VersionResolver', () => {
     expect(versions.map((version) => version.key)).toEqual([deploy1.id, deploy2.id]);
     expect(versions[1]?.deployed?.changedFields).toEqual(['prompt']);
     expect(changedTopLevelFields({ a: 1, b: [1] }, { b: [2], c: null })).toEqual(['a', 'b']);
+    expect(changedTopLevelFields({ voice: { id: 'v', speed: 1 } }, { voice: { speed: 1, id: 'v' } })).toEqual([]);
   });
 });
 

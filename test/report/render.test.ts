@@ -161,6 +161,17 @@ describe('numbers', () => {
   });
 });
 
+describe('the window line', () => {
+  it.each([
+    [1, 'versions with fewer than 1 call are not compared'],
+    [1000, 'versions with fewer than 1,000 calls are not compared'],
+  ])('counts the calls a version needs as every count is said (min_calls %d)', (minCalls, sentence) => {
+    const data = { ...report('desk'), min_calls: minCalls };
+    expect(renderReportHtml(data)).toContain(sentence);
+    expect(renderReportMarkdown(data)).toContain(sentence);
+  });
+});
+
 describe('HTML', () => {
   it('escapes every value and allows no network in its policy', () => {
     expect(escapeHtml(`<script>"'&`)).toBe('&#60;script&#62;&#34;&#39;&#38;');

@@ -43,5 +43,7 @@ describe('plural', () => {
     expect(wordList(['a', 'b', 'c'], 'and')).toBe('a, b and c');
     expect(someOf(['a', 'b'], 2)).toBe('a, b');
     expect(someOf(['a', 'b', 'c', 'd'], 2)).toBe('a, b and 2 more');
+    // Items that may hold commas themselves (sentences) are set apart another way.
+    expect(someOf(['a, x', 'b', 'c'], 2, '; ')).toBe('a, x; b and 1 more');
   });
 });

@@ -13,18 +13,9 @@ export interface ApplyCommandOptions extends ProjectOptions {
   args?: string[];
   autoApprove?: boolean;
   target?: string[];
-  lockTimeout?: string;
+  /** Seconds, read by the argument parser (whole-number.ts). */
+  lockTimeout?: number;
   parallelism?: number;
-}
-
-export function lockTimeoutSeconds(value: string | undefined): number {
-  const seconds = Number(value ?? '0');
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new VoxformError('invalid_option', `--lock-timeout "${value}" is not a number of seconds (0 or more).`, {
-      hint: 'For example: --lock-timeout 60 waits up to a minute for another run to release the lock.',
-    });
-  }
-  return seconds;
 }
 
 /** The project a saved plan names: its manifests and environment, and no other selection. */
@@ -54,7 +45,7 @@ function localPlanElsewhere(planFile: string): VoxformError {
 export async function run(options: ApplyCommandOptions, ctx: CommandContext): Promise<number> {
   const planFile = options.args?.[0];
   const saved = planFile ? await readPlanFile(path.resolve(ctx.cwd, planFile)) : undefined;
-  const timeout = lockTimeoutSeconds(options.lockTimeout);
+  const timeout = options.lockTimeout ?? 0;
   const command = `voxform apply${planFile ? ` ${shellWord(planFile)}` : ''}`;
   const workingDir = saved ? await realpath(ctx.cwd) : undefined;
   const project = await connectProject(saved && planFile ? savedPlanProject(options, saved, planFile, ctx) : options, ctx).catch((error: unknown) => {

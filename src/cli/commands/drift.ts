@@ -23,7 +23,6 @@ import { progressLine, readProgress } from '../progress.js';
 import { connectProject, connectService, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { workspaceKey } from '../../state/types.js';
 import { parseTimeout, resolveTimeoutMs, TIMEOUT_RANGE, type TimeRange } from '../timeout.js';
-import { lockTimeoutSeconds } from './apply.js';
 import { nextCommand } from '../next-command.js';
 import { takeOverCommands, withTakeOverCommands } from '../take-over.js';
 import { sleepUnlessAborted } from '../../util/sleep.js';
@@ -37,7 +36,7 @@ export interface DriftCommandOptions extends ProjectOptions {
   heal?: boolean;
   autoApprove?: boolean;
   watch?: string;
-  lockTimeout?: string;
+  lockTimeout?: number;
 }
 
 /** `--watch` intervals: at least 10 s, as each check reads every agent of the manifests. */
@@ -260,7 +259,7 @@ export async function run(options: DriftCommandOptions, ctx: CommandContext, clo
   const notifyUrl = options.notify === undefined ? undefined : parseNotifyUrl(options.notify);
   // A chat tool's webhook URL holds its token: it is never printed.
   if (notifyUrl) ctx.secrets.add(notifyUrl.href);
-  const lockTimeout = lockTimeoutSeconds(options.lockTimeout);
+  const lockTimeout = options.lockTimeout ?? 0;
   const timeoutMs = resolveTimeoutMs(options.timeout, ctx.env);
   const driftRun: DriftRun = { options, ctx, notifyUrl, timeoutMs, lockTimeout };
   const checking = intervalMs === undefined ? checkOnce(driftRun, await connectProject(options, ctx), format) : watch(driftRun, intervalMs, format, clock);

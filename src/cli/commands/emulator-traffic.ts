@@ -1,6 +1,6 @@
 /** `voxform emulator traffic`: seeded synthetic calls for the `--local` account or a running emulator (`--url`). */
-import { request, type Dispatcher } from 'undici';
 import { errorFromTransport } from '../../api/errors.js';
+import { RESPONSE_TOO_LARGE_CODE } from '../../api/http.js';
 import { VoxformError } from '../../errors.js';
 import { TrafficAgentsUnknownError, TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions, TrafficSummary } from '../../emulator/index.js';
@@ -14,6 +14,8 @@ import { parseTimeArgument } from '../time-argument.js';
 import { invalidProfile, trafficRequest, type TrafficFlags } from '../traffic-request.js';
 import { plural } from '../../util/plural.js';
 import { displayWidth, padToWidth } from '../../util/display-width.js';
+import { HostClient } from '../../util/host-client.js';
+import { formatSize } from '../../util/size.js';
 
 export interface TrafficCommandOptions extends TrafficFlags {
   local?: boolean;
@@ -44,22 +46,16 @@ export function renderTrafficSummary(summary: TrafficSummary, where: string): st
 
 /** The largest reply read from --url: a summary takes about 300 bytes an agent. */
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
-const REPLY_TOO_LARGE = Symbol('reply too large');
+/**
+ * How long the emulator has to add the calls and answer: a million calls for each of a few agents
+ * take minutes. Connecting is bounded apart: an address nothing answers at is said soon.
+ */
+const REPLY_TIMEOUT_MS = 5 * 60 * 1000;
+const CONNECT_TIMEOUT_MS = 10 * 1000;
 
-/** The reply's JSON (undefined if not JSON), or REPLY_TOO_LARGE: whatever answers at --url could fill the memory. */
-async function readReply(body: Dispatcher.ResponseData['body']): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REPLY_BYTES) {
-      body.destroy();
-      return REPLY_TOO_LARGE;
-    }
-    chunks.push(chunk);
-  }
+function parsedReply(text: string): unknown {
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
@@ -91,23 +87,26 @@ async function trafficAt(url: string, trafficOptions: TrafficOptions, ctx: Comma
     throw new VoxformError('invalid_option', `--url must be the http(s) address of a running \`voxform emulator\`, not "${url}".`, { hint: 'For example --url http://127.0.0.1:4010.' });
   }
   let status: number;
-  let body: { detail?: unknown; unknown_agents?: unknown; agent_names?: unknown } | undefined | typeof REPLY_TOO_LARGE;
+  let body: { detail?: unknown; unknown_agents?: unknown; agent_names?: unknown } | undefined;
   // Not safe to repeat: a stop before the answer must say the calls may be there already.
   const ended = ctx.writeSent(() => trafficCutShort(base.origin));
+  // Whatever answers at --url could fill the memory: the client reads no more than MAX_REPLY_BYTES.
+  const emulator = new HostClient({ timeoutMs: REPLY_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS, maxAnswerBytes: MAX_REPLY_BYTES });
   try {
-    const response = await request(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trafficOptions) });
-    status = response.statusCode;
-    body = (await readReply(response.body)) as typeof body;
+    const answer = await emulator.request(new URL('/_emulator/traffic', base), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(trafficOptions) });
+    status = answer.status;
+    body = parsedReply(answer.text) as typeof body;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    if (reason === RESPONSE_TOO_LARGE_CODE) {
+      throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than ${formatSize(MAX_REPLY_BYTES)}).`, {
+        hint: 'Point --url at a `voxform emulator` of this version.',
+      });
+    }
     throw new VoxformError('emulator_unreachable', `No emulator answered at ${base.origin} (${reason}).`, { hint: 'Start one with `voxform emulator`, or use --local for the folder\'s embedded emulator.' });
   } finally {
     ended();
-  }
-  if (body === REPLY_TOO_LARGE) {
-    throw new VoxformError('emulator_unreachable', `${base.origin} is not a voxform emulator that generates traffic (POST /_emulator/traffic answered with more than ${MAX_REPLY_BYTES / 1024 / 1024} MiB).`, {
-      hint: 'Point --url at a `voxform emulator` of this version.',
-    });
+    await emulator.close();
   }
   if (status === 400 && Array.isArray(body?.unknown_agents)) throw new TrafficAgentsUnknownError(body.unknown_agents.map(String), Array.isArray(body.agent_names) ? body.agent_names.map(String) : []);
   // What a server at --url says is printed in the error: its control characters escaped.

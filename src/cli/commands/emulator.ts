@@ -8,6 +8,7 @@ import { invalidProfile, trafficRequest } from '../traffic-request.js';
 import { TrafficProfileError } from '../../emulator/traffic/index.js';
 import type { TrafficOptions } from '../../emulator/index.js';
 import { formatCount } from '../../util/plural.js';
+import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 
 export interface EmulatorCommandOptions {
   port?: string | number;
@@ -27,9 +28,7 @@ export interface EmulatorCommandOptions {
 export function parseEmulatorFlags(options: EmulatorCommandOptions, cwd: string): EmulatorOptions {
   const result: EmulatorOptions = {};
   const port = options.port ?? '4010';
-  const portNumber = typeof port === 'number' ? port : /^\d+$/.test(String(port)) ? Number(port) : Number.NaN;
-  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw invalid('--port', `must be a whole number from 0 to 65535 (0 picks a free port), not "${String(port)}".`);
-  result.port = portNumber;
+  result.port = wholeNumber('--port', String(port), LISTEN_PORT);
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host.trim() === '') throw invalid('--host', 'must be an address such as 127.0.0.1.');
   result.host = host;

@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandContext } from '../context.js';
+import type { Diagnostic } from '../../manifest/types.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, deployedFiles, ownFilesOf, planInputs, type ProjectOptions } from '../project.js';
 import { refuseOwnFile } from '../../project-files/own-files.js';
@@ -24,10 +25,12 @@ export interface PlanCommandOptions extends ProjectOptions {
 
 /** `voxform plan`: what apply would change, and the policy's findings, as text, JSON or a Markdown PR comment; optionally saved; exit 1 on a mandatory violation. */
 export async function run(options: PlanCommandOptions, ctx: CommandContext): Promise<number> {
-  const project = await connectProject(options, ctx);
+  const format = options.format ?? 'text';
+  // In JSON the manifests' warnings are a field of the plan printed, not text on stderr (docs/plan.md).
+  const warnings: Diagnostic[] | undefined = format === 'json' ? [] : undefined;
+  const project = await connectProject(options, ctx, warnings);
   // Refused before anything is planned.
   if (options.out) await refuseOwnFile(options.out, ownFilesOf(options, ctx, deployedFiles(project.desired)), { code: 'plan_write_failed', cannot: `Cannot save the plan to ${options.out}`, outcome: 'nothing was planned or saved' });
-  const format = options.format ?? 'text';
   const inputs = planInputs(project, ctx);
   const status = progressLine(ctx.stderr);
   const plan = await makePlan({
@@ -46,7 +49,7 @@ export async function run(options: PlanCommandOptions, ctx: CommandContext): Pro
     const madeIn = await realpath(ctx.cwd);
     await savePlanFile(path.resolve(ctx.cwd, saveTo), plan, project.desired, inputs.fingerprintKey, { redact: (text) => ctx.secrets.redact(text), madeIn });
   }
-  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo }));
+  ctx.stdout.write(renderPlanAs(plan, format, { color: ctx.color, savedPlan: saveTo, diagnostics: warnings }));
   if (saveTo) ctx.stderr.write(`Saved the plan to ${saveTo}. Apply exactly this with: ${nextCommand(`apply ${shellWord(saveTo)}`, options, { manifests: false })}\n`);
   else if (options.out) ctx.stderr.write(`The plan was not saved to ${options.out}: it breaks mandatory policy (above), and apply refuses such a plan.\n`);
   if (failsPolicy) return 1;

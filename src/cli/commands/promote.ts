@@ -19,7 +19,6 @@ import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine, readProgress } from '../progress.js';
 import { connectProject, deployedFiles, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
-import { lockTimeoutSeconds } from './apply.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
@@ -30,7 +29,7 @@ export interface PromoteOptions extends ProjectOptions {
   from?: string;
   dryRun?: boolean;
   autoApprove?: boolean;
-  lockTimeout?: string;
+  lockTimeout?: number;
 }
 
 /** The source: `--from`, else the target's `promote_from`. */
@@ -68,7 +67,7 @@ export async function run(options: PromoteOptions, ctx: CommandContext): Promise
 }
 
 async function promote(options: PromoteOptions, ctx: CommandContext): Promise<number> {
-  const timeout = lockTimeoutSeconds(options.lockTimeout);
+  const timeout = options.lockTimeout ?? 0;
   const to = options.to;
   const project = await connectProject({ ...options, env: to, envFlag: '--to' }, ctx);
   const from = sourceOf(options, project.desired);

@@ -17,14 +17,13 @@ import type { CommandContext } from '../context.js';
 import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { workspaceHistory } from '../history-records.js';
-import { lockTimeoutSeconds } from './apply.js';
 
 export interface RollbackOptions extends ProjectOptions {
   /** `REF`. */
   args?: string[];
   agent?: string[];
   autoApprove?: boolean;
-  lockTimeout?: string;
+  lockTimeout?: number;
 }
 
 /** The record restored, as the output names it: checked when read, and its controls shown as `?` all the same. */
@@ -89,7 +88,7 @@ function rollbackWords(ref: string, agents: readonly string[]): string {
 export async function run(options: RollbackOptions, ctx: CommandContext): Promise<number> {
   const ref = options.args?.[0];
   if (ref === undefined) throw new VoxformError('invalid_argument', 'Name the configuration to return to: `voxform rollback REF` (a record id, a commit, or `previous`).', { hint: '`voxform history` lists the records and their ids.' });
-  const timeout = lockTimeoutSeconds(options.lockTimeout);
+  const timeout = options.lockTimeout ?? 0;
   const project = await connectProject(options, ctx);
   const history = project.backend.history;
   const agents = options.agent ?? [];

@@ -7,6 +7,7 @@ import { describeEndOfCall, describePrefetch } from '../../webhooks/describe.js'
 import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } from '../../webhooks/receive.js';
 import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
+import { LISTEN_PORT, wholeNumber } from '../whole-number.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
 import { isLoopback } from '../../util/loopback.js';
 import { printable } from '../../util/printable.js';
@@ -79,14 +80,6 @@ function handleRequest(req: http.IncomingMessage, res: http.ServerResponse, sett
   );
 }
 
-function parsePort(raw: string): number {
-  const port = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(port) || port > 65535) {
-    throw new VoxformError('invalid_option', `--port must be a whole number from 0 to 65535 (0 picks a free port), not "${raw}".`, { hint: 'Give --port 0 to let the system pick a free port.' });
-  }
-  return port;
-}
-
 /** What a `--prefetch-response` file may hold: an answer is a few fields. */
 const MAX_PREFETCH_RESPONSE_BYTES = 1024 * 1024;
 
@@ -123,7 +116,7 @@ function closeServer(server: http.Server): Promise<void> {
 
 /** `voxform webhook serve`: checks each webhook (schema, headers, size), one line each, until Ctrl-C (exit 130). */
 export async function run(options: WebhookServeOptions, ctx: CommandContext): Promise<number> {
-  const port = parsePort(options.port ?? '4020');
+  const port = wholeNumber('--port', options.port ?? '4020', LISTEN_PORT);
   const host = options.host ?? '127.0.0.1';
   const agent = options.agent === undefined ? undefined : await loadAgentWebhooks(options.agent, options, ctx);
   const prefetchAnswer = options.prefetchResponse === undefined ? '{}' : await readPrefetchResponse(options.prefetchResponse, ctx);
