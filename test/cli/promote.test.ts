@@ -105,6 +105,21 @@ describe('voxform promote --to / --from', () => {
     git('add', '-A');
     git('commit', '-qm', 'tests');
     expect(await testsLine()).toMatch(/^ {2}✓ tests pass {2}the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed \(run /);
+    // A re-recording rewrites files beside the suite (not in its digest): they are no change of it.
+    await writeFile(path.join(dir, 'tests/answers.recording.json'), '{}\n');
+    await mkdir(path.join(dir, 'tests/notes'));
+    await writeFile(path.join(dir, 'tests/notes/todo.md'), 'more tests\n');
+    expect(await testsLine()).toMatch(/^ {2}✓ tests pass {2}/);
+    // A test file new in a new folder of the suite, or one removed, is.
+    await mkdir(path.join(dir, 'tests/more'));
+    await writeFile(path.join(dir, 'tests/more/greets.test.yaml'), test);
+    expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/more\/greets\.test\.yaml\)/);
+    await rm(path.join(dir, 'tests/more'), { recursive: true });
+    git('add', 'tests/answers.recording.json');
+    git('commit', '-qm', 'recording');
+    await rm(path.join(dir, 'tests/answers.test.yaml'));
+    await writeFile(path.join(dir, 'tests/kept.test.yaml'), test);
+    expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/answers\.test\.yaml, tests\/kept\.test\.yaml\)/);
     await rm(path.join(dir, 'tests'), { recursive: true });
     git('commit', '-qam', 'no tests');
     expect(await testsLine()).toBe("  ✗ tests pass  this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests");
