@@ -55,7 +55,7 @@ describe('voxform promote --to / --from', () => {
   });
 
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
-    const { dir, cli } = await committedProject(STAGED_MANIFEST);
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['plan', '--env', 'staging', '--out', 'plan.json'])).code).toBe(0);
     expect((await cli(['apply', 'plan.json'])).code).toBe(0);
     const history = await cli(['history', '--env', 'staging']);
@@ -74,9 +74,20 @@ describe('voxform promote --to / --from', () => {
     await writeFile(path.join(dir, 'voxform.yaml'), `${STAGED_MANIFEST}# edited\n`);
     const edited = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(edited.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests or a file they read hold changes beside commit [0-9a-f]{7}, which staging runs: voxform\.yaml\.\n/);
-    // The hint sets aside exactly the changed file: the saved plan in the checkout stays.
-    expect(edited.stderr).toContain('hint: Commit them, or set them aside with `git stash push --include-untracked -- voxform.yaml`, and promote again.');
+    // The hint names both ways forward: the changes committed and applied to staging first, or set
+    // aside (exactly the changed file: the saved plan in the checkout stays).
+    expect(edited.stderr).toContain(
+      '  hint: To promote them, commit them and apply staging from that commit first (`voxform apply --env staging`), then promote; ' +
+        'to promote what staging runs, set them aside with `git stash push --include-untracked -- voxform.yaml` and promote again.\n',
+    );
     expect(edited.code).toBe(1);
+    // Followed, the first way promotes: committing alone would leave staging on the older commit.
+    git('commit', '-qam', 'edited');
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toContain('error[promote_checkout_mismatch]: staging runs commit');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const followed = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(followed.stderr).toBe('');
+    expect(followed.code).toBe(0);
   });
 
   it('asks for approval with a command that, pasted, promotes the same manifests (-f kept)', async () => {
