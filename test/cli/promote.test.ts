@@ -100,6 +100,35 @@ describe('voxform promote --to / --from', () => {
     expect(promoted.code, promoted.stderr).toBe(0);
   });
 
+  it('records the CI job and pull request of a promotion run in CI, as an apply and a rollback record theirs', async () => {
+    const { dir, env, git } = await committedProject(STAGED_MANIFEST);
+    const job = 'https://github.example/acme/agents/actions/runs/4242';
+    const github = { ...env, GITHUB_ACTIONS: 'true', GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents', GITHUB_RUN_ID: '4242', GITHUB_REF: 'refs/pull/7/merge' };
+    // The runner names the commit it checked out.
+    const ci = (args: string[]) => runCliInProcess(args, { cwd: dir, env: { ...github, GITHUB_SHA: git('rev-parse', 'HEAD').toString().trim() } });
+    const first = git('rev-parse', 'HEAD').toString().trim();
+    expect((await ci(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const promoted = await ci(['promote', '--to', 'production', '--auto-approve']);
+    expect(promoted.stderr).not.toMatch(/^error/m);
+    expect(promoted.code).toBe(0);
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    const second = git('rev-parse', 'HEAD').toString().trim();
+    expect((await ci(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const rolled = await ci(['rollback', 'previous', '--env', 'staging', '--auto-approve']);
+    expect(rolled.code, rolled.stderr).toBe(0);
+    const sources = async (environment: string) =>
+      (JSON.parse((await ci(['history', '--env', environment, '--format', 'json'])).stdout) as { records: Array<{ command: string; source: { commit: string; pull_request: number | null; ci_job_url: string | null } }> }).records.map(
+        (record) => [record.command.split(' ').slice(0, 2).join(' '), record.source.commit, record.source.pull_request, record.source.ci_job_url],
+      );
+    expect(await sources('production')).toEqual([['voxform promote', first, 7, job]]);
+    expect(await sources('staging')).toEqual([
+      ['voxform rollback', second, 7, job],
+      ['voxform apply', second, 7, job],
+      ['voxform apply', first, 7, job],
+    ]);
+  });
+
   it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {
     const { dir, git, cli } = await committedProject(STAGED_MANIFEST.replace('    promote_from: staging\n', '    promote_from: staging\n    gates: { tests: pass }\n'));
     const test = 'agent: front-desk\ntests:\n  - name: answers\n    turns: [{ user: hello, expect: [{ contains: hello }] }]\n';
