@@ -133,12 +133,15 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
 
 /**
  * Where this run's change comes from: the CI's commit, else git's, in the folder of the first manifest,
- * and the pull request `ci run` found for it;
- * with `workTree: false` (what is deployed is not the work tree's) the deploy's files are not asked about.
+ * and the pull request `ci run` found for it. Every command that records a deploy takes its source
+ * here, so each records the CI's job and pull request alike. The deploy's files are asked about:
+ * `files` when it is made from more than `desired`'s (a promotion: both environments'); none with
+ * `workTree: false` (what is deployed is not the work tree's).
  */
-export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean } = {}): Promise<DeploySource> {
+export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean; files?: readonly string[] } = {}): Promise<DeploySource> {
   const first = desired.files[0];
-  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files: options.workTree === false ? undefined : deployedFiles(desired), review: ctx.review });
+  const files = options.workTree === false ? undefined : (options.files ?? deployedFiles(desired));
+  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files, review: ctx.review });
 }
 
 /** What a file the user names for output must not be (ownFileProblem): the run's state, as chosen, and `inputs`, the files it reads. */

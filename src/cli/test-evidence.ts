@@ -5,9 +5,10 @@
  * still reports its tests. Also the suite of the checkout `promote` runs in, which the gate compares
  * the runs' suites with.
  */
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_TEST_BYTES_PER_RUN } from '../conversations/budgets.js';
-import { findTestSuite, type TestSuite } from '../conversations/find-test-files.js';
+import { findTestSuite, isFoundIn, type TestSuite } from '../conversations/find-test-files.js';
 import { MAX_TEST_FILE_BYTES } from '../conversations/load-tests.js';
 import type { TestMode } from '../conversations/recordings/recordings.js';
 import { deployer, uncommittedFiles } from '../history/source.js';
@@ -107,14 +108,14 @@ export async function startTestEvidence(options: ProjectOptions, ctx: CommandCon
 
 /**
  * The suite of the checkout `promote` runs in, read as `voxform test` reads test files (inside the
- * project, regular files, the same caps), or why it has none a run could have read. Its folder must
- * hold what the commit holds: the gate speaks for the commit, not for edits beside it.
+ * project, regular files, the same caps), or why it has none a run could have read. Its test files
+ * must be what the commit holds: the gate speaks for the commit, not for edits beside it.
  */
 export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext, desired: DesiredState): Promise<CheckoutSuite> {
   const suite = await testSuiteOf(options, ctx, desired);
   if (suite.files.length === 0) return { problem: `this checkout has no test suite (${shown(ctx, suite.folder)}/ beside the manifest holds no test file)` };
-  const changed = await uncommittedFiles(ctx.cwd, ctx.env, [suite.folder]);
-  if (changed && changed.length > 0) return { problem: `this checkout's test files hold changes beside its commit (${someOf(changed.map(controlsAsQuestionMarks), 3)})` };
+  const changed = await changedSuiteFiles(ctx, suite.folder);
+  if (changed.length > 0) return { problem: `this checkout's test files hold changes beside its commit (${someOf(changed.map(controlsAsQuestionMarks), 3)})` };
   const root = await findProjectRoot(ctx.cwd, ctx.cwd);
   const budget = { remaining: MAX_TEST_BYTES_PER_RUN, limit: MAX_TEST_BYTES_PER_RUN, noun: 'test files' };
   const hashed: Array<{ path: string; contentHash: string }> = [];
@@ -124,4 +125,17 @@ export async function checkoutSuite(options: ProjectOptions, ctx: CommandContext
     hashed.push({ path: file, contentHash: sha256(outcome.bytes) });
   }
   return { digest: suiteDigest(suite.folder, hashed) };
+}
+
+/**
+ * The suite's test files that differ from the commit (edited, new or removed), as paths from the
+ * working directory. Only the files the suite's digest covers count: a recording re-recorded
+ * beside them, or any other file in the folder, changes no run of the suite.
+ */
+async function changedSuiteFiles(ctx: CommandContext, folder: string): Promise<string[]> {
+  const changed = await uncommittedFiles(ctx.cwd, ctx.env, [folder], { eachUntracked: true });
+  // Git names the files from the working directory's real path, and the folder's may be a link.
+  const from = await realpath(ctx.cwd).catch(() => ctx.cwd);
+  const suite = await realpath(folder).catch(() => folder);
+  return (changed ?? []).filter((file) => isFoundIn(suite, path.resolve(from, file)));
 }

@@ -27,6 +27,20 @@ export async function findTestSuite(cwd: string, manifests: readonly string[]): 
   return { folder, files: (await isFolder(folder)) ? await searchFolder(folder) : [] };
 }
 
+/** Whether a search goes into a folder of this name: not a hidden one, nor one of packages. */
+function isSearchedFolder(name: string): boolean {
+  return !name.startsWith('.') && !SKIPPED_FOLDERS.has(name);
+}
+
+/** Whether a search of `folder` would find `file` (both absolute), by its path alone: a test file under it, in no hidden or skipped folder. */
+export function isFoundIn(folder: string, file: string): boolean {
+  const relative = path.relative(folder, file);
+  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return false;
+  const folders = relative.split(path.sep);
+  const name = folders.pop() ?? '';
+  return TEST_FILE.test(name) && folders.every(isSearchedFolder);
+}
+
 /** `manifests`: the manifest files read, or the files and folders named with -f (absolute). */
 export async function findTestFiles(paths: readonly string[], cwd: string, manifests: readonly string[]): Promise<string[]> {
   if (paths.length === 0) {
@@ -67,7 +81,7 @@ async function searchFolder(folder: string): Promise<string[]> {
   for (const entry of entries.sort((a, b) => byCodeUnits(a.name, b.name))) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) {
-      if (!entry.name.startsWith('.') && !SKIPPED_FOLDERS.has(entry.name)) found.push(...(await searchFolder(full)));
+      if (isSearchedFolder(entry.name)) found.push(...(await searchFolder(full)));
     } else if (entry.isFile() && TEST_FILE.test(entry.name)) {
       found.push(full);
     }

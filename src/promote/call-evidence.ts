@@ -7,11 +7,11 @@ import type { ApiClient } from '../api/index.js';
 import type { HistoryRecord } from '../history/types.js';
 import { buildCallReport } from '../report/build-report.js';
 import { readCallLog } from '../report/read-calls.js';
-import { sinceDeployWindow } from '../report/since-deploy.js';
+import { sinceDeployReport } from '../report/since-deploy.js';
 import type { AgentReport } from '../report/types.js';
 import { mapBounded } from '../util/semaphore.js';
 
-/** By agent id: the report of each agent of `current`, over its latest version and the one before it. */
+/** By agent id: the report of each agent of `current`, over its latest version and the one before it (`sinceDeployReport`). */
 export async function readCallEvidence(options: {
   client: Pick<ApiClient, 'iterateCallLogs'>;
   workspace: string;
@@ -24,18 +24,19 @@ export async function readCallEvidence(options: {
   const nowSeconds = now.getTime() / 1000;
   const agents = [...new Map(Object.entries(options.current.agents).map(([name, version]) => [version.id, name])).entries()];
   const reports = await mapBounded(agents, options.parallelism, async ([agentId, name]) => {
-    const window = sinceDeployWindow(records, agentId, nowSeconds);
-    const report = await buildCallReport({
-      calls: readCallLog(client, { agent_id: agentId }, { since: window?.since }, nowSeconds),
-      history: records,
-      workspace: options.workspace,
-      names: new Map([[agentId, name]]),
-      since: window?.since,
-      now,
-      diffLink: () => null,
-      only: window?.only,
-    });
-    return report.agents.find((agent) => agent.agent_id === agentId);
+    const built = await sinceDeployReport(records, agentId, nowSeconds, (window) =>
+      buildCallReport({
+        calls: readCallLog(client, { agent_id: agentId }, { since: window.since }, nowSeconds),
+        history: records,
+        workspace: options.workspace,
+        names: new Map([[agentId, name]]),
+        since: window.since,
+        now,
+        diffLink: () => null,
+        only: window.only,
+      }),
+    );
+    return built?.report.agents.find((agent) => agent.agent_id === agentId);
   });
   return new Map(reports.flatMap((report) => (report ? [[report.agent_id, report] as const] : [])));
 }

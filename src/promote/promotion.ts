@@ -43,7 +43,10 @@ export function checkCheckout(current: HistoryRecord, checkout: DeploySource, so
   if (checkout.uncommitted !== false) {
     const named = changed && changed.length > 0 ? `: ${someOf(changed.map(controlsAsQuestionMarks), NAMED_CHANGES)}` : '';
     throw new VoxformError('promote_checkout_mismatch', `The manifests or a file they read hold changes beside commit ${shortCommit(deployed, undefined)}, which ${source} runs${named}.`, {
-      hint: `Commit them, or set them aside with \`git stash push --include-untracked -- ${stashPathspec(changed)}\`, and promote again.`,
+      // Committing alone leads to the refusal above: the source runs the older commit.
+      hint:
+        `To promote them, commit them and apply ${source} from that commit first (\`${applySource}\`), then promote; ` +
+        `to promote what ${source} runs, set them aside with \`git stash push --include-untracked -- ${stashPathspec(changed)}\` and promote again.`,
     });
   }
 }

@@ -147,7 +147,9 @@ function agentReport(agent: AgentState, name: string, deployed: readonly ConfigV
   agent.series.widenTo(binSeconds);
   for (const entry of ordered) entry.series.widenTo(binSeconds);
   const versions: VersionReport[] = ordered.map((entry, index) => {
-    const before = ordered[index - 1];
+    // The version before: the nearest earlier one with calls of another configuration. An earlier
+    // deploy of this configuration (before a rollback and a re-apply) ran the same agent.
+    const before = ordered.slice(0, index).reverse().find((earlier) => earlier.version.configHash !== entry.version.configHash);
     return {
       key: entry.version.key,
       source: entry.version.deployed ? 'voxform' : 'outside',

@@ -1,6 +1,7 @@
 /** `voxform report --since-deploy`: the latest deploy's version and the one before it, whole, from the apply history. */
 import { agentsChanged } from '../history/render.js';
 import type { HistoryRecord } from '../history/types.js';
+import type { CallReport } from './types.js';
 import { deployedVersions, historyOrder, type ConfigVersion } from './versions.js';
 
 /** What a report keeps of one agent's calls. */
@@ -23,27 +24,77 @@ export interface SinceDeployWindow {
   since: number | undefined;
   /** Per agent reported: the versions to keep. Other agents are left out. */
   only: Map<string, VersionSelection>;
+  /**
+   * Per agent with an earlier version: the one taken as the version before its latest (its key), and
+   * whether an older one of another configuration could stand in for it, should it have no calls.
+   */
+  before: Map<string, { key: string; older: boolean }>;
+}
+
+/** Per agent id: earlier versions found to have no calls, passed over for older ones. */
+type PassedOver = ReadonlyMap<string, ReadonlySet<string>>;
+
+/**
+ * The versions that can be the one before an agent's `latest`, nearest first: earlier deploys of
+ * another configuration. An earlier deploy of the latest's own configuration (before a rollback and
+ * a re-apply) is the same version's configuration, not one before it.
+ */
+function versionsBefore(versions: readonly ConfigVersion[], latest: ConfigVersion): ConfigVersion[] {
+  return versions.filter((version) => version !== latest && version.configHash !== latest.configHash).reverse();
 }
 
 /**
  * The agents the latest deploy up to `until` (Unix seconds) changed — `agentId` alone when given —
- * each with its latest version and the one before it. Undefined when the history has no such deploy.
+ * each with its latest version and the one before it: the nearest earlier version of another
+ * configuration not in `passedOver`. Undefined when the history has no such deploy.
  */
-export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: string | undefined, until: number): SinceDeployWindow | undefined {
+export function sinceDeployWindow(history: readonly HistoryRecord[], agentId: string | undefined, until: number, passedOver: PassedOver = new Map()): SinceDeployWindow | undefined {
   const agents = agentId === undefined ? agentsOfLatestChange(history, until) : new Set([agentId]);
   const only = new Map<string, VersionSelection>();
+  const before = new Map<string, { key: string; older: boolean }>();
   const starts: Array<number | undefined> = [];
   for (const [id, all] of deployedVersions(history)) {
     const versions = all.filter((version) => deployedAt(version) <= until);
     const last = versions[versions.length - 1];
     if (!agents.has(id) || last === undefined) continue;
     // On an agent's first deploy the version it replaced is the configuration it had outside voxform.
-    const earlier = versions[versions.length - 2];
+    const candidates = versionsBefore(versions, last).filter((version) => !passedOver.get(id)?.has(version.key));
+    const earlier = candidates[0];
     only.set(id, { deploys: new Set([earlier?.key ?? last.key, last.key]), outsideFrom: earlier ? deployedAt(earlier) : -Infinity });
+    if (earlier) before.set(id, { key: earlier.key, older: candidates.length > 1 });
     starts.push(recordedBefore(history, (earlier ?? last).key));
   }
   if (only.size === 0) return undefined;
-  return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only };
+  return { since: starts.includes(undefined) ? undefined : Math.min(...(starts as number[])), only, before };
+}
+
+/**
+ * `--since-deploy`'s report, built by `build` over the window; undefined when the history has no
+ * deploy. A version before that had no calls in it (live only between a rollback and a re-apply,
+ * say) has nothing to compare with: it is passed over for the next older one of another
+ * configuration, and the report built again over the longer window. The gates of `voxform promote`
+ * read their calls through this too, so they and the report take the same version before.
+ */
+export async function sinceDeployReport(
+  history: readonly HistoryRecord[],
+  agentId: string | undefined,
+  until: number,
+  build: (window: SinceDeployWindow) => Promise<CallReport>,
+): Promise<{ window: SinceDeployWindow; report: CallReport } | undefined> {
+  const passedOver = new Map<string, Set<string>>();
+  let window = sinceDeployWindow(history, agentId, until);
+  while (window) {
+    const report = await build(window);
+    const uncalled = [...window.before].filter(([id, earlier]) => earlier.older && !hasCalls(report, id, earlier.key));
+    if (uncalled.length === 0) return { window, report };
+    for (const [id, earlier] of uncalled) passedOver.set(id, new Set([...(passedOver.get(id) ?? []), earlier.key]));
+    window = sinceDeployWindow(history, agentId, until, passedOver);
+  }
+  return undefined;
+}
+
+function hasCalls(report: CallReport, agentId: string, versionKey: string): boolean {
+  return report.agents.some((agent) => agent.agent_id === agentId && agent.versions.some((version) => version.key === versionKey && version.metrics.calls > 0));
 }
 
 /**

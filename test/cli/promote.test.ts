@@ -55,7 +55,7 @@ describe('voxform promote --to / --from', () => {
   });
 
   it('promotes from a staging applied from a saved plan kept in the checkout: the plan file is no change of the deploy', async () => {
-    const { dir, cli } = await committedProject(STAGED_MANIFEST);
+    const { dir, git, cli } = await committedProject(STAGED_MANIFEST);
     expect((await cli(['plan', '--env', 'staging', '--out', 'plan.json'])).code).toBe(0);
     expect((await cli(['apply', 'plan.json'])).code).toBe(0);
     const history = await cli(['history', '--env', 'staging']);
@@ -74,9 +74,20 @@ describe('voxform promote --to / --from', () => {
     await writeFile(path.join(dir, 'voxform.yaml'), `${STAGED_MANIFEST}# edited\n`);
     const edited = await cli(['promote', '--to', 'production', '--dry-run']);
     expect(edited.stderr).toMatch(/^error\[promote_checkout_mismatch\]: The manifests or a file they read hold changes beside commit [0-9a-f]{7}, which staging runs: voxform\.yaml\.\n/);
-    // The hint sets aside exactly the changed file: the saved plan in the checkout stays.
-    expect(edited.stderr).toContain('hint: Commit them, or set them aside with `git stash push --include-untracked -- voxform.yaml`, and promote again.');
+    // The hint names both ways forward: the changes committed and applied to staging first, or set
+    // aside (exactly the changed file: the saved plan in the checkout stays).
+    expect(edited.stderr).toContain(
+      '  hint: To promote them, commit them and apply staging from that commit first (`voxform apply --env staging`), then promote; ' +
+        'to promote what staging runs, set them aside with `git stash push --include-untracked -- voxform.yaml` and promote again.\n',
+    );
     expect(edited.code).toBe(1);
+    // Followed, the first way promotes: committing alone would leave staging on the older commit.
+    git('commit', '-qam', 'edited');
+    expect((await cli(['promote', '--to', 'production', '--dry-run'])).stderr).toContain('error[promote_checkout_mismatch]: staging runs commit');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const followed = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(followed.stderr).toBe('');
+    expect(followed.code).toBe(0);
   });
 
   it('asks for approval with a command that, pasted, promotes the same manifests (-f kept)', async () => {
@@ -87,6 +98,35 @@ describe('voxform promote --to / --from', () => {
     expect(pasted).toBe('voxform promote --to production --from staging -f p.yaml --auto-approve');
     const promoted = await runPrinted(pasted ?? '', { cwd: dir, env });
     expect(promoted.code, promoted.stderr).toBe(0);
+  });
+
+  it('records the CI job and pull request of a promotion run in CI, as an apply and a rollback record theirs', async () => {
+    const { dir, env, git } = await committedProject(STAGED_MANIFEST);
+    const job = 'https://github.example/acme/agents/actions/runs/4242';
+    const github = { ...env, GITHUB_ACTIONS: 'true', GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/agents', GITHUB_RUN_ID: '4242', GITHUB_REF: 'refs/pull/7/merge' };
+    // The runner names the commit it checked out.
+    const ci = (args: string[]) => runCliInProcess(args, { cwd: dir, env: { ...github, GITHUB_SHA: git('rev-parse', 'HEAD').toString().trim() } });
+    const first = git('rev-parse', 'HEAD').toString().trim();
+    expect((await ci(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const promoted = await ci(['promote', '--to', 'production', '--auto-approve']);
+    expect(promoted.stderr).not.toMatch(/^error/m);
+    expect(promoted.code).toBe(0);
+    await writeFile(path.join(dir, 'voxform.yaml'), STAGED_MANIFEST.replace('Acme Dental.', 'Acme Dental. Be brief.'));
+    git('commit', '-qam', 'v2');
+    const second = git('rev-parse', 'HEAD').toString().trim();
+    expect((await ci(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    const rolled = await ci(['rollback', 'previous', '--env', 'staging', '--auto-approve']);
+    expect(rolled.code, rolled.stderr).toBe(0);
+    const sources = async (environment: string) =>
+      (JSON.parse((await ci(['history', '--env', environment, '--format', 'json'])).stdout) as { records: Array<{ command: string; source: { commit: string; pull_request: number | null; ci_job_url: string | null } }> }).records.map(
+        (record) => [record.command.split(' ').slice(0, 2).join(' '), record.source.commit, record.source.pull_request, record.source.ci_job_url],
+      );
+    expect(await sources('production')).toEqual([['voxform promote', first, 7, job]]);
+    expect(await sources('staging')).toEqual([
+      ['voxform rollback', second, 7, job],
+      ['voxform apply', second, 7, job],
+      ['voxform apply', first, 7, job],
+    ]);
   });
 
   it("takes for the tests gate only a run of the suite this checkout's commit holds", async () => {
@@ -105,6 +145,21 @@ describe('voxform promote --to / --from', () => {
     git('add', '-A');
     git('commit', '-qm', 'tests');
     expect(await testsLine()).toMatch(/^ {2}✓ tests pass {2}the last run against staging for commit [0-9a-f]{7} passed: 1 passed, 0 failed \(run /);
+    // A re-recording rewrites files beside the suite (not in its digest): they are no change of it.
+    await writeFile(path.join(dir, 'tests/answers.recording.json'), '{}\n');
+    await mkdir(path.join(dir, 'tests/notes'));
+    await writeFile(path.join(dir, 'tests/notes/todo.md'), 'more tests\n');
+    expect(await testsLine()).toMatch(/^ {2}✓ tests pass {2}/);
+    // A test file new in a new folder of the suite, or one removed, is.
+    await mkdir(path.join(dir, 'tests/more'));
+    await writeFile(path.join(dir, 'tests/more/greets.test.yaml'), test);
+    expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/more\/greets\.test\.yaml\)/);
+    await rm(path.join(dir, 'tests/more'), { recursive: true });
+    git('add', 'tests/answers.recording.json');
+    git('commit', '-qm', 'recording');
+    await rm(path.join(dir, 'tests/answers.test.yaml'));
+    await writeFile(path.join(dir, 'tests/kept.test.yaml'), test);
+    expect(await testsLine()).toMatch(/^ {2}✗ tests pass {2}this checkout's test files hold changes beside its commit \(tests\/answers\.test\.yaml, tests\/kept\.test\.yaml\)/);
     await rm(path.join(dir, 'tests'), { recursive: true });
     git('commit', '-qam', 'no tests');
     expect(await testsLine()).toBe("  ✗ tests pass  this checkout has no test suite (tests/ beside the manifest holds no test file), so no run against staging can stand for its tests");

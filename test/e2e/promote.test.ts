@@ -239,6 +239,56 @@ describe('voxform promote', () => {
     expect((await cli(['promote', '--to', 'production', '--dry-run'])).code).toBe(0);
   });
 
+  it('no_regression compares with the configuration before, after a rollback and a re-apply of the regressed one, as the report does', { timeout: 300_000 }, async () => {
+    const transferring = (prompt: string) =>
+      manifest('Hello from Acme Dental.', { config: 'language: en-US', gates: '    gates: { no_regression: [transfer_rate] }' }).replace(
+        '      prompt: You are the front desk of Acme Dental.',
+        `      prompt: ${prompt}\n      flow: { call_transfer: { phone: "+15551230001" } }`,
+      );
+    const { dir, cli, emulator } = await setUp(transferring('You are the front desk of Acme Dental.'), '.voxform/\ntransfers.yaml\n');
+    // Every call a conversation; 4% of them transferred, 50% once the prompt asks for it.
+    const profile = ['name: transfers', 'window: 1h', 'version_effect: 0', 'outcomes: { user-ended: 1 }', 'transfer_rate: 0.04', 'rules:', '  - when: { prompt_contains: "transfer every caller" }', '    scale: { transfers: 12.5 }', ''];
+    await writeFile(path.join(dir, 'transfers.yaml'), profile.join('\n'));
+    const traffic = async (seed: string) => {
+      const result = await cli(['emulator', 'traffic', '--url', emulator.url, '--env', 'staging', '--agent', 'desk', '--calls', '100', '--profile', 'transfers.yaml', '--seed', seed]);
+      expect(result.code, result.stderr).toBe(0);
+    };
+    commitAll(dir, 'v1');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    await traffic('1');
+    await writeFile(path.join(dir, 'voxform.yaml'), transferring('You are the front desk of Acme Dental. Transfer every caller to the office.'));
+    commitAll(dir, 'v2');
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    await traffic('2');
+    const regressed = /✗ no_regression transfer_rate +transfer rate \d+(\.\d)?% vs \d(\.\d)?% before, interval excludes zero\n/;
+    const first = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(regressed);
+
+    // Rolled back, then v2 applied again: the rollback's v1 took no call, and v2's first deploy is v2's own.
+    expect((await cli(['rollback', 'previous', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    expect((await cli(['apply', '--env', 'staging', '--auto-approve'])).code).toBe(0);
+    await traffic('3');
+    const again = await cli(['promote', '--to', 'production', '--dry-run']);
+    expect(again.stdout).toMatch(regressed);
+    expect(again.stderr).toMatch(/^error\[promote_gate_failed\]: Refusing to promote staging to production: no_regression: transfer rate /m);
+    expect(again.code).toBe(1);
+
+    // The report compares the same two versions: the running deploy and v1's, which had the calls.
+    const history = JSON.parse((await cli(['history', '--env', 'staging', '--format', 'json'])).stdout) as { records: Array<{ id: string }> };
+    const [reapplied, , , v1] = history.records;
+    const report = JSON.parse((await cli(['report', '--env', 'staging', '--since-deploy', '--format', 'json'])).stdout) as {
+      agents: Array<{ versions: Array<{ key: string; metrics: { calls: number }; comparison: { against: string; transfer_rate: { verdict: string } } | null }> }>;
+    };
+    const versions = report.agents[0]?.versions ?? [];
+    expect(versions.map((version) => [version.key, version.metrics.calls])).toEqual([
+      [v1?.id, 100],
+      [reapplied?.id, 100],
+    ]);
+    expect(versions[1]?.comparison?.against).toBe(v1?.id);
+    expect(versions[1]?.comparison?.transfer_rate.verdict).toBe('higher');
+  });
+
   it("refuses, dry run or not, when the target's manifests break a mandatory rule, with the gates passing", { timeout: 120_000 }, async () => {
     // Production's overlay gives its agent a first message with a phone number: staging's has none.
     const { dir, cli, emulator } = await setUp(manifest('Hello from Acme Dental.', { config: 'language: en-US, first_message: "Call 555-201-3344 for records."', gates: '' }));

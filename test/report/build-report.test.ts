@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentsChanged } from '../../src/history/render.js';
 import { buildCallReport } from '../../src/report/build-report.js';
-import { sinceDeployWindow } from '../../src/report/since-deploy.js';
+import { sinceDeployReport, sinceDeployWindow } from '../../src/report/since-deploy.js';
 import { diffLinkFromEnv } from '../../src/report/diff-links.js';
 import { functionCallFailed, isTransferCall } from '../../src/report/outcomes.js';
 import { VersionResolver, changedTopLevelFields, deployedVersions, extraPromptCut } from '../../src/report/versions.js';
@@ -298,6 +298,34 @@ describe('--since-deploy', () => {
     expect(agent?.versions[1]?.comparison?.against).toBe(deploy2.id);
     expect(agent?.deploys.map((deploy) => deploy.record_id)).toEqual([deploy2.id, deploy3.id]);
     expect(report.calls).toBe(85);
+  });
+
+  it('after a rollback and a re-apply, compares the running configuration with the older one that had calls, not the short rollback nor its own earlier deploy', async () => {
+    // v1 (few errors), v2 (many), rolled back to v1 and v2 applied again within the hour: no call of the rollback's v1.
+    const rollback = historyRecord('2026-03-03T00:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v1 } });
+    const reapply = historyRecord('2026-03-03T01:00:00.000Z', { [AGENT]: { name: 'front-desk', config: v2 } });
+    const rolled = [deploy1, deploy2, rollback, reapply];
+    const records = [...calls(v1, T0 + 60, 40, 20), ...calls(v2, T0 + DAY + 60, 40, 2), ...calls(v2, T0 + 2 * DAY + 7200, 40, 3)];
+    const build = (window: NonNullable<ReturnType<typeof sinceDeployWindow>>) =>
+      buildCallReport({ calls: [newestFirst(records)], history: rolled, workspace: 'w', names: new Map(), since: window.since, now: new Date('2026-03-05T00:00:00Z'), diffLink: () => null, only: window.only });
+    // Read first over the rollback's version, which had no call; then past it, to v1's first deploy.
+    expect(sinceDeployWindow(rolled, AGENT, T0 + 4 * DAY)?.before.get(AGENT)).toEqual({ key: rollback.id, older: true });
+    const built = await sinceDeployReport(rolled, AGENT, T0 + 4 * DAY, build);
+    expect(built?.window.since).toBeUndefined(); // deploy1 is the workspace's first record
+    const [agent] = built?.report.agents ?? [];
+    expect(agent?.versions.map((version) => [version.key, version.metrics.calls])).toEqual([
+      [deploy1.id, 40],
+      [reapply.id, 40],
+    ]);
+    expect(agent?.versions[1]?.comparison?.against).toBe(deploy1.id);
+    expect(agent?.versions[1]?.comparison?.error_rate.verdict).toBe('higher');
+    // The whole report compares the re-applied v2 with v1 too: v2's own earlier deploy is the same configuration.
+    const whole = await buildCallReport({ calls: [newestFirst(records)], history: rolled, workspace: 'w', names: new Map(), now: new Date('2026-03-05T00:00:00Z'), diffLink: () => null });
+    expect(whole.agents[0]?.versions.map((version) => [version.key, version.comparison?.against ?? null])).toEqual([
+      [deploy1.id, null],
+      [deploy2.id, deploy1.id],
+      [reapply.id, deploy1.id],
+    ]);
   });
 
   it('right after an agent’s first deploy, shows the configuration it replaced (changed outside voxform) as the baseline', async () => {

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { VoxformError } from '../../errors.js';
-import { gitSource, sameProjectFiles, uncommittedFiles } from '../../history/source.js';
+import { sameProjectFiles, uncommittedFiles } from '../../history/source.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { plan as makePlan } from '../../plan/plan.js';
 import { renderPlanText, prepareChangeText } from '../../plan/render-text.js';
@@ -18,7 +18,7 @@ import type { CommandContext } from '../context.js';
 import { workspaceHistory, workspaceTestRuns } from '../history-records.js';
 import { refuseMandatoryViolations } from '../policy-check.js';
 import { progressLine, readProgress } from '../progress.js';
-import { connectProject, deployedFiles, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
+import { connectProject, deployedFiles, deploySourceOf, loadDesiredState, planInputs, type ConnectedProject, type ProjectOptions } from '../project.js';
 import { shellWord } from '../../util/shell-word.js';
 import { nextCommand } from '../next-command.js';
 import { withTakeOverCommands } from '../take-over.js';
@@ -84,7 +84,8 @@ async function promote(options: PromoteOptions, ctx: CommandContext): Promise<nu
   const manifestFolder = project.desired.files[0] ? path.dirname(project.desired.files[0]) : ctx.cwd;
   // What either environment's deploy is made from: no other file of the checkout counts.
   const files = [...new Set([...deployedFiles(project.desired), ...deployedFiles(desiredSource)])];
-  const checkout = await gitSource(manifestFolder, ctx.env, files);
+  // As an apply takes it: in CI, the runner's commit, job and pull request, recorded with the promotion.
+  const checkout = await deploySourceOf(project.desired, ctx, { files });
   const deployed = current.source.commit;
   const sameFiles = deployed !== undefined && checkout.commit !== undefined && (await sameProjectFiles(manifestFolder, ctx.env, deployed, checkout.commit, files));
   const changed = checkout.uncommitted ? await uncommittedFiles(ctx.cwd, ctx.env, files) : undefined;

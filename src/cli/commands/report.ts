@@ -1,14 +1,16 @@
 /** `voxform report`: call metrics per agent and configuration version, each compared to the one before. */
 import path from 'node:path';
+import type { ApiClient } from '../../api/index.js';
 import { VoxformError } from '../../errors.js';
 import type { HistoryRecord } from '../../history/types.js';
-import { buildCallReport } from '../../report/build-report.js';
+import { buildCallReport, type ReportInput } from '../../report/build-report.js';
+import type { CallReport } from '../../report/types.js';
 import { diffLinkFromEnv } from '../../report/diff-links.js';
 import { readCallLog } from '../../report/read-calls.js';
 import { renderReportHtml } from '../../report/render-html.js';
 import { renderReportMarkdown } from '../../report/render-markdown.js';
 import { renderReportJson } from '../../report/render-json.js';
-import { sinceDeployWindow, type SinceDeployWindow } from '../../report/since-deploy.js';
+import { sinceDeployReport, type SinceDeployWindow } from '../../report/since-deploy.js';
 import { historyOrder } from '../../report/versions.js';
 import { workspaceKey } from '../../state/types.js';
 import type { StateBackend } from '../../state/backend.js';
@@ -48,7 +50,7 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const now = new Date();
   const window = parseTimeWindow(options, now.getTime());
   const until = window.until;
-  let since = window.since;
+  const since = window.since;
   if (options.sinceDeploy && since !== undefined) {
     throw new VoxformError('invalid_argument', '--since and --since-deploy contradict each other.', { hint: 'Pass one: --since-deploy reports the latest deploy\'s version and the one before it, whole.' });
   }
@@ -72,15 +74,8 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   const reported = agentEnvironment === undefined ? workspace : workspaceKey(agentEnvironment, serviceId);
   if (reported !== workspace) trusted.noteRecordedVariables((await backend.readWorkspace(reported)).workspace.environmentVariables);
   const history = reported === workspace ? ownHistory : await workspaceHistory(backend.history, reported, ctx);
-  const selection = options.sinceDeploy ? sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000) : undefined;
-  if (selection) since = selection.since;
-  // One agent's calls are asked of the service alone.
-  const onlyAgent = agentId ?? (selection?.only.size === 1 ? [...selection.only.keys()][0] : undefined);
-
   const status = progressLine(ctx.stderr);
-  const calls = readCallLog(client, onlyAgent === undefined ? {} : { agent_id: onlyAgent }, { since, until }, now.getTime() / 1000);
-  const report = await buildCallReport({
-    calls,
+  const build = reportBuilder(client, agentId, {
     history,
     workspace: reported,
     names: new Map([...manifestNames].map(([name, id]) => [id, name])),
@@ -88,13 +83,13 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
     until,
     now,
     diffLink: diffLinkFromEnv(ctx.env),
-    only: selection?.only,
     otherEnvironments: agentId === undefined ? otherEnvironments : undefined,
     includeTests: options.includeTests ?? false,
     onCall: (count) => {
       if (count % 500 === 0) status.update(`Reading call logs… ${plural(count, 'call')}`);
     },
   });
+  const report = options.sinceDeploy ? await sinceDeploy(history, agentId, options.agent, until ?? now.getTime() / 1000, build) : await build(undefined);
   status.done();
   const text = format === 'html' ? renderReportHtml(report) : format === 'json' ? renderReportJson(report) : renderReportMarkdown(report);
   if (options.out === undefined) {
@@ -105,6 +100,17 @@ export async function run(options: ReportOptions, ctx: CommandContext): Promise<
   }
   if (report.calls === 0) ctx.stderr.write('No call records in the window.\n');
   return 0;
+}
+
+/** The report over the window given, or over a `--since-deploy` selection's (which has its own start). */
+function reportBuilder(client: Pick<ApiClient, 'iterateCallLogs'>, agentId: string | undefined, input: Omit<ReportInput, 'calls' | 'only'>) {
+  return (selection: SinceDeployWindow | undefined): Promise<CallReport> => {
+    const since = selection ? selection.since : input.since;
+    // One agent's calls are asked of the service alone.
+    const onlyAgent = agentId ?? (selection?.only.size === 1 ? [...selection.only.keys()][0] : undefined);
+    const calls = readCallLog(client, onlyAgent === undefined ? {} : { agent_id: onlyAgent }, { since, until: input.until }, input.now.getTime() / 1000);
+    return buildCallReport({ ...input, calls, since, only: selection?.only });
+  };
 }
 
 async function writeReport(file: string, text: string): Promise<void> {
@@ -127,10 +133,10 @@ function historyNames(history: readonly HistoryRecord[]): Map<string, string> {
   return names;
 }
 
-/** `--since-deploy`: the latest deploy's version and the one before it, whole, and nothing older. */
-function sinceDeploy(history: readonly HistoryRecord[], agentId: string | undefined, agent: string | undefined, until: number): SinceDeployWindow {
-  const window = sinceDeployWindow(history, agentId, until);
-  if (window) return window;
+/** `--since-deploy`: the latest deploy's version and the one before it (with calls), whole, and nothing older. */
+async function sinceDeploy(history: readonly HistoryRecord[], agentId: string | undefined, agent: string | undefined, until: number, build: (window: SinceDeployWindow) => Promise<CallReport>): Promise<CallReport> {
+  const built = await sinceDeployReport(history, agentId, until, build);
+  if (built) return built.report;
   throw new VoxformError('report_no_deploy', `--since-deploy: the apply history has no deploy${agent === undefined ? '' : ` of agent ${agent}`} in this workspace.`, {
     hint: 'Apply with voxform first (each apply is recorded in .voxform/history/), or give the window with --since.',
   });
