@@ -131,8 +131,13 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
  * with `workTree: false` (what is deployed is not the work tree's) the deploy's files are not asked about.
  */
 export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean } = {}): Promise<DeploySource> {
+  return detectDeploySource({ env: ctx.env, cwd: gitAskedIn(desired, ctx), files: options.workTree === false ? undefined : deployedFiles(desired), review: ctx.review });
+}
+
+/** The folder git is asked about the manifests in: the first manifest's (its repository is the project's). */
+export function gitAskedIn(desired: DesiredState, ctx: CommandContext): string {
   const first = desired.files[0];
-  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files: options.workTree === false ? undefined : deployedFiles(desired), review: ctx.review });
+  return first ? path.dirname(first) : ctx.cwd;
 }
 
 /** What a file the user names for output must not be (ownFileProblem): the run's state, as chosen, and `inputs`, the files it reads. */
