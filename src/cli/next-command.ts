@@ -3,7 +3,8 @@
  * saved plan, force a stuck lock open. Each carries the options of this run that chose what it works
  * on (manifests, environment, service, state) as the user typed them, so that pasted it works on
  * the same project and service as this run, never on a default one: a staging run's "run it again"
- * must not apply the production defaults. Every such line is built here.
+ * must not apply the production defaults. Every such line is built here, and so are the git
+ * commands voxform suggests.
  */
 import { shellWord } from '../util/shell-word.js';
 import { pastableStateSpec } from '../state/postgres/url.js';
@@ -40,4 +41,26 @@ export function nextCommand(words: string, chosen: ChosenTarget, options: { mani
  */
 export function stateFlags(chosen: Pick<ChosenTarget, 'state'>): string[] {
   return chosen.state === undefined ? [] : ['--state', shellWord(pastableStateSpec(chosen.state))];
+}
+
+/** `git`, run in `gitFolder` (a path from where the user is) when that is not where they are. */
+function gitWord(gitFolder: string | undefined): string {
+  return gitFolder === undefined ? 'git' : `git -C ${shellWord(gitFolder)}`;
+}
+
+/**
+ * The commits after `restored` up to `deployed` reverted as one commit, newest first and each merge
+ * against its first parent (`-m 1`, which git 2.21 and later take for a commit that is no merge):
+ * what keeps a rollback to `restored` when it is on `deployed`'s first-parent history. Along that
+ * line alone: a merge's reverse already holds its branch's commits, which a plain range also lists.
+ * `--no-commit` then one commit, so a commit that changed nothing does not stop it halfway.
+ */
+export function gitRevertCommand(restored: string, deployed: string, message: string, gitFolder?: string): string {
+  const git = gitWord(gitFolder);
+  return `${git} revert --no-commit -m 1 --first-parent ${shellWord(`${restored}..${deployed}`)} && ${git} commit -m ${shellWord(message)}`;
+}
+
+/** What to change the manifests by to return to `restored` from `deployed`, for when no revert can. */
+export function gitDiffCommand(from: string, to: string, gitFolder?: string): string {
+  return `${gitWord(gitFolder)} diff ${shellWord(from)} ${shellWord(to)}`;
 }

@@ -139,9 +139,14 @@ export function planInputs(project: ConnectedProject, ctx: CommandContext) {
  * `workTree: false` (what is deployed is not the work tree's).
  */
 export function deploySourceOf(desired: DesiredState, ctx: CommandContext, options: { workTree?: boolean; files?: readonly string[] } = {}): Promise<DeploySource> {
-  const first = desired.files[0];
   const files = options.workTree === false ? undefined : (options.files ?? deployedFiles(desired));
-  return detectDeploySource({ env: ctx.env, cwd: first ? path.dirname(first) : ctx.cwd, files, review: ctx.review });
+  return detectDeploySource({ env: ctx.env, cwd: gitAskedIn(desired, ctx), files, review: ctx.review });
+}
+
+/** The folder git is asked about the manifests in: the first manifest's (its repository is the project's). */
+export function gitAskedIn(desired: DesiredState, ctx: CommandContext): string {
+  const first = desired.files[0];
+  return first ? path.dirname(first) : ctx.cwd;
 }
 
 /** What a file the user names for output must not be (ownFileProblem): the run's state, as chosen, and `inputs`, the files it reads. */

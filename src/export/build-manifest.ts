@@ -8,7 +8,7 @@
  * a reference is escaped, so it loads back as written.
  */
 import { Document, isMap, isScalar, Pair, Scalar, YAMLMap } from 'yaml';
-import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
+import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { schemaNode, stripToShape } from '../schema/introspect.js';
 import { configSecretSet } from '../secrets/schema-paths.js';
 import { envPolicyOf } from '../secrets/env-policy.js';
@@ -101,7 +101,7 @@ export function buildExport(input: ExportInput): ExportResult {
   root.items.push(new Pair(new Scalar('agents'), agentsMap));
   if (phonesMap.items.length > 0) root.items.push(new Pair(new Scalar('phones'), phonesMap));
 
-  const doc = new Document();
+  const doc = new Document(undefined, { customTags: manifestTags });
   doc.contents = root;
   doc.commentBefore = header(input.command, run.secrets, run.references);
   formatDocument(doc);
@@ -163,7 +163,7 @@ function exportAgent(agent: Agent, run: ExportRun): Pair {
     protectedConfig.prompt = { file };
   }
 
-  const doc = new Document();
+  const doc = new Document(undefined, { customTags: manifestTags });
   const entry = new YAMLMap();
   entry.items.push(new Pair(new Scalar('id'), new Scalar(agent.id)));
   if (typeof agent.name === 'string') {

@@ -17,6 +17,7 @@ import {
   type SchemaOptions,
   type ToStringOptions,
   type YAMLMap,
+  type YAMLSeq,
 } from 'yaml';
 import { VoxformError } from '../errors.js';
 import { aliasesWithinLimits, keyText, parseYamlDocuments } from '../yaml/documents.js';
@@ -33,6 +34,7 @@ export const TO_STRING_OPTIONS: ToStringOptions = {
   // Never fold long lines: a prompt sentence or a URL stays on the line it was written on.
   lineWidth: 0,
   minContentWidth: 0,
+  // Flow maps padded, `{ a: 1 }`; flow lists not, `[a, b]`: manifestTags sets each.
   flowCollectionPadding: true,
 };
 
@@ -59,7 +61,7 @@ export function formatManifest(source: string, file: string): FormatResult {
 /** The canonical layout of a text whose lines end in LF. */
 function formatLines(source: string, file: string): string {
   const lineCounter = new LineCounter();
-  const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine, document: { customTags: printedAsWritten } });
+  const { documents: docs, tooLargeAt } = parseYamlDocuments(source, { onNewLine: lineCounter.addNewLine, document: { customTags: manifestTags } });
   if (tooLargeAt !== undefined) throw tooLarge(file);
   const syntax = docs.flatMap((doc) => doc.errors)[0];
   if (syntax) {
@@ -98,6 +100,28 @@ const printedAsWritten: NonNullable<SchemaOptions['customTags']> = (tags) =>
 function isScalarTag(tag: object): tag is ScalarTag {
   return !('collection' in tag) || tag.collection === undefined;
 }
+
+/**
+ * A flow map is written `{ a: 1 }` and a flow list `[a, b]`, wherever it sits (a list inside a map
+ * inside a list…): the padding is the printer's one setting for both, so each collection sets it
+ * for itself and what it holds. yaml prints a collection through its tag's `stringify` as it does a
+ * scalar, though its types declare that for scalar tags only: hence the cast.
+ */
+const flowPadding: NonNullable<SchemaOptions['customTags']> = (tags) =>
+  tags.map((tag): typeof tag => {
+    if (typeof tag === 'string' || isScalarTag(tag)) return tag;
+    const padding = { [MAP_TAG]: ' ', [SEQ_TAG]: '' }[tag.tag];
+    if (padding === undefined) return tag;
+    const stringify = (node: YAMLMap | YAMLSeq, ctx: NonNullable<Parameters<YAMLSeq['toString']>[0]>, onComment?: () => void, onChompKeep?: () => void) =>
+      node.toString({ ...ctx, flowCollectionPadding: padding }, onComment, onChompKeep);
+    return { ...tag, stringify } as unknown as typeof tag;
+  });
+
+const MAP_TAG = 'tag:yaml.org,2002:map';
+const SEQ_TAG = 'tag:yaml.org,2002:seq';
+
+/** The tags every manifest is read and printed with (`fmt`, and the documents `init` and `export` build). */
+export const manifestTags: NonNullable<SchemaOptions['customTags']> = (tags) => flowPadding(printedAsWritten(tags));
 
 /**
  * Puts a parsed manifest into the canonical layout, in place. With the source text, a comment

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Document, isMap, Pair, Scalar, YAMLMap } from 'yaml';
 import { VoxformError } from '../errors.js';
-import { formatDocument, TO_STRING_OPTIONS } from '../format/format-manifest.js';
+import { formatDocument, manifestTags, TO_STRING_OPTIONS } from '../format/format-manifest.js';
 import { bundleManifestSchema } from '../schema/load.js';
 import { validateAgainst } from '../schema/validate.js';
 import { ENV_REFERENCE, ENV_REFERENCE_BODY } from '../secrets/env-reference.js';
@@ -66,7 +66,7 @@ export function planScaffold(input: { template: Template; values: Readonly<Recor
     if (isMap(prompt)) prompt.set('file', promptPath(localName));
   }
 
-  const doc = new Document();
+  const doc = new Document(undefined, { customTags: manifestTags });
   const agents = new YAMLMap();
   agents.items.push(new Pair(new Scalar(localName), agent));
   const root = new YAMLMap();

@@ -5,7 +5,7 @@
  * schemas/history.schema.json, its hashes against the service's stored agents, and the planted
  * secrets against every byte of output and of the history folder.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -38,6 +38,33 @@ async function commitAll(dir: string, message: string): Promise<string> {
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', message);
   return git(dir, 'rev-parse', 'HEAD');
+}
+
+/** The command a rollback prints to keep it in git. */
+function keepCommand(stdout: string): string {
+  const command = /^To keep it, revert the commits deployed after it, as one commit: (.+)$/m.exec(stdout)?.[1];
+  expect(command, stdout).toBeDefined();
+  return command as string;
+}
+
+/** `command` pasted into a POSIX shell in `dir`, as the user would: its exit code and output. */
+function paste(dir: string, command: string): { code: number; output: string } {
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
+  const result = spawnSync('sh', ['-c', command], { cwd: dir, env, encoding: 'utf8' });
+  return { code: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
+}
+
+/** After the pasted revert, the manifests say what the rollback restored: a plan has nothing to do. */
+async function expectKeptByRevert(p: ExampleProject, rollbackStdout: string): Promise<void> {
+  const pasted = paste(p.dir, keepCommand(rollbackStdout));
+  expect(pasted.code, pasted.output).toBe(0);
+  const plan = await p.cli(['plan', '--detailed-exitcode']);
+  expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  expect(git(p.dir, 'status', '--porcelain')).toBe('');
+}
+
+async function editFile(file: string, edit: (text: string) => string): Promise<void> {
+  await writeFile(file, edit(await readFile(file, 'utf8')));
 }
 
 async function getAgent(p: ExampleProject, id: string): Promise<Agent> {
@@ -110,7 +137,7 @@ describe('history and rollback', () => {
     expect(rollback.stdout).toContain(`to ${first.id}`);
     expect(rollback.stdout).toContain('~ agent.front-desk');
     expect(rollback.stdout).toContain('the next `voxform apply` of them undoes this rollback');
-    expect(rollback.stdout).toContain(`git revert ${c2.slice(0, 12)}`);
+    expect(keepCommand(rollback.stdout)).toBe(`git revert --no-commit -m 1 --first-parent ${c1.slice(0, 12)}..${c2.slice(0, 12)} && git commit -m 'Revert to ${c1.slice(0, 12)}: keep the rollback to record ${first.id}'`);
     expect((await getAgent(p, FRONT_DESK)).config.prompt).toBe(v1Prompt);
 
     const printed = (await run(['history', '--format', 'json'])).stdout;
@@ -139,6 +166,45 @@ describe('history and rollback', () => {
     // The manifest in git still wins: the next plan wants v2 back.
     expect((await p.cli(['plan', '--detailed-exitcode'])).code).toBe(2);
     expectNoSecret([...outputs, printed, text, await historyFiles(p)].join('\n'));
+    // Unless the commit is reverted, as the rollback says.
+    await expectKeptByRevert(p, rollback.stdout);
+  }, 120_000);
+
+  it('two commits fast-forwarded into main and applied, then a rollback to the commit before: the printed revert undoes both', async () => {
+    const p = (project = await startExampleProject());
+    const c1 = await commitAll(p.dir, 'v1');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    git(p.dir, 'checkout', '-q', '-b', 'tuning');
+    await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
+    await commitAll(p.dir, 'A: the prompt');
+    await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
+    const b = await commitAll(p.dir, 'B: the temperature');
+    git(p.dir, 'checkout', '-q', 'main');
+    git(p.dir, 'merge', '-q', '--ff-only', 'tuning');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+
+    const rollback = expectOk(await p.cli(['rollback', c1.slice(0, 7), '--auto-approve']));
+    expect(keepCommand(rollback.stdout)).toContain(`--first-parent ${c1.slice(0, 12)}..${b.slice(0, 12)} && git commit -m`);
+    await expectKeptByRevert(p, rollback.stdout);
+  }, 120_000);
+
+  it('a merge commit applied, then rollback previous: the printed revert takes the merge against main and works as pasted', async () => {
+    const p = (project = await startExampleProject());
+    await commitAll(p.dir, 'v1');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+    git(p.dir, 'checkout', '-q', '-b', 'polite');
+    await editFile(path.join(p.dir, 'example/prompts/front-desk.md'), (text) => `${text}\n- Always end politely.\n`);
+    await commitAll(p.dir, 'the prompt');
+    git(p.dir, 'checkout', '-q', 'main');
+    await editFile(path.join(p.dir, 'voxform.yaml'), (text) => text.replace('temperature: 0.4', 'temperature: 0.3'));
+    await commitAll(p.dir, 'the temperature');
+    git(p.dir, 'merge', '-q', '--no-ff', '-m', 'Merge polite', 'polite');
+    const merge = git(p.dir, 'rev-parse', 'HEAD');
+    expectOk(await p.cli(['apply', '--auto-approve']));
+
+    const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
+    expect(keepCommand(rollback.stdout)).toContain(`..${merge.slice(0, 12)} && git commit -m`);
+    await expectKeptByRevert(p, rollback.stdout);
   }, 120_000);
 
   it('an apply with the prompt edited but not committed says so; a rollback to the commit returns to what was committed', async () => {
@@ -246,7 +312,7 @@ describe('history and rollback', () => {
 
     const rollback = expectOk(await p.cli(['rollback', 'previous', '--auto-approve']));
     expect(rollback.stdout).toContain(`to ${v1.id} (`);
-    expect(rollback.stdout).toContain(`git revert ${c2.slice(0, 12)}`);
+    expect(keepCommand(rollback.stdout)).toContain(`..${c2.slice(0, 12)} && git commit -m`);
     expect([(await getAgent(p, FRONT_DESK)).config.first_message, (await getAgent(p, BOOKING)).config.first_message]).toEqual(v1Messages);
   }, 120_000);
 

@@ -1,12 +1,15 @@
 /**
  * Documentation examples as a user runs them: the first TypeScript block of a section, compiled
  * against the `voxform` package (its exports point at dist/, built before the tests) under the
- * strictest compiler options, `exactOptionalPropertyTypes` included.
+ * strictest compiler options, `exactOptionalPropertyTypes` included; and the manifests the docs show.
  */
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { loadSchemas } from '../../src/schema/load.js';
 import { repoRoot } from './cli.js';
 
 const run = promisify(execFile);
@@ -49,4 +52,26 @@ export async function compileExample(dir: string, name: string, source: string):
   const tsc = path.join(repoRoot, 'node_modules/.bin/tsc');
   const compiled = await run(tsc, ['-p', path.join(dir, 'tsconfig.json')], { cwd: dir }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
   return { diagnostics: compiled.stdout, script: path.join(dir, `out/${name}.js`) };
+}
+
+/**
+ * The ```yaml blocks of README.md and docs/*.md that are manifests (only manifest sections at the
+ * top), each as `[NAME, TEXT]`; a block indented under a list item is taken as the file it shows,
+ * without that indentation.
+ */
+export function documentedManifests(): Array<[string, string]> {
+  const sections = new Set(Object.keys((loadSchemas().manifest as { properties: object }).properties));
+  const files = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const found: Array<[string, string]> = [];
+  for (const file of files) {
+    const text = readFileSync(path.join(repoRoot, file), 'utf8');
+    [...text.matchAll(/^( *)```ya?ml\n([\s\S]*?)^\1```/gm)].forEach((match, index) => {
+      const indent = match[1] as string;
+      const yaml = (match[2] as string).replace(new RegExp(`^${indent}`, 'gm'), '');
+      const docs = parseAllDocuments(yaml).map((doc) => doc.toJS() as unknown);
+      const isManifest = docs.every((doc) => doc !== null && typeof doc === 'object' && !Array.isArray(doc) && Object.keys(doc).length > 0 && Object.keys(doc).every((key) => sections.has(key)));
+      if (isManifest) found.push([`${file} example ${index + 1}`, yaml]);
+    });
+  }
+  return found;
 }

@@ -10,7 +10,7 @@
  * required field. Those verdicts are voxform's alone. For the problems a schema can see
  * (SCHEMA_CODES) the two verdicts must agree, in both directions.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -22,6 +22,7 @@ import { readTemplate, templateNames } from '../../src/templates/catalog.js';
 import { resolveVariables } from '../../src/init/expand.js';
 import { planScaffold } from '../../src/init/scaffold.js';
 import { repoRoot, runCliInProcess, useTempDirs } from '../helpers/cli.js';
+import { documentedManifests } from '../helpers/doc-example.js';
 import { SAMPLE_VALUES } from '../templates/fixtures.js';
 
 /**
@@ -78,23 +79,6 @@ function expectAgreement(name: string, editor: { valid: boolean; errors: string[
     editorValid: voxform.schemaErrors.length === 0,
   });
   if (voxform.valid) expect(editor.valid, `${name}: voxform accepts it, the editor must too: ${editor.errors.join('; ')}`).toBe(true);
-}
-
-/** ```yaml blocks of Markdown files that are manifests (only manifest sections at the top). */
-function documentedManifests(): Array<[string, string]> {
-  const sections = new Set(Object.keys((loadSchemas().manifest as { properties: object }).properties));
-  const files = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-  const found: Array<[string, string]> = [];
-  for (const file of files) {
-    const text = readFileSync(path.join(repoRoot, file), 'utf8');
-    [...text.matchAll(/```ya?ml\n([\s\S]*?)```/g)].forEach((match, index) => {
-      const yaml = match[1] as string;
-      const docs = parseAllDocuments(yaml).map((doc) => doc.toJS() as unknown);
-      const isManifest = docs.every((doc) => doc !== null && typeof doc === 'object' && !Array.isArray(doc) && Object.keys(doc).length > 0 && Object.keys(doc).every((key) => sections.has(key)));
-      if (isManifest) found.push([`${file} example ${index + 1}`, yaml]);
-    });
-  }
-  return found;
 }
 
 interface Case {

@@ -1,20 +1,21 @@
 /**
  * `voxform rollback REF`: agents back to a recorded configuration through plan and apply. The manifests
- * in git are unchanged, so the next apply undoes it: the output says so and names the commits to revert
- * (unless what it restored is what the manifests say now).
+ * in git are unchanged, so the next apply undoes it: the output says so and gives the `git revert` that
+ * keeps it (unless what it restored is what the manifests say now).
  */
 import { resolveHistoryRef } from '../../history/resolve-ref.js';
 import { desiredFromRecord } from '../../history/restore.js';
 import { AgentNames } from '../../history/agent-names.js';
 import { sameRecordedConfig, shortCommit, type HistoryRecord } from '../../history/types.js';
 import { recordedAgentConfig } from '../../history/record.js';
+import { revertRange } from '../../history/revert-range.js';
 import type { DesiredState } from '../../manifest/types.js';
 import { VoxformError } from '../../errors.js';
 import { controlsAsQuestionMarks } from '../../util/printable.js';
 import { shellWord } from '../../util/shell-word.js';
-import { nextCommand } from '../next-command.js';
+import { gitDiffCommand, gitRevertCommand, nextCommand } from '../next-command.js';
 import type { CommandContext } from '../context.js';
-import { connectProject, deploySourceOf, planInputs, type ProjectOptions } from '../project.js';
+import { connectProject, deploySourceOf, gitAskedIn, planInputs, type ProjectOptions } from '../project.js';
 import { applyOnTerminal } from '../apply-on-terminal.js';
 import { workspaceHistory } from '../history-records.js';
 
@@ -56,14 +57,38 @@ export function manifestsSayRestored(restored: DesiredState, manifests: DesiredS
   });
 }
 
-function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecord, manifestsAgree: boolean): string {
+async function gitWinsNotice(records: readonly HistoryRecord[], restored: HistoryRecord, manifestsAgree: boolean, git: GitPlace): Promise<string> {
   // Nothing for the next apply to undo, nor to keep by a change to the manifests.
   if (manifestsAgree) return '\nThe configuration restored is what the manifests in git say now: the next `voxform apply` of them keeps it.\n';
-  const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.'];
-  const commits = commitsAfter(records, restored);
-  if (commits.length > 0) lines.push(`To keep it, revert the commits deployed after it: git revert ${commits.map((c) => c.slice(0, 12)).join(' ')}`);
-  else lines.push('To keep it, change the manifests to match (no later commit is recorded to revert).');
+  const lines = ['', 'The manifests in git are unchanged: the next `voxform apply` of them undoes this rollback.', await howToKeepIt(records, restored, git)];
   return `${lines.join('\n')}\n`;
+}
+
+/** Where git is asked (the manifests' repository), with what environment, and where the user runs what is printed. */
+interface GitPlace {
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  from: string;
+}
+
+/**
+ * How to keep the rollback in git: revert everything deployed after the restored commit, up to the
+ * last commit deployed, as one pasted command; or, where no revert returns to it (the restored commit
+ * is not on that commit's first-parent history), change the manifests to what it holds.
+ */
+async function howToKeepIt(records: readonly HistoryRecord[], restored: HistoryRecord, git: GitPlace): Promise<string> {
+  const [deployed] = commitsAfter(records, restored);
+  if (deployed === undefined) return 'To keep it, change the manifests to match (no later commit is recorded to revert).';
+  const base = restored.source.commit;
+  if (base === undefined) return `To keep it, change the manifests to match (record ${restored.id} names no commit to revert to).`;
+  const range = await revertRange(git.cwd, git.env, base, deployed, git.from);
+  const [restoredCommit, deployedCommit] = [base.slice(0, 12), deployed.slice(0, 12)];
+  if (range.onFirstParentLine === false) {
+    return `To keep it, change the manifests to what commit ${restoredCommit} holds (\`${gitDiffCommand(deployedCommit, restoredCommit, range.gitFolder)}\` shows how): it is not on the first-parent history of ${deployedCommit}, the last commit deployed, so no revert of the commits between returns to it.`;
+  }
+  const command = gitRevertCommand(restoredCommit, deployedCommit, `Revert to ${restoredCommit}: keep the rollback to record ${restored.id}`, range.gitFolder);
+  const unchecked = range.onFirstParentLine === undefined ? ` (git could not check here that commit ${restoredCommit} is on the first-parent history of ${deployedCommit}, as this needs)` : '';
+  return `To keep it, revert the commits deployed after it, as one commit${unchecked}: ${command}`;
 }
 
 /**
@@ -118,6 +143,9 @@ export async function run(options: RollbackOptions, ctx: CommandContext): Promis
     { chosen: options, rerun, recorded: `the configuration of record ${restored.id}` },
   );
   // With nothing to do, nothing was rolled back for an apply to undo.
-  if (outcome.status === 'applied') ctx.stdout.write(gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired)));
+  if (outcome.status === 'applied') {
+    const git = { cwd: gitAskedIn(project.desired, ctx), env: ctx.env, from: ctx.cwd };
+    ctx.stdout.write(await gitWinsNotice(records, restored, manifestsSayRestored(desired, project.desired), git));
+  }
   return code;
 }
