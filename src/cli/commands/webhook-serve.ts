@@ -5,7 +5,7 @@ import path from 'node:path';
 import { VoxformError } from '../../errors.js';
 import { describeEndOfCall, describePrefetch } from '../../webhooks/describe.js';
 import { parseEndOfCallWebhook, parsePrefetchRequest, prefetchAnswerProblem } from '../../webhooks/receive.js';
-import { EXIT_INTERRUPTED, type CommandContext } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { headerNames, loadAgentWebhooks } from '../webhook-agent.js';
 import { BodyTooLarge, readBody } from '../../util/read-body.js';
 import { isLoopback } from '../../util/loopback.js';
@@ -168,6 +168,5 @@ export async function run(options: WebhookServeOptions, ctx: CommandContext): Pr
   }
   await ctx.interrupted();
   await closeServer(server);
-  ctx.stderr.write('Interrupted: voxform webhook serve stopped at your request (exit 130).\n');
-  return EXIT_INTERRUPTED;
+  throw new VoxformError('interrupted', 'voxform webhook serve stopped at your request.', { hint: 'Run `voxform webhook serve` again to listen again.' });
 }
